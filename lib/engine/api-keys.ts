@@ -1,0 +1,135 @@
+/**
+ * API keys. A key is `eddy_<id>_<secret>`; only the SHA-256 of the whole key
+ * is stored, and verification compares hashes in constant time. Keys carry
+ * an admin flag and optional per-collection permissions (read, write,
+ * writable fields). The admin key comes from the environment or is
+ * generated on first start.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { InvalidInput, NotFound } from '../errors.js';
+import type { Database } from './database.js';
+import { validateCollectionName } from './names.js';
+import type { ApiKeyRecord, CollectionPermission } from './state.js';
+import { isPlainObject } from './values/index.js';
+
+export const ADMIN_KEY_ID = 'admin';
+
+export function hashKey(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+export interface NewKeyRequest {
+  name: string;
+  admin: boolean;
+  collection_permissions?: Record<string, CollectionPermission>;
+  rate_limit?: number;
+}
+
+/** Public view of a key: never the hash or the secret. */
+export function describeKey(k: ApiKeyRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: k.id, name: k.name, admin: k.admin, created_at: k.created_at };
+  if (k.collection_permissions) out.collection_permissions = k.collection_permissions;
+  if (k.rate_limit !== undefined) out.rate_limit = k.rate_limit;
+  return out;
+}
+
+export function parseKeyRequest(body: unknown): NewKeyRequest {
+  if (!isPlainObject(body)) throw new InvalidInput('Key body must be a JSON object');
+  const allowed = new Set(['name', 'admin', 'collection_permissions', 'rate_limit']);
+  for (const k of Object.keys(body)) if (!allowed.has(k)) throw new InvalidInput(`Unknown member '${k}' in key body`);
+  const name = body.name ?? 'key';
+  if (typeof name !== 'string' || name.length > 200) throw new InvalidInput("'name' must be a string of at most 200 characters");
+  const admin = body.admin ?? false;
+  if (typeof admin !== 'boolean') throw new InvalidInput("'admin' must be a boolean");
+  const out: NewKeyRequest = { name, admin };
+  if (body.rate_limit !== undefined && body.rate_limit !== null) {
+    if (typeof body.rate_limit !== 'number' || !Number.isInteger(body.rate_limit) || body.rate_limit < 0) {
+      throw new InvalidInput("'rate_limit' must be a non-negative integer (requests per window, 0 = unlimited)");
+    }
+    out.rate_limit = body.rate_limit;
+  }
+  if (body.collection_permissions !== undefined && body.collection_permissions !== null) {
+    out.collection_permissions = parsePermissions(body.collection_permissions);
+  }
+  return out;
+}
+
+function parsePermissions(raw: unknown): Record<string, CollectionPermission> {
+  if (!isPlainObject(raw)) throw new InvalidInput("'collection_permissions' must be an object keyed by collection name");
+  const out: Record<string, CollectionPermission> = Object.create(null);
+  for (const [c, p] of Object.entries(raw)) {
+    if (c !== '*') validateCollectionName(c);
+    let perm: CollectionPermission;
+    if (Array.isArray(p)) {
+      if (!p.every((x) => x === 'read' || x === 'write')) throw new InvalidInput(`Permissions for '${c}' must be "read" and/or "write"`);
+      perm = { read: p.includes('read'), write: p.includes('write') };
+    } else if (isPlainObject(p)) {
+      for (const k of Object.keys(p)) if (!['read', 'write', 'writable_fields'].includes(k)) throw new InvalidInput(`Unknown permission '${k}' for '${c}'`);
+      const read = p.read ?? true, write = p.write ?? false;
+      if (typeof read !== 'boolean' || typeof write !== 'boolean') throw new InvalidInput(`'read' and 'write' for '${c}' must be booleans`);
+      perm = { read, write };
+      if (p.writable_fields !== undefined) {
+        if (!Array.isArray(p.writable_fields) || !p.writable_fields.every((f) => typeof f === 'string')) {
+          throw new InvalidInput(`'writable_fields' for '${c}' must be an array of field names`);
+        }
+        perm = { ...perm, writable_fields: [...p.writable_fields] as string[] };
+      }
+    } else throw new InvalidInput(`Permissions for '${c}' must be an object {read, write, writable_fields?} or an array`);
+    out[c] = perm;
+  }
+  return { ...out };
+}
+
+export class ApiKeys {
+  constructor(private readonly db: Database) {}
+
+  /** Creates a key; returns the secret (shown once) and its public description. */
+  async create(req: NewKeyRequest): Promise<{ key: string; record: ApiKeyRecord }> {
+    const id = randomBytes(9).toString('base64url');
+    const key = `eddy_${id}_${randomBytes(24).toString('base64url')}`;
+    const record: ApiKeyRecord = { id, name: req.name, hash: hashKey(key), admin: req.admin, created_at: new Date(this.db.now()).toISOString(),
+      ...(req.collection_permissions ? { collection_permissions: req.collection_permissions } : {}),
+      ...(req.rate_limit !== undefined ? { rate_limit: req.rate_limit } : {}) };
+    await this.db.write(() => ({ effects: [{ t: 'keyPut', key: record }], result: undefined }));
+    return { key, record };
+  }
+
+  /** Ensures the admin key hashes to `secret` (env-provided or generated). */
+  async ensureAdmin(secret: string): Promise<void> {
+    const hash = hashKey(secret);
+    const current = this.db.state.keys.get(ADMIN_KEY_ID);
+    if (current && current.hash === hash && current.admin) return;
+    const record: ApiKeyRecord = { id: ADMIN_KEY_ID, name: 'admin', hash, admin: true, created_at: new Date(this.db.now()).toISOString() };
+    await this.db.write(() => ({ effects: [{ t: 'keyPut', key: record }], result: undefined }));
+  }
+
+  hasAdmin(): boolean {
+    return this.db.state.keys.has(ADMIN_KEY_ID);
+  }
+
+  list(): ApiKeyRecord[] {
+    return [...this.db.state.keys.values()];
+  }
+
+  get(id: string): ApiKeyRecord | undefined {
+    return this.db.state.keys.get(id);
+  }
+
+  async revoke(id: string): Promise<void> {
+    if (id === ADMIN_KEY_ID) throw new InvalidInput('The bootstrap admin key cannot be revoked; set EDDYDB_ADMIN_KEY to rotate it');
+    await this.db.write((view) => {
+      if (!view.key(id)) throw new NotFound(`API key '${id}' not found`);
+      return { effects: [{ t: 'keyDelete', id }], result: undefined };
+    });
+  }
+
+  /** The key record whose hash matches `secret`, compared in constant time; undefined otherwise. */
+  verify(secret: string): ApiKeyRecord | undefined {
+    const want = Buffer.from(hashKey(secret), 'hex');
+    let found: ApiKeyRecord | undefined;
+    for (const k of this.db.state.keys.values()) {
+      if (timingSafeEqual(Buffer.from(k.hash, 'hex'), want)) found = k;
+    }
+    return found;
+  }
+}

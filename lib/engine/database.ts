@@ -1,0 +1,174 @@
+/**
+ * Database: the engine's façade. Opens a data directory (recovery), owns the
+ * state, the single writer and the log, and exposes the record, collection,
+ * trash and key subsystems. One instance per server; nothing global, so
+ * tests run many databases in one process.
+ *
+ * Reads go straight to the committed state and never wait for the writer.
+ */
+import path from 'node:path';
+import { Collections } from './collections.js';
+import { Records } from './records.js';
+import { Trash } from './trash.js';
+import { ApiKeys } from './api-keys.js';
+import { systemClock, type Clock } from './clock.js';
+import { IdGenerator } from './ids.js';
+import { loadOrCreateSecrets, type Secrets } from './secrets.js';
+import { DEFAULT_SETTINGS, mergeSettings, parseSettingsPatch, type Settings } from './settings.js';
+import type { DbState } from './state.js';
+import { nodeFs, type StorageFs } from './storage/fs.js';
+import { LogWriter } from './storage/log-writer.js';
+import { recover } from './storage/recovery.js';
+import { writeSnapshot } from './storage/snapshot.js';
+import { HEADER_SIZE } from './storage/frame.js';
+import { WriteQueue, type CommitListener, type Operation } from './write-queue.js';
+
+export interface DatabaseOptions {
+  dataDir: string;
+  clock?: Clock;
+  fs?: StorageFs;
+  /** Server defaults; settings changed through PUT /api/config override them. */
+  settings?: Partial<Settings>;
+  /** fsync interval of the `batch` durability mode. */
+  batchSyncMs?: number;
+  /** Take a snapshot once the current segment passes this many bytes. */
+  snapshotBytes?: number;
+  /** How many snapshots to keep. */
+  keepSnapshots?: number;
+  log?: (msg: string) => void;
+}
+
+export class Database {
+  readonly records: Records;
+  readonly collections: Collections;
+  readonly trash: Trash;
+  readonly keys: ApiKeys;
+  readonly ids: IdGenerator;
+  private snapshotting: Promise<unknown> | undefined;
+  private closed = false;
+
+  private constructor(
+    readonly state: DbState,
+    readonly queue: WriteQueue,
+    private readonly logWriter: LogWriter,
+    readonly clock: Clock,
+    readonly secrets: Secrets,
+    private readonly opts: DatabaseOptions,
+    private readonly fs: StorageFs,
+  ) {
+    this.ids = new IdGenerator(secrets.idKey);
+    this.records = new Records(this);
+    this.collections = new Collections(this);
+    this.trash = new Trash(this);
+    this.keys = new ApiKeys(this);
+    queue.onCommit(() => this.maybeSnapshot());
+  }
+
+  /** Opens (recovering) or creates the database in `opts.dataDir`. Throws Corruption on a damaged log. */
+  static async open(opts: DatabaseOptions): Promise<Database> {
+    const fs = opts.fs ?? nodeFs;
+    const dir = opts.dataDir;
+    await fs.mkdir(dir);
+    const secrets = loadOrCreateSecrets(dir);
+    const recovered = await recover(fs, dir, { log: opts.log });
+    const settings = mergeSettings({ ...DEFAULT_SETTINGS, ...opts.settings }, recovered.state.config);
+    const writer = new LogWriter(fs, dir, settings.durability, opts.batchSyncMs ?? 10);
+    const last = recovered.lastSegment;
+    if (last && last.size >= HEADER_SIZE) await writer.reopen(last.name, last.size);
+    else {
+      if (last) await fs.unlink(path.join(dir, last.name));
+      await writer.openSegment(recovered.state.seq + 1);
+    }
+    const queue = new WriteQueue(recovered.state, writer);
+    return new Database(recovered.state, queue, writer, opts.clock ?? systemClock, secrets, opts, fs);
+  }
+
+  get dataDir(): string { return this.opts.dataDir; }
+  get readOnly(): boolean { return this.queue.readOnly; }
+  get readOnlyReason(): string | undefined { return this.queue.readOnlyReason; }
+  now(): number { return this.clock.now(); }
+
+  /** Effective settings: server defaults overridden by stored config. */
+  settings(): Settings {
+    return mergeSettings({ ...DEFAULT_SETTINGS, ...this.opts.settings }, this.state.config);
+  }
+
+  /** Validates and durably applies a PUT /api/config patch; returns the new settings. */
+  async updateSettings(body: unknown): Promise<Settings> {
+    const patch = parseSettingsPatch(body);
+    await this.write(() => ({ effects: [{ t: 'config', values: patch }], result: undefined }));
+    this.logWriter.mode = this.settings().durability;
+    return this.settings();
+  }
+
+  /** Runs a write operation in the single writer (see WriteQueue.submit). */
+  write<R>(op: Operation<R>): Promise<R> {
+    return this.queue.submit(op);
+  }
+
+  onCommit(listener: CommitListener): void {
+    this.queue.onCommit(listener);
+  }
+
+  /**
+   * Writes a snapshot now and removes log segments and old snapshots it
+   * makes redundant. Writes continue meanwhile. Returns the snapshot seq.
+   */
+  async snapshot(): Promise<{ name: string; seq: number; bytes: number }> {
+    while (this.snapshotting) await this.snapshotting.catch(() => undefined);
+    const run = this.runSnapshot();
+    this.snapshotting = run;
+    try {
+      return await run;
+    } finally {
+      this.snapshotting = undefined;
+    }
+  }
+
+  private async runSnapshot(): Promise<{ name: string; seq: number; bytes: number }> {
+    const dir = this.opts.dataDir;
+    // Rotate and capture between groups, so the new segment holds exactly the batches after the snapshot.
+    const { written } = await this.queue.exclusive(async () => {
+      await this.logWriter.openSegment(this.state.seq + 1);
+      return { written: writeSnapshot(this.fs, dir, this.state, this.clock.now()) };
+    });
+    const result = await written;
+    await this.removeRedundantFiles(dir);
+    return result;
+  }
+
+  /** Drops snapshots beyond `keepSnapshots` and the segments no kept snapshot needs. */
+  private async removeRedundantFiles(dir: string): Promise<void> {
+    const files = (await this.fs.readdir(dir)).sort();
+    const snaps = files.filter((f) => /^snapshot-\d{16}\.snap$/.test(f));
+    const keep = Math.max(1, this.opts.keepSnapshots ?? 2);
+    for (const f of snaps.slice(0, -keep)) await this.fs.unlink(path.join(dir, f));
+    const oldestKeptSeq = seqOf(snaps.slice(-keep)[0]!);
+    const segs = files.filter((f) => /^log-\d{16}\.seg$/.test(f));
+    for (let i = 0; i < segs.length - 1; i++) {
+      const lastSeqInSegment = seqOf(segs[i + 1]!) - 1;
+      if (lastSeqInSegment <= oldestKeptSeq) await this.fs.unlink(path.join(dir, segs[i]!));
+    }
+  }
+
+  private maybeSnapshot(): void {
+    const threshold = this.opts.snapshotBytes ?? 64 * 1024 * 1024;
+    if (this.snapshotting || this.closed || this.logWriter.bytesInSegment < threshold) return;
+    this.snapshot().catch((err) => this.opts.log?.(`snapshot failed: ${(err as Error).message}`));
+  }
+
+  /** Waits for in-flight writes and snapshots, takes a final snapshot when asked, and closes the log. */
+  async close(opts: { snapshot?: boolean } = {}): Promise<void> {
+    if (this.closed) return;
+    this.records.stopTimers();
+    await this.queue.idle();
+    if (this.snapshotting) await this.snapshotting.catch(() => undefined);
+    if (opts.snapshot && !this.readOnly) await this.snapshot().catch((err) => this.opts.log?.(`final snapshot failed: ${(err as Error).message}`));
+    this.closed = true;
+    await this.logWriter.close();
+  }
+}
+
+function seqOf(file: string): number {
+  return Number(/\d{16}/.exec(file)![0]);
+}

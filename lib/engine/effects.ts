@@ -1,0 +1,31 @@
+/**
+ * Effects: the only things the log records. Every mutation, whatever route
+ * or transaction produced it, becomes one batch of these post-images, so
+ * replay never depends on the clock, randomness, HTTP or an LLM.
+ */
+import type { Fields } from './values/index.js';
+import type { ApiKeyRecord, CollectionMeta } from './state.js';
+
+export type Effect =
+  | { readonly t: 'createCollection'; readonly meta: CollectionMeta }
+  | { readonly t: 'setCollectionMeta'; readonly meta: CollectionMeta }
+  | { readonly t: 'dropCollection'; readonly name: string }
+  | {
+      readonly t: 'put'; readonly c: string; readonly id: string; readonly fields: Fields;
+      readonly expiresAt?: number; readonly slidingMs?: number;
+    }
+  /** Removes a live record; with `trashedAt` it moves to the trash. */
+  | { readonly t: 'delete'; readonly c: string; readonly id: string; readonly trashedAt?: number }
+  /** Moves a trashed record back to its collection. */
+  | { readonly t: 'restore'; readonly c: string; readonly id: string }
+  /** Permanently removes a trashed record. */
+  | { readonly t: 'purge'; readonly c: string; readonly id: string }
+  | { readonly t: 'keyPut'; readonly key: ApiKeyRecord }
+  | { readonly t: 'keyDelete'; readonly id: string }
+  | { readonly t: 'config'; readonly values: Readonly<Record<string, unknown>> };
+
+/** One durable unit: after a crash it is either fully present or absent. */
+export interface LoggedBatch {
+  readonly seq: number;
+  readonly effects: readonly Effect[];
+}

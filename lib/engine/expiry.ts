@@ -1,0 +1,83 @@
+/**
+ * TTL upkeep: sliding expiry on access, a sweeper that removes expired
+ * records, and a bounded memory of recently expired ids so a read of one
+ * says "Record has been deleted" rather than "Record not found".
+ *
+ * Reads never depend on the sweeper: expired records are filtered at read
+ * time by comparing `expiresAt` with the clock.
+ */
+import type { Database } from './database.js';
+import type { Effect } from './effects.js';
+import type { RecordEntry } from './state.js';
+import { ttlString } from './ttl.js';
+import type { Fields } from './values/index.js';
+
+const MAX_TOMBSTONES = 100_000;
+const SWEEP_CHUNK = 10_000;
+
+export class ExpiryTracker {
+  private readonly tombstones = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly db: Database) {}
+
+  /** Starts periodic sweeping (the server does; tests call sweep() directly). */
+  start(intervalMs: number): void {
+    this.stop();
+    this.timer = setInterval(() => { this.sweep().catch(() => undefined); }, intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  wasExpired(c: string, id: string): boolean {
+    return this.tombstones.has(c + '\u0000' + id);
+  }
+
+  /** Extends a sliding TTL, logging the new expiry in the background; returns the record as extended. */
+  touch(c: string, id: string, entry: RecordEntry): Fields {
+    const expiresAt = this.db.now() + entry.slidingMs!;
+    const fields = Object.freeze({ ...entry.fields, ttl: ttlString(expiresAt) });
+    if (!this.db.readOnly) {
+      this.db.write((view) => {
+        const current = view.record(c, id);
+        if (!current || current.version !== entry.version) return { effects: [], result: undefined };
+        return { effects: [{ t: 'put', c, id, fields, expiresAt, slidingMs: entry.slidingMs! }], result: undefined };
+      }).catch(() => undefined);
+    }
+    return fields;
+  }
+
+  /** Removes expired records (no trash: they expired, nobody deleted them). Returns how many. */
+  async sweep(): Promise<number> {
+    const now = this.db.now();
+    const expired: Array<[string, string]> = [];
+    for (const [c, coll] of this.db.state.collections) {
+      for (const [id, e] of coll.records) {
+        if (e.expiresAt !== undefined && e.expiresAt <= now) expired.push([c, id]);
+      }
+    }
+    for (let i = 0; i < expired.length; i += SWEEP_CHUNK) {
+      const chunk = expired.slice(i, i + SWEEP_CHUNK);
+      await this.db.write((view) => {
+        const effects: Effect[] = [];
+        for (const [c, id] of chunk) {
+          const e = view.record(c, id);
+          if (e?.expiresAt !== undefined && e.expiresAt <= now) effects.push({ t: 'delete', c, id });
+        }
+        return { effects, result: undefined };
+      });
+      for (const [c, id] of chunk) this.remember(c, id);
+    }
+    return expired.length;
+  }
+
+  private remember(c: string, id: string): void {
+    const key = c + '\u0000' + id;
+    this.tombstones.set(key, this.db.now());
+    if (this.tombstones.size > MAX_TOMBSTONES) this.tombstones.delete(this.tombstones.keys().next().value!);
+  }
+}

@@ -1,0 +1,295 @@
+/**
+ * Records: insert, read, query, update (merge, actions, sequences), delete,
+ * distinct and count. Writes are computed inside the single writer from a
+ * WorkingView and become `put`/`delete` effects; reads use committed state.
+ *
+ * Record ids are bare strings inside `fields.id`. TTL records carry their
+ * expiry as a bare RFC 3339 string in the system `ttl` field.
+ */
+import { Conflict, InvalidInput, MESSAGES, NotFound, SchemaViolation } from '../errors.js';
+import type { Database } from './database.js';
+import type { Effect } from './effects.js';
+import { validateId } from './ids.js';
+import { validateCollectionName } from './names.js';
+import { applyUpdateAction, parseActionSequence } from './update-actions.js';
+import { getPath, matchFilter, parseFilter, projectFields, runQuery, type Filter, type Query } from './query/index.js';
+import { applyDefaults, coerceToSchema, fieldValueFromWire, findUniqueViolations, validateRecord, type Schema } from './schema/index.js';
+import type { CollectionMeta, RecordEntry } from './state.js';
+import { resolveTtl, ttlString, type ResolvedTtl } from './ttl.js';
+import { fieldsFromWire, hashKey, isPlainObject, JoinedRecords, plainValue, sortCompare, type Fields, type Value } from './values/index.js';
+import type { WorkingView } from './working-view.js';
+import { ExpiryTracker } from './expiry.js';
+
+/** Members of an insert body that are instructions, not fields. */
+const INSERT_SYSTEM_KEYS = ['id', 'ttl', 'ttl_update_on_access'] as const;
+
+export interface PreparedWrite {
+  readonly fields: Record<string, Value>;
+  /** The wire values, kept so declared field types can steer conversion (a String field keeps an ISO string). */
+  readonly raw: Record<string, unknown>;
+  readonly id?: string;
+  readonly ttl?: { raw: unknown; sliding: boolean } | null;
+}
+
+export class Records {
+  readonly expiry: ExpiryTracker;
+
+  constructor(private readonly db: Database) {
+    this.expiry = new ExpiryTracker(db);
+  }
+
+  stopTimers(): void { this.expiry.stop(); }
+
+  /** Parses an insert/update body outside the writer (pure; throws InvalidInput). */
+  prepare(body: unknown): PreparedWrite {
+    if (!isPlainObject(body)) throw new InvalidInput('Record must be a JSON object');
+    const rest: Record<string, unknown> = {};
+    for (const key of Object.keys(body)) if (!(INSERT_SYSTEM_KEYS as readonly string[]).includes(key)) rest[key] = body[key];
+    const fields = fieldsFromWire(rest);
+    const out: { fields: Record<string, Value>; raw: Record<string, unknown>; id?: string; ttl?: { raw: unknown; sliding: boolean } | null } = { fields, raw: rest };
+    if (body.id !== undefined && body.id !== null) out.id = validateId(unwrap(body.id));
+    if (body.ttl === null) out.ttl = null;
+    else if (body.ttl !== undefined) out.ttl = { raw: body.ttl, sliding: unwrap(body.ttl_update_on_access) === true };
+    return out;
+  }
+
+  /** Inserts one record, creating the collection if needed. Resolves to the new id once durable. */
+  async insert(c: string, body: unknown): Promise<string> {
+    validateCollectionName(c);
+    const prepared = this.prepare(body);
+    return this.db.write((view) => {
+      const effects: Effect[] = [];
+      const id = this.insertInto(view, c, prepared, effects);
+      return { effects, result: id };
+    });
+  }
+
+  /**
+   * Computes the effects of inserting `prepared` into `c` (used by insert,
+   * batch insert and transaction commit). Stages nothing itself.
+   */
+  insertInto(view: WorkingView, c: string, prepared: PreparedWrite, effects: Effect[]): string {
+    let meta = view.collection(c);
+    if (!meta) {
+      meta = { name: c, createdAt: new Date(this.db.now()).toISOString() };
+      effects.push({ t: 'createCollection', meta });
+      view.stage([effects[effects.length - 1]!]);
+    }
+    const alias = meta.schema?.primary_key_alias;
+    let id = prepared.id;
+    if (id === undefined && alias && alias !== 'id' && prepared.fields[alias] !== undefined) {
+      id = validateId(plainValue(prepared.fields[alias]!), `value of primary key alias '${alias}'`);
+    }
+    id ??= this.db.ids.next();
+    if (view.record(c, id)) throw new Conflict(`Record with id '${id}' already exists in collection '${c}'`);
+    let fields = this.checkSchema(view, c, meta, withDeclaredTypes(meta.schema, prepared), undefined);
+    const ttl = prepared.ttl ? resolveTtl(prepared.ttl.raw, this.db.now(), prepared.ttl.sliding) : undefined;
+    fields = withSystemFields(fields, id, ttl);
+    effects.push(putEffect(c, id, fields, ttl));
+    return id;
+  }
+
+  /** Runs defaults, validation, unique checks and coercion for a full record. */
+  private checkSchema(view: WorkingView, c: string, meta: CollectionMeta, fields: Record<string, Value>, selfId: string | undefined): Record<string, Value> {
+    const schema: Schema | undefined = meta.schema;
+    if (!schema || Object.keys(schema.fields).length === 0) return fields;
+    const withDefaults = applyDefaults(schema, fields);
+    const violations = validateRecord(schema, withDefaults, selfId ? 'update' : 'insert');
+    if (violations.length === 0) {
+      const existing = (function* () { for (const [, e] of view.records(c)) yield e.fields; })();
+      violations.push(...findUniqueViolations(schema, withDefaults, existing, selfId));
+    }
+    if (violations.length > 0) throw new SchemaViolation(violations);
+    return coerceToSchema(schema, withDefaults);
+  }
+
+  /** The live entry for an id or primary-key-alias value, from committed state. Throws NotFound. */
+  private liveEntry(c: string, idOrAlias: string): [string, RecordEntry] {
+    const coll = this.db.state.collections.get(c);
+    if (!coll) throw new NotFound(MESSAGES.recordNotFound);
+    let id = idOrAlias;
+    let entry = coll.records.get(id);
+    if (!entry) {
+      const alias = coll.meta.schema?.primary_key_alias;
+      if (alias && alias !== 'id') {
+        for (const [rid, e] of coll.records) {
+          const v = e.fields[alias];
+          if (v !== undefined && String(plainValue(v)) === idOrAlias) { id = rid; entry = e; break; }
+        }
+      }
+    }
+    if (!entry) {
+      if (this.expiry.wasExpired(c, idOrAlias)) throw new NotFound(MESSAGES.recordDeleted);
+      throw new NotFound(MESSAGES.recordNotFound);
+    }
+    if (isExpired(entry, this.db.now())) throw new NotFound(MESSAGES.recordDeleted);
+    return [id, entry];
+  }
+
+  /** Reads one record by id or alias value; extends a sliding TTL. Throws NotFound. */
+  findById(c: string, idOrAlias: string): Fields {
+    const [id, entry] = this.liveEntry(c, idOrAlias);
+    if (entry.slidingMs !== undefined) return this.expiry.touch(c, id, entry);
+    return entry.fields;
+  }
+
+  /** Live records of a collection (committed state), in insertion order. */
+  *scan(c: string): IterableIterator<Fields> {
+    const coll = this.db.state.collections.get(c);
+    if (!coll) return;
+    const now = this.db.now();
+    for (const entry of coll.records.values()) if (!isExpired(entry, now)) yield entry.fields;
+  }
+
+  /** Runs a parsed query: filter, sort, skip, limit, join, projection. */
+  find(c: string, q: Query): Fields[] {
+    const rows = runQuery(this.scan(c), q);
+    return rows.map((r) => this.shape(r, q));
+  }
+
+  private shape(r: Fields, q: Query): Fields {
+    let out = projectFields(r, q.selectFields, q.excludeFields);
+    if (q.join) {
+      const local = getPath(r, q.join.localField);
+      const matches: Fields[] = [];
+      if (local !== undefined && local !== null) {
+        for (const target of q.join.collections) {
+          for (const t of this.scan(target)) {
+            const foreign = q.join.foreignField === 'id' ? t.id : getPath(t, q.join.foreignField);
+            if (foreign !== undefined && hashKey(foreign as Value) === hashKey(local)) matches.push(t);
+          }
+        }
+      }
+      out = { ...out, [q.join.asField]: new JoinedRecords(matches) as unknown as Value };
+    }
+    return out;
+  }
+
+  count(c: string): number {
+    let n = 0;
+    for (const _ of this.scan(c)) n += 1;
+    return n;
+  }
+
+  /** Distinct bare values of a field (sorted), optionally among records matching a filter. */
+  distinct(c: string, field: string, filterRaw: unknown): unknown[] {
+    const filter: Filter | undefined = filterRaw === undefined || filterRaw === null ? undefined : parseFilter(filterRaw);
+    const seen = new Map<string, Value>();
+    for (const r of this.scan(c)) {
+      if (filter && !matchFilter(filter, r)) continue;
+      const v = getPath(r, field);
+      if (v === undefined) continue;
+      const k = hashKey(v);
+      if (!seen.has(k)) seen.set(k, v);
+    }
+    return [...seen.values()].sort(sortCompare).map(plainValue);
+  }
+
+  /** Merges a partial record into an existing one. Throws NotFound (404) when it does not exist. */
+  async update(c: string, idOrAlias: string, body: unknown): Promise<Fields> {
+    validateCollectionName(c);
+    const prepared = this.prepare(body);
+    const [id] = this.liveEntry(c, idOrAlias);
+    return this.db.write((view) => {
+      const effects: Effect[] = [];
+      const fields = this.updateIn(view, c, id, prepared, effects);
+      return { effects, result: fields };
+    });
+  }
+
+  /** Computes the effects of a merge update (used by update, batch update and commit). */
+  updateIn(view: WorkingView, c: string, id: string, prepared: PreparedWrite, effects: Effect[]): Fields {
+    const meta = view.collection(c);
+    const entry = view.record(c, id);
+    if (!meta || !entry || isExpired(entry, this.db.now())) throw new NotFound(MESSAGES.recordNotFound);
+    if (prepared.id !== undefined && prepared.id !== id) throw new InvalidInput(`Cannot change a record's id ('${id}' to '${prepared.id}')`);
+    const { id: _id, ttl: _ttl, ...current } = entry.fields;
+    let fields = this.checkSchema(view, c, meta, { ...current, ...withDeclaredTypes(meta.schema, prepared) }, id);
+    let ttl: ResolvedTtl | undefined = entry.expiresAt === undefined ? undefined : { expiresAt: entry.expiresAt, slidingMs: entry.slidingMs };
+    if (prepared.ttl === null) ttl = undefined;
+    else if (prepared.ttl) ttl = resolveTtl(prepared.ttl.raw, this.db.now(), prepared.ttl.sliding);
+    fields = withSystemFields(fields, id, ttl);
+    effects.push(putEffect(c, id, fields, ttl));
+    return fields;
+  }
+
+  /** Applies one update action (increment, push, ...) atomically. */
+  async updateWithAction(c: string, idOrAlias: string, action: string, field: string, value: unknown): Promise<Fields> {
+    return this.updateWithSequence(c, idOrAlias, [{ action, field, value }]);
+  }
+
+  /** Applies a sequence of update actions atomically, in order. */
+  async updateWithSequence(c: string, idOrAlias: string, raw: unknown): Promise<Fields> {
+    validateCollectionName(c);
+    const steps = parseActionSequence(raw);
+    const [id] = this.liveEntry(c, idOrAlias);
+    return this.db.write((view) => {
+      const entry = view.record(c, id);
+      const meta = view.collection(c);
+      if (!entry || !meta) throw new NotFound(MESSAGES.recordNotFound);
+      let fields: Record<string, Value> = { ...entry.fields };
+      for (const s of steps) fields = applyUpdateAction(fields, s.action, s.field, s.value);
+      const { id: _i, ttl: _t, ...user } = fields;
+      const checked = this.checkSchema(view, c, meta, user, id);
+      const ttl = entry.expiresAt === undefined ? undefined : { expiresAt: entry.expiresAt, slidingMs: entry.slidingMs };
+      const out = withSystemFields(checked, id, ttl);
+      return { effects: [putEffect(c, id, out, ttl)], result: out as Fields };
+    });
+  }
+
+  /** Deletes a record into the trash. Throws NotFound. */
+  async delete(c: string, idOrAlias: string): Promise<string> {
+    validateCollectionName(c);
+    const [id] = this.liveEntry(c, idOrAlias);
+    return this.db.write((view) => {
+      const effects: Effect[] = [];
+      this.deleteIn(view, c, id, effects);
+      return { effects, result: id };
+    });
+  }
+
+  deleteIn(view: WorkingView, c: string, id: string, effects: Effect[]): void {
+    const entry = view.record(c, id);
+    if (!entry || isExpired(entry, this.db.now())) throw new NotFound(MESSAGES.recordNotFound);
+    effects.push({ t: 'delete', c, id, trashedAt: this.db.now() });
+  }
+}
+
+/** Re-converts bare wire values of schema-declared fields with their declared type. */
+function withDeclaredTypes(schema: Schema | undefined, prepared: PreparedWrite): Record<string, Value> {
+  if (!schema) return prepared.fields;
+  let out: Record<string, Value> | undefined;
+  for (const [name, def] of Object.entries(schema.fields)) {
+    const raw = prepared.raw[name];
+    if (raw === undefined || raw === null || isPlainObject(raw) && 'type' in raw && 'value' in raw) continue;
+    if (def.field_type !== 'String' || typeof raw !== 'string') continue;
+    out ??= { ...prepared.fields };
+    out[name] = fieldValueFromWire(def.field_type, raw, name);
+  }
+  return out ?? prepared.fields;
+}
+
+export function isExpired(entry: RecordEntry, now: number): boolean {
+  return entry.expiresAt !== undefined && entry.expiresAt <= now;
+}
+
+function unwrap(v: unknown): unknown {
+  return isPlainObject(v) && 'type' in v && 'value' in v ? v.value : v;
+}
+
+function withSystemFields(fields: Record<string, Value>, id: string, ttl: ResolvedTtl | undefined): Record<string, Value> {
+  const out: Record<string, Value> = { id, ...fields };
+  out.id = id;
+  if (ttl) out.ttl = ttlString(ttl.expiresAt);
+  else delete out.ttl;
+  return Object.freeze(out) as Record<string, Value>;
+}
+
+export function putEffect(c: string, id: string, fields: Fields, ttl: ResolvedTtl | undefined): Effect {
+  const e: { t: 'put'; c: string; id: string; fields: Fields; expiresAt?: number; slidingMs?: number } = { t: 'put', c, id, fields };
+  if (ttl) {
+    e.expiresAt = ttl.expiresAt;
+    if (ttl.slidingMs !== undefined) e.slidingMs = ttl.slidingMs;
+  }
+  return e;
+}

@@ -1,0 +1,90 @@
+/**
+ * Checks one present, non-null value against its field definition.
+ *
+ * Reports one ValidationDetail per violated constraint (type, min, max,
+ * regex, enums). A type violation is reported alone: the other constraints
+ * are meaningless for a value of the wrong type. Bounds and enums compare the
+ * value after conversion to the declared type, so "12.5" in a Decimal field
+ * and a bare array in a Set field (deduplicated) are measured as stored.
+ * Absence and null (`required`) are handled by `validateRecord`.
+ */
+import type { ValidationDetail } from '../../errors.js';
+import { bareValue, compareValues, equalValues, Tagged, typeOf, type Value } from '../values/index.js';
+import { acceptsType } from './accepts-type.js';
+import { coerceValue } from './coerce-to-schema.js';
+import type { FieldDef } from './field-def.js';
+import { isLengthBounded } from './field-options.js';
+
+const SHOWN_CHARS = 64;
+
+/** The violations of `value` (stored form) against `def`; empty when it satisfies it or is null. */
+export function checkValue(def: FieldDef, field: string, value: Value): ValidationDetail[] {
+  if (value === null) return [];
+  if (!acceptsType(def.field_type, value)) {
+    return [{
+      field, constraint: 'type', expected: def.field_type, actual: typeOf(value),
+      message: `Field '${field}' must be of type ${def.field_type} (got ${typeOf(value)})`,
+    }];
+  }
+  const v = coerceValue(def.field_type, value, field);
+  const out: ValidationDetail[] = [];
+  for (const which of ['min', 'max'] as const) {
+    const detail = def[which] === undefined ? undefined : checkBound(def, field, v, which);
+    if (detail) out.push(detail);
+  }
+  if (def.regex !== undefined && typeof v === 'string' && !new RegExp(def.regex).test(v)) {
+    out.push({
+      field, constraint: 'regex', expected: def.regex, actual: v,
+      message: `Field '${field}' must match the pattern '${def.regex}' (got ${showValue(v)})`,
+    });
+  }
+  if (def.enums !== undefined && !def.enums.some((e) => equalValues(e, v))) {
+    out.push({
+      field, constraint: 'enums', expected: def.enums.map(bareValue), actual: bareValue(v),
+      message: `Field '${field}' must be one of ${def.enums.map(showValue).join(', ')} (got ${showValue(v)})`,
+    });
+  }
+  return out;
+}
+
+function checkBound(def: FieldDef, field: string, v: Value, which: 'min' | 'max'): ValidationDetail | undefined {
+  const bound = def[which]!;
+  if (isLengthBounded(def.field_type)) {
+    const length = lengthOf(v);
+    const limit = bound as number;
+    if (which === 'min' ? length >= limit : length <= limit) return undefined;
+    const range = `${which === 'min' ? 'at least' : 'at most'} ${limit}`;
+    const wording = typeof v === 'string' ? `be ${range} characters long` : `have ${range} items`;
+    return {
+      field, constraint: which, expected: limit, actual: length,
+      message: `Field '${field}' must ${wording} (got ${length})`,
+    };
+  }
+  const c = compareValues(v, bound);
+  if (c === undefined || (which === 'min' ? c >= 0 : c <= 0)) return undefined;
+  return {
+    field, constraint: which, expected: bareValue(bound), actual: bareValue(v),
+    message: `Field '${field}' must be ${which === 'min' ? '>=' : '<='} ${showValue(bound)} (got ${showValue(v)})`,
+  };
+}
+
+/** Length of a string (in code points) or of a list value (Array, Set, Vector). */
+function lengthOf(v: Value): number {
+  if (typeof v === 'string') return [...v].length;
+  if (Array.isArray(v)) return v.length;
+  if (v instanceof Tagged && Array.isArray(v.value)) return v.value.length;
+  return 0;
+}
+
+/** A short human rendering of a value for messages: strings quoted, long values clipped. */
+export function showValue(v: Value): string {
+  if (typeof v === 'string') return `'${clip(v)}'`;
+  if (v instanceof Tagged && typeof v.value === 'string') return clip(v.value);
+  const bare = bareValue(v);
+  if (bare instanceof Uint8Array) return `<${bare.length} bytes>`;
+  return clip(JSON.stringify(bare) ?? String(bare));
+}
+
+function clip(s: string): string {
+  return s.length > SHOWN_CHARS ? `${s.slice(0, SHOWN_CHARS)}…` : s;
+}

@@ -1,0 +1,106 @@
+/**
+ * The options a field definition may carry for each `field_type`
+ * (product.md, "Supported field_type values and their options"), and the
+ * parsing of each option into its stored form.
+ *
+ * min/max are lengths for String, Array, Vector and Set; numbers for Integer,
+ * Float and Number; numbers or decimal strings for Decimal; RFC 3339 instants
+ * for DateTime. regex is String only; enums String, Integer, Float, Number.
+ * Values may also arrive as `{type, value}` wrappers (that is how updates
+ * round-trip stored options).
+ */
+import { InvalidInput } from '../../errors.js';
+import { fieldFromWire, Tagged, type TypeName, type Value } from '../values/index.js';
+import { acceptsType, numberOf } from './accepts-type.js';
+import { coerceValue } from './coerce-to-schema.js';
+import { fieldValueFromWire } from './field-value-from-wire.js';
+
+export type FieldOption = 'min' | 'max' | 'regex' | 'enums';
+
+const RANGE: readonly FieldOption[] = ['min', 'max'];
+const NUMERIC: readonly FieldOption[] = ['min', 'max', 'enums'];
+
+export const OPTIONS_BY_TYPE: Readonly<Record<TypeName, readonly FieldOption[]>> = {
+  String: ['min', 'max', 'regex', 'enums'],
+  Integer: NUMERIC,
+  Float: NUMERIC,
+  Number: NUMERIC,
+  Boolean: [],
+  Array: RANGE,
+  Object: [],
+  DateTime: RANGE,
+  Decimal: RANGE,
+  UUID: [],
+  Vector: RANGE,
+  Set: RANGE,
+  Binary: [],
+  Bytes: [],
+  Duration: [],
+  Null: [],
+};
+
+const LENGTH_BOUNDED: ReadonlySet<TypeName> = new Set(['String', 'Array', 'Vector', 'Set']);
+
+/** True when a `type` field may carry `option` (product.md options table). */
+export function allowsOption(type: TypeName, option: FieldOption): boolean {
+  return OPTIONS_BY_TYPE[type].includes(option);
+}
+
+/** True when min/max of `type` bound a length rather than a value. */
+export function isLengthBounded(type: TypeName): boolean {
+  return LENGTH_BOUNDED.has(type);
+}
+
+function fail(field: string, why: string): InvalidInput {
+  return new InvalidInput(`Field '${field}': ${why}`);
+}
+
+/**
+ * Parses a min or max bound for a `type` field into its stored form: a bare
+ * number, a Tagged Decimal or a Tagged DateTime. Throws InvalidInput when the
+ * bound does not fit the type (e.g. a negative length, a non-RFC 3339 date).
+ */
+export function parseBound(type: TypeName, raw: unknown, field: string, which: 'min' | 'max'): Value {
+  const v = fieldFromWire(raw, `${field}.${which}`);
+  if (isLengthBounded(type)) {
+    const n = numberOf(v);
+    if (n === undefined || !Number.isInteger(n) || n < 0) throw fail(field, `${which} must be a non-negative integer length for ${type}`);
+    return n;
+  }
+  if (type === 'DateTime') {
+    if (v instanceof Tagged && v.type === 'DateTime') return v;
+    throw fail(field, `${which} must be an RFC 3339 date-time such as "2024-01-01T00:00:00Z"`);
+  }
+  const n = numberOf(v);
+  if (n !== undefined) return n;
+  if (type === 'Decimal' && acceptsType('Decimal', v)) return coerceValue('Decimal', v);
+  throw fail(field, `${which} must be a number${type === 'Decimal' ? ' or a decimal string' : ''} for ${type}`);
+}
+
+/** Parses a regex option; throws InvalidInput when it is not a string or does not compile. */
+export function parseRegex(raw: unknown, field: string): string {
+  if (typeof raw !== 'string') throw fail(field, 'regex must be a string');
+  try {
+    new RegExp(raw);
+  } catch (err) {
+    throw new InvalidInput(`Field '${field}': invalid regex '${raw}': ${(err as Error).message}`, { cause: err });
+  }
+  return raw;
+}
+
+/**
+ * Parses an enums option into stored values of the declared type. An empty
+ * array means no restriction (undefined), since the server itself reports
+ * `enums: []` for unrestricted fields. Throws InvalidInput for a non-array or
+ * an element of the wrong type.
+ */
+export function parseEnums(type: TypeName, raw: unknown, field: string): readonly Value[] | undefined {
+  if (!Array.isArray(raw)) throw fail(field, 'enums must be an array of allowed values');
+  if (raw.length === 0) return undefined;
+  const values = raw.map((item, i) => {
+    const v = fieldValueFromWire(type, item, `${field}.enums[${i}]`);
+    if (v === null || !acceptsType(type, v)) throw fail(field, `enums[${i}] is not a ${type} value`);
+    return coerceValue(type, v);
+  });
+  return Object.freeze(values);
+}

@@ -1,0 +1,16 @@
+/**
+ * Public surface of the schema core: parse and update schemas, render them
+ * for `GET /api/schemas/{c}`, and validate, default and coerce records.
+ * Everything here is pure; the engine decides when to call it.
+ */
+export { type Schema, type SchemaWire, DEFAULT_PRIMARY_KEY, emptySchema, parseSchema, updateConstraints, replaceFields, setPrimaryKeyAlias, schemaToWire } from './schema.js';
+export { type FieldDef, FIELD_DEF_KEYS, parseFieldDef } from './field-def.js';
+export { type FieldDefWire, fieldDefToWire } from './field-def-to-wire.js';
+export { type IndexConfig, type IndexType, type TextIndexConfig, type VectorIndexConfig, type VectorAlgorithm, type VectorMetric, parseIndexConfig } from './index-config.js';
+export { type FieldOption, OPTIONS_BY_TYPE, allowsOption } from './field-options.js';
+export { MAX_FIELD_NAME_LENGTH, assertFieldName } from './field-name.js';
+export { acceptsType } from './accepts-type.js';
+export { coerceValue, coerceToSchema } from './coerce-to-schema.js';
+export { fieldValueFromWire } from './field-value-from-wire.js';
+export { type ValidationMode, validateRecord, applyDefaults } from './validate-record.js';
+export { findUniqueViolations } from './unique-check.js';

@@ -1,0 +1,80 @@
+/**
+ * The in-memory database state that effects are applied to.
+ *
+ * Records are frozen objects; a collection is a plain Map from id to entry
+ * (about 55 bytes per entry, O(1) writes). Entries carry the version stamp
+ * (the log seq of the write that produced them) used by optimistic
+ * transactions, and the collection carries a membership version that moves on
+ * every insert and delete (Serializable phantom checks).
+ */
+import type { Fields } from './values/index.js';
+import type { Schema } from './schema/index.js';
+
+export interface RecordEntry {
+  readonly fields: Fields;
+  /** Seq of the batch that wrote this version. */
+  readonly version: number;
+  /** Absolute expiry in epoch ms, when the record has a TTL. */
+  readonly expiresAt?: number;
+  /** Sliding TTL length in ms (ttl_update_on_access). */
+  readonly slidingMs?: number;
+}
+
+export interface CollectionMeta {
+  readonly name: string;
+  readonly createdAt: string;
+  readonly schema?: Schema;
+}
+
+export class CollectionState {
+  readonly records = new Map<string, RecordEntry>();
+  /** Moves on every insert and delete. */
+  membershipVersion = 0;
+  /**
+   * While a snapshot is being written: the pre-snapshot entry (or null when
+   * absent) of every id written since it started, so the snapshot sees a
+   * point-in-time view without copying the map.
+   */
+  undo: Map<string, RecordEntry | null> | undefined;
+  constructor(public meta: CollectionMeta) {}
+
+  /** Call before changing `records.get(id)`. */
+  noteBeforeWrite(id: string): void {
+    if (this.undo && !this.undo.has(id)) this.undo.set(id, this.records.get(id) ?? null);
+  }
+}
+
+export interface TrashEntry {
+  readonly entry: RecordEntry;
+  readonly deletedAt: number;
+}
+
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly name: string;
+  /** hex SHA-256 of the secret; the secret itself is never stored. */
+  readonly hash: string;
+  readonly admin: boolean;
+  /** Per collection: allowed operations and writable fields. Absent means every collection. */
+  readonly collection_permissions?: Readonly<Record<string, CollectionPermission>>;
+  /** Requests per window; undefined uses the global setting. */
+  readonly rate_limit?: number;
+  readonly created_at: string;
+}
+
+export interface CollectionPermission {
+  readonly read: boolean;
+  readonly write: boolean;
+  /** When present, the only fields this key may write in the collection. */
+  readonly writable_fields?: readonly string[];
+}
+
+export class DbState {
+  readonly collections = new Map<string, CollectionState>();
+  readonly trash = new Map<string, Map<string, TrashEntry>>();
+  readonly keys = new Map<string, ApiKeyRecord>();
+  /** Settings changed at run time through PUT /api/config. */
+  config: Readonly<Record<string, unknown>> = {};
+  /** Seq of the last applied batch. */
+  seq = 0;
+}

@@ -1,0 +1,29 @@
+/**
+ * MessagePack encoding of log and snapshot payloads (msgpackr).
+ *
+ * Stored values are written as they live in memory; `Tagged` values travel
+ * as extension type 0x45 ('E') holding `[type, value]`. Maps decode as plain
+ * objects. This codec is for our own files only; the HTTP layer has its own.
+ */
+import { addExtension, Packr, Unpackr } from 'msgpackr';
+import { Tagged, type TaggedPayload, type TaggedType } from '../values/index.js';
+
+export const TAGGED_EXT = 0x45;
+
+addExtension({
+  Class: Tagged,
+  type: TAGGED_EXT,
+  write: (t: Tagged) => [t.type, t.value],
+  read: ([type, value]: [TaggedType, TaggedPayload]) => new Tagged(type, value),
+});
+
+const packr = new Packr({ useRecords: false, moreTypes: false, bundleStrings: false });
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
+
+export function encodePayload(value: unknown): Buffer {
+  return packr.pack(value);
+}
+
+export function decodePayload<T>(buf: Uint8Array): T {
+  return unpackr.unpack(buf) as T;
+}

@@ -1,0 +1,54 @@
+/**
+ * The trash: deleted records are kept for 30 days and can be restored, one
+ * at a time or a whole collection at once. `purgeExpired` permanently
+ * removes what is older; the server runs it on a node-cron schedule, and it
+ * reads the injectable clock so tests can move time.
+ */
+import { Conflict, NotFound } from '../errors.js';
+import type { Database } from './database.js';
+import type { Effect } from './effects.js';
+import { validateCollectionName } from './names.js';
+
+export const TRASH_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+export class Trash {
+  constructor(private readonly db: Database) {}
+
+  /** Restores one record. 404 when it is not in the trash; 409 when a live record has its id. */
+  async restore(c: string, id: string): Promise<void> {
+    validateCollectionName(c);
+    await this.db.write((view) => {
+      if (!view.trashed(c, id)) throw new NotFound(`Record '${id}' is not in the trash of collection '${c}'`);
+      if (!view.collection(c)) throw new NotFound(`Collection '${c}' no longer exists`);
+      if (view.record(c, id)) throw new Conflict(`A live record with id '${id}' already exists in '${c}'`);
+      return { effects: [{ t: 'restore', c, id }], result: undefined };
+    });
+  }
+
+  /** Restores every trashed record of a collection whose id is free. Returns how many. */
+  async restoreAll(c: string): Promise<number> {
+    validateCollectionName(c);
+    return this.db.write((view) => {
+      if (!view.collection(c)) throw new NotFound(`Collection '${c}' not found`);
+      const effects: Effect[] = [];
+      for (const [id] of view.trashedRecords(c)) if (!view.record(c, id)) effects.push({ t: 'restore', c, id });
+      return { effects, result: effects.length };
+    });
+  }
+
+  count(c: string): number {
+    return this.db.state.trash.get(c)?.size ?? 0;
+  }
+
+  /** Permanently deletes trashed records older than the retention period. Returns how many. */
+  async purgeExpired(): Promise<number> {
+    const cutoff = this.db.now() - TRASH_RETENTION_MS;
+    return this.db.write((view) => {
+      const effects: Effect[] = [];
+      for (const c of this.db.state.trash.keys()) {
+        for (const [id, t] of view.trashedRecords(c)) if (t.deletedAt <= cutoff) effects.push({ t: 'purge', c, id });
+      }
+      return { effects, result: effects.length };
+    });
+  }
+}

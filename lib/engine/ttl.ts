@@ -1,0 +1,46 @@
+/**
+ * TTL parsing. A TTL arrives as a duration string ("30s", "5m", "1h", "2d",
+ * combinations like "1h30m", or bare digits meaning seconds), an integer
+ * number of seconds, or an RFC 3339 instant. It is resolved to an absolute
+ * expiry before the write is logged, so replay never reads the clock.
+ */
+import { InvalidInput } from '../errors.js';
+import { isPlainObject, normalizeDateTime, Tagged } from './values/index.js';
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g;
+
+/** Milliseconds of a duration, or undefined if `raw` is not a duration. */
+export function parseDurationMs(raw: unknown): number | undefined {
+  if (typeof raw === 'number') return Number.isFinite(raw) && raw > 0 ? raw * 1000 : undefined;
+  if (typeof raw !== 'string') return undefined;
+  const s = raw.trim();
+  if (/^\d+$/.test(s)) return Number(s) * 1000;
+  if (!/^(\d+(?:\.\d+)?(ms|s|m|h|d|w))+$/.test(s)) return undefined;
+  let total = 0;
+  for (const m of s.matchAll(PART)) total += Number(m[1]) * UNIT_MS[m[2]!]!;
+  return total > 0 ? total : undefined;
+}
+
+export interface ResolvedTtl { expiresAt: number; slidingMs?: number }
+
+/** Resolves a `ttl` member to an absolute expiry. Throws InvalidInput when unparseable. */
+export function resolveTtl(raw: unknown, now: number, sliding: boolean): ResolvedTtl {
+  if (isPlainObject(raw) && 'value' in raw) raw = raw.value;
+  if (raw instanceof Tagged) raw = raw.value;
+  const ms = parseDurationMs(raw);
+  if (ms !== undefined) return sliding ? { expiresAt: now + ms, slidingMs: ms } : { expiresAt: now + ms };
+  if (typeof raw === 'string') {
+    const iso = normalizeDateTime(raw);
+    if (iso !== undefined) {
+      const at = Date.parse(iso.replace('+00:00', 'Z'));
+      return sliding ? { expiresAt: at, slidingMs: Math.max(at - now, 1) } : { expiresAt: at };
+    }
+  }
+  throw new InvalidInput(`Invalid ttl '${String(raw)}': use seconds, a duration such as "30s", "5m", "1h", or an RFC 3339 instant`);
+}
+
+/** The bare RFC 3339 string stored in a record's `ttl` field. */
+export function ttlString(expiresAt: number): string {
+  return new Date(expiresAt).toISOString();
+}

@@ -1,0 +1,135 @@
+/**
+ * Equality and ordering of stored values, across their wire spellings.
+ *
+ * Numbers compare numerically whatever their type (Integer, Float, Number,
+ * Decimal); DateTimes by instant, also against RFC 3339 strings; UUIDs as
+ * their strings. Values of unrelated kinds are incomparable: `compareValues`
+ * returns undefined and range conditions on them are false.
+ */
+import { dateTimeOrderKey, normalizeDateTime } from './datetime.js';
+import { isPlainObject, Tagged, type SecsNanos, type Value } from './tagged.js';
+
+type Scalar =
+  | { k: 'null' }
+  | { k: 'bool'; v: boolean }
+  | { k: 'num'; v: number }
+  | { k: 'str'; v: string }
+  | { k: 'date'; v: number; s: string }
+  | { k: 'bytes'; v: Uint8Array }
+  | { k: 'list'; v: readonly Value[] }
+  | { k: 'obj'; v: { readonly [k: string]: Value } };
+
+const RANK: Record<Scalar['k'], number> = { null: 0, bool: 1, num: 2, str: 3, date: 4, bytes: 5, list: 6, obj: 7 };
+
+export function durationMillis(v: number | SecsNanos): number {
+  return typeof v === 'number' ? v : v.secs * 1000 + v.nanos / 1e6;
+}
+
+function scalarOf(v: Value | undefined): Scalar {
+  if (v === null || v === undefined) return { k: 'null' };
+  if (v instanceof Tagged) {
+    switch (v.type) {
+      case 'DateTime': return { k: 'date', v: dateTimeOrderKey(v.value as string), s: v.value as string };
+      case 'Decimal': return { k: 'num', v: Number(v.value) };
+      case 'Number': case 'Float': return { k: 'num', v: v.value as number };
+      case 'UUID': return { k: 'str', v: v.value as string };
+      case 'Duration': return { k: 'num', v: durationMillis(v.value as number | SecsNanos) };
+      case 'Binary': case 'Bytes': return { k: 'bytes', v: v.value as Uint8Array };
+      case 'Vector': case 'Set': return { k: 'list', v: v.value as readonly Value[] };
+    }
+  }
+  switch (typeof v) {
+    case 'boolean': return { k: 'bool', v };
+    case 'number': return { k: 'num', v };
+    case 'string': return { k: 'str', v };
+    default: break;
+  }
+  if (v instanceof Uint8Array) return { k: 'bytes', v };
+  if (Array.isArray(v)) return { k: 'list', v };
+  return { k: 'obj', v: v as { readonly [k: string]: Value } };
+}
+
+/** A date and a string compare as dates when the string is an RFC 3339 instant. */
+function alignDates(a: Scalar, b: Scalar): [Scalar, Scalar] {
+  if (a.k === 'date' && b.k === 'str') {
+    const n = normalizeDateTime(b.v);
+    if (n !== undefined) return [a, { k: 'date', v: dateTimeOrderKey(n), s: n }];
+  }
+  if (a.k === 'str' && b.k === 'date') {
+    const [y, x] = alignDates(b, a);
+    return [x, y];
+  }
+  return [a, b];
+}
+
+export function equalValues(a: Value | undefined, b: Value | undefined): boolean {
+  const [x, y] = alignDates(scalarOf(a), scalarOf(b));
+  if (x.k !== y.k) return false;
+  switch (x.k) {
+    case 'null': return true;
+    case 'bool': case 'num': case 'str': return x.v === (y as typeof x).v;
+    case 'date': return x.v === (y as typeof x).v;
+    case 'bytes': return Buffer.compare(x.v, (y as typeof x).v) === 0;
+    case 'list': {
+      const l = (y as typeof x).v;
+      return x.v.length === l.length && x.v.every((e, i) => equalValues(e, l[i]));
+    }
+    case 'obj': {
+      const o = (y as typeof x).v;
+      const keys = Object.keys(x.v);
+      return keys.length === Object.keys(o).length && keys.every((k) => k in o && equalValues(x.v[k], o[k]));
+    }
+  }
+}
+
+/** Orders two values of comparable kinds; undefined when the kinds are unrelated. */
+export function compareValues(a: Value | undefined, b: Value | undefined): number | undefined {
+  const [x, y] = alignDates(scalarOf(a), scalarOf(b));
+  if (x.k !== y.k) return undefined;
+  switch (x.k) {
+    case 'null': return 0;
+    case 'bool': return Number(x.v) - Number((y as typeof x).v);
+    case 'num': case 'date': {
+      const d = x.v - (y as typeof x).v;
+      return d < 0 ? -1 : d > 0 ? 1 : 0;
+    }
+    case 'str': {
+      const s = (y as typeof x).v;
+      return x.v < s ? -1 : x.v > s ? 1 : 0;
+    }
+    case 'bytes': return Buffer.compare(x.v, (y as typeof x).v);
+    case 'list': case 'obj': return equalValues(a, b) ? 0 : undefined;
+  }
+}
+
+/** Total order for sorting: incomparable kinds are ordered by kind (null first). */
+export function sortCompare(a: Value | undefined, b: Value | undefined): number {
+  const c = compareValues(a, b);
+  if (c !== undefined) return c;
+  const [x, y] = alignDates(scalarOf(a), scalarOf(b));
+  return RANK[x.k] - RANK[y.k];
+}
+
+/** Removes duplicates (by `equalValues`), keeping first occurrences in order. */
+export function dedupeValues(items: readonly Value[]): Value[] {
+  const out: Value[] = [];
+  for (const item of items) if (!out.some((o) => equalValues(o, item))) out.push(item);
+  return out;
+}
+
+/** A string key usable in a Map for hash-style equality (distinct, unique indexes). */
+export function hashKey(v: Value | undefined): string {
+  const s = scalarOf(v);
+  switch (s.k) {
+    case 'null': return 'n';
+    case 'bool': return s.v ? 't' : 'f';
+    case 'num': return 'd' + s.v;
+    case 'str': return 's' + s.v;
+    case 'date': return 'D' + s.v;
+    case 'bytes': return 'b' + Buffer.from(s.v).toString('base64');
+    case 'list': return 'l[' + s.v.map(hashKey).join(',') + ']';
+    case 'obj': return 'o{' + Object.keys(s.v).sort().map((k) => JSON.stringify(k) + ':' + hashKey(s.v[k])).join(',') + '}';
+  }
+}
+
+export { isPlainObject };

@@ -1,0 +1,214 @@
+/**
+ * Wire values -> stored values.
+ *
+ * Accepts both typed wrappers (`{type, value}` with a known type name) and
+ * bare values, from JSON or MessagePack. Bare RFC 3339 strings become
+ * DateTime; everything else bare keeps its JSON type. Hostile keys
+ * (`__proto__`, `constructor`, `prototype`) and over-deep nesting are rejected,
+ * and every object is copied into a fresh plain object, so nothing decoded
+ * from a request is stored by reference.
+ */
+import { InvalidInput } from '../../errors.js';
+import { isRfc3339, normalizeDateTime } from './datetime.js';
+import { isPlainObject, isTypeName, Tagged, type Fields, type TypeName, type Value } from './tagged.js';
+import { dedupeValues } from './compare.js';
+
+export const MAX_DEPTH = 64;
+const HOSTILE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+export function assertSafeKey(key: string, path: string): void {
+  if (HOSTILE_KEYS.has(key)) throw new InvalidInput(`Forbidden field name '${key}' at ${path || 'top level'}`);
+}
+
+/** True when `v` is a `{type, value}` wrapper naming a known type. */
+export function isTypedWrapper(v: unknown): v is { type: TypeName; value: unknown } {
+  return isPlainObject(v) && 'type' in v && 'value' in v && isTypeName(v.type);
+}
+
+/** Converts one top-level field value from the wire. */
+export function fieldFromWire(raw: unknown, path: string): Value {
+  if (isTypedWrapper(raw)) return typedFromWire(raw.type, raw.value, path);
+  return inferFromWire(raw, path, 0);
+}
+
+/** Converts a whole record body (top-level fields) from the wire. `id` is left to the caller. */
+export function fieldsFromWire(body: unknown): Record<string, Value> {
+  if (!isPlainObject(body)) throw new InvalidInput('Record must be a JSON object');
+  const out: Record<string, Value> = {};
+  for (const key of Object.keys(body)) {
+    assertSafeKey(key, '');
+    out[key] = fieldFromWire(body[key], key);
+  }
+  return out;
+}
+
+function inferFromWire(raw: unknown, path: string, depth: number): Value {
+  if (typeof raw === 'string') {
+    if (depth === 0 && isRfc3339(raw)) return new Tagged('DateTime', normalizeDateTime(raw)!);
+    return raw;
+  }
+  if (depth === 0 && raw instanceof Uint8Array) return new Tagged('Binary', copyBytes(raw));
+  return rawFromWire(raw, path, depth);
+}
+
+/** A raw (untyped) nested value: JSON data copied into fresh frozen structures. */
+export function rawFromWire(raw: unknown, path: string, depth: number): Value {
+  if (depth > MAX_DEPTH) throw new InvalidInput(`Value nested deeper than ${MAX_DEPTH} levels at ${path}`);
+  if (raw === null || raw === undefined) return null;
+  switch (typeof raw) {
+    case 'string':
+    case 'boolean':
+      return raw;
+    case 'number':
+      if (!Number.isFinite(raw)) throw new InvalidInput(`Non-finite number at ${path}`);
+      return raw;
+    case 'bigint':
+      return bigintToNumber(raw, path);
+    default:
+      break;
+  }
+  if (raw instanceof Uint8Array) return copyBytes(raw);
+  if (Array.isArray(raw)) return Object.freeze(raw.map((v, i) => rawFromWire(v, `${path}[${i}]`, depth + 1)));
+  if (isPlainObject(raw)) {
+    const out: Record<string, Value> = {};
+    for (const key of Object.keys(raw)) {
+      assertSafeKey(key, path);
+      out[key] = rawFromWire(raw[key], `${path}.${key}`, depth + 1);
+    }
+    return Object.freeze(out);
+  }
+  throw new InvalidInput(`Unsupported value at ${path}`);
+}
+
+function bigintToNumber(v: bigint, path: string): number {
+  if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
+    throw new InvalidInput(`Integer out of the 53-bit safe range at ${path}`);
+  }
+  return Number(v);
+}
+
+function copyBytes(b: Uint8Array): Uint8Array {
+  return new Uint8Array(b);
+}
+
+function bad(type: TypeName, path: string, why: string): InvalidInput {
+  return new InvalidInput(`Invalid ${type} value for field '${path}': ${why}`);
+}
+
+function toNumber(type: TypeName, v: unknown, path: string): number {
+  if (typeof v === 'bigint') return bigintToNumber(v, path);
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw bad(type, path, 'expected a finite number');
+  return v;
+}
+
+/** Converts a value whose type the client named explicitly. */
+export function typedFromWire(type: TypeName, v: unknown, path: string): Value {
+  switch (type) {
+    case 'String':
+      if (typeof v !== 'string') throw bad(type, path, 'expected a string');
+      return v;
+    case 'Integer': {
+      const n = toNumber(type, v, path);
+      if (!Number.isInteger(n)) throw bad(type, path, 'expected an integer');
+      return n;
+    }
+    case 'Float': {
+      const n = toNumber(type, v, path);
+      return Number.isInteger(n) ? new Tagged('Float', n) : n;
+    }
+    case 'Number':
+      return new Tagged('Number', toNumber(type, v, path));
+    case 'Boolean':
+      if (typeof v !== 'boolean') throw bad(type, path, 'expected true or false');
+      return v;
+    case 'Null':
+      if (v !== null && v !== undefined) throw bad(type, path, 'expected null');
+      return null;
+    case 'Array':
+      if (!Array.isArray(v)) throw bad(type, path, 'expected an array');
+      return rawFromWire(v, path, 0);
+    case 'Object':
+      if (!isPlainObject(v)) throw bad(type, path, 'expected an object');
+      return rawFromWire(v, path, 0);
+    case 'DateTime':
+      return dateTimeFromWire(v, path);
+    case 'Decimal':
+      return decimalFromWire(v, path);
+    case 'UUID':
+      if (typeof v !== 'string' || !UUID.test(v)) throw bad(type, path, 'expected a canonical UUID string');
+      return new Tagged('UUID', v);
+    case 'Vector':
+      return vectorFromWire(v, path);
+    case 'Set': {
+      if (!Array.isArray(v)) throw bad(type, path, 'expected an array');
+      const items = rawFromWire(v, path, 0) as readonly Value[];
+      return new Tagged('Set', Object.freeze(dedupeValues(items)));
+    }
+    case 'Binary':
+    case 'Bytes':
+      return new Tagged(type, bytesFromWire(type, v, path));
+    case 'Duration':
+      return durationFromWire(v, path);
+  }
+}
+
+function dateTimeFromWire(v: unknown, path: string): Tagged {
+  if (typeof v === 'string') {
+    const norm = normalizeDateTime(v);
+    if (norm === undefined) throw bad('DateTime', path, 'expected an RFC 3339 string');
+    return new Tagged('DateTime', norm);
+  }
+  if (typeof v === 'number' && Number.isFinite(v)) {
+    return new Tagged('DateTime', new Date(v).toISOString().replace('Z', '+00:00'));
+  }
+  throw bad('DateTime', path, 'expected an RFC 3339 string');
+}
+
+function decimalFromWire(v: unknown, path: string): Tagged {
+  if (typeof v === 'number' && Number.isFinite(v)) return new Tagged('Decimal', String(v));
+  if (typeof v === 'string' && DECIMAL.test(v.trim())) return new Tagged('Decimal', v.trim());
+  throw bad('Decimal', path, 'expected a decimal string such as "12.34"');
+}
+
+function vectorFromWire(v: unknown, path: string): Tagged {
+  if (!Array.isArray(v)) throw bad('Vector', path, 'expected an array of numbers');
+  const out = v.map((x, i) => {
+    if (typeof x !== 'number' || !Number.isFinite(x)) throw bad('Vector', `${path}[${i}]`, 'expected a finite number');
+    return x;
+  });
+  return new Tagged('Vector', Object.freeze(out));
+}
+
+function bytesFromWire(type: 'Binary' | 'Bytes', v: unknown, path: string): Uint8Array {
+  if (v instanceof Uint8Array) return copyBytes(v);
+  if (typeof v === 'string') {
+    if (!BASE64.test(v)) throw bad(type, path, 'expected base64 text or an array of bytes');
+    return new Uint8Array(Buffer.from(v, v.includes('-') || v.includes('_') ? 'base64url' : 'base64'));
+  }
+  if (Array.isArray(v)) {
+    return Uint8Array.from(v, (b, i) => {
+      if (typeof b !== 'number' || !Number.isInteger(b) || b < 0 || b > 255) throw bad(type, `${path}[${i}]`, 'expected a byte 0-255');
+      return b;
+    });
+  }
+  throw bad(type, path, 'expected base64 text or an array of bytes');
+}
+
+function durationFromWire(v: unknown, path: string): Tagged {
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return new Tagged('Duration', v);
+  let secs: unknown, nanos: unknown;
+  if (Array.isArray(v) && v.length === 2) [secs, nanos] = v;
+  else if (isPlainObject(v)) ({ secs, nanos } = v);
+  if (typeof secs === 'bigint') secs = Number(secs);
+  if (typeof nanos === 'bigint') nanos = Number(nanos);
+  if (typeof secs === 'number' && Number.isInteger(secs) && secs >= 0 && typeof nanos === 'number'
+    && Number.isInteger(nanos) && nanos >= 0 && nanos < 1e9) {
+    return new Tagged('Duration', Object.freeze({ secs, nanos }));
+  }
+  throw bad('Duration', path, 'expected milliseconds or {secs, nanos}');
+}
+
+export type { Fields };

@@ -1,0 +1,6 @@
+export * from './tagged.js';
+export * from './datetime.js';
+export * from './from-wire.js';
+export * from './to-wire.js';
+export * from './compare.js';
+export * from './joined.js';

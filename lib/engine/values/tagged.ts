@@ -1,0 +1,70 @@
+/**
+ * The stored form of field values.
+ *
+ * Most values are stored bare (string, integer, float, boolean, null, plain
+ * arrays and objects) because their type can be inferred on the way out.
+ * Types that bare JSON cannot express are stored as a frozen `Tagged`
+ * instance: DateTime, Decimal, UUID, Vector, Set, Binary, Bytes, Duration,
+ * an explicit Number, and a Float whose value happens to be whole.
+ * Keeping common values bare is what keeps memory per record low.
+ */
+
+export const TYPE_NAMES = [
+  'String', 'Integer', 'Float', 'Number', 'Boolean', 'Array', 'Object', 'DateTime',
+  'Decimal', 'UUID', 'Vector', 'Set', 'Binary', 'Bytes', 'Duration', 'Null',
+] as const;
+
+export type TypeName = (typeof TYPE_NAMES)[number];
+
+const TYPE_NAME_SET: ReadonlySet<string> = new Set(TYPE_NAMES);
+
+export function isTypeName(name: unknown): name is TypeName {
+  return typeof name === 'string' && TYPE_NAME_SET.has(name);
+}
+
+export type TaggedType = 'DateTime' | 'Decimal' | 'UUID' | 'Vector' | 'Set' | 'Binary' | 'Bytes' | 'Duration' | 'Number' | 'Float';
+
+/** Duration as the Rust client sends it; TS and Go send a number of milliseconds. */
+export interface SecsNanos { readonly secs: number; readonly nanos: number }
+
+export type TaggedPayload = string | number | readonly number[] | readonly Value[] | Uint8Array | SecsNanos;
+
+export class Tagged {
+  constructor(readonly type: TaggedType, readonly value: TaggedPayload) {
+    Object.freeze(this);
+  }
+}
+
+export type Value =
+  | null
+  | boolean
+  | number
+  | string
+  | Uint8Array
+  | Tagged
+  | readonly Value[]
+  | { readonly [field: string]: Value };
+
+export type Fields = { readonly [field: string]: Value };
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object') return false;
+  if (Array.isArray(v) || v instanceof Uint8Array || v instanceof Tagged) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/** The type name a stored value reports in typed output. */
+export function typeOf(v: Value): TypeName {
+  if (v === null) return 'Null';
+  if (v instanceof Tagged) return v.type;
+  switch (typeof v) {
+    case 'string': return 'String';
+    case 'boolean': return 'Boolean';
+    case 'number': return Number.isInteger(v) ? 'Integer' : 'Float';
+    default: break;
+  }
+  if (v instanceof Uint8Array) return 'Binary';
+  if (Array.isArray(v)) return 'Array';
+  return 'Object';
+}

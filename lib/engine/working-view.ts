@@ -1,0 +1,153 @@
+/**
+ * The writer's view during one group commit: committed state plus the
+ * effects of earlier operations in the same group that are not yet durable.
+ *
+ * Readers never see this view; they read DbState, which changes only after
+ * the group's log append is durable ("log, then publish"). Operations in a
+ * group still see each other's writes, so a group behaves exactly as if its
+ * operations had run one after another.
+ */
+import type { Effect } from './effects.js';
+import type { ApiKeyRecord, CollectionMeta, DbState, RecordEntry, TrashEntry } from './state.js';
+
+const GONE = null;
+
+export class WorkingView {
+  private readonly colls = new Map<string, CollectionMeta | null>();
+  private readonly recs = new Map<string, Map<string, RecordEntry | null>>();
+  private readonly trash = new Map<string, Map<string, TrashEntry | null>>();
+  private readonly keys = new Map<string, ApiKeyRecord | null>();
+  private config: Readonly<Record<string, unknown>> | undefined;
+  /** Collections dropped in this group: their committed records are gone even if recreated. */
+  private readonly dropped = new Set<string>();
+
+  /** `nextSeq` is the seq the staged effects will carry, used for version stamps. */
+  constructor(readonly state: DbState, public nextSeq: number) {}
+
+  collection(name: string): CollectionMeta | undefined {
+    const o = this.colls.get(name);
+    if (o !== undefined) return o ?? undefined;
+    return this.state.collections.get(name)?.meta;
+  }
+
+  collectionNames(): string[] {
+    const names = new Set(this.state.collections.keys());
+    for (const [name, meta] of this.colls) meta ? names.add(name) : names.delete(name);
+    return [...names];
+  }
+
+  record(c: string, id: string): RecordEntry | undefined {
+    const o = this.recs.get(c)?.get(id);
+    if (o !== undefined) return o ?? undefined;
+    if (this.dropped.has(c)) return undefined;
+    return this.state.collections.get(c)?.records.get(id);
+  }
+
+  /** Every live record of a collection, staged writes included. */
+  *records(c: string): IterableIterator<[string, RecordEntry]> {
+    const overlay = this.recs.get(c);
+    if (!this.dropped.has(c)) {
+      for (const [id, entry] of this.state.collections.get(c)?.records ?? []) {
+        const o = overlay?.get(id);
+        if (o === undefined) yield [id, entry];
+        else if (o) yield [id, o];
+      }
+    }
+    for (const [id, o] of overlay ?? []) {
+      if (o && !this.committedHas(c, id)) yield [id, o];
+    }
+  }
+
+  trashed(c: string, id: string): TrashEntry | undefined {
+    const o = this.trash.get(c)?.get(id);
+    if (o !== undefined) return o ?? undefined;
+    return this.state.trash.get(c)?.get(id);
+  }
+
+  *trashedRecords(c: string): IterableIterator<[string, TrashEntry]> {
+    const overlay = this.trash.get(c);
+    for (const [id, t] of this.state.trash.get(c) ?? []) {
+      const o = overlay?.get(id);
+      if (o === undefined) yield [id, t];
+      else if (o) yield [id, o];
+    }
+    for (const [id, o] of overlay ?? []) if (o && !this.state.trash.get(c)?.has(id)) yield [id, o];
+  }
+
+  key(id: string): ApiKeyRecord | undefined {
+    const o = this.keys.get(id);
+    return o !== undefined ? o ?? undefined : this.state.keys.get(id);
+  }
+
+  currentConfig(): Readonly<Record<string, unknown>> {
+    return this.config ?? this.state.config;
+  }
+
+  /** Makes effects visible to later operations of the same group. */
+  stage(effects: readonly Effect[]): void {
+    for (const e of effects) this.stageOne(e);
+  }
+
+  private committedHas(c: string, id: string): boolean {
+    return !this.dropped.has(c) && (this.state.collections.get(c)?.records.has(id) ?? false);
+  }
+
+  private recOverlay(c: string): Map<string, RecordEntry | null> {
+    let m = this.recs.get(c);
+    if (!m) this.recs.set(c, (m = new Map()));
+    return m;
+  }
+
+  private trashOverlay(c: string): Map<string, TrashEntry | null> {
+    let m = this.trash.get(c);
+    if (!m) this.trash.set(c, (m = new Map()));
+    return m;
+  }
+
+  private stageOne(e: Effect): void {
+    switch (e.t) {
+      case 'createCollection':
+      case 'setCollectionMeta':
+        if (e.t === 'createCollection' && this.collection(e.meta.name)) return;
+        this.colls.set(e.meta.name, e.meta);
+        return;
+      case 'dropCollection':
+        this.colls.set(e.name, GONE);
+        this.dropped.add(e.name);
+        this.recs.delete(e.name);
+        this.trash.set(e.name, new Map([...this.trashedRecords(e.name)].map(([id]) => [id, null])));
+        return;
+      case 'put': {
+        const entry: RecordEntry = { fields: e.fields, version: this.nextSeq, expiresAt: e.expiresAt, slidingMs: e.slidingMs };
+        this.recOverlay(e.c).set(e.id, entry);
+        return;
+      }
+      case 'delete': {
+        const entry = this.record(e.c, e.id);
+        if (!entry) return;
+        this.recOverlay(e.c).set(e.id, null);
+        if (e.trashedAt !== undefined) this.trashOverlay(e.c).set(e.id, { entry, deletedAt: e.trashedAt });
+        return;
+      }
+      case 'restore': {
+        const t = this.trashed(e.c, e.id);
+        if (!t) return;
+        this.trashOverlay(e.c).set(e.id, null);
+        this.recOverlay(e.c).set(e.id, { ...t.entry, version: this.nextSeq });
+        return;
+      }
+      case 'purge':
+        this.trashOverlay(e.c).set(e.id, null);
+        return;
+      case 'keyPut':
+        this.keys.set(e.key.id, e.key);
+        return;
+      case 'keyDelete':
+        this.keys.set(e.id, null);
+        return;
+      case 'config':
+        this.config = { ...this.currentConfig(), ...e.values };
+        return;
+    }
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The single writer. Operations are queued and run in order; everything
+ * queued while the previous group was being made durable forms the next
+ * group, which costs one log write and one fsync (group commit).
+ *
+ * Per group: each operation computes its effects against a WorkingView
+ * (committed state plus the group's earlier effects), the group is appended
+ * to the log, and only when the append is durable are the batches applied
+ * to DbState, published to listeners and acknowledged.
+ */
+import { Unavailable, MESSAGES, toDbError } from '../errors.js';
+import { applyBatch } from './apply-batch.js';
+import type { Effect, LoggedBatch } from './effects.js';
+import type { DbState } from './state.js';
+import { WorkingView } from './working-view.js';
+import type { LogWriter } from './storage/log-writer.js';
+
+export interface OpResult<R> { readonly effects: readonly Effect[]; readonly result: R }
+export type Operation<R> = (view: WorkingView) => OpResult<R>;
+
+interface Pending {
+  op: Operation<unknown>;
+  /** Runs alone between groups (segment rotation, snapshot capture). */
+  exclusive?: () => Promise<unknown>;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
+export type CommitListener = (batch: LoggedBatch) => void;
+
+export class WriteQueue {
+  private queue: Pending[] = [];
+  private running = false;
+  private readOnlyCause: Error | undefined;
+  private readonly listeners: CommitListener[] = [];
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly state: DbState, private readonly log: LogWriter) {}
+
+  get readOnly(): boolean { return this.readOnlyCause !== undefined; }
+  get readOnlyReason(): string | undefined { return this.readOnlyCause?.message; }
+
+  /** Called after each batch is durable and applied, in seq order. */
+  onCommit(listener: CommitListener): void { this.listeners.push(listener); }
+
+  /**
+   * Runs `op` in the writer. Resolves with its result only after its effects
+   * are durable under the log's mode and visible to readers.
+   * Throws Unavailable when the engine is read-only; rethrows op errors.
+   */
+  submit<R>(op: Operation<R>): Promise<R> {
+    if (this.readOnlyCause) return Promise.reject(new Unavailable(MESSAGES.readOnly));
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ op: op as Operation<unknown>, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  /**
+   * Runs `fn` between groups: no write is computed, logged or applied while
+   * it runs. Used to rotate log segments and capture snapshots.
+   */
+  exclusive<R>(fn: () => Promise<R>): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      const op: Operation<unknown> = () => ({ effects: [], result: undefined });
+      this.queue.push({ op, exclusive: fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  /** Resolves when no group is in flight (used by snapshot and shutdown). */
+  idle(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    while (this.queue.length > 0) {
+      const cut = this.queue.findIndex((p) => p.exclusive);
+      if (cut === 0) {
+        const p = this.queue.shift()!;
+        try { p.resolve(await p.exclusive!()); } catch (err) { p.reject(err); }
+        continue;
+      }
+      const group = cut < 0 ? this.queue : this.queue.slice(0, cut);
+      this.queue = cut < 0 ? [] : this.queue.slice(cut);
+      await this.runGroup(group);
+    }
+    this.running = false;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private async runGroup(group: Pending[]): Promise<void> {
+    const view = new WorkingView(this.state, this.state.seq + 1);
+    const batches: LoggedBatch[] = [];
+    const done: Array<{ p: Pending; result: unknown }> = [];
+    for (const p of group) {
+      if (this.readOnlyCause) { p.reject(new Unavailable(MESSAGES.readOnly)); continue; }
+      let out: OpResult<unknown>;
+      try {
+        out = p.op(view);
+      } catch (err) {
+        p.reject(toDbError(err));
+        continue;
+      }
+      if (out.effects.length > 0) {
+        batches.push({ seq: view.nextSeq, effects: out.effects });
+        view.stage(out.effects);
+        view.nextSeq += 1;
+      }
+      done.push({ p, result: out.result });
+    }
+    if (batches.length > 0) {
+      try {
+        await this.log.append(batches);
+      } catch (err) {
+        this.readOnlyCause = err as Error;
+        for (const d of done) d.p.reject(new Unavailable(MESSAGES.readOnly, { cause: err }));
+        return;
+      }
+      for (const b of batches) {
+        applyBatch(this.state, b);
+        for (const l of this.listeners) {
+          try { l(b); } catch (err) { console.error('commit listener failed', err); }
+        }
+      }
+    }
+    for (const d of done) d.p.resolve(d.result);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Tokens: API keys are exchanged for short-lived HS256 JWTs (jose). Each
+ * request's bearer token is verified against the injectable clock, and the
+ * key it names is looked up again, so revoking a key takes effect at once.
+ */
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { InvalidInput, Unauthorized } from '../errors.js';
+import type { Database } from '../engine/index.js';
+import type { Principal } from './context.js';
+
+export class TokenService {
+  constructor(private readonly db: Database) {}
+
+  private get key(): Uint8Array { return this.db.secrets.jwtKey; }
+
+  /** Exchanges an API key for a token. 401 for an unknown key. */
+  async issue(apiKey: unknown): Promise<{ token: string; expires_at: number }> {
+    if (typeof apiKey !== 'string' || apiKey.length === 0 || apiKey.length > 1024) {
+      if (apiKey === undefined) throw new InvalidInput("Body must be {api_key: string}");
+      throw new Unauthorized('Invalid API key');
+    }
+    const record = this.db.keys.verify(apiKey);
+    if (!record) throw new Unauthorized('Invalid API key');
+    const now = Math.floor(this.db.now() / 1000);
+    const exp = now + this.db.settings().token_ttl_secs;
+    const token = await new SignJWT({ adm: record.admin })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(record.id)
+      .setIssuedAt(now)
+      .setExpirationTime(exp)
+      .sign(this.key);
+    return { token, expires_at: exp };
+  }
+
+  /** Verifies an `Authorization` header value (or a bare token). 401 for anything wrong. */
+  async authenticate(header: string | undefined, tokenParam?: string): Promise<Principal> {
+    let token = tokenParam;
+    if (header !== undefined) {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!m) throw new Unauthorized('Malformed Authorization header; expected "Bearer <token>"');
+      token = m[1];
+    }
+    if (!token) throw new Unauthorized('Missing Authorization header');
+    let sub: string | undefined;
+    try {
+      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], currentDate: new Date(this.db.now()) });
+      if (typeof payload.exp !== 'number') throw new Unauthorized('Invalid token');
+      sub = payload.sub;
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw new Unauthorized('Token has expired');
+      if (err instanceof Unauthorized) throw err;
+      throw new Unauthorized('Invalid token');
+    }
+    const key = sub ? this.db.keys.get(sub) : undefined;
+    if (!key) throw new Unauthorized('Invalid token: API key has been revoked');
+    return { keyId: key.id, admin: key.admin, key };
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * The per-request context handed to procedures. It holds the engine and the
+ * caller, never the transport's request or response objects.
+ */
+import type { Database } from '../engine/index.js';
+import type { ApiKeyRecord } from '../engine/index.js';
+
+export interface Principal {
+  readonly keyId: string;
+  readonly admin: boolean;
+  readonly key: ApiKeyRecord;
+}
+
+export interface Services {
+  readonly db: Database;
+  readonly tokens: import('./auth.js').TokenService;
+  readonly log: (level: 'info' | 'warn' | 'error', msg: string, extra?: unknown) => void;
+  readonly startedAt: number;
+  readonly version: string;
+}
+
+export interface Context extends Services {
+  readonly principal: Principal | undefined;
+  readonly requestId: string;
+  /** Typed (`{type, value}`) or bare record output, from the `use_typed_values` setting. */
+  readonly typed: boolean;
+}

@@ -1,0 +1,103 @@
+/**
+ * Transport-agnostic request handling: route, authenticate, rate-limit,
+ * decode, call the procedure, encode. The fastify server and the express
+ * adapter are both thin shells around `Dispatcher.handle`, so they behave
+ * identically.
+ */
+import { randomUUID } from 'node:crypto';
+import { PayloadTooLarge } from '../errors.js';
+import { callProcedure, type RawInput, type Registry } from './procedure.js';
+import { Router } from './router.js';
+import { ROUTES, type RouteTarget } from './routes.js';
+import { decodeBody, encodeBody, toJson } from './codec.js';
+import { renderError } from './error-body.js';
+import { RateLimiter } from './rate-limit.js';
+import type { Context, Principal, Services } from './context.js';
+
+export interface HttpRequest {
+  readonly method: string;
+  /** Raw path and query, still percent-encoded. */
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body?: Buffer;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export class Dispatcher {
+  private readonly router = new Router<RouteTarget>(ROUTES);
+  private readonly limiter = new RateLimiter();
+
+  constructor(private readonly services: Services, private readonly registry: Registry, readonly bodyLimit: number) {}
+
+  async handle(req: HttpRequest): Promise<HttpResponse> {
+    const requestId = randomUUID();
+    const headers: Record<string, string> = { 'X-Request-Id': requestId };
+    try {
+      const qAt = req.url.indexOf('?');
+      const path = qAt < 0 ? req.url : req.url.slice(0, qAt);
+      const { target, params } = this.router.match(req.method, path);
+      const proc = this.registry.get(target.procedure);
+      let principal: Principal | undefined;
+      if (proc && proc.access !== 'public') {
+        principal = await this.services.tokens.authenticate(header(req, 'authorization'));
+        const rate = this.limit(principal);
+        if (rate) Object.assign(headers, rateHeaders(rate));
+      }
+      if (req.body && req.body.length > this.bodyLimit) throw new PayloadTooLarge(`Request body exceeds ${this.bodyLimit} bytes`);
+      const raw: RawInput = {
+        params,
+        query: parseQuery(qAt < 0 ? '' : req.url.slice(qAt + 1)),
+        body: decodeBody(req.body, header(req, 'content-type')),
+      };
+      const ctx: Context = { ...this.services, principal, requestId, typed: this.services.db.settings().use_typed_values };
+      const result = await callProcedure(this.registry, target.procedure, raw, ctx);
+      const enc = encodeBody(result ?? {}, header(req, 'accept'), header(req, 'accept-encoding'));
+      headers['Content-Type'] = enc.contentType;
+      if (enc.gzip) headers['Content-Encoding'] = 'gzip';
+      return { status: target.status ?? 200, headers, body: enc.body };
+    } catch (err) {
+      return this.errorResponse(err, requestId, headers, req);
+    }
+  }
+
+  private limit(p: Principal) {
+    const s = this.services.db.settings();
+    const quota = p.key.rate_limit ?? s.rate_limit_requests;
+    return this.limiter.hit(p.keyId, quota, s.rate_limit_window_secs, this.services.db.now());
+  }
+
+  private errorResponse(err: unknown, requestId: string, headers: Record<string, string>, req: HttpRequest): HttpResponse {
+    const rendered = renderError(err, requestId);
+    if (rendered.status >= 500) this.services.log('error', `${req.method} ${req.url.slice(0, 200)} failed`, err);
+    else this.services.log('info', `${req.method} ${req.url.slice(0, 200)} -> ${rendered.status}`);
+    return {
+      status: rendered.status,
+      headers: { ...headers, ...rendered.headers, 'Content-Type': 'application/json; charset=utf-8' },
+      body: Buffer.from(toJson(rendered.body), 'utf8'),
+    };
+  }
+}
+
+function header(req: HttpRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function rateHeaders(r: { limit: number; remaining: number; reset: number }): Record<string, string> {
+  return { 'X-RateLimit-Limit': String(r.limit), 'X-RateLimit-Remaining': String(r.remaining), 'X-RateLimit-Reset': String(r.reset) };
+}
+
+function parseQuery(qs: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = Object.create(null);
+  if (!qs) return out;
+  for (const [k, v] of new URLSearchParams(qs)) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}

@@ -1,0 +1,4 @@
+/** Public surface of the HTTP layer (the composition root). */
+export { Server, VERSION, type ServerConfig } from './server.js';
+export { Dispatcher } from './dispatch.js';
+export { createExpressHandler } from './transport/express-adapter.js';

@@ -1,0 +1,60 @@
+/**
+ * Typed procedures: each operation is declared once with its access level,
+ * input parser and handler; HTTP routes (and later WebSocket messages) are
+ * thin adapters over `callProcedure`, so validation, permissions and errors
+ * are identical on every transport.
+ */
+import { Forbidden, MESSAGES, NotFound, Unavailable } from '../errors.js';
+import type { Context } from './context.js';
+import { checkCollectionAccess } from './permissions.js';
+
+export type Access = 'public' | 'user' | 'admin';
+export type Kind = 'query' | 'mutation';
+
+export interface Procedure<I = unknown, O = unknown> {
+  readonly name: string;
+  readonly kind: Kind;
+  readonly access: Access;
+  /** Parses and validates raw input; throws InvalidInput. */
+  readonly input: (raw: RawInput) => I;
+  /** For collection-scoped procedures: which collection, and whether it reads or writes. */
+  readonly collection?: (input: I) => { name: string; mode: 'read' | 'write'; fields?: string[] } | undefined;
+  readonly handler: (input: I, ctx: Context) => O | Promise<O>;
+}
+
+/** What a transport hands over: path params, query string and decoded body. */
+export interface RawInput {
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string | string[]>>;
+  readonly body: unknown;
+}
+
+export function defineProcedure<I, O>(p: Procedure<I, O>): Procedure<I, O> {
+  return p;
+}
+
+export type Registry = ReadonlyMap<string, Procedure<any, any>>;
+
+export function buildRegistry(list: ReadonlyArray<Procedure<any, any>>): Registry {
+  const map = new Map<string, Procedure<any, any>>();
+  for (const p of list) {
+    if (map.has(p.name)) throw new Error(`duplicate procedure name ${p.name}`);
+    map.set(p.name, p);
+  }
+  return map;
+}
+
+/**
+ * The one entry point: look up, check access, parse input, check collection
+ * permissions and read-only mode, run the handler.
+ */
+export async function callProcedure(registry: Registry, name: string, raw: RawInput, ctx: Context): Promise<unknown> {
+  const proc = registry.get(name);
+  if (!proc) throw new NotFound(`Unknown procedure '${name}'`);
+  if (proc.access === 'admin' && !ctx.principal?.admin) throw new Forbidden(MESSAGES.adminRequired);
+  const input = proc.input(raw);
+  const scope = proc.collection?.(input);
+  if (scope && ctx.principal) checkCollectionAccess(ctx.principal, scope.name, scope.mode, scope.fields);
+  if (proc.kind === 'mutation' && ctx.db.readOnly) throw new Unavailable(MESSAGES.readOnly);
+  return proc.handler(input, ctx);
+}

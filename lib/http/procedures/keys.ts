@@ -1,0 +1,28 @@
+/** API key management (admin): create, list without secrets, revoke. */
+import { describeKey, parseKeyRequest } from '../../engine/index.js';
+import { defineProcedure } from '../procedure.js';
+import { param } from '../input.js';
+
+export const keysCreate = defineProcedure({
+  name: 'keys.create', kind: 'mutation', access: 'admin',
+  input: (raw) => parseKeyRequest(raw.body),
+  handler: async (req, ctx) => {
+    const { key, record } = await ctx.db.keys.create(req);
+    return { key, ...describeKey(record) };
+  },
+});
+
+export const keysList = defineProcedure({
+  name: 'keys.list', kind: 'query', access: 'admin',
+  input: () => undefined,
+  handler: (_i, ctx) => ({ keys: ctx.db.keys.list().map(describeKey) }),
+});
+
+export const keysRevoke = defineProcedure({
+  name: 'keys.revoke', kind: 'mutation', access: 'admin',
+  input: (raw) => param(raw, 'id'),
+  handler: async (id, ctx) => {
+    await ctx.db.keys.revoke(id);
+    return { status: 'revoked', id };
+  },
+});

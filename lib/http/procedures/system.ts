@@ -1,0 +1,61 @@
+/** Health, token exchange, run-time config and on-demand snapshots. */
+import { InvalidInput } from '../../errors.js';
+import { defineProcedure } from '../procedure.js';
+import { bodyObject } from '../input.js';
+import type { Context } from '../context.js';
+
+export function publicConfig(ctx: Context): Record<string, unknown> {
+  const s = ctx.db.settings();
+  return { ...s, durable_operations: s.durability !== 'none' };
+}
+
+export const healthGet = defineProcedure({
+  name: 'health.get', kind: 'query', access: 'public',
+  input: () => undefined,
+  handler: (_i, ctx) => {
+    const readOnly = ctx.db.readOnly;
+    const body: Record<string, unknown> = {
+      status: readOnly ? 'degraded' : 'ok',
+      integrity_ok: !readOnly,
+      read_only: readOnly,
+      version: ctx.version,
+      uptime_secs: Math.floor((Date.now() - ctx.startedAt) / 1000),
+    };
+    if (readOnly) body.reason = ctx.db.readOnlyReason ? `storage failure: ${ctx.db.readOnlyReason}` : 'storage failure';
+    return body;
+  },
+});
+
+export const authToken = defineProcedure({
+  name: 'auth.token', kind: 'query', access: 'public',
+  input: (raw) => {
+    const body = bodyObject(raw);
+    if (!('api_key' in body)) throw new InvalidInput('Body must be {api_key: string}');
+    return body.api_key;
+  },
+  handler: async (apiKey, ctx) => ({ token: (await ctx.tokens.issue(apiKey)).token }),
+});
+
+export const configGet = defineProcedure({
+  name: 'config.get', kind: 'query', access: 'user',
+  input: () => undefined,
+  handler: (_i, ctx) => publicConfig(ctx),
+});
+
+export const configUpdate = defineProcedure({
+  name: 'config.update', kind: 'mutation', access: 'admin',
+  input: (raw) => bodyObject(raw),
+  handler: async (body, ctx) => {
+    await ctx.db.updateSettings(body);
+    return { status: 'updated', config: publicConfig(ctx), ...publicConfig(ctx) };
+  },
+});
+
+export const adminSnapshot = defineProcedure({
+  name: 'admin.snapshot', kind: 'mutation', access: 'admin',
+  input: () => undefined,
+  handler: async (_i, ctx) => {
+    const s = await ctx.db.snapshot();
+    return { status: 'ok', snapshot: s.name, seq: s.seq, bytes: s.bytes };
+  },
+});

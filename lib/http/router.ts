@@ -1,0 +1,68 @@
+/**
+ * Route matching over the raw path: the path is split on literal `/` first
+ * and each segment is percent-decoded afterwards, so an encoded `%2F` stays
+ * inside its segment (a KV key `a/b` arrives as one segment `a%2Fb`).
+ * Routes are tried in table order; literal routes are listed before their
+ * parameterised siblings.
+ */
+import { InvalidInput, MethodNotAllowed, NotFound } from '../errors.js';
+
+export interface RouteDef<T> {
+  readonly method: string;
+  readonly path: string;
+  readonly target: T;
+}
+
+interface Compiled<T> { def: RouteDef<T>; parts: Array<{ literal: string } | { param: string }> }
+
+export interface RouteMatch<T> { target: T; params: Record<string, string> }
+
+export class Router<T> {
+  private readonly routes: Compiled<T>[];
+
+  constructor(defs: ReadonlyArray<RouteDef<T>>) {
+    this.routes = defs.map((def) => ({
+      def,
+      parts: def.path.split('/').slice(1).map((p) => (p.startsWith(':') ? { param: p.slice(1) } : { literal: p })),
+    }));
+  }
+
+  /** Throws NotFound for an unknown path, MethodNotAllowed for a known path with the wrong method. */
+  match(method: string, rawPath: string): RouteMatch<T> {
+    const segments = rawPath.split('/').slice(1);
+    if (segments.length > 1 && segments[segments.length - 1] === '') segments.pop();
+    let pathMatched = false;
+    for (const r of this.routes) {
+      if (r.parts.length !== segments.length) continue;
+      const params = matchParts(r.parts, segments);
+      if (!params) continue;
+      pathMatched = true;
+      if (r.def.method === method || (method === 'HEAD' && r.def.method === 'GET')) return { target: r.def.target, params };
+    }
+    if (pathMatched) throw new MethodNotAllowed('Method Not Allowed');
+    throw new NotFound(`No route for ${method} ${rawPath}`);
+  }
+}
+
+function matchParts(parts: Compiled<unknown>['parts'], segments: string[]): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    const seg = segments[i]!;
+    if ('literal' in part) {
+      if (part.literal !== seg) return undefined;
+    } else {
+      if (seg === '') return undefined;
+      params[part.param] = decodeSegment(seg);
+    }
+  }
+  return params;
+}
+
+function decodeSegment(seg: string): string {
+  try {
+    return decodeURIComponent(seg);
+  } catch {
+    throw new InvalidInput(`Malformed percent-encoding in path segment '${seg.slice(0, 100)}'`);
+  }
+}

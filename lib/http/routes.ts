@@ -1,0 +1,46 @@
+/**
+ * The HTTP route table: one line per protocol route, mapping method and path
+ * to a procedure and its success status. Literal routes come before their
+ * parameterised siblings (protocol.md gotcha 11).
+ */
+import type { RouteDef } from './router.js';
+
+export interface RouteTarget {
+  readonly procedure: string;
+  /** Success status (default 200). */
+  readonly status?: number;
+}
+
+const r = (method: string, path: string, procedure: string, status?: number): RouteDef<RouteTarget> =>
+  ({ method, path, target: status ? { procedure, status } : { procedure } });
+
+export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
+  r('GET', '/api/health', 'health.get'),
+  r('POST', '/api/auth/token', 'auth.token'),
+  r('POST', '/api/auth/keys', 'keys.create', 201),
+  r('GET', '/api/auth/keys', 'keys.list'),
+  r('DELETE', '/api/auth/keys/:id', 'keys.revoke'),
+  r('GET', '/api/config', 'config.get'),
+  r('PUT', '/api/config', 'config.update'),
+  r('POST', '/api/admin/snapshot', 'admin.snapshot'),
+
+  r('GET', '/api/collections', 'collections.list'),
+  r('POST', '/api/collections/:collection', 'collections.create', 201),
+  r('GET', '/api/collections/:collection', 'collections.get'),
+  r('DELETE', '/api/collections/:collection', 'collections.delete'),
+  r('GET', '/api/schemas/:collection', 'schemas.get'),
+  r('PUT', '/api/schemas/:collection', 'schemas.update'),
+  r('PUT', '/api/schemas/:collection/primary-key-alias', 'schemas.setPrimaryKeyAlias'),
+  r('POST', '/api/trash/:collection/:id', 'trash.restore'),
+  r('POST', '/api/trash/:collection', 'trash.restoreCollection'),
+
+  r('POST', '/api/insert/:collection', 'records.insert', 201),
+  r('POST', '/api/find/:collection', 'records.find'),
+  r('GET', '/api/find/:collection/:id', 'records.findById'),
+  r('PUT', '/api/update/sequence/:collection/:id', 'records.updateSequence'),
+  r('PUT', '/api/update/:collection/:id/action/:action', 'records.updateAction'),
+  r('PUT', '/api/update/:collection/:id', 'records.update'),
+  r('DELETE', '/api/delete/:collection/:id', 'records.delete'),
+  r('POST', '/api/distinct/:collection/:field', 'records.distinct'),
+  r('GET', '/api/:collection/count', 'records.count'),
+];

@@ -1,0 +1,130 @@
+/**
+ * The composition root: builds a Database from a ServerConfig, wires the
+ * procedures, the dispatcher and the fastify transport, bootstraps the admin
+ * key, and schedules maintenance (trash purge and snapshots with node-cron,
+ * TTL sweeps on an interval). `close()` shuts everything down cleanly.
+ */
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import path from 'node:path';
+import cron from 'node-cron';
+import type { FastifyInstance } from 'fastify';
+import { Database, type Clock, type Settings, type StorageFs } from '../engine/index.js';
+import { TokenService } from './auth.js';
+import { Dispatcher } from './dispatch.js';
+import { createRegistry } from './procedures/index.js';
+import { createFastify } from './transport/fastify.js';
+import type { Services } from './context.js';
+
+export const VERSION = '0.1.0';
+
+export interface ServerConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Admin key from the environment; generated on first start when absent. */
+  adminKey?: string;
+  /** Server defaults for run-time settings (PUT /api/config overrides them). */
+  settings?: Partial<Settings>;
+  bodyLimitBytes?: number;
+  clock?: Clock;
+  fs?: StorageFs;
+  snapshotBytes?: number;
+  /** node-cron expressions; empty string disables. */
+  snapshotCron?: string;
+  trashPurgeCron?: string;
+  ttlSweepMs?: number;
+  /** Where the generated admin key is announced (stdout by default). */
+  announce?: (msg: string) => void;
+  quiet?: boolean;
+}
+
+export class Server {
+  readonly dispatcher: Dispatcher;
+  private readonly app: FastifyInstance;
+  private readonly jobs: cron.ScheduledTask[] = [];
+  private closing: Promise<void> | undefined;
+
+  private constructor(readonly db: Database, readonly config: ServerConfig, services: Services) {
+    this.dispatcher = new Dispatcher(services, createRegistry(), config.bodyLimitBytes ?? 32 * 1024 * 1024);
+    this.app = createFastify(this.dispatcher);
+  }
+
+  static async create(config: ServerConfig): Promise<Server> {
+    const log = makeLogger(config.quiet ?? false);
+    const db = await Database.open({
+      dataDir: config.dataDir, clock: config.clock, fs: config.fs, settings: config.settings,
+      snapshotBytes: config.snapshotBytes, log: (m) => log('info', m),
+    });
+    try {
+      await bootstrapAdmin(db, config);
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
+    const services: Services = { db, tokens: new TokenService(db), log, startedAt: Date.now(), version: VERSION };
+    const server = new Server(db, config, services);
+    server.schedule(log);
+    return server;
+  }
+
+  /** Starts listening; resolves with the bound port (useful with port 0). */
+  async listen(): Promise<number> {
+    await this.app.listen({ port: this.config.port, host: this.config.host });
+    const addr = this.app.server.address();
+    return typeof addr === 'object' && addr ? addr.port : this.config.port;
+  }
+
+  get url(): string {
+    const addr = this.app.server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : this.config.port;
+    return `http://127.0.0.1:${port}`;
+  }
+
+  /** The underlying node HTTP server (the WebSocket transport attaches here). */
+  get httpServer() { return this.app.server; }
+
+  private schedule(log: Services['log']): void {
+    const purge = this.config.trashPurgeCron ?? '17 3 * * *';
+    if (purge) this.jobs.push(cron.schedule(purge, () => { this.db.trash.purgeExpired().catch((e) => log('error', 'trash purge failed', e)); }));
+    const snap = this.config.snapshotCron ?? '0 * * * *';
+    if (snap) this.jobs.push(cron.schedule(snap, () => { this.db.snapshot().catch((e) => log('error', 'scheduled snapshot failed', e)); }));
+    const sweep = this.config.ttlSweepMs ?? 1000;
+    if (sweep > 0) this.db.records.expiry.start(sweep);
+  }
+
+  /** Stops accepting requests, waits for in-flight writes, snapshots and closes the log. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const j of this.jobs) j.stop();
+      await this.app.close();
+      await this.db.close({ snapshot: true });
+    })();
+    return this.closing;
+  }
+}
+
+async function bootstrapAdmin(db: Database, config: ServerConfig): Promise<void> {
+  if (config.adminKey) {
+    await db.keys.ensureAdmin(config.adminKey);
+    return;
+  }
+  if (db.keys.hasAdmin()) return;
+  const key = `eddy_admin_${randomBytes(24).toString('base64url')}`;
+  await db.keys.ensureAdmin(key);
+  const file = path.join(config.dataDir, 'admin.key');
+  fs.writeFileSync(file, key + '\n', { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  const announce = config.announce ?? ((m: string) => process.stdout.write(m + '\n'));
+  announce(`Generated admin API key (shown once, also saved to ${file}):\n  ${key}`);
+}
+
+function makeLogger(quiet: boolean): Services['log'] {
+  return (level, msg, extra) => {
+    if (quiet && level !== 'error') return;
+    if (level === 'info' && !process.env.EDDYDB_LOG_REQUESTS && /-> \d{3}$/.test(msg)) return;
+    const line = `${new Date().toISOString()} ${level} ${msg}`;
+    if (level === 'error') console.error(line, extra instanceof Error ? extra.stack : extra ?? '');
+    else console.log(line);
+  };
+}
