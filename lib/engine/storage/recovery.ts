@@ -13,7 +13,8 @@ import { applyBatch } from '../apply-batch.js';
 import { DbState } from '../state.js';
 import type { LoggedBatch } from '../effects.js';
 import { decodePayload } from './codec.js';
-import { checkHeader, HEADER_SIZE, readFrame } from './frame.js';
+import { crc32 } from 'node:zlib';
+import { checkHeader, FRAME_OVERHEAD, HEADER_SIZE, readFrame } from './frame.js';
 import type { StorageFs } from './fs.js';
 import { LOG_MAGIC, LOG_VERSION } from './log-writer.js';
 import { loadSnapshot } from './snapshot.js';
@@ -94,32 +95,48 @@ async function replaySegment(
   for (;;) {
     const r = readFrame(buf, offset);
     if (r.kind === 'end') return offset;
-    if (r.kind === 'torn' || (r.kind === 'corrupt' && isLast && isFinalFrame(buf, offset))) {
-      if (!isLast) throw new Corruption(name, offset, r.reason);
-      warn(`${name}: torn final record at byte ${offset} (${r.reason}); truncated`);
+    const batch = r.kind === 'frame' ? decodeBatch(r.payload) : undefined;
+    if (!batch) {
+      const reason = r.kind === 'frame' ? 'record is not a decodable batch' : r.reason;
+      // A crash mid-append leaves garbage only at the very end: if any valid frame follows, this is data loss.
+      if (!isLast || hasValidFrameAfter(buf, offset)) throw new Corruption(name, offset, reason);
+      warn(`${name}: torn final record at byte ${offset} (${reason}); truncated`);
       return truncate(fs, file, offset);
     }
-    if (r.kind === 'corrupt') throw new Corruption(name, offset, r.reason);
-    let batch: LoggedBatch;
-    try {
-      batch = decodePayload<LoggedBatch>(r.payload);
-    } catch (err) {
-      throw new Corruption(name, offset, `undecodable record: ${(err as Error).message}`);
-    }
-    if (typeof batch?.seq !== 'number' || !Array.isArray(batch.effects)) throw new Corruption(name, offset, 'record is not a batch');
     if (batch.seq > state.seq) {
       if (batch.seq !== state.seq + 1) throw new Corruption(name, offset, `seq gap: expected ${state.seq + 1}, found ${batch.seq}`);
       applyBatch(state, batch);
       onBatch();
     }
-    offset = r.next;
+    offset = (r as { next: number }).next;
   }
 }
 
-/** A corrupt frame whose declared extent reaches the end of the file was being written when the process died. */
-function isFinalFrame(buf: Buffer, offset: number): boolean {
-  const length = buf.readUInt32LE(offset);
-  return offset + 8 + length >= buf.length;
+function decodeBatch(payload: Buffer): LoggedBatch | undefined {
+  try {
+    const batch = decodePayload<LoggedBatch>(payload);
+    return typeof batch?.seq === 'number' && Array.isArray(batch.effects) ? batch : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * True when a complete, checksummed batch frame starts anywhere after
+ * `offset`. Batches encode as a two-entry map (fixmap 0x82 or map16), which keeps the scan
+ * cheap; a false positive needs a 32-bit CRC collision.
+ */
+function looksLikeBatch(buf: Buffer, at: number): boolean {
+  return buf[at] === 0x82 || (buf[at] === 0xde && buf[at + 1] === 0 && buf[at + 2] === 2);
+}
+
+function hasValidFrameAfter(buf: Buffer, offset: number): boolean {
+  for (let pos = offset + 1; pos + FRAME_OVERHEAD < buf.length; pos++) {
+    const length = buf.readUInt32LE(pos);
+    if (length < 3 || pos + FRAME_OVERHEAD + length > buf.length || !looksLikeBatch(buf, pos + FRAME_OVERHEAD)) continue;
+    if (crc32(buf.subarray(pos + FRAME_OVERHEAD, pos + FRAME_OVERHEAD + length)) === buf.readUInt32LE(pos + 4)) return true;
+  }
+  return false;
 }
 
 async function truncate(fs: StorageFs, file: string, length: number): Promise<number> {

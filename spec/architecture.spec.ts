@@ -1,0 +1,77 @@
+/**
+ * Enforces the dependency direction of architecture.md:
+ *   errors <- vector <- engine <- functions <- chat <- http (<- cli)
+ * and that folders import each other only through their index.ts.
+ */
+import { expect } from 'chai';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const LIB = path.resolve('lib');
+const ALLOWED: Record<string, string[]> = {
+  errors: [],
+  vector: ['errors'],
+  engine: ['errors', 'vector'],
+  functions: ['errors', 'vector', 'engine'],
+  chat: ['errors', 'vector', 'engine', 'functions'],
+  http: ['errors', 'vector', 'engine', 'functions', 'chat'],
+  cli: ['errors', 'vector', 'engine', 'functions', 'chat', 'http'],
+};
+
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = path.join(dir, f);
+    return statSync(p).isDirectory() ? walk(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+function layerOf(file: string): string {
+  const rel = path.relative(LIB, file);
+  return rel === 'errors.ts' ? 'errors' : rel.split(path.sep)[0]!;
+}
+
+const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+describe('architecture', () => {
+  const files = walk(LIB);
+
+  it('finds the source tree', () => {
+    expect(files.length).to.be.greaterThan(20);
+  });
+
+  it('imports only along the allowed dependency direction', () => {
+    const violations: string[] = [];
+    for (const file of files) {
+      const from = layerOf(file);
+      for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+        const spec = m[1] ?? m[2]!;
+        if (!spec.startsWith('.')) continue;
+        const target = path.resolve(path.dirname(file), spec);
+        const to = layerOf(target.replace(/\.js$/, '.ts'));
+        if (to !== from && !ALLOWED[from]?.includes(to)) violations.push(`${path.relative(LIB, file)} -> ${spec}`);
+      }
+    }
+    expect(violations).to.deep.equal([]);
+  });
+
+  it('reaches into another folder only through its index.ts', () => {
+    const violations: string[] = [];
+    for (const file of files) {
+      const from = layerOf(file);
+      for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+        const spec = m[1] ?? m[2]!;
+        if (!spec.startsWith('.')) continue;
+        const target = path.resolve(path.dirname(file), spec).replace(/\.js$/, '.ts');
+        const to = layerOf(target);
+        if (to === from || to === 'errors') continue;
+        if (path.relative(path.join(LIB, to), target) !== 'index.ts') violations.push(`${path.relative(LIB, file)} -> ${spec}`);
+      }
+    }
+    expect(violations).to.deep.equal([]);
+  });
+
+  it('keeps every source file under the 600-line cap', () => {
+    const big = files.filter((f) => readFileSync(f, 'utf8').split('\n').length > 600).map((f) => path.relative(LIB, f));
+    expect(big).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * Starts a real EddyDB server on 127.0.0.1:0 with its own temp data dir, and
+ * gives tests a small HTTP client speaking JSON or MessagePack the way the
+ * ekoDB clients do (Content-Type and Accept both set to the chosen format).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { encode as mpEncode, decode as mpDecode } from '@msgpack/msgpack';
+import { Server, type ServerConfig } from '../../lib/http/index.js';
+import { ManualClock } from '../../lib/engine/index.js';
+
+export const ADMIN_KEY = 'test-admin-key-0123456789';
+
+export interface Reply<T = any> { status: number; headers: Headers; body: T; text: string }
+
+export interface RequestOptions {
+  token?: string | null;
+  format?: 'json' | 'msgpack';
+  headers?: Record<string, string>;
+  /** Send these exact bytes as the body. */
+  raw?: Buffer | string;
+}
+
+export class TestServer {
+  private tokenCache: string | undefined;
+  private constructor(readonly server: Server, readonly dataDir: string, readonly clock: ManualClock, readonly ownsDir: boolean) {}
+
+  static async start(overrides: Partial<ServerConfig> & { dataDir?: string; clock?: ManualClock } = {}): Promise<TestServer> {
+    const ownsDir = !overrides.dataDir;
+    const dataDir = overrides.dataDir ?? mkdtempSync(path.join(tmpdir(), 'eddydb-spec-'));
+    const clock = overrides.clock ?? new ManualClock(Date.now());
+    const server = await Server.create({
+      port: 0, host: '127.0.0.1', adminKey: ADMIN_KEY, quiet: true,
+      trashPurgeCron: '', snapshotCron: '', ttlSweepMs: 0,
+      ...overrides, dataDir, clock,
+    });
+    await server.listen();
+    return new TestServer(server, dataDir, clock, ownsDir);
+  }
+
+  get url(): string { return this.server.url; }
+
+  async stop(opts: { keepData?: boolean } = {}): Promise<void> {
+    await this.server.close();
+    if (this.ownsDir && !opts.keepData) rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  /** A token for the admin key (cached). */
+  async adminToken(): Promise<string> {
+    this.tokenCache ??= await this.tokenFor(ADMIN_KEY);
+    return this.tokenCache;
+  }
+
+  async tokenFor(apiKey: string): Promise<string> {
+    const r = await this.request('POST', '/api/auth/token', { api_key: apiKey }, { token: null });
+    if (r.status !== 200) throw new Error(`token exchange failed: ${r.status} ${r.text}`);
+    return r.body.token;
+  }
+
+  /** Creates a non-admin key and returns a token for it. */
+  async userToken(body: Record<string, unknown> = { name: 'user' }): Promise<string> {
+    const r = await this.request('POST', '/api/auth/keys', body);
+    if (r.status !== 201) throw new Error(`key create failed: ${r.status} ${r.text}`);
+    return this.tokenFor(r.body.key);
+  }
+
+  /**
+   * Sends a request. `token` undefined uses the admin token; null sends none.
+   * The body is encoded per `format` (JSON by default).
+   */
+  async request<T = any>(method: string, urlPath: string, body?: unknown, opts: RequestOptions = {}): Promise<Reply<T>> {
+    const format = opts.format ?? 'json';
+    const type = format === 'msgpack' ? 'application/msgpack' : 'application/json';
+    const headers: Record<string, string> = { 'Content-Type': type, Accept: type, ...opts.headers };
+    const token = opts.token === undefined ? await this.adminToken() : opts.token;
+    if (token) headers.Authorization = `Bearer ${token}`;
+    let payload: Buffer | string | undefined = opts.raw;
+    if (payload === undefined && body !== undefined) payload = format === 'msgpack' ? Buffer.from(mpEncode(body)) : JSON.stringify(body);
+    const res = await fetch(this.url + urlPath, { method, headers, body: payload });
+    let bytes = Buffer.from(await res.arrayBuffer());
+    if (res.headers.get('content-encoding') === 'gzip') bytes = gunzipSync(bytes);
+    const text = bytes.toString('utf8');
+    let parsed: unknown = undefined;
+    const ct = res.headers.get('content-type') ?? '';
+    if (bytes.length > 0) parsed = ct.includes('msgpack') ? mpDecode(bytes) : JSON.parse(text);
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  }
+}
+
+/** Unwraps typed records the way the clients' extractRecord does. */
+export function bare(record: Record<string, any>): Record<string, any> {
+  const out: Record<string, any> = {};
+  for (const [k, v] of Object.entries(record)) {
+    out[k] = v !== null && typeof v === 'object' && 'type' in v && 'value' in v ? v.value : v;
+  }
+  return out;
+}
