@@ -1,24 +1,118 @@
 /**
- * Offline tools on a data directory (the server must not be running):
- * `eddydb snapshot` writes a snapshot and drops redundant segments.
+ * Offline tools on a data directory. They take the directory's lock, so
+ * they refuse to run while a server is using it.
+ *
+ *   eddydb snapshot                    write a snapshot now, drop redundant segments
+ *   eddydb compact                     snapshot and keep only the newest one
+ *   eddydb verify                      check every checksum; exit 1 on any problem
+ *   eddydb export --collection C [--out FILE]   NDJSON of typed records
+ *   eddydb import --collection C [--in FILE]    NDJSON in, batches of 1,000
  */
+import { createReadStream, createWriteStream } from 'node:fs';
 import path from 'node:path';
-import { Database } from '../engine/index.js';
+import { createInterface } from 'node:readline';
+import { Database, nodeFs, recordToWire, toJson, verifyDataDir } from '../engine/index.js';
 import type { ParsedArgs } from './config.js';
 
+const IMPORT_CHUNK = 1000;
+
+function str(args: ParsedArgs, name: string): string | undefined {
+  const v = args.flags[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+function progress(msg: string): void {
+  process.stderr.write(`\r${msg}`);
+}
+
 export async function runTool(args: ParsedArgs): Promise<number> {
-  const dataDir = path.resolve(typeof args.flags['data-dir'] === 'string' ? args.flags['data-dir'] : process.env.EDDYDB_DATA_DIR ?? 'data');
+  const dataDir = path.resolve(str(args, 'data-dir') ?? process.env.EDDYDB_DATA_DIR ?? 'data');
   switch (args.command) {
-    case 'snapshot': {
-      const db = await Database.open({ dataDir, log: (m) => console.log(m) });
+    case 'snapshot':
+    case 'compact': {
+      const db = await Database.open({ dataDir, keepSnapshots: args.command === 'compact' ? 1 : 2, log: (m) => console.error(m) });
       const s = await db.snapshot();
       await db.close();
       console.log(`snapshot ${s.name} written (seq ${s.seq}, ${s.bytes} bytes)`);
       return 0;
     }
+    case 'verify': {
+      const reports = await verifyDataDir(nodeFs, dataDir);
+      for (const r of reports) console.log(`${r.ok ? 'ok ' : 'BAD'} ${r.file}  ${r.frames} records, ${r.bytes} bytes${r.problem ? `  ${r.problem}` : ''}`);
+      const bad = reports.filter((r) => !r.ok).length;
+      console.log(`${reports.length} files checked, ${bad} with problems`);
+      return bad === 0 ? 0 : 1;
+    }
+    case 'export': return exportCollection(dataDir, args);
+    case 'import': return importCollection(dataDir, args);
     case 'help':
     default:
-      console.log('usage: eddydb [start|snapshot|help] [--port N] [--data-dir DIR] [--durability always|batch|none]');
+      console.log([
+        'usage: eddydb <command> [options]',
+        '  start      run the server (--port, --host, --data-dir, --durability always|batch|none, ...)',
+        '  snapshot   write a snapshot of --data-dir now',
+        '  compact    snapshot and drop every older snapshot and segment',
+        '  verify     check every checksum in --data-dir',
+        '  export     --collection C [--out FILE]  write NDJSON (stdout by default)',
+        '  import     --collection C [--in FILE]   read NDJSON (stdin by default)',
+      ].join('\n'));
       return args.command === 'help' ? 0 : 2;
+  }
+}
+
+async function exportCollection(dataDir: string, args: ParsedArgs): Promise<number> {
+  const collection = str(args, 'collection');
+  if (!collection) { console.error('export needs --collection'); return 2; }
+  const db = await Database.open({ dataDir });
+  try {
+    const out: NodeJS.WritableStream = str(args, 'out') ? createWriteStream(str(args, 'out')!) : process.stdout;
+    const total = db.records.count(collection);
+    let n = 0;
+    for (const r of db.records.scan(collection)) {
+      const line = toJson(recordToWire(r, { typed: true }));
+      if (!out.write(line + '\n')) await new Promise<void>((res) => out.once('drain', () => res()));
+      if (++n % 10_000 === 0) progress(`exported ${n}/${total}`);
+    }
+    if (out !== process.stdout) await new Promise<void>((res) => out.end(() => res()));
+    process.stderr.write(`\rexported ${n} records from '${collection}'\n`);
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
+
+async function importCollection(dataDir: string, args: ParsedArgs): Promise<number> {
+  const collection = str(args, 'collection');
+  if (!collection) { console.error('import needs --collection'); return 2; }
+  const db = await Database.open({ dataDir });
+  let imported = 0, failed = 0, line = 0;
+  try {
+    const input = str(args, 'in') ? createReadStream(str(args, 'in')!) : process.stdin;
+    let chunk: unknown[] = [];
+    const flush = async () => {
+      const res = await db.bulk.insertMany(collection, chunk);
+      imported += res.successful.length;
+      for (const f of res.failed) console.error(`\nline ${line - chunk.length + f.index + 1}: ${f.error}`);
+      failed += res.failed.length;
+      chunk = [];
+      progress(`imported ${imported} (${failed} failed)`);
+    };
+    for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+      line += 1;
+      if (text.trim() === '') continue;
+      try {
+        chunk.push(JSON.parse(text));
+      } catch {
+        console.error(`\nline ${line}: not valid JSON`);
+        failed += 1;
+        continue;
+      }
+      if (chunk.length >= IMPORT_CHUNK) await flush();
+    }
+    if (chunk.length > 0) await flush();
+    process.stderr.write(`\rimported ${imported} records into '${collection}', ${failed} failed\n`);
+    return failed === 0 ? 0 : 1;
+  } finally {
+    await db.close({ snapshot: true });
   }
 }

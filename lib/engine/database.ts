@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Collections } from './collections.js';
 import { Records } from './records.js';
 import { Trash } from './trash.js';
+import { Bulk } from './bulk.js';
 import { ApiKeys } from './api-keys.js';
 import { systemClock, type Clock } from './clock.js';
 import { IdGenerator } from './ids.js';
@@ -21,6 +22,7 @@ import { LogWriter } from './storage/log-writer.js';
 import { recover } from './storage/recovery.js';
 import { writeSnapshot } from './storage/snapshot.js';
 import { HEADER_SIZE } from './storage/frame.js';
+import { DirLock } from './storage/lock.js';
 import { WriteQueue, type CommitListener, type Operation } from './write-queue.js';
 
 export interface DatabaseOptions {
@@ -43,6 +45,7 @@ export class Database {
   readonly collections: Collections;
   readonly trash: Trash;
   readonly keys: ApiKeys;
+  readonly bulk: Bulk;
   readonly ids: IdGenerator;
   private snapshotting: Promise<unknown> | undefined;
   private closed = false;
@@ -55,12 +58,14 @@ export class Database {
     readonly secrets: Secrets,
     private readonly opts: DatabaseOptions,
     private readonly fs: StorageFs,
+    private readonly lock: DirLock,
   ) {
     this.ids = new IdGenerator(secrets.idKey);
     this.records = new Records(this);
     this.collections = new Collections(this);
     this.trash = new Trash(this);
     this.keys = new ApiKeys(this);
+    this.bulk = new Bulk(this);
     queue.onCommit(() => this.maybeSnapshot());
   }
 
@@ -69,6 +74,17 @@ export class Database {
     const fs = opts.fs ?? nodeFs;
     const dir = opts.dataDir;
     await fs.mkdir(dir);
+    const lock = DirLock.acquire(dir);
+    try {
+      return await Database.openLocked(opts, fs, lock);
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+  }
+
+  private static async openLocked(opts: DatabaseOptions, fs: StorageFs, lock: DirLock): Promise<Database> {
+    const dir = opts.dataDir;
     const secrets = loadOrCreateSecrets(dir);
     const recovered = await recover(fs, dir, { log: opts.log });
     const settings = mergeSettings({ ...DEFAULT_SETTINGS, ...opts.settings }, recovered.state.config);
@@ -80,7 +96,7 @@ export class Database {
       await writer.openSegment(recovered.state.seq + 1);
     }
     const queue = new WriteQueue(recovered.state, writer);
-    return new Database(recovered.state, queue, writer, opts.clock ?? systemClock, secrets, opts, fs);
+    return new Database(recovered.state, queue, writer, opts.clock ?? systemClock, secrets, opts, fs, lock);
   }
 
   get dataDir(): string { return this.opts.dataDir; }
@@ -166,6 +182,7 @@ export class Database {
     if (opts.snapshot && !this.readOnly) await this.snapshot().catch((err) => this.opts.log?.(`final snapshot failed: ${(err as Error).message}`));
     this.closed = true;
     await this.logWriter.close();
+    this.lock.release();
   }
 }
 

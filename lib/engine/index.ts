@@ -11,4 +11,6 @@ export { nodeFs, type StorageFs, type StorageFile } from './storage/fs.js';
 export { parseQuery, type Query } from './query/index.js';
 export type { ApiKeyRecord, CollectionPermission } from './state.js';
 export type { Effect, LoggedBatch } from './effects.js';
-export { recordToWire, valueToWire, fieldsFromWire, type Fields, type Value } from './values/index.js';
+export { recordToWire, valueToWire, fieldsFromWire, toJson, type Fields, type Value } from './values/index.js';
+export { verifyDataDir, type FileReport } from './storage/verify.js';
+export type { BulkResult } from './bulk.js';

@@ -4,3 +4,4 @@ export * from './from-wire.js';
 export * from './to-wire.js';
 export * from './compare.js';
 export * from './joined.js';
+export * from './json.js';
