@@ -8,7 +8,12 @@ import { InvalidInput, Unauthorized } from '../errors.js';
 import type { Database } from '../engine/index.js';
 import type { Principal } from './context.js';
 
+/** Verified tokens, so each request does not pay jose's async verification again. */
+const CACHE_LIMIT = 10_000;
+
 export class TokenService {
+  private readonly verified = new Map<string, { sub: string; expMs: number }>();
+
   constructor(private readonly db: Database) {}
 
   private get key(): Uint8Array { return this.db.secrets.jwtKey; }
@@ -41,18 +46,36 @@ export class TokenService {
       token = m[1];
     }
     if (!token) throw new Unauthorized('Missing Authorization header');
+    const sub = await this.subjectOf(token);
+    const key = this.db.keys.get(sub);
+    if (!key) throw new Unauthorized('Invalid token: API key has been revoked');
+    return { keyId: key.id, admin: key.admin, key };
+  }
+
+  /** The key id a valid, unexpired token names; 401 otherwise. */
+  private async subjectOf(token: string): Promise<string> {
+    const now = this.db.now();
+    const hit = this.verified.get(token);
+    if (hit) {
+      if (hit.expMs > now) return hit.sub;
+      this.verified.delete(token);
+      throw new Unauthorized('Token has expired');
+    }
     let sub: string | undefined;
+    let expMs = 0;
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], currentDate: new Date(this.db.now()) });
       if (typeof payload.exp !== 'number') throw new Unauthorized('Invalid token');
       sub = payload.sub;
+      expMs = payload.exp * 1000;
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw new Unauthorized('Token has expired');
       if (err instanceof Unauthorized) throw err;
       throw new Unauthorized('Invalid token');
     }
-    const key = sub ? this.db.keys.get(sub) : undefined;
-    if (!key) throw new Unauthorized('Invalid token: API key has been revoked');
-    return { keyId: key.id, admin: key.admin, key };
+    if (!sub) throw new Unauthorized('Invalid token');
+    if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, { sub, expMs });
+    return sub;
   }
 }

@@ -1,0 +1,50 @@
+/**
+ * Benchmark reporting: every scenario prints throughput, p50/p99 latency
+ * and a ratio against a reference measured in the same run, and writes
+ * bench/results/<scenario>.json.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export interface Measurement {
+  label: string;
+  /** Operations (requests, records, queries) per second. */
+  throughput?: number;
+  p50_ms?: number;
+  p99_ms?: number;
+  [extra: string]: unknown;
+}
+
+export interface ScenarioResult {
+  scenario: string;
+  subject: Measurement;
+  reference: Measurement;
+  /** subject / reference on the scenario's headline metric. */
+  ratio: number;
+  ratio_of: string;
+  target?: string;
+  notes?: string;
+  extra?: Record<string, unknown>;
+}
+
+const fmt = (n: unknown) => (typeof n === 'number' ? (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(2)) : String(n ?? '-'));
+
+export function report(r: ScenarioResult): ScenarioResult {
+  const line = (m: Measurement) =>
+    `  ${m.label.padEnd(34)} ${fmt(m.throughput).padStart(10)} ops/s   p50 ${fmt(m.p50_ms).padStart(7)} ms   p99 ${fmt(m.p99_ms).padStart(7)} ms`;
+  console.log(`\n== ${r.scenario}`);
+  console.log(line(r.subject));
+  console.log(line(r.reference));
+  console.log(`  ratio (${r.ratio_of}): ${r.ratio.toFixed(3)}${r.target ? `   target: ${r.target}` : ''}`);
+  if (r.extra) for (const [k, v] of Object.entries(r.extra)) console.log(`  ${k}: ${fmt(v)}`);
+  if (r.notes) console.log(`  ${r.notes}`);
+  const dir = path.resolve('bench/results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, `${r.scenario}.json`), JSON.stringify({ ...r, measured_at: new Date().toISOString() }, null, 2) + '\n');
+  return r;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}

@@ -1,0 +1,23 @@
+/**
+ * `npm run bench [-- scenario ...]`: runs the benchmark scenarios (all by
+ * default) and writes bench/results/<scenario>.json. Not part of npm test.
+ */
+import { httpInsert, httpRead, durabilityModes } from './scenarios/http.js';
+import { batchInsert, filteredFind } from './scenarios/engine.js';
+import { recovery } from './scenarios/recovery.js';
+
+const SCENARIOS: Record<string, () => Promise<void>> = {
+  'http-insert': httpInsert,
+  'http-read': httpRead,
+  'durability-modes': durabilityModes,
+  'batch-insert': batchInsert,
+  'filtered-find': filteredFind,
+  recovery,
+};
+
+const wanted = process.argv.slice(2);
+for (const name of wanted.length ? wanted : Object.keys(SCENARIOS)) {
+  const run = SCENARIOS[name];
+  if (!run) { console.error(`unknown scenario '${name}'; known: ${Object.keys(SCENARIOS).join(', ')}`); process.exit(2); }
+  await run();
+}

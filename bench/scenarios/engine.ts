@@ -1,0 +1,63 @@
+/**
+ * In-process engine scenarios: a bulk insert of 10,000 records (one logged
+ * batch) and a filtered find over 100,000 records. References are the bare
+ * work on plain objects: msgpack-encoding the records into a Map, and
+ * Array.filter with the same predicate.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pack } from 'msgpackr';
+import { Database, parseQuery } from '../../lib/engine/index.js';
+import { percentile, report } from '../lib/report.js';
+
+function record(i: number) {
+  return { name: `user ${i}`, age: 18 + (i % 60), city: ['Oslo', 'Lima', 'Pune', 'Kyiv'][i % 4], score: i * 1.5, active: i % 3 === 0 };
+}
+
+async function timed(runs: number, fn: () => Promise<void> | void): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+export async function batchInsert(): Promise<void> {
+  const N = 10_000, RUNS = 10;
+  const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-'));
+  const db = await Database.open({ dataDir: dir });
+  const bodies = Array.from({ length: N }, (_, i) => record(i));
+  const subj = await timed(RUNS, async () => { await db.bulk.insertMany('bench', bodies); });
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+  const ref = await timed(RUNS, () => {
+    const m = new Map<string, Buffer>();
+    bodies.forEach((b, i) => m.set(String(i), pack(b)));
+  });
+  const subject = { label: 'eddydb bulk insert 10k (always)', throughput: N / (percentile(subj, 50) / 1000), p50_ms: percentile(subj, 50), p99_ms: percentile(subj, 99) };
+  const reference = { label: 'msgpack encode into a Map', throughput: N / (percentile(ref, 50) / 1000), p50_ms: percentile(ref, 50), p99_ms: percentile(ref, 99) };
+  report({ scenario: 'batch-insert', subject, reference, ratio: subject.throughput / reference.throughput, ratio_of: 'records/s vs bare encode', notes: 'p50/p99 are per 10,000-record batch' });
+}
+
+export async function filteredFind(): Promise<void> {
+  const N = 100_000, RUNS = 20;
+  const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-'));
+  const db = await Database.open({ dataDir: dir, settings: { durability: 'none' } });
+  const bodies = Array.from({ length: N }, (_, i) => record(i));
+  for (let i = 0; i < N; i += 10_000) await db.bulk.insertMany('bench', bodies.slice(i, i + 10_000));
+  const q = parseQuery({ filter: { type: 'Logical', content: { operator: 'And', expressions: [
+    { type: 'Condition', content: { field: 'age', operator: 'Gte', value: 30 } },
+    { type: 'Condition', content: { field: 'city', operator: 'Eq', value: 'Lima' } },
+  ] } } });
+  let found = 0;
+  const subj = await timed(RUNS, () => { found = db.records.find('bench', q).length; });
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+  const ref = await timed(RUNS, () => { bodies.filter((b) => b.age >= 30 && b.city === 'Lima'); });
+  const subject = { label: `eddydb find (${found} of 100k match)`, throughput: 1000 / percentile(subj, 50), p50_ms: percentile(subj, 50), p99_ms: percentile(subj, 99) };
+  const reference = { label: 'Array.filter on plain objects', throughput: 1000 / percentile(ref, 50), p50_ms: percentile(ref, 50), p99_ms: percentile(ref, 99) };
+  report({ scenario: 'filtered-find', subject, reference, ratio: subject.throughput / reference.throughput, ratio_of: 'queries/s vs Array.filter' });
+}
