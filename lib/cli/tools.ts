@@ -92,7 +92,7 @@ async function importCollection(dataDir: string, args: ParsedArgs): Promise<numb
     const flush = async () => {
       const res = await db.bulk.insertMany(collection, chunk);
       imported += res.successful.length;
-      for (const f of res.failed) console.error(`\nline ${line - chunk.length + f.index + 1}: ${f.error}`);
+      for (const f of res.failed) console.error(`\n${f.index === undefined ? '' : `line ${line - chunk.length + f.index + 1}: `}${f.error}`);
       failed += res.failed.length;
       chunk = [];
       progress(`imported ${imported} (${failed} failed)`);

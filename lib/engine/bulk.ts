@@ -1,55 +1,132 @@
 /**
- * Bulk writes: many records in one durable unit. Each item is checked on
- * its own, so one bad record fails alone while the rest succeed; the
- * successful ones are logged as a single batch, so after a crash they are
- * all present or all absent.
+ * Bulk writes: many records in one durable unit.
+ *
+ * Items are processed in chunks. An item that fails (validation, missing
+ * record, duplicate id) is reported alone while the rest go on; a chunk that
+ * fails unexpectedly is dropped whole and reported as one entry with a null
+ * id naming the chunk. Everything that succeeded is logged as ONE batch, so
+ * after a crash the request's writes are all present or all absent.
  */
-import { toDbError } from '../errors.js';
+import { DbError, toDbError } from '../errors.js';
 import type { Database } from './database.js';
 import type { Effect } from './effects.js';
+import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
 import type { PreparedWrite } from './records.js';
+import type { WorkingView } from './working-view.js';
+
+export const BULK_CHUNK = 1000;
+
+export interface BulkFailure { readonly index?: number; readonly id: string | null; readonly error: string }
 
 export interface BulkResult {
   readonly successful: string[];
-  readonly failed: Array<{ index: number; id: string | null; error: string }>;
+  readonly failed: BulkFailure[];
 }
+
+/** One item of a bulk request, already parsed from the wire. */
+export type BulkItem =
+  | { readonly kind: 'insert'; readonly body: unknown; readonly noRipple?: boolean }
+  | { readonly kind: 'update'; readonly id: unknown; readonly body: unknown; readonly noRipple?: boolean }
+  | { readonly kind: 'delete'; readonly id: unknown; readonly noRipple?: boolean };
+
+type Prepared =
+  | { kind: 'insert'; p: PreparedWrite; noRipple: boolean }
+  | { kind: 'update'; id: string; p: PreparedWrite; noRipple: boolean }
+  | { kind: 'delete'; id: string; noRipple: boolean };
 
 export class Bulk {
   constructor(private readonly db: Database) {}
 
   /** Inserts every valid body as one logged batch; invalid ones are reported in `failed`. */
-  async insertMany(c: string, bodies: readonly unknown[]): Promise<BulkResult> {
+  insertMany(c: string, bodies: readonly unknown[]): Promise<BulkResult> {
+    return this.run(c, bodies.map((body) => ({ kind: 'insert' as const, body })));
+  }
+
+  /** Runs a bulk request. Resolves once the successful part is durable. */
+  async run(c: string, items: readonly BulkItem[]): Promise<BulkResult> {
     validateCollectionName(c);
-    const failed: BulkResult['failed'] = [];
-    const prepared: Array<[number, PreparedWrite]> = [];
-    bodies.forEach((body, index) => {
+    const failed: BulkFailure[] = [];
+    const prepared: Array<[number, Prepared]> = [];
+    items.forEach((item, index) => {
       try {
-        prepared.push([index, this.db.records.prepare(body)]);
+        prepared.push([index, this.prepare(item)]);
       } catch (err) {
-        failed.push({ index, id: idOf(body), error: toDbError(err).message });
+        failed.push({ index, id: rawId(item), error: toDbError(err).message });
       }
     });
     return this.db.write((view) => {
       const effects: Effect[] = [];
       const successful: string[] = [];
-      for (const [index, p] of prepared) {
-        const own: Effect[] = [];
-        try {
-          successful.push(this.db.records.insertInto(view, c, p, own));
-          view.stage(own);
-          effects.push(...own);
-        } catch (err) {
-          failed.push({ index, id: p.id ?? null, error: toDbError(err).message });
+      for (let start = 0; start < prepared.length; start += BULK_CHUNK) {
+        const chunk = prepared.slice(start, start + BULK_CHUNK);
+        const out = this.runChunk(view, c, chunk, failed);
+        if ('chunkError' in out) {
+          failed.push({ id: null, error: `Chunk ${start / BULK_CHUNK + 1} (items ${start + 1}-${start + chunk.length}) failed: ${out.chunkError}` });
+          continue;
         }
+        view.stage(out.effects);
+        effects.push(...out.effects);
+        successful.push(...out.ids);
       }
-      failed.sort((a, b) => a.index - b.index);
+      failed.sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity));
       return { effects, result: { successful, failed } };
     });
   }
+
+  /** Item errors are recorded per item; anything unexpected fails the chunk. */
+  private runChunk(view: WorkingView, c: string, chunk: Array<[number, Prepared]>, failed: BulkFailure[]):
+    { effects: Effect[]; ids: string[] } | { chunkError: string } {
+    const effects: Effect[] = [];
+    const ids: string[] = [];
+    const itemFailures: BulkFailure[] = [];
+    const chunkView = view.fork();
+    try {
+      for (const [index, item] of chunk) {
+        const own: Effect[] = [];
+        try {
+          ids.push(this.apply(chunkView, c, item, own));
+        } catch (err) {
+          if (!(err instanceof DbError)) throw err;
+          itemFailures.push({ index, id: item.kind === 'insert' ? item.p.id ?? null : item.id, error: err.message });
+          continue;
+        }
+        const marked = item.noRipple ? own.map(noRipple) : own;
+        chunkView.stage(marked);
+        effects.push(...marked);
+      }
+    } catch (err) {
+      return { chunkError: (err as Error).message };
+    }
+    failed.push(...itemFailures);
+    return { effects, ids };
+  }
+
+  private apply(view: WorkingView, c: string, item: Prepared, effects: Effect[]): string {
+    switch (item.kind) {
+      case 'insert': return this.db.records.insertInto(view, c, item.p, effects);
+      case 'update': this.db.records.updateIn(view, c, item.id, item.p, effects); return item.id;
+      case 'delete': this.db.records.deleteIn(view, c, item.id, effects); return item.id;
+    }
+  }
+
+  private prepare(item: BulkItem): Prepared {
+    const nr = item.noRipple === true;
+    switch (item.kind) {
+      case 'insert': return { kind: 'insert', p: this.db.records.prepare(item.body), noRipple: nr };
+      case 'update': return { kind: 'update', id: validateId(item.id), p: this.db.records.prepare(item.body), noRipple: nr };
+      case 'delete': return { kind: 'delete', id: validateId(item.id), noRipple: nr };
+    }
+  }
 }
 
-function idOf(body: unknown): string | null {
-  const id = body !== null && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
+/** Marks an effect as not to be propagated to replicas. */
+export function noRipple(e: Effect): Effect {
+  return e.t === 'put' || e.t === 'delete' || e.t === 'createCollection' ? { ...e, nr: true } : e;
+}
+
+function rawId(item: BulkItem): string | null {
+  if (item.kind !== 'insert') return typeof item.id === 'string' ? item.id : null;
+  const id = item.body !== null && typeof item.body === 'object' ? (item.body as { id?: unknown }).id : undefined;
   return typeof id === 'string' ? id : null;
 }

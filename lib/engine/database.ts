@@ -11,6 +11,8 @@ import { Collections } from './collections.js';
 import { Records } from './records.js';
 import { Trash } from './trash.js';
 import { Bulk } from './bulk.js';
+import { AuditLog } from './audit.js';
+import { TransactionManager } from './transactions/transaction-manager.js';
 import { ApiKeys } from './api-keys.js';
 import { systemClock, type Clock } from './clock.js';
 import { IdGenerator } from './ids.js';
@@ -46,6 +48,8 @@ export class Database {
   readonly trash: Trash;
   readonly keys: ApiKeys;
   readonly bulk: Bulk;
+  readonly audit: AuditLog;
+  readonly transactions: TransactionManager;
   readonly ids: IdGenerator;
   private snapshotting: Promise<unknown> | undefined;
   private closed = false;
@@ -66,6 +70,8 @@ export class Database {
     this.trash = new Trash(this);
     this.keys = new ApiKeys(this);
     this.bulk = new Bulk(this);
+    this.audit = new AuditLog(opts.dataDir, clock);
+    this.transactions = new TransactionManager(this, this.audit);
     queue.onCommit(() => this.maybeSnapshot());
   }
 
@@ -177,6 +183,8 @@ export class Database {
   async close(opts: { snapshot?: boolean } = {}): Promise<void> {
     if (this.closed) return;
     this.records.stopTimers();
+    this.transactions.stopCleanup();
+    await this.audit.flush();
     await this.queue.idle();
     if (this.snapshotting) await this.snapshotting.catch(() => undefined);
     if (opts.snapshot && !this.readOnly) await this.snapshot().catch((err) => this.opts.log?.(`final snapshot failed: ${(err as Error).message}`));

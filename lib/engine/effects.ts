@@ -6,16 +6,20 @@
 import type { Fields } from './values/index.js';
 import type { ApiKeyRecord, CollectionMeta } from './state.js';
 
+/**
+ * `nr` (no ripple) marks an effect written with `bypass_ripple`: it is
+ * applied and logged like any other but not propagated to replicas.
+ */
 export type Effect =
-  | { readonly t: 'createCollection'; readonly meta: CollectionMeta }
+  | { readonly t: 'createCollection'; readonly meta: CollectionMeta; readonly nr?: true }
   | { readonly t: 'setCollectionMeta'; readonly meta: CollectionMeta }
   | { readonly t: 'dropCollection'; readonly name: string }
   | {
       readonly t: 'put'; readonly c: string; readonly id: string; readonly fields: Fields;
-      readonly expiresAt?: number; readonly slidingMs?: number;
+      readonly expiresAt?: number; readonly slidingMs?: number; readonly nr?: true;
     }
   /** Removes a live record; with `trashedAt` it moves to the trash. */
-  | { readonly t: 'delete'; readonly c: string; readonly id: string; readonly trashedAt?: number }
+  | { readonly t: 'delete'; readonly c: string; readonly id: string; readonly trashedAt?: number; readonly nr?: true }
   /** Moves a trashed record back to its collection. */
   | { readonly t: 'restore'; readonly c: string; readonly id: string }
   /** Permanently removes a trashed record. */
@@ -28,4 +32,7 @@ export type Effect =
 export interface LoggedBatch {
   readonly seq: number;
   readonly effects: readonly Effect[];
+  /** For batches applied from a replication peer: the node that made the change and its seq there. */
+  readonly origin?: string;
+  readonly originSeq?: number;
 }

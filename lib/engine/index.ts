@@ -14,3 +14,6 @@ export type { Effect, LoggedBatch } from './effects.js';
 export { recordToWire, valueToWire, fieldsFromWire, toJson, type Fields, type Value } from './values/index.js';
 export { verifyDataDir, type FileReport } from './storage/verify.js';
 export type { BulkResult } from './bulk.js';
+export { CLEANUP_INTERVAL_MS, type TransactionStatus } from './transactions/transaction-manager.js';
+export type { BulkItem, BulkFailure } from './bulk.js';
+export { parseActionSequence } from './update-actions.js';

@@ -12,7 +12,7 @@ import type { Effect } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
 import { applyUpdateAction, parseActionSequence } from './update-actions.js';
-import { getPath, matchFilter, parseFilter, projectFields, runQuery, type Filter, type Query } from './query/index.js';
+import { getPath, matchFilter, parseFieldPath, parseFilter, projectFields, runQuery, type Filter, type Query } from './query/index.js';
 import { applyDefaults, coerceToSchema, fieldValueFromWire, findUniqueViolations, validateRecord, type Schema } from './schema/index.js';
 import type { CollectionMeta, RecordEntry } from './state.js';
 import { resolveTtl, ttlString, type ResolvedTtl } from './ttl.js';
@@ -48,8 +48,9 @@ export class Records {
     const fields = fieldsFromWire(rest);
     const out: { fields: Record<string, Value>; raw: Record<string, unknown>; id?: string; ttl?: { raw: unknown; sliding: boolean } | null } = { fields, raw: rest };
     if (body.id !== undefined && body.id !== null) out.id = validateId(unwrap(body.id));
+    const sliding = slidingFlag(body.ttl_update_on_access);
     if (body.ttl === null) out.ttl = null;
-    else if (body.ttl !== undefined) out.ttl = { raw: body.ttl, sliding: unwrap(body.ttl_update_on_access) === true };
+    else if (body.ttl !== undefined) out.ttl = { raw: body.ttl, sliding };
     return out;
   }
 
@@ -77,11 +78,13 @@ export class Records {
     }
     const alias = meta.schema?.primary_key_alias;
     let id = prepared.id;
-    if (id === undefined && alias && alias !== 'id' && prepared.fields[alias] !== undefined) {
+    if (id === undefined && alias && alias !== 'id' && Object.hasOwn(prepared.fields, alias) && prepared.fields[alias] !== null) {
       id = validateId(plainValue(prepared.fields[alias]!), `value of primary key alias '${alias}'`);
     }
     id ??= this.db.ids.next();
-    if (view.record(c, id)) throw new Conflict(`Record with id '${id}' already exists in collection '${c}'`);
+    // An expired record the sweeper has not removed yet no longer holds its id (upsert re-inserts it).
+    const existing = view.record(c, id);
+    if (existing && !isExpired(existing, this.db.now())) throw new Conflict(`Record with id '${id}' already exists in collection '${c}'`);
     let fields = this.checkSchema(view, c, meta, withDeclaredTypes(meta.schema, prepared), undefined);
     const ttl = prepared.ttl ? resolveTtl(prepared.ttl.raw, this.db.now(), prepared.ttl.sliding) : undefined;
     fields = withSystemFields(fields, id, ttl);
@@ -96,7 +99,8 @@ export class Records {
     const withDefaults = applyDefaults(schema, fields);
     const violations = validateRecord(schema, withDefaults, selfId ? 'update' : 'insert');
     if (violations.length === 0) {
-      const existing = (function* () { for (const [, e] of view.records(c)) yield e.fields; })();
+      const now = this.db.now();
+      const existing = (function* () { for (const [, e] of view.records(c)) if (!isExpired(e, now)) yield e.fields; })();
       violations.push(...findUniqueViolations(schema, withDefaults, existing, selfId));
     }
     if (violations.length > 0) throw new SchemaViolation(violations);
@@ -113,8 +117,7 @@ export class Records {
       const alias = coll.meta.schema?.primary_key_alias;
       if (alias && alias !== 'id') {
         for (const [rid, e] of coll.records) {
-          const v = e.fields[alias];
-          if (v !== undefined && String(plainValue(v)) === idOrAlias) { id = rid; entry = e; break; }
+          if (Object.hasOwn(e.fields, alias) && String(plainValue(e.fields[alias]!)) === idOrAlias) { id = rid; entry = e; break; }
         }
       }
     }
@@ -171,8 +174,12 @@ export class Records {
     return n;
   }
 
-  /** Distinct bare values of a field (sorted), optionally among records matching a filter. */
-  distinct(c: string, field: string, filterRaw: unknown): unknown[] {
+  /**
+   * Distinct bare values of a field (sorted), optionally among records
+   * matching a filter. Throws InvalidInput for a bad or hostile field path.
+   */
+  distinct(c: string, fieldRaw: string, filterRaw: unknown): unknown[] {
+    const field = parseFieldPath(fieldRaw, 'distinct field');
     const filter: Filter | undefined = filterRaw === undefined || filterRaw === null ? undefined : parseFilter(filterRaw);
     const seen = new Map<string, Value>();
     for (const r of this.scan(c)) {
@@ -271,6 +278,14 @@ function withDeclaredTypes(schema: Schema | undefined, prepared: PreparedWrite):
 
 export function isExpired(entry: RecordEntry, now: number): boolean {
   return entry.expiresAt !== undefined && entry.expiresAt <= now;
+}
+
+/** `ttl_update_on_access`: absent or null means false; anything but a boolean is InvalidInput. */
+function slidingFlag(raw: unknown): boolean {
+  const v = unwrap(raw);
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean') throw new InvalidInput("'ttl_update_on_access' must be true or false");
+  return v;
 }
 
 function unwrap(v: unknown): unknown {

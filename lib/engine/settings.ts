@@ -83,7 +83,7 @@ export function parseSettingsPatch(body: unknown): Partial<Settings> {
       out.durability = bool(value, key) ? 'always' : 'none';
       continue;
     }
-    const check = CHECKS[key as keyof Settings];
+    const check = Object.hasOwn(CHECKS, key) ? CHECKS[key as keyof Settings] : undefined;
     if (!check) {
       throw new InvalidInput(`Unknown config key '${key}'; known keys: ${[...Object.keys(CHECKS), ...EXTRA_CONFIG_KEYS].join(', ')}`);
     }

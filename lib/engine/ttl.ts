@@ -7,6 +7,9 @@
 import { InvalidInput } from '../errors.js';
 import { isPlainObject, normalizeDateTime, Tagged } from './values/index.js';
 
+/** Expiries must be writable as a 4-digit-year RFC 3339 instant. */
+const MAX_EXPIRY_MS = Date.UTC(10000, 0, 1) - 1;
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g;
 
@@ -15,7 +18,7 @@ export function parseDurationMs(raw: unknown): number | undefined {
   if (typeof raw === 'number') return Number.isFinite(raw) && raw > 0 ? raw * 1000 : undefined;
   if (typeof raw !== 'string') return undefined;
   const s = raw.trim();
-  if (/^\d+$/.test(s)) return Number(s) * 1000;
+  if (/^\d+$/.test(s)) return Number(s) > 0 ? Number(s) * 1000 : undefined;
   if (!/^(\d+(?:\.\d+)?(ms|s|m|h|d|w))+$/.test(s)) return undefined;
   let total = 0;
   for (const m of s.matchAll(PART)) total += Number(m[1]) * UNIT_MS[m[2]!]!;
@@ -24,20 +27,32 @@ export function parseDurationMs(raw: unknown): number | undefined {
 
 export interface ResolvedTtl { expiresAt: number; slidingMs?: number }
 
-/** Resolves a `ttl` member to an absolute expiry. Throws InvalidInput when unparseable. */
+/**
+ * Resolves a `ttl` member to an absolute expiry. Throws InvalidInput when
+ * unparseable, not positive, or expiring after the year 9999.
+ */
 export function resolveTtl(raw: unknown, now: number, sliding: boolean): ResolvedTtl {
   if (isPlainObject(raw) && 'value' in raw) raw = raw.value;
   if (raw instanceof Tagged) raw = raw.value;
   const ms = parseDurationMs(raw);
-  if (ms !== undefined) return sliding ? { expiresAt: now + ms, slidingMs: ms } : { expiresAt: now + ms };
+  if (ms !== undefined) return inRange(raw, sliding ? { expiresAt: now + ms, slidingMs: ms } : { expiresAt: now + ms });
   if (typeof raw === 'string') {
     const iso = normalizeDateTime(raw);
     if (iso !== undefined) {
       const at = Date.parse(iso.replace('+00:00', 'Z'));
-      return sliding ? { expiresAt: at, slidingMs: Math.max(at - now, 1) } : { expiresAt: at };
+      return inRange(raw, sliding ? { expiresAt: at, slidingMs: Math.max(at - now, 1) } : { expiresAt: at });
     }
   }
-  throw new InvalidInput(`Invalid ttl '${String(raw)}': use seconds, a duration such as "30s", "5m", "1h", or an RFC 3339 instant`);
+  throw new InvalidInput(`Invalid ttl ${shownTtl(raw)}: use seconds, a duration such as "30s", "5m", "1h", or an RFC 3339 instant`);
+}
+
+function inRange(raw: unknown, ttl: ResolvedTtl): ResolvedTtl {
+  if (!(ttl.expiresAt <= MAX_EXPIRY_MS)) throw new InvalidInput(`Invalid ttl ${shownTtl(raw)}: the expiry must be before the year 10000`);
+  return ttl;
+}
+
+function shownTtl(raw: unknown): string {
+  return typeof raw === 'string' || typeof raw === 'number' ? `'${String(raw).slice(0, 40)}'` : `of type ${Array.isArray(raw) ? 'array' : typeof raw}`;
 }
 
 /** The bare RFC 3339 string stored in a record's `ttl` field. */

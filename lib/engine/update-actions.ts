@@ -6,7 +6,8 @@
  * whole, Float/Number keep their tag, Decimal keeps its string form and
  * scale); array actions keep a Set or Vector tag. Inputs are never mutated.
  * Actions address top-level fields only (a dotted name must be an existing
- * top-level key) and never `id`. Messages follow the
+ * top-level key) and never the system fields `id` and `ttl` (a ttl is set
+ * with a merge update). Messages follow the
  * real server: "Failed to apply action 'increment': field not numeric".
  */
 import { InvalidInput } from '../errors.js';
@@ -48,7 +49,7 @@ function fail(action: UpdateAction, why: string): InvalidInput {
 
 function checkField(action: UpdateAction, field: unknown): string {
   if (typeof field !== 'string' || field.length === 0) throw fail(action, 'field name must be a non-empty string');
-  if (field === 'id') throw fail(action, "field 'id' cannot be modified");
+  if (field === 'id' || field === 'ttl') throw fail(action, `field '${field}' cannot be modified`);
   assertSafeKey(field, 'top level');
   return field;
 }
@@ -190,7 +191,7 @@ function compute(action: UpdateAction, current: Value | undefined, value: unknow
  * (key order kept, other fields shared). `fields` is not modified.
  * Missing fields: increment/decrement start from 0, push/unshift/append
  * create the field, clear sets it to null; the others fail.
- * Throws InvalidInput for an unknown action, a bad or `id` field name, a
+ * Throws InvalidInput for an unknown action, a bad, `id` or `ttl` field name, a
  * type mismatch ("field not numeric", "field not an array", "field not a
  * string", "value not numeric", ...) or "division by zero".
  */

@@ -18,6 +18,8 @@ export class WorkingView {
   private readonly trash = new Map<string, Map<string, TrashEntry | null>>();
   private readonly keys = new Map<string, ApiKeyRecord | null>();
   private config: Readonly<Record<string, unknown>> | undefined;
+  /** Collections whose membership (set of ids) changed in this view. */
+  private readonly membershipTouched = new Set<string>();
   /** Collections dropped in this group: their committed records are gone even if recreated. */
   private readonly dropped = new Set<string>();
 
@@ -83,6 +85,27 @@ export class WorkingView {
     return this.config ?? this.state.config;
   }
 
+  /**
+   * A copy of this view that can be discarded: stage into the fork, and
+   * replay its effects into this view only if the work succeeds.
+   */
+  fork(): WorkingView {
+    const f = new WorkingView(this.state, this.nextSeq);
+    for (const [k, v] of this.colls) f.colls.set(k, v);
+    for (const [k, m] of this.recs) f.recs.set(k, new Map(m));
+    for (const [k, m] of this.trash) f.trash.set(k, new Map(m));
+    for (const [k, v] of this.keys) f.keys.set(k, v);
+    for (const d of this.dropped) f.dropped.add(d);
+    for (const m of this.membershipTouched) f.membershipTouched.add(m);
+    f.config = this.config;
+    return f;
+  }
+
+  /** True when staged effects added or removed records of `c`. */
+  membershipChanged(c: string): boolean {
+    return this.membershipTouched.has(c) || this.dropped.has(c);
+  }
+
   /** Makes effects visible to later operations of the same group. */
   stage(effects: readonly Effect[]): void {
     for (const e of effects) this.stageOne(e);
@@ -119,12 +142,14 @@ export class WorkingView {
         return;
       case 'put': {
         const entry: RecordEntry = { fields: e.fields, version: this.nextSeq, expiresAt: e.expiresAt, slidingMs: e.slidingMs };
+        if (!this.record(e.c, e.id)) this.membershipTouched.add(e.c);
         this.recOverlay(e.c).set(e.id, entry);
         return;
       }
       case 'delete': {
         const entry = this.record(e.c, e.id);
         if (!entry) return;
+        this.membershipTouched.add(e.c);
         this.recOverlay(e.c).set(e.id, null);
         if (e.trashedAt !== undefined) this.trashOverlay(e.c).set(e.id, { entry, deletedAt: e.trashedAt });
         return;
@@ -133,6 +158,7 @@ export class WorkingView {
         const t = this.trashed(e.c, e.id);
         if (!t) return;
         this.trashOverlay(e.c).set(e.id, null);
+        this.membershipTouched.add(e.c);
         this.recOverlay(e.c).set(e.id, { ...t.entry, version: this.nextSeq });
         return;
       }

@@ -16,6 +16,7 @@ export interface Services {
   readonly tokens: import('./auth.js').TokenService;
   readonly log: (level: 'info' | 'warn' | 'error', msg: string, extra?: unknown) => void;
   readonly startedAt: number;
+  readonly batchGate: import('./batch-gate.js').BatchGate;
   readonly version: string;
 }
 

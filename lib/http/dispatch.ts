@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PayloadTooLarge } from '../errors.js';
-import { callProcedure, type RawInput, type Registry } from './procedure.js';
+import { callProcedure, WithStatus, type RawInput, type Registry } from './procedure.js';
 import { Router } from './router.js';
 import { ROUTES, type RouteTarget } from './routes.js';
 import { decodeBody, encodeBody, toJson } from './codec.js';
@@ -38,6 +38,8 @@ export class Dispatcher {
     const requestId = randomUUID();
     const headers: Record<string, string> = { 'X-Request-Id': requestId };
     try {
+      // Checked first, as fastify's body parser does, so both transports answer an oversized body alike.
+      if (req.body && req.body.length > this.bodyLimit) throw new PayloadTooLarge(`Request body exceeds ${this.bodyLimit} bytes`);
       const qAt = req.url.indexOf('?');
       const path = qAt < 0 ? req.url : req.url.slice(0, qAt);
       const { target, params } = this.router.match(req.method, path);
@@ -48,18 +50,19 @@ export class Dispatcher {
         const rate = this.limit(principal);
         if (rate) Object.assign(headers, rateHeaders(rate));
       }
-      if (req.body && req.body.length > this.bodyLimit) throw new PayloadTooLarge(`Request body exceeds ${this.bodyLimit} bytes`);
       const raw: RawInput = {
         params,
         query: parseQuery(qAt < 0 ? '' : req.url.slice(qAt + 1)),
         body: decodeBody(req.body, header(req, 'content-type')),
       };
       const ctx: Context = { ...this.services, principal, requestId, typed: this.services.db.settings().use_typed_values };
-      const result = await callProcedure(this.registry, target.procedure, raw, ctx);
+      let result = await callProcedure(this.registry, target.procedure, raw, ctx);
+      let status = target.status ?? 200;
+      if (result instanceof WithStatus) ({ status, body: result } = { status: result.status, body: result.body });
       const enc = encodeBody(result ?? {}, header(req, 'accept'), header(req, 'accept-encoding'));
       headers['Content-Type'] = enc.contentType;
       if (enc.gzip) headers['Content-Encoding'] = 'gzip';
-      return { status: target.status ?? 200, headers, body: enc.body };
+      return { status, headers, body: enc.body };
     } catch (err) {
       return this.errorResponse(err, requestId, headers, req);
     }

@@ -29,6 +29,11 @@ export interface RawInput {
   readonly body: unknown;
 }
 
+/** A result whose HTTP status depends on the outcome (batch 201/200/207/400). */
+export class WithStatus {
+  constructor(readonly status: number, readonly body: unknown) {}
+}
+
 export function defineProcedure<I, O>(p: Procedure<I, O>): Procedure<I, O> {
   return p;
 }

@@ -23,6 +23,20 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   r('GET', '/api/config', 'config.get'),
   r('PUT', '/api/config', 'config.update'),
   r('POST', '/api/admin/snapshot', 'admin.snapshot'),
+  r('GET', '/api/admin/audit', 'audit.list'),
+
+  r('POST', '/api/batch/insert/:collection', 'batch.insert'),
+  r('PUT', '/api/batch/update/:collection', 'batch.update'),
+  r('DELETE', '/api/batch/delete/:collection', 'batch.delete'),
+
+  r('POST', '/api/transactions', 'transactions.begin'),
+  r('GET', '/api/transactions', 'transactions.list'),
+  r('GET', '/api/transactions/:id', 'transactions.status'),
+  r('POST', '/api/transactions/:id/commit', 'transactions.commit'),
+  r('POST', '/api/transactions/:id/rollback', 'transactions.rollback'),
+  r('POST', '/api/transactions/:id/savepoints', 'savepoints.create'),
+  r('POST', '/api/transactions/:id/savepoints/:name/rollback', 'savepoints.rollback'),
+  r('DELETE', '/api/transactions/:id/savepoints/:name', 'savepoints.release'),
 
   r('GET', '/api/collections', 'collections.list'),
   r('POST', '/api/collections/:collection', 'collections.create', 201),

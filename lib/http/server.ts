@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { Database, type Clock, type Settings, type StorageFs } from '../engine/index.js';
 import { TokenService } from './auth.js';
 import { Dispatcher } from './dispatch.js';
+import { BatchGate } from './batch-gate.js';
 import { createRegistry } from './procedures/index.js';
 import { createFastify } from './transport/fastify.js';
 import type { Services } from './context.js';
@@ -62,7 +63,7 @@ export class Server {
       await db.close();
       throw err;
     }
-    const services: Services = { db, tokens: new TokenService(db), log, startedAt: Date.now(), version: VERSION };
+    const services: Services = { db, tokens: new TokenService(db), log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate() };
     const server = new Server(db, config, services);
     server.schedule(log);
     return server;
@@ -91,6 +92,7 @@ export class Server {
     if (snap) this.jobs.push(cron.schedule(snap, () => { this.db.snapshot().catch((e) => log('error', 'scheduled snapshot failed', e)); }));
     const sweep = this.config.ttlSweepMs ?? 1000;
     if (sweep > 0) this.db.records.expiry.start(sweep);
+    this.db.transactions.startCleanup();
   }
 
   /** Stops accepting requests, waits for in-flight writes, snapshots and closes the log. */

@@ -7,29 +7,42 @@
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 
 export function isRfc3339(s: string): boolean {
-  if (s.length < 20 || s.length > 40) return false;
-  const m = RFC3339.exec(s);
-  if (!m) return false;
-  const [, y, mo, d, h, mi, se] = m;
-  const month = Number(mo), day = Number(d);
-  if (month < 1 || month > 12 || day < 1 || day > 31) return false;
-  if (Number(h) > 23 || Number(mi) > 59 || Number(se) > 60) return false;
-  return !Number.isNaN(Date.UTC(Number(y), month - 1, day));
+  return normalizeDateTime(s) !== undefined;
 }
 
-/** Normalises an RFC 3339 string to UTC, `+00:00` offset, fraction preserved. Returns undefined if invalid. */
+/**
+ * Normalises an RFC 3339 string to UTC, `+00:00` offset, fraction preserved.
+ * Returns undefined for anything else, including impossible dates (February
+ * 30th) and instants that fall outside the years 0000-9999 once in UTC.
+ */
 export function normalizeDateTime(s: string): string | undefined {
+  if (s.length < 20 || s.length > 40) return undefined;
   const m = RFC3339.exec(s);
-  if (!m || !isRfc3339(s)) return undefined;
+  if (!m) return undefined;
   const [, y, mo, d, h, mi, se, frac = '', zone] = m;
-  let ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Math.min(Number(se), 59));
+  const year = Number(y), month = Number(mo), day = Number(d);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (Number(h) > 23 || Number(mi) > 59 || Number(se) > 60) return undefined;
+  let ms = utcMillis(year, month, day, Number(h), Number(mi), Math.min(Number(se), 59));
   if (zone !== 'Z' && zone !== 'z') {
     const sign = zone![0] === '-' ? -1 : 1;
     const offMin = Number(zone!.slice(1, 3)) * 60 + Number(zone!.slice(4, 6));
     ms -= sign * offMin * 60_000;
   }
-  const iso = new Date(ms).toISOString(); // YYYY-MM-DDTHH:MM:SS.mmmZ
+  const iso = new Date(ms).toISOString(); // YYYY-MM-DDTHH:MM:SS.mmmZ, or ±YYYYYY-... outside years 0-9999
+  if (!/^\d{4}-/.test(iso)) return undefined;
   return `${iso.slice(0, 19)}${frac}+00:00`;
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(utcMillis(year, month + 1, 0, 0, 0, 0)).getUTCDate();
+}
+
+/** Date.UTC without its mapping of years 0-99 to 1900-1999. Day 0 is the last day of the previous month. */
+function utcMillis(year: number, month: number, day: number, h: number, mi: number, se: number): number {
+  const date = new Date(Date.UTC(2000, month - 1, day, h, mi, se));
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getTime();
 }
 
 /** Normalised DateTime string from epoch milliseconds (for server-made timestamps). */

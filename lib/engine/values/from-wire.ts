@@ -9,7 +9,7 @@
  * from a request is stored by reference.
  */
 import { InvalidInput } from '../../errors.js';
-import { isRfc3339, normalizeDateTime } from './datetime.js';
+import { normalizeDateTime } from './datetime.js';
 import { isPlainObject, isTypeName, Tagged, type Fields, type TypeName, type Value } from './tagged.js';
 import { dedupeValues } from './compare.js';
 
@@ -47,8 +47,8 @@ export function fieldsFromWire(body: unknown): Record<string, Value> {
 
 function inferFromWire(raw: unknown, path: string, depth: number): Value {
   if (typeof raw === 'string') {
-    if (depth === 0 && isRfc3339(raw)) return new Tagged('DateTime', normalizeDateTime(raw)!);
-    return raw;
+    const dateTime = depth === 0 ? normalizeDateTime(raw) : undefined;
+    return dateTime === undefined ? raw : new Tagged('DateTime', dateTime);
   }
   if (depth === 0 && raw instanceof Uint8Array) return new Tagged('Binary', copyBytes(raw));
   return rawFromWire(raw, path, depth);
@@ -161,7 +161,8 @@ function dateTimeFromWire(v: unknown, path: string): Tagged {
     if (norm === undefined) throw bad('DateTime', path, 'expected an RFC 3339 string');
     return new Tagged('DateTime', norm);
   }
-  if (typeof v === 'number' && Number.isFinite(v)) {
+  // Epoch milliseconds; Date covers ±8.64e15 ms, and toISOString throws beyond it.
+  if (typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= 8.64e15) {
     return new Tagged('DateTime', new Date(v).toISOString().replace('Z', '+00:00'));
   }
   throw bad('DateTime', path, 'expected an RFC 3339 string');

@@ -4,6 +4,8 @@ import * as system from './system.js';
 import * as keys from './keys.js';
 import * as collections from './collections.js';
 import * as records from './records.js';
+import * as batch from './batch.js';
+import * as tx from './transactions.js';
 
 export function createRegistry() {
   return buildRegistry([
@@ -15,5 +17,8 @@ export function createRegistry() {
     records.recordsInsert, records.recordsFindById, records.recordsFind, records.recordsUpdate,
     records.recordsUpdateAction, records.recordsUpdateSequence, records.recordsDelete,
     records.recordsDistinct, records.recordsCount,
+    batch.batchInsert, batch.batchUpdate, batch.batchDelete,
+    tx.transactionsBegin, tx.transactionsList, tx.transactionsStatus, tx.transactionsCommit, tx.transactionsRollback,
+    tx.savepointsCreate, tx.savepointsRollback, tx.savepointsRelease, tx.auditList,
   ]);
 }

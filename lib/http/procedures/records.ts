@@ -53,7 +53,12 @@ export const recordsFindById = defineProcedure({
 
 export const recordsFind = defineProcedure({
   name: 'records.find', kind: 'query', access: 'user',
-  input: (raw) => { noTransaction(raw); return { collection: collectionOf(raw), query: parseQuery(raw.body ?? {}) }; },
+  input: (raw) => {
+    noTransaction(raw);
+    const query = parseQuery(raw.body);
+    if (query.transactionId !== undefined) throw new NotFound(MESSAGES.transactionNotFound);
+    return { collection: collectionOf(raw), query };
+  },
   collection: (i) => ({ name: i.collection, mode: 'read' }),
   handler: ({ collection, query }, ctx) => {
     for (const c of query.join?.collections ?? []) validateCollectionName(c);

@@ -12,7 +12,7 @@ const WRITERS = 16;
 
 interface Acked { id: string; n: number; payload: string }
 
-async function writeUntilKilled(url: string, token: string, prefix: string, stop: { done: boolean }): Promise<Acked[]> {
+async function writeUntilKilled(url: string, token: string, prefix: string, stop: { done: boolean; other?: string; onAck?: () => void }): Promise<Acked[]> {
   const acked: Acked[] = [];
   let seq = 0;
   await Promise.all(Array.from({ length: WRITERS }, async (_, w) => {
@@ -25,9 +25,10 @@ async function writeUntilKilled(url: string, token: string, prefix: string, stop
           method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
           body: JSON.stringify({ id, n, payload, nested: { a: [n, n + 1], b: { c: id } } }),
         });
-        if (r.status === 201) acked.push({ id, n, payload });
-        else await r.arrayBuffer();
-      } catch {
+        if (r.status === 201) { acked.push({ id, n, payload }); stop.onAck?.(); }
+        else stop.other = `${r.status} ${(await r.text()).slice(0, 200)}`;
+      } catch (err) {
+        stop.other ??= String((err as Error).cause ?? err);
         return; // connection refused or reset: the server is gone
       }
     }
@@ -66,13 +67,16 @@ describe('crash recovery with SIGKILL (real processes)', function () {
           const child = await startChild(dir, ['--durability', mode, '--snapshot-bytes', '200000']);
           const token = await childToken(child.url);
           if (round > 0) await verify(child.url, token, mode === 'always' ? allAcked : []);
-          const stop = { done: false };
+          const stop: { done: boolean; other?: string; onAck?: () => void } = { done: false };
+          const firstAck = new Promise<void>((r) => { stop.onAck = r; setTimeout(r, 10_000).unref(); });
           const writing = writeUntilKilled(child.url, token, `r${round}`, stop);
-          await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 400)));
+          // Kill at a random point once writes are flowing.
+          await firstAck;
+          await new Promise((r) => setTimeout(r, 100 + Math.floor(Math.random() * 400)));
           await killChild(child);
           stop.done = true;
           const acked = await writing;
-          expect(acked.length, 'writes were acknowledged before the kill').to.be.greaterThan(0);
+          expect(acked.length, `writes were acknowledged before the kill (last other outcome: ${stop.other})`).to.be.greaterThan(0);
           allAcked = allAcked.concat(acked);
         }
         const child = await startChild(dir, ['--durability', mode]);

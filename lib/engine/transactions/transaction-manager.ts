@@ -1,0 +1,311 @@
+/**
+ * Optimistic transactions: begin, stage, read your own writes, savepoints,
+ * commit with validation, rollback, expiry.
+ *
+ * A transaction's view is committed state with its staged operations
+ * replayed on top (a WorkingView); other readers never see staged writes.
+ * Commit runs in the single writer: it validates what the transaction
+ * observed against the current versions (isolation rules 3-6 of
+ * product.md), then replays the operations onto the latest state and logs
+ * the result as one batch. No locks are held across statements.
+ */
+import { randomUUID } from 'node:crypto';
+import { Conflict, DbError, InvalidInput, MESSAGES, NotFound } from '../../errors.js';
+import type { Database } from '../database.js';
+import type { Effect } from '../effects.js';
+import { noRipple } from '../bulk.js';
+import { validateCollectionName } from '../names.js';
+import { runQuery, type Query } from '../query/index.js';
+import { isExpired, type PreparedWrite } from '../records.js';
+import { ISOLATION_LEVELS, type IsolationLevel } from '../settings.js';
+import { applyActionSequence, parseActionSequence } from '../update-actions.js';
+import type { Fields } from '../values/index.js';
+import { WorkingView } from '../working-view.js';
+import type { AuditLog } from '../audit.js';
+import { recordKey, splitKey, toArray, Transaction, type StagedOp } from './transaction.js';
+
+export const CLEANUP_INTERVAL_MS = 60_000;
+
+export interface TransactionStatus {
+  transaction_id: string; state: 'Active' | 'Expired'; isolation_level: IsolationLevel;
+  operations_count: number; savepoints_count: number; created_at: number; last_activity: number; timeout_seconds: number;
+}
+
+export class TransactionManager {
+  private readonly txs = new Map<string, Transaction>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly db: Database, private readonly audit: AuditLog) {}
+
+  /** Removes expired transactions every 60 s (the server starts it; tests call cleanupExpired). */
+  startCleanup(): void {
+    this.timer ??= setInterval(() => this.cleanupExpired(), CLEANUP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  stopCleanup(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  cleanupExpired(): number {
+    const now = this.db.now();
+    let n = 0;
+    for (const [id, tx] of this.txs) {
+      if (!tx.isExpired(now)) continue;
+      this.txs.delete(id);
+      this.audit.record({ event: 'expired', transaction_id: id, isolation_level: tx.level, operations_count: tx.operationsCount });
+      n += 1;
+    }
+    return n;
+  }
+
+  begin(levelRaw: unknown, timeoutRaw: unknown): Transaction {
+    const level = levelRaw === undefined || levelRaw === null ? this.db.settings().default_isolation_level : levelRaw;
+    if (typeof level !== 'string' || !(ISOLATION_LEVELS as readonly string[]).includes(level)) throw new InvalidInput(MESSAGES.invalidIsolationLevel);
+    let timeout = 300;
+    if (timeoutRaw !== undefined && timeoutRaw !== null) {
+      if (typeof timeoutRaw !== 'number' || !Number.isInteger(timeoutRaw) || timeoutRaw < 1 || timeoutRaw > 86_400) {
+        throw new InvalidInput("'timeout_seconds' must be an integer between 1 and 86400");
+      }
+      timeout = timeoutRaw;
+    }
+    const tx = new Transaction(randomUUID(), level as IsolationLevel, this.db.now(), timeout);
+    this.txs.set(tx.id, tx);
+    this.audit.record({ event: 'begin', transaction_id: tx.id, isolation_level: tx.level, operations_count: 0 });
+    return tx;
+  }
+
+  /** The active transaction. 404 when unknown, 400 when expired. */
+  get(id: string): Transaction {
+    const tx = this.txs.get(id);
+    if (!tx) throw new NotFound(MESSAGES.transactionNotFound);
+    if (tx.isExpired(this.db.now())) throw new InvalidInput(MESSAGES.transactionExpired);
+    tx.lastActivity = this.db.now();
+    return tx;
+  }
+
+  status(id: string): TransactionStatus {
+    const tx = this.txs.get(id);
+    if (!tx) throw new NotFound(MESSAGES.transactionNotFound);
+    return describe(tx, this.db.now());
+  }
+
+  list(): TransactionStatus[] {
+    const now = this.db.now();
+    return [...this.txs.values()].filter((t) => !t.isExpired(now)).map((t) => describe(t, now));
+  }
+
+  rollback(id: string): number {
+    const tx = this.get(id);
+    this.txs.delete(id);
+    this.audit.record({ event: 'rollback', transaction_id: id, isolation_level: tx.level, operations_count: tx.operationsCount });
+    return tx.operationsCount;
+  }
+
+  createSavepoint(id: string, name: unknown): string {
+    const tx = this.get(id);
+    if (typeof name !== 'string' || name.length === 0 || name.length > 128) throw new InvalidInput("Body must be {name: string} (1-128 characters)");
+    tx.savepoints.set(name, tx.ops);
+    this.audit.record({ event: 'savepoint_create', transaction_id: id, savepoint: name, isolation_level: tx.level, operations_count: tx.operationsCount });
+    return name;
+  }
+
+  rollbackToSavepoint(id: string, name: string): number {
+    const tx = this.get(id);
+    if (!tx.savepoints.has(name)) throw new NotFound(`Savepoint '${name}' not found`);
+    const before = tx.operationsCount;
+    tx.ops = tx.savepoints.get(name);
+    // Savepoints made after this one are gone, as in SQL.
+    let after = false;
+    for (const sp of [...tx.savepoints.keys()]) { if (after) tx.savepoints.delete(sp); if (sp === name) after = true; }
+    this.audit.record({ event: 'savepoint_rollback', transaction_id: id, savepoint: name, isolation_level: tx.level, operations_count: tx.operationsCount });
+    return before - tx.operationsCount;
+  }
+
+  releaseSavepoint(id: string, name: string): void {
+    const tx = this.get(id);
+    if (!tx.savepoints.delete(name)) throw new NotFound(`Savepoint '${name}' not found`);
+    this.audit.record({ event: 'savepoint_release', transaction_id: id, savepoint: name, isolation_level: tx.level, operations_count: tx.operationsCount });
+  }
+
+  // ---- staging -------------------------------------------------------------------------------------------------
+
+  /** Stages an insert; returns the id it will have. Validates now against the transaction's view. */
+  stageInsert(id: string, c: string, body: unknown, nr = false): string {
+    validateCollectionName(c);
+    const tx = this.get(id);
+    const p = this.db.records.prepare(body);
+    const view = this.viewOf(tx).fork();
+    const newId = this.db.records.insertInto(view, c, p, []);
+    return this.stage(tx, { kind: 'insert', c, id: newId, p: { ...p, id: newId }, nr });
+  }
+
+  stageUpdate(id: string, c: string, recordId: string, body: unknown, nr = false): Fields {
+    validateCollectionName(c);
+    const tx = this.get(id);
+    const p = this.db.records.prepare(body);
+    const view = this.viewOf(tx).fork();
+    const fields = this.db.records.updateIn(view, c, recordId, p, []);
+    this.stage(tx, { kind: 'update', c, id: recordId, p, nr });
+    return fields;
+  }
+
+  stageActions(id: string, c: string, recordId: string, raw: unknown, nr = false): Fields {
+    validateCollectionName(c);
+    const tx = this.get(id);
+    const steps = parseActionSequence(raw);
+    const effects: Effect[] = [];
+    this.applyOp(this.viewOf(tx).fork(), { kind: 'actions', c, id: recordId, steps, nr }, effects);
+    this.stage(tx, { kind: 'actions', c, id: recordId, steps, nr });
+    return (effects.at(-1) as { fields: Fields }).fields;
+  }
+
+  stageDelete(id: string, c: string, recordId: string, nr = false): string {
+    validateCollectionName(c);
+    const tx = this.get(id);
+    this.db.records.deleteIn(this.viewOf(tx).fork(), c, recordId, []);
+    return this.stage(tx, { kind: 'delete', c, id: recordId, nr });
+  }
+
+  private stage(tx: Transaction, op: StagedOp): string {
+    const key = recordKey(op.c, op.id);
+    tx.observe(key, this.committedVersion(op.c, op.id));
+    tx.written.add(key);
+    tx.stage(op);
+    return op.id;
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------------------------
+
+  findById(id: string, c: string, recordId: string): Fields {
+    const tx = this.get(id);
+    const key = recordKey(c, recordId);
+    tx.observe(key, this.committedVersion(c, recordId));
+    tx.pointReads.add(key);
+    const entry = this.viewOf(tx).record(c, recordId);
+    if (!entry || isExpired(entry, this.db.now())) throw new NotFound(MESSAGES.recordNotFound);
+    return entry.fields;
+  }
+
+  find(id: string, c: string, q: Query): Fields[] {
+    const tx = this.get(id);
+    if (!tx.queried.has(c)) tx.queried.set(c, this.db.state.collections.get(c)?.membershipVersion ?? 0);
+    const view = this.viewOf(tx);
+    const now = this.db.now();
+    const live = (function* () { for (const [, e] of view.records(c)) if (!isExpired(e, now)) yield e.fields; })();
+    const rows = runQuery(live, q);
+    for (const r of rows) {
+      const key = recordKey(c, r.id as string);
+      tx.observe(key, this.committedVersion(c, r.id as string));
+      tx.queryReads.add(key);
+    }
+    return rows;
+  }
+
+  // ---- commit --------------------------------------------------------------------------------------------------
+
+  /** Validates and applies the transaction atomically. 409 (nothing applied) on a conflict. */
+  async commit(id: string): Promise<number> {
+    const tx = this.get(id);
+    const ops = toArray(tx.ops);
+    try {
+      await this.db.write((view) => {
+        this.validate(tx, view);
+        const work = view.fork();
+        const effects: Effect[] = [];
+        for (const op of ops) this.applyOp(work, op, effects);
+        return { effects, result: undefined };
+      });
+    } catch (err) {
+      this.txs.delete(id);
+      const event = err instanceof Conflict ? 'commit_conflict' : 'commit_failed';
+      this.audit.record({ event, transaction_id: id, isolation_level: tx.level, operations_count: ops.length, error: (err as Error).message });
+      throw err;
+    }
+    this.txs.delete(id);
+    this.audit.record({ event: 'commit', transaction_id: id, isolation_level: tx.level, operations_count: ops.length });
+    return ops.length;
+  }
+
+  private validate(tx: Transaction, view: WorkingView): void {
+    if (tx.level === 'ReadUncommitted') return;
+    const conflicts: Array<{ collection: string; id?: string; reason: string }> = [];
+    const check = (keys: Iterable<string>, reason: string) => {
+      for (const key of keys) {
+        const [c, rid] = splitKey(key);
+        const current = view.record(c, rid)?.version ?? null;
+        if (current !== (tx.observed.get(key) ?? null) && !conflicts.some((x) => x.collection === c && x.id === rid)) {
+          conflicts.push({ collection: c, id: rid, reason });
+        }
+      }
+    };
+    check(tx.written, 'written record changed by another transaction since it was observed');
+    if (tx.level === 'RepeatableRead' || tx.level === 'Serializable') check(tx.pointReads, 'read record changed by another transaction');
+    if (tx.level === 'Serializable') {
+      check(tx.queryReads, 'queried record changed by another transaction');
+      for (const [c, membership] of tx.queried) {
+        if ((this.db.state.collections.get(c)?.membershipVersion ?? 0) !== membership || view.membershipChanged(c)) {
+          conflicts.push({ collection: c, reason: 'records were inserted into or deleted from a queried collection' });
+        }
+      }
+    }
+    if (conflicts.length > 0) {
+      throw new Conflict(`Transaction conflict: ${conflicts.length} change(s) since this transaction observed them; nothing was applied, retry the transaction`, {
+        extra: { transaction_id: tx.id, conflicts, retryable: true },
+      });
+    }
+  }
+
+  // ---- views ---------------------------------------------------------------------------------------------------
+
+  /** Committed state with this transaction's operations replayed (ops that no longer apply are skipped). */
+  private viewOf(tx: Transaction): WorkingView {
+    const view = new WorkingView(this.db.state, this.db.state.seq + 1);
+    for (const op of toArray(tx.ops)) {
+      const effects: Effect[] = [];
+      try {
+        this.applyOp(view.fork(), op, effects);
+      } catch (err) {
+        if (err instanceof DbError) continue;
+        throw err;
+      }
+      view.stage(effects);
+    }
+    return view;
+  }
+
+  /** Computes one staged operation's effects against `view`, staging them there. */
+  private applyOp(view: WorkingView, op: StagedOp, out: Effect[]): void {
+    const effects: Effect[] = [];
+    const records = this.db.records;
+    switch (op.kind) {
+      case 'insert': records.insertInto(view, op.c, op.p, effects); break;
+      case 'update': records.updateIn(view, op.c, op.id, op.p, effects); break;
+      case 'delete': records.deleteIn(view, op.c, op.id, effects); break;
+      case 'actions': {
+        const entry = view.record(op.c, op.id);
+        if (!entry || isExpired(entry, this.db.now())) throw new NotFound(MESSAGES.recordNotFound);
+        const { id: _id, ttl: _ttl, ...user } = applyActionSequence(entry.fields, op.steps);
+        const p: PreparedWrite = { fields: user, raw: {} };
+        records.updateIn(view, op.c, op.id, p, effects);
+        break;
+      }
+    }
+    const marked = op.nr ? effects.map(noRipple) : effects;
+    view.stage(marked);
+    out.push(...marked);
+  }
+
+  private committedVersion(c: string, id: string): number | null {
+    return this.db.state.collections.get(c)?.records.get(id)?.version ?? null;
+  }
+}
+
+function describe(tx: Transaction, now: number): TransactionStatus {
+  return {
+    transaction_id: tx.id, state: tx.isExpired(now) ? 'Expired' : 'Active', isolation_level: tx.level,
+    operations_count: tx.operationsCount, savepoints_count: tx.savepoints.size,
+    created_at: Math.floor(tx.createdAt / 1000), last_activity: Math.floor(tx.lastActivity / 1000), timeout_seconds: tx.timeoutSecs,
+  };
+}

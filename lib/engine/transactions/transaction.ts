@@ -1,0 +1,66 @@
+/**
+ * One optimistic transaction: its staged operations (an immutable cons list,
+ * so a savepoint is just a saved reference), the versions it observed, and
+ * what it read. Nothing here touches committed state; see
+ * transaction-manager.ts for staging, reads and commit.
+ */
+import type { PreparedWrite } from '../records.js';
+import type { ActionStep } from '../update-actions.js';
+import type { IsolationLevel } from '../settings.js';
+
+export type StagedOp =
+  | { readonly kind: 'insert'; readonly c: string; readonly id: string; readonly p: PreparedWrite; readonly nr: boolean }
+  | { readonly kind: 'update'; readonly c: string; readonly id: string; readonly p: PreparedWrite; readonly nr: boolean }
+  | { readonly kind: 'actions'; readonly c: string; readonly id: string; readonly steps: readonly ActionStep[]; readonly nr: boolean }
+  | { readonly kind: 'delete'; readonly c: string; readonly id: string; readonly nr: boolean };
+
+/** Immutable list, newest first. */
+export interface OpList { readonly op: StagedOp; readonly prev: OpList | undefined; readonly size: number }
+
+export function toArray(list: OpList | undefined): StagedOp[] {
+  const out: StagedOp[] = [];
+  for (let n = list; n; n = n.prev) out.push(n.op);
+  return out.reverse();
+}
+
+export const recordKey = (c: string, id: string) => `${c}\u0000${id}`;
+export const splitKey = (k: string): [string, string] => { const i = k.indexOf('\u0000'); return [k.slice(0, i), k.slice(i + 1)]; };
+
+export class Transaction {
+  ops: OpList | undefined;
+  lastActivity: number;
+  readonly savepoints = new Map<string, OpList | undefined>();
+  /** Version of each record when this transaction first saw it (null: absent). */
+  readonly observed = new Map<string, number | null>();
+  /** Records read by id (validated from RepeatableRead up). */
+  readonly pointReads = new Set<string>();
+  /** Records returned by queries (validated at Serializable). */
+  readonly queryReads = new Set<string>();
+  /** Membership version of each queried collection when first queried (validated at Serializable). */
+  readonly queried = new Map<string, number>();
+  /** Records this transaction writes (validated from ReadCommitted up). */
+  readonly written = new Set<string>();
+
+  constructor(
+    readonly id: string,
+    readonly level: IsolationLevel,
+    readonly createdAt: number,
+    readonly timeoutSecs: number,
+  ) {
+    this.lastActivity = createdAt;
+  }
+
+  get operationsCount(): number { return this.ops?.size ?? 0; }
+
+  isExpired(now: number): boolean {
+    return now >= this.createdAt + this.timeoutSecs * 1000;
+  }
+
+  stage(op: StagedOp): void {
+    this.ops = { op, prev: this.ops, size: this.operationsCount + 1 };
+  }
+
+  observe(key: string, version: number | null): void {
+    if (!this.observed.has(key)) this.observed.set(key, version);
+  }
+}
