@@ -9,7 +9,7 @@
  */
 import { DbError, toDbError } from '../errors.js';
 import type { Database } from './database.js';
-import type { Effect } from './effects.js';
+import { noRipple, type Effect } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
 import type { PreparedWrite } from './records.js';
@@ -120,10 +120,6 @@ export class Bulk {
   }
 }
 
-/** Marks an effect as not to be propagated to replicas. */
-export function noRipple(e: Effect): Effect {
-  return e.t === 'put' || e.t === 'delete' || e.t === 'createCollection' ? { ...e, nr: true } : e;
-}
 
 function rawId(item: BulkItem): string | null {
   if (item.kind !== 'insert') return typeof item.id === 'string' ? item.id : null;

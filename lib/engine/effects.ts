@@ -36,3 +36,8 @@ export interface LoggedBatch {
   readonly origin?: string;
   readonly originSeq?: number;
 }
+
+/** Marks an effect as not to be propagated to replicas (bypass_ripple). */
+export function noRipple(e: Effect): Effect {
+  return e.t === 'put' || e.t === 'delete' || e.t === 'createCollection' ? { ...e, nr: true } : e;
+}

@@ -9,6 +9,7 @@
 import { Conflict, InvalidInput, MESSAGES, NotFound, SchemaViolation } from '../errors.js';
 import type { Database } from './database.js';
 import type { Effect } from './effects.js';
+import { noRipple } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
 import { applyUpdateAction, parseActionSequence } from './update-actions.js';
@@ -55,13 +56,13 @@ export class Records {
   }
 
   /** Inserts one record, creating the collection if needed. Resolves to the new id once durable. */
-  async insert(c: string, body: unknown): Promise<string> {
+  async insert(c: string, body: unknown, nr = false): Promise<string> {
     validateCollectionName(c);
     const prepared = this.prepare(body);
     return this.db.write((view) => {
       const effects: Effect[] = [];
       const id = this.insertInto(view, c, prepared, effects);
-      return { effects, result: id };
+      return { effects: marked(effects, nr), result: id };
     });
   }
 
@@ -146,7 +147,11 @@ export class Records {
 
   /** Runs a parsed query: filter, sort, skip, limit, join, projection. */
   find(c: string, q: Query): Fields[] {
-    const rows = runQuery(this.scan(c), q);
+    return this.shapeRows(runQuery(this.scan(c), q), q);
+  }
+
+  /** Applies a query's projection and join to matched rows (also used for transaction reads). */
+  shapeRows(rows: Fields[], q: Query): Fields[] {
     return rows.map((r) => this.shape(r, q));
   }
 
@@ -193,14 +198,14 @@ export class Records {
   }
 
   /** Merges a partial record into an existing one. Throws NotFound (404) when it does not exist. */
-  async update(c: string, idOrAlias: string, body: unknown): Promise<Fields> {
+  async update(c: string, idOrAlias: string, body: unknown, nr = false): Promise<Fields> {
     validateCollectionName(c);
     const prepared = this.prepare(body);
     const [id] = this.liveEntry(c, idOrAlias);
     return this.db.write((view) => {
       const effects: Effect[] = [];
       const fields = this.updateIn(view, c, id, prepared, effects);
-      return { effects, result: fields };
+      return { effects: marked(effects, nr), result: fields };
     });
   }
 
@@ -221,12 +226,12 @@ export class Records {
   }
 
   /** Applies one update action (increment, push, ...) atomically. */
-  async updateWithAction(c: string, idOrAlias: string, action: string, field: string, value: unknown): Promise<Fields> {
-    return this.updateWithSequence(c, idOrAlias, [{ action, field, value }]);
+  async updateWithAction(c: string, idOrAlias: string, action: string, field: string, value: unknown, nr = false): Promise<Fields> {
+    return this.updateWithSequence(c, idOrAlias, [{ action, field, value }], nr);
   }
 
   /** Applies a sequence of update actions atomically, in order. */
-  async updateWithSequence(c: string, idOrAlias: string, raw: unknown): Promise<Fields> {
+  async updateWithSequence(c: string, idOrAlias: string, raw: unknown, nr = false): Promise<Fields> {
     validateCollectionName(c);
     const steps = parseActionSequence(raw);
     const [id] = this.liveEntry(c, idOrAlias);
@@ -240,18 +245,18 @@ export class Records {
       const checked = this.checkSchema(view, c, meta, user, id);
       const ttl = entry.expiresAt === undefined ? undefined : { expiresAt: entry.expiresAt, slidingMs: entry.slidingMs };
       const out = withSystemFields(checked, id, ttl);
-      return { effects: [putEffect(c, id, out, ttl)], result: out as Fields };
+      return { effects: marked([putEffect(c, id, out, ttl)], nr), result: out as Fields };
     });
   }
 
   /** Deletes a record into the trash. Throws NotFound. */
-  async delete(c: string, idOrAlias: string): Promise<string> {
+  async delete(c: string, idOrAlias: string, nr = false): Promise<string> {
     validateCollectionName(c);
     const [id] = this.liveEntry(c, idOrAlias);
     return this.db.write((view) => {
       const effects: Effect[] = [];
       this.deleteIn(view, c, id, effects);
-      return { effects, result: id };
+      return { effects: marked(effects, nr), result: id };
     });
   }
 
@@ -274,6 +279,10 @@ function withDeclaredTypes(schema: Schema | undefined, prepared: PreparedWrite):
     out[name] = fieldValueFromWire(def.field_type, raw, name);
   }
   return out ?? prepared.fields;
+}
+
+function marked(effects: Effect[], nr: boolean): Effect[] {
+  return nr ? effects.map(noRipple) : effects;
 }
 
 export function isExpired(entry: RecordEntry, now: number): boolean {

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { Conflict, DbError, InvalidInput, MESSAGES, NotFound } from '../../errors.js';
 import type { Database } from '../database.js';
 import type { Effect } from '../effects.js';
-import { noRipple } from '../bulk.js';
+import { noRipple } from '../effects.js';
 import { validateCollectionName } from '../names.js';
 import { runQuery, type Query } from '../query/index.js';
 import { isExpired, type PreparedWrite } from '../records.js';

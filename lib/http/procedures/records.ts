@@ -1,8 +1,8 @@
 /** Record routes: insert, find, find by id, update (merge, action, sequence), delete, distinct, count. */
-import { InvalidInput, MESSAGES, NotFound } from '../../errors.js';
+import { InvalidInput } from '../../errors.js';
 import { parseQuery, recordToWire, validateCollectionName, validateId, type Fields } from '../../engine/index.js';
 import { defineProcedure, type RawInput } from '../procedure.js';
-import { bodyObject, param, queryList, queryString } from '../input.js';
+import { bodyObject, param, queryFlag, queryList, queryString } from '../input.js';
 import { isPlainObjectValue } from '../plain-object.js';
 import type { Context } from '../context.js';
 
@@ -12,10 +12,15 @@ function collectionOf(raw: RawInput): string {
   return validateCollectionName(param(raw, 'collection'));
 }
 
-/** Transactions arrive with issue #4; until then every transaction id is unknown. */
-function noTransaction(raw: RawInput): void {
+/** The `transaction_id` a statement joins (query string), if any. */
+function txOf(raw: RawInput): string | undefined {
   const tx = queryString(raw, 'transaction_id');
-  if (tx !== undefined && tx !== '') throw new NotFound(MESSAGES.transactionNotFound);
+  return tx === undefined || tx === '' ? undefined : tx;
+}
+
+/** `bypass_ripple` from the query string; in a record body it would be a field like any other. */
+function bypassOf(raw: RawInput): boolean {
+  return queryFlag(raw, 'bypass_ripple') ?? false;
 }
 
 function writtenFields(body: unknown): string[] {
@@ -36,45 +41,48 @@ function out(ctx: Context, r: Fields, select?: string[], exclude?: string[]): Re
 
 export const recordsInsert = defineProcedure({
   name: 'records.insert', kind: 'mutation', access: 'user',
-  input: (raw) => { noTransaction(raw); return { collection: collectionOf(raw), body: bodyObject(raw) }; },
+  input: (raw) => ({ collection: collectionOf(raw), body: bodyObject(raw), tx: txOf(raw), nr: bypassOf(raw) }),
   collection: (i) => ({ name: i.collection, mode: 'write', fields: writtenFields(i.body) }),
-  handler: async ({ collection, body }, ctx) => ({ id: await ctx.db.records.insert(collection, body) }),
+  handler: async ({ collection, body, tx, nr }, ctx) => ({
+    id: tx ? ctx.db.transactions.stageInsert(tx, collection, body, nr) : await ctx.db.records.insert(collection, body, nr),
+  }),
 });
 
 export const recordsFindById = defineProcedure({
   name: 'records.findById', kind: 'query', access: 'user',
   input: (raw) => {
-    noTransaction(raw);
-    return { collection: collectionOf(raw), id: validateId(param(raw, 'id')), select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields') };
+    return { collection: collectionOf(raw), id: validateId(param(raw, 'id')), select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields'), tx: txOf(raw) };
   },
   collection: (i) => ({ name: i.collection, mode: 'read' }),
-  handler: (i, ctx) => out(ctx, ctx.db.records.findById(i.collection, i.id), i.select, i.exclude),
+  handler: (i, ctx) => out(ctx, i.tx ? ctx.db.transactions.findById(i.tx, i.collection, i.id) : ctx.db.records.findById(i.collection, i.id), i.select, i.exclude),
 });
 
 export const recordsFind = defineProcedure({
   name: 'records.find', kind: 'query', access: 'user',
   input: (raw) => {
-    noTransaction(raw);
     const query = parseQuery(raw.body);
-    if (query.transactionId !== undefined) throw new NotFound(MESSAGES.transactionNotFound);
-    return { collection: collectionOf(raw), query };
+    return { collection: collectionOf(raw), query, tx: txOf(raw) ?? query.transactionId };
   },
   collection: (i) => ({ name: i.collection, mode: 'read' }),
-  handler: ({ collection, query }, ctx) => {
+  handler: ({ collection, query, tx }, ctx) => {
     for (const c of query.join?.collections ?? []) validateCollectionName(c);
-    return ctx.db.records.find(collection, query).map((r) => recordToWire(r, { typed: ctx.typed }));
+    const rows = tx
+      ? ctx.db.records.shapeRows(ctx.db.transactions.find(tx, collection, query), query)
+      : ctx.db.records.find(collection, query);
+    return rows.map((r) => recordToWire(r, { typed: ctx.typed }));
   },
 });
 
 export const recordsUpdate = defineProcedure({
   name: 'records.update', kind: 'mutation', access: 'user',
   input: (raw) => {
-    noTransaction(raw);
     return { collection: collectionOf(raw), id: validateId(param(raw, 'id')), body: bodyObject(raw),
-      select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields') };
+      select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields'), tx: txOf(raw), nr: bypassOf(raw) };
   },
   collection: (i) => ({ name: i.collection, mode: 'write', fields: writtenFields(i.body) }),
-  handler: async (i, ctx) => out(ctx, await ctx.db.records.update(i.collection, i.id, i.body), i.select, i.exclude),
+  handler: async (i, ctx) => out(ctx, i.tx
+    ? ctx.db.transactions.stageUpdate(i.tx, i.collection, i.id, i.body, i.nr)
+    : await ctx.db.records.update(i.collection, i.id, i.body, i.nr), i.select, i.exclude),
 });
 
 function parseActionBody(body: unknown): { field: string; value: unknown } {
@@ -88,33 +96,35 @@ function parseActionBody(body: unknown): { field: string; value: unknown } {
 export const recordsUpdateAction = defineProcedure({
   name: 'records.updateAction', kind: 'mutation', access: 'user',
   input: (raw) => {
-    noTransaction(raw);
-    return { collection: collectionOf(raw), id: validateId(param(raw, 'id')), action: param(raw, 'action'), ...parseActionBody(raw.body) };
+    return { collection: collectionOf(raw), id: validateId(param(raw, 'id')), action: param(raw, 'action'), ...parseActionBody(raw.body), tx: txOf(raw), nr: bypassOf(raw) };
   },
   collection: (i) => ({ name: i.collection, mode: 'write', fields: [i.field.split('.')[0]!] }),
-  handler: async (i, ctx) => out(ctx, await ctx.db.records.updateWithAction(i.collection, i.id, i.action, i.field, i.value)),
+  handler: async (i, ctx) => out(ctx, i.tx
+    ? ctx.db.transactions.stageActions(i.tx, i.collection, i.id, [{ action: i.action, field: i.field, value: i.value }], i.nr)
+    : await ctx.db.records.updateWithAction(i.collection, i.id, i.action, i.field, i.value, i.nr)),
 });
 
 export const recordsUpdateSequence = defineProcedure({
   name: 'records.updateSequence', kind: 'mutation', access: 'user',
   input: (raw) => {
-    noTransaction(raw);
     if (!Array.isArray(raw.body)) throw new InvalidInput('Action sequence body must be an array of [action, field, value] triples');
-    return { collection: collectionOf(raw), id: validateId(param(raw, 'id')), steps: raw.body as unknown[] };
+    return { collection: collectionOf(raw), id: validateId(param(raw, 'id')), steps: raw.body as unknown[], tx: txOf(raw), nr: bypassOf(raw) };
   },
   collection: (i) => ({
     name: i.collection, mode: 'write',
     fields: i.steps.map((s) => (Array.isArray(s) ? s[1] : isPlainObjectValue(s) ? s.field : undefined)).filter((f): f is string => typeof f === 'string').map((f) => f.split('.')[0]!),
   }),
-  handler: async (i, ctx) => out(ctx, await ctx.db.records.updateWithSequence(i.collection, i.id, i.steps)),
+  handler: async (i, ctx) => out(ctx, i.tx
+    ? ctx.db.transactions.stageActions(i.tx, i.collection, i.id, i.steps, i.nr)
+    : await ctx.db.records.updateWithSequence(i.collection, i.id, i.steps, i.nr)),
 });
 
 export const recordsDelete = defineProcedure({
   name: 'records.delete', kind: 'mutation', access: 'user',
-  input: (raw) => { noTransaction(raw); return { collection: collectionOf(raw), id: validateId(param(raw, 'id')) }; },
+  input: (raw) => ({ collection: collectionOf(raw), id: validateId(param(raw, 'id')), tx: txOf(raw), nr: bypassOf(raw) }),
   collection: (i) => ({ name: i.collection, mode: 'write' }),
   handler: async (i, ctx) => {
-    const id = await ctx.db.records.delete(i.collection, i.id);
+    const id = i.tx ? ctx.db.transactions.stageDelete(i.tx, i.collection, i.id, i.nr) : await ctx.db.records.delete(i.collection, i.id, i.nr);
     return { id, deleted: true, status: 'deleted' };
   },
 });
