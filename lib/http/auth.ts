@@ -2,17 +2,22 @@
  * Tokens: API keys are exchanged for short-lived HS256 JWTs (jose). Each
  * request's bearer token is verified against the injectable clock, and the
  * key it names is looked up again, so revoking a key takes effect at once.
+ * The token also carries a keyed fingerprint of the key's hash, so rotating
+ * the admin key (same id, new secret) invalidates its earlier tokens too.
  */
+import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { InvalidInput, Unauthorized } from '../errors.js';
-import type { Database } from '../engine/index.js';
+import type { ApiKeyRecord, Database } from '../engine/index.js';
 import type { Principal } from './context.js';
 
 /** Verified tokens, so each request does not pay jose's async verification again. */
 const CACHE_LIMIT = 10_000;
 
 export class TokenService {
-  private readonly verified = new Map<string, { sub: string; expMs: number }>();
+  private readonly verified = new Map<string, Verified>();
+  /** Key records are immutable and replaced on every change, so a fingerprint per record object stays right. */
+  private readonly fingerprints = new WeakMap<ApiKeyRecord, string>();
 
   constructor(private readonly db: Database) {}
 
@@ -28,7 +33,7 @@ export class TokenService {
     if (!record) throw new Unauthorized('Invalid API key');
     const now = Math.floor(this.db.now() / 1000);
     const exp = now + this.db.settings().token_ttl_secs;
-    const token = await new SignJWT({ adm: record.admin })
+    const token = await new SignJWT({ adm: record.admin, kfp: this.fingerprint(record) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(record.id)
       .setIssuedAt(now)
@@ -46,36 +51,51 @@ export class TokenService {
       token = m[1];
     }
     if (!token) throw new Unauthorized('Missing Authorization header');
-    const sub = await this.subjectOf(token);
+    const { sub, kfp } = await this.verify(token);
     const key = this.db.keys.get(sub);
-    if (!key) throw new Unauthorized('Invalid token: API key has been revoked');
+    if (!key || kfp !== this.fingerprint(key)) throw new Unauthorized('Invalid token: API key has been revoked');
     return { keyId: key.id, admin: key.admin, key };
   }
 
-  /** The key id a valid, unexpired token names; 401 otherwise. */
-  private async subjectOf(token: string): Promise<string> {
+  /** Identifies the key's current secret without revealing anything about it (the hash of a weak admin key could be brute-forced). */
+  private fingerprint(key: ApiKeyRecord): string {
+    let fp = this.fingerprints.get(key);
+    if (fp === undefined) {
+      fp = createHmac('sha256', this.key).update(key.hash).digest('base64url').slice(0, 22);
+      this.fingerprints.set(key, fp);
+    }
+    return fp;
+  }
+
+  /** The key id and fingerprint a valid, unexpired token names; 401 otherwise. */
+  private async verify(token: string): Promise<Verified> {
     const now = this.db.now();
     const hit = this.verified.get(token);
     if (hit) {
-      if (hit.expMs > now) return hit.sub;
+      if (hit.expMs > now) return hit;
       this.verified.delete(token);
       throw new Unauthorized('Token has expired');
     }
     let sub: string | undefined;
+    let kfp: unknown;
     let expMs = 0;
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], currentDate: new Date(this.db.now()) });
       if (typeof payload.exp !== 'number') throw new Unauthorized('Invalid token');
       sub = payload.sub;
+      kfp = payload.kfp;
       expMs = payload.exp * 1000;
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw new Unauthorized('Token has expired');
       if (err instanceof Unauthorized) throw err;
       throw new Unauthorized('Invalid token');
     }
-    if (!sub) throw new Unauthorized('Invalid token');
+    if (!sub || typeof kfp !== 'string') throw new Unauthorized('Invalid token');
     if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value!);
-    this.verified.set(token, { sub, expMs });
-    return sub;
+    const verified = { sub, kfp, expMs };
+    this.verified.set(token, verified);
+    return verified;
   }
 }
+
+interface Verified { readonly sub: string; readonly kfp: string; readonly expMs: number }

@@ -5,13 +5,20 @@
  * gzipped when the client accepts gzip and the body is worth compressing.
  *
  * Decoding rejects `__proto__` keys anywhere, so nothing downstream can be
- * polluted through a decoded object.
+ * polluted through a decoded object. msgpackr silently renames a `__proto__`
+ * map key to `__proto_`, so a MessagePack body that spells the key at all is
+ * decoded to Maps instead, where the key is still visible, and rejected.
  */
 import { gzipSync } from 'node:zlib';
-import { Packr, Unpackr } from 'msgpackr';
+import { C1, Packr, Unpackr, type Options } from 'msgpackr';
 import { InvalidInput, UnsupportedMedia } from '../errors.js';
 
-const requestUnpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
+// 'auto' decodes a 64-bit integer beyond 2^53 as a BigInt instead of rounding it, so it can be refused.
+// msgpackr's README documents it; its type definitions lack it.
+const INT64_AUTO = { int64AsType: 'auto' } as unknown as Pick<Options, 'int64AsType'>;
+const requestUnpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, ...INT64_AUTO });
+const mapUnpackr = new Unpackr({ useRecords: false, mapsAsObjects: false, ...INT64_AUTO });
+const PROTO_BYTES = Buffer.from('__proto__', 'utf8');
 const responsePackr = new Packr({ useRecords: false, moreTypes: false, encodeUndefinedAsNil: true });
 
 export const MSGPACK = 'application/msgpack';
@@ -30,12 +37,14 @@ export function wantsMsgpack(accept: string | undefined): boolean {
 export function decodeBody(raw: Buffer | undefined, contentType: string | undefined): unknown {
   if (!raw || raw.length === 0) return {};
   if (isMsgpack(contentType)) {
+    const spellsProto = raw.includes(PROTO_BYTES);
     let value: unknown;
     try {
-      value = requestUnpackr.unpack(raw);
+      value = (spellsProto ? mapUnpackr : requestUnpackr).unpack(raw);
     } catch (err) {
       throw new InvalidInput(`Malformed MessagePack body: ${(err as Error).message}`);
     }
+    if (spellsProto) return mapsToObjects(value, 0);
     assertNoProtoKeys(value, 0);
     return value;
   }
@@ -58,14 +67,37 @@ export function decodeBody(raw: Buffer | undefined, contentType: string | undefi
   }
 }
 
+/** msgpackr decodes the never-used byte 0xc1 to a marker object instead of failing. */
+const neverUsedByte = () => new InvalidInput('Malformed MessagePack body: the never-used byte 0xc1');
+const unsafeInteger = (v: bigint) => new InvalidInput(`Integer ${v} is outside the exactly representable range ±(2^53 - 1)`);
+
 function assertNoProtoKeys(v: unknown, depth: number): void {
   if (depth > 100) throw new InvalidInput('Body nested too deeply');
+  if (v === C1) throw neverUsedByte();
+  if (typeof v === 'bigint') throw unsafeInteger(v);
   if (v === null || typeof v !== 'object' || v instanceof Uint8Array) return;
   if (Array.isArray(v)) { for (const x of v) assertNoProtoKeys(x, depth + 1); return; }
   for (const key of Object.keys(v)) {
     if (key === '__proto__') throw new InvalidInput("Forbidden key '__proto__' in body");
     assertNoProtoKeys((v as Record<string, unknown>)[key], depth + 1);
   }
+}
+
+/** Converts the Maps of a MessagePack body to plain objects, rejecting `__proto__` keys. */
+function mapsToObjects(v: unknown, depth: number): unknown {
+  if (depth > 100) throw new InvalidInput('Body nested too deeply');
+  if (v === C1) throw neverUsedByte();
+  if (typeof v === 'bigint') throw unsafeInteger(v);
+  if (Array.isArray(v)) return v.map((x) => mapsToObjects(x, depth + 1));
+  if (!(v instanceof Map)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of v) {
+    if (typeof k !== 'string' && typeof k !== 'number') throw new InvalidInput('MessagePack map keys must be strings');
+    const key = String(k);
+    if (key === '__proto__') throw new InvalidInput("Forbidden key '__proto__' in body");
+    out[key] = mapsToObjects(x, depth + 1);
+  }
+  return out;
 }
 
 /** JSON with binary written as arrays of byte numbers (protocol.md 1.4 rule 6). */

@@ -20,7 +20,7 @@ export function acceptsType(type: TypeName, v: Value): boolean {
     case 'String': return typeof v === 'string';
     case 'Integer': {
       const n = numberOf(v);
-      return n !== undefined && Number.isInteger(n);
+      return n !== undefined && Number.isSafeInteger(n);
     }
     case 'Float':
     case 'Number': return numberOf(v) !== undefined;

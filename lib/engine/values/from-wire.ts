@@ -112,12 +112,12 @@ export function typedFromWire(type: TypeName, v: unknown, path: string): Value {
       return v;
     case 'Integer': {
       const n = toNumber(type, v, path);
-      if (!Number.isInteger(n)) throw bad(type, path, 'expected an integer');
+      if (!Number.isSafeInteger(n)) throw bad(type, path, 'expected an integer within ±(2^53 - 1)');
       return n;
     }
     case 'Float': {
       const n = toNumber(type, v, path);
-      return Number.isInteger(n) ? new Tagged('Float', n) : n;
+      return Number.isSafeInteger(n) ? new Tagged('Float', n) : n;
     }
     case 'Number':
       return new Tagged('Number', toNumber(type, v, path));

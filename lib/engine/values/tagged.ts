@@ -5,7 +5,7 @@
  * arrays and objects) because their type can be inferred on the way out.
  * Types that bare JSON cannot express are stored as a frozen `Tagged`
  * instance: DateTime, Decimal, UUID, Vector, Set, Binary, Bytes, Duration,
- * an explicit Number, and a Float whose value happens to be whole.
+ * an explicit Number, and a Float whose value happens to be a safe integer.
  * Keeping common values bare is what keeps memory per record low.
  */
 
@@ -61,7 +61,8 @@ export function typeOf(v: Value): TypeName {
   switch (typeof v) {
     case 'string': return 'String';
     case 'boolean': return 'Boolean';
-    case 'number': return Number.isInteger(v) ? 'Integer' : 'Float';
+    // An Integer must fit the clients' i64 exactly; a whole number beyond 2^53 came from a float.
+    case 'number': return Number.isSafeInteger(v) ? 'Integer' : 'Float';
     default: break;
   }
   if (v instanceof Uint8Array) return 'Binary';

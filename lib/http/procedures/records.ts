@@ -5,6 +5,7 @@ import { defineProcedure, type RawInput } from '../procedure.js';
 import { bodyObject, param, queryFlag, queryList, queryString } from '../input.js';
 import { isPlainObjectValue } from '../plain-object.js';
 import type { Context } from '../context.js';
+import { checkCollectionAccess } from '../permissions.js';
 
 const SYSTEM_BODY_KEYS = new Set(['id', 'ttl', 'ttl_update_on_access']);
 
@@ -65,7 +66,11 @@ export const recordsFind = defineProcedure({
   },
   collection: (i) => ({ name: i.collection, mode: 'read' }),
   handler: ({ collection, query, tx }, ctx) => {
-    for (const c of query.join?.collections ?? []) validateCollectionName(c);
+    for (const c of query.join?.collections ?? []) {
+      validateCollectionName(c);
+      // A join reads its target collections too: the key needs read access there as well.
+      if (ctx.principal) checkCollectionAccess(ctx.principal, c, 'read');
+    }
     const rows = tx
       ? ctx.db.records.shapeRows(ctx.db.transactions.find(tx, collection, query), query)
       : ctx.db.records.find(collection, query);

@@ -14,10 +14,12 @@ export function createExpressHandler(dispatcher: Dispatcher) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!req.originalUrl.startsWith('/api/') && req.originalUrl !== '/api') { next(); return; }
     const chunks: Buffer[] = [];
-    let size = 0;
+    let kept = 0;
+    // Keep chunks until the limit is passed, so an oversized body still reaches the dispatcher as oversized.
     req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= dispatcher.bodyLimit + 1) chunks.push(c);
+      if (kept > dispatcher.bodyLimit) return;
+      chunks.push(c);
+      kept += c.length;
     });
     req.on('error', next);
     req.on('end', () => {
