@@ -48,6 +48,7 @@ export function serverConfig(args: ParsedArgs, env: NodeJS.ProcessEnv): ServerCo
   const maxBatch = num(flag('max-batch-size') ?? env.EDDYDB_MAX_BATCH_SIZE, 'max batch size');
   if (maxBatch !== undefined) settings.max_batch_size = maxBatch;
   return {
+    ripplePeers: parsePeers(flag('ripple-peers') ?? env.EDDYDB_RIPPLE_PEERS),
     port: num(flag('port') ?? env.PORT, 'port') ?? 8080,
     host: flag('host') ?? env.HOST ?? '0.0.0.0',
     dataDir: path.resolve(flag('data-dir') ?? env.EDDYDB_DATA_DIR ?? 'data'),
@@ -58,4 +59,16 @@ export function serverConfig(args: ParsedArgs, env: NodeJS.ProcessEnv): ServerCo
     snapshotCron: flag('snapshot-cron') ?? env.EDDYDB_SNAPSHOT_CRON,
     quiet: args.flags.quiet === true || env.EDDYDB_QUIET === '1',
   };
+}
+
+/** `url|key,url|key` -> peers. */
+export function parsePeers(spec: string | undefined): Array<{ url: string; key: string }> {
+  if (!spec) return [];
+  return spec.split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
+    const bar = entry.indexOf('|');
+    if (bar < 0) throw new Error(`ripple peer '${entry}' must be written url|api_key`);
+    const url = entry.slice(0, bar).replace(/\/+$/, '');
+    if (!/^https?:\/\//.test(url)) throw new Error(`ripple peer url '${url}' must start with http:// or https://`);
+    return { url, key: entry.slice(bar + 1) };
+  });
 }

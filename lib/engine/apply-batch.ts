@@ -10,6 +10,7 @@ import type { Effect, LoggedBatch } from './effects.js';
 export function applyBatch(state: DbState, batch: LoggedBatch): void {
   assert(batch.seq > state.seq, `batch seq ${batch.seq} must follow state seq ${state.seq}`);
   for (const effect of batch.effects) applyEffect(state, effect, batch.seq);
+  if (batch.origin !== undefined && batch.originSeq !== undefined) state.rippleSeen.set(batch.origin, batch.originSeq);
   state.seq = batch.seq;
 }
 

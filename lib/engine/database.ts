@@ -13,6 +13,9 @@ import { Trash } from './trash.js';
 import { Bulk } from './bulk.js';
 import { AuditLog } from './audit.js';
 import { TransactionManager } from './transactions/transaction-manager.js';
+import { Replication } from './ripple/replication.js';
+import { readBatchesAfter } from './storage/log-scan.js';
+import type { LoggedBatch } from './effects.js';
 import { ApiKeys } from './api-keys.js';
 import { systemClock, type Clock } from './clock.js';
 import { IdGenerator } from './ids.js';
@@ -50,6 +53,9 @@ export class Database {
   readonly bulk: Bulk;
   readonly audit: AuditLog;
   readonly transactions: TransactionManager;
+  readonly replication: Replication;
+  /** Replication peers still needing log segments (their acked seqs are respected by cleanup). */
+  retainFor: () => readonly string[] = () => [];
   readonly ids: IdGenerator;
   private snapshotting: Promise<unknown> | undefined;
   private closed = false;
@@ -72,6 +78,7 @@ export class Database {
     this.bulk = new Bulk(this);
     this.audit = new AuditLog(opts.dataDir, clock);
     this.transactions = new TransactionManager(this, this.audit);
+    this.replication = new Replication(this);
     queue.onCommit(() => this.maybeSnapshot());
   }
 
@@ -128,6 +135,11 @@ export class Database {
     return this.queue.submit(op);
   }
 
+  /** Logged batches after `seq`, read back from the segments (replication catch-up). */
+  readLog(afterSeq: number, limit: number): Promise<{ batches: LoggedBatch[]; firstAvailable: number }> {
+    return readBatchesAfter(this.fs, this.opts.dataDir, afterSeq, limit);
+  }
+
   onCommit(listener: CommitListener): void {
     this.queue.onCommit(listener);
   }
@@ -166,10 +178,13 @@ export class Database {
     const keep = Math.max(1, this.opts.keepSnapshots ?? 2);
     for (const f of snaps.slice(0, -keep)) await this.fs.unlink(path.join(dir, f));
     const oldestKeptSeq = seqOf(snaps.slice(-keep)[0]!);
+    // Replication peers read the log from their acknowledged seq: keep what they still need.
+    const peerNeed = this.replication.oldestNeeded(this.retainFor());
+    const keepAfter = peerNeed === undefined ? oldestKeptSeq : Math.min(oldestKeptSeq, peerNeed);
     const segs = files.filter((f) => /^log-\d{16}\.seg$/.test(f));
     for (let i = 0; i < segs.length - 1; i++) {
       const lastSeqInSegment = seqOf(segs[i + 1]!) - 1;
-      if (lastSeqInSegment <= oldestKeptSeq) await this.fs.unlink(path.join(dir, segs[i]!));
+      if (lastSeqInSegment <= keepAfter) await this.fs.unlink(path.join(dir, segs[i]!));
     }
   }
 

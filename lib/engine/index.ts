@@ -17,3 +17,5 @@ export type { BulkResult } from './bulk.js';
 export { CLEANUP_INTERVAL_MS, type TransactionStatus } from './transactions/transaction-manager.js';
 export type { BulkItem, BulkFailure } from './bulk.js';
 export { parseActionSequence } from './update-actions.js';
+export type { ShippedBatch } from './ripple/replication.js';
+export { encodePayload, decodePayload } from './storage/codec.js';

@@ -77,4 +77,6 @@ export class DbState {
   config: Readonly<Record<string, unknown>> = {};
   /** Seq of the last applied batch. */
   seq = 0;
+  /** Replication: the newest origin seq applied from each origin node (dedupe). */
+  readonly rippleSeen = new Map<string, number>();
 }

@@ -15,7 +15,12 @@ import type { DbState } from './state.js';
 import { WorkingView } from './working-view.js';
 import type { LogWriter } from './storage/log-writer.js';
 
-export interface OpResult<R> { readonly effects: readonly Effect[]; readonly result: R }
+export interface OpResult<R> {
+  readonly effects: readonly Effect[];
+  readonly result: R;
+  /** Set when applying a batch received from a replication peer. */
+  readonly origin?: { readonly node: string; readonly seq: number };
+}
 export type Operation<R> = (view: WorkingView) => OpResult<R>;
 
 interface Pending {
@@ -106,8 +111,10 @@ export class WriteQueue {
         p.reject(toDbError(err));
         continue;
       }
-      if (out.effects.length > 0) {
-        batches.push({ seq: view.nextSeq, effects: out.effects });
+      if (out.effects.length > 0 || out.origin) {
+        batches.push(out.origin
+          ? { seq: view.nextSeq, effects: out.effects, origin: out.origin.node, originSeq: out.origin.seq }
+          : { seq: view.nextSeq, effects: out.effects });
         view.stage(out.effects);
         view.nextSeq += 1;
       }

@@ -17,6 +17,7 @@ export interface Services {
   readonly log: (level: 'info' | 'warn' | 'error', msg: string, extra?: unknown) => void;
   readonly startedAt: number;
   readonly batchGate: import('./batch-gate.js').BatchGate;
+  readonly ripples: import('./ripple/ripple-manager.js').RippleManager;
   readonly version: string;
 }
 

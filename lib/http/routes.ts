@@ -24,6 +24,9 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   r('PUT', '/api/config', 'config.update'),
   r('POST', '/api/admin/snapshot', 'admin.snapshot'),
   r('GET', '/api/admin/audit', 'audit.list'),
+  r('POST', '/api/ripple/apply', 'ripple.apply'),
+  r('GET', '/api/ripple/status', 'ripple.status'),
+  r('POST', '/api/ripple/resync', 'ripple.resync'),
 
   r('POST', '/api/batch/insert/:collection', 'batch.insert'),
   r('PUT', '/api/batch/update/:collection', 'batch.update'),

@@ -13,6 +13,7 @@ import { Database, type Clock, type Settings, type StorageFs } from '../engine/i
 import { TokenService } from './auth.js';
 import { Dispatcher } from './dispatch.js';
 import { BatchGate } from './batch-gate.js';
+import { RippleManager } from './ripple/ripple-manager.js';
 import { createRegistry } from './procedures/index.js';
 import { createFastify } from './transport/fastify.js';
 import type { Services } from './context.js';
@@ -35,6 +36,10 @@ export interface ServerConfig {
   snapshotCron?: string;
   trashPurgeCron?: string;
   ttlSweepMs?: number;
+  /** Replication peers (ripples): each peer's base URL and an admin API key valid there. */
+  ripplePeers?: ReadonlyArray<{ url: string; key: string }>;
+  /** Longest wait between retries to a peer that is down. */
+  rippleMaxBackoffMs?: number;
   /** Where the generated admin key is announced (stdout by default). */
   announce?: (msg: string) => void;
   quiet?: boolean;
@@ -46,7 +51,10 @@ export class Server {
   private readonly jobs: cron.ScheduledTask[] = [];
   private closing: Promise<void> | undefined;
 
+  readonly ripples: RippleManager;
+
   private constructor(readonly db: Database, readonly config: ServerConfig, services: Services) {
+    this.ripples = services.ripples;
     this.dispatcher = new Dispatcher(services, createRegistry(), config.bodyLimitBytes ?? 32 * 1024 * 1024);
     this.app = createFastify(this.dispatcher);
   }
@@ -63,7 +71,8 @@ export class Server {
       await db.close();
       throw err;
     }
-    const services: Services = { db, tokens: new TokenService(db), log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate() };
+    const ripples = new RippleManager(db, config.ripplePeers ?? [], config.rippleMaxBackoffMs);
+    const services: Services = { db, tokens: new TokenService(db), log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples };
     const server = new Server(db, config, services);
     server.schedule(log);
     return server;
@@ -99,6 +108,7 @@ export class Server {
   close(): Promise<void> {
     this.closing ??= (async () => {
       for (const j of this.jobs) j.stop();
+      this.ripples.stop();
       await this.app.close();
       await this.db.close({ snapshot: true });
     })();

@@ -31,6 +31,7 @@ type SnapFrame =
   | { k: 'meta'; seq: number; created_at: number }
   | { k: 'config'; v: Record<string, unknown> }
   | { k: 'keys'; v: unknown[] }
+  | { k: 'ripple'; seen: Array<[string, number]> }
   | { k: 'coll'; meta: CollectionMeta; membership: number }
   | { k: 'recs'; c: string; rows: Row[] }
   | { k: 'trash'; c: string; rows: Row[] }
@@ -74,6 +75,7 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
     await put({ k: 'meta', seq, created_at: now });
     await put({ k: 'config', v: { ...state.config } });
     await put({ k: 'keys', v: [...state.keys.values()] });
+    await put({ k: 'ripple', seen: [...state.rippleSeen] });
     for (const { c, meta, membership } of colls) {
       await put({ k: 'coll', meta, membership });
       await writeRecords(c, put);
@@ -129,6 +131,7 @@ export async function loadSnapshot(fs: StorageFs, file: string): Promise<DbState
       case 'meta': state.seq = f.seq; break;
       case 'config': state.config = f.v; break;
       case 'keys': for (const k of f.v as ApiKeyRecord[]) state.keys.set(k.id, k); break;
+      case 'ripple': for (const [node, seq] of f.seen) state.rippleSeen.set(node, seq); break;
       case 'coll':
         current = new CollectionState(f.meta);
         current.membershipVersion = f.membership;

@@ -6,6 +6,7 @@ import * as collections from './collections.js';
 import * as records from './records.js';
 import * as batch from './batch.js';
 import * as tx from './transactions.js';
+import * as ripple from './ripple.js';
 
 export function createRegistry() {
   return buildRegistry([
@@ -20,5 +21,6 @@ export function createRegistry() {
     batch.batchInsert, batch.batchUpdate, batch.batchDelete,
     tx.transactionsBegin, tx.transactionsList, tx.transactionsStatus, tx.transactionsCommit, tx.transactionsRollback,
     tx.savepointsCreate, tx.savepointsRollback, tx.savepointsRelease, tx.auditList,
+    ripple.rippleApply, ripple.rippleStatus, ripple.rippleResync,
   ]);
 }

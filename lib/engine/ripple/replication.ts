@@ -1,0 +1,123 @@
+/**
+ * Replication state of this node ("ripples"): its node id, each peer's
+ * acknowledged seq (persisted in `ripple-cursors.json`), which batches are
+ * shippable, and applying a batch received from a peer.
+ *
+ * The outbox is the log itself: segments are kept until every peer has
+ * acknowledged past them, so nothing is lost across a restart of either
+ * side. Receivers remember the newest origin seq applied per origin node
+ * (in DbState, logged with the batch), so a resend is a no-op, and they drop
+ * batches that originated on themselves, so rings do not echo.
+ */
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import path from 'node:path';
+import { InvalidInput } from '../../errors.js';
+import type { Database } from '../database.js';
+import { noRipple, type Effect, type LoggedBatch } from '../effects.js';
+import { validateId } from '../ids.js';
+import { validateCollectionName } from '../names.js';
+import { isPlainObject } from '../values/index.js';
+
+const REPLICATED: ReadonlySet<Effect['t']> = new Set(['createCollection', 'setCollectionMeta', 'dropCollection', 'put', 'delete', 'restore', 'purge']);
+
+/** A batch on the wire between peers. `resync` batches rebuild collections and are applied without dedupe or forwarding. */
+export interface ShippedBatch { readonly origin: string; readonly origin_seq: number; readonly effects: readonly Effect[]; readonly resync?: boolean }
+
+export class Replication {
+  readonly nodeId: string;
+  private readonly cursorFile: string;
+  private readonly cursors: Record<string, number>;
+
+  constructor(private readonly db: Database) {
+    this.nodeId = loadNodeId(db.dataDir);
+    this.cursorFile = path.join(db.dataDir, 'ripple-cursors.json');
+    this.cursors = fs.existsSync(this.cursorFile) ? JSON.parse(fs.readFileSync(this.cursorFile, 'utf8')) as Record<string, number> : {};
+  }
+
+  /** The seq a peer has acknowledged (0 for a new peer: it gets everything still in the log). */
+  acked(peer: string): number {
+    return Object.hasOwn(this.cursors, peer) ? this.cursors[peer]! : 0;
+  }
+
+  /** Records a peer's acknowledgement durably (atomic rename). */
+  setAcked(peer: string, seq: number): void {
+    this.cursors[peer] = seq;
+    const tmp = this.cursorFile + '.tmp';
+    fs.writeFileSync(tmp, JSON.stringify(this.cursors));
+    fs.renameSync(tmp, this.cursorFile);
+  }
+
+  /** The oldest seq any configured peer still needs; segments after it are retained. */
+  oldestNeeded(peers: readonly string[]): number | undefined {
+    if (peers.length === 0) return undefined;
+    return Math.min(...peers.map((p) => this.acked(p)));
+  }
+
+  /** What of a committed batch goes to peers: undefined when nothing does. */
+  shippable(batch: LoggedBatch): ShippedBatch | undefined {
+    const effects = batch.effects.filter((e) => REPLICATED.has(e.t) && !('nr' in e && e.nr));
+    if (effects.length === 0) return undefined;
+    return { origin: batch.origin ?? this.nodeId, origin_seq: batch.origin !== undefined ? batch.originSeq! : batch.seq, effects };
+  }
+
+  /**
+   * Applies a batch from a peer. Returns 'applied', 'duplicate' (already seen
+   * from that origin) or 'own' (it originated here). Durable on return.
+   */
+  async applyRemote(raw: unknown): Promise<'applied' | 'duplicate' | 'own'> {
+    const b = parseShipped(raw);
+    if (b.origin === this.nodeId) return 'own';
+    if (b.resync) {
+      return this.db.write((view) => {
+        const effects = b.effects.map(noRipple);
+        view.stage(effects);
+        return { effects, result: 'applied' as const };
+      });
+    }
+    return this.db.write((view) => {
+      if ((this.db.state.rippleSeen.get(b.origin) ?? 0) >= b.origin_seq) return { effects: [], result: 'duplicate' as const };
+      const effects: Effect[] = [];
+      for (const e of b.effects) {
+        if ((e.t === 'put') && !view.collection(e.c)) {
+          const create: Effect = { t: 'createCollection', meta: { name: e.c, createdAt: new Date(this.db.now()).toISOString() } };
+          view.stage([create]);
+          effects.push(create);
+        }
+        view.stage([e]);
+        effects.push(e);
+      }
+      return { effects, result: 'applied' as const, origin: { node: b.origin, seq: b.origin_seq } };
+    });
+  }
+}
+
+function loadNodeId(dir: string): string {
+  const file = path.join(dir, 'node-id');
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const id = randomBytes(8).toString('hex');
+  fs.writeFileSync(file, id + '\n');
+  return id;
+}
+
+/** Validates a shipped batch's shape; peers are trusted admins but not trusted to be well-formed. */
+function parseShipped(raw: unknown): ShippedBatch {
+  if (!isPlainObject(raw) || typeof raw.origin !== 'string' || !/^[0-9a-f]{1,64}$/.test(raw.origin)) throw new InvalidInput('Ripple batch needs an origin node id');
+  if (typeof raw.origin_seq !== 'number' || !Number.isSafeInteger(raw.origin_seq) || (raw.origin_seq < 1 && raw.resync !== true)) throw new InvalidInput('Ripple batch needs a positive origin_seq');
+  if (!Array.isArray(raw.effects)) throw new InvalidInput('Ripple batch needs an effects array');
+  for (const e of raw.effects as unknown[]) checkEffect(e);
+  return { origin: raw.origin, origin_seq: raw.origin_seq, effects: raw.effects as Effect[], resync: raw.resync === true };
+}
+
+function checkEffect(e: unknown): void {
+  if (!isPlainObject(e) || typeof e.t !== 'string' || !REPLICATED.has(e.t as Effect['t'])) throw new InvalidInput('Ripple batch holds an unknown effect');
+  if (e.t === 'createCollection' || e.t === 'setCollectionMeta') {
+    if (!isPlainObject(e.meta)) throw new InvalidInput('Ripple collection effect needs meta');
+    validateCollectionName(e.meta.name);
+    return;
+  }
+  if (e.t === 'dropCollection') { validateCollectionName(e.name); return; }
+  validateCollectionName(e.c);
+  validateId(e.id);
+  if (e.t === 'put' && !isPlainObject(e.fields)) throw new InvalidInput('Ripple put needs fields');
+}

@@ -1,0 +1,34 @@
+/**
+ * Reads logged batches back from the segments, for replication catch-up
+ * ("ship the log from a sequence number"). Stops at the first bad frame,
+ * which can only be an in-progress append at the tail.
+ */
+import path from 'node:path';
+import { decodePayload } from './codec.js';
+import { HEADER_SIZE, readFrame } from './frame.js';
+import type { StorageFs } from './fs.js';
+import type { LoggedBatch } from '../effects.js';
+
+const SEGMENT = /^log-(\d{16})\.seg$/;
+
+/** Up to `limit` batches with seq > `afterSeq`, in order; `firstAvailable` is the oldest seq still on disk. */
+export async function readBatchesAfter(fs: StorageFs, dir: string, afterSeq: number, limit: number): Promise<{ batches: LoggedBatch[]; firstAvailable: number }> {
+  const segs = (await fs.readdir(dir)).filter((f) => SEGMENT.test(f)).sort();
+  const starts = segs.map((f) => Number(SEGMENT.exec(f)![1]));
+  const batches: LoggedBatch[] = [];
+  for (let i = 0; i < segs.length && batches.length < limit; i++) {
+    const nextStart = starts[i + 1];
+    if (nextStart !== undefined && nextStart <= afterSeq + 1) continue;
+    const buf = await fs.readFile(path.join(dir, segs[i]!));
+    let offset = HEADER_SIZE;
+    for (;;) {
+      const r = readFrame(buf, offset);
+      if (r.kind !== 'frame') break;
+      const b = decodePayload<LoggedBatch>(r.payload);
+      if (b.seq > afterSeq) batches.push(b);
+      if (batches.length >= limit) break;
+      offset = r.next;
+    }
+  }
+  return { batches, firstAvailable: starts[0] ?? afterSeq + 1 };
+}

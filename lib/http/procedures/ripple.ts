@@ -1,0 +1,51 @@
+/**
+ * Ripple routes (admin): a peer ships batches to `POST /api/ripple/apply`;
+ * `GET /api/ripple/status` shows each peer's lag and last error;
+ * `POST /api/ripple/resync` rebuilds collections on a peer.
+ */
+import { InvalidInput, NotFound } from '../../errors.js';
+import { validateCollectionName } from '../../engine/index.js';
+import { defineProcedure } from '../procedure.js';
+import { bodyObject, optionalString } from '../input.js';
+
+export const rippleApply = defineProcedure({
+  name: 'ripple.apply', kind: 'mutation', access: 'admin',
+  input: (raw) => {
+    const body = bodyObject(raw);
+    if (!Array.isArray(body.batches)) throw new InvalidInput('Body must be {batches: [...]}');
+    return body.batches as unknown[];
+  },
+  handler: async (batches, ctx) => {
+    const outcomes = { applied: 0, duplicate: 0, own: 0 };
+    for (const b of batches) outcomes[await ctx.db.replication.applyRemote(b)] += 1;
+    return { status: 'ok', node_id: ctx.db.replication.nodeId, ...outcomes };
+  },
+});
+
+export const rippleStatus = defineProcedure({
+  name: 'ripple.status', kind: 'query', access: 'admin',
+  input: () => undefined,
+  handler: (_i, ctx) => ctx.ripples.status(),
+});
+
+export const rippleResync = defineProcedure({
+  name: 'ripple.resync', kind: 'mutation', access: 'admin',
+  input: (raw) => {
+    const body = raw.body === undefined ? {} : bodyObject(raw);
+    for (const k of Object.keys(body)) if (k !== 'peer' && k !== 'collections') throw new InvalidInput(`Unknown member '${k}'; expected peer, collections`);
+    let collections: string[] | undefined;
+    if (body.collections !== undefined && body.collections !== null) {
+      if (!Array.isArray(body.collections)) throw new InvalidInput("'collections' must be an array of names");
+      collections = body.collections.map((c) => validateCollectionName(c));
+    }
+    return { peer: optionalString(body, 'peer'), collections };
+  },
+  handler: async (i, ctx) => {
+    try {
+      return { status: 'resynced', ...(await ctx.ripples.resync(i.peer, i.collections)) };
+    } catch (err) {
+      if ((err as Error).message.startsWith('unknown peer')) throw new NotFound((err as Error).message);
+      throw err;
+    }
+  },
+});

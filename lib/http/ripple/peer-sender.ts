@@ -1,0 +1,122 @@
+/**
+ * Ships committed batches to one peer, in seq order, from that peer's
+ * acknowledged seq: from the in-memory tail when it covers the gap, else
+ * from the log. A failure is retried with exponential backoff; nothing is
+ * dropped, and the acknowledged seq is persisted after each success.
+ */
+import { encodePayload, type Database, type LoggedBatch, type ShippedBatch } from '../../engine/index.js';
+
+export interface PeerConfig { readonly url: string; readonly key: string }
+
+export interface PeerStatus {
+  url: string; acked_seq: number; local_seq: number; lag: number; state: 'idle' | 'sending' | 'backoff' | 'stopped';
+  last_error: string | null; last_error_at: string | null; last_success_at: string | null; shipped_batches: number;
+}
+
+const MAX_BATCHES_PER_REQUEST = 500;
+
+export class PeerSender {
+  private token: string | undefined;
+  private running = false;
+  private wakeUp: (() => void) | undefined;
+  private state: PeerStatus['state'] = 'idle';
+  private lastError: string | null = null;
+  private lastErrorAt: number | null = null;
+  private lastSuccessAt: number | null = null;
+  private shipped = 0;
+  private failures = 0;
+
+  constructor(
+    readonly peer: PeerConfig,
+    private readonly db: Database,
+    private readonly tail: (afterSeq: number) => LoggedBatch[] | undefined,
+    private readonly maxBackoffMs: number,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.loop();
+  }
+
+  stop(): void {
+    this.running = false;
+    this.state = 'stopped';
+    this.wake();
+  }
+
+  /** Called on every commit. */
+  wake(): void {
+    const w = this.wakeUp;
+    this.wakeUp = undefined;
+    w?.();
+  }
+
+  status(): PeerStatus {
+    const acked = this.db.replication.acked(this.peer.url);
+    const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+    return {
+      url: this.peer.url, acked_seq: acked, local_seq: this.db.state.seq, lag: Math.max(0, this.db.state.seq - acked), state: this.state,
+      last_error: this.lastError, last_error_at: iso(this.lastErrorAt), last_success_at: iso(this.lastSuccessAt), shipped_batches: this.shipped,
+    };
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      const acked = this.db.replication.acked(this.peer.url);
+      if (acked >= this.db.state.seq) {
+        this.state = 'idle';
+        await new Promise<void>((r) => { this.wakeUp = r; });
+        continue;
+      }
+      try {
+        this.state = 'sending';
+        await this.sendFrom(acked);
+        this.failures = 0;
+        this.lastSuccessAt = Date.now();
+      } catch (err) {
+        this.failures += 1;
+        this.lastError = (err as Error).message;
+        this.lastErrorAt = Date.now();
+        this.state = 'backoff';
+        const delay = Math.min(this.maxBackoffMs, 100 * 2 ** Math.min(this.failures, 16));
+        await new Promise<void>((r) => { const t = setTimeout(r, delay); t.unref(); this.wakeUp = () => { clearTimeout(t); r(); }; });
+      }
+    }
+  }
+
+  private async sendFrom(acked: number): Promise<void> {
+    const batches = (this.tail(acked) ?? (await this.db.readLog(acked, MAX_BATCHES_PER_REQUEST)).batches).slice(0, MAX_BATCHES_PER_REQUEST);
+    if (batches.length === 0) throw new Error(`log no longer holds batches after seq ${acked}; resync this peer`);
+    const shipped = batches.map((b) => this.db.replication.shippable(b)).filter((b): b is ShippedBatch => b !== undefined);
+    if (shipped.length > 0) await this.post(shipped);
+    this.shipped += shipped.length;
+    this.db.replication.setAcked(this.peer.url, batches.at(-1)!.seq);
+  }
+
+  /** POSTs batches to the peer, refreshing the token once on a 401. */
+  async post(batches: readonly ShippedBatch[]): Promise<void> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      this.token ??= await this.fetchToken();
+      const res = await fetch(`${this.peer.url}/api/ripple/apply`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/msgpack', accept: 'application/json', authorization: `Bearer ${this.token}` },
+        body: encodePayload({ batches }),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const text = await res.text();
+      if (res.status === 401 && attempt === 0) { this.token = undefined; continue; }
+      if (res.status < 200 || res.status >= 300) throw new Error(`peer answered ${res.status}: ${text.slice(0, 200)}`);
+      return;
+    }
+  }
+
+  private async fetchToken(): Promise<string> {
+    const res = await fetch(`${this.peer.url}/api/auth/token`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: this.peer.key }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (res.status !== 200) throw new Error(`peer refused the ripple key (${res.status})`);
+    return ((await res.json()) as { token: string }).token;
+  }
+}

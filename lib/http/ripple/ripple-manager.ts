@@ -1,0 +1,87 @@
+/**
+ * Ripples: propagates committed changes to peer EddyDB instances
+ * (operations mode). One PeerSender per peer; a bounded in-memory tail of
+ * recent batches spares the senders from reading the log in steady state.
+ * `resync` ships whole collections to a peer, for after a bypassed import.
+ */
+import type { Database, LoggedBatch, ShippedBatch, Effect } from '../../engine/index.js';
+import { PeerSender, type PeerConfig, type PeerStatus } from './peer-sender.js';
+
+const TAIL_CAPACITY = 10_000;
+const RESYNC_CHUNK = 1000;
+
+export class RippleManager {
+  private senders = new Map<string, PeerSender>();
+  private tail: LoggedBatch[] = [];
+
+  constructor(private readonly db: Database, peers: readonly PeerConfig[], private readonly maxBackoffMs = 5000) {
+    db.retainFor = () => [...this.senders.keys()];
+    db.onCommit((b) => {
+      this.tail.push(b);
+      if (this.tail.length > TAIL_CAPACITY) this.tail.splice(0, this.tail.length - TAIL_CAPACITY);
+      for (const s of this.senders.values()) s.wake();
+    });
+    this.setPeers(peers);
+  }
+
+  /** Replaces the peer set (config reload, tests). Acknowledged seqs of kept peers are preserved. */
+  setPeers(peers: readonly PeerConfig[]): void {
+    for (const [url, s] of this.senders) if (!peers.some((p) => p.url === url)) { s.stop(); this.senders.delete(url); }
+    for (const p of peers) {
+      const url = p.url.replace(/\/+$/, '');
+      if (this.senders.has(url)) continue;
+      const sender = new PeerSender({ url, key: p.key }, this.db, (after) => this.fromTail(after), this.maxBackoffMs);
+      this.senders.set(url, sender);
+      sender.start();
+    }
+  }
+
+  status(): { node_id: string; seq: number; peers: PeerStatus[] } {
+    return { node_id: this.db.replication.nodeId, seq: this.db.state.seq, peers: [...this.senders.values()].map((s) => s.status()) };
+  }
+
+  stop(): void {
+    for (const s of this.senders.values()) s.stop();
+  }
+
+  /** Batches after `afterSeq` when the tail holds the whole gap. */
+  private fromTail(afterSeq: number): LoggedBatch[] | undefined {
+    const first = this.tail[0];
+    if (!first || first.seq > afterSeq + 1) return undefined;
+    const i = this.tail.findIndex((b) => b.seq > afterSeq);
+    return i < 0 ? [] : this.tail.slice(i);
+  }
+
+  /**
+   * Ships the current content of `collections` (all by default) to a peer:
+   * each collection is dropped and rebuilt there. With every collection
+   * shipped, the peer's acknowledged seq moves to the captured seq.
+   */
+  async resync(peerUrl: string | undefined, collections: readonly string[] | undefined): Promise<{ peers: string[]; collections: readonly string[]; records: number }> {
+    const targets = peerUrl ? [...this.senders.values()].filter((s) => s.peer.url === peerUrl.replace(/\/+$/, '')) : [...this.senders.values()];
+    if (peerUrl && targets.length === 0) throw new Error(`unknown peer ${peerUrl}`);
+    const names = collections ?? [...this.db.state.collections.keys()];
+    // Capture a point-in-time copy of references; records are immutable.
+    const seq = this.db.state.seq;
+    const captured = names.map((name) => {
+      const coll = this.db.state.collections.get(name);
+      return { name, meta: coll?.meta, rows: coll ? [...coll.records.entries()] : [] };
+    });
+    const nodeId = this.db.replication.nodeId;
+    const batches: ShippedBatch[] = [];
+    for (const c of captured) {
+      const head: Effect[] = [{ t: 'dropCollection', name: c.name }];
+      if (c.meta) head.push({ t: 'createCollection', meta: c.meta });
+      batches.push({ origin: nodeId, origin_seq: 0, effects: head });
+      for (let i = 0; i < c.rows.length; i += RESYNC_CHUNK) {
+        batches.push({ origin: nodeId, origin_seq: 0, effects: c.rows.slice(i, i + RESYNC_CHUNK).map(([id, e]) => ({ t: 'put', c: c.name, id, fields: e.fields, ...(e.expiresAt !== undefined ? { expiresAt: e.expiresAt } : {}) }) as Effect) });
+      }
+    }
+    for (const s of targets) {
+      for (let i = 0; i < batches.length; i += 50) await s.post(batches.slice(i, i + 50).map((b) => ({ ...b, resync: true }) as ShippedBatch));
+      if (!collections) this.db.replication.setAcked(s.peer.url, Math.max(seq, this.db.replication.acked(s.peer.url)));
+      s.wake();
+    }
+    return { peers: targets.map((t) => t.peer.url), collections: names, records: captured.reduce((n, c) => n + c.rows.length, 0) };
+  }
+}
