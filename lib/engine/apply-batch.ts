@@ -59,6 +59,29 @@ function applyEffect(state: DbState, e: Effect, seq: number): void {
     case 'purge':
       state.trash.get(e.c)?.delete(e.id);
       return;
+    case 'kvSet':
+      state.kv.set(e.key, e.expiresAt === undefined ? { value: e.value } : { value: e.value, expiresAt: e.expiresAt });
+      return;
+    case 'kvDelete':
+      state.kv.delete(e.key);
+      state.kvLinks.delete(e.key);
+      return;
+    case 'kvClear':
+      state.kv.clear();
+      state.kvLinks.clear();
+      return;
+    case 'kvLink': {
+      let links = state.kvLinks.get(e.key);
+      if (!links) state.kvLinks.set(e.key, (links = new Set()));
+      links.add(`${e.c}\u0000${e.id}`);
+      return;
+    }
+    case 'kvUnlink': {
+      const links = state.kvLinks.get(e.key);
+      links?.delete(`${e.c}\u0000${e.id}`);
+      if (links?.size === 0) state.kvLinks.delete(e.key);
+      return;
+    }
     case 'keyPut':
       state.keys.set(e.key.id, e.key);
       return;

@@ -14,6 +14,7 @@ import { Bulk } from './bulk.js';
 import { AuditLog } from './audit.js';
 import { TransactionManager } from './transactions/transaction-manager.js';
 import { Replication } from './ripple/replication.js';
+import { KvStore } from './kv.js';
 import { readBatchesAfter } from './storage/log-scan.js';
 import type { LoggedBatch } from './effects.js';
 import { ApiKeys } from './api-keys.js';
@@ -54,6 +55,7 @@ export class Database {
   readonly audit: AuditLog;
   readonly transactions: TransactionManager;
   readonly replication: Replication;
+  readonly kv: KvStore;
   /** Replication peers still needing log segments (their acked seqs are respected by cleanup). */
   retainFor: () => readonly string[] = () => [];
   readonly ids: IdGenerator;
@@ -79,6 +81,7 @@ export class Database {
     this.audit = new AuditLog(opts.dataDir, clock);
     this.transactions = new TransactionManager(this, this.audit);
     this.replication = new Replication(this);
+    this.kv = new KvStore(this);
     queue.onCommit(() => this.maybeSnapshot());
   }
 

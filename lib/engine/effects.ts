@@ -3,7 +3,7 @@
  * or transaction produced it, becomes one batch of these post-images, so
  * replay never depends on the clock, randomness, HTTP or an LLM.
  */
-import type { Fields } from './values/index.js';
+import type { Fields, Value } from './values/index.js';
 import type { ApiKeyRecord, CollectionMeta } from './state.js';
 
 /**
@@ -24,6 +24,11 @@ export type Effect =
   | { readonly t: 'restore'; readonly c: string; readonly id: string }
   /** Permanently removes a trashed record. */
   | { readonly t: 'purge'; readonly c: string; readonly id: string }
+  | { readonly t: 'kvSet'; readonly key: string; readonly value: Value; readonly expiresAt?: number; readonly nr?: true }
+  | { readonly t: 'kvDelete'; readonly key: string; readonly nr?: true }
+  | { readonly t: 'kvClear'; readonly nr?: true }
+  | { readonly t: 'kvLink'; readonly key: string; readonly c: string; readonly id: string; readonly nr?: true }
+  | { readonly t: 'kvUnlink'; readonly key: string; readonly c: string; readonly id: string; readonly nr?: true }
   | { readonly t: 'keyPut'; readonly key: ApiKeyRecord }
   | { readonly t: 'keyDelete'; readonly id: string }
   | { readonly t: 'config'; readonly values: Readonly<Record<string, unknown>> };
@@ -39,5 +44,7 @@ export interface LoggedBatch {
 
 /** Marks an effect as not to be propagated to replicas (bypass_ripple). */
 export function noRipple(e: Effect): Effect {
-  return e.t === 'put' || e.t === 'delete' || e.t === 'createCollection' ? { ...e, nr: true } : e;
+  return 'nr' in e || NR_CAPABLE.has(e.t) ? { ...e, nr: true } as Effect : e;
 }
+
+const NR_CAPABLE: ReadonlySet<Effect['t']> = new Set(['put', 'delete', 'createCollection', 'kvSet', 'kvDelete', 'kvClear', 'kvLink', 'kvUnlink']);

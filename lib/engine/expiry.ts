@@ -24,7 +24,10 @@ export class ExpiryTracker {
   /** Starts periodic sweeping (the server does; tests call sweep() directly). */
   start(intervalMs: number): void {
     this.stop();
-    this.timer = setInterval(() => { this.sweep().catch(() => undefined); }, intervalMs);
+    this.timer = setInterval(() => {
+      this.sweep().catch(() => undefined);
+      this.db.kv.sweep().catch(() => undefined);
+    }, intervalMs);
     this.timer.unref();
   }
 

@@ -7,7 +7,7 @@
  * transactions, and the collection carries a membership version that moves on
  * every insert and delete (Serializable phantom checks).
  */
-import type { Fields } from './values/index.js';
+import type { Fields, Value } from './values/index.js';
 import type { Schema } from './schema/index.js';
 
 export interface RecordEntry {
@@ -69,6 +69,12 @@ export interface CollectionPermission {
   readonly writable_fields?: readonly string[];
 }
 
+export interface KvEntry {
+  readonly value: Value;
+  /** Absolute expiry in epoch ms. */
+  readonly expiresAt?: number;
+}
+
 export class DbState {
   readonly collections = new Map<string, CollectionState>();
   readonly trash = new Map<string, Map<string, TrashEntry>>();
@@ -77,6 +83,10 @@ export class DbState {
   config: Readonly<Record<string, unknown>> = {};
   /** Seq of the last applied batch. */
   seq = 0;
+  /** The key-value store. */
+  readonly kv = new Map<string, KvEntry>();
+  /** KV key -> linked records, as `collection\u0000id`. */
+  readonly kvLinks = new Map<string, Set<string>>();
   /** Replication: the newest origin seq applied from each origin node (dedupe). */
   readonly rippleSeen = new Map<string, number>();
 }

@@ -8,7 +8,7 @@
  * operations had run one after another.
  */
 import type { Effect } from './effects.js';
-import type { ApiKeyRecord, CollectionMeta, DbState, RecordEntry, TrashEntry } from './state.js';
+import type { ApiKeyRecord, CollectionMeta, DbState, KvEntry, RecordEntry, TrashEntry } from './state.js';
 
 const GONE = null;
 
@@ -18,6 +18,8 @@ export class WorkingView {
   private readonly trash = new Map<string, Map<string, TrashEntry | null>>();
   private readonly keys = new Map<string, ApiKeyRecord | null>();
   private config: Readonly<Record<string, unknown>> | undefined;
+  private readonly kv = new Map<string, KvEntry | null>();
+  private kvCleared = false;
   /** Collections whose membership (set of ids) changed in this view. */
   private readonly membershipTouched = new Set<string>();
   /** Collections dropped in this group: their committed records are gone even if recreated. */
@@ -81,6 +83,12 @@ export class WorkingView {
     return o !== undefined ? o ?? undefined : this.state.keys.get(id);
   }
 
+  kvEntry(key: string): KvEntry | undefined {
+    const o = this.kv.get(key);
+    if (o !== undefined) return o ?? undefined;
+    return this.kvCleared ? undefined : this.state.kv.get(key);
+  }
+
   currentConfig(): Readonly<Record<string, unknown>> {
     return this.config ?? this.state.config;
   }
@@ -98,6 +106,8 @@ export class WorkingView {
     for (const d of this.dropped) f.dropped.add(d);
     for (const m of this.membershipTouched) f.membershipTouched.add(m);
     f.config = this.config;
+    for (const [k, v] of this.kv) f.kv.set(k, v);
+    f.kvCleared = this.kvCleared;
     return f;
   }
 
@@ -164,6 +174,19 @@ export class WorkingView {
       }
       case 'purge':
         this.trashOverlay(e.c).set(e.id, null);
+        return;
+      case 'kvSet':
+        this.kv.set(e.key, e.expiresAt === undefined ? { value: e.value } : { value: e.value, expiresAt: e.expiresAt });
+        return;
+      case 'kvDelete':
+        this.kv.set(e.key, null);
+        return;
+      case 'kvClear':
+        this.kv.clear();
+        this.kvCleared = true;
+        return;
+      case 'kvLink':
+      case 'kvUnlink':
         return;
       case 'keyPut':
         this.keys.set(e.key.id, e.key);

@@ -51,6 +51,18 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   r('POST', '/api/trash/:collection/:id', 'trash.restore'),
   r('POST', '/api/trash/:collection', 'trash.restoreCollection'),
 
+  r('POST', '/api/kv/set/:key', 'kv.set'),
+  r('GET', '/api/kv/get/:key', 'kv.get'),
+  r('DELETE', '/api/kv/delete/:key', 'kv.delete'),
+  r('DELETE', '/api/kv/clear', 'kv.clear'),
+  r('POST', '/api/kv/batch/get', 'kv.batchGet'),
+  r('POST', '/api/kv/batch/set', 'kv.batchSet'),
+  r('DELETE', '/api/kv/batch/delete', 'kv.batchDelete'),
+  r('POST', '/api/kv/find', 'kv.find'),
+  r('GET', '/api/kv/links/:key', 'kv.links'),
+  r('POST', '/api/kv/link', 'kv.link'),
+  r('POST', '/api/kv/unlink', 'kv.unlink'),
+
   r('POST', '/api/insert/:collection', 'records.insert', 201),
   r('POST', '/api/find/:collection', 'records.find'),
   r('GET', '/api/find/:collection/:id', 'records.findById'),

@@ -19,7 +19,8 @@ import { validateId } from '../ids.js';
 import { validateCollectionName } from '../names.js';
 import { isPlainObject } from '../values/index.js';
 
-const REPLICATED: ReadonlySet<Effect['t']> = new Set(['createCollection', 'setCollectionMeta', 'dropCollection', 'put', 'delete', 'restore', 'purge']);
+const REPLICATED: ReadonlySet<Effect['t']> = new Set(['createCollection', 'setCollectionMeta', 'dropCollection', 'put', 'delete', 'restore', 'purge',
+  'kvSet', 'kvDelete', 'kvClear', 'kvLink', 'kvUnlink']);
 
 /** A batch on the wire between peers. `resync` batches rebuild collections and are applied without dedupe or forwarding. */
 export interface ShippedBatch { readonly origin: string; readonly origin_seq: number; readonly effects: readonly Effect[]; readonly resync?: boolean }
@@ -117,6 +118,14 @@ function checkEffect(e: unknown): void {
     return;
   }
   if (e.t === 'dropCollection') { validateCollectionName(e.name); return; }
+  if (e.t === 'kvClear') return;
+  if (e.t === 'kvSet' || e.t === 'kvDelete') {
+    if (typeof e.key !== 'string' || e.key.length === 0) throw new InvalidInput('Ripple KV effect needs a key');
+    return;
+  }
+  if (e.t === 'kvLink' || e.t === 'kvUnlink') {
+    if (typeof e.key !== 'string') throw new InvalidInput('Ripple KV link needs a key');
+  }
   validateCollectionName(e.c);
   validateId(e.id);
   if (e.t === 'put' && !isPlainObject(e.fields)) throw new InvalidInput('Ripple put needs fields');

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { checkHeader, encodeFrame, encodeHeader, HEADER_SIZE, readFrame } from './frame.js';
 import { decodePayload, encodePayload } from './codec.js';
 import type { StorageFs } from './fs.js';
-import { CollectionState, DbState, type ApiKeyRecord, type CollectionMeta, type RecordEntry } from "../state.js";
+import { CollectionState, DbState, type ApiKeyRecord, type CollectionMeta, type KvEntry, type RecordEntry } from "../state.js";
 import type { Fields } from '../values/index.js';
 
 export const SNAP_MAGIC = 'EDDYSNAP';
@@ -32,6 +32,8 @@ type SnapFrame =
   | { k: 'config'; v: Record<string, unknown> }
   | { k: 'keys'; v: unknown[] }
   | { k: 'ripple'; seen: Array<[string, number]> }
+  | { k: 'kv'; rows: Array<[string, KvEntry]> }
+  | { k: 'kvLinks'; rows: Array<[string, string[]]> }
   | { k: 'coll'; meta: CollectionMeta; membership: number }
   | { k: 'recs'; c: string; rows: Row[] }
   | { k: 'trash'; c: string; rows: Row[] }
@@ -76,6 +78,9 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
     await put({ k: 'config', v: { ...state.config } });
     await put({ k: 'keys', v: [...state.keys.values()] });
     await put({ k: 'ripple', seen: [...state.rippleSeen] });
+    const kv = [...state.kv];
+    for (let i = 0; i < kv.length; i += CHUNK) await put({ k: 'kv', rows: kv.slice(i, i + CHUNK) });
+    await put({ k: 'kvLinks', rows: [...state.kvLinks].map(([key, set]) => [key, [...set]]) });
     for (const { c, meta, membership } of colls) {
       await put({ k: 'coll', meta, membership });
       await writeRecords(c, put);
@@ -132,6 +137,8 @@ export async function loadSnapshot(fs: StorageFs, file: string): Promise<DbState
       case 'config': state.config = f.v; break;
       case 'keys': for (const k of f.v as ApiKeyRecord[]) state.keys.set(k.id, k); break;
       case 'ripple': for (const [node, seq] of f.seen) state.rippleSeen.set(node, seq); break;
+      case 'kv': for (const [key, entry] of f.rows) state.kv.set(key, entry); break;
+      case 'kvLinks': for (const [key, links] of f.rows) state.kvLinks.set(key, new Set(links)); break;
       case 'coll':
         current = new CollectionState(f.meta);
         current.membershipVersion = f.membership;

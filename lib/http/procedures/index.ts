@@ -7,6 +7,7 @@ import * as records from './records.js';
 import * as batch from './batch.js';
 import * as tx from './transactions.js';
 import * as ripple from './ripple.js';
+import * as kv from './kv.js';
 
 export function createRegistry() {
   return buildRegistry([
@@ -22,5 +23,7 @@ export function createRegistry() {
     tx.transactionsBegin, tx.transactionsList, tx.transactionsStatus, tx.transactionsCommit, tx.transactionsRollback,
     tx.savepointsCreate, tx.savepointsRollback, tx.savepointsRelease, tx.auditList,
     ripple.rippleApply, ripple.rippleStatus, ripple.rippleResync,
+    kv.kvSet, kv.kvGet, kv.kvDelete, kv.kvClear, kv.kvBatchGet, kv.kvBatchSet, kv.kvBatchDelete, kv.kvFind,
+    kv.kvLinks, kv.kvLink, kv.kvUnlink,
   ]);
 }

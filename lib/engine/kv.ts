@@ -1,0 +1,153 @@
+/**
+ * The key-value store: values with optional TTLs, batch get/set/delete,
+ * an unanchored regular-expression search over keys, and links between keys
+ * and records. Every change is an effect in the log, so KV data is durable
+ * and replicated like records; expiry follows the injectable clock.
+ */
+import { InvalidInput, NotFound } from '../errors.js';
+import type { Database } from './database.js';
+import type { Effect } from './effects.js';
+import { validateId } from './ids.js';
+import { validateCollectionName } from './names.js';
+import type { KvEntry } from './state.js';
+import { resolveTtl } from './ttl.js';
+import { fieldFromWire, plainValue, type Value } from './values/index.js';
+
+export const MAX_KEY_LENGTH = 1024;
+const MAX_PATTERN_LENGTH = 512;
+
+export function validateKvKey(key: unknown): string {
+  if (typeof key !== 'string' || key.length === 0) throw new InvalidInput('KV key must be a non-empty string');
+  if (key.length > MAX_KEY_LENGTH) throw new InvalidInput(`KV key longer than ${MAX_KEY_LENGTH} characters`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(key)) throw new InvalidInput('KV key must not contain control characters');
+  return key;
+}
+
+export class KvStore {
+  constructor(private readonly db: Database) {}
+
+  private live(key: string, includeExpired = false): KvEntry | undefined {
+    const e = this.db.state.kv.get(key);
+    if (!e) return undefined;
+    if (!includeExpired && e.expiresAt !== undefined && e.expiresAt <= this.db.now()) return undefined;
+    return e;
+  }
+
+  private expiry(ttl: unknown): number | undefined {
+    if (ttl === undefined || ttl === null) return undefined;
+    return resolveTtl(ttl, this.db.now(), false).expiresAt;
+  }
+
+  /** Stores a value (typed wrappers kept as their type). Durable on return. */
+  async set(keyRaw: unknown, valueRaw: unknown, ttl?: unknown, nr = false): Promise<void> {
+    const key = validateKvKey(keyRaw);
+    const value = fieldFromWire(valueRaw === undefined ? null : valueRaw, key);
+    const expiresAt = this.expiry(ttl);
+    const e: Effect = { t: 'kvSet', key, value, ...(expiresAt !== undefined ? { expiresAt } : {}), ...(nr ? { nr: true as const } : {}) };
+    await this.db.write(() => ({ effects: [e], result: undefined }));
+  }
+
+  /** The stored value. NotFound when absent or expired. */
+  get(keyRaw: unknown): Value {
+    const key = validateKvKey(keyRaw);
+    const e = this.live(key);
+    if (!e) throw new NotFound(`Key '${key}' not found`);
+    return e.value;
+  }
+
+  async delete(keyRaw: unknown, nr = false): Promise<boolean> {
+    const key = validateKvKey(keyRaw);
+    return this.db.write((view) => {
+      if (!view.kvEntry(key)) return { effects: [], result: false };
+      return { effects: [{ t: 'kvDelete', key, ...(nr ? { nr: true as const } : {}) }], result: true };
+    });
+  }
+
+  async clear(): Promise<number> {
+    const n = this.db.state.kv.size;
+    await this.db.write(() => ({ effects: [{ t: 'kvClear' }], result: undefined }));
+    return n;
+  }
+
+  /** Raw stored values in key order; null for missing or expired keys. */
+  batchGet(keys: unknown): Array<unknown> {
+    return keyList(keys).map((k) => { const e = this.live(k); return e ? plainValue(e.value) : null; });
+  }
+
+  /** One write for all keys, with one TTL for all. */
+  async batchSet(keysRaw: unknown, valuesRaw: unknown, ttl?: unknown): Promise<Array<[string, boolean]>> {
+    const keys = keyList(keysRaw);
+    if (!Array.isArray(valuesRaw) || valuesRaw.length !== keys.length) throw new InvalidInput("'values' must be an array as long as 'keys'");
+    const expiresAt = this.expiry(ttl);
+    const effects: Effect[] = keys.map((key, i) => ({ t: 'kvSet', key, value: fieldFromWire(valuesRaw[i] ?? null, key), ...(expiresAt !== undefined ? { expiresAt } : {}) }));
+    await this.db.write(() => ({ effects, result: undefined }));
+    return keys.map((k) => [k, true]);
+  }
+
+  async batchDelete(keysRaw: unknown): Promise<Array<[string, boolean]>> {
+    const keys = keyList(keysRaw);
+    return this.db.write((view) => {
+      const out: Array<[string, boolean]> = [];
+      const effects: Effect[] = [];
+      const seen = new Set<string>();
+      for (const key of keys) {
+        const exists = !seen.has(key) && view.kvEntry(key) !== undefined;
+        seen.add(key);
+        if (exists) effects.push({ t: 'kvDelete', key });
+        out.push([key, exists]);
+      }
+      return { effects, result: out };
+    });
+  }
+
+  /** Entries whose key matches an unanchored regular expression (all when no pattern). */
+  find(pattern: unknown, includeExpired: boolean): Array<{ key: string; value: Value; expires_at?: string }> {
+    let re: RegExp | undefined;
+    if (pattern !== undefined && pattern !== null && pattern !== '') {
+      if (typeof pattern !== 'string' || pattern.length > MAX_PATTERN_LENGTH) throw new InvalidInput(`'pattern' must be a regular expression of at most ${MAX_PATTERN_LENGTH} characters`);
+      try { re = new RegExp(pattern); } catch (err) { throw new InvalidInput(`Invalid pattern: ${(err as Error).message}`); }
+    }
+    const out: Array<{ key: string; value: Value; expires_at?: string }> = [];
+    for (const key of [...this.db.state.kv.keys()].sort()) {
+      if (re && !re.test(key)) continue;
+      const e = this.live(key, includeExpired);
+      if (!e) continue;
+      out.push(e.expiresAt === undefined ? { key, value: e.value } : { key, value: e.value, expires_at: new Date(e.expiresAt).toISOString() });
+    }
+    return out;
+  }
+
+  async link(keyRaw: unknown, c: unknown, id: unknown, unlink = false): Promise<void> {
+    const key = validateKvKey(keyRaw);
+    const collection = validateCollectionName(c);
+    const recordId = validateId(id, 'document_id');
+    await this.db.write(() => ({ effects: [{ t: unlink ? 'kvUnlink' : 'kvLink', key, c: collection, id: recordId }], result: undefined }));
+  }
+
+  links(keyRaw: unknown): Array<{ collection: string; document_id: string }> {
+    const key = validateKvKey(keyRaw);
+    return [...(this.db.state.kvLinks.get(key) ?? [])].map((l) => {
+      const i = l.indexOf('\u0000');
+      return { collection: l.slice(0, i), document_id: l.slice(i + 1) };
+    });
+  }
+
+  /** Deletes expired keys (the sweeper). Returns how many. */
+  async sweep(): Promise<number> {
+    const now = this.db.now();
+    const expired = [...this.db.state.kv].filter(([, e]) => e.expiresAt !== undefined && e.expiresAt <= now).map(([k]) => k);
+    if (expired.length === 0) return 0;
+    await this.db.write((view) => ({
+      effects: expired.filter((k) => { const e = view.kvEntry(k); return e?.expiresAt !== undefined && e.expiresAt <= now; }).map((key) => ({ t: 'kvDelete', key }) as Effect),
+      result: undefined,
+    }));
+    return expired.length;
+  }
+}
+
+function keyList(raw: unknown): string[] {
+  if (!Array.isArray(raw)) throw new InvalidInput("'keys' must be an array of strings");
+  if (raw.length > 100_000) throw new InvalidInput("'keys' may hold at most 100000 keys");
+  return raw.map(validateKvKey);
+}

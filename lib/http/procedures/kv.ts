@@ -1,0 +1,95 @@
+/**
+ * Key-value routes (protocol.md 2.8). `get` answers `{value: <typed>}` and
+ * 404 when missing; batch get answers a bare array of raw values; batch
+ * set/delete answer `[[key, bool], ...]`; find answers a bare array.
+ */
+import { InvalidInput } from '../../errors.js';
+import { valueToWire } from '../../engine/index.js';
+import { defineProcedure } from '../procedure.js';
+import { bodyObject, param, queryFlag } from '../input.js';
+
+const keyParam = (raw: Parameters<typeof param>[0]) => param(raw, 'key');
+
+function only(body: Record<string, unknown>, allowed: string[]): Record<string, unknown> {
+  for (const k of Object.keys(body)) if (!allowed.includes(k)) throw new InvalidInput(`Unknown member '${k}'; expected ${allowed.join(', ')}`);
+  return body;
+}
+
+export const kvSet = defineProcedure({
+  name: 'kv.set', kind: 'mutation', access: 'user',
+  input: (raw) => {
+    const body = only(bodyObject(raw), ['value', 'ttl', 'bypass_ripple']);
+    if (!('value' in body)) throw new InvalidInput('Body must be {value, ttl?}');
+    return { key: keyParam(raw), value: body.value, ttl: body.ttl, nr: body.bypass_ripple === true || queryFlag(raw, 'bypass_ripple') === true };
+  },
+  handler: async (i, ctx) => {
+    await ctx.db.kv.set(i.key, i.value, i.ttl, i.nr);
+    return { success: true, key: i.key };
+  },
+});
+
+export const kvGet = defineProcedure({
+  name: 'kv.get', kind: 'query', access: 'user',
+  input: keyParam,
+  handler: (key, ctx) => ({ value: valueToWire(ctx.db.kv.get(key), true) }),
+});
+
+export const kvDelete = defineProcedure({
+  name: 'kv.delete', kind: 'mutation', access: 'user',
+  input: (raw) => ({ key: keyParam(raw), nr: queryFlag(raw, 'bypass_ripple') === true }),
+  handler: async (i, ctx) => ({ deleted: await ctx.db.kv.delete(i.key, i.nr), key: i.key }),
+});
+
+export const kvClear = defineProcedure({
+  name: 'kv.clear', kind: 'mutation', access: 'user',
+  input: () => undefined,
+  handler: async (_i, ctx) => ({ message: 'success', cleared: await ctx.db.kv.clear() }),
+});
+
+export const kvBatchGet = defineProcedure({
+  name: 'kv.batchGet', kind: 'query', access: 'user',
+  input: (raw) => only(bodyObject(raw), ['keys']).keys,
+  handler: (keys, ctx) => ctx.db.kv.batchGet(keys),
+});
+
+export const kvBatchSet = defineProcedure({
+  name: 'kv.batchSet', kind: 'mutation', access: 'user',
+  input: (raw) => only(bodyObject(raw), ['keys', 'values', 'ttl']),
+  handler: (b, ctx) => ctx.db.kv.batchSet(b.keys, b.values, b.ttl),
+});
+
+export const kvBatchDelete = defineProcedure({
+  name: 'kv.batchDelete', kind: 'mutation', access: 'user',
+  input: (raw) => only(bodyObject(raw), ['keys']).keys,
+  handler: (keys, ctx) => ctx.db.kv.batchDelete(keys),
+});
+
+export const kvFind = defineProcedure({
+  name: 'kv.find', kind: 'query', access: 'user',
+  input: (raw) => {
+    const b = only(raw.body === undefined ? {} : bodyObject(raw), ['pattern', 'include_expired']);
+    if (b.include_expired !== undefined && b.include_expired !== null && typeof b.include_expired !== 'boolean') throw new InvalidInput("'include_expired' must be a boolean");
+    return { pattern: b.pattern, includeExpired: b.include_expired === true };
+  },
+  handler: (i, ctx) => ctx.db.kv.find(i.pattern, i.includeExpired).map((e) => ({ ...e, value: valueToWire(e.value, true) })),
+});
+
+export const kvLinks = defineProcedure({
+  name: 'kv.links', kind: 'query', access: 'user',
+  input: keyParam,
+  handler: (key, ctx) => ({ key, links: ctx.db.kv.links(key) }),
+});
+
+function linkProcedure(unlink: boolean) {
+  return defineProcedure({
+    name: unlink ? 'kv.unlink' : 'kv.link', kind: 'mutation', access: 'user',
+    input: (raw) => only(bodyObject(raw), ['key', 'collection', 'document_id']),
+    handler: async (b, ctx) => {
+      await ctx.db.kv.link(b.key, b.collection, b.document_id, unlink);
+      return { status: unlink ? 'unlinked' : 'linked', key: b.key, collection: b.collection, document_id: b.document_id };
+    },
+  });
+}
+
+export const kvLink = linkProcedure(false);
+export const kvUnlink = linkProcedure(true);
