@@ -4,6 +4,7 @@
  * shut it down cleanly (in-flight writes finish, a final snapshot is taken).
  */
 import { Server } from '../http/index.js';
+import { Corruption, DbError } from '../errors.js';
 import { parseArgs, serverConfig } from './config.js';
 import { runTool } from './tools.js';
 
@@ -33,6 +34,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(`eddydb: ${(err as Error).message}`);
+  // Expected failures (corruption, a locked directory) get their message; anything else its stack too.
+  const known = err instanceof DbError || err instanceof Corruption;
+  console.error(`eddydb: ${known ? (err as Error).message : (err as Error).stack ?? String(err)}`);
   process.exit(1);
 });

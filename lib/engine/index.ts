@@ -19,3 +19,4 @@ export type { BulkItem, BulkFailure } from './bulk.js';
 export { parseActionSequence } from './update-actions.js';
 export type { ShippedBatch } from './ripple/replication.js';
 export { encodePayload, decodePayload } from './storage/codec.js';
+export type { CommitInfo, RecordChange, ChangeKind } from './change-feed.js';

@@ -13,6 +13,7 @@ import { applyBatch } from './apply-batch.js';
 import type { Effect, LoggedBatch } from './effects.js';
 import type { DbState } from './state.js';
 import { WorkingView } from './working-view.js';
+import { describeChanges, type CommitInfo } from './change-feed.js';
 import type { LogWriter } from './storage/log-writer.js';
 
 export interface OpResult<R> {
@@ -31,7 +32,7 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
-export type CommitListener = (batch: LoggedBatch) => void;
+export type CommitListener = (batch: LoggedBatch, info: CommitInfo) => void;
 
 export class WriteQueue {
   private queue: Pending[] = [];
@@ -129,9 +130,10 @@ export class WriteQueue {
         return;
       }
       for (const b of batches) {
+        const info = describeChanges(this.state, b);
         applyBatch(this.state, b);
         for (const l of this.listeners) {
-          try { l(b); } catch (err) { console.error('commit listener failed', err); }
+          try { l(b, info); } catch (err) { console.error('commit listener failed', err); }
         }
       }
     }

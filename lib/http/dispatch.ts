@@ -12,6 +12,8 @@ import { ROUTES, type RouteTarget } from './routes.js';
 import { decodeBody, encodeBody, toJson } from './codec.js';
 import { renderError } from './error-body.js';
 import { RateLimiter } from './rate-limit.js';
+import type { Notifier } from './notifier.js';
+import { SSE_PREFIX } from './transport/sse-prefix.js';
 import type { Context, Principal, Services } from './context.js';
 
 export interface HttpRequest {
@@ -31,6 +33,13 @@ export interface HttpResponse {
 export class Dispatcher {
   private readonly router = new Router<RouteTarget>(ROUTES);
   private readonly limiter = new RateLimiter();
+  /** Subscriptions for the streaming transports (SSE, WebSocket), set by the server. */
+  streams: { notifier: Notifier; heartbeatMs: number; maxQueuedBytes: number } | undefined;
+
+  /** True for requests the SSE transport serves (GET /api/subscribe/{c}). */
+  isSse(method: string, url: string): boolean {
+    return method === 'GET' && url.startsWith(SSE_PREFIX) && this.streams !== undefined;
+  }
 
   constructor(private readonly services: Services, private readonly registry: Registry, readonly bodyLimit: number) {}
 
@@ -67,6 +76,23 @@ export class Dispatcher {
       return this.errorResponse(err, requestId, headers, req);
     }
   }
+
+  /** Authenticates a bearer header or token parameter (WebSocket upgrade, SSE). 401 on failure. */
+  async authenticate(header: string | undefined, token?: string): Promise<Principal> {
+    const principal = await this.services.tokens.authenticate(header, token);
+    this.limit(principal);
+    return principal;
+  }
+
+  /** Calls a procedure for a non-HTTP transport, with the same checks; unwraps status results. */
+  async call(procedure: string, raw: RawInput, principal: Principal): Promise<unknown> {
+    this.limit(principal);
+    const ctx: Context = { ...this.services, principal, requestId: randomUUID(), typed: this.services.db.settings().use_typed_values };
+    const result = await callProcedure(this.registry, procedure, raw, ctx);
+    return result instanceof WithStatus ? result.body : result;
+  }
+
+  get servicesForTransports(): Services { return this.services; }
 
   private limit(p: Principal) {
     const s = this.services.db.settings();

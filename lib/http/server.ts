@@ -14,6 +14,9 @@ import { TokenService } from './auth.js';
 import { Dispatcher } from './dispatch.js';
 import { BatchGate } from './batch-gate.js';
 import { RippleManager } from './ripple/ripple-manager.js';
+import { Notifier } from './notifier.js';
+import { attachWebSocket } from './transport/ws.js';
+import type { WebSocketServer } from 'ws';
 import { createRegistry } from './procedures/index.js';
 import { createFastify } from './transport/fastify.js';
 import type { Services } from './context.js';
@@ -38,6 +41,12 @@ export interface ServerConfig {
   ttlSweepMs?: number;
   /** Replication peers (ripples): each peer's base URL and an admin API key valid there. */
   ripplePeers?: ReadonlyArray<{ url: string; key: string }>;
+  /** Heartbeat interval of SSE subscriptions. */
+  sseHeartbeatMs?: number;
+  /** A WebSocket or SSE subscriber with more unsent bytes than this is dropped. */
+  maxQueuedBytes?: number;
+  /** Largest WebSocket frame answered normally (larger ones get an Error). */
+  maxWsMessageBytes?: number;
   /** Longest wait between retries to a peer that is down. */
   rippleMaxBackoffMs?: number;
   /** Where the generated admin key is announced (stdout by default). */
@@ -52,11 +61,17 @@ export class Server {
   private closing: Promise<void> | undefined;
 
   readonly ripples: RippleManager;
+  readonly notifier: Notifier;
+  private readonly wss: WebSocketServer;
 
   private constructor(readonly db: Database, readonly config: ServerConfig, services: Services) {
     this.ripples = services.ripples;
     this.dispatcher = new Dispatcher(services, createRegistry(), config.bodyLimitBytes ?? 32 * 1024 * 1024);
+    this.notifier = new Notifier(db);
+    const maxQueuedBytes = config.maxQueuedBytes ?? 8 * 1024 * 1024;
+    this.dispatcher.streams = { notifier: this.notifier, heartbeatMs: config.sseHeartbeatMs ?? 15_000, maxQueuedBytes };
     this.app = createFastify(this.dispatcher);
+    this.wss = attachWebSocket(this.app.server, this.dispatcher, this.notifier, { maxMessageBytes: config.maxWsMessageBytes ?? 16 * 1024 * 1024, maxQueuedBytes });
   }
 
   static async create(config: ServerConfig): Promise<Server> {
@@ -109,6 +124,8 @@ export class Server {
     this.closing ??= (async () => {
       for (const j of this.jobs) j.stop();
       this.ripples.stop();
+      for (const c of this.wss.clients) c.terminate();
+      this.wss.close();
       await this.app.close();
       await this.db.close({ snapshot: true });
     })();

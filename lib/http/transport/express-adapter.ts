@@ -9,10 +9,17 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Dispatcher } from '../dispatch.js';
+import { serveSse } from './sse.js';
 
 export function createExpressHandler(dispatcher: Dispatcher) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!req.originalUrl.startsWith('/api/') && req.originalUrl !== '/api') { next(); return; }
+    if (dispatcher.isSse(req.method, req.originalUrl)) {
+      const s = dispatcher.streams!;
+      req.url = req.originalUrl;
+      serveSse(req, res, dispatcher, s.notifier, s).catch(next);
+      return;
+    }
     const chunks: Buffer[] = [];
     let kept = 0;
     // Keep chunks until the limit is passed, so an oversized body still reaches the dispatcher as oversized.

@@ -8,6 +8,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Dispatcher } from '../dispatch.js';
+import { serveSse } from './sse.js';
 import { renderError } from '../error-body.js';
 import { PayloadTooLarge, InvalidInput } from '../../errors.js';
 import { toJson } from '../codec.js';
@@ -18,6 +19,7 @@ export function createFastify(dispatcher: Dispatcher): FastifyInstance {
     bodyLimit: dispatcher.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
     return503OnClosing: true,
+    forceCloseConnections: true,
     // Why the body is not needed: the router rejects a path with an undecodable segment before reading it.
     frameworkErrors: (err, req, res) => {
       const reply = res as unknown as FastifyReply;
@@ -43,6 +45,13 @@ export function createFastify(dispatcher: Dispatcher): FastifyInstance {
     method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     url: '/*',
     handler: async (req, reply) => {
+      const url = req.raw.url ?? req.url;
+      if (dispatcher.isSse(req.method, url)) {
+        reply.hijack();
+        const s = dispatcher.streams!;
+        await serveSse(req.raw, reply.raw, dispatcher, s.notifier, s);
+        return reply;
+      }
       const res = await dispatcher.handle({
         method: req.method, url: req.raw.url ?? req.url, headers: req.headers, body: req.body as Buffer | undefined,
       });

@@ -1,0 +1,55 @@
+/**
+ * The change feed's view of a committed batch: which records were inserted,
+ * updated or deleted, and which collections' schemas changed. Computed by
+ * the writer just before the batch is applied (so "existed before" is
+ * known), and handed to listeners after it is durable and applied.
+ */
+import type { Effect, LoggedBatch } from './effects.js';
+import type { DbState } from './state.js';
+import type { Fields } from './values/index.js';
+
+export type ChangeKind = 'insert' | 'update' | 'delete';
+
+export interface RecordChange {
+  readonly collection: string;
+  readonly event: ChangeKind;
+  readonly id: string;
+  /** The record after the change (absent for deletes). */
+  readonly fields?: Fields;
+}
+
+export interface CommitInfo {
+  readonly seq: number;
+  readonly changes: readonly RecordChange[];
+  /** Collections whose schema or alias changed. */
+  readonly schemaChanged: readonly string[];
+}
+
+export function describeChanges(state: DbState, batch: LoggedBatch): CommitInfo {
+  const changes: RecordChange[] = [];
+  const schemaChanged: string[] = [];
+  const seenNew = new Set<string>();
+  for (const e of batch.effects as Effect[]) {
+    switch (e.t) {
+      case 'put': {
+        const key = `${e.c}\u0000${e.id}`;
+        const existed = state.collections.get(e.c)?.records.has(e.id) && !seenNew.has(key);
+        if (!existed) seenNew.add(key);
+        changes.push({ collection: e.c, event: existed ? 'update' : 'insert', id: e.id, fields: e.fields });
+        break;
+      }
+      case 'delete':
+        if (state.collections.get(e.c)?.records.has(e.id)) changes.push({ collection: e.c, event: 'delete', id: e.id });
+        break;
+      case 'restore':
+        changes.push({ collection: e.c, event: 'insert', id: e.id, fields: state.trash.get(e.c)?.get(e.id)?.entry.fields });
+        break;
+      case 'setCollectionMeta':
+        schemaChanged.push(e.meta.name);
+        break;
+      default:
+        break;
+    }
+  }
+  return { seq: batch.seq, changes, schemaChanged };
+}

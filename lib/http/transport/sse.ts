@@ -1,0 +1,67 @@
+/**
+ * Server-sent events at GET /api/subscribe/{c}?filter_field=&filter_value=
+ * (protocol.md 2.15): `event: subscribed`, then `event: mutation` per
+ * committed change, `event: schema_changed`, and `event: heartbeat` to keep
+ * proxies open. Works on raw node objects so fastify and express share it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { validateCollectionName } from '../../engine/index.js';
+import { NotFound } from '../../errors.js';
+import type { Dispatcher } from '../dispatch.js';
+import { toJson } from '../codec.js';
+import { renderError } from '../error-body.js';
+import { Notifier, type Subscriber } from '../notifier.js';
+import { checkCollectionAccess } from '../permissions.js';
+
+export { SSE_PREFIX } from './sse-prefix.js';
+import { SSE_PREFIX } from './sse-prefix.js';
+
+export interface SseOptions { heartbeatMs: number; maxQueuedBytes: number }
+
+export async function serveSse(req: IncomingMessage, res: ServerResponse, dispatcher: Dispatcher, notifier: Notifier, opts: SseOptions): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://x');
+  let sub: Subscriber;
+  try {
+    const segment = url.pathname.slice(SSE_PREFIX.length);
+    if (segment.includes('/')) throw new NotFound(`No route for GET ${url.pathname}`);
+    const collection = validateCollectionName(decodeURIComponent(segment));
+    const principal = await dispatcher.authenticate(req.headers.authorization, url.searchParams.get('token') ?? undefined);
+    checkCollectionAccess(principal, collection, 'read');
+    const field = url.searchParams.get('filter_field');
+    sub = {
+      id: Notifier.newId(), collection,
+      ...(field ? { filterField: field, filterValue: url.searchParams.get('filter_value') ?? '' } : {}),
+      mutation: (p) => write('mutation', p),
+      schema: (p) => write('schema_changed', p),
+    };
+  } catch (err) {
+    const r = renderError(err, 'sse');
+    res.writeHead(r.status, { 'Content-Type': 'application/json; charset=utf-8', ...r.headers });
+    res.end(toJson(r.body));
+    return;
+  }
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  let open = true;
+  function write(event: string, data: unknown): void {
+    if (!open) return;
+    if (res.writableLength > opts.maxQueuedBytes) {
+      res.write(`event: error\ndata: ${toJson({ error: 'Slow consumer: too much unsent data; closing the stream' })}\n\n`);
+      close();
+      res.end();
+      return;
+    }
+    res.write(`event: ${event}\ndata: ${toJson(data)}\n\n`);
+  }
+  const heartbeat = setInterval(() => write('heartbeat', { timestamp: new Date().toISOString() }), opts.heartbeatMs);
+  heartbeat.unref();
+  function close(): void {
+    if (!open) return;
+    open = false;
+    clearInterval(heartbeat);
+    notifier.remove(sub);
+  }
+  req.on('close', close);
+  res.on('close', close);
+  write('subscribed', { subscription_id: sub.id, collection: sub.collection });
+  notifier.add(sub);
+}
