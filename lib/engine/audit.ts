@@ -4,7 +4,7 @@
  * NDJSON to `audit.log` in the data directory. It is a record for people,
  * not state: recovery never replays it.
  */
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from './clock.js';
 
@@ -20,6 +20,7 @@ export interface AuditEvent {
 
 export class AuditLog {
   private tail: Promise<void> = Promise.resolve();
+  private tailChecked = false;
   readonly file: string;
 
   constructor(dir: string, private readonly clock: Clock) {
@@ -29,7 +30,12 @@ export class AuditLog {
   /** Appends an event in order; failures are reported, never thrown into the caller's transaction. */
   record(e: AuditEvent): void {
     const line = JSON.stringify({ timestamp: new Date(this.clock.now()).toISOString(), ...e }) + '\n';
-    this.tail = this.tail.then(() => appendFile(this.file, line)).catch((err) => {
+    this.tail = this.tail.then(async () => {
+      // A crash mid-append leaves a line without its newline; start on a fresh line so this event survives.
+      const prefix = !this.tailChecked && await endsMidLine(this.file) ? '\n' : '';
+      this.tailChecked = true;
+      await appendFile(this.file, prefix + line);
+    }).catch((err) => {
       console.error(`audit log append failed: ${(err as Error).message}`);
     });
   }
@@ -49,8 +55,42 @@ export class AuditLog {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
     }
-    const events = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).reverse();
+    const events = text.split('\n').flatMap(parseLine).reverse();
     const filtered = opts.transactionId ? events.filter((e) => e.transaction_id === opts.transactionId) : events;
     return filtered.slice(0, opts.limit ?? 1000);
+  }
+}
+
+async function endsMidLine(file: string): Promise<boolean> {
+  let h;
+  try {
+    h = await open(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+  try {
+    const { size } = await h.stat();
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    await h.read(last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    await h.close();
+  }
+}
+
+/**
+ * One event, or none for a line a crash tore mid-append (the next append then
+ * continues on that line). Why lenient: the trail is for people, not state,
+ * and one torn line must not make the whole trail unreadable.
+ */
+function parseLine(line: string): Array<Record<string, unknown>> {
+  if (line === '') return [];
+  try {
+    const e: unknown = JSON.parse(line);
+    return e !== null && typeof e === 'object' && !Array.isArray(e) ? [e as Record<string, unknown>] : [];
+  } catch {
+    return [];
   }
 }

@@ -19,7 +19,7 @@ import { runQuery, type Query } from '../query/index.js';
 import { isExpired, type PreparedWrite } from '../records.js';
 import { ISOLATION_LEVELS, type IsolationLevel } from '../settings.js';
 import { applyActionSequence, parseActionSequence } from '../update-actions.js';
-import type { Fields } from '../values/index.js';
+import { plainValue, type Fields } from '../values/index.js';
 import { WorkingView } from '../working-view.js';
 import type { AuditLog } from '../audit.js';
 import { recordKey, splitKey, toArray, Transaction, type StagedOp } from './transaction.js';
@@ -85,9 +85,11 @@ export class TransactionManager {
     return tx;
   }
 
+  /** Status of an active transaction. 404 when unknown, 400 when expired; not counted as activity. */
   status(id: string): TransactionStatus {
     const tx = this.txs.get(id);
     if (!tx) throw new NotFound(MESSAGES.transactionNotFound);
+    if (tx.isExpired(this.db.now())) throw new InvalidInput(MESSAGES.transactionExpired);
     return describe(tx, this.db.now());
   }
 
@@ -106,6 +108,8 @@ export class TransactionManager {
   createSavepoint(id: string, name: unknown): string {
     const tx = this.get(id);
     if (typeof name !== 'string' || name.length === 0 || name.length > 128) throw new InvalidInput("Body must be {name: string} (1-128 characters)");
+    // Re-creating a name moves it to the newest position, so "savepoints made after it" stays in creation order.
+    tx.savepoints.delete(name);
     tx.savepoints.set(name, tx.ops);
     this.audit.record({ event: 'savepoint_create', transaction_id: id, savepoint: name, isolation_level: tx.level, operations_count: tx.operationsCount });
     return name;
@@ -136,54 +140,63 @@ export class TransactionManager {
     validateCollectionName(c);
     const tx = this.get(id);
     const p = this.db.records.prepare(body);
-    const view = this.viewOf(tx).fork();
-    const newId = this.db.records.insertInto(view, c, p, []);
-    return this.stage(tx, { kind: 'insert', c, id: newId, p: { ...p, id: newId }, nr });
+    const view = this.viewOf(tx);
+    const effects: Effect[] = [];
+    // insertInto stages a new collection before it can still fail; let that happen on a throwaway fork.
+    const newId = this.db.records.insertInto(view.collection(c) ? view : view.fork(), c, p, effects);
+    return this.stage(tx, view, { kind: 'insert', c, id: newId, p: { ...p, id: newId }, nr }, effects);
   }
 
   stageUpdate(id: string, c: string, recordId: string, body: unknown, nr = false): Fields {
     validateCollectionName(c);
     const tx = this.get(id);
     const p = this.db.records.prepare(body);
-    const view = this.viewOf(tx).fork();
-    const fields = this.db.records.updateIn(view, c, recordId, p, []);
-    this.stage(tx, { kind: 'update', c, id: recordId, p, nr });
-    return fields;
+    const view = this.viewOf(tx);
+    const op: StagedOp = { kind: 'update', c, id: resolveId(view, c, recordId), p, nr };
+    const effects = this.effectsOf(view, op);
+    this.stage(tx, view, op, effects);
+    return (effects.at(-1) as { fields: Fields }).fields;
   }
 
   stageActions(id: string, c: string, recordId: string, raw: unknown, nr = false): Fields {
     validateCollectionName(c);
     const tx = this.get(id);
     const steps = parseActionSequence(raw);
-    const effects: Effect[] = [];
-    this.applyOp(this.viewOf(tx).fork(), { kind: 'actions', c, id: recordId, steps, nr }, effects);
-    this.stage(tx, { kind: 'actions', c, id: recordId, steps, nr });
+    const view = this.viewOf(tx);
+    const op: StagedOp = { kind: 'actions', c, id: resolveId(view, c, recordId), steps, nr };
+    const effects = this.effectsOf(view, op);
+    this.stage(tx, view, op, effects);
     return (effects.at(-1) as { fields: Fields }).fields;
   }
 
   stageDelete(id: string, c: string, recordId: string, nr = false): string {
     validateCollectionName(c);
     const tx = this.get(id);
-    this.db.records.deleteIn(this.viewOf(tx).fork(), c, recordId, []);
-    return this.stage(tx, { kind: 'delete', c, id: recordId, nr });
+    const view = this.viewOf(tx);
+    const op: StagedOp = { kind: 'delete', c, id: resolveId(view, c, recordId), nr };
+    return this.stage(tx, view, op, this.effectsOf(view, op));
   }
 
-  private stage(tx: Transaction, op: StagedOp): string {
-    const key = recordKey(op.c, op.id);
-    tx.observe(key, this.committedVersion(op.c, op.id));
-    tx.written.add(key);
+  /** Adds a validated operation: its effects join the cached view, which stays valid for the longer list. */
+  private stage(tx: Transaction, view: WorkingView, op: StagedOp, effects: Effect[]): string {
+    tx.observe(recordKey(op.c, op.id), this.committedVersion(op.c, op.id));
+    view.stage(effects);
     tx.stage(op);
+    tx.view = { seq: this.db.state.seq, ops: tx.ops, view };
     return op.id;
   }
 
   // ---- reads ---------------------------------------------------------------------------------------------------
 
-  findById(id: string, c: string, recordId: string): Fields {
+  /** Reads a record by id or primary-key-alias value as the transaction sees it. Throws NotFound. */
+  findById(id: string, c: string, idOrAlias: string): Fields {
     const tx = this.get(id);
+    const view = this.viewOf(tx);
+    const recordId = resolveId(view, c, idOrAlias);
     const key = recordKey(c, recordId);
     tx.observe(key, this.committedVersion(c, recordId));
     tx.pointReads.add(key);
-    const entry = this.viewOf(tx).record(c, recordId);
+    const entry = view.record(c, recordId);
     if (!entry || isExpired(entry, this.db.now())) throw new NotFound(MESSAGES.recordNotFound);
     return entry.fields;
   }
@@ -208,27 +221,32 @@ export class TransactionManager {
   /** Validates and applies the transaction atomically. 409 (nothing applied) on a conflict. */
   async commit(id: string): Promise<number> {
     const tx = this.get(id);
+    // Claimed before waiting for the writer: a second commit, a rollback or a late statement now gets 404
+    // instead of applying the operations twice or staging into a transaction that is already being applied.
+    this.txs.delete(id);
     const ops = toArray(tx.ops);
     try {
       await this.db.write((view) => {
-        this.validate(tx, view);
+        this.validate(tx, view, ops);
         const work = view.fork();
         const effects: Effect[] = [];
-        for (const op of ops) this.applyOp(work, op, effects);
+        for (const op of ops) {
+          const e = this.effectsOf(work, op);
+          work.stage(e);
+          effects.push(...e);
+        }
         return { effects, result: undefined };
       });
     } catch (err) {
-      this.txs.delete(id);
       const event = err instanceof Conflict ? 'commit_conflict' : 'commit_failed';
       this.audit.record({ event, transaction_id: id, isolation_level: tx.level, operations_count: ops.length, error: (err as Error).message });
       throw err;
     }
-    this.txs.delete(id);
     this.audit.record({ event: 'commit', transaction_id: id, isolation_level: tx.level, operations_count: ops.length });
     return ops.length;
   }
 
-  private validate(tx: Transaction, view: WorkingView): void {
+  private validate(tx: Transaction, view: WorkingView, ops: readonly StagedOp[]): void {
     if (tx.level === 'ReadUncommitted') return;
     const conflicts: Array<{ collection: string; id?: string; reason: string }> = [];
     const check = (keys: Iterable<string>, reason: string) => {
@@ -240,7 +258,8 @@ export class TransactionManager {
         }
       }
     };
-    check(tx.written, 'written record changed by another transaction since it was observed');
+    // Derived from the operations, so writes undone by a savepoint rollback are not validated.
+    check(new Set(ops.map((op) => recordKey(op.c, op.id))), 'written record changed by another transaction since it was observed');
     if (tx.level === 'RepeatableRead' || tx.level === 'Serializable') check(tx.pointReads, 'read record changed by another transaction');
     if (tx.level === 'Serializable') {
       check(tx.queryReads, 'queried record changed by another transaction');
@@ -259,28 +278,38 @@ export class TransactionManager {
 
   // ---- views ---------------------------------------------------------------------------------------------------
 
-  /** Committed state with this transaction's operations replayed (ops that no longer apply are skipped). */
+  /**
+   * Committed state with this transaction's operations replayed (ops that no
+   * longer apply are skipped). Cached until committed state or the operation
+   * list changes, so staging n records costs O(n), not O(n^2).
+   */
   private viewOf(tx: Transaction): WorkingView {
-    const view = new WorkingView(this.db.state, this.db.state.seq + 1);
+    const seq = this.db.state.seq;
+    if (tx.view && tx.view.seq === seq && tx.view.ops === tx.ops) return tx.view.view;
+    const view = new WorkingView(this.db.state, seq + 1);
     for (const op of toArray(tx.ops)) {
-      const effects: Effect[] = [];
+      let effects: Effect[];
       try {
-        this.applyOp(view.fork(), op, effects);
+        effects = this.effectsOf(view, op);
       } catch (err) {
         if (err instanceof DbError) continue;
         throw err;
       }
       view.stage(effects);
     }
+    tx.view = { seq, ops: tx.ops, view };
     return view;
   }
 
-  /** Computes one staged operation's effects against `view`, staging them there. */
-  private applyOp(view: WorkingView, op: StagedOp, out: Effect[]): void {
+  /**
+   * Computes one staged operation's effects against `view` (marked when it
+   * bypasses ripple). Stages nothing into `view`, also when it throws.
+   */
+  private effectsOf(view: WorkingView, op: StagedOp): Effect[] {
     const effects: Effect[] = [];
     const records = this.db.records;
     switch (op.kind) {
-      case 'insert': records.insertInto(view, op.c, op.p, effects); break;
+      case 'insert': records.insertInto(view.collection(op.c) ? view : view.fork(), op.c, op.p, effects); break;
       case 'update': records.updateIn(view, op.c, op.id, op.p, effects); break;
       case 'delete': records.deleteIn(view, op.c, op.id, effects); break;
       case 'actions': {
@@ -292,14 +321,26 @@ export class TransactionManager {
         break;
       }
     }
-    const marked = op.nr ? effects.map(noRipple) : effects;
-    view.stage(marked);
-    out.push(...marked);
+    return op.nr ? effects.map(noRipple) : effects;
   }
 
   private committedVersion(c: string, id: string): number | null {
     return this.db.state.collections.get(c)?.records.get(id)?.version ?? null;
   }
+}
+
+/**
+ * The record id for an id or primary-key-alias value in `view`, as the
+ * direct record routes resolve it; the value itself when nothing matches.
+ */
+function resolveId(view: WorkingView, c: string, idOrAlias: string): string {
+  if (view.record(c, idOrAlias)) return idOrAlias;
+  const alias = view.collection(c)?.schema?.primary_key_alias;
+  if (!alias || alias === 'id') return idOrAlias;
+  for (const [rid, e] of view.records(c)) {
+    if (Object.hasOwn(e.fields, alias) && String(plainValue(e.fields[alias]!)) === idOrAlias) return rid;
+  }
+  return idOrAlias;
 }
 
 function describe(tx: Transaction, now: number): TransactionStatus {

@@ -1,12 +1,13 @@
 /**
  * One optimistic transaction: its staged operations (an immutable cons list,
- * so a savepoint is just a saved reference), the versions it observed, and
- * what it read. Nothing here touches committed state; see
- * transaction-manager.ts for staging, reads and commit.
+ * so a savepoint is just a saved reference), the versions it observed, what
+ * it read, and a cached view of its writes. Nothing here touches committed
+ * state; see transaction-manager.ts for staging, reads and commit.
  */
 import type { PreparedWrite } from '../records.js';
 import type { ActionStep } from '../update-actions.js';
 import type { IsolationLevel } from '../settings.js';
+import type { WorkingView } from '../working-view.js';
 
 export type StagedOp =
   | { readonly kind: 'insert'; readonly c: string; readonly id: string; readonly p: PreparedWrite; readonly nr: boolean }
@@ -38,8 +39,8 @@ export class Transaction {
   readonly queryReads = new Set<string>();
   /** Membership version of each queried collection when first queried (validated at Serializable). */
   readonly queried = new Map<string, number>();
-  /** Records this transaction writes (validated from ReadCommitted up). */
-  readonly written = new Set<string>();
+  /** The transaction's view as of committed `seq` with exactly `ops` applied (see TransactionManager.viewOf). */
+  view: { readonly seq: number; readonly ops: OpList | undefined; readonly view: WorkingView } | undefined;
 
   constructor(
     readonly id: string,

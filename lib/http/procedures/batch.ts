@@ -5,7 +5,7 @@
  * 201 all inserted, 200 all updated/deleted, 207 partial, 400 all failed.
  */
 import { InvalidInput, toDbError } from '../../errors.js';
-import { validateCollectionName, type BulkFailure, type BulkItem } from '../../engine/index.js';
+import { validateCollectionName, validateId, type BulkFailure, type BulkItem } from '../../engine/index.js';
 import { defineProcedure, WithStatus, type RawInput } from '../procedure.js';
 import { checkCollectionAccess } from '../permissions.js';
 import { param, queryFlag, queryString } from '../input.js';
@@ -81,13 +81,19 @@ async function stageInTransaction(input: BatchInput, ctx: Context): Promise<{ su
   for (const item of input.items) {
     try {
       if (item.kind === 'insert') successful.push(txm.stageInsert(input.transactionId!, input.collection, item.body, item.noRipple));
-      else if (item.kind === 'update') { txm.stageUpdate(input.transactionId!, input.collection, String(item.id), item.body, item.noRipple); successful.push(String(item.id)); }
-      else successful.push(txm.stageDelete(input.transactionId!, input.collection, String(item.id), item.noRipple));
+      else if (item.kind === 'update') { const id = validateId(item.id); txm.stageUpdate(input.transactionId!, input.collection, id, item.body, item.noRipple); successful.push(id); }
+      else successful.push(txm.stageDelete(input.transactionId!, input.collection, validateId(item.id), item.noRipple));
     } catch (err) {
-      failed.push({ id: item.kind === 'insert' ? null : typeof item.id === 'string' ? item.id : null, error: toDbError(err).message });
+      failed.push({ id: failedId(item), error: toDbError(err).message });
     }
   }
   return { successful, failed };
+}
+
+/** The id a failed item is reported under: the one it names, or null. */
+function failedId(item: BulkItem): string | null {
+  const id = item.kind === 'insert' ? (isPlainObjectValue(item.body) ? item.body.id : undefined) : item.id;
+  return typeof id === 'string' ? id : null;
 }
 
 function makeBatch(kind: Kind) {
