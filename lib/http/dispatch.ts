@@ -68,7 +68,9 @@ export class Dispatcher {
       let result = await callProcedure(this.registry, target.procedure, raw, ctx);
       let status = target.status ?? 200;
       if (result instanceof WithStatus) ({ status, body: result } = { status: result.status, body: result.body });
-      const enc = encodeBody(result ?? {}, header(req, 'accept'), header(req, 'accept-encoding'));
+      // Clients read non-2xx bodies as text (protocol.md 1.4 rule 3), so those stay JSON.
+      const accept = status >= 300 ? 'application/json' : header(req, 'accept');
+      const enc = encodeBody(result ?? {}, accept, header(req, 'accept-encoding'));
       headers['Content-Type'] = enc.contentType;
       if (enc.gzip) headers['Content-Encoding'] = 'gzip';
       return { status, headers, body: enc.body };

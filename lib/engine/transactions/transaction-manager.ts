@@ -60,7 +60,7 @@ export class TransactionManager {
     return n;
   }
 
-  begin(levelRaw: unknown, timeoutRaw: unknown): Transaction {
+  begin(levelRaw: unknown, timeoutRaw: unknown, owner?: string): Transaction {
     const level = levelRaw === undefined || levelRaw === null ? this.db.settings().default_isolation_level : levelRaw;
     if (typeof level !== 'string' || !(ISOLATION_LEVELS as readonly string[]).includes(level)) throw new InvalidInput(MESSAGES.invalidIsolationLevel);
     let timeout = 300;
@@ -70,13 +70,22 @@ export class TransactionManager {
       }
       timeout = timeoutRaw;
     }
-    const tx = new Transaction(randomUUID(), level as IsolationLevel, this.db.now(), timeout);
+    const tx = new Transaction(randomUUID(), level as IsolationLevel, this.db.now(), timeout, owner);
     this.txs.set(tx.id, tx);
     this.audit.record({ event: 'begin', transaction_id: tx.id, isolation_level: tx.level, operations_count: 0 });
     return tx;
   }
 
   /** The active transaction. 404 when unknown, 400 when expired. */
+  /**
+   * Throws NotFound unless `caller` began the transaction or is an admin, so
+   * a transaction id is useless to any other key.
+   */
+  checkOwner(id: string, caller: { keyId: string; admin: boolean } | undefined): void {
+    const tx = this.txs.get(id);
+    if (tx && caller && !caller.admin && tx.owner !== undefined && tx.owner !== caller.keyId) throw new NotFound(MESSAGES.transactionNotFound);
+  }
+
   get(id: string): Transaction {
     const tx = this.txs.get(id);
     if (!tx) throw new NotFound(MESSAGES.transactionNotFound);
@@ -93,9 +102,12 @@ export class TransactionManager {
     return describe(tx, this.db.now());
   }
 
-  list(): TransactionStatus[] {
+  /** Active transactions, only the caller's own unless it is an admin. */
+  list(caller?: { keyId: string; admin: boolean }): TransactionStatus[] {
     const now = this.db.now();
-    return [...this.txs.values()].filter((t) => !t.isExpired(now)).map((t) => describe(t, now));
+    return [...this.txs.values()]
+      .filter((t) => !t.isExpired(now) && (!caller || caller.admin || t.owner === undefined || t.owner === caller.keyId))
+      .map((t) => describe(t, now));
   }
 
   rollback(id: string): number {

@@ -47,6 +47,8 @@ export class Transaction {
     readonly level: IsolationLevel,
     readonly createdAt: number,
     readonly timeoutSecs: number,
+    /** The API key that began it; only that key (or an admin) may use it. */
+    readonly owner?: string,
   ) {
     this.lastActivity = createdAt;
   }

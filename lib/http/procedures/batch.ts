@@ -8,6 +8,7 @@ import { InvalidInput, toDbError } from '../../errors.js';
 import { validateCollectionName, validateId, type BulkFailure, type BulkItem } from '../../engine/index.js';
 import { defineProcedure, WithStatus, type RawInput } from '../procedure.js';
 import { checkCollectionAccess } from '../permissions.js';
+import { own } from './transactions.js';
 import { param, queryFlag, queryString } from '../input.js';
 import { isPlainObjectValue } from '../plain-object.js';
 import type { Context } from '../context.js';
@@ -75,6 +76,7 @@ function statusFor(kind: Kind, ok: number, failed: number): number {
 
 async function stageInTransaction(input: BatchInput, ctx: Context): Promise<{ successful: string[]; failed: BulkFailure[] }> {
   const txm = ctx.db.transactions;
+  own(ctx, input.transactionId!);
   txm.get(input.transactionId!);
   const successful: string[] = [];
   const failed: BulkFailure[] = [];

@@ -6,6 +6,7 @@ import { bodyObject, param, queryFlag, queryList, queryString } from '../input.j
 import { isPlainObjectValue } from '../plain-object.js';
 import type { Context } from '../context.js';
 import { checkCollectionAccess } from '../permissions.js';
+import { own } from './transactions.js';
 
 const SYSTEM_BODY_KEYS = new Set(['id', 'ttl', 'ttl_update_on_access']);
 
@@ -44,9 +45,10 @@ export const recordsInsert = defineProcedure({
   name: 'records.insert', kind: 'mutation', access: 'user',
   input: (raw) => ({ collection: collectionOf(raw), body: bodyObject(raw), tx: txOf(raw), nr: bypassOf(raw) }),
   collection: (i) => ({ name: i.collection, mode: 'write', fields: writtenFields(i.body) }),
-  handler: async ({ collection, body, tx, nr }, ctx) => ({
-    id: tx ? ctx.db.transactions.stageInsert(tx, collection, body, nr) : await ctx.db.records.insert(collection, body, nr),
-  }),
+  handler: async ({ collection, body, tx, nr }, ctx) => {
+    if (tx) own(ctx, tx);
+    return { id: tx ? ctx.db.transactions.stageInsert(tx, collection, body, nr) : await ctx.db.records.insert(collection, body, nr) };
+  },
 });
 
 export const recordsFindById = defineProcedure({
@@ -55,7 +57,7 @@ export const recordsFindById = defineProcedure({
     return { collection: collectionOf(raw), id: validateId(param(raw, 'id')), select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields'), tx: txOf(raw) };
   },
   collection: (i) => ({ name: i.collection, mode: 'read' }),
-  handler: (i, ctx) => out(ctx, i.tx ? ctx.db.transactions.findById(i.tx, i.collection, i.id) : ctx.db.records.findById(i.collection, i.id), i.select, i.exclude),
+  handler: (i, ctx) => out(ctx, i.tx ? (own(ctx, i.tx), ctx.db.transactions.findById(i.tx, i.collection, i.id)) : ctx.db.records.findById(i.collection, i.id), i.select, i.exclude),
 });
 
 export const recordsFind = defineProcedure({
@@ -66,6 +68,7 @@ export const recordsFind = defineProcedure({
   },
   collection: (i) => ({ name: i.collection, mode: 'read' }),
   handler: ({ collection, query, tx }, ctx) => {
+    if (tx) own(ctx, tx);
     for (const c of query.join?.collections ?? []) {
       validateCollectionName(c);
       // A join reads its target collections too: the key needs read access there as well.
@@ -86,7 +89,7 @@ export const recordsUpdate = defineProcedure({
   },
   collection: (i) => ({ name: i.collection, mode: 'write', fields: writtenFields(i.body) }),
   handler: async (i, ctx) => out(ctx, i.tx
-    ? ctx.db.transactions.stageUpdate(i.tx, i.collection, i.id, i.body, i.nr)
+    ? (own(ctx, i.tx), ctx.db.transactions.stageUpdate(i.tx, i.collection, i.id, i.body, i.nr))
     : await ctx.db.records.update(i.collection, i.id, i.body, i.nr), i.select, i.exclude),
 });
 
@@ -105,7 +108,7 @@ export const recordsUpdateAction = defineProcedure({
   },
   collection: (i) => ({ name: i.collection, mode: 'write', fields: [i.field.split('.')[0]!] }),
   handler: async (i, ctx) => out(ctx, i.tx
-    ? ctx.db.transactions.stageActions(i.tx, i.collection, i.id, [{ action: i.action, field: i.field, value: i.value }], i.nr)
+    ? (own(ctx, i.tx), ctx.db.transactions.stageActions(i.tx, i.collection, i.id, [{ action: i.action, field: i.field, value: i.value }], i.nr))
     : await ctx.db.records.updateWithAction(i.collection, i.id, i.action, i.field, i.value, i.nr)),
 });
 
@@ -120,7 +123,7 @@ export const recordsUpdateSequence = defineProcedure({
     fields: i.steps.map((s) => (Array.isArray(s) ? s[1] : isPlainObjectValue(s) ? s.field : undefined)).filter((f): f is string => typeof f === 'string').map((f) => f.split('.')[0]!),
   }),
   handler: async (i, ctx) => out(ctx, i.tx
-    ? ctx.db.transactions.stageActions(i.tx, i.collection, i.id, i.steps, i.nr)
+    ? (own(ctx, i.tx), ctx.db.transactions.stageActions(i.tx, i.collection, i.id, i.steps, i.nr))
     : await ctx.db.records.updateWithSequence(i.collection, i.id, i.steps, i.nr)),
 });
 
@@ -129,6 +132,7 @@ export const recordsDelete = defineProcedure({
   input: (raw) => ({ collection: collectionOf(raw), id: validateId(param(raw, 'id')), tx: txOf(raw), nr: bypassOf(raw) }),
   collection: (i) => ({ name: i.collection, mode: 'write' }),
   handler: async (i, ctx) => {
+    if (i.tx) own(ctx, i.tx);
     const id = i.tx ? ctx.db.transactions.stageDelete(i.tx, i.collection, i.id, i.nr) : await ctx.db.records.delete(i.collection, i.id, i.nr);
     return { id, deleted: true, status: 'deleted' };
   },

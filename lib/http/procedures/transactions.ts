@@ -2,8 +2,14 @@
 import { InvalidInput } from '../../errors.js';
 import { defineProcedure, type RawInput } from '../procedure.js';
 import { bodyObject, param, queryString } from '../input.js';
+import type { Context } from '../context.js';
 
 const txParam = (raw: RawInput) => param(raw, 'id');
+
+/** A transaction is usable only by the key that began it (or an admin). */
+export function own(ctx: Context, id: string): void {
+  ctx.db.transactions.checkOwner(id, ctx.principal);
+}
 
 export const transactionsBegin = defineProcedure({
   name: 'transactions.begin', kind: 'mutation', access: 'user',
@@ -13,7 +19,7 @@ export const transactionsBegin = defineProcedure({
     return body;
   },
   handler: (body, ctx) => {
-    const tx = ctx.db.transactions.begin(body.isolation_level, body.timeout_seconds);
+    const tx = ctx.db.transactions.begin(body.isolation_level, body.timeout_seconds, ctx.principal?.keyId);
     return { transaction_id: tx.id, isolation_level: tx.level, created_at: Math.floor(tx.createdAt / 1000), timeout_seconds: tx.timeoutSecs };
   },
 });
@@ -22,7 +28,7 @@ export const transactionsList = defineProcedure({
   name: 'transactions.list', kind: 'query', access: 'user',
   input: () => undefined,
   handler: (_i, ctx) => {
-    const transactions = ctx.db.transactions.list();
+    const transactions = ctx.db.transactions.list(ctx.principal);
     return { transactions, count: transactions.length };
   },
 });
@@ -30,31 +36,32 @@ export const transactionsList = defineProcedure({
 export const transactionsStatus = defineProcedure({
   name: 'transactions.status', kind: 'query', access: 'user',
   input: txParam,
-  handler: (id, ctx) => ctx.db.transactions.status(id),
+  handler: (id, ctx) => { own(ctx, id); return ctx.db.transactions.status(id); },
 });
 
 export const transactionsCommit = defineProcedure({
   name: 'transactions.commit', kind: 'mutation', access: 'user',
   input: txParam,
-  handler: async (id, ctx) => ({ status: 'committed', transaction_id: id, operations_count: await ctx.db.transactions.commit(id) }),
+  handler: async (id, ctx) => { own(ctx, id); return { status: 'committed', transaction_id: id, operations_count: await ctx.db.transactions.commit(id) }; },
 });
 
 export const transactionsRollback = defineProcedure({
   name: 'transactions.rollback', kind: 'mutation', access: 'user',
   input: txParam,
-  handler: (id, ctx) => ({ status: 'rolled_back', transaction_id: id, operations_rolled_back: ctx.db.transactions.rollback(id) }),
+  handler: (id, ctx) => { own(ctx, id); return { status: 'rolled_back', transaction_id: id, operations_rolled_back: ctx.db.transactions.rollback(id) }; },
 });
 
 export const savepointsCreate = defineProcedure({
   name: 'savepoints.create', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: param(raw, 'id'), name: bodyObject(raw).name }),
-  handler: (i, ctx) => ({ status: 'created', transaction_id: i.id, savepoint_name: ctx.db.transactions.createSavepoint(i.id, i.name) }),
+  handler: (i, ctx) => { own(ctx, i.id); return { status: 'created', transaction_id: i.id, savepoint_name: ctx.db.transactions.createSavepoint(i.id, i.name) }; },
 });
 
 export const savepointsRollback = defineProcedure({
   name: 'savepoints.rollback', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: param(raw, 'id'), name: param(raw, 'name') }),
   handler: (i, ctx) => {
+    own(ctx, i.id);
     const undone = ctx.db.transactions.rollbackToSavepoint(i.id, i.name);
     return { status: 'rolled_back', transaction_id: i.id, savepoint_name: i.name, operations_rolled_back: undone, operations_count: ctx.db.transactions.status(i.id).operations_count };
   },
@@ -64,6 +71,7 @@ export const savepointsRelease = defineProcedure({
   name: 'savepoints.release', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: param(raw, 'id'), name: param(raw, 'name') }),
   handler: (i, ctx) => {
+    own(ctx, i.id);
     ctx.db.transactions.releaseSavepoint(i.id, i.name);
     return { status: 'released', transaction_id: i.id, savepoint_name: i.name };
   },
