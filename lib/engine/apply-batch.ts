@@ -31,9 +31,10 @@ function applyEffect(state: DbState, e: Effect, seq: number): void {
     case 'put': {
       const coll = state.collections.get(e.c);
       assert(coll, `put into missing collection ${e.c}`);
-      if (!coll.records.has(e.id)) coll.membershipVersion = seq;
+      const before = coll.records.get(e.id);
+      if (!before) coll.membershipVersion = seq;
       coll.noteBeforeWrite(e.id);
-      coll.records.set(e.id, toEntry(e, seq));
+      coll.records.set(e.id, toEntry(e, seq, before?.ord ?? ++coll.lastOrd));
       return;
     }
     case 'delete': {
@@ -52,7 +53,7 @@ function applyEffect(state: DbState, e: Effect, seq: number): void {
       if (!trashed || !coll) return;
       state.trash.get(e.c)!.delete(e.id);
       coll.noteBeforeWrite(e.id);
-      coll.records.set(e.id, { ...trashed.entry, version: seq });
+      coll.records.set(e.id, { ...trashed.entry, version: seq, ord: ++coll.lastOrd });
       coll.membershipVersion = seq;
       return;
     }
@@ -98,9 +99,9 @@ function applyEffect(state: DbState, e: Effect, seq: number): void {
   }
 }
 
-function toEntry(e: Extract<Effect, { t: 'put' }>, seq: number): RecordEntry {
-  const entry: { fields: typeof e.fields; version: number; expiresAt?: number; slidingMs?: number } = {
-    fields: e.fields, version: seq,
+function toEntry(e: Extract<Effect, { t: 'put' }>, seq: number, ord: number): RecordEntry {
+  const entry: { fields: typeof e.fields; version: number; expiresAt?: number; slidingMs?: number; ord: number } = {
+    fields: e.fields, version: seq, ord,
   };
   if (e.expiresAt !== undefined) entry.expiresAt = e.expiresAt;
   if (e.slidingMs !== undefined) entry.slidingMs = e.slidingMs;

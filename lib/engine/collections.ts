@@ -7,7 +7,7 @@ import { Conflict, InvalidInput, NotFound, MESSAGES } from '../errors.js';
 import type { Database } from './database.js';
 import { isInternalCollection, validateCollectionName } from './names.js';
 import { parseSchema, replaceFields, schemaToWire, updateConstraints, type Schema } from './schema/index.js';
-import type { CollectionMeta } from './state.js';
+import type { CollectionMeta, QueryIndexDef } from './state.js';
 import { isPlainObject } from './values/index.js';
 
 export interface CollectionInfo {
@@ -111,6 +111,36 @@ export class Collections {
     }
     await this.changeSchema(name, (schema, now) => ({ ...schema, primary_key_alias: alias, version: schema.version + 1, last_modified: now }));
     return alias;
+  }
+
+  /** Creates a query index (btree or hash) on a top-level field; built at once from the records. */
+  async createIndex(name: string, body: unknown): Promise<QueryIndexDef> {
+    if (!isPlainObject(body)) throw new InvalidInput('Body must be {field, type?: "btree" | "hash"}');
+    for (const k of Object.keys(body)) if (k !== 'field' && k !== 'type') throw new InvalidInput(`Unknown member '${k}'; expected field, type`);
+    const field = body.field;
+    if (typeof field !== 'string' || !/^[A-Za-z_$][A-Za-z0-9_$-]{0,255}$/.test(field) || field === '__proto__' || field === 'constructor') {
+      throw new InvalidInput("'field' must name a top-level field");
+    }
+    const type = body.type ?? 'btree';
+    if (type !== 'btree' && type !== 'hash') throw new InvalidInput("'type' must be \"btree\" or \"hash\"");
+    this.meta(name);
+    const def: QueryIndexDef = { field, type };
+    await this.db.write((view) => {
+      const meta = view.collection(name);
+      if (!meta) throw new NotFound(`${MESSAGES.collectionNotFound}: '${name}'`);
+      if ((meta.indexes ?? []).some((d) => d.field === field)) throw new Conflict(`An index on '${field}' already exists in '${name}'`);
+      return { effects: [{ t: 'setCollectionMeta', meta: { ...meta, indexes: [...(meta.indexes ?? []), def] } }], result: undefined };
+    });
+    return def;
+  }
+
+  async dropIndex(name: string, field: string): Promise<void> {
+    this.meta(name);
+    await this.db.write((view) => {
+      const meta = view.collection(name);
+      if (!meta || !(meta.indexes ?? []).some((d) => d.field === field)) throw new NotFound(`No index on '${field}' in '${name}'`);
+      return { effects: [{ t: 'setCollectionMeta', meta: { ...meta, indexes: (meta.indexes ?? []).filter((d) => d.field !== field) } }], result: undefined };
+    });
   }
 
   private async changeSchema(name: string, change: (schema: Schema, now: string) => Schema): Promise<Schema> {

@@ -15,6 +15,7 @@ import { AuditLog } from './audit.js';
 import { TransactionManager } from './transactions/transaction-manager.js';
 import { Replication } from './ripple/replication.js';
 import { KvStore } from './kv.js';
+import { IndexManager } from './indexes/index-manager.js';
 import { readBatchesAfter } from './storage/log-scan.js';
 import type { LoggedBatch } from './effects.js';
 import { ApiKeys } from './api-keys.js';
@@ -56,6 +57,7 @@ export class Database {
   readonly transactions: TransactionManager;
   readonly replication: Replication;
   readonly kv: KvStore;
+  readonly indexes: IndexManager;
   /** Replication peers still needing log segments (their acked seqs are respected by cleanup). */
   retainFor: () => readonly string[] = () => [];
   readonly ids: IdGenerator;
@@ -82,6 +84,7 @@ export class Database {
     this.transactions = new TransactionManager(this, this.audit);
     this.replication = new Replication(this);
     this.kv = new KvStore(this);
+    this.indexes = new IndexManager(this);
     queue.onCommit(() => this.maybeSnapshot());
   }
 

@@ -20,3 +20,4 @@ export { parseActionSequence } from './update-actions.js';
 export type { ShippedBatch } from './ripple/replication.js';
 export { encodePayload, decodePayload } from './storage/codec.js';
 export type { CommitInfo, RecordChange, ChangeKind } from './change-feed.js';
+export { indexDefs } from './indexes/index-manager.js';

@@ -145,9 +145,42 @@ export class Records {
     for (const entry of coll.records.values()) if (!isExpired(entry, now)) yield entry.fields;
   }
 
-  /** Runs a parsed query: filter, sort, skip, limit, join, projection. */
+  /** Runs a parsed query: filter (through a query index when one applies), sort, skip, limit, join, projection. */
   find(c: string, q: Query): Fields[] {
-    return this.shapeRows(runQuery(this.scan(c), q), q);
+    const plan = this.db.indexes.plan(c, q.filter);
+    return this.shapeRows(runQuery(plan ? this.byIds(c, plan.ids) : this.scan(c), q), q);
+  }
+
+  /** How `find` would run the query, with the counts it saw. */
+  explain(c: string, q: Query): Record<string, unknown> {
+    const started = performance.now();
+    const plan = this.db.indexes.plan(c, q.filter);
+    const rows = runQuery(plan ? this.byIds(c, plan.ids) : this.scan(c), q);
+    const total = this.db.state.collections.get(c)?.records.size ?? 0;
+    return {
+      collection: c,
+      plan: plan
+        ? { type: 'index_scan', index: plan.index, operator: plan.operator, candidates: plan.ids.size }
+        : { type: 'full_scan', candidates: total },
+      total_records: total,
+      returned: rows.length,
+      indexes: [...this.db.indexes.indexes(c).values()].map((i) => ({ field: i.field, type: i.type })),
+      execution_time_ms: Math.round((performance.now() - started) * 1000) / 1000,
+    };
+  }
+
+  /** Live records for a set of ids, in insertion order (the order a scan yields). */
+  private byIds(c: string, ids: ReadonlySet<string>): Fields[] {
+    const coll = this.db.state.collections.get(c);
+    if (!coll) return [];
+    const now = this.db.now();
+    const entries: RecordEntry[] = [];
+    for (const id of ids) {
+      const e = coll.records.get(id);
+      if (e && !isExpired(e, now)) entries.push(e);
+    }
+    entries.sort((a, b) => (a.ord ?? 0) - (b.ord ?? 0));
+    return entries.map((e) => e.fields);
   }
 
   /** Applies a query's projection and join to matched rows (also used for transaction reads). */

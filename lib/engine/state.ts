@@ -18,12 +18,18 @@ export interface RecordEntry {
   readonly expiresAt?: number;
   /** Sliding TTL length in ms (ttl_update_on_access). */
   readonly slidingMs?: number;
+  /** Insertion ordinal within the collection (kept by updates): the order of unsorted results. */
+  readonly ord?: number;
 }
+
+export interface QueryIndexDef { readonly field: string; readonly type: 'btree' | 'hash' }
 
 export interface CollectionMeta {
   readonly name: string;
   readonly createdAt: string;
   readonly schema?: Schema;
+  /** Query indexes created through the admin routes (schema-declared ones live in the schema). */
+  readonly indexes?: readonly QueryIndexDef[];
 }
 
 export class CollectionState {
@@ -36,6 +42,8 @@ export class CollectionState {
    * point-in-time view without copying the map.
    */
   undo: Map<string, RecordEntry | null> | undefined;
+  /** Last insertion ordinal handed out. */
+  lastOrd = 0;
   constructor(public meta: CollectionMeta) {}
 
   /** Call before changing `records.get(id)`. */

@@ -51,6 +51,11 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   r('POST', '/api/trash/:collection/:id', 'trash.restore'),
   r('POST', '/api/trash/:collection', 'trash.restoreCollection'),
 
+  r('POST', '/api/indexes/query/:collection', 'indexes.create', 201),
+  r('GET', '/api/indexes/query/:collection', 'indexes.list'),
+  r('DELETE', '/api/indexes/query/:collection/:field', 'indexes.drop'),
+  r('POST', '/api/query/:collection/explain', 'query.explain'),
+
   r('POST', '/api/kv/set/:key', 'kv.set'),
   r('GET', '/api/kv/get/:key', 'kv.get'),
   r('DELETE', '/api/kv/delete/:key', 'kv.delete'),

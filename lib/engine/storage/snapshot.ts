@@ -45,8 +45,9 @@ function row(id: string, e: RecordEntry, deletedAt?: number): Row {
   return r;
 }
 
-function toEntry(r: Row): RecordEntry {
-  const e: { fields: Fields; version: number; expiresAt?: number; slidingMs?: number } = { fields: r[1], version: r[2] };
+function toEntry(r: Row, ord?: number): RecordEntry {
+  const e: { fields: Fields; version: number; expiresAt?: number; slidingMs?: number; ord?: number } = { fields: r[1], version: r[2] };
+  if (ord !== undefined) e.ord = ord;
   if (r[3] !== null) e.expiresAt = r[3];
   if (r[4] !== null) e.slidingMs = r[4];
   return e;
@@ -147,7 +148,7 @@ export async function loadSnapshot(fs: StorageFs, file: string): Promise<DbState
       case 'recs': {
         const coll = state.collections.get(f.c);
         if (!coll) throw new Error(`${file}: records for unknown collection ${f.c}`);
-        for (const r2 of f.rows) coll.records.set(r2[0], toEntry(r2));
+        for (const r2 of f.rows) coll.records.set(r2[0], toEntry(r2, ++coll.lastOrd));
         break;
       }
       case 'trash': {

@@ -8,6 +8,7 @@ import * as batch from './batch.js';
 import * as tx from './transactions.js';
 import * as ripple from './ripple.js';
 import * as kv from './kv.js';
+import * as indexes from './indexes.js';
 
 export function createRegistry() {
   return buildRegistry([
@@ -25,5 +26,6 @@ export function createRegistry() {
     ripple.rippleApply, ripple.rippleStatus, ripple.rippleResync,
     kv.kvSet, kv.kvGet, kv.kvDelete, kv.kvClear, kv.kvBatchGet, kv.kvBatchSet, kv.kvBatchDelete, kv.kvFind,
     kv.kvLinks, kv.kvLink, kv.kvUnlink,
+    indexes.indexesCreate, indexes.indexesList, indexes.indexesDrop, indexes.queryExplain,
   ]);
 }

@@ -1,0 +1,129 @@
+/**
+ * Query indexes of every collection: built from the definitions (admin
+ * routes and schema `index: {type: btree|hash}`), rebuilt from records at
+ * startup, and kept current from the change feed, so a reader always sees
+ * indexes that match the committed state. Definitions are durable (they
+ * live in the collection's meta); contents are never logged.
+ */
+import type { Database } from '../database.js';
+import type { LoggedBatch } from '../effects.js';
+import type { CommitInfo } from '../change-feed.js';
+import type { CollectionMeta, QueryIndexDef } from '../state.js';
+import type { Filter } from '../query/index.js';
+import { fieldFromWire, type Value } from '../values/index.js';
+import { QueryIndex, type RangeBound } from './query-index.js';
+
+export interface IndexPlan {
+  readonly index: { field: string; type: 'btree' | 'hash' };
+  readonly operator: string;
+  readonly ids: ReadonlySet<string>;
+}
+
+export function indexDefs(meta: CollectionMeta): Array<QueryIndexDef & { source: 'admin' | 'schema' }> {
+  const out: Array<QueryIndexDef & { source: 'admin' | 'schema' }> = (meta.indexes ?? []).map((d) => ({ ...d, source: 'admin' as const }));
+  for (const [field, def] of Object.entries(meta.schema?.fields ?? {})) {
+    const t = def.index?.type;
+    if ((t === 'btree' || t === 'hash') && !out.some((d) => d.field === field)) out.push({ field, type: t, source: 'schema' });
+  }
+  return out;
+}
+
+export class IndexManager {
+  private readonly byCollection = new Map<string, Map<string, QueryIndex>>();
+
+  constructor(private readonly db: Database) {
+    for (const name of db.state.collections.keys()) this.sync(name);
+    db.onCommit((b, info) => this.follow(b, info));
+  }
+
+  indexes(c: string): ReadonlyMap<string, QueryIndex> {
+    return this.byCollection.get(c) ?? new Map();
+  }
+
+  /** Makes the live indexes of `c` match its definitions, building new ones from the records. */
+  sync(c: string): void {
+    const coll = this.db.state.collections.get(c);
+    if (!coll) { this.byCollection.delete(c); return; }
+    const defs = indexDefs(coll.meta);
+    const current = this.byCollection.get(c) ?? new Map<string, QueryIndex>();
+    const next = new Map<string, QueryIndex>();
+    for (const d of defs) {
+      const existing = current.get(d.field);
+      if (existing && existing.type === d.type) { next.set(d.field, existing); continue; }
+      const idx = new QueryIndex(d.field, d.type);
+      for (const [id, e] of coll.records) idx.set(id, e.fields[d.field]);
+      next.set(d.field, idx);
+    }
+    if (next.size === 0) this.byCollection.delete(c);
+    else this.byCollection.set(c, next);
+  }
+
+  private follow(b: LoggedBatch, info: CommitInfo): void {
+    const resync = new Set<string>();
+    for (const e of b.effects) {
+      if (e.t === 'createCollection' || e.t === 'setCollectionMeta') resync.add(e.meta.name);
+      else if (e.t === 'dropCollection') resync.add(e.name);
+    }
+    for (const ch of info.changes) {
+      if (resync.has(ch.collection)) continue;
+      const idxs = this.byCollection.get(ch.collection);
+      if (!idxs) continue;
+      try {
+        for (const idx of idxs.values()) {
+          if (ch.event === 'delete') idx.remove(ch.id);
+          else idx.set(ch.id, ch.fields?.[idx.field]);
+        }
+      } catch {
+        // An index that missed a change would answer wrongly: rebuild it from the records instead.
+        this.byCollection.delete(ch.collection);
+        resync.add(ch.collection);
+      }
+    }
+    for (const c of resync) this.sync(c);
+  }
+
+  /**
+   * The most selective indexed condition among the filter's top-level
+   * conjuncts, or undefined when none applies or a scan is as cheap.
+   */
+  plan(c: string, filter: Filter | undefined): IndexPlan | undefined {
+    const idxs = this.byCollection.get(c);
+    if (!idxs || !filter) return undefined;
+    const conjuncts = filter.kind === 'condition' ? [filter] : filter.kind === 'and' ? filter.filters : [];
+    let best: IndexPlan | undefined;
+    for (const cond of conjuncts) {
+      if (cond.kind !== 'condition') continue;
+      const idx = idxs.get(cond.field);
+      if (!idx) continue;
+      const ids = candidates(idx, cond.op, cond.value as Value);
+      if (!ids) continue;
+      for (const id of idx.unindexable) ids.add(id);
+      if (!best || ids.size < best.ids.size) best = { index: { field: idx.field, type: idx.type }, operator: cond.op, ids };
+    }
+    const total = this.db.state.collections.get(c)?.records.size ?? 0;
+    return best && best.ids.size <= total * 0.5 ? best : best && total < 64 ? best : undefined;
+  }
+}
+
+function candidates(idx: QueryIndex, op: string, value: Value): Set<string> | undefined {
+  const range = (lower?: RangeBound, upper?: RangeBound) => (idx.type === 'btree' ? new Set(idx.range(lower, upper)) : undefined);
+  switch (op) {
+    case 'Eq': return value === null ? undefined : new Set(idx.equal(value));
+    case 'In': {
+      if (!Array.isArray(value) || value.some((v) => v === null)) return undefined;
+      const out = new Set<string>();
+      for (const v of value as Value[]) for (const id of idx.equal(normalize(v))) out.add(id);
+      return out;
+    }
+    case 'Gt': return value === null ? undefined : range({ value, inclusive: false });
+    case 'Gte': return value === null ? undefined : range({ value, inclusive: true });
+    case 'Lt': return value === null ? undefined : range(undefined, { value, inclusive: false });
+    case 'Lte': return value === null ? undefined : range(undefined, { value, inclusive: true });
+    default: return undefined;
+  }
+}
+
+/** In-list elements arrive raw; compare them the way conditions do. */
+function normalize(v: Value): Value {
+  return typeof v === 'string' ? fieldFromWire(v, 'in') : v;
+}

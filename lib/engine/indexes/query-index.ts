@@ -1,0 +1,92 @@
+/**
+ * One query index over one top-level field: `hash` (equality) or `btree`
+ * (equality and ranges, a sorted-btree B+ tree ordered like query sorting).
+ *
+ * Only scalar values are indexed. Records whose value is an array, object,
+ * Set or Vector can match conditions in ways an index cannot answer (In on
+ * an array field matches any element), so they are kept aside and always
+ * returned as candidates; the planner re-checks the whole filter, which is
+ * what keeps indexed and unindexed results identical.
+ */
+import { createRequire } from 'node:module';
+import type sortedBtreeTypes from 'sorted-btree';
+import { hashKey, sortCompare, Tagged, type Value } from '../values/index.js';
+
+// sorted-btree is CommonJS with the class on `exports.default`; loaders disagree on ESM interop, require does not.
+const BTree = (createRequire(import.meta.url)('sorted-btree') as { default: typeof sortedBtreeTypes.default }).default;
+
+export type IndexType = 'btree' | 'hash';
+
+function isScalar(v: Value | undefined): boolean {
+  if (v === undefined || v === null) return false;
+  if (v instanceof Tagged) return !['Set', 'Vector', 'Binary', 'Bytes'].includes(v.type);
+  return typeof v !== 'object';
+}
+
+export interface RangeBound { readonly value: Value; readonly inclusive: boolean }
+
+export class QueryIndex {
+  private readonly hash = new Map<string, Set<string>>();
+  private readonly tree = new BTree<Value, Set<string>>(undefined, (a: Value, b: Value) => sortCompare(a, b));
+  /** id -> indexed key, to unindex on update and delete. */
+  private readonly keyOf = new Map<string, Value>();
+  /** Ids whose value cannot be indexed (always candidates). */
+  readonly unindexable = new Set<string>();
+
+  constructor(readonly field: string, readonly type: IndexType) {}
+
+  get size(): number { return this.keyOf.size + this.unindexable.size; }
+
+  set(id: string, value: Value | undefined): void {
+    this.remove(id);
+    if (value === undefined || value === null) return;
+    if (!isScalar(value)) { this.unindexable.add(id); return; }
+    this.keyOf.set(id, value);
+    if (this.type === 'hash') {
+      const k = hashKey(value);
+      let ids = this.hash.get(k);
+      if (!ids) this.hash.set(k, (ids = new Set()));
+      ids.add(id);
+    } else {
+      let ids = this.tree.get(value);
+      if (!ids) this.tree.set(value, (ids = new Set()));
+      ids.add(id);
+    }
+  }
+
+  remove(id: string): void {
+    this.unindexable.delete(id);
+    const old = this.keyOf.get(id);
+    if (old === undefined) return;
+    this.keyOf.delete(id);
+    if (this.type === 'hash') {
+      const k = hashKey(old);
+      const ids = this.hash.get(k);
+      ids?.delete(id);
+      if (ids?.size === 0) this.hash.delete(k);
+    } else {
+      const ids = this.tree.get(old);
+      ids?.delete(id);
+      if (ids?.size === 0) this.tree.delete(old);
+    }
+  }
+
+  /** Ids whose value equals `value`. */
+  equal(value: Value): Iterable<string> {
+    if (this.type === 'hash') return this.hash.get(hashKey(value)) ?? [];
+    return this.tree.get(value) ?? [];
+  }
+
+  /** Ids whose value lies within the bounds (btree only). */
+  range(lower?: RangeBound, upper?: RangeBound): string[] {
+    const out: string[] = [];
+    const lo = lower?.value ?? this.tree.minKey();
+    if (lo === undefined) return out;
+    this.tree.forRange(lo, upper?.value ?? this.tree.maxKey()!, true, (k: Value, ids: Set<string>) => {
+      if (lower && !lower.inclusive && sortCompare(k, lower.value) === 0) return;
+      if (upper && !upper.inclusive && sortCompare(k, upper.value) === 0) return;
+      for (const id of ids) out.push(id);
+    });
+    return out;
+  }
+}
