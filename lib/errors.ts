@@ -9,6 +9,7 @@
  * |-------------------|------|-------------------------------------------------------|
  * | INVALID_INPUT     | 400  | malformed body, unknown operator, schema violation    |
  * | UNAUTHORIZED      | 401  | missing/malformed/expired token, bad API key          |
+ * | PAYMENT_REQUIRED  | 402  | an LLM provider account that cannot pay               |
  * | FORBIDDEN         | 403  | non-admin key on admin route, non-writable fields     |
  * | NOT_FOUND         | 404  | collection, record, transaction, route missing        |
  * | METHOD_NOT_ALLOWED| 405  | known path, wrong method                              |
@@ -25,6 +26,7 @@
 export type ErrorCode =
   | 'INVALID_INPUT'
   | 'UNAUTHORIZED'
+  | 'PAYMENT_REQUIRED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
@@ -40,6 +42,7 @@ export type ErrorCode =
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   INVALID_INPUT: 400,
   UNAUTHORIZED: 401,
+  PAYMENT_REQUIRED: 402,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
@@ -105,6 +108,7 @@ export abstract class DbError extends Error {
 
 export class InvalidInput extends DbError { readonly code = 'INVALID_INPUT' as const; }
 export class Unauthorized extends DbError { readonly code = 'UNAUTHORIZED' as const; }
+export class PaymentRequired extends DbError { readonly code = 'PAYMENT_REQUIRED' as const; }
 export class Forbidden extends DbError { readonly code = 'FORBIDDEN' as const; }
 export class NotFound extends DbError { readonly code = 'NOT_FOUND' as const; }
 export class MethodNotAllowed extends DbError { readonly code = 'METHOD_NOT_ALLOWED' as const; }

@@ -45,6 +45,8 @@ export function serverConfig(args: ParsedArgs, env: NodeJS.ProcessEnv): ServerCo
   if (rateWindow !== undefined) settings.rate_limit_window_secs = rateWindow;
   const tokenTtl = num(flag('token-ttl') ?? env.EDDYDB_TOKEN_TTL, 'token ttl');
   if (tokenTtl !== undefined) settings.token_ttl_secs = tokenTtl;
+  if (env.OPENAI_API_KEY) settings.openai_api_key = env.OPENAI_API_KEY;
+  if (env.OPENAI_BASE_URL) settings.openai_api_url = env.OPENAI_BASE_URL.replace(/\/+$/, '');
   const maxBatch = num(flag('max-batch-size') ?? env.EDDYDB_MAX_BATCH_SIZE, 'max batch size');
   if (maxBatch !== undefined) settings.max_batch_size = maxBatch;
   return {

@@ -5,7 +5,7 @@ export { ADMIN_KEY_ID, describeKey, parseKeyRequest } from './api-keys.js';
 export { isInternalCollection, validateCollectionName } from './names.js';
 export { validateId } from './ids.js';
 export { TRASH_RETENTION_MS } from './trash.js';
-export { DEFAULT_SETTINGS, ISOLATION_LEVELS, type IsolationLevel, type Settings } from './settings.js';
+export { DEFAULT_SETTINGS, ISOLATION_LEVELS, maskSecret, SECRET_SETTINGS, type IsolationLevel, type Settings } from './settings.js';
 export { DURABILITY_MODES, type DurabilityMode } from './storage/log-writer.js';
 export { nodeFs, type StorageFs, type StorageFile } from './storage/fs.js';
 export { parseQuery, type Query } from './query/index.js';

@@ -23,6 +23,9 @@ export interface Settings {
   max_function_call_depth: number;
   client_tool_timeout_secs: number;
   token_ttl_secs: number;
+  /** OpenAI-compatible provider (embeddings now, chat later): key and base URL. Never shown in clear. */
+  openai_api_key: string | null;
+  openai_api_url: string | null;
 }
 
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
@@ -36,6 +39,8 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   max_function_call_depth: 16,
   client_tool_timeout_secs: 60,
   token_ttl_secs: 3600,
+  openai_api_key: null,
+  openai_api_url: null,
 });
 
 type Check = (v: unknown, key: string) => unknown;
@@ -66,7 +71,24 @@ const CHECKS: Record<keyof Settings, Check> = {
   max_function_call_depth: int(2, 256),
   client_tool_timeout_secs: int(1, 3600),
   token_ttl_secs: int(60, 30 * 86_400),
+  openai_api_key: (v, k) => {
+    if (v !== null && (typeof v !== 'string' || v.length > 512)) throw new InvalidInput(`Config '${k}' must be a string (or null to remove it)`);
+    return v === '' ? null : v;
+  },
+  openai_api_url: (v, k) => {
+    if (v === null || v === '') return null;
+    if (typeof v !== 'string' || !/^https?:\/\/[^\s]+$/.test(v) || v.length > 1024) throw new InvalidInput(`Config '${k}' must be an http(s) URL (or null to remove it)`);
+    return v.replace(/\/+$/, '');
+  },
 };
+
+/** Settings holding secrets: GET /api/config shows only whether they are set and their last four characters. */
+export const SECRET_SETTINGS = ['openai_api_key'] as const;
+
+export function maskSecret(v: string | null): string | null {
+  if (!v) return null;
+  return v.length <= 8 ? '****' : `****${v.slice(-4)}`;
+}
 
 /** Keys accepted by PUT /api/config that are handled outside Settings (provider keys, aliases). */
 export const EXTRA_CONFIG_KEYS = ['durable_operations'] as const;

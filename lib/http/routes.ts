@@ -51,6 +51,7 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   r('POST', '/api/trash/:collection/:id', 'trash.restore'),
   r('POST', '/api/trash/:collection', 'trash.restoreCollection'),
 
+  r('POST', '/api/embed', 'embed.create'),
   r('POST', '/api/indexes/query/:collection', 'indexes.create', 201),
   r('GET', '/api/indexes/query/:collection', 'indexes.list'),
   r('DELETE', '/api/indexes/query/:collection/:field', 'indexes.drop'),

@@ -9,6 +9,7 @@ import * as tx from './transactions.js';
 import * as ripple from './ripple.js';
 import * as kv from './kv.js';
 import * as indexes from './indexes.js';
+import * as embed from './embed.js';
 
 export function createRegistry() {
   return buildRegistry([
@@ -27,5 +28,6 @@ export function createRegistry() {
     kv.kvSet, kv.kvGet, kv.kvDelete, kv.kvClear, kv.kvBatchGet, kv.kvBatchSet, kv.kvBatchDelete, kv.kvFind,
     kv.kvLinks, kv.kvLink, kv.kvUnlink,
     indexes.indexesCreate, indexes.indexesList, indexes.indexesDrop, indexes.queryExplain,
+    embed.embed,
   ]);
 }

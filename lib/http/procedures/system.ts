@@ -1,12 +1,13 @@
 /** Health, token exchange, run-time config and on-demand snapshots. */
 import { InvalidInput } from '../../errors.js';
+import { maskSecret } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject } from '../input.js';
 import type { Context } from '../context.js';
 
 export function publicConfig(ctx: Context): Record<string, unknown> {
   const s = ctx.db.settings();
-  return { ...s, durable_operations: s.durability !== 'none' };
+  return { ...s, openai_api_key: maskSecret(s.openai_api_key), openai_api_key_set: s.openai_api_key !== null, durable_operations: s.durability !== 'none' };
 }
 
 export const healthGet = defineProcedure({

@@ -1,0 +1,4 @@
+/** Public surface of the chat layer (providers and embedders so far). */
+export { embedderFor } from './embedders.js';
+export { OpenAiEmbedder, DEFAULT_EMBEDDING_MODEL } from './providers/openai-embedder.js';
+export { classifyProviderError, type ProviderErrorKind } from './providers/provider-error.js';

@@ -1,0 +1,44 @@
+/**
+ * Embeddings from an OpenAI-compatible `/embeddings` endpoint (OpenAI
+ * itself, or any server speaking its API). Failures are classified into the
+ * provider error body; the API key never appears in errors or logs.
+ */
+import { InvalidInput } from '../../errors.js';
+import type { Embedder } from '../../vector/index.js';
+import { classifyProviderError } from './provider-error.js';
+
+export const DEFAULT_OPENAI_URL = 'https://api.openai.com/v1';
+export const DEFAULT_EMBEDDING_MODEL = 'text-embedding-3-small';
+
+export class OpenAiEmbedder implements Embedder {
+  dimensions = 0;
+
+  constructor(private readonly baseUrl: string, private readonly apiKey: string | null, readonly model: string = DEFAULT_EMBEDDING_MODEL,
+    private readonly timeoutMs = 30_000) {}
+
+  async embed(texts: string[]): Promise<number[][]> {
+    if (!Array.isArray(texts) || !texts.every((t) => typeof t === 'string')) throw new InvalidInput("'texts' must be an array of strings");
+    let res: Response;
+    try {
+      res = await fetch(`${this.baseUrl}/embeddings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}) },
+        body: JSON.stringify({ model: this.model, input: texts }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      throw classifyProviderError('openai', undefined, (err as Error).message);
+    }
+    const text = await res.text();
+    if (!res.ok) throw classifyProviderError('openai', res.status, text, res.headers.get('retry-after'));
+    let body: { data?: Array<{ embedding?: unknown; index?: number }> };
+    try { body = JSON.parse(text); } catch { throw classifyProviderError('openai', 502, 'unusable body'); }
+    const rows = [...(body.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+    if (rows.length !== texts.length || !rows.every((r) => Array.isArray(r.embedding) && r.embedding.every((x) => typeof x === 'number'))) {
+      throw classifyProviderError('openai', 502, 'unusable body');
+    }
+    const out = rows.map((r) => r.embedding as number[]);
+    this.dimensions = out[0]?.length ?? this.dimensions;
+    return out;
+  }
+}
