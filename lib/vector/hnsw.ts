@@ -1,0 +1,226 @@
+/**
+ * Approximate k-nearest-neighbour search on hnswlib's HierarchicalNSW graph
+ * (hnswlib-node, C++ through N-API), behind the `VectorIndex` contract.
+ *
+ * Parameters keep the paper's names (after hnswlib's ALGO_PARAMS.md):
+ * - `m` (default 16; useful range 2-100, usually 12-48): links per node and
+ *   layer (2·m on layer 0). Higher m gives better recall on high-dimensional
+ *   data and high-recall targets, at ~8·m bytes more memory per vector and a
+ *   slower build; low m (2-12) suits low-dimensional data.
+ * - `efConstruction` (default 200; useful 100-500, at least m): candidate list
+ *   size while building. Higher means a better graph and a slower build; past
+ *   the point where recall@ef is ~0.9+ it buys little.
+ * - `efSearch` (default max(2·k, 128); at least k, up to ~1000): candidate list
+ *   size per query. The main recall/latency knob. Measured on 5,000 random
+ *   64-d gaussian vectors (the hard case; real embeddings cluster), recall@10
+ *   is ~0.90 at ef 64, ~0.97 at 100, ~0.98 at 128, ~0.995 at 200, and a query
+ *   stays under 0.2 ms at all four; hence the 128 floor.
+ * - `randomSeed` (default 100): seeds hnswlib's level generator, so the same
+ *   inserts in the same order build the same graph.
+ *
+ * String ids map to integer labels (uint32, never reused). Removal marks the
+ * node deleted (it still routes searches but is never returned). Inserts take
+ * fresh slots, doubling the capacity when full (resizeIndex), until freed
+ * slots reach 25% of the used ones; from then on inserts take over freed
+ * slots (allowReplaceDeleted), which is slower but bounds memory under churn. Selective filters fall back to an exact
+ * scan of the allowed set, where graph search would visit most of the graph.
+ * It does not persist the graph: indexes are rebuilt from records (style.md §5.9).
+ */
+import assert from 'node:assert';
+import hnswlib from 'hnswlib-node';
+import { InvalidInput } from '../errors.js';
+import { euclideanToSimilarity, similarity, type Metric } from './distance.js';
+import { TopK } from './top-k.js';
+import {
+  checkDimensions, checkK, checkMetric, checkVector, compareHits, type VectorHit, type VectorIndex,
+} from './vector-index.js';
+
+/** Options of an HNSW index; see the header for ranges and trade-offs. */
+export interface HnswOptions {
+  dimensions: number;
+  metric: Metric;
+  m?: number;
+  efConstruction?: number;
+  /** Fixed query-time ef; when absent each search uses max(2·k, DEFAULT_EF_SEARCH). */
+  efSearch?: number;
+  randomSeed?: number;
+  /** Slots allocated up front (default 1024); the index doubles when full. */
+  initialCapacity?: number;
+}
+
+export const HNSW_DEFAULTS = { m: 16, efConstruction: 200, randomSeed: 100, initialCapacity: 1024 } as const;
+
+/** Floor of the default query-time ef (see the header for the measurements). */
+export const DEFAULT_EF_SEARCH = 128;
+
+/** Freed slots are taken over only while they are at least this share of the used slots. */
+const REUSE_FREED_SHARE = 0.25;
+/** Filters letting through fewer than this share of the vectors are served exactly. */
+const EXACT_FILTER_SHARE = 0.02;
+/** ...as are filters letting through fewer than this many vectors per requested neighbour. */
+const EXACT_FILTER_PER_K = 10;
+
+type Space = 'cosine' | 'l2' | 'ip';
+const SPACE_OF: Record<Metric, Space> = { cosine: 'cosine', euclidean: 'l2', dotproduct: 'ip' };
+
+export class HnswIndex implements VectorIndex {
+  readonly dimensions: number;
+  readonly metric: Metric;
+  readonly m: number;
+  readonly efConstruction: number;
+  readonly efSearch: number | undefined;
+  private readonly native: InstanceType<typeof hnswlib.HierarchicalNSW>;
+  private readonly labelOf = new Map<string, number>();
+  private readonly idOf = new Map<number, string>();
+  private nextLabel = 0;
+  /** Slots holding a node, live or deleted. */
+  private usedSlots = 0;
+  /** Slots of deleted nodes, which a later insert may take over. */
+  private freedSlots = 0;
+  private allocated: number;
+
+  /** Throws InvalidInput on bad dimensions, metric or parameters. */
+  constructor(options: HnswOptions) {
+    checkDimensions(options.dimensions);
+    checkMetric(options.metric);
+    this.dimensions = options.dimensions;
+    this.metric = options.metric;
+    this.m = checkInt('m', options.m ?? HNSW_DEFAULTS.m, 2, 100);
+    this.efConstruction = checkInt('efConstruction', options.efConstruction ?? HNSW_DEFAULTS.efConstruction, 1, 10_000);
+    this.efSearch = options.efSearch === undefined ? undefined : checkInt('efSearch', options.efSearch, 1, 10_000);
+    const seed = checkInt('randomSeed', options.randomSeed ?? HNSW_DEFAULTS.randomSeed, 0, 2 ** 31 - 1);
+    this.allocated = checkInt('initialCapacity', options.initialCapacity ?? HNSW_DEFAULTS.initialCapacity, 1, 2 ** 31 - 1);
+    this.native = new hnswlib.HierarchicalNSW(SPACE_OF[this.metric], this.dimensions);
+    this.native.initIndex({
+      maxElements: this.allocated, m: this.m, efConstruction: this.efConstruction,
+      randomSeed: seed, allowReplaceDeleted: true,
+    });
+  }
+
+  /** Slots currently allocated in the native index (grows by doubling). */
+  get capacity(): number {
+    return this.allocated;
+  }
+
+  /** Slot accounting, for diagnostics: used = live + freed, used <= capacity. */
+  stats(): { size: number; usedSlots: number; freedSlots: number; capacity: number } {
+    return { size: this.labelOf.size, usedSlots: this.usedSlots, freedSlots: this.freedSlots, capacity: this.allocated };
+  }
+
+  /**
+   * See VectorIndex.add. A fresh insert costs O(log n · m · efConstruction)
+   * distance computations (~0.1 ms at 64-d, 5k vectors); taking over a freed
+   * slot costs ~15x more, as hnswlib repairs the links of the slot's
+   * neighbours. Replacing an id removes it and inserts anew.
+   */
+  add(id: string, vector: readonly number[]): void {
+    checkVector(vector, this.dimensions);
+    this.remove(id);
+    // Reuse freed slots only once they are a large share: reuse is slow, fresh slots cost memory.
+    const reuse = this.freedSlots > 0 && this.freedSlots >= this.usedSlots * REUSE_FREED_SHARE;
+    if (reuse) {
+      this.freedSlots--;
+    } else {
+      if (this.usedSlots >= this.allocated) this.grow();
+      this.usedSlots++;
+    }
+    const label = this.nextLabel++;
+    assert(label <= 0xffff_ffff, 'hnswlib labels are uint32');
+    this.native.addPoint(vector as number[], label, reuse);
+    this.labelOf.set(id, label);
+    this.idOf.set(label, id);
+  }
+
+  /** See VectorIndex.remove. Marks the node deleted; O(1). */
+  remove(id: string): void {
+    const label = this.labelOf.get(id);
+    if (label === undefined) return;
+    this.native.markDelete(label);
+    this.labelOf.delete(id);
+    this.idOf.delete(label);
+    this.freedSlots++;
+  }
+
+  has(id: string): boolean {
+    return this.labelOf.has(id);
+  }
+
+  size(): number {
+    return this.labelOf.size;
+  }
+
+  /**
+   * See VectorIndex.search. Approximate (recall is measured in
+   * spec/vector/hnsw.spec.ts). With a filter, `filter` is called once per
+   * stored id; if fewer than max(2% of the vectors, 10·k) pass, the allowed
+   * vectors are scanned exactly, otherwise the graph search skips the rest.
+   */
+  search(query: readonly number[], k: number, filter?: (id: string) => boolean): VectorHit[] {
+    checkVector(query, this.dimensions);
+    checkK(k);
+    const total = this.labelOf.size;
+    if (k === 0 || total === 0) return [];
+    if (!filter) return this.graphSearch(query, k, total);
+    const allowed: number[] = [];
+    for (const [id, label] of this.labelOf) if (filter(id)) allowed.push(label);
+    if (allowed.length === total) return this.graphSearch(query, k, total);
+    if (allowed.length < Math.max(total * EXACT_FILTER_SHARE, k * EXACT_FILTER_PER_K)) {
+      return this.exactSearch(query, k, allowed);
+    }
+    const allowedSet = new Set(allowed);
+    const hits = this.graphSearch(query, k, total, (label) => allowedSet.has(label));
+    // The graph can strand a search when the filter cuts it apart; never return short.
+    return hits.length < Math.min(k, allowed.length) ? this.exactSearch(query, k, allowed) : hits;
+  }
+
+  private graphSearch(query: readonly number[], k: number, total: number, filter?: (label: number) => boolean): VectorHit[] {
+    const wanted = Math.min(k, total);
+    this.native.setEf(Math.max(this.efSearch ?? Math.max(2 * wanted, DEFAULT_EF_SEARCH), wanted));
+    const { distances, neighbors } = this.native.searchKnn(query as number[], wanted, filter);
+    const hits: VectorHit[] = [];
+    for (let i = 0; i < neighbors.length; i++) {
+      const id = this.idOf.get(neighbors[i]!);
+      if (id !== undefined) hits.push({ id, score: this.toScore(distances[i]!) });
+    }
+    if (!filter && hits.length < wanted) return this.exactSearch(query, k, [...this.idOf.keys()]);
+    return hits.sort(compareHits);
+  }
+
+  /** Exact scan over the given labels, reading vectors back from the native index. */
+  private exactSearch(query: readonly number[], k: number, labels: readonly number[]): VectorHit[] {
+    const top = new TopK<VectorHit>(k);
+    for (const label of labels) {
+      top.push({ id: this.idOf.get(label)!, score: similarity(this.metric, query, this.native.getPoint(label)) });
+    }
+    return top.sorted();
+  }
+
+  /** hnswlib distance -> similarity of distance.ts. */
+  private toScore(distance: number): number {
+    switch (this.metric) {
+      case 'cosine': {
+        // hnswlib's cosine space is inner product over normalized vectors: d = 1 - cos.
+        const cos = 1 - distance;
+        return Number.isNaN(cos) ? 0 : Math.min(1, Math.max(-1, cos));
+      }
+      case 'dotproduct':
+        return 1 - distance; // 'ip' space: d = 1 - dot
+      case 'euclidean':
+        return euclideanToSimilarity(Math.sqrt(Math.max(0, distance))); // 'l2' space: squared distance
+      default:
+        throw new Error(`unknown metric ${String(this.metric satisfies never)}`);
+    }
+  }
+
+  private grow(): void {
+    this.allocated *= 2;
+    this.native.resizeIndex(this.allocated);
+  }
+}
+
+function checkInt(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidInput(`HNSW ${name} must be an integer from ${min} to ${max}; got ${String(value)}`);
+  }
+  return value;
+}

@@ -1,0 +1,26 @@
+/**
+ * Public surface of lib/vector: vector indexes (HNSW, brute force), the text
+ * index, hybrid fusion and embedders. A leaf library: it knows ids and
+ * strings, never records, collections, HTTP or the engine. Other folders
+ * import only from here.
+ */
+export {
+  cosineFromParts, cosineSimilarity, dotProduct, euclideanDistance, euclideanToSimilarity, isMetric, METRICS, norm, similarity,
+} from './distance.js';
+export type { Metric, VectorLike } from './distance.js';
+export { checkDimensions, checkMetric, checkVector } from './vector-index.js';
+export type { VectorHit, VectorIndex } from './vector-index.js';
+export { BruteForceIndex } from './brute-force.js';
+export type { BruteForceOptions } from './brute-force.js';
+export { DEFAULT_EF_SEARCH, HNSW_DEFAULTS, HnswIndex } from './hnsw.js';
+export type { HnswOptions } from './hnsw.js';
+export { autoEditDistance, BM25_B, BM25_K1, EXACT_BOOST, TextIndex } from './text-index.js';
+export type { TextHit, TextSearchOptions } from './text-index.js';
+export { MAX_FUZZY_EXPANSIONS, STEM_WEIGHT } from './text-vocabulary.js';
+export { STEMMING_LANGUAGES, stemmerFor, stemmingLanguage } from './stemmers.js';
+export type { Stemmer } from './stemmers.js';
+export { tokenize } from './tokenize.js';
+export { DEFAULT_FUSION_WEIGHTS, fuseScores } from './hybrid.js';
+export type { FusionWeights, HybridHit, TextHitLike } from './hybrid.js';
+export { OFFLINE_DEFAULT_DIMENSIONS, OFFLINE_MODEL, OfflineEmbedder } from './embedder.js';
+export type { Embedder, OfflineEmbedderOptions } from './embedder.js';

@@ -1,0 +1,291 @@
+/**
+ * Full-text index over records' named string fields, with BM25 scoring.
+ *
+ * Per-field inverted postings (term -> record -> frequency) follow every
+ * add/replace/remove. A query word expands to weighted stored terms
+ * (text-vocabulary.ts); per field their weighted frequencies are scored with
+ * Okapi BM25 (k1 1.2, b 0.75, Lucene's idf). A record scores the sum over
+ * words and fields of weight × BM25, unnormalized, × EXACT_BOOST with
+ * boostExact when a field holds the exact query phrase. Field texts are kept
+ * for removal and phrase checks (memory ≈ 2× the text). Not MiniSearch itself:
+ * it fixes case and stemming at index time, the protocol chooses them per query.
+ */
+import { InvalidInput } from '../errors.js';
+import { TextVocabulary } from './text-vocabulary.js';
+import { foldCase, tokenize } from './tokenize.js';
+import { TopK } from './top-k.js';
+import { compareHits } from './vector-index.js';
+
+/** Options of `TextIndex.search` (protocol.md §2.9 members, camel-cased). */
+export interface TextSearchOptions {
+  /** Fields to search; default every indexed field. */
+  fields?: readonly string[];
+  /** Per-field weight (default 1; 0 skips the field). */
+  weights?: Readonly<Record<string, number>>;
+  /** Match words within an edit distance. Default false. */
+  fuzzy?: boolean;
+  /** 0-5; default by word length: 0 up to 2 letters, 1 up to 5, else 2. Used only with fuzzy. */
+  maxEditDistance?: number;
+  /** When true "Apple" does not match "apple". Default false. */
+  caseSensitive?: boolean;
+  /** Stemming language (name or ISO 639-1 code); default "english". Unknown: no stemming. */
+  language?: string;
+  /** Match words by stem. Default true. */
+  stemming?: boolean;
+  /** Drop hits scoring below this. */
+  minScore?: number;
+  /** Multiply by EXACT_BOOST the score of records holding the query as an exact phrase. */
+  boostExact?: boolean;
+  /** Maximum number of hits; default all. */
+  limit?: number;
+  /** Only ids for which this returns true are candidates (applied before ranking). */
+  filter?: (id: string) => boolean;
+}
+
+/** One text search result. */
+export interface TextHit {
+  id: string;
+  score: number;
+  /** Searched fields in which a query word matched, in search-field order. */
+  matchedFields: string[];
+}
+
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+export const EXACT_BOOST = 1.5;
+
+interface FieldPostings {
+  /** term (case kept) -> record number -> term frequency */
+  postings: Map<string, Map<number, number>>;
+  /** record number -> field length in tokens (only records with tokens) */
+  lengths: Map<number, number>;
+  totalLength: number;
+}
+
+interface StoredRecord {
+  num: number;
+  texts: Map<string, string>;
+}
+
+interface Accumulator {
+  score: number;
+  fields: Set<string>;
+  /** Indexes of the query words found in their exact form (tracked for boostExact only). */
+  exactWords: Set<number>;
+}
+
+export class TextIndex {
+  private readonly fieldPostings = new Map<string, FieldPostings>();
+  private readonly records = new Map<string, StoredRecord>();
+  private readonly idOfNum = new Map<number, string>();
+  private readonly vocabulary = new TextVocabulary();
+  private nextNum = 0;
+
+  /**
+   * Indexes `fields` under `id`, replacing what was indexed under it.
+   * Throws InvalidInput when a field value is not a string.
+   */
+  add(id: string, fields: Readonly<Record<string, string>>): void {
+    for (const [name, text] of Object.entries(fields)) {
+      if (typeof text !== 'string') throw new InvalidInput(`text field '${name}' must be a string`);
+    }
+    this.remove(id);
+    const num = this.nextNum++;
+    const record: StoredRecord = { num, texts: new Map() };
+    for (const [name, text] of Object.entries(fields)) {
+      const tokens = tokenize(text);
+      if (tokens.length === 0) continue;
+      record.texts.set(name, text);
+      const field = this.field(name);
+      for (const [term, tf] of countTerms(tokens)) {
+        let postings = field.postings.get(term);
+        if (!postings) field.postings.set(term, (postings = new Map()));
+        postings.set(num, tf);
+        this.vocabulary.add(term);
+      }
+      field.lengths.set(num, tokens.length);
+      field.totalLength += tokens.length;
+    }
+    this.records.set(id, record);
+    this.idOfNum.set(num, id);
+  }
+
+  /** Removes `id` from the index; removing an absent id is a no-op. */
+  remove(id: string): void {
+    const record = this.records.get(id);
+    if (!record) return;
+    for (const [name, text] of record.texts) {
+      const field = this.fieldPostings.get(name)!;
+      for (const term of new Set(tokenize(text))) {
+        const postings = field.postings.get(term)!;
+        postings.delete(record.num);
+        if (postings.size === 0) field.postings.delete(term);
+        this.vocabulary.remove(term);
+      }
+      field.totalLength -= field.lengths.get(record.num)!;
+      field.lengths.delete(record.num);
+      if (field.lengths.size === 0) this.fieldPostings.delete(name);
+    }
+    this.records.delete(id);
+    this.idOfNum.delete(record.num);
+  }
+
+  has(id: string): boolean {
+    return this.records.has(id);
+  }
+
+  /** Number of indexed records. */
+  size(): number {
+    return this.records.size;
+  }
+
+  /** Distinct stored terms, for diagnostics and tests. */
+  vocabularySize(): number {
+    return this.vocabulary.size();
+  }
+
+  /**
+   * Records matching any query word, best first (ties by id). An empty query
+   * matches nothing. Throws InvalidInput on out-of-range options.
+   * Cost: the postings of the expanded query words in the searched fields.
+   */
+  search(query: string, options: TextSearchOptions = {}): TextHit[] {
+    checkOptions(options);
+    const caseSensitive = options.caseSensitive ?? false;
+    const words = tokenize(query);
+    const keys = [...new Set(caseSensitive ? words : words.map(foldCase))];
+    const fields = this.searchFields(options);
+    const filter = this.numFilter(options.filter);
+    const scores = new Map<number, Accumulator>();
+    const language = (options.stemming ?? true) ? (options.language ?? 'english') : undefined;
+    const trackExact = options.boostExact ?? false;
+    keys.forEach((word, wordIndex) => {
+      const maxEditDistance = options.fuzzy ? options.maxEditDistance ?? autoEditDistance(word) : 0;
+      const variants = this.vocabulary.expand(word, { caseSensitive, language, maxEditDistance });
+      if (variants.size === 0) return;
+      const exactIndex = trackExact ? wordIndex : undefined;
+      for (const [name, weight] of fields) this.scoreField(name, weight, variants, exactIndex, filter, scores);
+    });
+    const hits: TextHit[] = [];
+    for (const [num, acc] of scores) {
+      const id = this.idOfNum.get(num)!;
+      let score = acc.score;
+      if (trackExact && acc.exactWords.size === keys.length && (words.length === 1 || this.hasPhrase(id, words, fields, caseSensitive))) {
+        score *= EXACT_BOOST;
+      }
+      if (options.minScore !== undefined && score < options.minScore) continue;
+      hits.push({ id, score, matchedFields: [...fields.keys()].filter((f) => acc.fields.has(f)) });
+    }
+    if (options.limit === undefined) return hits.sort(compareHits);
+    const top = new TopK<TextHit>(options.limit);
+    for (const hit of hits) top.push(hit);
+    return top.sorted();
+  }
+
+  /** Adds field `name`'s BM25 contribution for one expanded query word. */
+  private scoreField(
+    name: string, weight: number, variants: Map<string, number>, exactIndex: number | undefined,
+    filter: (num: number) => boolean, scores: Map<number, Accumulator>,
+  ): void {
+    const field = this.fieldPostings.get(name);
+    if (!field) return;
+    const frequencies = new Map<number, number>();
+    const exact = new Set<number>();
+    for (const [term, termWeight] of variants) {
+      for (const [num, tf] of field.postings.get(term) ?? []) {
+        frequencies.set(num, (frequencies.get(num) ?? 0) + termWeight * tf);
+        if (exactIndex !== undefined && termWeight === 1) exact.add(num); // weight 1 = the word as written
+      }
+    }
+    if (frequencies.size === 0) return;
+    const count = field.lengths.size;
+    const idf = Math.log(1 + (count - frequencies.size + 0.5) / (frequencies.size + 0.5));
+    const averageLength = field.totalLength / count;
+    for (const [num, tf] of frequencies) {
+      if (!filter(num)) continue;
+      const norm = BM25_K1 * (1 - BM25_B + (BM25_B * field.lengths.get(num)!) / averageLength);
+      let acc = scores.get(num);
+      if (!acc) scores.set(num, (acc = { score: 0, fields: new Set(), exactWords: new Set() }));
+      acc.score += weight * idf * ((tf * (BM25_K1 + 1)) / (tf + norm));
+      acc.fields.add(name);
+      if (exactIndex !== undefined && exact.has(num)) acc.exactWords.add(exactIndex);
+    }
+  }
+
+  /** Searched fields with their weights (weight 0 drops a field). */
+  private searchFields(options: TextSearchOptions): Map<string, number> {
+    const names = options.fields ?? [...this.fieldPostings.keys()];
+    const fields = new Map<string, number>();
+    for (const name of names) {
+      const weight = options.weights?.[name] ?? 1;
+      if (weight > 0) fields.set(name, weight);
+    }
+    return fields;
+  }
+
+  /** Memoizes the caller's filter per record number, so it runs at most once per record. */
+  private numFilter(filter: ((id: string) => boolean) | undefined): (num: number) => boolean {
+    if (!filter) return () => true;
+    const seen = new Map<number, boolean>();
+    return (num) => {
+      let allowed = seen.get(num);
+      if (allowed === undefined) seen.set(num, (allowed = filter(this.idOfNum.get(num)!)));
+      return allowed;
+    };
+  }
+
+  /** True when a searched field of `id` contains `words` consecutively. */
+  private hasPhrase(id: string, words: string[], fields: Map<string, number>, caseSensitive: boolean): boolean {
+    if (words.length === 0) return false;
+    const phrase = caseSensitive ? words : words.map(foldCase);
+    const texts = this.records.get(id)!.texts;
+    for (const name of fields.keys()) {
+      const text = texts.get(name);
+      if (text === undefined) continue;
+      const tokens = caseSensitive ? tokenize(text) : tokenize(text).map(foldCase);
+      if (containsSequence(tokens, phrase)) return true;
+    }
+    return false;
+  }
+
+  private field(name: string): FieldPostings {
+    let field = this.fieldPostings.get(name);
+    if (!field) this.fieldPostings.set(name, (field = { postings: new Map(), lengths: new Map(), totalLength: 0 }));
+    return field;
+  }
+}
+
+/** Elasticsearch's AUTO fuzziness: 0 edits up to 2 letters, 1 up to 5, then 2. */
+export function autoEditDistance(word: string): number {
+  return word.length <= 2 ? 0 : word.length <= 5 ? 1 : 2;
+}
+
+function countTerms(tokens: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
+  return counts;
+}
+
+function containsSequence(tokens: readonly string[], phrase: readonly string[]): boolean {
+  outer: for (let i = 0; i + phrase.length <= tokens.length; i++) {
+    for (let j = 0; j < phrase.length; j++) if (tokens[i + j] !== phrase[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+function checkOptions(options: TextSearchOptions): void {
+  const { maxEditDistance, minScore, limit, weights } = options;
+  if (maxEditDistance !== undefined && (!Number.isInteger(maxEditDistance) || maxEditDistance < 0 || maxEditDistance > 5)) {
+    throw new InvalidInput(`max_edit_distance must be an integer from 0 to 5; got ${String(maxEditDistance)}`);
+  }
+  if (minScore !== undefined && !Number.isFinite(minScore)) throw new InvalidInput('min_score must be a finite number');
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) {
+    throw new InvalidInput(`limit must be a non-negative integer; got ${String(limit)}`);
+  }
+  for (const [name, weight] of Object.entries(weights ?? {})) {
+    if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
+      throw new InvalidInput(`weight of field '${name}' must be a non-negative number`);
+    }
+  }
+}
