@@ -16,6 +16,7 @@ import { TransactionManager } from './transactions/transaction-manager.js';
 import { Replication } from './ripple/replication.js';
 import { KvStore } from './kv.js';
 import { IndexManager } from './indexes/index-manager.js';
+import { SearchIndexes } from './search/search-indexes.js';
 import { readBatchesAfter } from './storage/log-scan.js';
 import type { LoggedBatch } from './effects.js';
 import { ApiKeys } from './api-keys.js';
@@ -58,6 +59,7 @@ export class Database {
   readonly replication: Replication;
   readonly kv: KvStore;
   readonly indexes: IndexManager;
+  readonly search: SearchIndexes;
   /** Replication peers still needing log segments (their acked seqs are respected by cleanup). */
   retainFor: () => readonly string[] = () => [];
   readonly ids: IdGenerator;
@@ -85,6 +87,7 @@ export class Database {
     this.replication = new Replication(this);
     this.kv = new KvStore(this);
     this.indexes = new IndexManager(this);
+    this.search = new SearchIndexes(this);
     queue.onCommit(() => this.maybeSnapshot());
   }
 

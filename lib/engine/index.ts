@@ -21,3 +21,4 @@ export type { ShippedBatch } from './ripple/replication.js';
 export { encodePayload, decodePayload } from './storage/codec.js';
 export type { CommitInfo, RecordChange, ChangeKind } from './change-feed.js';
 export { indexDefs } from './indexes/index-manager.js';
+export { parseSearch, runSearch, type SearchHit, type SearchRequest } from './search/search.js';

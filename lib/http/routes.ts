@@ -52,6 +52,7 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   r('POST', '/api/trash/:collection', 'trash.restoreCollection'),
 
   r('POST', '/api/embed', 'embed.create'),
+  r('POST', '/api/search/:collection', 'search.query'),
   r('POST', '/api/indexes/query/:collection', 'indexes.create', 201),
   r('GET', '/api/indexes/query/:collection', 'indexes.list'),
   r('DELETE', '/api/indexes/query/:collection/:field', 'indexes.drop'),

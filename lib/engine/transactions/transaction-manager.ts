@@ -228,6 +228,15 @@ export class TransactionManager {
     return rows;
   }
 
+  /** The live records of `c` as this transaction sees them (for search inside a transaction). */
+  recordsOf(id: string, c: string): Map<string, Fields> {
+    const tx = this.get(id);
+    const now = this.db.now();
+    const out = new Map<string, Fields>();
+    for (const [rid, e] of this.viewOf(tx).records(c)) if (!isExpired(e, now)) out.set(rid, e.fields);
+    return out;
+  }
+
   // ---- commit --------------------------------------------------------------------------------------------------
 
   /** Validates and applies the transaction atomically. 409 (nothing applied) on a conflict. */

@@ -10,6 +10,7 @@ import * as ripple from './ripple.js';
 import * as kv from './kv.js';
 import * as indexes from './indexes.js';
 import * as embed from './embed.js';
+import * as search from './search.js';
 
 export function createRegistry() {
   return buildRegistry([
@@ -28,6 +29,6 @@ export function createRegistry() {
     kv.kvSet, kv.kvGet, kv.kvDelete, kv.kvClear, kv.kvBatchGet, kv.kvBatchSet, kv.kvBatchDelete, kv.kvFind,
     kv.kvLinks, kv.kvLink, kv.kvUnlink,
     indexes.indexesCreate, indexes.indexesList, indexes.indexesDrop, indexes.queryExplain,
-    embed.embed,
+    embed.embed, search.searchQuery,
   ]);
 }

@@ -1,0 +1,148 @@
+/**
+ * `POST /api/search/{c}` (protocol.md 2.9): text search (BM25, stemming,
+ * fuzzy, field weights, case sensitivity, exact boost, min_score), vector
+ * search (k nearest with a threshold), or hybrid (weighted fusion when both
+ * a query and a vector are given). Metadata `filters` restrict the
+ * candidates before ranking. Results carry the record, score and matched
+ * fields; projection applies to the record.
+ */
+import { InvalidInput } from '../../errors.js';
+import { BruteForceIndex, fuseScores, isMetric, TextIndex, type Metric, type VectorHit } from '../../vector/index.js';
+import type { Database } from '../database.js';
+import { matchFilter, parseFieldList, parseFilter, projectFields, type Filter } from '../query/index.js';
+import { isExpired } from '../records.js';
+import { isPlainObject, type Fields } from '../values/index.js';
+import { textFieldsOf, vectorOf } from './search-indexes.js';
+
+export interface SearchRequest {
+  query: string;
+  language?: string; caseSensitive?: boolean; fuzzy?: boolean; stemming?: boolean; boostExact?: boolean;
+  minScore?: number; maxEditDistance?: number;
+  fields?: string[]; weights?: Record<string, number>; limit?: number;
+  vector?: number[]; vectorField: string; vectorMetric?: Metric; vectorK?: number; vectorThreshold?: number;
+  textWeight?: number; vectorWeight?: number;
+  selectFields?: string[]; excludeFields?: string[];
+  filter?: Filter;
+}
+
+export interface SearchHit { record: Fields; score: number; matched_fields: string[] }
+
+const KEYS = new Set(['query', 'language', 'case_sensitive', 'fuzzy', 'enable_stemming', 'boost_exact', 'min_score', 'max_edit_distance',
+  'fields', 'weights', 'limit', 'vector', 'vector_field', 'vector_metric', 'vector_k', 'vector_threshold', 'text_weight', 'vector_weight',
+  'select_fields', 'exclude_fields', 'filters', 'bypass_ripple', 'bypass_cache', 'transaction_id']);
+
+const present = (v: unknown) => v !== undefined && v !== null;
+
+function bool(b: Record<string, unknown>, k: string): boolean | undefined {
+  if (!present(b[k])) return undefined;
+  if (typeof b[k] !== 'boolean') throw new InvalidInput(`'${k}' must be a boolean`);
+  return b[k] as boolean;
+}
+
+function num(b: Record<string, unknown>, k: string, min: number, max: number, integer = false): number | undefined {
+  if (!present(b[k])) return undefined;
+  const v = b[k];
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
+    throw new InvalidInput(`'${k}' must be ${integer ? 'an integer' : 'a number'} between ${min} and ${max}`);
+  }
+  return v;
+}
+
+function parseWeights(raw: unknown): Record<string, number> | undefined {
+  if (!present(raw)) return undefined;
+  const entries: Array<[string, unknown]> = typeof raw === 'string'
+    ? raw.split(',').map((p) => p.trim()).filter(Boolean).map((p) => { const i = p.lastIndexOf(':'); return [p.slice(0, i), Number(p.slice(i + 1))]; })
+    : isPlainObject(raw) ? Object.entries(raw) : (() => { throw new InvalidInput("'weights' must be \"field:weight,...\" or an object"); })();
+  const out: Record<string, number> = Object.create(null);
+  for (const [f, w] of entries) {
+    if (!f || typeof w !== 'number' || !Number.isFinite(w) || w < 0) throw new InvalidInput(`Invalid weight for field '${f}'`);
+    out[f] = w;
+  }
+  return out;
+}
+
+export function parseSearch(body: unknown): SearchRequest {
+  if (!isPlainObject(body)) throw new InvalidInput('Search body must be a JSON object');
+  for (const k of Object.keys(body)) if (!KEYS.has(k)) throw new InvalidInput(`Unknown member '${k}' in search body`);
+  if (typeof body.query !== 'string') throw new InvalidInput("'query' is required: a string (\"\" for pure vector search)");
+  let vector: number[] | undefined;
+  if (present(body.vector)) {
+    if (!Array.isArray(body.vector) || body.vector.length === 0 || !body.vector.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+      throw new InvalidInput("'vector' must be a non-empty array of numbers");
+    }
+    vector = body.vector as number[];
+  }
+  if (body.query === '' && !vector) throw new InvalidInput("Give a non-empty 'query', a 'vector', or both");
+  if (present(body.vector_metric) && !isMetric(body.vector_metric)) throw new InvalidInput("'vector_metric' must be cosine, euclidean or dotproduct");
+  if (present(body.vector_field) && typeof body.vector_field !== 'string') throw new InvalidInput("'vector_field' must be a string");
+  if (present(body.language) && typeof body.language !== 'string') throw new InvalidInput("'language' must be a string");
+  return {
+    query: body.query, vector,
+    language: body.language as string | undefined, caseSensitive: bool(body, 'case_sensitive'), fuzzy: bool(body, 'fuzzy'),
+    stemming: bool(body, 'enable_stemming'), boostExact: bool(body, 'boost_exact'),
+    minScore: num(body, 'min_score', -1e9, 1e9), maxEditDistance: num(body, 'max_edit_distance', 0, 5, true),
+    fields: parseFieldList(body.fields, 'fields'), weights: parseWeights(body.weights), limit: num(body, 'limit', 1, 100_000, true),
+    vectorField: (body.vector_field as string | undefined) ?? 'embedding', vectorMetric: body.vector_metric as Metric | undefined,
+    vectorK: num(body, 'vector_k', 1, 100_000, true), vectorThreshold: num(body, 'vector_threshold', -1e9, 1e9),
+    textWeight: num(body, 'text_weight', 0, 1e6), vectorWeight: num(body, 'vector_weight', 0, 1e6),
+    selectFields: parseFieldList(body.select_fields, 'select_fields'), excludeFields: parseFieldList(body.exclude_fields, 'exclude_fields'),
+    filter: present(body.filters) ? parseFilter(body.filters, 'filters') : undefined,
+  };
+}
+
+/**
+ * Runs a search over committed records, or over `view` (a transaction's own
+ * records, searched exactly) when given.
+ */
+export function runSearch(db: Database, c: string, req: SearchRequest, view?: Map<string, Fields>): { results: SearchHit[]; total: number } {
+  const now = db.now();
+  const records: Map<string, Fields> = view ?? new Map([...(db.state.collections.get(c)?.records ?? [])].filter(([, e]) => !isExpired(e, now)).map(([id, e]) => [id, e.fields]));
+  const allowed = (id: string) => { const r = records.get(id); return r !== undefined && (!req.filter || matchFilter(req.filter, r)); };
+  const limit = req.limit ?? req.vectorK ?? 10;
+  const textHits = req.query.trim() === '' ? undefined : textSearch(db, c, req, allowed, view);
+  const vectorHits = req.vector ? vectorSearch(db, c, req, allowed, view, records) : undefined;
+  const fused = textHits && vectorHits
+    ? fuseScores(textHits, vectorHits, { textWeight: req.textWeight ?? 0.5, vectorWeight: req.vectorWeight ?? 0.5 })
+    : textHits ?? (vectorHits ?? []).map((h) => ({ id: h.id, score: h.score, matchedFields: [] as string[] }));
+  const results = fused.slice(0, limit).map((h) => ({
+    record: projectFields(records.get(h.id)!, req.selectFields, req.excludeFields),
+    score: h.score,
+    matched_fields: [...h.matchedFields],
+  }));
+  return { results, total: results.length };
+}
+
+function textSearch(db: Database, c: string, req: SearchRequest, allowed: (id: string) => boolean, view?: Map<string, Fields>) {
+  let index: TextIndex;
+  if (view) {
+    index = new TextIndex();
+    for (const [id, r] of view) index.add(id, textFieldsOf(r));
+  } else index = db.search.text(c);
+  return index.search(req.query, {
+    ...(req.fields ? { fields: req.fields } : {}), ...(req.weights ? { weights: req.weights } : {}),
+    fuzzy: req.fuzzy ?? false, ...(req.maxEditDistance !== undefined ? { maxEditDistance: req.maxEditDistance } : {}),
+    caseSensitive: req.caseSensitive ?? false, ...(req.language ? { language: req.language } : {}),
+    stemming: req.stemming ?? true, ...(req.minScore !== undefined ? { minScore: req.minScore } : {}),
+    boostExact: req.boostExact ?? true, filter: allowed,
+  });
+}
+
+function vectorSearch(db: Database, c: string, req: SearchRequest, allowed: (id: string) => boolean, view: Map<string, Fields> | undefined,
+  records: Map<string, Fields>): VectorHit[] {
+  const k = req.vectorK ?? req.limit ?? 10;
+  const dims = req.vector!.length;
+  const configured = db.search.configOf(c, req.vectorField).metric;
+  const metric = req.vectorMetric ?? configured;
+  let hits: VectorHit[];
+  if (view || metric !== configured) {
+    // Exact search: for a transaction's own view, or a metric other than the index's.
+    const exact = new BruteForceIndex({ dimensions: dims, metric });
+    for (const [id, r] of records) { const v = vectorOf(r[req.vectorField]); if (v && v.length === dims) exact.add(id, v); }
+    hits = exact.search(req.vector!, k, allowed);
+  } else {
+    const index = db.search.vector(c, req.vectorField, dims);
+    if (index.dimensions !== dims) throw new InvalidInput(`vector has ${dims} dimensions; the index on '${req.vectorField}' has ${index.dimensions}`);
+    hits = index.search(req.vector!, k, allowed);
+  }
+  return req.vectorThreshold === undefined ? hits : hits.filter((h) => h.score >= req.vectorThreshold!);
+}
