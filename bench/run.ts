@@ -5,6 +5,7 @@
 import { httpInsert, httpRead, durabilityModes } from './scenarios/http.js';
 import { batchInsert, filteredFind } from './scenarios/engine.js';
 import { recovery } from './scenarios/recovery.js';
+import { batchBypass, commitThroughput } from './scenarios/replication.js';
 
 const SCENARIOS: Record<string, () => Promise<void>> = {
   'http-insert': httpInsert,
@@ -13,6 +14,8 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'batch-insert': batchInsert,
   'filtered-find': filteredFind,
   recovery,
+  'batch-bypass': batchBypass,
+  'commit-throughput': commitThroughput,
 };
 
 const wanted = process.argv.slice(2);
