@@ -12,6 +12,7 @@
 import { gzipSync } from 'node:zlib';
 import { C1, Packr, Unpackr, type Options } from 'msgpackr';
 import { InvalidInput, UnsupportedMedia } from '../errors.js';
+import { toJson } from '../engine/index.js';
 
 // 'auto' decodes a 64-bit integer beyond 2^53 as a BigInt instead of rounding it, so it can be refused.
 // msgpackr's README documents it; its type definitions lack it.
@@ -100,14 +101,8 @@ function mapsToObjects(v: unknown, depth: number): unknown {
   return out;
 }
 
-/** JSON with binary written as arrays of byte numbers (protocol.md 1.4 rule 6). */
-export function toJson(value: unknown): string {
-  return JSON.stringify(value, function (this: Record<string, unknown>, key, v) {
-    const orig = this[key];
-    if (orig instanceof Uint8Array) return Array.from(orig);
-    return v;
-  });
-}
+/** JSON with binary as arrays of byte numbers (protocol.md 1.4 rule 6); one implementation, in the engine. */
+export { toJson };
 
 export interface Encoded { body: Buffer; contentType: string; gzip: boolean }
 
