@@ -154,3 +154,32 @@ describe('ripples (replication between servers)', function () {
     expect((await a.request('GET', '/api/ripple/status', undefined, { token: user })).status).to.equal(403);
   });
 });
+
+describe('ripples to a peer killed with SIGKILL mid-stream (real process)', function () {
+  this.timeout(90_000);
+
+  it('delivers every change once the killed peer restarts on the same port and data', async () => {
+    const { startChild, killChild, CHILD_ADMIN_KEY } = await import('../helpers/child-server.js');
+    const port = await freePort();
+    const dirB = tempDir('eddydb-ripple-kill-');
+    const a = await start({ ripplePeers: [{ url: `http://127.0.0.1:${port}`, key: CHILD_ADMIN_KEY }] });
+    let b = await startChild(dirB, ['--port', String(port)]);
+    try {
+      const countOnB = async () => {
+        const tok = await (await fetch(`${b.url}/api/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: CHILD_ADMIN_KEY }) })).json() as { token: string };
+        const r = await fetch(`${b.url}/api/stream/count`, { headers: { authorization: `Bearer ${tok.token}` } });
+        return r.status === 200 ? ((await r.json()) as { count: number }).count : 0;
+      };
+      const writes = (async () => { for (let i = 0; i < 300; i++) await a.request('POST', '/api/insert/stream', { id: `w${i}`, i }); })();
+      await eventually(async () => (await countOnB()) > 20, 'replication under way');
+      await killChild(b);
+      await writes;
+      b = await startChild(dirB, ['--port', String(port)]);
+      await eventually(async () => (await countOnB()) === 300, 'all 300 on the restarted peer', 30_000);
+    } finally {
+      await killChild(b, 'SIGTERM');
+      await a.stop();
+      removeDir(dirB);
+    }
+  });
+});
