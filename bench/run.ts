@@ -5,6 +5,8 @@
 import { httpInsert, httpRead, durabilityModes } from './scenarios/http.js';
 import { batchInsert, filteredFind } from './scenarios/engine.js';
 import { recovery } from './scenarios/recovery.js';
+import { indexedFind, textSearch, vectorSearch } from './scenarios/search.js';
+import { wsFanout } from './scenarios/realtime.js';
 import { batchBypass, commitThroughput } from './scenarios/replication.js';
 
 const SCENARIOS: Record<string, () => Promise<void>> = {
@@ -16,6 +18,10 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   recovery,
   'batch-bypass': batchBypass,
   'commit-throughput': commitThroughput,
+  'vector-search': vectorSearch,
+  'text-search': textSearch,
+  'indexed-find': indexedFind,
+  'ws-fanout': wsFanout,
 };
 
 const wanted = process.argv.slice(2);

@@ -70,16 +70,18 @@ export class Notifier {
       if (!g) groups.set(key, (g = []));
       g.push(ch);
     }
+    const payload = (mine: RecordChange[]): MutationPayload => {
+      const records = mine.map((c) => (c.fields ? recordToWire(c.fields, { typed }) : { id: c.id }));
+      return { collection: mine[0]!.collection, event: mine[0]!.event, record_ids: mine.map((c) => c.id), records: records.length === 1 ? records[0] : records, timestamp };
+    };
     for (const changes of groups.values()) {
       const subs = this.byCollection.get(changes[0]!.collection)!;
+      // Unfiltered subscribers share one payload object (transports may serialise it once).
+      let shared: MutationPayload | undefined;
       for (const s of subs) {
-        const mine = s.filterField === undefined ? changes : changes.filter((c) => matches(c, s));
-        if (mine.length === 0) continue;
-        const records = mine.map((c) => (c.fields ? recordToWire(c.fields, { typed }) : { id: c.id }));
-        s.mutation({
-          collection: mine[0]!.collection, event: mine[0]!.event, record_ids: mine.map((c) => c.id),
-          records: records.length === 1 ? records[0] : records, timestamp,
-        });
+        if (s.filterField === undefined) { s.mutation(shared ??= payload(changes)); continue; }
+        const mine = changes.filter((c) => matches(c, s));
+        if (mine.length > 0) s.mutation(payload(mine));
       }
     }
     for (const c of info.schemaChanged) {

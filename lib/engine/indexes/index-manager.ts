@@ -10,7 +10,7 @@ import type { LoggedBatch } from '../effects.js';
 import type { CommitInfo } from '../change-feed.js';
 import type { CollectionMeta, QueryIndexDef } from '../state.js';
 import type { Filter } from '../query/index.js';
-import { fieldFromWire, type Value } from '../values/index.js';
+import { fieldFromWire, sortCompare, type Value } from '../values/index.js';
 import { QueryIndex, type RangeBound } from './query-index.js';
 
 export interface IndexPlan {
@@ -91,18 +91,45 @@ export class IndexManager {
     if (!idxs || !filter) return undefined;
     const conjuncts = filter.kind === 'condition' ? [filter] : filter.kind === 'and' ? filter.filters : [];
     let best: IndexPlan | undefined;
+    const consider = (idx: QueryIndex, operator: string, ids: Set<string> | undefined) => {
+      if (!ids) return;
+      for (const id of idx.unindexable) ids.add(id);
+      if (!best || ids.size < best.ids.size) best = { index: { field: idx.field, type: idx.type }, operator, ids };
+    };
+    const bounds = new Map<string, { lower?: RangeBound; upper?: RangeBound; ops: string[] }>();
     for (const cond of conjuncts) {
       if (cond.kind !== 'condition') continue;
       const idx = idxs.get(cond.field);
       if (!idx) continue;
-      const ids = candidates(idx, cond.op, cond.value as Value);
-      if (!ids) continue;
-      for (const id of idx.unindexable) ids.add(id);
-      if (!best || ids.size < best.ids.size) best = { index: { field: idx.field, type: idx.type }, operator: cond.op, ids };
+      const value = cond.value as Value;
+      if (idx.type === 'btree' && value !== null && RANGE_OPS.has(cond.op)) {
+        // Range conditions on one field combine into one range (Gte a AND Lt b).
+        const b = bounds.get(cond.field) ?? { ops: [] };
+        const bound = { value, inclusive: cond.op === 'Gte' || cond.op === 'Lte' };
+        if (cond.op === 'Gt' || cond.op === 'Gte') b.lower = tighter(b.lower, bound, 1);
+        else b.upper = tighter(b.upper, bound, -1);
+        b.ops.push(cond.op);
+        bounds.set(cond.field, b);
+        continue;
+      }
+      consider(idx, cond.op, candidates(idx, cond.op, value));
     }
+    for (const [field, b] of bounds) consider(idxs.get(field)!, b.ops.join('+'), new Set(idxs.get(field)!.range(b.lower, b.upper)));
     const total = this.db.state.collections.get(c)?.records.size ?? 0;
-    return best && best.ids.size <= total * 0.5 ? best : best && total < 64 ? best : undefined;
+    // Past about a fifth of the records, fetching and ordering candidates costs more than a scan.
+    const chosen = best as IndexPlan | undefined;
+    return chosen && (chosen.ids.size <= total * 0.2 || total < 64) ? chosen : undefined;
   }
+}
+
+const RANGE_OPS: ReadonlySet<string> = new Set(['Gt', 'Gte', 'Lt', 'Lte']);
+
+/** The stricter of two bounds on one side (`dir` 1 for lower bounds, -1 for upper). */
+function tighter(a: RangeBound | undefined, b: RangeBound, dir: 1 | -1): RangeBound {
+  if (!a) return b;
+  const c = sortCompare(a.value, b.value) * dir;
+  if (c !== 0) return c > 0 ? a : b;
+  return a.inclusive ? b : a;
 }
 
 function candidates(idx: QueryIndex, op: string, value: Value): Set<string> | undefined {

@@ -96,23 +96,33 @@ export function parseSearch(body: unknown): SearchRequest {
  */
 export function runSearch(db: Database, c: string, req: SearchRequest, view?: Map<string, Fields>): { results: SearchHit[]; total: number } {
   const now = db.now();
-  const records: Map<string, Fields> = view ?? new Map([...(db.state.collections.get(c)?.records ?? [])].filter(([, e]) => !isExpired(e, now)).map(([id, e]) => [id, e.fields]));
-  const allowed = (id: string) => { const r = records.get(id); return r !== undefined && (!req.filter || matchFilter(req.filter, r)); };
+  const committed = db.state.collections.get(c)?.records;
+  // Look records up by id; never copy the collection per query.
+  const get = view ? (id: string) => view.get(id) : (id: string) => {
+    const e = committed?.get(id);
+    return e && !isExpired(e, now) ? e.fields : undefined;
+  };
+  const allowed = (id: string) => { const r = get(id); return r !== undefined && (!req.filter || matchFilter(req.filter, r)); };
+  // Without metadata filters the indexes search unfiltered (a filter costs a call per record); hits are checked after.
+  const filter = req.filter || view ? allowed : undefined;
   const limit = req.limit ?? req.vectorK ?? 10;
-  const textHits = req.query.trim() === '' ? undefined : textSearch(db, c, req, allowed, view);
-  const vectorHits = req.vector ? vectorSearch(db, c, req, allowed, view, records) : undefined;
+  const hybrid = req.query.trim() !== '' && req.vector !== undefined;
+  const textHits = req.query.trim() === '' ? undefined
+    : textSearch(db, c, req, filter, view, hybrid ? undefined : limit * 2 + 10)?.filter((h) => filter || get(h.id) !== undefined);
+  const vectorHits = req.vector ? vectorSearch(db, c, req, filter, view).filter((h) => filter || get(h.id) !== undefined) : undefined;
   const fused = textHits && vectorHits
     ? fuseScores(textHits, vectorHits, { textWeight: req.textWeight ?? 0.5, vectorWeight: req.vectorWeight ?? 0.5 })
     : textHits ?? (vectorHits ?? []).map((h) => ({ id: h.id, score: h.score, matchedFields: [] as string[] }));
   const results = fused.slice(0, limit).map((h) => ({
-    record: projectFields(records.get(h.id)!, req.selectFields, req.excludeFields),
+    record: projectFields(get(h.id)!, req.selectFields, req.excludeFields),
     score: h.score,
     matched_fields: [...h.matchedFields],
   }));
   return { results, total: results.length };
 }
 
-function textSearch(db: Database, c: string, req: SearchRequest, allowed: (id: string) => boolean, view?: Map<string, Fields>) {
+function textSearch(db: Database, c: string, req: SearchRequest, allowed: ((id: string) => boolean) | undefined, view: Map<string, Fields> | undefined,
+  limit: number | undefined) {
   let index: TextIndex;
   if (view) {
     index = new TextIndex();
@@ -123,13 +133,13 @@ function textSearch(db: Database, c: string, req: SearchRequest, allowed: (id: s
     fuzzy: req.fuzzy ?? false, ...(req.maxEditDistance !== undefined ? { maxEditDistance: req.maxEditDistance } : {}),
     caseSensitive: req.caseSensitive ?? false, ...(req.language ? { language: req.language } : {}),
     stemming: req.stemming ?? true, ...(req.minScore !== undefined ? { minScore: req.minScore } : {}),
-    boostExact: req.boostExact ?? true, filter: allowed,
+    boostExact: req.boostExact ?? true, ...(allowed ? { filter: allowed } : {}), ...(limit !== undefined ? { limit } : {}),
   });
 }
 
-function vectorSearch(db: Database, c: string, req: SearchRequest, allowed: (id: string) => boolean, view: Map<string, Fields> | undefined,
-  records: Map<string, Fields>): VectorHit[] {
-  const k = req.vectorK ?? req.limit ?? 10;
+function vectorSearch(db: Database, c: string, req: SearchRequest, allowed: ((id: string) => boolean) | undefined, view: Map<string, Fields> | undefined): VectorHit[] {
+  // Unfiltered searches ask for a few extra neighbours: expired records are dropped afterwards.
+  const k = (req.vectorK ?? req.limit ?? 10) + (allowed ? 0 : 8);
   const dims = req.vector!.length;
   const configured = db.search.configOf(c, req.vectorField).metric;
   const metric = req.vectorMetric ?? configured;
@@ -137,12 +147,13 @@ function vectorSearch(db: Database, c: string, req: SearchRequest, allowed: (id:
   if (view || metric !== configured) {
     // Exact search: for a transaction's own view, or a metric other than the index's.
     const exact = new BruteForceIndex({ dimensions: dims, metric });
-    for (const [id, r] of records) { const v = vectorOf(r[req.vectorField]); if (v && v.length === dims) exact.add(id, v); }
-    hits = exact.search(req.vector!, k, allowed);
+    const rows: Iterable<[string, Fields]> = view ?? [...(db.state.collections.get(c)?.records ?? [])].map(([id, e]) => [id, e.fields] as [string, Fields]);
+    for (const [id, r] of rows) { const v = vectorOf(r[req.vectorField]); if (v && v.length === dims && (!allowed || allowed(id))) exact.add(id, v); }
+    hits = exact.search(req.vector!, k);
   } else {
     const index = db.search.vector(c, req.vectorField, dims);
     if (index.dimensions !== dims) throw new InvalidInput(`vector has ${dims} dimensions; the index on '${req.vectorField}' has ${index.dimensions}`);
-    hits = index.search(req.vector!, k, allowed);
+    hits = allowed ? index.search(req.vector!, k, allowed) : index.search(req.vector!, k);
   }
   return req.vectorThreshold === undefined ? hits : hits.filter((h) => h.score >= req.vectorThreshold!);
 }

@@ -24,6 +24,10 @@ import type { Principal } from '../context.js';
 
 const packr = new Packr({ useRecords: false, moreTypes: false, encodeUndefinedAsNil: true });
 
+/** Encoded frames cached on a shared payload, so a fan-out to many subscribers encodes once per format. */
+const FRAMES = Symbol('frames');
+type Cached = { [FRAMES]?: { json?: string; msgpack?: Buffer } };
+
 export interface WsOptions {
   /** Largest frame answered normally; larger ones get an Error. */
   maxMessageBytes: number;
@@ -129,7 +133,7 @@ class Connection {
     const sub: Subscriber = {
       id: Notifier.newId(), collection,
       ...(typeof payload.filter_field === 'string' ? { filterField: payload.filter_field, filterValue: String(payload.filter_value ?? '') } : {}),
-      mutation: (p) => this.push({ type: 'MutationNotification', payload: p }),
+      mutation: (p) => this.push({ type: 'MutationNotification', payload: p }, p as Cached),
       schema: (p) => this.push({ type: 'SchemaChanged', payload: p }),
     };
     this.subs.set(collection, sub);
@@ -138,7 +142,7 @@ class Connection {
   }
 
   /** Unsolicited frames: a consumer that cannot keep up is told once, then dropped. */
-  private push(msg: Record<string, unknown>): void {
+  private push(msg: Record<string, unknown>, cacheOn?: Cached): void {
     if (this.dropped) return;
     if (this.ws.bufferedAmount > this.opts.maxQueuedBytes) {
       this.send({ type: 'Error', code: 503, message: `Slow consumer: more than ${this.opts.maxQueuedBytes} bytes unsent; closing the connection` });
@@ -147,6 +151,10 @@ class Connection {
       setTimeout(() => this.ws.terminate(), 100).unref();
       return;
     }
-    this.send(msg);
+    if (!cacheOn || this.ws.readyState !== this.ws.OPEN) { this.send(msg); return; }
+    const frames = cacheOn[FRAMES] ??= {};
+    Object.defineProperty(cacheOn, FRAMES, { value: frames, enumerable: false, configurable: true });
+    if (this.format === 'msgpack') this.ws.send(frames.msgpack ??= packr.pack(msg), { binary: true });
+    else this.ws.send(frames.json ??= toJson(msg));
   }
 }
