@@ -126,9 +126,15 @@ export class Database {
   get readOnlyReason(): string | undefined { return this.queue.readOnlyReason; }
   now(): number { return this.clock.now(); }
 
-  /** Effective settings: server defaults overridden by stored config. */
+  private settingsCache: { config: Readonly<Record<string, unknown>>; settings: Settings } | undefined;
+
+  /** Effective settings: server defaults overridden by stored config (cached until the config changes). */
   settings(): Settings {
-    return mergeSettings({ ...DEFAULT_SETTINGS, ...this.opts.settings }, this.state.config);
+    const config = this.state.config;
+    if (this.settingsCache?.config !== config) {
+      this.settingsCache = { config, settings: Object.freeze(mergeSettings({ ...DEFAULT_SETTINGS, ...this.opts.settings }, config)) };
+    }
+    return this.settingsCache.settings;
   }
 
   /** Validates and durably applies a PUT /api/config patch; returns the new settings. */

@@ -18,13 +18,16 @@ interface Compiled<T> { def: RouteDef<T>; parts: Array<{ literal: string } | { p
 export interface RouteMatch<T> { target: T; params: Record<string, string> }
 
 export class Router<T> {
-  private readonly routes: Compiled<T>[];
+  /** Routes by segment count, in table order: a request only tries routes of its own length. */
+  private readonly bySize = new Map<number, Compiled<T>[]>();
 
   constructor(defs: ReadonlyArray<RouteDef<T>>) {
-    this.routes = defs.map((def) => ({
-      def,
-      parts: def.path.split('/').slice(1).map((p) => (p.startsWith(':') ? { param: p.slice(1) } : { literal: p })),
-    }));
+    for (const def of defs) {
+      const parts = def.path.split('/').slice(1).map((p) => (p.startsWith(':') ? { param: p.slice(1) } : { literal: p }));
+      let list = this.bySize.get(parts.length);
+      if (!list) this.bySize.set(parts.length, (list = []));
+      list.push({ def, parts });
+    }
   }
 
   /** Throws NotFound for an unknown path, MethodNotAllowed for a known path with the wrong method. */
@@ -32,8 +35,7 @@ export class Router<T> {
     const segments = rawPath.split('/').slice(1);
     if (segments.length > 1 && segments[segments.length - 1] === '') segments.pop();
     let pathMatched = false;
-    for (const r of this.routes) {
-      if (r.parts.length !== segments.length) continue;
+    for (const r of this.bySize.get(segments.length) ?? []) {
       const params = matchParts(r.parts, segments);
       if (!params) continue;
       pathMatched = true;

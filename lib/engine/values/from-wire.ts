@@ -90,8 +90,9 @@ function bigintToNumber(v: bigint, path: string): number {
   return Number(v);
 }
 
+/** Bytes are kept as Buffers (a copy): JSON output relies on Buffer's toJSON marker to find them. */
 function copyBytes(b: Uint8Array): Uint8Array {
-  return new Uint8Array(b);
+  return Buffer.from(b);
 }
 
 function bad(type: TypeName, path: string, why: string): InvalidInput {
@@ -187,13 +188,13 @@ function bytesFromWire(type: 'Binary' | 'Bytes', v: unknown, path: string): Uint
   if (v instanceof Uint8Array) return copyBytes(v);
   if (typeof v === 'string') {
     if (!BASE64.test(v)) throw bad(type, path, 'expected base64 text or an array of bytes');
-    return new Uint8Array(Buffer.from(v, v.includes('-') || v.includes('_') ? 'base64url' : 'base64'));
+    return Buffer.from(v, v.includes('-') || v.includes('_') ? 'base64url' : 'base64');
   }
   if (Array.isArray(v)) {
-    return Uint8Array.from(v, (b, i) => {
+    return Buffer.from(Uint8Array.from(v, (b, i) => {
       if (typeof b !== 'number' || !Number.isInteger(b) || b < 0 || b > 255) throw bad(type, `${path}[${i}]`, 'expected a byte 0-255');
       return b;
-    });
+    }));
   }
   throw bad(type, path, 'expected base64 text or an array of bytes');
 }
