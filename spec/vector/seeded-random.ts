@@ -1,29 +1,12 @@
 /**
- * Seeded pseudo-random numbers for the vector specs (never Math.random):
- * mulberry32 for uniforms, Box-Muller for normals.
+ * Seeded pseudo-random data for the vector specs (never Math.random). The
+ * generators themselves are shared with the benchmarks.
  */
+import { mulberry32, gaussian } from '../../bench/lib/seeded-random.js';
 
-/** A uniform generator in [0, 1) from a 32-bit seed (mulberry32). */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32, gaussian };
 
-/** A standard-normal generator (Box-Muller) over a uniform one. */
-export function gaussian(uniform: () => number): () => number {
-  return () => {
-    const u = 1 - uniform(); // (0, 1], so log is finite
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * uniform());
-  };
-}
-
-/** `count` vectors of `dimensions` standard-normal components. */
+/** `count` vectors of standard normal components, the same for the same seed. */
 export function randomVectors(count: number, dimensions: number, seed: number): number[][] {
   const normal = gaussian(mulberry32(seed));
   return Array.from({ length: count }, () => Array.from({ length: dimensions }, normal));
