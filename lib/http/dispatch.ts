@@ -64,7 +64,7 @@ export class Dispatcher {
         query: parseQuery(qAt < 0 ? '' : req.url.slice(qAt + 1)),
         body: decodeBody(req.body, header(req, 'content-type')),
       };
-      const ctx: Context = { ...this.services, principal, requestId, typed: this.services.db.settings().use_typed_values };
+      const ctx = this.context(principal, requestId);
       let result = await callProcedure(this.registry, target.procedure, raw, ctx);
       let status = target.status ?? 200;
       if (result instanceof WithStatus) ({ status, body: result } = { status: result.status, body: result.body });
@@ -89,12 +89,21 @@ export class Dispatcher {
   /** Calls a procedure for a non-HTTP transport, with the same checks; unwraps status results. */
   async call(procedure: string, raw: RawInput, principal: Principal): Promise<unknown> {
     this.limit(principal);
-    const ctx: Context = { ...this.services, principal, requestId: randomUUID(), typed: this.services.db.settings().use_typed_values };
+    const ctx = this.context(principal, randomUUID());
     const result = await callProcedure(this.registry, procedure, raw, ctx);
     return result instanceof WithStatus ? result.body : result;
   }
 
   get servicesForTransports(): Services { return this.services; }
+
+  /** A context with one fixed shape (a spread of the services object per request cost measurable time). */
+  private context(principal: Principal | undefined, requestId: string): Context {
+    const s = this.services;
+    return {
+      db: s.db, tokens: s.tokens, log: s.log, startedAt: s.startedAt, version: s.version, batchGate: s.batchGate, ripples: s.ripples,
+      principal, requestId, typed: s.db.settings().use_typed_values,
+    };
+  }
 
   private limit(p: Principal) {
     const s = this.services.db.settings();
