@@ -13,8 +13,12 @@ import { InvalidInput } from '../errors.js';
 export class IdGenerator {
   /** Starts from the clock so ids stay distinct across restarts. */
   private counter = BigInt(Date.now()) << 16n;
-  constructor(private readonly key: Buffer) {
+  /** ECB without padding encrypts each 16-byte block independently, so one cipher serves every id. */
+  private readonly cipher;
+  constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('id key must be 32 bytes');
+    this.cipher = createCipheriv('aes-256-ecb', key, null);
+    this.cipher.setAutoPadding(false);
   }
 
   next(): string {
@@ -22,9 +26,7 @@ export class IdGenerator {
     this.counter += 1n;
     block.writeBigUInt64BE(this.counter & 0xffffffffffffffffn, 0);
     randomBytes(8).copy(block, 8);
-    const cipher = createCipheriv('aes-256-ecb', this.key, null);
-    cipher.setAutoPadding(false);
-    return Buffer.concat([cipher.update(block), cipher.final()]).toString('base64url');
+    return this.cipher.update(block).toString('base64url');
   }
 }
 

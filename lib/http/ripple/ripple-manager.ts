@@ -17,8 +17,10 @@ export class RippleManager {
   constructor(private readonly db: Database, peers: readonly PeerConfig[], private readonly maxBackoffMs = 5000) {
     db.retainFor = () => [...this.senders.keys()];
     db.onCommit((b) => {
+      if (this.senders.size === 0) return;
       this.tail.push(b);
-      if (this.tail.length > TAIL_CAPACITY) this.tail.splice(0, this.tail.length - TAIL_CAPACITY);
+      // Trim in bulk so keeping the tail stays O(1) per commit.
+      if (this.tail.length > 2 * TAIL_CAPACITY) this.tail = this.tail.slice(-TAIL_CAPACITY);
       for (const s of this.senders.values()) s.wake();
     });
     this.setPeers(peers);
