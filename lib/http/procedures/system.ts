@@ -18,6 +18,7 @@ export const healthGet = defineProcedure({
     const body: Record<string, unknown> = {
       status: readOnly ? 'degraded' : 'ok',
       integrity_ok: !readOnly,
+      integrity: { healthy: !readOnly, manifest_load_failed: [] },
       read_only: readOnly,
       version: ctx.version,
       uptime_secs: Math.floor((Date.now() - ctx.startedAt) / 1000),
