@@ -18,8 +18,30 @@ const SWEEP_CHUNK = 10_000;
 export class ExpiryTracker {
   private readonly tombstones = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
+  /** Records that carry a TTL (`collection\u0000id` -> expiry), so a sweep never scans whole collections. */
+  private readonly expiring = new Map<string, number>();
+  private tracking = false;
 
   constructor(private readonly db: Database) {}
+
+  /** Starts following commits (and indexes what recovery loaded) the first time a sweep needs it. */
+  private track(): void {
+    if (this.tracking) return;
+    this.tracking = true;
+    for (const [c, coll] of this.db.state.collections) {
+      for (const [id, e] of coll.records) if (e.expiresAt !== undefined) this.expiring.set(c + '\u0000' + id, e.expiresAt);
+    }
+    this.db.onCommit((b) => {
+      for (const e of b.effects) {
+        if (e.t === 'put') {
+          const key = e.c + '\u0000' + e.id;
+          if (e.expiresAt !== undefined) this.expiring.set(key, e.expiresAt);
+          else this.expiring.delete(key);
+        } else if (e.t === 'delete') this.expiring.delete(e.c + '\u0000' + e.id);
+        else if (e.t === 'dropCollection') for (const k of this.expiring.keys()) if (k.startsWith(e.name + '\u0000')) this.expiring.delete(k);
+      }
+    });
+  }
 
   /** Starts periodic sweeping (the server does; tests call sweep() directly). */
   start(intervalMs: number): void {
@@ -56,12 +78,13 @@ export class ExpiryTracker {
 
   /** Removes expired records (no trash: they expired, nobody deleted them). Returns how many. */
   async sweep(): Promise<number> {
+    this.track();
     const now = this.db.now();
     const expired: Array<[string, string]> = [];
-    for (const [c, coll] of this.db.state.collections) {
-      for (const [id, e] of coll.records) {
-        if (e.expiresAt !== undefined && e.expiresAt <= now) expired.push([c, id]);
-      }
+    for (const [key, at] of this.expiring) {
+      if (at > now) continue;
+      const i = key.indexOf('\u0000');
+      expired.push([key.slice(0, i), key.slice(i + 1)]);
     }
     for (let i = 0; i < expired.length; i += SWEEP_CHUNK) {
       const chunk = expired.slice(i, i + SWEEP_CHUNK);
