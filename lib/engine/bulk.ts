@@ -9,7 +9,7 @@
  */
 import { DbError, toDbError } from '../errors.js';
 import type { Database } from './database.js';
-import { noRipple, type Effect } from './effects.js';
+import { markNoRipple, type Effect } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
 import type { PreparedWrite } from './records.js';
@@ -91,7 +91,7 @@ export class Bulk {
           itemFailures.push({ index, id: item.kind === 'insert' ? item.p.id ?? null : item.id, error: err.message });
           continue;
         }
-        const marked = item.noRipple ? own.map(noRipple) : own;
+        const marked = markNoRipple(own, item.noRipple);
         chunkView.stage(marked);
         effects.push(...marked);
       }

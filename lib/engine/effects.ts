@@ -42,6 +42,11 @@ export interface LoggedBatch {
   readonly originSeq?: number;
 }
 
+/** The effects of one write, marked not to be propagated when it bypasses ripple. */
+export function markNoRipple(effects: Effect[], nr: boolean): Effect[] {
+  return nr ? effects.map(noRipple) : effects;
+}
+
 /** Marks an effect as not to be propagated to replicas (bypass_ripple). */
 export function noRipple(e: Effect): Effect {
   return 'nr' in e || NR_CAPABLE.has(e.t) ? { ...e, nr: true } as Effect : e;

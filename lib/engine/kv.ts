@@ -11,7 +11,7 @@ import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
 import type { KvEntry } from './state.js';
 import { resolveTtl } from './ttl.js';
-import { fieldFromWire, plainValue, type Value } from './values/index.js';
+import { bareValue, fieldFromWire, type Value } from './values/index.js';
 
 export const MAX_KEY_LENGTH = 1024;
 const MAX_PATTERN_LENGTH = 512;
@@ -72,7 +72,7 @@ export class KvStore {
 
   /** Raw stored values in key order; null for missing or expired keys. */
   batchGet(keys: unknown): Array<unknown> {
-    return keyList(keys).map((k) => { const e = this.live(k); return e ? plainValue(e.value) : null; });
+    return keyList(keys).map((k) => { const e = this.live(k); return e ? bareValue(e.value) : null; });
   }
 
   /** One write for all keys, with one TTL for all. */

@@ -9,15 +9,15 @@
 import { Conflict, InvalidInput, MESSAGES, NotFound, SchemaViolation } from '../errors.js';
 import type { Database } from './database.js';
 import type { Effect } from './effects.js';
-import { noRipple } from './effects.js';
+import { markNoRipple } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
-import { applyUpdateAction, parseActionSequence } from './update-actions.js';
+import { applyActionSequence, parseActionSequence, type ActionStep } from './update-actions.js';
 import { getPath, matchFilter, parseFieldPath, parseFilter, projectFields, runQuery, type Filter, type Query } from './query/index.js';
 import { applyDefaults, coerceToSchema, fieldValueFromWire, findUniqueViolations, validateRecord, type Schema } from './schema/index.js';
 import type { CollectionMeta, RecordEntry } from './state.js';
 import { resolveTtl, ttlString, type ResolvedTtl } from './ttl.js';
-import { fieldsFromWire, hashKey, isPlainObject, JoinedRecords, plainValue, sortCompare, type Fields, type Value } from './values/index.js';
+import { fieldsFromWire, hashKey, isPlainObject, JoinedRecords, bareValue, sortCompare, type Fields, type Value } from './values/index.js';
 import type { WorkingView } from './working-view.js';
 import { ExpiryTracker } from './expiry.js';
 
@@ -62,7 +62,7 @@ export class Records {
     return this.db.write((view) => {
       const effects: Effect[] = [];
       const id = this.insertInto(view, c, prepared, effects);
-      return { effects: marked(effects, nr), result: id };
+      return { effects: markNoRipple(effects, nr), result: id };
     });
   }
 
@@ -80,7 +80,7 @@ export class Records {
     const alias = meta.schema?.primary_key_alias;
     let id = prepared.id;
     if (id === undefined && alias && alias !== 'id' && Object.hasOwn(prepared.fields, alias) && prepared.fields[alias] !== null) {
-      id = validateId(plainValue(prepared.fields[alias]!), `value of primary key alias '${alias}'`);
+      id = validateId(bareValue(prepared.fields[alias]!), `value of primary key alias '${alias}'`);
     }
     id ??= this.db.ids.next();
     // An expired record the sweeper has not removed yet no longer holds its id (upsert re-inserts it).
@@ -117,9 +117,8 @@ export class Records {
     if (!entry) {
       const alias = coll.meta.schema?.primary_key_alias;
       if (alias && alias !== 'id') {
-        for (const [rid, e] of coll.records) {
-          if (Object.hasOwn(e.fields, alias) && String(plainValue(e.fields[alias]!)) === idOrAlias) { id = rid; entry = e; break; }
-        }
+        const found = findByAlias(coll.records, alias, idOrAlias);
+        if (found) [id, entry] = found;
       }
     }
     if (!entry) {
@@ -227,7 +226,7 @@ export class Records {
       const k = hashKey(v);
       if (!seen.has(k)) seen.set(k, v);
     }
-    return [...seen.values()].sort(sortCompare).map(plainValue);
+    return [...seen.values()].sort(sortCompare).map(bareValue);
   }
 
   /** Merges a partial record into an existing one. Throws NotFound (404) when it does not exist. */
@@ -238,7 +237,7 @@ export class Records {
     return this.db.write((view) => {
       const effects: Effect[] = [];
       const fields = this.updateIn(view, c, id, prepared, effects);
-      return { effects: marked(effects, nr), result: fields };
+      return { effects: markNoRipple(effects, nr), result: fields };
     });
   }
 
@@ -269,17 +268,22 @@ export class Records {
     const steps = parseActionSequence(raw);
     const [id] = this.liveEntry(c, idOrAlias);
     return this.db.write((view) => {
-      const entry = view.record(c, id);
-      const meta = view.collection(c);
-      if (!entry || !meta) throw new NotFound(MESSAGES.recordNotFound);
-      let fields: Record<string, Value> = { ...entry.fields };
-      for (const s of steps) fields = applyUpdateAction(fields, s.action, s.field, s.value);
-      const { id: _i, ttl: _t, ...user } = fields;
-      const checked = this.checkSchema(view, c, meta, user, id);
-      const ttl = entry.expiresAt === undefined ? undefined : { expiresAt: entry.expiresAt, slidingMs: entry.slidingMs };
-      const out = withSystemFields(checked, id, ttl);
-      return { effects: marked([putEffect(c, id, out, ttl)], nr), result: out as Fields };
+      const effects: Effect[] = [];
+      const fields = this.actionsIn(view, c, id, steps, effects);
+      return { effects: markNoRipple(effects, nr), result: fields };
     });
+  }
+
+  /**
+   * Computes the effects of applying update actions in order (used by the
+   * action routes and transaction commit): the result is validated like a
+   * merge update, and the record keeps its TTL.
+   */
+  actionsIn(view: WorkingView, c: string, id: string, steps: readonly ActionStep[], effects: Effect[]): Fields {
+    const entry = view.record(c, id);
+    if (!entry || isExpired(entry, this.db.now())) throw new NotFound(MESSAGES.recordNotFound);
+    const { id: _id, ttl: _ttl, ...user } = applyActionSequence(entry.fields, steps);
+    return this.updateIn(view, c, id, { fields: user, raw: {} }, effects);
   }
 
   /** Deletes a record into the trash. Throws NotFound. */
@@ -289,7 +293,7 @@ export class Records {
     return this.db.write((view) => {
       const effects: Effect[] = [];
       this.deleteIn(view, c, id, effects);
-      return { effects: marked(effects, nr), result: id };
+      return { effects: markNoRipple(effects, nr), result: id };
     });
   }
 
@@ -314,8 +318,12 @@ function withDeclaredTypes(schema: Schema | undefined, prepared: PreparedWrite):
   return out ?? prepared.fields;
 }
 
-function marked(effects: Effect[], nr: boolean): Effect[] {
-  return nr ? effects.map(noRipple) : effects;
+/** The id and entry of the record whose primary-key-alias field holds `value` (compared as text). */
+export function findByAlias(records: Iterable<[string, RecordEntry]>, alias: string, value: string): [string, RecordEntry] | undefined {
+  for (const [rid, e] of records) {
+    if (Object.hasOwn(e.fields, alias) && String(bareValue(e.fields[alias]!)) === value) return [rid, e];
+  }
+  return undefined;
 }
 
 export function isExpired(entry: RecordEntry, now: number): boolean {

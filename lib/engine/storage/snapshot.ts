@@ -127,7 +127,7 @@ export async function loadSnapshot(fs: StorageFs, file: string): Promise<DbState
   const buf = await fs.readFile(file);
   if (checkHeader(buf, SNAP_MAGIC) !== SNAP_VERSION) throw new Error(`${file}: bad snapshot header`);
   const state = new DbState();
-  let offset = HEADER_SIZE, frames = 0, sawEnd = false, current: CollectionState | undefined;
+  let offset = HEADER_SIZE, frames = 0, sawEnd = false;
   while (!sawEnd) {
     const r = readFrame(buf, offset);
     if (r.kind !== 'frame') throw new Error(`${file}: ${r.kind === 'end' ? 'missing end frame' : r.reason} at byte ${offset}`);
@@ -140,11 +140,12 @@ export async function loadSnapshot(fs: StorageFs, file: string): Promise<DbState
       case 'ripple': for (const [node, seq] of f.seen) state.rippleSeen.set(node, seq); break;
       case 'kv': for (const [key, entry] of f.rows) state.kv.set(key, entry); break;
       case 'kvLinks': for (const [key, links] of f.rows) state.kvLinks.set(key, new Set(links)); break;
-      case 'coll':
-        current = new CollectionState(f.meta);
-        current.membershipVersion = f.membership;
-        state.collections.set(f.meta.name, current);
+      case 'coll': {
+        const coll = new CollectionState(f.meta);
+        coll.membershipVersion = f.membership;
+        state.collections.set(f.meta.name, coll);
         break;
+      }
       case 'recs': {
         const coll = state.collections.get(f.c);
         if (!coll) throw new Error(`${file}: records for unknown collection ${f.c}`);
@@ -164,6 +165,5 @@ export async function loadSnapshot(fs: StorageFs, file: string): Promise<DbState
     }
     frames += 1;
   }
-  void current;
   return state;
 }

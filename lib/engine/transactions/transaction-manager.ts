@@ -12,14 +12,13 @@
 import { randomUUID } from 'node:crypto';
 import { Conflict, DbError, InvalidInput, MESSAGES, NotFound } from '../../errors.js';
 import type { Database } from '../database.js';
-import type { Effect } from '../effects.js';
-import { noRipple } from '../effects.js';
+import { markNoRipple, type Effect } from '../effects.js';
 import { validateCollectionName } from '../names.js';
 import { runQuery, type Query } from '../query/index.js';
-import { isExpired, type PreparedWrite } from '../records.js';
+import { findByAlias, isExpired } from '../records.js';
 import { ISOLATION_LEVELS, type IsolationLevel } from '../settings.js';
-import { applyActionSequence, parseActionSequence } from '../update-actions.js';
-import { plainValue, type Fields } from '../values/index.js';
+import { parseActionSequence } from '../update-actions.js';
+import type { Fields } from '../values/index.js';
 import { WorkingView } from '../working-view.js';
 import type { AuditLog } from '../audit.js';
 import { recordKey, splitKey, toArray, Transaction, type StagedOp } from './transaction.js';
@@ -333,16 +332,9 @@ export class TransactionManager {
       case 'insert': records.insertInto(view.collection(op.c) ? view : view.fork(), op.c, op.p, effects); break;
       case 'update': records.updateIn(view, op.c, op.id, op.p, effects); break;
       case 'delete': records.deleteIn(view, op.c, op.id, effects); break;
-      case 'actions': {
-        const entry = view.record(op.c, op.id);
-        if (!entry || isExpired(entry, this.db.now())) throw new NotFound(MESSAGES.recordNotFound);
-        const { id: _id, ttl: _ttl, ...user } = applyActionSequence(entry.fields, op.steps);
-        const p: PreparedWrite = { fields: user, raw: {} };
-        records.updateIn(view, op.c, op.id, p, effects);
-        break;
-      }
+      case 'actions': records.actionsIn(view, op.c, op.id, op.steps, effects); break;
     }
-    return op.nr ? effects.map(noRipple) : effects;
+    return markNoRipple(effects, op.nr);
   }
 
   private committedVersion(c: string, id: string): number | null {
@@ -358,10 +350,7 @@ function resolveId(view: WorkingView, c: string, idOrAlias: string): string {
   if (view.record(c, idOrAlias)) return idOrAlias;
   const alias = view.collection(c)?.schema?.primary_key_alias;
   if (!alias || alias === 'id') return idOrAlias;
-  for (const [rid, e] of view.records(c)) {
-    if (Object.hasOwn(e.fields, alias) && String(plainValue(e.fields[alias]!)) === idOrAlias) return rid;
-  }
-  return idOrAlias;
+  return findByAlias(view.records(c), alias, idOrAlias)?.[0] ?? idOrAlias;
 }
 
 function describe(tx: Transaction, now: number): TransactionStatus {

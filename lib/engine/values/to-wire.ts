@@ -34,8 +34,3 @@ export function recordToWire(fields: Fields, opts: OutputOptions): Record<string
   }
   return out;
 }
-
-/** A bare value of any depth converted to plain wire data (used for distinct values and inside pipelines). */
-export function plainValue(v: Value): unknown {
-  return bareValue(v);
-}
