@@ -39,33 +39,32 @@ describe('architecture', () => {
     expect(files.length).to.be.greaterThan(20);
   });
 
-  it('imports only along the allowed dependency direction', () => {
-    const violations: string[] = [];
-    for (const file of files) {
-      const from = layerOf(file);
-      for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-        const spec = m[1] ?? m[2]!;
-        if (!spec.startsWith('.')) continue;
-        const target = path.resolve(path.dirname(file), spec);
-        const to = layerOf(target.replace(/\.js$/, '.ts'));
-        if (to !== from && !ALLOWED[from]?.includes(to)) violations.push(`${path.relative(LIB, file)} -> ${spec}`);
-      }
-    }
-    expect(violations).to.deep.equal([]);
-  });
-
-  it('reaches into another folder only through its index.ts', () => {
-    const violations: string[] = [];
+  /** Every relative import under lib/: the importing file, its layer, the specifier, and the target file and layer. */
+  function* relativeImports() {
     for (const file of files) {
       const from = layerOf(file);
       for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
         const spec = m[1] ?? m[2]!;
         if (!spec.startsWith('.')) continue;
         const target = path.resolve(path.dirname(file), spec).replace(/\.js$/, '.ts');
-        const to = layerOf(target);
-        if (to === from || to === 'errors') continue;
-        if (path.relative(path.join(LIB, to), target) !== 'index.ts') violations.push(`${path.relative(LIB, file)} -> ${spec}`);
+        yield { file, from, spec, target, to: layerOf(target) };
       }
+    }
+  }
+
+  it('imports only along the allowed dependency direction', () => {
+    const violations: string[] = [];
+    for (const { file, from, spec, to } of relativeImports()) {
+      if (to !== from && !ALLOWED[from]?.includes(to)) violations.push(`${path.relative(LIB, file)} -> ${spec}`);
+    }
+    expect(violations).to.deep.equal([]);
+  });
+
+  it('reaches into another folder only through its index.ts', () => {
+    const violations: string[] = [];
+    for (const { file, from, spec, target, to } of relativeImports()) {
+      if (to === from || to === 'errors') continue;
+      if (path.relative(path.join(LIB, to), target) !== 'index.ts') violations.push(`${path.relative(LIB, file)} -> ${spec}`);
     }
     expect(violations).to.deep.equal([]);
   });

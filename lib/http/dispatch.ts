@@ -94,8 +94,6 @@ export class Dispatcher {
     return result instanceof WithStatus ? result.body : result;
   }
 
-  get servicesForTransports(): Services { return this.services; }
-
   /** A context with one fixed shape (a spread of the services object per request cost measurable time). */
   private context(principal: Principal | undefined, requestId: string): Context {
     const s = this.services;

@@ -3,6 +3,7 @@
  * body members. Every failure is InvalidInput naming the member.
  */
 import { InvalidInput } from '../errors.js';
+import { validateCollectionName } from '../engine/index.js';
 import { isPlainObjectValue } from './plain-object.js';
 import type { RawInput } from './procedure.js';
 
@@ -33,6 +34,11 @@ export function queryList(raw: RawInput, name: string): string[] | undefined {
   if (v === undefined) return undefined;
   const items = (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
   return items.length > 0 ? items : undefined;
+}
+
+/** The `collection` path parameter, validated as a collection name. */
+export function collectionParam(raw: RawInput): string {
+  return validateCollectionName(param(raw, 'collection'));
 }
 
 export function bodyObject(raw: RawInput): Record<string, unknown> {

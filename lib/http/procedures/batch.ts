@@ -5,11 +5,11 @@
  * 201 all inserted, 200 all updated/deleted, 207 partial, 400 all failed.
  */
 import { InvalidInput, toDbError } from '../../errors.js';
-import { validateCollectionName, validateId, type BulkFailure, type BulkItem } from '../../engine/index.js';
+import { validateId, type BulkFailure, type BulkItem } from '../../engine/index.js';
 import { defineProcedure, WithStatus, type RawInput } from '../procedure.js';
 import { checkCollectionAccess } from '../permissions.js';
 import { own } from './transactions.js';
-import { param, queryFlag, queryString } from '../input.js';
+import { collectionParam, queryFlag, queryString } from '../input.js';
 import { isPlainObjectValue } from '../plain-object.js';
 import type { Context } from '../context.js';
 
@@ -48,7 +48,7 @@ function parseItem(kind: Kind, raw: unknown, i: number, bypassAll: boolean): Bul
 }
 
 export function parseBatch(kind: Kind, raw: RawInput, maxSize: () => number): BatchInput {
-  const collection = validateCollectionName(param(raw, 'collection'));
+  const collection = collectionParam(raw);
   const body = raw.body;
   let list: unknown;
   let bypassAll = queryFlag(raw, 'bypass_ripple') ?? false;

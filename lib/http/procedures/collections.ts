@@ -1,9 +1,7 @@
 /** Collections, schemas, primary-key aliases and the trash. */
-import { validateCollectionName, validateId } from '../../engine/index.js';
-import { defineProcedure, type RawInput } from '../procedure.js';
-import { param, queryFlag } from '../input.js';
-
-const collectionParam = (raw: RawInput) => validateCollectionName(param(raw, 'collection'));
+import { validateId } from '../../engine/index.js';
+import { defineProcedure } from '../procedure.js';
+import { collectionParam, param, queryFlag } from '../input.js';
 
 export const collectionsList = defineProcedure({
   name: 'collections.list', kind: 'query', access: 'admin',

@@ -1,19 +1,17 @@
 /** Query index administration and explain (protocol.md 2.10). */
-import { indexDefs, parseQuery, validateCollectionName } from '../../engine/index.js';
-import { defineProcedure, type RawInput } from '../procedure.js';
-import { param } from '../input.js';
-
-const collectionOf = (raw: RawInput) => validateCollectionName(param(raw, 'collection'));
+import { indexDefs, parseQuery } from '../../engine/index.js';
+import { defineProcedure } from '../procedure.js';
+import { collectionParam, param } from '../input.js';
 
 export const indexesCreate = defineProcedure({
   name: 'indexes.create', kind: 'mutation', access: 'admin',
-  input: (raw) => ({ collection: collectionOf(raw), body: raw.body }),
+  input: (raw) => ({ collection: collectionParam(raw), body: raw.body }),
   handler: async (i, ctx) => ({ status: 'created', collection: i.collection, ...(await ctx.db.collections.createIndex(i.collection, i.body)) }),
 });
 
 export const indexesList = defineProcedure({
   name: 'indexes.list', kind: 'query', access: 'admin',
-  input: collectionOf,
+  input: collectionParam,
   handler: (c, ctx) => {
     const live = ctx.db.indexes.indexes(c);
     const defs = indexDefs(ctx.db.collections.meta(c));
@@ -23,7 +21,7 @@ export const indexesList = defineProcedure({
 
 export const indexesDrop = defineProcedure({
   name: 'indexes.drop', kind: 'mutation', access: 'admin',
-  input: (raw) => ({ collection: collectionOf(raw), field: param(raw, 'field') }),
+  input: (raw) => ({ collection: collectionParam(raw), field: param(raw, 'field') }),
   handler: async (i, ctx) => {
     await ctx.db.collections.dropIndex(i.collection, i.field);
     return { status: 'dropped', collection: i.collection, field: i.field };
@@ -32,7 +30,7 @@ export const indexesDrop = defineProcedure({
 
 export const queryExplain = defineProcedure({
   name: 'query.explain', kind: 'query', access: 'user',
-  input: (raw) => ({ collection: collectionOf(raw), query: parseQuery(raw.body ?? {}) }),
+  input: (raw) => ({ collection: collectionParam(raw), query: parseQuery(raw.body ?? {}) }),
   collection: (i) => ({ name: i.collection, mode: 'read' }),
   handler: (i, ctx) => ctx.db.records.explain(i.collection, i.query),
 });

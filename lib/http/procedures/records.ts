@@ -2,17 +2,13 @@
 import { InvalidInput } from '../../errors.js';
 import { parseQuery, recordToWire, validateCollectionName, validateId, type Fields } from '../../engine/index.js';
 import { defineProcedure, type RawInput } from '../procedure.js';
-import { bodyObject, param, queryFlag, queryList, queryString } from '../input.js';
+import { bodyObject, collectionParam, param, queryFlag, queryList, queryString } from '../input.js';
 import { isPlainObjectValue } from '../plain-object.js';
 import type { Context } from '../context.js';
 import { checkCollectionAccess } from '../permissions.js';
 import { own } from './transactions.js';
 
 const SYSTEM_BODY_KEYS = new Set(['id', 'ttl', 'ttl_update_on_access']);
-
-function collectionOf(raw: RawInput): string {
-  return validateCollectionName(param(raw, 'collection'));
-}
 
 /** The `transaction_id` a statement joins (query string), if any. */
 function txOf(raw: RawInput): string | undefined {
@@ -43,7 +39,7 @@ function out(ctx: Context, r: Fields, select?: string[], exclude?: string[]): Re
 
 export const recordsInsert = defineProcedure({
   name: 'records.insert', kind: 'mutation', access: 'user',
-  input: (raw) => ({ collection: collectionOf(raw), body: bodyObject(raw), tx: txOf(raw), nr: bypassOf(raw) }),
+  input: (raw) => ({ collection: collectionParam(raw), body: bodyObject(raw), tx: txOf(raw), nr: bypassOf(raw) }),
   collection: (i) => ({ name: i.collection, mode: 'write', fields: writtenFields(i.body) }),
   handler: async ({ collection, body, tx, nr }, ctx) => {
     if (tx) own(ctx, tx);
@@ -54,7 +50,7 @@ export const recordsInsert = defineProcedure({
 export const recordsFindById = defineProcedure({
   name: 'records.findById', kind: 'query', access: 'user',
   input: (raw) => {
-    return { collection: collectionOf(raw), id: validateId(param(raw, 'id')), select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields'), tx: txOf(raw) };
+    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields'), tx: txOf(raw) };
   },
   collection: (i) => ({ name: i.collection, mode: 'read' }),
   handler: (i, ctx) => out(ctx, i.tx ? (own(ctx, i.tx), ctx.db.transactions.findById(i.tx, i.collection, i.id)) : ctx.db.records.findById(i.collection, i.id), i.select, i.exclude),
@@ -64,7 +60,7 @@ export const recordsFind = defineProcedure({
   name: 'records.find', kind: 'query', access: 'user',
   input: (raw) => {
     const query = parseQuery(raw.body);
-    return { collection: collectionOf(raw), query, tx: txOf(raw) ?? query.transactionId };
+    return { collection: collectionParam(raw), query, tx: txOf(raw) ?? query.transactionId };
   },
   collection: (i) => ({ name: i.collection, mode: 'read' }),
   handler: ({ collection, query, tx }, ctx) => {
@@ -84,7 +80,7 @@ export const recordsFind = defineProcedure({
 export const recordsUpdate = defineProcedure({
   name: 'records.update', kind: 'mutation', access: 'user',
   input: (raw) => {
-    return { collection: collectionOf(raw), id: validateId(param(raw, 'id')), body: bodyObject(raw),
+    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), body: bodyObject(raw),
       select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields'), tx: txOf(raw), nr: bypassOf(raw) };
   },
   collection: (i) => ({ name: i.collection, mode: 'write', fields: writtenFields(i.body) }),
@@ -104,7 +100,7 @@ function parseActionBody(body: unknown): { field: string; value: unknown } {
 export const recordsUpdateAction = defineProcedure({
   name: 'records.updateAction', kind: 'mutation', access: 'user',
   input: (raw) => {
-    return { collection: collectionOf(raw), id: validateId(param(raw, 'id')), action: param(raw, 'action'), ...parseActionBody(raw.body), tx: txOf(raw), nr: bypassOf(raw) };
+    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), action: param(raw, 'action'), ...parseActionBody(raw.body), tx: txOf(raw), nr: bypassOf(raw) };
   },
   collection: (i) => ({ name: i.collection, mode: 'write', fields: [i.field.split('.')[0]!] }),
   handler: async (i, ctx) => out(ctx, i.tx
@@ -116,7 +112,7 @@ export const recordsUpdateSequence = defineProcedure({
   name: 'records.updateSequence', kind: 'mutation', access: 'user',
   input: (raw) => {
     if (!Array.isArray(raw.body)) throw new InvalidInput('Action sequence body must be an array of [action, field, value] triples');
-    return { collection: collectionOf(raw), id: validateId(param(raw, 'id')), steps: raw.body as unknown[], tx: txOf(raw), nr: bypassOf(raw) };
+    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), steps: raw.body as unknown[], tx: txOf(raw), nr: bypassOf(raw) };
   },
   collection: (i) => ({
     name: i.collection, mode: 'write',
@@ -129,7 +125,7 @@ export const recordsUpdateSequence = defineProcedure({
 
 export const recordsDelete = defineProcedure({
   name: 'records.delete', kind: 'mutation', access: 'user',
-  input: (raw) => ({ collection: collectionOf(raw), id: validateId(param(raw, 'id')), tx: txOf(raw), nr: bypassOf(raw) }),
+  input: (raw) => ({ collection: collectionParam(raw), id: validateId(param(raw, 'id')), tx: txOf(raw), nr: bypassOf(raw) }),
   collection: (i) => ({ name: i.collection, mode: 'write' }),
   handler: async (i, ctx) => {
     if (i.tx) own(ctx, i.tx);
@@ -145,7 +141,7 @@ export const recordsDistinct = defineProcedure({
     for (const k of Object.keys(body)) {
       if (!['filter', 'bypass_ripple', 'bypass_cache'].includes(k)) throw new InvalidInput(`Unknown member '${k}' in distinct body; expected filter, bypass_ripple, bypass_cache`);
     }
-    return { collection: collectionOf(raw), field: param(raw, 'field'), filter: body.filter };
+    return { collection: collectionParam(raw), field: param(raw, 'field'), filter: body.filter };
   },
   collection: (i) => ({ name: i.collection, mode: 'read' }),
   handler: (i, ctx) => {
@@ -156,7 +152,7 @@ export const recordsDistinct = defineProcedure({
 
 export const recordsCount = defineProcedure({
   name: 'records.count', kind: 'query', access: 'user',
-  input: collectionOf,
+  input: collectionParam,
   collection: (name) => ({ name, mode: 'read' }),
   handler: (name, ctx) => ({ count: ctx.db.records.count(name) }),
 });

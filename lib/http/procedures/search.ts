@@ -1,7 +1,7 @@
 /** `POST /api/search/{c}`: text, vector and hybrid search (protocol.md 2.9). */
-import { parseSearch, recordToWire, runSearch, validateCollectionName } from '../../engine/index.js';
+import { parseSearch, recordToWire, runSearch } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
-import { param, queryString } from '../input.js';
+import { collectionParam, queryString } from '../input.js';
 import { own } from './transactions.js';
 
 export const searchQuery = defineProcedure({
@@ -10,7 +10,7 @@ export const searchQuery = defineProcedure({
     const req = parseSearch(raw.body);
     const body = raw.body as Record<string, unknown>;
     const tx = queryString(raw, 'transaction_id') ?? (typeof body.transaction_id === 'string' ? body.transaction_id : undefined);
-    return { collection: validateCollectionName(param(raw, 'collection')), req, tx };
+    return { collection: collectionParam(raw), req, tx };
   },
   collection: (i) => ({ name: i.collection, mode: 'read' }),
   handler: (i, ctx) => {

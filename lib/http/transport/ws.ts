@@ -152,8 +152,8 @@ class Connection {
       return;
     }
     if (!cacheOn || this.ws.readyState !== this.ws.OPEN) { this.send(msg); return; }
-    const frames = cacheOn[FRAMES] ??= {};
-    Object.defineProperty(cacheOn, FRAMES, { value: frames, enumerable: false, configurable: true });
+    let frames = cacheOn[FRAMES];
+    if (!frames) Object.defineProperty(cacheOn, FRAMES, { value: (frames = {}), enumerable: false });
     if (this.format === 'msgpack') this.ws.send(frames.msgpack ??= packr.pack(msg), { binary: true });
     else this.ws.send(frames.json ??= toJson(msg));
   }
