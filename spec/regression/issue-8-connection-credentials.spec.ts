@@ -153,7 +153,9 @@ describe('issue 8: credentials are checked for the life of a connection', functi
       await t.request('POST', '/api/insert/feed', { id: 'x' });
       await until(() => other.notifications('feed').length === 1, 5000, 'the notification of the kept key');
       expect(other.closed).to.equal(undefined);
+      expect(t.server.credentialWatch.size).to.equal(1);
       other.close();
+      await until(() => t.server.credentialWatch.size === 0, 5000, 'the watch to forget the closed connection');
     });
 
     it('ends a connection with "Token has expired" within a second of the clock passing the token exp', async () => {
