@@ -70,6 +70,8 @@ export const MESSAGES = {
   schemaValidationFailed: 'Schema validation failed',
   adminRequired: 'Admin permission required',
   readOnly: 'Database is read-only after a storage failure',
+  tokenExpired: 'Token has expired',
+  keyRevoked: 'API key has been revoked',
 } as const;
 
 /** One violated constraint, as in the schema-validation body of product.md. */

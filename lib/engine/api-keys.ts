@@ -94,6 +94,24 @@ export class ApiKeys {
     return { key, record };
   }
 
+  /**
+   * Replaces a key's name, admin flag, collection permissions and rate limit
+   * with `req` (members absent from the request take create's defaults); the
+   * id, secret and created_at stay. Tokens of the key stay valid and carry
+   * the new rights from their next request. NotFound for an unknown id;
+   * InvalidInput for the bootstrap admin key, which only EDDYDB_ADMIN_KEY changes.
+   */
+  async update(id: string, req: NewKeyRequest): Promise<ApiKeyRecord> {
+    if (id === ADMIN_KEY_ID) throw new InvalidInput('The bootstrap admin key cannot be changed; set EDDYDB_ADMIN_KEY to rotate it');
+    return this.db.write((view) => {
+      const current = view.key(id);
+      if (!current) throw new NotFound(`API key '${id}' not found`);
+      // parseKeyRequest sets optional members only when given, so a spread drops what the request leaves out.
+      const record: ApiKeyRecord = { ...req, id, hash: current.hash, created_at: current.created_at };
+      return { effects: [{ t: 'keyPut', key: record }], result: record };
+    });
+  }
+
   /** Ensures the admin key hashes to `secret` (env-provided or generated). */
   async ensureAdmin(secret: string): Promise<void> {
     const hash = hashKey(secret);

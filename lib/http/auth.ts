@@ -4,18 +4,20 @@
  * key it names is looked up again, so revoking a key takes effect at once.
  * The token also carries a keyed fingerprint of the key's hash, so rotating
  * the admin key (same id, new secret) invalidates its earlier tokens too.
+ * Long-lived connections keep the verified TokenGrant and re-check it with
+ * `principalFor` on every request (no signature work, only clock and key look-ups).
  */
 import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { InvalidInput, Unauthorized } from '../errors.js';
+import { InvalidInput, MESSAGES, Unauthorized } from '../errors.js';
 import type { ApiKeyRecord, Database } from '../engine/index.js';
-import type { Principal } from './context.js';
+import type { Principal, TokenGrant } from './context.js';
 
 /** Verified tokens, so each request does not pay jose's async verification again. */
 const CACHE_LIMIT = 10_000;
 
 export class TokenService {
-  private readonly verified = new Map<string, Verified>();
+  private readonly verified = new Map<string, TokenGrant>();
   /** Key records are immutable and replaced on every change, so a fingerprint per record object stays right. */
   private readonly fingerprints = new WeakMap<ApiKeyRecord, string>();
 
@@ -51,10 +53,22 @@ export class TokenService {
       token = m[1];
     }
     if (!token) throw new Unauthorized('Missing Authorization header');
-    const { sub, kfp } = await this.verify(token);
-    const key = this.db.keys.get(sub);
-    if (!key || kfp !== this.fingerprint(key)) throw new Unauthorized('Invalid token: API key has been revoked');
-    return { keyId: key.id, admin: key.admin, key };
+    return this.principalFor(await this.verify(token));
+  }
+
+  /**
+   * The caller a verified grant stands for now, from the current key record
+   * (so changed permissions or admin flag apply at once). Synchronous and
+   * cheap: a clock read, a key look-up and a cached fingerprint.
+   * Throws Unauthorized "Token has expired" once db.now() reaches the
+   * token's exp, and "API key has been revoked" once the key is deleted or
+   * its secret rotated.
+   */
+  principalFor(grant: TokenGrant): Principal {
+    if (this.db.now() >= grant.expMs) throw new Unauthorized(MESSAGES.tokenExpired);
+    const key = this.db.keys.get(grant.keyId);
+    if (!key || grant.kfp !== this.fingerprint(key)) throw new Unauthorized(MESSAGES.keyRevoked);
+    return { keyId: key.id, admin: key.admin, key, grant };
   }
 
   /** Identifies the key's current secret without revealing anything about it (the hash of a weak admin key could be brute-forced). */
@@ -68,13 +82,13 @@ export class TokenService {
   }
 
   /** The key id and fingerprint a valid, unexpired token names; 401 otherwise. */
-  private async verify(token: string): Promise<Verified> {
+  private async verify(token: string): Promise<TokenGrant> {
     const now = this.db.now();
     const hit = this.verified.get(token);
     if (hit) {
       if (hit.expMs > now) return hit;
       this.verified.delete(token);
-      throw new Unauthorized('Token has expired');
+      throw new Unauthorized(MESSAGES.tokenExpired);
     }
     let sub: string | undefined;
     let kfp: unknown;
@@ -86,16 +100,14 @@ export class TokenService {
       kfp = payload.kfp;
       expMs = payload.exp * 1000;
     } catch (err) {
-      if (err instanceof joseErrors.JWTExpired) throw new Unauthorized('Token has expired');
+      if (err instanceof joseErrors.JWTExpired) throw new Unauthorized(MESSAGES.tokenExpired);
       if (err instanceof Unauthorized) throw err;
       throw new Unauthorized('Invalid token');
     }
     if (!sub || typeof kfp !== 'string') throw new Unauthorized('Invalid token');
     if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value!);
-    const verified = { sub, kfp, expMs };
+    const verified: TokenGrant = { keyId: sub, kfp, expMs };
     this.verified.set(token, verified);
     return verified;
   }
 }
-
-interface Verified { readonly sub: string; readonly kfp: string; readonly expMs: number }

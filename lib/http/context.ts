@@ -9,6 +9,15 @@ export interface Principal {
   readonly keyId: string;
   readonly admin: boolean;
   readonly key: ApiKeyRecord;
+  /** The verified token the caller presented; connections re-check it for their whole life. */
+  readonly grant: TokenGrant;
+}
+
+/** What a verified token names: the key, the fingerprint of its secret at issue, and the expiry (ms). */
+export interface TokenGrant {
+  readonly keyId: string;
+  readonly kfp: string;
+  readonly expMs: number;
 }
 
 export interface Services {

@@ -13,6 +13,7 @@ import { decodeBody, encodeBody, toJson } from './codec.js';
 import { renderError } from './error-body.js';
 import { RateLimiter } from './rate-limit.js';
 import type { Notifier } from './notifier.js';
+import type { CredentialWatch } from './credential-watch.js';
 import { SSE_PREFIX } from './transport/sse-prefix.js';
 import type { Context, Principal, Services } from './context.js';
 
@@ -34,7 +35,7 @@ export class Dispatcher {
   private readonly router = new Router<RouteTarget>(ROUTES);
   private readonly limiter = new RateLimiter();
   /** Subscriptions for the streaming transports (SSE, WebSocket), set by the server. */
-  streams: { notifier: Notifier; heartbeatMs: number; maxQueuedBytes: number } | undefined;
+  streams: { notifier: Notifier; watch: CredentialWatch; heartbeatMs: number; maxQueuedBytes: number } | undefined;
 
   /** True for requests the SSE transport serves (GET /api/subscribe/{c}). */
   isSse(method: string, url: string): boolean {

@@ -19,6 +19,7 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   r('POST', '/api/auth/token', 'auth.token'),
   r('POST', '/api/auth/keys', 'keys.create', 201),
   r('GET', '/api/auth/keys', 'keys.list'),
+  r('PUT', '/api/auth/keys/:id', 'keys.update'),
   r('DELETE', '/api/auth/keys/:id', 'keys.revoke'),
   r('GET', '/api/config', 'config.get'),
   r('PUT', '/api/config', 'config.update'),

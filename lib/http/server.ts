@@ -15,6 +15,7 @@ import { Dispatcher } from './dispatch.js';
 import { BatchGate } from './batch-gate.js';
 import { RippleManager } from './ripple/ripple-manager.js';
 import { Notifier } from './notifier.js';
+import { CredentialWatch, CREDENTIAL_CHECK_MS } from './credential-watch.js';
 import { attachWebSocket } from './transport/ws.js';
 import type { WebSocketServer } from 'ws';
 import { createRegistry } from './procedures/index.js';
@@ -45,6 +46,8 @@ export interface ServerConfig {
   sseHeartbeatMs?: number;
   /** A WebSocket or SSE subscriber with more unsent bytes than this is dropped. */
   maxQueuedBytes?: number;
+  /** How often (real ms) open WebSocket and SSE connections are re-checked for token expiry and key changes. */
+  credentialCheckMs?: number;
   /** Largest WebSocket frame answered normally (larger ones get an Error). */
   maxWsMessageBytes?: number;
   /** Longest wait between retries to a peer that is down. */
@@ -62,16 +65,21 @@ export class Server {
 
   readonly ripples: RippleManager;
   readonly notifier: Notifier;
+  /** Re-checks the credentials of open WebSocket and SSE connections. */
+  readonly credentialWatch: CredentialWatch;
   private readonly wss: WebSocketServer;
 
   private constructor(readonly db: Database, readonly config: ServerConfig, services: Services) {
     this.ripples = services.ripples;
     this.dispatcher = new Dispatcher(services, createRegistry(), config.bodyLimitBytes ?? 32 * 1024 * 1024);
+    // Built before the notifier so a commit that revokes a key ends its connections before that commit is fanned out.
+    this.credentialWatch = new CredentialWatch(db, services.tokens, config.credentialCheckMs ?? CREDENTIAL_CHECK_MS);
     this.notifier = new Notifier(db);
     const maxQueuedBytes = config.maxQueuedBytes ?? 8 * 1024 * 1024;
-    this.dispatcher.streams = { notifier: this.notifier, heartbeatMs: config.sseHeartbeatMs ?? 15_000, maxQueuedBytes };
+    this.dispatcher.streams = { notifier: this.notifier, watch: this.credentialWatch, heartbeatMs: config.sseHeartbeatMs ?? 15_000, maxQueuedBytes };
     this.app = createFastify(this.dispatcher);
-    this.wss = attachWebSocket(this.app.server, this.dispatcher, this.notifier, { maxMessageBytes: config.maxWsMessageBytes ?? 16 * 1024 * 1024, maxQueuedBytes });
+    this.wss = attachWebSocket(this.app.server, this.dispatcher, this.notifier, this.credentialWatch,
+      { maxMessageBytes: config.maxWsMessageBytes ?? 16 * 1024 * 1024, maxQueuedBytes });
   }
 
   static async create(config: ServerConfig): Promise<Server> {
@@ -124,6 +132,7 @@ export class Server {
     this.closing ??= (async () => {
       for (const j of this.jobs) j.stop();
       this.ripples.stop();
+      this.credentialWatch.stop();
       for (const c of this.wss.clients) c.terminate();
       this.wss.close();
       await this.app.close();

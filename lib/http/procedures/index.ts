@@ -15,7 +15,7 @@ import * as search from './search.js';
 export function createRegistry() {
   return buildRegistry([
     system.healthGet, system.authToken, system.configGet, system.configUpdate, system.adminSnapshot,
-    keys.keysCreate, keys.keysList, keys.keysRevoke,
+    keys.keysCreate, keys.keysList, keys.keysUpdate, keys.keysRevoke,
     collections.collectionsList, collections.collectionsCreate, collections.collectionsGet, collections.collectionsDelete,
     collections.schemasGet, collections.schemasUpdate, collections.schemasSetAlias,
     collections.trashRestore, collections.trashRestoreCollection,

@@ -1,4 +1,4 @@
-/** API key management (admin): create, list without secrets, revoke. */
+/** API key management (admin): create, list without secrets, update rights, revoke. */
 import { describeKey, parseKeyRequest } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { param } from '../input.js';
@@ -16,6 +16,12 @@ export const keysList = defineProcedure({
   name: 'keys.list', kind: 'query', access: 'admin',
   input: () => undefined,
   handler: (_i, ctx) => ({ keys: ctx.db.keys.list().map(describeKey) }),
+});
+
+export const keysUpdate = defineProcedure({
+  name: 'keys.update', kind: 'mutation', access: 'admin',
+  input: (raw) => ({ id: param(raw, 'id'), req: parseKeyRequest(raw.body) }),
+  handler: async ({ id, req }, ctx) => describeKey(await ctx.db.keys.update(id, req)),
 });
 
 export const keysRevoke = defineProcedure({

@@ -3,36 +3,43 @@
  * (protocol.md 2.15): `event: subscribed`, then `event: mutation` per
  * committed change, `event: schema_changed`, and `event: heartbeat` to keep
  * proxies open. Works on raw node objects so fastify and express share it.
+ *
+ * The stream's credentials are re-checked for its whole life (CredentialWatch):
+ * an expired token, a revoked key, or a key that may no longer read the
+ * collection ends it with a final `event: error` frame, then the response ends.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { validateCollectionName } from '../../engine/index.js';
-import { NotFound } from '../../errors.js';
+import { NotFound, toDbError, type DbError } from '../../errors.js';
 import type { Dispatcher } from '../dispatch.js';
 import { toJson } from '../codec.js';
 import { renderError } from '../error-body.js';
 import { Notifier, type Subscriber } from '../notifier.js';
 import { checkCollectionAccess } from '../permissions.js';
+import type { CredentialWatch, WatchedConnection } from '../credential-watch.js';
+import type { Principal } from '../context.js';
 
 export { SSE_PREFIX } from './sse-prefix.js';
 import { SSE_PREFIX } from './sse-prefix.js';
 
-export interface SseOptions { heartbeatMs: number; maxQueuedBytes: number }
+export interface SseOptions { heartbeatMs: number; maxQueuedBytes: number; watch: CredentialWatch }
 
 export async function serveSse(req: IncomingMessage, res: ServerResponse, dispatcher: Dispatcher, notifier: Notifier, opts: SseOptions): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://x');
   let sub: Subscriber;
+  let principal: Principal;
   try {
     const segment = url.pathname.slice(SSE_PREFIX.length);
     if (segment.includes('/')) throw new NotFound(`No route for GET ${url.pathname}`);
     const collection = validateCollectionName(decodeURIComponent(segment));
-    const principal = await dispatcher.authenticate(req.headers.authorization, url.searchParams.get('token') ?? undefined);
+    principal = await dispatcher.authenticate(req.headers.authorization, url.searchParams.get('token') ?? undefined);
     checkCollectionAccess(principal, collection, 'read');
     const field = url.searchParams.get('filter_field');
     sub = {
       id: Notifier.newId(), collection,
       ...(field ? { filterField: field, filterValue: url.searchParams.get('filter_value') ?? '' } : {}),
-      mutation: (p) => write('mutation', p),
-      schema: (p) => write('schema_changed', p),
+      mutation: (p) => { if (opts.watch.verify(stream)) write('mutation', p); },
+      schema: (p) => { if (opts.watch.verify(stream)) write('schema_changed', p); },
     };
   } catch (err) {
     const r = renderError(err, 'sse');
@@ -42,6 +49,20 @@ export async function serveSse(req: IncomingMessage, res: ServerResponse, dispat
   }
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
   let open = true;
+  const stream: WatchedConnection = {
+    grant: principal.grant,
+    end: (err) => end(err),
+    keyChanged: (p) => {
+      try { checkCollectionAccess(p, sub.collection, 'read'); } catch (err) { end(toDbError(err)); }
+    },
+  };
+  /** A final error frame, then the stream ends. */
+  function end(err: DbError): void {
+    if (!open) return;
+    write('error', renderError(err, 'sse').body);
+    close();
+    res.end();
+  }
   function write(event: string, data: unknown): void {
     if (!open) return;
     if (res.writableLength > opts.maxQueuedBytes) {
@@ -59,9 +80,11 @@ export async function serveSse(req: IncomingMessage, res: ServerResponse, dispat
     open = false;
     clearInterval(heartbeat);
     notifier.remove(sub);
+    opts.watch.remove(stream);
   }
   req.on('close', close);
   res.on('close', close);
   write('subscribed', { subscription_id: sub.id, collection: sub.collection });
+  opts.watch.add(stream, principal);
   notifier.add(sub);
 }

@@ -7,12 +7,18 @@
  *
  * A bad frame gets an Error and the connection stays open. A consumer whose
  * send queue passes the cap is told with an Error and then dropped.
+ *
+ * Credentials are re-checked for the life of the connection (CredentialWatch):
+ * every request runs as the key's current record, and an expired token or a
+ * revoked key ends the connection with a final Error (401) and close code
+ * 4001. A subscription the key may no longer read ends with an Error naming
+ * the collection; the connection stays open.
  */
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Packr } from 'msgpackr';
-import { InvalidInput, toDbError } from '../../errors.js';
+import { InvalidInput, toDbError, type DbError } from '../../errors.js';
 import { validateCollectionName } from '../../engine/index.js';
 import type { Dispatcher } from '../dispatch.js';
 import { decodeBody, toJson } from '../codec.js';
@@ -20,7 +26,11 @@ import { renderError } from '../error-body.js';
 import { MESSAGES, UNSUPPORTED } from '../messages.js';
 import { Notifier, type Subscriber } from '../notifier.js';
 import { checkCollectionAccess } from '../permissions.js';
-import type { Principal } from '../context.js';
+import type { CredentialWatch, WatchedConnection } from '../credential-watch.js';
+import type { Principal, TokenGrant } from '../context.js';
+
+/** Close code sent after the final Error when the token expired or the key was revoked (application range, like HTTP 401). */
+export const CLOSE_UNAUTHORIZED = 4001;
 
 const packr = new Packr({ useRecords: false, moreTypes: false, encodeUndefinedAsNil: true });
 
@@ -35,14 +45,14 @@ export interface WsOptions {
   maxQueuedBytes: number;
 }
 
-export function attachWebSocket(server: HttpServer, dispatcher: Dispatcher, notifier: Notifier, opts: WsOptions): WebSocketServer {
+export function attachWebSocket(server: HttpServer, dispatcher: Dispatcher, notifier: Notifier, watch: CredentialWatch, opts: WsOptions): WebSocketServer {
   // Frames up to twice the limit are read and refused politely; beyond that ws closes the socket (1009).
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxMessageBytes * 2 });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname !== '/api/ws' && url.pathname !== '/api/ws/') { socket.destroy(); return; }
     dispatcher.authenticate(req.headers.authorization, url.searchParams.get('token') ?? undefined).then(
-      (principal) => wss.handleUpgrade(req, socket, head, (ws) => new Connection(ws, principal, dispatcher, notifier, opts)),
+      (principal) => wss.handleUpgrade(req, socket, head, (ws) => new Connection(ws, principal, dispatcher, notifier, watch, opts)),
       (err) => {
         const r = renderError(err, 'ws-upgrade');
         socket.end(`HTTP/1.1 ${r.status} Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${toJson(r.body)}`);
@@ -52,13 +62,17 @@ export function attachWebSocket(server: HttpServer, dispatcher: Dispatcher, noti
   return wss;
 }
 
-class Connection {
+class Connection implements WatchedConnection {
   private format: 'json' | 'msgpack' = 'json';
   private readonly subs = new Map<string, Subscriber>();
-  private dropped = false;
+  /** Set once nothing more may be sent: a slow consumer was dropped, or the credentials ended. */
+  private closed = false;
+  readonly grant: TokenGrant;
 
-  constructor(private readonly ws: WebSocket, private readonly principal: Principal, private readonly dispatcher: Dispatcher,
-    private readonly notifier: Notifier, private readonly opts: WsOptions) {
+  constructor(private readonly ws: WebSocket, principal: Principal, private readonly dispatcher: Dispatcher,
+    private readonly notifier: Notifier, private readonly watch: CredentialWatch, private readonly opts: WsOptions) {
+    this.grant = principal.grant;
+    watch.add(this, principal);
     ws.on('message', (data: Buffer, isBinary: boolean) => { void this.onFrame(data, isBinary); });
     ws.on('close', () => this.cleanup());
     ws.on('error', () => this.cleanup());
@@ -67,10 +81,34 @@ class Connection {
   private cleanup(): void {
     for (const s of this.subs.values()) this.notifier.remove(s);
     this.subs.clear();
+    this.watch.remove(this);
+  }
+
+  /** Credentials ended: a final Error (echoing the refused request's id, if any), then close 4001. */
+  end(err: DbError, messageId?: unknown): void {
+    if (this.closed) return;
+    this.error(err, messageId);
+    this.closed = true;
+    this.cleanup();
+    this.ws.close(CLOSE_UNAUTHORIZED, err.message.slice(0, 120));
+  }
+
+  /** The key's rights changed: subscriptions it may no longer read end, each with an Error naming the collection. */
+  keyChanged(principal: Principal): void {
+    for (const [collection, sub] of [...this.subs]) {
+      try {
+        checkCollectionAccess(principal, collection, 'read');
+      } catch (err) {
+        this.notifier.remove(sub);
+        this.subs.delete(collection);
+        const e = toDbError(err);
+        this.send({ type: 'Error', code: e.status, message: `Subscription to '${collection}' ended: ${e.message}` });
+      }
+    }
   }
 
   private send(msg: Record<string, unknown>, forceText = false): void {
-    if (this.dropped || this.ws.readyState !== this.ws.OPEN) return;
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
     if (this.format === 'msgpack' && !forceText) this.ws.send(packr.pack(msg), { binary: true });
     else this.ws.send(toJson(msg));
   }
@@ -83,6 +121,7 @@ class Connection {
   }
 
   private async onFrame(data: Buffer, isBinary: boolean): Promise<void> {
+    if (this.closed) return;
     let messageId: unknown;
     try {
       if (data.length > this.opts.maxMessageBytes) throw new InvalidInput(`Frame of ${data.length} bytes exceeds the limit of ${this.opts.maxMessageBytes}`);
@@ -99,6 +138,13 @@ class Connection {
   }
 
   private async handle(type: string, payload: Record<string, any>, messageId: unknown): Promise<void> {
+    let principal: Principal;
+    try {
+      principal = this.watch.current(this);
+    } catch (err) {
+      this.end(toDbError(err), messageId);
+      return;
+    }
     if (type === 'Hello') {
       const formats: unknown[] = Array.isArray(payload.formats) ? payload.formats : [];
       const format = formats.includes('msgpack') ? 'msgpack' : 'json';
@@ -106,7 +152,7 @@ class Connection {
       this.format = format;
       return;
     }
-    if (type === 'Subscribe') return this.subscribe(payload, messageId);
+    if (type === 'Subscribe') return this.subscribe(payload, messageId, principal);
     if (type === 'Unsubscribe') {
       const c = String(payload.collection ?? '');
       const s = this.subs.get(c);
@@ -121,32 +167,37 @@ class Connection {
     }
     const route = MESSAGES[type];
     if (!route) throw new InvalidInput(`Unknown message type '${type}'`);
-    const result = await this.dispatcher.call(route.procedure, route.toRaw(payload), this.principal);
+    const result = await this.dispatcher.call(route.procedure, route.toRaw(payload), principal);
     this.send({ type: 'Success', payload: { data: route.toData ? route.toData(result) : result ?? null }, ...(messageId !== undefined ? { messageId } : {}) });
   }
 
-  private subscribe(payload: Record<string, any>, messageId: unknown): void {
+  private subscribe(payload: Record<string, any>, messageId: unknown, principal: Principal): void {
     const collection = validateCollectionName(payload.collection);
-    checkCollectionAccess(this.principal, collection, 'read');
+    checkCollectionAccess(principal, collection, 'read');
     const old = this.subs.get(collection);
     if (old) this.notifier.remove(old);
     const sub: Subscriber = {
       id: Notifier.newId(), collection,
       ...(typeof payload.filter_field === 'string' ? { filterField: payload.filter_field, filterValue: String(payload.filter_value ?? '') } : {}),
-      mutation: (p) => this.push({ type: 'MutationNotification', payload: p }, p as Cached),
-      schema: (p) => this.push({ type: 'SchemaChanged', payload: p }),
+      mutation: (p) => { if (this.mayReceive(sub)) this.push({ type: 'MutationNotification', payload: p }, p as Cached); },
+      schema: (p) => { if (this.mayReceive(sub)) this.push({ type: 'SchemaChanged', payload: p }); },
     };
     this.subs.set(collection, sub);
     this.notifier.add(sub);
     this.send({ type: 'Success', payload: { data: { subscription_id: sub.id, collection } }, ...(messageId !== undefined ? { messageId } : {}) });
   }
 
+  /** Checked before each notification: the credentials still hold (or the connection ends) and the subscription survived them. */
+  private mayReceive(sub: Subscriber): boolean {
+    return this.watch.verify(this) && this.subs.get(sub.collection) === sub;
+  }
+
   /** Unsolicited frames: a consumer that cannot keep up is told once, then dropped. */
   private push(msg: Record<string, unknown>, cacheOn?: Cached): void {
-    if (this.dropped) return;
+    if (this.closed) return;
     if (this.ws.bufferedAmount > this.opts.maxQueuedBytes) {
       this.send({ type: 'Error', code: 503, message: `Slow consumer: more than ${this.opts.maxQueuedBytes} bytes unsent; closing the connection` });
-      this.dropped = true;
+      this.closed = true;
       this.cleanup();
       setTimeout(() => this.ws.terminate(), 100).unref();
       return;
