@@ -65,7 +65,7 @@ export function parseKeyRequest(body: unknown): NewKeyRequest {
  * defaults to true, write to false, as for collections) or the short form
  * `["read", "write"]`. Throws InvalidInput naming `kv_permissions`.
  */
-export function parseKvPermissions(raw: unknown): KvPermission {
+function parseKvPermissions(raw: unknown): KvPermission {
   const where = 'kv_permissions';
   if (Array.isArray(raw)) {
     if (!raw.every((x) => x === 'read' || x === 'write')) throw new InvalidInput(`'${where}' as an array may hold only "read" and "write"`);
