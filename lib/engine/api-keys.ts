@@ -1,15 +1,18 @@
 /**
  * API keys. A key is `eddy_<id>_<secret>`; only the SHA-256 of the whole key
  * is stored, and verification compares hashes in constant time. Keys carry
- * an admin flag and optional per-collection permissions (read, write,
- * writable fields). The admin key comes from the environment or is
- * generated on first start.
+ * an admin flag, optional per-collection permissions (read, write,
+ * writable fields) and an optional key-value grant (read, write, key
+ * prefixes). The admin key comes from the environment or is generated on
+ * first start. Enforcing permissions is the HTTP layer's job.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { InvalidInput, NotFound } from '../errors.js';
 import type { Database } from './database.js';
 import { validateCollectionName } from './names.js';
-import type { ApiKeyRecord, CollectionPermission } from './state.js';
+import { validateKvKey } from './kv.js';
+import { checkLimit, MAX_FIELD_NAMES, MAX_KV_PREFIXES } from './limits.js';
+import type { ApiKeyRecord, CollectionPermission, KvPermission } from './state.js';
 import { isPlainObject } from './values/index.js';
 
 export const ADMIN_KEY_ID = 'admin';
@@ -22,6 +25,7 @@ export interface NewKeyRequest {
   name: string;
   admin: boolean;
   collection_permissions?: Record<string, CollectionPermission>;
+  kv_permissions?: KvPermission;
   rate_limit?: number;
 }
 
@@ -29,13 +33,14 @@ export interface NewKeyRequest {
 export function describeKey(k: ApiKeyRecord): Record<string, unknown> {
   const out: Record<string, unknown> = { id: k.id, name: k.name, admin: k.admin, created_at: k.created_at };
   if (k.collection_permissions) out.collection_permissions = k.collection_permissions;
+  if (k.kv_permissions) out.kv_permissions = k.kv_permissions;
   if (k.rate_limit !== undefined) out.rate_limit = k.rate_limit;
   return out;
 }
 
 export function parseKeyRequest(body: unknown): NewKeyRequest {
   if (!isPlainObject(body)) throw new InvalidInput('Key body must be a JSON object');
-  const allowed = new Set(['name', 'admin', 'collection_permissions', 'rate_limit']);
+  const allowed = new Set(['name', 'admin', 'collection_permissions', 'kv_permissions', 'rate_limit']);
   for (const k of Object.keys(body)) if (!allowed.has(k)) throw new InvalidInput(`Unknown member '${k}' in key body`);
   const name = body.name ?? 'key';
   if (typeof name !== 'string' || name.length > 200) throw new InvalidInput("'name' must be a string of at most 200 characters");
@@ -51,7 +56,33 @@ export function parseKeyRequest(body: unknown): NewKeyRequest {
   if (body.collection_permissions !== undefined && body.collection_permissions !== null) {
     out.collection_permissions = parsePermissions(body.collection_permissions);
   }
+  if (body.kv_permissions !== undefined && body.kv_permissions !== null) out.kv_permissions = parseKvPermissions(body.kv_permissions);
   return out;
+}
+
+/**
+ * Parses a `kv_permissions` grant: `{read?, write?, prefixes?}` (read
+ * defaults to true, write to false, as for collections) or the short form
+ * `["read", "write"]`. Throws InvalidInput naming `kv_permissions`.
+ */
+function parseKvPermissions(raw: unknown): KvPermission {
+  const where = 'kv_permissions';
+  if (Array.isArray(raw)) {
+    if (!raw.every((x) => x === 'read' || x === 'write')) throw new InvalidInput(`'${where}' as an array may hold only "read" and "write"`);
+    return { read: raw.includes('read'), write: raw.includes('write') };
+  }
+  if (!isPlainObject(raw)) throw new InvalidInput(`'${where}' must be an object {read, write, prefixes?} or an array`);
+  for (const k of Object.keys(raw)) if (!['read', 'write', 'prefixes'].includes(k)) throw new InvalidInput(`Unknown member '${k}' in '${where}'; expected read, write, prefixes`);
+  const read = raw.read ?? true, write = raw.write ?? false;
+  if (typeof read !== 'boolean' || typeof write !== 'boolean') throw new InvalidInput(`'${where}.read' and '${where}.write' must be booleans`);
+  if (raw.prefixes === undefined || raw.prefixes === null) return { read, write };
+  const list = raw.prefixes;
+  if (!Array.isArray(list) || list.length === 0) throw new InvalidInput(`'${where}.prefixes' must be a non-empty array of key prefixes (omit it for the whole store)`);
+  checkLimit(list.length, MAX_KV_PREFIXES, `${where}.prefixes`, 'prefixes');
+  const prefixes = list.map((p, i) => {
+    try { return validateKvKey(p); } catch (err) { throw new InvalidInput(`'${where}.prefixes[${i}]': ${(err as Error).message}`); }
+  });
+  return { read, write, prefixes };
 }
 
 function parsePermissions(raw: unknown): Record<string, CollectionPermission> {
@@ -72,6 +103,7 @@ function parsePermissions(raw: unknown): Record<string, CollectionPermission> {
         if (!Array.isArray(p.writable_fields) || !p.writable_fields.every((f) => typeof f === 'string')) {
           throw new InvalidInput(`'writable_fields' for '${c}' must be an array of field names`);
         }
+        checkLimit(p.writable_fields.length, MAX_FIELD_NAMES, `collection_permissions.${c}.writable_fields`, 'fields');
         perm = { ...perm, writable_fields: [...p.writable_fields] as string[] };
       }
     } else throw new InvalidInput(`Permissions for '${c}' must be an object {read, write, writable_fields?} or an array`);
@@ -89,6 +121,7 @@ export class ApiKeys {
     const key = `eddy_${id}_${randomBytes(24).toString('base64url')}`;
     const record: ApiKeyRecord = { id, name: req.name, hash: hashKey(key), admin: req.admin, created_at: new Date(this.db.now()).toISOString(),
       ...(req.collection_permissions ? { collection_permissions: req.collection_permissions } : {}),
+      ...(req.kv_permissions ? { kv_permissions: req.kv_permissions } : {}),
       ...(req.rate_limit !== undefined ? { rate_limit: req.rate_limit } : {}) };
     await this.db.write(() => ({ effects: [{ t: 'keyPut', key: record }], result: undefined }));
     return { key, record };

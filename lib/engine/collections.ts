@@ -5,6 +5,8 @@
  */
 import { Conflict, InvalidInput, NotFound, MESSAGES } from '../errors.js';
 import type { Database } from './database.js';
+import { indexDefs } from './indexes/index-manager.js';
+import { MAX_QUERY_INDEXES } from './limits.js';
 import { isInternalCollection, validateCollectionName } from './names.js';
 import { parseSchema, replaceFields, schemaToWire, updateConstraints, type Schema } from './schema/index.js';
 import type { CollectionMeta, QueryIndexDef } from './state.js';
@@ -129,6 +131,9 @@ export class Collections {
       const meta = view.collection(name);
       if (!meta) throw new NotFound(`${MESSAGES.collectionNotFound}: '${name}'`);
       if ((meta.indexes ?? []).some((d) => d.field === field)) throw new Conflict(`An index on '${field}' already exists in '${name}'`);
+      if (indexDefs(meta).length >= MAX_QUERY_INDEXES) {
+        throw new InvalidInput(`Collection '${name}' already has ${MAX_QUERY_INDEXES} query indexes, the most allowed; drop one before indexing '${field}'`);
+      }
       return { effects: [{ t: 'setCollectionMeta', meta: { ...meta, indexes: [...(meta.indexes ?? []), def] } }], result: undefined };
     });
     return def;

@@ -9,7 +9,8 @@ export { DEFAULT_SETTINGS, ISOLATION_LEVELS, maskSecret, SECRET_SETTINGS, type I
 export { DURABILITY_MODES, type DurabilityMode } from './storage/log-writer.js';
 export { nodeFs, type StorageFs, type StorageFile } from './storage/fs.js';
 export { parseQuery, type Query } from './query/index.js';
-export type { ApiKeyRecord, CollectionPermission } from './state.js';
+export { checkLimit, MAX_EMBED_TEXTS, MAX_FIELD_NAMES } from './limits.js';
+export type { ApiKeyRecord, CollectionPermission, KvPermission } from './state.js';
 export type { Effect, LoggedBatch } from './effects.js';
 export { recordToWire, valueToWire, fieldsFromWire, toJson, type Fields, type Value } from './values/index.js';
 export { verifyDataDir, type FileReport } from './storage/verify.js';

@@ -34,6 +34,11 @@ export class KvStore {
     return e;
   }
 
+  /** A batch's keys, bounded by the `max_batch_size` setting. */
+  keyList(raw: unknown): string[] {
+    return parseKvKeys(raw, this.db.settings().max_batch_size);
+  }
+
   private expiry(ttl: unknown): number | undefined {
     if (ttl === undefined || ttl === null) return undefined;
     return resolveTtl(ttl, this.db.now(), false).expiresAt;
@@ -72,12 +77,12 @@ export class KvStore {
 
   /** Raw stored values in key order; null for missing or expired keys. */
   batchGet(keys: unknown): Array<unknown> {
-    return keyList(keys).map((k) => { const e = this.live(k); return e ? bareValue(e.value) : null; });
+    return this.keyList(keys).map((k) => { const e = this.live(k); return e ? bareValue(e.value) : null; });
   }
 
   /** One write for all keys, with one TTL for all. */
   async batchSet(keysRaw: unknown, valuesRaw: unknown, ttl?: unknown): Promise<Array<[string, boolean]>> {
-    const keys = keyList(keysRaw);
+    const keys = this.keyList(keysRaw);
     if (!Array.isArray(valuesRaw) || valuesRaw.length !== keys.length) throw new InvalidInput("'values' must be an array as long as 'keys'");
     const expiresAt = this.expiry(ttl);
     const effects: Effect[] = keys.map((key, i) => ({ t: 'kvSet', key, value: fieldFromWire(valuesRaw[i] ?? null, key), ...(expiresAt !== undefined ? { expiresAt } : {}) }));
@@ -86,7 +91,7 @@ export class KvStore {
   }
 
   async batchDelete(keysRaw: unknown): Promise<Array<[string, boolean]>> {
-    const keys = keyList(keysRaw);
+    const keys = this.keyList(keysRaw);
     return this.db.write((view) => {
       const out: Array<[string, boolean]> = [];
       const effects: Effect[] = [];
@@ -146,8 +151,13 @@ export class KvStore {
   }
 }
 
-function keyList(raw: unknown): string[] {
+/**
+ * Validates a batch's `keys`: an array of valid KV keys, at most `maxKeys`
+ * long (the `max_batch_size` setting), checked before any key is looked at.
+ * Throws InvalidInput naming `keys`.
+ */
+export function parseKvKeys(raw: unknown, maxKeys: number): string[] {
   if (!Array.isArray(raw)) throw new InvalidInput("'keys' must be an array of strings");
-  if (raw.length > 100_000) throw new InvalidInput("'keys' may hold at most 100000 keys");
+  if (raw.length > maxKeys) throw new InvalidInput(`'keys' has ${raw.length} keys; the maximum batch size is ${maxKeys}`);
   return raw.map(validateKvKey);
 }

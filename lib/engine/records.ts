@@ -13,7 +13,7 @@ import { markNoRipple } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
 import { applyActionSequence, parseActionSequence, type ActionStep } from './update-actions.js';
-import { getPath, matchFilter, parseFieldPath, parseFilter, projectFields, runQuery, type Filter, type Query } from './query/index.js';
+import { applyProjection, compileProjection, getPath, matchFilter, parseFieldPath, parseFilter, runQuery, type Filter, type Join, type Projection, type Query } from './query/index.js';
 import { applyDefaults, coerceToSchema, fieldValueFromWire, findUniqueViolations, validateRecord, type Schema } from './schema/index.js';
 import type { CollectionMeta, RecordEntry } from './state.js';
 import { resolveTtl, ttlString, type ResolvedTtl } from './ttl.js';
@@ -182,27 +182,40 @@ export class Records {
     return entries.map((e) => e.fields);
   }
 
-  /** Applies a query's projection and join to matched rows (also used for transaction reads). */
+  /**
+   * Applies a query's projection and join to matched rows (also used for
+   * transaction reads). Both are prepared once per call: the projection as
+   * sets, the join as one pass over each target collection, so the cost is
+   * rows plus targets, never rows times targets.
+   */
   shapeRows(rows: Fields[], q: Query): Fields[] {
-    return rows.map((r) => this.shape(r, q));
+    const projection = compileProjection(q.selectFields, q.excludeFields);
+    const joined = q.join && rows.length > 0 ? this.joinIndex(q.join) : undefined;
+    return rows.map((r) => this.shape(r, projection, q.join, joined));
   }
 
-  private shape(r: Fields, q: Query): Fields {
-    let out = projectFields(r, q.selectFields, q.excludeFields);
-    if (q.join) {
-      const local = getPath(r, q.join.localField);
-      const matches: Fields[] = [];
-      if (local !== undefined && local !== null) {
-        for (const target of q.join.collections) {
-          for (const t of this.scan(target)) {
-            const foreign = q.join.foreignField === 'id' ? t.id : getPath(t, q.join.foreignField);
-            if (foreign !== undefined && hashKey(foreign as Value) === hashKey(local)) matches.push(t);
-          }
-        }
+  /** Target records by the hash key of their foreign field, in target then scan order. */
+  private joinIndex(join: Join): Map<string, Fields[]> {
+    const index = new Map<string, Fields[]>();
+    for (const target of join.collections) {
+      for (const t of this.scan(target)) {
+        const foreign = join.foreignField === 'id' ? t.id : getPath(t, join.foreignField);
+        if (foreign === undefined) continue;
+        const key = hashKey(foreign as Value);
+        const list = index.get(key);
+        if (list) list.push(t);
+        else index.set(key, [t]);
       }
-      out = { ...out, [q.join.asField]: new JoinedRecords(matches) as unknown as Value };
     }
-    return out;
+    return index;
+  }
+
+  private shape(r: Fields, projection: Projection, join: Join | undefined, joined: Map<string, Fields[]> | undefined): Fields {
+    const out = applyProjection(r, projection);
+    if (!join || !joined) return out;
+    const local = getPath(r, join.localField);
+    const matches = local === undefined || local === null ? [] : joined.get(hashKey(local)) ?? [];
+    return { ...out, [join.asField]: new JoinedRecords(matches) as unknown as Value };
   }
 
   count(c: string): number {

@@ -65,6 +65,8 @@ export interface ApiKeyRecord {
   readonly admin: boolean;
   /** Per collection: allowed operations and writable fields. Absent means every collection. */
   readonly collection_permissions?: Readonly<Record<string, CollectionPermission>>;
+  /** Key-value store grant. A key with neither this nor collection_permissions may use the whole store. */
+  readonly kv_permissions?: KvPermission;
   /** Requests per window; undefined uses the global setting. */
   readonly rate_limit?: number;
   readonly created_at: string;
@@ -75,6 +77,13 @@ export interface CollectionPermission {
   readonly write: boolean;
   /** When present, the only fields this key may write in the collection. */
   readonly writable_fields?: readonly string[];
+}
+
+export interface KvPermission {
+  readonly read: boolean;
+  readonly write: boolean;
+  /** When present, the key may touch only KV keys starting with one of these. */
+  readonly prefixes?: readonly string[];
 }
 
 export interface KvEntry {

@@ -11,6 +11,7 @@
  * real server: "Failed to apply action 'increment': field not numeric".
  */
 import { InvalidInput } from '../errors.js';
+import { checkLimit, MAX_ACTION_STEPS } from './limits.js';
 import {
   assertSafeKey, equalValues, fieldFromWire, isPlainObject, isTypedWrapper, rawFromWire, Tagged,
   type Fields, type Value,
@@ -232,13 +233,14 @@ function parseStep(raw: unknown, i: number): ActionStep {
 
 /**
  * Parses an action-sequence body: an array of `[action, field, value]`
- * triples (value may be omitted) or `{action, field, value}` objects. An
- * empty array is a valid no-op. Validates actions and field names only;
+ * triples (value may be omitted) or `{action, field, value}` objects, at
+ * most MAX_ACTION_STEPS of them. An empty array is a valid no-op. Validates actions and field names only;
  * value checks happen when the step is applied.
  */
 export function parseActionSequence(raw: unknown): ActionStep[] {
   if (!Array.isArray(raw)) {
     throw new InvalidInput('Invalid action sequence: expected an array of [action, field, value] triples');
   }
+  checkLimit(raw.length, MAX_ACTION_STEPS, 'sequence', 'steps');
   return raw.map(parseStep);
 }

@@ -3,7 +3,7 @@
  * body members. Every failure is InvalidInput naming the member.
  */
 import { InvalidInput } from '../errors.js';
-import { validateCollectionName } from '../engine/index.js';
+import { checkLimit, MAX_FIELD_NAMES, validateCollectionName } from '../engine/index.js';
 import { isPlainObjectValue } from './plain-object.js';
 import type { RawInput } from './procedure.js';
 
@@ -28,11 +28,12 @@ export function queryFlag(raw: RawInput, name: string): boolean | undefined {
   throw new InvalidInput(`Query parameter '${name}' must be true or false`);
 }
 
-/** A field list given once comma-joined or as a repeated parameter. */
+/** A field list given once comma-joined or as a repeated parameter; at most MAX_FIELD_NAMES names. */
 export function queryList(raw: RawInput, name: string): string[] | undefined {
   const v = raw.query[name];
   if (v === undefined) return undefined;
   const items = (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  checkLimit(items.length, MAX_FIELD_NAMES, name, 'field names');
   return items.length > 0 ? items : undefined;
 }
 

@@ -48,7 +48,7 @@ export function getPath(fields: Fields, path: string): Value | undefined {
  */
 export function matchFilter(filter: Filter, fields: Fields): boolean {
   switch (filter.kind) {
-    case 'condition': return testOperator(filter.op, getPath(fields, filter.field), filter.value);
+    case 'condition': return testOperator(filter.op, getPath(fields, filter.field), filter.value, filter.members);
     case 'and': return filter.filters.every((f) => matchFilter(f, fields));
     case 'or': return filter.filters.some((f) => matchFilter(f, fields));
     case 'not': return !matchFilter(filter.filter, fields);

@@ -8,8 +8,10 @@
  * nothing about filter structure (filter.ts) or record paths (match.ts).
  */
 import { InvalidInput } from '../../errors.js';
+import { checkLimit, MAX_IN_VALUES } from '../limits.js';
 import { compareValues, equalValues, fieldFromWire, isTypedWrapper, Tagged, type Value } from '../values/index.js';
 import { kindOf, shown } from './describe-input.js';
+import { ValueSet } from './value-set.js';
 
 export const OPERATORS = [
   'Eq', 'Ne', 'Gt', 'Gte', 'Lt', 'Lte', 'In', 'NotIn', 'Contains', 'StartsWith', 'EndsWith', 'Exists',
@@ -42,9 +44,10 @@ function unwrap(raw: unknown, type: string): unknown {
 /**
  * Validates and converts the operand of `op` for a condition on `field`.
  * Eq/Ne accept anything (absent means null); range operators need a non-null
- * value; In/NotIn an array (converted element-wise); Contains, StartsWith and
- * EndsWith a string (kept as is, never turned into a DateTime); Exists a
- * boolean. Throws InvalidInput naming the operator and `where`.
+ * value; In/NotIn an array of at most MAX_IN_VALUES (converted element-wise);
+ * Contains, StartsWith and EndsWith a string (kept as is, never turned into a
+ * DateTime); Exists a boolean. Throws InvalidInput naming the operator and
+ * `where`.
  */
 export function parseOperand(op: Operator, raw: unknown, field: string, where: string): Value {
   switch (op) {
@@ -56,6 +59,7 @@ export function parseOperand(op: Operator, raw: unknown, field: string, where: s
     case 'In': case 'NotIn': {
       const list = unwrap(unwrap(raw, 'Array'), 'Set');
       if (!Array.isArray(list)) throw needs(op, 'an array value', raw, where);
+      checkLimit(list.length, MAX_IN_VALUES, `${where}.value`, 'values');
       return Object.freeze(list.map((item, i) => fieldFromWire(item, `${field}[${i}]`)));
     }
     case 'Contains': case 'StartsWith': case 'EndsWith': {
@@ -88,10 +92,11 @@ function ordered(actual: Value | undefined, operand: Value, test: (c: number) =>
   return c !== undefined && test(c);
 }
 
-function isIn(actual: Value | undefined, list: readonly Value[]): boolean {
-  if (list.some((x) => equalValues(actual, x))) return true;
+/** In: the value is a member, or it is array-like and one of its elements is. */
+function isIn(actual: Value | undefined, members: ValueSet): boolean {
+  if (members.has(actual)) return true;
   const items = elementsOf(actual);
-  return items !== undefined && items.some((e) => list.some((x) => equalValues(e, x)));
+  return items !== undefined && items.some((e) => members.has(e));
 }
 
 function contains(actual: Value | undefined, needle: string): boolean {
@@ -102,9 +107,11 @@ function contains(actual: Value | undefined, needle: string): boolean {
 
 /**
  * Tests one operator against a field value (`undefined` = field missing).
- * REQUIRES: `operand` came from `parseOperand(op, ...)`.
+ * REQUIRES: `operand` came from `parseOperand(op, ...)`; for In/NotIn,
+ * `members` is `new ValueSet(operand)` (built here when not given, which
+ * costs a pass over the list per call).
  */
-export function testOperator(op: Operator, actual: Value | undefined, operand: Value): boolean {
+export function testOperator(op: Operator, actual: Value | undefined, operand: Value, members?: ValueSet): boolean {
   switch (op) {
     case 'Eq': return equalValues(actual, operand);
     case 'Ne': return !equalValues(actual, operand);
@@ -112,8 +119,8 @@ export function testOperator(op: Operator, actual: Value | undefined, operand: V
     case 'Gte': return ordered(actual, operand, (c) => c >= 0);
     case 'Lt': return ordered(actual, operand, (c) => c < 0);
     case 'Lte': return ordered(actual, operand, (c) => c <= 0);
-    case 'In': return isIn(actual, operand as readonly Value[]);
-    case 'NotIn': return !isIn(actual, operand as readonly Value[]);
+    case 'In': return isIn(actual, members ?? new ValueSet(operand as readonly Value[]));
+    case 'NotIn': return !isIn(actual, members ?? new ValueSet(operand as readonly Value[]));
     case 'Contains': return contains(actual, operand as string);
     case 'StartsWith': return typeof actual === 'string' && actual.startsWith(operand as string);
     case 'EndsWith': return typeof actual === 'string' && actual.endsWith(operand as string);

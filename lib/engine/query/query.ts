@@ -8,6 +8,7 @@
  * other collections; `runQuery` does neither.
  */
 import { InvalidInput } from '../../errors.js';
+import { checkLimit, MAX_JOIN_COLLECTIONS } from '../limits.js';
 import { isPlainObject, type Fields } from '../values/index.js';
 import { kindOf, shown } from './describe-input.js';
 import { parseFieldPath } from './field-path.js';
@@ -90,6 +91,7 @@ function parseCollections(raw: unknown): string[] {
   if (!Array.isArray(list) || list.length === 0) {
     throw new InvalidInput(`Invalid join.collections: expected a collection name or a non-empty array of names, got ${kindOf(raw)}`);
   }
+  checkLimit(list.length, MAX_JOIN_COLLECTIONS, 'join.collections', 'collections');
   return list.map((c, i) => {
     if (typeof c !== 'string' || c.length === 0) {
       throw new InvalidInput(`Invalid join.collections[${i}]: expected a non-empty collection name, got ${shown(c)}`);
@@ -100,8 +102,9 @@ function parseCollections(raw: unknown): string[] {
 
 /**
  * Parses a join clause `{collections, local_field, foreign_field, as_field}`.
- * `collections` may be one name or an array. Throws InvalidInput for unknown
- * keys, missing or empty names, or `as_field` equal to `id`.
+ * `collections` may be one name or an array of at most MAX_JOIN_COLLECTIONS.
+ * Throws InvalidInput for unknown keys, missing or empty names, too many
+ * collections, or `as_field` equal to `id`.
  */
 export function parseJoin(raw: unknown): Join {
   if (!isPlainObject(raw)) throw new InvalidInput(`Invalid join: expected an object, got ${kindOf(raw)}`);

@@ -6,6 +6,7 @@
  * last when descending. The sort is stable; it never reorders the input array.
  */
 import { InvalidInput } from '../../errors.js';
+import { checkLimit, MAX_SORT_KEYS } from '../limits.js';
 import { isPlainObject, sortCompare, type Fields, type Value } from '../values/index.js';
 import { kindOf, shown } from './describe-input.js';
 import { parseFieldPath } from './field-path.js';
@@ -42,13 +43,15 @@ function parseDirection(entry: Record<string, unknown>, where: string): boolean 
  * Parses `sort`: an array of `{field, ascending?}` or `{field, order:
  * "asc"|"desc"}` entries, in priority order. Null or absent means no sort
  * (an empty list). `ascending` defaults to true. Throws InvalidInput for any
- * other shape, unknown keys, or a bad field name.
+ * other shape, more than MAX_SORT_KEYS entries, unknown keys, or a bad field
+ * name.
  */
 export function parseSort(raw: unknown, path = 'sort'): SortKey[] {
   if (raw === null || raw === undefined) return [];
   if (!Array.isArray(raw)) {
     throw new InvalidInput(`Invalid ${path}: expected an array of {field, ascending}, got ${kindOf(raw)}`);
   }
+  checkLimit(raw.length, MAX_SORT_KEYS, path, 'sort keys');
   return raw.map((entry, i) => {
     const where = `${path}[${i}]`;
     if (!isPlainObject(entry)) {

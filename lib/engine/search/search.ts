@@ -7,9 +7,10 @@
  * fields; projection applies to the record.
  */
 import { InvalidInput } from '../../errors.js';
+import { checkLimit, MAX_FIELD_NAMES } from '../limits.js';
 import { BruteForceIndex, fuseScores, isMetric, TextIndex, type Metric, type VectorHit } from '../../vector/index.js';
 import type { Database } from '../database.js';
-import { matchFilter, parseFieldList, parseFilter, projectFields, type Filter } from '../query/index.js';
+import { applyProjection, compileProjection, matchFilter, parseFieldList, parseFilter, type Filter } from '../query/index.js';
 import { isExpired } from '../records.js';
 import { isPlainObject, type Fields } from '../values/index.js';
 import { textFieldsOf, vectorOf } from './search-indexes.js';
@@ -53,6 +54,7 @@ function parseWeights(raw: unknown): Record<string, number> | undefined {
   const entries: Array<[string, unknown]> = typeof raw === 'string'
     ? raw.split(',').map((p) => p.trim()).filter(Boolean).map((p) => { const i = p.lastIndexOf(':'); return [p.slice(0, i), Number(p.slice(i + 1))]; })
     : isPlainObject(raw) ? Object.entries(raw) : (() => { throw new InvalidInput("'weights' must be \"field:weight,...\" or an object"); })();
+  checkLimit(entries.length, MAX_FIELD_NAMES, 'weights', 'fields');
   const out: Record<string, number> = Object.create(null);
   for (const [f, w] of entries) {
     if (!f || typeof w !== 'number' || !Number.isFinite(w) || w < 0) throw new InvalidInput(`Invalid weight for field '${f}'`);
@@ -113,8 +115,9 @@ export function runSearch(db: Database, c: string, req: SearchRequest, view?: Ma
   const fused = textHits && vectorHits
     ? fuseScores(textHits, vectorHits, { textWeight: req.textWeight ?? 0.5, vectorWeight: req.vectorWeight ?? 0.5 })
     : textHits ?? (vectorHits ?? []).map((h) => ({ id: h.id, score: h.score, matchedFields: [] as string[] }));
+  const projection = compileProjection(req.selectFields, req.excludeFields);
   const results = fused.slice(0, limit).map((h) => ({
-    record: projectFields(get(h.id)!, req.selectFields, req.excludeFields),
+    record: applyProjection(get(h.id)!, projection),
     score: h.score,
     matched_fields: [...h.matchedFields],
   }));

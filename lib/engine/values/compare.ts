@@ -82,6 +82,26 @@ export function equalValues(a: Value | undefined, b: Value | undefined): boolean
   }
 }
 
+/**
+ * A hash key for `equalValues` on scalars: two scalars with the same key are
+ * equal, and equal scalars of one kind share their key. Undefined for lists
+ * and objects, which only `equalValues` can compare. The one equality across
+ * kinds, a DateTime and an RFC 3339 string naming the same instant, is left
+ * to the caller (see query/value-set.ts).
+ */
+export function equalityKey(v: Value | undefined): string | undefined {
+  const s = scalarOf(v);
+  switch (s.k) {
+    case 'null': return 'n';
+    case 'bool': return s.v ? 't' : 'f';
+    case 'num': return Number.isNaN(s.v) ? undefined : 'd' + s.v;
+    case 'str': return 's' + s.v;
+    case 'date': return 'D' + s.v;
+    case 'bytes': return 'b' + Buffer.from(s.v.buffer, s.v.byteOffset, s.v.byteLength).toString('base64');
+    case 'list': case 'obj': return undefined;
+  }
+}
+
 /** Orders two values of comparable kinds; undefined when the kinds are unrelated. */
 export function compareValues(a: Value | undefined, b: Value | undefined): number | undefined {
   const [x, y] = alignDates(scalarOf(a), scalarOf(b));

@@ -2,17 +2,28 @@
  * Key-value routes (protocol.md 2.8). `get` answers `{value: <typed>}` and
  * 404 when missing; batch get answers a bare array of raw values; batch
  * set/delete answer `[[key, bool], ...]`; find answers a bare array.
+ * Every handler checks the caller's KV grant (permissions.ts) for every key
+ * it names before touching the store; `clear` is admin-only.
  */
 import { InvalidInput } from '../../errors.js';
 import { valueToWire } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject, param, queryFlag } from '../input.js';
+import { canReadCollection, checkCollectionAccess, checkKvAccess, kvKeyFilter } from '../permissions.js';
+import type { Context } from '../context.js';
 
 const keyParam = (raw: Parameters<typeof param>[0]) => param(raw, 'key');
 
 function only(body: Record<string, unknown>, allowed: string[]): Record<string, unknown> {
   for (const k of Object.keys(body)) if (!allowed.includes(k)) throw new InvalidInput(`Unknown member '${k}'; expected ${allowed.join(', ')}`);
   return body;
+}
+
+/** A batch's validated keys, once the caller may `mode` every one of them. */
+function allowedKeys(ctx: Context, mode: 'read' | 'write', raw: unknown): string[] {
+  const keys = ctx.db.kv.keyList(raw);
+  checkKvAccess(ctx.principal, mode, keys);
+  return keys;
 }
 
 export const kvSet = defineProcedure({
@@ -23,6 +34,7 @@ export const kvSet = defineProcedure({
     return { key: keyParam(raw), value: body.value, ttl: body.ttl, nr: body.bypass_ripple === true || queryFlag(raw, 'bypass_ripple') === true };
   },
   handler: async (i, ctx) => {
+    checkKvAccess(ctx.principal, 'write', [i.key]);
     await ctx.db.kv.set(i.key, i.value, i.ttl, i.nr);
     return { success: true, key: i.key };
   },
@@ -31,17 +43,23 @@ export const kvSet = defineProcedure({
 export const kvGet = defineProcedure({
   name: 'kv.get', kind: 'query', access: 'user',
   input: keyParam,
-  handler: (key, ctx) => ({ value: valueToWire(ctx.db.kv.get(key), true) }),
+  handler: (key, ctx) => {
+    checkKvAccess(ctx.principal, 'read', [key]);
+    return { value: valueToWire(ctx.db.kv.get(key), true) };
+  },
 });
 
 export const kvDelete = defineProcedure({
   name: 'kv.delete', kind: 'mutation', access: 'user',
   input: (raw) => ({ key: keyParam(raw), nr: queryFlag(raw, 'bypass_ripple') === true }),
-  handler: async (i, ctx) => ({ deleted: await ctx.db.kv.delete(i.key, i.nr), key: i.key }),
+  handler: async (i, ctx) => {
+    checkKvAccess(ctx.principal, 'write', [i.key]);
+    return { deleted: await ctx.db.kv.delete(i.key, i.nr), key: i.key };
+  },
 });
 
 export const kvClear = defineProcedure({
-  name: 'kv.clear', kind: 'mutation', access: 'user',
+  name: 'kv.clear', kind: 'mutation', access: 'admin',
   input: () => undefined,
   handler: async (_i, ctx) => ({ message: 'success', cleared: await ctx.db.kv.clear() }),
 });
@@ -49,19 +67,19 @@ export const kvClear = defineProcedure({
 export const kvBatchGet = defineProcedure({
   name: 'kv.batchGet', kind: 'query', access: 'user',
   input: (raw) => only(bodyObject(raw), ['keys']).keys,
-  handler: (keys, ctx) => ctx.db.kv.batchGet(keys),
+  handler: (raw, ctx) => ctx.db.kv.batchGet(allowedKeys(ctx, 'read', raw)),
 });
 
 export const kvBatchSet = defineProcedure({
   name: 'kv.batchSet', kind: 'mutation', access: 'user',
   input: (raw) => only(bodyObject(raw), ['keys', 'values', 'ttl']),
-  handler: (b, ctx) => ctx.db.kv.batchSet(b.keys, b.values, b.ttl),
+  handler: (b, ctx) => ctx.db.kv.batchSet(allowedKeys(ctx, 'write', b.keys), b.values, b.ttl),
 });
 
 export const kvBatchDelete = defineProcedure({
   name: 'kv.batchDelete', kind: 'mutation', access: 'user',
   input: (raw) => only(bodyObject(raw), ['keys']).keys,
-  handler: (keys, ctx) => ctx.db.kv.batchDelete(keys),
+  handler: (raw, ctx) => ctx.db.kv.batchDelete(allowedKeys(ctx, 'write', raw)),
 });
 
 export const kvFind = defineProcedure({
@@ -71,13 +89,21 @@ export const kvFind = defineProcedure({
     if (b.include_expired !== undefined && b.include_expired !== null && typeof b.include_expired !== 'boolean') throw new InvalidInput("'include_expired' must be a boolean");
     return { pattern: b.pattern, includeExpired: b.include_expired === true };
   },
-  handler: (i, ctx) => ctx.db.kv.find(i.pattern, i.includeExpired).map((e) => ({ ...e, value: valueToWire(e.value, true) })),
+  handler: (i, ctx) => {
+    checkKvAccess(ctx.principal, 'read', []);
+    const visible = kvKeyFilter(ctx.principal);
+    const found = ctx.db.kv.find(i.pattern, i.includeExpired);
+    return (visible ? found.filter((e) => visible(e.key)) : found).map((e) => ({ ...e, value: valueToWire(e.value, true) }));
+  },
 });
 
 export const kvLinks = defineProcedure({
   name: 'kv.links', kind: 'query', access: 'user',
   input: keyParam,
-  handler: (key, ctx) => ({ key, links: ctx.db.kv.links(key) }),
+  handler: (key, ctx) => {
+    checkKvAccess(ctx.principal, 'read', [key]);
+    return { key, links: ctx.db.kv.links(key).filter((l) => canReadCollection(ctx.principal, l.collection)) };
+  },
 });
 
 function linkProcedure(unlink: boolean) {
@@ -85,6 +111,9 @@ function linkProcedure(unlink: boolean) {
     name: unlink ? 'kv.unlink' : 'kv.link', kind: 'mutation', access: 'user',
     input: (raw) => only(bodyObject(raw), ['key', 'collection', 'document_id']),
     handler: async (b, ctx) => {
+      // A link is the KV key's data (KV write), naming a record the caller must be able to read.
+      checkKvAccess(ctx.principal, 'write', typeof b.key === 'string' ? [b.key] : []);
+      if (typeof b.collection === 'string' && ctx.principal) checkCollectionAccess(ctx.principal, b.collection, 'read');
       await ctx.db.kv.link(b.key, b.collection, b.document_id, unlink);
       return { status: unlink ? 'unlinked' : 'linked', key: b.key, collection: b.collection, document_id: b.document_id };
     },

@@ -1,6 +1,6 @@
 /** Record routes: insert, find, find by id, update (merge, action, sequence), delete, distinct, count. */
 import { InvalidInput } from '../../errors.js';
-import { parseQuery, recordToWire, validateCollectionName, validateId, type Fields } from '../../engine/index.js';
+import { parseActionSequence, parseQuery, recordToWire, validateCollectionName, validateId, type Fields } from '../../engine/index.js';
 import { defineProcedure, type RawInput } from '../procedure.js';
 import { bodyObject, collectionParam, param, queryFlag, queryList, queryString } from '../input.js';
 import { isPlainObjectValue } from '../plain-object.js';
@@ -25,12 +25,15 @@ function writtenFields(body: unknown): string[] {
   return isPlainObjectValue(body) ? Object.keys(body).filter((k) => !SYSTEM_BODY_KEYS.has(k)) : [];
 }
 
+/** The record on the wire, keeping only top-level fields named by the query-string lists (and always `id`). */
 function out(ctx: Context, r: Fields, select?: string[], exclude?: string[]): Record<string, unknown> {
   let rec = r;
   if (select || exclude) {
+    const selected = select && new Set(select);
+    const excluded = new Set(exclude);
     const keep: Record<string, Fields[string]> = {};
     for (const [k, v] of Object.entries(r)) {
-      if (k === 'id' || ((!select || select.includes(k)) && !(exclude?.includes(k)))) keep[k] = v;
+      if (k === 'id' || ((!selected || selected.has(k)) && !excluded.has(k))) keep[k] = v;
     }
     rec = keep;
   }
@@ -112,12 +115,9 @@ export const recordsUpdateSequence = defineProcedure({
   name: 'records.updateSequence', kind: 'mutation', access: 'user',
   input: (raw) => {
     if (!Array.isArray(raw.body)) throw new InvalidInput('Action sequence body must be an array of [action, field, value] triples');
-    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), steps: raw.body as unknown[], tx: txOf(raw), nr: bypassOf(raw) };
+    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), steps: parseActionSequence(raw.body), tx: txOf(raw), nr: bypassOf(raw) };
   },
-  collection: (i) => ({
-    name: i.collection, mode: 'write',
-    fields: i.steps.map((s) => (Array.isArray(s) ? s[1] : isPlainObjectValue(s) ? s.field : undefined)).filter((f): f is string => typeof f === 'string').map((f) => f.split('.')[0]!),
-  }),
+  collection: (i) => ({ name: i.collection, mode: 'write', fields: i.steps.map((s) => s.field.split('.')[0]!) }),
   handler: async (i, ctx) => out(ctx, i.tx
     ? (own(ctx, i.tx), ctx.db.transactions.stageActions(i.tx, i.collection, i.id, i.steps, i.nr))
     : await ctx.db.records.updateWithSequence(i.collection, i.id, i.steps, i.nr)),
