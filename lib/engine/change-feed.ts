@@ -2,7 +2,8 @@
  * The change feed's view of a committed batch: which records were inserted,
  * updated or deleted, and which collections' schemas changed. Computed by
  * the writer just before the batch is applied (so "existed before" is
- * known), and handed to listeners after it is durable and applied.
+ * known, and so is each record's image before the change), and handed to
+ * listeners after it is durable and applied.
  */
 import type { Effect, LoggedBatch } from './effects.js';
 import type { DbState } from './state.js';
@@ -16,6 +17,8 @@ export interface RecordChange {
   readonly id: string;
   /** The record after the change (absent for deletes). */
   readonly fields?: Fields;
+  /** The record before the change (absent for inserts); Serializable predicate checks need both images. */
+  readonly before?: Fields;
 }
 
 export interface CommitInfo {
@@ -29,21 +32,34 @@ export function describeChanges(state: DbState, batch: LoggedBatch): CommitInfo 
   const changes: RecordChange[] = [];
   const schemaChanged: string[] = [];
   const seenNew = new Set<string>();
+  // Records already changed earlier in this batch: their latest image (undefined once deleted).
+  const latest = new Map<string, Fields | undefined>();
+  const beforeOf = (c: string, id: string, key: string): Fields | undefined =>
+    latest.has(key) ? latest.get(key) : state.collections.get(c)?.records.get(id)?.fields;
   for (const e of batch.effects as Effect[]) {
     switch (e.t) {
       case 'put': {
         const key = `${e.c}\u0000${e.id}`;
         const existed = state.collections.get(e.c)?.records.has(e.id) && !seenNew.has(key);
         if (!existed) seenNew.add(key);
-        changes.push({ collection: e.c, event: existed ? 'update' : 'insert', id: e.id, fields: e.fields });
+        const before = beforeOf(e.c, e.id, key);
+        latest.set(key, e.fields);
+        changes.push({ collection: e.c, event: existed ? 'update' : 'insert', id: e.id, fields: e.fields, before });
         break;
       }
-      case 'delete':
-        if (state.collections.get(e.c)?.records.has(e.id)) changes.push({ collection: e.c, event: 'delete', id: e.id });
+      case 'delete': {
+        const key = `${e.c}\u0000${e.id}`;
+        const before = beforeOf(e.c, e.id, key);
+        latest.set(key, undefined);
+        if (state.collections.get(e.c)?.records.has(e.id)) changes.push({ collection: e.c, event: 'delete', id: e.id, before });
         break;
-      case 'restore':
-        changes.push({ collection: e.c, event: 'insert', id: e.id, fields: state.trash.get(e.c)?.get(e.id)?.entry.fields });
+      }
+      case 'restore': {
+        const fields = state.trash.get(e.c)?.get(e.id)?.entry.fields;
+        latest.set(`${e.c}\u0000${e.id}`, fields);
+        changes.push({ collection: e.c, event: 'insert', id: e.id, fields });
         break;
+      }
       case 'setCollectionMeta':
         schemaChanged.push(e.meta.name);
         break;
