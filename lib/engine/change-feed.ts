@@ -2,7 +2,7 @@
  * The change feed's view of a committed batch: which records were inserted,
  * updated or deleted, and which collections' schemas changed. Computed by
  * the writer just before the batch is applied (so "existed before" is
- * known, and so is each record's image before the change), and handed to
+ * known, and so is each record's image before the batch), and handed to
  * listeners after it is durable and applied.
  */
 import type { Effect, LoggedBatch } from './effects.js';
@@ -17,7 +17,7 @@ export interface RecordChange {
   readonly id: string;
   /** The record after the change (absent for deletes). */
   readonly fields?: Fields;
-  /** The record before the change (absent for inserts); Serializable predicate checks need both images. */
+  /** The record as it was before this batch (absent for inserts); Serializable predicate checks need both images. */
   readonly before?: Fields;
 }
 
@@ -32,34 +32,24 @@ export function describeChanges(state: DbState, batch: LoggedBatch): CommitInfo 
   const changes: RecordChange[] = [];
   const schemaChanged: string[] = [];
   const seenNew = new Set<string>();
-  // Records already changed earlier in this batch: their latest image (undefined once deleted).
-  const latest = new Map<string, Fields | undefined>();
-  const beforeOf = (c: string, id: string, key: string): Fields | undefined =>
-    latest.has(key) ? latest.get(key) : state.collections.get(c)?.records.get(id)?.fields;
   for (const e of batch.effects as Effect[]) {
     switch (e.t) {
       case 'put': {
         const key = `${e.c}\u0000${e.id}`;
-        const existed = state.collections.get(e.c)?.records.has(e.id) && !seenNew.has(key);
+        const before = state.collections.get(e.c)?.records.get(e.id)?.fields;
+        const existed = before !== undefined && !seenNew.has(key);
         if (!existed) seenNew.add(key);
-        const before = beforeOf(e.c, e.id, key);
-        latest.set(key, e.fields);
         changes.push({ collection: e.c, event: existed ? 'update' : 'insert', id: e.id, fields: e.fields, before });
         break;
       }
       case 'delete': {
-        const key = `${e.c}\u0000${e.id}`;
-        const before = beforeOf(e.c, e.id, key);
-        latest.set(key, undefined);
-        if (state.collections.get(e.c)?.records.has(e.id)) changes.push({ collection: e.c, event: 'delete', id: e.id, before });
+        const before = state.collections.get(e.c)?.records.get(e.id)?.fields;
+        if (before) changes.push({ collection: e.c, event: 'delete', id: e.id, before });
         break;
       }
-      case 'restore': {
-        const fields = state.trash.get(e.c)?.get(e.id)?.entry.fields;
-        latest.set(`${e.c}\u0000${e.id}`, fields);
-        changes.push({ collection: e.c, event: 'insert', id: e.id, fields });
+      case 'restore':
+        changes.push({ collection: e.c, event: 'insert', id: e.id, fields: state.trash.get(e.c)?.get(e.id)?.entry.fields });
         break;
-      }
       case 'setCollectionMeta':
         schemaChanged.push(e.meta.name);
         break;
