@@ -2,7 +2,8 @@
  * The change feed's view of a committed batch: which records were inserted,
  * updated or deleted, and which collections' schemas changed. Computed by
  * the writer just before the batch is applied (so "existed before" is
- * known), and handed to listeners after it is durable and applied.
+ * known, and so is each record's image before the batch), and handed to
+ * listeners after it is durable and applied.
  */
 import type { Effect, LoggedBatch } from './effects.js';
 import type { DbState } from './state.js';
@@ -16,6 +17,8 @@ export interface RecordChange {
   readonly id: string;
   /** The record after the change (absent for deletes). */
   readonly fields?: Fields;
+  /** The record as it was before this batch (absent for inserts); Serializable predicate checks need both images. */
+  readonly before?: Fields;
 }
 
 export interface CommitInfo {
@@ -33,14 +36,17 @@ export function describeChanges(state: DbState, batch: LoggedBatch): CommitInfo 
     switch (e.t) {
       case 'put': {
         const key = `${e.c}\u0000${e.id}`;
-        const existed = state.collections.get(e.c)?.records.has(e.id) && !seenNew.has(key);
+        const before = state.collections.get(e.c)?.records.get(e.id)?.fields;
+        const existed = before !== undefined && !seenNew.has(key);
         if (!existed) seenNew.add(key);
-        changes.push({ collection: e.c, event: existed ? 'update' : 'insert', id: e.id, fields: e.fields });
+        changes.push({ collection: e.c, event: existed ? 'update' : 'insert', id: e.id, fields: e.fields, before });
         break;
       }
-      case 'delete':
-        if (state.collections.get(e.c)?.records.has(e.id)) changes.push({ collection: e.c, event: 'delete', id: e.id });
+      case 'delete': {
+        const before = state.collections.get(e.c)?.records.get(e.id)?.fields;
+        if (before) changes.push({ collection: e.c, event: 'delete', id: e.id, before });
         break;
+      }
       case 'restore':
         changes.push({ collection: e.c, event: 'insert', id: e.id, fields: state.trash.get(e.c)?.get(e.id)?.entry.fields });
         break;

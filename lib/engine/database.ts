@@ -45,6 +45,8 @@ export interface DatabaseOptions {
   snapshotBytes?: number;
   /** How many snapshots to keep. */
   keepSnapshots?: number;
+  /** Bound on the changes kept for Serializable predicate checks (default 100,000; see transactions/change-history.ts). */
+  serializableHistoryLimit?: number;
   log?: (msg: string) => void;
 }
 
@@ -83,7 +85,7 @@ export class Database {
     this.keys = new ApiKeys(this);
     this.bulk = new Bulk(this);
     this.audit = new AuditLog(opts.dataDir, clock);
-    this.transactions = new TransactionManager(this, this.audit);
+    this.transactions = new TransactionManager(this, this.audit, opts.serializableHistoryLimit);
     this.replication = new Replication(this);
     this.kv = new KvStore(this);
     this.indexes = new IndexManager(this);

@@ -9,6 +9,7 @@
  */
 import type { Effect } from './effects.js';
 import type { ApiKeyRecord, CollectionMeta, DbState, KvEntry, RecordEntry, TrashEntry } from './state.js';
+import type { Fields } from './values/index.js';
 
 const GONE = null;
 
@@ -20,8 +21,8 @@ export class WorkingView {
   private config: Readonly<Record<string, unknown>> | undefined;
   private readonly kv = new Map<string, KvEntry | null>();
   private kvCleared = false;
-  /** Collections whose membership (set of ids) changed in this view. */
-  private readonly membershipTouched = new Set<string>();
+  /** Record images staged here and then replaced here, by collection (Serializable predicate checks see them). */
+  private readonly replaced = new Map<string, Array<[string, Fields]>>();
   /** Collections dropped in this group: their committed records are gone even if recreated. */
   private readonly dropped = new Set<string>();
 
@@ -104,16 +105,30 @@ export class WorkingView {
     for (const [k, m] of this.trash) f.trash.set(k, new Map(m));
     for (const [k, v] of this.keys) f.keys.set(k, v);
     for (const d of this.dropped) f.dropped.add(d);
-    for (const m of this.membershipTouched) f.membershipTouched.add(m);
+    for (const [c, images] of this.replaced) f.replaced.set(c, [...images]);
     f.config = this.config;
     for (const [k, v] of this.kv) f.kv.set(k, v);
     f.kvCleared = this.kvCleared;
     return f;
   }
 
-  /** True when staged effects added or removed records of `c`. */
-  membershipChanged(c: string): boolean {
-    return this.membershipTouched.has(c) || this.dropped.has(c);
+  /** True when staged effects dropped collection `c` (every committed record of it changed). */
+  droppedHere(c: string): boolean {
+    return this.dropped.has(c);
+  }
+
+  /**
+   * Every image of a record of `c` that staged effects changed: the committed
+   * image of each touched record (its state before), each staged image, and
+   * staged images replaced later in this view. Dropped collections: see droppedHere.
+   */
+  *changedImages(c: string): IterableIterator<[string, Fields]> {
+    for (const [id, o] of this.recs.get(c) ?? []) {
+      const committed = this.dropped.has(c) ? undefined : this.state.collections.get(c)?.records.get(id);
+      if (committed) yield [id, committed.fields];
+      if (o) yield [id, o.fields];
+    }
+    yield* this.replaced.get(c) ?? [];
   }
 
   /** Makes effects visible to later operations of the same group. */
@@ -123,6 +138,15 @@ export class WorkingView {
 
   private committedHas(c: string, id: string): boolean {
     return !this.dropped.has(c) && (this.state.collections.get(c)?.records.has(id) ?? false);
+  }
+
+  /** Keeps the staged image of `id` that is about to be overwritten. */
+  private noteReplaced(c: string, id: string): void {
+    const staged = this.recs.get(c)?.get(id);
+    if (!staged) return;
+    let images = this.replaced.get(c);
+    if (!images) this.replaced.set(c, (images = []));
+    images.push([id, staged.fields]);
   }
 
   private recOverlay(c: string): Map<string, RecordEntry | null> {
@@ -152,14 +176,14 @@ export class WorkingView {
         return;
       case 'put': {
         const entry: RecordEntry = { fields: e.fields, version: this.nextSeq, expiresAt: e.expiresAt, slidingMs: e.slidingMs };
-        if (!this.record(e.c, e.id)) this.membershipTouched.add(e.c);
+        this.noteReplaced(e.c, e.id);
         this.recOverlay(e.c).set(e.id, entry);
         return;
       }
       case 'delete': {
         const entry = this.record(e.c, e.id);
         if (!entry) return;
-        this.membershipTouched.add(e.c);
+        this.noteReplaced(e.c, e.id);
         this.recOverlay(e.c).set(e.id, null);
         if (e.trashedAt !== undefined) this.trashOverlay(e.c).set(e.id, { entry, deletedAt: e.trashedAt });
         return;
@@ -168,7 +192,7 @@ export class WorkingView {
         const t = this.trashed(e.c, e.id);
         if (!t) return;
         this.trashOverlay(e.c).set(e.id, null);
-        this.membershipTouched.add(e.c);
+        this.noteReplaced(e.c, e.id);
         this.recOverlay(e.c).set(e.id, { ...t.entry, version: this.nextSeq });
         return;
       }

@@ -8,6 +8,10 @@
  * observed against the current versions (isolation rules 3-6 of
  * product.md), then replays the operations onto the latest state and logs
  * the result as one batch. No locks are held across statements.
+ *
+ * Serializable also records the predicate of every query and search and
+ * checks it at commit against the changes committed since (read-predicates.ts),
+ * using a change history kept only while such transactions are open.
  */
 import { randomUUID } from 'node:crypto';
 import { Conflict, DbError, InvalidInput, MESSAGES, NotFound } from '../../errors.js';
@@ -22,6 +26,8 @@ import type { Fields } from '../values/index.js';
 import { WorkingView } from '../working-view.js';
 import type { AuditLog } from '../audit.js';
 import { recordKey, splitKey, toArray, Transaction, type StagedOp } from './transaction.js';
+import { ChangeHistory } from './change-history.js';
+import { predicateConflicts, type ReadPredicate, type TxConflict } from './read-predicates.js';
 
 export const CLEANUP_INTERVAL_MS = 60_000;
 
@@ -33,8 +39,19 @@ export interface TransactionStatus {
 export class TransactionManager {
   private readonly txs = new Map<string, Transaction>();
   private timer: NodeJS.Timeout | undefined;
+  /** Committed changes since the oldest predicate read of an open Serializable transaction. */
+  private readonly history: ChangeHistory;
+  /** Open Serializable transactions with predicate reads: they keep the history alive. */
+  private readonly watchers = new Set<Transaction>();
 
-  constructor(private readonly db: Database, private readonly audit: AuditLog) {}
+  /** `historyLimit` bounds the change history (see change-history.ts; default 100,000 changes). */
+  constructor(private readonly db: Database, private readonly audit: AuditLog, historyLimit?: number) {
+    this.history = new ChangeHistory(historyLimit);
+    db.onCommit((batch, info) => this.history.follow(batch, info));
+  }
+
+  /** Changes held for Serializable predicate checks (0 when no such transaction is open). */
+  get changeHistorySize(): number { return this.history.size; }
 
   /** Removes expired transactions every 60 s (the server starts it; tests call cleanupExpired). */
   startCleanup(): void {
@@ -53,6 +70,7 @@ export class TransactionManager {
     for (const [id, tx] of this.txs) {
       if (!tx.isExpired(now)) continue;
       this.txs.delete(id);
+      this.release(tx);
       this.audit.record({ event: 'expired', transaction_id: id, isolation_level: tx.level, operations_count: tx.operationsCount });
       n += 1;
     }
@@ -112,6 +130,7 @@ export class TransactionManager {
   rollback(id: string): number {
     const tx = this.get(id);
     this.txs.delete(id);
+    this.release(tx);
     this.audit.record({ event: 'rollback', transaction_id: id, isolation_level: tx.level, operations_count: tx.operationsCount });
     return tx.operationsCount;
   }
@@ -212,9 +231,15 @@ export class TransactionManager {
     return entry.fields;
   }
 
+  /**
+   * Runs a query over the transaction's view. At Serializable it records the
+   * predicate (the filter, or the whole collection) and, for a join, the
+   * whole of each target collection.
+   */
   find(id: string, c: string, q: Query): Fields[] {
     const tx = this.get(id);
-    if (!tx.queried.has(c)) tx.queried.set(c, this.db.state.collections.get(c)?.membershipVersion ?? 0);
+    this.notePredicate(tx, c, q.filter);
+    for (const target of q.join?.collections ?? []) this.notePredicate(tx, target, undefined);
     const view = this.viewOf(tx);
     const now = this.db.now();
     const live = (function* () { for (const [, e] of view.records(c)) if (!isExpired(e, now)) yield e.fields; })();
@@ -222,18 +247,42 @@ export class TransactionManager {
     for (const r of rows) {
       const key = recordKey(c, r.id as string);
       tx.observe(key, this.committedVersion(c, r.id as string));
-      tx.queryReads.add(key);
     }
     return rows;
   }
 
-  /** The live records of `c` as this transaction sees them (for search inside a transaction). */
+  /**
+   * The live records of `c` as this transaction sees them (for search inside
+   * a transaction). At Serializable this records a read of the whole collection.
+   */
   recordsOf(id: string, c: string): Map<string, Fields> {
     const tx = this.get(id);
+    this.notePredicate(tx, c, undefined);
     const now = this.db.now();
     const out = new Map<string, Fields>();
     for (const [rid, e] of this.viewOf(tx).records(c)) if (!isExpired(e, now)) out.set(rid, e.fields);
     return out;
+  }
+
+  /** Records a Serializable predicate read at the current committed seq, starting the change history if needed. */
+  private notePredicate(tx: Transaction, collection: string, filter: ReadPredicate['filter']): void {
+    if (tx.level !== 'Serializable') return;
+    const seq = this.db.state.seq;
+    this.history.start(seq);
+    tx.predicates.add(filter ? { collection, filter, seq } : { collection, seq });
+    this.watchers.add(tx);
+  }
+
+  /** A transaction ended: trim the history to what the remaining readers need, or drop it. */
+  private release(tx: Transaction): void {
+    if (!this.watchers.delete(tx)) return;
+    let floor: number | undefined;
+    for (const w of this.watchers) {
+      const oldest = w.predicates.oldestSeq;
+      if (oldest !== undefined && (floor === undefined || oldest < floor)) floor = oldest;
+    }
+    if (floor === undefined) this.history.stop();
+    else this.history.trimThrough(floor);
   }
 
   // ---- commit --------------------------------------------------------------------------------------------------
@@ -261,6 +310,8 @@ export class TransactionManager {
       const event = err instanceof Conflict ? 'commit_conflict' : 'commit_failed';
       this.audit.record({ event, transaction_id: id, isolation_level: tx.level, operations_count: ops.length, error: (err as Error).message });
       throw err;
+    } finally {
+      this.release(tx);
     }
     this.audit.record({ event: 'commit', transaction_id: id, isolation_level: tx.level, operations_count: ops.length });
     return ops.length;
@@ -268,7 +319,7 @@ export class TransactionManager {
 
   private validate(tx: Transaction, view: WorkingView, ops: readonly StagedOp[]): void {
     if (tx.level === 'ReadUncommitted') return;
-    const conflicts: Array<{ collection: string; id?: string; reason: string }> = [];
+    const conflicts: TxConflict[] = [];
     const check = (keys: Iterable<string>, reason: string) => {
       for (const key of keys) {
         const [c, rid] = splitKey(key);
@@ -281,12 +332,10 @@ export class TransactionManager {
     // Derived from the operations, so writes undone by a savepoint rollback are not validated.
     check(new Set(ops.map((op) => recordKey(op.c, op.id))), 'written record changed by another transaction since it was observed');
     if (tx.level === 'RepeatableRead' || tx.level === 'Serializable') check(tx.pointReads, 'read record changed by another transaction');
+    // Subsumes a check of the queried records themselves: each matched its predicate before any change.
     if (tx.level === 'Serializable') {
-      check(tx.queryReads, 'queried record changed by another transaction');
-      for (const [c, membership] of tx.queried) {
-        if ((this.db.state.collections.get(c)?.membershipVersion ?? 0) !== membership || view.membershipChanged(c)) {
-          conflicts.push({ collection: c, reason: 'records were inserted into or deleted from a queried collection' });
-        }
+      for (const x of predicateConflicts(tx.predicates, this.history, view)) {
+        if (!conflicts.some((y) => y.collection === x.collection && y.id === x.id)) conflicts.push(x);
       }
     }
     if (conflicts.length > 0) {

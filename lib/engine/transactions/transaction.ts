@@ -1,13 +1,15 @@
 /**
  * One optimistic transaction: its staged operations (an immutable cons list,
  * so a savepoint is just a saved reference), the versions it observed, what
- * it read, and a cached view of its writes. Nothing here touches committed
+ * it read (records by id, and at Serializable the predicates of its queries),
+ * and a cached view of its writes. Nothing here touches committed
  * state; see transaction-manager.ts for staging, reads and commit.
  */
 import type { PreparedWrite } from '../records.js';
 import type { ActionStep } from '../update-actions.js';
 import type { IsolationLevel } from '../settings.js';
 import type { WorkingView } from '../working-view.js';
+import { ReadPredicates } from './read-predicates.js';
 
 export type StagedOp =
   | { readonly kind: 'insert'; readonly c: string; readonly id: string; readonly p: PreparedWrite; readonly nr: boolean }
@@ -35,10 +37,8 @@ export class Transaction {
   readonly observed = new Map<string, number | null>();
   /** Records read by id (validated from RepeatableRead up). */
   readonly pointReads = new Set<string>();
-  /** Records returned by queries (validated at Serializable). */
-  readonly queryReads = new Set<string>();
-  /** Membership version of each queried collection when first queried (validated at Serializable). */
-  readonly queried = new Map<string, number>();
+  /** Predicates of its finds and searches (recorded and validated at Serializable only). */
+  readonly predicates = new ReadPredicates();
   /** The transaction's view as of committed `seq` with exactly `ops` applied (see TransactionManager.viewOf). */
   view: { readonly seq: number; readonly ops: OpList | undefined; readonly view: WorkingView } | undefined;
 

@@ -1,0 +1,101 @@
+/**
+ * The predicates a Serializable transaction read through, and their check at
+ * commit. A find records (collection, filter); a search, an unfiltered find
+ * or a join target records the whole collection. Each predicate keeps the
+ * committed seq it was evaluated against. At commit, a record change
+ * committed after that seq whose image before or after the change matches
+ * the predicate (inserts: after; deletes: before; updates: either) means the
+ * read would now answer differently: a conflict. The filter is evaluated by
+ * the query's own matcher; sort, skip and limit are ignored (conservative).
+ */
+import { matchFilter, type Filter } from '../query/index.js';
+import type { WorkingView } from '../working-view.js';
+import type { Fields } from '../values/index.js';
+import type { ChangeHistory } from './change-history.js';
+
+export interface ReadPredicate {
+  readonly collection: string;
+  /** Undefined: the whole collection. */
+  readonly filter?: Filter;
+  /** Committed seq the read was evaluated against. */
+  readonly seq: number;
+}
+
+/** One entry of a 409 conflict list. */
+export interface TxConflict { collection: string; id?: string; reason: string }
+
+/** Past this many distinct predicates on one collection they collapse into one whole-collection read. */
+export const MAX_PREDICATES_PER_COLLECTION = 32;
+
+const REASON_MATCH = 'a record changed by another transaction since this transaction read the collection matches a query it made';
+const REASON_WHOLE = 'a collection this transaction searched or read in full changed since it read it';
+const REASON_DROPPED = 'a collection this transaction queried was dropped since it read it';
+
+/** A transaction's predicate reads: bounded per collection, oldest first. */
+export class ReadPredicates {
+  private readonly list: ReadPredicate[] = [];
+
+  get size(): number { return this.list.length; }
+
+  /** Seq of the oldest read, which the change history must still cover (undefined when none). */
+  get oldestSeq(): number | undefined {
+    let min: number | undefined;
+    for (const p of this.list) if (min === undefined || p.seq < min) min = p.seq;
+    return min;
+  }
+
+  [Symbol.iterator](): IterableIterator<ReadPredicate> { return this.list[Symbol.iterator](); }
+
+  /**
+   * Records a read. Skips one an earlier predicate already covers (a
+   * whole-collection read, or the same parsed filter); past
+   * MAX_PREDICATES_PER_COLLECTION the collection's predicates become one
+   * whole-collection predicate at their oldest seq, which conflicts on a
+   * superset of what they would.
+   */
+  add(p: ReadPredicate): void {
+    let onCollection = 0, oldest = p.seq;
+    for (const q of this.list) {
+      if (q.collection !== p.collection) continue;
+      if (!q.filter || q.filter === p.filter) return;
+      onCollection += 1;
+      oldest = Math.min(oldest, q.seq);
+    }
+    if (onCollection < MAX_PREDICATES_PER_COLLECTION) { this.list.push(p); return; }
+    const others = this.list.filter((q) => q.collection !== p.collection);
+    this.list.length = 0;
+    this.list.push(...others, { collection: p.collection, seq: oldest });
+  }
+}
+
+/**
+ * The first conflict of each predicate: a change committed after its seq
+ * (from `history`) or staged earlier in the current writer group (from
+ * `view`) that matches it, a drop of its collection, or a history that no
+ * longer reaches back to its seq (bound exceeded). Empty when none.
+ */
+export function predicateConflicts(predicates: ReadPredicates, history: ChangeHistory, view: WorkingView): TxConflict[] {
+  const out: TxConflict[] = [];
+  for (const p of predicates) {
+    const conflict = firstConflict(p, history, view);
+    if (conflict && !out.some((x) => x.collection === conflict.collection && x.id === conflict.id)) out.push(conflict);
+  }
+  return out;
+}
+
+function firstConflict(p: ReadPredicate, history: ChangeHistory, view: WorkingView): TxConflict | undefined {
+  const c = p.collection;
+  if (!history.covers(p.seq)) {
+    return { collection: c, reason: `more than ${history.limit} changes were committed while this transaction was open, beyond the change history Serializable checks its queries against` };
+  }
+  const matches = (fields: Fields | undefined) => fields !== undefined && (!p.filter || matchFilter(p.filter, fields));
+  const reason = p.filter ? REASON_MATCH : REASON_WHOLE;
+  for (const ch of history.changesAfter(c, p.seq)) {
+    if (ch.dropped) return { collection: c, reason: REASON_DROPPED };
+    if (matches(ch.before) || matches(ch.after)) return { collection: c, id: ch.id, reason };
+  }
+  // Commits earlier in this writer group are staged in the view, not yet in the history.
+  if (view.droppedHere(c)) return { collection: c, reason: REASON_DROPPED };
+  for (const [id, fields] of view.changedImages(c)) if (matches(fields)) return { collection: c, id, reason };
+  return undefined;
+}
