@@ -11,7 +11,7 @@ export { nodeFs, type StorageFs, type StorageFile } from './storage/fs.js';
 export { parseQuery, type Query } from './query/index.js';
 export type { ApiKeyRecord, CollectionPermission } from './state.js';
 export type { Effect, LoggedBatch } from './effects.js';
-export { recordToWire, valueToWire, fieldsFromWire, toJson, type Fields, type Value } from './values/index.js';
+export { recordToWire, valueToWire, fieldsFromWire, fromJson, integerValue, toJson, type Fields, type Value } from './values/index.js';
 export { verifyDataDir, type FileReport } from './storage/verify.js';
 export type { BulkResult } from './bulk.js';
 export { CLEANUP_INTERVAL_MS, type TransactionStatus } from './transactions/transaction-manager.js';
