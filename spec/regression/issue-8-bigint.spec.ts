@@ -6,11 +6,12 @@
  */
 import { expect } from 'chai';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { decode as mpDecode, encode as mpEncode } from '@msgpack/msgpack';
-import { TestServer } from '../helpers/test-server.js';
+import { ADMIN_KEY, TestServer } from '../helpers/test-server.js';
 
 const P53 = 9007199254740993n; // 2^53 + 1: the first integer a float cannot hold
 const MIN = -(2n ** 63n);
@@ -215,6 +216,50 @@ describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact val
     expect(schema.text).to.include('"max":9223372036854775806').and.to.include('"min":9007199254740993');
   });
 
+  it('keeps big integers exact in the KV store, distinct values and a trash restore', async () => {
+    expect((await send(t, 'POST', '/api/kv/set/k', { value: MAX })).status).to.equal(200);
+    expect((await send(t, 'GET', '/api/kv/get/k')).text).to.equal('{"value":{"type":"Integer","value":9223372036854775807}}');
+    await send(t, 'POST', '/api/kv/batch/set', { keys: ['a', 'b'], values: [MIN, { nested: P53 }] });
+    expect((await send(t, 'POST', '/api/kv/batch/get', { keys: ['a', 'b'] })).text).to.equal('[-9223372036854775808,{"nested":9007199254740993}]');
+    for (const n of [MAX, P53, 5n, MAX, P53 + 1n]) await send(t, 'POST', '/api/insert/d', { n });
+    expect((await send(t, 'POST', '/api/distinct/d/n', {})).body.values).to.deep.equal([5, P53, P53 + 1n, MAX]);
+    const id = (await send(t, 'POST', '/api/insert/tr', { n: MIN })).body.id;
+    await send(t, 'DELETE', `/api/delete/tr/${id}`);
+    expect((await send(t, 'POST', `/api/trash/tr/${id}`)).status).to.equal(200);
+    expect((await send(t, 'GET', `/api/find/tr/${id}`)).body.n).to.deep.equal({ type: 'Integer', value: MIN });
+  });
+
+  it('ships big integers exactly to a ripple peer', async () => {
+    const peer = await TestServer.start({ rippleMaxBackoffMs: 200 });
+    try {
+      t.server.ripples.setPeers([{ url: peer.url, key: ADMIN_KEY }]);
+      const id = (await send(t, 'POST', '/api/insert/rip', { n: MAX, o: { m: MIN } })).body.id;
+      await until(async () => (await send(peer, 'GET', `/api/find/rip/${id}`)).status === 200, 10_000);
+      const read = await send(peer, 'GET', `/api/find/rip/${id}`);
+      expect(read.body.n).to.deep.equal({ type: 'Integer', value: MAX });
+      expect(read.body.o).to.deep.equal({ type: 'Object', value: { m: MIN } });
+    } finally {
+      t.server.ripples.setPeers([]);
+      await peer.stop();
+    }
+  });
+
+  it('sends exact digits in server-sent events', async () => {
+    const frames: string[] = [];
+    const req = http.get(`${t.url}/api/subscribe/sse`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${await t.adminToken()}` } }, (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => frames.push(chunk));
+    });
+    try {
+      await until(() => frames.join('').includes('subscribed'));
+      await send(t, 'POST', '/api/insert/sse', { id: 's1', n: MIN });
+      await until(() => frames.join('').includes('s1'));
+      expect(frames.join('')).to.include('-9223372036854775808');
+    } finally {
+      req.destroy();
+    }
+  });
+
   it('sends exact digits in WebSocket replies and mutation notifications', async () => {
     const ws = new WebSocket(t.url.replace('http', 'ws') + '/api/ws', { headers: { authorization: `Bearer ${await t.adminToken()}` } });
     const frames: string[] = [];
@@ -235,9 +280,9 @@ describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact val
   });
 });
 
-async function until(check: () => boolean, ms = 5000): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) throw new Error('timed out');
     await new Promise((r) => setTimeout(r, 10));
   }

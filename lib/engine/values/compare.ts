@@ -5,9 +5,10 @@
  * Decimal), and exactly: a bigint Integer and a float are compared as the
  * mathematical values they hold (JS relational operators on a bigint and a
  * number do that), so 2^53 + 1 is above the float 2^53 and an Integer 2^60
- * equals a Float 2^60. DateTimes by instant, also against RFC 3339 strings;
- * UUIDs as their strings. Values of unrelated kinds are incomparable: `compareValues`
- * returns undefined and range conditions on them are false.
+ * equals a Float 2^60; `hashKey` agrees. DateTimes by instant, also
+ * against RFC 3339 strings; UUIDs as their strings. Values of unrelated
+ * kinds are incomparable: `compareValues` returns undefined and range
+ * conditions on them are false.
  */
 import { dateTimeOrderKey, normalizeDateTime } from './datetime.js';
 import { integerValue } from './int64.js';
