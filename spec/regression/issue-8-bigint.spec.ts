@@ -69,6 +69,15 @@ describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact val
     });
   }
 
+  it('reads a MessagePack 64-bit int within ±(2^53 - 1) as an ordinary number', async () => {
+    const ins = await send(t, 'POST', '/api/insert/small', { n: 5n, m: -(2n ** 40n), limit: 3n }, 'msgpack');
+    expect(ins.status).to.equal(201);
+    const read = await send(t, 'GET', `/api/find/small/${ins.body.id}`);
+    expect(read.text).to.include('"n":{"type":"Integer","value":5},"m":{"type":"Integer","value":-1099511627776}');
+    const found = await send(t, 'POST', '/api/find/small', { filter: cond('n', 'Eq', 5n), limit: 1n }, 'msgpack');
+    expect(found.body).to.have.length(1);
+  });
+
   it('writes the exact digits in the raw JSON text, typed and untyped', async () => {
     const id = (await send(t, 'POST', '/api/insert/big', RECORD)).body.id;
     const typed = (await send(t, 'GET', `/api/find/big/${id}`)).text;

@@ -138,12 +138,13 @@ export function dedupeValues(items: readonly Value[]): Value[] {
 
 /**
  * The hash text of a number: equal numbers give equal text whatever their
- * representation. An integer is written with all its digits (String() of a
- * float from 1e21 up uses an exponent; a bigint never does), so a Float
- * 2^60 and an Integer bigint 2^60 share a key.
+ * representation. A whole float beyond 2^53 is written with all its exact
+ * digits (String() gives the shortest digits that round-trip, "1152921504606847000"
+ * for 2^60, or an exponent from 1e21), so a Float 2^60 and an Integer bigint
+ * 2^60 share a key, and the bigint 1152921504606847000 does not.
  */
 function numberKey(v: number | bigint): string {
-  return typeof v === 'number' && Number.isInteger(v) && Math.abs(v) >= 1e21 ? BigInt(v).toString() : String(v);
+  return typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v) ? BigInt(v).toString() : String(v);
 }
 
 /** A string key usable in a Map for hash-style equality (distinct, unique and hash indexes, joins). */
