@@ -154,45 +154,46 @@ class JsonReader {
  * when `JSON.stringify` would. Throws TypeError on a circular structure.
  */
 export function writeExactJson(value: unknown): string | undefined {
-  const out: string[] = [];
-  return write(value, '', out, []) ? out.join('') : undefined;
+  return write(value, '', []);
 }
 
-/** Appends the JSON of `v` (read as member `key`) to `out`; false when it has none (undefined, a function). */
-function write(v: unknown, key: string, out: string[], ancestors: object[]): boolean {
+/** Characters a JSON string must escape (lone surrogates included, as JSON.stringify does). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+function quote(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
+/** The JSON of `v` read as member `key`, or undefined when it has none (undefined, a function). */
+function write(v: unknown, key: string, ancestors: object[]): string | undefined {
   if (v instanceof Uint8Array) v = Array.from(v);
   else if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
     v = (v as { toJSON(k: string): unknown }).toJSON(key);
   }
   switch (typeof v) {
-    case 'string': out.push(JSON.stringify(v)); return true;
-    case 'number': out.push(Number.isFinite(v) ? String(v) : 'null'); return true;
-    case 'bigint': out.push(v.toString()); return true;
-    case 'boolean': out.push(v ? 'true' : 'false'); return true;
+    case 'string': return quote(v);
+    case 'number': return Number.isFinite(v) ? String(v) : 'null';
+    case 'bigint': return v.toString();
+    case 'boolean': return v ? 'true' : 'false';
     case 'object': break;
-    default: return false;
+    default: return undefined;
   }
-  if (v === null) { out.push('null'); return true; }
+  if (v === null) return 'null';
   if (ancestors.includes(v)) throw new TypeError('Converting circular structure to JSON');
   ancestors.push(v);
+  let out: string;
   if (Array.isArray(v)) {
-    out.push('[');
-    v.forEach((item, i) => {
-      if (i > 0) out.push(',');
-      if (!write(item, String(i), out, ancestors)) out.push('null');
-    });
-    out.push(']');
+    out = '[';
+    for (let i = 0; i < v.length; i++) out += (i > 0 ? ',' : '') + (write(v[i], String(i), ancestors) ?? 'null');
+    out += ']';
   } else {
-    out.push('{');
-    let first = true;
+    out = '{';
     for (const k of Object.keys(v)) {
-      const at = out.length;
-      out.push(first ? '' : ',', JSON.stringify(k), ':');
-      if (write((v as Record<string, unknown>)[k], k, out, ancestors)) first = false;
-      else out.length = at;
+      const item = write((v as Record<string, unknown>)[k], k, ancestors);
+      if (item !== undefined) out += (out.length > 1 ? ',' : '') + quote(k) + ':' + item;
     }
-    out.push('}');
+    out += '}';
   }
   ancestors.pop();
-  return true;
+  return out;
 }
