@@ -289,6 +289,32 @@ describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact val
   });
 });
 
+describe('regression: issue 8 item 11, 64-bit integers in MessagePack WebSocket frames', function () {
+  this.timeout(30_000);
+  it('reads and writes big integers as MessagePack int64 after a msgpack Hello', async () => {
+    const t = await TestServer.start();
+    const ws = new WebSocket(t.url.replace('http', 'ws') + '/api/ws', { headers: { authorization: `Bearer ${await t.adminToken()}` } });
+    const frames: any[] = [];
+    ws.on('message', (d: Buffer, binary: boolean) => frames.push(binary ? mpDecode(d, { useBigInt64: true }) : JSON.parse(d.toString())));
+    try {
+      await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+      ws.send(JSON.stringify({ type: 'Hello', payload: { formats: ['msgpack'] } }));
+      await until(() => frames.some((f) => f.type === 'Welcome'));
+      expect(frames.find((f) => f.type === 'Welcome').payload.format).to.equal('msgpack');
+      ws.send(Buffer.from(mpEncode({ type: 'Insert', messageId: 'i', payload: { collection: 'mp', record: { id: 'm', n: MIN, o: { x: P53 } } } }, { useBigInt64: true })));
+      await until(() => frames.some((f) => f.messageId === 'i'));
+      ws.send(Buffer.from(mpEncode({ type: 'FindById', messageId: 'f', payload: { collection: 'mp', id: 'm' } })));
+      await until(() => frames.some((f) => f.messageId === 'f'));
+      const record = frames.find((f) => f.messageId === 'f').payload.data;
+      expect(record.n).to.deep.equal({ type: 'Integer', value: MIN });
+      expect(record.o).to.deep.equal({ type: 'Object', value: { x: P53 } });
+    } finally {
+      ws.close();
+      await t.stop();
+    }
+  });
+});
+
 async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
