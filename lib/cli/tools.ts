@@ -11,7 +11,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { Database, nodeFs, recordToWire, toJson, verifyDataDir } from '../engine/index.js';
+import { Database, fromJson, nodeFs, recordToWire, toJson, verifyDataDir } from '../engine/index.js';
 import type { ParsedArgs } from './config.js';
 
 const IMPORT_CHUNK = 1000;
@@ -101,7 +101,7 @@ async function importCollection(dataDir: string, args: ParsedArgs): Promise<numb
       line += 1;
       if (text.trim() === '') continue;
       try {
-        chunk.push(JSON.parse(text));
+        chunk.push(fromJson(text));
       } catch {
         console.error(`\nline ${line}: not valid JSON`);
         failed += 1;

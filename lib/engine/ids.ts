@@ -9,6 +9,7 @@
  */
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { InvalidInput } from '../errors.js';
+import { isInt64 } from './values/index.js';
 
 export class IdGenerator {
   /** Starts from the clock so ids stay distinct across restarts. */
@@ -41,6 +42,8 @@ const MAX_ID_LENGTH = 512;
 /** Validates a client-supplied id (body `id` or path segment). */
 export function validateId(id: unknown, what = 'id'): string {
   if (typeof id === 'number' && Number.isSafeInteger(id)) return String(id);
+  // An integer id beyond 2^53 is taken by its exact digits, like a smaller one.
+  if (typeof id === 'bigint' && isInt64(id)) return id.toString();
   if (typeof id !== 'string' || id.length === 0) throw new InvalidInput(`Invalid ${what}: expected a non-empty string`);
   if (id.length > MAX_ID_LENGTH) throw new InvalidInput(`Invalid ${what}: longer than ${MAX_ID_LENGTH} characters`);
   // eslint-disable-next-line no-control-regex

@@ -12,7 +12,7 @@ export { parseQuery, type Query } from './query/index.js';
 export { checkLimit, MAX_EMBED_TEXTS, MAX_FIELD_NAMES } from './limits.js';
 export type { ApiKeyRecord, CollectionPermission, KvPermission } from './state.js';
 export type { Effect, LoggedBatch } from './effects.js';
-export { recordToWire, valueToWire, fieldsFromWire, toJson, type Fields, type Value } from './values/index.js';
+export { recordToWire, valueToWire, fieldsFromWire, fromJson, integerValue, toJson, type Fields, type Value } from './values/index.js';
 export { verifyDataDir, type FileReport } from './storage/verify.js';
 export type { BulkResult } from './bulk.js';
 export { CLEANUP_INTERVAL_MS, type TransactionStatus } from './transactions/transaction-manager.js';

@@ -52,7 +52,7 @@ function inRange(raw: unknown, ttl: ResolvedTtl): ResolvedTtl {
 }
 
 function shownTtl(raw: unknown): string {
-  return typeof raw === 'string' || typeof raw === 'number' ? `'${String(raw).slice(0, 40)}'` : `of type ${Array.isArray(raw) ? 'array' : typeof raw}`;
+  return typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'bigint' ? `'${String(raw).slice(0, 40)}'` : `of type ${Array.isArray(raw) ? 'array' : typeof raw}`;
 }
 
 /** The bare RFC 3339 string stored in a record's `ttl` field. */

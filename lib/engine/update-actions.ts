@@ -4,7 +4,10 @@
  *
  * Arithmetic keeps the stored numeric type (an Integer stays Integer while
  * whole, Float/Number keep their tag, Decimal keeps its string form and
- * scale); array actions keep a Set or Vector tag. Inputs are never mutated.
+ * scale); array actions keep a Set or Vector tag. Integer with Integer is
+ * exact: a result beyond ±(2^53 - 1) is computed with BigInt and stays an
+ * Integer, one beyond 64 bits is refused, and an Integer beyond 2^53 never
+ * mixes with a float (the float would round it). Inputs are never mutated.
  * Actions address top-level fields only (a dotted name must be an existing
  * top-level key) and never the system fields `id` and `ttl` (a ttl is set
  * with a merge update). Messages follow the
@@ -13,7 +16,7 @@
 import { InvalidInput } from '../errors.js';
 import { checkLimit, MAX_ACTION_STEPS } from './limits.js';
 import {
-  assertSafeKey, equalValues, fieldFromWire, isPlainObject, isTypedWrapper, rawFromWire, Tagged,
+  assertSafeKey, equalValues, fieldFromWire, integerValue, isInt64, isPlainObject, isTypedWrapper, rawFromWire, Tagged,
   type Fields, type Value,
 } from './values/index.js';
 
@@ -56,7 +59,8 @@ function checkField(action: UpdateAction, field: unknown): string {
 }
 
 type NumKind = 'Integer' | 'Float' | 'Number' | 'Decimal';
-interface Num { readonly kind: NumKind; readonly n: number; readonly scale: number }
+/** A numeric operand; `n` is a bigint only for an Integer beyond ±(2^53 - 1). */
+interface Num { readonly kind: NumKind; readonly n: number | bigint; readonly scale: number }
 
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -67,7 +71,8 @@ function scaleOf(text: string): number {
 }
 
 function numOf(v: Value | undefined): Num | undefined {
-  if (typeof v === 'number') return { kind: Number.isInteger(v) ? 'Integer' : 'Float', n: v, scale: scaleOf(String(v)) };
+  if (typeof v === 'number') return { kind: Number.isSafeInteger(v) ? 'Integer' : 'Float', n: v, scale: scaleOf(String(v)) };
+  if (typeof v === 'bigint') return { kind: 'Integer', n: v, scale: 0 };
   if (!(v instanceof Tagged)) return undefined;
   if (v.type === 'Float' || v.type === 'Number') return { kind: v.type, n: v.value as number, scale: scaleOf(String(v.value)) };
   if (v.type === 'Decimal') return { kind: 'Decimal', n: Number(v.value), scale: scaleOf(v.value as string) };
@@ -81,7 +86,7 @@ function operandOf(action: UpdateAction, raw: unknown, field: string): Num {
   if (typeof raw === 'string' && DECIMAL.test(raw.trim())) return { kind: 'Decimal', n: Number(raw), scale: scaleOf(raw) };
   const numeric = typeof raw === 'number' || typeof raw === 'bigint' || isTypedWrapper(raw);
   const num = numeric ? numOf(fieldFromWire(raw, field)) : undefined;
-  if (!num || !Number.isFinite(num.n)) throw fail(action, 'value not numeric');
+  if (!num || (typeof num.n === 'number' && !Number.isFinite(num.n))) throw fail(action, 'value not numeric');
   return num;
 }
 
@@ -91,6 +96,10 @@ function arithmetic(action: UpdateAction, current: Value | undefined, raw: unkno
   const base = current === undefined && counter ? { ...operand, n: 0 } : numOf(current);
   if (!base) throw fail(action, 'field not numeric');
   if ((action === 'divide' || action === 'modulo') && operand.n === 0) throw fail(action, 'division by zero');
+  if (typeof base.n === 'bigint' || typeof operand.n === 'bigint') {
+    if (base.kind !== 'Integer' || operand.kind !== 'Integer') throw fail(action, 'an Integer beyond ±(2^53 - 1) only combines with Integers');
+    return exactIntegerArithmetic(action, BigInt(base.n), BigInt(operand.n));
+  }
   let r: number;
   let scale: number | undefined = Math.max(base.scale, operand.scale);
   switch (action) {
@@ -101,7 +110,28 @@ function arithmetic(action: UpdateAction, current: Value | undefined, raw: unkno
     default: r = base.n % operand.n; break;
   }
   if (!Number.isFinite(r)) throw fail(action, 'result out of range');
+  // Integer with Integer past 2^53 would have been rounded: redo it exactly.
+  if (base.kind === 'Integer' && operand.kind === 'Integer' && action !== 'divide' && !Number.isSafeInteger(r)) {
+    return exactIntegerArithmetic(action, BigInt(base.n), BigInt(operand.n));
+  }
   return numberValue(base.kind, r, scale);
+}
+
+/** Integer arithmetic in BigInt; the result must fit 64 bits, and a quotient must be whole. */
+function exactIntegerArithmetic(action: UpdateAction, a: bigint, b: bigint): Value {
+  let r: bigint;
+  switch (action) {
+    case 'increment': r = a + b; break;
+    case 'decrement': r = a - b; break;
+    case 'multiply': r = a * b; break;
+    case 'modulo': r = a % b; break;
+    default:
+      if (a % b !== 0n) throw fail(action, 'the quotient is not whole, and an Integer beyond ±(2^53 - 1) has no exact fraction');
+      r = a / b;
+      break;
+  }
+  if (!isInt64(r)) throw fail(action, 'result out of the 64-bit integer range');
+  return integerValue(r);
 }
 
 function numberValue(kind: NumKind, r: number, scale: number | undefined): Value {

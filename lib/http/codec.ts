@@ -8,17 +8,21 @@
  * polluted through a decoded object. msgpackr silently renames a `__proto__`
  * map key to `__proto_`, so a MessagePack body that spells the key at all is
  * decoded to Maps instead, where the key is still visible, and rejected.
+ *
+ * No number is changed: JSON integers beyond ±(2^53 - 1) and MessagePack
+ * 64-bit ints decode to exact bigints (safe ones to numbers), and the engine
+ * keeps them or refuses them, naming the field; responses write them back
+ * with their exact digits, or as MessagePack 64-bit ints.
  */
 import { gzipSync } from 'node:zlib';
 import { C1, Packr, Unpackr, type Options } from 'msgpackr';
 import { InvalidInput, UnsupportedMedia } from '../errors.js';
-import { toJson } from '../engine/index.js';
+import { fromJson, integerValue, toJson } from '../engine/index.js';
 
-// 'auto' decodes a 64-bit integer beyond 2^53 as a BigInt instead of rounding it, so it can be refused.
-// msgpackr's README documents it; its type definitions lack it.
-const INT64_AUTO = { int64AsType: 'auto' } as unknown as Pick<Options, 'int64AsType'>;
-const requestUnpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, ...INT64_AUTO });
-const mapUnpackr = new Unpackr({ useRecords: false, mapsAsObjects: false, ...INT64_AUTO });
+// Every 64-bit int decodes as a BigInt ('auto' would turn ±2^53 into a float); the walks below make safe ones numbers.
+const INT64: Pick<Options, 'int64AsType'> = { int64AsType: 'bigint' };
+const requestUnpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, ...INT64 });
+const mapUnpackr = new Unpackr({ useRecords: false, mapsAsObjects: false, ...INT64 });
 const PROTO_BYTES = Buffer.from('__proto__', 'utf8');
 const responsePackr = new Packr({ useRecords: false, moreTypes: false, encodeUndefinedAsNil: true });
 
@@ -46,8 +50,7 @@ export function decodeBody(raw: Buffer | undefined, contentType: string | undefi
       throw new InvalidInput(`Malformed MessagePack body: ${(err as Error).message}`);
     }
     if (spellsProto) return mapsToObjects(value, 0);
-    assertNoProtoKeys(value, 0);
-    return value;
+    return checkDecoded(value, 0);
   }
   const type = contentType?.split(';')[0]!.trim().toLowerCase();
   if (type && type !== 'application/json' && !type.endsWith('+json') && type !== 'text/plain') {
@@ -56,12 +59,7 @@ export function decodeBody(raw: Buffer | undefined, contentType: string | undefi
   const text = raw.toString('utf8');
   if (text.trim() === '') return {};
   try {
-    // The reviver costs time; only a body that could spell __proto__ needs it.
-    if (!text.includes('__proto__') && !text.includes('\\u')) return JSON.parse(text);
-    return JSON.parse(text, (key, value) => {
-      if (key === '__proto__') throw new InvalidInput("Forbidden key '__proto__' in body");
-      return value;
-    });
+    return fromJson(text);
   } catch (err) {
     if (err instanceof InvalidInput) throw err;
     throw new InvalidInput(`Malformed JSON body: ${(err as Error).message}`);
@@ -70,25 +68,41 @@ export function decodeBody(raw: Buffer | undefined, contentType: string | undefi
 
 /** msgpackr decodes the never-used byte 0xc1 to a marker object instead of failing. */
 const neverUsedByte = () => new InvalidInput('Malformed MessagePack body: the never-used byte 0xc1');
-const unsafeInteger = (v: bigint) => new InvalidInput(`Integer ${v} is outside the exactly representable range ±(2^53 - 1)`);
 
-function assertNoProtoKeys(v: unknown, depth: number): void {
+/**
+ * Rejects `__proto__` keys and the byte 0xc1 in a decoded body, and turns
+ * 64-bit ints within ±(2^53 - 1) into numbers, in place (the body is fresh);
+ * returns the body. A bigint beyond that range is left for the engine.
+ */
+function checkDecoded(v: unknown, depth: number): unknown {
   if (depth > 100) throw new InvalidInput('Body nested too deeply');
   if (v === C1) throw neverUsedByte();
-  if (typeof v === 'bigint') throw unsafeInteger(v);
-  if (v === null || typeof v !== 'object' || v instanceof Uint8Array) return;
-  if (Array.isArray(v)) { for (const x of v) assertNoProtoKeys(x, depth + 1); return; }
-  for (const key of Object.keys(v)) {
-    if (key === '__proto__') throw new InvalidInput("Forbidden key '__proto__' in body");
-    assertNoProtoKeys((v as Record<string, unknown>)[key], depth + 1);
+  if (typeof v === 'bigint') return integerValue(v);
+  if (v === null || typeof v !== 'object' || v instanceof Uint8Array) return v;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) replaceIfChanged(v, i, v[i], checkDecoded(v[i], depth + 1));
+    return v;
   }
+  const holder = v as Record<string, unknown>;
+  for (const key of Object.keys(holder)) {
+    if (key === '__proto__') throw new InvalidInput("Forbidden key '__proto__' in body");
+    replaceIfChanged(holder, key, holder[key], checkDecoded(holder[key], depth + 1));
+  }
+  return v;
+}
+
+function replaceIfChanged(holder: object, key: string | number, was: unknown, now: unknown): void {
+  if (now === was) return;
+  // Only an extension value (a frozen Tagged) is frozen; a number inside one has no business being a 64-bit int.
+  if (Object.isFrozen(holder)) throw new InvalidInput('Malformed MessagePack body: a 64-bit int inside an extension value');
+  (holder as Record<string | number, unknown>)[key] = now;
 }
 
 /** Converts the Maps of a MessagePack body to plain objects, rejecting `__proto__` keys. */
 function mapsToObjects(v: unknown, depth: number): unknown {
   if (depth > 100) throw new InvalidInput('Body nested too deeply');
   if (v === C1) throw neverUsedByte();
-  if (typeof v === 'bigint') throw unsafeInteger(v);
+  if (typeof v === 'bigint') return integerValue(v);
   if (Array.isArray(v)) return v.map((x) => mapsToObjects(x, depth + 1));
   if (!(v instanceof Map)) return v;
   const out: Record<string, unknown> = {};

@@ -19,7 +19,7 @@ describe('cli tools (eddydb snapshot, compact, verify, export, import)', functio
   it('imports NDJSON, reports bad lines, and exports typed records that import again identically', async () => {
     const lines = [
       JSON.stringify({ id: 'a', name: 'Ann', when: '2026-01-01T00:00:00Z', price: { type: 'Decimal', value: '1.50' } }),
-      JSON.stringify({ id: 'b', bin: { type: 'Binary', value: 'AAEC' }, tags: { type: 'Set', value: ['x', 'x', 'y'] } }),
+      '{"n":9223372036854775807,' + JSON.stringify({ id: 'b', bin: { type: 'Binary', value: 'AAEC' }, tags: { type: 'Set', value: ['x', 'x', 'y'] } }).slice(1),
       'not json',
     ].join('\n');
     const imp = eddydb(['import', '--data-dir', dir, '--collection', 'people'], lines);
@@ -33,6 +33,7 @@ describe('cli tools (eddydb snapshot, compact, verify, export, import)', functio
     expect(rows[0].price).to.deep.equal({ type: 'Decimal', value: '1.50' });
     expect(rows[1].bin).to.deep.equal({ type: 'Binary', value: [0, 1, 2] });
     expect(rows[1].tags).to.deep.equal({ type: 'Set', value: ['x', 'y'] });
+    expect(exp.stdout).to.include('"n":{"type":"Integer","value":9223372036854775807}');
     const second = tempDir('eddydb-cli2-');
     try {
       expect(eddydb(['import', '--data-dir', second, '--collection', 'people'], exp.stdout).code).to.equal(0);

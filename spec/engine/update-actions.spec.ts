@@ -158,6 +158,36 @@ describe('engine/update-actions', () => {
     });
   });
 
+  describe('on 64-bit Integers', () => {
+    const MAX = 2n ** 63n - 1n;
+    const MIN = -(2n ** 63n);
+
+    it('compute exactly past 2^53 and keep the result an Integer', () => {
+      expect(apply({ n: 9007199254740991 }, 'increment', 'n', 2).n).to.equal(2n ** 53n + 1n);
+      expect(apply({ n: 2 ** 52 }, 'multiply', 'n', 4).n).to.equal(2n ** 54n);
+      expect(apply({ n: MAX - 1n }, 'increment', 'n', 1).n).to.equal(MAX);
+      expect(apply({ n: MIN }, 'increment', 'n', MAX).n).to.equal(-1);
+      expect(apply({ n: 2n ** 53n + 1n }, 'decrement', 'n', 2).n).to.equal(9007199254740991);
+      expect(apply({ n: MAX }, 'modulo', 'n', 10).n).to.equal(7);
+      expect(apply({ n: 2n ** 62n }, 'divide', 'n', 2n ** 60n).n).to.equal(4);
+      expect(apply({}, 'decrement', 'n', MAX).n).to.equal(-MAX);
+      expect(typeOf(apply({ n: 1 }, 'increment', 'n', MAX - 1n).n!)).to.equal('Integer');
+    });
+
+    it('refuse a result beyond 64 bits', () => {
+      fails(() => apply({ n: MAX }, 'increment', 'n', 1), "Failed to apply action 'increment': result out of the 64-bit integer range");
+      fails(() => apply({ n: MIN }, 'decrement', 'n', null), "Failed to apply action 'decrement': result out of the 64-bit integer range");
+      fails(() => apply({ n: 2 ** 40 }, 'multiply', 'n', 2 ** 40), "Failed to apply action 'multiply': result out of the 64-bit integer range");
+    });
+
+    it('refuse a quotient that is not whole, and mixing with a float', () => {
+      fails(() => apply({ n: MAX }, 'divide', 'n', 2), /the quotient is not whole/);
+      fails(() => apply({ n: MAX }, 'increment', 'n', 0.5), "Failed to apply action 'increment': an Integer beyond ±(2^53 - 1) only combines with Integers");
+      fails(() => apply({ f: 1.5 }, 'increment', 'f', MAX), /only combines with Integers/);
+      fails(() => apply({ p: { type: 'Decimal', value: '1' } }, 'multiply', 'p', MAX), /only combines with Integers/);
+    });
+  });
+
   describe('push and unshift', () => {
     it('append and prepend to an array', () => {
       expect(apply({ a: [1, 2] }, 'push', 'a', 3).a).to.deep.equal([1, 2, 3]);

@@ -6,7 +6,10 @@
  * Set or Vector can match conditions in ways an index cannot answer (In on
  * an array field matches any element), so they are kept aside and always
  * returned as candidates; the planner re-checks the whole filter, which is
- * what keeps indexed and unindexed results identical.
+ * what keeps indexed and unindexed results identical. Numbers are keyed by
+ * exact value (values/compare.ts): an Integer beyond 2^53 (a bigint) and a
+ * Float holding the same number share one key, and unequal neighbours that
+ * floats would round together (2^53 and 2^53 + 1) never do.
  */
 import { createRequire } from 'node:module';
 import type sortedBtreeTypes from 'sorted-btree';

@@ -17,7 +17,8 @@ export function kindOf(raw: unknown): string {
     case 'object': return 'an object';
     case 'undefined': return 'nothing';
     case 'string': return 'a string';
-    case 'number': case 'bigint': return 'a number';
+    case 'number': return 'a number';
+    case 'bigint': return 'an integer beyond ±(2^53 - 1)';
     case 'boolean': return 'a boolean';
     default: return typeof raw;
   }

@@ -9,7 +9,7 @@
  */
 import { InvalidInput } from '../../errors.js';
 import { checkLimit, MAX_JOIN_COLLECTIONS } from '../limits.js';
-import { isPlainObject, type Fields } from '../values/index.js';
+import { exactNumber, isPlainObject, type Fields } from '../values/index.js';
 import { kindOf, shown } from './describe-input.js';
 import { parseFieldPath } from './field-path.js';
 import { parseFilter, type Filter } from './filter.js';
@@ -63,9 +63,9 @@ function present(v: unknown): boolean {
 
 function parseCount(raw: unknown, name: string): number | undefined {
   if (!present(raw)) return undefined;
-  const n = typeof raw === 'bigint' ? Number(raw) : raw;
+  const n = exactNumber(raw);
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-    const got = typeof n === 'number' ? String(n) : kindOf(raw);
+    const got = typeof n === 'number' || typeof n === 'bigint' ? String(n).slice(0, 40) : kindOf(raw);
     throw new InvalidInput(`Invalid ${name}: expected a non-negative integer, got ${got}`);
   }
   return n;

@@ -6,8 +6,10 @@
  * as a plain string, bytes as base64 text, a duration as milliseconds. Every
  * accepted value converts losslessly to the declared type with `coerceValue`.
  * Null is never accepted here except by Null; absence is `required`'s business.
+ * A bigint (an Integer beyond 2^53) fits Integer and Decimal, and Float or
+ * Number only when a float holds it exactly.
  */
-import { isPlainObject, isRfc3339, Tagged, type TaggedType, type TypeName, type Value } from '../values/index.js';
+import { bigintAsFloat, isPlainObject, isRfc3339, Tagged, type TaggedType, type TypeName, type Value } from '../values/index.js';
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
@@ -19,16 +21,17 @@ export function acceptsType(type: TypeName, v: Value): boolean {
   switch (type) {
     case 'String': return typeof v === 'string';
     case 'Integer': {
+      if (typeof v === 'bigint') return true;
       const n = numberOf(v);
       return n !== undefined && Number.isSafeInteger(n);
     }
     case 'Float':
-    case 'Number': return numberOf(v) !== undefined;
+    case 'Number': return numberOf(v) !== undefined || (typeof v === 'bigint' && bigintAsFloat(v) !== undefined);
     case 'Boolean': return typeof v === 'boolean';
     case 'Array': return Array.isArray(v) || isTagged(v, 'Set', 'Vector');
     case 'Object': return isPlainObject(v);
     case 'DateTime': return isTagged(v, 'DateTime') || (typeof v === 'string' && isRfc3339(v));
-    case 'Decimal': return isTagged(v, 'Decimal') || numberOf(v) !== undefined || (typeof v === 'string' && DECIMAL.test(v));
+    case 'Decimal': return isTagged(v, 'Decimal') || numberOf(v) !== undefined || typeof v === 'bigint' || (typeof v === 'string' && DECIMAL.test(v));
     case 'UUID': return isTagged(v, 'UUID') || (typeof v === 'string' && UUID.test(v));
     case 'Vector': return isTagged(v, 'Vector') || (Array.isArray(v) && v.every(isFiniteNumber));
     case 'Set': return isTagged(v, 'Set') || Array.isArray(v);

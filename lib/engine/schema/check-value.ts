@@ -9,7 +9,7 @@
  * Absence and null (`required`) are handled by `validateRecord`.
  */
 import type { ValidationDetail } from '../../errors.js';
-import { bareValue, compareValues, equalValues, Tagged, typeOf, type Value } from '../values/index.js';
+import { bareValue, compareValues, equalValues, Tagged, toJson, typeOf, type Value } from '../values/index.js';
 import { acceptsType } from './accepts-type.js';
 import { coerceValue } from './coerce-to-schema.js';
 import type { FieldDef } from './field-def.js';
@@ -82,7 +82,7 @@ export function showValue(v: Value): string {
   if (v instanceof Tagged && typeof v.value === 'string') return clip(v.value);
   const bare = bareValue(v);
   if (bare instanceof Uint8Array) return `<${bare.length} bytes>`;
-  return clip(JSON.stringify(bare) ?? String(bare));
+  return clip(toJson(bare) ?? String(bare));
 }
 
 function clip(s: string): string {

@@ -57,7 +57,7 @@ function fail(field: string, why: string): InvalidInput {
 
 /**
  * Parses a min or max bound for a `type` field into its stored form: a bare
- * number, a Tagged Decimal or a Tagged DateTime. Throws InvalidInput when the
+ * number, a bigint (an integer beyond 2^53), a Tagged Decimal or a Tagged DateTime. Throws InvalidInput when the
  * bound does not fit the type (e.g. a negative length, a non-RFC 3339 date).
  */
 export function parseBound(type: TypeName, raw: unknown, field: string, which: 'min' | 'max'): Value {
@@ -73,6 +73,8 @@ export function parseBound(type: TypeName, raw: unknown, field: string, which: '
   }
   const n = numberOf(v);
   if (n !== undefined) return n;
+  // An Integer bound beyond 2^53 stays a bigint, so bounds compare exactly (compare.ts).
+  if (typeof v === 'bigint') return v;
   if (type === 'Decimal' && acceptsType('Decimal', v)) return coerceValue('Decimal', v);
   throw fail(field, `${which} must be a number${type === 'Decimal' ? ' or a decimal string' : ''} for ${type}`);
 }

@@ -3,7 +3,11 @@
  *
  * Stored values are written as they live in memory; `Tagged` values travel
  * as extension type 0x45 ('E') holding `[type, value]`. Maps decode as plain
- * objects. This codec is for our own files only; the HTTP layer has its own.
+ * objects. An Integer beyond ±(2^53 - 1) is a bigint in memory and a 64-bit
+ * int on disk; msgpackr writes every number as at most a 32-bit int or a
+ * float64, so a 64-bit int on disk is always such an Integer and is read back
+ * as a bigint, never rounded to a float. This codec is for our own files
+ * only; the HTTP layer has its own.
  */
 import { addExtension, Packr, Unpackr } from 'msgpackr';
 import { Tagged, type TaggedPayload, type TaggedType } from '../values/index.js';
@@ -18,7 +22,7 @@ addExtension({
 });
 
 const packr = new Packr({ useRecords: false, moreTypes: false, bundleStrings: false });
-const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'bigint' });
 
 export function encodePayload(value: unknown): Buffer {
   return packr.pack(value);

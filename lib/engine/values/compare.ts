@@ -2,17 +2,22 @@
  * Equality and ordering of stored values, across their wire spellings.
  *
  * Numbers compare numerically whatever their type (Integer, Float, Number,
- * Decimal); DateTimes by instant, also against RFC 3339 strings; UUIDs as
- * their strings. Values of unrelated kinds are incomparable: `compareValues`
- * returns undefined and range conditions on them are false.
+ * Decimal), and exactly: a bigint Integer and a float are compared as the
+ * mathematical values they hold (JS relational operators on a bigint and a
+ * number do that), so 2^53 + 1 is above the float 2^53 and an Integer 2^60
+ * equals a Float 2^60; `hashKey` agrees. DateTimes by instant, also
+ * against RFC 3339 strings; UUIDs as their strings. Values of unrelated
+ * kinds are incomparable: `compareValues` returns undefined and range
+ * conditions on them are false.
  */
 import { dateTimeOrderKey, normalizeDateTime } from './datetime.js';
+import { integerValue } from './int64.js';
 import { isPlainObject, Tagged, type SecsNanos, type Value } from './tagged.js';
 
 type Scalar =
   | { k: 'null' }
   | { k: 'bool'; v: boolean }
-  | { k: 'num'; v: number }
+  | { k: 'num'; v: number | bigint }
   | { k: 'str'; v: string }
   | { k: 'date'; v: number; s: string }
   | { k: 'bytes'; v: Uint8Array }
@@ -30,7 +35,7 @@ function scalarOf(v: Value | undefined): Scalar {
   if (v instanceof Tagged) {
     switch (v.type) {
       case 'DateTime': return { k: 'date', v: dateTimeOrderKey(v.value as string), s: v.value as string };
-      case 'Decimal': return { k: 'num', v: Number(v.value) };
+      case 'Decimal': return { k: 'num', v: decimalNumber(v.value as string) };
       case 'Number': case 'Float': return { k: 'num', v: v.value as number };
       case 'UUID': return { k: 'str', v: v.value as string };
       case 'Duration': return { k: 'num', v: durationMillis(v.value as number | SecsNanos) };
@@ -40,13 +45,26 @@ function scalarOf(v: Value | undefined): Scalar {
   }
   switch (typeof v) {
     case 'boolean': return { k: 'bool', v };
-    case 'number': return { k: 'num', v };
+    case 'number': case 'bigint': return { k: 'num', v };
     case 'string': return { k: 'str', v };
     default: break;
   }
   if (v instanceof Uint8Array) return { k: 'bytes', v };
   if (Array.isArray(v)) return { k: 'list', v };
   return { k: 'obj', v: v as { readonly [k: string]: Value } };
+}
+
+const BIG_INTEGER_TEXT = /^[+-]?\d{16,400}$/;
+
+/** A Decimal's numeric value; a whole one beyond 2^53 stays exact (a bigint) so it compares with Integers exactly. */
+function decimalNumber(text: string): number | bigint {
+  return BIG_INTEGER_TEXT.test(text) ? integerValue(BigInt(text)) : Number(text);
+}
+
+/** Exact equality of two numeric values, also between a bigint and a number. */
+function sameNumber(a: number | bigint, b: number | bigint): boolean {
+  // Loose equality compares a bigint and a number exactly, as mathematical values.
+  return typeof a === typeof b ? a === b : a == b;
 }
 
 /** A date and a string compare as dates when the string is an RFC 3339 instant. */
@@ -67,7 +85,8 @@ export function equalValues(a: Value | undefined, b: Value | undefined): boolean
   if (x.k !== y.k) return false;
   switch (x.k) {
     case 'null': return true;
-    case 'bool': case 'num': case 'str': return x.v === (y as typeof x).v;
+    case 'num': return sameNumber(x.v, (y as typeof x).v);
+    case 'bool': case 'str': return x.v === (y as typeof x).v;
     case 'date': return x.v === (y as typeof x).v;
     case 'bytes': return Buffer.compare(x.v, (y as typeof x).v) === 0;
     case 'list': {
@@ -110,8 +129,8 @@ export function compareValues(a: Value | undefined, b: Value | undefined): numbe
     case 'null': return 0;
     case 'bool': return Number(x.v) - Number((y as typeof x).v);
     case 'num': case 'date': {
-      const d = x.v - (y as typeof x).v;
-      return d < 0 ? -1 : d > 0 ? 1 : 0;
+      const w = (y as typeof x).v;
+      return x.v < w ? -1 : x.v > w ? 1 : 0;
     }
     case 'str': {
       const s = (y as typeof x).v;
@@ -137,13 +156,24 @@ export function dedupeValues(items: readonly Value[]): Value[] {
   return out;
 }
 
-/** A string key usable in a Map for hash-style equality (distinct, unique indexes). */
+/**
+ * The hash text of a number: equal numbers give equal text whatever their
+ * representation. A whole float beyond 2^53 is written with all its exact
+ * digits (String() gives the shortest digits that round-trip, "1152921504606847000"
+ * for 2^60, or an exponent from 1e21), so a Float 2^60 and an Integer bigint
+ * 2^60 share a key, and the bigint 1152921504606847000 does not.
+ */
+function numberKey(v: number | bigint): string {
+  return typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v) ? BigInt(v).toString() : String(v);
+}
+
+/** A string key usable in a Map for hash-style equality (distinct, unique and hash indexes, joins). */
 export function hashKey(v: Value | undefined): string {
   const s = scalarOf(v);
   switch (s.k) {
     case 'null': return 'n';
     case 'bool': return s.v ? 't' : 'f';
-    case 'num': return 'd' + s.v;
+    case 'num': return 'd' + numberKey(s.v);
     case 'str': return 's' + s.v;
     case 'date': return 'D' + s.v;
     case 'bytes': return 'b' + Buffer.from(s.v).toString('base64');

@@ -6,12 +6,16 @@
  * DateTime; everything else bare keeps its JSON type. Hostile keys
  * (`__proto__`, `constructor`, `prototype`) and over-deep nesting are rejected,
  * and every object is copied into a fresh plain object, so nothing decoded
- * from a request is stored by reference.
+ * from a request is stored by reference. No number is changed on the way:
+ * an integer beyond ±(2^53 - 1) (a bigint from the JSON or MessagePack
+ * reader) is kept exact when it fits 64 bits, and refused, naming the
+ * field, when it does not or when the type asked for cannot hold it.
  */
 import { InvalidInput } from '../../errors.js';
 import { normalizeDateTime } from './datetime.js';
 import { isPlainObject, isTypeName, Tagged, type Fields, type TypeName, type Value } from './tagged.js';
 import { dedupeValues } from './compare.js';
+import { bigintAsFloat, exactNumber, integerValue, isInt64, shownInteger } from './int64.js';
 
 export const MAX_DEPTH = 64;
 const HOSTILE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -66,7 +70,7 @@ export function rawFromWire(raw: unknown, path: string, depth: number): Value {
       if (!Number.isFinite(raw)) throw new InvalidInput(`Non-finite number at ${path}`);
       return raw;
     case 'bigint':
-      return bigintToNumber(raw, path);
+      return int64FromWire(raw, path);
     default:
       break;
   }
@@ -83,11 +87,13 @@ export function rawFromWire(raw: unknown, path: string, depth: number): Value {
   throw new InvalidInput(`Unsupported value at ${path}`);
 }
 
-function bigintToNumber(v: bigint, path: string): number {
-  if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
-    throw new InvalidInput(`Integer out of the 53-bit safe range at ${path}`);
+/** An exact integer from the wire as stored: a number when safe, else a bigint. Throws beyond 64 bits. */
+function int64FromWire(v: bigint, path: string): number | bigint {
+  if (!isInt64(v)) {
+    throw new InvalidInput(`Integer ${shownInteger(v)} at '${path}' is outside the 64-bit signed range `
+      + '[-9223372036854775808, 9223372036854775807]; a float that large needs a fraction or an exponent (1e20)');
   }
-  return Number(v);
+  return integerValue(v);
 }
 
 /** Bytes are kept as Buffers (a copy): JSON output relies on Buffer's toJSON marker to find them. */
@@ -99,9 +105,25 @@ function bad(type: TypeName, path: string, why: string): InvalidInput {
   return new InvalidInput(`Invalid ${type} value for field '${path}': ${why}`);
 }
 
+/** A float for a Float or Number value; an integer beyond 2^53 only when a float holds it exactly. */
 function toNumber(type: TypeName, v: unknown, path: string): number {
-  if (typeof v === 'bigint') return bigintToNumber(v, path);
+  if (typeof v === 'bigint') {
+    const n = bigintAsFloat(v);
+    if (n === undefined) throw bad(type, path, `the integer ${shownInteger(v)} cannot be held exactly by a 64-bit float; use Integer or Decimal`);
+    return n;
+  }
   if (typeof v !== 'number' || !Number.isFinite(v)) throw bad(type, path, 'expected a finite number');
+  return v;
+}
+
+function integerFromWire(v: unknown, path: string): number | bigint {
+  if (typeof v === 'bigint') {
+    if (!isInt64(v)) throw bad('Integer', path, `${shownInteger(v)} is outside the 64-bit signed range`);
+    return integerValue(v);
+  }
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw bad('Integer', path, 'expected an integer');
+  // A whole float beyond 2^53 may already be rounded; an exact integer that large arrives as an integer literal.
+  if (!Number.isSafeInteger(v)) throw bad('Integer', path, 'expected an integer sent exactly: a float beyond ±(2^53 - 1) may have been rounded');
   return v;
 }
 
@@ -111,11 +133,8 @@ export function typedFromWire(type: TypeName, v: unknown, path: string): Value {
     case 'String':
       if (typeof v !== 'string') throw bad(type, path, 'expected a string');
       return v;
-    case 'Integer': {
-      const n = toNumber(type, v, path);
-      if (!Number.isSafeInteger(n)) throw bad(type, path, 'expected an integer within ±(2^53 - 1)');
-      return n;
-    }
+    case 'Integer':
+      return integerFromWire(v, path);
     case 'Float': {
       const n = toNumber(type, v, path);
       return Number.isSafeInteger(n) ? new Tagged('Float', n) : n;
@@ -171,6 +190,7 @@ function dateTimeFromWire(v: unknown, path: string): Tagged {
 
 function decimalFromWire(v: unknown, path: string): Tagged {
   if (typeof v === 'number' && Number.isFinite(v)) return new Tagged('Decimal', String(v));
+  if (typeof v === 'bigint') return new Tagged('Decimal', v.toString());
   if (typeof v === 'string' && DECIMAL.test(v.trim())) return new Tagged('Decimal', v.trim());
   throw bad('Decimal', path, 'expected a decimal string such as "12.34"');
 }
@@ -204,8 +224,8 @@ function durationFromWire(v: unknown, path: string): Tagged {
   let secs: unknown, nanos: unknown;
   if (Array.isArray(v) && v.length === 2) [secs, nanos] = v;
   else if (isPlainObject(v)) ({ secs, nanos } = v);
-  if (typeof secs === 'bigint') secs = Number(secs);
-  if (typeof nanos === 'bigint') nanos = Number(nanos);
+  secs = exactNumber(secs);
+  nanos = exactNumber(nanos);
   if (typeof secs === 'number' && Number.isInteger(secs) && secs >= 0 && typeof nanos === 'number'
     && Number.isInteger(nanos) && nanos >= 0 && nanos < 1e9) {
     return new Tagged('Duration', Object.freeze({ secs, nanos }));

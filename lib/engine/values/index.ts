@@ -5,3 +5,4 @@ export * from './to-wire.js';
 export * from './compare.js';
 export * from './joined.js';
 export * from './json.js';
+export * from './int64.js';

@@ -3,6 +3,8 @@
  *
  * Most values are stored bare (string, integer, float, boolean, null, plain
  * arrays and objects) because their type can be inferred on the way out.
+ * An Integer beyond ±(2^53 - 1) is a bare bigint (int64.ts); every other
+ * integer is a number.
  * Types that bare JSON cannot express are stored as a frozen `Tagged`
  * instance: DateTime, Decimal, UUID, Vector, Set, Binary, Bytes, Duration,
  * an explicit Number, and a Float whose value happens to be a safe integer.
@@ -39,6 +41,7 @@ export type Value =
   | null
   | boolean
   | number
+  | bigint
   | string
   | Uint8Array
   | Tagged
@@ -61,8 +64,9 @@ export function typeOf(v: Value): TypeName {
   switch (typeof v) {
     case 'string': return 'String';
     case 'boolean': return 'Boolean';
-    // An Integer must fit the clients' i64 exactly; a whole number beyond 2^53 came from a float.
+    // A whole number beyond 2^53 came from a float: exact integers that large are bigints.
     case 'number': return Number.isSafeInteger(v) ? 'Integer' : 'Float';
+    case 'bigint': return 'Integer';
     default: break;
   }
   if (v instanceof Uint8Array) return 'Binary';

@@ -60,6 +60,10 @@ describe('engine/query/query', () => {
       expect(parseQuery({ limit: 3n }).limit).to.equal(3);
     });
 
+    it('rejects a limit beyond 2^53, quoting its exact digits', () => {
+      expect(() => parseQuery({ limit: 2n ** 63n - 1n })).to.throw(InvalidInput, 'Invalid limit: expected a non-negative integer, got 9223372036854775807');
+    });
+
     it('rejects negative, fractional and non-numeric limit and skip', () => {
       for (const bad of [-1, 1.5, '10', true, Number.NaN, Infinity]) {
         expect(() => parseQuery({ limit: bad }), String(bad)).to.throw(InvalidInput, /Invalid limit: expected a non-negative integer/);

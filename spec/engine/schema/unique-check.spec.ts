@@ -24,6 +24,14 @@ describe('findUniqueViolations', () => {
     expect(details.map((d) => d.field)).to.deep.equal(['email', 'code']);
   });
 
+  it('tells 64-bit Integers apart exactly where floats would round them together', () => {
+    const big: Fields[] = [{ id: 'b1', code: 2n ** 53n + 1n }, { id: 'b2', code: 2n ** 63n - 1n }];
+    expect(findUniqueViolations(schema, { code: 2n ** 53n + 2n }, big)).to.deep.equal([]);
+    expect(findUniqueViolations(schema, { code: 2n ** 63n - 2n }, big)).to.deep.equal([]);
+    const clash = findUniqueViolations(schema, { code: 2n ** 63n - 1n }, big);
+    expect(clash[0]).to.include({ field: 'code', actual: 2n ** 63n - 1n, message: "Field 'code' must be unique: another record already has 9223372036854775807" });
+  });
+
   it('ignores fields that are not unique', () => {
     expect(findUniqueViolations(schema, { name: 'Ann' }, existing)).to.deep.equal([]);
   });

@@ -97,6 +97,18 @@ describe('validateRecord', () => {
       expect(constraintsOf(s, { d: 100.01 })).to.deep.equal(['d:max']);
     });
 
+    it('compares 64-bit Integer bounds exactly, where floats would round them together', () => {
+      const max = 2n ** 63n - 1n;
+      const s = schemaOf({ n: { field_type: 'Integer', min: 2n ** 53n + 1n, max: max - 1n } });
+      expect(validateRecord(s, { n: max }, 'insert')).to.deep.equal([{
+        field: 'n', constraint: 'max', expected: max - 1n, actual: max,
+        message: "Field 'n' must be <= 9223372036854775806 (got 9223372036854775807)",
+      }]);
+      expect(constraintsOf(s, { n: 2n ** 53n })).to.deep.equal(['n:min']);
+      expect(constraintsOf(s, { n: max - 1n })).to.deep.equal([]);
+      expect(constraintsOf(s, { n: 2n ** 53n + 1n })).to.deep.equal([]);
+    });
+
     it('bounds the length of strings in characters', () => {
       const s = schemaOf({ name: { field_type: 'String', min: 2, max: 4 } });
       expect(validateRecord(s, { name: 'a' }, 'insert')[0]).to.deep.equal({
@@ -159,6 +171,13 @@ describe('validateRecord', () => {
       const s = schemaOf({ f: { field_type: 'Float', enums: [1, 2.5] }, i: { field_type: 'Integer', enums: [1, 2] } });
       expect(constraintsOf(s, { f: 1, i: new Tagged('Float', 2) })).to.deep.equal([]);
       expect(constraintsOf(s, { f: 3, i: 3 })).to.deep.equal(['f:enums', 'i:enums']);
+    });
+
+    it('matches 64-bit Integer enums exactly', () => {
+      const s = schemaOf({ i: { field_type: 'Integer', enums: [2n ** 53n + 1n, 2n ** 63n - 1n] } });
+      expect(constraintsOf(s, { i: 2n ** 53n + 1n })).to.deep.equal([]);
+      expect(constraintsOf(s, { i: 2n ** 53n + 2n })).to.deep.equal(['i:enums']);
+      expect(validateRecord(s, { i: 2n ** 53n }, 'insert')[0]!.message).to.equal("Field 'i' must be one of 9007199254740993, 9223372036854775807 (got 9007199254740992)");
     });
   });
 
