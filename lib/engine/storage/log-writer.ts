@@ -174,8 +174,12 @@ export class LogWriter {
       if (this.fs.exists(this.abandoned)) await this.fs.unlink(this.abandoned);
       this.abandoned = undefined;
     }
+    const segment = path.join(this.dir, this.segment);
+    const actual = await this.fs.size(segment);
+    // Truncating "up" would put zeros between durable frames and the rewritten ones: refuse, stay read-only.
+    if (actual < this.durableSize) throw new Error(`${this.segment} is ${actual} bytes but ${this.durableSize} were fsynced; not healing`);
     await this.closeFile();
-    const file = await this.fs.openAppend(path.join(this.dir, this.segment));
+    const file = await this.fs.openAppend(segment);
     try {
       await file.truncate(this.durableSize);
       if (this.unsynced.length > 0) await file.write(Buffer.concat(this.unsynced.map((u) => u.data)));
@@ -227,8 +231,14 @@ export class LogWriter {
       this.failure = describeFault(err, operation, file, this.dir);
       this.onFailure(this.failure);
     }
-    await this.file?.truncate(this.size).catch(() => undefined);
+    await this.cutBack().catch(() => undefined);
     return err instanceof Error ? err : this.failure.error;
+  }
+
+  /** Truncates the segment to the last acknowledged frame; never extends a file the disk already shortened. */
+  private async cutBack(): Promise<void> {
+    if (!this.file || (await this.fs.size(path.join(this.dir, this.segment))) <= this.size) return;
+    await this.file.truncate(this.size);
   }
 
   private scheduleSync(): void {
