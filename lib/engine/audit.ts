@@ -23,6 +23,7 @@ export interface AuditEvent {
 export class AuditLog {
   private tail: Promise<void> = Promise.resolve();
   private tailChecked = false;
+  private failing = false;
   readonly file: string;
 
   constructor(private readonly fs: StorageFs, dir: string, private readonly clock: Clock) {
@@ -37,8 +38,13 @@ export class AuditLog {
       const prefix = !this.tailChecked && await endsMidLine(this.file) ? '\n' : '';
       this.tailChecked = true;
       await this.fs.appendFile(this.file, prefix + line);
+      this.failing = false;
     }).catch((err) => {
-      console.error(`audit log append failed: ${(err as Error).message}`);
+      // A full disk fails every append: say so once, and again only after one has succeeded.
+      if (!this.failing) console.error(`audit log append failed: ${(err as Error).message}; further failures are not logged until an append succeeds`);
+      this.failing = true;
+      // A partial append may have left a torn line: the next append checks for it again.
+      this.tailChecked = false;
     });
   }
 

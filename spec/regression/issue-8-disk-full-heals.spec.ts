@@ -151,6 +151,27 @@ describe('issue 8: a full disk heals', function () {
     await expectExactly(dir, acked);
   });
 
+  it('reports audit trail appends failing on a full disk once, and continues the trail on a fresh line once freed', async () => {
+    const { t, fs } = await startOnFaultyDisk(dir, 'always');
+    const printed: string[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => { printed.push(args.join(' ')); };
+    try {
+      fs.spaceLeft = 20;
+      for (let i = 0; i < 5; i++) expect((await t.request('POST', '/api/transactions', {})).status).to.equal(200);
+      await t.server.db.audit.flush();
+      fs.free();
+      const tx = (await t.request('POST', '/api/transactions', {})).body.transaction_id;
+      const events = (await t.request('GET', `/api/admin/audit?transaction_id=${tx}`)).body;
+      expect(JSON.stringify(events)).to.include('begin');
+    } finally {
+      console.error = original;
+      await t.stop({ keepData: true });
+    }
+    expect(printed.filter((l) => /audit log append failed/.test(l))).to.have.length(1);
+    expect(printed[0]).to.include('ENOSPC');
+  });
+
   it('leaves no .tmp behind and keeps the log writable when a snapshot hits a full disk', async () => {
     const { t, fs, lines } = await startOnFaultyDisk(dir, 'always');
     const acked: string[] = [];
