@@ -124,6 +124,13 @@ export class Unavailable extends DbError { readonly code = 'UNAVAILABLE' as cons
 export class Timeout extends DbError { readonly code = 'TIMEOUT' as const; }
 
 /**
+ * A write refused because the engine is read-only after a storage failure.
+ * An expected 503, not a bug: the engine logs the cause once and counts
+ * refusals into a periodic summary, so transports do not log each one.
+ */
+export class ReadOnlyRefusal extends Unavailable {}
+
+/**
  * Thrown only during recovery: a checksum or framing failure in the middle of
  * a file. It stops startup with the file and byte offset and never reaches a
  * client.

@@ -59,6 +59,8 @@ export function serverConfig(args: ParsedArgs, env: NodeJS.ProcessEnv): ServerCo
     bodyLimitBytes: num(flag('body-limit') ?? env.EDDYDB_BODY_LIMIT, 'body limit'),
     snapshotBytes: num(flag('snapshot-bytes') ?? env.EDDYDB_SNAPSHOT_BYTES, 'snapshot bytes'),
     snapshotCron: flag('snapshot-cron') ?? env.EDDYDB_SNAPSHOT_CRON,
+    healRetryMs: num(flag('heal-retry-ms') ?? env.EDDYDB_HEAL_RETRY_MS, 'heal retry ms'),
+    healRetryMaxMs: num(flag('heal-retry-max-ms') ?? env.EDDYDB_HEAL_RETRY_MAX_MS, 'heal retry max ms'),
     quiet: args.flags.quiet === true || env.EDDYDB_QUIET === '1',
   };
 }

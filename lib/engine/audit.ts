@@ -2,11 +2,13 @@
  * The transaction audit trail: begin, commit, rollback, conflicts, expiry
  * and savepoint events with timestamps and operation counts, appended as
  * NDJSON to `audit.log` in the data directory. It is a record for people,
- * not state: recovery never replays it.
+ * not state: recovery never replays it. Appends go through StorageFs, so the
+ * file is private (0600) and fault injection reaches it.
  */
-import { appendFile, open, readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from './clock.js';
+import type { StorageFs } from './storage/fs.js';
 
 export interface AuditEvent {
   event: 'begin' | 'commit' | 'commit_conflict' | 'commit_failed' | 'rollback' | 'expired'
@@ -21,9 +23,10 @@ export interface AuditEvent {
 export class AuditLog {
   private tail: Promise<void> = Promise.resolve();
   private tailChecked = false;
+  private failing = false;
   readonly file: string;
 
-  constructor(dir: string, private readonly clock: Clock) {
+  constructor(private readonly fs: StorageFs, dir: string, private readonly clock: Clock) {
     this.file = path.join(dir, 'audit.log');
   }
 
@@ -34,9 +37,14 @@ export class AuditLog {
       // A crash mid-append leaves a line without its newline; start on a fresh line so this event survives.
       const prefix = !this.tailChecked && await endsMidLine(this.file) ? '\n' : '';
       this.tailChecked = true;
-      await appendFile(this.file, prefix + line);
+      await this.fs.appendFile(this.file, prefix + line);
+      this.failing = false;
     }).catch((err) => {
-      console.error(`audit log append failed: ${(err as Error).message}`);
+      // A full disk fails every append: say so once, and again only after one has succeeded.
+      if (!this.failing) console.error(`audit log append failed: ${(err as Error).message}; further failures are not logged until an append succeeds`);
+      this.failing = true;
+      // A partial append may have left a torn line: the next append checks for it again.
+      this.tailChecked = false;
     });
   }
 

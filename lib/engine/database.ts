@@ -31,6 +31,7 @@ import { recover } from './storage/recovery.js';
 import { writeSnapshot } from './storage/snapshot.js';
 import { HEADER_SIZE } from './storage/frame.js';
 import { DirLock } from './storage/lock.js';
+import { StorageHealth, type HealOptions } from './storage-health.js';
 import { WriteQueue, type CommitListener, type Operation } from './write-queue.js';
 
 export interface DatabaseOptions {
@@ -47,6 +48,8 @@ export interface DatabaseOptions {
   keepSnapshots?: number;
   /** Bound on the changes kept for Serializable predicate checks (default 100,000; see transactions/change-history.ts). */
   serializableHistoryLimit?: number;
+  /** Backoff of the background repair after a storage failure, and the summary interval. */
+  heal?: HealOptions;
   log?: (msg: string) => void;
 }
 
@@ -77,6 +80,8 @@ export class Database {
     private readonly opts: DatabaseOptions,
     private readonly fs: StorageFs,
     private readonly lock: DirLock,
+    /** Read-only mode after a storage failure: its cause, state and the repair loop. */
+    readonly storage: StorageHealth,
   ) {
     this.ids = new IdGenerator(secrets.idKey);
     this.records = new Records(this);
@@ -84,7 +89,7 @@ export class Database {
     this.trash = new Trash(this);
     this.keys = new ApiKeys(this);
     this.bulk = new Bulk(this);
-    this.audit = new AuditLog(opts.dataDir, clock);
+    this.audit = new AuditLog(fs, opts.dataDir, clock);
     this.transactions = new TransactionManager(this, this.audit, opts.serializableHistoryLimit);
     this.replication = new Replication(this);
     this.kv = new KvStore(this);
@@ -98,18 +103,18 @@ export class Database {
     const fs = opts.fs ?? nodeFs;
     const dir = opts.dataDir;
     await fs.mkdir(dir);
-    const lock = DirLock.acquire(dir);
+    const lock = await DirLock.acquire(fs, dir);
     try {
       return await Database.openLocked(opts, fs, lock);
     } catch (err) {
-      lock.release();
+      await lock.release();
       throw err;
     }
   }
 
   private static async openLocked(opts: DatabaseOptions, fs: StorageFs, lock: DirLock): Promise<Database> {
     const dir = opts.dataDir;
-    const secrets = loadOrCreateSecrets(dir);
+    const secrets = await loadOrCreateSecrets(fs, dir);
     const recovered = await recover(fs, dir, { log: opts.log });
     const settings = mergeSettings({ ...DEFAULT_SETTINGS, ...opts.settings }, recovered.state.config);
     const writer = new LogWriter(fs, dir, settings.durability, opts.batchSyncMs ?? 10);
@@ -119,8 +124,12 @@ export class Database {
       if (last) await fs.unlink(path.join(dir, last.name));
       await writer.openSegment(recovered.state.seq + 1);
     }
-    const queue = new WriteQueue(recovered.state, writer);
-    return new Database(recovered.state, queue, writer, opts.clock ?? systemClock, secrets, opts, fs, lock);
+    const clock = opts.clock ?? systemClock;
+    const health = new StorageHealth(clock, opts.heal);
+    const queue = new WriteQueue(recovered.state, writer, health);
+    const db = new Database(recovered.state, queue, writer, clock, secrets, opts, fs, lock, health);
+    await db.replication.load(fs);
+    return db;
   }
 
   get dataDir(): string { return this.opts.dataDir; }
@@ -214,15 +223,18 @@ export class Database {
   /** Waits for in-flight writes and snapshots, takes a final snapshot when asked, and closes the log. */
   async close(opts: { snapshot?: boolean } = {}): Promise<void> {
     if (this.closed) return;
+    this.storage.stop();
     this.records.stopTimers();
     this.transactions.stopCleanup();
     await this.audit.flush();
     await this.queue.idle();
     if (this.snapshotting) await this.snapshotting.catch(() => undefined);
+    // One last repair, so a disk freed since the last retry closes with a clean log.
+    if (this.readOnly && !(await this.storage.healNow())) this.opts.log?.('closing while read-only: storage still failing');
     if (opts.snapshot && !this.readOnly) await this.snapshot().catch((err) => this.opts.log?.(`final snapshot failed: ${(err as Error).message}`));
     this.closed = true;
     await this.logWriter.close();
-    this.lock.release();
+    await this.lock.release();
   }
 }
 

@@ -1,29 +1,34 @@
 /**
  * Per-database secrets kept in the data directory (file `secrets`, mode
  * 0600): the JWT signing key and the id encryption key. Created once, on
- * first start, written atomically; never logged.
+ * first start, written atomically through StorageFs; never logged.
  */
 import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
 import path from 'node:path';
+import type { StorageFs } from './storage/fs.js';
 
 export interface Secrets {
   readonly jwtKey: Buffer;
   readonly idKey: Buffer;
 }
 
-export function loadOrCreateSecrets(dir: string): Secrets {
+/** Reads `secrets`, or creates it (tmp, fsync, rename, directory fsync) on first start. */
+export async function loadOrCreateSecrets(fs: StorageFs, dir: string): Promise<Secrets> {
   const file = path.join(dir, 'secrets');
-  if (fs.existsSync(file)) {
-    const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as { jwt_key: string; id_key: string };
+  if (fs.exists(file)) {
+    const raw = JSON.parse((await fs.readFile(file)).toString('utf8')) as { jwt_key: string; id_key: string };
     return { jwtKey: Buffer.from(raw.jwt_key, 'base64'), idKey: Buffer.from(raw.id_key, 'base64') };
   }
   const secrets = { jwtKey: randomBytes(32), idKey: randomBytes(32) };
   const tmp = file + '.tmp';
-  const fd = fs.openSync(tmp, 'w', 0o600);
-  fs.writeSync(fd, JSON.stringify({ jwt_key: secrets.jwtKey.toString('base64'), id_key: secrets.idKey.toString('base64') }));
-  fs.fsyncSync(fd);
-  fs.closeSync(fd);
-  fs.renameSync(tmp, file);
+  const out = await fs.openWrite(tmp);
+  try {
+    await out.write(Buffer.from(JSON.stringify({ jwt_key: secrets.jwtKey.toString('base64'), id_key: secrets.idKey.toString('base64') })));
+    await out.sync();
+  } finally {
+    await out.close();
+  }
+  await fs.rename(tmp, file);
+  await fs.syncDir(dir);
   return secrets;
 }

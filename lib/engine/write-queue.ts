@@ -7,14 +7,19 @@
  * (committed state plus the group's earlier effects), the group is appended
  * to the log, and only when the append is durable are the batches applied
  * to DbState, published to listeners and acknowledged.
+ *
+ * When the log fails, StorageHealth turns the engine read-only: the failed
+ * group and every later write are refused (never applied), and the repair
+ * runs here, between groups, so no append races it.
  */
-import { Unavailable, MESSAGES, toDbError } from '../errors.js';
+import { toDbError } from '../errors.js';
 import { applyBatch } from './apply-batch.js';
 import type { Effect, LoggedBatch } from './effects.js';
 import type { DbState } from './state.js';
 import { WorkingView } from './working-view.js';
 import { describeChanges, type CommitInfo } from './change-feed.js';
 import type { LogWriter } from './storage/log-writer.js';
+import type { StorageHealth } from './storage-health.js';
 
 export interface OpResult<R> {
   readonly effects: readonly Effect[];
@@ -37,14 +42,16 @@ export type CommitListener = (batch: LoggedBatch, info: CommitInfo) => void;
 export class WriteQueue {
   private queue: Pending[] = [];
   private running = false;
-  private readOnlyCause: Error | undefined;
   private readonly listeners: CommitListener[] = [];
   private idleWaiters: Array<() => void> = [];
 
-  constructor(private readonly state: DbState, private readonly log: LogWriter) {}
+  constructor(private readonly state: DbState, private readonly log: LogWriter, private readonly health: StorageHealth) {
+    log.onFailure = (fault) => health.fail(fault);
+    health.repairWith(() => this.exclusive(() => log.heal()));
+  }
 
-  get readOnly(): boolean { return this.readOnlyCause !== undefined; }
-  get readOnlyReason(): string | undefined { return this.readOnlyCause?.message; }
+  get readOnly(): boolean { return this.health.readOnly; }
+  get readOnlyReason(): string | undefined { return this.health.cause?.message; }
 
   /** Called after each batch is durable and applied, in seq order. */
   onCommit(listener: CommitListener): void { this.listeners.push(listener); }
@@ -52,10 +59,11 @@ export class WriteQueue {
   /**
    * Runs `op` in the writer. Resolves with its result only after its effects
    * are durable under the log's mode and visible to readers.
-   * Throws Unavailable when the engine is read-only; rethrows op errors.
+   * Throws ReadOnlyRefusal (Unavailable) when the engine is read-only or
+   * the log append fails; rethrows op errors.
    */
   submit<R>(op: Operation<R>): Promise<R> {
-    if (this.readOnlyCause) return Promise.reject(new Unavailable(MESSAGES.readOnly));
+    if (this.health.readOnly) return Promise.reject(this.health.refuse());
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ op: op as Operation<unknown>, resolve: resolve as (v: unknown) => void, reject });
       if (!this.running) void this.drain();
@@ -104,7 +112,7 @@ export class WriteQueue {
     const batches: LoggedBatch[] = [];
     const done: Array<{ p: Pending; result: unknown }> = [];
     for (const p of group) {
-      if (this.readOnlyCause) { p.reject(new Unavailable(MESSAGES.readOnly)); continue; }
+      if (this.health.readOnly) { p.reject(this.health.refuse()); continue; }
       let out: OpResult<unknown>;
       try {
         out = p.op(view);
@@ -125,8 +133,9 @@ export class WriteQueue {
       try {
         await this.log.append(batches);
       } catch (err) {
-        this.readOnlyCause = err as Error;
-        for (const d of done) d.p.reject(new Unavailable(MESSAGES.readOnly, { cause: err }));
+        // A disk fault has been reported (read-only) and the file cut back: nothing of this group remains.
+        // Anything else (a batch that cannot be encoded) is a bug, and nothing was written either.
+        for (const d of done) d.p.reject(this.health.readOnly ? this.health.refuse() : toDbError(err));
         return;
       }
       for (const b of batches) {

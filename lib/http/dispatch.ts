@@ -5,7 +5,7 @@
  * identically.
  */
 import { randomUUID } from 'node:crypto';
-import { PayloadTooLarge } from '../errors.js';
+import { PayloadTooLarge, ReadOnlyRefusal } from '../errors.js';
 import { callProcedure, WithStatus, type RawInput, type Registry } from './procedure.js';
 import { Router } from './router.js';
 import { ROUTES, type RouteTarget } from './routes.js';
@@ -112,8 +112,9 @@ export class Dispatcher {
 
   private errorResponse(err: unknown, requestId: string, headers: Record<string, string>, req: HttpRequest): HttpResponse {
     const rendered = renderError(err, requestId);
-    if (rendered.status >= 500) this.services.log('error', `${req.method} ${req.url.slice(0, 200)} failed`, err);
-    else this.services.log('info', `${req.method} ${req.url.slice(0, 200)} -> ${rendered.status}`);
+    if (rendered.status < 500) this.services.log('info', `${req.method} ${req.url.slice(0, 200)} -> ${rendered.status}`);
+    // A write refused while read-only is expected: StorageHealth logs the cause once and a periodic count instead.
+    else if (!(err instanceof ReadOnlyRefusal)) this.services.log('error', `${req.method} ${req.url.slice(0, 200)} failed`, err);
     return {
       status: rendered.status,
       headers: { ...headers, ...rendered.headers, 'Content-Type': 'application/json; charset=utf-8' },

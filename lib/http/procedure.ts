@@ -4,7 +4,7 @@
  * thin adapters over `callProcedure`, so validation, permissions and errors
  * are identical on every transport.
  */
-import { Forbidden, MESSAGES, NotFound, Unavailable } from '../errors.js';
+import { Forbidden, MESSAGES, NotFound } from '../errors.js';
 import type { Context } from './context.js';
 import { checkCollectionAccess } from './permissions.js';
 
@@ -60,6 +60,6 @@ export async function callProcedure(registry: Registry, name: string, raw: RawIn
   const input = proc.input(raw);
   const scope = proc.collection?.(input);
   if (scope && ctx.principal) checkCollectionAccess(ctx.principal, scope.name, scope.mode, scope.fields);
-  if (proc.kind === 'mutation' && ctx.db.readOnly) throw new Unavailable(MESSAGES.readOnly);
+  if (proc.kind === 'mutation' && ctx.db.readOnly) throw ctx.db.storage.refuse();
   return proc.handler(input, ctx);
 }

@@ -2,14 +2,15 @@
  * The composition root: builds a Database from a ServerConfig, wires the
  * procedures, the dispatcher and the fastify transport, bootstraps the admin
  * key, and schedules maintenance (trash purge and snapshots with node-cron,
- * TTL sweeps on an interval). `close()` shuts everything down cleanly.
+ * TTL sweeps on an interval). It logs storage events and warns about a data
+ * directory others can read. `close()` shuts everything down cleanly.
  */
 import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
 import path from 'node:path';
 import cron from 'node-cron';
 import type { FastifyInstance } from 'fastify';
-import { Database, type Clock, type Settings, type StorageFs } from '../engine/index.js';
+import { checkDataDirPrivacy, Database, nodeFs, type Clock, type Settings, type StorageFs } from '../engine/index.js';
+import { logStorageEvent } from './storage-log.js';
 import { TokenService } from './auth.js';
 import { Dispatcher } from './dispatch.js';
 import { BatchGate } from './batch-gate.js';
@@ -55,6 +56,14 @@ export interface ServerConfig {
   /** Where the generated admin key is announced (stdout by default). */
   announce?: (msg: string) => void;
   quiet?: boolean;
+  /** Receives every log line (default: stdout/stderr with a timestamp, honouring `quiet`). */
+  logger?: (level: 'info' | 'warn' | 'error', msg: string, extra?: unknown) => void;
+  /** After a storage failure: first repair attempt after this long (default 1 s), then doubling... */
+  healRetryMs?: number;
+  /** ...up to this long between attempts (default 30 s). */
+  healRetryMaxMs?: number;
+  /** While read-only, one summary line of refused writes per this interval (default 60 s). */
+  readOnlySummaryMs?: number;
 }
 
 export class Server {
@@ -83,12 +92,15 @@ export class Server {
   }
 
   static async create(config: ServerConfig): Promise<Server> {
-    const log = makeLogger(config.quiet ?? false);
+    const log = config.logger ?? makeLogger(config.quiet ?? false);
     const db = await Database.open({
       dataDir: config.dataDir, clock: config.clock, fs: config.fs, settings: config.settings,
       snapshotBytes: config.snapshotBytes, log: (m) => log('info', m),
+      heal: { firstMs: config.healRetryMs, maxMs: config.healRetryMaxMs, summaryMs: config.readOnlySummaryMs },
     });
+    db.storage.onEvent((e) => logStorageEvent(log, e));
     try {
+      for (const w of await checkDataDirPrivacy(config.fs ?? nodeFs, config.dataDir)) log('warn', w);
       await bootstrapAdmin(db, config);
     } catch (err) {
       await db.close();
@@ -151,8 +163,7 @@ async function bootstrapAdmin(db: Database, config: ServerConfig): Promise<void>
   const key = `eddy_admin_${randomBytes(24).toString('base64url')}`;
   await db.keys.ensureAdmin(key);
   const file = path.join(config.dataDir, 'admin.key');
-  fs.writeFileSync(file, key + '\n', { mode: 0o600 });
-  fs.chmodSync(file, 0o600);
+  await (config.fs ?? nodeFs).writeFile(file, key + '\n');
   const announce = config.announce ?? ((m: string) => process.stdout.write(m + '\n'));
   announce(`Generated admin API key (shown once, also saved to ${file}):\n  ${key}`);
 }

@@ -8,9 +8,11 @@
  * side. Receivers remember the newest origin seq applied per origin node
  * (in DbState, logged with the batch), so a resend is a no-op, and they drop
  * batches that originated on themselves, so rings do not echo.
+ *
+ * `node-id` and `ripple-cursors.json` are written through StorageFs (private
+ * files); `load` reads them once the database is open.
  */
 import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
 import path from 'node:path';
 import { InvalidInput } from '../../errors.js';
 import type { Database } from '../database.js';
@@ -18,6 +20,7 @@ import { noRipple, type Effect, type LoggedBatch } from '../effects.js';
 import { validateId } from '../ids.js';
 import { validateCollectionName } from '../names.js';
 import { isPlainObject } from '../values/index.js';
+import type { StorageFs } from '../storage/fs.js';
 
 const REPLICATED: ReadonlySet<Effect['t']> = new Set(['createCollection', 'setCollectionMeta', 'dropCollection', 'put', 'delete', 'restore', 'purge',
   'kvSet', 'kvDelete', 'kvClear', 'kvLink', 'kvUnlink']);
@@ -26,14 +29,25 @@ const REPLICATED: ReadonlySet<Effect['t']> = new Set(['createCollection', 'setCo
 export interface ShippedBatch { readonly origin: string; readonly origin_seq: number; readonly effects: readonly Effect[]; readonly resync?: boolean }
 
 export class Replication {
-  readonly nodeId: string;
+  private id = '';
   private readonly cursorFile: string;
-  private readonly cursors: Record<string, number>;
+  private cursors: Record<string, number> = {};
+  private fs: StorageFs | undefined;
+  /** Cursor saves run one after another: they share one tmp file. */
+  private saving: Promise<void> = Promise.resolve();
 
   constructor(private readonly db: Database) {
-    this.nodeId = loadNodeId(db.dataDir);
     this.cursorFile = path.join(db.dataDir, 'ripple-cursors.json');
-    this.cursors = fs.existsSync(this.cursorFile) ? JSON.parse(fs.readFileSync(this.cursorFile, 'utf8')) as Record<string, number> : {};
+  }
+
+  /** This node's id (from `load`). */
+  get nodeId(): string { return this.id; }
+
+  /** Reads the node id (creating it on first start) and the peers' cursors. Called once by Database.open. */
+  async load(fs: StorageFs): Promise<void> {
+    this.fs = fs;
+    this.id = await loadNodeId(fs, this.db.dataDir);
+    if (fs.exists(this.cursorFile)) this.cursors = JSON.parse((await fs.readFile(this.cursorFile)).toString('utf8')) as Record<string, number>;
   }
 
   /** The seq a peer has acknowledged (0 for a new peer: it gets everything still in the log). */
@@ -41,12 +55,17 @@ export class Replication {
     return Object.hasOwn(this.cursors, peer) ? this.cursors[peer]! : 0;
   }
 
-  /** Records a peer's acknowledgement durably (atomic rename). */
-  setAcked(peer: string, seq: number): void {
+  /** Records a peer's acknowledgement (atomic rename); resolves once saved. */
+  setAcked(peer: string, seq: number): Promise<void> {
     this.cursors[peer] = seq;
+    const fs = this.fs!;
     const tmp = this.cursorFile + '.tmp';
-    fs.writeFileSync(tmp, JSON.stringify(this.cursors));
-    fs.renameSync(tmp, this.cursorFile);
+    const save = this.saving.catch(() => undefined).then(async () => {
+      await fs.writeFile(tmp, JSON.stringify(this.cursors));
+      await fs.rename(tmp, this.cursorFile);
+    });
+    this.saving = save;
+    return save;
   }
 
   /** The oldest seq any configured peer still needs; segments after it are retained. */
@@ -93,11 +112,11 @@ export class Replication {
   }
 }
 
-function loadNodeId(dir: string): string {
+async function loadNodeId(fs: StorageFs, dir: string): Promise<string> {
   const file = path.join(dir, 'node-id');
-  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  if (fs.exists(file)) return (await fs.readFile(file)).toString('utf8').trim();
   const id = randomBytes(8).toString('hex');
-  fs.writeFileSync(file, id + '\n');
+  await fs.writeFile(file, id + '\n');
   return id;
 }
 

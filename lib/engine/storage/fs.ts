@@ -1,10 +1,19 @@
 /**
  * The file operations storage needs, behind an interface so tests can inject
  * faults (a failing append or fsync must turn the engine read-only) without
- * mocking the engine itself.
+ * mocking the engine itself. Every file the engine creates in the data
+ * directory goes through here.
+ *
+ * Files are private: what this creates (or replaces) is mode 0600 and a new
+ * directory 0700, whatever the process umask. Existing files and directories
+ * keep their mode; the startup check warns about loose ones instead of
+ * changing them silently (see dir-permissions.ts).
  */
 import * as fsp from 'node:fs/promises';
 import * as fs from 'node:fs';
+
+export const PRIVATE_FILE_MODE = 0o600;
+export const PRIVATE_DIR_MODE = 0o700;
 
 export interface StorageFile {
   write(data: Buffer): Promise<void>;
@@ -14,17 +23,28 @@ export interface StorageFile {
 }
 
 export interface StorageFs {
+  /** Opens a file for appending, creating it (private) when missing. */
   openAppend(path: string): Promise<StorageFile>;
-  /** Creates (or replaces) a file for writing from the start. */
+  /** Creates (or replaces) a private file for writing from the start. */
   openWrite(path: string): Promise<StorageFile>;
+  /**
+   * Creates a private file holding `data` (not fsynced). With `exclusive`
+   * it fails with EEXIST when the file exists; otherwise it replaces it.
+   */
+  writeFile(path: string, data: Buffer | string, opts?: { exclusive?: boolean }): Promise<void>;
+  /** Appends `data`, creating the file (private) when missing. Not fsynced. */
+  appendFile(path: string, data: Buffer | string): Promise<void>;
   readFile(path: string): Promise<Buffer>;
   readdir(dir: string): Promise<string[]>;
   rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
+  /** Creates `dir` and missing parents (private); an existing directory keeps its mode. */
   mkdir(dir: string): Promise<void>;
   syncDir(dir: string): Promise<void>;
   exists(path: string): boolean;
   size(path: string): Promise<number>;
+  /** Permission bits (e.g. 0o600) of a file or directory. */
+  mode(path: string): Promise<number>;
 }
 
 class NodeFile implements StorageFile {
@@ -41,18 +61,61 @@ class NodeFile implements StorageFile {
   close(): Promise<void> { return this.fh.close(); }
 }
 
+/**
+ * Opens with `flags`, making the file private when this call created or
+ * replaced it. The open mode alone is not enough: the umask filters it, and
+ * it is ignored for a file that already exists.
+ */
+async function openPrivate(p: string, flags: 'a' | 'w' | 'wx'): Promise<fsp.FileHandle> {
+  if (flags === 'a') {
+    try {
+      return await chmodOrClose(await fsp.open(p, 'ax', PRIVATE_FILE_MODE));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      return fsp.open(p, 'a');
+    }
+  }
+  return chmodOrClose(await fsp.open(p, flags, PRIVATE_FILE_MODE));
+}
+
+async function chmodOrClose(fh: fsp.FileHandle): Promise<fsp.FileHandle> {
+  try {
+    await fh.chmod(PRIVATE_FILE_MODE);
+    return fh;
+  } catch (err) {
+    await fh.close();
+    throw err;
+  }
+}
+
+async function writeWhole(p: string, flags: 'a' | 'w' | 'wx', data: Buffer | string): Promise<void> {
+  const fh = await openPrivate(p, flags);
+  try {
+    await new NodeFile(fh).write(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+  } finally {
+    await fh.close();
+  }
+}
+
 export const nodeFs: StorageFs = {
-  openAppend: async (p) => new NodeFile(await fsp.open(p, 'a')),
-  openWrite: async (p) => new NodeFile(await fsp.open(p, 'w')),
+  openAppend: async (p) => new NodeFile(await openPrivate(p, 'a')),
+  openWrite: async (p) => new NodeFile(await openPrivate(p, 'w')),
+  writeFile: (p, data, opts) => writeWhole(p, opts?.exclusive ? 'wx' : 'w', data),
+  appendFile: (p, data) => writeWhole(p, 'a', data),
   readFile: (p) => fsp.readFile(p),
   readdir: (d) => fsp.readdir(d),
   rename: (a, b) => fsp.rename(a, b),
   unlink: (p) => fsp.unlink(p),
-  mkdir: async (d) => { await fsp.mkdir(d, { recursive: true }); },
+  mkdir: async (d) => {
+    const existed = fs.existsSync(d);
+    await fsp.mkdir(d, { recursive: true, mode: PRIVATE_DIR_MODE });
+    if (!existed) await fsp.chmod(d, PRIVATE_DIR_MODE);
+  },
   syncDir: async (d) => {
     const fh = await fsp.open(d, 'r');
     try { await fh.sync(); } finally { await fh.close(); }
   },
   exists: (p) => fs.existsSync(p),
   size: async (p) => (await fsp.stat(p)).size,
+  mode: async (p) => (await fsp.stat(p)).mode & 0o777,
 };

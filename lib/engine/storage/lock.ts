@@ -1,10 +1,11 @@
 /**
  * One process per data directory: `LOCK` holds the owner's pid. A lock whose
- * pid is no longer alive (a killed server) is taken over.
+ * pid is no longer alive (a killed server) is taken over. The file is created
+ * through StorageFs, so it is private like every other file in the directory.
  */
-import * as fs from 'node:fs';
 import path from 'node:path';
 import { Unavailable } from '../../errors.js';
+import type { StorageFs } from './fs.js';
 
 function alive(pid: number): boolean {
   try {
@@ -16,26 +17,34 @@ function alive(pid: number): boolean {
 }
 
 export class DirLock {
-  private constructor(private readonly file: string) {}
+  private constructor(private readonly fs: StorageFs, private readonly file: string) {}
 
   /** Throws Unavailable when another live process holds the directory. */
-  static acquire(dir: string): DirLock {
+  static async acquire(fs: StorageFs, dir: string): Promise<DirLock> {
     const file = path.join(dir, 'LOCK');
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
-        return new DirLock(file);
+        await fs.writeFile(file, String(process.pid), { exclusive: true });
+        return new DirLock(fs, file);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        const pid = Number(fs.readFileSync(file, 'utf8'));
-        if (pid === process.pid || !Number.isInteger(pid) || !alive(pid)) fs.rmSync(file, { force: true });
+        const pid = Number((await fs.readFile(file)).toString('utf8'));
+        if (pid === process.pid || !Number.isInteger(pid) || !alive(pid)) await removeIfPresent(fs, file);
         else throw new Unavailable(`Data directory ${dir} is in use by process ${pid}`);
       }
     }
     throw new Unavailable(`Could not lock data directory ${dir}`);
   }
 
-  release(): void {
-    fs.rmSync(this.file, { force: true });
+  release(): Promise<void> {
+    return removeIfPresent(this.fs, this.file);
+  }
+}
+
+async function removeIfPresent(fs: StorageFs, file: string): Promise<void> {
+  try {
+    await fs.unlink(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
 }

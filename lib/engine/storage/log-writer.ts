@@ -5,15 +5,22 @@
  *   queue hands over every batch queued while the previous fsync ran, so
  *   concurrent writers share one write and one fsync (group commit).
  * - `batch`: resolves after the write; an fsync follows within `batchMs`.
- * - `none`: resolves after the write; the OS flushes when it likes.
+ * - `none`: resolves after the write; the OS flushes when it likes (we fsync
+ *   only once `NONE_RETAIN_BYTES` are waiting, to bound what heal keeps).
  *
- * Any write or fsync failure is sticky: the writer refuses further appends
- * and the engine turns read-only, so nothing is acknowledged that may be lost.
+ * Any write or fsync failure is sticky: the writer refuses further appends,
+ * reports the fault (the engine turns read-only) and cuts the file back to
+ * the last acknowledged frame, so a rejected batch never survives to be
+ * replayed. `heal()` is the way back: frames acknowledged but not yet fsynced
+ * are kept in memory, and heal rewrites them after the last durable offset,
+ * because a failed fsync may have dropped them from the page cache.
  */
+import assert from 'node:assert';
 import path from 'node:path';
-import { encodeFrame, encodeHeader } from './frame.js';
+import { encodeFrame, encodeHeader, HEADER_SIZE } from './frame.js';
 import { encodePayload } from './codec.js';
 import type { StorageFile, StorageFs } from './fs.js';
+import { describeFault, type StorageFault, type StorageOperation } from './storage-fault.js';
 import type { LoggedBatch } from '../effects.js';
 
 export type DurabilityMode = 'always' | 'batch' | 'none';
@@ -21,19 +28,36 @@ export const DURABILITY_MODES: readonly DurabilityMode[] = ['always', 'batch', '
 
 export const LOG_MAGIC = 'EDDYLOG';
 export const LOG_VERSION = 1;
+/** In `none` mode, an fsync runs once this many acknowledged bytes wait for one. */
+export const NONE_RETAIN_BYTES = 16 * 1024 * 1024;
+/** heal() first writes and fsyncs this much to a scratch file: a disk still full fails here, before the log is touched. */
+export const HEAL_PROBE_BYTES = 64 * 1024;
+export const HEAL_PROBE_FILE = 'heal-probe.tmp';
 
 export function segmentName(startSeq: number): string {
   return `log-${String(startSeq).padStart(16, '0')}.seg`;
 }
 
+/** A frame group acknowledged but not yet covered by an fsync; `end` is its end offset in the segment. */
+interface UnsyncedFrames { readonly end: number; readonly data: Buffer }
+
 export class LogWriter {
   private file: StorageFile | undefined;
   private segment = '';
-  private failure: Error | undefined;
+  private failure: StorageFault | undefined;
   private syncTimer: NodeJS.Timeout | undefined;
-  private dirty = false;
+  private syncing: Promise<void> | undefined;
+  /** End offset of the last acknowledged frame in the current segment. */
+  private size = 0;
+  /** Offset up to which the segment is known durable (last successful fsync). */
+  private durableSize = 0;
+  private unsynced: UnsyncedFrames[] = [];
+  /** A new segment a failed rotation may have left behind; heal() removes it. */
+  private abandoned: string | undefined;
   /** Bytes appended to the current segment (snapshot threshold). */
   bytesInSegment = 0;
+  /** Told once per failure, as soon as it happens (also for a background fsync). */
+  onFailure: (fault: StorageFault) => void = () => undefined;
 
   constructor(
     private readonly fs: StorageFs,
@@ -42,24 +66,35 @@ export class LogWriter {
     private readonly batchMs: number,
   ) {}
 
-  get failed(): Error | undefined { return this.failure; }
+  get failed(): StorageFault | undefined { return this.failure; }
   get currentSegment(): string { return this.segment; }
 
-  /** Starts a new segment whose first batch will carry `startSeq`. */
+  /**
+   * Starts a new segment whose first batch will carry `startSeq`, after
+   * making the current one durable. On failure the current segment stays
+   * the one appended to, and the writer is failed.
+   */
   async openSegment(startSeq: number): Promise<void> {
-    await this.closeFile();
+    if (this.failure) throw this.failure.error;
+    if (this.file) await this.flush();
     const name = segmentName(startSeq);
-    const file = await this.fs.openWrite(path.join(this.dir, name));
+    const file = path.join(this.dir, name);
+    let opened: StorageFile | undefined;
     try {
-      await file.write(encodeHeader(LOG_MAGIC, LOG_VERSION));
-      await file.sync();
+      opened = await this.fs.openWrite(file);
+      await opened.write(encodeHeader(LOG_MAGIC, LOG_VERSION));
+      await opened.sync();
       await this.fs.syncDir(this.dir);
     } catch (err) {
-      this.failure = err as Error;
-      throw err;
+      await opened?.close().catch(() => undefined);
+      this.abandoned = file;
+      throw await this.fail('rotate', err, file);
     }
-    this.file = file;
+    await this.closeFile();
+    this.file = opened;
     this.segment = name;
+    this.size = this.durableSize = HEADER_SIZE;
+    this.unsynced = [];
     this.bytesInSegment = 0;
   }
 
@@ -68,50 +103,150 @@ export class LogWriter {
     await this.closeFile();
     this.file = await this.fs.openAppend(path.join(this.dir, name));
     this.segment = name;
+    this.size = this.durableSize = size;
+    this.unsynced = [];
     this.bytesInSegment = size;
   }
 
-  /** REQUIRES: an open segment. Resolves once durable per the mode; throws if the disk failed. */
+  /**
+   * REQUIRES: an open segment, one append at a time. Resolves once durable
+   * per the mode; throws (and fails the writer) if the disk failed, in
+   * which case none of these batches remain in the file.
+   */
   async append(batches: readonly LoggedBatch[]): Promise<void> {
-    if (this.failure) throw this.failure;
+    if (this.failure) throw this.failure.error;
     const frames = batches.map((b) => encodeFrame(encodePayload({ seq: b.seq, effects: b.effects })));
     const data = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
+    const file = this.file!;
+    let stage: StorageOperation = 'write';
     try {
-      await this.file!.write(data);
-      this.bytesInSegment += data.length;
-      if (this.mode === 'always') await this.file!.sync();
-      else if (this.mode === 'batch') this.scheduleSync();
+      await file.write(data);
+      stage = 'fsync';
+      if (this.mode === 'always' && !this.failure) await file.sync();
     } catch (err) {
-      this.failure = err as Error;
-      throw err;
+      throw await this.fail(stage, err);
     }
+    // A background fsync may have failed meanwhile: then these bytes count as rejected too.
+    const late = this.failure as StorageFault | undefined;
+    if (late) throw await this.fail(late.operation, late.error);
+    this.size += data.length;
+    this.bytesInSegment += data.length;
+    if (this.mode === 'always') return this.markDurable(this.size);
+    this.unsynced.push({ end: this.size, data });
+    if (this.mode === 'batch' || this.size - this.durableSize >= NONE_RETAIN_BYTES) this.scheduleSync();
   }
 
-  /** Flushes anything written but not yet fsynced (batch and none modes). */
+  /** Flushes anything written but not yet fsynced (batch and none modes). Throws (failing the writer) on an fsync error. */
   async flush(): Promise<void> {
     if (this.syncTimer) clearTimeout(this.syncTimer);
     this.syncTimer = undefined;
-    if (!this.file || this.failure) return;
+    while (this.syncing) await this.syncing.catch(() => undefined);
+    const file = this.file;
+    if (!file || this.failure || this.durableSize === this.size) return;
+    const upto = this.size;
+    this.syncing = (async () => {
+      try {
+        await file.sync();
+      } catch (err) {
+        throw await this.fail('fsync', err);
+      }
+      this.markDurable(upto);
+    })();
     try {
-      await this.file.sync();
-      this.dirty = false;
+      await this.syncing;
+    } finally {
+      this.syncing = undefined;
+    }
+  }
+
+  /**
+   * REQUIRES: a failed writer and no append in flight (the write queue runs
+   * this between groups). Proves the disk takes writes again (a probe file),
+   * cuts the segment back to its last durable offset, rewrites the frames
+   * acknowledged since, and fsyncs the file and the directory; only then is
+   * the writer usable again. Throws, leaving it failed, when any step fails.
+   */
+  async heal(): Promise<void> {
+    while (this.syncing) await this.syncing.catch(() => undefined);
+    if (!this.failure) return;
+    await this.probe();
+    if (this.abandoned) {
+      if (this.fs.exists(this.abandoned)) await this.fs.unlink(this.abandoned);
+      this.abandoned = undefined;
+    }
+    const segment = path.join(this.dir, this.segment);
+    const actual = await this.fs.size(segment);
+    // Truncating "up" would put zeros between durable frames and the rewritten ones: refuse, stay read-only.
+    if (actual < this.durableSize) throw new Error(`${this.segment} is ${actual} bytes but ${this.durableSize} were fsynced; not healing`);
+    await this.closeFile();
+    const file = await this.fs.openAppend(segment);
+    try {
+      await file.truncate(this.durableSize);
+      if (this.unsynced.length > 0) await file.write(Buffer.concat(this.unsynced.map((u) => u.data)));
+      await file.sync();
+      await this.fs.syncDir(this.dir);
     } catch (err) {
-      this.failure = err as Error;
+      await file.close().catch(() => undefined);
       throw err;
     }
+    assert.equal(this.durableSize + this.unsynced.reduce((n, u) => n + u.data.length, 0), this.size, 'the kept frames fill the gap up to the last acknowledged one');
+    this.file = file;
+    this.markDurable(this.size);
+    this.failure = undefined;
   }
 
   async close(): Promise<void> {
     if (!this.failure) await this.flush().catch(() => undefined);
+    if (this.syncTimer) clearTimeout(this.syncTimer);
+    this.syncTimer = undefined;
     await this.closeFile();
   }
 
+  /** Writes and fsyncs a scratch file, then removes it. */
+  private async probe(): Promise<void> {
+    const file = path.join(this.dir, HEAL_PROBE_FILE);
+    const f = await this.fs.openWrite(file);
+    try {
+      await f.write(Buffer.alloc(HEAL_PROBE_BYTES));
+      await f.sync();
+    } finally {
+      await f.close().catch(() => undefined);
+      // A probe left behind is harmless: recovery removes every *.tmp at startup.
+      await this.fs.unlink(file).catch(() => undefined);
+    }
+  }
+
+  private markDurable(upto: number): void {
+    this.durableSize = Math.max(this.durableSize, upto);
+    if (this.unsynced.length > 0) this.unsynced = this.unsynced.filter((u) => u.end > this.durableSize);
+  }
+
+  /**
+   * Records the first failure and tells the engine, then cuts the file back
+   * to the last acknowledged frame (best effort: a torn or rejected frame
+   * must not be replayed; heal() cuts again before anything is appended).
+   */
+  private async fail(operation: StorageOperation, err: unknown, file = path.join(this.dir, this.segment)): Promise<Error> {
+    if (!this.failure) {
+      this.failure = describeFault(err, operation, file, this.dir);
+      this.onFailure(this.failure);
+    }
+    await this.cutBack().catch(() => undefined);
+    return err instanceof Error ? err : this.failure.error;
+  }
+
+  /** Truncates the segment to the last acknowledged frame; never extends a file the disk already shortened. */
+  private async cutBack(): Promise<void> {
+    if (!this.file || (await this.fs.size(path.join(this.dir, this.segment))) <= this.size) return;
+    await this.file.truncate(this.size);
+  }
+
   private scheduleSync(): void {
-    this.dirty = true;
     if (this.syncTimer) return;
     this.syncTimer = setTimeout(() => {
       this.syncTimer = undefined;
-      if (this.dirty) this.flush().catch(() => undefined);
+      // A failure is reported through onFailure; nobody awaits this fsync.
+      this.flush().catch(() => undefined);
     }, this.batchMs);
     this.syncTimer.unref();
   }

@@ -67,7 +67,7 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
   const name = snapshotName(seq);
   const tmp = path.join(dir, name + '.tmp');
   const file = await fs.openWrite(tmp);
-  let frames = 0, bytes = 0;
+  let frames = 0, bytes = 0, complete = false;
   const put = async (f: SnapFrame) => {
     const buf = encodeFrame(encodePayload(f));
     frames += 1; bytes += buf.length;
@@ -93,8 +93,11 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
     }
     await put({ k: 'end', frames });
     await file.sync();
+    complete = true;
   } finally {
     for (const { c } of colls) c.undo = undefined;
+    // A failed snapshot (a full disk) leaves no partial file behind; the log still covers everything.
+    if (!complete) await fs.unlink(tmp).catch(() => undefined);
     await file.close();
   }
   await fs.rename(tmp, path.join(dir, name));

@@ -1,6 +1,6 @@
 /** Health, token exchange, run-time config and on-demand snapshots. */
 import { InvalidInput } from '../../errors.js';
-import { maskSecret } from '../../engine/index.js';
+import { maskSecret, type StorageStatus } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject } from '../input.js';
 import type { Context } from '../context.js';
@@ -24,9 +24,21 @@ export const healthGet = defineProcedure({
       uptime_secs: Math.floor((Date.now() - ctx.startedAt) / 1000),
     };
     if (readOnly) body.reason = ctx.db.readOnlyReason ? `storage failure: ${ctx.db.readOnlyReason}` : 'storage failure';
+    body.storage = storageHealth(ctx.db.storage.status());
     return body;
   },
 });
+
+/** The `storage` member of the health body: read-only state, its cause and the repair attempts. */
+function storageHealth(s: StorageStatus): Record<string, unknown> {
+  const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+  const out: Record<string, unknown> = { state: s.state, heal_attempts: s.healAttempts };
+  if (s.cause) out.cause = { code: s.cause.code, message: s.cause.message, operation: s.cause.operation, file: s.cause.file, at: iso(s.since) };
+  if (s.since !== undefined) out.since = iso(s.since);
+  if (s.lastAttemptAt !== undefined) out.last_attempt_at = iso(s.lastAttemptAt);
+  if (s.lastAttemptError) out.last_attempt_error = { ...s.lastAttemptError };
+  return out;
+}
 
 export const authToken = defineProcedure({
   name: 'auth.token', kind: 'query', access: 'public',

@@ -91,7 +91,7 @@ export class PeerSender {
     const shipped = batches.map((b) => this.db.replication.shippable(b)).filter((b): b is ShippedBatch => b !== undefined);
     if (shipped.length > 0) await this.post(shipped);
     this.shipped += shipped.length;
-    this.db.replication.setAcked(this.peer.url, batches.at(-1)!.seq);
+    await this.db.replication.setAcked(this.peer.url, batches.at(-1)!.seq);
   }
 
   /** POSTs batches to the peer, refreshing the token once on a 401. */

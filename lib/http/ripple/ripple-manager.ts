@@ -81,7 +81,7 @@ export class RippleManager {
     }
     for (const s of targets) {
       for (let i = 0; i < batches.length; i += 50) await s.post(batches.slice(i, i + 50).map((b) => ({ ...b, resync: true }) as ShippedBatch));
-      if (!collections) this.db.replication.setAcked(s.peer.url, Math.max(seq, this.db.replication.acked(s.peer.url)));
+      if (!collections) await this.db.replication.setAcked(s.peer.url, Math.max(seq, this.db.replication.acked(s.peer.url)));
       s.wake();
     }
     return { peers: targets.map((t) => t.peer.url), collections: names, records: captured.reduce((n, c) => n + c.rows.length, 0) };

@@ -1,0 +1,118 @@
+/**
+ * LogWriter on a failing disk, directly: a failed append leaves nothing of
+ * its batches in the file, acknowledged-but-unsynced frames survive a failed
+ * fsync through heal(), heal() refuses while the disk is still full, and a
+ * failed rotation keeps the current segment. Files are read back by recovery.
+ */
+import { expect } from 'chai';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { LogWriter, segmentName } from '../../../lib/engine/storage/log-writer.js';
+import { recover } from '../../../lib/engine/storage/recovery.js';
+import type { StorageFault } from '../../../lib/engine/storage/storage-fault.js';
+import type { LoggedBatch } from '../../../lib/engine/effects.js';
+import { nodeFs } from '../../../lib/engine/index.js';
+import { FaultyFs } from '../../helpers/faulty-fs.js';
+import { tempDir, removeDir } from '../../helpers/temp-dir.js';
+
+const batch = (seq: number): LoggedBatch => ({ seq, effects: [{ t: 'config', values: { n: seq } }] });
+
+async function attempt(p: Promise<unknown>): Promise<unknown> {
+  try { await p; return undefined; } catch (err) { return err; }
+}
+
+describe('engine/storage/log-writer on a failing disk', () => {
+  let dir: string;
+  let fs: FaultyFs;
+  let faults: StorageFault[];
+  let w: LogWriter;
+  const open = async (mode: 'always' | 'batch') => {
+    w = new LogWriter(fs, dir, mode, 5);
+    w.onFailure = (f) => faults.push(f);
+    await w.openSegment(1);
+  };
+  const seqsOnDisk = async () => {
+    const r = await recover(nodeFs, dir);
+    return { seq: r.state.seq, config: r.state.config };
+  };
+  beforeEach(() => { dir = tempDir(); fs = new FaultyFs(); faults = []; });
+  afterEach(async () => { await w?.close(); removeDir(dir); });
+
+  it('cuts a torn frame off the segment as soon as the append fails, and reports the fault once', async () => {
+    await open('always');
+    await w.append([batch(1)]);
+    const file = path.join(dir, segmentName(1));
+    const before = statSync(file).size;
+    fs.spaceLeft = 7;
+    expect(await attempt(w.append([batch(2)]))).to.have.property('code', 'ENOSPC');
+    expect(statSync(file).size).to.equal(before);
+    expect(await attempt(w.append([batch(2)])), 'sticky').to.have.property('code', 'ENOSPC');
+    expect(faults.map((f) => [f.operation, f.code, f.file])).to.deep.equal([['write', 'ENOSPC', segmentName(1)]]);
+  });
+
+  it('refuses to heal while the disk is still full, then heals once it is freed', async () => {
+    await open('always');
+    await w.append([batch(1)]);
+    fs.fill();
+    await attempt(w.append([batch(2)]));
+    expect(await attempt(w.heal())).to.have.property('code', 'ENOSPC');
+    expect(w.failed).to.not.equal(undefined);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp')), 'the probe is removed').to.deep.equal([]);
+    fs.free();
+    await w.heal();
+    expect(w.failed).to.equal(undefined);
+    await w.append([batch(2)]);
+    expect((await seqsOnDisk()).seq).to.equal(2);
+  });
+
+  it('removes a batch whose fsync failed, so the next batch with the same seq is the one recovered', async () => {
+    await open('always');
+    await w.append([batch(1)]);
+    fs.failSyncs = true;
+    await attempt(w.append([{ seq: 2, effects: [{ t: 'config', values: { rejected: true } }] }]));
+    fs.free();
+    await w.heal();
+    await w.append([batch(2)]);
+    const r = await seqsOnDisk();
+    expect(r.seq).to.equal(2);
+    expect(r.config).to.deep.equal({ n: 2 });
+  });
+
+  it('keeps acknowledged batch-mode frames until fsynced and rewrites them after a failed fsync lost them', async () => {
+    await open('batch');
+    await w.append([batch(1)]);
+    await w.flush();
+    fs.failSyncs = true;
+    fs.loseUnsyncedOnFailedSync = true;
+    await w.append([batch(2)]);
+    await w.append([batch(3)]);
+    expect(await attempt(w.flush())).to.have.property('code', 'EIO');
+    expect(faults.map((f) => f.operation)).to.deep.equal(['fsync']);
+    expect((await seqsOnDisk()).seq, 'the failed fsync dropped them').to.equal(1);
+    fs.free();
+    await w.heal();
+    expect((await seqsOnDisk()).seq).to.equal(3);
+  });
+
+  it('reports a failed background fsync at once, without waiting for the next append', async () => {
+    await open('batch');
+    fs.failSyncs = true;
+    await w.append([batch(1)]);
+    const until = Date.now() + 5000;
+    while (faults.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    expect(faults.map((f) => [f.operation, f.code])).to.deep.equal([['fsync', 'EIO']]);
+  });
+
+  it('keeps appending to the current segment when a rotation fails, and heal removes the abandoned one', async () => {
+    await open('always');
+    await w.append([batch(1)]);
+    fs.spaceLeft = 5;
+    expect(await attempt(w.openSegment(2))).to.have.property('code', 'ENOSPC');
+    expect(w.currentSegment).to.equal(segmentName(1));
+    fs.free();
+    await w.heal();
+    expect(readdirSync(dir).filter((f) => f.endsWith('.seg'))).to.deep.equal([segmentName(1)]);
+    await w.append([batch(2)]);
+    expect((await seqsOnDisk()).seq).to.equal(2);
+  });
+});
