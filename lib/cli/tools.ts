@@ -30,7 +30,7 @@ export async function runTool(args: ParsedArgs): Promise<number> {
   switch (args.command) {
     case 'snapshot':
     case 'compact': {
-      const db = await Database.open({ dataDir, keepSnapshots: args.command === 'compact' ? 1 : 2, log: (m) => console.error(m) });
+      const db = await Database.open({ dataDir, keepGenerations: args.command === 'compact' ? 1 : 2, log: (m) => console.error(m) });
       const s = await db.snapshot();
       await db.close();
       console.log(`snapshot ${s.name} written (seq ${s.seq}, ${s.bytes} bytes)`);
