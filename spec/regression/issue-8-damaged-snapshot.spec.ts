@@ -47,6 +47,16 @@ async function oneSnapshot(compacted: boolean): Promise<Fixture> {
   return { dir, ids };
 }
 
+/** 16 records and the snapshot a clean shutdown writes: the log after it is empty (the reported case). */
+async function shutdownSnapshot(): Promise<Fixture> {
+  const dir = tempDir('eddydb-i8-');
+  const ids: string[] = [];
+  const db = await Database.open({ dataDir: dir });
+  await insert(db, ids, 16);
+  await db.close({ snapshot: true });
+  return { dir, ids };
+}
+
 /** 12 records, snapshot, 12 more, snapshot, 4 more: two generations. */
 async function twoGenerations(): Promise<Fixture> {
   const dir = tempDir('eddydb-i8-');
@@ -102,6 +112,7 @@ describe('issue 8: a damaged snapshot never yields an empty database', function 
   const fixtures: Record<string, Fixture> = {};
   const cases: string[] = [];
   before(async () => {
+    fixtures.shutdown = await shutdownSnapshot();
     fixtures.one = await oneSnapshot(false);
     fixtures.compacted = await oneSnapshot(true);
     fixtures.two = await twoGenerations();
@@ -115,6 +126,12 @@ describe('issue 8: a damaged snapshot never yields an empty database', function 
   };
 
   for (const d of DAMAGES) {
+    it(`the snapshot of a clean shutdown with ${d.name}: recovers every record, never an empty database`, async () => {
+      const { dir, ids } = copy('shutdown');
+      d.apply(path.join(dir, snapshotsOf(dir)[0]!));
+      await expectAllRecords(dir, ids);
+    });
+
     it(`one snapshot with ${d.name}: recovers every record from the log kept since seq 1`, async () => {
       const { dir, ids } = copy('one');
       const [snap] = snapshotsOf(dir);
