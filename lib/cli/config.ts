@@ -60,7 +60,13 @@ export function serverConfig(args: ParsedArgs, env: NodeJS.ProcessEnv): ServerCo
     snapshotBytes: num(flag('snapshot-bytes') ?? env.EDDYDB_SNAPSHOT_BYTES, 'snapshot bytes'),
     snapshotCron: flag('snapshot-cron') ?? env.EDDYDB_SNAPSHOT_CRON,
     quiet: args.flags.quiet === true || env.EDDYDB_QUIET === '1',
+    salvage: isOn(args.flags.salvage) || env.EDDYDB_SALVAGE === '1',
   };
+}
+
+/** A boolean flag: `--salvage`, `--salvage=true` or `--salvage=1`. */
+function isOn(v: string | true | undefined): boolean {
+  return v === true || v === 'true' || v === '1';
 }
 
 /** `url|key,url|key` -> peers. */

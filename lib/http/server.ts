@@ -52,6 +52,11 @@ export interface ServerConfig {
   /** Where the generated admin key is announced (stdout by default). */
   announce?: (msg: string) => void;
   quiet?: boolean;
+  /**
+   * Start from what is readable when damaged files would stop a normal start
+   * (`--salvage`, EDDYDB_SALVAGE=1); see lib/engine/FORMAT.md, Salvage.
+   */
+  salvage?: boolean;
 }
 
 export class Server {
@@ -78,7 +83,7 @@ export class Server {
     const log = makeLogger(config.quiet ?? false);
     const db = await Database.open({
       dataDir: config.dataDir, clock: config.clock, fs: config.fs, settings: config.settings,
-      snapshotBytes: config.snapshotBytes, log: (m) => log('info', m),
+      snapshotBytes: config.snapshotBytes, salvage: config.salvage, log: (m, level) => log(level ?? 'info', m),
     });
     try {
       await bootstrapAdmin(db, config);
@@ -150,10 +155,12 @@ async function bootstrapAdmin(db: Database, config: ServerConfig): Promise<void>
 
 function makeLogger(quiet: boolean): Services['log'] {
   return (level, msg, extra) => {
-    if (quiet && level !== 'error') return;
+    // Quiet keeps warnings: they say that data was dropped or set aside at startup.
+    if (quiet && level === 'info') return;
     if (level === 'info' && !process.env.EDDYDB_LOG_REQUESTS && /-> \d{3}$/.test(msg)) return;
     const line = `${new Date().toISOString()} ${level} ${msg}`;
     if (level === 'error') console.error(line, extra instanceof Error ? extra.stack : extra ?? '');
+    else if (level === 'warn') console.warn(line);
     else console.log(line);
   };
 }
