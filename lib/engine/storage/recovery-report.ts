@@ -4,7 +4,7 @@
  * Sentences say exact byte ranges, frames, seq ranges and record counts, and
  * say "at least" only where the damaged bytes hide the number.
  */
-import type { ByteRange } from './frame-scan.js';
+import type { ByteRange } from './frame.js';
 import type { SnapshotDamage } from './snapshot-reader.js';
 import type { SeqRange, TailDrop } from './segment-replay.js';
 

@@ -14,12 +14,10 @@
 import path from 'node:path';
 import { Corruption } from '../../errors.js';
 import { applyBatch } from '../apply-batch.js';
-import type { DbState } from '../state.js';
-import { CollectionState } from '../state.js';
+import { CollectionState, type DbState } from '../state.js';
 import type { LoggedBatch } from '../effects.js';
 import { decodePayload } from './codec.js';
-import { checkHeader, HEADER_SIZE, readFrame } from './frame.js';
-import { findNextFrame, isZeroFill, type ByteRange } from './frame-scan.js';
+import { checkHeader, findNextFrame, HEADER_SIZE, isZeroFill, readFrame, type ByteRange } from './frame.js';
 import type { StorageFs } from './fs.js';
 import type { SegmentFile } from './generations.js';
 import { LOG_MAGIC, LOG_VERSION } from './log-writer.js';
@@ -63,7 +61,12 @@ export interface ReplayOptions {
   onBatch?: () => void;
 }
 
-/** Replays `segments` (ascending, the last one being the log's end) into `state`. */
+/**
+ * Replays `segments` (ascending, the last one being the log's end) into
+ * `state`, skipping batches at or below its seq. Strict mode throws
+ * Corruption (file, byte, reason) on a bad frame that is not the torn tail,
+ * or on a seq gap; `state` is then half-replayed and must be discarded.
+ */
 export async function replaySegments(fs: StorageFs, dir: string, segments: readonly SegmentFile[], state: DbState, opts: ReplayOptions): Promise<ReplayResult> {
   const out: ReplayResult = { replayed: 0, damaged: [], gaps: [], recreated: [] };
   let blame: SegmentDamage | undefined;

@@ -14,8 +14,7 @@ import path from 'node:path';
 import { Corruption } from '../../errors.js';
 import { CollectionState, DbState, type ApiKeyRecord } from '../state.js';
 import { decodePayload } from './codec.js';
-import { checkHeader, HEADER_SIZE, readFrame } from './frame.js';
-import { findNextFrame, type ByteRange } from './frame-scan.js';
+import { checkHeader, findNextFrame, HEADER_SIZE, readFrame, type ByteRange } from './frame.js';
 import type { StorageFs } from './fs.js';
 import { SNAP_MAGIC, SNAP_VERSION, toEntry, type SnapFrame, type WrittenSnapshot } from './snapshot.js';
 
