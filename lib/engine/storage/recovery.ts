@@ -196,7 +196,8 @@ function buildReport(o: Outcome): RecoveryReport {
     }
   }
   const warnings = damaged.map(describeDamage);
-  if (o.snapshots.some((d) => !d.lost)) warnings.push(`recovered from ${label(o.base)} and the log instead`);
+  if (o.salvaged) warnings.push(`salvage started from ${label(o.base)} and applied every readable batch after it`);
+  else if (o.snapshots.length > 0) warnings.push(`recovered from ${label(o.base)} and the log instead`);
   if (replay.tail) warnings.push(describeTail(replay.tail));
   if (replay.gaps.length) warnings.push(describeGaps(replay.gaps));
   for (const c of replay.recreated) warnings.push(`collection '${c}' recreated without its schema: the batch that created it was lost`);
