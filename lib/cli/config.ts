@@ -62,7 +62,13 @@ export function serverConfig(args: ParsedArgs, env: NodeJS.ProcessEnv): ServerCo
     healRetryMs: num(flag('heal-retry-ms') ?? env.EDDYDB_HEAL_RETRY_MS, 'heal retry ms'),
     healRetryMaxMs: num(flag('heal-retry-max-ms') ?? env.EDDYDB_HEAL_RETRY_MAX_MS, 'heal retry max ms'),
     quiet: args.flags.quiet === true || env.EDDYDB_QUIET === '1',
+    salvage: isOn(args.flags.salvage) || env.EDDYDB_SALVAGE === '1',
   };
+}
+
+/** A boolean flag: `--salvage`, `--salvage=true` or `--salvage=1`. */
+function isOn(v: string | true | undefined): boolean {
+  return v === true || v === 'true' || v === '1';
 }
 
 /** `url|key,url|key` -> peers. */

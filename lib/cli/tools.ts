@@ -4,14 +4,15 @@
  *
  *   eddydb snapshot                    write a snapshot now, drop redundant segments
  *   eddydb compact                     snapshot and keep only the newest one
- *   eddydb verify                      check every checksum; exit 1 on any problem
+ *   eddydb verify                      check every file, list generations, say whether a
+ *                                      normal start would succeed (exit 1 when it would not)
  *   eddydb export --collection C [--out FILE]   NDJSON of typed records
  *   eddydb import --collection C [--in FILE]    NDJSON in, batches of 1,000
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { Database, fromJson, nodeFs, recordToWire, toJson, verifyDataDir } from '../engine/index.js';
+import { Database, fromJson, nodeFs, recordToWire, toJson, verifyGenerations, type VerifyResult } from '../engine/index.js';
 import type { ParsedArgs } from './config.js';
 
 const IMPORT_CHUNK = 1000;
@@ -30,18 +31,16 @@ export async function runTool(args: ParsedArgs): Promise<number> {
   switch (args.command) {
     case 'snapshot':
     case 'compact': {
-      const db = await Database.open({ dataDir, keepSnapshots: args.command === 'compact' ? 1 : 2, log: (m) => console.error(m) });
+      const db = await Database.open({ dataDir, keepGenerations: args.command === 'compact' ? 1 : 2, log: (m) => console.error(m) });
       const s = await db.snapshot();
       await db.close();
       console.log(`snapshot ${s.name} written (seq ${s.seq}, ${s.bytes} bytes)`);
       return 0;
     }
     case 'verify': {
-      const reports = await verifyDataDir(nodeFs, dataDir);
-      for (const r of reports) console.log(`${r.ok ? 'ok ' : 'BAD'} ${r.file}  ${r.frames} records, ${r.bytes} bytes${r.problem ? `  ${r.problem}` : ''}`);
-      const bad = reports.filter((r) => !r.ok).length;
-      console.log(`${reports.length} files checked, ${bad} with problems`);
-      return bad === 0 ? 0 : 1;
+      const result = await verifyGenerations(nodeFs, dataDir);
+      printVerify(result);
+      return result.start.ok ? 0 : 1;
     }
     case 'export': return exportCollection(dataDir, args);
     case 'import': return importCollection(dataDir, args);
@@ -49,15 +48,38 @@ export async function runTool(args: ParsedArgs): Promise<number> {
     default:
       console.log([
         'usage: eddydb <command> [options]',
-        '  start      run the server (--port, --host, --data-dir, --durability always|batch|none, ...)',
+        '  start      run the server (--port, --host, --data-dir, --durability always|batch|none, --salvage, ...)',
         '  snapshot   write a snapshot of --data-dir now',
         '  compact    snapshot and drop every older snapshot and segment',
-        '  verify     check every checksum in --data-dir',
+        '  verify     check every file in --data-dir and say whether a normal start would succeed',
         '  export     --collection C [--out FILE]  write NDJSON (stdout by default)',
         '  import     --collection C [--in FILE]   read NDJSON (stdin by default)',
       ].join('\n'));
       return args.command === 'help' ? 0 : 2;
   }
+}
+
+function printVerify(r: VerifyResult): void {
+  for (const f of r.files) console.log(`${f.ok ? 'ok ' : 'BAD'} ${f.file}  ${f.frames} frames, ${f.bytes} bytes${f.problem ? `  ${f.problem}` : ''}`);
+  console.log(`${r.files.length} files checked, ${r.files.filter((f) => !f.ok).length} with problems`);
+  console.log('generations, newest first:');
+  for (const g of r.generations) {
+    const name = g.snapshot ? `${g.snapshot} (seq ${g.seq})` : 'the empty state (seq 0)';
+    const state = !g.intact ? 'DAMAGED' : g.covered ? 'intact, the log covers it' : 'NOT COVERED';
+    console.log(`  ${name}: ${state}${g.problem ? ` (${g.problem})` : ''}`);
+  }
+  const { start } = r;
+  if (start.ok) {
+    console.log(`a normal start would succeed: from ${start.report.snapshot ?? 'the empty state'}, replaying ${start.report.replayedBatches} batches to seq ${start.seq}`);
+    for (const w of start.report.warnings) console.log(`  warning: ${w}`);
+    return;
+  }
+  console.log(`a normal start would REFUSE: ${start.message}`);
+  if (!start.salvage) return;
+  if ('error' in start.salvage) { console.log(`--salvage would fail too: ${start.salvage.error}`); return; }
+  const s = start.salvage.report;
+  console.log(`--salvage would start from ${s.snapshot ?? 'the empty state'} and reach seq ${start.salvage.seq}, dropping ${s.droppedFrames} frames (${s.droppedBytes} bytes):`);
+  for (const w of s.warnings) console.log(`  ${w}`);
 }
 
 async function exportCollection(dataDir: string, args: ParsedArgs): Promise<number> {

@@ -25,10 +25,15 @@ import { IdGenerator } from './ids.js';
 import { loadOrCreateSecrets, type Secrets } from './secrets.js';
 import { DEFAULT_SETTINGS, mergeSettings, parseSettingsPatch, type Settings } from './settings.js';
 import type { DbState } from './state.js';
+import { Unavailable } from '../errors.js';
 import { nodeFs, type StorageFs } from './storage/fs.js';
 import { LogWriter } from './storage/log-writer.js';
 import { recover } from './storage/recovery.js';
-import { writeSnapshot } from './storage/snapshot.js';
+import type { RecoveryReport } from './storage/recovery-report.js';
+import { writeSnapshot, type WrittenSnapshot } from './storage/snapshot.js';
+import { verifySnapshot } from './storage/snapshot-reader.js';
+import { redundantFiles } from './storage/generations.js';
+import { moveAside, removeOriginals } from './storage/damaged-files.js';
 import { HEADER_SIZE } from './storage/frame.js';
 import { DirLock } from './storage/lock.js';
 import { StorageHealth, type HealOptions } from './storage-health.js';
@@ -44,14 +49,22 @@ export interface DatabaseOptions {
   batchSyncMs?: number;
   /** Take a snapshot once the current segment passes this many bytes. */
   snapshotBytes?: number;
-  /** How many snapshots to keep. */
-  keepSnapshots?: number;
+  /**
+   * How many generations (a snapshot and the log after it; the empty state
+   * counts as the oldest) to keep once a new snapshot is verified. Default 2:
+   * the previous generation stays as a fallback. `eddydb compact` uses 1.
+   */
+  keepGenerations?: number;
+  /** When a normal start would refuse on damaged files, start from what is readable (FORMAT.md, Salvage). */
+  salvage?: boolean;
   /** Bound on the changes kept for Serializable predicate checks (default 100,000; see transactions/change-history.ts). */
   serializableHistoryLimit?: number;
   /** Backoff of the background repair after a storage failure, and the summary interval. */
   heal?: HealOptions;
-  log?: (msg: string) => void;
+  log?: (msg: string, level?: LogLevel) => void;
 }
+
+export type LogLevel = 'info' | 'warn' | 'error';
 
 export class Database {
   readonly records: Records;
@@ -82,6 +95,8 @@ export class Database {
     private readonly lock: DirLock,
     /** Read-only mode after a storage failure: its cause, state and the repair loop. */
     readonly storage: StorageHealth,
+    /** What recovery used, replayed and dropped at startup (GET /api/health). */
+    readonly recovery: RecoveryReport,
   ) {
     this.ids = new IdGenerator(secrets.idKey);
     this.records = new Records(this);
@@ -115,7 +130,8 @@ export class Database {
   private static async openLocked(opts: DatabaseOptions, fs: StorageFs, lock: DirLock): Promise<Database> {
     const dir = opts.dataDir;
     const secrets = await loadOrCreateSecrets(fs, dir);
-    const recovered = await recover(fs, dir, { log: opts.log });
+    const clock = opts.clock ?? systemClock;
+    const recovered = await recover(fs, dir, { log: (m, level) => opts.log?.(m, level), salvage: opts.salvage, now: clock.now() });
     const settings = mergeSettings({ ...DEFAULT_SETTINGS, ...opts.settings }, recovered.state.config);
     const writer = new LogWriter(fs, dir, settings.durability, opts.batchSyncMs ?? 10);
     const last = recovered.lastSegment;
@@ -124,12 +140,32 @@ export class Database {
       if (last) await fs.unlink(path.join(dir, last.name));
       await writer.openSegment(recovered.state.seq + 1);
     }
-    const clock = opts.clock ?? systemClock;
     const health = new StorageHealth(clock, opts.heal);
     const queue = new WriteQueue(recovered.state, writer, health);
-    const db = new Database(recovered.state, queue, writer, clock, secrets, opts, fs, lock, health);
+    const db = new Database(recovered.state, queue, writer, clock, secrets, opts, fs, lock, health, recovered.report);
     await db.replication.load(fs);
+    if (recovered.report.salvaged) {
+      try {
+        await db.finishSalvage();
+      } catch (err) {
+        await db.close().catch(() => undefined);
+        throw err;
+      }
+    }
     return db;
+  }
+
+  /**
+   * Salvage's last step: a fresh snapshot of what was recovered, so the next
+   * normal start is clean; once it is verified, the damaged originals (already
+   * copied aside) leave the data directory, before retention runs.
+   */
+  private async finishSalvage(): Promise<void> {
+    const report = this.recovery;
+    const s = await this.snapshotWith(async (written) => {
+      await removeOriginals(this.fs, this.opts.dataDir, report, new Set([written.name, this.logWriter.currentSegment]));
+    });
+    this.opts.log?.(`salvage: wrote ${s.name} (seq ${s.seq}); the damaged files are in ${report.movedTo}/`, 'warn');
   }
 
   get dataDir(): string { return this.opts.dataDir; }
@@ -175,8 +211,12 @@ export class Database {
    * makes redundant. Writes continue meanwhile. Returns the snapshot seq.
    */
   async snapshot(): Promise<{ name: string; seq: number; bytes: number }> {
+    return this.snapshotWith();
+  }
+
+  private async snapshotWith(beforeRetention?: (s: WrittenSnapshot) => Promise<void>): Promise<{ name: string; seq: number; bytes: number }> {
     while (this.snapshotting) await this.snapshotting.catch(() => undefined);
-    const run = this.runSnapshot();
+    const run = this.runSnapshot(beforeRetention);
     this.snapshotting = run;
     try {
       return await run;
@@ -185,7 +225,7 @@ export class Database {
     }
   }
 
-  private async runSnapshot(): Promise<{ name: string; seq: number; bytes: number }> {
+  private async runSnapshot(beforeRetention?: (s: WrittenSnapshot) => Promise<void>): Promise<{ name: string; seq: number; bytes: number }> {
     const dir = this.opts.dataDir;
     // Rotate and capture between groups, so the new segment holds exactly the batches after the snapshot.
     const { written } = await this.queue.exclusive(async () => {
@@ -193,31 +233,37 @@ export class Database {
       return { written: writeSnapshot(this.fs, dir, this.state, this.clock.now()) };
     });
     const result = await written;
+    await this.verifyWritten(result);
+    await beforeRetention?.(result);
     await this.removeRedundantFiles(dir);
-    return result;
+    return { name: result.name, seq: result.seq, bytes: result.bytes };
   }
 
-  /** Drops snapshots beyond `keepSnapshots` and the segments no kept snapshot needs. */
+  /**
+   * Re-reads a snapshot just renamed into place. On any mismatch it is moved
+   * aside and nothing is deleted, so the previous generations stay whole.
+   */
+  private async verifyWritten(written: WrittenSnapshot): Promise<void> {
+    try {
+      await verifySnapshot(this.fs, this.opts.dataDir, written);
+    } catch (err) {
+      const moved = await moveAside(this.fs, this.opts.dataDir, [written.name], this.clock.now());
+      throw new Unavailable(`snapshot ${written.name} failed verification (${(err as Error).message}); moved to ${moved}/, no file was deleted`, { cause: err });
+    }
+  }
+
+  /** Deletes what no kept generation (see keepGenerations) and no replication peer needs. */
   private async removeRedundantFiles(dir: string): Promise<void> {
-    const files = (await this.fs.readdir(dir)).sort();
-    const snaps = files.filter((f) => /^snapshot-\d{16}\.snap$/.test(f));
-    const keep = Math.max(1, this.opts.keepSnapshots ?? 2);
-    for (const f of snaps.slice(0, -keep)) await this.fs.unlink(path.join(dir, f));
-    const oldestKeptSeq = seqOf(snaps.slice(-keep)[0]!);
     // Replication peers read the log from their acknowledged seq: keep what they still need.
     const peerNeed = this.replication.oldestNeeded(this.retainFor());
-    const keepAfter = peerNeed === undefined ? oldestKeptSeq : Math.min(oldestKeptSeq, peerNeed);
-    const segs = files.filter((f) => /^log-\d{16}\.seg$/.test(f));
-    for (let i = 0; i < segs.length - 1; i++) {
-      const lastSeqInSegment = seqOf(segs[i + 1]!) - 1;
-      if (lastSeqInSegment <= keepAfter) await this.fs.unlink(path.join(dir, segs[i]!));
-    }
+    const doomed = redundantFiles(await this.fs.readdir(dir), this.opts.keepGenerations ?? 2, peerNeed);
+    for (const f of doomed) await this.fs.unlink(path.join(dir, f));
   }
 
   private maybeSnapshot(): void {
     const threshold = this.opts.snapshotBytes ?? 64 * 1024 * 1024;
     if (this.snapshotting || this.closed || this.logWriter.bytesInSegment < threshold) return;
-    this.snapshot().catch((err) => this.opts.log?.(`snapshot failed: ${(err as Error).message}`));
+    this.snapshot().catch((err) => this.opts.log?.(`snapshot failed: ${(err as Error).message}`, 'error'));
   }
 
   /** Waits for in-flight writes and snapshots, takes a final snapshot when asked, and closes the log. */
@@ -230,14 +276,10 @@ export class Database {
     await this.queue.idle();
     if (this.snapshotting) await this.snapshotting.catch(() => undefined);
     // One last repair, so a disk freed since the last retry closes with a clean log.
-    if (this.readOnly && !(await this.storage.healNow())) this.opts.log?.('closing while read-only: storage still failing');
-    if (opts.snapshot && !this.readOnly) await this.snapshot().catch((err) => this.opts.log?.(`final snapshot failed: ${(err as Error).message}`));
+    if (this.readOnly && !(await this.storage.healNow())) this.opts.log?.('closing while read-only: storage still failing', 'error');
+    if (opts.snapshot && !this.readOnly) await this.snapshot().catch((err) => this.opts.log?.(`final snapshot failed: ${(err as Error).message}`, 'error'));
     this.closed = true;
     await this.logWriter.close();
     await this.lock.release();
   }
-}
-
-function seqOf(file: string): number {
-  return Number(/\d{16}/.exec(file)![0]);
 }

@@ -1,5 +1,5 @@
 /** Public surface of the engine. Other folders import only from here. */
-export { Database, type DatabaseOptions } from './database.js';
+export { Database, type DatabaseOptions, type LogLevel } from './database.js';
 export { ManualClock, systemClock, type Clock } from './clock.js';
 export { ADMIN_KEY_ID, describeKey, parseKeyRequest } from './api-keys.js';
 export { isInternalCollection, validateCollectionName } from './names.js';
@@ -16,7 +16,8 @@ export { checkLimit, MAX_EMBED_TEXTS, MAX_FIELD_NAMES } from './limits.js';
 export type { ApiKeyRecord, CollectionPermission, KvPermission } from './state.js';
 export type { Effect, LoggedBatch } from './effects.js';
 export { recordToWire, valueToWire, fieldsFromWire, fromJson, integerValue, toJson, type Fields, type Value } from './values/index.js';
-export { verifyDataDir, type FileReport } from './storage/verify.js';
+export { verifyDataDir, verifyGenerations, type FileReport, type GenerationReport, type StartVerdict, type VerifyResult } from './storage/verify.js';
+export { describeDamage, type DamagedFile, type RecoveryReport } from './storage/recovery-report.js';
 export type { BulkResult } from './bulk.js';
 export { CLEANUP_INTERVAL_MS, type TransactionStatus } from './transactions/transaction-manager.js';
 export type { BulkItem, BulkFailure } from './bulk.js';

@@ -64,6 +64,11 @@ export interface ServerConfig {
   healRetryMaxMs?: number;
   /** While read-only, one summary line of refused writes per this interval (default 60 s). */
   readOnlySummaryMs?: number;
+  /**
+   * Start from what is readable when damaged files would stop a normal start
+   * (`--salvage`, EDDYDB_SALVAGE=1); see lib/engine/FORMAT.md, Salvage.
+   */
+  salvage?: boolean;
 }
 
 export class Server {
@@ -95,7 +100,7 @@ export class Server {
     const log = config.logger ?? makeLogger(config.quiet ?? false);
     const db = await Database.open({
       dataDir: config.dataDir, clock: config.clock, fs: config.fs, settings: config.settings,
-      snapshotBytes: config.snapshotBytes, log: (m) => log('info', m),
+      snapshotBytes: config.snapshotBytes, salvage: config.salvage, log: (m, level) => log(level ?? 'info', m),
       heal: { firstMs: config.healRetryMs, maxMs: config.healRetryMaxMs, summaryMs: config.readOnlySummaryMs },
     });
     db.storage.onEvent((e) => logStorageEvent(log, e));
@@ -170,10 +175,12 @@ async function bootstrapAdmin(db: Database, config: ServerConfig): Promise<void>
 
 function makeLogger(quiet: boolean): Services['log'] {
   return (level, msg, extra) => {
-    if (quiet && level !== 'error') return;
+    // Quiet keeps warnings: they say that data was dropped or set aside at startup.
+    if (quiet && level === 'info') return;
     if (level === 'info' && !process.env.EDDYDB_LOG_REQUESTS && /-> \d{3}$/.test(msg)) return;
     const line = `${new Date().toISOString()} ${level} ${msg}`;
     if (level === 'error') console.error(line, extra instanceof Error ? extra.stack : extra ?? '');
+    else if (level === 'warn') console.warn(line);
     else console.log(line);
   };
 }

@@ -9,6 +9,11 @@
  * inside a frame) separately from corruption (a complete frame whose
  * checksum or length is wrong), because the first is a normal crash
  * artifact and the second is data loss.
+ *
+ * `findNextFrame` resyncs in damaged bytes: a candidate position counts only
+ * when its length fits, its payload starts like a MessagePack map (every
+ * batch and snapshot frame is one) and its CRC-32 matches, so a false
+ * positive needs a 32-bit collision.
  */
 import { crc32 } from 'node:zlib';
 
@@ -56,4 +61,38 @@ export function readFrame(buf: Buffer, offset: number): FrameResult {
   const payload = buf.subarray(offset + FRAME_OVERHEAD, end);
   if (crc32(payload) !== crc) return { kind: 'corrupt', reason: 'checksum mismatch' };
   return { kind: 'frame', payload, next: end };
+}
+
+/** A byte range `[from, to)` of a file that was not read, and why. */
+export interface ByteRange {
+  readonly from: number;
+  readonly to: number;
+  readonly reason: string;
+}
+
+/** True when `buf[at]` starts a MessagePack map (fixmap, map16 or map32). */
+function startsLikeMap(buf: Buffer, at: number): boolean {
+  const b = buf[at]!;
+  return (b >= 0x81 && b <= 0x8f) || b === 0xde || b === 0xdf;
+}
+
+/**
+ * Offset of the first complete, checksummed frame that starts at or after
+ * `from`, or undefined when there is none. O(bytes scanned); the CRC is only
+ * computed for positions that already look like a frame.
+ */
+export function findNextFrame(buf: Buffer, from: number): number | undefined {
+  for (let pos = from; pos + FRAME_OVERHEAD < buf.length; pos++) {
+    const length = buf.readUInt32LE(pos);
+    if (length === 0 || length > MAX_FRAME || pos + FRAME_OVERHEAD + length > buf.length) continue;
+    if (!startsLikeMap(buf, pos + FRAME_OVERHEAD)) continue;
+    if (crc32(buf.subarray(pos + FRAME_OVERHEAD, pos + FRAME_OVERHEAD + length)) === buf.readUInt32LE(pos + 4)) return pos;
+  }
+  return undefined;
+}
+
+/** True when every byte of `buf[from..]` is zero (a file extended but never written: no frame was lost). */
+export function isZeroFill(buf: Buffer, from: number): boolean {
+  for (let i = from; i < buf.length; i++) if (buf[i] !== 0) return false;
+  return true;
 }

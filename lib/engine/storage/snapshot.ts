@@ -7,14 +7,15 @@
  * chunks with event-loop turns between them, which bounds the write stall.
  *
  * File: header 'EDDYSNAP' v1, then frames: meta, config, keys, per
- * collection a `coll` frame and `recs` chunks, `trash` chunks, and a final
- * `end` frame. A snapshot without its `end` frame is invalid.
+ * collection a `coll` frame (with its record count) and `recs` chunks,
+ * `trash` chunks, and a final `end` frame. A snapshot without its `end` frame
+ * is invalid. Reading (strict, salvage, verification) is in snapshot-reader.ts.
  */
 import path from 'node:path';
-import { checkHeader, encodeFrame, encodeHeader, HEADER_SIZE, readFrame } from './frame.js';
-import { decodePayload, encodePayload } from './codec.js';
+import { encodeFrame, encodeHeader } from './frame.js';
+import { encodePayload } from './codec.js';
 import type { StorageFs } from './fs.js';
-import { CollectionState, DbState, type ApiKeyRecord, type CollectionMeta, type KvEntry, type RecordEntry } from "../state.js";
+import type { CollectionState, DbState, CollectionMeta, KvEntry, RecordEntry } from '../state.js';
 import type { Fields } from '../values/index.js';
 
 export const SNAP_MAGIC = 'EDDYSNAP';
@@ -25,16 +26,17 @@ export function snapshotName(seq: number): string {
   return `snapshot-${String(seq).padStart(16, '0')}.snap`;
 }
 
-type Row = [id: string, fields: Fields, version: number, expiresAt: number | null, slidingMs: number | null, deletedAt?: number];
+export type Row = [id: string, fields: Fields, version: number, expiresAt: number | null, slidingMs: number | null, deletedAt?: number];
 
-type SnapFrame =
+/** One frame of a snapshot. `count` (records at the snapshot's seq) is absent in files written before it was added. */
+export type SnapFrame =
   | { k: 'meta'; seq: number; created_at: number }
   | { k: 'config'; v: Record<string, unknown> }
   | { k: 'keys'; v: unknown[] }
   | { k: 'ripple'; seen: Array<[string, number]> }
   | { k: 'kv'; rows: Array<[string, KvEntry]> }
   | { k: 'kvLinks'; rows: Array<[string, string[]]> }
-  | { k: 'coll'; meta: CollectionMeta; membership: number }
+  | { k: 'coll'; meta: CollectionMeta; membership: number; count?: number }
   | { k: 'recs'; c: string; rows: Row[] }
   | { k: 'trash'; c: string; rows: Row[] }
   | { k: 'end'; frames: number };
@@ -45,7 +47,7 @@ function row(id: string, e: RecordEntry, deletedAt?: number): Row {
   return r;
 }
 
-function toEntry(r: Row, ord?: number): RecordEntry {
+export function toEntry(r: Row, ord?: number): RecordEntry {
   const e: { fields: Fields; version: number; expiresAt?: number; slidingMs?: number; ord?: number } = { fields: r[1], version: r[2] };
   if (ord !== undefined) e.ord = ord;
   if (r[3] !== null) e.expiresAt = r[3];
@@ -55,13 +57,25 @@ function toEntry(r: Row, ord?: number): RecordEntry {
 
 const yieldTurn = () => new Promise<void>((r) => setImmediate(r));
 
+/** What a written snapshot holds, for verifying it after the rename. */
+export interface WrittenSnapshot {
+  readonly name: string;
+  readonly seq: number;
+  readonly bytes: number;
+  /** Frames including the `end` frame. */
+  readonly frames: number;
+  /** Records per collection as of `seq`. */
+  readonly counts: ReadonlyMap<string, number>;
+}
+
 /**
- * Writes a snapshot of `state` as of now to `dir`, returning its file name
- * and seq. Durable on return (fsync, rename, directory fsync).
+ * Writes a snapshot of `state` as of now to `dir`. Durable on return (fsync,
+ * rename, directory fsync). REQUIRES: called between write groups (the
+ * collections are marked synchronously, before the first await).
  */
-export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, now: number): Promise<{ name: string; seq: number; bytes: number }> {
+export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, now: number): Promise<WrittenSnapshot> {
   const seq = state.seq;
-  const colls = [...state.collections.values()].map((c) => ({ c, meta: c.meta, membership: c.membershipVersion }));
+  const colls = [...state.collections.values()].map((c) => ({ c, meta: c.meta, membership: c.membershipVersion, count: c.records.size }));
   for (const { c } of colls) c.undo = new Map();
   const trash = [...state.trash].map(([c, m]) => [c, [...m]] as const);
   const name = snapshotName(seq);
@@ -82,8 +96,8 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
     const kv = [...state.kv];
     for (let i = 0; i < kv.length; i += CHUNK) await put({ k: 'kv', rows: kv.slice(i, i + CHUNK) });
     await put({ k: 'kvLinks', rows: [...state.kvLinks].map(([key, set]) => [key, [...set]]) });
-    for (const { c, meta, membership } of colls) {
-      await put({ k: 'coll', meta, membership });
+    for (const { c, meta, membership, count } of colls) {
+      await put({ k: 'coll', meta, membership, count });
       await writeRecords(c, put);
     }
     for (const [c, entries] of trash) {
@@ -102,7 +116,7 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
   }
   await fs.rename(tmp, path.join(dir, name));
   await fs.syncDir(dir);
-  return { name, seq, bytes };
+  return { name, seq, bytes, frames, counts: new Map(colls.map(({ meta, count }) => [meta.name, count])) };
 }
 
 async function writeRecords(c: CollectionState, put: (f: SnapFrame) => Promise<void>): Promise<void> {
@@ -123,50 +137,4 @@ async function writeRecords(c: CollectionState, put: (f: SnapFrame) => Promise<v
   }
   for (const [id, before] of undo) if (before && !c.records.has(id)) rows.push(row(id, before));
   await flush();
-}
-
-/** Loads a snapshot; throws a descriptive Error if it is invalid in any way. */
-export async function loadSnapshot(fs: StorageFs, file: string): Promise<DbState> {
-  const buf = await fs.readFile(file);
-  if (checkHeader(buf, SNAP_MAGIC) !== SNAP_VERSION) throw new Error(`${file}: bad snapshot header`);
-  const state = new DbState();
-  let offset = HEADER_SIZE, frames = 0, sawEnd = false;
-  while (!sawEnd) {
-    const r = readFrame(buf, offset);
-    if (r.kind !== 'frame') throw new Error(`${file}: ${r.kind === 'end' ? 'missing end frame' : r.reason} at byte ${offset}`);
-    const f = decodePayload<SnapFrame>(r.payload);
-    offset = r.next;
-    switch (f.k) {
-      case 'meta': state.seq = f.seq; break;
-      case 'config': state.config = f.v; break;
-      case 'keys': for (const k of f.v as ApiKeyRecord[]) state.keys.set(k.id, k); break;
-      case 'ripple': for (const [node, seq] of f.seen) state.rippleSeen.set(node, seq); break;
-      case 'kv': for (const [key, entry] of f.rows) state.kv.set(key, entry); break;
-      case 'kvLinks': for (const [key, links] of f.rows) state.kvLinks.set(key, new Set(links)); break;
-      case 'coll': {
-        const coll = new CollectionState(f.meta);
-        coll.membershipVersion = f.membership;
-        state.collections.set(f.meta.name, coll);
-        break;
-      }
-      case 'recs': {
-        const coll = state.collections.get(f.c);
-        if (!coll) throw new Error(`${file}: records for unknown collection ${f.c}`);
-        for (const r2 of f.rows) coll.records.set(r2[0], toEntry(r2, ++coll.lastOrd));
-        break;
-      }
-      case 'trash': {
-        let t = state.trash.get(f.c);
-        if (!t) state.trash.set(f.c, (t = new Map()));
-        for (const r2 of f.rows) t.set(r2[0], { entry: toEntry(r2), deletedAt: r2[5] ?? 0 });
-        break;
-      }
-      case 'end':
-        if (f.frames !== frames) throw new Error(`${file}: frame count ${frames} does not match ${f.frames}`);
-        sawEnd = true;
-        break;
-    }
-    frames += 1;
-  }
-  return state;
 }

@@ -10,6 +10,15 @@ export function publicConfig(ctx: Context): Record<string, unknown> {
   return { ...s, openai_api_key: maskSecret(s.openai_api_key), openai_api_key_set: s.openai_api_key !== null, durable_operations: s.durability !== 'none' };
 }
 
+/** What startup recovery used and dropped (tail frames, salvaged damage), as the health `recovery` member. */
+function recoveryView(ctx: Context): Record<string, unknown> {
+  const r = ctx.db.recovery;
+  return {
+    snapshot: r.snapshot, replayed_batches: r.replayedBatches, dropped_frames: r.droppedFrames,
+    dropped_bytes: r.droppedBytes, warnings: r.warnings, salvaged: r.salvaged,
+  };
+}
+
 export const healthGet = defineProcedure({
   name: 'health.get', kind: 'query', access: 'public',
   input: () => undefined,
@@ -25,6 +34,7 @@ export const healthGet = defineProcedure({
     };
     if (readOnly) body.reason = ctx.db.readOnlyReason ? `storage failure: ${ctx.db.readOnlyReason}` : 'storage failure';
     body.storage = storageHealth(ctx.db.storage.status());
+    body.recovery = recoveryView(ctx);
     return body;
   },
 });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { encodeFrame, readFrame, encodeHeader, checkHeader, HEADER_SIZE } from '../../../lib/engine/storage/frame.js';
+import { encodeFrame, readFrame, encodeHeader, checkHeader, HEADER_SIZE, findNextFrame, isZeroFill } from '../../../lib/engine/storage/frame.js';
+import { encodePayload } from '../../../lib/engine/storage/codec.js';
 
 describe('engine/storage/frame', () => {
   it('reads back what it encodes, then reports the end', () => {
@@ -37,5 +38,19 @@ describe('engine/storage/frame', () => {
     expect(h.length).to.equal(HEADER_SIZE);
     expect(checkHeader(h, 'EDDYLOG')).to.equal(1);
     expect(checkHeader(h, 'EDDYSNAP')).to.equal(undefined);
+  });
+
+  it('resyncs past damaged bytes to the next valid frame, and finds none in garbage or zero fill', () => {
+    const a = encodeFrame(encodePayload({ seq: 1, effects: [] }));
+    const b = encodeFrame(encodePayload({ seq: 2, effects: [] }));
+    const buf = Buffer.concat([a, b]);
+    buf[a.length - 1]! ^= 0xff;
+    expect(readFrame(buf, 0).kind).to.equal('corrupt');
+    expect(findNextFrame(buf, 1)).to.equal(a.length);
+    expect(findNextFrame(Buffer.alloc(64, 0x5a), 0)).to.equal(undefined);
+    const zeros = Buffer.concat([a, Buffer.alloc(32)]);
+    expect(findNextFrame(zeros, a.length)).to.equal(undefined);
+    expect(isZeroFill(zeros, a.length)).to.equal(true);
+    expect(isZeroFill(zeros, 0)).to.equal(false);
   });
 });

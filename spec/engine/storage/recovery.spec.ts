@@ -95,7 +95,7 @@ describe('engine/storage/recovery', () => {
   });
 
   it('falls back to the previous snapshot plus a longer replay when the newest is corrupt', async () => {
-    const db = await Database.open({ dataDir: dir, keepSnapshots: 2 });
+    const db = await Database.open({ dataDir: dir, keepGenerations: 2 });
     for (let i = 0; i < 10; i++) await db.records.insert('items', { n: i });
     await db.snapshot();
     for (let i = 10; i < 20; i++) await db.records.insert('items', { n: i });
@@ -116,7 +116,7 @@ describe('engine/storage/recovery', () => {
   });
 
   it('refuses to start when a segment is missing (a gap in seq)', async () => {
-    const db = await Database.open({ dataDir: dir, keepSnapshots: 1 });
+    const db = await Database.open({ dataDir: dir, keepGenerations: 1 });
     for (let i = 0; i < 5; i++) await db.records.insert('items', { n: i });
     await db.snapshot();
     for (let i = 0; i < 5; i++) await db.records.insert('items', { n: i });

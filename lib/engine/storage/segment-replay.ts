@@ -1,0 +1,179 @@
+/**
+ * Replays log segments into a state, in order, one file in memory at a time.
+ *
+ * - A bad frame (torn, checksum, length, undecodable) in the last segment
+ *   with no valid frame after it is a torn tail: replay stops there and the
+ *   caller truncates it. Anywhere else, strict mode throws Corruption naming
+ *   file and byte, and so does a gap in seq.
+ * - Salvage mode skips each damaged region by resyncing to the next valid
+ *   frame and applies every readable batch after it in seq order; seqs that
+ *   never arrive are reported as lost, blamed on the damaged file they were
+ *   in, or on a missing stretch of log.
+ * Nothing here writes to disk: the caller applies truncations and moves.
+ */
+import path from 'node:path';
+import { Corruption } from '../../errors.js';
+import { applyBatch } from '../apply-batch.js';
+import { CollectionState, type DbState } from '../state.js';
+import type { LoggedBatch } from '../effects.js';
+import { decodePayload } from './codec.js';
+import { checkHeader, findNextFrame, HEADER_SIZE, isZeroFill, readFrame, type ByteRange } from './frame.js';
+import type { StorageFs } from './fs.js';
+import type { SegmentFile } from './generations.js';
+import { LOG_MAGIC, LOG_VERSION } from './log-writer.js';
+
+/** A seq range `[from, to]` whose batches were not applied; `to` undefined when the log ended inside it. */
+export interface SeqRange { readonly from: number; readonly to?: number }
+
+/** The unreadable end of the last segment, to truncate at `offset`. */
+export interface TailDrop {
+  readonly segment: string;
+  readonly offset: number;
+  readonly bytes: number;
+  /** 0 when the dropped bytes are zero fill (nothing was lost), else 1: the frame being appended. */
+  readonly frames: number;
+  readonly reason: string;
+}
+
+/** Salvage: what one damaged segment lost. */
+export interface SegmentDamage {
+  readonly file: string;
+  readonly skipped: ByteRange[];
+  readonly lostSeqs: SeqRange[];
+}
+
+export interface ReplayResult {
+  replayed: number;
+  /** The last segment and its valid size, to reopen for appending; undefined when it must be recreated. */
+  lastSegment?: { name: string; size: number };
+  tail?: TailDrop;
+  /** Salvage only. */
+  damaged: SegmentDamage[];
+  /** Salvage only: seqs missing from the log with no damaged file to blame (a missing segment). */
+  gaps: SeqRange[];
+  /** Salvage only: collections recreated without their definition because their creating batch was lost. */
+  recreated: string[];
+}
+
+export interface ReplayOptions {
+  salvage: boolean;
+  /** Called after each applied batch (progress reporting). */
+  onBatch?: () => void;
+}
+
+/**
+ * Replays `segments` (ascending, the last one being the log's end) into
+ * `state`, skipping batches at or below its seq. Strict mode throws
+ * Corruption (file, byte, reason) on a bad frame that is not the torn tail,
+ * or on a seq gap; `state` is then half-replayed and must be discarded.
+ */
+export async function replaySegments(fs: StorageFs, dir: string, segments: readonly SegmentFile[], state: DbState, opts: ReplayOptions): Promise<ReplayResult> {
+  const out: ReplayResult = { replayed: 0, damaged: [], gaps: [], recreated: [] };
+  let blame: SegmentDamage | undefined;
+  for (let i = 0; i < segments.length; i++) {
+    const { name } = segments[i]!;
+    const isLast = i === segments.length - 1;
+    const buf = await fs.readFile(path.join(dir, name));
+    const seg = new SegmentReplay(buf, name, isLast, state, opts, out);
+    seg.blame = blame;
+    const valid = seg.run();
+    blame = seg.blame;
+    if (seg.damage) out.damaged.push(seg.damage);
+    if (isLast && !seg.damage) out.lastSegment = { name, size: valid };
+  }
+  // Damage with no readable batch after it: whatever it held is lost, up to an unknown seq.
+  if (blame) blame.lostSeqs.push({ from: state.seq + 1 });
+  return out;
+}
+
+class SegmentReplay {
+  damage: SegmentDamage | undefined;
+  /** The damaged file that seqs missing from here on are blamed on (cleared by each applied batch). */
+  blame: SegmentDamage | undefined;
+
+  constructor(
+    private readonly buf: Buffer, private readonly name: string, private readonly isLast: boolean,
+    private readonly state: DbState, private readonly opts: ReplayOptions, private readonly out: ReplayResult,
+  ) {}
+
+  /** Returns the valid length of the segment. */
+  run(): number {
+    const { buf } = this;
+    if (buf.length < HEADER_SIZE && this.isLast) return this.dropTail(0, 'torn segment header');
+    let offset = HEADER_SIZE;
+    if (checkHeader(buf, LOG_MAGIC) !== LOG_VERSION) offset = this.bad(0, 'bad segment header or version', HEADER_SIZE);
+    while (offset < buf.length) {
+      const r = readFrame(buf, offset);
+      if (r.kind === 'end') break;
+      const batch = r.kind === 'frame' ? decodeBatch(r.payload) : undefined;
+      if (!batch) {
+        const reason = r.kind === 'frame' ? 'record is not a decodable batch' : r.reason;
+        const next = findNextFrame(buf, offset + 1);
+        // A crash mid-append leaves garbage only at the very end: if a valid frame follows, this is data loss.
+        if (this.isLast && next === undefined) return this.dropTail(offset, reason);
+        offset = this.bad(offset, reason, next ?? buf.length);
+        continue;
+      }
+      this.apply(batch, offset);
+      offset = (r as { next: number }).next;
+    }
+    return offset;
+  }
+
+  private apply(batch: LoggedBatch, offset: number): void {
+    const { state } = this;
+    if (batch.seq <= state.seq) return;
+    if (batch.seq !== state.seq + 1) {
+      if (!this.opts.salvage) throw new Corruption(this.name, offset, `seq gap: expected ${state.seq + 1}, found ${batch.seq}`);
+      const lost = { from: state.seq + 1, to: batch.seq - 1 };
+      if (this.blame) this.blame.lostSeqs.push(lost);
+      else this.out.gaps.push(lost);
+    }
+    if (this.opts.salvage) this.out.recreated.push(...ensureCollections(state, batch));
+    applyBatch(state, batch);
+    this.blame = undefined;
+    this.out.replayed += 1;
+    this.opts.onBatch?.();
+  }
+
+  /** Strict: Corruption. Salvage: records `[at, next)` as skipped and resumes at `next`. */
+  private bad(at: number, reason: string, next: number): number {
+    if (!this.opts.salvage) throw new Corruption(this.name, at, reason);
+    this.damage ??= { file: this.name, skipped: [], lostSeqs: [] };
+    this.damage.skipped.push({ from: at, to: next, reason });
+    this.blame = this.damage;
+    return next;
+  }
+
+  private dropTail(offset: number, reason: string): number {
+    const bytes = this.buf.length - offset;
+    this.out.tail = { segment: this.name, offset, bytes, frames: isZeroFill(this.buf, offset) ? 0 : 1, reason };
+    return offset;
+  }
+}
+
+function decodeBatch(payload: Buffer): LoggedBatch | undefined {
+  try {
+    const batch = decodePayload<LoggedBatch>(payload);
+    return typeof batch?.seq === 'number' && Array.isArray(batch.effects) ? batch : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Salvage: a batch may write into a collection whose creating batch was lost.
+ * Recreate it bare (no schema) so the batch applies whole, never half.
+ */
+function ensureCollections(state: DbState, batch: LoggedBatch): string[] {
+  const created: string[] = [];
+  const createdByBatch = new Set<string>();
+  for (const e of batch.effects) {
+    if (e.t === 'createCollection') createdByBatch.add(e.meta.name);
+    else if (e.t === 'put' && !state.collections.has(e.c) && !createdByBatch.has(e.c)) {
+      state.collections.set(e.c, new CollectionState({ name: e.c, createdAt: new Date(0).toISOString() }));
+      created.push(e.c);
+    }
+  }
+  return created;
+}
