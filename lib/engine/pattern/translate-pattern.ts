@@ -2,11 +2,11 @@
  * Turns a user's regular expression, written the way JavaScript's `RegExp`
  * reads it (no flags), into RE2 syntax, in one linear pass without recursion.
  *
- * The pass is the gate in front of the engine: it enforces the length and
- * group nesting limits and estimates the program size (program-size.ts)
- * before anything that recurses or expands sees the pattern, names the JavaScript features a
- * linear-time engine cannot run (backreferences, lookahead, lookbehind), and
- * rewrites the spellings whose meaning differs between the dialects: `.` (JS
+ * The pass is the gate in front of the engine: before anything that recurses
+ * or expands sees the pattern, it enforces the length and group nesting
+ * limits, estimates the program size (program-size.ts), names the JavaScript
+ * features a linear-time engine cannot run (backreferences, lookahead,
+ * lookbehind), and rewrites the spellings whose meaning differs between the dialects: `.` (JS
  * excludes \r and the line/paragraph separators), `\s`/`\S` (JS counts Unicode
  * spaces), `\uXXXX`, `\cX`, identity escapes such as `\a`, `[]`, `[^]`, and
  * `[`/`\b` inside a class. Everything else passes through and RE2's parser
