@@ -9,8 +9,9 @@
  * lookbehind), and rewrites the spellings whose meaning differs between the
  * dialects: `.` (JS excludes \r and the line/paragraph separators), `\s`/`\S`
  * (JS counts Unicode spaces), `\uXXXX`, `\cX`, identity escapes such as `\a`,
- * `[]`, `[^]`, and `[`/`\b` inside a class. Everything else passes through and RE2's parser
- * reports what is still wrong. RE2 extras (`(?i)`, `\p{L}`) stay available.
+ * `[]`, `[^]`, and `[`/`\b` inside a class. Everything else passes through
+ * and RE2's parser reports what is still wrong. RE2 extras (`(?i)`, `\p{L}`)
+ * stay available.
  */
 import { ProgramSize } from './program-size.js';
 
