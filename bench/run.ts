@@ -8,6 +8,7 @@ import { recovery } from './scenarios/recovery.js';
 import { indexedFind, textSearch, vectorSearch } from './scenarios/search.js';
 import { wsFanout } from './scenarios/realtime.js';
 import { batchBypass, commitThroughput } from './scenarios/replication.js';
+import { regexKvFind, regexSchemaInsert } from './scenarios/regex.js';
 
 const SCENARIOS: Record<string, () => Promise<void>> = {
   'http-insert': httpInsert,
@@ -22,6 +23,8 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'text-search': textSearch,
   'indexed-find': indexedFind,
   'ws-fanout': wsFanout,
+  'regex-kv-find': () => regexKvFind(),
+  'regex-schema-insert': () => regexSchemaInsert(),
 };
 
 const wanted = process.argv.slice(2);

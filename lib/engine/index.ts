@@ -27,3 +27,4 @@ export { encodePayload, decodePayload } from './storage/codec.js';
 export type { CommitInfo, RecordChange, ChangeKind } from './change-feed.js';
 export { indexDefs } from './indexes/index-manager.js';
 export { parseSearch, runSearch, type SearchHit, type SearchRequest } from './search/search.js';
+export { compilePattern, requirePattern, MAX_PATTERN_LENGTH, MAX_GROUP_DEPTH, MAX_PROGRAM_SIZE, type CompiledPattern, type Pattern } from './pattern/index.js';

@@ -9,12 +9,12 @@ import type { Database } from './database.js';
 import type { Effect } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
+import { requirePattern, type Pattern } from './pattern/index.js';
 import type { KvEntry } from './state.js';
 import { resolveTtl } from './ttl.js';
 import { bareValue, fieldFromWire, type Value } from './values/index.js';
 
 export const MAX_KEY_LENGTH = 1024;
-const MAX_PATTERN_LENGTH = 512;
 
 export function validateKvKey(key: unknown): string {
   if (typeof key !== 'string' || key.length === 0) throw new InvalidInput('KV key must be a non-empty string');
@@ -106,13 +106,13 @@ export class KvStore {
     });
   }
 
-  /** Entries whose key matches an unanchored regular expression (all when no pattern). */
+  /**
+   * Entries whose key matches an unanchored regular expression (all when no
+   * pattern), in key order. The pattern runs on the linear-time engine; throws
+   * InvalidInput `pattern: <why>` when it is not a string or cannot be used.
+   */
   find(pattern: unknown, includeExpired: boolean): Array<{ key: string; value: Value; expires_at?: string }> {
-    let re: RegExp | undefined;
-    if (pattern !== undefined && pattern !== null && pattern !== '') {
-      if (typeof pattern !== 'string' || pattern.length > MAX_PATTERN_LENGTH) throw new InvalidInput(`'pattern' must be a regular expression of at most ${MAX_PATTERN_LENGTH} characters`);
-      try { re = new RegExp(pattern); } catch (err) { throw new InvalidInput(`Invalid pattern: ${(err as Error).message}`); }
-    }
+    const re: Pattern | undefined = pattern === undefined || pattern === null || pattern === '' ? undefined : requirePattern(pattern, 'pattern');
     const out: Array<{ key: string; value: Value; expires_at?: string }> = [];
     for (const key of [...this.db.state.kv.keys()].sort()) {
       if (re && !re.test(key)) continue;

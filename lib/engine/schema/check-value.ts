@@ -9,6 +9,7 @@
  * Absence and null (`required`) are handled by `validateRecord`.
  */
 import type { ValidationDetail } from '../../errors.js';
+import { compilePattern } from '../pattern/index.js';
 import { bareValue, compareValues, equalValues, Tagged, toJson, typeOf, type Value } from '../values/index.js';
 import { acceptsType } from './accepts-type.js';
 import { coerceValue } from './coerce-to-schema.js';
@@ -32,12 +33,8 @@ export function checkValue(def: FieldDef, field: string, value: Value): Validati
     const detail = def[which] === undefined ? undefined : checkBound(def, field, v, which);
     if (detail) out.push(detail);
   }
-  if (def.regex !== undefined && typeof v === 'string' && !new RegExp(def.regex).test(v)) {
-    out.push({
-      field, constraint: 'regex', expected: def.regex, actual: v,
-      message: `Field '${field}' must match the pattern '${def.regex}' (got ${showValue(v)})`,
-    });
-  }
+  const regexDetail = def.regex !== undefined && typeof v === 'string' ? checkRegex(def.regex, field, v) : undefined;
+  if (regexDetail) out.push(regexDetail);
   if (def.enums !== undefined && !def.enums.some((e) => equalValues(e, v))) {
     out.push({
       field, constraint: 'enums', expected: def.enums.map(bareValue), actual: bareValue(v),
@@ -66,6 +63,21 @@ function checkBound(def: FieldDef, field: string, v: Value, which: 'min' | 'max'
     field, constraint: which, expected: bareValue(bound), actual: bareValue(v),
     message: `Field '${field}' must be ${which === 'min' ? '>=' : '<='} ${showValue(bound)} (got ${showValue(v)})`,
   };
+}
+
+/**
+ * The regex check: an unanchored search, like `RegExp.prototype.test`. A
+ * stored pattern the engine refuses (saved by an older build, before patterns
+ * were checked at save time) fails every value with a violation that says so,
+ * rather than an error: the write is a 400 and the admin can replace it.
+ */
+function checkRegex(regex: string, field: string, v: string): ValidationDetail | undefined {
+  const compiled = compilePattern(regex);
+  if (compiled.ok && compiled.pattern.test(v)) return undefined;
+  const message = compiled.ok
+    ? `Field '${field}' must match the pattern '${clip(regex)}' (got ${showValue(v)})`
+    : `Field '${field}': pattern cannot be used: ${compiled.problem}; replace the field's regex`;
+  return { field, constraint: 'regex', expected: compiled.ok ? regex : clip(regex), actual: v, message };
 }
 
 /** Length of a string (in code points) or of a list value (Array, Set, Vector). */

@@ -10,6 +10,7 @@
  * round-trip stored options).
  */
 import { InvalidInput } from '../../errors.js';
+import { requirePattern } from '../pattern/index.js';
 import { fieldFromWire, Tagged, type TypeName, type Value } from '../values/index.js';
 import { acceptsType, numberOf } from './accepts-type.js';
 import { coerceValue } from './coerce-to-schema.js';
@@ -79,15 +80,14 @@ export function parseBound(type: TypeName, raw: unknown, field: string, which: '
   throw fail(field, `${which} must be a number${type === 'Decimal' ? ' or a decimal string' : ''} for ${type}`);
 }
 
-/** Parses a regex option; throws InvalidInput when it is not a string or does not compile. */
+/**
+ * Parses a regex option into its stored form, the source as written. Throws
+ * InvalidInput `Field '<field>': invalid regex: <why>` when it is not a string
+ * or the linear-time engine cannot use it (see lib/engine/pattern).
+ */
 export function parseRegex(raw: unknown, field: string): string {
   if (typeof raw !== 'string') throw fail(field, 'regex must be a string');
-  try {
-    new RegExp(raw);
-  } catch (err) {
-    throw new InvalidInput(`Field '${field}': invalid regex '${raw}': ${(err as Error).message}`, { cause: err });
-  }
-  return raw;
+  return requirePattern(raw, `Field '${field}': invalid regex`).source;
 }
 
 /**

@@ -162,8 +162,12 @@ describe('parseFieldDef', () => {
       expect(parseFieldDef({ field_type: 'String', regex: '^\\d{3}$' }, 'f').regex).to.equal('^\\d{3}$');
     });
 
-    it('rejects a pattern that does not compile, naming it', () => {
-      expect(() => parseFieldDef({ field_type: 'String', regex: '([a-z' }, 'code')).to.throw(InvalidInput, /Field 'code': invalid regex '\(\[a-z'/);
+    it('rejects a pattern that does not compile, naming the field and quoting the fault', () => {
+      expect(() => parseFieldDef({ field_type: 'String', regex: '([a-z' }, 'code')).to.throw(InvalidInput, "Field 'code': invalid regex: missing closing ]: `[a-z`");
+    });
+
+    it('rejects a pattern the linear-time engine cannot run, saying why', () => {
+      expect(() => parseFieldDef({ field_type: 'String', regex: '(a)\\1' }, 'code')).to.throw(InvalidInput, "Field 'code': invalid regex: backreferences such as \\1 are not supported");
     });
 
     it('rejects a non-string pattern', () => {

@@ -155,6 +155,23 @@ describe('validateRecord', () => {
       expect(constraintsOf(s, { code: 'ABC', tag: 'xxabyy' })).to.deep.equal([]);
       expect(constraintsOf(s, { tag: 'ba' })).to.deep.equal(['tag:regex']);
     });
+
+    it('answers a catastrophic backtracking pattern at once', () => {
+      const started = Date.now();
+      expect(constraintsOf(schemaOf({ w: { field_type: 'String', regex: '^(a+)+$' } }), { w: 'a'.repeat(40) + '!' })).to.deep.equal(['w:regex']);
+      expect(Date.now() - started).to.be.below(2000);
+    });
+
+    it('reports a stored pattern the engine refuses as a violation that says so, for every value', () => {
+      // A schema an older build saved without checking the pattern: built directly, not parsed.
+      const base = schemaOf({ code: { field_type: 'String' } });
+      const legacy: Schema = { ...base, fields: { code: { ...base.fields.code!, regex: '(?=A)' } } };
+      expect(validateRecord(legacy, { code: 'ABC' }, 'insert')).to.deep.equal([{
+        field: 'code', constraint: 'regex', expected: '(?=A)', actual: 'ABC',
+        message: "Field 'code': pattern cannot be used: lookahead such as (?=...) or (?!...) is not supported; replace the field's regex",
+      }]);
+      expect(validateRecord(legacy, {}, 'insert'), 'absent values are not checked').to.deep.equal([]);
+    });
   });
 
   describe('enums', () => {

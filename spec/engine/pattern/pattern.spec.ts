@@ -1,0 +1,156 @@
+import { expect } from 'chai';
+import { InvalidInput } from '../../../lib/errors.js';
+import {
+  compilePattern, MAX_GROUP_DEPTH, MAX_PATTERN_LENGTH, MAX_PROGRAM_SIZE, requirePattern, type Pattern,
+} from '../../../lib/engine/pattern/index.js';
+import { PatternCache } from '../../../lib/engine/pattern/pattern-cache.js';
+
+function compiled(source: string): Pattern {
+  const c = compilePattern(source);
+  if (!c.ok) throw new Error(`expected ${source} to compile: ${c.problem}`);
+  return c.pattern;
+}
+
+function problemOf(source: string): string {
+  const c = compilePattern(source);
+  if (c.ok) throw new Error(`expected ${source} to be refused`);
+  return c.problem;
+}
+
+/** What the pattern says for each text, next to what V8's RegExp says. */
+function agreesWithRegExp(source: string, texts: string[]): void {
+  const p = compiled(source);
+  const re = new RegExp(source);
+  for (const text of texts) expect(p.test(text), `${source} on ${JSON.stringify(text)}`).to.equal(re.test(text));
+}
+
+describe('compilePattern', () => {
+  describe('matching', () => {
+    it('searches unanchored, like RegExp.prototype.test without flags', () => {
+      agreesWithRegExp('ab', ['xaby', 'ab', 'ba', '']);
+      agreesWithRegExp('^user:[0-9]+$', ['user:12', 'user:', 'xuser:1', 'user:1\n']);
+      agreesWithRegExp('cache:product:.*', ['cache:product:1', 'my:cache:product:', 'cache:prod']);
+    });
+
+    it('keeps the JavaScript syntax users write: \\d \\w \\s, classes, {m,n}, groups, alternation', () => {
+      agreesWithRegExp('^\\d{3}-\\w+\\s\\S$', ['123-ab c', '12-ab c', '123-ab  c', '123-ab\u00a0c']);
+      agreesWithRegExp('^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}$', ['a.b@example.com', 'a@b', 'a@b.c', '@x.io']);
+      agreesWithRegExp('^(?:red|green|blue)(?<shade>-dark)?$', ['red', 'green-dark', 'blue-', 'yellow']);
+      agreesWithRegExp('^[^aeiou]{2,4}$', ['xyz', 'xa', 'wxyzw']);
+      agreesWithRegExp('config:*', ['config', 'config::', 'conf']);
+    });
+
+    it('keeps the JavaScript meaning where RE2 would read the same text differently', () => {
+      agreesWithRegExp('a.b', ['a\rb', 'a\nb', 'a\u2028b', 'axb']);
+      agreesWithRegExp('^\\s+$', ['\u00a0\u2003\ufeff', '\v', 'x']);
+      agreesWithRegExp('^[\\s\\d]+$', ['1\u00a02', '1x']);
+      agreesWithRegExp('\\u0041\\x42\\cA', ['AB\u0001', 'AB']);
+      agreesWithRegExp('^\\a\\-\\/\\:$', ['a-/:', '\u0007-/:']);
+      agreesWithRegExp('[^]', ['', 'x', '\n']);
+      agreesWithRegExp('x[]', ['x', 'x[]']);
+      agreesWithRegExp('[]a]', ['a]', 'a']);
+      agreesWithRegExp('[[:alpha:]]', ['[:]', 'b]', 'b']);
+      agreesWithRegExp('[\\b]', ['\b', 'b']);
+    });
+
+    it('matches Unicode text', () => {
+      agreesWithRegExp('^héllo\\s+wörld$', ['héllo  wörld', 'hello world']);
+      agreesWithRegExp('日本', ['ようこそ日本へ', '日']);
+      expect(compiled('^.$').test('😀'), 'one code point is one character').to.equal(true);
+    });
+
+    it('offers RE2 extras: inline flags and Unicode classes', () => {
+      expect(compiled('(?i)^abc$').test('ABC')).to.equal(true);
+      expect(compiled('^\\p{L}+$').test('Ünïcödé')).to.equal(true);
+    });
+
+    it('answers the catastrophic backtracking cases at once', () => {
+      const started = Date.now();
+      expect(compiled('^(a+)+$').test('a'.repeat(30) + '!')).to.equal(false);
+      expect(compiled('^(a|a)*$').test('a'.repeat(100_000) + '!')).to.equal(false);
+      expect(compiled('(x+x+)+y').test('x'.repeat(50_000))).to.equal(false);
+      expect(Date.now() - started, 'milliseconds').to.be.below(2000);
+    });
+
+    it('matches text with lone surrogates without throwing', () => {
+      expect(compiled('a').test('\ud800a')).to.equal(true);
+    });
+  });
+
+  describe('refusals', () => {
+    it('refuses backreferences', () => {
+      expect(problemOf('(a)\\1')).to.equal('backreferences such as \\1 are not supported');
+      expect(problemOf('(?<q>a)\\k<q>')).to.equal('backreferences such as \\k<name> are not supported');
+    });
+
+    it('refuses lookahead and lookbehind', () => {
+      expect(problemOf('(?=a)')).to.match(/^lookahead/);
+      expect(problemOf('a(?!b)')).to.match(/^lookahead/);
+      expect(problemOf('(?<=a)b')).to.match(/^lookbehind/);
+      expect(problemOf('(?<!a)b')).to.match(/^lookbehind/);
+    });
+
+    it(`refuses a pattern longer than ${MAX_PATTERN_LENGTH} characters, and accepts one of exactly that length`, () => {
+      expect(problemOf('a'.repeat(MAX_PATTERN_LENGTH + 1))).to.equal(`longer than ${MAX_PATTERN_LENGTH} characters (${MAX_PATTERN_LENGTH + 1})`);
+      expect(compiled('a'.repeat(MAX_PATTERN_LENGTH)).test('a'.repeat(MAX_PATTERN_LENGTH))).to.equal(true);
+    });
+
+    it(`refuses groups nested deeper than ${MAX_GROUP_DEPTH}, and accepts exactly that depth`, () => {
+      const nest = (n: number): string => '('.repeat(n) + 'a' + ')'.repeat(n);
+      expect(problemOf(nest(MAX_GROUP_DEPTH + 1))).to.equal(`groups nested deeper than ${MAX_GROUP_DEPTH} levels`);
+      expect(compiled(nest(MAX_GROUP_DEPTH)).test('a')).to.equal(true);
+      expect(compiled(`[${'('.repeat(100)}]`).test('('), 'parentheses in a class are not groups').to.equal(true);
+      expect(compiled('\\('.repeat(100)).test('('.repeat(100)), 'escaped parentheses are not groups').to.equal(true);
+    });
+
+    it('refuses 30,000 nested groups quickly, without overflowing the stack', () => {
+      const started = Date.now();
+      const deep = '('.repeat(30_000) + ')'.repeat(30_000);
+      expect(problemOf(deep)).to.match(/^longer than/);
+      expect(problemOf(deep.slice(0, 500) + deep.slice(-500))).to.match(/^groups nested deeper/);
+      expect(Date.now() - started).to.be.below(2000);
+    });
+
+    it(`refuses a pattern whose program would exceed ${MAX_PROGRAM_SIZE} instructions`, () => {
+      expect(problemOf('\\w{999}\\w{999}\\w{999}')).to.match(/^too large: it compiles to \d+ instructions, more than 2000/);
+      const started = Date.now();
+      expect(problemOf('(?:(?:\\w{30}){30}){30}')).to.match(/^too large: it compiles to about \d+ instructions/);
+      expect(problemOf('\\w{999}'.repeat(146))).to.match(/^too large: it compiles to about/);
+      expect(Date.now() - started, 'refused before compiling').to.be.below(1000);
+      expect(compiled('^[a-z0-9-]{3,63}$').test('abc-1')).to.equal(true);
+    });
+
+    it("reports RE2's own syntax errors", () => {
+      expect(problemOf('([a-z')).to.equal('missing closing ]: `[a-z`');
+      expect(problemOf('a**')).to.match(/invalid nested repetition operator/);
+      expect(problemOf('(')).to.match(/missing closing \)/);
+    });
+  });
+
+  describe('cache', () => {
+    it('returns the same compiled pattern for the same source, failures included', () => {
+      expect(compilePattern('^cached-[0-9]+$')).to.equal(compilePattern('^cached-[0-9]+$'));
+      expect(compilePattern('(a)\\1')).to.equal(compilePattern('(a)\\1'));
+    });
+
+    it('evicts the least recently used entry past its capacity', () => {
+      const cache = new PatternCache<number>(2);
+      cache.set('a', 1);
+      cache.set('b', 2);
+      expect(cache.get('a')).to.equal(1);
+      cache.set('c', 3);
+      expect([cache.get('a'), cache.get('b'), cache.get('c'), cache.size]).to.deep.equal([1, undefined, 3, 2]);
+    });
+  });
+});
+
+describe('requirePattern', () => {
+  it('throws InvalidInput naming the subject and the reason', () => {
+    expect(() => requirePattern('(?=x)', 'pattern')).to.throw(InvalidInput, /^pattern: lookahead/);
+    expect(() => requirePattern(5, "Field 'email': invalid regex")).to.throw(InvalidInput, "Field 'email': invalid regex: must be a string");
+  });
+
+  it('returns the compiled pattern with the source as written', () => {
+    expect(requirePattern('a.b', 'pattern').source).to.equal('a.b');
+  });
+});
