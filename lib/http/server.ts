@@ -13,6 +13,7 @@ import { Database, type Clock, type Settings, type StorageFs } from '../engine/i
 import { TokenService } from './auth.js';
 import { Dispatcher } from './dispatch.js';
 import { BatchGate } from './batch-gate.js';
+import { AuthFailureLimiter } from './auth-failures.js';
 import { RippleManager } from './ripple/ripple-manager.js';
 import { Notifier } from './notifier.js';
 import { attachWebSocket } from './transport/ws.js';
@@ -51,7 +52,16 @@ export interface ServerConfig {
   rippleMaxBackoffMs?: number;
   /** Where the generated admin key is announced (stdout by default). */
   announce?: (msg: string) => void;
+  /** Only errors reach the default logger. */
   quiet?: boolean;
+  /** Receives every log line instead of the console logger (`quiet` then has no effect). */
+  logger?: Services['log'];
+  /** Failed token exchanges allowed per client address and window before 429 (default 10; 0 turns the limit off). */
+  authFailureLimit?: number;
+  /** Length of that window in seconds (default 60). */
+  authFailureWindowSecs?: number;
+  /** Behind a reverse proxy: take the client address from the last X-Forwarded-For entry (default false). */
+  trustProxy?: boolean;
 }
 
 export class Server {
@@ -66,7 +76,7 @@ export class Server {
 
   private constructor(readonly db: Database, readonly config: ServerConfig, services: Services) {
     this.ripples = services.ripples;
-    this.dispatcher = new Dispatcher(services, createRegistry(), config.bodyLimitBytes ?? 32 * 1024 * 1024);
+    this.dispatcher = new Dispatcher(services, createRegistry(), config.bodyLimitBytes ?? 32 * 1024 * 1024, config.trustProxy ?? false);
     this.notifier = new Notifier(db);
     const maxQueuedBytes = config.maxQueuedBytes ?? 8 * 1024 * 1024;
     this.dispatcher.streams = { notifier: this.notifier, heartbeatMs: config.sseHeartbeatMs ?? 15_000, maxQueuedBytes };
@@ -75,7 +85,7 @@ export class Server {
   }
 
   static async create(config: ServerConfig): Promise<Server> {
-    const log = makeLogger(config.quiet ?? false);
+    const log = config.logger ?? makeLogger(config.quiet ?? false);
     const db = await Database.open({
       dataDir: config.dataDir, clock: config.clock, fs: config.fs, settings: config.settings,
       snapshotBytes: config.snapshotBytes, log: (m) => log('info', m),
@@ -87,7 +97,8 @@ export class Server {
       throw err;
     }
     const ripples = new RippleManager(db, config.ripplePeers ?? [], config.rippleMaxBackoffMs);
-    const services: Services = { db, tokens: new TokenService(db), log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples };
+    const authFailures = new AuthFailureLimiter({ limit: config.authFailureLimit ?? 10, windowSecs: config.authFailureWindowSecs ?? 60 });
+    const services: Services = { db, tokens: new TokenService(db), log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures };
     const server = new Server(db, config, services);
     server.schedule(log);
     return server;
@@ -153,7 +164,19 @@ function makeLogger(quiet: boolean): Services['log'] {
     if (quiet && level !== 'error') return;
     if (level === 'info' && !process.env.EDDYDB_LOG_REQUESTS && /-> \d{3}$/.test(msg)) return;
     const line = `${new Date().toISOString()} ${level} ${msg}`;
-    if (level === 'error') console.error(line, extra instanceof Error ? extra.stack : extra ?? '');
+    if (level === 'error') console.error(line, describeCause(extra));
     else console.log(line);
   };
+}
+
+/** An error's stack followed by the stacks of its causes (a wrapped fault keeps its origin in `cause`). */
+function describeCause(extra: unknown): unknown {
+  if (!(extra instanceof Error)) return extra ?? '';
+  const parts = [extra.stack ?? String(extra)];
+  let cause = extra.cause;
+  for (let depth = 0; cause !== undefined && depth < 4; depth++) {
+    parts.push(`Caused by: ${cause instanceof Error ? cause.stack : String(cause)}`);
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return parts.join('\n');
 }

@@ -6,10 +6,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { validateCollectionName } from '../../engine/index.js';
-import { NotFound } from '../../errors.js';
+import { InvalidInput, NotFound } from '../../errors.js';
 import type { Dispatcher } from '../dispatch.js';
 import { toJson } from '../codec.js';
-import { renderError } from '../error-body.js';
 import { Notifier, type Subscriber } from '../notifier.js';
 import { checkCollectionAccess } from '../permissions.js';
 
@@ -24,7 +23,7 @@ export async function serveSse(req: IncomingMessage, res: ServerResponse, dispat
   try {
     const segment = url.pathname.slice(SSE_PREFIX.length);
     if (segment.includes('/')) throw new NotFound(`No route for GET ${url.pathname}`);
-    const collection = validateCollectionName(decodeURIComponent(segment));
+    const collection = validateCollectionName(decodeSegment(segment));
     const principal = await dispatcher.authenticate(req.headers.authorization, url.searchParams.get('token') ?? undefined);
     checkCollectionAccess(principal, collection, 'read');
     const field = url.searchParams.get('filter_field');
@@ -35,9 +34,8 @@ export async function serveSse(req: IncomingMessage, res: ServerResponse, dispat
       schema: (p) => write('schema_changed', p),
     };
   } catch (err) {
-    const r = renderError(err, 'sse');
-    res.writeHead(r.status, { 'Content-Type': 'application/json; charset=utf-8', ...r.headers });
-    res.end(toJson(r.body));
+    const out = dispatcher.failure(err, { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
+    res.writeHead(out.status, out.headers).end(out.body);
     return;
   }
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
@@ -64,4 +62,12 @@ export async function serveSse(req: IncomingMessage, res: ServerResponse, dispat
   res.on('close', close);
   write('subscribed', { subscription_id: sub.id, collection: sub.collection });
   notifier.add(sub);
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new InvalidInput(`Malformed percent-encoding in path segment '${segment.slice(0, 100)}'`);
+  }
 }

@@ -12,11 +12,12 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Packr } from 'msgpackr';
-import { InvalidInput, toDbError } from '../../errors.js';
+import { InvalidInput, NotFound, toDbError } from '../../errors.js';
 import { validateCollectionName } from '../../engine/index.js';
 import type { Dispatcher } from '../dispatch.js';
 import { decodeBody, toJson } from '../codec.js';
-import { renderError } from '../error-body.js';
+import { fromHandshakeError } from './framework-errors.js';
+import { writeToSocket } from './socket-response.js';
 import { MESSAGES, UNSUPPORTED } from '../messages.js';
 import { Notifier, type Subscriber } from '../notifier.js';
 import { checkCollectionAccess } from '../permissions.js';
@@ -38,15 +39,19 @@ export interface WsOptions {
 export function attachWebSocket(server: HttpServer, dispatcher: Dispatcher, notifier: Notifier, opts: WsOptions): WebSocketServer {
   // Frames up to twice the limit are read and refused politely; beyond that ws closes the socket (1009).
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxMessageBytes * 2 });
+  // Refusals are answered in the product's error format and logged (with the token redacted) like any request.
+  const refuse = (req: IncomingMessage, socket: Duplex, err: unknown) =>
+    writeToSocket(socket, dispatcher.failure(err, { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }));
+  wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => refuse(req, socket, fromHandshakeError(err)));
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname !== '/api/ws' && url.pathname !== '/api/ws/') { socket.destroy(); return; }
+    if (url.pathname !== '/api/ws' && url.pathname !== '/api/ws/') {
+      refuse(req, socket, new NotFound(`No WebSocket endpoint at ${url.pathname.slice(0, 100)}; connect to /api/ws`));
+      return;
+    }
     dispatcher.authenticate(req.headers.authorization, url.searchParams.get('token') ?? undefined).then(
       (principal) => wss.handleUpgrade(req, socket, head, (ws) => new Connection(ws, principal, dispatcher, notifier, opts)),
-      (err) => {
-        const r = renderError(err, 'ws-upgrade');
-        socket.end(`HTTP/1.1 ${r.status} Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${toJson(r.body)}`);
-      },
+      (err) => refuse(req, socket, err),
     );
   });
   return wss;
@@ -77,7 +82,7 @@ class Connection {
 
   private error(err: unknown, messageId: unknown): void {
     const e = toDbError(err);
-    const r = renderError(e, 'ws');
+    const r = this.dispatcher.report(err, { method: 'WS', url: '/api/ws' });
     const message = typeof r.body.error === 'string' ? r.body.error : String(r.body.message ?? e.message);
     this.send({ type: 'Error', code: r.status, message, ...(messageId !== undefined ? { messageId } : {}) });
   }
