@@ -32,11 +32,11 @@ export function createFastify(dispatcher: Dispatcher): FastifyInstance {
     return503OnClosing: false,
     forceCloseConnections: true,
     clientErrorHandler: createClientErrorHandler(dispatcher),
-    // Why the body is not needed for a bad URL: the router rejects a path with an undecodable segment before reading it.
+    // A bad URL is served without its body: our router (or SSE) rejects an undecodable segment before reading it.
     frameworkErrors: (err, req, res) => {
       const reply = res as unknown as FastifyReply;
-      if (err.code !== 'FST_ERR_BAD_URL') { send(reply, dispatcher.failure(fromFrameworkError(err, dispatcher.bodyLimit), summary(req))); return; }
-      void dispatcher.handle({ ...summary(req), remoteAddress: req.raw.socket?.remoteAddress, rawHeaders: req.raw.rawHeaders }).then((out) => send(reply, out));
+      if (err.code === 'FST_ERR_BAD_URL') void serve(dispatcher, req, reply);
+      else send(reply, dispatcher.failure(fromFrameworkError(err, dispatcher.bodyLimit), summary(req)));
     },
   });
   app.removeAllContentTypeParsers();
@@ -51,27 +51,30 @@ export function createFastify(dispatcher: Dispatcher): FastifyInstance {
   app.setErrorHandler((err, req, reply) => {
     send(reply, dispatcher.failure(fromFrameworkError(err, dispatcher.bodyLimit), summary(req)));
   });
-  const serve = async (req: FastifyRequest, reply: FastifyReply) => {
-    const { method, url, headers } = summary(req);
-    if (dispatcher.isSse(method, url)) {
-      reply.hijack();
-      const s = dispatcher.streams!;
-      await serveSse(req.raw, reply.raw, dispatcher, s.notifier, s).catch((err) => {
-        // The reply is hijacked, so fastify's error handler cannot answer: log the fault and end the stream.
-        dispatcher.report(err, { method, url, headers });
-        reply.raw.destroy();
-      });
-      return reply;
-    }
-    const res = await dispatcher.handle({
-      method, url, headers, body: req.body as Buffer | undefined, remoteAddress: req.raw.socket.remoteAddress, rawHeaders: req.raw.rawHeaders,
-    });
-    void reply.status(res.status).headers(res.headers);
-    return reply.send(res.body);
-  };
-  app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler: serve });
-  app.setNotFoundHandler(serve);
+  const handler = (req: FastifyRequest, reply: FastifyReply) => serve(dispatcher, req, reply);
+  app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler });
+  app.setNotFoundHandler(handler);
   return app;
+}
+
+/** Hands one request to the SSE transport or the Dispatcher. */
+async function serve(dispatcher: Dispatcher, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const { method, url, headers } = summary(req);
+  if (dispatcher.isSse(method, url)) {
+    reply.hijack();
+    const s = dispatcher.streams!;
+    await serveSse(req.raw, reply.raw, dispatcher, s.notifier, s).catch((err) => {
+      // The reply is hijacked, so fastify's error handler cannot answer: log the fault and end the stream.
+      dispatcher.report(err, { method, url, headers });
+      reply.raw.destroy();
+    });
+    return reply;
+  }
+  const res = await dispatcher.handle({
+    method, url, headers, body: req.body as Buffer | undefined, remoteAddress: req.raw.socket?.remoteAddress, rawHeaders: req.raw.rawHeaders,
+  });
+  void reply.status(res.status).headers(res.headers);
+  return reply.send(res.body);
 }
 
 function send(reply: FastifyReply, res: HttpResponse): void {

@@ -35,7 +35,7 @@ export async function serveSse(req: IncomingMessage, res: ServerResponse, dispat
     };
   } catch (err) {
     const out = dispatcher.failure(err, { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
-    res.writeHead(out.status, out.headers).end(out.body);
+    res.writeHead(out.status, { ...out.headers, 'Content-Length': String(out.body.length) }).end(out.body);
     return;
   }
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
