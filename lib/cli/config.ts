@@ -60,6 +60,9 @@ export function serverConfig(args: ParsedArgs, env: NodeJS.ProcessEnv): ServerCo
     snapshotBytes: num(flag('snapshot-bytes') ?? env.EDDYDB_SNAPSHOT_BYTES, 'snapshot bytes'),
     snapshotCron: flag('snapshot-cron') ?? env.EDDYDB_SNAPSHOT_CRON,
     quiet: args.flags.quiet === true || env.EDDYDB_QUIET === '1',
+    authFailureLimit: num(flag('auth-failure-limit') ?? env.EDDYDB_AUTH_FAILURE_LIMIT, 'auth failure limit'),
+    authFailureWindowSecs: num(flag('auth-failure-window') ?? env.EDDYDB_AUTH_FAILURE_WINDOW, 'auth failure window'),
+    trustProxy: args.flags['trust-proxy'] === true || env.EDDYDB_TRUST_PROXY === '1',
   };
 }
 
