@@ -97,6 +97,15 @@ describe('issue 8: malformed headers over raw sockets', () => {
     expect(parseRawResponse(await socketRequest(express.url, request)).body).to.equal(r.body);
   });
 
+  it('answers upgrade and plain requests whose target is not a URL without ending the process (`//[` crashed it)', async () => {
+    for (const target of ['//[', 'http://[/api/ws', '//a:b@c:99999/api/ws']) {
+      const upgrade = parseRawResponse(await socketRequest(t.url, `GET ${target} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n`));
+      expect(upgrade.status, target).to.be.within(400, 499);
+      const plain = parseRawResponse(await socketRequest(t.url, get(target, '')));
+      expect(plain.status, target).to.be.within(400, 499);
+    }
+  });
+
   it('still serves the next request normally', async () => {
     expect((await t.request('GET', '/api/health')).status).to.equal(200);
   });

@@ -16,6 +16,7 @@ import { InvalidInput, NotFound, toDbError } from '../../errors.js';
 import { validateCollectionName } from '../../engine/index.js';
 import type { Dispatcher } from '../dispatch.js';
 import { decodeBody, toJson } from '../codec.js';
+import { showHeader } from '../content-type.js';
 import { fromHandshakeError } from './framework-errors.js';
 import { writeToSocket } from './socket-response.js';
 import { MESSAGES, UNSUPPORTED } from '../messages.js';
@@ -44,12 +45,16 @@ export function attachWebSocket(server: HttpServer, dispatcher: Dispatcher, noti
     writeToSocket(socket, dispatcher.failure(err, { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }));
   wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => refuse(req, socket, fromHandshakeError(err)));
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname !== '/api/ws' && url.pathname !== '/api/ws/') {
-      refuse(req, socket, new NotFound(`No WebSocket endpoint at ${url.pathname.slice(0, 100)}; connect to /api/ws`));
+    // Split by hand: `new URL` throws on targets such as `//[`, and a throw here would end the process.
+    const target = req.url ?? '/';
+    const q = target.indexOf('?');
+    const pathname = q < 0 ? target : target.slice(0, q);
+    if (pathname !== '/api/ws' && pathname !== '/api/ws/') {
+      refuse(req, socket, new NotFound(`No WebSocket endpoint at ${showHeader(pathname)}; connect to /api/ws`));
       return;
     }
-    dispatcher.authenticate(req.headers.authorization, url.searchParams.get('token') ?? undefined).then(
+    const token = new URLSearchParams(q < 0 ? '' : target.slice(q + 1)).get('token') ?? undefined;
+    dispatcher.authenticate(req.headers.authorization, token).then(
       (principal) => wss.handleUpgrade(req, socket, head, (ws) => new Connection(ws, principal, dispatcher, notifier, opts)),
       (err) => refuse(req, socket, err),
     );
