@@ -13,10 +13,13 @@
  * | FORBIDDEN         | 403  | non-admin key on admin route, non-writable fields     |
  * | NOT_FOUND         | 404  | collection, record, transaction, route missing        |
  * | METHOD_NOT_ALLOWED| 405  | known path, wrong method                              |
+ * | REQUEST_TIMEOUT   | 408  | the client sent its request too slowly                |
  * | CONFLICT          | 409  | duplicate id, unique constraint, commit conflict      |
  * | PAYLOAD_TOO_LARGE | 413  | body or batch size limits                             |
+ * | URI_TOO_LONG      | 414  | a path parameter past the router's length limit       |
  * | UNSUPPORTED_MEDIA | 415  | a content type we cannot decode                       |
- * | RATE_LIMITED      | 429  | per-key request quota                                 |
+ * | RATE_LIMITED      | 429  | per-key request quota, failed token exchanges         |
+ * | HEADERS_TOO_LARGE | 431  | request headers past the HTTP parser's size limit     |
  * | INTERNAL          | 500  | any non-DbError throw, i.e. a bug                     |
  * | UPSTREAM_FAILED   | 502  | LLM provider or outbound HTTP failure                 |
  * | UNAVAILABLE       | 503  | read-only after a log failure, overload, shutdown     |
@@ -30,10 +33,13 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
+  | 'REQUEST_TIMEOUT'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
+  | 'URI_TOO_LONG'
   | 'UNSUPPORTED_MEDIA'
   | 'RATE_LIMITED'
+  | 'HEADERS_TOO_LARGE'
   | 'INTERNAL'
   | 'UPSTREAM_FAILED'
   | 'UNAVAILABLE'
@@ -46,10 +52,13 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA: 415,
   RATE_LIMITED: 429,
+  HEADERS_TOO_LARGE: 431,
   INTERNAL: 500,
   UPSTREAM_FAILED: 502,
   UNAVAILABLE: 503,
@@ -114,10 +123,13 @@ export class PaymentRequired extends DbError { readonly code = 'PAYMENT_REQUIRED
 export class Forbidden extends DbError { readonly code = 'FORBIDDEN' as const; }
 export class NotFound extends DbError { readonly code = 'NOT_FOUND' as const; }
 export class MethodNotAllowed extends DbError { readonly code = 'METHOD_NOT_ALLOWED' as const; }
+export class RequestTimeout extends DbError { readonly code = 'REQUEST_TIMEOUT' as const; }
 export class Conflict extends DbError { readonly code = 'CONFLICT' as const; }
 export class PayloadTooLarge extends DbError { readonly code = 'PAYLOAD_TOO_LARGE' as const; }
+export class UriTooLong extends DbError { readonly code = 'URI_TOO_LONG' as const; }
 export class UnsupportedMedia extends DbError { readonly code = 'UNSUPPORTED_MEDIA' as const; }
 export class RateLimited extends DbError { readonly code = 'RATE_LIMITED' as const; }
+export class HeadersTooLarge extends DbError { readonly code = 'HEADERS_TOO_LARGE' as const; }
 export class Internal extends DbError { readonly code = 'INTERNAL' as const; }
 export class UpstreamFailed extends DbError { readonly code = 'UPSTREAM_FAILED' as const; }
 export class Unavailable extends DbError { readonly code = 'UNAVAILABLE' as const; }

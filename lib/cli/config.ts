@@ -63,6 +63,9 @@ export function serverConfig(args: ParsedArgs, env: NodeJS.ProcessEnv): ServerCo
     healRetryMaxMs: num(flag('heal-retry-max-ms') ?? env.EDDYDB_HEAL_RETRY_MAX_MS, 'heal retry max ms'),
     quiet: args.flags.quiet === true || env.EDDYDB_QUIET === '1',
     salvage: isOn(args.flags.salvage) || env.EDDYDB_SALVAGE === '1',
+    authFailureLimit: num(flag('auth-failure-limit') ?? env.EDDYDB_AUTH_FAILURE_LIMIT, 'auth failure limit'),
+    authFailureWindowSecs: num(flag('auth-failure-window') ?? env.EDDYDB_AUTH_FAILURE_WINDOW, 'auth failure window'),
+    trustProxy: args.flags['trust-proxy'] === true || env.EDDYDB_TRUST_PROXY === '1',
   };
 }
 

@@ -1,6 +1,6 @@
 /**
- * Content negotiation: request bodies are MessagePack when
- * `Content-Type: application/msgpack`, else JSON; an empty body is `{}`.
+ * Content negotiation: request bodies are MessagePack or JSON as their
+ * `Content-Type` says (content-type.ts); an empty body is `{}`.
  * Responses are MessagePack when `Accept` asks for it, else JSON, and are
  * gzipped when the client accepts gzip and the body is worth compressing.
  *
@@ -16,7 +16,8 @@
  */
 import { gzipSync } from 'node:zlib';
 import { C1, Packr, Unpackr, type Options } from 'msgpackr';
-import { InvalidInput, UnsupportedMedia } from '../errors.js';
+import { InvalidInput } from '../errors.js';
+import { bodyFormat } from './content-type.js';
 import { fromJson, integerValue, toJson } from '../engine/index.js';
 
 // Every 64-bit int decodes as a BigInt ('auto' would turn ±2^53 into a float); the walks below make safe ones numbers.
@@ -41,7 +42,7 @@ export function wantsMsgpack(accept: string | undefined): boolean {
 
 export function decodeBody(raw: Buffer | undefined, contentType: string | undefined): unknown {
   if (!raw || raw.length === 0) return {};
-  if (isMsgpack(contentType)) {
+  if (bodyFormat(contentType) === 'msgpack') {
     const spellsProto = raw.includes(PROTO_BYTES);
     let value: unknown;
     try {
@@ -51,10 +52,6 @@ export function decodeBody(raw: Buffer | undefined, contentType: string | undefi
     }
     if (spellsProto) return mapsToObjects(value, 0);
     return checkDecoded(value, 0);
-  }
-  const type = contentType?.split(';')[0]!.trim().toLowerCase();
-  if (type && type !== 'application/json' && !type.endsWith('+json') && type !== 'text/plain') {
-    throw new UnsupportedMedia(`Unsupported Content-Type '${type}'; use application/json or application/msgpack`);
   }
   const text = raw.toString('utf8');
   if (text.trim() === '') return {};

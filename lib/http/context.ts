@@ -27,6 +27,8 @@ export interface Services {
   readonly startedAt: number;
   readonly batchGate: import('./batch-gate.js').BatchGate;
   readonly ripples: import('./ripple/ripple-manager.js').RippleManager;
+  /** Failed token exchanges per client address (brute-force protection). */
+  readonly authFailures: import('./auth-failures.js').AuthFailureLimiter;
   readonly version: string;
 }
 
@@ -35,4 +37,6 @@ export interface Context extends Services {
   readonly requestId: string;
   /** Typed (`{type, value}`) or bare record output, from the `use_typed_values` setting. */
   readonly typed: boolean;
+  /** Where an HTTP request came from (client-address.ts); undefined on other transports. */
+  readonly clientAddress: string | undefined;
 }

@@ -2,16 +2,21 @@
  * Transport-agnostic request handling: route, authenticate, rate-limit,
  * decode, call the procedure, encode. The fastify server and the express
  * adapter are both thin shells around `Dispatcher.handle`, so they behave
- * identically.
+ * identically. Every error answer, from here or from a transport, is built
+ * and logged by `failure` (request-log.ts), so 5xx are always logged with
+ * their cause and URLs never carry secrets into the log.
  */
 import { randomUUID } from 'node:crypto';
-import { PayloadTooLarge, ReadOnlyRefusal } from '../errors.js';
+import { PayloadTooLarge } from '../errors.js';
 import { callProcedure, WithStatus, type RawInput, type Registry } from './procedure.js';
 import { Router } from './router.js';
 import { ROUTES, type RouteTarget } from './routes.js';
 import { decodeBody, encodeBody, toJson } from './codec.js';
-import { renderError } from './error-body.js';
+import { renderError, type ErrorResponse } from './error-body.js';
 import { RateLimiter } from './rate-limit.js';
+import { clientAddress } from './client-address.js';
+import { checkSingletonHeaders } from './singleton-headers.js';
+import { logFailedRequest, type RequestSummary } from './request-log.js';
 import type { Notifier } from './notifier.js';
 import type { CredentialWatch } from './credential-watch.js';
 import { SSE_PREFIX } from './transport/sse-prefix.js';
@@ -23,6 +28,10 @@ export interface HttpRequest {
   readonly url: string;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly body?: Buffer;
+  /** The socket's remote address; the client address unless `trustProxy` says to read X-Forwarded-For. */
+  readonly remoteAddress?: string;
+  /** Node's raw name/value list, to refuse conflicting repeats that `headers` hides (singleton-headers.ts). */
+  readonly rawHeaders?: readonly string[];
 }
 
 export interface HttpResponse {
@@ -42,7 +51,9 @@ export class Dispatcher {
     return method === 'GET' && url.startsWith(SSE_PREFIX) && this.streams !== undefined;
   }
 
-  constructor(private readonly services: Services, private readonly registry: Registry, readonly bodyLimit: number) {}
+  /** `trustProxy`: believe the last X-Forwarded-For entry as the client address (client-address.ts). */
+  constructor(private readonly services: Services, private readonly registry: Registry, readonly bodyLimit: number,
+    private readonly trustProxy = false) {}
 
   async handle(req: HttpRequest): Promise<HttpResponse> {
     const requestId = randomUUID();
@@ -50,6 +61,7 @@ export class Dispatcher {
     try {
       // Checked first, as fastify's body parser does, so both transports answer an oversized body alike.
       if (req.body && req.body.length > this.bodyLimit) throw new PayloadTooLarge(`Request body exceeds ${this.bodyLimit} bytes`);
+      checkSingletonHeaders(req.rawHeaders);
       const qAt = req.url.indexOf('?');
       const path = qAt < 0 ? req.url : req.url.slice(0, qAt);
       const { target, params } = this.router.match(req.method, path);
@@ -65,7 +77,7 @@ export class Dispatcher {
         query: parseQuery(qAt < 0 ? '' : req.url.slice(qAt + 1)),
         body: decodeBody(req.body, header(req, 'content-type')),
       };
-      const ctx = this.context(principal, requestId);
+      const ctx = this.context(principal, requestId, clientAddress(req.remoteAddress, req.headers['x-forwarded-for'], this.trustProxy));
       let result = await callProcedure(this.registry, target.procedure, raw, ctx);
       let status = target.status ?? 200;
       if (result instanceof WithStatus) ({ status, body: result } = { status: result.status, body: result.body });
@@ -76,7 +88,7 @@ export class Dispatcher {
       if (enc.gzip) headers['Content-Encoding'] = 'gzip';
       return { status, headers, body: enc.body };
     } catch (err) {
-      return this.errorResponse(err, requestId, headers, req);
+      return this.failure(err, req, requestId, headers);
     }
   }
 
@@ -96,11 +108,11 @@ export class Dispatcher {
   }
 
   /** A context with one fixed shape (a spread of the services object per request cost measurable time). */
-  private context(principal: Principal | undefined, requestId: string): Context {
+  private context(principal: Principal | undefined, requestId: string, address?: string): Context {
     const s = this.services;
     return {
       db: s.db, tokens: s.tokens, log: s.log, startedAt: s.startedAt, version: s.version, batchGate: s.batchGate, ripples: s.ripples,
-      principal, requestId, typed: s.db.settings().use_typed_values,
+      authFailures: s.authFailures, principal, requestId, typed: s.db.settings().use_typed_values, clientAddress: address,
     };
   }
 
@@ -110,16 +122,25 @@ export class Dispatcher {
     return this.limiter.hit(p.keyId, quota, s.rate_limit_window_secs, this.services.db.now());
   }
 
-  private errorResponse(err: unknown, requestId: string, headers: Record<string, string>, req: HttpRequest): HttpResponse {
-    const rendered = renderError(err, requestId);
-    if (rendered.status < 500) this.services.log('info', `${req.method} ${req.url.slice(0, 200)} -> ${rendered.status}`);
-    // A write refused while read-only is expected: StorageHealth logs the cause once and a periodic count instead.
-    else if (!(err instanceof ReadOnlyRefusal)) this.services.log('error', `${req.method} ${req.url.slice(0, 200)} failed`, err);
+  /**
+   * The error answer to `req` for any transport (fastify's framework errors,
+   * SSE, the WebSocket upgrade use it too), logged as request-log.ts says.
+   * `headers` are kept unless the error sets the same ones. Never throws.
+   */
+  failure(err: unknown, req: RequestSummary, requestId: string = randomUUID(), headers: Record<string, string> = {}): HttpResponse {
+    const rendered = this.report(err, req, requestId);
     return {
       status: rendered.status,
-      headers: { ...headers, ...rendered.headers, 'Content-Type': 'application/json; charset=utf-8' },
+      headers: { 'X-Request-Id': requestId, ...headers, ...rendered.headers, 'Content-Type': 'application/json; charset=utf-8' },
       body: Buffer.from(toJson(rendered.body), 'utf8'),
     };
+  }
+
+  /** Renders and logs an error, for transports with their own framing (WebSocket frames). */
+  report(err: unknown, req: RequestSummary, requestId: string = randomUUID()): ErrorResponse {
+    const rendered = renderError(err, requestId);
+    logFailedRequest(this.services.log, rendered.status, err, requestId, req);
+    return rendered;
   }
 }
 

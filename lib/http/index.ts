@@ -2,3 +2,4 @@
 export { Server, VERSION, type ServerConfig } from './server.js';
 export { Dispatcher } from './dispatch.js';
 export { createExpressHandler } from './transport/express-adapter.js';
+export { createClientErrorHandler } from './transport/socket-response.js';

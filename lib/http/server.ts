@@ -14,6 +14,7 @@ import { logStorageEvent } from './storage-log.js';
 import { TokenService } from './auth.js';
 import { Dispatcher } from './dispatch.js';
 import { BatchGate } from './batch-gate.js';
+import { AuthFailureLimiter } from './auth-failures.js';
 import { RippleManager } from './ripple/ripple-manager.js';
 import { Notifier } from './notifier.js';
 import { CredentialWatch, CREDENTIAL_CHECK_MS } from './credential-watch.js';
@@ -55,9 +56,10 @@ export interface ServerConfig {
   rippleMaxBackoffMs?: number;
   /** Where the generated admin key is announced (stdout by default). */
   announce?: (msg: string) => void;
+  /** Only errors reach the default logger. */
   quiet?: boolean;
-  /** Receives every log line (default: stdout/stderr with a timestamp, honouring `quiet`). */
-  logger?: (level: 'info' | 'warn' | 'error', msg: string, extra?: unknown) => void;
+  /** Receives every log line instead of the console logger (`quiet` then has no effect). */
+  logger?: Services['log'];
   /** After a storage failure: first repair attempt after this long (default 1 s), then doubling... */
   healRetryMs?: number;
   /** ...up to this long between attempts (default 30 s). */
@@ -69,6 +71,12 @@ export interface ServerConfig {
    * (`--salvage`, EDDYDB_SALVAGE=1); see lib/engine/FORMAT.md, Salvage.
    */
   salvage?: boolean;
+  /** Failed token exchanges allowed per client address and window before 429 (default 10; 0 turns the limit off). */
+  authFailureLimit?: number;
+  /** Length of that window in seconds (default 60). */
+  authFailureWindowSecs?: number;
+  /** Behind a reverse proxy: take the client address from the last X-Forwarded-For entry (default false). */
+  trustProxy?: boolean;
 }
 
 export class Server {
@@ -85,7 +93,7 @@ export class Server {
 
   private constructor(readonly db: Database, readonly config: ServerConfig, services: Services) {
     this.ripples = services.ripples;
-    this.dispatcher = new Dispatcher(services, createRegistry(), config.bodyLimitBytes ?? 32 * 1024 * 1024);
+    this.dispatcher = new Dispatcher(services, createRegistry(), config.bodyLimitBytes ?? 32 * 1024 * 1024, config.trustProxy ?? false);
     // Built before the notifier so a commit that revokes a key ends its connections before that commit is fanned out.
     this.credentialWatch = new CredentialWatch(db, services.tokens, config.credentialCheckMs ?? CREDENTIAL_CHECK_MS);
     this.notifier = new Notifier(db);
@@ -112,7 +120,8 @@ export class Server {
       throw err;
     }
     const ripples = new RippleManager(db, config.ripplePeers ?? [], config.rippleMaxBackoffMs);
-    const services: Services = { db, tokens: new TokenService(db), log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples };
+    const authFailures = new AuthFailureLimiter({ limit: config.authFailureLimit ?? 10, windowSecs: config.authFailureWindowSecs ?? 60 });
+    const services: Services = { db, tokens: new TokenService(db), log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures };
     const server = new Server(db, config, services);
     server.schedule(log);
     return server;
@@ -179,8 +188,20 @@ function makeLogger(quiet: boolean): Services['log'] {
     if (quiet && level === 'info') return;
     if (level === 'info' && !process.env.EDDYDB_LOG_REQUESTS && /-> \d{3}$/.test(msg)) return;
     const line = `${new Date().toISOString()} ${level} ${msg}`;
-    if (level === 'error') console.error(line, extra instanceof Error ? extra.stack : extra ?? '');
+    if (level === 'error') console.error(line, describeCause(extra));
     else if (level === 'warn') console.warn(line);
     else console.log(line);
   };
+}
+
+/** An error's stack followed by the stacks of its causes (a wrapped fault keeps its origin in `cause`). */
+function describeCause(extra: unknown): unknown {
+  if (!(extra instanceof Error)) return extra ?? '';
+  const parts = [extra.stack ?? String(extra)];
+  let cause = extra.cause;
+  for (let depth = 0; cause !== undefined && depth < 4; depth++) {
+    parts.push(`Caused by: ${cause instanceof Error ? cause.stack : String(cause)}`);
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return parts.join('\n');
 }

@@ -1,5 +1,5 @@
 /** Health, token exchange, run-time config and on-demand snapshots. */
-import { InvalidInput } from '../../errors.js';
+import { InvalidInput, Unauthorized } from '../../errors.js';
 import { maskSecret, type StorageStatus } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject } from '../input.js';
@@ -57,7 +57,17 @@ export const authToken = defineProcedure({
     if (!('api_key' in body)) throw new InvalidInput('Body must be {api_key: string}');
     return body.api_key;
   },
-  handler: async (apiKey, ctx) => ({ token: (await ctx.tokens.issue(apiKey)).token }),
+  // Checked before the key, so a blocked address learns nothing, not even from a right guess (auth-failures.ts).
+  handler: async (apiKey, ctx) => {
+    const address = ctx.clientAddress ?? 'unknown';
+    ctx.authFailures.check(address, ctx.db.now());
+    try {
+      return { token: (await ctx.tokens.issue(apiKey)).token };
+    } catch (err) {
+      if (err instanceof Unauthorized) ctx.authFailures.fail(address, ctx.db.now());
+      throw err;
+    }
+  },
 });
 
 export const configGet = defineProcedure({

@@ -5,10 +5,14 @@
  *     app.use(createExpressHandler(server.dispatcher));
  *
  * The handler reads the raw body itself, so it must be mounted before any
- * body-parsing middleware for /api paths.
+ * body-parsing middleware for /api paths. Errors node's HTTP parser raises
+ * before express sees a request (malformed headers, oversized headers) are
+ * answered in the same format when the app's server also gets
+ * `server.on('clientError', createClientErrorHandler(dispatcher))`.
  */
 import type { NextFunction, Request, Response } from 'express';
-import type { Dispatcher } from '../dispatch.js';
+import { InvalidInput } from '../../errors.js';
+import type { Dispatcher, HttpResponse } from '../dispatch.js';
 import { serveSse } from './sse.js';
 
 export function createExpressHandler(dispatcher: Dispatcher) {
@@ -28,10 +32,17 @@ export function createExpressHandler(dispatcher: Dispatcher) {
       chunks.push(c);
       kept += c.length;
     });
-    req.on('error', next);
+    const reply = (out: HttpResponse) => { res.status(out.status).set(out.headers).end(out.body); };
+    // The client reset the connection mid-body: answered as fastify answers it, if anyone is still listening.
+    req.on('error', (err) => {
+      reply(dispatcher.failure(new InvalidInput(`Request body could not be read: ${err.message}`), { method: req.method, url: req.originalUrl, headers: req.headers }));
+    });
     req.on('end', () => {
-      dispatcher.handle({ method: req.method, url: req.originalUrl, headers: req.headers, body: Buffer.concat(chunks) })
-        .then((out) => { res.status(out.status).set(out.headers).end(out.body); })
+      dispatcher.handle({
+        method: req.method, url: req.originalUrl, headers: req.headers, body: Buffer.concat(chunks),
+        remoteAddress: req.socket.remoteAddress, rawHeaders: req.rawHeaders,
+      })
+        .then(reply)
         .catch(next);
     });
   };

@@ -1,63 +1,97 @@
 /**
- * The fastify transport: every request under /api goes to one catch-all
- * route that hands the raw body to the Dispatcher. Bodies are read as
- * buffers for every content type (JSON and MessagePack are decoded by the
- * dispatcher), and DELETE bodies are kept. A path fastify cannot decode
- * (bad percent-encoding) is handed to the Dispatcher too, whose router
- * answers it exactly as the express adapter does.
+ * The fastify transport: every request goes to one catch-all route (or to
+ * the not-found handler, for methods the route does not list), which hands
+ * the raw body to the Dispatcher. Bodies are read as buffers and DELETE
+ * bodies are kept. Fastify never judges the Content-Type: an onRequest hook
+ * sets the client's value aside, so fastify reads every body as bytes, and
+ * the Dispatcher decides (content-type.ts), exactly as behind the express
+ * adapter. A path fastify cannot decode (bad percent-encoding) goes to the
+ * Dispatcher too, whose router answers it as the express adapter does.
+ * Every other error fastify or node's HTTP parser raises is mapped by
+ * framework-errors.ts, then answered and logged by `Dispatcher.failure`.
  */
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import type { Dispatcher } from '../dispatch.js';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Dispatcher, HttpResponse } from '../dispatch.js';
+import type { RequestSummary } from '../request-log.js';
 import { serveSse } from './sse.js';
-import { renderError } from '../error-body.js';
-import { PayloadTooLarge, InvalidInput } from '../../errors.js';
-import { toJson } from '../codec.js';
+import { fromFrameworkError } from './framework-errors.js';
+import { createClientErrorHandler } from './socket-response.js';
+
+const CLIENT_CONTENT_TYPE = Symbol('client content-type');
+type RawRequest = IncomingMessage & { [CLIENT_CONTENT_TYPE]?: string | undefined };
+/** A type fastify's catch-all parser reads as bytes, shown to fastify instead of the client's. */
+const NEUTRAL_CONTENT_TYPE = 'application/octet-stream';
 
 export function createFastify(dispatcher: Dispatcher): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: dispatcher.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
-    return503OnClosing: true,
+    // Fastify's own 503 body is not in our format; a request that arrives while closing is served (the engine closes after fastify).
+    return503OnClosing: false,
     forceCloseConnections: true,
-    // Why the body is not needed: the router rejects a path with an undecodable segment before reading it.
+    clientErrorHandler: createClientErrorHandler(dispatcher),
+    // A bad URL is served without its body: our router (or SSE) rejects an undecodable segment before reading it.
     frameworkErrors: (err, req, res) => {
       const reply = res as unknown as FastifyReply;
-      if (err.code !== 'FST_ERR_BAD_URL') {
-        const r = renderError(new InvalidInput(err.message), String(req.id));
-        void reply.status(r.status).headers(r.headers).type('application/json; charset=utf-8').send(toJson(r.body));
-        return;
-      }
-      void dispatcher.handle({ method: req.method, url: req.raw.url ?? req.url, headers: req.headers })
-        .then((out) => reply.status(out.status).headers(out.headers).send(out.body));
+      if (err.code === 'FST_ERR_BAD_URL') void serve(dispatcher, req, reply);
+      else send(reply, dispatcher.failure(fromFrameworkError(err, dispatcher.bodyLimit), summary(req)));
     },
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-  app.setErrorHandler((err, _req, reply) => {
-    const code = (err as { code?: string }).code;
-    const mapped = code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? new PayloadTooLarge(`Request body exceeds ${dispatcher.bodyLimit} bytes`)
-      : (err as { statusCode?: number }).statusCode === 400 ? new InvalidInput((err as Error).message) : err;
-    const r = renderError(mapped, String(_req.id));
-    void reply.status(r.status).headers(r.headers).type('application/json; charset=utf-8').send(toJson(r.body));
+  // Fastify answers an empty or unparsable Content-Type with its own 415 before routing; the Dispatcher decides instead.
+  app.addHook('onRequest', (req, _reply, done) => {
+    const raw = req.raw as RawRequest;
+    raw[CLIENT_CONTENT_TYPE] = raw.headers['content-type'];
+    raw.headers['content-type'] = NEUTRAL_CONTENT_TYPE;
+    done();
   });
-  app.route({
-    method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    url: '/*',
-    handler: async (req, reply) => {
-      const url = req.raw.url ?? req.url;
-      if (dispatcher.isSse(req.method, url)) {
-        reply.hijack();
-        const s = dispatcher.streams!;
-        await serveSse(req.raw, reply.raw, dispatcher, s.notifier, s);
-        return reply;
-      }
-      const res = await dispatcher.handle({
-        method: req.method, url: req.raw.url ?? req.url, headers: req.headers, body: req.body as Buffer | undefined,
-      });
-      void reply.status(res.status).headers(res.headers);
-      return reply.send(res.body);
-    },
+  app.setErrorHandler((err, req, reply) => {
+    send(reply, dispatcher.failure(fromFrameworkError(err, dispatcher.bodyLimit), summary(req)));
   });
+  const handler = (req: FastifyRequest, reply: FastifyReply) => serve(dispatcher, req, reply);
+  app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler });
+  app.setNotFoundHandler(handler);
   return app;
+}
+
+/** Hands one request to the SSE transport or the Dispatcher. */
+async function serve(dispatcher: Dispatcher, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const { method, url, headers } = summary(req);
+  if (dispatcher.isSse(method, url)) {
+    reply.hijack();
+    const s = dispatcher.streams!;
+    await serveSse(req.raw, reply.raw, dispatcher, s.notifier, s).catch((err) => {
+      // The reply is hijacked, so fastify's error handler cannot answer: log the fault and end the stream.
+      dispatcher.report(err, { method, url, headers });
+      reply.raw.destroy();
+    });
+    return reply;
+  }
+  const res = await dispatcher.handle({
+    method, url, headers, body: req.body as Buffer | undefined, remoteAddress: req.raw.socket?.remoteAddress, rawHeaders: req.raw.rawHeaders,
+  });
+  void reply.status(res.status).headers(res.headers);
+  return reply.send(res.body);
+}
+
+function send(reply: FastifyReply, res: HttpResponse): void {
+  void reply.status(res.status).headers(res.headers).send(res.body);
+}
+
+/** The request as the client sent it: raw URL and headers, with its own Content-Type put back. */
+function summary(req: FastifyRequest): RequestSummary & { headers: IncomingHttpHeaders } {
+  return { method: req.method, url: req.raw.url ?? req.url, headers: clientHeaders(req.raw as RawRequest) };
+}
+
+function clientHeaders(raw: RawRequest): IncomingHttpHeaders {
+  if (CLIENT_CONTENT_TYPE in raw) {
+    const type = raw[CLIENT_CONTENT_TYPE];
+    if (type === undefined) delete raw.headers['content-type'];
+    else raw.headers['content-type'] = type;
+    delete raw[CLIENT_CONTENT_TYPE];
+  }
+  return raw.headers;
 }

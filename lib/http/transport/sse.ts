@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { validateCollectionName } from '../../engine/index.js';
-import { NotFound, toDbError, type DbError } from '../../errors.js';
+import { InvalidInput, NotFound, toDbError, type DbError } from '../../errors.js';
 import type { Dispatcher } from '../dispatch.js';
 import { toJson } from '../codec.js';
 import { renderError } from '../error-body.js';
@@ -31,7 +31,7 @@ export async function serveSse(req: IncomingMessage, res: ServerResponse, dispat
   try {
     const segment = url.pathname.slice(SSE_PREFIX.length);
     if (segment.includes('/')) throw new NotFound(`No route for GET ${url.pathname}`);
-    const collection = validateCollectionName(decodeURIComponent(segment));
+    const collection = validateCollectionName(decodeSegment(segment));
     principal = await dispatcher.authenticate(req.headers.authorization, url.searchParams.get('token') ?? undefined);
     checkCollectionAccess(principal, collection, 'read');
     const field = url.searchParams.get('filter_field');
@@ -42,9 +42,8 @@ export async function serveSse(req: IncomingMessage, res: ServerResponse, dispat
       schema: (p) => { if (opts.watch.verify(stream)) write('schema_changed', p); },
     };
   } catch (err) {
-    const r = renderError(err, 'sse');
-    res.writeHead(r.status, { 'Content-Type': 'application/json; charset=utf-8', ...r.headers });
-    res.end(toJson(r.body));
+    const out = dispatcher.failure(err, { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
+    res.writeHead(out.status, { ...out.headers, 'Content-Length': String(out.body.length) }).end(out.body);
     return;
   }
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
@@ -87,4 +86,12 @@ export async function serveSse(req: IncomingMessage, res: ServerResponse, dispat
   write('subscribed', { subscription_id: sub.id, collection: sub.collection });
   opts.watch.add(stream, principal);
   notifier.add(sub);
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new InvalidInput(`Malformed percent-encoding in path segment '${segment.slice(0, 100)}'`);
+  }
 }

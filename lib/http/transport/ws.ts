@@ -18,11 +18,13 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Packr } from 'msgpackr';
-import { InvalidInput, toDbError, type DbError } from '../../errors.js';
+import { InvalidInput, NotFound, toDbError, type DbError } from '../../errors.js';
 import { validateCollectionName } from '../../engine/index.js';
 import type { Dispatcher } from '../dispatch.js';
 import { decodeBody, toJson } from '../codec.js';
-import { renderError } from '../error-body.js';
+import { showHeader } from '../content-type.js';
+import { fromHandshakeError } from './framework-errors.js';
+import { writeToSocket } from './socket-response.js';
 import { MESSAGES, UNSUPPORTED } from '../messages.js';
 import { Notifier, type Subscriber } from '../notifier.js';
 import { checkCollectionAccess } from '../permissions.js';
@@ -48,15 +50,23 @@ export interface WsOptions {
 export function attachWebSocket(server: HttpServer, dispatcher: Dispatcher, notifier: Notifier, watch: CredentialWatch, opts: WsOptions): WebSocketServer {
   // Frames up to twice the limit are read and refused politely; beyond that ws closes the socket (1009).
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxMessageBytes * 2 });
+  // Refusals are answered in the product's error format and logged (with the token redacted) like any request.
+  const refuse = (req: IncomingMessage, socket: Duplex, err: unknown) =>
+    writeToSocket(socket, dispatcher.failure(err, { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }));
+  wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => refuse(req, socket, fromHandshakeError(err)));
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname !== '/api/ws' && url.pathname !== '/api/ws/') { socket.destroy(); return; }
-    dispatcher.authenticate(req.headers.authorization, url.searchParams.get('token') ?? undefined).then(
+    // Split by hand: `new URL` throws on targets such as `//[`, and a throw here would end the process.
+    const target = req.url ?? '/';
+    const q = target.indexOf('?');
+    const pathname = q < 0 ? target : target.slice(0, q);
+    if (pathname !== '/api/ws' && pathname !== '/api/ws/') {
+      refuse(req, socket, new NotFound(`No WebSocket endpoint at ${showHeader(pathname)}; connect to /api/ws`));
+      return;
+    }
+    const token = new URLSearchParams(q < 0 ? '' : target.slice(q + 1)).get('token') ?? undefined;
+    dispatcher.authenticate(req.headers.authorization, token).then(
       (principal) => wss.handleUpgrade(req, socket, head, (ws) => new Connection(ws, principal, dispatcher, notifier, watch, opts)),
-      (err) => {
-        const r = renderError(err, 'ws-upgrade');
-        socket.end(`HTTP/1.1 ${r.status} Unauthorized\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${toJson(r.body)}`);
-      },
+      (err) => refuse(req, socket, err),
     );
   });
   return wss;
@@ -115,7 +125,7 @@ class Connection implements WatchedConnection {
 
   private error(err: unknown, messageId: unknown): void {
     const e = toDbError(err);
-    const r = renderError(e, 'ws');
+    const r = this.dispatcher.report(err, { method: 'WS', url: '/api/ws' });
     const message = typeof r.body.error === 'string' ? r.body.error : String(r.body.message ?? e.message);
     this.send({ type: 'Error', code: r.status, message, ...(messageId !== undefined ? { messageId } : {}) });
   }

@@ -1,0 +1,83 @@
+/**
+ * Issue 8 item 2: a 500 is only for a real internal fault, and it is always
+ * logged at error level with its cause, whichever path answers it. Faults
+ * are real ones, injected with the fault-injecting file system; the log is
+ * captured through ServerConfig.logger.
+ */
+import { expect } from 'chai';
+import WebSocket from 'ws';
+import { TestServer } from '../helpers/test-server.js';
+import { FaultyFs } from '../helpers/faulty-fs.js';
+import { socketRequest } from '../helpers/raw-http.js';
+
+interface Line { level: string; msg: string; extra: unknown }
+
+/** The messages of an error and its causes. */
+function causeChain(e: unknown): string[] {
+  const out: string[] = [];
+  for (let c = e; c instanceof Error && out.length < 5; c = c.cause) out.push(c.message);
+  return out;
+}
+
+describe('issue 8: internal faults are logged with their cause', () => {
+  let t: TestServer;
+  let fs: FaultyFs;
+  let lines: Line[];
+
+  beforeEach(async () => {
+    lines = [];
+    fs = new FaultyFs();
+    t = await TestServer.start({ fs, logger: (level, msg, extra) => lines.push({ level, msg, extra }) });
+    await t.adminToken();
+  });
+  afterEach(async () => {
+    fs.failWrites = false;
+    await t.stop();
+  });
+
+  it('logs a 500 from a route at error level with the failing write as its cause and the request id of the answer', async () => {
+    await t.request('POST', '/api/insert/faults', { a: 1 });
+    fs.failWrites = true;
+    const r = await t.request('POST', '/api/admin/snapshot', {});
+    expect(r.status).to.equal(500);
+    expect(r.body.message).to.match(/^Internal server error \(request [0-9a-f-]{36}\)$/);
+    expect(r.body.message).to.not.contain('ENOSPC');
+    const errors = lines.filter((l) => l.level === 'error');
+    expect(errors).to.have.length(1);
+    const [line] = errors;
+    expect(line!.msg).to.contain('POST /api/admin/snapshot failed with 500');
+    expect(line!.msg).to.contain(r.headers.get('x-request-id')!);
+    expect(line!.extra).to.be.instanceOf(Error);
+    expect(causeChain(line!.extra).join(' | ')).to.contain('ENOSPC');
+    expect((line!.extra as Error).stack).to.be.a('string').and.contain('at ');
+  });
+
+  it('logs a 5xx answered on a WebSocket frame at error level with its cause', async () => {
+    const ws = new WebSocket(t.url.replace('http', 'ws') + '/api/ws', { headers: { authorization: `Bearer ${await t.adminToken()}` } });
+    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    fs.failWrites = true;
+    const reply = new Promise<Record<string, any>>((resolve) => ws.once('message', (d) => resolve(JSON.parse(String(d)))));
+    ws.send(JSON.stringify({ type: 'Insert', payload: { collection: 'faults', record: { a: 1 } }, messageId: 'm1' }));
+    const frame = await reply;
+    ws.close();
+    expect(frame.type).to.equal('Error');
+    expect(frame.code).to.be.at.least(500);
+    const errors = lines.filter((l) => l.level === 'error' && l.msg.startsWith('WS /api/ws'));
+    expect(errors).to.have.length(1);
+    expect(causeChain(errors[0]!.extra).join(' | ')).to.contain('ENOSPC');
+  });
+
+  it('logs a 4xx at info only, without a stack', async () => {
+    await t.request('GET', '/api/find/faults/missing');
+    expect(lines.filter((l) => l.level === 'error')).to.have.length(0);
+    const info = lines.filter((l) => l.level === 'info' && l.msg === 'GET /api/find/faults/missing -> 404');
+    expect(info).to.have.length(1);
+    expect(info[0]!.extra).to.equal(undefined);
+  });
+
+  it('logs a request node cannot parse at info, as a 400', async () => {
+    await socketRequest(t.url, 'GET /api/health HTTP/1.1\r\nHost: x\r\nAccept: \x01\r\nConnection: close\r\n\r\n');
+    expect(lines.some((l) => l.level === 'info' && l.msg === 'unparsable request -> 400')).to.equal(true);
+    expect(lines.filter((l) => l.level === 'error')).to.have.length(0);
+  });
+});
