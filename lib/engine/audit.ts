@@ -5,7 +5,7 @@
  * not state: recovery never replays it. Appends go through StorageFs, so the
  * file is private (0600) and fault injection reaches it.
  */
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from './clock.js';
 import type { StorageFs } from './storage/fs.js';
@@ -58,7 +58,7 @@ export class AuditLog {
     await this.flush();
     let text = '';
     try {
-      text = await readFile(this.file, 'utf8');
+      text = (await this.fs.readFile(this.file)).toString('utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;

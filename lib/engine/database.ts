@@ -25,7 +25,7 @@ import { IdGenerator } from './ids.js';
 import { loadOrCreateSecrets, type Secrets } from './secrets.js';
 import { DEFAULT_SETTINGS, mergeSettings, parseSettingsPatch, type Settings } from './settings.js';
 import type { DbState } from './state.js';
-import { Unavailable } from '../errors.js';
+import { DbError, Unavailable } from '../errors.js';
 import { nodeFs, type StorageFs } from './storage/fs.js';
 import { LogWriter } from './storage/log-writer.js';
 import { recover } from './storage/recovery.js';
@@ -211,7 +211,23 @@ export class Database {
    * makes redundant. Writes continue meanwhile. Returns the snapshot seq.
    */
   async snapshot(): Promise<{ name: string; seq: number; bytes: number }> {
-    return this.snapshotWith();
+    try {
+      return await this.snapshotWith();
+    } catch (err) {
+      throw this.snapshotFailure(err);
+    }
+  }
+
+  /**
+   * A snapshot that failed on the disk is a storage failure (503), not a bug:
+   * when it turned the engine read-only, StorageHealth has logged the cause and
+   * the refusal is counted like any write; otherwise the cause travels with it.
+   */
+  private snapshotFailure(err: unknown): unknown {
+    if (err instanceof DbError) return err;
+    if (this.readOnly) return this.storage.refuse();
+    const code = (err as NodeJS.ErrnoException).code;
+    return code ? new Unavailable(`Snapshot failed: storage error ${code}`, { cause: err }) : err;
   }
 
   private async snapshotWith(beforeRetention?: (s: WrittenSnapshot) => Promise<void>): Promise<{ name: string; seq: number; bytes: number }> {

@@ -23,6 +23,8 @@ export class FaultyFs implements StorageFs {
   failWrites = false;
   failSyncs = false;
   failTruncates = false;
+  /** Reads of files whose name ends with this fail with EIO (a dying disk under a read path). */
+  failReadsOf: string | undefined;
   spaceLeft: number | undefined;
   loseUnsyncedOnFailedSync = false;
   writes = 0;
@@ -92,7 +94,10 @@ export class FaultyFs implements StorageFs {
     await nodeFs.appendFile(p, bytes.subarray(0, fits));
     if (fits < bytes.length) throw fsError('ENOSPC', 'write');
   };
-  readFile = (p: string) => nodeFs.readFile(p);
+  readFile = async (p: string) => {
+    if (this.failReadsOf !== undefined && p.endsWith(this.failReadsOf)) throw fsError('EIO', 'read');
+    return nodeFs.readFile(p);
+  };
   readdir = (d: string) => nodeFs.readdir(d);
   rename = (a: string, b: string) => nodeFs.rename(a, b);
   unlink = (p: string) => nodeFs.unlink(p);

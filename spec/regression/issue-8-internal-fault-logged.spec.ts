@@ -35,36 +35,50 @@ describe('issue 8: internal faults are logged with their cause', () => {
     await t.stop();
   });
 
-  it('logs a 500 from a route at error level with the failing write as its cause and the request id of the answer', async () => {
-    await t.request('POST', '/api/insert/faults', { a: 1 });
-    fs.failWrites = true;
-    const r = await t.request('POST', '/api/admin/snapshot', {});
+  it('logs a 500 from a route at error level with the failing read as its cause and the request id of the answer', async () => {
+    fs.failReadsOf = 'audit.log';
+    const r = await t.request('GET', '/api/admin/audit');
     expect(r.status).to.equal(500);
     expect(r.body.message).to.match(/^Internal server error \(request [0-9a-f-]{36}\)$/);
-    expect(r.body.message).to.not.contain('ENOSPC');
+    expect(r.body.message).to.not.contain('EIO');
     const errors = lines.filter((l) => l.level === 'error');
     expect(errors).to.have.length(1);
     const [line] = errors;
-    expect(line!.msg).to.contain('POST /api/admin/snapshot failed with 500');
+    expect(line!.msg).to.contain('GET /api/admin/audit failed with 500');
     expect(line!.msg).to.contain(r.headers.get('x-request-id')!);
     expect(line!.extra).to.be.instanceOf(Error);
-    expect(causeChain(line!.extra).join(' | ')).to.contain('ENOSPC');
+    expect(causeChain(line!.extra).join(' | ')).to.contain('EIO');
     expect((line!.extra as Error).stack).to.be.a('string').and.contain('at ');
   });
 
-  it('logs a 5xx answered on a WebSocket frame at error level with its cause', async () => {
+  it('answers a snapshot that fails on a full disk with 503 and logs the storage failure once, not as a 500', async () => {
+    await t.request('POST', '/api/insert/faults', { a: 1 });
+    fs.failWrites = true;
+    const r = await t.request('POST', '/api/admin/snapshot', {});
+    expect(r.status).to.equal(503);
+    const errors = lines.filter((l) => l.level === 'error');
+    expect(errors).to.have.length(1);
+    expect(errors[0]!.msg).to.match(/^storage failure: .*ENOSPC/);
+  });
+
+  it('answers a write refused on a WebSocket frame after a storage failure with a 503 Error, the cause logged once', async () => {
     const ws = new WebSocket(t.url.replace('http', 'ws') + '/api/ws', { headers: { authorization: `Bearer ${await t.adminToken()}` } });
     await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
     fs.failWrites = true;
-    const reply = new Promise<Record<string, any>>((resolve) => ws.once('message', (d) => resolve(JSON.parse(String(d)))));
+    const replies: Array<Record<string, any>> = [];
+    const got = (n: number) => new Promise<void>((resolve) => { const on = (d: unknown) => { replies.push(JSON.parse(String(d))); if (replies.length >= n) { ws.off('message', on); resolve(); } }; ws.on('message', on); });
+    const two = got(2);
     ws.send(JSON.stringify({ type: 'Insert', payload: { collection: 'faults', record: { a: 1 } }, messageId: 'm1' }));
-    const frame = await reply;
+    ws.send(JSON.stringify({ type: 'Insert', payload: { collection: 'faults', record: { a: 2 } }, messageId: 'm2' }));
+    await two;
     ws.close();
-    expect(frame.type).to.equal('Error');
-    expect(frame.code).to.be.at.least(500);
-    const errors = lines.filter((l) => l.level === 'error' && l.msg.startsWith('WS /api/ws'));
+    for (const frame of replies) {
+      expect(frame.type).to.equal('Error');
+      expect(frame.code).to.equal(503);
+    }
+    const errors = lines.filter((l) => l.level === 'error');
     expect(errors).to.have.length(1);
-    expect(causeChain(errors[0]!.extra).join(' | ')).to.contain('ENOSPC');
+    expect(errors[0]!.msg).to.match(/^storage failure: .*ENOSPC/);
   });
 
   it('logs a 4xx at info only, without a stack', async () => {

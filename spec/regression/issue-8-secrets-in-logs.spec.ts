@@ -60,18 +60,18 @@ describe('issue 8: secrets stay out of the log', () => {
   });
 
   it('logs the headers of a 5xx with Authorization, Cookie and key headers redacted', async () => {
-    fs.failWrites = true;
+    fs.failReadsOf = 'audit.log';
     try {
-      const r = await t.request('POST', '/api/admin/snapshot?password=SECRET-P1', {}, { headers: { Cookie: 'sid=SECRET-C1', 'X-Api-Key': 'SECRET-K3' } });
+      const r = await t.request('GET', '/api/admin/audit?password=SECRET-P1', undefined, { headers: { Cookie: 'sid=SECRET-C1', 'X-Api-Key': 'SECRET-K3' } });
       expect(r.status).to.equal(500);
     } finally {
-      fs.failWrites = false;
+      fs.failReadsOf = undefined;
     }
     const error = lines.find((l) => l.level === 'error')!;
     expect(error.msg).to.contain('"authorization":"[REDACTED]"');
     expect(error.msg).to.contain('"cookie":"[REDACTED]"');
     expect(error.msg).to.contain('"x-api-key":"[REDACTED]"');
-    expect(error.msg).to.contain('"content-type":"application/json"');
+    expect(error.msg).to.contain('"accept":"application/json"');
     expect(logged()).to.not.contain('SECRET');
     expect(logged()).to.not.contain(await t.adminToken());
   });
