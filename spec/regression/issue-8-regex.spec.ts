@@ -79,6 +79,18 @@ describe('regression: issue 8, regular expressions run in linear time', () => {
       expect((await t.request('POST', '/api/insert/words', { w: 'aaaa' })).status).to.equal(201);
     });
 
+    it('refuses a value too long to match against a large pattern with a 400 violation, without matching it', async () => {
+      const big = '(a|b|c|d|e|f|g|h|i|j)' + '[a-j]{0,200}' + 'z';
+      await t.request('POST', '/api/collections/long', { fields: { w: { field_type: 'String', regex: big } } });
+      const text = 'a'.repeat(2_000_000);
+      const r = await timed(t.request('POST', '/api/insert/long', { w: text }));
+      expect(r.value.status).to.equal(400);
+      expect(r.value.body.details[0]).to.include({ field: 'w', constraint: 'regex' });
+      expect(r.value.body.details[0].message).to.match(/too long to check against its pattern: 2000000 characters, at most \d+/);
+      expect(r.ms).to.be.below(PROMPT_MS);
+      expect((await t.request('POST', '/api/insert/long', { w: 'az' })).status).to.equal(201);
+    });
+
     for (const [what, pattern, why] of REFUSED) {
       it(`refuses ${what} at save time with 400 naming the field, on every route that saves a schema`, async () => {
         const field = { field_type: 'String', regex: pattern };

@@ -19,6 +19,13 @@ import { translatePattern } from './translate-pattern.js';
 export interface Pattern {
   /** The pattern as the user wrote it. */
   readonly source: string;
+  /**
+   * Longest text this pattern may be run on (MATCH_WORK_LIMIT / program
+   * size). Callers refuse longer texts with a 400 instead of matching:
+   * linear time is still time, and a megabyte string against a large program
+   * would hold the event loop for seconds.
+   */
+  readonly maxTextLength: number;
   test(text: string): boolean;
 }
 
@@ -28,6 +35,15 @@ export type CompiledPattern =
 
 /** Largest compiled program accepted, in RE2 instructions; matching costs up to this much per character. */
 export const MAX_PROGRAM_SIZE = 2000;
+
+/**
+ * Bound on text length x program size for one match. re2js's DFA runs at a
+ * few ns per character, but when a large program exhausts its DFA budget the
+ * NFA fallback costs about 6 ns per character per instruction, so this
+ * bounds one match to about 0.1 s in the worst case (a 13-instruction email
+ * pattern still takes texts of 1.2M characters).
+ */
+export const MATCH_WORK_LIMIT = 16_000_000;
 
 /**
  * The estimate runs up to about 4 times the real size (a group repeated with
@@ -88,7 +104,8 @@ function compileUncached(source: string): CompiledPattern {
     return { ok: false, problem: err.message.replace(/^error parsing regexp: /, '') };
   }
   if (re.programSize() > MAX_PROGRAM_SIZE) return tooLarge(String(re.programSize()));
-  return { ok: true, pattern: { source, test: (text: string) => re.test(text) } };
+  const maxTextLength = Math.floor(MATCH_WORK_LIMIT / Math.max(1, re.programSize()));
+  return { ok: true, pattern: { source, maxTextLength, test: (text: string) => re.test(text) } };
 }
 
 function tooLarge(size: string): CompiledPattern {

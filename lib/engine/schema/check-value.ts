@@ -70,9 +70,14 @@ function checkBound(def: FieldDef, field: string, v: Value, which: 'min' | 'max'
  * stored pattern the engine refuses (saved by an older build, before patterns
  * were checked at save time) fails every value with a violation that says so,
  * rather than an error: the write is a 400 and the admin can replace it.
+ * A value longer than the pattern's maxTextLength is refused unmatched.
  */
 function checkRegex(regex: string, field: string, v: string): ValidationDetail | undefined {
   const compiled = compilePattern(regex);
+  if (compiled.ok && v.length > compiled.pattern.maxTextLength) {
+    const message = `Field '${field}' is too long to check against its pattern: ${v.length} characters, at most ${compiled.pattern.maxTextLength} for this pattern`;
+    return { field, constraint: 'regex', expected: regex, actual: `<${v.length} characters>`, message };
+  }
   if (compiled.ok && compiled.pattern.test(v)) return undefined;
   const message = compiled.ok
     ? `Field '${field}' must match the pattern '${clip(regex)}' (got ${showValue(v)})`
