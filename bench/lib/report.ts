@@ -48,3 +48,14 @@ export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
+
+/** Runs `fn` `runs` times in a row; the durations in ms, sorted ascending (for percentiles). */
+export async function timed(runs: number, fn: () => Promise<void> | void): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b);
+}

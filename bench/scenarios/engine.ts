@@ -9,20 +9,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pack } from 'msgpackr';
 import { Database, parseQuery } from '../../lib/engine/index.js';
-import { percentile, report } from '../lib/report.js';
+import { percentile, report, timed } from '../lib/report.js';
 
 function record(i: number) {
   return { name: `user ${i}`, age: 18 + (i % 60), city: ['Oslo', 'Lima', 'Pune', 'Kyiv'][i % 4], score: i * 1.5, active: i % 3 === 0 };
-}
-
-async function timed(runs: number, fn: () => Promise<void> | void): Promise<number[]> {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await fn();
-    times.push(performance.now() - t0);
-  }
-  return times.sort((a, b) => a - b);
 }
 
 export async function batchInsert(): Promise<void> {

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { compilePattern, Database } from '../../lib/engine/index.js';
-import { percentile, report } from '../lib/report.js';
+import { percentile, report, timed } from '../lib/report.js';
 
 const KV_PATTERNS = ['^user:[0-9]+$', 'cache:product:.*', '^[a-z0-9.]+@[a-z0-9-]+\\.[a-z]{2,}$'];
 const EMAIL = '^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}$';
@@ -26,16 +26,6 @@ function key(i: number): string {
     case 2: return `person${i}@example${i % 7}.com`;
     default: return `session:${((i * 2654435761) >>> 0).toString(16)}`;
   }
-}
-
-async function timed(runs: number, fn: () => Promise<void> | void): Promise<number[]> {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await fn();
-    times.push(performance.now() - t0);
-  }
-  return times.sort((a, b) => a - b);
 }
 
 /** Milliseconds the linear engine takes on the pattern that freezes V8. */
