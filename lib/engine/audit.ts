@@ -8,7 +8,7 @@
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from './clock.js';
-import type { StorageFs } from './storage/fs.js';
+import type { StorageFile, StorageFs } from './storage/fs.js';
 
 export interface AuditEvent {
   event: 'begin' | 'commit' | 'commit_conflict' | 'commit_failed' | 'rollback' | 'expired'
@@ -21,7 +21,10 @@ export interface AuditEvent {
 }
 
 export class AuditLog {
-  private tail: Promise<void> = Promise.resolve();
+  /** Lines recorded while a write is in flight; written together by the next one. */
+  private pending: string[] = [];
+  private writing: Promise<void> | undefined;
+  private file_: StorageFile | undefined;
   private tailChecked = false;
   private failing = false;
   readonly file: string;
@@ -30,27 +33,56 @@ export class AuditLog {
     this.file = path.join(dir, 'audit.log');
   }
 
-  /** Appends an event in order; failures are reported, never thrown into the caller's transaction. */
+  /**
+   * Appends an event in order; failures are reported, never thrown into the
+   * caller's transaction. Events recorded while a write is in flight go out
+   * together in the next one, through one open handle: a file open per event
+   * kept libuv's thread pool busy enough to delay the log's fsyncs (commits
+   * at 1/10 of their speed).
+   */
   record(e: AuditEvent): void {
-    const line = JSON.stringify({ timestamp: new Date(this.clock.now()).toISOString(), ...e }) + '\n';
-    this.tail = this.tail.then(async () => {
-      // A crash mid-append leaves a line without its newline; start on a fresh line so this event survives.
-      const prefix = !this.tailChecked && await endsMidLine(this.file) ? '\n' : '';
-      this.tailChecked = true;
-      await this.fs.appendFile(this.file, prefix + line);
-      this.failing = false;
-    }).catch((err) => {
-      // A full disk fails every append: say so once, and again only after one has succeeded.
-      if (!this.failing) console.error(`audit log append failed: ${(err as Error).message}; further failures are not logged until an append succeeds`);
-      this.failing = true;
-      // A partial append may have left a torn line: the next append checks for it again.
-      this.tailChecked = false;
-    });
+    this.pending.push(JSON.stringify({ timestamp: new Date(this.clock.now()).toISOString(), ...e }) + '\n');
+    this.writing ??= this.drain().finally(() => { this.writing = undefined; });
   }
 
   /** Waits for pending appends (tests, shutdown). */
-  flush(): Promise<void> {
-    return this.tail;
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+  }
+
+  /** Flushes and closes the file (shutdown). */
+  async close(): Promise<void> {
+    await this.flush();
+    const f = this.file_;
+    this.file_ = undefined;
+    await f?.close().catch(() => undefined);
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.length > 0) {
+      const lines = this.pending.join('');
+      this.pending = [];
+      try {
+        if (!this.file_) {
+          // A crash mid-append leaves a line without its newline; start on a fresh line so these events survive.
+          const prefix = !this.tailChecked && await endsMidLine(this.file) ? '\n' : '';
+          this.tailChecked = true;
+          this.file_ = await this.fs.openAppend(this.file);
+          if (prefix) await this.file_.write(Buffer.from(prefix));
+        }
+        await this.file_.write(Buffer.from(lines, 'utf8'));
+        this.failing = false;
+      } catch (err) {
+        // A full disk fails every append: say so once, and again only after one has succeeded.
+        if (!this.failing) console.error(`audit log append failed: ${(err as Error).message}; further failures are not logged until an append succeeds`);
+        this.failing = true;
+        // A partial append may have left a torn line: reopen and check again next time.
+        const f = this.file_;
+        this.file_ = undefined;
+        this.tailChecked = false;
+        await f?.close().catch(() => undefined);
+      }
+    }
   }
 
   /** The newest events first, optionally for one transaction. */

@@ -288,13 +288,13 @@ export class Database {
     this.storage.stop();
     this.records.stopTimers();
     this.transactions.stopCleanup();
-    await this.audit.flush();
     await this.queue.idle();
     if (this.snapshotting) await this.snapshotting.catch(() => undefined);
     // One last repair, so a disk freed since the last retry closes with a clean log.
     if (this.readOnly && !(await this.storage.healNow())) this.opts.log?.('closing while read-only: storage still failing', 'error');
     if (opts.snapshot && !this.readOnly) await this.snapshot().catch((err) => this.opts.log?.(`final snapshot failed: ${(err as Error).message}`, 'error'));
     this.closed = true;
+    await this.audit.close();
     await this.logWriter.close();
     await this.lock.release();
   }
