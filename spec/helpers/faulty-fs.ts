@@ -98,6 +98,10 @@ export class FaultyFs implements StorageFs {
     if (this.failReadsOf !== undefined && p.endsWith(this.failReadsOf)) throw fsError('EIO', 'read');
     return nodeFs.readFile(p);
   };
+  readAt = async (p: string, into: Buffer, position: number) => {
+    if (this.failReadsOf !== undefined && p.endsWith(this.failReadsOf)) throw fsError('EIO', 'read');
+    return nodeFs.readAt(p, into, position);
+  };
   readdir = (d: string) => nodeFs.readdir(d);
   rename = (a: string, b: string) => nodeFs.rename(a, b);
   unlink = (p: string) => nodeFs.unlink(p);

@@ -8,7 +8,7 @@
  * Also: what retention keeps, and a snapshot failing verification.
  */
 import { expect } from 'chai';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Database, ManualClock, nodeFs } from '../../lib/engine/index.js';
 import { Corruption, Unavailable } from '../../lib/errors.js';
@@ -19,15 +19,19 @@ import { copyDir, cutTail, damagedDirsOf, flipByte, frames, segmentsOf, snapshot
 interface Fixture { dir: string; ids: string[] }
 
 /** Reads back the next snapshot with one byte flipped, as a disk returning bad data would. */
+/** Flips one byte near the end of the next snapshot it reads back, the way a bad sector or a lost write would. */
 class SnapshotRotFs extends FaultyFs {
   rotNextSnapshotRead = false;
-  override readFile = async (p: string): Promise<Buffer> => {
-    const buf = Buffer.from(await nodeFs.readFile(p));
+  override readAt = async (p: string, into: Buffer, position: number): Promise<number> => {
+    const n = await nodeFs.readAt(p, into, position);
     if (this.rotNextSnapshotRead && p.endsWith('.snap')) {
-      this.rotNextSnapshotRead = false;
-      buf[buf.length - 3]! ^= 0xff;
+      const victim = statSync(p).size - 3;
+      if (victim >= position && victim < position + n) {
+        this.rotNextSnapshotRead = false;
+        into[victim - position]! ^= 0xff;
+      }
     }
-    return buf;
+    return n;
   };
 }
 

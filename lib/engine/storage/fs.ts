@@ -35,6 +35,11 @@ export interface StorageFs {
   /** Appends `data`, creating the file (private) when missing. Not fsynced. */
   appendFile(path: string, data: Buffer | string): Promise<void>;
   readFile(path: string): Promise<Buffer>;
+  /**
+   * Reads up to `into.length` bytes at `position` into `into`; resolves with
+   * the count read (0 at the end). For walking large files in small pieces.
+   */
+  readAt(path: string, into: Buffer, position: number): Promise<number>;
   readdir(dir: string): Promise<string[]>;
   rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
@@ -103,6 +108,14 @@ export const nodeFs: StorageFs = {
   writeFile: (p, data, opts) => writeWhole(p, opts?.exclusive ? 'wx' : 'w', data),
   appendFile: (p, data) => writeWhole(p, 'a', data),
   readFile: (p) => fsp.readFile(p),
+  readAt: async (p, into, position) => {
+    const fh = await fsp.open(p, 'r');
+    try {
+      return (await fh.read(into, 0, into.length, position)).bytesRead;
+    } finally {
+      await fh.close();
+    }
+  },
   readdir: (d) => fsp.readdir(d),
   rename: (a, b) => fsp.rename(a, b),
   unlink: (p) => fsp.unlink(p),

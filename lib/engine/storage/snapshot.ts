@@ -64,8 +64,8 @@ export interface WrittenSnapshot {
   readonly bytes: number;
   /** Frames including the `end` frame. */
   readonly frames: number;
-  /** Records per collection as of `seq`. */
-  readonly counts: ReadonlyMap<string, number>;
+  /** The checksum of every frame in file order: verification compares the file against them. */
+  readonly frameCrcs: readonly number[];
 }
 
 /**
@@ -82,9 +82,11 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
   const tmp = path.join(dir, name + '.tmp');
   const file = await fs.openWrite(tmp);
   let frames = 0, bytes = 0, complete = false;
+  const frameCrcs: number[] = [];
   const put = async (f: SnapFrame) => {
     const buf = encodeFrame(encodePayload(f));
     frames += 1; bytes += buf.length;
+    frameCrcs.push(buf.readUInt32LE(4));
     await file.write(buf);
   };
   try {
@@ -116,7 +118,7 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
   }
   await fs.rename(tmp, path.join(dir, name));
   await fs.syncDir(dir);
-  return { name, seq, bytes, frames, counts: new Map(colls.map(({ meta, count }) => [meta.name, count])) };
+  return { name, seq, bytes, frames, frameCrcs };
 }
 
 async function writeRecords(c: CollectionState, put: (f: SnapFrame) => Promise<void>): Promise<void> {
