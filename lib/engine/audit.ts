@@ -5,7 +5,6 @@
  * not state: recovery never replays it. Appends go through StorageFs, so the
  * file is private (0600) and fault injection reaches it.
  */
-import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from './clock.js';
 import type { StorageFile, StorageFs } from './storage/fs.js';
@@ -65,7 +64,7 @@ export class AuditLog {
       try {
         if (!this.file_) {
           // A crash mid-append leaves a line without its newline; start on a fresh line so these events survive.
-          const prefix = !this.tailChecked && await endsMidLine(this.file) ? '\n' : '';
+          const prefix = !this.tailChecked && await endsMidLine(this.fs, this.file) ? '\n' : '';
           this.tailChecked = true;
           this.file_ = await this.fs.openAppend(this.file);
           if (prefix) await this.file_.write(Buffer.from(prefix));
@@ -101,23 +100,14 @@ export class AuditLog {
   }
 }
 
-async function endsMidLine(file: string): Promise<boolean> {
-  let h;
-  try {
-    h = await open(file, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw err;
-  }
-  try {
-    const { size } = await h.stat();
-    if (size === 0) return false;
-    const last = Buffer.alloc(1);
-    await h.read(last, 0, 1, size - 1);
-    return last[0] !== 0x0a;
-  } finally {
-    await h.close();
-  }
+/** True when the file's last byte is not a newline (a crash tore the last append). */
+async function endsMidLine(fs: StorageFs, file: string): Promise<boolean> {
+  if (!fs.exists(file)) return false;
+  const size = await fs.size(file);
+  if (size === 0) return false;
+  const last = Buffer.alloc(1);
+  await fs.readAt(file, last, size - 1);
+  return last[0] !== 0x0a;
 }
 
 /**
