@@ -1,0 +1,176 @@
+/**
+ * Issue 9 item 1: wire compatibility found by the official ekoDB examples.
+ * - Every WebSocket request type answers exactly once whether or not it
+ *   carries a messageId, echoing it only when sent (the raw subscribe
+ *   examples send Unsubscribe without one and used to wait forever).
+ * - A UUID value has the 8-4-4-4-12 shape of letters and digits, as the real
+ *   server accepts (the KV-wrapped functions example stores one with a `g`);
+ *   strict RFC 4122 checking is the schema option `format: "rfc4122"`.
+ * - A search body with a vector and no query is a nearest-neighbour search.
+ * Over real HTTP and a real WebSocket.
+ */
+import { expect } from 'chai';
+import WebSocket from 'ws';
+import { decode as mpDecode } from '@msgpack/msgpack';
+import { TestServer } from '../helpers/test-server.js';
+
+/** A raw WebSocket that keeps every frame it receives, as the official raw examples do. */
+class RawSocket {
+  readonly frames: any[] = [];
+  private waiters: Array<() => void> = [];
+  private constructor(private readonly ws: WebSocket) {
+    ws.on('message', (data: Buffer, isBinary: boolean) => {
+      this.frames.push(isBinary ? mpDecode(data) : JSON.parse(data.toString()));
+      for (const w of this.waiters.splice(0)) w();
+    });
+  }
+
+  static async open(t: TestServer): Promise<RawSocket> {
+    const ws = new WebSocket(`${t.url.replace('http', 'ws')}/api/ws`, { headers: { authorization: `Bearer ${await t.adminToken()}` } });
+    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    return new RawSocket(ws);
+  }
+
+  send(frame: unknown): void { this.ws.send(JSON.stringify(frame)); }
+
+  /** Resolves once `check` holds, or after `ms` (the caller's assertion then reports what arrived). */
+  async until(check: () => boolean, ms = 5000): Promise<void> {
+    const end = Date.now() + ms;
+    while (!check() && Date.now() < end) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, end - Date.now());
+        this.waiters.push(() => { clearTimeout(timer); resolve(); });
+      });
+    }
+  }
+
+  /**
+   * Sends `frame` and returns every frame it was answered with: waits for
+   * `expected` replies, then makes a round trip with a marked request so any
+   * extra reply sent alongside arrives before it.
+   */
+  async exchange(frame: unknown, expected: number): Promise<any[]> {
+    const start = this.frames.length;
+    this.send(frame);
+    await this.until(() => this.frames.length - start >= expected);
+    const marker = `marker-${start}`;
+    this.send({ type: 'GetCollections', messageId: marker, payload: {} });
+    await this.until(() => this.frames.some((f) => f.messageId === marker));
+    expect(this.frames.some((f) => f.messageId === marker), 'the marker request was answered').to.equal(true);
+    return this.frames.slice(start).filter((f) => f.messageId !== marker);
+  }
+
+  close(): void { this.ws.close(); }
+}
+
+type Variant = 'with' | 'without';
+
+interface Row {
+  type: string;
+  payload: (v: Variant) => Record<string, unknown>;
+  /** The one reply expected (its type, and code for an Error); null for none. */
+  reply: (v: Variant) => { type: string; code?: number } | null;
+}
+
+const success = () => ({ type: 'Success' });
+const unsupported = () => ({ type: 'Error', code: 501 });
+
+/** Every client -> server type of protocol.md §3.4, plus an unknown one. */
+const ROWS: Row[] = [
+  { type: 'Hello', payload: () => ({ formats: ['msgpack', 'json'] }), reply: () => ({ type: 'Welcome' }) },
+  { type: 'FindAll', payload: () => ({ collection: 'wire' }), reply: success },
+  { type: 'Query', payload: () => ({ collection: 'wire', filter: { type: 'Condition', content: { field: 'n', operator: 'Eq', value: 1 } } }), reply: success },
+  { type: 'FindById', payload: () => ({ collection: 'wire', id: 'u1' }), reply: success },
+  { type: 'Insert', payload: () => ({ collection: 'wire', record: { n: 2 } }), reply: success },
+  { type: 'Update', payload: () => ({ collection: 'wire', id: 'u1', record: { n: 1 } }), reply: success },
+  { type: 'Delete', payload: (v) => ({ collection: 'wire', id: `d-${v}` }), reply: success },
+  { type: 'BatchInsert', payload: () => ({ collection: 'wire', records: [{ n: 3 }] }), reply: success },
+  { type: 'BatchUpdate', payload: () => ({ collection: 'wire', updates: [['u1', { n: 1 }]] }), reply: success },
+  { type: 'BatchDelete', payload: (v) => ({ collection: 'wire', ids: [`bd-${v}`] }), reply: success },
+  { type: 'TextSearch', payload: () => ({ collection: 'wire', query: 'hello' }), reply: success },
+  { type: 'DistinctValues', payload: () => ({ collection: 'wire', field: 'n' }), reply: success },
+  { type: 'UpdateWithAction', payload: () => ({ collection: 'wire', id: 'u1', action: 'increment', field: 'n', value: 0 }), reply: success },
+  { type: 'CreateCollection', payload: (v) => ({ name: `made-${v}`, schema: {} }), reply: success },
+  { type: 'GetCollections', payload: () => ({}), reply: success },
+  { type: 'DeleteCollection', payload: (v) => ({ name: `drop-${v}` }), reply: success },
+  { type: 'Subscribe', payload: () => ({ collection: 'watched' }), reply: success },
+  { type: 'Unsubscribe', payload: () => ({ collection: 'watched' }), reply: success },
+  { type: 'ChatSend', payload: () => ({ chat_id: 'c1', message: 'hi' }), reply: () => ({ type: 'ChatStreamError' }) },
+  { type: 'RegisterClientTools', payload: () => ({ chat_id: 'c1', tools: [] }), reply: unsupported },
+  { type: 'ClientToolResult', payload: () => ({ chat_id: 'c1', call_id: 'k', success: true }), reply: unsupported },
+  // protocol.md §3.2: an ack to a CancelChat without a messageId could be misrouted to another pending request.
+  { type: 'CancelChat', payload: () => ({ chat_id: 'c1' }), reply: (v) => (v === 'with' ? success() : null) },
+  { type: 'RawComplete', payload: () => ({ system_prompt: 's', message: 'm' }), reply: unsupported },
+  { type: 'NoSuchType', payload: () => ({}), reply: () => ({ type: 'Error', code: 400 }) },
+];
+
+describe('issue 9: wire compatibility with the official examples', function () {
+  this.timeout(60_000);
+  let t: TestServer;
+  beforeEach(async () => { t = await TestServer.start(); });
+  afterEach(async () => { await t.stop(); });
+
+  describe('WebSocket replies with and without messageId', () => {
+    beforeEach(async () => {
+      for (const id of ['u1', 'd-with', 'd-without', 'bd-with', 'bd-without']) {
+        expect((await t.request('POST', '/api/insert/wire', { id, n: 1, text: 'hello world' })).status).to.equal(201);
+      }
+      for (const c of ['drop-with', 'drop-without']) expect((await t.request('POST', `/api/collections/${c}`, {})).status).to.equal(201);
+    });
+
+    for (const row of ROWS) {
+      it(`answers ${row.type} exactly as protocol.md says, echoing messageId only when one was sent`, async () => {
+        for (const v of ['with', 'without'] as const) {
+          const ws = await RawSocket.open(t);
+          const messageId = `${row.type}-1`;
+          const expected = row.reply(v);
+          const frame = { type: row.type, payload: row.payload(v), ...(v === 'with' ? { messageId } : {}) };
+          const replies = await ws.exchange(frame, expected ? 1 : 0);
+          ws.close();
+          const what = `${row.type} ${v} messageId: ${JSON.stringify(replies)}`;
+          expect(replies, what).to.have.length(expected ? 1 : 0);
+          if (!expected) continue;
+          const [reply] = replies;
+          expect(reply.type, what).to.equal(expected.type);
+          if (expected.code !== undefined) expect(reply.code, what).to.equal(expected.code);
+          if (reply.type === 'Success') expect(reply.payload, what).to.have.property('data');
+          if (row.type === 'Hello' || v === 'without') expect(reply, what).to.not.have.property('messageId');
+          else expect(reply.messageId, what).to.equal(messageId);
+        }
+      });
+    }
+
+    it('runs the raw subscribe example: Subscribe, a notification, and Unsubscribe, none carrying a messageId', async () => {
+      const ws = await RawSocket.open(t);
+      const [sub] = await ws.exchange({ type: 'Subscribe', payload: { collection: 'feed' } }, 1);
+      expect(sub.type).to.equal('Success');
+      expect(sub.payload.data.subscription_id).to.match(/^sub_[0-9a-f]{32}$/);
+      expect((await t.request('POST', '/api/insert/feed', { id: 'a' })).status).to.equal(201);
+      await ws.until(() => ws.frames.some((f) => f.type === 'MutationNotification'));
+      const [un] = await ws.exchange({ type: 'Unsubscribe', payload: { collection: 'feed' } }, 1);
+      expect(un).to.deep.equal({ type: 'Success', payload: { data: { collection: 'feed', found: true, unsubscribed: true } } });
+      expect((await t.request('POST', '/api/insert/feed', { id: 'b' })).status).to.equal(201);
+      await ws.exchange({ type: 'GetCollections', payload: {} }, 1);
+      expect(ws.frames.filter((f) => f.type === 'MutationNotification')).to.have.length(1);
+      ws.close();
+    });
+
+    it('treats a null messageId as absent', async () => {
+      const ws = await RawSocket.open(t);
+      const [reply] = await ws.exchange({ type: 'GetCollections', messageId: null, payload: {} }, 1);
+      expect(reply.type).to.equal('Success');
+      expect(reply).to.not.have.property('messageId');
+      expect(await ws.exchange({ type: 'CancelChat', messageId: null, payload: { chat_id: 'c1' } }, 0)).to.deep.equal([]);
+      ws.close();
+    });
+
+    it('ends a ChatSend stream with a ChatStreamError naming the chat, so the client does not wait', async () => {
+      const ws = await RawSocket.open(t);
+      const [reply] = await ws.exchange({ type: 'ChatSend', payload: { chat_id: 'chat-7', message: 'hello' } }, 1);
+      expect(reply.type).to.equal('ChatStreamError');
+      expect(reply.payload.chat_id).to.equal('chat-7');
+      expect(reply.payload.error).to.match(/not supported by this server yet/);
+      ws.close();
+    });
+  });
+});
