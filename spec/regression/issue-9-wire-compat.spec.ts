@@ -9,6 +9,7 @@
  * - A search body with a vector and no query is a nearest-neighbour search.
  * Over real HTTP and a real WebSocket.
  */
+import { rmSync } from 'node:fs';
 import { expect } from 'chai';
 import WebSocket from 'ws';
 import { decode as mpDecode } from '@msgpack/msgpack';
@@ -171,6 +172,86 @@ describe('issue 9: wire compatibility with the official examples', function () {
       expect(reply.payload.chat_id).to.equal('chat-7');
       expect(reply.payload.error).to.match(/not supported by this server yet/);
       ws.close();
+    });
+  });
+
+  describe('UUID values', () => {
+    /** Stored by the official KV-wrapped functions example; `g` is not a hex digit. */
+    const EXAMPLE = 'b1ffcd00-0d1c-5fg9-8a1a-000000000000';
+    const STRICT = '123e4567-e89b-12d3-a456-426614174000';
+
+    it('stores a UUID wrapper of 8-4-4-4-12 letters and digits as a UUID, in a record and in the KV store', async () => {
+      const ins = await t.request('POST', '/api/insert/things', { ref: { type: 'UUID', value: EXAMPLE } });
+      expect(ins.status, ins.text).to.equal(201);
+      expect((await t.request('GET', `/api/find/things/${ins.body.id}`)).body.ref).to.deep.equal({ type: 'UUID', value: EXAMPLE });
+      expect((await t.request('POST', '/api/kv/set/session', { value: { type: 'UUID', value: EXAMPLE } })).status).to.be.within(200, 201);
+      expect((await t.request('GET', '/api/kv/get/session')).body.value).to.deep.equal({ type: 'UUID', value: EXAMPLE });
+    });
+
+    it('refuses a UUID wrapper without the 8-4-4-4-12 shape with a 400 naming the field', async () => {
+      const bad = await t.request('POST', '/api/insert/things', { ref: { type: 'UUID', value: 'b1ffcd00-0d1c-5fg9' } });
+      expect(bad.status).to.equal(400);
+      expect(bad.body.error).to.match(/Invalid UUID value for field 'ref': expected 8-4-4-4-12 letters or digits/);
+    });
+
+    it('accepts the same value, bare or wrapped, in a schema UUID field and reads it back as a UUID', async () => {
+      expect((await t.request('POST', '/api/collections/loose', { fields: { ref: { field_type: 'UUID', required: true } } })).status).to.equal(201);
+      for (const ref of [EXAMPLE, { type: 'UUID', value: EXAMPLE }]) {
+        const ins = await t.request('POST', '/api/insert/loose', { ref });
+        expect(ins.status, ins.text).to.equal(201);
+        expect((await t.request('GET', `/api/find/loose/${ins.body.id}`)).body.ref).to.deep.equal({ type: 'UUID', value: EXAMPLE });
+      }
+    });
+
+    it('checks strict RFC 4122 in a field saved with format "rfc4122", and shows the option in GET /api/schemas', async () => {
+      const made = await t.request('POST', '/api/collections/strict', { fields: { ref: { field_type: 'UUID', format: 'rfc4122' } } });
+      expect(made.status, made.text).to.equal(201);
+      expect((await t.request('GET', '/api/schemas/strict')).body.fields.ref).to.include({ field_type: 'UUID', format: 'rfc4122' });
+      const bad = await t.request('POST', '/api/insert/strict', { ref: { type: 'UUID', value: EXAMPLE } });
+      expect(bad.status).to.equal(400);
+      expect(bad.body.details).to.deep.equal([{
+        field: 'ref', constraint: 'format', expected: 'rfc4122', actual: EXAMPLE,
+        message: `Field 'ref' must be an RFC 4122 UUID: hex digits, version 1-8, variant 8, 9, a or b (got ${EXAMPLE})`,
+      }]);
+      expect((await t.request('POST', '/api/insert/strict', { ref: STRICT })).status).to.equal(201);
+    });
+
+    it('adds and clears the format with a partial schema update; other fields show no format', async () => {
+      expect((await t.request('POST', '/api/collections/evolving', { fields: { ref: { field_type: 'UUID' }, name: { field_type: 'String' } } })).status).to.equal(201);
+      expect((await t.request('GET', '/api/schemas/evolving')).body.fields.ref).to.not.have.property('format');
+      expect((await t.request('PUT', '/api/schemas/evolving', { constraints: { ref: { format: 'rfc4122' } } })).status).to.equal(200);
+      const after = (await t.request('GET', '/api/schemas/evolving')).body.fields;
+      expect(after.ref.format).to.equal('rfc4122');
+      expect(after.name).to.not.have.property('format');
+      expect((await t.request('POST', '/api/insert/evolving', { ref: EXAMPLE })).status).to.equal(400);
+      expect((await t.request('PUT', '/api/schemas/evolving', { constraints: { ref: { format: null } } })).status).to.equal(200);
+      expect((await t.request('GET', '/api/schemas/evolving')).body.fields.ref).to.not.have.property('format');
+      expect((await t.request('POST', '/api/insert/evolving', { ref: EXAMPLE })).status).to.equal(201);
+    });
+
+    it('keeps the format across a restart', async () => {
+      expect((await t.request('POST', '/api/collections/kept', { fields: { ref: { field_type: 'UUID', format: 'rfc4122' } } })).status).to.equal(201);
+      const dataDir = t.dataDir;
+      await t.stop({ keepData: true });
+      t = await TestServer.start({ dataDir });
+      try {
+        expect((await t.request('GET', '/api/schemas/kept')).body.fields.ref.format).to.equal('rfc4122');
+        expect((await t.request('POST', '/api/insert/kept', { ref: EXAMPLE })).status).to.equal(400);
+      } finally {
+        await t.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+        t = await TestServer.start();
+      }
+    });
+
+    it('refuses an unknown format, or a format on a field that is not a UUID, at save time', async () => {
+      const unknown = await t.request('POST', '/api/collections/c1', { fields: { ref: { field_type: 'UUID', format: 'uuid4' } } });
+      expect(unknown.status).to.equal(400);
+      expect(unknown.body.error).to.match(/Field 'ref': format must be "rfc4122"/);
+      const onString = await t.request('POST', '/api/collections/c2', { fields: { ref: { field_type: 'String', format: 'rfc4122' } } });
+      expect(onString.status).to.equal(400);
+      expect(onString.body.error).to.match(/option 'format' is not allowed for field_type String/);
+      expect((await t.request('GET', '/api/collections/c1')).status).to.equal(404);
     });
   });
 });
