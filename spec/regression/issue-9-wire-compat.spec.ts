@@ -254,4 +254,44 @@ describe('issue 9: wire compatibility with the official examples', function () {
       expect((await t.request('GET', '/api/collections/c1')).status).to.equal(404);
     });
   });
+
+  describe('search with a vector and no query', () => {
+    beforeEach(async () => {
+      const docs = [
+        { id: 'north', title: 'north facing', embedding: { type: 'Vector', value: [1, 0, 0] } },
+        { id: 'east', title: 'east facing', embedding: { type: 'Vector', value: [0, 1, 0] } },
+        { id: 'up', title: 'pointing up', embedding: [0, 0, 1] },
+      ];
+      expect((await t.request('POST', '/api/batch/insert/places', { inserts: docs.map((data) => ({ data })) })).status).to.be.within(200, 201);
+    });
+
+    it('is a nearest-neighbour search, as with query ""', async () => {
+      const r = await t.request('POST', '/api/search/places', { vector: [0.9, 0.1, 0], vector_k: 2 });
+      expect(r.status, r.text).to.equal(200);
+      expect(r.body.results.map((x: any) => x.record.id)).to.deep.equal(['north', 'east']);
+      expect(r.body.results[0].matched_fields).to.deep.equal([]);
+      expect(r.body.execution_time_ms).to.be.a('number');
+      const same = await t.request('POST', '/api/search/places', { query: '', vector: [0.9, 0.1, 0], vector_k: 2 });
+      expect(same.body.results).to.deep.equal(r.body.results);
+    });
+
+    it('also answers over the WebSocket TextSearch with the vector in options', async () => {
+      const ws = await RawSocket.open(t);
+      const [reply] = await ws.exchange({ type: 'TextSearch', messageId: 'v', payload: { collection: 'places', options: { vector: [0, 0, 1], vector_k: 1 } } }, 1);
+      ws.close();
+      expect(reply.type, JSON.stringify(reply)).to.equal('Success');
+      expect(reply.payload.data.map((x: any) => x.record.id)).to.deep.equal(['up']);
+    });
+
+    it('is still a 400 that says what to send when there is neither a query nor a vector', async () => {
+      for (const body of [{}, { query: '' }, { vector_k: 3 }]) {
+        const r = await t.request('POST', '/api/search/places', body);
+        expect(r.status, JSON.stringify(body)).to.equal(400);
+        expect(r.body.error).to.equal("Give a 'query' (text search), a 'vector' (nearest-neighbour search), or both (hybrid search)");
+      }
+      const wrong = await t.request('POST', '/api/search/places', { query: 7, vector: [1, 0, 0] });
+      expect(wrong.status).to.equal(400);
+      expect(wrong.body.error).to.equal("'query' must be a string");
+    });
+  });
 });
