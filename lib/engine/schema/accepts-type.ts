@@ -9,9 +9,8 @@
  * A bigint (an Integer beyond 2^53) fits Integer and Decimal, and Float or
  * Number only when a float holds it exactly.
  */
-import { bigintAsFloat, isPlainObject, isRfc3339, Tagged, type TaggedType, type TypeName, type Value } from '../values/index.js';
+import { bigintAsFloat, isPlainObject, isRfc3339, isUuidShape, Tagged, type TaggedType, type TypeName, type Value } from '../values/index.js';
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
@@ -32,7 +31,7 @@ export function acceptsType(type: TypeName, v: Value): boolean {
     case 'Object': return isPlainObject(v);
     case 'DateTime': return isTagged(v, 'DateTime') || (typeof v === 'string' && isRfc3339(v));
     case 'Decimal': return isTagged(v, 'Decimal') || numberOf(v) !== undefined || typeof v === 'bigint' || (typeof v === 'string' && DECIMAL.test(v));
-    case 'UUID': return isTagged(v, 'UUID') || (typeof v === 'string' && UUID.test(v));
+    case 'UUID': return isTagged(v, 'UUID') || (typeof v === 'string' && isUuidShape(v));
     case 'Vector': return isTagged(v, 'Vector') || (Array.isArray(v) && v.every(isFiniteNumber));
     case 'Set': return isTagged(v, 'Set') || Array.isArray(v);
     case 'Binary':

@@ -2,7 +2,7 @@
  * Checks one present, non-null value against its field definition.
  *
  * Reports one ValidationDetail per violated constraint (type, min, max,
- * regex, enums). A type violation is reported alone: the other constraints
+ * regex, enums, format). A type violation is reported alone: the other constraints
  * are meaningless for a value of the wrong type. Bounds and enums compare the
  * value after conversion to the declared type, so "12.5" in a Decimal field
  * and a bare array in a Set field (deduplicated) are measured as stored.
@@ -10,7 +10,7 @@
  */
 import type { ValidationDetail } from '../../errors.js';
 import { compilePattern } from '../pattern/index.js';
-import { bareValue, compareValues, equalValues, Tagged, toJson, typeOf, type Value } from '../values/index.js';
+import { bareValue, compareValues, equalValues, isRfc4122Uuid, Tagged, toJson, typeOf, type Value } from '../values/index.js';
 import { acceptsType } from './accepts-type.js';
 import { coerceValue } from './coerce-to-schema.js';
 import type { FieldDef } from './field-def.js';
@@ -35,6 +35,8 @@ export function checkValue(def: FieldDef, field: string, value: Value): Validati
   }
   const regexDetail = def.regex !== undefined && typeof v === 'string' ? checkRegex(def.regex, field, v) : undefined;
   if (regexDetail) out.push(regexDetail);
+  const formatDetail = def.format === 'rfc4122' ? checkRfc4122(field, v) : undefined;
+  if (formatDetail) out.push(formatDetail);
   if (def.enums !== undefined && !def.enums.some((e) => equalValues(e, v))) {
     out.push({
       field, constraint: 'enums', expected: def.enums.map(bareValue), actual: bareValue(v),
@@ -62,6 +64,16 @@ function checkBound(def: FieldDef, field: string, v: Value, which: 'min' | 'max'
   return {
     field, constraint: which, expected: bareValue(bound), actual: bareValue(v),
     message: `Field '${field}' must be ${which === 'min' ? '>=' : '<='} ${showValue(bound)} (got ${showValue(v)})`,
+  };
+}
+
+/** `format: "rfc4122"` on a UUID field: the value must be strict RFC 4122, not just the 8-4-4-4-12 shape. */
+function checkRfc4122(field: string, v: Value): ValidationDetail | undefined {
+  const text = v instanceof Tagged ? v.value : v;
+  if (typeof text === 'string' && isRfc4122Uuid(text)) return undefined;
+  return {
+    field, constraint: 'format', expected: 'rfc4122', actual: bareValue(v),
+    message: `Field '${field}' must be an RFC 4122 UUID: hex digits, version 1-8, variant 8, 9, a or b (got ${showValue(v)})`,
   };
 }
 

@@ -2,13 +2,15 @@
  * FieldDef -> the wire shapes it travels in.
  *
  * `fieldDefToWire` is the `GET /api/schemas/{c}` form (protocol.md 2.2):
- * every member present, bare values, null/[] for unset options, `index` only
- * when set. `fieldDefToRaw` is an input form that `parseFieldDef` reads back
- * to an identical definition; values travel as `{type, value}` wrappers so
- * no type inference can change them on the way.
+ * every member present, bare values, null/[] for unset options, `format` and
+ * `index` only when set (schemas without them keep the shape clients know).
+ * `fieldDefToRaw` is an input form that `parseFieldDef` reads back to an
+ * identical definition; values travel as `{type, value}` wrappers so no type
+ * inference can change them on the way.
  */
 import { bareValue, typeOf, type TypeName, type Value } from '../values/index.js';
 import type { FieldDef } from './field-def.js';
+import type { FieldFormat } from './field-options.js';
 import type { IndexConfig } from './index-config.js';
 
 export interface FieldDefWire {
@@ -20,6 +22,7 @@ export interface FieldDefWire {
   max: unknown;
   min: unknown;
   regex: string | null;
+  format?: FieldFormat;
   index?: IndexConfig;
 }
 
@@ -35,6 +38,7 @@ export function fieldDefToWire(def: FieldDef): FieldDefWire {
     min: def.min === undefined ? null : bareValue(def.min),
     regex: def.regex ?? null,
   };
+  if (def.format !== undefined) out.format = def.format;
   if (def.index !== undefined) out.index = { ...def.index };
   return out;
 }
@@ -47,6 +51,7 @@ export function fieldDefToRaw(def: FieldDef): Record<string, unknown> {
   if (def.max !== undefined) out.max = wrap(def.max);
   if (def.regex !== undefined) out.regex = def.regex;
   if (def.enums !== undefined) out.enums = def.enums.map(wrap);
+  if (def.format !== undefined) out.format = def.format;
   if (def.index !== undefined) out.index = { ...def.index };
   return out;
 }

@@ -12,7 +12,7 @@ import { InvalidInput, MESSAGES } from '../../errors.js';
 import { compareValues, isPlainObject, isTypeName, TYPE_NAMES, type TypeName, type Value } from '../values/index.js';
 import { checkValue, showValue } from './check-value.js';
 import { coerceValue } from './coerce-to-schema.js';
-import { allowsOption, OPTIONS_BY_TYPE, parseBound, parseEnums, parseRegex, type FieldOption } from './field-options.js';
+import { allowsOption, OPTIONS_BY_TYPE, parseBound, parseEnums, parseFormat, parseRegex, type FieldFormat, type FieldOption } from './field-options.js';
 import { fieldValueFromWire } from './field-value-from-wire.js';
 import { parseIndexConfig, type IndexConfig } from './index-config.js';
 
@@ -27,15 +27,17 @@ export interface FieldDef {
   readonly max?: Value;
   readonly regex?: string;
   readonly enums?: readonly Value[];
+  /** UUID only: values must also be strict RFC 4122, not just the 8-4-4-4-12 shape. */
+  readonly format?: FieldFormat;
   readonly index?: IndexConfig;
 }
 
 /** Every key a field definition may carry; `description` is accepted and dropped. */
 export const FIELD_DEF_KEYS: ReadonlySet<string> = new Set([
-  'field_type', 'required', 'unique', 'default', 'min', 'max', 'regex', 'enums', 'index', 'description',
+  'field_type', 'required', 'unique', 'default', 'min', 'max', 'regex', 'enums', 'format', 'index', 'description',
 ]);
 
-const OPTIONS: readonly FieldOption[] = ['min', 'max', 'regex', 'enums'];
+const OPTIONS: readonly FieldOption[] = ['min', 'max', 'regex', 'enums', 'format'];
 
 function fail(field: string, why: string): InvalidInput {
   return new InvalidInput(`Field '${field}': ${why}`);
@@ -83,6 +85,7 @@ export function parseFieldDef(raw: unknown, field: string): FieldDef {
     const enums = parseEnums(type, raw.enums, field);
     if (enums !== undefined) def.enums = enums;
   }
+  if (given('format')) def.format = parseFormat(raw.format, field);
   if (given('index')) def.index = parseIndexFor(type, raw.index, field);
   if (given('default')) def.default = parseDefault(def, raw.default, field);
   return Object.freeze(def);

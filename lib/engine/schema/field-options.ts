@@ -6,6 +6,8 @@
  * min/max are lengths for String, Array, Vector and Set; numbers for Integer,
  * Float and Number; numbers or decimal strings for Decimal; RFC 3339 instants
  * for DateTime. regex is String only; enums String, Integer, Float, Number.
+ * format is UUID only: "rfc4122" narrows the 8-4-4-4-12 shape every UUID
+ * value has to strict RFC 4122 (see values/uuid.ts).
  * Values may also arrive as `{type, value}` wrappers (that is how updates
  * round-trip stored options).
  */
@@ -16,7 +18,10 @@ import { acceptsType, numberOf } from './accepts-type.js';
 import { coerceValue } from './coerce-to-schema.js';
 import { fieldValueFromWire } from './field-value-from-wire.js';
 
-export type FieldOption = 'min' | 'max' | 'regex' | 'enums';
+export type FieldOption = 'min' | 'max' | 'regex' | 'enums' | 'format';
+
+/** The formats a field may demand; today only strict RFC 4122 for UUID. */
+export type FieldFormat = 'rfc4122';
 
 const RANGE: readonly FieldOption[] = ['min', 'max'];
 const NUMERIC: readonly FieldOption[] = ['min', 'max', 'enums'];
@@ -31,7 +36,7 @@ export const OPTIONS_BY_TYPE: Readonly<Record<TypeName, readonly FieldOption[]>>
   Object: [],
   DateTime: RANGE,
   Decimal: RANGE,
-  UUID: [],
+  UUID: ['format'],
   Vector: RANGE,
   Set: RANGE,
   Binary: [],
@@ -105,4 +110,15 @@ export function parseEnums(type: TypeName, raw: unknown, field: string): readonl
     return coerceValue(type, v);
   });
   return Object.freeze(values);
+}
+
+/**
+ * Parses a format option. Throws InvalidInput `Field '<field>': format must
+ * be "rfc4122" ...` for anything else (the option is strict, like the rest
+ * of a field definition: a misspelt format must not silently check nothing).
+ */
+export function parseFormat(raw: unknown, field: string): FieldFormat {
+  if (raw === 'rfc4122') return raw;
+  throw fail(field, 'format must be "rfc4122" (strict RFC 4122: hex digits, version 1-8, variant 8/9/a/b); '
+    + 'omit it to accept any 8-4-4-4-12 letters and digits');
 }

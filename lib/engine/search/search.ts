@@ -63,10 +63,17 @@ function parseWeights(raw: unknown): Record<string, number> | undefined {
   return out;
 }
 
+/**
+ * Parses a search body. A `query` alone is a text search, a `vector` alone a
+ * nearest-neighbour search (`query` absent, null or ""), both a hybrid one.
+ * Throws InvalidInput for a body with neither, an unknown member, or a
+ * member of the wrong type or out of range.
+ */
 export function parseSearch(body: unknown): SearchRequest {
   if (!isPlainObject(body)) throw new InvalidInput('Search body must be a JSON object');
   for (const k of Object.keys(body)) if (!KEYS.has(k)) throw new InvalidInput(`Unknown member '${k}' in search body`);
-  if (typeof body.query !== 'string') throw new InvalidInput("'query' is required: a string (\"\" for pure vector search)");
+  if (present(body.query) && typeof body.query !== 'string') throw new InvalidInput("'query' must be a string");
+  const query = (body.query as string | undefined) ?? '';
   let vector: number[] | undefined;
   if (present(body.vector)) {
     if (!Array.isArray(body.vector) || body.vector.length === 0 || !body.vector.every((x) => typeof x === 'number' && Number.isFinite(x))) {
@@ -74,12 +81,14 @@ export function parseSearch(body: unknown): SearchRequest {
     }
     vector = body.vector as number[];
   }
-  if (body.query === '' && !vector) throw new InvalidInput("Give a non-empty 'query', a 'vector', or both");
+  if (query === '' && !vector) {
+    throw new InvalidInput("Give a 'query' (text search), a 'vector' (nearest-neighbour search), or both (hybrid search)");
+  }
   if (present(body.vector_metric) && !isMetric(body.vector_metric)) throw new InvalidInput("'vector_metric' must be cosine, euclidean or dotproduct");
   if (present(body.vector_field) && typeof body.vector_field !== 'string') throw new InvalidInput("'vector_field' must be a string");
   if (present(body.language) && typeof body.language !== 'string') throw new InvalidInput("'language' must be a string");
   return {
-    query: body.query, vector,
+    query, vector,
     language: body.language as string | undefined, caseSensitive: bool(body, 'case_sensitive'), fuzzy: bool(body, 'fuzzy'),
     stemming: bool(body, 'enable_stemming'), boostExact: bool(body, 'boost_exact'),
     minScore: num(body, 'min_score', -1e9, 1e9), maxEditDistance: num(body, 'max_edit_distance', 0, 5, true),

@@ -16,11 +16,11 @@ import { normalizeDateTime } from './datetime.js';
 import { isPlainObject, isTypeName, Tagged, type Fields, type TypeName, type Value } from './tagged.js';
 import { dedupeValues } from './compare.js';
 import { bigintAsFloat, exactNumber, integerValue, isInt64, shownInteger } from './int64.js';
+import { isUuidShape } from './uuid.js';
 
 export const MAX_DEPTH = 64;
 const HOSTILE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 export function assertSafeKey(key: string, path: string): void {
@@ -158,7 +158,7 @@ export function typedFromWire(type: TypeName, v: unknown, path: string): Value {
     case 'Decimal':
       return decimalFromWire(v, path);
     case 'UUID':
-      if (typeof v !== 'string' || !UUID.test(v)) throw bad(type, path, 'expected a canonical UUID string');
+      if (typeof v !== 'string' || !isUuidShape(v)) throw bad(type, path, 'expected 8-4-4-4-12 letters or digits joined by hyphens, such as "123e4567-e89b-12d3-a456-426614174000"');
       return new Tagged('UUID', v);
     case 'Vector':
       return vectorFromWire(v, path);

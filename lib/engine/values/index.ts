@@ -6,3 +6,4 @@ export * from './compare.js';
 export * from './joined.js';
 export * from './json.js';
 export * from './int64.js';
+export * from './uuid.js';

@@ -1,9 +1,10 @@
 /**
  * The WebSocket transport at /api/ws (protocol.md §3): auth on the upgrade
  * (Authorization header or ?token=), optional Hello answered by a text
- * Welcome that switches the connection to MessagePack, every request type
- * of the message table answered with Success/Error echoing messageId, and
- * Subscribe/Unsubscribe feeding MutationNotification and SchemaChanged.
+ * Welcome that switches the connection to MessagePack, every request answered
+ * once with Success/Error, echoing its messageId when it carried one (the raw
+ * examples send none), and Subscribe/Unsubscribe feeding MutationNotification
+ * and SchemaChanged. Chat types get the replies of `chatReply` until chat lands.
  *
  * A bad frame gets an Error and the connection stays open. A consumer whose
  * send queue passes the cap is told with an Error and then dropped.
@@ -137,7 +138,8 @@ class Connection implements WatchedConnection {
       if (data.length > this.opts.maxMessageBytes) throw new InvalidInput(`Frame of ${data.length} bytes exceeds the limit of ${this.opts.maxMessageBytes}`);
       const msg = decodeBody(data, isBinary ? 'application/msgpack' : 'application/json') as Record<string, any>;
       if (msg === null || typeof msg !== 'object' || Array.isArray(msg) || typeof msg.type !== 'string') throw new InvalidInput('A message must be an object with a string "type"');
-      messageId = msg.messageId;
+      // A null messageId (an unset optional in some clients) is no messageId: nothing to echo.
+      messageId = msg.messageId ?? undefined;
       // Rust's RawComplete puts its members at the top level instead of under payload.
       const payload = (msg.payload ?? {}) as Record<string, any>;
       if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new InvalidInput('"payload" must be an object');
@@ -147,6 +149,12 @@ class Connection implements WatchedConnection {
     }
   }
 
+  /**
+   * Every request gets exactly one reply (Success, or Error from onFrame),
+   * echoing its messageId when it carried one, except: Hello gets the text
+   * Welcome as is, and a CancelChat without a messageId gets none (see
+   * `chatReply`).
+   */
   private async handle(type: string, payload: Record<string, any>, messageId: unknown): Promise<void> {
     let principal: Principal;
     try {
@@ -162,26 +170,22 @@ class Connection implements WatchedConnection {
       this.format = format;
       return;
     }
-    if (type === 'Subscribe') return this.subscribe(payload, messageId, principal);
-    if (type === 'Unsubscribe') {
-      const c = String(payload.collection ?? '');
-      const s = this.subs.get(c);
-      if (s) { this.notifier.remove(s); this.subs.delete(c); }
-      if (messageId !== undefined) this.send({ type: 'Success', payload: { data: { collection: c, found: !!s, unsubscribed: !!s } }, messageId });
-      return;
-    }
-    if (UNSUPPORTED.has(type)) {
-      if (type === 'CancelChat' && messageId === undefined) return;
-      this.send({ type: 'Error', code: 501, message: `${type} is not supported by this server yet`, ...(messageId !== undefined ? { messageId } : {}) });
-      return;
-    }
+    const reply = await this.reply(type, payload, messageId !== undefined, principal);
+    if (reply) this.send(messageId === undefined ? reply : { ...reply, messageId });
+  }
+
+  /** The reply to one request, without its messageId; undefined when the protocol wants none. */
+  private async reply(type: string, payload: Record<string, any>, hasMessageId: boolean, principal: Principal): Promise<Record<string, unknown> | undefined> {
+    if (type === 'Subscribe') return this.subscribe(payload, principal);
+    if (type === 'Unsubscribe') return this.unsubscribe(payload);
+    if (UNSUPPORTED.has(type)) return chatReply(type, payload, hasMessageId);
     const route = MESSAGES[type];
     if (!route) throw new InvalidInput(`Unknown message type '${type}'`);
     const result = await this.dispatcher.call(route.procedure, route.toRaw(payload), principal);
-    this.send({ type: 'Success', payload: { data: route.toData ? route.toData(result) : result ?? null }, ...(messageId !== undefined ? { messageId } : {}) });
+    return success(route.toData ? route.toData(result) : result ?? null);
   }
 
-  private subscribe(payload: Record<string, any>, messageId: unknown, principal: Principal): void {
+  private subscribe(payload: Record<string, any>, principal: Principal): Record<string, unknown> {
     const collection = validateCollectionName(payload.collection);
     checkCollectionAccess(principal, collection, 'read');
     const old = this.subs.get(collection);
@@ -194,7 +198,15 @@ class Connection implements WatchedConnection {
     };
     this.subs.set(collection, sub);
     this.notifier.add(sub);
-    this.send({ type: 'Success', payload: { data: { subscription_id: sub.id, collection } }, ...(messageId !== undefined ? { messageId } : {}) });
+    return success({ subscription_id: sub.id, collection });
+  }
+
+  /** Answered even when nothing was subscribed (`found: false`): the raw examples wait for this reply. */
+  private unsubscribe(payload: Record<string, any>): Record<string, unknown> {
+    const collection = String(payload.collection ?? '');
+    const sub = this.subs.get(collection);
+    if (sub) { this.notifier.remove(sub); this.subs.delete(collection); }
+    return success({ collection, found: !!sub, unsubscribed: !!sub });
   }
 
   /** Checked before each notification: the credentials still hold (or the connection ends) and the subscription survived them. */
@@ -218,4 +230,23 @@ class Connection implements WatchedConnection {
     if (this.format === 'msgpack') this.ws.send(frames.msgpack ??= packr.pack(msg), { binary: true });
     else this.ws.send(frames.json ??= toJson(msg));
   }
+}
+
+function success(data: unknown): Record<string, unknown> {
+  return { type: 'Success', payload: { data } };
+}
+
+/**
+ * The reply to a chat message type while chat is not served (protocol.md
+ * §3.2, §3.4). ChatSend's client waits on a stream keyed by chat_id, so a
+ * ChatStreamError ends it. CancelChat is a no-op, since nothing is ever in
+ * flight: Success when it carries a messageId, and no reply without one,
+ * which the client could take as the answer to another pending request.
+ * The others are an Error 501.
+ */
+function chatReply(type: string, payload: Record<string, any>, hasMessageId: boolean): Record<string, unknown> | undefined {
+  const message = `${type} is not supported by this server yet`;
+  if (type === 'ChatSend') return { type: 'ChatStreamError', payload: { chat_id: typeof payload.chat_id === 'string' ? payload.chat_id : '', error: message } };
+  if (type === 'CancelChat') return hasMessageId ? success(null) : undefined;
+  return { type: 'Error', code: 501, message };
 }

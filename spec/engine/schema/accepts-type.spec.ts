@@ -17,7 +17,10 @@ const CASES: Record<TypeName, { valid: Value[]; invalid: Value[] }> = {
   Object: { valid: [{}, { a: { b: 1 } }], invalid: [[], 'x', date, bytes, new Uint8Array(1)] },
   DateTime: { valid: [date, '2024-05-01T10:00:00+02:00'], invalid: ['2024-05-01', 1714557600000, 'yesterday'] },
   Decimal: { valid: [new Tagged('Decimal', '1.25'), 3, 2.5, '29.99', '-1e3', new Tagged('Float', 2), 2n ** 63n - 1n], invalid: ['abc', '1.2.3', true, [1]] },
-  UUID: { valid: [new Tagged('UUID', UUID), UUID, UUID.toUpperCase()], invalid: ['not-a-uuid', '123e4567e89b12d3a456426614174000', 5] },
+  UUID: {
+    valid: [new Tagged('UUID', UUID), UUID, UUID.toUpperCase(), 'b1ffcd00-0d1c-5fg9-8a1a-000000000000'],
+    invalid: ['not-a-uuid', '123e4567e89b12d3a456426614174000', '123e4567-e89b-12d3-a456_426614174000', '123e4567-e89b-12d3-a456-42661417400', 5],
+  },
   Vector: { valid: [new Tagged('Vector', [0.1, 0.2]), [1, 2, 3], []], invalid: [[1, 'a'], 'v', new Tagged('Set', [1]), { 0: 1 }, [2n ** 60n]] },
   Set: { valid: [new Tagged('Set', ['a']), ['a', 'a'], []], invalid: ['a', { a: 1 }, new Tagged('Vector', [1])] },
   Binary: { valid: [bytes, new Tagged('Bytes', new Uint8Array(2)), new Uint8Array(1), 'aGVsbG8=', 'aGk', [0, 255]], invalid: ['not base64!', 'hello', [256], [1.5], 7] },

@@ -19,6 +19,7 @@ const SAMPLE_OPTION: Record<FieldOption, Partial<Record<TypeName, unknown>>> = {
   max: { String: 9, Integer: 10, Float: 9.5, Number: 100, Array: 5, DateTime: '2030-01-01T00:00:00Z', Decimal: 99.5, Vector: 4, Set: 3 },
   regex: { String: '^[a-z]+$' },
   enums: { String: ['a', 'b'], Integer: [1, 2], Float: [1.5, 2], Number: [1, 2.5] },
+  format: { String: 'rfc4122', UUID: 'rfc4122' },
 };
 
 describe('parseFieldDef', () => {
@@ -90,7 +91,7 @@ describe('parseFieldDef', () => {
   });
 
   describe('options per type', () => {
-    for (const option of ['min', 'max', 'regex', 'enums'] as const) {
+    for (const option of ['min', 'max', 'regex', 'enums', 'format'] as const) {
       for (const type of TYPE_NAMES) {
         const allowed = OPTIONS_BY_TYPE[type].includes(option);
         const sample = SAMPLE_OPTION[option][type] ?? SAMPLE_OPTION[option].String;
@@ -105,7 +106,7 @@ describe('parseFieldDef', () => {
     it('matches the options table of product.md', () => {
       expect(OPTIONS_BY_TYPE).to.deep.include({
         String: ['min', 'max', 'regex', 'enums'], Integer: ['min', 'max', 'enums'], Boolean: [], Array: ['min', 'max'],
-        DateTime: ['min', 'max'], Decimal: ['min', 'max'], UUID: [], Vector: ['min', 'max'], Set: ['min', 'max'], Duration: [],
+        DateTime: ['min', 'max'], Decimal: ['min', 'max'], UUID: ['format'], Vector: ['min', 'max'], Set: ['min', 'max'], Duration: [],
       });
     });
   });
@@ -172,6 +173,26 @@ describe('parseFieldDef', () => {
 
     it('rejects a non-string pattern', () => {
       expect(() => parseFieldDef({ field_type: 'String', regex: 5 }, 'f')).to.throw(InvalidInput, /regex must be a string/);
+    });
+  });
+
+  describe('format', () => {
+    it('keeps format "rfc4122" on a UUID field', () => {
+      expect(parseFieldDef({ field_type: 'UUID', format: 'rfc4122' }, 'ref')).to.include({ format: 'rfc4122' });
+      expect(parseFieldDef({ field_type: 'UUID', format: null }, 'ref')).to.not.have.property('format');
+    });
+
+    it('rejects any other format, naming the one it takes', () => {
+      for (const format of ['RFC4122', 'uuid', 'rfc9562', true, 4122]) {
+        expect(() => parseFieldDef({ field_type: 'UUID', format }, 'ref')).to.throw(InvalidInput, /Field 'ref': format must be "rfc4122"/);
+      }
+    });
+
+    it('checks a default against the strict format', () => {
+      expect(() => parseFieldDef({ field_type: 'UUID', format: 'rfc4122', default: 'b1ffcd00-0d1c-5fg9-8a1a-000000000000' }, 'ref'))
+        .to.throw(InvalidInput, /must be an RFC 4122 UUID/);
+      const ok = parseFieldDef({ field_type: 'UUID', format: 'rfc4122', default: '123e4567-e89b-12d3-a456-426614174000' }, 'ref');
+      expect(ok.default).to.deep.equal(new Tagged('UUID', '123e4567-e89b-12d3-a456-426614174000'));
     });
   });
 

@@ -174,6 +174,27 @@ describe('validateRecord', () => {
     });
   });
 
+  describe('UUID shape and format', () => {
+    const EXAMPLE = 'b1ffcd00-0d1c-5fg9-8a1a-000000000000';
+
+    it('accepts any 8-4-4-4-12 letters and digits in a UUID field, bare or wrapped', () => {
+      const s = schemaOf({ u: { field_type: 'UUID' } });
+      expect(validateRecord(s, fieldsFromWire({ u: EXAMPLE }), 'insert')).to.deep.equal([]);
+      expect(validateRecord(s, fieldsFromWire({ u: { type: 'UUID', value: EXAMPLE } }), 'insert')).to.deep.equal([]);
+      expect(constraintsOf(s, fieldsFromWire({ u: 'b1ffcd00-0d1c-5fg9-8a1a' }))).to.deep.equal(['u:type']);
+    });
+
+    it('reports a value that is not strict RFC 4122 when the field asks for format "rfc4122"', () => {
+      const s = schemaOf({ u: { field_type: 'UUID', format: 'rfc4122' } });
+      expect(validateRecord(s, fieldsFromWire({ u: { type: 'UUID', value: EXAMPLE } }), 'insert')).to.deep.equal([{
+        field: 'u', constraint: 'format', expected: 'rfc4122', actual: EXAMPLE,
+        message: `Field 'u' must be an RFC 4122 UUID: hex digits, version 1-8, variant 8, 9, a or b (got ${EXAMPLE})`,
+      }]);
+      expect(constraintsOf(s, fieldsFromWire({ u: '123e4567-e89b-02d3-a456-426614174000' }))).to.deep.equal(['u:format']);
+      expect(validateRecord(s, fieldsFromWire({ u: '123e4567-e89b-12d3-a456-426614174000' }), 'insert')).to.deep.equal([]);
+    });
+  });
+
   describe('enums', () => {
     it('reports a value outside the allowed set', () => {
       const s = schemaOf({ color: { field_type: 'String', enums: ['red', 'green'] } });
