@@ -4,8 +4,9 @@
  * Builds dist/ from lib/ with TypeScript, and knows when dist/ is out of date.
  *
  * The build writes dist/.build-stamp whose mtime is the moment the build
- * started; dist/ is stale when that stamp is missing, the CLI entry is missing,
- * or a .ts file or folder under lib/ (or a tsconfig) is newer than the stamp.
+ * started (or its newest input, if later). dist/ is stale when that stamp or
+ * the CLI entry is missing, or when a .ts file or folder under lib/ (or a
+ * tsconfig) is newer than the stamp.
  * That walk costs a few milliseconds, so `bin/eddydb.js` can run it on every
  * start and build only when the sources changed. Plain JavaScript on purpose:
  * it must run before anything is compiled.
@@ -51,9 +52,13 @@ export function staleReason() {
   if (!existsSync(CLI_ENTRY)) return 'dist/ has not been built';
   if (!hasSources()) return undefined;
   if (!existsSync(STAMP)) return 'dist/ has no build stamp';
-  const built = statSync(STAMP).mtimeMs;
+  return newestInput() > statSync(STAMP).mtimeMs ? 'lib/ changed since the last build' : undefined;
+}
+
+/** Newest mtime (ms) of what the build reads: lib/ and the tsconfig files. */
+function newestInput() {
   const configs = CONFIGS.map((f) => statSync(path.join(ROOT, f)).mtimeMs);
-  return Math.max(newestSource(path.join(ROOT, 'lib')), ...configs) > built ? 'lib/ changed since the last build' : undefined;
+  return Math.max(newestSource(path.join(ROOT, 'lib')), ...configs);
 }
 
 /** Path of the TypeScript compiler, or undefined when typescript is not installed. */
@@ -76,7 +81,9 @@ export async function build() {
   if (!tsc) throw new Error('TypeScript is not installed, so dist/ cannot be built: run `npm install` in ' + ROOT);
   // tsc's incremental info would otherwise skip emitting files it believes are still in dist/.
   if (!existsSync(CLI_ENTRY)) rmSync(BUILD_INFO, { force: true });
-  const started = new Date();
+  // Never older than the inputs built, so a file dated in the future (clock skew) cannot force a build on every
+  // start; rounded up a millisecond because mtimes are fractional and a Date is not.
+  const stampTime = new Date(Math.ceil(Math.max(Date.now(), newestInput())) + 1);
   const child = spawn(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
   const forward = (/** @type {NodeJS.Signals} */ signal) => { child.kill(signal); };
   process.on('SIGINT', forward);
@@ -87,7 +94,7 @@ export async function build() {
   if (typeof code === 'string') throw new Error(`the build was stopped (${code})`);
   if (code !== 0) throw new Error(`the TypeScript build failed (exit ${code}); see the errors above`);
   closeSync(openSync(STAMP, 'w'));
-  utimesSync(STAMP, started, started);
+  utimesSync(STAMP, stampTime, stampTime);
 }
 
 /**
