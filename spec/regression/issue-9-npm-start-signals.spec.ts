@@ -49,9 +49,14 @@ async function waitFor(what: string, test: () => Promise<boolean> | boolean, ms 
 
 interface Started { npm: ChildProcess; serverPid: number; output: () => string; exited: Promise<void> }
 
-/** `npm start` in the repository, as the README says, on `port` and `dataDir`; resolves once /api/health answers. */
-async function npmStart(port: number, dataDir: string): Promise<Started> {
+/**
+ * `npm start` in the repository, as the README says, on `port` and `dataDir`;
+ * resolves once /api/health answers. `ownGroup` puts npm in a process group
+ * of its own, as a terminal does, so the whole group can be signalled.
+ */
+async function npmStart(port: number, dataDir: string, ownGroup = false): Promise<Started> {
   const npm = spawn('npm', ['start'], {
+    detached: ownGroup,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', EDDYDB_DATA_DIR: dataDir, EDDYDB_ADMIN_KEY: ADMIN_KEY, EDDYDB_SNAPSHOT_CRON: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -81,10 +86,11 @@ async function call(port: number, method: string, route: string, body?: unknown)
   return r.json();
 }
 
-/** Signals npm's pid and asserts the server shut down cleanly behind it. */
-async function stopByNpmPid(s: Started, port: number, dataDir: string, signal: NodeJS.Signals): Promise<void> {
+/** Signals npm's pid (or, with `group`, its whole process group) and asserts the server shut down cleanly behind it. */
+async function stopByNpmPid(s: Started, port: number, dataDir: string, signal: NodeJS.Signals, group = false): Promise<void> {
   expect(s.serverPid, 'the server runs in its own process, not in npm').to.not.equal(s.npm.pid);
-  s.npm.kill(signal);
+  if (group) process.kill(-s.npm.pid!, signal);
+  else s.npm.kill(signal);
   await Promise.race([s.exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`npm did not exit after ${signal}:\n${s.output()}`)), 20_000))]);
   await waitFor('the server process to exit', () => !isAlive(s.serverPid), 5_000).catch(() => undefined);
   expect(isAlive(s.serverPid), `server pid ${s.serverPid} outlived npm:\n${s.output()}`).to.equal(false);
@@ -105,7 +111,10 @@ describe('issue 9: stopping `npm start` by the npm pid', function () {
   beforeEach(() => { dataDir = tempDir('eddydb-i9-npm-'); });
   afterEach(() => {
     // A failed run must not leave an orphaned server behind.
-    for (const s of started.splice(0)) if (isAlive(s.serverPid)) process.kill(s.serverPid, 'SIGKILL');
+    for (const s of started.splice(0)) {
+      if (isAlive(s.serverPid)) process.kill(s.serverPid, 'SIGKILL');
+      if (s.npm.exitCode === null && s.npm.signalCode === null) s.npm.kill('SIGKILL');
+    }
     removeDir(dataDir);
   });
 
@@ -121,5 +130,13 @@ describe('issue 9: stopping `npm start` by the npm pid', function () {
     const record = await call(port, 'GET', `/api/find/items/${id}`);
     expect(record.id).to.equal(id);
     await stopByNpmPid(second, port, dataDir, 'SIGINT');
+  });
+
+  it('Ctrl-C in a terminal (SIGINT to the whole process group, so the server gets it from the terminal and again from npm) shuts down cleanly', async () => {
+    const port = await freePort();
+    const s = await npmStart(port, dataDir, true);
+    started.push(s);
+    await call(port, 'POST', '/api/insert/items', { n: 1 });
+    await stopByNpmPid(s, port, dataDir, 'SIGINT', true);
   });
 });
