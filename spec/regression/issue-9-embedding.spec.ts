@@ -115,7 +115,7 @@ describe('issue 9: embedding the packed package', function () {
   it("runs the README's express example under plain node: the app's routes and EddyDB's side by side, and a clean stop on SIGTERM", async () => {
     writeFileSync(path.join(project, 'example.mjs'), readmeExample('### Embedding'));
     const port = await freePort();
-    const child = spawn(process.execPath, ['example.mjs'], { cwd: project, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['example.mjs'], { cwd: project, env: { ...process.env, NODE_OPTIONS: '', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
     child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
