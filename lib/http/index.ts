@@ -1,5 +1,5 @@
 /** Public surface of the HTTP layer (the composition root). */
 export { Server, VERSION, type ServerConfig } from './server.js';
 export { Dispatcher } from './dispatch.js';
-export { createExpressHandler } from './transport/express-adapter.js';
+export { createExpressHandler, type ExpressHandler, type ExpressNext, type ExpressRequest, type ExpressResponse } from './transport/express-adapter.js';
 export { createClientErrorHandler } from './transport/socket-response.js';

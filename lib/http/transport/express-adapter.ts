@@ -9,14 +9,34 @@
  * before express sees a request (malformed headers, oversized headers) are
  * answered in the same format when the app's server also gets
  * `server.on('clientError', createClientErrorHandler(dispatcher))`.
+ *
+ * The request, response and next types below are the parts of express's that
+ * the adapter uses (express's own satisfy them), so neither the build nor a
+ * TypeScript consumer of `eddydb/express` needs express or its types.
  */
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidInput } from '../../errors.js';
 import type { Dispatcher, HttpResponse } from '../dispatch.js';
 import { serveSse } from './sse.js';
 
-export function createExpressHandler(dispatcher: Dispatcher) {
-  return (req: Request, res: Response, next: NextFunction): void => {
+/** An express request: node's, with the method always set and the URL as it was before any mount path was stripped. */
+export interface ExpressRequest extends IncomingMessage { method: string; originalUrl: string }
+/** An express response: node's, plus express's chainable status and header setters. */
+export interface ExpressResponse extends ServerResponse {
+  status(code: number): this;
+  set(headers: Record<string, string>): this;
+}
+/** express's `next`: called with an error, or with nothing to pass the request on. */
+export type ExpressNext = (err?: unknown) => void;
+/** What `app.use()` takes. */
+export type ExpressHandler = (req: ExpressRequest, res: ExpressResponse, next: ExpressNext) => void;
+
+/**
+ * An express middleware answering every `/api` request (and passing every
+ * other one on with `next()`). Mount it before any body parser.
+ */
+export function createExpressHandler(dispatcher: Dispatcher): ExpressHandler {
+  return (req, res, next) => {
     if (!req.originalUrl.startsWith('/api/') && req.originalUrl !== '/api') { next(); return; }
     if (dispatcher.isSse(req.method, req.originalUrl)) {
       const s = dispatcher.streams!;
