@@ -1,0 +1,66 @@
+/**
+ * The server's logger: one per Server, built from ServerConfig. By default a
+ * pino logger (fastify's own) writing JSON lines to stdout, or readable text
+ * lines (text-format.ts); lines below the configured level cost one compare.
+ * An embedder's sink (`ServerConfig.logger`) replaces pino and receives each
+ * line at or above the level as `(level, msg, extra)`, with `extra` untouched
+ * (an Error stays an Error), which is how specs capture the log.
+ *
+ * Every part of the server logs through the `ServerLog` function: `extra` is
+ * an Error (logged as pino's `err`, its stack followed by its causes') or an
+ * object of structured fields. Secrets are kept out by the callers (redact.ts).
+ */
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { textDestination } from './text-format.js';
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+export type LogLevel = typeof LOG_LEVELS[number];
+/** A level of ServerConfig.logLevel: one of LOG_LEVELS, or 'silent' for nothing at all. */
+export type LogThreshold = LogLevel | 'silent';
+export type LogFormat = 'json' | 'text';
+
+/** Writes one log line; `extra` is an Error (the cause) or structured fields. */
+export type ServerLog = (level: LogLevel, msg: string, extra?: unknown) => void;
+
+export interface ServerLogOptions {
+  /** Lowest level written (default 'info'). */
+  readonly level?: LogThreshold;
+  /** Raises the level to 'warn' when it is lower; no effect with a sink. */
+  readonly quiet?: boolean;
+  readonly format?: LogFormat;
+  /** Receives the lines instead of stdout. */
+  readonly sink?: ServerLog;
+  /** Where pino writes (default stdout); for specs of the JSON and text output. */
+  readonly destination?: DestinationStream;
+}
+
+const RANK: Record<LogThreshold, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+
+/** True when a line at `level` passes `threshold`. */
+export function isLevelEnabled(threshold: LogThreshold, level: LogLevel): boolean {
+  return RANK[level] >= RANK[threshold];
+}
+
+/**
+ * Builds the server's logger. Throws on an unknown level or format (a
+ * configuration error, reported before anything starts).
+ */
+export function createServerLog(opts: ServerLogOptions = {}): ServerLog {
+  const level = opts.level ?? 'info';
+  if (!(level in RANK)) throw new Error(`log level must be one of ${[...LOG_LEVELS, 'silent'].join(', ')}, not '${String(level)}'`);
+  const format = opts.format ?? 'json';
+  if (format !== 'json' && format !== 'text') throw new Error(`log format must be json or text, not '${String(format)}'`);
+  const sink = opts.sink;
+  if (sink) return (lvl, msg, extra) => { if (RANK[lvl] >= RANK[level]) sink(lvl, msg, extra); };
+  const effective: LogThreshold = opts.quiet && RANK[level] < RANK.warn ? 'warn' : level;
+  const stdout = opts.destination ?? pino.destination({ dest: 1, sync: true });
+  const logger = pino({ level: effective }, format === 'text' ? textDestination(stdout) : stdout);
+  return (lvl, msg, extra) => write(logger, lvl, msg, extra);
+}
+
+function write(logger: Logger, level: LogLevel, msg: string, extra: unknown): void {
+  if (extra === undefined) logger[level](msg);
+  else if (extra instanceof Error) logger[level]({ err: extra }, msg);
+  else if (typeof extra === 'object' && extra !== null && !Array.isArray(extra)) logger[level](extra, msg);
+  else logger[level]({ detail: extra }, msg);
+}
