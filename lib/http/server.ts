@@ -67,7 +67,9 @@ export interface ServerConfig {
   logFormat?: LogFormat;
   /** Log warnings and errors only (raises `logLevel` to warn). */
   quiet?: boolean;
-  /** Receives every line at or above `logLevel` instead of stdout (`quiet` and `logFormat` then have no effect). */
+  /** Where the JSON or text lines are written (default stdout), e.g. a file stream. */
+  logStream?: { write(line: string): unknown };
+  /** Receives every line at or above `logLevel` instead of stdout (`quiet`, `logFormat` and `logStream` then have no effect). */
   logger?: ServerLog;
   /** After a storage failure: first repair attempt after this long (default 1 s), then doubling... */
   healRetryMs?: number;
@@ -119,7 +121,7 @@ export class Server {
 
   /** Opens (recovers) the database and wires the server. Throws on a bad log level or format, or what Database.open throws. */
   static async create(config: ServerConfig): Promise<Server> {
-    const log = createServerLog({ level: config.logLevel, quiet: config.quiet, format: config.logFormat, sink: config.logger });
+    const log = createServerLog({ level: config.logLevel, quiet: config.quiet, format: config.logFormat, sink: config.logger, destination: config.logStream });
     const opening = performance.now();
     const db = await Database.open({
       dataDir: config.dataDir, clock: config.clock, fs: config.fs, settings: config.settings,

@@ -30,8 +30,8 @@ export interface ServerLogOptions {
   readonly format?: LogFormat;
   /** Receives the lines instead of stdout. */
   readonly sink?: ServerLog;
-  /** Where pino writes (default stdout); for specs of the JSON and text output. */
-  readonly destination?: DestinationStream;
+  /** Where pino writes (default stdout). */
+  readonly destination?: { write(line: string): unknown };
 }
 
 const RANK: Record<LogThreshold, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
@@ -53,8 +53,8 @@ export function createServerLog(opts: ServerLogOptions = {}): ServerLog {
   const sink = opts.sink;
   if (sink) return (lvl, msg, extra) => { if (RANK[lvl] >= RANK[level]) sink(lvl, msg, extra); };
   const effective: LogThreshold = opts.quiet && RANK[level] < RANK.warn ? 'warn' : level;
-  const stdout = opts.destination ?? pino.destination({ dest: 1, sync: true });
-  const logger = pino({ level: effective }, format === 'text' ? textDestination(stdout) : stdout);
+  const out: DestinationStream = opts.destination ?? pino.destination({ dest: 1, sync: true });
+  const logger = pino({ level: effective }, format === 'text' ? textDestination(out) : out);
   return (lvl, msg, extra) => write(logger, lvl, msg, extra);
 }
 
