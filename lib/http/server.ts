@@ -104,7 +104,9 @@ export class Server {
   /** The server's logger (log/server-log.ts). */
   readonly log: ServerLog;
 
-  private constructor(readonly db: Database, readonly config: ServerConfig, services: Services, private readonly startup: Pick<StartupFacts, 'recoveryMs' | 'adminKey'>) {
+  private constructor(readonly db: Database, readonly config: ServerConfig, services: Services, private readonly startup: Pick<StartupFacts, 'recoveryMs' | 'adminKey'>,
+    /** Writes log lines still waiting for the end of the event-loop turn (before the process exits). */
+    readonly flushLog: () => void) {
     this.ripples = services.ripples;
     this.log = services.log;
     this.dispatcher = new Dispatcher(services, createRegistry(), config.bodyLimitBytes ?? 32 * 1024 * 1024, config.trustProxy ?? false,
@@ -121,7 +123,9 @@ export class Server {
 
   /** Opens (recovers) the database and wires the server. Throws on a bad log level or format, or what Database.open throws. */
   static async create(config: ServerConfig): Promise<Server> {
-    const log = createServerLog({ level: config.logLevel, quiet: config.quiet, format: config.logFormat, sink: config.logger, destination: config.logStream });
+    const { log, flush: flushLog } = createServerLog({
+      level: config.logLevel, quiet: config.quiet, format: config.logFormat, sink: config.logger, destination: config.logStream,
+    });
     const opening = performance.now();
     const db = await Database.open({
       dataDir: config.dataDir, clock: config.clock, fs: config.fs, settings: config.settings,
@@ -141,7 +145,7 @@ export class Server {
     const ripples = new RippleManager(db, config.ripplePeers ?? [], config.rippleMaxBackoffMs, log);
     const authFailures = new AuthFailureLimiter({ limit: config.authFailureLimit ?? 10, windowSecs: config.authFailureWindowSecs ?? 60 }, log);
     const services: Services = { db, tokens: new TokenService(db), log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures };
-    const server = new Server(db, config, services, { recoveryMs, adminKey });
+    const server = new Server(db, config, services, { recoveryMs, adminKey }, flushLog);
     server.schedule();
     return server;
   }
@@ -184,6 +188,7 @@ export class Server {
       this.wss.close();
       await this.app.close();
       await this.db.close({ snapshot: true });
+      this.flushLog();
     })();
     return this.closing;
   }

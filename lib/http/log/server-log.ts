@@ -2,6 +2,8 @@
  * The server's logger: one per Server, built from ServerConfig. By default a
  * pino logger (fastify's own) writing JSON lines to stdout, or readable text
  * lines (text-format.ts); lines below the configured level cost one compare.
+ * Stdout gets the lines of one event-loop turn in one write (line-batcher.ts);
+ * a warning or error is written at once, with what was pending before it.
  * An embedder's sink (`ServerConfig.logger`) replaces pino and receives each
  * line at or above the level as `(level, msg, extra)`, with `extra` untouched
  * (an Error stays an Error), which is how specs capture the log.
@@ -12,6 +14,7 @@
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { textDestination } from './text-format.js';
+import { LineBatcher } from './line-batcher.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 export type LogLevel = typeof LOG_LEVELS[number];
@@ -30,32 +33,41 @@ export interface ServerLogOptions {
   readonly format?: LogFormat;
   /** Receives the lines instead of stdout. */
   readonly sink?: ServerLog;
-  /** Where pino writes (default stdout). */
+  /** Where pino writes, one write per line (default stdout, batched per event-loop turn). */
   readonly destination?: { write(line: string): unknown };
 }
 
 const RANK: Record<LogThreshold, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
 
-/** True when a line at `level` passes `threshold`. */
-export function isLevelEnabled(threshold: LogThreshold, level: LogLevel): boolean {
-  return RANK[level] >= RANK[threshold];
+/** A logger and how to push out what it has not written yet (before the process exits). */
+export interface BuiltLog {
+  readonly log: ServerLog;
+  readonly flush: () => void;
 }
 
 /**
  * Builds the server's logger. Throws on an unknown level or format (a
  * configuration error, reported before anything starts).
  */
-export function createServerLog(opts: ServerLogOptions = {}): ServerLog {
+export function createServerLog(opts: ServerLogOptions = {}): BuiltLog {
   const level = opts.level ?? 'info';
-  if (!(level in RANK)) throw new Error(`log level must be one of ${[...LOG_LEVELS, 'silent'].join(', ')}, not '${String(level)}'`);
+  if (!Object.hasOwn(RANK, level)) throw new Error(`log level must be one of ${[...LOG_LEVELS, 'silent'].join(', ')}, not '${String(level)}'`);
   const format = opts.format ?? 'json';
   if (format !== 'json' && format !== 'text') throw new Error(`log format must be json or text, not '${String(format)}'`);
   const sink = opts.sink;
-  if (sink) return (lvl, msg, extra) => { if (RANK[lvl] >= RANK[level]) sink(lvl, msg, extra); };
+  if (sink) return { log: (lvl, msg, extra) => { if (RANK[lvl] >= RANK[level]) sink(lvl, msg, extra); }, flush: () => undefined };
   const effective: LogThreshold = opts.quiet && RANK[level] < RANK.warn ? 'warn' : level;
-  const out: DestinationStream = opts.destination ?? pino.destination({ dest: 1, sync: true });
+  const batcher = opts.destination ? undefined : new LineBatcher(pino.destination({ dest: 1, sync: true }));
+  const out: DestinationStream = opts.destination ?? batcher!;
   const logger = pino({ level: effective }, format === 'text' ? textDestination(out) : out);
-  return (lvl, msg, extra) => write(logger, lvl, msg, extra);
+  const flush = () => batcher?.flush();
+  return {
+    log: (lvl, msg, extra) => {
+      write(logger, lvl, msg, extra);
+      if (RANK[lvl] >= RANK.warn) flush();
+    },
+    flush,
+  };
 }
 
 function write(logger: Logger, level: LogLevel, msg: string, extra: unknown): void {

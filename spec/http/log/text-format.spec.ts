@@ -8,7 +8,7 @@ import { formatTextLine } from '../../../lib/http/log/text-format.js';
 
 function textLog(level: 'debug' | 'info' = 'info') {
   const out: string[] = [];
-  return { out, log: createServerLog({ level, format: 'text', destination: { write: (s: string) => out.push(s) } }) };
+  return { out, log: createServerLog({ level, format: 'text', destination: { write: (s: string) => out.push(s) } }).log };
 }
 
 describe('http/log/text-format', () => {
