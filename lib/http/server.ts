@@ -104,9 +104,15 @@ export class Server {
   /** The server's logger (log/server-log.ts). */
   readonly log: ServerLog;
 
-  private constructor(readonly db: Database, readonly config: ServerConfig, services: Services, private readonly startup: Pick<StartupFacts, 'recoveryMs' | 'adminKey'>,
-    /** Writes log lines still waiting for the end of the event-loop turn (before the process exits). */
-    readonly flushLog: () => void) {
+  private constructor(
+    readonly db: Database,
+    readonly config: ServerConfig,
+    services: Services,
+    /** What opening learned, for the startup summary. */
+    private readonly startup: Pick<StartupFacts, 'recoveryMs' | 'adminKey'>,
+    /** Writes log lines still waiting for the end of the event-loop turn (close() calls it). */
+    readonly flushLog: () => void,
+  ) {
     this.ripples = services.ripples;
     this.log = services.log;
     this.dispatcher = new Dispatcher(services, createRegistry(), config.bodyLimitBytes ?? 32 * 1024 * 1024, config.trustProxy ?? false,
