@@ -66,7 +66,7 @@ export async function accessLog(): Promise<void> {
     { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], timeout: 5 * 60_000 });
   let m: { requests: number; rounds: number; offUs: number; onUs: number };
   try { m = JSON.parse(r.stderr.trim().split('\n').pop()!); } catch { throw new Error(`access-log child failed (status ${r.status}): ${r.stderr.slice(-1000)}`); }
-  const subject: Measurement = { label: 'point read, access log on', throughput: 1e6 / m.onUs, p50_ms: undefined, p99_ms: undefined };
+  const subject: Measurement = { label: 'point read, access log on', throughput: 1e6 / m.onUs };
   const reference: Measurement = { label: 'point read, access log off', throughput: 1e6 / m.offUs };
   report({
     scenario: 'access-log', subject, reference, ratio: m.offUs / m.onUs, ratio_of: 'Dispatcher.handle calls/s, access log on vs off (in process)',
