@@ -2,7 +2,7 @@
  * `npm run bench [-- scenario ...]`: runs the benchmark scenarios (all by
  * default) and writes bench/results/<scenario>.json. Not part of npm test.
  */
-import { httpInsert, httpRead, durabilityModes } from './scenarios/http.js';
+import { httpInsert, httpRead, durabilityModes, accessLog } from './scenarios/http.js';
 import { batchInsert, filteredFind } from './scenarios/engine.js';
 import { recovery } from './scenarios/recovery.js';
 import { indexedFind, textSearch, vectorSearch } from './scenarios/search.js';
@@ -14,6 +14,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'http-insert': httpInsert,
   'http-read': httpRead,
   'durability-modes': durabilityModes,
+  'access-log': accessLog,
   'batch-insert': batchInsert,
   'filtered-find': filteredFind,
   recovery,

@@ -1,8 +1,10 @@
 /**
  * HTTP scenarios: single insert and point read with keep-alive and 32
- * connections against a bare node:http reference; and the insert
- * throughput of each durability mode, as a ratio to `none`.
+ * connections against a bare node:http reference; the insert throughput of
+ * each durability mode, as a ratio to `none`; and what the access log adds
+ * to a point read (in a child process, see bench/access-log-child.ts).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -56,5 +58,19 @@ export async function durabilityModes(): Promise<void> {
     scenario: 'durability-modes', subject: results.always!, reference: results.none!,
     ratio: results.always!.throughput! / results.none!.throughput!, ratio_of: 'always vs none inserts/s (32 clients)', target: '>= 0.60',
     extra: { batch_ops_per_s: results.batch!.throughput, batch_vs_none: results.batch!.throughput! / results.none!.throughput! },
+  });
+}
+
+export async function accessLog(): Promise<void> {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.resolve('bench/access-log-child.ts')],
+    { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], timeout: 5 * 60_000 });
+  let m: { requests: number; rounds: number; offUs: number; onUs: number };
+  try { m = JSON.parse(r.stderr.trim().split('\n').pop()!); } catch { throw new Error(`access-log child failed (status ${r.status}): ${r.stderr.slice(-1000)}`); }
+  const subject: Measurement = { label: 'point read, access log on', throughput: 1e6 / m.onUs };
+  const reference: Measurement = { label: 'point read, access log off', throughput: 1e6 / m.offUs };
+  report({
+    scenario: 'access-log', subject, reference, ratio: m.offUs / m.onUs, ratio_of: 'Dispatcher.handle calls/s, access log on vs off (in process)',
+    extra: { added_us_per_request: m.onUs - m.offUs, off_us_per_request: m.offUs, on_us_per_request: m.onUs },
+    notes: `${m.requests} authenticated point reads per round, best of ${m.rounds} alternating rounds; access lines written to stdout (discarded).`,
   });
 }

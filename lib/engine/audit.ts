@@ -8,6 +8,7 @@
 import path from 'node:path';
 import type { Clock } from './clock.js';
 import type { StorageFile, StorageFs } from './storage/fs.js';
+import { fallbackEngineLog, type EngineLog } from './engine-log.js';
 
 export interface AuditEvent {
   event: 'begin' | 'commit' | 'commit_conflict' | 'commit_failed' | 'rollback' | 'expired'
@@ -28,7 +29,7 @@ export class AuditLog {
   private failing = false;
   readonly file: string;
 
-  constructor(private readonly fs: StorageFs, dir: string, private readonly clock: Clock) {
+  constructor(private readonly fs: StorageFs, dir: string, private readonly clock: Clock, private readonly log: EngineLog = fallbackEngineLog) {
     this.file = path.join(dir, 'audit.log');
   }
 
@@ -73,7 +74,7 @@ export class AuditLog {
         this.failing = false;
       } catch (err) {
         // A full disk fails every append: say so once, and again only after one has succeeded.
-        if (!this.failing) console.error(`audit log append failed: ${(err as Error).message}; further failures are not logged until an append succeeds`);
+        if (!this.failing) this.log('audit log append failed; further failures are not logged until an append succeeds', 'error', err);
         this.failing = true;
         // A partial append may have left a torn line: reopen and check again next time.
         const f = this.file_;

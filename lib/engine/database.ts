@@ -25,7 +25,7 @@ import { IdGenerator } from './ids.js';
 import { loadOrCreateSecrets, type Secrets } from './secrets.js';
 import { DEFAULT_SETTINGS, mergeSettings, parseSettingsPatch, type Settings } from './settings.js';
 import type { DbState } from './state.js';
-import { DbError, Unavailable } from '../errors.js';
+import { DbError, ReadOnlyRefusal, Unavailable } from '../errors.js';
 import { nodeFs, type StorageFs } from './storage/fs.js';
 import { LogWriter } from './storage/log-writer.js';
 import { recover } from './storage/recovery.js';
@@ -38,6 +38,7 @@ import { HEADER_SIZE } from './storage/frame.js';
 import { DirLock } from './storage/lock.js';
 import { StorageHealth, type HealOptions } from './storage-health.js';
 import { WriteQueue, type CommitListener, type Operation } from './write-queue.js';
+import { fallbackEngineLog, type EngineLog } from './engine-log.js';
 
 export interface DatabaseOptions {
   dataDir: string;
@@ -61,10 +62,9 @@ export interface DatabaseOptions {
   serializableHistoryLimit?: number;
   /** Backoff of the background repair after a storage failure, and the summary interval. */
   heal?: HealOptions;
-  log?: (msg: string, level?: LogLevel) => void;
+  /** Where recovery, snapshot and storage messages go (default: errors to stderr, see engine-log.ts). */
+  log?: EngineLog;
 }
-
-export type LogLevel = 'info' | 'warn' | 'error';
 
 export class Database {
   readonly records: Records;
@@ -83,6 +83,7 @@ export class Database {
   readonly ids: IdGenerator;
   private snapshotting: Promise<unknown> | undefined;
   private closed = false;
+  private readonly log: EngineLog;
 
   private constructor(
     readonly state: DbState,
@@ -98,13 +99,14 @@ export class Database {
     /** What recovery used, replayed and dropped at startup (GET /api/health). */
     readonly recovery: RecoveryReport,
   ) {
+    this.log = opts.log ?? fallbackEngineLog;
     this.ids = new IdGenerator(secrets.idKey);
     this.records = new Records(this);
     this.collections = new Collections(this);
     this.trash = new Trash(this);
     this.keys = new ApiKeys(this);
     this.bulk = new Bulk(this);
-    this.audit = new AuditLog(fs, opts.dataDir, clock);
+    this.audit = new AuditLog(fs, opts.dataDir, clock, this.log);
     this.transactions = new TransactionManager(this, this.audit, opts.serializableHistoryLimit);
     this.replication = new Replication(this);
     this.kv = new KvStore(this);
@@ -131,7 +133,8 @@ export class Database {
     const dir = opts.dataDir;
     const secrets = await loadOrCreateSecrets(fs, dir);
     const clock = opts.clock ?? systemClock;
-    const recovered = await recover(fs, dir, { log: (m, level) => opts.log?.(m, level), salvage: opts.salvage, now: clock.now() });
+    const log = opts.log ?? fallbackEngineLog;
+    const recovered = await recover(fs, dir, { log: (m, level) => log(m, level), salvage: opts.salvage, now: clock.now() });
     const settings = mergeSettings({ ...DEFAULT_SETTINGS, ...opts.settings }, recovered.state.config);
     const writer = new LogWriter(fs, dir, settings.durability, opts.batchSyncMs ?? 10);
     const last = recovered.lastSegment;
@@ -140,8 +143,8 @@ export class Database {
       if (last) await fs.unlink(path.join(dir, last.name));
       await writer.openSegment(recovered.state.seq + 1);
     }
-    const health = new StorageHealth(clock, opts.heal);
-    const queue = new WriteQueue(recovered.state, writer, health);
+    const health = new StorageHealth(clock, opts.heal, log);
+    const queue = new WriteQueue(recovered.state, writer, health, log);
     const db = new Database(recovered.state, queue, writer, clock, secrets, opts, fs, lock, health, recovered.report);
     await db.replication.load(fs);
     if (recovered.report.salvaged) {
@@ -165,7 +168,7 @@ export class Database {
     const s = await this.snapshotWith(async (written) => {
       await removeOriginals(this.fs, this.opts.dataDir, report, new Set([written.name, this.logWriter.currentSegment]));
     });
-    this.opts.log?.(`salvage: wrote ${s.name} (seq ${s.seq}); the damaged files are in ${report.movedTo}/`, 'warn');
+    this.log(`salvage: wrote ${s.name} (seq ${s.seq}); the damaged files are in ${report.movedTo}/`, 'warn');
   }
 
   get dataDir(): string { return this.opts.dataDir; }
@@ -279,7 +282,17 @@ export class Database {
   private maybeSnapshot(): void {
     const threshold = this.opts.snapshotBytes ?? 64 * 1024 * 1024;
     if (this.snapshotting || this.closed || this.logWriter.bytesInSegment < threshold) return;
-    this.snapshot().catch((err) => this.opts.log?.(`snapshot failed: ${(err as Error).message}`, 'error'));
+    this.snapshot().catch((err) => this.logSnapshotFailure('snapshot (log segment full)', err));
+  }
+
+  /**
+   * Logs a snapshot that failed in the background (size threshold, schedule,
+   * shutdown) at error level with its cause. A refusal because the engine is
+   * read-only is not logged again: StorageHealth has logged that failure.
+   */
+  logSnapshotFailure(what: string, err: unknown): void {
+    if (err instanceof ReadOnlyRefusal) return;
+    this.log(`${what} failed: ${(err as Error)?.message ?? String(err)}; the log keeps growing until a snapshot succeeds`, 'error', err);
   }
 
   /** Waits for in-flight writes and snapshots, takes a final snapshot when asked, and closes the log. */
@@ -291,8 +304,8 @@ export class Database {
     await this.queue.idle();
     if (this.snapshotting) await this.snapshotting.catch(() => undefined);
     // One last repair, so a disk freed since the last retry closes with a clean log.
-    if (this.readOnly && !(await this.storage.healNow())) this.opts.log?.('closing while read-only: storage still failing', 'error');
-    if (opts.snapshot && !this.readOnly) await this.snapshot().catch((err) => this.opts.log?.(`final snapshot failed: ${(err as Error).message}`, 'error'));
+    if (this.readOnly && !(await this.storage.healNow())) this.log('closing while read-only: storage still failing', 'error');
+    if (opts.snapshot && !this.readOnly) await this.snapshot().catch((err) => this.logSnapshotFailure('final snapshot', err));
     this.closed = true;
     await this.audit.close();
     await this.logWriter.close();

@@ -1,5 +1,6 @@
 /** Public surface of the engine. Other folders import only from here. */
-export { Database, type DatabaseOptions, type LogLevel } from './database.js';
+export { Database, type DatabaseOptions } from './database.js';
+export type { EngineLog, LogLevel } from './engine-log.js';
 export { ManualClock, systemClock, type Clock } from './clock.js';
 export { ADMIN_KEY_ID, describeKey, parseKeyRequest } from './api-keys.js';
 export { isInternalCollection, validateCollectionName } from './names.js';

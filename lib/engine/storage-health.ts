@@ -16,6 +16,7 @@
 import { MESSAGES, ReadOnlyRefusal } from '../errors.js';
 import type { Clock } from './clock.js';
 import type { StorageFault } from './storage/storage-fault.js';
+import { fallbackEngineLog, type EngineLog } from './engine-log.js';
 
 export interface HealOptions {
   /** Delay before the first repair attempt (default 1 s). */
@@ -69,7 +70,7 @@ export class StorageHealth {
   private repair: () => Promise<void> = () => Promise.reject(new Error('no storage repair wired'));
   private readonly listeners: Array<(e: StorageEvent) => void> = [];
 
-  constructor(private readonly clock: Clock, opts: HealOptions = {}) {
+  constructor(private readonly clock: Clock, opts: HealOptions = {}, private readonly log: EngineLog = fallbackEngineLog) {
     this.opts = {
       firstMs: opts.firstMs ?? DEFAULT_HEAL_OPTIONS.firstMs,
       maxMs: opts.maxMs ?? DEFAULT_HEAL_OPTIONS.maxMs,
@@ -173,7 +174,7 @@ export class StorageHealth {
   private emit(e: StorageEvent): void {
     for (const l of this.listeners) {
       // A failing listener (a logger) must not break the write path that reported the fault.
-      try { l(e); } catch (err) { console.error('storage event listener failed', err); }
+      try { l(e); } catch (err) { this.log('storage event listener failed', 'error', err); }
     }
   }
 }

@@ -20,6 +20,7 @@ import { WorkingView } from './working-view.js';
 import { describeChanges, type CommitInfo } from './change-feed.js';
 import type { LogWriter } from './storage/log-writer.js';
 import type { StorageHealth } from './storage-health.js';
+import { fallbackEngineLog, type EngineLog } from './engine-log.js';
 
 export interface OpResult<R> {
   readonly effects: readonly Effect[];
@@ -45,7 +46,8 @@ export class WriteQueue {
   private readonly listeners: CommitListener[] = [];
   private idleWaiters: Array<() => void> = [];
 
-  constructor(private readonly state: DbState, private readonly log: LogWriter, private readonly health: StorageHealth) {
+  constructor(private readonly state: DbState, private readonly log: LogWriter, private readonly health: StorageHealth,
+    private readonly report: EngineLog = fallbackEngineLog) {
     log.onFailure = (fault) => health.fail(fault);
     health.repairWith(() => this.exclusive(() => log.heal()));
   }
@@ -142,7 +144,7 @@ export class WriteQueue {
         const info = describeChanges(this.state, b);
         applyBatch(this.state, b);
         for (const l of this.listeners) {
-          try { l(b, info); } catch (err) { console.error('commit listener failed', err); }
+          try { l(b, info); } catch (err) { this.report(`commit listener failed at seq ${b.seq}`, 'error', err); }
         }
       }
     }

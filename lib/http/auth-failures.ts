@@ -10,8 +10,11 @@
  * all have the same length and an entry is inserted when its window opens,
  * so the Map's insertion order is also expiry order: expired entries are
  * dropped from the front, and when every entry is live the oldest goes.
+ * An address reaching the limit is logged once per window, as a warning:
+ * someone may be guessing keys (or a client has a wrong one).
  */
 import { RateLimited } from '../errors.js';
+import type { ServerLog } from './log/server-log.js';
 
 export interface AuthFailureOptions {
   /** Failures allowed per address and window; 0 turns the limit off. */
@@ -28,7 +31,7 @@ export class AuthFailureLimiter {
   private readonly windowMs: number;
   private readonly maxAddresses: number;
 
-  constructor(private readonly opts: AuthFailureOptions) {
+  constructor(private readonly opts: AuthFailureOptions, private readonly log: ServerLog = () => undefined) {
     this.windowMs = opts.windowSecs * 1000;
     this.maxAddresses = opts.maxAddresses ?? 10_000;
   }
@@ -61,6 +64,11 @@ export class AuthFailureLimiter {
       this.windows.set(address, w);
     }
     w.failures += 1;
+    if (w.failures === this.opts.limit) {
+      this.log('warn', `client ${address} made ${w.failures} failed token requests within ${this.opts.windowSecs} s; its token requests are refused with 429 until the window closes`, {
+        client: address, failures: w.failures, windowSecs: this.opts.windowSecs,
+      });
+    }
   }
 
   /** The address's window, or undefined when it has none or it has closed (then it is forgotten). */

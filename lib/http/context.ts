@@ -23,7 +23,8 @@ export interface TokenGrant {
 export interface Services {
   readonly db: Database;
   readonly tokens: import('./auth.js').TokenService;
-  readonly log: (level: 'info' | 'warn' | 'error', msg: string, extra?: unknown) => void;
+  /** The server's logger (log/server-log.ts): `extra` is an Error (the cause) or structured fields. */
+  readonly log: import('./log/server-log.js').ServerLog;
   readonly startedAt: number;
   readonly batchGate: import('./batch-gate.js').BatchGate;
   readonly ripples: import('./ripple/ripple-manager.js').RippleManager;

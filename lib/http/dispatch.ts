@@ -3,11 +3,13 @@
  * decode, call the procedure, encode. The fastify server and the express
  * adapter are both thin shells around `Dispatcher.handle`, so they behave
  * identically. Every error answer, from here or from a transport, is built
- * and logged by `failure` (request-log.ts), so 5xx are always logged with
- * their cause and URLs never carry secrets into the log.
+ * and logged by `failure` (log/request-log.ts), so 5xx are always logged with
+ * their cause and URLs never carry secrets into the log. With the access log
+ * on, every answer also gets its access line (log/access-log.ts); with it off
+ * the hot path pays one boolean test.
  */
 import { randomUUID } from 'node:crypto';
-import { PayloadTooLarge } from '../errors.js';
+import { DbError, PayloadTooLarge } from '../errors.js';
 import { callProcedure, WithStatus, type RawInput, type Registry } from './procedure.js';
 import { Router } from './router.js';
 import { ROUTES, type RouteTarget } from './routes.js';
@@ -16,7 +18,9 @@ import { renderError, type ErrorResponse } from './error-body.js';
 import { RateLimiter } from './rate-limit.js';
 import { clientAddress } from './client-address.js';
 import { checkSingletonHeaders } from './singleton-headers.js';
-import { logFailedRequest, type RequestSummary } from './request-log.js';
+import { logFailedRequest, type RequestSummary } from './log/request-log.js';
+import { logAccess } from './log/access-log.js';
+import type { ServerLog } from './log/server-log.js';
 import type { Notifier } from './notifier.js';
 import type { CredentialWatch } from './credential-watch.js';
 import { SSE_PREFIX } from './transport/sse-prefix.js';
@@ -51,20 +55,29 @@ export class Dispatcher {
     return method === 'GET' && url.startsWith(SSE_PREFIX) && this.streams !== undefined;
   }
 
-  /** `trustProxy`: believe the last X-Forwarded-For entry as the client address (client-address.ts). */
+  /**
+   * `trustProxy`: believe the last X-Forwarded-For entry as the client address (client-address.ts).
+   * `accessLog`: log one line per answered request (log/access-log.ts), and 4xx failures at info instead of debug.
+   */
   constructor(private readonly services: Services, private readonly registry: Registry, readonly bodyLimit: number,
-    private readonly trustProxy = false) {}
+    private readonly trustProxy = false, readonly accessLog = false) {}
+
+  /** The server's logger, for transports that log events of their own (a slow consumer dropped). */
+  get log(): ServerLog { return this.services.log; }
 
   async handle(req: HttpRequest): Promise<HttpResponse> {
     const requestId = randomUUID();
     const headers: Record<string, string> = { 'X-Request-Id': requestId };
+    const startedAt = this.accessLog ? performance.now() : undefined;
+    let route: string | undefined;
     try {
       // Checked first, as fastify's body parser does, so both transports answer an oversized body alike.
       if (req.body && req.body.length > this.bodyLimit) throw new PayloadTooLarge(`Request body exceeds ${this.bodyLimit} bytes`);
       checkSingletonHeaders(req.rawHeaders);
       const qAt = req.url.indexOf('?');
       const path = qAt < 0 ? req.url : req.url.slice(0, qAt);
-      const { target, params } = this.router.match(req.method, path);
+      const { target, params, route: matched } = this.router.match(req.method, path);
+      route = matched;
       const proc = this.registry.get(target.procedure);
       let principal: Principal | undefined;
       if (proc && proc.access !== 'public') {
@@ -86,9 +99,10 @@ export class Dispatcher {
       const enc = encodeBody(result ?? {}, accept, header(req, 'accept-encoding'));
       headers['Content-Type'] = enc.contentType;
       if (enc.gzip) headers['Content-Encoding'] = 'gzip';
+      if (startedAt !== undefined) logAccess(this.services.log, { method: req.method, route, url: req.url, status, startedAt, requestId, bytesOut: enc.body.length });
       return { status, headers, body: enc.body };
     } catch (err) {
-      return this.failure(err, req, requestId, headers);
+      return this.failure(err, { method: req.method, url: req.url, headers: req.headers, route, startedAt }, requestId, headers);
     }
   }
 
@@ -124,22 +138,39 @@ export class Dispatcher {
 
   /**
    * The error answer to `req` for any transport (fastify's framework errors,
-   * SSE, the WebSocket upgrade use it too), logged as request-log.ts says.
+   * SSE, the WebSocket upgrade use it too), logged as log/request-log.ts says;
+   * with the access log on, the access line stands for a 4xx line.
    * `headers` are kept unless the error sets the same ones. Never throws.
    */
   failure(err: unknown, req: RequestSummary, requestId: string = randomUUID(), headers: Record<string, string> = {}): HttpResponse {
-    const rendered = this.report(err, req, requestId);
+    const rendered = renderError(err, requestId);
+    const body = Buffer.from(toJson(rendered.body), 'utf8');
+    if (!this.accessLog || rendered.status >= 500) logFailedRequest(this.services.log, rendered.status, err, requestId, req);
+    if (this.accessLog) {
+      logAccess(this.services.log, {
+        method: req.method, route: req.route, url: req.url, status: rendered.status, startedAt: req.startedAt, requestId,
+        bytesOut: body.length, error: err instanceof DbError ? err.code : 'INTERNAL',
+      });
+    }
     return {
       status: rendered.status,
       headers: { 'X-Request-Id': requestId, ...headers, ...rendered.headers, 'Content-Type': 'application/json; charset=utf-8' },
-      body: Buffer.from(toJson(rendered.body), 'utf8'),
+      body,
     };
   }
 
-  /** Renders and logs an error, for transports with their own framing (WebSocket frames). */
+  /**
+   * The access line of an answer a transport wrote itself (a WebSocket
+   * upgrade, the start of an SSE stream); nothing when the access log is off.
+   */
+  logAnswer(req: RequestSummary, status: number, requestId: string = randomUUID(), bytesOut = 0): void {
+    if (this.accessLog) logAccess(this.services.log, { method: req.method, route: req.route, url: req.url, status, startedAt: req.startedAt, requestId, bytesOut });
+  }
+
+  /** Renders and logs an error, for transports with their own framing (WebSocket frames, a hijacked SSE reply). */
   report(err: unknown, req: RequestSummary, requestId: string = randomUUID()): ErrorResponse {
     const rendered = renderError(err, requestId);
-    logFailedRequest(this.services.log, rendered.status, err, requestId, req);
+    logFailedRequest(this.services.log, rendered.status, err, requestId, req, this.accessLog ? 'info' : 'debug');
     return rendered;
   }
 }

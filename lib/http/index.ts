@@ -1,5 +1,6 @@
 /** Public surface of the HTTP layer (the composition root). */
 export { Server, VERSION, type ServerConfig } from './server.js';
+export { LOG_LEVELS, type LogFormat, type LogLevel, type LogThreshold, type ServerLog } from './log/server-log.js';
 export { Dispatcher } from './dispatch.js';
 export { createExpressHandler, type ExpressHandler, type ExpressNext, type ExpressRequest, type ExpressResponse } from './transport/express-adapter.js';
 export { createClientErrorHandler } from './transport/socket-response.js';

@@ -15,7 +15,12 @@ export interface RouteDef<T> {
 
 interface Compiled<T> { def: RouteDef<T>; parts: Array<{ literal: string } | { param: string }> }
 
-export interface RouteMatch<T> { target: T; params: Record<string, string> }
+export interface RouteMatch<T> {
+  target: T;
+  params: Record<string, string>;
+  /** The matched route's path pattern, e.g. `/api/find/:collection/:id` (the access log's `route`). */
+  route: string;
+}
 
 export class Router<T> {
   /** Routes by segment count, in table order: a request only tries routes of its own length. */
@@ -39,7 +44,7 @@ export class Router<T> {
       const params = matchParts(r.parts, segments);
       if (!params) continue;
       pathMatched = true;
-      if (r.def.method === method || (method === 'HEAD' && r.def.method === 'GET')) return { target: r.def.target, params };
+      if (r.def.method === method || (method === 'HEAD' && r.def.method === 'GET')) return { target: r.def.target, params, route: r.def.path };
     }
     if (pathMatched) throw new MethodNotAllowed('Method Not Allowed');
     throw new NotFound(`No route for ${method} ${rawPath}`);

@@ -2,15 +2,18 @@
  * The composition root: builds a Database from a ServerConfig, wires the
  * procedures, the dispatcher and the fastify transport, bootstraps the admin
  * key, and schedules maintenance (trash purge and snapshots with node-cron,
- * TTL sweeps on an interval). It logs storage events and warns about a data
- * directory others can read. `close()` shuts everything down cleanly.
+ * TTL sweeps on an interval). It builds the server's logger (log/server-log.ts),
+ * logs storage events, warns about a data directory others can read, and logs
+ * one startup summary once listening. `close()` shuts everything down cleanly.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import cron from 'node-cron';
 import type { FastifyInstance } from 'fastify';
 import { checkDataDirPrivacy, Database, nodeFs, type Clock, type Settings, type StorageFs } from '../engine/index.js';
-import { logStorageEvent } from './storage-log.js';
+import { logStorageEvent } from './log/storage-log.js';
+import { createServerLog, type LogFormat, type LogThreshold, type ServerLog } from './log/server-log.js';
+import { logStartupSummary, type AdminKeySource, type StartupFacts } from './log/startup-summary.js';
 import { TokenService } from './auth.js';
 import { Dispatcher } from './dispatch.js';
 import { BatchGate } from './batch-gate.js';
@@ -54,12 +57,20 @@ export interface ServerConfig {
   maxWsMessageBytes?: number;
   /** Longest wait between retries to a peer that is down. */
   rippleMaxBackoffMs?: number;
-  /** Where the generated admin key is announced (stdout by default). */
+  /** Where the generated admin key is announced (stdout by default, never through the logger). */
   announce?: (msg: string) => void;
-  /** Only errors reach the default logger. */
+  /** Lowest level logged: trace, debug, info (default), warn, error, fatal, or silent for nothing. */
+  logLevel?: LogThreshold;
+  /** One info line per HTTP request: method, route pattern, status, latency, request id, bytes (default false). */
+  accessLog?: boolean;
+  /** `json` (pino's JSON lines, the default) or `text` (one readable line per entry). */
+  logFormat?: LogFormat;
+  /** Log warnings and errors only (raises `logLevel` to warn). */
   quiet?: boolean;
-  /** Receives every log line instead of the console logger (`quiet` then has no effect). */
-  logger?: Services['log'];
+  /** Where the JSON or text lines are written (default stdout), e.g. a file stream. */
+  logStream?: { write(line: string): unknown };
+  /** Receives every line at or above `logLevel` instead of stdout (`quiet`, `logFormat` and `logStream` then have no effect). */
+  logger?: ServerLog;
   /** After a storage failure: first repair attempt after this long (default 1 s), then doubling... */
   healRetryMs?: number;
   /** ...up to this long between attempts (default 30 s). */
@@ -90,10 +101,22 @@ export class Server {
   /** Re-checks the credentials of open WebSocket and SSE connections. */
   readonly credentialWatch: CredentialWatch;
   private readonly wss: WebSocketServer;
+  /** The server's logger (log/server-log.ts). */
+  readonly log: ServerLog;
 
-  private constructor(readonly db: Database, readonly config: ServerConfig, services: Services) {
+  private constructor(
+    readonly db: Database,
+    readonly config: ServerConfig,
+    services: Services,
+    /** What opening learned, for the startup summary. */
+    private readonly startup: Pick<StartupFacts, 'recoveryMs' | 'adminKey'>,
+    /** Writes log lines still waiting for the end of the event-loop turn (close() calls it). */
+    readonly flushLog: () => void,
+  ) {
     this.ripples = services.ripples;
-    this.dispatcher = new Dispatcher(services, createRegistry(), config.bodyLimitBytes ?? 32 * 1024 * 1024, config.trustProxy ?? false);
+    this.log = services.log;
+    this.dispatcher = new Dispatcher(services, createRegistry(), config.bodyLimitBytes ?? 32 * 1024 * 1024, config.trustProxy ?? false,
+      config.accessLog ?? false);
     // Built before the notifier so a commit that revokes a key ends its connections before that commit is fanned out.
     this.credentialWatch = new CredentialWatch(db, services.tokens, config.credentialCheckMs ?? CREDENTIAL_CHECK_MS);
     this.notifier = new Notifier(db);
@@ -104,34 +127,42 @@ export class Server {
       { maxMessageBytes: config.maxWsMessageBytes ?? 16 * 1024 * 1024, maxQueuedBytes });
   }
 
+  /** Opens (recovers) the database and wires the server. Throws on a bad log level or format, or what Database.open throws. */
   static async create(config: ServerConfig): Promise<Server> {
-    const log = config.logger ?? makeLogger(config.quiet ?? false);
+    const { log, flush: flushLog } = createServerLog({
+      level: config.logLevel, quiet: config.quiet, format: config.logFormat, sink: config.logger, destination: config.logStream,
+    });
+    const opening = performance.now();
     const db = await Database.open({
       dataDir: config.dataDir, clock: config.clock, fs: config.fs, settings: config.settings,
-      snapshotBytes: config.snapshotBytes, salvage: config.salvage, log: (m, level) => log(level ?? 'info', m),
+      snapshotBytes: config.snapshotBytes, salvage: config.salvage, log: (m, level, cause) => log(level ?? 'info', m, cause),
       heal: { firstMs: config.healRetryMs, maxMs: config.healRetryMaxMs, summaryMs: config.readOnlySummaryMs },
     });
+    const recoveryMs = performance.now() - opening;
     db.storage.onEvent((e) => logStorageEvent(log, e));
+    let adminKey: AdminKeySource;
     try {
       for (const w of await checkDataDirPrivacy(config.fs ?? nodeFs, config.dataDir)) log('warn', w);
-      await bootstrapAdmin(db, config);
+      adminKey = await bootstrapAdmin(db, config);
     } catch (err) {
       await db.close();
       throw err;
     }
-    const ripples = new RippleManager(db, config.ripplePeers ?? [], config.rippleMaxBackoffMs);
-    const authFailures = new AuthFailureLimiter({ limit: config.authFailureLimit ?? 10, windowSecs: config.authFailureWindowSecs ?? 60 });
+    const ripples = new RippleManager(db, config.ripplePeers ?? [], config.rippleMaxBackoffMs, log);
+    const authFailures = new AuthFailureLimiter({ limit: config.authFailureLimit ?? 10, windowSecs: config.authFailureWindowSecs ?? 60 }, log);
     const services: Services = { db, tokens: new TokenService(db), log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures };
-    const server = new Server(db, config, services);
-    server.schedule(log);
+    const server = new Server(db, config, services, { recoveryMs, adminKey }, flushLog);
+    server.schedule();
     return server;
   }
 
-  /** Starts listening; resolves with the bound port (useful with port 0). */
+  /** Starts listening, then logs the startup summary; resolves with the bound port (useful with port 0). */
   async listen(): Promise<number> {
     await this.app.listen({ port: this.config.port, host: this.config.host });
     const addr = this.app.server.address();
-    return typeof addr === 'object' && addr ? addr.port : this.config.port;
+    const port = typeof addr === 'object' && addr ? addr.port : this.config.port;
+    logStartupSummary(this.log, this.db, { version: VERSION, host: this.config.host, port, ...this.startup });
+    return port;
   }
 
   get url(): string {
@@ -143,11 +174,11 @@ export class Server {
   /** The underlying node HTTP server (the WebSocket transport attaches here). */
   get httpServer() { return this.app.server; }
 
-  private schedule(log: Services['log']): void {
+  private schedule(): void {
     const purge = this.config.trashPurgeCron ?? '17 3 * * *';
-    if (purge) this.jobs.push(cron.schedule(purge, () => { this.db.trash.purgeExpired().catch((e) => log('error', 'trash purge failed', e)); }));
+    if (purge) this.jobs.push(cron.schedule(purge, () => { this.db.trash.purgeExpired().catch((e) => this.log('error', 'trash purge failed', e)); }));
     const snap = this.config.snapshotCron ?? '0 * * * *';
-    if (snap) this.jobs.push(cron.schedule(snap, () => { this.db.snapshot().catch((e) => log('error', 'scheduled snapshot failed', e)); }));
+    if (snap) this.jobs.push(cron.schedule(snap, () => { this.db.snapshot().catch((e) => this.db.logSnapshotFailure('scheduled snapshot', e)); }));
     const sweep = this.config.ttlSweepMs ?? 1000;
     if (sweep > 0) this.db.records.expiry.start(sweep);
     this.db.transactions.startCleanup();
@@ -163,45 +194,23 @@ export class Server {
       this.wss.close();
       await this.app.close();
       await this.db.close({ snapshot: true });
+      this.flushLog();
     })();
     return this.closing;
   }
 }
 
-async function bootstrapAdmin(db: Database, config: ServerConfig): Promise<void> {
+async function bootstrapAdmin(db: Database, config: ServerConfig): Promise<AdminKeySource> {
   if (config.adminKey) {
     await db.keys.ensureAdmin(config.adminKey);
-    return;
+    return 'configured';
   }
-  if (db.keys.hasAdmin()) return;
+  if (db.keys.hasAdmin()) return 'stored';
   const key = `eddy_admin_${randomBytes(24).toString('base64url')}`;
   await db.keys.ensureAdmin(key);
   const file = path.join(config.dataDir, 'admin.key');
   await (config.fs ?? nodeFs).writeFile(file, key + '\n');
   const announce = config.announce ?? ((m: string) => process.stdout.write(m + '\n'));
   announce(`Generated admin API key (shown once, also saved to ${file}):\n  ${key}`);
-}
-
-function makeLogger(quiet: boolean): Services['log'] {
-  return (level, msg, extra) => {
-    // Quiet keeps warnings: they say that data was dropped or set aside at startup.
-    if (quiet && level === 'info') return;
-    if (level === 'info' && !process.env.EDDYDB_LOG_REQUESTS && /-> \d{3}$/.test(msg)) return;
-    const line = `${new Date().toISOString()} ${level} ${msg}`;
-    if (level === 'error') console.error(line, describeCause(extra));
-    else if (level === 'warn') console.warn(line);
-    else console.log(line);
-  };
-}
-
-/** An error's stack followed by the stacks of its causes (a wrapped fault keeps its origin in `cause`). */
-function describeCause(extra: unknown): unknown {
-  if (!(extra instanceof Error)) return extra ?? '';
-  const parts = [extra.stack ?? String(extra)];
-  let cause = extra.cause;
-  for (let depth = 0; cause !== undefined && depth < 4; depth++) {
-    parts.push(`Caused by: ${cause instanceof Error ? cause.stack : String(cause)}`);
-    cause = cause instanceof Error ? cause.cause : undefined;
-  }
-  return parts.join('\n');
+  return 'generated';
 }

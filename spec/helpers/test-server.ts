@@ -2,15 +2,23 @@
  * Starts a real EddyDB server on 127.0.0.1:0 with its own temp data dir, and
  * gives tests a small HTTP client speaking JSON or MessagePack the way the
  * ekoDB clients do (Content-Type and Accept both set to the chosen format).
+ * Unless a test passes its own `logger`, what the server logs is kept in
+ * `logged` instead of printed, so expected failures stay out of the output.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { encode as mpEncode, decode as mpDecode } from '@msgpack/msgpack';
-import { Server, type ServerConfig } from '../../lib/http/index.js';
+import { Server, type ServerConfig, type LogLevel } from '../../lib/http/index.js';
 import { ManualClock } from '../../lib/engine/index.js';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
+
+/** One line the server logged. */
+export interface LoggedLine { level: LogLevel; msg: string; extra: unknown }
+
+/** Lines kept per server; a test logging more (an access log under load) keeps the first ones. */
+const MAX_LOGGED = 10_000;
 
 export interface Reply<T = any> { status: number; headers: Headers; body: T; text: string }
 
@@ -24,19 +32,23 @@ export interface RequestOptions {
 
 export class TestServer {
   private tokenCache: string | undefined;
-  private constructor(readonly server: Server, readonly dataDir: string, readonly clock: ManualClock, readonly ownsDir: boolean) {}
+  private constructor(readonly server: Server, readonly dataDir: string, readonly clock: ManualClock, readonly ownsDir: boolean,
+    /** What the server logged at or above its level, when the test gave no logger. */
+    readonly logged: LoggedLine[]) {}
 
   static async start(overrides: Partial<ServerConfig> & { dataDir?: string; clock?: ManualClock } = {}): Promise<TestServer> {
     const ownsDir = !overrides.dataDir;
     const dataDir = overrides.dataDir ?? mkdtempSync(path.join(tmpdir(), 'eddydb-spec-'));
     const clock = overrides.clock ?? new ManualClock(Date.now());
+    const logged: LoggedLine[] = [];
     const server = await Server.create({
       port: 0, host: '127.0.0.1', adminKey: ADMIN_KEY, quiet: true,
       trashPurgeCron: '', snapshotCron: '', ttlSweepMs: 0,
+      logger: (level, msg, extra) => { if (logged.length < MAX_LOGGED) logged.push({ level, msg, extra }); },
       ...overrides, dataDir, clock,
     });
     await server.listen();
-    return new TestServer(server, dataDir, clock, ownsDir);
+    return new TestServer(server, dataDir, clock, ownsDir, logged);
   }
 
   get url(): string { return this.server.url; }

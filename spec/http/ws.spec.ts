@@ -172,7 +172,7 @@ describe('WebSocket transport (/api/ws)', function () {
     for (const c of clients) c.close();
   });
 
-  it('tells a consumer that stops reading that it is too slow, then drops it', async () => {
+  it('tells a consumer that stops reading that it is too slow, then drops it, and logs a warning', async () => {
     await t.stop();
     t = await TestServer.start({ maxQueuedBytes: 64 * 1024 });
     token = await t.adminToken();
@@ -187,5 +187,7 @@ describe('WebSocket transport (/api/ws)', function () {
     await closed;
     expect(c.notifications.some((n) => n.type === 'Error' && /Slow consumer/.test(n.message))).to.equal(true);
     expect(t.server.notifier.count()).to.equal(0);
+    const warned = t.logged.filter((l) => /dropped a slow WebSocket subscriber/.test(l.msg));
+    expect(warned.map((l) => [l.level, l.extra])).to.deep.equal([['warn', { keyId: 'admin', collections: ['slow'] }]]);
   });
 });

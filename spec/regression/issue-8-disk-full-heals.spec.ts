@@ -12,8 +12,8 @@ import { FaultyFs } from '../helpers/faulty-fs.js';
 import { TestServer } from '../helpers/test-server.js';
 import { tempDir, removeDir } from '../helpers/temp-dir.js';
 
-type Level = 'info' | 'warn' | 'error';
-interface Line { level: Level; msg: string }
+type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+interface Line { level: Level; msg: string; extra?: unknown }
 
 async function eventually<T>(probe: () => Promise<T | undefined>, what: string, ms = 8000): Promise<T> {
   const end = Date.now() + ms;
@@ -31,7 +31,7 @@ async function startOnFaultyDisk(dir: string, durability: 'always' | 'batch') {
   const lines: Line[] = [];
   const t = await TestServer.start({
     dataDir: dir, fs, settings: { durability }, healRetryMs: 50, healRetryMaxMs: 200, readOnlySummaryMs: 100,
-    logger: (level, msg) => { lines.push({ level, msg }); },
+    logger: (level, msg, extra) => { lines.push({ level, msg, extra }); },
   });
   return { t, fs, lines };
 }
@@ -151,11 +151,8 @@ describe('issue 8: a full disk heals', function () {
     await expectExactly(dir, acked);
   });
 
-  it('reports audit trail appends failing on a full disk once, and continues the trail on a fresh line once freed', async () => {
-    const { t, fs } = await startOnFaultyDisk(dir, 'always');
-    const printed: string[] = [];
-    const original = console.error;
-    console.error = (...args: unknown[]) => { printed.push(args.join(' ')); };
+  it('reports audit trail appends failing on a full disk once, in the server log with the cause, and continues the trail on a fresh line once freed', async () => {
+    const { t, fs, lines } = await startOnFaultyDisk(dir, 'always');
     try {
       fs.spaceLeft = 20;
       for (let i = 0; i < 5; i++) expect((await t.request('POST', '/api/transactions', {})).status).to.equal(200);
@@ -165,11 +162,12 @@ describe('issue 8: a full disk heals', function () {
       const events = (await t.request('GET', `/api/admin/audit?transaction_id=${tx}`)).body;
       expect(JSON.stringify(events)).to.include('begin');
     } finally {
-      console.error = original;
       await t.stop({ keepData: true });
     }
-    expect(printed.filter((l) => /audit log append failed/.test(l))).to.have.length(1);
-    expect(printed[0]).to.include('ENOSPC');
+    const reported = lines.filter((l) => /audit log append failed/.test(l.msg));
+    expect(reported).to.have.length(1);
+    expect(reported[0]!.level).to.equal('error');
+    expect(String((reported[0]!.extra as Error).message)).to.include('ENOSPC');
   });
 
   it('leaves no .tmp behind and keeps the log writable when a snapshot hits a full disk', async () => {

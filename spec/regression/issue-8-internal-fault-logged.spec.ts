@@ -27,7 +27,7 @@ describe('issue 8: internal faults are logged with their cause', () => {
   beforeEach(async () => {
     lines = [];
     fs = new FaultyFs();
-    t = await TestServer.start({ fs, logger: (level, msg, extra) => lines.push({ level, msg, extra }) });
+    t = await TestServer.start({ fs, logLevel: 'debug', logger: (level, msg, extra) => lines.push({ level, msg, extra }) });
     await t.adminToken();
   });
   afterEach(async () => {
@@ -81,17 +81,17 @@ describe('issue 8: internal faults are logged with their cause', () => {
     expect(errors[0]!.msg).to.match(/^storage failure: .*ENOSPC/);
   });
 
-  it('logs a 4xx at info only, without a stack', async () => {
+  it('logs a 4xx at debug only, without a stack', async () => {
     await t.request('GET', '/api/find/faults/missing');
     expect(lines.filter((l) => l.level === 'error')).to.have.length(0);
-    const info = lines.filter((l) => l.level === 'info' && l.msg === 'GET /api/find/faults/missing -> 404');
+    const info = lines.filter((l) => l.level === 'debug' && l.msg === 'GET /api/find/faults/missing -> 404');
     expect(info).to.have.length(1);
     expect(info[0]!.extra).to.equal(undefined);
   });
 
-  it('logs a request node cannot parse at info, as a 400', async () => {
+  it('logs a request node cannot parse at debug, as a 400', async () => {
     await socketRequest(t.url, 'GET /api/health HTTP/1.1\r\nHost: x\r\nAccept: \x01\r\nConnection: close\r\n\r\n');
-    expect(lines.some((l) => l.level === 'info' && l.msg === 'unparsable request -> 400')).to.equal(true);
+    expect(lines.some((l) => l.level === 'debug' && l.msg === 'unparsable request -> 400')).to.equal(true);
     expect(lines.filter((l) => l.level === 'error')).to.have.length(0);
   });
 });

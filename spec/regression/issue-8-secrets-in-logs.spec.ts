@@ -22,7 +22,7 @@ describe('issue 8: secrets stay out of the log', () => {
   before(async () => {
     fs = new FaultyFs();
     lines = [];
-    t = await TestServer.start({ fs, logger: (level, msg, extra) => lines.push({ level, msg, extra }) });
+    t = await TestServer.start({ fs, logLevel: 'debug', logger: (level, msg, extra) => lines.push({ level, msg, extra }) });
     await t.adminToken();
   });
   after(async () => {

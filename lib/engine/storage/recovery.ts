@@ -26,7 +26,8 @@ import { replaySegments, type ReplayResult } from './segment-replay.js';
 import { countSeqs, describeDamage, describeGaps, describeTail, type DamagedFile, type RecoveryReport } from './recovery-report.js';
 import { preserveDamaged } from './damaged-files.js';
 
-export type RecoveryLog = (msg: string, level: 'info' | 'warn') => void;
+/** What was loaded and replayed goes at debug (the server's startup summary says it once); long replays report progress at info. */
+export type RecoveryLog = (msg: string, level: 'debug' | 'info' | 'warn') => void;
 
 export interface RecoveryOptions {
   log?: RecoveryLog;
@@ -92,8 +93,8 @@ export async function recover(fs: StorageFs, dir: string, opts: RecoveryOptions 
       report.warnings.push(`damaged files ${outcome.salvaged ? 'copied' : 'moved'} to ${report.movedTo}/ (with recovery-report.json)`);
     }
   }
-  if (report.snapshot) log(`loaded ${report.snapshot} (seq ${outcome.base.seq})`, 'info');
-  log(`recovered from ${label(outcome.base)}: replayed ${report.replayedBatches} batches, now at seq ${outcome.state.seq}`, 'info');
+  if (report.snapshot) log(`loaded ${report.snapshot} (seq ${outcome.base.seq})`, 'debug');
+  log(`recovered from ${label(outcome.base)}: replayed ${report.replayedBatches} batches, now at seq ${outcome.state.seq}`, 'debug');
   for (const w of report.warnings) log(w, 'warn');
   return { state: outcome.state, lastSegment: outcome.replay.lastSegment, report };
 }

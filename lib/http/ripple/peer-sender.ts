@@ -3,8 +3,12 @@
  * acknowledged seq: from the in-memory tail when it covers the gap, else
  * from the log. A failure is retried with exponential backoff; nothing is
  * dropped, and the acknowledged seq is persisted after each success.
+ * The log hears of transitions only, not of every retry: a warning when the
+ * peer stops accepting batches (with the cause), and one when it accepts them
+ * again (how long it was down, how many attempts failed).
  */
 import { encodePayload, type Database, type LoggedBatch, type ShippedBatch } from '../../engine/index.js';
+import type { ServerLog } from '../log/server-log.js';
 
 export interface PeerConfig { readonly url: string; readonly key: string }
 
@@ -25,12 +29,15 @@ export class PeerSender {
   private lastSuccessAt: number | null = null;
   private shipped = 0;
   private failures = 0;
+  /** Date.now() of the first failure of the current outage. */
+  private downSince: number | undefined;
 
   constructor(
     readonly peer: PeerConfig,
     private readonly db: Database,
     private readonly tail: (afterSeq: number) => LoggedBatch[] | undefined,
     private readonly maxBackoffMs: number,
+    private readonly log: ServerLog = () => undefined,
   ) {}
 
   start(): void {
@@ -72,9 +79,11 @@ export class PeerSender {
       try {
         this.state = 'sending';
         await this.sendFrom(acked);
+        this.recovered();
         this.failures = 0;
         this.lastSuccessAt = Date.now();
       } catch (err) {
+        if (this.failures === 0) this.wentDown(err);
         this.failures += 1;
         this.lastError = (err as Error).message;
         this.lastErrorAt = Date.now();
@@ -83,6 +92,20 @@ export class PeerSender {
         await new Promise<void>((r) => { const t = setTimeout(r, delay); t.unref(); this.wakeUp = () => { clearTimeout(t); r(); }; });
       }
     }
+  }
+
+  private wentDown(err: unknown): void {
+    this.downSince = Date.now();
+    this.log('warn', `ripple peer ${this.peer.url} is not accepting batches (${(err as Error).message}); retrying with backoff up to ${this.maxBackoffMs} ms, nothing is dropped`, {
+      peer: this.peer.url, lag: Math.max(0, this.db.state.seq - this.db.replication.acked(this.peer.url)),
+    });
+  }
+
+  private recovered(): void {
+    if (this.downSince === undefined) return;
+    const downMs = Date.now() - this.downSince;
+    this.downSince = undefined;
+    this.log('warn', `ripple peer ${this.peer.url} accepts batches again after ${Math.round(downMs / 100) / 10} s and ${this.failures} failed attempt(s)`, { peer: this.peer.url, downMs });
   }
 
   private async sendFrom(acked: number): Promise<void> {

@@ -6,6 +6,7 @@
  */
 import type { Database, LoggedBatch, ShippedBatch, Effect } from '../../engine/index.js';
 import { PeerSender, type PeerConfig, type PeerStatus } from './peer-sender.js';
+import type { ServerLog } from '../log/server-log.js';
 
 const TAIL_CAPACITY = 10_000;
 const RESYNC_CHUNK = 1000;
@@ -14,7 +15,9 @@ export class RippleManager {
   private senders = new Map<string, PeerSender>();
   private tail: LoggedBatch[] = [];
 
-  constructor(private readonly db: Database, peers: readonly PeerConfig[], private readonly maxBackoffMs = 5000) {
+  /** `log` receives each peer's transitions between reachable and unreachable (peer-sender.ts). */
+  constructor(private readonly db: Database, peers: readonly PeerConfig[], private readonly maxBackoffMs = 5000,
+    private readonly log: ServerLog = () => undefined) {
     db.retainFor = () => [...this.senders.keys()];
     db.onCommit((b) => {
       if (this.senders.size === 0) return;
@@ -32,7 +35,7 @@ export class RippleManager {
     for (const p of peers) {
       const url = p.url.replace(/\/+$/, '');
       if (this.senders.has(url)) continue;
-      const sender = new PeerSender({ url, key: p.key }, this.db, (after) => this.fromTail(after), this.maxBackoffMs);
+      const sender = new PeerSender({ url, key: p.key }, this.db, (after) => this.fromTail(after), this.maxBackoffMs, this.log);
       this.senders.set(url, sender);
       sender.start();
     }

@@ -13,7 +13,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Dispatcher, HttpResponse } from '../dispatch.js';
-import type { RequestSummary } from '../request-log.js';
+import type { RequestSummary } from '../log/request-log.js';
 import { serveSse } from './sse.js';
 import { fromFrameworkError } from './framework-errors.js';
 import { createClientErrorHandler } from './socket-response.js';
@@ -36,7 +36,7 @@ export function createFastify(dispatcher: Dispatcher): FastifyInstance {
     frameworkErrors: (err, req, res) => {
       const reply = res as unknown as FastifyReply;
       if (err.code === 'FST_ERR_BAD_URL') void serve(dispatcher, req, reply);
-      else send(reply, dispatcher.failure(fromFrameworkError(err, dispatcher.bodyLimit), summary(req)));
+      else send(reply, dispatcher.failure(fromFrameworkError(err, dispatcher.bodyLimit), summary(req, reply)));
     },
   });
   app.removeAllContentTypeParsers();
@@ -49,7 +49,7 @@ export function createFastify(dispatcher: Dispatcher): FastifyInstance {
     done();
   });
   app.setErrorHandler((err, req, reply) => {
-    send(reply, dispatcher.failure(fromFrameworkError(err, dispatcher.bodyLimit), summary(req)));
+    send(reply, dispatcher.failure(fromFrameworkError(err, dispatcher.bodyLimit), summary(req, reply)));
   });
   const handler = (req: FastifyRequest, reply: FastifyReply) => serve(dispatcher, req, reply);
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler });
@@ -81,9 +81,14 @@ function send(reply: FastifyReply, res: HttpResponse): void {
   void reply.status(res.status).headers(res.headers).send(res.body);
 }
 
-/** The request as the client sent it: raw URL and headers, with its own Content-Type put back. */
-function summary(req: FastifyRequest): RequestSummary & { headers: IncomingHttpHeaders } {
-  return { method: req.method, url: req.raw.url ?? req.url, headers: clientHeaders(req.raw as RawRequest) };
+/**
+ * The request as the client sent it: raw URL and headers, with its own
+ * Content-Type put back; with the reply, also when it arrived (fastify's own
+ * clock, for the access log's latency of an answer fastify cut short).
+ */
+function summary(req: FastifyRequest, reply?: FastifyReply): RequestSummary & { headers: IncomingHttpHeaders } {
+  const startedAt = reply ? performance.now() - reply.elapsedTime : undefined;
+  return { method: req.method, url: req.raw.url ?? req.url, headers: clientHeaders(req.raw as RawRequest), startedAt };
 }
 
 function clientHeaders(raw: RawRequest): IncomingHttpHeaders {

@@ -8,6 +8,7 @@
  * an expired token, a revoked key, or a key that may no longer read the
  * collection ends it with a final `event: error` frame, then the response ends.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { validateCollectionName } from '../../engine/index.js';
 import { InvalidInput, NotFound, toDbError, type DbError } from '../../errors.js';
@@ -24,13 +25,19 @@ import { SSE_PREFIX } from './sse-prefix.js';
 
 export interface SseOptions { heartbeatMs: number; maxQueuedBytes: number; watch: CredentialWatch }
 
+/** The stream's route, as the access log names it. */
+const SSE_ROUTE = '/api/subscribe/:collection';
+
 export async function serveSse(req: IncomingMessage, res: ServerResponse, dispatcher: Dispatcher, notifier: Notifier, opts: SseOptions): Promise<void> {
+  const startedAt = performance.now();
   const url = new URL(req.url ?? '/', 'http://x');
+  let route: string | undefined;
   let sub: Subscriber;
   let principal: Principal;
   try {
     const segment = url.pathname.slice(SSE_PREFIX.length);
     if (segment.includes('/')) throw new NotFound(`No route for GET ${url.pathname}`);
+    route = SSE_ROUTE;
     const collection = validateCollectionName(decodeSegment(segment));
     principal = await dispatcher.authenticate(req.headers.authorization, url.searchParams.get('token') ?? undefined);
     checkCollectionAccess(principal, collection, 'read');
@@ -42,11 +49,13 @@ export async function serveSse(req: IncomingMessage, res: ServerResponse, dispat
       schema: (p) => { if (opts.watch.verify(stream)) write('schema_changed', p); },
     };
   } catch (err) {
-    const out = dispatcher.failure(err, { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
+    const out = dispatcher.failure(err, { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, route, startedAt });
     res.writeHead(out.status, { ...out.headers, 'Content-Length': String(out.body.length) }).end(out.body);
     return;
   }
-  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  const requestId = randomUUID();
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no', 'X-Request-Id': requestId });
+  dispatcher.logAnswer({ method: req.method ?? 'GET', url: req.url ?? '/', route: SSE_ROUTE, startedAt }, 200, requestId);
   let open = true;
   const stream: WatchedConnection = {
     grant: principal.grant,
@@ -66,6 +75,7 @@ export async function serveSse(req: IncomingMessage, res: ServerResponse, dispat
     if (!open) return;
     if (res.writableLength > opts.maxQueuedBytes) {
       res.write(`event: error\ndata: ${toJson({ error: 'Slow consumer: too much unsent data; closing the stream' })}\n\n`);
+      dispatcher.log('warn', `dropped a slow SSE subscriber: more than ${opts.maxQueuedBytes} bytes unsent`, { keyId: principal.keyId, collections: [sub.collection] });
       close();
       res.end();
       return;

@@ -32,6 +32,9 @@ import { checkCollectionAccess } from '../permissions.js';
 import type { CredentialWatch, WatchedConnection } from '../credential-watch.js';
 import type { Principal, TokenGrant } from '../context.js';
 
+/** The upgrade's route, as the access log names it. */
+const WS_ROUTE = '/api/ws';
+
 /** Close code sent after the final Error when the token expired or the key was revoked (application range, like HTTP 401). */
 export const CLOSE_UNAUTHORIZED = 4001;
 
@@ -52,22 +55,26 @@ export function attachWebSocket(server: HttpServer, dispatcher: Dispatcher, noti
   // Frames up to twice the limit are read and refused politely; beyond that ws closes the socket (1009).
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxMessageBytes * 2 });
   // Refusals are answered in the product's error format and logged (with the token redacted) like any request.
-  const refuse = (req: IncomingMessage, socket: Duplex, err: unknown) =>
-    writeToSocket(socket, dispatcher.failure(err, { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }));
+  const refuse = (req: IncomingMessage, socket: Duplex, err: unknown, at: { route?: string; startedAt?: number } = {}) =>
+    writeToSocket(socket, dispatcher.failure(err, { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ...at }));
   wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => refuse(req, socket, fromHandshakeError(err)));
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const startedAt = performance.now();
     // Split by hand: `new URL` throws on targets such as `//[`, and a throw here would end the process.
     const target = req.url ?? '/';
     const q = target.indexOf('?');
     const pathname = q < 0 ? target : target.slice(0, q);
     if (pathname !== '/api/ws' && pathname !== '/api/ws/') {
-      refuse(req, socket, new NotFound(`No WebSocket endpoint at ${showHeader(pathname)}; connect to /api/ws`));
+      refuse(req, socket, new NotFound(`No WebSocket endpoint at ${showHeader(pathname)}; connect to /api/ws`), { startedAt });
       return;
     }
     const token = new URLSearchParams(q < 0 ? '' : target.slice(q + 1)).get('token') ?? undefined;
     dispatcher.authenticate(req.headers.authorization, token).then(
-      (principal) => wss.handleUpgrade(req, socket, head, (ws) => new Connection(ws, principal, dispatcher, notifier, watch, opts)),
-      (err) => refuse(req, socket, err),
+      (principal) => wss.handleUpgrade(req, socket, head, (ws) => {
+        dispatcher.logAnswer({ method: req.method ?? 'GET', url: target, route: WS_ROUTE, startedAt }, 101);
+        new Connection(ws, principal, dispatcher, notifier, watch, opts);
+      }),
+      (err) => refuse(req, socket, err, { route: WS_ROUTE, startedAt }),
     );
   });
   return wss;
@@ -219,6 +226,7 @@ class Connection implements WatchedConnection {
     if (this.closed) return;
     if (this.ws.bufferedAmount > this.opts.maxQueuedBytes) {
       this.send({ type: 'Error', code: 503, message: `Slow consumer: more than ${this.opts.maxQueuedBytes} bytes unsent; closing the connection` });
+      this.dispatcher.log('warn', `dropped a slow WebSocket subscriber: more than ${this.opts.maxQueuedBytes} bytes unsent`, { keyId: this.grant.keyId, collections: [...this.subs.keys()] });
       this.closed = true;
       this.cleanup();
       setTimeout(() => this.ws.terminate(), 100).unref();

@@ -4,14 +4,14 @@
  * (how many writes were refused, how many repairs failed); and a warning when
  * it heals. Refused writes themselves are never logged one by one.
  */
-import type { StorageEvent, StorageFault } from '../engine/index.js';
-import type { Services } from './context.js';
+import type { StorageEvent, StorageFault } from '../../engine/index.js';
+import type { ServerLog } from './server-log.js';
 
 const secs = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 const describe = (c: StorageFault) => `${c.operation} of ${c.file} failed with ${c.code} (${c.message})`;
 
 /** Writes one log line for `e`. */
-export function logStorageEvent(log: Services['log'], e: StorageEvent): void {
+export function logStorageEvent(log: ServerLog, e: StorageEvent): void {
   switch (e.kind) {
     case 'read_only':
       log('error', `storage failure: ${describe(e.cause)}; the database is read-only and refuses writes with 503 until the disk accepts writes again (first retry in ${secs(e.retryInMs)})`);

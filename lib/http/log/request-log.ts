@@ -3,13 +3,15 @@
  * (Dispatcher, fastify's framework errors, SSE, the WebSocket upgrade and
  * its frames): a 5xx at `error` level with the thrown error (its stack and
  * causes) and the request's headers (except a write refused while read-only,
- * which storage-log.ts counts), a 4xx at `info` as `METHOD URL -> status`.
- * URLs and headers pass through the redaction of redact.ts first; bodies are
- * never logged.
+ * which storage-log.ts counts), a 4xx as `METHOD URL -> status` at the level
+ * the caller gives: `debug` by default, so a scan of wrong URLs is silent at
+ * the default level, `info` with the access log on. URLs and headers pass
+ * through the redaction of redact.ts first; bodies are never logged.
  */
-import { ReadOnlyRefusal } from '../errors.js';
-import type { Services } from './context.js';
-import { redactFields, redactUrl } from './redact.js';
+import { ReadOnlyRefusal } from '../../errors.js';
+import type { LogLevel, ServerLog } from './server-log.js';
+import { redactFields, redactUrl } from '../redact.js';
+import { MAX_URL_CHARS } from './access-log.js';
 
 /** What the log says about a request. */
 export interface RequestSummary {
@@ -17,17 +19,21 @@ export interface RequestSummary {
   /** Raw path and query. */
   readonly url: string;
   readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
+  /** The route table's pattern, when the path matched one (access log). */
+  readonly route?: string;
+  /** performance.now() when the request reached the server, when known (access log latency). */
+  readonly startedAt?: number;
 }
 
-/** Longest URL and header value written to the log. */
-const MAX_URL_CHARS = 200;
+/** Longest header value written to the log. */
 const MAX_HEADER_CHARS = 100;
 
-/** Logs one failed request: `error` with `err` as the cause for status >= 500, `info` otherwise. */
-export function logFailedRequest(log: Services['log'], status: number, err: unknown, requestId: string, req: RequestSummary): void {
+/** Logs one failed request: `error` with `err` as the cause for status >= 500, `clientErrorLevel` otherwise. */
+export function logFailedRequest(log: ServerLog, status: number, err: unknown, requestId: string, req: RequestSummary,
+  clientErrorLevel: LogLevel = 'debug'): void {
   const line = `${req.method} ${redactUrl(req.url).slice(0, MAX_URL_CHARS)}`;
   if (status < 500) {
-    log('info', `${line} -> ${status}`);
+    log(clientErrorLevel, `${line} -> ${status}`);
     return;
   }
   // A write refused while read-only is expected: StorageHealth logs the cause once and a periodic count instead.

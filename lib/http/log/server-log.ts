@@ -1,0 +1,78 @@
+/**
+ * The server's logger: one per Server, built from ServerConfig. By default a
+ * pino logger (fastify's own) writing JSON lines to stdout, or readable text
+ * lines (text-format.ts); lines below the configured level cost one compare.
+ * Stdout gets the lines of one event-loop turn in one write (line-batcher.ts);
+ * a warning or error is written at once, with what was pending before it.
+ * An embedder's sink (`ServerConfig.logger`) replaces pino and receives each
+ * line at or above the level as `(level, msg, extra)`, with `extra` untouched
+ * (an Error stays an Error), which is how specs capture the log.
+ *
+ * Every part of the server logs through the `ServerLog` function: `extra` is
+ * an Error (logged as pino's `err`, its stack followed by its causes') or an
+ * object of structured fields. Secrets are kept out by the callers (redact.ts).
+ */
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { textDestination } from './text-format.js';
+import { LineBatcher } from './line-batcher.js';
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+export type LogLevel = typeof LOG_LEVELS[number];
+/** A level of ServerConfig.logLevel: one of LOG_LEVELS, or 'silent' for nothing at all. */
+export type LogThreshold = LogLevel | 'silent';
+export type LogFormat = 'json' | 'text';
+
+/** Writes one log line; `extra` is an Error (the cause) or structured fields. */
+export type ServerLog = (level: LogLevel, msg: string, extra?: unknown) => void;
+
+export interface ServerLogOptions {
+  /** Lowest level written (default 'info'). */
+  readonly level?: LogThreshold;
+  /** Raises the level to 'warn' when it is lower; no effect with a sink. */
+  readonly quiet?: boolean;
+  readonly format?: LogFormat;
+  /** Receives the lines instead of stdout. */
+  readonly sink?: ServerLog;
+  /** Where pino writes, one write per line (default stdout, batched per event-loop turn). */
+  readonly destination?: { write(line: string): unknown };
+}
+
+const RANK: Record<LogThreshold, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+
+/** A logger and how to push out what it has not written yet (before the process exits). */
+export interface BuiltLog {
+  readonly log: ServerLog;
+  readonly flush: () => void;
+}
+
+/**
+ * Builds the server's logger. Throws on an unknown level or format (a
+ * configuration error, reported before anything starts).
+ */
+export function createServerLog(opts: ServerLogOptions = {}): BuiltLog {
+  const level = opts.level ?? 'info';
+  if (!Object.hasOwn(RANK, level)) throw new Error(`log level must be one of ${[...LOG_LEVELS, 'silent'].join(', ')}, not '${String(level)}'`);
+  const format = opts.format ?? 'json';
+  if (format !== 'json' && format !== 'text') throw new Error(`log format must be json or text, not '${String(format)}'`);
+  const sink = opts.sink;
+  if (sink) return { log: (lvl, msg, extra) => { if (RANK[lvl] >= RANK[level]) sink(lvl, msg, extra); }, flush: () => undefined };
+  const effective: LogThreshold = opts.quiet && RANK[level] < RANK.warn ? 'warn' : level;
+  const batcher = opts.destination ? undefined : new LineBatcher(pino.destination({ dest: 1, sync: true }));
+  const out: DestinationStream = opts.destination ?? batcher!;
+  const logger = pino({ level: effective }, format === 'text' ? textDestination(out) : out);
+  const flush = () => batcher?.flush();
+  return {
+    log: (lvl, msg, extra) => {
+      write(logger, lvl, msg, extra);
+      if (RANK[lvl] >= RANK.warn) flush();
+    },
+    flush,
+  };
+}
+
+function write(logger: Logger, level: LogLevel, msg: string, extra: unknown): void {
+  if (extra === undefined) logger[level](msg);
+  else if (extra instanceof Error) logger[level]({ err: extra }, msg);
+  else if (typeof extra === 'object' && extra !== null && !Array.isArray(extra)) logger[level](extra, msg);
+  else logger[level]({ detail: extra }, msg);
+}
