@@ -56,6 +56,12 @@ export interface ServerConfig {
   rippleMaxBackoffMs?: number;
   /** Where the generated admin key is announced (stdout by default). */
   announce?: (msg: string) => void;
+  /**
+   * Generate a missing admin key in listen(), once the port is bound, instead
+   * of in create(): a start that cannot bind then writes and prints no key.
+   * The CLI sets it; an embedder that never calls listen() leaves it off.
+   */
+  adminKeyAfterListen?: boolean;
   /** Only errors reach the default logger. */
   quiet?: boolean;
   /** Receives every log line instead of the console logger (`quiet` then has no effect). */
@@ -114,7 +120,7 @@ export class Server {
     db.storage.onEvent((e) => logStorageEvent(log, e));
     try {
       for (const w of await checkDataDirPrivacy(config.fs ?? nodeFs, config.dataDir)) log('warn', w);
-      await bootstrapAdmin(db, config);
+      if (config.adminKey || !config.adminKeyAfterListen) await bootstrapAdmin(db, config);
     } catch (err) {
       await db.close();
       throw err;
@@ -127,9 +133,10 @@ export class Server {
     return server;
   }
 
-  /** Starts listening; resolves with the bound port (useful with port 0). */
+  /** Starts listening, then generates the admin key if create() left that to it; resolves with the bound port (useful with port 0). */
   async listen(): Promise<number> {
     await this.app.listen({ port: this.config.port, host: this.config.host });
+    if (this.config.adminKeyAfterListen && !this.config.adminKey) await bootstrapAdmin(this.db, this.config);
     const addr = this.app.server.address();
     return typeof addr === 'object' && addr ? addr.port : this.config.port;
   }
