@@ -35,6 +35,9 @@ export function commandHelp(spec: CommandSpec): string {
   return lines.join('\n');
 }
 
+/** Help lines stay within this many columns (a label column plus wrapped text). */
+const LINE_WIDTH = 100;
+
 function optionLine(o: OptionSpec, width: number): string {
   const label = flagLabel(o);
   const notes = [
@@ -42,6 +45,20 @@ function optionLine(o: OptionSpec, width: number): string {
     o.isFlag && o.env ? `env ${o.env}${o.value.kind === 'switch' ? '=1' : ''}` : undefined,
     o.defaultText ? `default ${plain(o.defaultText)}` : undefined,
   ].filter(Boolean);
-  const text = `${plain(o.help)}${notes.length ? ` (${notes.join('; ')})` : ''}`;
-  return label.length + 2 > width ? `  ${label}\n  ${' '.repeat(width)}${text}` : `  ${label.padEnd(width)}${text}`;
+  const indent = ' '.repeat(width + 2);
+  const text = wrap(`${plain(o.help)}${notes.length ? ` (${notes.join('; ')})` : ''}`, LINE_WIDTH - indent.length).join(`\n${indent}`);
+  return label.length + 2 > width ? `  ${label}\n${indent}${text}` : `  ${label.padEnd(width)}${text}`;
+}
+
+/** Words of `text` in lines of at most `width` columns (a longer word gets a line of its own). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line];
 }
