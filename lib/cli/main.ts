@@ -44,7 +44,7 @@ function print(text: string): number {
 function failureContext(line: CommandLine | undefined): FailureContext {
   if (!line || line.wantsHelp) return {};
   const v = line.values;
-  return { dataDir: v.has('data-dir') || line.command !== 'help' ? dataDirOf(v) : undefined, port: v.int('port') ?? 8080, host: v.text('host') ?? '0.0.0.0' };
+  return { dataDir: dataDirOf(v), port: v.int('port') ?? 8080, host: v.text('host') ?? '0.0.0.0' };
 }
 
 async function main(): Promise<void> {

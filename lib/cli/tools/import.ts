@@ -32,6 +32,8 @@ export async function runImport(req: ImportRequest): Promise<number> {
   validateCollectionName(req.collection);
   requireDataDir(req.dataDir, { canCreate: true, create: req.create });
   const input = req.in ? (await open(req.in, 'r')).createReadStream() : process.stdin;
+  // Otherwise a bare `eddydb import --collection c` in a terminal looks hung.
+  if (!req.in && process.stdin.isTTY) console.error('reading records from the terminal (end with Ctrl-D); --in FILE reads a file');
   const items = (req.format === 'json' ? jsonArrayItems(input) : ndjsonItems(input))[Symbol.asyncIterator]();
   try {
     // The first item settles the format (a refusal throws here), before the database is opened.
