@@ -46,7 +46,7 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   process.on('SIGINT', () => stop('SIGINT received'));
   process.on('SIGTERM', () => stop('SIGTERM received'));
   if (shouldWatchParent(values.isOn('watch-parent'), env)) {
-    stopWatching = watchParent((was, now) => stop(`parent process ${was} exited (now ${now})`));
+    stopWatching = watchParent((what) => stop(what));
   }
 }
 
