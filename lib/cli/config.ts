@@ -1,87 +1,60 @@
 /**
- * Server configuration from command-line flags and environment variables.
- * Flags win over the environment; the environment wins over defaults.
- * Every option is listed in the README.
+ * The server's configuration from the start command's option values (flags
+ * win over the environment; the environment wins over the defaults here and
+ * in the server). Values arrive checked (args/option-values.ts); this only
+ * maps option names onto ServerConfig and Settings.
  */
 import path from 'node:path';
 import type { ServerConfig } from '../http/index.js';
-import { DURABILITY_MODES, type DurabilityMode, type Settings } from '../engine/index.js';
+import type { DurabilityMode, Settings } from '../engine/index.js';
+import type { OptionValues } from './args/option-values.js';
+import { parseCommandLine } from './args/parse-command-line.js';
 
-export interface ParsedArgs { command: string; flags: Record<string, string | true>; positional: string[] }
-
-export function parseArgs(argv: string[]): ParsedArgs {
-  const flags: Record<string, string | true> = {};
-  const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      if (eq > 0) flags[a.slice(2, eq)] = a.slice(eq + 1);
-      else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) flags[a.slice(2)] = argv[++i]!;
-      else flags[a.slice(2)] = true;
-    } else positional.push(a);
-  }
-  return { command: positional.shift() ?? 'start', flags, positional };
+/** The ServerConfig `eddydb <argv>` would start with. Throws UsageError for a bad command line. */
+export function startConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ServerConfig {
+  const line = parseCommandLine(argv, env);
+  if (line.command !== 'start') throw new TypeError(`not a start command line: ${argv.join(' ')}`);
+  return serverConfig(line.values);
 }
 
-function num(v: string | true | undefined, name: string): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v === true || !Number.isFinite(n)) throw new Error(`${name} must be a number`);
-  return n;
-}
-
-export function serverConfig(args: ParsedArgs, env: NodeJS.ProcessEnv): ServerConfig {
-  const flag = (name: string) => (typeof args.flags[name] === 'string' ? (args.flags[name] as string) : undefined);
+/** Maps the start command's options onto a ServerConfig. Pure. */
+export function serverConfig(v: OptionValues): ServerConfig {
   const settings: Partial<Settings> = {};
-  const durability = flag('durability') ?? env.EDDYDB_DURABILITY;
-  if (durability !== undefined) {
-    if (!(DURABILITY_MODES as readonly string[]).includes(durability)) throw new Error(`durability must be one of ${DURABILITY_MODES.join(', ')}`);
-    settings.durability = durability as DurabilityMode;
-  }
-  const rate = num(flag('rate-limit') ?? env.EDDYDB_RATE_LIMIT, 'rate limit');
+  const durability = v.text('durability');
+  if (durability !== undefined) settings.durability = durability as DurabilityMode;
+  const rate = v.int('rate-limit');
   if (rate !== undefined) settings.rate_limit_requests = rate;
-  const rateWindow = num(flag('rate-limit-window') ?? env.EDDYDB_RATE_LIMIT_WINDOW, 'rate limit window');
+  const rateWindow = v.int('rate-limit-window');
   if (rateWindow !== undefined) settings.rate_limit_window_secs = rateWindow;
-  const tokenTtl = num(flag('token-ttl') ?? env.EDDYDB_TOKEN_TTL, 'token ttl');
+  const tokenTtl = v.int('token-ttl');
   if (tokenTtl !== undefined) settings.token_ttl_secs = tokenTtl;
-  if (env.OPENAI_API_KEY) settings.openai_api_key = env.OPENAI_API_KEY;
-  if (env.OPENAI_BASE_URL) settings.openai_api_url = env.OPENAI_BASE_URL.replace(/\/+$/, '');
-  const maxBatch = num(flag('max-batch-size') ?? env.EDDYDB_MAX_BATCH_SIZE, 'max batch size');
+  const openaiKey = v.text('openai-api-key');
+  if (openaiKey) settings.openai_api_key = openaiKey;
+  const openaiUrl = v.text('openai-base-url');
+  if (openaiUrl) settings.openai_api_url = openaiUrl.replace(/\/+$/, '');
+  const maxBatch = v.int('max-batch-size');
   if (maxBatch !== undefined) settings.max_batch_size = maxBatch;
   return {
-    ripplePeers: parsePeers(flag('ripple-peers') ?? env.EDDYDB_RIPPLE_PEERS),
-    port: num(flag('port') ?? env.PORT, 'port') ?? 8080,
-    host: flag('host') ?? env.HOST ?? '0.0.0.0',
-    dataDir: path.resolve(flag('data-dir') ?? env.EDDYDB_DATA_DIR ?? 'data'),
-    adminKey: env.EDDYDB_ADMIN_KEY || undefined,
+    ripplePeers: v.peers('ripple-peers') ?? [],
+    port: v.int('port') ?? 8080,
+    host: v.text('host') ?? '0.0.0.0',
+    dataDir: dataDirOf(v),
+    adminKey: v.text('admin-key'),
     settings,
-    bodyLimitBytes: num(flag('body-limit') ?? env.EDDYDB_BODY_LIMIT, 'body limit'),
-    snapshotBytes: num(flag('snapshot-bytes') ?? env.EDDYDB_SNAPSHOT_BYTES, 'snapshot bytes'),
-    snapshotCron: flag('snapshot-cron') ?? env.EDDYDB_SNAPSHOT_CRON,
-    healRetryMs: num(flag('heal-retry-ms') ?? env.EDDYDB_HEAL_RETRY_MS, 'heal retry ms'),
-    healRetryMaxMs: num(flag('heal-retry-max-ms') ?? env.EDDYDB_HEAL_RETRY_MAX_MS, 'heal retry max ms'),
-    quiet: args.flags.quiet === true || env.EDDYDB_QUIET === '1',
-    salvage: isOn(args.flags.salvage) || env.EDDYDB_SALVAGE === '1',
-    authFailureLimit: num(flag('auth-failure-limit') ?? env.EDDYDB_AUTH_FAILURE_LIMIT, 'auth failure limit'),
-    authFailureWindowSecs: num(flag('auth-failure-window') ?? env.EDDYDB_AUTH_FAILURE_WINDOW, 'auth failure window'),
-    trustProxy: args.flags['trust-proxy'] === true || env.EDDYDB_TRUST_PROXY === '1',
+    bodyLimitBytes: v.int('body-limit'),
+    snapshotBytes: v.int('snapshot-bytes'),
+    snapshotCron: v.text('snapshot-cron'),
+    healRetryMs: v.int('heal-retry-ms'),
+    healRetryMaxMs: v.int('heal-retry-max-ms'),
+    quiet: v.isOn('quiet') ?? false,
+    salvage: v.isOn('salvage') ?? false,
+    authFailureLimit: v.int('auth-failure-limit'),
+    authFailureWindowSecs: v.int('auth-failure-window'),
+    trustProxy: v.isOn('trust-proxy') ?? false,
   };
 }
 
-/** A boolean flag: `--salvage`, `--salvage=true` or `--salvage=1`. */
-function isOn(v: string | true | undefined): boolean {
-  return v === true || v === 'true' || v === '1';
-}
-
-/** `url|key,url|key` -> peers. */
-export function parsePeers(spec: string | undefined): Array<{ url: string; key: string }> {
-  if (!spec) return [];
-  return spec.split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
-    const bar = entry.indexOf('|');
-    if (bar < 0) throw new Error(`ripple peer '${entry}' must be written url|api_key`);
-    const url = entry.slice(0, bar).replace(/\/+$/, '');
-    if (!/^https?:\/\//.test(url)) throw new Error(`ripple peer url '${url}' must start with http:// or https://`);
-    return { url, key: entry.slice(bar + 1) };
-  });
+/** The absolute data directory (`--data-dir`, EDDYDB_DATA_DIR, or ./data). */
+export function dataDirOf(v: OptionValues): string {
+  return path.resolve(v.text('data-dir') ?? 'data');
 }

@@ -1,41 +1,67 @@
 #!/usr/bin/env node
 /**
- * The `eddydb` command. `start` runs the server until SIGINT/SIGTERM, which
- * shut it down cleanly (in-flight writes finish, a final snapshot is taken).
+ * The `eddydb` command: reads the command line (args/), then prints help,
+ * starts the server (start.ts) or runs an offline tool (tools.ts).
+ * Exit codes: 0 done (or help shown), 1 a known failure, told in one or two
+ * lines (failure.ts), or an unexpected one, with its stack; 2 a mistake on
+ * the command line, told in one line. The server and the engine are loaded
+ * only for a command that needs them, so help and usage errors are instant.
  */
-import { Server } from '../http/index.js';
-import { Corruption, DbError } from '../errors.js';
-import { parseArgs, serverConfig } from './config.js';
-import { runTool } from './tools.js';
+import { COMMANDS, isCommandName } from './args/commands.js';
+import { commandHelp, generalHelp } from './args/help.js';
+import { UsageError } from './args/option-values.js';
+import { parseCommandLine, unknownCommand, type CommandLine } from './args/parse-command-line.js';
+import { dataDirOf } from './config.js';
+import { describeFailure, type FailureContext } from './failure.js';
 
-async function start(argv: string[]): Promise<void> {
-  const args = parseArgs(argv);
-  const config = serverConfig(args, process.env);
-  const server = await Server.create(config);
-  const port = await server.listen();
-  console.log(`EddyDB listening on http://${config.host}:${port} (data in ${config.dataDir})`);
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal} received, shutting down`);
-    server.close().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+/** Runs the command; resolves with an exit code, or undefined while the server runs. */
+async function run(line: CommandLine): Promise<number | undefined> {
+  if (line.wantsHelp) return showHelp(line.isImplicit ? undefined : line.command);
+  switch (line.command) {
+    case 'help': return showHelp(line.positional);
+    case 'start':
+      if (line.values.isOn('version')) return print((await import('../http/index.js')).VERSION);
+      await (await import('./start.js')).runStart(line.values, process.env);
+      return undefined;
+    default:
+      return (await import('./tools.js')).runTool(line.command, line);
+  }
+}
+
+/** Help for `command`, or the overview; exit 0 (2 for an unknown command). */
+function showHelp(command: string | undefined): number {
+  if (command === undefined) return print(generalHelp());
+  if (!isCommandName(command)) throw unknownCommand(command);
+  return print(commandHelp(COMMANDS[command]));
+}
+
+function print(text: string): number {
+  console.log(text);
+  return 0;
+}
+
+/** What failure.ts may name in a message: the address and data directory the command was given. */
+function failureContext(line: CommandLine | undefined): FailureContext {
+  if (!line || line.wantsHelp) return {};
+  const v = line.values;
+  return { dataDir: dataDirOf(v), port: v.int('port') ?? 8080, host: v.text('host') ?? '0.0.0.0' };
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const { command } = parseArgs(argv);
-  if (command === 'start') return start(argv);
-  const code = await runTool(parseArgs(argv));
-  process.exit(code);
+  let line: CommandLine | undefined;
+  try {
+    line = parseCommandLine(process.argv.slice(2), process.env);
+    const code = await run(line);
+    if (code !== undefined) process.exit(code);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`eddydb: ${err.message}`);
+      process.exit(2);
+    }
+    const known = describeFailure(err, failureContext(line));
+    console.error(`eddydb: ${known ?? `unexpected error: ${(err as Error).stack ?? String(err)}`}`);
+    process.exit(1);
+  }
 }
 
-main().catch((err) => {
-  // Expected failures (corruption, a locked directory) get their message; anything else its stack too.
-  const known = err instanceof DbError || err instanceof Corruption;
-  console.error(`eddydb: ${known ? (err as Error).message : (err as Error).stack ?? String(err)}`);
-  process.exit(1);
-});
+void main();

@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { checkDataDirPrivacy, Database, nodeFs, type Clock, type Settings, type StorageFs } from '../engine/index.js';
 import { logStorageEvent } from './log/storage-log.js';
 import { createServerLog, type LogFormat, type LogThreshold, type ServerLog } from './log/server-log.js';
-import { logStartupSummary, type AdminKeySource, type StartupFacts } from './log/startup-summary.js';
+import { logStartupSummary, type AdminKeySource } from './log/startup-summary.js';
 import { TokenService } from './auth.js';
 import { Dispatcher } from './dispatch.js';
 import { BatchGate } from './batch-gate.js';
@@ -65,6 +65,12 @@ export interface ServerConfig {
   accessLog?: boolean;
   /** `json` (pino's JSON lines, the default) or `text` (one readable line per entry). */
   logFormat?: LogFormat;
+  /**
+   * Generate a missing admin key in listen(), once the port is bound, instead
+   * of in create(): a start that cannot bind then writes and prints no key.
+   * The CLI sets it; an embedder that never calls listen() leaves it off.
+   */
+  adminKeyAfterListen?: boolean;
   /** Log warnings and errors only (raises `logLevel` to warn). */
   quiet?: boolean;
   /** Where the JSON or text lines are written (default stdout), e.g. a file stream. */
@@ -109,7 +115,7 @@ export class Server {
     readonly config: ServerConfig,
     services: Services,
     /** What opening learned, for the startup summary. */
-    private readonly startup: Pick<StartupFacts, 'recoveryMs' | 'adminKey'>,
+    private readonly startup: { readonly recoveryMs: number; adminKey: AdminKeySource | undefined },
     /** Writes log lines still waiting for the end of the event-loop turn (close() calls it). */
     readonly flushLog: () => void,
   ) {
@@ -140,10 +146,11 @@ export class Server {
     });
     const recoveryMs = performance.now() - opening;
     db.storage.onEvent((e) => logStorageEvent(log, e));
-    let adminKey: AdminKeySource;
+    let adminKey: AdminKeySource | undefined;
     try {
       for (const w of await checkDataDirPrivacy(config.fs ?? nodeFs, config.dataDir)) log('warn', w);
-      adminKey = await bootstrapAdmin(db, config);
+      // With adminKeyAfterListen a missing key is made in listen(), once the port is bound.
+      if (config.adminKey || !config.adminKeyAfterListen || db.keys.hasAdmin()) adminKey = await bootstrapAdmin(db, config);
     } catch (err) {
       await db.close();
       throw err;
@@ -156,12 +163,13 @@ export class Server {
     return server;
   }
 
-  /** Starts listening, then logs the startup summary; resolves with the bound port (useful with port 0). */
+  /** Starts listening, then generates the admin key if create() left that to it and logs the startup summary; resolves with the bound port (useful with port 0). */
   async listen(): Promise<number> {
     await this.app.listen({ port: this.config.port, host: this.config.host });
+    this.startup.adminKey ??= await bootstrapAdmin(this.db, this.config);
     const addr = this.app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : this.config.port;
-    logStartupSummary(this.log, this.db, { version: VERSION, host: this.config.host, port, ...this.startup });
+    logStartupSummary(this.log, this.db, { version: VERSION, host: this.config.host, port, recoveryMs: this.startup.recoveryMs, adminKey: this.startup.adminKey });
     return port;
   }
 

@@ -1,10 +1,10 @@
-/** Server options from flags and the environment: the failed-login limit and proxy trust (issue 8). */
+/** Server options from flags and the environment: the failed-login limit and proxy trust (issue 8), value checks (issue 9). */
 import { expect } from 'chai';
-import { parseArgs, serverConfig } from '../../lib/cli/config.js';
+import { startConfig } from '../../lib/cli/config.js';
 
 describe('serverConfig', () => {
   it('leaves the failed-login limit and proxy trust to the server defaults when unset', () => {
-    const c = serverConfig(parseArgs(['start']), {});
+    const c = startConfig(['start'], {});
     expect(c.authFailureLimit).to.equal(undefined);
     expect(c.authFailureWindowSecs).to.equal(undefined);
     expect(c.trustProxy).to.equal(false);
@@ -12,12 +12,32 @@ describe('serverConfig', () => {
 
   it('reads them from the environment, and flags win over it', () => {
     const env = { EDDYDB_AUTH_FAILURE_LIMIT: '5', EDDYDB_AUTH_FAILURE_WINDOW: '300', EDDYDB_TRUST_PROXY: '1' };
-    expect(serverConfig(parseArgs(['start']), env)).to.include({ authFailureLimit: 5, authFailureWindowSecs: 300, trustProxy: true });
-    const c = serverConfig(parseArgs(['start', '--auth-failure-limit', '0', '--trust-proxy']), { EDDYDB_AUTH_FAILURE_LIMIT: '5' });
+    expect(startConfig(['start'], env)).to.include({ authFailureLimit: 5, authFailureWindowSecs: 300, trustProxy: true });
+    const c = startConfig(['start', '--auth-failure-limit', '0', '--trust-proxy'], { EDDYDB_AUTH_FAILURE_LIMIT: '5' });
     expect(c).to.include({ authFailureLimit: 0, trustProxy: true });
   });
 
-  it('refuses a limit that is not a number', () => {
-    expect(() => serverConfig(parseArgs(['start', '--auth-failure-limit', 'many']), {})).to.throw('auth failure limit must be a number');
+  it('refuses a limit that is not a number, naming the flag or the variable', () => {
+    expect(() => startConfig(['start', '--auth-failure-limit', 'many'], {})).to.throw("invalid value for --auth-failure-limit: 'many' (a whole number from 0 to 1000000)");
+    expect(() => startConfig(['start'], { PORT: 'http' })).to.throw("invalid value for PORT: 'http' (a whole number from 0 to 65535)");
+  });
+
+  it('starts with the defaults when nothing is given: port 8080 on every interface, ./data, snapshots hourly', () => {
+    const c = startConfig([], {});
+    expect(c).to.include({ port: 8080, host: '0.0.0.0', snapshotCron: undefined, quiet: false, salvage: false });
+    expect(c.dataDir).to.match(/[/\\]data$/);
+  });
+
+  it('takes an empty EDDYDB_SNAPSHOT_CRON as "no scheduled snapshots" and refuses a schedule that is not one', () => {
+    expect(startConfig(['start'], { EDDYDB_SNAPSHOT_CRON: '' }).snapshotCron).to.equal('');
+    expect(() => startConfig(['start', '--snapshot-cron', 'hourly'], {})).to.throw("invalid value for --snapshot-cron: 'hourly'");
+  });
+
+  it('maps the settings flags onto server settings and never echoes a peer key in an error', () => {
+    const c = startConfig(['--durability', 'batch', '--token-ttl', '120', '--ripple-peers', 'http://b:8080/|secret'], { OPENAI_BASE_URL: 'http://llm/' });
+    expect(c.settings).to.deep.equal({ durability: 'batch', token_ttl_secs: 120, openai_api_url: 'http://llm' });
+    expect(c.ripplePeers).to.deep.equal([{ url: 'http://b:8080', key: 'secret' }]);
+    const message = (() => { try { startConfig(['--ripple-peers', 'ftp://b|topsecret'], {}); return ''; } catch (err) { return (err as Error).message; } })();
+    expect(message).to.include("ripple peer url 'ftp://b' must start with http:// or https://").and.not.include('topsecret');
   });
 });

@@ -22,7 +22,7 @@ describe('cli tools (eddydb snapshot, compact, verify, export, import)', functio
       '{"n":9223372036854775807,' + JSON.stringify({ id: 'b', bin: { type: 'Binary', value: 'AAEC' }, tags: { type: 'Set', value: ['x', 'x', 'y'] } }).slice(1),
       'not json',
     ].join('\n');
-    const imp = eddydb(['import', '--data-dir', dir, '--collection', 'people'], lines);
+    const imp = eddydb(['import', '--data-dir', dir, '--collection', 'people', '--create'], lines);
     expect(imp.code).to.equal(1);
     expect(imp.stderr).to.include('line 3: not valid JSON');
     expect(imp.stderr).to.include('imported 2 records');
@@ -36,7 +36,7 @@ describe('cli tools (eddydb snapshot, compact, verify, export, import)', functio
     expect(exp.stdout).to.include('"n":{"type":"Integer","value":9223372036854775807}');
     const second = tempDir('eddydb-cli2-');
     try {
-      expect(eddydb(['import', '--data-dir', second, '--collection', 'people'], exp.stdout).code).to.equal(0);
+      expect(eddydb(['import', '--data-dir', second, '--collection', 'people', '--create'], exp.stdout).code).to.equal(0);
       expect(eddydb(['export', '--data-dir', second, '--collection', 'people']).stdout).to.equal(exp.stdout);
     } finally {
       removeDir(second);

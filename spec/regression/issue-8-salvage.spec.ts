@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Database, ManualClock, type LogLevel } from '../../lib/engine/index.js';
 import { Corruption } from '../../lib/errors.js';
-import { parseArgs, serverConfig } from '../../lib/cli/config.js';
+import { startConfig } from '../../lib/cli/config.js';
 import { TestServer } from '../helpers/test-server.js';
 import { tempDir, removeDir } from '../helpers/temp-dir.js';
 import { flipByte, frames, segmentsOf, snapshotsOf } from '../helpers/data-files.js';
@@ -143,10 +143,10 @@ describe('issue 8: salvage', function () {
   });
 
   it('is turned on by `eddydb start --salvage` or EDDYDB_SALVAGE=1, and off by default', () => {
-    expect(serverConfig(parseArgs(['start', '--salvage']), {}).salvage).to.equal(true);
-    expect(serverConfig(parseArgs(['start', '--salvage', '--port', '9000']), {}).salvage).to.equal(true);
-    expect(serverConfig(parseArgs(['start']), { EDDYDB_SALVAGE: '1' }).salvage).to.equal(true);
-    expect(serverConfig(parseArgs(['start']), {}).salvage).to.equal(false);
+    expect(startConfig(['start', '--salvage'], {}).salvage).to.equal(true);
+    expect(startConfig(['start', '--salvage', '--port', '9000'], {}).salvage).to.equal(true);
+    expect(startConfig(['start'], { EDDYDB_SALVAGE: '1' }).salvage).to.equal(true);
+    expect(startConfig(['start'], {}).salvage).to.equal(false);
   });
 });
 

@@ -8,7 +8,11 @@
  * - A dry run of recovery says which generation a normal start would use, or
  *   the exact refusal it would print; when it would refuse, a dry run of
  *   salvage says what `--salvage` would drop. Dry runs change no file, but
- *   build the state in memory, as a start does.
+ *   build the state in memory, as a start does; the verdict counts the
+ *   records per collection that start would load.
+ * - A file that cannot be read, or a dry run that fails for any reason, is a
+ *   finding in the result, never a throw: verify is what people run when
+ *   things are broken.
  */
 import path from 'node:path';
 import { Corruption } from '../../errors.js';
@@ -20,11 +24,17 @@ import { LOG_MAGIC, LOG_VERSION } from './log-writer.js';
 import { SNAP_MAGIC, SNAP_VERSION } from './snapshot.js';
 import { recover } from './recovery.js';
 import type { RecoveryReport } from './recovery-report.js';
+import type { DbState } from '../state.js';
 
 export interface FileReport {
   file: string;
   kind: 'segment' | 'snapshot';
+  /** Frames read: batches in a segment, sections and record chunks in a snapshot. */
   frames: number;
+  /** Segment: record writes (put, delete, restore, purge effects). Snapshot: live records held. */
+  records: number;
+  /** Snapshot: collections held (0 for a segment). */
+  collections: number;
   bytes: number;
   ok: boolean;
   /** What is wrong and where, when not ok. */
@@ -43,9 +53,12 @@ export interface GenerationReport {
   problem?: string;
 }
 
+/** Records a start would load into one collection (expired ones not yet swept included). */
+export interface CollectionCount { name: string; records: number }
+
 export type StartVerdict =
-  | { ok: true; seq: number; report: RecoveryReport }
-  | { ok: false; message: string; salvage?: { seq: number; report: RecoveryReport } | { error: string } };
+  | { ok: true; seq: number; report: RecoveryReport; collections: CollectionCount[] }
+  | { ok: false; message: string; salvage?: { seq: number; report: RecoveryReport; collections: CollectionCount[] } | { error: string } };
 
 export interface VerifyResult {
   files: FileReport[];
@@ -61,14 +74,22 @@ export async function verifyDataDir(fs: StorageFs, dir: string): Promise<FileRep
   const reports: FileReport[] = [];
   for (const file of files) {
     const kind = isSegmentName(file) ? 'segment' : 'snapshot';
-    reports.push(verifyFile(file, kind, await fs.readFile(path.join(dir, file))));
+    let buf: Buffer;
+    try {
+      buf = await fs.readFile(path.join(dir, file));
+    } catch (err) {
+      reports.push({ file, kind, frames: 0, records: 0, collections: 0, bytes: 0, ok: false, problem: `cannot be read: ${describeError(err)}` });
+      continue;
+    }
+    reports.push(verifyFile(file, kind, buf));
   }
   return reports;
 }
 
 /**
  * Full verification: file reports, generations and the start verdict.
- * Changes nothing on disk. Throws only on I/O errors.
+ * Changes nothing on disk. Throws only when `dir` itself cannot be listed;
+ * unreadable files and failed dry runs are findings in the result.
  */
 export async function verifyGenerations(fs: StorageFs, dir: string): Promise<VerifyResult> {
   const files = await verifyDataDir(fs, dir);
@@ -87,20 +108,32 @@ export async function verifyGenerations(fs: StorageFs, dir: string): Promise<Ver
 async function startVerdict(fs: StorageFs, dir: string): Promise<StartVerdict> {
   try {
     const r = await recover(fs, dir, { dryRun: true });
-    return { ok: true, seq: r.state.seq, report: r.report };
+    return { ok: true, seq: r.state.seq, report: r.report, collections: countRecords(r.state) };
   } catch (err) {
-    if (!(err instanceof Corruption)) throw err;
+    const message = describeError(err);
     try {
       const s = await recover(fs, dir, { dryRun: true, salvage: true });
-      return { ok: false, message: err.message, salvage: { seq: s.state.seq, report: s.report } };
+      return { ok: false, message, salvage: { seq: s.state.seq, report: s.report, collections: countRecords(s.state) } };
     } catch (salvageErr) {
-      return { ok: false, message: err.message, salvage: { error: (salvageErr as Error).message } };
+      return { ok: false, message, salvage: { error: describeError(salvageErr) } };
     }
   }
 }
 
+function countRecords(state: DbState): CollectionCount[] {
+  return [...state.collections].map(([name, c]) => ({ name, records: c.records.size })).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Corruption says file and byte already; an fs error is its errno code and message; anything else keeps its class name. */
+function describeError(err: unknown): string {
+  if (err instanceof Corruption) return err.message;
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as NodeJS.ErrnoException).code;
+  return code && err.message.startsWith(code) ? err.message : `${code ?? err.name}: ${err.message}`;
+}
+
 function verifyFile(file: string, kind: FileReport['kind'], buf: Buffer): FileReport {
-  const report: FileReport = { file, kind, frames: 0, bytes: buf.length, ok: true };
+  const report: FileReport = { file, kind, frames: 0, records: 0, collections: 0, bytes: buf.length, ok: true };
   const [magic, version] = kind === 'segment' ? [LOG_MAGIC, LOG_VERSION] : [SNAP_MAGIC, SNAP_VERSION];
   if (checkHeader(buf, magic) !== version) return { ...report, ok: false, problem: 'bad header (magic or format version) at byte 0' };
   let offset = HEADER_SIZE;
@@ -115,6 +148,7 @@ function verifyFile(file: string, kind: FileReport['kind'], buf: Buffer): FileRe
       return { ...report, ok: false, problem: `undecodable payload at byte ${offset}: ${(err as Error).message}` };
     }
     report.frames += 1;
+    countFrame(report, last);
     offset = r.next;
     if (kind === 'snapshot' && (last as { k?: string } | undefined)?.k === 'end') break;
   }
@@ -122,4 +156,17 @@ function verifyFile(file: string, kind: FileReport['kind'], buf: Buffer): FileRe
     return { ...report, ok: false, problem: `snapshot has no end frame (incomplete) at byte ${offset}` };
   }
   return report;
+}
+
+const RECORD_EFFECTS = new Set(['put', 'delete', 'restore', 'purge']);
+
+/** Adds what one decoded frame holds to the file's record and collection counts. */
+function countFrame(report: FileReport, payload: unknown): void {
+  const frame = payload as { k?: string; rows?: unknown[]; effects?: Array<{ t?: string }> } | undefined;
+  if (report.kind === 'segment') {
+    for (const e of frame?.effects ?? []) if (RECORD_EFFECTS.has(e?.t ?? '')) report.records += 1;
+    return;
+  }
+  if (frame?.k === 'coll') report.collections += 1;
+  if (frame?.k === 'recs') report.records += frame.rows?.length ?? 0;
 }

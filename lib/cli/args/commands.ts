@@ -1,0 +1,116 @@
+/**
+ * Every command of `eddydb` and every option it takes: the single source of
+ * the parser, of `--help` and of the README's configuration and tools
+ * tables (spec/cli/readme-sync.spec.ts keeps the README in step). Add an
+ * option here, read it in config.ts or the tool, and paste its README row.
+ */
+import type { CommandName, CommandSpec, OptionSpec } from './option-spec.js';
+
+const SWITCH = { kind: 'switch' } as const;
+const TEXT = { kind: 'text' } as const;
+const int = (min: number, max: number) => ({ kind: 'int', min, max }) as const;
+/**
+ * The engine's DURABILITY_MODES, spelled out so that help and usage errors
+ * load no engine code (spec/cli/command-line.spec.ts checks they agree).
+ */
+export const DURABILITY_CHOICES = ['always', 'batch', 'none'] as const;
+
+export const HELP: OptionSpec = { name: 'help', short: 'h', isFlag: true, value: SWITCH, help: 'show this help and exit' };
+
+const DATA_DIR: OptionSpec = {
+  name: 'data-dir', isFlag: true, value: TEXT, env: 'EDDYDB_DATA_DIR', placeholder: 'DIR', defaultText: '`./data`',
+  help: 'data directory (log, snapshots, secrets)',
+};
+
+const START_OPTIONS: readonly OptionSpec[] = [
+  { name: 'port', isFlag: true, value: int(0, 65535), env: 'PORT', placeholder: 'PORT', defaultText: '`8080`', help: 'HTTP and WebSocket port (0 picks a free one)' },
+  { name: 'host', isFlag: true, value: TEXT, env: 'HOST', placeholder: 'HOST', defaultText: '`0.0.0.0`', help: 'listen address (`127.0.0.1` for this machine only)' },
+  DATA_DIR,
+  { name: 'admin-key', isFlag: false, value: TEXT, env: 'EDDYDB_ADMIN_KEY', defaultText: 'generated', help: 'the admin API key; when set, it replaces a stored one' },
+  {
+    name: 'durability', isFlag: true, value: { kind: 'choice', values: DURABILITY_CHOICES }, env: 'EDDYDB_DURABILITY', placeholder: 'MODE', defaultText: '`always`',
+    help: '`always` (fsync before acknowledging, group commit), `batch` (fsync within 10 ms), `none` (OS buffered)',
+  },
+  { name: 'rate-limit', isFlag: true, value: int(0, 1_000_000_000), env: 'EDDYDB_RATE_LIMIT', placeholder: 'N', defaultText: '`0` (off)', help: 'requests per key per window' },
+  { name: 'rate-limit-window', isFlag: true, value: int(1, 86_400), env: 'EDDYDB_RATE_LIMIT_WINDOW', placeholder: 'SECS', defaultText: '`60`', help: 'window length in seconds' },
+  { name: 'token-ttl', isFlag: true, value: int(60, 30 * 86_400), env: 'EDDYDB_TOKEN_TTL', placeholder: 'SECS', defaultText: '`3600`', help: 'token lifetime in seconds' },
+  { name: 'max-batch-size', isFlag: true, value: int(1, 1_000_000), env: 'EDDYDB_MAX_BATCH_SIZE', placeholder: 'N', defaultText: '`10000`', help: 'records per batch request' },
+  { name: 'body-limit', isFlag: true, value: int(1, 2 ** 32), env: 'EDDYDB_BODY_LIMIT', placeholder: 'BYTES', defaultText: '`33554432`', help: 'request body limit in bytes (413 above it)' },
+  { name: 'snapshot-bytes', isFlag: true, value: int(1, Number.MAX_SAFE_INTEGER), env: 'EDDYDB_SNAPSHOT_BYTES', placeholder: 'BYTES', defaultText: '`67108864`', help: 'snapshot when the current log segment passes this size' },
+  { name: 'snapshot-cron', isFlag: true, value: { kind: 'cron' }, env: 'EDDYDB_SNAPSHOT_CRON', placeholder: 'CRON', defaultText: '`0 * * * *`', help: 'node-cron schedule for snapshots (empty disables)' },
+  { name: 'ripple-peers', isFlag: true, value: { kind: 'peers' }, env: 'EDDYDB_RIPPLE_PEERS', placeholder: 'PEERS', defaultText: 'none', help: 'replication peers, `url|api_key,...`' },
+  { name: 'heal-retry-ms', isFlag: true, value: int(1, 3_600_000), env: 'EDDYDB_HEAL_RETRY_MS', placeholder: 'MS', defaultText: '`1000`', help: 'after a storage failure, first repair attempt after this many ms, then doubling' },
+  { name: 'heal-retry-max-ms', isFlag: true, value: int(1, 86_400_000), env: 'EDDYDB_HEAL_RETRY_MAX_MS', placeholder: 'MS', defaultText: '`30000`', help: 'longest wait between repair attempts' },
+  { name: 'openai-api-key', isFlag: false, value: TEXT, env: 'OPENAI_API_KEY', defaultText: 'none', help: 'OpenAI-compatible provider key for embeddings (and chat, later)' },
+  { name: 'openai-base-url', isFlag: false, value: TEXT, env: 'OPENAI_BASE_URL', defaultText: 'none', help: 'that provider\'s base URL' },
+  { name: 'salvage', isFlag: true, value: SWITCH, env: 'EDDYDB_SALVAGE', defaultText: 'off', help: 'when damaged files would stop the start, start from what is readable (see Durability and operations)' },
+  { name: 'quiet', isFlag: true, value: SWITCH, env: 'EDDYDB_QUIET', defaultText: 'off', help: 'log warnings and errors only' },
+  {
+    name: 'auth-failure-limit', isFlag: true, value: int(0, 1_000_000), env: 'EDDYDB_AUTH_FAILURE_LIMIT', placeholder: 'N', defaultText: '`10`',
+    help: 'failed `POST /api/auth/token` attempts per client address and window before 429 (`0` disables)',
+  },
+  { name: 'auth-failure-window', isFlag: true, value: int(1, 86_400), env: 'EDDYDB_AUTH_FAILURE_WINDOW', placeholder: 'SECS', defaultText: '`60`', help: 'that window in seconds, opened by the address\'s first failure' },
+  { name: 'trust-proxy', isFlag: true, value: SWITCH, env: 'EDDYDB_TRUST_PROXY', defaultText: 'off', help: 'behind a reverse proxy: the client address is the last `X-Forwarded-For` entry' },
+  {
+    name: 'watch-parent', isFlag: true, value: SWITCH, env: 'EDDYDB_WATCH_PARENT', defaultText: 'on under npm',
+    help: 'shut down cleanly when the parent process dies (an `npm start` killed by its PID); `EDDYDB_WATCH_PARENT=0` turns it off',
+  },
+  { name: 'version', isFlag: true, value: SWITCH, help: 'print the version and exit' },
+  HELP,
+];
+
+const CREATE: OptionSpec = {
+  name: 'create', isFlag: true, value: SWITCH, defaultText: 'off',
+  help: 'make the data directory when it does not exist (import: also the collection)',
+};
+const COLLECTION: OptionSpec = { name: 'collection', isFlag: true, value: TEXT, placeholder: 'NAME', help: 'the collection', isRequired: true };
+
+/** The commands, in the order help lists them. */
+export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
+  start: {
+    name: 'start', summary: 'run the server (the default command)', usage: 'start [options]',
+    description: 'Runs the HTTP and WebSocket server until SIGINT or SIGTERM, which shut it down cleanly\n(in-flight writes finish, a final snapshot is written). Flags win over environment variables.',
+    options: START_OPTIONS,
+  },
+  snapshot: {
+    name: 'snapshot', summary: 'write a snapshot now, drop what the two newest generations don\'t need', usage: 'snapshot [--data-dir DIR]',
+    description: 'Writes a snapshot of a stopped server\'s data directory and deletes segments and\nsnapshots the two newest generations do not need.',
+    options: [DATA_DIR, CREATE, HELP],
+  },
+  compact: {
+    name: 'compact', summary: 'snapshot and keep only the newest snapshot and the log after it', usage: 'compact [--data-dir DIR]',
+    description: 'Like snapshot, but keeps a single generation: the smallest data directory.',
+    options: [DATA_DIR, CREATE, HELP],
+  },
+  verify: {
+    name: 'verify', summary: 'check every file, count records, say whether a start would succeed', usage: 'verify [--data-dir DIR]',
+    description: 'Checks every segment and snapshot, lists the generations, counts the records a start\nwould load per collection, and says whether a normal start would succeed (exit 1 if not).\nChanges nothing.',
+    options: [DATA_DIR, HELP],
+  },
+  export: {
+    name: 'export', summary: 'write a collection as NDJSON of typed records', usage: 'export --collection NAME [--out FILE]',
+    description: 'Writes every record of a collection, one JSON object per line, with typed values\n(`{"type":"Decimal","value":"1.50"}`), to stdout or --out. A missing collection is an error.',
+    options: [DATA_DIR, COLLECTION, { name: 'out', isFlag: true, value: TEXT, placeholder: 'FILE', defaultText: 'stdout', help: 'write here instead (replaced if it exists)' }, HELP],
+  },
+  import: {
+    name: 'import', summary: 'read records (NDJSON or a JSON array) into a collection', usage: 'import --collection NAME [--in FILE] [--format ndjson|json]',
+    description: 'Inserts records in batches of 1,000 and reports each line that fails. The collection\nmust exist unless --create is given. Exit 1 when any record failed.',
+    options: [
+      DATA_DIR, COLLECTION,
+      { name: 'in', isFlag: true, value: TEXT, placeholder: 'FILE', defaultText: 'stdin', help: 'read from here instead' },
+      {
+        name: 'format', isFlag: true, value: { kind: 'choice', values: ['ndjson', 'json'] }, placeholder: 'FORMAT', defaultText: '`ndjson`',
+        help: '`ndjson` (one record per line) or `json` (one array of records, read whole into memory)',
+      },
+      CREATE, HELP,
+    ],
+  },
+  help: {
+    name: 'help', summary: 'show help for eddydb or for one command', usage: 'help [command]',
+    description: 'Shows the commands, or one command\'s options.', options: [HELP], positional: 'command',
+  },
+};
+
+export function isCommandName(name: string): name is CommandName {
+  return Object.hasOwn(COMMANDS, name);
+}

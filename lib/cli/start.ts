@@ -1,0 +1,72 @@
+/**
+ * `eddydb start`: runs the server until SIGINT or SIGTERM, or until the
+ * parent process dies when that is watched (parent-watch.ts); each shuts
+ * down cleanly (in-flight writes finish, a final snapshot is written, the
+ * data lock is released).
+ *
+ * A start that cannot bind writes and prints nothing: the port is probed
+ * before the data directory is opened, and the admin key is generated only
+ * once listen() has bound it (closing the gap a port taken in between
+ * would leave).
+ */
+import net from 'node:net';
+import { Server } from '../http/index.js';
+import type { OptionValues } from './args/option-values.js';
+import { serverConfig } from './config.js';
+import { shouldWatchParent, watchParent } from './parent-watch.js';
+
+/** Starts the server; resolves once it listens. Throws what Server.create or listen throw (main.ts describes it). */
+export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Promise<void> {
+  const config = serverConfig(values);
+  if (config.port !== 0) await probePort(config.host, config.port);
+  const server = await Server.create({ ...config, adminKeyAfterListen: true });
+  let port: number;
+  try {
+    port = await server.listen();
+  } catch (err) {
+    // The bind failure is what the user must see; a failure to close after it would only hide it.
+    await server.close().catch(() => undefined);
+    throw err;
+  }
+  console.log(`EddyDB listening on http://${config.host}:${port} (data in ${config.dataDir})`);
+  keepStdioErrorsFromStopping();
+  let stopping = false;
+  let stopWatching = (): void => undefined;
+  const stop = (reason: string) => {
+    // npm and the terminal may both deliver Ctrl-C: one shutdown is enough.
+    if (stopping) return;
+    stopping = true;
+    stopWatching();
+    console.log(`${reason}, shutting down`);
+    server.close().then(() => process.exit(0), (err) => {
+      console.error(`eddydb: shutdown failed: ${(err as Error).stack ?? String(err)}`);
+      process.exit(1);
+    });
+  };
+  process.on('SIGINT', () => stop('SIGINT received'));
+  process.on('SIGTERM', () => stop('SIGTERM received'));
+  if (shouldWatchParent(values.isOn('watch-parent'), env)) {
+    stopWatching = watchParent((what) => stop(what));
+  }
+}
+
+/** Binds `host:port` for a moment; rejects with the bind error (EADDRINUSE, EACCES...). */
+function probePort(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+/**
+ * A dead parent can take the reading end of our stdout or stderr with it; a
+ * write then fails with EPIPE, which must not stop the clean shutdown.
+ */
+function keepStdioErrorsFromStopping(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+    });
+  }
+}

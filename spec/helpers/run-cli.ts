@@ -1,0 +1,30 @@
+/**
+ * Runs the real `eddydb` command (lib/cli/main.ts through the tsx loader) as
+ * a child process and collects its exit code and output. The environment
+ * is the test's own, less anything that would change the CLI's defaults
+ * (npm's lifecycle variables turn on the parent watch; EDDYDB_* and PORT
+ * would configure it), plus what a test passes.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+export const CLI_MAIN = path.resolve('lib/cli/main.ts');
+
+export interface CliResult { code: number | null; stdout: string; stderr: string }
+
+/** The test process's environment without npm's and EddyDB's variables, with `extra` added. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!/^(npm_|EDDYDB_|PORT$|HOST$|OPENAI_)/.test(k)) env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+/** Runs `eddydb <args>` to completion (at most 60 s), feeding `input` on stdin. */
+export function runCli(args: readonly string[], opts: { input?: string; env?: Record<string, string> } = {}): CliResult {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', CLI_MAIN, ...args], {
+    input: opts.input ?? '', encoding: 'utf8', env: cleanEnv(opts.env), timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
