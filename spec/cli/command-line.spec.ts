@@ -6,11 +6,13 @@
  */
 import { expect } from 'chai';
 import { parseCommandLine } from '../../lib/cli/args/parse-command-line.js';
-import { COMMANDS, DURABILITY_CHOICES } from '../../lib/cli/args/commands.js';
+import { COMMANDS, DURABILITY_CHOICES, LOG_LEVEL_CHOICES } from '../../lib/cli/args/commands.js';
 import { closest, editDistance } from '../../lib/cli/args/closest.js';
 import { commandHelp, generalHelp } from '../../lib/cli/args/help.js';
 import { COMMAND_NAMES } from '../../lib/cli/args/option-spec.js';
 import { DURABILITY_MODES } from '../../lib/engine/index.js';
+import { LOG_LEVELS } from '../../lib/http/index.js';
+import { startConfig } from '../../lib/cli/config.js';
 
 /** The one-line message parseCommandLine throws for `argv`, or '' when it parses. */
 function mistake(argv: string[], env: NodeJS.ProcessEnv = {}): string {
@@ -82,6 +84,17 @@ describe('the command line (issue 9)', () => {
 
   it('offers exactly the engine\'s durability modes', () => {
     expect([...DURABILITY_CHOICES]).to.deep.equal([...DURABILITY_MODES]);
+  });
+
+  it('offers exactly the server\'s log levels, and silent', () => {
+    expect([...LOG_LEVEL_CHOICES]).to.deep.equal([...LOG_LEVELS, 'silent']);
+  });
+
+  it('maps the log options onto ServerConfig', () => {
+    const config = startConfig(['--log-level', 'debug', '--access-log', '--log-format', 'text'], {});
+    expect(config).to.include({ logLevel: 'debug', accessLog: true, logFormat: 'text' });
+    expect(startConfig([], { EDDYDB_LOG_LEVEL: 'warn', EDDYDB_ACCESS_LOG: '1' })).to.include({ logLevel: 'warn', accessLog: true });
+    expect(mistake(['--log-level', 'loud'])).to.match(/log-level/);
   });
 
   it('renders help from the tables: every command in the overview, every option with its variable and default', () => {

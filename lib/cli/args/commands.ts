@@ -15,6 +15,9 @@ const int = (min: number, max: number) => ({ kind: 'int', min, max }) as const;
  */
 export const DURABILITY_CHOICES = ['always', 'batch', 'none'] as const;
 
+/** The server's LOG_LEVELS, spelled out for the same reason (spec/cli/command-line.spec.ts checks they agree). */
+export const LOG_LEVEL_CHOICES = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
 export const HELP: OptionSpec = { name: 'help', short: 'h', isFlag: true, value: SWITCH, help: 'show this help and exit' };
 
 const DATA_DIR: OptionSpec = {
@@ -44,6 +47,15 @@ const START_OPTIONS: readonly OptionSpec[] = [
   { name: 'openai-api-key', isFlag: false, value: TEXT, env: 'OPENAI_API_KEY', defaultText: 'none', help: 'OpenAI-compatible provider key for embeddings (and chat, later)' },
   { name: 'openai-base-url', isFlag: false, value: TEXT, env: 'OPENAI_BASE_URL', defaultText: 'none', help: 'that provider\'s base URL' },
   { name: 'salvage', isFlag: true, value: SWITCH, env: 'EDDYDB_SALVAGE', defaultText: 'off', help: 'when damaged files would stop the start, start from what is readable (see Durability and operations)' },
+  {
+    name: 'log-level', isFlag: true, value: { kind: 'choice', values: LOG_LEVEL_CHOICES }, env: 'EDDYDB_LOG_LEVEL', placeholder: 'LEVEL', defaultText: '`info`',
+    help: 'lowest level logged: `trace`, `debug`, `info`, `warn`, `error`, `fatal`, or `silent`',
+  },
+  { name: 'access-log', isFlag: true, value: SWITCH, env: 'EDDYDB_ACCESS_LOG', defaultText: 'off', help: 'one info line per HTTP request (see Logs below)' },
+  {
+    name: 'log-format', isFlag: true, value: { kind: 'choice', values: ['json', 'text'] }, env: 'EDDYDB_LOG_FORMAT', placeholder: 'FORMAT', defaultText: '`json`',
+    help: '`json` (pino\'s JSON lines) or `text` (one readable line per entry)',
+  },
   { name: 'quiet', isFlag: true, value: SWITCH, env: 'EDDYDB_QUIET', defaultText: 'off', help: 'log warnings and errors only' },
   {
     name: 'auth-failure-limit', isFlag: true, value: int(0, 1_000_000), env: 'EDDYDB_AUTH_FAILURE_LIMIT', placeholder: 'N', defaultText: '`10`',

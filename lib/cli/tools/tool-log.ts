@@ -7,5 +7,5 @@ import type { LogLevel } from '../../engine/index.js';
 
 /** A Database `log` option for a tool run. */
 export function toolLog(msg: string, level: LogLevel = 'info'): void {
-  if (level !== 'info') console.error(msg);
+  if (level === 'warn' || level === 'error') console.error(msg);
 }
