@@ -36,6 +36,7 @@ import { redundantFiles } from './storage/generations.js';
 import { moveAside, removeOriginals } from './storage/damaged-files.js';
 import { HEADER_SIZE } from './storage/frame.js';
 import { DirLock } from './storage/lock.js';
+import { securePristineDir } from './storage/dir-permissions.js';
 import { StorageHealth, type HealOptions } from './storage-health.js';
 import { WriteQueue, type CommitListener, type Operation } from './write-queue.js';
 import { fallbackEngineLog, type EngineLog } from './engine-log.js';
@@ -120,6 +121,7 @@ export class Database {
     const fs = opts.fs ?? nodeFs;
     const dir = opts.dataDir;
     await fs.mkdir(dir);
+    await securePristineDir(fs, dir);
     const lock = await DirLock.acquire(fs, dir);
     try {
       return await Database.openLocked(opts, fs, lock);

@@ -110,4 +110,5 @@ export class FaultyFs implements StorageFs {
   exists = (p: string) => nodeFs.exists(p);
   size = (p: string) => nodeFs.size(p);
   mode = (p: string) => nodeFs.mode(p);
+  chmod = (p: string, mode: number) => nodeFs.chmod(p, mode);
 }

@@ -50,6 +50,8 @@ export interface StorageFs {
   size(path: string): Promise<number>;
   /** Permission bits (e.g. 0o600) of a file or directory. */
   mode(path: string): Promise<number>;
+  /** Sets the permission bits of a file or directory. */
+  chmod(path: string, mode: number): Promise<void>;
 }
 
 class NodeFile implements StorageFile {
@@ -131,4 +133,5 @@ export const nodeFs: StorageFs = {
   exists: (p) => fs.existsSync(p),
   size: async (p) => (await fsp.stat(p)).size,
   mode: async (p) => (await fsp.stat(p)).mode & 0o777,
+  chmod: (p, mode) => fsp.chmod(p, mode),
 };
