@@ -8,7 +8,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { InvalidInput, NotFound } from '../errors.js';
-import type { Database } from './database.js';
+import type { EngineCore } from './core.js';
 import { validateCollectionName } from './names.js';
 import { validateKvKey } from './kv.js';
 import { checkLimit, MAX_FIELD_NAMES, MAX_KV_PREFIXES } from './limits.js';
@@ -113,7 +113,7 @@ function parsePermissions(raw: unknown): Record<string, CollectionPermission> {
 }
 
 export class ApiKeys {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: EngineCore) {}
 
   /** Creates a key; returns the secret (shown once) and its public description. */
   async create(req: NewKeyRequest): Promise<{ key: string; record: ApiKeyRecord }> {

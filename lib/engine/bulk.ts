@@ -8,11 +8,11 @@
  * after a crash the request's writes are all present or all absent.
  */
 import { DbError, toDbError } from '../errors.js';
-import type { Database } from './database.js';
+import type { EngineCore } from './core.js';
 import { markNoRipple, type Effect } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
-import type { PreparedWrite } from './records.js';
+import type { PreparedWrite, Records } from './records.js';
 import type { WorkingView } from './working-view.js';
 
 export const BULK_CHUNK = 1000;
@@ -36,7 +36,7 @@ type Prepared =
   | { kind: 'delete'; id: string; noRipple: boolean };
 
 export class Bulk {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: EngineCore, private readonly records: Records) {}
 
   /** Inserts every valid body as one logged batch; invalid ones are reported in `failed`. */
   insertMany(c: string, bodies: readonly unknown[]): Promise<BulkResult> {
@@ -104,17 +104,17 @@ export class Bulk {
 
   private apply(view: WorkingView, c: string, item: Prepared, effects: Effect[]): string {
     switch (item.kind) {
-      case 'insert': return this.db.records.insertInto(view, c, item.p, effects);
-      case 'update': this.db.records.updateIn(view, c, item.id, item.p, effects); return item.id;
-      case 'delete': this.db.records.deleteIn(view, c, item.id, effects); return item.id;
+      case 'insert': return this.records.insertInto(view, c, item.p, effects);
+      case 'update': this.records.updateIn(view, c, item.id, item.p, effects); return item.id;
+      case 'delete': this.records.deleteIn(view, c, item.id, effects); return item.id;
     }
   }
 
   private prepare(item: BulkItem): Prepared {
     const nr = item.noRipple === true;
     switch (item.kind) {
-      case 'insert': return { kind: 'insert', p: this.db.records.prepare(item.body), noRipple: nr };
-      case 'update': return { kind: 'update', id: validateId(item.id), p: this.db.records.prepare(item.body), noRipple: nr };
+      case 'insert': return { kind: 'insert', p: this.records.prepare(item.body), noRipple: nr };
+      case 'update': return { kind: 'update', id: validateId(item.id), p: this.records.prepare(item.body), noRipple: nr };
       case 'delete': return { kind: 'delete', id: validateId(item.id), noRipple: nr };
     }
   }

@@ -4,10 +4,11 @@
  * change is a `setCollectionMeta` effect and affects only later writes.
  */
 import { Conflict, InvalidInput, NotFound, MESSAGES } from '../errors.js';
-import type { Database } from './database.js';
+import type { EngineCore } from './core.js';
 import { indexDefs } from './indexes/index-manager.js';
 import { MAX_QUERY_INDEXES } from './limits.js';
 import { isInternalCollection, validateCollectionName } from './names.js';
+import type { Records } from './records.js';
 import { parseSchema, replaceFields, schemaToWire, updateConstraints, type Schema } from './schema/index.js';
 import type { CollectionMeta, QueryIndexDef } from './state.js';
 import { isPlainObject } from './values/index.js';
@@ -23,7 +24,7 @@ export interface CollectionInfo {
 const CREATE_KEYS = new Set(['fields', 'version', 'bypass_ripple', 'created_at', 'last_modified', 'primary_key_alias', 'schema']);
 
 export class Collections {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: EngineCore, private readonly records: Records) {}
 
   private nowIso(): string { return new Date(this.db.now()).toISOString(); }
 
@@ -62,7 +63,7 @@ export class Collections {
     const meta = this.meta(name);
     return {
       name,
-      record_count: this.db.records.count(name),
+      record_count: this.records.count(name),
       created_at: meta.createdAt,
       schema: this.schemaOf(meta),
     };

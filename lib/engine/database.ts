@@ -39,6 +39,8 @@ import { DirLock } from './storage/lock.js';
 import { securePristineDir } from './storage/dir-permissions.js';
 import { StorageHealth, type HealOptions } from './storage-health.js';
 import { WriteQueue, type CommitListener, type Operation } from './write-queue.js';
+import { ExpiryTracker } from './expiry.js';
+import type { EngineCore } from './core.js';
 import { fallbackEngineLog, type EngineLog } from './engine-log.js';
 
 export interface DatabaseOptions {
@@ -84,7 +86,7 @@ export class Database {
   readonly ids: IdGenerator;
   private snapshotting: Promise<unknown> | undefined;
   private closed = false;
-  private readonly log: EngineLog;
+  readonly log: EngineLog;
 
   private constructor(
     readonly state: DbState,
@@ -102,18 +104,32 @@ export class Database {
   ) {
     this.log = opts.log ?? fallbackEngineLog;
     this.ids = new IdGenerator(secrets.idKey);
-    this.records = new Records(this);
-    this.collections = new Collections(this);
-    this.trash = new Trash(this);
-    this.keys = new ApiKeys(this);
-    this.bulk = new Bulk(this);
+    const core = this.core();
+    this.indexes = new IndexManager(core);
+    this.search = new SearchIndexes(core);
+    this.kv = new KvStore(core);
+    this.records = new Records(core, this.indexes, new ExpiryTracker(core, this.kv));
+    this.collections = new Collections(core, this.records);
+    this.trash = new Trash(core);
+    this.keys = new ApiKeys(core);
+    this.bulk = new Bulk(core, this.records);
     this.audit = new AuditLog(fs, opts.dataDir, clock, this.log);
-    this.transactions = new TransactionManager(this, this.audit, opts.serializableHistoryLimit);
-    this.replication = new Replication(this);
-    this.kv = new KvStore(this);
-    this.indexes = new IndexManager(this);
-    this.search = new SearchIndexes(this);
+    this.transactions = new TransactionManager(core, this.records, this.audit, opts.serializableHistoryLimit);
+    this.replication = new Replication(core);
     queue.onCommit(() => this.maybeSnapshot());
+  }
+
+  /** The narrow view of this database that the services get (see core.ts). */
+  private core(): EngineCore {
+    const { state, ids, queue, clock, log } = this;
+    return {
+      state, ids, log, dataDir: this.opts.dataDir,
+      get readOnly() { return queue.readOnly; },
+      now: () => clock.now(),
+      settings: () => this.settings(),
+      write: (op) => queue.submit(op),
+      onCommit: (listener) => queue.onCommit(listener),
+    };
   }
 
   /** Opens (recovering) or creates the database in `opts.dataDir`. Throws Corruption on a damaged log. */

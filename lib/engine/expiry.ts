@@ -6,8 +6,9 @@
  * Reads never depend on the sweeper: expired records are filtered at read
  * time by comparing `expiresAt` with the clock.
  */
-import type { Database } from './database.js';
+import type { EngineCore } from './core.js';
 import type { Effect } from './effects.js';
+import type { KvStore } from './kv.js';
 import type { RecordEntry } from './state.js';
 import { ttlString } from './ttl.js';
 import type { Fields } from './values/index.js';
@@ -22,7 +23,8 @@ export class ExpiryTracker {
   private readonly expiring = new Map<string, number>();
   private tracking = false;
 
-  constructor(private readonly db: Database) {}
+  /** `kv` is swept on the same timer as records. */
+  constructor(private readonly db: EngineCore, private readonly kv: KvStore) {}
 
   /** Starts following commits (and indexes what recovery loaded) the first time a sweep needs it. */
   private track(): void {
@@ -48,7 +50,7 @@ export class ExpiryTracker {
     this.stop();
     this.timer = setInterval(() => {
       this.sweep().catch(() => undefined);
-      this.db.kv.sweep().catch(() => undefined);
+      this.kv.sweep().catch(() => undefined);
     }, intervalMs);
     this.timer.unref();
   }

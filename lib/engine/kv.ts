@@ -5,7 +5,7 @@
  * and replicated like records; expiry follows the injectable clock.
  */
 import { InvalidInput, NotFound } from '../errors.js';
-import type { Database } from './database.js';
+import type { EngineCore } from './core.js';
 import type { Effect } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
@@ -25,7 +25,7 @@ export function validateKvKey(key: unknown): string {
 }
 
 export class KvStore {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: EngineCore) {}
 
   private live(key: string, includeExpired = false): KvEntry | undefined {
     const e = this.db.state.kv.get(key);

@@ -7,7 +7,7 @@
  * expiry as a bare RFC 3339 string in the system `ttl` field.
  */
 import { Conflict, InvalidInput, MESSAGES, NotFound, SchemaViolation } from '../errors.js';
-import type { Database } from './database.js';
+import type { EngineCore } from './core.js';
 import type { Effect } from './effects.js';
 import { markNoRipple } from './effects.js';
 import { validateId } from './ids.js';
@@ -19,7 +19,8 @@ import type { CollectionMeta, RecordEntry } from './state.js';
 import { resolveTtl, ttlString, type ResolvedTtl } from './ttl.js';
 import { fieldsFromWire, hashKey, isPlainObject, JoinedRecords, bareValue, sortCompare, type Fields, type Value } from './values/index.js';
 import type { WorkingView } from './working-view.js';
-import { ExpiryTracker } from './expiry.js';
+import type { ExpiryTracker } from './expiry.js';
+import type { IndexManager } from './indexes/index-manager.js';
 
 /** Members of an insert body that are instructions, not fields. */
 const INSERT_SYSTEM_KEYS = ['id', 'ttl', 'ttl_update_on_access'] as const;
@@ -33,11 +34,8 @@ export interface PreparedWrite {
 }
 
 export class Records {
-  readonly expiry: ExpiryTracker;
-
-  constructor(private readonly db: Database) {
-    this.expiry = new ExpiryTracker(db);
-  }
+  /** Query plans come from `indexes`; `expiry` extends sliding TTLs and remembers swept ids. */
+  constructor(private readonly db: EngineCore, private readonly indexes: IndexManager, readonly expiry: ExpiryTracker) {}
 
   stopTimers(): void { this.expiry.stop(); }
 
@@ -146,14 +144,14 @@ export class Records {
 
   /** Runs a parsed query: filter (through a query index when one applies), sort, skip, limit, join, projection. */
   find(c: string, q: Query): Fields[] {
-    const plan = this.db.indexes.plan(c, q.filter);
+    const plan = this.indexes.plan(c, q.filter);
     return this.shapeRows(runQuery(plan ? this.byIds(c, plan.ids) : this.scan(c), q), q);
   }
 
   /** How `find` would run the query, with the counts it saw. */
   explain(c: string, q: Query): Record<string, unknown> {
     const started = performance.now();
-    const plan = this.db.indexes.plan(c, q.filter);
+    const plan = this.indexes.plan(c, q.filter);
     const rows = runQuery(plan ? this.byIds(c, plan.ids) : this.scan(c), q);
     const total = this.db.state.collections.get(c)?.records.size ?? 0;
     return {
@@ -163,7 +161,7 @@ export class Records {
         : { type: 'full_scan', candidates: total },
       total_records: total,
       returned: rows.length,
-      indexes: [...this.db.indexes.indexes(c).values()].map((i) => ({ field: i.field, type: i.type })),
+      indexes: [...this.indexes.indexes(c).values()].map((i) => ({ field: i.field, type: i.type })),
       execution_time_ms: Math.round((performance.now() - started) * 1000) / 1000,
     };
   }

@@ -5,14 +5,14 @@
  * reads the injectable clock so tests can move time.
  */
 import { Conflict, NotFound } from '../errors.js';
-import type { Database } from './database.js';
+import type { EngineCore } from './core.js';
 import type { Effect } from './effects.js';
 import { validateCollectionName } from './names.js';
 
 export const TRASH_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 export class Trash {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: EngineCore) {}
 
   /** Restores one record. 404 when it is not in the trash; 409 when a live record has its id. */
   async restore(c: string, id: string): Promise<void> {

@@ -5,7 +5,7 @@
  * indexes that match the committed state. Definitions are durable (they
  * live in the collection's meta); contents are never logged.
  */
-import type { Database } from '../database.js';
+import type { EngineCore } from '../core.js';
 import type { LoggedBatch } from '../effects.js';
 import type { CommitInfo } from '../change-feed.js';
 import type { CollectionMeta, QueryIndexDef } from '../state.js';
@@ -31,7 +31,7 @@ export function indexDefs(meta: CollectionMeta): Array<QueryIndexDef & { source:
 export class IndexManager {
   private readonly byCollection = new Map<string, Map<string, QueryIndex>>();
 
-  constructor(private readonly db: Database) {
+  constructor(private readonly db: EngineCore) {
     for (const name of db.state.collections.keys()) this.sync(name);
     db.onCommit((b, info) => this.follow(b, info));
   }

@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { InvalidInput } from '../../errors.js';
-import type { Database } from '../database.js';
+import type { EngineCore } from '../core.js';
 import { noRipple, type Effect, type LoggedBatch } from '../effects.js';
 import { validateId } from '../ids.js';
 import { validateCollectionName } from '../names.js';
@@ -36,7 +36,7 @@ export class Replication {
   /** Cursor saves run one after another: they share one tmp file. */
   private saving: Promise<void> = Promise.resolve();
 
-  constructor(private readonly db: Database) {
+  constructor(private readonly db: EngineCore) {
     this.cursorFile = path.join(db.dataDir, 'ripple-cursors.json');
   }
 

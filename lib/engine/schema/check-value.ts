@@ -13,7 +13,7 @@ import { compilePattern } from '../pattern/index.js';
 import { bareValue, compareValues, equalValues, isRfc4122Uuid, Tagged, toJson, typeOf, type Value } from '../values/index.js';
 import { acceptsType } from './accepts-type.js';
 import { coerceValue } from './coerce-to-schema.js';
-import type { FieldDef } from './field-def.js';
+import type { FieldDef } from './types.js';
 import { isLengthBounded } from './field-options.js';
 
 const SHOWN_CHARS = 64;

@@ -8,7 +8,7 @@
  */
 import { bareValue, typedFromWire, typeOf, type Fields, type TypeName, type Value } from '../values/index.js';
 import { acceptsType } from './accepts-type.js';
-import type { Schema } from './schema.js';
+import type { Schema } from './types.js';
 
 /**
  * The stored form of `v` as a `type` value, or `v` itself when it already has

@@ -9,8 +9,7 @@
  * inference can change them on the way.
  */
 import { bareValue, typeOf, type TypeName, type Value } from '../values/index.js';
-import type { FieldDef } from './field-def.js';
-import type { FieldFormat } from './field-options.js';
+import type { FieldDef, FieldFormat } from './types.js';
 import type { IndexConfig } from './index-config.js';
 
 export interface FieldDefWire {

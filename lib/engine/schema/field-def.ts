@@ -12,25 +12,10 @@ import { InvalidInput, MESSAGES } from '../../errors.js';
 import { compareValues, isPlainObject, isTypeName, TYPE_NAMES, type TypeName, type Value } from '../values/index.js';
 import { checkValue, showValue } from './check-value.js';
 import { coerceValue } from './coerce-to-schema.js';
-import { allowsOption, OPTIONS_BY_TYPE, parseBound, parseEnums, parseFormat, parseRegex, type FieldFormat, type FieldOption } from './field-options.js';
+import { allowsOption, OPTIONS_BY_TYPE, parseBound, parseEnums, parseFormat, parseRegex, type FieldOption } from './field-options.js';
 import { fieldValueFromWire } from './field-value-from-wire.js';
 import { parseIndexConfig, type IndexConfig } from './index-config.js';
-
-export interface FieldDef {
-  readonly field_type: TypeName;
-  readonly required: boolean;
-  readonly unique: boolean;
-  /** Stored form, already converted to `field_type`. */
-  readonly default?: Value;
-  /** A length (bare number) for String/Array/Vector/Set, else a value of the field's type. */
-  readonly min?: Value;
-  readonly max?: Value;
-  readonly regex?: string;
-  readonly enums?: readonly Value[];
-  /** UUID only: values must also be strict RFC 4122, not just the 8-4-4-4-12 shape. */
-  readonly format?: FieldFormat;
-  readonly index?: IndexConfig;
-}
+import type { FieldDef } from './types.js';
 
 /** Every key a field definition may carry; `description` is accepted and dropped. */
 export const FIELD_DEF_KEYS: ReadonlySet<string> = new Set([

@@ -17,11 +17,10 @@ import { fieldFromWire, Tagged, type TypeName, type Value } from '../values/inde
 import { acceptsType, numberOf } from './accepts-type.js';
 import { coerceValue } from './coerce-to-schema.js';
 import { fieldValueFromWire } from './field-value-from-wire.js';
+import type { FieldFormat } from './types.js';
 
 export type FieldOption = 'min' | 'max' | 'regex' | 'enums' | 'format';
 
-/** The formats a field may demand; today only strict RFC 4122 for UUID. */
-export type FieldFormat = 'rfc4122';
 
 const RANGE: readonly FieldOption[] = ['min', 'max'];
 const NUMERIC: readonly FieldOption[] = ['min', 'max', 'enums'];

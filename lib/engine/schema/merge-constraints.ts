@@ -10,7 +10,8 @@
  */
 import { InvalidInput } from '../../errors.js';
 import { isPlainObject } from '../values/index.js';
-import { assertFieldDefKeys, parseFieldDef, type FieldDef } from './field-def.js';
+import { assertFieldDefKeys, parseFieldDef } from './field-def.js';
+import type { FieldDef } from './types.js';
 import { fieldDefToRaw } from './field-def-to-wire.js';
 
 /**

@@ -11,19 +11,11 @@
  */
 import { InvalidInput } from '../../errors.js';
 import { isPlainObject, isRfc3339 } from '../values/index.js';
-import { parseFieldDef, type FieldDef } from './field-def.js';
+import { parseFieldDef } from './field-def.js';
 import { fieldDefToWire, type FieldDefWire } from './field-def-to-wire.js';
 import { assertFieldName } from './field-name.js';
 import { mergeConstraints } from './merge-constraints.js';
-
-export interface Schema {
-  readonly fields: Readonly<Record<string, FieldDef>>;
-  readonly version: number;
-  readonly created_at: string;
-  readonly last_modified: string;
-  readonly bypass_ripple: boolean;
-  readonly primary_key_alias: string;
-}
+import type { FieldDef, Schema } from './types.js';
 
 /** The `GET /api/schemas/{c}` body. */
 export interface SchemaWire {

@@ -10,7 +10,7 @@
 import type { ValidationDetail } from '../../errors.js';
 import { bareValue, equalValues, type Fields, type Value } from '../values/index.js';
 import { showValue } from './check-value.js';
-import type { Schema } from './schema.js';
+import type { Schema } from './types.js';
 
 /**
  * One 'unique' detail per unique field of `fields` whose value appears in a

@@ -11,7 +11,7 @@
 import type { ValidationDetail } from '../../errors.js';
 import type { Fields, Value } from '../values/index.js';
 import { checkValue } from './check-value.js';
-import type { Schema } from './schema.js';
+import type { Schema } from './types.js';
 
 export type ValidationMode = 'insert' | 'update';
 

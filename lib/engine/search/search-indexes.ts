@@ -6,7 +6,7 @@
  * kept current from the change feed; rebuilt from records after a restart.
  */
 import { BruteForceIndex, HnswIndex, TextIndex, type Metric, type VectorIndex } from '../../vector/index.js';
-import type { Database } from '../database.js';
+import type { EngineCore } from '../core.js';
 import type { CommitInfo } from '../change-feed.js';
 import type { LoggedBatch } from '../effects.js';
 import { Tagged, type Fields, type Value } from '../values/index.js';
@@ -39,7 +39,7 @@ interface CollectionSearch {
 export class SearchIndexes {
   private readonly byCollection = new Map<string, CollectionSearch>();
 
-  constructor(private readonly db: Database) {
+  constructor(private readonly db: EngineCore) {
     db.onCommit((b, info) => this.follow(b, info));
   }
 

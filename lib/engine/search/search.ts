@@ -9,11 +9,11 @@
 import { InvalidInput } from '../../errors.js';
 import { checkLimit, MAX_FIELD_NAMES } from '../limits.js';
 import { BruteForceIndex, fuseScores, isMetric, TextIndex, type Metric, type VectorHit } from '../../vector/index.js';
-import type { Database } from '../database.js';
+import type { EngineCore } from '../core.js';
 import { applyProjection, compileProjection, matchFilter, parseFieldList, parseFilter, type Filter } from '../query/index.js';
 import { isExpired } from '../records.js';
 import { isPlainObject, type Fields } from '../values/index.js';
-import { textFieldsOf, vectorOf } from './search-indexes.js';
+import { textFieldsOf, vectorOf, type SearchIndexes } from './search-indexes.js';
 
 export interface SearchRequest {
   query: string;
@@ -101,11 +101,14 @@ export function parseSearch(body: unknown): SearchRequest {
   };
 }
 
+/** What a search reads: committed records, the clock and the collections' search indexes. */
+export type SearchSource = Pick<EngineCore, 'state' | 'now'> & { readonly search: SearchIndexes };
+
 /**
  * Runs a search over committed records, or over `view` (a transaction's own
  * records, searched exactly) when given.
  */
-export function runSearch(db: Database, c: string, req: SearchRequest, view?: Map<string, Fields>): { results: SearchHit[]; total: number } {
+export function runSearch(db: SearchSource, c: string, req: SearchRequest, view?: Map<string, Fields>): { results: SearchHit[]; total: number } {
   const now = db.now();
   const committed = db.state.collections.get(c)?.records;
   // Look records up by id; never copy the collection per query.
@@ -133,7 +136,7 @@ export function runSearch(db: Database, c: string, req: SearchRequest, view?: Ma
   return { results, total: results.length };
 }
 
-function textSearch(db: Database, c: string, req: SearchRequest, allowed: ((id: string) => boolean) | undefined, view: Map<string, Fields> | undefined,
+function textSearch(db: SearchSource, c: string, req: SearchRequest, allowed: ((id: string) => boolean) | undefined, view: Map<string, Fields> | undefined,
   limit: number | undefined) {
   let index: TextIndex;
   if (view) {
@@ -149,7 +152,7 @@ function textSearch(db: Database, c: string, req: SearchRequest, allowed: ((id: 
   });
 }
 
-function vectorSearch(db: Database, c: string, req: SearchRequest, allowed: ((id: string) => boolean) | undefined, view: Map<string, Fields> | undefined): VectorHit[] {
+function vectorSearch(db: SearchSource, c: string, req: SearchRequest, allowed: ((id: string) => boolean) | undefined, view: Map<string, Fields> | undefined): VectorHit[] {
   // Unfiltered searches ask for a few extra neighbours: expired records are dropped afterwards.
   const k = (req.vectorK ?? req.limit ?? 10) + (allowed ? 0 : 8);
   const dims = req.vector!.length;

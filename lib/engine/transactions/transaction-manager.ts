@@ -15,11 +15,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Conflict, DbError, InvalidInput, MESSAGES, NotFound } from '../../errors.js';
-import type { Database } from '../database.js';
+import type { EngineCore } from '../core.js';
 import { markNoRipple, type Effect } from '../effects.js';
 import { validateCollectionName } from '../names.js';
 import { runQuery, type Query } from '../query/index.js';
-import { findByAlias, isExpired } from '../records.js';
+import { findByAlias, isExpired, type Records } from '../records.js';
 import { ISOLATION_LEVELS, type IsolationLevel } from '../settings.js';
 import { parseActionSequence } from '../update-actions.js';
 import type { Fields } from '../values/index.js';
@@ -45,7 +45,7 @@ export class TransactionManager {
   private readonly watchers = new Set<Transaction>();
 
   /** `historyLimit` bounds the change history (see change-history.ts; default 100,000 changes). */
-  constructor(private readonly db: Database, private readonly audit: AuditLog, historyLimit?: number) {
+  constructor(private readonly db: EngineCore, private readonly records: Records, private readonly audit: AuditLog, historyLimit?: number) {
     this.history = new ChangeHistory(historyLimit);
     db.onCommit((batch, info) => this.history.follow(batch, info));
   }
@@ -169,18 +169,18 @@ export class TransactionManager {
   stageInsert(id: string, c: string, body: unknown, nr = false): string {
     validateCollectionName(c);
     const tx = this.get(id);
-    const p = this.db.records.prepare(body);
+    const p = this.records.prepare(body);
     const view = this.viewOf(tx);
     const effects: Effect[] = [];
     // insertInto stages a new collection before it can still fail; let that happen on a throwaway fork.
-    const newId = this.db.records.insertInto(view.collection(c) ? view : view.fork(), c, p, effects);
+    const newId = this.records.insertInto(view.collection(c) ? view : view.fork(), c, p, effects);
     return this.stage(tx, view, { kind: 'insert', c, id: newId, p: { ...p, id: newId }, nr }, effects);
   }
 
   stageUpdate(id: string, c: string, recordId: string, body: unknown, nr = false): Fields {
     validateCollectionName(c);
     const tx = this.get(id);
-    const p = this.db.records.prepare(body);
+    const p = this.records.prepare(body);
     const view = this.viewOf(tx);
     const op: StagedOp = { kind: 'update', c, id: resolveId(view, c, recordId), p, nr };
     const effects = this.effectsOf(view, op);
@@ -376,7 +376,7 @@ export class TransactionManager {
    */
   private effectsOf(view: WorkingView, op: StagedOp): Effect[] {
     const effects: Effect[] = [];
-    const records = this.db.records;
+    const records = this.records;
     switch (op.kind) {
       case 'insert': records.insertInto(view.collection(op.c) ? view : view.fork(), op.c, op.p, effects); break;
       case 'update': records.updateIn(view, op.c, op.id, op.p, effects); break;

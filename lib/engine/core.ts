@@ -1,0 +1,33 @@
+/**
+ * EngineCore: the part of the database every engine service shares — the
+ * committed state, the clock, id generation, the effective settings, the
+ * single writer and its commit listeners, and the engine log.
+ *
+ * Services get this (plus the few other services they really call) instead
+ * of the whole Database, so no service imports the façade and the façade is
+ * the only module that knows them all. Database builds one core object and
+ * hands it to each service it constructs (see database.ts).
+ */
+import type { EngineLog } from './engine-log.js';
+import type { IdGenerator } from './ids.js';
+import type { Settings } from './settings.js';
+import type { DbState } from './state.js';
+import type { CommitListener, Operation } from './write-queue.js';
+
+export interface EngineCore {
+  /** Committed state: read freely, change only through `write`. */
+  readonly state: DbState;
+  readonly ids: IdGenerator;
+  /** The data directory (replication keeps its cursors there). */
+  readonly dataDir: string;
+  readonly log: EngineLog;
+  /** True after a storage failure, until the repair succeeds: every write is refused. */
+  readonly readOnly: boolean;
+  now(): number;
+  /** Effective settings: server defaults overridden by stored config. */
+  settings(): Settings;
+  /** Runs a write operation in the single writer (see WriteQueue.submit). */
+  write<R>(op: Operation<R>): Promise<R>;
+  /** Called after each batch is durable and applied, in seq order. */
+  onCommit(listener: CommitListener): void;
+}
