@@ -21,7 +21,7 @@ export { verifyDataDir, verifyGenerations, type CollectionCount, type FileReport
 export { isSegmentName, isSnapshotName } from './storage/generations.js';
 export { describeDamage, type DamagedFile, type RecoveryReport } from './storage/recovery-report.js';
 export type { BulkResult } from './bulk.js';
-export { CLEANUP_INTERVAL_MS, type TransactionStatus } from './transactions/transaction-manager.js';
+export { CLEANUP_INTERVAL_MS, type TransactionStatus } from './transactions/transaction-registry.js';
 export type { BulkItem, BulkFailure } from './bulk.js';
 export { parseActionSequence } from './update-actions.js';
 export type { ShippedBatch } from './ripple/replication.js';

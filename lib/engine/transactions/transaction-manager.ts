@@ -1,6 +1,7 @@
 /**
  * Optimistic transactions: begin, stage, read your own writes, savepoints,
- * commit with validation, rollback, expiry.
+ * commit with validation, rollback. Which transactions are open (ids,
+ * owners, expiry, listing, audit) is kept by transaction-registry.ts.
  *
  * A transaction's view is committed state with its staged operations
  * replayed on top (a WorkingView); other readers never see staged writes.
@@ -13,7 +14,6 @@
  * checks it at commit against the changes committed since (read-predicates.ts),
  * using a change history kept only while such transactions are open.
  */
-import { randomUUID } from 'node:crypto';
 import { Conflict, DbError, InvalidInput, MESSAGES, NotFound } from '../../errors.js';
 import type { EngineCore } from '../core.js';
 import { markNoRipple, type Effect } from '../effects.js';
@@ -25,27 +25,22 @@ import { parseActionSequence } from '../update-actions.js';
 import type { Fields } from '../values/index.js';
 import { WorkingView } from '../working-view.js';
 import type { AuditLog } from '../audit.js';
-import { recordKey, splitKey, toArray, Transaction, type StagedOp } from './transaction.js';
+import { recordKey, splitKey, toArray, type Transaction, type StagedOp } from './transaction.js';
+import { TransactionRegistry, type TransactionCaller, type TransactionStatus } from './transaction-registry.js';
 import { ChangeHistory } from './change-history.js';
 import { predicateConflicts, type ReadPredicate, type TxConflict } from './read-predicates.js';
 
-export const CLEANUP_INTERVAL_MS = 60_000;
-
-export interface TransactionStatus {
-  transaction_id: string; state: 'Active' | 'Expired'; isolation_level: IsolationLevel;
-  operations_count: number; savepoints_count: number; created_at: number; last_activity: number; timeout_seconds: number;
-}
-
 export class TransactionManager {
-  private readonly txs = new Map<string, Transaction>();
-  private timer: NodeJS.Timeout | undefined;
+  /** The open transactions: ids, owners, expiry, listing, audit. */
+  private readonly registry: TransactionRegistry;
   /** Committed changes since the oldest predicate read of an open Serializable transaction. */
   private readonly history: ChangeHistory;
   /** Open Serializable transactions with predicate reads: they keep the history alive. */
   private readonly watchers = new Set<Transaction>();
 
   /** `historyLimit` bounds the change history (see change-history.ts; default 100,000 changes). */
-  constructor(private readonly db: EngineCore, private readonly records: Records, private readonly audit: AuditLog, historyLimit?: number) {
+  constructor(private readonly db: EngineCore, private readonly records: Records, audit: AuditLog, historyLimit?: number) {
+    this.registry = new TransactionRegistry(() => db.now(), audit, (tx) => this.release(tx));
     this.history = new ChangeHistory(historyLimit);
     db.onCommit((batch, info) => this.history.follow(batch, info));
   }
@@ -54,28 +49,12 @@ export class TransactionManager {
   get changeHistorySize(): number { return this.history.size; }
 
   /** Removes expired transactions every 60 s (the server starts it; tests call cleanupExpired). */
-  startCleanup(): void {
-    this.timer ??= setInterval(() => this.cleanupExpired(), CLEANUP_INTERVAL_MS);
-    this.timer.unref();
-  }
+  startCleanup(): void { this.registry.startCleanup(); }
 
-  stopCleanup(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-  }
+  stopCleanup(): void { this.registry.stopCleanup(); }
 
-  cleanupExpired(): number {
-    const now = this.db.now();
-    let n = 0;
-    for (const [id, tx] of this.txs) {
-      if (!tx.isExpired(now)) continue;
-      this.txs.delete(id);
-      this.release(tx);
-      this.audit.record({ event: 'expired', transaction_id: id, isolation_level: tx.level, operations_count: tx.operationsCount });
-      n += 1;
-    }
-    return n;
-  }
+  /** Removes expired transactions now; returns how many. */
+  cleanupExpired(): number { return this.registry.cleanupExpired(); }
 
   begin(levelRaw: unknown, timeoutRaw: unknown, owner?: string): Transaction {
     const level = levelRaw === undefined || levelRaw === null ? this.db.settings().default_isolation_level : levelRaw;
@@ -87,51 +66,34 @@ export class TransactionManager {
       }
       timeout = timeoutRaw;
     }
-    const tx = new Transaction(randomUUID(), level as IsolationLevel, this.db.now(), timeout, owner);
-    this.txs.set(tx.id, tx);
-    this.audit.record({ event: 'begin', transaction_id: tx.id, isolation_level: tx.level, operations_count: 0 });
-    return tx;
+    return this.registry.open(level as IsolationLevel, timeout, owner);
   }
 
-  /** The active transaction. 404 when unknown, 400 when expired. */
-  /**
-   * Throws NotFound unless `caller` began the transaction or is an admin, so
-   * a transaction id is useless to any other key.
-   */
-  checkOwner(id: string, caller: { keyId: string; admin: boolean } | undefined): void {
-    const tx = this.txs.get(id);
-    if (tx && caller && !caller.admin && tx.owner !== undefined && tx.owner !== caller.keyId) throw new NotFound(MESSAGES.transactionNotFound);
+  /** Throws NotFound unless `caller` began the transaction or is an admin (see TransactionRegistry.checkOwner). */
+  checkOwner(id: string, caller: TransactionCaller | undefined): void {
+    this.registry.checkOwner(id, caller);
   }
 
+  /** The active transaction; counts as activity. 404 when unknown, 400 when expired. */
   get(id: string): Transaction {
-    const tx = this.txs.get(id);
-    if (!tx) throw new NotFound(MESSAGES.transactionNotFound);
-    if (tx.isExpired(this.db.now())) throw new InvalidInput(MESSAGES.transactionExpired);
-    tx.lastActivity = this.db.now();
-    return tx;
+    return this.registry.get(id);
   }
 
   /** Status of an active transaction. 404 when unknown, 400 when expired; not counted as activity. */
   status(id: string): TransactionStatus {
-    const tx = this.txs.get(id);
-    if (!tx) throw new NotFound(MESSAGES.transactionNotFound);
-    if (tx.isExpired(this.db.now())) throw new InvalidInput(MESSAGES.transactionExpired);
-    return describe(tx, this.db.now());
+    return this.registry.status(id);
   }
 
   /** Active transactions, only the caller's own unless it is an admin. */
-  list(caller?: { keyId: string; admin: boolean }): TransactionStatus[] {
-    const now = this.db.now();
-    return [...this.txs.values()]
-      .filter((t) => !t.isExpired(now) && (!caller || caller.admin || t.owner === undefined || t.owner === caller.keyId))
-      .map((t) => describe(t, now));
+  list(caller?: TransactionCaller): TransactionStatus[] {
+    return this.registry.list(caller);
   }
 
+  /** Discards the transaction; returns how many operations it had staged. */
   rollback(id: string): number {
-    const tx = this.get(id);
-    this.txs.delete(id);
+    const tx = this.registry.take(id);
     this.release(tx);
-    this.audit.record({ event: 'rollback', transaction_id: id, isolation_level: tx.level, operations_count: tx.operationsCount });
+    this.registry.audit('rollback', tx);
     return tx.operationsCount;
   }
 
@@ -141,7 +103,7 @@ export class TransactionManager {
     // Re-creating a name moves it to the newest position, so "savepoints made after it" stays in creation order.
     tx.savepoints.delete(name);
     tx.savepoints.set(name, tx.ops);
-    this.audit.record({ event: 'savepoint_create', transaction_id: id, savepoint: name, isolation_level: tx.level, operations_count: tx.operationsCount });
+    this.registry.audit('savepoint_create', tx, { savepoint: name });
     return name;
   }
 
@@ -153,14 +115,14 @@ export class TransactionManager {
     // Savepoints made after this one are gone, as in SQL.
     let after = false;
     for (const sp of [...tx.savepoints.keys()]) { if (after) tx.savepoints.delete(sp); if (sp === name) after = true; }
-    this.audit.record({ event: 'savepoint_rollback', transaction_id: id, savepoint: name, isolation_level: tx.level, operations_count: tx.operationsCount });
+    this.registry.audit('savepoint_rollback', tx, { savepoint: name });
     return before - tx.operationsCount;
   }
 
   releaseSavepoint(id: string, name: string): void {
     const tx = this.get(id);
     if (!tx.savepoints.delete(name)) throw new NotFound(`Savepoint '${name}' not found`);
-    this.audit.record({ event: 'savepoint_release', transaction_id: id, savepoint: name, isolation_level: tx.level, operations_count: tx.operationsCount });
+    this.registry.audit('savepoint_release', tx, { savepoint: name });
   }
 
   // ---- staging -------------------------------------------------------------------------------------------------
@@ -289,10 +251,9 @@ export class TransactionManager {
 
   /** Validates and applies the transaction atomically. 409 (nothing applied) on a conflict. */
   async commit(id: string): Promise<number> {
-    const tx = this.get(id);
     // Claimed before waiting for the writer: a second commit, a rollback or a late statement now gets 404
     // instead of applying the operations twice or staging into a transaction that is already being applied.
-    this.txs.delete(id);
+    const tx = this.registry.take(id);
     const ops = toArray(tx.ops);
     try {
       await this.db.write((view) => {
@@ -308,12 +269,12 @@ export class TransactionManager {
       });
     } catch (err) {
       const event = err instanceof Conflict ? 'commit_conflict' : 'commit_failed';
-      this.audit.record({ event, transaction_id: id, isolation_level: tx.level, operations_count: ops.length, error: (err as Error).message });
+      this.registry.audit(event, tx, { error: (err as Error).message });
       throw err;
     } finally {
       this.release(tx);
     }
-    this.audit.record({ event: 'commit', transaction_id: id, isolation_level: tx.level, operations_count: ops.length });
+    this.registry.audit('commit', tx);
     return ops.length;
   }
 
@@ -400,12 +361,4 @@ function resolveId(view: WorkingView, c: string, idOrAlias: string): string {
   const alias = view.collection(c)?.schema?.primary_key_alias;
   if (!alias || alias === 'id') return idOrAlias;
   return findByAlias(view.records(c), alias, idOrAlias)?.[0] ?? idOrAlias;
-}
-
-function describe(tx: Transaction, now: number): TransactionStatus {
-  return {
-    transaction_id: tx.id, state: tx.isExpired(now) ? 'Expired' : 'Active', isolation_level: tx.level,
-    operations_count: tx.operationsCount, savepoints_count: tx.savepoints.size,
-    created_at: Math.floor(tx.createdAt / 1000), last_activity: Math.floor(tx.lastActivity / 1000), timeout_seconds: tx.timeoutSecs,
-  };
 }
