@@ -17,11 +17,15 @@ export function applyBatch(state: DbState, batch: LoggedBatch): void {
 function applyEffect(state: DbState, e: Effect, seq: number): void {
   switch (e.t) {
     case 'createCollection':
-      if (!state.collections.has(e.meta.name)) state.collections.set(e.meta.name, new CollectionState(e.meta));
+      if (!state.collections.has(e.meta.name)) {
+        const coll = new CollectionState(e.meta);
+        coll.changeSeq = seq;
+        state.collections.set(e.meta.name, coll);
+      }
       return;
     case 'setCollectionMeta': {
       const coll = state.collections.get(e.meta.name);
-      if (coll) coll.meta = e.meta;
+      if (coll) { coll.meta = e.meta; coll.changeSeq = seq; }
       return;
     }
     case 'dropCollection':
@@ -35,6 +39,7 @@ function applyEffect(state: DbState, e: Effect, seq: number): void {
       if (!before) coll.membershipVersion = seq;
       coll.noteBeforeWrite(e.id);
       coll.records.set(e.id, toEntry(e, seq, before?.ord ?? ++coll.lastOrd));
+      coll.changeSeq = seq;
       return;
     }
     case 'delete': {
@@ -44,6 +49,7 @@ function applyEffect(state: DbState, e: Effect, seq: number): void {
       coll.noteBeforeWrite(e.id);
       coll.records.delete(e.id);
       coll.membershipVersion = seq;
+      coll.changeSeq = seq;
       if (e.trashedAt !== undefined) trashOf(state, e.c).set(e.id, { entry, deletedAt: e.trashedAt });
       return;
     }
@@ -55,6 +61,7 @@ function applyEffect(state: DbState, e: Effect, seq: number): void {
       coll.noteBeforeWrite(e.id);
       coll.records.set(e.id, { ...trashed.entry, version: seq, ord: ++coll.lastOrd });
       coll.membershipVersion = seq;
+      coll.changeSeq = seq;
       return;
     }
     case 'purge':

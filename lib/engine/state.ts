@@ -38,6 +38,13 @@ export class CollectionState {
   /** Moves on every insert and delete. */
   membershipVersion = 0;
   /**
+   * Seq of the last batch that created this collection, changed its meta or
+   * wrote one of its records (0 for what recovery loaded). Not persisted: it
+   * tells an open transaction whether its cached view of the collection still
+   * holds (see transactions/cached-view.ts).
+   */
+  changeSeq = 0;
+  /**
    * While a snapshot is being written: the pre-snapshot entry (or null when
    * absent) of every id written since it started, so the snapshot sees a
    * point-in-time view without copying the map.

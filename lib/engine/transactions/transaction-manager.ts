@@ -14,6 +14,7 @@
  * checks it at commit against the changes committed since (read-predicates.ts),
  * using a change history kept only while such transactions are open.
  */
+import assert from 'node:assert';
 import { Conflict, DbError, InvalidInput, MESSAGES, NotFound } from '../../errors.js';
 import type { EngineCore } from '../core.js';
 import { markNoRipple, type Effect } from '../effects.js';
@@ -28,6 +29,7 @@ import type { AuditLog } from '../audit.js';
 import { recordKey, splitKey, toArray, type Transaction, type StagedOp } from './transaction.js';
 import { TransactionRegistry, type TransactionCaller, type TransactionStatus } from './transaction-registry.js';
 import { ChangeHistory } from './change-history.js';
+import { CachedView } from './cached-view.js';
 import { predicateConflicts, type ReadPredicate, type TxConflict } from './read-predicates.js';
 
 export class TransactionManager {
@@ -169,12 +171,13 @@ export class TransactionManager {
     return this.stage(tx, view, op, this.effectsOf(view, op));
   }
 
-  /** Adds a validated operation: its effects join the cached view, which stays valid for the longer list. */
+  /** Adds a validated operation: its effects join the cached view (from viewOf), which stays valid for the longer list. */
   private stage(tx: Transaction, view: WorkingView, op: StagedOp, effects: Effect[]): string {
+    assert(tx.view?.view === view, 'staging into the view viewOf returned for this statement');
     tx.observe(recordKey(op.c, op.id), this.committedVersion(op.c, op.id));
     view.stage(effects);
     tx.stage(op);
-    tx.view = { seq: this.db.state.seq, ops: tx.ops, view };
+    tx.view.extend(tx.ops, op.c);
     return op.id;
   }
 
@@ -310,14 +313,17 @@ export class TransactionManager {
 
   /**
    * Committed state with this transaction's operations replayed (ops that no
-   * longer apply are skipped). Cached until committed state or the operation
-   * list changes, so staging n records costs O(n), not O(n^2).
+   * longer apply are skipped). Cached until the operation list or a
+   * collection they wrote changes (cached-view.ts), so staging n records
+   * costs O(n), not O(n^2), and commits elsewhere cost no replay.
    */
   private viewOf(tx: Transaction): WorkingView {
-    const seq = this.db.state.seq;
-    if (tx.view && tx.view.seq === seq && tx.view.ops === tx.ops) return tx.view.view;
-    const view = new WorkingView(this.db.state, seq + 1);
+    if (tx.view?.isCurrent(tx.ops)) return tx.view.view;
+    const state = this.db.state;
+    const view = new WorkingView(state, state.seq + 1);
+    const cached = new CachedView(state, view, tx.ops);
     for (const op of toArray(tx.ops)) {
+      cached.cover(op.c);
       let effects: Effect[];
       try {
         effects = this.effectsOf(view, op);
@@ -327,7 +333,7 @@ export class TransactionManager {
       }
       view.stage(effects);
     }
-    tx.view = { seq, ops: tx.ops, view };
+    tx.view = cached;
     return view;
   }
 

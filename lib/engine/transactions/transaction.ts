@@ -8,7 +8,7 @@
 import type { PreparedWrite } from '../records.js';
 import type { ActionStep } from '../update-actions.js';
 import type { IsolationLevel } from '../settings.js';
-import type { WorkingView } from '../working-view.js';
+import type { CachedView } from './cached-view.js';
 import { ReadPredicates } from './read-predicates.js';
 
 export type StagedOp =
@@ -39,8 +39,8 @@ export class Transaction {
   readonly pointReads = new Set<string>();
   /** Predicates of its finds and searches (recorded and validated at Serializable only). */
   readonly predicates = new ReadPredicates();
-  /** The transaction's view as of committed `seq` with exactly `ops` applied (see TransactionManager.viewOf). */
-  view: { readonly seq: number; readonly ops: OpList | undefined; readonly view: WorkingView } | undefined;
+  /** Committed state with `ops` replayed, while still current (see cached-view.ts and TransactionManager.viewOf). */
+  view: CachedView<OpList | undefined> | undefined;
 
   constructor(
     readonly id: string,
