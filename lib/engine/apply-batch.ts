@@ -2,121 +2,105 @@
  * applyBatch: the one function that changes DbState. Live writes (after the
  * log append is durable) and recovery replay both call it, so what is
  * replayed is exactly what was served. No I/O, no clock, no randomness.
+ *
+ * What each effect means is applyEffect's (apply-effect.ts); this file only
+ * says how DbState stores it: version stamps, insertion order, the
+ * membership and change seqs of a collection, and the snapshot's undo log.
  */
 import assert from 'node:assert';
-import { CollectionState, type DbState, type RecordEntry } from './state.js';
-import type { Effect, LoggedBatch } from './effects.js';
+import { applyEffect, type EffectTarget, type RecordImage } from './apply-effect.js';
+import { CollectionState, type ApiKeyRecord, type CollectionMeta, type DbState, type KvEntry, type RecordEntry, type TrashEntry } from './state.js';
+import type { LoggedBatch } from './effects.js';
 
 export function applyBatch(state: DbState, batch: LoggedBatch): void {
   assert(batch.seq > state.seq, `batch seq ${batch.seq} must follow state seq ${state.seq}`);
-  for (const effect of batch.effects) applyEffect(state, effect, batch.seq);
+  const target = new StateTarget(state, batch.seq);
+  for (const effect of batch.effects) applyEffect(target, effect);
   if (batch.origin !== undefined && batch.originSeq !== undefined) state.rippleSeen.set(batch.origin, batch.originSeq);
   state.seq = batch.seq;
 }
 
-function applyEffect(state: DbState, e: Effect, seq: number): void {
-  switch (e.t) {
-    case 'createCollection':
-      if (!state.collections.has(e.meta.name)) {
-        const coll = new CollectionState(e.meta);
-        coll.changeSeq = seq;
-        state.collections.set(e.meta.name, coll);
-      }
-      return;
-    case 'setCollectionMeta': {
-      const coll = state.collections.get(e.meta.name);
-      if (coll) { coll.meta = e.meta; coll.changeSeq = seq; }
-      return;
-    }
-    case 'dropCollection':
-      state.collections.delete(e.name);
-      state.trash.delete(e.name);
-      return;
-    case 'put': {
-      const coll = state.collections.get(e.c);
-      assert(coll, `put into missing collection ${e.c}`);
-      const before = coll.records.get(e.id);
-      if (!before) coll.membershipVersion = seq;
-      coll.noteBeforeWrite(e.id);
-      coll.records.set(e.id, toEntry(e, seq, before?.ord ?? ++coll.lastOrd));
-      coll.changeSeq = seq;
-      return;
-    }
-    case 'delete': {
-      const coll = state.collections.get(e.c);
-      const entry = coll?.records.get(e.id);
-      if (!coll || !entry) return;
-      coll.noteBeforeWrite(e.id);
-      coll.records.delete(e.id);
-      coll.membershipVersion = seq;
-      coll.changeSeq = seq;
-      if (e.trashedAt !== undefined) trashOf(state, e.c).set(e.id, { entry, deletedAt: e.trashedAt });
-      return;
-    }
-    case 'restore': {
-      const trashed = state.trash.get(e.c)?.get(e.id);
-      const coll = state.collections.get(e.c);
-      if (!trashed || !coll) return;
-      state.trash.get(e.c)!.delete(e.id);
-      coll.noteBeforeWrite(e.id);
-      coll.records.set(e.id, { ...trashed.entry, version: seq, ord: ++coll.lastOrd });
-      coll.membershipVersion = seq;
-      coll.changeSeq = seq;
-      return;
-    }
-    case 'purge':
-      state.trash.get(e.c)?.delete(e.id);
-      return;
-    case 'kvSet':
-      state.kv.set(e.key, e.expiresAt === undefined ? { value: e.value } : { value: e.value, expiresAt: e.expiresAt });
-      return;
-    case 'kvDelete':
-      state.kv.delete(e.key);
-      state.kvLinks.delete(e.key);
-      return;
-    case 'kvClear':
-      state.kv.clear();
-      state.kvLinks.clear();
-      return;
-    case 'kvLink': {
-      let links = state.kvLinks.get(e.key);
-      if (!links) state.kvLinks.set(e.key, (links = new Set()));
-      links.add(`${e.c}\u0000${e.id}`);
-      return;
-    }
-    case 'kvUnlink': {
-      const links = state.kvLinks.get(e.key);
-      links?.delete(`${e.c}\u0000${e.id}`);
-      if (links?.size === 0) state.kvLinks.delete(e.key);
-      return;
-    }
-    case 'keyPut':
-      state.keys.set(e.key.id, e.key);
-      return;
-    case 'keyDelete':
-      state.keys.delete(e.id);
-      return;
-    case 'config':
-      state.config = { ...state.config, ...e.values };
-      return;
-    default: {
-      const never: never = e;
-      throw new Error(`unknown effect ${(never as { t: string }).t}`);
-    }
+/** DbState as the target of the effects of batch `seq`. */
+class StateTarget implements EffectTarget {
+  constructor(private readonly state: DbState, private readonly seq: number) {}
+
+  collection(name: string): CollectionMeta | undefined { return this.state.collections.get(name)?.meta; }
+  record(c: string, id: string): RecordEntry | undefined { return this.state.collections.get(c)?.records.get(id); }
+  trashed(c: string, id: string): TrashEntry | undefined { return this.state.trash.get(c)?.get(id); }
+  config(): Readonly<Record<string, unknown>> { return this.state.config; }
+
+  setCollection(meta: CollectionMeta): void {
+    let coll = this.state.collections.get(meta.name);
+    if (coll) coll.meta = meta;
+    else this.state.collections.set(meta.name, (coll = new CollectionState(meta)));
+    coll.changeSeq = this.seq;
   }
+
+  dropCollection(name: string): void {
+    this.state.collections.delete(name);
+    this.state.trash.delete(name);
+  }
+
+  putRecord(c: string, id: string, image: RecordImage): void {
+    const coll = this.state.collections.get(c);
+    assert(coll, `put into missing collection ${c}`);
+    const before = coll.records.get(id);
+    if (!before) coll.membershipVersion = this.seq;
+    coll.noteBeforeWrite(id);
+    coll.records.set(id, toEntry(image, this.seq, before?.ord ?? ++coll.lastOrd));
+    coll.changeSeq = this.seq;
+  }
+
+  removeRecord(c: string, id: string): void {
+    const coll = this.state.collections.get(c)!;
+    coll.noteBeforeWrite(id);
+    coll.records.delete(id);
+    coll.membershipVersion = this.seq;
+    coll.changeSeq = this.seq;
+  }
+
+  putTrashed(c: string, id: string, t: TrashEntry): void {
+    let trash = this.state.trash.get(c);
+    if (!trash) this.state.trash.set(c, (trash = new Map()));
+    trash.set(id, t);
+  }
+
+  removeTrashed(c: string, id: string): void { this.state.trash.get(c)?.delete(id); }
+
+  setKv(key: string, entry: KvEntry): void { this.state.kv.set(key, entry); }
+
+  deleteKv(key: string): void {
+    this.state.kv.delete(key);
+    this.state.kvLinks.delete(key);
+  }
+
+  clearKv(): void {
+    this.state.kv.clear();
+    this.state.kvLinks.clear();
+  }
+
+  link(key: string, c: string, id: string): void {
+    let links = this.state.kvLinks.get(key);
+    if (!links) this.state.kvLinks.set(key, (links = new Set()));
+    links.add(`${c}\u0000${id}`);
+  }
+
+  unlink(key: string, c: string, id: string): void {
+    const links = this.state.kvLinks.get(key);
+    links?.delete(`${c}\u0000${id}`);
+    if (links?.size === 0) this.state.kvLinks.delete(key);
+  }
+
+  setApiKey(key: ApiKeyRecord): void { this.state.keys.set(key.id, key); }
+  deleteApiKey(id: string): void { this.state.keys.delete(id); }
+  setConfig(config: Readonly<Record<string, unknown>>): void { this.state.config = config; }
 }
 
-function toEntry(e: Extract<Effect, { t: 'put' }>, seq: number, ord: number): RecordEntry {
-  const entry: { fields: typeof e.fields; version: number; expiresAt?: number; slidingMs?: number; ord: number } = {
-    fields: e.fields, version: seq, ord,
+function toEntry(image: RecordImage, seq: number, ord: number): RecordEntry {
+  const entry: { fields: RecordImage['fields']; version: number; expiresAt?: number; slidingMs?: number; ord: number } = {
+    fields: image.fields, version: seq, ord,
   };
-  if (e.expiresAt !== undefined) entry.expiresAt = e.expiresAt;
-  if (e.slidingMs !== undefined) entry.slidingMs = e.slidingMs;
+  if (image.expiresAt !== undefined) entry.expiresAt = image.expiresAt;
+  if (image.slidingMs !== undefined) entry.slidingMs = image.slidingMs;
   return entry;
-}
-
-function trashOf(state: DbState, c: string) {
-  let t = state.trash.get(c);
-  if (!t) state.trash.set(c, (t = new Map()));
-  return t;
 }

@@ -5,8 +5,10 @@
  * Readers never see this view; they read DbState, which changes only after
  * the group's log append is durable ("log, then publish"). Operations in a
  * group still see each other's writes, so a group behaves exactly as if its
- * operations had run one after another.
+ * operations had run one after another. Staging runs the same applyEffect
+ * as the state does (apply-effect.ts), against this view's overlay.
  */
+import { applyEffect, type EffectTarget, type RecordImage } from './apply-effect.js';
 import type { Effect } from './effects.js';
 import type { ApiKeyRecord, CollectionMeta, DbState, KvEntry, RecordEntry, TrashEntry } from './state.js';
 import type { Fields } from './values/index.js';
@@ -133,7 +135,7 @@ export class WorkingView {
 
   /** Makes effects visible to later operations of the same group. */
   stage(effects: readonly Effect[]): void {
-    for (const e of effects) this.stageOne(e);
+    for (const e of effects) applyEffect(this.overlay, e);
   }
 
   private committedHas(c: string, id: string): boolean {
@@ -161,66 +163,43 @@ export class WorkingView {
     return m;
   }
 
-  private stageOne(e: Effect): void {
-    switch (e.t) {
-      case 'createCollection':
-      case 'setCollectionMeta':
-        if (e.t === 'createCollection' && this.collection(e.meta.name)) return;
-        this.colls.set(e.meta.name, e.meta);
-        return;
-      case 'dropCollection':
-        this.colls.set(e.name, GONE);
-        this.dropped.add(e.name);
-        this.recs.delete(e.name);
-        this.trash.set(e.name, new Map([...this.trashedRecords(e.name)].map(([id]) => [id, null])));
-        return;
-      case 'put': {
-        const entry: RecordEntry = { fields: e.fields, version: this.nextSeq, expiresAt: e.expiresAt, slidingMs: e.slidingMs };
-        this.noteReplaced(e.c, e.id);
-        this.recOverlay(e.c).set(e.id, entry);
-        return;
-      }
-      case 'delete': {
-        const entry = this.record(e.c, e.id);
-        if (!entry) return;
-        this.noteReplaced(e.c, e.id);
-        this.recOverlay(e.c).set(e.id, null);
-        if (e.trashedAt !== undefined) this.trashOverlay(e.c).set(e.id, { entry, deletedAt: e.trashedAt });
-        return;
-      }
-      case 'restore': {
-        const t = this.trashed(e.c, e.id);
-        if (!t) return;
-        this.trashOverlay(e.c).set(e.id, null);
-        this.noteReplaced(e.c, e.id);
-        this.recOverlay(e.c).set(e.id, { ...t.entry, version: this.nextSeq });
-        return;
-      }
-      case 'purge':
-        this.trashOverlay(e.c).set(e.id, null);
-        return;
-      case 'kvSet':
-        this.kv.set(e.key, e.expiresAt === undefined ? { value: e.value } : { value: e.value, expiresAt: e.expiresAt });
-        return;
-      case 'kvDelete':
-        this.kv.set(e.key, null);
-        return;
-      case 'kvClear':
-        this.kv.clear();
-        this.kvCleared = true;
-        return;
-      case 'kvLink':
-      case 'kvUnlink':
-        return;
-      case 'keyPut':
-        this.keys.set(e.key.id, e.key);
-        return;
-      case 'keyDelete':
-        this.keys.set(e.id, null);
-        return;
-      case 'config':
-        this.config = { ...this.currentConfig(), ...e.values };
-        return;
-    }
-  }
+  /**
+   * The overlay as an effect target. Kept private so operations, which get
+   * this view, can change it only by staging effects.
+   */
+  private readonly overlay: EffectTarget = {
+    collection: (name) => this.collection(name),
+    record: (c, id) => this.record(c, id),
+    trashed: (c, id) => this.trashed(c, id),
+    config: () => this.currentConfig(),
+    setCollection: (meta) => { this.colls.set(meta.name, meta); },
+    dropCollection: (name) => {
+      this.colls.set(name, GONE);
+      this.dropped.add(name);
+      this.recs.delete(name);
+      this.trash.set(name, new Map([...this.trashedRecords(name)].map(([id]) => [id, null])));
+    },
+    putRecord: (c, id, image: RecordImage) => {
+      this.noteReplaced(c, id);
+      this.recOverlay(c).set(id, { fields: image.fields, version: this.nextSeq, expiresAt: image.expiresAt, slidingMs: image.slidingMs });
+    },
+    removeRecord: (c, id) => {
+      this.noteReplaced(c, id);
+      this.recOverlay(c).set(id, GONE);
+    },
+    putTrashed: (c, id, t) => { this.trashOverlay(c).set(id, t); },
+    removeTrashed: (c, id) => { this.trashOverlay(c).set(id, GONE); },
+    setKv: (key, entry) => { this.kv.set(key, entry); },
+    deleteKv: (key) => { this.kv.set(key, GONE); },
+    clearKv: () => {
+      this.kv.clear();
+      this.kvCleared = true;
+    },
+    // Operations never read KV links inside the writer, so the overlay does not keep them.
+    link: () => undefined,
+    unlink: () => undefined,
+    setApiKey: (key) => { this.keys.set(key.id, key); },
+    deleteApiKey: (id) => { this.keys.set(id, GONE); },
+    setConfig: (config) => { this.config = config; },
+  };
 }

@@ -1,0 +1,116 @@
+/**
+ * applyEffect: the meaning of each effect, written once. It runs against an
+ * EffectTarget, which only stores: DbState when a durable batch is applied
+ * (apply-batch.ts), and the writer's overlay while a group is computed
+ * (working-view.ts). So what an operation sees of its group's earlier
+ * writes is exactly what the state will hold once the group is durable.
+ * (LevelDB's WriteBatch::Handler has the same shape: one iteration over the
+ * batch, one handler per destination.)
+ *
+ * A new effect type is one case here and, if it needs a new kind of storage,
+ * one method on EffectTarget, which both targets then must implement.
+ */
+import type { Effect } from './effects.js';
+import type { ApiKeyRecord, CollectionMeta, KvEntry, RecordEntry, TrashEntry } from './state.js';
+import type { Fields } from './values/index.js';
+
+/** What a record write stores; the target stamps the version (and order) itself. */
+export interface RecordImage {
+  readonly fields: Fields;
+  readonly expiresAt?: number;
+  readonly slidingMs?: number;
+}
+
+/**
+ * Storage that effects are applied to. Reads see earlier writes to the same
+ * target; writes do no checking of their own (applyEffect has checked).
+ */
+export interface EffectTarget {
+  collection(name: string): CollectionMeta | undefined;
+  record(c: string, id: string): RecordEntry | undefined;
+  trashed(c: string, id: string): TrashEntry | undefined;
+  config(): Readonly<Record<string, unknown>>;
+
+  /** Creates the collection, or replaces the meta of an existing one. */
+  setCollection(meta: CollectionMeta): void;
+  /** Removes the collection with its records and its trash. */
+  dropCollection(name: string): void;
+  /** REQUIRES: collection `c` exists. */
+  putRecord(c: string, id: string, image: RecordImage): void;
+  /** REQUIRES: the record exists. */
+  removeRecord(c: string, id: string): void;
+  putTrashed(c: string, id: string, t: TrashEntry): void;
+  removeTrashed(c: string, id: string): void;
+  setKv(key: string, entry: KvEntry): void;
+  /** Removes the KV key and its record links. */
+  deleteKv(key: string): void;
+  clearKv(): void;
+  link(key: string, c: string, id: string): void;
+  unlink(key: string, c: string, id: string): void;
+  setApiKey(key: ApiKeyRecord): void;
+  deleteApiKey(id: string): void;
+  setConfig(config: Readonly<Record<string, unknown>>): void;
+}
+
+/** Applies one effect to `target`. Effects that no longer apply (a delete of an absent record) change nothing. */
+export function applyEffect(target: EffectTarget, e: Effect): void {
+  switch (e.t) {
+    case 'createCollection':
+      if (!target.collection(e.meta.name)) target.setCollection(e.meta);
+      return;
+    case 'setCollectionMeta':
+      if (target.collection(e.meta.name)) target.setCollection(e.meta);
+      return;
+    case 'dropCollection':
+      target.dropCollection(e.name);
+      return;
+    case 'put':
+      target.putRecord(e.c, e.id, e);
+      return;
+    case 'delete': {
+      const entry = target.record(e.c, e.id);
+      if (!entry) return;
+      target.removeRecord(e.c, e.id);
+      if (e.trashedAt !== undefined) target.putTrashed(e.c, e.id, { entry, deletedAt: e.trashedAt });
+      return;
+    }
+    case 'restore': {
+      const trashed = target.trashed(e.c, e.id);
+      if (!trashed || !target.collection(e.c)) return;
+      target.removeTrashed(e.c, e.id);
+      target.putRecord(e.c, e.id, trashed.entry);
+      return;
+    }
+    case 'purge':
+      target.removeTrashed(e.c, e.id);
+      return;
+    case 'kvSet':
+      target.setKv(e.key, e.expiresAt === undefined ? { value: e.value } : { value: e.value, expiresAt: e.expiresAt });
+      return;
+    case 'kvDelete':
+      target.deleteKv(e.key);
+      return;
+    case 'kvClear':
+      target.clearKv();
+      return;
+    case 'kvLink':
+      target.link(e.key, e.c, e.id);
+      return;
+    case 'kvUnlink':
+      target.unlink(e.key, e.c, e.id);
+      return;
+    case 'keyPut':
+      target.setApiKey(e.key);
+      return;
+    case 'keyDelete':
+      target.deleteApiKey(e.id);
+      return;
+    case 'config':
+      target.setConfig({ ...target.config(), ...e.values });
+      return;
+    default: {
+      const never: never = e;
+      throw new Error(`unknown effect ${(never as { t: string }).t}`);
+    }
+  }
+}
