@@ -6,6 +6,7 @@
  * Reads never depend on the sweeper: expired records are filtered at read
  * time by comparing `expiresAt` with the clock.
  */
+import { ReadOnlyRefusal } from '../errors.js';
 import type { EngineCore } from './core.js';
 import type { Effect } from './effects.js';
 import type { KvStore } from './kv.js';
@@ -49,8 +50,8 @@ export class ExpiryTracker {
   start(intervalMs: number): void {
     this.stop();
     this.timer = setInterval(() => {
-      this.sweep().catch(() => undefined);
-      this.kv.sweep().catch(() => undefined);
+      this.sweep().catch((err) => this.logFailure('TTL sweep of records', err));
+      this.kv.sweep().catch((err) => this.logFailure('TTL sweep of KV keys', err));
     }, intervalMs);
     this.timer.unref();
   }
@@ -73,7 +74,7 @@ export class ExpiryTracker {
         const current = view.record(c, id);
         if (!current || current.version !== entry.version) return { effects: [], result: undefined };
         return { effects: [{ t: 'put', c, id, fields, expiresAt, slidingMs: entry.slidingMs! }], result: undefined };
-      }).catch(() => undefined);
+      }).catch((err) => this.logFailure('sliding TTL extension', err));
     }
     return fields;
   }
@@ -101,6 +102,16 @@ export class ExpiryTracker {
       for (const [c, id] of chunk) this.remember(c, id);
     }
     return expired.length;
+  }
+
+  /**
+   * Background TTL work that failed is logged at error level with its cause;
+   * the next sweep retries. A refusal because the engine is read-only is not
+   * logged again: StorageHealth has logged that failure.
+   */
+  private logFailure(what: string, err: unknown): void {
+    if (err instanceof ReadOnlyRefusal) return;
+    this.db.log(`${what} failed: ${(err as Error)?.message ?? String(err)}`, 'error', err);
   }
 
   private remember(c: string, id: string): void {

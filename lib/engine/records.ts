@@ -16,7 +16,7 @@ import { applyActionSequence, parseActionSequence, type ActionStep } from './upd
 import { applyProjection, compileProjection, getPath, matchFilter, parseFieldPath, parseFilter, runQuery, type Filter, type Join, type Projection, type Query } from './query/index.js';
 import { applyDefaults, coerceToSchema, fieldValueFromWire, findUniqueViolations, validateRecord, type Schema } from './schema/index.js';
 import type { CollectionMeta, RecordEntry } from './state.js';
-import { resolveTtl, ttlString, type ResolvedTtl } from './ttl.js';
+import { isExpired, resolveTtl, ttlString, type ResolvedTtl } from './ttl.js';
 import { fieldsFromWire, hashKey, isPlainObject, JoinedRecords, bareValue, sortCompare, type Fields, type Value } from './values/index.js';
 import type { WorkingView } from './working-view.js';
 import type { ExpiryTracker } from './expiry.js';
@@ -335,10 +335,6 @@ export function findByAlias(records: Iterable<[string, RecordEntry]>, alias: str
     if (Object.hasOwn(e.fields, alias) && String(bareValue(e.fields[alias]!)) === value) return [rid, e];
   }
   return undefined;
-}
-
-export function isExpired(entry: RecordEntry, now: number): boolean {
-  return entry.expiresAt !== undefined && entry.expiresAt <= now;
 }
 
 /** `ttl_update_on_access`: absent or null means false; anything but a boolean is InvalidInput. */

@@ -1,10 +1,15 @@
 /**
- * TTL parsing. A TTL arrives as a duration string ("30s", "5m", "1h", "2d",
+ * TTLs: parsing, the stored form, and the read-time test of expiry.
+ *
+ * A TTL arrives as a duration string ("30s", "5m", "1h", "2d",
  * combinations like "1h30m", or bare digits meaning seconds), an integer
  * number of seconds, or an RFC 3339 instant. It is resolved to an absolute
  * expiry before the write is logged, so replay never reads the clock.
+ * Reads compare that expiry with the clock (isExpired), so an expired record
+ * is gone for readers before the sweeper (expiry.ts) removes it.
  */
 import { InvalidInput } from '../errors.js';
+import type { RecordEntry } from './state.js';
 import { isPlainObject, normalizeDateTime, Tagged } from './values/index.js';
 
 /** Expiries must be writable as a 4-digit-year RFC 3339 instant. */
@@ -58,4 +63,9 @@ function shownTtl(raw: unknown): string {
 /** The bare RFC 3339 string stored in a record's `ttl` field. */
 export function ttlString(expiresAt: number): string {
   return new Date(expiresAt).toISOString();
+}
+
+/** True when the record has a TTL and it has passed at `now`. */
+export function isExpired(entry: RecordEntry, now: number): boolean {
+  return entry.expiresAt !== undefined && entry.expiresAt <= now;
 }

@@ -11,7 +11,7 @@ import { checkLimit, MAX_FIELD_NAMES } from '../limits.js';
 import { BruteForceIndex, fuseScores, isMetric, TextIndex, type Metric, type VectorHit } from '../../vector/index.js';
 import type { EngineCore } from '../core.js';
 import { applyProjection, compileProjection, matchFilter, parseFieldList, parseFilter, type Filter } from '../query/index.js';
-import { isExpired } from '../records.js';
+import { isExpired } from '../ttl.js';
 import { isPlainObject, type Fields } from '../values/index.js';
 import { textFieldsOf, vectorOf, type SearchIndexes } from './search-indexes.js';
 
