@@ -66,15 +66,14 @@ export class Records {
 
   /**
    * Computes the effects of inserting `prepared` into `c` (used by insert,
-   * batch insert and transaction commit). Stages nothing itself.
+   * batch insert and transaction commit): a createCollection when `c` does
+   * not exist yet, then the put. Stages nothing itself, and pushes nothing
+   * when it throws: a failed insert must not leave a collection behind that
+   * a later insert of the same group would rely on.
    */
   insertInto(view: WorkingView, c: string, prepared: PreparedWrite, effects: Effect[]): string {
-    let meta = view.collection(c);
-    if (!meta) {
-      meta = { name: c, createdAt: new Date(this.db.now()).toISOString() };
-      effects.push({ t: 'createCollection', meta });
-      view.stage([effects[effects.length - 1]!]);
-    }
+    const existingMeta = view.collection(c);
+    const meta = existingMeta ?? { name: c, createdAt: new Date(this.db.now()).toISOString() };
     const alias = meta.schema?.primary_key_alias;
     let id = prepared.id;
     if (id === undefined && alias && alias !== 'id' && Object.hasOwn(prepared.fields, alias) && prepared.fields[alias] !== null) {
@@ -87,6 +86,7 @@ export class Records {
     let fields = this.checkSchema(view, c, meta, withDeclaredTypes(meta.schema, prepared), undefined);
     const ttl = prepared.ttl ? resolveTtl(prepared.ttl.raw, this.db.now(), prepared.ttl.sliding) : undefined;
     fields = withSystemFields(fields, id, ttl);
+    if (!existingMeta) effects.push({ t: 'createCollection', meta });
     effects.push(putEffect(c, id, fields, ttl));
     return id;
   }

@@ -137,8 +137,7 @@ export class TransactionManager {
     const p = this.records.prepare(body);
     const view = this.viewOf(tx);
     const effects: Effect[] = [];
-    // insertInto stages a new collection before it can still fail; let that happen on a throwaway fork.
-    const newId = this.records.insertInto(view.collection(c) ? view : view.fork(), c, p, effects);
+    const newId = this.records.insertInto(view, c, p, effects);
     return this.stage(tx, view, { kind: 'insert', c, id: newId, p: { ...p, id: newId }, nr }, effects);
   }
 
@@ -346,7 +345,7 @@ export class TransactionManager {
     const effects: Effect[] = [];
     const records = this.records;
     switch (op.kind) {
-      case 'insert': records.insertInto(view.collection(op.c) ? view : view.fork(), op.c, op.p, effects); break;
+      case 'insert': records.insertInto(view, op.c, op.p, effects); break;
       case 'update': records.updateIn(view, op.c, op.id, op.p, effects); break;
       case 'delete': records.deleteIn(view, op.c, op.id, effects); break;
       case 'actions': records.actionsIn(view, op.c, op.id, op.steps, effects); break;
