@@ -86,7 +86,7 @@ export class Database {
   readonly ids: IdGenerator;
   private snapshotting: Promise<unknown> | undefined;
   private closed = false;
-  readonly log: EngineLog;
+  private readonly log: EngineLog;
 
   private constructor(
     readonly state: DbState,
