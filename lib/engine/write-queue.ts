@@ -92,25 +92,39 @@ export class WriteQueue {
 
   private async drain(): Promise<void> {
     this.running = true;
-    while (this.queue.length > 0) {
-      const cut = this.queue.findIndex((p) => p.exclusive);
-      if (cut === 0) {
-        const p = this.queue.shift()!;
-        try { p.resolve(await p.exclusive!()); } catch (err) { p.reject(err); }
-        continue;
+    try {
+      while (this.queue.length > 0) {
+        const cut = this.queue.findIndex((p) => p.exclusive);
+        if (cut === 0) {
+          const p = this.queue.shift()!;
+          try { p.resolve(await p.exclusive!()); } catch (err) { p.reject(err); }
+          continue;
+        }
+        const group = cut < 0 ? this.queue : this.queue.slice(0, cut);
+        this.queue = cut < 0 ? [] : this.queue.slice(cut);
+        await this.runGroup(group);
       }
-      const group = cut < 0 ? this.queue : this.queue.slice(0, cut);
-      this.queue = cut < 0 ? [] : this.queue.slice(cut);
-      await this.runGroup(group);
+    } finally {
+      // Whatever happened, the writer must not stay "running" with nobody draining.
+      this.running = false;
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
     }
-    this.running = false;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
+  }
+
+  /** A fresh overlay holding `batches` (used after an operation's effects failed to stage). */
+  private rebuildView(batches: readonly LoggedBatch[]): WorkingView {
+    const view = new WorkingView(this.state, this.state.seq + 1);
+    for (const b of batches) {
+      view.stage(b.effects);
+      view.nextSeq += 1;
+    }
+    return view;
   }
 
   private async runGroup(group: Pending[]): Promise<void> {
-    const view = new WorkingView(this.state, this.state.seq + 1);
+    let view = new WorkingView(this.state, this.state.seq + 1);
     const batches: LoggedBatch[] = [];
     const done: Array<{ p: Pending; result: unknown }> = [];
     for (const p of group) {
@@ -123,10 +137,19 @@ export class WriteQueue {
         continue;
       }
       if (out.effects.length > 0 || out.origin) {
+        try {
+          view.stage(out.effects);
+        } catch (err) {
+          // Effects the state cannot take (a bug in the operation): refuse this one before anything is
+          // logged, and rebuild the overlay from the batches that staged cleanly, since this one may have
+          // half-staged. Staging runs the same applyEffect as applyBatch, so what stages here applies later.
+          p.reject(toDbError(err));
+          view = this.rebuildView(batches);
+          continue;
+        }
         batches.push(out.origin
           ? { seq: view.nextSeq, effects: out.effects, origin: out.origin.node, originSeq: out.origin.seq }
           : { seq: view.nextSeq, effects: out.effects });
-        view.stage(out.effects);
         view.nextSeq += 1;
       }
       done.push({ p, result: out.result });
@@ -140,12 +163,20 @@ export class WriteQueue {
         for (const d of done) d.p.reject(this.health.readOnly ? this.health.refuse() : toDbError(err));
         return;
       }
-      for (const b of batches) {
-        const info = describeChanges(this.state, b);
-        applyBatch(this.state, b);
-        for (const l of this.listeners) {
-          try { l(b, info); } catch (err) { this.report(`commit listener failed at seq ${b.seq}`, 'error', err); }
+      try {
+        for (const b of batches) {
+          const info = describeChanges(this.state, b);
+          applyBatch(this.state, b);
+          for (const l of this.listeners) {
+            try { l(b, info); } catch (err) { this.report(`commit listener failed at seq ${b.seq}`, 'error', err); }
+          }
         }
+      } catch (err) {
+        // Unreachable while staging and applying share applyEffect; if it happens, say so and answer
+        // every caller rather than leave them waiting on a writer that stopped.
+        this.report('applying a logged group failed; restart the server to replay the log', 'error', err);
+        for (const d of done) d.p.reject(toDbError(err));
+        return;
       }
     }
     for (const d of done) d.p.resolve(d.result);
