@@ -40,6 +40,8 @@ import { securePristineDir } from './storage/dir-permissions.js';
 import { StorageHealth, type HealOptions } from './storage-health.js';
 import { WriteQueue, type CommitListener, type Operation } from './write-queue.js';
 import { fallbackEngineLog, type EngineLog } from './engine-log.js';
+import { AutoCommitSession, openTransactionSession, type Caller, type Session, type SessionEngine, type TransactionSession } from './session/index.js';
+import { runSearch } from './search/search.js';
 
 export interface DatabaseOptions {
   dataDir: string;
@@ -195,6 +197,26 @@ export class Database {
     await this.write(() => ({ effects: [{ t: 'config', values: patch }], result: undefined }));
     this.logWriter.mode = this.settings().durability;
     return this.settings();
+  }
+
+  /** What sessions run on, and the one auto-commit session (it holds no state); made on first use. */
+  private sessions: { engine: SessionEngine; autoCommit: Session } | undefined;
+
+  /**
+   * The statement interface for `caller`: inside transaction `transactionId`
+   * when given (NotFound when it belongs to another key), else auto-commit.
+   */
+  session(caller: Caller | undefined, transactionId: string): TransactionSession;
+  session(caller: Caller | undefined, transactionId?: string): Session;
+  session(caller: Caller | undefined, transactionId?: string): Session {
+    if (!this.sessions) {
+      const engine: SessionEngine = {
+        records: this.records, bulk: this.bulk, transactions: this.transactions,
+        search: (c, req, view) => runSearch(this, c, req, view),
+      };
+      this.sessions = { engine, autoCommit: new AutoCommitSession(engine) };
+    }
+    return transactionId === undefined ? this.sessions.autoCommit : openTransactionSession(this.sessions.engine, transactionId, caller);
   }
 
   /** Runs a write operation in the single writer (see WriteQueue.submit). */

@@ -1,5 +1,6 @@
 /** Public surface of the engine. Other folders import only from here. */
 export { Database, type DatabaseOptions } from './database.js';
+export { isTransactionSession, type Caller, type SearchResult, type Session, type TransactionSession } from './session/index.js';
 export type { EngineLog, LogLevel } from './engine-log.js';
 export { ManualClock, systemClock, type Clock } from './clock.js';
 export { ADMIN_KEY_ID, describeKey, parseKeyRequest } from './api-keys.js';
@@ -23,7 +24,7 @@ export { describeDamage, type DamagedFile, type RecoveryReport } from './storage
 export type { BulkResult } from './bulk.js';
 export { CLEANUP_INTERVAL_MS, type TransactionStatus } from './transactions/transaction-manager.js';
 export type { BulkItem, BulkFailure } from './bulk.js';
-export { parseActionSequence } from './update-actions.js';
+export { parseActionSequence, type ActionStep } from './update-actions.js';
 export type { ShippedBatch } from './ripple/replication.js';
 export { encodePayload, decodePayload } from './storage/codec.js';
 export type { CommitInfo, RecordChange, ChangeKind } from './change-feed.js';

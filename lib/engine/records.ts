@@ -12,7 +12,7 @@ import type { Effect } from './effects.js';
 import { markNoRipple } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
-import { applyActionSequence, parseActionSequence, type ActionStep } from './update-actions.js';
+import { applyActionSequence, type ActionStep } from './update-actions.js';
 import { applyProjection, compileProjection, getPath, matchFilter, parseFieldPath, parseFilter, runQuery, type Filter, type Join, type Projection, type Query } from './query/index.js';
 import { applyDefaults, coerceToSchema, fieldValueFromWire, findUniqueViolations, validateRecord, type Schema } from './schema/index.js';
 import type { CollectionMeta, RecordEntry } from './state.js';
@@ -270,20 +270,14 @@ export class Records {
     return fields;
   }
 
-  /** Applies one update action (increment, push, ...) atomically. */
-  async updateWithAction(c: string, idOrAlias: string, action: string, field: string, value: unknown, nr = false): Promise<Fields> {
-    return this.updateWithSequence(c, idOrAlias, [{ action, field, value }], nr);
-  }
-
-  /** Applies a sequence of update actions atomically, in order. */
-  async updateWithSequence(c: string, idOrAlias: string, raw: unknown, nr = false): Promise<Fields> {
+  /** Applies parsed update actions atomically, in order. */
+  async applyActions(c: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple = false): Promise<Fields> {
     validateCollectionName(c);
-    const steps = parseActionSequence(raw);
     const [id] = this.liveEntry(c, idOrAlias);
     return this.db.write((view) => {
       const effects: Effect[] = [];
       const fields = this.actionsIn(view, c, id, steps, effects);
-      return { effects: markNoRipple(effects, nr), result: fields };
+      return { effects: markNoRipple(effects, bypassRipple), result: fields };
     });
   }
 

@@ -21,7 +21,7 @@ import { validateCollectionName } from '../names.js';
 import { runQuery, type Query } from '../query/index.js';
 import { findByAlias, isExpired } from '../records.js';
 import { ISOLATION_LEVELS, type IsolationLevel } from '../settings.js';
-import { parseActionSequence } from '../update-actions.js';
+import type { ActionStep } from '../update-actions.js';
 import type { Fields } from '../values/index.js';
 import { WorkingView } from '../working-view.js';
 import type { AuditLog } from '../audit.js';
@@ -93,16 +93,16 @@ export class TransactionManager {
     return tx;
   }
 
-  /** The active transaction. 404 when unknown, 400 when expired. */
   /**
-   * Throws NotFound unless `caller` began the transaction or is an admin, so
-   * a transaction id is useless to any other key.
+   * Throws NotFound when the transaction exists and belongs to another key
+   * than `caller` (admins may use any). Called once, when a session opens.
    */
   checkOwner(id: string, caller: { keyId: string; admin: boolean } | undefined): void {
     const tx = this.txs.get(id);
     if (tx && caller && !caller.admin && tx.owner !== undefined && tx.owner !== caller.keyId) throw new NotFound(MESSAGES.transactionNotFound);
   }
 
+  /** The active transaction. 404 when unknown, 400 when expired. */
   get(id: string): Transaction {
     const tx = this.txs.get(id);
     if (!tx) throw new NotFound(MESSAGES.transactionNotFound);
@@ -188,10 +188,9 @@ export class TransactionManager {
     return (effects.at(-1) as { fields: Fields }).fields;
   }
 
-  stageActions(id: string, c: string, recordId: string, raw: unknown, nr = false): Fields {
+  stageActions(id: string, c: string, recordId: string, steps: readonly ActionStep[], nr = false): Fields {
     validateCollectionName(c);
     const tx = this.get(id);
-    const steps = parseActionSequence(raw);
     const view = this.viewOf(tx);
     const op: StagedOp = { kind: 'actions', c, id: resolveId(view, c, recordId), steps, nr };
     const effects = this.effectsOf(view, op);

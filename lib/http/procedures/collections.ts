@@ -21,7 +21,7 @@ export const collectionsCreate = defineProcedure({
 export const collectionsGet = defineProcedure({
   name: 'collections.get', kind: 'query', access: 'user',
   input: collectionParam,
-  collection: (name) => ({ name, mode: 'read' }),
+  scope: (name) => ({ collections: [{ name, mode: 'read' }] }),
   handler: (name, ctx) => {
     const info = ctx.db.collections.info(name);
     return {
@@ -47,7 +47,7 @@ export const collectionsDelete = defineProcedure({
 export const schemasGet = defineProcedure({
   name: 'schemas.get', kind: 'query', access: 'user',
   input: collectionParam,
-  collection: (name) => ({ name, mode: 'read' }),
+  scope: (name) => ({ collections: [{ name, mode: 'read' }] }),
   handler: (name, ctx) => ctx.db.collections.schema(name),
 });
 

@@ -31,6 +31,6 @@ export const indexesDrop = defineProcedure({
 export const queryExplain = defineProcedure({
   name: 'query.explain', kind: 'query', access: 'user',
   input: (raw) => ({ collection: collectionParam(raw), query: parseQuery(raw.body ?? {}) }),
-  collection: (i) => ({ name: i.collection, mode: 'read' }),
+  scope: (i) => ({ collections: [{ name: i.collection, mode: 'read' }] }),
   handler: (i, ctx) => ctx.db.records.explain(i.collection, i.query),
 });
