@@ -12,6 +12,7 @@ import type { Database } from './database.js';
 import { validateCollectionName } from './names.js';
 import { validateKvKey } from './kv.js';
 import { checkLimit, MAX_FIELD_NAMES, MAX_KV_PREFIXES } from './limits.js';
+import { rejectUnknownMembers } from './members.js';
 import type { ApiKeyRecord, CollectionPermission, KvPermission } from './state.js';
 import { isPlainObject } from './values/index.js';
 
@@ -41,7 +42,7 @@ export function describeKey(k: ApiKeyRecord): Record<string, unknown> {
 export function parseKeyRequest(body: unknown): NewKeyRequest {
   if (!isPlainObject(body)) throw new InvalidInput('Key body must be a JSON object');
   const allowed = new Set(['name', 'admin', 'collection_permissions', 'kv_permissions', 'rate_limit']);
-  for (const k of Object.keys(body)) if (!allowed.has(k)) throw new InvalidInput(`Unknown member '${k}' in key body`);
+  rejectUnknownMembers(body, allowed, 'key body', null);
   const name = body.name ?? 'key';
   if (typeof name !== 'string' || name.length > 200) throw new InvalidInput("'name' must be a string of at most 200 characters");
   const admin = body.admin ?? false;
@@ -72,7 +73,7 @@ function parseKvPermissions(raw: unknown): KvPermission {
     return { read: raw.includes('read'), write: raw.includes('write') };
   }
   if (!isPlainObject(raw)) throw new InvalidInput(`'${where}' must be an object {read, write, prefixes?} or an array`);
-  for (const k of Object.keys(raw)) if (!['read', 'write', 'prefixes'].includes(k)) throw new InvalidInput(`Unknown member '${k}' in '${where}'; expected read, write, prefixes`);
+  rejectUnknownMembers(raw, ['read', 'write', 'prefixes'], `'${where}'`);
   const read = raw.read ?? true, write = raw.write ?? false;
   if (typeof read !== 'boolean' || typeof write !== 'boolean') throw new InvalidInput(`'${where}.read' and '${where}.write' must be booleans`);
   if (raw.prefixes === undefined || raw.prefixes === null) return { read, write };

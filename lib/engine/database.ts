@@ -23,7 +23,7 @@ import { ApiKeys } from './api-keys.js';
 import { systemClock, type Clock } from './clock.js';
 import { IdGenerator } from './ids.js';
 import { loadOrCreateSecrets, type Secrets } from './secrets.js';
-import { DEFAULT_SETTINGS, mergeSettings, parseSettingsPatch, type Settings } from './settings.js';
+import { DEFAULT_SETTINGS, mergeSettings, type Settings } from './settings.js';
 import type { DbState } from './state.js';
 import { DbError, ReadOnlyRefusal, Unavailable } from '../errors.js';
 import { nodeFs, type StorageFs } from './storage/fs.js';
@@ -191,9 +191,8 @@ export class Database {
     return this.settingsCache.settings;
   }
 
-  /** Validates and durably applies a PUT /api/config patch; returns the new settings. */
-  async updateSettings(body: unknown): Promise<Settings> {
-    const patch = parseSettingsPatch(body);
+  /** Durably applies a settings patch (parsed by parseSettingsPatch); returns the new settings. */
+  async updateSettings(patch: Partial<Settings>): Promise<Settings> {
     await this.write(() => ({ effects: [{ t: 'config', values: patch }], result: undefined }));
     this.logWriter.mode = this.settings().durability;
     return this.settings();

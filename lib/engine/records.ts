@@ -13,7 +13,7 @@ import { markNoRipple } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
 import { applyActionSequence, type ActionStep } from './update-actions.js';
-import { applyProjection, compileProjection, getPath, matchFilter, parseFieldPath, parseFilter, runQuery, type Filter, type Join, type Projection, type Query } from './query/index.js';
+import { applyProjection, compileProjection, getPath, matchFilter, parseFieldPath, runQuery, type Filter, type Join, type Projection, type Query } from './query/index.js';
 import { applyDefaults, coerceToSchema, fieldValueFromWire, findUniqueViolations, validateRecord, type Schema } from './schema/index.js';
 import type { CollectionMeta, RecordEntry } from './state.js';
 import { resolveTtl, ttlString, type ResolvedTtl } from './ttl.js';
@@ -225,12 +225,11 @@ export class Records {
   }
 
   /**
-   * Distinct bare values of a field (sorted), optionally among records
+   * Distinct bare values of a field path (sorted), optionally among records
    * matching a filter. Throws InvalidInput for a bad or hostile field path.
    */
-  distinct(c: string, fieldRaw: string, filterRaw: unknown): unknown[] {
-    const field = parseFieldPath(fieldRaw, 'distinct field');
-    const filter: Filter | undefined = filterRaw === undefined || filterRaw === null ? undefined : parseFilter(filterRaw);
+  distinct(c: string, fieldPath: string, filter?: Filter): unknown[] {
+    const field = parseFieldPath(fieldPath, 'distinct field');
     const seen = new Map<string, Value>();
     for (const r of this.scan(c)) {
       if (filter && !matchFilter(filter, r)) continue;

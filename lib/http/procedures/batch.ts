@@ -5,7 +5,7 @@
  * 201 all inserted, 200 all updated/deleted, 207 partial, 400 all failed.
  */
 import { InvalidInput } from '../../errors.js';
-import type { BulkItem } from '../../engine/index.js';
+import { rejectUnknownMembers, type BulkItem } from '../../engine/index.js';
 import { defineProcedure, WithStatus, type RawInput } from '../procedure.js';
 import { collectionParam, queryFlag, queryString } from '../input.js';
 import { isPlainObjectValue } from '../plain-object.js';
@@ -53,9 +53,7 @@ export function parseBatch(kind: Kind, raw: RawInput): BatchInput {
   if (Array.isArray(body)) {
     list = body.length === 1 && Array.isArray(body[0]) ? body[0] : body;
   } else if (isPlainObjectValue(body)) {
-    for (const k of Object.keys(body)) {
-      if (k !== LIST_KEY[kind] && k !== 'bypass_ripple') throw new InvalidInput(`Unknown member '${k}' in batch body; expected {${LIST_KEY[kind]}: [...], bypass_ripple?}`);
-    }
+    rejectUnknownMembers(body, [LIST_KEY[kind], 'bypass_ripple'], 'batch body', `{${LIST_KEY[kind]}: [...], bypass_ripple?}`);
     list = body[LIST_KEY[kind]];
     bypassAll = bypassAll || flag(body.bypass_ripple, 'body');
   }

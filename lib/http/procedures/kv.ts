@@ -6,7 +6,7 @@
  * it names before touching the store; `clear` is admin-only.
  */
 import { InvalidInput } from '../../errors.js';
-import { valueToWire } from '../../engine/index.js';
+import { rejectUnknownMembers, valueToWire } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject, param, queryFlag } from '../input.js';
 import { canReadCollection, checkCollectionAccess, checkKvAccess, kvKeyFilter } from '../permissions.js';
@@ -15,7 +15,7 @@ import type { Context } from '../context.js';
 const keyParam = (raw: Parameters<typeof param>[0]) => param(raw, 'key');
 
 function only(body: Record<string, unknown>, allowed: string[]): Record<string, unknown> {
-  for (const k of Object.keys(body)) if (!allowed.includes(k)) throw new InvalidInput(`Unknown member '${k}'; expected ${allowed.join(', ')}`);
+  rejectUnknownMembers(body, allowed);
   return body;
 }
 

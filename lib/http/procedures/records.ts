@@ -1,6 +1,6 @@
 /** Record routes: insert, find, find by id, update (merge, action, sequence), delete, distinct, count. */
 import { InvalidInput } from '../../errors.js';
-import { parseActionSequence, parseQuery, recordToWire, validateCollectionName, validateId, type ActionStep, type Fields } from '../../engine/index.js';
+import { parseActionSequence, parseFieldPath, parseFilter, parseQuery, recordToWire, rejectUnknownMembers, validateCollectionName, validateId, type ActionStep, type Fields } from '../../engine/index.js';
 import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
 import { bodyObject, collectionParam, param, queryFlag, queryList, queryString } from '../input.js';
 import { isPlainObjectValue } from '../plain-object.js';
@@ -128,14 +128,14 @@ export const recordsDistinct = defineProcedure({
   name: 'records.distinct', kind: 'query', access: 'user',
   input: (raw) => {
     const body = raw.body === undefined ? {} : bodyObject(raw);
-    for (const k of Object.keys(body)) {
-      if (!['filter', 'bypass_ripple', 'bypass_cache'].includes(k)) throw new InvalidInput(`Unknown member '${k}' in distinct body; expected filter, bypass_ripple, bypass_cache`);
-    }
-    return { collection: collectionParam(raw), field: param(raw, 'field'), filter: body.filter };
+    rejectUnknownMembers(body, ['filter', 'bypass_ripple', 'bypass_cache'], 'distinct body');
+    const path = parseFieldPath(param(raw, 'field'), 'distinct field');
+    const filter = body.filter === undefined || body.filter === null ? undefined : parseFilter(body.filter);
+    return { collection: collectionParam(raw), field: param(raw, 'field'), path, filter };
   },
   scope: (i) => reads([i.collection], undefined),
   handler: (i, ctx) => {
-    const values = ctx.db.records.distinct(i.collection, i.field, i.filter);
+    const values = ctx.db.records.distinct(i.collection, i.path, i.filter);
     return { collection: i.collection, field: i.field, values, count: values.length };
   },
 });

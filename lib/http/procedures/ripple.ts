@@ -4,7 +4,7 @@
  * `POST /api/ripple/resync` rebuilds collections on a peer.
  */
 import { InvalidInput, NotFound } from '../../errors.js';
-import { validateCollectionName } from '../../engine/index.js';
+import { rejectUnknownMembers, validateCollectionName } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject, optionalString } from '../input.js';
 
@@ -32,7 +32,7 @@ export const rippleResync = defineProcedure({
   name: 'ripple.resync', kind: 'mutation', access: 'admin',
   input: (raw) => {
     const body = raw.body === undefined ? {} : bodyObject(raw);
-    for (const k of Object.keys(body)) if (k !== 'peer' && k !== 'collections') throw new InvalidInput(`Unknown member '${k}'; expected peer, collections`);
+    rejectUnknownMembers(body, ['peer', 'collections']);
     let collections: string[] | undefined;
     if (body.collections !== undefined && body.collections !== null) {
       if (!Array.isArray(body.collections)) throw new InvalidInput("'collections' must be an array of names");

@@ -2,13 +2,24 @@
 import { parseSearch, recordToWire } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { collectionParam, queryString } from '../input.js';
+import { isPlainObjectValue } from '../plain-object.js';
+
+/**
+ * Separates the request's envelope (`transaction_id`, and `bypass_ripple` /
+ * `bypass_cache`, accepted and ignored by a read) from the search itself.
+ */
+function splitEnvelope(body: unknown): { search: unknown; transactionId?: string } {
+  if (!isPlainObjectValue(body)) return { search: body };
+  const { transaction_id: tx, bypass_ripple: _r, bypass_cache: _c, ...search } = body;
+  return typeof tx === 'string' ? { search, transactionId: tx } : { search };
+}
 
 export const searchQuery = defineProcedure({
   name: 'search.query', kind: 'query', access: 'user',
   input: (raw) => {
-    const req = parseSearch(raw.body);
-    const body = raw.body as Record<string, unknown>;
-    const tx = queryString(raw, 'transaction_id') ?? (typeof body.transaction_id === 'string' ? body.transaction_id : undefined);
+    const { search, transactionId } = splitEnvelope(raw.body);
+    const req = parseSearch(search);
+    const tx = queryString(raw, 'transaction_id') ?? transactionId;
     // An empty id joins no transaction, as if it were absent.
     return { collection: collectionParam(raw), req, tx: tx || undefined };
   },

@@ -1,6 +1,6 @@
 /** Transactions and savepoints (protocol.md 2.7) and the admin audit trail. */
 import { InvalidInput } from '../../errors.js';
-import { isTransactionSession, type TransactionSession } from '../../engine/index.js';
+import { isTransactionSession, rejectUnknownMembers, type TransactionSession } from '../../engine/index.js';
 import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
 import { bodyObject, param, queryString } from '../input.js';
 import type { Context } from '../context.js';
@@ -20,7 +20,7 @@ export const transactionsBegin = defineProcedure({
   name: 'transactions.begin', kind: 'mutation', access: 'user',
   input: (raw) => {
     const body = raw.body === undefined ? {} : bodyObject(raw);
-    for (const k of Object.keys(body)) if (k !== 'isolation_level' && k !== 'timeout_seconds') throw new InvalidInput(`Unknown member '${k}'; expected isolation_level, timeout_seconds`);
+    rejectUnknownMembers(body, ['isolation_level', 'timeout_seconds']);
     return body;
   },
   handler: (body, ctx) => {
