@@ -24,7 +24,9 @@ export { verifyDataDir, verifyGenerations, type CollectionCount, type FileReport
 export { isSegmentName, isSnapshotName } from './storage/generations.js';
 export { describeDamage, type DamagedFile, type RecoveryReport } from './storage/recovery-report.js';
 export type { BulkResult } from './bulk.js';
-export { CLEANUP_INTERVAL_MS, type TransactionStatus } from './transactions/transaction-manager.js';
+export {
+  CLEANUP_INTERVAL_MS, isIsolationLevel, isSavepointName, isTransactionTimeout, SAVEPOINT_NAME_RULE, TIMEOUT_RULE, type TransactionStatus,
+} from './transactions/transaction-manager.js';
 export type { BulkItem, BulkFailure } from './bulk.js';
 export { parseActionSequence, type ActionStep } from './update-actions.js';
 export type { ShippedBatch } from './ripple/replication.js';

@@ -66,7 +66,7 @@ export interface TransactionSession extends Session {
 
   status(): TransactionStatus;
   /** Marks the current point; returns the name. */
-  savepoint(name: unknown): string;
+  savepoint(name: string): string;
   /** Undoes what was staged after the savepoint; returns how many operations were undone. */
   rollbackTo(name: string): number;
   release(name: string): void;

@@ -92,7 +92,7 @@ class StagingSession implements TransactionSession {
     return this.txs.status(this.transactionId);
   }
 
-  savepoint(name: unknown): string {
+  savepoint(name: string): string {
     return this.txs.createSavepoint(this.transactionId, name);
   }
 

@@ -31,6 +31,23 @@ import { predicateConflicts, type ReadPredicate, type TxConflict } from './read-
 
 export const CLEANUP_INTERVAL_MS = 60_000;
 
+export const TIMEOUT_RULE = "'timeout_seconds' must be an integer between 1 and 86400";
+
+/** A transaction's lifetime in seconds: 1 s to one day. */
+export function isTransactionTimeout(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 86_400;
+}
+
+export function isIsolationLevel(v: unknown): v is IsolationLevel {
+  return typeof v === 'string' && (ISOLATION_LEVELS as readonly string[]).includes(v);
+}
+
+export const SAVEPOINT_NAME_RULE = 'Body must be {name: string} (1-128 characters)';
+
+export function isSavepointName(v: unknown): v is string {
+  return typeof v === 'string' && v.length > 0 && v.length <= 128;
+}
+
 export interface TransactionStatus {
   transaction_id: string; state: 'Active' | 'Expired'; isolation_level: IsolationLevel;
   operations_count: number; savepoints_count: number; created_at: number; last_activity: number; timeout_seconds: number;
@@ -77,17 +94,14 @@ export class TransactionManager {
     return n;
   }
 
-  begin(levelRaw: unknown, timeoutRaw: unknown, owner?: string): Transaction {
-    const level = levelRaw === undefined || levelRaw === null ? this.db.settings().default_isolation_level : levelRaw;
-    if (typeof level !== 'string' || !(ISOLATION_LEVELS as readonly string[]).includes(level)) throw new InvalidInput(MESSAGES.invalidIsolationLevel);
-    let timeout = 300;
-    if (timeoutRaw !== undefined && timeoutRaw !== null) {
-      if (typeof timeoutRaw !== 'number' || !Number.isInteger(timeoutRaw) || timeoutRaw < 1 || timeoutRaw > 86_400) {
-        throw new InvalidInput("'timeout_seconds' must be an integer between 1 and 86400");
-      }
-      timeout = timeoutRaw;
-    }
-    const tx = new Transaction(randomUUID(), level as IsolationLevel, this.db.now(), timeout, owner);
+  /**
+   * Begins a transaction at `level` (default: the `default_isolation_level`
+   * setting) that expires `timeoutSecs` (default 300) after it began.
+   */
+  begin(level: IsolationLevel | undefined, timeoutSecs: number | undefined, owner?: string): Transaction {
+    if (level !== undefined && !isIsolationLevel(level)) throw new InvalidInput(MESSAGES.invalidIsolationLevel);
+    if (timeoutSecs !== undefined && !isTransactionTimeout(timeoutSecs)) throw new InvalidInput(TIMEOUT_RULE);
+    const tx = new Transaction(randomUUID(), level ?? this.db.settings().default_isolation_level, this.db.now(), timeoutSecs ?? 300, owner);
     this.txs.set(tx.id, tx);
     this.audit.record({ event: 'begin', transaction_id: tx.id, isolation_level: tx.level, operations_count: 0 });
     return tx;
@@ -135,9 +149,9 @@ export class TransactionManager {
     return tx.operationsCount;
   }
 
-  createSavepoint(id: string, name: unknown): string {
+  createSavepoint(id: string, name: string): string {
     const tx = this.get(id);
-    if (typeof name !== 'string' || name.length === 0 || name.length > 128) throw new InvalidInput("Body must be {name: string} (1-128 characters)");
+    if (!isSavepointName(name)) throw new InvalidInput(SAVEPOINT_NAME_RULE);
     // Re-creating a name moves it to the newest position, so "savepoints made after it" stays in creation order.
     tx.savepoints.delete(name);
     tx.savepoints.set(name, tx.ops);

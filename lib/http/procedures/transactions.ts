@@ -1,6 +1,9 @@
 /** Transactions and savepoints (protocol.md 2.7) and the admin audit trail. */
-import { InvalidInput } from '../../errors.js';
-import { isTransactionSession, rejectUnknownMembers, type TransactionSession } from '../../engine/index.js';
+import { InvalidInput, MESSAGES } from '../../errors.js';
+import {
+  isIsolationLevel, isSavepointName, isTransactionSession, isTransactionTimeout, rejectUnknownMembers, SAVEPOINT_NAME_RULE, TIMEOUT_RULE,
+  type TransactionSession,
+} from '../../engine/index.js';
 import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
 import { bodyObject, param, queryString } from '../input.js';
 import type { Context } from '../context.js';
@@ -21,10 +24,13 @@ export const transactionsBegin = defineProcedure({
   input: (raw) => {
     const body = raw.body === undefined ? {} : bodyObject(raw);
     rejectUnknownMembers(body, ['isolation_level', 'timeout_seconds']);
-    return body;
+    const level = body.isolation_level ?? undefined, timeout = body.timeout_seconds ?? undefined;
+    if (level !== undefined && !isIsolationLevel(level)) throw new InvalidInput(MESSAGES.invalidIsolationLevel);
+    if (timeout !== undefined && !isTransactionTimeout(timeout)) throw new InvalidInput(TIMEOUT_RULE);
+    return { level, timeout };
   },
-  handler: (body, ctx) => {
-    const tx = ctx.db.transactions.begin(body.isolation_level, body.timeout_seconds, ctx.principal?.keyId);
+  handler: (i, ctx) => {
+    const tx = ctx.db.transactions.begin(i.level, i.timeout, ctx.principal?.keyId);
     return { transaction_id: tx.id, isolation_level: tx.level, created_at: Math.floor(tx.createdAt / 1000), timeout_seconds: tx.timeoutSecs };
   },
 });
@@ -61,7 +67,11 @@ export const transactionsRollback = defineProcedure({
 
 export const savepointsCreate = defineProcedure({
   name: 'savepoints.create', kind: 'mutation', access: 'user',
-  input: (raw) => ({ id: param(raw, 'id'), name: bodyObject(raw).name }),
+  input: (raw) => {
+    const name = bodyObject(raw).name;
+    if (!isSavepointName(name)) throw new InvalidInput(SAVEPOINT_NAME_RULE);
+    return { id: param(raw, 'id'), name };
+  },
   scope: (i) => inTransaction(i.id),
   handler: (i, ctx) => ({ status: 'created', transaction_id: i.id, savepoint_name: transaction(ctx).savepoint(i.name) }),
 });
