@@ -7,6 +7,7 @@ export { ADMIN_KEY_ID, describeKey, parseKeyRequest } from './api-keys.js';
 export { isInternalCollection, validateCollectionName } from './names.js';
 export { ALIAS_RULE, INDEX_FIELD_RULE, isAliasName, isIndexableField, type SchemaChange, type SchemaDefinition } from './collections.js';
 export { validateId } from './ids.js';
+export { parseKvKeys, validateKvKey, VALUES_RULE } from './kv.js';
 export { TRASH_RETENTION_MS } from './trash.js';
 export { DEFAULT_SETTINGS, ISOLATION_LEVELS, maskSecret, parseSettingsPatch, SECRET_SETTINGS, type IsolationLevel, type Settings } from './settings.js';
 export { DURABILITY_MODES, type DurabilityMode } from './storage/log-writer.js';
