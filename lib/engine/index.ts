@@ -30,7 +30,7 @@ export {
 } from './transactions/transaction-manager.js';
 export type { BulkItem, BulkFailure } from './bulk.js';
 export { parseActionSequence, type ActionStep } from './update-actions.js';
-export type { ShippedBatch } from './ripple/replication.js';
+export { parseShipped, type ResyncPlan, type ShippedBatch } from './ripple/replication.js';
 export { encodePayload, decodePayload } from './storage/codec.js';
 export type { CommitInfo, RecordChange, ChangeKind } from './change-feed.js';
 export { indexDefs } from './indexes/index-manager.js';

@@ -4,7 +4,7 @@
  * `POST /api/ripple/resync` rebuilds collections on a peer.
  */
 import { InvalidInput, NotFound } from '../../errors.js';
-import { rejectUnknownMembers, validateCollectionName } from '../../engine/index.js';
+import { parseShipped, rejectUnknownMembers, validateCollectionName } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject, optionalString } from '../input.js';
 
@@ -17,7 +17,8 @@ export const rippleApply = defineProcedure({
   },
   handler: async (batches, ctx) => {
     const outcomes = { applied: 0, duplicate: 0, own: 0 };
-    for (const b of batches) outcomes[await ctx.db.replication.applyRemote(b)] += 1;
+    // Each batch is checked just before it is applied: those before a malformed one stay applied.
+    for (const b of batches) outcomes[await ctx.db.replication.applyRemote(parseShipped(b))] += 1;
     return { status: 'ok', node_id: ctx.db.replication.nodeId, ...outcomes };
   },
 });
