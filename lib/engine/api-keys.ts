@@ -18,7 +18,8 @@ import { isPlainObject } from './values/index.js';
 
 export const ADMIN_KEY_ID = 'admin';
 
-export function hashKey(secret: string): string {
+/** The stored form of an API key's secret (not to be confused with values' hashKey, a grouping key for values). */
+export function hashApiKey(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
@@ -120,7 +121,7 @@ export class ApiKeys {
   async create(req: NewKeyRequest): Promise<{ key: string; record: ApiKeyRecord }> {
     const id = randomBytes(9).toString('base64url');
     const key = `eddy_${id}_${randomBytes(24).toString('base64url')}`;
-    const record: ApiKeyRecord = { id, name: req.name, hash: hashKey(key), admin: req.admin, created_at: new Date(this.db.now()).toISOString(),
+    const record: ApiKeyRecord = { id, name: req.name, hash: hashApiKey(key), admin: req.admin, created_at: new Date(this.db.now()).toISOString(),
       ...(req.collection_permissions ? { collection_permissions: req.collection_permissions } : {}),
       ...(req.kv_permissions ? { kv_permissions: req.kv_permissions } : {}),
       ...(req.rate_limit !== undefined ? { rate_limit: req.rate_limit } : {}) };
@@ -148,7 +149,7 @@ export class ApiKeys {
 
   /** Ensures the admin key hashes to `secret` (env-provided or generated). */
   async ensureAdmin(secret: string): Promise<void> {
-    const hash = hashKey(secret);
+    const hash = hashApiKey(secret);
     const current = this.db.state.keys.get(ADMIN_KEY_ID);
     if (current && current.hash === hash && current.admin) return;
     const record: ApiKeyRecord = { id: ADMIN_KEY_ID, name: 'admin', hash, admin: true, created_at: new Date(this.db.now()).toISOString() };
@@ -177,7 +178,7 @@ export class ApiKeys {
 
   /** The key record whose hash matches `secret`, compared in constant time; undefined otherwise. */
   verify(secret: string): ApiKeyRecord | undefined {
-    const want = Buffer.from(hashKey(secret), 'hex');
+    const want = Buffer.from(hashApiKey(secret), 'hex');
     let found: ApiKeyRecord | undefined;
     for (const k of this.db.state.keys.values()) {
       if (timingSafeEqual(Buffer.from(k.hash, 'hex'), want)) found = k;

@@ -56,13 +56,13 @@ export class Records {
   }
 
   /** Inserts one record, creating the collection if needed. Resolves to the new id once durable. */
-  async insert(c: string, body: unknown, nr = false): Promise<string> {
+  async insert(c: string, body: unknown, bypassRipple = false): Promise<string> {
     validateCollectionName(c);
     const prepared = this.prepare(body);
     return this.db.write((view) => {
       const effects: Effect[] = [];
       const id = this.insertInto(view, c, prepared, effects);
-      return { effects: markNoRipple(effects, nr), result: id };
+      return { effects: markNoRipple(effects, bypassRipple), result: id };
     });
   }
 
@@ -242,14 +242,14 @@ export class Records {
   }
 
   /** Merges a partial record into an existing one. Throws NotFound (404) when it does not exist. */
-  async update(c: string, idOrAlias: string, body: unknown, nr = false): Promise<Fields> {
+  async update(c: string, idOrAlias: string, body: unknown, bypassRipple = false): Promise<Fields> {
     validateCollectionName(c);
     const prepared = this.prepare(body);
     const [id] = this.liveEntry(c, idOrAlias);
     return this.db.write((view) => {
       const effects: Effect[] = [];
       const fields = this.updateIn(view, c, id, prepared, effects);
-      return { effects: markNoRipple(effects, nr), result: fields };
+      return { effects: markNoRipple(effects, bypassRipple), result: fields };
     });
   }
 
@@ -293,13 +293,13 @@ export class Records {
   }
 
   /** Deletes a record into the trash. Throws NotFound. */
-  async delete(c: string, idOrAlias: string, nr = false): Promise<string> {
+  async delete(c: string, idOrAlias: string, bypassRipple = false): Promise<string> {
     validateCollectionName(c);
     const [id] = this.liveEntry(c, idOrAlias);
     return this.db.write((view) => {
       const effects: Effect[] = [];
       this.deleteIn(view, c, id, effects);
-      return { effects: markNoRipple(effects, nr), result: id };
+      return { effects: markNoRipple(effects, bypassRipple), result: id };
     });
   }
 

@@ -76,7 +76,7 @@ class StagingSession implements TransactionSession {
   }
 
   private stageItem(c: string, item: BulkItem): string {
-    const bypass = item.noRipple === true;
+    const bypass = item.bypassRipple === true;
     switch (item.kind) {
       case 'insert': return this.txs.stageInsert(this.transactionId, c, item.body, bypass);
       case 'update': {

@@ -180,7 +180,7 @@ export class TransactionManager {
   // ---- staging -------------------------------------------------------------------------------------------------
 
   /** Stages an insert; returns the id it will have. Validates now against the transaction's view. */
-  stageInsert(id: string, c: string, body: unknown, nr = false): string {
+  stageInsert(id: string, c: string, body: unknown, bypassRipple = false): string {
     validateCollectionName(c);
     const tx = this.get(id);
     const p = this.db.records.prepare(body);
@@ -188,35 +188,35 @@ export class TransactionManager {
     const effects: Effect[] = [];
     // insertInto stages a new collection before it can still fail; let that happen on a throwaway fork.
     const newId = this.db.records.insertInto(view.collection(c) ? view : view.fork(), c, p, effects);
-    return this.stage(tx, view, { kind: 'insert', c, id: newId, p: { ...p, id: newId }, nr }, effects);
+    return this.stage(tx, view, { kind: 'insert', c, id: newId, p: { ...p, id: newId }, bypassRipple }, effects);
   }
 
-  stageUpdate(id: string, c: string, recordId: string, body: unknown, nr = false): Fields {
+  stageUpdate(id: string, c: string, recordId: string, body: unknown, bypassRipple = false): Fields {
     validateCollectionName(c);
     const tx = this.get(id);
     const p = this.db.records.prepare(body);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'update', c, id: resolveId(view, c, recordId), p, nr };
+    const op: StagedOp = { kind: 'update', c, id: resolveId(view, c, recordId), p, bypassRipple };
     const effects = this.effectsOf(view, op);
     this.stage(tx, view, op, effects);
     return (effects.at(-1) as { fields: Fields }).fields;
   }
 
-  stageActions(id: string, c: string, recordId: string, steps: readonly ActionStep[], nr = false): Fields {
+  stageActions(id: string, c: string, recordId: string, steps: readonly ActionStep[], bypassRipple = false): Fields {
     validateCollectionName(c);
     const tx = this.get(id);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'actions', c, id: resolveId(view, c, recordId), steps, nr };
+    const op: StagedOp = { kind: 'actions', c, id: resolveId(view, c, recordId), steps, bypassRipple };
     const effects = this.effectsOf(view, op);
     this.stage(tx, view, op, effects);
     return (effects.at(-1) as { fields: Fields }).fields;
   }
 
-  stageDelete(id: string, c: string, recordId: string, nr = false): string {
+  stageDelete(id: string, c: string, recordId: string, bypassRipple = false): string {
     validateCollectionName(c);
     const tx = this.get(id);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'delete', c, id: resolveId(view, c, recordId), nr };
+    const op: StagedOp = { kind: 'delete', c, id: resolveId(view, c, recordId), bypassRipple };
     return this.stage(tx, view, op, this.effectsOf(view, op));
   }
 
@@ -396,7 +396,7 @@ export class TransactionManager {
       case 'delete': records.deleteIn(view, op.c, op.id, effects); break;
       case 'actions': records.actionsIn(view, op.c, op.id, op.steps, effects); break;
     }
-    return markNoRipple(effects, op.nr);
+    return markNoRipple(effects, op.bypassRipple);
   }
 
   private committedVersion(c: string, id: string): number | null {

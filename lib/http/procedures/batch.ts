@@ -26,22 +26,22 @@ function parseItem(kind: Kind, raw: unknown, i: number, bypassAll: boolean): Bul
   const where = `${LIST_KEY[kind]}[${i}]`;
   if (Array.isArray(raw)) {
     // Rust positional forms: [record, bypass] / [id, record, bypass] / [id, bypass].
-    if (kind === 'insert') return { kind, body: raw[0], noRipple: bypassAll || flag(raw[1], where) };
-    if (kind === 'update') return { kind, id: raw[0], body: raw[1], noRipple: bypassAll || flag(raw[2], where) };
-    return { kind, id: raw[0], noRipple: bypassAll || flag(raw[1], where) };
+    if (kind === 'insert') return { kind, body: raw[0], bypassRipple: bypassAll || flag(raw[1], where) };
+    if (kind === 'update') return { kind, id: raw[0], body: raw[1], bypassRipple: bypassAll || flag(raw[2], where) };
+    return { kind, id: raw[0], bypassRipple: bypassAll || flag(raw[1], where) };
   }
   if (!isPlainObjectValue(raw)) throw new InvalidInput(`${where} must be an object`);
-  const nr = bypassAll || flag(raw.bypass_ripple, where);
+  const bypassRipple = bypassAll || flag(raw.bypass_ripple, where);
   if (kind === 'insert') {
     if (!('data' in raw)) throw new InvalidInput(`${where} must be {data: {...}}`);
-    return { kind, body: raw.data, noRipple: nr };
+    return { kind, body: raw.data, bypassRipple };
   }
   if (kind === 'update') {
     if (!('id' in raw) || !('data' in raw)) throw new InvalidInput(`${where} must be {id, data: {...}}`);
-    return { kind, id: raw.id, body: raw.data, noRipple: nr };
+    return { kind, id: raw.id, body: raw.data, bypassRipple };
   }
   if (!('id' in raw)) throw new InvalidInput(`${where} must be {id}`);
-  return { kind, id: raw.id, noRipple: nr };
+  return { kind, id: raw.id, bypassRipple };
 }
 
 /** Parses a batch request; the size limit (a setting) is checked by the handler, see checkBatchSize. */
