@@ -12,12 +12,14 @@ import type { EngineCore } from './core.js';
 import { validateCollectionName } from './names.js';
 import { validateKvKey } from './kv.js';
 import { checkLimit, MAX_FIELD_NAMES, MAX_KV_PREFIXES } from './limits.js';
+import { rejectUnknownMembers } from './members.js';
 import type { ApiKeyRecord, CollectionPermission, KvPermission } from './state.js';
 import { isPlainObject } from './values/index.js';
 
 export const ADMIN_KEY_ID = 'admin';
 
-export function hashKey(secret: string): string {
+/** The stored form of an API key's secret (not to be confused with values' hashKey, a grouping key for values). */
+export function hashApiKey(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
@@ -41,7 +43,7 @@ export function describeKey(k: ApiKeyRecord): Record<string, unknown> {
 export function parseKeyRequest(body: unknown): NewKeyRequest {
   if (!isPlainObject(body)) throw new InvalidInput('Key body must be a JSON object');
   const allowed = new Set(['name', 'admin', 'collection_permissions', 'kv_permissions', 'rate_limit']);
-  for (const k of Object.keys(body)) if (!allowed.has(k)) throw new InvalidInput(`Unknown member '${k}' in key body`);
+  rejectUnknownMembers(body, allowed, 'key body', null);
   const name = body.name ?? 'key';
   if (typeof name !== 'string' || name.length > 200) throw new InvalidInput("'name' must be a string of at most 200 characters");
   const admin = body.admin ?? false;
@@ -72,7 +74,7 @@ function parseKvPermissions(raw: unknown): KvPermission {
     return { read: raw.includes('read'), write: raw.includes('write') };
   }
   if (!isPlainObject(raw)) throw new InvalidInput(`'${where}' must be an object {read, write, prefixes?} or an array`);
-  for (const k of Object.keys(raw)) if (!['read', 'write', 'prefixes'].includes(k)) throw new InvalidInput(`Unknown member '${k}' in '${where}'; expected read, write, prefixes`);
+  rejectUnknownMembers(raw, ['read', 'write', 'prefixes'], `'${where}'`);
   const read = raw.read ?? true, write = raw.write ?? false;
   if (typeof read !== 'boolean' || typeof write !== 'boolean') throw new InvalidInput(`'${where}.read' and '${where}.write' must be booleans`);
   if (raw.prefixes === undefined || raw.prefixes === null) return { read, write };
@@ -119,7 +121,7 @@ export class ApiKeys {
   async create(req: NewKeyRequest): Promise<{ key: string; record: ApiKeyRecord }> {
     const id = randomBytes(9).toString('base64url');
     const key = `eddy_${id}_${randomBytes(24).toString('base64url')}`;
-    const record: ApiKeyRecord = { id, name: req.name, hash: hashKey(key), admin: req.admin, created_at: new Date(this.db.now()).toISOString(),
+    const record: ApiKeyRecord = { id, name: req.name, hash: hashApiKey(key), admin: req.admin, created_at: new Date(this.db.now()).toISOString(),
       ...(req.collection_permissions ? { collection_permissions: req.collection_permissions } : {}),
       ...(req.kv_permissions ? { kv_permissions: req.kv_permissions } : {}),
       ...(req.rate_limit !== undefined ? { rate_limit: req.rate_limit } : {}) };
@@ -147,7 +149,7 @@ export class ApiKeys {
 
   /** Ensures the admin key hashes to `secret` (env-provided or generated). */
   async ensureAdmin(secret: string): Promise<void> {
-    const hash = hashKey(secret);
+    const hash = hashApiKey(secret);
     const current = this.db.state.keys.get(ADMIN_KEY_ID);
     if (current && current.hash === hash && current.admin) return;
     const record: ApiKeyRecord = { id: ADMIN_KEY_ID, name: 'admin', hash, admin: true, created_at: new Date(this.db.now()).toISOString() };
@@ -176,7 +178,7 @@ export class ApiKeys {
 
   /** The key record whose hash matches `secret`, compared in constant time; undefined otherwise. */
   verify(secret: string): ApiKeyRecord | undefined {
-    const want = Buffer.from(hashKey(secret), 'hex');
+    const want = Buffer.from(hashApiKey(secret), 'hex');
     let found: ApiKeyRecord | undefined;
     for (const k of this.db.state.keys.values()) {
       if (timingSafeEqual(Buffer.from(k.hash, 'hex'), want)) found = k;

@@ -26,14 +26,14 @@ export interface BulkResult {
 
 /** One item of a bulk request, already parsed from the wire. */
 export type BulkItem =
-  | { readonly kind: 'insert'; readonly body: unknown; readonly noRipple?: boolean }
-  | { readonly kind: 'update'; readonly id: unknown; readonly body: unknown; readonly noRipple?: boolean }
-  | { readonly kind: 'delete'; readonly id: unknown; readonly noRipple?: boolean };
+  | { readonly kind: 'insert'; readonly body: unknown; readonly bypassRipple?: boolean }
+  | { readonly kind: 'update'; readonly id: unknown; readonly body: unknown; readonly bypassRipple?: boolean }
+  | { readonly kind: 'delete'; readonly id: unknown; readonly bypassRipple?: boolean };
 
 type Prepared =
-  | { kind: 'insert'; p: PreparedWrite; noRipple: boolean }
-  | { kind: 'update'; id: string; p: PreparedWrite; noRipple: boolean }
-  | { kind: 'delete'; id: string; noRipple: boolean };
+  | { kind: 'insert'; p: PreparedWrite; bypassRipple: boolean }
+  | { kind: 'update'; id: string; p: PreparedWrite; bypassRipple: boolean }
+  | { kind: 'delete'; id: string; bypassRipple: boolean };
 
 export class Bulk {
   constructor(private readonly db: EngineCore, private readonly records: Records) {}
@@ -91,7 +91,7 @@ export class Bulk {
           itemFailures.push({ index, id: item.kind === 'insert' ? item.p.id ?? null : item.id, error: err.message });
           continue;
         }
-        const marked = markNoRipple(own, item.noRipple);
+        const marked = markNoRipple(own, item.bypassRipple);
         chunkView.stage(marked);
         effects.push(...marked);
       }
@@ -111,11 +111,11 @@ export class Bulk {
   }
 
   private prepare(item: BulkItem): Prepared {
-    const nr = item.noRipple === true;
+    const bypassRipple = item.bypassRipple === true;
     switch (item.kind) {
-      case 'insert': return { kind: 'insert', p: this.records.prepare(item.body), noRipple: nr };
-      case 'update': return { kind: 'update', id: validateId(item.id), p: this.records.prepare(item.body), noRipple: nr };
-      case 'delete': return { kind: 'delete', id: validateId(item.id), noRipple: nr };
+      case 'insert': return { kind: 'insert', p: this.records.prepare(item.body), bypassRipple };
+      case 'update': return { kind: 'update', id: validateId(item.id), p: this.records.prepare(item.body), bypassRipple };
+      case 'delete': return { kind: 'delete', id: validateId(item.id), bypassRipple };
     }
   }
 }

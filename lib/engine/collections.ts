@@ -11,7 +11,6 @@ import { isInternalCollection, validateCollectionName } from './names.js';
 import type { Records } from './records.js';
 import { parseSchema, replaceFields, schemaToWire, updateConstraints, type Schema } from './schema/index.js';
 import type { CollectionMeta, QueryIndexDef } from './state.js';
-import { isPlainObject } from './values/index.js';
 
 export interface CollectionInfo {
   readonly name: string;
@@ -20,27 +19,26 @@ export interface CollectionInfo {
   readonly schema: Record<string, unknown>;
 }
 
-/** Members of a create body that are not schema fields. */
-const CREATE_KEYS = new Set(['fields', 'version', 'bypass_ripple', 'created_at', 'last_modified', 'primary_key_alias', 'schema']);
+/** A schema as sent on the wire (`{fields, primary_key_alias?, ...}`), parsed against the clock when applied. */
+export type SchemaDefinition = Readonly<Record<string, unknown>>;
+
+/** A `PUT /api/schemas/{c}` change: replace constraints and/or field definitions. */
+export interface SchemaChange {
+  readonly constraints?: unknown;
+  readonly fields?: unknown;
+}
 
 export class Collections {
   constructor(private readonly db: EngineCore, private readonly records: Records) {}
 
   private nowIso(): string { return new Date(this.db.now()).toISOString(); }
 
-  /** Creates a collection; 409 when it exists. `body` is a schema (`{fields}`), `{}` or undefined. */
-  async create(name: string, body: unknown): Promise<void> {
+  /** Creates a collection, with a schema when the definition has fields or an alias; 409 when it exists. */
+  async create(name: string, definition: SchemaDefinition = {}): Promise<void> {
     validateCollectionName(name);
-    let raw: unknown = body ?? {};
-    if (!isPlainObject(raw)) throw new InvalidInput('Collection body must be a JSON object');
-    if (isPlainObject(raw.schema)) raw = raw.schema;
-    const body2 = raw as Record<string, unknown>;
-    for (const key of Object.keys(body2)) {
-      if (!CREATE_KEYS.has(key)) throw new InvalidInput(`Unknown member '${key}' in collection body; expected a schema {fields: {...}}`);
-    }
     const now = this.nowIso();
-    const hasFields = body2.fields !== undefined && body2.fields !== null;
-    const schema: Schema | undefined = hasFields || body2.primary_key_alias ? parseSchema(body2, now) : undefined;
+    const hasFields = definition.fields !== undefined && definition.fields !== null;
+    const schema: Schema | undefined = hasFields || definition.primary_key_alias ? parseSchema(definition, now) : undefined;
     await this.db.write((view) => {
       if (view.collection(name)) throw new Conflict(`Collection '${name}' already exists`);
       const meta: CollectionMeta = schema ? { name, createdAt: now, schema } : { name, createdAt: now };
@@ -91,43 +89,28 @@ export class Collections {
     });
   }
 
-  /** PUT /api/schemas/{c}: `{constraints: {...}}` partial update, or `{fields: {...}}` merge. */
-  async updateSchema(name: string, body: unknown): Promise<Schema> {
-    if (!isPlainObject(body)) throw new InvalidInput('Schema update body must be a JSON object');
-    const keys = Object.keys(body).filter((k) => k !== 'bypass_ripple');
-    if (keys.some((k) => k !== 'constraints' && k !== 'fields')) {
-      throw new InvalidInput(`Unknown member in schema update; expected {constraints: {...}} or {fields: {...}}`);
-    }
+  /** A partial schema update: `constraints` merged into field definitions, then `fields` replaced. */
+  async updateSchema(name: string, change: SchemaChange): Promise<Schema> {
     return this.changeSchema(name, (schema, now) => {
       let next = schema;
-      if (body.constraints !== undefined) next = updateConstraints(next, body.constraints, now);
-      if (body.fields !== undefined) next = replaceFields(next, body.fields, now);
+      if (change.constraints !== undefined) next = updateConstraints(next, change.constraints, now);
+      if (change.fields !== undefined) next = replaceFields(next, change.fields, now);
       return next;
     });
   }
 
   /** Sets the primary-key alias: a field whose value is accepted wherever a record id is. */
-  async setPrimaryKeyAlias(name: string, body: unknown): Promise<string> {
-    const alias = isPlainObject(body) ? body.alias : undefined;
-    if (typeof alias !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(alias) || alias === '__proto__') {
-      throw new InvalidInput("Body must be {alias: string} naming a field (letters, digits, '_')");
-    }
+  async setPrimaryKeyAlias(name: string, alias: string): Promise<string> {
+    if (!isAliasName(alias)) throw new InvalidInput(ALIAS_RULE);
     await this.changeSchema(name, (schema, now) => ({ ...schema, primary_key_alias: alias, version: schema.version + 1, last_modified: now }));
     return alias;
   }
 
   /** Creates a query index (btree or hash) on a top-level field; built at once from the records. */
-  async createIndex(name: string, body: unknown): Promise<QueryIndexDef> {
-    if (!isPlainObject(body)) throw new InvalidInput('Body must be {field, type?: "btree" | "hash"}');
-    for (const k of Object.keys(body)) if (k !== 'field' && k !== 'type') throw new InvalidInput(`Unknown member '${k}'; expected field, type`);
-    const field = body.field;
-    if (typeof field !== 'string' || !/^[A-Za-z_$][A-Za-z0-9_$-]{0,255}$/.test(field) || field === '__proto__' || field === 'constructor') {
-      throw new InvalidInput("'field' must name a top-level field");
-    }
-    const type = body.type ?? 'btree';
-    if (type !== 'btree' && type !== 'hash') throw new InvalidInput("'type' must be \"btree\" or \"hash\"");
+  async createIndex(name: string, def: QueryIndexDef): Promise<QueryIndexDef> {
+    if (!isIndexableField(def.field)) throw new InvalidInput(INDEX_FIELD_RULE);
+    const field = def.field;
     this.meta(name);
-    const def: QueryIndexDef = { field, type };
     await this.db.write((view) => {
       const meta = view.collection(name);
       if (!meta) throw new NotFound(`${MESSAGES.collectionNotFound}: '${name}'`);
@@ -159,4 +142,18 @@ export class Collections {
       return { effects: [{ t: 'setCollectionMeta', meta: { ...meta, schema } }], result: schema };
     });
   }
+}
+
+/** What an alias must be, said once for the engine and the request parser. */
+export const ALIAS_RULE = "Body must be {alias: string} naming a field (letters, digits, '_')";
+
+export function isAliasName(alias: unknown): alias is string {
+  return typeof alias === 'string' && /^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(alias) && alias !== '__proto__';
+}
+
+export const INDEX_FIELD_RULE = "'field' must name a top-level field";
+
+/** A top-level field a query index may cover. */
+export function isIndexableField(field: unknown): field is string {
+  return typeof field === 'string' && /^[A-Za-z_$][A-Za-z0-9_$-]{0,255}$/.test(field) && field !== '__proto__' && field !== 'constructor';
 }

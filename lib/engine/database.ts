@@ -23,7 +23,7 @@ import { ApiKeys } from './api-keys.js';
 import { systemClock, type Clock } from './clock.js';
 import { IdGenerator } from './ids.js';
 import { loadOrCreateSecrets, type Secrets } from './secrets.js';
-import { DEFAULT_SETTINGS, mergeSettings, parseSettingsPatch, type Settings } from './settings.js';
+import { DEFAULT_SETTINGS, mergeSettings, type Settings } from './settings.js';
 import type { DbState } from './state.js';
 import { DbError, ReadOnlyRefusal, Unavailable } from '../errors.js';
 import { nodeFs, type StorageFs } from './storage/fs.js';
@@ -42,6 +42,8 @@ import { WriteQueue, type CommitListener, type Operation } from './write-queue.j
 import { ExpiryTracker } from './expiry.js';
 import type { EngineCore } from './core.js';
 import { fallbackEngineLog, type EngineLog } from './engine-log.js';
+import { AutoCommitSession, openTransactionSession, type Caller, type Session, type SessionEngine, type TransactionSession } from './session/index.js';
+import { runSearch } from './search/search.js';
 
 export interface DatabaseOptions {
   dataDir: string;
@@ -205,12 +207,31 @@ export class Database {
     return this.settingsCache.settings;
   }
 
-  /** Validates and durably applies a PUT /api/config patch; returns the new settings. */
-  async updateSettings(body: unknown): Promise<Settings> {
-    const patch = parseSettingsPatch(body);
+  /** Durably applies a settings patch (parsed by parseSettingsPatch); returns the new settings. */
+  async updateSettings(patch: Partial<Settings>): Promise<Settings> {
     await this.write(() => ({ effects: [{ t: 'config', values: patch }], result: undefined }));
     this.logWriter.mode = this.settings().durability;
     return this.settings();
+  }
+
+  /** What sessions run on, and the one auto-commit session (it holds no state); made on first use. */
+  private sessions: { engine: SessionEngine; autoCommit: Session } | undefined;
+
+  /**
+   * The statement interface for `caller`: inside transaction `transactionId`
+   * when given (NotFound when it belongs to another key), else auto-commit.
+   */
+  session(caller: Caller | undefined, transactionId: string): TransactionSession;
+  session(caller: Caller | undefined, transactionId?: string): Session;
+  session(caller: Caller | undefined, transactionId?: string): Session {
+    if (!this.sessions) {
+      const engine: SessionEngine = {
+        records: this.records, bulk: this.bulk, transactions: this.transactions,
+        search: (c, req, view) => runSearch(this, c, req, view),
+      };
+      this.sessions = { engine, autoCommit: new AutoCommitSession(engine) };
+    }
+    return transactionId === undefined ? this.sessions.autoCommit : openTransactionSession(this.sessions.engine, transactionId, caller);
   }
 
   /** Runs a write operation in the single writer (see WriteQueue.submit). */

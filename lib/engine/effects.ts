@@ -43,8 +43,8 @@ export interface LoggedBatch {
 }
 
 /** The effects of one write, marked not to be propagated when it bypasses ripple. */
-export function markNoRipple(effects: Effect[], nr: boolean): Effect[] {
-  return nr ? effects.map(noRipple) : effects;
+export function markNoRipple(effects: Effect[], bypassRipple: boolean | undefined): Effect[] {
+  return bypassRipple ? effects.map(noRipple) : effects;
 }
 
 /** Marks an effect as not to be propagated to replicas (bypass_ripple). */

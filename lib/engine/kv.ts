@@ -9,12 +9,14 @@ import type { EngineCore } from './core.js';
 import type { Effect } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
-import { requirePattern, type Pattern } from './pattern/index.js';
+import type { Pattern } from './pattern/index.js';
 import type { KvEntry } from './state.js';
 import { resolveTtl } from './ttl.js';
 import { bareValue, fieldFromWire, type Value } from './values/index.js';
 
 export const MAX_KEY_LENGTH = 1024;
+
+export const VALUES_RULE = "'values' must be an array as long as 'keys'";
 
 export function validateKvKey(key: unknown): string {
   if (typeof key !== 'string' || key.length === 0) throw new InvalidInput('KV key must be a non-empty string');
@@ -34,38 +36,34 @@ export class KvStore {
     return e;
   }
 
-  /** A batch's keys, bounded by the `max_batch_size` setting. */
-  keyList(raw: unknown): string[] {
-    return parseKvKeys(raw, this.db.settings().max_batch_size);
-  }
-
+  /** `ttl` is a TTL as sent (seconds, a duration such as "5m", or an RFC 3339 instant). */
   private expiry(ttl: unknown): number | undefined {
     if (ttl === undefined || ttl === null) return undefined;
     return resolveTtl(ttl, this.db.now(), false).expiresAt;
   }
 
-  /** Stores a value (typed wrappers kept as their type). Durable on return. */
-  async set(keyRaw: unknown, valueRaw: unknown, ttl?: unknown, nr = false): Promise<void> {
-    const key = validateKvKey(keyRaw);
-    const value = fieldFromWire(valueRaw === undefined ? null : valueRaw, key);
+  /** Stores a wire value (typed wrappers kept as their type) with an optional TTL. Durable on return. */
+  async set(key: string, wireValue: unknown, ttl?: unknown, bypassRipple = false): Promise<void> {
+    validateKvKey(key);
+    const value = fieldFromWire(wireValue === undefined ? null : wireValue, key);
     const expiresAt = this.expiry(ttl);
-    const e: Effect = { t: 'kvSet', key, value, ...(expiresAt !== undefined ? { expiresAt } : {}), ...(nr ? { nr: true as const } : {}) };
+    const e: Effect = { t: 'kvSet', key, value, ...(expiresAt !== undefined ? { expiresAt } : {}), ...(bypassRipple ? { nr: true as const } : {}) };
     await this.db.write(() => ({ effects: [e], result: undefined }));
   }
 
   /** The stored value. NotFound when absent or expired. */
-  get(keyRaw: unknown): Value {
-    const key = validateKvKey(keyRaw);
+  get(key: string): Value {
+    validateKvKey(key);
     const e = this.live(key);
     if (!e) throw new NotFound(`Key '${key}' not found`);
     return e.value;
   }
 
-  async delete(keyRaw: unknown, nr = false): Promise<boolean> {
-    const key = validateKvKey(keyRaw);
+  async delete(key: string, bypassRipple = false): Promise<boolean> {
+    validateKvKey(key);
     return this.db.write((view) => {
       if (!view.kvEntry(key)) return { effects: [], result: false };
-      return { effects: [{ t: 'kvDelete', key, ...(nr ? { nr: true as const } : {}) }], result: true };
+      return { effects: [{ t: 'kvDelete', key, ...(bypassRipple ? { nr: true as const } : {}) }], result: true };
     });
   }
 
@@ -75,23 +73,21 @@ export class KvStore {
     return n;
   }
 
-  /** Raw stored values in key order; null for missing or expired keys. */
-  batchGet(keys: unknown): Array<unknown> {
-    return this.keyList(keys).map((k) => { const e = this.live(k); return e ? bareValue(e.value) : null; });
+  /** Raw stored values of `keys` (see parseKvKeys), in order; null for missing or expired keys. */
+  batchGet(keys: readonly string[]): Array<unknown> {
+    return keys.map((k) => { const e = this.live(k); return e ? bareValue(e.value) : null; });
   }
 
-  /** One write for all keys, with one TTL for all. */
-  async batchSet(keysRaw: unknown, valuesRaw: unknown, ttl?: unknown): Promise<Array<[string, boolean]>> {
-    const keys = this.keyList(keysRaw);
-    if (!Array.isArray(valuesRaw) || valuesRaw.length !== keys.length) throw new InvalidInput("'values' must be an array as long as 'keys'");
+  /** One write for all keys (see parseKvKeys), the i-th wire value under the i-th key, with one TTL for all. */
+  async batchSet(keys: readonly string[], wireValues: readonly unknown[], ttl?: unknown): Promise<Array<[string, boolean]>> {
+    if (wireValues.length !== keys.length) throw new InvalidInput(VALUES_RULE);
     const expiresAt = this.expiry(ttl);
-    const effects: Effect[] = keys.map((key, i) => ({ t: 'kvSet', key, value: fieldFromWire(valuesRaw[i] ?? null, key), ...(expiresAt !== undefined ? { expiresAt } : {}) }));
+    const effects: Effect[] = keys.map((key, i) => ({ t: 'kvSet', key, value: fieldFromWire(wireValues[i] ?? null, key), ...(expiresAt !== undefined ? { expiresAt } : {}) }));
     await this.db.write(() => ({ effects, result: undefined }));
     return keys.map((k) => [k, true]);
   }
 
-  async batchDelete(keysRaw: unknown): Promise<Array<[string, boolean]>> {
-    const keys = this.keyList(keysRaw);
+  async batchDelete(keys: readonly string[]): Promise<Array<[string, boolean]>> {
     return this.db.write((view) => {
       const out: Array<[string, boolean]> = [];
       const effects: Effect[] = [];
@@ -108,11 +104,10 @@ export class KvStore {
 
   /**
    * Entries whose key matches an unanchored regular expression (all when no
-   * pattern), in key order. The pattern runs on the linear-time engine; throws
-   * InvalidInput `pattern: <why>` when it is not a string or cannot be used.
+   * pattern), in key order. The pattern runs on the linear-time engine
+   * (compile it with requirePattern).
    */
-  find(pattern: unknown, includeExpired: boolean): Array<{ key: string; value: Value; expires_at?: string }> {
-    const re: Pattern | undefined = pattern === undefined || pattern === null || pattern === '' ? undefined : requirePattern(pattern, 'pattern');
+  find(re: Pattern | undefined, includeExpired: boolean): Array<{ key: string; value: Value; expires_at?: string }> {
     const out: Array<{ key: string; value: Value; expires_at?: string }> = [];
     for (const key of [...this.db.state.kv.keys()].sort()) {
       if (re && !re.test(key)) continue;
@@ -123,15 +118,15 @@ export class KvStore {
     return out;
   }
 
-  async link(keyRaw: unknown, c: unknown, id: unknown, unlink = false): Promise<void> {
-    const key = validateKvKey(keyRaw);
-    const collection = validateCollectionName(c);
-    const recordId = validateId(id, 'document_id');
+  async link(key: string, collection: string, recordId: string, unlink = false): Promise<void> {
+    validateKvKey(key);
+    validateCollectionName(collection);
+    validateId(recordId, 'document_id');
     await this.db.write(() => ({ effects: [{ t: unlink ? 'kvUnlink' : 'kvLink', key, c: collection, id: recordId }], result: undefined }));
   }
 
-  links(keyRaw: unknown): Array<{ collection: string; document_id: string }> {
-    const key = validateKvKey(keyRaw);
+  links(key: string): Array<{ collection: string; document_id: string }> {
+    validateKvKey(key);
     return [...(this.db.state.kvLinks.get(key) ?? [])].map((l) => {
       const i = l.indexOf('\u0000');
       return { collection: l.slice(0, i), document_id: l.slice(i + 1) };

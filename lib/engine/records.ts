@@ -12,8 +12,8 @@ import type { Effect } from './effects.js';
 import { markNoRipple } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
-import { applyActionSequence, parseActionSequence, type ActionStep } from './update-actions.js';
-import { applyProjection, compileProjection, getPath, matchFilter, parseFieldPath, parseFilter, runQuery, type Filter, type Join, type Projection, type Query } from './query/index.js';
+import { applyActionSequence, type ActionStep } from './update-actions.js';
+import { applyProjection, compileProjection, getPath, matchFilter, parseFieldPath, runQuery, type Filter, type Join, type Projection, type Query } from './query/index.js';
 import { applyDefaults, coerceToSchema, fieldValueFromWire, findUniqueViolations, validateRecord, type Schema } from './schema/index.js';
 import type { CollectionMeta, RecordEntry } from './state.js';
 import { isExpired, resolveTtl, ttlString, type ResolvedTtl } from './ttl.js';
@@ -54,13 +54,13 @@ export class Records {
   }
 
   /** Inserts one record, creating the collection if needed. Resolves to the new id once durable. */
-  async insert(c: string, body: unknown, nr = false): Promise<string> {
+  async insert(c: string, body: unknown, bypassRipple = false): Promise<string> {
     validateCollectionName(c);
     const prepared = this.prepare(body);
     return this.db.write((view) => {
       const effects: Effect[] = [];
       const id = this.insertInto(view, c, prepared, effects);
-      return { effects: markNoRipple(effects, nr), result: id };
+      return { effects: markNoRipple(effects, bypassRipple), result: id };
     });
   }
 
@@ -223,12 +223,11 @@ export class Records {
   }
 
   /**
-   * Distinct bare values of a field (sorted), optionally among records
+   * Distinct bare values of a field path (sorted), optionally among records
    * matching a filter. Throws InvalidInput for a bad or hostile field path.
    */
-  distinct(c: string, fieldRaw: string, filterRaw: unknown): unknown[] {
-    const field = parseFieldPath(fieldRaw, 'distinct field');
-    const filter: Filter | undefined = filterRaw === undefined || filterRaw === null ? undefined : parseFilter(filterRaw);
+  distinct(c: string, fieldPath: string, filter?: Filter): unknown[] {
+    const field = parseFieldPath(fieldPath, 'distinct field');
     const seen = new Map<string, Value>();
     for (const r of this.scan(c)) {
       if (filter && !matchFilter(filter, r)) continue;
@@ -241,14 +240,14 @@ export class Records {
   }
 
   /** Merges a partial record into an existing one. Throws NotFound (404) when it does not exist. */
-  async update(c: string, idOrAlias: string, body: unknown, nr = false): Promise<Fields> {
+  async update(c: string, idOrAlias: string, body: unknown, bypassRipple = false): Promise<Fields> {
     validateCollectionName(c);
     const prepared = this.prepare(body);
     const [id] = this.liveEntry(c, idOrAlias);
     return this.db.write((view) => {
       const effects: Effect[] = [];
       const fields = this.updateIn(view, c, id, prepared, effects);
-      return { effects: markNoRipple(effects, nr), result: fields };
+      return { effects: markNoRipple(effects, bypassRipple), result: fields };
     });
   }
 
@@ -268,20 +267,14 @@ export class Records {
     return fields;
   }
 
-  /** Applies one update action (increment, push, ...) atomically. */
-  async updateWithAction(c: string, idOrAlias: string, action: string, field: string, value: unknown, nr = false): Promise<Fields> {
-    return this.updateWithSequence(c, idOrAlias, [{ action, field, value }], nr);
-  }
-
-  /** Applies a sequence of update actions atomically, in order. */
-  async updateWithSequence(c: string, idOrAlias: string, raw: unknown, nr = false): Promise<Fields> {
+  /** Applies parsed update actions atomically, in order. */
+  async applyActions(c: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple = false): Promise<Fields> {
     validateCollectionName(c);
-    const steps = parseActionSequence(raw);
     const [id] = this.liveEntry(c, idOrAlias);
     return this.db.write((view) => {
       const effects: Effect[] = [];
       const fields = this.actionsIn(view, c, id, steps, effects);
-      return { effects: markNoRipple(effects, nr), result: fields };
+      return { effects: markNoRipple(effects, bypassRipple), result: fields };
     });
   }
 
@@ -298,13 +291,13 @@ export class Records {
   }
 
   /** Deletes a record into the trash. Throws NotFound. */
-  async delete(c: string, idOrAlias: string, nr = false): Promise<string> {
+  async delete(c: string, idOrAlias: string, bypassRipple = false): Promise<string> {
     validateCollectionName(c);
     const [id] = this.liveEntry(c, idOrAlias);
     return this.db.write((view) => {
       const effects: Effect[] = [];
       this.deleteIn(view, c, id, effects);
-      return { effects: markNoRipple(effects, nr), result: id };
+      return { effects: markNoRipple(effects, bypassRipple), result: id };
     });
   }
 

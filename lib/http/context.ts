@@ -2,7 +2,7 @@
  * The per-request context handed to procedures. It holds the engine and the
  * caller, never the transport's request or response objects.
  */
-import type { Database } from '../engine/index.js';
+import type { Database, Session } from '../engine/index.js';
 import type { ApiKeyRecord } from '../engine/index.js';
 
 export interface Principal {
@@ -40,4 +40,6 @@ export interface Context extends Services {
   readonly typed: boolean;
   /** Where an HTTP request came from (client-address.ts); undefined on other transports. */
   readonly clientAddress: string | undefined;
+  /** Where statements run (auto-commit, or the procedure's transaction): set by the gate in callProcedure. */
+  session: Session;
 }

@@ -127,6 +127,7 @@ export class Dispatcher {
     return {
       db: s.db, tokens: s.tokens, log: s.log, startedAt: s.startedAt, version: s.version, batchGate: s.batchGate, ripples: s.ripples,
       authFailures: s.authFailures, principal, requestId, typed: s.db.settings().use_typed_values, clientAddress: address,
+      session: s.db.session(principal), // auto-commit until the gate in callProcedure applies the procedure's scope
     };
   }
 

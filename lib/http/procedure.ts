@@ -17,9 +17,20 @@ export interface Procedure<I = unknown, O = unknown> {
   readonly access: Access;
   /** Parses and validates raw input; throws InvalidInput. */
   readonly input: (raw: RawInput) => I;
-  /** For collection-scoped procedures: which collection, and whether it reads or writes. */
-  readonly collection?: (input: I) => { name: string; mode: 'read' | 'write'; fields?: string[] } | undefined;
+  /** What the procedure touches: checked by the gate in callProcedure before the handler runs. */
+  readonly scope?: (input: I) => Scope;
   readonly handler: (input: I, ctx: Context) => O | Promise<O>;
+}
+
+/**
+ * The collections a procedure reads or writes (join targets included; the
+ * fields it writes, for field-level permissions) and the transaction its
+ * statements join. The gate checks the collections and builds `ctx.session`
+ * (opening the transaction checks that the caller owns it).
+ */
+export interface Scope {
+  readonly collections?: ReadonlyArray<{ readonly name: string; readonly mode: 'read' | 'write'; readonly fields?: string[] }>;
+  readonly transaction?: string;
 }
 
 /** What a transport hands over: path params, query string and decoded body. */
@@ -50,16 +61,17 @@ export function buildRegistry(list: ReadonlyArray<Procedure<any, any>>): Registr
 }
 
 /**
- * The one entry point: look up, check access, parse input, check collection
- * permissions and read-only mode, run the handler.
+ * The one entry point: look up, check access, parse input, then the gate
+ * (collection permissions, read-only mode, the session), run the handler.
  */
 export async function callProcedure(registry: Registry, name: string, raw: RawInput, ctx: Context): Promise<unknown> {
   const proc = registry.get(name);
   if (!proc) throw new NotFound(`Unknown procedure '${name}'`);
   if (proc.access === 'admin' && !ctx.principal?.admin) throw new Forbidden(MESSAGES.adminRequired);
   const input = proc.input(raw);
-  const scope = proc.collection?.(input);
-  if (scope && ctx.principal) checkCollectionAccess(ctx.principal, scope.name, scope.mode, scope.fields);
+  const scope = proc.scope?.(input);
+  if (ctx.principal) for (const c of scope?.collections ?? []) checkCollectionAccess(ctx.principal, c.name, c.mode, c.fields);
   if (proc.kind === 'mutation' && ctx.db.readOnly) throw ctx.db.storage.refuse();
+  ctx.session = ctx.db.session(ctx.principal, scope?.transaction);
   return proc.handler(input, ctx);
 }

@@ -25,6 +25,17 @@ import type { StorageFs } from '../storage/fs.js';
 const REPLICATED: ReadonlySet<Effect['t']> = new Set(['createCollection', 'setCollectionMeta', 'dropCollection', 'put', 'delete', 'restore', 'purge',
   'kvSet', 'kvDelete', 'kvClear', 'kvLink', 'kvUnlink']);
 
+/** Records per `put` batch of a resync. */
+const RESYNC_CHUNK = 1000;
+
+/** What a resync ships: the batches that rebuild the collections, as of committed `seq`. */
+export interface ResyncPlan {
+  readonly seq: number;
+  readonly collections: readonly string[];
+  readonly batches: readonly ShippedBatch[];
+  readonly records: number;
+}
+
 /** A batch on the wire between peers. `resync` batches rebuild collections and are applied without dedupe or forwarding. */
 export interface ShippedBatch { readonly origin: string; readonly origin_seq: number; readonly effects: readonly Effect[]; readonly resync?: boolean }
 
@@ -82,11 +93,37 @@ export class Replication {
   }
 
   /**
-   * Applies a batch from a peer. Returns 'applied', 'duplicate' (already seen
-   * from that origin) or 'own' (it originated here). Durable on return.
+   * The batches that rebuild `collections` (all by default) on a peer, from a
+   * point-in-time capture of the committed state: per collection a drop and
+   * re-create, then its records in `put` batches. Marked `resync`.
    */
-  async applyRemote(raw: unknown): Promise<'applied' | 'duplicate' | 'own'> {
-    const b = parseShipped(raw);
+  resyncPlan(collections?: readonly string[]): ResyncPlan {
+    const names = collections ?? [...this.db.state.collections.keys()];
+    // Capture a point-in-time copy of references; records are immutable.
+    const seq = this.db.state.seq;
+    const captured = names.map((name) => {
+      const coll = this.db.state.collections.get(name);
+      return { name, meta: coll?.meta, rows: coll ? [...coll.records.entries()] : [] };
+    });
+    const shipped = (effects: Effect[]): ShippedBatch => ({ origin: this.nodeId, origin_seq: 0, effects, resync: true });
+    const batches: ShippedBatch[] = [];
+    for (const c of captured) {
+      const head: Effect[] = [{ t: 'dropCollection', name: c.name }];
+      if (c.meta) head.push({ t: 'createCollection', meta: c.meta });
+      batches.push(shipped(head));
+      for (let i = 0; i < c.rows.length; i += RESYNC_CHUNK) {
+        batches.push(shipped(c.rows.slice(i, i + RESYNC_CHUNK).map(([id, e]) => ({ t: 'put', c: c.name, id, fields: e.fields, ...(e.expiresAt !== undefined ? { expiresAt: e.expiresAt } : {}) }) as Effect)));
+      }
+    }
+    return { seq, collections: names, batches, records: captured.reduce((n, c) => n + c.rows.length, 0) };
+  }
+
+  /**
+   * Applies a batch from a peer (checked by parseShipped). Returns 'applied',
+   * 'duplicate' (already seen from that origin) or 'own' (it originated
+   * here). Durable on return.
+   */
+  async applyRemote(b: ShippedBatch): Promise<'applied' | 'duplicate' | 'own'> {
     if (b.origin === this.nodeId) return 'own';
     if (b.resync) {
       return this.db.write((view) => {
@@ -121,7 +158,7 @@ async function loadNodeId(fs: StorageFs, dir: string): Promise<string> {
 }
 
 /** Validates a shipped batch's shape; peers are trusted admins but not trusted to be well-formed. */
-function parseShipped(raw: unknown): ShippedBatch {
+export function parseShipped(raw: unknown): ShippedBatch {
   if (!isPlainObject(raw) || typeof raw.origin !== 'string' || !/^[0-9a-f]{1,64}$/.test(raw.origin)) throw new InvalidInput('Ripple batch needs an origin node id');
   if (typeof raw.origin_seq !== 'number' || !Number.isSafeInteger(raw.origin_seq) || (raw.origin_seq < 1 && raw.resync !== true)) throw new InvalidInput('Ripple batch needs a positive origin_seq');
   if (!Array.isArray(raw.effects)) throw new InvalidInput('Ripple batch needs an effects array');

@@ -8,6 +8,7 @@
  */
 import { InvalidInput } from '../../errors.js';
 import { checkLimit, MAX_FIELD_NAMES } from '../limits.js';
+import { rejectUnknownMembers } from '../members.js';
 import { BruteForceIndex, fuseScores, isMetric, TextIndex, type Metric, type VectorHit } from '../../vector/index.js';
 import type { EngineCore } from '../core.js';
 import { applyProjection, compileProjection, matchFilter, parseFieldList, parseFilter, type Filter } from '../query/index.js';
@@ -30,7 +31,7 @@ export interface SearchHit { record: Fields; score: number; matched_fields: stri
 
 const KEYS = new Set(['query', 'language', 'case_sensitive', 'fuzzy', 'enable_stemming', 'boost_exact', 'min_score', 'max_edit_distance',
   'fields', 'weights', 'limit', 'vector', 'vector_field', 'vector_metric', 'vector_k', 'vector_threshold', 'text_weight', 'vector_weight',
-  'select_fields', 'exclude_fields', 'filters', 'bypass_ripple', 'bypass_cache', 'transaction_id']);
+  'select_fields', 'exclude_fields', 'filters']);
 
 const present = (v: unknown) => v !== undefined && v !== null;
 
@@ -71,7 +72,7 @@ function parseWeights(raw: unknown): Record<string, number> | undefined {
  */
 export function parseSearch(body: unknown): SearchRequest {
   if (!isPlainObject(body)) throw new InvalidInput('Search body must be a JSON object');
-  for (const k of Object.keys(body)) if (!KEYS.has(k)) throw new InvalidInput(`Unknown member '${k}' in search body`);
+  rejectUnknownMembers(body, KEYS, 'search body', null);
   if (present(body.query) && typeof body.query !== 'string') throw new InvalidInput("'query' must be a string");
   const query = (body.query as string | undefined) ?? '';
   let vector: number[] | undefined;

@@ -23,7 +23,7 @@ import { runQuery, type Query } from '../query/index.js';
 import { findByAlias, type Records } from '../records.js';
 import { isExpired } from '../ttl.js';
 import { ISOLATION_LEVELS, type IsolationLevel } from '../settings.js';
-import { parseActionSequence } from '../update-actions.js';
+import type { ActionStep } from '../update-actions.js';
 import type { Fields } from '../values/index.js';
 import { WorkingView } from '../working-view.js';
 import type { AuditLog } from '../audit.js';
@@ -32,6 +32,23 @@ import { TransactionRegistry, type TransactionCaller, type TransactionStatus } f
 import { ChangeHistory } from './change-history.js';
 import { CachedView } from './cached-view.js';
 import { predicateConflicts, type ReadPredicate, type TxConflict } from './read-predicates.js';
+
+export const TIMEOUT_RULE = "'timeout_seconds' must be an integer between 1 and 86400";
+
+/** A transaction's lifetime in seconds: 1 s to one day. */
+export function isTransactionTimeout(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 86_400;
+}
+
+export function isIsolationLevel(v: unknown): v is IsolationLevel {
+  return typeof v === 'string' && (ISOLATION_LEVELS as readonly string[]).includes(v);
+}
+
+export const SAVEPOINT_NAME_RULE = 'Body must be {name: string} (1-128 characters)';
+
+export function isSavepointName(v: unknown): v is string {
+  return typeof v === 'string' && v.length > 0 && v.length <= 128;
+}
 
 export class TransactionManager {
   /** The open transactions: ids, owners, expiry, listing, audit. */
@@ -59,17 +76,14 @@ export class TransactionManager {
   /** Removes expired transactions now; returns how many. */
   cleanupExpired(): number { return this.registry.cleanupExpired(); }
 
-  begin(levelRaw: unknown, timeoutRaw: unknown, owner?: string): Transaction {
-    const level = levelRaw === undefined || levelRaw === null ? this.db.settings().default_isolation_level : levelRaw;
-    if (typeof level !== 'string' || !(ISOLATION_LEVELS as readonly string[]).includes(level)) throw new InvalidInput(MESSAGES.invalidIsolationLevel);
-    let timeout = 300;
-    if (timeoutRaw !== undefined && timeoutRaw !== null) {
-      if (typeof timeoutRaw !== 'number' || !Number.isInteger(timeoutRaw) || timeoutRaw < 1 || timeoutRaw > 86_400) {
-        throw new InvalidInput("'timeout_seconds' must be an integer between 1 and 86400");
-      }
-      timeout = timeoutRaw;
-    }
-    return this.registry.open(level as IsolationLevel, timeout, owner);
+  /**
+   * Begins a transaction at `level` (default: the `default_isolation_level`
+   * setting) that expires `timeoutSecs` (default 300) after it began.
+   */
+  begin(level: IsolationLevel | undefined, timeoutSecs: number | undefined, owner?: string): Transaction {
+    if (level !== undefined && !isIsolationLevel(level)) throw new InvalidInput(MESSAGES.invalidIsolationLevel);
+    if (timeoutSecs !== undefined && !isTransactionTimeout(timeoutSecs)) throw new InvalidInput(TIMEOUT_RULE);
+    return this.registry.open(level ?? this.db.settings().default_isolation_level, timeoutSecs ?? 300, owner);
   }
 
   /** Throws NotFound unless `caller` began the transaction or is an admin (see TransactionRegistry.checkOwner). */
@@ -100,9 +114,9 @@ export class TransactionManager {
     return tx.operationsCount;
   }
 
-  createSavepoint(id: string, name: unknown): string {
+  createSavepoint(id: string, name: string): string {
     const tx = this.get(id);
-    if (typeof name !== 'string' || name.length === 0 || name.length > 128) throw new InvalidInput("Body must be {name: string} (1-128 characters)");
+    if (!isSavepointName(name)) throw new InvalidInput(SAVEPOINT_NAME_RULE);
     // Re-creating a name moves it to the newest position, so "savepoints made after it" stays in creation order.
     tx.savepoints.delete(name);
     tx.savepoints.set(name, tx.ops);
@@ -131,43 +145,42 @@ export class TransactionManager {
   // ---- staging -------------------------------------------------------------------------------------------------
 
   /** Stages an insert; returns the id it will have. Validates now against the transaction's view. */
-  stageInsert(id: string, c: string, body: unknown, nr = false): string {
+  stageInsert(id: string, c: string, body: unknown, bypassRipple = false): string {
     validateCollectionName(c);
     const tx = this.get(id);
     const p = this.records.prepare(body);
     const view = this.viewOf(tx);
     const effects: Effect[] = [];
     const newId = this.records.insertInto(view, c, p, effects);
-    return this.stage(tx, view, { kind: 'insert', c, id: newId, p: { ...p, id: newId }, nr }, effects);
+    return this.stage(tx, view, { kind: 'insert', c, id: newId, p: { ...p, id: newId }, bypassRipple }, effects);
   }
 
-  stageUpdate(id: string, c: string, recordId: string, body: unknown, nr = false): Fields {
+  stageUpdate(id: string, c: string, recordId: string, body: unknown, bypassRipple = false): Fields {
     validateCollectionName(c);
     const tx = this.get(id);
     const p = this.records.prepare(body);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'update', c, id: resolveId(view, c, recordId), p, nr };
+    const op: StagedOp = { kind: 'update', c, id: resolveId(view, c, recordId), p, bypassRipple };
     const effects = this.effectsOf(view, op);
     this.stage(tx, view, op, effects);
     return (effects.at(-1) as { fields: Fields }).fields;
   }
 
-  stageActions(id: string, c: string, recordId: string, raw: unknown, nr = false): Fields {
+  stageActions(id: string, c: string, recordId: string, steps: readonly ActionStep[], bypassRipple = false): Fields {
     validateCollectionName(c);
     const tx = this.get(id);
-    const steps = parseActionSequence(raw);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'actions', c, id: resolveId(view, c, recordId), steps, nr };
+    const op: StagedOp = { kind: 'actions', c, id: resolveId(view, c, recordId), steps, bypassRipple };
     const effects = this.effectsOf(view, op);
     this.stage(tx, view, op, effects);
     return (effects.at(-1) as { fields: Fields }).fields;
   }
 
-  stageDelete(id: string, c: string, recordId: string, nr = false): string {
+  stageDelete(id: string, c: string, recordId: string, bypassRipple = false): string {
     validateCollectionName(c);
     const tx = this.get(id);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'delete', c, id: resolveId(view, c, recordId), nr };
+    const op: StagedOp = { kind: 'delete', c, id: resolveId(view, c, recordId), bypassRipple };
     return this.stage(tx, view, op, this.effectsOf(view, op));
   }
 
@@ -350,7 +363,7 @@ export class TransactionManager {
       case 'delete': records.deleteIn(view, op.c, op.id, effects); break;
       case 'actions': records.actionsIn(view, op.c, op.id, op.steps, effects); break;
     }
-    return markNoRipple(effects, op.nr);
+    return markNoRipple(effects, op.bypassRipple);
   }
 
   private committedVersion(c: string, id: string): number | null {

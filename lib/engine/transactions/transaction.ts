@@ -12,10 +12,10 @@ import type { CachedView } from './cached-view.js';
 import { ReadPredicates } from './read-predicates.js';
 
 export type StagedOp =
-  | { readonly kind: 'insert'; readonly c: string; readonly id: string; readonly p: PreparedWrite; readonly nr: boolean }
-  | { readonly kind: 'update'; readonly c: string; readonly id: string; readonly p: PreparedWrite; readonly nr: boolean }
-  | { readonly kind: 'actions'; readonly c: string; readonly id: string; readonly steps: readonly ActionStep[]; readonly nr: boolean }
-  | { readonly kind: 'delete'; readonly c: string; readonly id: string; readonly nr: boolean };
+  | { readonly kind: 'insert'; readonly c: string; readonly id: string; readonly p: PreparedWrite; readonly bypassRipple: boolean }
+  | { readonly kind: 'update'; readonly c: string; readonly id: string; readonly p: PreparedWrite; readonly bypassRipple: boolean }
+  | { readonly kind: 'actions'; readonly c: string; readonly id: string; readonly steps: readonly ActionStep[]; readonly bypassRipple: boolean }
+  | { readonly kind: 'delete'; readonly c: string; readonly id: string; readonly bypassRipple: boolean };
 
 /** Immutable list, newest first. */
 export interface OpList { readonly op: StagedOp; readonly prev: OpList | undefined; readonly size: number }

@@ -1,7 +1,38 @@
 /** Collections, schemas, primary-key aliases and the trash. */
-import { validateId } from '../../engine/index.js';
+import { InvalidInput } from '../../errors.js';
+import { ALIAS_RULE, isAliasName, rejectUnknownMembers, validateId, type SchemaChange, type SchemaDefinition } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { collectionParam, param, queryFlag } from '../input.js';
+import { isPlainObjectValue } from '../plain-object.js';
+
+/** Members of a create body that are not schema fields. */
+const CREATE_KEYS = new Set(['fields', 'version', 'bypass_ripple', 'created_at', 'last_modified', 'primary_key_alias', 'schema']);
+
+/** A create body: a schema (`{fields}`), the schema wrapped as `{schema: {...}}`, `{}` or nothing. */
+function parseCreateBody(body: unknown): SchemaDefinition {
+  let raw: unknown = body ?? {};
+  if (!isPlainObjectValue(raw)) throw new InvalidInput('Collection body must be a JSON object');
+  if (isPlainObjectValue(raw.schema)) raw = raw.schema;
+  const definition = raw as Record<string, unknown>;
+  rejectUnknownMembers(definition, CREATE_KEYS, 'collection body', 'a schema {fields: {...}}');
+  return definition;
+}
+
+/** `{constraints: {...}}` and/or `{fields: {...}}` (and `bypass_ripple`, ignored). */
+function parseSchemaChange(body: unknown): SchemaChange {
+  if (!isPlainObjectValue(body)) throw new InvalidInput('Schema update body must be a JSON object');
+  const keys = Object.keys(body).filter((k) => k !== 'bypass_ripple');
+  if (keys.some((k) => k !== 'constraints' && k !== 'fields')) {
+    throw new InvalidInput(`Unknown member in schema update; expected {constraints: {...}} or {fields: {...}}`);
+  }
+  return { constraints: body.constraints, fields: body.fields };
+}
+
+function parseAlias(body: unknown): string {
+  const alias = isPlainObjectValue(body) ? body.alias : undefined;
+  if (!isAliasName(alias)) throw new InvalidInput(ALIAS_RULE);
+  return alias;
+}
 
 export const collectionsList = defineProcedure({
   name: 'collections.list', kind: 'query', access: 'admin',
@@ -11,9 +42,9 @@ export const collectionsList = defineProcedure({
 
 export const collectionsCreate = defineProcedure({
   name: 'collections.create', kind: 'mutation', access: 'admin',
-  input: (raw) => ({ name: collectionParam(raw), body: raw.body }),
-  handler: async ({ name, body }, ctx) => {
-    await ctx.db.collections.create(name, body);
+  input: (raw) => ({ name: collectionParam(raw), definition: parseCreateBody(raw.body) }),
+  handler: async ({ name, definition }, ctx) => {
+    await ctx.db.collections.create(name, definition);
     return { status: 'created', message: `Collection '${name}' created`, collection: name };
   },
 });
@@ -21,7 +52,7 @@ export const collectionsCreate = defineProcedure({
 export const collectionsGet = defineProcedure({
   name: 'collections.get', kind: 'query', access: 'user',
   input: collectionParam,
-  collection: (name) => ({ name, mode: 'read' }),
+  scope: (name) => ({ collections: [{ name, mode: 'read' }] }),
   handler: (name, ctx) => {
     const info = ctx.db.collections.info(name);
     return {
@@ -47,24 +78,24 @@ export const collectionsDelete = defineProcedure({
 export const schemasGet = defineProcedure({
   name: 'schemas.get', kind: 'query', access: 'user',
   input: collectionParam,
-  collection: (name) => ({ name, mode: 'read' }),
+  scope: (name) => ({ collections: [{ name, mode: 'read' }] }),
   handler: (name, ctx) => ctx.db.collections.schema(name),
 });
 
 export const schemasUpdate = defineProcedure({
   name: 'schemas.update', kind: 'mutation', access: 'admin',
-  input: (raw) => ({ name: collectionParam(raw), body: raw.body }),
-  handler: async ({ name, body }, ctx) => {
-    const schema = await ctx.db.collections.updateSchema(name, body);
+  input: (raw) => ({ name: collectionParam(raw), change: parseSchemaChange(raw.body) }),
+  handler: async ({ name, change }, ctx) => {
+    const schema = await ctx.db.collections.updateSchema(name, change);
     return { status: 'updated', message: `Schema of '${name}' updated`, version: schema.version };
   },
 });
 
 export const schemasSetAlias = defineProcedure({
   name: 'schemas.setPrimaryKeyAlias', kind: 'mutation', access: 'admin',
-  input: (raw) => ({ name: collectionParam(raw), body: raw.body }),
-  handler: async ({ name, body }, ctx) => {
-    const alias = await ctx.db.collections.setPrimaryKeyAlias(name, body);
+  input: (raw) => ({ name: collectionParam(raw), alias: parseAlias(raw.body) }),
+  handler: async ({ name, alias }, ctx) => {
+    await ctx.db.collections.setPrimaryKeyAlias(name, alias);
     return { message: `Primary key alias of '${name}' set to '${alias}'`, alias };
   },
 });

@@ -1,7 +1,7 @@
 /** `POST /api/embed` (protocol.md 2.12): `{text} | {texts}, model?` -> `{embeddings, model, dimensions}`. */
 import { InvalidInput } from '../../errors.js';
 import { embedderFor } from '../../chat/index.js';
-import { checkLimit, MAX_EMBED_TEXTS } from '../../engine/index.js';
+import { checkLimit, MAX_EMBED_TEXTS, rejectUnknownMembers } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject } from '../input.js';
 
@@ -9,7 +9,7 @@ export const embed = defineProcedure({
   name: 'embed.create', kind: 'query', access: 'user',
   input: (raw) => {
     const body = bodyObject(raw);
-    for (const k of Object.keys(body)) if (!['text', 'texts', 'model'].includes(k)) throw new InvalidInput(`Unknown member '${k}'; expected text, texts, model`);
+    rejectUnknownMembers(body, ['text', 'texts', 'model']);
     let texts: string[];
     if (Array.isArray(body.texts)) checkLimit(body.texts.length, MAX_EMBED_TEXTS, 'texts', 'texts');
     if (typeof body.text === 'string' && body.texts === undefined) texts = [body.text];

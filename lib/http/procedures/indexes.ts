@@ -1,12 +1,24 @@
 /** Query index administration and explain (protocol.md 2.10). */
-import { indexDefs, parseQuery } from '../../engine/index.js';
+import { InvalidInput } from '../../errors.js';
+import { INDEX_FIELD_RULE, indexDefs, isIndexableField, parseQuery, rejectUnknownMembers } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { collectionParam, param } from '../input.js';
+import { isPlainObjectValue } from '../plain-object.js';
+
+/** `{field, type?: "btree" | "hash"}` (btree by default). */
+function parseIndexRequest(body: unknown): { field: string; type: 'btree' | 'hash' } {
+  if (!isPlainObjectValue(body)) throw new InvalidInput('Body must be {field, type?: "btree" | "hash"}');
+  rejectUnknownMembers(body, ['field', 'type']);
+  if (!isIndexableField(body.field)) throw new InvalidInput(INDEX_FIELD_RULE);
+  const type = body.type ?? 'btree';
+  if (type !== 'btree' && type !== 'hash') throw new InvalidInput("'type' must be \"btree\" or \"hash\"");
+  return { field: body.field, type };
+}
 
 export const indexesCreate = defineProcedure({
   name: 'indexes.create', kind: 'mutation', access: 'admin',
-  input: (raw) => ({ collection: collectionParam(raw), body: raw.body }),
-  handler: async (i, ctx) => ({ status: 'created', collection: i.collection, ...(await ctx.db.collections.createIndex(i.collection, i.body)) }),
+  input: (raw) => ({ collection: collectionParam(raw), def: parseIndexRequest(raw.body) }),
+  handler: async (i, ctx) => ({ status: 'created', collection: i.collection, ...(await ctx.db.collections.createIndex(i.collection, i.def)) }),
 });
 
 export const indexesList = defineProcedure({
@@ -31,6 +43,6 @@ export const indexesDrop = defineProcedure({
 export const queryExplain = defineProcedure({
   name: 'query.explain', kind: 'query', access: 'user',
   input: (raw) => ({ collection: collectionParam(raw), query: parseQuery(raw.body ?? {}) }),
-  collection: (i) => ({ name: i.collection, mode: 'read' }),
+  scope: (i) => ({ collections: [{ name: i.collection, mode: 'read' }] }),
   handler: (i, ctx) => ctx.db.records.explain(i.collection, i.query),
 });

@@ -6,7 +6,7 @@
  * it names before touching the store; `clear` is admin-only.
  */
 import { InvalidInput } from '../../errors.js';
-import { valueToWire } from '../../engine/index.js';
+import { parseKvKeys, rejectUnknownMembers, requirePattern, validateCollectionName, validateId, validateKvKey, valueToWire, VALUES_RULE } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject, param, queryFlag } from '../input.js';
 import { canReadCollection, checkCollectionAccess, checkKvAccess, kvKeyFilter } from '../permissions.js';
@@ -15,13 +15,13 @@ import type { Context } from '../context.js';
 const keyParam = (raw: Parameters<typeof param>[0]) => param(raw, 'key');
 
 function only(body: Record<string, unknown>, allowed: string[]): Record<string, unknown> {
-  for (const k of Object.keys(body)) if (!allowed.includes(k)) throw new InvalidInput(`Unknown member '${k}'; expected ${allowed.join(', ')}`);
+  rejectUnknownMembers(body, allowed);
   return body;
 }
 
-/** A batch's validated keys, once the caller may `mode` every one of them. */
+/** A batch's validated keys (at most `max_batch_size`), once the caller may `mode` every one of them. */
 function allowedKeys(ctx: Context, mode: 'read' | 'write', raw: unknown): string[] {
-  const keys = ctx.db.kv.keyList(raw);
+  const keys = parseKvKeys(raw, ctx.db.settings().max_batch_size);
   checkKvAccess(ctx.principal, mode, keys);
   return keys;
 }
@@ -31,11 +31,11 @@ export const kvSet = defineProcedure({
   input: (raw) => {
     const body = only(bodyObject(raw), ['value', 'ttl', 'bypass_ripple']);
     if (!('value' in body)) throw new InvalidInput('Body must be {value, ttl?}');
-    return { key: keyParam(raw), value: body.value, ttl: body.ttl, nr: body.bypass_ripple === true || queryFlag(raw, 'bypass_ripple') === true };
+    return { key: keyParam(raw), value: body.value, ttl: body.ttl, bypassRipple: body.bypass_ripple === true || queryFlag(raw, 'bypass_ripple') === true };
   },
   handler: async (i, ctx) => {
     checkKvAccess(ctx.principal, 'write', [i.key]);
-    await ctx.db.kv.set(i.key, i.value, i.ttl, i.nr);
+    await ctx.db.kv.set(i.key, i.value, i.ttl, i.bypassRipple);
     return { success: true, key: i.key };
   },
 });
@@ -51,10 +51,10 @@ export const kvGet = defineProcedure({
 
 export const kvDelete = defineProcedure({
   name: 'kv.delete', kind: 'mutation', access: 'user',
-  input: (raw) => ({ key: keyParam(raw), nr: queryFlag(raw, 'bypass_ripple') === true }),
+  input: (raw) => ({ key: keyParam(raw), bypassRipple: queryFlag(raw, 'bypass_ripple') === true }),
   handler: async (i, ctx) => {
     checkKvAccess(ctx.principal, 'write', [i.key]);
-    return { deleted: await ctx.db.kv.delete(i.key, i.nr), key: i.key };
+    return { deleted: await ctx.db.kv.delete(i.key, i.bypassRipple), key: i.key };
   },
 });
 
@@ -73,7 +73,11 @@ export const kvBatchGet = defineProcedure({
 export const kvBatchSet = defineProcedure({
   name: 'kv.batchSet', kind: 'mutation', access: 'user',
   input: (raw) => only(bodyObject(raw), ['keys', 'values', 'ttl']),
-  handler: (b, ctx) => ctx.db.kv.batchSet(allowedKeys(ctx, 'write', b.keys), b.values, b.ttl),
+  handler: (b, ctx) => {
+    const keys = allowedKeys(ctx, 'write', b.keys);
+    if (!Array.isArray(b.values)) throw new InvalidInput(VALUES_RULE);
+    return ctx.db.kv.batchSet(keys, b.values, b.ttl);
+  },
 });
 
 export const kvBatchDelete = defineProcedure({
@@ -92,7 +96,8 @@ export const kvFind = defineProcedure({
   handler: (i, ctx) => {
     checkKvAccess(ctx.principal, 'read', []);
     const visible = kvKeyFilter(ctx.principal);
-    const found = ctx.db.kv.find(i.pattern, i.includeExpired);
+    const pattern = i.pattern === undefined || i.pattern === null || i.pattern === '' ? undefined : requirePattern(i.pattern, 'pattern');
+    const found = ctx.db.kv.find(pattern, i.includeExpired);
     return (visible ? found.filter((e) => visible(e.key)) : found).map((e) => ({ ...e, value: valueToWire(e.value, true) }));
   },
 });
@@ -114,7 +119,7 @@ function linkProcedure(unlink: boolean) {
       // A link is the KV key's data (KV write), naming a record the caller must be able to read.
       checkKvAccess(ctx.principal, 'write', typeof b.key === 'string' ? [b.key] : []);
       if (typeof b.collection === 'string' && ctx.principal) checkCollectionAccess(ctx.principal, b.collection, 'read');
-      await ctx.db.kv.link(b.key, b.collection, b.document_id, unlink);
+      await ctx.db.kv.link(validateKvKey(b.key), validateCollectionName(b.collection), validateId(b.document_id, 'document_id'), unlink);
       return { status: unlink ? 'unlinked' : 'linked', key: b.key, collection: b.collection, document_id: b.document_id };
     },
   });

@@ -1,12 +1,10 @@
 /** Record routes: insert, find, find by id, update (merge, action, sequence), delete, distinct, count. */
 import { InvalidInput } from '../../errors.js';
-import { parseActionSequence, parseQuery, recordToWire, validateCollectionName, validateId, type Fields } from '../../engine/index.js';
-import { defineProcedure, type RawInput } from '../procedure.js';
+import { parseActionSequence, parseFieldPath, parseFilter, parseQuery, recordToWire, rejectUnknownMembers, validateCollectionName, validateId, type ActionStep, type Fields } from '../../engine/index.js';
+import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
 import { bodyObject, collectionParam, param, queryFlag, queryList, queryString } from '../input.js';
 import { isPlainObjectValue } from '../plain-object.js';
 import type { Context } from '../context.js';
-import { checkCollectionAccess } from '../permissions.js';
-import { own } from './transactions.js';
 
 const SYSTEM_BODY_KEYS = new Set(['id', 'ttl', 'ttl_update_on_access']);
 
@@ -40,14 +38,20 @@ function out(ctx: Context, r: Fields, select?: string[], exclude?: string[]): Re
   return recordToWire(rec, { typed: ctx.typed });
 }
 
+/** A write to `collection` (of `fields`, for field-level permissions), in transaction `tx` if given. */
+function writes(collection: string, tx: string | undefined, fields?: string[]): Scope {
+  return { collections: [{ name: collection, mode: 'write', ...(fields ? { fields } : {}) }], transaction: tx };
+}
+
+function reads(collections: readonly string[], tx: string | undefined): Scope {
+  return { collections: collections.map((name) => ({ name, mode: 'read' as const })), transaction: tx };
+}
+
 export const recordsInsert = defineProcedure({
   name: 'records.insert', kind: 'mutation', access: 'user',
-  input: (raw) => ({ collection: collectionParam(raw), body: bodyObject(raw), tx: txOf(raw), nr: bypassOf(raw) }),
-  collection: (i) => ({ name: i.collection, mode: 'write', fields: writtenFields(i.body) }),
-  handler: async ({ collection, body, tx, nr }, ctx) => {
-    if (tx) own(ctx, tx);
-    return { id: tx ? ctx.db.transactions.stageInsert(tx, collection, body, nr) : await ctx.db.records.insert(collection, body, nr) };
-  },
+  input: (raw) => ({ collection: collectionParam(raw), body: bodyObject(raw), tx: txOf(raw), bypassRipple: bypassOf(raw) }),
+  scope: (i) => writes(i.collection, i.tx, writtenFields(i.body)),
+  handler: async (i, ctx) => ({ id: await ctx.session.insert(i.collection, i.body, i.bypassRipple) }),
 });
 
 export const recordsFindById = defineProcedure({
@@ -55,41 +59,30 @@ export const recordsFindById = defineProcedure({
   input: (raw) => {
     return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields'), tx: txOf(raw) };
   },
-  collection: (i) => ({ name: i.collection, mode: 'read' }),
-  handler: (i, ctx) => out(ctx, i.tx ? (own(ctx, i.tx), ctx.db.transactions.findById(i.tx, i.collection, i.id)) : ctx.db.records.findById(i.collection, i.id), i.select, i.exclude),
+  scope: (i) => reads([i.collection], i.tx),
+  handler: (i, ctx) => out(ctx, ctx.session.findById(i.collection, i.id), i.select, i.exclude),
 });
 
 export const recordsFind = defineProcedure({
   name: 'records.find', kind: 'query', access: 'user',
   input: (raw) => {
     const query = parseQuery(raw.body);
+    for (const c of query.join?.collections ?? []) validateCollectionName(c);
     return { collection: collectionParam(raw), query, tx: txOf(raw) ?? query.transactionId };
   },
-  collection: (i) => ({ name: i.collection, mode: 'read' }),
-  handler: ({ collection, query, tx }, ctx) => {
-    if (tx) own(ctx, tx);
-    for (const c of query.join?.collections ?? []) {
-      validateCollectionName(c);
-      // A join reads its target collections too: the key needs read access there as well.
-      if (ctx.principal) checkCollectionAccess(ctx.principal, c, 'read');
-    }
-    const rows = tx
-      ? ctx.db.records.shapeRows(ctx.db.transactions.find(tx, collection, query), query)
-      : ctx.db.records.find(collection, query);
-    return rows.map((r) => recordToWire(r, { typed: ctx.typed }));
-  },
+  // A join reads its target collections too: the key needs read access there as well.
+  scope: (i) => reads([i.collection, ...(i.query.join?.collections ?? [])], i.tx),
+  handler: (i, ctx) => ctx.session.find(i.collection, i.query).map((r) => recordToWire(r, { typed: ctx.typed })),
 });
 
 export const recordsUpdate = defineProcedure({
   name: 'records.update', kind: 'mutation', access: 'user',
   input: (raw) => {
     return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), body: bodyObject(raw),
-      select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields'), tx: txOf(raw), nr: bypassOf(raw) };
+      select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields'), tx: txOf(raw), bypassRipple: bypassOf(raw) };
   },
-  collection: (i) => ({ name: i.collection, mode: 'write', fields: writtenFields(i.body) }),
-  handler: async (i, ctx) => out(ctx, i.tx
-    ? (own(ctx, i.tx), ctx.db.transactions.stageUpdate(i.tx, i.collection, i.id, i.body, i.nr))
-    : await ctx.db.records.update(i.collection, i.id, i.body, i.nr), i.select, i.exclude),
+  scope: (i) => writes(i.collection, i.tx, writtenFields(i.body)),
+  handler: async (i, ctx) => out(ctx, await ctx.session.update(i.collection, i.id, i.body, i.bypassRipple), i.select, i.exclude),
 });
 
 function parseActionBody(body: unknown): { field: string; value: unknown } {
@@ -100,52 +93,49 @@ function parseActionBody(body: unknown): { field: string; value: unknown } {
   throw new InvalidInput("Action body must be {field: string, value?: any}");
 }
 
+/** Top-level fields the actions write (field-level permissions). */
+const actionFields = (steps: readonly ActionStep[]) => steps.map((s) => s.field.split('.')[0]!);
+
 export const recordsUpdateAction = defineProcedure({
   name: 'records.updateAction', kind: 'mutation', access: 'user',
   input: (raw) => {
-    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), action: param(raw, 'action'), ...parseActionBody(raw.body), tx: txOf(raw), nr: bypassOf(raw) };
+    const { field, value } = parseActionBody(raw.body);
+    const steps = parseActionSequence([{ action: param(raw, 'action'), field, value }]);
+    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), steps, tx: txOf(raw), bypassRipple: bypassOf(raw) };
   },
-  collection: (i) => ({ name: i.collection, mode: 'write', fields: [i.field.split('.')[0]!] }),
-  handler: async (i, ctx) => out(ctx, i.tx
-    ? (own(ctx, i.tx), ctx.db.transactions.stageActions(i.tx, i.collection, i.id, [{ action: i.action, field: i.field, value: i.value }], i.nr))
-    : await ctx.db.records.updateWithAction(i.collection, i.id, i.action, i.field, i.value, i.nr)),
+  scope: (i) => writes(i.collection, i.tx, actionFields(i.steps)),
+  handler: async (i, ctx) => out(ctx, await ctx.session.applyActions(i.collection, i.id, i.steps, i.bypassRipple)),
 });
 
 export const recordsUpdateSequence = defineProcedure({
   name: 'records.updateSequence', kind: 'mutation', access: 'user',
   input: (raw) => {
     if (!Array.isArray(raw.body)) throw new InvalidInput('Action sequence body must be an array of [action, field, value] triples');
-    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), steps: parseActionSequence(raw.body), tx: txOf(raw), nr: bypassOf(raw) };
+    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), steps: parseActionSequence(raw.body), tx: txOf(raw), bypassRipple: bypassOf(raw) };
   },
-  collection: (i) => ({ name: i.collection, mode: 'write', fields: i.steps.map((s) => s.field.split('.')[0]!) }),
-  handler: async (i, ctx) => out(ctx, i.tx
-    ? (own(ctx, i.tx), ctx.db.transactions.stageActions(i.tx, i.collection, i.id, i.steps, i.nr))
-    : await ctx.db.records.updateWithSequence(i.collection, i.id, i.steps, i.nr)),
+  scope: (i) => writes(i.collection, i.tx, actionFields(i.steps)),
+  handler: async (i, ctx) => out(ctx, await ctx.session.applyActions(i.collection, i.id, i.steps, i.bypassRipple)),
 });
 
 export const recordsDelete = defineProcedure({
   name: 'records.delete', kind: 'mutation', access: 'user',
-  input: (raw) => ({ collection: collectionParam(raw), id: validateId(param(raw, 'id')), tx: txOf(raw), nr: bypassOf(raw) }),
-  collection: (i) => ({ name: i.collection, mode: 'write' }),
-  handler: async (i, ctx) => {
-    if (i.tx) own(ctx, i.tx);
-    const id = i.tx ? ctx.db.transactions.stageDelete(i.tx, i.collection, i.id, i.nr) : await ctx.db.records.delete(i.collection, i.id, i.nr);
-    return { id, deleted: true, status: 'deleted' };
-  },
+  input: (raw) => ({ collection: collectionParam(raw), id: validateId(param(raw, 'id')), tx: txOf(raw), bypassRipple: bypassOf(raw) }),
+  scope: (i) => writes(i.collection, i.tx),
+  handler: async (i, ctx) => ({ id: await ctx.session.delete(i.collection, i.id, i.bypassRipple), deleted: true, status: 'deleted' }),
 });
 
 export const recordsDistinct = defineProcedure({
   name: 'records.distinct', kind: 'query', access: 'user',
   input: (raw) => {
     const body = raw.body === undefined ? {} : bodyObject(raw);
-    for (const k of Object.keys(body)) {
-      if (!['filter', 'bypass_ripple', 'bypass_cache'].includes(k)) throw new InvalidInput(`Unknown member '${k}' in distinct body; expected filter, bypass_ripple, bypass_cache`);
-    }
-    return { collection: collectionParam(raw), field: param(raw, 'field'), filter: body.filter };
+    rejectUnknownMembers(body, ['filter', 'bypass_ripple', 'bypass_cache'], 'distinct body');
+    const path = parseFieldPath(param(raw, 'field'), 'distinct field');
+    const filter = body.filter === undefined || body.filter === null ? undefined : parseFilter(body.filter);
+    return { collection: collectionParam(raw), field: param(raw, 'field'), path, filter };
   },
-  collection: (i) => ({ name: i.collection, mode: 'read' }),
+  scope: (i) => reads([i.collection], undefined),
   handler: (i, ctx) => {
-    const values = ctx.db.records.distinct(i.collection, i.field, i.filter);
+    const values = ctx.db.records.distinct(i.collection, i.path, i.filter);
     return { collection: i.collection, field: i.field, values, count: values.length };
   },
 });
@@ -153,6 +143,6 @@ export const recordsDistinct = defineProcedure({
 export const recordsCount = defineProcedure({
   name: 'records.count', kind: 'query', access: 'user',
   input: collectionParam,
-  collection: (name) => ({ name, mode: 'read' }),
+  scope: (name) => reads([name], undefined),
   handler: (name, ctx) => ({ count: ctx.db.records.count(name) }),
 });

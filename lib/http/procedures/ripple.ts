@@ -4,7 +4,7 @@
  * `POST /api/ripple/resync` rebuilds collections on a peer.
  */
 import { InvalidInput, NotFound } from '../../errors.js';
-import { validateCollectionName } from '../../engine/index.js';
+import { parseShipped, rejectUnknownMembers, validateCollectionName } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject, optionalString } from '../input.js';
 
@@ -17,7 +17,8 @@ export const rippleApply = defineProcedure({
   },
   handler: async (batches, ctx) => {
     const outcomes = { applied: 0, duplicate: 0, own: 0 };
-    for (const b of batches) outcomes[await ctx.db.replication.applyRemote(b)] += 1;
+    // Each batch is checked just before it is applied: those before a malformed one stay applied.
+    for (const b of batches) outcomes[await ctx.db.replication.applyRemote(parseShipped(b))] += 1;
     return { status: 'ok', node_id: ctx.db.replication.nodeId, ...outcomes };
   },
 });
@@ -32,7 +33,7 @@ export const rippleResync = defineProcedure({
   name: 'ripple.resync', kind: 'mutation', access: 'admin',
   input: (raw) => {
     const body = raw.body === undefined ? {} : bodyObject(raw);
-    for (const k of Object.keys(body)) if (k !== 'peer' && k !== 'collections') throw new InvalidInput(`Unknown member '${k}'; expected peer, collections`);
+    rejectUnknownMembers(body, ['peer', 'collections']);
     let collections: string[] | undefined;
     if (body.collections !== undefined && body.collections !== null) {
       if (!Array.isArray(body.collections)) throw new InvalidInput("'collections' must be an array of names");

@@ -1,6 +1,6 @@
 /** Health, token exchange, run-time config and on-demand snapshots. */
 import { InvalidInput, Unauthorized } from '../../errors.js';
-import { maskSecret, type StorageStatus } from '../../engine/index.js';
+import { maskSecret, parseSettingsPatch, type StorageStatus } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject } from '../input.js';
 import type { Context } from '../context.js';
@@ -78,9 +78,9 @@ export const configGet = defineProcedure({
 
 export const configUpdate = defineProcedure({
   name: 'config.update', kind: 'mutation', access: 'admin',
-  input: (raw) => bodyObject(raw),
-  handler: async (body, ctx) => {
-    await ctx.db.updateSettings(body);
+  input: (raw) => parseSettingsPatch(bodyObject(raw)),
+  handler: async (patch, ctx) => {
+    await ctx.db.updateSettings(patch);
     return { status: 'updated', config: publicConfig(ctx), ...publicConfig(ctx) };
   },
 });

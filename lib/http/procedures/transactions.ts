@@ -1,25 +1,36 @@
 /** Transactions and savepoints (protocol.md 2.7) and the admin audit trail. */
-import { InvalidInput } from '../../errors.js';
-import { defineProcedure, type RawInput } from '../procedure.js';
+import { InvalidInput, MESSAGES } from '../../errors.js';
+import {
+  isIsolationLevel, isSavepointName, isTransactionSession, isTransactionTimeout, rejectUnknownMembers, SAVEPOINT_NAME_RULE, TIMEOUT_RULE,
+  type TransactionSession,
+} from '../../engine/index.js';
+import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
 import { bodyObject, param, queryString } from '../input.js';
 import type { Context } from '../context.js';
 
 const txParam = (raw: RawInput) => param(raw, 'id');
 
-/** A transaction is usable only by the key that began it (or an admin). */
-export function own(ctx: Context, id: string): void {
-  ctx.db.transactions.checkOwner(id, ctx.principal);
+/** The transaction named in the path: the gate opens its session (and checks that the caller owns it). */
+const inTransaction = (id: string): Scope => ({ transaction: id });
+
+/** The session of a procedure scoped to a transaction. */
+function transaction(ctx: Context): TransactionSession {
+  if (!isTransactionSession(ctx.session)) throw new Error('procedure declares no transaction in its scope');
+  return ctx.session;
 }
 
 export const transactionsBegin = defineProcedure({
   name: 'transactions.begin', kind: 'mutation', access: 'user',
   input: (raw) => {
     const body = raw.body === undefined ? {} : bodyObject(raw);
-    for (const k of Object.keys(body)) if (k !== 'isolation_level' && k !== 'timeout_seconds') throw new InvalidInput(`Unknown member '${k}'; expected isolation_level, timeout_seconds`);
-    return body;
+    rejectUnknownMembers(body, ['isolation_level', 'timeout_seconds']);
+    const level = body.isolation_level ?? undefined, timeout = body.timeout_seconds ?? undefined;
+    if (level !== undefined && !isIsolationLevel(level)) throw new InvalidInput(MESSAGES.invalidIsolationLevel);
+    if (timeout !== undefined && !isTransactionTimeout(timeout)) throw new InvalidInput(TIMEOUT_RULE);
+    return { level, timeout };
   },
-  handler: (body, ctx) => {
-    const tx = ctx.db.transactions.begin(body.isolation_level, body.timeout_seconds, ctx.principal?.keyId);
+  handler: (i, ctx) => {
+    const tx = ctx.db.transactions.begin(i.level, i.timeout, ctx.principal?.keyId);
     return { transaction_id: tx.id, isolation_level: tx.level, created_at: Math.floor(tx.createdAt / 1000), timeout_seconds: tx.timeoutSecs };
   },
 });
@@ -36,43 +47,52 @@ export const transactionsList = defineProcedure({
 export const transactionsStatus = defineProcedure({
   name: 'transactions.status', kind: 'query', access: 'user',
   input: txParam,
-  handler: (id, ctx) => { own(ctx, id); return ctx.db.transactions.status(id); },
+  scope: inTransaction,
+  handler: (_id, ctx) => transaction(ctx).status(),
 });
 
 export const transactionsCommit = defineProcedure({
   name: 'transactions.commit', kind: 'mutation', access: 'user',
   input: txParam,
-  handler: async (id, ctx) => { own(ctx, id); return { status: 'committed', transaction_id: id, operations_count: await ctx.db.transactions.commit(id) }; },
+  scope: inTransaction,
+  handler: async (id, ctx) => ({ status: 'committed', transaction_id: id, operations_count: await transaction(ctx).commit() }),
 });
 
 export const transactionsRollback = defineProcedure({
   name: 'transactions.rollback', kind: 'mutation', access: 'user',
   input: txParam,
-  handler: (id, ctx) => { own(ctx, id); return { status: 'rolled_back', transaction_id: id, operations_rolled_back: ctx.db.transactions.rollback(id) }; },
+  scope: inTransaction,
+  handler: (id, ctx) => ({ status: 'rolled_back', transaction_id: id, operations_rolled_back: transaction(ctx).rollback() }),
 });
 
 export const savepointsCreate = defineProcedure({
   name: 'savepoints.create', kind: 'mutation', access: 'user',
-  input: (raw) => ({ id: param(raw, 'id'), name: bodyObject(raw).name }),
-  handler: (i, ctx) => { own(ctx, i.id); return { status: 'created', transaction_id: i.id, savepoint_name: ctx.db.transactions.createSavepoint(i.id, i.name) }; },
+  input: (raw) => {
+    const name = bodyObject(raw).name;
+    if (!isSavepointName(name)) throw new InvalidInput(SAVEPOINT_NAME_RULE);
+    return { id: param(raw, 'id'), name };
+  },
+  scope: (i) => inTransaction(i.id),
+  handler: (i, ctx) => ({ status: 'created', transaction_id: i.id, savepoint_name: transaction(ctx).savepoint(i.name) }),
 });
 
 export const savepointsRollback = defineProcedure({
   name: 'savepoints.rollback', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: param(raw, 'id'), name: param(raw, 'name') }),
+  scope: (i) => inTransaction(i.id),
   handler: (i, ctx) => {
-    own(ctx, i.id);
-    const undone = ctx.db.transactions.rollbackToSavepoint(i.id, i.name);
-    return { status: 'rolled_back', transaction_id: i.id, savepoint_name: i.name, operations_rolled_back: undone, operations_count: ctx.db.transactions.status(i.id).operations_count };
+    const tx = transaction(ctx);
+    const undone = tx.rollbackTo(i.name);
+    return { status: 'rolled_back', transaction_id: i.id, savepoint_name: i.name, operations_rolled_back: undone, operations_count: tx.status().operations_count };
   },
 });
 
 export const savepointsRelease = defineProcedure({
   name: 'savepoints.release', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: param(raw, 'id'), name: param(raw, 'name') }),
+  scope: (i) => inTransaction(i.id),
   handler: (i, ctx) => {
-    own(ctx, i.id);
-    ctx.db.transactions.releaseSavepoint(i.id, i.name);
+    transaction(ctx).release(i.name);
     return { status: 'released', transaction_id: i.id, savepoint_name: i.name };
   },
 });

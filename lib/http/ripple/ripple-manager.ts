@@ -4,12 +4,11 @@
  * recent batches spares the senders from reading the log in steady state.
  * `resync` ships whole collections to a peer, for after a bypassed import.
  */
-import type { Database, LoggedBatch, ShippedBatch, Effect } from '../../engine/index.js';
+import type { Database, LoggedBatch } from '../../engine/index.js';
 import { PeerSender, type PeerConfig, type PeerStatus } from './peer-sender.js';
 import type { ServerLog } from '../log/server-log.js';
 
 const TAIL_CAPACITY = 10_000;
-const RESYNC_CHUNK = 1000;
 
 export class RippleManager {
   private senders = new Map<string, PeerSender>();
@@ -65,28 +64,12 @@ export class RippleManager {
   async resync(peerUrl: string | undefined, collections: readonly string[] | undefined): Promise<{ peers: string[]; collections: readonly string[]; records: number }> {
     const targets = peerUrl ? [...this.senders.values()].filter((s) => s.peer.url === peerUrl.replace(/\/+$/, '')) : [...this.senders.values()];
     if (peerUrl && targets.length === 0) throw new Error(`unknown peer ${peerUrl}`);
-    const names = collections ?? [...this.db.state.collections.keys()];
-    // Capture a point-in-time copy of references; records are immutable.
-    const seq = this.db.state.seq;
-    const captured = names.map((name) => {
-      const coll = this.db.state.collections.get(name);
-      return { name, meta: coll?.meta, rows: coll ? [...coll.records.entries()] : [] };
-    });
-    const nodeId = this.db.replication.nodeId;
-    const batches: ShippedBatch[] = [];
-    for (const c of captured) {
-      const head: Effect[] = [{ t: 'dropCollection', name: c.name }];
-      if (c.meta) head.push({ t: 'createCollection', meta: c.meta });
-      batches.push({ origin: nodeId, origin_seq: 0, effects: head });
-      for (let i = 0; i < c.rows.length; i += RESYNC_CHUNK) {
-        batches.push({ origin: nodeId, origin_seq: 0, effects: c.rows.slice(i, i + RESYNC_CHUNK).map(([id, e]) => ({ t: 'put', c: c.name, id, fields: e.fields, ...(e.expiresAt !== undefined ? { expiresAt: e.expiresAt } : {}) }) as Effect) });
-      }
-    }
+    const plan = this.db.replication.resyncPlan(collections);
     for (const s of targets) {
-      for (let i = 0; i < batches.length; i += 50) await s.post(batches.slice(i, i + 50).map((b) => ({ ...b, resync: true }) as ShippedBatch));
-      if (!collections) await this.db.replication.setAcked(s.peer.url, Math.max(seq, this.db.replication.acked(s.peer.url)));
+      for (let i = 0; i < plan.batches.length; i += 50) await s.post(plan.batches.slice(i, i + 50));
+      if (!collections) await this.db.replication.setAcked(s.peer.url, Math.max(plan.seq, this.db.replication.acked(s.peer.url)));
       s.wake();
     }
-    return { peers: targets.map((t) => t.peer.url), collections: names, records: captured.reduce((n, c) => n + c.rows.length, 0) };
+    return { peers: targets.map((t) => t.peer.url), collections: plan.collections, records: plan.records };
   }
 }

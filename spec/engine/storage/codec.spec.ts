@@ -35,7 +35,7 @@ describe('engine/storage/codec with 64-bit integers', () => {
     async function fill(): Promise<string> {
       const db = await Database.open({ dataDir: dir });
       const id = await db.records.insert('big', { a: P53, w: { type: 'Integer', value: MAX }, o: { y: [MIN] }, s: { type: 'Set', value: [MAX] } });
-      await db.records.updateWithAction('big', id, 'increment', 'a', 1);
+      await db.records.applyActions('big', id, [{ action: 'increment', field: 'a', value: 1 }]);
       await db.kv.set('k', MIN);
       await db.close();
       return id;

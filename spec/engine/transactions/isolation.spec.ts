@@ -163,7 +163,7 @@ describe('engine/transactions isolation', () => {
     expect(txm().begin(undefined, undefined).level).to.equal('ReadUncommitted');
     await db.updateSettings({ default_isolation_level: 'Serializable' });
     expect(txm().begin(undefined, undefined).level).to.equal('Serializable');
-    expect(() => txm().begin('Snapshot', undefined)).to.throw(InvalidInput, 'Invalid isolation level');
+    expect(() => txm().begin('Snapshot' as Level, undefined)).to.throw(InvalidInput, 'Invalid isolation level');
   });
 
   it('commits as one durable unit that survives a restart', async () => {

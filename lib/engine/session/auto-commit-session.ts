@@ -1,0 +1,45 @@
+/** Statements outside a transaction: each write is its own durable batch, reads see committed state. */
+import type { BulkItem, BulkResult } from '../bulk.js';
+import type { Query } from '../query/index.js';
+import type { SearchRequest } from '../search/search.js';
+import type { ActionStep } from '../update-actions.js';
+import type { Fields } from '../values/index.js';
+import type { SearchResult, Session, SessionEngine } from './session.js';
+
+export class AutoCommitSession implements Session {
+  readonly transactionId = undefined;
+
+  constructor(private readonly engine: SessionEngine) {}
+
+  findById(c: string, idOrAlias: string): Fields {
+    return this.engine.records.findById(c, idOrAlias);
+  }
+
+  find(c: string, q: Query): Fields[] {
+    return this.engine.records.find(c, q);
+  }
+
+  search(c: string, req: SearchRequest): SearchResult {
+    return this.engine.search(c, req);
+  }
+
+  insert(c: string, record: unknown, bypassRipple = false): Promise<string> {
+    return this.engine.records.insert(c, record, bypassRipple);
+  }
+
+  update(c: string, idOrAlias: string, record: unknown, bypassRipple = false): Promise<Fields> {
+    return this.engine.records.update(c, idOrAlias, record, bypassRipple);
+  }
+
+  applyActions(c: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple = false): Promise<Fields> {
+    return this.engine.records.applyActions(c, idOrAlias, steps, bypassRipple);
+  }
+
+  delete(c: string, idOrAlias: string, bypassRipple = false): Promise<string> {
+    return this.engine.records.delete(c, idOrAlias, bypassRipple);
+  }
+
+  writeMany(c: string, items: readonly BulkItem[]): Promise<BulkResult> {
+    return this.engine.bulk.run(c, items);
+  }
+}

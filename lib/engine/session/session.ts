@@ -1,0 +1,82 @@
+/**
+ * The statement interface: one way to read and write, in or out of a
+ * transaction. Procedures (and later stored functions) call a Session and
+ * never ask which kind they hold; `Database.session` picks it.
+ *
+ * Record bodies are wire records (`{field: value, id?, ttl?, ...}`); the
+ * engine converts and validates them. Writes resolve once durable
+ * (auto-commit) or once staged (transaction).
+ */
+import type { Bulk, BulkItem, BulkResult } from '../bulk.js';
+import type { Records } from '../records.js';
+import type { Query } from '../query/index.js';
+import type { SearchHit, SearchRequest } from '../search/search.js';
+import type { TransactionManager } from '../transactions/transaction-manager.js';
+import type { TransactionStatus } from '../transactions/transaction-registry.js';
+import type { ActionStep } from '../update-actions.js';
+import type { Fields } from '../values/index.js';
+
+/** Who runs the statements: the API key, and whether it is an admin (admins may use any transaction). */
+export interface Caller {
+  readonly keyId: string;
+  readonly admin: boolean;
+}
+
+export interface SearchResult {
+  readonly results: SearchHit[];
+  readonly total: number;
+}
+
+/**
+ * What sessions run on (not the whole Database, so this folder stays out of
+ * the façade's import circle). `search` runs over committed records, or over
+ * `view` (a transaction's own records) when given.
+ */
+export interface SessionEngine {
+  readonly records: Records;
+  readonly bulk: Bulk;
+  readonly transactions: TransactionManager;
+  search(c: string, req: SearchRequest, view?: Map<string, Fields>): SearchResult;
+}
+
+export interface Session {
+  /** The transaction the statements join; undefined when each statement commits on its own. */
+  readonly transactionId: string | undefined;
+
+  /** One record by id or primary-key-alias value. Throws NotFound. */
+  findById(c: string, idOrAlias: string): Fields;
+  /** Records matching a parsed query, shaped (projection, join). */
+  find(c: string, q: Query): Fields[];
+  search(c: string, req: SearchRequest): SearchResult;
+
+  /** Inserts a wire record; resolves to its id. */
+  insert(c: string, record: unknown, bypassRipple?: boolean): Promise<string>;
+  /** Merges a partial wire record into an existing record; resolves to the new fields. */
+  update(c: string, idOrAlias: string, record: unknown, bypassRipple?: boolean): Promise<Fields>;
+  /** Applies update actions in order, atomically; resolves to the new fields. */
+  applyActions(c: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple?: boolean): Promise<Fields>;
+  /** Deletes a record into the trash; resolves to its id. */
+  delete(c: string, idOrAlias: string, bypassRipple?: boolean): Promise<string>;
+  /** Many writes to one collection; an item that fails is reported alone while the rest go on. */
+  writeMany(c: string, items: readonly BulkItem[]): Promise<BulkResult>;
+}
+
+/** A session inside one transaction: its statements are staged, and it ends with commit or rollback. */
+export interface TransactionSession extends Session {
+  readonly transactionId: string;
+
+  status(): TransactionStatus;
+  /** Marks the current point; returns the name. */
+  savepoint(name: string): string;
+  /** Undoes what was staged after the savepoint; returns how many operations were undone. */
+  rollbackTo(name: string): number;
+  release(name: string): void;
+  /** Validates and applies the staged operations atomically; returns their count. 409 on a conflict. */
+  commit(): Promise<number>;
+  /** Drops the transaction; returns how many operations were discarded. */
+  rollback(): number;
+}
+
+export function isTransactionSession(s: Session): s is TransactionSession {
+  return s.transactionId !== undefined;
+}

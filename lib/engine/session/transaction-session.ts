@@ -1,0 +1,121 @@
+/**
+ * Statements inside one transaction: writes are staged (validated now
+ * against the transaction's view, applied at commit), reads see committed
+ * state plus the transaction's own writes.
+ *
+ * The session is bound to its caller when it is opened: a transaction is
+ * usable only by the key that began it (or an admin), and anyone else is told
+ * it does not exist, so a transaction id is useless to any other key.
+ */
+import { toDbError } from '../../errors.js';
+import type { BulkFailure, BulkItem, BulkResult } from '../bulk.js';
+import { validateId } from '../ids.js';
+import type { Query } from '../query/index.js';
+import type { SearchRequest } from '../search/search.js';
+import type { TransactionManager } from '../transactions/transaction-manager.js';
+import type { TransactionStatus } from '../transactions/transaction-registry.js';
+import type { ActionStep } from '../update-actions.js';
+import { isPlainObject, type Fields } from '../values/index.js';
+import type { Caller, SearchResult, SessionEngine, TransactionSession } from './session.js';
+
+/** Opens a session on transaction `id` for `caller`. Throws NotFound when the transaction belongs to another key. */
+export function openTransactionSession(engine: SessionEngine, id: string, caller: Caller | undefined): TransactionSession {
+  engine.transactions.checkOwner(id, caller);
+  return new StagingSession(engine, id);
+}
+
+class StagingSession implements TransactionSession {
+  private readonly txs: TransactionManager;
+
+  constructor(private readonly engine: SessionEngine, readonly transactionId: string) {
+    this.txs = engine.transactions;
+  }
+
+  findById(c: string, idOrAlias: string): Fields {
+    return this.txs.findById(this.transactionId, c, idOrAlias);
+  }
+
+  find(c: string, q: Query): Fields[] {
+    return this.engine.records.shapeRows(this.txs.find(this.transactionId, c, q), q);
+  }
+
+  /** Searches the transaction's own records exactly (the shared indexes hold committed records only). */
+  search(c: string, req: SearchRequest): SearchResult {
+    return this.engine.search(c, req, this.txs.recordsOf(this.transactionId, c));
+  }
+
+  async insert(c: string, record: unknown, bypassRipple = false): Promise<string> {
+    return this.txs.stageInsert(this.transactionId, c, record, bypassRipple);
+  }
+
+  async update(c: string, idOrAlias: string, record: unknown, bypassRipple = false): Promise<Fields> {
+    return this.txs.stageUpdate(this.transactionId, c, idOrAlias, record, bypassRipple);
+  }
+
+  async applyActions(c: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple = false): Promise<Fields> {
+    return this.txs.stageActions(this.transactionId, c, idOrAlias, steps, bypassRipple);
+  }
+
+  async delete(c: string, idOrAlias: string, bypassRipple = false): Promise<string> {
+    return this.txs.stageDelete(this.transactionId, c, idOrAlias, bypassRipple);
+  }
+
+  /** Stages each item on its own; a failing item is reported and the rest are still staged. */
+  async writeMany(c: string, items: readonly BulkItem[]): Promise<BulkResult> {
+    // An unknown or expired transaction fails the whole request, not each item.
+    this.txs.get(this.transactionId);
+    const successful: string[] = [];
+    const failed: BulkFailure[] = [];
+    items.forEach((item, index) => {
+      try {
+        successful.push(this.stageItem(c, item));
+      } catch (err) {
+        failed.push({ index, id: namedId(item), error: toDbError(err).message });
+      }
+    });
+    return { successful, failed };
+  }
+
+  private stageItem(c: string, item: BulkItem): string {
+    const bypass = item.bypassRipple === true;
+    switch (item.kind) {
+      case 'insert': return this.txs.stageInsert(this.transactionId, c, item.body, bypass);
+      case 'update': {
+        const id = validateId(item.id);
+        this.txs.stageUpdate(this.transactionId, c, id, item.body, bypass);
+        return id;
+      }
+      case 'delete': return this.txs.stageDelete(this.transactionId, c, validateId(item.id), bypass);
+    }
+  }
+
+  status(): TransactionStatus {
+    return this.txs.status(this.transactionId);
+  }
+
+  savepoint(name: string): string {
+    return this.txs.createSavepoint(this.transactionId, name);
+  }
+
+  rollbackTo(name: string): number {
+    return this.txs.rollbackToSavepoint(this.transactionId, name);
+  }
+
+  release(name: string): void {
+    this.txs.releaseSavepoint(this.transactionId, name);
+  }
+
+  commit(): Promise<number> {
+    return this.txs.commit(this.transactionId);
+  }
+
+  rollback(): number {
+    return this.txs.rollback(this.transactionId);
+  }
+}
+
+/** The id a failed item is reported under: the one it names, or null. */
+function namedId(item: BulkItem): string | null {
+  const id = item.kind === 'insert' ? (isPlainObject(item.body) ? item.body.id : undefined) : item.id;
+  return typeof id === 'string' ? id : null;
+}
