@@ -128,14 +128,16 @@ function checkAgainstSummary(routes: InventoryRoute[], summary: string): void {
   if (areaCounts.reduce((a, b) => a + b, 0) !== Number(total[1])) throw new Error('protocol.md 2.17: the area counts do not add up to the total');
 
   const named = [...outside.matchAll(/`(?:([A-Z|]+) )?(\/api\/[^`]+)`/g)].map((m) => ({ methods: m[1]?.split('|'), path: m[2]! }));
-  const isNamed = (r: InventoryRoute) => named.some((n) => n.methods
+  // Without a method, "`/api/route/{path}`" stands for every route under its literal prefix.
+  const covers = (n: (typeof named)[number], r: InventoryRoute) => n.methods
     ? n.methods.includes(r.method) && n.path === r.path
-    : r.path.startsWith(n.path.slice(0, n.path.indexOf('{'))));
+    : r.path.startsWith(n.path.includes('{') ? n.path.slice(0, n.path.indexOf('{')) : n.path);
   for (const n of named) {
-    if (!routes.some((r) => (n.methods ? n.methods.includes(r.method) && n.path === r.path : isNamed(r)))) {
+    if (!routes.some((r) => covers(n, r))) {
       throw new Error(`protocol.md 2.17 names ${n.methods?.join('|') ?? 'ANY'} ${n.path}, which no table of section 2 gives`);
     }
   }
+  const isNamed = (r: InventoryRoute) => named.some((n) => covers(n, r));
   const tsClient = dedupe(routes).filter((r) => r.section.startsWith('2.') && !isNamed(r));
   if (tsClient.length !== Number(total[1])) {
     throw new Error(`protocol.md 2.17 counts ${total[1]} TS-client routes, the tables of section 2 give ${tsClient.length}`);
