@@ -9,6 +9,7 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { describeCycles } from './helpers/import-cycles.js';
 
 const LIB = path.resolve('lib');
 const ALLOWED: Record<string, string[]> = {
@@ -36,7 +37,13 @@ function layerOf(file: string): string {
   return parts.length === 1 ? 'entry' : parts[0]!;
 }
 
-const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+/**
+ * `import … from`, `import type … from`, `export … from`, side-effect
+ * `import '…'`, and `import('…')` (dynamic imports and type expressions).
+ * A `;` ends the search for `from`, so a statement cannot borrow the
+ * specifier of a later one.
+ */
+const IMPORT = /(?:import|export)\s[^'";]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
 
 describe('architecture', () => {
   const files = walk(LIB);
@@ -50,7 +57,7 @@ describe('architecture', () => {
     for (const file of files) {
       const from = layerOf(file);
       for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-        const spec = m[1] ?? m[2]!;
+        const spec = m[1] ?? m[2] ?? m[3]!;
         if (!spec.startsWith('.')) continue;
         const target = path.resolve(path.dirname(file), spec).replace(/\.js$/, '.ts');
         yield { file, from, spec, target, to: layerOf(target) };
@@ -73,6 +80,20 @@ describe('architecture', () => {
       if (path.relative(path.join(LIB, to), target) !== 'index.ts') violations.push(`${path.relative(LIB, file)} -> ${spec}`);
     }
     expect(violations).to.deep.equal([]);
+  });
+
+  it('has no import cycle inside lib/ (type imports included)', () => {
+    const graph = new Map<string, Set<string>>(files.map((f) => [path.relative(LIB, f), new Set<string>()]));
+    for (const { file, target } of relativeImports()) {
+      const to = path.relative(LIB, target);
+      if (graph.has(to)) graph.get(path.relative(LIB, file))!.add(to);
+    }
+    expect(describeCycles(graph), 'import cycles, each as a path from a file back to itself').to.deep.equal([]);
+  });
+
+  it('resolves every relative import under lib/ to a source file', () => {
+    const unresolved = [...relativeImports()].filter(({ target }) => !files.includes(target)).map(({ file, spec }) => `${path.relative(LIB, file)} -> ${spec}`);
+    expect(unresolved).to.deep.equal([]);
   });
 
   it('keeps every source file under the 600-line cap', () => {

@@ -1,0 +1,54 @@
+/**
+ * What this server serves, read from lib/http's tables. The one place the
+ * protocol specs touch the route table, the WebSocket message table and the
+ * router, so when their shape changes (issue 10 turns them into procedure
+ * tables) only this file is adapted. Routes and message types a transport
+ * serves in front of the tables are listed by hand with the file that serves
+ * them; wire.spec.ts checks every served entry through a real server, so a
+ * hand-listed one that stops being served fails there.
+ */
+import { MethodNotAllowed, NotFound } from '../../lib/errors.js';
+import { MESSAGES } from '../../lib/http/messages.js';
+import { Router } from '../../lib/http/router.js';
+import { ROUTES } from '../../lib/http/routes.js';
+
+export interface ServedRoute {
+  readonly method: string;
+  /** The pattern, `:name` for a parameter. */
+  readonly path: string;
+}
+
+/** What the router chose for a concrete request: its pattern and the decoded parameter values in path order. */
+export interface RouteChoice {
+  readonly path: string;
+  readonly params: readonly string[];
+}
+
+const TRANSPORT_ROUTES: readonly ServedRoute[] = [
+  { method: 'GET', path: '/api/subscribe/:collection' }, // transport/sse.ts, ahead of the router
+  { method: 'GET', path: '/api/ws' }, // transport/ws.ts, the upgrade
+];
+
+/** Answered by transport/ws.ts before it looks in MESSAGES. */
+const TRANSPORT_MESSAGE_TYPES: readonly string[] = ['Hello', 'Subscribe', 'Unsubscribe'];
+
+export function servedRoutes(): ServedRoute[] {
+  return [...ROUTES.map(({ method, path }) => ({ method, path })), ...TRANSPORT_ROUTES];
+}
+
+export function servedMessageTypes(): string[] {
+  return [...new Set([...Object.keys(MESSAGES), ...TRANSPORT_MESSAGE_TYPES])];
+}
+
+const router = new Router(ROUTES);
+
+/** The table route the real router picks for `method rawPath` (still percent-encoded), or undefined when none. */
+export function routeFor(method: string, rawPath: string): RouteChoice | undefined {
+  try {
+    const { route, params } = router.match(method, rawPath);
+    return { path: route, params: Object.values(params) };
+  } catch (err) {
+    if (err instanceof NotFound || err instanceof MethodNotAllowed) return undefined;
+    throw err;
+  }
+}
