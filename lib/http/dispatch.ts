@@ -14,7 +14,7 @@ import { callProcedure, WithStatus, type RawInput, type Registry } from './proce
 import { Router } from './router.js';
 import { ROUTES, type RouteTarget } from './routes.js';
 import { decodeBody, encodeBody, toJson } from './codec.js';
-import { renderError, type ErrorResponse } from './error-body.js';
+import { renderError } from './error-body.js';
 import { RateLimiter } from './rate-limit.js';
 import { clientAddress } from './client-address.js';
 import { checkSingletonHeaders } from './singleton-headers.js';
@@ -145,7 +145,7 @@ export class Dispatcher {
   failure(err: unknown, req: RequestSummary, requestId: string = randomUUID(), headers: Record<string, string> = {}): HttpResponse {
     const rendered = renderError(err, requestId);
     const body = Buffer.from(toJson(rendered.body), 'utf8');
-    if (!this.accessLog || rendered.status >= 500) logFailedRequest(this.services.log, rendered.status, err, requestId, req);
+    if (!this.accessLog || rendered.status >= 500) logFailedRequest(this.services.log, err, requestId, req);
     if (this.accessLog) {
       logAccess(this.services.log, {
         method: req.method, route: req.route, url: req.url, status: rendered.status, startedAt: req.startedAt, requestId,
@@ -167,11 +167,14 @@ export class Dispatcher {
     if (this.accessLog) logAccess(this.services.log, { method: req.method, route: req.route, url: req.url, status, startedAt: req.startedAt, requestId, bytesOut });
   }
 
-  /** Renders and logs an error, for transports with their own framing (WebSocket frames, a hijacked SSE reply). */
-  report(err: unknown, req: RequestSummary, requestId: string = randomUUID()): ErrorResponse {
-    const rendered = renderError(err, requestId);
-    logFailedRequest(this.services.log, rendered.status, err, requestId, req, this.accessLog ? 'info' : 'debug');
-    return rendered;
+  /**
+   * Logs an error for transports with their own framing (WebSocket frames, a
+   * hijacked SSE reply), which render it with error-body.ts; returns the
+   * request id the log names, for the rendered frame.
+   */
+  report(err: unknown, req: RequestSummary, requestId: string = randomUUID()): string {
+    logFailedRequest(this.services.log, err, requestId, req, this.accessLog ? 'info' : 'debug');
+    return requestId;
   }
 }
 

@@ -14,7 +14,7 @@
  * using a change history kept only while such transactions are open.
  */
 import { randomUUID } from 'node:crypto';
-import { Conflict, DbError, InvalidInput, MESSAGES, NotFound } from '../../errors.js';
+import { Conflict, DbError, InvalidInput, MESSAGES, NotFound, TransactionConflict } from '../../errors.js';
 import type { Database } from '../database.js';
 import { markNoRipple, type Effect } from '../effects.js';
 import { validateCollectionName } from '../names.js';
@@ -339,9 +339,10 @@ export class TransactionManager {
       }
     }
     if (conflicts.length > 0) {
-      throw new Conflict(`Transaction conflict: ${conflicts.length} change(s) since this transaction observed them; nothing was applied, retry the transaction`, {
-        extra: { transaction_id: tx.id, conflicts, retryable: true },
-      });
+      throw new TransactionConflict(
+        `Transaction conflict: ${conflicts.length} change(s) since this transaction observed them; nothing was applied, retry the transaction`,
+        tx.id, conflicts,
+      );
     }
   }
 

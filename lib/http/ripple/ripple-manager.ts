@@ -4,6 +4,7 @@
  * recent batches spares the senders from reading the log in steady state.
  * `resync` ships whole collections to a peer, for after a bypassed import.
  */
+import { NotFound } from '../../errors.js';
 import type { Database, LoggedBatch, ShippedBatch, Effect } from '../../engine/index.js';
 import { PeerSender, type PeerConfig, type PeerStatus } from './peer-sender.js';
 import type { ServerLog } from '../log/server-log.js';
@@ -64,7 +65,7 @@ export class RippleManager {
    */
   async resync(peerUrl: string | undefined, collections: readonly string[] | undefined): Promise<{ peers: string[]; collections: readonly string[]; records: number }> {
     const targets = peerUrl ? [...this.senders.values()].filter((s) => s.peer.url === peerUrl.replace(/\/+$/, '')) : [...this.senders.values()];
-    if (peerUrl && targets.length === 0) throw new Error(`unknown peer ${peerUrl}`);
+    if (peerUrl && targets.length === 0) throw new NotFound(`unknown peer ${peerUrl}`);
     const names = collections ?? [...this.db.state.collections.keys()];
     // Capture a point-in-time copy of references; records are immutable.
     const seq = this.db.state.seq;

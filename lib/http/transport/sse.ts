@@ -11,10 +11,10 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { validateCollectionName } from '../../engine/index.js';
-import { InvalidInput, NotFound, toDbError, type DbError } from '../../errors.js';
+import { InvalidInput, NotFound, SlowConsumer, toDbError, type DbError } from '../../errors.js';
 import type { Dispatcher } from '../dispatch.js';
 import { toJson } from '../codec.js';
-import { renderError } from '../error-body.js';
+import { sseErrorData } from '../error-body.js';
 import { Notifier, type Subscriber } from '../notifier.js';
 import { checkCollectionAccess } from '../permissions.js';
 import type { CredentialWatch, WatchedConnection } from '../credential-watch.js';
@@ -67,14 +67,14 @@ export async function serveSse(req: IncomingMessage, res: ServerResponse, dispat
   /** A final error frame, then the stream ends. */
   function end(err: DbError): void {
     if (!open) return;
-    write('error', renderError(err, 'sse').body);
+    write('error', sseErrorData(err, 'sse'));
     close();
     res.end();
   }
   function write(event: string, data: unknown): void {
     if (!open) return;
     if (res.writableLength > opts.maxQueuedBytes) {
-      res.write(`event: error\ndata: ${toJson({ error: 'Slow consumer: too much unsent data; closing the stream' })}\n\n`);
+      res.write(`event: error\ndata: ${toJson(sseErrorData(new SlowConsumer('Slow consumer: too much unsent data; closing the stream'), 'sse'))}\n\n`);
       dispatcher.log('warn', `dropped a slow SSE subscriber: more than ${opts.maxQueuedBytes} bytes unsent`, { keyId: principal.keyId, collections: [sub.collection] });
       close();
       res.end();

@@ -19,7 +19,8 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Packr } from 'msgpackr';
-import { InvalidInput, NotFound, toDbError, type DbError } from '../../errors.js';
+import { InvalidInput, NotFound, NotImplemented, SlowConsumer, SubscriptionEnded, toDbError, type DbError } from '../../errors.js';
+import { wsErrorFrame } from '../error-body.js';
 import { validateCollectionName } from '../../engine/index.js';
 import type { Dispatcher } from '../dispatch.js';
 import { decodeBody, toJson } from '../codec.js';
@@ -120,7 +121,7 @@ class Connection implements WatchedConnection {
         this.notifier.remove(sub);
         this.subs.delete(collection);
         const e = toDbError(err);
-        this.send({ type: 'Error', code: e.status, message: `Subscription to '${collection}' ended: ${e.message}` });
+        this.send(wsErrorFrame(new SubscriptionEnded(`Subscription to '${collection}' ended: ${e.message}`, e), 'ws'));
       }
     }
   }
@@ -132,10 +133,8 @@ class Connection implements WatchedConnection {
   }
 
   private error(err: unknown, messageId: unknown): void {
-    const e = toDbError(err);
-    const r = this.dispatcher.report(err, { method: 'WS', url: '/api/ws' });
-    const message = typeof r.body.error === 'string' ? r.body.error : String(r.body.message ?? e.message);
-    this.send({ type: 'Error', code: r.status, message, ...(messageId !== undefined ? { messageId } : {}) });
+    const requestId = this.dispatcher.report(err, { method: 'WS', url: '/api/ws' });
+    this.send(wsErrorFrame(err, requestId, messageId));
   }
 
   private async onFrame(data: Buffer, isBinary: boolean): Promise<void> {
@@ -225,7 +224,7 @@ class Connection implements WatchedConnection {
   private push(msg: Record<string, unknown>, cacheOn?: Cached): void {
     if (this.closed) return;
     if (this.ws.bufferedAmount > this.opts.maxQueuedBytes) {
-      this.send({ type: 'Error', code: 503, message: `Slow consumer: more than ${this.opts.maxQueuedBytes} bytes unsent; closing the connection` });
+      this.send(wsErrorFrame(new SlowConsumer(`Slow consumer: more than ${this.opts.maxQueuedBytes} bytes unsent; closing the connection`), 'ws'));
       this.dispatcher.log('warn', `dropped a slow WebSocket subscriber: more than ${this.opts.maxQueuedBytes} bytes unsent`, { keyId: this.grant.keyId, collections: [...this.subs.keys()] });
       this.closed = true;
       this.cleanup();
@@ -256,5 +255,5 @@ function chatReply(type: string, payload: Record<string, any>, hasMessageId: boo
   const message = `${type} is not supported by this server yet`;
   if (type === 'ChatSend') return { type: 'ChatStreamError', payload: { chat_id: typeof payload.chat_id === 'string' ? payload.chat_id : '', error: message } };
   if (type === 'CancelChat') return hasMessageId ? success(null) : undefined;
-  return { type: 'Error', code: 501, message };
+  return wsErrorFrame(new NotImplemented(message), 'ws');
 }
