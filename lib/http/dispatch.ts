@@ -85,9 +85,9 @@ export class Dispatcher {
         const rate = this.limit(principal);
         if (rate) Object.assign(headers, rateHeaders(rate));
       }
+      // Path parameters win over query parameters of the same name.
       const raw: RawInput = {
-        params,
-        query: parseQuery(qAt < 0 ? '' : req.url.slice(qAt + 1)),
+        args: Object.assign(parseQuery(qAt < 0 ? '' : req.url.slice(qAt + 1)), params),
         body: decodeBody(req.body, header(req, 'content-type')),
       };
       const ctx = this.context(principal, requestId, clientAddress(req.remoteAddress, req.headers['x-forwarded-for'], this.trustProxy));

@@ -22,10 +22,16 @@ export interface Procedure<I = unknown, O = unknown> {
   readonly handler: (input: I, ctx: Context) => O | Promise<O>;
 }
 
-/** What a transport hands over: path params, query string and decoded body. */
+/**
+ * A procedure's arguments as a transport hands them over, before parsing:
+ * named arguments and the body. Over HTTP the named arguments are the path
+ * parameters and the query string (strings, a repeated parameter a list; a
+ * path parameter wins over a query parameter of the same name). WebSocket
+ * adapters pass the payload's own values (a boolean is a boolean). The
+ * helpers of input.ts read them, so every transport gets the same checks.
+ */
 export interface RawInput {
-  readonly params: Readonly<Record<string, string>>;
-  readonly query: Readonly<Record<string, string | string[]>>;
+  readonly args: Readonly<Record<string, unknown>>;
   readonly body: unknown;
 }
 

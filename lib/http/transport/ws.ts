@@ -27,7 +27,7 @@ import { decodeBody, toJson } from '../codec.js';
 import { showHeader } from '../content-type.js';
 import { fromHandshakeError } from './framework-errors.js';
 import { writeToSocket } from './socket-response.js';
-import { MESSAGES, UNSUPPORTED } from '../messages.js';
+import { messageArgs, WS_MESSAGE_TYPES, type WsMessageType } from '../messages.js';
 import { Notifier, type Subscriber } from '../notifier.js';
 import { checkCollectionAccess } from '../permissions.js';
 import type { CredentialWatch, WatchedConnection } from '../credential-watch.js';
@@ -169,26 +169,26 @@ class Connection implements WatchedConnection {
       this.end(toDbError(err), messageId);
       return;
     }
-    if (type === 'Hello') {
+    const entry = Object.hasOwn(WS_MESSAGE_TYPES, type) ? WS_MESSAGE_TYPES[type]! : undefined;
+    if (!entry) throw new InvalidInput(`Unknown message type '${type}'`);
+    if ('connection' in entry && entry.connection === 'hello') {
       const formats: unknown[] = Array.isArray(payload.formats) ? payload.formats : [];
       const format = formats.includes('msgpack') ? 'msgpack' : 'json';
       this.send({ type: 'Welcome', payload: { format } }, true);
       this.format = format;
       return;
     }
-    const reply = await this.reply(type, payload, messageId !== undefined, principal);
+    const reply = await this.reply(entry, type, payload, messageId !== undefined, principal);
     if (reply) this.send(messageId === undefined ? reply : { ...reply, messageId });
   }
 
   /** The reply to one request, without its messageId; undefined when the protocol wants none. */
-  private async reply(type: string, payload: Record<string, any>, hasMessageId: boolean, principal: Principal): Promise<Record<string, unknown> | undefined> {
-    if (type === 'Subscribe') return this.subscribe(payload, principal);
-    if (type === 'Unsubscribe') return this.unsubscribe(payload);
-    if (UNSUPPORTED.has(type)) return chatReply(type, payload, hasMessageId);
-    const route = MESSAGES[type];
-    if (!route) throw new InvalidInput(`Unknown message type '${type}'`);
-    const result = await this.dispatcher.call(route.procedure, route.toRaw(payload), principal);
-    return success(route.toData ? route.toData(result) : result ?? null);
+  private async reply(entry: WsMessageType, type: string, payload: Record<string, any>, hasMessageId: boolean, principal: Principal): Promise<Record<string, unknown> | undefined> {
+    if ('stream' in entry) return this.subscribe(payload, principal);
+    if ('connection' in entry) return this.unsubscribe(payload);
+    if ('notServed' in entry) return chatReply(type, payload, hasMessageId);
+    const result = await this.dispatcher.call(entry.procedure, messageArgs(entry, payload), principal);
+    return success(entry.data ? entry.data(result) : result ?? null);
   }
 
   private subscribe(payload: Record<string, any>, principal: Principal): Record<string, unknown> {
