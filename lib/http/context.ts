@@ -30,6 +30,8 @@ export interface Services {
   readonly ripples: import('./ripple/ripple-manager.js').RippleManager;
   /** Failed token exchanges per client address (brute-force protection). */
   readonly authFailures: import('./auth-failures.js').AuthFailureLimiter;
+  /** Subscriptions to committed changes (stream procedures). */
+  readonly changes: import('../engine/index.js').ChangeNotifier;
   readonly version: string;
 }
 
@@ -40,4 +42,6 @@ export interface Context extends Services {
   readonly typed: boolean;
   /** Where an HTTP request came from (client-address.ts); undefined on other transports. */
   readonly clientAddress: string | undefined;
+  /** Fires when the caller is gone or cancelled (a stream's client closed or unsubscribed); never for a single answer today. */
+  readonly signal: AbortSignal;
 }

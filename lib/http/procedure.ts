@@ -1,15 +1,25 @@
 /**
  * Typed procedures: each operation is declared once with its access level,
- * input parser and handler; HTTP routes (and later WebSocket messages) are
- * thin adapters over `callProcedure`, so validation, permissions and errors
- * are identical on every transport.
+ * input parser and handler; HTTP routes and WebSocket messages are thin
+ * adapters over `callProcedure`, so validation, permissions and errors are
+ * identical on every transport.
+ *
+ * A `stream` procedure's handler returns an async iterable of events, and
+ * stops when `ctx.signal` fires (the client went away or unsubscribed);
+ * stream/stream-renderer.ts turns the events into SSE or WebSocket frames.
  */
 import { Forbidden, MESSAGES, NotFound } from '../errors.js';
-import type { Context } from './context.js';
+import type { Context, Principal } from './context.js';
 import { checkCollectionAccess } from './permissions.js';
 
 export type Access = 'public' | 'user' | 'admin';
-export type Kind = 'query' | 'mutation';
+export type Kind = 'query' | 'mutation' | 'stream';
+
+/** One event of a stream procedure: its name (an SSE `event:`, a WebSocket type by table) and data. */
+export interface StreamEvent {
+  readonly event: string;
+  readonly data: unknown;
+}
 
 export interface Procedure<I = unknown, O = unknown> {
   readonly name: string;
@@ -56,16 +66,39 @@ export function buildRegistry(list: ReadonlyArray<Procedure<any, any>>): Registr
 }
 
 /**
- * The one entry point: look up, check access, parse input, check collection
- * permissions and read-only mode, run the handler.
+ * The one entry point: look up, check the kind, check access, parse input,
+ * check collection permissions and read-only mode, run the handler.
+ * `as` says what the caller serves: a single answer (`call`) or a stream,
+ * whose result is the handler's AsyncIterable<StreamEvent>.
  */
-export async function callProcedure(registry: Registry, name: string, raw: RawInput, ctx: Context): Promise<unknown> {
+export async function callProcedure(registry: Registry, name: string, raw: RawInput, ctx: Context, as: 'call' | 'stream' = 'call'): Promise<unknown> {
   const proc = registry.get(name);
   if (!proc) throw new NotFound(`Unknown procedure '${name}'`);
+  // A table naming a stream for a single answer (or the reverse) is a bug in the table, not in the request.
+  if ((proc.kind === 'stream') !== (as === 'stream')) throw new Error(`procedure '${name}' is a ${proc.kind}, served as a ${as}`);
   if (proc.access === 'admin' && !ctx.principal?.admin) throw new Forbidden(MESSAGES.adminRequired);
   const input = proc.input(raw);
   const scope = proc.collection?.(input);
   if (scope && ctx.principal) checkCollectionAccess(ctx.principal, scope.name, scope.mode, scope.fields);
   if (proc.kind === 'mutation' && ctx.db.readOnly) throw ctx.db.storage.refuse();
   return proc.handler(input, ctx);
+}
+
+/**
+ * For an open stream, when its caller's key changed: throws what
+ * `callProcedure` would throw now for the same arguments (admin flag,
+ * collection permissions), so the transport can end the stream.
+ */
+export function recheckAccess(registry: Registry, name: string, raw: RawInput, principal: Principal): void {
+  const proc = registry.get(name);
+  if (!proc) throw new NotFound(`Unknown procedure '${name}'`);
+  if (proc.access === 'admin' && !principal.admin) throw new Forbidden(MESSAGES.adminRequired);
+  const scope = proc.collection?.(proc.input(raw));
+  if (scope) checkCollectionAccess(principal, scope.name, scope.mode, scope.fields);
+}
+
+/** The collection a procedure's arguments name as its scope, if any (for log lines about a stream). */
+export function scopeOf(registry: Registry, name: string, raw: RawInput): string | undefined {
+  const proc = registry.get(name);
+  return proc?.collection?.(proc.input(raw))?.name;
 }
