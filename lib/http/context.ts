@@ -3,22 +3,9 @@
  * caller, never the transport's request or response objects.
  */
 import type { Database } from '../engine/index.js';
-import type { ApiKeyRecord } from '../engine/index.js';
+import type { Principal } from './principal.js';
 
-export interface Principal {
-  readonly keyId: string;
-  readonly admin: boolean;
-  readonly key: ApiKeyRecord;
-  /** The verified token the caller presented; connections re-check it for their whole life. */
-  readonly grant: TokenGrant;
-}
-
-/** What a verified token names: the key, the fingerprint of its secret at issue, and the expiry (ms). */
-export interface TokenGrant {
-  readonly keyId: string;
-  readonly kfp: string;
-  readonly expMs: number;
-}
+export type { Principal, TokenGrant } from './principal.js';
 
 export interface Services {
   readonly db: Database;
