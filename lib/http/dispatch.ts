@@ -99,7 +99,8 @@ export class Dispatcher {
       if (streaming && req.method !== 'GET') throw new MethodNotAllowed('Method Not Allowed');
       const query = parseQuery(qAt < 0 ? '' : req.url.slice(qAt + 1));
       let principal: Principal | undefined;
-      if (proc && proc.access !== 'public') {
+      // A stream always has a caller: its credentials are watched for its whole life.
+      if (proc && (proc.access !== 'public' || streaming)) {
         // Streams also take the token as a query parameter: EventSource cannot send headers.
         principal = await this.services.tokens.authenticate(header(req, 'authorization'), streaming ? firstOf(query.token) : undefined);
         const rate = this.limit(principal);
@@ -108,8 +109,8 @@ export class Dispatcher {
       // Path parameters win over query parameters of the same name.
       const raw: RawInput = { args: Object.assign(query, params), body: decodeBody(req.body, header(req, 'content-type')) };
       const address = clientAddress(req.remoteAddress, req.headers['x-forwarded-for'], this.trustProxy);
-      if (streaming) {
-        const stream = await this.open(target.procedure, raw, principal!, requestId, address);
+      if (streaming && principal) {
+        const stream = await this.open(target.procedure, raw, principal, requestId, address);
         if (startedAt !== undefined) logAccess(this.services.log, { method: req.method, route, url: req.url, status: 200, startedAt, requestId, bytesOut: 0 });
         return { status: 200, headers, body: EMPTY, stream };
       }
