@@ -63,12 +63,19 @@ export const sseDataFrames: FrameFormat = {
  * the type from `types`. `encoding` is read per frame: Hello may switch it.
  */
 export function wsFrames(reply: string, types: Readonly<Record<string, string>>, messageId: unknown, encoding: () => WsEncoding): FrameFormat {
+  // Cache keys made once per stream, not per frame: a fan-out looks one up per subscriber.
+  const keys: Record<WsEncoding, Map<string, string>> = { json: new Map(), msgpack: new Map() };
+  const wsCacheKey = (enc: WsEncoding, type: string): string => {
+    let key = keys[enc].get(type);
+    if (key === undefined) keys[enc].set(type, (key = `ws-${enc}:${type}`));
+    return key;
+  };
   return {
     frame: (e) => {
       const enc = encoding();
       if (e.event === reply) return encodeWs({ type: 'Success', payload: { data: e.data }, ...(messageId !== undefined ? { messageId } : {}) }, enc);
       const type = types[e.event] ?? e.event;
-      return cached(e.data, `ws-${enc}:${type}`, () => encodeWs({ type, payload: e.data }, enc));
+      return cached(e.data, wsCacheKey(enc, type), () => encodeWs({ type, payload: e.data }, enc));
     },
     error: (err) => encodeWs(wsErrorFrame(err, 'ws'), encoding()),
   };

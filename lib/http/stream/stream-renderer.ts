@@ -15,6 +15,7 @@ import { SlowConsumer, toDbError } from '../../errors.js';
 import type { StreamEvent } from '../procedure.js';
 import type { ServerLog } from '../log/server-log.js';
 import type { Frame, FrameFormat } from './frame-formats.js';
+import { EventQueue } from './event-queue.js';
 
 /** Where frames go: a WebSocket or an HTTP response. */
 export interface FrameSink {
@@ -68,6 +69,7 @@ export class StreamRenderer {
    * an event it refuses is skipped. A failing stream ends with its error frame.
    */
   async run(events: AsyncIterable<StreamEvent>, deliver: () => boolean = () => true): Promise<void> {
+    if (events instanceof EventQueue) return this.listen(events, deliver);
     try {
       for await (const e of events) {
         if (this.over || this.signal.aborted) break;
@@ -77,5 +79,15 @@ export class StreamRenderer {
       if (toDbError(err).status >= 500) this.policy.log('error', 'a stream failed', err);
       this.fail(err);
     }
+  }
+
+  /** The same loop for a queue that can push: each event is written inside the producer's call. */
+  private listen(queue: EventQueue<StreamEvent>, deliver: () => boolean): Promise<void> {
+    return new Promise((resolve) => {
+      queue.listen((e) => {
+        if (this.over || this.signal.aborted) queue.end();
+        else if (deliver() && !this.emit(e)) queue.end();
+      }, resolve);
+    });
   }
 }

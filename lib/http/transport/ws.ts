@@ -39,6 +39,8 @@ import type { Principal, TokenGrant } from '../context.js';
 /** The upgrade's route, as the access log names it. */
 const WS_ROUTE = '/api/ws';
 
+const BINARY = { binary: true } as const;
+
 /** Close code sent after the final Error when the token expired or the key was revoked (application range, like HTTP 401). */
 export const CLOSE_UNAUTHORIZED = 4001;
 
@@ -94,7 +96,11 @@ class Connection implements WatchedConnection {
     this.grant = principal.grant;
     this.sink = {
       queued: () => this.ws.bufferedAmount,
-      write: (frame) => { if (!this.closed && this.ws.readyState === this.ws.OPEN) this.ws.send(frame, { binary: typeof frame !== 'string' }); },
+      write: (frame) => {
+        if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+        if (typeof frame === 'string') this.ws.send(frame);
+        else this.ws.send(frame, BINARY);
+      },
     };
     watch.add(this, principal);
     ws.on('message', (data: Buffer, isBinary: boolean) => { void this.onFrame(data, isBinary); });
