@@ -46,9 +46,10 @@ export interface ChangeSource {
   readonly state: DbState;
 }
 
-interface Subscriber extends ChangeListener {
+interface Subscriber {
   readonly collection: string;
   readonly filter: ChangeFilter | undefined;
+  readonly listener: ChangeListener;
 }
 
 export class ChangeNotifier {
@@ -59,7 +60,7 @@ export class ChangeNotifier {
   }
 
   subscribe(collection: string, filter: ChangeFilter | undefined, listener: ChangeListener): ChangeSubscription {
-    const s: Subscriber = { collection, filter, mutation: (n) => listener.mutation(n), schema: (n) => listener.schema(n) };
+    const s: Subscriber = { collection, filter, listener };
     let set = this.byCollection.get(collection);
     if (!set) this.byCollection.set(collection, (set = new Set()));
     set.add(s);
@@ -100,15 +101,15 @@ export class ChangeNotifier {
       // Unfiltered subscribers share one notice object (transports may serialise it once).
       let shared: MutationNotice | undefined;
       for (const s of subs) {
-        if (s.filter === undefined) { s.mutation(shared ??= notice(changes)); continue; }
+        if (s.filter === undefined) { s.listener.mutation(shared ??= notice(changes)); continue; }
         const mine = changes.filter((c) => matches(c, s.filter!));
-        if (mine.length > 0) s.mutation(notice(mine));
+        if (mine.length > 0) s.listener.mutation(notice(mine));
       }
     }
     for (const c of info.schemaChanged) {
       const meta = this.db.state.collections.get(c)?.meta;
       const n = { collection: c, version: meta?.schema?.version ?? 1, primary_key_alias: meta?.schema?.primary_key_alias ?? 'id' };
-      for (const s of this.byCollection.get(c) ?? []) s.schema(n);
+      for (const s of this.byCollection.get(c) ?? []) s.listener.schema(n);
     }
   }
 }

@@ -32,30 +32,39 @@ export function encodeWs(msg: Record<string, unknown>, encoding: WsEncoding): Fr
 const FRAMES = Symbol('frames');
 type Cached = { [FRAMES]?: Map<string, Frame> };
 
-/** The frame of `data` under `key`, encoded once per payload object. */
-function cached(data: unknown, key: string, encode: () => Frame): Frame {
-  if (data === null || typeof data !== 'object') return encode();
+/** One frame shape: its cache key and its encoder of a payload. */
+interface Encoder { readonly key: string; encode(data: unknown): Frame }
+
+/** The frame of `data` in the encoder's shape, encoded once per payload object. */
+function cached(data: unknown, encoder: Encoder): Frame {
+  if (data === null || typeof data !== 'object') return encoder.encode(data);
   const holder = data as Cached;
   let frames = holder[FRAMES];
   if (!frames) Object.defineProperty(holder, FRAMES, { value: (frames = new Map()), enumerable: false });
-  let frame = frames.get(key);
-  if (frame === undefined) frames.set(key, (frame = encode()));
+  let frame = frames.get(encoder.key);
+  if (frame === undefined) frames.set(encoder.key, (frame = encoder.encode(data)));
   return frame;
 }
 
 const sseError = (err: unknown): Frame => `event: error\ndata: ${toJson(sseErrorData(err, 'sse'))}\n\n`;
 
 /** `event: <name>` + `data: <json>` per event. */
-export const sseEventFrames: FrameFormat = {
-  frame: (e) => cached(e.data, `sse:${e.event}`, () => `event: ${e.event}\ndata: ${toJson(e.data)}\n\n`),
-  error: sseError,
-};
+export function sseEventFrames(): FrameFormat {
+  const encoders = new Map<string, Encoder>();
+  const encoderOf = (event: string): Encoder => {
+    let encoder = encoders.get(event);
+    if (encoder === undefined) encoders.set(event, (encoder = { key: `sse:${event}`, encode: (data) => `event: ${event}\ndata: ${toJson(data)}\n\n` }));
+    return encoder;
+  };
+  return { frame: (e) => cached(e.data, encoderOf(e.event)), error: sseError };
+}
+
+const SSE_DATA: Encoder = { key: 'sse-data', encode: (data) => `data: ${toJson(data)}\n\n` };
 
 /** `data: <json>` per event; the error still has its `event: error` line, as chat clients expect. */
-export const sseDataFrames: FrameFormat = {
-  frame: (e) => cached(e.data, 'sse-data', () => `data: ${toJson(e.data)}\n\n`),
-  error: sseError,
-};
+export function sseDataFrames(): FrameFormat {
+  return { frame: (e) => cached(e.data, SSE_DATA), error: sseError };
+}
 
 /**
  * WebSocket frames of one request's stream: the event named `reply` is the
@@ -63,19 +72,21 @@ export const sseDataFrames: FrameFormat = {
  * the type from `types`. `encoding` is read per frame: Hello may switch it.
  */
 export function wsFrames(reply: string, types: Readonly<Record<string, string>>, messageId: unknown, encoding: () => WsEncoding): FrameFormat {
-  // Cache keys made once per stream, not per frame: a fan-out looks one up per subscriber.
-  const keys: Record<WsEncoding, Map<string, string>> = { json: new Map(), msgpack: new Map() };
-  const wsCacheKey = (enc: WsEncoding, type: string): string => {
-    let key = keys[enc].get(type);
-    if (key === undefined) keys[enc].set(type, (key = `ws-${enc}:${type}`));
-    return key;
+  // Encoders made once per stream and event, not per frame: a fan-out looks one up per subscriber.
+  const encoders: Record<WsEncoding, Map<string, Encoder>> = { json: new Map(), msgpack: new Map() };
+  const encoderOf = (enc: WsEncoding, event: string): Encoder => {
+    let encoder = encoders[enc].get(event);
+    if (encoder === undefined) {
+      const type = types[event] ?? event;
+      encoders[enc].set(event, (encoder = { key: `ws-${enc}:${type}`, encode: (data) => encodeWs({ type, payload: data }, enc) }));
+    }
+    return encoder;
   };
   return {
     frame: (e) => {
       const enc = encoding();
       if (e.event === reply) return encodeWs({ type: 'Success', payload: { data: e.data }, ...(messageId !== undefined ? { messageId } : {}) }, enc);
-      const type = types[e.event] ?? e.event;
-      return cached(e.data, wsCacheKey(enc, type), () => encodeWs({ type, payload: e.data }, enc));
+      return cached(e.data, encoderOf(enc, e.event));
     },
     error: (err) => encodeWs(wsErrorFrame(err, 'ws'), encoding()),
   };

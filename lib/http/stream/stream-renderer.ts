@@ -37,14 +37,20 @@ export interface SlowConsumerPolicy {
 }
 
 export class StreamRenderer {
+  /** No more events: the stream failed or its reader was dropped. */
   private over = false;
+  /** The signal fired (kept as a field: reading `signal.aborted` per event costs more than the rest of a fan-out). */
+  private cancelled: boolean;
 
   constructor(private readonly sink: FrameSink, private readonly format: FrameFormat,
-    private readonly policy: SlowConsumerPolicy, private readonly signal: AbortSignal) {}
+    private readonly policy: SlowConsumerPolicy, signal: AbortSignal) {
+    this.cancelled = signal.aborted;
+    signal.addEventListener('abort', () => { this.cancelled = true; }, { once: true });
+  }
 
   /** Writes one event; false once the stream is over (cancelled, failed, or its reader dropped). */
   emit(e: StreamEvent): boolean {
-    if (this.over || this.signal.aborted) return false;
+    if (this.over || this.cancelled) return false;
     const p = this.policy;
     if (this.sink.queued() > p.maxQueuedBytes) {
       this.fail(new SlowConsumer(`Slow consumer: more than ${p.maxQueuedBytes} bytes unsent; closing the ${p.closing}`));
@@ -72,7 +78,7 @@ export class StreamRenderer {
     if (events instanceof EventQueue) return this.listen(events, deliver);
     try {
       for await (const e of events) {
-        if (this.over || this.signal.aborted) break;
+        if (this.over || this.cancelled) break;
         if (deliver() && !this.emit(e)) break;
       }
     } catch (err) {
@@ -85,7 +91,7 @@ export class StreamRenderer {
   private listen(queue: EventQueue<StreamEvent>, deliver: () => boolean): Promise<void> {
     return new Promise((resolve) => {
       queue.listen((e) => {
-        if (this.over || this.signal.aborted) queue.end();
+        if (this.over || this.cancelled) queue.end();
         else if (deliver() && !this.emit(e)) queue.end();
       }, resolve);
     });

@@ -27,7 +27,7 @@ export function serveSse(req: IncomingMessage, res: ServerResponse, answer: Http
   res.writeHead(200, { ...SSE_HEADERS, ...answer.headers });
   const renderer = new StreamRenderer(
     { queued: () => res.writableLength, write: (frame) => { if (!res.writableEnded) res.write(frame); } },
-    sseEventFrames,
+    sseEventFrames(),
     {
       maxQueuedBytes: opts.maxQueuedBytes, transport: 'SSE', closing: 'stream', log: dispatcher.log,
       describe: () => ({ keyId: stream.principal.keyId, collections: stream.collection === undefined ? [] : [stream.collection] }),

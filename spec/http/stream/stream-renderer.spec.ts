@@ -22,16 +22,16 @@ function setup(queuedBytes = 0) {
     drop: () => { dropped += 1; controller.abort(); },
   };
   const sink = { queued: () => queuedBytes, write: (f: Frame) => { frames.push(f); } };
-  const renderer = new StreamRenderer(sink, sseEventFrames, policy, controller.signal);
+  const renderer = new StreamRenderer(sink, sseEventFrames(), policy, controller.signal);
   return { frames, warnings, dropped: () => dropped, controller, renderer };
 }
 
 describe('stream renderer', () => {
   it('renders SSE event frames and data frames, and errors as an error event with the HTTP body', () => {
     const e: StreamEvent = { event: 'mutation', data: { a: 1 } };
-    expect(sseEventFrames.frame(e)).to.equal('event: mutation\ndata: {"a":1}\n\n');
-    expect(sseDataFrames.frame({ event: 'chunk', data: { t: 'x' } })).to.equal('data: {"t":"x"}\n\n');
-    expect(sseEventFrames.error(new Forbidden('no'))).to.equal('event: error\ndata: {"error":"no"}\n\n');
+    expect(sseEventFrames().frame(e)).to.equal('event: mutation\ndata: {"a":1}\n\n');
+    expect(sseDataFrames().frame({ event: 'chunk', data: { t: 'x' } })).to.equal('data: {"t":"x"}\n\n');
+    expect(sseEventFrames().error(new Forbidden('no'))).to.equal('event: error\ndata: {"error":"no"}\n\n');
   });
 
   it('renders WebSocket frames: the reply event as the Success with its messageId, others by type, in the current encoding', () => {
@@ -47,8 +47,8 @@ describe('stream renderer', () => {
 
   it('encodes a shared payload once per format', () => {
     const data = { shared: true };
-    const a = sseEventFrames.frame({ event: 'mutation', data });
-    expect(sseEventFrames.frame({ event: 'mutation', data })).to.equal(a);
+    const a = sseEventFrames().frame({ event: 'mutation', data });
+    expect(sseEventFrames().frame({ event: 'mutation', data })).to.equal(a);
     expect(JSON.stringify(data)).to.equal('{"shared":true}');
   });
 
