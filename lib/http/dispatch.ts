@@ -145,9 +145,12 @@ export class Dispatcher {
     return result instanceof WithStatus ? result.body : result;
   }
 
-  /** Opens a stream procedure for a non-HTTP transport (WebSocket Subscribe), with the same checks. */
+  /**
+   * Opens a stream procedure for a non-HTTP transport (WebSocket Subscribe),
+   * with the same checks except the request quota, which a WebSocket
+   * Subscribe has never counted against.
+   */
   openStream(procedure: string, raw: RawInput, principal: Principal): Promise<OpenStream> {
-    this.limit(principal);
     return this.open(procedure, raw, principal, randomUUID());
   }
 
