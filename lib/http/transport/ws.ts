@@ -188,7 +188,7 @@ class Connection implements WatchedConnection {
   /** The reply to one request, without its messageId; undefined when the protocol wants none. */
   private async reply(entry: Exclude<WsMessageType, StreamMessage>, type: string, payload: Record<string, any>, hasMessageId: boolean,
     principal: Principal): Promise<Record<string, unknown> | undefined> {
-    if ('connection' in entry) return this.unsubscribe(payload);
+    if ('connection' in entry) return entry.connection === 'unsubscribe' ? this.unsubscribe(payload) : undefined;
     if ('notServed' in entry) return chatReply(type, payload, hasMessageId);
     const result = await this.dispatcher.call(entry.procedure, messageArgs(entry, payload), principal);
     return success(entry.data ? entry.data(result) : result ?? null);
@@ -205,6 +205,8 @@ class Connection implements WatchedConnection {
   /** Opens a stream procedure; its first event is the request's Success, the rest are frames until it ends. */
   private async openStream(entry: StreamMessage, payload: Record<string, any>, messageId: unknown, principal: Principal): Promise<void> {
     const open = await this.dispatcher.openStream(entry.stream, messageArgs(entry, payload), principal);
+    // The connection may have ended while the stream opened: nothing would ever cancel it.
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) { open.cancel(); return; }
     const key = entry.key(payload);
     this.stopStream(key);
     const renderer = new StreamRenderer(this.sink, wsFrames(entry.reply, entry.frames, messageId, () => this.encoding), {
