@@ -24,6 +24,8 @@ const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-
 export function serveSse(req: IncomingMessage, res: ServerResponse, answer: HttpResponse & { stream: OpenStream }, dispatcher: Dispatcher): void {
   const opts = dispatcher.streams!;
   const { stream } = answer;
+  // The client may have gone while the stream opened: no close event would come to cancel it.
+  if (!res.socket || res.socket.destroyed) { stream.cancel(); return; }
   res.writeHead(200, { ...SSE_HEADERS, ...answer.headers });
   const renderer = new StreamRenderer(
     { queued: () => res.writableLength, write: (frame) => { if (!res.writableEnded) res.write(frame); } },
