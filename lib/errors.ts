@@ -21,9 +21,15 @@
  * | RATE_LIMITED      | 429  | per-key request quota, failed token exchanges         |
  * | HEADERS_TOO_LARGE | 431  | request headers past the HTTP parser's size limit     |
  * | INTERNAL          | 500  | any non-DbError throw, i.e. a bug                     |
+ * | NOT_IMPLEMENTED   | 501  | a protocol message this server does not serve yet     |
  * | UPSTREAM_FAILED   | 502  | LLM provider or outbound HTTP failure                 |
  * | UNAVAILABLE       | 503  | read-only after a log failure, overload, shutdown     |
  * | TIMEOUT           | 504  | time budget exceeded                                  |
+ *
+ * A failure with more to say than a message is a typed value (Overloaded,
+ * RateLimited, TransactionConflict, ProviderFailed, StepFailed, SlowConsumer):
+ * it carries its facts as fields, and lib/http/error-body.ts alone decides
+ * how they look on each transport (body members, headers, frames).
  */
 
 export type ErrorCode =
@@ -41,6 +47,7 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'HEADERS_TOO_LARGE'
   | 'INTERNAL'
+  | 'NOT_IMPLEMENTED'
   | 'UPSTREAM_FAILED'
   | 'UNAVAILABLE'
   | 'TIMEOUT';
@@ -60,6 +67,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   RATE_LIMITED: 429,
   HEADERS_TOO_LARGE: 431,
   INTERNAL: 500,
+  NOT_IMPLEMENTED: 501,
   UPSTREAM_FAILED: 502,
   UNAVAILABLE: 503,
   TIMEOUT: 504,
@@ -96,20 +104,11 @@ export abstract class DbError extends Error {
   abstract readonly code: ErrorCode;
   /** Structured details rendered as `details` in the body. */
   readonly details?: unknown;
-  /** Extra top-level body members (e.g. the 503 batch-overload counters, a 409 conflict list). */
-  readonly extra?: Record<string, unknown>;
-  /** Extra response headers (e.g. Retry-After). */
-  readonly headers?: Record<string, string>;
 
-  constructor(
-    message: string,
-    opts: { details?: unknown; extra?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown } = {},
-  ) {
+  constructor(message: string, opts: { details?: unknown; cause?: unknown } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     if (opts.details !== undefined) this.details = opts.details;
-    if (opts.extra !== undefined) this.extra = opts.extra;
-    if (opts.headers !== undefined) this.headers = opts.headers;
   }
 
   get status(): number {
@@ -128,12 +127,115 @@ export class Conflict extends DbError { readonly code = 'CONFLICT' as const; }
 export class PayloadTooLarge extends DbError { readonly code = 'PAYLOAD_TOO_LARGE' as const; }
 export class UriTooLong extends DbError { readonly code = 'URI_TOO_LONG' as const; }
 export class UnsupportedMedia extends DbError { readonly code = 'UNSUPPORTED_MEDIA' as const; }
-export class RateLimited extends DbError { readonly code = 'RATE_LIMITED' as const; }
 export class HeadersTooLarge extends DbError { readonly code = 'HEADERS_TOO_LARGE' as const; }
 export class Internal extends DbError { readonly code = 'INTERNAL' as const; }
+export class NotImplemented extends DbError { readonly code = 'NOT_IMPLEMENTED' as const; }
 export class UpstreamFailed extends DbError { readonly code = 'UPSTREAM_FAILED' as const; }
 export class Unavailable extends DbError { readonly code = 'UNAVAILABLE' as const; }
 export class Timeout extends DbError { readonly code = 'TIMEOUT' as const; }
+
+/**
+ * A request or quota limit was reached (429). `retryAfter` is whole seconds;
+ * `limit`, `remaining` and `resetAt` (epoch seconds) are the window of a
+ * per-key quota, absent for limits without one (failed token exchanges).
+ */
+export class RateLimited extends DbError {
+  readonly code = 'RATE_LIMITED' as const;
+  readonly retryAfter?: number;
+  readonly limit?: number;
+  readonly remaining?: number;
+  readonly resetAt?: number;
+
+  constructor(message: string, opts: { retryAfter?: number; limit?: number; remaining?: number; resetAt?: number; cause?: unknown } = {}) {
+    super(message, { cause: opts.cause });
+    if (opts.retryAfter !== undefined) this.retryAfter = opts.retryAfter;
+    if (opts.limit !== undefined) this.limit = opts.limit;
+    if (opts.remaining !== undefined) this.remaining = opts.remaining;
+    if (opts.resetAt !== undefined) this.resetAt = opts.resetAt;
+  }
+}
+
+/** Too much concurrent work of one kind (the batch gate's 503): `active` of `max` slots are taken. */
+export class Overloaded extends DbError {
+  readonly code = 'UNAVAILABLE' as const;
+  constructor(message: string, readonly active: number, readonly max: number, readonly retryAfter: number) {
+    super(message);
+  }
+}
+
+/** One record a transaction's commit found changed since the transaction observed it. */
+export interface TxConflictEntry { readonly collection: string; readonly id?: string; readonly reason: string }
+
+/** A commit refused by validation (409): nothing was applied, and retrying the transaction may succeed. */
+export class TransactionConflict extends Conflict {
+  constructor(message: string, readonly transactionId: string, readonly conflicts: readonly TxConflictEntry[]) {
+    super(message);
+  }
+}
+
+/** How an LLM or embedding provider failed (product.md, "classified provider body"). */
+export type ProviderErrorKind =
+  | 'provider_not_configured' | 'provider_request_error' | 'provider_billing' | 'provider_rate_limited'
+  | 'provider_auth_failed' | 'provider_permission_denied' | 'provider_unavailable' | 'provider_unreachable';
+
+const PROVIDER_CODES: Record<ProviderErrorKind, ErrorCode> = {
+  provider_not_configured: 'INVALID_INPUT',
+  provider_request_error: 'INVALID_INPUT',
+  provider_billing: 'PAYMENT_REQUIRED',
+  provider_rate_limited: 'RATE_LIMITED',
+  provider_auth_failed: 'UPSTREAM_FAILED',
+  provider_permission_denied: 'UPSTREAM_FAILED',
+  provider_unavailable: 'UPSTREAM_FAILED',
+  provider_unreachable: 'UPSTREAM_FAILED',
+};
+
+/**
+ * A provider failure, classified. The status follows the kind: a provider's
+ * 401/403 is a 502 here, since 401/403 always mean the caller's own token.
+ * `providerStatus` is the provider's HTTP status, null when it never answered.
+ */
+export class ProviderFailed extends DbError {
+  readonly code: ErrorCode;
+  constructor(message: string, readonly kind: ProviderErrorKind, readonly provider: string,
+    readonly providerStatus: number | null, readonly retryAfterSecs?: number, cause?: unknown) {
+    super(message, { cause });
+    this.code = PROVIDER_CODES[kind];
+  }
+}
+
+/**
+ * A stored function's step failed: which step (`index`, `type`) and why.
+ * Status, message and details are the cause's.
+ */
+export class StepFailed extends DbError {
+  readonly code: ErrorCode;
+  constructor(readonly index: number, readonly type: string, cause: unknown) {
+    const c = toDbError(cause);
+    super(c.message, { cause, details: c.details });
+    this.code = c.code;
+  }
+}
+
+/** A WebSocket upgrade asking for a protocol version we do not speak; RFC 6455 4.4 has the answer name ours. */
+export class WsVersionRefused extends InvalidInput {
+  constructor(message: string, readonly supportedVersions: string) {
+    super(message);
+  }
+}
+
+/** A subscription ended because its caller lost a right it needs; the status is the cause's. */
+export class SubscriptionEnded extends DbError {
+  readonly code: ErrorCode;
+  constructor(message: string, cause: DbError) {
+    super(message, { cause });
+    this.code = cause.code;
+  }
+}
+
+/** A subscriber that stopped reading: more than its queue allows is unsent, so its stream is dropped. */
+export class SlowConsumer extends DbError {
+  readonly code = 'UNAVAILABLE' as const;
+}
 
 /**
  * A write refused because the engine is read-only after a storage failure.

@@ -50,7 +50,7 @@ export class AuthFailureLimiter {
     const retryAfter = Math.max(1, Math.ceil((w.start + this.windowMs - nowMs) / 1000));
     throw new RateLimited(
       `Too many failed token requests from this address (${this.opts.limit} per ${this.opts.windowSecs} s); retry after ${retryAfter} s`,
-      { headers: { 'Retry-After': String(retryAfter) } },
+      { retryAfter },
     );
   }
 

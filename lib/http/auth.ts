@@ -11,7 +11,7 @@ import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { InvalidInput, MESSAGES, Unauthorized } from '../errors.js';
 import type { ApiKeyRecord, Database } from '../engine/index.js';
-import type { Principal, TokenGrant } from './context.js';
+import type { Principal, TokenGrant } from './principal.js';
 
 /** Verified tokens, so each request does not pay jose's async verification again. */
 const CACHE_LIMIT = 10_000;

@@ -3,7 +3,7 @@
  * request is answered 503 with the body the clients know:
  * `{error, active_operations, max_concurrent, retry_after_seconds}`.
  */
-import { Unavailable } from '../errors.js';
+import { Overloaded } from '../errors.js';
 
 export class BatchGate {
   private active = 0;
@@ -11,10 +11,7 @@ export class BatchGate {
   /** Takes a slot or throws the 503. Release it with the returned function. */
   acquire(max: number): () => void {
     if (this.active >= max) {
-      throw new Unavailable('Too many concurrent batch operations', {
-        extra: { error: 'Too many concurrent batch operations; retry shortly', active_operations: this.active, max_concurrent: max, retry_after_seconds: 1 },
-        headers: { 'Retry-After': '1' },
-      });
+      throw new Overloaded('Too many concurrent batch operations; retry shortly', this.active, max, 1);
     }
     this.active += 1;
     let released = false;

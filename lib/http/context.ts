@@ -3,22 +3,9 @@
  * caller, never the transport's request or response objects.
  */
 import type { Database, Session } from '../engine/index.js';
-import type { ApiKeyRecord } from '../engine/index.js';
+import type { Principal } from './principal.js';
 
-export interface Principal {
-  readonly keyId: string;
-  readonly admin: boolean;
-  readonly key: ApiKeyRecord;
-  /** The verified token the caller presented; connections re-check it for their whole life. */
-  readonly grant: TokenGrant;
-}
-
-/** What a verified token names: the key, the fingerprint of its secret at issue, and the expiry (ms). */
-export interface TokenGrant {
-  readonly keyId: string;
-  readonly kfp: string;
-  readonly expMs: number;
-}
+export type { Principal, TokenGrant } from './principal.js';
 
 export interface Services {
   readonly db: Database;
@@ -30,6 +17,8 @@ export interface Services {
   readonly ripples: import('./ripple/ripple-manager.js').RippleManager;
   /** Failed token exchanges per client address (brute-force protection). */
   readonly authFailures: import('./auth-failures.js').AuthFailureLimiter;
+  /** Subscriptions to committed changes (stream procedures). */
+  readonly changes: import('../engine/index.js').ChangeNotifier;
   readonly version: string;
 }
 
@@ -42,4 +31,6 @@ export interface Context extends Services {
   readonly clientAddress: string | undefined;
   /** Where statements run (auto-commit, or the procedure's transaction): set by the gate in callProcedure. */
   session: Session;
+  /** Fires when the caller is gone or cancelled (a stream's client closed or unsubscribed); never for a single answer today. */
+  readonly signal: AbortSignal;
 }

@@ -2,28 +2,29 @@
  * Transport-agnostic request handling: route, authenticate, rate-limit,
  * decode, call the procedure, encode. The fastify server and the express
  * adapter are both thin shells around `Dispatcher.handle`, so they behave
- * identically. Every error answer, from here or from a transport, is built
+ * identically. A route naming a stream procedure (GET /api/subscribe/{c})
+ * is answered with an open stream instead of a body, which the transport
+ * hands to transport/sse.ts; the WebSocket transport opens streams with
+ * `openStream`. Every error answer, from here or from a transport, is built
  * and logged by `failure` (log/request-log.ts), so 5xx are always logged with
  * their cause and URLs never carry secrets into the log. With the access log
  * on, every answer also gets its access line (log/access-log.ts); with it off
  * the hot path pays one boolean test.
  */
 import { randomUUID } from 'node:crypto';
-import { DbError, PayloadTooLarge } from '../errors.js';
-import { callProcedure, WithStatus, type RawInput, type Registry } from './procedure.js';
+import { DbError, MethodNotAllowed, PayloadTooLarge } from '../errors.js';
+import { callProcedure, recheckAccess, scopeOf, WithStatus, type RawInput, type Registry, type StreamEvent } from './procedure.js';
 import { Router } from './router.js';
 import { ROUTES, type RouteTarget } from './routes.js';
 import { decodeBody, encodeBody, toJson } from './codec.js';
-import { renderError, type ErrorResponse } from './error-body.js';
+import { renderError } from './error-body.js';
 import { RateLimiter } from './rate-limit.js';
 import { clientAddress } from './client-address.js';
 import { checkSingletonHeaders } from './singleton-headers.js';
 import { logFailedRequest, type RequestSummary } from './log/request-log.js';
 import { logAccess } from './log/access-log.js';
 import type { ServerLog } from './log/server-log.js';
-import type { Notifier } from './notifier.js';
 import type { CredentialWatch } from './credential-watch.js';
-import { SSE_PREFIX } from './transport/sse-prefix.js';
 import type { Context, Principal, Services } from './context.js';
 
 export interface HttpRequest {
@@ -42,18 +43,33 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** Set for a stream procedure: the transport writes the head, then the events (transport/sse.ts); `body` is empty. */
+  stream?: OpenStream;
 }
+
+/** A stream procedure's open stream, as any transport serves it. */
+export interface OpenStream {
+  readonly events: AsyncIterable<StreamEvent>;
+  readonly principal: Principal;
+  /** Fires once the stream is cancelled. */
+  readonly signal: AbortSignal;
+  /** The collection it reads, if any (log lines). */
+  readonly collection: string | undefined;
+  /** Ends the stream: the procedure's `ctx.signal` fires and its events end. Idempotent. */
+  cancel(): void;
+  /** Throws when `principal` (the caller's changed key) may no longer run this stream. */
+  recheck(principal: Principal): void;
+}
+
+/** Shared by single answers: nothing cancels them today. */
+const NEVER = new AbortController().signal;
+const EMPTY = Buffer.alloc(0);
 
 export class Dispatcher {
   private readonly router = new Router<RouteTarget>(ROUTES);
   private readonly limiter = new RateLimiter();
-  /** Subscriptions for the streaming transports (SSE, WebSocket), set by the server. */
-  streams: { notifier: Notifier; watch: CredentialWatch; heartbeatMs: number; maxQueuedBytes: number } | undefined;
-
-  /** True for requests the SSE transport serves (GET /api/subscribe/{c}). */
-  isSse(method: string, url: string): boolean {
-    return method === 'GET' && url.startsWith(SSE_PREFIX) && this.streams !== undefined;
-  }
+  /** How the streaming transports (SSE, WebSocket) keep their streams; set by the server. */
+  streams: { watch: CredentialWatch; heartbeatMs: number; maxQueuedBytes: number } | undefined;
 
   /**
    * `trustProxy`: believe the last X-Forwarded-For entry as the client address (client-address.ts).
@@ -79,18 +95,26 @@ export class Dispatcher {
       const { target, params, route: matched } = this.router.match(req.method, path);
       route = matched;
       const proc = this.registry.get(target.procedure);
+      const streaming = proc?.kind === 'stream';
+      if (streaming && req.method !== 'GET') throw new MethodNotAllowed('Method Not Allowed');
+      const query = parseQuery(qAt < 0 ? '' : req.url.slice(qAt + 1));
       let principal: Principal | undefined;
-      if (proc && proc.access !== 'public') {
-        principal = await this.services.tokens.authenticate(header(req, 'authorization'));
+      // A stream always has a caller: its credentials are watched for its whole life.
+      if (proc && (proc.access !== 'public' || streaming)) {
+        // Streams also take the token as a query parameter: EventSource cannot send headers.
+        principal = await this.services.tokens.authenticate(header(req, 'authorization'), streaming ? firstOf(query.token) : undefined);
         const rate = this.limit(principal);
         if (rate) Object.assign(headers, rateHeaders(rate));
       }
-      const raw: RawInput = {
-        params,
-        query: parseQuery(qAt < 0 ? '' : req.url.slice(qAt + 1)),
-        body: decodeBody(req.body, header(req, 'content-type')),
-      };
-      const ctx = this.context(principal, requestId, clientAddress(req.remoteAddress, req.headers['x-forwarded-for'], this.trustProxy));
+      // Path parameters win over query parameters of the same name.
+      const raw: RawInput = { args: Object.assign(query, params), body: decodeBody(req.body, header(req, 'content-type')) };
+      const address = clientAddress(req.remoteAddress, req.headers['x-forwarded-for'], this.trustProxy);
+      if (streaming && principal) {
+        const stream = await this.open(target.procedure, raw, principal, requestId, address);
+        if (startedAt !== undefined) logAccess(this.services.log, { method: req.method, route, url: req.url, status: 200, startedAt, requestId, bytesOut: 0 });
+        return { status: 200, headers, body: EMPTY, stream };
+      }
+      const ctx = this.context(principal, requestId, address);
       let result = await callProcedure(this.registry, target.procedure, raw, ctx);
       let status = target.status ?? 200;
       if (result instanceof WithStatus) ({ status, body: result } = { status: result.status, body: result.body });
@@ -121,12 +145,33 @@ export class Dispatcher {
     return result instanceof WithStatus ? result.body : result;
   }
 
+  /**
+   * Opens a stream procedure for a non-HTTP transport (WebSocket Subscribe),
+   * with the same checks except the request quota, which a WebSocket
+   * Subscribe has never counted against.
+   */
+  openStream(procedure: string, raw: RawInput, principal: Principal): Promise<OpenStream> {
+    return this.open(procedure, raw, principal, randomUUID());
+  }
+
+  private async open(procedure: string, raw: RawInput, principal: Principal, requestId: string, address?: string): Promise<OpenStream> {
+    const controller = new AbortController();
+    const ctx = this.context(principal, requestId, address, controller.signal);
+    const events = await callProcedure(this.registry, procedure, raw, ctx, 'stream') as AsyncIterable<StreamEvent>;
+    return {
+      events, principal, signal: controller.signal, collection: scopeOf(this.registry, procedure, raw),
+      cancel: () => controller.abort(),
+      recheck: (p) => recheckAccess(this.registry, procedure, raw, p),
+    };
+  }
+
   /** A context with one fixed shape (a spread of the services object per request cost measurable time). */
-  private context(principal: Principal | undefined, requestId: string, address?: string): Context {
+  private context(principal: Principal | undefined, requestId: string, address?: string, signal: AbortSignal = NEVER): Context {
     const s = this.services;
     return {
       db: s.db, tokens: s.tokens, log: s.log, startedAt: s.startedAt, version: s.version, batchGate: s.batchGate, ripples: s.ripples,
-      authFailures: s.authFailures, principal, requestId, typed: s.db.settings().use_typed_values, clientAddress: address,
+      authFailures: s.authFailures, changes: s.changes, principal, requestId, typed: s.db.settings().use_typed_values, clientAddress: address,
+      signal,
       session: s.db.session(principal), // auto-commit until the gate in callProcedure applies the procedure's scope
     };
   }
@@ -146,7 +191,7 @@ export class Dispatcher {
   failure(err: unknown, req: RequestSummary, requestId: string = randomUUID(), headers: Record<string, string> = {}): HttpResponse {
     const rendered = renderError(err, requestId);
     const body = Buffer.from(toJson(rendered.body), 'utf8');
-    if (!this.accessLog || rendered.status >= 500) logFailedRequest(this.services.log, rendered.status, err, requestId, req);
+    if (!this.accessLog || rendered.status >= 500) logFailedRequest(this.services.log, err, requestId, req);
     if (this.accessLog) {
       logAccess(this.services.log, {
         method: req.method, route: req.route, url: req.url, status: rendered.status, startedAt: req.startedAt, requestId,
@@ -168,16 +213,23 @@ export class Dispatcher {
     if (this.accessLog) logAccess(this.services.log, { method: req.method, route: req.route, url: req.url, status, startedAt: req.startedAt, requestId, bytesOut });
   }
 
-  /** Renders and logs an error, for transports with their own framing (WebSocket frames, a hijacked SSE reply). */
-  report(err: unknown, req: RequestSummary, requestId: string = randomUUID()): ErrorResponse {
-    const rendered = renderError(err, requestId);
-    logFailedRequest(this.services.log, rendered.status, err, requestId, req, this.accessLog ? 'info' : 'debug');
-    return rendered;
+  /**
+   * Logs an error for transports with their own framing (WebSocket frames, a
+   * hijacked SSE reply), which render it with error-body.ts; returns the
+   * request id the log names, for the rendered frame.
+   */
+  report(err: unknown, req: RequestSummary, requestId: string = randomUUID()): string {
+    logFailedRequest(this.services.log, err, requestId, req, this.accessLog ? 'info' : 'debug');
+    return requestId;
   }
 }
 
 function header(req: HttpRequest, name: string): string | undefined {
   const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function firstOf(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 

@@ -1,65 +1,114 @@
 /**
- * The WebSocket message table (protocol.md §3.4): one line per request type,
- * mapping its payload onto a procedure's raw input, and its result onto the
- * Success `data`. Subscriptions and Hello are the transport's own business.
+ * The WebSocket message table (protocol.md §3.4): one line per request type.
+ * Most name a procedure; the payload's members are its named arguments as
+ * they are, and where the names or the shape differ from the HTTP route a
+ * small adapter builds the arguments (`args`) or picks the Success `data`
+ * from the result (`data`). Subscribe names a stream procedure and how its
+ * events become frames; Hello and Unsubscribe act on the connection itself;
+ * chat types are known but not served yet.
  */
 import type { RawInput } from './procedure.js';
 
-export interface MessageRoute {
+type Payload = Record<string, any>;
+
+/** A request answered once with Success `{data}`. */
+export interface CallMessage {
   readonly procedure: string;
-  readonly toRaw: (p: Record<string, any>) => RawInput;
-  readonly toData?: (result: any) => unknown;
+  /** Payload -> arguments; by default the payload's members, with an empty body. */
+  readonly args?: (p: Payload) => RawInput;
+  readonly data?: (result: any) => unknown;
 }
 
-const raw = (params: Record<string, unknown>, body: unknown = {}, query: Record<string, string> = {}): RawInput => ({
-  params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v === undefined || v === null ? '' : String(v)])),
-  query,
-  body,
-});
+/**
+ * A request opening a stream, one per `key` on a connection (a second one
+ * replaces the first). The stream event named `reply` becomes the request's
+ * Success (with its messageId); every other event becomes a frame of the
+ * type `frames` names, with the event's data as payload.
+ */
+export interface StreamMessage {
+  readonly stream: string;
+  readonly args?: (p: Payload) => RawInput;
+  readonly key: (p: Payload) => string;
+  readonly reply: string;
+  readonly frames: Readonly<Record<string, string>>;
+}
 
-const ripple = (p: Record<string, any>): Record<string, string> => (p.bypass_ripple === true ? { bypass_ripple: 'true' } : {});
+/** Handled by the connection: Hello switches the frame format, Unsubscribe ends a stream by its key. */
+export interface ConnectionMessage { readonly connection: 'hello' | 'unsubscribe' }
 
-const withoutKeys = (p: Record<string, any>, ...keys: string[]) => {
-  const out: Record<string, any> = {};
+/** A chat type this server knows but does not serve yet (transport/ws.ts answers it). */
+export interface NotServedMessage { readonly notServed: true }
+
+export type WsMessageType = CallMessage | StreamMessage | ConnectionMessage | NotServedMessage;
+
+const args = (named: Payload, body: unknown = {}): RawInput => ({ args: named, body });
+
+/** `bypass_ripple` counts only when it is `true`, as the clients send it. */
+const ripple = (p: Payload): Payload => (p.bypass_ripple === true ? { bypass_ripple: true } : {});
+
+const withoutKeys = (p: Payload, ...keys: string[]) => {
+  const out: Payload = {};
   for (const [k, v] of Object.entries(p)) if (!keys.includes(k)) out[k] = v;
   return out;
 };
 
-export const MESSAGES: Readonly<Record<string, MessageRoute>> = {
-  FindAll: { procedure: 'records.find', toRaw: (p) => raw({ collection: p.collection }, {}) },
-  Query: { procedure: 'records.find', toRaw: (p) => raw({ collection: p.collection }, withoutKeys(p, 'collection')) },
-  FindById: { procedure: 'records.findById', toRaw: (p) => raw({ collection: p.collection, id: p.id }) },
-  Insert: { procedure: 'records.insert', toRaw: (p) => raw({ collection: p.collection }, p.record, ripple(p)) },
-  Update: { procedure: 'records.update', toRaw: (p) => raw({ collection: p.collection, id: p.id }, p.record, ripple(p)) },
-  Delete: { procedure: 'records.delete', toRaw: (p) => raw({ collection: p.collection, id: p.id }, {}, ripple(p)) },
+const notServed: NotServedMessage = { notServed: true };
+
+export const WS_MESSAGE_TYPES: Readonly<Record<string, WsMessageType>> = {
+  Hello: { connection: 'hello' },
+  Subscribe: {
+    stream: 'changes.subscribe',
+    key: (p) => String(p.collection ?? ''),
+    reply: 'subscribed',
+    frames: { mutation: 'MutationNotification', schema_changed: 'SchemaChanged' },
+  },
+  Unsubscribe: { connection: 'unsubscribe' },
+
+  FindAll: { procedure: 'records.find', args: (p) => args({ collection: p.collection }) },
+  Query: { procedure: 'records.find', args: (p) => args({ collection: p.collection }, withoutKeys(p, 'collection')) },
+  FindById: { procedure: 'records.findById', args: (p) => args({ collection: p.collection, id: p.id }) },
+  Insert: { procedure: 'records.insert', args: (p) => args({ collection: p.collection, ...ripple(p) }, p.record) },
+  Update: { procedure: 'records.update', args: (p) => args({ collection: p.collection, id: p.id, ...ripple(p) }, p.record) },
+  Delete: { procedure: 'records.delete', args: (p) => args({ collection: p.collection, id: p.id, ...ripple(p) }) },
   BatchInsert: {
     procedure: 'batch.insert',
-    toRaw: (p) => raw({ collection: p.collection }, { inserts: Array.isArray(p.records) ? p.records.map((data: unknown) => ({ data })) : p.records }, ripple(p)),
+    args: (p) => args({ collection: p.collection, ...ripple(p) }, { inserts: Array.isArray(p.records) ? p.records.map((data: unknown) => ({ data })) : p.records }),
   },
   BatchUpdate: {
     procedure: 'batch.update',
-    toRaw: (p) => raw({ collection: p.collection }, {
+    args: (p) => args({ collection: p.collection, ...ripple(p) }, {
       updates: Array.isArray(p.updates) ? p.updates.map((u: unknown) => (Array.isArray(u) ? { id: u[0], data: u[1] } : u)) : p.updates,
-    }, ripple(p)),
+    }),
   },
   BatchDelete: {
     procedure: 'batch.delete',
-    toRaw: (p) => raw({ collection: p.collection }, { deletes: Array.isArray(p.ids) ? p.ids.map((id: unknown) => ({ id })) : p.ids }, ripple(p)),
+    args: (p) => args({ collection: p.collection, ...ripple(p) }, { deletes: Array.isArray(p.ids) ? p.ids.map((id: unknown) => ({ id })) : p.ids }),
   },
-  DistinctValues: { procedure: 'records.distinct', toRaw: (p) => raw({ collection: p.collection, field: p.field }, p.filter === undefined || p.filter === null ? {} : { filter: p.filter }) },
+  DistinctValues: {
+    procedure: 'records.distinct',
+    args: (p) => args({ collection: p.collection, field: p.field }, p.filter === undefined || p.filter === null ? {} : { filter: p.filter }),
+  },
   UpdateWithAction: {
     procedure: 'records.updateAction',
-    toRaw: (p) => raw({ collection: p.collection, id: p.id, action: p.action }, { field: p.field, value: p.value ?? null }, ripple(p)),
+    args: (p) => args({ collection: p.collection, id: p.id, action: p.action, ...ripple(p) }, { field: p.field, value: p.value ?? null }),
   },
-  CreateCollection: { procedure: 'collections.create', toRaw: (p) => raw({ collection: p.name }, p.schema ?? {}) },
-  GetCollections: { procedure: 'collections.list', toRaw: () => raw({}), toData: (r) => r.collections },
-  DeleteCollection: { procedure: 'collections.delete', toRaw: (p) => raw({ collection: p.name }) },
+  CreateCollection: { procedure: 'collections.create', args: (p) => args({ collection: p.name }, p.schema ?? {}) },
+  GetCollections: { procedure: 'collections.list', args: () => args({}), data: (r) => r.collections },
+  DeleteCollection: { procedure: 'collections.delete', args: (p) => args({ collection: p.name }) },
   TextSearch: {
     procedure: 'search.query',
-    toRaw: (p) => raw({ collection: p.collection }, { query: p.query, ...(p.options ?? {}) }),
-    toData: (r) => r.results,
+    args: (p) => args({ collection: p.collection }, { query: p.query, ...(p.options ?? {}) }),
+    data: (r) => r.results,
   },
+
+  ChatSend: notServed,
+  RegisterClientTools: notServed,
+  ClientToolResult: notServed,
+  CancelChat: notServed,
+  RawComplete: notServed,
 };
 
-/** Chat message types this server knows but does not serve yet. */
-export const UNSUPPORTED = new Set(['ChatSend', 'RegisterClientTools', 'ClientToolResult', 'CancelChat', 'RawComplete']);
+/** The arguments of a message: its adapter's, or the payload's members as they are. */
+export function messageArgs(entry: CallMessage | StreamMessage, payload: Payload): RawInput {
+  return entry.args ? entry.args(payload) : args(payload);
+}

@@ -28,12 +28,7 @@ export class RateLimiter {
     if (w.count >= limit) {
       const retryAfter = Math.max(1, reset - Math.floor(nowMs / 1000));
       throw new RateLimited(`Rate limit exceeded: ${limit} requests per ${windowSecs} s; retry after ${retryAfter} s`, {
-        headers: {
-          'Retry-After': String(retryAfter),
-          'X-RateLimit-Limit': String(limit),
-          'X-RateLimit-Remaining': '0',
-          'X-RateLimit-Reset': String(reset),
-        },
+        retryAfter, limit, remaining: 0, resetAt: reset,
       });
     }
     w.count += 1;

@@ -1,6 +1,7 @@
 /**
  * The HTTP route table: one line per protocol route, mapping method and path
- * to a procedure and its success status. Literal routes come before their
+ * to a procedure and its success status (a stream procedure's route is
+ * answered as server-sent events). Literal routes come before their
  * parameterised siblings (protocol.md gotcha 11).
  */
 import type { RouteDef } from './router.js';
@@ -51,6 +52,9 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   r('PUT', '/api/schemas/:collection/primary-key-alias', 'schemas.setPrimaryKeyAlias'),
   r('POST', '/api/trash/:collection/:id', 'trash.restore'),
   r('POST', '/api/trash/:collection', 'trash.restoreCollection'),
+
+  // A stream: served as server-sent events (transport/sse.ts). Before /api/:collection/count, so a collection named `count` can be watched.
+  r('GET', '/api/subscribe/:collection', 'changes.subscribe'),
 
   r('POST', '/api/embed', 'embed.create'),
   r('POST', '/api/search/:collection', 'search.query'),

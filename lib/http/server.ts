@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import cron from 'node-cron';
 import type { FastifyInstance } from 'fastify';
-import { checkDataDirPrivacy, Database, nodeFs, type Clock, type Settings, type StorageFs } from '../engine/index.js';
+import { ChangeNotifier, checkDataDirPrivacy, Database, nodeFs, type Clock, type Settings, type StorageFs } from '../engine/index.js';
 import { logStorageEvent } from './log/storage-log.js';
 import { createServerLog, type LogFormat, type LogThreshold, type ServerLog } from './log/server-log.js';
 import { logStartupSummary, type AdminKeySource } from './log/startup-summary.js';
@@ -19,7 +19,6 @@ import { Dispatcher } from './dispatch.js';
 import { BatchGate } from './batch-gate.js';
 import { AuthFailureLimiter } from './auth-failures.js';
 import { RippleManager } from './ripple/ripple-manager.js';
-import { Notifier } from './notifier.js';
 import { CredentialWatch, CREDENTIAL_CHECK_MS } from './credential-watch.js';
 import { attachWebSocket } from './transport/ws.js';
 import type { WebSocketServer } from 'ws';
@@ -103,7 +102,8 @@ export class Server {
   private closing: Promise<void> | undefined;
 
   readonly ripples: RippleManager;
-  readonly notifier: Notifier;
+  /** The engine's change subscriptions that SSE and WebSocket streams read. */
+  readonly notifier: ChangeNotifier;
   /** Re-checks the credentials of open WebSocket and SSE connections. */
   readonly credentialWatch: CredentialWatch;
   private readonly wss: WebSocketServer;
@@ -118,18 +118,18 @@ export class Server {
     private readonly startup: { readonly recoveryMs: number; adminKey: AdminKeySource | undefined },
     /** Writes log lines still waiting for the end of the event-loop turn (close() calls it). */
     readonly flushLog: () => void,
+    credentialWatch: CredentialWatch,
   ) {
     this.ripples = services.ripples;
     this.log = services.log;
+    this.notifier = services.changes;
+    this.credentialWatch = credentialWatch;
     this.dispatcher = new Dispatcher(services, createRegistry(), config.bodyLimitBytes ?? 32 * 1024 * 1024, config.trustProxy ?? false,
       config.accessLog ?? false);
-    // Built before the notifier so a commit that revokes a key ends its connections before that commit is fanned out.
-    this.credentialWatch = new CredentialWatch(db, services.tokens, config.credentialCheckMs ?? CREDENTIAL_CHECK_MS);
-    this.notifier = new Notifier(db);
     const maxQueuedBytes = config.maxQueuedBytes ?? 8 * 1024 * 1024;
-    this.dispatcher.streams = { notifier: this.notifier, watch: this.credentialWatch, heartbeatMs: config.sseHeartbeatMs ?? 15_000, maxQueuedBytes };
+    this.dispatcher.streams = { watch: this.credentialWatch, heartbeatMs: config.sseHeartbeatMs ?? 15_000, maxQueuedBytes };
     this.app = createFastify(this.dispatcher);
-    this.wss = attachWebSocket(this.app.server, this.dispatcher, this.notifier, this.credentialWatch,
+    this.wss = attachWebSocket(this.app.server, this.dispatcher, this.credentialWatch,
       { maxMessageBytes: config.maxWsMessageBytes ?? 16 * 1024 * 1024, maxQueuedBytes });
   }
 
@@ -157,8 +157,12 @@ export class Server {
     }
     const ripples = new RippleManager(db, config.ripplePeers ?? [], config.rippleMaxBackoffMs, log);
     const authFailures = new AuthFailureLimiter({ limit: config.authFailureLimit ?? 10, windowSecs: config.authFailureWindowSecs ?? 60 }, log);
-    const services: Services = { db, tokens: new TokenService(db), log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures };
-    const server = new Server(db, config, services, { recoveryMs, adminKey }, flushLog);
+    const tokens = new TokenService(db);
+    // Built before the change notifier so a commit that revokes a key ends its connections before that commit is fanned out.
+    const credentialWatch = new CredentialWatch(db, tokens, config.credentialCheckMs ?? CREDENTIAL_CHECK_MS);
+    const changes = new ChangeNotifier(db);
+    const services: Services = { db, tokens, log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures, changes };
+    const server = new Server(db, config, services, { recoveryMs, adminKey }, flushLog, credentialWatch);
     server.schedule();
     return server;
   }

@@ -224,3 +224,44 @@ describe('express adapter body limit', () => {
     expect(r.status).to.equal(201);
   });
 });
+
+describe('express adapter: server-sent events', () => {
+  let t: TestServer;
+  let httpServer: NodeServer;
+  let expressUrl: string;
+
+  before(async () => {
+    t = await TestServer.start();
+    const app = express();
+    app.use(createExpressHandler(t.server.dispatcher));
+    httpServer = await new Promise<NodeServer>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    expressUrl = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
+  });
+
+  after(async () => {
+    httpServer.closeAllConnections();
+    await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    await t.stop();
+  });
+
+  it('serves the subscription stream as fastify does: subscribed, then a mutation per change, released on close', async () => {
+    const ac = new AbortController();
+    const res = await fetch(`${expressUrl}/api/subscribe/viaexpress?token=${await t.adminToken()}`, { signal: ac.signal });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.equal('text/event-stream');
+    const reader = res.body!.getReader();
+    let text = '';
+    const until = async (part: string) => {
+      while (!text.includes(part)) text += new TextDecoder().decode((await reader.read()).value);
+    };
+    await until('event: subscribed');
+    await t.request('POST', '/api/insert/viaexpress', { id: 'e1' });
+    await until('event: mutation');
+    expect(text).to.contain('"record_ids":["e1"]');
+    ac.abort();
+    for (let i = 0; i < 100 && t.server.notifier.count() > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(t.server.notifier.count()).to.equal(0);
+  });
+});

@@ -19,11 +19,11 @@ describe('http/procedure gate', () => {
   let dir: string;
   let db: Database;
   let seen: Session | undefined;
-  const raw = (query: Record<string, string> = {}): RawInput => ({ params: {}, query, body: undefined });
+  const raw = (query: Record<string, string> = {}): RawInput => ({ args: query, body: undefined });
   const registry = buildRegistry([
     defineProcedure({
       name: 'probe.read', kind: 'query', access: 'user',
-      input: (r) => ({ tx: r.query.tx as string | undefined, joins: r.query.join ? [r.query.join as string] : [] }),
+      input: (r) => ({ tx: r.args.tx as string | undefined, joins: r.args.join ? [r.args.join as string] : [] }),
       scope: (i) => ({ collections: ['orders', ...i.joins].map((name) => ({ name, mode: 'read' as const })), transaction: i.tx }),
       handler: (_i, ctx) => { seen = ctx.session; return 'ran'; },
     }),

@@ -8,7 +8,7 @@
  * hand-listed one that stops being served fails there.
  */
 import { MethodNotAllowed, NotFound } from '../../lib/errors.js';
-import { MESSAGES } from '../../lib/http/messages.js';
+import { WS_MESSAGE_TYPES } from '../../lib/http/messages.js';
 import { Router } from '../../lib/http/router.js';
 import { ROUTES } from '../../lib/http/routes.js';
 
@@ -25,19 +25,17 @@ export interface RouteChoice {
 }
 
 const TRANSPORT_ROUTES: readonly ServedRoute[] = [
-  { method: 'GET', path: '/api/subscribe/:collection' }, // transport/sse.ts, ahead of the router
   { method: 'GET', path: '/api/ws' }, // transport/ws.ts, the upgrade
 ];
 
-/** Answered by transport/ws.ts before it looks in MESSAGES. */
-const TRANSPORT_MESSAGE_TYPES: readonly string[] = ['Hello', 'Subscribe', 'Unsubscribe'];
-
 export function servedRoutes(): ServedRoute[] {
-  return [...ROUTES.map(({ method, path }) => ({ method, path })), ...TRANSPORT_ROUTES];
+  const all = [...ROUTES.map(({ method, path }) => ({ method, path })), ...TRANSPORT_ROUTES];
+  return all.filter((r, i) => all.findIndex((o) => o.method === r.method && o.path === r.path) === i);
 }
 
 export function servedMessageTypes(): string[] {
-  return [...new Set([...Object.keys(MESSAGES), ...TRANSPORT_MESSAGE_TYPES])];
+  // A type the table knows but marks `notServed` (chat, until its issue) is answered with a refusal, not served.
+  return Object.entries(WS_MESSAGE_TYPES).filter(([, t]) => !('notServed' in t)).map(([name]) => name);
 }
 
 const router = new Router(ROUTES);

@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import net from 'node:net';
 import { encode as mpEncode } from '@msgpack/msgpack';
-import { mulberry32 } from '../../bench/lib/seeded-random.js';
+import { mulberry32 } from '../helpers/seeded-random.js';
 import { rmSync } from 'node:fs';
 import { TestServer } from '../helpers/test-server.js';
 

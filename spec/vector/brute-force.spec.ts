@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { BruteForceIndex, METRICS, similarity } from '../../lib/vector/index.js';
-import { randomVectors } from './seeded-random.js';
+import { randomVectors } from '../helpers/seeded-random.js';
 import { vectorIndexContract } from './vector-index.contract.js';
 
 vectorIndexContract('BruteForceIndex', (dimensions, metric) => new BruteForceIndex({ dimensions, metric }));

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { InvalidInput } from '../../lib/errors.js';
 import { BruteForceIndex, HnswIndex, METRICS, type Metric, type VectorHit } from '../../lib/vector/index.js';
-import { randomVectors } from './seeded-random.js';
+import { randomVectors } from '../helpers/seeded-random.js';
 import { vectorIndexContract } from './vector-index.contract.js';
 
 // initialCapacity 2 makes the contract cases resize the native index too.

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { TopK } from '../../lib/vector/top-k.js';
-import { mulberry32 } from './seeded-random.js';
+import { mulberry32 } from '../helpers/seeded-random.js';
 
 describe('vector/top-k', () => {
   it('keeps the k best hits, best first, ties by id', () => {

@@ -15,7 +15,7 @@
  * using a change history kept only while such transactions are open.
  */
 import assert from 'node:assert';
-import { Conflict, DbError, InvalidInput, MESSAGES, NotFound } from '../../errors.js';
+import { Conflict, DbError, InvalidInput, MESSAGES, NotFound, TransactionConflict } from '../../errors.js';
 import type { EngineCore } from '../core.js';
 import { markNoRipple, type Effect } from '../effects.js';
 import { validateCollectionName } from '../names.js';
@@ -316,9 +316,10 @@ export class TransactionManager {
       }
     }
     if (conflicts.length > 0) {
-      throw new Conflict(`Transaction conflict: ${conflicts.length} change(s) since this transaction observed them; nothing was applied, retry the transaction`, {
-        extra: { transaction_id: tx.id, conflicts, retryable: true },
-      });
+      throw new TransactionConflict(
+        `Transaction conflict: ${conflicts.length} change(s) since this transaction observed them; nothing was applied, retry the transaction`,
+        tx.id, conflicts,
+      );
     }
   }
 

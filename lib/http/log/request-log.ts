@@ -8,7 +8,7 @@
  * the default level, `info` with the access log on. URLs and headers pass
  * through the redaction of redact.ts first; bodies are never logged.
  */
-import { ReadOnlyRefusal } from '../../errors.js';
+import { ReadOnlyRefusal, toDbError } from '../../errors.js';
 import type { LogLevel, ServerLog } from './server-log.js';
 import { redactFields, redactUrl } from '../redact.js';
 import { MAX_URL_CHARS } from './access-log.js';
@@ -28,10 +28,15 @@ export interface RequestSummary {
 /** Longest header value written to the log. */
 const MAX_HEADER_CHARS = 100;
 
-/** Logs one failed request: `error` with `err` as the cause for status >= 500, `clientErrorLevel` otherwise. */
-export function logFailedRequest(log: ServerLog, status: number, err: unknown, requestId: string, req: RequestSummary,
+/**
+ * Logs one failed request, classified by the error's code (its status in the
+ * table of lib/errors.ts): a server fault (5xx) at `error` with `err` as the
+ * cause, a client error at `clientErrorLevel`.
+ */
+export function logFailedRequest(log: ServerLog, err: unknown, requestId: string, req: RequestSummary,
   clientErrorLevel: LogLevel = 'debug'): void {
   const line = `${req.method} ${redactUrl(req.url).slice(0, MAX_URL_CHARS)}`;
+  const status = toDbError(err).status;
   if (status < 500) {
     log(clientErrorLevel, `${line} -> ${status}`);
     return;

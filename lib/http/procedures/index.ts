@@ -11,6 +11,7 @@ import * as kv from './kv.js';
 import * as indexes from './indexes.js';
 import * as embed from './embed.js';
 import * as search from './search.js';
+import * as changes from './changes.js';
 
 export function createRegistry() {
   return buildRegistry([
@@ -30,5 +31,6 @@ export function createRegistry() {
     kv.kvLinks, kv.kvLink, kv.kvUnlink,
     indexes.indexesCreate, indexes.indexesList, indexes.indexesDrop, indexes.queryExplain,
     embed.embed, search.searchQuery,
+    changes.changesSubscribe,
   ]);
 }

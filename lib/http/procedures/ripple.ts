@@ -3,7 +3,7 @@
  * `GET /api/ripple/status` shows each peer's lag and last error;
  * `POST /api/ripple/resync` rebuilds collections on a peer.
  */
-import { InvalidInput, NotFound } from '../../errors.js';
+import { InvalidInput } from '../../errors.js';
 import { parseShipped, rejectUnknownMembers, validateCollectionName } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject, optionalString } from '../input.js';
@@ -41,12 +41,5 @@ export const rippleResync = defineProcedure({
     }
     return { peer: optionalString(body, 'peer'), collections };
   },
-  handler: async (i, ctx) => {
-    try {
-      return { status: 'resynced', ...(await ctx.ripples.resync(i.peer, i.collections)) };
-    } catch (err) {
-      if ((err as Error).message.startsWith('unknown peer')) throw new NotFound((err as Error).message);
-      throw err;
-    }
-  },
+  handler: async (i, ctx) => ({ status: 'resynced', ...(await ctx.ripples.resync(i.peer, i.collections)) }),
 });

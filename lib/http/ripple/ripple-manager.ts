@@ -4,6 +4,7 @@
  * recent batches spares the senders from reading the log in steady state.
  * `resync` ships whole collections to a peer, for after a bypassed import.
  */
+import { NotFound } from '../../errors.js';
 import type { Database, LoggedBatch } from '../../engine/index.js';
 import { PeerSender, type PeerConfig, type PeerStatus } from './peer-sender.js';
 import type { ServerLog } from '../log/server-log.js';
@@ -63,7 +64,7 @@ export class RippleManager {
    */
   async resync(peerUrl: string | undefined, collections: readonly string[] | undefined): Promise<{ peers: string[]; collections: readonly string[]; records: number }> {
     const targets = peerUrl ? [...this.senders.values()].filter((s) => s.peer.url === peerUrl.replace(/\/+$/, '')) : [...this.senders.values()];
-    if (peerUrl && targets.length === 0) throw new Error(`unknown peer ${peerUrl}`);
+    if (peerUrl && targets.length === 0) throw new NotFound(`unknown peer ${peerUrl}`);
     const plan = this.db.replication.resyncPlan(collections);
     for (const s of targets) {
       for (let i = 0; i < plan.batches.length; i += 50) await s.post(plan.batches.slice(i, i + 50));

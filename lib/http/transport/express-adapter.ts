@@ -38,12 +38,6 @@ export type ExpressHandler = (req: ExpressRequest, res: ExpressResponse, next: E
 export function createExpressHandler(dispatcher: Dispatcher): ExpressHandler {
   return (req, res, next) => {
     if (!req.originalUrl.startsWith('/api/') && req.originalUrl !== '/api') { next(); return; }
-    if (dispatcher.isSse(req.method, req.originalUrl)) {
-      const s = dispatcher.streams!;
-      req.url = req.originalUrl;
-      serveSse(req, res, dispatcher, s.notifier, s).catch(next);
-      return;
-    }
     const chunks: Buffer[] = [];
     let kept = 0;
     // Keep chunks until the limit is passed, so an oversized body still reaches the dispatcher as oversized.
@@ -52,7 +46,10 @@ export function createExpressHandler(dispatcher: Dispatcher): ExpressHandler {
       chunks.push(c);
       kept += c.length;
     });
-    const reply = (out: HttpResponse) => { res.status(out.status).set(out.headers).end(out.body); };
+    const reply = (out: HttpResponse) => {
+      if (out.stream) serveSse(req, res, { ...out, stream: out.stream }, dispatcher);
+      else res.status(out.status).set(out.headers).end(out.body);
+    };
     // The client reset the connection mid-body: answered as fastify answers it, if anyone is still listening.
     req.on('error', (err) => {
       reply(dispatcher.failure(new InvalidInput(`Request body could not be read: ${err.message}`), { method: req.method, url: req.originalUrl, headers: req.headers }));

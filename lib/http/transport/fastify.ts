@@ -57,22 +57,17 @@ export function createFastify(dispatcher: Dispatcher): FastifyInstance {
   return app;
 }
 
-/** Hands one request to the SSE transport or the Dispatcher. */
+/** Hands one request to the Dispatcher; an open stream goes on as server-sent events. */
 async function serve(dispatcher: Dispatcher, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const { method, url, headers } = summary(req);
-  if (dispatcher.isSse(method, url)) {
-    reply.hijack();
-    const s = dispatcher.streams!;
-    await serveSse(req.raw, reply.raw, dispatcher, s.notifier, s).catch((err) => {
-      // The reply is hijacked, so fastify's error handler cannot answer: log the fault and end the stream.
-      dispatcher.report(err, { method, url, headers });
-      reply.raw.destroy();
-    });
-    return reply;
-  }
   const res = await dispatcher.handle({
     method, url, headers, body: req.body as Buffer | undefined, remoteAddress: req.raw.socket?.remoteAddress, rawHeaders: req.raw.rawHeaders,
   });
+  if (res.stream) {
+    reply.hijack();
+    serveSse(req.raw, reply.raw, { ...res, stream: res.stream }, dispatcher);
+    return reply;
+  }
   void reply.status(res.status).headers(res.headers);
   return reply.send(res.body);
 }

@@ -13,7 +13,7 @@
 import type { FastifyErrorCodes } from 'fastify';
 import {
   DbError, HeadersTooLarge, Internal, InvalidInput, MethodNotAllowed, NotFound, PayloadTooLarge, RequestTimeout,
-  Timeout, UnsupportedMedia, UriTooLong,
+  Timeout, UnsupportedMedia, UriTooLong, WsVersionRefused,
 } from '../../errors.js';
 
 type FastifyCode = keyof FastifyErrorCodes;
@@ -159,6 +159,6 @@ export function fromClientError(err: ErrorLike): DbError | undefined {
 export function fromHandshakeError(err: Error): DbError {
   if (err.message === 'Invalid HTTP method') return new MethodNotAllowed('A WebSocket upgrade must use GET');
   // RFC 6455 4.4: a version refusal names the versions the server speaks.
-  const headers = err.message.includes('Sec-WebSocket-Version') ? { 'Sec-WebSocket-Version': '13, 8' } : undefined;
-  return new InvalidInput(`Invalid WebSocket upgrade: ${err.message}`, headers ? { headers } : {});
+  const message = `Invalid WebSocket upgrade: ${err.message}`;
+  return err.message.includes('Sec-WebSocket-Version') ? new WsVersionRefused(message, '13, 8') : new InvalidInput(message);
 }

@@ -3,11 +3,16 @@
  * (Authorization header or ?token=), optional Hello answered by a text
  * Welcome that switches the connection to MessagePack, every request answered
  * once with Success/Error, echoing its messageId when it carried one (the raw
- * examples send none), and Subscribe/Unsubscribe feeding MutationNotification
- * and SchemaChanged. Chat types get the replies of `chatReply` until chat lands.
+ * examples send none). Request types are looked up in WS_MESSAGE_TYPES
+ * (messages.ts): most call a procedure; Subscribe opens the stream procedure
+ * that SSE serves too (its events become the Success, then
+ * MutationNotification and SchemaChanged frames, through the stream
+ * renderer), Unsubscribe cancels it. Chat types get the replies of
+ * `chatReply` until chat lands.
  *
  * A bad frame gets an Error and the connection stays open. A consumer whose
- * send queue passes the cap is told with an Error and then dropped.
+ * send queue passes the cap is told with an Error and then dropped (the
+ * renderer's slow-consumer policy).
  *
  * Credentials are re-checked for the life of the connection (CredentialWatch):
  * every request runs as the key's current record, and an expired token or a
@@ -18,31 +23,26 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { Packr } from 'msgpackr';
-import { InvalidInput, NotFound, toDbError, type DbError } from '../../errors.js';
-import { validateCollectionName } from '../../engine/index.js';
-import type { Dispatcher } from '../dispatch.js';
-import { decodeBody, toJson } from '../codec.js';
+import { InvalidInput, NotFound, NotImplemented, SubscriptionEnded, toDbError, type DbError } from '../../errors.js';
+import { wsErrorFrame } from '../error-body.js';
+import type { Dispatcher, OpenStream } from '../dispatch.js';
+import { decodeBody } from '../codec.js';
 import { showHeader } from '../content-type.js';
 import { fromHandshakeError } from './framework-errors.js';
 import { writeToSocket } from './socket-response.js';
-import { MESSAGES, UNSUPPORTED } from '../messages.js';
-import { Notifier, type Subscriber } from '../notifier.js';
-import { checkCollectionAccess } from '../permissions.js';
+import { messageArgs, WS_MESSAGE_TYPES, type StreamMessage, type WsMessageType } from '../messages.js';
+import { encodeWs, wsFrames, type WsEncoding } from '../stream/frame-formats.js';
+import { StreamRenderer, type FrameSink } from '../stream/stream-renderer.js';
 import type { CredentialWatch, WatchedConnection } from '../credential-watch.js';
 import type { Principal, TokenGrant } from '../context.js';
 
 /** The upgrade's route, as the access log names it. */
 const WS_ROUTE = '/api/ws';
 
+const BINARY = { binary: true } as const;
+
 /** Close code sent after the final Error when the token expired or the key was revoked (application range, like HTTP 401). */
 export const CLOSE_UNAUTHORIZED = 4001;
-
-const packr = new Packr({ useRecords: false, moreTypes: false, encodeUndefinedAsNil: true });
-
-/** Encoded frames cached on a shared payload, so a fan-out to many subscribers encodes once per format. */
-const FRAMES = Symbol('frames');
-type Cached = { [FRAMES]?: { json?: string; msgpack?: Buffer } };
 
 export interface WsOptions {
   /** Largest frame answered normally; larger ones get an Error. */
@@ -51,7 +51,7 @@ export interface WsOptions {
   maxQueuedBytes: number;
 }
 
-export function attachWebSocket(server: HttpServer, dispatcher: Dispatcher, notifier: Notifier, watch: CredentialWatch, opts: WsOptions): WebSocketServer {
+export function attachWebSocket(server: HttpServer, dispatcher: Dispatcher, watch: CredentialWatch, opts: WsOptions): WebSocketServer {
   // Frames up to twice the limit are read and refused politely; beyond that ws closes the socket (1009).
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxMessageBytes * 2 });
   // Refusals are answered in the product's error format and logged (with the token redacted) like any request.
@@ -72,7 +72,7 @@ export function attachWebSocket(server: HttpServer, dispatcher: Dispatcher, noti
     dispatcher.authenticate(req.headers.authorization, token).then(
       (principal) => wss.handleUpgrade(req, socket, head, (ws) => {
         dispatcher.logAnswer({ method: req.method ?? 'GET', url: target, route: WS_ROUTE, startedAt }, 101);
-        new Connection(ws, principal, dispatcher, notifier, watch, opts);
+        new Connection(ws, principal, dispatcher, watch, opts);
       }),
       (err) => refuse(req, socket, err, { route: WS_ROUTE, startedAt }),
     );
@@ -80,16 +80,28 @@ export function attachWebSocket(server: HttpServer, dispatcher: Dispatcher, noti
   return wss;
 }
 
+/** A stream a request opened on this connection (Subscribe), under its table key (the collection). */
+interface ConnectionStream { readonly open: OpenStream; readonly renderer: StreamRenderer }
+
 class Connection implements WatchedConnection {
-  private format: 'json' | 'msgpack' = 'json';
-  private readonly subs = new Map<string, Subscriber>();
+  private encoding: WsEncoding = 'json';
+  private readonly streams = new Map<string, ConnectionStream>();
   /** Set once nothing more may be sent: a slow consumer was dropped, or the credentials ended. */
   private closed = false;
   readonly grant: TokenGrant;
+  private readonly sink: FrameSink;
 
   constructor(private readonly ws: WebSocket, principal: Principal, private readonly dispatcher: Dispatcher,
-    private readonly notifier: Notifier, private readonly watch: CredentialWatch, private readonly opts: WsOptions) {
+    private readonly watch: CredentialWatch, private readonly opts: WsOptions) {
     this.grant = principal.grant;
+    this.sink = {
+      queued: () => this.ws.bufferedAmount,
+      write: (frame) => {
+        if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+        if (typeof frame === 'string') this.ws.send(frame);
+        else this.ws.send(frame, BINARY);
+      },
+    };
     watch.add(this, principal);
     ws.on('message', (data: Buffer, isBinary: boolean) => { void this.onFrame(data, isBinary); });
     ws.on('close', () => this.cleanup());
@@ -97,8 +109,8 @@ class Connection implements WatchedConnection {
   }
 
   private cleanup(): void {
-    for (const s of this.subs.values()) this.notifier.remove(s);
-    this.subs.clear();
+    for (const s of this.streams.values()) s.open.cancel();
+    this.streams.clear();
     this.watch.remove(this);
   }
 
@@ -111,31 +123,26 @@ class Connection implements WatchedConnection {
     this.ws.close(CLOSE_UNAUTHORIZED, err.message.slice(0, 120));
   }
 
-  /** The key's rights changed: subscriptions it may no longer read end, each with an Error naming the collection. */
+  /** The key's rights changed: streams it may no longer run end, each with an Error naming its key (the collection). */
   keyChanged(principal: Principal): void {
-    for (const [collection, sub] of [...this.subs]) {
+    for (const [key, s] of [...this.streams]) {
       try {
-        checkCollectionAccess(principal, collection, 'read');
+        s.open.recheck(principal);
       } catch (err) {
-        this.notifier.remove(sub);
-        this.subs.delete(collection);
+        this.stopStream(key);
         const e = toDbError(err);
-        this.send({ type: 'Error', code: e.status, message: `Subscription to '${collection}' ended: ${e.message}` });
+        s.renderer.fail(new SubscriptionEnded(`Subscription to '${key}' ended: ${e.message}`, e));
       }
     }
   }
 
   private send(msg: Record<string, unknown>, forceText = false): void {
-    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
-    if (this.format === 'msgpack' && !forceText) this.ws.send(packr.pack(msg), { binary: true });
-    else this.ws.send(toJson(msg));
+    this.sink.write(encodeWs(msg, forceText ? 'json' : this.encoding));
   }
 
   private error(err: unknown, messageId: unknown): void {
-    const e = toDbError(err);
-    const r = this.dispatcher.report(err, { method: 'WS', url: '/api/ws' });
-    const message = typeof r.body.error === 'string' ? r.body.error : String(r.body.message ?? e.message);
-    this.send({ type: 'Error', code: r.status, message, ...(messageId !== undefined ? { messageId } : {}) });
+    const requestId = this.dispatcher.report(err, { method: 'WS', url: '/api/ws' });
+    this.send(wsErrorFrame(err, requestId, messageId));
   }
 
   private async onFrame(data: Buffer, isBinary: boolean): Promise<void> {
@@ -159,8 +166,8 @@ class Connection implements WatchedConnection {
   /**
    * Every request gets exactly one reply (Success, or Error from onFrame),
    * echoing its messageId when it carried one, except: Hello gets the text
-   * Welcome as is, and a CancelChat without a messageId gets none (see
-   * `chatReply`).
+   * Welcome as is, a stream's Success is its first event, and a CancelChat
+   * without a messageId gets none (see `chatReply`).
    */
   private async handle(type: string, payload: Record<string, any>, messageId: unknown): Promise<void> {
     let principal: Principal;
@@ -170,73 +177,70 @@ class Connection implements WatchedConnection {
       this.end(toDbError(err), messageId);
       return;
     }
-    if (type === 'Hello') {
-      const formats: unknown[] = Array.isArray(payload.formats) ? payload.formats : [];
-      const format = formats.includes('msgpack') ? 'msgpack' : 'json';
-      this.send({ type: 'Welcome', payload: { format } }, true);
-      this.format = format;
-      return;
-    }
-    const reply = await this.reply(type, payload, messageId !== undefined, principal);
+    const entry = Object.hasOwn(WS_MESSAGE_TYPES, type) ? WS_MESSAGE_TYPES[type]! : undefined;
+    if (!entry) throw new InvalidInput(`Unknown message type '${type}'`);
+    if ('stream' in entry) return this.openStream(entry, payload, messageId, principal);
+    if ('connection' in entry && entry.connection === 'hello') return this.hello(payload);
+    const reply = await this.reply(entry, type, payload, messageId !== undefined, principal);
     if (reply) this.send(messageId === undefined ? reply : { ...reply, messageId });
   }
 
   /** The reply to one request, without its messageId; undefined when the protocol wants none. */
-  private async reply(type: string, payload: Record<string, any>, hasMessageId: boolean, principal: Principal): Promise<Record<string, unknown> | undefined> {
-    if (type === 'Subscribe') return this.subscribe(payload, principal);
-    if (type === 'Unsubscribe') return this.unsubscribe(payload);
-    if (UNSUPPORTED.has(type)) return chatReply(type, payload, hasMessageId);
-    const route = MESSAGES[type];
-    if (!route) throw new InvalidInput(`Unknown message type '${type}'`);
-    const result = await this.dispatcher.call(route.procedure, route.toRaw(payload), principal);
-    return success(route.toData ? route.toData(result) : result ?? null);
+  private async reply(entry: Exclude<WsMessageType, StreamMessage>, type: string, payload: Record<string, any>, hasMessageId: boolean,
+    principal: Principal): Promise<Record<string, unknown> | undefined> {
+    if ('connection' in entry) return entry.connection === 'unsubscribe' ? this.unsubscribe(payload) : undefined;
+    if ('notServed' in entry) return chatReply(type, payload, hasMessageId);
+    const result = await this.dispatcher.call(entry.procedure, messageArgs(entry, payload), principal);
+    return success(entry.data ? entry.data(result) : result ?? null);
   }
 
-  private subscribe(payload: Record<string, any>, principal: Principal): Record<string, unknown> {
-    const collection = validateCollectionName(payload.collection);
-    checkCollectionAccess(principal, collection, 'read');
-    const old = this.subs.get(collection);
-    if (old) this.notifier.remove(old);
-    const sub: Subscriber = {
-      id: Notifier.newId(), collection,
-      ...(typeof payload.filter_field === 'string' ? { filterField: payload.filter_field, filterValue: String(payload.filter_value ?? '') } : {}),
-      mutation: (p) => { if (this.mayReceive(sub)) this.push({ type: 'MutationNotification', payload: p }, p as Cached); },
-      schema: (p) => { if (this.mayReceive(sub)) this.push({ type: 'SchemaChanged', payload: p }); },
-    };
-    this.subs.set(collection, sub);
-    this.notifier.add(sub);
-    return success({ subscription_id: sub.id, collection });
+  /** Switches the connection to MessagePack when offered; the Welcome itself is text. */
+  private hello(payload: Record<string, any>): void {
+    const formats: unknown[] = Array.isArray(payload.formats) ? payload.formats : [];
+    const encoding = formats.includes('msgpack') ? 'msgpack' : 'json';
+    this.send({ type: 'Welcome', payload: { format: encoding } }, true);
+    this.encoding = encoding;
+  }
+
+  /** Opens a stream procedure; its first event is the request's Success, the rest are frames until it ends. */
+  private async openStream(entry: StreamMessage, payload: Record<string, any>, messageId: unknown, principal: Principal): Promise<void> {
+    const open = await this.dispatcher.openStream(entry.stream, messageArgs(entry, payload), principal);
+    // The connection may have ended while the stream opened: nothing would ever cancel it.
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) { open.cancel(); return; }
+    const key = entry.key(payload);
+    this.stopStream(key);
+    const renderer = new StreamRenderer(this.sink, wsFrames(entry.reply, entry.frames, messageId, () => this.encoding), {
+      maxQueuedBytes: this.opts.maxQueuedBytes, transport: 'WebSocket', closing: 'connection', log: this.dispatcher.log,
+      describe: () => ({ keyId: this.grant.keyId, collections: [...this.streams.keys()] }),
+      drop: () => this.drop(),
+    }, open.signal);
+    const s: ConnectionStream = { open, renderer };
+    this.streams.set(key, s);
+    // Checked before each event: the credentials still hold (or the connection ends) and the stream was not replaced.
+    void renderer.run(open.events, () => this.watch.verify(this) && this.streams.get(key) === s)
+      .then(() => { if (this.streams.get(key) === s) this.stopStream(key); });
+  }
+
+  private stopStream(key: string): boolean {
+    const s = this.streams.get(key);
+    if (!s) return false;
+    this.streams.delete(key);
+    s.open.cancel();
+    return true;
   }
 
   /** Answered even when nothing was subscribed (`found: false`): the raw examples wait for this reply. */
   private unsubscribe(payload: Record<string, any>): Record<string, unknown> {
     const collection = String(payload.collection ?? '');
-    const sub = this.subs.get(collection);
-    if (sub) { this.notifier.remove(sub); this.subs.delete(collection); }
-    return success({ collection, found: !!sub, unsubscribed: !!sub });
+    const found = this.stopStream(collection);
+    return success({ collection, found, unsubscribed: found });
   }
 
-  /** Checked before each notification: the credentials still hold (or the connection ends) and the subscription survived them. */
-  private mayReceive(sub: Subscriber): boolean {
-    return this.watch.verify(this) && this.subs.get(sub.collection) === sub;
-  }
-
-  /** Unsolicited frames: a consumer that cannot keep up is told once, then dropped. */
-  private push(msg: Record<string, unknown>, cacheOn?: Cached): void {
-    if (this.closed) return;
-    if (this.ws.bufferedAmount > this.opts.maxQueuedBytes) {
-      this.send({ type: 'Error', code: 503, message: `Slow consumer: more than ${this.opts.maxQueuedBytes} bytes unsent; closing the connection` });
-      this.dispatcher.log('warn', `dropped a slow WebSocket subscriber: more than ${this.opts.maxQueuedBytes} bytes unsent`, { keyId: this.grant.keyId, collections: [...this.subs.keys()] });
-      this.closed = true;
-      this.cleanup();
-      setTimeout(() => this.ws.terminate(), 100).unref();
-      return;
-    }
-    if (!cacheOn || this.ws.readyState !== this.ws.OPEN) { this.send(msg); return; }
-    let frames = cacheOn[FRAMES];
-    if (!frames) Object.defineProperty(cacheOn, FRAMES, { value: (frames = {}), enumerable: false });
-    if (this.format === 'msgpack') this.ws.send(frames.msgpack ??= packr.pack(msg), { binary: true });
-    else this.ws.send(frames.json ??= toJson(msg));
+  /** A slow consumer was told: nothing more is sent, and the socket goes shortly after the Error frame. */
+  private drop(): void {
+    this.closed = true;
+    this.cleanup();
+    setTimeout(() => this.ws.terminate(), 100).unref();
   }
 }
 
@@ -256,5 +260,5 @@ function chatReply(type: string, payload: Record<string, any>, hasMessageId: boo
   const message = `${type} is not supported by this server yet`;
   if (type === 'ChatSend') return { type: 'ChatStreamError', payload: { chat_id: typeof payload.chat_id === 'string' ? payload.chat_id : '', error: message } };
   if (type === 'CancelChat') return hasMessageId ? success(null) : undefined;
-  return { type: 'Error', code: 501, message };
+  return wsErrorFrame(new NotImplemented(message), 'ws');
 }

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { parseFilter, runQuery, ValueSet } from '../../../lib/engine/query/index.js';
 import { elementsOf, testOperator } from '../../../lib/engine/query/operators.js';
 import { equalValues, normalizeDateTime, Tagged, type Fields, type Value } from '../../../lib/engine/values/index.js';
-import { mulberry32 } from '../../vector/seeded-random.js';
+import { mulberry32 } from '../../helpers/seeded-random.js';
 
 /** The In semantics before issue 8, kept here as the reference. */
 function scanIsIn(actual: Value | undefined, list: readonly Value[]): boolean {

@@ -9,7 +9,7 @@
  */
 import { expect } from 'chai';
 import { Database, ManualClock, parseQuery, parseSearch, runSearch } from '../../../lib/engine/index.js';
-import { Conflict } from '../../../lib/errors.js';
+import { Conflict, TransactionConflict } from '../../../lib/errors.js';
 import { tempDir, removeDir } from '../../helpers/temp-dir.js';
 
 type Level = 'ReadUncommitted' | 'ReadCommitted' | 'RepeatableRead' | 'Serializable';
@@ -35,7 +35,7 @@ describe('engine/transactions predicate reads at Serializable', () => {
       throw err;
     }
   }
-  const conflicts = () => (lastConflict?.extra as { conflicts: Array<{ collection: string; id?: string; reason: string }> }).conflicts;
+  const conflicts = () => (lastConflict as TransactionConflict).conflicts;
   const activeCount = (c: string) => db.records.find(c, eq('active', true)).length;
 
   async function seedFlags(c: string, ids: string[]): Promise<void> {

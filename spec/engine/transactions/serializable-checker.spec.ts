@@ -14,7 +14,7 @@
  * engine round per seed, then a smaller round over real HTTP.
  */
 import { expect } from 'chai';
-import { mulberry32 } from '../../../bench/lib/seeded-random.js';
+import { mulberry32 } from '../../helpers/seeded-random.js';
 import { Database, ManualClock, parseQuery, type Query } from '../../../lib/engine/index.js';
 import { Conflict } from '../../../lib/errors.js';
 import { TestServer } from '../../helpers/test-server.js';

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { InvalidInput } from '../../../lib/errors.js';
 import { fromJson, toJson } from '../../../lib/engine/values/index.js';
 import { MAX_INTEGER_DIGITS, MAX_JSON_DEPTH, parseExactJson, writeExactJson } from '../../../lib/engine/values/json-exact.js';
-import { mulberry32 } from '../../vector/seeded-random.js';
+import { mulberry32 } from '../../helpers/seeded-random.js';
 
 /** A random JSON-able document without bigints: floats, escapes, unicode, nesting, odd keys. */
 function randomDoc(rand: () => number, depth = 0): unknown {

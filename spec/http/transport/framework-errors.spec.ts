@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import { errorCodes } from 'fastify';
 import { DbError, Internal, toDbError } from '../../../lib/errors.js';
 import { FASTIFY_ERRORS, fromClientError, fromFrameworkError, fromHandshakeError } from '../../../lib/http/transport/framework-errors.js';
+import { renderError } from '../../../lib/http/error-body.js';
 
 const CLIENT_CAUSED: Record<string, number> = {
   FST_ERR_NOT_FOUND: 404,
@@ -96,6 +97,6 @@ describe('framework errors', () => {
     const key = fromHandshakeError(new Error('Missing or invalid Sec-WebSocket-Key header'));
     expect(key.status).to.equal(400);
     expect(key.message).to.contain('Sec-WebSocket-Key');
-    expect(fromHandshakeError(new Error('Missing or invalid Sec-WebSocket-Version header')).headers).to.deep.equal({ 'Sec-WebSocket-Version': '13, 8' });
+    expect(renderError(fromHandshakeError(new Error('Missing or invalid Sec-WebSocket-Version header')), 'r').headers).to.deep.equal({ 'Sec-WebSocket-Version': '13, 8' });
   });
 });

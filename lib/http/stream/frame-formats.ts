@@ -1,0 +1,93 @@
+/**
+ * How stream events look on the wire, one format per framing: SSE `event:`
+ * frames (subscriptions), SSE `data:` frames (for streams whose clients read
+ * only data lines, such as chat chunks), and WebSocket frames in JSON or
+ * MessagePack. Each format also renders the stream's final error frame
+ * through error-body.ts.
+ *
+ * A frame of a shared event payload (one change notice fanned out to many
+ * subscribers) is encoded once per format and cached on the payload.
+ */
+import { Packr } from 'msgpackr';
+import type { StreamEvent } from '../procedure.js';
+import { toJson } from '../codec.js';
+import { sseErrorData, wsErrorFrame } from '../error-body.js';
+
+export type Frame = string | Buffer;
+
+export interface FrameFormat {
+  frame(e: StreamEvent): Frame;
+  error(err: unknown): Frame;
+}
+
+export type WsEncoding = 'json' | 'msgpack';
+
+const packr = new Packr({ useRecords: false, moreTypes: false, encodeUndefinedAsNil: true });
+
+/** A WebSocket message in the connection's encoding: JSON text or a MessagePack binary frame. */
+export function encodeWs(msg: Record<string, unknown>, encoding: WsEncoding): Frame {
+  return encoding === 'msgpack' ? packr.pack(msg) : toJson(msg);
+}
+
+const FRAMES = Symbol('frames');
+type Cached = { [FRAMES]?: Map<string, Frame> };
+
+/** One frame shape: its cache key and its encoder of a payload. */
+interface Encoder { readonly key: string; encode(data: unknown): Frame }
+
+/** The frame of `data` in the encoder's shape, encoded once per payload object. */
+function cached(data: unknown, encoder: Encoder): Frame {
+  if (data === null || typeof data !== 'object') return encoder.encode(data);
+  const holder = data as Cached;
+  let frames = holder[FRAMES];
+  if (!frames) Object.defineProperty(holder, FRAMES, { value: (frames = new Map()), enumerable: false });
+  let frame = frames.get(encoder.key);
+  if (frame === undefined) frames.set(encoder.key, (frame = encoder.encode(data)));
+  return frame;
+}
+
+const sseError = (err: unknown): Frame => `event: error\ndata: ${toJson(sseErrorData(err, 'sse'))}\n\n`;
+
+/** `event: <name>` + `data: <json>` per event. */
+export function sseEventFrames(): FrameFormat {
+  const encoders = new Map<string, Encoder>();
+  const encoderOf = (event: string): Encoder => {
+    let encoder = encoders.get(event);
+    if (encoder === undefined) encoders.set(event, (encoder = { key: `sse:${event}`, encode: (data) => `event: ${event}\ndata: ${toJson(data)}\n\n` }));
+    return encoder;
+  };
+  return { frame: (e) => cached(e.data, encoderOf(e.event)), error: sseError };
+}
+
+const SSE_DATA: Encoder = { key: 'sse-data', encode: (data) => `data: ${toJson(data)}\n\n` };
+
+/** `data: <json>` per event; the error still has its `event: error` line, as chat clients expect. */
+export function sseDataFrames(): FrameFormat {
+  return { frame: (e) => cached(e.data, SSE_DATA), error: sseError };
+}
+
+/**
+ * WebSocket frames of one request's stream: the event named `reply` is the
+ * request's Success (echoing its messageId), others `{type, payload}` with
+ * the type from `types`. `encoding` is read per frame: Hello may switch it.
+ */
+export function wsFrames(reply: string, types: Readonly<Record<string, string>>, messageId: unknown, encoding: () => WsEncoding): FrameFormat {
+  // Encoders made once per stream and event, not per frame: a fan-out looks one up per subscriber.
+  const encoders: Record<WsEncoding, Map<string, Encoder>> = { json: new Map(), msgpack: new Map() };
+  const encoderOf = (enc: WsEncoding, event: string): Encoder => {
+    let encoder = encoders[enc].get(event);
+    if (encoder === undefined) {
+      const type = types[event] ?? event;
+      encoders[enc].set(event, (encoder = { key: `ws-${enc}:${type}`, encode: (data) => encodeWs({ type, payload: data }, enc) }));
+    }
+    return encoder;
+  };
+  return {
+    frame: (e) => {
+      const enc = encoding();
+      if (e.event === reply) return encodeWs({ type: 'Success', payload: { data: e.data }, ...(messageId !== undefined ? { messageId } : {}) }, enc);
+      return cached(e.data, encoderOf(enc, e.event));
+    },
+    error: (err) => encodeWs(wsErrorFrame(err, 'ws'), encoding()),
+  };
+}
