@@ -1,28 +1,10 @@
 /**
  * Seeded pseudo-random numbers for benchmark data (never Math.random), so
  * every run measures the same records: mulberry32 for uniforms, Box-Muller
- * for normals, and a Zipf sampler for word frequencies.
+ * for normals (shared with the specs, spec/helpers/seeded-random.ts, which
+ * must not import from bench/), and a Zipf sampler for word frequencies.
  */
-
-/** A uniform generator in [0, 1) from a 32-bit seed (mulberry32). */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A standard-normal generator (Box-Muller) over a uniform one. */
-export function gaussian(uniform: () => number): () => number {
-  return () => {
-    const u = 1 - uniform(); // (0, 1], so log is finite
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * uniform());
-  };
-}
+export { gaussian, mulberry32 } from '../../spec/helpers/seeded-random.js';
 
 /** Ranks 0..n-1 drawn with probability proportional to 1 / (rank + 1)^s. */
 export function zipf(n: number, s: number, uniform: () => number): () => number {

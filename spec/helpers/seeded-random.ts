@@ -1,9 +1,9 @@
 /**
  * Seeded pseudo-random numbers for specs (never Math.random), so a failing
  * run can be repeated: mulberry32 for uniforms, Box-Muller for normals, and
- * vectors of normal components for the vector specs. The benchmarks keep
- * their own generators (bench/lib/seeded-random.ts): specs do not import
- * from bench/.
+ * vectors of normal components for the vector specs. The benchmarks use
+ * these generators too (bench/lib/seeded-random.ts re-exports them); specs
+ * never import from bench/.
  */
 
 /** A uniform generator in [0, 1) from a 32-bit seed (mulberry32). */

@@ -24,6 +24,15 @@ interface Call {
 }
 
 /** One request to `base`, encoded and decoded the way the clients do. */
+/** An express app serving `t`'s dispatcher (plus `extra` routes) on an ephemeral port. */
+async function mountExpress(t: TestServer, extra?: (app: express.Express) => void): Promise<{ server: NodeServer; url: string }> {
+  const app = express();
+  app.use(createExpressHandler(t.server.dispatcher));
+  extra?.(app);
+  const server = await new Promise<NodeServer>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
 async function send(base: string, c: Call, adminToken: string): Promise<Answer> {
   const type = c.format === 'msgpack' ? 'application/msgpack' : 'application/json';
   const headers: Record<string, string> = { 'Content-Type': type, Accept: type, 'Accept-Encoding': 'identity', ...c.headers };
@@ -53,12 +62,7 @@ describe('express adapter', () => {
 
   before(async () => {
     t = await TestServer.start();
-    const app = express();
-    app.use(createExpressHandler(t.server.dispatcher));
-    httpServer = await new Promise<NodeServer>((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    expressUrl = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
+    ({ server: httpServer, url: expressUrl } = await mountExpress(t));
     admin = await t.adminToken();
   });
 
@@ -165,12 +169,8 @@ describe('express adapter', () => {
   });
 
   it('leaves paths outside /api to the rest of the express app', async () => {
-    const app = express();
-    app.use(createExpressHandler(t.server.dispatcher));
-    app.get('/hello', (_req, res) => { res.json({ hello: 'world' }); });
-    const s = await new Promise<NodeServer>((resolve) => { const x = app.listen(0, '127.0.0.1', () => resolve(x)); });
+    const { server: s, url: base } = await mountExpress(t, (app) => app.get('/hello', (_req, res) => { res.json({ hello: 'world' }); }));
     try {
-      const base = `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
       expect(await (await fetch(`${base}/hello`)).json()).to.deep.equal({ hello: 'world' });
       expect((await send(base, { method: 'GET', path: '/api/health', token: null }, admin)).status).to.equal(200);
     } finally {
@@ -186,10 +186,7 @@ describe('express adapter body limit', () => {
 
   before(async () => {
     t = await TestServer.start({ bodyLimitBytes: 1024 });
-    const app = express();
-    app.use(createExpressHandler(t.server.dispatcher));
-    httpServer = await new Promise<NodeServer>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
-    expressUrl = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
+    ({ server: httpServer, url: expressUrl } = await mountExpress(t));
   });
 
   after(async () => {
@@ -232,12 +229,7 @@ describe('express adapter: server-sent events', () => {
 
   before(async () => {
     t = await TestServer.start();
-    const app = express();
-    app.use(createExpressHandler(t.server.dispatcher));
-    httpServer = await new Promise<NodeServer>((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    expressUrl = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
+    ({ server: httpServer, url: expressUrl } = await mountExpress(t));
   });
 
   after(async () => {
