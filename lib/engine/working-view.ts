@@ -165,41 +165,49 @@ export class WorkingView {
 
   /**
    * The overlay as an effect target. Kept private so operations, which get
-   * this view, can change it only by staging effects.
+   * this view, can change it only by staging effects. A class nested in
+   * this one (so it may touch the private maps) with its methods on the
+   * prototype: a view is made per group and per transaction replay, and
+   * one object is cheaper than a closure per method.
    */
-  private readonly overlay: EffectTarget = {
-    collection: (name) => this.collection(name),
-    record: (c, id) => this.record(c, id),
-    trashed: (c, id) => this.trashed(c, id),
-    config: () => this.currentConfig(),
-    setCollection: (meta) => { this.colls.set(meta.name, meta); },
-    dropCollection: (name) => {
-      this.colls.set(name, GONE);
-      this.dropped.add(name);
-      this.recs.delete(name);
-      this.trash.set(name, new Map([...this.trashedRecords(name)].map(([id]) => [id, null])));
-    },
-    putRecord: (c, id, image: RecordImage) => {
-      this.noteReplaced(c, id);
-      this.recOverlay(c).set(id, { fields: image.fields, version: this.nextSeq, expiresAt: image.expiresAt, slidingMs: image.slidingMs });
-    },
-    removeRecord: (c, id) => {
-      this.noteReplaced(c, id);
-      this.recOverlay(c).set(id, GONE);
-    },
-    putTrashed: (c, id, t) => { this.trashOverlay(c).set(id, t); },
-    removeTrashed: (c, id) => { this.trashOverlay(c).set(id, GONE); },
-    setKv: (key, entry) => { this.kv.set(key, entry); },
-    deleteKv: (key) => { this.kv.set(key, GONE); },
-    clearKv: () => {
-      this.kv.clear();
-      this.kvCleared = true;
-    },
+  private static readonly Overlay = class implements EffectTarget {
+    constructor(private readonly v: WorkingView) {}
+    collection(name: string): CollectionMeta | undefined { return this.v.collection(name); }
+    record(c: string, id: string): RecordEntry | undefined { return this.v.record(c, id); }
+    trashed(c: string, id: string): TrashEntry | undefined { return this.v.trashed(c, id); }
+    config(): Readonly<Record<string, unknown>> { return this.v.currentConfig(); }
+    setCollection(meta: CollectionMeta): void { this.v.colls.set(meta.name, meta); }
+    dropCollection(name: string): void {
+      const v = this.v;
+      v.colls.set(name, GONE);
+      v.dropped.add(name);
+      v.recs.delete(name);
+      v.trash.set(name, new Map([...v.trashedRecords(name)].map(([id]) => [id, null])));
+    }
+    putRecord(c: string, id: string, image: RecordImage): void {
+      const v = this.v;
+      v.noteReplaced(c, id);
+      v.recOverlay(c).set(id, { fields: image.fields, version: v.nextSeq, expiresAt: image.expiresAt, slidingMs: image.slidingMs });
+    }
+    removeRecord(c: string, id: string): void {
+      this.v.noteReplaced(c, id);
+      this.v.recOverlay(c).set(id, GONE);
+    }
+    putTrashed(c: string, id: string, t: TrashEntry): void { this.v.trashOverlay(c).set(id, t); }
+    removeTrashed(c: string, id: string): void { this.v.trashOverlay(c).set(id, GONE); }
+    setKv(key: string, entry: KvEntry): void { this.v.kv.set(key, entry); }
+    deleteKv(key: string): void { this.v.kv.set(key, GONE); }
+    clearKv(): void {
+      this.v.kv.clear();
+      this.v.kvCleared = true;
+    }
     // Operations never read KV links inside the writer, so the overlay does not keep them.
-    link: () => undefined,
-    unlink: () => undefined,
-    setApiKey: (key) => { this.keys.set(key.id, key); },
-    deleteApiKey: (id) => { this.keys.set(id, GONE); },
-    setConfig: (config) => { this.config = config; },
+    link(): void {}
+    unlink(): void {}
+    setApiKey(key: ApiKeyRecord): void { this.v.keys.set(key.id, key); }
+    deleteApiKey(id: string): void { this.v.keys.set(id, GONE); }
+    setConfig(config: Readonly<Record<string, unknown>>): void { this.v.config = config; }
   };
+
+  private readonly overlay: EffectTarget = new WorkingView.Overlay(this);
 }
