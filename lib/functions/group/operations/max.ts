@@ -1,0 +1,12 @@
+/** Max: the largest value (min-max.ts order), keeping its input type; null when there are none. */
+import type { Value } from '../../../engine/index.js';
+import type { GroupOperation } from '../group-operation.js';
+import { order } from './min-max.js';
+
+export const max: GroupOperation<Value | undefined> = {
+  name: 'Max',
+  needsInput: true,
+  init: () => undefined,
+  add: (s, v) => (v === undefined || v === null ? s : s === undefined || order(v, s!) > 0 ? v : s),
+  result: (s) => s ?? null,
+};
