@@ -5,10 +5,10 @@
  * An operation folds the values of its `input_field` over a group's records:
  * `init` makes the state, `add` folds one value in and returns the state
  * (a number for Count, an object mutated in place for Sum...), `result`
- * reads the output. States live one per group and function; `add` is the
- * inner loop, so it allocates nothing per value where it can.
+ * reads the output. States live one per group and function; `addColumn`
+ * is the inner loop, so `add` allocates nothing per value where it can.
  */
-import { Tagged, type Value } from '../../engine/index.js';
+import { Tagged, type Fields, type Value } from '../../engine/index.js';
 
 export const GROUP_OPERATIONS = [
   'Count', 'Sum', 'Average', 'Min', 'Max', 'First', 'Last', 'Push', 'AddToSet', 'StandardDeviation', 'ApproxDistinct',
@@ -24,6 +24,13 @@ export interface GroupOperation<S = unknown> {
   /** Folds in one record's value; undefined when the record lacks the field. */
   readonly add: (state: S, value: Value | undefined) => S;
   readonly result: (state: S) => Value;
+  /**
+   * Folds in every record: for each r, `states[groupOf[r]] = add(that state,
+   * valueAt(rows[r], field))`. Each module writes this loop out itself so
+   * its `add` is inlined there; a shared loop calling `add` through the
+   * table would be a polymorphic call per record and function.
+   */
+  readonly addColumn: (states: S[], rows: readonly Fields[], groupOf: Int32Array, field: string | undefined) => void;
 }
 
 /**

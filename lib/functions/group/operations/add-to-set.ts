@@ -5,21 +5,30 @@
  */
 import { hashKey, type Value } from '../../../engine/index.js';
 import type { GroupOperation } from '../group-operation.js';
+import { valueAt } from '../field-value.js';
 
 interface Distinct { seen: Set<string>; items: Value[] }
+
+function add(s: Distinct, v: Value | undefined): Distinct {
+  if (v === undefined) return s;
+  const key = hashKey(v);
+  if (!s.seen.has(key)) {
+    s.seen.add(key);
+    s.items.push(v);
+  }
+  return s;
+}
 
 export const addToSet: GroupOperation<Distinct> = {
   name: 'AddToSet',
   needsInput: true,
   init: () => ({ seen: new Set(), items: [] }),
-  add: (s, v) => {
-    if (v === undefined) return s;
-    const key = hashKey(v);
-    if (!s.seen.has(key)) {
-      s.seen.add(key);
-      s.items.push(v);
-    }
-    return s;
-  },
+  add,
   result: (s) => Object.freeze(s.items),
+  addColumn: (states, rows, groupOf, field) => {
+    for (let r = 0; r < rows.length; r++) {
+      const g = groupOf[r]!;
+      states[g] = add(states[g]!, valueAt(rows[r]!, field));
+    }
+  },
 };

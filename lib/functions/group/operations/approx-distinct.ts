@@ -4,17 +4,26 @@
  * distinct values, then HyperLogLog with at most 4 KiB per group
  * (distinct-counter.ts).
  */
-import { hashKey } from '../../../engine/index.js';
+import { hashKey, type Value } from '../../../engine/index.js';
 import { DistinctCounter } from '../distinct-counter.js';
 import type { GroupOperation } from '../group-operation.js';
+import { valueAt } from '../field-value.js';
+
+function add(counter: DistinctCounter, v: Value | undefined): DistinctCounter {
+  if (v !== undefined) counter.add(hashKey(v));
+  return counter;
+}
 
 export const approxDistinct: GroupOperation<DistinctCounter> = {
   name: 'ApproxDistinct',
   needsInput: true,
   init: () => new DistinctCounter(),
-  add: (counter, v) => {
-    if (v !== undefined) counter.add(hashKey(v));
-    return counter;
-  },
+  add,
   result: (counter) => counter.estimate(),
+  addColumn: (states, rows, groupOf, field) => {
+    for (let r = 0; r < rows.length; r++) {
+      const g = groupOf[r]!;
+      states[g] = add(states[g]!, valueAt(rows[r]!, field));
+    }
+  },
 };

@@ -11,6 +11,7 @@
 import { integerValue, Tagged, type Value } from '../../../engine/index.js';
 import { DecimalSum } from '../decimal-sum.js';
 import { floatValue, type GroupOperation } from '../group-operation.js';
+import { valueAt } from '../field-value.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -48,21 +49,23 @@ function integerTotal(s: SumState): bigint {
   return s.big + BigInt(s.int);
 }
 
+function add(s: SumState, v: Value | undefined): SumState {
+  if (typeof v === 'number') {
+    if (Number.isSafeInteger(v)) addInteger(s, v);
+    else addFloat(s, v);
+  } else if (typeof v === 'bigint') {
+    s.big += v;
+  } else if (v instanceof Tagged) {
+    addTagged(s, v);
+  }
+  return s;
+}
+
 export const sum: GroupOperation<SumState> = {
   name: 'Sum',
   needsInput: true,
   init: () => new SumState(),
-  add: (s, v) => {
-    if (typeof v === 'number') {
-      if (Number.isSafeInteger(v)) addInteger(s, v);
-      else addFloat(s, v);
-    } else if (typeof v === 'bigint') {
-      s.big += v;
-    } else if (v instanceof Tagged) {
-      addTagged(s, v);
-    }
-    return s;
-  },
+  add,
   result: (s): Value => {
     if (s.hasFloat) return floatValue(s.float + Number(integerTotal(s)) + (s.decimal?.toNumber() ?? 0));
     if (s.decimal !== undefined) {
@@ -73,5 +76,11 @@ export const sum: GroupOperation<SumState> = {
     const total = integerTotal(s);
     if (total < INT64_MIN || total > INT64_MAX) return floatValue(Number(total));
     return integerValue(total);
+  },
+  addColumn: (states, rows, groupOf, field) => {
+    for (let r = 0; r < rows.length; r++) {
+      const g = groupOf[r]!;
+      states[g] = add(states[g]!, valueAt(rows[r]!, field));
+    }
   },
 };
