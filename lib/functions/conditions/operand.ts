@@ -18,6 +18,9 @@ import type { CompileContext, ResolveValue } from './condition.js';
 /** Nesting bound of a condition value, as for record values. */
 const MAX_VALUE_DEPTH = 64;
 
+/** The `resolve` to read a constant operand with: a constant's `get` never calls it. */
+export const NO_RESOLVE: ResolveValue = (raw) => raw;
+
 export interface Operand {
   /** True when the definition's value holds no placeholder (`get` then never calls `resolve`). */
   readonly constant: boolean;
@@ -31,7 +34,7 @@ export interface Operand {
  * engine cannot store.
  */
 export function compileOperand(raw: unknown, path: string, ctx: CompileContext): Operand {
-  if (holdsPlaceholder(raw, path, 0)) {
+  if (holdsPlaceholder(raw, path)) {
     const prepared = ctx.prepareValue(raw, path);
     return Object.freeze({ constant: false, get: (resolve: ResolveValue) => operandValue(resolve(prepared), path) });
   }
@@ -44,7 +47,7 @@ export function compileOperand(raw: unknown, path: string, ctx: CompileContext):
  * `constructor` and `prototype` member names and over-deep nesting, so a
  * value given to `prepareValue` and `resolve` is as safe as a constant.
  */
-export function holdsPlaceholder(raw: unknown, path: string, depth: number): boolean {
+export function holdsPlaceholder(raw: unknown, path: string, depth = 0): boolean {
   if (depth > MAX_VALUE_DEPTH) throw invalidAt(path, `value nested deeper than ${MAX_VALUE_DEPTH} levels`);
   if (typeof raw === 'string') return raw.includes('{{');
   let found = false;

@@ -5,9 +5,9 @@
  */
 import { Tagged, type Value } from '../../../engine/index.js';
 import { invalidAt, kindOfRaw } from '../../definition-path.js';
-import { makeCondition, type CompileContext, type Condition, type ConditionType, type ResolveValue } from '../condition.js';
+import { makeCondition, type CompileContext, type Condition, type ConditionType } from '../condition.js';
 import { conditionMembers } from '../members.js';
-import { compileOperand } from '../operand.js';
+import { compileOperand, NO_RESOLVE } from '../operand.js';
 
 /** Compiles `{count}` into a condition that tests `accept(rows.length, count)`. */
 export function compileCountCondition(type: ConditionType, value: unknown, path: string, ctx: CompileContext, accept: (length: number, count: number) => boolean): Condition {
@@ -15,13 +15,11 @@ export function compileCountCondition(type: ConditionType, value: unknown, path:
   const where = `${path}.count`;
   const operand = compileOperand(members.count, where, ctx);
   if (operand.constant) {
-    const count = countOf(operand.get(noResolve), where);
+    const count = countOf(operand.get(NO_RESOLVE), where);
     return makeCondition(type, ({ rows }) => accept(rows.length, count));
   }
   return makeCondition(type, ({ rows, resolve }) => accept(rows.length, countOf(operand.get(resolve), where)));
 }
-
-const noResolve: ResolveValue = (raw) => raw;
 
 /** A count as a number; bigints are beyond any record count and compare as such. */
 function countOf(v: Value, where: string): number {

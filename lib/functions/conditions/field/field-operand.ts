@@ -13,7 +13,7 @@ import { compareValues, getPath, type Fields, type Value } from '../../../engine
 import { invalidAt } from '../../definition-path.js';
 import { makeCondition, type CompileContext, type Condition, type ConditionType } from '../condition.js';
 import { conditionField, conditionMembers } from '../members.js';
-import { compileOperand, type Operand } from '../operand.js';
+import { compileOperand, NO_RESOLVE, type Operand } from '../operand.js';
 
 export interface FieldOperand {
   readonly field: string;
@@ -25,9 +25,6 @@ export function compileFieldOperand(value: unknown, path: string, ctx: CompileCo
   const members = conditionMembers(value, path, ['field', 'value'], ['field', 'value']);
   return { field: conditionField(members.field, path), operand: compileOperand(members.value, `${path}.value`, ctx) };
 }
-
-/** For a constant operand, whose `get` never resolves anything. */
-const noResolve = (raw: unknown): unknown => raw;
 
 /** The tested field's value in the first record; undefined when absent or when there is no record. */
 export function firstRecordField(rows: readonly Fields[], field: string): Value | undefined {
@@ -42,7 +39,7 @@ export function firstRecordField(rows: readonly Fields[], field: string): Value 
  */
 export function compileFieldComparison(type: ConditionType, value: unknown, path: string, ctx: CompileContext, accept: (order: number) => boolean): Condition {
   const { field, operand } = compileFieldOperand(value, path, ctx);
-  if (operand.constant && operand.get(noResolve) === null) {
+  if (operand.constant && operand.get(NO_RESOLVE) === null) {
     throw invalidAt(`${path}.value`, `${type} needs a non-null value to compare with`);
   }
   return makeCondition(type, ({ rows, resolve }) => {
