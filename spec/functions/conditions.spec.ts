@@ -107,6 +107,7 @@ describe('functions/conditions', () => {
     });
     it('accepts the spec spelling with a value member, and ignores it', () => {
       expect(holds(field('FieldExists', 'a', 'whatever'), [rec({ a: 1 })])).to.equal(true);
+      expect(saveError(field('FieldExists', 'a', JSON.parse('{"__proto__": 1}')))).to.match(/^functions\[1\]\.condition\.value\.value: Forbidden field name '__proto__'/);
     });
   });
 

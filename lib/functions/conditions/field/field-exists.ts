@@ -6,13 +6,17 @@
  */
 import { makeCondition, type ConditionKind } from '../condition.js';
 import { conditionField, conditionMembers } from '../members.js';
+import { holdsPlaceholder } from '../operand.js';
 import { firstRecordField } from './field-operand.js';
 
 export const fieldExists: ConditionKind = {
   type: 'FieldExists',
   unit: false,
   compile: (value, path) => {
-    const field = conditionField(conditionMembers(value, path, ['field', 'value'], ['field']).field, path);
+    const members = conditionMembers(value, path, ['field', 'value'], ['field']);
+    // Ignored, but still held to the rules every definition value follows (no hostile names).
+    holdsPlaceholder(members.value, `${path}.value`);
+    const field = conditionField(members.field, path);
     return makeCondition('FieldExists', ({ rows }) => firstRecordField(rows, field) !== undefined);
   },
 };
