@@ -85,6 +85,11 @@ describe('functions/group', () => {
       expect(group(sales, [], [{ output_field: 'n', operation: 'Count' }])).to.deep.equal([{ n: 5 }]);
       expect(group([], ['region'], [{ output_field: 'n', operation: 'Count' }])).to.deep.equal([]);
     });
+    it('reads only the records\' own fields, never Object.prototype members', () => {
+      const out = group(rows({ k: 'a' }, { k: 'a', toString: 'mine' }), ['k'], [{ output_field: 'p', operation: 'Push', input_field: 'toString' }, { output_field: 'h', operation: 'Push', input_field: 'hasOwnProperty' }]);
+      expect(out).to.deep.equal([{ k: 'a', p: ['mine'], h: [] }]);
+      expect(group(rows({ x: 1 }), ['toString'], [])).to.deep.equal([{ toString: 'null' }]);
+    });
     it('returns frozen records', () => {
       expect(Object.isFrozen(group(sales, ['region'], [])[0])).to.equal(true);
     });

@@ -5,11 +5,15 @@ import { getPath, type Fields, type Value } from '../../engine/index.js';
 export const WHOLE_RECORD: Value = true;
 
 /**
- * The value at `field` (getPath's rules), read as a plain own property when
- * the name has no dot, the common case; WHOLE_RECORD when `field` is
- * undefined.
+ * The value at `field` (getPath's rules: an exact top-level key first, then
+ * the dotted path), read as a plain property first, the common case;
+ * WHOLE_RECORD when `field` is undefined. Field names never reach
+ * `__proto__` or `constructor` (compile-group.ts refuses them).
  */
 export function valueAt(row: Fields, field: string | undefined): Value | undefined {
   if (field === undefined) return WHOLE_RECORD;
-  return Object.hasOwn(row, field) ? row[field] : field.includes('.') ? getPath(row, field) : undefined;
+  const v = row[field];
+  // A plain read may reach Object.prototype, whose members are all functions, and a field value never is one.
+  if (v !== undefined) return typeof v === 'function' ? undefined : v;
+  return field.includes('.') ? getPath(row, field) : undefined;
 }
