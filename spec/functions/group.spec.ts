@@ -136,6 +136,12 @@ describe('functions/group', () => {
     it('Sum is null when a float total overflows', () => {
       expect(aggregate('Sum', [1e308, 1e308])).to.equal(null);
     });
+    it('Sum gives the same result when read twice', () => {
+      const op = GROUP_OPERATION_TABLE.Sum;
+      const state = op.add(op.add(op.init(), new Tagged('Decimal', '0.5')), 2);
+      expect(op.result(state)).to.deep.equal(new Tagged('Decimal', '2.5'));
+      expect(op.result(state)).to.deep.equal(new Tagged('Decimal', '2.5'));
+    });
     it('Sum skips non-numbers and is 0 without any', () => {
       expect(aggregate('Sum', ['7', true, null, undefined, 2])).to.equal(2);
       expect(aggregate('Sum', ['x'])).to.equal(0);

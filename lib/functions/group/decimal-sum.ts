@@ -38,15 +38,15 @@ export class DecimalSum {
     return true;
   }
 
-  /** Adds an integer (the Integer values of a sum that also holds Decimals). */
-  addInteger(n: bigint): void {
-    this.addUnits(n, 0);
-  }
-
-  /** The sum as Decimal text: an optional '-', digits, and `scale` fraction digits. */
-  toText(): string {
-    const negative = this.units < 0n;
-    const digits = (negative ? -this.units : this.units).toString().padStart(this.scale + 1, '0');
+  /**
+   * The sum plus the integer `extra` (the Integer values of a sum that also
+   * holds Decimals) as Decimal text: an optional '-', digits, and `scale`
+   * fraction digits. Does not change the sum.
+   */
+  toText(extra = 0n): string {
+    const units = this.units + extra * 10n ** BigInt(this.scale);
+    const negative = units < 0n;
+    const digits = (negative ? -units : units).toString().padStart(this.scale + 1, '0');
     const whole = digits.slice(0, digits.length - this.scale);
     const text = this.scale === 0 ? whole : `${whole}.${digits.slice(digits.length - this.scale)}`;
     return negative ? `-${text}` : text;

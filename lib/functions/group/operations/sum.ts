@@ -68,10 +68,7 @@ export const sum: GroupOperation<SumState> = {
   add,
   result: (s): Value => {
     if (s.hasFloat) return floatValue(s.float + Number(integerTotal(s)) + (s.decimal?.toNumber() ?? 0));
-    if (s.decimal !== undefined) {
-      s.decimal.addInteger(integerTotal(s));
-      return new Tagged('Decimal', s.decimal.toText());
-    }
+    if (s.decimal !== undefined) return new Tagged('Decimal', s.decimal.toText(integerTotal(s)));
     if (s.big === 0n) return s.int;
     const total = integerTotal(s);
     if (total < INT64_MIN || total > INT64_MAX) return floatValue(Number(total));
