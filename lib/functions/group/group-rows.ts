@@ -2,8 +2,9 @@
  * groupRows: the Group step's work over the working records.
  *
  * Records are grouped by the values of `by_fields` under the engine's
- * equality (`hashKey`: 1, 1.0 and Decimal "1" are one group; a DateTime is
- * not the same group as text spelling it, as in a hash index); a missing or null by-field groups under the string
+ * `hashKey` (1, 1.0 and Decimal "1" are one group; a DateTime and text
+ * spelling the same instant are two: records hold DateTimes for bare RFC
+ * 3339 text anyway). A missing or null by-field groups under the string
  * "null" (protocol.md 4.3), as does the string "null" itself. Each group
  * becomes one record holding the by-fields (named as written, a dotted
  * by-field becomes a flat key; the value is the first record's) and one
