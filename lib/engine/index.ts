@@ -20,7 +20,10 @@ export { checkLimit, MAX_EMBED_TEXTS, MAX_FIELD_NAMES } from './limits.js';
 export { rejectUnknownMembers } from './members.js';
 export type { ApiKeyRecord, CollectionPermission, KvPermission } from './state.js';
 export type { Effect, LoggedBatch } from './effects.js';
-export { recordToWire, valueToWire, fieldsFromWire, fromJson, integerValue, toJson, type Fields, type Value } from './values/index.js';
+export {
+  recordToWire, valueToWire, bareValue, fieldsFromWire, fromJson, integerValue, toJson, isPlainObject, isTypedWrapper, Tagged, typeOf,
+  type Fields, type Value,
+} from './values/index.js';
 export { verifyDataDir, verifyGenerations, type CollectionCount, type FileReport, type GenerationReport, type StartVerdict, type VerifyResult } from './storage/verify.js';
 export { isSegmentName, isSnapshotName } from './storage/generations.js';
 export { describeDamage, type DamagedFile, type RecoveryReport } from './storage/recovery-report.js';

@@ -1,0 +1,59 @@
+/**
+ * A call's budget: steps executed, wall time, working records and call
+ * depth. Running out is a `CallLimitExceeded`, which TryCatch does not
+ * catch (a runaway loop must end, not be retried by its own catch branch).
+ */
+import { DbError, type ErrorCode } from '../../errors.js';
+import { MAX_CALL_MS, MAX_STEPS_EXECUTED, MAX_WORKING_RECORDS, YIELD_EVERY_STEPS } from '../limits.js';
+
+export class CallLimitExceeded extends DbError {
+  readonly code: ErrorCode;
+  constructor(message: string, code: ErrorCode) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export interface CallBounds {
+  readonly maxSteps: number;
+  readonly maxRecords: number;
+  readonly maxMs: number;
+}
+
+export const DEFAULT_BOUNDS: CallBounds = Object.freeze({ maxSteps: MAX_STEPS_EXECUTED, maxRecords: MAX_WORKING_RECORDS, maxMs: MAX_CALL_MS });
+
+/** Shared by a call and every nested call it makes. */
+export class CallBudget {
+  private steps = 0;
+  readonly deadline: number;
+
+  constructor(readonly bounds: CallBounds = DEFAULT_BOUNDS, private readonly monotonic: () => number = () => performance.now()) {
+    this.deadline = monotonic() + bounds.maxMs;
+  }
+
+  get stepsExecuted(): number { return this.steps; }
+
+  /** Counts one step; throws when a bound is passed; true when the caller should yield to the event loop. */
+  tick(): boolean {
+    if (++this.steps > this.bounds.maxSteps) {
+      throw new CallLimitExceeded(`Function call exceeded ${this.bounds.maxSteps} executed steps`, 'PAYLOAD_TOO_LARGE');
+    }
+    this.checkTime();
+    return this.steps % YIELD_EVERY_STEPS === 0;
+  }
+
+  checkTime(): void {
+    if (this.monotonic() > this.deadline) throw new CallLimitExceeded(`Function call exceeded its time limit of ${this.bounds.maxMs} ms`, 'TIMEOUT');
+  }
+
+  /** Milliseconds left before the deadline. */
+  remainingMs(): number {
+    return Math.max(0, this.deadline - this.monotonic());
+  }
+
+  checkRecords(count: number): void {
+    if (count > this.bounds.maxRecords) {
+      throw new CallLimitExceeded(`Function call exceeded ${this.bounds.maxRecords} working records`, 'PAYLOAD_TOO_LARGE');
+    }
+  }
+}
