@@ -11,3 +11,7 @@ export {
 export { STEP_TABLE, STEPS, step, type CompiledStep, type Execution, type MemberReader, type Returned, type Row, type StepAccess, type StepType } from './steps/index.js';
 export { compileTemplate, resolveTemplate, type Template, type TemplateScope } from './templates/index.js';
 export * as limits from './limits.js';
+export {
+  definitionToWire, findRoute, FUNCTION_HISTORY_COLLECTION, FUNCTIONS_COLLECTION, FunctionRegistry, StoredFunctions,
+  type RegistryWarn, type RouteHit, type StoredFunction,
+} from './definitions/index.js';
