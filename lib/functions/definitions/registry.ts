@@ -20,6 +20,8 @@ import { compileDefinition, type CompiledFunction } from '../compiler/index.js';
 
 export const FUNCTIONS_COLLECTION = '__functions';
 export const FUNCTION_HISTORY_COLLECTION = '__function_history';
+/** Collections only admins may read or write as records (the definitions run with instance-wide rights). */
+export const ADMIN_ONLY_COLLECTIONS: ReadonlySet<string> = new Set([FUNCTIONS_COLLECTION, FUNCTION_HISTORY_COLLECTION]);
 
 const ALL: Query = Object.freeze({ sort: [], skip: 0, bypassCache: false, bypassRipple: false });
 
