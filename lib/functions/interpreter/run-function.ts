@@ -110,7 +110,9 @@ async function runCall(
     const state = new CallState(env.db, outer ?? env.db.session(undefined), params, budget, depth, nested);
     return { records: await state.runTopLevel(fn.steps, []), state };
   }
-  const tx = env.db.transactions.begin(fn.transaction.isolationLevel, undefined, FUNCTION_TRANSACTION_OWNER);
+  // The transaction outlives the call's time bound, so it cannot expire under a call still running.
+  const timeoutSecs = Math.min(86_400, Math.ceil(budget.bounds.maxMs / 1000) + 60);
+  const tx = env.db.transactions.begin(fn.transaction.isolationLevel, timeoutSecs, FUNCTION_TRANSACTION_OWNER);
   const session: TransactionSession = env.db.session(undefined, tx.id);
   const state = new CallState(env.db, session, params, budget, depth, nested);
   let records: Row[];
