@@ -132,7 +132,7 @@ describe('HTTP stored functions: call rules, transactions, routes, limits, hosti
       const health = await s.request('GET', '/api/health', undefined, { token: null });
       expect(health.status).to.equal(200);
       const r = await pending;
-      expect(r.status).to.equal(413);
+      expect(r.status).to.equal(400);
       expect(r.body.error).to.equal(true);
       expect(r.body.message).to.equal('Function call exceeded 2000 executed steps');
     });

@@ -40,7 +40,7 @@ export class CallBudget {
   /** Counts one step; throws when a bound is passed; true when the caller should yield to the event loop. */
   tick(): boolean {
     if (++this.steps > this.bounds.maxSteps) {
-      throw new CallLimitExceeded(`Function call exceeded ${this.bounds.maxSteps} executed steps`, 'PAYLOAD_TOO_LARGE');
+      throw new CallLimitExceeded(`Function call exceeded ${this.bounds.maxSteps} executed steps`, 'INVALID_INPUT');
     }
     this.checkTime();
     return this.steps % YIELD_EVERY_STEPS === 0;
