@@ -14,8 +14,8 @@ export const callFunction = step<{ readonly label: Template; readonly params?: T
   type: 'CallFunction',
   access: 'none',
   compile: (m) => {
-    const params = m.optionalTemplate(['params', 'parameters']);
-    return { label: m.template(['function_label', 'label']), ...(params ? { params } : {}) };
+    const params = m.optionalTemplate('params');
+    return { label: m.template('function_label'), ...(params ? { params } : {}) };
   },
   run: (cfg, rows, x) => {
     const label = x.text(cfg.label, rows[0], 'function_label');

@@ -9,7 +9,7 @@ import { step, type CompiledStep } from '../step.js';
 export const forEach = step<{ readonly body: readonly CompiledStep[] }>({
   type: 'ForEach',
   access: 'none',
-  compile: (m) => ({ body: m.steps(['functions', 'steps']) }),
+  compile: (m) => ({ body: m.steps('functions') }),
   run: async (cfg, rows, x) => {
     const out: Row[] = [];
     for (const row of rows) {

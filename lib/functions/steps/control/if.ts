@@ -13,10 +13,10 @@ export const ifStep = step<IfConfig>({
   access: 'none',
   compile: (m) => {
     if (!m.has('condition')) m.fail("missing required member 'condition'");
-    const otherwise = m.optionalSteps(['else_functions', 'else']);
+    const otherwise = m.optionalSteps('else_functions');
     return {
       condition: compileCondition(m.raw('condition'), `${m.path}.condition`),
-      then: m.steps(['then_functions', 'then']),
+      then: m.steps('then_functions'),
       ...(otherwise ? { otherwise } : {}),
     };
   },

@@ -14,7 +14,7 @@ export const parallel = step<{ readonly branches: readonly CompiledStep[]; reado
   type: 'Parallel',
   access: 'none',
   compile: (m) => {
-    const branches = m.steps(['functions', 'steps']);
+    const branches = m.steps('functions');
     if (branches.length > MAX_PARALLEL_BRANCHES) m.fail(`at most ${MAX_PARALLEL_BRANCHES} branches`, 'functions');
     return { branches, waitForAll: m.optionalBoolean('wait_for_all') ?? true };
   },

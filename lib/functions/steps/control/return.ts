@@ -10,7 +10,7 @@ import { step } from '../step.js';
 export const returnStep = step<{ readonly fields: Template | undefined; readonly status: Template | undefined }>({
   type: 'Return',
   access: 'none',
-  compile: (m) => ({ fields: m.optionalTemplate(['fields', 'body']), status: m.optionalTemplate('status_code') }),
+  compile: (m) => ({ fields: m.optionalTemplate('fields'), status: m.optionalTemplate('status_code') }),
   run: (cfg, rows, x) => {
     const fields = cfg.fields ? x.resolve(cfg.fields, rows[0]) : {};
     const raw = cfg.status ? x.resolve(cfg.status, rows[0]) : 200;

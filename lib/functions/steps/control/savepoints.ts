@@ -10,7 +10,7 @@ import { step, type MemberReader, type StepType } from '../step.js';
 
 function compileName(m: MemberReader): { readonly name: string } {
   if (!m.transactional) m.fail('savepoint steps need a transactional function (transaction_config.enabled)');
-  const name = m.string(['name', 'savepoint']);
+  const name = m.string('name');
   if (!isSavepointName(name)) m.fail('must be 1-128 characters', 'name');
   return { name };
 }

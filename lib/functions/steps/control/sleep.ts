@@ -6,7 +6,7 @@ import { step } from '../step.js';
 export const sleep = step<{ readonly duration: Template }>({
   type: 'Sleep',
   access: 'none',
-  compile: (m) => ({ duration: m.template(['duration_ms', 'ms']) }),
+  compile: (m) => ({ duration: m.template('duration_ms') }),
   run: async (cfg, rows, x) => {
     const ms = x.resolve(cfg.duration, rows[0]);
     const n = typeof ms === 'string' && ms.trim() !== '' ? Number(ms) : ms;

@@ -18,8 +18,8 @@ export const tryCatch = step<TryCatchConfig>({
   type: 'TryCatch',
   access: 'none',
   compile: (m) => ({
-    attempt: m.steps(['try_functions', 'try']),
-    recover: m.optionalSteps(['catch_functions', 'catch']) ?? [],
+    attempt: m.steps('try_functions'),
+    recover: m.optionalSteps('catch_functions') ?? [],
     errorField: m.optionalString('output_error_field') ?? 'error',
   }),
   run: async (cfg, rows, x) => {

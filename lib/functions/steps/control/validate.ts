@@ -41,7 +41,7 @@ export const validate = step<ValidateConfig>({
     const schema = m.raw('schema');
     if (!isPlainObject(schema) && typeof schema !== 'boolean') m.fail("missing required member 'schema' (a JSON Schema object)");
     const check = compileSchema(schema as object, (message) => m.fail(message, 'schema'));
-    const field = m.optionalString(['data_field', 'field']);
+    const field = m.optionalString('data_field');
     const onError = m.optionalSteps('on_error');
     return {
       check,
