@@ -67,6 +67,11 @@ describe('functions: control steps', () => {
       expect(result.records[0]).to.include({ why: 'Invalid collection name' });
     });
 
+    it('refuses a prototype key as output_error_field at save', () => {
+      expect(() => h.define({ label: 'pp', functions: [{ type: 'TryCatch', try_functions: [], output_error_field: '__proto__' }] }))
+        .to.throw("functions[0].output_error_field: forbidden field name '__proto__'");
+    });
+
     it('does not catch a passed call bound', async () => {
       h.bounds = { maxSteps: 5, maxRecords: 1000, maxMs: 10_000 };
       h.define({ label: 'loop', functions: [{ type: 'TryCatch', try_functions: [{ type: 'CallFunction', function_label: 'loop' }], catch_functions: [] }] });

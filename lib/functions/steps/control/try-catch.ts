@@ -14,13 +14,18 @@ interface TryCatchConfig {
   readonly errorField: string;
 }
 
+/** The error goes into one top-level field (a dotted name is taken as the field's name, as records allow). */
+function outputField(path: readonly string[] | undefined): string {
+  return path === undefined ? 'error' : path.join('.');
+}
+
 export const tryCatch = step<TryCatchConfig>({
   type: 'TryCatch',
   access: 'none',
   compile: (m) => ({
     attempt: m.steps('try_functions'),
     recover: m.optionalSteps('catch_functions') ?? [],
-    errorField: m.optionalString('output_error_field') ?? 'error',
+    errorField: outputField(m.optionalFieldPath('output_error_field')),
   }),
   run: async (cfg, rows, x) => {
     try {
