@@ -20,7 +20,10 @@ export { checkLimit, MAX_EMBED_TEXTS, MAX_FIELD_NAMES } from './limits.js';
 export { rejectUnknownMembers } from './members.js';
 export type { ApiKeyRecord, CollectionPermission, KvPermission } from './state.js';
 export type { Effect, LoggedBatch } from './effects.js';
-export { recordToWire, valueToWire, fieldsFromWire, fromJson, integerValue, toJson, type Fields, type Value } from './values/index.js';
+export {
+  recordToWire, valueToWire, bareValue, fieldsFromWire, fieldFromWire, compareValues, equalValues, fromJson, integerValue, toJson, isPlainObject, isTypedWrapper, Tagged, typeOf,
+  type Fields, type Value,
+} from './values/index.js';
 export { verifyDataDir, verifyGenerations, type CollectionCount, type FileReport, type GenerationReport, type StartVerdict, type VerifyResult } from './storage/verify.js';
 export { isSegmentName, isSnapshotName } from './storage/generations.js';
 export { describeDamage, type DamagedFile, type RecoveryReport } from './storage/recovery-report.js';
@@ -36,5 +39,5 @@ export { indexDefs } from './indexes/index-manager.js';
 export { parseSearch, runSearch, type SearchHit, type SearchRequest } from './search/search.js';
 export { compilePattern, requirePattern, MAX_PATTERN_LENGTH, MAX_GROUP_DEPTH, MAX_PROGRAM_SIZE, type CompiledPattern, type Pattern } from './pattern/index.js';
 export { ChangeNotifier, type ChangeFilter, type ChangeListener, type ChangeSubscription, type MutationNotice, type SchemaNotice } from './change-notifier.js';
-export { assertSafeKey, compareValues, equalValues, fieldFromWire, hashKey, isPlainObject, sortCompare, Tagged } from './values/index.js';
+export { assertSafeKey, hashKey, sortCompare } from './values/index.js';
 export { getPath } from './query/index.js';

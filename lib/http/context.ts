@@ -19,6 +19,8 @@ export interface Services {
   readonly authFailures: import('./auth-failures.js').AuthFailureLimiter;
   /** Subscriptions to committed changes (stream procedures). */
   readonly changes: import('../engine/index.js').ChangeNotifier;
+  /** Stored functions: definitions and calls. */
+  readonly functions: import('../functions/index.js').StoredFunctions;
   readonly version: string;
 }
 

@@ -3,7 +3,9 @@
  * and each segment is percent-decoded afterwards, so an encoded `%2F` stays
  * inside its segment (a KV key `a/b` arrives as one segment `a%2Fb`).
  * Routes are tried in table order; literal routes are listed before their
- * parameterised siblings.
+ * parameterised siblings. A last segment `:name+` takes the rest of the path
+ * (one or more segments, each decoded, joined by `/`); such routes are tried
+ * after the fixed-length ones.
  */
 import { InvalidInput, MethodNotAllowed, NotFound } from '../errors.js';
 
@@ -13,7 +15,8 @@ export interface RouteDef<T> {
   readonly target: T;
 }
 
-interface Compiled<T> { def: RouteDef<T>; parts: Array<{ literal: string } | { param: string }> }
+type Part = { literal: string } | { param: string } | { rest: string };
+interface Compiled<T> { def: RouteDef<T>; parts: Part[] }
 
 export interface RouteMatch<T> {
   target: T;
@@ -25,10 +28,19 @@ export interface RouteMatch<T> {
 export class Router<T> {
   /** Routes by segment count, in table order: a request only tries routes of its own length. */
   private readonly bySize = new Map<number, Compiled<T>[]>();
+  /** Routes ending in a rest parameter, in table order. */
+  private readonly withRest: Compiled<T>[] = [];
 
   constructor(defs: ReadonlyArray<RouteDef<T>>) {
     for (const def of defs) {
-      const parts = def.path.split('/').slice(1).map((p) => (p.startsWith(':') ? { param: p.slice(1) } : { literal: p }));
+      const parts = def.path.split('/').slice(1).map((p): Part => {
+        if (p.startsWith(':') && p.endsWith('+')) return { rest: p.slice(1, -1) };
+        return p.startsWith(':') ? { param: p.slice(1) } : { literal: p };
+      });
+      if (parts.some((p) => 'rest' in p)) {
+        this.withRest.push({ def, parts });
+        continue;
+      }
       let list = this.bySize.get(parts.length);
       if (!list) this.bySize.set(parts.length, (list = []));
       list.push({ def, parts });
@@ -40,7 +52,8 @@ export class Router<T> {
     const segments = rawPath.split('/').slice(1);
     if (segments.length > 1 && segments[segments.length - 1] === '') segments.pop();
     let pathMatched = false;
-    for (const r of this.bySize.get(segments.length) ?? []) {
+    const candidates = [...this.bySize.get(segments.length) ?? [], ...this.withRest.filter((r) => r.parts.length <= segments.length)];
+    for (const r of candidates) {
       const params = matchParts(r.parts, segments);
       if (!params) continue;
       pathMatched = true;
@@ -56,6 +69,12 @@ function matchParts(parts: Compiled<unknown>['parts'], segments: string[]): Reco
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!;
     const seg = segments[i]!;
+    if ('rest' in part) {
+      const rest = segments.slice(i);
+      if (rest.every((s) => s === '')) return undefined;
+      params[part.rest] = rest.map(decodeSegment).join('/');
+      return params;
+    }
     if ('literal' in part) {
       if (part.literal !== seg) return undefined;
     } else {

@@ -75,6 +75,19 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   r('POST', '/api/kv/link', 'kv.link'),
   r('POST', '/api/kv/unlink', 'kv.unlink'),
 
+  r('POST', '/api/functions', 'functions.create'),
+  r('GET', '/api/functions', 'functions.list'),
+  r('GET', '/api/functions/:id', 'functions.get'),
+  r('PUT', '/api/functions/:id', 'functions.replace'),
+  r('DELETE', '/api/functions/:id', 'functions.delete'),
+  r('POST', '/api/functions/:id', 'functions.call'),
+  // Path-routed functions: `:path+` takes the rest of the path (one or more segments).
+  r('GET', '/api/route/:path+', 'functions.route.get'),
+  r('POST', '/api/route/:path+', 'functions.route.post'),
+  r('PUT', '/api/route/:path+', 'functions.route.put'),
+  r('PATCH', '/api/route/:path+', 'functions.route.patch'),
+  r('DELETE', '/api/route/:path+', 'functions.route.delete'),
+
   r('POST', '/api/insert/:collection', 'records.insert', 201),
   r('POST', '/api/find/:collection', 'records.find'),
   r('GET', '/api/find/:collection/:id', 'records.findById'),

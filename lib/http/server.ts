@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import cron from 'node-cron';
 import type { FastifyInstance } from 'fastify';
+import { StoredFunctions } from '../functions/index.js';
 import { ChangeNotifier, checkDataDirPrivacy, Database, nodeFs, type Clock, type Settings, type StorageFs } from '../engine/index.js';
 import { logStorageEvent } from './log/storage-log.js';
 import { createServerLog, type LogFormat, type LogThreshold, type ServerLog } from './log/server-log.js';
@@ -161,7 +162,10 @@ export class Server {
     // Built before the change notifier so a commit that revokes a key ends its connections before that commit is fanned out.
     const credentialWatch = new CredentialWatch(db, tokens, config.credentialCheckMs ?? CREDENTIAL_CHECK_MS);
     const changes = new ChangeNotifier(db);
-    const services: Services = { db, tokens, log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures, changes };
+    const functions = new StoredFunctions(db, { warn: (msg, cause) => log('warn', msg, cause) });
+    const services: Services = {
+      db, tokens, log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures, changes, functions,
+    };
     const server = new Server(db, config, services, { recoveryMs, adminKey }, flushLog, credentialWatch);
     server.schedule();
     return server;

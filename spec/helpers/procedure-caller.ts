@@ -5,6 +5,7 @@
  */
 import { ChangeNotifier, Database, ManualClock, parseKeyRequest } from '../../lib/engine/index.js';
 import { Dispatcher } from '../../lib/http/index.js';
+import { StoredFunctions } from '../../lib/functions/index.js';
 import { TokenService } from '../../lib/http/auth.js';
 import { BatchGate } from '../../lib/http/batch-gate.js';
 import { AuthFailureLimiter } from '../../lib/http/auth-failures.js';
@@ -32,7 +33,7 @@ export class ProcedureCaller {
     const services: Services = {
       db, tokens: new TokenService(db), log, startedAt: Date.now(), version: 'test', batchGate: new BatchGate(),
       ripples: new RippleManager(db, [], undefined, log), authFailures: new AuthFailureLimiter({ limit: 10, windowSecs: 60 }, log),
-      changes: new ChangeNotifier(db),
+      changes: new ChangeNotifier(db), functions: new StoredFunctions(db),
     };
     return new ProcedureCaller(db, dir, services, new Dispatcher(services, createRegistry(), 1024 * 1024), logged);
   }

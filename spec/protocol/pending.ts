@@ -15,23 +15,6 @@ export interface PendingWork {
 
 export const PENDING: Readonly<Record<number, PendingWork>> = {
   // Issue 12 (the rest of the step catalog) adds no route of its own.
-  11: {
-    topic: 'stored functions: definitions, calls and path-routed functions',
-    routes: [
-      'POST /api/functions',
-      'GET /api/functions',
-      'GET /api/functions/{idOrLabel}',
-      'PUT /api/functions/{idOrLabel}',
-      'DELETE /api/functions/{idOrLabel}',
-      'POST /api/functions/{idOrLabel}',
-      'GET /api/route/{path...}',
-      'POST /api/route/{path...}',
-      'PUT /api/route/{path...}',
-      'PATCH /api/route/{path...}',
-      'DELETE /api/route/{path...}',
-    ],
-    messageTypes: [],
-  },
   13: {
     topic: 'chat sessions, messages, streaming, models and tools',
     routes: [

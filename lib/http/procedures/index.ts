@@ -12,6 +12,7 @@ import * as indexes from './indexes.js';
 import * as embed from './embed.js';
 import * as search from './search.js';
 import * as changes from './changes.js';
+import * as functions from './functions.js';
 
 export function createRegistry() {
   return buildRegistry([
@@ -32,5 +33,8 @@ export function createRegistry() {
     indexes.indexesCreate, indexes.indexesList, indexes.indexesDrop, indexes.queryExplain,
     embed.embed, search.searchQuery,
     changes.changesSubscribe,
+    functions.functionsCreate, functions.functionsList, functions.functionsGet, functions.functionsReplace, functions.functionsDelete,
+    functions.functionsCall, functions.functionsRouteGet, functions.functionsRoutePost, functions.functionsRoutePut,
+    functions.functionsRoutePatch, functions.functionsRouteDelete,
   ]);
 }

@@ -1,0 +1,40 @@
+/**
+ * The stored-function service the transports call: definitions (the
+ * registry) and calls by id, label or routed path, with the engine and the
+ * call bounds.
+ */
+import { NotFound } from '../../errors.js';
+import type { Database } from '../../engine/index.js';
+import { callStoredFunction, type CallBounds, type CallEnvironment, type CallResult } from '../interpreter/index.js';
+import { isPlainObject } from '../../engine/index.js';
+import { FunctionRegistry, type RegistryWarn } from './registry.js';
+import { findRoute } from './route-lookup.js';
+
+export class StoredFunctions {
+  readonly registry: FunctionRegistry;
+  private readonly env: CallEnvironment;
+
+  constructor(readonly db: Database, opts: { warn?: RegistryWarn; bounds?: CallBounds } = {}) {
+    this.registry = new FunctionRegistry(db, opts.warn);
+    const registry = this.registry;
+    this.env = {
+      db,
+      lookup: (idOrLabel) => (registry.find(idOrLabel) ? registry.compiled(idOrLabel) : undefined),
+      ...(opts.bounds ? { bounds: opts.bounds } : {}),
+    };
+  }
+
+  /** POST /api/functions/{idOrLabel}: `body` is the parameter values. */
+  call(idOrLabel: string, body: unknown): Promise<CallResult> {
+    return callStoredFunction(this.env, this.registry.compiled(idOrLabel), body);
+  }
+
+  /** ANY /api/route/{path}: path parameters, overridden by body members of the same name. */
+  callRoute(method: string, path: string, body: unknown): Promise<CallResult> {
+    const hit = findRoute(this.registry.routed(), method, path);
+    if (!hit) throw new NotFound(`No function routed at ${method} /${path.replace(/^\/+/, '')}`);
+    const params: Record<string, unknown> = { ...hit.params };
+    if (isPlainObject(body)) Object.assign(params, body);
+    return callStoredFunction(this.env, hit.fn, params);
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The step interface: what every stored-function step type is, as data.
+ *
+ * How to write a step
+ * -------------------
+ * 1. One file per step type under `lib/functions/steps/<family>/` (read,
+ *    write, records, shaping, control), exporting one `StepType`:
+ *
+ *      export const findAll = step<{ collection: Template }>({
+ *        type: 'FindAll',
+ *        access: 'read',                  // 'none' | 'read' | 'write' | 'outside'
+ *        compile: (m) => ({ collection: m.template('collection') }),
+ *        run: (cfg, rows, x) => x.session.find(x.text(cfg.collection, rows[0], 'collection'), ALL),
+ *      });
+ *
+ *    (read/find-all.ts and write/insert.ts are the two worked examples.)
+ *
+ * 2. Add it to the `STEPS` table in `steps/index.ts`. Nothing else: the
+ *    compiler finds it by `type`, the interpreter runs it.
+ * 3. `compile` runs at SAVE time and reads the step's members through the
+ *    `MemberReader` (`m`): every error it throws names the member's path
+ *    (`functions[2].then_functions[0].collection: ...`). Parse everything you
+ *    can here (templates, filters, schemas, nested step lists with
+ *    `m.steps(...)`), so a bad definition is a 400 at save, never a 500 at
+ *    call time. Other clients' spellings of a member are aliases:
+ *    `m.template(['record_ids', 'ids'])` reads the first one present.
+ *    Unknown members are tolerated (clients send extras). Field names a step
+ *    writes or reads (`output_field`, `field`...) go through
+ *    `m.fieldPath(...)`, which refuses `__proto__`, `constructor` and
+ *    `prototype`: a step must never build an object key from user input
+ *    unchecked.
+ * 4. `run` gets the compiled config, the current working records (bare
+ *    engine `Fields`, never mutate them: build new objects) and the
+ *    `Execution` (`x`). It returns the next working records. Resolve
+ *    templates with `x.resolve(t, row)` (any JSON value; a string that is
+ *    exactly one placeholder keeps its JSON type, Parameter refs keep typed
+ *    wrappers) or `x.text(t, row)` (must be a string). `row` is the record
+ *    whose fields `{{field}}` may name (usually `rows[0]`, or each row for
+ *    per-record steps). Read and write only through `x.session` (auto-commit
+ *    or the function's transaction, the step never asks which). Throw
+ *    `DbError`s (`InvalidInput`, `NotFound`...): the interpreter wraps them
+ *    into `StepFailed` with the step's index and type. Conditions and other
+ *    evaluators get the same names through `x.scope(row)`.
+ * 7. Test it in `spec/functions/steps/<family>.spec.ts` through
+ *    `callStoredFunction` over a real `Database` (see
+ *    spec/functions/interpreter.spec.ts), and the HTTP form once in
+ *    spec/http/functions*.spec.ts.
+ * 5. `access` says what the step touches. `'outside'` (HTTP, e-mail, key-value,
+ *    anything a rollback cannot undo) and steps flagged `transactional: false`
+ *    make a transactional function fail at save time.
+ * 6. Nested lists run through `x.runSteps(steps, rows, frame?)`; `frame` is a
+ *    record whose fields shadow the parameters for those steps (ForEach).
+ */
+import type { Database, Fields, Session } from '../../engine/index.js';
+import type { Template, TemplateScope } from '../templates/index.js';
+
+/** A working record: bare engine fields, flowing from step to step. */
+export type Row = Fields;
+
+/** What a step touches; decides whether a transactional function may hold it. */
+export type StepAccess = 'none' | 'read' | 'write' | 'outside';
+
+/** A compiled step: its type entry, its parsed config and where it sits in the definition. */
+export interface CompiledStep {
+  readonly spec: StepType<unknown>;
+  readonly config: unknown;
+  /** `functions[2].then_functions[0]`: for errors. */
+  readonly path: string;
+  /** Index inside its own list (operation_index of a failure). */
+  readonly index: number;
+}
+
+/** Reads one step's members at save time. Every error names `<path>.<member>`. */
+export interface MemberReader {
+  /** Path of the step being read (`functions[1]`). */
+  readonly path: string;
+  /** True when any of the names is present (not undefined). */
+  has(names: MemberNames): boolean;
+  /** The raw member value (first alias present), undefined when absent. */
+  raw(names: MemberNames): unknown;
+  /** A required member compiled as a template (placeholders, Parameter refs). */
+  template(names: MemberNames): Template;
+  optionalTemplate(names: MemberNames): Template | undefined;
+  /** A literal string (no placeholders), e.g. a field name or a savepoint name. */
+  string(names: MemberNames): string;
+  optionalString(names: MemberNames): string | undefined;
+  optionalBoolean(names: MemberNames): boolean | undefined;
+  /** A literal non-negative integer. */
+  optionalInteger(names: MemberNames, min: number, max: number): number | undefined;
+  /** A literal field name or dotted path (`a.b`), split; prototype keys and empty segments refused. */
+  fieldPath(names: MemberNames): readonly string[];
+  optionalFieldPath(names: MemberNames): readonly string[] | undefined;
+  /** A literal array of strings. */
+  optionalStringList(names: MemberNames): string[] | undefined;
+  /** A nested step list, compiled (required, may be empty). */
+  steps(names: MemberNames): readonly CompiledStep[];
+  optionalSteps(names: MemberNames): readonly CompiledStep[] | undefined;
+  /** An InvalidInput naming `<path>.<member>` (or the step when no member). */
+  fail(message: string, member?: string): never;
+  /** True when the function runs as one transaction (save-time checks of savepoint steps). */
+  readonly transactional: boolean;
+}
+
+/** A member's name, or its spellings in order of preference (canonical first). */
+export type MemberNames = string | readonly string[];
+
+/** Why the call stopped early: a Return step's body and HTTP status. */
+export interface Returned {
+  readonly fields: unknown;
+  readonly statusCode: number;
+}
+
+/** The running call, as a step sees it. */
+export interface Execution {
+  /** Statements: auto-commit, or the function's transaction when it is transactional. */
+  readonly session: Session;
+  /** Call parameters after defaults (wire JSON values, typed wrappers kept). */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** The engine, for what is not a statement: key-value store, ids, settings. */
+  readonly db: Database;
+  /** Milliseconds since the epoch, from the engine's injectable clock. */
+  now(): number;
+  /** A template's value for `row` (wire JSON: Tagged field values become typed wrappers). */
+  resolve(template: Template, row?: Row): unknown;
+  /** The names a template sees for `row` (ForEach frames, parameters, the row): for conditions and other evaluators. */
+  scope(row?: Row): TemplateScope;
+  /** A template's value that must be a string (else a 400 naming `what`). */
+  text(template: Template, row: Row | undefined, what: string): string;
+  /** Runs a nested step list over `rows`; `frame` fields shadow the parameters inside it. */
+  runSteps(steps: readonly CompiledStep[], rows: readonly Row[], frame?: Row): Promise<Row[]>;
+  /** Calls another stored function (depth-checked); `params` undefined inherits this call's. */
+  callFunction(label: string, params: Record<string, unknown> | undefined): Promise<Row[]>;
+  /** Ends the call after the current step with this body and status (Return). */
+  finish(returned: Returned): void;
+  /** Waits `ms` on the clock's time, bounded by the call's remaining wall time. */
+  sleep(ms: number): Promise<void>;
+  /** Throws the call's record-limit error when `count` working records would be too many (loops that gather). */
+  checkRecords(count: number): void;
+  /** True when `err` ends the whole call (a bound was passed): TryCatch and Parallel must not swallow it. */
+  isCallAbort(err: unknown): boolean;
+  /** True when writes are staged in one transaction. */
+  readonly transactional: boolean;
+}
+
+/** One step type: its name, what it touches, and its save-time and run-time halves. */
+export interface StepType<C> {
+  readonly type: string;
+  readonly access: StepAccess;
+  /** False for steps that cannot take part in a transaction even though they only read or write. Default true. */
+  readonly transactional?: boolean;
+  compile(m: MemberReader): C;
+  run(config: C, rows: readonly Row[], x: Execution): Promise<readonly Row[]> | readonly Row[];
+}
+
+/** Widens a concrete step type for the table. */
+export function step<C>(s: StepType<C>): StepType<unknown> {
+  return s as StepType<unknown>;
+}

@@ -1,0 +1,151 @@
+/**
+ * Templates: JSON values of a definition with `{{placeholders}}` and
+ * `{type: "Parameter", name}` references, compiled once at save time and
+ * resolved per call (product.md call rule 4, protocol.md 4.2).
+ *
+ * - A string that is exactly one placeholder resolves to the value itself,
+ *   keeping its JSON type (`"limit": "{{page_size}}"` is a number).
+ * - Placeholders inside longer text are substituted as text.
+ * - A Parameter reference resolves to the parameter's value as sent,
+ *   typed wrappers included.
+ * - A typed wrapper may hold a placeholder (`{type: "Decimal", value:
+ *   "{{total}}"}`); when the value found is itself a wrapper its inner value
+ *   is used, so the outer type wins.
+ * - Names are dotted paths (`{{lock.token}}`); a segment that is a prototype
+ *   key (`__proto__`, `constructor`, `prototype`) is refused at save.
+ *
+ * A template without placeholders compiles to a constant, so resolving it
+ * costs nothing.
+ */
+import { InvalidInput } from '../../errors.js';
+import { isPlainObject, isTypedWrapper } from '../../engine/index.js';
+
+export type Template =
+  | { readonly k: 'const'; readonly v: unknown }
+  | { readonly k: 'placeholder'; readonly path: readonly string[] }
+  | { readonly k: 'param'; readonly name: string }
+  | { readonly k: 'text'; readonly parts: readonly (string | readonly string[])[] }
+  | { readonly k: 'array'; readonly items: readonly Template[] }
+  | { readonly k: 'object'; readonly entries: readonly (readonly [string, Template])[]; readonly typed: boolean };
+
+/** Where names are looked up when a template is resolved. `found` false: nothing by that name. */
+export interface TemplateScope {
+  lookup(path: readonly string[]): { found: boolean; value: unknown };
+  param(name: string): unknown;
+}
+
+/** What the compiler checks Parameter references against. */
+export interface TemplateContext {
+  /** Declared parameter names (plus system-supplied ones); undefined accepts any name. */
+  readonly parameters?: ReadonlySet<string>;
+}
+
+const HOSTILE: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+const SEGMENT = /^[A-Za-z0-9_$-]{1,128}$/;
+const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
+const MAX_TEMPLATE_DEPTH = 64;
+
+export function isHostileName(name: string): boolean {
+  return HOSTILE.has(name);
+}
+
+/** Parses `a.b.c` into segments; InvalidInput naming `where` when malformed or hostile. */
+export function parsePlaceholderName(raw: string, where: string): string[] {
+  const name = raw.trim();
+  const segments = name.split('.');
+  if (name === '' || segments.some((s) => !SEGMENT.test(s))) throw new InvalidInput(`${where}: bad placeholder '{{${raw}}}'`);
+  const hostile = segments.find((s) => HOSTILE.has(s));
+  if (hostile !== undefined) throw new InvalidInput(`${where}: placeholder '{{${raw}}}' names the forbidden member '${hostile}'`);
+  return segments;
+}
+
+export function isParameterRef(v: unknown): v is { type: 'Parameter'; name: string } {
+  return isPlainObject(v) && v.type === 'Parameter' && typeof v.name === 'string' && !('value' in v);
+}
+
+export function compileTemplate(raw: unknown, path: string, ctx: TemplateContext = {}): Template {
+  return compileAt(raw, path, ctx, 0);
+}
+
+function compileAt(raw: unknown, path: string, ctx: TemplateContext, depth: number): Template {
+  if (depth > MAX_TEMPLATE_DEPTH) throw new InvalidInput(`${path}: nested deeper than ${MAX_TEMPLATE_DEPTH} levels`);
+  if (typeof raw === 'string') return compileString(raw, path);
+  if (Array.isArray(raw)) {
+    const items = raw.map((item, i) => compileAt(item, `${path}[${i}]`, ctx, depth + 1));
+    return items.every((t) => t.k === 'const') ? constant(raw) : { k: 'array', items };
+  }
+  if (isParameterRef(raw)) {
+    if (HOSTILE.has(raw.name)) throw new InvalidInput(`${path}: parameter name '${raw.name}' is forbidden`);
+    if (ctx.parameters && !ctx.parameters.has(raw.name)) throw new InvalidInput(`${path}: unknown parameter '${raw.name}'`);
+    return { k: 'param', name: raw.name };
+  }
+  if (isPlainObject(raw)) {
+    const entries: (readonly [string, Template])[] = [];
+    for (const key of Object.keys(raw)) {
+      if (HOSTILE.has(key)) throw new InvalidInput(`${path}: forbidden member name '${key}'`);
+      entries.push([key, compileAt(raw[key], `${path}.${key}`, ctx, depth + 1)]);
+    }
+    if (entries.every(([, t]) => t.k === 'const')) return constant(raw);
+    return { k: 'object', entries, typed: isTypedWrapper(raw) };
+  }
+  return constant(raw);
+}
+
+function compileString(s: string, path: string): Template {
+  if (!s.includes('{{')) return constant(s);
+  const parts: (string | readonly string[])[] = [];
+  let last = 0;
+  for (const m of s.matchAll(PLACEHOLDER)) {
+    if (m.index! > last) parts.push(s.slice(last, m.index));
+    parts.push(parsePlaceholderName(m[1]!, path));
+    last = m.index! + m[0].length;
+  }
+  if (last < s.length) parts.push(s.slice(last));
+  if (parts.length === 0) return constant(s);
+  if (parts.length === 1 && typeof parts[0] !== 'string') return { k: 'placeholder', path: parts[0]! };
+  return { k: 'text', parts };
+}
+
+function constant(v: unknown): Template {
+  return { k: 'const', v };
+}
+
+/** True when resolving the template needs no scope. */
+export function isConstant(t: Template): t is { k: 'const'; v: unknown } {
+  return t.k === 'const';
+}
+
+/** Resolves a template. Unknown placeholder names are a 400 naming them. */
+export function resolveTemplate(t: Template, scope: TemplateScope): unknown {
+  switch (t.k) {
+    case 'const': return t.v;
+    case 'param': return scope.param(t.name);
+    case 'placeholder': return lookupOrFail(scope, t.path);
+    case 'text': return t.parts.map((p) => (typeof p === 'string' ? p : asText(lookupOrFail(scope, p)))).join('');
+    case 'array': return t.items.map((item) => resolveTemplate(item, scope));
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of t.entries) {
+        const v = resolveTemplate(item, scope);
+        // A typed wrapper's value taken from a wrapped parameter: the outer type wins.
+        out[key] = t.typed && key === 'value' && isTypedWrapper(v) ? v.value : v;
+      }
+      return out;
+    }
+  }
+}
+
+function lookupOrFail(scope: TemplateScope, path: readonly string[]): unknown {
+  const hit = scope.lookup(path);
+  if (!hit.found) throw new InvalidInput(`Placeholder '{{${path.join('.')}}}' has no value`);
+  return hit.value;
+}
+
+/** How a value reads inside text: strings as they are, wrappers by their value, the rest as JSON. */
+export function asText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  if (isTypedWrapper(v)) return asText(v.value);
+  return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x));
+}
