@@ -15,3 +15,11 @@ export {
   definitionToWire, findRoute, FUNCTION_HISTORY_COLLECTION, FUNCTIONS_COLLECTION, FunctionRegistry, StoredFunctions,
   type RegistryWarn, type RouteHit, type StoredFunction,
 } from './definitions/index.js';
+export {
+  compileCondition, evaluateCondition, holdsPlaceholder, CONDITION_TYPES, CONDITIONS, MAX_CONDITION_DEPTH, MAX_CONDITION_NODES,
+  type CompileConditionOptions, type Condition, type ConditionType, type ResolveValue,
+} from './conditions/index.js';
+export {
+  compileGroup, groupRows, GROUP_OPERATIONS, GROUP_OPERATION_TABLE, MAX_GROUP_BY_FIELDS, MAX_GROUP_FUNCTIONS, MISSING_GROUP_VALUE,
+  type GroupFunction, type GroupOperation, type GroupOperationName, type GroupSpec,
+} from './group/index.js';
