@@ -42,6 +42,8 @@ export class FunctionRegistry {
   private byId = new Map<string, StoredFunction>();
   private byLabel = new Map<string, StoredFunction>();
   private stale = true;
+  /** The stored document text each loaded definition came from. */
+  private documents = new WeakMap<StoredFunction, string>();
   /** Saves run one at a time, so "label already exists" is decided against every earlier save. */
   private saving: Promise<unknown> = Promise.resolve();
 
@@ -143,8 +145,11 @@ export class FunctionRegistry {
       const byId = new Map<string, StoredFunction>();
       const byLabel = new Map<string, StoredFunction>();
       for (const record of this.storedRecords()) {
-        const f = readStored(record);
+        // Unchanged definitions keep their compiled form (ajv schemas are not cheap to compile).
+        const previous = typeof record.id === 'string' ? this.byId.get(record.id) : undefined;
+        const f = previous && this.documents.get(previous) === record.document ? previous : readStored(record);
         if (!f) continue;
+        this.documents.set(f, record.document as string);
         byId.set(f.id, f);
         byLabel.set(f.label, f);
       }

@@ -43,7 +43,11 @@ export class CallBudget {
   }
 
   checkTime(): void {
-    if (this.monotonic() > this.deadline) throw new CallLimitExceeded(`Function call exceeded its time limit of ${this.bounds.maxMs} ms`, 'TIMEOUT');
+    if (this.monotonic() > this.deadline) this.outOfTime();
+  }
+
+  outOfTime(): never {
+    throw new CallLimitExceeded(`Function call exceeded its time limit of ${this.bounds.maxMs} ms`, 'TIMEOUT');
   }
 
   /** Milliseconds left before the deadline. */

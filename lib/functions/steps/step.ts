@@ -127,6 +127,10 @@ export interface Execution {
   finish(returned: Returned): void;
   /** Waits `ms` on the clock's time, bounded by the call's remaining wall time. */
   sleep(ms: number): Promise<void>;
+  /** Throws the call's record-limit error when `count` working records would be too many (loops that gather). */
+  checkRecords(count: number): void;
+  /** True when `err` ends the whole call (a bound was passed): TryCatch and Parallel must not swallow it. */
+  isCallAbort(err: unknown): boolean;
   /** True when writes are staged in one transaction. */
   readonly transactional: boolean;
 }
