@@ -39,5 +39,5 @@ export { indexDefs } from './indexes/index-manager.js';
 export { parseSearch, runSearch, type SearchHit, type SearchRequest } from './search/search.js';
 export { compilePattern, requirePattern, MAX_PATTERN_LENGTH, MAX_GROUP_DEPTH, MAX_PROGRAM_SIZE, type CompiledPattern, type Pattern } from './pattern/index.js';
 export { ChangeNotifier, type ChangeFilter, type ChangeListener, type ChangeSubscription, type MutationNotice, type SchemaNotice } from './change-notifier.js';
-export { assertSafeKey, compareValues, equalValues, fieldFromWire, hashKey, sortCompare } from './values/index.js';
+export { assertSafeKey, hashKey, sortCompare } from './values/index.js';
 export { getPath } from './query/index.js';
