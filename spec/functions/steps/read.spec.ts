@@ -73,6 +73,8 @@ describe('functions: read steps', () => {
       expect(saveError([{ type: 'Query', collection: 'c', limit: -1 }])).to.match(/^functions\[0\]\.limit: expected a non-negative integer/);
       expect(saveError([{ type: 'Query', collection: 'c', skip: 'ten' }])).to.match(/^functions\[0\]\.skip: /);
       expect(saveError([{ type: 'Query', filter: eq('a', 1) }])).to.match(/^functions\[0\]: missing required member 'collection'/);
+      expect(saveError([{ type: 'Query', collection: 'no such/name' }])).to.match(/^functions\[0\]\.collection: /);
+      expect(saveError([{ type: 'FindById', collection: '', record_id: 'x' }])).to.match(/^functions\[0\]\.collection: /);
       expect(saveError([{ type: 'Query', collection: 'c', filter: eq('__proto__', 1) }])).to.match(/^functions\[0\]\.filter/);
       expect(saveError([{ type: 'Query', collection: 'c', filter: eq('a', '{{constructor}}') }])).to.match(/^functions\[0\]\.filter.*constructor/);
     });
@@ -191,6 +193,7 @@ describe('functions: read steps', () => {
       expect(saveError([{ type: 'TextSearch', collection: 'docs', query_text: 'x', fuzzy: 'yes' }])).to.match(/^functions\[0\]: 'fuzzy' must be a boolean/);
       expect(saveError([{ type: 'VectorSearch', collection: 'docs', query_vector: ['a'] }])).to.match(/^functions\[0\]: 'vector' must be/);
       expect(saveError([{ type: 'VectorSearch', query_vector: [1] }])).to.match(/^functions\[0\]: missing required member 'collection'/);
+      expect(saveError([{ type: 'VectorSearch', query_vector: [1], options: { collection: 'a b' } }])).to.match(/^functions\[0\]\.options\.collection: /);
       expect(saveError([{ type: 'HybridSearch', text_query: 'x', options: 'docs' }])).to.match(/^functions\[0\]\.options: must be an object/);
       expect(saveError([{ type: 'VectorSearch', collection: 'docs', query_vector: '{{v}}', limit: 'ten' }], { v: {} })).to.match(/^functions\[0\]: 'limit' must be/);
     });

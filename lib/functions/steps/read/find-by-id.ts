@@ -5,12 +5,13 @@
  */
 import { NotFound } from '../../../errors.js';
 import type { Template } from '../../templates/index.js';
+import { collectionMember } from '../shared/collection-member.js';
 import { step } from '../step.js';
 
 export const findById = step<{ collection: Template; recordId: Template }>({
   type: 'FindById',
   access: 'read',
-  compile: (m) => ({ collection: m.template('collection'), recordId: m.template('record_id') }),
+  compile: (m) => ({ collection: collectionMember(m), recordId: m.template('record_id') }),
   run: (cfg, rows, x) => {
     const row = rows[0];
     const collection = x.text(cfg.collection, row, 'collection');

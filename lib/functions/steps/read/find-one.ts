@@ -7,6 +7,7 @@
 import { parseFieldPath, parseFilter, type Query } from '../../../engine/index.js';
 import { atPath } from '../../definition-path.js';
 import { isConstant, type Template } from '../../templates/index.js';
+import { collectionMember } from '../shared/collection-member.js';
 import { step } from '../step.js';
 
 interface FindOneConfig {
@@ -19,12 +20,12 @@ export const findOne = step<FindOneConfig>({
   type: 'FindOne',
   access: 'read',
   compile: (m) => {
-    const key = m.template(['key', 'field']);
+    const key = m.template('key');
     if (isConstant(key)) atPath(`${m.path}.key`, () => parseFieldPath(key.v, 'key'));
     if (!m.has('value')) m.fail("missing required member 'value'");
     const value = m.template('value');
     if (isConstant(key) && isConstant(value)) atPath(`${m.path}.value`, () => parseFilter({ field: key.v, operator: 'Eq', value: value.v }, 'value'));
-    return { collection: m.template('collection'), key, value };
+    return { collection: collectionMember(m), key, value };
   },
   run: (cfg, rows, x) => {
     const row = rows[0];

@@ -8,6 +8,7 @@
 import { parseFieldList, parseJoin, parseSort, type Filter, type Join, type Query, type SortKey } from '../../../engine/index.js';
 import { atPath } from '../../definition-path.js';
 import type { Template } from '../../templates/index.js';
+import { collectionMember } from '../shared/collection-member.js';
 import { optionalCount, resolveCount, type CountMember } from '../shared/count-member.js';
 import { optionalFilter, resolveFilter, type FilterMember } from '../shared/filter-member.js';
 import { step, type MemberReader } from '../step.js';
@@ -29,7 +30,7 @@ export const query = step<QueryConfig>({
     const limit = optionalCount(m, 'limit');
     const skip = optionalCount(m, ['skip', 'offset']);
     return {
-      collection: m.template('collection'),
+      collection: collectionMember(m),
       ...(filter ? { filter } : {}),
       ...(limit ? { limit } : {}),
       ...(skip ? { skip } : {}),

@@ -2,7 +2,8 @@
  * Group: one record per distinct combination of `by_fields`, holding those
  * fields and one output per entry of `functions` ({output_field, operation,
  * input_field?}); see lib/functions/group for the eleven operations and the
- * grouping rules. Field names are literal and checked at save.
+ * grouping rules. Field names are literal and checked at save. Without
+ * `by_fields` every working record falls in one group.
  */
 import { compileGroup, groupRows, type GroupSpec } from '../../group/index.js';
 import { step } from '../step.js';

@@ -5,6 +5,6 @@ import { step } from '../step.js';
 export const limit = step<CountMember>({
   type: 'Limit',
   access: 'none',
-  compile: (m) => optionalCount(m, ['limit', 'count']) ?? m.fail("missing required member 'limit'"),
+  compile: (m) => optionalCount(m, 'limit') ?? m.fail("missing required member 'limit'"),
   run: (cfg, rows, x) => rows.slice(0, resolveCount(cfg, x, rows[0])),
 });

@@ -11,9 +11,8 @@ export const sort = step<readonly SortKey[]>({
   type: 'Sort',
   access: 'none',
   compile: (m) => {
-    if (!m.has(['sort', 'fields'])) m.fail("missing required member 'sort'");
-    const name = m.has('sort') ? 'sort' : 'fields';
-    return Object.freeze(atPath(`${m.path}.${name}`, () => parseSort(m.raw(name), name)));
+    if (!m.has('sort')) m.fail("missing required member 'sort'");
+    return Object.freeze(atPath(`${m.path}.sort`, () => parseSort(m.raw('sort'), 'sort')));
   },
   run: (keys, rows) => sortRecords(rows, keys),
 });

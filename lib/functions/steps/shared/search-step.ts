@@ -17,6 +17,7 @@ import { isPlainObject, isTypedWrapper, parseSearch, type SearchRequest } from '
 import { InvalidInput } from '../../../errors.js';
 import { atPath } from '../../definition-path.js';
 import { isConstant, isHostileName, type Template } from '../../templates/index.js';
+import { checkCollection } from './collection-member.js';
 import type { Execution, MemberNames, MemberReader, Row } from '../step.js';
 
 /** Search-body members an `options` object may carry (step-level names map onto them). */
@@ -51,6 +52,7 @@ export function compileSearch(m: MemberReader, parts: readonly SearchPart[]): Se
   const options = m.optionalTemplate('options');
   if (options && isConstant(options) && !isPlainObject(options.v)) m.fail('must be an object of search options', 'options');
   const collection = m.optionalTemplate('collection') ?? optionCollection(m, options);
+  checkCollection(collection, m.has('collection') ? `${m.path}.collection` : `${m.path}.options.collection`);
   const config: SearchConfig = { collection, parts: compiled, ...(options ? { options } : {}) };
   const allConstant = compiled.every(([, t]) => isConstant(t)) && (!options || isConstant(options));
   if (allConstant) return { ...config, parsed: atPath(m.path, () => parseSearch(body(config, (t) => (t as { v: unknown }).v))) };
