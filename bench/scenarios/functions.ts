@@ -4,16 +4,17 @@
  *   plain point read, both over HTTP on the same server in the same run
  *   (aim: at least 0.60).
  * - functions-group: a Query + Group pipeline over 100,000 records, in
- *   process, against the same filter and aggregation written directly in
- *   JavaScript over the same records as plain objects (aim: at most 2x the
- *   time, so a ratio of at least 0.50).
+ *   process, against the same read and aggregation written directly in
+ *   JavaScript over the same stored records (aim: at most 2x the time, so a
+ *   ratio of at least 0.50); the read alone and the aggregation over the
+ *   bodies as a plain array (no engine) are reported beside it.
  * - functions-steps: a pipeline of 10 cheap steps against a 1-step one; the
  *   difference per added step is the interpreter's per-step overhead in µs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Database } from '../../lib/engine/index.js';
+import { Database, parseQuery } from '../../lib/engine/index.js';
 import { callStoredFunction, compileDefinition, type CompiledFunction } from '../../lib/functions/index.js';
 import { load } from '../lib/load.js';
 import { startEddy, stop, token } from '../lib/procs.js';
@@ -74,10 +75,11 @@ function caller(db: Database, fn: CompiledFunction) {
 export async function functionsGroup(): Promise<void> {
   const N = 100_000, RUNS = 15;
   const bodies = Array.from({ length: N }, (_, i) => record(i));
+  const filter = { type: 'Condition', content: { field: 'age', operator: 'Gte', value: 30 } };
   const fn = compileDefinition({
     label: 'city_stats', name: 'city stats', parameters: { min_age: { required: true } },
     functions: [
-      { type: 'Query', collection: 'people', filter: { type: 'Condition', content: { field: 'age', operator: 'Gte', value: '{{min_age}}' } } },
+      { type: 'Query', collection: 'people', filter: { ...filter, content: { ...filter.content, value: '{{min_age}}' } } },
       {
         type: 'Group', by_fields: ['city'], functions: [
           { output_field: 'people', operation: 'Count' },
@@ -89,33 +91,55 @@ export async function functionsGroup(): Promise<void> {
     ],
   });
   let groups = 0;
-  const subj = await withDatabase(async (db) => {
+  const { subj, ref, readOnly } = await withDatabase(async (db) => {
     for (let i = 0; i < N; i += 10_000) await db.bulk.insertMany('people', bodies.slice(i, i + 10_000));
     const call = caller(db, fn);
+    const query = parseQuery({ filter });
+    const session = db.session(undefined);
+    const handWritten = (): void => void aggregate(session.find('people', query) as unknown as Person[], false);
     await call({ min_age: 30 });
-    return timed(RUNS, async () => { groups = (await call({ min_age: 30 })).records.length; });
-  });
-  const ref = await timed(RUNS, () => {
-    const byCity = new Map<string, { people: number; total_score: number; age_sum: number; oldest: number }>();
-    for (const b of bodies) {
-      if (b.age < 30) continue;
-      let g = byCity.get(b.city);
-      if (!g) byCity.set(b.city, (g = { people: 0, total_score: 0, age_sum: 0, oldest: -Infinity }));
-      g.people++;
-      g.total_score += b.score;
-      g.age_sum += b.age;
-      if (b.age > g.oldest) g.oldest = b.age;
+    handWritten();
+    // Alternate the three so they see the same machine (other processes share its two cores).
+    const times = { subj: [] as number[], ref: [] as number[], readOnly: [] as number[] };
+    for (let i = 0; i < RUNS; i++) {
+      times.subj.push(...await timed(1, async () => { groups = (await call({ min_age: 30 })).records.length; }));
+      times.ref.push(...await timed(1, handWritten));
+      times.readOnly.push(...await timed(1, () => { session.find('people', query); }));
     }
-    [...byCity].map(([city, g]) => ({ city, people: g.people, total_score: g.total_score, mean_age: g.age_sum / g.people, oldest: g.oldest }));
+    return { subj: times.subj.sort((a, b) => a - b), ref: times.ref.sort((a, b) => a - b), readOnly: times.readOnly.sort((a, b) => a - b) };
   });
+  const plain = await timed(RUNS, () => { aggregate(bodies, true); });
   const subject = { label: `Query + Group function (${groups} groups)`, throughput: 1000 / percentile(subj, 50), p50_ms: percentile(subj, 50), p99_ms: percentile(subj, 99) };
-  const reference = { label: 'same aggregation in plain JS', throughput: 1000 / percentile(ref, 50), p50_ms: percentile(ref, 50), p99_ms: percentile(ref, 99) };
+  const reference = { label: 'same read + aggregation in plain JS', throughput: 1000 / percentile(ref, 50), p50_ms: percentile(ref, 50), p99_ms: percentile(ref, 99) };
   report({
     scenario: 'functions-group', subject, reference, ratio: subject.throughput / reference.throughput,
-    ratio_of: 'calls/s vs a plain JS loop over the same 100k records', target: '>= 0.50 (at most 2x the time)',
-    extra: { time_multiple: percentile(subj, 50) / percentile(ref, 50) },
-    notes: `In process, ${N} records, ~83% pass the filter; the function reads through the Session (TTL checks, index planning) and groups with compiled operations.`,
+    ratio_of: 'calls/s vs hand-written JS over the same stored records', target: '>= 0.50 (at most 2x the time)',
+    extra: {
+      time_multiple: percentile(subj, 50) / percentile(ref, 50),
+      engine_find_ms: percentile(readOnly, 50),
+      plain_objects_ms: percentile(plain, 50),
+      time_multiple_vs_plain_objects: percentile(subj, 50) / percentile(plain, 50),
+    },
+    notes: `In process, ${N} records, ~83% pass the filter. Reference: session.find with the same query, then a JS loop doing the same Count/Sum/Average/Max per city. `
+      + 'engine_find_ms is that read alone; plain_objects_ms is the filter and loop over the inserted bodies as a plain array (no engine at all).',
   });
+}
+
+interface Person { age: number; city: string; score: number }
+
+/** The aggregation of functions-group written by hand. */
+function aggregate(rows: readonly Person[], filter: boolean): unknown[] {
+  const byCity = new Map<string, { people: number; total_score: number; age_sum: number; oldest: number }>();
+  for (const b of rows) {
+    if (filter && b.age < 30) continue;
+    let g = byCity.get(b.city);
+    if (!g) byCity.set(b.city, (g = { people: 0, total_score: 0, age_sum: 0, oldest: -Infinity }));
+    g.people++;
+    g.total_score += b.score;
+    g.age_sum += b.age;
+    if (b.age > g.oldest) g.oldest = b.age;
+  }
+  return [...byCity].map(([city, g]) => ({ city, people: g.people, total_score: g.total_score, mean_age: g.age_sum / g.people, oldest: g.oldest }));
 }
 
 export async function functionsSteps(): Promise<void> {
