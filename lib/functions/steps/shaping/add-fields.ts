@@ -2,8 +2,10 @@
  * AddFields (spec only; no client builds it): `fields` is an object of
  * field name -> value, each value a template resolved per working record,
  * so `{"greeting": "hi {{name}}", "owner": {"type": "Parameter", "name":
- * "user"}, "total": "{{price}}"}` sees each record's own fields (then the
- * parameters). The values are stored as a record's would be (typed
+ * "user"}, "total": "{{price}}"}` sees each record's own fields. Names
+ * are looked up as for every step (ForEach frames, then the parameters,
+ * then the record), so a parameter shadows a record field of the same
+ * name. The values are stored as a record's would be (typed
  * wrappers become typed values); an existing field is replaced. `id` may
  * not be set: a working record keeps the identity of the record it came
  * from.
