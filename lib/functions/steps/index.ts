@@ -6,6 +6,20 @@
 import type { StepType } from './step.js';
 import { findAll } from './read/find-all.js';
 import { insert } from './write/insert.js';
+import { query } from './read/query.js';
+import { findById } from './read/find-by-id.js';
+import { findOne } from './read/find-one.js';
+import { textSearch } from './read/text-search.js';
+import { vectorSearch } from './read/vector-search.js';
+import { hybridSearch } from './read/hybrid-search.js';
+import { project } from './shaping/project.js';
+import { count } from './shaping/count.js';
+import { filter } from './shaping/filter.js';
+import { sort } from './shaping/sort.js';
+import { limit } from './shaping/limit.js';
+import { skip } from './shaping/skip.js';
+import { addFields } from './shaping/add-fields.js';
+import { group } from './shaping/group.js';
 import { ifStep } from './control/if.js';
 import { forEach } from './control/for-each.js';
 import { parallel } from './control/parallel.js';
@@ -18,7 +32,9 @@ import { createSavepoint, releaseSavepoint, rollbackToSavepoint } from './contro
 
 export const STEPS: readonly StepType<unknown>[] = [
   // read
-  findAll,
+  findAll, query, findById, findOne, textSearch, vectorSearch, hybridSearch,
+  // shaping
+  project, count, filter, sort, limit, skip, addFields, group,
   // write
   insert,
   // control
