@@ -19,6 +19,7 @@ import { callStoredFunction, compileDefinition, type CompiledFunction } from '..
 import { load } from '../lib/load.js';
 import { startEddy, stop, token } from '../lib/procs.js';
 import { percentile, report, timed } from '../lib/report.js';
+import { withTempDatabase } from '../lib/temp-database.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 
@@ -56,17 +57,6 @@ function record(i: number) {
   return { name: `user ${i}`, age: 18 + (i % 60), city: ['Oslo', 'Lima', 'Pune', 'Kyiv', 'Rome', 'Nara'][i % 6], score: i * 1.5, active: i % 3 === 0 };
 }
 
-async function withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-'));
-  const db = await Database.open({ dataDir: dir, settings: { durability: 'none' }, snapshotBytes: Number.MAX_SAFE_INTEGER });
-  try {
-    return await fn(db);
-  } finally {
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 function caller(db: Database, fn: CompiledFunction) {
   const env = { db, lookup: (label: string) => (label === fn.label ? fn : undefined) };
   return (params: Record<string, unknown> = {}) => callStoredFunction(env, fn, params);
@@ -91,7 +81,7 @@ export async function functionsGroup(): Promise<void> {
     ],
   });
   let groups = 0;
-  const { subj, ref, readOnly } = await withDatabase(async (db) => {
+  const { subj, ref, readOnly } = await withTempDatabase(async (db) => {
     for (let i = 0; i < N; i += 10_000) await db.bulk.insertMany('people', bodies.slice(i, i + 10_000));
     const call = caller(db, fn);
     const query = parseQuery({ filter });
@@ -151,7 +141,7 @@ export async function functionsSteps(): Promise<void> {
   });
   const one = define('one_step', 0);
   const ten = define('ten_steps', 9);
-  const result = await withDatabase(async (db) => {
+  const result = await withTempDatabase(async (db) => {
     await db.session(undefined).insert('bench', { id: 'r1', name: 'Ann' });
     const callOne = caller(db, one), callTen = caller(db, ten);
     const batch = async (call: () => Promise<unknown>) => {

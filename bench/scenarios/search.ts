@@ -10,12 +10,11 @@
  *   checking that both give identical results.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Database, parseQuery, parseSearch, runSearch } from '../../lib/engine/index.js';
 import { percentile, report, type Measurement } from '../lib/report.js';
 import { mulberry32, zipf } from '../lib/seeded-random.js';
+import { withTempDatabase } from '../lib/temp-database.js';
 
 const CHUNK = 10_000;
 
@@ -29,17 +28,6 @@ function summarize(label: string, times: number[]): Measurement {
 function timeEach<T>(inputs: readonly T[], fn: (x: T) => void, warmup = 5): number[] {
   for (const x of inputs.slice(0, warmup)) fn(x);
   return inputs.map((x) => { const t0 = performance.now(); fn(x); return performance.now() - t0; });
-}
-
-async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-'));
-  const db = await Database.open({ dataDir: dir, settings: { durability: 'none' }, snapshotBytes: Number.MAX_SAFE_INTEGER });
-  try {
-    return await fn(db);
-  } finally {
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 async function insertAll(db: Database, c: string, bodies: readonly unknown[]): Promise<number> {
@@ -107,7 +95,7 @@ export async function textSearch(): Promise<void> {
   const queries = Array.from({ length: QUERIES }, () => Array.from({ length: 1 + Math.floor(u() * 3) }, queryWord).join(' '));
   const lowered = docs.map((d) => `${d.title} ${d.body}`.toLowerCase());
 
-  await withDb(async (db) => {
+  await withTempDatabase(async (db) => {
     const insertMs = await insertAll(db, 'docs', docs);
     const t0 = performance.now();
     const built = db.search.text('docs').size();
@@ -166,7 +154,7 @@ export async function indexedFind(): Promise<void> {
   });
   const topQueries = Array.from({ length: RUNS }, (_, i) => parseQuery({ filter: cond('score', 'Gte', 999 - i * 0.01) }));
 
-  await withDb(async (db) => {
+  await withTempDatabase(async (db) => {
     console.log(`\n(indexed-find: inserting ${N} records...)`);
     const insertMs = await insertAll(db, 'rows', bodies);
     const run = (qs: typeof eqQueries) => {
