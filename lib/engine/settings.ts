@@ -21,6 +21,10 @@ export interface Settings {
   rate_limit_requests: number;
   rate_limit_window_secs: number;
   max_function_call_depth: number;
+  /** Bounds of one stored-function call (nested calls included): steps executed, working records held, wall time. */
+  function_max_steps: number;
+  function_max_records: number;
+  function_timeout_ms: number;
   client_tool_timeout_secs: number;
   token_ttl_secs: number;
   /** OpenAI-compatible provider (embeddings now, chat later): key and base URL. Never shown in clear. */
@@ -37,6 +41,9 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   rate_limit_requests: 0,
   rate_limit_window_secs: 60,
   max_function_call_depth: 16,
+  function_max_steps: 100_000,
+  function_max_records: 200_000,
+  function_timeout_ms: 30_000,
   client_tool_timeout_secs: 60,
   token_ttl_secs: 3600,
   openai_api_key: null,
@@ -69,6 +76,9 @@ const CHECKS: Record<keyof Settings, Check> = {
   rate_limit_requests: int(0, 1_000_000_000),
   rate_limit_window_secs: int(1, 86_400),
   max_function_call_depth: int(2, 256),
+  function_max_steps: int(10, 10_000_000),
+  function_max_records: int(10, 10_000_000),
+  function_timeout_ms: int(10, 3_600_000),
   client_tool_timeout_secs: int(1, 3600),
   token_ttl_secs: int(60, 30 * 86_400),
   openai_api_key: (v, k) => {

@@ -5,6 +5,10 @@
  * collection; with them, only the listed ones (or `*`), for the listed
  * operations, and only the writable fields when those are set.
  *
+ * The stored-function collections (`__functions`, `__function_history`)
+ * are admins' alone: a definition runs with instance-wide rights, so
+ * writing one as a record would bypass the admin-only save.
+ *
  * Key-value store: a key with neither `collection_permissions` nor
  * `kv_permissions` (an unrestricted key) may read and write every KV key. A
  * restricted key needs a `kv_permissions` grant (default deny), and then
@@ -14,13 +18,17 @@
  */
 import { Forbidden } from '../errors.js';
 import type { CollectionPermission, KvPermission } from '../engine/index.js';
+import { ADMIN_ONLY_COLLECTIONS } from '../functions/index.js';
 import type { Principal } from './context.js';
 
 type Mode = 'read' | 'write';
 
 function collectionPermission(p: Principal, collection: string): CollectionPermission | 'all' | undefined {
   const perms = p.key.collection_permissions;
-  if (p.admin || !perms) return 'all';
+  if (p.admin) return 'all';
+  // Stored definitions run with instance-wide rights: only admins may see or write them, even as records.
+  if (ADMIN_ONLY_COLLECTIONS.has(collection)) return undefined;
+  if (!perms) return 'all';
   return Object.hasOwn(perms, collection) ? perms[collection] : Object.hasOwn(perms, '*') ? perms['*'] : undefined;
 }
 

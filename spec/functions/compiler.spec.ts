@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { compileDefinition, STEPS } from '../../lib/functions/index.js';
+import { StepMembers } from '../../lib/functions/compiler/index.js';
 
 const base = { label: 'f', name: 'F', parameters: {}, functions: [] as unknown[] };
 
@@ -76,6 +77,17 @@ describe('functions: compiler', () => {
     expect([...fn.systemParameters]).to.deep.equal(['id']);
     expect(compileError({ ...base, http_method: 'GET' })).to.match(/^http_path:/);
     expect(compileError({ ...base, http_method: 'TRACE', http_path: '/x' })).to.match(/^http_method:/);
+  });
+
+  it('reads other clients\' spellings of a member as aliases, canonical first, errors naming the member', () => {
+    const ctx = { transactional: false };
+    const go = new StepMembers({ type: 'BatchDelete', ids: ['a'] }, 'functions[3]', ctx, () => []);
+    expect(go.raw(['record_ids', 'ids'])).to.deep.equal(['a']);
+    const both = new StepMembers({ record_ids: ['x'], ids: ['y'] }, 'functions[3]', ctx, () => []);
+    expect(both.optionalStringList(['record_ids', 'ids'])).to.deep.equal(['x']);
+    const bad = new StepMembers({ ids: 'nope' }, 'functions[3]', ctx, () => []);
+    expect(() => bad.optionalStringList(['record_ids', 'ids'])).to.throw('functions[3].ids: must be an array of strings');
+    expect(() => bad.string(['collection', 'coll'])).to.throw("functions[3]: missing required member 'collection'");
   });
 
   it('bounds the size of a definition', () => {

@@ -6,7 +6,9 @@
 import { InvalidInput } from '../../errors.js';
 import { isPlainObject } from '../../engine/index.js';
 import type { CompiledStep, MemberNames, MemberReader } from '../steps/step.js';
-import { compileTemplate, isConstant, type Template, type TemplateContext } from '../templates/index.js';
+import { compileTemplate, isConstant, isHostileName, type Template, type TemplateContext } from '../templates/index.js';
+
+const MAX_FIELD_PATH = 1024;
 
 /** Compiles a nested step list; given by the compiler so this module needs no step table. */
 export type StepListCompiler = (raw: unknown, path: string) => readonly CompiledStep[];
@@ -82,6 +84,25 @@ export class StepMembers implements MemberReader {
     const v = hit.value;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) this.fail(`must be an integer between ${min} and ${max}`, hit.name);
     return v;
+  }
+
+  fieldPath(names: MemberNames): readonly string[] {
+    const { name, value } = this.required(names);
+    return this.toFieldPath(value, name);
+  }
+
+  optionalFieldPath(names: MemberNames): readonly string[] | undefined {
+    const hit = this.find(names);
+    return hit === undefined || hit.value === null ? undefined : this.toFieldPath(hit.value, hit.name);
+  }
+
+  private toFieldPath(value: unknown, member: string): readonly string[] {
+    if (typeof value !== 'string' || value === '' || value.length > MAX_FIELD_PATH) this.fail(`must be a field name (1-${MAX_FIELD_PATH} characters)`, member);
+    const segments = value.split('.');
+    if (segments.some((s) => s === '')) this.fail(`bad field path '${value}'`, member);
+    const hostile = segments.find(isHostileName);
+    if (hostile !== undefined) this.fail(`forbidden field name '${hostile}'`, member);
+    return Object.freeze(segments);
   }
 
   optionalStringList(names: MemberNames): string[] | undefined {

@@ -20,6 +20,8 @@ import { compileDefinition, type CompiledFunction } from '../compiler/index.js';
 
 export const FUNCTIONS_COLLECTION = '__functions';
 export const FUNCTION_HISTORY_COLLECTION = '__function_history';
+/** Collections only admins may read or write as records (the definitions run with instance-wide rights). */
+export const ADMIN_ONLY_COLLECTIONS: ReadonlySet<string> = new Set([FUNCTIONS_COLLECTION, FUNCTION_HISTORY_COLLECTION]);
 
 const ALL: Query = Object.freeze({ sort: [], skip: 0, bypassCache: false, bypassRipple: false });
 
@@ -42,6 +44,8 @@ export class FunctionRegistry {
   private byId = new Map<string, StoredFunction>();
   private byLabel = new Map<string, StoredFunction>();
   private stale = true;
+  /** The stored document text each loaded definition came from. */
+  private documents = new WeakMap<StoredFunction, string>();
   /** Saves run one at a time, so "label already exists" is decided against every earlier save. */
   private saving: Promise<unknown> = Promise.resolve();
 
@@ -143,8 +147,11 @@ export class FunctionRegistry {
       const byId = new Map<string, StoredFunction>();
       const byLabel = new Map<string, StoredFunction>();
       for (const record of this.storedRecords()) {
-        const f = readStored(record);
+        // Unchanged definitions keep their compiled form (ajv schemas are not cheap to compile).
+        const previous = typeof record.id === 'string' ? this.byId.get(record.id) : undefined;
+        const f = previous && this.documents.get(previous) === record.document ? previous : readStored(record);
         if (!f) continue;
+        this.documents.set(f, record.document as string);
         byId.set(f.id, f);
         byLabel.set(f.label, f);
       }

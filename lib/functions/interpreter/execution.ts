@@ -12,7 +12,7 @@ import { InvalidInput, StepFailed } from '../../errors.js';
 import type { Database, Session } from '../../engine/index.js';
 import type { CompiledStep, Execution, Returned, Row } from '../steps/step.js';
 import { resolveTemplate, type Template, type TemplateScope } from '../templates/index.js';
-import type { CallBudget } from './call-limits.js';
+import { CallLimitExceeded, type CallBudget } from './call-limits.js';
 import { lookupInParams, lookupInRecord } from './scope.js';
 
 export interface StageStat {
@@ -98,14 +98,27 @@ class FrameExecution implements Execution {
     return this.call.callNested(label, params, this.call);
   }
 
+  checkRecords(count: number): void {
+    this.call.budget.checkRecords(count);
+  }
+
+  isCallAbort(err: unknown): boolean {
+    for (let e: unknown = err, i = 0; e instanceof Error && i < 16; e = e.cause, i++) {
+      if (e instanceof CallLimitExceeded) return true;
+    }
+    return false;
+  }
+
   finish(returned: Returned): void {
     this.call.returned ??= returned;
   }
 
   async sleep(ms: number): Promise<void> {
     const budget = this.call.budget;
-    const wait = Math.min(ms, budget.remainingMs());
+    const remaining = budget.remainingMs();
+    const wait = Math.min(ms, remaining);
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (ms > remaining) budget.outOfTime();
     budget.checkTime();
   }
 

@@ -1,4 +1,4 @@
 /** The interpreter: one call, its budget, its execution of steps. */
 export { bindParameters, callStoredFunction, FUNCTION_TRANSACTION_OWNER, type CallEnvironment, type CallResult, type CallStats } from './run-function.js';
-export { CallBudget, CallLimitExceeded, DEFAULT_BOUNDS, type CallBounds } from './call-limits.js';
+export { CallBudget, CallLimitExceeded, boundsFromSettings, type CallBounds } from './call-limits.js';
 export type { StageStat } from './execution.js';

@@ -12,7 +12,7 @@ import { InvalidInput, NotFound } from '../../errors.js';
 import { fieldsFromWire, isPlainObject, type Database, type Session, type TransactionSession } from '../../engine/index.js';
 import type { CompiledFunction } from '../compiler/index.js';
 import type { Returned, Row } from '../steps/step.js';
-import { CallBudget, CallLimitExceeded, type CallBounds } from './call-limits.js';
+import { boundsFromSettings, CallBudget, CallLimitExceeded, type CallBounds } from './call-limits.js';
 import { CallState, type StageStat } from './execution.js';
 
 /** Transactions of stored functions are owned by no key: only admins could see them, and they live one call. */
@@ -22,6 +22,7 @@ export interface CallEnvironment {
   readonly db: Database;
   /** A compiled function by id or label, undefined when there is none. */
   lookup(idOrLabel: string): CompiledFunction | undefined;
+  /** Per-call bounds; default: the `function_*` settings at the start of the call. */
   readonly bounds?: CallBounds;
 }
 
@@ -44,7 +45,7 @@ export interface CallResult {
 export async function callStoredFunction(env: CallEnvironment, fn: CompiledFunction, body: unknown): Promise<CallResult> {
   const started = performance.now();
   const params = bindParameters(fn, body);
-  const budget = new CallBudget(env.bounds);
+  const budget = new CallBudget(env.bounds ?? boundsFromSettings(env.db.settings()));
   const call = await runCall(env, fn, params, undefined, 1, budget);
   const stats: CallStats = {
     input_count: 0,
@@ -109,7 +110,9 @@ async function runCall(
     const state = new CallState(env.db, outer ?? env.db.session(undefined), params, budget, depth, nested);
     return { records: await state.runTopLevel(fn.steps, []), state };
   }
-  const tx = env.db.transactions.begin(fn.transaction.isolationLevel, undefined, FUNCTION_TRANSACTION_OWNER);
+  // The transaction outlives the call's time bound, so it cannot expire under a call still running.
+  const timeoutSecs = Math.min(86_400, Math.ceil(budget.bounds.maxMs / 1000) + 60);
+  const tx = env.db.transactions.begin(fn.transaction.isolationLevel, timeoutSecs, FUNCTION_TRANSACTION_OWNER);
   const session: TransactionSession = env.db.session(undefined, tx.id);
   const state = new CallState(env.db, session, params, budget, depth, nested);
   let records: Row[];

@@ -6,12 +6,25 @@
 import type { StepType } from './step.js';
 import { findAll } from './read/find-all.js';
 import { insert } from './write/insert.js';
+import { ifStep } from './control/if.js';
+import { forEach } from './control/for-each.js';
+import { parallel } from './control/parallel.js';
+import { tryCatch } from './control/try-catch.js';
+import { sleep } from './control/sleep.js';
+import { returnStep } from './control/return.js';
+import { validate } from './control/validate.js';
+import { callFunction } from './control/call-function.js';
+import { createSavepoint, releaseSavepoint, rollbackToSavepoint } from './control/savepoints.js';
 
 export const STEPS: readonly StepType<unknown>[] = [
   // read
   findAll,
   // write
   insert,
+  // control
+  ifStep, forEach, parallel, tryCatch, sleep, returnStep, validate, callFunction,
+  // transactions
+  createSavepoint, rollbackToSavepoint, releaseSavepoint,
 ];
 
 /** Steps by type name (a Map, so a type named like a prototype key finds nothing). */

@@ -24,7 +24,11 @@
  *    `m.steps(...)`), so a bad definition is a 400 at save, never a 500 at
  *    call time. Other clients' spellings of a member are aliases:
  *    `m.template(['record_ids', 'ids'])` reads the first one present.
- *    Unknown members are tolerated (clients send extras).
+ *    Unknown members are tolerated (clients send extras). Field names a step
+ *    writes or reads (`output_field`, `field`...) go through
+ *    `m.fieldPath(...)`, which refuses `__proto__`, `constructor` and
+ *    `prototype`: a step must never build an object key from user input
+ *    unchecked.
  * 4. `run` gets the compiled config, the current working records (bare
  *    engine `Fields`, never mutate them: build new objects) and the
  *    `Execution` (`x`). It returns the next working records. Resolve
@@ -83,6 +87,9 @@ export interface MemberReader {
   optionalBoolean(names: MemberNames): boolean | undefined;
   /** A literal non-negative integer. */
   optionalInteger(names: MemberNames, min: number, max: number): number | undefined;
+  /** A literal field name or dotted path (`a.b`), split; prototype keys and empty segments refused. */
+  fieldPath(names: MemberNames): readonly string[];
+  optionalFieldPath(names: MemberNames): readonly string[] | undefined;
   /** A literal array of strings. */
   optionalStringList(names: MemberNames): string[] | undefined;
   /** A nested step list, compiled (required, may be empty). */
@@ -127,6 +134,10 @@ export interface Execution {
   finish(returned: Returned): void;
   /** Waits `ms` on the clock's time, bounded by the call's remaining wall time. */
   sleep(ms: number): Promise<void>;
+  /** Throws the call's record-limit error when `count` working records would be too many (loops that gather). */
+  checkRecords(count: number): void;
+  /** True when `err` ends the whole call (a bound was passed): TryCatch and Parallel must not swallow it. */
+  isCallAbort(err: unknown): boolean;
   /** True when writes are staged in one transaction. */
   readonly transactional: boolean;
 }

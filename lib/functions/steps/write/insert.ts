@@ -23,7 +23,7 @@ export const insert = step<InsertConfig>({
     const ttl = m.optionalTemplate('ttl');
     return {
       collection: m.template('collection'),
-      record: m.template(['record', 'data']),
+      record: m.template('record'),
       ...(ttl ? { ttl } : {}),
       bypassRipple: m.optionalBoolean('bypass_ripple') ?? false,
     };

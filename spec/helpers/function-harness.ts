@@ -1,0 +1,68 @@
+/**
+ * Stored functions in process: a real Database in a temp dir, definitions
+ * compiled by the real compiler, calls through the real interpreter. For
+ * step specs (spec/functions/steps/*); the HTTP form is tested through
+ * test-server.ts.
+ */
+import { Database, type Fields, type Query } from '../../lib/engine/index.js';
+import { callStoredFunction, compileDefinition, type CallBounds, type CallResult, type CompiledFunction } from '../../lib/functions/index.js';
+import { removeDir, tempDir } from './temp-dir.js';
+
+export const ALL: Query = Object.freeze({ sort: [], skip: 0, bypassCache: false, bypassRipple: false });
+
+export class FunctionHarness {
+  private readonly functions = new Map<string, CompiledFunction>();
+  bounds: CallBounds | undefined;
+
+  private constructor(readonly db: Database, readonly dir: string) {}
+
+  static async open(): Promise<FunctionHarness> {
+    const dir = tempDir('eddydb-fn-');
+    return new FunctionHarness(await Database.open({ dataDir: dir, settings: { durability: 'none' } }), dir);
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+    removeDir(this.dir);
+  }
+
+  /** Compiles and registers a definition (`name` and `parameters` default). */
+  define(def: Record<string, unknown>): CompiledFunction {
+    const fn = compileDefinition({ name: String(def.label), parameters: {}, ...def });
+    this.functions.set(fn.label, fn);
+    return fn;
+  }
+
+  call(label: string, params: unknown = {}): Promise<CallResult> {
+    const fn = this.functions.get(label);
+    if (!fn) throw new Error(`no function '${label}' defined`);
+    return callStoredFunction({ db: this.db, lookup: (l) => this.functions.get(l), ...(this.bounds ? { bounds: this.bounds } : {}) }, fn, params);
+  }
+
+  /** Defines a one-off function of `steps` and calls it. */
+  async run(steps: unknown[], params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<CallResult> {
+    const label = `run_${this.functions.size}`;
+    const parameters = Object.fromEntries(Object.keys(params).map((k) => [k, { required: false }]));
+    this.define({ label, parameters, functions: steps, ...extra });
+    return this.call(label, params);
+  }
+
+  /** The committed records of a collection (empty when it does not exist). */
+  records(collection: string): Fields[] {
+    try {
+      return this.db.session(undefined).find(collection, ALL);
+    } catch {
+      return [];
+    }
+  }
+}
+
+/** The error a promise rejects with (fails the test when it resolves). */
+export async function rejection(p: Promise<unknown>): Promise<Error & Record<string, any>> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error & Record<string, any>;
+  }
+  throw new Error('expected a rejection');
+}
