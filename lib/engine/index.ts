@@ -31,7 +31,7 @@ export type { BulkResult } from './bulk.js';
 export { CLEANUP_INTERVAL_MS, type TransactionStatus } from './transactions/transaction-registry.js';
 export { isIsolationLevel, isSavepointName, isTransactionTimeout, SAVEPOINT_NAME_RULE, TIMEOUT_RULE } from './transactions/transaction-manager.js';
 export type { BulkItem, BulkFailure } from './bulk.js';
-export { parseActionSequence, type ActionStep } from './update-actions.js';
+export { applyActionSequence, parseActionSequence, type ActionStep } from './update-actions.js';
 export { parseShipped, type ResyncPlan, type ShippedBatch } from './ripple/replication.js';
 export { encodePayload, decodePayload } from './storage/codec.js';
 export type { CommitInfo, RecordChange, ChangeKind } from './change-feed.js';
