@@ -15,7 +15,7 @@
  */
 import { checkLimit } from '../../../engine/index.js';
 import { InvalidInput } from '../../../errors.js';
-import type { Template } from '../../templates/index.js';
+import { isConstant, type Template } from '../../templates/index.js';
 import { step } from '../step.js';
 
 interface BatchDeleteConfig {
@@ -30,15 +30,19 @@ export const batchDelete = step<BatchDeleteConfig>({
   compile: (m) => {
     const collection = m.has('collection') ? m.template('collection')
       : m.precedingCollection() ?? m.fail("missing required member 'collection' (no earlier step names one the ids could belong to)");
-    return { collection, ids: m.template(['record_ids', 'ids']), bypassRipple: m.optionalBoolean('bypass_ripple') ?? false };
+    const ids = m.template(['record_ids', 'ids']);
+    if (isConstant(ids) && !isIdList(ids.v)) m.fail('must be an array of record ids (strings), a Parameter reference or a placeholder', m.has('ids') && !m.has('record_ids') ? 'ids' : 'record_ids');
+    return { collection, ids, bypassRipple: m.optionalBoolean('bypass_ripple') ?? false };
   },
   run: (cfg, rows, x) => {
     const row = rows[0];
     const ids = x.resolve(cfg.ids, row);
-    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
-      throw new InvalidInput("'record_ids' must resolve to an array of record ids (strings)");
-    }
+    if (!isIdList(ids)) throw new InvalidInput("'record_ids' must resolve to an array of record ids (strings)");
     checkLimit(ids.length, x.db.settings().max_batch_size, 'record_ids', 'ids');
-    return x.session.deleteAll(x.text(cfg.collection, row, 'collection'), ids as string[], cfg.bypassRipple);
+    return x.session.deleteAll(x.text(cfg.collection, row, 'collection'), ids, cfg.bypassRipple);
   },
 });
+
+function isIdList(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((id) => typeof id === 'string');
+}

@@ -8,7 +8,7 @@
  */
 import { checkLimit, isPlainObject } from '../../../engine/index.js';
 import { InvalidInput } from '../../../errors.js';
-import type { Template } from '../../templates/index.js';
+import { isConstant, type Template } from '../../templates/index.js';
 import { step } from '../step.js';
 import { collectionOf, compileTarget, type WriteTarget } from './write-members.js';
 
@@ -22,12 +22,10 @@ export const batchInsert = step<BatchInsertConfig>({
   type: 'BatchInsert',
   access: 'write',
   compile: (m) => {
-    const raw = m.raw('records');
-    if (raw !== undefined && !Array.isArray(raw) && !(isPlainObject(raw) && raw.type === 'Parameter')) {
-      m.fail('must be an array of records or a Parameter reference', 'records');
-    }
+    const records = m.template('records');
+    if (isConstant(records) && !Array.isArray(records.v)) m.fail('must be an array of records, a Parameter reference or a placeholder', 'records');
     const ttl = m.optionalTemplate('ttl');
-    return { target: compileTarget(m), records: m.template('records'), ...(ttl ? { ttl } : {}) };
+    return { target: compileTarget(m), records, ...(ttl ? { ttl } : {}) };
   },
   run: (cfg, rows, x) => {
     const row = rows[0];

@@ -9,13 +9,15 @@
  * - which actions: `action`, `field`, `value?` (one action) or `actions`
  *   (Rust: a list of `[action, field, value]` triples or `{action, field,
  *   value}` objects, as the sequence route takes); exactly one.
- * Action names are matched case-insensitively and, like field names, are
- * checked at save when written literally. The working records become the
- * updated records.
+ * Action names and fields are literal (matched case-insensitively for
+ * actions) and checked at save; values may hold placeholders and Parameter
+ * references, and `actions` (or any item of it) may be a Parameter
+ * reference or a placeholder, checked at the call. The working records
+ * become the updated records.
  */
 import { InvalidInput } from '../../../errors.js';
 import { isPlainObject, parseActionSequence } from '../../../engine/index.js';
-import type { Template } from '../../templates/index.js';
+import { isConstant, isParameterRef, type Template } from '../../templates/index.js';
 import { step, type MemberReader } from '../step.js';
 import { compileFilter, resolveFilter, type FilterSource } from '../filter-source.js';
 import { collectionOf, compileTarget, type WriteTarget } from './write-members.js';
@@ -56,8 +58,10 @@ function compileActions(m: MemberReader): Actions {
   if (m.has('actions')) {
     if (m.has('action')) m.fail("give either 'action' or 'actions', not both");
     const raw = m.raw('actions');
-    if (Array.isArray(raw)) checkAtSave(m, 'actions', lowerCaseActions(raw.map(withoutValue)));
-    return { list: m.template('actions') };
+    const list = m.template('actions');
+    if (Array.isArray(raw)) checkAtSave(m, 'actions', lowerCaseActions(raw.filter((item) => !isParameterRef(item)).map(withoutValue)));
+    else if (isConstant(list)) m.fail('must be a list of actions, a Parameter reference or a placeholder', 'actions');
+    return { list };
   }
   const action = m.string('action').toLowerCase();
   const field = m.string('field');
