@@ -246,6 +246,18 @@ describe('functions: write steps', () => {
       expect(result.records.map((r) => r.id)).to.deep.equal(['j1', 'j3']);
       expect(h.records('jobs').map((r) => r.id)).to.deep.equal(['j2']);
       saveFails([{ type: 'BatchDelete', ids: ['a'] }], "functions[0]: missing required member 'collection'");
+    });
+
+    it('takes the collection written last before it in the text, placeholders included', async () => {
+      await seed('a', [{ id: 'x' }]);
+      await seed('b', [{ id: 'x' }]);
+      await h.run([
+        { type: 'FindAll', collection: 'a' },
+        { type: 'If', condition: { type: 'HasRecords' }, then_functions: [{ type: 'FindAll', collection: '{{which}}' }] },
+        { type: 'BatchDelete', ids: ['x'] },
+      ], { which: 'b' });
+      expect(h.records('a')).to.have.length(1);
+      expect(h.records('b')).to.deep.equal([]);
       saveFails([{ type: 'BatchDelete', collection: 'd' }], "functions[0]: missing required member 'record_ids'");
       saveFails([{ type: 'BatchDelete', collection: 'd', ids: 'a' }], 'functions[0].ids: must be an array of record ids');
       saveFails([{ type: 'BatchDelete', collection: 'd', record_ids: [1] }], 'functions[0].record_ids: must be an array of record ids');
