@@ -28,6 +28,7 @@ export { verifyDataDir, verifyGenerations, type CollectionCount, type FileReport
 export { isSegmentName, isSnapshotName } from './storage/generations.js';
 export { describeDamage, type DamagedFile, type RecoveryReport } from './storage/recovery-report.js';
 export type { BulkResult } from './bulk.js';
+export type { UpsertTarget } from './multi-writes.js';
 export { CLEANUP_INTERVAL_MS, type TransactionStatus } from './transactions/transaction-registry.js';
 export { isIsolationLevel, isSavepointName, isTransactionTimeout, SAVEPOINT_NAME_RULE, TIMEOUT_RULE } from './transactions/transaction-manager.js';
 export type { BulkItem, BulkFailure } from './bulk.js';
