@@ -39,6 +39,16 @@ describe('engine/session statements over many records', () => {
       expect(committed('scores').filter((r) => r.level === 'gold')).to.have.length(2);
     });
 
+    it('marks every effect of a statement that bypasses ripple', async () => {
+      await seed(s);
+      const batches: boolean[][] = [];
+      db.queue.onCommit((b) => batches.push(b.effects.map((e) => 'nr' in e && e.nr === true)));
+      await s.updateWhere('scores', undefined, { x: 1 }, true);
+      await s.deleteAll('scores', ['a'], true);
+      await s.insertAll('scores', [{ id: 'z' }], false);
+      expect(batches).to.deep.equal([[true, true, true], [true], [false]]);
+    });
+
     it('limits the matches and matches nothing in a missing collection', async () => {
       await seed(s);
       expect(ids(await s.updateWhere('scores', undefined, { n: 1 }, false, 1))).to.deep.equal(['a']);
