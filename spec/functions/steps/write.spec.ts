@@ -61,6 +61,7 @@ describe('functions: write steps', () => {
     it('names bad members at save', () => {
       saveFails([{ type: 'BatchInsert', collection: 'c', records: { a: 1 } }], 'functions[0].records: must be an array of records, a Parameter reference or a placeholder');
       saveFails([{ type: 'BatchInsert', collection: 'c' }], "functions[0]: missing required member 'records'");
+      saveFails([{ type: 'BatchInsert', collection: 'c', records: [{}, 'x'] }], 'functions[0].records[1]: must be a JSON object');
       saveFails([{ type: 'BatchInsert', records: [] }], "functions[0]: missing required member 'collection'");
       saveFails([{ type: 'BatchInsert', collection: 'c', records: [], bypass_ripple: 'yes' }], 'functions[0].bypass_ripple: must be a boolean');
       saveFails([{ type: 'BatchInsert', collection: 'c', records: [param('nope')] }], "functions[0].records[0]: unknown parameter 'nope'");
@@ -164,7 +165,8 @@ describe('functions: write steps', () => {
 
     it('checks action names and fields at save, naming the member', () => {
       saveFails([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', action: 'explode', field: 'n' }], "functions[0].action: Unknown update action 'explode'");
-      saveFails([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', action: 'increment', field: 'id' }], "functions[0].action: Failed to apply action 'increment': field 'id' cannot be modified");
+      saveFails([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', action: 'increment', field: 'id' }], "functions[0].field: Failed to apply action 'increment': field 'id' cannot be modified");
+      saveFails([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', action: 'push', field: '__proto__' }], "functions[0].field: Forbidden field name '__proto__'");
       saveFails([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', action: 'increment' }], "functions[0]: missing required member 'field'");
       saveFails([{ type: 'UpdateWithAction', collection: 'v', filter: eq('a', 1), actions: [['increment', 'n', 1], ['nope', 'n']] }], "functions[0].actions: Unknown update action 'nope'");
       saveFails([{ type: 'UpdateWithAction', collection: 'v', filter: eq('a', 1), actions: [['push', '__proto__', 1]] }], 'functions[0].actions: ');

@@ -23,7 +23,12 @@ export const batchInsert = step<BatchInsertConfig>({
   access: 'write',
   compile: (m) => {
     const records = m.template('records');
-    if (isConstant(records) && !Array.isArray(records.v)) m.fail('must be an array of records, a Parameter reference or a placeholder', 'records');
+    if (isConstant(records)) {
+      const list = records.v;
+      if (!Array.isArray(list)) return m.fail('must be an array of records, a Parameter reference or a placeholder', 'records');
+      const bad = list.findIndex((r: unknown) => !isPlainObject(r));
+      if (bad >= 0) m.fail('must be a JSON object', `records[${bad}]`);
+    }
     const ttl = m.optionalTemplate('ttl');
     return { target: compileTarget(m), records, ...(ttl ? { ttl } : {}) };
   },

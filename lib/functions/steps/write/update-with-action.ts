@@ -64,8 +64,9 @@ function compileActions(m: MemberReader): Actions {
     return { list };
   }
   const action = m.string('action').toLowerCase();
+  checkAtSave(m, 'action', [[action, 'field']]);
   const field = m.string('field');
-  checkAtSave(m, 'action', [{ action, field, value: null }]);
+  checkAtSave(m, 'field', [[action, field]]);
   const value = m.optionalTemplate('value');
   return { one: { action, field, ...(value ? { value } : {}) } };
 }
