@@ -66,6 +66,19 @@ describe('engine/session statements over many records', () => {
       expect(db.state.seq).to.equal(seq);
     });
 
+    it('loses no update when many statements race (matched and changed inside the writer)', async () => {
+      await s.insertAll('counters', [{ id: 'a', kind: 'hits', n: 0 }, { id: 'b', kind: 'hits', n: 0 }]);
+      const hits = parseFilter({ field: 'kind', operator: 'Eq', value: 'hits' });
+      await Promise.all([
+        ...Array.from({ length: 40 }, () => s.applyActionsWhere('counters', hits, [{ action: 'increment', field: 'n', value: 1 }])),
+        ...Array.from({ length: 10 }, (_, i) => s.insert('counters', { id: `new${i}`, kind: 'hits', n: 0 })),
+      ]);
+      const byId = new Map(committed('counters').map((r) => [r.id, r.n]));
+      expect(byId.get('a')).to.equal(40);
+      expect(byId.get('b')).to.equal(40);
+      expect(byId.size).to.equal(12);
+    });
+
     it('keeps a unique field unique across the matches of one statement', async () => {
       await db.collections.create('u', { fields: { code: { field_type: 'String', unique: true } } });
       await s.insertAll('u', [{ id: 'a' }, { id: 'b' }]);
