@@ -227,7 +227,7 @@ export class Database {
   session(caller: Caller | undefined, transactionId?: string): Session {
     if (!this.sessions) {
       const engine: SessionEngine = {
-        records: this.records, bulk: this.bulk, transactions: this.transactions, multi: new MultiWrites(this.core(), this.records),
+        records: this.records, bulk: this.bulk, transactions: this.transactions, multi: new MultiWrites(this.core(), this.records, this.indexes),
         search: (c, req, view) => runSearch(this, c, req, view),
       };
       this.sessions = { engine, autoCommit: new AutoCommitSession(engine) };

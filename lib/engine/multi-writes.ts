@@ -8,7 +8,9 @@
  * change is computed and staged into a fork of it so the next one sees it
  * (unique checks, ids, aliases), and the whole set is logged as one batch.
  * When any record fails (a schema violation, a missing id) the operation
- * throws and nothing is logged. Inside a transaction the transaction session
+ * throws and nothing is logged. A filter on an indexed field is matched
+ * through the query index, as `find` is, so the writer does not scan the
+ * collection. Inside a transaction the transaction session
  * stages one operation per record instead (transaction-session.ts).
  */
 import { MESSAGES, NotFound } from '../errors.js';
@@ -16,7 +18,9 @@ import type { EngineCore } from './core.js';
 import { markNoRipple, type Effect } from './effects.js';
 import { validateCollectionName } from './names.js';
 import { matchFilter, type Filter } from './query/index.js';
+import type { IndexManager } from './indexes/index-manager.js';
 import { resolveRecordId, type PreparedWrite, type Records } from './records.js';
+import type { RecordEntry } from './state.js';
 import { isExpired } from './ttl.js';
 import type { ActionStep } from './update-actions.js';
 import type { Fields } from './values/index.js';
@@ -29,7 +33,8 @@ export type UpsertTarget = { readonly id: string } | { readonly filter: Filter }
 type Change<T> = (work: WorkingView, target: T, effects: Effect[]) => Fields;
 
 export class MultiWrites {
-  constructor(private readonly db: EngineCore, private readonly records: Records) {}
+  /** `indexes` narrows a filter's candidates as `find` does (they index committed state, the view's base). */
+  constructor(private readonly db: EngineCore, private readonly records: Records, private readonly indexes: IndexManager) {}
 
   /**
    * Merges the partial wire record `body` into every live record of `c`
@@ -130,13 +135,33 @@ export class MultiWrites {
   private matching(view: WorkingView, c: string, filter: Filter | undefined, limit: number | undefined): string[] {
     const ids: string[] = [];
     if (limit === 0) return ids;
+    const plan = filter && !view.droppedHere(c) ? this.indexes.plan(c, filter) : undefined;
     const now = this.db.now();
-    for (const [id, entry] of view.records(c)) {
+    for (const [id, entry] of plan ? this.candidates(view, c, plan.ids) : view.records(c)) {
       if (isExpired(entry, now) || (filter && !matchFilter(filter, entry.fields))) continue;
       ids.push(id);
       if (ids.length === limit) break;
     }
     return ids;
+  }
+
+  /**
+   * The view's records among an index plan's ids, plus every record this
+   * group already changed (the index only knows committed state), in the
+   * order `find` returns them: committed insertion order, then new records.
+   */
+  private candidates(view: WorkingView, c: string, planned: ReadonlySet<string>): Array<[string, RecordEntry]> {
+    const ids = new Set(planned);
+    for (const [id] of view.changedImages(c)) ids.add(id);
+    const committed = this.db.state.collections.get(c)?.records;
+    const out: Array<[string, RecordEntry, number]> = [];
+    for (const id of ids) {
+      const entry = view.record(c, id);
+      if (entry) out.push([id, entry, committed?.get(id)?.ord ?? Infinity]);
+    }
+    // A stable sort: records new in this group keep the order they were staged in.
+    out.sort((a, b) => (a[2] === b[2] ? 0 : a[2] < b[2] ? -1 : 1));
+    return out.map(([id, entry]) => [id, entry]);
   }
 
   /** [id] when the record is live in the view, else []. */

@@ -79,6 +79,22 @@ describe('engine/session statements over many records', () => {
       expect(byId.size).to.equal(12);
     });
 
+    it('narrows matches through a query index, seeing the writes of its own group', async () => {
+      await db.collections.create('orders');
+      await db.collections.createIndex('orders', { field: 'state', type: 'hash' });
+      await s.insertAll('orders', Array.from({ length: 200 }, (_, i) => ({ id: `o${i}`, state: i % 50 === 0 ? 'new' : 'done' })));
+      // The first write runs alone; the ones queued while it is logged form one group, in which
+      // the update must see the insert, the change and the delete staged before it.
+      const first = s.insert('other', {});
+      const staged = s.insert('orders', { id: 'late', state: 'new' });
+      const moved = s.update('orders', 'o1', { state: 'new' });
+      const gone = s.delete('orders', 'o50');
+      const out = await s.updateWhere('orders', parseFilter({ field: 'state', operator: 'Eq', value: 'new' }), { state: 'paid' });
+      await Promise.all([first, staged, moved, gone]);
+      expect(ids(out)).to.deep.equal(['o0', 'o1', 'o100', 'o150', 'late']);
+      expect(committed('orders').filter((r) => r.state === 'paid')).to.have.length(5);
+    });
+
     it('keeps a unique field unique across the matches of one statement', async () => {
       await db.collections.create('u', { fields: { code: { field_type: 'String', unique: true } } });
       await s.insertAll('u', [{ id: 'a' }, { id: 'b' }]);
