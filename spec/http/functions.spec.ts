@@ -63,11 +63,17 @@ describe('HTTP stored functions: definitions and calls', () => {
     expect(call.body.stats.stage_stats[0]).to.include({ stage: 'Insert', input_count: 0, output_count: 1 });
   });
 
-  it('answers bare records when use_typed_values is off', async () => {
+  it('answers bare records, and a bare Return body, when use_typed_values is off', async () => {
     await s.request('POST', '/api/functions', addUser);
+    await s.request('POST', '/api/functions', {
+      label: 'when', name: 'w',
+      functions: [{ type: 'Insert', collection: 'w', record: { at: '2026-01-02T03:04:05Z' } }, { type: 'Return', fields: { at: '{{at}}' } }],
+    });
+    expect((await s.request('POST', '/api/functions/when', {})).body.at.type).to.equal('DateTime');
     await s.request('PUT', '/api/config', { use_typed_values: false });
     const call = await s.request('POST', '/api/functions/add_user', { name: 'Bo' });
     expect(call.body.records[0]).to.include({ name: 'Bo', role: 'member' });
+    expect((await s.request('POST', '/api/functions/when', {})).body.at).to.be.a('string');
   });
 
   it('rejects missing required and unknown parameters with a 400', async () => {

@@ -90,7 +90,7 @@ export class FunctionRegistry {
   create(raw: unknown): Promise<string> {
     const compiled = compileDefinition(raw);
     return this.serialized(async () => {
-      if (this.find(compiled.label)) throw new Conflict(`A function with label '${compiled.label}' already exists`);
+      if (this.current().byLabel.has(compiled.label)) throw new Conflict(`A function with label '${compiled.label}' already exists`);
       const now = new Date(this.db.now()).toISOString();
       const doc = { definition: withoutManaged(raw as Record<string, unknown>), created_at: now, updated_at: now };
       const id = await this.db.session(undefined).insert(FUNCTIONS_COLLECTION, { label: compiled.label, document: toJson(doc) });
@@ -104,7 +104,7 @@ export class FunctionRegistry {
     const compiled = compileDefinition(raw);
     return this.serialized(async () => {
       const old = this.get(idOrLabel);
-      const clash = this.find(compiled.label);
+      const clash = this.current().byLabel.get(compiled.label);
       if (clash && clash.id !== old.id) throw new Conflict(`A function with label '${compiled.label}' already exists`);
       await this.snapshotHistory(old);
       const doc = { definition: withoutManaged(raw as Record<string, unknown>), created_at: old.createdAt, updated_at: new Date(this.db.now()).toISOString() };

@@ -63,7 +63,7 @@ class FrameExecution implements Execution {
   }
 
   resolve(template: Template, row?: Row): unknown {
-    return resolveTemplate(template, this.scope(row));
+    return template.k === 'const' ? template.v : resolveTemplate(template, this.scope(row));
   }
 
   text(template: Template, row: Row | undefined, what: string): string {

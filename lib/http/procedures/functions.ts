@@ -8,7 +8,7 @@
  * `{records, stats}` with records typed or bare per `use_typed_values`, or a
  * Return step's fields with its `status_code` as the HTTP status.
  */
-import { recordToWire } from '../../engine/index.js';
+import { isPlainObject, isTypedWrapper, recordToWire } from '../../engine/index.js';
 import { definitionToWire, type CallResult } from '../../functions/index.js';
 import { defineProcedure, WithStatus, type RawInput } from '../procedure.js';
 import { param, queryList } from '../input.js';
@@ -67,9 +67,24 @@ export const functionsRoutePatch = routed('PATCH');
 export const functionsRouteDelete = routed('DELETE');
 
 function callAnswer(result: CallResult, ctx: Context): unknown {
-  if (result.returned) return new WithStatus(result.returned.statusCode, result.returned.fields);
+  if (result.returned) {
+    const { statusCode, fields } = result.returned;
+    return new WithStatus(statusCode, ctx.typed ? fields : unwrapTyped(fields));
+  }
   return {
     records: result.records.map((r) => recordToWire(r, { typed: ctx.typed })),
     stats: result.stats,
   };
+}
+
+/** Untyped mode: typed wrappers in a Return body (from typed record fields or parameters) become their bare values. */
+function unwrapTyped(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(unwrapTyped);
+  if (isTypedWrapper(v)) return unwrapTyped(v.value);
+  if (isPlainObject(v)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = unwrapTyped(x);
+    return out;
+  }
+  return v;
 }
