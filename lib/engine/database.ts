@@ -11,6 +11,7 @@ import { Collections } from './collections.js';
 import { Records } from './records.js';
 import { Trash } from './trash.js';
 import { Bulk } from './bulk.js';
+import { MultiWrites } from './multi-writes.js';
 import { AuditLog } from './audit.js';
 import { TransactionManager } from './transactions/transaction-manager.js';
 import { Replication } from './ripple/replication.js';
@@ -226,7 +227,7 @@ export class Database {
   session(caller: Caller | undefined, transactionId?: string): Session {
     if (!this.sessions) {
       const engine: SessionEngine = {
-        records: this.records, bulk: this.bulk, transactions: this.transactions,
+        records: this.records, bulk: this.bulk, transactions: this.transactions, multi: new MultiWrites(this.core(), this.records, this.indexes),
         search: (c, req, view) => runSearch(this, c, req, view),
       };
       this.sessions = { engine, autoCommit: new AutoCommitSession(engine) };

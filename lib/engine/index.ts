@@ -28,10 +28,11 @@ export { verifyDataDir, verifyGenerations, type CollectionCount, type FileReport
 export { isSegmentName, isSnapshotName } from './storage/generations.js';
 export { describeDamage, type DamagedFile, type RecoveryReport } from './storage/recovery-report.js';
 export type { BulkResult } from './bulk.js';
+export type { UpsertTarget } from './multi-writes.js';
 export { CLEANUP_INTERVAL_MS, type TransactionStatus } from './transactions/transaction-registry.js';
 export { isIsolationLevel, isSavepointName, isTransactionTimeout, SAVEPOINT_NAME_RULE, TIMEOUT_RULE } from './transactions/transaction-manager.js';
 export type { BulkItem, BulkFailure } from './bulk.js';
-export { parseActionSequence, type ActionStep } from './update-actions.js';
+export { applyActionSequence, parseActionSequence, type ActionStep } from './update-actions.js';
 export { parseShipped, type ResyncPlan, type ShippedBatch } from './ripple/replication.js';
 export { encodePayload, decodePayload } from './storage/codec.js';
 export type { CommitInfo, RecordChange, ChangeKind } from './change-feed.js';

@@ -330,6 +330,17 @@ export function findByAlias(records: Iterable<[string, RecordEntry]>, alias: str
   return undefined;
 }
 
+/**
+ * The record id for an id or primary-key-alias value in `view`, as the
+ * direct record routes resolve it; the value itself when nothing matches.
+ */
+export function resolveRecordId(view: WorkingView, c: string, idOrAlias: string): string {
+  if (view.record(c, idOrAlias)) return idOrAlias;
+  const alias = view.collection(c)?.schema?.primary_key_alias;
+  if (!alias || alias === 'id') return idOrAlias;
+  return findByAlias(view.records(c), alias, idOrAlias)?.[0] ?? idOrAlias;
+}
+
 /** `ttl_update_on_access`: absent or null means false; anything but a boolean is InvalidInput. */
 function slidingFlag(raw: unknown): boolean {
   const v = unwrap(raw);

@@ -1,6 +1,7 @@
-/** Statements outside a transaction: each write is its own durable batch, reads see committed state. */
+/** Statements outside a transaction: each write (a many-record one included) is its own durable batch, reads see committed state. */
 import type { BulkItem, BulkResult } from '../bulk.js';
-import type { Query } from '../query/index.js';
+import type { UpsertTarget } from '../multi-writes.js';
+import type { Filter, Query } from '../query/index.js';
 import type { SearchRequest } from '../search/search.js';
 import type { ActionStep } from '../update-actions.js';
 import type { Fields } from '../values/index.js';
@@ -41,5 +42,29 @@ export class AutoCommitSession implements Session {
 
   writeMany(c: string, items: readonly BulkItem[]): Promise<BulkResult> {
     return this.engine.bulk.run(c, items);
+  }
+
+  updateWhere(c: string, filter: Filter | undefined, record: unknown, bypassRipple = false, limit?: number): Promise<Fields[]> {
+    return this.engine.multi.updateWhere(c, filter, record, bypassRipple, limit);
+  }
+
+  applyActionsWhere(c: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple = false, limit?: number): Promise<Fields[]> {
+    return this.engine.multi.actionsWhere(c, filter, steps, bypassRipple, limit);
+  }
+
+  deleteWhere(c: string, filter: Filter | undefined, bypassRipple = false): Promise<Fields[]> {
+    return this.engine.multi.deleteWhere(c, filter, bypassRipple);
+  }
+
+  insertAll(c: string, records: readonly unknown[], bypassRipple = false): Promise<Fields[]> {
+    return this.engine.multi.insertAll(c, records, bypassRipple);
+  }
+
+  deleteAll(c: string, idsOrAliases: readonly string[], bypassRipple = false): Promise<Fields[]> {
+    return this.engine.multi.deleteAll(c, idsOrAliases, bypassRipple);
+  }
+
+  upsert(c: string, target: UpsertTarget, record: unknown, bypassRipple = false): Promise<Fields[]> {
+    return this.engine.multi.upsert(c, target, record, bypassRipple);
   }
 }

@@ -8,8 +8,9 @@
  * (auto-commit) or once staged (transaction).
  */
 import type { Bulk, BulkItem, BulkResult } from '../bulk.js';
+import type { MultiWrites, UpsertTarget } from '../multi-writes.js';
 import type { Records } from '../records.js';
-import type { Query } from '../query/index.js';
+import type { Filter, Query } from '../query/index.js';
 import type { SearchHit, SearchRequest } from '../search/search.js';
 import type { TransactionManager } from '../transactions/transaction-manager.js';
 import type { TransactionStatus } from '../transactions/transaction-registry.js';
@@ -36,6 +37,7 @@ export interface SessionEngine {
   readonly records: Records;
   readonly bulk: Bulk;
   readonly transactions: TransactionManager;
+  readonly multi: MultiWrites;
   search(c: string, req: SearchRequest, view?: Map<string, Fields>): SearchResult;
 }
 
@@ -59,6 +61,22 @@ export interface Session {
   delete(c: string, idOrAlias: string, bypassRipple?: boolean): Promise<string>;
   /** Many writes to one collection; an item that fails is reported alone while the rest go on. */
   writeMany(c: string, items: readonly BulkItem[]): Promise<BulkResult>;
+
+  // Statements over many records: each is all or nothing (one durable batch, or staged as one statement).
+  // Filters match live records as this session sees them (a transaction: its earlier staged writes included).
+
+  /** Merges a partial wire record into every record matching `filter` (all when undefined; at most `limit`); resolves to their new fields. */
+  updateWhere(c: string, filter: Filter | undefined, record: unknown, bypassRipple?: boolean, limit?: number): Promise<Fields[]>;
+  /** Applies update actions in order to every record matching `filter` (at most `limit`); resolves to their new fields. */
+  applyActionsWhere(c: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple?: boolean, limit?: number): Promise<Fields[]>;
+  /** Deletes every record matching `filter` into the trash; resolves to the deleted records as they were. */
+  deleteWhere(c: string, filter: Filter | undefined, bypassRipple?: boolean): Promise<Fields[]>;
+  /** Inserts every wire record or none; resolves to the inserted records, in order. */
+  insertAll(c: string, records: readonly unknown[], bypassRipple?: boolean): Promise<Fields[]>;
+  /** Deletes every listed record (ids or alias values) or none (NotFound naming a missing one); resolves to them as they were. */
+  deleteAll(c: string, idsOrAliases: readonly string[], bypassRipple?: boolean): Promise<Fields[]>;
+  /** Updates the target (a record by id, or every filter match) when it exists, else inserts the record; resolves to what was written. */
+  upsert(c: string, target: UpsertTarget, record: unknown, bypassRipple?: boolean): Promise<Fields[]>;
 }
 
 /** A session inside one transaction: its statements are staged, and it ends with commit or rollback. */

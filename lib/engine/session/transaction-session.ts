@@ -7,10 +7,12 @@
  * usable only by the key that began it (or an admin), and anyone else is told
  * it does not exist, so a transaction id is useless to any other key.
  */
-import { toDbError } from '../../errors.js';
+import { MESSAGES, NotFound, toDbError } from '../../errors.js';
 import type { BulkFailure, BulkItem, BulkResult } from '../bulk.js';
 import { validateId } from '../ids.js';
-import type { Query } from '../query/index.js';
+import type { UpsertTarget } from '../multi-writes.js';
+import { validateCollectionName } from '../names.js';
+import type { Filter, Query } from '../query/index.js';
 import type { SearchRequest } from '../search/search.js';
 import type { TransactionManager } from '../transactions/transaction-manager.js';
 import type { TransactionStatus } from '../transactions/transaction-registry.js';
@@ -74,6 +76,88 @@ class StagingSession implements TransactionSession {
       }
     });
     return { successful, failed };
+  }
+
+  // Statements over many records: matched against the transaction's view (its earlier staged writes
+  // included), one operation staged per record, all dropped when one fails (stageStatement).
+
+  async updateWhere(c: string, filter: Filter | undefined, record: unknown, bypassRipple = false, limit?: number): Promise<Fields[]> {
+    const matched = this.matching(c, filter, limit);
+    return this.txs.stageStatement(this.transactionId, () =>
+      matched.map((r) => this.txs.stageUpdate(this.transactionId, c, r.id as string, record, bypassRipple)));
+  }
+
+  async applyActionsWhere(c: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple = false, limit?: number): Promise<Fields[]> {
+    const matched = this.matching(c, filter, limit);
+    return this.txs.stageStatement(this.transactionId, () =>
+      matched.map((r) => this.txs.stageActions(this.transactionId, c, r.id as string, steps, bypassRipple)));
+  }
+
+  async deleteWhere(c: string, filter: Filter | undefined, bypassRipple = false): Promise<Fields[]> {
+    const matched = this.matching(c, filter, undefined);
+    return this.txs.stageStatement(this.transactionId, () => matched.map((r) => {
+      this.txs.stageDelete(this.transactionId, c, r.id as string, bypassRipple);
+      return r;
+    }));
+  }
+
+  async insertAll(c: string, records: readonly unknown[], bypassRipple = false): Promise<Fields[]> {
+    validateCollectionName(c);
+    return this.txs.stageStatement(this.transactionId, () => records.map((body) =>
+      this.findById(c, this.txs.stageInsert(this.transactionId, c, body, bypassRipple))));
+  }
+
+  async deleteAll(c: string, idsOrAliases: readonly string[], bypassRipple = false): Promise<Fields[]> {
+    validateCollectionName(c);
+    // Looked up before any is staged, so a record named twice (by id and alias) is deleted once.
+    const listed = new Map<string, Fields>();
+    for (const given of idsOrAliases) {
+      const before = this.listed(c, given);
+      if (!listed.has(before.id as string)) listed.set(before.id as string, before);
+    }
+    return this.txs.stageStatement(this.transactionId, () => [...listed.values()].map((before) => {
+      this.txs.stageDelete(this.transactionId, c, before.id as string, bypassRipple);
+      return before;
+    }));
+  }
+
+  async upsert(c: string, target: UpsertTarget, record: unknown, bypassRipple = false): Promise<Fields[]> {
+    validateCollectionName(c);
+    const tx = this.transactionId;
+    if ('filter' in target) {
+      const matched = this.matching(c, target.filter, undefined);
+      return this.txs.stageStatement(tx, () => matched.length > 0
+        ? matched.map((r) => this.txs.stageUpdate(tx, c, r.id as string, record, bypassRipple))
+        : [this.findById(c, this.txs.stageInsert(tx, c, record, bypassRipple))]);
+    }
+    const existing = this.liveOrUndefined(c, target.id);
+    if (existing) return [this.txs.stageUpdate(tx, c, existing.id as string, record, bypassRipple)];
+    const body = isPlainObject(record) && record.id === undefined ? { ...record, id: target.id } : record;
+    return [this.findById(c, this.txs.stageInsert(tx, c, body, bypassRipple))];
+  }
+
+  /** Live records of `c` matching `filter` as the transaction sees them (a read: observed, and a predicate at Serializable). */
+  private matching(c: string, filter: Filter | undefined, limit: number | undefined): Fields[] {
+    validateCollectionName(c);
+    return this.txs.find(this.transactionId, c, { filter, sort: [], skip: 0, limit, bypassCache: false, bypassRipple: false });
+  }
+
+  /** A listed record as the transaction sees it; NotFound naming it. */
+  private listed(c: string, idOrAlias: string): Fields {
+    const found = this.liveOrUndefined(c, idOrAlias);
+    if (!found) throw new NotFound(`${MESSAGES.recordNotFound}: '${idOrAlias}' in collection '${c}'`);
+    return found;
+  }
+
+  /** The record as the transaction sees it, undefined when it is not live (an unknown transaction still throws). */
+  private liveOrUndefined(c: string, idOrAlias: string): Fields | undefined {
+    this.txs.get(this.transactionId);
+    try {
+      return this.findById(c, idOrAlias);
+    } catch (err) {
+      if (err instanceof NotFound) return undefined;
+      throw err;
+    }
   }
 
   private stageItem(c: string, item: BulkItem): string {

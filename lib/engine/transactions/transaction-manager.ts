@@ -20,7 +20,7 @@ import type { EngineCore } from '../core.js';
 import { markNoRipple, type Effect } from '../effects.js';
 import { validateCollectionName } from '../names.js';
 import { runQuery, type Query } from '../query/index.js';
-import { findByAlias, type Records } from '../records.js';
+import { resolveRecordId, type Records } from '../records.js';
 import { isExpired } from '../ttl.js';
 import { ISOLATION_LEVELS, type IsolationLevel } from '../settings.js';
 import type { ActionStep } from '../update-actions.js';
@@ -160,7 +160,7 @@ export class TransactionManager {
     const tx = this.get(id);
     const p = this.records.prepare(body);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'update', c, id: resolveId(view, c, recordId), p, bypassRipple };
+    const op: StagedOp = { kind: 'update', c, id: resolveRecordId(view, c, recordId), p, bypassRipple };
     const effects = this.effectsOf(view, op);
     this.stage(tx, view, op, effects);
     return (effects.at(-1) as { fields: Fields }).fields;
@@ -170,7 +170,7 @@ export class TransactionManager {
     validateCollectionName(c);
     const tx = this.get(id);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'actions', c, id: resolveId(view, c, recordId), steps, bypassRipple };
+    const op: StagedOp = { kind: 'actions', c, id: resolveRecordId(view, c, recordId), steps, bypassRipple };
     const effects = this.effectsOf(view, op);
     this.stage(tx, view, op, effects);
     return (effects.at(-1) as { fields: Fields }).fields;
@@ -180,8 +180,24 @@ export class TransactionManager {
     validateCollectionName(c);
     const tx = this.get(id);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'delete', c, id: resolveId(view, c, recordId), bypassRipple };
+    const op: StagedOp = { kind: 'delete', c, id: resolveRecordId(view, c, recordId), bypassRipple };
     return this.stage(tx, view, op, this.effectsOf(view, op));
+  }
+
+  /**
+   * Runs `stageEach` (which stages several operations) as one statement: when
+   * it throws, the operations it staged are dropped, as a rollback to a
+   * savepoint taken just before would (the view is replayed on next use).
+   */
+  stageStatement<R>(id: string, stageEach: () => R): R {
+    const tx = this.get(id);
+    const before = tx.ops;
+    try {
+      return stageEach();
+    } catch (err) {
+      tx.ops = before;
+      throw err;
+    }
   }
 
   /** Adds a validated operation: its effects join the cached view (from viewOf), which stays valid for the longer list. */
@@ -200,7 +216,7 @@ export class TransactionManager {
   findById(id: string, c: string, idOrAlias: string): Fields {
     const tx = this.get(id);
     const view = this.viewOf(tx);
-    const recordId = resolveId(view, c, idOrAlias);
+    const recordId = resolveRecordId(view, c, idOrAlias);
     const key = recordKey(c, recordId);
     tx.observe(key, this.committedVersion(c, recordId));
     tx.pointReads.add(key);
@@ -370,15 +386,4 @@ export class TransactionManager {
   private committedVersion(c: string, id: string): number | null {
     return this.db.state.collections.get(c)?.records.get(id)?.version ?? null;
   }
-}
-
-/**
- * The record id for an id or primary-key-alias value in `view`, as the
- * direct record routes resolve it; the value itself when nothing matches.
- */
-function resolveId(view: WorkingView, c: string, idOrAlias: string): string {
-  if (view.record(c, idOrAlias)) return idOrAlias;
-  const alias = view.collection(c)?.schema?.primary_key_alias;
-  if (!alias || alias === 'id') return idOrAlias;
-  return findByAlias(view.records(c), alias, idOrAlias)?.[0] ?? idOrAlias;
 }

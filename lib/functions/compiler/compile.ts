@@ -16,7 +16,7 @@ import { STEP_TABLE } from '../steps/index.js';
 import type { CompiledStep } from '../steps/step.js';
 import { isHostileName } from '../templates/index.js';
 import { compilePathPattern, parseHttpMethod, type HttpMethod, type PathPattern } from '../routing/path-routes.js';
-import { StepMembers } from './member-reader.js';
+import { StepMembers, type PrecedingMember } from './member-reader.js';
 
 export interface ParameterSpec {
   readonly required: boolean;
@@ -76,7 +76,8 @@ interface CompileContext {
 
 /** Compiles a step list with a shared budget of steps and nesting. */
 export function compileStepList(raw: unknown, path: string, ctx: CompileContext): { steps: readonly CompiledStep[]; transactionSafe: boolean } {
-  const budget = { steps: 0, transactionSafe: true };
+  // `collection`: the member of the step written last before the one being compiled (precedingCollection).
+  const budget: { steps: number; transactionSafe: boolean; collection?: PrecedingMember } = { steps: 0, transactionSafe: true };
   const compileList = (list: unknown, listPath: string, depth: number): readonly CompiledStep[] => {
     if (!Array.isArray(list)) throw new InvalidInput(`${listPath}: must be an array of steps`);
     if (depth > MAX_STEP_NESTING) throw new InvalidInput(`${listPath}: steps nested deeper than ${MAX_STEP_NESTING} levels`);
@@ -95,7 +96,9 @@ export function compileStepList(raw: unknown, path: string, ctx: CompileContext)
       if (ctx.transactional && !safe) {
         throw new InvalidInput(`${stepPath}: step type '${spec.type}' cannot take part in a transactional function`);
       }
-      const members = new StepMembers(body, stepPath, ctx, (nested, nestedPath) => compileList(nested, nestedPath, depth + 1));
+      const preceding = budget.collection;
+      if (body.collection !== undefined && body.collection !== null) budget.collection = { value: body.collection, path: `${stepPath}.collection` };
+      const members = new StepMembers(body, stepPath, ctx, (nested, nestedPath) => compileList(nested, nestedPath, depth + 1), preceding);
       return Object.freeze({ spec, config: spec.compile(members), path: stepPath, index });
     }));
   };

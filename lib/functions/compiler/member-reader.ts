@@ -13,13 +13,24 @@ const MAX_FIELD_PATH = 1024;
 /** Compiles a nested step list; given by the compiler so this module needs no step table. */
 export type StepListCompiler = (raw: unknown, path: string) => readonly CompiledStep[];
 
+/** A member of an earlier step, as written, and where it was. */
+export interface PrecedingMember {
+  readonly value: unknown;
+  readonly path: string;
+}
+
 export class StepMembers implements MemberReader {
   constructor(
     private readonly body: Readonly<Record<string, unknown>>,
     readonly path: string,
     private readonly ctx: TemplateContext & { readonly transactional: boolean },
     private readonly compileList: StepListCompiler,
+    private readonly preceding?: PrecedingMember,
   ) {}
+
+  precedingCollection(): Template | undefined {
+    return this.preceding === undefined ? undefined : compileTemplate(this.preceding.value, this.preceding.path, this.ctx);
+  }
 
   get transactional(): boolean { return this.ctx.transactional; }
 

@@ -20,6 +20,19 @@ import { limit } from './shaping/limit.js';
 import { skip } from './shaping/skip.js';
 import { addFields } from './shaping/add-fields.js';
 import { group } from './shaping/group.js';
+import { batchInsert } from './write/batch-insert.js';
+import { update } from './write/update.js';
+import { updateById } from './write/update-by-id.js';
+import { findOneAndUpdate } from './write/find-one-and-update.js';
+import { updateWithAction } from './write/update-with-action.js';
+import { upsert } from './write/upsert.js';
+import { deleteStep } from './write/delete.js';
+import { deleteById } from './write/delete-by-id.js';
+import { batchDelete } from './write/batch-delete.js';
+import { setField } from './records/set-field.js';
+import { increment } from './records/increment.js';
+import { push } from './records/push.js';
+import { currentDatetime } from './records/current-datetime.js';
 import { ifStep } from './control/if.js';
 import { forEach } from './control/for-each.js';
 import { parallel } from './control/parallel.js';
@@ -36,7 +49,9 @@ export const STEPS: readonly StepType<unknown>[] = [
   // shaping
   project, count, filter, sort, limit, skip, addFields, group,
   // write
-  insert,
+  insert, batchInsert, update, updateById, findOneAndUpdate, updateWithAction, upsert, deleteStep, deleteById, batchDelete,
+  // working-record edits
+  setField, increment, push, currentDatetime,
   // control
   ifStep, forEach, parallel, tryCatch, sleep, returnStep, validate, callFunction,
   // transactions

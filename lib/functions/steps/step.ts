@@ -95,6 +95,13 @@ export interface MemberReader {
   /** A nested step list, compiled (required, may be empty). */
   steps(names: MemberNames): readonly CompiledStep[];
   optionalSteps(names: MemberNames): readonly CompiledStep[] | undefined;
+  /**
+   * The `collection` member of the step written last before this one (in
+   * the definition's text, nested lists included), compiled; undefined when
+   * there is none. For steps a client sends without a collection (the Rust
+   * client's BatchDelete).
+   */
+  precedingCollection(): Template | undefined;
   /** An InvalidInput naming `<path>.<member>` (or the step when no member). */
   fail(message: string, member?: string): never;
   /** True when the function runs as one transaction (save-time checks of savepoint steps). */

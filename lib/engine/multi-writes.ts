@@ -1,0 +1,190 @@
+/**
+ * Statements over many records: filtered update, actions and delete, upsert,
+ * and all-or-nothing inserts and deletes of lists (stored-function write
+ * steps run them through the auto-commit session).
+ *
+ * Each statement is ONE operation of the single writer, so it is atomic on
+ * its own: the records are matched against the writer's WorkingView, each
+ * change is computed and staged into a fork of it so the next one sees it
+ * (unique checks, ids, aliases), and the whole set is logged as one batch.
+ * When any record fails (a schema violation, a missing id) the operation
+ * throws and nothing is logged. A filter on an indexed field is matched
+ * through the query index, as `find` is, so the writer does not scan the
+ * collection. Inside a transaction the transaction session
+ * stages one operation per record instead (transaction-session.ts).
+ */
+import { MESSAGES, NotFound } from '../errors.js';
+import type { EngineCore } from './core.js';
+import { markNoRipple, type Effect } from './effects.js';
+import { validateCollectionName } from './names.js';
+import { matchFilter, type Filter } from './query/index.js';
+import type { IndexManager } from './indexes/index-manager.js';
+import { resolveRecordId, type PreparedWrite, type Records } from './records.js';
+import type { RecordEntry } from './state.js';
+import { isExpired } from './ttl.js';
+import type { ActionStep } from './update-actions.js';
+import type { Fields } from './values/index.js';
+import type { WorkingView } from './working-view.js';
+
+/** What an upsert writes to: one record by id (or primary-key-alias value), or every record matching a filter. */
+export type UpsertTarget = { readonly id: string } | { readonly filter: Filter };
+
+/** One record's change inside a statement: pushes its effects, returns what the statement reports for it. */
+type Change<T> = (work: WorkingView, target: T, effects: Effect[]) => Fields;
+
+export class MultiWrites {
+  /** `indexes` narrows a filter's candidates as `find` does (they index committed state, the view's base). */
+  constructor(private readonly db: EngineCore, private readonly records: Records, private readonly indexes: IndexManager) {}
+
+  /**
+   * Merges the partial wire record `body` into every live record of `c`
+   * matching `filter` (every record when undefined; at most `limit`, in scan
+   * order). Resolves to the new fields of each; [] when nothing matched.
+   */
+  async updateWhere(c: string, filter: Filter | undefined, body: unknown, bypassRipple = false, limit?: number): Promise<Fields[]> {
+    validateCollectionName(c);
+    const prepared = this.records.prepare(body);
+    return this.statement(c, bypassRipple, (view) => this.matching(view, c, filter, limit),
+      (work, id, effects) => this.records.updateIn(work, c, id, prepared, effects));
+  }
+
+  /** Applies update actions, in order, to every live record matching `filter`. Resolves to the new fields of each. */
+  async actionsWhere(c: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple = false, limit?: number): Promise<Fields[]> {
+    validateCollectionName(c);
+    return this.statement(c, bypassRipple, (view) => this.matching(view, c, filter, limit),
+      (work, id, effects) => this.records.actionsIn(work, c, id, steps, effects));
+  }
+
+  /** Deletes (into the trash) every live record matching `filter`. Resolves to the deleted records as they were. */
+  async deleteWhere(c: string, filter: Filter | undefined, bypassRipple = false): Promise<Fields[]> {
+    validateCollectionName(c);
+    return this.statement(c, bypassRipple, (view) => this.matching(view, c, filter, undefined), (work, id, effects) => {
+      const before = work.record(c, id)!.fields;
+      this.records.deleteIn(work, c, id, effects);
+      return before;
+    });
+  }
+
+  /** Inserts every wire record, or none when one fails. Resolves to the inserted records, in order. */
+  async insertAll(c: string, bodies: readonly unknown[], bypassRipple = false): Promise<Fields[]> {
+    validateCollectionName(c);
+    const prepared = bodies.map((b) => this.records.prepare(b));
+    return this.statement(c, bypassRipple, () => prepared, (work, p, effects) => {
+      this.records.insertInto(work, c, p, effects);
+      return lastPut(effects);
+    });
+  }
+
+  /**
+   * Deletes every listed record (ids or primary-key-alias values; one named
+   * twice is deleted once), or none when one is missing (NotFound naming it).
+   * Resolves to the deleted records as they were.
+   */
+  async deleteAll(c: string, idsOrAliases: readonly string[], bypassRipple = false): Promise<Fields[]> {
+    validateCollectionName(c);
+    return this.statement(c, bypassRipple, (view) => this.listed(view, c, idsOrAliases), (work, id, effects) => {
+      const before = work.record(c, id)!.fields;
+      this.records.deleteIn(work, c, id, effects);
+      return before;
+    });
+  }
+
+  /**
+   * Updates the target when it exists (by id: that record; by filter: every
+   * match), else inserts `body` (by id: under that id). Resolves to the
+   * written records.
+   */
+  async upsert(c: string, target: UpsertTarget, body: unknown, bypassRipple = false): Promise<Fields[]> {
+    validateCollectionName(c);
+    const prepared = this.records.prepare(body);
+    return this.db.write((view) => {
+      const effects: Effect[] = [];
+      const matched = 'id' in target ? this.live(view, c, resolveRecordId(view, c, target.id)) : this.matching(view, c, target.filter, undefined);
+      if (matched.length === 0) {
+        const insert: PreparedWrite = 'id' in target ? { ...prepared, id: prepared.id ?? target.id } : prepared;
+        this.records.insertInto(view, c, insert, effects);
+        return { effects: markNoRipple(effects, bypassRipple), result: [lastPut(effects)] };
+      }
+      const result = this.changeEach(view.fork(), matched, effects, (work, id, own) => this.records.updateIn(work, c, id, prepared, own));
+      return { effects: markNoRipple(effects, bypassRipple), result };
+    });
+  }
+
+  /** Runs one writer operation: `targets` picked from the view, each changed in turn over a fork, all logged as one batch. */
+  private statement<T>(c: string, bypassRipple: boolean, targets: (view: WorkingView) => readonly T[], change: Change<T>): Promise<Fields[]> {
+    return this.db.write((view) => {
+      const effects: Effect[] = [];
+      const result = this.changeEach(view.fork(), targets(view), effects, change);
+      return { effects: markNoRipple(effects, bypassRipple), result };
+    });
+  }
+
+  /** Stages each change into `work` before the next is computed; its effects join `effects`. Throws on the first failure. */
+  private changeEach<T>(work: WorkingView, targets: readonly T[], effects: Effect[], change: Change<T>): Fields[] {
+    const out: Fields[] = [];
+    for (const t of targets) {
+      const own: Effect[] = [];
+      out.push(change(work, t, own));
+      work.stage(own);
+      effects.push(...own);
+    }
+    return out;
+  }
+
+  /** Ids of the live records of `c` matching `filter`, in scan order, at most `limit`. */
+  private matching(view: WorkingView, c: string, filter: Filter | undefined, limit: number | undefined): string[] {
+    const ids: string[] = [];
+    if (limit === 0) return ids;
+    const plan = filter && !view.droppedHere(c) ? this.indexes.plan(c, filter) : undefined;
+    const now = this.db.now();
+    for (const [id, entry] of plan ? this.candidates(view, c, plan.ids) : view.records(c)) {
+      if (isExpired(entry, now) || (filter && !matchFilter(filter, entry.fields))) continue;
+      ids.push(id);
+      if (ids.length === limit) break;
+    }
+    return ids;
+  }
+
+  /**
+   * The view's records among an index plan's ids, plus every record this
+   * group already changed (the index only knows committed state), in the
+   * order `find` returns them: committed insertion order, then new records.
+   */
+  private candidates(view: WorkingView, c: string, planned: ReadonlySet<string>): Array<[string, RecordEntry]> {
+    const ids = new Set(planned);
+    for (const [id] of view.changedImages(c)) ids.add(id);
+    const committed = this.db.state.collections.get(c)?.records;
+    const out: Array<[string, RecordEntry, number]> = [];
+    for (const id of ids) {
+      const entry = view.record(c, id);
+      if (entry) out.push([id, entry, committed?.get(id)?.ord ?? Infinity]);
+    }
+    // A stable sort: records new in this group keep the order they were staged in.
+    out.sort((a, b) => (a[2] === b[2] ? 0 : a[2] < b[2] ? -1 : 1));
+    return out.map(([id, entry]) => [id, entry]);
+  }
+
+  /** [id] when the record is live in the view, else []. */
+  private live(view: WorkingView, c: string, id: string): string[] {
+    const entry = view.record(c, id);
+    return entry && !isExpired(entry, this.db.now()) ? [id] : [];
+  }
+
+  /** The listed records' ids, each once; NotFound naming the first that is not live. */
+  private listed(view: WorkingView, c: string, idsOrAliases: readonly string[]): string[] {
+    const ids = new Set<string>();
+    for (const given of idsOrAliases) {
+      const [id] = this.live(view, c, resolveRecordId(view, c, given));
+      if (id === undefined) throw new NotFound(`${MESSAGES.recordNotFound}: '${given}' in collection '${c}'`);
+      ids.add(id);
+    }
+    return [...ids];
+  }
+}
+
+/** The fields of the last record an insert pushed. */
+function lastPut(effects: readonly Effect[]): Fields {
+  const e = effects.at(-1);
+  if (e?.t !== 'put') throw new Error('an insert ends with the put of its record');
+  return e.fields;
+}

@@ -1,0 +1,298 @@
+import { expect } from 'chai';
+import { Tagged } from '../../../lib/engine/index.js';
+import { StepFailed } from '../../../lib/errors.js';
+import { FunctionHarness, rejection } from '../../helpers/function-harness.js';
+
+const eq = (field: string, value: unknown) => ({ type: 'Condition', content: { field, operator: 'Eq', value } });
+const param = (name: string) => ({ type: 'Parameter', name });
+
+describe('functions: write steps', () => {
+  let h: FunctionHarness;
+  beforeEach(async () => { h = await FunctionHarness.open(); });
+  afterEach(async () => { await h.close(); });
+
+  const seed = (c: string, records: Record<string, unknown>[]) => h.db.session(undefined).insertAll(c, records);
+  const saveFails = (steps: unknown[], message: string, parameters: Record<string, unknown> = {}) =>
+    expect(() => h.define({ label: `bad_${Math.random()}`, parameters, functions: steps })).to.throw(message);
+  const stepFails = async (p: Promise<unknown>, index: number, type: string, pattern: RegExp, status = 400) => {
+    const err = await rejection(p);
+    expect(err).to.be.instanceOf(StepFailed);
+    expect(err).to.include({ index, type, status });
+    expect(err.message).to.match(pattern);
+  };
+
+  describe('BatchInsert', () => {
+    it('inserts items with placeholders and Parameter references, all in one statement', async () => {
+      const seq = h.db.state.seq;
+      const result = await h.run([{
+        type: 'BatchInsert', collection: 'people', bypass_ripple: false,
+        records: [{ name: '{{first}}', n: 1 }, param('second'), { name: 'Cy', born: param('when') }],
+      }], { first: 'Ann', second: { name: 'Bob', n: 2 }, when: { type: 'DateTime', value: '2020-01-02T03:04:05Z' } });
+      expect(result.records.map((r) => r.name)).to.deep.equal(['Ann', 'Bob', 'Cy']);
+      expect(result.records[2]!.born).to.be.instanceOf(Tagged);
+      expect(h.records('people')).to.have.length(3);
+      expect(h.db.state.seq).to.equal(seq + 1);
+    });
+
+    it('takes the whole list from a placeholder', async () => {
+      const result = await h.run([{ type: 'BatchInsert', collection: 'c', records: '{{rows}}' }], { rows: [{ a: 1 }] });
+      expect(result.records[0]).to.include({ a: 1 });
+    });
+
+    it('takes the whole list from a Parameter reference and gives each record the ttl', async () => {
+      const result = await h.run([{ type: 'BatchInsert', collection: 'c', records: param('rows'), ttl: 3600 }], { rows: [{ a: 1 }, { a: 2 }] });
+      expect(result.records.every((r) => typeof r.ttl === 'string')).to.equal(true);
+    });
+
+    it('inserts nothing when one record fails', async () => {
+      await seed('c', [{ id: 'taken' }]);
+      await stepFails(h.run([{ type: 'BatchInsert', collection: 'c', records: [{ id: 'new' }, { id: 'taken' }] }]), 0, 'BatchInsert', /already exists/, 409);
+      expect(h.records('c')).to.have.length(1);
+      await stepFails(h.run([{ type: 'BatchInsert', collection: 'c', records: param('rows') }], { rows: [{ a: 1 }, 5] }), 0, 'BatchInsert', /'records\[1\]' must resolve to a JSON object/);
+      await stepFails(h.run([{ type: 'BatchInsert', collection: 'c', records: param('rows') }], { rows: 'x' }), 0, 'BatchInsert', /must resolve to an array/);
+      expect(h.records('c')).to.have.length(1);
+    });
+
+    it('holds at most max_batch_size records', async () => {
+      await h.db.updateSettings({ max_batch_size: 2 });
+      await stepFails(h.run([{ type: 'BatchInsert', collection: 'c', records: [{}, {}, {}] }]), 0, 'BatchInsert', /at most 2/);
+    });
+
+    it('names bad members at save', () => {
+      saveFails([{ type: 'BatchInsert', collection: 'c', records: { a: 1 } }], 'functions[0].records: must be an array of records, a Parameter reference or a placeholder');
+      saveFails([{ type: 'BatchInsert', collection: 'c' }], "functions[0]: missing required member 'records'");
+      saveFails([{ type: 'BatchInsert', collection: 'c', records: [{}, 'x'] }], 'functions[0].records[1]: must be a JSON object');
+      saveFails([{ type: 'BatchInsert', records: [] }], "functions[0]: missing required member 'collection'");
+      saveFails([{ type: 'BatchInsert', collection: 'c', records: [], bypass_ripple: 'yes' }], 'functions[0].bypass_ripple: must be a boolean');
+      saveFails([{ type: 'BatchInsert', collection: 'c', records: [param('nope')] }], "functions[0].records[0]: unknown parameter 'nope'");
+    });
+  });
+
+  describe('Update', () => {
+    it('merges updates into every match and returns the updated records', async () => {
+      await seed('tasks', [{ id: 'a', owner: 'ann', done: false }, { id: 'b', owner: 'bob', done: false }, { id: 'c', owner: 'ann', done: false }]);
+      const result = await h.run([{ type: 'Update', collection: 'tasks', filter: eq('owner', '{{who}}'), updates: { done: true, by: '{{who}}' } }], { who: 'ann' });
+      expect(result.records.map((r) => [r.id, r.done, r.by])).to.deep.equal([['a', true, 'ann'], ['c', true, 'ann']]);
+      expect(h.records('tasks').filter((r) => r.done === true)).to.have.length(2);
+    });
+
+    it('takes updates from a Parameter reference, sets the ttl, and returns nothing when nothing matched', async () => {
+      await seed('t', [{ id: 'a', k: 1 }]);
+      const result = await h.run([{ type: 'Update', collection: 't', filter: eq('k', 1), updates: param('u'), ttl: '1h' }], { u: { note: 'x' } });
+      expect(result.records[0]).to.include({ note: 'x' });
+      expect(result.records[0]!.ttl).to.be.a('string');
+      expect((await h.run([{ type: 'Update', collection: 't', filter: eq('k', 2), updates: { z: 1 } }])).records).to.deep.equal([]);
+    });
+
+    it('changes nothing when one match violates the schema', async () => {
+      await h.db.collections.create('s', { fields: { n: { field_type: 'Integer', max: 5 } } });
+      await seed('s', [{ id: 'a', n: 1 }, { id: 'b', n: 2 }]);
+      await stepFails(h.run([{ type: 'Update', collection: 's', filter: { field: 'n', operator: 'Gte', value: 0 }, updates: { n: 9 } }]), 0, 'Update', /n/);
+      expect(h.records('s').map((r) => r.n)).to.deep.equal([1, 2]);
+    });
+
+    it('parses a filter without placeholders at save and one with them at the call', async () => {
+      saveFails([{ type: 'Update', collection: 't', filter: { type: 'Condition', content: { field: 'a', operator: 'Like', value: 1 } }, updates: {} }], 'functions[0].filter: ');
+      saveFails([{ type: 'Update', collection: 't', filter: eq('__proto__', 1), updates: {} }], 'functions[0].filter: ');
+      saveFails([{ type: 'Update', collection: 't', updates: {} }], "functions[0]: missing required member 'filter'");
+      saveFails([{ type: 'Update', collection: 't', filter: eq('a', 1) }], "functions[0]: missing required member 'updates'");
+      saveFails([{ type: 'Update', collection: 't', filter: eq('a', '{{__proto__}}'), updates: {} }], 'functions[0].filter.content.value');
+      await stepFails(h.run([{ type: 'Update', collection: 't', filter: { type: 'Condition', content: { field: 'a', operator: '{{op}}', value: 1 } }, updates: {} }], { op: 'Like' }),
+        0, 'Update', /filter/);
+      await stepFails(h.run([{ type: 'Update', collection: 't', filter: eq('a', 1), updates: param('u') }], { u: [1] }), 0, 'Update', /'updates' must resolve to a JSON object/);
+    });
+  });
+
+  describe('UpdateById', () => {
+    it('merges into one record by id and fails with 404 for a missing one', async () => {
+      await seed('u', [{ id: 'a', n: 1 }]);
+      const result = await h.run([{ type: 'UpdateById', collection: 'u', record_id: '{{id}}', updates: { m: 2 } }], { id: 'a' });
+      expect(result.records).to.deep.equal([{ id: 'a', n: 1, m: 2 }]);
+      await stepFails(h.run([{ type: 'UpdateById', collection: 'u', record_id: 'zz', updates: { m: 2 } }]), 0, 'UpdateById', /Record not found/, 404);
+      saveFails([{ type: 'UpdateById', collection: 'u', updates: {} }], "functions[0]: missing required member 'record_id'");
+    });
+  });
+
+  describe('FindOneAndUpdate', () => {
+    it('updates by record_id, or the first match of the Rust client\'s filter, and returns it', async () => {
+      await seed('q', [{ id: 'a', state: 'new' }, { id: 'b', state: 'new' }]);
+      const byId = await h.run([{ type: 'FindOneAndUpdate', collection: 'q', record_id: 'b', updates: { state: 'taken' } }]);
+      expect(byId.records).to.deep.equal([{ id: 'b', state: 'taken' }]);
+      const byFilter = await h.run([{ type: 'FindOneAndUpdate', collection: 'q', filter: eq('state', 'new'), updates: { state: 'taken' } }]);
+      expect(byFilter.records).to.deep.equal([{ id: 'a', state: 'taken' }]);
+      expect(h.records('q').map((r) => r.state)).to.deep.equal(['taken', 'taken']);
+    });
+
+    it('returns no record when none is found', async () => {
+      expect((await h.run([{ type: 'FindOneAndUpdate', collection: 'q', record_id: 'zz', updates: { a: 1 } }])).records).to.deep.equal([]);
+      expect((await h.run([{ type: 'FindOneAndUpdate', collection: 'q', filter: eq('a', 1), updates: { a: 1 } }])).records).to.deep.equal([]);
+      expect(h.records('q')).to.deep.equal([]);
+    });
+
+    it('wants exactly one of record_id and filter', () => {
+      saveFails([{ type: 'FindOneAndUpdate', collection: 'q', record_id: 'a', filter: eq('a', 1), updates: {} }], "functions[0]: give either 'record_id' or 'filter', not both");
+      saveFails([{ type: 'FindOneAndUpdate', collection: 'q', updates: {} }], "functions[0]: missing required member 'record_id'");
+    });
+  });
+
+  describe('UpdateWithAction', () => {
+    it('applies one action by record_id (TypeScript and Go)', async () => {
+      await seed('v', [{ id: 'a', visits: 1, tags: ['x'] }]);
+      const result = await h.run([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', action: 'increment', field: 'visits', value: '{{by}}' }], { by: 4 });
+      expect(result.records[0]).to.include({ visits: 5 });
+      const pushed = await h.run([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', action: 'Push', field: 'tags', value: 'y' }]);
+      expect(pushed.records[0]!.tags).to.deep.equal(['x', 'y']);
+      const cleared = await h.run([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', action: 'clear', field: 'tags' }]);
+      expect(cleared.records[0]!.tags).to.deep.equal([]);
+    });
+
+    it('applies a list of actions to every filter match (Rust)', async () => {
+      await seed('v', [{ id: 'a', g: 1, n: 1, l: [] }, { id: 'b', g: 2, n: 1, l: [] }, { id: 'c', g: 1, n: 5, l: [] }]);
+      const result = await h.run([{
+        type: 'UpdateWithAction', collection: 'v', filter: eq('g', 1), bypass_ripple: false,
+        actions: [['increment', 'n', 10], { action: 'push', field: 'l', value: '{{tag}}' }, ['Multiply', 'n', 2]],
+      }], { tag: 'hot' });
+      expect(result.records.map((r) => [r.id, r.n, r.l])).to.deep.equal([['a', 22, ['hot']], ['c', 30, ['hot']]]);
+      expect(h.records('v').find((r) => r.id === 'b')).to.include({ n: 1 });
+    });
+
+    it('fails the step, changing nothing, when an action cannot apply to one match', async () => {
+      await seed('v', [{ id: 'a', n: 1 }, { id: 'b', n: 'text' }]);
+      await stepFails(h.run([{ type: 'UpdateWithAction', collection: 'v', filter: { field: 'id', operator: 'In', value: ['a', 'b'] }, actions: [['increment', 'n', 1]] }]),
+        0, 'UpdateWithAction', /Failed to apply action 'increment': field not numeric/);
+      expect(h.records('v').map((r) => r.n)).to.deep.equal([1, 'text']);
+    });
+
+    it('checks action names and fields at save, naming the member', () => {
+      saveFails([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', action: 'explode', field: 'n' }], "functions[0].action: Unknown update action 'explode'");
+      saveFails([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', action: 'increment', field: 'id' }], "functions[0].field: Failed to apply action 'increment': field 'id' cannot be modified");
+      saveFails([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', action: 'push', field: '__proto__' }], "functions[0].field: Forbidden field name '__proto__'");
+      saveFails([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', action: 'increment' }], "functions[0]: missing required member 'field'");
+      saveFails([{ type: 'UpdateWithAction', collection: 'v', filter: eq('a', 1), actions: [['increment', 'n', 1], ['nope', 'n']] }], "functions[0].actions: Unknown update action 'nope'");
+      saveFails([{ type: 'UpdateWithAction', collection: 'v', filter: eq('a', 1), actions: [['push', '__proto__', 1]] }], 'functions[0].actions: ');
+      saveFails([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', action: 'push', field: 'l', actions: [] }], "functions[0]: give either 'action' or 'actions', not both");
+      saveFails([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a' }], "functions[0]: missing required member 'action'");
+    });
+
+    it('checks actions from a Parameter reference at the call', async () => {
+      await seed('v', [{ id: 'a', n: 1 }]);
+      const ok = await h.run([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', actions: param('acts') }], { acts: [['Decrement', 'n', 1]] });
+      expect(ok.records[0]).to.include({ n: 0 });
+      await stepFails(h.run([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', actions: param('acts') }], { acts: [['boom', 'n']] }), 0, 'UpdateWithAction', /Unknown update action 'boom'/);
+      const mixed = await h.run([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', actions: [['increment', 'n', 5], param('one')] }], { one: ['multiply', 'n', 2] });
+      expect(mixed.records[0]).to.include({ n: 10 });
+      saveFails([{ type: 'UpdateWithAction', collection: 'v', record_id: 'a', actions: 'x' }], 'functions[0].actions: must be a list of actions');
+    });
+  });
+
+  describe('Upsert', () => {
+    it('by record_id: inserts under the id, then merges into it', async () => {
+      const first = await h.run([{ type: 'Upsert', collection: 'k', record_id: '{{key}}', record: { hits: 1 } }], { key: 'home' });
+      expect(first.records).to.deep.equal([{ id: 'home', hits: 1 }]);
+      const second = await h.run([{ type: 'Upsert', collection: 'k', record_id: 'home', record: { last: 'now' } }]);
+      expect(second.records).to.deep.equal([{ id: 'home', hits: 1, last: 'now' }]);
+    });
+
+    it('by filter: merges into every match, inserts the record when none', async () => {
+      const step = { type: 'Upsert', collection: 'stock', filter: eq('sku', '{{sku}}'), record: { sku: '{{sku}}', qty: '{{qty}}' } };
+      await h.run([step], { sku: 'p1', qty: 1 });
+      await h.run([step], { sku: 'p1', qty: 7 });
+      await h.run([step], { sku: 'p2', qty: 2 });
+      expect(h.records('stock').map((r) => [r.sku, r.qty])).to.deep.equal([['p1', 7], ['p2', 2]]);
+    });
+
+    it('without a target uses the record\'s own id, or inserts', async () => {
+      await h.run([{ type: 'Upsert', collection: 'o', record: { id: 'x', a: 1 } }]);
+      await h.run([{ type: 'Upsert', collection: 'o', record: { id: 'x', b: 2 } }]);
+      const plain = await h.run([{ type: 'Upsert', collection: 'o', record: { c: 3 }, ttl: 60 }]);
+      expect(plain.records[0]!.ttl).to.be.a('string');
+      expect(h.records('o').map((r) => [r.id === 'x', r.a, r.b, r.c])).to.deep.equal([[true, 1, 2, undefined], [false, undefined, undefined, 3]]);
+      saveFails([{ type: 'Upsert', collection: 'o', record_id: 'a', filter: eq('a', 1), record: {} }], "functions[0]: give either 'record_id' or 'filter', not both");
+      saveFails([{ type: 'Upsert', collection: 'o' }], "functions[0]: missing required member 'record'");
+    });
+  });
+
+  describe('Delete, DeleteById, BatchDelete', () => {
+    it('Delete moves every match to the trash and returns them as they were', async () => {
+      await seed('d', [{ id: 'a', old: true }, { id: 'b', old: false }, { id: 'c', old: true }]);
+      const result = await h.run([{ type: 'Delete', collection: 'd', filter: eq('old', true), bypass_ripple: true }]);
+      expect(result.records).to.deep.equal([{ id: 'a', old: true }, { id: 'c', old: true }]);
+      expect(h.records('d').map((r) => r.id)).to.deep.equal(['b']);
+      expect(h.db.trash.count('d')).to.equal(2);
+      saveFails([{ type: 'Delete', collection: 'd' }], "functions[0]: missing required member 'filter'");
+    });
+
+    it('DeleteById returns the deleted record and fails with 404 for a missing one', async () => {
+      await seed('d', [{ id: 'a', n: 1 }]);
+      expect((await h.run([{ type: 'DeleteById', collection: 'd', record_id: '{{id}}' }], { id: 'a' })).records).to.deep.equal([{ id: 'a', n: 1 }]);
+      await stepFails(h.run([{ type: 'DeleteById', collection: 'd', record_id: 'a' }]), 0, 'DeleteById', /Record not found/, 404);
+    });
+
+    it('BatchDelete takes record_ids (TypeScript) or ids (Go), all or none', async () => {
+      await seed('d', [{ id: 'a' }, { id: 'b' }, { id: 'c' }, { id: 'e' }]);
+      const ts = await h.run([{ type: 'BatchDelete', collection: 'd', record_ids: ['a', 'b'], bypass_ripple: false }]);
+      expect(ts.records.map((r) => r.id)).to.deep.equal(['a', 'b']);
+      await stepFails(h.run([{ type: 'BatchDelete', collection: 'd', ids: ['c', 'gone'] }]), 0, 'BatchDelete', /'gone'/, 404);
+      expect(h.records('d').map((r) => r.id)).to.deep.equal(['c', 'e']);
+      const go = await h.run([{ type: 'BatchDelete', collection: 'd', ids: param('ids') }], { ids: ['c', 'e'] });
+      expect(go.records.map((r) => r.id)).to.deep.equal(['c', 'e']);
+      await stepFails(h.run([{ type: 'BatchDelete', collection: 'd', ids: param('ids') }], { ids: [1] }), 0, 'BatchDelete', /array of record ids/);
+    });
+
+    it('BatchDelete without a collection (Rust) deletes from the collection of the step written before it', async () => {
+      await seed('jobs', [{ id: 'j1' }, { id: 'j2' }, { id: 'j3' }]);
+      const result = await h.run([
+        { type: 'FindAll', collection: 'jobs' },
+        { type: 'If', condition: { type: 'HasRecords' }, then_functions: [{ type: 'BatchDelete', ids: param('ids'), bypass_ripple: null }] },
+      ], { ids: ['j1', 'j3'] });
+      expect(result.records.map((r) => r.id)).to.deep.equal(['j1', 'j3']);
+      expect(h.records('jobs').map((r) => r.id)).to.deep.equal(['j2']);
+      saveFails([{ type: 'BatchDelete', ids: ['a'] }], "functions[0]: missing required member 'collection'");
+    });
+
+    it('takes the collection written last before it in the text, placeholders included', async () => {
+      await seed('a', [{ id: 'x' }]);
+      await seed('b', [{ id: 'x' }]);
+      await h.run([
+        { type: 'FindAll', collection: 'a' },
+        { type: 'If', condition: { type: 'HasRecords' }, then_functions: [{ type: 'FindAll', collection: '{{which}}' }] },
+        { type: 'BatchDelete', ids: ['x'] },
+      ], { which: 'b' });
+      expect(h.records('a')).to.have.length(1);
+      expect(h.records('b')).to.deep.equal([]);
+      saveFails([{ type: 'BatchDelete', collection: 'd' }], "functions[0]: missing required member 'record_ids'");
+      saveFails([{ type: 'BatchDelete', collection: 'd', ids: 'a' }], 'functions[0].ids: must be an array of record ids');
+      saveFails([{ type: 'BatchDelete', collection: 'd', record_ids: [1] }], 'functions[0].record_ids: must be an array of record ids');
+    });
+  });
+
+  describe('in a transactional function', () => {
+    const tx = { transaction_config: { enabled: true, auto_rollback: true } };
+
+    it('filtered Update and Delete see the function\'s earlier staged writes', async () => {
+      const result = await h.run([
+        { type: 'Insert', collection: 'orders', record: { id: 'o1', state: 'new' } },
+        { type: 'BatchInsert', collection: 'orders', records: [{ id: 'o2', state: 'new' }, { id: 'o3', state: 'void' }] },
+        { type: 'Update', collection: 'orders', filter: eq('state', 'new'), updates: { state: 'paid' } },
+        { type: 'Delete', collection: 'orders', filter: eq('state', 'void') },
+        { type: 'UpdateWithAction', collection: 'orders', filter: eq('state', 'paid'), actions: [['push', 'log', 'paid']] },
+        { type: 'Upsert', collection: 'orders', record_id: 'o1', record: { note: 'first' } },
+      ], {}, tx);
+      expect(result.records).to.deep.equal([{ id: 'o1', state: 'paid', log: ['paid'], note: 'first' }]);
+      expect(h.records('orders').map((r) => [r.id, r.state])).to.deep.equal([['o1', 'paid'], ['o2', 'paid']]);
+    });
+
+    it('leaves nothing behind when a later step fails', async () => {
+      await seed('acct', [{ id: 'a', balance: 10 }]);
+      await stepFails(h.run([
+        { type: 'BatchInsert', collection: 'log', records: [{ m: 1 }, { m: 2 }] },
+        { type: 'UpdateWithAction', collection: 'acct', record_id: 'a', action: 'decrement', field: 'balance', value: 5 },
+        { type: 'DeleteById', collection: 'acct', record_id: 'a' },
+        { type: 'UpdateById', collection: 'acct', record_id: 'a', updates: { x: 1 } },
+      ], {}, tx), 3, 'UpdateById', /Record not found/, 404);
+      expect(h.records('log')).to.deep.equal([]);
+      expect(h.records('acct')).to.deep.equal([{ id: 'a', balance: 10 }]);
+      expect(h.db.transactions.list()).to.deep.equal([]);
+    });
+  });
+});
