@@ -5,18 +5,18 @@
  * records as they were (none when nothing matched).
  */
 import { step } from '../step.js';
-import { compileFilter, resolveFilter, type FilterSource } from '../filter-source.js';
+import { requiredFilter, resolveFilter, type FilterMember } from '../shared/filter-member.js';
 import { collectionOf, compileTarget, type WriteTarget } from './write-members.js';
 
 interface DeleteConfig {
   readonly target: WriteTarget;
-  readonly filter: FilterSource;
+  readonly filter: FilterMember;
 }
 
 export const deleteStep = step<DeleteConfig>({
   type: 'Delete',
   access: 'write',
-  compile: (m) => ({ target: compileTarget(m), filter: compileFilter(m, 'filter') }),
+  compile: (m) => ({ target: compileTarget(m), filter: requiredFilter(m, 'filter') }),
   run: (cfg, rows, x) => {
     const row = rows[0];
     return x.session.deleteWhere(collectionOf(cfg.target, x, row), resolveFilter(cfg.filter, x, row), cfg.target.bypassRipple);

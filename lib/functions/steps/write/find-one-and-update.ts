@@ -9,12 +9,12 @@
 import { NotFound } from '../../../errors.js';
 import type { Template } from '../../templates/index.js';
 import { step } from '../step.js';
-import { compileFilter, resolveFilter, type FilterSource } from '../filter-source.js';
+import { requiredFilter, resolveFilter, type FilterMember } from '../shared/filter-member.js';
 import { collectionOf, compileBody, compileTarget, resolveBody, type BodyMember, type WriteTarget } from './write-members.js';
 
 interface FindOneAndUpdateConfig {
   readonly target: WriteTarget;
-  readonly match: { readonly recordId: Template } | { readonly filter: FilterSource };
+  readonly match: { readonly recordId: Template } | { readonly filter: FilterMember };
   readonly updates: BodyMember;
 }
 
@@ -23,7 +23,7 @@ export const findOneAndUpdate = step<FindOneAndUpdateConfig>({
   access: 'write',
   compile: (m) => {
     if (m.has('record_id') && m.has('filter')) m.fail("give either 'record_id' or 'filter', not both");
-    const match = m.has('filter') ? { filter: compileFilter(m, 'filter') } : { recordId: m.template('record_id') };
+    const match = m.has('filter') ? { filter: requiredFilter(m, 'filter') } : { recordId: m.template('record_id') };
     return { target: compileTarget(m), match, updates: compileBody(m, 'updates') };
   },
   run: async (cfg, rows, x) => {

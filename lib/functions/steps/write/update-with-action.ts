@@ -19,7 +19,7 @@ import { InvalidInput } from '../../../errors.js';
 import { isPlainObject, parseActionSequence } from '../../../engine/index.js';
 import { isConstant, isParameterRef, type Template } from '../../templates/index.js';
 import { step, type MemberReader } from '../step.js';
-import { compileFilter, resolveFilter, type FilterSource } from '../filter-source.js';
+import { requiredFilter, resolveFilter, type FilterMember } from '../shared/filter-member.js';
 import { collectionOf, compileTarget, type WriteTarget } from './write-members.js';
 
 type Actions =
@@ -28,7 +28,7 @@ type Actions =
 
 interface UpdateWithActionConfig {
   readonly target: WriteTarget;
-  readonly match: { readonly recordId: Template } | { readonly filter: FilterSource };
+  readonly match: { readonly recordId: Template } | { readonly filter: FilterMember };
   readonly actions: Actions;
 }
 
@@ -37,7 +37,7 @@ export const updateWithAction = step<UpdateWithActionConfig>({
   access: 'write',
   compile: (m) => {
     if (m.has('record_id') && m.has('filter')) m.fail("give either 'record_id' or 'filter', not both");
-    const match = m.has('filter') ? { filter: compileFilter(m, 'filter') } : { recordId: m.template('record_id') };
+    const match = m.has('filter') ? { filter: requiredFilter(m, 'filter') } : { recordId: m.template('record_id') };
     return { target: compileTarget(m), match, actions: compileActions(m) };
   },
   run: async (cfg, rows, x) => {

@@ -6,19 +6,19 @@
  * the updated records (none when nothing matched).
  */
 import { step } from '../step.js';
-import { compileFilter, resolveFilter, type FilterSource } from '../filter-source.js';
+import { requiredFilter, resolveFilter, type FilterMember } from '../shared/filter-member.js';
 import { collectionOf, compileBody, compileTarget, resolveBody, type BodyMember, type WriteTarget } from './write-members.js';
 
 interface UpdateConfig {
   readonly target: WriteTarget;
-  readonly filter: FilterSource;
+  readonly filter: FilterMember;
   readonly updates: BodyMember;
 }
 
 export const update = step<UpdateConfig>({
   type: 'Update',
   access: 'write',
-  compile: (m) => ({ target: compileTarget(m), filter: compileFilter(m, 'filter'), updates: compileBody(m, 'updates') }),
+  compile: (m) => ({ target: compileTarget(m), filter: requiredFilter(m, 'filter'), updates: compileBody(m, 'updates') }),
   run: (cfg, rows, x) => {
     const row = rows[0];
     const collection = collectionOf(cfg.target, x, row);

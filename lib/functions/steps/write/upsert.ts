@@ -19,12 +19,12 @@ import { isTypedWrapper } from '../../../engine/index.js';
 import { InvalidInput } from '../../../errors.js';
 import type { Template } from '../../templates/index.js';
 import { step } from '../step.js';
-import { compileFilter, resolveFilter, type FilterSource } from '../filter-source.js';
+import { requiredFilter, resolveFilter, type FilterMember } from '../shared/filter-member.js';
 import { collectionOf, compileBody, compileTarget, resolveBody, type BodyMember, type WriteTarget } from './write-members.js';
 
 interface UpsertConfig {
   readonly target: WriteTarget;
-  readonly match?: { readonly recordId: Template } | { readonly filter: FilterSource };
+  readonly match?: { readonly recordId: Template } | { readonly filter: FilterMember };
   readonly record: BodyMember;
 }
 
@@ -33,7 +33,7 @@ export const upsert = step<UpsertConfig>({
   access: 'write',
   compile: (m) => {
     if (m.has('record_id') && m.has('filter')) m.fail("give either 'record_id' or 'filter', not both");
-    const match = m.has('filter') ? { filter: compileFilter(m, 'filter') } : m.has('record_id') ? { recordId: m.template('record_id') } : undefined;
+    const match = m.has('filter') ? { filter: requiredFilter(m, 'filter') } : m.has('record_id') ? { recordId: m.template('record_id') } : undefined;
     return { target: compileTarget(m), record: compileBody(m, 'record'), ...(match ? { match } : {}) };
   },
   run: async (cfg, rows, x) => {
