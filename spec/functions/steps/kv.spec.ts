@@ -78,7 +78,7 @@ describe('functions: key-value steps (KvGet, KvSet, KvDelete, KvExists, KvQuery)
       const badTtl = await rejection(h.run([{ type: 'KvSet', key: 'k', value: 1, ttl: 'soon' }]));
       expect(badTtl).to.include({ type: 'KvSet', index: 0, status: 400 });
       expect(badTtl.message).to.match(/Invalid ttl/);
-      const badKey = await rejection(h.run([{ type: 'KvSet', key: 'a\u0001b', value: 1 }]));
+      const badKey = await rejection(h.run([{ type: 'KvSet', key: '{{k}}', value: 1 }], { k: 'a\u0001b' }));
       expect(badKey).to.include({ type: 'KvSet', status: 400 });
       expect(badKey.message).to.match(/control characters/);
       const long = await rejection(h.run([{ type: 'KvSet', key: '{{k}}', value: 1 }], { k: 'x'.repeat(1025) }));
@@ -87,6 +87,12 @@ describe('functions: key-value steps (KvGet, KvSet, KvDelete, KvExists, KvQuery)
       expect(hostile).to.include({ type: 'KvSet', status: 400 });
       expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
       expect(h.db.kv.find(undefined, true)).to.deep.equal([]);
+    });
+
+    it('checks a literal key at save', () => {
+      expect(() => h.define({ label: 'k1', functions: [{ type: 'KvGet', key: 'a\u0001b' }] })).to.throw('functions[0].key: KV key must not contain control characters');
+      expect(() => h.define({ label: 'k2', functions: [{ type: 'KvExists', key: 'x'.repeat(1025) }] })).to.throw('functions[0].key: KV key longer than 1024 characters');
+      expect(() => h.define({ label: 'k3', functions: [{ type: 'LockAcquire', key: 7, ttl_secs: 1 }] })).to.throw('functions[0].key: must be a non-empty string');
     });
 
     it('needs key and value at save', () => {

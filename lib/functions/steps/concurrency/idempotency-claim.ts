@@ -19,7 +19,7 @@
  */
 import type { Template } from '../../templates/index.js';
 import { step } from '../step.js';
-import { MAX_SECONDS, resolveKey, resolveWholeNumber, wholeNumberMember, writeOutput } from '../kv/kv-members.js';
+import { keyMember, MAX_SECONDS, resolveKey, resolveWholeNumber, wholeNumberMember, writeOutput } from '../kv/kv-members.js';
 
 interface ClaimConfig {
   readonly key: Template;
@@ -31,7 +31,7 @@ export const idempotencyClaim = step<ClaimConfig>({
   type: 'IdempotencyClaim',
   access: 'outside',
   compile: (m) => ({
-    key: m.template('key'),
+    key: keyMember(m),
     ttlSecs: wholeNumberMember(m, 'ttl_secs', 1, MAX_SECONDS),
     output: m.optionalFieldPath('output_field') ?? ['claim'],
   }),

@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Template } from '../../templates/index.js';
 import { step } from '../step.js';
-import { MAX_SECONDS, resolveKey, resolveWholeNumber, wholeNumberMember, writeOutput } from '../kv/kv-members.js';
+import { keyMember, MAX_SECONDS, resolveKey, resolveWholeNumber, wholeNumberMember, writeOutput } from '../kv/kv-members.js';
 
 interface LockAcquireConfig {
   readonly key: Template;
@@ -30,7 +30,7 @@ export const lockAcquire = step<LockAcquireConfig>({
   type: 'LockAcquire',
   access: 'outside',
   compile: (m) => ({
-    key: m.template('key'),
+    key: keyMember(m),
     ttlSecs: wholeNumberMember(m, 'ttl_secs', 1, MAX_SECONDS),
     output: m.optionalFieldPath('output_field') ?? ['lock'],
   }),

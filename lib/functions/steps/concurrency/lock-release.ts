@@ -16,7 +16,7 @@
 import { InvalidInput } from '../../../errors.js';
 import type { Template } from '../../templates/index.js';
 import { step } from '../step.js';
-import { resolveKey, writeOutput } from '../kv/kv-members.js';
+import { keyMember, resolveKey, writeOutput } from '../kv/kv-members.js';
 
 interface LockReleaseConfig {
   readonly key: Template;
@@ -28,7 +28,7 @@ export const lockRelease = step<LockReleaseConfig>({
   type: 'LockRelease',
   access: 'outside',
   compile: (m) => ({
-    key: m.template('key'),
+    key: keyMember(m),
     token: m.template('token'),
     output: m.optionalFieldPath('output_field') ?? ['lock_release'],
   }),

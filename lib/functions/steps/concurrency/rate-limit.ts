@@ -22,7 +22,7 @@
 import { InvalidInput, RateLimited } from '../../../errors.js';
 import type { Template } from '../../templates/index.js';
 import { step } from '../step.js';
-import { MAX_SECONDS, resolveKey, resolveWholeNumber, wholeNumberMember, writeOutput } from '../kv/kv-members.js';
+import { keyMember, MAX_SECONDS, resolveKey, resolveWholeNumber, wholeNumberMember, writeOutput } from '../kv/kv-members.js';
 
 const MAX_LIMIT = 1_000_000_000;
 
@@ -44,7 +44,7 @@ export const rateLimit = step<RateLimitConfig>({
     const onExceed = m.optionalString('on_exceed') ?? 'fail';
     if (!isOnExceed(onExceed)) return m.fail("must be 'fail' or 'skip'", 'on_exceed');
     return {
-      key: m.template('key'),
+      key: keyMember(m),
       limit: wholeNumberMember(m, 'limit', 1, MAX_LIMIT),
       windowSecs: wholeNumberMember(m, 'window_secs', 1, MAX_SECONDS),
       output: m.optionalFieldPath('output_field') ?? ['rate_limit'],

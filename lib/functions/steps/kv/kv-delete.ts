@@ -6,7 +6,7 @@
  */
 import type { Template } from '../../templates/index.js';
 import { step } from '../step.js';
-import { resolveKey, writeOutput } from './kv-members.js';
+import { keyMember, resolveKey, writeOutput } from './kv-members.js';
 
 interface KvDeleteConfig {
   readonly key: Template;
@@ -18,7 +18,7 @@ export const kvDelete = step<KvDeleteConfig>({
   access: 'outside',
   compile: (m) => {
     const output = m.optionalFieldPath('output_field');
-    return { key: m.template('key'), ...(output ? { output } : {}) };
+    return { key: keyMember(m), ...(output ? { output } : {}) };
   },
   run: async (cfg, rows, x) => {
     const deleted = await x.db.kv.delete(resolveKey(x, cfg.key, rows[0]));

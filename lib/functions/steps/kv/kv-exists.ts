@@ -7,8 +7,8 @@
  * Like KvGet, refused in a transactional function.
  */
 import type { Template } from '../../templates/index.js';
-import { step } from '../step.js';
-import { resolveKey, withField } from './kv-members.js';
+import { step, type Row } from '../step.js';
+import { keyMember, resolveKey, withField } from './kv-members.js';
 
 interface KvExistsConfig {
   readonly key: Template;
@@ -19,9 +19,9 @@ export const kvExists = step<KvExistsConfig>({
   type: 'KvExists',
   access: 'read',
   transactional: false,
-  compile: (m) => ({ key: m.template('key'), output: m.optionalFieldPath('output_field') ?? ['exists'] }),
+  compile: (m) => ({ key: keyMember(m), output: m.optionalFieldPath('output_field') ?? ['exists'] }),
   run: (cfg, rows, x) => {
-    const exists = (row: (typeof rows)[number] | undefined) => x.db.kv.entry(resolveKey(x, cfg.key, row)) !== undefined;
+    const exists = (row: Row | undefined) => x.db.kv.entry(resolveKey(x, cfg.key, row)) !== undefined;
     return rows.length === 0 ? [withField({}, cfg.output, exists(undefined))] : rows.map((r) => withField(r, cfg.output, exists(r)));
   },
 });

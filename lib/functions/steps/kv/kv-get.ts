@@ -8,12 +8,12 @@
  */
 import type { Template } from '../../templates/index.js';
 import { step } from '../step.js';
-import { resolveKey } from './kv-members.js';
+import { keyMember, resolveKey } from './kv-members.js';
 
 export const kvGet = step<{ readonly key: Template }>({
   type: 'KvGet',
   access: 'read',
   transactional: false,
-  compile: (m) => ({ key: m.template('key') }),
+  compile: (m) => ({ key: keyMember(m) }),
   run: (cfg, rows, x) => [{ value: x.db.kv.entry(resolveKey(x, cfg.key, rows[0]))?.value ?? null }],
 });

@@ -11,13 +11,27 @@ import type { Execution, MemberReader, Row } from '../step.js';
 /** Longest TTL or window a step accepts: ten years, in seconds. */
 export const MAX_SECONDS = 10 * 365 * 86_400;
 
-/** The step's `key` for `row`: a non-empty string that is a valid KV key (length, no control characters). */
-export function resolveKey(x: Execution, key: Template, row: Row | undefined, what = 'key'): string {
-  const text = x.text(key, row, what);
+/** The `key` member: a literal is checked at save (length, no control characters), a placeholder by resolveKey. */
+export function keyMember(m: MemberReader): Template {
+  const t = m.template('key');
+  if (isConstant(t)) {
+    if (typeof t.v !== 'string' || t.v === '') m.fail('must be a non-empty string', 'key');
+    try {
+      validateKvKey(t.v);
+    } catch (err) {
+      m.fail((err as Error).message, 'key');
+    }
+  }
+  return t;
+}
+
+/** The step's `key` for `row`: a non-empty string that is a valid KV key. */
+export function resolveKey(x: Execution, key: Template, row: Row | undefined): string {
+  const text = x.text(key, row, 'key');
   try {
     return validateKvKey(text);
   } catch (err) {
-    throw new InvalidInput(`'${what}': ${(err as Error).message}`);
+    throw new InvalidInput(`'key': ${(err as Error).message}`);
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import type { Template } from '../../templates/index.js';
 import { step } from '../step.js';
-import { resolveKey } from './kv-members.js';
+import { keyMember, resolveKey } from './kv-members.js';
 
 interface KvSetConfig {
   readonly key: Template;
@@ -20,7 +20,7 @@ export const kvSet = step<KvSetConfig>({
   access: 'outside',
   compile: (m) => {
     const ttl = m.optionalTemplate('ttl');
-    return { key: m.template('key'), value: m.template('value'), ...(ttl ? { ttl } : {}) };
+    return { key: keyMember(m), value: m.template('value'), ...(ttl ? { ttl } : {}) };
   },
   run: async (cfg, rows, x) => {
     const row = rows[0];
