@@ -84,6 +84,47 @@ describe('HTTP stored functions: key-value and concurrency steps through a real 
     expect((await call('lock')).body.acquired).to.equal(true);
   });
 
+  it('never lets two callers inside a LockAcquire/LockRelease section at once (20 concurrent workers)', async () => {
+    const held = { type: 'FieldEquals', value: { field: 'lock.acquired', value: true } };
+    await save({
+      label: 'turn', parameters: { worker: { required: true } },
+      functions: [
+        { type: 'LockAcquire', key: 'lock:section', ttl_secs: 30 },
+        {
+          type: 'If', condition: held,
+          then_functions: [
+            // each Insert makes the inserted record the working record, so the token travels in it
+            { type: 'Insert', collection: 'trace', record: { phase: 'enter', worker: '{{worker}}', token: '{{lock.token}}' } },
+            { type: 'Sleep', duration_ms: 2 },
+            { type: 'Insert', collection: 'trace', record: { phase: 'exit', worker: '{{worker}}', token: '{{token}}' } },
+            { type: 'LockRelease', key: 'lock:section', token: '{{token}}' },
+            { type: 'Return', fields: { acquired: true, released: '{{lock_release.released}}' } },
+          ],
+          else_functions: [{ type: 'Return', fields: { acquired: false } }],
+        },
+      ],
+    });
+    await s.adminToken();
+    const worker = async (i: number) => {
+      for (let attempt = 0; attempt < 2000; attempt++) {
+        const r = await call('turn', { worker: i });
+        expect(r.status, r.text).to.equal(200);
+        if (r.body.acquired === true) return expect(r.body.released).to.equal(true);
+      }
+      throw new Error(`worker ${i} never got the lock`);
+    };
+    await Promise.all(Array.from({ length: 20 }, (_, i) => worker(i)));
+    const trace = ((await s.request('POST', '/api/find/trace', {})).body as any[]).map((r) => bare(r));
+    expect(trace).to.have.length(40);
+    for (let i = 0; i < trace.length; i += 2) {
+      expect(trace[i]).to.include({ phase: 'enter' });
+      expect(trace[i + 1]).to.include({ phase: 'exit', worker: trace[i]!.worker, token: trace[i]!.token });
+    }
+    expect(new Set(trace.map((r) => r.worker)).size).to.equal(20);
+    // every holder released its lock on the way out
+    expect((await s.request('GET', '/api/kv/get/lock%3Asection')).status).to.equal(404);
+  });
+
   it('refuses at save a bad KvQuery pattern and a KV step in a transactional function, with the step path', async () => {
     const bad = await s.request('POST', '/api/functions', { label: 'q', name: 'q', parameters: {}, functions: [{ type: 'KvQuery', pattern: '(a)\\1' }] });
     expect(bad.status).to.equal(400);
