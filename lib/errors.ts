@@ -146,8 +146,8 @@ export class RateLimited extends DbError {
   readonly remaining?: number;
   readonly resetAt?: number;
 
-  constructor(message: string, opts: { retryAfter?: number; limit?: number; remaining?: number; resetAt?: number; cause?: unknown } = {}) {
-    super(message, { cause: opts.cause });
+  constructor(message: string, opts: { retryAfter?: number; limit?: number; remaining?: number; resetAt?: number; details?: unknown; cause?: unknown } = {}) {
+    super(message, { cause: opts.cause, details: opts.details });
     if (opts.retryAfter !== undefined) this.retryAfter = opts.retryAfter;
     if (opts.limit !== undefined) this.limit = opts.limit;
     if (opts.remaining !== undefined) this.remaining = opts.remaining;

@@ -59,6 +59,66 @@ export class KvStore {
     return e.value;
   }
 
+  /** The live entry (value and expiry), undefined when absent or expired. */
+  entry(key: string): KvEntry | undefined {
+    validateKvKey(key);
+    return this.live(key);
+  }
+
+  /*
+   * Check-and-set operations for the caching and concurrency steps
+   * (idempotency claims, rate counters, locks). Each decides and writes in
+   * ONE operation of the single writer, against the writer's view (the
+   * committed state plus the earlier writes of its group), so two concurrent
+   * callers can never both see "absent" or both take the last slot.
+   * An entry whose expiry has passed counts as absent.
+   */
+
+  /**
+   * Stores the value only when the key has no live entry. Durable on return.
+   * `{created: true}`, or `{created: false, value}` with the live value found.
+   */
+  async setIfAbsent(key: string, wireValue: unknown, ttl?: unknown): Promise<{ created: true } | { created: false; value: Value }> {
+    validateKvKey(key);
+    const value = fieldFromWire(wireValue === undefined ? null : wireValue, key);
+    const expiresAt = this.expiry(ttl);
+    return this.db.write<{ created: true } | { created: false; value: Value }>((view) => {
+      const found = liveIn(view.kvEntry(key), this.db.now());
+      if (found) return { effects: [], result: { created: false, value: found.value } };
+      const e: Effect = { t: 'kvSet', key, value, ...(expiresAt !== undefined ? { expiresAt } : {}) };
+      return { effects: [e], result: { created: true } };
+    });
+  }
+
+  /**
+   * Adds one to the integer counter under `key` unless it already reached
+   * `limit` (a missing or expired counter is 0). A new counter expires at
+   * `expiresAt` (epoch ms); an existing one keeps its expiry. Returns the
+   * count after the call and whether it was incremented. Refused (400) when
+   * the key holds something other than a non-negative integer.
+   */
+  async incrementBelow(key: string, limit: number, expiresAt: number): Promise<{ count: number; incremented: boolean }> {
+    validateKvKey(key);
+    return this.db.write<{ count: number; incremented: boolean }>((view) => {
+      const found = liveIn(view.kvEntry(key), this.db.now());
+      const count = found ? found.value : 0;
+      if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) throw new InvalidInput(`KV key '${key}' does not hold a counter`);
+      if (count >= limit) return { effects: [], result: { count, incremented: false } };
+      const e: Effect = { t: 'kvSet', key, value: count + 1, expiresAt: found?.expiresAt ?? expiresAt };
+      return { effects: [e], result: { count: count + 1, incremented: true } };
+    });
+  }
+
+  /** Deletes the key when it has a live entry whose value passes `test` (a pure check, run in the writer). */
+  async deleteIf(key: string, test: (value: Value) => boolean): Promise<boolean> {
+    validateKvKey(key);
+    return this.db.write((view) => {
+      const found = liveIn(view.kvEntry(key), this.db.now());
+      if (!found || !test(found.value)) return { effects: [], result: false };
+      return { effects: [{ t: 'kvDelete', key }], result: true };
+    });
+  }
+
   async delete(key: string, bypassRipple = false): Promise<boolean> {
     validateKvKey(key);
     return this.db.write((view) => {
@@ -144,6 +204,11 @@ export class KvStore {
     }));
     return expired.length;
   }
+}
+
+/** `e` unless it has expired at `now`. */
+function liveIn(e: KvEntry | undefined, now: number): KvEntry | undefined {
+  return e && (e.expiresAt === undefined || e.expiresAt > now) ? e : undefined;
 }
 
 /**

@@ -71,6 +71,8 @@ function typedBody(e: DbError): Record<string, unknown> | undefined {
 }
 
 function errorHeaders(e: DbError): Record<string, string> {
+  // A step's own 429 (the RateLimit step) tells clients when to retry, as any 429 does (protocol.md 1.8).
+  if (e instanceof StepFailed && e.cause instanceof RateLimited) return errorHeaders(e.cause);
   if (e instanceof RateLimited) {
     const h: Record<string, string> = {};
     if (e.retryAfter !== undefined) h['Retry-After'] = String(e.retryAfter);

@@ -4,7 +4,7 @@
  * step specs (spec/functions/steps/*); the HTTP form is tested through
  * test-server.ts.
  */
-import { Database, type Fields, type Query } from '../../lib/engine/index.js';
+import { Database, type Clock, type Fields, type Query } from '../../lib/engine/index.js';
 import { callStoredFunction, compileDefinition, type CallBounds, type CallResult, type CompiledFunction } from '../../lib/functions/index.js';
 import { removeDir, tempDir } from './temp-dir.js';
 
@@ -16,9 +16,10 @@ export class FunctionHarness {
 
   private constructor(readonly db: Database, readonly dir: string) {}
 
-  static async open(): Promise<FunctionHarness> {
+  /** `clock`: the engine's time source (a ManualClock for TTLs and windows). */
+  static async open(opts: { clock?: Clock } = {}): Promise<FunctionHarness> {
     const dir = tempDir('eddydb-fn-');
-    return new FunctionHarness(await Database.open({ dataDir: dir, settings: { durability: 'none' } }), dir);
+    return new FunctionHarness(await Database.open({ dataDir: dir, settings: { durability: 'none' }, ...opts }), dir);
   }
 
   async close(): Promise<void> {

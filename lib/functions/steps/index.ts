@@ -42,6 +42,15 @@ import { returnStep } from './control/return.js';
 import { validate } from './control/validate.js';
 import { callFunction } from './control/call-function.js';
 import { createSavepoint, releaseSavepoint, rollbackToSavepoint } from './control/savepoints.js';
+import { kvGet } from './kv/kv-get.js';
+import { kvSet } from './kv/kv-set.js';
+import { kvDelete } from './kv/kv-delete.js';
+import { kvExists } from './kv/kv-exists.js';
+import { kvQuery } from './kv/kv-query.js';
+import { idempotencyClaim } from './concurrency/idempotency-claim.js';
+import { rateLimit } from './concurrency/rate-limit.js';
+import { lockAcquire } from './concurrency/lock-acquire.js';
+import { lockRelease } from './concurrency/lock-release.js';
 
 export const STEPS: readonly StepType<unknown>[] = [
   // read
@@ -56,6 +65,10 @@ export const STEPS: readonly StepType<unknown>[] = [
   ifStep, forEach, parallel, tryCatch, sleep, returnStep, validate, callFunction,
   // transactions
   createSavepoint, rollbackToSavepoint, releaseSavepoint,
+  // key-value (the engine's KV store, durable; never part of a transaction)
+  kvGet, kvSet, kvDelete, kvExists, kvQuery,
+  // caching and concurrency (atomic check-and-set in the engine's single writer)
+  idempotencyClaim, rateLimit, lockAcquire, lockRelease,
 ];
 
 /** Steps by type name (a Map, so a type named like a prototype key finds nothing). */
