@@ -58,6 +58,8 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // eslint-disable-next-line no-control-regex
 const BAD_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** A redirect's body read (and dropped) so its connection can be reused; larger ones close it. */
+const REDIRECT_BODY_BYTES = 64 * 1024;
 
 /** Parses and checks an outbound URL: http or https only, no credentials in it. */
 export function parseOutboundUrl(raw: string): URL {
@@ -103,7 +105,7 @@ export async function outboundFetch(rawUrl: string, req: OutboundRequest, policy
       const res = await send(url, method, headers, body, policy, abort.signal, timeoutMs);
       const location = res.headers.location;
       if (REDIRECTS.has(res.statusCode) && typeof location === 'string' && maxRedirects > 0) {
-        res.body.destroy();
+        await res.body.dump({ limit: REDIRECT_BODY_BYTES }).catch(() => undefined);
         if (hop >= maxRedirects) throw new UpstreamFailed(`Outbound request to '${url.hostname}' redirected more than ${maxRedirects} times`);
         const next = parseOutboundUrl(new URL(location, url).href);
         if (res.statusCode === 303 ? method !== 'HEAD' : (res.statusCode <= 302 && method === 'POST')) {
@@ -145,7 +147,7 @@ async function readBounded(res: Dispatcher.ResponseData, maxBytes: number, url: 
   const tooLarge = () => new UpstreamFailed(`Outbound response from '${url.hostname}' is larger than ${maxBytes} bytes`);
   const declared = Number(res.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
-    res.body.destroy();
+    discard(res);
     throw tooLarge();
   }
   const chunks: Buffer[] = [];
@@ -153,12 +155,18 @@ async function readBounded(res: Dispatcher.ResponseData, maxBytes: number, url: 
   for await (const chunk of res.body) {
     total += (chunk as Buffer).length;
     if (total > maxBytes) {
-      res.body.destroy();
+      discard(res);
       throw tooLarge();
     }
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks, total);
+}
+
+/** Drops a response mid-body (its connection is closed, not reused). */
+function discard(res: Dispatcher.ResponseData): void {
+  res.body.on('error', () => undefined);
+  res.body.destroy();
 }
 
 function flatHeaders(raw: Dispatcher.ResponseData['headers']): Record<string, string> {
