@@ -15,6 +15,8 @@ import { returnStep } from './control/return.js';
 import { validate } from './control/validate.js';
 import { callFunction } from './control/call-function.js';
 import { createSavepoint, releaseSavepoint, rollbackToSavepoint } from './control/savepoints.js';
+// external (outbound HTTP and e-mail)
+import { httpRequest } from './external/http-request.js';
 
 export const STEPS: readonly StepType<unknown>[] = [
   // read
@@ -25,6 +27,9 @@ export const STEPS: readonly StepType<unknown>[] = [
   ifStep, forEach, parallel, tryCatch, sleep, returnStep, validate, callFunction,
   // transactions
   createSavepoint, rollbackToSavepoint, releaseSavepoint,
+  // external: HttpRequest and EmailSend reach outside ('outside'); SWR's HTTP call and cache do too but its
+  // audit write takes part in a transaction, so it is a 'write' step (see external/swr.ts)
+  httpRequest,
 ];
 
 /** Steps by type name (a Map, so a type named like a prototype key finds nothing). */
