@@ -41,3 +41,4 @@ export { compilePattern, requirePattern, MAX_PATTERN_LENGTH, MAX_GROUP_DEPTH, MA
 export { ChangeNotifier, type ChangeFilter, type ChangeListener, type ChangeSubscription, type MutationNotice, type SchemaNotice } from './change-notifier.js';
 export { assertSafeKey, hashKey, sortCompare } from './values/index.js';
 export { getPath } from './query/index.js';
+export { resolveTtl, type ResolvedTtl } from './ttl.js';

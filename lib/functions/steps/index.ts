@@ -17,6 +17,7 @@ import { callFunction } from './control/call-function.js';
 import { createSavepoint, releaseSavepoint, rollbackToSavepoint } from './control/savepoints.js';
 // external (outbound HTTP and e-mail)
 import { httpRequest } from './external/http-request.js';
+import { swr } from './external/swr.js';
 
 export const STEPS: readonly StepType<unknown>[] = [
   // read
@@ -29,7 +30,7 @@ export const STEPS: readonly StepType<unknown>[] = [
   createSavepoint, rollbackToSavepoint, releaseSavepoint,
   // external: HttpRequest and EmailSend reach outside ('outside'); SWR's HTTP call and cache do too but its
   // audit write takes part in a transaction, so it is a 'write' step (see external/swr.ts)
-  httpRequest,
+  httpRequest, swr,
 ];
 
 /** Steps by type name (a Map, so a type named like a prototype key finds nothing). */
