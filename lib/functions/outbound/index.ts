@@ -12,3 +12,4 @@ export { embeddedIpv4, inCidr, isNonPublicAddress, parseCidr, parseIp, type Cidr
 export { NO_PROXY_CONFIG, proxyFor, proxyFromEnv, type ProxyConfig } from './proxy-config.js';
 export { closeOutboundPools, guardedLookup } from './dispatchers.js';
 export { outboundPolicy } from './policy.js';
+export { checkAddress, checkRecipients, MAX_RECIPIENTS, sendSendgrid, sendSmtp, type MailMessage, type MailResult, type SmtpConfig } from './mail/index.js';

@@ -18,6 +18,7 @@ import { createSavepoint, releaseSavepoint, rollbackToSavepoint } from './contro
 // external (outbound HTTP and e-mail)
 import { httpRequest } from './external/http-request.js';
 import { swr } from './external/swr.js';
+import { emailSend } from './external/email-send.js';
 
 export const STEPS: readonly StepType<unknown>[] = [
   // read
@@ -30,7 +31,7 @@ export const STEPS: readonly StepType<unknown>[] = [
   createSavepoint, rollbackToSavepoint, releaseSavepoint,
   // external: HttpRequest and EmailSend reach outside ('outside'); SWR's HTTP call and cache do too but its
   // audit write takes part in a transaction, so it is a 'write' step (see external/swr.ts)
-  httpRequest, swr,
+  httpRequest, swr, emailSend,
 ];
 
 /** Steps by type name (a Map, so a type named like a prototype key finds nothing). */
