@@ -69,7 +69,7 @@ export function checkHost(policy: HostPolicy, rawHost: string): void {
   const host = normalizeHost(rawHost);
   const ip = parseIp(host);
   if (ip) {
-    if (!addressAllowed(policy, ip) && !nameAllowed(policy, host)) throw denied(host);
+    if (!addressAllowed(policy, ip)) throw denied(host);
     return;
   }
   if (LOCAL_NAMES.test(host) && !policy.allowPrivate && !nameAllowed(policy, host)) throw denied(host);
