@@ -78,8 +78,8 @@ function outboundSettings(v: OptionValues): Partial<Settings> {
   if (smtpSecure !== undefined) s.smtp_secure = smtpSecure;
   const smtpUser = v.text('smtp-user');
   if (smtpUser) s.smtp_user = smtpUser;
-  const smtpPass = v.text('smtp-pass');
-  if (smtpPass) s.smtp_pass = smtpPass;
+  const smtpPassword = v.text('smtp-password');
+  if (smtpPassword) s.smtp_password = smtpPassword;
   const sendgrid = v.text('sendgrid-api-url');
   if (sendgrid) {
     if (!/^https?:\/\/\S+$/.test(sendgrid)) throw new UsageError(`invalid value for EDDYDB_SENDGRID_API_URL: '${sendgrid}' (an http(s) URL)`);

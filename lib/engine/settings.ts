@@ -39,13 +39,13 @@ export interface Settings {
    */
   outbound_allow_hosts: readonly string[];
   outbound_allow_private: boolean;
-  /** EmailSend's SMTP server (the default provider). `smtp_pass` is never shown in clear. */
+  /** EmailSend's SMTP server (the default provider). `smtp_password` is never shown in clear. */
   smtp_host: string | null;
   smtp_port: number;
   /** Implicit TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
   smtp_secure: boolean;
   smtp_user: string | null;
-  smtp_pass: string | null;
+  smtp_password: string | null;
   /** EmailSend's `sendgrid` provider base URL (tests point it at a local server). */
   sendgrid_api_url: string;
 }
@@ -72,7 +72,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   smtp_port: 587,
   smtp_secure: false,
   smtp_user: null,
-  smtp_pass: null,
+  smtp_password: null,
   sendgrid_api_url: 'https://api.sendgrid.com',
 });
 
@@ -156,12 +156,12 @@ const CHECKS: Record<keyof Settings, Check> = {
   smtp_port: int(1, 65_535),
   smtp_secure: bool,
   smtp_user: optionalText(512),
-  smtp_pass: optionalText(512),
+  smtp_password: optionalText(512),
   sendgrid_api_url: httpUrl,
 };
 
 /** Settings holding secrets: GET /api/config shows only whether they are set and their last four characters. */
-export const SECRET_SETTINGS = ['openai_api_key', 'smtp_pass'] as const;
+export const SECRET_SETTINGS = ['openai_api_key', 'smtp_password'] as const;
 
 export function maskSecret(v: string | null): string | null {
   if (!v) return null;

@@ -14,16 +14,16 @@ describe('HTTP: outbound function steps and their settings', () => {
   afterEach(async () => { await swrSettled(s.server.db); await api.close(); await s.stop(); });
   after(async () => { await closeOutboundPools(); });
 
-  it('validates the outbound and SMTP settings in PUT /api/config and never shows smtp_pass', async () => {
+  it('validates the outbound and SMTP settings in PUT /api/config and never shows smtp_password', async () => {
     const bad = await s.request('PUT', '/api/config', { outbound_allow_hosts: ['10.0.0.0/33'] });
     expect(bad.status).to.equal(400);
     expect(bad.body.error).to.match(/outbound_allow_hosts.*10\.0\.0\.0\/33/);
     expect((await s.request('PUT', '/api/config', { outbound_allow_hosts: 'localhost' })).status).to.equal(400);
     expect((await s.request('PUT', '/api/config', { smtp_port: 0 })).status).to.equal(400);
-    const ok = await s.request('PUT', '/api/config', { outbound_allow_hosts: ['127.0.0.1', '*.corp.internal', 'fc00::/7'], smtp_host: 'mail.example.com', smtp_pass: 'very-secret-pass' });
+    const ok = await s.request('PUT', '/api/config', { outbound_allow_hosts: ['127.0.0.1', '*.corp.internal', 'fc00::/7'], smtp_host: 'mail.example.com', smtp_password: 'very-secret-pass' });
     expect(ok.status).to.equal(200);
     const config = await s.request('GET', '/api/config');
-    expect(config.body).to.deep.include({ outbound_allow_hosts: ['127.0.0.1', '*.corp.internal', 'fc00::/7'], outbound_allow_private: false, smtp_host: 'mail.example.com', smtp_pass_set: true });
+    expect(config.body).to.deep.include({ outbound_allow_hosts: ['127.0.0.1', '*.corp.internal', 'fc00::/7'], outbound_allow_private: false, smtp_host: 'mail.example.com', smtp_password_set: true });
     expect(config.text).not.to.include('very-secret-pass');
   });
 

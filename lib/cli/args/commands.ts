@@ -55,7 +55,7 @@ const START_OPTIONS: readonly OptionSpec[] = [
   { name: 'smtp-port', isFlag: false, value: int(1, 65_535), env: 'EDDYDB_SMTP_PORT', defaultText: '`587`', help: 'its port' },
   { name: 'smtp-secure', isFlag: false, value: SWITCH, env: 'EDDYDB_SMTP_SECURE', defaultText: 'off', help: 'TLS from the first byte (port 465); off: STARTTLS when offered' },
   { name: 'smtp-user', isFlag: false, value: TEXT, env: 'EDDYDB_SMTP_USER', defaultText: 'none', help: 'SMTP login' },
-  { name: 'smtp-pass', isFlag: false, value: TEXT, env: 'EDDYDB_SMTP_PASS', defaultText: 'none', help: 'SMTP password (never shown by `GET /api/config`)' },
+  { name: 'smtp-password', isFlag: false, value: TEXT, env: 'EDDYDB_SMTP_PASSWORD', defaultText: 'none', help: 'SMTP password (never shown by `GET /api/config`)' },
   { name: 'sendgrid-api-url', isFlag: false, value: TEXT, env: 'EDDYDB_SENDGRID_API_URL', defaultText: '`https://api.sendgrid.com`', help: 'base URL of EmailSend\'s `sendgrid` provider' },
   { name: 'salvage', isFlag: true, value: SWITCH, env: 'EDDYDB_SALVAGE', defaultText: 'off', help: 'when damaged files would stop the start, start from what is readable (see Durability and operations)' },
   {

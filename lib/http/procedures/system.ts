@@ -9,7 +9,7 @@ export function publicConfig(ctx: Context): Record<string, unknown> {
   const s = ctx.db.settings();
   return {
     ...s, openai_api_key: maskSecret(s.openai_api_key), openai_api_key_set: s.openai_api_key !== null,
-    smtp_pass: maskSecret(s.smtp_pass), smtp_pass_set: s.smtp_pass !== null, durable_operations: s.durability !== 'none',
+    smtp_password: maskSecret(s.smtp_password), smtp_password_set: s.smtp_password !== null, durable_operations: s.durability !== 'none',
   };
 }
 

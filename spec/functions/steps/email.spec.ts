@@ -51,7 +51,7 @@ describe('functions: EmailSend step over SMTP', () => {
     }
   });
 
-  it('logs in with smtp_user and smtp_pass; a refusal is an answer and never shows the password', async () => {
+  it('logs in with smtp_user and smtp_password; a refusal is an answer and never shows the password', async () => {
     const smtp = await startSmtp({
       authOptional: false, allowInsecureAuth: true,
       onAuth(auth, _session, callback) {
@@ -60,10 +60,10 @@ describe('functions: EmailSend step over SMTP', () => {
       },
     });
     try {
-      await h.db.updateSettings({ smtp_host: '127.0.0.1', smtp_port: smtp.port, smtp_user: 'mailer', smtp_pass: 'pa55-secret' });
+      await h.db.updateSettings({ smtp_host: '127.0.0.1', smtp_port: smtp.port, smtp_user: 'mailer', smtp_password: 'pa55-secret' });
       const ok = await h.run([mail()], { email: 'a@example.org', name: 'A' });
       expect((ok.records[0]!.email_send as any).provider_status).to.equal(250);
-      await h.db.updateSettings({ smtp_pass: 'wrong-pass' });
+      await h.db.updateSettings({ smtp_password: 'wrong-pass' });
       const refused = await h.run([mail()], { email: 'a@example.org', name: 'A' });
       expect((refused.records[0]!.email_send as any).provider_status).to.equal(535);
       expect(JSON.stringify(refused.records)).not.to.include('wrong-pass');

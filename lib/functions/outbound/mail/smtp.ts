@@ -1,7 +1,7 @@
 /**
  * EmailSend's default provider: SMTP through nodemailer (MIME, STARTTLS,
  * auth and header encoding are its job). The server is the settings'
- * (`smtp_host`, `smtp_port`, `smtp_secure`, `smtp_user`, `smtp_pass`; env
+ * (`smtp_host`, `smtp_port`, `smtp_secure`, `smtp_user`, `smtp_password`; env
  * EDDYDB_SMTP_* at start): an administrator's choice, so the outbound host
  * policy does not apply to it. A reply from the server, accepting or
  * refusing, is the result; only not reaching it (or a timeout) throws.

@@ -87,7 +87,7 @@ function deliver(cfg: EmailConfig, msg: MailMessage, row: Row | undefined, x: Ex
     if (typeof key !== 'string' || key === '') throw new InvalidInput("EmailSend 'api_key' must resolve to a non-empty string");
     return sendSendgrid(msg, key, s.sendgrid_api_url, outboundPolicy(s), timeoutMs);
   }
-  return sendSmtp(msg, { host: s.smtp_host, port: s.smtp_port, secure: s.smtp_secure, user: s.smtp_user, pass: s.smtp_pass }, timeoutMs);
+  return sendSmtp(msg, { host: s.smtp_host, port: s.smtp_port, secure: s.smtp_secure, user: s.smtp_user, pass: s.smtp_password }, timeoutMs);
 }
 
 function unwrap(v: unknown): unknown {
