@@ -68,6 +68,15 @@ describe('functions: HttpRequest step', () => {
     expect(big.status).to.equal(502);
   });
 
+  it('bounds its timeout by the call\'s remaining wall time', async () => {
+    srv.handler = () => undefined;
+    h.bounds = { maxSteps: 1000, maxRecords: 1000, maxMs: 300 };
+    const started = Date.now();
+    const err = await rejection(h.run([{ type: 'HttpRequest', url: srv.url, timeout_seconds: 60 }]));
+    expect(err.status).to.equal(504);
+    expect(Date.now() - started).to.be.lessThan(3000);
+  });
+
   it('denies loopback when the allow-list is empty', async () => {
     await h.db.updateSettings({ outbound_allow_hosts: [] });
     const err = await rejection(h.run([{ type: 'HttpRequest', url: srv.url }]));

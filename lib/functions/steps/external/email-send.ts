@@ -81,7 +81,7 @@ function message(cfg: EmailConfig, row: Row | undefined, x: Execution): MailMess
 
 function deliver(cfg: EmailConfig, msg: MailMessage, row: Row | undefined, x: Execution): Promise<MailResult> {
   const s = x.db.settings();
-  const timeoutMs = cfg.timeoutSeconds * 1000;
+  const timeoutMs = Math.max(1, Math.min(cfg.timeoutSeconds * 1000, x.remainingMs()));
   if (cfg.provider === 'sendgrid') {
     const key = x.resolve(cfg.apiKey!, row);
     if (typeof key !== 'string' || key === '') throw new InvalidInput("EmailSend 'api_key' must resolve to a non-empty string");

@@ -41,7 +41,10 @@ export interface ResolvedRequest {
   readonly method: string;
   readonly headers: Record<string, string>;
   readonly body?: string;
+  /** `timeout_seconds`, bounded by the call's remaining wall time. */
   readonly timeoutMs: number;
+  /** `timeout_seconds` as configured (SWR's background revalidation outlives the call). */
+  readonly ownTimeoutMs: number;
 }
 
 /** Resolves the members against `row`; bad values are 400s naming the member. */
@@ -60,8 +63,9 @@ export function resolveRequest(cfg: RequestMembers, row: Row | undefined, x: Exe
       }
     }
   }
-  const timeoutMs = resolveTimeout(cfg.timeout ? x.resolve(cfg.timeout, row) : undefined, step) * 1000;
-  return { url, method, headers, ...(body !== undefined ? { body } : {}), timeoutMs };
+  const ownTimeoutMs = resolveTimeout(cfg.timeout ? x.resolve(cfg.timeout, row) : undefined, step) * 1000;
+  const timeoutMs = Math.max(1, Math.min(ownTimeoutMs, x.remainingMs()));
+  return { url, method, headers, ...(body !== undefined ? { body } : {}), timeoutMs, ownTimeoutMs };
 }
 
 function resolveHeaders(raw: unknown, step: string): Record<string, string> {

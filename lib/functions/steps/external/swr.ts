@@ -88,7 +88,8 @@ export const swr = step<SwrConfig>({
     } else if (cached) {
       served = cached;
       source = 'stale';
-      if (!flights(x.db).has(kvKey)) void fetchOnce(x, kvKey, req, ttl).catch(() => undefined); // keeps the stale entry
+      // In the background, with the step's own timeout (the call may end first); a failure keeps the stale entry.
+      if (!flights(x.db).has(kvKey)) void fetchOnce(x, kvKey, { ...req, timeoutMs: req.ownTimeoutMs }, ttl).catch(() => undefined);
     } else {
       served = (await fetchOnce(x, kvKey, req, ttl)).entry;
       source = 'miss';
