@@ -6,8 +6,8 @@
  */
 import path from 'node:path';
 import type { ServerConfig } from '../http/index.js';
-import type { DurabilityMode, Settings } from '../engine/index.js';
-import type { OptionValues } from './args/option-values.js';
+import { isOutboundHostEntry, type DurabilityMode, type Settings } from '../engine/index.js';
+import { UsageError, type OptionValues } from './args/option-values.js';
 import { parseCommandLine } from './args/parse-command-line.js';
 
 /** The ServerConfig `eddydb <argv>` would start with. Throws UsageError for a bad command line. */
@@ -34,6 +34,7 @@ export function serverConfig(v: OptionValues): ServerConfig {
   if (openaiUrl) settings.openai_api_url = openaiUrl.replace(/\/+$/, '');
   const maxBatch = v.int('max-batch-size');
   if (maxBatch !== undefined) settings.max_batch_size = maxBatch;
+  Object.assign(settings, outboundSettings(v));
   return {
     ripplePeers: v.peers('ripple-peers') ?? [],
     port: v.int('port') ?? 8080,
@@ -55,6 +56,36 @@ export function serverConfig(v: OptionValues): ServerConfig {
     authFailureWindowSecs: v.int('auth-failure-window'),
     trustProxy: v.isOn('trust-proxy') ?? false,
   };
+}
+
+/** Outbound host policy and e-mail settings (defaults that PUT /api/config may change). */
+function outboundSettings(v: OptionValues): Partial<Settings> {
+  const s: Partial<Settings> = {};
+  const hosts = v.text('outbound-allow-hosts');
+  if (hosts !== undefined) {
+    const list = hosts.split(',').map((h) => h.trim()).filter((h) => h !== '');
+    const bad = list.find((h) => !isOutboundHostEntry(h));
+    if (bad !== undefined) throw new UsageError(`invalid value for --outbound-allow-hosts / EDDYDB_OUTBOUND_ALLOW_HOSTS: '${bad}' (host names, *.suffix, IP addresses or CIDR ranges)`);
+    s.outbound_allow_hosts = list;
+  }
+  const allowPrivate = v.isOn('outbound-allow-private');
+  if (allowPrivate !== undefined) s.outbound_allow_private = allowPrivate;
+  const smtpHost = v.text('smtp-host');
+  if (smtpHost) s.smtp_host = smtpHost;
+  const smtpPort = v.int('smtp-port');
+  if (smtpPort !== undefined) s.smtp_port = smtpPort;
+  const smtpSecure = v.isOn('smtp-secure');
+  if (smtpSecure !== undefined) s.smtp_secure = smtpSecure;
+  const smtpUser = v.text('smtp-user');
+  if (smtpUser) s.smtp_user = smtpUser;
+  const smtpPassword = v.text('smtp-password');
+  if (smtpPassword) s.smtp_password = smtpPassword;
+  const sendgrid = v.text('sendgrid-api-url');
+  if (sendgrid) {
+    if (!/^https?:\/\/\S+$/.test(sendgrid)) throw new UsageError(`invalid value for EDDYDB_SENDGRID_API_URL: '${sendgrid}' (an http(s) URL)`);
+    s.sendgrid_api_url = sendgrid.replace(/\/+$/, '');
+  }
+  return s;
 }
 
 /** The absolute data directory (`--data-dir`, EDDYDB_DATA_DIR, or ./data). */

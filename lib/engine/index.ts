@@ -9,7 +9,7 @@ export { ALIAS_RULE, INDEX_FIELD_RULE, isAliasName, isIndexableField, type Schem
 export { validateId } from './ids.js';
 export { parseKvKeys, validateKvKey, VALUES_RULE } from './kv.js';
 export { TRASH_RETENTION_MS } from './trash.js';
-export { DEFAULT_SETTINGS, ISOLATION_LEVELS, maskSecret, parseSettingsPatch, SECRET_SETTINGS, type IsolationLevel, type Settings } from './settings.js';
+export { DEFAULT_SETTINGS, ISOLATION_LEVELS, isOutboundHostEntry, maskSecret, parseSettingsPatch, SECRET_SETTINGS, type IsolationLevel, type Settings } from './settings.js';
 export { DURABILITY_MODES, type DurabilityMode } from './storage/log-writer.js';
 export { nodeFs, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, type StorageFs, type StorageFile } from './storage/fs.js';
 export { DEFAULT_HEAL_OPTIONS, type HealOptions, type StorageEvent, type StorageStatus } from './storage-health.js';
@@ -43,3 +43,4 @@ export { ChangeNotifier, type ChangeFilter, type ChangeListener, type ChangeSubs
 export { assertSafeKey, hashKey, sortCompare } from './values/index.js';
 export { getPath } from './query/index.js';
 export { applyProjection, compileProjection, matchFilter, parseFieldList, parseJoin, parseSort, sortRecords, type Join, type Projection, type SortKey } from './query/index.js';
+export { resolveTtl, type ResolvedTtl } from './ttl.js';

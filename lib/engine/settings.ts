@@ -3,6 +3,7 @@
  * changes. Defaults come from the server config; changes are logged as a
  * `config` effect, so they survive restarts.
  */
+import { isIP } from 'node:net';
 import { InvalidInput } from '../errors.js';
 import { DURABILITY_MODES, type DurabilityMode } from './storage/log-writer.js';
 import { isPlainObject } from './values/index.js';
@@ -30,6 +31,23 @@ export interface Settings {
   /** OpenAI-compatible provider (embeddings now, chat later): key and base URL. Never shown in clear. */
   openai_api_key: string | null;
   openai_api_url: string | null;
+  /**
+   * Outbound requests of function steps (HttpRequest, SWR, EmailSend's HTTP
+   * providers): destinations opened although private, loopback or
+   * link-local (host names, `*.suffix`, IP addresses, CIDR ranges), or all
+   * of them. Public destinations need no entry.
+   */
+  outbound_allow_hosts: readonly string[];
+  outbound_allow_private: boolean;
+  /** EmailSend's SMTP server (the default provider). `smtp_password` is never shown in clear. */
+  smtp_host: string | null;
+  smtp_port: number;
+  /** Implicit TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
+  smtp_secure: boolean;
+  smtp_user: string | null;
+  smtp_password: string | null;
+  /** EmailSend's `sendgrid` provider base URL (tests point it at a local server). */
+  sendgrid_api_url: string;
 }
 
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
@@ -48,6 +66,14 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   token_ttl_secs: 3600,
   openai_api_key: null,
   openai_api_url: null,
+  outbound_allow_hosts: [],
+  outbound_allow_private: false,
+  smtp_host: null,
+  smtp_port: 587,
+  smtp_secure: false,
+  smtp_user: null,
+  smtp_password: null,
+  sendgrid_api_url: 'https://api.sendgrid.com',
 });
 
 type Check = (v: unknown, key: string) => unknown;
@@ -62,6 +88,40 @@ const int = (min: number, max: number): Check => (v, k) => {
 const oneOf = (values: readonly string[]): Check => (v, k) => {
   if (typeof v !== 'string' || !values.includes(v)) throw new InvalidInput(`Config '${k}' must be one of ${values.join(', ')}`);
   return v;
+};
+
+const optionalText = (max: number): Check => (v, k) => {
+  if (v === null || v === '') return null;
+  if (typeof v !== 'string' || v.length > max) throw new InvalidInput(`Config '${k}' must be a string of at most ${max} characters (or null to remove it)`);
+  return v;
+};
+const httpUrl: Check = (v, k) => {
+  if (typeof v !== 'string' || !/^https?:\/\/[^\s]+$/.test(v) || v.length > 1024) throw new InvalidInput(`Config '${k}' must be an http(s) URL`);
+  return v.replace(/\/+$/, '');
+};
+
+const HOST_NAME = /^(\*\.)?[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0,62}))*\.?$/i;
+export const MAX_OUTBOUND_ALLOW_HOSTS = 256;
+
+/** An `outbound_allow_hosts` entry: a host name, `*.suffix`, an IP address, or a CIDR range. */
+export function isOutboundHostEntry(entry: string): boolean {
+  const slash = entry.indexOf('/');
+  const address = slash < 0 ? entry : entry.slice(0, slash);
+  const family = isIP(address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address);
+  if (family !== 0) {
+    if (slash < 0) return true;
+    const prefix = entry.slice(slash + 1);
+    return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+  }
+  return slash < 0 && entry.length <= 253 && HOST_NAME.test(entry);
+}
+
+const hostList: Check = (v, k) => {
+  if (!Array.isArray(v) || v.length > MAX_OUTBOUND_ALLOW_HOSTS) throw new InvalidInput(`Config '${k}' must be an array of at most ${MAX_OUTBOUND_ALLOW_HOSTS} host names, IP addresses or CIDR ranges`);
+  return v.map((e) => {
+    if (typeof e !== 'string' || !isOutboundHostEntry(e.trim())) throw new InvalidInput(`Config '${k}': '${String(e).slice(0, 64)}' is not a host name, *.suffix, IP address or CIDR range`);
+    return e.trim();
+  });
 };
 
 const CHECKS: Record<keyof Settings, Check> = {
@@ -90,10 +150,18 @@ const CHECKS: Record<keyof Settings, Check> = {
     if (typeof v !== 'string' || !/^https?:\/\/[^\s]+$/.test(v) || v.length > 1024) throw new InvalidInput(`Config '${k}' must be an http(s) URL (or null to remove it)`);
     return v.replace(/\/+$/, '');
   },
+  outbound_allow_hosts: hostList,
+  outbound_allow_private: bool,
+  smtp_host: optionalText(253),
+  smtp_port: int(1, 65_535),
+  smtp_secure: bool,
+  smtp_user: optionalText(512),
+  smtp_password: optionalText(512),
+  sendgrid_api_url: httpUrl,
 };
 
 /** Settings holding secrets: GET /api/config shows only whether they are set and their last four characters. */
-export const SECRET_SETTINGS = ['openai_api_key'] as const;
+export const SECRET_SETTINGS = ['openai_api_key', 'smtp_password'] as const;
 
 export function maskSecret(v: string | null): string | null {
   if (!v) return null;

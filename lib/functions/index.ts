@@ -27,3 +27,7 @@ export {
   compilePathPattern, matchRoute, mergeRouteParams, parseHttpMethod, HTTP_METHODS, MAX_ROUTE_PATH_LENGTH, MAX_ROUTE_SEGMENTS,
   type HttpMethod, type PathPattern, type PatternSegment, type RouteCandidate, type RouteMatch,
 } from './routing/path-routes.js';
+export {
+  outboundFetch, outboundPolicy, closeOutboundPools, hostPolicy, OutboundDenied, NO_PROXY_CONFIG, proxyFromEnv, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS,
+  type HostPolicy, type OutboundPolicy, type OutboundRequest, type OutboundResponse, type ProxyConfig,
+} from './outbound/index.js';

@@ -40,4 +40,16 @@ describe('serverConfig', () => {
     const message = (() => { try { startConfig(['--ripple-peers', 'ftp://b|topsecret'], {}); return ''; } catch (err) { return (err as Error).message; } })();
     expect(message).to.include("ripple peer url 'ftp://b' must start with http:// or https://").and.not.include('topsecret');
   });
+
+  it('reads the outbound allow-list and the e-mail settings (issue 12), refusing a bad host entry', () => {
+    const c = startConfig(['start', '--outbound-allow-hosts', '127.0.0.1, *.corp.internal,10.0.0.0/8'], {
+      EDDYDB_OUTBOUND_ALLOW_PRIVATE: '0', EDDYDB_SMTP_HOST: 'mail.local', EDDYDB_SMTP_PORT: '2525', EDDYDB_SMTP_SECURE: '1',
+      EDDYDB_SMTP_USER: 'u', EDDYDB_SMTP_PASSWORD: 'p', EDDYDB_SENDGRID_API_URL: 'http://127.0.0.1:9/',
+    });
+    expect(c.settings).to.deep.include({
+      outbound_allow_hosts: ['127.0.0.1', '*.corp.internal', '10.0.0.0/8'], outbound_allow_private: false,
+      smtp_host: 'mail.local', smtp_port: 2525, smtp_secure: true, smtp_user: 'u', smtp_password: 'p', sendgrid_api_url: 'http://127.0.0.1:9',
+    });
+    expect(() => startConfig(['start'], { EDDYDB_OUTBOUND_ALLOW_HOSTS: 'ok.example,bad host' })).to.throw(/'bad host'/);
+  });
 });

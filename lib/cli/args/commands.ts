@@ -46,6 +46,17 @@ const START_OPTIONS: readonly OptionSpec[] = [
   { name: 'heal-retry-max-ms', isFlag: true, value: int(1, 86_400_000), env: 'EDDYDB_HEAL_RETRY_MAX_MS', placeholder: 'MS', defaultText: '`30000`', help: 'longest wait between repair attempts' },
   { name: 'openai-api-key', isFlag: false, value: TEXT, env: 'OPENAI_API_KEY', defaultText: 'none', help: 'OpenAI-compatible provider key for embeddings (and chat, later)' },
   { name: 'openai-base-url', isFlag: false, value: TEXT, env: 'OPENAI_BASE_URL', defaultText: 'none', help: 'that provider\'s base URL' },
+  {
+    name: 'outbound-allow-hosts', isFlag: true, value: TEXT, env: 'EDDYDB_OUTBOUND_ALLOW_HOSTS', placeholder: 'LIST', defaultText: 'none',
+    help: 'private, loopback or link-local destinations that function steps may call (comma separated host names, `*.suffix`, IP addresses, CIDR ranges)',
+  },
+  { name: 'outbound-allow-private', isFlag: true, value: SWITCH, env: 'EDDYDB_OUTBOUND_ALLOW_PRIVATE', defaultText: 'off', help: 'let function steps call every private, loopback and link-local address' },
+  { name: 'smtp-host', isFlag: false, value: TEXT, env: 'EDDYDB_SMTP_HOST', defaultText: 'none', help: 'SMTP server of the EmailSend step' },
+  { name: 'smtp-port', isFlag: false, value: int(1, 65_535), env: 'EDDYDB_SMTP_PORT', defaultText: '`587`', help: 'its port' },
+  { name: 'smtp-secure', isFlag: false, value: SWITCH, env: 'EDDYDB_SMTP_SECURE', defaultText: 'off', help: 'TLS from the first byte (port 465); off: STARTTLS when offered' },
+  { name: 'smtp-user', isFlag: false, value: TEXT, env: 'EDDYDB_SMTP_USER', defaultText: 'none', help: 'SMTP login' },
+  { name: 'smtp-password', isFlag: false, value: TEXT, env: 'EDDYDB_SMTP_PASSWORD', defaultText: 'none', help: 'SMTP password (never shown by `GET /api/config`)' },
+  { name: 'sendgrid-api-url', isFlag: false, value: TEXT, env: 'EDDYDB_SENDGRID_API_URL', defaultText: '`https://api.sendgrid.com`', help: 'base URL of EmailSend\'s `sendgrid` provider' },
   { name: 'salvage', isFlag: true, value: SWITCH, env: 'EDDYDB_SALVAGE', defaultText: 'off', help: 'when damaged files would stop the start, start from what is readable (see Durability and operations)' },
   {
     name: 'log-level', isFlag: true, value: { kind: 'choice', values: LOG_LEVEL_CHOICES }, env: 'EDDYDB_LOG_LEVEL', placeholder: 'LEVEL', defaultText: '`info`',

@@ -113,6 +113,10 @@ class FrameExecution implements Execution {
     this.call.returned ??= returned;
   }
 
+  remainingMs(): number {
+    return this.call.budget.remainingMs();
+  }
+
   async sleep(ms: number): Promise<void> {
     const budget = this.call.budget;
     const remaining = budget.remainingMs();

@@ -51,6 +51,10 @@ import { idempotencyClaim } from './concurrency/idempotency-claim.js';
 import { rateLimit } from './concurrency/rate-limit.js';
 import { lockAcquire } from './concurrency/lock-acquire.js';
 import { lockRelease } from './concurrency/lock-release.js';
+// external (outbound HTTP and e-mail)
+import { httpRequest } from './external/http-request.js';
+import { swr } from './external/swr.js';
+import { emailSend } from './external/email-send.js';
 
 export const STEPS: readonly StepType<unknown>[] = [
   // read
@@ -69,6 +73,9 @@ export const STEPS: readonly StepType<unknown>[] = [
   kvGet, kvSet, kvDelete, kvExists, kvQuery,
   // caching and concurrency (atomic check-and-set in the engine's single writer)
   idempotencyClaim, rateLimit, lockAcquire, lockRelease,
+  // external: HttpRequest and EmailSend reach outside ('outside'); SWR's HTTP call and cache do too but its
+  // audit write takes part in a transaction, so it is a 'write' step (see external/swr.ts)
+  httpRequest, swr, emailSend,
 ];
 
 /** Steps by type name (a Map, so a type named like a prototype key finds nothing). */

@@ -139,6 +139,8 @@ export interface Execution {
   callFunction(label: string, params: Record<string, unknown> | undefined): Promise<Row[]>;
   /** Ends the call after the current step with this body and status (Return). */
   finish(returned: Returned): void;
+  /** Milliseconds left of the call's wall time (steps that wait on the outside bound their timeouts by it). */
+  remainingMs(): number;
   /** Waits `ms` on the clock's time, bounded by the call's remaining wall time. */
   sleep(ms: number): Promise<void>;
   /** Throws the call's record-limit error when `count` working records would be too many (loops that gather). */

@@ -7,7 +7,10 @@ import type { Context } from '../context.js';
 
 export function publicConfig(ctx: Context): Record<string, unknown> {
   const s = ctx.db.settings();
-  return { ...s, openai_api_key: maskSecret(s.openai_api_key), openai_api_key_set: s.openai_api_key !== null, durable_operations: s.durability !== 'none' };
+  return {
+    ...s, openai_api_key: maskSecret(s.openai_api_key), openai_api_key_set: s.openai_api_key !== null,
+    smtp_password: maskSecret(s.smtp_password), smtp_password_set: s.smtp_password !== null, durable_operations: s.durability !== 'none',
+  };
 }
 
 /** What startup recovery used and dropped (tail frames, salvaged damage), as the health `recovery` member. */

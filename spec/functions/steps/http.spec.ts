@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import { closeOutboundPools } from '../../../lib/functions/index.js';
+import { FunctionHarness, rejection } from '../../helpers/function-harness.js';
+import { startLocalHttp, type LocalHttp } from '../../helpers/local-http.js';
+import { startForwardProxy } from '../../helpers/forward-proxy.js';
+
+describe('functions: HttpRequest step', () => {
+  let h: FunctionHarness;
+  let srv: LocalHttp;
+  beforeEach(async () => {
+    h = await FunctionHarness.open();
+    await h.db.updateSettings({ outbound_allow_hosts: ['127.0.0.1'] });
+    srv = await startLocalHttp();
+  });
+  afterEach(async () => { await srv.close(); await h.close(); });
+  after(async () => { await closeOutboundPools(); });
+
+  it('writes {status, headers, body} to http_response, JSON parsed, usable by later steps', async () => {
+    srv.handler = (_req, res) => { res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'x-rate': '5' }); res.end('{"title":"hello","n":9007199254740993}'); };
+    const r = await h.run([
+      { type: 'HttpRequest', url: `${srv.url}/posts/{{id}}`, headers: { accept: 'application/json' } },
+      { type: 'Insert', collection: 'cache', record: { title: '{{http_response.body.title}}', status: '{{http_response.status}}', raw: '{{http_response}}' } },
+    ], { id: 7 });
+    expect(srv.seen[0]).to.deep.include({ method: 'GET', url: '/posts/7' });
+    expect(srv.seen[0]!.headers.accept).to.equal('application/json');
+    const rec = h.records('cache')[0]!;
+    expect(rec).to.include({ title: 'hello', status: 200 });
+    expect((rec.raw as any).headers['x-rate']).to.equal('5');
+    expect((rec.raw as any).body.n).to.equal(9007199254740993n);
+    expect(r.records).to.have.length(1);
+  });
+
+  it('keeps a non-JSON body as text and a non-2xx answer as an answer', async () => {
+    srv.handler = (_req, res) => { res.writeHead(404, { 'content-type': 'text/html' }); res.end('<h1>missing</h1>'); };
+    const r = await h.run([{ type: 'HttpRequest', url: `${srv.url}/nope`, output_field: 'resp' }]);
+    expect(r.records[0]!.resp).to.deep.include({ status: 404, body: '<h1>missing</h1>' });
+  });
+
+  it('adds the response to every working record, sending once', async () => {
+    await h.db.session(undefined).insert('users', { name: 'a' });
+    await h.db.session(undefined).insert('users', { name: 'b' });
+    const r = await h.run([{ type: 'FindAll', collection: 'users' }, { type: 'HttpRequest', url: `${srv.url}/x`, output_field: 'out.res' }]);
+    expect(r.records.map((x: any) => [x.name, x.out.res.body.ok])).to.have.deep.members([['a', true], ['b', true]]);
+    expect(srv.seen).to.have.length(1);
+  });
+
+  it('sends a JSON body with its content type, a text body as it is, and the method given', async () => {
+    await h.run([
+      { type: 'HttpRequest', url: srv.url, method: 'POST', body: { name: '{{name}}', tags: ['a'] } },
+      { type: 'HttpRequest', url: srv.url, method: 'put', body: 'plain {{name}}', headers: { 'content-type': 'text/plain' } },
+    ], { name: 'Ann' });
+    expect(srv.seen.map((s) => [s.method, s.headers['content-type'], s.body])).to.deep.equal([
+      ['POST', 'application/json', '{"name":"Ann","tags":["a"]}'],
+      ['PUT', 'text/plain', 'plain Ann'],
+    ]);
+  });
+
+  it('fails the step on a timeout, a refused destination and an oversized body', async () => {
+    srv.handler = () => undefined;
+    const slow = await rejection(h.run([{ type: 'HttpRequest', url: srv.url, timeout_seconds: 0.2 }]));
+    expect(slow.status).to.equal(504);
+    expect(slow.type).to.equal('HttpRequest');
+    const denied = await rejection(h.run([{ type: 'HttpRequest', url: 'http://169.254.169.254/latest/meta-data/' }]));
+    expect(denied.status).to.equal(400);
+    expect(denied.message).to.match(/denied/);
+    srv.handler = (_req, res) => { res.writeHead(200, { 'content-length': String(11 * 1024 * 1024) }); res.end(); };
+    const big = await rejection(h.run([{ type: 'HttpRequest', url: srv.url }]));
+    expect(big.status).to.equal(502);
+  });
+
+  it('bounds its timeout by the call\'s remaining wall time', async () => {
+    srv.handler = () => undefined;
+    h.bounds = { maxSteps: 1000, maxRecords: 1000, maxMs: 300 };
+    const started = Date.now();
+    const err = await rejection(h.run([{ type: 'HttpRequest', url: srv.url, timeout_seconds: 60 }]));
+    expect(err.status).to.equal(504);
+    expect(Date.now() - started).to.be.lessThan(3000);
+  });
+
+  it('denies loopback when the allow-list is empty', async () => {
+    await h.db.updateSettings({ outbound_allow_hosts: [] });
+    const err = await rejection(h.run([{ type: 'HttpRequest', url: srv.url }]));
+    expect(err.message).to.match(/'127\.0\.0\.1' denied/);
+    expect(srv.seen).to.have.length(0);
+  });
+
+  it('refuses bad members at save time and bad values at call time', () => {
+    expect(() => h.define({ label: 'a', functions: [{ type: 'HttpRequest' }] })).to.throw(/functions\[0\]: missing required member .url./);
+    expect(() => h.define({ label: 'b', functions: [{ type: 'HttpRequest', url: 'http://x', output_field: '__proto__' }] })).to.throw(/forbidden/);
+    expect(() => h.define({ label: 'c', transaction_config: { enabled: true, auto_rollback: true }, functions: [{ type: 'HttpRequest', url: 'http://x' }] }))
+      .to.throw(/cannot take part in a transactional function/);
+  });
+
+  it('rejects a timeout beyond the maximum and non-string headers', async () => {
+    expect((await rejection(h.run([{ type: 'HttpRequest', url: srv.url, timeout_seconds: 301 }]))).message).to.match(/at most 300/);
+    expect((await rejection(h.run([{ type: 'HttpRequest', url: srv.url, headers: { a: { b: 1 } } }]))).message).to.match(/header 'a'/);
+  });
+
+  it('goes through HTTP_PROXY from the environment', async () => {
+    const proxy = await startForwardProxy();
+    proxy.hosts.set('api.example.test', srv.port);
+    const saved = process.env.HTTP_PROXY;
+    process.env.HTTP_PROXY = proxy.url;
+    try {
+      const r = await h.run([{ type: 'HttpRequest', url: 'http://api.example.test/users?page=2' }]);
+      expect((r.records[0]!.http_response as any).status).to.equal(200);
+      expect(proxy.seen).to.deep.equal(['GET http://api.example.test/users?page=2']);
+    } finally {
+      if (saved === undefined) delete process.env.HTTP_PROXY; else process.env.HTTP_PROXY = saved;
+      await closeOutboundPools();
+      await proxy.close();
+    }
+  });
+});
