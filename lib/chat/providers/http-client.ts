@@ -6,7 +6,8 @@
  *
  * The timeout bounds the wait for the answer's head and then each gap
  * between body chunks, so a long stream that keeps sending lives on and a
- * stalled one fails as unreachable. The caller's abort is not a failure:
+ * stalled one fails as unreachable; a body that breaks off (connection
+ * reset mid-stream) is an unusable answer, provider_unavailable. The caller's abort is not a failure:
  * it ends the request and surfaces as an AbortError for the caller to drop.
  */
 import { classifyProviderError, unusableAnswer } from './provider-error.js';
@@ -48,10 +49,12 @@ export async function providerFetch(req: ProviderRequest): Promise<ProviderAnswe
     timer = setTimeout(() => { timedOut = true; own.abort(); }, req.timeoutMs);
   };
   const done = () => { clearTimeout(timer); req.signal?.removeEventListener('abort', onAbort); };
-  const failure = (err: unknown): unknown => {
+  // Before the head: no answer (unreachable). After it: the answer broke off (unavailable), unless it stalled past the timeout.
+  const failure = (err: unknown, answered = false): unknown => {
     done();
     if (req.signal?.aborted) return abortError();
     if (timedOut) return classifyProviderError(req.provider, undefined, `no answer within ${req.timeoutMs} ms`);
+    if (answered) return unusableAnswer(req.provider, `the answer broke off: ${transportDetail(err)}`);
     return classifyProviderError(req.provider, undefined, transportDetail(err));
   };
   if (req.signal?.aborted) throw abortError();
@@ -84,7 +87,7 @@ export async function providerFetch(req: ProviderRequest): Promise<ProviderAnswe
       const rest = decoder.decode();
       if (rest) yield rest;
     } catch (err) {
-      throw failure(err);
+      throw failure(err, true);
     } finally {
       done();
     }
