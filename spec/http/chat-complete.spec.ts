@@ -5,6 +5,7 @@
  * that goes away cancelling the upstream request.
  */
 import { expect } from 'chai';
+import WebSocket from 'ws';
 import { TestServer } from '../helpers/test-server.js';
 import { startFakeOpenAi } from '../helpers/fake-openai.js';
 import { startFakeAnthropic } from '../helpers/fake-anthropic.js';
@@ -158,5 +159,35 @@ describe('raw completion stream (POST /api/chat/complete/stream)', function () {
     const s = postChatSse(url(), 'not-a-token', { message: 'm' });
     await s.ended;
     expect(s.status).to.equal(401);
+  });
+});
+
+describe('WebSocket RawComplete', function () {
+  this.timeout(20_000);
+  let t: TestServer;
+  beforeEach(async () => { t = await TestServer.start(); });
+  afterEach(async () => { await t.stop(); });
+
+  /** Sends one frame and resolves with the first reply. */
+  async function ask(frame: unknown): Promise<any> {
+    const ws = new WebSocket(`${t.url.replace('http', 'ws')}/api/ws`, { headers: { authorization: `Bearer ${await t.adminToken()}` } });
+    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    const reply = new Promise<any>((resolve) => ws.once('message', (d: Buffer) => resolve(JSON.parse(d.toString()))));
+    ws.send(JSON.stringify(frame));
+    try { return await reply; } finally { ws.close(); }
+  }
+
+  it('answers Success {content} for the payload form (TS/Go/Kotlin) and the flattened form (Rust)', async () => {
+    const nested = await ask({ type: 'RawComplete', messageId: 'm1', payload: { system_prompt: 's', message: 'ping' } });
+    expect(nested).to.deep.include({ type: 'Success', messageId: 'm1' });
+    expect(nested.payload.data.content).to.equal('Question: ping\nNo context was found.');
+    const flat = await ask({ type: 'RawComplete', system_prompt: 's', message: 'pong' });
+    expect(flat.type).to.equal('Success');
+    expect(flat.payload.data.content).to.equal('Question: pong\nNo context was found.');
+  });
+
+  it('answers an Error frame with the provider failure status for an unconfigured provider', async () => {
+    const r = await ask({ type: 'RawComplete', messageId: 'm2', payload: { system_prompt: 's', message: 'x', provider: 'anthropic' } });
+    expect(r).to.deep.include({ type: 'Error', code: 400, messageId: 'm2' });
   });
 });

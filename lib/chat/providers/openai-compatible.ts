@@ -7,6 +7,7 @@
 import type { ChatProvider, Completion, CompletionChunk, CompletionRequest } from './provider.js';
 import { authHeaders, completeChat, embedTexts, listModelIds, streamChat, type ChatCompletionsEndpoint } from './chat-completions.js';
 import { unusableAnswer } from './provider-error.js';
+import { isCallerAbort } from './http-client.js';
 
 export class OpenAiCompatibleProvider implements ChatProvider {
   readonly id = 'openai_compatible' as const;
@@ -26,7 +27,14 @@ export class OpenAiCompatibleProvider implements ChatProvider {
   }
 
   async *stream(req: CompletionRequest, signal?: AbortSignal): AsyncIterable<CompletionChunk> {
-    yield* streamChat(this.ep, req, await this.modelFor(req, signal), signal);
+    let model: string;
+    try {
+      model = await this.modelFor(req, signal);
+    } catch (err) {
+      if (isCallerAbort(err, signal)) return;
+      throw err;
+    }
+    yield* streamChat(this.ep, req, model, signal);
   }
 
   async embed(texts: readonly string[], model?: string, signal?: AbortSignal): Promise<number[][]> {

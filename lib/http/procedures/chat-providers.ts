@@ -25,11 +25,21 @@ export function providerDirectory(ctx: Context): SettingsProviderDirectory {
   return new SettingsProviderDirectory(() => ctx.db.settings());
 }
 
+/** Status probes wait at most this long per provider, so one silent vendor cannot hold the listing for a whole completion timeout. */
+export const PROBE_TIMEOUT_MS = 10_000;
+
+function probeDirectory(ctx: Context): SettingsProviderDirectory {
+  return new SettingsProviderDirectory(() => {
+    const s = ctx.db.settings();
+    return { ...s, provider_timeout_ms: Math.min(s.provider_timeout_ms, PROBE_TIMEOUT_MS) };
+  });
+}
+
 export const chatModelsList = defineProcedure({
   name: 'chat.models', kind: 'query', access: 'user',
   input: () => undefined,
   handler: async (_i, ctx) => {
-    const probes = await probeProviders(providerDirectory(ctx));
+    const probes = await probeProviders(probeDirectory(ctx));
     const out: Record<string, unknown> = {};
     const providers: Record<string, ProviderStatusEntry> = {};
     for (const id of PROVIDER_IDS) {
@@ -46,7 +56,7 @@ export const chatModelsGet = defineProcedure({
   name: 'chat.models.provider', kind: 'query', access: 'user',
   input: (raw) => param(raw, 'provider'),
   handler: async (id, ctx) => {
-    const directory = providerDirectory(ctx);
+    const directory = probeDirectory(ctx);
     // Unknown and unconfigured alike: 404 with the classified provider_not_configured body.
     if (!isProviderId(id) || !directory.configured().includes(id)) throw providerNotConfigured(id, true);
     return directory.get(id).listModels();
@@ -122,7 +132,7 @@ export async function providerChecks(ctx: Context, changed: readonly string[]): 
   const ids = (Object.keys(PROVIDER_SETTING_KEYS) as Array<keyof typeof PROVIDER_SETTING_KEYS>)
     .filter((id) => PROVIDER_SETTING_KEYS[id].some((k) => changed.includes(k)));
   if (ids.length === 0) return undefined;
-  const directory = providerDirectory(ctx);
+  const directory = probeDirectory(ctx);
   const entries = await Promise.all(ids.map(async (id) => [id, (await probeProvider(directory, id)).entry] as const));
   return Object.fromEntries(entries);
 }
