@@ -16,7 +16,7 @@ import {
   type ChatMessage, type ChatProvider, type CompletionRequest, type ProviderStatusEntry,
 } from '../../chat/index.js';
 import { rejectUnknownMembers } from '../../engine/index.js';
-import { defineProcedure, type StreamEvent } from '../procedure.js';
+import { defineProcedure, type RawInput, type StreamEvent } from '../procedure.js';
 import { bodyObject, optionalString, param } from '../input.js';
 import type { Context } from '../context.js';
 
@@ -70,7 +70,7 @@ interface CompleteInput {
 
 const COMPLETE_MEMBERS = ['system_prompt', 'message', 'provider', 'model', 'max_tokens', 'temperature', 'bypass_ripple'];
 
-function completeInput(raw: Parameters<typeof bodyObject>[0]): CompleteInput {
+function completeInput(raw: RawInput): CompleteInput {
   const body = bodyObject(raw);
   rejectUnknownMembers(body, COMPLETE_MEMBERS);
   const message = body.message;
