@@ -204,6 +204,14 @@ export class ProviderFailed extends DbError {
 }
 
 /**
+ * `provider_not_configured` where the contract answers 404 instead of 400:
+ * GET /api/chat_models/{provider} (product.md, error_kind table).
+ */
+export class ProviderNotListed extends ProviderFailed {
+  override readonly code: ErrorCode = 'NOT_FOUND';
+}
+
+/**
  * A stored function's step failed: which step (`index`, `type`) and why.
  * Status, message and details are the cause's.
  */

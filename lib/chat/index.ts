@@ -1,7 +1,13 @@
-/** Public surface of the chat layer (providers and embedders so far). */
+/** Public surface of the chat layer: providers (adapters, directory, status) and embedders. */
 export { embedderFor } from './embedders.js';
 export { OpenAiEmbedder, DEFAULT_EMBEDDING_MODEL } from './providers/openai-embedder.js';
-export { classifyProviderError, type ProviderErrorKind } from './providers/provider-error.js';
+export { classifyProviderError, providerNotConfigured, type ProviderErrorKind } from './providers/provider-error.js';
+export {
+  isProviderId, OPENAI_COMPATIBLE_DEFAULT_URL, PROVIDER_IDS, PROVIDER_SETTING_KEYS, SettingsProviderDirectory, type ProviderSettings,
+} from './providers/directory.js';
+export { entryOfFailure, probeProvider, probeProviders, type ProviderProbe, type ProviderStatus, type ProviderStatusEntry } from './providers/status.js';
+export { contextBlock, LOCAL_MODEL, LocalProvider } from './providers/local.js';
+export { isCallerAbort } from './providers/http-client.js';
 export type {
   ChatMessage, ChatProvider, ChatRole, Completion, CompletionChunk, CompletionRequest, ProviderDirectory, ProviderId, TokenUsage, ToolCall, ToolChoice, ToolSpec,
 } from './providers/provider.js';

@@ -10,6 +10,15 @@ import { isOutboundHostEntry, type DurabilityMode, type Settings } from '../engi
 import { UsageError, type OptionValues } from './args/option-values.js';
 import { parseCommandLine } from './args/parse-command-line.js';
 
+/** Provider keys and base URLs: option -> setting (PUT /api/config changes the same settings later). */
+const PROVIDER_OPTIONS: ReadonlyArray<readonly [string, 'openai_api_key' | 'openai_api_url' | 'anthropic_api_key' | 'anthropic_api_url'
+  | 'perplexity_api_key' | 'perplexity_api_url' | 'openai_compatible_url' | 'openai_compatible_api_key']> = [
+  ['openai-api-key', 'openai_api_key'], ['openai-base-url', 'openai_api_url'],
+  ['anthropic-api-key', 'anthropic_api_key'], ['anthropic-base-url', 'anthropic_api_url'],
+  ['perplexity-api-key', 'perplexity_api_key'], ['perplexity-base-url', 'perplexity_api_url'],
+  ['openai-compatible-url', 'openai_compatible_url'], ['openai-compatible-api-key', 'openai_compatible_api_key'],
+];
+
 /** The ServerConfig `eddydb <argv>` would start with. Throws UsageError for a bad command line. */
 export function startConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ServerConfig {
   const line = parseCommandLine(argv, env);
@@ -28,10 +37,10 @@ export function serverConfig(v: OptionValues): ServerConfig {
   if (rateWindow !== undefined) settings.rate_limit_window_secs = rateWindow;
   const tokenTtl = v.int('token-ttl');
   if (tokenTtl !== undefined) settings.token_ttl_secs = tokenTtl;
-  const openaiKey = v.text('openai-api-key');
-  if (openaiKey) settings.openai_api_key = openaiKey;
-  const openaiUrl = v.text('openai-base-url');
-  if (openaiUrl) settings.openai_api_url = openaiUrl.replace(/\/+$/, '');
+  for (const [option, setting] of PROVIDER_OPTIONS) {
+    const value = v.text(option);
+    if (value) settings[setting] = setting.endsWith('_key') ? value : value.replace(/\/+$/, '');
+  }
   const maxBatch = v.int('max-batch-size');
   if (maxBatch !== undefined) settings.max_batch_size = maxBatch;
   Object.assign(settings, outboundSettings(v));

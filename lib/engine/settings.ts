@@ -28,9 +28,22 @@ export interface Settings {
   function_timeout_ms: number;
   client_tool_timeout_secs: number;
   token_ttl_secs: number;
-  /** OpenAI-compatible provider (embeddings now, chat later): key and base URL. Never shown in clear. */
+  /**
+   * LLM providers (lib/chat/providers): a key and a base URL each (null: the
+   * vendor's own URL). `openai_*` also serves embeddings. Keys are never shown
+   * in clear (SECRET_SETTINGS).
+   */
   openai_api_key: string | null;
   openai_api_url: string | null;
+  anthropic_api_key: string | null;
+  anthropic_api_url: string | null;
+  perplexity_api_key: string | null;
+  perplexity_api_url: string | null;
+  /** An OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio): its root URL and an optional key. */
+  openai_compatible_api_key: string | null;
+  openai_compatible_url: string | null;
+  /** How long a provider may take to answer (headers, and each gap between streamed chunks). */
+  provider_timeout_ms: number;
   /**
    * Outbound requests of function steps (HttpRequest, SWR, EmailSend's HTTP
    * providers): destinations opened although private, loopback or
@@ -66,6 +79,13 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   token_ttl_secs: 3600,
   openai_api_key: null,
   openai_api_url: null,
+  anthropic_api_key: null,
+  anthropic_api_url: null,
+  perplexity_api_key: null,
+  perplexity_api_url: null,
+  openai_compatible_api_key: null,
+  openai_compatible_url: null,
+  provider_timeout_ms: 60_000,
   outbound_allow_hosts: [],
   outbound_allow_private: false,
   smtp_host: null,
@@ -88,6 +108,18 @@ const int = (min: number, max: number): Check => (v, k) => {
 const oneOf = (values: readonly string[]): Check => (v, k) => {
   if (typeof v !== 'string' || !values.includes(v)) throw new InvalidInput(`Config '${k}' must be one of ${values.join(', ')}`);
   return v;
+};
+
+/** A provider key: a string, or null/'' to remove it. */
+const secret: Check = (v, k) => {
+  if (v !== null && (typeof v !== 'string' || v.length > 512)) throw new InvalidInput(`Config '${k}' must be a string (or null to remove it)`);
+  return v === '' ? null : v;
+};
+/** A provider base URL: http(s), trailing slashes dropped; null/'' removes it. */
+const url: Check = (v, k) => {
+  if (v === null || v === '') return null;
+  if (typeof v !== 'string' || !/^https?:\/\/[^\s]+$/.test(v) || v.length > 1024) throw new InvalidInput(`Config '${k}' must be an http(s) URL (or null to remove it)`);
+  return v.replace(/\/+$/, '');
 };
 
 const optionalText = (max: number): Check => (v, k) => {
@@ -141,15 +173,15 @@ const CHECKS: Record<keyof Settings, Check> = {
   function_timeout_ms: int(10, 3_600_000),
   client_tool_timeout_secs: int(1, 3600),
   token_ttl_secs: int(60, 30 * 86_400),
-  openai_api_key: (v, k) => {
-    if (v !== null && (typeof v !== 'string' || v.length > 512)) throw new InvalidInput(`Config '${k}' must be a string (or null to remove it)`);
-    return v === '' ? null : v;
-  },
-  openai_api_url: (v, k) => {
-    if (v === null || v === '') return null;
-    if (typeof v !== 'string' || !/^https?:\/\/[^\s]+$/.test(v) || v.length > 1024) throw new InvalidInput(`Config '${k}' must be an http(s) URL (or null to remove it)`);
-    return v.replace(/\/+$/, '');
-  },
+  openai_api_key: secret,
+  openai_api_url: url,
+  anthropic_api_key: secret,
+  anthropic_api_url: url,
+  perplexity_api_key: secret,
+  perplexity_api_url: url,
+  openai_compatible_api_key: secret,
+  openai_compatible_url: url,
+  provider_timeout_ms: int(100, 600_000),
   outbound_allow_hosts: hostList,
   outbound_allow_private: bool,
   smtp_host: optionalText(253),
@@ -161,7 +193,7 @@ const CHECKS: Record<keyof Settings, Check> = {
 };
 
 /** Settings holding secrets: GET /api/config shows only whether they are set and their last four characters. */
-export const SECRET_SETTINGS = ['openai_api_key', 'smtp_password'] as const;
+export const SECRET_SETTINGS = ['openai_api_key', 'anthropic_api_key', 'perplexity_api_key', 'openai_compatible_api_key', 'smtp_password'] as const;
 
 export function maskSecret(v: string | null): string | null {
   if (!v) return null;

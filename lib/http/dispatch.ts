@@ -45,6 +45,8 @@ export interface HttpResponse {
   body: Buffer;
   /** Set for a stream procedure: the transport writes the head, then the events (transport/sse.ts); `body` is empty. */
   stream?: OpenStream;
+  /** The stream's SSE framing (routes.ts `sse`). */
+  sse?: 'event' | 'data';
 }
 
 /** A stream procedure's open stream, as any transport serves it. */
@@ -96,7 +98,8 @@ export class Dispatcher {
       route = matched;
       const proc = this.registry.get(target.procedure);
       const streaming = proc?.kind === 'stream';
-      if (streaming && req.method !== 'GET') throw new MethodNotAllowed('Method Not Allowed');
+      // Subscriptions are GET; chat streams (framed as data lines) are POSTed with a JSON body.
+      if (streaming && req.method !== 'GET' && target.sse !== 'data') throw new MethodNotAllowed('Method Not Allowed');
       const query = parseQuery(qAt < 0 ? '' : req.url.slice(qAt + 1));
       let principal: Principal | undefined;
       // A stream always has a caller: its credentials are watched for its whole life.
@@ -112,7 +115,7 @@ export class Dispatcher {
       if (streaming && principal) {
         const stream = await this.open(target.procedure, raw, principal, requestId, address);
         if (startedAt !== undefined) logAccess(this.services.log, { method: req.method, route, url: req.url, status: 200, startedAt, requestId, bytesOut: 0 });
-        return { status: 200, headers, body: EMPTY, stream };
+        return { status: 200, headers, body: EMPTY, stream, sse: target.sse ?? 'event' };
       }
       const ctx = this.context(principal, requestId, address);
       let result = await callProcedure(this.registry, target.procedure, raw, ctx);

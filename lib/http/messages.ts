@@ -105,7 +105,8 @@ export const WS_MESSAGE_TYPES: Readonly<Record<string, WsMessageType>> = {
   RegisterClientTools: notServed,
   ClientToolResult: notServed,
   CancelChat: notServed,
-  RawComplete: notServed,
+  // The payload is the HTTP body of POST /api/chat/complete (Rust sends it flattened into the frame: transport/ws.ts).
+  RawComplete: { procedure: 'chat.complete', args: (p) => args({}, withoutKeys(p, 'type', 'messageId')) },
 };
 
 /** The arguments of a message: its adapter's, or the payload's members as they are. */

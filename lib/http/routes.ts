@@ -10,10 +10,21 @@ export interface RouteTarget {
   readonly procedure: string;
   /** Success status (default 200). */
   readonly status?: number;
+  /**
+   * How a stream route's events are framed: `event` (default: `event:` +
+   * `data:` frames, heartbeat events; subscriptions) or `data` (`data:`
+   * frames only, heartbeats as `:` comments; chat streams, whose clients read
+   * only data lines).
+   */
+  readonly sse?: 'event' | 'data';
 }
 
 const r = (method: string, path: string, procedure: string, status?: number): RouteDef<RouteTarget> =>
   ({ method, path, target: status ? { procedure, status } : { procedure } });
+
+/** A stream route framed as SSE `data:` lines (chat streams). */
+const dataStream = (method: string, path: string, procedure: string): RouteDef<RouteTarget> =>
+  ({ method, path, target: { procedure, sse: 'data' } });
 
 export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   r('GET', '/api/health', 'health.get'),
@@ -57,6 +68,11 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   r('GET', '/api/subscribe/:collection', 'changes.subscribe'),
 
   r('POST', '/api/embed', 'embed.create'),
+  // Literal chat routes, before /api/chat/{chatId} (protocol.md gotcha 11).
+  r('GET', '/api/chat_models', 'chat.models'),
+  r('GET', '/api/chat_models/:provider', 'chat.models.provider'),
+  r('POST', '/api/chat/complete', 'chat.complete'),
+  dataStream('POST', '/api/chat/complete/stream', 'chat.completeStream'),
   r('POST', '/api/search/:collection', 'search.query'),
   r('POST', '/api/indexes/query/:collection', 'indexes.create', 201),
   r('GET', '/api/indexes/query/:collection', 'indexes.list'),

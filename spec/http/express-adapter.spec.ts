@@ -256,4 +256,15 @@ describe('express adapter: server-sent events', () => {
     for (let i = 0; i < 100 && t.server.notifier.count() > 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(t.server.notifier.count()).to.equal(0);
   });
+
+  it('serves a POSTed chat stream (data frames) as fastify does', async () => {
+    const res = await fetch(`${expressUrl}/api/chat/complete/stream`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await t.adminToken()}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ system_prompt: '', message: 'via express' }),
+    });
+    expect(res.status).to.equal(200);
+    const data = (await res.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+    expect(data.at(-1)).to.include({ content: 'Question: via express\nNo context was found.', done: true });
+  });
 });

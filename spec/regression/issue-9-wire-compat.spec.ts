@@ -101,7 +101,8 @@ const ROWS: Row[] = [
   { type: 'ClientToolResult', payload: () => ({ chat_id: 'c1', call_id: 'k', success: true }), reply: unsupported },
   // protocol.md §3.2: an ack to a CancelChat without a messageId could be misrouted to another pending request.
   { type: 'CancelChat', payload: () => ({ chat_id: 'c1' }), reply: (v) => (v === 'with' ? success() : null) },
-  { type: 'RawComplete', payload: () => ({ system_prompt: 's', message: 'm' }), reply: unsupported },
+  // Served since issue 13: with no provider configured the offline `local` provider answers.
+  { type: 'RawComplete', payload: () => ({ system_prompt: 's', message: 'm' }), reply: success },
   { type: 'NoSuchType', payload: () => ({}), reply: () => ({ type: 'Error', code: 400 }) },
 ];
 

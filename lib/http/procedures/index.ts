@@ -13,6 +13,7 @@ import * as embed from './embed.js';
 import * as search from './search.js';
 import * as changes from './changes.js';
 import * as functions from './functions.js';
+import * as chatProviders from './chat-providers.js';
 
 export function createRegistry() {
   return buildRegistry([
@@ -36,5 +37,6 @@ export function createRegistry() {
     functions.functionsCreate, functions.functionsList, functions.functionsGet, functions.functionsReplace, functions.functionsDelete,
     functions.functionsCall, functions.functionsRouteGet, functions.functionsRoutePost, functions.functionsRoutePut,
     functions.functionsRoutePatch, functions.functionsRouteDelete,
+    chatProviders.chatModelsList, chatProviders.chatModelsGet, chatProviders.chatComplete, chatProviders.chatCompleteStream,
   ]);
 }

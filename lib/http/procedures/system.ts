@@ -1,16 +1,20 @@
 /** Health, token exchange, run-time config and on-demand snapshots. */
 import { InvalidInput, Unauthorized } from '../../errors.js';
-import { maskSecret, parseSettingsPatch, type StorageStatus } from '../../engine/index.js';
+import { maskSecret, parseSettingsPatch, SECRET_SETTINGS, type StorageStatus } from '../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject } from '../input.js';
 import type { Context } from '../context.js';
+import { providerChecks } from './chat-providers.js';
 
+/** The settings as GET /api/config shows them: each provider key masked (`****` + last four), with `<key>_set`. */
 export function publicConfig(ctx: Context): Record<string, unknown> {
   const s = ctx.db.settings();
-  return {
-    ...s, openai_api_key: maskSecret(s.openai_api_key), openai_api_key_set: s.openai_api_key !== null,
-    smtp_password: maskSecret(s.smtp_password), smtp_password_set: s.smtp_password !== null, durable_operations: s.durability !== 'none',
-  };
+  const out: Record<string, unknown> = { ...s, durable_operations: s.durability !== 'none' };
+  for (const key of SECRET_SETTINGS) {
+    out[key] = maskSecret(s[key]);
+    out[`${key}_set`] = s[key] !== null;
+  }
+  return out;
 }
 
 /** What startup recovery used and dropped (tail frames, salvaged damage), as the health `recovery` member. */
@@ -82,9 +86,11 @@ export const configGet = defineProcedure({
 export const configUpdate = defineProcedure({
   name: 'config.update', kind: 'mutation', access: 'admin',
   input: (raw) => parseSettingsPatch(bodyObject(raw)),
+  // A changed provider key or URL is probed once saved; its status entry is returned as `provider_checks`.
   handler: async (patch, ctx) => {
     await ctx.db.updateSettings(patch);
-    return { status: 'updated', config: publicConfig(ctx), ...publicConfig(ctx) };
+    const checks = await providerChecks(ctx, Object.keys(patch));
+    return { status: 'updated', config: publicConfig(ctx), ...publicConfig(ctx), ...(checks ? { provider_checks: checks } : {}) };
   },
 });
 

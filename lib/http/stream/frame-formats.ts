@@ -18,6 +18,8 @@ export type Frame = string | Buffer;
 export interface FrameFormat {
   frame(e: StreamEvent): Frame;
   error(err: unknown): Frame;
+  /** A keep-alive frame, for formats that send one (SSE). */
+  heartbeat?(): Frame;
 }
 
 export type WsEncoding = 'json' | 'msgpack';
@@ -56,14 +58,20 @@ export function sseEventFrames(): FrameFormat {
     if (encoder === undefined) encoders.set(event, (encoder = { key: `sse:${event}`, encode: (data) => `event: ${event}\ndata: ${toJson(data)}\n\n` }));
     return encoder;
   };
-  return { frame: (e) => cached(e.data, encoderOf(e.event)), error: sseError };
+  return {
+    frame: (e) => cached(e.data, encoderOf(e.event)), error: sseError,
+    heartbeat: () => `event: heartbeat\ndata: ${toJson({ timestamp: new Date().toISOString() })}\n\n`,
+  };
 }
 
 const SSE_DATA: Encoder = { key: 'sse-data', encode: (data) => `data: ${toJson(data)}\n\n` };
 
-/** `data: <json>` per event; the error still has its `event: error` line, as chat clients expect. */
+/**
+ * `data: <json>` per event; the error still has its `event: error` line, as
+ * chat clients expect; heartbeats are comment lines, which they skip.
+ */
 export function sseDataFrames(): FrameFormat {
-  return { frame: (e) => cached(e.data, SSE_DATA), error: sseError };
+  return { frame: (e) => cached(e.data, SSE_DATA), error: sseError, heartbeat: () => ': heartbeat\n\n' };
 }
 
 /**

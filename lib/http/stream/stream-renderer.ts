@@ -62,6 +62,13 @@ export class StreamRenderer {
     return true;
   }
 
+  /** A keep-alive frame, when the format has one; false once the stream is over. */
+  heartbeat(): boolean {
+    if (this.over || this.cancelled) return false;
+    if (this.format.heartbeat) this.sink.write(this.format.heartbeat());
+    return true;
+  }
+
   /** A final error frame; nothing is written after it. */
   fail(err: unknown): void {
     if (this.over) return;

@@ -3,8 +3,9 @@
  * procedure, answered by the Dispatcher) on a raw node response, so fastify
  * and express share it. For GET /api/subscribe/{c} (protocol.md 2.15) that is
  * `event: subscribed`, then `event: mutation` per committed change and
- * `event: schema_changed`; this transport adds `event: heartbeat` to keep
- * proxies open. The frames, the slow-consumer policy and cancellation are
+ * `event: schema_changed`; this transport adds heartbeats to keep proxies
+ * open (`event: heartbeat`, or `: heartbeat` comments on chat streams, whose
+ * route frames events as `data:` lines only). The frames, the slow-consumer policy and cancellation are
  * the stream renderer's (stream/stream-renderer.ts).
  *
  * The stream's credentials are re-checked for its whole life (CredentialWatch):
@@ -15,7 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toDbError } from '../../errors.js';
 import type { Dispatcher, HttpResponse, OpenStream } from '../dispatch.js';
 import type { WatchedConnection } from '../credential-watch.js';
-import { sseEventFrames } from '../stream/frame-formats.js';
+import { sseDataFrames, sseEventFrames } from '../stream/frame-formats.js';
 import { StreamRenderer } from '../stream/stream-renderer.js';
 
 const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' };
@@ -29,7 +30,7 @@ export function serveSse(req: IncomingMessage, res: ServerResponse, answer: Http
   res.writeHead(200, { ...SSE_HEADERS, ...answer.headers });
   const renderer = new StreamRenderer(
     { queued: () => res.writableLength, write: (frame) => { if (!res.writableEnded) res.write(frame); } },
-    sseEventFrames(),
+    answer.sse === 'data' ? sseDataFrames() : sseEventFrames(),
     {
       maxQueuedBytes: opts.maxQueuedBytes, transport: 'SSE', closing: 'stream', log: dispatcher.log,
       describe: () => ({ keyId: stream.principal.keyId, collections: stream.collection === undefined ? [] : [stream.collection] }),
@@ -44,7 +45,7 @@ export function serveSse(req: IncomingMessage, res: ServerResponse, answer: Http
       try { stream.recheck(p); } catch (err) { watched.end(toDbError(err)); }
     },
   };
-  const heartbeat = setInterval(() => renderer.emit({ event: 'heartbeat', data: { timestamp: new Date().toISOString() } }), opts.heartbeatMs);
+  const heartbeat = setInterval(() => renderer.heartbeat(), opts.heartbeatMs);
   heartbeat.unref();
   let open = true;
   function close(): void {

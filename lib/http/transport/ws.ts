@@ -155,7 +155,7 @@ class Connection implements WatchedConnection {
       // A null messageId (an unset optional in some clients) is no messageId: nothing to echo.
       messageId = msg.messageId ?? undefined;
       // Rust's RawComplete puts its members at the top level instead of under payload.
-      const payload = (msg.payload ?? {}) as Record<string, any>;
+      const payload = (msg.payload ?? (msg.type === 'RawComplete' ? msg : {})) as Record<string, any>;
       if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new InvalidInput('"payload" must be an object');
       await this.handle(msg.type, payload, messageId);
     } catch (err) {

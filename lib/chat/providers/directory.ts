@@ -1,0 +1,78 @@
+/**
+ * The providers as configured: built from the run-time settings (keys and
+ * base URLs from the environment at start, or PUT /api/config later) each
+ * time it is asked, so a changed key takes effect on the next request.
+ *
+ * A provider is configured when it has a key; `openai` and
+ * `openai_compatible` also when they have only a URL (a server that wants
+ * no key; product.md: "for OpenAI-compatible endpoints, no key and no custom
+ * api url" is not_configured); `local` always. `openai_compatible` with a
+ * key and no URL goes to OPENAI_COMPATIBLE_DEFAULT_URL (Ollama's address). An unknown or
+ * unconfigured id is the classified `provider_not_configured` failure.
+ * The default provider (a request naming none) is the first configured of
+ * openai, anthropic, perplexity, openai_compatible, else `local`.
+ */
+import type { Settings } from '../../engine/index.js';
+import type { ChatProvider, ProviderDirectory, ProviderId } from './provider.js';
+import { providerNotConfigured } from './provider-error.js';
+import { OpenAiProvider } from './openai.js';
+import { AnthropicProvider } from './anthropic.js';
+import { PerplexityProvider } from './perplexity.js';
+import { OpenAiCompatibleProvider } from './openai-compatible.js';
+import { LocalProvider } from './local.js';
+
+/** Every provider, in the order listings and the default choice use. */
+export const PROVIDER_IDS: readonly ProviderId[] = ['openai', 'anthropic', 'perplexity', 'openai_compatible', 'local'];
+
+export type ProviderSettings = Pick<Settings,
+  'openai_api_key' | 'openai_api_url' | 'anthropic_api_key' | 'anthropic_api_url' | 'perplexity_api_key' | 'perplexity_api_url'
+  | 'openai_compatible_api_key' | 'openai_compatible_url' | 'provider_timeout_ms'>;
+
+/** The settings each provider reads: a change to any of them re-probes it (PUT /api/config `provider_checks`). */
+export const PROVIDER_SETTING_KEYS: Readonly<Record<Exclude<ProviderId, 'local'>, readonly (keyof Settings)[]>> = {
+  openai: ['openai_api_key', 'openai_api_url'],
+  anthropic: ['anthropic_api_key', 'anthropic_api_url'],
+  perplexity: ['perplexity_api_key', 'perplexity_api_url'],
+  openai_compatible: ['openai_compatible_api_key', 'openai_compatible_url'],
+};
+
+const local = new LocalProvider();
+
+export const OPENAI_COMPATIBLE_DEFAULT_URL = 'http://127.0.0.1:11434';
+
+export function isProviderId(id: string): id is ProviderId {
+  return (PROVIDER_IDS as readonly string[]).includes(id);
+}
+
+export class SettingsProviderDirectory implements ProviderDirectory {
+  constructor(private readonly settings: () => ProviderSettings) {}
+
+  get(id: string): ChatProvider {
+    const provider = isProviderId(id) ? this.build(id, this.settings()) : undefined;
+    if (!provider) throw providerNotConfigured(id);
+    return provider;
+  }
+
+  configured(): readonly ProviderId[] {
+    const s = this.settings();
+    return PROVIDER_IDS.filter((id) => this.build(id, s) !== undefined);
+  }
+
+  /** The provider a request that names none gets. */
+  defaultProvider(): ChatProvider {
+    return this.get(this.configured()[0] ?? 'local');
+  }
+
+  private build(id: ProviderId, s: ProviderSettings): ChatProvider | undefined {
+    const t = s.provider_timeout_ms;
+    switch (id) {
+      case 'openai': return s.openai_api_key || s.openai_api_url ? new OpenAiProvider(s.openai_api_key, s.openai_api_url, t) : undefined;
+      case 'anthropic': return s.anthropic_api_key ? new AnthropicProvider(s.anthropic_api_key, s.anthropic_api_url, t) : undefined;
+      case 'perplexity': return s.perplexity_api_key ? new PerplexityProvider(s.perplexity_api_key, s.perplexity_api_url, t) : undefined;
+      case 'openai_compatible':
+        return s.openai_compatible_url || s.openai_compatible_api_key
+          ? new OpenAiCompatibleProvider(s.openai_compatible_api_key, s.openai_compatible_url ?? OPENAI_COMPATIBLE_DEFAULT_URL, t) : undefined;
+      case 'local': return local;
+    }
+  }
+}
