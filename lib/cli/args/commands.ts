@@ -44,6 +44,10 @@ const START_OPTIONS: readonly OptionSpec[] = [
   { name: 'ripple-peers', isFlag: true, value: { kind: 'peers' }, env: 'EDDYDB_RIPPLE_PEERS', placeholder: 'PEERS', defaultText: 'none', help: 'replication peers, `url|api_key,...`' },
   { name: 'heal-retry-ms', isFlag: true, value: int(1, 3_600_000), env: 'EDDYDB_HEAL_RETRY_MS', placeholder: 'MS', defaultText: '`1000`', help: 'after a storage failure, first repair attempt after this many ms, then doubling' },
   { name: 'heal-retry-max-ms', isFlag: true, value: int(1, 86_400_000), env: 'EDDYDB_HEAL_RETRY_MAX_MS', placeholder: 'MS', defaultText: '`30000`', help: 'longest wait between repair attempts' },
+  {
+    name: 'function-env', isFlag: true, value: TEXT, env: 'EDDYDB_FUNCTION_ENV', placeholder: 'NAMES', defaultText: 'none',
+    help: 'comma list of environment variables stored functions may read as `{{env.NAME}}` (the setting `function_env_allowlist` adds more)',
+  },
   { name: 'openai-api-key', isFlag: false, value: TEXT, env: 'OPENAI_API_KEY', defaultText: 'none', help: 'OpenAI-compatible provider key for embeddings (and chat, later)' },
   { name: 'openai-base-url', isFlag: false, value: TEXT, env: 'OPENAI_BASE_URL', defaultText: 'none', help: 'that provider\'s base URL' },
   { name: 'salvage', isFlag: true, value: SWITCH, env: 'EDDYDB_SALVAGE', defaultText: 'off', help: 'when damaged files would stop the start, start from what is readable (see Durability and operations)' },
