@@ -4,8 +4,10 @@
  * step specs (spec/functions/steps/*); the HTTP form is tested through
  * test-server.ts.
  */
-import { Database, type Fields, type Query } from '../../lib/engine/index.js';
-import { callStoredFunction, compileDefinition, type CallBounds, type CallResult, type CompiledFunction } from '../../lib/functions/index.js';
+import { Database, type Clock, type Fields, type Query } from '../../lib/engine/index.js';
+import {
+  callStoredFunction, compileDefinition, type CallBounds, type CallResult, type CompiledFunction, type FunctionEnv,
+} from '../../lib/functions/index.js';
 import { removeDir, tempDir } from './temp-dir.js';
 
 export const ALL: Query = Object.freeze({ sort: [], skip: 0, bypassCache: false, bypassRipple: false });
@@ -13,12 +15,14 @@ export const ALL: Query = Object.freeze({ sort: [], skip: 0, bypassCache: false,
 export class FunctionHarness {
   private readonly functions = new Map<string, CompiledFunction>();
   bounds: CallBounds | undefined;
+  /** What `{{env.NAME}}` reads (checked at define and at each read); none by default. */
+  env: FunctionEnv | undefined;
 
   private constructor(readonly db: Database, readonly dir: string) {}
 
-  static async open(): Promise<FunctionHarness> {
+  static async open(opts: { clock?: Clock } = {}): Promise<FunctionHarness> {
     const dir = tempDir('eddydb-fn-');
-    return new FunctionHarness(await Database.open({ dataDir: dir, settings: { durability: 'none' } }), dir);
+    return new FunctionHarness(await Database.open({ dataDir: dir, settings: { durability: 'none' }, ...(opts.clock ? { clock: opts.clock } : {}) }), dir);
   }
 
   async close(): Promise<void> {
@@ -28,7 +32,8 @@ export class FunctionHarness {
 
   /** Compiles and registers a definition (`name` and `parameters` default). */
   define(def: Record<string, unknown>): CompiledFunction {
-    const fn = compileDefinition({ name: String(def.label), parameters: {}, ...def });
+    const env = this.env;
+    const fn = compileDefinition({ name: String(def.label), parameters: {}, ...def }, env ? { envAllowed: (n) => env.allows(n) } : {});
     this.functions.set(fn.label, fn);
     return fn;
   }
@@ -36,7 +41,9 @@ export class FunctionHarness {
   call(label: string, params: unknown = {}): Promise<CallResult> {
     const fn = this.functions.get(label);
     if (!fn) throw new Error(`no function '${label}' defined`);
-    return callStoredFunction({ db: this.db, lookup: (l) => this.functions.get(l), ...(this.bounds ? { bounds: this.bounds } : {}) }, fn, params);
+    return callStoredFunction({
+      db: this.db, lookup: (l) => this.functions.get(l), ...(this.bounds ? { bounds: this.bounds } : {}), ...(this.env ? { env: this.env } : {}),
+    }, fn, params);
   }
 
   /** Defines a one-off function of `steps` and calls it. */
