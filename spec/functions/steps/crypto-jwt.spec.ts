@@ -78,6 +78,20 @@ describe('functions: JwtSign and JwtVerify', function () {
     expect(await verify(token, { secret: 'your-256-bit-secreT' })).to.equal(null);
   });
 
+  it('verifies the RFC 7515 appendix A.3 ES256 example with its published key, until its exp', async () => {
+    // (A.1's HS256 key is not UTF-8 text, so it cannot be a `secret` string; A.3 is the usable published example.)
+    const jwk = { kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' };
+    const secret = createPublicKey({ key: jwk, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string;
+    const token = 'eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ'
+      + '.DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q';
+    clock.set(1300819380_000 - 60_000);
+    expect(await verify(token, { algorithm: 'ES256', secret })).to.deep.equal({ iss: 'joe', exp: 1300819380, 'http://example.com/is_root': true });
+    expect(await verify(token, { algorithm: 'ES384', secret: keys.p384!.publicPem })).to.equal(null);
+    expect(await verify(token.replace('.Dt', '.Du'), { algorithm: 'ES256', secret })).to.equal(null);
+    clock.set(1300819380_000 + 1_000);
+    expect(await verify(token, { algorithm: 'ES256', secret })).to.equal(null);
+  });
+
   const CASES: readonly { alg: string; sign: () => string; verify: () => string[]; raw: () => KeyObject | string }[] = [
     ...['HS256', 'HS384', 'HS512'].map((alg) => ({ alg, sign: () => 'shared-secret-of-some-length-0123456789', verify: () => ['shared-secret-of-some-length-0123456789'], raw: () => 'shared-secret-of-some-length-0123456789' })),
     ...['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'].flatMap((alg) => [
