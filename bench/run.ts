@@ -9,6 +9,7 @@ import { indexedFind, textSearch, vectorSearch } from './scenarios/search.js';
 import { wsFanout } from './scenarios/realtime.js';
 import { batchBypass, commitThroughput } from './scenarios/replication.js';
 import { regexKvFind, regexSchemaInsert } from './scenarios/regex.js';
+import { bcryptUnderLoad } from './scenarios/functions-crypto.js';
 
 const SCENARIOS: Record<string, () => Promise<void>> = {
   'http-insert': httpInsert,
@@ -26,6 +27,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'ws-fanout': wsFanout,
   'regex-kv-find': () => regexKvFind(),
   'regex-schema-insert': () => regexSchemaInsert(),
+  'bcrypt-under-load': bcryptUnderLoad,
 };
 
 const wanted = process.argv.slice(2);

@@ -213,7 +213,7 @@ describe('functions: crypto steps', () => {
       }
       const a = await one({ type: 'AesEncrypt', plaintext: 'same', key: zeroKey, output_field: 'out' });
       const b = await one({ type: 'AesEncrypt', plaintext: 'same', key: zeroKey, output_field: 'out' });
-      expect(a.nonce).to.not.equal(b.nonce);
+      expect((a as { nonce: string }).nonce).to.not.equal((b as { nonce: string }).nonce);
     });
 
     it('gives null for a wrong key, a tampered ciphertext, tag or nonce, or a malformed box', async () => {
