@@ -7,9 +7,9 @@
  * Like bcryptjs's async API it never holds the event loop: the 2^cost
  * rounds run in slices of about half a millisecond with a yield between
  * them, so point reads and other calls are served meanwhile (npm run bench
- * bcrypt-under-load: about 10 hashes/s at cost 10 with reads answered). Between slices the call's
- * time bound (`function_timeout_ms`) is checked, which is what bounds a
- * high cost: each step of cost doubles the time (cost 12 is about 0.3 s
+ * bcrypt-under-load: about 10 hashes/s at cost 10 with reads answered).
+ * Between slices the call's time bound (`function_timeout_ms`) is checked,
+ * which is what bounds a high cost: each step of cost doubles the time (cost 12 is about 0.3 s
  * here, cost 20 over a minute), and a hash that would outlast the call
  * fails it rather than running on.
  */
