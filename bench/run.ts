@@ -11,6 +11,7 @@ import { batchBypass, commitThroughput } from './scenarios/replication.js';
 import { regexKvFind, regexSchemaInsert } from './scenarios/regex.js';
 import { functionsFindById, functionsGroup, functionsSteps } from './scenarios/functions.js';
 import { functionsEdgeCache } from './scenarios/functions-kv.js';
+import { bcryptUnderLoad } from './scenarios/functions-crypto.js';
 
 const SCENARIOS: Record<string, () => Promise<void>> = {
   'http-insert': httpInsert,
@@ -32,6 +33,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'functions-group': functionsGroup,
   'functions-steps': functionsSteps,
   'functions-edge-cache': functionsEdgeCache,
+  'bcrypt-under-load': bcryptUnderLoad,
 };
 
 const wanted = process.argv.slice(2);

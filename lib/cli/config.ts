@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import type { ServerConfig } from '../http/index.js';
+import { parseEnvNameList } from '../functions/index.js';
 import { isOutboundHostEntry, type DurabilityMode, type Settings } from '../engine/index.js';
 import { UsageError, type OptionValues } from './args/option-values.js';
 import { parseCommandLine } from './args/parse-command-line.js';
@@ -64,6 +65,7 @@ export function serverConfig(v: OptionValues): ServerConfig {
     authFailureLimit: v.int('auth-failure-limit'),
     authFailureWindowSecs: v.int('auth-failure-window'),
     trustProxy: v.isOn('trust-proxy') ?? false,
+    functionEnv: parseEnvNameList(v.text('function-env')),
   };
 }
 

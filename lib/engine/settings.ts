@@ -26,6 +26,8 @@ export interface Settings {
   function_max_steps: number;
   function_max_records: number;
   function_timeout_ms: number;
+  /** Server environment variables stored functions may read as `{{env.NAME}}` (besides EDDYDB_FUNCTION_ENV's). Names only, never values. */
+  function_env_allowlist: string[];
   client_tool_timeout_secs: number;
   token_ttl_secs: number;
   /**
@@ -75,6 +77,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   function_max_steps: 100_000,
   function_max_records: 200_000,
   function_timeout_ms: 30_000,
+  function_env_allowlist: [],
   client_tool_timeout_secs: 60,
   token_ttl_secs: 3600,
   openai_api_key: null,
@@ -97,6 +100,10 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
 });
 
 type Check = (v: unknown, key: string) => unknown;
+
+/** An environment variable name `{{env.NAME}}` may read (the templates' rule). */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const MAX_ENV_NAMES = 256;
 
 const bool: Check = (v, k) => { if (typeof v !== 'boolean') throw new InvalidInput(`Config '${k}' must be a boolean`); return v; };
 const int = (min: number, max: number): Check => (v, k) => {
@@ -171,6 +178,12 @@ const CHECKS: Record<keyof Settings, Check> = {
   function_max_steps: int(10, 10_000_000),
   function_max_records: int(10, 10_000_000),
   function_timeout_ms: int(10, 3_600_000),
+  function_env_allowlist: (v, k) => {
+    if (!Array.isArray(v) || v.length > MAX_ENV_NAMES || !v.every((n) => typeof n === 'string' && ENV_NAME.test(n))) {
+      throw new InvalidInput(`Config '${k}' must be an array of at most ${MAX_ENV_NAMES} environment variable names (letters, digits and _, not starting with a digit)`);
+    }
+    return Object.freeze([...new Set(v as string[])]);
+  },
   client_tool_timeout_secs: int(1, 3600),
   token_ttl_secs: int(60, 30 * 86_400),
   openai_api_key: secret,

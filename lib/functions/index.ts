@@ -3,17 +3,18 @@
  * templates and the interpreter. Public surface; other folders import only
  * from here.
  */
-export { compileDefinition, type CompiledFunction, type ParameterSpec } from './compiler/index.js';
+export { compileDefinition, type CompiledFunction, type CompileOptions, type ParameterSpec } from './compiler/index.js';
 export {
   bindParameters, callStoredFunction, CallBudget, CallLimitExceeded, boundsFromSettings, FUNCTION_TRANSACTION_OWNER,
-  type CallBounds, type CallEnvironment, type CallResult, type CallStats, type StageStat,
+  functionEnv, NO_FUNCTION_ENV, parseEnvNameList,
+  type CallBounds, type CallEnvironment, type CallResult, type CallStats, type FunctionEnv, type FunctionEnvSource, type StageStat,
 } from './interpreter/index.js';
 export { STEP_TABLE, STEPS, step, type CompiledStep, type Execution, type MemberReader, type Returned, type Row, type StepAccess, type StepType } from './steps/index.js';
 export { compileTemplate, resolveTemplate, type Template, type TemplateScope } from './templates/index.js';
 export * as limits from './limits.js';
 export {
   ADMIN_ONLY_COLLECTIONS, definitionToWire, findRoute, FUNCTION_HISTORY_COLLECTION, FUNCTIONS_COLLECTION, FunctionRegistry, StoredFunctions,
-  type RegistryWarn, type RouteHit, type StoredFunction,
+  type FunctionEnvironmentOptions, type RegistryWarn, type RouteHit, type StoredFunction,
 } from './definitions/index.js';
 export {
   compileCondition, evaluateCondition, holdsPlaceholder, CONDITION_TYPES, CONDITIONS, MAX_CONDITION_DEPTH, MAX_CONDITION_NODES,

@@ -94,6 +94,13 @@ export interface ServerConfig {
   authFailureWindowSecs?: number;
   /** Behind a reverse proxy: take the client address from the last X-Forwarded-For entry (default false). */
   trustProxy?: boolean;
+  /**
+   * Environment variables stored functions may read as `{{env.NAME}}`
+   * (`EDDYDB_FUNCTION_ENV`), besides the setting `function_env_allowlist`.
+   */
+  functionEnv?: readonly string[];
+  /** Where `{{env.NAME}}` values come from (default `process.env`; tests pass their own). */
+  functionEnvVariables?: Readonly<Record<string, string | undefined>>;
 }
 
 export class Server {
@@ -162,7 +169,10 @@ export class Server {
     // Built before the change notifier so a commit that revokes a key ends its connections before that commit is fanned out.
     const credentialWatch = new CredentialWatch(db, tokens, config.credentialCheckMs ?? CREDENTIAL_CHECK_MS);
     const changes = new ChangeNotifier(db);
-    const functions = new StoredFunctions(db, { warn: (msg, cause) => log('warn', msg, cause) });
+    const functions = new StoredFunctions(db, {
+      warn: (msg, cause) => log('warn', msg, cause),
+      environment: { allow: config.functionEnv ?? [], variables: config.functionEnvVariables ?? process.env },
+    });
     const services: Services = {
       db, tokens, log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures, changes, functions,
     };

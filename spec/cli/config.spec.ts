@@ -17,6 +17,12 @@ describe('serverConfig', () => {
     expect(c).to.include({ authFailureLimit: 0, trustProxy: true });
   });
 
+  it('reads the {{env.NAME}} allow-list of stored functions from EDDYDB_FUNCTION_ENV or --function-env (issue 12)', () => {
+    expect(startConfig(['start'], {}).functionEnv).to.deep.equal([]);
+    expect(startConfig(['start'], { EDDYDB_FUNCTION_ENV: ' JWT_SECRET, HMAC_KEY ,,' }).functionEnv).to.deep.equal(['JWT_SECRET', 'HMAC_KEY']);
+    expect(startConfig(['start', '--function-env', 'DATA_KEY'], { EDDYDB_FUNCTION_ENV: 'JWT_SECRET' }).functionEnv).to.deep.equal(['DATA_KEY']);
+  });
+
   it('refuses a limit that is not a number, naming the flag or the variable', () => {
     expect(() => startConfig(['start', '--auth-failure-limit', 'many'], {})).to.throw("invalid value for --auth-failure-limit: 'many' (a whole number from 0 to 1000000)");
     expect(() => startConfig(['start'], { PORT: 'http' })).to.throw("invalid value for PORT: 'http' (a whole number from 0 to 65535)");

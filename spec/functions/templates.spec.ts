@@ -59,4 +59,29 @@ describe('functions: templates', () => {
   it('reports a placeholder with no value when resolved', () => {
     expect(() => resolveTemplate(compileTemplate('{{missing}}', 'p'), scopeOf({}))).to.throw(/'\{\{missing\}\}' has no value/);
   });
+
+  describe('{{env.NAME}}', () => {
+    const env: Record<string, string> = { JWT_SECRET: 's3cret', PORT: '8080' };
+    const withEnv = { ...scopeOf({ env: { JWT_SECRET: 'from a field' } }), env: (name: string) => env[name]! };
+
+    it('is its own kind, exact or inside text, read from the scope and never from a field named env', () => {
+      expect(compileTemplate('{{env.JWT_SECRET}}', 'p')).to.deep.equal({ k: 'env', name: 'JWT_SECRET' });
+      expect(resolveTemplate(compileTemplate('{{ env.JWT_SECRET }}', 'p'), withEnv)).to.equal('s3cret');
+      expect(resolveTemplate(compileTemplate('Bearer {{env.JWT_SECRET}} on {{env.PORT}}', 'p'), withEnv)).to.equal('Bearer s3cret on 8080');
+      expect(resolveTemplate(compileTemplate({ h: { auth: '{{env.JWT_SECRET}}' } }, 'p'), withEnv)).to.deep.equal({ h: { auth: 's3cret' } });
+      expect(resolveTemplate(compileTemplate('{{env}}', 'p'), scopeOf({ env: 'plain field' }))).to.equal('plain field');
+    });
+
+    it('checks the name against the allow-list at compile time when given one, naming the variable', () => {
+      const ctx = { envAllowed: (n: string) => n === 'JWT_SECRET' };
+      expect(() => compileTemplate('{{env.JWT_SECRET}}', 'p', ctx)).to.not.throw();
+      expect(() => compileTemplate('x {{env.HOME}}', 'functions[1].url', ctx))
+        .to.throw("functions[1].url: environment variable 'HOME' is not on the allow-list (function_env_allowlist or EDDYDB_FUNCTION_ENV)");
+      expect(() => compileTemplate('{{env.1BAD}}', 'p')).to.throw("p: bad environment variable name '1BAD'");
+    });
+
+    it('cannot be read from a scope without an environment', () => {
+      expect(() => resolveTemplate(compileTemplate('{{env.JWT_SECRET}}', 'p'), scopeOf({}))).to.throw("Environment variable 'JWT_SECRET' cannot be read here");
+    });
+  });
 });

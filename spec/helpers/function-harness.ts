@@ -5,7 +5,9 @@
  * test-server.ts.
  */
 import { Database, type Clock, type Fields, type Query } from '../../lib/engine/index.js';
-import { callStoredFunction, compileDefinition, type CallBounds, type CallResult, type CompiledFunction } from '../../lib/functions/index.js';
+import {
+  callStoredFunction, compileDefinition, type CallBounds, type CallResult, type CompiledFunction, type FunctionEnv,
+} from '../../lib/functions/index.js';
 import { removeDir, tempDir } from './temp-dir.js';
 
 export const ALL: Query = Object.freeze({ sort: [], skip: 0, bypassCache: false, bypassRipple: false });
@@ -13,6 +15,8 @@ export const ALL: Query = Object.freeze({ sort: [], skip: 0, bypassCache: false,
 export class FunctionHarness {
   private readonly functions = new Map<string, CompiledFunction>();
   bounds: CallBounds | undefined;
+  /** What `{{env.NAME}}` reads (checked at define and at each read); none by default. */
+  env: FunctionEnv | undefined;
 
   private constructor(readonly db: Database, readonly dir: string) {}
 
@@ -29,7 +33,8 @@ export class FunctionHarness {
 
   /** Compiles and registers a definition (`name` and `parameters` default). */
   define(def: Record<string, unknown>): CompiledFunction {
-    const fn = compileDefinition({ name: String(def.label), parameters: {}, ...def });
+    const env = this.env;
+    const fn = compileDefinition({ name: String(def.label), parameters: {}, ...def }, env ? { envAllowed: (n) => env.allows(n) } : {});
     this.functions.set(fn.label, fn);
     return fn;
   }
@@ -37,7 +42,9 @@ export class FunctionHarness {
   call(label: string, params: unknown = {}): Promise<CallResult> {
     const fn = this.functions.get(label);
     if (!fn) throw new Error(`no function '${label}' defined`);
-    return callStoredFunction({ db: this.db, lookup: (l) => this.functions.get(l), ...(this.bounds ? { bounds: this.bounds } : {}) }, fn, params);
+    return callStoredFunction({
+      db: this.db, lookup: (l) => this.functions.get(l), ...(this.bounds ? { bounds: this.bounds } : {}), ...(this.env ? { env: this.env } : {}),
+    }, fn, params);
   }
 
   /** Defines a one-off function of `steps` and calls it. */

@@ -44,6 +44,10 @@ const START_OPTIONS: readonly OptionSpec[] = [
   { name: 'ripple-peers', isFlag: true, value: { kind: 'peers' }, env: 'EDDYDB_RIPPLE_PEERS', placeholder: 'PEERS', defaultText: 'none', help: 'replication peers, `url|api_key,...`' },
   { name: 'heal-retry-ms', isFlag: true, value: int(1, 3_600_000), env: 'EDDYDB_HEAL_RETRY_MS', placeholder: 'MS', defaultText: '`1000`', help: 'after a storage failure, first repair attempt after this many ms, then doubling' },
   { name: 'heal-retry-max-ms', isFlag: true, value: int(1, 86_400_000), env: 'EDDYDB_HEAL_RETRY_MAX_MS', placeholder: 'MS', defaultText: '`30000`', help: 'longest wait between repair attempts' },
+  {
+    name: 'function-env', isFlag: true, value: TEXT, env: 'EDDYDB_FUNCTION_ENV', placeholder: 'NAMES', defaultText: 'none',
+    help: 'comma list of environment variables stored functions may read as `{{env.NAME}}` (the setting `function_env_allowlist` adds more)',
+  },
   { name: 'openai-api-key', isFlag: false, value: TEXT, env: 'OPENAI_API_KEY', defaultText: 'none', help: '`openai` chat provider and embeddings key (`openai_api_key`)' },
   { name: 'openai-base-url', isFlag: false, value: TEXT, env: 'OPENAI_BASE_URL', defaultText: '`https://api.openai.com/v1`', help: 'its base URL (`openai_api_url`); a URL alone configures it' },
   { name: 'anthropic-api-key', isFlag: false, value: TEXT, env: 'ANTHROPIC_API_KEY', defaultText: 'none', help: '`anthropic` chat provider key (`anthropic_api_key`)' },

@@ -41,8 +41,13 @@ export interface CompiledFunction {
 
 const MAX_LABEL_LENGTH = 256;
 
+export interface CompileOptions {
+  /** The allow-list `{{env.NAME}}` is checked against at save; undefined leaves the check to run time. */
+  readonly envAllowed?: (name: string) => boolean;
+}
+
 /** Validates and compiles a definition; throws InvalidInput naming the path. */
-export function compileDefinition(raw: unknown): CompiledFunction {
+export function compileDefinition(raw: unknown, opts: CompileOptions = {}): CompiledFunction {
   if (!isPlainObject(raw)) throw new InvalidInput('Function definition must be a JSON object');
   for (const key of Object.keys(raw)) {
     if (isHostileName(key)) throw new InvalidInput(`forbidden member name '${key}'`);
@@ -61,7 +66,9 @@ export function compileDefinition(raw: unknown): CompiledFunction {
   const transaction = compileTransactionConfig(raw.transaction_config);
   if (!Array.isArray(raw.functions)) throw new InvalidInput("functions: missing required member 'functions' (an array of steps)");
   const known = new Set([...parameters.keys(), ...systemParameters]);
-  const { steps, transactionSafe } = compileStepList(raw.functions, 'functions', { parameters: known, transactional: transaction !== undefined });
+  const { steps, transactionSafe } = compileStepList(raw.functions, 'functions', {
+    parameters: known, transactional: transaction !== undefined, ...(opts.envAllowed ? { envAllowed: opts.envAllowed } : {}),
+  });
   return {
     label, parameters, systemParameters, steps, transactionSafe,
     ...(transaction ? { transaction } : {}),
@@ -72,6 +79,7 @@ export function compileDefinition(raw: unknown): CompiledFunction {
 interface CompileContext {
   readonly parameters: ReadonlySet<string>;
   readonly transactional: boolean;
+  readonly envAllowed?: (name: string) => boolean;
 }
 
 /** Compiles a step list with a shared budget of steps and nesting. */

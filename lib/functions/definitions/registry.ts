@@ -16,7 +16,7 @@
  */
 import { Conflict, InvalidInput, NotFound } from '../../errors.js';
 import { fromJson, isPlainObject, toJson, type Database, type Fields, type LoggedBatch, type Query } from '../../engine/index.js';
-import { compileDefinition, type CompiledFunction } from '../compiler/index.js';
+import { compileDefinition, type CompiledFunction, type CompileOptions } from '../compiler/index.js';
 
 export const FUNCTIONS_COLLECTION = '__functions';
 export const FUNCTION_HISTORY_COLLECTION = '__function_history';
@@ -49,7 +49,12 @@ export class FunctionRegistry {
   /** Saves run one at a time, so "label already exists" is decided against every earlier save. */
   private saving: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly db: Database, private readonly warn: RegistryWarn = () => {}) {
+  constructor(
+    private readonly db: Database,
+    private readonly warn: RegistryWarn = () => {},
+    /** Save-time checks that depend on the server (the `{{env.NAME}}` allow-list). */
+    private readonly compileOptions: CompileOptions = {},
+  ) {
     db.onCommit((batch) => {
       if (touchesFunctions(batch)) this.stale = true;
     });
@@ -88,7 +93,7 @@ export class FunctionRegistry {
 
   /** Create-only: 409 when the label exists. Resolves to the new id. */
   create(raw: unknown): Promise<string> {
-    const compiled = compileDefinition(raw);
+    const compiled = compileDefinition(raw, this.compileOptions);
     return this.serialized(async () => {
       if (this.current().byLabel.has(compiled.label)) throw new Conflict(`A function with label '${compiled.label}' already exists`);
       const now = new Date(this.db.now()).toISOString();
@@ -101,7 +106,7 @@ export class FunctionRegistry {
 
   /** Replaces the definition of `idOrLabel` (404 when unknown; 409 when renamed onto another function's label). */
   replace(idOrLabel: string, raw: unknown): Promise<StoredFunction> {
-    const compiled = compileDefinition(raw);
+    const compiled = compileDefinition(raw, this.compileOptions);
     return this.serialized(async () => {
       const old = this.get(idOrLabel);
       const clash = this.current().byLabel.get(compiled.label);
@@ -149,7 +154,7 @@ export class FunctionRegistry {
       for (const record of this.storedRecords()) {
         // Unchanged definitions keep their compiled form (ajv schemas are not cheap to compile).
         const previous = typeof record.id === 'string' ? this.byId.get(record.id) : undefined;
-        const f = previous && this.documents.get(previous) === record.document ? previous : readStored(record);
+        const f = previous && this.documents.get(previous) === record.document ? previous : readStored(record, this.compileOptions);
         if (!f) continue;
         this.documents.set(f, record.document as string);
         byId.set(f.id, f);
@@ -172,7 +177,7 @@ export class FunctionRegistry {
 }
 
 /** One stored record back to a definition, compiled; undefined for a record that is not one of ours. */
-function readStored(record: Fields): StoredFunction | undefined {
+function readStored(record: Fields, options: CompileOptions): StoredFunction | undefined {
   if (typeof record.id !== 'string' || typeof record.document !== 'string') return undefined;
   let doc: unknown;
   try {
@@ -186,7 +191,7 @@ function readStored(record: Fields): StoredFunction | undefined {
   if (label === undefined) return undefined;
   const base = { id: record.id, label, definition, createdAt: String(doc.created_at ?? ''), updatedAt: String(doc.updated_at ?? '') };
   try {
-    return { ...base, compiled: compileDefinition(definition) };
+    return { ...base, compiled: compileDefinition(definition, options) };
   } catch (err) {
     return { ...base, error: (err as Error).message };
   }

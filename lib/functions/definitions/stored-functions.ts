@@ -5,20 +5,35 @@
  */
 import { NotFound } from '../../errors.js';
 import type { Database } from '../../engine/index.js';
-import { callStoredFunction, type CallBounds, type CallEnvironment, type CallResult } from '../interpreter/index.js';
+import { callStoredFunction, functionEnv, type CallBounds, type CallEnvironment, type CallResult } from '../interpreter/index.js';
 import { isPlainObject } from '../../engine/index.js';
 import { FunctionRegistry, type RegistryWarn } from './registry.js';
 import { findRoute } from './route-lookup.js';
+
+/** The environment functions may read: names allowed at startup, and where values come from. */
+export interface FunctionEnvironmentOptions {
+  /** Names allowed for the life of the process (`EDDYDB_FUNCTION_ENV`); the setting `function_env_allowlist` adds more. */
+  readonly allow?: readonly string[];
+  /** The variables (the server passes `process.env`); default none. */
+  readonly variables?: Readonly<Record<string, string | undefined>>;
+}
 
 export class StoredFunctions {
   readonly registry: FunctionRegistry;
   private readonly env: CallEnvironment;
 
-  constructor(readonly db: Database, opts: { warn?: RegistryWarn; bounds?: CallBounds } = {}) {
-    this.registry = new FunctionRegistry(db, opts.warn);
+  constructor(readonly db: Database, opts: { warn?: RegistryWarn; bounds?: CallBounds; environment?: FunctionEnvironmentOptions } = {}) {
+    // `{{env.NAME}}`: the startup list plus the setting, checked at save and at each read.
+    const environment = functionEnv({
+      startup: opts.environment?.allow ?? [],
+      current: () => db.settings().function_env_allowlist,
+      variables: opts.environment?.variables ?? {},
+    });
+    this.registry = new FunctionRegistry(db, opts.warn, { envAllowed: (name) => environment.allows(name) });
     const registry = this.registry;
     this.env = {
       db,
+      env: environment,
       lookup: (idOrLabel) => (registry.find(idOrLabel) ? registry.compiled(idOrLabel) : undefined),
       ...(opts.bounds ? { bounds: opts.bounds } : {}),
     };

@@ -13,6 +13,7 @@ import type { Database, Session } from '../../engine/index.js';
 import type { CompiledStep, Execution, Returned, Row } from '../steps/step.js';
 import { resolveTemplate, type Template, type TemplateScope } from '../templates/index.js';
 import { CallLimitExceeded, type CallBudget } from './call-limits.js';
+import type { FunctionEnv } from './function-env.js';
 import { lookupInParams, lookupInRecord } from './scope.js';
 
 export interface StageStat {
@@ -38,6 +39,7 @@ export class CallState {
     readonly budget: CallBudget,
     readonly depth: number,
     readonly callNested: NestedCaller,
+    readonly environment: FunctionEnv,
   ) {}
 
   get transactional(): boolean {
@@ -60,6 +62,10 @@ class FrameExecution implements Execution {
 
   now(): number {
     return this.call.db.now();
+  }
+
+  env(name: string): string {
+    return this.call.environment.read(name);
   }
 
   resolve(template: Template, row?: Row): unknown {
@@ -85,6 +91,9 @@ class FrameExecution implements Execution {
       },
       param(name) {
         return Object.hasOwn(call.params, name) ? call.params[name] : null;
+      },
+      env(name) {
+        return call.environment.read(name);
       },
     };
   }

@@ -2,3 +2,4 @@
 export { bindParameters, callStoredFunction, FUNCTION_TRANSACTION_OWNER, type CallEnvironment, type CallResult, type CallStats } from './run-function.js';
 export { CallBudget, CallLimitExceeded, boundsFromSettings, type CallBounds } from './call-limits.js';
 export type { StageStat } from './execution.js';
+export { functionEnv, NO_FUNCTION_ENV, parseEnvNameList, type FunctionEnv, type FunctionEnvSource } from './function-env.js';

@@ -14,6 +14,7 @@ import type { CompiledFunction } from '../compiler/index.js';
 import type { Returned, Row } from '../steps/step.js';
 import { boundsFromSettings, CallBudget, CallLimitExceeded, type CallBounds } from './call-limits.js';
 import { CallState, type StageStat } from './execution.js';
+import { NO_FUNCTION_ENV, type FunctionEnv } from './function-env.js';
 
 /** Transactions of stored functions are owned by no key: only admins could see them, and they live one call. */
 export const FUNCTION_TRANSACTION_OWNER = '\u0000function';
@@ -24,6 +25,8 @@ export interface CallEnvironment {
   lookup(idOrLabel: string): CompiledFunction | undefined;
   /** Per-call bounds; default: the `function_*` settings at the start of the call. */
   readonly bounds?: CallBounds;
+  /** What `{{env.NAME}}` reads; default: nothing. */
+  readonly env?: FunctionEnv;
 }
 
 export interface CallStats {
@@ -107,14 +110,14 @@ async function runCall(
 
   // Inside a caller's transaction the callee joins it; otherwise a transactional callee opens its own.
   if (outer !== undefined || !fn.transaction) {
-    const state = new CallState(env.db, outer ?? env.db.session(undefined), params, budget, depth, nested);
+    const state = new CallState(env.db, outer ?? env.db.session(undefined), params, budget, depth, nested, env.env ?? NO_FUNCTION_ENV);
     return { records: await state.runTopLevel(fn.steps, []), state };
   }
   // The transaction outlives the call's time bound, so it cannot expire under a call still running.
   const timeoutSecs = Math.min(86_400, Math.ceil(budget.bounds.maxMs / 1000) + 60);
   const tx = env.db.transactions.begin(fn.transaction.isolationLevel, timeoutSecs, FUNCTION_TRANSACTION_OWNER);
   const session: TransactionSession = env.db.session(undefined, tx.id);
-  const state = new CallState(env.db, session, params, budget, depth, nested);
+  const state = new CallState(env.db, session, params, budget, depth, nested, env.env ?? NO_FUNCTION_ENV);
   let records: Row[];
   try {
     records = await state.runTopLevel(fn.steps, []);

@@ -55,6 +55,24 @@ import { lockRelease } from './concurrency/lock-release.js';
 import { httpRequest } from './external/http-request.js';
 import { swr } from './external/swr.js';
 import { emailSend } from './external/email-send.js';
+// crypto and encoding (issue 12)
+import { bcryptHashStep } from './crypto/bcrypt-hash.js';
+import { bcryptVerifyStep } from './crypto/bcrypt-verify.js';
+import { jwtSign } from './crypto/jwt-sign.js';
+import { jwtVerifyStep } from './crypto/jwt-verify.js';
+import { hmacSign } from './crypto/hmac-sign.js';
+import { hmacVerify } from './crypto/hmac-verify.js';
+import { aesEncrypt } from './crypto/aes-encrypt.js';
+import { aesDecrypt } from './crypto/aes-decrypt.js';
+import { totpGenerate } from './crypto/totp-generate.js';
+import { totpVerify } from './crypto/totp-verify.js';
+import { randomToken } from './crypto/random-token.js';
+import { uuidGenerate } from './crypto/uuid-generate.js';
+import { base64Encode } from './encoding/base64-encode.js';
+import { base64Decode } from './encoding/base64-decode.js';
+import { hexEncode } from './encoding/hex-encode.js';
+import { hexDecode } from './encoding/hex-decode.js';
+import { slugifyStep } from './encoding/slugify.js';
 
 export const STEPS: readonly StepType<unknown>[] = [
   // read
@@ -76,6 +94,10 @@ export const STEPS: readonly StepType<unknown>[] = [
   // external: HttpRequest and EmailSend reach outside ('outside'); SWR's HTTP call and cache do too but its
   // audit write takes part in a transaction, so it is a 'write' step (see external/swr.ts)
   httpRequest, swr, emailSend,
+  // crypto and encoding (issue 12): pure computations on the working records, so transactional functions may hold them
+  bcryptHashStep, bcryptVerifyStep, jwtSign, jwtVerifyStep, hmacSign, hmacVerify, aesEncrypt, aesDecrypt,
+  totpGenerate, totpVerify, randomToken, uuidGenerate,
+  base64Encode, base64Decode, hexEncode, hexDecode, slugifyStep,
 ];
 
 /** Steps by type name (a Map, so a type named like a prototype key finds nothing). */

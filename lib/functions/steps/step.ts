@@ -127,6 +127,8 @@ export interface Execution {
   readonly db: Database;
   /** Milliseconds since the epoch, from the engine's injectable clock. */
   now(): number;
+  /** An allow-listed server environment variable (what `{{env.NAME}}` reads); InvalidInput naming it when refused or unset. */
+  env(name: string): string;
   /** A template's value for `row` (wire JSON: Tagged field values become typed wrappers). */
   resolve(template: Template, row?: Row): unknown;
   /** The names a template sees for `row` (ForEach frames, parameters, the row): for conditions and other evaluators. */

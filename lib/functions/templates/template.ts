@@ -13,6 +13,13 @@
  *   is used, so the outer type wins.
  * - Names are dotted paths (`{{lock.token}}`); a segment that is a prototype
  *   key (`__proto__`, `constructor`, `prototype`) is refused at save.
+ * - `{{env.NAME}}` reads a server environment variable on the allow-list
+ *   (protocol.md 4.2). It is its own kind, decided at save: the compiler
+ *   checks the name against the allow-list it is given (a 400 naming the
+ *   variable, never its value), and the scope's `env` reads it per call and
+ *   checks the allow-list again, so a name removed since the save fails
+ *   closed. `env` is therefore not a parameter or field name in two-segment
+ *   placeholders.
  *
  * A template without placeholders compiles to a constant, so resolving it
  * costs nothing.
@@ -24,26 +31,36 @@ export type Template =
   | { readonly k: 'const'; readonly v: unknown }
   | { readonly k: 'placeholder'; readonly path: readonly string[] }
   | { readonly k: 'param'; readonly name: string }
-  | { readonly k: 'text'; readonly parts: readonly (string | readonly string[])[] }
+  | { readonly k: 'env'; readonly name: string }
+  | { readonly k: 'text'; readonly parts: readonly TextPart[] }
   | { readonly k: 'array'; readonly items: readonly Template[] }
   | { readonly k: 'object'; readonly entries: readonly (readonly [string, Template])[]; readonly typed: boolean };
+
+/** A piece of text: literal text, a placeholder path, or an environment variable. */
+export type TextPart = string | readonly string[] | { readonly env: string };
 
 /** Where names are looked up when a template is resolved. `found` false: nothing by that name. */
 export interface TemplateScope {
   lookup(path: readonly string[]): { found: boolean; value: unknown };
   param(name: string): unknown;
+  /** An allow-listed environment variable's value; throws (naming it, never a value) when not allowed or unset. */
+  env?(name: string): string;
 }
 
-/** What the compiler checks Parameter references against. */
+/** What the compiler checks Parameter references and environment names against. */
 export interface TemplateContext {
   /** Declared parameter names (plus system-supplied ones); undefined accepts any name. */
   readonly parameters?: ReadonlySet<string>;
+  /** True when `{{env.name}}` may be read; undefined leaves the check to run time. */
+  readonly envAllowed?: (name: string) => boolean;
 }
 
 const HOSTILE: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 const SEGMENT = /^[A-Za-z0-9_$-]{1,128}$/;
 const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
 const MAX_TEMPLATE_DEPTH = 64;
+/** What an environment variable name may look like (POSIX portable names). */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 export function isHostileName(name: string): boolean {
   return HOSTILE.has(name);
@@ -69,7 +86,7 @@ export function compileTemplate(raw: unknown, path: string, ctx: TemplateContext
 
 function compileAt(raw: unknown, path: string, ctx: TemplateContext, depth: number): Template {
   if (depth > MAX_TEMPLATE_DEPTH) throw new InvalidInput(`${path}: nested deeper than ${MAX_TEMPLATE_DEPTH} levels`);
-  if (typeof raw === 'string') return compileString(raw, path);
+  if (typeof raw === 'string') return compileString(raw, path, ctx);
   if (Array.isArray(raw)) {
     const items = raw.map((item, i) => compileAt(item, `${path}[${i}]`, ctx, depth + 1));
     return items.every((t) => t.k === 'const') ? constant(raw) : { k: 'array', items };
@@ -91,19 +108,37 @@ function compileAt(raw: unknown, path: string, ctx: TemplateContext, depth: numb
   return constant(raw);
 }
 
-function compileString(s: string, path: string): Template {
+function compileString(s: string, path: string, ctx: TemplateContext): Template {
   if (!s.includes('{{')) return constant(s);
-  const parts: (string | readonly string[])[] = [];
+  const parts: TextPart[] = [];
   let last = 0;
   for (const m of s.matchAll(PLACEHOLDER)) {
     if (m.index! > last) parts.push(s.slice(last, m.index));
-    parts.push(parsePlaceholderName(m[1]!, path));
+    const name = parsePlaceholderName(m[1]!, path);
+    parts.push(name[0] === 'env' && name.length === 2 ? { env: checkEnvName(name[1]!, path, ctx) } : name);
     last = m.index! + m[0].length;
   }
   if (last < s.length) parts.push(s.slice(last));
   if (parts.length === 0) return constant(s);
-  if (parts.length === 1 && typeof parts[0] !== 'string') return { k: 'placeholder', path: parts[0]! };
+  if (parts.length === 1 && typeof parts[0] !== 'string') {
+    const only = parts[0]!;
+    return 'env' in only ? { k: 'env', name: only.env } : { k: 'placeholder', path: only as readonly string[] };
+  }
   return { k: 'text', parts };
+}
+
+/** `{{env.NAME}}` at save: a portable name, on the allow-list when the compiler was given one. */
+function checkEnvName(name: string, path: string, ctx: TemplateContext): string {
+  if (!ENV_NAME.test(name)) throw new InvalidInput(`${path}: bad environment variable name '${name}'`);
+  if (ctx.envAllowed && !ctx.envAllowed(name)) {
+    throw new InvalidInput(`${path}: environment variable '${name}' is not on the allow-list (function_env_allowlist or EDDYDB_FUNCTION_ENV)`);
+  }
+  return name;
+}
+
+/** True when the template is exactly one `{{env.NAME}}` placeholder. */
+export function isEnvTemplate(t: Template): t is { k: 'env'; name: string } {
+  return t.k === 'env';
 }
 
 function constant(v: unknown): Template {
@@ -120,8 +155,9 @@ export function resolveTemplate(t: Template, scope: TemplateScope): unknown {
   switch (t.k) {
     case 'const': return t.v;
     case 'param': return scope.param(t.name);
+    case 'env': return envOrFail(scope, t.name);
     case 'placeholder': return lookupOrFail(scope, t.path);
-    case 'text': return t.parts.map((p) => (typeof p === 'string' ? p : asText(lookupOrFail(scope, p)))).join('');
+    case 'text': return t.parts.map((p) => textOfPart(scope, p)).join('');
     case 'array': return t.items.map((item) => resolveTemplate(item, scope));
     case 'object': {
       const out: Record<string, unknown> = {};
@@ -133,6 +169,16 @@ export function resolveTemplate(t: Template, scope: TemplateScope): unknown {
       return out;
     }
   }
+}
+
+function textOfPart(scope: TemplateScope, p: TextPart): string {
+  if (typeof p === 'string') return p;
+  return 'env' in p ? envOrFail(scope, p.env) : asText(lookupOrFail(scope, p as readonly string[]));
+}
+
+function envOrFail(scope: TemplateScope, name: string): string {
+  if (!scope.env) throw new InvalidInput(`Environment variable '${name}' cannot be read here`);
+  return scope.env(name);
 }
 
 function lookupOrFail(scope: TemplateScope, path: readonly string[]): unknown {
