@@ -2,9 +2,11 @@
  * BcryptHash: a bcrypt hash (`$2b$`, random salt) of `plain` under
  * `output_field`; `cost` a literal from 4 to 31 (default 12).
  *
- * bcryptjs is not installed on this branch, so the hash is this server's own
- * (bcrypt/: OpenBSD's algorithm, pinned by the published test vectors).
- * Like bcryptjs's async API it never holds the event loop: the 2^cost
+ * The hash is this server's own (bcrypt/: OpenBSD's algorithm, pinned by
+ * the published test vectors and checked against bcryptjs in both
+ * directions by spec/functions/steps/bcrypt-differential.spec.ts) because
+ * bcryptjs's async API holds the event loop for up to 100 ms at a time and
+ * cannot be stopped once started. This one never holds it: the 2^cost
  * rounds run in slices of about half a millisecond with a yield between
  * them, so point reads and other calls are served meanwhile (npm run bench
  * bcrypt-under-load: about 10 hashes/s at cost 10 with reads answered).
