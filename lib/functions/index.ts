@@ -29,6 +29,6 @@ export {
   type HttpMethod, type PathPattern, type PatternSegment, type RouteCandidate, type RouteMatch,
 } from './routing/path-routes.js';
 export {
-  outboundFetch, outboundPolicy, closeOutboundPools, hostPolicy, OutboundDenied, NO_PROXY_CONFIG, proxyFromEnv, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS,
+  outboundFetch, outboundPolicy, closeOutboundPools, dispatcherFor, hostPolicy, OutboundDenied, NO_PROXY_CONFIG, proxyFor, proxyFromEnv, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS,
   type HostPolicy, type OutboundPolicy, type OutboundRequest, type OutboundResponse, type ProxyConfig,
 } from './outbound/index.js';

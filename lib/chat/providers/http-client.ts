@@ -1,8 +1,14 @@
 /**
- * The one place chat providers reach the network: `fetch` with the caller's
- * abort signal and a timeout, failures classified (provider-error.ts), and
- * server-sent events read line by line. Kept small so it can be swapped for
- * the outbound client (host policy, proxies) of lib/functions/outbound.
+ * The one place chat providers reach the network: undici's `fetch` with the
+ * caller's abort signal and a timeout, failures classified
+ * (provider-error.ts), and server-sent events read line by line.
+ *
+ * It goes through the outbound machinery of lib/functions/outbound: the
+ * standard proxy variables (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) are honoured,
+ * and the connection's addresses are checked by a host policy that allows
+ * exactly the provider's configured host (an admin chose it, so an Ollama on
+ * 127.0.0.1 works) and nothing else. Redirects are not followed: a provider
+ * answering 3xx is a request error, so no redirect can lead elsewhere.
  *
  * The timeout bounds the wait for the answer's head and then each gap
  * between body chunks, so a long stream that keeps sending lives on and a
@@ -10,6 +16,8 @@
  * reset mid-stream) is an unusable answer, provider_unavailable. The caller's abort is not a failure:
  * it ends the request and surfaces as an AbortError for the caller to drop.
  */
+import { fetch as undiciFetch } from 'undici';
+import { dispatcherFor, hostPolicy, proxyFor, proxyFromEnv } from '../../functions/index.js';
 import { classifyProviderError, unusableAnswer } from './provider-error.js';
 
 export interface ProviderRequest {
@@ -59,13 +67,16 @@ export async function providerFetch(req: ProviderRequest): Promise<ProviderAnswe
   };
   if (req.signal?.aborted) throw abortError();
   arm();
-  let res: Response;
+  let res: Awaited<ReturnType<typeof undiciFetch>>;
   try {
-    res = await fetch(req.url, {
+    const url = new URL(req.url);
+    res = await undiciFetch(url, {
       method: req.method ?? (req.body === undefined ? 'GET' : 'POST'),
       headers: req.body === undefined ? req.headers : { 'content-type': 'application/json', ...req.headers },
       body: req.body === undefined ? undefined : JSON.stringify(req.body),
       signal: own.signal,
+      redirect: 'manual',
+      dispatcher: dispatcherFor(hostPolicy([url.hostname], false), proxyFor(url, proxyFromEnv(process.env))),
     });
   } catch (err) {
     throw failure(err);

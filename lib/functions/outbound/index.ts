@@ -10,6 +10,6 @@ export {
 export { checkHost, checkResolved, hostPolicy, normalizeHost, OutboundDenied, DENY_ALL_PRIVATE, type HostPolicy } from './host-policy.js';
 export { embeddedIpv4, inCidr, isNonPublicAddress, parseCidr, parseIp, type Cidr, type IpBytes } from './ip-address.js';
 export { NO_PROXY_CONFIG, proxyFor, proxyFromEnv, type ProxyConfig } from './proxy-config.js';
-export { closeOutboundPools, guardedLookup } from './dispatchers.js';
+export { closeOutboundPools, dispatcherFor, guardedLookup } from './dispatchers.js';
 export { outboundPolicy } from './policy.js';
 export { checkAddress, checkRecipients, MAX_RECIPIENTS, sendSendgrid, sendSmtp, type MailMessage, type MailResult, type SmtpConfig } from './mail/index.js';
