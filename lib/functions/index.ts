@@ -13,7 +13,7 @@ export { STEP_TABLE, STEPS, step, type CompiledStep, type Execution, type Member
 export { compileTemplate, resolveTemplate, type Template, type TemplateScope } from './templates/index.js';
 export * as limits from './limits.js';
 export {
-  ADMIN_ONLY_COLLECTIONS, definitionToWire, findRoute, FUNCTION_HISTORY_COLLECTION, FUNCTIONS_COLLECTION, FunctionRegistry, StoredFunctions,
+  ADMIN_ONLY_COLLECTIONS, definitionToWire, findRoute, redactDefinition, REDACTED, FUNCTION_HISTORY_COLLECTION, FUNCTIONS_COLLECTION, FunctionRegistry, StoredFunctions,
   type FunctionEnvironmentOptions, type RegistryWarn, type RouteHit, type StoredFunction,
 } from './definitions/index.js';
 export {

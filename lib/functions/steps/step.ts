@@ -159,6 +159,12 @@ export interface StepType<C> {
   readonly access: StepAccess;
   /** False for steps that cannot take part in a transaction even though they only read or write. Default true. */
   readonly transactional?: boolean;
+  /**
+   * Members that may hold key material (a JWT secret, an AES key, an API key,
+   * request headers): shown as `[redacted]` to callers who are not admins
+   * when a definition is read back (definitions/redact.ts).
+   */
+  readonly secretMembers?: readonly string[];
   compile(m: MemberReader): C;
   run(config: C, rows: readonly Row[], x: Execution): Promise<readonly Row[]> | readonly Row[];
 }

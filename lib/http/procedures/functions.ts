@@ -9,12 +9,18 @@
  * Return step's fields with its `status_code` as the HTTP status.
  */
 import { isPlainObject, isTypedWrapper, recordToWire } from '../../engine/index.js';
-import { definitionToWire, type CallResult } from '../../functions/index.js';
+import { definitionToWire, redactDefinition, type CallResult, type StoredFunction } from '../../functions/index.js';
 import { defineProcedure, WithStatus, type RawInput } from '../procedure.js';
 import { param, queryList } from '../input.js';
 import type { Context } from '../context.js';
 
 const idParam = (raw: RawInput) => param(raw, 'id');
+
+/** A definition read back: exactly as saved for admins, with literal key material redacted for everyone else. */
+function readBack(f: StoredFunction, ctx: Context): Record<string, unknown> {
+  const wire = definitionToWire(f);
+  return ctx.principal?.admin ? wire : redactDefinition(wire);
+}
 
 export const functionsCreate = defineProcedure({
   name: 'functions.create', kind: 'mutation', access: 'admin',
@@ -25,13 +31,13 @@ export const functionsCreate = defineProcedure({
 export const functionsList = defineProcedure({
   name: 'functions.list', kind: 'query', access: 'user',
   input: (raw) => queryList(raw, 'tags'),
-  handler: (tags, ctx) => ctx.functions.registry.list(tags).map(definitionToWire),
+  handler: (tags, ctx) => ctx.functions.registry.list(tags).map((f) => readBack(f, ctx)),
 });
 
 export const functionsGet = defineProcedure({
   name: 'functions.get', kind: 'query', access: 'user',
   input: idParam,
-  handler: (id, ctx) => definitionToWire(ctx.functions.registry.get(id)),
+  handler: (id, ctx) => readBack(ctx.functions.registry.get(id), ctx),
 });
 
 export const functionsReplace = defineProcedure({

@@ -21,6 +21,7 @@ interface AesDecryptConfig {
 
 export const aesDecrypt = step<AesDecryptConfig>({
   type: 'AesDecrypt',
+  secretMembers: ['key'],
   access: 'none',
   compile: (m) => ({
     ciphertextField: m.fieldPath('ciphertext_field'),

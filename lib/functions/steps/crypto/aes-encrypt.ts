@@ -20,6 +20,7 @@ interface AesEncryptConfig {
 
 export const aesEncrypt = step<AesEncryptConfig>({
   type: 'AesEncrypt',
+  secretMembers: ['key'],
   access: 'none',
   compile: (m) => ({
     plaintext: m.template('plaintext'),

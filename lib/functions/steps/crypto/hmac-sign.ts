@@ -20,6 +20,7 @@ interface HmacSignConfig {
 
 export const hmacSign = step<HmacSignConfig>({
   type: 'HmacSign',
+  secretMembers: ['secret'],
   access: 'none',
   compile: (m) => ({
     input: m.template('input'),

@@ -21,6 +21,7 @@ interface HmacVerifyConfig {
 
 export const hmacVerify = step<HmacVerifyConfig>({
   type: 'HmacVerify',
+  secretMembers: ['secret'],
   access: 'none',
   compile: (m) => ({
     input: m.template('input'),

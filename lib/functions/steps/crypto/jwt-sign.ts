@@ -58,6 +58,7 @@ function claimValue(v: unknown, depth: number): unknown {
 
 export const jwtSign = step<JwtSignConfig>({
   type: 'JwtSign',
+  secretMembers: ['secret'],
   access: 'none',
   compile: (m) => {
     const claims = m.template('claims');

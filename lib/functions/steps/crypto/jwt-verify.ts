@@ -51,6 +51,7 @@ function claimsValue(v: unknown, depth: number): Value | undefined {
 
 export const jwtVerifyStep = step<JwtVerifyConfig>({
   type: 'JwtVerify',
+  secretMembers: ['secret'],
   access: 'none',
   compile: (m) => ({ ...jwtKeyConfig(m, 'verify'), tokenField: m.fieldPath('token_field'), output: m.fieldPath('output_field') }),
   run: (cfg, rows, x) => writeEach(rows, cfg.output, async (row) => {

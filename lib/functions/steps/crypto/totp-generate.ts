@@ -18,6 +18,7 @@ interface TotpGenerateConfig {
 
 export const totpGenerate = step<TotpGenerateConfig>({
   type: 'TotpGenerate',
+  secretMembers: ['secret'],
   access: 'none',
   compile: (m) => ({ secret: keyMaterial(m, 'secret'), output: m.fieldPath('output_field'), params: totpParams(m) }),
   run: (cfg, rows, x) => writeEach(rows, cfg.output, (row) => {

@@ -30,6 +30,7 @@ function codeText(v: unknown, digits: number): string {
 
 export const totpVerify = step<TotpVerifyConfig>({
   type: 'TotpVerify',
+  secretMembers: ['secret'],
   access: 'none',
   compile: (m) => ({
     code: m.template('code'),

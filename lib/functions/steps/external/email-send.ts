@@ -39,6 +39,7 @@ interface EmailConfig {
 
 export const emailSend = step<EmailConfig>({
   type: 'EmailSend',
+  secretMembers: ['api_key'],
   access: 'outside',
   compile: (m) => {
     const provider = (m.optionalString('provider') ?? 'smtp').toLowerCase();

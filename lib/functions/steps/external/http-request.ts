@@ -19,6 +19,7 @@ interface HttpRequestConfig extends RequestMembers {
 
 export const httpRequest = step<HttpRequestConfig>({
   type: 'HttpRequest',
+  secretMembers: ['headers'],
   access: 'outside',
   compile: (m) => ({ ...compileRequestMembers(m), output: m.optionalFieldPath('output_field') ?? ['http_response'] }),
   run: async (cfg, rows, x) => {

@@ -60,6 +60,7 @@ const inFlight = new WeakMap<Database, Map<string, Promise<Fetched>>>();
 
 export const swr = step<SwrConfig>({
   type: 'SWR',
+  secretMembers: ['headers'],
   access: 'write',
   compile: (m) => {
     const collection = m.optionalTemplate('collection');
