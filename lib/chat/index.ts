@@ -5,3 +5,8 @@ export { classifyProviderError, type ProviderErrorKind } from './providers/provi
 export type {
   ChatMessage, ChatProvider, ChatRole, Completion, CompletionChunk, CompletionRequest, ProviderDirectory, ProviderId, TokenUsage, ToolCall, ToolChoice, ToolSpec,
 } from './providers/provider.js';
+export {
+  ChatService, CHAT_DATABASE_NAME, CHAT_MESSAGES_COLLECTION, CHAT_SESSIONS_COLLECTION, DEFAULT_CONTEXT_MESSAGES,
+  parseCompact, parseContentEdit, parseForgotten, parseMerge, parseMessageRequest, parseToolResult,
+  type ChatDeps, type ChatResponse, type ChatSession, type CollectionConfig,
+} from './sessions/index.js';
