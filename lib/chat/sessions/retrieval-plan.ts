@@ -11,7 +11,15 @@
  */
 import { InvalidInput } from '../../errors.js';
 import { assertSafeKey, isPlainObject, rejectUnknownMembers } from '../../engine/index.js';
-import type { CollectionConfig } from './session-config.js';
+
+/** One entry of a session's `collections`, as the client sent it. */
+export interface CollectionConfig {
+  readonly collection_name: string;
+  /** Field names, or objects `{field_name | field, search_options?}`, as the client sent them. */
+  readonly fields: readonly unknown[];
+  readonly search_options?: Readonly<Record<string, unknown>>;
+}
+
 
 export interface RetrievalPlan {
   readonly collection: string;

@@ -8,14 +8,9 @@
  */
 import { InvalidInput } from '../../errors.js';
 import { isPlainObject, rejectUnknownMembers, validateCollectionName } from '../../engine/index.js';
-import { retrievalPlan } from './retrieval-plan.js';
+import { retrievalPlan, type CollectionConfig } from './retrieval-plan.js';
 
-export interface CollectionConfig {
-  readonly collection_name: string;
-  /** Field names, or objects `{field_name | field, search_options?}`, as the client sent them. */
-  readonly fields: readonly unknown[];
-  readonly search_options?: Readonly<Record<string, unknown>>;
-}
+export type { CollectionConfig } from './retrieval-plan.js';
 
 /** What a client may set on a session. Null means unset. */
 export interface SessionSettings {
