@@ -11,6 +11,7 @@ import path from 'node:path';
 import cron from 'node-cron';
 import type { FastifyInstance } from 'fastify';
 import { StoredFunctions } from '../functions/index.js';
+import { ChatService, embedderFor, NO_PROVIDERS, type ProviderDirectory } from '../chat/index.js';
 import { ChangeNotifier, checkDataDirPrivacy, Database, nodeFs, type Clock, type Settings, type StorageFs } from '../engine/index.js';
 import { logStorageEvent } from './log/storage-log.js';
 import { createServerLog, type LogFormat, type LogThreshold, type ServerLog } from './log/server-log.js';
@@ -94,6 +95,8 @@ export interface ServerConfig {
   authFailureWindowSecs?: number;
   /** Behind a reverse proxy: take the client address from the last X-Forwarded-For entry (default false). */
   trustProxy?: boolean;
+  /** The LLM providers chat sessions call (default: none configured, every chat provider is `provider_not_configured`). */
+  providers?: ProviderDirectory;
 }
 
 export class Server {
@@ -163,8 +166,9 @@ export class Server {
     const credentialWatch = new CredentialWatch(db, tokens, config.credentialCheckMs ?? CREDENTIAL_CHECK_MS);
     const changes = new ChangeNotifier(db);
     const functions = new StoredFunctions(db, { warn: (msg, cause) => log('warn', msg, cause) });
+    const chat = new ChatService({ providers: config.providers ?? NO_PROVIDERS, embedder: () => embedderFor(db.settings()), now: () => db.now() });
     const services: Services = {
-      db, tokens, log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures, changes, functions,
+      db, tokens, log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures, changes, functions, chat,
     };
     const server = new Server(db, config, services, { recoveryMs, adminKey }, flushLog, credentialWatch);
     server.schedule();

@@ -13,6 +13,7 @@ import * as embed from './embed.js';
 import * as search from './search.js';
 import * as changes from './changes.js';
 import * as functions from './functions.js';
+import * as chat from './chat-sessions.js';
 
 export function createRegistry() {
   return buildRegistry([
@@ -36,5 +37,8 @@ export function createRegistry() {
     functions.functionsCreate, functions.functionsList, functions.functionsGet, functions.functionsReplace, functions.functionsDelete,
     functions.functionsCall, functions.functionsRouteGet, functions.functionsRoutePost, functions.functionsRoutePut,
     functions.functionsRoutePatch, functions.functionsRouteDelete,
+    chat.chatCreate, chat.chatList, chat.chatBranch, chat.chatMerge, chat.chatGet, chat.chatUpdate, chat.chatDelete, chat.chatSend,
+    chat.chatMessagesList, chat.chatMessageGet, chat.chatMessageUpdate, chat.chatMessageDelete, chat.chatMessageForgotten,
+    chat.chatMessageRegenerate, chat.chatCompact, chat.chatToolResult,
   ]);
 }
