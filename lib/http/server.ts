@@ -11,7 +11,8 @@ import path from 'node:path';
 import cron from 'node-cron';
 import type { FastifyInstance } from 'fastify';
 import { StoredFunctions } from '../functions/index.js';
-import { ChatService, embedderFor, NO_PROVIDERS, type ProviderDirectory } from '../chat/index.js';
+import { Conflict } from '../errors.js';
+import { CHAT_MESSAGES_COLLECTION, ChatService, embedderFor, NO_PROVIDERS, type ProviderDirectory } from '../chat/index.js';
 import { ChangeNotifier, checkDataDirPrivacy, Database, nodeFs, type Clock, type Settings, type StorageFs } from '../engine/index.js';
 import { logStorageEvent } from './log/storage-log.js';
 import { createServerLog, type LogFormat, type LogThreshold, type ServerLog } from './log/server-log.js';
@@ -166,7 +167,10 @@ export class Server {
     const credentialWatch = new CredentialWatch(db, tokens, config.credentialCheckMs ?? CREDENTIAL_CHECK_MS);
     const changes = new ChangeNotifier(db);
     const functions = new StoredFunctions(db, { warn: (msg, cause) => log('warn', msg, cause) });
-    const chat = new ChatService({ providers: config.providers ?? NO_PROVIDERS, embedder: () => embedderFor(db.settings()), now: () => db.now() });
+    const chat = new ChatService({
+      providers: config.providers ?? NO_PROVIDERS, embedder: () => embedderFor(db.settings()), now: () => db.now(),
+      indexMessages: () => indexChatMessages(db),
+    });
     const services: Services = {
       db, tokens, log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures, changes, functions, chat,
     };
@@ -217,6 +221,17 @@ export class Server {
       this.flushLog();
     })();
     return this.closing;
+  }
+}
+
+/** A hash index on `chat_id` in the chat messages collection, unless one exists (an admin may have made or dropped it). */
+async function indexChatMessages(db: Database): Promise<void> {
+  if (db.indexes.indexes(CHAT_MESSAGES_COLLECTION).has('chat_id')) return;
+  try {
+    await db.collections.createIndex(CHAT_MESSAGES_COLLECTION, { field: 'chat_id', type: 'hash' });
+  } catch (err) {
+    // Made meanwhile by a concurrent first message: what we wanted.
+    if (!(err instanceof Conflict)) throw err;
   }
 }
 

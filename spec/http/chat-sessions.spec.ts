@@ -121,6 +121,11 @@ describe('chat sessions over HTTP', function () {
       expect(all).to.include.members(['chat_configurations_default', 'chat_messages_default']);
       const visible = (await t.request('GET', '/api/collections?exclude_internal=true')).body.collections;
       expect(visible).to.not.include('chat_configurations_default');
+      // A session's messages are found through a query index, not a scan.
+      const indexes = (await t.request('GET', '/api/indexes/query/chat_messages_default')).body;
+      expect(JSON.stringify(indexes)).to.include('chat_id');
+      const plan = (await t.request('POST', '/api/query/chat_messages_default/explain', { filter: { type: 'Condition', content: { field: 'chat_id', operator: 'Eq', value: 'x' } } })).body;
+      expect(plan.plan.type).to.equal('index_scan');
     });
   });
 

@@ -30,7 +30,10 @@ function messagesQuery(chatId: string): Query {
 }
 
 export class ChatStore {
-  constructor(private readonly stamps: Stamps) {}
+  private indexed = false;
+
+  /** `indexMessages` makes sure `chat_messages_{db}` has a query index on `chat_id` (so a session's messages are not a full scan). */
+  constructor(private readonly stamps: Stamps, private readonly indexMessages: () => Promise<void> = async () => {}) {}
 
   stamp(): number {
     return this.stamps.next();
@@ -113,6 +116,11 @@ export class ChatStore {
     if (messages.length === 0) return [];
     const result = await db.writeMany(CHAT_MESSAGES_COLLECTION, messages.map((m) => ({ kind: 'insert', body: messageToStored(m), bypassRipple })));
     expectAll(result, 'insert');
+    if (!this.indexed) {
+      // After the first insert: the collection exists from then on.
+      await this.indexMessages();
+      this.indexed = true;
+    }
     return messages.map((m, i) => ({ ...m, id: result.successful[i]! }));
   }
 

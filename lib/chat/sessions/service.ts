@@ -15,6 +15,8 @@ export interface ChatDeps {
   readonly embedder: () => Embedder;
   /** Milliseconds since the epoch (the engine's clock). */
   readonly now: () => number;
+  /** Makes sure the messages collection has a query index on `chat_id` (called once, after the first message is stored). */
+  readonly indexMessages?: () => Promise<void>;
 }
 
 export class ChatService {
@@ -22,7 +24,7 @@ export class ChatService {
   readonly messages: MessageService;
 
   constructor(deps: ChatDeps) {
-    const store = new ChatStore(new Stamps(deps.now));
+    const store = new ChatStore(new Stamps(deps.now), deps.indexMessages);
     this.sessions = new SessionService(store, deps.providers);
     this.messages = new MessageService(store, deps, deps.now);
   }
