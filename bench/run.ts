@@ -10,6 +10,7 @@ import { wsFanout } from './scenarios/realtime.js';
 import { batchBypass, commitThroughput } from './scenarios/replication.js';
 import { regexKvFind, regexSchemaInsert } from './scenarios/regex.js';
 import { functionsFindById, functionsGroup, functionsSteps } from './scenarios/functions.js';
+import { chatMessage } from './scenarios/chat.js';
 
 const SCENARIOS: Record<string, () => Promise<void>> = {
   'http-insert': httpInsert,
@@ -30,6 +31,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'functions-findbyid': functionsFindById,
   'functions-group': functionsGroup,
   'functions-steps': functionsSteps,
+  'chat-message': chatMessage,
 };
 
 const wanted = process.argv.slice(2);

@@ -408,6 +408,8 @@ describe('chat sessions over HTTP', function () {
       const id = await newSession({ collections: [{ collection_name: 'notes', fields: [{ field_name: 'embedding', search_options: { type: 'vector' } }] }] });
       const r = await send(id, 'where did the cat sit');
       expect(r.context_snippets[0].record.text).to.equal(texts[0]);
+      expect(r.context_snippets[0].record).to.not.have.property('embedding');
+      expect(provider.lastSystem()).to.not.match(/embedding/);
     });
   });
 

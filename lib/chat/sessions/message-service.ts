@@ -27,7 +27,7 @@ export interface CompactResult {
 }
 
 export class MessageService {
-  constructor(private readonly store: ChatStore, private readonly deps: TurnDeps, private readonly clock: () => number) {}
+  constructor(private readonly store: ChatStore, private readonly deps: TurnDeps) {}
 
   /** POST /api/chat/{id}/messages. Stores nothing when the provider fails. */
   async send(db: Session, chatId: string, req: MessageRequest, signal?: AbortSignal): Promise<ChatResponse> {
@@ -151,7 +151,7 @@ export class MessageService {
    */
   toolResult(db: Session, chatId: string, result: ToolResult): Record<string, unknown> {
     this.store.session(db, chatId);
-    return { status: 'accepted', chat_id: chatId, call_id: result.callId, kind: result.kind, delivered: false, at: new Date(this.clock()).toISOString() };
+    return { status: 'accepted', chat_id: chatId, call_id: result.callId, delivered: false };
   }
 }
 

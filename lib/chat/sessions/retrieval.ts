@@ -4,7 +4,8 @@
  * plan names vector fields, with the message's embedding too (a hybrid
  * search per vector field, through the engine's search indexes). A record
  * found by several searches keeps its best score and the union of its
- * matched fields. Snippets are the records bare, with their ids, best first.
+ * matched fields. Snippets are the records bare, with their ids, best first,
+ * without the vector fields searched (numbers no reader or model needs).
  *
  * The embedding is computed once per message, and only when some collection
  * has a vector field. A vector field whose stored vectors have another
@@ -30,6 +31,8 @@ function searchRequest(plan: RetrievalPlan, query: string, vector?: { field: str
     ...(plan.minScore !== undefined ? { minScore: plan.minScore } : {}),
     ...(plan.maxEditDistance !== undefined ? { maxEditDistance: plan.maxEditDistance } : {}),
     limit: plan.limit,
+    // Vectors are for finding records, not for reading: they stay out of snippets and prompts.
+    ...(plan.vectorFields.length > 0 ? { excludeFields: [...plan.vectorFields] } : {}),
     vectorField: vector?.field ?? 'embedding',
     ...(vector ? { vector: vector.values, vectorK: plan.limit } : {}),
   };

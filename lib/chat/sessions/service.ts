@@ -26,6 +26,6 @@ export class ChatService {
   constructor(deps: ChatDeps) {
     const store = new ChatStore(new Stamps(deps.now), deps.indexMessages);
     this.sessions = new SessionService(store, deps.providers);
-    this.messages = new MessageService(store, deps, deps.now);
+    this.messages = new MessageService(store, deps);
   }
 }

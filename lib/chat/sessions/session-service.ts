@@ -55,6 +55,7 @@ export class SessionService {
     return emptyChatResponse(session.id);
   }
 
+  /** GET /api/chat: by creation time, newest first unless `sort=asc`. */
   list(db: Session, opts: ListOptions): Record<string, unknown> {
     const counts = this.store.messageCounts(db);
     const dir = opts.sort === 'asc' ? 1 : -1;
