@@ -66,6 +66,20 @@ describe('chat sessions over HTTP', function () {
       }
     });
 
+    it('refuses prototype member names anywhere in a session or path with 4xx, never 500', async () => {
+      const id = await newSession();
+      const bodies = [
+        JSON.parse('{"llm_provider":"openai","collections":[],"memory":{"__proto__":{"x":1}}}'),
+        JSON.parse('{"llm_provider":"openai","collections":[],"tool_config":{"constructor":{"a":1}}}'),
+        JSON.parse('{"llm_provider":"openai","collections":[{"collection_name":"docs","fields":[],"search_options":{"__proto__":1}}]}'),
+      ];
+      for (const body of bodies) expect((await t.request('POST', '/api/chat', body)).status, JSON.stringify(body)).to.equal(400);
+      for (const path of ['/api/chat/__proto__', `/api/chat/${id}/messages/__proto__`, '/api/chat/constructor/messages']) {
+        const r = await t.request('GET', path);
+        expect(r.status, path).to.be.within(400, 404);
+      }
+    });
+
     it('gets a session with its message count, and 404 for an unknown one', async () => {
       const id = await newSession({ title: '2026-01-01T00:00:00Z', max_context_messages: 7 });
       const r = await t.request('GET', `/api/chat/${id}`);
