@@ -9,5 +9,5 @@ export type {
 export {
   ChatService, CHAT_DATABASE_NAME, CHAT_MESSAGES_COLLECTION, CHAT_SESSIONS_COLLECTION, DEFAULT_CONTEXT_MESSAGES,
   parseCompact, parseContentEdit, parseForgotten, parseMerge, parseMessageRequest, parseToolResult,
-  type ChatDeps, type ChatResponse, type ChatSession, type CollectionConfig,
+  type ChatDeps, type ChatResponse, type ChatSession, type CollectionConfig, type TurnEvent,
 } from './sessions/index.js';

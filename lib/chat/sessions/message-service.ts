@@ -5,7 +5,8 @@
  * Read methods return stored records (`Fields`): the transport renders them
  * typed or bare per `use_typed_values`.
  */
-import { InvalidInput } from '../../errors.js';
+import { InvalidInput, ProviderFailed } from '../../errors.js';
+import type { Completion } from '../providers/provider.js';
 import type { Fields, Session } from '../../engine/index.js';
 import type { ChatStore } from './chat-store.js';
 import { planCompaction } from './compaction.js';
@@ -16,7 +17,12 @@ import type { ChatSession } from './session-config.js';
 import { summaryMessage, type ListOptions } from './session-service.js';
 import type { ChatResponse } from './session-wire.js';
 import { summarize } from './summarize.js';
-import { runTurn, type TurnDeps, type TurnResult } from './turn.js';
+import { prepareTurn, runTurn, turnResult, type TurnDeps, type TurnInput, type TurnResult } from './turn.js';
+
+/** An event of a streamed turn: a piece of the reply, then the stored exchange's ChatResponse. */
+export type TurnEvent =
+  | { readonly kind: 'token'; readonly text: string }
+  | { readonly kind: 'done'; readonly response: ChatResponse };
 
 export interface CompactResult {
   readonly folded: number;
@@ -32,19 +38,50 @@ export class MessageService {
   /** POST /api/chat/{id}/messages. Stores nothing when the provider fails. */
   async send(db: Session, chatId: string, req: MessageRequest, signal?: AbortSignal): Promise<ChatResponse> {
     const started = performance.now();
+    const { session, input } = await this.begin(db, chatId, req, signal);
+    const turn = await runTurn(this.deps, db, input);
+    return this.finish(db, session, req, turn, started);
+  }
+
+  /**
+   * The same turn streamed: token events as the provider sends them, then
+   * one `done` event with the ChatResponse once the exchange is stored. A
+   * failure or an abort (`signal`, the client went away or cancelled)
+   * before the end stores nothing.
+   */
+  async *sendStream(db: Session, chatId: string, req: MessageRequest, signal?: AbortSignal): AsyncGenerator<TurnEvent> {
+    const started = performance.now();
+    const { session, input } = await this.begin(db, chatId, req, signal);
+    const prepared = await prepareTurn(this.deps, db, input);
+    let completion: Completion | undefined;
+    for await (const chunk of prepared.provider.stream(prepared.request, signal)) {
+      if (chunk.kind === 'token') yield { kind: 'token', text: chunk.text };
+      else completion = chunk.completion;
+    }
+    if (!completion) {
+      throw new ProviderFailed(`${prepared.provider.id} ended its stream without a completion`, 'provider_unavailable', prepared.provider.id, null);
+    }
+    signal?.throwIfAborted();
+    yield { kind: 'done', response: await this.finish(db, session, req, turnResult(prepared, completion), started) };
+  }
+
+  private async begin(db: Session, chatId: string, req: MessageRequest, signal?: AbortSignal): Promise<{ session: ChatSession; input: TurnInput }> {
     const session = this.store.session(db, chatId);
     if (req.forceSummarize) await this.compact(db, chatId, undefined, signal);
     const history = this.store.messages(db, chatId);
-    const turn = await runTurn(this.deps, db, { session, history, userText: req.message, ...(req.model ? { model: req.model } : {}), signal });
+    return { session, input: { session, history, userText: req.message, ...(req.model ? { model: req.model } : {}), signal } };
+  }
+
+  /** Stores the user's message and the reply as one batch (the session's updated_at joins the same group commit). */
+  private async finish(db: Session, session: ChatSession, req: MessageRequest, turn: TurnResult, started: number): Promise<ChatResponse> {
     const asked = this.store.stamp();
-    const user = { chat_id: chatId, role: 'user' as const, content: req.message, created_at: asked, updated_at: asked, context_snippets: [],
+    const user = { chat_id: session.id, role: 'user' as const, content: req.message, created_at: asked, updated_at: asked, context_snippets: [],
       token_usage: ZERO_USAGE, forgotten: false, summary: false };
-    // One batch for the exchange; the session's updated_at joins the same group commit.
     const [added] = await Promise.all([
       this.store.addMessages(db, [user, this.reply(session, turn)], req.bypassRipple),
-      this.store.touchSession(db, chatId, req.bypassRipple),
+      this.store.touchSession(db, session.id, req.bypassRipple),
     ]);
-    return this.response(chatId, added[1]!.id, turn, started);
+    return this.response(session.id, added[1]!.id, turn, started);
   }
 
   private reply(session: ChatSession, turn: TurnResult) {

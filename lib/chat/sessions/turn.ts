@@ -1,13 +1,15 @@
 /**
  * One turn of a conversation: retrieve context for the user's text, build
- * the prompt from the session and its history, ask the provider. The caller
+ * the prompt from the session and its history (`prepareTurn`), ask the
+ * provider in one call (`runTurn`) or streamed (the caller reads
+ * `provider.stream` and ends with `turnResult`). The caller
  * stores what came back (a new exchange for a message, a replaced reply for
  * regenerate). Nothing is stored when the provider fails, so a failed turn
  * leaves the conversation as it was.
  */
 import type { Session } from '../../engine/index.js';
 import type { Embedder } from '../../vector/index.js';
-import type { Completion, ProviderDirectory } from '../providers/provider.js';
+import type { ChatProvider, Completion, CompletionRequest, ProviderDirectory } from '../providers/provider.js';
 import type { ChatMessageRecord, ContextSnippet } from './message-record.js';
 import { DEFAULT_CONTEXT_MESSAGES } from './names.js';
 import { buildPrompt } from './prompt.js';
@@ -36,7 +38,14 @@ export interface TurnResult {
   readonly model: string;
 }
 
-export async function runTurn(deps: TurnDeps, db: Session, t: TurnInput): Promise<TurnResult> {
+/** A turn ready to send: the provider, the request, and the context it holds. */
+export interface PreparedTurn {
+  readonly provider: ChatProvider;
+  readonly request: CompletionRequest;
+  readonly snippets: readonly ContextSnippet[];
+}
+
+export async function prepareTurn(deps: TurnDeps, db: Session, t: TurnInput): Promise<PreparedTurn> {
   // The provider first: an unconfigured one fails before any search work.
   const provider = deps.providers.get(t.session.llm_provider);
   const snippets = await retrieve(db, t.session.collections, t.userText, deps.embedder);
@@ -45,11 +54,22 @@ export async function runTurn(deps: TurnDeps, db: Session, t: TurnInput): Promis
     maxContextMessages: t.session.max_context_messages ?? DEFAULT_CONTEXT_MESSAGES, userMessage: t.userText,
   });
   const model = t.model ?? t.session.llm_model ?? undefined;
-  const completion = await provider.complete({
+  const request: CompletionRequest = {
     messages,
     ...(model !== undefined ? { model } : {}),
     ...(t.session.max_tokens !== null ? { maxTokens: t.session.max_tokens } : {}),
     ...(t.session.temperature !== null ? { temperature: t.session.temperature } : {}),
-  }, t.signal);
-  return { completion, snippets, model: completion.model || model || '' };
+  };
+  return { provider, request, snippets };
+}
+
+/** What the provider answered, with the model to record: the one it reported, else the one asked for. */
+export function turnResult(p: PreparedTurn, completion: Completion): TurnResult {
+  return { completion, snippets: p.snippets, model: completion.model || p.request.model || '' };
+}
+
+/** A whole turn in one provider call (no streaming). */
+export async function runTurn(deps: TurnDeps, db: Session, t: TurnInput): Promise<TurnResult> {
+  const p = await prepareTurn(deps, db, t);
+  return turnResult(p, await p.provider.complete(p.request, t.signal));
 }
