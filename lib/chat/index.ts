@@ -1,6 +1,7 @@
 /** Public surface of the chat layer: providers (adapters, directory, status) and embedders. */
 export { embedderFor } from './embedders.js';
 export { OpenAiEmbedder, DEFAULT_EMBEDDING_MODEL } from './providers/openai-embedder.js';
+export { NO_PROVIDERS } from './providers/no-providers.js';
 export { classifyProviderError, providerNotConfigured, type ProviderErrorKind } from './providers/provider-error.js';
 export {
   isProviderId, OPENAI_COMPATIBLE_DEFAULT_URL, PROVIDER_IDS, PROVIDER_SETTING_KEYS, SettingsProviderDirectory, type ProviderSettings,
@@ -11,3 +12,8 @@ export { isCallerAbort } from './providers/http-client.js';
 export type {
   ChatMessage, ChatProvider, ChatRole, Completion, CompletionChunk, CompletionRequest, ProviderDirectory, ProviderId, TokenUsage, ToolCall, ToolChoice, ToolSpec,
 } from './providers/provider.js';
+export {
+  ChatService, CHAT_DATABASE_NAME, CHAT_MESSAGES_COLLECTION, CHAT_SESSIONS_COLLECTION, DEFAULT_CONTEXT_MESSAGES,
+  parseCompact, parseContentEdit, parseForgotten, parseMerge, parseMessageRequest, parseToolResult,
+  type ChatDeps, type ChatResponse, type ChatSession, type CollectionConfig, type TurnEvent,
+} from './sessions/index.js';

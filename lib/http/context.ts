@@ -21,6 +21,8 @@ export interface Services {
   readonly changes: import('../engine/index.js').ChangeNotifier;
   /** Stored functions: definitions and calls. */
   readonly functions: import('../functions/index.js').StoredFunctions;
+  /** Chat sessions and messages (retrieval, provider calls through the provider directory). */
+  readonly chat: import('../chat/index.js').ChatService;
   readonly version: string;
 }
 

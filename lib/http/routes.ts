@@ -67,6 +67,24 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   // A stream: served as server-sent events (transport/sse.ts). Before /api/:collection/count, so a collection named `count` can be watched.
   r('GET', '/api/subscribe/:collection', 'changes.subscribe'),
 
+  // Chat sessions and messages: literal segments under /api/chat/ before /api/chat/:chatId (protocol.md gotcha 11).
+  r('POST', '/api/chat', 'chat.create'),
+  r('GET', '/api/chat', 'chat.list'),
+  r('POST', '/api/chat/branch', 'chat.branch'),
+  r('POST', '/api/chat/merge', 'chat.merge'),
+  r('GET', '/api/chat/:chatId', 'chat.get'),
+  r('PUT', '/api/chat/:chatId', 'chat.update'),
+  r('DELETE', '/api/chat/:chatId', 'chat.delete'),
+  r('POST', '/api/chat/:chatId/messages', 'chat.send'),
+  r('GET', '/api/chat/:chatId/messages', 'chat.messages.list'),
+  r('GET', '/api/chat/:chatId/messages/:msgId', 'chat.messages.get'),
+  r('PUT', '/api/chat/:chatId/messages/:msgId', 'chat.messages.update'),
+  r('DELETE', '/api/chat/:chatId/messages/:msgId', 'chat.messages.delete'),
+  r('PATCH', '/api/chat/:chatId/messages/:msgId/forgotten', 'chat.messages.forgotten'),
+  r('POST', '/api/chat/:chatId/messages/:msgId/regenerate', 'chat.messages.regenerate'),
+  r('POST', '/api/chat/:chatId/compact', 'chat.compact'),
+  r('POST', '/api/chat/:chatId/tool-result', 'chat.toolResult'),
+
   r('POST', '/api/embed', 'embed.create'),
   // Literal chat routes, before /api/chat/{chatId} (protocol.md gotcha 11).
   r('GET', '/api/chat_models', 'chat.models'),

@@ -11,6 +11,8 @@ import path from 'node:path';
 import cron from 'node-cron';
 import type { FastifyInstance } from 'fastify';
 import { StoredFunctions } from '../functions/index.js';
+import { Conflict } from '../errors.js';
+import { CHAT_MESSAGES_COLLECTION, ChatService, embedderFor, SettingsProviderDirectory, type ProviderDirectory } from '../chat/index.js';
 import { ChangeNotifier, checkDataDirPrivacy, Database, nodeFs, type Clock, type Settings, type StorageFs } from '../engine/index.js';
 import { logStorageEvent } from './log/storage-log.js';
 import { createServerLog, type LogFormat, type LogThreshold, type ServerLog } from './log/server-log.js';
@@ -101,6 +103,8 @@ export interface ServerConfig {
   functionEnv?: readonly string[];
   /** Where `{{env.NAME}}` values come from (default `process.env`; tests pass their own). */
   functionEnvVariables?: Readonly<Record<string, string | undefined>>;
+  /** The LLM providers chat sessions call (default: none configured, every chat provider is `provider_not_configured`). */
+  providers?: ProviderDirectory;
 }
 
 export class Server {
@@ -173,8 +177,13 @@ export class Server {
       warn: (msg, cause) => log('warn', msg, cause),
       environment: { allow: config.functionEnv ?? [], variables: config.functionEnvVariables ?? process.env },
     });
+    const chat = new ChatService({
+      // Chat sessions use the providers configured in the settings (keys and URLs from the environment or PUT /api/config); tests may pass their own.
+      providers: config.providers ?? new SettingsProviderDirectory(() => db.settings()), embedder: () => embedderFor(db.settings()), now: () => db.now(),
+      indexMessages: () => indexChatMessages(db),
+    });
     const services: Services = {
-      db, tokens, log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures, changes, functions,
+      db, tokens, log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures, changes, functions, chat,
     };
     const server = new Server(db, config, services, { recoveryMs, adminKey }, flushLog, credentialWatch);
     server.schedule();
@@ -223,6 +232,17 @@ export class Server {
       this.flushLog();
     })();
     return this.closing;
+  }
+}
+
+/** A hash index on `chat_id` in the chat messages collection, unless one exists (an admin may have made or dropped it). */
+async function indexChatMessages(db: Database): Promise<void> {
+  if (db.indexes.indexes(CHAT_MESSAGES_COLLECTION).has('chat_id')) return;
+  try {
+    await db.collections.createIndex(CHAT_MESSAGES_COLLECTION, { field: 'chat_id', type: 'hash' });
+  } catch (err) {
+    // Made meanwhile by a concurrent first message: what we wanted.
+    if (!(err instanceof Conflict)) throw err;
   }
 }
 

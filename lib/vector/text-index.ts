@@ -67,11 +67,40 @@ interface StoredRecord {
   texts: Map<string, string>;
 }
 
+/**
+ * A candidate's running score. The searched fields that matched and the
+ * query words found in their exact form (tracked for boostExact only) are
+ * sets of small indexes: bits of a number for the first 31, a Set beyond
+ * (rare), so scoring a posting allocates nothing but the first time.
+ */
 interface Accumulator {
   score: number;
-  fields: Set<string>;
-  /** Indexes of the query words found in their exact form (tracked for boostExact only). */
-  exactWords: Set<number>;
+  fieldBits: number;
+  moreFields?: Set<number>;
+  exactBits: number;
+  moreExact?: Set<number>;
+}
+
+const BITS = 31;
+
+function markField(acc: Accumulator, i: number): void {
+  if (i < BITS) acc.fieldBits |= 1 << i;
+  else (acc.moreFields ??= new Set()).add(i);
+}
+
+function hasField(acc: Accumulator, i: number): boolean {
+  return i < BITS ? (acc.fieldBits & (1 << i)) !== 0 : acc.moreFields?.has(i) === true;
+}
+
+function markExact(acc: Accumulator, i: number): void {
+  if (i < BITS) acc.exactBits |= 1 << i;
+  else (acc.moreExact ??= new Set()).add(i);
+}
+
+function exactCount(acc: Accumulator): number {
+  let bits = acc.exactBits, n = 0;
+  while (bits !== 0) { bits &= bits - 1; n++; }
+  return n + (acc.moreExact?.size ?? 0);
 }
 
 export class TextIndex {
@@ -155,6 +184,7 @@ export class TextIndex {
     const words = tokenize(query);
     const keys = [...new Set(caseSensitive ? words : words.map(foldCase))];
     const fields = this.searchFields(options);
+    const fieldNames = [...fields.keys()];
     const filter = this.numFilter(options.filter);
     const scores = new Map<number, Accumulator>();
     const language = (options.stemming ?? true) ? (options.language ?? 'english') : undefined;
@@ -164,39 +194,33 @@ export class TextIndex {
       const variants = this.vocabulary.expand(word, { caseSensitive, language, maxEditDistance });
       if (variants.size === 0) return;
       const exactIndex = trackExact ? wordIndex : undefined;
-      for (const [name, weight] of fields) this.scoreField(name, weight, variants, exactIndex, filter, scores);
+      fieldNames.forEach((name, fieldIndex) => this.scoreField(name, fields.get(name)!, fieldIndex, variants, exactIndex, filter, scores));
     });
-    const hits: TextHit[] = [];
+    // Ranked on scores alone; matched fields are listed only for the hits returned.
+    const ranked: Array<{ id: string; score: number; acc: Accumulator }> = [];
+    const top = options.limit === undefined ? undefined : new TopK<{ id: string; score: number; acc: Accumulator }>(options.limit);
     for (const [num, acc] of scores) {
       const id = this.idOfNum.get(num)!;
       let score = acc.score;
-      if (trackExact && acc.exactWords.size === keys.length && (words.length === 1 || this.hasPhrase(id, words, fields, caseSensitive))) {
+      if (trackExact && exactCount(acc) === keys.length && (words.length === 1 || this.hasPhrase(id, words, fields, caseSensitive))) {
         score *= EXACT_BOOST;
       }
       if (options.minScore !== undefined && score < options.minScore) continue;
-      hits.push({ id, score, matchedFields: [...fields.keys()].filter((f) => acc.fields.has(f)) });
+      if (top) top.push({ id, score, acc });
+      else ranked.push({ id, score, acc });
     }
-    if (options.limit === undefined) return hits.sort(compareHits);
-    const top = new TopK<TextHit>(options.limit);
-    for (const hit of hits) top.push(hit);
-    return top.sorted();
+    const kept = top ? top.sorted() : ranked.sort(compareHits);
+    return kept.map(({ id, score, acc }) => ({ id, score, matchedFields: fieldNames.filter((_, i) => hasField(acc, i)) }));
   }
 
   /** Adds field `name`'s BM25 contribution for one expanded query word. */
   private scoreField(
-    name: string, weight: number, variants: Map<string, number>, exactIndex: number | undefined,
+    name: string, weight: number, fieldIndex: number, variants: Map<string, number>, exactIndex: number | undefined,
     filter: (num: number) => boolean, scores: Map<number, Accumulator>,
   ): void {
     const field = this.fieldPostings.get(name);
     if (!field) return;
-    const frequencies = new Map<number, number>();
-    const exact = new Set<number>();
-    for (const [term, termWeight] of variants) {
-      for (const [num, tf] of field.postings.get(term) ?? []) {
-        frequencies.set(num, (frequencies.get(num) ?? 0) + termWeight * tf);
-        if (exactIndex !== undefined && termWeight === 1) exact.add(num); // weight 1 = the word as written
-      }
-    }
+    const { frequencies, exact } = weightedFrequencies(field, variants, exactIndex !== undefined);
     if (frequencies.size === 0) return;
     const count = field.lengths.size;
     const idf = Math.log(1 + (count - frequencies.size + 0.5) / (frequencies.size + 0.5));
@@ -205,10 +229,10 @@ export class TextIndex {
       if (!filter(num)) continue;
       const norm = BM25_K1 * (1 - BM25_B + (BM25_B * field.lengths.get(num)!) / averageLength);
       let acc = scores.get(num);
-      if (!acc) scores.set(num, (acc = { score: 0, fields: new Set(), exactWords: new Set() }));
+      if (!acc) scores.set(num, (acc = { score: 0, fieldBits: 0, exactBits: 0 }));
       acc.score += weight * idf * ((tf * (BM25_K1 + 1)) / (tf + norm));
-      acc.fields.add(name);
-      if (exactIndex !== undefined && exact.has(num)) acc.exactWords.add(exactIndex);
+      markField(acc, fieldIndex);
+      if (exactIndex !== undefined && exact(num)) markExact(acc, exactIndex);
     }
   }
 
@@ -253,6 +277,30 @@ export class TextIndex {
     if (!field) this.fieldPostings.set(name, (field = { postings: new Map(), lengths: new Map(), totalLength: 0 }));
     return field;
   }
+}
+
+/**
+ * Per record, the summed frequency of a word's expanded terms, each times
+ * its weight, and whether the word occurs as written (weight 1). A word with
+ * one term as written (the common case) reads its postings as they are.
+ */
+function weightedFrequencies(field: FieldPostings, variants: Map<string, number>, trackExact: boolean):
+  { frequencies: ReadonlyMap<number, number>; exact: (num: number) => boolean } {
+  if (variants.size === 1) {
+    const [term, termWeight] = variants.entries().next().value as [string, number];
+    const postings = field.postings.get(term);
+    if (!postings) return { frequencies: new Map(), exact: () => false };
+    if (termWeight === 1) return { frequencies: postings, exact: () => true };
+  }
+  const frequencies = new Map<number, number>();
+  const exact = new Set<number>();
+  for (const [term, termWeight] of variants) {
+    for (const [num, tf] of field.postings.get(term) ?? []) {
+      frequencies.set(num, (frequencies.get(num) ?? 0) + termWeight * tf);
+      if (trackExact && termWeight === 1) exact.add(num); // weight 1 = the word as written
+    }
+  }
+  return { frequencies, exact: (num) => exact.has(num) };
 }
 
 /** Elasticsearch's AUTO fuzziness: 0 edits up to 2 letters, 1 up to 5, then 2. */

@@ -6,6 +6,7 @@
 import { ChangeNotifier, Database, ManualClock, parseKeyRequest } from '../../lib/engine/index.js';
 import { Dispatcher } from '../../lib/http/index.js';
 import { StoredFunctions } from '../../lib/functions/index.js';
+import { ChatService, embedderFor, NO_PROVIDERS } from '../../lib/chat/index.js';
 import { TokenService } from '../../lib/http/auth.js';
 import { BatchGate } from '../../lib/http/batch-gate.js';
 import { AuthFailureLimiter } from '../../lib/http/auth-failures.js';
@@ -34,6 +35,7 @@ export class ProcedureCaller {
       db, tokens: new TokenService(db), log, startedAt: Date.now(), version: 'test', batchGate: new BatchGate(),
       ripples: new RippleManager(db, [], undefined, log), authFailures: new AuthFailureLimiter({ limit: 10, windowSecs: 60 }, log),
       changes: new ChangeNotifier(db), functions: new StoredFunctions(db),
+      chat: new ChatService({ providers: NO_PROVIDERS, embedder: () => embedderFor(db.settings()), now: () => db.now() }),
     };
     return new ProcedureCaller(db, dir, services, new Dispatcher(services, createRegistry(), 1024 * 1024), logged);
   }

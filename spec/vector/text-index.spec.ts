@@ -133,6 +133,19 @@ describe('vector/text-index', () => {
     it('rejects negative weights', () => {
       expect(() => index.search('rust', { weights: { title: -1 } })).to.throw(InvalidInput, "field 'title'");
     });
+
+    it('reports matched fields and boosts exact phrases past the 31st field and word too', () => {
+      const many: Record<string, string> = {};
+      for (let i = 0; i < 40; i++) many[`f${String(i).padStart(2, '0')}`] = i === 35 ? 'zebra crossing' : i === 2 ? 'zebra' : 'filler';
+      const wide = indexOf({ wide: many });
+      expect(wide.search('zebra')[0]!.matchedFields).to.deep.equal(['f02', 'f35']);
+      const words = Array.from({ length: 34 }, (_, i) => `w${i}x`);
+      const long = indexOf({ exact: { body: words.join(' ') }, other: { body: words.slice(0, 33).join(' ') } });
+      const plain = new Map(long.search(words.join(' ')).map((h) => [h.id, h.score]));
+      const boosted = new Map(long.search(words.join(' '), { boostExact: true }).map((h) => [h.id, h.score]));
+      expect(boosted.get('exact')).to.be.closeTo(plain.get('exact')! * EXACT_BOOST, 1e-9);
+      expect(boosted.get('other')).to.equal(plain.get('other'));
+    });
   });
 
   describe('case sensitivity', () => {

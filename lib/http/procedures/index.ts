@@ -14,6 +14,7 @@ import * as search from './search.js';
 import * as changes from './changes.js';
 import * as functions from './functions.js';
 import * as chatProviders from './chat-providers.js';
+import * as chat from './chat-sessions.js';
 
 export function createRegistry() {
   return buildRegistry([
@@ -38,5 +39,8 @@ export function createRegistry() {
     functions.functionsCall, functions.functionsRouteGet, functions.functionsRoutePost, functions.functionsRoutePut,
     functions.functionsRoutePatch, functions.functionsRouteDelete,
     chatProviders.chatModelsList, chatProviders.chatModelsGet, chatProviders.chatComplete, chatProviders.chatCompleteStream,
+    chat.chatCreate, chat.chatList, chat.chatBranch, chat.chatMerge, chat.chatGet, chat.chatUpdate, chat.chatDelete, chat.chatSend,
+    chat.chatMessagesList, chat.chatMessageGet, chat.chatMessageUpdate, chat.chatMessageDelete, chat.chatMessageForgotten,
+    chat.chatMessageRegenerate, chat.chatCompact, chat.chatToolResult,
   ]);
 }

@@ -1,0 +1,31 @@
+/**
+ * The chat service the transports call: sessions and their messages, built
+ * from the provider directory (K1's registry; any `ProviderDirectory`), the
+ * embedder used for vector retrieval, and the clock.
+ */
+import type { Embedder } from '../../vector/index.js';
+import type { ProviderDirectory } from '../providers/provider.js';
+import { ChatStore, Stamps } from './chat-store.js';
+import { MessageService } from './message-service.js';
+import { SessionService } from './session-service.js';
+
+export interface ChatDeps {
+  readonly providers: ProviderDirectory;
+  /** The embedder for vector fields (per call: the configuration may change). */
+  readonly embedder: () => Embedder;
+  /** Milliseconds since the epoch (the engine's clock). */
+  readonly now: () => number;
+  /** Makes sure the messages collection has a query index on `chat_id` (called once, after the first message is stored). */
+  readonly indexMessages?: () => Promise<void>;
+}
+
+export class ChatService {
+  readonly sessions: SessionService;
+  readonly messages: MessageService;
+
+  constructor(deps: ChatDeps) {
+    const store = new ChatStore(new Stamps(deps.now), deps.indexMessages);
+    this.sessions = new SessionService(store, deps.providers);
+    this.messages = new MessageService(store, deps);
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The protocol shapes of sessions and turns (protocol.md 2.12): the
+ * ChatSession list item (bare values; Rust requires chat_id, created_at,
+ * updated_at, llm_provider, llm_model, collections and message_count), the
+ * ChatSessionResponse and the ChatResponse. Times are RFC 3339 strings.
+ */
+import type { TokenUsage } from '../providers/provider.js';
+import type { ContextSnippet } from './message-record.js';
+import type { ChatSession } from './session-config.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function sessionToWire(s: ChatSession, messageCount: number): Record<string, unknown> {
+  const optional = (k: keyof ChatSession) => (s[k] === null ? {} : { [k]: s[k] });
+  return {
+    chat_id: s.id, id: s.id,
+    created_at: iso(s.created_at), updated_at: iso(s.updated_at),
+    llm_provider: s.llm_provider, llm_model: s.llm_model ?? '',
+    collections: s.collections,
+    ...optional('system_prompt'), ...optional('agent_id'),
+    title: s.title,
+    ...optional('max_context_messages'), ...optional('max_tokens'), ...optional('temperature'), ...optional('tool_config'),
+    ...optional('memory'), ...optional('parent_id'), ...optional('branch_point_idx'),
+    message_count: messageCount,
+  };
+}
+
+/** `{session, message_count}` (GET/PUT /api/chat/{id}, merge). */
+export function sessionResponse(s: ChatSession, messageCount: number): { session: Record<string, unknown>; message_count: number } {
+  return { session: sessionToWire(s, messageCount), message_count: messageCount };
+}
+
+export interface ChatResponse {
+  readonly chat_id: string;
+  readonly message_id: string;
+  readonly responses: string[];
+  readonly context_snippets: readonly ContextSnippet[];
+  readonly execution_time_ms: number;
+  readonly token_usage?: TokenUsage;
+}
+
+/** The answer to creating or branching a session: a full ChatResponse with no message yet. */
+export function emptyChatResponse(chatId: string): ChatResponse {
+  return { chat_id: chatId, message_id: '', responses: [], context_snippets: [], execution_time_ms: 0 };
+}
