@@ -21,3 +21,15 @@ export function zipf(n: number, s: number, uniform: () => number): () => number 
     return lo;
   };
 }
+
+/** Synthetic words: consonant-vowel syllables, unique, seeded. */
+export function vocabulary(size: number, u: () => number): string[] {
+  const C = 'bdfgklmnprstvz', V = 'aeiou';
+  const words = new Set<string>();
+  while (words.size < size) {
+    let w = '';
+    for (let s = 2 + Math.floor(u() * 3); s > 0; s--) w += C[Math.floor(u() * C.length)]! + V[Math.floor(u() * V.length)]!;
+    words.add(w);
+  }
+  return [...words];
+}

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { Server } from '../../lib/http/index.js';
 import { ProviderFailed } from '../../lib/errors.js';
 import type { ChatProvider, CompletionRequest, ProviderDirectory } from '../../lib/chat/index.js';
-import { mulberry32, zipf } from '../lib/seeded-random.js';
+import { mulberry32, zipf, vocabulary } from '../lib/seeded-random.js';
 import { percentile, report } from '../lib/report.js';
 
 const N = 100_000, VOCAB = 5_000, STOPWORDS = 20, MESSAGES = Number(process.env.BENCH_CHAT_MESSAGES ?? 600), PER_SESSION = 20;
@@ -39,17 +39,6 @@ const providers: ProviderDirectory = {
   },
   configured: () => ['openai'],
 };
-
-function vocabulary(size: number, u: () => number): string[] {
-  const C = 'bdfgklmnprstvz', V = 'aeiou';
-  const words = new Set<string>();
-  while (words.size < size) {
-    let w = '';
-    for (let s = 2 + Math.floor(u() * 3); s > 0; s--) w += C[Math.floor(u() * C.length)]! + V[Math.floor(u() * V.length)]!;
-    words.add(w);
-  }
-  return [...words];
-}
 
 export async function chatMessage(): Promise<void> {
   const u = mulberry32(4321);

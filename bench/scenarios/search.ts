@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { Database, parseQuery, parseSearch, runSearch } from '../../lib/engine/index.js';
 import { percentile, report, type Measurement } from '../lib/report.js';
-import { mulberry32, zipf } from '../lib/seeded-random.js';
+import { mulberry32, zipf, vocabulary } from '../lib/seeded-random.js';
 import { withTempDatabase } from '../lib/temp-database.js';
 
 const CHUNK = 10_000;
@@ -69,18 +69,6 @@ export async function vectorSearch(): Promise<void> {
       + `Memory: deltas around the build (${m.gcExposed ? 'after gc' : 'gc not exposed'}); hnswlib's graph is native, so heap shows only the id maps; `
       + `native estimate = rss delta - heapTotal delta - external delta (best effort; untouched slots cost no rss)`,
   });
-}
-
-/** Synthetic words: consonant-vowel syllables, unique, seeded. */
-function vocabulary(size: number, u: () => number): string[] {
-  const C = 'bdfgklmnprstvz', V = 'aeiou';
-  const words = new Set<string>();
-  while (words.size < size) {
-    let w = '';
-    for (let s = 2 + Math.floor(u() * 3); s > 0; s--) w += C[Math.floor(u() * C.length)]! + V[Math.floor(u() * V.length)]!;
-    words.add(w);
-  }
-  return [...words];
 }
 
 export async function textSearch(): Promise<void> {

@@ -1,6 +1,11 @@
 /** HMAC (RFC 2104) over node:crypto: the algorithms and output encodings HmacSign and HmacVerify share. */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { decodeBase64 } from '../encoding/base64-codec.js';
+import type { Template } from '../../templates/index.js';
+import { bytesInput } from '../field-output.js';
+import { literalChoice } from '../literal-choice.js';
+import type { Execution, MemberReader, Row } from '../step.js';
+import { keyMaterial, secretText } from './secret-member.js';
 
 export const HMAC_ALGORITHMS = ['sha256', 'sha384', 'sha512'] as const;
 export type HmacAlgorithm = (typeof HMAC_ALGORITHMS)[number];
@@ -26,4 +31,29 @@ export function decodeMac(text: string, encoding: MacEncoding): Buffer | undefin
 /** Constant-time equality of two MACs (lengths differ: false at once; the length is not secret). */
 export function macEquals(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The members HmacSign and HmacVerify share, read at save. */
+export interface HmacMembers {
+  readonly input: Template;
+  readonly secret: Template;
+  readonly output: readonly string[];
+  readonly algorithm: HmacAlgorithm;
+  readonly encoding: MacEncoding;
+}
+
+export function hmacMembers(m: MemberReader): HmacMembers {
+  return {
+    input: m.template('input'),
+    secret: keyMaterial(m, 'secret'),
+    output: m.fieldPath('output_field'),
+    algorithm: literalChoice(m, 'algorithm', HMAC_ALGORITHMS, 'sha256'),
+    encoding: literalChoice(m, 'encoding', MAC_ENCODINGS, 'hex'),
+  };
+}
+
+/** The HMAC of the step's `input` for one working record. */
+export function hmacOf(cfg: HmacMembers, x: Execution, row: Row | undefined): Buffer {
+  const key = Buffer.from(secretText(x, cfg.secret, row, 'secret'), 'utf8');
+  return hmac(cfg.algorithm, key, bytesInput(x, cfg.input, row, 'input'));
 }
