@@ -21,8 +21,9 @@ async function withinBudget<T>(budget: CallBudget, run: (signal: AbortSignal) =>
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      controller.abort();
+      // Rejected before the abort, so the race ends with the time limit, not the port's reaction to the abort.
       try { budget.outOfTime(); } catch (err) { reject(err); }
+      controller.abort();
     }, Math.max(1, budget.remainingMs()));
   });
   try {
