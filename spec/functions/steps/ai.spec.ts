@@ -109,7 +109,7 @@ describe('functions: Chat step', () => {
     expect(err.cause).to.include({ kind: 'provider_not_configured', provider: 'local' });
   });
 
-  it('goes to the directory's first configured provider when none is named, else to the one named (a placeholder too)', async () => {
+  it("goes to the directory's first configured provider when none is named, else to the one named (a placeholder too)", async () => {
     const seen: string[] = [];
     const local = new LocalProvider();
     h.ai = functionAi({
