@@ -166,7 +166,7 @@ describe('functions: Embed step', () => {
   it('takes the Go client\'s texts form: one record {text, embedding} per text', async () => {
     const r = await h.run([{ type: 'FindAll', collection: 'none' }, { type: 'Embed', texts: '{{texts}}' }], { texts: ['one', 'two'] });
     expect(r.records).to.deep.equal([{ text: 'one', embedding: await vectorOf('one') }, { text: 'two', embedding: await vectorOf('two') }]);
-    const renamed = await h.run([{ type: 'Embed', texts: ['x'], output_field: 'v', model: 'eddydb-offline' }]);
+    const renamed = await h.run([{ type: 'Embed', texts: ['x'], output_field: 'v', model: 'eddydb-offline-hash-v1' }]);
     expect(Object.keys(renamed.records[0]!)).to.deep.equal(['text', 'v']);
   });
 
