@@ -22,9 +22,9 @@ export function functionAi(providers: ProviderDirectory, embedder: (model?: stri
       }, signal);
       return { content: c.content, provider: provider.id, model: c.model, totalTokens: c.usage.total_tokens };
     },
-    async embed(texts, model) {
+    async embed(texts, model, signal) {
       const e = embedder(model);
-      return { vectors: await e.embed([...texts]), model: e.model };
+      return { vectors: await e.embed([...texts], signal), model: e.model };
     },
   };
 }

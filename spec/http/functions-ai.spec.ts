@@ -118,7 +118,7 @@ describe('HTTP: Chat and Embed function steps', function () {
     expect(proto.status).to.equal(400);
   });
 
-  it('ends a call at its time limit and cancels the provider request', async () => {
+  it('ends a call at its time limit and cancels the provider or embedder request', async () => {
     await t.request('PUT', '/api/config', { openai_api_key: 'sk-test', openai_api_url: openai.url, function_timeout_ms: 300 });
     openai.behaviour = 'hang';
     await define('ask', [{ type: 'Chat', messages: [{ role: 'user', content: 'x' }] }]);
@@ -128,5 +128,9 @@ describe('HTTP: Chat and Embed function steps', function () {
     expect(JSON.stringify(r.body)).to.match(/time limit of 300 ms/);
     expect(Date.now() - started).to.be.lessThan(5_000);
     await openai.waitAborted(1);
+    await define('vec', [{ type: 'Embed', texts: ['x'] }]);
+    const embed = await t.request('POST', '/api/functions/vec', {});
+    expect(JSON.stringify(embed.body)).to.match(/time limit of 300 ms/);
+    await openai.waitAborted(2);
   });
 });
