@@ -1,5 +1,6 @@
 /** Public surface of the chat layer: providers (adapters, directory, status) and embedders. */
 export { embedderFor } from './embedders.js';
+export { functionAi } from './function-ai.js';
 export { OpenAiEmbedder, DEFAULT_EMBEDDING_MODEL } from './providers/openai-embedder.js';
 export { NO_PROVIDERS } from './providers/no-providers.js';
 export { classifyProviderError, providerNotConfigured, type ProviderErrorKind } from './providers/provider-error.js';

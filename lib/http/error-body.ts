@@ -56,23 +56,28 @@ function typedBody(e: DbError): Record<string, unknown> | undefined {
   if (e instanceof TransactionConflict) {
     return { error: e.message, transaction_id: e.transactionId, conflicts: e.conflicts, retryable: true };
   }
-  if (e instanceof ProviderFailed) {
-    return {
-      error: e.message, error_kind: e.kind, provider: e.provider, provider_status: e.providerStatus,
-      ...(e.retryAfterSecs !== undefined ? { retry_after_secs: e.retryAfterSecs } : {}),
-    };
-  }
+  if (e instanceof ProviderFailed) return { error: e.message, ...providerFields(e) };
   if (e instanceof StepFailed) {
-    return { error: true, operation_index: e.index, operation_type: e.type, message: e.message, details: e.details ?? null };
+    // A Chat or Embed step whose provider failed: the classified fields are the failure's details.
+    const details = e.details ?? (e.cause instanceof ProviderFailed ? providerFields(e.cause) : null);
+    return { error: true, operation_index: e.index, operation_type: e.type, message: e.message, details };
   }
   // Streams that dropped a slow reader say so in the short form their clients read.
   if (e instanceof SlowConsumer) return { error: e.message };
   return undefined;
 }
 
+/** The classified provider failure's fields (product.md, "classified provider body"). */
+function providerFields(e: ProviderFailed): Record<string, unknown> {
+  return {
+    error_kind: e.kind, provider: e.provider, provider_status: e.providerStatus,
+    ...(e.retryAfterSecs !== undefined ? { retry_after_secs: e.retryAfterSecs } : {}),
+  };
+}
+
 function errorHeaders(e: DbError): Record<string, string> {
-  // A step's own 429 (the RateLimit step) tells clients when to retry, as any 429 does (protocol.md 1.8).
-  if (e instanceof StepFailed && e.cause instanceof RateLimited) return errorHeaders(e.cause);
+  // A step's own 429 (the RateLimit step, a provider's rate limit) tells clients when to retry, as any 429 does (protocol.md 1.8).
+  if (e instanceof StepFailed && (e.cause instanceof RateLimited || e.cause instanceof ProviderFailed)) return errorHeaders(e.cause);
   if (e instanceof RateLimited) {
     const h: Record<string, string> = {};
     if (e.retryAfter !== undefined) h['Retry-After'] = String(e.retryAfter);

@@ -12,7 +12,7 @@ import cron from 'node-cron';
 import type { FastifyInstance } from 'fastify';
 import { StoredFunctions } from '../functions/index.js';
 import { Conflict } from '../errors.js';
-import { CHAT_MESSAGES_COLLECTION, ChatService, embedderFor, SettingsProviderDirectory, type ProviderDirectory } from '../chat/index.js';
+import { CHAT_MESSAGES_COLLECTION, ChatService, embedderFor, functionAi, SettingsProviderDirectory, type ProviderDirectory } from '../chat/index.js';
 import { ChangeNotifier, checkDataDirPrivacy, Database, nodeFs, type Clock, type Settings, type StorageFs } from '../engine/index.js';
 import { logStorageEvent } from './log/storage-log.js';
 import { createServerLog, type LogFormat, type LogThreshold, type ServerLog } from './log/server-log.js';
@@ -173,13 +173,16 @@ export class Server {
     // Built before the change notifier so a commit that revokes a key ends its connections before that commit is fanned out.
     const credentialWatch = new CredentialWatch(db, tokens, config.credentialCheckMs ?? CREDENTIAL_CHECK_MS);
     const changes = new ChangeNotifier(db);
+    // Chat sessions and the Chat and Embed function steps use the providers configured in the settings (keys and URLs
+    // from the environment or PUT /api/config); tests may pass their own.
+    const providers = config.providers ?? new SettingsProviderDirectory(() => db.settings());
     const functions = new StoredFunctions(db, {
       warn: (msg, cause) => log('warn', msg, cause),
       environment: { allow: config.functionEnv ?? [], variables: config.functionEnvVariables ?? process.env },
+      ai: functionAi(providers, (model) => embedderFor(db.settings(), model)),
     });
     const chat = new ChatService({
-      // Chat sessions use the providers configured in the settings (keys and URLs from the environment or PUT /api/config); tests may pass their own.
-      providers: config.providers ?? new SettingsProviderDirectory(() => db.settings()), embedder: () => embedderFor(db.settings()), now: () => db.now(),
+      providers, embedder: () => embedderFor(db.settings()), now: () => db.now(),
       indexMessages: () => indexChatMessages(db),
     });
     const services: Services = {

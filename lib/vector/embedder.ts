@@ -29,8 +29,9 @@ export interface Embedder {
   /**
    * One vector per text, in order, each of `dimensions` numbers.
    * Rejects with InvalidInput when `texts` is not an array of strings.
+   * Aborting `signal` cancels a remote embedder's request (a local one ignores it).
    */
-  embed(texts: string[]): Promise<number[][]>;
+  embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
 }
 
 /** Options of the offline embedder. */

@@ -6,7 +6,7 @@
  */
 import { Database, type Clock, type Fields, type Query } from '../../lib/engine/index.js';
 import {
-  callStoredFunction, compileDefinition, type CallBounds, type CallResult, type CompiledFunction, type FunctionEnv,
+  callStoredFunction, compileDefinition, type CallBounds, type CallResult, type CompiledFunction, type FunctionAi, type FunctionEnv,
 } from '../../lib/functions/index.js';
 import { removeDir, tempDir } from './temp-dir.js';
 
@@ -17,6 +17,8 @@ export class FunctionHarness {
   bounds: CallBounds | undefined;
   /** What `{{env.NAME}}` reads (checked at define and at each read); none by default. */
   env: FunctionEnv | undefined;
+  /** What the Chat and Embed steps call (lib/chat's functionAi over real providers); default none, offline embeddings. */
+  ai: FunctionAi | undefined;
 
   private constructor(readonly db: Database, readonly dir: string) {}
 
@@ -44,6 +46,7 @@ export class FunctionHarness {
     if (!fn) throw new Error(`no function '${label}' defined`);
     return callStoredFunction({
       db: this.db, lookup: (l) => this.functions.get(l), ...(this.bounds ? { bounds: this.bounds } : {}), ...(this.env ? { env: this.env } : {}),
+      ...(this.ai ? { ai: this.ai } : {}),
     }, fn, params);
   }
 

@@ -16,7 +16,7 @@ export class OpenAiEmbedder implements Embedder {
   constructor(private readonly baseUrl: string, private readonly apiKey: string | null, readonly model: string = DEFAULT_EMBEDDING_MODEL,
     private readonly timeoutMs = 30_000) {}
 
-  async embed(texts: string[]): Promise<number[][]> {
+  async embed(texts: string[], signal?: AbortSignal): Promise<number[][]> {
     if (!Array.isArray(texts) || !texts.every((t) => typeof t === 'string')) throw new InvalidInput("'texts' must be an array of strings");
     let res: Response;
     try {
@@ -24,7 +24,7 @@ export class OpenAiEmbedder implements Embedder {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}) },
         body: JSON.stringify({ model: this.model, input: texts }),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: signal ? AbortSignal.any([AbortSignal.timeout(this.timeoutMs), signal]) : AbortSignal.timeout(this.timeoutMs),
       });
     } catch (err) {
       throw classifyProviderError('openai', undefined, (err as Error).message);

@@ -8,6 +8,7 @@ import type { Database } from '../../engine/index.js';
 import { callStoredFunction, functionEnv, type CallBounds, type CallEnvironment, type CallResult } from '../interpreter/index.js';
 import { isPlainObject } from '../../engine/index.js';
 import { FunctionRegistry, type RegistryWarn } from './registry.js';
+import type { FunctionAi } from '../steps/index.js';
 import { findRoute } from './route-lookup.js';
 
 /** The environment functions may read: names allowed at startup, and where values come from. */
@@ -22,7 +23,8 @@ export class StoredFunctions {
   readonly registry: FunctionRegistry;
   private readonly env: CallEnvironment;
 
-  constructor(readonly db: Database, opts: { warn?: RegistryWarn; bounds?: CallBounds; environment?: FunctionEnvironmentOptions } = {}) {
+  /** `ai`: what the Chat and Embed steps call (the server adapts lib/chat's providers); default none, offline embeddings. */
+  constructor(readonly db: Database, opts: { warn?: RegistryWarn; bounds?: CallBounds; environment?: FunctionEnvironmentOptions; ai?: FunctionAi } = {}) {
     // `{{env.NAME}}`: the startup list plus the setting, checked at save and at each read.
     const environment = functionEnv({
       startup: opts.environment?.allow ?? [],
@@ -36,6 +38,7 @@ export class StoredFunctions {
       env: environment,
       lookup: (idOrLabel) => (registry.find(idOrLabel) ? registry.compiled(idOrLabel) : undefined),
       ...(opts.bounds ? { bounds: opts.bounds } : {}),
+      ...(opts.ai ? { ai: opts.ai } : {}),
     };
   }
 

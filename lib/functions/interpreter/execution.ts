@@ -14,6 +14,8 @@ import type { CompiledStep, Execution, Returned, Row } from '../steps/step.js';
 import { resolveTemplate, type Template, type TemplateScope } from '../templates/index.js';
 import { CallLimitExceeded, type CallBudget } from './call-limits.js';
 import type { FunctionEnv } from './function-env.js';
+import type { FunctionAi } from '../steps/ai/ai-port.js';
+import { boundedAi } from './bounded-ai.js';
 import { lookupInParams, lookupInRecord } from './scope.js';
 
 export interface StageStat {
@@ -31,6 +33,8 @@ export class CallState {
   returned: Returned | undefined;
   readonly stageStats: StageStat[] = [];
   stagesExecuted = 0;
+  /** The language-model port, bounded by the call's wall time. */
+  readonly ai: FunctionAi;
 
   constructor(
     readonly db: Database,
@@ -40,7 +44,10 @@ export class CallState {
     readonly depth: number,
     readonly callNested: NestedCaller,
     readonly environment: FunctionEnv,
-  ) {}
+    port: FunctionAi,
+  ) {
+    this.ai = boundedAi(port, budget);
+  }
 
   get transactional(): boolean {
     return this.session.transactionId !== undefined;
@@ -59,6 +66,7 @@ class FrameExecution implements Execution {
   get params(): Readonly<Record<string, unknown>> { return this.call.params; }
   get db(): Database { return this.call.db; }
   get transactional(): boolean { return this.call.transactional; }
+  get ai(): FunctionAi { return this.call.ai; }
 
   now(): number {
     return this.call.db.now();

@@ -73,6 +73,9 @@ import { base64Decode } from './encoding/base64-decode.js';
 import { hexEncode } from './encoding/hex-encode.js';
 import { hexDecode } from './encoding/hex-decode.js';
 import { slugifyStep } from './encoding/slugify.js';
+// AI (issue 13): language models and embeddings through the port the server supplies
+import { chat } from './ai/chat.js';
+import { embed } from './ai/embed.js';
 
 export const STEPS: readonly StepType<unknown>[] = [
   // read
@@ -98,9 +101,14 @@ export const STEPS: readonly StepType<unknown>[] = [
   bcryptHashStep, bcryptVerifyStep, jwtSign, jwtVerifyStep, hmacSign, hmacVerify, aesEncrypt, aesDecrypt,
   totpGenerate, totpVerify, randomToken, uuidGenerate,
   base64Encode, base64Decode, hexEncode, hexDecode, slugifyStep,
+  // AI (issue 13): a provider's completion and the configured embedder, reached through `x.ai`; outside a transaction's reach
+  chat, embed,
 ];
 
 /** Steps by type name (a Map, so a type named like a prototype key finds nothing). */
 export const STEP_TABLE: ReadonlyMap<string, StepType<unknown>> = new Map(STEPS.map((s) => [s.type, s]));
 
+export {
+  AI_ROLES, NO_FUNCTION_AI, type AiCompletion, type AiCompletionRequest, type AiEmbeddings, type AiMessage, type AiRole, type FunctionAi,
+} from './ai/ai-port.js';
 export { step, type CompiledStep, type Execution, type MemberNames, type MemberReader, type Returned, type Row, type StepAccess, type StepType } from './step.js';

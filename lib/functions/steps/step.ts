@@ -53,6 +53,7 @@
  */
 import type { Database, Fields, Session } from '../../engine/index.js';
 import type { Template, TemplateScope } from '../templates/index.js';
+import type { FunctionAi } from './ai/ai-port.js';
 
 /** A working record: bare engine fields, flowing from step to step. */
 export type Row = Fields;
@@ -151,6 +152,8 @@ export interface Execution {
   isCallAbort(err: unknown): boolean;
   /** True when writes are staged in one transaction. */
   readonly transactional: boolean;
+  /** Language models and embeddings (Chat, Embed), bounded by the call's remaining wall time; failures are classified `ProviderFailed`. */
+  readonly ai: FunctionAi;
 }
 
 /** One step type: its name, what it touches, and its save-time and run-time halves. */
