@@ -6,6 +6,7 @@
 import { InvalidInput } from '../../errors.js';
 import type { Embedder } from '../../vector/index.js';
 import { classifyProviderError } from './provider-error.js';
+import { providerFetch } from './http-client.js';
 
 export const DEFAULT_OPENAI_URL = 'https://api.openai.com/v1';
 export const DEFAULT_EMBEDDING_MODEL = 'text-embedding-3-small';
@@ -18,19 +19,13 @@ export class OpenAiEmbedder implements Embedder {
 
   async embed(texts: string[], signal?: AbortSignal): Promise<number[][]> {
     if (!Array.isArray(texts) || !texts.every((t) => typeof t === 'string')) throw new InvalidInput("'texts' must be an array of strings");
-    let res: Response;
-    try {
-      res = await fetch(`${this.baseUrl}/embeddings`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}) },
-        body: JSON.stringify({ model: this.model, input: texts }),
-        signal: signal ? AbortSignal.any([AbortSignal.timeout(this.timeoutMs), signal]) : AbortSignal.timeout(this.timeoutMs),
-      });
-    } catch (err) {
-      throw classifyProviderError('openai', undefined, (err as Error).message);
-    }
-    const text = await res.text();
-    if (!res.ok) throw classifyProviderError('openai', res.status, text, res.headers.get('retry-after'));
+    // Through the providers' client: proxies, the host policy, no redirects, classified failures.
+    const answer = await providerFetch({
+      provider: 'openai', url: `${this.baseUrl}/embeddings`, timeoutMs: this.timeoutMs, ...(signal ? { signal } : {}),
+      headers: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},
+      body: { model: this.model, input: texts },
+    });
+    const text = await answer.text();
     let body: { data?: Array<{ embedding?: unknown; index?: number }> };
     try { body = JSON.parse(text); } catch { throw classifyProviderError('openai', 502, 'unusable body'); }
     const rows = [...(body.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
