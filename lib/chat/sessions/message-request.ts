@@ -3,13 +3,14 @@
  * the message edit, the forgotten toggle, compaction, merge and tool
  * results. Strict: unknown members and wrong types are InvalidInput.
  *
- * Tool members of a ChatMessageRequest (`client_tools`, `confirm_tools`,
- * `exclude_tools`, `max_iterations`, `tool_config`) are validated and
- * accepted; tools are offered to the model by the streaming and tools part,
- * not by this one.
+ * Tool members of a ChatMessageRequest (`client_tools`, `exclude_tools`,
+ * `max_iterations`, `tool_config`) are parsed by tools/tool-config.ts;
+ * `confirm_tools` is validated and accepted (no tool asks for a
+ * confirmation yet).
  */
 import { InvalidInput } from '../../errors.js';
 import { isPlainObject, rejectUnknownMembers } from '../../engine/index.js';
+import { parseMessageTools, type MessageTools } from '../tools/tool-config.js';
 import { parseMergeStrategy, type MergeStrategy } from './merge-strategies.js';
 import { optionalBool, optionalInt, optionalText } from './session-config.js';
 
@@ -18,6 +19,8 @@ export interface MessageRequest {
   readonly bypassRipple: boolean;
   readonly forceSummarize: boolean;
   readonly model?: string;
+  /** Tools asked for by this message (empty when it asks for none). */
+  readonly tools?: MessageTools;
 }
 
 const MESSAGE_MEMBERS = ['message', 'bypass_ripple', 'force_summarize', 'max_iterations', 'tool_config', 'llm_model', 'client_tools',
@@ -46,16 +49,13 @@ export function parseMessageRequest(body: Record<string, unknown>): MessageReque
   rejectUnknownMembers(body, MESSAGE_MEMBERS);
   const message = body.message;
   if (typeof message !== 'string' || message.trim() === '') throw new InvalidInput("'message' is required: a non-empty string");
-  optionalInt(body, 'max_iterations', 1, 1000);
-  if (body.tool_config !== undefined && body.tool_config !== null && !isPlainObject(body.tool_config)) throw new InvalidInput("'tool_config' must be an object");
-  objectList(body, 'client_tools', ['name']);
+  const tools = parseMessageTools(body);
   objectList(body, 'attachments', ['mime_type', 'data']);
   stringList(body, 'confirm_tools');
-  stringList(body, 'exclude_tools');
   const model = optionalText(body, 'llm_model');
   return {
     message, bypassRipple: optionalBool(body, 'bypass_ripple'), forceSummarize: optionalBool(body, 'force_summarize'),
-    ...(model ? { model } : {}),
+    ...(model ? { model } : {}), tools,
   };
 }
 
