@@ -18,7 +18,7 @@ import { summaryMessage, type ListOptions } from './session-service.js';
 import type { ChatResponse } from './session-wire.js';
 import { summarize } from './summarize.js';
 import { prepareTurn, runTurn, turnResult, type PreparedTurn, type TurnDeps, type TurnInput, type TurnResult } from './turn.js';
-import { planTools, runToolTurn, type ToolEnv, type ToolTurnEvent } from './tool-turn.js';
+import { planTools, runToolTurn, type ToolEnv, type ToolPlan, type ToolTurnEvent } from './tool-turn.js';
 import type { ClientToolBroker } from '../tools/client-tool-broker.js';
 import { NO_MESSAGE_TOOLS } from '../tools/tool-config.js';
 
@@ -51,8 +51,9 @@ export class MessageService {
     const started = performance.now();
     const { session, input } = await this.begin(db, chatId, req, signal);
     const prepared = await prepareTurn(this.deps, db, input);
+    const plan = planTools(session.tool_config, req.tools ?? NO_MESSAGE_TOOLS, tools, false);
     let turn: TurnResult | undefined;
-    for await (const e of this.turnEvents(prepared, session, req, signal, tools, false)) {
+    for await (const e of this.turnEvents(prepared, session, signal, plan, false)) {
       if (e.kind === 'completion') turn = { ...turnResult(prepared, e.completion), ...(e.history ? { toolHistory: e.history } : {}) };
     }
     return this.finish(db, session, req, turn!, started);
@@ -70,7 +71,8 @@ export class MessageService {
     const started = performance.now();
     const { session, input } = await this.begin(db, chatId, req, signal);
     const prepared = await prepareTurn(this.deps, db, input);
-    return this.streamed(db, session, req, prepared, started, signal, tools);
+    const plan = planTools(session.tool_config, req.tools ?? NO_MESSAGE_TOOLS, tools, true);
+    return this.streamed(db, session, req, prepared, started, signal, plan);
   }
 
   /** openStream and its events in one generator (the session is checked on the first pull). */
@@ -79,9 +81,9 @@ export class MessageService {
   }
 
   private async *streamed(db: Session, session: ChatSession, req: MessageRequest, prepared: PreparedTurn, started: number,
-    signal: AbortSignal | undefined, tools: ToolEnv | undefined): AsyncGenerator<TurnEvent> {
+    signal: AbortSignal | undefined, plan: ToolPlan | undefined): AsyncGenerator<TurnEvent> {
     let turn: TurnResult | undefined;
-    for await (const e of this.turnEvents(prepared, session, req, signal, tools, true)) {
+    for await (const e of this.turnEvents(prepared, session, signal, plan, true)) {
       if (e.kind === 'completion') turn = { ...turnResult(prepared, e.completion), ...(e.history ? { toolHistory: e.history } : {}) };
       else yield e;
     }
@@ -90,9 +92,8 @@ export class MessageService {
   }
 
   /** The provider's answer, through the tool loop when the turn offers tools. */
-  private async *turnEvents(p: PreparedTurn, session: ChatSession, req: MessageRequest, signal: AbortSignal | undefined, tools: ToolEnv | undefined,
+  private async *turnEvents(p: PreparedTurn, session: ChatSession, signal: AbortSignal | undefined, plan: ToolPlan | undefined,
     streamed: boolean): AsyncGenerator<ToolTurnEvent> {
-    const plan = planTools(session.tool_config, req.tools ?? NO_MESSAGE_TOOLS, tools, streamed);
     if (plan) {
       yield* runToolTurn({ provider: p.provider, request: p.request, plan, broker: this.broker, chatId: session.id, streamed, ...(signal ? { signal } : {}) });
       return;

@@ -103,10 +103,13 @@ export function parseMessageTools(body: Record<string, unknown>): MessageTools {
   const config = body.tool_config;
   if (config !== undefined && config !== null && !isPlainObject(config)) throw new InvalidInput("'tool_config' must be an object");
   const maxIterations = iterations(body.max_iterations, 'max_iterations');
-  return {
+  const tools: MessageTools = {
     ...(isPlainObject(config) ? { config } : {}),
     ...(maxIterations !== undefined ? { maxIterations } : {}),
     clientTools: parseClientTools(body.client_tools),
     excludeTools: names(body.exclude_tools, 'exclude_tools') ?? [],
   };
+  // Checked now, so a bad tool_config is a 400 before any stream opens.
+  resolveToolConfig(null, tools);
+  return tools;
 }
