@@ -84,8 +84,9 @@ export function parseClientTools(v: unknown, what = 'client_tools'): ToolSpec[] 
   if (!Array.isArray(v) || v.length > MAX_TOOLS) throw new InvalidInput(`'${what}' must be an array of at most ${MAX_TOOLS} tools`);
   const seen = new Set<string>();
   return v.map((t, i) => {
-    if (!isPlainObject(t) || typeof t.name !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(t.name) || UNSAFE.has(t.name)) {
-      throw new InvalidInput(`${what}[${i}] must be {name, description?, parameters?} with a name of letters, digits, '_', '.', '-'`);
+    if (!isPlainObject(t)) throw new InvalidInput(`${what}[${i}] must be an object {name, description?, parameters?}`);
+    if (typeof t.name !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(t.name) || UNSAFE.has(t.name)) {
+      throw new InvalidInput(`${what}[${i}].name must be 1 to 64 letters, digits, '_', '.' or '-' (and not a prototype member name)`);
     }
     if (seen.has(t.name)) throw new InvalidInput(`${what}[${i}]: tool '${t.name}' is given twice`);
     seen.add(t.name);
