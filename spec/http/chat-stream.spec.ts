@@ -115,6 +115,19 @@ describe('chat message stream (POST /api/chat/{id}/messages/stream)', function (
     expect(reply.tool_call_history.iterations).to.equal(1);
   });
 
+  it('runs server tools in a whole (non-streamed) message too, and leaves out exclude_tools', async () => {
+    expect((await t.request('POST', '/api/insert/docs', { n: 1 })).status).to.equal(201);
+    const id = await session();
+    const r = await t.request('POST', `/api/chat/${id}/messages`, { message: 'docs', tool_config: { enabled: true, tool_choice: { type: 'tool', name: 'count_records' } } });
+    expect(r.status, r.text).to.equal(200);
+    expect(r.body.responses[0]).to.equal('Tool results:\n- count_records: {"collection":"docs","count":1}');
+    expect(r.body.tool_call_history.iterations).to.equal(1);
+    const excluded = await t.request('POST', `/api/chat/${id}/messages`, {
+      message: 'docs', exclude_tools: ['count_records'], tool_config: { enabled: true, tool_choice: { type: 'tool', name: 'count_records' } },
+    });
+    expect(excluded.body.tool_call_history.tool_calls[0].name).to.not.equal('count_records');
+  });
+
   it('keeps write tools away unless allow_write_operations, and checks the caller\'s permissions', async () => {
     const id = await session({ tool_config: { enabled: true, tool_choice: { type: 'tool', name: 'insert_record' } } });
     const s = stream(id, { message: 'docs' });
