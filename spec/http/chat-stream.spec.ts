@@ -166,6 +166,22 @@ describe('chat message stream (POST /api/chat/{id}/messages/stream)', function (
     expect(again.body.delivered).to.equal(false);
   });
 
+  it('asks the client to approve a server tool named in confirm_tools, and runs it only when approved', async () => {
+    expect((await t.request('POST', '/api/insert/docs', { n: 1 })).status).to.equal(201);
+    const id = await session({ tool_config: { enabled: true, tool_choice: { type: 'tool', name: 'count_records' } } });
+    for (const approve of [true, false]) {
+      const s = stream(id, { message: 'docs', confirm_tools: ['count_records'] });
+      await until(() => s.data.some((d) => d.event === '__client_tool_call'));
+      const ask = s.data.find((d) => d.event === '__client_tool_call');
+      expect(ask).to.deep.include({ tool: 'count_records', arguments: { collection: 'docs' }, confirm: true });
+      await t.request('POST', `/api/chat/${id}/tool-result`, { call_id: ask.call_id, success: approve, ...(approve ? {} : { error: 'no' }) });
+      await s.ended;
+      const result = s.data.find((d) => d.event === 'tool_result');
+      if (approve) expect(result).to.deep.include({ success: true, result: { collection: 'docs', count: 1 } });
+      else expect(result).to.include({ success: false, error: "The client did not approve 'count_records': no" });
+    }
+  });
+
   it('gives the model a timeout error when the client does not answer within client_tool_timeout_secs', async () => {
     expect((await t.request('PUT', '/api/config', { client_tool_timeout_secs: 1 })).status).to.equal(200);
     const id = await session();

@@ -4,9 +4,8 @@
  * results. Strict: unknown members and wrong types are InvalidInput.
  *
  * Tool members of a ChatMessageRequest (`client_tools`, `exclude_tools`,
- * `max_iterations`, `tool_config`) are parsed by tools/tool-config.ts;
- * `confirm_tools` is validated and accepted (no tool asks for a
- * confirmation yet).
+ * `confirm_tools`, `max_iterations`, `tool_config`) are parsed by
+ * tools/tool-config.ts.
  */
 import { InvalidInput } from '../../errors.js';
 import { isPlainObject, rejectUnknownMembers } from '../../engine/index.js';
@@ -27,14 +26,6 @@ const MESSAGE_MEMBERS = ['message', 'bypass_ripple', 'force_summarize', 'max_ite
   'confirm_tools', 'exclude_tools', 'attachments'] as const;
 const MAX_TOOLS = 128;
 
-function stringList(body: Record<string, unknown>, name: string): void {
-  const v = body[name];
-  if (v === undefined || v === null) return;
-  if (!Array.isArray(v) || v.length > MAX_TOOLS || !v.every((x) => typeof x === 'string')) {
-    throw new InvalidInput(`'${name}' must be an array of at most ${MAX_TOOLS} tool names`);
-  }
-}
-
 function objectList(body: Record<string, unknown>, name: string, required: readonly string[]): void {
   const v = body[name];
   if (v === undefined || v === null) return;
@@ -51,7 +42,6 @@ export function parseMessageRequest(body: Record<string, unknown>): MessageReque
   if (typeof message !== 'string' || message.trim() === '') throw new InvalidInput("'message' is required: a non-empty string");
   const tools = parseMessageTools(body);
   objectList(body, 'attachments', ['mime_type', 'data']);
-  stringList(body, 'confirm_tools');
   const model = optionalText(body, 'llm_model');
   return {
     message, bypassRipple: optionalBool(body, 'bypass_ripple'), forceSummarize: optionalBool(body, 'force_summarize'),

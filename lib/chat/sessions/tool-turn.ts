@@ -32,7 +32,12 @@ export interface ToolHistory {
 export type ToolTurnEvent =
   | { readonly kind: 'token'; readonly text: string }
   | { readonly kind: 'tool_call'; readonly callId: string; readonly name: string; readonly arguments: Record<string, unknown>; readonly client: boolean }
-  | { readonly kind: 'client_tool_call'; readonly callId: string; readonly name: string; readonly arguments: Record<string, unknown>; readonly timeoutSecs: number }
+  | {
+    readonly kind: 'client_tool_call'; readonly callId: string; readonly name: string; readonly arguments: Record<string, unknown>;
+    readonly timeoutSecs: number;
+    /** An approval of a server tool (confirm_tools): the client answers success true to let it run. */
+    readonly confirm: boolean;
+  }
   | { readonly kind: 'tool_result'; readonly callId: string; readonly name: string; readonly outcome: ToolOutcome }
   | { readonly kind: 'completion'; readonly completion: Completion; readonly history?: ToolHistory };
 
@@ -40,6 +45,8 @@ export interface ToolPlan {
   readonly config: ToolConfig;
   readonly offered: readonly ToolSpec[];
   readonly client: ReadonlySet<string>;
+  /** Server tools that wait for the client's approval before they run. */
+  readonly confirm: ReadonlySet<string>;
   readonly context: ToolContext;
   readonly clientTimeoutMs: number;
 }
@@ -58,6 +65,7 @@ export function planTools(sessionConfig: Readonly<Record<string, unknown>> | nul
   if (server.length === 0 && client.length === 0) return undefined;
   return {
     config, offered: [...server, ...client], client: new Set(client.map((t) => t.name)), clientTimeoutMs: env.clientTimeoutMs,
+    confirm: new Set(clientReachable ? tools.confirmTools ?? [] : []),
     context: { ...env.context, allowWrite: config.allowWrite, ...(config.allowedCollections ? { allowedCollections: config.allowedCollections } : {}) },
   };
 }
@@ -112,19 +120,28 @@ async function* runCall(t: ToolTurnInput, call: ToolCall, history: ToolHistory):
   yield { kind: 'tool_call', callId: call.id, name: call.name, arguments: call.arguments, client };
   let outcome: ToolOutcome;
   if (client) {
-    const callId = t.broker.newCallId();
-    // Waiting before the event goes out: an answer can never arrive ahead of its waiter.
-    const answer = t.broker.wait(t.chatId, callId, t.plan.clientTimeoutMs, t.signal);
-    yield { kind: 'client_tool_call', callId, name: call.name, arguments: call.arguments, timeoutSecs: Math.round(t.plan.clientTimeoutMs / 1000) };
-    outcome = await answer;
-    t.signal?.throwIfAborted();
+    outcome = yield* askClient(t, call, false);
   } else {
-    outcome = await executeServerTool(call.name, call.arguments, t.plan.context);
+    const approval = t.plan.confirm.has(call.name) ? yield* askClient(t, call, true) : undefined;
+    outcome = approval && !approval.success
+      ? { success: false, error: `The client did not approve '${call.name}'${approval.error ? `: ${approval.error}` : ''}` }
+      : await executeServerTool(call.name, call.arguments, t.plan.context);
   }
   history.tool_results.push({
     tool_call_id: call.id, tool_name: call.name, success: outcome.success, result: outcome.result ?? null, error: outcome.error ?? null,
   });
   yield { kind: 'tool_result', callId: call.id, name: call.name, outcome };
+  return outcome;
+}
+
+/** Sends a call to the client (to run, or to approve) and waits for its answer. */
+async function* askClient(t: ToolTurnInput, call: ToolCall, confirm: boolean): AsyncGenerator<ToolTurnEvent, ToolOutcome> {
+  const callId = t.broker.newCallId();
+  // Waiting before the event goes out: an answer can never arrive ahead of its waiter.
+  const answer = t.broker.wait(t.chatId, callId, t.plan.clientTimeoutMs, t.signal);
+  yield { kind: 'client_tool_call', callId, name: call.name, arguments: call.arguments, timeoutSecs: Math.round(t.plan.clientTimeoutMs / 1000), confirm };
+  const outcome = await answer;
+  t.signal?.throwIfAborted();
   return outcome;
 }
 

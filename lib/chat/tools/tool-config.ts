@@ -30,6 +30,8 @@ export interface MessageTools {
   readonly maxIterations?: number;
   readonly clientTools: readonly ToolSpec[];
   readonly excludeTools: readonly string[];
+  /** Server tools that run only once the client approves the call (over a stream). */
+  readonly confirmTools?: readonly string[];
 }
 
 export const NO_MESSAGE_TOOLS: MessageTools = Object.freeze({ clientTools: [], excludeTools: [] });
@@ -104,11 +106,13 @@ export function parseMessageTools(body: Record<string, unknown>): MessageTools {
   const config = body.tool_config;
   if (config !== undefined && config !== null && !isPlainObject(config)) throw new InvalidInput("'tool_config' must be an object");
   const maxIterations = iterations(body.max_iterations, 'max_iterations');
+  const confirmTools = names(body.confirm_tools, 'confirm_tools');
   const tools: MessageTools = {
     ...(isPlainObject(config) ? { config } : {}),
     ...(maxIterations !== undefined ? { maxIterations } : {}),
     clientTools: parseClientTools(body.client_tools),
     excludeTools: names(body.exclude_tools, 'exclude_tools') ?? [],
+    ...(confirmTools ? { confirmTools } : {}),
   };
   // Checked now, so a bad tool_config is a 400 before any stream opens.
   resolveToolConfig(null, tools);

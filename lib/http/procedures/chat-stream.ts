@@ -14,11 +14,13 @@
  *   {event: "__client_tool_call", chat_id, call_id, tool, tool_name, arguments, timeout_secs}
  *       a client tool to run: answer with POST /api/chat/{id}/tool-result
  *       {call_id, success, result?, error?} (or {call_id, keepalive: true}
- *       to restart the timeout) within timeout_secs
+ *       to restart the timeout) within timeout_secs. With `confirm: true`
+ *       it asks approval of a server tool named in confirm_tools: success
+ *       true lets it run, false (or no answer in time) refuses it
  *   {content, message_id, chat_id, execution_time_ms, token_usage, context_snippets, tool_call_history?}   done
  *   an `error` frame with the classified provider fields on failure.
  * WebSocket (`chat.sendStreamWs`): ChatStreamChunk {chat_id, content},
- * ClientToolCall {chat_id, call_id, tool_name, arguments}, ChatStreamEnd
+ * ClientToolCall {chat_id, call_id, tool_name, arguments, confirm?}, ChatStreamEnd
  * {chat_id, message_id, execution_time_ms, token_usage, tool_call_history?};
  * tool progress is SSE only (no WebSocket frame type carries it).
  */
@@ -56,7 +58,10 @@ async function* sseEvents(chat: string, events: AsyncIterable<TurnEvent>): Async
       case 'client_tool_call':
         yield {
           event: 'client_tool_call',
-          data: { event: '__client_tool_call', chat_id: chat, call_id: e.callId, tool: e.name, tool_name: e.name, arguments: e.arguments, timeout_secs: e.timeoutSecs },
+          data: {
+            event: '__client_tool_call', chat_id: chat, call_id: e.callId, tool: e.name, tool_name: e.name, arguments: e.arguments,
+            timeout_secs: e.timeoutSecs, ...(e.confirm ? { confirm: true } : {}),
+          },
         };
         break;
       case 'done': {
@@ -85,7 +90,9 @@ export const chatSendStreamWs = defineProcedure({
 async function* wsEvents(chat: string, events: AsyncIterable<TurnEvent>): AsyncGenerator<StreamEvent> {
   for await (const e of events) {
     if (e.kind === 'token') yield { event: 'chunk', data: { chat_id: chat, content: e.text } };
-    else if (e.kind === 'client_tool_call') yield { event: 'client_tool_call', data: { chat_id: chat, call_id: e.callId, tool_name: e.name, arguments: e.arguments } };
+    else if (e.kind === 'client_tool_call') {
+      yield { event: 'client_tool_call', data: { chat_id: chat, call_id: e.callId, tool_name: e.name, arguments: e.arguments, ...(e.confirm ? { confirm: true } : {}) } };
+    }
     else if (e.kind === 'done') {
       const r = e.response;
       yield {
