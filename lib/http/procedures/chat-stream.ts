@@ -34,6 +34,8 @@ const streamInput = (raw: RawInput) => ({ id: chatId(raw), req: parseMessageRequ
 type StreamInput = ReturnType<typeof streamInput>;
 
 async function open(i: StreamInput, ctx: Context): Promise<AsyncGenerator<TurnEvent>> {
+  // A stream stores the exchange at its end: a read-only server refuses it up front, as it would the whole message.
+  if (ctx.db.readOnly) throw ctx.db.storage.refuse();
   checkRetrievalAccess(ctx, i.id);
   return ctx.chat.messages.openStream(ctx.session, i.id, i.req, ctx.signal, toolEnv(ctx));
 }
