@@ -46,6 +46,9 @@ const WS_ROUTE = '/api/ws';
 
 const BINARY = { binary: true } as const;
 
+/** Chats one connection may hold registered client tools for (each list is itself capped by parseClientTools). */
+const MAX_TOOL_CHATS = 256;
+
 /** Close code sent after the final Error when the token expired or the key was revoked (application range, like HTTP 401). */
 export const CLOSE_UNAUTHORIZED = 4001;
 
@@ -188,12 +191,12 @@ class Connection implements WatchedConnection {
     if (!entry) throw new InvalidInput(`Unknown message type '${type}'`);
     if ('stream' in entry) return this.openStream(entry, entry.withClientTools ? this.withClientTools(payload) : payload, messageId, principal);
     if ('connection' in entry && entry.connection === 'hello') return this.hello(payload);
-    const reply = await this.reply(entry, type, payload, messageId !== undefined, principal);
+    const reply = await this.reply(entry, payload, messageId !== undefined, principal);
     if (reply) this.send(messageId === undefined ? reply : { ...reply, messageId });
   }
 
   /** The reply to one request, without its messageId; undefined when the protocol wants none. */
-  private async reply(entry: Exclude<WsMessageType, StreamMessage>, type: string, payload: Record<string, any>, hasMessageId: boolean,
+  private async reply(entry: Exclude<WsMessageType, StreamMessage>, payload: Record<string, any>, hasMessageId: boolean,
     principal: Principal): Promise<Record<string, unknown> | undefined> {
     if ('connection' in entry) {
       if (entry.connection === 'unsubscribe') return this.unsubscribe(payload);
@@ -278,6 +281,9 @@ class Connection implements WatchedConnection {
   private registerClientTools(payload: Record<string, any>): Record<string, unknown> {
     if (typeof payload.chat_id !== 'string' || payload.chat_id === '') throw new InvalidInput("'chat_id' is required: a chat id");
     const tools = parseClientTools(payload.tools, 'tools');
+    if (tools.length > 0 && !this.clientTools.has(payload.chat_id) && this.clientTools.size >= MAX_TOOL_CHATS) {
+      throw new InvalidInput(`Client tools are registered for ${MAX_TOOL_CHATS} chats on this connection already; register an empty list to forget some`);
+    }
     if (tools.length === 0) this.clientTools.delete(payload.chat_id);
     else this.clientTools.set(payload.chat_id, tools);
     return success({ status: 'tools_registered', chat_id: payload.chat_id, tools: tools.map((t) => t.name) });
