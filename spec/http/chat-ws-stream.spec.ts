@@ -99,6 +99,23 @@ describe('WebSocket chat streaming (ChatSend, CancelChat, client tools)', functi
     expect(ws.frames.filter((f) => f.type === 'Success' || f.type === 'Error')).to.have.length(1);
   });
 
+  it('ends a chat\'s stream with ChatStreamError when a newer ChatSend for the same chat replaces it', async () => {
+    await t.request('PUT', '/api/config', { openai_api_key: 'sk-x', openai_api_url: openai.url });
+    const id = await session({ llm_provider: 'openai' });
+    openai.reply = Array.from({ length: 100 }, (_, i) => `w${i}`).join(' ');
+    openai.tokenDelayMs = 10;
+    ws.send({ type: 'ChatSend', payload: { chat_id: id, message: 'first' } });
+    await until(() => ws.of('ChatStreamChunk').length >= 2);
+    openai.tokenDelayMs = 0;
+    ws.send({ type: 'ChatSend', payload: { chat_id: id, message: 'second' } });
+    await until(() => ws.of('ChatStreamEnd').length === 1);
+    expect(ws.of('ChatStreamError').map((f) => f.payload.error)).to.deep.equal(['Replaced by a newer ChatSend for this chat']);
+    await openai.waitAborted(1);
+    const stored = (await t.request('GET', `/api/chat/${id}/messages`)).body.messages.map((m: any) => m.content?.value ?? m.content);
+    expect(stored[0]).to.equal('second');
+    expect(stored).to.have.length(2);
+  });
+
   it('calls a registered client tool with ClientToolCall and continues with the ClientToolResult', async () => {
     const id = await session({ tool_config: { tool_choice: { type: 'tool', name: 'lookup' } } });
     ws.send({ type: 'RegisterClientTools', messageId: 'r1', payload: { chat_id: id, tools: [{ name: 'lookup', description: 'Look up', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }] } });

@@ -27,7 +27,7 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { InvalidInput, NotFound, SubscriptionEnded, toDbError, type DbError } from '../../errors.js';
+import { Conflict, InvalidInput, NotFound, SubscriptionEnded, toDbError, type DbError } from '../../errors.js';
 import { parseClientTools, type ToolSpec } from '../../chat/index.js';
 import { wsErrorFrame } from '../error-body.js';
 import type { Dispatcher, OpenStream } from '../dispatch.js';
@@ -231,6 +231,8 @@ class Connection implements WatchedConnection {
     // The connection may have ended while the stream opened: nothing would ever cancel it.
     if (this.closed || this.ws.readyState !== this.ws.OPEN) { open.cancel(); return; }
     const key = entry.key(payload);
+    // A chat stream replaced by a newer ChatSend for the same chat is told so (its client stops waiting); a Subscribe is replaced silently.
+    if (entry.error) this.streams.get(key)?.renderer.fail(new Conflict('Replaced by a newer ChatSend for this chat'));
     this.stopStream(key);
     const errorFrame = entry.error ? (err: unknown) => ({ ...entry.error!(err, payload), ...(messageId !== undefined ? { messageId } : {}) }) : undefined;
     const renderer = new StreamRenderer(this.sink, wsFrames(entry.reply, entry.frames, messageId, () => this.encoding, errorFrame), {
