@@ -12,7 +12,7 @@ import { regexKvFind, regexSchemaInsert } from './scenarios/regex.js';
 import { functionsFindById, functionsGroup, functionsSteps } from './scenarios/functions.js';
 import { functionsEdgeCache } from './scenarios/functions-kv.js';
 import { bcryptUnderLoad } from './scenarios/functions-crypto.js';
-import { chatMessage } from './scenarios/chat.js';
+import { chatMessage, chatStreamDelay } from './scenarios/chat.js';
 
 const SCENARIOS: Record<string, () => Promise<void>> = {
   'http-insert': httpInsert,
@@ -36,6 +36,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'functions-edge-cache': functionsEdgeCache,
   'bcrypt-under-load': bcryptUnderLoad,
   'chat-message': chatMessage,
+  'chat-stream-delay': chatStreamDelay,
 };
 
 const wanted = process.argv.slice(2);

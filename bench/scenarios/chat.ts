@@ -11,6 +11,8 @@
  * exchange waits for its fsync). A session takes 20 messages, then the next
  * one starts, so the replayed history stays at a conversation's size.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -96,6 +98,123 @@ export async function chatMessage(): Promise<void> {
     });
   } finally {
     await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * chat-stream-delay (issue 13 item 4): the delay the server adds between a
+ * provider's streamed token and the client receiving it. A fake Chat
+ * Completions vendor on loopback (in this process) streams TOKENS tokens,
+ * one every TOKEN_GAP_MS, each carrying the `performance.now()` it was
+ * written at; the client reads POST /api/chat/{id}/messages/stream and
+ * takes the arrival time minus that stamp (one clock, one process). The
+ * reference is the same vendor stream read directly by the same client
+ * code, so `server_added_p50_ms` is what the server's hop costs: parsing the
+ * vendor's SSE, the turn and tool plumbing, the SSE renderer (aim < 1 ms).
+ */
+const TOKENS = Number(process.env.BENCH_CHAT_STREAM_TOKENS ?? 1000), TOKEN_GAP_MS = 2;
+
+async function startPacedVendor(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => { raw += c; });
+    req.on('end', async () => {
+      const body = JSON.parse(raw || '{}') as { stream_options?: { include_usage?: boolean } };
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = (delta: unknown, finish: string | null = null) =>
+        `data: ${JSON.stringify({ id: 'b', object: 'chat.completion.chunk', model: 'paced', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      res.write(chunk({ role: 'assistant', content: '' }));
+      for (let i = 0; i < TOKENS && !res.destroyed; i++) {
+        await new Promise((r) => setTimeout(r, TOKEN_GAP_MS));
+        res.write(chunk({ content: `${performance.now().toFixed(4)} ` }));
+      }
+      res.write(chunk({}, 'stop'));
+      if (body.stream_options?.include_usage) {
+        res.write(`data: ${JSON.stringify({ id: 'b', object: 'chat.completion.chunk', model: 'paced', choices: [], usage: { prompt_tokens: 1, completion_tokens: TOKENS, total_tokens: TOKENS + 1 } })}\n\n`);
+      }
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+/** POSTs and reads SSE `data:` lines, calling `onData` with each parsed payload as it arrives. */
+function readSse(url: string, headers: Record<string, string>, body: unknown, onData: (d: any) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const payload = JSON.stringify(body);
+    const req = http.request(url, { method: 'POST', headers: { ...headers, accept: 'text/event-stream', 'content-type': 'application/json' } }, (res) => {
+      let buf = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => {
+        buf += c;
+        let i;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, i).trim();
+          buf = buf.slice(i + 1);
+          if (line.startsWith('data:') && line !== 'data: [DONE]') onData(JSON.parse(line.slice(5)));
+        }
+      });
+      res.on('end', resolve);
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+const stampOf = (text: string | undefined): number | undefined => {
+  const n = Number.parseFloat(text ?? '');
+  return Number.isFinite(n) ? n : undefined;
+};
+
+export async function chatStreamDelay(): Promise<void> {
+  const vendor = await startPacedVendor();
+  const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-'));
+  const server = await Server.create({
+    port: 0, host: '127.0.0.1', dataDir: dir, adminKey: ADMIN, quiet: true,
+    snapshotCron: '', trashPurgeCron: '', ttlSweepMs: 0, snapshotBytes: Number.MAX_SAFE_INTEGER,
+  });
+  await server.listen();
+  try {
+    const auth = await (await fetch(`${server.url}/api/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: ADMIN }) })).json() as { token: string };
+    const headers = { authorization: `Bearer ${auth.token}` };
+    const call = async (method: string, route: string, body: unknown) => {
+      const r = await fetch(server.url + route, { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      if (!r.ok) throw new Error(`${route}: ${r.status} ${await r.text()}`);
+      return r.json() as Promise<Record<string, any>>;
+    };
+    await call('PUT', '/api/config', { openai_api_key: 'sk-bench', openai_api_url: vendor.url });
+    const chat = (await call('POST', '/api/chat', { collections: [], llm_provider: 'openai' })).chat_id as string;
+    const subj: number[] = [], ref: number[] = [];
+    // Reference first: the vendor stream read directly.
+    await readSse(`${vendor.url}/chat/completions`, {}, { model: 'paced', stream: true, messages: [{ role: 'user', content: 'go' }] }, (d) => {
+      const at = stampOf(d.choices?.[0]?.delta?.content);
+      if (at !== undefined) ref.push(performance.now() - at);
+    });
+    let done = false;
+    await readSse(`${server.url}/api/chat/${chat}/messages/stream`, headers, { message: 'go' }, (d) => {
+      const at = stampOf(d.token);
+      if (at !== undefined) subj.push(performance.now() - at);
+      if (d.message_id) done = true;
+    });
+    if (!done || subj.length < TOKENS * 0.99) throw new Error(`chat-stream-delay: the stream ended early (${subj.length} tokens, done=${done})`);
+    subj.sort((a, b) => a - b);
+    ref.sort((a, b) => a - b);
+    report({
+      scenario: 'chat-stream-delay',
+      subject: { label: 'token via /messages/stream', p50_ms: percentile(subj, 50), p99_ms: percentile(subj, 99) },
+      reference: { label: 'token read from the vendor directly', p50_ms: percentile(ref, 50), p99_ms: percentile(ref, 99) },
+      ratio: percentile(subj, 50) / Math.max(percentile(ref, 50), 1e-6), ratio_of: 'p50 delay through the server / p50 delay direct',
+      target: 'server-added p50 < 1 ms',
+      extra: { tokens: TOKENS, token_gap_ms: TOKEN_GAP_MS, server_added_p50_ms: percentile(subj, 50) - percentile(ref, 50),
+        server_added_p99_ms: percentile(subj, 99) - percentile(ref, 99) },
+      notes: 'vendor, server and client in one process on loopback (one clock); sequential streams, reference first',
+    });
+  } finally {
+    await server.close();
+    await vendor.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -18,3 +18,7 @@ export {
   parseCompact, parseContentEdit, parseForgotten, parseMerge, parseMessageRequest, parseToolResult,
   type ChatDeps, type ChatResponse, type ChatSession, type CollectionConfig, type TurnEvent,
 } from './sessions/index.js';
+export { ClientToolBroker, type BrokerClock, type ClientToolAnswer } from './tools/client-tool-broker.js';
+export { executeServerTool, isServerTool, MAX_RESULTS, SERVER_TOOLS, serverToolSpecs, type ToolContext, type ToolOutcome } from './tools/server-tools.js';
+export { parseClientTools, resolveToolConfig, type MessageTools, type ToolConfig } from './tools/tool-config.js';
+export type { ToolEnv, ToolHistory } from './sessions/tool-turn.js';

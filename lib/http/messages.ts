@@ -4,10 +4,13 @@
  * they are, and where the names or the shape differ from the HTTP route a
  * small adapter builds the arguments (`args`) or picks the Success `data`
  * from the result (`data`). Subscribe names a stream procedure and how its
- * events become frames; Hello and Unsubscribe act on the connection itself;
- * chat types are known but not served yet.
+ * events become frames; Hello, Unsubscribe, CancelChat and
+ * RegisterClientTools act on the connection itself. ChatSend is a stream
+ * keyed by its chat (`chat:<id>`; collection names cannot hold a colon, so
+ * it never meets a Subscribe's key) whose failure is a ChatStreamError.
  */
 import type { RawInput } from './procedure.js';
+import { sseErrorData } from './error-body.js';
 
 type Payload = Record<string, any>;
 
@@ -31,15 +34,30 @@ export interface StreamMessage {
   readonly key: (p: Payload) => string;
   readonly reply: string;
   readonly frames: Readonly<Record<string, string>>;
+  /** The frame a failure (opening or mid-stream) becomes, when not the plain Error frame. */
+  readonly error?: (err: unknown, p: Payload) => Record<string, unknown>;
+  /** The client tools RegisterClientTools registered for the payload's chat join the payload's own `client_tools`. */
+  readonly withClientTools?: boolean;
 }
 
-/** Handled by the connection: Hello switches the frame format, Unsubscribe ends a stream by its key. */
-export interface ConnectionMessage { readonly connection: 'hello' | 'unsubscribe' }
+/**
+ * Handled by the connection: Hello switches the frame format, Unsubscribe
+ * ends a stream by its key, CancelChat ends a chat's stream, and
+ * RegisterClientTools keeps a chat's client tools for its ChatSends.
+ */
+export interface ConnectionMessage { readonly connection: 'hello' | 'unsubscribe' | 'cancel-chat' | 'register-client-tools' }
 
-/** A chat type this server knows but does not serve yet (transport/ws.ts answers it). */
-export interface NotServedMessage { readonly notServed: true }
+export type WsMessageType = CallMessage | StreamMessage | ConnectionMessage;
 
-export type WsMessageType = CallMessage | StreamMessage | ConnectionMessage | NotServedMessage;
+/** The stream key of a chat's ChatSend. */
+export const chatStreamKey = (chatId: unknown): string => `chat:${typeof chatId === 'string' ? chatId : ''}`;
+
+/** ChatStreamError: the chat, and the error's fields (error, and error_kind, provider... for a provider failure). */
+export function chatStreamError(err: unknown, chatId: unknown): Record<string, unknown> {
+  const data = sseErrorData(err, 'ws');
+  const error = typeof data.error === 'string' ? data.error : String(data.message ?? 'Chat stream failed');
+  return { type: 'ChatStreamError', payload: { chat_id: typeof chatId === 'string' ? chatId : '', ...data, error } };
+}
 
 const args = (named: Payload, body: unknown = {}): RawInput => ({ args: named, body });
 
@@ -51,8 +69,6 @@ const withoutKeys = (p: Payload, ...keys: string[]) => {
   for (const [k, v] of Object.entries(p)) if (!keys.includes(k)) out[k] = v;
   return out;
 };
-
-const notServed: NotServedMessage = { notServed: true };
 
 export const WS_MESSAGE_TYPES: Readonly<Record<string, WsMessageType>> = {
   Hello: { connection: 'hello' },
@@ -101,10 +117,19 @@ export const WS_MESSAGE_TYPES: Readonly<Record<string, WsMessageType>> = {
     data: (r) => r.results,
   },
 
-  ChatSend: notServed,
-  RegisterClientTools: notServed,
-  ClientToolResult: notServed,
-  CancelChat: notServed,
+  ChatSend: {
+    stream: 'chat.sendStreamWs',
+    args: (p) => args({ chatId: p.chat_id }, withoutKeys(p, 'chat_id')),
+    key: (p) => chatStreamKey(p.chat_id),
+    // No Success: ChatSend carries no messageId; the client reads the chat's frames.
+    reply: '',
+    frames: { chunk: 'ChatStreamChunk', end: 'ChatStreamEnd', client_tool_call: 'ClientToolCall' },
+    error: (err, p) => chatStreamError(err, p.chat_id),
+    withClientTools: true,
+  },
+  RegisterClientTools: { connection: 'register-client-tools' },
+  ClientToolResult: { procedure: 'chat.toolResult', args: (p) => args({ chatId: p.chat_id }, withoutKeys(p, 'chat_id')) },
+  CancelChat: { connection: 'cancel-chat' },
   // The payload is the HTTP body of POST /api/chat/complete (Rust sends it flattened into the frame: transport/ws.ts).
   RawComplete: { procedure: 'chat.complete', args: (p) => args({}, withoutKeys(p, 'type', 'messageId')) },
 };

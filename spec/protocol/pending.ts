@@ -15,15 +15,6 @@ export interface PendingWork {
 
 export const PENDING: Readonly<Record<number, PendingWork>> = {
   // Issue 12 (the rest of the step catalog) adds no route of its own.
-  13: {
-    topic: 'chat sessions, messages, streaming, models and tools',
-    routes: [
-      'POST /api/chat/{chatId}/messages/stream',
-      'GET /api/chat/tools',
-      'POST /api/chat/tools/execute',
-    ],
-    messageTypes: ['ChatSend', 'RegisterClientTools', 'ClientToolResult', 'CancelChat'],
-  },
   14: {
     topic: 'goals, goal templates, tasks, agents and schedules',
     routes: [

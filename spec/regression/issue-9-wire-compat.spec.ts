@@ -74,7 +74,6 @@ interface Row {
 }
 
 const success = () => ({ type: 'Success' });
-const unsupported = () => ({ type: 'Error', code: 501 });
 
 /** Every client -> server type of protocol.md §3.4, plus an unknown one. */
 const ROWS: Row[] = [
@@ -97,8 +96,9 @@ const ROWS: Row[] = [
   { type: 'Subscribe', payload: () => ({ collection: 'watched' }), reply: success },
   { type: 'Unsubscribe', payload: () => ({ collection: 'watched' }), reply: success },
   { type: 'ChatSend', payload: () => ({ chat_id: 'c1', message: 'hi' }), reply: () => ({ type: 'ChatStreamError' }) },
-  { type: 'RegisterClientTools', payload: () => ({ chat_id: 'c1', tools: [] }), reply: unsupported },
-  { type: 'ClientToolResult', payload: () => ({ chat_id: 'c1', call_id: 'k', success: true }), reply: unsupported },
+  // Served since issue 13: the chat 'c1' does not exist, so ChatSend ends at once and a tool result is refused.
+  { type: 'RegisterClientTools', payload: () => ({ chat_id: 'c1', tools: [] }), reply: success },
+  { type: 'ClientToolResult', payload: () => ({ chat_id: 'c1', call_id: 'k', success: true }), reply: () => ({ type: 'Error', code: 404 }) },
   // protocol.md §3.2: an ack to a CancelChat without a messageId could be misrouted to another pending request.
   { type: 'CancelChat', payload: () => ({ chat_id: 'c1' }), reply: (v) => (v === 'with' ? success() : null) },
   // Served since issue 13: with no provider configured the offline `local` provider answers.
@@ -171,7 +171,7 @@ describe('issue 9: wire compatibility with the official examples', function () {
       const [reply] = await ws.exchange({ type: 'ChatSend', payload: { chat_id: 'chat-7', message: 'hello' } }, 1);
       expect(reply.type).to.equal('ChatStreamError');
       expect(reply.payload.chat_id).to.equal('chat-7');
-      expect(reply.payload.error).to.match(/not supported by this server yet/);
+      expect(reply.payload.error).to.match(/not found/i);
       ws.close();
     });
   });

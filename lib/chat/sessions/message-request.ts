@@ -3,13 +3,13 @@
  * the message edit, the forgotten toggle, compaction, merge and tool
  * results. Strict: unknown members and wrong types are InvalidInput.
  *
- * Tool members of a ChatMessageRequest (`client_tools`, `confirm_tools`,
- * `exclude_tools`, `max_iterations`, `tool_config`) are validated and
- * accepted; tools are offered to the model by the streaming and tools part,
- * not by this one.
+ * Tool members of a ChatMessageRequest (`client_tools`, `exclude_tools`,
+ * `confirm_tools`, `max_iterations`, `tool_config`) are parsed by
+ * tools/tool-config.ts.
  */
 import { InvalidInput } from '../../errors.js';
 import { isPlainObject, rejectUnknownMembers } from '../../engine/index.js';
+import { parseMessageTools, type MessageTools } from '../tools/tool-config.js';
 import { parseMergeStrategy, type MergeStrategy } from './merge-strategies.js';
 import { optionalBool, optionalInt, optionalText } from './session-config.js';
 
@@ -18,19 +18,13 @@ export interface MessageRequest {
   readonly bypassRipple: boolean;
   readonly forceSummarize: boolean;
   readonly model?: string;
+  /** Tools asked for by this message (empty when it asks for none). */
+  readonly tools?: MessageTools;
 }
 
 const MESSAGE_MEMBERS = ['message', 'bypass_ripple', 'force_summarize', 'max_iterations', 'tool_config', 'llm_model', 'client_tools',
   'confirm_tools', 'exclude_tools', 'attachments'] as const;
 const MAX_TOOLS = 128;
-
-function stringList(body: Record<string, unknown>, name: string): void {
-  const v = body[name];
-  if (v === undefined || v === null) return;
-  if (!Array.isArray(v) || v.length > MAX_TOOLS || !v.every((x) => typeof x === 'string')) {
-    throw new InvalidInput(`'${name}' must be an array of at most ${MAX_TOOLS} tool names`);
-  }
-}
 
 function objectList(body: Record<string, unknown>, name: string, required: readonly string[]): void {
   const v = body[name];
@@ -46,16 +40,12 @@ export function parseMessageRequest(body: Record<string, unknown>): MessageReque
   rejectUnknownMembers(body, MESSAGE_MEMBERS);
   const message = body.message;
   if (typeof message !== 'string' || message.trim() === '') throw new InvalidInput("'message' is required: a non-empty string");
-  optionalInt(body, 'max_iterations', 1, 1000);
-  if (body.tool_config !== undefined && body.tool_config !== null && !isPlainObject(body.tool_config)) throw new InvalidInput("'tool_config' must be an object");
-  objectList(body, 'client_tools', ['name']);
+  const tools = parseMessageTools(body);
   objectList(body, 'attachments', ['mime_type', 'data']);
-  stringList(body, 'confirm_tools');
-  stringList(body, 'exclude_tools');
   const model = optionalText(body, 'llm_model');
   return {
     message, bypassRipple: optionalBool(body, 'bypass_ripple'), forceSummarize: optionalBool(body, 'force_summarize'),
-    ...(model ? { model } : {}),
+    ...(model ? { model } : {}), tools,
   };
 }
 

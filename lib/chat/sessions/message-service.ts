@@ -17,11 +17,18 @@ import type { ChatSession } from './session-config.js';
 import { summaryMessage, type ListOptions } from './session-service.js';
 import type { ChatResponse } from './session-wire.js';
 import { summarize } from './summarize.js';
-import { prepareTurn, runTurn, turnResult, type TurnDeps, type TurnInput, type TurnResult } from './turn.js';
+import { prepareTurn, runTurn, turnResult, type PreparedTurn, type TurnDeps, type TurnInput, type TurnResult } from './turn.js';
+import { planTools, runToolTurn, type ToolEnv, type ToolPlan, type ToolTurnEvent } from './tool-turn.js';
+import type { ClientToolBroker } from '../tools/client-tool-broker.js';
+import { NO_MESSAGE_TOOLS } from '../tools/tool-config.js';
 
-/** An event of a streamed turn: a piece of the reply, then the stored exchange's ChatResponse. */
+/**
+ * An event of a streamed turn: pieces of the reply and tool progress as they
+ * happen, then the stored exchange's ChatResponse (with the turn's
+ * tool_call_history when tools ran).
+ */
 export type TurnEvent =
-  | { readonly kind: 'token'; readonly text: string }
+  | Exclude<ToolTurnEvent, { kind: 'completion' }>
   | { readonly kind: 'done'; readonly response: ChatResponse };
 
 export interface CompactResult {
@@ -33,36 +40,75 @@ export interface CompactResult {
 }
 
 export class MessageService {
-  constructor(private readonly store: ChatStore, private readonly deps: TurnDeps) {}
-
-  /** POST /api/chat/{id}/messages. Stores nothing when the provider fails. */
-  async send(db: Session, chatId: string, req: MessageRequest, signal?: AbortSignal): Promise<ChatResponse> {
-    const started = performance.now();
-    const { session, input } = await this.begin(db, chatId, req, signal);
-    const turn = await runTurn(this.deps, db, input);
-    return this.finish(db, session, req, turn, started);
-  }
+  constructor(private readonly store: ChatStore, private readonly deps: TurnDeps, private readonly broker: ClientToolBroker) {}
 
   /**
-   * The same turn streamed: token events as the provider sends them, then
-   * one `done` event with the ChatResponse once the exchange is stored. A
-   * failure or an abort (`signal`, the client went away or cancelled)
-   * before the end stores nothing.
+   * POST /api/chat/{id}/messages. Stores nothing when the provider fails.
+   * Server tools run when `tools` is given and the turn enables them; client
+   * tools need a stream to reach the client, so they are not offered here.
    */
-  async *sendStream(db: Session, chatId: string, req: MessageRequest, signal?: AbortSignal): AsyncGenerator<TurnEvent> {
+  async send(db: Session, chatId: string, req: MessageRequest, signal?: AbortSignal, tools?: ToolEnv): Promise<ChatResponse> {
     const started = performance.now();
     const { session, input } = await this.begin(db, chatId, req, signal);
     const prepared = await prepareTurn(this.deps, db, input);
+    const plan = planTools(session.tool_config, req.tools ?? NO_MESSAGE_TOOLS, tools, false);
+    let turn: TurnResult | undefined;
+    for await (const e of this.turnEvents(prepared, session, signal, plan, false)) {
+      if (e.kind === 'completion') turn = { ...turnResult(prepared, e.completion), ...(e.history ? { toolHistory: e.history } : {}) };
+    }
+    return this.finish(db, session, req, turn!, started);
+  }
+
+  /**
+   * Opens a streamed turn: the session, history and prompt are checked and
+   * built before it returns (an unknown chat or provider fails here, before
+   * any stream opens). The events are token and tool events as they happen,
+   * then one `done` with the ChatResponse once the exchange is stored. A
+   * failure or an abort (`signal`: the client went away or cancelled) before
+   * the end stores nothing.
+   */
+  async openStream(db: Session, chatId: string, req: MessageRequest, signal?: AbortSignal, tools?: ToolEnv): Promise<AsyncGenerator<TurnEvent>> {
+    const started = performance.now();
+    const { session, input } = await this.begin(db, chatId, req, signal);
+    const prepared = await prepareTurn(this.deps, db, input);
+    const plan = planTools(session.tool_config, req.tools ?? NO_MESSAGE_TOOLS, tools, true);
+    return this.streamed(db, session, req, prepared, started, signal, plan);
+  }
+
+  /** openStream and its events in one generator (the session is checked on the first pull). */
+  async *sendStream(db: Session, chatId: string, req: MessageRequest, signal?: AbortSignal, tools?: ToolEnv): AsyncGenerator<TurnEvent> {
+    yield* await this.openStream(db, chatId, req, signal, tools);
+  }
+
+  private async *streamed(db: Session, session: ChatSession, req: MessageRequest, prepared: PreparedTurn, started: number,
+    signal: AbortSignal | undefined, plan: ToolPlan | undefined): AsyncGenerator<TurnEvent> {
+    let turn: TurnResult | undefined;
+    for await (const e of this.turnEvents(prepared, session, signal, plan, true)) {
+      if (e.kind === 'completion') turn = { ...turnResult(prepared, e.completion), ...(e.history ? { toolHistory: e.history } : {}) };
+      else yield e;
+    }
+    signal?.throwIfAborted();
+    yield { kind: 'done', response: await this.finish(db, session, req, turn!, started) };
+  }
+
+  /** The provider's answer, through the tool loop when the turn offers tools. */
+  private async *turnEvents(p: PreparedTurn, session: ChatSession, signal: AbortSignal | undefined, plan: ToolPlan | undefined,
+    streamed: boolean): AsyncGenerator<ToolTurnEvent> {
+    if (plan) {
+      yield* runToolTurn({ provider: p.provider, request: p.request, plan, broker: this.broker, chatId: session.id, streamed, ...(signal ? { signal } : {}) });
+      return;
+    }
+    if (!streamed) {
+      yield { kind: 'completion', completion: await p.provider.complete(p.request, signal) };
+      return;
+    }
     let completion: Completion | undefined;
-    for await (const chunk of prepared.provider.stream(prepared.request, signal)) {
+    for await (const chunk of p.provider.stream(p.request, signal)) {
       if (chunk.kind === 'token') yield { kind: 'token', text: chunk.text };
       else completion = chunk.completion;
     }
-    if (!completion) {
-      throw new ProviderFailed(`${prepared.provider.id} ended its stream without a completion`, 'provider_unavailable', prepared.provider.id, null);
-    }
-    signal?.throwIfAborted();
-    yield { kind: 'done', response: await this.finish(db, session, req, turnResult(prepared, completion), started) };
+    if (!completion) throw new ProviderFailed(`${p.provider.id} ended its stream without a completion`, 'provider_unavailable', p.provider.id, null);
+    yield { kind: 'completion', completion };
   }
 
   private async begin(db: Session, chatId: string, req: MessageRequest, signal?: AbortSignal): Promise<{ session: ChatSession; input: TurnInput }> {
@@ -89,6 +135,7 @@ export class MessageService {
     return {
       chat_id: session.id, role: 'assistant' as const, content: turn.completion.content, created_at: at, updated_at: at,
       context_snippets: turn.snippets, token_usage: turn.completion.usage, llm_provider: session.llm_provider, llm_model: turn.model,
+      ...(turn.toolHistory ? { tool_call_history: turn.toolHistory as unknown as Record<string, unknown> } : {}),
       forgotten: false, summary: false,
     };
   }
@@ -97,6 +144,7 @@ export class MessageService {
     return {
       chat_id: chatId, message_id: messageId, responses: [turn.completion.content], context_snippets: turn.snippets,
       execution_time_ms: Math.round(performance.now() - started), token_usage: turn.completion.usage,
+      ...(turn.toolHistory ? { tool_call_history: turn.toolHistory } : {}),
     };
   }
 
@@ -182,13 +230,15 @@ export class MessageService {
   }
 
   /**
-   * POST /api/chat/{id}/tool-result. A client tool's answer unblocks a turn
-   * that waits on it during a stream; until streaming turns exist no turn
-   * waits, so a valid result is accepted and reported as not delivered.
+   * POST /api/chat/{id}/tool-result (and WebSocket ClientToolResult): a
+   * client tool's answer unblocks the streamed turn waiting on it, a
+   * keep-alive restarts its timeout. `delivered` is false when no turn waits
+   * on that call (unknown, already answered, or timed out).
    */
   toolResult(db: Session, chatId: string, result: ToolResult): Record<string, unknown> {
     this.store.session(db, chatId);
-    return { status: 'accepted', chat_id: chatId, call_id: result.callId, delivered: false };
+    const delivered = this.broker.deliver(chatId, result);
+    return { status: 'accepted', chat_id: chatId, call_id: result.callId, delivered };
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Embedder } from '../../vector/index.js';
 import type { ProviderDirectory } from '../providers/provider.js';
+import { ClientToolBroker, type BrokerClock } from '../tools/client-tool-broker.js';
 import { ChatStore, Stamps } from './chat-store.js';
 import { MessageService } from './message-service.js';
 import { SessionService } from './session-service.js';
@@ -17,15 +18,20 @@ export interface ChatDeps {
   readonly now: () => number;
   /** Makes sure the messages collection has a query index on `chat_id` (called once, after the first message is stored). */
   readonly indexMessages?: () => Promise<void>;
+  /** Timers of client tool waits (specs inject a fake one). */
+  readonly clientToolClock?: BrokerClock;
 }
 
 export class ChatService {
   readonly sessions: SessionService;
   readonly messages: MessageService;
+  /** Client tool calls in flight, answered through tool-result / ClientToolResult. */
+  readonly clientTools: ClientToolBroker;
 
   constructor(deps: ChatDeps) {
     const store = new ChatStore(new Stamps(deps.now), deps.indexMessages);
     this.sessions = new SessionService(store, deps.providers);
-    this.messages = new MessageService(store, deps);
+    this.clientTools = new ClientToolBroker(deps.clientToolClock);
+    this.messages = new MessageService(store, deps, this.clientTools);
   }
 }

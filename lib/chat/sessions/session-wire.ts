@@ -37,6 +37,8 @@ export interface ChatResponse {
   readonly context_snippets: readonly ContextSnippet[];
   readonly execution_time_ms: number;
   readonly token_usage?: TokenUsage;
+  /** `{iterations, tool_calls, tool_results}` when the turn ran tools. */
+  readonly tool_call_history?: unknown;
 }
 
 /** The answer to creating or branching a session: a full ChatResponse with no message yet. */

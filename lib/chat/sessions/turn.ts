@@ -14,6 +14,7 @@ import type { ChatMessageRecord, ContextSnippet } from './message-record.js';
 import { DEFAULT_CONTEXT_MESSAGES } from './names.js';
 import { buildPrompt } from './prompt.js';
 import { retrieve } from './retrieval.js';
+import type { ToolHistory } from './tool-turn.js';
 import type { ChatSession } from './session-config.js';
 
 export interface TurnDeps {
@@ -36,6 +37,8 @@ export interface TurnResult {
   readonly snippets: readonly ContextSnippet[];
   /** The model named in the answer's record: what the provider reported, else what was asked. */
   readonly model: string;
+  /** What the tools did, when the turn ran any. */
+  readonly toolHistory?: ToolHistory;
 }
 
 /** A turn ready to send: the provider, the request, and the context it holds. */

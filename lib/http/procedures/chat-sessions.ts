@@ -16,9 +16,10 @@ import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
 import { bodyObject, param, queryString } from '../input.js';
 import { checkCollectionAccess } from '../permissions.js';
 import type { Context } from '../context.js';
+import { toolEnv } from './chat-tools.js';
 
 type Mode = 'read' | 'write';
-const storage = (sessions: Mode, messages: Mode, searched: readonly string[] = []): Scope => ({
+export const storage = (sessions: Mode, messages: Mode, searched: readonly string[] = []): Scope => ({
   collections: [
     { name: CHAT_SESSIONS_COLLECTION, mode: sessions }, { name: CHAT_MESSAGES_COLLECTION, mode: messages },
     ...searched.map((name) => ({ name, mode: 'read' as const })),
@@ -26,8 +27,8 @@ const storage = (sessions: Mode, messages: Mode, searched: readonly string[] = [
 });
 
 /** An empty body (bodiless POSTs) is `{}`. */
-const body = (raw: RawInput) => (raw.body === undefined || raw.body === null ? {} : bodyObject(raw));
-const chatId = (raw: RawInput) => param(raw, 'chatId');
+export const body = (raw: RawInput) => (raw.body === undefined || raw.body === null ? {} : bodyObject(raw));
+export const chatId = (raw: RawInput) => param(raw, 'chatId');
 
 /**
  * Names the protocol reserves under /api/chat/ (gotcha 11: they win over
@@ -50,7 +51,7 @@ function searchedIn(b: Record<string, unknown>): string[] {
 }
 
 /** A message searches its session's collections: the caller must still be allowed to read them. */
-function checkRetrievalAccess(ctx: Context, id: string): void {
+export function checkRetrievalAccess(ctx: Context, id: string): void {
   if (!ctx.principal) return;
   for (const c of ctx.chat.sessions.session(ctx.session, id).collections) checkCollectionAccess(ctx.principal, c.collection_name, 'read');
 }
@@ -125,7 +126,7 @@ export const chatSend = defineProcedure({
   scope: () => storage('write', 'write'),
   handler: (i, ctx) => {
     checkRetrievalAccess(ctx, i.id);
-    return ctx.chat.messages.send(ctx.session, i.id, i.req, ctx.signal);
+    return ctx.chat.messages.send(ctx.session, i.id, i.req, ctx.signal, toolEnv(ctx));
   },
 });
 

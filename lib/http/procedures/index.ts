@@ -15,6 +15,8 @@ import * as changes from './changes.js';
 import * as functions from './functions.js';
 import * as chatProviders from './chat-providers.js';
 import * as chat from './chat-sessions.js';
+import * as chatStream from './chat-stream.js';
+import * as chatTools from './chat-tools.js';
 
 export function createRegistry() {
   return buildRegistry([
@@ -42,5 +44,6 @@ export function createRegistry() {
     chat.chatCreate, chat.chatList, chat.chatBranch, chat.chatMerge, chat.chatGet, chat.chatUpdate, chat.chatDelete, chat.chatSend,
     chat.chatMessagesList, chat.chatMessageGet, chat.chatMessageUpdate, chat.chatMessageDelete, chat.chatMessageForgotten,
     chat.chatMessageRegenerate, chat.chatCompact, chat.chatToolResult,
+    chatStream.chatSendStream, chatStream.chatSendStreamWs, chatTools.chatToolsList, chatTools.chatToolsExecute,
   ]);
 }

@@ -78,8 +78,10 @@ export function sseDataFrames(): FrameFormat {
  * WebSocket frames of one request's stream: the event named `reply` is the
  * request's Success (echoing its messageId), others `{type, payload}` with
  * the type from `types`. `encoding` is read per frame: Hello may switch it.
+ * `errorFrame` replaces the plain Error frame (a chat stream's ChatStreamError).
  */
-export function wsFrames(reply: string, types: Readonly<Record<string, string>>, messageId: unknown, encoding: () => WsEncoding): FrameFormat {
+export function wsFrames(reply: string, types: Readonly<Record<string, string>>, messageId: unknown, encoding: () => WsEncoding,
+  errorFrame?: (err: unknown) => Record<string, unknown>): FrameFormat {
   // Encoders made once per stream and event, not per frame: a fan-out looks one up per subscriber.
   const encoders: Record<WsEncoding, Map<string, Encoder>> = { json: new Map(), msgpack: new Map() };
   const encoderOf = (enc: WsEncoding, event: string): Encoder => {
@@ -96,6 +98,6 @@ export function wsFrames(reply: string, types: Readonly<Record<string, string>>,
       if (e.event === reply) return encodeWs({ type: 'Success', payload: { data: e.data }, ...(messageId !== undefined ? { messageId } : {}) }, enc);
       return cached(e.data, encoderOf(enc, e.event));
     },
-    error: (err) => encodeWs(wsErrorFrame(err, 'ws'), encoding()),
+    error: (err) => encodeWs(errorFrame ? errorFrame(err) : wsErrorFrame(err, 'ws'), encoding()),
   };
 }

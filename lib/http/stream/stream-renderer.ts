@@ -76,6 +76,11 @@ export class StreamRenderer {
     this.sink.write(this.format.error(err));
   }
 
+  /** Ends the stream without a frame (the transport has written its own last word, e.g. a cancelled chat). */
+  close(): void {
+    this.over = true;
+  }
+
   /**
    * Renders `events` until they end, the signal fires or the reader is
    * dropped. `deliver` is asked before each event (credentials still valid);

@@ -7,8 +7,12 @@
  * (messages.ts): most call a procedure; Subscribe opens the stream procedure
  * that SSE serves too (its events become the Success, then
  * MutationNotification and SchemaChanged frames, through the stream
- * renderer), Unsubscribe cancels it. Chat types get the replies of
- * `chatReply` until chat lands.
+ * renderer), Unsubscribe cancels it. ChatSend opens the chat's message
+ * stream the same way (ChatStreamChunk, ClientToolCall, ChatStreamEnd, or
+ * ChatStreamError; no Success, as it carries no messageId); CancelChat
+ * aborts it (the provider request is cancelled and nothing is stored) and
+ * ends it with a ChatStreamError; RegisterClientTools keeps a chat's client
+ * tools on the connection for its later ChatSends.
  *
  * A bad frame gets an Error and the connection stays open. A consumer whose
  * send queue passes the cap is told with an Error and then dropped (the
@@ -23,14 +27,15 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { InvalidInput, NotFound, NotImplemented, SubscriptionEnded, toDbError, type DbError } from '../../errors.js';
+import { Conflict, InvalidInput, NotFound, SubscriptionEnded, toDbError, type DbError } from '../../errors.js';
+import { parseClientTools, type ToolSpec } from '../../chat/index.js';
 import { wsErrorFrame } from '../error-body.js';
 import type { Dispatcher, OpenStream } from '../dispatch.js';
 import { decodeBody } from '../codec.js';
 import { showHeader } from '../content-type.js';
 import { fromHandshakeError } from './framework-errors.js';
 import { writeToSocket } from './socket-response.js';
-import { messageArgs, WS_MESSAGE_TYPES, type StreamMessage, type WsMessageType } from '../messages.js';
+import { chatStreamKey, messageArgs, WS_MESSAGE_TYPES, type StreamMessage, type WsMessageType } from '../messages.js';
 import { encodeWs, wsFrames, type WsEncoding } from '../stream/frame-formats.js';
 import { StreamRenderer, type FrameSink } from '../stream/stream-renderer.js';
 import type { CredentialWatch, WatchedConnection } from '../credential-watch.js';
@@ -40,6 +45,9 @@ import type { Principal, TokenGrant } from '../context.js';
 const WS_ROUTE = '/api/ws';
 
 const BINARY = { binary: true } as const;
+
+/** Chats one connection may hold registered client tools for (each list is itself capped by parseClientTools). */
+const MAX_TOOL_CHATS = 256;
 
 /** Close code sent after the final Error when the token expired or the key was revoked (application range, like HTTP 401). */
 export const CLOSE_UNAUTHORIZED = 4001;
@@ -86,6 +94,8 @@ interface ConnectionStream { readonly open: OpenStream; readonly renderer: Strea
 class Connection implements WatchedConnection {
   private encoding: WsEncoding = 'json';
   private readonly streams = new Map<string, ConnectionStream>();
+  /** Client tools RegisterClientTools registered, by chat id. */
+  private readonly clientTools = new Map<string, readonly ToolSpec[]>();
   /** Set once nothing more may be sent: a slow consumer was dropped, or the credentials ended. */
   private closed = false;
   readonly grant: TokenGrant;
@@ -179,17 +189,22 @@ class Connection implements WatchedConnection {
     }
     const entry = Object.hasOwn(WS_MESSAGE_TYPES, type) ? WS_MESSAGE_TYPES[type]! : undefined;
     if (!entry) throw new InvalidInput(`Unknown message type '${type}'`);
-    if ('stream' in entry) return this.openStream(entry, payload, messageId, principal);
+    if ('stream' in entry) return this.openStream(entry, entry.withClientTools ? this.withClientTools(payload) : payload, messageId, principal);
     if ('connection' in entry && entry.connection === 'hello') return this.hello(payload);
-    const reply = await this.reply(entry, type, payload, messageId !== undefined, principal);
+    const reply = await this.reply(entry, payload, messageId !== undefined, principal);
     if (reply) this.send(messageId === undefined ? reply : { ...reply, messageId });
   }
 
   /** The reply to one request, without its messageId; undefined when the protocol wants none. */
-  private async reply(entry: Exclude<WsMessageType, StreamMessage>, type: string, payload: Record<string, any>, hasMessageId: boolean,
+  private async reply(entry: Exclude<WsMessageType, StreamMessage>, payload: Record<string, any>, hasMessageId: boolean,
     principal: Principal): Promise<Record<string, unknown> | undefined> {
-    if ('connection' in entry) return entry.connection === 'unsubscribe' ? this.unsubscribe(payload) : undefined;
-    if ('notServed' in entry) return chatReply(type, payload, hasMessageId);
+    if ('connection' in entry) {
+      if (entry.connection === 'unsubscribe') return this.unsubscribe(payload);
+      if (entry.connection === 'register-client-tools') return this.registerClientTools(payload);
+      // A CancelChat without a messageId gets no reply: the client could take it for another pending request's.
+      if (entry.connection === 'cancel-chat') return this.cancelChat(payload, hasMessageId);
+      return undefined;
+    }
     const result = await this.dispatcher.call(entry.procedure, messageArgs(entry, payload), principal);
     return success(entry.data ? entry.data(result) : result ?? null);
   }
@@ -204,12 +219,23 @@ class Connection implements WatchedConnection {
 
   /** Opens a stream procedure; its first event is the request's Success, the rest are frames until it ends. */
   private async openStream(entry: StreamMessage, payload: Record<string, any>, messageId: unknown, principal: Principal): Promise<void> {
-    const open = await this.dispatcher.openStream(entry.stream, messageArgs(entry, payload), principal);
+    let open: OpenStream;
+    try {
+      open = await this.dispatcher.openStream(entry.stream, messageArgs(entry, payload), principal);
+    } catch (err) {
+      if (!entry.error) throw err;
+      this.dispatcher.report(err, { method: 'WS', url: '/api/ws' });
+      this.send({ ...entry.error(err, payload), ...(messageId !== undefined ? { messageId } : {}) });
+      return;
+    }
     // The connection may have ended while the stream opened: nothing would ever cancel it.
     if (this.closed || this.ws.readyState !== this.ws.OPEN) { open.cancel(); return; }
     const key = entry.key(payload);
+    // A chat stream replaced by a newer ChatSend for the same chat is told so (its client stops waiting); a Subscribe is replaced silently.
+    if (entry.error) this.streams.get(key)?.renderer.fail(new Conflict('Replaced by a newer ChatSend for this chat'));
     this.stopStream(key);
-    const renderer = new StreamRenderer(this.sink, wsFrames(entry.reply, entry.frames, messageId, () => this.encoding), {
+    const errorFrame = entry.error ? (err: unknown) => ({ ...entry.error!(err, payload), ...(messageId !== undefined ? { messageId } : {}) }) : undefined;
+    const renderer = new StreamRenderer(this.sink, wsFrames(entry.reply, entry.frames, messageId, () => this.encoding, errorFrame), {
       maxQueuedBytes: this.opts.maxQueuedBytes, transport: 'WebSocket', closing: 'connection', log: this.dispatcher.log,
       describe: () => ({ keyId: this.grant.keyId, collections: [...this.streams.keys()] }),
       drop: () => this.drop(),
@@ -236,6 +262,44 @@ class Connection implements WatchedConnection {
     return success({ collection, found, unsubscribed: found });
   }
 
+  /**
+   * CancelChat: the chat's stream in flight ends with a ChatStreamError
+   * (its client stops waiting) and is aborted, so the provider request is
+   * cancelled and nothing is stored. Nothing in flight is a no-op.
+   */
+  private cancelChat(payload: Record<string, any>, hasMessageId: boolean): Record<string, unknown> | undefined {
+    const chatId = typeof payload.chat_id === 'string' ? payload.chat_id : '';
+    const key = chatStreamKey(chatId);
+    const s = this.streams.get(key);
+    if (s) {
+      this.send({ type: 'ChatStreamError', payload: { chat_id: chatId, error: 'Chat stream cancelled', error_kind: 'cancelled' } });
+      s.renderer.close();
+      this.stopStream(key);
+    }
+    return hasMessageId ? success({ chat_id: chatId, cancelled: s !== undefined }) : undefined;
+  }
+
+  /** RegisterClientTools: `{chat_id, tools}` kept for this chat's ChatSends on this connection (an empty list forgets them). */
+  private registerClientTools(payload: Record<string, any>): Record<string, unknown> {
+    if (typeof payload.chat_id !== 'string' || payload.chat_id === '') throw new InvalidInput("'chat_id' is required: a chat id");
+    const tools = parseClientTools(payload.tools, 'tools');
+    if (tools.length > 0 && !this.clientTools.has(payload.chat_id) && this.clientTools.size >= MAX_TOOL_CHATS) {
+      throw new InvalidInput(`Client tools are registered for ${MAX_TOOL_CHATS} chats on this connection already; register an empty list to forget some`);
+    }
+    if (tools.length === 0) this.clientTools.delete(payload.chat_id);
+    else this.clientTools.set(payload.chat_id, tools);
+    return success({ status: 'tools_registered', chat_id: payload.chat_id, tools: tools.map((t) => t.name) });
+  }
+
+  /** A ChatSend's payload with the chat's registered client tools added (its own win by name). */
+  private withClientTools(payload: Record<string, any>): Record<string, any> {
+    const registered = typeof payload.chat_id === 'string' ? this.clientTools.get(payload.chat_id) : undefined;
+    if (!registered) return payload;
+    const own: unknown[] = Array.isArray(payload.client_tools) ? payload.client_tools : [];
+    const ownNames = new Set(own.map((t) => (t !== null && typeof t === 'object' ? (t as { name?: unknown }).name : undefined)));
+    return { ...payload, client_tools: [...own, ...registered.filter((t) => !ownNames.has(t.name))] };
+  }
+
   /** A slow consumer was told: nothing more is sent, and the socket goes shortly after the Error frame. */
   private drop(): void {
     this.closed = true;
@@ -248,17 +312,3 @@ function success(data: unknown): Record<string, unknown> {
   return { type: 'Success', payload: { data } };
 }
 
-/**
- * The reply to a chat message type while chat is not served (protocol.md
- * §3.2, §3.4). ChatSend's client waits on a stream keyed by chat_id, so a
- * ChatStreamError ends it. CancelChat is a no-op, since nothing is ever in
- * flight: Success when it carries a messageId, and no reply without one,
- * which the client could take as the answer to another pending request.
- * The others are an Error 501.
- */
-function chatReply(type: string, payload: Record<string, any>, hasMessageId: boolean): Record<string, unknown> | undefined {
-  const message = `${type} is not supported by this server yet`;
-  if (type === 'ChatSend') return { type: 'ChatStreamError', payload: { chat_id: typeof payload.chat_id === 'string' ? payload.chat_id : '', error: message } };
-  if (type === 'CancelChat') return hasMessageId ? success(null) : undefined;
-  return wsErrorFrame(new NotImplemented(message), 'ws');
-}

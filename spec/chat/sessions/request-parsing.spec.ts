@@ -41,7 +41,9 @@ describe('chat request parsing', () => {
   });
 
   it('requires a non-empty message and validates the tool members', () => {
-    expect(parseMessageRequest({ message: 'hi', llm_model: 'm2' })).to.deep.equal({ message: 'hi', bypassRipple: false, forceSummarize: false, model: 'm2' });
+    expect(parseMessageRequest({ message: 'hi', llm_model: 'm2' })).to.deep.equal({
+      message: 'hi', bypassRipple: false, forceSummarize: false, model: 'm2', tools: { clientTools: [], excludeTools: [] },
+    });
     expect(() => parseMessageRequest({})).to.throw(/message/);
     expect(() => parseMessageRequest({ message: '  ' })).to.throw(/message/);
     expect(() => parseMessageRequest({ message: 'x', client_tools: [{ description: 'no name' }] })).to.throw(/client_tools\[0\]\.name/);
