@@ -17,3 +17,7 @@ export {
   parseCompact, parseContentEdit, parseForgotten, parseMerge, parseMessageRequest, parseToolResult,
   type ChatDeps, type ChatResponse, type ChatSession, type CollectionConfig, type TurnEvent,
 } from './sessions/index.js';
+export {
+  AGENTS_COLLECTION, GOALS_COLLECTION, GOAL_TEMPLATES_COLLECTION, TASKS_COLLECTION, WORKFLOW_COLLECTIONS, GOAL_MACHINE, STEP_MACHINE, TASK_MACHINE,
+  allowedActions, parseTime, transition, type Doc, type Machine, type StepAction,
+} from './workflow/index.js';

@@ -12,7 +12,7 @@
  * - WebSocket: `{type: "Error", code: <status>, message, messageId?}`.
  */
 import {
-  Overloaded, ProviderFailed, RateLimited, SlowConsumer, StepFailed, toDbError, TransactionConflict, WsVersionRefused, type DbError,
+  InvalidTransition, Overloaded, ProviderFailed, RateLimited, SlowConsumer, StepFailed, toDbError, TransactionConflict, WsVersionRefused, type DbError,
 } from '../errors.js';
 
 const CODE_MESSAGE_STATUSES = new Set([401, 405, 429]);
@@ -55,6 +55,9 @@ function typedBody(e: DbError): Record<string, unknown> | undefined {
   }
   if (e instanceof TransactionConflict) {
     return { error: e.message, transaction_id: e.transactionId, conflicts: e.conflicts, retryable: true };
+  }
+  if (e instanceof InvalidTransition) {
+    return { error: e.message, current_status: e.current, allowed_actions: e.allowed, action: e.action };
   }
   if (e instanceof ProviderFailed) {
     return {

@@ -5,6 +5,7 @@
  */
 import type { Embedder } from '../../vector/index.js';
 import type { ProviderDirectory } from '../providers/provider.js';
+import { AgentService, GoalService, GoalTemplateService, TaskService } from '../workflow/index.js';
 import { ChatStore, Stamps } from './chat-store.js';
 import { MessageService } from './message-service.js';
 import { SessionService } from './session-service.js';
@@ -22,10 +23,19 @@ export interface ChatDeps {
 export class ChatService {
   readonly sessions: SessionService;
   readonly messages: MessageService;
+  /** Goals, goal templates, tasks and agents (lib/chat/workflow). */
+  readonly goals: GoalService;
+  readonly templates: GoalTemplateService;
+  readonly tasks: TaskService;
+  readonly agents: AgentService;
 
   constructor(deps: ChatDeps) {
     const store = new ChatStore(new Stamps(deps.now), deps.indexMessages);
-    this.sessions = new SessionService(store, deps.providers);
+    this.goals = new GoalService(deps.now);
+    this.templates = new GoalTemplateService(deps.now);
+    this.tasks = new TaskService(deps.now);
+    this.agents = new AgentService(deps.now);
+    this.sessions = new SessionService(store, deps.providers, this.agents);
     this.messages = new MessageService(store, deps);
   }
 }
