@@ -15,6 +15,7 @@ import * as changes from './changes.js';
 import * as functions from './functions.js';
 import * as chatProviders from './chat-providers.js';
 import * as chat from './chat-sessions.js';
+import { WORKFLOW_PROCEDURES } from './workflow.js';
 
 export function createRegistry() {
   return buildRegistry([
@@ -42,5 +43,6 @@ export function createRegistry() {
     chat.chatCreate, chat.chatList, chat.chatBranch, chat.chatMerge, chat.chatGet, chat.chatUpdate, chat.chatDelete, chat.chatSend,
     chat.chatMessagesList, chat.chatMessageGet, chat.chatMessageUpdate, chat.chatMessageDelete, chat.chatMessageForgotten,
     chat.chatMessageRegenerate, chat.chatCompact, chat.chatToolResult,
+    ...WORKFLOW_PROCEDURES,
   ]);
 }
