@@ -33,7 +33,7 @@ export class DocumentStore {
     return new Date(this.now()).toISOString();
   }
 
-  /** Every record, oldest first. */
+  /** Every record, oldest first (records made in one millisecond in the order they were stored). */
   list(db: Session): Doc[] {
     let rows: Fields[];
     try {
@@ -42,7 +42,7 @@ export class DocumentStore {
       if (err instanceof NotFound) return []; // nothing stored yet: the collection is made by the first write
       throw err;
     }
-    return rows.flatMap((r) => docOf(r) ?? []).sort((a, b) => a.created_at.localeCompare(b.created_at) || (a.id < b.id ? -1 : 1));
+    return rows.flatMap((r) => docOf(r) ?? []).sort((a, b) => a.created_at.localeCompare(b.created_at));
   }
 
   find(db: Session, id: string): Doc | undefined {

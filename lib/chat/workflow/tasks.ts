@@ -11,7 +11,9 @@
  * again with `next_run` = now + `retry_delay_secs` (default 0) while
  * `retry_count` <= `max_retries` (default 3), else failed). `pause` and
  * `resume` (optionally with `{next_run}`) take effect at once; resuming a
- * failed task resets its retries. Time is the engine's clock.
+ * failed task resets its retries. Updating `cron`, `schedule`, `timezone`
+ * or `due_at` recomputes `next_run` (a new `due_at` first, else the next
+ * cron time). Time is the engine's clock.
  */
 import { InvalidInput } from '../../errors.js';
 import { CronSchedule, type Session } from '../../engine/index.js';
@@ -105,7 +107,7 @@ export class TaskService {
       const merged = { ...t, ...members };
       checkSchedule(merged);
       const rescheduled = ['cron', 'schedule', 'timezone', 'due_at'].some((k) => Object.hasOwn(members, k));
-      const next = Object.hasOwn(members, 'next_run') ? members.next_run : rescheduled ? this.firstRun(merged) : t.next_run;
+      const next = Object.hasOwn(members, 'next_run') ? members.next_run : rescheduled ? this.rescheduled(merged, members) : t.next_run;
       return { ...merged, next_run: next ?? null };
     });
   }
@@ -156,6 +158,12 @@ export class TaskService {
   private firstRun(t: Record<string, unknown>): string | null {
     if (t.due_at !== undefined && t.due_at !== null) return iso(parseTime(t.due_at, 'due_at'));
     return this.nextCronRun(t);
+  }
+
+  /** After an update of the schedule: a new `due_at`, else the next cron time, else the (kept) `due_at`. */
+  private rescheduled(merged: Record<string, unknown>, changed: Record<string, unknown>): string | null {
+    if (changed.due_at !== undefined && changed.due_at !== null) return iso(parseTime(changed.due_at, 'due_at'));
+    return this.nextCronRun(merged) ?? this.firstRun(merged);
   }
 
   private nextCronRun(t: Record<string, unknown>): string | null {
