@@ -25,6 +25,7 @@ describe('HTTP chat workflow: goals, templates, tasks, agents', () => {
 
   describe('goals', () => {
     it('creates, lists, gets, updates (partially) and deletes bare records', async () => {
+      expect(await ok('GET', '/api/chat/goals')).to.deep.equal({ goals: [] });
       const g = await ok('POST', '/api/chat/goals', { title: 'Launch', description: 'Ship v1', steps: [{ description: 'Build' }, 'Test'], owner: { team: 'core' } });
       expect(g).to.include({ title: 'Launch', description: 'Ship v1', status: 'pending_approval', created_at: '2026-01-01T08:00:00.000Z' });
       expect(g.id).to.be.a('string');
@@ -60,6 +61,8 @@ describe('HTTP chat workflow: goals, templates, tasks, agents', () => {
       expect(await ids('ROCKET fuel')).to.deep.equal([a.id]);
       expect(await ids('nothing-like-this')).to.deep.equal([]);
       expect(await ids('')).to.have.length(3);
+      await ok('POST', `/api/chat/goals/${b.id}/approve`);
+      expect(await ids('approve')).to.deep.equal([]); // the kept transitions are not searched
     });
 
     it('runs the review lifecycle, keeping each transition with its time', async () => {
@@ -220,7 +223,7 @@ describe('HTTP chat workflow: goals, templates, tasks, agents', () => {
       expect(resumed).to.include({ status: 'active', retry_count: 0, next_run: '2026-01-01T09:00:00.000Z' });
       expect((await ok('POST', `/api/chat/tasks/${task.id}/pause`)).status).to.equal('paused');
       expect((await t.request('POST', `/api/chat/tasks/${task.id}/pause`)).status).to.equal(409);
-      const at = await ok('POST', `/api/chat/tasks/${task.id}/resume`, { next_run: '2026-01-05T00:00:00Z' });
+      const at = await ok('POST', `/api/chat/tasks/${task.id}/resume`, { next_run: '2026-01-05T02:00:00+02:00' });
       expect(at).to.include({ status: 'active', next_run: '2026-01-05T00:00:00.000Z' });
       expect((await t.request('POST', `/api/chat/tasks/${task.id}/resume`)).status).to.equal(409);
       expect((await t.request('POST', `/api/chat/tasks/${task.id}/succeed`, { output: 1 })).status).to.equal(409);
@@ -235,6 +238,8 @@ describe('HTTP chat workflow: goals, templates, tasks, agents', () => {
       expect(u).to.include({ status: 'completed', next_run: '2026-01-01T08:30:00.000Z', note: 'daily now', name: 'once' });
       expect((await t.request('PUT', `/api/chat/tasks/${task.id}`, { status: 'active' })).status).to.equal(400);
       expect((await t.request('PUT', `/api/chat/tasks/${task.id}`, { cron: 'nope' })).status).to.equal(400);
+      expect((await ok('PUT', `/api/chat/tasks/${task.id}`, { next_run: '2026-01-02T10:00:00+01:00' })).next_run).to.equal('2026-01-02T09:00:00.000Z');
+      expect((await ok('PUT', `/api/chat/tasks/${task.id}`, { due_at: '2026-03-01T00:00:00Z' })).next_run).to.equal('2026-03-01T00:00:00.000Z');
       expect((await ok('GET', '/api/chat/tasks')).tasks).to.have.length(1);
       await ok('DELETE', `/api/chat/tasks/${task.id}`);
       expect(await ok('GET', '/api/chat/tasks')).to.deep.equal({ tasks: [] });

@@ -93,7 +93,7 @@ export class TaskService {
       throw new InvalidInput(`A new task's 'status' must be one of ${TASK_INITIAL_STATES.join(', ')}`);
     }
     checkSchedule(members);
-    const next = members.next_run ?? this.firstRun(members);
+    const next = members.next_run !== undefined && members.next_run !== null ? iso(parseTime(members.next_run, 'next_run')) : this.firstRun(members);
     return this.store.create(db, {
       ...members, status: status ?? 'active', next_run: next, max_retries: nonNegativeInt(members, 'max_retries', DEFAULT_MAX_RETRIES),
       run_count: 0, success_count: 0, failure_count: 0, retry_count: 0, transitions: [],
@@ -107,7 +107,8 @@ export class TaskService {
       const merged = { ...t, ...members };
       checkSchedule(merged);
       const rescheduled = ['cron', 'schedule', 'timezone', 'due_at'].some((k) => Object.hasOwn(members, k));
-      const next = Object.hasOwn(members, 'next_run') ? members.next_run : rescheduled ? this.rescheduled(merged, members) : t.next_run;
+      const given = members.next_run === undefined || members.next_run === null ? members.next_run : iso(parseTime(members.next_run, 'next_run'));
+      const next = Object.hasOwn(members, 'next_run') ? given : rescheduled ? this.rescheduled(merged, members) : t.next_run;
       return { ...merged, next_run: next ?? null };
     });
   }

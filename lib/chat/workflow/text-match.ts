@@ -1,4 +1,8 @@
-/** Goal search: every word of the query appears in some string member (at any depth), case-insensitively. */
+/**
+ * Goal search: every word of the query appears in some string member (at any
+ * depth), case-insensitively; the kept transitions are not searched (every
+ * goal that moved would match `approve`).
+ */
 import { isPlainObject } from '../../engine/index.js';
 
 export function matchesText(record: unknown, q: string): boolean {
@@ -13,5 +17,5 @@ export function matchesText(record: unknown, q: string): boolean {
 function collect(v: unknown, out: string[]): void {
   if (typeof v === 'string') out.push(v);
   else if (Array.isArray(v)) for (const x of v) collect(x, out);
-  else if (isPlainObject(v)) for (const x of Object.values(v)) collect(x, out);
+  else if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) if (k !== 'transitions') collect(x, out);
 }
