@@ -230,6 +230,13 @@ describe('HTTP chat workflow: goals, templates, tasks, agents', () => {
       expect(at.transitions.map((x: any) => x.action)).to.deep.equal(['start', 'succeed', 'start', 'fail', 'start', 'fail', 'resume', 'pause', 'resume']);
     });
 
+    it('lets one of two racing starts through and refuses the other with 409', async () => {
+      const task = await ok('POST', '/api/chat/tasks', { name: 'race' });
+      const replies = await Promise.all([1, 2].map(() => t.request('POST', `/api/chat/tasks/${task.id}/start`)));
+      expect(replies.map((r) => r.status).sort()).to.deep.equal([200, 409]);
+      expect((await ok('GET', `/api/chat/tasks/${task.id}`)).transitions).to.have.length(1);
+    });
+
     it('completes a one-off task on success; updates reschedule it; deletes it', async () => {
       const task = await ok('POST', '/api/chat/tasks', { name: 'once', due_at: '2026-01-01T08:00:00Z' });
       await ok('POST', `/api/chat/tasks/${task.id}/start`);

@@ -75,23 +75,29 @@ export class DocumentStore {
    * at a time.
    */
   change(db: Session, id: string, next: (current: Doc) => Record<string, unknown>): Promise<Doc> {
-    const key = id;
-    const run = (this.locks.get(key) ?? Promise.resolve()).catch(() => {}).then(async () => {
+    return this.serially(id, async () => {
       const current = this.get(db, id);
       const written: Record<string, unknown> = { ...next(current), created_at: current.created_at, updated_at: this.at() };
       const { id: _id, ...members } = written;
       await db.update(this.collection, id, { document: toJson(members) });
       return { ...members, id } as Doc;
     });
-    this.locks.set(key, run);
-    void run.finally(() => { if (this.locks.get(key) === run) this.locks.delete(key); }).catch(() => {});
-    return run;
   }
 
-  async delete(db: Session, id: string): Promise<Record<string, unknown>> {
-    this.get(db, id);
-    await db.delete(this.collection, id);
-    return { status: 'deleted', id };
+  delete(db: Session, id: string): Promise<Record<string, unknown>> {
+    return this.serially(id, async () => {
+      this.get(db, id);
+      await db.delete(this.collection, id);
+      return { status: 'deleted', id };
+    });
+  }
+
+  /** Runs `work` after every earlier change of record `id` has settled. */
+  private serially<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const run = (this.locks.get(id) ?? Promise.resolve()).catch(() => {}).then(work);
+    this.locks.set(id, run);
+    void run.catch(() => {}).finally(() => { if (this.locks.get(id) === run) this.locks.delete(id); });
+    return run;
   }
 }
 
