@@ -6,7 +6,8 @@
  *   `{code, message}` for 401 (plus `error`), 405, 429 and 5xx. Internal
  *   errors get a generic message plus the request id; the stack goes to the
  *   log. Typed failures have bodies of their own: the batch overload counters,
- *   a transaction conflict's records, a classified provider failure, a
+ *   a transaction conflict's records, an invalid lifecycle move (current
+ *   status and allowed actions), a classified provider failure, a
  *   function step failure; rate limits and overloads add `Retry-After`.
  * - SSE: an `event: error` frame whose data is the HTTP body.
  * - WebSocket: `{type: "Error", code: <status>, message, messageId?}`.
