@@ -173,6 +173,16 @@ export class TransactionConflict extends Conflict {
   }
 }
 
+/**
+ * A lifecycle action refused in the record's current state (409): which
+ * record, what was asked, the state it is in and the actions that state allows.
+ */
+export class InvalidTransition extends Conflict {
+  constructor(readonly resource: string, readonly id: string, readonly action: string, readonly current: string, readonly allowed: readonly string[]) {
+    super(`Cannot ${action} ${resource} '${id}': it is ${current}; ${allowed.length > 0 ? `from ${current} the allowed actions are ${allowed.join(', ')}` : `no action is allowed from ${current}`}`);
+  }
+}
+
 /** How an LLM or embedding provider failed (product.md, "classified provider body"). */
 export type ProviderErrorKind =
   | 'provider_not_configured' | 'provider_request_error' | 'provider_billing' | 'provider_rate_limited'

@@ -22,3 +22,7 @@ export { ClientToolBroker, type BrokerClock, type ClientToolAnswer } from './too
 export { executeServerTool, isServerTool, MAX_RESULTS, SERVER_TOOLS, serverToolSpecs, type ToolContext, type ToolOutcome } from './tools/server-tools.js';
 export { parseClientTools, resolveToolConfig, type MessageTools, type ToolConfig } from './tools/tool-config.js';
 export type { ToolEnv, ToolHistory } from './sessions/tool-turn.js';
+export {
+  AGENTS_COLLECTION, GOALS_COLLECTION, GOAL_TEMPLATES_COLLECTION, TASKS_COLLECTION, WORKFLOW_COLLECTIONS, GOAL_MACHINE, STEP_MACHINE, TASK_MACHINE,
+  allowedActions, parseTime, transition, type Doc, type Machine, type StepAction,
+} from './workflow/index.js';

@@ -5,6 +5,7 @@ export type { EngineLog, LogLevel } from './engine-log.js';
 export { ManualClock, systemClock, type Clock } from './clock.js';
 export { ADMIN_KEY_ID, describeKey, parseKeyRequest } from './api-keys.js';
 export { isInternalCollection, validateCollectionName } from './names.js';
+export { CronSchedule } from './cron.js';
 export { ALIAS_RULE, INDEX_FIELD_RULE, isAliasName, isIndexableField, type SchemaChange, type SchemaDefinition } from './collections.js';
 export { validateId } from './ids.js';
 export { parseKvKeys, validateKvKey, VALUES_RULE } from './kv.js';

@@ -6,13 +6,14 @@
  *   `{code, message}` for 401 (plus `error`), 405, 429 and 5xx. Internal
  *   errors get a generic message plus the request id; the stack goes to the
  *   log. Typed failures have bodies of their own: the batch overload counters,
- *   a transaction conflict's records, a classified provider failure, a
+ *   a transaction conflict's records, an invalid lifecycle move (current
+ *   status and allowed actions), a classified provider failure, a
  *   function step failure; rate limits and overloads add `Retry-After`.
  * - SSE: an `event: error` frame whose data is the HTTP body.
  * - WebSocket: `{type: "Error", code: <status>, message, messageId?}`.
  */
 import {
-  Overloaded, ProviderFailed, RateLimited, SlowConsumer, StepFailed, toDbError, TransactionConflict, WsVersionRefused, type DbError,
+  InvalidTransition, Overloaded, ProviderFailed, RateLimited, SlowConsumer, StepFailed, toDbError, TransactionConflict, WsVersionRefused, type DbError,
 } from '../errors.js';
 
 const CODE_MESSAGE_STATUSES = new Set([401, 405, 429]);
@@ -55,6 +56,9 @@ function typedBody(e: DbError): Record<string, unknown> | undefined {
   }
   if (e instanceof TransactionConflict) {
     return { error: e.message, transaction_id: e.transactionId, conflicts: e.conflicts, retryable: true };
+  }
+  if (e instanceof InvalidTransition) {
+    return { error: e.message, current_status: e.current, allowed_actions: e.allowed, action: e.action };
   }
   if (e instanceof ProviderFailed) return { error: e.message, ...providerFields(e) };
   if (e instanceof StepFailed) {

@@ -7,7 +7,9 @@
  *
  * The stored-function collections (`__functions`, `__function_history`)
  * are admins' alone: a definition runs with instance-wide rights, so
- * writing one as a record would bypass the admin-only save.
+ * writing one as a record would bypass the admin-only save. So are the
+ * goal, template, task and agent collections (a raw write would skip their
+ * lifecycles; their routes are admin-only).
  *
  * Key-value store: a key with neither `collection_permissions` nor
  * `kv_permissions` (an unrestricted key) may read and write every KV key. A
@@ -19,6 +21,7 @@
 import { Forbidden } from '../errors.js';
 import type { CollectionPermission, KvPermission } from '../engine/index.js';
 import { ADMIN_ONLY_COLLECTIONS } from '../functions/index.js';
+import { WORKFLOW_COLLECTIONS } from '../chat/index.js';
 import type { Principal } from './context.js';
 
 type Mode = 'read' | 'write';
@@ -27,7 +30,7 @@ function collectionPermission(p: Principal, collection: string): CollectionPermi
   const perms = p.key.collection_permissions;
   if (p.admin) return 'all';
   // Stored definitions run with instance-wide rights: only admins may see or write them, even as records.
-  if (ADMIN_ONLY_COLLECTIONS.has(collection)) return undefined;
+  if (ADMIN_ONLY_COLLECTIONS.has(collection) || WORKFLOW_COLLECTIONS.has(collection)) return undefined;
   if (!perms) return 'all';
   return Object.hasOwn(perms, collection) ? perms[collection] : Object.hasOwn(perms, '*') ? perms['*'] : undefined;
 }

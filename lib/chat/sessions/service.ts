@@ -6,6 +6,7 @@
 import type { Embedder } from '../../vector/index.js';
 import type { ProviderDirectory } from '../providers/provider.js';
 import { ClientToolBroker, type BrokerClock } from '../tools/client-tool-broker.js';
+import { AgentService, GoalService, GoalTemplateService, TaskService } from '../workflow/index.js';
 import { ChatStore, Stamps } from './chat-store.js';
 import { MessageService } from './message-service.js';
 import { SessionService } from './session-service.js';
@@ -27,10 +28,19 @@ export class ChatService {
   readonly messages: MessageService;
   /** Client tool calls in flight, answered through tool-result / ClientToolResult. */
   readonly clientTools: ClientToolBroker;
+  /** Goals, goal templates, tasks and agents (lib/chat/workflow). */
+  readonly goals: GoalService;
+  readonly templates: GoalTemplateService;
+  readonly tasks: TaskService;
+  readonly agents: AgentService;
 
   constructor(deps: ChatDeps) {
     const store = new ChatStore(new Stamps(deps.now), deps.indexMessages);
-    this.sessions = new SessionService(store, deps.providers);
+    this.goals = new GoalService(deps.now);
+    this.templates = new GoalTemplateService(deps.now);
+    this.tasks = new TaskService(deps.now);
+    this.agents = new AgentService(deps.now);
+    this.sessions = new SessionService(store, deps.providers, this.agents);
     this.clientTools = new ClientToolBroker(deps.clientToolClock);
     this.messages = new MessageService(store, deps, this.clientTools);
   }

@@ -6,6 +6,7 @@
 import { InvalidInput } from '../../errors.js';
 import type { Session } from '../../engine/index.js';
 import type { ProviderDirectory } from '../providers/provider.js';
+import type { AgentService } from '../workflow/index.js';
 import { ZERO_USAGE, type NewMessage } from './message-record.js';
 import { branchMessages, mergedMessages, summarizedSources, type MergeSource } from './merge-strategies.js';
 import type { MergeRequest } from './message-request.js';
@@ -21,12 +22,17 @@ export interface ListOptions {
 }
 
 export class SessionService {
-  constructor(private readonly store: ChatStore, private readonly providers: ProviderDirectory) {}
+  constructor(private readonly store: ChatStore, private readonly providers: ProviderDirectory, private readonly agents?: AgentService) {}
 
-  /** POST /api/chat: a new session (a branch when the body names `parent_id`). 400 classified when the provider is not configured. */
+  /**
+   * POST /api/chat: a new session (a branch when the body names `parent_id`).
+   * With `agent_id`, the agent's system prompt, model and provider fill what
+   * the request does not give (404 for an unknown agent). 400 classified when
+   * the provider is not configured.
+   */
   async create(db: Session, body: Record<string, unknown>): Promise<ChatResponse> {
     if (body.parent_id !== undefined && body.parent_id !== null) return this.branch(db, body);
-    const { create } = parseCreateRequest(body);
+    const { create } = parseCreateRequest(this.withAgent(db, body));
     this.providers.get(create.settings.llm_provider);
     const session = await this.store.createSession(db, create.settings, create.bypassRipple);
     return emptyChatResponse(session.id);
@@ -53,6 +59,14 @@ export class SessionService {
     const session = await this.store.createSession(db, settings, create.bypassRipple);
     await this.copyInto(db, session.id, copied, create.bypassRipple);
     return emptyChatResponse(session.id);
+  }
+
+  /** The request with its agent's settings under the members it leaves out (or sends as null). */
+  private withAgent(db: Session, body: Record<string, unknown>): Record<string, unknown> {
+    const agentId = body.agent_id;
+    if (typeof agentId !== 'string' || !this.agents) return body;
+    const given = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined && v !== null));
+    return { ...this.agents.sessionDefaults(db, agentId), ...given };
   }
 
   /** GET /api/chat: by creation time, newest first unless `sort=asc`. */

@@ -17,6 +17,7 @@ import * as chatProviders from './chat-providers.js';
 import * as chat from './chat-sessions.js';
 import * as chatStream from './chat-stream.js';
 import * as chatTools from './chat-tools.js';
+import { WORKFLOW_PROCEDURES } from './workflow.js';
 
 export function createRegistry() {
   return buildRegistry([
@@ -45,5 +46,6 @@ export function createRegistry() {
     chat.chatMessagesList, chat.chatMessageGet, chat.chatMessageUpdate, chat.chatMessageDelete, chat.chatMessageForgotten,
     chat.chatMessageRegenerate, chat.chatCompact, chat.chatToolResult,
     chatStream.chatSendStream, chatStream.chatSendStreamWs, chatTools.chatToolsList, chatTools.chatToolsExecute,
+    ...WORKFLOW_PROCEDURES,
   ]);
 }

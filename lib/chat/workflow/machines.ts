@@ -1,0 +1,81 @@
+/**
+ * The lifecycles of goals, goal steps and tasks, declared once: for each
+ * state, the actions it allows and the states each action may lead to (an
+ * action with two outcomes, like a task's `succeed`, lists both; the service
+ * picks one by its rule and `transition` checks the pick is in the table).
+ * Anything not in a table is refused with 409 naming the current state and
+ * the actions it allows.
+ */
+import { InvalidTransition } from '../../errors.js';
+
+export type Machine = Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
+
+/**
+ * A goal waits for approval of its plan, runs, is completed by its agent
+ * (with a summary) for review, and the review approves it (completed) or
+ * rejects it (failed, with a reason). A goal may be rejected at any open stage.
+ */
+export const GOAL_MACHINE: Machine = {
+  pending_approval: { approve: ['in_progress'], reject: ['failed'] },
+  in_progress: { complete: ['pending_review'], reject: ['failed'] },
+  pending_review: { approve: ['completed'], reject: ['failed'] },
+  completed: {},
+  failed: {},
+};
+export const GOAL_INITIAL_STATES: readonly string[] = ['pending_approval', 'in_progress'];
+
+/** A step starts, then completes (with a result) or fails (with an error); a failed step may be started again. */
+export const STEP_MACHINE: Machine = {
+  pending: { start: ['in_progress'] },
+  in_progress: { complete: ['completed'], fail: ['failed'] },
+  completed: {},
+  failed: { start: ['in_progress'] },
+};
+
+/**
+ * A task is active (waiting for its next run), running, paused, completed
+ * (a one-off that succeeded) or failed (out of retries). A run ends in
+ * `succeed` (active again, or completed when nothing is left to run) or
+ * `fail` (active again to retry, or failed when `max_retries` is spent).
+ */
+export const TASK_MACHINE: Machine = {
+  active: { start: ['running'], pause: ['paused'] },
+  running: { succeed: ['active', 'completed'], fail: ['active', 'failed'], pause: ['paused'] },
+  paused: { resume: ['active'] },
+  failed: { resume: ['active'] },
+  completed: { resume: ['active'] },
+};
+
+/** The actions `state` allows, in table order. */
+export function allowedActions(machine: Machine, state: string): string[] {
+  return Object.keys(machine[state] ?? {});
+}
+
+/**
+ * The state `action` leads to from `current`: `to` when given (it must be one
+ * of the action's outcomes), else the action's only outcome. Throws
+ * InvalidTransition (409) when the table has no such move.
+ */
+export function transition(machine: Machine, what: { resource: string; id: string }, current: string, action: string, to?: string): string {
+  const outcomes = Object.hasOwn(machine, current) && Object.hasOwn(machine[current]!, action) ? machine[current]![action]! : undefined;
+  if (!outcomes) throw new InvalidTransition(what.resource, what.id, action, current, allowedActions(machine, current));
+  const target = to ?? outcomes[0]!;
+  if (!outcomes.includes(target)) throw new Error(`${what.resource} lifecycle: ${action} from ${current} cannot lead to ${target}`);
+  return target;
+}
+
+/** One kept transition: what happened, from which state to which, when (RFC 3339). */
+export interface TransitionEntry {
+  readonly action: string;
+  readonly from: string;
+  readonly to: string;
+  readonly at: string;
+}
+
+/** How many transitions a record keeps (a recurring task runs forever; the oldest go first). */
+export const MAX_TRANSITIONS = 100;
+
+export function withTransition(list: unknown, entry: TransitionEntry): TransitionEntry[] {
+  const kept = Array.isArray(list) ? (list as TransitionEntry[]) : [];
+  return [...kept, entry].slice(-MAX_TRANSITIONS);
+}

@@ -1,0 +1,101 @@
+/**
+ * Goals, goal templates, tasks and agents (protocol.md 2.13): thin adapters
+ * over lib/chat's workflow services. Admin-only: the records live in internal
+ * collections that only admins may use (permissions.ts), like stored
+ * functions; a non-admin key still uses an agent through a chat session
+ * (`agent_id`), which reads it on the caller's behalf. Bodiless POSTs are `{}`.
+ */
+import { InvalidInput } from '../../errors.js';
+import { AGENTS_COLLECTION, GOAL_TEMPLATES_COLLECTION, GOALS_COLLECTION, parseTime, TASKS_COLLECTION, type StepAction } from '../../chat/index.js';
+import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
+import { bodyObject, optionalString, param, queryString } from '../input.js';
+import type { Context } from '../context.js';
+
+const body = (raw: RawInput) => (raw.body === undefined || raw.body === null ? {} : bodyObject(raw));
+const id = (raw: RawInput) => param(raw, 'id');
+const scope = (name: string, mode: 'read' | 'write') => (): Scope => ({ collections: [{ name, mode }] });
+
+function stepIndex(raw: RawInput): number {
+  const v = param(raw, 'index');
+  if (!/^\d{1,9}$/.test(v)) throw new InvalidInput(`Step index '${v}' must be a non-negative integer`);
+  return Number(v);
+}
+
+/** `?now=`: an RFC 3339 time or epoch milliseconds; absent means the server's clock. */
+function nowParam(raw: RawInput): number | undefined {
+  const v = queryString(raw, 'now');
+  if (v === undefined || v === '') return undefined;
+  return /^\d{1,15}$/.test(v) ? Number(v) : parseTime(v, 'now');
+}
+
+/** A body member of any JSON value (a step's result, a run's output or error). */
+const member = (name: string) => (raw: RawInput) => ({ id: id(raw), value: body(raw)[name] });
+
+type Handler<I> = (input: I, ctx: Context) => unknown;
+const query = <I>(name: string, collection: string, input: (raw: RawInput) => I, handler: Handler<I>) =>
+  defineProcedure({ name, kind: 'query', access: 'admin', input, scope: scope(collection, 'read'), handler });
+const mutation = <I>(name: string, collection: string, input: (raw: RawInput) => I, handler: Handler<I>) =>
+  defineProcedure({ name, kind: 'mutation', access: 'admin', input, scope: scope(collection, 'write'), handler });
+
+const withBody = (raw: RawInput) => ({ id: id(raw), body: body(raw) });
+
+// Goals
+export const goalsCreate = mutation('goals.create', GOALS_COLLECTION, body, (b, ctx) => ctx.chat.goals.create(ctx.session, b));
+export const goalsList = query('goals.list', GOALS_COLLECTION, () => null, (_, ctx) => ctx.chat.goals.list(ctx.session));
+export const goalsSearch = query('goals.search', GOALS_COLLECTION, (raw) => queryString(raw, 'q') ?? '', (q, ctx) => ctx.chat.goals.search(ctx.session, q));
+export const goalsGet = query('goals.get', GOALS_COLLECTION, id, (i, ctx) => ctx.chat.goals.get(ctx.session, i));
+export const goalsUpdate = mutation('goals.update', GOALS_COLLECTION, withBody, (i, ctx) => ctx.chat.goals.update(ctx.session, i.id, i.body));
+export const goalsDelete = mutation('goals.delete', GOALS_COLLECTION, id, (i, ctx) => ctx.chat.goals.delete(ctx.session, i));
+export const goalsComplete = mutation('goals.complete', GOALS_COLLECTION, (raw) => ({ id: id(raw), summary: optionalString(body(raw), 'summary') }),
+  (i, ctx) => ctx.chat.goals.complete(ctx.session, i.id, i.summary));
+export const goalsApprove = mutation('goals.approve', GOALS_COLLECTION, id, (i, ctx) => ctx.chat.goals.approve(ctx.session, i));
+export const goalsReject = mutation('goals.reject', GOALS_COLLECTION, (raw) => ({ id: id(raw), reason: optionalString(body(raw), 'reason') }),
+  (i, ctx) => ctx.chat.goals.reject(ctx.session, i.id, i.reason));
+
+const stepInput = (detail?: string) => (raw: RawInput) => ({ id: id(raw), index: stepIndex(raw), detail: detail === undefined ? undefined : body(raw)[detail] });
+const stepMove = (action: StepAction, detail?: string) => mutation(`goals.steps.${action}`, GOALS_COLLECTION, stepInput(detail),
+  (i, ctx) => ctx.chat.goals.step(ctx.session, i.id, i.index, action, i.detail));
+export const goalStepStart = stepMove('start');
+export const goalStepComplete = stepMove('complete', 'result');
+export const goalStepFail = stepMove('fail', 'error');
+
+// Goal templates
+export const templatesCreate = mutation('goalTemplates.create', GOAL_TEMPLATES_COLLECTION, body, (b, ctx) => ctx.chat.templates.create(ctx.session, b));
+export const templatesList = query('goalTemplates.list', GOAL_TEMPLATES_COLLECTION, () => null, (_, ctx) => ctx.chat.templates.list(ctx.session));
+export const templatesGet = query('goalTemplates.get', GOAL_TEMPLATES_COLLECTION, id, (i, ctx) => ctx.chat.templates.get(ctx.session, i));
+export const templatesUpdate = mutation('goalTemplates.update', GOAL_TEMPLATES_COLLECTION, withBody, (i, ctx) => ctx.chat.templates.update(ctx.session, i.id, i.body));
+export const templatesDelete = mutation('goalTemplates.delete', GOAL_TEMPLATES_COLLECTION, id, (i, ctx) => ctx.chat.templates.delete(ctx.session, i));
+
+// Tasks
+export const tasksCreate = mutation('tasks.create', TASKS_COLLECTION, body, (b, ctx) => ctx.chat.tasks.create(ctx.session, b));
+export const tasksList = query('tasks.list', TASKS_COLLECTION, () => null, (_, ctx) => ctx.chat.tasks.list(ctx.session));
+export const tasksDue = query('tasks.due', TASKS_COLLECTION, nowParam, (now, ctx) => ctx.chat.tasks.due(ctx.session, now));
+export const tasksGet = query('tasks.get', TASKS_COLLECTION, id, (i, ctx) => ctx.chat.tasks.get(ctx.session, i));
+export const tasksUpdate = mutation('tasks.update', TASKS_COLLECTION, withBody, (i, ctx) => ctx.chat.tasks.update(ctx.session, i.id, i.body));
+export const tasksDelete = mutation('tasks.delete', TASKS_COLLECTION, id, (i, ctx) => ctx.chat.tasks.delete(ctx.session, i));
+export const tasksStart = mutation('tasks.start', TASKS_COLLECTION, id, (i, ctx) => ctx.chat.tasks.start(ctx.session, i));
+export const tasksSucceed = mutation('tasks.succeed', TASKS_COLLECTION, member('output'), (i, ctx) => ctx.chat.tasks.succeed(ctx.session, i.id, i.value));
+export const tasksFail = mutation('tasks.fail', TASKS_COLLECTION, member('error'), (i, ctx) => ctx.chat.tasks.fail(ctx.session, i.id, i.value));
+export const tasksPause = mutation('tasks.pause', TASKS_COLLECTION, id, (i, ctx) => ctx.chat.tasks.pause(ctx.session, i));
+export const tasksResume = mutation('tasks.resume', TASKS_COLLECTION, (raw) => {
+  const next = body(raw).next_run;
+  return { id: id(raw), next: next === undefined || next === null ? undefined : parseTime(next, 'next_run') };
+}, (i, ctx) => ctx.chat.tasks.resume(ctx.session, i.id, i.next));
+
+// Agents
+export const agentsCreate = mutation('agents.create', AGENTS_COLLECTION, body, (b, ctx) => ctx.chat.agents.create(ctx.session, b));
+export const agentsList = query('agents.list', AGENTS_COLLECTION, () => null, (_, ctx) => ctx.chat.agents.list(ctx.session));
+export const agentsGet = query('agents.get', AGENTS_COLLECTION, id, (i, ctx) => ctx.chat.agents.get(ctx.session, i));
+export const agentsByName = query('agents.byName', AGENTS_COLLECTION, (raw) => param(raw, 'name'), (n, ctx) => ctx.chat.agents.byName(ctx.session, n));
+export const agentsByDeployment = query('agents.byDeployment', AGENTS_COLLECTION, (raw) => param(raw, 'deploymentId'),
+  (d, ctx) => ctx.chat.agents.byDeployment(ctx.session, d));
+export const agentsUpdate = mutation('agents.update', AGENTS_COLLECTION, withBody, (i, ctx) => ctx.chat.agents.update(ctx.session, i.id, i.body));
+export const agentsDelete = mutation('agents.delete', AGENTS_COLLECTION, id, (i, ctx) => ctx.chat.agents.delete(ctx.session, i));
+
+export const WORKFLOW_PROCEDURES = [
+  goalsCreate, goalsList, goalsSearch, goalsGet, goalsUpdate, goalsDelete, goalsComplete, goalsApprove, goalsReject,
+  goalStepStart, goalStepComplete, goalStepFail,
+  templatesCreate, templatesList, templatesGet, templatesUpdate, templatesDelete,
+  tasksCreate, tasksList, tasksDue, tasksGet, tasksUpdate, tasksDelete, tasksStart, tasksSucceed, tasksFail, tasksPause, tasksResume,
+  agentsCreate, agentsList, agentsGet, agentsByName, agentsByDeployment, agentsUpdate, agentsDelete,
+];
