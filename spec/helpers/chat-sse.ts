@@ -4,6 +4,9 @@
  * lines (JSON) count; comment lines are kept apart to see heartbeats.
  */
 import http from 'node:http';
+import { TestServer } from './test-server.js';
+import { startFakeOpenAi } from './fake-openai.js';
+import type { FakeVendor } from './fake-vendor.js';
 
 export interface ChatSse {
   status: number;
@@ -66,4 +69,11 @@ export async function until(check: () => boolean, ms = 5000): Promise<void> {
     if (Date.now() > end) throw new Error('timed out');
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/** A real server with fast SSE heartbeats, a fake OpenAI vendor, and the admin token (the chat stream specs' setup). */
+export async function startChatStreamServers(): Promise<{ t: TestServer; openai: FakeVendor; token: string }> {
+  const t = await TestServer.start({ sseHeartbeatMs: 20 });
+  const openai = await startFakeOpenAi();
+  return { t, openai, token: await t.adminToken() };
 }

@@ -10,7 +10,7 @@ import { TestServer } from '../helpers/test-server.js';
 import { startFakeOpenAi } from '../helpers/fake-openai.js';
 import { startFakeAnthropic } from '../helpers/fake-anthropic.js';
 import type { FakeVendor } from '../helpers/fake-vendor.js';
-import { postChatSse, until } from '../helpers/chat-sse.js';
+import { postChatSse, startChatStreamServers, until } from '../helpers/chat-sse.js';
 
 describe('raw completion (POST /api/chat/complete)', function () {
   this.timeout(20_000);
@@ -76,11 +76,7 @@ describe('raw completion stream (POST /api/chat/complete/stream)', function () {
   let t: TestServer;
   let openai: FakeVendor;
   let token: string;
-  beforeEach(async () => {
-    t = await TestServer.start({ sseHeartbeatMs: 20 });
-    openai = await startFakeOpenAi();
-    token = await t.adminToken();
-  });
+  beforeEach(async () => { ({ t, openai, token } = await startChatStreamServers()); });
   afterEach(async () => { await t.stop(); await openai.close(); });
   const url = () => `${t.url}/api/chat/complete/stream`;
 

@@ -8,20 +8,15 @@
  */
 import { expect } from 'chai';
 import { TestServer, bare } from '../helpers/test-server.js';
-import { startFakeOpenAi } from '../helpers/fake-openai.js';
 import type { FakeVendor } from '../helpers/fake-vendor.js';
-import { postChatSse, until } from '../helpers/chat-sse.js';
+import { postChatSse, startChatStreamServers, until } from '../helpers/chat-sse.js';
 
 describe('chat message stream (POST /api/chat/{id}/messages/stream)', function () {
   this.timeout(20_000);
   let t: TestServer;
   let openai: FakeVendor;
   let token: string;
-  beforeEach(async () => {
-    t = await TestServer.start({ sseHeartbeatMs: 20 });
-    openai = await startFakeOpenAi();
-    token = await t.adminToken();
-  });
+  beforeEach(async () => { ({ t, openai, token } = await startChatStreamServers()); });
   afterEach(async () => { await t.stop(); await openai.close(); });
 
   const stream = (chatId: string, body: unknown) => postChatSse(`${t.url}/api/chat/${chatId}/messages/stream`, token, body);
