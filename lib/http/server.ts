@@ -51,6 +51,8 @@ export interface ServerConfig {
   ttlSweepMs?: number;
   /** How often the scheduler looks for due schedules on the engine's clock (default 250 ms; 0: only when `scheduler.tick()` is called, as specs on a ManualClock do). */
   schedulerTickMs?: number;
+  /** How long close() waits for schedule runs in progress (default 5000 ms); a run cut short is recorded as interrupted at the next start. */
+  schedulerStopGraceMs?: number;
   /** Replication peers (ripples): each peer's base URL and an admin API key valid there. */
   ripplePeers?: ReadonlyArray<{ url: string; key: string }>;
   /** Heartbeat interval of SSE subscriptions. */
@@ -242,7 +244,7 @@ export class Server {
   close(): Promise<void> {
     this.closing ??= (async () => {
       for (const j of this.jobs) j.stop();
-      await this.scheduler.stop();
+      await this.scheduler.stop(this.config.schedulerStopGraceMs ?? 5000);
       this.ripples.stop();
       this.credentialWatch.stop();
       for (const c of this.wss.clients) c.terminate();

@@ -23,7 +23,7 @@ describe('HTTP schedules', () => {
   let clock: ManualClock;
   beforeEach(async () => {
     clock = new ManualClock(T0);
-    t = await TestServer.start({ clock, schedulerTickMs: 0 });
+    t = await TestServer.start({ clock, schedulerTickMs: 0, schedulerStopGraceMs: 50 });
     const saved = await t.request('POST', '/api/functions', {
       label: 'beat', name: 'beat', parameters: { tag: { required: false, default: 'none' } }, functions: [{ type: 'Insert', collection: 'beats', record: { tag: '{{tag}}' } }],
     });
@@ -144,7 +144,7 @@ describe('HTTP schedules', () => {
     await ok('DELETE', `/api/schedules/${s.id}`);
     await step();
     expect(await beats()).to.equal(3);
-    expect(await ok('POST', '/api/find/__schedule_runs', {}).catch(() => [])).to.satisfy((rows: unknown) => !Array.isArray(rows) || rows.length === 0);
+    expect(await ok('POST', '/api/find/__schedule_runs', {})).to.deep.equal([]);
   });
 
   it('records a failed run with its error (a missing function, a Return with an error status)', async () => {
@@ -212,6 +212,26 @@ describe('HTTP schedules', () => {
       expect(broken).to.include({ outcome: 'failure', error: 'HTTP 500' });
     });
 
+    it('closes a run cut short by a restart as interrupted, and fires on after it', async () => {
+      await ok('PUT', '/api/config', { outbound_allow_hosts: ['127.0.0.1'] });
+      const s = await ok('POST', '/api/schedules', { name: 'slow', cron: '* * * * * *', action: { type: 'http', url: `http://127.0.0.1:${port}/slow` } });
+      hold = true;
+      clock.advance(1000);
+      await t.server.scheduler.tick();
+      while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
+      const dataDir = t.dataDir;
+      await t.stop({ keepData: true }); // the held request outlives the 50 ms grace
+      t = await TestServer.start({ dataDir, clock, schedulerTickMs: 0, schedulerStopGraceMs: 50 });
+      const [cut] = await runs(s.id);
+      expect(cut).to.include({ scheduled_for: at(1), status: 'failure', outcome: 'failure' });
+      expect(cut!.error).to.match(/interrupted/);
+      expect(await ok('GET', `/api/schedules/${s.id}`)).to.include({ last_run: at(1), next_run: at(2) });
+      hold = false;
+      await step();
+      expect(hits.length).to.equal(2);
+      expect((await runs(s.id))[0]).to.include({ scheduled_for: at(2), outcome: 'success' });
+    });
+
     it('skips an instant whose previous run is still going instead of stacking a second run', async () => {
       await ok('PUT', '/api/config', { outbound_allow_hosts: ['127.0.0.1'] });
       const s = await ok('POST', '/api/schedules', { name: 'slow', cron: '* * * * * *', action: { type: 'http', url: `http://127.0.0.1:${port}/slow` } });
@@ -237,6 +257,16 @@ describe('HTTP schedules', () => {
       await step();
       expect(hits.length).to.equal(2);
     });
+  });
+
+  it('fires from the server\'s own timer when one is configured (production ticking)', async () => {
+    const dataDir = t.dataDir;
+    await t.stop({ keepData: true });
+    t = await TestServer.start({ dataDir, clock, schedulerTickMs: 10 });
+    await ok('POST', '/api/schedules', { name: 'beat', cron: '* * * * * *', functionName: 'beat' });
+    clock.advance(1000);
+    for (let i = 0; i < 200 && (await beats()) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await beats()).to.equal(1);
   });
 
   describe('across a restart', () => {

@@ -14,7 +14,9 @@
  * `start()` first settles the instants missed while the server was down,
  * per schedule `missed_runs`: `skip` (default) records one skipped run and
  * moves on to the next instant after now; `run_once` runs the action once
- * for the latest missed instant.
+ * for the latest missed instant. Runs left `running` by a process that
+ * stopped mid-run end as failures ("interrupted"). Firing is at most once per
+ * instant: an instant claimed just before a crash is not run again.
  */
 import type { Session } from '../../engine/index.js';
 import { outboundFetch, type OutboundPolicy, type CallResult } from '../../functions/index.js';
@@ -54,12 +56,19 @@ export class Scheduler {
     }
   }
 
-  /** Stops ticking and waits for the runs in progress. */
-  async stop(): Promise<void> {
+  /**
+   * Stops ticking and waits for the runs in progress, at most `graceMs` of
+   * real time (an HTTP action may hang for its whole timeout); a run still
+   * going is closed as interrupted at the next start.
+   */
+  async stop(graceMs: number): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
-    await this.idle();
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); });
+    await Promise.race([this.idle(), grace]);
+    clearTimeout(timer);
   }
 
   /** Fires what is due now; one tick at a time. Resolves once the due instants are claimed and their runs started. */
@@ -131,6 +140,7 @@ export class Scheduler {
     const db = this.deps.session();
     const now = this.deps.now();
     const { schedules } = this.deps;
+    await schedules.endInterrupted(db).catch((e) => this.deps.warn('schedule runs interrupted by the last stop could not be closed', e));
     for (const s of schedules.store.list(db)) {
       if (s.status !== 'active' || typeof s.next_run !== 'string' || Date.parse(s.next_run) > now) continue;
       try {

@@ -143,7 +143,8 @@ export class ScheduleService {
    * is gone, paused or no longer due at that instant (a racing pause or update).
    */
   async claim(db: Session, id: string, scheduledFor: string, now: number): Promise<Doc | undefined> {
-    if (!this.store.find(db, id)) return undefined;
+    const found = this.store.find(db, id);
+    if (!found || found.status !== 'active' || found.next_run !== scheduledFor) return undefined;
     let claimed = false;
     const s = await this.store.change(db, id, (cur) => {
       if (cur.status !== 'active' || cur.next_run !== scheduledFor) return cur;
@@ -175,6 +176,13 @@ export class ScheduleService {
     const kept = this.runsOf(db, id);
     for (const old of kept.slice(0, Math.max(0, kept.length - MAX_KEPT_RUNS))) await this.runs.delete(db, old.id).catch(() => undefined);
     return ended;
+  }
+
+  /** Runs still marked running when the server starts: the previous process stopped during them; they end as failures. */
+  async endInterrupted(db: Session): Promise<void> {
+    for (const r of this.runs.list(db).filter((x) => x.status === 'running')) {
+      await this.runs.change(db, r.id, (cur) => ({ ...cur, ended_at: this.store.at(), status: 'failure', outcome: 'failure', error: 'interrupted: the server stopped during the run' }));
+    }
   }
 
   /** A run that did not happen (an overlap, or an instant missed while down), recorded as `skipped`. */
