@@ -51,6 +51,8 @@ export interface ServerConfig {
   ttlSweepMs?: number;
   /** How often the scheduler looks for due schedules on the engine's clock (default 250 ms; 0: only when `scheduler.tick()` is called, as specs on a ManualClock do). */
   schedulerTickMs?: number;
+  /** Fire schedules on this server (default true; false serves their routes only, e.g. on all but one ripple peer). */
+  runSchedules?: boolean;
   /** How long close() waits for schedule runs in progress (default 5000 ms); a run cut short is recorded as interrupted at the next start. */
   schedulerStopGraceMs?: number;
   /** Replication peers (ripples): each peer's base URL and an admin API key valid there. */
@@ -207,7 +209,7 @@ export class Server {
     const server = new Server(db, config, services, { recoveryMs, adminKey }, flushLog, credentialWatch, scheduler);
     server.schedule();
     // Settles the runs missed while the server was down (each schedule's missed_runs), then ticks.
-    await scheduler.start(config.schedulerTickMs ?? 250);
+    if (config.runSchedules ?? true) await scheduler.start(config.schedulerTickMs ?? 250);
     return server;
   }
 

@@ -269,6 +269,18 @@ describe('HTTP schedules', () => {
     expect(await beats()).to.equal(1);
   });
 
+  it('fires nothing, missed runs included, on a server started with runSchedules: false (a ripple peer)', async () => {
+    await ok('POST', '/api/schedules', { name: 'beat', cron: '* * * * * *', functionName: 'beat', missed_runs: 'run_once' });
+    const dataDir = t.dataDir;
+    await t.stop({ keepData: true });
+    clock.advance(5000);
+    t = await TestServer.start({ dataDir, clock, schedulerTickMs: 10, runSchedules: false });
+    clock.advance(1000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await beats()).to.equal(0);
+    expect((await ok('GET', '/api/schedules')).schedules).to.have.length(1);
+  });
+
   describe('across a restart', () => {
     const restart = async (downSecs: number) => {
       const dataDir = t.dataDir;
