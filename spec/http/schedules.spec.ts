@@ -232,6 +232,21 @@ describe('HTTP schedules', () => {
       expect((await runs(s.id))[0]).to.include({ scheduled_for: at(2), outcome: 'success' });
     });
 
+    it('lets a schedule be deleted during its run, which then ends without a trace', async () => {
+      await ok('PUT', '/api/config', { outbound_allow_hosts: ['127.0.0.1'] });
+      const s = await ok('POST', '/api/schedules', { name: 'slow', cron: '* * * * * *', action: { type: 'http', url: `http://127.0.0.1:${port}/slow` } });
+      hold = true;
+      clock.advance(1000);
+      await t.server.scheduler.tick();
+      while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
+      await ok('DELETE', `/api/schedules/${s.id}`);
+      held.shift()!.end('done');
+      await t.server.scheduler.idle();
+      expect(await ok('POST', '/api/find/__schedule_runs', {})).to.deep.equal([]);
+      expect(await ok('GET', '/api/schedules')).to.deep.equal({ schedules: [] });
+      expect(t.logged.filter((l) => /schedule/.test(JSON.stringify(l)))).to.deep.equal([]);
+    });
+
     it('skips an instant whose previous run is still going instead of stacking a second run', async () => {
       await ok('PUT', '/api/config', { outbound_allow_hosts: ['127.0.0.1'] });
       const s = await ok('POST', '/api/schedules', { name: 'slow', cron: '* * * * * *', action: { type: 'http', url: `http://127.0.0.1:${port}/slow` } });

@@ -10,7 +10,7 @@
  * `missed_runs` (`skip`, the default, or `run_once`) says what happens to
  * instants that passed while the server was down.
  */
-import { InvalidInput } from '../../errors.js';
+import { InvalidInput, NotFound } from '../../errors.js';
 import { CronSchedule, type Session } from '../../engine/index.js';
 import { actionOf } from './schedule-action.js';
 import { clientMembers, DocumentStore, type Doc } from './document-store.js';
@@ -29,6 +29,12 @@ const SCHEDULE_MANAGED = [
 const INITIAL_STATES = ['active', 'paused'];
 
 export type RunOutcome = 'success' | 'failure' | 'skipped';
+
+/** A record deleted meanwhile (a schedule deleted during its run) is no error for the scheduler; anything else is. */
+function ignoreGone(err: unknown): undefined {
+  if (err instanceof NotFound) return undefined;
+  throw err;
+}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
@@ -150,7 +156,7 @@ export class ScheduleService {
       if (cur.status !== 'active' || cur.next_run !== scheduledFor) return cur;
       claimed = true;
       return { ...cur, last_run: scheduledFor, next_run: nextRunAfter(cur, Math.max(now, Date.parse(scheduledFor))) };
-    }).catch(() => undefined);
+    }).catch(ignoreGone);
     return claimed ? s : undefined;
   }
 
@@ -160,21 +166,25 @@ export class ScheduleService {
     return this.runs.create(db, { schedule_id: id, scheduled_for: scheduledFor, started_at: at, ended_at: null, status: 'running', outcome: null });
   }
 
-  /** Ends run `run` with `outcome` and counts it on the schedule (if it still exists), then drops runs beyond MAX_KEPT_RUNS. */
-  async endRun(db: Session, run: Doc, outcome: RunOutcome, detail: { error?: string; result?: unknown }): Promise<Doc> {
+  /**
+   * Ends run `run` with `outcome` and counts it on the schedule, then drops
+   * runs beyond MAX_KEPT_RUNS; nothing when the schedule was deleted meanwhile.
+   */
+  async endRun(db: Session, run: Doc, outcome: RunOutcome, detail: { error?: string; result?: unknown }): Promise<Doc | undefined> {
     const ended = await this.runs.change(db, run.id, (r) => ({
       ...r, ended_at: this.store.at(), status: outcome, outcome,
       ...(detail.error !== undefined ? { error: detail.error } : {}), ...(detail.result !== undefined ? { result: detail.result } : {}),
-    }));
+    })).catch(ignoreGone); // the schedule, and so its runs, deleted during the run
+    if (!ended) return undefined;
     const id = run.schedule_id as string;
     if (this.store.find(db, id)) {
       await this.store.change(db, id, (s) => ({
         ...s, run_count: count(s.run_count) + 1, last_outcome: outcome, last_error: detail.error ?? null,
-        [`${outcome === 'skipped' ? 'skipped' : outcome}_count`]: count(s[`${outcome}_count`]) + 1,
-      })).catch(() => undefined);
+        [`${outcome}_count`]: count(s[`${outcome}_count`]) + 1,
+      })).catch(ignoreGone);
     }
     const kept = this.runsOf(db, id);
-    for (const old of kept.slice(0, Math.max(0, kept.length - MAX_KEPT_RUNS))) await this.runs.delete(db, old.id).catch(() => undefined);
+    for (const old of kept.slice(0, Math.max(0, kept.length - MAX_KEPT_RUNS))) await this.runs.delete(db, old.id).catch(ignoreGone);
     return ended;
   }
 
@@ -186,7 +196,7 @@ export class ScheduleService {
   }
 
   /** A run that did not happen (an overlap, or an instant missed while down), recorded as `skipped`. */
-  async skipRun(db: Session, id: string, scheduledFor: string, reason: string): Promise<Doc> {
+  async skipRun(db: Session, id: string, scheduledFor: string, reason: string): Promise<Doc | undefined> {
     return this.endRun(db, await this.startRun(db, id, scheduledFor), 'skipped', { error: reason });
   }
 
