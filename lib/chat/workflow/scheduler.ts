@@ -44,6 +44,8 @@ export class Scheduler {
   /** Schedule id -> its run in progress. */
   private readonly running = new Map<string, Promise<void>>();
   private stopped = false;
+  /** Set while ticks keep failing (read-only storage, say): the failure is logged once, not four times a second. */
+  private failing = false;
 
   constructor(private readonly deps: SchedulerDeps) {}
 
@@ -74,7 +76,13 @@ export class Scheduler {
   /** Fires what is due now; one tick at a time. Resolves once the due instants are claimed and their runs started. */
   tick(): Promise<void> {
     const next = this.ticking.then(() => this.fireDue());
-    this.ticking = next.catch((e) => this.deps.warn('schedule tick failed', e));
+    this.ticking = next.then(
+      () => { this.failing = false; },
+      (e) => {
+        if (!this.failing) this.deps.warn('schedule tick failed (logged once until a tick succeeds)', e);
+        this.failing = true;
+      },
+    );
     return this.ticking;
   }
 
@@ -87,10 +95,13 @@ export class Scheduler {
     if (this.stopped) return;
     const db = this.deps.session();
     const now = this.deps.now();
+    // One schedule that cannot fire (a record an admin broke by a raw write) does not hold up the others.
+    const failures: unknown[] = [];
     for (const s of this.deps.schedules.store.list(db)) {
       if (s.status !== 'active' || typeof s.next_run !== 'string' || Date.parse(s.next_run) > now) continue;
-      await this.fire(db, s, s.next_run, now);
+      await this.fire(db, s, s.next_run, now).catch((e) => failures.push(e));
     }
+    if (failures.length > 0) throw failures[0];
   }
 
   /** Claims `instant` of `s`, then runs its action, or records it skipped when a run of `s` is still going. */
