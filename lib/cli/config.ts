@@ -65,6 +65,7 @@ export function serverConfig(v: OptionValues): ServerConfig {
     authFailureLimit: v.int('auth-failure-limit'),
     authFailureWindowSecs: v.int('auth-failure-window'),
     trustProxy: v.isOn('trust-proxy') ?? false,
+    runSchedules: !(v.isOn('no-schedules') ?? false),
     functionEnv: parseEnvNameList(v.text('function-env')),
   };
 }

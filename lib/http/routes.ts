@@ -150,6 +150,16 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   r('POST', '/api/kv/link', 'kv.link'),
   r('POST', '/api/kv/unlink', 'kv.unlink'),
 
+  // Schedules (procedures/workflow.ts; protocol.md 2.14): fired by the server's Scheduler.
+  r('POST', '/api/schedules', 'schedules.create'),
+  r('GET', '/api/schedules', 'schedules.list'),
+  r('GET', '/api/schedules/:id', 'schedules.get'),
+  r('PUT', '/api/schedules/:id', 'schedules.update'),
+  r('DELETE', '/api/schedules/:id', 'schedules.delete'),
+  r('POST', '/api/schedules/:id/pause', 'schedules.pause'),
+  r('POST', '/api/schedules/:id/resume', 'schedules.resume'),
+  r('GET', '/api/schedules/:id/runs', 'schedules.runs'),
+
   r('POST', '/api/functions', 'functions.create'),
   r('GET', '/api/functions', 'functions.list'),
   r('GET', '/api/functions/:id', 'functions.get'),

@@ -10,9 +10,11 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import cron from 'node-cron';
 import type { FastifyInstance } from 'fastify';
-import { StoredFunctions } from '../functions/index.js';
+import { outboundPolicy, StoredFunctions } from '../functions/index.js';
 import { Conflict } from '../errors.js';
-import { CHAT_MESSAGES_COLLECTION, ChatService, embedderFor, functionAi, SettingsProviderDirectory, type ProviderDirectory } from '../chat/index.js';
+import {
+  CHAT_MESSAGES_COLLECTION, ChatService, embedderFor, functionAi, Scheduler, SettingsProviderDirectory, type ProviderDirectory,
+} from '../chat/index.js';
 import { ChangeNotifier, checkDataDirPrivacy, Database, nodeFs, type Clock, type Settings, type StorageFs } from '../engine/index.js';
 import { logStorageEvent } from './log/storage-log.js';
 import { createServerLog, type LogFormat, type LogThreshold, type ServerLog } from './log/server-log.js';
@@ -47,6 +49,12 @@ export interface ServerConfig {
   snapshotCron?: string;
   trashPurgeCron?: string;
   ttlSweepMs?: number;
+  /** How often the scheduler looks for due schedules on the engine's clock (default 250 ms; 0: only when `scheduler.tick()` is called, as specs on a ManualClock do). */
+  schedulerTickMs?: number;
+  /** Fire schedules on this server (default true; false serves their routes only, e.g. on all but one ripple peer). */
+  runSchedules?: boolean;
+  /** How long close() waits for schedule runs in progress (default 5000 ms); a run cut short is recorded as interrupted at the next start. */
+  schedulerStopGraceMs?: number;
   /** Replication peers (ripples): each peer's base URL and an admin API key valid there. */
   ripplePeers?: ReadonlyArray<{ url: string; key: string }>;
   /** Heartbeat interval of SSE subscriptions. */
@@ -121,6 +129,8 @@ export class Server {
   private readonly wss: WebSocketServer;
   /** The server's logger (log/server-log.ts). */
   readonly log: ServerLog;
+  /** Fires the stored schedules (lib/chat/workflow/scheduler.ts). */
+  readonly scheduler: Scheduler;
 
   private constructor(
     readonly db: Database,
@@ -131,7 +141,9 @@ export class Server {
     /** Writes log lines still waiting for the end of the event-loop turn (close() calls it). */
     readonly flushLog: () => void,
     credentialWatch: CredentialWatch,
+    scheduler: Scheduler,
   ) {
+    this.scheduler = scheduler;
     this.ripples = services.ripples;
     this.log = services.log;
     this.notifier = services.changes;
@@ -188,8 +200,16 @@ export class Server {
     const services: Services = {
       db, tokens, log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures, changes, functions, chat,
     };
-    const server = new Server(db, config, services, { recoveryMs, adminKey }, flushLog, credentialWatch);
+    const scheduler = new Scheduler({
+      schedules: chat.schedules, session: () => db.session(undefined), now: () => db.now(),
+      callFunction: (label, parameters) => functions.call(label, parameters),
+      outbound: () => outboundPolicy(db.settings()),
+      warn: (msg, cause) => log('warn', msg, cause),
+    });
+    const server = new Server(db, config, services, { recoveryMs, adminKey }, flushLog, credentialWatch, scheduler);
     server.schedule();
+    // Settles the runs missed while the server was down (each schedule's missed_runs), then ticks.
+    if (config.runSchedules ?? true) await scheduler.start(config.schedulerTickMs ?? 250);
     return server;
   }
 
@@ -226,6 +246,7 @@ export class Server {
   close(): Promise<void> {
     this.closing ??= (async () => {
       for (const j of this.jobs) j.stop();
+      await this.scheduler.stop(this.config.schedulerStopGraceMs ?? 5000);
       this.ripples.stop();
       this.credentialWatch.stop();
       for (const c of this.wss.clients) c.terminate();

@@ -17,6 +17,12 @@ describe('serverConfig', () => {
     expect(c).to.include({ authFailureLimit: 0, trustProxy: true });
   });
 
+  it('fires schedules unless --no-schedules or EDDYDB_NO_SCHEDULES says not to (issue 14)', () => {
+    expect(startConfig(['start'], {}).runSchedules).to.equal(true);
+    expect(startConfig(['start', '--no-schedules'], {}).runSchedules).to.equal(false);
+    expect(startConfig(['start'], { EDDYDB_NO_SCHEDULES: '1' }).runSchedules).to.equal(false);
+  });
+
   it('reads the {{env.NAME}} allow-list of stored functions from EDDYDB_FUNCTION_ENV or --function-env (issue 12)', () => {
     expect(startConfig(['start'], {}).functionEnv).to.deep.equal([]);
     expect(startConfig(['start'], { EDDYDB_FUNCTION_ENV: ' JWT_SECRET, HMAC_KEY ,,' }).functionEnv).to.deep.equal(['JWT_SECRET', 'HMAC_KEY']);

@@ -15,19 +15,7 @@ export interface PendingWork {
 
 export const PENDING: Readonly<Record<number, PendingWork>> = {
   // Issue 12 (the rest of the step catalog) adds no route of its own.
-  14: {
-    topic: 'schedules',
-    routes: [
-      'POST /api/schedules',
-      'GET /api/schedules',
-      'GET /api/schedules/{id}',
-      'PUT /api/schedules/{id}',
-      'DELETE /api/schedules/{id}',
-      'POST /api/schedules/{id}/pause',
-      'POST /api/schedules/{id}/resume',
-    ],
-    messageTypes: [],
-  },
+  // Issue 14 (goals, tasks, agents, schedules) serves all its routes.
 };
 
 /** The issue that will serve `route` ("METHOD /path" in protocol notation), if it is pending. */

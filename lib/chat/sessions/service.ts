@@ -6,7 +6,7 @@
 import type { Embedder } from '../../vector/index.js';
 import type { ProviderDirectory } from '../providers/provider.js';
 import { ClientToolBroker, type BrokerClock } from '../tools/client-tool-broker.js';
-import { AgentService, GoalService, GoalTemplateService, TaskService } from '../workflow/index.js';
+import { AgentService, GoalService, GoalTemplateService, ScheduleService, TaskService } from '../workflow/index.js';
 import { ChatStore, Stamps } from './chat-store.js';
 import { MessageService } from './message-service.js';
 import { SessionService } from './session-service.js';
@@ -33,6 +33,8 @@ export class ChatService {
   readonly templates: GoalTemplateService;
   readonly tasks: TaskService;
   readonly agents: AgentService;
+  /** Schedules (protocol.md 2.14); the server's Scheduler fires them. */
+  readonly schedules: ScheduleService;
 
   constructor(deps: ChatDeps) {
     const store = new ChatStore(new Stamps(deps.now), deps.indexMessages);
@@ -40,6 +42,7 @@ export class ChatService {
     this.templates = new GoalTemplateService(deps.now);
     this.tasks = new TaskService(deps.now);
     this.agents = new AgentService(deps.now);
+    this.schedules = new ScheduleService(deps.now);
     this.sessions = new SessionService(store, deps.providers, this.agents);
     this.clientTools = new ClientToolBroker(deps.clientToolClock);
     this.messages = new MessageService(store, deps, this.clientTools);

@@ -46,6 +46,12 @@ export const TASK_MACHINE: Machine = {
   completed: { resume: ['active'] },
 };
 
+/** A schedule fires while active; pause and resume take effect at once (resuming an active schedule is refused). */
+export const SCHEDULE_MACHINE: Machine = {
+  active: { pause: ['paused'] },
+  paused: { resume: ['active'] },
+};
+
 /** The actions `state` allows, in table order. */
 export function allowedActions(machine: Machine, state: string): string[] {
   return Object.keys(machine[state] ?? {});

@@ -86,6 +86,10 @@ const START_OPTIONS: readonly OptionSpec[] = [
     help: 'failed `POST /api/auth/token` attempts per client address and window before 429 (`0` disables)',
   },
   { name: 'auth-failure-window', isFlag: true, value: int(1, 86_400), env: 'EDDYDB_AUTH_FAILURE_WINDOW', placeholder: 'SECS', defaultText: '`60`', help: 'that window in seconds, opened by the address\'s first failure' },
+  {
+    name: 'no-schedules', isFlag: true, value: SWITCH, env: 'EDDYDB_NO_SCHEDULES', defaultText: 'off',
+    help: 'serve the schedule routes but fire no schedule here (with ripple peers, let one node fire them; see Schedules)',
+  },
   { name: 'trust-proxy', isFlag: true, value: SWITCH, env: 'EDDYDB_TRUST_PROXY', defaultText: 'off', help: 'behind a reverse proxy: the client address is the last `X-Forwarded-For` entry' },
   {
     name: 'watch-parent', isFlag: true, value: SWITCH, env: 'EDDYDB_WATCH_PARENT', defaultText: 'on under npm',

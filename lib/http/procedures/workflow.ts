@@ -1,12 +1,16 @@
 /**
- * Goals, goal templates, tasks and agents (protocol.md 2.13): thin adapters
+ * Goals, goal templates, tasks and agents (protocol.md 2.13) and schedules
+ * (2.14): thin adapters
  * over lib/chat's workflow services. Admin-only: the records live in internal
  * collections that only admins may use (permissions.ts), like stored
  * functions; a non-admin key still uses an agent through a chat session
  * (`agent_id`), which reads it on the caller's behalf. Bodiless POSTs are `{}`.
  */
 import { InvalidInput } from '../../errors.js';
-import { AGENTS_COLLECTION, GOAL_TEMPLATES_COLLECTION, GOALS_COLLECTION, parseTime, TASKS_COLLECTION, type StepAction } from '../../chat/index.js';
+import {
+  AGENTS_COLLECTION, DEFAULT_RUNS_LIMIT, GOAL_TEMPLATES_COLLECTION, GOALS_COLLECTION, parseTime, SCHEDULE_RUNS_COLLECTION, SCHEDULES_COLLECTION, TASKS_COLLECTION,
+  type StepAction,
+} from '../../chat/index.js';
 import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
 import { bodyObject, optionalString, param, queryString } from '../input.js';
 import type { Context } from '../context.js';
@@ -92,10 +96,35 @@ export const agentsByDeployment = query('agents.byDeployment', AGENTS_COLLECTION
 export const agentsUpdate = mutation('agents.update', AGENTS_COLLECTION, withBody, (i, ctx) => ctx.chat.agents.update(ctx.session, i.id, i.body));
 export const agentsDelete = mutation('agents.delete', AGENTS_COLLECTION, id, (i, ctx) => ctx.chat.agents.delete(ctx.session, i));
 
+// Schedules (the server's Scheduler fires them; a run list reads the runs collection too)
+const MAX_RUNS_LIMIT = 1000;
+function runsLimit(raw: RawInput): number {
+  const v = queryString(raw, 'limit');
+  if (v === undefined || v === '') return DEFAULT_RUNS_LIMIT;
+  if (!/^\d{1,9}$/.test(v) || Number(v) < 1 || Number(v) > MAX_RUNS_LIMIT) throw new InvalidInput(`'limit' must be an integer from 1 to ${MAX_RUNS_LIMIT}`);
+  return Number(v);
+}
+const scheduleWrite = (): Scope => ({ collections: [{ name: SCHEDULES_COLLECTION, mode: 'write' }, { name: SCHEDULE_RUNS_COLLECTION, mode: 'write' }] });
+const scheduleMutation = <I>(name: string, input: (raw: RawInput) => I, handler: Handler<I>) =>
+  defineProcedure({ name, kind: 'mutation', access: 'admin', input, scope: scheduleWrite, handler });
+export const schedulesCreate = scheduleMutation('schedules.create', body, (b, ctx) => ctx.chat.schedules.create(ctx.session, b));
+export const schedulesList = query('schedules.list', SCHEDULES_COLLECTION, () => null, (_, ctx) => ctx.chat.schedules.list(ctx.session));
+export const schedulesGet = query('schedules.get', SCHEDULES_COLLECTION, id, (i, ctx) => ctx.chat.schedules.get(ctx.session, i));
+export const schedulesUpdate = scheduleMutation('schedules.update', withBody, (i, ctx) => ctx.chat.schedules.update(ctx.session, i.id, i.body));
+export const schedulesDelete = scheduleMutation('schedules.delete', id, (i, ctx) => ctx.chat.schedules.delete(ctx.session, i));
+export const schedulesPause = scheduleMutation('schedules.pause', id, (i, ctx) => ctx.chat.schedules.pause(ctx.session, i));
+export const schedulesResume = scheduleMutation('schedules.resume', id, (i, ctx) => ctx.chat.schedules.resume(ctx.session, i));
+export const schedulesRuns = defineProcedure({
+  name: 'schedules.runs', kind: 'query', access: 'admin', input: (raw: RawInput) => ({ id: id(raw), limit: runsLimit(raw) }),
+  scope: (): Scope => ({ collections: [{ name: SCHEDULES_COLLECTION, mode: 'read' }, { name: SCHEDULE_RUNS_COLLECTION, mode: 'read' }] }),
+  handler: (i, ctx) => ctx.chat.schedules.listRuns(ctx.session, i.id, i.limit),
+});
+
 export const WORKFLOW_PROCEDURES = [
   goalsCreate, goalsList, goalsSearch, goalsGet, goalsUpdate, goalsDelete, goalsComplete, goalsApprove, goalsReject,
   goalStepStart, goalStepComplete, goalStepFail,
   templatesCreate, templatesList, templatesGet, templatesUpdate, templatesDelete,
   tasksCreate, tasksList, tasksDue, tasksGet, tasksUpdate, tasksDelete, tasksStart, tasksSucceed, tasksFail, tasksPause, tasksResume,
   agentsCreate, agentsList, agentsGet, agentsByName, agentsByDeployment, agentsUpdate, agentsDelete,
+  schedulesCreate, schedulesList, schedulesGet, schedulesUpdate, schedulesDelete, schedulesPause, schedulesResume, schedulesRuns,
 ];

@@ -1,10 +1,10 @@
 /**
- * The goal, step and task lifecycles (lib/chat/workflow/machines.ts): every
+ * The goal, step, task and schedule lifecycles (lib/chat/workflow/machines.ts): every
  * state against every action, valid moves to their states and every other
  * pair refused with 409 naming the current state and the allowed actions.
  */
 import { expect } from 'chai';
-import { allowedActions, GOAL_MACHINE, STEP_MACHINE, TASK_MACHINE, transition, type Machine } from '../../../lib/chat/index.js';
+import { allowedActions, GOAL_MACHINE, SCHEDULE_MACHINE, STEP_MACHINE, TASK_MACHINE, transition, type Machine } from '../../../lib/chat/index.js';
 import { InvalidTransition } from '../../../lib/errors.js';
 
 /** The moves each lifecycle must allow, written out independently of the tables: "state action" -> outcomes. */
@@ -30,6 +30,10 @@ const EXPECTED: Record<string, { machine: Machine; actions: string[]; moves: Rec
       'running succeed': ['active', 'completed'], 'running fail': ['active', 'failed'], 'running pause': ['paused'],
       'paused resume': ['active'], 'failed resume': ['active'], 'completed resume': ['active'],
     },
+  },
+  schedule: {
+    machine: SCHEDULE_MACHINE, actions: ['pause', 'resume'],
+    moves: { 'active pause': ['paused'], 'paused resume': ['active'] },
   },
 };
 
