@@ -167,6 +167,16 @@ describe('HTTP schedules', () => {
     let held: ServerResponse[];
     let hold: boolean;
     let port: number;
+    /** An every-second schedule whose HTTP action the local server holds: fired once, its request held open. */
+    const startHeldRun = async (): Promise<Record<string, any>> => {
+      await ok('PUT', '/api/config', { outbound_allow_hosts: ['127.0.0.1'] });
+      const s = await ok('POST', '/api/schedules', { name: 'slow', cron: '* * * * * *', action: { type: 'http', url: `http://127.0.0.1:${port}/slow` } });
+      hold = true;
+      clock.advance(1000);
+      await t.server.scheduler.tick();
+      while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
+      return s;
+    };
     beforeEach(async () => {
       hits = [];
       held = [];
@@ -213,12 +223,7 @@ describe('HTTP schedules', () => {
     });
 
     it('closes a run cut short by a restart as interrupted, and fires on after it', async () => {
-      await ok('PUT', '/api/config', { outbound_allow_hosts: ['127.0.0.1'] });
-      const s = await ok('POST', '/api/schedules', { name: 'slow', cron: '* * * * * *', action: { type: 'http', url: `http://127.0.0.1:${port}/slow` } });
-      hold = true;
-      clock.advance(1000);
-      await t.server.scheduler.tick();
-      while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
+      const s = await startHeldRun();
       const dataDir = t.dataDir;
       await t.stop({ keepData: true }); // the held request outlives the 50 ms grace
       t = await TestServer.start({ dataDir, clock, schedulerTickMs: 0, schedulerStopGraceMs: 50 });
@@ -233,12 +238,7 @@ describe('HTTP schedules', () => {
     });
 
     it('lets a schedule be deleted during its run, which then ends without a trace', async () => {
-      await ok('PUT', '/api/config', { outbound_allow_hosts: ['127.0.0.1'] });
-      const s = await ok('POST', '/api/schedules', { name: 'slow', cron: '* * * * * *', action: { type: 'http', url: `http://127.0.0.1:${port}/slow` } });
-      hold = true;
-      clock.advance(1000);
-      await t.server.scheduler.tick();
-      while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
+      const s = await startHeldRun();
       await ok('DELETE', `/api/schedules/${s.id}`);
       held.shift()!.end('done');
       await t.server.scheduler.idle();
@@ -248,12 +248,7 @@ describe('HTTP schedules', () => {
     });
 
     it('skips an instant whose previous run is still going instead of stacking a second run', async () => {
-      await ok('PUT', '/api/config', { outbound_allow_hosts: ['127.0.0.1'] });
-      const s = await ok('POST', '/api/schedules', { name: 'slow', cron: '* * * * * *', action: { type: 'http', url: `http://127.0.0.1:${port}/slow` } });
-      hold = true;
-      clock.advance(1000);
-      await t.server.scheduler.tick();
-      while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
+      const s = await startHeldRun();
       clock.advance(1000);
       await t.server.scheduler.tick();
       clock.advance(1000);
