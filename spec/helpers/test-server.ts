@@ -70,6 +70,18 @@ export class TestServer {
     return r.body.token;
   }
 
+  /** Saves a stored function (as admin; `name` and empty `parameters` filled in); returns its id, throws unless 200. */
+  async saveFunction(def: Record<string, unknown>): Promise<string> {
+    const r = await this.request('POST', '/api/functions', { name: String(def.label), parameters: {}, ...def });
+    if (r.status !== 200) throw new Error(`save failed: ${r.status} ${r.text}`);
+    return r.body.id as string;
+  }
+
+  /** Calls a stored function by label (as admin). */
+  callFunction<T = any>(label: string, params: unknown = {}): Promise<Reply<T>> {
+    return this.request<T>('POST', `/api/functions/${encodeURIComponent(label)}`, params);
+  }
+
   /** Creates a non-admin key and returns a token for it. */
   async userToken(body: Record<string, unknown> = { name: 'user' }): Promise<string> {
     const r = await this.request('POST', '/api/auth/keys', body);

@@ -6,12 +6,8 @@ describe('HTTP stored functions: call rules, transactions, routes, limits, hosti
   beforeEach(async () => { s = await TestServer.start(); });
   afterEach(async () => { await s.stop(); });
 
-  const save = async (def: Record<string, unknown>) => {
-    const r = await s.request('POST', '/api/functions', { name: String(def.label), parameters: {}, ...def });
-    if (r.status !== 200) throw new Error(`save failed: ${r.status} ${r.text}`);
-    return r.body.id as string;
-  };
-  const call = (label: string, params: unknown = {}) => s.request('POST', `/api/functions/${encodeURIComponent(label)}`, params);
+  const save = (def: Record<string, unknown>) => s.saveFunction(def);
+  const call = (label: string, params: unknown = {}) => s.callFunction(label, params);
   const typedFind = async (collection: string) => (await s.request('POST', `/api/find/${collection}`, {})).body as any[];
 
   describe('call rules', () => {

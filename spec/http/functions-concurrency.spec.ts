@@ -8,11 +8,8 @@ describe('HTTP stored functions: key-value and concurrency steps through a real 
   beforeEach(async () => { s = await TestServer.start(); });
   afterEach(async () => { await s.stop(); });
 
-  const save = async (def: Record<string, unknown>) => {
-    const r = await s.request('POST', '/api/functions', { name: String(def.label), parameters: {}, ...def });
-    if (r.status !== 200) throw new Error(`save failed: ${r.status} ${r.text}`);
-  };
-  const call = (label: string, params: unknown = {}) => s.request('POST', `/api/functions/${encodeURIComponent(label)}`, params);
+  const save = (def: Record<string, unknown>) => s.saveFunction(def);
+  const call = (label: string, params: unknown = {}) => s.callFunction(label, params);
   /** `n` calls sent at once over separate requests. */
   const together = async (n: number, label: string, params: unknown = {}): Promise<Reply[]> => {
     await s.adminToken();

@@ -15,10 +15,7 @@ describe('HTTP stored functions: read and shaping steps', function () {
   });
   afterEach(async () => { await s.stop(); });
 
-  const save = async (def: Record<string, unknown>) => {
-    const r = await s.request('POST', '/api/functions', { name: String(def.label), parameters: {}, ...def });
-    expect(r.status, JSON.stringify(r.body)).to.equal(200);
-  };
+  const save = (def: Record<string, unknown>) => s.saveFunction(def);
 
   it('runs a Query + Group + Sort pipeline with parameters and reports stage stats', async () => {
     await save({
