@@ -3,7 +3,7 @@
  * default) and writes bench/results/<scenario>.json. Not part of npm test.
  */
 import { httpInsert, httpRead, durabilityModes, accessLog } from './scenarios/http.js';
-import { batchInsert, filteredFind } from './scenarios/engine.js';
+import { batchInsert, filteredFind, uniqueInsert } from './scenarios/engine.js';
 import { recovery } from './scenarios/recovery.js';
 import { indexedFind, textSearch, vectorSearch } from './scenarios/search.js';
 import { wsFanout } from './scenarios/realtime.js';
@@ -21,6 +21,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'access-log': accessLog,
   'batch-insert': batchInsert,
   'filtered-find': filteredFind,
+  'unique-insert': uniqueInsert,
   recovery,
   'batch-bypass': batchBypass,
   'commit-throughput': commitThroughput,

@@ -99,7 +99,7 @@ export class MultiWrites {
     const prepared = this.records.prepare(body);
     return this.db.write((view) => {
       const effects: Effect[] = [];
-      const matched = 'id' in target ? this.live(view, c, resolveRecordId(view, c, target.id)) : this.matching(view, c, target.filter, undefined);
+      const matched = 'id' in target ? this.live(view, c, resolveRecordId(view, c, target.id, this.records.unique)) : this.matching(view, c, target.filter, undefined);
       if (matched.length === 0) {
         const insert: PreparedWrite = 'id' in target ? { ...prepared, id: prepared.id ?? target.id } : prepared;
         this.records.insertInto(view, c, insert, effects);
@@ -174,7 +174,7 @@ export class MultiWrites {
   private listed(view: WorkingView, c: string, idsOrAliases: readonly string[]): string[] {
     const ids = new Set<string>();
     for (const given of idsOrAliases) {
-      const [id] = this.live(view, c, resolveRecordId(view, c, given));
+      const [id] = this.live(view, c, resolveRecordId(view, c, given, this.records.unique));
       if (id === undefined) throw new NotFound(`${MESSAGES.recordNotFound}: '${given}' in collection '${c}'`);
       ids.add(id);
     }

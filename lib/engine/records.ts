@@ -21,6 +21,7 @@ import { fieldsFromWire, hashKey, isPlainObject, JoinedRecords, bareValue, sortC
 import type { WorkingView } from './working-view.js';
 import type { ExpiryTracker } from './expiry.js';
 import type { IndexManager } from './indexes/index-manager.js';
+import { UniqueIndexes } from './indexes/unique-index.js';
 
 /** Members of an insert body that are instructions, not fields. */
 const INSERT_SYSTEM_KEYS = ['id', 'ttl', 'ttl_update_on_access'] as const;
@@ -35,7 +36,12 @@ export interface PreparedWrite {
 
 export class Records {
   /** Query plans come from `indexes`; `expiry` extends sliding TTLs and remembers swept ids. */
-  constructor(private readonly db: EngineCore, private readonly indexes: IndexManager, readonly expiry: ExpiryTracker) {}
+  /** Committed holders of unique values and alias texts, so writes need not scan. */
+  readonly unique: UniqueIndexes;
+
+  constructor(private readonly db: EngineCore, private readonly indexes: IndexManager, readonly expiry: ExpiryTracker) {
+    this.unique = new UniqueIndexes(db);
+  }
 
   stopTimers(): void { this.expiry.stop(); }
 
@@ -98,9 +104,7 @@ export class Records {
     const withDefaults = applyDefaults(schema, fields);
     const violations = validateRecord(schema, withDefaults, selfId ? 'update' : 'insert');
     if (violations.length === 0) {
-      const now = this.db.now();
-      const existing = (function* () { for (const [, e] of view.records(c)) if (!isExpired(e, now)) yield e.fields; })();
-      violations.push(...findUniqueViolations(schema, withDefaults, existing, selfId));
+      violations.push(...findUniqueViolations(schema, withDefaults, uniqueCandidates(view, this.unique, c, schema, withDefaults, this.db.now()), selfId));
     }
     if (violations.length > 0) throw new SchemaViolation(violations);
     return coerceToSchema(schema, withDefaults);
@@ -115,7 +119,7 @@ export class Records {
     if (!entry) {
       const alias = coll.meta.schema?.primary_key_alias;
       if (alias && alias !== 'id') {
-        const found = findByAlias(coll.records, alias, idOrAlias);
+        const found = committedByAlias(this.unique, coll.records, c, alias, idOrAlias);
         if (found) [id, entry] = found;
       }
     }
@@ -334,11 +338,54 @@ export function findByAlias(records: Iterable<[string, RecordEntry]>, alias: str
  * The record id for an id or primary-key-alias value in `view`, as the
  * direct record routes resolve it; the value itself when nothing matches.
  */
-export function resolveRecordId(view: WorkingView, c: string, idOrAlias: string): string {
+export function resolveRecordId(view: WorkingView, c: string, idOrAlias: string, unique?: UniqueIndexes): string {
   if (view.record(c, idOrAlias)) return idOrAlias;
   const alias = view.collection(c)?.schema?.primary_key_alias;
   if (!alias || alias === 'id') return idOrAlias;
+  if (!unique) return findByAlias(view.records(c), alias, idOrAlias)?.[0] ?? idOrAlias;
+  // Records that may hold the text: committed holders plus every record staged in this view.
+  const matches = new Set<string>();
+  const consider = (id: string): void => {
+    const e = view.record(c, id);
+    if (e && Object.hasOwn(e.fields, alias) && String(bareValue(e.fields[alias]!)) === idOrAlias) matches.add(id);
+  };
+  for (const id of unique.aliasHolders(c, alias, idOrAlias)) consider(id);
+  for (const [id] of view.changedImages(c)) consider(id);
+  if (matches.size === 0) return idOrAlias;
+  if (matches.size === 1) return [...matches][0]!;
+  // Several records share the text: the first in record order wins, as a scan finds it.
   return findByAlias(view.records(c), alias, idOrAlias)?.[0] ?? idOrAlias;
+}
+
+/** `findByAlias` over committed records, through the alias index. */
+function committedByAlias(unique: UniqueIndexes, records: ReadonlyMap<string, RecordEntry>, c: string, alias: string, value: string): [string, RecordEntry] | undefined {
+  const holders = unique.aliasHolders(c, alias, value);
+  if (holders.size === 0) return undefined;
+  if (holders.size > 1) return findByAlias(records, alias, value);
+  const [id] = holders;
+  const e = records.get(id!);
+  return e ? [id!, e] : undefined;
+}
+
+/**
+ * The live records of `c` in `view` that may hold a value of `fields` for a
+ * unique field of `schema`: committed holders from the index plus every
+ * record staged in the view, each read at its current image. Every record
+ * a full scan would find colliding is among them.
+ */
+function* uniqueCandidates(view: WorkingView, unique: UniqueIndexes, c: string, schema: Schema, fields: Fields, now: number): IterableIterator<Fields> {
+  const ids = new Set<string>();
+  for (const [name, def] of Object.entries(schema.fields)) {
+    if (!def.unique || !Object.hasOwn(fields, name)) continue;
+    const v = fields[name];
+    if (v === undefined || v === null) continue;
+    for (const id of unique.valueHolders(c, name, v)) ids.add(id);
+  }
+  for (const [id] of view.changedImages(c)) ids.add(id);
+  for (const id of ids) {
+    const e = view.record(c, id);
+    if (e && !isExpired(e, now)) yield e.fields;
+  }
 }
 
 /** `ttl_update_on_access`: absent or null means false; anything but a boolean is InvalidInput. */

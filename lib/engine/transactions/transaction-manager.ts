@@ -160,7 +160,7 @@ export class TransactionManager {
     const tx = this.get(id);
     const p = this.records.prepare(body);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'update', c, id: resolveRecordId(view, c, recordId), p, bypassRipple };
+    const op: StagedOp = { kind: 'update', c, id: resolveRecordId(view, c, recordId, this.records.unique), p, bypassRipple };
     const effects = this.effectsOf(view, op);
     this.stage(tx, view, op, effects);
     return (effects.at(-1) as { fields: Fields }).fields;
@@ -170,7 +170,7 @@ export class TransactionManager {
     validateCollectionName(c);
     const tx = this.get(id);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'actions', c, id: resolveRecordId(view, c, recordId), steps, bypassRipple };
+    const op: StagedOp = { kind: 'actions', c, id: resolveRecordId(view, c, recordId, this.records.unique), steps, bypassRipple };
     const effects = this.effectsOf(view, op);
     this.stage(tx, view, op, effects);
     return (effects.at(-1) as { fields: Fields }).fields;
@@ -180,7 +180,7 @@ export class TransactionManager {
     validateCollectionName(c);
     const tx = this.get(id);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'delete', c, id: resolveRecordId(view, c, recordId), bypassRipple };
+    const op: StagedOp = { kind: 'delete', c, id: resolveRecordId(view, c, recordId, this.records.unique), bypassRipple };
     return this.stage(tx, view, op, this.effectsOf(view, op));
   }
 
@@ -216,7 +216,7 @@ export class TransactionManager {
   findById(id: string, c: string, idOrAlias: string): Fields {
     const tx = this.get(id);
     const view = this.viewOf(tx);
-    const recordId = resolveRecordId(view, c, idOrAlias);
+    const recordId = resolveRecordId(view, c, idOrAlias, this.records.unique);
     const key = recordKey(c, recordId);
     tx.observe(key, this.committedVersion(c, recordId));
     tx.pointReads.add(key);
