@@ -9,11 +9,12 @@
 import type { FunctionAi } from '../functions/index.js';
 import type { Embedder } from '../vector/index.js';
 import type { ProviderDirectory } from './providers/provider.js';
+import { pickProvider } from './providers/directory.js';
 
 export function functionAi(providers: ProviderDirectory, embedder: (model?: string) => Embedder): FunctionAi {
   return {
     async complete(req, signal) {
-      const provider = providers.get(req.provider ?? providers.configured()[0] ?? 'local');
+      const provider = pickProvider(providers, req.provider);
       const c = await provider.complete({
         messages: req.messages,
         ...(req.model !== undefined ? { model: req.model } : {}),

@@ -44,6 +44,15 @@ export function isProviderId(id: string): id is ProviderId {
   return (PROVIDER_IDS as readonly string[]).includes(id);
 }
 
+/**
+ * The provider a request asks for by id; a request that names none gets the
+ * first configured of openai, anthropic, perplexity, openai_compatible, else
+ * `local` (raw completion and the Chat function step alike).
+ */
+export function pickProvider(directory: ProviderDirectory, id: string | undefined): ChatProvider {
+  return directory.get(id ?? directory.configured()[0] ?? 'local');
+}
+
 export class SettingsProviderDirectory implements ProviderDirectory {
   constructor(private readonly settings: () => ProviderSettings) {}
 
@@ -56,11 +65,6 @@ export class SettingsProviderDirectory implements ProviderDirectory {
   configured(): readonly ProviderId[] {
     const s = this.settings();
     return PROVIDER_IDS.filter((id) => this.build(id, s) !== undefined);
-  }
-
-  /** The provider a request that names none gets. */
-  defaultProvider(): ChatProvider {
-    return this.get(this.configured()[0] ?? 'local');
   }
 
   private build(id: ProviderId, s: ProviderSettings): ChatProvider | undefined {

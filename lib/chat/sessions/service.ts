@@ -24,6 +24,8 @@ export interface ChatDeps {
 }
 
 export class ChatService {
+  /** The providers sessions, raw completion and the Chat step call (the server's one directory). */
+  readonly providers: ProviderDirectory;
   readonly sessions: SessionService;
   readonly messages: MessageService;
   /** Client tool calls in flight, answered through tool-result / ClientToolResult. */
@@ -38,6 +40,7 @@ export class ChatService {
 
   constructor(deps: ChatDeps) {
     const store = new ChatStore(new Stamps(deps.now), deps.indexMessages);
+    this.providers = deps.providers;
     this.goals = new GoalService(deps.now);
     this.templates = new GoalTemplateService(deps.now);
     this.tasks = new TaskService(deps.now);

@@ -12,18 +12,13 @@
  */
 import { InvalidInput } from '../../errors.js';
 import {
-  isProviderId, PROVIDER_IDS, PROVIDER_SETTING_KEYS, probeProvider, probeProviders, providerNotConfigured, SettingsProviderDirectory,
+  isProviderId, pickProvider, PROVIDER_IDS, PROVIDER_SETTING_KEYS, probeProvider, probeProviders, providerNotConfigured, SettingsProviderDirectory,
   type ChatMessage, type ChatProvider, type CompletionRequest, type ProviderStatusEntry,
 } from '../../chat/index.js';
 import { rejectUnknownMembers } from '../../engine/index.js';
 import { defineProcedure, type RawInput, type StreamEvent } from '../procedure.js';
 import { bodyObject, optionalString, param } from '../input.js';
 import type { Context } from '../context.js';
-
-/** The providers as the settings configure them now. */
-export function providerDirectory(ctx: Context): SettingsProviderDirectory {
-  return new SettingsProviderDirectory(() => ctx.db.settings());
-}
 
 /** Status probes wait at most this long per provider, so one silent vendor cannot hold the listing for a whole completion timeout. */
 export const PROBE_TIMEOUT_MS = 10_000;
@@ -94,9 +89,9 @@ function completeInput(raw: RawInput): CompleteInput {
   };
 }
 
+/** The server's one provider directory (the one chat sessions and the Chat step use). */
 function providerFor(i: CompleteInput, ctx: Context): ChatProvider {
-  const directory = providerDirectory(ctx);
-  return i.provider === undefined ? directory.defaultProvider() : directory.get(i.provider);
+  return pickProvider(ctx.chat.providers, i.provider);
 }
 
 export const chatComplete = defineProcedure({

@@ -1,7 +1,7 @@
 /** The ProviderDirectory from settings, and provider status entries from probes against fakes. */
 import { expect } from 'chai';
 import { DEFAULT_SETTINGS, type Settings } from '../../../lib/engine/index.js';
-import { probeProvider, SettingsProviderDirectory } from '../../../lib/chat/index.js';
+import { pickProvider, probeProvider, SettingsProviderDirectory } from '../../../lib/chat/index.js';
 import { ProviderFailed } from '../../../lib/errors.js';
 import { startFakeOpenAi } from '../../helpers/fake-openai.js';
 import type { FakeVendor } from '../../helpers/fake-vendor.js';
@@ -28,8 +28,8 @@ describe('SettingsProviderDirectory', () => {
   });
 
   it('defaults to the first configured of openai, anthropic, perplexity, openai_compatible, else local', () => {
-    expect(new SettingsProviderDirectory(() => settings({})).defaultProvider().id).to.equal('local');
-    expect(new SettingsProviderDirectory(() => settings({ perplexity_api_key: 'p', anthropic_api_key: 'a' })).defaultProvider().id).to.equal('anthropic');
+    expect(pickProvider(new SettingsProviderDirectory(() => settings({})), undefined).id).to.equal('local');
+    expect(pickProvider(new SettingsProviderDirectory(() => settings({ perplexity_api_key: 'p', anthropic_api_key: 'a' })), undefined).id).to.equal('anthropic');
   });
 
   it('reads the settings on every call, so a changed key takes effect at once', () => {
