@@ -6,10 +6,10 @@
 import { NotFound } from '../../errors.js';
 import type { Database } from '../../engine/index.js';
 import { callStoredFunction, functionEnv, type CallBounds, type CallEnvironment, type CallResult } from '../interpreter/index.js';
-import { isPlainObject } from '../../engine/index.js';
 import { FunctionRegistry, type RegistryWarn } from './registry.js';
 import type { FunctionAi } from '../steps/index.js';
 import { findRoute } from './route-lookup.js';
+import { mergeRouteParams } from '../routing/path-routes.js';
 
 /** The environment functions may read: names allowed at startup, and where values come from. */
 export interface FunctionEnvironmentOptions {
@@ -51,8 +51,6 @@ export class StoredFunctions {
   callRoute(method: string, path: string, body: unknown): Promise<CallResult> {
     const hit = findRoute(this.registry.routed(), method, path);
     if (!hit) throw new NotFound(`No function routed at ${method} /${path.replace(/^\/+/, '')}`);
-    const params: Record<string, unknown> = { ...hit.params };
-    if (isPlainObject(body)) Object.assign(params, body);
-    return callStoredFunction(this.env, hit.fn, params);
+    return callStoredFunction(this.env, hit.fn, mergeRouteParams(hit.params, body));
   }
 }
