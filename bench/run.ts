@@ -1,8 +1,12 @@
 /**
- * `npm run bench [-- scenario ...]`: runs the benchmark scenarios (all by
- * default) and writes bench/results/<scenario>.json. Not part of npm test.
+ * `npm run bench [-- scenario ...]`: builds dist/ once, then runs the
+ * benchmark scenarios (all by default), each after the quiet gate
+ * (bench/lib/quiet.ts), and writes bench/results/<scenario>.json. Not part
+ * of npm test. One line per scenario below: keep it a simple table.
  */
-import { httpInsert, httpRead, durabilityModes, accessLog } from './scenarios/http.js';
+import { buildOnce } from './lib/procs.js';
+import { requireQuiet } from './lib/quiet.js';
+import { httpInsert, httpRead, httpReadMsgpack, durabilityModes, accessLog } from './scenarios/http.js';
 import { batchInsert, filteredFind, uniqueInsert } from './scenarios/engine.js';
 import { recovery } from './scenarios/recovery.js';
 import { indexedFind, textSearch, vectorSearch } from './scenarios/search.js';
@@ -17,6 +21,7 @@ import { chatMessage, chatStreamDelay } from './scenarios/chat.js';
 const SCENARIOS: Record<string, () => Promise<void>> = {
   'http-insert': httpInsert,
   'http-read': httpRead,
+  'http-read-msgpack': httpReadMsgpack,
   'durability-modes': durabilityModes,
   'access-log': accessLog,
   'batch-insert': batchInsert,
@@ -41,8 +46,11 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
 };
 
 const wanted = process.argv.slice(2);
-for (const name of wanted.length ? wanted : Object.keys(SCENARIOS)) {
-  const run = SCENARIOS[name];
-  if (!run) { console.error(`unknown scenario '${name}'; known: ${Object.keys(SCENARIOS).join(', ')}`); process.exit(2); }
-  await run();
+const names = wanted.length ? wanted : Object.keys(SCENARIOS);
+const unknown = names.filter((n) => !SCENARIOS[n]);
+if (unknown.length) { console.error(`unknown scenario '${unknown.join("', '")}'; known: ${Object.keys(SCENARIOS).join(', ')}`); process.exit(2); }
+buildOnce();
+for (const name of names) {
+  await requireQuiet(`before ${name}`);
+  await SCENARIOS[name]!();
 }

@@ -1,9 +1,14 @@
 /**
  * Child processes for benchmarks, pinned with taskset so the server and the
- * load generator do not fight over the machine's two cores.
+ * load generator do not fight over the machine's two cores. The server under
+ * test runs as users run it: the built dist/ through bin/eddydb.js (see
+ * buildOnce), never under tsx, whose transforms skew profiles. Reference
+ * servers under bench/ are transpiled to dist/bench/ for the same reason.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 
 export const SERVER_CORE = '0';
 export const LOAD_CORE = '1';
@@ -14,9 +19,29 @@ export function pinned(core: string, cmd: string, args: string[]): [string, stri
   return hasTaskset ? ['taskset', ['-c', core, cmd, ...args]] : [cmd, args];
 }
 
-export interface Proc { proc: ChildProcess; url: string }
+export interface Proc { proc: ChildProcess; url: string; pid: number }
 
-/** Starts a process on SERVER_CORE and waits for "listening on http://host:port" in its output. */
+let built = false;
+/** `npm run build` once per benchmark run, so the server measured is the current source. */
+export function buildOnce(): void {
+  if (built) return;
+  const r = spawnSync(process.execPath, [path.resolve('bin/build.js')], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('npm run build failed');
+  built = true;
+}
+
+/** Transpiles a bench/ TypeScript file (node, ws and msgpackr imports only) to dist/bench/<name>.js. */
+export function compiled(file: string): string {
+  const out = path.resolve('dist/bench', path.basename(file).replace(/\.ts$/, '.js'));
+  mkdirSync(path.dirname(out), { recursive: true });
+  const js = ts.transpileModule(readFileSync(path.resolve(file), 'utf8'), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  writeFileSync(out, js);
+  return out;
+}
+
+/** Starts a node process on SERVER_CORE and waits for "listening on http://host:port" in its output. */
 export function startListening(args: string[], env: Record<string, string> = {}): Promise<Proc> {
   const [cmd, argv] = pinned(SERVER_CORE, process.execPath, args);
   const proc = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -25,7 +50,8 @@ export function startListening(args: string[], env: Record<string, string> = {})
     const onData = (d: Buffer) => {
       out += d.toString();
       const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
-      if (m) resolve({ proc, url: `http://127.0.0.1:${m[1]}` });
+      // taskset execs node in place, so the child's pid is the server's.
+      if (m) resolve({ proc, url: `http://127.0.0.1:${m[1]}`, pid: proc.pid! });
     };
     proc.stdout!.on('data', onData);
     proc.stderr!.on('data', onData);
@@ -33,18 +59,28 @@ export function startListening(args: string[], env: Record<string, string> = {})
   });
 }
 
-export function startEddy(dataDir: string, extra: string[] = []): Promise<Proc> {
-  return startListening(['--import', 'tsx', path.resolve('lib/cli/main.ts'), 'start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--quiet', ...extra],
+export interface EddyOptions {
+  /** Node flags before the script (e.g. --cpu-prof). */
+  nodeArgs?: string[];
+}
+
+export function startEddy(dataDir: string, extra: string[] = [], opts: EddyOptions = {}): Promise<Proc> {
+  buildOnce();
+  return startListening([...(opts.nodeArgs ?? []), path.resolve('bin/eddydb.js'), 'start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--quiet', ...extra],
     { EDDYDB_ADMIN_KEY: BENCH_ADMIN_KEY, EDDYDB_SNAPSHOT_CRON: '' });
 }
 
-export function startBare(): Promise<Proc> {
-  return startListening(['--import', 'tsx', path.resolve('bench/bare-server.ts')]);
+/**
+ * The bare node:http reference (bench/bare-server.ts). `record` is the exact
+ * record EddyDB returns for a read, so both answer the same bytes.
+ */
+export function startBare(record?: unknown): Promise<Proc> {
+  return startListening([compiled('bench/bare-server.ts')], record === undefined ? {} : { BARE_RECORD: JSON.stringify(record) });
 }
 
 export function stop(p: Proc): Promise<void> {
   return new Promise((resolve) => {
-    if (p.proc.exitCode !== null) return resolve();
+    if (p.proc.exitCode !== null || p.proc.signalCode !== null) return resolve();
     p.proc.once('exit', () => resolve());
     p.proc.kill('SIGTERM');
     setTimeout(() => p.proc.kill('SIGKILL'), 10_000).unref();

@@ -46,8 +46,8 @@ export async function functionsEdgeCache(): Promise<void> {
 
     const fn = () => load('KvGet function call (hit)', { url: `${eddy.url}/api/functions/edge`, method: 'POST', body: JSON.stringify({ id: 7 }), headers, seconds: SECONDS });
     const get = () => load('GET /api/kv/get (same key)', { url: `${eddy.url}/api/kv/get/cache:product:7`, headers, seconds: SECONDS });
-    let reference = await get();
-    let subject = await fn();
+    let reference: Measurement = await get();
+    let subject: Measurement = await fn();
     reference = better(reference, await get());
     subject = better(subject, await fn());
     if (subject.non2xx || reference.non2xx) throw new Error(`non-2xx answers: function ${subject.non2xx}, route ${reference.non2xx}`);

@@ -1,62 +1,168 @@
 /**
- * HTTP scenarios: single insert and point read with keep-alive and 32
- * connections against a bare node:http reference; the insert throughput of
- * each durability mode, as a ratio to `none`; and what the access log adds
- * to a point read (in a child process, see bench/access-log-child.ts).
+ * HTTP scenarios against the bare node:http reference, interleaved in the
+ * same run (see bench/lib/interleave.ts), wrk -t1 -c50, server on core 0 and
+ * load on core 1: point reads of random ids over 10,000 records of ~200 bytes
+ * (JSON, and MessagePack with `Accept: application/msgpack`), and single
+ * inserts in the three durability modes side by side. Each reports server
+ * CPU µs per request for both sides and the difference (ours), plus a µs
+ * table from a separate --cpu-prof run. Also kept: `durability-modes` and
+ * `access-log` (the access log's cost, in a child process).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { load } from '../lib/load.js';
-import { startBare, startEddy, stop, token } from '../lib/procs.js';
+import { printUsTable, type UsTable } from '../lib/cpu-profile.js';
+import { interleave, SECONDS, type Contender, type Interleaved, type Summary } from '../lib/interleave.js';
+import { load, type LoadSpec } from '../lib/load.js';
+import { profiledRun } from '../lib/profile-run.js';
+import { startBare, startEddy, stop, token, type Proc } from '../lib/procs.js';
+import { benchRecord } from '../lib/records.js';
 import { report, type Measurement } from '../lib/report.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const RECORD = JSON.stringify({ name: 'Ann', age: 31, email: 'ann@example.com', active: true });
+const RECORDS = 10_000;
+const INSERT_BODY = JSON.stringify(benchRecord(0));
+const PROFILE = process.env.BENCH_PROFILE !== '0';
 
-async function withEddy<T>(mode: string, fn: (url: string, auth: Record<string, string>) => Promise<T>): Promise<T> {
+interface Eddy extends Proc { dir: string; headers: Record<string, string> }
+
+async function startSeeded(mode: string, nodeArgs: string[] = []): Promise<Eddy> {
   const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-'));
-  const eddy = await startEddy(dir, ['--durability', mode]);
+  const p = await startEddy(dir, ['--durability', mode], { nodeArgs });
+  const headers = { authorization: `Bearer ${await token(p.url)}`, 'content-type': 'application/json' };
+  return { ...p, dir, headers };
+}
+
+async function stopEddy(e: Eddy): Promise<void> {
+  await stop(e);
+  rmSync(e.dir, { recursive: true, force: true });
+}
+
+/** Inserts RECORDS records into `bench` (batches of 1,000); their ids. */
+async function seed(e: Eddy): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < RECORDS; i += 1000) {
+    const inserts = Array.from({ length: 1000 }, (_, k) => ({ data: benchRecord(i + k) }));
+    const r = await fetch(`${e.url}/api/batch/insert/bench`, { method: 'POST', headers: e.headers, body: JSON.stringify({ inserts }) });
+    const body = (await r.json()) as { successful?: string[] };
+    if (!r.ok || body.successful?.length !== 1000) throw new Error(`seeding failed: ${r.status} ${JSON.stringify(body).slice(0, 300)}`);
+    ids.push(...body.successful);
+  }
+  return ids;
+}
+
+/** Fails loudly when a scenario's request does not succeed, instead of measuring errors. */
+async function check(url: string, init: RequestInit, contentType: string): Promise<unknown> {
+  const r = await fetch(url, init);
+  const type = r.headers.get('content-type') ?? '';
+  if (!r.ok || !type.startsWith(contentType)) throw new Error(`${init.method ?? 'GET'} ${url}: ${r.status} ${type} ${(await r.text()).slice(0, 300)}`);
+  return contentType === 'application/json' ? r.json() : r.arrayBuffer();
+}
+
+const contender = (label: string, p: Proc, spec: LoadSpec): Contender =>
+  ({ label, pid: p.pid, run: (seconds) => load(label, { ...spec, seconds }) });
+
+function measurement(s: Summary): Measurement {
+  const { rounds, ...rest } = s;
+  return { ...rest, rounds };
+}
+
+function cpuExtra(r: Interleaved): Record<string, unknown> {
+  const extra: Record<string, unknown> = { bare_cpu_us_per_request: r.reference.cpu_us_per_op };
+  for (const s of r.subjects) extra[`ours_us (${s.label} - bare)`] = s.cpu_us_per_op - r.reference.cpu_us_per_op;
+  return extra;
+}
+
+async function profileIfWanted(title: string, mode: string, prepare: (e: Eddy) => Promise<LoadSpec>): Promise<UsTable | undefined> {
+  if (!PROFILE) return undefined;
+  let eddy: Eddy | undefined;
+  const table = await profiledRun(async (nodeArgs) => (eddy = await startSeeded(mode, nodeArgs)), () => prepare(eddy!), SECONDS);
+  rmSync(eddy!.dir, { recursive: true, force: true });
+  printUsTable(title, table);
+  return table;
+}
+
+async function pointRead(scenario: string, accept: 'application/json' | 'application/msgpack'): Promise<void> {
+  const eddy = await startSeeded('always');
+  let bare: Proc | undefined;
   try {
-    const t = await token(eddy.url);
-    return await fn(eddy.url, { authorization: `Bearer ${t}`, 'content-type': 'application/json' });
+    const ids = await seed(eddy);
+    const paths = ids.map((id) => `/api/find/bench/${id}`);
+    const record = await check(`${eddy.url}${paths[0]}`, { headers: eddy.headers }, 'application/json');
+    await check(`${eddy.url}${paths[1]}`, { headers: { ...eddy.headers, accept } }, accept);
+    bare = await startBare(record);
+    const r = await interleave(
+      contender('bare node:http', bare, { url: bare.url, paths, headers: { accept } }),
+      [contender(`eddydb point read (${accept.slice(12)})`, eddy, { url: eddy.url, paths, headers: { ...eddy.headers, accept } })],
+    );
+    await stop(bare); bare = undefined;
+    await stopEddy(eddy);
+    const us = await profileIfWanted(scenario, 'always', async (e) => ({ url: e.url, paths: (await seed(e)).map((id) => `/api/find/bench/${id}`), headers: { ...e.headers, accept } }));
+    report({
+      scenario, subject: measurement(r.subjects[0]!), reference: measurement(r.reference), ratio: r.ratios[0]!,
+      ratio_of: `requests/s vs bare node:http (median of ${r.subjects[0]!.rounds.length} interleaved rounds)`, target: '>= 0.70',
+      extra: { ...cpuExtra(r), us_table: us },
+      notes: `GET of random ids over ${RECORDS} records of ~200 B, Accept: ${accept}; both answer the same record bytes`,
+    });
   } finally {
-    await stop(eddy);
-    rmSync(dir, { recursive: true, force: true });
+    if (bare) await stop(bare);
+    await stopEddy(eddy);
   }
 }
 
-export async function httpInsert(): Promise<void> {
-  const bare = await startBare();
-  const reference = await load('bare node:http', { url: bare.url + '/api/insert/bench', method: 'POST', body: RECORD, headers: { 'content-type': 'application/json' }, seconds: SECONDS });
-  await stop(bare);
-  const subject = await withEddy('always', (url, headers) =>
-    load('eddydb insert (always)', { url: url + '/api/insert/bench', method: 'POST', body: RECORD, headers, seconds: SECONDS }));
-  report({ scenario: 'http-insert', subject, reference, ratio: subject.throughput! / reference.throughput!, ratio_of: 'requests/s vs bare node:http', target: '>= 0.50' });
-}
+export const httpRead = () => pointRead('http-read', 'application/json');
+export const httpReadMsgpack = () => pointRead('http-read-msgpack', 'application/msgpack');
 
-export async function httpRead(): Promise<void> {
-  const bare = await startBare();
-  const reference = await load('bare node:http', { url: bare.url + '/api/find/bench/x', seconds: SECONDS });
-  await stop(bare);
-  const subject = await withEddy('always', async (url, headers) => {
-    const r = await fetch(url + '/api/insert/bench', { method: 'POST', headers, body: RECORD });
-    const { id } = (await r.json()) as { id: string };
-    return load('eddydb point read', { url: `${url}/api/find/bench/${id}`, headers, seconds: SECONDS });
-  });
-  report({ scenario: 'http-read', subject, reference, ratio: subject.throughput! / reference.throughput!, ratio_of: 'requests/s vs bare node:http', target: '>= 0.70' });
+export async function httpInsert(): Promise<void> {
+  const modes = ['always', 'batch', 'none'] as const;
+  const eddies: Eddy[] = [];
+  let bare: Proc | undefined;
+  try {
+    for (const mode of modes) eddies.push(await startSeeded(mode));
+    for (const e of eddies) await check(`${e.url}/api/insert/bench`, { method: 'POST', headers: e.headers, body: INSERT_BODY }, 'application/json');
+    bare = await startBare();
+    const spec = (p: Proc, headers: Record<string, string>): LoadSpec => ({ url: `${p.url}/api/insert/bench`, method: 'POST', body: INSERT_BODY, headers });
+    const r = await interleave(
+      contender('bare node:http', bare, spec(bare, { 'content-type': 'application/json' })),
+      eddies.map((e, i) => contender(`eddydb insert (${modes[i]})`, e, spec(e, e.headers))),
+    );
+    for (const e of eddies.splice(0)) await stopEddy(e);
+    await stop(bare); bare = undefined;
+    const us = await profileIfWanted('http-insert (always)', 'always', async (e) => spec(e, e.headers));
+    const extra: Record<string, unknown> = { ...cpuExtra(r), us_table: us };
+    r.subjects.forEach((s, i) => { extra[`ratio_${modes[i]}`] = r.ratios[i]; });
+    extra.modes = r.subjects.map(measurement);
+    console.log('\n  mode     req/s     p99 ms   CPU µs/req   ours µs   ratio vs bare');
+    for (const [i, s] of [r.reference, ...r.subjects].entries()) {
+      const name = i === 0 ? 'bare' : modes[i - 1]!;
+      const ours = i === 0 ? '' : (s.cpu_us_per_op - r.reference.cpu_us_per_op).toFixed(1);
+      console.log(`  ${name.padEnd(7)} ${s.throughput.toFixed(0).padStart(7)} ${s.p99_ms.toFixed(2).padStart(9)} ${s.cpu_us_per_op.toFixed(1).padStart(11)} ${ours.padStart(9)}   ${i === 0 ? '' : r.ratios[i - 1]!.toFixed(3)}`);
+    }
+    report({
+      scenario: 'http-insert', subject: measurement(r.subjects[0]!), reference: measurement(r.reference), ratio: r.ratios[0]!,
+      ratio_of: `requests/s, always vs bare node:http (median of ${r.subjects[0]!.rounds.length} interleaved rounds)`, target: '>= 0.50',
+      rows: r.subjects.map((s, i) => ({ subject: s, reference: r.reference, ratio: r.ratios[i]!, target: modes[i] === 'always' ? '>= 0.50' : undefined })),
+      extra, notes: 'single POST /api/insert of a ~200 B record; always = fsync before the answer (group commit), batch = fsync within the batch window, none = no fsync',
+    });
+  } finally {
+    for (const e of eddies) await stopEddy(e);
+    if (bare) await stop(bare);
+  }
 }
 
 export async function durabilityModes(): Promise<void> {
   const results: Record<string, Measurement> = {};
   for (const mode of ['none', 'batch', 'always']) {
-    results[mode] = await withEddy(mode, (url, headers) =>
-      load(`eddydb insert (${mode})`, { url: url + '/api/insert/bench', method: 'POST', body: RECORD, headers, seconds: SECONDS }));
+    const e = await startSeeded(mode);
+    try {
+      results[mode] = await load(`eddydb insert (${mode})`, { url: `${e.url}/api/insert/bench`, method: 'POST', body: INSERT_BODY, headers: e.headers, seconds: SECONDS });
+    } finally {
+      await stopEddy(e);
+    }
   }
   report({
     scenario: 'durability-modes', subject: results.always!, reference: results.none!,
-    ratio: results.always!.throughput! / results.none!.throughput!, ratio_of: 'always vs none inserts/s (32 clients)', target: '>= 0.60',
+    ratio: results.always!.throughput! / results.none!.throughput!, ratio_of: 'always vs none inserts/s (50 connections)', target: '>= 0.60',
     extra: { batch_ops_per_s: results.batch!.throughput, batch_vs_none: results.batch!.throughput! / results.none!.throughput! },
   });
 }

@@ -1,0 +1,123 @@
+/**
+ * The "µs table": where the server's CPU goes per request, from a V8 CPU
+ * profile (`node --cpu-prof`) of the server under load. Self time of every
+ * sample inside the load window is charged to a category by the first rule
+ * below that matches the function's script URL and name, then divided by the
+ * requests completed in the window. Rules map node internals, fastify, ws,
+ * msgpackr and EddyDB's own files (lib/http, lib/engine) to the steps of a
+ * request; what no rule matches is `other` (the top unmatched functions are
+ * listed so the rules can be refined).
+ */
+import { readFileSync } from 'node:fs';
+
+export const CATEGORIES = ['parse', 'route', 'auth', 'permission', 'validation', 'id', 'typed conversion', 'encode',
+  'log append', 'fsync wait', 'change feed', 'indexes', 'serialize', 'write', 'gc', 'other'] as const;
+export type Category = typeof CATEGORIES[number];
+
+interface Rule { category: Category; url?: RegExp; fn?: RegExp }
+
+/** First match wins: specific EddyDB files first, then libraries, then node internals. */
+export const RULES: Rule[] = [
+  { category: 'gc', fn: /^\(garbage collector\)$/ },
+  // EddyDB, HTTP layer
+  { category: 'auth', url: /lib\/http\/(auth|principal|credential-watch|auth-failures)\.js$|node_modules\/jose\// },
+  { category: 'permission', url: /lib\/http\/(permissions|rate-limit|batch-gate)\.js$/ },
+  { category: 'route', url: /lib\/http\/(router|routes|dispatch|procedure|context|procedures\/[^/]+|singleton-headers|client-address|plain-object)\.js$/ },
+  { category: 'parse', url: /lib\/http\/(input|content-type)\.js$/ },
+  { category: 'encode', url: /lib\/http\/(codec|error-body|messages)\.js$|node_modules\/msgpackr\// },
+  { category: 'log append', url: /lib\/http\/log\/|node_modules\/pino/ },
+  { category: 'write', url: /lib\/http\/transport\/(socket-response|ws)\.js$/ },
+  { category: 'route', url: /lib\/http\/transport\/|node_modules\/(fastify|find-my-way|avvio|light-my-request|@fastify)\// },
+  // EddyDB, engine
+  { category: 'id', url: /lib\/engine\/ids\.js$/ },
+  { category: 'typed conversion', url: /lib\/engine\/values\/|lib\/engine\/schema\/(coerce-to-schema|field-value-from-wire)\.js$/ },
+  { category: 'validation', url: /lib\/engine\/schema\/|node_modules\/ajv\// },
+  { category: 'indexes', url: /lib\/engine\/indexes\/|lib\/engine\/search\/|lib\/vector\// },
+  { category: 'change feed', url: /lib\/engine\/(change-feed|change-notifier)\.js$/ },
+  { category: 'fsync wait', fn: /fsync|fdatasync/i },
+  { category: 'log append', url: /lib\/engine\/(engine-log|write-queue|effects|apply-batch|apply-effect)\.js$|lib\/engine\/storage\// },
+  { category: 'serialize', url: /lib\/engine\/query\/project\.js$/ },
+  // node internals
+  { category: 'fsync wait', url: /^node:fs$|node:internal\/fs\// },
+  { category: 'parse', url: /node:_http_common$|node:_http_incoming$/, },
+  { category: 'parse', fn: /^(parserOnHeadersComplete|parserOnIncoming|parserOnBody|parserOnMessageComplete|execute|onParserExecute|JSONParse|parse)$/ },
+  { category: 'write', url: /node:_http_outgoing$|node:_http_server$|node:net$|node:internal\/(stream_base_commons|streams\/|net)|node:stream$|node:events$/ },
+  { category: 'write', fn: /^(writev|writeBuffer|writeUtf8String|writeLatin1String|close|shutdown)$/ },
+  { category: 'serialize', fn: /^(stringify|JSONStringify)$/ },
+  { category: 'encode', url: /node:buffer$|node:internal\/buffer$/ },
+];
+
+interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+interface Profile { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] }
+
+export function categorize(url: string, fn: string): Category {
+  for (const r of RULES) {
+    if (r.url && !r.url.test(url)) continue;
+    if (r.fn && !r.fn.test(fn)) continue;
+    return r.category;
+  }
+  return 'other';
+}
+
+export interface UsTable {
+  requests: number;
+  window_ms: number;
+  /** Category -> self time per request, µs (idle excluded). */
+  us_per_request: Record<string, number>;
+  total_us_per_request: number;
+  /** The heaviest functions charged to `other`, µs per request. */
+  top_other: Array<{ fn: string; us: number }>;
+  /** The heaviest functions overall, µs per request, with their category. */
+  top: Array<{ fn: string; category: Category; us: number }>;
+}
+
+const short = (url: string) => url.replace(/^file:\/\/.*?\/(dist\/|node_modules\/)/, '$1');
+
+/**
+ * Summarises a profile between monotonic times `fromUs` and `toUs`
+ * (microseconds, the clock of process.hrtime, which V8 profiles also use on
+ * Linux) over `requests` requests.
+ */
+export function usTable(profileFile: string, fromUs: number, toUs: number, requests: number): UsTable {
+  const p = JSON.parse(readFileSync(profileFile, 'utf8')) as Profile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map<number, number>();
+  let t = p.startTime;
+  for (let i = 0; i < p.samples.length; i++) {
+    t += p.timeDeltas[i]!;
+    if (t < fromUs || t > toUs) continue;
+    // The sample's time is the gap to the next sample (the usual attribution).
+    const dt = p.timeDeltas[i + 1] ?? 0;
+    selfUs.set(p.samples[i]!, (selfUs.get(p.samples[i]!) ?? 0) + dt);
+  }
+  const perCat = Object.fromEntries(CATEGORIES.map((c) => [c, 0])) as Record<Category, number>;
+  const perFn = new Map<string, { category: Category; us: number }>();
+  for (const [id, us] of selfUs) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    if (functionName === '(idle)' || functionName === '(program)' || functionName === '(root)') continue;
+    const category = categorize(url, functionName);
+    perCat[category] += us;
+    const key = `${functionName || '(anonymous)'} ${short(url)}${url ? `:${lineNumber + 1}` : ''}`;
+    const e = perFn.get(key) ?? perFn.set(key, { category, us: 0 }).get(key)!;
+    e.us += us;
+  }
+  const n = Math.max(1, requests);
+  const us_per_request = Object.fromEntries(CATEGORIES.map((c) => [c, perCat[c] / n]));
+  const fns = [...perFn].map(([fn, e]) => ({ fn, category: e.category, us: e.us / n })).sort((a, b) => b.us - a.us);
+  return {
+    requests, window_ms: (toUs - fromUs) / 1000, us_per_request,
+    total_us_per_request: Object.values(us_per_request).reduce((a, b) => a + b, 0),
+    top_other: fns.filter((f) => f.category === 'other').slice(0, 10).map(({ fn, us }) => ({ fn, us })),
+    top: fns.slice(0, 15),
+  };
+}
+
+export function printUsTable(title: string, t: UsTable): void {
+  console.log(`  µs table, ${title} (self time per request from --cpu-prof over ${t.requests} requests, idle excluded):`);
+  for (const c of CATEGORIES) {
+    const us = t.us_per_request[c]!;
+    if (us >= 0.05) console.log(`    ${c.padEnd(18)} ${us.toFixed(1).padStart(7)} µs  ${'#'.repeat(Math.round(us / 2))}`);
+  }
+  console.log(`    ${'total'.padEnd(18)} ${t.total_us_per_request.toFixed(1).padStart(7)} µs`);
+  if (t.top_other.length) console.log(`    top of 'other': ${t.top_other.slice(0, 5).map((f) => `${f.fn} ${f.us.toFixed(1)}`).join('; ')}`);
+}

@@ -1,0 +1,40 @@
+/**
+ * One profiled load run: the server is started with `node --cpu-prof`, put
+ * under load once, then stopped with SIGTERM (a clean exit is what makes V8
+ * write the profile; a missing profile is an error, not a silent skip), and
+ * the profile inside the load window is summarised as a µs table.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { usTable, type UsTable } from './cpu-profile.js';
+import { load, type LoadSpec } from './load.js';
+import { stop, type Proc } from './procs.js';
+
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+export async function profiledRun(
+  start: (nodeArgs: string[]) => Promise<Proc>,
+  prepare: (server: Proc) => Promise<LoadSpec>,
+  seconds: number,
+): Promise<UsTable> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-prof-'));
+  try {
+    const server = await start(['--cpu-prof', '--cpu-prof-dir', dir]);
+    let from = 0, to = 0, requests = 0;
+    try {
+      const spec = await prepare(server);
+      from = monotonicUs();
+      requests = (await load('profiled', { ...spec, seconds })).requests;
+      to = monotonicUs();
+    } finally {
+      await stop(server);
+    }
+    if (server.proc.exitCode !== 0) throw new Error(`profiled server exited with ${server.proc.exitCode ?? server.proc.signalCode}; no profile`);
+    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    if (!file) throw new Error('the server exited without writing its --cpu-prof profile');
+    return usTable(path.join(dir, file), from, to, requests);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
