@@ -7,6 +7,7 @@
 import { buildOnce } from './lib/procs.js';
 import { requireQuiet } from './lib/quiet.js';
 import { httpInsert, httpRead, httpReadMsgpack, durabilityModes, accessLog } from './scenarios/http.js';
+import { wsRead } from './scenarios/ws-read.js';
 import { batchInsert, filteredFind, uniqueInsert } from './scenarios/engine.js';
 import { recovery } from './scenarios/recovery.js';
 import { indexedFind, textSearch, vectorSearch } from './scenarios/search.js';
@@ -22,6 +23,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'http-insert': httpInsert,
   'http-read': httpRead,
   'http-read-msgpack': httpReadMsgpack,
+  'ws-read': wsRead,
   'durability-modes': durabilityModes,
   'access-log': accessLog,
   'batch-insert': batchInsert,

@@ -29,6 +29,8 @@ export interface ScenarioResult {
   notes?: string;
   extra?: Record<string, unknown>;
   /** Several subjects against one reference (e.g. durability modes): one README row each instead of subject/reference. */
+  /** The load tool, when not the HTTP one `load` uses (e.g. a WebSocket client). */
+  load_tool?: string;
   rows?: Array<{ subject: Measurement; reference: Measurement; ratio: number; target?: string }>;
 }
 
@@ -38,7 +40,7 @@ export function report(r: ScenarioResult): ScenarioResult {
   const line = (m: Measurement) =>
     `  ${m.label.padEnd(34)} ${fmt(m.throughput).padStart(10)} ops/s   p50 ${fmt(m.p50_ms).padStart(7)} ms   p99 ${fmt(m.p99_ms).padStart(7)} ms` +
     (m.cpu_us_per_op === undefined ? '' : `   CPU ${fmt(m.cpu_us_per_op).padStart(6)} µs/op`);
-  const m = machine();
+  const m = { ...machine(), ...(r.load_tool ? { load_tool: r.load_tool } : {}) };
   console.log(`\n== ${r.scenario}${m.noisy ? '   (NOISY: measured while other processes used the cores)' : ''}`);
   console.log(line(r.subject));
   console.log(line(r.reference));

@@ -9,55 +9,19 @@
  * `access-log` (the access log's cost, in a child process).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { printUsTable, type UsTable } from '../lib/cpu-profile.js';
 import { interleave, SECONDS, type Contender, type Interleaved, type Summary } from '../lib/interleave.js';
 import { load, type LoadSpec } from '../lib/load.js';
 import { profiledRun } from '../lib/profile-run.js';
-import { startBare, startEddy, stop, token, type Proc } from '../lib/procs.js';
+import { startBare, stop, type Proc } from '../lib/procs.js';
 import { benchRecord } from '../lib/records.js';
+import { check, RECORDS, seed, startSeeded, stopEddy, type Eddy } from '../lib/seeded-eddy.js';
 import { report, type Measurement } from '../lib/report.js';
 
-const RECORDS = 10_000;
 const INSERT_BODY = JSON.stringify(benchRecord(0));
 const PROFILE = process.env.BENCH_PROFILE !== '0';
-
-interface Eddy extends Proc { dir: string; headers: Record<string, string> }
-
-async function startSeeded(mode: string, nodeArgs: string[] = []): Promise<Eddy> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-'));
-  const p = await startEddy(dir, ['--durability', mode], { nodeArgs });
-  const headers = { authorization: `Bearer ${await token(p.url)}`, 'content-type': 'application/json' };
-  return { ...p, dir, headers };
-}
-
-async function stopEddy(e: Eddy): Promise<void> {
-  await stop(e);
-  rmSync(e.dir, { recursive: true, force: true });
-}
-
-/** Inserts RECORDS records into `bench` (batches of 1,000); their ids. */
-async function seed(e: Eddy): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < RECORDS; i += 1000) {
-    const inserts = Array.from({ length: 1000 }, (_, k) => ({ data: benchRecord(i + k) }));
-    const r = await fetch(`${e.url}/api/batch/insert/bench`, { method: 'POST', headers: e.headers, body: JSON.stringify({ inserts }) });
-    const body = (await r.json()) as { successful?: string[] };
-    if (!r.ok || body.successful?.length !== 1000) throw new Error(`seeding failed: ${r.status} ${JSON.stringify(body).slice(0, 300)}`);
-    ids.push(...body.successful);
-  }
-  return ids;
-}
-
-/** Fails loudly when a scenario's request does not succeed, instead of measuring errors. */
-async function check(url: string, init: RequestInit, contentType: string): Promise<unknown> {
-  const r = await fetch(url, init);
-  const type = r.headers.get('content-type') ?? '';
-  if (!r.ok || !type.startsWith(contentType)) throw new Error(`${init.method ?? 'GET'} ${url}: ${r.status} ${type} ${(await r.text()).slice(0, 300)}`);
-  return contentType === 'application/json' ? r.json() : r.arrayBuffer();
-}
 
 const contender = (label: string, p: Proc, spec: LoadSpec): Contender =>
   ({ label, pid: p.pid, run: (seconds) => load(label, { ...spec, seconds }) });
