@@ -8,6 +8,7 @@ import { buildOnce } from './lib/procs.js';
 import { requireQuiet } from './lib/quiet.js';
 import { httpInsert, httpRead, httpReadMsgpack, durabilityModes, accessLog } from './scenarios/http.js';
 import { wsRead } from './scenarios/ws-read.js';
+import { batchInsertHttp } from './scenarios/batch-http.js';
 import { batchInsert, filteredFind, uniqueInsert } from './scenarios/engine.js';
 import { recovery } from './scenarios/recovery.js';
 import { indexedFind, textSearch, vectorSearch } from './scenarios/search.js';
@@ -24,6 +25,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'http-read': httpRead,
   'http-read-msgpack': httpReadMsgpack,
   'ws-read': wsRead,
+  'batch-insert-http': batchInsertHttp,
   'durability-modes': durabilityModes,
   'access-log': accessLog,
   'batch-insert': batchInsert,
