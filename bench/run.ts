@@ -53,6 +53,7 @@ const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(SCENARIOS);
 const unknown = names.filter((n) => !SCENARIOS[n]);
 if (unknown.length) { console.error(`unknown scenario '${unknown.join("', '")}'; known: ${Object.keys(SCENARIOS).join(', ')}`); process.exit(2); }
+await requireQuiet('before building');
 buildOnce();
 for (const name of names) {
   await requireQuiet(`before ${name}`);

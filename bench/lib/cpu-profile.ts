@@ -7,6 +7,15 @@
  * msgpackr and EddyDB's own files (lib/http, lib/engine) to the steps of a
  * request; what no rule matches is `other` (the top unmatched functions are
  * listed so the rules can be refined).
+ *
+ * Meanings: parse = request line, headers and body decoding; route = the
+ * framework (fastify) and EddyDB's dispatcher and procedures; typed
+ * conversion = records to and from the typed wire form; encode = the
+ * response's bytes (JSON text, MessagePack); serialize = records to and from
+ * storage bytes (log and snapshot codec); log append = the write queue and
+ * log writer; fsync wait = time in fsync/fdatasync on the main thread; write
+ * = node's HTTP response and socket path; other = the engine's record logic
+ * and async scheduling (microtasks, ticks).
  */
 import { readFileSync } from 'node:fs';
 
@@ -30,33 +39,59 @@ export const RULES: Rule[] = [
   { category: 'route', url: /lib\/http\/transport\/|node_modules\/(fastify|find-my-way|avvio|light-my-request|@fastify)\// },
   // EddyDB, engine
   { category: 'id', url: /lib\/engine\/ids\.js$/ },
+  { category: 'parse', url: /lib\/engine\/values\/json\.js$/, fn: /^fromJson/ },
+  { category: 'encode', url: /lib\/engine\/values\/(json|json-exact)\.js$/ },
+  { category: 'serialize', url: /lib\/engine\/storage\/(codec|frame)\.js$/ },
+  { category: 'serialize', url: /^node:zlib$/, fn: /^crc32$/ },
   { category: 'typed conversion', url: /lib\/engine\/values\/|lib\/engine\/schema\/(coerce-to-schema|field-value-from-wire)\.js$/ },
   { category: 'validation', url: /lib\/engine\/schema\/|node_modules\/ajv\// },
   { category: 'indexes', url: /lib\/engine\/indexes\/|lib\/engine\/search\/|lib\/vector\// },
   { category: 'change feed', url: /lib\/engine\/(change-feed|change-notifier)\.js$/ },
   { category: 'fsync wait', fn: /fsync|fdatasync/i },
   { category: 'log append', url: /lib\/engine\/(engine-log|write-queue|effects|apply-batch|apply-effect)\.js$|lib\/engine\/storage\// },
-  { category: 'serialize', url: /lib\/engine\/query\/project\.js$/ },
-  // node internals
-  { category: 'fsync wait', url: /^node:fs$|node:internal\/fs\// },
+  { category: 'typed conversion', url: /lib\/engine\/query\/project\.js$/ },
+  // node internals: record ids encrypt a counter (ids.ts), request ids are random UUIDs; tokens are HMACs
+  { category: 'id', url: /node:internal\/crypto\/(cipher|random)$/ },
+  { category: 'auth', url: /node:internal\/crypto\/(hash|mac|keys|sig|webcrypto)$/ },
+  { category: 'log append', url: /^node:fs$|node:internal\/fs\// },
   { category: 'parse', url: /node:_http_common$|node:_http_incoming$/, },
   { category: 'parse', fn: /^(parserOnHeadersComplete|parserOnIncoming|parserOnBody|parserOnMessageComplete|execute|onParserExecute|JSONParse|parse)$/ },
   { category: 'write', url: /node:_http_outgoing$|node:_http_server$|node:net$|node:internal\/(stream_base_commons|streams\/|net)|node:stream$|node:events$/ },
-  { category: 'write', fn: /^(writev|writeBuffer|writeUtf8String|writeLatin1String|close|shutdown)$/ },
-  { category: 'serialize', fn: /^(stringify|JSONStringify)$/ },
+  { category: 'encode', fn: /^(stringify|JSONStringify)$/ },
   { category: 'encode', url: /node:buffer$|node:internal\/buffer$/ },
 ];
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 interface Profile { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] }
 
-export function categorize(url: string, fn: string): Category {
+/**
+ * The category of a function. Native functions have no script URL (a socket's
+ * and a file's `writeBuffer` look the same): unless a rule names them, they
+ * take the category of their caller, `callerCategory`.
+ */
+export function categorize(url: string, fn: string, callerCategory: Category = 'other'): Category {
   for (const r of RULES) {
     if (r.url && !r.url.test(url)) continue;
     if (r.fn && !r.fn.test(fn)) continue;
     return r.category;
   }
-  return 'other';
+  return url === '' ? callerCategory : 'other';
+}
+
+/** Category of every profile node, callers before callees. */
+function nodeCategories(nodes: ProfileNode[]): Map<number, Category> {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const out = new Map<number, Category>();
+  const isChild = new Set(nodes.flatMap((n) => n.children ?? []));
+  const stack: Array<[number, Category]> = nodes.filter((n) => !isChild.has(n.id)).map((n) => [n.id, 'other']);
+  while (stack.length) {
+    const [id, caller] = stack.pop()!;
+    const node = byId.get(id)!;
+    const c = categorize(node.callFrame.url, node.callFrame.functionName, caller);
+    out.set(id, c);
+    for (const child of node.children ?? []) stack.push([child, c]);
+  }
+  return out;
 }
 
 export interface UsTable {
@@ -90,12 +125,13 @@ export function usTable(profileFile: string, fromUs: number, toUs: number, reque
     const dt = p.timeDeltas[i + 1] ?? 0;
     selfUs.set(p.samples[i]!, (selfUs.get(p.samples[i]!) ?? 0) + dt);
   }
+  const categories = nodeCategories(p.nodes);
   const perCat = Object.fromEntries(CATEGORIES.map((c) => [c, 0])) as Record<Category, number>;
   const perFn = new Map<string, { category: Category; us: number }>();
   for (const [id, us] of selfUs) {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
     if (functionName === '(idle)' || functionName === '(program)' || functionName === '(root)') continue;
-    const category = categorize(url, functionName);
+    const category = categories.get(id) ?? 'other';
     perCat[category] += us;
     const key = `${functionName || '(anonymous)'} ${short(url)}${url ? `:${lineNumber + 1}` : ''}`;
     const e = perFn.get(key) ?? perFn.set(key, { category, us: 0 }).get(key)!;

@@ -54,7 +54,7 @@ export async function functionsEdgeCache(): Promise<void> {
     report({
       scenario: 'functions-edge-cache', subject, reference, ratio: subject.throughput! / reference.throughput!,
       ratio_of: 'calls/s of a KvGet-hit function vs GET /api/kv/get, same server and run', target: '>= 0.50',
-      notes: `32 keep-alive connections, best of 2 alternating ${SECONDS} s runs each.`,
+      notes: `50 keep-alive connections, best of 2 alternating ${SECONDS} s runs each.`,
     });
   } finally {
     await stop(eddy);

@@ -45,7 +45,7 @@ export async function functionsFindById(): Promise<void> {
     report({
       scenario: 'functions-findbyid', subject, reference, ratio: subject.throughput! / reference.throughput!,
       ratio_of: 'calls/s vs GET /api/find/{c}/{id}', target: '>= 0.60',
-      notes: '32 keep-alive connections, same server, same record; the call answers {records, stats}.',
+      notes: '50 keep-alive connections, same server, same record; the call answers {records, stats}.',
     });
   } finally {
     await stop(eddy);
