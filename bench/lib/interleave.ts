@@ -13,6 +13,9 @@ import type { Measurement } from './report.js';
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 
+/** Above this share of its core, the load generator may be the bottleneck. */
+const LOAD_SATURATED = 0.9;
+
 export interface Contender {
   label: string;
   /** The server process whose CPU is charged to this contender. */
@@ -30,6 +33,8 @@ export interface Summary extends Measurement {
   cpu_us_per_op: number;
   errors: number;
   non2xx: number;
+  /** Median CPU of the load generator, in cores. */
+  load_cpu?: number;
   rounds: Array<{ throughput: number; p99_ms: number; cpu_us_per_op: number }>;
 }
 
@@ -64,6 +69,7 @@ function summarise(label: string, runs: Array<LoadResult & { cpu_us_per_op: numb
     cpu_us_per_op: median(runs.map((r) => r.cpu_us_per_op)),
     errors: runs.reduce((s, r) => s + r.errors, 0),
     non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
+    load_cpu: median(runs.map((r) => r.load_cpu ?? NaN)),
     rounds: runs.map((r) => ({ throughput: r.throughput, p99_ms: r.p99_ms, cpu_us_per_op: r.cpu_us_per_op })),
   };
 }
@@ -77,6 +83,8 @@ export async function interleave(reference: Contender, subjects: Contender[], ro
     refRuns.push(await measured(reference, seconds));
     for (const [i, s] of subjects.entries()) subjRuns[i]!.push(await measured(s, seconds));
   }
+  const saturated = [...refRuns, ...subjRuns.flat()].filter((r) => (r.load_cpu ?? 0) > LOAD_SATURATED);
+  if (saturated.length) console.warn(`  warning: the load generator used over ${LOAD_SATURATED * 100}% of its core in ${saturated.length} runs (${saturated.map((r) => r.label).join(', ')}): it may have set the pace, not the server`);
   return {
     reference: summarise(reference.label, refRuns),
     subjects: subjects.map((s, i) => summarise(s.label, subjRuns[i]!)),

@@ -36,6 +36,8 @@ export interface LoadResult extends Measurement {
   errors: number;
   non2xx: number;
   tool: string;
+  /** CPU the load generator used over the run, in cores (near 1.0: the load tool, not the server, set the pace). */
+  load_cpu?: number;
 }
 
 const WRK = process.env.BENCH_WRK ?? '/usr/bin/wrk';
@@ -83,13 +85,20 @@ end
 `;
 }
 
+/** Children's user + system seconds from the last line of the shell's `times` (e.g. `0m1.234s 0m0.567s`). */
+function childCpuSeconds(out: string): number {
+  const m = /(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s\s*$/.exec(out.trim());
+  return m ? Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4]) : NaN;
+}
+
 function wrk(label: string, spec: LoadSpec): Promise<LoadResult> {
   const u = new URL(spec.url);
   const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-wrk-'));
   const script = path.join(dir, 'load.lua');
   writeFileSync(script, wrkScript(spec, u.pathname + u.search));
   const args = ['-t1', `-c${spec.connections ?? 50}`, `-d${spec.seconds ?? 5}s`, '--timeout', '10s', '-s', script, `${u.protocol}//${u.host}`];
-  const [cmd, argv] = pinned(LOAD_CORE, WRK, args);
+  // Through a shell whose `times` reports wrk's CPU once it has exited.
+  const [cmd, argv] = pinned(LOAD_CORE, '/bin/sh', ['-c', '"$0" "$@"; times', WRK, ...args]);
   return new Promise((resolve, reject) => {
     const p = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -104,6 +113,7 @@ function wrk(label: string, spec: LoadSpec): Promise<LoadResult> {
       resolve({
         label, requests: j.requests, duration_s, throughput: j.requests / duration_s,
         p50_ms: j.p50_us / 1000, p99_ms: j.p99_us / 1000, max_ms: j.max_us / 1000, errors: j.errors, non2xx: j.non2xx, tool: 'wrk',
+        load_cpu: childCpuSeconds(out) / duration_s,
       });
     });
   });

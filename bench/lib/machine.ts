@@ -25,7 +25,7 @@ export function setNoisy(value: boolean): void { noisy = value; }
 function gitCommit(): string {
   const r = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
   if (r.status !== 0) return 'unknown';
-  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'lib', 'bench', 'bin'], { encoding: 'utf8' }).stdout.trim();
+  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'lib', 'bench', 'bin', ':!bench/results'], { encoding: 'utf8' }).stdout.trim();
   return r.stdout.trim() + (dirty ? '-dirty' : '');
 }
 

@@ -45,7 +45,7 @@ export function report(r: ScenarioResult): ScenarioResult {
   console.log(line(r.subject));
   console.log(line(r.reference));
   console.log(`  ratio (${r.ratio_of}): ${r.ratio.toFixed(3)}${r.target ? `   target: ${r.target}` : ''}`);
-  if (r.extra) for (const [k, v] of Object.entries(r.extra)) if (typeof v !== 'object') console.log(`  ${k}: ${fmt(v)}`);
+  if (r.extra) for (const [k, v] of Object.entries(r.extra)) if (v !== undefined && typeof v !== 'object') console.log(`  ${k}: ${fmt(v)}`);
   if (r.notes) console.log(`  ${r.notes}`);
   console.log(`  machine: ${machineLine(m)}`);
   const dir = path.resolve('bench/results');
