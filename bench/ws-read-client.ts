@@ -5,7 +5,8 @@
  * flight on each (random ids from the file IDS_FILE, seeded), and for
  * SECONDS seconds counts answers and their latency. Every answer must be a
  * Success echoing its messageId, or it counts as an error. Prints one JSON
- * line: {requests, duration_us, p50_us, p99_us, max_us, errors}.
+ * line: {requests, duration_us, p50_us, p99_us, max_us, errors, load_cpu}
+ * (load_cpu: this client's CPU over the run, in cores).
  */
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
@@ -54,9 +55,11 @@ function drive(ws: WebSocket, c: number): Promise<void> {
 
 const sockets = await Promise.all(Array.from({ length: CONNECTIONS }, open));
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 setTimeout(() => { running = false; }, SECONDS * 1000);
 await Promise.all(sockets.map(drive));
 const durationUs = (performance.now() - t0) * 1000;
+const cpu = process.cpuUsage(cpu0);
 latencies.sort((a, b) => a - b);
 const pct = (p: number) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0) * 1000);
-console.log(JSON.stringify({ requests: latencies.length, duration_us: Math.round(durationUs), p50_us: pct(50), p99_us: pct(99), max_us: pct(100), errors, first_error: firstError }));
+console.log(JSON.stringify({ requests: latencies.length, duration_us: Math.round(durationUs), p50_us: pct(50), p99_us: pct(99), max_us: pct(100), errors, first_error: firstError, load_cpu: (cpu.user + cpu.system) / durationUs }));
