@@ -100,6 +100,10 @@ export interface UsTable {
   /** Category -> self time per request, µs (idle excluded). */
   us_per_request: Record<string, number>;
   total_us_per_request: number;
+  /** V8's "(program)": native time the profiler could not attribute to a function (not in the total). */
+  unattributed_us_per_request: number;
+  /** The server's CPU per request over the same run from /proc (user + system), when measured. */
+  proc_cpu_us_per_request?: number;
   /** The heaviest functions charged to `other`, µs per request. */
   top_other: Array<{ fn: string; us: number }>;
   /** The heaviest functions overall, µs per request, with their category. */
@@ -128,8 +132,10 @@ export function usTable(profileFile: string, fromUs: number, toUs: number, reque
   const categories = nodeCategories(p.nodes);
   const perCat = Object.fromEntries(CATEGORIES.map((c) => [c, 0])) as Record<Category, number>;
   const perFn = new Map<string, { category: Category; us: number }>();
+  let unattributed = 0;
   for (const [id, us] of selfUs) {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    if (functionName === '(program)') unattributed += us;
     if (functionName === '(idle)' || functionName === '(program)' || functionName === '(root)') continue;
     const category = categories.get(id) ?? 'other';
     perCat[category] += us;
@@ -143,6 +149,7 @@ export function usTable(profileFile: string, fromUs: number, toUs: number, reque
   return {
     requests, window_ms: (toUs - fromUs) / 1000, us_per_request,
     total_us_per_request: Object.values(us_per_request).reduce((a, b) => a + b, 0),
+    unattributed_us_per_request: unattributed / n,
     top_other: fns.filter((f) => f.category === 'other').slice(0, 10).map(({ fn, us }) => ({ fn, us })),
     top: fns.slice(0, 15),
   };
@@ -154,6 +161,8 @@ export function printUsTable(title: string, t: UsTable): void {
     const us = t.us_per_request[c]!;
     if (us >= 0.05) console.log(`    ${c.padEnd(18)} ${us.toFixed(1).padStart(7)} µs  ${'#'.repeat(Math.round(us / 2))}`);
   }
-  console.log(`    ${'total'.padEnd(18)} ${t.total_us_per_request.toFixed(1).padStart(7)} µs`);
+  console.log(`    ${'total'.padEnd(18)} ${t.total_us_per_request.toFixed(1).padStart(7)} µs` +
+    `   (+ ${t.unattributed_us_per_request.toFixed(1)} µs native time V8 could not attribute` +
+    (t.proc_cpu_us_per_request === undefined ? ')' : `; server CPU from /proc in the same run: ${t.proc_cpu_us_per_request.toFixed(1)} µs, user + system)`));
   if (t.top_other.length) console.log(`    top of 'other': ${t.top_other.slice(0, 5).map((f) => `${f.fn} ${f.us.toFixed(1)}`).join('; ')}`);
 }

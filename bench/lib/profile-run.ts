@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { usTable, type UsTable } from './cpu-profile.js';
 import { load, type LoadSpec } from './load.js';
+import { processCpuMicros } from './proc-cpu.js';
 import { stop, type Proc } from './procs.js';
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -21,19 +22,21 @@ export async function profiledRun(
   const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-prof-'));
   try {
     const server = await start(['--cpu-prof', '--cpu-prof-dir', dir]);
-    let from = 0, to = 0, requests = 0;
+    let from = 0, to = 0, requests = 0, cpuUs = NaN;
     try {
       const spec = await prepare(server);
+      const cpu0 = processCpuMicros(server.pid);
       from = monotonicUs();
       requests = (await load('profiled', { ...spec, seconds })).requests;
       to = monotonicUs();
+      cpuUs = processCpuMicros(server.pid) - cpu0;
     } finally {
       await stop(server);
     }
     if (server.proc.exitCode !== 0) throw new Error(`profiled server exited with ${server.proc.exitCode ?? server.proc.signalCode}; no profile`);
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error('the server exited without writing its --cpu-prof profile');
-    return usTable(path.join(dir, file), from, to, requests);
+    return { ...usTable(path.join(dir, file), from, to, requests), proc_cpu_us_per_request: cpuUs / Math.max(1, requests) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
