@@ -15,7 +15,7 @@ export const RECORDS = 10_000;
 
 export interface Eddy extends Proc { dir: string; headers: Record<string, string> }
 
-export async function startSeeded(mode: string, nodeArgs: string[] = []): Promise<Eddy> {
+export async function startServer(mode: string, nodeArgs: string[] = []): Promise<Eddy> {
   const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-'));
   const p = await startEddy(dir, ['--durability', mode], { nodeArgs });
   const headers = { authorization: `Bearer ${await token(p.url)}`, 'content-type': 'application/json' };

@@ -19,7 +19,7 @@ import { processCpuMicros } from '../lib/proc-cpu.js';
 import { compiled, LOAD_CORE, pinned, startBare, stop, type Proc } from '../lib/procs.js';
 import { benchRecord } from '../lib/records.js';
 import { report, type Measurement } from '../lib/report.js';
-import { seed, startSeeded, stopEddy, type Eddy } from '../lib/seeded-eddy.js';
+import { seed, startServer, stopEddy, type Eddy } from '../lib/seeded-eddy.js';
 
 const N = 10_000;
 const RUNS = Number(process.env.BENCH_BATCH_RUNS ?? 6);
@@ -73,7 +73,7 @@ function asMeasurement(label: string, run: BatchRun, probe?: ProbeResult): Measu
 }
 
 export async function batchInsertHttp(): Promise<void> {
-  const eddy: Eddy = await startSeeded('always');
+  const eddy: Eddy = await startServer('always');
   const tmp = mkdtempSync(path.join(tmpdir(), 'eddydb-batch-'));
   let bare: Proc | undefined;
   try {

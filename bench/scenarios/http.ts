@@ -17,7 +17,7 @@ import { load, type LoadSpec } from '../lib/load.js';
 import { profiledRun } from '../lib/profile-run.js';
 import { startBare, stop, type Proc } from '../lib/procs.js';
 import { benchRecord } from '../lib/records.js';
-import { check, RECORDS, seed, startSeeded, stopEddy, type Eddy } from '../lib/seeded-eddy.js';
+import { check, RECORDS, seed, startServer, stopEddy, type Eddy } from '../lib/seeded-eddy.js';
 import { report, type Measurement } from '../lib/report.js';
 
 const INSERT_BODY = JSON.stringify(benchRecord(0));
@@ -40,14 +40,14 @@ function cpuExtra(r: Interleaved): Record<string, unknown> {
 async function profileIfWanted(title: string, mode: string, prepare: (e: Eddy) => Promise<LoadSpec>): Promise<UsTable | undefined> {
   if (!PROFILE) return undefined;
   let eddy: Eddy | undefined;
-  const table = await profiledRun(async (nodeArgs) => (eddy = await startSeeded(mode, nodeArgs)), () => prepare(eddy!), SECONDS);
+  const table = await profiledRun(async (nodeArgs) => (eddy = await startServer(mode, nodeArgs)), () => prepare(eddy!), SECONDS);
   rmSync(eddy!.dir, { recursive: true, force: true });
   printUsTable(title, table);
   return table;
 }
 
 async function pointRead(scenario: string, accept: 'application/json' | 'application/msgpack'): Promise<void> {
-  const eddy = await startSeeded('always');
+  const eddy = await startServer('always');
   let bare: Proc | undefined;
   try {
     const ids = await seed(eddy);
@@ -82,7 +82,7 @@ export async function httpInsert(): Promise<void> {
   const eddies: Eddy[] = [];
   let bare: Proc | undefined;
   try {
-    for (const mode of modes) eddies.push(await startSeeded(mode));
+    for (const mode of modes) eddies.push(await startServer(mode));
     for (const e of eddies) await check(`${e.url}/api/insert/bench`, { method: 'POST', headers: e.headers, body: INSERT_BODY }, 'application/json');
     bare = await startBare();
     const spec = (p: Proc, headers: Record<string, string>): LoadSpec => ({ url: `${p.url}/api/insert/bench`, method: 'POST', body: INSERT_BODY, headers });
@@ -117,7 +117,7 @@ export async function httpInsert(): Promise<void> {
 export async function durabilityModes(): Promise<void> {
   const results: Record<string, Measurement> = {};
   for (const mode of ['none', 'batch', 'always']) {
-    const e = await startSeeded(mode);
+    const e = await startServer(mode);
     try {
       results[mode] = await load(`eddydb insert (${mode})`, { url: `${e.url}/api/insert/bench`, method: 'POST', body: INSERT_BODY, headers: e.headers, seconds: SECONDS });
     } finally {

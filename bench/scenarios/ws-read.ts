@@ -17,7 +17,7 @@ import { interleave, type Contender } from '../lib/interleave.js';
 import { load, type LoadResult } from '../lib/load.js';
 import { compiled, LOAD_CORE, pinned, startListening, stop, type Proc } from '../lib/procs.js';
 import { report } from '../lib/report.js';
-import { check, seed, startSeeded, stopEddy } from '../lib/seeded-eddy.js';
+import { check, seed, startServer, stopEddy } from '../lib/seeded-eddy.js';
 
 const CONNECTIONS = 50;
 
@@ -43,7 +43,7 @@ function wsLoad(label: string, url: string, idsFile: string, seconds: number, to
 }
 
 export async function wsRead(): Promise<void> {
-  const eddy = await startSeeded('always');
+  const eddy = await startServer('always');
   const tmp = mkdtempSync(path.join(tmpdir(), 'eddydb-ws-'));
   let bare: Proc | undefined;
   try {
