@@ -4,10 +4,12 @@
  * bodies, against the built server over HTTP: ms per batch (client side),
  * records/s, and the server's CPU ms per batch (/proc). Reference: the bare
  * node:http server receiving the same body (the cost of moving it through
- * HTTP). The event-loop hold is measured from outside: a probe process
- * pinned to the load core keeps 4 point reads in flight, first with the
- * server otherwise idle, then while the batches run back to back; the
- * reads' p99 and max during the batches show how long the loop was held.
+ * HTTP), posted in the same rounds (bare, JSON, MessagePack, bare, ...).
+ * The event-loop hold is measured from outside, in a separate phase: a
+ * probe process pinned to the load core keeps 4 point reads in flight,
+ * first with the server otherwise idle, then while batches run back to
+ * back; the reads' p99 and max during the batches show how long the loop
+ * was held.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +25,7 @@ import { seed, startServer, stopEddy, type Eddy } from '../lib/seeded-eddy.js';
 
 const N = 10_000;
 const RUNS = Number(process.env.BENCH_BATCH_RUNS ?? 6);
+const HOLD_RUNS = 3;
 const PROBE_CONCURRENCY = 4;
 const IDLE_PROBE_MS = 2000;
 
@@ -45,23 +48,19 @@ function startProbe(url: string, idsFile: string, token: string): () => Promise<
 
 interface BatchRun { ms: number[]; cpuMs: number[] }
 
-/** Posts `body` RUNS times back to back; client-side ms and server CPU ms of each. */
-async function postBatches(url: string, pid: number, headers: Record<string, string>, body: Buffer, expectIds: boolean): Promise<BatchRun> {
-  const run: BatchRun = { ms: [], cpuMs: [] };
-  for (let i = 0; i < RUNS; i++) {
-    const cpu0 = processCpuMicros(pid);
-    const t0 = performance.now();
-    const r = await fetch(url, { method: 'POST', headers, body });
-    const text = await r.text();
-    run.ms.push(performance.now() - t0);
-    run.cpuMs.push((processCpuMicros(pid) - cpu0) / 1000);
-    if (!r.ok) throw new Error(`batch insert: ${r.status} ${text.slice(0, 300)}`);
-    if (expectIds) {
-      const j = JSON.parse(text) as { successful: string[]; failed: unknown[] };
-      if (j.successful.length !== N || j.failed.length) throw new Error(`batch insert stored ${j.successful.length} of ${N}: ${JSON.stringify(j.failed).slice(0, 300)}`);
-    }
+/** Posts `body` once; client-side ms and server CPU ms go into `run`. */
+async function postBatch(run: BatchRun, url: string, pid: number, headers: Record<string, string>, body: Buffer, expectIds: boolean): Promise<void> {
+  const cpu0 = processCpuMicros(pid);
+  const t0 = performance.now();
+  const r = await fetch(url, { method: 'POST', headers, body });
+  const text = await r.text();
+  run.ms.push(performance.now() - t0);
+  run.cpuMs.push((processCpuMicros(pid) - cpu0) / 1000);
+  if (!r.ok) throw new Error(`batch insert: ${r.status} ${text.slice(0, 300)}`);
+  if (expectIds) {
+    const j = JSON.parse(text) as { successful: string[]; failed: unknown[] };
+    if (j.successful.length !== N || j.failed.length) throw new Error(`batch insert stored ${j.successful.length} of ${N}: ${JSON.stringify(j.failed).slice(0, 300)}`);
   }
-  return run;
 }
 
 function asMeasurement(label: string, run: BatchRun, probe?: ProbeResult): Measurement {
@@ -71,6 +70,10 @@ function asMeasurement(label: string, run: BatchRun, probe?: ProbeResult): Measu
     ...(probe ? { reads_during_p99_ms: probe.p99_ms, reads_during_max_ms: probe.max_ms, reads_during: probe.requests } : {}),
   };
 }
+
+const FORMATS = ['json', 'msgpack'] as const;
+const TYPES = { json: 'application/json', msgpack: 'application/msgpack' };
+const newRun = (): BatchRun => ({ ms: [], cpuMs: [] });
 
 export async function batchInsertHttp(): Promise<void> {
   const eddy: Eddy = await startServer('always');
@@ -83,25 +86,34 @@ export async function batchInsertHttp(): Promise<void> {
     const token = eddy.headers.authorization!.slice('Bearer '.length);
     const inserts = { inserts: Array.from({ length: N }, (_, i) => ({ data: benchRecord(RECORDS_OFFSET + i) })) };
     const bodies = { json: Buffer.from(JSON.stringify(inserts)), msgpack: pack(inserts) };
-    const types = { json: 'application/json', msgpack: 'application/msgpack' };
+    const headers = (format: 'json' | 'msgpack') => ({ authorization: eddy.headers.authorization!, 'content-type': TYPES[format] });
+    bare = await startBare();
+    const bareHeaders = { 'content-type': 'application/json' };
 
+    // Timing, interleaved: bare, eddy json, eddy msgpack, bare, ... (after one warm-up post each).
+    const runs = { bare: newRun(), json: newRun(), msgpack: newRun() };
+    await postBatch(newRun(), `${bare.url}/api/batch/insert/bench`, bare.pid, bareHeaders, bodies.json, false);
+    for (const f of FORMATS) await postBatch(newRun(), `${eddy.url}/api/batch/insert/warm`, eddy.pid, headers(f), bodies[f], true);
+    for (let i = 0; i < RUNS; i++) {
+      await postBatch(runs.bare, `${bare.url}/api/batch/insert/bench`, bare.pid, bareHeaders, bodies.json, false);
+      for (const f of FORMATS) await postBatch(runs[f], `${eddy.url}/api/batch/insert/bench_${f}`, eddy.pid, headers(f), bodies[f], true);
+    }
+
+    // Event-loop hold: reads idle, then during back-to-back batches of each format (the bare server idles meanwhile).
     const stopIdle = startProbe(eddy.url, idsFile, token);
     await new Promise((r) => setTimeout(r, IDLE_PROBE_MS));
     const idle = await stopIdle();
-
-    const subjects: Record<string, Measurement> = {};
-    for (const format of ['json', 'msgpack'] as const) {
-      const headers = { authorization: eddy.headers.authorization!, 'content-type': types[format] };
-      await postBatches(`${eddy.url}/api/batch/insert/warm`, eddy.pid, headers, bodies[format], true);
+    const during: Record<string, ProbeResult> = {};
+    for (const f of FORMATS) {
       const stopProbe = startProbe(eddy.url, idsFile, token);
       await new Promise((r) => setTimeout(r, 200));
-      const run = await postBatches(`${eddy.url}/api/batch/insert/bench_${format}`, eddy.pid, headers, bodies[format], true);
-      subjects[format] = asMeasurement(`eddydb batch of 10k (${format})`, run, await stopProbe());
+      for (let i = 0; i < HOLD_RUNS; i++) await postBatch(newRun(), `${eddy.url}/api/batch/insert/hold_${f}`, eddy.pid, headers(f), bodies[f], true);
+      during[f] = await stopProbe();
     }
-    bare = await startBare();
-    const refRun = await postBatches(`${bare.url}/api/batch/insert/bench`, bare.pid, { 'content-type': 'application/json' }, bodies.json, false);
-    const reference = asMeasurement('bare node:http, same JSON body', refRun);
-    const json = subjects.json!, msgpack = subjects.msgpack!;
+
+    const reference = asMeasurement('bare node:http, same JSON body', runs.bare);
+    const json = asMeasurement('eddydb batch of 10k (json)', runs.json, during.json);
+    const msgpack = asMeasurement('eddydb batch of 10k (msgpack)', runs.msgpack, during.msgpack);
     report({
       scenario: 'batch-insert-http', subject: json, reference, ratio: json.throughput! / reference.throughput!,
       ratio_of: 'records/s vs bare node:http receiving the same body', target: '>= 150,000 records/s; reads keep their p99',
@@ -120,8 +132,9 @@ export async function batchInsertHttp(): Promise<void> {
         longest_hold_estimate_ms: Math.max(json.reads_during_max_ms as number, msgpack.reads_during_max_ms as number) - idle.p50_ms,
         longest_hold_target_ms: 20,
       },
-      notes: `median of ${RUNS} batches per body format (durability always, ${ids.length} records already stored); ` +
-        `reads: ${PROBE_CONCURRENCY} in flight from a probe on the load core; the longest event-loop hold is about reads_during max minus reads_idle p50`,
+      notes: `median of ${RUNS} interleaved batches per body format (durability always, ${ids.length} records already stored); ` +
+        `reads: ${PROBE_CONCURRENCY} in flight from a probe on the load core, idle and during ${HOLD_RUNS} back-to-back batches per format; ` +
+        'the longest event-loop hold is about reads_during max minus reads_idle p50',
     });
   } finally {
     if (bare) await stop(bare);
