@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { printUsTable, type UsTable } from '../lib/cpu-profile.js';
-import { interleave, SECONDS, type Contender, type Interleaved, type Summary } from '../lib/interleave.js';
+import { interleave, SECONDS, type Contender, type Interleaved } from '../lib/interleave.js';
 import { load, type LoadSpec } from '../lib/load.js';
 import { profiledRun } from '../lib/profile-run.js';
 import { startBare, stop, type Proc } from '../lib/procs.js';
@@ -26,11 +26,6 @@ const PROFILE = process.env.BENCH_PROFILE !== '0';
 const contender = (label: string, p: Proc, spec: LoadSpec): Contender =>
   ({ label, pid: p.pid, run: (seconds) => load(label, { ...spec, seconds }) });
 
-function measurement(s: Summary): Measurement {
-  const { rounds, ...rest } = s;
-  return { ...rest, rounds };
-}
-
 function cpuExtra(r: Interleaved): Record<string, unknown> {
   const extra: Record<string, unknown> = { bare_cpu_us_per_request: r.reference.cpu_us_per_op };
   for (const s of r.subjects) extra[`ours_us (${s.label} - bare)`] = s.cpu_us_per_op - r.reference.cpu_us_per_op;
@@ -40,14 +35,17 @@ function cpuExtra(r: Interleaved): Record<string, unknown> {
 async function profileIfWanted(title: string, mode: string, prepare: (e: Eddy) => Promise<LoadSpec>): Promise<UsTable | undefined> {
   if (!PROFILE) return undefined;
   let eddy: Eddy | undefined;
-  const table = await profiledRun(async (nodeArgs) => (eddy = await startServer(mode, nodeArgs)), () => prepare(eddy!), SECONDS);
-  rmSync(eddy!.dir, { recursive: true, force: true });
-  printUsTable(title, table);
-  return table;
+  try {
+    const table = await profiledRun(async (nodeArgs) => (eddy = await startServer(mode, nodeArgs)), () => prepare(eddy!), SECONDS);
+    printUsTable(title, table);
+    return table;
+  } finally {
+    if (eddy) rmSync(eddy.dir, { recursive: true, force: true });
+  }
 }
 
 async function pointRead(scenario: string, accept: 'application/json' | 'application/msgpack'): Promise<void> {
-  const eddy = await startServer('always');
+  let eddy: Eddy | undefined = await startServer('always');
   let bare: Proc | undefined;
   try {
     const ids = await seed(eddy);
@@ -60,17 +58,17 @@ async function pointRead(scenario: string, accept: 'application/json' | 'applica
       [contender(`eddydb point read (${accept.slice(12)})`, eddy, { url: eddy.url, paths, headers: { ...eddy.headers, accept } })],
     );
     await stop(bare); bare = undefined;
-    await stopEddy(eddy);
+    await stopEddy(eddy); eddy = undefined;
     const us = await profileIfWanted(scenario, 'always', async (e) => ({ url: e.url, paths: (await seed(e)).map((id) => `/api/find/bench/${id}`), headers: { ...e.headers, accept } }));
     report({
-      scenario, subject: measurement(r.subjects[0]!), reference: measurement(r.reference), ratio: r.ratios[0]!,
+      scenario, subject: r.subjects[0]!, reference: r.reference, ratio: r.ratios[0]!,
       ratio_of: `requests/s vs bare node:http (median of ${r.subjects[0]!.rounds.length} interleaved rounds)`, target: '>= 0.70',
       extra: { ...cpuExtra(r), us_table: us },
       notes: `GET of random ids over ${RECORDS} records of ~200 B, Accept: ${accept}; both answer the same record bytes`,
     });
   } finally {
     if (bare) await stop(bare);
-    await stopEddy(eddy);
+    if (eddy) await stopEddy(eddy);
   }
 }
 
@@ -95,7 +93,7 @@ export async function httpInsert(): Promise<void> {
     const us = await profileIfWanted('http-insert (always)', 'always', async (e) => spec(e, e.headers));
     const extra: Record<string, unknown> = { ...cpuExtra(r), us_table: us };
     r.subjects.forEach((s, i) => { extra[`ratio_${modes[i]}`] = r.ratios[i]; });
-    extra.modes = r.subjects.map(measurement);
+    extra.modes = r.subjects;
     console.log('\n  mode     req/s     p99 ms   CPU µs/req   ours µs   ratio vs bare');
     for (const [i, s] of [r.reference, ...r.subjects].entries()) {
       const name = i === 0 ? 'bare' : modes[i - 1]!;
@@ -103,7 +101,7 @@ export async function httpInsert(): Promise<void> {
       console.log(`  ${name.padEnd(7)} ${s.throughput.toFixed(0).padStart(7)} ${s.p99_ms.toFixed(2).padStart(9)} ${s.cpu_us_per_op.toFixed(1).padStart(11)} ${ours.padStart(9)}   ${i === 0 ? '' : r.ratios[i - 1]!.toFixed(3)}`);
     }
     report({
-      scenario: 'http-insert', subject: measurement(r.subjects[0]!), reference: measurement(r.reference), ratio: r.ratios[0]!,
+      scenario: 'http-insert', subject: r.subjects[0]!, reference: r.reference, ratio: r.ratios[0]!,
       ratio_of: `requests/s, always vs bare node:http (median of ${r.subjects[0]!.rounds.length} interleaved rounds)`, target: '>= 0.50',
       rows: r.subjects.map((s, i) => ({ subject: s, reference: r.reference, ratio: r.ratios[i]!, target: modes[i] === 'always' ? '>= 0.50' : undefined })),
       extra, notes: 'single POST /api/insert of a ~200 B record; always = fsync before the answer (group commit), batch = fsync within the batch window, none = no fsync',
