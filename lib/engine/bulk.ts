@@ -70,15 +70,17 @@ export class Bulk {
     return this.db.write(async (view) => {
       const effects: Effect[] = [];
       const successful: string[] = [];
-      // Chunks stage into `work`, a fork of the group's view: the writer stages the returned effects into the view itself.
+      // Items stage into `work`, a fork of the group's view: the writer stages the returned effects into the view itself.
       let work = view.fork();
       for (let start = 0; start < prepared.length; start += BULK_CHUNK) {
         const chunk = prepared.slice(start, start + BULK_CHUNK);
         const out = this.runChunk(work, c, chunk, failed);
         if ('chunkError' in out) {
           failed.push({ id: null, error: `Chunk ${start / BULK_CHUNK + 1} (items ${start + 1}-${start + chunk.length}) failed: ${out.chunkError}` });
+          // The failed chunk may have staged part of itself: start again from the chunks that succeeded (rare: a bug).
+          work = view.fork();
+          work.stage(effects);
         } else {
-          work = out.view;
           for (const e of out.effects) effects.push(e);
           for (const id of out.ids) successful.push(id);
         }
@@ -89,34 +91,34 @@ export class Bulk {
     });
   }
 
-
-
-  /** Item errors are recorded per item; anything unexpected fails the chunk. On success, `view` holds the chunk staged over `base`. */
-  private runChunk(base: WorkingView, c: string, chunk: Array<[number, Prepared]>, failed: BulkFailure[]):
-    { effects: Effect[]; ids: string[]; view: WorkingView } | { chunkError: string } {
+  /**
+   * Stages a chunk's items into `work`. Item errors are recorded per item;
+   * anything unexpected fails the chunk, leaving `work` to be rebuilt.
+   */
+  private runChunk(work: WorkingView, c: string, chunk: Array<[number, Prepared]>, failed: BulkFailure[]):
+    { effects: Effect[]; ids: string[] } | { chunkError: string } {
     const effects: Effect[] = [];
     const ids: string[] = [];
     const itemFailures: BulkFailure[] = [];
-    const chunkView = base.fork();
     try {
       for (const [index, item] of chunk) {
         const own: Effect[] = [];
         try {
-          ids.push(this.apply(chunkView, c, item, own));
+          ids.push(this.apply(work, c, item, own));
         } catch (err) {
           if (!(err instanceof DbError)) throw err;
           itemFailures.push({ index, id: item.kind === 'insert' ? item.p.id ?? null : item.id, error: err.message });
           continue;
         }
         const marked = markNoRipple(own, item.bypassRipple);
-        chunkView.stage(marked);
+        work.stage(marked);
         for (const e of marked) effects.push(e);
       }
     } catch (err) {
       return { chunkError: (err as Error).message };
     }
     failed.push(...itemFailures);
-    return { effects, ids, view: chunkView };
+    return { effects, ids };
   }
 
   private apply(view: WorkingView, c: string, item: Prepared, effects: Effect[]): string {

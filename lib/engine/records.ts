@@ -48,8 +48,12 @@ export class Records {
   /** Parses an insert/update body outside the writer (pure; throws InvalidInput). */
   prepare(body: unknown): PreparedWrite {
     if (!isPlainObject(body)) throw new InvalidInput('Record must be a JSON object');
-    const rest: Record<string, unknown> = {};
-    for (const key of Object.keys(body)) if (!(INSERT_SYSTEM_KEYS as readonly string[]).includes(key)) rest[key] = body[key];
+    // The body itself when it holds no instruction (the usual case): fieldsFromWire copies what it keeps.
+    let rest: Record<string, unknown> = body;
+    if (INSERT_SYSTEM_KEYS.some((k) => Object.hasOwn(body, k))) {
+      rest = {};
+      for (const key of Object.keys(body)) if (!(INSERT_SYSTEM_KEYS as readonly string[]).includes(key)) rest[key] = body[key];
+    }
     const fields = fieldsFromWire(rest);
     const out: { fields: Record<string, Value>; raw: Record<string, unknown>; id?: string; ttl?: { raw: unknown; sliding: boolean } | null } = { fields, raw: rest };
     if (body.id !== undefined && body.id !== null) out.id = validateId(unwrap(body.id));

@@ -142,6 +142,27 @@ describe('engine/staged-values', () => {
       expect(stored).to.deep.equal(new Map([...model].map(([id, f]) => [id, f.code])));
     });
 
+    it('drops a chunk that fails unexpectedly whole, its staged records and values included', async () => {
+      await db.collections.create('u', { fields: { code: { field_type: 'String', unique: true } } });
+      const records = db.records as unknown as { insertInto: (...a: unknown[]) => string };
+      const original = records.insertInto.bind(records);
+      records.insertInto = (...a: unknown[]) => {
+        if ((a[2] as { fields: { n?: unknown } }).fields.n === 1500) throw new TypeError('a bug');
+        return original(...a);
+      };
+      try {
+        // Items 2000-2499 reuse the codes of items 1000-1499, which were staged before the failure and dropped with it.
+        const bodies = Array.from({ length: 2500 }, (_, i) => ({ n: i, code: `v${i >= 2000 ? i - 1000 : i}` }));
+        const res = await db.bulk.insertMany('u', bodies);
+        expect(res.successful).to.have.length(1500);
+        expect(res.failed).to.deep.equal([{ id: null, error: 'Chunk 2 (items 1001-2000) failed: a bug' }]);
+        const stored = [...db.state.collections.get('u')!.records.values()].map((e) => e.fields.n as number);
+        expect(stored).to.deep.equal([...Array.from({ length: 1000 }, (_, i) => i), ...Array.from({ length: 500 }, (_, i) => 2000 + i)]);
+      } finally {
+        records.insertInto = original;
+      }
+    });
+
     it('inserts 10,000 records into a collection with a unique field in linear time', async function () {
       this.timeout(20_000);
       await db.collections.create('big', { fields: { email: { field_type: 'String', unique: true } } });
