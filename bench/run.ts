@@ -13,6 +13,7 @@ import { functionsFindById, functionsGroup, functionsSteps } from './scenarios/f
 import { functionsEdgeCache } from './scenarios/functions-kv.js';
 import { bcryptUnderLoad } from './scenarios/functions-crypto.js';
 import { chatMessage, chatStreamDelay } from './scenarios/chat.js';
+import { batchHttp } from './scenarios/batch-http.js';
 
 const SCENARIOS: Record<string, () => Promise<void>> = {
   'http-insert': httpInsert,
@@ -20,6 +21,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'durability-modes': durabilityModes,
   'access-log': accessLog,
   'batch-insert': batchInsert,
+  'batch-http': batchHttp,
   'filtered-find': filteredFind,
   'unique-insert': uniqueInsert,
   recovery,
