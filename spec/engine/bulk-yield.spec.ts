@@ -1,5 +1,6 @@
 /**
- * A large bulk request does not hold the event loop (bulk.ts, slices.ts,
+ * A large bulk request, and the commit of a large transaction, do not hold
+ * the event loop (bulk.ts, transaction-manager.ts, slices.ts,
  * storage/batch-payload.ts): while 10,000 records are parsed, staged and
  * logged, the loop turns many times, and every read made meanwhile sees
  * none of the batch or all of it, never part. A write sent meanwhile lands
@@ -9,7 +10,7 @@ import { expect } from 'chai';
 import { Database } from '../../lib/engine/index.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
 
-describe('engine/bulk yields between slices', () => {
+describe('engine/bulk and transaction commits yield between slices', () => {
   let dir: string;
   let db: Database;
   beforeEach(async () => { dir = tempDir(); db = await Database.open({ dataDir: dir }); });
@@ -49,5 +50,31 @@ describe('engine/bulk yields between slices', () => {
     const order = [...db.state.collections.get('bulk')!.records.keys()];
     const first = order.indexOf(res.successful[0]!);
     expect(order.slice(first, first + 10_000)).to.deep.equal(res.successful);
+  });
+
+  it('lets the loop turn while a 10,000-operation transaction commits; reads see none or all of it', async function () {
+    this.timeout(60_000);
+    const tx = db.transactions.begin('ReadCommitted', undefined, undefined).id;
+    const staged = await db.session(undefined, tx).writeMany('txc', Array.from({ length: 10_000 }, (_, i) => ({ kind: 'insert' as const, body: { n: i } })));
+    expect(staged.failed).to.deep.equal([]);
+    let done = false;
+    let turns = 0;
+    const started = performance.now();
+    let last = started;
+    let longest = 0;
+    const commit = db.transactions.commit(tx).finally(() => { done = true; });
+    while (!done) {
+      await new Promise((r) => setImmediate(r));
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+      turns += 1;
+      expect([0, 10_000]).to.include(db.records.count('txc'));
+    }
+    expect(await commit).to.equal(10_000);
+    expect(turns, 'loop turns during the commit').to.be.above(5);
+    const total = performance.now() - started;
+    expect(longest, `longest stretch ${longest.toFixed(1)} ms of ${total.toFixed(1)} ms`).to.be.below(total / 3);
+    expect(db.records.count('txc')).to.equal(10_000);
   });
 });
