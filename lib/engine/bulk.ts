@@ -6,6 +6,12 @@
  * fails unexpectedly is dropped whole and reported as one entry with a null
  * id naming the chunk. Everything that succeeded is logged as ONE batch, so
  * after a crash the request's writes are all present or all absent.
+ *
+ * A large request does not hold the event loop: items are parsed (and new
+ * ids made) before the writer is asked, in slices, and the writer operation
+ * yields between chunks (Slicer). It keeps the writer meanwhile, so no other
+ * write runs inside the unit, and nothing is visible to readers until the
+ * whole batch is durable and applied at once.
  */
 import { DbError, toDbError } from '../errors.js';
 import type { EngineCore } from './core.js';
@@ -14,6 +20,7 @@ import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
 import type { PreparedWrite, Records } from './records.js';
 import type { WorkingView } from './working-view.js';
+import { Slicer, yieldToLoop } from './slices.js';
 
 export const BULK_CHUNK = 1000;
 
@@ -31,7 +38,7 @@ export type BulkItem =
   | { readonly kind: 'delete'; readonly id: unknown; readonly bypassRipple?: boolean };
 
 type Prepared =
-  | { kind: 'insert'; p: PreparedWrite; bypassRipple: boolean }
+  | { kind: 'insert'; p: PreparedWrite; bypassRipple: boolean; freshId?: string }
   | { kind: 'update'; id: string; p: PreparedWrite; bypassRipple: boolean }
   | { kind: 'delete'; id: string; bypassRipple: boolean };
 
@@ -48,52 +55,64 @@ export class Bulk {
     validateCollectionName(c);
     const failed: BulkFailure[] = [];
     const prepared: Array<[number, Prepared]> = [];
-    items.forEach((item, index) => {
+    // The request's body was decoded in the tick that got here: parse the items in a fresh one.
+    await yieldToLoop();
+    const slicer = new Slicer();
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index]!;
       try {
         prepared.push([index, this.prepare(item)]);
       } catch (err) {
         failed.push({ index, id: rawId(item), error: toDbError(err).message });
       }
-    });
-    return this.db.write((view) => {
+      if (index % 64 === 63) await slicer.pause();
+    }
+    return this.db.write(async (view) => {
       const effects: Effect[] = [];
       const successful: string[] = [];
+      // Items stage into `work`, a fork of the group's view: the writer stages the returned effects into the view itself.
+      let work = view.fork();
       for (let start = 0; start < prepared.length; start += BULK_CHUNK) {
         const chunk = prepared.slice(start, start + BULK_CHUNK);
-        const out = this.runChunk(view, c, chunk, failed);
+        const out = this.runChunk(work, c, chunk, failed);
         if ('chunkError' in out) {
           failed.push({ id: null, error: `Chunk ${start / BULK_CHUNK + 1} (items ${start + 1}-${start + chunk.length}) failed: ${out.chunkError}` });
-          continue;
+          // The failed chunk may have staged part of itself: start again from the chunks that succeeded (rare: a bug).
+          work = view.fork();
+          work.stage(effects);
+        } else {
+          for (const e of out.effects) effects.push(e);
+          for (const id of out.ids) successful.push(id);
         }
-        view.stage(out.effects);
-        effects.push(...out.effects);
-        successful.push(...out.ids);
+        await slicer.pause();
       }
       failed.sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity));
       return { effects, result: { successful, failed } };
     });
   }
 
-  /** Item errors are recorded per item; anything unexpected fails the chunk. */
-  private runChunk(view: WorkingView, c: string, chunk: Array<[number, Prepared]>, failed: BulkFailure[]):
+  /**
+   * Stages a chunk's items into `work`. Item errors are recorded per item;
+   * anything unexpected fails the chunk, leaving `work` to be rebuilt.
+   */
+  private runChunk(work: WorkingView, c: string, chunk: Array<[number, Prepared]>, failed: BulkFailure[]):
     { effects: Effect[]; ids: string[] } | { chunkError: string } {
     const effects: Effect[] = [];
     const ids: string[] = [];
     const itemFailures: BulkFailure[] = [];
-    const chunkView = view.fork();
     try {
       for (const [index, item] of chunk) {
         const own: Effect[] = [];
         try {
-          ids.push(this.apply(chunkView, c, item, own));
+          ids.push(this.apply(work, c, item, own));
         } catch (err) {
           if (!(err instanceof DbError)) throw err;
           itemFailures.push({ index, id: item.kind === 'insert' ? item.p.id ?? null : item.id, error: err.message });
           continue;
         }
         const marked = markNoRipple(own, item.bypassRipple);
-        chunkView.stage(marked);
-        effects.push(...marked);
+        work.stage(marked);
+        for (const e of marked) effects.push(e);
       }
     } catch (err) {
       return { chunkError: (err as Error).message };
@@ -104,7 +123,7 @@ export class Bulk {
 
   private apply(view: WorkingView, c: string, item: Prepared, effects: Effect[]): string {
     switch (item.kind) {
-      case 'insert': return this.records.insertInto(view, c, item.p, effects);
+      case 'insert': return this.records.insertInto(view, c, item.p, effects, item.freshId);
       case 'update': this.records.updateIn(view, c, item.id, item.p, effects); return item.id;
       case 'delete': this.records.deleteIn(view, c, item.id, effects); return item.id;
     }
@@ -113,7 +132,11 @@ export class Bulk {
   private prepare(item: BulkItem): Prepared {
     const bypassRipple = item.bypassRipple === true;
     switch (item.kind) {
-      case 'insert': return { kind: 'insert', p: this.records.prepare(item.body), bypassRipple };
+      case 'insert': {
+        // A new id is made here, outside the writer (one the alias replaces is simply not used).
+        const p = this.records.prepare(item.body);
+        return p.id === undefined ? { kind: 'insert', p, bypassRipple, freshId: this.db.ids.next() } : { kind: 'insert', p, bypassRipple };
+      }
       case 'update': return { kind: 'update', id: validateId(item.id), p: this.records.prepare(item.body), bypassRipple };
       case 'delete': return { kind: 'delete', id: validateId(item.id), bypassRipple };
     }

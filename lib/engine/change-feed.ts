@@ -31,15 +31,12 @@ export interface CommitInfo {
 export function describeChanges(state: DbState, batch: LoggedBatch): CommitInfo {
   const changes: RecordChange[] = [];
   const schemaChanged: string[] = [];
-  const seenNew = new Set<string>();
   for (const e of batch.effects as Effect[]) {
     switch (e.t) {
       case 'put': {
-        const key = `${e.c}\u0000${e.id}`;
+        // The state is the one before the batch: a record absent from it is new, however often the batch puts it.
         const before = state.collections.get(e.c)?.records.get(e.id)?.fields;
-        const existed = before !== undefined && !seenNew.has(key);
-        if (!existed) seenNew.add(key);
-        changes.push({ collection: e.c, event: existed ? 'update' : 'insert', id: e.id, fields: e.fields, before });
+        changes.push({ collection: e.c, event: before !== undefined ? 'update' : 'insert', id: e.id, fields: e.fields, before });
         break;
       }
       case 'delete': {

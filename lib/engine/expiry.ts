@@ -36,10 +36,10 @@ export class ExpiryTracker {
     }
     this.db.onCommit((b) => {
       for (const e of b.effects) {
+        // With nothing expiring, a put without a TTL has nothing to forget: no key to build (a 10k batch is 10k puts).
         if (e.t === 'put') {
-          const key = e.c + '\u0000' + e.id;
-          if (e.expiresAt !== undefined) this.expiring.set(key, e.expiresAt);
-          else this.expiring.delete(key);
+          if (e.expiresAt !== undefined) this.expiring.set(e.c + '\u0000' + e.id, e.expiresAt);
+          else if (this.expiring.size > 0) this.expiring.delete(e.c + '\u0000' + e.id);
         } else if (e.t === 'delete') this.expiring.delete(e.c + '\u0000' + e.id);
         else if (e.t === 'dropCollection') for (const k of this.expiring.keys()) if (k.startsWith(e.name + '\u0000')) this.expiring.delete(k);
       }

@@ -48,8 +48,12 @@ export class Records {
   /** Parses an insert/update body outside the writer (pure; throws InvalidInput). */
   prepare(body: unknown): PreparedWrite {
     if (!isPlainObject(body)) throw new InvalidInput('Record must be a JSON object');
-    const rest: Record<string, unknown> = {};
-    for (const key of Object.keys(body)) if (!(INSERT_SYSTEM_KEYS as readonly string[]).includes(key)) rest[key] = body[key];
+    // The body itself when it holds no instruction (the usual case): fieldsFromWire copies what it keeps.
+    let rest: Record<string, unknown> = body;
+    if (INSERT_SYSTEM_KEYS.some((k) => Object.hasOwn(body, k))) {
+      rest = {};
+      for (const key of Object.keys(body)) if (!(INSERT_SYSTEM_KEYS as readonly string[]).includes(key)) rest[key] = body[key];
+    }
     const fields = fieldsFromWire(rest);
     const out: { fields: Record<string, Value>; raw: Record<string, unknown>; id?: string; ttl?: { raw: unknown; sliding: boolean } | null } = { fields, raw: rest };
     if (body.id !== undefined && body.id !== null) out.id = validateId(unwrap(body.id));
@@ -75,9 +79,10 @@ export class Records {
    * batch insert and transaction commit): a createCollection when `c` does
    * not exist yet, then the put. Stages nothing itself, and pushes nothing
    * when it throws: a failed insert must not leave a collection behind that
-   * a later insert of the same group would rely on.
+   * a later insert of the same group would rely on. `freshId` is an id made
+   * ahead (bulk inserts), used where a new one would be made.
    */
-  insertInto(view: WorkingView, c: string, prepared: PreparedWrite, effects: Effect[]): string {
+  insertInto(view: WorkingView, c: string, prepared: PreparedWrite, effects: Effect[], freshId?: string): string {
     const existingMeta = view.collection(c);
     const meta = existingMeta ?? { name: c, createdAt: new Date(this.db.now()).toISOString() };
     const alias = meta.schema?.primary_key_alias;
@@ -85,7 +90,7 @@ export class Records {
     if (id === undefined && alias && alias !== 'id' && Object.hasOwn(prepared.fields, alias) && prepared.fields[alias] !== null) {
       id = validateId(bareValue(prepared.fields[alias]!), `value of primary key alias '${alias}'`);
     }
-    id ??= this.db.ids.next();
+    id ??= freshId ?? this.db.ids.next();
     // An expired record the sweeper has not removed yet no longer holds its id (upsert re-inserts it).
     const existing = view.record(c, id);
     if (existing && !isExpired(existing, this.db.now())) throw new Conflict(`Record with id '${id}' already exists in collection '${c}'`);
@@ -343,14 +348,14 @@ export function resolveRecordId(view: WorkingView, c: string, idOrAlias: string,
   const alias = view.collection(c)?.schema?.primary_key_alias;
   if (!alias || alias === 'id') return idOrAlias;
   if (!unique) return findByAlias(view.records(c), alias, idOrAlias)?.[0] ?? idOrAlias;
-  // Records that may hold the text: committed holders plus every record staged in this view.
+  // Records that may hold the text: committed holders and staged holders, each read at its image in the view.
   const matches = new Set<string>();
   const consider = (id: string): void => {
     const e = view.record(c, id);
     if (e && Object.hasOwn(e.fields, alias) && String(bareValue(e.fields[alias]!)) === idOrAlias) matches.add(id);
   };
   for (const id of unique.aliasHolders(c, alias, idOrAlias)) consider(id);
-  for (const [id] of view.changedImages(c)) consider(id);
+  for (const id of view.stagedHolders(c, alias, 'alias', idOrAlias)) consider(id);
   if (matches.size === 0) return idOrAlias;
   if (matches.size === 1) return [...matches][0]!;
   // Several records share the text: the first in record order wins, as a scan finds it.
@@ -369,9 +374,11 @@ function committedByAlias(unique: UniqueIndexes, records: ReadonlyMap<string, Re
 
 /**
  * The live records of `c` in `view` that may hold a value of `fields` for a
- * unique field of `schema`: committed holders from the index plus every
- * record staged in the view, each read at its current image. Every record
- * a full scan would find colliding is among them.
+ * unique field of `schema`: committed holders (UniqueIndexes) and staged
+ * holders (the view's staged values), each read at its current image. A
+ * record whose committed image held the value and whose staged one does not
+ * is read at the staged one; so every record a full scan of the view would
+ * find colliding is among them.
  */
 function* uniqueCandidates(view: WorkingView, unique: UniqueIndexes, c: string, schema: Schema, fields: Fields, now: number): IterableIterator<Fields> {
   const ids = new Set<string>();
@@ -380,8 +387,8 @@ function* uniqueCandidates(view: WorkingView, unique: UniqueIndexes, c: string, 
     const v = fields[name];
     if (v === undefined || v === null) continue;
     for (const id of unique.valueHolders(c, name, v)) ids.add(id);
+    for (const id of view.stagedHolders(c, name, 'unique', v)) ids.add(id);
   }
-  for (const [id] of view.changedImages(c)) ids.add(id);
   for (const id of ids) {
     const e = view.record(c, id);
     if (e && !isExpired(e, now)) yield e.fields;

@@ -10,14 +10,24 @@
  */
 import { applyEffect, type EffectTarget, type RecordImage } from './apply-effect.js';
 import type { Effect } from './effects.js';
+import { StagedValues, type KeyKind } from './staged-values.js';
 import type { ApiKeyRecord, CollectionMeta, DbState, KvEntry, RecordEntry, TrashEntry } from './state.js';
-import type { Fields } from './values/index.js';
+import type { Fields, Value } from './values/index.js';
 
 const GONE = null;
 
 export class WorkingView {
   private readonly colls = new Map<string, CollectionMeta | null>();
   private readonly recs = new Map<string, Map<string, RecordEntry | null>>();
+  /**
+   * Collections whose overlay map in `recs` belongs to this view alone. A
+   * fork shares the maps with its parent and whichever writes first copies
+   * (copy on write), so forking costs the number of collections, not records.
+   */
+  private readonly ownRecs = new Set<string>();
+  /** Staged value indexes (unique checks, alias lookups) by collection, shared with forks like `recs`. */
+  private readonly values = new Map<string, StagedValues>();
+  private readonly ownValues = new Set<string>();
   private readonly trash = new Map<string, Map<string, TrashEntry | null>>();
   private readonly keys = new Map<string, ApiKeyRecord | null>();
   private config: Readonly<Record<string, unknown>> | undefined;
@@ -103,7 +113,10 @@ export class WorkingView {
   fork(): WorkingView {
     const f = new WorkingView(this.state, this.nextSeq);
     for (const [k, v] of this.colls) f.colls.set(k, v);
-    for (const [k, m] of this.recs) f.recs.set(k, new Map(m));
+    for (const [k, m] of this.recs) f.recs.set(k, m);
+    this.ownRecs.clear();
+    for (const [k, v] of this.values) f.values.set(k, v);
+    this.ownValues.clear();
     for (const [k, m] of this.trash) f.trash.set(k, new Map(m));
     for (const [k, v] of this.keys) f.keys.set(k, v);
     for (const d of this.dropped) f.dropped.add(d);
@@ -133,6 +146,17 @@ export class WorkingView {
     yield* this.replaced.get(c) ?? [];
   }
 
+  /**
+   * Ids of records staged in this view whose `field` may hold `v` (compared
+   * by the keys of UniqueIndexes: a superset of those that do). With the
+   * committed holders, every record a scan of the view would find.
+   */
+  stagedHolders(c: string, field: string, kind: KeyKind, v: Value): readonly string[] {
+    const overlay = this.recs.get(c);
+    if (!overlay || overlay.size === 0) return [];
+    return this.stagedValues(c).holders(field, kind, v, () => stagedImages(overlay));
+  }
+
   /** Makes effects visible to later operations of the same group. */
   stage(effects: readonly Effect[]): void {
     for (const e of effects) applyEffect(this.overlay, e);
@@ -153,8 +177,29 @@ export class WorkingView {
 
   private recOverlay(c: string): Map<string, RecordEntry | null> {
     let m = this.recs.get(c);
-    if (!m) this.recs.set(c, (m = new Map()));
-    return m;
+    if (!this.ownRecs.has(c)) {
+      this.recs.set(c, (m = new Map(m)));
+      this.ownRecs.add(c);
+    }
+    return m!;
+  }
+
+  /** This view's own value indexes of `c` (made, or copied from a fork's parent, on first use). */
+  private stagedValues(c: string): StagedValues {
+    let sv = this.values.get(c);
+    if (!this.ownValues.has(c)) {
+      this.values.set(c, (sv = sv ? sv.copy() : new StagedValues()));
+      this.ownValues.add(c);
+    }
+    return sv!;
+  }
+
+  /** Keeps the value indexes of `c`, if any were built, in step with a staged image change of `id`. */
+  private followStaged(c: string, id: string, after: Fields | undefined): void {
+    if (!this.values.has(c)) return;
+    const before = this.recs.get(c)?.get(id)?.fields;
+    if (after) this.stagedValues(c).put(id, before, after);
+    else if (before) this.stagedValues(c).remove(id, before);
   }
 
   private trashOverlay(c: string): Map<string, TrashEntry | null> {
@@ -182,15 +227,20 @@ export class WorkingView {
       v.colls.set(name, GONE);
       v.dropped.add(name);
       v.recs.delete(name);
+      v.ownRecs.delete(name);
+      v.values.delete(name);
+      v.ownValues.delete(name);
       v.trash.set(name, new Map([...v.trashedRecords(name)].map(([id]) => [id, null])));
     }
     putRecord(c: string, id: string, image: RecordImage): void {
       const v = this.v;
       v.noteReplaced(c, id);
+      v.followStaged(c, id, image.fields);
       v.recOverlay(c).set(id, { fields: image.fields, version: v.nextSeq, expiresAt: image.expiresAt, slidingMs: image.slidingMs });
     }
     removeRecord(c: string, id: string): void {
       this.v.noteReplaced(c, id);
+      this.v.followStaged(c, id, undefined);
       this.v.recOverlay(c).set(id, GONE);
     }
     putTrashed(c: string, id: string, t: TrashEntry): void { this.v.trashOverlay(c).set(id, t); }
@@ -210,4 +260,8 @@ export class WorkingView {
   };
 
   private readonly overlay: EffectTarget = new WorkingView.Overlay(this);
+}
+
+function* stagedImages(overlay: ReadonlyMap<string, RecordEntry | null>): IterableIterator<[string, Fields]> {
+  for (const [id, o] of overlay) if (o) yield [id, o.fields];
 }

@@ -28,7 +28,14 @@ export interface OpResult<R> {
   /** Set when applying a batch received from a replication peer. */
   readonly origin?: { readonly node: string; readonly seq: number };
 }
-export type Operation<R> = (view: WorkingView) => OpResult<R>;
+/**
+ * Computes a write's effects against the group's view. An operation that
+ * returns a promise (a large batch computed in slices) keeps the writer
+ * while it awaits: no other operation of this or a later group runs, and
+ * nothing is applied to the state, until it has settled; readers meanwhile
+ * see the committed state without any of it.
+ */
+export type Operation<R> = (view: WorkingView) => OpResult<R> | Promise<OpResult<R>>;
 
 interface Pending {
   op: Operation<unknown>;
@@ -131,7 +138,8 @@ export class WriteQueue {
       if (this.health.readOnly) { p.reject(this.health.refuse()); continue; }
       let out: OpResult<unknown>;
       try {
-        out = p.op(view);
+        const r = p.op(view);
+        out = r instanceof Promise ? await r : r;
       } catch (err) {
         p.reject(toDbError(err));
         continue;

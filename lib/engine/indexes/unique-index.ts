@@ -12,24 +12,10 @@
  */
 import type { EngineCore } from '../core.js';
 import type { LoggedBatch } from '../effects.js';
-import { bareValue, dateTimeOrderKey, hashKey, normalizeDateTime, type Value } from '../values/index.js';
+import type { Value } from '../values/index.js';
+import { aliasKey, uniqueValueKey } from './value-keys.js';
 
-/** Equal values under `equalValues` share a key (a DateTime and its RFC 3339 string too). */
-export function uniqueValueKey(v: Value): string {
-  const k = hashKey(v);
-  if (k.startsWith('s')) {
-    const n = normalizeDateTime(k.slice(1));
-    if (n !== undefined) return 'D' + dateTimeOrderKey(n);
-  }
-  // Inside lists and objects a date and a string may also be equal: one coarse bucket, compared by the caller.
-  if (k.startsWith('l[') || k.startsWith('o{')) return '*';
-  return k;
-}
-
-/** The alias text `findByAlias` compares. */
-export function aliasKey(v: Value): string {
-  return String(bareValue(v));
-}
+export { aliasKey, uniqueValueKey };
 
 class FieldIndex {
   private readonly byKey = new Map<string, Set<string>>();

@@ -18,7 +18,7 @@
 import assert from 'node:assert';
 import path from 'node:path';
 import { encodeFrame, encodeHeader, HEADER_SIZE } from './frame.js';
-import { encodePayload } from './codec.js';
+import { encodeBatchPayload } from './batch-payload.js';
 import type { StorageFile, StorageFs } from './fs.js';
 import { describeFault, type StorageFault, type StorageOperation } from './storage-fault.js';
 import type { LoggedBatch } from '../effects.js';
@@ -115,7 +115,12 @@ export class LogWriter {
    */
   async append(batches: readonly LoggedBatch[]): Promise<void> {
     if (this.failure) throw this.failure.error;
-    const frames = batches.map((b) => encodeFrame(encodePayload({ seq: b.seq, effects: b.effects })));
+    const frames: Buffer[] = [];
+    for (const b of batches) {
+      // A large batch is encoded in slices that yield (batch-payload.ts); a small one synchronously.
+      const payload = encodeBatchPayload(b);
+      frames.push(encodeFrame(payload instanceof Promise ? await payload : payload));
+    }
     const data = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
     const file = this.file!;
     let stage: StorageOperation = 'write';

@@ -26,6 +26,7 @@ import { ISOLATION_LEVELS, type IsolationLevel } from '../settings.js';
 import type { ActionStep } from '../update-actions.js';
 import type { Fields } from '../values/index.js';
 import { WorkingView } from '../working-view.js';
+import { Slicer } from '../slices.js';
 import type { AuditLog } from '../audit.js';
 import { recordKey, splitKey, toArray, type Transaction, type StagedOp } from './transaction.js';
 import { TransactionRegistry, type TransactionCaller, type TransactionStatus } from './transaction-registry.js';
@@ -288,14 +289,17 @@ export class TransactionManager {
     const tx = this.registry.take(id);
     const ops = toArray(tx.ops);
     try {
-      await this.db.write((view) => {
+      // A large transaction is applied in slices that yield the event loop; the writer is kept meanwhile.
+      await this.db.write(async (view) => {
         this.validate(tx, view, ops);
         const work = view.fork();
         const effects: Effect[] = [];
-        for (const op of ops) {
-          const e = this.effectsOf(work, op);
+        const slicer = new Slicer();
+        for (let i = 0; i < ops.length; i++) {
+          const e = this.effectsOf(work, ops[i]!);
           work.stage(e);
-          effects.push(...e);
+          for (const x of e) effects.push(x);
+          if (i % 64 === 63) await slicer.pause();
         }
         return { effects, result: undefined };
       });

@@ -5,7 +5,7 @@
  * 201 all inserted, 200 all updated/deleted, 207 partial, 400 all failed.
  */
 import { InvalidInput } from '../../errors.js';
-import { rejectUnknownMembers, type BulkItem } from '../../engine/index.js';
+import { rejectUnknownMembers, yieldToLoop, type BulkItem } from '../../engine/index.js';
 import { defineProcedure, WithStatus, type RawInput } from '../procedure.js';
 import { collectionParam, queryFlag, queryString } from '../input.js';
 import { isPlainObjectValue } from '../plain-object.js';
@@ -63,14 +63,25 @@ export function parseBatch(kind: Kind, raw: RawInput): BatchInput {
   return { collection, kind, items, ...(tx ? { transactionId: tx } : {}) };
 }
 
+/** Batches larger than this answer in a tick of their own (see the handler). */
+const YIELD_AFTER_ITEMS = 500;
+
 function checkBatchSize(items: readonly BulkItem[], max: number): void {
   if (items.length > max) throw new InvalidInput(`Batch of ${items.length} records exceeds the maximum batch size of ${max}`);
 }
 
 /** Top-level fields the items write (field-level permissions); system members are not fields. */
 function writtenFields(items: readonly BulkItem[]): string[] {
-  const fields = new Set(items.flatMap((i) => (i.kind !== 'delete' && isPlainObjectValue(i.body) ? Object.keys(i.body) : [])));
-  return [...fields].filter((f) => f !== 'id' && f !== 'ttl' && f !== 'ttl_update_on_access');
+  const fields = new Set<string>();
+  for (const i of items) {
+    if (i.kind === 'delete' || !isPlainObjectValue(i.body)) continue;
+    // for-in over a plain object (own enumerable keys only, its prototype being Object.prototype or null): no key array per item.
+    for (const f in i.body) fields.add(f);
+  }
+  fields.delete('id');
+  fields.delete('ttl');
+  fields.delete('ttl_update_on_access');
+  return [...fields];
 }
 
 function statusFor(kind: Kind, ok: number, failed: number): number {
@@ -88,6 +99,8 @@ function makeBatch(kind: Kind) {
       const release = ctx.batchGate.acquire(ctx.db.settings().max_concurrent_batches);
       try {
         const res = await ctx.session.writeMany(input.collection, input.items);
+        // The batch was applied in the tick that got here: encode the (large) answer in a fresh one.
+        if (input.items.length > YIELD_AFTER_ITEMS) await yieldToLoop();
         const failed = res.failed.map((f) => ({ id: f.id, error: f.error }));
         return new WithStatus(statusFor(kind, res.successful.length, failed.length), { successful: res.successful, failed });
       } finally {

@@ -1,0 +1,23 @@
+/**
+ * The keys unique checks and alias lookups bucket values by, shared by the
+ * committed index (unique-index.ts) and a view's staged values
+ * (staged-values.ts), so both find the same candidates.
+ */
+import { bareValue, dateTimeOrderKey, hashKey, normalizeDateTime, type Value } from '../values/index.js';
+
+/** Equal values under `equalValues` share a key (a DateTime and its RFC 3339 string too). */
+export function uniqueValueKey(v: Value): string {
+  const k = hashKey(v);
+  if (k.startsWith('s')) {
+    const n = normalizeDateTime(k.slice(1));
+    if (n !== undefined) return 'D' + dateTimeOrderKey(n);
+  }
+  // Inside lists and objects a date and a string may also be equal: one coarse bucket, compared by the caller.
+  if (k.startsWith('l[') || k.startsWith('o{')) return '*';
+  return k;
+}
+
+/** The alias text `findByAlias` compares. */
+export function aliasKey(v: Value): string {
+  return String(bareValue(v));
+}

@@ -1,0 +1,39 @@
+/**
+ * A 10,000-record batch insert over HTTP (JSON and MessagePack bodies) does
+ * not stop the server answering: point reads and counts sent while it runs
+ * are answered before it is, and each sees none of the batch or all of it.
+ */
+import { expect } from 'chai';
+import { TestServer } from '../helpers/test-server.js';
+
+const SIZE = 10_000;
+
+describe('http batch insert answers reads meanwhile', function () {
+  this.timeout(60_000);
+  let t: TestServer;
+  before(async () => { t = await TestServer.start(); });
+  after(async () => { await t.stop(); });
+
+  for (const format of ['json', 'msgpack'] as const) {
+    it(`answers reads during a ${SIZE}-record ${format} batch, each seeing none or all of it`, async () => {
+      const c = `yield_${format}`;
+      const seed = await t.request('POST', `/api/insert/${c}`, { seed: true });
+      expect(seed.status).to.equal(201);
+      const inserts = Array.from({ length: SIZE }, (_, i) => ({ data: { name: `user ${i}`, email: `user${i}@example.com`, age: 18 + (i % 60), bio: 'x'.repeat(120) } }));
+      let answered = false;
+      const batch = t.request('POST', `/api/batch/insert/${c}`, { inserts }, { format }).finally(() => { answered = true; });
+      let readsBefore = 0;
+      while (!answered) {
+        const [found, count] = await Promise.all([t.request('GET', `/api/find/${c}/${seed.body.id}`), t.request('GET', `/api/${c}/count`)]);
+        expect(found.status).to.equal(200);
+        expect([1, SIZE + 1], 'count seen during the batch').to.include(count.body.count);
+        if (!answered) readsBefore += 1;
+      }
+      const r = await batch;
+      expect(r.status, r.text.slice(0, 300)).to.equal(201);
+      expect(r.body.successful).to.have.length(SIZE);
+      expect(readsBefore, 'reads answered while the batch ran').to.be.above(0);
+      expect((await t.request('GET', `/api/${c}/count`)).body.count).to.equal(SIZE + 1);
+    });
+  }
+});
