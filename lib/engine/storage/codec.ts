@@ -9,15 +9,13 @@
  * as a bigint, never rounded to a float. This codec is for our own files
  * only; the HTTP layer has its own.
  *
- * Decoded strings own their text. msgpackr's native reader decodes a run of
- * ASCII strings as one string and hands out slices of it, so a recovered
- * record kept its whole frame's text alive (about 300 bytes more per record
- * than the same record inserted live); `ownStrings` copies every string
- * long enough to be such a slice. And after reading a file, `releaseSource`
- * drops the reader's reference to it (msgpackr keeps the last source).
+ * Decoded strings own their text (values/own-string.ts: otherwise a recovered
+ * record kept its frame's decoded text alive), and after reading a file
+ * `releaseSource` drops the reader's reference to it (msgpackr keeps the
+ * last source, here a whole segment or snapshot).
  */
 import { addExtension, Packr, Unpackr } from 'msgpackr';
-import { Tagged, type TaggedPayload, type TaggedType } from '../values/index.js';
+import { ownStrings, Tagged, type TaggedPayload, type TaggedType } from '../values/index.js';
 
 export const TAGGED_EXT = 0x45;
 
@@ -45,25 +43,3 @@ export function releaseSource(): void {
 }
 
 const NIL = Buffer.alloc(1, 0xc0);
-
-/** V8 copies substrings shorter than this (SlicedString::kMinLength); longer ones are slices. */
-const MIN_SLICE_LENGTH = 13;
-
-/** `value` with every string that may be a slice replaced by a copy, in place (a fresh decode is ours to change). */
-function ownStrings(value: unknown): unknown {
-  if (typeof value === 'string') return value.length < MIN_SLICE_LENGTH ? value : ownText(value);
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = ownStrings(value[i]);
-  } else if (Object.getPrototypeOf(value) === Object.prototype) {
-    const obj = value as Record<string, unknown>;
-    // for-in over a decoded map (own keys only: its prototype is Object.prototype) allocates no key list.
-    for (const key in obj) obj[key] = ownStrings(obj[key]);
-  }
-  return value;
-}
-
-/** A copy of `s` with its own storage: join writes its parts into a new flat string. */
-function ownText(s: string): string {
-  return [s.slice(0, -1), s.slice(-1)].join('');
-}
