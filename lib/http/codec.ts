@@ -18,7 +18,7 @@ import { gzipSync } from 'node:zlib';
 import { C1, Packr, Unpackr, type Options } from 'msgpackr';
 import { InvalidInput } from '../errors.js';
 import { bodyFormat } from './content-type.js';
-import { fromJson, integerValue, ownStrings, toJson } from '../engine/index.js';
+import { fromJson, integerValue, toJson } from '../engine/index.js';
 
 // Every 64-bit int decodes as a BigInt ('auto' would turn ±2^53 into a float); the walks below make safe ones numbers.
 const INT64: Pick<Options, 'int64AsType'> = { int64AsType: 'bigint' };
@@ -50,8 +50,8 @@ export function decodeBody(raw: Buffer | undefined, contentType: string | undefi
     } catch (err) {
       throw new InvalidInput(`Malformed MessagePack body: ${(err as Error).message}`);
     }
-    // Strings get their own storage: msgpackr hands out slices that would keep the whole body alive (engine values/own-string.ts).
-    return ownStrings(spellsProto ? mapsToObjects(value, 0) : checkDecoded(value, 0));
+    if (spellsProto) return mapsToObjects(value, 0);
+    return checkDecoded(value, 0);
   }
   const text = raw.toString('utf8');
   if (text.trim() === '') return {};

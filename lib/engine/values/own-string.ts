@@ -3,8 +3,9 @@
  * ASCII strings as one string and hands out slices of it (V8 makes a
  * substring of 13 characters or more a slice pointing into its parent), so a
  * stored record built from a MessagePack log frame, snapshot frame or request
- * body kept the whole decoded text alive: about 300 bytes more per record
- * than the same record from JSON. Decoders copy such strings before storing.
+ * body kept the whole decoded text alive: about 150-300 bytes more per record
+ * than the same record from JSON. So the storage codec copies them as it
+ * decodes, and wire values are copied as they are converted (from-wire.ts).
  */
 
 /** V8 copies substrings shorter than this (SlicedString::kMinLength); longer ones are slices. */
