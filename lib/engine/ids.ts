@@ -9,7 +9,7 @@
  */
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { InvalidInput } from '../errors.js';
-import { isInt64, ownString } from './values/index.js';
+import { isInt64 } from './values/index.js';
 
 export class IdGenerator {
   /** Starts from the clock so ids stay distinct across restarts. */
@@ -48,5 +48,5 @@ export function validateId(id: unknown, what = 'id'): string {
   if (id.length > MAX_ID_LENGTH) throw new InvalidInput(`Invalid ${what}: longer than ${MAX_ID_LENGTH} characters`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(id)) throw new InvalidInput(`Invalid ${what}: control characters are not allowed`);
-  return ownString(id);
+  return id;
 }

@@ -5,9 +5,8 @@
  * bare values, from JSON or MessagePack. Bare RFC 3339 strings become
  * DateTime; everything else bare keeps its JSON type. Hostile keys
  * (`__proto__`, `constructor`, `prototype`) and over-deep nesting are rejected,
- * and every object is copied into a fresh plain object and every string
- * given its own storage (own-string.ts), so nothing decoded from a request is
- * stored by reference. No number is changed on the way:
+ * and every object is copied into a fresh plain object, so nothing decoded
+ * from a request is stored by reference. No number is changed on the way:
  * an integer beyond ±(2^53 - 1) (a bigint from the JSON or MessagePack
  * reader) is kept exact when it fits 64 bits, and refused, naming the
  * field, when it does not or when the type asked for cannot hold it.
@@ -18,7 +17,6 @@ import { isPlainObject, isTypeName, Tagged, type Fields, type TypeName, type Val
 import { dedupeValues } from './compare.js';
 import { bigintAsFloat, exactNumber, integerValue, isInt64, shownInteger } from './int64.js';
 import { isUuidShape } from './uuid.js';
-import { ownString } from './own-string.js';
 
 export const MAX_DEPTH = 64;
 const HOSTILE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -54,7 +52,7 @@ export function fieldsFromWire(body: unknown): Record<string, Value> {
 function inferFromWire(raw: unknown, path: string, depth: number): Value {
   if (typeof raw === 'string') {
     const dateTime = depth === 0 ? normalizeDateTime(raw) : undefined;
-    return dateTime === undefined ? ownString(raw) : new Tagged('DateTime', ownString(dateTime));
+    return dateTime === undefined ? raw : new Tagged('DateTime', dateTime);
   }
   if (depth === 0 && raw instanceof Uint8Array) return new Tagged('Binary', copyBytes(raw));
   return rawFromWire(raw, path, depth);
@@ -66,7 +64,6 @@ export function rawFromWire(raw: unknown, path: string, depth: number): Value {
   if (raw === null || raw === undefined) return null;
   switch (typeof raw) {
     case 'string':
-      return ownString(raw);
     case 'boolean':
       return raw;
     case 'number':
@@ -135,7 +132,7 @@ export function typedFromWire(type: TypeName, v: unknown, path: string): Value {
   switch (type) {
     case 'String':
       if (typeof v !== 'string') throw bad(type, path, 'expected a string');
-      return ownString(v);
+      return v;
     case 'Integer':
       return integerFromWire(v, path);
     case 'Float': {
@@ -162,7 +159,7 @@ export function typedFromWire(type: TypeName, v: unknown, path: string): Value {
       return decimalFromWire(v, path);
     case 'UUID':
       if (typeof v !== 'string' || !isUuidShape(v)) throw bad(type, path, 'expected 8-4-4-4-12 letters or digits joined by hyphens, such as "123e4567-e89b-12d3-a456-426614174000"');
-      return new Tagged('UUID', ownString(v));
+      return new Tagged('UUID', v);
     case 'Vector':
       return vectorFromWire(v, path);
     case 'Set': {
@@ -182,7 +179,7 @@ function dateTimeFromWire(v: unknown, path: string): Tagged {
   if (typeof v === 'string') {
     const norm = normalizeDateTime(v);
     if (norm === undefined) throw bad('DateTime', path, 'expected an RFC 3339 string');
-    return new Tagged('DateTime', ownString(norm));
+    return new Tagged('DateTime', norm);
   }
   // Epoch milliseconds; Date covers ±8.64e15 ms, and toISOString throws beyond it.
   if (typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= 8.64e15) {

@@ -4,8 +4,8 @@
  * substring of 13 characters or more a slice pointing into its parent), so a
  * stored record built from a MessagePack log frame, snapshot frame or request
  * body kept the whole decoded text alive: about 150-300 bytes more per record
- * than the same record from JSON. So the storage codec copies them as it
- * decodes, and wire values are copied as they are converted (from-wire.ts).
+ * than the same record from JSON. So the storage codec and the MessagePack
+ * request decoder (lib/http/codec.ts) copy them; JSON.parse makes no slices.
  */
 
 /** V8 copies substrings shorter than this (SlicedString::kMinLength); longer ones are slices. */
