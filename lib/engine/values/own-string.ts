@@ -20,11 +20,12 @@ export function ownString(s: string): string {
 /**
  * `value` with every string in it (through plain objects and arrays) given
  * its own storage, changed in place: only for a fresh decode, which nothing
- * else holds yet. Frozen values (a decoded Tagged) are left as they are.
+ * else holds yet. Class instances (a decoded Tagged, a Buffer) are left as
+ * they are.
  */
 export function ownStrings(value: unknown): unknown {
   if (typeof value === 'string') return ownString(value);
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) value[i] = ownStrings(value[i]);
   } else if (Object.getPrototypeOf(value) === Object.prototype) {
