@@ -19,6 +19,7 @@ import { functionsFindById, functionsGroup, functionsSteps } from './scenarios/f
 import { functionsEdgeCache } from './scenarios/functions-kv.js';
 import { bcryptUnderLoad } from './scenarios/functions-crypto.js';
 import { chatMessage, chatStreamDelay } from './scenarios/chat.js';
+import { memory } from './scenarios/memory.js';
 
 const SCENARIOS: Record<string, () => Promise<void>> = {
   'http-insert': httpInsert,
@@ -47,6 +48,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'bcrypt-under-load': bcryptUnderLoad,
   'chat-message': chatMessage,
   'chat-stream-delay': chatStreamDelay,
+  memory,
 };
 
 const wanted = process.argv.slice(2);

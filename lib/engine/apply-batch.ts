@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert';
 import { applyEffect, type EffectTarget, type RecordImage } from './apply-effect.js';
-import { CollectionState, type ApiKeyRecord, type CollectionMeta, type DbState, type KvEntry, type RecordEntry, type TrashEntry } from './state.js';
+import { CollectionState, recordKey, type ApiKeyRecord, type CollectionMeta, type DbState, type KvEntry, type RecordEntry, type TrashEntry } from './state.js';
 import type { LoggedBatch } from './effects.js';
 
 export function applyBatch(state: DbState, batch: LoggedBatch): void {
@@ -47,7 +47,7 @@ class StateTarget implements EffectTarget {
     const before = coll.records.get(id);
     if (!before) coll.membershipVersion = this.seq;
     coll.noteBeforeWrite(id);
-    coll.records.set(id, toEntry(image, this.seq, before?.ord ?? ++coll.lastOrd));
+    coll.records.set(recordKey(id, image.fields), toEntry(image, this.seq, before?.ord ?? ++coll.lastOrd));
     coll.changeSeq = this.seq;
   }
 

@@ -23,6 +23,16 @@ export interface RecordEntry {
   readonly ord?: number;
 }
 
+/**
+ * The map key for record `id`: the record's own `fields.id` string when it is
+ * equal, so the key and the field share one string (a decoded log batch or
+ * snapshot row carries two equal copies).
+ */
+export function recordKey(id: string, fields: Fields): string {
+  const own = fields.id;
+  return own === id ? own : id;
+}
+
 export interface QueryIndexDef { readonly field: string; readonly type: 'btree' | 'hash' }
 
 export interface CollectionMeta {

@@ -18,7 +18,7 @@ import { constants as zlibConstants, gzipSync } from 'node:zlib';
 import { C1, Packr, Unpackr, type Options } from 'msgpackr';
 import { InvalidInput } from '../errors.js';
 import { bodyFormat } from './content-type.js';
-import { fromJson, integerValue, toJson } from '../engine/index.js';
+import { fromJson, integerValue, ownString, toJson } from '../engine/index.js';
 
 // Every 64-bit int decodes as a BigInt ('auto' would turn ±2^53 into a float); the walks below make safe ones numbers.
 const INT64: Pick<Options, 'int64AsType'> = { int64AsType: 'bigint' };
@@ -76,11 +76,14 @@ const neverUsedByte = () => new InvalidInput('Malformed MessagePack body: the ne
  * Rejects `__proto__` keys and the byte 0xc1 in a decoded body, and turns
  * 64-bit ints within ±(2^53 - 1) into numbers, in place (the body is fresh);
  * returns the body. A bigint beyond that range is left for the engine.
+ * Strings get their own storage (ownString): msgpackr hands out slices of one
+ * decoded text, which a stored record would otherwise keep alive whole.
  */
 function checkDecoded(v: unknown, depth: number): unknown {
   if (depth > 100) throw new InvalidInput('Body nested too deeply');
   if (v === C1) throw neverUsedByte();
   if (typeof v === 'bigint') return integerValue(v);
+  if (typeof v === 'string') return ownString(v);
   if (v === null || typeof v !== 'object' || v instanceof Uint8Array) return v;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) replaceIfChanged(v, i, v[i], checkDecoded(v[i], depth + 1));
@@ -95,7 +98,11 @@ function checkDecoded(v: unknown, depth: number): unknown {
 }
 
 function replaceIfChanged(holder: object, key: string | number, was: unknown, now: unknown): void {
-  if (now === was) return;
+  if (now === was) {
+    // An equal string may be the copy owning its text; a frozen Tagged's strings were copied by its reader.
+    if (typeof now === 'string' && !Object.isFrozen(holder)) (holder as Record<string | number, unknown>)[key] = now;
+    return;
+  }
   // Only an extension value (a frozen Tagged) is frozen; a number inside one has no business being a 64-bit int.
   if (Object.isFrozen(holder)) throw new InvalidInput('Malformed MessagePack body: a 64-bit int inside an extension value');
   (holder as Record<string | number, unknown>)[key] = now;
@@ -106,6 +113,7 @@ function mapsToObjects(v: unknown, depth: number): unknown {
   if (depth > 100) throw new InvalidInput('Body nested too deeply');
   if (v === C1) throw neverUsedByte();
   if (typeof v === 'bigint') return integerValue(v);
+  if (typeof v === 'string') return ownString(v);
   if (Array.isArray(v)) return v.map((x) => mapsToObjects(x, depth + 1));
   if (!(v instanceof Map)) return v;
   const out: Record<string, unknown> = {};

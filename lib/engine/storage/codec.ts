@@ -8,9 +8,14 @@
  * float64, so a 64-bit int on disk is always such an Integer and is read back
  * as a bigint, never rounded to a float. This codec is for our own files
  * only; the HTTP layer has its own.
+ *
+ * Decoded strings own their text (values/own-string.ts: otherwise a recovered
+ * record kept its frame's decoded text alive), and after reading a file
+ * `releaseSource` drops the reader's reference to it (msgpackr keeps the
+ * last source, here a whole segment or snapshot).
  */
 import { addExtension, Packr, Unpackr } from 'msgpackr';
-import { Tagged, type TaggedPayload, type TaggedType } from '../values/index.js';
+import { ownStrings, Tagged, type TaggedPayload, type TaggedType } from '../values/index.js';
 
 export const TAGGED_EXT = 0x45;
 
@@ -18,7 +23,7 @@ addExtension({
   Class: Tagged,
   type: TAGGED_EXT,
   write: (t: Tagged) => [t.type, t.value],
-  read: ([type, value]: [TaggedType, TaggedPayload]) => new Tagged(type, value),
+  read: ([type, value]: [TaggedType, TaggedPayload]) => new Tagged(type, ownStrings(value) as TaggedPayload),
 });
 
 const packr = new Packr({ useRecords: false, moreTypes: false, bundleStrings: false });
@@ -29,5 +34,12 @@ export function encodePayload(value: unknown): Buffer {
 }
 
 export function decodePayload<T>(buf: Uint8Array): T {
-  return unpackr.unpack(buf) as T;
+  return ownStrings(unpackr.unpack(buf)) as T;
 }
+
+/** Lets go of the buffer last decoded (a whole segment or snapshot file is one). */
+export function releaseSource(): void {
+  unpackr.unpack(NIL);
+}
+
+const NIL = Buffer.alloc(1, 0xc0);

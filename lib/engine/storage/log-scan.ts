@@ -4,7 +4,7 @@
  * which can only be an in-progress append at the tail.
  */
 import path from 'node:path';
-import { decodePayload } from './codec.js';
+import { decodePayload, releaseSource } from './codec.js';
 import { HEADER_SIZE, readFrame } from './frame.js';
 import type { StorageFs } from './fs.js';
 import type { LoggedBatch } from '../effects.js';
@@ -30,5 +30,6 @@ export async function readBatchesAfter(fs: StorageFs, dir: string, afterSeq: num
       offset = r.next;
     }
   }
+  releaseSource();
   return { batches, firstAvailable: starts[0] ?? afterSeq + 1 };
 }

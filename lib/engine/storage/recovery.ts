@@ -22,6 +22,7 @@ import { DbState } from '../state.js';
 import { coverage, dataFiles, type Base, type DataFiles } from './generations.js';
 import type { StorageFs } from './fs.js';
 import { readSnapshot } from './snapshot-reader.js';
+import { releaseSource } from './codec.js';
 import { replaySegments, type ReplayResult } from './segment-replay.js';
 import { countSeqs, describeDamage, describeGaps, describeTail, type DamagedFile, type RecoveryReport } from './recovery-report.js';
 import { preserveDamaged } from './damaged-files.js';
@@ -81,6 +82,7 @@ export async function recover(fs: StorageFs, dir: string, opts: RecoveryOptions 
     log(`normal recovery would refuse (${err.message}); salvaging what is readable`, 'warn');
     outcome = await recoverSalvage(fs, dir, files, onBatch);
   }
+  releaseSource();
   const report = buildReport(outcome);
   if (!opts.dryRun) {
     for (const f of names.filter((n) => n.endsWith('.tmp'))) {

@@ -12,7 +12,7 @@
  */
 import path from 'node:path';
 import { Corruption } from '../../errors.js';
-import { CollectionState, DbState, type ApiKeyRecord } from '../state.js';
+import { CollectionState, DbState, recordKey, type ApiKeyRecord } from '../state.js';
 import { decodePayload } from './codec.js';
 import { checkHeader, findNextFrame, FRAME_OVERHEAD, HEADER_SIZE, MAX_FRAME, readFrame, type ByteRange } from './frame.js';
 import type { StorageFs } from './fs.js';
@@ -117,7 +117,7 @@ export async function readSnapshot(fs: StorageFs, file: string, nameSeq: number,
         if (!coll && !opts.salvage) throw new Error(`records for unknown collection ${f.c}`);
         // Salvage: the collection's own frame was lost; keep its records under a bare definition.
         if (!coll) state.collections.set(f.c, (coll = new CollectionState({ name: f.c, createdAt: new Date(0).toISOString() })));
-        for (const r of f.rows) coll.records.set(r[0], toEntry(r, ++coll.lastOrd));
+        for (const r of f.rows) coll.records.set(recordKey(r[0], r[1]), toEntry(r, ++coll.lastOrd));
         read.set(f.c, (read.get(f.c) ?? 0) + f.rows.length);
         break;
       }

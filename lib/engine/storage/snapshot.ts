@@ -48,8 +48,8 @@ function row(id: string, e: RecordEntry, deletedAt?: number): Row {
 }
 
 export function toEntry(r: Row, ord?: number): RecordEntry {
-  const e: { fields: Fields; version: number; expiresAt?: number; slidingMs?: number; ord?: number } = { fields: r[1], version: r[2] };
-  if (ord !== undefined) e.ord = ord;
+  // ord in the literal: a property added later would cost the entry an out-of-object property array.
+  const e: { fields: Fields; version: number; expiresAt?: number; slidingMs?: number; ord?: number } = { fields: r[1], version: r[2], ord };
   if (r[3] !== null) e.expiresAt = r[3];
   if (r[4] !== null) e.slidingMs = r[4];
   return e;

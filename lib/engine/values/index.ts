@@ -7,3 +7,4 @@ export * from './joined.js';
 export * from './json.js';
 export * from './int64.js';
 export * from './uuid.js';
+export * from './own-string.js';

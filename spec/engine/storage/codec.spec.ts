@@ -27,6 +27,19 @@ describe('engine/storage/codec with 64-bit integers', () => {
     expect(typeof back.big[0]).to.equal('bigint');
   });
 
+  it('decodes strings of every length, in records, arrays and typed values, to their own equal copies', () => {
+    // Long ASCII runs are what msgpackr's native reader slices; decodePayload copies them (memory, not meaning).
+    const texts = ['', 'a', 'x'.repeat(12), 'y'.repeat(13), 'z'.repeat(200), 'Zoë Ångström, 東京 🚀 and more', 'user.name+tag@example.com'];
+    const value = {
+      seq: 7, effects: texts.map((t, i) => ({ t: 'put', c: 'people', id: `record-id-number-${i}`, fields: { id: `record-id-number-${i}`, t, list: [t, { t }] } })),
+      when: new Tagged('DateTime', '2025-06-01T12:34:56.789+00:00'), set: new Tagged('Set', ['a-long-set-member-1', 'b']),
+    };
+    const back = decodePayload<typeof value>(encodePayload(value));
+    expect(back).to.deep.equal(value);
+    expect(back.when).to.be.instanceOf(Tagged);
+    expect(Object.isFrozen(back.when)).to.equal(true);
+  });
+
   describe('through a database directory', () => {
     let dir: string;
     beforeEach(() => { dir = tempDir(); });

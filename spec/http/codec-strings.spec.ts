@@ -1,0 +1,35 @@
+/**
+ * MessagePack request bodies: every string comes back equal to what was
+ * sent (the decoder copies long ones so a stored record does not keep the
+ * body's decoded text alive), in maps, arrays, typed extension values and
+ * in bodies that spell `__proto__` (decoded through Maps, then refused).
+ */
+import { expect } from 'chai';
+import { Packr } from 'msgpackr';
+import { decodeBody } from '../../lib/http/codec.js';
+import { encodePayload, Tagged } from '../../lib/engine/index.js';
+
+const MSGPACK = 'application/msgpack';
+const packr = new Packr({ useRecords: false });
+const texts = ['', 'short', 'x'.repeat(12), 'y'.repeat(13), 'z'.repeat(300), 'Zoë Ångström, 東京 🚀 and more', 'user.name+tag@example.com'];
+
+describe('http/codec MessagePack strings', () => {
+  it('decodes strings of every length, nested, equal to what was sent', () => {
+    const body = { inserts: texts.map((t, i) => ({ data: { id: `client-chosen-id-${i}`, t, list: [t, { t }] } })) };
+    expect(decodeBody(packr.pack(body), MSGPACK)).to.deep.equal(body);
+  });
+
+  it('leaves a typed extension value (frozen) whole', () => {
+    const body = { when: new Tagged('DateTime', '2025-06-01T12:34:56.789+00:00'), note: 'a note long enough to be a slice' };
+    const back = decodeBody(encodePayload(body), MSGPACK) as typeof body;
+    expect(back).to.deep.equal(body);
+    expect(Object.isFrozen(back.when)).to.equal(true);
+  });
+
+  it('still refuses a __proto__ key, and decodes other strings in such a body', () => {
+    const bad = packr.pack({ a: 'a string long enough to copy', nested: { ['__proto__']: 1 } });
+    expect(() => decodeBody(bad, MSGPACK)).to.throw(/__proto__/);
+    const fine = { a: 'mentions __proto__ in a value only', b: ['another long string value'] };
+    expect(decodeBody(packr.pack(fine), MSGPACK)).to.deep.equal(fine);
+  });
+});
