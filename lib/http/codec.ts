@@ -36,8 +36,11 @@ export function isMsgpack(contentType: string | undefined): boolean {
   return t === MSGPACK || t === 'application/x-msgpack' || t === 'application/vnd.msgpack';
 }
 
+const MENTIONS_MSGPACK = /msgpack/i;
+
 export function wantsMsgpack(accept: string | undefined): boolean {
-  return !!accept && accept.split(',').some((a) => isMsgpack(a));
+  // Most clients ask for JSON: one scan answers them without splitting the list.
+  return !!accept && MENTIONS_MSGPACK.test(accept) && accept.split(',').some((a) => isMsgpack(a));
 }
 
 export function decodeBody(raw: Buffer | undefined, contentType: string | undefined): unknown {

@@ -26,24 +26,38 @@ export interface RouteMatch<T> {
 }
 
 export class Router<T> {
-  /** Routes by segment count, in table order: a request only tries routes of its own length. */
-  private readonly bySize = new Map<number, Compiled<T>[]>();
+  /**
+   * Fixed-length routes by segment count, then by their second segment (`find` in `/api/find/:c/:id`):
+   * each list holds, in table order, the routes whose second segment is that literal plus those
+   * whose second segment is a parameter (`params`, also the list for any other literal), so a
+   * request tries only the routes it could match.
+   */
+  private readonly bySize = new Map<number, { byLiteral: Map<string, Compiled<T>[]>; params: Compiled<T>[] }>();
   /** Routes ending in a rest parameter, in table order. */
   private readonly withRest: Compiled<T>[] = [];
 
   constructor(defs: ReadonlyArray<RouteDef<T>>) {
+    const fixed: Compiled<T>[] = [];
     for (const def of defs) {
       const parts = def.path.split('/').slice(1).map((p): Part => {
         if (p.startsWith(':') && p.endsWith('+')) return { rest: p.slice(1, -1) };
         return p.startsWith(':') ? { param: p.slice(1) } : { literal: p };
       });
-      if (parts.some((p) => 'rest' in p)) {
-        this.withRest.push({ def, parts });
-        continue;
+      if (parts.some((p) => 'rest' in p)) this.withRest.push({ def, parts });
+      else fixed.push({ def, parts });
+    }
+    for (const r of fixed) {
+      const size = r.parts.length;
+      let group = this.bySize.get(size);
+      if (!group) {
+        group = { byLiteral: new Map(), params: fixed.filter((o) => o.parts.length === size && secondLiteral(o) === undefined) };
+        this.bySize.set(size, group);
       }
-      let list = this.bySize.get(parts.length);
-      if (!list) this.bySize.set(parts.length, (list = []));
-      list.push({ def, parts });
+      const second = secondLiteral(r);
+      if (second !== undefined && !group.byLiteral.has(second)) {
+        // In table order: this literal's routes and the ones with a parameter there.
+        group.byLiteral.set(second, fixed.filter((o) => o.parts.length === size && (secondLiteral(o) ?? second) === second));
+      }
     }
   }
 
@@ -52,16 +66,27 @@ export class Router<T> {
     const segments = rawPath.split('/').slice(1);
     if (segments.length > 1 && segments[segments.length - 1] === '') segments.pop();
     let pathMatched = false;
-    const candidates = [...this.bySize.get(segments.length) ?? [], ...this.withRest.filter((r) => r.parts.length <= segments.length)];
-    for (const r of candidates) {
-      const params = matchParts(r.parts, segments);
-      if (!params) continue;
-      pathMatched = true;
-      if (r.def.method === method || (method === 'HEAD' && r.def.method === 'GET')) return { target: r.def.target, params, route: r.def.path };
+    const group = this.bySize.get(segments.length);
+    const fixed = group && (group.byLiteral.get(segments[1]!) ?? group.params);
+    for (const list of [fixed, this.withRest]) {
+      if (!list) continue;
+      for (const r of list) {
+        if (r.parts.length > segments.length) continue;
+        const params = matchParts(r.parts, segments);
+        if (!params) continue;
+        pathMatched = true;
+        if (r.def.method === method || (method === 'HEAD' && r.def.method === 'GET')) return { target: r.def.target, params, route: r.def.path };
+      }
     }
     if (pathMatched) throw new MethodNotAllowed('Method Not Allowed');
     throw new NotFound(`No route for ${method} ${rawPath}`);
   }
+}
+
+/** A route's second segment when it is a literal. */
+function secondLiteral(r: Compiled<unknown>): string | undefined {
+  const p = r.parts[1];
+  return p && 'literal' in p ? p.literal : undefined;
 }
 
 function matchParts(parts: Compiled<unknown>['parts'], segments: string[]): Record<string, string> | undefined {
@@ -86,6 +111,7 @@ function matchParts(parts: Compiled<unknown>['parts'], segments: string[]): Reco
 }
 
 function decodeSegment(seg: string): string {
+  if (!seg.includes('%')) return seg;
   try {
     return decodeURIComponent(seg);
   } catch {
