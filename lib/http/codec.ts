@@ -19,6 +19,7 @@ import { C1, Packr, Unpackr, type Options } from 'msgpackr';
 import { InvalidInput } from '../errors.js';
 import { bodyFormat } from './content-type.js';
 import { fromJson, integerValue, toJson } from '../engine/index.js';
+import { unwrapRecord, WireRecord } from './wire-record.js';
 
 // Every 64-bit int decodes as a BigInt ('auto' would turn ±2^53 into a float); the walks below make safe ones numbers.
 const INT64: Pick<Options, 'int64AsType'> = { int64AsType: 'bigint' };
@@ -118,11 +119,17 @@ function mapsToObjects(v: unknown, depth: number): unknown {
 /** JSON with binary as arrays of byte numbers (protocol.md 1.4 rule 6); one implementation, in the engine. */
 export { toJson };
 
+function jsonText(value: unknown): string {
+  if (value instanceof WireRecord) return value.directJson() ?? toJson(value.toWire());
+  return toJson(value);
+}
+
 export interface Encoded { body: Buffer; contentType: string; gzip: boolean }
 
+/** `value` may be a WireRecord (a stored record), whose JSON is written straight from its fields when it can be. */
 export function encodeBody(value: unknown, accept: string | undefined, acceptEncoding: string | undefined): Encoded {
   const msgpack = wantsMsgpack(accept);
-  let body = msgpack ? responsePackr.pack(value) : Buffer.from(toJson(value), 'utf8');
+  let body = msgpack ? responsePackr.pack(unwrapRecord(value)) : Buffer.from(jsonText(value), 'utf8');
   const gzip = body.length >= GZIP_MIN_BYTES && !!acceptEncoding && /\bgzip\b/i.test(acceptEncoding);
   if (gzip) body = gzipSync(body);
   return { body, contentType: msgpack ? MSGPACK : 'application/json; charset=utf-8', gzip };
