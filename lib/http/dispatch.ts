@@ -17,7 +17,6 @@ import { callProcedure, recheckAccess, scopeOf, WithStatus, type RawInput, type 
 import { Router } from './router.js';
 import { ROUTES, type RouteTarget } from './routes.js';
 import { decodeBody, encodeBody, toJson } from './codec.js';
-import { unwrapRecord } from './wire-record.js';
 import { renderError } from './error-body.js';
 import { RateLimiter } from './rate-limit.js';
 import { clientAddress } from './client-address.js';
@@ -145,12 +144,16 @@ export class Dispatcher {
     return principal;
   }
 
-  /** Calls a procedure for a non-HTTP transport, with the same checks; unwraps status results and records (plain wire objects). */
+  /**
+   * Calls a procedure for a non-HTTP transport, with the same checks; unwraps
+   * status results. A stored record stays a WireRecord, for the transport to
+   * encode (frame-formats.ts `encodeSuccess`) or unwrap (`unwrapRecord`).
+   */
   async call(procedure: string, raw: RawInput, principal: Principal): Promise<unknown> {
     this.limit(principal);
     const ctx = this.context(principal, randomUUID());
     const result = await callProcedure(this.registry, procedure, raw, ctx);
-    return unwrapRecord(result instanceof WithStatus ? result.body : result);
+    return result instanceof WithStatus ? result.body : result;
   }
 
   /**
