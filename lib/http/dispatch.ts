@@ -11,7 +11,7 @@
  * on, every answer also gets its access line (log/access-log.ts); with it off
  * the hot path pays one boolean test.
  */
-import { randomUUID } from 'node:crypto';
+import { newRequestId } from './request-id.js';
 import { DbError, MethodNotAllowed, PayloadTooLarge } from '../errors.js';
 import { callProcedure, recheckAccess, scopeOf, WithStatus, type RawInput, type Registry, type StreamEvent } from './procedure.js';
 import { Router } from './router.js';
@@ -84,7 +84,7 @@ export class Dispatcher {
   get log(): ServerLog { return this.services.log; }
 
   async handle(req: HttpRequest): Promise<HttpResponse> {
-    const requestId = randomUUID();
+    const requestId = newRequestId();
     const headers: Record<string, string> = { 'X-Request-Id': requestId };
     const startedAt = this.accessLog ? performance.now() : undefined;
     let route: string | undefined;
@@ -151,7 +151,7 @@ export class Dispatcher {
    */
   async call(procedure: string, raw: RawInput, principal: Principal): Promise<unknown> {
     this.limit(principal);
-    const ctx = this.context(principal, randomUUID());
+    const ctx = this.context(principal, newRequestId());
     const result = await callProcedure(this.registry, procedure, raw, ctx);
     return result instanceof WithStatus ? result.body : result;
   }
@@ -162,7 +162,7 @@ export class Dispatcher {
    * Subscribe has never counted against.
    */
   openStream(procedure: string, raw: RawInput, principal: Principal): Promise<OpenStream> {
-    return this.open(procedure, raw, principal, randomUUID());
+    return this.open(procedure, raw, principal, newRequestId());
   }
 
   private async open(procedure: string, raw: RawInput, principal: Principal, requestId: string, address?: string): Promise<OpenStream> {
@@ -199,7 +199,7 @@ export class Dispatcher {
    * with the access log on, the access line stands for a 4xx line.
    * `headers` are kept unless the error sets the same ones. Never throws.
    */
-  failure(err: unknown, req: RequestSummary, requestId: string = randomUUID(), headers: Record<string, string> = {}): HttpResponse {
+  failure(err: unknown, req: RequestSummary, requestId: string = newRequestId(), headers: Record<string, string> = {}): HttpResponse {
     const rendered = renderError(err, requestId);
     const body = Buffer.from(toJson(rendered.body), 'utf8');
     if (!this.accessLog || rendered.status >= 500) logFailedRequest(this.services.log, err, requestId, req);
@@ -220,7 +220,7 @@ export class Dispatcher {
    * The access line of an answer a transport wrote itself (a WebSocket
    * upgrade, the start of an SSE stream); nothing when the access log is off.
    */
-  logAnswer(req: RequestSummary, status: number, requestId: string = randomUUID(), bytesOut = 0): void {
+  logAnswer(req: RequestSummary, status: number, requestId: string = newRequestId(), bytesOut = 0): void {
     if (this.accessLog) logAccess(this.services.log, { method: req.method, route: req.route, url: req.url, status, startedAt: req.startedAt, requestId, bytesOut });
   }
 
@@ -229,7 +229,7 @@ export class Dispatcher {
    * hijacked SSE reply), which render it with error-body.ts; returns the
    * request id the log names, for the rendered frame.
    */
-  report(err: unknown, req: RequestSummary, requestId: string = randomUUID()): string {
+  report(err: unknown, req: RequestSummary, requestId: string = newRequestId()): string {
     logFailedRequest(this.services.log, err, requestId, req, this.accessLog ? 'info' : 'debug');
     return requestId;
   }
