@@ -124,13 +124,18 @@ function jsonText(value: unknown): string {
   return toJson(value);
 }
 
-export interface Encoded { body: Buffer; contentType: string; gzip: boolean }
+/** `body`: bytes, or JSON text that node writes as UTF-8 (no Buffer made for it). */
+export interface Encoded { body: Buffer | string; contentType: string; gzip: boolean }
 
 /** `value` may be a WireRecord (a stored record), whose JSON is written straight from its fields when it can be. */
 export function encodeBody(value: unknown, accept: string | undefined, acceptEncoding: string | undefined): Encoded {
-  const msgpack = wantsMsgpack(accept);
-  let body = msgpack ? responsePackr.pack(unwrapRecord(value)) : Buffer.from(jsonText(value), 'utf8');
-  const gzip = body.length >= GZIP_MIN_BYTES && !!acceptEncoding && /\bgzip\b/i.test(acceptEncoding);
-  if (gzip) body = gzipSync(body);
-  return { body, contentType: msgpack ? MSGPACK : 'application/json; charset=utf-8', gzip };
+  const acceptsGzip = !!acceptEncoding && /\bgzip\b/i.test(acceptEncoding);
+  if (wantsMsgpack(accept)) {
+    const packed = responsePackr.pack(unwrapRecord(value));
+    const gzip = acceptsGzip && packed.length >= GZIP_MIN_BYTES;
+    return { body: gzip ? gzipSync(packed) : packed, contentType: MSGPACK, gzip };
+  }
+  const text = jsonText(value);
+  const gzip = acceptsGzip && Buffer.byteLength(text, 'utf8') >= GZIP_MIN_BYTES;
+  return { body: gzip ? gzipSync(Buffer.from(text, 'utf8')) : text, contentType: 'application/json; charset=utf-8', gzip };
 }

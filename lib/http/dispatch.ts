@@ -42,7 +42,8 @@ export interface HttpRequest {
 export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
-  body: Buffer;
+  /** Bytes, or text sent as UTF-8 (a JSON answer); its length in bytes is `Buffer.byteLength(body)`. */
+  body: Buffer | string;
   /** Set for a stream procedure: the transport writes the head, then the events (transport/sse.ts); `body` is empty. */
   stream?: OpenStream;
   /** The stream's SSE framing (routes.ts `sse`). */
@@ -130,7 +131,7 @@ export class Dispatcher {
       const enc = encodeBody(result ?? {}, accept, header(req, 'accept-encoding'));
       headers['Content-Type'] = enc.contentType;
       if (enc.gzip) headers['Content-Encoding'] = 'gzip';
-      if (startedAt !== undefined) logAccess(this.services.log, { method: req.method, route, url: req.url, status, startedAt, requestId, bytesOut: enc.body.length });
+      if (startedAt !== undefined) logAccess(this.services.log, { method: req.method, route, url: req.url, status, startedAt, requestId, bytesOut: Buffer.byteLength(enc.body) });
       return { status, headers, body: enc.body };
     } catch (err) {
       return this.failure(err, { method: req.method, url: req.url, headers: req.headers, route, startedAt }, requestId, headers);

@@ -53,7 +53,7 @@ function answer(dispatcher: Dispatcher, req: IncomingMessage, res: ServerRespons
     serveSse(req, res, { ...out, stream: out.stream }, dispatcher);
     return;
   }
-  out.headers['Content-Length'] = String(out.body.length);
+  out.headers['Content-Length'] = String(Buffer.byteLength(out.body));
   res.writeHead(out.status, out.headers);
   res.end(out.body);
 }
