@@ -35,7 +35,10 @@ export interface HttpRequest {
   readonly body?: Buffer;
   /** The socket's remote address; the client address unless `trustProxy` says to read X-Forwarded-For. */
   readonly remoteAddress?: string;
-  /** Node's raw name/value list, to refuse conflicting repeats that `headers` hides (singleton-headers.ts). */
+  /**
+   * Node's raw name/value list, to refuse conflicting repeats that `headers` hides (singleton-headers.ts);
+   * when given, the headers the Dispatcher reads come from it (`headers` is then only read on failure paths).
+   */
   readonly rawHeaders?: readonly string[];
 }
 
@@ -113,8 +116,10 @@ export class Dispatcher {
         if (rate) Object.assign(headers, rateHeaders(rate));
       }
       // Path parameters win over query parameters of the same name.
-      const raw: RawInput = { args: Object.assign(query, params), body: decodeBody(req.body, header(req, 'content-type')) };
-      const address = clientAddress(req.remoteAddress, req.headers['x-forwarded-for'], this.trustProxy);
+      // An empty body is `{}` whatever its Content-Type says (codec.ts).
+      const body = req.body && req.body.length > 0 ? decodeBody(req.body, header(req, 'content-type')) : {};
+      const raw: RawInput = { args: Object.assign(query, params), body };
+      const address = clientAddress(req.remoteAddress, this.trustProxy ? header(req, 'x-forwarded-for') : undefined, this.trustProxy);
       if (streaming && principal) {
         const stream = await this.open(target.procedure, raw, principal, requestId, address);
         if (startedAt !== undefined) logAccess(this.services.log, { method: req.method, route, url: req.url, status: 200, startedAt, requestId, bytesOut: 0 });
@@ -236,9 +241,29 @@ export class Dispatcher {
   }
 }
 
+/** Headers node keeps the first of when repeated (singleton-headers.ts refuses repeats that differ); others it joins. */
+const FIRST_ONLY: ReadonlySet<string> = new Set(['authorization', 'content-type']);
+
+/**
+ * A request header (`name` in lower case) as node's `headers` object has it,
+ * read from the raw list when the transport gives one: node builds that
+ * object on first use, which costs a read more than the look-ups it serves.
+ */
 function header(req: HttpRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
+  const raw = req.rawHeaders;
+  if (!raw) {
+    const v = req.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  }
+  let value: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const given = raw[i]!;
+    if (given.length !== name.length || given.toLowerCase() !== name) continue;
+    if (value === undefined) value = raw[i + 1]!;
+    else if (FIRST_ONLY.has(name)) break;
+    else value += ', ' + raw[i + 1]!;
+  }
+  return value;
 }
 
 function firstOf(v: string | string[] | undefined): string | undefined {

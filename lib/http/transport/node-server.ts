@@ -33,14 +33,26 @@ function numberOr(v: unknown, fallback: number): number {
   return typeof v === 'number' ? v : fallback;
 }
 
-/** A GET whose framing says it has no body (no Content-Length, no Transfer-Encoding). */
+/**
+ * A GET whose framing says it has no body (no Content-Length, no
+ * Transfer-Encoding). Read from the raw list: node builds `req.headers` on
+ * first use, and the Dispatcher does not need it.
+ */
 function isBodilessGet(req: IncomingMessage): boolean {
-  const h = req.headers;
-  return req.method === 'GET' && h['content-length'] === undefined && h['transfer-encoding'] === undefined;
+  if (req.method !== 'GET') return false;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if ((name.length === 14 || name.length === 17) && BODY_FRAMING.has(name.toLowerCase())) return false;
+  }
+  return true;
 }
 
+const BODY_FRAMING: ReadonlySet<string> = new Set(['content-length', 'transfer-encoding']);
+
 function serveDirect(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse): void {
-  const request = { method: 'GET', url: req.url ?? '/', headers: req.headers, remoteAddress: req.socket.remoteAddress, rawHeaders: req.rawHeaders };
+  // `headers` is node's lazily built object: read only on failure paths (the Dispatcher reads `rawHeaders`).
+  const request = { method: 'GET', url: req.url ?? '/', get headers() { return req.headers; }, remoteAddress: req.socket.remoteAddress, rawHeaders: req.rawHeaders };
   dispatcher.handle(request).then(
     (out) => answer(dispatcher, req, res, out),
     // handle() answers every failure itself; this is a last resort, in the product's format.
