@@ -42,7 +42,8 @@ describe('router: routes indexed by length and second segment', () => {
       paths.add(r.path.replace(/:[A-Za-z]+\+?/g, 'tools'));
       paths.add(r.path.replace(/:[A-Za-z]+\+?/g, 'search') + '/');
     }
-    for (const extra of ['/', '/api', '/api/', '/api/x', '/api/x/y/z/w/v/u/t', '/api/route/a/b/c', '/other/find/c/1', '/api/%66ind/c/1']) paths.add(extra);
+    for (const extra of ['', '/', '//', '/api', '/api/', '/api//', '/api/x', '/api/x/y/z/w/v/u/t', '/api/route/a/b/c', '/api/route//', '/api/route/a//',
+      '/other/find/c/1', '/api/%66ind/c/1', 'api/find/c/1', 'x/api/find/c/1', '/api/find//1', '/api/find/c/1//', '/api/chat/tools/']) paths.add(extra);
     let checked = 0;
     for (const path of paths) {
       for (const method of methods) {
