@@ -8,8 +8,8 @@
  * Both paths hand the Dispatcher the same method, raw URL, client headers and
  * address, so they answer alike; an open stream goes on as server-sent events.
  */
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Dispatcher, HttpResponse } from '../dispatch.js';
+import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Dispatcher, HttpRequest, HttpResponse } from '../dispatch.js';
 import { serveSse } from './sse.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -51,13 +51,31 @@ function isBodilessGet(req: IncomingMessage): boolean {
 const BODY_FRAMING: ReadonlySet<string> = new Set(['content-length', 'transfer-encoding']);
 
 function serveDirect(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse): void {
-  // `headers` is node's lazily built object: read only on failure paths (the Dispatcher reads `rawHeaders`).
-  const request = { method: 'GET', url: req.url ?? '/', get headers() { return req.headers; }, remoteAddress: req.socket.remoteAddress, rawHeaders: req.rawHeaders };
+  const request = new DirectRequest(req);
   dispatcher.handle(request).then(
     (out) => answer(dispatcher, req, res, out),
     // handle() answers every failure itself; this is a last resort, in the product's format.
     (err: unknown) => answer(dispatcher, req, res, dispatcher.failure(err, request)),
   );
+}
+
+/** A bodiless GET as the Dispatcher reads it. */
+class DirectRequest implements HttpRequest {
+  readonly method = 'GET';
+  readonly url: string;
+  readonly remoteAddress: string | undefined;
+  readonly rawHeaders: readonly string[];
+
+  constructor(private readonly req: IncomingMessage) {
+    this.url = req.url ?? '/';
+    this.remoteAddress = req.socket.remoteAddress;
+    this.rawHeaders = req.rawHeaders;
+  }
+
+  /** Node builds this object on first use: read on failure paths only (the Dispatcher reads `rawHeaders`). */
+  get headers(): IncomingHttpHeaders {
+    return this.req.headers;
+  }
 }
 
 function answer(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse, out: HttpResponse): void {
