@@ -27,7 +27,8 @@ const SHOWN_CHARS = 64;
  * cannot decode; the message names the value, escaped and cut to 64 characters.
  */
 export function bodyFormat(contentType: string | undefined): BodyFormat {
-  if (contentType === undefined) return 'json';
+  if (contentType === undefined || contentType === 'application/json') return 'json';
+  if (contentType === 'application/msgpack') return 'msgpack';
   const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
   if (type === '') {
     if (contentType.trim() === '') return 'json';

@@ -11,7 +11,7 @@
  * on, every answer also gets its access line (log/access-log.ts); with it off
  * the hot path pays one boolean test.
  */
-import { randomUUID } from 'node:crypto';
+import { newRequestId } from './request-id.js';
 import { DbError, MethodNotAllowed, PayloadTooLarge } from '../errors.js';
 import { callProcedure, recheckAccess, scopeOf, WithStatus, type RawInput, type Registry, type StreamEvent } from './procedure.js';
 import { Router } from './router.js';
@@ -35,14 +35,18 @@ export interface HttpRequest {
   readonly body?: Buffer;
   /** The socket's remote address; the client address unless `trustProxy` says to read X-Forwarded-For. */
   readonly remoteAddress?: string;
-  /** Node's raw name/value list, to refuse conflicting repeats that `headers` hides (singleton-headers.ts). */
+  /**
+   * Node's raw name/value list, to refuse conflicting repeats that `headers` hides (singleton-headers.ts);
+   * when given, the headers the Dispatcher reads come from it (`headers` is then only read on failure paths).
+   */
   readonly rawHeaders?: readonly string[];
 }
 
 export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
-  body: Buffer;
+  /** Bytes, or text sent as UTF-8 (a JSON answer); its length in bytes is `Buffer.byteLength(body)`. */
+  body: Buffer | string;
   /** Set for a stream procedure: the transport writes the head, then the events (transport/sse.ts); `body` is empty. */
   stream?: OpenStream;
   /** The stream's SSE framing (routes.ts `sse`). */
@@ -84,7 +88,7 @@ export class Dispatcher {
   get log(): ServerLog { return this.services.log; }
 
   async handle(req: HttpRequest): Promise<HttpResponse> {
-    const requestId = randomUUID();
+    const requestId = newRequestId();
     const headers: Record<string, string> = { 'X-Request-Id': requestId };
     const startedAt = this.accessLog ? performance.now() : undefined;
     let route: string | undefined;
@@ -105,20 +109,26 @@ export class Dispatcher {
       // A stream always has a caller: its credentials are watched for its whole life.
       if (proc && (proc.access !== 'public' || streaming)) {
         // Streams also take the token as a query parameter: EventSource cannot send headers.
-        principal = await this.services.tokens.authenticate(header(req, 'authorization'), streaming ? firstOf(query.token) : undefined);
+        const authorization = header(req, 'authorization');
+        principal = this.services.tokens.cached(authorization)
+          ?? await this.services.tokens.authenticate(authorization, streaming ? firstOf(query.token) : undefined);
         const rate = this.limit(principal);
         if (rate) Object.assign(headers, rateHeaders(rate));
       }
       // Path parameters win over query parameters of the same name.
-      const raw: RawInput = { args: Object.assign(query, params), body: decodeBody(req.body, header(req, 'content-type')) };
-      const address = clientAddress(req.remoteAddress, req.headers['x-forwarded-for'], this.trustProxy);
+      // An empty body is `{}` whatever its Content-Type says (codec.ts).
+      const body = req.body && req.body.length > 0 ? decodeBody(req.body, header(req, 'content-type')) : {};
+      const raw: RawInput = { args: Object.assign(query, params), body };
+      const address = clientAddress(req.remoteAddress, this.trustProxy ? header(req, 'x-forwarded-for') : undefined, this.trustProxy);
       if (streaming && principal) {
         const stream = await this.open(target.procedure, raw, principal, requestId, address);
         if (startedAt !== undefined) logAccess(this.services.log, { method: req.method, route, url: req.url, status: 200, startedAt, requestId, bytesOut: 0 });
         return { status: 200, headers, body: EMPTY, stream, sse: target.sse ?? 'event' };
       }
       const ctx = this.context(principal, requestId, address);
-      let result = await callProcedure(this.registry, target.procedure, raw, ctx);
+      let result = callProcedure(this.registry, target.procedure, raw, ctx);
+      // A synchronous answer (a read) is not awaited: no extra turn of the microtask queue.
+      if (result instanceof Promise) result = await result;
       let status = target.status ?? 200;
       if (result instanceof WithStatus) ({ status, body: result } = { status: result.status, body: result.body });
       // Clients read non-2xx bodies as text (protocol.md 1.4 rule 3), so those stay JSON.
@@ -126,7 +136,7 @@ export class Dispatcher {
       const enc = encodeBody(result ?? {}, accept, header(req, 'accept-encoding'));
       headers['Content-Type'] = enc.contentType;
       if (enc.gzip) headers['Content-Encoding'] = 'gzip';
-      if (startedAt !== undefined) logAccess(this.services.log, { method: req.method, route, url: req.url, status, startedAt, requestId, bytesOut: enc.body.length });
+      if (startedAt !== undefined) logAccess(this.services.log, { method: req.method, route, url: req.url, status, startedAt, requestId, bytesOut: Buffer.byteLength(enc.body) });
       return { status, headers, body: enc.body };
     } catch (err) {
       return this.failure(err, { method: req.method, url: req.url, headers: req.headers, route, startedAt }, requestId, headers);
@@ -140,10 +150,14 @@ export class Dispatcher {
     return principal;
   }
 
-  /** Calls a procedure for a non-HTTP transport, with the same checks; unwraps status results. */
+  /**
+   * Calls a procedure for a non-HTTP transport, with the same checks; unwraps
+   * status results. A stored record stays a WireRecord, for the transport to
+   * encode (frame-formats.ts `encodeSuccess`) or unwrap (`unwrapRecord`).
+   */
   async call(procedure: string, raw: RawInput, principal: Principal): Promise<unknown> {
     this.limit(principal);
-    const ctx = this.context(principal, randomUUID());
+    const ctx = this.context(principal, newRequestId());
     const result = await callProcedure(this.registry, procedure, raw, ctx);
     return result instanceof WithStatus ? result.body : result;
   }
@@ -154,7 +168,7 @@ export class Dispatcher {
    * Subscribe has never counted against.
    */
   openStream(procedure: string, raw: RawInput, principal: Principal): Promise<OpenStream> {
-    return this.open(procedure, raw, principal, randomUUID());
+    return this.open(procedure, raw, principal, newRequestId());
   }
 
   private async open(procedure: string, raw: RawInput, principal: Principal, requestId: string, address?: string): Promise<OpenStream> {
@@ -191,7 +205,7 @@ export class Dispatcher {
    * with the access log on, the access line stands for a 4xx line.
    * `headers` are kept unless the error sets the same ones. Never throws.
    */
-  failure(err: unknown, req: RequestSummary, requestId: string = randomUUID(), headers: Record<string, string> = {}): HttpResponse {
+  failure(err: unknown, req: RequestSummary, requestId: string = newRequestId(), headers: Record<string, string> = {}): HttpResponse {
     const rendered = renderError(err, requestId);
     const body = Buffer.from(toJson(rendered.body), 'utf8');
     if (!this.accessLog || rendered.status >= 500) logFailedRequest(this.services.log, err, requestId, req);
@@ -212,7 +226,7 @@ export class Dispatcher {
    * The access line of an answer a transport wrote itself (a WebSocket
    * upgrade, the start of an SSE stream); nothing when the access log is off.
    */
-  logAnswer(req: RequestSummary, status: number, requestId: string = randomUUID(), bytesOut = 0): void {
+  logAnswer(req: RequestSummary, status: number, requestId: string = newRequestId(), bytesOut = 0): void {
     if (this.accessLog) logAccess(this.services.log, { method: req.method, route: req.route, url: req.url, status, startedAt: req.startedAt, requestId, bytesOut });
   }
 
@@ -221,15 +235,35 @@ export class Dispatcher {
    * hijacked SSE reply), which render it with error-body.ts; returns the
    * request id the log names, for the rendered frame.
    */
-  report(err: unknown, req: RequestSummary, requestId: string = randomUUID()): string {
+  report(err: unknown, req: RequestSummary, requestId: string = newRequestId()): string {
     logFailedRequest(this.services.log, err, requestId, req, this.accessLog ? 'info' : 'debug');
     return requestId;
   }
 }
 
+/** Headers node keeps the first of when repeated (singleton-headers.ts refuses repeats that differ); others it joins. */
+const FIRST_ONLY: ReadonlySet<string> = new Set(['authorization', 'content-type']);
+
+/**
+ * A request header (`name` in lower case) as node's `headers` object has it,
+ * read from the raw list when the transport gives one: node builds that
+ * object on first use, which costs a read more than the look-ups it serves.
+ */
 function header(req: HttpRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
+  const raw = req.rawHeaders;
+  if (!raw) {
+    const v = req.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  }
+  let value: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const given = raw[i]!;
+    if (given.length !== name.length || given.toLowerCase() !== name) continue;
+    if (value === undefined) value = raw[i + 1]!;
+    else if (FIRST_ONLY.has(name)) break;
+    else value += ', ' + raw[i + 1]!;
+  }
+  return value;
 }
 
 function firstOf(v: string | string[] | undefined): string | undefined {

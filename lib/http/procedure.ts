@@ -81,8 +81,11 @@ export function buildRegistry(list: ReadonlyArray<Procedure<any, any>>): Registr
  * then the gate (collection permissions, read-only mode, the session), run
  * the handler. `as` says what the caller serves: a single answer (`call`) or
  * a stream, whose result is the handler's AsyncIterable<StreamEvent>.
+ * Returns what the handler returns: a promise from an async handler, the
+ * value itself from a synchronous one (a read answers without a promise);
+ * a refusal is thrown.
  */
-export async function callProcedure(registry: Registry, name: string, raw: RawInput, ctx: Context, as: 'call' | 'stream' = 'call'): Promise<unknown> {
+export function callProcedure(registry: Registry, name: string, raw: RawInput, ctx: Context, as: 'call' | 'stream' = 'call'): unknown {
   const proc = registry.get(name);
   if (!proc) throw new NotFound(`Unknown procedure '${name}'`);
   // A table naming a stream for a single answer (or the reverse) is a bug in the table, not in the request.

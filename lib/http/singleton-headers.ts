@@ -8,10 +8,13 @@
 import { InvalidInput, UnsupportedMedia, type DbError } from '../errors.js';
 import { showHeader } from './content-type.js';
 
-const REFUSAL: Readonly<Record<string, (values: string) => DbError>> = {
-  'content-type': (v) => new UnsupportedMedia(`Content-Type is sent more than once with different values (${v}); send one media type`),
-  authorization: () => new InvalidInput('Authorization is sent more than once with different values; send it once'),
-};
+/** A Map, so a header named like an Object.prototype member (`isPrototypeOf`) finds nothing. */
+const REFUSAL: ReadonlyMap<string, (values: string) => DbError> = new Map<string, (values: string) => DbError>([
+  ['content-type', (v: string) => new UnsupportedMedia(`Content-Type is sent more than once with different values (${v}); send one media type`)],
+  ['authorization', () => new InvalidInput('Authorization is sent more than once with different values; send it once')],
+]);
+
+const NAME_LENGTHS: ReadonlySet<number> = new Set([...REFUSAL.keys()].map((name) => name.length));
 
 /**
  * Throws when `rawHeaders` (node's flat name/value list) repeats a singleton
@@ -22,8 +25,11 @@ export function checkSingletonHeaders(rawHeaders: readonly string[] | undefined)
   if (!rawHeaders) return;
   let seen: Map<string, string> | undefined;
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!.toLowerCase();
-    const refuse = REFUSAL[name];
+    const given = rawHeaders[i]!;
+    // Most headers are none of them; their length says so without lower-casing them.
+    if (!NAME_LENGTHS.has(given.length)) continue;
+    const name = given.toLowerCase();
+    const refuse = REFUSAL.get(name);
     if (!refuse) continue;
     seen ??= new Map();
     const first = seen.get(name);

@@ -10,6 +10,7 @@ import { ChatService, embedderFor, NO_PROVIDERS } from '../../lib/chat/index.js'
 import { TokenService } from '../../lib/http/auth.js';
 import { BatchGate } from '../../lib/http/batch-gate.js';
 import { AuthFailureLimiter } from '../../lib/http/auth-failures.js';
+import { unwrapRecord } from '../../lib/http/wire-record.js';
 import { RippleManager } from '../../lib/http/ripple/ripple-manager.js';
 import { createRegistry } from '../../lib/http/procedures/index.js';
 import type { Principal, Services } from '../../lib/http/context.js';
@@ -48,7 +49,7 @@ export class ProcedureCaller {
   }
 
   call(procedure: string, principal: Principal, args: Record<string, unknown> = {}, body: unknown = {}): Promise<unknown> {
-    return this.dispatcher.call(procedure, { args, body }, principal);
+    return this.dispatcher.call(procedure, { args, body }, principal).then(unwrapRecord);
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@ import { parseActionSequence, parseFieldPath, parseFilter, parseQuery, recordToW
 import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
 import { bodyObject, collectionParam, param, queryFlag, queryList, queryString } from '../input.js';
 import { isPlainObjectValue } from '../plain-object.js';
+import { WireRecord } from '../wire-record.js';
 import type { Context } from '../context.js';
 
 const SYSTEM_BODY_KEYS = new Set(['id', 'ttl', 'ttl_update_on_access']);
@@ -24,7 +25,7 @@ function writtenFields(body: unknown): string[] {
 }
 
 /** The record on the wire, keeping only top-level fields named by the query-string lists (and always `id`). */
-function out(ctx: Context, r: Fields, select?: string[], exclude?: string[]): Record<string, unknown> {
+function out(ctx: Context, r: Fields, select?: string[], exclude?: string[]): WireRecord {
   let rec = r;
   if (select || exclude) {
     const selected = select && new Set(select);
@@ -35,7 +36,7 @@ function out(ctx: Context, r: Fields, select?: string[], exclude?: string[]): Re
     }
     rec = keep;
   }
-  return recordToWire(rec, { typed: ctx.typed });
+  return new WireRecord(rec, ctx.typed);
 }
 
 /** A write to `collection` (of `fields`, for field-level permissions), in transaction `tx` if given. */

@@ -12,6 +12,7 @@ import { Packr } from 'msgpackr';
 import type { StreamEvent } from '../procedure.js';
 import { toJson } from '../codec.js';
 import { sseErrorData, wsErrorFrame } from '../error-body.js';
+import { unwrapRecord, WireRecord } from '../wire-record.js';
 
 export type Frame = string | Buffer;
 
@@ -29,6 +30,19 @@ const packr = new Packr({ useRecords: false, moreTypes: false, encodeUndefinedAs
 /** A WebSocket message in the connection's encoding: JSON text or a MessagePack binary frame. */
 export function encodeWs(msg: Record<string, unknown>, encoding: WsEncoding): Frame {
   return encoding === 'msgpack' ? packr.pack(msg) : toJson(msg);
+}
+
+/**
+ * A request's Success reply, `{type, payload: {data}, messageId?}`. A stored
+ * record's JSON is written straight from its fields when it can be (a
+ * FindById answer), else the record's wire object is encoded as any data.
+ */
+export function encodeSuccess(data: unknown, messageId: unknown, encoding: WsEncoding): Frame {
+  const direct = encoding === 'json' && data instanceof WireRecord ? data.directJson() : undefined;
+  if (direct !== undefined) return `{"type":"Success","payload":{"data":${direct}}${messageId === undefined ? '' : `,"messageId":${toJson(messageId)}`}}`;
+  const msg: Record<string, unknown> = { type: 'Success', payload: { data: unwrapRecord(data) } };
+  if (messageId !== undefined) msg.messageId = messageId;
+  return encodeWs(msg, encoding);
 }
 
 const FRAMES = Symbol('frames');

@@ -1,5 +1,7 @@
 /**
- * The fastify transport: every request goes to one catch-all route (or to
+ * The fastify transport: a GET without a body goes from the node:http server
+ * straight to the Dispatcher (node-server.ts, fastify's server factory);
+ * every other request goes to one catch-all route (or to
  * the not-found handler, for methods the route does not list), which hands
  * the raw body to the Dispatcher. Bodies are read as buffers and DELETE
  * bodies are kept. Fastify never judges the Content-Type: an onRequest hook
@@ -17,6 +19,7 @@ import type { RequestSummary } from '../log/request-log.js';
 import { serveSse } from './sse.js';
 import { fromFrameworkError } from './framework-errors.js';
 import { createClientErrorHandler } from './socket-response.js';
+import { createNodeServer } from './node-server.js';
 
 const CLIENT_CONTENT_TYPE = Symbol('client content-type');
 type RawRequest = IncomingMessage & { [CLIENT_CONTENT_TYPE]?: string | undefined };
@@ -32,6 +35,8 @@ export function createFastify(dispatcher: Dispatcher): FastifyInstance {
     return503OnClosing: false,
     forceCloseConnections: true,
     clientErrorHandler: createClientErrorHandler(dispatcher),
+    // Bodiless GETs skip fastify and go straight to the Dispatcher (node-server.ts).
+    serverFactory: (handler, opts) => createNodeServer(dispatcher, handler, opts),
     // A bad URL is served without its body: our router (or SSE) rejects an undecodable segment before reading it.
     frameworkErrors: (err, req, res) => {
       const reply = res as unknown as FastifyReply;

@@ -31,6 +31,7 @@ export function writeToSocket(socket: Duplex, res: HttpResponse): void {
   }
   const lines = [`HTTP/1.1 ${res.status} ${STATUS_CODES[res.status] ?? 'Error'}`];
   for (const [name, value] of Object.entries(res.headers)) lines.push(`${name}: ${value}`);
-  lines.push(`Content-Length: ${res.body.length}`, 'Connection: close', '', '');
-  socket.end(Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), res.body]));
+  const body = typeof res.body === 'string' ? Buffer.from(res.body, 'utf8') : res.body;
+  lines.push(`Content-Length: ${body.length}`, 'Connection: close', '', '');
+  socket.end(Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), body]));
 }

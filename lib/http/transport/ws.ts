@@ -36,7 +36,8 @@ import { showHeader } from '../content-type.js';
 import { fromHandshakeError } from './framework-errors.js';
 import { writeToSocket } from './socket-response.js';
 import { chatStreamKey, messageArgs, WS_MESSAGE_TYPES, type StreamMessage, type WsMessageType } from '../messages.js';
-import { encodeWs, wsFrames, type WsEncoding } from '../stream/frame-formats.js';
+import { encodeSuccess, encodeWs, wsFrames, type WsEncoding } from '../stream/frame-formats.js';
+import { unwrapRecord } from '../wire-record.js';
 import { StreamRenderer, type FrameSink } from '../stream/stream-renderer.js';
 import type { CredentialWatch, WatchedConnection } from '../credential-watch.js';
 import type { Principal, TokenGrant } from '../context.js';
@@ -191,22 +192,23 @@ class Connection implements WatchedConnection {
     if (!entry) throw new InvalidInput(`Unknown message type '${type}'`);
     if ('stream' in entry) return this.openStream(entry, entry.withClientTools ? this.withClientTools(payload) : payload, messageId, principal);
     if ('connection' in entry && entry.connection === 'hello') return this.hello(payload);
-    const reply = await this.reply(entry, payload, messageId !== undefined, principal);
-    if (reply) this.send(messageId === undefined ? reply : { ...reply, messageId });
-  }
-
-  /** The reply to one request, without its messageId; undefined when the protocol wants none. */
-  private async reply(entry: Exclude<WsMessageType, StreamMessage>, payload: Record<string, any>, hasMessageId: boolean,
-    principal: Principal): Promise<Record<string, unknown> | undefined> {
     if ('connection' in entry) {
-      if (entry.connection === 'unsubscribe') return this.unsubscribe(payload);
-      if (entry.connection === 'register-client-tools') return this.registerClientTools(payload);
-      // A CancelChat without a messageId gets no reply: the client could take it for another pending request's.
-      if (entry.connection === 'cancel-chat') return this.cancelChat(payload, hasMessageId);
-      return undefined;
+      const reply = this.connectionReply(entry, payload, messageId !== undefined);
+      if (reply) this.send(messageId === undefined ? reply : { ...reply, messageId });
+      return;
     }
     const result = await this.dispatcher.call(entry.procedure, messageArgs(entry, payload), principal);
-    return success(entry.data ? entry.data(result) : result ?? null);
+    const data = entry.data ? entry.data(unwrapRecord(result)) : result ?? null;
+    this.sink.write(encodeSuccess(data, messageId, this.encoding));
+  }
+
+  /** The reply to a request about the connection itself, without its messageId; undefined when the protocol wants none. */
+  private connectionReply(entry: Extract<WsMessageType, { connection: string }>, payload: Record<string, any>, hasMessageId: boolean): Record<string, unknown> | undefined {
+    if (entry.connection === 'unsubscribe') return this.unsubscribe(payload);
+    if (entry.connection === 'register-client-tools') return this.registerClientTools(payload);
+    // A CancelChat without a messageId gets no reply: the client could take it for another pending request's.
+    if (entry.connection === 'cancel-chat') return this.cancelChat(payload, hasMessageId);
+    return undefined;
   }
 
   /** Switches the connection to MessagePack when offered; the Welcome itself is text. */
