@@ -8,6 +8,13 @@
  * - `none`: resolves after the write; the OS flushes when it likes (we fsync
  *   only once `NONE_RETAIN_BYTES` are waiting, to bound what heal keeps).
  *
+ * Appends may overlap (the write queue hands over group N+1 while group N's
+ * fsync runs): writes reach the file in call order, and an fsync covers
+ * every byte whose write had completed when it started, so one fsync may
+ * answer several appends. Each append resolves only once its own bytes are
+ * durable (or written, in `batch`/`none`), appends resolve in call order,
+ * and a failure fails every append still in flight.
+ *
  * Any write or fsync failure is sticky: the writer refuses further appends,
  * reports the fault (the engine turns read-only) and cuts the file back to
  * the last acknowledged frame, so a rejected batch never survives to be
@@ -51,6 +58,12 @@ export class LogWriter {
   private size = 0;
   /** Offset up to which the segment is known durable (last successful fsync). */
   private durableSize = 0;
+  /** End offset of the bytes whose write completed (>= size while appends are in flight). */
+  private written = 0;
+  /** The last write handed to the file: the next one starts after it settles, so frames land in call order. */
+  private writeTail: Promise<unknown> = Promise.resolve();
+  /** Bumped by heal(): an append that straddles a heal must not resolve (its bytes were cut). */
+  private generation = 0;
   private unsynced: UnsyncedFrames[] = [];
   /** A new segment a failed rotation may have left behind; heal() removes it. */
   private abandoned: string | undefined;
@@ -93,7 +106,7 @@ export class LogWriter {
     await this.closeFile();
     this.file = opened;
     this.segment = name;
-    this.size = this.durableSize = HEADER_SIZE;
+    this.size = this.durableSize = this.written = HEADER_SIZE;
     this.unsynced = [];
     this.bytesInSegment = 0;
   }
@@ -103,48 +116,81 @@ export class LogWriter {
     await this.closeFile();
     this.file = await this.fs.openAppend(path.join(this.dir, name));
     this.segment = name;
-    this.size = this.durableSize = size;
+    this.size = this.durableSize = this.written = size;
     this.unsynced = [];
     this.bytesInSegment = size;
   }
 
-  /**
-   * REQUIRES: an open segment, one append at a time. Resolves once durable
-   * per the mode; throws (and fails the writer) if the disk failed, in
-   * which case none of these batches remain in the file.
-   */
+  /** The frames of `batches`, ready for appendEncoded. Throws on a batch that cannot be encoded (nothing written). */
+  encode(batches: readonly LoggedBatch[]): Buffer {
+    if (batches.length === 1) return encodeFrame(encodePayload({ seq: batches[0]!.seq, effects: batches[0]!.effects }));
+    return Buffer.concat(batches.map((b) => encodeFrame(encodePayload({ seq: b.seq, effects: b.effects }))));
+  }
+
+  /** encode() then appendEncoded(). */
   async append(batches: readonly LoggedBatch[]): Promise<void> {
     if (this.failure) throw this.failure.error;
-    const frames = batches.map((b) => encodeFrame(encodePayload({ seq: b.seq, effects: b.effects })));
-    const data = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
-    const file = this.file!;
-    let stage: StorageOperation = 'write';
-    try {
-      await file.write(data);
-      stage = 'fsync';
-      if (this.mode === 'always' && !this.failure) await file.sync();
-    } catch (err) {
-      throw await this.fail(stage, err);
-    }
-    // A background fsync may have failed meanwhile: then these bytes count as rejected too.
+    return this.appendEncoded(this.encode(batches));
+  }
+
+  /**
+   * REQUIRES: an open segment. Appends may overlap: frames are written in
+   * call order and appends resolve in call order. Resolves once `data` is
+   * durable per the mode; throws (and fails the writer) if the disk failed,
+   * in which case none of these frames, nor those of any append still in
+   * flight, remain in the file.
+   */
+  async appendEncoded(data: Buffer): Promise<void> {
+    if (this.failure) throw this.failure.error;
+    const generation = this.generation;
+    const end = await this.writeInOrder(data);
+    if (this.mode === 'always') await this.syncTo(end, generation);
+    // A failure meanwhile (a background fsync, or an earlier append's fsync): these bytes count as rejected too.
     const late = this.failure as StorageFault | undefined;
     if (late) throw await this.fail(late.operation, late.error);
-    this.size += data.length;
+    this.size = Math.max(this.size, end);
     this.bytesInSegment += data.length;
-    if (this.mode === 'always') return this.markDurable(this.size);
-    this.unsynced.push({ end: this.size, data });
+    if (this.mode === 'always') return;
+    this.unsynced.push({ end, data });
     if (this.mode === 'batch' || this.size - this.durableSize >= NONE_RETAIN_BYTES) this.scheduleSync();
   }
 
-  /** Flushes anything written but not yet fsynced (batch and none modes). Throws (failing the writer) on an fsync error. */
-  async flush(): Promise<void> {
-    if (this.syncTimer) clearTimeout(this.syncTimer);
-    this.syncTimer = undefined;
-    while (this.syncing) await this.syncing.catch(() => undefined);
-    const file = this.file;
-    if (!file || this.failure || this.durableSize === this.size) return;
-    const upto = this.size;
-    this.syncing = (async () => {
+  /** Writes `data` after every earlier write; resolves with its end offset. A write after a failure is not attempted. */
+  private writeInOrder(data: Buffer): Promise<number> {
+    const run = async (): Promise<number> => {
+      if (this.failure) throw this.failure.error;
+      try {
+        await this.file!.write(data);
+      } catch (err) {
+        // This is the newest write in flight (later ones wait for it), so the file can be cut back at once.
+        throw await this.fail('write', err, undefined, false);
+      }
+      this.written += data.length;
+      return this.written;
+    };
+    const done = this.writeTail.then(run);
+    this.writeTail = done.catch(() => undefined);
+    return done;
+  }
+
+  /** Resolves once the file is durable up to `end`, sharing an fsync already running or starting one. */
+  private async syncTo(end: number, generation: number): Promise<void> {
+    while (this.durableSize < end) {
+      if (this.failure) throw this.failure.error;
+      if (this.generation !== generation) throw new Error('the log was repaired while this append was in flight; it was not kept');
+      if (this.syncing) {
+        await this.syncing.catch(() => undefined);
+        continue;
+      }
+      await this.syncWritten();
+    }
+  }
+
+  /** One fsync covering every completed write; throws (failing the writer) on error. */
+  private syncWritten(): Promise<void> {
+    const file = this.file!;
+    const upto = this.written;
+    const run = (async () => {
       try {
         await file.sync();
       } catch (err) {
@@ -152,11 +198,17 @@ export class LogWriter {
       }
       this.markDurable(upto);
     })();
-    try {
-      await this.syncing;
-    } finally {
-      this.syncing = undefined;
-    }
+    this.syncing = run;
+    return run.finally(() => { if (this.syncing === run) this.syncing = undefined; });
+  }
+
+  /** Flushes anything written but not yet fsynced (batch and none modes). Throws (failing the writer) on an fsync error. */
+  async flush(): Promise<void> {
+    if (this.syncTimer) clearTimeout(this.syncTimer);
+    this.syncTimer = undefined;
+    while (this.syncing) await this.syncing.catch(() => undefined);
+    if (!this.file || this.failure || this.durableSize >= this.written) return;
+    await this.syncWritten();
   }
 
   /**
@@ -167,6 +219,7 @@ export class LogWriter {
    * the writer usable again. Throws, leaving it failed, when any step fails.
    */
   async heal(): Promise<void> {
+    await this.writeTail;
     while (this.syncing) await this.syncing.catch(() => undefined);
     if (!this.failure) return;
     await this.probe();
@@ -191,7 +244,9 @@ export class LogWriter {
     }
     assert.equal(this.durableSize + this.unsynced.reduce((n, u) => n + u.data.length, 0), this.size, 'the kept frames fill the gap up to the last acknowledged one');
     this.file = file;
+    this.written = this.size;
     this.markDurable(this.size);
+    this.generation += 1;
     this.failure = undefined;
   }
 
@@ -226,11 +281,14 @@ export class LogWriter {
    * to the last acknowledged frame (best effort: a torn or rejected frame
    * must not be replayed; heal() cuts again before anything is appended).
    */
-  private async fail(operation: StorageOperation, err: unknown, file = path.join(this.dir, this.segment)): Promise<Error> {
+  private async fail(operation: StorageOperation, err: unknown, file = path.join(this.dir, this.segment), waitForWrites = true): Promise<Error> {
     if (!this.failure) {
       this.failure = describeFault(err, operation, file, this.dir);
       this.onFailure(this.failure);
     }
+    // A write still in flight would land after the cut (the file is in append mode): let it finish first.
+    // (A failing write passes false: it is the newest write, and waiting for it would wait for itself.)
+    if (waitForWrites) await this.writeTail;
     await this.cutBack().catch(() => undefined);
     return err instanceof Error ? err : this.failure.error;
   }
