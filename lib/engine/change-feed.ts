@@ -31,14 +31,16 @@ export interface CommitInfo {
 export function describeChanges(state: DbState, batch: LoggedBatch): CommitInfo {
   const changes: RecordChange[] = [];
   const schemaChanged: string[] = [];
-  const seenNew = new Set<string>();
+  // Records this batch inserted, so a second put of one is an update. Only a batch of several effects
+  // can have one (a single insert, the common case, makes no key and no set).
+  const seenNew = batch.effects.length > 1 ? new Set<string>() : undefined;
   for (const e of batch.effects as Effect[]) {
     switch (e.t) {
       case 'put': {
-        const key = `${e.c}\u0000${e.id}`;
         const before = state.collections.get(e.c)?.records.get(e.id)?.fields;
-        const existed = before !== undefined && !seenNew.has(key);
-        if (!existed) seenNew.add(key);
+        const key = seenNew && `${e.c}\u0000${e.id}`;
+        const existed = before !== undefined && !(key !== undefined && seenNew!.has(key));
+        if (!existed && key !== undefined) seenNew!.add(key);
         changes.push({ collection: e.c, event: existed ? 'update' : 'insert', id: e.id, fields: e.fields, before });
         break;
       }

@@ -11,6 +11,10 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import { InvalidInput } from '../errors.js';
 import { isInt64 } from './values/index.js';
 
+/** Ids made per cipher call: one call encrypts this many blocks (ECB treats each block alone). */
+const IDS_PER_CALL = 256;
+const BLOCK = 16;
+
 export class IdGenerator {
   /** Starts from the clock so ids stay distinct across restarts. */
   private counter = BigInt(Date.now()) << 16n;
@@ -22,18 +26,26 @@ export class IdGenerator {
     this.cipher.setAutoPadding(false);
   }
 
-  /** Random bytes drawn in bulk: one system call per 512 ids instead of one per id. */
-  private pool = Buffer.alloc(0);
-  private poolAt = 0;
+  /** Ids made ahead (one cipher call and one random draw per IDS_PER_CALL ids), used in order. */
+  private ready: Buffer = Buffer.alloc(0);
+  private readyAt = 0;
 
   next(): string {
-    const block = Buffer.alloc(16);
-    this.counter += 1n;
-    block.writeBigUInt64BE(this.counter & 0xffffffffffffffffn, 0);
-    if (this.poolAt + 8 > this.pool.length) { this.pool = randomBytes(4096); this.poolAt = 0; }
-    this.pool.copy(block, 8, this.poolAt, this.poolAt + 8);
-    this.poolAt += 8;
-    return this.cipher.update(block).toString('base64url');
+    if (this.readyAt === this.ready.length) this.refill();
+    const id = this.ready.toString('base64url', this.readyAt, this.readyAt + BLOCK);
+    this.readyAt += BLOCK;
+    return id;
+  }
+
+  /** Encrypts the next IDS_PER_CALL blocks of counter (8 bytes) and random bits (8 bytes). */
+  private refill(): void {
+    const plain = randomBytes(IDS_PER_CALL * BLOCK);
+    for (let at = 0; at < plain.length; at += BLOCK) {
+      this.counter += 1n;
+      plain.writeBigUInt64BE(this.counter & 0xffffffffffffffffn, at);
+    }
+    this.ready = this.cipher.update(plain);
+    this.readyAt = 0;
   }
 }
 

@@ -24,7 +24,7 @@
  */
 import assert from 'node:assert';
 import path from 'node:path';
-import { encodeFrame, encodeHeader, HEADER_SIZE } from './frame.js';
+import { encodeFrames, encodeHeader, HEADER_SIZE } from './frame.js';
 import { encodePayload } from './codec.js';
 import type { StorageFile, StorageFs } from './fs.js';
 import { describeFault, type StorageFault, type StorageOperation } from './storage-fault.js';
@@ -123,8 +123,7 @@ export class LogWriter {
 
   /** The frames of `batches`, ready for appendEncoded. Throws on a batch that cannot be encoded (nothing written). */
   encode(batches: readonly LoggedBatch[]): Buffer {
-    if (batches.length === 1) return encodeFrame(encodePayload({ seq: batches[0]!.seq, effects: batches[0]!.effects }));
-    return Buffer.concat(batches.map((b) => encodeFrame(encodePayload({ seq: b.seq, effects: b.effects }))));
+    return encodeFrames(batches.map((b) => encodePayload({ seq: b.seq, effects: b.effects })));
   }
 
   /** encode() then appendEncoded(). */
