@@ -8,12 +8,14 @@
  * log, and only when its append is durable are its batches applied to
  * DbState, published to listeners and acknowledged, in order.
  *
- * Pipelined: while group N's write and fsync are in flight, everything
- * queued meanwhile becomes group N+1, which is computed over N's effects,
- * encoded and written, so its fsync follows N's at once (or N's covers it).
- * At most PIPELINE_DEPTH groups are in flight. Readers still see only
- * durable writes. A failed append fails its group and every group after it
- * (they were computed over its effects); none of them is applied.
+ * Pipelined: while a group's write and fsync run, what is submitted
+ * meanwhile is cut into groups at once (one per I/O phase), computed over
+ * the effects of the groups in flight, encoded and handed to the log, which
+ * writes all of them in one write and fsyncs once as soon as the current
+ * fsync returns. At most MAX_IN_FLIGHT groups are in flight. Readers still
+ * see only durable writes, and groups are applied and answered in order.
+ * A failed append fails its group and every group after it (they were
+ * computed over its effects); none of them is applied.
  *
  * When the log fails, StorageHealth turns the engine read-only: the failed
  * group and every later write are refused (never applied), and the repair
@@ -47,8 +49,8 @@ interface Pending {
 
 export type CommitListener = (batch: LoggedBatch, info: CommitInfo) => void;
 
-/** Groups handed to the log and not yet acknowledged: one fsyncing, the next one written behind it. */
-const PIPELINE_DEPTH = 2;
+/** Groups handed to the log and not yet acknowledged (a bound on the work staged over non-durable effects). */
+const MAX_IN_FLIGHT = 64;
 
 /** A group handed to the log, waiting for its append before it is applied and acknowledged. */
 interface InFlight {
@@ -65,6 +67,11 @@ export class WriteQueue {
   private running = false;
   /** Oldest first; each was computed over the effects of the ones before it. */
   private inflight: InFlight[] = [];
+  /**
+   * The committed state plus the effects of every group in flight: the next group is computed on it.
+   * Dropped when a group is applied (the state moved) and rebuilt, only when needed, from those still in flight.
+   */
+  private view: WorkingView | undefined;
   /** Set while drain waits for the oldest group with room for another: a submit cuts the next group. */
   private wake: (() => void) | undefined;
   private readonly listeners: CommitListener[] = [];
@@ -120,15 +127,15 @@ export class WriteQueue {
     try {
       while (this.queue.length > 0 || this.inflight.length > 0) {
         const next = this.queue[0];
-        if (next?.exclusive && this.inflight.length === 0) {
+        if (this.inflight[0]?.finished) {
+          await this.finishOldest();
+        } else if (next?.exclusive && this.inflight.length === 0) {
           this.queue.shift();
           try { next.resolve(await next.exclusive()); } catch (err) { next.reject(err); }
-        } else if (next && !next.exclusive && this.inflight.length < PIPELINE_DEPTH) {
+        } else if (next && !next.exclusive && this.inflight.length < MAX_IN_FLIGHT) {
           this.startGroup(this.cutGroup());
-        } else if (this.inflight[0]!.finished) {
-          await this.finishOldest();
         } else {
-          await this.progress(next === undefined && this.inflight.length < PIPELINE_DEPTH);
+          await this.progress(next === undefined && this.inflight.length < MAX_IN_FLIGHT);
         }
       }
     } finally {
@@ -172,7 +179,7 @@ export class WriteQueue {
 
   /** Computes `group` over the state and the groups in flight, and hands its batches to the log. */
   private startGroup(group: Pending[]): void {
-    let view = this.rebuildView(this.inflight.flatMap((g) => g.batches));
+    let view = (this.view ??= this.rebuildView(this.inflight.flatMap((g) => g.batches)));
     const batches: LoggedBatch[] = [];
     const done: Array<{ p: Pending; result: unknown }> = [];
     for (const p of group) {
@@ -192,7 +199,7 @@ export class WriteQueue {
           // logged, and rebuild the overlay from the batches that staged cleanly, since this one may have
           // half-staged. Staging runs the same applyEffect as applyBatch, so what stages here applies later.
           p.reject(toDbError(err));
-          view = this.rebuildView([...this.inflight.flatMap((g) => g.batches), ...batches]);
+          view = this.view = this.rebuildView([...this.inflight.flatMap((g) => g.batches), ...batches]);
           continue;
         }
         batches.push(out.origin
@@ -209,6 +216,7 @@ export class WriteQueue {
       } catch (err) {
         // A batch that cannot be encoded is a bug; nothing was written, and no later group saw these effects.
         for (const d of done) d.p.reject(toDbError(err));
+        this.view = undefined;
         return;
       }
       const appended = this.log.appendEncoded(data);
@@ -223,6 +231,7 @@ export class WriteQueue {
   /** Applies, publishes and acknowledges the oldest group, or fails it and every group after it. */
   private async finishOldest(): Promise<void> {
     const g = this.inflight.shift()!;
+    if (g.batches.length > 0) this.view = undefined;
     if (g.error !== undefined) {
       // A disk fault has been reported (read-only) and the file cut back: nothing of this group remains, and
       // the groups after it were computed over its effects, so they fail too (the writer refuses their appends).

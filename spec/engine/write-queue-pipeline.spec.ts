@@ -1,9 +1,10 @@
 /**
  * Pipelined group commit (write-queue.ts, storage/log-writer.ts): while one
- * group's fsync is in flight the next group is computed over its effects and
- * written; callers are answered in order, each only once its own bytes are
- * durable, and readers see neither group before then. A failed fsync fails
- * its group and the group computed over it: both refused, neither applied
+ * group's fsync is in flight the groups submitted meanwhile are computed
+ * over its effects and encoded, then written with one write and one fsync
+ * once it returns; callers are answered in order, each only once its own
+ * bytes are durable, and readers see nothing before then. A failed fsync
+ * fails its group and the groups computed over it: all refused, none applied
  * nor recovered. Real files in a temp dir, through the fault-injecting fs.
  */
 import { expect } from 'chai';
@@ -56,25 +57,30 @@ describe('engine/write-queue pipelined group commit', () => {
     removeDir(dir);
   });
 
-  it('computes and writes the next group while the fsync of the one before is held, and answers them in order', async () => {
+  it('computes the groups submitted while an fsync is held, then writes and fsyncs them once, answering in order', async () => {
     const seen: number[] = [];
     const answered: number[] = [];
+    const note = (p: Promise<number>) => p.then((v) => { answered.push(v); return v; });
     const syncsBefore = fs.syncs;
     const release = fs.holdSyncs();
-    const first = queue.submit(increment(seen)).then((v) => { answered.push(v); return v; });
+    const first = note(queue.submit(increment(seen)));
     await until(() => fs.syncs === syncsBefore + 1);
     const writesBefore = fs.writes;
-    const second = [queue.submit(increment(seen)), queue.submit(increment(seen))].map((p) => p.then((v) => { answered.push(v); return v; }));
-    await until(() => fs.writes === writesBefore + 1);
-    expect(seen, 'the second group saw the first one\'s effect before it was durable').to.deep.equal([0, 1, 2]);
+    const second = [note(queue.submit(increment(seen))), note(queue.submit(increment(seen)))];
+    await until(() => seen.length === 3);
+    await new Promise((r) => setImmediate(r));
+    const third = note(queue.submit(increment(seen)));
+    await until(() => seen.length === 4);
+    expect(seen, 'each later group saw the effects before it, none of them durable yet').to.deep.equal([0, 1, 2, 3]);
     expect([state.seq, state.kv.get('n')], 'readers see nothing that is not durable').to.deep.equal([0, undefined]);
     expect(answered, 'nobody answered while the fsync is held').to.deep.equal([]);
+    expect(fs.writes, 'the later groups wait for the fsync').to.equal(writesBefore);
     release();
-    expect(await Promise.all([first, ...second])).to.deep.equal([1, 2, 3]);
-    expect(answered).to.deep.equal([1, 2, 3]);
-    expect(fs.writes - writesBefore, 'one write for the whole second group').to.equal(1);
-    expect([state.seq, state.kv.get('n')?.value]).to.deep.equal([3, 3]);
-    expect((await recover(nodeFs, dir)).state.kv.get('n')?.value).to.equal(3);
+    expect(await Promise.all([first, ...second, third])).to.deep.equal([1, 2, 3, 4]);
+    expect(answered).to.deep.equal([1, 2, 3, 4]);
+    expect([fs.writes - writesBefore, fs.syncs - syncsBefore], 'one write and one fsync for both later groups').to.deep.equal([1, 2]);
+    expect([state.seq, state.kv.get('n')?.value]).to.deep.equal([4, 4]);
+    expect((await recover(nodeFs, dir)).state.kv.get('n')?.value).to.equal(4);
   });
 
   it('fails a group whose fsync failed and the group computed over it: both refused, neither applied nor recovered', async () => {
@@ -84,9 +90,8 @@ describe('engine/write-queue pipelined group commit', () => {
     const release = fs.holdSyncs();
     const first = queue.submit(increment(seen)).catch((e: unknown) => e);
     await until(() => fs.syncs === syncsBefore + 1);
-    const writesBefore = fs.writes;
     const second = queue.submit(increment(seen)).catch((e: unknown) => e);
-    await until(() => fs.writes === writesBefore + 1);
+    await until(() => seen.length === 3);
     fs.failSyncs = true;
     release();
     expect(await first).to.be.instanceOf(ReadOnlyRefusal);

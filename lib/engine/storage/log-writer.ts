@@ -8,12 +8,13 @@
  * - `none`: resolves after the write; the OS flushes when it likes (we fsync
  *   only once `NONE_RETAIN_BYTES` are waiting, to bound what heal keeps).
  *
- * Appends may overlap (the write queue hands over group N+1 while group N's
- * fsync runs): writes reach the file in call order, and an fsync covers
- * every byte whose write had completed when it started, so one fsync may
- * answer several appends. Each append resolves only once its own bytes are
- * durable (or written, in `batch`/`none`), appends resolve in call order,
- * and a failure fails every append still in flight.
+ * Appends may overlap (the write queue hands over the groups computed while
+ * a fsync runs): frames handed over during a write or fsync wait, and the
+ * next cycle writes all of them at once and fsyncs once, so one write and
+ * one fsync answer every append of that cycle. Frames reach the file in
+ * call order, each append resolves only once its own frames are durable (or
+ * written, in `batch`/`none`), appends resolve in call order, and a failure
+ * fails every append not yet answered.
  *
  * Any write or fsync failure is sticky: the writer refuses further appends,
  * reports the fault (the engine turns read-only) and cuts the file back to
@@ -60,10 +61,16 @@ export class LogWriter {
   private durableSize = 0;
   /** End offset of the bytes whose write completed (>= size while appends are in flight). */
   private written = 0;
-  /** The last write handed to the file: the next one starts after it settles, so frames land in call order. */
-  private writeTail: Promise<unknown> = Promise.resolve();
-  /** Bumped by heal(): an append that straddles a heal must not resolve (its bytes were cut). */
-  private generation = 0;
+  /** End offset of every frame handed over, written or still pending. */
+  private handedOver = 0;
+  /** Frames handed over and not yet written, in call order (the next cycle writes them at once). */
+  private pending: Buffer[] = [];
+  /** Appends not yet answered, in call order, with the end offset each waits for. */
+  private waiting: Array<{ end: number; data: Buffer; resolve: () => void; reject: (e: unknown) => void }> = [];
+  /** The append cycle (pump), while it runs. */
+  private pumping: Promise<void> | undefined;
+  /** The cycle's write, while it runs (a failure elsewhere waits for it before cutting the file back). */
+  private writing: Promise<void> | undefined;
   private unsynced: UnsyncedFrames[] = [];
   /** A new segment a failed rotation may have left behind; heal() removes it. */
   private abandoned: string | undefined;
@@ -106,7 +113,7 @@ export class LogWriter {
     await this.closeFile();
     this.file = opened;
     this.segment = name;
-    this.size = this.durableSize = this.written = HEADER_SIZE;
+    this.size = this.durableSize = this.written = this.handedOver = HEADER_SIZE;
     this.unsynced = [];
     this.bytesInSegment = 0;
   }
@@ -116,7 +123,7 @@ export class LogWriter {
     await this.closeFile();
     this.file = await this.fs.openAppend(path.join(this.dir, name));
     this.segment = name;
-    this.size = this.durableSize = this.written = size;
+    this.size = this.durableSize = this.written = this.handedOver = size;
     this.unsynced = [];
     this.bytesInSegment = size;
   }
@@ -133,56 +140,78 @@ export class LogWriter {
   }
 
   /**
-   * REQUIRES: an open segment. Appends may overlap: frames are written in
-   * call order and appends resolve in call order. Resolves once `data` is
-   * durable per the mode; throws (and fails the writer) if the disk failed,
-   * in which case none of these frames, nor those of any append still in
-   * flight, remain in the file.
+   * REQUIRES: an open segment. Appends may overlap: frames handed over while
+   * a write or fsync runs wait, and the next cycle writes them all at once
+   * (one write) and, in `always`, fsyncs them once. Appends resolve in call
+   * order, once their frames are durable per the mode; on a disk failure
+   * every append not yet answered throws (and fails the writer), and none of
+   * their frames remain in the file.
    */
-  async appendEncoded(data: Buffer): Promise<void> {
-    if (this.failure) throw this.failure.error;
-    const generation = this.generation;
-    const end = await this.writeInOrder(data);
-    if (this.mode === 'always') await this.syncTo(end, generation);
-    // A failure meanwhile (a background fsync, or an earlier append's fsync): these bytes count as rejected too.
-    const late = this.failure as StorageFault | undefined;
-    if (late) throw await this.fail(late.operation, late.error);
-    this.size = Math.max(this.size, end);
-    this.bytesInSegment += data.length;
+  appendEncoded(data: Buffer): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure.error);
+    this.handedOver += data.length;
+    const end = this.handedOver;
+    this.pending.push(data);
+    const answered = new Promise<void>((resolve, reject) => this.waiting.push({ end, data, resolve, reject }));
+    this.pumping ??= this.pump().finally(() => { this.pumping = undefined; });
+    return answered;
+  }
+
+  /** Cycles until nothing is pending: one write of everything pending, then (always) one fsync; answers the appends it covered. */
+  private async pump(): Promise<void> {
+    while (this.pending.length > 0 && !this.failure) {
+      const data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
+      this.pending = [];
+      const file = this.file!;
+      let stage: StorageOperation = 'write';
+      try {
+        this.writing = file.write(data);
+        await this.writing;
+        this.written += data.length;
+        if (this.mode === 'always') {
+          stage = 'fsync';
+          await file.sync();
+          this.markDurable(this.written);
+        }
+      } catch (err) {
+        // The only write in flight is this one, so the file can be cut back at once.
+        await this.fail(stage, err, undefined, false);
+        break;
+      } finally {
+        this.writing = undefined;
+      }
+      // A background fsync failed meanwhile (batch, none): these bytes count as rejected too, and they may
+      // have landed after its cut, so cut again.
+      const late = this.failure as StorageFault | undefined;
+      if (late) {
+        await this.fail(late.operation, late.error, undefined, false);
+        break;
+      }
+      this.answer();
+    }
+    if (this.failure) this.refuseWaiting(this.failure.error);
+  }
+
+  /** Resolves, in order, the appends whose frames are now written (batch, none) or durable (always). */
+  private answer(): void {
+    const reached = this.mode === 'always' ? this.durableSize : this.written;
+    while (this.waiting.length > 0 && this.waiting[0]!.end <= reached) {
+      const w = this.waiting.shift()!;
+      this.size = w.end;
+      this.bytesInSegment += w.data.length;
+      if (this.mode !== 'always') this.unsynced.push({ end: w.end, data: w.data });
+      w.resolve();
+    }
     if (this.mode === 'always') return;
-    this.unsynced.push({ end, data });
     if (this.mode === 'batch' || this.size - this.durableSize >= NONE_RETAIN_BYTES) this.scheduleSync();
   }
 
-  /** Writes `data` after every earlier write; resolves with its end offset. A write after a failure is not attempted. */
-  private writeInOrder(data: Buffer): Promise<number> {
-    const run = async (): Promise<number> => {
-      if (this.failure) throw this.failure.error;
-      try {
-        await this.file!.write(data);
-      } catch (err) {
-        // This is the newest write in flight (later ones wait for it), so the file can be cut back at once.
-        throw await this.fail('write', err, undefined, false);
-      }
-      this.written += data.length;
-      return this.written;
-    };
-    const done = this.writeTail.then(run);
-    this.writeTail = done.catch(() => undefined);
-    return done;
-  }
-
-  /** Resolves once the file is durable up to `end`, sharing an fsync already running or starting one. */
-  private async syncTo(end: number, generation: number): Promise<void> {
-    while (this.durableSize < end) {
-      if (this.failure) throw this.failure.error;
-      if (this.generation !== generation) throw new Error('the log was repaired while this append was in flight; it was not kept');
-      if (this.syncing) {
-        await this.syncing.catch(() => undefined);
-        continue;
-      }
-      await this.syncWritten();
-    }
+  private refuseWaiting(error: Error): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    this.pending = [];
+    this.handedOver = this.written;
+    for (const w of waiting) w.reject(error);
   }
 
   /** One fsync covering every completed write; throws (failing the writer) on error. */
@@ -206,6 +235,7 @@ export class LogWriter {
     if (this.syncTimer) clearTimeout(this.syncTimer);
     this.syncTimer = undefined;
     while (this.syncing) await this.syncing.catch(() => undefined);
+    // Frames still pending in an append cycle are not covered: that cycle schedules its own fsync once written.
     if (!this.file || this.failure || this.durableSize >= this.written) return;
     await this.syncWritten();
   }
@@ -218,7 +248,7 @@ export class LogWriter {
    * the writer usable again. Throws, leaving it failed, when any step fails.
    */
   async heal(): Promise<void> {
-    await this.writeTail;
+    await this.pumping;
     while (this.syncing) await this.syncing.catch(() => undefined);
     if (!this.failure) return;
     await this.probe();
@@ -243,9 +273,8 @@ export class LogWriter {
     }
     assert.equal(this.durableSize + this.unsynced.reduce((n, u) => n + u.data.length, 0), this.size, 'the kept frames fill the gap up to the last acknowledged one');
     this.file = file;
-    this.written = this.size;
+    this.written = this.handedOver = this.size;
     this.markDurable(this.size);
-    this.generation += 1;
     this.failure = undefined;
   }
 
@@ -286,8 +315,8 @@ export class LogWriter {
       this.onFailure(this.failure);
     }
     // A write still in flight would land after the cut (the file is in append mode): let it finish first.
-    // (A failing write passes false: it is the newest write, and waiting for it would wait for itself.)
-    if (waitForWrites) await this.writeTail;
+    // (The append cycle passes false: its own write is the one in flight, and it is done.)
+    if (waitForWrites) await this.writing?.catch(() => undefined);
     await this.cutBack().catch(() => undefined);
     return err instanceof Error ? err : this.failure.error;
   }
