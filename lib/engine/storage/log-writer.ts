@@ -153,7 +153,10 @@ export class LogWriter {
     const end = this.handedOver;
     this.pending.push(data);
     const answered = new Promise<void>((resolve, reject) => this.waiting.push({ end, data, resolve, reject }));
-    this.pumping ??= this.pump().finally(() => { this.pumping = undefined; });
+    // The cycle reports disk faults itself; anything else it throws is a bug, and no append may wait forever on it.
+    this.pumping ??= this.pump()
+      .catch((err: unknown) => this.refuseWaiting(err instanceof Error ? err : new Error(String(err))))
+      .finally(() => { this.pumping = undefined; });
     return answered;
   }
 
