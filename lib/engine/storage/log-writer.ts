@@ -67,8 +67,9 @@ export class LogWriter {
   private pending: Buffer[] = [];
   /** Appends not yet answered, in call order, with the end offset each waits for. */
   private waiting: Array<{ end: number; data: Buffer; resolve: () => void; reject: (e: unknown) => void }> = [];
-  /** The append cycle (pump), while it runs. */
-  private pumping: Promise<void> | undefined;
+  /** True while the append cycle (pump) runs; `pumping` is its promise (heal waits for it). */
+  private cycling = false;
+  private pumping: Promise<void> = Promise.resolve();
   /** The cycle's write, while it runs (a failure elsewhere waits for it before cutting the file back). */
   private writing: Promise<void> | undefined;
   private unsynced: UnsyncedFrames[] = [];
@@ -153,46 +154,57 @@ export class LogWriter {
     const end = this.handedOver;
     this.pending.push(data);
     const answered = new Promise<void>((resolve, reject) => this.waiting.push({ end, data, resolve, reject }));
-    // The cycle reports disk faults itself; anything else it throws is a bug, and no append may wait forever on it.
-    this.pumping ??= this.pump()
-      .catch((err: unknown) => this.refuseWaiting(err instanceof Error ? err : new Error(String(err))))
-      .finally(() => { this.pumping = undefined; });
+    if (!this.cycling) {
+      this.cycling = true;
+      this.pumping = this.pump();
+    }
     return answered;
   }
 
   /** Cycles until nothing is pending: one write of everything pending, then (always) one fsync; answers the appends it covered. */
   private async pump(): Promise<void> {
-    while (this.pending.length > 0 && !this.failure) {
-      const data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
-      this.pending = [];
-      const file = this.file!;
-      let stage: StorageOperation = 'write';
-      try {
-        this.writing = file.write(data);
-        await this.writing;
-        this.written += data.length;
-        if (this.mode === 'always') {
-          stage = 'fsync';
-          await file.sync();
-          this.markDurable(this.written);
-        }
-      } catch (err) {
-        // The only write in flight is this one, so the file can be cut back at once.
-        await this.fail(stage, err, undefined, false);
-        break;
-      } finally {
-        this.writing = undefined;
-      }
-      // A background fsync failed meanwhile (batch, none): these bytes count as rejected too, and they may
-      // have landed after its cut, so cut again.
-      const late = this.failure as StorageFault | undefined;
-      if (late) {
-        await this.fail(late.operation, late.error, undefined, false);
-        break;
-      }
-      this.answer();
+    try {
+      while (this.pending.length > 0 && !this.failure) await this.writeCycle();
+      if (this.failure) this.refuseWaiting(this.failure.error);
+    } catch (err) {
+      // writeCycle reports disk faults itself; anything else is a bug, and no append may wait forever on it.
+      this.refuseWaiting(err instanceof Error ? err : new Error(String(err)));
+    } finally {
+      // Cleared in the step that saw nothing pending, so an append made after it starts a new cycle.
+      this.cycling = false;
     }
-    if (this.failure) this.refuseWaiting(this.failure.error);
+  }
+
+  /** One write of everything pending, then (always) one fsync; answers the appends it covered. */
+  private async writeCycle(): Promise<void> {
+    const data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
+    this.pending = [];
+    const file = this.file!;
+    let stage: StorageOperation = 'write';
+    try {
+      this.writing = file.write(data);
+      await this.writing;
+      this.written += data.length;
+      if (this.mode === 'always') {
+        stage = 'fsync';
+        await file.sync();
+        this.markDurable(this.written);
+      }
+    } catch (err) {
+      // The only write in flight is this one, so the file can be cut back at once.
+      await this.fail(stage, err, undefined, false);
+      return;
+    } finally {
+      this.writing = undefined;
+    }
+    // A background fsync failed meanwhile (batch, none): these bytes count as rejected too, and they may
+    // have landed after its cut, so cut again.
+    const late = this.failure as StorageFault | undefined;
+    if (late) {
+      await this.fail(late.operation, late.error, undefined, false);
+      return;
+    }
+    this.answer();
   }
 
   /** Resolves, in order, the appends whose frames are now written (batch, none) or durable (always). */
