@@ -1,12 +1,21 @@
 /**
- * The single writer. Operations are queued and run in order; everything
- * queued while the previous group was being made durable forms the next
- * group, which costs one log write and one fsync (group commit).
+ * The single writer. Operations are queued and run in order, in groups: a
+ * group costs one log write and one fsync (group commit).
  *
  * Per group: each operation computes its effects against a WorkingView
- * (committed state plus the group's earlier effects), the group is appended
- * to the log, and only when the append is durable are the batches applied
- * to DbState, published to listeners and acknowledged.
+ * (committed state plus the effects of the groups still in flight and of
+ * the group's earlier operations), the group is encoded and handed to the
+ * log, and only when its append is durable are its batches applied to
+ * DbState, published to listeners and acknowledged, in order.
+ *
+ * Pipelined: while a group's write and fsync run, what is submitted
+ * meanwhile is cut into groups at once (one per I/O phase), computed over
+ * the effects of the groups in flight, encoded and handed to the log, which
+ * writes all of them in one write and fsyncs once as soon as the current
+ * fsync returns. At most MAX_IN_FLIGHT groups are in flight. Readers still
+ * see only durable writes, and groups are applied and answered in order.
+ * A failed append fails its group and every group after it (they were
+ * computed over its effects); none of them is applied.
  *
  * When the log fails, StorageHealth turns the engine read-only: the failed
  * group and every later write are refused (never applied), and the repair
@@ -47,9 +56,31 @@ interface Pending {
 
 export type CommitListener = (batch: LoggedBatch, info: CommitInfo) => void;
 
+/** Groups handed to the log and not yet acknowledged (a bound on the work staged over non-durable effects). */
+const MAX_IN_FLIGHT = 64;
+
+/** A group handed to the log, waiting for its append before it is applied and acknowledged. */
+interface InFlight {
+  readonly batches: readonly LoggedBatch[];
+  readonly done: ReadonlyArray<{ p: Pending; result: unknown }>;
+  /** Settles (never rejects) once the append is durable or failed; `error` tells which. */
+  readonly settled: Promise<void>;
+  finished: boolean;
+  error?: unknown;
+}
+
 export class WriteQueue {
   private queue: Pending[] = [];
   private running = false;
+  /** Oldest first; each was computed over the effects of the ones before it. */
+  private inflight: InFlight[] = [];
+  /**
+   * The committed state plus the effects of every group in flight: the next group is computed on it.
+   * Dropped when a group is applied (the state moved) and rebuilt, only when needed, from those still in flight.
+   */
+  private view: WorkingView | undefined;
+  /** Set while drain waits for the oldest group with room for another: a submit cuts the next group. */
+  private wake: (() => void) | undefined;
   private readonly listeners: CommitListener[] = [];
   private idleWaiters: Array<() => void> = [];
 
@@ -76,6 +107,7 @@ export class WriteQueue {
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ op: op as Operation<unknown>, resolve: resolve as (v: unknown) => void, reject });
       if (!this.running) void this.drain();
+      else this.wake?.();
     });
   }
 
@@ -100,16 +132,18 @@ export class WriteQueue {
   private async drain(): Promise<void> {
     this.running = true;
     try {
-      while (this.queue.length > 0) {
-        const cut = this.queue.findIndex((p) => p.exclusive);
-        if (cut === 0) {
-          const p = this.queue.shift()!;
-          try { p.resolve(await p.exclusive!()); } catch (err) { p.reject(err); }
-          continue;
+      while (this.queue.length > 0 || this.inflight.length > 0) {
+        const next = this.queue[0];
+        if (this.inflight[0]?.finished) {
+          await this.finishOldest();
+        } else if (next?.exclusive && this.inflight.length === 0) {
+          this.queue.shift();
+          try { next.resolve(await next.exclusive()); } catch (err) { next.reject(err); }
+        } else if (next && !next.exclusive && this.inflight.length < MAX_IN_FLIGHT) {
+          await this.startGroup(this.cutGroup());
+        } else {
+          await this.progress(next === undefined && this.inflight.length < MAX_IN_FLIGHT);
         }
-        const group = cut < 0 ? this.queue : this.queue.slice(0, cut);
-        this.queue = cut < 0 ? [] : this.queue.slice(cut);
-        await this.runGroup(group);
       }
     } finally {
       // Whatever happened, the writer must not stay "running" with nobody draining.
@@ -120,7 +154,27 @@ export class WriteQueue {
     }
   }
 
-  /** A fresh overlay holding `batches` (used after an operation's effects failed to stage). */
+  /**
+   * Waits for the oldest group's append or, when `room`, for a submit. The
+   * submit is taken after the current I/O phase (setImmediate), so requests
+   * that arrived together form one group rather than one group each.
+   */
+  private progress(room: boolean): Promise<void> {
+    return new Promise<void>((resolve) => {
+      void this.inflight[0]!.settled.then(resolve);
+      if (room) this.wake = () => { this.wake = undefined; setImmediate(resolve); };
+    }).finally(() => { this.wake = undefined; });
+  }
+
+  /** Takes the operations queued up to the next exclusive one. */
+  private cutGroup(): Pending[] {
+    const cut = this.queue.findIndex((p) => p.exclusive);
+    const group = cut < 0 ? this.queue : this.queue.slice(0, cut);
+    this.queue = cut < 0 ? [] : this.queue.slice(cut);
+    return group;
+  }
+
+  /** A fresh overlay over the state holding `batches` (those of the groups in flight, and of this group after an operation's effects failed to stage). */
   private rebuildView(batches: readonly LoggedBatch[]): WorkingView {
     const view = new WorkingView(this.state, this.state.seq + 1);
     for (const b of batches) {
@@ -130,8 +184,9 @@ export class WriteQueue {
     return view;
   }
 
-  private async runGroup(group: Pending[]): Promise<void> {
-    let view = new WorkingView(this.state, this.state.seq + 1);
+  /** Computes `group` over the state and the groups in flight, and hands its batches to the log. */
+  private async startGroup(group: Pending[]): Promise<void> {
+    let view = (this.view ??= this.rebuildView(this.inflight.flatMap((g) => g.batches)));
     const batches: LoggedBatch[] = [];
     const done: Array<{ p: Pending; result: unknown }> = [];
     for (const p of group) {
@@ -152,7 +207,7 @@ export class WriteQueue {
           // logged, and rebuild the overlay from the batches that staged cleanly, since this one may have
           // half-staged. Staging runs the same applyEffect as applyBatch, so what stages here applies later.
           p.reject(toDbError(err));
-          view = this.rebuildView(batches);
+          view = this.view = this.rebuildView([...this.inflight.flatMap((g) => g.batches), ...batches]);
           continue;
         }
         batches.push(out.origin
@@ -163,30 +218,54 @@ export class WriteQueue {
       done.push({ p, result: out.result });
     }
     if (batches.length > 0) {
+      let data: Buffer;
       try {
-        await this.log.append(batches);
+        const encoded = this.log.encode(batches);
+        data = encoded instanceof Promise ? await encoded : encoded;
       } catch (err) {
-        // A disk fault has been reported (read-only) and the file cut back: nothing of this group remains.
-        // Anything else (a batch that cannot be encoded) is a bug, and nothing was written either.
-        for (const d of done) d.p.reject(this.health.readOnly ? this.health.refuse() : toDbError(err));
-        return;
-      }
-      try {
-        for (const b of batches) {
-          const info = describeChanges(this.state, b);
-          applyBatch(this.state, b);
-          for (const l of this.listeners) {
-            try { l(b, info); } catch (err) { this.report(`commit listener failed at seq ${b.seq}`, 'error', err); }
-          }
-        }
-      } catch (err) {
-        // Unreachable while staging and applying share applyEffect; if it happens, say so and answer
-        // every caller rather than leave them waiting on a writer that stopped.
-        this.report('applying a logged group failed; restart the server to replay the log', 'error', err);
+        // A batch that cannot be encoded is a bug; nothing was written, and no later group saw these effects.
         for (const d of done) d.p.reject(toDbError(err));
+        this.view = undefined;
         return;
       }
+      const appended = this.log.appendEncoded(data);
+      const g: InFlight = { batches, done, finished: false, settled: appended.then(() => { g.finished = true; }, (err: unknown) => { g.finished = true; g.error = err; }) };
+      this.inflight.push(g);
+    } else if (done.length > 0) {
+      // Answered in order, after the groups before it (their effects are what these results saw).
+      this.inflight.push({ batches, done, finished: true, settled: Promise.resolve() });
     }
-    for (const d of done) d.p.resolve(d.result);
+  }
+
+  /** Applies, publishes and acknowledges the oldest group, or fails it and every group after it. */
+  private async finishOldest(): Promise<void> {
+    const g = this.inflight.shift()!;
+    if (g.batches.length > 0) this.view = undefined;
+    if (g.error !== undefined) {
+      // A disk fault has been reported (read-only) and the file cut back: nothing of this group remains, and
+      // the groups after it were computed over its effects, so they fail too (the writer refuses their appends).
+      const failed = [g, ...this.inflight];
+      this.inflight = [];
+      for (const f of failed) for (const d of f.done) d.p.reject(this.health.readOnly ? this.health.refuse() : toDbError(g.error));
+      // No append may still be running when the next group (or a repair) starts.
+      await Promise.all(failed.map((f) => f.settled));
+      return;
+    }
+    try {
+      for (const b of g.batches) {
+        const info = describeChanges(this.state, b);
+        applyBatch(this.state, b);
+        for (const l of this.listeners) {
+          try { l(b, info); } catch (err) { this.report(`commit listener failed at seq ${b.seq}`, 'error', err); }
+        }
+      }
+    } catch (err) {
+      // Unreachable while staging and applying share applyEffect; if it happens, say so and answer
+      // every caller rather than leave them waiting on a writer that stopped.
+      this.report('applying a logged group failed; restart the server to replay the log', 'error', err);
+      for (const d of g.done) d.p.reject(toDbError(err));
+      return;
+    }
+    for (const d of g.done) d.p.resolve(d.result);
   }
 }

@@ -8,6 +8,9 @@
  *   writes the bytes that do (a partial write) and then fails with ENOSPC.
  *   `fill()` and `free()` set it to 0 and back to unlimited. Freed space is
  *   not credited on truncate or unlink: tests free the disk explicitly.
+ * - `holdSyncs()`: every fsync waits until the returned release is called
+ *   (and fails then if `failSyncs` is on by that time), to hold a group
+ *   commit in flight.
  * - `loseUnsyncedOnFailedSync`: a failed fsync also drops what was written to
  *   that file since its last successful fsync, as Linux may discard dirty
  *   pages after a write-back error.
@@ -29,8 +32,16 @@ export class FaultyFs implements StorageFs {
   loseUnsyncedOnFailedSync = false;
   writes = 0;
   syncs = 0;
+  private syncGate: Promise<void> | undefined;
   /** Size of each file at its last successful fsync (or when opened). */
   private readonly syncedSize = new Map<string, number>();
+
+  /** Holds every fsync from now on until the returned function is called. */
+  holdSyncs(): () => void {
+    let release!: () => void;
+    this.syncGate = new Promise((r) => { release = r; });
+    return () => { this.syncGate = undefined; release(); };
+  }
 
   fill(): void { this.spaceLeft = 0; }
   free(): void { this.spaceLeft = undefined; this.failWrites = false; this.failSyncs = false; this.failTruncates = false; }
@@ -57,6 +68,7 @@ export class FaultyFs implements StorageFs {
       write: (d) => this.writeThrough(f, d),
       sync: async () => {
         this.syncs++;
+        if (this.syncGate) await this.syncGate;
         if (this.failSyncs) {
           if (this.loseUnsyncedOnFailedSync) await f.truncate(this.syncedSize.get(p) ?? 0);
           throw fsError('EIO', 'fsync');

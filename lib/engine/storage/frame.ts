@@ -43,6 +43,22 @@ export function encodeFrame(payload: Buffer): Buffer {
   return out;
 }
 
+/** Several frames in one buffer: each payload is copied once, with no second copy to join them. */
+export function encodeFrames(payloads: readonly Buffer[]): Buffer {
+  if (payloads.length === 1) return encodeFrame(payloads[0]!);
+  let total = 0;
+  for (const p of payloads) total += FRAME_OVERHEAD + p.length;
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const p of payloads) {
+    out.writeUInt32LE(p.length, at);
+    out.writeUInt32LE(crc32(p), at + 4);
+    p.copy(out, at + FRAME_OVERHEAD);
+    at += FRAME_OVERHEAD + p.length;
+  }
+  return out;
+}
+
 export type FrameResult =
   | { kind: 'frame'; payload: Buffer; next: number }
   | { kind: 'end' }

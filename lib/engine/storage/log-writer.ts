@@ -8,6 +8,14 @@
  * - `none`: resolves after the write; the OS flushes when it likes (we fsync
  *   only once `NONE_RETAIN_BYTES` are waiting, to bound what heal keeps).
  *
+ * Appends may overlap (the write queue hands over the groups computed while
+ * a fsync runs): frames handed over during a write or fsync wait, and the
+ * next cycle writes all of them at once and fsyncs once, so one write and
+ * one fsync answer every append of that cycle. Frames reach the file in
+ * call order, each append resolves only once its own frames are durable (or
+ * written, in `batch`/`none`), appends resolve in call order, and a failure
+ * fails every append not yet answered.
+ *
  * Any write or fsync failure is sticky: the writer refuses further appends,
  * reports the fault (the engine turns read-only) and cuts the file back to
  * the last acknowledged frame, so a rejected batch never survives to be
@@ -17,7 +25,7 @@
  */
 import assert from 'node:assert';
 import path from 'node:path';
-import { encodeFrame, encodeHeader, HEADER_SIZE } from './frame.js';
+import { encodeFrames, encodeHeader, HEADER_SIZE } from './frame.js';
 import { encodeBatchPayload } from './batch-payload.js';
 import type { StorageFile, StorageFs } from './fs.js';
 import { describeFault, type StorageFault, type StorageOperation } from './storage-fault.js';
@@ -51,6 +59,19 @@ export class LogWriter {
   private size = 0;
   /** Offset up to which the segment is known durable (last successful fsync). */
   private durableSize = 0;
+  /** End offset of the bytes whose write completed (>= size while appends are in flight). */
+  private written = 0;
+  /** End offset of every frame handed over, written or still pending. */
+  private handedOver = 0;
+  /** Frames handed over and not yet written, in call order (the next cycle writes them at once). */
+  private pending: Buffer[] = [];
+  /** Appends not yet answered, in call order, with the end offset each waits for. */
+  private waiting: Array<{ end: number; data: Buffer; resolve: () => void; reject: (e: unknown) => void }> = [];
+  /** True while the append cycle (pump) runs; `pumping` is its promise (heal waits for it). */
+  private cycling = false;
+  private pumping: Promise<void> = Promise.resolve();
+  /** The cycle's write, while it runs (a failure elsewhere waits for it before cutting the file back). */
+  private writing: Promise<void> | undefined;
   private unsynced: UnsyncedFrames[] = [];
   /** A new segment a failed rotation may have left behind; heal() removes it. */
   private abandoned: string | undefined;
@@ -93,7 +114,7 @@ export class LogWriter {
     await this.closeFile();
     this.file = opened;
     this.segment = name;
-    this.size = this.durableSize = HEADER_SIZE;
+    this.size = this.durableSize = this.written = this.handedOver = HEADER_SIZE;
     this.unsynced = [];
     this.bytesInSegment = 0;
   }
@@ -103,53 +124,123 @@ export class LogWriter {
     await this.closeFile();
     this.file = await this.fs.openAppend(path.join(this.dir, name));
     this.segment = name;
-    this.size = this.durableSize = size;
+    this.size = this.durableSize = this.written = this.handedOver = size;
     this.unsynced = [];
     this.bytesInSegment = size;
   }
 
   /**
-   * REQUIRES: an open segment, one append at a time. Resolves once durable
-   * per the mode; throws (and fails the writer) if the disk failed, in
-   * which case none of these batches remain in the file.
+   * The frames of `batches`, ready for appendEncoded. A large batch is packed
+   * in slices that yield (batch-payload.ts), so the answer may be a promise.
+   * Throws (or rejects) on a batch that cannot be encoded; nothing is written.
    */
+  encode(batches: readonly LoggedBatch[]): Buffer | Promise<Buffer> {
+    const payloads = batches.map(encodeBatchPayload);
+    if (!payloads.some((p) => p instanceof Promise)) return encodeFrames(payloads as Buffer[]);
+    return Promise.all(payloads).then(encodeFrames);
+  }
+
+  /** encode() then appendEncoded(). */
   async append(batches: readonly LoggedBatch[]): Promise<void> {
     if (this.failure) throw this.failure.error;
-    const frames: Buffer[] = [];
-    for (const b of batches) {
-      // A large batch is encoded in slices that yield (batch-payload.ts); a small one synchronously.
-      const payload = encodeBatchPayload(b);
-      frames.push(encodeFrame(payload instanceof Promise ? await payload : payload));
+    const data = this.encode(batches);
+    return this.appendEncoded(data instanceof Promise ? await data : data);
+  }
+
+  /**
+   * REQUIRES: an open segment. Appends may overlap: frames handed over while
+   * a write or fsync runs wait, and the next cycle writes them all at once
+   * (one write) and, in `always`, fsyncs them once. Appends resolve in call
+   * order, once their frames are durable per the mode; on a disk failure
+   * every append not yet answered throws (and fails the writer), and none of
+   * their frames remain in the file.
+   */
+  appendEncoded(data: Buffer): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure.error);
+    this.handedOver += data.length;
+    const end = this.handedOver;
+    this.pending.push(data);
+    const answered = new Promise<void>((resolve, reject) => this.waiting.push({ end, data, resolve, reject }));
+    if (!this.cycling) {
+      this.cycling = true;
+      this.pumping = this.pump();
     }
-    const data = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
+    return answered;
+  }
+
+  /** Cycles until nothing is pending: one write of everything pending, then (always) one fsync; answers the appends it covered. */
+  private async pump(): Promise<void> {
+    try {
+      while (this.pending.length > 0 && !this.failure) await this.writeCycle();
+      if (this.failure) this.refuseWaiting(this.failure.error);
+    } catch (err) {
+      // writeCycle reports disk faults itself; anything else is a bug, and no append may wait forever on it.
+      this.refuseWaiting(err instanceof Error ? err : new Error(String(err)));
+    } finally {
+      // Cleared in the step that saw nothing pending, so an append made after it starts a new cycle.
+      this.cycling = false;
+    }
+  }
+
+  /** One write of everything pending, then (always) one fsync; answers the appends it covered. */
+  private async writeCycle(): Promise<void> {
+    const data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
+    this.pending = [];
     const file = this.file!;
     let stage: StorageOperation = 'write';
     try {
-      await file.write(data);
-      stage = 'fsync';
-      if (this.mode === 'always' && !this.failure) await file.sync();
+      this.writing = file.write(data);
+      await this.writing;
+      this.written += data.length;
+      if (this.mode === 'always') {
+        stage = 'fsync';
+        await file.sync();
+        this.markDurable(this.written);
+      }
     } catch (err) {
-      throw await this.fail(stage, err);
+      // The only write in flight is this one, so the file can be cut back at once.
+      await this.fail(stage, err, undefined, false);
+      return;
+    } finally {
+      this.writing = undefined;
     }
-    // A background fsync may have failed meanwhile: then these bytes count as rejected too.
+    // A background fsync failed meanwhile (batch, none): these bytes count as rejected too, and they may
+    // have landed after its cut, so cut again.
     const late = this.failure as StorageFault | undefined;
-    if (late) throw await this.fail(late.operation, late.error);
-    this.size += data.length;
-    this.bytesInSegment += data.length;
-    if (this.mode === 'always') return this.markDurable(this.size);
-    this.unsynced.push({ end: this.size, data });
+    if (late) {
+      await this.fail(late.operation, late.error, undefined, false);
+      return;
+    }
+    this.answer();
+  }
+
+  /** Resolves, in order, the appends whose frames are now written (batch, none) or durable (always). */
+  private answer(): void {
+    const reached = this.mode === 'always' ? this.durableSize : this.written;
+    while (this.waiting.length > 0 && this.waiting[0]!.end <= reached) {
+      const w = this.waiting.shift()!;
+      this.size = w.end;
+      this.bytesInSegment += w.data.length;
+      if (this.mode !== 'always') this.unsynced.push({ end: w.end, data: w.data });
+      w.resolve();
+    }
+    if (this.mode === 'always') return;
     if (this.mode === 'batch' || this.size - this.durableSize >= NONE_RETAIN_BYTES) this.scheduleSync();
   }
 
-  /** Flushes anything written but not yet fsynced (batch and none modes). Throws (failing the writer) on an fsync error. */
-  async flush(): Promise<void> {
-    if (this.syncTimer) clearTimeout(this.syncTimer);
-    this.syncTimer = undefined;
-    while (this.syncing) await this.syncing.catch(() => undefined);
-    const file = this.file;
-    if (!file || this.failure || this.durableSize === this.size) return;
-    const upto = this.size;
-    this.syncing = (async () => {
+  private refuseWaiting(error: Error): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    this.pending = [];
+    this.handedOver = this.written;
+    for (const w of waiting) w.reject(error);
+  }
+
+  /** One fsync covering every completed write; throws (failing the writer) on error. */
+  private syncWritten(): Promise<void> {
+    const file = this.file!;
+    const upto = this.written;
+    const run = (async () => {
       try {
         await file.sync();
       } catch (err) {
@@ -157,11 +248,18 @@ export class LogWriter {
       }
       this.markDurable(upto);
     })();
-    try {
-      await this.syncing;
-    } finally {
-      this.syncing = undefined;
-    }
+    this.syncing = run;
+    return run.finally(() => { if (this.syncing === run) this.syncing = undefined; });
+  }
+
+  /** Flushes anything written but not yet fsynced (batch and none modes). Throws (failing the writer) on an fsync error. */
+  async flush(): Promise<void> {
+    if (this.syncTimer) clearTimeout(this.syncTimer);
+    this.syncTimer = undefined;
+    while (this.syncing) await this.syncing.catch(() => undefined);
+    // Frames still pending in an append cycle are not covered: that cycle schedules its own fsync once written.
+    if (!this.file || this.failure || this.durableSize >= this.written) return;
+    await this.syncWritten();
   }
 
   /**
@@ -172,6 +270,7 @@ export class LogWriter {
    * the writer usable again. Throws, leaving it failed, when any step fails.
    */
   async heal(): Promise<void> {
+    await this.pumping;
     while (this.syncing) await this.syncing.catch(() => undefined);
     if (!this.failure) return;
     await this.probe();
@@ -196,6 +295,7 @@ export class LogWriter {
     }
     assert.equal(this.durableSize + this.unsynced.reduce((n, u) => n + u.data.length, 0), this.size, 'the kept frames fill the gap up to the last acknowledged one');
     this.file = file;
+    this.written = this.handedOver = this.size;
     this.markDurable(this.size);
     this.failure = undefined;
   }
@@ -231,11 +331,14 @@ export class LogWriter {
    * to the last acknowledged frame (best effort: a torn or rejected frame
    * must not be replayed; heal() cuts again before anything is appended).
    */
-  private async fail(operation: StorageOperation, err: unknown, file = path.join(this.dir, this.segment)): Promise<Error> {
+  private async fail(operation: StorageOperation, err: unknown, file = path.join(this.dir, this.segment), waitForWrites = true): Promise<Error> {
     if (!this.failure) {
       this.failure = describeFault(err, operation, file, this.dir);
       this.onFailure(this.failure);
     }
+    // A write still in flight would land after the cut (the file is in append mode): let it finish first.
+    // (The append cycle passes false: its own write is the one in flight, and it is done.)
+    if (waitForWrites) await this.writing?.catch(() => undefined);
     await this.cutBack().catch(() => undefined);
     return err instanceof Error ? err : this.failure.error;
   }

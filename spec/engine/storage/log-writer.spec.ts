@@ -115,4 +115,21 @@ describe('engine/storage/log-writer on a failing disk', () => {
     await w.append([batch(2)]);
     expect((await seqsOnDisk()).seq).to.equal(2);
   });
+
+  it('writes an append made the moment the previous append cycle answers, and answers appends in order', async () => {
+    await open('always');
+    const syncsBefore = fs.syncs;
+    // Each append is made in the continuation of the one before: right as the cycle that answered it ends.
+    for (let seq = 1; seq <= 20; seq++) await w.append([batch(seq)]);
+    const order: number[] = [];
+    const release = fs.holdSyncs();
+    const first = w.append([batch(21)]).then(() => order.push(21));
+    await new Promise((r) => setTimeout(r, 20));
+    const later = [22, 23, 24].map((seq) => w.append([batch(seq)]).then(() => order.push(seq)));
+    release();
+    await Promise.all([first, ...later]);
+    expect(order).to.deep.equal([21, 22, 23, 24]);
+    expect(fs.syncs - syncsBefore, 'the three appends made during the held fsync share one fsync').to.equal(22);
+    expect((await seqsOnDisk()).seq).to.equal(24);
+  });
 });
