@@ -17,7 +17,7 @@ import { TransactionManager } from './transactions/transaction-manager.js';
 import { Replication } from './ripple/replication.js';
 import { KvStore } from './kv.js';
 import { IndexManager } from './indexes/index-manager.js';
-import { SearchIndexes } from './search/search-indexes.js';
+import { SearchIndexes, type SearchIndexOptions } from './search/search-indexes.js';
 import { readBatchesAfter } from './storage/log-scan.js';
 import type { LoggedBatch } from './effects.js';
 import { ApiKeys } from './api-keys.js';
@@ -70,6 +70,8 @@ export interface DatabaseOptions {
   heal?: HealOptions;
   /** Where recovery, snapshot and storage messages go (default: errors to stderr, see engine-log.ts). */
   log?: EngineLog;
+  /** Background search-index builds: work per slice (default 10 ms). */
+  searchIndexes?: SearchIndexOptions;
 }
 
 export class Database {
@@ -109,7 +111,7 @@ export class Database {
     this.ids = new IdGenerator(secrets.idKey);
     const core = this.core();
     this.indexes = new IndexManager(core);
-    this.search = new SearchIndexes(core);
+    this.search = new SearchIndexes(core, opts.searchIndexes);
     this.kv = new KvStore(core);
     this.records = new Records(core, this.indexes, new ExpiryTracker(core, this.kv));
     this.collections = new Collections(core, this.records);
@@ -168,6 +170,7 @@ export class Database {
     const queue = new WriteQueue(recovered.state, writer, health, log);
     const db = new Database(recovered.state, queue, writer, clock, secrets, opts, fs, lock, health, recovered.report);
     await db.replication.load(fs);
+    db.search.start();
     if (recovered.report.salvaged) {
       try {
         await db.finishSalvage();
@@ -341,6 +344,7 @@ export class Database {
     this.storage.stop();
     this.records.stopTimers();
     this.transactions.stopCleanup();
+    this.search.stop();
     await this.queue.idle();
     if (this.snapshotting) await this.snapshotting.catch(() => undefined);
     // One last repair, so a disk freed since the last retry closes with a clean log.

@@ -76,3 +76,23 @@ export class BruteForceIndex implements VectorIndex {
     return vector ? Array.from(vector) : undefined;
   }
 }
+
+/**
+ * Exact k nearest neighbours of `query` among `candidates` (id, vector)
+ * without copying them into an index: the fallback while an HNSW index is
+ * being built. Scores and tie order are exactly BruteForceIndex.search's.
+ * REQUIRES: every candidate has the query's length; k is a non-negative integer.
+ */
+export function scanNearest(
+  metric: Metric, query: readonly number[], k: number, candidates: Iterable<readonly [string, readonly number[]]>,
+): VectorHit[] {
+  checkK(k);
+  if (k === 0) return [];
+  const top = new TopK<VectorHit>(k);
+  const queryNorm = norm(query);
+  for (const [id, vector] of candidates) {
+    const score = metric === 'cosine' ? cosineFromParts(dotProduct(query, vector), queryNorm, norm(vector)) : similarity(metric, query, vector);
+    top.push({ id, score });
+  }
+  return top.sorted();
+}

@@ -1,0 +1,111 @@
+/**
+ * One search index of a collection (the text index, or the vector index of
+ * one field) and where it stands, plus the step that brings one record into
+ * it. Builds and catch-ups walk a list of ids a slice at a time
+ * (background-builds.ts); changes committed meanwhile go straight into the
+ * index from the change feed and mark the id `touched`, so the walk never
+ * overwrites them with an older view and never loses one.
+ */
+import { BruteForceIndex, HnswIndex, TextIndex, type Metric, type VectorIndex } from '../../vector/index.js';
+import type { RecordEntry } from '../state.js';
+import type { Fields } from '../values/index.js';
+import { textFieldsOf, vectorOf } from './search-fields.js';
+
+export type IndexKind = 'vector' | 'text';
+
+/**
+ * - building: filled from the records; searches scan exactly meanwhile.
+ * - stale: loaded from disk (or being loaded) and catching up on the records
+ *   changed after its snapshot; searches scan exactly meanwhile.
+ * - ready: current; searches use it.
+ * - failed: could not be built; searches scan exactly; `note` says why.
+ */
+export type IndexState = 'ready' | 'building' | 'stale' | 'failed';
+
+export interface VectorConfig { algorithm: 'hnsw' | 'flat'; metric: Metric; m?: number; efConstruction?: number; dimensions?: number }
+
+/** A walk over ids that brings each into the index (a build, or a catch-up after loading). */
+export interface Walk {
+  readonly ids: string[];
+  pos: number;
+  /** Records at or below this version are already in the index (-1: none are). */
+  readonly sinceSeq: number;
+  /** Ids the change feed wrote into the index since the walk started: already current. */
+  readonly touched: Set<string>;
+}
+
+export class IndexEntry {
+  state: IndexState = 'building';
+  index: VectorIndex | TextIndex | undefined;
+  walk: Walk | undefined;
+  /** Why a persisted index was not used, or why the build failed (health). */
+  note: string | undefined;
+  /** While a persisted index is read from disk: changes wait for the catch-up walk (their version is newer). */
+  loading = false;
+
+  constructor(
+    readonly collection: string,
+    readonly kind: IndexKind,
+    /** The vector field; '*' for the text index (it covers every string field). */
+    readonly field: string,
+    readonly config?: VectorConfig,
+  ) {}
+
+  /** The vector index, made on first need with `dimensions`. */
+  vectorIndex(dimensions: number): VectorIndex {
+    if (!this.index) {
+      const cfg = this.config!;
+      this.index = cfg.algorithm === 'flat'
+        ? new BruteForceIndex({ dimensions, metric: cfg.metric })
+        : new HnswIndex({ dimensions, metric: cfg.metric, ...(cfg.m ? { m: cfg.m } : {}), ...(cfg.efConstruction ? { efConstruction: cfg.efConstruction } : {}) });
+    }
+    return this.index as VectorIndex;
+  }
+
+  /** Starts a walk over `ids`; the text index starts empty when nothing is loaded. */
+  startWalk(ids: string[], sinceSeq: number): void {
+    if (this.kind === 'text' && !this.index) this.index = new TextIndex();
+    this.walk = { ids, pos: 0, sinceSeq, touched: new Set() };
+    this.state = sinceSeq < 0 ? 'building' : 'stale';
+  }
+
+  /** Brings `id` (current entry `e`, undefined when gone) into the index, unless already current. */
+  walkStep(id: string, e: RecordEntry | undefined): void {
+    const walk = this.walk!;
+    if (walk.touched.has(id)) return;
+    if (e && e.version <= walk.sinceSeq) return; // unchanged since the loaded index was saved
+    this.apply(id, e?.fields);
+  }
+
+  /** A committed change of `id` (`fields` undefined: deleted). */
+  follow(id: string, fields: Fields | undefined): void {
+    if (this.loading) return;
+    this.walk?.touched.add(id);
+    this.apply(id, fields);
+  }
+
+  /** Makes the index hold what a record's `fields` offer (nothing when it is gone). */
+  private apply(id: string, fields: Fields | undefined): void {
+    if (this.kind === 'text') {
+      const text = this.index as TextIndex | undefined;
+      if (!text) return;
+      if (fields) text.add(id, textFieldsOf(fields));
+      else text.remove(id);
+      return;
+    }
+    const vec = fields ? vectorOf(fields[this.field]) : undefined;
+    const index = this.index as VectorIndex | undefined;
+    if (vec && (!index || vec.length === index.dimensions)) this.vectorIndex(vec.length).add(id, vec);
+    else if (index?.has(id)) index.remove(id);
+  }
+
+  /** Live entries in the index. */
+  indexed(): number {
+    return this.index?.size() ?? 0;
+  }
+
+  /** True when searches may use the index as it is. */
+  usable(): boolean {
+    return this.state === 'ready' && !(this.index instanceof HnswIndex && this.index.holding);
+  }
+}
