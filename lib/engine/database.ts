@@ -33,7 +33,8 @@ import { recover } from './storage/recovery.js';
 import type { RecoveryReport } from './storage/recovery-report.js';
 import { writeSnapshot, type WrittenSnapshot } from './storage/snapshot.js';
 import { verifySnapshot } from './storage/snapshot-reader.js';
-import { redundantFiles } from './storage/generations.js';
+import { redundantFiles, seqOfName } from './storage/generations.js';
+import { loadSearchIndexes, persistSearchIndexes, type IndexFilesContext } from './search/index-files.js';
 import { moveAside, removeOriginals } from './storage/damaged-files.js';
 import { HEADER_SIZE } from './storage/frame.js';
 import { DirLock } from './storage/lock.js';
@@ -170,6 +171,9 @@ export class Database {
     const queue = new WriteQueue(recovered.state, writer, health, log);
     const db = new Database(recovered.state, queue, writer, clock, secrets, opts, fs, lock, health, recovered.report);
     await db.replication.load(fs);
+    const baseSeq = recovered.report.snapshot ? seqOfName(recovered.report.snapshot) : 0;
+    await loadSearchIndexes(db.indexFiles(), baseSeq, recovered.state.seq)
+      .catch((err) => log(`search indexes: could not read the persisted indexes; rebuilding`, 'warn', err));
     db.search.start();
     if (recovered.report.salvaged) {
       try {
@@ -296,9 +300,17 @@ export class Database {
     });
     const result = await written;
     await this.verifyWritten(result);
+    // Optional: without them the search indexes are rebuilt at the next start.
+    await persistSearchIndexes(this.indexFiles(), result.seq, () => this.state.seq)
+      .catch((err) => this.log(`search indexes not persisted with ${result.name}: ${(err as Error).message}`, 'warn', err));
     await beforeRetention?.(result);
     await this.removeRedundantFiles(dir);
     return { name: result.name, seq: result.seq, bytes: result.bytes };
+  }
+
+  /** What persisting and loading the search indexes needs (search/index-files.ts). */
+  private indexFiles(): IndexFilesContext {
+    return { fs: this.fs, dir: this.opts.dataDir, search: this.search, log: this.log };
   }
 
   /**

@@ -125,6 +125,18 @@ export class SearchIndexes {
     return [...this.byCollection.values()].flatMap((m) => [...m.values()]);
   }
 
+  /** True when collection `c` exists. */
+  collectionExists(c: string): boolean {
+    return this.db.state.collections.has(c);
+  }
+
+  /** Builds an index from scratch in the background, with `note` (why) shown in health. */
+  rebuild(c: string, kind: IndexKind, field: string, note?: string): void {
+    const entry = new IndexEntry(c, kind, field, kind === 'vector' ? this.configOf(c, field) : undefined);
+    entry.note = note;
+    this.startBuild(entry);
+  }
+
   /** Registers `entry` while its persisted index is read from disk (state stale; changes wait for the catch-up). */
   registerLoading(entry: IndexEntry): void {
     entry.loading = true;

@@ -1,0 +1,108 @@
+import { expect } from 'chai';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Database, parseSearch, runSearch } from '../../../lib/engine/index.js';
+import { BruteForceIndex } from '../../../lib/vector/index.js';
+import { flipByte } from '../../helpers/data-files.js';
+import { gaussian, mulberry32 } from '../../helpers/seeded-random.js';
+import { removeDir, tempDir } from '../../helpers/temp-dir.js';
+
+const DIMS = 16;
+const SCHEMA = { fields: { embedding: { field_type: 'Vector', index: { type: 'vector', algorithm: 'hnsw', metric: 'cosine' } } } };
+
+function vectors(count: number, seed: number): number[][] {
+  const g = gaussian(mulberry32(seed));
+  return Array.from({ length: count }, () => Array.from({ length: DIMS }, g));
+}
+
+async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('engine/search persisted HNSW indexes', () => {
+  let dir: string;
+  let db: Database;
+  let logged: string[];
+
+  beforeEach(() => { dir = tempDir('eddydb-index-files-'); logged = []; });
+  afterEach(async () => { await db?.close(); removeDir(dir); });
+
+  const open = () => Database.open({ dataDir: dir, settings: { durability: 'none' }, searchIndexes: { sliceMs: 0 }, log: (m) => { logged.push(m); } });
+  const status = () => db.search.status().find((s) => s.kind === 'vector' && s.field === 'embedding')!;
+  const indexFiles = () => readdirSync(dir).filter((f) => f.startsWith('search-')).sort();
+
+  /** 300 vectors, a snapshot with the index ready, then 20 inserts and 10 deletes after it; returns the live vectors. */
+  async function seed(): Promise<Map<string, number[]>> {
+    db = await open();
+    await db.collections.create('vecs', SCHEMA);
+    const data = vectors(300, 1);
+    const ids = (await db.bulk.insertMany('vecs', data.map((embedding) => ({ embedding })))).successful;
+    const live = new Map(ids.map((id, i) => [id, data[i]!]));
+    expect(status().state).to.equal('ready');
+    await db.snapshot();
+    const more = vectors(20, 2);
+    const added = (await db.bulk.insertMany('vecs', more.map((embedding) => ({ embedding })))).successful;
+    added.forEach((id, i) => live.set(id, more[i]!));
+    for (const id of ids.slice(0, 10)) { await db.records.delete('vecs', id); live.delete(id); }
+    await db.close();
+    return live;
+  }
+
+  function expectSearchesMatch(live: Map<string, number[]>): void {
+    const exact = new BruteForceIndex({ dimensions: DIMS, metric: 'cosine' });
+    for (const [id, v] of live) exact.add(id, v);
+    for (const q of vectors(5, 3)) {
+      const got = runSearch(db, 'vecs', parseSearch({ vector: q, vector_k: 10 })).results.map((h) => String(h.record.id));
+      expect(got).to.deep.equal(exact.search(q, 10).map((h) => h.id));
+    }
+  }
+
+  it('writes the graph and a manifest beside the snapshot, private (0600)', async () => {
+    await seed();
+    const files = indexFiles();
+    expect(files.some((f) => /^search-\d{16}\.manifest$/.test(f)), files.join()).to.equal(true);
+    expect(files.some((f) => /^search-\d{16}-0\.hnsw$/.test(f)), files.join()).to.equal(true);
+    for (const f of files) expect(statSync(path.join(dir, f)).mode & 0o777, f).to.equal(0o600);
+  });
+
+  it('loads the persisted graph after a restart and catches up on the changes after the snapshot, without a rebuild', async () => {
+    const live = await seed();
+    db = await open();
+    expect(status().state, 'loading: stale, never building').to.equal('stale');
+    const states = new Set<string>();
+    await until(() => { states.add(status().state); return status().state === 'ready'; }, 'the catch-up');
+    expect([...states]).to.not.include('building');
+    expect(status()).to.include({ indexed: live.size, total: live.size });
+    expect(status().note).to.equal(undefined);
+    expectSearchesMatch(live);
+    expect(logged.filter((m) => m.includes('search index'))).to.deep.equal([]);
+  });
+
+  it('reports a damaged graph file (log line and health note) and rebuilds it', async () => {
+    const live = await seed();
+    const graph = indexFiles().find((f) => f.endsWith('.hnsw'))!;
+    flipByte(path.join(dir, graph), 5000);
+    db = await open();
+    await until(() => status().note !== undefined, 'the damage to be reported');
+    expect(status().note).to.match(/checksum/);
+    expect(logged.some((m) => m.includes('search index vecs.embedding') && m.includes('checksum')), logged.join('\n')).to.equal(true);
+    await until(() => status().state === 'ready', 'the rebuild');
+    expect(status()).to.include({ indexed: live.size });
+    expectSearchesMatch(live);
+  });
+
+  it('reports a damaged manifest and rebuilds the declared indexes', async () => {
+    const live = await seed();
+    const manifest = indexFiles().find((f) => f.endsWith('.manifest'))!;
+    flipByte(path.join(dir, manifest), 100);
+    db = await open();
+    expect(logged.some((m) => m.includes(manifest) && m.includes('damaged')), logged.join('\n')).to.equal(true);
+    expect(status().state).to.equal('building');
+    await until(() => status().state === 'ready', 'the rebuild');
+    expectSearchesMatch(live);
+  });
+});
