@@ -78,21 +78,44 @@ export class BruteForceIndex implements VectorIndex {
 }
 
 /**
- * Exact k nearest neighbours of `query` among `candidates` (id, vector)
+ * An exact k-nearest-neighbour scan over vectors offered one at a time,
  * without copying them into an index: the fallback while an HNSW index is
- * being built. Scores and tie order are exactly BruteForceIndex.search's.
- * REQUIRES: every candidate has the query's length; k is a non-negative integer.
+ * being built. Offered vectors are raw arrays: one holding anything but
+ * finite numbers, or of another length than the query, is skipped. Scores
+ * and tie order are exactly BruteForceIndex.search's (the same operations in
+ * the same order); for cosine the dot product and the norm share one pass.
  */
-export function scanNearest(
-  metric: Metric, query: readonly number[], k: number, candidates: Iterable<readonly [string, readonly number[]]>,
-): VectorHit[] {
-  checkK(k);
-  if (k === 0) return [];
-  const top = new TopK<VectorHit>(k);
-  const queryNorm = norm(query);
-  for (const [id, vector] of candidates) {
-    const score = metric === 'cosine' ? cosineFromParts(dotProduct(query, vector), queryNorm, norm(vector)) : similarity(metric, query, vector);
-    top.push({ id, score });
+export class NearestScan {
+  private readonly top: TopK<VectorHit>;
+  private readonly queryNorm: number;
+
+  /** Throws InvalidInput on a bad k. */
+  constructor(private readonly metric: Metric, private readonly query: readonly number[], k: number) {
+    checkK(k);
+    this.top = new TopK<VectorHit>(k);
+    this.queryNorm = norm(query);
   }
-  return top.sorted();
+
+  offer(id: string, vector: readonly unknown[]): void {
+    const { query } = this;
+    const dims = query.length;
+    if (vector.length !== dims) return;
+    let dot = 0, squares = 0;
+    for (let i = 0; i < dims; i++) {
+      const x = vector[i];
+      if (typeof x !== 'number') return;
+      dot += query[i]! * x;
+      squares += x * x;
+    }
+    if (!Number.isFinite(squares) && !vector.every((x) => Number.isFinite(x))) return;
+    const score = this.metric === 'cosine'
+      ? cosineFromParts(dot, this.queryNorm, Math.sqrt(squares))
+      : similarity(this.metric, query, vector as readonly number[]);
+    this.top.push({ id, score });
+  }
+
+  /** The best hits offered so far, best first. */
+  results(): VectorHit[] {
+    return this.top.sorted();
+  }
 }

@@ -4,23 +4,20 @@
  * being saved. Reads vectors in place (no copy per query); O(n·d) per query,
  * with the same scores and tie order as BruteForceIndex.
  */
-import { scanNearest, type Metric, type VectorHit } from '../../vector/index.js';
+import { NearestScan, type Metric, type VectorHit } from '../../vector/index.js';
 import type { RecordEntry } from '../state.js';
-import { vectorOf } from './search-fields.js';
+import { Tagged } from '../values/index.js';
 
-/** The k records of `records` whose `field` vector is nearest `query`; records with other dimensions are skipped. */
+/** The k records of `records` whose `field` vector (a Vector value or a bare array) is nearest `query`; others are skipped. */
 export function exactVectorScan(
   records: ReadonlyMap<string, RecordEntry> | undefined, field: string, metric: Metric, query: readonly number[], k: number,
   allowed?: (id: string) => boolean,
 ): VectorHit[] {
-  return scanNearest(metric, query, k, candidates(records, field, query.length, allowed));
-}
-
-function* candidates(records: ReadonlyMap<string, RecordEntry> | undefined, field: string, dims: number, allowed?: (id: string) => boolean):
-  Generator<readonly [string, number[]]> {
-  if (!records) return;
-  for (const [id, e] of records) {
-    const vector = vectorOf(e.fields[field]);
-    if (vector && vector.length === dims && (!allowed || allowed(id))) yield [id, vector];
+  const scan = new NearestScan(metric, query, k);
+  for (const [id, e] of records ?? []) {
+    const v = e.fields[field];
+    const raw = v instanceof Tagged && v.type === 'Vector' ? v.value : v;
+    if (Array.isArray(raw) && raw.length === query.length && (!allowed || allowed(id))) scan.offer(id, raw);
   }
+  return scan.results();
 }

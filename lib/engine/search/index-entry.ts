@@ -6,7 +6,7 @@
  * index from the change feed and mark the id `touched`, so the walk never
  * overwrites them with an older view and never loses one.
  */
-import { BruteForceIndex, HnswIndex, TextIndex, type Metric, type VectorIndex } from '../../vector/index.js';
+import { BruteForceIndex, HNSW_DEFAULTS, HnswIndex, TextIndex, type Metric, type VectorIndex } from '../../vector/index.js';
 import type { RecordEntry } from '../state.js';
 import type { Fields } from '../values/index.js';
 import { textFieldsOf, vectorOf } from './search-fields.js';
@@ -42,6 +42,8 @@ export class IndexEntry {
   note: string | undefined;
   /** While a persisted index is read from disk: changes wait for the catch-up walk (their version is newer). */
   loading = false;
+  /** Slots to allocate up front: growing an HNSW graph copies it all at once (~100 ms at 100k x 384), a stall a build must not cause. */
+  private capacityHint = 0;
 
   constructor(
     readonly collection: string,
@@ -57,7 +59,10 @@ export class IndexEntry {
       const cfg = this.config!;
       this.index = cfg.algorithm === 'flat'
         ? new BruteForceIndex({ dimensions, metric: cfg.metric })
-        : new HnswIndex({ dimensions, metric: cfg.metric, ...(cfg.m ? { m: cfg.m } : {}), ...(cfg.efConstruction ? { efConstruction: cfg.efConstruction } : {}) });
+        : new HnswIndex({
+          dimensions, metric: cfg.metric, ...(cfg.m ? { m: cfg.m } : {}), ...(cfg.efConstruction ? { efConstruction: cfg.efConstruction } : {}),
+          initialCapacity: Math.max(HNSW_DEFAULTS.initialCapacity, Math.ceil(this.capacityHint * 1.1)),
+        });
     }
     return this.index as VectorIndex;
   }
@@ -65,6 +70,7 @@ export class IndexEntry {
   /** Starts a walk over `ids`; the text index starts empty when nothing is loaded. */
   startWalk(ids: string[], sinceSeq: number): void {
     if (this.kind === 'text' && !this.index) this.index = new TextIndex();
+    this.capacityHint = ids.length;
     this.walk = { ids, pos: 0, sinceSeq, touched: new Set() };
     this.state = sinceSeq < 0 ? 'building' : 'stale';
   }
