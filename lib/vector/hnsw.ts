@@ -186,15 +186,12 @@ export class HnswIndex implements VectorIndex {
     return this.labelOf.keys();
   }
 
-  /** True while changes made during a save wait to be applied: searches would miss them. */
-  get holding(): boolean {
-    return (this.held?.size ?? 0) > 0;
-  }
 
   /**
    * Writes the graph to `file` and returns the rest of the state. Changes
    * made meanwhile are held (hnswlib may not change a graph it is writing)
-   * and applied once the write ends. REQUIRES: no other save in progress.
+   * and applied once the write ends; searches meanwhile score the held
+   * vectors exactly beside the graph. REQUIRES: no other save in progress.
    */
   async save(file: string): Promise<HnswSavedState> {
     assert(!this.held, 'one save at a time');
@@ -245,6 +242,16 @@ export class HnswIndex implements VectorIndex {
   search(query: readonly number[], k: number, filter?: (id: string) => boolean): VectorHit[] {
     checkVector(query, this.dimensions);
     checkK(k);
+    const held = this.held;
+    if (!held || held.size === 0 || k === 0) return this.searchStored(query, k, filter);
+    // During a save: the graph's answer without the ids changed meanwhile, plus their new vectors scored exactly.
+    const top = new TopK<VectorHit>(k);
+    for (const hit of this.searchStored(query, k, (id) => !held.has(id) && (!filter || filter(id)))) top.push(hit);
+    for (const [id, vector] of held) if (vector && (!filter || filter(id))) top.push({ id, score: similarity(this.metric, query, vector) });
+    return top.sorted();
+  }
+
+  private searchStored(query: readonly number[], k: number, filter?: (id: string) => boolean): VectorHit[] {
     const total = this.labelOf.size;
     if (k === 0 || total === 0) return [];
     if (!filter) return this.graphSearch(query, k, total);

@@ -1,8 +1,8 @@
 /**
  * Exact nearest-neighbour scan over a collection's committed records: how a
- * vector search is answered while its HNSW index is building, catching up or
- * being saved. Reads vectors in place (no copy per query); O(n·d) per query,
- * with the same scores and tie order as BruteForceIndex.
+ * vector search is answered while its HNSW index is built or catching up.
+ * Reads vectors in place (no copy per query); O(n·d) per query, with the
+ * same scores and tie order as BruteForceIndex.
  */
 import { NearestScan, type Metric, type VectorHit } from '../../vector/index.js';
 import type { RecordEntry } from '../state.js';

@@ -85,7 +85,7 @@ export class IndexEntry {
 
   /** A committed change of `id` (`fields` undefined: deleted). */
   follow(id: string, fields: Fields | undefined): void {
-    if (this.loading) return;
+    if (this.loading || this.state === 'failed') return;
     this.walk?.touched.add(id);
     this.apply(id, fields);
   }
@@ -112,6 +112,6 @@ export class IndexEntry {
 
   /** True when searches may use the index as it is. */
   usable(): boolean {
-    return this.state === 'ready' && !(this.index instanceof HnswIndex && this.index.holding);
+    return this.state === 'ready';
   }
 }
