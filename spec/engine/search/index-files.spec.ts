@@ -105,4 +105,23 @@ describe('engine/search persisted HNSW indexes', () => {
     await until(() => status().state === 'ready', 'the rebuild');
     expectSearchesMatch(live);
   });
+
+  it('rebuilds in the background after a restart the text index and the searched vector fields the manifest lists', async () => {
+    db = await open();
+    await db.collections.create('docs');
+    const g = vectors(50, 9);
+    await db.bulk.insertMany('docs', g.map((v, i) => ({ title: `document number ${i}`, v })));
+    runSearch(db, 'docs', parseSearch({ query: 'document' }));
+    runSearch(db, 'docs', parseSearch({ vector: g[0], vector_field: 'v' }));
+    await until(() => db.search.status().every((s) => s.state === 'ready'), 'the first builds');
+    await db.snapshot();
+    await db.close();
+    db = await open();
+    const kinds = () => db.search.status().map((s) => `${s.kind}:${s.field}:${s.state}`).sort();
+    expect(kinds()).to.deep.equal(['text:*:building', 'vector:v:stale']);
+    await until(() => db.search.status().every((s) => s.state === 'ready'), 'the rebuilds');
+    expect(db.search.status().map((s) => s.indexed)).to.deep.equal([50, 50]);
+    const hits = runSearch(db, 'docs', parseSearch({ query: 'number 7' })).results;
+    expect(String(hits[0]!.record.title)).to.match(/number 7$/);
+  });
 });
