@@ -41,6 +41,7 @@ function lagMonitor() {
 }
 
 async function restart(label: string) {
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const db = await open();
   const openMs = performance.now() - t0;
@@ -58,12 +59,14 @@ async function restart(label: string) {
   }
   while (state() !== 'ready') await new Promise((r) => setTimeout(r, 20));
   const readyMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuToReadyMs = (cpu.user + cpu.system) / 1000;
   const maxStallMs = lag.stop();
   const readyTimes = queries.map((q) => { const t = performance.now(); search(q); return performance.now() - t; });
   const note = db.search.status().find((s) => s.field === 'embedding')?.note;
   await db.close();
-  log(`${label}: open ${openMs.toFixed(0)} ms, first search ${firstSearchMs.toFixed(1)} ms (${stateAtFirstSearch}), ready after ${(readyMs / 1000).toFixed(1)} s, longest stall ${maxStallMs.toFixed(1)} ms`);
-  return { openMs, firstSearchMs, stateAtFirstSearch, duringTimes, readyMs, maxStallMs, readyTimes, note };
+  log(`${label}: open ${openMs.toFixed(0)} ms, first search ${firstSearchMs.toFixed(1)} ms (${stateAtFirstSearch}), ready after ${(readyMs / 1000).toFixed(1)} s (${(cpuToReadyMs / 1000).toFixed(1)} s CPU), longest stall ${maxStallMs.toFixed(1)} ms`);
+  return { openMs, firstSearchMs, stateAtFirstSearch, duringTimes, readyMs, cpuToReadyMs, maxStallMs, readyTimes, note };
 }
 
 try {
