@@ -50,7 +50,10 @@ export interface IndexFilesContext {
   log: EngineLog;
 }
 
-/** Writes the ready HNSW graphs and the manifest for snapshot `snapshotSeq`; `currentSeq` is the committed seq now. */
+/**
+ * Writes the ready HNSW graphs and the manifest for snapshot `snapshotSeq`
+ * (nothing when there is no search index); `currentSeq` is the committed seq now.
+ */
 export async function persistSearchIndexes(ctx: IndexFilesContext, snapshotSeq: number, currentSeq: () => number): Promise<void> {
   const { fs, dir } = ctx;
   const entries: ManifestEntry[] = [];
@@ -70,8 +73,16 @@ export async function persistSearchIndexes(ctx: IndexFilesContext, snapshotSeq: 
     await fs.rename(tmp, path.join(dir, file));
     item.graph = { file, sha256, bytes, seq, config: entry.config!, state };
   }
-  const body = JSON.stringify({ format: FORMAT, snapshotSeq, entries } satisfies Manifest);
-  const tmp = path.join(dir, manifestName(snapshotSeq) + '.tmp');
+  if (entries.length > 0) await writeManifest(fs, dir, { format: FORMAT, snapshotSeq, entries });
+  for (const f of await fs.readdir(dir)) {
+    const m = FILE.exec(f);
+    if (m && Number(m[1]) !== snapshotSeq) await fs.unlink(path.join(dir, f)).catch(() => undefined);
+  }
+}
+
+async function writeManifest(fs: StorageFs, dir: string, manifest: Manifest): Promise<void> {
+  const body = JSON.stringify(manifest);
+  const tmp = path.join(dir, manifestName(manifest.snapshotSeq) + '.tmp');
   const out = await fs.openWrite(tmp);
   try {
     await out.write(Buffer.from(`${sha256Of(body)}\n${body}`));
@@ -79,12 +90,8 @@ export async function persistSearchIndexes(ctx: IndexFilesContext, snapshotSeq: 
   } finally {
     await out.close();
   }
-  await fs.rename(tmp, path.join(dir, manifestName(snapshotSeq)));
+  await fs.rename(tmp, path.join(dir, manifestName(manifest.snapshotSeq)));
   await fs.syncDir(dir);
-  for (const f of await fs.readdir(dir)) {
-    const m = FILE.exec(f);
-    if (m && Number(m[1]) !== snapshotSeq) await fs.unlink(path.join(dir, f)).catch(() => undefined);
-  }
 }
 
 /**
