@@ -114,6 +114,11 @@ export class NearestScan {
     this.top.push({ id, score });
   }
 
+  /** Offers a hit scored elsewhere (e.g. by an HNSW index). */
+  offerHit(hit: VectorHit): void {
+    this.top.push(hit);
+  }
+
   /** The best hits offered so far, best first. */
   results(): VectorHit[] {
     return this.top.sorted();

@@ -6,7 +6,7 @@
  */
 import { NearestScan, type Metric, type VectorHit } from '../../vector/index.js';
 import type { RecordEntry } from '../state.js';
-import { Tagged } from '../values/index.js';
+import { Tagged, type Value } from '../values/index.js';
 
 /** The k records of `records` whose `field` vector (a Vector value or a bare array) is nearest `query`; others are skipped. */
 export function exactVectorScan(
@@ -15,9 +15,14 @@ export function exactVectorScan(
 ): VectorHit[] {
   const scan = new NearestScan(metric, query, k);
   for (const [id, e] of records ?? []) {
-    const v = e.fields[field];
-    const raw = v instanceof Tagged && v.type === 'Vector' ? v.value : v;
-    if (Array.isArray(raw) && raw.length === query.length && (!allowed || allowed(id))) scan.offer(id, raw);
+    const raw = rawVector(e.fields[field]);
+    if (raw && raw.length === query.length && (!allowed || allowed(id))) scan.offer(id, raw);
   }
   return scan.results();
+}
+
+/** The array a field holds (a Vector value or a bare array), unchecked: NearestScan skips what is not a vector. */
+export function rawVector(v: Value | undefined): readonly unknown[] | undefined {
+  const raw = v instanceof Tagged && v.type === 'Vector' ? v.value : v;
+  return Array.isArray(raw) ? raw : undefined;
 }

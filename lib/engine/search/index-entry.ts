@@ -1,10 +1,15 @@
 /**
  * One search index of a collection (the text index, or the vector index of
- * one field) and where it stands, plus the step that brings one record into
- * it. Builds and catch-ups walk a list of ids a slice at a time
- * (background-builds.ts); changes committed meanwhile go straight into the
- * index from the change feed and mark the id `touched`, so the walk never
- * overwrites them with an older view and never loses one.
+ * one field) and where it stands, plus the steps that bring records into it.
+ *
+ * Nothing is indexed inside a commit: the change feed only records each
+ * change in `pending` (latest wins, with its seq), and background-builds.ts
+ * applies pending changes and walks (builds, catch-ups after loading) a
+ * slice at a time, so a 10,000-vector batch never holds the event loop for
+ * the ~4 s of HNSW inserts. A walk skips the ids the change feed `touched`
+ * since it started (their pending change is newer than what the walk would
+ * read), so none is lost or overwritten with an older view. Searches on a
+ * ready index score its pending changes exactly beside it (ready-search.ts).
  */
 import { BruteForceIndex, HNSW_DEFAULTS, HnswIndex, TextIndex, type Metric, type VectorIndex } from '../../vector/index.js';
 import type { RecordEntry } from '../state.js';
@@ -30,7 +35,7 @@ export interface Walk {
   pos: number;
   /** Records at or below this version are already in the index (-1: none are). */
   readonly sinceSeq: number;
-  /** Ids the change feed wrote into the index since the walk started: already current. */
+  /** Ids the change feed changed since the walk started: their pending change is newer than the walk's view. */
   readonly touched: Set<string>;
 }
 
@@ -42,6 +47,8 @@ export class IndexEntry {
   note: string | undefined;
   /** While a persisted index is read from disk: changes wait for the catch-up walk (their version is newer). */
   loading = false;
+  /** Committed changes not applied yet: id -> the record's fields (undefined: deleted) and the seq that wrote them. */
+  readonly pending = new Map<string, { fields: Fields | undefined; seq: number }>();
   /** Slots to allocate up front: growing an HNSW graph copies it all at once (~100 ms at 100k x 384), a stall a build must not cause. */
   private capacityHint = 0;
 
@@ -83,11 +90,28 @@ export class IndexEntry {
     this.apply(id, e?.fields);
   }
 
-  /** A committed change of `id` (`fields` undefined: deleted). */
-  follow(id: string, fields: Fields | undefined): void {
+  /** Records a committed change of `id` (`fields` undefined: deleted) at `seq`, to apply later. */
+  follow(id: string, fields: Fields | undefined, seq: number): void {
     if (this.loading || this.state === 'failed') return;
     this.walk?.touched.add(id);
-    this.apply(id, fields);
+    this.pending.delete(id); // re-inserted last, so the oldest pending change stays first
+    this.pending.set(id, { fields, seq });
+  }
+
+  /** Applies the oldest pending change; false when there is none. */
+  applyOnePending(): boolean {
+    const next = this.pending.entries().next();
+    if (next.done) return false;
+    const [id, change] = next.value;
+    this.pending.delete(id);
+    this.apply(id, change.fields);
+    return true;
+  }
+
+  /** Every change at or below this seq is in the index (`committed`: the committed seq now). */
+  completeThrough(committed: number): number {
+    const oldest = this.pending.values().next();
+    return oldest.done ? committed : oldest.value.seq - 1;
   }
 
   /** Makes the index hold what a record's `fields` offer (nothing when it is gone). */
@@ -103,6 +127,11 @@ export class IndexEntry {
     const index = this.index as VectorIndex | undefined;
     if (vec && (!index || vec.length === index.dimensions)) this.vectorIndex(vec.length).add(id, vec);
     else if (index?.has(id)) index.remove(id);
+  }
+
+  /** True when background work remains: pending changes or a walk. */
+  hasWork(): boolean {
+    return this.pending.size > 0 || this.walk !== undefined;
   }
 
   /** Live entries in the index. */

@@ -65,7 +65,7 @@ export async function persistSearchIndexes(ctx: IndexFilesContext, snapshotSeq: 
     if (!(index instanceof HnswIndex) || !entry.usable()) continue;
     const file = `search-${seqName(snapshotSeq)}-${n++}.hnsw`;
     const tmp = path.join(dir, file + '.tmp');
-    const seq = currentSeq(); // the graph is current up to here: the change feed runs synchronously on commit
+    const seq = entry.completeThrough(currentSeq()); // changes up to here are in the graph; later ones are caught up at load
     const state = await index.save(tmp);
     await fs.chmod(tmp, 0o600);
     await syncFile(fs, tmp);

@@ -17,6 +17,7 @@ import type { Metric, TextIndex, VectorIndex } from '../../vector/index.js';
 import type { EngineCore } from '../core.js';
 import type { CommitInfo } from '../change-feed.js';
 import type { LoggedBatch } from '../effects.js';
+import type { Fields } from '../values/index.js';
 import { BackgroundBuilds } from './background-builds.js';
 import { IndexEntry, type IndexKind, type IndexState, type VectorConfig } from './index-entry.js';
 
@@ -45,6 +46,12 @@ export interface SearchIndexOptions {
 }
 
 const TEXT_FIELD = '*';
+
+/** A ready vector index and the committed changes it has not applied yet. */
+export interface ReadyVectorIndex {
+  index: VectorIndex;
+  pending: ReadonlyMap<string, { fields: Fields | undefined }>;
+}
 
 export class SearchIndexes {
   /** collection -> `${kind}:${field}` -> entry */
@@ -81,18 +88,19 @@ export class SearchIndexes {
   }
 
   /**
-   * For a search: the ready vector index of `c.field`, or undefined while it
-   * is built or catching up (a build is started when there is none) and the
-   * caller scans exactly. Throws InvalidInput when the index holds vectors
-   * of other dimensions.
+   * For a search: the ready vector index of `c.field` and its changes not
+   * applied yet (to score exactly beside it, ready-search.ts), or undefined
+   * while it is built or catching up (a build is started when there is none)
+   * and the caller scans exactly. Throws InvalidInput when the index holds
+   * vectors of other dimensions.
    */
-  readyVector(c: string, field: string, dimensions: number): VectorIndex | undefined {
+  readyVector(c: string, field: string, dimensions: number): ReadyVectorIndex | undefined {
     const entry = this.vectorEntry(c, field);
     const index = entry.index as VectorIndex | undefined;
     if (index && index.dimensions !== dimensions) {
       throw new InvalidInput(`vector has ${dimensions} dimensions; the index on '${field}' has ${index.dimensions}`);
     }
-    return entry.usable() ? entry.vectorIndex(dimensions) : undefined;
+    return entry.usable() ? { index: entry.vectorIndex(dimensions), pending: entry.pending } : undefined;
   }
 
   configOf(c: string, field: string): VectorConfig {
@@ -197,7 +205,10 @@ export class SearchIndexes {
       const entries = this.byCollection.get(ch.collection);
       if (!entries) continue;
       const fields = ch.event === 'delete' ? undefined : ch.fields!;
-      for (const entry of entries.values()) entry.follow(ch.id, fields);
+      for (const entry of entries.values()) {
+        entry.follow(ch.id, fields, info.seq);
+        if (entry.pending.size > 0) this.builds.enqueue(entry);
+      }
     }
   }
 

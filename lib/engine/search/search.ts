@@ -16,6 +16,7 @@ import { isExpired } from '../ttl.js';
 import { isPlainObject, type Fields } from '../values/index.js';
 import { textFieldsOf, vectorOf, type SearchIndexes } from './search-indexes.js';
 import { exactVectorScan } from './exact-scan.js';
+import { searchReady } from './ready-search.js';
 
 export interface SearchRequest {
   query: string;
@@ -171,8 +172,8 @@ function vectorSearch(db: SearchSource, c: string, req: SearchRequest, allowed: 
     hits = scan(); // a metric other than the index's: exact
   } else {
     // While the index is built or catching up, an exact scan of the records answers.
-    const index = db.search.readyVector(c, req.vectorField, dims);
-    hits = index ? index.search(req.vector!, k, allowed) : scan();
+    const ready = db.search.readyVector(c, req.vectorField, dims);
+    hits = ready ? searchReady(ready, req.vectorField, metric, req.vector!, k, allowed) : scan();
   }
   return req.vectorThreshold === undefined ? hits : hits.filter((h) => h.score >= req.vectorThreshold!);
 }

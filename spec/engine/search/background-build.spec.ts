@@ -108,10 +108,27 @@ describe('engine/search background index builds', () => {
     await until(() => db.search.status().find((s) => s.field === 'v')!.state === 'ready', 'the build');
   });
 
-  it('keeps an index current from the change feed when it exists before the data', async () => {
+  it('applies committed changes to a ready index in the background, searches scoring the pending ones exactly meanwhile', async () => {
     db = await open();
     await db.collections.create('vecs', SCHEMA);
-    await db.bulk.insertMany('vecs', vectors(100, 9).map((embedding) => ({ embedding })));
-    expect(vectorStatus()).to.include({ state: 'ready', indexed: 100, total: 100, progress: 1 });
+    const first = vectors(100, 9);
+    const ids = (await db.bulk.insertMany('vecs', first.map((embedding) => ({ embedding })))).successful;
+    // The commit did not insert into the graph: the vectors wait, and searches see them anyway.
+    expect(vectorStatus()).to.include({ state: 'ready', total: 100 });
+    expect(vectorStatus().indexed).to.be.below(100);
+    const live = new Map(ids.map((id, i) => [id, first[i]!]));
+    const rows = () => [...live];
+    for (const q of vectors(3, 10)) expect(search(q).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
+    await until(() => vectorStatus()!.indexed === 100, 'the pending vectors');
+    // A replacement and a delete wait too, and searches already see them.
+    const moved = vectors(1, 11)[0]!;
+    await db.records.update('vecs', ids[0]!, { embedding: moved });
+    live.set(ids[0]!, moved);
+    await db.records.delete('vecs', ids[1]!);
+    live.delete(ids[1]!);
+    expect(search(moved, 1)[0]!.id).to.equal(ids[0]);
+    expect(search(first[1]!, 100).map((h) => h.id)).to.not.include(ids[1]);
+    await until(() => vectorStatus()!.indexed === 99, 'the pending changes');
+    for (const q of vectors(3, 12)) expect(search(q).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
   });
 });
