@@ -26,7 +26,7 @@ function summarize(label: string, times: number[]): Measurement {
 export async function vectorIndexStartup(): Promise<void> {
   console.log('\n(vector-index-startup: inserting, indexing and restarting in a child process; several minutes...)');
   const r = spawnSync(process.execPath, ['--max-old-space-size=8192', '--import', 'tsx', path.resolve('bench/scenarios/vector-index-child.ts')],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024, timeout: 15 * 60_000 });
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024, timeout: 40 * 60_000 });
   let m: Child;
   try { m = JSON.parse(r.stdout.trim().split('\n').pop()!) as Child; } catch { throw new Error(`vector-index child failed (status ${r.status}, signal ${r.signal}): ${r.stdout.slice(-1000)}`); }
   const subject = summarize(`HNSW after restart (${m.n / 1000}k x ${m.dims})`, m.persisted.readyTimes);

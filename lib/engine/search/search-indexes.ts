@@ -2,15 +2,17 @@
  * Search indexes of each collection: one text index over the records'
  * top-level string fields, and one vector index per vector field (HNSW by
  * default, or `flat` brute force; metric and parameters from the schema's
- * `index` config, else cosine). Kept current from the change feed.
+ * `index` config, else cosine).
  *
- * No search waits for a vector index: after recovery the schema-declared
- * indexes (and those persisted with the last snapshot, index-files.ts) are
- * built or caught up in the background (background-builds.ts); a search on
- * a field without a ready index starts its build and is answered by an exact
- * scan meanwhile (exact-scan.ts). A text search finishes the text index's
- * build instead: a correct BM25 score needs the whole corpus's statistics,
- * so a scan would cost as much as the rest of the build.
+ * No search and no commit waits for a vector index. Commits only record
+ * their changes as pending; after recovery the schema-declared indexes (and
+ * those persisted with the last snapshot, index-files.ts) are built or
+ * caught up; both happen in background slices (background-builds.ts). A
+ * search on a ready index scores its pending changes exactly beside it
+ * (ready-search.ts); a search on a field without a ready index starts its
+ * build and is answered by an exact scan meanwhile (exact-scan.ts). A text
+ * search finishes the text index's work instead: a correct BM25 score needs
+ * the whole corpus's statistics, so a scan would cost as much.
  */
 import { InvalidInput } from '../../errors.js';
 import type { Metric, TextIndex, VectorIndex } from '../../vector/index.js';

@@ -115,7 +115,7 @@ describe('engine/search background index builds', () => {
     const ids = (await db.bulk.insertMany('vecs', first.map((embedding) => ({ embedding })))).successful;
     // The commit did not insert into the graph: the vectors wait, and searches see them anyway.
     expect(vectorStatus()).to.include({ state: 'ready', total: 100 });
-    expect(vectorStatus().indexed).to.be.below(100);
+    expect(vectorStatus()!.indexed).to.be.below(100);
     const live = new Map(ids.map((id, i) => [id, first[i]!]));
     const rows = () => [...live];
     for (const q of vectors(3, 10)) expect(search(q).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
