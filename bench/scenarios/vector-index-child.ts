@@ -77,6 +77,7 @@ try {
   for (let i = 0; i < N; i += CHUNK) {
     await db.bulk.insertMany('vecs', vectors.slice(i, i + CHUNK).map((embedding, k) => ({ n: i + k, embedding })));
   }
+  db.search.vector('vecs', 'embedding', DIMS); // applies what the inserts left pending, so the snapshot persists the whole graph
   const insertAndIndexMs = performance.now() - t0;
   log(`inserted and indexed ${N} in ${(insertAndIndexMs / 1000).toFixed(1)} s; snapshot`);
   const t1 = performance.now();

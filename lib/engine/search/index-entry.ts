@@ -33,8 +33,10 @@ export interface VectorConfig { algorithm: 'hnsw' | 'flat'; metric: Metric; m?: 
 export interface Walk {
   readonly ids: string[];
   pos: number;
-  /** Records at or below this version are already in the index (-1: none are). */
+  /** Records at or below this version are already in the index (-1: none are)... */
   readonly sinceSeq: number;
+  /** ...except these, whose change was still pending when the index was saved. */
+  readonly redo: ReadonlySet<string>;
   /** Ids the change feed changed since the walk started: their pending change is newer than the walk's view. */
   readonly touched: Set<string>;
 }
@@ -75,10 +77,10 @@ export class IndexEntry {
   }
 
   /** Starts a walk over `ids`; the text index starts empty when nothing is loaded. */
-  startWalk(ids: string[], sinceSeq: number): void {
+  startWalk(ids: string[], sinceSeq: number, redo: ReadonlySet<string> = new Set()): void {
     if (this.kind === 'text' && !this.index) this.index = new TextIndex();
     this.capacityHint = ids.length;
-    this.walk = { ids, pos: 0, sinceSeq, touched: new Set() };
+    this.walk = { ids, pos: 0, sinceSeq, redo, touched: new Set() };
     this.state = sinceSeq < 0 ? 'building' : 'stale';
   }
 
@@ -86,7 +88,7 @@ export class IndexEntry {
   walkStep(id: string, e: RecordEntry | undefined): void {
     const walk = this.walk!;
     if (walk.touched.has(id)) return;
-    if (e && e.version <= walk.sinceSeq) return; // unchanged since the loaded index was saved
+    if (e && e.version <= walk.sinceSeq && !walk.redo.has(id)) return; // unchanged since the loaded index was saved
     this.apply(id, e?.fields);
   }
 
@@ -106,12 +108,6 @@ export class IndexEntry {
     this.pending.delete(id);
     this.apply(id, change.fields);
     return true;
-  }
-
-  /** Every change at or below this seq is in the index (`committed`: the committed seq now). */
-  completeThrough(committed: number): number {
-    const oldest = this.pending.values().next();
-    return oldest.done ? committed : oldest.value.seq - 1;
   }
 
   /** Makes the index hold what a record's `fields` offer (nothing when it is gone). */

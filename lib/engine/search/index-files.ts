@@ -6,8 +6,8 @@
  * After a snapshot at seq S is verified, each ready HNSW index is written
  * (hnswlib's own format, on the thread pool) to `search-<S>-<n>.hnsw`, then
  * the manifest `search-<S>.manifest` lists every search index with, for the
- * graphs, the file, its SHA-256 and size, the seq the graph reflects and the
- * id of each label. Every file is private (0600), written under a .tmp name,
+ * graphs, the file, its SHA-256 and size, the seq the graph reflects, the
+ * ids whose change was still pending then, and the id of each label. Every file is private (0600), written under a .tmp name,
  * fsynced and renamed; the manifest goes last and names the SHA-256 of its
  * own body, so a torn or damaged manifest is detected. Older index files are
  * then deleted.
@@ -15,7 +15,8 @@
  * On start, a manifest is trusted only when it belongs to the snapshot
  * recovery used, its graph reflects a seq recovery reached, the index config
  * is unchanged and every byte matches its SHA-256 (hnswlib trusts what it
- * reads). Anything else is logged, shown in health (`note`) and rebuilt in
+ * reads). A loaded graph re-applies only the records written after its seq
+ * and its pending ids, and drops those gone. Anything else is logged, shown in health (`note`) and rebuilt in
  * the background. Text indexes are not persisted (their postings are JS maps;
  * writing them costs about as much as the 4 s rebuild): the manifest only
  * lists them, so they are rebuilt in the background at start.
@@ -38,7 +39,7 @@ interface ManifestEntry {
   kind: IndexKind;
   field: string;
   /** Present for a persisted graph. */
-  graph?: { file: string; sha256: string; bytes: number; seq: number; config: VectorConfig; state: HnswSavedState };
+  graph?: { file: string; sha256: string; bytes: number; seq: number; pending: string[]; config: VectorConfig; state: HnswSavedState };
 }
 
 interface Manifest { format: number; snapshotSeq: number; entries: ManifestEntry[] }
@@ -65,13 +66,15 @@ export async function persistSearchIndexes(ctx: IndexFilesContext, snapshotSeq: 
     if (!(index instanceof HnswIndex) || !entry.usable()) continue;
     const file = `search-${seqName(snapshotSeq)}-${n++}.hnsw`;
     const tmp = path.join(dir, file + '.tmp');
-    const seq = entry.completeThrough(currentSeq()); // changes up to here are in the graph; later ones are caught up at load
+    // Every change up to `seq` is in the graph but the pending ones (the change feed runs synchronously on commit).
+    const seq = currentSeq();
+    const pending = [...entry.pending.keys()];
     const state = await index.save(tmp);
     await fs.chmod(tmp, 0o600);
     await syncFile(fs, tmp);
     const { sha256, bytes } = await digest(fs, tmp);
     await fs.rename(tmp, path.join(dir, file));
-    item.graph = { file, sha256, bytes, seq, config: entry.config!, state };
+    item.graph = { file, sha256, bytes, seq, pending, config: entry.config!, state };
   }
   if (entries.length > 0) await writeManifest(fs, dir, { format: FORMAT, snapshotSeq, entries });
   for (const f of await fs.readdir(dir)) {
@@ -147,7 +150,7 @@ async function loadGraph(ctx: IndexFilesContext, item: ManifestEntry, entry: Ind
     if (ctx.search.entry(entry.collection, 'vector', entry.field) === entry) reject(ctx, item, (err as Error).message);
     return;
   }
-  if (ctx.search.entry(entry.collection, 'vector', entry.field) === entry) ctx.search.adopt(entry, g.seq);
+  if (ctx.search.entry(entry.collection, 'vector', entry.field) === entry) ctx.search.adopt(entry, g.seq, new Set(g.pending));
 }
 
 function reject(ctx: IndexFilesContext, item: ManifestEntry, why: string): void {

@@ -160,9 +160,9 @@ export class SearchIndexes {
    * and catches up on the records changed after that seq; otherwise it is
    * built from scratch.
    */
-  adopt(entry: IndexEntry, sinceSeq = -1): IndexEntry {
+  adopt(entry: IndexEntry, sinceSeq = -1, redo?: ReadonlySet<string>): IndexEntry {
     entry.loading = false;
-    return this.startBuild(entry, sinceSeq);
+    return this.startBuild(entry, sinceSeq, redo);
   }
 
   /** The entry of an index, if registered. */
@@ -180,10 +180,10 @@ export class SearchIndexes {
     entries.set(`${entry.kind}:${entry.field}`, entry);
   }
 
-  private startBuild(entry: IndexEntry, sinceSeq = -1): IndexEntry {
+  private startBuild(entry: IndexEntry, sinceSeq = -1, redo?: ReadonlySet<string>): IndexEntry {
     this.register(entry);
     const records = this.db.state.collections.get(entry.collection)?.records;
-    entry.startWalk(records ? [...records.keys()] : [], sinceSeq);
+    entry.startWalk(records ? [...records.keys()] : [], sinceSeq, redo);
     if (entry.kind === 'vector' && entry.config?.dimensions && !entry.index) entry.vectorIndex(entry.config.dimensions);
     this.builds.enqueue(entry);
     return entry;
