@@ -5,6 +5,7 @@
  * scans answer meanwhile.
  */
 import { expect } from 'chai';
+import { TestServer } from '../helpers/test-server.js';
 import { BruteForceIndex } from '../../lib/vector/index.js';
 import { childToken, killChild, startChild, type ChildServer } from '../helpers/child-server.js';
 import { gaussian, mulberry32 } from '../helpers/seeded-random.js';
@@ -67,5 +68,22 @@ describe('search indexes across a real process restart', function () {
     const ready = await health();
     expect(ready).to.include({ state: 'ready', indexed: N, total: N, progress: 1 });
     expect(child.output()).to.not.match(/search index/);
+  });
+
+  it('lists search indexes in GET /api/health beside the existing members, and none on a fresh server', async () => {
+    const t = await TestServer.start();
+    try {
+      const fresh = await t.request('GET', '/api/health');
+      expect(fresh.body).to.include.keys('status', 'storage', 'recovery', 'indexes');
+      expect(fresh.body.indexes).to.deep.equal([]);
+      await t.request('POST', '/api/batch/insert/docs', { inserts: [{ data: { title: 'hello world', v: [1, 0] } }] });
+      await t.request('POST', '/api/search/docs', { query: 'hello' });
+      await t.request('POST', '/api/search/docs', { vector: [1, 0], vector_field: 'v' });
+      const indexes = (await t.request('GET', '/api/health')).body.indexes as IndexView[];
+      expect(indexes.map((x) => `${x.collection}/${x.kind}/${x.field}`).sort()).to.deep.equal(['docs/text/*', 'docs/vector/v']);
+      for (const x of indexes) expect(x).to.have.keys('collection', 'kind', 'field', 'state', 'indexed', 'total', 'progress');
+    } finally {
+      await t.stop();
+    }
   });
 });
