@@ -49,6 +49,8 @@ export class IndexEntry {
   note: string | undefined;
   /** While a persisted index is read from disk: changes wait for the catch-up walk (their version is newer). */
   loading = false;
+  /** Changes the change feed has recorded: tells whether a graph written earlier is still this index's. */
+  changes = 0;
   /** Committed changes not applied yet: id -> the record's fields (undefined: deleted) and the seq that wrote them. */
   readonly pending = new Map<string, { fields: Fields | undefined; seq: number }>();
   /** Slots to allocate up front: growing an HNSW graph copies it all at once (~100 ms at 100k x 384), a stall a build must not cause. */
@@ -96,6 +98,7 @@ export class IndexEntry {
   follow(id: string, fields: Fields | undefined, seq: number): void {
     if (this.loading || this.state === 'failed') return;
     this.walk?.touched.add(id);
+    this.changes++;
     this.pending.delete(id); // re-inserted last, so the oldest pending change stays first
     this.pending.set(id, { fields, seq });
   }

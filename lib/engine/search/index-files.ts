@@ -65,22 +65,50 @@ export async function persistSearchIndexes(ctx: IndexFilesContext, snapshotSeq: 
     const index = entry.index;
     if (!(index instanceof HnswIndex) || !entry.usable()) continue;
     const file = `search-${seqName(snapshotSeq)}-${n++}.hnsw`;
-    const tmp = path.join(dir, file + '.tmp');
-    // Every change up to `seq` is in the graph but the pending ones (the change feed runs synchronously on commit).
-    const seq = currentSeq();
-    const pending = [...entry.pending.keys()];
-    const state = await index.save(tmp);
-    await fs.chmod(tmp, 0o600);
-    await syncFile(fs, tmp);
-    const { sha256, bytes } = await digest(fs, tmp);
-    await fs.rename(tmp, path.join(dir, file));
-    item.graph = { file, sha256, bytes, seq, pending, config: entry.config!, state };
+    const changes = entry.changes;
+    item.graph = (await reuseGraph(ctx, entry, index, file)) ?? (await writeGraph(ctx, entry, index, file, currentSeq()));
+    written.set(entry, { graph: item.graph, changes, index });
   }
   if (entries.length > 0) await writeManifest(fs, dir, { format: FORMAT, snapshotSeq, entries });
   for (const f of await fs.readdir(dir)) {
     const m = FILE.exec(f);
     if (m && Number(m[1]) !== snapshotSeq) await fs.unlink(path.join(dir, f)).catch(() => undefined);
   }
+}
+
+type Graph = NonNullable<ManifestEntry['graph']>;
+
+/** The graph each entry last wrote or loaded, and its change count then: unchanged graphs are renamed, not rewritten. */
+const written = new WeakMap<IndexEntry, { graph: Graph; changes: number; index: HnswIndex }>();
+
+/**
+ * The graph file of an earlier snapshot renamed for this one, when no change
+ * was recorded since it was written or loaded: loading it replays the same
+ * catch-up (its seq and pending ids are kept), so it is still sound.
+ */
+async function reuseGraph(ctx: IndexFilesContext, entry: IndexEntry, index: HnswIndex, file: string): Promise<Graph | undefined> {
+  const last = written.get(entry);
+  if (!last || last.index !== index || last.changes !== entry.changes) return undefined;
+  try {
+    await ctx.fs.rename(path.join(ctx.dir, last.graph.file), path.join(ctx.dir, file));
+  } catch {
+    return undefined;
+  }
+  return { ...last.graph, file };
+}
+
+/** Writes `index` to `file` (tmp, 0600, fsync, rename). */
+async function writeGraph(ctx: IndexFilesContext, entry: IndexEntry, index: HnswIndex, file: string, seq: number): Promise<Graph> {
+  const { fs, dir } = ctx;
+  const tmp = path.join(dir, file + '.tmp');
+  // Every change up to `seq` is in the graph but the pending ones (the change feed runs synchronously on commit).
+  const pending = [...entry.pending.keys()];
+  const state = await index.save(tmp);
+  await fs.chmod(tmp, 0o600);
+  await syncFile(fs, tmp);
+  const { sha256, bytes } = await digest(fs, tmp);
+  await fs.rename(tmp, path.join(dir, file));
+  return { file, sha256, bytes, seq, pending, config: entry.config!, state };
 }
 
 async function writeManifest(fs: StorageFs, dir: string, manifest: Manifest): Promise<void> {
@@ -145,7 +173,9 @@ async function loadGraph(ctx: IndexFilesContext, item: ManifestEntry, entry: Ind
   try {
     const { sha256, bytes } = await digest(ctx.fs, file);
     if (bytes !== g.bytes || sha256 !== g.sha256) throw new Error(`${g.file} does not match its checksum (damaged or replaced)`);
-    entry.index = await HnswIndex.load(file, g.state);
+    const index = await HnswIndex.load(file, g.state);
+    entry.index = index;
+    written.set(entry, { graph: g, changes: entry.changes, index });
   } catch (err) {
     if (ctx.search.entry(entry.collection, 'vector', entry.field) === entry) reject(ctx, item, (err as Error).message);
     return;

@@ -127,4 +127,29 @@ describe('engine/search persisted HNSW indexes', () => {
     const hits = runSearch(db, 'docs', parseSearch({ query: 'number 7' })).results;
     expect(String(hits[0]!.record.title)).to.match(/number 7$/);
   });
+
+  it('renames a graph unchanged since the last snapshot instead of writing it again, and rewrites a changed one', async () => {
+    const live = await seed();
+    db = await open();
+    await until(() => status().state === 'ready' && status().indexed === live.size, 'the catch-up');
+    const graphOf = () => indexFiles().find((f) => f.endsWith('.hnsw'))!;
+    const inode = () => statSync(path.join(dir, graphOf())).ino;
+    const [before, inodeBefore] = [graphOf(), inode()];
+    await db.records.update('vecs', [...live.keys()][0]!, { note: 'no vector change, but a commit' });
+    // The update is a change of the collection: the graph is written again.
+    await db.snapshot();
+    expect(graphOf()).to.not.equal(before);
+    expect(inode()).to.not.equal(inodeBefore);
+    const [second, inodeSecond] = [graphOf(), inode()];
+    await db.collections.create('other');
+    await db.records.insert('other', { x: 1 });
+    await db.snapshot();
+    expect(graphOf()).to.not.equal(second);
+    expect(inode(), 'renamed, not rewritten').to.equal(inodeSecond);
+    await db.close();
+    db = await open();
+    await until(() => status().state === 'ready' && status().indexed === live.size, 'the catch-up');
+    expect(status().note).to.equal(undefined);
+    expectSearchesMatch(live);
+  });
 });
