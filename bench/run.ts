@@ -12,6 +12,7 @@ import { batchInsertHttp } from './scenarios/batch-http.js';
 import { batchInsert, filteredFind, uniqueInsert } from './scenarios/engine.js';
 import { recovery } from './scenarios/recovery.js';
 import { indexedFind, textSearch, vectorSearch } from './scenarios/search.js';
+import { vectorIndexStartup } from './scenarios/vector-index.js';
 import { wsFanout } from './scenarios/realtime.js';
 import { batchBypass, commitThroughput } from './scenarios/replication.js';
 import { regexKvFind, regexSchemaInsert } from './scenarios/regex.js';
@@ -36,6 +37,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'batch-bypass': batchBypass,
   'commit-throughput': commitThroughput,
   'vector-search': vectorSearch,
+  'vector-index-startup': vectorIndexStartup,
   'text-search': textSearch,
   'indexed-find': indexedFind,
   'ws-fanout': wsFanout,

@@ -17,7 +17,7 @@ import { TransactionManager } from './transactions/transaction-manager.js';
 import { Replication } from './ripple/replication.js';
 import { KvStore } from './kv.js';
 import { IndexManager } from './indexes/index-manager.js';
-import { SearchIndexes } from './search/search-indexes.js';
+import { SearchIndexes, type SearchIndexOptions } from './search/search-indexes.js';
 import { readBatchesAfter } from './storage/log-scan.js';
 import type { LoggedBatch } from './effects.js';
 import { ApiKeys } from './api-keys.js';
@@ -33,7 +33,8 @@ import { recover } from './storage/recovery.js';
 import type { RecoveryReport } from './storage/recovery-report.js';
 import { writeSnapshot, type WrittenSnapshot } from './storage/snapshot.js';
 import { verifySnapshot } from './storage/snapshot-reader.js';
-import { redundantFiles } from './storage/generations.js';
+import { redundantFiles, seqOfName } from './storage/generations.js';
+import { loadSearchIndexes, persistSearchIndexes, type IndexFilesContext } from './search/index-files.js';
 import { moveAside, removeOriginals } from './storage/damaged-files.js';
 import { HEADER_SIZE } from './storage/frame.js';
 import { DirLock } from './storage/lock.js';
@@ -70,6 +71,8 @@ export interface DatabaseOptions {
   heal?: HealOptions;
   /** Where recovery, snapshot and storage messages go (default: errors to stderr, see engine-log.ts). */
   log?: EngineLog;
+  /** Background search-index builds: work per slice (default 10 ms). */
+  searchIndexes?: SearchIndexOptions;
 }
 
 export class Database {
@@ -109,7 +112,7 @@ export class Database {
     this.ids = new IdGenerator(secrets.idKey);
     const core = this.core();
     this.indexes = new IndexManager(core);
-    this.search = new SearchIndexes(core);
+    this.search = new SearchIndexes(core, opts.searchIndexes);
     this.kv = new KvStore(core);
     this.records = new Records(core, this.indexes, new ExpiryTracker(core, this.kv));
     this.collections = new Collections(core, this.records);
@@ -168,6 +171,10 @@ export class Database {
     const queue = new WriteQueue(recovered.state, writer, health, log);
     const db = new Database(recovered.state, queue, writer, clock, secrets, opts, fs, lock, health, recovered.report);
     await db.replication.load(fs);
+    const baseSeq = recovered.report.snapshot ? seqOfName(recovered.report.snapshot) : 0;
+    await loadSearchIndexes(db.indexFiles(), baseSeq, recovered.state.seq)
+      .catch((err) => log(`search indexes: could not read the persisted indexes; rebuilding`, 'warn', err));
+    db.search.start();
     if (recovered.report.salvaged) {
       try {
         await db.finishSalvage();
@@ -293,9 +300,17 @@ export class Database {
     });
     const result = await written;
     await this.verifyWritten(result);
+    // Optional: without them the search indexes are rebuilt at the next start.
+    await persistSearchIndexes(this.indexFiles(), result.seq, () => this.state.seq)
+      .catch((err) => this.log(`search indexes not persisted with ${result.name}: ${(err as Error).message}`, 'warn', err));
     await beforeRetention?.(result);
     await this.removeRedundantFiles(dir);
     return { name: result.name, seq: result.seq, bytes: result.bytes };
+  }
+
+  /** What persisting and loading the search indexes needs (search/index-files.ts). */
+  private indexFiles(): IndexFilesContext {
+    return { fs: this.fs, dir: this.opts.dataDir, search: this.search, log: this.log };
   }
 
   /**
@@ -341,6 +356,7 @@ export class Database {
     this.storage.stop();
     this.records.stopTimers();
     this.transactions.stopCleanup();
+    this.search.stop();
     await this.queue.idle();
     if (this.snapshotting) await this.snapshotting.catch(() => undefined);
     // One last repair, so a disk freed since the last retry closes with a clean log.

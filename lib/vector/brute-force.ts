@@ -76,3 +76,51 @@ export class BruteForceIndex implements VectorIndex {
     return vector ? Array.from(vector) : undefined;
   }
 }
+
+/**
+ * An exact k-nearest-neighbour scan over vectors offered one at a time,
+ * without copying them into an index: the fallback while an HNSW index is
+ * being built. Offered vectors are raw arrays: one holding anything but
+ * finite numbers, or of another length than the query, is skipped. Scores
+ * and tie order are exactly BruteForceIndex.search's (the same operations in
+ * the same order); for cosine the dot product and the norm share one pass.
+ */
+export class NearestScan {
+  private readonly top: TopK<VectorHit>;
+  private readonly queryNorm: number;
+
+  /** Throws InvalidInput on a bad k. */
+  constructor(private readonly metric: Metric, private readonly query: readonly number[], k: number) {
+    checkK(k);
+    this.top = new TopK<VectorHit>(k);
+    this.queryNorm = norm(query);
+  }
+
+  offer(id: string, vector: readonly unknown[]): void {
+    const { query } = this;
+    const dims = query.length;
+    if (vector.length !== dims) return;
+    let dot = 0, squares = 0;
+    for (let i = 0; i < dims; i++) {
+      const x = vector[i];
+      if (typeof x !== 'number') return;
+      dot += query[i]! * x;
+      squares += x * x;
+    }
+    if (!Number.isFinite(squares) && !vector.every((x) => Number.isFinite(x))) return;
+    const score = this.metric === 'cosine'
+      ? cosineFromParts(dot, this.queryNorm, Math.sqrt(squares))
+      : similarity(this.metric, query, vector as readonly number[]);
+    this.top.push({ id, score });
+  }
+
+  /** Offers a hit scored elsewhere (e.g. by an HNSW index). */
+  offerHit(hit: VectorHit): void {
+    this.top.push(hit);
+  }
+
+  /** The best hits offered so far, best first. */
+  results(): VectorHit[] {
+    return this.top.sorted();
+  }
+}

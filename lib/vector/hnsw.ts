@@ -24,7 +24,9 @@
  * slots reach 25% of the used ones; from then on inserts take over freed
  * slots (allowReplaceDeleted), which is slower but bounds memory under churn. Selective filters fall back to an exact
  * scan of the allowed set, where graph search would visit most of the graph.
- * It does not persist the graph: indexes are rebuilt from records (style.md §5.9).
+ * `save` writes hnswlib's graph to a file (on the libuv thread pool) and
+ * returns the rest of the state (id of each label, slot accounting); `load`
+ * reads both back. While a save runs, changes are held and applied after it.
  */
 import assert from 'node:assert';
 import hnswlib from 'hnswlib-node';
@@ -46,6 +48,20 @@ export interface HnswOptions {
   randomSeed?: number;
   /** Slots allocated up front (default 1024); the index doubles when full. */
   initialCapacity?: number;
+}
+
+/** What `save` returns beside hnswlib's file: enough to rebuild the id maps and slot accounting. */
+export interface HnswSavedState {
+  dimensions: number;
+  metric: Metric;
+  m: number;
+  efConstruction: number;
+  nextLabel: number;
+  usedSlots: number;
+  freedSlots: number;
+  capacity: number;
+  /** [id, label] of every live node. */
+  labels: Array<[string, number]>;
 }
 
 export const HNSW_DEFAULTS = { m: 16, efConstruction: 200, randomSeed: 100, initialCapacity: 1024 } as const;
@@ -78,9 +94,11 @@ export class HnswIndex implements VectorIndex {
   /** Slots of deleted nodes, which a later insert may take over. */
   private freedSlots = 0;
   private allocated: number;
+  /** Changes made while a save runs (id -> vector, or null for a removal); applied when it ends. */
+  private held: Map<string, number[] | null> | undefined;
 
   /** Throws InvalidInput on bad dimensions, metric or parameters. */
-  constructor(options: HnswOptions) {
+  constructor(options: HnswOptions, loaded?: InstanceType<typeof hnswlib.HierarchicalNSW>) {
     checkDimensions(options.dimensions);
     checkMetric(options.metric);
     this.dimensions = options.dimensions;
@@ -90,6 +108,10 @@ export class HnswIndex implements VectorIndex {
     this.efSearch = options.efSearch === undefined ? undefined : checkInt('efSearch', options.efSearch, 1, 10_000);
     const seed = checkInt('randomSeed', options.randomSeed ?? HNSW_DEFAULTS.randomSeed, 0, 2 ** 31 - 1);
     this.allocated = checkInt('initialCapacity', options.initialCapacity ?? HNSW_DEFAULTS.initialCapacity, 1, 2 ** 31 - 1);
+    if (loaded) {
+      this.native = loaded;
+      return;
+    }
     this.native = new hnswlib.HierarchicalNSW(SPACE_OF[this.metric], this.dimensions);
     this.native.initIndex({
       maxElements: this.allocated, m: this.m, efConstruction: this.efConstruction,
@@ -115,6 +137,10 @@ export class HnswIndex implements VectorIndex {
    */
   add(id: string, vector: readonly number[]): void {
     checkVector(vector, this.dimensions);
+    if (this.held) {
+      this.held.set(id, [...vector]);
+      return;
+    }
     this.remove(id);
     // Reuse freed slots only once they are a large share: reuse is slow, fresh slots cost memory.
     const reuse = this.freedSlots > 0 && this.freedSlots >= this.usedSlots * REUSE_FREED_SHARE;
@@ -133,6 +159,10 @@ export class HnswIndex implements VectorIndex {
 
   /** See VectorIndex.remove. Marks the node deleted; O(1). */
   remove(id: string): void {
+    if (this.held) {
+      if (this.has(id)) this.held.set(id, null);
+      return;
+    }
     const label = this.labelOf.get(id);
     if (label === undefined) return;
     this.native.markDelete(label);
@@ -142,11 +172,65 @@ export class HnswIndex implements VectorIndex {
   }
 
   has(id: string): boolean {
-    return this.labelOf.has(id);
+    const held = this.held?.get(id);
+    return held === undefined ? this.labelOf.has(id) : held !== null;
   }
 
+  /** Live vectors (changes held during a save are counted once applied). */
   size(): number {
     return this.labelOf.size;
+  }
+
+  /** Ids of the live vectors in the graph. */
+  ids(): IterableIterator<string> {
+    return this.labelOf.keys();
+  }
+
+
+  /**
+   * Writes the graph to `file` and returns the rest of the state. Changes
+   * made meanwhile are held (hnswlib may not change a graph it is writing)
+   * and applied once the write ends; searches meanwhile score the held
+   * vectors exactly beside the graph. REQUIRES: no other save in progress.
+   */
+  async save(file: string): Promise<HnswSavedState> {
+    assert(!this.held, 'one save at a time');
+    const state: HnswSavedState = {
+      dimensions: this.dimensions, metric: this.metric, m: this.m, efConstruction: this.efConstruction,
+      nextLabel: this.nextLabel, usedSlots: this.usedSlots, freedSlots: this.freedSlots, capacity: this.allocated,
+      labels: [...this.labelOf],
+    };
+    this.held = new Map();
+    try {
+      await this.native.writeIndex(file);
+    } finally {
+      const held = this.held;
+      this.held = undefined;
+      for (const [id, vector] of held) if (vector) this.add(id, vector); else this.remove(id);
+    }
+    return state;
+  }
+
+  /**
+   * Reads an index written by `save` (hnswlib reads on the thread pool).
+   * Throws when the file does not match `state`; the caller checks the
+   * file's integrity first (hnswlib trusts what it reads).
+   */
+  static async load(file: string, state: HnswSavedState, options: Pick<HnswOptions, 'efSearch'> = {}): Promise<HnswIndex> {
+    const native = new hnswlib.HierarchicalNSW(SPACE_OF[state.metric], state.dimensions);
+    await native.readIndex(file, true);
+    if (native.getMaxElements() !== state.capacity || native.getCurrentCount() !== state.usedSlots) {
+      throw new Error(`index file holds ${native.getCurrentCount()}/${native.getMaxElements()} slots, expected ${state.usedSlots}/${state.capacity}`);
+    }
+    const index = new HnswIndex({ ...state, ...options, initialCapacity: state.capacity }, native);
+    index.nextLabel = state.nextLabel;
+    index.usedSlots = state.usedSlots;
+    index.freedSlots = state.freedSlots;
+    for (const [id, label] of state.labels) {
+      index.labelOf.set(id, label);
+      index.idOf.set(label, id);
+    }
+    return index;
   }
 
   /**
@@ -158,6 +242,16 @@ export class HnswIndex implements VectorIndex {
   search(query: readonly number[], k: number, filter?: (id: string) => boolean): VectorHit[] {
     checkVector(query, this.dimensions);
     checkK(k);
+    const held = this.held;
+    if (!held || held.size === 0 || k === 0) return this.searchStored(query, k, filter);
+    // During a save: the graph's answer without the ids changed meanwhile, plus their new vectors scored exactly.
+    const top = new TopK<VectorHit>(k);
+    for (const hit of this.searchStored(query, k, (id) => !held.has(id) && (!filter || filter(id)))) top.push(hit);
+    for (const [id, vector] of held) if (vector && (!filter || filter(id))) top.push({ id, score: similarity(this.metric, query, vector) });
+    return top.sorted();
+  }
+
+  private searchStored(query: readonly number[], k: number, filter?: (id: string) => boolean): VectorHit[] {
     const total = this.labelOf.size;
     if (k === 0 || total === 0) return [];
     if (!filter) return this.graphSearch(query, k, total);

@@ -10,10 +10,10 @@ export {
 export type { Metric, VectorLike } from './distance.js';
 export { checkDimensions, checkMetric, checkVector } from './vector-index.js';
 export type { VectorHit, VectorIndex } from './vector-index.js';
-export { BruteForceIndex } from './brute-force.js';
+export { BruteForceIndex, NearestScan } from './brute-force.js';
 export type { BruteForceOptions } from './brute-force.js';
 export { DEFAULT_EF_SEARCH, HNSW_DEFAULTS, HnswIndex } from './hnsw.js';
-export type { HnswOptions } from './hnsw.js';
+export type { HnswOptions, HnswSavedState } from './hnsw.js';
 export { autoEditDistance, BM25_B, BM25_K1, EXACT_BOOST, TextIndex } from './text-index.js';
 export type { TextHit, TextSearchOptions } from './text-index.js';
 export { MAX_FUZZY_EXPANSIONS, STEM_WEIGHT } from './text-vocabulary.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { BruteForceIndex, METRICS, similarity } from '../../lib/vector/index.js';
+import { BruteForceIndex, METRICS, NearestScan, similarity } from '../../lib/vector/index.js';
 import { randomVectors } from '../helpers/seeded-random.js';
 import { vectorIndexContract } from './vector-index.contract.js';
 
@@ -37,5 +37,27 @@ describe('vector/brute-force', () => {
     index.add('a', v);
     v[0] = 100;
     expect(index.get('a')).to.deep.equal([1, 2]);
+  });
+
+  for (const metric of METRICS) {
+    it(`scans offered ${metric} vectors to exactly BruteForceIndex's hits, scores and tie order`, () => {
+      const index = new BruteForceIndex({ dimensions: 16, metric });
+      data.forEach((v, i) => index.add(`r${i}`, v));
+      for (const query of [...queries, data[3]!]) {
+        const scan = new NearestScan(metric, query, 10);
+        data.forEach((v, i) => scan.offer(`r${i}`, v));
+        expect(scan.results()).to.deep.equal(index.search(query, 10));
+      }
+    });
+  }
+
+  it('skips offered arrays that are not vectors of the query length', () => {
+    const scan = new NearestScan('cosine', [1, 0], 10);
+    scan.offer('short', [1]);
+    scan.offer('text', [1, 'x']);
+    scan.offer('nan', [1, NaN]);
+    scan.offer('inf', [Infinity, 0]);
+    scan.offer('ok', [2, 0]);
+    expect(scan.results()).to.deep.equal([{ id: 'ok', score: 1 }]);
   });
 });

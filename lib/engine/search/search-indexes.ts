@@ -2,111 +2,225 @@
  * Search indexes of each collection: one text index over the records'
  * top-level string fields, and one vector index per vector field (HNSW by
  * default, or `flat` brute force; metric and parameters from the schema's
- * `index` config, else cosine). Built on first use or from the schema, then
- * kept current from the change feed; rebuilt from records after a restart.
+ * `index` config, else cosine).
+ *
+ * No search and no commit waits for a vector index. Commits only record
+ * their changes as pending; after recovery the schema-declared indexes (and
+ * those persisted with the last snapshot, index-files.ts) are built or
+ * caught up; both happen in background slices (background-builds.ts). A
+ * search on a ready index scores its pending changes exactly beside it
+ * (ready-search.ts); a search on a field without a ready index starts its
+ * build and is answered by an exact scan meanwhile (exact-scan.ts). A text
+ * search finishes the text index's work instead: a correct BM25 score needs
+ * the whole corpus's statistics, so a scan would cost as much.
  */
-import { BruteForceIndex, HnswIndex, TextIndex, type Metric, type VectorIndex } from '../../vector/index.js';
+import { InvalidInput } from '../../errors.js';
+import type { Metric, TextIndex, VectorIndex } from '../../vector/index.js';
 import type { EngineCore } from '../core.js';
 import type { CommitInfo } from '../change-feed.js';
 import type { LoggedBatch } from '../effects.js';
-import { Tagged, type Fields, type Value } from '../values/index.js';
+import type { Fields } from '../values/index.js';
+import { BackgroundBuilds } from './background-builds.js';
+import { IndexEntry, type IndexKind, type IndexState, type VectorConfig } from './index-entry.js';
 
-/** A record's vector in `field`: a Vector value or a bare array of numbers. */
-export function vectorOf(v: Value | undefined): number[] | undefined {
-  const raw = v instanceof Tagged && v.type === 'Vector' ? v.value : v;
-  if (!Array.isArray(raw) || raw.length === 0 || !raw.every((x) => typeof x === 'number' && Number.isFinite(x))) return undefined;
-  return raw as number[];
+export { textFieldsOf, vectorOf } from './search-fields.js';
+export type { IndexKind, IndexState, VectorConfig } from './index-entry.js';
+
+/** One index as GET /api/health shows it. */
+export interface IndexStatus {
+  collection: string;
+  kind: IndexKind;
+  /** The vector field; '*' for the text index. */
+  field: string;
+  state: IndexState;
+  /** Records (text) or vectors (vector) in the index. */
+  indexed: number;
+  /** Records in the collection. */
+  total: number;
+  /** Share of the build or catch-up walked, 0 to 1 (1 when ready). */
+  progress: number;
+  note?: string;
 }
 
-/** The text a record offers to full-text search: its top-level strings (and string arrays). */
-export function textFieldsOf(fields: Fields): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(fields)) {
-    if (k === 'id' || k === 'ttl') continue;
-    if (typeof v === 'string') out[k] = v;
-    else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) out[k] = (v as string[]).join(' ');
-  }
-  return out;
+export interface SearchIndexOptions {
+  /** Work per background slice (default 10 ms). */
+  sliceMs?: number;
 }
 
-interface VectorConfig { algorithm: 'hnsw' | 'flat'; metric: Metric; m?: number; efConstruction?: number }
+const TEXT_FIELD = '*';
 
-interface CollectionSearch {
-  text?: TextIndex;
-  vectors: Map<string, VectorIndex>;
+/** A ready vector index and the committed changes it has not applied yet. */
+export interface ReadyVectorIndex {
+  index: VectorIndex;
+  pending: ReadonlyMap<string, { fields: Fields | undefined }>;
 }
 
 export class SearchIndexes {
-  private readonly byCollection = new Map<string, CollectionSearch>();
+  /** collection -> `${kind}:${field}` -> entry */
+  private readonly byCollection = new Map<string, Map<string, IndexEntry>>();
+  private readonly builds: BackgroundBuilds;
 
-  constructor(private readonly db: EngineCore) {
+  constructor(private readonly db: EngineCore, options: SearchIndexOptions = {}) {
+    this.builds = new BackgroundBuilds((c) => db.state.collections.get(c)?.records, (e) => this.entry(e.collection, e.kind, e.field) === e, options.sliceMs);
     db.onCommit((b, info) => this.follow(b, info));
   }
 
-  private entry(c: string): CollectionSearch {
-    let s = this.byCollection.get(c);
-    if (!s) this.byCollection.set(c, (s = { vectors: new Map() }));
-    return s;
+  /** After recovery: builds the indexes every collection's schema declares, in the background. */
+  start(): void {
+    for (const c of this.db.state.collections.keys()) this.ensureDeclared(c);
   }
 
-  /** The text index of `c`, built from its records on first use. */
+  /** Stops background work (on close). */
+  stop(): void {
+    this.builds.stop();
+  }
+
+  /** The text index of `c`, complete (a build in progress is finished now). */
   text(c: string): TextIndex {
-    const s = this.entry(c);
-    if (!s.text) {
-      const idx = new TextIndex();
-      for (const [id, e] of this.db.state.collections.get(c)?.records ?? []) idx.add(id, textFieldsOf(e.fields));
-      s.text = idx;
-    }
-    return s.text;
+    const entry = this.entry(c, 'text', TEXT_FIELD) ?? this.startBuild(new IndexEntry(c, 'text', TEXT_FIELD));
+    this.builds.finish(entry);
+    return entry.index as TextIndex;
   }
 
-  /** The vector index of `c.field`, built on first use with the schema's config (else HNSW, cosine). */
+  /** The vector index of `c.field`, complete (a build in progress is finished now); made with `dimensions` when empty. */
   vector(c: string, field: string, dimensions: number): VectorIndex {
-    const s = this.entry(c);
-    let idx = s.vectors.get(field);
-    if (idx && idx.dimensions !== dimensions) return idx;
-    if (!idx) {
-      const cfg = this.configOf(c, field);
-      idx = cfg.algorithm === 'flat'
-        ? new BruteForceIndex({ dimensions, metric: cfg.metric })
-        : new HnswIndex({ dimensions, metric: cfg.metric, ...(cfg.m ? { m: cfg.m } : {}), ...(cfg.efConstruction ? { efConstruction: cfg.efConstruction } : {}) });
-      for (const [id, e] of this.db.state.collections.get(c)?.records ?? []) {
-        const vec = vectorOf(e.fields[field]);
-        if (vec && vec.length === dimensions) idx.add(id, vec);
-      }
-      s.vectors.set(field, idx);
+    const entry = this.vectorEntry(c, field);
+    this.builds.finish(entry);
+    return entry.vectorIndex(dimensions);
+  }
+
+  /**
+   * For a search: the ready vector index of `c.field` and its changes not
+   * applied yet (to score exactly beside it, ready-search.ts), or undefined
+   * while it is built or catching up (a build is started when there is none)
+   * and the caller scans exactly. Throws InvalidInput when the index holds
+   * vectors of other dimensions.
+   */
+  readyVector(c: string, field: string, dimensions: number): ReadyVectorIndex | undefined {
+    const entry = this.vectorEntry(c, field);
+    const index = entry.index as VectorIndex | undefined;
+    if (index && index.dimensions !== dimensions) {
+      throw new InvalidInput(`vector has ${dimensions} dimensions; the index on '${field}' has ${index.dimensions}`);
     }
-    return idx;
+    return entry.usable() ? { index: entry.vectorIndex(dimensions), pending: entry.pending } : undefined;
   }
 
   configOf(c: string, field: string): VectorConfig {
     const ix = this.db.state.collections.get(c)?.meta.schema?.fields[field]?.index;
     if (ix?.type === 'vector') {
-      return { algorithm: ix.algorithm === 'flat' ? 'flat' : 'hnsw', metric: (ix.metric ?? 'cosine') as Metric, m: ix.m, efConstruction: ix.ef_construction };
+      return {
+        algorithm: ix.algorithm === 'flat' ? 'flat' : 'hnsw', metric: (ix.metric ?? 'cosine') as Metric,
+        m: ix.m, efConstruction: ix.ef_construction, dimensions: ix.dimensions,
+      };
     }
     return { algorithm: 'hnsw', metric: 'cosine' };
   }
 
+  /** Every index and its state, for GET /api/health. */
+  status(): IndexStatus[] {
+    const out: IndexStatus[] = [];
+    for (const [c, entries] of this.byCollection) {
+      const total = this.db.state.collections.get(c)?.records.size ?? 0;
+      for (const e of entries.values()) {
+        const walk = e.walk;
+        const progress = e.state === 'ready' ? 1 : walk && walk.ids.length > 0 ? walk.pos / walk.ids.length : 0;
+        out.push({ collection: c, kind: e.kind, field: e.field, state: e.state, indexed: e.indexed(), total, progress, ...(e.note ? { note: e.note } : {}) });
+      }
+    }
+    return out;
+  }
+
+  /** Every registered index (persistence reads them; index-files.ts). */
+  entries(): IndexEntry[] {
+    return [...this.byCollection.values()].flatMap((m) => [...m.values()]);
+  }
+
+  /** True when collection `c` exists. */
+  collectionExists(c: string): boolean {
+    return this.db.state.collections.has(c);
+  }
+
+  /** Builds an index from scratch in the background, with `note` (why) shown in health. */
+  rebuild(c: string, kind: IndexKind, field: string, note?: string): void {
+    const entry = new IndexEntry(c, kind, field, kind === 'vector' ? this.configOf(c, field) : undefined);
+    entry.note = note;
+    this.startBuild(entry);
+  }
+
+  /** Registers `entry` while its persisted index is read from disk (state stale; changes wait for the catch-up). */
+  registerLoading(entry: IndexEntry): void {
+    entry.loading = true;
+    entry.state = 'stale';
+    this.register(entry);
+  }
+
+  /**
+   * Starts `entry`'s walk in the background, registering it (replacing any
+   * entry of the same index). With `sinceSeq` its index was loaded from disk
+   * and catches up on the records changed after that seq; otherwise it is
+   * built from scratch.
+   */
+  adopt(entry: IndexEntry, sinceSeq = -1, redo?: ReadonlySet<string>): IndexEntry {
+    entry.loading = false;
+    return this.startBuild(entry, sinceSeq, redo);
+  }
+
+  /** The entry of an index, if registered. */
+  entry(c: string, kind: IndexKind, field: string): IndexEntry | undefined {
+    return this.byCollection.get(c)?.get(`${kind}:${field}`);
+  }
+
+  private vectorEntry(c: string, field: string): IndexEntry {
+    return this.entry(c, 'vector', field) ?? this.startBuild(new IndexEntry(c, 'vector', field, this.configOf(c, field)));
+  }
+
+  private register(entry: IndexEntry): void {
+    let entries = this.byCollection.get(entry.collection);
+    if (!entries) this.byCollection.set(entry.collection, (entries = new Map()));
+    entries.set(`${entry.kind}:${entry.field}`, entry);
+  }
+
+  private startBuild(entry: IndexEntry, sinceSeq = -1, redo?: ReadonlySet<string>): IndexEntry {
+    this.register(entry);
+    const records = this.db.state.collections.get(entry.collection)?.records;
+    entry.startWalk(records ? [...records.keys()] : [], sinceSeq, redo);
+    if (entry.kind === 'vector' && entry.config?.dimensions && !entry.index) entry.vectorIndex(entry.config.dimensions);
+    this.builds.enqueue(entry);
+    return entry;
+  }
+
+  /** Builds the indexes `c`'s schema declares that are not registered yet (vector fields; a text field means the text index). */
+  private ensureDeclared(c: string): void {
+    const fields = this.db.state.collections.get(c)?.meta.schema?.fields ?? {};
+    for (const [name, def] of Object.entries(fields)) {
+      if (def.index?.type === 'vector') this.vectorEntry(c, name);
+      if (def.index?.type === 'text' && !this.entry(c, 'text', TEXT_FIELD)) this.startBuild(new IndexEntry(c, 'text', TEXT_FIELD));
+    }
+  }
+
   private follow(b: LoggedBatch, info: CommitInfo): void {
     for (const e of b.effects) {
-      // A dropped collection, or a changed schema (index config), starts over on next use.
       if (e.t === 'dropCollection') this.byCollection.delete(e.name);
-      if (e.t === 'setCollectionMeta' || e.t === 'createCollection') this.byCollection.delete(e.meta.name);
+      if (e.t === 'setCollectionMeta' || e.t === 'createCollection') this.metaChanged(e.meta.name);
     }
     for (const ch of info.changes) {
-      const s = this.byCollection.get(ch.collection);
-      if (!s) continue;
-      if (ch.event === 'delete') {
-        s.text?.remove(ch.id);
-        for (const v of s.vectors.values()) if (v.has(ch.id)) v.remove(ch.id);
-        continue;
-      }
-      s.text?.add(ch.id, textFieldsOf(ch.fields!));
-      for (const [field, v] of s.vectors) {
-        const vec = vectorOf(ch.fields![field]);
-        if (vec && vec.length === v.dimensions) v.add(ch.id, vec);
-        else if (v.has(ch.id)) v.remove(ch.id);
+      const entries = this.byCollection.get(ch.collection);
+      if (!entries) continue;
+      const fields = ch.event === 'delete' ? undefined : ch.fields!;
+      for (const entry of entries.values()) {
+        entry.follow(ch.id, fields, info.seq);
+        if (entry.pending.size > 0) this.builds.enqueue(entry);
       }
     }
+  }
+
+  /** A changed schema: vector indexes whose config changed are rebuilt, newly declared ones built. */
+  private metaChanged(c: string): void {
+    for (const entry of this.byCollection.get(c)?.values() ?? []) {
+      if (entry.kind !== 'vector') continue;
+      const cfg = this.configOf(c, entry.field);
+      if (JSON.stringify(cfg) !== JSON.stringify(entry.config)) this.startBuild(new IndexEntry(c, 'vector', entry.field, cfg));
+    }
+    this.ensureDeclared(c);
   }
 }

@@ -15,6 +15,8 @@ import { applyProjection, compileProjection, matchFilter, parseFieldList, parseF
 import { isExpired } from '../ttl.js';
 import { isPlainObject, type Fields } from '../values/index.js';
 import { textFieldsOf, vectorOf, type SearchIndexes } from './search-indexes.js';
+import { exactVectorScan } from './exact-scan.js';
+import { searchReady } from './ready-search.js';
 
 export interface SearchRequest {
   query: string;
@@ -160,16 +162,18 @@ function vectorSearch(db: SearchSource, c: string, req: SearchRequest, allowed: 
   const configured = db.search.configOf(c, req.vectorField).metric;
   const metric = req.vectorMetric ?? configured;
   let hits: VectorHit[];
-  if (view || metric !== configured) {
-    // Exact search: for a transaction's own view, or a metric other than the index's.
+  const scan = () => exactVectorScan(db.state.collections.get(c)?.records, req.vectorField, metric, req.vector!, k, allowed);
+  if (view) {
+    // Exact search over a transaction's own view.
     const exact = new BruteForceIndex({ dimensions: dims, metric });
-    const rows: Iterable<[string, Fields]> = view ?? [...(db.state.collections.get(c)?.records ?? [])].map(([id, e]) => [id, e.fields] as [string, Fields]);
-    for (const [id, r] of rows) { const v = vectorOf(r[req.vectorField]); if (v && v.length === dims && (!allowed || allowed(id))) exact.add(id, v); }
+    for (const [id, r] of view) { const v = vectorOf(r[req.vectorField]); if (v && v.length === dims && (!allowed || allowed(id))) exact.add(id, v); }
     hits = exact.search(req.vector!, k);
+  } else if (metric !== configured) {
+    hits = scan(); // a metric other than the index's: exact
   } else {
-    const index = db.search.vector(c, req.vectorField, dims);
-    if (index.dimensions !== dims) throw new InvalidInput(`vector has ${dims} dimensions; the index on '${req.vectorField}' has ${index.dimensions}`);
-    hits = allowed ? index.search(req.vector!, k, allowed) : index.search(req.vector!, k);
+    // While the index is built or catching up, an exact scan of the records answers.
+    const ready = db.search.readyVector(c, req.vectorField, dims);
+    hits = ready ? searchReady(ready, req.vectorField, metric, req.vector!, k, allowed) : scan();
   }
   return req.vectorThreshold === undefined ? hits : hits.filter((h) => h.score >= req.vectorThreshold!);
 }

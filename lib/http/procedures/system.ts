@@ -42,6 +42,8 @@ export const healthGet = defineProcedure({
     if (readOnly) body.reason = ctx.db.readOnlyReason ? `storage failure: ${ctx.db.readOnlyReason}` : 'storage failure';
     body.storage = storageHealth(ctx.db.storage.status());
     body.recovery = recoveryView(ctx);
+    // Search indexes building in the background (searches scan exactly meanwhile) and their progress.
+    body.indexes = ctx.db.search.status();
     return body;
   },
 });

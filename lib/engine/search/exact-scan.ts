@@ -1,0 +1,28 @@
+/**
+ * Exact nearest-neighbour scan over a collection's committed records: how a
+ * vector search is answered while its HNSW index is built or catching up.
+ * Reads vectors in place (no copy per query); O(n·d) per query, with the
+ * same scores and tie order as BruteForceIndex.
+ */
+import { NearestScan, type Metric, type VectorHit } from '../../vector/index.js';
+import type { RecordEntry } from '../state.js';
+import { Tagged, type Value } from '../values/index.js';
+
+/** The k records of `records` whose `field` vector (a Vector value or a bare array) is nearest `query`; others are skipped. */
+export function exactVectorScan(
+  records: ReadonlyMap<string, RecordEntry> | undefined, field: string, metric: Metric, query: readonly number[], k: number,
+  allowed?: (id: string) => boolean,
+): VectorHit[] {
+  const scan = new NearestScan(metric, query, k);
+  for (const [id, e] of records ?? []) {
+    const raw = rawVector(e.fields[field]);
+    if (raw && raw.length === query.length && (!allowed || allowed(id))) scan.offer(id, raw);
+  }
+  return scan.results();
+}
+
+/** The array a field holds (a Vector value or a bare array), unchecked: NearestScan skips what is not a vector. */
+export function rawVector(v: Value | undefined): readonly unknown[] | undefined {
+  const raw = v instanceof Tagged && v.type === 'Vector' ? v.value : v;
+  return Array.isArray(raw) ? raw : undefined;
+}

@@ -1,0 +1,134 @@
+import { expect } from 'chai';
+import { Database, parseSearch, runSearch } from '../../../lib/engine/index.js';
+import { BruteForceIndex } from '../../../lib/vector/index.js';
+import { gaussian, mulberry32 } from '../../helpers/seeded-random.js';
+import { removeDir, tempDir } from '../../helpers/temp-dir.js';
+
+const DIMS = 16;
+const SCHEMA = { fields: { embedding: { field_type: 'Vector', index: { type: 'vector', algorithm: 'hnsw', metric: 'cosine' } } } };
+
+function vectors(count: number, seed: number): number[][] {
+  const g = gaussian(mulberry32(seed));
+  return Array.from({ length: count }, () => Array.from({ length: DIMS }, g));
+}
+
+const turn = () => new Promise<void>((r) => setImmediate(r));
+
+async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('engine/search background index builds', () => {
+  let dir: string;
+  let db: Database;
+
+  beforeEach(() => { dir = tempDir('eddydb-search-build-'); });
+  afterEach(async () => { await db?.close(); removeDir(dir); });
+
+  /** Opens with one vector per slice, so a build of a few hundred vectors spans many event-loop turns. */
+  const open = () => Database.open({ dataDir: dir, settings: { durability: 'none' }, searchIndexes: { sliceMs: 0 } });
+  const vectorStatus = () => db.search.status().find((s) => s.kind === 'vector' && s.field === 'embedding');
+  const search = (q: number[], k = 10) =>
+    runSearch(db, 'vecs', parseSearch({ vector: q, vector_k: k })).results.map((h) => ({ id: String(h.record.id), score: h.score }));
+
+  /** A collection of `data` written before a restart: after it, the index is built in the background. */
+  async function restartedWith(data: number[][]): Promise<string[]> {
+    db = await open();
+    await db.collections.create('vecs', SCHEMA);
+    const ids = (await db.bulk.insertMany('vecs', data.map((embedding, n) => ({ n, embedding })))).successful;
+    await db.close();
+    db = await open();
+    return ids;
+  }
+
+  function bruteForce(rows: Array<[string, number[]]>, q: number[], k = 10) {
+    const exact = new BruteForceIndex({ dimensions: DIMS, metric: 'cosine' });
+    for (const [id, v] of rows) exact.add(id, v);
+    return exact.search(q, k);
+  }
+
+  it('answers during the build with exact-scan results identical to brute force, and health shows building then ready', async () => {
+    const data = vectors(400, 1);
+    const ids = await restartedWith(data);
+    const rows = ids.map((id, i) => [id, data[i]!] as [string, number[]]);
+
+    const building = vectorStatus()!;
+    expect(building).to.include({ collection: 'vecs', kind: 'vector', field: 'embedding', state: 'building', total: 400 });
+    expect(building.progress).to.be.below(1);
+    for (const q of vectors(5, 2)) expect(search(q)).to.deep.equal(bruteForce(rows, q));
+    expect(vectorStatus()!.state, 'still building after the searches').to.equal('building');
+
+    await until(() => vectorStatus()!.state === 'ready', 'the build');
+    expect(vectorStatus()).to.include({ state: 'ready', indexed: 400, total: 400, progress: 1 });
+    // From the graph now: approximate, but on 400 vectors it finds the same neighbours.
+    const q = vectors(1, 3)[0]!;
+    expect(search(q).map((h) => h.id)).to.deep.equal(bruteForce(rows, q).map((h) => h.id));
+  });
+
+  it('loses no write made during the build (inserts, replacements, deletes)', async () => {
+    const data = vectors(300, 4);
+    const ids = await restartedWith(data);
+    const live = new Map(ids.map((id, i) => [id, data[i]!]));
+    const fresh = vectors(60, 5);
+    let f = 0, roundsWhileBuilding = 0;
+    for (let round = 0; round < 20; round++) {
+      if (vectorStatus()!.state === 'building') roundsWhileBuilding++;
+      const [inserted] = (await db.bulk.insertMany('vecs', [{ embedding: fresh[f] }])).successful;
+      live.set(inserted!, fresh[f++]!);
+      const replaced = ids[round * 7]!;
+      await db.records.update('vecs', replaced, { embedding: fresh[f] });
+      live.set(replaced, fresh[f++]!);
+      const deleted = ids[299 - round * 5]!;
+      await db.records.delete('vecs', deleted);
+      live.delete(deleted);
+      await turn();
+    }
+    expect(roundsWhileBuilding, 'rounds of writes made while building').to.be.greaterThan(0);
+    await until(() => vectorStatus()!.state === 'ready', 'the build');
+    const index = db.search.vector('vecs', 'embedding', DIMS);
+    expect(index.size()).to.equal(live.size);
+    for (const id of live.keys()) expect(index.has(id), id).to.equal(true);
+    const rows = [...live];
+    for (const q of vectors(5, 6)) expect(search(q).map((h) => h.id)).to.deep.equal(bruteForce(rows, q).map((h) => h.id));
+  });
+
+  it('starts the build of a field first searched without a schema index, answering that search exactly', async () => {
+    db = await open();
+    await db.collections.create('plain');
+    const data = vectors(200, 7);
+    const ids = (await db.bulk.insertMany('plain', data.map((v) => ({ v })))).successful;
+    const q = vectors(1, 8)[0]!;
+    const got = runSearch(db, 'plain', parseSearch({ vector: q, vector_field: 'v', vector_k: 5 })).results.map((h) => String(h.record.id));
+    expect(got).to.deep.equal(bruteForce(ids.map((id, i) => [id, data[i]!]), q, 5).map((h) => h.id));
+    expect(db.search.status().find((s) => s.field === 'v')).to.include({ state: 'building' });
+    await until(() => db.search.status().find((s) => s.field === 'v')!.state === 'ready', 'the build');
+  });
+
+  it('applies committed changes to a ready index in the background, searches scoring the pending ones exactly meanwhile', async () => {
+    db = await open();
+    await db.collections.create('vecs', SCHEMA);
+    const first = vectors(100, 9);
+    const ids = (await db.bulk.insertMany('vecs', first.map((embedding) => ({ embedding })))).successful;
+    // The commit did not insert into the graph: the vectors wait, and searches see them anyway.
+    expect(vectorStatus()).to.include({ state: 'ready', total: 100 });
+    expect(vectorStatus()!.indexed).to.be.below(100);
+    const live = new Map(ids.map((id, i) => [id, first[i]!]));
+    const rows = () => [...live];
+    for (const q of vectors(3, 10)) expect(search(q).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
+    await until(() => vectorStatus()!.indexed === 100, 'the pending vectors');
+    // A replacement and a delete wait too, and searches already see them.
+    const moved = vectors(1, 11)[0]!;
+    await db.records.update('vecs', ids[0]!, { embedding: moved });
+    live.set(ids[0]!, moved);
+    await db.records.delete('vecs', ids[1]!);
+    live.delete(ids[1]!);
+    expect(search(moved, 1)[0]!.id).to.equal(ids[0]);
+    expect(search(first[1]!, 100).map((h) => h.id)).to.not.include(ids[1]);
+    await until(() => vectorStatus()!.indexed === 99, 'the pending changes');
+    for (const q of vectors(3, 12)) expect(search(q).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
+  });
+});

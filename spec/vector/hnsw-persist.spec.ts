@@ -1,0 +1,62 @@
+import { expect } from 'chai';
+import path from 'node:path';
+import { BruteForceIndex, HnswIndex } from '../../lib/vector/index.js';
+import { randomVectors } from '../helpers/seeded-random.js';
+import { removeDir, tempDir } from '../helpers/temp-dir.js';
+
+describe('vector/hnsw save and load', () => {
+  let dir: string;
+  beforeEach(() => { dir = tempDir('eddydb-hnsw-save-'); });
+  afterEach(() => removeDir(dir));
+
+  const data = randomVectors(500, 16, 21);
+  const queries = randomVectors(10, 16, 22);
+
+  function filled(): HnswIndex {
+    const index = new HnswIndex({ dimensions: 16, metric: 'cosine', initialCapacity: 64 });
+    data.forEach((v, i) => index.add(`r${i}`, v));
+    for (let i = 0; i < 50; i++) index.remove(`r${i}`);
+    return index;
+  }
+
+  it('loads a saved graph answering as the original, with its ids and slot accounting', async () => {
+    const index = filled();
+    const file = path.join(dir, 'g.hnsw');
+    const state = await index.save(file);
+    const loaded = await HnswIndex.load(file, state);
+    expect(loaded.size()).to.equal(450);
+    expect(loaded.stats()).to.deep.equal(index.stats());
+    for (const q of queries) expect(loaded.search(q, 10)).to.deep.equal(index.search(q, 10));
+    loaded.add('new', data[0]!);
+    expect(loaded.search(data[0]!, 1)[0]!.id).to.equal('new');
+  });
+
+  it('holds changes made during a save, scoring them exactly in searches meanwhile, and applies them after', async () => {
+    const index = filled();
+    const saving = index.save(path.join(dir, 'g.hnsw'));
+    const fresh = randomVectors(5, 16, 23);
+    fresh.forEach((v, i) => index.add(`fresh${i}`, v));
+    index.remove('r100');
+    expect(index.has('fresh0')).to.equal(true);
+    expect(index.has('r100')).to.equal(false);
+    const exact = new BruteForceIndex({ dimensions: 16, metric: 'cosine' });
+    data.forEach((v, i) => { if (i >= 50 && i !== 100) exact.add(`r${i}`, v); });
+    fresh.forEach((v, i) => exact.add(`fresh${i}`, v));
+    const during = index.search(fresh[2]!, 5).map((h) => h.id);
+    expect(during[0]).to.equal('fresh2');
+    expect(index.search(data[100]!, 10).map((h) => h.id)).to.not.include('r100');
+    const state = await saving;
+    expect(state.labels.map(([id]) => id)).to.include('r100').and.not.include('fresh0');
+    expect(index.size()).to.equal(454);
+    for (const q of queries) expect(index.search(q, 10).map((h) => h.id)).to.deep.equal(exact.search(q, 10).map((h) => h.id));
+  });
+
+  it('refuses a file that does not match the saved state', async () => {
+    const index = filled();
+    const file = path.join(dir, 'g.hnsw');
+    const state = await index.save(file);
+    let error: unknown;
+    try { await HnswIndex.load(file, { ...state, usedSlots: state.usedSlots + 1 }); } catch (err) { error = err; }
+    expect(String(error)).to.match(/slots/);
+  });
+});
