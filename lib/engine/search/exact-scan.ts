@@ -26,3 +26,21 @@ export function rawVector(v: Value | undefined): readonly unknown[] | undefined 
   const raw = v instanceof Tagged && v.type === 'Vector' ? v.value : v;
   return Array.isArray(raw) ? raw : undefined;
 }
+
+/**
+ * The graph's hits scored again from the records' own vectors: hnswlib keeps
+ * float32 copies, so its scores differ from an exact scan's in the eighth
+ * digit. The graph chooses the candidates; every answer's scores (and order
+ * among them) are those of the exact scan, whichever path answered.
+ */
+export function rescoreExactly(
+  records: ReadonlyMap<string, RecordEntry> | undefined, field: string, metric: Metric, query: readonly number[], hits: readonly VectorHit[],
+): VectorHit[] {
+  const scan = new NearestScan(metric, query, hits.length);
+  for (const hit of hits) {
+    const raw = rawVector(records?.get(hit.id)?.fields[field]);
+    if (raw && raw.length === query.length) scan.offer(hit.id, raw);
+    else scan.offerHit(hit);
+  }
+  return scan.results();
+}

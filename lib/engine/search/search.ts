@@ -15,7 +15,7 @@ import { applyProjection, compileProjection, matchFilter, parseFieldList, parseF
 import { isExpired } from '../ttl.js';
 import { isPlainObject, type Fields } from '../values/index.js';
 import { textFieldsOf, vectorOf, type SearchIndexes } from './search-indexes.js';
-import { exactVectorScan } from './exact-scan.js';
+import { exactVectorScan, rescoreExactly } from './exact-scan.js';
 import { searchReady } from './ready-search.js';
 
 export interface SearchRequest {
@@ -173,7 +173,9 @@ function vectorSearch(db: SearchSource, c: string, req: SearchRequest, allowed: 
   } else {
     // While the index is built or catching up, an exact scan of the records answers.
     const ready = db.search.readyVector(c, req.vectorField, dims);
-    hits = ready ? searchReady(ready, req.vectorField, metric, req.vector!, k, allowed) : scan();
+    hits = ready
+      ? rescoreExactly(db.state.collections.get(c)?.records, req.vectorField, metric, req.vector!, searchReady(ready, req.vectorField, metric, req.vector!, k, allowed))
+      : scan();
   }
   return req.vectorThreshold === undefined ? hits : hits.filter((h) => h.score >= req.vectorThreshold!);
 }
