@@ -1,11 +1,12 @@
 /**
- * Bodiless GETs are answered by the Dispatcher straight from the node:http
- * server (transport/node-server.ts); everything else goes through fastify.
- * Both must answer alike.
+ * Bodiless GETs, and POST, PUT, PATCH and DELETE once their body is read, are
+ * answered by the Dispatcher straight from the node:http server
+ * (transport/node-server.ts); everything else goes through fastify. Both
+ * must answer alike.
  */
 import { expect } from 'chai';
 import { TestServer } from '../../helpers/test-server.js';
-import { httpRequest } from '../../helpers/raw-http.js';
+import { httpRequest, parseRawResponse, socketRequest } from '../../helpers/raw-http.js';
 
 describe('bodiless GETs served without fastify', () => {
   let t: TestServer;
@@ -58,5 +59,44 @@ describe('bodiless GETs served without fastify', () => {
     expect(missing.status).to.equal(404);
     expect(missing.headers['content-type']).to.equal('application/json; charset=utf-8');
     expect(missing.body).to.be.an('object');
+  });
+});
+
+describe('requests with bodies served without fastify', () => {
+  let t: TestServer;
+  let token: string;
+  before(async () => {
+    t = await TestServer.start({ bodyLimitBytes: 1024 });
+    token = await t.adminToken();
+  });
+  after(async () => { await t.stop(); });
+
+  const send = (method: string, path: string, body: string, headers: Record<string, string> = {}) =>
+    httpRequest(t.url, { method, path, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, body });
+
+  it('inserts, updates and deletes with JSON bodies', async () => {
+    const made = await send('POST', '/api/insert/pets', JSON.stringify({ name: 'Rex' }));
+    expect(made.status).to.equal(201);
+    const id = made.body.id as string;
+    expect((await send('PUT', `/api/update/pets/${id}`, JSON.stringify({ name: 'Max' }))).status).to.equal(200);
+    expect((await send('DELETE', `/api/delete/pets/${id}`, '')).status).to.equal(200);
+  });
+
+  it('answers a malformed body and a body that is not JSON in the product format', async () => {
+    const bad = await send('POST', '/api/insert/pets', '{"name":');
+    expect(bad.status).to.equal(400);
+    expect(bad.body.error).to.be.a('string');
+    expect((await send('POST', '/api/insert/pets', 'name=Rex', { 'content-type': 'text/plain' })).status).to.be.within(400, 499);
+  });
+
+  it('answers a body over the limit with 413, read or only declared', async () => {
+    const read = await send('POST', '/api/insert/pets', JSON.stringify({ name: 'x'.repeat(2000) }));
+    expect(read.status).to.equal(413);
+    // Declared larger than the limit and never sent: answered at once, and the connection closed.
+    const raw = await socketRequest(t.url, `POST /api/insert/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"name":`);
+    const answer = parseRawResponse(raw);
+    expect(answer.status).to.equal(413);
+    expect(answer.headers.connection).to.equal('close');
+    expect(JSON.parse(answer.body).error).to.be.a('string');
   });
 });
