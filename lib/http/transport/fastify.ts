@@ -1,7 +1,7 @@
 /**
- * The fastify transport: a GET without a body goes from the node:http server
- * straight to the Dispatcher (node-server.ts, fastify's server factory);
- * every other request goes to one catch-all route (or to
+ * The fastify transport: a bodiless GET and a POST, PUT, PATCH or DELETE go
+ * from the node:http server straight to the Dispatcher (node-server.ts,
+ * fastify's server factory); every other request goes to one catch-all route (or to
  * the not-found handler, for methods the route does not list), which hands
  * the raw body to the Dispatcher. Bodies are read as buffers and DELETE
  * bodies are kept. Fastify never judges the Content-Type: an onRequest hook
