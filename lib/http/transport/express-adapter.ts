@@ -15,9 +15,9 @@
  * TypeScript consumer of `eddydb/express` needs express or its types.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InvalidInput } from '../../errors.js';
 import type { Dispatcher, HttpResponse } from '../dispatch.js';
 import { serveSse } from './sse.js';
+import { readBody } from './read-body.js';
 
 /** An express request: node's, with the method always set and the URL as it was before any mount path was stripped. */
 export interface ExpressRequest extends IncomingMessage { method: string; originalUrl: string }
@@ -38,29 +38,19 @@ export type ExpressHandler = (req: ExpressRequest, res: ExpressResponse, next: E
 export function createExpressHandler(dispatcher: Dispatcher): ExpressHandler {
   return (req, res, next) => {
     if (!req.originalUrl.startsWith('/api/') && req.originalUrl !== '/api') { next(); return; }
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    // Keep chunks until the limit is passed, so an oversized body still reaches the dispatcher as oversized.
-    req.on('data', (c: Buffer) => {
-      if (kept > dispatcher.bodyLimit) return;
-      chunks.push(c);
-      kept += c.length;
-    });
     const reply = (out: HttpResponse) => {
       if (out.stream) serveSse(req, res, { ...out, stream: out.stream }, dispatcher);
       else res.status(out.status).set(out.headers).end(out.body);
     };
-    // The client reset the connection mid-body: answered as fastify answers it, if anyone is still listening.
-    req.on('error', (err) => {
-      reply(dispatcher.failure(new InvalidInput(`Request body could not be read: ${err.message}`), { method: req.method, url: req.originalUrl, headers: req.headers }));
-    });
-    req.on('end', () => {
-      dispatcher.handle({
-        method: req.method, url: req.originalUrl, headers: req.headers, body: Buffer.concat(chunks),
-        remoteAddress: req.socket.remoteAddress, rawHeaders: req.rawHeaders,
-      })
-        .then(reply)
-        .catch(next);
-    });
+    readBody(req, dispatcher.bodyLimit,
+      (body) => {
+        dispatcher.handle({
+          method: req.method, url: req.originalUrl, headers: req.headers, body,
+          remoteAddress: req.socket.remoteAddress, rawHeaders: req.rawHeaders,
+        })
+          .then(reply)
+          .catch(next);
+      },
+      (err) => reply(dispatcher.failure(err, { method: req.method, url: req.originalUrl, headers: req.headers })));
   };
 }

@@ -13,7 +13,8 @@
  */
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Dispatcher, HttpRequest, HttpResponse } from '../dispatch.js';
-import { InvalidInput, PayloadTooLarge } from '../../errors.js';
+import { PayloadTooLarge } from '../../errors.js';
+import { readBody } from './read-body.js';
 import { serveSse } from './sse.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -22,7 +23,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 export function createNodeServer(dispatcher: Dispatcher, fastifyHandler: Handler, opts: Readonly<Record<string, unknown>>): http.Server {
   const server = http.createServer((req, res) => {
     if (isBodilessGet(req)) serveDirect(dispatcher, req, res, undefined);
-    else if (BODY_METHODS.has(req.method!)) readBody(dispatcher, req, res);
+    else if (BODY_METHODS.has(req.method!)) serveWithBody(dispatcher, req, res);
     else fastifyHandler(req, res);
   });
   // What fastify's own server factory sets (lib/server.js getServerInstance), with fastify's defaults.
@@ -57,34 +58,20 @@ const BODY_FRAMING: ReadonlySet<string> = new Set(['content-length', 'transfer-e
 const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * Reads the body, then serves it. Chunks are kept until the limit is passed,
- * so an oversized body still reaches the Dispatcher as oversized (its 413,
- * as fastify's), and the rest is read and dropped; a declared Content-Length
+ * Reads the body (read-body.ts), then serves it. A declared Content-Length
  * over the limit is answered at once and the connection closed, so nobody
  * streams gigabytes at us.
  */
-function readBody(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse): void {
-  const declared = Number(req.headers['content-length']);
-  if (declared > dispatcher.bodyLimit) {
-    const request = new DirectRequest(req, undefined);
+function serveWithBody(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse): void {
+  if (Number(req.headers['content-length']) > dispatcher.bodyLimit) {
     res.shouldKeepAlive = false;
-    answer(dispatcher, req, res, dispatcher.failure(new PayloadTooLarge(`Request body exceeds ${dispatcher.bodyLimit} bytes`), request));
+    answer(dispatcher, req, res, dispatcher.failure(new PayloadTooLarge(`Request body exceeds ${dispatcher.bodyLimit} bytes`), new DirectRequest(req, undefined)));
     req.resume();
     return;
   }
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  req.on('data', (c: Buffer) => {
-    if (kept > dispatcher.bodyLimit) return;
-    chunks.push(c);
-    kept += c.length;
-  });
-  // The client reset the connection mid-body: answered as fastify answers it, if anyone is still listening.
-  req.on('error', (err) => {
-    const request = new DirectRequest(req, undefined);
-    answer(dispatcher, req, res, dispatcher.failure(new InvalidInput(`Request body could not be read: ${err.message}`), request));
-  });
-  req.on('end', () => serveDirect(dispatcher, req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+  readBody(req, dispatcher.bodyLimit,
+    (body) => serveDirect(dispatcher, req, res, body),
+    (err) => answer(dispatcher, req, res, dispatcher.failure(err, new DirectRequest(req, undefined))));
 }
 
 function serveDirect(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void {
