@@ -131,7 +131,11 @@ describe('engine/transactions Serializable randomized checker', () => {
     it(`keeps the bank total and at most one active record across 320 interleaved transactions (seed ${seed})`, async () => {
       const { attempts, commits } = await engineRound(seed, 8, 40);
       expect(attempts).to.equal(320);
-      expect(commits / attempts, `${commits} of ${attempts} committed`).to.be.at.least(0.25);
+      // A liveness bound (no livelock), not a throughput figure. The scheduler advances one transaction step per
+      // event-loop turn, and the writer cuts submitted commits into a group once per turn (pipelined group commit),
+      // so each commit stays in flight for a turn more than the steps around it and more of its neighbours conflict:
+      // 23-36% commit here (37-43% before pipelining), real commits spend microseconds in that turn.
+      expect(commits / attempts, `${commits} of ${attempts} committed`).to.be.at.least(0.15);
     });
   }
 
