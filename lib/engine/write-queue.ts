@@ -131,6 +131,7 @@ export class WriteQueue {
 
   private async drain(): Promise<void> {
     this.running = true;
+    let yielded = false;
     try {
       while (this.queue.length > 0 || this.inflight.length > 0) {
         const next = this.queue[0];
@@ -140,6 +141,16 @@ export class WriteQueue {
           this.queue.shift();
           try { next.resolve(await next.exclusive()); } catch (err) { next.reject(err); }
         } else if (next && !next.exclusive && this.inflight.length < MAX_IN_FLIGHT) {
+          if (this.inflight.length > 0 && !yielded) {
+            // With groups in flight, the next group is cut on the next turn, after I/O callbacks have run: an
+            // operation refused over an in-flight group (a transaction that read the state before it) is retried
+            // by its caller at once, and without this turn the retries would spin in microtasks while the append
+            // that would settle them never completes (a livelock the commit bench ran into, out of memory).
+            await nextTurn();
+            yielded = true;
+            continue;
+          }
+          yielded = false;
           await this.startGroup(this.cutGroup());
         } else {
           await this.progress(next === undefined && this.inflight.length < MAX_IN_FLIGHT);
@@ -268,4 +279,9 @@ export class WriteQueue {
     }
     for (const d of g.done) d.p.resolve(d.result);
   }
+}
+
+/** Resolves on the next turn of the event loop, after pending I/O callbacks. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -132,10 +132,10 @@ describe('engine/transactions Serializable randomized checker', () => {
       const { attempts, commits } = await engineRound(seed, 8, 40);
       expect(attempts).to.equal(320);
       // A liveness bound (no livelock), not a throughput figure. The scheduler advances one transaction step per
-      // event-loop turn, and the writer cuts submitted commits into a group once per turn (pipelined group commit),
-      // so each commit stays in flight for a turn more than the steps around it and more of its neighbours conflict:
-      // 23-36% commit here (37-43% before pipelining), real commits spend microseconds in that turn.
-      expect(commits / attempts, `${commits} of ${attempts} committed`).to.be.at.least(0.15);
+      // event-loop turn, and with groups in flight the writer cuts the next group only after a turn (pipelined
+      // group commit, write-queue.ts), so each commit stays in flight for turns in which its neighbours take steps
+      // and conflict with it: 16-37% commit here (37-43% before pipelining); real commits spend microseconds there.
+      expect(commits / attempts, `${commits} of ${attempts} committed`).to.be.at.least(0.1);
     });
   }
 
