@@ -9,14 +9,13 @@
  */
 import { expect } from 'chai';
 import { WriteQueue, type Operation } from '../../lib/engine/write-queue.js';
-import { LogWriter } from '../../lib/engine/storage/log-writer.js';
 import { recover } from '../../lib/engine/storage/recovery.js';
 import { StorageHealth } from '../../lib/engine/storage-health.js';
 import { DbState } from '../../lib/engine/state.js';
-import { ManualClock, nodeFs, type EngineLog } from '../../lib/engine/index.js';
+import { nodeFs } from '../../lib/engine/index.js';
 import { ReadOnlyRefusal } from '../../lib/errors.js';
 import { FaultyFs } from '../helpers/faulty-fs.js';
-import { tempDir, removeDir } from '../helpers/temp-dir.js';
+import { openWriteQueue, type WriteQueueFixture } from '../helpers/write-queue-fixture.js';
 
 /** Reads counter `n` as the writer sees it, stores it plus one, and notes what it read. */
 function increment(seen: number[]): Operation<number> {
@@ -36,26 +35,16 @@ describe('engine/write-queue pipelined group commit', () => {
   let dir: string;
   let fs: FaultyFs;
   let state: DbState;
-  let writer: LogWriter;
   let health: StorageHealth;
   let queue: WriteQueue;
 
+  let fixture: WriteQueueFixture;
+
   beforeEach(async () => {
-    dir = tempDir();
-    fs = new FaultyFs();
-    state = new DbState();
-    const log: EngineLog = () => undefined;
-    writer = new LogWriter(fs, dir, 'always', 5);
-    await writer.openSegment(1);
-    health = new StorageHealth(new ManualClock(), { firstMs: 3_600_000, maxMs: 3_600_000, summaryMs: 3_600_000 }, log);
-    queue = new WriteQueue(state, writer, health, log);
+    fixture = await openWriteQueue();
+    ({ dir, fs, state, health, queue } = fixture);
   });
-  afterEach(async () => {
-    health.stop();
-    await queue.idle();
-    await writer.close();
-    removeDir(dir);
-  });
+  afterEach(() => fixture.close());
 
   it('computes the groups submitted while an fsync is held, then writes and fsyncs them once, answering in order', async () => {
     const seen: number[] = [];

@@ -7,14 +7,13 @@
  */
 import { expect } from 'chai';
 import { WriteQueue, type Operation } from '../../lib/engine/write-queue.js';
-import { LogWriter } from '../../lib/engine/storage/log-writer.js';
 import { recover } from '../../lib/engine/storage/recovery.js';
 import { StorageHealth } from '../../lib/engine/storage-health.js';
 import { DbState } from '../../lib/engine/state.js';
-import { ManualClock, nodeFs, type EngineLog, type LoggedBatch } from '../../lib/engine/index.js';
+import { nodeFs, type EngineLog, type LoggedBatch } from '../../lib/engine/index.js';
 import { InvalidInput, Internal, ReadOnlyRefusal } from '../../lib/errors.js';
 import { FaultyFs } from '../helpers/faulty-fs.js';
-import { tempDir, removeDir } from '../helpers/temp-dir.js';
+import { openWriteQueue, type WriteQueueFixture } from '../helpers/write-queue-fixture.js';
 
 /** An operation that reads counter `key` as the writer sees it and stores it plus one. */
 const increment = (key = 'n'): Operation<number> => (view) => {
@@ -30,29 +29,19 @@ describe('engine/write-queue', () => {
   let dir: string;
   let fs: FaultyFs;
   let state: DbState;
-  let writer: LogWriter;
   let health: StorageHealth;
   let queue: WriteQueue;
   let logged: string[];
 
+  let fixture: WriteQueueFixture;
+
   beforeEach(async () => {
-    dir = tempDir();
-    fs = new FaultyFs();
-    state = new DbState();
     logged = [];
     const log: EngineLog = (msg, level) => { logged.push(`${level}: ${msg}`); };
-    writer = new LogWriter(fs, dir, 'always', 5);
-    await writer.openSegment(1);
-    // Repairs run only when a test asks (healNow): no timer races the assertions.
-    health = new StorageHealth(new ManualClock(), { firstMs: 3_600_000, maxMs: 3_600_000, summaryMs: 3_600_000 }, log);
-    queue = new WriteQueue(state, writer, health, log);
+    fixture = await openWriteQueue(log);
+    ({ dir, fs, state, health, queue } = fixture);
   });
-  afterEach(async () => {
-    health.stop();
-    await queue.idle();
-    await writer.close();
-    removeDir(dir);
-  });
+  afterEach(() => fixture.close());
 
   it('runs operations in submission order, each seeing the writes of the ones before it', async () => {
     const results = await Promise.all([queue.submit(increment()), queue.submit(increment()), queue.submit(increment())]);
