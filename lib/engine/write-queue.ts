@@ -26,6 +26,7 @@ import { applyBatch } from './apply-batch.js';
 import type { Effect, LoggedBatch } from './effects.js';
 import type { DbState } from './state.js';
 import { WorkingView } from './working-view.js';
+import { yieldToLoop } from './slices.js';
 import { describeChanges, type CommitInfo } from './change-feed.js';
 import type { LogWriter } from './storage/log-writer.js';
 import type { StorageHealth } from './storage-health.js';
@@ -146,7 +147,7 @@ export class WriteQueue {
             // operation refused over an in-flight group (a transaction that read the state before it) is retried
             // by its caller at once, and without this turn the retries would spin in microtasks while the append
             // that would settle them never completes (a livelock the commit bench ran into, out of memory).
-            await nextTurn();
+            await yieldToLoop();
             yielded = true;
             continue;
           }
@@ -279,9 +280,4 @@ export class WriteQueue {
     }
     for (const d of g.done) d.p.resolve(d.result);
   }
-}
-
-/** Resolves on the next turn of the event loop, after pending I/O callbacks. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

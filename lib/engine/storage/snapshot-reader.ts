@@ -17,6 +17,7 @@ import { decodePayload } from './codec.js';
 import { checkHeader, findNextFrame, FRAME_OVERHEAD, HEADER_SIZE, MAX_FRAME, readFrame, type ByteRange } from './frame.js';
 import type { StorageFs } from './fs.js';
 import { SNAP_MAGIC, SNAP_VERSION, toEntry, type SnapFrame, type WrittenSnapshot } from './snapshot.js';
+import { yieldToLoop } from '../slices.js';
 
 const FRAME_KINDS = new Set(['meta', 'config', 'keys', 'ripple', 'kv', 'kvLinks', 'coll', 'recs', 'trash', 'end']);
 /** Frames every snapshot has exactly once; salvage names the ones it could not read. */
@@ -71,7 +72,7 @@ async function walk(buf: Buffer, file: string, salvage: boolean, visit: (f: Snap
     out.frames += 1;
     offset = r.next;
     // One event-loop turn per frame (at most 2,000 rows): verification runs while writes go on.
-    await new Promise<void>((res) => setImmediate(res));
+    await yieldToLoop();
   }
   if (out.endFrames === undefined && !salvage) throw new Corruption(file, offset, 'snapshot has no end frame (incomplete)');
   if (out.endFrames !== undefined && out.endFrames !== out.frames && !salvage) {
@@ -209,7 +210,7 @@ export async function verifySnapshot(fs: StorageFs, dir: string, written: Writte
       at = check(buf, 0, offset, i++);
     }
     offset += at;
-    await new Promise<void>((res) => setImmediate(res));
+    await yieldToLoop();
   }
   if ((await read(offset, 1)).length !== 0) throw new Corruption(name, offset, 'bytes after the last frame written');
 }

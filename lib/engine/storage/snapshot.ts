@@ -17,6 +17,7 @@ import { encodePayload } from './codec.js';
 import type { StorageFs } from './fs.js';
 import type { CollectionState, DbState, CollectionMeta, KvEntry, RecordEntry } from '../state.js';
 import type { Fields } from '../values/index.js';
+import { yieldToLoop } from '../slices.js';
 
 export const SNAP_MAGIC = 'EDDYSNAP';
 export const SNAP_VERSION = 1;
@@ -54,8 +55,6 @@ export function toEntry(r: Row, ord?: number): RecordEntry {
   if (r[4] !== null) e.slidingMs = r[4];
   return e;
 }
-
-const yieldTurn = () => new Promise<void>((r) => setImmediate(r));
 
 /** What a written snapshot holds, for verifying it after the rename. */
 export interface WrittenSnapshot {
@@ -129,7 +128,7 @@ async function writeRecords(c: CollectionState, put: (f: SnapFrame) => Promise<v
     const chunk = rows;
     rows = [];
     await put({ k: 'recs', c: c.meta.name, rows: chunk });
-    await yieldTurn();
+    await yieldToLoop();
   };
   // Live iteration sees writes made while we yield; undo holds the pre-snapshot entries.
   for (const [id, live] of c.records) {
