@@ -9,7 +9,7 @@
 import { InvalidInput } from '../../errors.js';
 import { checkLimit, MAX_FIELD_NAMES } from '../limits.js';
 import { rejectUnknownMembers } from '../members.js';
-import { BruteForceIndex, fuseScores, isMetric, TextIndex, type Metric, type VectorHit } from '../../vector/index.js';
+import { fuseScores, isMetric, NearestScan, TextIndex, type Metric, type VectorHit } from '../../vector/index.js';
 import type { EngineCore } from '../core.js';
 import { applyProjection, compileProjection, matchFilter, parseFieldList, parseFilter, type Filter } from '../query/index.js';
 import { isExpired } from '../ttl.js';
@@ -164,10 +164,10 @@ function vectorSearch(db: SearchSource, c: string, req: SearchRequest, allowed: 
   let hits: VectorHit[];
   const scan = () => exactVectorScan(db.state.collections.get(c)?.records, req.vectorField, metric, req.vector!, k, allowed);
   if (view) {
-    // Exact search over a transaction's own view.
-    const exact = new BruteForceIndex({ dimensions: dims, metric });
-    for (const [id, r] of view) { const v = vectorOf(r[req.vectorField]); if (v && v.length === dims && (!allowed || allowed(id))) exact.add(id, v); }
-    hits = exact.search(req.vector!, k);
+    // Exact search over a transaction's own view: the scan the committed path falls back to, without copying vectors.
+    const scan = new NearestScan(metric, req.vector!, k);
+    for (const [id, r] of view) { const v = vectorOf(r[req.vectorField]); if (v && (!allowed || allowed(id))) scan.offer(id, v); }
+    hits = scan.results();
   } else if (metric !== configured) {
     hits = scan(); // a metric other than the index's: exact
   } else {
