@@ -34,7 +34,9 @@ describe('ripples (replication between servers)', function () {
   this.timeout(60_000);
   const servers: TestServer[] = [];
   const track = (t: TestServer) => { servers.push(t); return t; };
-  afterEach(async () => { for (const t of servers.splice(0)) await t.stop().catch(() => undefined); });
+  /** Stops every tracked server; a test stops them before removing a data dir one of them still writes to. */
+  const stopAll = async () => { for (const t of servers.splice(0)) await t.stop().catch(() => undefined); };
+  afterEach(stopAll);
 
   it('propagates inserts, updates and deletes to a peer, but not bypassed writes', async () => {
     const a = track(await start()), b = track(await start());
@@ -111,6 +113,7 @@ describe('ripples (replication between servers)', function () {
       b = track(await start({ port, dataDir: dirB }));
       await eventually(async () => (await count(b, 'stream')) === 26, 'caught up after restart');
     } finally {
+      await stopAll();
       removeDir(dirB);
     }
   });
@@ -126,6 +129,7 @@ describe('ripples (replication between servers)', function () {
       const b = track(await start({ port: portB }));
       await eventually(async () => (await count(b, 'outbox')) === 10, 'delivered after sender restart');
     } finally {
+      await stopAll();
       removeDir(dirA);
     }
   });
