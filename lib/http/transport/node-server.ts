@@ -16,6 +16,7 @@ import type { Dispatcher, HttpRequest, HttpResponse } from '../dispatch.js';
 import { PayloadTooLarge } from '../../errors.js';
 import { readBody } from './read-body.js';
 import { serveSse } from './sse.js';
+import { sendSoon } from './answer-batch.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -109,6 +110,5 @@ function answer(dispatcher: Dispatcher, req: IncomingMessage, res: ServerRespons
     return;
   }
   out.headers['Content-Length'] = String(Buffer.byteLength(out.body));
-  res.writeHead(out.status, out.headers);
-  res.end(out.body);
+  sendSoon(res, out.status, out.headers, out.body, dispatcher.log);
 }
