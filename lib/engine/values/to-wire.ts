@@ -40,40 +40,61 @@ export function recordToWire(fields: Fields, opts: OutputOptions): Record<string
  * common record of top-level strings, numbers, booleans and nulls (a point
  * read's answer), without building the wire object first. Undefined for
  * any other record (a nested, tagged, binary, big-integer or joined value):
- * the caller encodes `recordToWire` as usual. Same text, same key order.
+ * the caller encodes `recordToWire` as usual. Same text, same key order
+ * (a seeded spec compares it with JSON.stringify of the wire object).
  */
 export function recordJson(fields: Fields, opts: OutputOptions): string | undefined {
   let out = '{';
   for (const key of Object.keys(fields)) {
     const v = fields[key]!;
-    if (v !== null && typeof v === 'object') return undefined;
     if (out.length > 1) out += ',';
-    out += JSON.stringify(key) + ':';
-    if (!opts.typed || BARE_FIELDS.has(key)) {
-      const scalar = scalarJson(v);
-      if (scalar === undefined) return undefined;
-      out += scalar;
-      continue;
-    }
-    const type = scalarType(v);
-    if (type === undefined) return undefined;
-    out += `{"type":"${type}","value":${scalarJson(v)!}}`;
+    out += keyJson(key);
+    const scalar = opts.typed && !BARE_FIELDS.has(key) ? typedScalarJson(v) : scalarJson(v);
+    if (scalar === undefined) return undefined;
+    out += scalar;
   }
   return out + '}';
 }
 
-/** A bare scalar's JSON as JSON.stringify writes it; undefined for a bigint (written with exact digits elsewhere). */
-function scalarJson(v: Value): string | undefined {
-  return typeof v === 'bigint' ? undefined : JSON.stringify(v);
+/** `"key":` for each field name seen, so a read does not quote the same names again; bounded. */
+const KEY_JSON = new Map<string, string>();
+const KEY_JSON_LIMIT = 10_000;
+
+function keyJson(key: string): string {
+  let k = KEY_JSON.get(key);
+  if (k === undefined) {
+    k = stringJson(key) + ':';
+    if (KEY_JSON.size < KEY_JSON_LIMIT) KEY_JSON.set(key, k);
+  }
+  return k;
 }
 
-/** `typeOf` for the scalars `recordJson` writes; undefined for anything else. */
-function scalarType(v: Value): 'String' | 'Integer' | 'Float' | 'Boolean' | 'Null' | undefined {
-  if (v === null) return 'Null';
+/** What JSON.stringify escapes in a string (quote, backslash, controls, lone surrogates), or could: any surrogate. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A string's JSON as JSON.stringify writes it: quoted as it is when nothing in it needs an escape. */
+function stringJson(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"';
+}
+
+/** A bare scalar's JSON as JSON.stringify writes it; undefined for anything else (a bigint is written with exact digits elsewhere). */
+function scalarJson(v: Value): string | undefined {
+  if (v === null) return 'null';
   switch (typeof v) {
-    case 'string': return 'String';
-    case 'boolean': return 'Boolean';
-    case 'number': return Number.isSafeInteger(v) ? 'Integer' : 'Float';
+    case 'string': return stringJson(v);
+    case 'number': return JSON.stringify(v);
+    case 'boolean': return v ? 'true' : 'false';
+    default: return undefined;
+  }
+}
+
+/** A scalar's typed wrapper `{"type":...,"value":...}` as JSON; undefined for anything else. */
+function typedScalarJson(v: Value): string | undefined {
+  if (v === null) return '{"type":"Null","value":null}';
+  switch (typeof v) {
+    case 'string': return '{"type":"String","value":' + stringJson(v) + '}';
+    case 'number': return (Number.isSafeInteger(v) ? '{"type":"Integer","value":' : '{"type":"Float","value":') + JSON.stringify(v) + '}';
+    case 'boolean': return v ? '{"type":"Boolean","value":true}' : '{"type":"Boolean","value":false}';
     default: return undefined;
   }
 }
