@@ -20,7 +20,7 @@ import { decodeBody, encodeBody, toJson } from './codec.js';
 import { renderError } from './error-body.js';
 import { RateLimiter } from './rate-limit.js';
 import { clientAddress } from './client-address.js';
-import { checkSingletonHeaders } from './singleton-headers.js';
+import { readHeaderObject, readRawHeaders, type ReadHeaders } from './request-headers.js';
 import { logFailedRequest, type RequestSummary } from './log/request-log.js';
 import { logAccess } from './log/access-log.js';
 import type { ServerLog } from './log/server-log.js';
@@ -36,7 +36,7 @@ export interface HttpRequest {
   /** The socket's remote address; the client address unless `trustProxy` says to read X-Forwarded-For. */
   readonly remoteAddress?: string;
   /**
-   * Node's raw name/value list, to refuse conflicting repeats that `headers` hides (singleton-headers.ts);
+   * Node's raw name/value list, to refuse conflicting repeats that `headers` hides (request-headers.ts);
    * when given, the headers the Dispatcher reads come from it (`headers` is then only read on failure paths).
    */
   readonly rawHeaders?: readonly string[];
@@ -67,6 +67,23 @@ export interface OpenStream {
   recheck(principal: Principal): void;
 }
 
+/** One request's answer in the making: its id, the headers gathered so far, its route once matched. */
+interface Turn {
+  readonly requestId: string;
+  readonly headers: Record<string, string>;
+  readonly startedAt: number | undefined;
+  route: string | undefined;
+}
+
+/** A routed request: what proceed() and encoded() read. */
+interface Call {
+  readonly req: HttpRequest;
+  readonly target: RouteTarget;
+  readonly h: ReadHeaders;
+  readonly args: Record<string, string | string[]>;
+  readonly streaming: boolean;
+}
+
 /** Shared by single answers: nothing cancels them today. */
 const NEVER = new AbortController().signal;
 const EMPTY = Buffer.alloc(0);
@@ -87,60 +104,89 @@ export class Dispatcher {
   /** The server's logger, for transports that log events of their own (a slow consumer dropped). */
   get log(): ServerLog { return this.services.log; }
 
-  async handle(req: HttpRequest): Promise<HttpResponse> {
-    const requestId = newRequestId();
-    const headers: Record<string, string> = { 'X-Request-Id': requestId };
-    const startedAt = this.accessLog ? performance.now() : undefined;
-    let route: string | undefined;
+  /** Answers `req`; never rejects (every failure is an error answer). */
+  handle(req: HttpRequest): Promise<HttpResponse> {
+    const out = this.respond(req);
+    return out instanceof Promise ? out : Promise.resolve(out);
+  }
+
+  /**
+   * handle(), answering synchronously when nothing on the way waits (a
+   * cached token and a synchronous procedure: a read), so the common read
+   * makes no promise and takes no turn of the microtask queue.
+   */
+  respond(req: HttpRequest): HttpResponse | Promise<HttpResponse> {
+    const turn: Turn = { requestId: newRequestId(), headers: {}, startedAt: this.accessLog ? performance.now() : undefined, route: undefined };
+    turn.headers['X-Request-Id'] = turn.requestId;
     try {
       // Checked first, as fastify's body parser does, so both transports answer an oversized body alike.
       if (req.body && req.body.length > this.bodyLimit) throw new PayloadTooLarge(`Request body exceeds ${this.bodyLimit} bytes`);
-      checkSingletonHeaders(req.rawHeaders);
+      const h = req.rawHeaders ? readRawHeaders(req.rawHeaders) : readHeaderObject(req.headers);
       const qAt = req.url.indexOf('?');
       const path = qAt < 0 ? req.url : req.url.slice(0, qAt);
-      const { target, params, route: matched } = this.router.match(req.method, path);
-      route = matched;
+      const { target, params, route } = this.router.match(req.method, path);
+      turn.route = route;
       const proc = this.registry.get(target.procedure);
       const streaming = proc?.kind === 'stream';
       // Subscriptions are GET; chat streams (framed as data lines) are POSTed with a JSON body.
       if (streaming && req.method !== 'GET' && target.sse !== 'data') throw new MethodNotAllowed('Method Not Allowed');
-      const query = parseQuery(qAt < 0 ? '' : req.url.slice(qAt + 1));
-      let principal: Principal | undefined;
-      // A stream always has a caller: its credentials are watched for its whole life.
-      if (proc && (proc.access !== 'public' || streaming)) {
-        // Streams also take the token as a query parameter: EventSource cannot send headers.
-        const authorization = header(req, 'authorization');
-        principal = this.services.tokens.cached(authorization)
-          ?? await this.services.tokens.authenticate(authorization, streaming ? firstOf(query.token) : undefined);
-        const rate = this.limit(principal);
-        if (rate) Object.assign(headers, rateHeaders(rate));
-      }
       // Path parameters win over query parameters of the same name.
-      // An empty body is `{}` whatever its Content-Type says (codec.ts).
-      const body = req.body && req.body.length > 0 ? decodeBody(req.body, header(req, 'content-type')) : {};
-      const raw: RawInput = { args: Object.assign(query, params), body };
-      const address = clientAddress(req.remoteAddress, this.trustProxy ? header(req, 'x-forwarded-for') : undefined, this.trustProxy);
-      if (streaming && principal) {
-        const stream = await this.open(target.procedure, raw, principal, requestId, address);
-        if (startedAt !== undefined) logAccess(this.services.log, { method: req.method, route, url: req.url, status: 200, startedAt, requestId, bytesOut: 0 });
-        return { status: 200, headers, body: EMPTY, stream, sse: target.sse ?? 'event' };
-      }
-      const ctx = this.context(principal, requestId, address);
-      let result = callProcedure(this.registry, target.procedure, raw, ctx);
-      // A synchronous answer (a read) is not awaited: no extra turn of the microtask queue.
-      if (result instanceof Promise) result = await result;
-      let status = target.status ?? 200;
-      if (result instanceof WithStatus) ({ status, body: result } = { status: result.status, body: result.body });
-      // Clients read non-2xx bodies as text (protocol.md 1.4 rule 3), so those stay JSON.
-      const accept = status >= 300 ? 'application/json' : header(req, 'accept');
-      const enc = encodeBody(result ?? {}, accept, header(req, 'accept-encoding'));
-      headers['Content-Type'] = enc.contentType;
-      if (enc.gzip) headers['Content-Encoding'] = 'gzip';
-      if (startedAt !== undefined) logAccess(this.services.log, { method: req.method, route, url: req.url, status, startedAt, requestId, bytesOut: Buffer.byteLength(enc.body) });
-      return { status, headers, body: enc.body };
+      const args = Object.assign(parseQuery(qAt < 0 ? '' : req.url.slice(qAt + 1)), params);
+      const call: Call = { req, target, h, args, streaming };
+      // A stream always has a caller: its credentials are watched for its whole life.
+      if (!proc || (proc.access === 'public' && !streaming)) return this.proceed(turn, call, undefined);
+      const principal = this.services.tokens.cached(h.authorization);
+      if (principal) return this.proceed(turn, call, principal);
+      // Streams also take the token as a query parameter: EventSource cannot send headers.
+      return this.services.tokens.authenticate(h.authorization, streaming ? firstOf(args.token) : undefined)
+        .then((p) => this.proceed(turn, call, p))
+        .catch((err: unknown) => this.failed(err, turn, req));
     } catch (err) {
-      return this.failure(err, { method: req.method, url: req.url, headers: req.headers, route, startedAt }, requestId, headers);
+      return this.failed(err, turn, req);
     }
+  }
+
+  /** The rest of respond() once the caller is known; a failure here is answered by the caller of this. */
+  private proceed(turn: Turn, call: Call, principal: Principal | undefined): HttpResponse | Promise<HttpResponse> {
+    const { req, target, h } = call;
+    if (principal) {
+      const rate = this.limit(principal);
+      if (rate) Object.assign(turn.headers, rateHeaders(rate));
+    }
+    // An empty body is `{}` whatever its Content-Type says (codec.ts).
+    const body = req.body && req.body.length > 0 ? decodeBody(req.body, h.contentType) : {};
+    const raw: RawInput = { args: call.args, body };
+    const address = clientAddress(req.remoteAddress, this.trustProxy ? h.forwardedFor : undefined, this.trustProxy);
+    if (call.streaming && principal) {
+      return this.open(target.procedure, raw, principal, turn.requestId, address).then((stream): HttpResponse => {
+        if (turn.startedAt !== undefined) logAccess(this.services.log, { method: req.method, route: turn.route, url: req.url, status: 200, startedAt: turn.startedAt, requestId: turn.requestId, bytesOut: 0 });
+        return { status: 200, headers: turn.headers, body: EMPTY, stream, sse: target.sse ?? 'event' };
+      }).catch((err: unknown) => this.failed(err, turn, req));
+    }
+    const ctx = this.context(principal, turn.requestId, address);
+    const result = callProcedure(this.registry, target.procedure, raw, ctx);
+    if (result instanceof Promise) return result.then((r) => this.encoded(turn, call, r)).catch((err: unknown) => this.failed(err, turn, req));
+    return this.encoded(turn, call, result);
+  }
+
+  /** A procedure's result as the answer: status, Content-Type and Content-Encoding as the client asked. */
+  private encoded(turn: Turn, call: Call, result: unknown): HttpResponse {
+    const { req, target, h } = call;
+    let status = target.status ?? 200;
+    if (result instanceof WithStatus) ({ status, body: result } = { status: result.status, body: result.body });
+    // Clients read non-2xx bodies as text (protocol.md 1.4 rule 3), so those stay JSON.
+    const accept = status >= 300 ? 'application/json' : h.accept;
+    const enc = encodeBody(result ?? {}, accept, h.acceptEncoding);
+    turn.headers['Content-Type'] = enc.contentType;
+    if (enc.gzip) turn.headers['Content-Encoding'] = 'gzip';
+    if (turn.startedAt !== undefined) {
+      logAccess(this.services.log, { method: req.method, route: turn.route, url: req.url, status, startedAt: turn.startedAt, requestId: turn.requestId, bytesOut: Buffer.byteLength(enc.body) });
+    }
+    return { status, headers: turn.headers, body: enc.body };
+  }
+
+  private failed(err: unknown, turn: Turn, req: HttpRequest): HttpResponse {
+    return this.failure(err, { method: req.method, url: req.url, headers: req.headers, route: turn.route, startedAt: turn.startedAt }, turn.requestId, turn.headers);
   }
 
   /** Authenticates a bearer header or token parameter (WebSocket upgrade, SSE). 401 on failure. */
@@ -196,7 +242,8 @@ export class Dispatcher {
   private limit(p: Principal) {
     const s = this.services.db.settings();
     const quota = p.key.rate_limit ?? s.rate_limit_requests;
-    return this.limiter.hit(p.keyId, quota, s.rate_limit_window_secs, this.services.db.now());
+    // Off by default (quota 0): no clock read.
+    return quota > 0 ? this.limiter.hit(p.keyId, quota, s.rate_limit_window_secs, this.services.db.now()) : undefined;
   }
 
   /**
@@ -239,31 +286,6 @@ export class Dispatcher {
     logFailedRequest(this.services.log, err, requestId, req, this.accessLog ? 'info' : 'debug');
     return requestId;
   }
-}
-
-/** Headers node keeps the first of when repeated (singleton-headers.ts refuses repeats that differ); others it joins. */
-const FIRST_ONLY: ReadonlySet<string> = new Set(['authorization', 'content-type']);
-
-/**
- * A request header (`name` in lower case) as node's `headers` object has it,
- * read from the raw list when the transport gives one: node builds that
- * object on first use, which costs a read more than the look-ups it serves.
- */
-function header(req: HttpRequest, name: string): string | undefined {
-  const raw = req.rawHeaders;
-  if (!raw) {
-    const v = req.headers[name];
-    return Array.isArray(v) ? v[0] : v;
-  }
-  let value: string | undefined;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const given = raw[i]!;
-    if (given.length !== name.length || given.toLowerCase() !== name) continue;
-    if (value === undefined) value = raw[i + 1]!;
-    else if (FIRST_ONLY.has(name)) break;
-    else value += ', ' + raw[i + 1]!;
-  }
-  return value;
 }
 
 function firstOf(v: string | string[] | undefined): string | undefined {

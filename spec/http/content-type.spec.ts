@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { UnsupportedMedia, InvalidInput } from '../../lib/errors.js';
 import { bodyFormat, showHeader } from '../../lib/http/content-type.js';
-import { checkSingletonHeaders } from '../../lib/http/singleton-headers.js';
+import { checkSingletonHeaders } from '../../lib/http/request-headers.js';
 
 describe('bodyFormat', () => {
   for (const v of [undefined, '', '   ', 'application/json', 'Application/JSON; charset=UTF-8', 'application/json;', 'application/vnd.api+json', 'text/plain', 'application/json; a="b,c"']) {

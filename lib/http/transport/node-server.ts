@@ -77,9 +77,17 @@ function serveWithBody(dispatcher: Dispatcher, req: IncomingMessage, res: Server
 
 function serveDirect(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void {
   const request = new DirectRequest(req, body);
-  dispatcher.handle(request).then(
-    (out) => answer(dispatcher, req, res, out),
-    // handle() answers every failure itself; this is a last resort, in the product's format.
+  let out: HttpResponse | Promise<HttpResponse>;
+  try {
+    out = dispatcher.respond(request);
+  } catch (err) {
+    // respond() answers every failure itself; this is a last resort, in the product's format.
+    out = dispatcher.failure(err, request);
+  }
+  // A read answers synchronously: no promise in between.
+  if (!(out instanceof Promise)) return answer(dispatcher, req, res, out);
+  out.then(
+    (o) => answer(dispatcher, req, res, o),
     (err: unknown) => answer(dispatcher, req, res, dispatcher.failure(err, request)),
   );
 }
