@@ -6,8 +6,26 @@
  */
 export const SLICE_MS = 4;
 
+/**
+ * Lets the event loop run, then resumes. Whatever registered with
+ * `beforeLongWorkResumes` runs first: the HTTP layer writes the answers it
+ * computed while this work was away (http/transport/answer-batch.ts), which
+ * would otherwise wait in the same check phase behind the next slice.
+ */
 export function yieldToLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => setImmediate(() => { resuming(); resolve(); }));
+}
+
+const resumeHooks: Array<() => void> = [];
+
+/** Registers `fn` (which must not throw) to run each time yielded work resumes. */
+export function beforeLongWorkResumes(fn: () => void): void {
+  resumeHooks.push(fn);
+}
+
+/** Runs the resume hooks; for work that schedules its own turns (background index builds). */
+export function resuming(): void {
+  for (const fn of resumeHooks) fn();
 }
 
 export class Slicer {

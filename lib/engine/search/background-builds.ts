@@ -13,6 +13,7 @@
  */
 import { HnswIndex } from '../../vector/index.js';
 import type { RecordEntry } from '../state.js';
+import { resuming } from '../slices.js';
 import type { IndexEntry } from './index-entry.js';
 
 /** Default work per slice: well under the 20 ms a request may wait for the event loop. */
@@ -53,6 +54,7 @@ export class BackgroundBuilds {
     if (this.scheduled || this.stopped || this.queue.length === 0) return;
     this.scheduled = setImmediate(() => {
       this.scheduled = undefined;
+      resuming();
       this.slice();
       this.schedule();
     });

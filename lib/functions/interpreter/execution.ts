@@ -7,7 +7,7 @@
  * A failing step becomes `StepFailed` with its index and type (the
  * innermost step that failed keeps its identity on the way out).
  */
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { yieldToLoop } from '../../engine/index.js';
 import { InvalidInput, StepFailed } from '../../errors.js';
 import type { Database, Session } from '../../engine/index.js';
 import type { CompiledStep, Execution, Returned, Row } from '../steps/step.js';

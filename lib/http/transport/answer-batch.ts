@@ -8,9 +8,12 @@
  * wake-up; writes in a burst find it awake. An answer waits at most for
  * the rest of the current loop turn, and the order on one connection is
  * node's (it queues a pipelined request's answer behind the one before).
+ * While long work runs in slices (a 10,000-record batch), the answers are
+ * written as the next slice starts, not after it (engine/slices.ts).
  */
 import type { ServerResponse } from 'node:http';
 import type { ServerLog } from '../log/server-log.js';
+import { beforeLongWorkResumes } from '../../engine/index.js';
 
 interface Unsent { res: ServerResponse; status: number; headers: Record<string, string>; body: Buffer | string; log: ServerLog }
 
@@ -22,7 +25,10 @@ export function sendSoon(res: ServerResponse, status: number, headers: Record<st
   unsent.push({ res, status, headers, body, log });
 }
 
+beforeLongWorkResumes(sendAll);
+
 function sendAll(): void {
+  if (unsent.length === 0) return;
   const batch = unsent;
   unsent = [];
   for (const a of batch) {

@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { sendSoon } from '../../../lib/http/transport/answer-batch.js';
+import { yieldToLoop } from '../../../lib/engine/index.js';
 import type { LogLevel } from '../../../lib/http/log/server-log.js';
 import { socketRequest } from '../../helpers/raw-http.js';
 
@@ -17,10 +18,19 @@ describe('answers written in one burst per loop turn', () => {
   let url: string;
   const logged: Array<{ level: LogLevel; msg: string }> = [];
   const log = (level: LogLevel, msg: string) => { logged.push({ level, msg }); };
+  let writtenBeforeResume: boolean | undefined;
 
   before(async () => {
     server = http.createServer((req, res) => {
       const path = req.url ?? '/';
+      if (path === '/during-long-work') {
+        // Long work yielded just before this answer was queued: its turn comes first in the check phase,
+        // and the answer must still be written before the work's next slice runs.
+        const resumed = yieldToLoop();
+        sendSoon(res, 200, { 'X-Request-Id': 'r-long' }, 'answered', log);
+        void resumed.then(() => { writtenBeforeResume = res.writableEnded; });
+        return;
+      }
       // A value node refuses to write as a header: writeHead throws.
       if (path === '/bad') sendSoon(res, 200, { 'X-Request-Id': 'r-bad', 'X-Bad': 'a\nb' }, 'never', log);
       else sendSoon(res, 200, { 'X-Request-Id': `r${path}`, 'Content-Type': 'text/plain' }, `answer ${path}`, log);
@@ -40,6 +50,11 @@ describe('answers written in one burst per loop turn', () => {
     expect(raw.indexOf('answer /a')).to.be.greaterThan(0);
     expect(raw.indexOf('answer /a')).to.be.lessThan(raw.indexOf('answer /b'));
     expect(raw.indexOf('answer /b')).to.be.lessThan(raw.indexOf('answer /c'));
+  });
+
+  it('writes an answer queued while long work was away before that work resumes', async () => {
+    expect(await (await fetch(`${url}/during-long-work`)).text()).to.equal('answered');
+    expect(writtenBeforeResume).to.equal(true);
   });
 
   it('closes only the connection whose answer cannot be written, and logs it', async () => {
