@@ -150,7 +150,7 @@ export interface Encoded { body: Buffer | string; contentType: string; gzip: boo
 export function encodeBody(value: unknown, accept: string | undefined, acceptEncoding: string | undefined): Encoded {
   const acceptsGzip = !!acceptEncoding && /\bgzip\b/i.test(acceptEncoding);
   if (wantsMsgpack(accept)) {
-    const packed = responsePackr.pack(unwrapRecord(value));
+    const packed = (value instanceof WireRecord ? value.directMsgpack() : undefined) ?? responsePackr.pack(unwrapRecord(value));
     const gzip = acceptsGzip && packed.length >= GZIP_MIN_BYTES;
     return { body: gzip ? gzipBody(packed) : packed, contentType: MSGPACK, gzip };
   }

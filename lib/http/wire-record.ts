@@ -1,11 +1,12 @@
 /**
  * A stored record as a procedure's answer, encoded by whoever sends it: the
- * HTTP codec writes the common record's JSON text straight from the stored
- * fields (`recordJson`, no wire object in between), MessagePack and every
+ * HTTP codec writes the common record's JSON text or MessagePack straight
+ * from the stored fields (`recordJson`, `recordMsgpack`: no wire object in
+ * between), other MessagePack answers and every
  * in-process caller take `toWire()` (Dispatcher.call unwraps it, so
  * WebSocket replies and stored callers see the plain wire object).
  */
-import { recordJson, recordToWire, type Fields } from '../engine/index.js';
+import { recordJson, recordMsgpack, recordToWire, type Fields } from '../engine/index.js';
 
 export class WireRecord {
   constructor(readonly fields: Fields, readonly typed: boolean) {}
@@ -18,6 +19,11 @@ export class WireRecord {
   /** Its JSON text when it can be written directly (top-level scalars only), else undefined. */
   directJson(): string | undefined {
     return recordJson(this.fields, { typed: this.typed });
+  }
+
+  /** Its MessagePack when it can be written directly (top-level scalars only), else undefined. */
+  directMsgpack(): Buffer | undefined {
+    return recordMsgpack(this.fields, { typed: this.typed });
   }
 }
 

@@ -31,3 +31,15 @@ export function randomVectors(count: number, dimensions: number, seed: number): 
   const normal = gaussian(mulberry32(seed));
   return Array.from({ length: count }, () => Array.from({ length: dimensions }, normal));
 }
+
+/** `count` records of up to `keys.length` fields, each a name from `keys` and a value from `values`, from `seed`. */
+export function randomRecords<V>(seed: number, keys: readonly string[], values: readonly V[], count: number): Array<Record<string, V>> {
+  const rnd = mulberry32(seed);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
+  return Array.from({ length: count }, () => {
+    const fields: Record<string, V> = {};
+    const n = Math.floor(rnd() * keys.length);
+    for (let k = 0; k < n; k++) fields[pick(keys)] = pick(values);
+    return fields;
+  });
+}

@@ -2,6 +2,7 @@ export * from './tagged.js';
 export * from './datetime.js';
 export * from './from-wire.js';
 export * from './to-wire.js';
+export { recordMsgpack } from './record-msgpack.js';
 export * from './compare.js';
 export * from './joined.js';
 export * from './json.js';

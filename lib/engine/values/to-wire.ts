@@ -20,7 +20,8 @@ export function valueToWire(v: Value, typed: boolean): unknown {
   return typed ? { type: typeOf(v), value: bareValue(v) } : bareValue(v);
 }
 
-const BARE_FIELDS: ReadonlySet<string> = new Set(['id', 'ttl']);
+/** Fields written bare even in typed mode. */
+export const BARE_FIELDS: ReadonlySet<string> = new Set(['id', 'ttl']);
 
 export function recordToWire(fields: Fields, opts: OutputOptions): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -95,6 +96,17 @@ function typedScalarJson(v: Value): string | undefined {
     case 'string': return '{"type":"String","value":' + stringJson(v) + '}';
     case 'number': return (Number.isSafeInteger(v) ? '{"type":"Integer","value":' : '{"type":"Float","value":') + JSON.stringify(v) + '}';
     case 'boolean': return v ? '{"type":"Boolean","value":true}' : '{"type":"Boolean","value":false}';
+    default: return undefined;
+  }
+}
+
+/** The type name of a scalar the direct writers handle; undefined for anything else. */
+export function scalarType(v: Value): 'String' | 'Integer' | 'Float' | 'Boolean' | 'Null' | undefined {
+  if (v === null) return 'Null';
+  switch (typeof v) {
+    case 'string': return 'String';
+    case 'boolean': return 'Boolean';
+    case 'number': return Number.isSafeInteger(v) ? 'Integer' : 'Float';
     default: return undefined;
   }
 }

@@ -1,0 +1,139 @@
+/**
+ * The MessagePack of `recordToWire(fields, opts)`, written directly for the
+ * common record of top-level strings, numbers, booleans and nulls (a point
+ * read's answer with `Accept: application/msgpack`), without building the
+ * wire object first. The bytes are the ones the HTTP answer packer (msgpackr
+ * with `useRecords: false`) writes for that wire object, so clients see no
+ * difference: every map is a map16, integers of up to 32 bits take the
+ * smallest form, other numbers a float64, a string's header follows its UTF-8
+ * length (short strings encoded by hand, lone surrogates as three bytes,
+ * longer ones by node's UTF-8 writer). A seeded spec compares the two.
+ * Undefined for any other record: the caller packs the wire object.
+ */
+import { BARE_FIELDS, scalarType, type OutputOptions } from './to-wire.js';
+import type { Fields, Value } from './tagged.js';
+
+const MAP16 = 0xde;
+
+export function recordMsgpack(fields: Fields, opts: OutputOptions): Buffer | undefined {
+  const keys = Object.keys(fields);
+  if (keys.length > 0xffff) return undefined;
+  // Room enough for any record of these scalars: a UTF-16 unit takes at most 3 bytes of UTF-8.
+  let room = 3;
+  for (const key of keys) {
+    const v = fields[key]!;
+    if (v !== null && typeof v === 'object') return undefined;
+    if (typeof v === 'bigint') return undefined;
+    room += 5 + key.length * 3 + WRAPPER_ROOM + (typeof v === 'string' ? 5 + v.length * 3 : 9);
+  }
+  const out = Buffer.allocUnsafe(room);
+  out[0] = MAP16;
+  out[1] = keys.length >> 8;
+  out[2] = keys.length & 0xff;
+  let at = 3;
+  for (const key of keys) {
+    at = writeKey(out, at, key);
+    const v = fields[key]!;
+    if (opts.typed && !BARE_FIELDS.has(key)) {
+      const prefix = WRAPPERS[scalarType(v)!];
+      out.set(prefix, at);
+      at += prefix.length;
+    }
+    at = writeScalar(out, at, v);
+  }
+  return out.subarray(0, at);
+}
+
+/** Each typed wrapper's bytes up to its value: a map16 of two, `type` and its name, then the `value` key. */
+const WRAPPERS: Readonly<Record<string, Buffer>> = Object.fromEntries(
+  ['String', 'Integer', 'Float', 'Boolean', 'Null'].map((type) => {
+    const parts = [Buffer.from([MAP16, 0, 2]), fixstr('type'), fixstr(type), fixstr('value')];
+    return [type, Buffer.concat(parts)];
+  }),
+);
+const WRAPPER_ROOM = Math.max(...Object.values(WRAPPERS).map((b) => b.length));
+
+function fixstr(ascii: string): Buffer {
+  return Buffer.concat([Buffer.from([0xa0 | ascii.length]), Buffer.from(ascii, 'latin1')]);
+}
+
+/** Field names' bytes, kept for the names seen (bounded), so a read does not encode the same names again. */
+const KEY_BYTES = new Map<string, Buffer>();
+const KEY_BYTES_LIMIT = 10_000;
+
+function writeKey(out: Buffer, at: number, key: string): number {
+  let bytes = KEY_BYTES.get(key);
+  if (bytes === undefined) {
+    const scratch = Buffer.alloc(5 + key.length * 3);
+    bytes = Buffer.from(scratch.subarray(0, writeString(scratch, 0, key)));
+    if (KEY_BYTES.size < KEY_BYTES_LIMIT) KEY_BYTES.set(key, bytes);
+  }
+  out.set(bytes, at);
+  return at + bytes.length;
+}
+
+function writeScalar(out: Buffer, at: number, v: Value): number {
+  if (v === null) { out[at] = 0xc0; return at + 1; }
+  switch (typeof v) {
+    case 'string': return writeString(out, at, v);
+    case 'boolean': out[at] = v ? 0xc3 : 0xc2; return at + 1;
+    case 'number': return writeNumber(out, at, v);
+    default: throw new Error(`recordMsgpack: not a scalar (${typeof v})`);
+  }
+}
+
+function writeNumber(out: Buffer, at: number, v: number): number {
+  if (v >>> 0 === v) {
+    if (v < 0x80) { out[at] = v; return at + 1; }
+    if (v < 0x100) { out[at] = 0xcc; out[at + 1] = v; return at + 2; }
+    if (v < 0x10000) { out[at] = 0xcd; out.writeUInt16BE(v, at + 1); return at + 3; }
+    out[at] = 0xce; out.writeUInt32BE(v, at + 1); return at + 5;
+  }
+  if (v >> 0 === v) {
+    if (v >= -0x20) { out[at] = 0x100 + v; return at + 1; }
+    if (v >= -0x80) { out[at] = 0xd0; out[at + 1] = v + 0x100; return at + 2; }
+    if (v >= -0x8000) { out[at] = 0xd1; out.writeInt16BE(v, at + 1); return at + 3; }
+    out[at] = 0xd2; out.writeInt32BE(v, at + 1); return at + 5;
+  }
+  out[at] = 0xcb;
+  out.writeDoubleBE(v, at + 1);
+  return at + 9;
+}
+
+/** A string as msgpackr writes it: the header sized by its UTF-8 length, room first guessed from its UTF-16 length. */
+function writeString(out: Buffer, at: number, s: string): number {
+  const guess = s.length < 0x20 ? 1 : s.length < 0x100 ? 2 : s.length < 0x10000 ? 3 : 5;
+  const bytes = s.length < 0x40 ? writeShortUtf8(out, at + guess, s) : out.write(s, at + guess, 'utf8');
+  const header = bytes < 0x20 ? 1 : bytes < 0x100 ? 2 : bytes < 0x10000 ? 3 : 5;
+  if (header > guess) out.copyWithin(at + header, at + guess, at + guess + bytes);
+  if (header === 1) out[at] = 0xa0 | bytes;
+  else if (header === 2) { out[at] = 0xd9; out[at + 1] = bytes; }
+  else if (header === 3) { out[at] = 0xda; out.writeUInt16BE(bytes, at + 1); }
+  else { out[at] = 0xdb; out.writeUInt32BE(bytes, at + 1); }
+  return at + header + bytes;
+}
+
+/** UTF-8 of a short string by hand, as msgpackr encodes it (a lone surrogate as its own three bytes); the byte count. */
+function writeShortUtf8(out: Buffer, at: number, s: string): number {
+  let p = at;
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) {
+      out[p++] = c;
+    } else if (c < 0x800) {
+      out[p++] = (c >> 6) | 0xc0;
+      out[p++] = (c & 0x3f) | 0x80;
+    } else if ((c & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      c = 0x10000 + ((c & 0x03ff) << 10) + (s.charCodeAt(++i) & 0x03ff);
+      out[p++] = (c >> 18) | 0xf0;
+      out[p++] = ((c >> 12) & 0x3f) | 0x80;
+      out[p++] = ((c >> 6) & 0x3f) | 0x80;
+      out[p++] = (c & 0x3f) | 0x80;
+    } else {
+      out[p++] = (c >> 12) | 0xe0;
+      out[p++] = ((c >> 6) & 0x3f) | 0x80;
+      out[p++] = (c & 0x3f) | 0x80;
+    }
+  }
+  return p - at;
+}
