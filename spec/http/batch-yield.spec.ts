@@ -2,6 +2,8 @@
  * A 10,000-record batch insert over HTTP (JSON and MessagePack bodies) does
  * not stop the server answering: point reads and counts sent while it runs
  * are answered before it is, and each sees none of the batch or all of it.
+ * The same inside a transaction: the batch stages in slices, and a commit
+ * sent while it stages waits for it and applies all of it.
  */
 import { expect } from 'chai';
 import { TestServer } from '../helpers/test-server.js';
@@ -36,4 +38,30 @@ describe('http batch insert answers reads meanwhile', function () {
       expect((await t.request('GET', `/api/${c}/count`)).body.count).to.equal(SIZE + 1);
     });
   }
+
+  it(`answers reads during a ${SIZE}-record batch inside a transaction, and a commit sent meanwhile applies all of it`, async () => {
+    const c = 'yield_tx';
+    const seed = await t.request('POST', `/api/insert/${c}`, { seed: true });
+    const tx = (await t.request('POST', '/api/transactions', { isolation_level: 'ReadCommitted' })).body.transaction_id as string;
+    const inserts = Array.from({ length: SIZE }, (_, i) => ({ data: { name: `user ${i}`, bio: 'x'.repeat(120) } }));
+    let answered = false;
+    const batch = t.request('POST', `/api/batch/insert/${c}?transaction_id=${tx}`, { inserts }).finally(() => { answered = true; });
+    let readsBefore = 0;
+    let staged = 0;
+    // Until the batch has staged something (then commit), reading a committed record and the transaction's status.
+    while (!answered && staged === 0) {
+      const [found, status] = await Promise.all([t.request('GET', `/api/find/${c}/${seed.body.id}`), t.request('GET', `/api/transactions/${tx}`)]);
+      expect(found.status).to.equal(200);
+      staged = status.body.operations_count;
+      if (!answered) readsBefore += 1;
+    }
+    const commit = await t.request('POST', `/api/transactions/${tx}/commit`);
+    expect(commit.status, commit.text).to.equal(200);
+    expect(commit.body.operations_count, 'the commit waited for the whole batch').to.equal(SIZE);
+    const r = await batch;
+    expect(r.status, r.text.slice(0, 300)).to.equal(201);
+    expect(r.body.successful).to.have.length(SIZE);
+    expect(readsBefore, 'reads answered while the batch ran').to.be.above(0);
+    expect((await t.request('GET', `/api/${c}/count`)).body.count).to.equal(SIZE + 1);
+  });
 });

@@ -10,6 +10,7 @@
 import { MESSAGES, NotFound, toDbError } from '../../errors.js';
 import type { BulkFailure, BulkItem, BulkResult } from '../bulk.js';
 import { validateId } from '../ids.js';
+import { Slicer } from '../slices.js';
 import type { UpsertTarget } from '../multi-writes.js';
 import { validateCollectionName } from '../names.js';
 import type { Filter, Query } from '../query/index.js';
@@ -62,20 +63,30 @@ class StagingSession implements TransactionSession {
     return this.txs.stageDelete(this.transactionId, c, idOrAlias, bypassRipple);
   }
 
-  /** Stages each item on its own; a failing item is reported and the rest are still staged. */
+  /**
+   * Stages each item on its own; a failing item is reported and the rest are
+   * still staged. A large batch stages in slices that yield the event loop
+   * (slices.ts); a commit of this transaction waits for all of it
+   * (TransactionManager.sliced). A rollback meanwhile discards what was
+   * staged, and the items after it fail as the transaction is gone.
+   */
   async writeMany(c: string, items: readonly BulkItem[]): Promise<BulkResult> {
     // An unknown or expired transaction fails the whole request, not each item.
-    this.txs.get(this.transactionId);
-    const successful: string[] = [];
-    const failed: BulkFailure[] = [];
-    items.forEach((item, index) => {
-      try {
-        successful.push(this.stageItem(c, item));
-      } catch (err) {
-        failed.push({ index, id: namedId(item), error: toDbError(err).message });
+    return this.txs.sliced(this.transactionId, async () => {
+      const successful: string[] = [];
+      const failed: BulkFailure[] = [];
+      const slicer = new Slicer();
+      for (let index = 0; index < items.length; index++) {
+        const item = items[index]!;
+        try {
+          successful.push(this.stageItem(c, item));
+        } catch (err) {
+          failed.push({ index, id: namedId(item), error: toDbError(err).message });
+        }
+        if (index % 64 === 63) await slicer.pause();
       }
+      return { successful, failed };
     });
-    return { successful, failed };
   }
 
   // Statements over many records: matched against the transaction's view (its earlier staged writes

@@ -282,8 +282,26 @@ export class TransactionManager {
 
   // ---- commit --------------------------------------------------------------------------------------------------
 
+  /**
+   * Runs a statement that stages in slices, yielding the event loop between
+   * them (a large batch): commit waits until it has staged everything, so a
+   * commit applies all of such a statement or, when it comes first, none.
+   */
+  async sliced<R>(id: string, run: () => Promise<R>): Promise<R> {
+    const tx = this.get(id);
+    const running = run();
+    tx.slicedStatements.add(running);
+    try {
+      return await running;
+    } finally {
+      tx.slicedStatements.delete(running);
+    }
+  }
+
   /** Validates and applies the transaction atomically. 409 (nothing applied) on a conflict. */
   async commit(id: string): Promise<number> {
+    const waiting = this.get(id);
+    while (waiting.slicedStatements.size > 0) await Promise.allSettled([...waiting.slicedStatements]);
     // Claimed before waiting for the writer: a second commit, a rollback or a late statement now gets 404
     // instead of applying the operations twice or staging into a transaction that is already being applied.
     const tx = this.registry.take(id);

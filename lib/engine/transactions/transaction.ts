@@ -41,6 +41,8 @@ export class Transaction {
   readonly predicates = new ReadPredicates();
   /** Committed state with `ops` replayed, while still current (see cached-view.ts and TransactionManager.viewOf). */
   view: CachedView<OpList | undefined> | undefined;
+  /** Statements that yield the event loop while they stage (a large batch); a commit waits for them. */
+  readonly slicedStatements = new Set<Promise<unknown>>();
 
   constructor(
     readonly id: string,
