@@ -11,6 +11,7 @@ import path from 'node:path';
 import { Database, parseSearch, runSearch } from '../lib/engine/index.js';
 import { BruteForceIndex, HnswIndex } from '../lib/vector/index.js';
 import { gaussian, mulberry32 } from './lib/seeded-random.js';
+import { timeEach } from './lib/time-each.js';
 
 const N = Number(process.env.BENCH_VECTORS ?? 100_000);
 const DIMS = 384, CENTROIDS = 100, NOISE = 1, QUERIES = 200, WARMUP = 5, K = 10, CHUNK = 10_000;
@@ -23,10 +24,6 @@ function clustered(count: number, centroids: number[][], seed: number): number[]
   return Array.from({ length: count }, () => centroids[Math.floor(u() * centroids.length)]!.map((x) => x + NOISE * g()));
 }
 
-function timeEach<T>(inputs: T[], fn: (x: T) => void): number[] {
-  for (const x of inputs.slice(0, WARMUP)) fn(x);
-  return inputs.map((x) => { const t0 = performance.now(); fn(x); return performance.now() - t0; });
-}
 
 /** Memory after a settled gc; `external` includes array buffers. */
 async function memory() {
@@ -67,12 +64,12 @@ try {
   const exactBuildMs = performance.now() - t0;
 
   const truth: string[][] = [];
-  const refTimes = timeEach(queries, (q) => { truth.push(exact.search(q, K).map((h) => h.id)); });
+  const refTimes = await timeEach(queries, (q) => { truth.push(exact.search(q, K).map((h) => h.id)); }, WARMUP);
   const got: string[][] = [];
-  const subjTimes = timeEach(queries, (q) => {
-    got.push(runSearch(db, 'vecs', parseSearch({ query: '', vector: q, vector_k: K })).results.map((h) => String(h.record.id)));
-  });
-  const rawTimes = timeEach(queries, (q) => { index.search(q, K); });
+  const subjTimes = await timeEach(queries, async (q) => {
+    got.push((await runSearch(db, 'vecs', parseSearch({ query: '', vector: q, vector_k: K }))).results.map((h) => String(h.record.id)));
+  }, WARMUP);
+  const rawTimes = await timeEach(queries, (q) => { index.search(q, K); }, WARMUP);
   const last = (a: string[][]) => a.slice(-QUERIES);
   const [t, s] = [last(truth), last(got)];
   const recall = s.reduce((sum, hits, i) => sum + hits.filter((id) => t[i]!.includes(id)).length / K, 0) / QUERIES;

@@ -15,6 +15,7 @@ import { Database, parseQuery, parseSearch, runSearch } from '../../lib/engine/i
 import { percentile, report, type Measurement } from '../lib/report.js';
 import { mulberry32, zipf, vocabulary } from '../lib/seeded-random.js';
 import { withTempDatabase } from '../lib/temp-database.js';
+import { timeEach } from '../lib/time-each.js';
 
 const CHUNK = 10_000;
 
@@ -23,11 +24,6 @@ function summarize(label: string, times: number[]): Measurement {
   const sorted = [...times].sort((a, b) => a - b);
   const mean = times.reduce((s, t) => s + t, 0) / times.length;
   return { label, throughput: 1000 / mean, p50_ms: percentile(sorted, 50), p99_ms: percentile(sorted, 99) };
-}
-
-function timeEach<T>(inputs: readonly T[], fn: (x: T) => void, warmup = 5): number[] {
-  for (const x of inputs.slice(0, warmup)) fn(x);
-  return inputs.map((x) => { const t0 = performance.now(); fn(x); return performance.now() - t0; });
 }
 
 async function insertAll(db: Database, c: string, bodies: readonly unknown[]): Promise<number> {
@@ -86,13 +82,13 @@ export async function textSearch(): Promise<void> {
   await withTempDatabase(async (db) => {
     const insertMs = await insertAll(db, 'docs', docs);
     const t0 = performance.now();
-    const built = db.search.text('docs').size();
+    const built = (await db.search.textReady('docs')).size();
     const buildMs = performance.now() - t0;
     const hits: number[] = [];
-    const subj = timeEach(queries, (q) => { hits.push(runSearch(db, 'docs', parseSearch({ query: q, limit: 10 })).results.length); });
+    const subj = await timeEach(queries, async (q) => { hits.push((await runSearch(db, 'docs', parseSearch({ query: q, limit: 10 }))).results.length); });
     // Naive reference: every document, lowercase text, String.includes per query word, top 10 by words matched.
     const refHits: number[] = [];
-    const ref = timeEach(queries, (q) => {
+    const ref = await timeEach(queries, (q) => {
       const terms = q.toLowerCase().split(' ');
       const top: Array<[number, number]> = [];
       for (let i = 0; i < lowered.length; i++) {
@@ -108,8 +104,8 @@ export async function textSearch(): Promise<void> {
     });
     const withHits = (a: number[]) => a.slice(-QUERIES).filter((n) => n > 0).length;
     // The TextIndex alone, with the options runSearch passes (no limit: runSearch slices after), minus its record filter.
-    const index = db.search.text('docs');
-    const raw = summarize('', timeEach(queries, (q) => { index.search(q, { fuzzy: false, caseSensitive: false, stemming: true, boostExact: true }); }));
+    const index = await db.search.textReady('docs');
+    const raw = summarize('', await timeEach(queries, (q) => { index.search(q, { fuzzy: false, caseSensitive: false, stemming: true, boostExact: true }); }));
     const subject = summarize(`eddydb runSearch BM25 (${N / 1000}k docs)`, subj);
     const reference = summarize('naive String.includes scan', ref);
     report({
@@ -145,19 +141,19 @@ export async function indexedFind(): Promise<void> {
   await withTempDatabase(async (db) => {
     console.log(`\n(indexed-find: inserting ${N} records...)`);
     const insertMs = await insertAll(db, 'rows', bodies);
-    const run = (qs: typeof eqQueries) => {
+    const run = async (qs: typeof eqQueries) => {
       const results: Row[][] = [];
-      const times = timeEach(qs, (q) => { results.push(db.records.find('rows', q) as Row[]); }, 2);
+      const times = await timeEach(qs, (q) => { results.push(db.records.find('rows', q) as Row[]); }, 2);
       return { times, results: results.slice(-qs.length) };
     };
-    const plain = { eq: run(eqQueries), range: run(rangeQueries), top: run(topQueries) };
+    const plain = { eq: await run(eqQueries), range: await run(rangeQueries), top: await run(topQueries) };
     let t0 = performance.now();
     await db.collections.createIndex('rows', { field: 'city', type: 'btree' });
     const cityBuildMs = performance.now() - t0;
     t0 = performance.now();
     await db.collections.createIndex('rows', { field: 'score', type: 'btree' });
     const scoreBuildMs = performance.now() - t0;
-    const indexed = { eq: run(eqQueries), range: run(rangeQueries), top: run(topQueries) };
+    const indexed = { eq: await run(eqQueries), range: await run(rangeQueries), top: await run(topQueries) };
     const plans = {
       eq: db.records.explain('rows', eqQueries[0]!).plan as Row,
       range: db.records.explain('rows', rangeQueries[RUNS / 2]!).plan as Row,

@@ -47,14 +47,14 @@ async function restart(label: string) {
   const openMs = performance.now() - t0;
   const lag = lagMonitor();
   const state = () => db.search.status().find((s) => s.field === 'embedding')?.state;
-  const search = (q: number[]) => { const r = runSearch(db, 'vecs', parseSearch({ vector: q, vector_k: K })); lag.skip(); return r; };
+  const search = async (q: number[]) => { const r = await runSearch(db, 'vecs', parseSearch({ vector: q, vector_k: K })); lag.skip(); return r; };
   const t1 = performance.now();
-  search(queries[0]!);
+  await search(queries[0]!);
   const firstSearchMs = performance.now() - t1;
   const stateAtFirstSearch = state();
   const duringTimes: number[] = [];
   for (let i = 1; i <= DURING && state() !== 'ready'; i++) {
-    const t = performance.now(); search(queries[i]!); duringTimes.push(performance.now() - t);
+    const t = performance.now(); await search(queries[i]!); duringTimes.push(performance.now() - t);
     await new Promise((r) => setTimeout(r, 50));
   }
   while (state() !== 'ready') await new Promise((r) => setTimeout(r, 20));
@@ -62,7 +62,8 @@ async function restart(label: string) {
   const cpu = process.cpuUsage(cpu0);
   const cpuToReadyMs = (cpu.user + cpu.system) / 1000;
   const maxStallMs = lag.stop();
-  const readyTimes = queries.map((q) => { const t = performance.now(); search(q); return performance.now() - t; });
+  const readyTimes: number[] = [];
+  for (const q of queries) { const t = performance.now(); await search(q); readyTimes.push(performance.now() - t); }
   const note = db.search.status().find((s) => s.field === 'embedding')?.note;
   await db.close();
   log(`${label}: open ${openMs.toFixed(0)} ms, first search ${firstSearchMs.toFixed(1)} ms (${stateAtFirstSearch}), ready after ${(readyMs / 1000).toFixed(1)} s (${(cpuToReadyMs / 1000).toFixed(1)} s CPU), longest stall ${maxStallMs.toFixed(1)} ms`);

@@ -46,18 +46,18 @@ export async function retrieve(session: Session, collections: readonly Collectio
   let embedding: number[] | undefined;
   if (plans.some((p) => p.vectorFields.length > 0) && query !== '') [embedding] = await embedder().embed([query]);
   const snippets: ContextSnippet[] = [];
-  for (const plan of plans) snippets.push(...searchCollection(session, plan, query, embedding));
+  for (const plan of plans) snippets.push(...await searchCollection(session, plan, query, embedding));
   return snippets.sort((a, b) => b.score - a.score);
 }
 
-function searchCollection(session: Session, plan: RetrievalPlan, query: string, embedding: number[] | undefined): ContextSnippet[] {
+async function searchCollection(session: Session, plan: RetrievalPlan, query: string, embedding: number[] | undefined): Promise<ContextSnippet[]> {
   const requests = embedding && plan.vectorFields.length > 0 && embedding.some((x) => x !== 0)
     ? plan.vectorFields.map((field) => searchRequest(plan, query, { field, values: embedding }))
     : [searchRequest(plan, query)];
   const best = new Map<string, ContextSnippet>();
   for (const req of requests) {
     if (req.query === '' && !req.vector) continue;
-    for (const hit of session.search(plan.collection, req).results) {
+    for (const hit of (await session.search(plan.collection, req)).results) {
       const id = String(hit.record.id);
       const seen = best.get(id);
       const matched = seen ? [...new Set([...seen.matched_fields, ...hit.matched_fields])] : hit.matched_fields;

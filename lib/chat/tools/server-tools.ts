@@ -105,9 +105,9 @@ export const SERVER_TOOLS: Readonly<Record<string, ServerTool>> = {
       parameters: schema({ collection: COLLECTION, query: { type: 'string' }, limit: { type: 'integer' } }, ['collection', 'query']),
     },
     write: false,
-    run: (a, ctx) => {
+    run: async (a, ctx) => {
       const c = collection(a, ctx, 'read');
-      const found = ctx.db.search(c, parseSearch({ query: text(a, 'query'), limit: limit(a) }));
+      const found = await ctx.db.search(c, parseSearch({ query: text(a, 'query'), limit: limit(a) }));
       return found.results.map((h) => ({ score: h.score, record: bare(h.record) }));
     },
   },

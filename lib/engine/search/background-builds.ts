@@ -11,6 +11,7 @@
  * handoff, and no catch-up of the writes made during a 45 s build in
  * another thread; they cost the main core the same CPU, spread thinly.
  */
+import { Unavailable } from '../../errors.js';
 import { HnswIndex } from '../../vector/index.js';
 import type { RecordEntry } from '../state.js';
 import { resuming } from '../slices.js';
@@ -23,6 +24,8 @@ export class BackgroundBuilds {
   private readonly queue: IndexEntry[] = [];
   private scheduled: NodeJS.Immediate | undefined;
   private stopped = false;
+  /** Searches waiting for an entry's walk to end (SearchIndexes.textReady). */
+  private waiters: Array<{ entry: IndexEntry; resolve: () => void; reject: (err: Error) => void }> = [];
 
   constructor(
     /** The current records of a collection (undefined once dropped). */
@@ -38,9 +41,37 @@ export class BackgroundBuilds {
     this.schedule();
   }
 
-  /** Applies `entry`'s pending changes and runs its walk to the end now (a caller that cannot wait, e.g. a text search). */
+  /** Applies `entry`'s pending changes and runs its walk to the end now (a ready index's few pending changes; specs). */
   finish(entry: IndexEntry): void {
     if (entry.hasWork() && !entry.loading) this.work(entry, Infinity);
+    this.settleWaiters();
+  }
+
+  /**
+   * Resolves once `entry`'s walk is over (built, caught up, or failed), or it
+   * is no longer the registered entry; moves it first in line meanwhile.
+   * Rejects with Unavailable once the builds are stopped (the server closes).
+   */
+  walked(entry: IndexEntry): Promise<void> {
+    if (this.stopped) return Promise.reject(new Unavailable('the server is closing'));
+    if (!this.isCurrent(entry) || (!entry.walk && !entry.loading)) return Promise.resolve();
+    const at = this.queue.indexOf(entry);
+    if (at > 0) this.queue.splice(at, 1);
+    if (at !== 0 && !entry.loading) this.queue.unshift(entry);
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ entry, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Settles the waiters whose entry's walk is over or which was replaced. */
+  private settleWaiters(): void {
+    if (this.waiters.length === 0) return;
+    this.waiters = this.waiters.filter((w) => {
+      const over = !this.isCurrent(w.entry) || (!w.entry.walk && !w.entry.loading);
+      if (over) w.resolve();
+      return !over;
+    });
   }
 
   /** Stops scheduling slices (on close); walks in progress stay unfinished. */
@@ -48,6 +79,7 @@ export class BackgroundBuilds {
     this.stopped = true;
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
+    for (const w of this.waiters.splice(0)) w.reject(new Unavailable('the server is closing'));
   }
 
   private schedule(): void {
@@ -56,6 +88,7 @@ export class BackgroundBuilds {
       this.scheduled = undefined;
       resuming();
       this.slice();
+      this.settleWaiters();
       this.schedule();
     });
   }

@@ -11,10 +11,11 @@
  * search on a ready index scores its pending changes exactly beside it
  * (ready-search.ts); a search on a field without a ready index starts its
  * build and is answered by an exact scan meanwhile (exact-scan.ts). A text
- * search finishes the text index's work instead: a correct BM25 score needs
- * the whole corpus's statistics, so a scan would cost as much.
+ * search waits for the text index's build instead (a correct BM25 score
+ * needs the whole corpus's statistics, so a scan would cost as much); the
+ * build still runs in slices, so other requests are answered meanwhile.
  */
-import { InvalidInput } from '../../errors.js';
+import { InvalidInput, Unavailable } from '../../errors.js';
 import type { Metric, TextIndex, VectorIndex } from '../../vector/index.js';
 import type { EngineCore } from '../core.js';
 import type { CommitInfo } from '../change-feed.js';
@@ -75,11 +76,23 @@ export class SearchIndexes {
     this.builds.stop();
   }
 
-  /** The text index of `c`, complete (a build in progress is finished now). */
-  text(c: string): TextIndex {
-    const entry = this.entry(c, 'text', TEXT_FIELD) ?? this.startBuild(new IndexEntry(c, 'text', TEXT_FIELD));
-    this.builds.finish(entry);
-    return entry.index as TextIndex;
+  /**
+   * The text index of `c`, complete. While it is built (first search, or
+   * after a restart) the build runs in background slices, first in line, and
+   * this waits for it; the changes committed since are applied at once.
+   * Unavailable when the build failed or the server is closing.
+   */
+  async textReady(c: string): Promise<TextIndex> {
+    for (;;) {
+      const entry = this.entry(c, 'text', TEXT_FIELD) ?? this.startBuild(new IndexEntry(c, 'text', TEXT_FIELD));
+      if (entry.state === 'failed') throw new Unavailable(`the text index of '${c}' could not be built (${entry.note ?? 'unknown error'})`);
+      if (!entry.walk && !entry.loading) {
+        this.builds.finish(entry);
+        return entry.index as TextIndex;
+      }
+      // A drop or a config change may replace the entry meanwhile: look again.
+      await this.builds.walked(entry);
+    }
   }
 
   /** The vector index of `c.field`, complete (a build in progress is finished now); made with `dimensions` when empty. */

@@ -111,7 +111,15 @@ export type SearchSource = Pick<EngineCore, 'state' | 'now'> & { readonly search
  * Runs a search over committed records, or over `view` (a transaction's own
  * records, searched exactly) when given.
  */
-export function runSearch(db: SearchSource, c: string, req: SearchRequest, view?: Map<string, Fields>): { results: SearchHit[]; total: number } {
+export async function runSearch(db: SearchSource, c: string, req: SearchRequest, view?: Map<string, Fields>): Promise<{ results: SearchHit[]; total: number }> {
+  // A text search needs the collection's text index whole (a BM25 score reads the corpus's statistics): it waits
+  // while the index is built in background slices, instead of building it here and holding the event loop for
+  // seconds. The rest runs in one tick, so the index and the records it reads agree.
+  const text = req.query.trim() !== '' && !view ? await db.search.textReady(c) : undefined;
+  return searchNow(db, c, req, view, text);
+}
+
+function searchNow(db: SearchSource, c: string, req: SearchRequest, view: Map<string, Fields> | undefined, text: TextIndex | undefined): { results: SearchHit[]; total: number } {
   const now = db.now();
   const committed = db.state.collections.get(c)?.records;
   // Look records up by id; never copy the collection per query.
@@ -125,7 +133,7 @@ export function runSearch(db: SearchSource, c: string, req: SearchRequest, view?
   const limit = req.limit ?? req.vectorK ?? 10;
   const hybrid = req.query.trim() !== '' && req.vector !== undefined;
   const textHits = req.query.trim() === '' ? undefined
-    : textSearch(db, c, req, filter, view, hybrid ? undefined : limit * 2 + 10)?.filter((h) => filter || get(h.id) !== undefined);
+    : textSearch(text, req, filter, view, hybrid ? undefined : limit * 2 + 10)?.filter((h) => filter || get(h.id) !== undefined);
   const vectorHits = req.vector ? vectorSearch(db, c, req, filter, view).filter((h) => filter || get(h.id) !== undefined) : undefined;
   const fused = textHits && vectorHits
     ? fuseScores(textHits, vectorHits, { textWeight: req.textWeight ?? 0.5, vectorWeight: req.vectorWeight ?? 0.5 })
@@ -139,13 +147,14 @@ export function runSearch(db: SearchSource, c: string, req: SearchRequest, view?
   return { results, total: results.length };
 }
 
-function textSearch(db: SearchSource, c: string, req: SearchRequest, allowed: ((id: string) => boolean) | undefined, view: Map<string, Fields> | undefined,
+/** `committed`: the collection's text index, ready (runSearch waited for it); a transaction's `view` is indexed here instead. */
+function textSearch(committed: TextIndex | undefined, req: SearchRequest, allowed: ((id: string) => boolean) | undefined, view: Map<string, Fields> | undefined,
   limit: number | undefined) {
   let index: TextIndex;
   if (view) {
     index = new TextIndex();
     for (const [id, r] of view) index.add(id, textFieldsOf(r));
-  } else index = db.search.text(c);
+  } else index = committed!;
   return index.search(req.query, {
     ...(req.fields ? { fields: req.fields } : {}), ...(req.weights ? { weights: req.weights } : {}),
     fuzzy: req.fuzzy ?? false, ...(req.maxEditDistance !== undefined ? { maxEditDistance: req.maxEditDistance } : {}),

@@ -20,7 +20,7 @@ export class AutoCommitSession implements Session {
     return this.engine.records.find(c, q);
   }
 
-  search(c: string, req: SearchRequest): SearchResult {
+  search(c: string, req: SearchRequest): Promise<SearchResult> {
     return this.engine.search(c, req);
   }
 

@@ -38,7 +38,7 @@ export interface SessionEngine {
   readonly bulk: Bulk;
   readonly transactions: TransactionManager;
   readonly multi: MultiWrites;
-  search(c: string, req: SearchRequest, view?: Map<string, Fields>): SearchResult;
+  search(c: string, req: SearchRequest, view?: Map<string, Fields>): Promise<SearchResult>;
 }
 
 export interface Session {
@@ -49,7 +49,8 @@ export interface Session {
   findById(c: string, idOrAlias: string): Fields;
   /** Records matching a parsed query, shaped (projection, join). */
   find(c: string, q: Query): Fields[];
-  search(c: string, req: SearchRequest): SearchResult;
+  /** Text, vector or hybrid search; a text search waits while the collection's text index is built. */
+  search(c: string, req: SearchRequest): Promise<SearchResult>;
 
   /** Inserts a wire record; resolves to its id. */
   insert(c: string, record: unknown, bypassRipple?: boolean): Promise<string>;

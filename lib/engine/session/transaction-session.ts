@@ -43,7 +43,7 @@ class StagingSession implements TransactionSession {
   }
 
   /** Searches the transaction's own records exactly (the shared indexes hold committed records only). */
-  search(c: string, req: SearchRequest): SearchResult {
+  search(c: string, req: SearchRequest): Promise<SearchResult> {
     return this.engine.search(c, req, this.txs.recordsOf(this.transactionId, c));
   }
 

@@ -24,9 +24,9 @@ export const searchQuery = defineProcedure({
     return { collection: collectionParam(raw), req, tx: tx || undefined };
   },
   scope: (i) => ({ collections: [{ name: i.collection, mode: 'read' }], transaction: i.tx }),
-  handler: (i, ctx) => {
+  handler: async (i, ctx) => {
     const started = performance.now();
-    const { results, total } = ctx.session.search(i.collection, i.req);
+    const { results, total } = await ctx.session.search(i.collection, i.req);
     const ms = Math.round(performance.now() - started);
     return {
       results: results.map((r) => ({ record: recordToWire(r.record, { typed: ctx.typed }), score: r.score, matched_fields: r.matched_fields })),

@@ -29,11 +29,41 @@ describe('engine/search background index builds', () => {
   beforeEach(() => { dir = tempDir('eddydb-search-build-'); });
   afterEach(async () => { await db?.close(); removeDir(dir); });
 
+  it('answers a text search whose index is still being built once the build is done, serving the event loop meanwhile', async () => {
+    db = await open();
+    await db.bulk.insertMany('docs', Array.from({ length: 300 }, (_, i) => ({ title: `note ${i} ${i % 7 === 0 ? 'lighthouse' : 'harbor'}` })));
+    let turns = 0;
+    let counting = true;
+    const count = () => { turns += 1; if (counting) setImmediate(count); };
+    setImmediate(count);
+    const pending = runSearch(db, 'docs', parseSearch({ query: 'lighthouse', limit: 100 }));
+    // One record per slice (sliceMs 0): the first search starts the build and waits for it.
+    await turn();
+    expect(db.search.status().find((st) => st.kind === 'text')).to.include({ state: 'building' });
+    const hits = (await pending).results.map((h) => String(h.record.title));
+    counting = false;
+    expect(turns, 'event-loop turns while the search waited').to.be.above(100);
+    expect(hits).to.have.length(43);
+    expect(hits.every((t) => t.endsWith('lighthouse'))).to.equal(true);
+    expect(db.search.status().find((st) => st.kind === 'text')).to.include({ state: 'ready', indexed: 300 });
+  });
+
+  it('fails a text search still waiting for its index when the database closes, instead of leaving it pending', async () => {
+    db = await open();
+    await db.bulk.insertMany('docs', Array.from({ length: 300 }, (_, i) => ({ title: `note ${i}` })));
+    const settled = runSearch(db, 'docs', parseSearch({ query: 'note' })).then(() => undefined, (e: unknown) => e);
+    await turn();
+    await db.close();
+    const err = await settled;
+    expect(err).to.be.instanceOf(Error);
+    expect((err as Error).message).to.match(/closing/);
+  });
+
   /** Opens with one vector per slice, so a build of a few hundred vectors spans many event-loop turns. */
   const open = () => Database.open({ dataDir: dir, settings: { durability: 'none' }, searchIndexes: { sliceMs: 0 } });
   const vectorStatus = () => db.search.status().find((s) => s.kind === 'vector' && s.field === 'embedding');
-  const search = (q: number[], k = 10) =>
-    runSearch(db, 'vecs', parseSearch({ vector: q, vector_k: k })).results.map((h) => ({ id: String(h.record.id), score: h.score }));
+  const search = async (q: number[], k = 10) =>
+    (await runSearch(db, 'vecs', parseSearch({ vector: q, vector_k: k }))).results.map((h) => ({ id: String(h.record.id), score: h.score }));
 
   /** A collection of `data` written before a restart: after it, the index is built in the background. */
   async function restartedWith(data: number[][]): Promise<string[]> {
@@ -59,14 +89,14 @@ describe('engine/search background index builds', () => {
     const building = vectorStatus()!;
     expect(building).to.include({ collection: 'vecs', kind: 'vector', field: 'embedding', state: 'building', total: 400 });
     expect(building.progress).to.be.below(1);
-    for (const q of vectors(5, 2)) expect(search(q)).to.deep.equal(bruteForce(rows, q));
+    for (const q of vectors(5, 2)) expect(await search(q)).to.deep.equal(bruteForce(rows, q));
     expect(vectorStatus()!.state, 'still building after the searches').to.equal('building');
 
     await until(() => vectorStatus()!.state === 'ready', 'the build');
     expect(vectorStatus()).to.include({ state: 'ready', indexed: 400, total: 400, progress: 1 });
     // From the graph now: approximate, but on 400 vectors it finds the same neighbours.
     const q = vectors(1, 3)[0]!;
-    expect(search(q).map((h) => h.id)).to.deep.equal(bruteForce(rows, q).map((h) => h.id));
+    expect((await search(q)).map((h) => h.id)).to.deep.equal(bruteForce(rows, q).map((h) => h.id));
   });
 
   it('loses no write made during the build (inserts, replacements, deletes)', async () => {
@@ -93,7 +123,7 @@ describe('engine/search background index builds', () => {
     expect(index.size()).to.equal(live.size);
     for (const id of live.keys()) expect(index.has(id), id).to.equal(true);
     const rows = [...live];
-    for (const q of vectors(5, 6)) expect(search(q).map((h) => h.id)).to.deep.equal(bruteForce(rows, q).map((h) => h.id));
+    for (const q of vectors(5, 6)) expect((await search(q)).map((h) => h.id)).to.deep.equal(bruteForce(rows, q).map((h) => h.id));
   });
 
   it('starts the build of a field first searched without a schema index, answering that search exactly', async () => {
@@ -102,7 +132,7 @@ describe('engine/search background index builds', () => {
     const data = vectors(200, 7);
     const ids = (await db.bulk.insertMany('plain', data.map((v) => ({ v })))).successful;
     const q = vectors(1, 8)[0]!;
-    const got = runSearch(db, 'plain', parseSearch({ vector: q, vector_field: 'v', vector_k: 5 })).results.map((h) => String(h.record.id));
+    const got = (await runSearch(db, 'plain', parseSearch({ vector: q, vector_field: 'v', vector_k: 5 }))).results.map((h) => String(h.record.id));
     expect(got).to.deep.equal(bruteForce(ids.map((id, i) => [id, data[i]!]), q, 5).map((h) => h.id));
     expect(db.search.status().find((s) => s.field === 'v')).to.include({ state: 'building' });
     await until(() => db.search.status().find((s) => s.field === 'v')!.state === 'ready', 'the build');
@@ -118,7 +148,7 @@ describe('engine/search background index builds', () => {
     expect(vectorStatus()!.indexed).to.be.below(100);
     const live = new Map(ids.map((id, i) => [id, first[i]!]));
     const rows = () => [...live];
-    for (const q of vectors(3, 10)) expect(search(q).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
+    for (const q of vectors(3, 10)) expect((await search(q)).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
     await until(() => vectorStatus()!.indexed === 100, 'the pending vectors');
     // A replacement and a delete wait too, and searches already see them.
     const moved = vectors(1, 11)[0]!;
@@ -126,9 +156,9 @@ describe('engine/search background index builds', () => {
     live.set(ids[0]!, moved);
     await db.records.delete('vecs', ids[1]!);
     live.delete(ids[1]!);
-    expect(search(moved, 1)[0]!.id).to.equal(ids[0]);
-    expect(search(first[1]!, 100).map((h) => h.id)).to.not.include(ids[1]);
+    expect((await search(moved, 1))[0]!.id).to.equal(ids[0]);
+    expect((await search(first[1]!, 100)).map((h) => h.id)).to.not.include(ids[1]);
     await until(() => vectorStatus()!.indexed === 99, 'the pending changes');
-    for (const q of vectors(3, 12)) expect(search(q).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
+    for (const q of vectors(3, 12)) expect((await search(q)).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
   });
 });

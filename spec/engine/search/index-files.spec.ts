@@ -54,11 +54,11 @@ describe('engine/search persisted HNSW indexes', () => {
     return live;
   }
 
-  function expectSearchesMatch(live: Map<string, number[]>): void {
+  async function expectSearchesMatch(live: Map<string, number[]>): Promise<void> {
     const exact = new BruteForceIndex({ dimensions: DIMS, metric: 'cosine' });
     for (const [id, v] of live) exact.add(id, v);
     for (const q of vectors(5, 3)) {
-      const got = runSearch(db, 'vecs', parseSearch({ vector: q, vector_k: 10 })).results.map((h) => String(h.record.id));
+      const got = (await runSearch(db, 'vecs', parseSearch({ vector: q, vector_k: 10 }))).results.map((h) => String(h.record.id));
       expect(got).to.deep.equal(exact.search(q, 10).map((h) => h.id));
     }
   }
@@ -81,7 +81,7 @@ describe('engine/search persisted HNSW indexes', () => {
     await until(() => status().indexed === live.size, 'the pending changes');
     expect(status()).to.include({ indexed: live.size, total: live.size });
     expect(status().note).to.equal(undefined);
-    expectSearchesMatch(live);
+    await expectSearchesMatch(live);
     expect(logged.filter((m) => m.includes('search index'))).to.deep.equal([]);
   });
 
@@ -95,7 +95,7 @@ describe('engine/search persisted HNSW indexes', () => {
     expect(logged.some((m) => m.includes('search index vecs.embedding') && m.includes('checksum')), logged.join('\n')).to.equal(true);
     await until(() => status().state === 'ready', 'the rebuild');
     expect(status()).to.include({ indexed: live.size });
-    expectSearchesMatch(live);
+    await expectSearchesMatch(live);
   });
 
   it('reports a damaged manifest and rebuilds the declared indexes', async () => {
@@ -106,7 +106,7 @@ describe('engine/search persisted HNSW indexes', () => {
     expect(logged.some((m) => m.includes(manifest) && m.includes('damaged')), logged.join('\n')).to.equal(true);
     expect(status().state).to.equal('building');
     await until(() => status().state === 'ready', 'the rebuild');
-    expectSearchesMatch(live);
+    await expectSearchesMatch(live);
   });
 
   it('rebuilds in the background after a restart the text index and the searched vector fields the manifest lists', async () => {
@@ -114,8 +114,8 @@ describe('engine/search persisted HNSW indexes', () => {
     await db.collections.create('docs');
     const g = vectors(50, 9);
     await db.bulk.insertMany('docs', g.map((v, i) => ({ title: `document number ${i}`, v })));
-    runSearch(db, 'docs', parseSearch({ query: 'document' }));
-    runSearch(db, 'docs', parseSearch({ vector: g[0], vector_field: 'v' }));
+    await runSearch(db, 'docs', parseSearch({ query: 'document' }));
+    await runSearch(db, 'docs', parseSearch({ vector: g[0], vector_field: 'v' }));
     await until(() => db.search.status().every((s) => s.state === 'ready'), 'the first builds');
     await db.snapshot();
     await db.close();
@@ -124,7 +124,7 @@ describe('engine/search persisted HNSW indexes', () => {
     expect(kinds()).to.deep.equal(['text:*:building', 'vector:v:stale']);
     await until(() => db.search.status().every((s) => s.state === 'ready'), 'the rebuilds');
     expect(db.search.status().map((s) => s.indexed)).to.deep.equal([50, 50]);
-    const hits = runSearch(db, 'docs', parseSearch({ query: 'number 7' })).results;
+    const hits = (await runSearch(db, 'docs', parseSearch({ query: 'number 7' }))).results;
     expect(String(hits[0]!.record.title)).to.match(/number 7$/);
   });
 
@@ -150,6 +150,6 @@ describe('engine/search persisted HNSW indexes', () => {
     db = await open();
     await until(() => status().state === 'ready' && status().indexed === live.size, 'the catch-up');
     expect(status().note).to.equal(undefined);
-    expectSearchesMatch(live);
+    await expectSearchesMatch(live);
   });
 });

@@ -47,7 +47,7 @@ describe('engine/session auto-commit', () => {
   it('searches committed records', async () => {
     await s.insert('docs', { id: 'a', title: 'red shoes' });
     await s.insert('docs', { id: 'b', title: 'blue hat' });
-    const { results, total } = s.search('docs', parseSearch({ query: 'shoes' }));
+    const { results, total } = await s.search('docs', parseSearch({ query: 'shoes' }));
     expect(total).to.equal(1);
     expect(results[0]!.record.id).to.equal('a');
   });

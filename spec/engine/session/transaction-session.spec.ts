@@ -44,7 +44,7 @@ describe('engine/session transaction', () => {
     await db.session(undefined).insert('docs', { id: 'a', title: 'red shoes' });
     await tx.insert('docs', { id: 'b', title: 'blue shoes' });
     await tx.delete('docs', 'a');
-    const { results } = tx.search('docs', parseSearch({ query: 'shoes' }));
+    const { results } = await tx.search('docs', parseSearch({ query: 'shoes' }));
     expect(results.map((r) => r.record.id)).to.deep.equal(['b']);
   });
 

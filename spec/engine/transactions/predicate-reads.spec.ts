@@ -102,13 +102,13 @@ describe('engine/transactions predicate reads at Serializable', () => {
     await db.records.insert('rota', { id: 'bo', status: 'resting' });
     const onDuty = parseSearch({ query: 'duty' });
     const t1 = txm().begin('Serializable', undefined), t2 = txm().begin('Serializable', undefined);
-    expect(runSearch(db, 'rota', onDuty, txm().recordsOf(t1.id, 'rota')).results).to.deep.equal([]);
-    expect(runSearch(db, 'rota', onDuty, txm().recordsOf(t2.id, 'rota')).results).to.deep.equal([]);
+    expect((await runSearch(db, 'rota', onDuty, txm().recordsOf(t1.id, 'rota'))).results).to.deep.equal([]);
+    expect((await runSearch(db, 'rota', onDuty, txm().recordsOf(t2.id, 'rota'))).results).to.deep.equal([]);
     txm().stageUpdate(t1.id, 'rota', 'ann', { status: 'on duty' });
     txm().stageUpdate(t2.id, 'rota', 'bo', { status: 'on duty' });
     expect([await commitOrConflict(t1.id), await commitOrConflict(t2.id)]).to.deep.equal(['committed', 'conflict']);
     expect(conflicts()[0]).to.include({ collection: 'rota', id: 'ann' });
-    expect(runSearch(db, 'rota', onDuty).results).to.have.length(1);
+    expect((await runSearch(db, 'rota', onDuty)).results).to.have.length(1);
   });
 
   it('does not conflict when a concurrent insert or update does not match the predicate', async () => {

@@ -65,10 +65,10 @@ export function compileSearch(m: MemberReader, parts: readonly SearchPart[]): Se
   return config;
 }
 
-export function runSearchStep(cfg: SearchConfig, rows: readonly Row[], x: Execution): Row[] {
+export async function runSearchStep(cfg: SearchConfig, rows: readonly Row[], x: Execution): Promise<Row[]> {
   const row = rows[0];
   const req = cfg.parsed ?? parseSearch(body(cfg, (t) => x.resolve(t, row)));
-  const { results } = x.session.search(x.text(cfg.collection, row, 'collection'), req);
+  const { results } = await x.session.search(x.text(cfg.collection, row, 'collection'), req);
   return results.map((hit) => ({ ...hit.record, _score: hit.score }));
 }
 
