@@ -6,6 +6,7 @@
  */
 import { NearestScan, type Metric, type VectorHit } from '../../vector/index.js';
 import type { RecordEntry } from '../state.js';
+import { Slicer } from '../slices.js';
 import { Tagged, type Value } from '../values/index.js';
 
 /** The k records of `records` whose `field` vector (a Vector value or a bare array) is nearest `query`; others are skipped. */
@@ -20,6 +21,25 @@ export function exactVectorScan(
   }
   return scan.results();
 }
+
+/** exactVectorScan in slices that yield the event loop; writes made meanwhile are seen as the walk reaches them. */
+export async function exactVectorScanInSlices(
+  records: ReadonlyMap<string, RecordEntry> | undefined, field: string, metric: Metric, query: readonly number[], k: number,
+  allowed?: (id: string) => boolean,
+): Promise<VectorHit[]> {
+  const scan = new NearestScan(metric, query, k);
+  const slicer = new Slicer();
+  let seen = 0;
+  for (const [id, e] of records ?? []) {
+    const raw = rawVector(e.fields[field]);
+    if (raw && raw.length === query.length && (!allowed || allowed(id))) scan.offer(id, raw);
+    if (++seen % SCAN_CHECK_EVERY === 0) await slicer.pause();
+  }
+  return scan.results();
+}
+
+/** Vectors scanned between looks at the clock (a 384-dimension vector is about 1.6 µs). */
+const SCAN_CHECK_EVERY = 512;
 
 /** The array a field holds (a Vector value or a bare array), unchecked: NearestScan skips what is not a vector. */
 export function rawVector(v: Value | undefined): readonly unknown[] | undefined {

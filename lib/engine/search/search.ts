@@ -15,7 +15,7 @@ import { applyProjection, compileProjection, matchFilter, parseFieldList, parseF
 import { isExpired } from '../ttl.js';
 import { isPlainObject, type Fields } from '../values/index.js';
 import { textFieldsOf, vectorOf, type SearchIndexes } from './search-indexes.js';
-import { exactVectorScan, rescoreExactly } from './exact-scan.js';
+import { exactVectorScan, exactVectorScanInSlices, rescoreExactly } from './exact-scan.js';
 import { searchReady } from './ready-search.js';
 
 export interface SearchRequest {
@@ -114,19 +114,18 @@ export type SearchSource = Pick<EngineCore, 'state' | 'now'> & { readonly search
 export async function runSearch(db: SearchSource, c: string, req: SearchRequest, view?: Map<string, Fields>): Promise<{ results: SearchHit[]; total: number }> {
   // A text search needs the collection's text index whole (a BM25 score reads the corpus's statistics): it waits
   // while the index is built in background slices, instead of building it here and holding the event loop for
-  // seconds. The rest runs in one tick, so the index and the records it reads agree.
+  // seconds.
   const text = req.query.trim() !== '' && !view ? await db.search.textReady(c) : undefined;
-  return searchNow(db, c, req, view, text);
+  // A vector search no index answers (one being built, or another metric than the index's) reads every vector:
+  // that scan runs in slices too. The rest runs in one tick, so the indexes and the records they read agree;
+  // the scan's hits are checked against the records again there.
+  const scanned = req.vector && !view && !indexAnswers(db, c, req) ? await scanInSlices(db, c, req) : undefined;
+  return searchNow(db, c, req, view, text, scanned);
 }
 
-function searchNow(db: SearchSource, c: string, req: SearchRequest, view: Map<string, Fields> | undefined, text: TextIndex | undefined): { results: SearchHit[]; total: number } {
-  const now = db.now();
-  const committed = db.state.collections.get(c)?.records;
-  // Look records up by id; never copy the collection per query.
-  const get = view ? (id: string) => view.get(id) : (id: string) => {
-    const e = committed?.get(id);
-    return e && !isExpired(e, now) ? e.fields : undefined;
-  };
+function searchNow(db: SearchSource, c: string, req: SearchRequest, view: Map<string, Fields> | undefined, text: TextIndex | undefined,
+  scanned: VectorHit[] | undefined): { results: SearchHit[]; total: number } {
+  const get = view ? (id: string) => view.get(id) : committedReader(db, c);
   const allowed = (id: string) => { const r = get(id); return r !== undefined && (!req.filter || matchFilter(req.filter, r)); };
   // Without metadata filters the indexes search unfiltered (a filter costs a call per record); hits are checked after.
   const filter = req.filter || view ? allowed : undefined;
@@ -134,7 +133,9 @@ function searchNow(db: SearchSource, c: string, req: SearchRequest, view: Map<st
   const hybrid = req.query.trim() !== '' && req.vector !== undefined;
   const textHits = req.query.trim() === '' ? undefined
     : textSearch(text, req, filter, view, hybrid ? undefined : limit * 2 + 10)?.filter((h) => filter || get(h.id) !== undefined);
-  const vectorHits = req.vector ? vectorSearch(db, c, req, filter, view).filter((h) => filter || get(h.id) !== undefined) : undefined;
+  const vectorHits = !req.vector ? undefined
+    : scanned ? scanned.filter((h) => allowed(h.id))
+    : overThreshold(req, vectorSearch(db, c, req, filter, view)).filter((h) => filter || get(h.id) !== undefined);
   const fused = textHits && vectorHits
     ? fuseScores(textHits, vectorHits, { textWeight: req.textWeight ?? 0.5, vectorWeight: req.vectorWeight ?? 0.5 })
     : textHits ?? (vectorHits ?? []).map((h) => ({ id: h.id, score: h.score, matchedFields: [] as string[] }));
@@ -145,6 +146,41 @@ function searchNow(db: SearchSource, c: string, req: SearchRequest, view: Map<st
     matched_fields: [...h.matchedFields],
   }));
   return { results, total: results.length };
+}
+
+/** A committed record by id, unless expired; never copies the collection. */
+function committedReader(db: SearchSource, c: string): (id: string) => Fields | undefined {
+  const now = db.now();
+  const committed = db.state.collections.get(c)?.records;
+  return (id) => {
+    const e = committed?.get(id);
+    return e && !isExpired(e, now) ? e.fields : undefined;
+  };
+}
+
+/** Neighbours asked of an index or a scan: unfiltered searches ask for a few extra, as expired records are dropped after. */
+function neighboursWanted(req: SearchRequest, filtered: boolean): number {
+  return (req.vectorK ?? req.limit ?? 10) + (filtered ? 0 : 8);
+}
+
+function overThreshold(req: SearchRequest, hits: VectorHit[]): VectorHit[] {
+  return req.vectorThreshold === undefined ? hits : hits.filter((h) => h.score >= req.vectorThreshold!);
+}
+
+/** True when a ready vector index of the search's metric answers it (starts the index's build when there is none). */
+function indexAnswers(db: SearchSource, c: string, req: SearchRequest): boolean {
+  const configured = db.search.configOf(c, req.vectorField).metric;
+  if ((req.vectorMetric ?? configured) !== configured) return false;
+  return db.search.readyVector(c, req.vectorField, req.vector!.length) !== undefined;
+}
+
+/** The exact scan of the committed records, in slices that yield the event loop (a 100k x 384 scan is about 160 ms). */
+async function scanInSlices(db: SearchSource, c: string, req: SearchRequest): Promise<VectorHit[]> {
+  const metric = req.vectorMetric ?? db.search.configOf(c, req.vectorField).metric;
+  const get = committedReader(db, c);
+  const allowed = req.filter ? (id: string) => { const r = get(id); return r !== undefined && matchFilter(req.filter!, r); } : undefined;
+  const hits = await exactVectorScanInSlices(db.state.collections.get(c)?.records, req.vectorField, metric, req.vector!, neighboursWanted(req, !!allowed), allowed);
+  return overThreshold(req, hits);
 }
 
 /** `committed`: the collection's text index, ready (runSearch waited for it); a transaction's `view` is indexed here instead. */
@@ -164,27 +200,19 @@ function textSearch(committed: TextIndex | undefined, req: SearchRequest, allowe
   });
 }
 
+/** A vector search answered by a transaction's own `view` (exactly) or by the collection's ready index. */
 function vectorSearch(db: SearchSource, c: string, req: SearchRequest, allowed: ((id: string) => boolean) | undefined, view: Map<string, Fields> | undefined): VectorHit[] {
-  // Unfiltered searches ask for a few extra neighbours: expired records are dropped afterwards.
-  const k = (req.vectorK ?? req.limit ?? 10) + (allowed ? 0 : 8);
-  const dims = req.vector!.length;
-  const configured = db.search.configOf(c, req.vectorField).metric;
-  const metric = req.vectorMetric ?? configured;
-  let hits: VectorHit[];
-  const scan = () => exactVectorScan(db.state.collections.get(c)?.records, req.vectorField, metric, req.vector!, k, allowed);
+  const k = neighboursWanted(req, !!allowed);
+  const metric = req.vectorMetric ?? db.search.configOf(c, req.vectorField).metric;
+  const records = db.state.collections.get(c)?.records;
   if (view) {
     // Exact search over a transaction's own view: the scan the committed path falls back to, without copying vectors.
     const scan = new NearestScan(metric, req.vector!, k);
     for (const [id, r] of view) { const v = vectorOf(r[req.vectorField]); if (v && (!allowed || allowed(id))) scan.offer(id, v); }
-    hits = scan.results();
-  } else if (metric !== configured) {
-    hits = scan(); // a metric other than the index's: exact
-  } else {
-    // While the index is built or catching up, an exact scan of the records answers.
-    const ready = db.search.readyVector(c, req.vectorField, dims);
-    hits = ready
-      ? rescoreExactly(db.state.collections.get(c)?.records, req.vectorField, metric, req.vector!, searchReady(ready, req.vectorField, metric, req.vector!, k, allowed))
-      : scan();
+    return scan.results();
   }
-  return req.vectorThreshold === undefined ? hits : hits.filter((h) => h.score >= req.vectorThreshold!);
+  // runSearch checked in this same tick that a ready index answers (else it scanned in slices).
+  const ready = db.search.readyVector(c, req.vectorField, req.vector!.length);
+  if (!ready) return exactVectorScan(records, req.vectorField, metric, req.vector!, k, allowed);
+  return rescoreExactly(records, req.vectorField, metric, req.vector!, searchReady(ready, req.vectorField, metric, req.vector!, k, allowed));
 }
