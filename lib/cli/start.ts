@@ -15,21 +15,20 @@ import type { OptionValues } from './args/option-values.js';
 import { serverConfig } from './config.js';
 import { shouldWatchParent, watchParent } from './parent-watch.js';
 
-/** Starts the server; resolves once it listens. Throws what Server.create or listen throw (main.ts describes it). */
+/**
+ * Starts the server; resolves once it listens (or once a signal during
+ * startup has begun its shutdown). Throws what Server.create or listen throw
+ * (main.ts describes it). The signal handlers are installed first: a SIGTERM
+ * while the data is recovered, the port bound or the admin key made stops
+ * the server once that step has settled, cleanly (the data lock released),
+ * instead of killing the process with the lock held.
+ */
 export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Promise<void> {
   const config = serverConfig(values);
-  if (config.port !== 0) await probePort(config.host, config.port);
-  const server = await Server.create({ ...config, adminKeyAfterListen: true });
-  let port: number;
-  try {
-    port = await server.listen();
-  } catch (err) {
-    // The bind failure is what the user must see; a failure to close after it would only hide it.
-    await server.close().catch(() => undefined);
-    throw err;
-  }
-  console.log(`EddyDB listening on http://${config.host}:${port} (data in ${config.dataDir})`);
   keepStdioErrorsFromStopping();
+  let server: Server | undefined;
+  /** The startup step in progress: a stop waits for it before closing. */
+  let step: Promise<unknown> = Promise.resolve();
   let stopping = false;
   let stopWatching = (): void => undefined;
   const stop = (reason: string) => {
@@ -38,13 +37,32 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
     stopping = true;
     stopWatching();
     console.log(`${reason}, shutting down`);
-    server.close().then(() => process.exit(0), (err) => {
+    step.catch(() => undefined).then(() => server?.close()).then(() => process.exit(0), (err) => {
       console.error(`eddydb: shutdown failed: ${(err as Error).stack ?? String(err)}`);
       process.exit(1);
     });
   };
   process.on('SIGINT', () => stop('SIGINT received'));
   process.on('SIGTERM', () => stop('SIGTERM received'));
+  if (config.port !== 0) await (step = probePort(config.host, config.port));
+  if (stopping) return;
+  const creating = Server.create({ ...config, adminKeyAfterListen: true });
+  step = creating;
+  server = await creating;
+  if (stopping) return;
+  const listening = server.listen();
+  step = listening;
+  let port: number;
+  try {
+    port = await listening;
+  } catch (err) {
+    if (stopping) return;
+    // The bind failure is what the user must see; a failure to close after it would only hide it.
+    await server.close().catch(() => undefined);
+    throw err;
+  }
+  if (stopping) return;
+  console.log(`EddyDB listening on http://${config.host}:${port} (data in ${config.dataDir})`);
   if (shouldWatchParent(values.isOn('watch-parent'), env)) {
     stopWatching = watchParent((what) => stop(what));
   }

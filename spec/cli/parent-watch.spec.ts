@@ -11,15 +11,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { shouldWatchParent, watchParent } from '../../lib/cli/parent-watch.js';
 import { CLI_MAIN, cleanEnv } from '../helpers/run-cli.js';
+import { until } from '../helpers/until.js';
 import { tempDir, removeDir } from '../helpers/temp-dir.js';
 
-const until = async (what: string, check: () => boolean, ms: number): Promise<void> => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 /** After a failed test: the server this test started still holds the data lock; end it by the pid in LOCK. */
 function killLockHolder(dataDir: string): void {

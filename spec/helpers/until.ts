@@ -1,0 +1,8 @@
+/** Polls `check` every `pollMs` until it holds; throws naming `what` after `ms`. */
+export async function until(what: string, check: () => boolean, ms: number, pollMs = 20): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
