@@ -39,11 +39,6 @@ const SLOTS: ReadonlyMap<string, { slot: Slot; firstOnly: boolean }> = new Map([
   ['x-forwarded-for', { slot: 'forwardedFor', firstOnly: false }],
 ] as const);
 
-/** Throws when `rawHeaders` (node's flat name/value list) repeats Authorization or Content-Type with a different value. */
-export function checkSingletonHeaders(rawHeaders: readonly string[] | undefined): void {
-  if (rawHeaders) readRawHeaders(rawHeaders);
-}
-
 const NAME_LENGTHS: ReadonlySet<number> = new Set([...SLOTS.keys()].map((n) => n.length));
 
 /** Reads `raw` (node's flat list); throws on a singleton header repeated with another value. */

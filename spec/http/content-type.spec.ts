@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { UnsupportedMedia, InvalidInput } from '../../lib/errors.js';
 import { bodyFormat, showHeader } from '../../lib/http/content-type.js';
-import { checkSingletonHeaders } from '../../lib/http/request-headers.js';
+import { readHeaderObject, readRawHeaders } from '../../lib/http/request-headers.js';
 
 describe('bodyFormat', () => {
   for (const v of [undefined, '', '   ', 'application/json', 'Application/JSON; charset=UTF-8', 'application/json;', 'application/vnd.api+json', 'text/plain', 'application/json; a="b,c"']) {
@@ -30,19 +30,19 @@ describe('bodyFormat', () => {
   });
 });
 
-describe('checkSingletonHeaders', () => {
+describe('request headers: Authorization and Content-Type sent once', () => {
   it('accepts single and identical repeated lines', () => {
-    checkSingletonHeaders(undefined);
-    checkSingletonHeaders(['Content-Type', 'application/json', 'Accept', 'a', 'Accept', 'b']);
-    checkSingletonHeaders(['content-type', 'application/json', 'Content-Type', 'application/json']);
+    readHeaderObject({});
+    readRawHeaders(['Content-Type', 'application/json', 'Accept', 'a', 'Accept', 'b']);
+    readRawHeaders(['content-type', 'application/json', 'Content-Type', 'application/json']);
   });
 
   it('refuses a Content-Type repeated with another value with 415 naming both', () => {
-    expect(() => checkSingletonHeaders(['Content-Type', 'application/json', 'content-type', 'text/xml']))
+    expect(() => readRawHeaders(['Content-Type', 'application/json', 'content-type', 'text/xml']))
       .to.throw(UnsupportedMedia, "'application/json', 'text/xml'");
   });
 
   it('refuses an Authorization repeated with another value with 400, without repeating the values', () => {
-    expect(() => checkSingletonHeaders(['Authorization', 'Bearer a', 'Authorization', 'Bearer b'])).to.throw(InvalidInput).with.property('message').that.does.not.contain('Bearer');
+    expect(() => readRawHeaders(['Authorization', 'Bearer a', 'Authorization', 'Bearer b'])).to.throw(InvalidInput).with.property('message').that.does.not.contain('Bearer');
   });
 });
