@@ -65,7 +65,7 @@ export class Bulk {
       } catch (err) {
         failed.push({ index, id: rawId(item), error: toDbError(err).message });
       }
-      if (index % 64 === 63) await slicer.pause();
+      if (slicer.counted()) await slicer.pause();
     }
     return this.db.write(async (view) => {
       const effects: Effect[] = [];

@@ -30,6 +30,15 @@ export function resuming(): void {
 
 export class Slicer {
   private started = performance.now();
+  private units = 0;
+
+  /** `checkEvery`: units of work (items, vectors) between looks at the clock, for loops whose units are cheap. */
+  constructor(private readonly checkEvery = 64) {}
+
+  /** Counts one unit of work; true on every `checkEvery`-th, when the loop should call pause(). */
+  counted(): boolean {
+    return ++this.units % this.checkEvery === 0;
+  }
 
   /** True once the current slice has run its time. */
   due(): boolean {

@@ -83,7 +83,7 @@ class StagingSession implements TransactionSession {
         } catch (err) {
           failed.push({ index, id: namedId(item), error: toDbError(err).message });
         }
-        if (index % 64 === 63) await slicer.pause();
+        if (slicer.counted()) await slicer.pause();
       }
       return { successful, failed };
     });

@@ -317,7 +317,7 @@ export class TransactionManager {
           const e = this.effectsOf(work, ops[i]!);
           work.stage(e);
           for (const x of e) effects.push(x);
-          if (i % 64 === 63) await slicer.pause();
+          if (slicer.counted()) await slicer.pause();
         }
         return { effects, result: undefined };
       });
