@@ -3,6 +3,7 @@ import { Database, parseSearch, runSearch } from '../../../lib/engine/index.js';
 import { BruteForceIndex } from '../../../lib/vector/index.js';
 import { gaussian, mulberry32 } from '../../helpers/seeded-random.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
+import { until } from '../../helpers/until.js';
 
 const DIMS = 16;
 const SCHEMA = { fields: { embedding: { field_type: 'Vector', index: { type: 'vector', algorithm: 'hnsw', metric: 'cosine' } } } };
@@ -14,13 +15,8 @@ function vectors(count: number, seed: number): number[][] {
 
 const turn = () => new Promise<void>((r) => setImmediate(r));
 
-async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** Polls a build's state every 5 ms for up to 20 s. */
+const untilBuilt = (what: string, check: () => boolean) => until(what, check, 20_000, 5);
 
 describe('engine/search background index builds', () => {
   let dir: string;
@@ -92,7 +88,7 @@ describe('engine/search background index builds', () => {
     for (const q of vectors(5, 2)) expect(await search(q)).to.deep.equal(bruteForce(rows, q));
     expect(vectorStatus()!.state, 'still building after the searches').to.equal('building');
 
-    await until(() => vectorStatus()!.state === 'ready', 'the build');
+    await untilBuilt('the build', () => vectorStatus()!.state === 'ready');
     expect(vectorStatus()).to.include({ state: 'ready', indexed: 400, total: 400, progress: 1 });
     // From the graph now: approximate, but on 400 vectors it finds the same neighbours.
     const q = vectors(1, 3)[0]!;
@@ -118,7 +114,7 @@ describe('engine/search background index builds', () => {
       await turn();
     }
     expect(roundsWhileBuilding, 'rounds of writes made while building').to.be.greaterThan(0);
-    await until(() => vectorStatus()!.state === 'ready', 'the build');
+    await untilBuilt('the build', () => vectorStatus()!.state === 'ready');
     const index = db.search.vector('vecs', 'embedding', DIMS);
     expect(index.size()).to.equal(live.size);
     for (const id of live.keys()) expect(index.has(id), id).to.equal(true);
@@ -135,7 +131,7 @@ describe('engine/search background index builds', () => {
     const got = (await runSearch(db, 'plain', parseSearch({ vector: q, vector_field: 'v', vector_k: 5 }))).results.map((h) => String(h.record.id));
     expect(got).to.deep.equal(bruteForce(ids.map((id, i) => [id, data[i]!]), q, 5).map((h) => h.id));
     expect(db.search.status().find((s) => s.field === 'v')).to.include({ state: 'building' });
-    await until(() => db.search.status().find((s) => s.field === 'v')!.state === 'ready', 'the build');
+    await untilBuilt('the build', () => db.search.status().find((s) => s.field === 'v')!.state === 'ready');
   });
 
   it('applies committed changes to a ready index in the background, searches scoring the pending ones exactly meanwhile', async () => {
@@ -149,7 +145,7 @@ describe('engine/search background index builds', () => {
     const live = new Map(ids.map((id, i) => [id, first[i]!]));
     const rows = () => [...live];
     for (const q of vectors(3, 10)) expect((await search(q)).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
-    await until(() => vectorStatus()!.indexed === 100, 'the pending vectors');
+    await untilBuilt('the pending vectors', () => vectorStatus()!.indexed === 100);
     // A replacement and a delete wait too, and searches already see them.
     const moved = vectors(1, 11)[0]!;
     await db.records.update('vecs', ids[0]!, { embedding: moved });
@@ -158,7 +154,7 @@ describe('engine/search background index builds', () => {
     live.delete(ids[1]!);
     expect((await search(moved, 1))[0]!.id).to.equal(ids[0]);
     expect((await search(first[1]!, 100)).map((h) => h.id)).to.not.include(ids[1]);
-    await until(() => vectorStatus()!.indexed === 99, 'the pending changes');
+    await untilBuilt('the pending changes', () => vectorStatus()!.indexed === 99);
     for (const q of vectors(3, 12)) expect((await search(q)).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
   });
 });

@@ -6,6 +6,7 @@ import { BruteForceIndex } from '../../../lib/vector/index.js';
 import { flipByte } from '../../helpers/data-files.js';
 import { gaussian, mulberry32 } from '../../helpers/seeded-random.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
+import { until } from '../../helpers/until.js';
 
 const DIMS = 16;
 const SCHEMA = { fields: { embedding: { field_type: 'Vector', index: { type: 'vector', algorithm: 'hnsw', metric: 'cosine' } } } };
@@ -15,13 +16,8 @@ function vectors(count: number, seed: number): number[][] {
   return Array.from({ length: count }, () => Array.from({ length: DIMS }, g));
 }
 
-async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** Polls a build's state every 5 ms for up to 20 s. */
+const untilBuilt = (what: string, check: () => boolean) => until(what, check, 20_000, 5);
 
 describe('engine/search persisted HNSW indexes', () => {
   let dir: string;
@@ -76,9 +72,9 @@ describe('engine/search persisted HNSW indexes', () => {
     db = await open();
     expect(status().state, 'loading: stale, never building').to.equal('stale');
     const states = new Set<string>();
-    await until(() => { states.add(status().state); return status().state === 'ready'; }, 'the catch-up');
+    await untilBuilt('the catch-up', () => { states.add(status().state); return status().state === 'ready'; });
     expect([...states]).to.not.include('building');
-    await until(() => status().indexed === live.size, 'the pending changes');
+    await untilBuilt('the pending changes', () => status().indexed === live.size);
     expect(status()).to.include({ indexed: live.size, total: live.size });
     expect(status().note).to.equal(undefined);
     await expectSearchesMatch(live);
@@ -90,10 +86,10 @@ describe('engine/search persisted HNSW indexes', () => {
     const graph = indexFiles().find((f) => f.endsWith('.hnsw'))!;
     flipByte(path.join(dir, graph), 5000);
     db = await open();
-    await until(() => status().note !== undefined, 'the damage to be reported');
+    await untilBuilt('the damage to be reported', () => status().note !== undefined);
     expect(status().note).to.match(/checksum/);
     expect(logged.some((m) => m.includes('search index vecs.embedding') && m.includes('checksum')), logged.join('\n')).to.equal(true);
-    await until(() => status().state === 'ready', 'the rebuild');
+    await untilBuilt('the rebuild', () => status().state === 'ready');
     expect(status()).to.include({ indexed: live.size });
     await expectSearchesMatch(live);
   });
@@ -105,7 +101,7 @@ describe('engine/search persisted HNSW indexes', () => {
     db = await open();
     expect(logged.some((m) => m.includes(manifest) && m.includes('damaged')), logged.join('\n')).to.equal(true);
     expect(status().state).to.equal('building');
-    await until(() => status().state === 'ready', 'the rebuild');
+    await untilBuilt('the rebuild', () => status().state === 'ready');
     await expectSearchesMatch(live);
   });
 
@@ -116,13 +112,13 @@ describe('engine/search persisted HNSW indexes', () => {
     await db.bulk.insertMany('docs', g.map((v, i) => ({ title: `document number ${i}`, v })));
     await runSearch(db, 'docs', parseSearch({ query: 'document' }));
     await runSearch(db, 'docs', parseSearch({ vector: g[0], vector_field: 'v' }));
-    await until(() => db.search.status().every((s) => s.state === 'ready'), 'the first builds');
+    await untilBuilt('the first builds', () => db.search.status().every((s) => s.state === 'ready'));
     await db.snapshot();
     await db.close();
     db = await open();
     const kinds = () => db.search.status().map((s) => `${s.kind}:${s.field}:${s.state}`).sort();
     expect(kinds()).to.deep.equal(['text:*:building', 'vector:v:stale']);
-    await until(() => db.search.status().every((s) => s.state === 'ready'), 'the rebuilds');
+    await untilBuilt('the rebuilds', () => db.search.status().every((s) => s.state === 'ready'));
     expect(db.search.status().map((s) => s.indexed)).to.deep.equal([50, 50]);
     const hits = (await runSearch(db, 'docs', parseSearch({ query: 'number 7' }))).results;
     expect(String(hits[0]!.record.title)).to.match(/number 7$/);
@@ -131,7 +127,7 @@ describe('engine/search persisted HNSW indexes', () => {
   it('renames a graph unchanged since the last snapshot instead of writing it again, and rewrites a changed one', async () => {
     const live = await seed();
     db = await open();
-    await until(() => status().state === 'ready' && status().indexed === live.size, 'the catch-up');
+    await untilBuilt('the catch-up', () => status().state === 'ready' && status().indexed === live.size);
     const graphOf = () => indexFiles().find((f) => f.endsWith('.hnsw'))!;
     const inode = () => statSync(path.join(dir, graphOf())).ino;
     const [before, inodeBefore] = [graphOf(), inode()];
@@ -148,7 +144,7 @@ describe('engine/search persisted HNSW indexes', () => {
     expect(inode(), 'renamed, not rewritten').to.equal(inodeSecond);
     await db.close();
     db = await open();
-    await until(() => status().state === 'ready' && status().indexed === live.size, 'the catch-up');
+    await untilBuilt('the catch-up', () => status().state === 'ready' && status().indexed === live.size);
     expect(status().note).to.equal(undefined);
     await expectSearchesMatch(live);
   });
