@@ -14,8 +14,8 @@ import type { EngineCore } from '../core.js';
 import { applyProjection, compileProjection, matchFilter, parseFieldList, parseFilter, type Filter } from '../query/index.js';
 import { isExpired } from '../ttl.js';
 import { isPlainObject, type Fields } from '../values/index.js';
-import { textFieldsOf, vectorOf, type SearchIndexes } from './search-indexes.js';
-import { exactVectorScan, exactVectorScanInSlices, rescoreExactly } from './exact-scan.js';
+import { textFieldsOf, vectorOf, type ReadyVectorIndex, type SearchIndexes } from './search-indexes.js';
+import { exactVectorScanInSlices, rescoreExactly } from './exact-scan.js';
 import { searchReady } from './ready-search.js';
 
 export interface SearchRequest {
@@ -116,17 +116,24 @@ export async function runSearch(db: SearchSource, c: string, req: SearchRequest,
   // while the index is built in background slices, instead of building it here and holding the event loop for
   // seconds.
   const text = req.query.trim() !== '' && !view ? await db.search.textReady(c) : undefined;
-  // A vector search no index answers (one being built, or another metric than the index's) reads every vector:
-  // that scan runs in slices too. The rest runs in one tick, so the indexes and the records they read agree;
-  // the scan's hits are checked against the records again there.
-  const scanned = req.vector && !view && !indexAnswers(db, c, req) ? await scanInSlices(db, c, req) : undefined;
-  return searchNow(db, c, req, view, text, scanned);
+  // A vector search is answered by a ready index of its metric; without one (being built, or another metric
+  // than the index's) it reads every vector, and that scan runs in slices too. The rest runs in one tick, so the
+  // indexes and the records they read agree; the scan's hits are checked against the records again there.
+  let vector: VectorAnswer | undefined;
+  if (req.vector && !view) {
+    const ready = readyIndexFor(db, c, req);
+    vector = ready ? { ready } : { scanned: await scanInSlices(db, c, req) };
+  }
+  return searchNow(db, c, req, view, text, vector);
 }
 
+/** How runSearch answers a vector search over committed records: the ready index, or the hits of the exact scan. */
+type VectorAnswer = { readonly ready: ReadyVectorIndex } | { readonly scanned: VectorHit[] };
+
 function searchNow(db: SearchSource, c: string, req: SearchRequest, view: Map<string, Fields> | undefined, text: TextIndex | undefined,
-  scanned: VectorHit[] | undefined): { results: SearchHit[]; total: number } {
+  vector: VectorAnswer | undefined): { results: SearchHit[]; total: number } {
   const get = view ? (id: string) => view.get(id) : committedReader(db, c);
-  const allowed = (id: string) => { const r = get(id); return r !== undefined && (!req.filter || matchFilter(req.filter, r)); };
+  const allowed = passing(get, req.filter);
   // Without metadata filters the indexes search unfiltered (a filter costs a call per record); hits are checked after.
   const filter = req.filter || view ? allowed : undefined;
   const limit = req.limit ?? req.vectorK ?? 10;
@@ -134,8 +141,8 @@ function searchNow(db: SearchSource, c: string, req: SearchRequest, view: Map<st
   const textHits = req.query.trim() === '' ? undefined
     : textSearch(text, req, filter, view, hybrid ? undefined : limit * 2 + 10)?.filter((h) => filter || get(h.id) !== undefined);
   const vectorHits = !req.vector ? undefined
-    : scanned ? scanned.filter((h) => allowed(h.id))
-    : overThreshold(req, vectorSearch(db, c, req, filter, view)).filter((h) => filter || get(h.id) !== undefined);
+    : vector && 'scanned' in vector ? vector.scanned.filter((h) => allowed(h.id))
+    : overThreshold(req, vectorSearch(db, c, req, filter, view, vector?.ready)).filter((h) => filter || get(h.id) !== undefined);
   const fused = textHits && vectorHits
     ? fuseScores(textHits, vectorHits, { textWeight: req.textWeight ?? 0.5, vectorWeight: req.vectorWeight ?? 0.5 })
     : textHits ?? (vectorHits ?? []).map((h) => ({ id: h.id, score: h.score, matchedFields: [] as string[] }));
@@ -146,6 +153,16 @@ function searchNow(db: SearchSource, c: string, req: SearchRequest, view: Map<st
     matched_fields: [...h.matchedFields],
   }));
   return { results, total: results.length };
+}
+
+/** Whether a record is there (per `get`) and matches `filter` when one is given. */
+function passing(get: (id: string) => Fields | undefined, filter: Filter | undefined): (id: string) => boolean {
+  return (id) => { const r = get(id); return r !== undefined && (!filter || matchFilter(filter, r)); };
+}
+
+/** The metric a vector search scores by: its own, else the index's. */
+function metricOf(db: SearchSource, c: string, req: SearchRequest): Metric {
+  return req.vectorMetric ?? db.search.configOf(c, req.vectorField).metric;
 }
 
 /** A committed record by id, unless expired; never copies the collection. */
@@ -167,19 +184,16 @@ function overThreshold(req: SearchRequest, hits: VectorHit[]): VectorHit[] {
   return req.vectorThreshold === undefined ? hits : hits.filter((h) => h.score >= req.vectorThreshold!);
 }
 
-/** True when a ready vector index of the search's metric answers it (starts the index's build when there is none). */
-function indexAnswers(db: SearchSource, c: string, req: SearchRequest): boolean {
-  const configured = db.search.configOf(c, req.vectorField).metric;
-  if ((req.vectorMetric ?? configured) !== configured) return false;
-  return db.search.readyVector(c, req.vectorField, req.vector!.length) !== undefined;
+/** The ready vector index that answers the search, if its metric is the search's (starts the index's build when there is none). */
+function readyIndexFor(db: SearchSource, c: string, req: SearchRequest): ReadyVectorIndex | undefined {
+  if (metricOf(db, c, req) !== db.search.configOf(c, req.vectorField).metric) return undefined;
+  return db.search.readyVector(c, req.vectorField, req.vector!.length);
 }
 
 /** The exact scan of the committed records, in slices that yield the event loop (a 100k x 384 scan is about 160 ms). */
 async function scanInSlices(db: SearchSource, c: string, req: SearchRequest): Promise<VectorHit[]> {
-  const metric = req.vectorMetric ?? db.search.configOf(c, req.vectorField).metric;
-  const get = committedReader(db, c);
-  const allowed = req.filter ? (id: string) => { const r = get(id); return r !== undefined && matchFilter(req.filter!, r); } : undefined;
-  const hits = await exactVectorScanInSlices(db.state.collections.get(c)?.records, req.vectorField, metric, req.vector!, neighboursWanted(req, !!allowed), allowed);
+  const allowed = req.filter ? passing(committedReader(db, c), req.filter) : undefined;
+  const hits = await exactVectorScanInSlices(db.state.collections.get(c)?.records, req.vectorField, metricOf(db, c, req), req.vector!, neighboursWanted(req, !!allowed), allowed);
   return overThreshold(req, hits);
 }
 
@@ -200,19 +214,16 @@ function textSearch(committed: TextIndex | undefined, req: SearchRequest, allowe
   });
 }
 
-/** A vector search answered by a transaction's own `view` (exactly) or by the collection's ready index. */
-function vectorSearch(db: SearchSource, c: string, req: SearchRequest, allowed: ((id: string) => boolean) | undefined, view: Map<string, Fields> | undefined): VectorHit[] {
+/** A vector search answered by a transaction's own `view` (exactly) or by the collection's `ready` index (runSearch found it). */
+function vectorSearch(db: SearchSource, c: string, req: SearchRequest, allowed: ((id: string) => boolean) | undefined, view: Map<string, Fields> | undefined,
+  ready: ReadyVectorIndex | undefined): VectorHit[] {
   const k = neighboursWanted(req, !!allowed);
-  const metric = req.vectorMetric ?? db.search.configOf(c, req.vectorField).metric;
-  const records = db.state.collections.get(c)?.records;
+  const metric = metricOf(db, c, req);
   if (view) {
     // Exact search over a transaction's own view: the scan the committed path falls back to, without copying vectors.
     const scan = new NearestScan(metric, req.vector!, k);
     for (const [id, r] of view) { const v = vectorOf(r[req.vectorField]); if (v && (!allowed || allowed(id))) scan.offer(id, v); }
     return scan.results();
   }
-  // runSearch checked in this same tick that a ready index answers (else it scanned in slices).
-  const ready = db.search.readyVector(c, req.vectorField, req.vector!.length);
-  if (!ready) return exactVectorScan(records, req.vectorField, metric, req.vector!, k, allowed);
-  return rescoreExactly(records, req.vectorField, metric, req.vector!, searchReady(ready, req.vectorField, metric, req.vector!, k, allowed));
+  return rescoreExactly(db.state.collections.get(c)?.records, req.vectorField, metric, req.vector!, searchReady(ready!, req.vectorField, metric, req.vector!, k, allowed));
 }
