@@ -10,7 +10,7 @@
  * longer ones by node's UTF-8 writer). A seeded spec compares the two.
  * Undefined for any other record: the caller packs the wire object.
  */
-import { BARE_FIELDS, scalarType, type OutputOptions } from './to-wire.js';
+import { BARE_FIELDS, SCALAR_TYPES, scalarType, type OutputOptions, type ScalarType } from './to-wire.js';
 import type { Fields, Value } from './tagged.js';
 
 const MAP16 = 0xde;
@@ -45,12 +45,10 @@ export function recordMsgpack(fields: Fields, opts: OutputOptions): Buffer | und
 }
 
 /** Each typed wrapper's bytes up to its value: a map16 of two, `type` and its name, then the `value` key. */
-const WRAPPERS: Readonly<Record<string, Buffer>> = Object.fromEntries(
-  ['String', 'Integer', 'Float', 'Boolean', 'Null'].map((type) => {
-    const parts = [Buffer.from([MAP16, 0, 2]), fixstr('type'), fixstr(type), fixstr('value')];
-    return [type, Buffer.concat(parts)];
-  }),
-);
+const WRAPPERS = Object.fromEntries(SCALAR_TYPES.map((type) => {
+  const parts = [Buffer.from([MAP16, 0, 2]), fixstr('type'), fixstr(type), fixstr('value')];
+  return [type, Buffer.concat(parts)];
+})) as Readonly<Record<ScalarType, Buffer>>;
 const WRAPPER_ROOM = Math.max(...Object.values(WRAPPERS).map((b) => b.length));
 
 function fixstr(ascii: string): Buffer {

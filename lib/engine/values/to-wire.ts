@@ -23,6 +23,10 @@ export function valueToWire(v: Value, typed: boolean): unknown {
 /** Fields written bare even in typed mode. */
 export const BARE_FIELDS: ReadonlySet<string> = new Set(['id', 'ttl']);
 
+/** The type names of the scalars the direct writers (recordJson, recordMsgpack) handle. */
+export const SCALAR_TYPES = ['String', 'Integer', 'Float', 'Boolean', 'Null'] as const;
+export type ScalarType = typeof SCALAR_TYPES[number];
+
 export function recordToWire(fields: Fields, opts: OutputOptions): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(fields)) {
@@ -89,7 +93,11 @@ function scalarJson(v: Value): string | undefined {
   }
 }
 
-/** A scalar's typed wrapper `{"type":...,"value":...}` as JSON; undefined for anything else. */
+/**
+ * A scalar's typed wrapper `{"type":...,"value":...}` as JSON; undefined for
+ * anything else. Its own switch rather than scalarType plus a prefix table:
+ * constant strings for booleans and null keep a read about 0.1 µs cheaper.
+ */
 function typedScalarJson(v: Value): string | undefined {
   if (v === null) return '{"type":"Null","value":null}';
   switch (typeof v) {
@@ -101,7 +109,7 @@ function typedScalarJson(v: Value): string | undefined {
 }
 
 /** The type name of a scalar the direct writers handle; undefined for anything else. */
-export function scalarType(v: Value): 'String' | 'Integer' | 'Float' | 'Boolean' | 'Null' | undefined {
+export function scalarType(v: Value): ScalarType | undefined {
   if (v === null) return 'Null';
   switch (typeof v) {
     case 'string': return 'String';
