@@ -17,6 +17,7 @@ import { isPlainObject, isTypeName, Tagged, type Fields, type TypeName, type Val
 import { dedupeValues } from './compare.js';
 import { bigintAsFloat, exactNumber, integerValue, isInt64, shownInteger } from './int64.js';
 import { isUuidShape } from './uuid.js';
+import { sharedString } from './own-string.js';
 
 export const MAX_DEPTH = 64;
 const HOSTILE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -52,7 +53,7 @@ export function fieldsFromWire(body: unknown): Record<string, Value> {
 function inferFromWire(raw: unknown, path: string, depth: number): Value {
   if (typeof raw === 'string') {
     const dateTime = depth === 0 ? normalizeDateTime(raw) : undefined;
-    return dateTime === undefined ? raw : new Tagged('DateTime', dateTime);
+    return dateTime === undefined ? sharedString(raw) : new Tagged('DateTime', dateTime);
   }
   if (depth === 0 && raw instanceof Uint8Array) return new Tagged('Binary', copyBytes(raw));
   return rawFromWire(raw, path, depth);
@@ -64,6 +65,7 @@ export function rawFromWire(raw: unknown, path: string, depth: number): Value {
   if (raw === null || raw === undefined) return null;
   switch (typeof raw) {
     case 'string':
+      return sharedString(raw);
     case 'boolean':
       return raw;
     case 'number':
@@ -132,7 +134,7 @@ export function typedFromWire(type: TypeName, v: unknown, path: string): Value {
   switch (type) {
     case 'String':
       if (typeof v !== 'string') throw bad(type, path, 'expected a string');
-      return v;
+      return sharedString(v);
     case 'Integer':
       return integerFromWire(v, path);
     case 'Float': {

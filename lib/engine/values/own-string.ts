@@ -1,4 +1,7 @@
 /**
+ * How stored strings hold their text: each long string owns it, and short
+ * ones are shared between records.
+ *
  * Strings that own their text. msgpackr's native reader decodes a run of
  * ASCII strings as one string and hands out slices of it (V8 makes a
  * substring of 13 characters or more a slice pointing into its parent), so a
@@ -18,13 +21,43 @@ export function ownString(s: string): string {
 }
 
 /**
+ * Short values shared between records. A collection repeats short strings
+ * (a status, a city, a name, a tag) across many records. JSON.parse shares
+ * only those of up to 10 characters (V8 internalizes them) and a MessagePack
+ * decode shares none, so each record kept its own copy: 24 to 40 bytes each,
+ * about 35 bytes per record of the memory benchmark, more after recovery.
+ * One table hands out one copy per value. It is bounded: when it holds
+ * MAX_SHARED_STRINGS values it starts over, so many unique short values (codes,
+ * zip codes) cost a table of fixed size, never one growing with the data.
+ */
+export const MAX_SHARED_LENGTH = 16;
+const MAX_SHARED_STRINGS = 65_536;
+const shared = new Map<string, string>();
+
+/** `s`, or the equal string other stored values already use, when `s` is short. */
+export function sharedString(s: string): string {
+  if (s.length > MAX_SHARED_LENGTH) return s;
+  const have = shared.get(s);
+  if (have !== undefined) return have;
+  if (shared.size >= MAX_SHARED_STRINGS) shared.clear();
+  const own = ownString(s);
+  shared.set(own, own);
+  return own;
+}
+
+/** A string as a stored value keeps it: shared when short, owning its text when long. */
+export function storedString(s: string): string {
+  return s.length > MAX_SHARED_LENGTH ? ownString(s) : sharedString(s);
+}
+
+/**
  * `value` with every string in it (through plain objects and arrays) given
- * its own storage, changed in place: only for a fresh decode, which nothing
+ * its own storage or shared (storedString), changed in place: only for a fresh decode, which nothing
  * else holds yet. Class instances (a decoded Tagged, a Buffer) are left as
  * they are.
  */
 export function ownStrings(value: unknown): unknown {
-  if (typeof value === 'string') return ownString(value);
+  if (typeof value === 'string') return storedString(value);
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) value[i] = ownStrings(value[i]);
