@@ -134,7 +134,12 @@ export class Dispatcher {
       const args = Object.assign(parseQuery(qAt < 0 ? '' : req.url.slice(qAt + 1)), params);
       const call: Call = { req, target, h, args, streaming };
       // A stream always has a caller: its credentials are watched for its whole life.
-      if (!proc || (proc.access === 'public' && !streaming)) return this.proceed(turn, call, undefined);
+      if (!proc || (proc.access === 'public' && !streaming)) {
+        if (!proc?.optionalCaller || !h.authorization) return this.proceed(turn, call, undefined);
+        return this.services.tokens.authenticate(h.authorization).then((p) => p, () => undefined)
+          .then((p) => this.proceed(turn, call, p))
+          .catch((err: unknown) => this.failed(err, turn, req));
+      }
       const principal = this.services.tokens.cached(h.authorization);
       if (principal) return this.proceed(turn, call, principal);
       // Streams also take the token as a query parameter: EventSource cannot send headers.

@@ -25,6 +25,11 @@ export interface Procedure<I = unknown, O = unknown> {
   readonly name: string;
   readonly kind: Kind;
   readonly access: Access;
+  /**
+   * A public procedure that shows more to an admin (health): the caller is
+   * looked up when a token comes, and a missing or bad token is no error.
+   */
+  readonly optionalCaller?: boolean;
   /** Parses and validates raw input; throws InvalidInput. */
   readonly input: (raw: RawInput) => I;
   /** What the procedure touches: checked by the gate in callProcedure before the handler runs. */

@@ -160,6 +160,17 @@ describe('admin-only routes over HTTP', () => {
     ['DELETE', '/api/auth/keys/admin'],
   ];
 
+  it('shows /api/health details to an admin only: anyone else gets {status, integrity_ok}', async () => {
+    for (const token of [null, 'garbage', user]) {
+      const r = await call('GET', '/api/health', undefined, { token });
+      expect(r.status, String(token)).to.equal(200);
+      expect(r.body, String(token)).to.deep.equal({ status: 'ok', integrity_ok: true });
+    }
+    const admin = await call('GET', '/api/health');
+    expect(admin.body).to.include({ status: 'ok', integrity_ok: true, read_only: false });
+    expect(admin.body).to.have.keys('status', 'integrity_ok', 'integrity', 'read_only', 'version', 'uptime_secs', 'storage', 'recovery', 'indexes');
+  });
+
   for (const [method, path, body] of ADMIN_ROUTES) {
     it(`answers 403 {error} to a non-admin key on ${method} ${path}`, async () => {
       const r = await call(method, path, body, { token: user });

@@ -64,7 +64,7 @@ describe('issue 8: damaged snapshots across real restarts', function () {
     expect(verify.stdout).to.include("collection 'items': 8 of 8 records lost");
 
     child = await startChild(dir, ['--salvage']);
-    const health = await (await fetch(child.url + '/api/health')).json() as { recovery: { salvaged: boolean; warnings: string[] } };
+    const health = await call(child, 'GET', '/api/health') as { recovery: { salvaged: boolean; warnings: string[] } };
     expect(health.recovery.salvaged).to.equal(true);
     expect(health.recovery.warnings.join('\n')).to.include("collection 'items': 8 of 8 records lost");
     expect(await countItems(child)).to.equal(0);
@@ -73,7 +73,7 @@ describe('issue 8: damaged snapshots across real restarts', function () {
     expect(readdirSync(dir).filter((f) => f.startsWith('damaged-'))).to.have.length(2);
 
     child = await startChild(dir);
-    const clean = await (await fetch(child.url + '/api/health')).json() as { recovery: { salvaged: boolean; warnings: string[] } };
+    const clean = await call(child, 'GET', '/api/health') as { recovery: { salvaged: boolean; warnings: string[] } };
     expect(clean.recovery).to.deep.include({ salvaged: false, warnings: [] });
     await killChild(child, 'SIGTERM');
   });

@@ -37,7 +37,7 @@ async function startOnFaultyDisk(dir: string, durability: 'always' | 'batch') {
 }
 
 const insert = (t: TestServer, tag: string, i: number) => t.request('POST', '/api/insert/items', { tag, i, pad: 'x'.repeat(40) });
-const health = async (t: TestServer) => (await t.request('GET', '/api/health', undefined, { token: null })).body;
+const health = async (t: TestServer) => (await t.request('GET', '/api/health')).body;
 
 /** Restarts on the real file system and checks exactly the acknowledged ids are there. */
 async function expectExactly(dir: string, acked: string[]): Promise<void> {

@@ -178,7 +178,7 @@ describe('issue 8: damage at the tail is a warning, in the log and in /api/healt
     flipByte(seg, last.offset + last.size - 2);
     const t = await TestServer.start({ dataDir: dir });
     try {
-      const health = await t.request('GET', '/api/health', undefined, { token: null });
+      const health = await t.request('GET', '/api/health');
       expect(health.status).to.equal(200);
       expect(health.body.status).to.equal('ok');
       const r = health.body.recovery;
@@ -194,7 +194,7 @@ describe('issue 8: damage at the tail is a warning, in the log and in /api/healt
     await insertEach(dir, 3);
     const t = await TestServer.start({ dataDir: dir });
     try {
-      const r = (await t.request('GET', '/api/health', undefined, { token: null })).body.recovery;
+      const r = (await t.request('GET', '/api/health')).body.recovery;
       expect(r).to.deep.equal({ snapshot: null, replayed_batches: 3, dropped_frames: 0, dropped_bytes: 0, warnings: [], salvaged: false });
     } finally {
       await t.stop();

@@ -26,14 +26,22 @@ function recoveryView(ctx: Context): Record<string, unknown> {
   };
 }
 
+/**
+ * Health. Anyone gets `{status, integrity_ok}` (the Rust client sends no
+ * token; clients treat any non-2xx as unreachable, so it is 200 even when
+ * degraded). An admin also gets the details: read-only cause, disk state,
+ * what recovery dropped, search index builds. They name files and
+ * collections, which are not for anonymous callers.
+ */
 export const healthGet = defineProcedure({
-  name: 'health.get', kind: 'query', access: 'public',
+  name: 'health.get', kind: 'query', access: 'public', optionalCaller: true,
   input: () => undefined,
   handler: (_i, ctx) => {
     const readOnly = ctx.db.readOnly;
+    const status = { status: readOnly ? 'degraded' : 'ok', integrity_ok: !readOnly };
+    if (!ctx.principal?.admin) return status;
     const body: Record<string, unknown> = {
-      status: readOnly ? 'degraded' : 'ok',
-      integrity_ok: !readOnly,
+      ...status,
       integrity: { healthy: !readOnly, manifest_load_failed: [] },
       read_only: readOnly,
       version: ctx.version,

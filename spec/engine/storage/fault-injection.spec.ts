@@ -46,7 +46,7 @@ describe('engine/storage on a failing disk', () => {
       expect(bad.status).to.equal(503);
       expect(bad.body).to.have.property('code', 503);
       expect(bad.body.message).to.match(/read-only/);
-      const health = await t.request('GET', '/api/health', undefined, { token: null });
+      const health = await t.request('GET', '/api/health');
       expect(health.status).to.equal(200);
       expect(health.body.status).to.equal('degraded');
       expect(health.body.read_only).to.equal(true);
