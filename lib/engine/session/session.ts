@@ -85,11 +85,11 @@ export interface TransactionSession extends Session {
   readonly transactionId: string;
 
   status(): TransactionStatus;
-  /** Marks the current point; returns the name. */
-  savepoint(name: string): string;
+  /** Marks the current point, after every statement sent before it has staged; returns the name. */
+  savepoint(name: string): Promise<string>;
   /** Undoes what was staged after the savepoint; returns how many operations were undone. */
-  rollbackTo(name: string): number;
-  release(name: string): void;
+  rollbackTo(name: string): Promise<number>;
+  release(name: string): Promise<void>;
   /** Validates and applies the staged operations atomically; returns their count. 409 on a conflict. */
   commit(): Promise<number>;
   /** Drops the transaction; returns how many operations were discarded. */

@@ -188,16 +188,16 @@ class StagingSession implements TransactionSession {
     return this.txs.status(this.transactionId);
   }
 
-  savepoint(name: string): string {
+  savepoint(name: string): Promise<string> {
     return this.txs.createSavepoint(this.transactionId, name);
   }
 
-  rollbackTo(name: string): number {
+  rollbackTo(name: string): Promise<number> {
     return this.txs.rollbackToSavepoint(this.transactionId, name);
   }
 
-  release(name: string): void {
-    this.txs.releaseSavepoint(this.transactionId, name);
+  release(name: string): Promise<void> {
+    return this.txs.releaseSavepoint(this.transactionId, name);
   }
 
   commit(): Promise<number> {

@@ -115,9 +115,14 @@ export class TransactionManager {
     return tx.operationsCount;
   }
 
-  createSavepoint(id: string, name: string): string {
-    const tx = this.get(id);
+  /**
+   * The savepoint operations wait, as commit does, for the transaction's
+   * statements still staging in slices: a savepoint made, or rolled back
+   * to, while a large batch stages would otherwise hold or undo part of it.
+   */
+  async createSavepoint(id: string, name: string): Promise<string> {
     if (!isSavepointName(name)) throw new InvalidInput(SAVEPOINT_NAME_RULE);
+    const tx = await this.staged(id);
     // Re-creating a name moves it to the newest position, so "savepoints made after it" stays in creation order.
     tx.savepoints.delete(name);
     tx.savepoints.set(name, tx.ops);
@@ -125,8 +130,8 @@ export class TransactionManager {
     return name;
   }
 
-  rollbackToSavepoint(id: string, name: string): number {
-    const tx = this.get(id);
+  async rollbackToSavepoint(id: string, name: string): Promise<number> {
+    const tx = await this.staged(id);
     if (!tx.savepoints.has(name)) throw new NotFound(`Savepoint '${name}' not found`);
     const before = tx.operationsCount;
     tx.ops = tx.savepoints.get(name);
@@ -137,8 +142,8 @@ export class TransactionManager {
     return before - tx.operationsCount;
   }
 
-  releaseSavepoint(id: string, name: string): void {
-    const tx = this.get(id);
+  async releaseSavepoint(id: string, name: string): Promise<void> {
+    const tx = await this.staged(id);
     if (!tx.savepoints.delete(name)) throw new NotFound(`Savepoint '${name}' not found`);
     this.registry.audit('savepoint_release', tx, { savepoint: name });
   }
@@ -298,10 +303,19 @@ export class TransactionManager {
     }
   }
 
+  /** The transaction once none of its statements is staging in slices (it may have ended meanwhile: 404). */
+  private async staged(id: string): Promise<Transaction> {
+    let tx = this.get(id);
+    while (tx.slicedStatements.size > 0) {
+      await Promise.allSettled([...tx.slicedStatements]);
+      tx = this.get(id);
+    }
+    return tx;
+  }
+
   /** Validates and applies the transaction atomically. 409 (nothing applied) on a conflict. */
   async commit(id: string): Promise<number> {
-    const waiting = this.get(id);
-    while (waiting.slicedStatements.size > 0) await Promise.allSettled([...waiting.slicedStatements]);
+    await this.staged(id);
     // Claimed before waiting for the writer: a second commit, a rollback or a late statement now gets 404
     // instead of applying the operations twice or staging into a transaction that is already being applied.
     const tx = this.registry.take(id);

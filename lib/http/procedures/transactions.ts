@@ -73,16 +73,16 @@ export const savepointsCreate = defineProcedure({
     return { id: param(raw, 'id'), name };
   },
   scope: (i) => inTransaction(i.id),
-  handler: (i, ctx) => ({ status: 'created', transaction_id: i.id, savepoint_name: transaction(ctx).savepoint(i.name) }),
+  handler: async (i, ctx) => ({ status: 'created', transaction_id: i.id, savepoint_name: await transaction(ctx).savepoint(i.name) }),
 });
 
 export const savepointsRollback = defineProcedure({
   name: 'savepoints.rollback', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: param(raw, 'id'), name: param(raw, 'name') }),
   scope: (i) => inTransaction(i.id),
-  handler: (i, ctx) => {
+  handler: async (i, ctx) => {
     const tx = transaction(ctx);
-    const undone = tx.rollbackTo(i.name);
+    const undone = await tx.rollbackTo(i.name);
     return { status: 'rolled_back', transaction_id: i.id, savepoint_name: i.name, operations_rolled_back: undone, operations_count: tx.status().operations_count };
   },
 });
@@ -91,8 +91,8 @@ export const savepointsRelease = defineProcedure({
   name: 'savepoints.release', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: param(raw, 'id'), name: param(raw, 'name') }),
   scope: (i) => inTransaction(i.id),
-  handler: (i, ctx) => {
-    transaction(ctx).release(i.name);
+  handler: async (i, ctx) => {
+    await transaction(ctx).release(i.name);
     return { status: 'released', transaction_id: i.id, savepoint_name: i.name };
   },
 });

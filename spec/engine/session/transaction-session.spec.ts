@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { Database, isTransactionSession, ManualClock, parseQuery, parseSearch, type TransactionSession } from '../../../lib/engine/index.js';
 import { InvalidInput, MESSAGES, NotFound } from '../../../lib/errors.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
+import { rejection } from '../../helpers/rejection.js';
 
 describe('engine/session transaction', () => {
   const ann = { keyId: 'ann', admin: false };
@@ -65,13 +66,15 @@ describe('engine/session transaction', () => {
 
   it('rolls back to a savepoint, releases one, and rolls the whole transaction back', async () => {
     await tx.insert('users', { id: 'a' });
-    expect(tx.savepoint('sp1')).to.equal('sp1');
+    expect(await tx.savepoint('sp1')).to.equal('sp1');
     await tx.insert('users', { id: 'b' });
     await tx.insert('users', { id: 'c' });
-    expect(tx.rollbackTo('sp1')).to.equal(2);
+    expect(await tx.rollbackTo('sp1')).to.equal(2);
     expect(() => tx.findById('users', 'b')).to.throw(NotFound);
-    tx.release('sp1');
-    expect(() => tx.rollbackTo('sp1')).to.throw(NotFound, "Savepoint 'sp1' not found");
+    await tx.release('sp1');
+    const gone = await rejection(tx.rollbackTo('sp1'));
+    expect(gone).to.be.instanceOf(NotFound);
+    expect(gone.message).to.equal("Savepoint 'sp1' not found");
     expect(tx.rollback()).to.equal(1);
     expect(() => tx.status()).to.throw(NotFound, MESSAGES.transactionNotFound);
     expect(db.records.count('users')).to.equal(0);

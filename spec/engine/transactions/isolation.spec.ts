@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { Database, ManualClock, parseQuery } from '../../../lib/engine/index.js';
 import { Conflict, InvalidInput, NotFound } from '../../../lib/errors.js';
 import { tempDir, removeDir } from '../../helpers/temp-dir.js';
+import { rejection } from '../../helpers/rejection.js';
 
 type Level = 'ReadUncommitted' | 'ReadCommitted' | 'RepeatableRead' | 'Serializable';
 
@@ -128,13 +129,13 @@ describe('engine/transactions isolation', () => {
   it('rewinds exactly to a savepoint, and later savepoints are dropped', async () => {
     const t = txm().begin('ReadCommitted', undefined);
     txm().stageInsert(t.id, 'items', { id: 'one' });
-    txm().createSavepoint(t.id, 'sp1');
+    await txm().createSavepoint(t.id, 'sp1');
     txm().stageInsert(t.id, 'items', { id: 'two' });
-    txm().createSavepoint(t.id, 'sp2');
+    await txm().createSavepoint(t.id, 'sp2');
     txm().stageUpdate(t.id, 'items', 'one', { touched: true });
-    expect(txm().rollbackToSavepoint(t.id, 'sp1')).to.equal(2);
+    expect(await txm().rollbackToSavepoint(t.id, 'sp1')).to.equal(2);
     expect(txm().status(t.id).operations_count).to.equal(1);
-    expect(() => txm().rollbackToSavepoint(t.id, 'sp2')).to.throw(NotFound);
+    expect(await rejection(txm().rollbackToSavepoint(t.id, 'sp2'))).to.be.instanceOf(NotFound);
     expect(txm().findById(t.id, 'items', 'one').touched).to.equal(undefined);
     expect(() => txm().findById(t.id, 'items', 'two')).to.throw(NotFound);
     await txm().commit(t.id);

@@ -15,19 +15,19 @@ function compileName(m: MemberReader): { readonly name: string } {
   return { name };
 }
 
-function savepointStep(type: string, act: (s: TransactionSession, name: string) => void): StepType<unknown> {
+function savepointStep(type: string, act: (s: TransactionSession, name: string) => Promise<unknown>): StepType<unknown> {
   return step<{ readonly name: string }>({
     type,
     access: 'write',
     compile: compileName,
-    run: (cfg, rows, x) => {
+    run: async (cfg, rows, x) => {
       if (!isTransactionSession(x.session)) throw new InvalidInput(`${type} runs only inside a transaction`);
-      act(x.session, cfg.name);
+      await act(x.session, cfg.name);
       return rows;
     },
   });
 }
 
-export const createSavepoint = savepointStep('CreateSavepoint', (s, name) => { s.savepoint(name); });
-export const rollbackToSavepoint = savepointStep('RollbackToSavepoint', (s, name) => { s.rollbackTo(name); });
-export const releaseSavepoint = savepointStep('ReleaseSavepoint', (s, name) => { s.release(name); });
+export const createSavepoint = savepointStep('CreateSavepoint', (s, name) => s.savepoint(name));
+export const rollbackToSavepoint = savepointStep('RollbackToSavepoint', (s, name) => s.rollbackTo(name));
+export const releaseSavepoint = savepointStep('ReleaseSavepoint', (s, name) => s.release(name));
