@@ -14,10 +14,23 @@
 /** V8 copies substrings shorter than this (SlicedString::kMinLength); longer ones are slices. */
 const MIN_SLICE_LENGTH = 13;
 
+/**
+ * The last string copied and its copy. A decoded record names its id twice
+ * in a row (a snapshot row's key then `fields.id`, a logged put's `id` then
+ * `fields.id`): the second gets the first's copy, one string for both,
+ * without copying again (a copy costs about 130 ns, a comparison a few).
+ */
+let lastSource = '';
+let lastCopy = '';
+
 /** `s`, or an equal string with its own storage when `s` could be a slice. */
 export function ownString(s: string): string {
+  if (s.length < MIN_SLICE_LENGTH) return s;
+  if (s === lastSource) return lastCopy;
+  lastSource = s;
   // join writes its parts into one new flat string.
-  return s.length < MIN_SLICE_LENGTH ? s : [s.slice(0, -1), s.slice(-1)].join('');
+  lastCopy = [s.slice(0, -1), s.slice(-1)].join('');
+  return lastCopy;
 }
 
 /**
@@ -26,22 +39,28 @@ export function ownString(s: string): string {
  * only those of up to 10 characters (V8 internalizes them) and a MessagePack
  * decode shares none, so each record kept its own copy: 24 to 40 bytes each,
  * about 35 bytes per record of the memory benchmark, more after recovery.
- * One table hands out one copy per value. It is bounded: when it holds
- * MAX_SHARED_STRINGS values it starts over, so many unique short values (codes,
- * zip codes) cost a table of fixed size, never one growing with the data.
+ * One table hands out one copy per value: a direct-mapped cache of
+ * SHARED_SLOTS strings, each slot chosen by a hash of the characters. It
+ * costs one hash and one comparison per string (a Map lookup cost three times
+ * as much, which showed in recovery), it is bounded by construction, and a
+ * value that meets another in its slot only loses its sharing, never its text.
  */
 export const MAX_SHARED_LENGTH = 16;
-const MAX_SHARED_STRINGS = 65_536;
-const shared = new Map<string, string>();
+const SHARED_SLOTS = 1 << 14;
+const shared: Array<string | undefined> = new Array<string | undefined>(SHARED_SLOTS).fill(undefined);
 
 /** `s`, or the equal string other stored values already use, when `s` is short. */
 export function sharedString(s: string): string {
-  if (s.length > MAX_SHARED_LENGTH) return s;
-  const have = shared.get(s);
-  if (have !== undefined) return have;
-  if (shared.size >= MAX_SHARED_STRINGS) shared.clear();
+  const n = s.length;
+  if (n > MAX_SHARED_LENGTH) return s;
+  // FNV-1a over the UTF-16 code units.
+  let h = 0x811c9dc5;
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  const slot = (h >>> 0) & (SHARED_SLOTS - 1);
+  const have = shared[slot];
+  if (have === s) return have;
   const own = ownString(s);
-  shared.set(own, own);
+  shared[slot] = own;
   return own;
 }
 

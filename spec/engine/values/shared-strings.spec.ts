@@ -45,7 +45,7 @@ describe('engine/values/shared strings', () => {
 
   it('records decoded from the log share short values too, nested ones included', () => {
     const n = 20_000;
-    const frame = (length: number) => encodePayload(Array.from({ length: n }, (_, i) => ({ city: fresh(i, length), tags: [fresh(i + 1, length)] })));
+    const frame = (length: number) => encodePayload(Array.from({ length: n }, (_, i) => ({ city: fresh(i, length), tags: [fresh(i + 5, length)] })));
     const short = frame(MAX_SHARED_LENGTH), long = frame(MAX_SHARED_LENGTH + 1);
     decodePayload(long); // the decoder's first run allocates what it keeps for later ones
     const perShort = heapPerRecord(1, () => decodePayload(short)) / n;
@@ -54,12 +54,27 @@ describe('engine/values/shared strings', () => {
     expect(perLong - perShort).to.be.greaterThan(60);
   });
 
+  it('copies a long string once when the same text comes twice in a row (a row key, then fields.id)', () => {
+    const n = 20_000;
+    const id = (i: number) => `${'k'.repeat(20)}${String(i).padStart(6, '0')}`;
+    const twice = encodePayload(Array.from({ length: n }, (_, i) => [id(i), { id: id(i) }]));
+    const distinct = encodePayload(Array.from({ length: n }, (_, i) => [id(i), { id: id(i + n) }]));
+    decodePayload(twice);
+    const perTwice = heapPerRecord(1, () => decodePayload(twice)) / n;
+    const perDistinct = heapPerRecord(1, () => decodePayload(distinct)) / n;
+    // A 26-character string owns 48 bytes: the repeated id costs nothing more.
+    expect(perDistinct - perTwice).to.be.greaterThan(40);
+    const rows = decodePayload<Array<[string, { id: string }]>>(twice);
+    expect(rows[7]![0]).to.equal(id(7));
+    expect(rows[7]![1].id).to.equal(id(7));
+  });
+
   it('stays bounded: a stream of unique short values does not grow the heap with it', () => {
     gc();
     const before = process.memoryUsage().heapUsed;
     for (let i = 0; i < 400_000; i++) sharedString(`u${i}`);
     gc();
-    // 400,000 unique values would keep about 30 MB; the table holds at most 65,536 of them.
+    // 400,000 unique values would keep about 30 MB; the table holds at most 16,384 of them.
     expect(process.memoryUsage().heapUsed - before).to.be.lessThan(12e6);
   });
 });
