@@ -90,10 +90,14 @@ export class Records {
     if (id === undefined && alias && alias !== 'id' && Object.hasOwn(prepared.fields, alias) && prepared.fields[alias] !== null) {
       id = validateId(bareValue(prepared.fields[alias]!), `value of primary key alias '${alias}'`);
     }
-    id ??= freshId ?? this.db.ids.next();
-    // An expired record the sweeper has not removed yet no longer holds its id (upsert re-inserts it).
-    const existing = view.record(c, id);
-    if (existing && !isExpired(existing, this.db.now())) throw new Conflict(`Record with id '${id}' already exists in collection '${c}'`);
+    if (id === undefined) {
+      // A made id names no record (ids.ts: a permutation of a counter that never repeats), so there is nothing to look up.
+      id = freshId ?? this.db.ids.next();
+    } else {
+      // An expired record the sweeper has not removed yet no longer holds its id (upsert re-inserts it).
+      const existing = view.record(c, id);
+      if (existing && !isExpired(existing, this.db.now())) throw new Conflict(`Record with id '${id}' already exists in collection '${c}'`);
+    }
     let fields = this.checkSchema(view, c, meta, withDeclaredTypes(meta.schema, prepared), undefined);
     const ttl = prepared.ttl ? resolveTtl(prepared.ttl.raw, this.db.now(), prepared.ttl.sliding) : undefined;
     fields = withSystemFields(fields, id, ttl);
