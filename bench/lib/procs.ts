@@ -19,7 +19,8 @@ export function pinned(core: string, cmd: string, args: string[]): [string, stri
   return hasTaskset ? ['taskset', ['-c', core, cmd, ...args]] : [cmd, args];
 }
 
-export interface Proc { proc: ChildProcess; url: string; pid: number }
+/** A started process; `output()` is everything it has written to stdout and stderr so far. */
+export interface Proc { proc: ChildProcess; url: string; pid: number; output: () => string }
 
 let built = false;
 /** `npm run build` once per benchmark run, so the server measured is the current source. */
@@ -51,7 +52,7 @@ export function startListening(args: string[], env: Record<string, string> = {})
       out += d.toString();
       const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
       // taskset execs node in place, so the child's pid is the server's.
-      if (m) resolve({ proc, url: `http://127.0.0.1:${m[1]}`, pid: proc.pid! });
+      if (m) resolve({ proc, url: `http://127.0.0.1:${m[1]}`, pid: proc.pid!, output: () => out });
     };
     proc.stdout!.on('data', onData);
     proc.stderr!.on('data', onData);

@@ -73,12 +73,11 @@ async function settledRss(pid: number): Promise<number> {
 /** The built server, as users run it (not under tsx), logging its startup line (recoveryMs). */
 function startBuilt(dataDir: string): Promise<Proc & { startMs: number; recoveryMs: () => number }> {
   const t0 = performance.now();
-  let out = '';
   return startListening([path.resolve('bin/eddydb.js'), 'start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
     { EDDYDB_ADMIN_KEY: BENCH_ADMIN_KEY, EDDYDB_SNAPSHOT_CRON: '' }).then((p) => {
     const startMs = performance.now() - t0;
-    p.proc.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-    const recoveryMs = () => Number(/"recoveryMs":([\d.]+)/.exec(out)?.[1] ?? NaN);
+    // From the process's whole output: the startup line may come in the same chunk as the listening line.
+    const recoveryMs = () => Number(/"recoveryMs":([\d.]+)/.exec(p.output())?.[1] ?? NaN);
     return { ...p, startMs, recoveryMs };
   });
 }
