@@ -54,7 +54,7 @@ export class Bulk {
   async run(c: string, items: readonly BulkItem[]): Promise<BulkResult> {
     validateCollectionName(c);
     const failed: BulkFailure[] = [];
-    const prepared: Array<[number, Prepared]> = [];
+    const prepared: Array<[number, Prepared] | undefined> = [];
     // The request's body was decoded in the tick that got here: parse the items in a fresh one.
     await yieldToLoop();
     const slicer = new Slicer();
@@ -73,7 +73,9 @@ export class Bulk {
       // Items stage into `work`, a fork of the group's view: the writer stages the returned effects into the view itself.
       let work = view.fork();
       for (let start = 0; start < prepared.length; start += BULK_CHUNK) {
-        const chunk = prepared.slice(start, start + BULK_CHUNK);
+        const chunk = prepared.slice(start, start + BULK_CHUNK) as Array<[number, Prepared]>;
+        // Staged items are let go: the collector then copies only the items still to come, not the whole request.
+        prepared.fill(undefined, start, start + chunk.length);
         const out = this.runChunk(work, c, chunk, failed);
         if ('chunkError' in out) {
           failed.push({ id: null, error: `Chunk ${start / BULK_CHUNK + 1} (items ${start + 1}-${start + chunk.length}) failed: ${out.chunkError}` });
