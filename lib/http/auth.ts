@@ -70,13 +70,13 @@ export class TokenService {
   cached(header: string | undefined): Principal | undefined {
     // Most requests repeat the previous request's header: comparing strings is cheaper than hashing a token.
     const last = this.lastHeader;
-    if (last !== undefined && header === last.header) return this.principalFor(this.unexpired(last.token, last.grant));
+    if (last !== undefined && header === last.header) return this.keyHolder(this.unexpired(last.token, last.grant));
     // A verified token holds no white space, so `Bearer <it>` is a well-formed header: no pattern to run.
     if (header === undefined || !header.startsWith(BEARER)) return undefined;
     const token = header.slice(BEARER.length);
     const hit = this.verified.get(token);
     if (!hit) return undefined;
-    const principal = this.principalFor(this.unexpired(token, hit));
+    const principal = this.keyHolder(this.unexpired(token, hit));
     this.lastHeader = { header, token, grant: hit };
     return principal;
   }
@@ -91,6 +91,11 @@ export class TokenService {
    */
   principalFor(grant: TokenGrant): Principal {
     if (this.db.now() >= grant.expMs) throw new Unauthorized(MESSAGES.tokenExpired);
+    return this.keyHolder(grant);
+  }
+
+  /** principalFor without the clock, for a grant `unexpired` has just checked. */
+  private keyHolder(grant: TokenGrant): Principal {
     const key = this.db.keys.get(grant.keyId);
     if (!key || grant.kfp !== this.fingerprint(key)) throw new Unauthorized(MESSAGES.keyRevoked);
     return { keyId: key.id, admin: key.admin, key, grant };

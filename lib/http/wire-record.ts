@@ -7,9 +7,17 @@
  * WebSocket replies and stored callers see the plain wire object).
  */
 import { recordJson, recordMsgpack, recordToWire, type Fields } from '../engine/index.js';
+import { RenderedRecords } from './rendered-records.js';
+
+/** Records' JSON as last rendered, with typed wrappers and with bare values (the setting can change at run time). */
+const renderedTyped = new RenderedRecords();
+const renderedBare = new RenderedRecords();
+const typedJson = (fields: Fields) => recordJson(fields, { typed: true });
+const bareJson = (fields: Fields) => recordJson(fields, { typed: false });
 
 export class WireRecord {
-  constructor(readonly fields: Fields, readonly typed: boolean) {}
+  /** `stored`: `fields` is a stored record (frozen, replaced on write), whose rendered text may be remembered. */
+  constructor(readonly fields: Fields, readonly typed: boolean, readonly stored = false) {}
 
   /** The record on the wire: typed `{type, value}` wrappers or bare values. */
   toWire(): Record<string, unknown> {
@@ -18,7 +26,8 @@ export class WireRecord {
 
   /** Its JSON text when it can be written directly (top-level scalars only), else undefined. */
   directJson(): string | undefined {
-    return recordJson(this.fields, { typed: this.typed });
+    if (!this.stored) return recordJson(this.fields, { typed: this.typed });
+    return this.typed ? renderedTyped.text(this.fields, typedJson) : renderedBare.text(this.fields, bareJson);
   }
 
   /** Its MessagePack when it can be written directly (top-level scalars only), else undefined. */

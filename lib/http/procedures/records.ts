@@ -36,7 +36,8 @@ function out(ctx: Context, r: Fields, select?: string[], exclude?: string[]): Wi
     }
     rec = keep;
   }
-  return new WireRecord(rec, ctx.typed);
+  // Without a projection the answer is the stored record itself, whose rendered text can be remembered.
+  return new WireRecord(rec, ctx.typed, rec === r);
 }
 
 /** A write to `collection` (of `fields`, for field-level permissions), in transaction `tx` if given. */
