@@ -9,11 +9,23 @@
 import { recordJson, recordMsgpack, recordToWire, type Fields } from '../engine/index.js';
 import { RenderedRecords } from './rendered-records.js';
 
-/** Records' JSON as last rendered, with typed wrappers and with bare values (the setting can change at run time). */
-const renderedTyped = new RenderedRecords();
-const renderedBare = new RenderedRecords();
-const typedJson = (fields: Fields) => recordJson(fields, { typed: true });
-const bareJson = (fields: Fields) => recordJson(fields, { typed: false });
+/** Records' answers as last rendered, with typed wrappers and with bare values (the setting can change at run time). */
+const json = {
+  typed: new RenderedRecords((fields) => recordJson(fields, { typed: true })),
+  bare: new RenderedRecords((fields) => recordJson(fields, { typed: false })),
+};
+const msgpack = {
+  typed: new RenderedRecords((fields) => ownBuffer(recordMsgpack(fields, { typed: true }))),
+  bare: new RenderedRecords((fields) => ownBuffer(recordMsgpack(fields, { typed: false }))),
+};
+
+/** A copy with its own memory: recordMsgpack's answer is a slice of Buffer's shared pool, which a remembered answer would keep whole. */
+function ownBuffer(b: Buffer | undefined): Buffer | undefined {
+  if (b === undefined) return undefined;
+  const own = Buffer.allocUnsafeSlow(b.length);
+  b.copy(own);
+  return own;
+}
 
 export class WireRecord {
   /** `stored`: `fields` is a stored record (frozen, replaced on write), whose rendered text may be remembered. */
@@ -27,12 +39,13 @@ export class WireRecord {
   /** Its JSON text when it can be written directly (top-level scalars only), else undefined. */
   directJson(): string | undefined {
     if (!this.stored) return recordJson(this.fields, { typed: this.typed });
-    return this.typed ? renderedTyped.text(this.fields, typedJson) : renderedBare.text(this.fields, bareJson);
+    return (this.typed ? json.typed : json.bare).answer(this.fields);
   }
 
   /** Its MessagePack when it can be written directly (top-level scalars only), else undefined. */
   directMsgpack(): Buffer | undefined {
-    return recordMsgpack(this.fields, { typed: this.typed });
+    if (!this.stored) return recordMsgpack(this.fields, { typed: this.typed });
+    return (this.typed ? msgpack.typed : msgpack.bare).answer(this.fields);
   }
 }
 

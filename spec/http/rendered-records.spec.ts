@@ -11,34 +11,34 @@ import { TestServer } from '../helpers/test-server.js';
 describe('http/rendered-records', () => {
   const counting = () => {
     let calls = 0;
-    const render = (f: Fields) => { calls += 1; return JSON.stringify(f); };
-    return { render, calls: () => calls };
+    const cache = new RenderedRecords((f: Fields) => { calls += 1; return JSON.stringify(f); });
+    return { cache, calls: () => calls };
   };
 
   it('renders a record once and gives the same text after', () => {
-    const cache = new RenderedRecords();
     const r = counting();
+    const cache = r.cache;
     const rec = Object.freeze({ id: 'a', n: 1 });
-    expect(cache.text(rec, r.render)).to.equal('{"id":"a","n":1}');
-    expect(cache.text(rec, r.render)).to.equal('{"id":"a","n":1}');
+    expect(cache.answer(rec)).to.equal('{"id":"a","n":1}');
+    expect(cache.answer(rec)).to.equal('{"id":"a","n":1}');
     expect(r.calls()).to.equal(1);
     // A new version is a new object: rendered anew.
-    expect(cache.text(Object.freeze({ id: 'a', n: 2 }), r.render)).to.equal('{"id":"a","n":2}');
+    expect(cache.answer(Object.freeze({ id: 'a', n: 2 }))).to.equal('{"id":"a","n":2}');
     expect(r.calls()).to.equal(2);
   });
 
   it('forgets the oldest record past 16,384, and does not keep long answers', () => {
-    const cache = new RenderedRecords();
     const r = counting();
+    const cache = r.cache;
     const records = Array.from({ length: 16_385 }, (_, i) => Object.freeze({ id: `r${i}` }));
-    for (const rec of records) cache.text(rec, r.render);
-    cache.text(records[16_384]!, r.render);
+    for (const rec of records) cache.answer(rec);
+    cache.answer(records[16_384]!);
     expect(r.calls()).to.equal(16_385);
-    cache.text(records[0]!, r.render);
+    cache.answer(records[0]!);
     expect(r.calls(), 'the first was forgotten').to.equal(16_386);
     const long = Object.freeze({ id: 'long', text: 'x'.repeat(2000) });
-    cache.text(long, r.render);
-    cache.text(long, r.render);
+    cache.answer(long);
+    cache.answer(long);
     expect(r.calls(), 'a long answer is rendered each time').to.equal(16_388);
   });
 
@@ -61,6 +61,16 @@ describe('http/rendered-records', () => {
         await t.request('PUT', '/api/config', { use_typed_values: true });
       }
       expect((await read()).name).to.deep.equal({ type: 'String', value: 'second' });
+    });
+
+    it('answers MessagePack reads the same way', async () => {
+      const id = (await t.request('POST', '/api/insert/rendered', { name: 'first' })).body.id as string;
+      const read = async () => (await t.request('GET', `/api/find/rendered/${id}`, undefined, { format: 'msgpack' })).body;
+      expect((await read()).name).to.deep.equal({ type: 'String', value: 'first' });
+      expect((await read()).name).to.deep.equal({ type: 'String', value: 'first' });
+      await t.request('PUT', `/api/update/rendered/${id}`, { name: 'second' });
+      expect((await read()).name).to.deep.equal({ type: 'String', value: 'second' });
+      expect((await read()).id).to.equal(id);
     });
   });
 });
