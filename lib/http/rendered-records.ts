@@ -1,14 +1,15 @@
 /**
- * The answers (JSON text or MessagePack) last rendered for records read by id. A stored record is
- * frozen and replaced on every write, so the record object is its own
- * version: text rendered for it stays right for as long as it is stored,
- * and a write needs no invalidation (the next read brings a new object).
- * Point reads of a hot set skip the writer, about 1.2 µs of a read.
+ * The answers (JSON text or MessagePack) last rendered for records read by
+ * id. A stored record is frozen and replaced on every write, so the record
+ * object is its own version: an answer rendered for it stays right for as
+ * long as it is stored, and a write needs no invalidation (the next read
+ * brings a new object). Point reads of a hot set skip the writer, about
+ * 1.2 µs of a read.
  *
  * Bounded: at most MAX_ENTRIES records per rendering (JSON or MessagePack,
  * typed or bare values) are remembered, each answer of at most MAX_SIZE
- * characters or bytes; a ring forgets the oldest. A record deleted or replaced meanwhile stays held
- * until the ring comes round (at most MAX_ENTRIES of them).
+ * characters or bytes; a ring forgets the oldest. A record deleted or
+ * replaced meanwhile stays held until the ring comes round.
  */
 import type { Fields } from '../engine/index.js';
 

@@ -2,7 +2,7 @@
  * How stored strings hold their text: each long string owns it, and short
  * ones are shared between records.
  *
- * Strings that own their text. msgpackr's native reader decodes a run of
+ * Long strings own their text. msgpackr's native reader decodes a run of
  * ASCII strings as one string and hands out slices of it (V8 makes a
  * substring of 13 characters or more a slice pointing into its parent), so a
  * stored record built from a MessagePack log frame, snapshot frame or request
@@ -70,10 +70,10 @@ export function storedString(s: string): string {
 }
 
 /**
- * `value` with every string in it (through plain objects and arrays) given
- * its own storage or shared (storedString), changed in place: only for a fresh decode, which nothing
- * else holds yet. Class instances (a decoded Tagged, a Buffer) are left as
- * they are.
+ * `value` with every string in it (through plain objects and arrays) kept
+ * as a stored value keeps it (storedString), changed in place: only for a
+ * fresh decode, which nothing else holds yet. Class instances (a decoded
+ * Tagged, a Buffer) are left as they are.
  */
 export function ownStrings(value: unknown): unknown {
   if (typeof value === 'string') return storedString(value);
