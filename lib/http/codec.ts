@@ -89,28 +89,31 @@ function checkDecoded(v: unknown, depth: number): unknown {
   if (typeof v === 'bigint') return integerValue(v);
   if (typeof v === 'string') return ownString(v);
   if (v === null || typeof v !== 'object' || v instanceof Uint8Array) return v;
+  // Only an extension value (a frozen Tagged) is frozen: its reader copied its strings, and a 64-bit int has no business in it.
+  const frozen = Object.isFrozen(v);
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) replaceIfChanged(v, i, v[i], checkDecoded(v[i], depth + 1));
+    for (let i = 0; i < v.length; i++) {
+      const was = v[i];
+      const now = checkDecoded(was, depth + 1);
+      // An equal string may be the copy owning its text: stored whenever the holder can take it.
+      if (!frozen) v[i] = now;
+      else if (now !== was) throw int64InExtension();
+    }
     return v;
   }
   const holder = v as Record<string, unknown>;
-  for (const key of Object.keys(holder)) {
+  // for-in over a decoded map (its prototype is Object.prototype, which has no enumerable members): no key list per object.
+  for (const key in holder) {
     if (key === '__proto__') throw new InvalidInput("Forbidden key '__proto__' in body");
-    replaceIfChanged(holder, key, holder[key], checkDecoded(holder[key], depth + 1));
+    const was = holder[key];
+    const now = checkDecoded(was, depth + 1);
+    if (!frozen) holder[key] = now;
+    else if (now !== was) throw int64InExtension();
   }
   return v;
 }
 
-function replaceIfChanged(holder: object, key: string | number, was: unknown, now: unknown): void {
-  if (now === was) {
-    // An equal string may be the copy owning its text; a frozen Tagged's strings were copied by its reader.
-    if (typeof now === 'string' && !Object.isFrozen(holder)) (holder as Record<string | number, unknown>)[key] = now;
-    return;
-  }
-  // Only an extension value (a frozen Tagged) is frozen; a number inside one has no business being a 64-bit int.
-  if (Object.isFrozen(holder)) throw new InvalidInput('Malformed MessagePack body: a 64-bit int inside an extension value');
-  (holder as Record<string | number, unknown>)[key] = now;
-}
+const int64InExtension = () => new InvalidInput('Malformed MessagePack body: a 64-bit int inside an extension value');
 
 /** Converts the Maps of a MessagePack body to plain objects, rejecting `__proto__` keys. */
 function mapsToObjects(v: unknown, depth: number): unknown {
