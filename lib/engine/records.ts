@@ -17,7 +17,7 @@ import { applyProjection, compileProjection, getPath, matchFilter, parseFieldPat
 import { applyDefaults, coerceToSchema, fieldValueFromWire, findUniqueViolations, validateRecord, type Schema } from './schema/index.js';
 import type { CollectionMeta, RecordEntry } from './state.js';
 import { isExpired, resolveTtl, ttlString, type ResolvedTtl } from './ttl.js';
-import { fieldsFromWire, hashKey, isPlainObject, JoinedRecords, bareValue, sortCompare, type Fields, type Value } from './values/index.js';
+import { fieldsFromWire, hashKey, isPlainObject, JoinedRecords, bareValue, recordObject, sortCompare, type Fields, type Value } from './values/index.js';
 import type { WorkingView } from './working-view.js';
 import type { ExpiryTracker } from './expiry.js';
 import type { IndexManager } from './indexes/index-manager.js';
@@ -412,11 +412,25 @@ function unwrap(v: unknown): unknown {
   return isPlainObject(v) && 'type' in v && 'value' in v ? v.value : v;
 }
 
+/** The stored record: `id` first, the fields, then `ttl` when the record has one (values/record-object.ts holds why it is built so). */
 function withSystemFields(fields: Record<string, Value>, id: string, ttl: ResolvedTtl | undefined): Record<string, Value> {
-  const out: Record<string, Value> = { id, ...fields };
+  const keys = ['id'];
+  for (const k in fields) if (k !== 'id' && k !== 'ttl') keys.push(k);
+  if (ttl) keys.push('ttl');
+  const out = recordObject(keys);
+  if (!out) {
+    // Spread defines each key as its own property, `__proto__` included.
+    const copy: Record<string, Value> = { id, ...fields };
+    copy.id = id;
+    if (ttl) copy.ttl = ttlString(ttl.expiresAt);
+    else delete copy.ttl;
+    return Object.freeze(copy) as Record<string, Value>;
+  }
   out.id = id;
-  if (ttl) out.ttl = ttlString(ttl.expiresAt);
-  else delete out.ttl;
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i]!;
+    out[k] = k === 'ttl' ? ttlString(ttl!.expiresAt) : fields[k]!;
+  }
   return Object.freeze(out) as Record<string, Value>;
 }
 

@@ -9,3 +9,4 @@ export * from './json.js';
 export * from './int64.js';
 export * from './uuid.js';
 export * from './own-string.js';
+export { recordObject } from './record-object.js';
