@@ -4,26 +4,10 @@
  * record built by spreading, and the same keys in the same order.
  */
 import { expect } from 'chai';
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import { heapPerRecord } from '../../helpers/heap.js';
 import { recordObject } from '../../../lib/engine/values/index.js';
 
-v8.setFlagsFromString('--expose-gc');
-// A constant name, evaluated in a fresh context: the only way to reach the collector without a command-line flag.
-const gc = vm.runInNewContext('gc') as () => void;
-
 const KEYS = ['id', 'name', 'email', 'age', 'city', 'plan', 'score', 'visits', 'active', 'note', 'tags'];
-
-/** Heap bytes per record kept by `build(i)` for n records. */
-function heapPerRecord(n: number, build: (i: number) => unknown): number {
-  gc();
-  const before = process.memoryUsage().heapUsed;
-  const kept = Array.from({ length: n }, (_, i) => build(i));
-  gc();
-  const after = process.memoryUsage().heapUsed;
-  expect(kept).to.have.length(n);
-  return (after - before) / n;
-}
 
 const values = (i: number): unknown[] => [`id${i}`, 'n', 'e', i, 'c', 'p', i + 0.5, i, true, 'note', null];
 

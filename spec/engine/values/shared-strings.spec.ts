@@ -4,25 +4,9 @@
  * its own. Long strings are kept as given, and the table stays bounded.
  */
 import { expect } from 'chai';
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import { gc, heapPerRecord } from '../../helpers/heap.js';
 import { fieldsFromWire, MAX_SHARED_LENGTH, sharedString, storedString } from '../../../lib/engine/values/index.js';
 import { decodePayload, encodePayload } from '../../../lib/engine/storage/codec.js';
-
-v8.setFlagsFromString('--expose-gc');
-// A constant name, evaluated in a fresh context: the only way to reach the collector without a command-line flag.
-const gc = vm.runInNewContext('gc') as () => void;
-
-/** Heap bytes per record kept by `build(i)` for n records. */
-function heapPerRecord(n: number, build: (i: number) => unknown): number {
-  gc();
-  const before = process.memoryUsage().heapUsed;
-  const kept = Array.from({ length: n }, (_, i) => build(i));
-  gc();
-  const after = process.memoryUsage().heapUsed;
-  expect(kept).to.have.length(n);
-  return (after - before) / n;
-}
 
 /** A fresh string each call (not a literal V8 would share), `length` long, one of ten values. */
 const fresh = (i: number, length: number) => (String(i % 10) + 'x'.repeat(length)).slice(0, length);
