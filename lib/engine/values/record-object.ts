@@ -18,7 +18,8 @@ import type { Value } from './tagged.js';
 
 /** Key lists remembered; more distinct ones than this start the list over. */
 const MAX_SHAPES = 1024;
-const templates = new Map<string, string>();
+/** By the keys joined with SEPARATOR: the template's text and how many keys it has. */
+const templates = new Map<string, { readonly text: string; readonly keys: number }>();
 const SEPARATOR = '\u0000';
 
 /**
@@ -29,11 +30,14 @@ const SEPARATOR = '\u0000';
 export function recordObject(keys: readonly string[]): Record<string, Value> | undefined {
   const signature = keys.join(SEPARATOR);
   let template = templates.get(signature);
+  // A remembered list holds no separator, so its keys joined hold exactly keys - 1 of them: a list joining to
+  // the same text with fewer keys has a key holding the separator (['a\u0000b'] against ['a', 'b']).
+  if (template !== undefined && template.keys !== keys.length) return undefined;
   if (template === undefined) {
     if (keys.some((k) => k === '__proto__' || k.includes(SEPARATOR))) return undefined;
     if (templates.size >= MAX_SHAPES) templates.clear();
-    template = `{${keys.map((k) => `${JSON.stringify(k)}:null`).join(',')}}`;
+    template = { text: `{${keys.map((k) => `${JSON.stringify(k)}:null`).join(',')}}`, keys: keys.length };
     templates.set(signature, template);
   }
-  return JSON.parse(template) as Record<string, Value>;
+  return JSON.parse(template.text) as Record<string, Value>;
 }

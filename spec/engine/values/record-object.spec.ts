@@ -20,6 +20,11 @@ describe('engine/values/record-object', () => {
     expect(recordObject(['id', 'b', 'a'])!.b, 'a new object each time').to.equal(null);
   });
 
+  it('refuses a key holding the separator even when its keys join to a remembered list', () => {
+    expect(recordObject(['id', 'a', 'b'])).to.deep.equal({ id: null, a: null, b: null });
+    expect(recordObject(['id', 'a\u0000b'])).to.equal(undefined);
+  });
+
   it('refuses key lists it cannot template: __proto__ and the separator', () => {
     expect(recordObject(['id', '__proto__'])).to.equal(undefined);
     expect(recordObject(['id', 'a\u0000b'])).to.equal(undefined);
