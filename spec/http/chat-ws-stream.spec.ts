@@ -106,7 +106,8 @@ describe('WebSocket chat streaming (ChatSend, CancelChat, client tools)', functi
     openai.tokenDelayMs = 10;
     ws.send({ type: 'ChatSend', payload: { chat_id: id, message: 'first' } });
     await until(() => ws.of('ChatStreamChunk').length >= 2);
-    openai.tokenDelayMs = 0;
+    // The delay stays: the fake reads it per token, so dropping it here let the first reply finish before the
+    // second ChatSend replaced it, and nothing was left to abort (the spec then waited for an abort forever).
     ws.send({ type: 'ChatSend', payload: { chat_id: id, message: 'second' } });
     await until(() => ws.of('ChatStreamEnd').length === 1);
     expect(ws.of('ChatStreamError').map((f) => f.payload.error)).to.deep.equal(['Replaced by a newer ChatSend for this chat']);
