@@ -14,6 +14,8 @@ import { Server } from '../http/index.js';
 import type { OptionValues } from './args/option-values.js';
 import { serverConfig } from './config.js';
 import { shouldWatchParent, watchParent } from './parent-watch.js';
+import { IDLE_COMPACTION_DEFAULTS, startIdleCompaction } from './idle-compaction.js';
+import { loadNativeMemory } from './native-memory.js';
 
 /**
  * Starts the server; resolves once it listens (or once a signal during
@@ -25,17 +27,21 @@ import { shouldWatchParent, watchParent } from './parent-watch.js';
  */
 export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Promise<void> {
   const config = serverConfig(values);
+  // Before recovery: what recovery leaves behind counts as growth (idle-compaction.ts).
+  const startRss = process.memoryUsage.rss();
   keepStdioErrorsFromStopping();
   let server: Server | undefined;
   /** The startup step in progress: a stop waits for it before closing. */
   let step: Promise<unknown> = Promise.resolve();
   let stopping = false;
   let stopWatching = (): void => undefined;
+  let stopCompacting = (): void => undefined;
   const stop = (reason: string) => {
     // npm and the terminal may both deliver Ctrl-C: one shutdown is enough.
     if (stopping) return;
     stopping = true;
     stopWatching();
+    stopCompacting();
     console.log(`${reason}, shutting down`);
     step.catch(() => undefined).then(() => server?.close()).then(() => process.exit(0), (err) => {
       console.error(`eddydb: shutdown failed: ${(err as Error).stack ?? String(err)}`);
@@ -63,9 +69,22 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   }
   if (stopping) return;
   console.log(`EddyDB listening on http://${config.host}:${port} (data in ${config.dataDir})`);
+  stopCompacting = idleCompaction(values, server, startRss);
   if (shouldWatchParent(values.isOn('watch-parent'), env)) {
     stopWatching = watchParent((what) => stop(what));
   }
+}
+
+/** Starts idle compaction unless `--idle-compaction-mb 0`; says so when the native addon is missing. */
+function idleCompaction(values: OptionValues, server: Server, startRss: number): () => void {
+  const mb = values.int('idle-compaction-mb') ?? 64;
+  if (mb === 0) return () => undefined;
+  const native = loadNativeMemory();
+  if ('unavailable' in native) {
+    server.log('info', `idle compaction off: ${native.unavailable}`);
+    return () => undefined;
+  }
+  return startIdleCompaction(native, server.log, () => server.dispatcher.requests, { ...IDLE_COMPACTION_DEFAULTS, minGrowthBytes: mb * 2 ** 20 }, startRss);
 }
 
 /** Binds `host:port` for a moment; rejects with the bind error (EADDRINUSE, EACCES...). */

@@ -101,6 +101,9 @@ export class Dispatcher {
   constructor(private readonly services: Services, private readonly registry: Registry, readonly bodyLimit: number,
     private readonly trustProxy = false, readonly accessLog = false) {}
 
+  /** Requests and WebSocket messages taken so far (idle compaction reads it to know the server is idle). */
+  requests = 0;
+
   /** The server's logger, for transports that log events of their own (a slow consumer dropped). */
   get log(): ServerLog { return this.services.log; }
 
@@ -116,6 +119,7 @@ export class Dispatcher {
    * makes no promise and takes no turn of the microtask queue.
    */
   respond(req: HttpRequest): HttpResponse | Promise<HttpResponse> {
+    this.requests++;
     const turn: Turn = { requestId: newRequestId(), headers: {}, startedAt: this.accessLog ? performance.now() : undefined, route: undefined };
     turn.headers['X-Request-Id'] = turn.requestId;
     try {

@@ -90,6 +90,10 @@ const START_OPTIONS: readonly OptionSpec[] = [
     name: 'no-schedules', isFlag: true, value: SWITCH, env: 'EDDYDB_NO_SCHEDULES', defaultText: 'off',
     help: 'serve the schedule routes but fire no schedule here (with ripple peers, let one node fire them; see Schedules)',
   },
+  {
+    name: 'idle-compaction-mb', isFlag: true, value: int(0, 1_000_000), env: 'EDDYDB_IDLE_COMPACTION_MB', placeholder: 'MB', defaultText: '`64`',
+    help: 'after resident memory grew by this much (and a quarter), compact it once the server is idle for 2 s (a pause of about 0.5 s per million records; `0` disables; see Memory)',
+  },
   { name: 'trust-proxy', isFlag: true, value: SWITCH, env: 'EDDYDB_TRUST_PROXY', defaultText: 'off', help: 'behind a reverse proxy: the client address is the last `X-Forwarded-For` entry' },
   {
     name: 'watch-parent', isFlag: true, value: SWITCH, env: 'EDDYDB_WATCH_PARENT', defaultText: 'on under npm',

@@ -158,6 +158,7 @@ class Connection implements WatchedConnection {
 
   private async onFrame(data: Buffer, isBinary: boolean): Promise<void> {
     if (this.closed) return;
+    this.dispatcher.requests++;
     let messageId: unknown;
     try {
       if (data.length > this.opts.maxMessageBytes) throw new InvalidInput(`Frame of ${data.length} bytes exceeds the limit of ${this.opts.maxMessageBytes}`);

@@ -1,0 +1,112 @@
+/**
+ * Idle compaction (lib/cli/idle-compaction.ts): the decision driven by
+ * readings, the native addon it needs (built by `npm install`), and a real
+ * `eddydb start` that compacts once its recovered data has grown its
+ * resident memory and it has been idle.
+ */
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { Database } from '../../lib/engine/index.js';
+import { compactNow, IdleCompactionPolicy } from '../../lib/cli/idle-compaction.js';
+import { loadNativeMemory, type NativeMemory } from '../../lib/cli/native-memory.js';
+import { CLI_MAIN, cleanEnv } from '../helpers/run-cli.js';
+import { until } from '../helpers/until.js';
+import { removeDir, tempDir } from '../helpers/temp-dir.js';
+
+const MB = 2 ** 20;
+const options = { minGrowthBytes: 64 * MB, minGrowthShare: 0.25, idleTicks: 2 };
+const BUSY = false, IDLE = true;
+
+describe('idle compaction: the decision', () => {
+  it('waits for two idle ticks after the growth', () => {
+    const p = new IdleCompactionPolicy(100 * MB, options);
+    expect(p.shouldCompact(600 * MB, BUSY)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, IDLE)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, IDLE)).to.equal(true);
+  });
+
+  it('starts counting idle ticks again after a busy one', () => {
+    const p = new IdleCompactionPolicy(100 * MB, options);
+    expect(p.shouldCompact(600 * MB, IDLE)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, BUSY)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, IDLE)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, IDLE)).to.equal(true);
+  });
+
+  it('does nothing for growth under the byte threshold', () => {
+    const p = new IdleCompactionPolicy(100 * MB, options);
+    for (let i = 0; i < 5; i++) expect(p.shouldCompact(163 * MB, IDLE)).to.equal(false);
+  });
+
+  it('asks a big process to grow by a quarter first (its pause is longer)', () => {
+    const p = new IdleCompactionPolicy(4000 * MB, options);
+    for (let i = 0; i < 5; i++) expect(p.shouldCompact(4900 * MB, IDLE)).to.equal(false);
+    expect(p.shouldCompact(5000 * MB, IDLE)).to.equal(true);
+  });
+
+  it('measures growth from the lowest reading, and from what a compaction left', () => {
+    const p = new IdleCompactionPolicy(300 * MB, options);
+    p.shouldCompact(100 * MB, BUSY);
+    p.shouldCompact(180 * MB, IDLE);
+    expect(p.shouldCompact(180 * MB, IDLE), '80 MB above the low of 100').to.equal(true);
+    p.compacted(170 * MB);
+    p.shouldCompact(200 * MB, IDLE);
+    expect(p.shouldCompact(200 * MB, IDLE), '30 MB above what the compaction left').to.equal(false);
+  });
+});
+
+describe('idle compaction: the native addon', function () {
+  this.timeout(30_000);
+  let native: NativeMemory;
+  before(() => {
+    const loaded = loadNativeMemory();
+    if ('unavailable' in loaded) throw new Error(`npm install builds it on this machine: ${loaded.unavailable}`);
+    native = loaded;
+  });
+
+  it('trims malloc and reports whether it released memory', () => {
+    expect(native.trimMalloc()).to.be.a('boolean');
+  });
+
+  it('compacts: the major collection is seen, then the arenas are trimmed', async () => {
+    let garbage: unknown[] | undefined = Array.from({ length: 200_000 }, (_, i) => ({ i, s: `value ${i}` }));
+    expect(garbage.length).to.equal(200_000);
+    garbage = undefined;
+    const c = await compactNow(native);
+    expect(c.pauseMs, 'the pause of the major collection').to.be.a('number');
+    expect(c.rssAfter).to.be.greaterThan(0);
+    expect(c.ms).to.be.lessThan(10_000);
+  });
+});
+
+describe('idle compaction: eddydb start', function () {
+  this.timeout(90_000);
+
+  it('compacts once its recovered data has grown resident memory and it has been idle, and keeps serving', async () => {
+    const dir = tempDir('eddydb-cli-compaction-');
+    const dataDir = path.join(dir, 'data');
+    const db = await Database.open({ dataDir, settings: { durability: 'none' } });
+    // Enough that recovery grows resident memory by more than a quarter (the process starts at about 140 MB under tsx).
+    for (let i = 0; i < 8; i++) await db.bulk.insertMany('notes', Array.from({ length: 10_000 }, (_, k) => ({ title: `note ${i}-${k}`, body: `${k} `.repeat(100), n: k })));
+    await db.close();
+    const server = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, 'start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--idle-compaction-mb', '1'],
+      { env: cleanEnv({ EDDYDB_ADMIN_KEY: 'compaction-spec-admin-key-0123456789' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    server.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+    server.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
+    try {
+      await until('the compaction line', () => out.includes('idle compaction: resident memory'), 60_000, 50);
+      expect(out).to.match(/idle compaction: resident memory \d+ MB -> \d+ MB \(\d+ ms, a pause of \d+ ms\)/);
+      const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)![1]);
+      const health = await fetch(`http://127.0.0.1:${port}/api/health`);
+      expect(health.status).to.equal(200);
+      server.kill('SIGTERM');
+      expect(await exited, out).to.equal(0);
+    } finally {
+      server.kill('SIGKILL');
+      removeDir(dir);
+    }
+  });
+});
