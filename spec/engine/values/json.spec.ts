@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { InvalidInput } from '../../../lib/errors.js';
 import { fromJson, toJson } from '../../../lib/engine/values/index.js';
 import { MAX_INTEGER_DIGITS, MAX_JSON_DEPTH, parseExactJson, writeExactJson } from '../../../lib/engine/values/json-exact.js';
+import { hasLongDigitRun } from '../../../lib/engine/values/json.js';
 import { mulberry32 } from '../../helpers/seeded-random.js';
 
 /** A random JSON-able document without bigints: floats, escapes, unicode, nesting, odd keys. */
@@ -36,6 +37,28 @@ function errorOf(fn: () => unknown): unknown {
 }
 
 describe('engine/values/json', () => {
+  describe('the long digit run check (which text goes to the exact parser)', () => {
+    it('agrees with /\\d{16}/ at every place and length of a run', () => {
+      for (let len = 0; len < 40; len++) {
+        for (let at = 0; at < 40; at++) {
+          const text = 'x'.repeat(at) + '7'.repeat(len) + 'y'.repeat(at % 5);
+          expect(hasLongDigitRun(text), `${len} digits at ${at}`).to.equal(/\d{16}/.test(text));
+        }
+      }
+    });
+
+    it('agrees with /\\d{16}/ on random text of digits and separators', () => {
+      const random = mulberry32(16);
+      for (let n = 0; n < 3000; n++) {
+        const length = Math.floor(random() * 200);
+        let text = '';
+        // Mostly digits, so runs of every length near 16 come up.
+        for (let i = 0; i < length; i++) text += random() < 0.93 ? String(Math.floor(random() * 10)) : ',."e-'[Math.floor(random() * 5)];
+        expect(hasLongDigitRun(text), text).to.equal(/\d{16}/.test(text));
+      }
+    });
+  });
+
   describe('reading', () => {
     it('reads integers beyond ±(2^53 - 1) as exact bigints and every other integer as a number', () => {
       const text = '{"a":9007199254740993,"b":[-9223372036854775808,9223372036854775807],"c":9007199254740991,'
