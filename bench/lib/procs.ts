@@ -65,10 +65,16 @@ export interface EddyOptions {
   nodeArgs?: string[];
 }
 
+/**
+ * The built server. Idle compaction is off: the reference shares the pinned
+ * core, and a compaction run while the reference is measured (our server
+ * idle) would slow the reference, not us. The memory scenario starts the
+ * server with its defaults.
+ */
 export function startEddy(dataDir: string, extra: string[] = [], opts: EddyOptions = {}): Promise<Proc> {
   buildOnce();
   return startListening([...(opts.nodeArgs ?? []), path.resolve('bin/eddydb.js'), 'start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--quiet', ...extra],
-    { EDDYDB_ADMIN_KEY: BENCH_ADMIN_KEY, EDDYDB_SNAPSHOT_CRON: '' });
+    { EDDYDB_ADMIN_KEY: BENCH_ADMIN_KEY, EDDYDB_SNAPSHOT_CRON: '', EDDYDB_IDLE_COMPACTION_MB: '0' });
 }
 
 /**
