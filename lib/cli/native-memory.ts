@@ -19,10 +19,13 @@ export interface NativeMemory {
 
 const ADDON = path.join('build', 'Release', 'eddydb_memory.node');
 
-/** The addon, or why it is not there. Looked up from lib/cli (tsx) and from dist/lib/cli (built). */
-export function loadNativeMemory(): NativeMemory | { unavailable: string } {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const file = [path.resolve(here, '..', '..', ADDON), path.resolve(here, '..', '..', '..', ADDON)].find((p) => existsSync(p));
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+/** The package root seen from lib/cli (tsx) and from dist/lib/cli (built). */
+const ROOTS = [path.resolve(HERE, '..', '..'), path.resolve(HERE, '..', '..', '..')];
+
+/** The addon, or why it is not there; `roots` are where a package root may be (specs pass others). */
+export function loadNativeMemory(roots: readonly string[] = ROOTS): NativeMemory | { unavailable: string } {
+  const file = roots.map((r) => path.join(r, ADDON)).find((p) => existsSync(p));
   if (file === undefined) return { unavailable: `${ADDON} was not built (npm install builds it with node-gyp)` };
   try {
     const addon = createRequire(import.meta.url)(file) as Partial<NativeMemory>;

@@ -65,6 +65,11 @@ describe('idle compaction: the native addon', function () {
     native = loaded;
   });
 
+  it('says why when it was not built, instead of failing', () => {
+    const missing = loadNativeMemory([path.join(path.sep, 'nonexistent', 'eddydb-root')]);
+    expect(missing).to.have.property('unavailable').that.matches(/build\/Release\/eddydb_memory\.node was not built/);
+  });
+
   it('trims malloc and reports whether it released memory', () => {
     expect(native.trimMalloc()).to.be.a('boolean');
   });
