@@ -70,7 +70,7 @@ export class Bulk {
     return this.db.write(async (view) => {
       const effects: Effect[] = [];
       const successful: string[] = [];
-      // Items stage into `work`, a fork of the group's view: the writer stages the returned effects into the view itself.
+      // Items stage into `work`, a fork of the group's view, which the writer then adopts (WorkingView.adopt).
       let work = view.fork();
       for (let start = 0; start < prepared.length; start += BULK_CHUNK) {
         const chunk = prepared.slice(start, start + BULK_CHUNK) as Array<[number, Prepared]>;
@@ -89,7 +89,8 @@ export class Bulk {
         await slicer.pause();
       }
       failed.sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity));
-      return { effects, result: { successful, failed } };
+      // `work` holds exactly `effects` staged over the view: the writer takes it over.
+      return { effects, result: { successful, failed }, staged: work };
     });
   }
 

@@ -37,6 +37,10 @@ export class WorkingView {
   private readonly replaced = new Map<string, Array<[string, Fields]>>();
   /** Collections dropped in this group: their committed records are gone even if recreated. */
   private readonly dropped = new Set<string>();
+  /** Effects staged here so far (adopt checks that a fork's parent has not changed since). */
+  private staged = 0;
+  /** For a fork: the view it was forked from, and that view's `staged` then. */
+  private forkedFrom: { readonly view: WorkingView; readonly staged: number } | undefined;
 
   /** `nextSeq` is the seq the staged effects will carry, used for version stamps. */
   constructor(readonly state: DbState, public nextSeq: number) {}
@@ -112,6 +116,7 @@ export class WorkingView {
    */
   fork(): WorkingView {
     const f = new WorkingView(this.state, this.nextSeq);
+    f.forkedFrom = { view: this, staged: this.staged };
     for (const [k, v] of this.colls) f.colls.set(k, v);
     for (const [k, m] of this.recs) f.recs.set(k, m);
     this.ownRecs.clear();
@@ -159,7 +164,36 @@ export class WorkingView {
 
   /** Makes effects visible to later operations of the same group. */
   stage(effects: readonly Effect[]): void {
+    this.staged += 1;
     for (const e of effects) applyEffect(this.overlay, e);
+  }
+
+  /**
+   * Takes over what a fork of this view staged, instead of staging the same
+   * effects again (a 10,000-record batch stages into a fork chunk by chunk).
+   * Only a fork of this view made since its last stage qualifies; returns
+   * false otherwise, and the caller stages. The fork must not be used after.
+   */
+  adopt(f: WorkingView): boolean {
+    if (f.forkedFrom?.view !== this || f.forkedFrom.staged !== this.staged || f.nextSeq !== this.nextSeq) return false;
+    f.forkedFrom = undefined;
+    replaceWith(this.colls, f.colls);
+    replaceWith(this.recs, f.recs);
+    replaceWith(this.ownRecs, f.ownRecs);
+    replaceWith(this.values, f.values);
+    replaceWith(this.ownValues, f.ownValues);
+    replaceWith(this.trash, f.trash);
+    replaceWith(this.keys, f.keys);
+    replaceWith(this.kv, f.kv);
+    replaceWith(this.replaced, f.replaced);
+    replaceWith(this.dropped, f.dropped);
+    this.config = f.config;
+    this.kvCleared = f.kvCleared;
+    // The maps now belong to this view: the fork, were it used again, copies before writing.
+    f.ownRecs.clear();
+    f.ownValues.clear();
+    this.staged += 1;
+    return true;
   }
 
   private committedHas(c: string, id: string): boolean {
@@ -260,6 +294,13 @@ export class WorkingView {
   };
 
   private readonly overlay: EffectTarget = new WorkingView.Overlay(this);
+}
+
+/** Makes `to` hold what `from` holds (entries by reference). */
+function replaceWith<K, V>(to: Map<K, V> | Set<K>, from: Map<K, V> | Set<K>): void {
+  to.clear();
+  if (to instanceof Map) for (const [k, v] of from as Map<K, V>) to.set(k, v);
+  else for (const k of from as Set<K>) to.add(k);
 }
 
 function* stagedImages(overlay: ReadonlyMap<string, RecordEntry | null>): IterableIterator<[string, Fields]> {

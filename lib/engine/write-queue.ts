@@ -37,6 +37,12 @@ export interface OpResult<R> {
   readonly result: R;
   /** Set when applying a batch received from a replication peer. */
   readonly origin?: { readonly node: string; readonly seq: number };
+  /**
+   * A fork of the group's view into which exactly `effects` were staged (a
+   * large batch stages chunk by chunk): the writer adopts it rather than
+   * staging them again, when the view has not changed since the fork.
+   */
+  readonly staged?: WorkingView;
 }
 /**
  * Computes a write's effects against the group's view. An operation that
@@ -213,7 +219,7 @@ export class WriteQueue {
       }
       if (out.effects.length > 0 || out.origin) {
         try {
-          view.stage(out.effects);
+          if (!out.staged || !view.adopt(out.staged)) view.stage(out.effects);
         } catch (err) {
           // Effects the state cannot take (a bug in the operation): refuse this one before anything is
           // logged, and rebuild the overlay from the batches that staged cleanly, since this one may have

@@ -60,6 +60,40 @@ describe('engine/working-view', () => {
     expect(fork.collection('b')).to.not.equal(undefined);
   });
 
+  it('adopts what a fork staged, as if the view had staged it (a large batch stages chunk by chunk into a fork)', () => {
+    view.stage([put('a', '1', 10)]);
+    const fork = view.fork();
+    fork.stage([put('a', '2', 20), { t: 'delete', c: 'a', id: '3', trashedAt: 5 }, put('a', '5', 5), { t: 'kvSet', key: 'k', value: 1 }, { t: 'createCollection', meta: meta('b') }]);
+    expect(view.adopt(fork)).to.equal(true);
+    expect(view.record('a', '1')?.fields.n, 'staged before the fork').to.equal(10);
+    expect(view.record('a', '2')?.fields.n).to.equal(20);
+    expect(view.record('a', '3')).to.equal(undefined);
+    expect(view.trashed('a', '3')?.deletedAt).to.equal(5);
+    expect(ids(view, 'a')).to.deep.equal(['1', '2', '5']);
+    expect(view.kvEntry('k')?.value).to.equal(1);
+    expect(view.collection('b')).to.not.equal(undefined);
+    expect([...view.changedImages('a')].map(([id, f]) => `${id}:${String(f.n)}`), 'replaced images kept').to.include.members(['1:1', '1:10', '2:20']);
+    // The fork, were it used again, must not write into the maps the view took over.
+    fork.stage([put('a', '2', 200), put('a', '6', 6)]);
+    expect(view.record('a', '2')?.fields.n).to.equal(20);
+    expect(view.record('a', '6')).to.equal(undefined);
+  });
+
+  it('refuses to adopt a fork when the view staged since, or a fork of another view: the caller stages instead', () => {
+    const fork = view.fork();
+    fork.stage([put('a', '4', 4)]);
+    view.stage([put('a', '5', 5)]);
+    expect(view.adopt(fork)).to.equal(false);
+    expect(view.record('a', '4')).to.equal(undefined);
+    const other = new WorkingView(state, 2);
+    const otherFork = other.fork();
+    otherFork.stage([put('a', '7', 7)]);
+    expect(view.adopt(otherFork)).to.equal(false);
+    expect(view.record('a', '7')).to.equal(undefined);
+    expect(view.adopt(view.fork()), 'a fresh fork of this view').to.equal(true);
+    expect(view.record('a', '5')?.fields.n).to.equal(5);
+  });
+
   it('hides every committed KV key after kvClear, but not keys set after it', () => {
     const withKv = new DbState();
     applyBatch(withKv, { seq: 1, effects: [{ t: 'kvSet', key: 'old', value: 1 }] });
