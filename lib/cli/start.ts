@@ -77,14 +77,15 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
 
 /** Starts idle compaction unless `--idle-compaction-mb 0`; says so when the native addon is missing. */
 function idleCompaction(values: OptionValues, server: Server, startRss: number): () => void {
-  const mb = values.int('idle-compaction-mb') ?? 64;
+  const mb = values.int('idle-compaction-mb');
   if (mb === 0) return () => undefined;
+  const options = mb === undefined ? IDLE_COMPACTION_DEFAULTS : { ...IDLE_COMPACTION_DEFAULTS, minGrowthBytes: mb * 2 ** 20 };
   const native = loadNativeMemory();
   if ('unavailable' in native) {
     server.log('info', `idle compaction off: ${native.unavailable}`);
     return () => undefined;
   }
-  return startIdleCompaction(native, server.log, () => server.dispatcher.requests, { ...IDLE_COMPACTION_DEFAULTS, minGrowthBytes: mb * 2 ** 20 }, startRss);
+  return startIdleCompaction(native, server.log, () => server.dispatcher.requests, options, startRss);
 }
 
 /** Binds `host:port` for a moment; rejects with the bind error (EADDRINUSE, EACCES...). */
