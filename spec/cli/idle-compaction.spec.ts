@@ -5,12 +5,12 @@
  * resident memory and it has been idle.
  */
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Database } from '../../lib/engine/index.js';
-import { compactNow, IdleCompactionPolicy } from '../../lib/cli/idle-compaction.js';
+import { COMMANDS } from '../../lib/cli/args/commands.js';
+import { compactNow, IDLE_COMPACTION_DEFAULTS, IdleCompactionPolicy } from '../../lib/cli/idle-compaction.js';
 import { loadNativeMemory, type NativeMemory } from '../../lib/cli/native-memory.js';
-import { CLI_MAIN, cleanEnv } from '../helpers/run-cli.js';
+import { spawnCli } from '../helpers/run-cli.js';
 import { until } from '../helpers/until.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
 
@@ -19,6 +19,11 @@ const options = { minGrowthBytes: 64 * MB, minGrowthShare: 0.25, idleTicks: 2 };
 const BUSY = false, IDLE = true;
 
 describe('idle compaction: the decision', () => {
+  it('has the default the option\'s help shows (spelled out there so that help loads no server code)', () => {
+    const option = COMMANDS.start.options.find((o) => o.name === 'idle-compaction-mb')!;
+    expect(option.defaultText).to.equal(`\`${IDLE_COMPACTION_DEFAULTS.minGrowthBytes / MB}\``);
+  });
+
   it('waits for two idle ticks after the growth', () => {
     const p = new IdleCompactionPolicy(100 * MB, options);
     expect(p.shouldCompact(600 * MB, BUSY)).to.equal(false);
@@ -96,20 +101,16 @@ describe('idle compaction: eddydb start', function () {
     // Enough that recovery grows resident memory by more than a quarter (the process starts at about 140 MB under tsx).
     for (let i = 0; i < 8; i++) await db.bulk.insertMany('notes', Array.from({ length: 10_000 }, (_, k) => ({ title: `note ${i}-${k}`, body: `${k} `.repeat(100), n: k })));
     await db.close();
-    const server = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, 'start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--idle-compaction-mb', '1'],
-      { env: cleanEnv({ EDDYDB_ADMIN_KEY: 'compaction-spec-admin-key-0123456789' }), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    server.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-    server.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-    const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
+    const { proc: server, output, exited } = spawnCli(['start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--idle-compaction-mb', '1'],
+      { EDDYDB_ADMIN_KEY: 'compaction-spec-admin-key-0123456789' });
     try {
-      await until('the compaction line', () => out.includes('idle compaction: resident memory'), 60_000, 50);
-      expect(out).to.match(/idle compaction: resident memory \d+ MB -> \d+ MB in \d+ ms \(event loop held at most \d+ ms, final pause \d+ ms\)/);
-      const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)![1]);
+      await until('the compaction line', () => output().includes('idle compaction: resident memory'), 60_000, 50);
+      expect(output()).to.match(/idle compaction: resident memory \d+ MB -> \d+ MB in \d+ ms \(event loop held at most \d+ ms, final pause \d+ ms\)/);
+      const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())![1]);
       const health = await fetch(`http://127.0.0.1:${port}/api/health`);
       expect(health.status).to.equal(200);
       server.kill('SIGTERM');
-      expect(await exited, out).to.equal(0);
+      expect((await exited).code, output()).to.equal(0);
     } finally {
       server.kill('SIGKILL');
       removeDir(dir);

@@ -7,11 +7,10 @@
  * the first healthy answer and the end of admin key generation.
  */
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Database } from '../../lib/engine/index.js';
-import { CLI_MAIN, cleanEnv } from '../helpers/run-cli.js';
+import { spawnCli } from '../helpers/run-cli.js';
 import { until } from '../helpers/until.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
 
@@ -27,20 +26,15 @@ describe('eddydb start and a signal during startup', function () {
     for (let i = 0; i < 5; i++) await db.bulk.insertMany('notes', Array.from({ length: 10_000 }, (_, k) => ({ title: `note ${i}-${k}`, n: k })));
     await db.close();
     // No admin key in the environment: one is made after listen, the window the CI hit.
-    const server = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, 'start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
-      { env: cleanEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    server.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-    server.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => server.on('exit', (code, signal) => resolve({ code, signal })));
+    const { proc: server, output, exited } = spawnCli(['start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir]);
     try {
       await until('the data lock', () => existsSync(path.join(dataDir, 'LOCK')), 30_000, 2);
-      const listeningAtSignal = /listening on/.test(out);
+      const listeningAtSignal = /listening on/.test(output());
       server.kill('SIGTERM');
       const { code, signal } = await exited;
-      expect({ code, signal }, out).to.deep.equal({ code: 0, signal: null });
+      expect({ code, signal }, output()).to.deep.equal({ code: 0, signal: null });
       expect(existsSync(path.join(dataDir, 'LOCK')), 'the data lock').to.equal(false);
-      expect(out).to.include('SIGTERM received, shutting down');
+      expect(output()).to.include('SIGTERM received, shutting down');
       expect(listeningAtSignal, 'the signal arrived during startup').to.equal(false);
     } finally {
       if (existsSync(path.join(dataDir, 'LOCK'))) try { process.kill(Number(readFileSync(path.join(dataDir, 'LOCK'), 'utf8')), 'SIGKILL'); } catch { /* gone */ }

@@ -5,7 +5,7 @@
  * (npm's lifecycle variables turn on the parent watch; EDDYDB_* and PORT
  * would configure it), plus what a test passes.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 export const CLI_MAIN = path.resolve('lib/cli/main.ts');
@@ -27,4 +27,21 @@ export function runCli(args: readonly string[], opts: { input?: string; env?: Re
     input: opts.input ?? '', encoding: 'utf8', env: cleanEnv(opts.env), timeout: 60_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export interface CliProcess {
+  readonly proc: ChildProcess;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `eddydb <args>` and leaves it running; the caller stops it. */
+export function spawnCli(args: readonly string[], env: Record<string, string> = {}): CliProcess {
+  const proc = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  proc.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  return { proc, output: () => out, exited };
 }
