@@ -20,15 +20,22 @@ describe('engine/values/record-object', () => {
     expect(recordObject(['id', 'b', 'a'])!.b, 'a new object each time').to.equal(null);
   });
 
-  it('refuses a key holding the separator even when its keys join to a remembered list', () => {
+  it('tells apart key lists that would join to the same text', () => {
     expect(recordObject(['id', 'a', 'b'])).to.deep.equal({ id: null, a: null, b: null });
-    expect(recordObject(['id', 'a\u0000b'])).to.equal(undefined);
+    expect(Object.keys(recordObject(['id', 'a\u0000b'])!)).to.deep.equal(['id', 'a\u0000b']);
+    expect(Object.keys(recordObject(['id', 'a', 'b', 'c'])!), 'a longer list through a remembered one').to.deep.equal(['id', 'a', 'b', 'c']);
+    expect(Object.keys(recordObject(['id', 'a'])!), 'a shorter list ending inside a remembered one').to.deep.equal(['id', 'a']);
   });
 
-  it('refuses key lists it cannot template: __proto__ and the separator', () => {
+  it('refuses key lists it cannot template: __proto__', () => {
     expect(recordObject(['id', '__proto__'])).to.equal(undefined);
-    expect(recordObject(['id', 'a\u0000b'])).to.equal(undefined);
     expect(recordObject(['id', 'constructor'])).to.deep.equal({ id: null, constructor: null });
+    expect(recordObject(['id', 'prototype', 'x'])).to.deep.equal({ id: null, prototype: null, x: null });
+  });
+
+  it('starts over after many distinct key lists, and still answers every list', () => {
+    for (let i = 0; i < 2_500; i++) expect(Object.keys(recordObject(['id', `k${i}`])!)).to.deep.equal(['id', `k${i}`]);
+    expect(Object.keys(recordObject(['id', 'k0'])!)).to.deep.equal(['id', 'k0']);
   });
 
   it('keeps a frozen 11-field record smaller than one built by spreading', () => {
