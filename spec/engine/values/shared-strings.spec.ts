@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { gc, heapPerRecord } from '../../helpers/heap.js';
-import { fieldsFromWire, MAX_SHARED_LENGTH, sharedString, storedString } from '../../../lib/engine/values/index.js';
+import { fieldsFromWire, MAX_SHARED_LENGTH, ownStrings, sharedString, storedString, Tagged } from '../../../lib/engine/values/index.js';
 import { decodePayload, encodePayload } from '../../../lib/engine/storage/codec.js';
 
 /** A fresh string each call (not a literal V8 would share), `length` long, one of ten values. */
@@ -17,6 +17,22 @@ describe('engine/values/shared strings', () => {
     const long = 'y'.repeat(MAX_SHARED_LENGTH + 1);
     expect(sharedString(long)).to.equal(long);
     expect(storedString(long)).to.equal(long);
+  });
+
+  it('ownStrings keeps a decoded value as it is, swapping its strings for stored ones, through arrays and plain objects', () => {
+    const tagged = new Tagged('DateTime', '2026-01-01T00:00:00Z');
+    const bytes = Buffer.from('abc');
+    const value = { a: 'short', b: 1.5, c: null, d: true, e: [fresh(3, 40), 7, [fresh(4, 5)]], f: { g: fresh(5, 30), h: tagged }, i: bytes };
+    const copy = JSON.parse(JSON.stringify({ ...value, f: { g: value.f.g }, i: 0 }));
+    const out = ownStrings(value) as typeof value;
+    expect(out, 'changed in place').to.equal(value);
+    expect(out.f.h, 'a class instance is left alone').to.equal(tagged);
+    expect(out.i).to.equal(bytes);
+    expect({ ...out, f: { g: out.f.g }, i: 0 }).to.deep.equal(copy);
+    expect(out.a, 'a short string is the shared one').to.equal(sharedString('short'));
+    expect(ownStrings('text')).to.equal('text');
+    expect(ownStrings(42)).to.equal(42);
+    expect(ownStrings(null)).to.equal(null);
   });
 
   it('records from a JSON body share a short repeated value; a longer one is kept per record', () => {
