@@ -26,6 +26,16 @@ describe('http/codec MessagePack strings', () => {
     expect(Object.isFrozen(back.when)).to.equal(true);
   });
 
+  it('checks every member: nesting deeper than 100 levels, the byte 0xc1, 64-bit ints made numbers', () => {
+    const nest = (levels: number): unknown => (levels === 0 ? 1 : [nest(levels - 1)]);
+    expect(() => decodeBody(packr.pack(nest(100)), MSGPACK), 'a number at depth 100').not.to.throw();
+    expect(() => decodeBody(packr.pack(nest(101)), MSGPACK), 'a number at depth 101').to.throw('Body nested too deeply');
+    expect(() => decodeBody(packr.pack({ a: [nest(100)] }), MSGPACK)).to.throw('Body nested too deeply');
+    expect(() => decodeBody(Buffer.from([0x82, 0xa1, 0x61, 0x01, 0xa1, 0x62, 0xc1]), MSGPACK)).to.throw('0xc1');
+    const int64 = Buffer.from([0x82, 0xa1, 0x61, 0xd3, 0, 0, 0, 0, 0, 0, 0, 7, 0xa1, 0x62, 0x92, 0xcf, 0, 0, 0, 0, 0, 0, 0, 9, 0xc3]);
+    expect(decodeBody(int64, MSGPACK)).to.deep.equal({ a: 7, b: [9, true] });
+  });
+
   it('still refuses a __proto__ key, and decodes other strings in such a body', () => {
     const bad = packr.pack({ a: 'a string long enough to copy', nested: { ['__proto__']: 1 } });
     expect(() => decodeBody(bad, MSGPACK)).to.throw(/__proto__/);
