@@ -18,7 +18,7 @@ import type { EngineCore } from './core.js';
 import { markNoRipple, type Effect } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
-import type { PreparedWrite, Records } from './records.js';
+import type { MadeRecord, PreparedWrite, Records } from './records.js';
 import type { WorkingView } from './working-view.js';
 import { Slicer, yieldToLoop } from './slices.js';
 
@@ -38,6 +38,8 @@ export type BulkItem =
   | { readonly kind: 'delete'; readonly id: unknown; readonly bypassRipple?: boolean };
 
 type Prepared =
+  /** A plain body's stored record, made ahead with its new id (Records.makeNew). */
+  | { kind: 'new'; made: MadeRecord; bypassRipple: boolean }
   | { kind: 'insert'; p: PreparedWrite; bypassRipple: boolean; freshId?: string }
   | { kind: 'update'; id: string; p: PreparedWrite; bypassRipple: boolean }
   | { kind: 'delete'; id: string; bypassRipple: boolean };
@@ -110,7 +112,7 @@ export class Bulk {
           ids.push(this.apply(work, c, item, own));
         } catch (err) {
           if (!(err instanceof DbError)) throw err;
-          itemFailures.push({ index, id: item.kind === 'insert' ? item.p.id ?? null : item.id, error: err.message });
+          itemFailures.push({ index, id: failedId(item), error: err.message });
           continue;
         }
         const marked = markNoRipple(own, item.bypassRipple);
@@ -126,6 +128,7 @@ export class Bulk {
 
   private apply(view: WorkingView, c: string, item: Prepared, effects: Effect[]): string {
     switch (item.kind) {
+      case 'new': return this.records.insertMade(view, c, item.made, effects);
       case 'insert': return this.records.insertInto(view, c, item.p, effects, item.freshId);
       case 'update': this.records.updateIn(view, c, item.id, item.p, effects); return item.id;
       case 'delete': this.records.deleteIn(view, c, item.id, effects); return item.id;
@@ -137,6 +140,8 @@ export class Bulk {
     switch (item.kind) {
       case 'insert': {
         // A new id is made here, outside the writer (one the alias replaces is simply not used).
+        const made = this.records.makeNew(item.body);
+        if (made) return { kind: 'new', made, bypassRipple };
         const p = this.records.prepare(item.body);
         return p.id === undefined ? { kind: 'insert', p, bypassRipple, freshId: this.db.ids.next() } : { kind: 'insert', p, bypassRipple };
       }
@@ -146,6 +151,12 @@ export class Bulk {
   }
 }
 
+
+/** The id a failed item is reported under: the one it named, never one made for it. */
+function failedId(item: Prepared): string | null {
+  if (item.kind === 'new') return null;
+  return item.kind === 'insert' ? item.p.id ?? null : item.id;
+}
 
 function rawId(item: BulkItem): string | null {
   if (item.kind !== 'insert') return typeof item.id === 'string' ? item.id : null;
