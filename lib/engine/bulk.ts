@@ -18,7 +18,8 @@ import type { EngineCore } from './core.js';
 import { markNoRipple, type Effect } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
-import type { MadeRecord, PreparedWrite, Records } from './records.js';
+import type { PreparedWrite, Records } from './records.js';
+import type { Fields } from './values/index.js';
 import type { WorkingView } from './working-view.js';
 import { Slicer, yieldToLoop } from './slices.js';
 
@@ -37,12 +38,13 @@ export type BulkItem =
   | { readonly kind: 'update'; readonly id: unknown; readonly body: unknown; readonly bypassRipple?: boolean }
   | { readonly kind: 'delete'; readonly id: unknown; readonly bypassRipple?: boolean };
 
-type Prepared =
+/** An item ready for the writer; `index` is its place in the request. */
+type Prepared = { readonly index: number; readonly bypassRipple: boolean } & (
   /** A plain body's stored record, made ahead with its new id (Records.makeNew). */
-  | { kind: 'new'; made: MadeRecord; bypassRipple: boolean }
-  | { kind: 'insert'; p: PreparedWrite; bypassRipple: boolean; freshId?: string }
-  | { kind: 'update'; id: string; p: PreparedWrite; bypassRipple: boolean }
-  | { kind: 'delete'; id: string; bypassRipple: boolean };
+  | { kind: 'new'; record: Fields; body: unknown }
+  | { kind: 'insert'; p: PreparedWrite; freshId?: string }
+  | { kind: 'update'; id: string; p: PreparedWrite }
+  | { kind: 'delete'; id: string });
 
 export class Bulk {
   constructor(private readonly db: EngineCore, private readonly records: Records) {}
@@ -56,14 +58,14 @@ export class Bulk {
   async run(c: string, items: readonly BulkItem[]): Promise<BulkResult> {
     validateCollectionName(c);
     const failed: BulkFailure[] = [];
-    const prepared: Array<[number, Prepared] | undefined> = [];
+    const prepared: Array<Prepared | undefined> = [];
     // The request's body was decoded in the tick that got here: parse the items in a fresh one.
     await yieldToLoop();
     const slicer = new Slicer();
     for (let index = 0; index < items.length; index++) {
       const item = items[index]!;
       try {
-        prepared.push([index, this.prepare(item)]);
+        prepared.push(this.prepare(item, index));
       } catch (err) {
         failed.push({ index, id: rawId(item), error: toDbError(err).message });
       }
@@ -75,7 +77,7 @@ export class Bulk {
       // Items stage into `work`, a fork of the group's view, which the writer then adopts (WorkingView.adopt).
       let work = view.fork();
       for (let start = 0; start < prepared.length; start += BULK_CHUNK) {
-        const chunk = prepared.slice(start, start + BULK_CHUNK) as Array<[number, Prepared]>;
+        const chunk = prepared.slice(start, start + BULK_CHUNK) as Prepared[];
         // Staged items are let go: the collector then copies only the items still to come, not the whole request.
         prepared.fill(undefined, start, start + chunk.length);
         const out = this.runChunk(work, c, chunk, failed);
@@ -100,19 +102,21 @@ export class Bulk {
    * Stages a chunk's items into `work`. Item errors are recorded per item;
    * anything unexpected fails the chunk, leaving `work` to be rebuilt.
    */
-  private runChunk(work: WorkingView, c: string, chunk: Array<[number, Prepared]>, failed: BulkFailure[]):
+  private runChunk(work: WorkingView, c: string, chunk: readonly Prepared[], failed: BulkFailure[]):
     { effects: Effect[]; ids: string[] } | { chunkError: string } {
     const effects: Effect[] = [];
     const ids: string[] = [];
     const itemFailures: BulkFailure[] = [];
+    // One list for every item's own effects (stage() keeps no reference to it).
+    const own: Effect[] = [];
     try {
-      for (const [index, item] of chunk) {
-        const own: Effect[] = [];
+      for (const item of chunk) {
+        own.length = 0;
         try {
           ids.push(this.apply(work, c, item, own));
         } catch (err) {
           if (!(err instanceof DbError)) throw err;
-          itemFailures.push({ index, id: failedId(item), error: err.message });
+          itemFailures.push({ index: item.index, id: failedId(item), error: err.message });
           continue;
         }
         const marked = markNoRipple(own, item.bypassRipple);
@@ -128,25 +132,25 @@ export class Bulk {
 
   private apply(view: WorkingView, c: string, item: Prepared, effects: Effect[]): string {
     switch (item.kind) {
-      case 'new': return this.records.insertMade(view, c, item.made, effects);
+      case 'new': return this.records.insertMade(view, c, item.record, item.body, effects);
       case 'insert': return this.records.insertInto(view, c, item.p, effects, item.freshId);
       case 'update': this.records.updateIn(view, c, item.id, item.p, effects); return item.id;
       case 'delete': this.records.deleteIn(view, c, item.id, effects); return item.id;
     }
   }
 
-  private prepare(item: BulkItem): Prepared {
+  private prepare(item: BulkItem, index: number): Prepared {
     const bypassRipple = item.bypassRipple === true;
     switch (item.kind) {
       case 'insert': {
         // A new id is made here, outside the writer (one the alias replaces is simply not used).
-        const made = this.records.makeNew(item.body);
-        if (made) return { kind: 'new', made, bypassRipple };
+        const record = this.records.makeNew(item.body);
+        if (record) return { kind: 'new', index, record, body: item.body, bypassRipple };
         const p = this.records.prepare(item.body);
-        return p.id === undefined ? { kind: 'insert', p, bypassRipple, freshId: this.db.ids.next() } : { kind: 'insert', p, bypassRipple };
+        return p.id === undefined ? { kind: 'insert', index, p, bypassRipple, freshId: this.db.ids.next() } : { kind: 'insert', index, p, bypassRipple };
       }
-      case 'update': return { kind: 'update', id: validateId(item.id), p: this.records.prepare(item.body), bypassRipple };
-      case 'delete': return { kind: 'delete', id: validateId(item.id), bypassRipple };
+      case 'update': return { kind: 'update', index, id: validateId(item.id), p: this.records.prepare(item.body), bypassRipple };
+      case 'delete': return { kind: 'delete', index, id: validateId(item.id), bypassRipple };
     }
   }
 }

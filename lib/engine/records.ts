@@ -34,9 +34,6 @@ export interface PreparedWrite {
   readonly ttl?: { raw: unknown; sliding: boolean } | null;
 }
 
-/** A plain insert body's stored record, made ahead with its new id (Records.makeNew). */
-export interface MadeRecord { readonly id: string; readonly record: Fields; readonly body: unknown }
-
 export class Records {
   /** Query plans come from `indexes`; `expiry` extends sliding TTLs and remembers swept ids. */
   /** Committed holders of unique values and alias texts, so writes need not scan. */
@@ -73,28 +70,27 @@ export class Records {
     const prepared = made ? undefined : this.prepare(body);
     return this.db.write((view) => {
       const effects: Effect[] = [];
-      const id = made ? this.insertMade(view, c, made, effects) : this.insertInto(view, c, prepared!, effects);
+      const id = made ? this.insertMade(view, c, made, body, effects) : this.insertInto(view, c, prepared!, effects);
       return { effects: markNoRipple(effects, bypassRipple), result: id };
     });
   }
 
-  /** The stored record of a plain insert body, made outside the writer with a new id (plainNewRecord); undefined for any other body. */
-  makeNew(body: unknown): MadeRecord | undefined {
-    let id: string | undefined;
-    const record = plainNewRecord(body, () => (id = this.db.ids.next()));
-    return record && { id: id!, record, body };
+  /** The stored record of a plain insert body, made outside the writer with a new id (`record.id`; plainNewRecord); undefined for any other body. */
+  makeNew(body: unknown): Fields | undefined {
+    return plainNewRecord(body, () => this.db.ids.next());
   }
 
   /**
-   * Computes the effects of inserting a record made by makeNew(): the put
-   * of the record as made, into an existing collection without a schema;
-   * into any other, what insertInto() makes of its body, with its id.
+   * Computes the effects of inserting `record`, made by makeNew() from
+   * `body`: its put as made, into an existing collection without a schema;
+   * into any other, what insertInto() makes of `body`, with the made id.
    */
-  insertMade(view: WorkingView, c: string, made: MadeRecord, effects: Effect[]): string {
+  insertMade(view: WorkingView, c: string, record: Fields, body: unknown, effects: Effect[]): string {
+    const id = record.id as string;
     const meta = view.collection(c);
-    if (!meta || meta.schema) return this.insertInto(view, c, this.prepare(made.body), effects, made.id);
-    effects.push(putEffect(c, made.id, made.record, undefined));
-    return made.id;
+    if (!meta || meta.schema) return this.insertInto(view, c, this.prepare(body), effects, id);
+    effects.push(putEffect(c, id, record, undefined));
+    return id;
   }
 
   /**
