@@ -65,7 +65,7 @@ export class Bulk {
     for (let index = 0; index < items.length; index++) {
       const item = items[index]!;
       try {
-        prepared.push(this.prepare(item, index));
+        prepared.push(this.prepare(c, item, index));
       } catch (err) {
         failed.push({ index, id: rawId(item), error: toDbError(err).message });
       }
@@ -139,12 +139,12 @@ export class Bulk {
     }
   }
 
-  private prepare(item: BulkItem, index: number): Prepared {
+  private prepare(c: string, item: BulkItem, index: number): Prepared {
     const bypassRipple = item.bypassRipple === true;
     switch (item.kind) {
       case 'insert': {
         // A new id is made here, outside the writer (one the alias replaces is simply not used).
-        const record = this.records.makeNew(item.body);
+        const record = this.records.makeNew(c, item.body);
         if (record) return { kind: 'new', index, record, body: item.body, bypassRipple };
         const p = this.records.prepare(item.body);
         return p.id === undefined ? { kind: 'insert', index, p, bypassRipple, freshId: this.db.ids.next() } : { kind: 'insert', index, p, bypassRipple };

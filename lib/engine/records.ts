@@ -66,7 +66,7 @@ export class Records {
   /** Inserts one record, creating the collection if needed. Resolves to the new id once durable. */
   async insert(c: string, body: unknown, bypassRipple = false): Promise<string> {
     validateCollectionName(c);
-    const made = this.makeNew(body);
+    const made = this.makeNew(c, body);
     const prepared = made ? undefined : this.prepare(body);
     return this.db.write((view) => {
       const effects: Effect[] = [];
@@ -75,8 +75,14 @@ export class Records {
     });
   }
 
-  /** The stored record of a plain insert body, made outside the writer with a new id (`record.id`; plainNewRecord); undefined for any other body. */
-  makeNew(body: unknown): Fields | undefined {
+  /**
+   * The stored record of a plain insert body into `c`, made outside the
+   * writer with a new id (`record.id`; plainNewRecord); undefined for any
+   * other body, and while `c` has a schema (it would be made for nothing:
+   * insertMade takes the general path there).
+   */
+  makeNew(c: string, body: unknown): Fields | undefined {
+    if (this.db.state.collections.get(c)?.meta.schema) return undefined;
     return plainNewRecord(body, () => this.db.ids.next());
   }
 

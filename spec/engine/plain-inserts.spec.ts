@@ -7,7 +7,7 @@
  * refuse exactly the same bodies, single inserts and bulk alike.
  */
 import { expect } from 'chai';
-import { Database, Tagged, type Fields } from '../../lib/engine/index.js';
+import { Database, Tagged, type Effect, type Fields } from '../../lib/engine/index.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
 
 const nested = (levels: number): unknown => (levels === 0 ? 1 : { n: nested(levels - 1) });
@@ -78,6 +78,21 @@ describe('engine/records plain inserts made ahead', () => {
     expect(db.records.findById('typed', tid).when, 'a declared String keeps the ISO text').to.equal('2026-01-02T03:04:05Z');
     await db.collections.create('aliased', { fields: { email: { field_type: 'String' } }, primary_key_alias: 'email' });
     expect(await db.records.insert('aliased', { email: 'ann@example.com' })).to.equal('ann@example.com');
+  });
+
+  it('a record made before its collection got a schema is inserted through the schema', async () => {
+    await db.records.insert('late', { first: true });
+    const body = { when: '2026-01-02T03:04:05Z' };
+    const record = db.records.makeNew('late', body)!;
+    expect(record.when, 'made for a collection without a schema').to.be.instanceOf(Tagged);
+    await db.collections.updateSchema('late', { fields: { when: { field_type: 'String' } } });
+    const id = await db.write((view) => {
+      const effects: Effect[] = [];
+      return { effects, result: db.records.insertMade(view, 'late', record, body, effects) };
+    });
+    expect(id).to.equal(record.id);
+    expect(db.records.findById('late', id).when, 'a declared String keeps the ISO text').to.equal('2026-01-02T03:04:05Z');
+    expect(db.records.makeNew('late', body), 'none is made while the collection has a schema').to.equal(undefined);
   });
 
   it('bulk: plain and instruction bodies side by side; a failing plain item is reported without an id', async () => {
