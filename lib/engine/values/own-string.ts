@@ -84,7 +84,8 @@ export function ownStrings(value: unknown): unknown {
 /**
  * ownStrings() of an array's or plain object's members. Only a string is
  * stored back, and only a container is walked: numbers, booleans and the
- * like are neither (a store per member cost a fifth of a snapshot's decode).
+ * like are neither (a call and a store for every member took this walk from
+ * 537 to 661 ms of a 1M-record snapshot recovery).
  */
 function ownNested(value: object): void {
   if (Array.isArray(value)) {

@@ -16,8 +16,12 @@
  */
 import type { Value } from './tagged.js';
 
-/** Key lists remembered; more distinct ones than this start the list over. */
-const MAX_SHAPES = 1024;
+/**
+ * Keys remembered across all lists (tree nodes, a few hundred bytes each);
+ * a list that would pass this starts the tree over. A longer list than this
+ * gets no template.
+ */
+const MAX_NODES = 16_384;
 
 /**
  * Remembered key lists as a tree, one level per key: finding a list walks
@@ -33,12 +37,12 @@ interface KeyNode {
 }
 
 let root: KeyNode = { next: new Map() };
-let shapes = 0;
+let nodes = 0;
 
 /**
  * A new plain object with `keys`, in this order, each null; undefined for
  * a key list it cannot template (one holding `__proto__`, which filling in
- * would take for the prototype's setter).
+ * would take for the prototype's setter, or longer than MAX_NODES).
  */
 export function recordObject(keys: readonly string[]): Record<string, Value> | undefined {
   let node: KeyNode | undefined = root;
@@ -49,18 +53,20 @@ export function recordObject(keys: readonly string[]): Record<string, Value> | u
 
 /** Adds the template of `keys`; undefined for a list it refuses. */
 function remember(keys: readonly string[]): string | undefined {
-  if (keys.includes('__proto__')) return undefined;
-  if (shapes >= MAX_SHAPES) {
+  if (keys.length > MAX_NODES || keys.includes('__proto__')) return undefined;
+  if (nodes + keys.length > MAX_NODES) {
     root = { next: new Map() };
-    shapes = 0;
+    nodes = 0;
   }
   let node = root;
   for (const k of keys) {
     let child = node.next.get(k);
-    if (!child) node.next.set(k, (child = { next: new Map() }));
+    if (!child) {
+      node.next.set(k, (child = { next: new Map() }));
+      nodes++;
+    }
     node = child;
   }
-  if (node.text === undefined) shapes++;
   node.text = `{${keys.map((k) => `${JSON.stringify(k)}:null`).join(',')}}`;
   return node.text;
 }

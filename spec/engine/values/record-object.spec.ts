@@ -33,9 +33,15 @@ describe('engine/values/record-object', () => {
     expect(recordObject(['id', 'prototype', 'x'])).to.deep.equal({ id: null, prototype: null, x: null });
   });
 
-  it('starts over after many distinct key lists, and still answers every list', () => {
-    for (let i = 0; i < 2_500; i++) expect(Object.keys(recordObject(['id', `k${i}`])!)).to.deep.equal(['id', `k${i}`]);
+  it('starts over after many distinct keys, and still answers every list', () => {
+    for (let i = 0; i < 20_000; i++) expect(Object.keys(recordObject(['id', `k${i}`])!)).to.deep.equal(['id', `k${i}`]);
     expect(Object.keys(recordObject(['id', 'k0'])!)).to.deep.equal(['id', 'k0']);
+    const wide = Array.from({ length: 3_000 }, (_, i) => `w${i}`);
+    for (let round = 0; round < 8; round++) expect(Object.keys(recordObject([`r${round}`, ...wide])!)).to.have.length(3_001);
+  });
+
+  it('gives a list too long to remember no template', () => {
+    expect(recordObject(Array.from({ length: 16_385 }, (_, i) => `k${i}`))).to.equal(undefined);
   });
 
   it('keeps a frozen 11-field record smaller than one built by spreading', () => {
