@@ -13,8 +13,10 @@
  * The collection marks incrementally: at a million records it takes about
  * half a second, holding the event loop at most 25-30 ms at a time (a
  * marking step or the final pause), the same collection V8's own reducer
- * runs later anyway. It starts only when no request or WebSocket message
- * has come for two seconds (event-loop utilization would be cheaper to read,
+ * runs later anyway. It starts only once the server has been quiet for two
+ * seconds: at most a few requests or WebSocket messages a second, so that a
+ * health probe or light traffic does not put it off forever, while a busy
+ * server is left alone (event-loop utilization would be cheaper to read,
  * but reads 2-8% on an idle process here, about what light traffic reads).
  * `--idle-compaction-mb 0` turns it off. It needs the native addon
  * (lib/cli/native-memory.ts).
@@ -28,11 +30,13 @@ export interface IdleCompactionOptions {
   minGrowthBytes: number;
   /** The same growth as a share of that lowest point (a big heap pauses longer, so it must grow more). */
   minGrowthShare: number;
-  /** Consecutive idle ticks (no request during the tick) before a compaction. */
+  /** Consecutive quiet ticks before a compaction. */
   idleTicks: number;
+  /** The most requests and WebSocket messages a tick may take and still be quiet. */
+  quietRequests: number;
 }
 
-export const IDLE_COMPACTION_DEFAULTS: IdleCompactionOptions = { minGrowthBytes: 64 * 2 ** 20, minGrowthShare: 0.25, idleTicks: 2 };
+export const IDLE_COMPACTION_DEFAULTS: IdleCompactionOptions = { minGrowthBytes: 64 * 2 ** 20, minGrowthShare: 0.25, idleTicks: 2, quietRequests: 5 };
 
 /** The decision alone, one reading per tick (pure, so specs drive it with readings instead of time). */
 export class IdleCompactionPolicy {
@@ -42,10 +46,10 @@ export class IdleCompactionPolicy {
     this.low = startRss;
   }
 
-  /** True when a compaction should start now. */
-  shouldCompact(rss: number, idle: boolean): boolean {
+  /** True when a compaction should start now; `requests`: what the server took during the tick. */
+  shouldCompact(rss: number, requests: number): boolean {
     this.low = Math.min(this.low, rss);
-    this.idle = idle ? this.idle + 1 : 0;
+    this.idle = requests <= this.o.quietRequests ? this.idle + 1 : 0;
     if (this.idle < this.o.idleTicks) return false;
     const growth = rss - this.low;
     return growth >= this.o.minGrowthBytes && growth >= this.o.minGrowthShare * this.low;
@@ -114,9 +118,9 @@ export function startIdleCompaction(native: NativeMemory, log: ServerLog, reques
   let running = false;
   const timer = setInterval(() => {
     const now = requests();
-    const idle = now === seen;
+    const taken = now - seen;
     seen = now;
-    if (running || !policy.shouldCompact(process.memoryUsage.rss(), idle)) return;
+    if (running || !policy.shouldCompact(process.memoryUsage.rss(), taken)) return;
     running = true;
     void compactNow(native).then((c) => {
       policy.compacted(c.rssAfter);

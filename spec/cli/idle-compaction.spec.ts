@@ -2,7 +2,7 @@
  * Idle compaction (lib/cli/idle-compaction.ts): the decision driven by
  * readings, the native addon it needs (built by `npm install`), and a real
  * `eddydb start` that compacts once its recovered data has grown its
- * resident memory and it has been idle.
+ * resident memory and it has been quiet.
  */
 import { expect } from 'chai';
 import path from 'node:path';
@@ -15,8 +15,9 @@ import { until } from '../helpers/until.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
 
 const MB = 2 ** 20;
-const options = { minGrowthBytes: 64 * MB, minGrowthShare: 0.25, idleTicks: 2 };
-const BUSY = false, IDLE = true;
+const options = { minGrowthBytes: 64 * MB, minGrowthShare: 0.25, idleTicks: 2, quietRequests: 5 };
+/** Requests taken during a tick. */
+const BUSY = 500, IDLE = 0;
 
 describe('idle compaction: the decision', () => {
   it('has the default the option\'s help shows (spelled out there so that help loads no server code)', () => {
@@ -29,6 +30,14 @@ describe('idle compaction: the decision', () => {
     expect(p.shouldCompact(600 * MB, BUSY)).to.equal(false);
     expect(p.shouldCompact(600 * MB, IDLE)).to.equal(false);
     expect(p.shouldCompact(600 * MB, IDLE)).to.equal(true);
+  });
+
+  it('counts a tick with a few requests (a health probe, light traffic) as quiet, and one with more as busy', () => {
+    const p = new IdleCompactionPolicy(100 * MB, options);
+    expect(p.shouldCompact(600 * MB, 5)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, 6), 'six requests in a tick').to.equal(false);
+    expect(p.shouldCompact(600 * MB, 1)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, 5)).to.equal(true);
   });
 
   it('starts counting idle ticks again after a busy one', () => {
@@ -94,7 +103,7 @@ describe('idle compaction: the native addon', function () {
 describe('idle compaction: eddydb start', function () {
   this.timeout(90_000);
 
-  it('compacts once its recovered data has grown resident memory and it has been idle, and keeps serving', async () => {
+  it('compacts once its recovered data has grown resident memory and it has been quiet (a health probe twice a second), and keeps serving', async () => {
     const dir = tempDir('eddydb-cli-compaction-');
     const dataDir = path.join(dir, 'data');
     const db = await Database.open({ dataDir, settings: { durability: 'none' } });
@@ -103,8 +112,15 @@ describe('idle compaction: eddydb start', function () {
     await db.close();
     const { proc: server, output, exited } = spawnCli(['start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--idle-compaction-mb', '1'],
       { EDDYDB_ADMIN_KEY: 'compaction-spec-admin-key-0123456789' });
+    // A probe every 500 ms: a quiet server still, whose compaction it must not put off.
+    let probes = 0;
+    const probe = setInterval(() => {
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output());
+      if (m) void fetch(`http://127.0.0.1:${m[1]}/api/health`).then((r) => { probes += r.ok ? 1 : 0; }, () => undefined);
+    }, 500);
     try {
       await until('the compaction line', () => output().includes('idle compaction: resident memory'), 60_000, 50);
+      expect(probes, 'health probes answered while it waited').to.be.greaterThan(0);
       expect(output()).to.match(/idle compaction: resident memory \d+ MB -> \d+ MB in \d+ ms \(event loop held at most \d+ ms, final pause \d+ ms\)/);
       const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())![1]);
       const health = await fetch(`http://127.0.0.1:${port}/api/health`);
@@ -112,6 +128,7 @@ describe('idle compaction: eddydb start', function () {
       server.kill('SIGTERM');
       expect((await exited).code, output()).to.equal(0);
     } finally {
+      clearInterval(probe);
       server.kill('SIGKILL');
       removeDir(dir);
     }
