@@ -31,6 +31,18 @@ describe('vector/hnsw save and load', () => {
     expect(loaded.search(data[0]!, 1)[0]!.id).to.equal('new');
   });
 
+  it('restores every label of a graph larger than one slice of labels (8,192 per turn of the event loop)', async function () {
+    this.timeout(60_000);
+    const many = randomVectors(20_000, 4, 23);
+    const index = new HnswIndex({ dimensions: 4, metric: 'euclidean', m: 4, efConstruction: 8, initialCapacity: 20_000 });
+    many.forEach((v, i) => index.add(`r${i}`, v));
+    const file = path.join(dir, 'big.hnsw');
+    const state = await index.save(file);
+    const loaded = await HnswIndex.load(file, state);
+    expect(loaded.size()).to.equal(20_000);
+    for (const i of [0, 8191, 8192, 19_999]) expect(loaded.search(many[i]!, 1)[0]!.id).to.equal(`r${i}`);
+  });
+
   it('holds changes made during a save, scoring them exactly in searches meanwhile, and applies them after', async () => {
     const index = filled();
     const saving = index.save(path.join(dir, 'g.hnsw'));
