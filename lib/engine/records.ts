@@ -26,6 +26,11 @@ import { UniqueIndexes } from './indexes/unique-index.js';
 /** Members of an insert body that are instructions, not fields. */
 const INSERT_SYSTEM_KEYS = ['id', 'ttl', 'ttl_update_on_access'] as const;
 
+/** Whether an insert body holds one of INSERT_SYSTEM_KEYS. */
+function holdsInstruction(body: Record<string, unknown>): boolean {
+  return INSERT_SYSTEM_KEYS.some((k) => Object.hasOwn(body, k));
+}
+
 export interface PreparedWrite {
   readonly fields: Record<string, Value>;
   /** The wire values, kept so declared field types can steer conversion (a String field keeps an ISO string). */
@@ -50,7 +55,7 @@ export class Records {
     if (!isPlainObject(body)) throw new InvalidInput('Record must be a JSON object');
     // The body itself when it holds no instruction (the usual case): fieldsFromWire copies what it keeps.
     let rest: Record<string, unknown> = body;
-    if (INSERT_SYSTEM_KEYS.some((k) => Object.hasOwn(body, k))) {
+    if (holdsInstruction(body)) {
       rest = {};
       for (const key of Object.keys(body)) if (!(INSERT_SYSTEM_KEYS as readonly string[]).includes(key)) rest[key] = body[key];
     }
@@ -449,12 +454,8 @@ function unwrap(v: unknown): unknown {
  * took 6% less CPU and a third less collection time.
  */
 function plainNewRecord(body: unknown, newId: () => string): Fields | undefined {
-  if (!isPlainObject(body)) return undefined;
-  const keys = ['id'];
-  for (const k of Object.keys(body)) {
-    if ((INSERT_SYSTEM_KEYS as readonly string[]).includes(k)) return undefined;
-    keys.push(k);
-  }
+  if (!isPlainObject(body) || holdsInstruction(body)) return undefined;
+  const keys = ['id', ...Object.keys(body)];
   const out = recordObject(keys);
   if (!out) return undefined;
   out.id = newId();
