@@ -1,6 +1,6 @@
 /**
  * Idle compaction: once the server's resident memory has grown a lot (a bulk
- * load, a recovery, a mass delete) and the event loop has then been idle for
+ * load, a recovery, a mass delete) and the server has then been quiet for
  * a couple of seconds, V8 is asked for the memory-reducing collection it
  * would itself run only after a longer quiet time, and when that collection
  * is over, glibc returns the free pages it holds to the OS.

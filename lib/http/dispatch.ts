@@ -101,7 +101,7 @@ export class Dispatcher {
   constructor(private readonly services: Services, private readonly registry: Registry, readonly bodyLimit: number,
     private readonly trustProxy = false, readonly accessLog = false) {}
 
-  /** Requests and WebSocket messages taken so far (idle compaction reads it to know the server is idle). */
+  /** Requests and WebSocket messages taken so far (idle compaction reads it to know the server is quiet). */
   requests = 0;
 
   /** The server's logger, for transports that log events of their own (a slow consumer dropped). */
