@@ -13,7 +13,9 @@ export const SLICE_MS = 4;
  * would otherwise wait in the same check phase behind the next slice.
  */
 export function yieldToLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(() => { resuming(); resolve(); }));
+  // Two immediates: from the poll phase (where a request's body arrives) one would resume in the same turn's
+  // check phase, before the loop polls again, so requests that came in meanwhile would still wait.
+  return new Promise((resolve) => setImmediate(() => setImmediate(() => { resuming(); resolve(); })));
 }
 
 const resumeHooks: Array<() => void> = [];

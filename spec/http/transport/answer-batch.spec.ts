@@ -19,6 +19,7 @@ describe('answers written in one burst per loop turn', () => {
   const logged: Array<{ level: LogLevel; msg: string }> = [];
   const log = (level: LogLevel, msg: string) => { logged.push({ level, msg }); };
   let writtenBeforeResume: boolean | undefined;
+  let longWorkResumed: Promise<void> | undefined;
 
   before(async () => {
     server = http.createServer((req, res) => {
@@ -28,7 +29,7 @@ describe('answers written in one burst per loop turn', () => {
         // and the answer must still be written before the work's next slice runs.
         const resumed = yieldToLoop();
         sendSoon(res, 200, { 'X-Request-Id': 'r-long' }, 'answered', log);
-        void resumed.then(() => { writtenBeforeResume = res.writableEnded; });
+        longWorkResumed = resumed.then(() => { writtenBeforeResume = res.writableEnded; });
         return;
       }
       // A value node refuses to write as a header: writeHead throws.
@@ -54,6 +55,7 @@ describe('answers written in one burst per loop turn', () => {
 
   it('writes an answer queued while long work was away before that work resumes', async () => {
     expect(await (await fetch(`${url}/during-long-work`)).text()).to.equal('answered');
+    await longWorkResumed;
     expect(writtenBeforeResume).to.equal(true);
   });
 
