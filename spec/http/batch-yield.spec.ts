@@ -3,7 +3,9 @@
  * not stop the server answering: point reads and counts sent while it runs
  * are answered before it is, and each sees none of the batch or all of it.
  * The same inside a transaction: the batch stages in slices, and a commit
- * sent while it stages waits for it and applies all of it.
+ * sent while it stages waits for it and applies all of it. A large body's
+ * procedure (parsing its items, permissions, the batch's first slice) runs
+ * only after the loop has gone round once since the body was decoded.
  */
 import { expect } from 'chai';
 import { TestServer } from '../helpers/test-server.js';
@@ -63,6 +65,30 @@ describe('http batch insert answers reads meanwhile', function () {
     expect(r.body.successful).to.have.length(SIZE);
     expect(readsBefore, 'reads answered while the batch ran').to.be.above(0);
     expect((await t.request('GET', `/api/${c}/count`)).body.count).to.equal(SIZE + 1);
+  });
+
+  it('runs the procedure of a large body a turn of the loop after decoding it', async () => {
+    const rawHeaders = ['Authorization', `Bearer ${await t.adminToken()}`, 'Content-Type', 'application/json'];
+    // The last item is refused while the items are parsed: the answer shows when that ran.
+    const inserts: unknown[] = Array.from({ length: 3000 }, (_, i) => ({ data: { name: `user ${i}`, bio: 'x'.repeat(120) } }));
+    inserts.push('not an item');
+    const body = Buffer.from(JSON.stringify({ inserts }));
+    expect(body.length).to.be.above(256 * 1024);
+    const small = Buffer.from(JSON.stringify({ inserts: inserts.slice(-2) }));
+    await t.request('GET', '/api/collections'); // the token is known now: nothing else on the way waits
+    const now = t.server.dispatcher.respond({ method: 'POST', url: '/api/batch/insert/yield_turn', rawHeaders, body: small });
+    expect(now, 'a small body is parsed in the same turn').to.not.be.instanceOf(Promise);
+
+    const answer = t.server.dispatcher.respond({ method: 'POST', url: '/api/batch/insert/yield_turn', rawHeaders, body });
+    expect(answer, 'a large body is answered later').to.be.instanceOf(Promise);
+    const order: string[] = [];
+    setTimeout(() => order.push('timers phase'), 0);
+    const started = performance.now();
+    while (performance.now() - started < 3); // the timer is due
+    const r = await (answer as Promise<{ status: number; body: Buffer | string }>).finally(() => order.push('answered'));
+    expect(order).to.deep.equal(['timers phase', 'answered']);
+    expect(r.status).to.equal(400);
+    expect(JSON.parse(String(r.body)).error).to.include('inserts[3000]');
   });
 
   it(`makes a savepoint sent during a ${SIZE}-record batch of its transaction after all of it, and a rollback sent meanwhile undoes all of it`, async () => {
