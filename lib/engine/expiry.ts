@@ -11,29 +11,37 @@ import type { EngineCore } from './core.js';
 import type { Effect } from './effects.js';
 import type { KvStore } from './kv.js';
 import type { RecordEntry } from './state.js';
+import { Slicer } from './slices.js';
 import { ttlString } from './ttl.js';
 import type { Fields } from './values/index.js';
 
 const MAX_TOMBSTONES = 100_000;
 const SWEEP_CHUNK = 10_000;
+/** Records looked at between looks at the clock while scanning. */
+const SCAN_CHECK_EVERY = 1024;
 
 export class ExpiryTracker {
   private readonly tombstones = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   /** Records that carry a TTL (`collection\u0000id` -> expiry), so a sweep never scans whole collections. */
   private readonly expiring = new Map<string, number>();
-  private tracking = false;
+  private tracked: Promise<void> | undefined;
 
   /** `kv` is swept on the same timer as records. */
   constructor(private readonly db: EngineCore, private readonly kv: KvStore) {}
 
-  /** Starts following commits (and indexes what recovery loaded) the first time a sweep needs it. */
-  private track(): void {
-    if (this.tracking) return;
-    this.tracking = true;
-    for (const [c, coll] of this.db.state.collections) {
-      for (const [id, e] of coll.records) if (e.expiresAt !== undefined) this.expiring.set(c + '\u0000' + id, e.expiresAt);
-    }
+  /**
+   * Starts following commits, then indexes the records already stored, the
+   * first time a sweep needs it. The scan runs in slices (a million records
+   * held the event loop about 150 ms in one piece); a record a commit changes
+   * meanwhile is kept current by the listener, which is why it comes first,
+   * and the scan reads each record as it is when reached.
+   */
+  private track(): Promise<void> {
+    return (this.tracked ??= this.startTracking());
+  }
+
+  private async startTracking(): Promise<void> {
     this.db.onCommit((b) => {
       for (const e of b.effects) {
         // With nothing expiring, a put without a TTL has nothing to forget: no key to build (a 10k batch is 10k puts).
@@ -44,6 +52,13 @@ export class ExpiryTracker {
         else if (e.t === 'dropCollection') for (const k of this.expiring.keys()) if (k.startsWith(e.name + '\u0000')) this.expiring.delete(k);
       }
     });
+    const slicer = new Slicer(SCAN_CHECK_EVERY);
+    for (const [c, coll] of this.db.state.collections) {
+      for (const [id, e] of coll.records) {
+        if (e.expiresAt !== undefined) this.expiring.set(c + '\u0000' + id, e.expiresAt);
+        if (slicer.counted()) await slicer.pause();
+      }
+    }
   }
 
   /** Starts periodic sweeping (the server does; tests call sweep() directly). */
@@ -81,10 +96,13 @@ export class ExpiryTracker {
 
   /** Removes expired records (no trash: they expired, nobody deleted them). Returns how many. */
   async sweep(): Promise<number> {
-    this.track();
+    await this.track();
     const now = this.db.now();
     const expired: Array<[string, string]> = [];
+    // In slices too: every record with a TTL is looked at.
+    const slicer = new Slicer(SCAN_CHECK_EVERY);
     for (const [key, at] of this.expiring) {
+      if (slicer.counted()) await slicer.pause();
       if (at > now) continue;
       const i = key.indexOf('\u0000');
       expired.push([key.slice(0, i), key.slice(i + 1)]);

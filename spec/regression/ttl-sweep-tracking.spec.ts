@@ -31,3 +31,44 @@ describe('regression: the TTL sweeper tracks exactly the records that carry a TT
     expect((await t.request('GET', '/api/find/s/old')).body).to.deep.equal({ error: 'Record has been deleted' });
   });
 });
+
+describe('regression: the TTL sweeper scans a large collection without holding the event loop', () => {
+  let t: TestServer;
+  afterEach(async () => { await t.stop(); });
+
+  it('lets other work run while it indexes 100,000 recovered records, and keeps the writes made meanwhile', async function () {
+    this.timeout(60_000);
+    t = await TestServer.start();
+    for (let b = 0; b < 10; b++) {
+      const inserts = Array.from({ length: 10_000 }, (_, i) => ({ data: { id: `r${b * 10_000 + i}`, n: i, ...(i % 2 === 0 ? { ttl: '10m' } : {}) } }));
+      expect((await t.request('POST', '/api/batch/insert/big', { inserts })).status).to.equal(201);
+    }
+    const dir = t.dataDir;
+    const now = t.clock.now();
+    await t.stop({ keepData: true });
+    t = await TestServer.start({ dataDir: dir });
+    t.clock.set(now);
+
+    let turns = 0;
+    let sweeping = true;
+    const spin = () => { turns++; if (sweeping) setImmediate(spin); };
+    setImmediate(spin);
+    // The first sweep indexes what recovery loaded; these writes arrive while it does.
+    const first = t.server.db.records.expiry.sweep();
+    const writes = Promise.all([
+      t.request('PUT', '/api/update/big/r99998', { ttl: null }),
+      t.request('DELETE', '/api/delete/big/r99996'),
+      t.request('POST', '/api/insert/big', { id: 'late', ttl: '1m' }),
+    ]);
+    expect(await first).to.equal(0);
+    sweeping = false;
+    expect((await writes).map((r) => r.status)).to.deep.equal([200, 200, 201]);
+    expect(turns).to.be.greaterThan(1);
+
+    t.clock.advance(11 * 60_000);
+    expect(await t.server.db.records.expiry.sweep()).to.equal(50_000 - 2 + 1);
+    expect((await t.request('GET', '/api/find/big/r99998')).status).to.equal(200);
+    expect((await t.request('GET', '/api/find/big/r0')).body).to.deep.equal({ error: 'Record has been deleted' });
+    expect((await t.request('GET', '/api/find/big/r1')).status).to.equal(200);
+  });
+});
