@@ -76,10 +76,10 @@ describe('http batch insert answers reads meanwhile', function () {
     expect(body.length).to.be.above(256 * 1024);
     const small = Buffer.from(JSON.stringify({ inserts: inserts.slice(-2) }));
     await t.request('GET', '/api/collections'); // the token is known now: nothing else on the way waits
-    const now = t.server.dispatcher.respond({ method: 'POST', url: '/api/batch/insert/yield_turn', rawHeaders, body: small });
+    const now = t.server.dispatcher.respond({ method: 'POST', url: '/api/batch/insert/yield_turn', headers: {}, rawHeaders, body: small });
     expect(now, 'a small body is parsed in the same turn').to.not.be.instanceOf(Promise);
 
-    const answer = t.server.dispatcher.respond({ method: 'POST', url: '/api/batch/insert/yield_turn', rawHeaders, body });
+    const answer = t.server.dispatcher.respond({ method: 'POST', url: '/api/batch/insert/yield_turn', headers: {}, rawHeaders, body });
     expect(answer, 'a large body is answered later').to.be.instanceOf(Promise);
     const order: string[] = [];
     setTimeout(() => order.push('timers phase'), 0);
