@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * `npm install`'s install step: builds the optional native addon
- * (binding.gyp, lib/cli/native-memory.cc) with the node-gyp that npm ships,
- * against the headers npm is configured with. A failure only warns: the
- * server runs without the addon (lib/cli/native-memory.ts says what it costs).
+ * `npm install`'s install step: builds the optional native addons
+ * (binding.gyp: lib/cli/native-memory.cc, lib/http/msgpack-json.cc) with the
+ * node-gyp that npm ships, against the headers npm is configured with. A
+ * failure only warns: the server runs without them (lib/cli/native-memory.ts
+ * and lib/http/msgpack-json.ts say what each costs).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -36,5 +37,5 @@ const built = gyp === undefined
   : spawnSync(process.execPath, [gyp, 'rebuild', ...nodedirArgs()], { cwd: ROOT, encoding: 'utf8' });
 if (built.status !== 0) {
   const why = `${built.stderr ?? ''}${built.stdout ?? ''}`.trim().split('\n').slice(-5).join('\n');
-  process.stderr.write(`eddydb: the optional native addon was not built; the server runs without idle memory compaction.\n${why}\n`);
+  process.stderr.write(`eddydb: the optional native addons were not built; the server runs without idle memory compaction, and decodes MessagePack bodies with msgpackr only.\n${why}\n`);
 }

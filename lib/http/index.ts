@@ -4,3 +4,4 @@ export { LOG_LEVELS, type LogFormat, type LogLevel, type LogThreshold, type Serv
 export { Dispatcher } from './dispatch.js';
 export { createExpressHandler, type ExpressHandler, type ExpressNext, type ExpressRequest, type ExpressResponse } from './transport/express-adapter.js';
 export { createClientErrorHandler } from './transport/socket-response.js';
+export { loadAddon } from './native-addon.js';

@@ -1,0 +1,318 @@
+// A MessagePack request body rewritten as JSON text, when it says nothing
+// JSON cannot (loaded by lib/http/msgpack-json.ts, which says why; optional:
+// without it every MessagePack body is decoded by msgpackr).
+//
+// Rewritten: nil, booleans, integers within +-(2^53 - 1), finite floats
+// (shortest digits that read back as the same double), strings of valid
+// UTF-8, arrays, and maps whose keys are strings, at most 100 containers
+// deep. Anything else (binary, extensions, 0xc1, a larger 64-bit int, NaN,
+// a non-string key, a deeper container, bytes cut short or left over) and
+// any text holding 16 digits in a row (the JSON path would parse it with
+// its exact, slower parser) answer undefined, and the caller decodes the
+// body with msgpackr.
+#include <node.h>
+#include <node_buffer.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+namespace {
+
+using v8::FunctionCallbackInfo;
+using v8::Isolate;
+using v8::Local;
+using v8::NewStringType;
+using v8::String;
+using v8::Value;
+
+constexpr int kMaxDepth = 100;
+constexpr int kLongDigitRun = 16;
+constexpr uint64_t kMaxSafe = 9007199254740991ULL;  // 2^53 - 1
+
+class Rewriter {
+ public:
+  Rewriter(const uint8_t* src, size_t length) : p_(src), end_(src + length) {
+    Grow(length + length / 4 + 64);
+  }
+
+  // The whole body as one value, every byte used.
+  bool Rewrite() { return Value(0) && p_ == end_ && run_ < kLongDigitRun; }
+
+  const char* Text() const { return out_.get(); }
+  size_t Length() const { return len_; }
+  bool Ascii() const { return ascii_; }
+
+ private:
+  const uint8_t* p_;
+  const uint8_t* const end_;
+  std::unique_ptr<char[]> out_;
+  size_t cap_ = 0;
+  size_t len_ = 0;
+  bool ascii_ = true;
+  // Digits written in a row so far; reaching kLongDigitRun fails the rewrite.
+  int run_ = 0;
+
+  bool Have(uint64_t n) const { return static_cast<uint64_t>(end_ - p_) >= n; }
+
+  uint64_t BigEndian(int bytes) {
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++) v = (v << 8) | *p_++;
+    return v;
+  }
+
+  void Grow(size_t need) {
+    if (len_ + need <= cap_) return;
+    size_t cap = cap_ * 2 > len_ + need ? cap_ * 2 : len_ + need;
+    std::unique_ptr<char[]> grown(new char[cap]);
+    if (len_ > 0) std::memcpy(grown.get(), out_.get(), len_);
+    out_ = std::move(grown);
+    cap_ = cap;
+  }
+
+  // Punctuation and literals: no digits.
+  void Put(char c) {
+    Grow(1);
+    out_[len_++] = c;
+    run_ = 0;
+  }
+
+  void PutLiteral(const char* s) {
+    size_t n = std::strlen(s);
+    Grow(n);
+    std::memcpy(out_.get() + len_, s, n);
+    len_ += n;
+    run_ = 0;
+  }
+
+  // A number's characters, counting its digit runs.
+  bool PutNumber(const char* s, size_t n) {
+    Grow(n);
+    for (size_t i = 0; i < n; i++) {
+      char c = s[i];
+      out_[len_++] = c;
+      run_ = (c >= '0' && c <= '9') ? run_ + 1 : 0;
+      if (run_ >= kLongDigitRun) return false;
+    }
+    return true;
+  }
+
+  bool Unsigned(uint64_t v) {
+    if (v > kMaxSafe) return false;
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return PutNumber(buf, r.ptr - buf);
+  }
+
+  bool Signed(int64_t v) {
+    if (v > static_cast<int64_t>(kMaxSafe) || v < -static_cast<int64_t>(kMaxSafe)) return false;
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return PutNumber(buf, r.ptr - buf);
+  }
+
+  bool Float(double v) {
+    if (!std::isfinite(v)) return false;
+    char buf[40];
+    // The shortest digits that read back as this double; -0 keeps its sign.
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    if (r.ec != std::errc()) return false;
+    return PutNumber(buf, r.ptr - buf);
+  }
+
+  bool Value(int depth) {
+    if (!Have(1)) return false;
+    uint8_t b = *p_++;
+    if (b <= 0x7f) return Unsigned(b);
+    if (b >= 0xe0) return Signed(static_cast<int8_t>(b));
+    if (b >= 0xa0 && b <= 0xbf) return Str(b & 0x1f);
+    if (b >= 0x90 && b <= 0x9f) return Array(b & 0x0f, depth);
+    if (b >= 0x80 && b <= 0x8f) return Map(b & 0x0f, depth);
+    switch (b) {
+      case 0xc0: PutLiteral("null"); return true;
+      case 0xc2: PutLiteral("false"); return true;
+      case 0xc3: PutLiteral("true"); return true;
+      case 0xcc: return Have(1) && Unsigned(BigEndian(1));
+      case 0xcd: return Have(2) && Unsigned(BigEndian(2));
+      case 0xce: return Have(4) && Unsigned(BigEndian(4));
+      case 0xcf: return Have(8) && Unsigned(BigEndian(8));
+      case 0xd0: return Have(1) && Signed(static_cast<int8_t>(BigEndian(1)));
+      case 0xd1: return Have(2) && Signed(static_cast<int16_t>(BigEndian(2)));
+      case 0xd2: return Have(4) && Signed(static_cast<int32_t>(BigEndian(4)));
+      case 0xd3: return Have(8) && Signed(static_cast<int64_t>(BigEndian(8)));
+      case 0xca: {
+        if (!Have(4)) return false;
+        uint32_t bits = static_cast<uint32_t>(BigEndian(4));
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        return Float(static_cast<double>(f));
+      }
+      case 0xcb: {
+        if (!Have(8)) return false;
+        uint64_t bits = BigEndian(8);
+        double d;
+        std::memcpy(&d, &bits, sizeof d);
+        return Float(d);
+      }
+      case 0xd9: return Have(1) && Str(BigEndian(1));
+      case 0xda: return Have(2) && Str(BigEndian(2));
+      case 0xdb: return Have(4) && Str(BigEndian(4));
+      case 0xdc: return Have(2) && Array(BigEndian(2), depth);
+      case 0xdd: return Have(4) && Array(BigEndian(4), depth);
+      case 0xde: return Have(2) && Map(BigEndian(2), depth);
+      case 0xdf: return Have(4) && Map(BigEndian(4), depth);
+      default: return false;  // binary, extensions, 0xc1
+    }
+  }
+
+  bool Array(uint64_t count, int depth) {
+    if (depth >= kMaxDepth) return false;
+    Put('[');
+    for (uint64_t i = 0; i < count; i++) {
+      if (i > 0) Put(',');
+      if (!Value(depth + 1)) return false;
+    }
+    Put(']');
+    return true;
+  }
+
+  bool Map(uint64_t count, int depth) {
+    if (depth >= kMaxDepth) return false;
+    Put('{');
+    for (uint64_t i = 0; i < count; i++) {
+      if (i > 0) Put(',');
+      if (!Key()) return false;
+      Put(':');
+      if (!Value(depth + 1)) return false;
+    }
+    Put('}');
+    return true;
+  }
+
+  // msgpackr makes text of other keys its own way: only string keys are rewritten.
+  bool Key() {
+    if (!Have(1)) return false;
+    uint8_t b = *p_++;
+    if (b >= 0xa0 && b <= 0xbf) return Str(b & 0x1f);
+    if (b == 0xd9) return Have(1) && Str(BigEndian(1));
+    if (b == 0xda) return Have(2) && Str(BigEndian(2));
+    if (b == 0xdb) return Have(4) && Str(BigEndian(4));
+    return false;
+  }
+
+  bool Str(uint64_t n) {
+    if (!Have(n)) return false;
+    const uint8_t* s = p_;
+    p_ += n;
+    // Each byte becomes at most 6 ("\u00XX"), plus the quotes.
+    Grow(n * 6 + 2);
+    char* out = out_.get();
+    size_t o = len_;
+    out[o++] = '"';
+    int run = 0;
+    bool ascii = true;
+    for (uint64_t i = 0; i < n; i++) {
+      uint8_t c = s[i];
+      if (c >= '0' && c <= '9') {
+        if (++run >= kLongDigitRun) return false;
+        out[o++] = static_cast<char>(c);
+        continue;
+      }
+      run = 0;
+      if (c >= 0x20 && c != '"' && c != '\\') {
+        if (c >= 0x80) ascii = false;
+        out[o++] = static_cast<char>(c);
+        continue;
+      }
+      out[o++] = '\\';
+      switch (c) {
+        case '"': out[o++] = '"'; break;
+        case '\\': out[o++] = '\\'; break;
+        case '\n': out[o++] = 'n'; break;
+        case '\r': out[o++] = 'r'; break;
+        case '\t': out[o++] = 't'; break;
+        case '\b': out[o++] = 'b'; break;
+        case '\f': out[o++] = 'f'; break;
+        default: {
+          static const char kHex[] = "0123456789abcdef";
+          out[o++] = 'u';
+          out[o++] = '0';
+          out[o++] = '0';
+          out[o++] = kHex[c >> 4];
+          out[o++] = kHex[c & 15];
+        }
+      }
+    }
+    if (!ascii) {
+      if (!ValidUtf8(s, n)) return false;
+      ascii_ = false;
+    }
+    out[o++] = '"';
+    len_ = o;
+    run_ = 0;
+    return true;
+  }
+
+  // Well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing past U+10FFFF.
+  static bool ValidUtf8(const uint8_t* s, uint64_t n) {
+    uint64_t i = 0;
+    while (i < n) {
+      uint8_t c = s[i];
+      if (c < 0x80) {
+        i++;
+        continue;
+      }
+      int more;
+      uint8_t lo = 0x80, hi = 0xbf;  // range of the first continuation byte
+      if (c >= 0xc2 && c <= 0xdf) {
+        more = 1;
+      } else if (c == 0xe0) {
+        more = 2; lo = 0xa0;
+      } else if ((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef) {
+        more = 2;
+      } else if (c == 0xed) {
+        more = 2; hi = 0x9f;
+      } else if (c == 0xf0) {
+        more = 3; lo = 0x90;
+      } else if (c >= 0xf1 && c <= 0xf3) {
+        more = 3;
+      } else if (c == 0xf4) {
+        more = 3; hi = 0x8f;
+      } else {
+        return false;
+      }
+      if (n - i <= static_cast<uint64_t>(more)) return false;
+      if (s[i + 1] < lo || s[i + 1] > hi) return false;
+      for (int k = 2; k <= more; k++) {
+        if ((s[i + k] & 0xc0) != 0x80) return false;
+      }
+      i += more + 1;
+    }
+    return true;
+  }
+};
+
+// msgpackAsJson(buffer): the JSON text, or undefined.
+void MsgpackAsJson(const FunctionCallbackInfo<Value>& args) {
+  Isolate* isolate = args.GetIsolate();
+  if (args.Length() < 1 || !node::Buffer::HasInstance(args[0])) return;
+  const auto* data = reinterpret_cast<const uint8_t*>(node::Buffer::Data(args[0]));
+  size_t length = node::Buffer::Length(args[0]);
+  Rewriter w(data, length);
+  if (!w.Rewrite()) return;
+  if (w.Length() > static_cast<size_t>(String::kMaxLength)) return;
+  int n = static_cast<int>(w.Length());
+  Local<String> text;
+  bool made = w.Ascii()
+      ? String::NewFromOneByte(isolate, reinterpret_cast<const uint8_t*>(w.Text()), NewStringType::kNormal, n).ToLocal(&text)
+      : String::NewFromUtf8(isolate, w.Text(), NewStringType::kNormal, n).ToLocal(&text);
+  if (made) args.GetReturnValue().Set(text);
+}
+
+}  // namespace
+
+NODE_MODULE_INIT() {
+  NODE_SET_METHOD(exports, "msgpackAsJson", MsgpackAsJson);
+}
