@@ -32,6 +32,23 @@ constexpr int kMaxDepth = 100;
 constexpr int kLongDigitRun = 16;
 constexpr uint64_t kMaxSafe = 9007199254740991ULL;  // 2^53 - 1
 
+// String bytes copied as they are (kAscii, kNonAscii), or handled one by one
+// (0: digits, whose runs are counted, and what JSON escapes).
+constexpr uint8_t kAscii = 1;
+constexpr uint8_t kNonAscii = 2;
+struct VerbatimTable {
+  uint8_t kind[256];
+  constexpr VerbatimTable() : kind() {
+    for (int c = 0; c < 256; c++) {
+      bool escaped = c < 0x20 || c == '"' || c == '\\';
+      bool digit = c >= '0' && c <= '9';
+      kind[c] = escaped || digit ? 0 : c >= 0x80 ? kNonAscii : kAscii;
+    }
+  }
+  uint8_t operator[](uint8_t c) const { return kind[c]; }
+};
+constexpr VerbatimTable kVerbatim;
+
 class Rewriter {
  public:
   Rewriter(const uint8_t* src, size_t length) : p_(src), end_(src + length) {
@@ -212,20 +229,30 @@ class Rewriter {
     size_t o = len_;
     out[o++] = '"';
     int run = 0;
-    bool ascii = true;
-    for (uint64_t i = 0; i < n; i++) {
-      uint8_t c = s[i];
+    uint8_t seen = 0;
+    uint64_t i = 0;
+    while (i < n) {
+      // Bytes written as they are, in one copy: printable ASCII other than digits, quote and backslash, and UTF-8.
+      uint64_t j = i;
+      uint8_t k;
+      while (j < n && (k = kVerbatim[s[j]]) != 0) {
+        seen |= k;
+        j++;
+      }
+      if (j > i) {
+        std::memcpy(out + o, s + i, j - i);
+        o += j - i;
+        run = 0;
+        i = j;
+        if (i == n) break;
+      }
+      uint8_t c = s[i++];
       if (c >= '0' && c <= '9') {
         if (++run >= kLongDigitRun) return false;
         out[o++] = static_cast<char>(c);
         continue;
       }
       run = 0;
-      if (c >= 0x20 && c != '"' && c != '\\') {
-        if (c >= 0x80) ascii = false;
-        out[o++] = static_cast<char>(c);
-        continue;
-      }
       out[o++] = '\\';
       switch (c) {
         case '"': out[o++] = '"'; break;
@@ -245,7 +272,7 @@ class Rewriter {
         }
       }
     }
-    if (!ascii) {
+    if (seen & kNonAscii) {
       if (!ValidUtf8(s, n)) return false;
       ascii_ = false;
     }
