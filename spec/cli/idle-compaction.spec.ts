@@ -15,7 +15,9 @@ import { until } from '../helpers/until.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
 
 const MB = 2 ** 20;
-const options = { minGrowthBytes: 64 * MB, minGrowthShare: 0.25, idleTicks: 2, quietRequests: 5 };
+const options = { minGrowthBytes: 64 * MB, minGrowthShare: 0.25, idleTicks: 2, quietRequests: 5, quietUtilization: 0.25 };
+/** Share of a tick the event loop was busy: an idle process reads a few percent. */
+const LOOP_IDLE = 0.05;
 /** Requests taken during a tick. */
 const BUSY = 500, IDLE = 0;
 
@@ -27,46 +29,54 @@ describe('idle compaction: the decision', () => {
 
   it('waits for two idle ticks after the growth', () => {
     const p = new IdleCompactionPolicy(100 * MB, options);
-    expect(p.shouldCompact(600 * MB, BUSY)).to.equal(false);
-    expect(p.shouldCompact(600 * MB, IDLE)).to.equal(false);
-    expect(p.shouldCompact(600 * MB, IDLE)).to.equal(true);
+    expect(p.shouldCompact(600 * MB, BUSY, LOOP_IDLE)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, IDLE, LOOP_IDLE)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, IDLE, LOOP_IDLE)).to.equal(true);
   });
 
   it('counts a tick with a few requests (a health probe, light traffic) as quiet, and one with more as busy', () => {
     const p = new IdleCompactionPolicy(100 * MB, options);
-    expect(p.shouldCompact(600 * MB, 5)).to.equal(false);
-    expect(p.shouldCompact(600 * MB, 6), 'six requests in a tick').to.equal(false);
-    expect(p.shouldCompact(600 * MB, 1)).to.equal(false);
-    expect(p.shouldCompact(600 * MB, 5)).to.equal(true);
+    expect(p.shouldCompact(600 * MB, 5, LOOP_IDLE)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, 6, LOOP_IDLE), 'six requests in a tick').to.equal(false);
+    expect(p.shouldCompact(600 * MB, 1, LOOP_IDLE)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, 5, LOOP_IDLE)).to.equal(true);
+  });
+
+  it('counts a tick with few requests but a busy event loop (a bulk load of large batches) as busy', () => {
+    const p = new IdleCompactionPolicy(100 * MB, options);
+    expect(p.shouldCompact(600 * MB, 3, 0.9)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, 3, 0.6), 'three 10,000-record batches in a tick').to.equal(false);
+    expect(p.shouldCompact(600 * MB, 3, 0.25)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, 0, 0.02), 'the load is over').to.equal(true);
   });
 
   it('starts counting idle ticks again after a busy one', () => {
     const p = new IdleCompactionPolicy(100 * MB, options);
-    expect(p.shouldCompact(600 * MB, IDLE)).to.equal(false);
-    expect(p.shouldCompact(600 * MB, BUSY)).to.equal(false);
-    expect(p.shouldCompact(600 * MB, IDLE)).to.equal(false);
-    expect(p.shouldCompact(600 * MB, IDLE)).to.equal(true);
+    expect(p.shouldCompact(600 * MB, IDLE, LOOP_IDLE)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, BUSY, LOOP_IDLE)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, IDLE, LOOP_IDLE)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, IDLE, LOOP_IDLE)).to.equal(true);
   });
 
   it('does nothing for growth under the byte threshold', () => {
     const p = new IdleCompactionPolicy(100 * MB, options);
-    for (let i = 0; i < 5; i++) expect(p.shouldCompact(163 * MB, IDLE)).to.equal(false);
+    for (let i = 0; i < 5; i++) expect(p.shouldCompact(163 * MB, IDLE, LOOP_IDLE)).to.equal(false);
   });
 
   it('asks a big process to grow by a quarter first (its pause is longer)', () => {
     const p = new IdleCompactionPolicy(4000 * MB, options);
-    for (let i = 0; i < 5; i++) expect(p.shouldCompact(4900 * MB, IDLE)).to.equal(false);
-    expect(p.shouldCompact(5000 * MB, IDLE)).to.equal(true);
+    for (let i = 0; i < 5; i++) expect(p.shouldCompact(4900 * MB, IDLE, LOOP_IDLE)).to.equal(false);
+    expect(p.shouldCompact(5000 * MB, IDLE, LOOP_IDLE)).to.equal(true);
   });
 
   it('measures growth from the lowest reading, and from what a compaction left', () => {
     const p = new IdleCompactionPolicy(300 * MB, options);
-    p.shouldCompact(100 * MB, BUSY);
-    p.shouldCompact(180 * MB, IDLE);
-    expect(p.shouldCompact(180 * MB, IDLE), '80 MB above the low of 100').to.equal(true);
+    p.shouldCompact(100 * MB, BUSY, LOOP_IDLE);
+    p.shouldCompact(180 * MB, IDLE, LOOP_IDLE);
+    expect(p.shouldCompact(180 * MB, IDLE, LOOP_IDLE), '80 MB above the low of 100').to.equal(true);
     p.compacted(170 * MB);
-    p.shouldCompact(200 * MB, IDLE);
-    expect(p.shouldCompact(200 * MB, IDLE), '30 MB above what the compaction left').to.equal(false);
+    p.shouldCompact(200 * MB, IDLE, LOOP_IDLE);
+    expect(p.shouldCompact(200 * MB, IDLE, LOOP_IDLE), '30 MB above what the compaction left').to.equal(false);
   });
 });
 
