@@ -16,6 +16,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -134,9 +136,21 @@ class Rewriter {
     if (!std::isfinite(v)) return false;
     char buf[40];
     // The shortest digits that read back as this double; -0 keeps its sign.
+#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
     auto r = std::to_chars(buf, buf + sizeof buf, v);
     if (r.ec != std::errc()) return false;
     return PutNumber(buf, r.ptr - buf);
+#else
+    // A standard library without floating-point to_chars (GCC before 11):
+    // the fewest significant digits that read back exactly.
+    for (int precision = 1; precision <= 17; precision++) {
+      int n = std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+      // A locale writing another decimal separator is declined rather than trusted.
+      if (n <= 0 || std::strspn(buf, "0123456789+-.e") != static_cast<size_t>(n)) return false;
+      if (std::strtod(buf, nullptr) == v) return PutNumber(buf, static_cast<size_t>(n));
+    }
+    return false;
+#endif
   }
 
   bool Value(int depth) {
