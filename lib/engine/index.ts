@@ -22,7 +22,7 @@ export { rejectUnknownMembers } from './members.js';
 export type { ApiKeyRecord, CollectionPermission, KvPermission } from './state.js';
 export type { Effect, LoggedBatch } from './effects.js';
 export {
-  recordToWire, recordJson, recordMsgpack, valueToWire, bareValue, fieldsFromWire, fieldFromWire, compareValues, equalValues, fromJson, integerValue, ownString, toJson, isPlainObject, isTypedWrapper, Tagged, typeOf,
+  recordToWire, recordJson, recordMsgpack, valueToWire, bareValue, fieldsFromWire, fieldFromWire, compareValues, equalValues, fromJson, jsonParser, integerValue, ownString, toJson, isPlainObject, isTypedWrapper, Tagged, typeOf,
   type Fields, type Value,
 } from './values/index.js';
 export { verifyDataDir, verifyGenerations, type CollectionCount, type FileReport, type GenerationReport, type StartVerdict, type VerifyResult } from './storage/verify.js';

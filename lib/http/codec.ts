@@ -18,7 +18,7 @@ import { constants as zlibConstants, deflateRawSync, gzipSync } from 'node:zlib'
 import { C1, Packr, Unpackr, type Options } from 'msgpackr';
 import { InvalidInput } from '../errors.js';
 import { bodyFormat } from './content-type.js';
-import { fromJson, integerValue, ownString, toJson } from '../engine/index.js';
+import { integerValue, jsonParser, ownString, toJson, yieldToLoop } from '../engine/index.js';
 import { unwrapRecord, WireRecord } from './wire-record.js';
 import { msgpackAsJson } from './msgpack-json.js';
 
@@ -52,21 +52,42 @@ export function wantsMsgpack(accept: string | undefined): boolean {
 }
 
 export function decodeBody(raw: Buffer | undefined, contentType: string | undefined): unknown {
-  if (!raw || raw.length === 0) return {};
+  return bodyParser(raw, contentType)();
+}
+
+/**
+ * decodeBody() of a large body in two turns of the event loop: the
+ * conversion to text and the scans (or the MessagePack rewrite) in this
+ * one, JSON.parse in the next. Of a 2 MB batch body, about 3 ms and 7.
+ */
+export async function decodeLargeBody(raw: Buffer, contentType: string | undefined): Promise<unknown> {
+  const parse = bodyParser(raw, contentType);
+  await yieldToLoop();
+  return parse();
+}
+
+/** Decodes `raw` up to its JSON.parse, which the returned function runs (and which is all it does). */
+function bodyParser(raw: Buffer | undefined, contentType: string | undefined): () => unknown {
+  if (!raw || raw.length === 0) return () => ({});
   if (bodyFormat(contentType) === 'msgpack') {
     // JSON.parse makes the objects at their final size, with flat strings (msgpack-json.ts); a body
     // spelling `__proto__` never goes that way, so that its key is seen and refused.
     const text = raw.includes(PROTO_BYTES) ? undefined : msgpackAsJson(raw);
-    return text !== undefined ? JSON.parse(text) : unpackBody(raw);
+    if (text !== undefined) return () => JSON.parse(text);
+    const value = unpackBody(raw);
+    return () => value;
   }
   const text = raw.toString('utf8');
-  if (text.trim() === '') return {};
-  try {
-    return fromJson(text);
-  } catch (err) {
-    if (err instanceof InvalidInput) throw err;
-    throw new InvalidInput(`Malformed JSON body: ${(err as Error).message}`);
-  }
+  if (text.trim() === '') return () => ({});
+  const parse = jsonParser(text);
+  return () => {
+    try {
+      return parse();
+    } catch (err) {
+      if (err instanceof InvalidInput) throw err;
+      throw new InvalidInput(`Malformed JSON body: ${(err as Error).message}`);
+    }
+  };
 }
 
 /** A MessagePack body decoded by msgpackr and checked (every body the rewrite does not take; specs compare the two). */

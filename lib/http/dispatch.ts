@@ -17,7 +17,7 @@ import { yieldToLoop } from '../engine/index.js';
 import { callProcedure, recheckAccess, scopeOf, WithStatus, type RawInput, type Registry, type StreamEvent } from './procedure.js';
 import { Router } from './router.js';
 import { ROUTES, type RouteTarget } from './routes.js';
-import { decodeBody, encodeBody, toJson } from './codec.js';
+import { decodeBody, decodeLargeBody, encodeBody, toJson } from './codec.js';
 import { renderError } from './error-body.js';
 import { RateLimiter } from './rate-limit.js';
 import { clientAddress } from './client-address.js';
@@ -88,8 +88,8 @@ interface Call {
 /** Shared by single answers: nothing cancels them today. */
 const NEVER = new AbortController().signal;
 const EMPTY = Buffer.alloc(0);
-/** Bodies from this size on take a few milliseconds to decode (a 2 MB batch about 10). */
-const FRESH_TURN_BODY_BYTES = 256 * 1024;
+/** Bodies from this size on take milliseconds to decode. */
+const LARGE_BODY_BYTES = 256 * 1024;
 
 export class Dispatcher {
   private readonly router = new Router<RouteTarget>(ROUTES);
@@ -160,33 +160,39 @@ export class Dispatcher {
 
   /** The rest of respond() once the caller is known; a failure here is answered by the caller of this. */
   private proceed(turn: Turn, call: Call, principal: Principal | undefined): HttpResponse | Promise<HttpResponse> {
-    const { req, target, h } = call;
+    const { req, h } = call;
     if (principal) {
       const rate = this.limit(principal);
       if (rate) Object.assign(turn.headers, rateHeaders(rate));
     }
+    const address = clientAddress(req.remoteAddress, this.trustProxy ? h.forwardedFor : undefined, this.trustProxy);
+    // A large body decodes over two turns of the event loop (codec.ts), and its procedure (parsing, permissions,
+    // the first slice of a batch) starts in a third: a 2 MB batch body took about 10 ms to decode in one piece.
+    if (req.body && req.body.length >= LARGE_BODY_BYTES) {
+      return decodeLargeBody(req.body, h.contentType)
+        .then(async (body) => {
+          await yieldToLoop();
+          return this.run(turn, call, principal, { args: call.args, body }, address);
+        })
+        .catch((err: unknown) => this.failed(err, turn, req));
+    }
     // An empty body is `{}` whatever its Content-Type says (codec.ts).
     const body = req.body && req.body.length > 0 ? decodeBody(req.body, h.contentType) : {};
-    const raw: RawInput = { args: call.args, body };
-    const address = clientAddress(req.remoteAddress, this.trustProxy ? h.forwardedFor : undefined, this.trustProxy);
+    return this.run(turn, call, principal, { args: call.args, body }, address);
+  }
+
+  /** Opens the stream, or calls the procedure and encodes its answer; a failure here is answered by the caller of this. */
+  private run(turn: Turn, call: Call, principal: Principal | undefined, raw: RawInput, address: string): HttpResponse | Promise<HttpResponse> {
+    const { req, target } = call;
     if (call.streaming && principal) {
       return this.open(target.procedure, raw, principal, turn.requestId, address).then((stream): HttpResponse => {
         if (turn.startedAt !== undefined) logAccess(this.services.log, { method: req.method, route: turn.route, url: req.url, status: 200, startedAt: turn.startedAt, requestId: turn.requestId, bytesOut: 0 });
         return { status: 200, headers: turn.headers, body: EMPTY, stream, sse: target.sse ?? 'event' };
       }).catch((err: unknown) => this.failed(err, turn, req));
     }
-    // Decoding a large body held this turn already: its procedure (parsing, permissions, the first slice of a batch) starts in a fresh one.
-    if (req.body && req.body.length >= FRESH_TURN_BODY_BYTES) {
-      return yieldToLoop().then(() => this.run(turn, call, principal, raw, address)).catch((err: unknown) => this.failed(err, turn, req));
-    }
-    return this.run(turn, call, principal, raw, address);
-  }
-
-  /** Calls the procedure and encodes its answer; a failure here is answered by the caller of this. */
-  private run(turn: Turn, call: Call, principal: Principal | undefined, raw: RawInput, address: string | undefined): HttpResponse | Promise<HttpResponse> {
     const ctx = this.context(principal, turn.requestId, address);
-    const result = callProcedure(this.registry, call.target.procedure, raw, ctx);
-    if (result instanceof Promise) return result.then((r) => this.encoded(turn, call, r)).catch((err: unknown) => this.failed(err, turn, call.req));
+    const result = callProcedure(this.registry, target.procedure, raw, ctx);
+    if (result instanceof Promise) return result.then((r) => this.encoded(turn, call, r)).catch((err: unknown) => this.failed(err, turn, req));
     return this.encoded(turn, call, result);
   }
 

@@ -67,7 +67,7 @@ describe('http batch insert answers reads meanwhile', function () {
     expect((await t.request('GET', `/api/${c}/count`)).body.count).to.equal(SIZE + 1);
   });
 
-  it('runs the procedure of a large body a turn of the loop after decoding it', async () => {
+  it('parses a large body and runs its procedure in turns of the loop after the one it arrived in', async () => {
     const rawHeaders = ['Authorization', `Bearer ${await t.adminToken()}`, 'Content-Type', 'application/json'];
     // The last item is refused while the items are parsed: the answer shows when that ran.
     const inserts: unknown[] = Array.from({ length: 3000 }, (_, i) => ({ data: { name: `user ${i}`, bio: 'x'.repeat(120) } }));
@@ -89,6 +89,19 @@ describe('http batch insert answers reads meanwhile', function () {
     expect(order).to.deep.equal(['timers phase', 'answered']);
     expect(r.status).to.equal(400);
     expect(JSON.parse(String(r.body)).error).to.include('inserts[3000]');
+
+    // The parse itself runs a turn after the text was made: a large body that is not JSON is refused after a timers phase.
+    const broken = Buffer.concat([body, Buffer.from('}')]);
+    const refusal = t.server.dispatcher.respond({ method: 'POST', url: '/api/batch/insert/yield_turn', headers: {}, rawHeaders, body: broken });
+    expect(refusal, 'a large body is parsed later').to.be.instanceOf(Promise);
+    const seen: string[] = [];
+    setTimeout(() => seen.push('timers phase'), 0);
+    const until = performance.now();
+    while (performance.now() - until < 3);
+    const bad = await (refusal as Promise<{ status: number; body: Buffer | string }>).finally(() => seen.push('answered'));
+    expect(seen).to.deep.equal(['timers phase', 'answered']);
+    expect(bad.status).to.equal(400);
+    expect(JSON.parse(String(bad.body)).error).to.match(/^Malformed JSON body/);
   });
 
   it(`makes a savepoint sent during a ${SIZE}-record batch of its transaction after all of it, and a rollback sent meanwhile undoes all of it`, async () => {
