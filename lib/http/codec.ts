@@ -4,6 +4,11 @@
  * Responses are MessagePack when `Accept` asks for it, else JSON, and are
  * gzipped when the client accepts gzip and the body is worth compressing.
  *
+ * A MessagePack body that says nothing JSON cannot is rewritten as JSON text
+ * by the native addon (msgpack-json.ts) and read by JSON.parse; any other
+ * goes to msgpackr. A large body decodes over two turns of the event loop
+ * (decodeLargeBody).
+ *
  * Decoding rejects `__proto__` keys anywhere, so nothing downstream can be
  * polluted through a decoded object. msgpackr silently renames a `__proto__`
  * map key to `__proto_`, so a MessagePack body that spells the key at all is
