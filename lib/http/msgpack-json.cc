@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 
 namespace {
 
@@ -33,6 +34,8 @@ using v8::Value;
 constexpr int kMaxDepth = 100;
 constexpr int kLongDigitRun = 16;
 constexpr uint64_t kMaxSafe = 9007199254740991ULL;  // 2^53 - 1
+// The longest text rewritten: V8's longest string.
+constexpr size_t kMaxText = static_cast<size_t>(v8::String::kMaxLength);
 
 // String bytes copied as they are (kAscii, kNonAscii), or handled one by one
 // (0: digits, whose runs are counted, and what JSON escapes).
@@ -58,7 +61,7 @@ class Rewriter {
   }
 
   // The whole body as one value, every byte used.
-  bool Rewrite() { return Value(0) && p_ == end_ && run_ < kLongDigitRun; }
+  bool Rewrite() { return cap_ > 0 && Value(0) && p_ == end_ && run_ < kLongDigitRun; }
 
   const char* Text() const { return out_.get(); }
   size_t Length() const { return len_; }
@@ -82,33 +85,41 @@ class Rewriter {
     return v;
   }
 
-  void Grow(size_t need) {
-    if (len_ + need <= cap_) return;
+  // Room for `need` more bytes; false when the text would be longer than a
+  // string can be (the body then goes to msgpackr) or memory is short.
+  bool Grow(size_t need) {
+    if (len_ + need <= cap_) return true;
+    if (len_ + need > kMaxText) return false;
     size_t cap = cap_ * 2 > len_ + need ? cap_ * 2 : len_ + need;
-    std::unique_ptr<char[]> grown(new char[cap]);
+    if (cap > kMaxText) cap = kMaxText;
+    std::unique_ptr<char[]> grown(new (std::nothrow) char[cap]);
+    if (!grown) return false;
     if (len_ > 0) std::memcpy(grown.get(), out_.get(), len_);
     out_ = std::move(grown);
     cap_ = cap;
+    return true;
   }
 
   // Punctuation and literals: no digits.
-  void Put(char c) {
-    Grow(1);
+  bool Put(char c) {
+    if (!Grow(1)) return false;
     out_[len_++] = c;
     run_ = 0;
+    return true;
   }
 
-  void PutLiteral(const char* s) {
+  bool PutLiteral(const char* s) {
     size_t n = std::strlen(s);
-    Grow(n);
+    if (!Grow(n)) return false;
     std::memcpy(out_.get() + len_, s, n);
     len_ += n;
     run_ = 0;
+    return true;
   }
 
   // A number's characters, counting its digit runs.
   bool PutNumber(const char* s, size_t n) {
-    Grow(n);
+    if (!Grow(n)) return false;
     for (size_t i = 0; i < n; i++) {
       char c = s[i];
       out_[len_++] = c;
@@ -162,9 +173,9 @@ class Rewriter {
     if (b >= 0x90 && b <= 0x9f) return Array(b & 0x0f, depth);
     if (b >= 0x80 && b <= 0x8f) return Map(b & 0x0f, depth);
     switch (b) {
-      case 0xc0: PutLiteral("null"); return true;
-      case 0xc2: PutLiteral("false"); return true;
-      case 0xc3: PutLiteral("true"); return true;
+      case 0xc0: return PutLiteral("null");
+      case 0xc2: return PutLiteral("false");
+      case 0xc3: return PutLiteral("true");
       case 0xcc: return Have(1) && Unsigned(BigEndian(1));
       case 0xcd: return Have(2) && Unsigned(BigEndian(2));
       case 0xce: return Have(4) && Unsigned(BigEndian(4));
@@ -200,26 +211,24 @@ class Rewriter {
 
   bool Array(uint64_t count, int depth) {
     if (depth >= kMaxDepth) return false;
-    Put('[');
+    if (!Put('[')) return false;
     for (uint64_t i = 0; i < count; i++) {
-      if (i > 0) Put(',');
+      if (i > 0 && !Put(',')) return false;
       if (!Value(depth + 1)) return false;
     }
-    Put(']');
-    return true;
+    return Put(']');
   }
 
   bool Map(uint64_t count, int depth) {
     if (depth >= kMaxDepth) return false;
-    Put('{');
+    if (!Put('{')) return false;
     for (uint64_t i = 0; i < count; i++) {
-      if (i > 0) Put(',');
+      if (i > 0 && !Put(',')) return false;
       if (!Key()) return false;
-      Put(':');
+      if (!Put(':')) return false;
       if (!Value(depth + 1)) return false;
     }
-    Put('}');
-    return true;
+    return Put('}');
   }
 
   // msgpackr makes text of other keys its own way: only string keys are rewritten.
@@ -238,7 +247,7 @@ class Rewriter {
     const uint8_t* s = p_;
     p_ += n;
     // Each byte becomes at most 6 ("\u00XX"), plus the quotes.
-    Grow(n * 6 + 2);
+    if (!Grow(n * 6 + 2)) return false;
     char* out = out_.get();
     size_t o = len_;
     out[o++] = '"';
