@@ -87,7 +87,7 @@ function bodyParser(raw: Buffer | undefined, contentType: string | undefined): (
   const parse = jsonParser(text);
   return () => {
     try {
-      return parse();
+      return parse(text);
     } catch (err) {
       if (err instanceof InvalidInput) throw err;
       throw new InvalidInput(`Malformed JSON body: ${(err as Error).message}`);

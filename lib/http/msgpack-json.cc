@@ -352,8 +352,7 @@ void MsgpackAsJson(const FunctionCallbackInfo<Value>& args) {
   size_t length = node::Buffer::Length(args[0]);
   Rewriter w(data, length);
   if (!w.Rewrite()) return;
-  if (w.Length() > static_cast<size_t>(String::kMaxLength)) return;
-  int n = static_cast<int>(w.Length());
+  int n = static_cast<int>(w.Length());  // at most kMaxText: Grow refuses more
   Local<String> text;
   bool made = w.Ascii()
       ? String::NewFromOneByte(isolate, reinterpret_cast<const uint8_t*>(w.Text()), NewStringType::kNormal, n).ToLocal(&text)
