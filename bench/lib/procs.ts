@@ -85,6 +85,11 @@ export function startBare(record?: unknown): Promise<Proc> {
   return startListening([compiled('bench/bare-server.ts')], record === undefined ? {} : { BARE_RECORD: JSON.stringify(record) });
 }
 
+/** The durable floor (bench/durable-floor-server.ts), appending to `file`. */
+export function startDurableFloor(file: string): Promise<Proc> {
+  return startListening([compiled('bench/durable-floor-server.ts')], { DURABLE_FILE: file });
+}
+
 export function stop(p: Proc): Promise<void> {
   return new Promise((resolve) => {
     if (p.proc.exitCode !== null || p.proc.signalCode !== null) return resolve();
