@@ -1,44 +1,100 @@
 /**
- * The log payload of one batch, `{seq, effects}` in MessagePack, made in
- * slices when the batch is large (a 10,000-record batch insert), so that
- * encoding it does not hold the event loop. The writer is held meanwhile
- * (log-writer.ts appends one group at a time), so nothing changes under it.
+ * The log frames of a group of batches: one frame per batch, whose payload
+ * is `{seq, effects}` in MessagePack. A large batch (a 10,000-record batch
+ * insert) is packed in slices, so that encoding it does not hold the event
+ * loop. The writer is held meanwhile (log-writer.ts appends one group at a
+ * time), so nothing changes under it.
  *
- * The bytes decode to exactly what `encodePayload({seq, effects})` decodes
- * to: the map is packed with an empty effects array, whose one-byte header
- * (0x90) is replaced by an array32 header, and the effects follow, packed a
- * slice at a time with each slice's own array header cut off.
+ * A sliced payload decodes to exactly what `encodePayload({seq, effects})`
+ * decodes to: the map is packed with an empty effects array, whose one-byte
+ * header (0x90) is replaced by an array32 header, and the effects follow,
+ * packed a slice at a time with each slice's own array header cut off.
+ * Each slice is copied from the packer's buffer straight into the frame,
+ * which is built in place: of a 2 MB batch, no second and third copy (a
+ * join of the slices, then the frame around them) and 4 MB less memory
+ * outside the heap for the collector to account for.
  */
 import assert from 'node:assert';
+import { crc32 } from 'node:zlib';
 import type { LoggedBatch } from '../effects.js';
 import { Slicer } from '../slices.js';
 import { encodePayload } from './codec.js';
+import { encodeFrames, FRAME_OVERHEAD } from './frame.js';
 
 /** Effects packed per call; batches this small are packed in one call, synchronously. */
 const SLICE = 500;
 const EMPTY_ARRAY = 0x90;
 const ARRAY32 = 0xdd;
 
-export function encodeBatchPayload(b: LoggedBatch): Buffer | Promise<Buffer> {
-  if (b.effects.length <= SLICE) return encodePayload({ seq: b.seq, effects: b.effects });
-  return encodeInSlices(b);
+/** The frames of `batches`, in order, in one buffer; a promise when one of them is large (packed in slices). */
+export function encodeBatchFrames(batches: readonly LoggedBatch[]): Buffer | Promise<Buffer> {
+  if (batches.every((b) => b.effects.length <= SLICE)) return encodeFrames(batches.map(payloadOf));
+  return Promise.all(batches.map((b) => (b.effects.length <= SLICE ? encodeFrames([payloadOf(b)]) : frameInSlices(b))))
+    .then((frames) => (frames.length === 1 ? frames[0]! : Buffer.concat(frames)));
 }
 
-async function encodeInSlices(b: LoggedBatch): Promise<Buffer> {
-  const head = encodePayload({ seq: b.seq, effects: [] });
+function payloadOf(b: LoggedBatch): Buffer {
+  return encodePayload({ seq: b.seq, effects: b.effects });
+}
+
+/** The frame of a large batch, its payload packed a slice at a time into the frame itself. */
+async function frameInSlices(b: LoggedBatch): Promise<Buffer> {
+  // Copied: the packer reuses its buffer for the next call.
+  const head = Buffer.from(encodePayload({ seq: b.seq, effects: [] }));
   assert(head[head.length - 1] === EMPTY_ARRAY, 'the effects array ends the packed map');
-  const count = Buffer.alloc(5);
-  count[0] = ARRAY32;
-  count.writeUInt32BE(b.effects.length, 1);
-  // Copies: the packer may reuse its buffer for the next call.
-  const parts: Buffer[] = [Buffer.from(head.subarray(0, head.length - 1)), count];
+  let frame: GrowingBuffer | undefined;
   const slicer = new Slicer();
   for (let i = 0; i < b.effects.length; i += SLICE) {
     const packed = encodePayload(b.effects.slice(i, i + SLICE));
-    parts.push(Buffer.from(packed.subarray(arrayHeaderLength(packed[0]!))));
+    const effects = packed.subarray(arrayHeaderLength(packed[0]!));
+    if (!frame) {
+      // Sized from the first slice, with a little room: most batches' records are alike.
+      frame = new GrowingBuffer(FRAME_OVERHEAD + head.length + 4 + Math.ceil(effects.length * 1.05 * b.effects.length / SLICE));
+      frame.skip(FRAME_OVERHEAD);
+      frame.append(head.subarray(0, head.length - 1));
+      frame.appendArray32Header(b.effects.length);
+    }
+    // The packer's buffer is copied into the frame now, before the next call reuses it.
+    frame.append(effects);
     await slicer.pause();
   }
-  return Buffer.concat(parts);
+  const out = frame!.bytes();
+  const payload = out.subarray(FRAME_OVERHEAD);
+  out.writeUInt32LE(payload.length, 0);
+  out.writeUInt32LE(crc32(payload), 4);
+  return out;
+}
+
+/** Bytes appended to one buffer that doubles when full. */
+class GrowingBuffer {
+  private buf: Buffer;
+  private at = 0;
+  constructor(capacity: number) { this.buf = Buffer.allocUnsafe(capacity); }
+
+  skip(n: number): void { this.room(n); this.at += n; }
+
+  append(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.buf.set(bytes, this.at);
+    this.at += bytes.length;
+  }
+
+  appendArray32Header(count: number): void {
+    this.room(5);
+    this.buf[this.at] = ARRAY32;
+    this.buf.writeUInt32BE(count, this.at + 1);
+    this.at += 5;
+  }
+
+  /** What was appended (a view of the buffer). */
+  bytes(): Buffer { return this.buf.subarray(0, this.at); }
+
+  private room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
+    this.buf.copy(bigger, 0, 0, this.at);
+    this.buf = bigger;
+  }
 }
 
 /** Length of a MessagePack array header from its first byte (fixarray, array16, array32). */

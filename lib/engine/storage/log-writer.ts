@@ -25,8 +25,8 @@
  */
 import assert from 'node:assert';
 import path from 'node:path';
-import { encodeFrames, encodeHeader, HEADER_SIZE } from './frame.js';
-import { encodeBatchPayload } from './batch-payload.js';
+import { encodeHeader, HEADER_SIZE } from './frame.js';
+import { encodeBatchFrames } from './batch-payload.js';
 import type { StorageFile, StorageFs } from './fs.js';
 import { describeFault, type StorageFault, type StorageOperation } from './storage-fault.js';
 import type { LoggedBatch } from '../effects.js';
@@ -135,9 +135,7 @@ export class LogWriter {
    * Throws (or rejects) on a batch that cannot be encoded; nothing is written.
    */
   encode(batches: readonly LoggedBatch[]): Buffer | Promise<Buffer> {
-    const payloads = batches.map(encodeBatchPayload);
-    if (!payloads.some((p) => p instanceof Promise)) return encodeFrames(payloads as Buffer[]);
-    return Promise.all(payloads).then(encodeFrames);
+    return encodeBatchFrames(batches);
   }
 
   /** encode() then appendEncoded(). */

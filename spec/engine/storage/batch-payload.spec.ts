@@ -1,24 +1,63 @@
 /**
- * The log payload of a large batch is packed in slices (batch-payload.ts)
- * and must decode to exactly what one encodePayload call gives, for batch
- * sizes at and around the slice size and the MessagePack array-header sizes.
+ * The log frames of a group of batches (batch-payload.ts): a large batch's
+ * payload is packed in slices straight into its frame, and must decode to
+ * exactly what one encodePayload call gives, for batch sizes at and around
+ * the slice size and the MessagePack array-header sizes; a group's frames
+ * follow each other in order, whatever their sizes.
  */
 import { expect } from 'chai';
 import type { Effect, LoggedBatch } from '../../../lib/engine/effects.js';
-import { encodeBatchPayload } from '../../../lib/engine/storage/batch-payload.js';
+import { encodeBatchFrames } from '../../../lib/engine/storage/batch-payload.js';
 import { decodePayload, encodePayload } from '../../../lib/engine/storage/codec.js';
+import { readFrame } from '../../../lib/engine/storage/frame.js';
 import { Tagged } from '../../../lib/engine/values/index.js';
 
-const effect = (i: number): Effect => i % 7 === 0
+const effect = (i: number, pad = 0): Effect => i % 7 === 0
   ? { t: 'delete', c: 'c', id: `r${i}`, trashedAt: i }
-  : { t: 'put', c: 'c', id: `r${i}`, fields: { id: `r${i}`, n: i, big: 2n ** 60n + BigInt(i), when: new Tagged('DateTime', '2024-01-01T00:00:00Z'), s: 'é'.repeat(i % 40) } as never };
+  : { t: 'put', c: 'c', id: `r${i}`, fields: { id: `r${i}`, n: i, big: 2n ** 60n + BigInt(i), when: new Tagged('DateTime', '2024-01-01T00:00:00Z'), s: 'é'.repeat(i % 40), pad: 'x'.repeat(pad) } as never };
 
-describe('engine/storage batch payload', () => {
+const batchOf = (seq: number, n: number, pad = 0): LoggedBatch => ({ seq, effects: Array.from({ length: n }, (_, i) => effect(i, pad)) });
+
+/** The payloads of every frame in `buf`, which must hold nothing else. */
+function framesIn(buf: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  for (let at = 0; ;) {
+    const f = readFrame(buf, at);
+    if (f.kind === 'end') return out;
+    if (f.kind !== 'frame') throw new Error(`frame at ${at}: ${f.kind} ${f.reason}`);
+    out.push(f.payload);
+    at = f.next;
+  }
+}
+
+const oneCall = (b: LoggedBatch) => decodePayload(encodePayload({ seq: b.seq, effects: b.effects }));
+
+describe('engine/storage batch frames', () => {
   for (const n of [0, 1, 15, 16, 500, 501, 1234, 65_536]) {
     it(`decodes a batch of ${n} effects as the one-call encoding does`, async () => {
-      const batch: LoggedBatch = { seq: 12_345, effects: Array.from({ length: n }, (_, i) => effect(i)) };
-      const sliced = await encodeBatchPayload(batch);
-      expect(decodePayload(sliced)).to.deep.equal(decodePayload(encodePayload({ seq: batch.seq, effects: batch.effects })));
+      const batch = batchOf(12_345, n);
+      const frames = framesIn(await encodeBatchFrames([batch]));
+      expect(frames).to.have.length(1);
+      expect(decodePayload(frames[0]!)).to.deep.equal(oneCall(batch));
     });
   }
+
+  it('grows the frame when later slices are larger than the first', async () => {
+    // The first slice's records are small, the rest large: the frame outgrows its first size.
+    const batch: LoggedBatch = { seq: 7, effects: Array.from({ length: 2_000 }, (_, i) => effect(i, i < 500 ? 0 : 2_000)) };
+    const frames = framesIn(await encodeBatchFrames([batch]));
+    expect(decodePayload(frames[0]!)).to.deep.equal(oneCall(batch));
+  });
+
+  it('keeps the frames of a group in order, small and large batches mixed', async () => {
+    const group = [batchOf(1, 3), batchOf(2, 1_200), batchOf(3, 0), batchOf(4, 501), batchOf(5, 2)];
+    const frames = framesIn(await encodeBatchFrames(group));
+    expect(frames.map((p) => decodePayload(p))).to.deep.equal(group.map(oneCall));
+  });
+
+  it('answers at once for a group of small batches', () => {
+    const out = encodeBatchFrames([batchOf(1, 3), batchOf(2, 500)]);
+    expect(out).to.be.instanceOf(Buffer);
+    expect(framesIn(out as Buffer)).to.have.length(2);
+  });
 });
