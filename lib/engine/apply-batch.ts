@@ -41,10 +41,10 @@ class StateTarget implements EffectTarget {
     this.state.trash.delete(name);
   }
 
-  putRecord(c: string, id: string, image: RecordImage): void {
+  putRecord(c: string, id: string, image: RecordImage, madeId: boolean): void {
     const coll = this.state.collections.get(c);
     assert(coll, `put into missing collection ${c}`);
-    const before = coll.records.get(id);
+    const before = madeId ? undefined : coll.records.get(id);
     if (!before) coll.membershipVersion = this.seq;
     coll.noteBeforeWrite(id);
     coll.records.set(recordKey(id, image.fields), toEntry(image, this.seq, before?.ord ?? ++coll.lastOrd));

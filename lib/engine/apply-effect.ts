@@ -10,7 +10,7 @@
  * A new effect type is one case here and, if it needs a new kind of storage,
  * one method on EffectTarget, which both targets then must implement.
  */
-import type { Effect } from './effects.js';
+import { MADE_ID, type Effect } from './effects.js';
 import type { ApiKeyRecord, CollectionMeta, KvEntry, RecordEntry, TrashEntry } from './state.js';
 import type { Fields } from './values/index.js';
 
@@ -35,8 +35,8 @@ export interface EffectTarget {
   setCollection(meta: CollectionMeta): void;
   /** Removes the collection with its records and its trash. */
   dropCollection(name: string): void;
-  /** REQUIRES: collection `c` exists. */
-  putRecord(c: string, id: string, image: RecordImage): void;
+  /** REQUIRES: collection `c` exists. `madeId`: no record holds `id` (effects.ts MADE_ID), so there is nothing to look up. */
+  putRecord(c: string, id: string, image: RecordImage, madeId: boolean): void;
   /** REQUIRES: the record exists. */
   removeRecord(c: string, id: string): void;
   putTrashed(c: string, id: string, t: TrashEntry): void;
@@ -65,7 +65,7 @@ export function applyEffect(target: EffectTarget, e: Effect): void {
       target.dropCollection(e.name);
       return;
     case 'put':
-      target.putRecord(e.c, e.id, e);
+      target.putRecord(e.c, e.id, e, e[MADE_ID] === true);
       return;
     case 'delete': {
       const entry = target.record(e.c, e.id);
@@ -78,7 +78,7 @@ export function applyEffect(target: EffectTarget, e: Effect): void {
       const trashed = target.trashed(e.c, e.id);
       if (!trashed || !target.collection(e.c)) return;
       target.removeTrashed(e.c, e.id);
-      target.putRecord(e.c, e.id, trashed.entry);
+      target.putRecord(e.c, e.id, trashed.entry, false);
       return;
     }
     case 'purge':

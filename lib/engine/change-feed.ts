@@ -5,7 +5,7 @@
  * known, and so is each record's image before the batch), and handed to
  * listeners after it is durable and applied.
  */
-import type { Effect, LoggedBatch } from './effects.js';
+import { MADE_ID, type Effect, type LoggedBatch } from './effects.js';
 import type { DbState } from './state.js';
 import type { Fields } from './values/index.js';
 
@@ -35,7 +35,7 @@ export function describeChanges(state: DbState, batch: LoggedBatch): CommitInfo 
     switch (e.t) {
       case 'put': {
         // The state is the one before the batch: a record absent from it is new, however often the batch puts it.
-        const before = state.collections.get(e.c)?.records.get(e.id)?.fields;
+        const before = e[MADE_ID] ? undefined : state.collections.get(e.c)?.records.get(e.id)?.fields;
         changes.push({ collection: e.c, event: before !== undefined ? 'update' : 'insert', id: e.id, fields: e.fields, before });
         break;
       }

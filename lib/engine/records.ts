@@ -9,7 +9,7 @@
 import { Conflict, InvalidInput, MESSAGES, NotFound, SchemaViolation } from '../errors.js';
 import type { EngineCore } from './core.js';
 import type { Effect } from './effects.js';
-import { markNoRipple } from './effects.js';
+import { MADE_ID, markNoRipple } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
 import { applyActionSequence, type ActionStep } from './update-actions.js';
@@ -100,7 +100,7 @@ export class Records {
     const id = record.id as string;
     const meta = view.collection(c);
     if (!meta || meta.schema) return this.insertInto(view, c, this.prepare(body), effects, id);
-    effects.push(putEffect(c, id, record, undefined));
+    effects.push(putEffect(c, id, record, undefined, true));
     return id;
   }
 
@@ -117,12 +117,14 @@ export class Records {
     const meta = existingMeta ?? { name: c, createdAt: new Date(this.db.now()).toISOString() };
     const alias = meta.schema?.primary_key_alias;
     let id = prepared.id;
+    let made = false;
     if (id === undefined && alias && alias !== 'id' && Object.hasOwn(prepared.fields, alias) && prepared.fields[alias] !== null) {
       id = validateId(bareValue(prepared.fields[alias]!), `value of primary key alias '${alias}'`);
     }
     if (id === undefined) {
       // A made id names no record (ids.ts: a permutation of a counter that never repeats), so there is nothing to look up.
       id = freshId ?? this.db.ids.next();
+      made = true;
     } else {
       // An expired record the sweeper has not removed yet no longer holds its id (upsert re-inserts it).
       const existing = view.record(c, id);
@@ -132,7 +134,7 @@ export class Records {
     const ttl = prepared.ttl ? resolveTtl(prepared.ttl.raw, this.db.now(), prepared.ttl.sliding) : undefined;
     fields = withSystemFields(fields, id, ttl);
     if (!existingMeta) effects.push({ t: 'createCollection', meta });
-    effects.push(putEffect(c, id, fields, ttl));
+    effects.push(putEffect(c, id, fields, ttl, made));
     return id;
   }
 
@@ -489,8 +491,10 @@ function withSystemFields(fields: Record<string, Value>, id: string, ttl: Resolv
   return Object.freeze(out) as Record<string, Value>;
 }
 
-export function putEffect(c: string, id: string, fields: Fields, ttl: ResolvedTtl | undefined): Effect {
-  const e: { t: 'put'; c: string; id: string; fields: Fields; expiresAt?: number; slidingMs?: number } = { t: 'put', c, id, fields };
+/** `madeId`: `id` was just made by the id generator (effects.ts MADE_ID). */
+export function putEffect(c: string, id: string, fields: Fields, ttl: ResolvedTtl | undefined, madeId = false): Effect {
+  type Put = { t: 'put'; c: string; id: string; fields: Fields; expiresAt?: number; slidingMs?: number; [MADE_ID]?: true };
+  const e: Put = madeId ? { t: 'put', c, id, fields, [MADE_ID]: true } : { t: 'put', c, id, fields };
   if (ttl) {
     e.expiresAt = ttl.expiresAt;
     if (ttl.slidingMs !== undefined) e.slidingMs = ttl.slidingMs;

@@ -266,9 +266,9 @@ export class WorkingView {
       v.ownValues.delete(name);
       v.trash.set(name, new Map([...v.trashedRecords(name)].map(([id]) => [id, null])));
     }
-    putRecord(c: string, id: string, image: RecordImage): void {
+    putRecord(c: string, id: string, image: RecordImage, madeId: boolean): void {
       const v = this.v;
-      v.noteReplaced(c, id);
+      if (!madeId) v.noteReplaced(c, id);
       v.followStaged(c, id, image.fields);
       v.recOverlay(c).set(id, { fields: image.fields, version: v.nextSeq, expiresAt: image.expiresAt, slidingMs: image.slidingMs });
     }
