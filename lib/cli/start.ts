@@ -16,6 +16,7 @@ import { serverConfig } from './config.js';
 import { shouldWatchParent, watchParent } from './parent-watch.js';
 import { IDLE_COMPACTION_DEFAULTS, startIdleCompaction } from './idle-compaction.js';
 import { loadNativeMemory } from './native-memory.js';
+import { lowerHelperPriority } from './helper-priority.js';
 
 /**
  * Starts the server; resolves once it listens (or once a signal during
@@ -50,6 +51,10 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   };
   process.on('SIGINT', () => stop('SIGINT received'));
   process.on('SIGTERM', () => stop('SIGTERM received'));
+  // Before the data is loaded: recovery collects garbage too (helper-priority.ts).
+  let helpers: string | undefined;
+  if (values.text('helper-priority') !== 'normal') helpers = await (step = lowerHelperPriority());
+  if (stopping) return;
   if (config.port !== 0) await (step = probePort(config.host, config.port));
   if (stopping) return;
   const creating = Server.create({ ...config, adminKeyAfterListen: true });
@@ -69,6 +74,7 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   }
   if (stopping) return;
   console.log(`EddyDB listening on http://${config.host}:${port} (data in ${config.dataDir})`);
+  if (helpers) server.log('info', helpers);
   stopCompacting = idleCompaction(values, server, startRss);
   if (shouldWatchParent(values.isOn('watch-parent'), env)) {
     stopWatching = watchParent((what) => stop(what));

@@ -94,6 +94,10 @@ const START_OPTIONS: readonly OptionSpec[] = [
     name: 'idle-compaction-mb', isFlag: true, value: int(0, 1_000_000), env: 'EDDYDB_IDLE_COMPACTION_MB', placeholder: 'MB', defaultText: '`64`',
     help: 'after resident memory grew by this much (and a quarter), compact it once the server is quiet for 2 s, at most 5 requests a second and its event loop busy under a quarter of the time (the event loop is held up to about 30 ms at a time at a million records; `0` disables; see Memory)',
   },
+  {
+    name: 'helper-priority', isFlag: true, value: { kind: 'choice', values: ['low', 'normal'] }, env: 'EDDYDB_HELPER_PRIORITY', placeholder: 'LEVEL', defaultText: '`low`',
+    help: '`low`: V8\'s helper threads (garbage collection, compilation) run at the lowest priority, so a busy core serves requests first; `normal` leaves them as Node starts them (Linux; see Memory)',
+  },
   { name: 'trust-proxy', isFlag: true, value: SWITCH, env: 'EDDYDB_TRUST_PROXY', defaultText: 'off', help: 'behind a reverse proxy: the client address is the last `X-Forwarded-For` entry' },
   {
     name: 'watch-parent', isFlag: true, value: SWITCH, env: 'EDDYDB_WATCH_PARENT', defaultText: 'on under npm',
