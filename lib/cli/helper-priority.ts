@@ -1,22 +1,25 @@
 /**
- * V8's helper threads at the lowest scheduling priority (nice 19), so that
- * a busy core runs the request thread first.
+ * V8's helper threads at the lowest scheduling priority (nice 19) while
+ * the server runs long work in slices (a 10,000-record batch), so that the
+ * core serves requests between the slices.
  *
- * V8 scavenges, marks and sweeps partly on helper threads. With cores to
- * spare they run beside the server; on a server confined to one CPU (an
- * affinity of one, as under `taskset -c 0`) the scheduler shares that
- * core between them and the request thread, and hands it to a helper in
- * the middle of one of the server's slices of work: a 7 ms slice of a
- * batch insert stretched past 20 ms, and the point reads that arrived
- * meanwhile waited. At the lowest priority a helper runs when the request
- * thread waits (or on another core); the collector does its remaining
- * work on the request thread, in steps. Pinned to one core, 20 batches of
- * 10,000 records in process with a 1 ms timer: the longest event-loop gap
- * per run went from 17-34 ms to 12-15.5 ms.
+ * V8 scavenges, marks, sweeps and compiles partly on helper threads. With
+ * cores to spare they run beside the server; on a server confined to one
+ * CPU (an affinity of one, as under `taskset -c 0`) they share its core,
+ * and the scheduler hands it to a helper in the middle of one of the
+ * server's slices: a 7 ms slice of a batch insert stretched past 20 ms,
+ * and the point reads that arrived meanwhile waited for it. At the lowest
+ * priority a helper runs when the server waits (or on another core), and
+ * the collector does its remaining work on the server's thread, in steps.
  *
- * (`node --single-threaded-gc` has the same effect, but only on the
- * command line: set at run time it crashed V8. The server cannot add it
- * for itself.)
+ * Only while long work runs: lowered for good, the helpers also compiled
+ * hot code late under full load, and point reads lost about 5%
+ * (bench http-read, 0.71 against 0.75 of bare). The first slice to resume
+ * lowers them (engine slices.ts `beforeLongWorkResumes`); once no slice
+ * has resumed for QUIET_MS they get their priority back.
+ *
+ * (`node --single-threaded-gc` keeps collection on the server's thread
+ * too, but only as a command-line flag: set at run time it crashed V8.)
  *
  * Only the helpers: libuv's thread pool, which runs the log's writes and
  * fsyncs, keeps its priority (lowered too, `always` inserts lost 5-8%).
@@ -24,44 +27,86 @@
  * them: each open of /proc/thread-self runs on a pool thread and names it.
  * Every other thread but the main one is Node's (V8's workers, its
  * delayed-task thread, the inspector's signal thread). When the pool's
- * threads cannot all be found, nothing is changed. Linux only; threads
- * made later (by the main thread) keep its priority.
+ * threads cannot all be found, nothing is changed. Linux only.
  */
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
+import { beforeLongWorkResumes } from '../engine/index.js';
 
-/** Lowest priority for a thread: nice 19. */
+/** The lowest priority for a thread. */
 const LOWEST = 19;
+/** Helpers get their priority back once no slice of long work has resumed for this long. */
+export const QUIET_MS = 100;
 const DISCOVERY_ROUNDS = 5;
 
-/** Lowers the helpers' priority; resolves with the line the start logs. */
-export async function lowerHelperPriority(): Promise<string> {
-  if (process.platform !== 'linux') return 'V8 helper threads at normal priority (lowering it needs Linux)';
+/** Node's helper threads (ids and their priority at start), or why they could not be told apart. */
+export type HelperThreads = { readonly threads: ReadonlyArray<{ tid: number; priority: number }>; readonly pool: number } | { readonly unavailable: string };
+
+export async function findHelperThreads(): Promise<HelperThreads> {
+  if (process.platform !== 'linux') return { unavailable: 'changing the priority of threads needs Linux' };
   const poolSize = threadPoolSize();
   const pool = await poolThreads(poolSize);
-  if (pool.size < poolSize) return `V8 helper threads at normal priority (found ${pool.size} of the ${poolSize} I/O pool threads, so could not tell them apart)`;
-  let lowered = 0;
-  for (const tid of threadIds()) {
+  if (pool.size < poolSize) return { unavailable: `found ${pool.size} of the ${poolSize} I/O pool threads, so could not tell them apart` };
+  const threads: Array<{ tid: number; priority: number }> = [];
+  for (const tid of readdirSync('/proc/self/task').map(Number)) {
     if (tid === process.pid || pool.has(tid)) continue;
     try {
-      os.setPriority(tid, LOWEST);
-      lowered++;
+      threads.push({ tid, priority: os.getPriority(tid) });
     } catch {
       // The thread ended meanwhile.
     }
   }
-  return `V8 helper threads at the lowest priority (${lowered} threads; the I/O pool's ${pool.size} unchanged)`;
+  return { threads, pool: pool.size };
+}
+
+/**
+ * Lowers `helpers` whenever a slice of long work resumes, and gives them
+ * their priority back once none has for `quietMs`. Returns a function that
+ * stops this (and restores them).
+ */
+export function lowerDuringLongWork(helpers: ReadonlyArray<{ tid: number; priority: number }>, quietMs = QUIET_MS): () => void {
+  let live = [...helpers];
+  let lowered = false;
+  let stopped = false;
+  let lastResume = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const setAll = (priority: (h: { priority: number }) => number) => {
+    live = live.filter((h) => {
+      try {
+        os.setPriority(h.tid, priority(h));
+        return true;
+      } catch {
+        return false; // the thread ended
+      }
+    });
+  };
+  const restore = () => {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+    if (!lowered) return;
+    lowered = false;
+    setAll((h) => h.priority);
+  };
+  beforeLongWorkResumes(() => {
+    if (stopped) return;
+    lastResume = performance.now();
+    if (lowered) return;
+    lowered = true;
+    setAll(() => LOWEST);
+    timer = setInterval(() => { if (performance.now() - lastResume >= quietMs) restore(); }, quietMs);
+    timer.unref();
+  });
+  return () => {
+    stopped = true;
+    restore();
+  };
 }
 
 /** libuv's pool size: UV_THREADPOOL_SIZE (1-1024), 4 by default. */
 function threadPoolSize(): number {
   const n = Number.parseInt(process.env.UV_THREADPOOL_SIZE ?? '', 10);
   return Number.isInteger(n) && n > 0 ? Math.min(n, 1024) : 4;
-}
-
-function threadIds(): number[] {
-  return readdirSync('/proc/self/task').map(Number);
 }
 
 /** The pool's thread ids: many opens of /proc/thread-self at once, until every pool thread has answered. */

@@ -16,7 +16,7 @@ import { serverConfig } from './config.js';
 import { shouldWatchParent, watchParent } from './parent-watch.js';
 import { IDLE_COMPACTION_DEFAULTS, startIdleCompaction } from './idle-compaction.js';
 import { loadNativeMemory } from './native-memory.js';
-import { lowerHelperPriority } from './helper-priority.js';
+import { findHelperThreads, lowerDuringLongWork, type HelperThreads } from './helper-priority.js';
 
 /**
  * Starts the server; resolves once it listens (or once a signal during
@@ -37,12 +37,14 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   let stopping = false;
   let stopWatching = (): void => undefined;
   let stopCompacting = (): void => undefined;
+  let stopLowering = (): void => undefined;
   const stop = (reason: string) => {
     // npm and the terminal may both deliver Ctrl-C: one shutdown is enough.
     if (stopping) return;
     stopping = true;
     stopWatching();
     stopCompacting();
+    stopLowering();
     console.log(`${reason}, shutting down`);
     step.catch(() => undefined).then(() => server?.close()).then(() => process.exit(0), (err) => {
       console.error(`eddydb: shutdown failed: ${(err as Error).stack ?? String(err)}`);
@@ -51,9 +53,8 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   };
   process.on('SIGINT', () => stop('SIGINT received'));
   process.on('SIGTERM', () => stop('SIGTERM received'));
-  // Before the data is loaded: recovery collects garbage too (helper-priority.ts).
-  let helpers: string | undefined;
-  if (values.text('helper-priority') !== 'normal') helpers = await (step = lowerHelperPriority());
+  let helpers: HelperThreads | undefined;
+  if (values.text('helper-priority') !== 'normal') helpers = await (step = findHelperThreads());
   if (stopping) return;
   if (config.port !== 0) await (step = probePort(config.host, config.port));
   if (stopping) return;
@@ -74,7 +75,7 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   }
   if (stopping) return;
   console.log(`EddyDB listening on http://${config.host}:${port} (data in ${config.dataDir})`);
-  if (helpers) server.log('info', helpers);
+  if (helpers) stopLowering = helperPriority(server, helpers);
   stopCompacting = idleCompaction(values, server, startRss);
   if (shouldWatchParent(values.isOn('watch-parent'), env)) {
     stopWatching = watchParent((what) => stop(what));
@@ -92,6 +93,16 @@ function idleCompaction(values: OptionValues, server: Server, startRss: number):
     return () => undefined;
   }
   return startIdleCompaction(native, server.log, () => server.dispatcher.requests, options, startRss);
+}
+
+/** Lowers V8's helper threads while long work runs (helper-priority.ts); says so, or why not. */
+function helperPriority(server: Server, helpers: HelperThreads): () => void {
+  if ('unavailable' in helpers) {
+    server.log('info', `V8 helper threads left at their priority: ${helpers.unavailable}`);
+    return () => undefined;
+  }
+  server.log('info', `V8 helper threads (${helpers.threads.length}) at the lowest priority while long work runs; the I/O pool's ${helpers.pool} threads unchanged`);
+  return lowerDuringLongWork(helpers.threads);
 }
 
 /** Binds `host:port` for a moment; rejects with the bind error (EADDRINUSE, EACCES...). */

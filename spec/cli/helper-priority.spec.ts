@@ -1,8 +1,10 @@
 /**
- * The start lowers V8's helper threads to the lowest priority, and only
- * them (helper-priority.ts): the main thread and libuv's thread pool, which
- * runs the log's writes and fsyncs, keep theirs. Checked on real processes
- * by reading each thread's priority; Linux only, as the feature is.
+ * While long work runs in slices, V8's helper threads are at the lowest
+ * priority, and only they (helper-priority.ts): the main thread and
+ * libuv's thread pool, which runs the log's writes and fsyncs, keep
+ * theirs, and the helpers get theirs back once the work has stopped.
+ * Checked on real processes by reading each thread's priority; Linux only,
+ * as the feature is.
  */
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
@@ -14,69 +16,84 @@ import { until } from '../helpers/until.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
 
 const MODULE = path.resolve('lib/cli/helper-priority.ts');
+const ENGINE = path.resolve('lib/engine/index.ts');
 
-interface Report { line: string; pid: number; before: Record<string, number>; after: Record<string, number>; pool: number[] }
+type Priorities = Record<string, number>;
+interface Report { pid: number; pool: number[]; found: unknown; atStart: Priorities; duringWork: Priorities; stillWorking: Priorities; afterWork: Priorities; afterStop: Priorities }
 
-/** Runs lowerHelperPriority in a fresh process; it reports every thread's priority before and after, and its pool's threads. */
+/**
+ * In a fresh process: finds the helpers, lowers them during long work (a
+ * slice resuming, then quiet), and reports every thread's priority at each
+ * step, with the pool's threads found independently.
+ */
 function runInChild(env: Record<string, string> = {}): Report {
   const script = `
     import os from 'node:os';
     import { readdirSync } from 'node:fs';
     import { readFile } from 'node:fs/promises';
-    import { lowerHelperPriority } from ${JSON.stringify(MODULE)};
+    import { findHelperThreads, lowerDuringLongWork } from ${JSON.stringify(MODULE)};
+    import { yieldToLoop } from ${JSON.stringify(ENGINE)};
     const priorities = () => Object.fromEntries(readdirSync('/proc/self/task').map((t) => [t, os.getPriority(Number(t))]));
-    // Start the pool first, as the server's start has by then.
-    await readFile('/proc/self/stat');
-    const before = priorities();
-    const line = await lowerHelperPriority();
-    const after = priorities();
+    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+    const found = await findHelperThreads();
+    const stop = lowerDuringLongWork(found.threads, 30);
+    const atStart = priorities();
+    await yieldToLoop();
+    const duringWork = priorities();
+    // Work that keeps resuming, for longer than the quiet time, keeps them lowered.
+    for (let i = 0; i < 10; i++) { await sleep(10); await yieldToLoop(); }
+    const stillWorking = priorities();
+    await sleep(150);
+    const afterWork = priorities();
+    await yieldToLoop(); stop();
+    const afterStop = priorities();
     const pool = new Set();
     for (let i = 0; i < 20; i++) for (const s of await Promise.all(Array.from({ length: 32 }, () => readFile('/proc/thread-self/stat', 'latin1')))) pool.add(Number.parseInt(s, 10));
-    console.log(JSON.stringify({ line, pid: process.pid, before, after, pool: [...pool] }));
+    console.log(JSON.stringify({ pid: process.pid, pool: [...pool], found, atStart, duringWork, stillWorking, afterWork, afterStop }));
   `;
   const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: cleanEnv(env), timeout: 60_000 });
   if (r.status !== 0) throw new Error(`child failed (${r.status}): ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Report;
 }
 
-describe('cli: V8 helper threads at the lowest priority', function () {
+describe('cli: V8 helper threads at the lowest priority while long work runs', function () {
   this.timeout(60_000);
   before(function () { if (process.platform !== 'linux') this.skip(); });
 
   for (const poolSize of [4, 2]) {
-    it(`lowers every thread but the main one and the I/O pool's ${poolSize}`, () => {
+    it(`lowers every thread but the main one and the I/O pool's ${poolSize} during long work, and only then`, () => {
       const r = runInChild(poolSize === 4 ? {} : { UV_THREADPOOL_SIZE: String(poolSize) });
       expect(r.pool).to.have.length(poolSize);
-      const main = String(r.pid);
-      const kept = [main, ...r.pool.map(String)];
-      const helpers = Object.keys(r.after).filter((t) => !kept.includes(t));
+      expect((r.found as { pool: number }).pool).to.equal(poolSize);
+      const kept = [String(r.pid), ...r.pool.map(String)];
+      const helpers = (r.found as { threads: Array<{ tid: number }> }).threads.map((t) => String(t.tid));
       expect(helpers.length, 'Node starts helper threads of its own').to.be.greaterThan(0);
-      for (const t of kept) expect(r.after[t], `thread ${t} keeps its priority`).to.equal(r.before[t]);
-      for (const t of helpers) expect(r.after[t], `helper thread ${t}`).to.equal(19);
-      expect(r.line).to.equal(`V8 helper threads at the lowest priority (${helpers.length} threads; the I/O pool's ${poolSize} unchanged)`);
+      expect(helpers.filter((t) => kept.includes(t)), 'no helper is the main or a pool thread').to.deep.equal([]);
+      for (const t of helpers) {
+        expect(r.atStart[t], `helper ${t} before any long work`).to.not.equal(19);
+        expect(r.duringWork[t], `helper ${t} during long work`).to.equal(19);
+        expect(r.stillWorking[t], `helper ${t} while the work goes on`).to.equal(19);
+        expect(r.afterWork[t], `helper ${t} once the work stopped`).to.equal(r.atStart[t]);
+        expect(r.afterStop[t], `helper ${t} after stop`).to.equal(r.atStart[t]);
+      }
+      for (const t of kept) for (const at of [r.duringWork, r.stillWorking, r.afterWork, r.afterStop]) expect(at[t], `thread ${t} keeps its priority`).to.equal(r.atStart[t]);
     });
   }
 
-  /** The priority of each of `pid`'s threads. */
-  const threadPriorities = (pid: number): number[] => readdirSync(`/proc/${pid}/task`).map((t) => os.getPriority(Number(t)));
+  /** How many of `pid`'s threads are at the lowest priority. */
+  const lowest = (pid: number): number => readdirSync(`/proc/${pid}/task`).filter((t) => os.getPriority(Number(t)) === 19).length;
 
   for (const choice of ['low', 'normal'] as const) {
-    it(`eddydb start ${choice === 'low' ? 'lowers them by default' : 'leaves them with --helper-priority normal'}`, async () => {
+    it(`eddydb start ${choice === 'low' ? 'finds the helpers by default' : 'leaves them alone with --helper-priority normal'}, and lowers none while idle`, async () => {
       const dir = tempDir('eddydb-helpers-');
       const args = ['start', '--port', '0', '--host', '127.0.0.1', '--data-dir', path.join(dir, 'data'), ...(choice === 'normal' ? ['--helper-priority', 'normal'] : [])];
       const { proc, output, exited } = spawnCli(args, { EDDYDB_ADMIN_KEY: 'helper-priority-admin-key-0123' });
       try {
         await until('listening', () => /listening on/.test(output()), 30_000);
-        const main = os.getPriority(proc.pid!);
-        const lowest = threadPriorities(proc.pid!).filter((p) => p === 19 && p !== main).length;
-        const said = /V8 helper threads at the lowest priority \((\d+) threads; the I\/O pool's 4 unchanged\)/.exec(output());
-        if (choice === 'low') {
-          expect(said, output()).to.not.equal(null);
-          expect(lowest).to.equal(Number(said![1]));
-        } else {
-          expect(said, output()).to.equal(null);
-          expect(lowest).to.equal(0);
-        }
+        const said = /V8 helper threads \((\d+)\) at the lowest priority while long work runs; the I\/O pool's 4 threads unchanged/.exec(output());
+        if (choice === 'low') expect(said, output()).to.not.equal(null);
+        else expect(said, output()).to.equal(null);
+        expect(lowest(proc.pid!)).to.equal(0);
       } finally {
         proc.kill('SIGTERM');
         await exited;

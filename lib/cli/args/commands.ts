@@ -96,7 +96,7 @@ const START_OPTIONS: readonly OptionSpec[] = [
   },
   {
     name: 'helper-priority', isFlag: true, value: { kind: 'choice', values: ['low', 'normal'] }, env: 'EDDYDB_HELPER_PRIORITY', placeholder: 'LEVEL', defaultText: '`low`',
-    help: '`low`: V8\'s helper threads (garbage collection, compilation) run at the lowest priority, so a busy core serves requests first; `normal` leaves them as Node starts them (Linux; see Memory)',
+    help: '`low`: while long work runs in slices (a large batch), V8\'s helper threads (garbage collection, compilation) run at the lowest priority, so the core serves requests between the slices; `normal` leaves them as Node starts them (Linux; see Memory)',
   },
   { name: 'trust-proxy', isFlag: true, value: SWITCH, env: 'EDDYDB_TRUST_PROXY', defaultText: 'off', help: 'behind a reverse proxy: the client address is the last `X-Forwarded-For` entry' },
   {
