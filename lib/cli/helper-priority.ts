@@ -14,9 +14,11 @@
  *
  * Only while long work runs: lowered for good, the helpers also compiled
  * hot code late under full load, and point reads lost about 5%
- * (bench http-read, 0.71 against 0.75 of bare). The first slice to resume
- * lowers them (engine slices.ts `beforeLongWorkResumes`); once no slice
- * has resumed for QUIET_MS they get their priority back.
+ * (bench http-read, 0.71 against 0.75 of bare). Only sliced work counts
+ * (engine slices.ts `whileSlicedWorkRuns`: a Slicer that used up a slice),
+ * not the write queue's turns between groups, which under a load of
+ * single inserts come all the time. The first such yield lowers them; once
+ * none has come for QUIET_MS they get their priority back.
  *
  * (`node --single-threaded-gc` keeps collection on the server's thread
  * too, but only as a command-line flag: set at run time it crashed V8.)
@@ -32,11 +34,11 @@
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
-import { beforeLongWorkResumes } from '../engine/index.js';
+import { whileSlicedWorkRuns } from '../engine/index.js';
 
 /** The lowest priority for a thread. */
 const LOWEST = 19;
-/** Helpers get their priority back once no slice of long work has resumed for this long. */
+/** Helpers get their priority back once no sliced work has yielded for this long. */
 export const QUIET_MS = 100;
 const DISCOVERY_ROUNDS = 5;
 
@@ -61,7 +63,7 @@ export async function findHelperThreads(): Promise<HelperThreads> {
 }
 
 /**
- * Lowers `helpers` whenever a slice of long work resumes, and gives them
+ * Lowers `helpers` whenever sliced work yields, and gives them
  * their priority back once none has for `quietMs`. Returns a function that
  * stops this (and restores them).
  */
@@ -69,7 +71,7 @@ export function lowerDuringLongWork(helpers: ReadonlyArray<{ tid: number; priori
   let live = [...helpers];
   let lowered = false;
   let stopped = false;
-  let lastResume = 0;
+  let lastSlice = 0;
   let timer: NodeJS.Timeout | undefined;
   const setAll = (priority: (h: { priority: number }) => number) => {
     live = live.filter((h) => {
@@ -88,13 +90,13 @@ export function lowerDuringLongWork(helpers: ReadonlyArray<{ tid: number; priori
     lowered = false;
     setAll((h) => h.priority);
   };
-  beforeLongWorkResumes(() => {
+  whileSlicedWorkRuns(() => {
     if (stopped) return;
-    lastResume = performance.now();
+    lastSlice = performance.now();
     if (lowered) return;
     lowered = true;
     setAll(() => LOWEST);
-    timer = setInterval(() => { if (performance.now() - lastResume >= quietMs) restore(); }, quietMs);
+    timer = setInterval(() => { if (performance.now() - lastSlice >= quietMs) restore(); }, quietMs);
     timer.unref();
   });
   return () => {

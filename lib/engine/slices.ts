@@ -19,6 +19,18 @@ export function yieldToLoop(): Promise<void> {
 }
 
 const resumeHooks: Array<() => void> = [];
+const slicingHooks: Array<() => void> = [];
+
+/**
+ * Registers `fn` (which must not throw) to run each time a Slicer yields:
+ * work that has run a whole slice and will run more (a large batch, a long
+ * scan), unlike the write queue's or a snapshot's turns, which yield
+ * between short steps. The start command uses it to lower V8's helper
+ * threads while such work runs (cli/helper-priority.ts).
+ */
+export function whileSlicedWorkRuns(fn: () => void): void {
+  slicingHooks.push(fn);
+}
 
 /** Registers `fn` (which must not throw) to run each time yielded work resumes. */
 export function beforeLongWorkResumes(fn: () => void): void {
@@ -50,6 +62,7 @@ export class Slicer {
   /** Yields to the event loop when the slice is used up. */
   async pause(): Promise<void> {
     if (!this.due()) return;
+    for (const fn of slicingHooks) fn();
     await yieldToLoop();
     this.started = performance.now();
   }
