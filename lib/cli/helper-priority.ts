@@ -15,7 +15,7 @@
  * Only while long work runs: lowered for good, the helpers also compiled
  * hot code late under full load, and point reads lost about 5%
  * (bench http-read, 0.71 against 0.75 of bare). Only sliced work counts
- * (engine slices.ts `whileSlicedWorkRuns`: a Slicer that used up a slice),
+ * (engine slices.ts `whileSlicedWorkRuns`: a Slicer that used up a slice, or the turns of a large body's decode),
  * not the write queue's turns between groups, which under a load of
  * single inserts come all the time. The first such yield lowers them; once
  * none has come for QUIET_MS they get their priority back.

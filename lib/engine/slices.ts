@@ -22,14 +22,21 @@ const resumeHooks: Array<() => void> = [];
 const slicingHooks: Array<() => void> = [];
 
 /**
- * Registers `fn` (which must not throw) to run each time a Slicer yields:
- * work that has run a whole slice and will run more (a large batch, a long
- * scan), unlike the write queue's or a snapshot's turns, which yield
+ * Registers `fn` (which must not throw) to run each time sliced work
+ * yields (yieldSlicedWork): work that has run a whole slice and will run
+ * more (a large body's decode, a large batch, a long scan), unlike the
+ * write queue's or a snapshot's turns, which yield
  * between short steps. The start command uses it to lower V8's helper
  * threads while such work runs (cli/helper-priority.ts).
  */
 export function whileSlicedWorkRuns(fn: () => void): void {
   slicingHooks.push(fn);
+}
+
+/** yieldToLoop() for work that has run a whole slice and will run more (a Slicer's, a large body's decode): runs the whileSlicedWorkRuns hooks first. */
+export async function yieldSlicedWork(): Promise<void> {
+  for (const fn of slicingHooks) fn();
+  await yieldToLoop();
 }
 
 /** Registers `fn` (which must not throw) to run each time yielded work resumes. */
@@ -62,8 +69,7 @@ export class Slicer {
   /** Yields to the event loop when the slice is used up. */
   async pause(): Promise<void> {
     if (!this.due()) return;
-    for (const fn of slicingHooks) fn();
-    await yieldToLoop();
+    await yieldSlicedWork();
     this.started = performance.now();
   }
 }

@@ -23,7 +23,7 @@ import { constants as zlibConstants, deflateRawSync, gzipSync } from 'node:zlib'
 import { C1, Packr, Unpackr, type Options } from 'msgpackr';
 import { InvalidInput } from '../errors.js';
 import { bodyFormat } from './content-type.js';
-import { integerValue, jsonParser, ownString, toJson, yieldToLoop } from '../engine/index.js';
+import { integerValue, jsonParser, ownString, toJson, yieldSlicedWork } from '../engine/index.js';
 import { unwrapRecord, WireRecord } from './wire-record.js';
 import { msgpackAsJson } from './msgpack-json.js';
 
@@ -67,7 +67,7 @@ export function decodeBody(raw: Buffer | undefined, contentType: string | undefi
  */
 export async function decodeLargeBody(raw: Buffer, contentType: string | undefined): Promise<unknown> {
   const parse = bodyParser(raw, contentType);
-  await yieldToLoop();
+  await yieldSlicedWork();
   return parse();
 }
 

@@ -13,7 +13,7 @@
  */
 import { newRequestId } from './request-id.js';
 import { DbError, MethodNotAllowed, PayloadTooLarge } from '../errors.js';
-import { yieldToLoop } from '../engine/index.js';
+import { yieldSlicedWork } from '../engine/index.js';
 import { callProcedure, recheckAccess, scopeOf, WithStatus, type RawInput, type Registry, type StreamEvent } from './procedure.js';
 import { Router } from './router.js';
 import { ROUTES, type RouteTarget } from './routes.js';
@@ -171,7 +171,7 @@ export class Dispatcher {
     if (req.body && req.body.length >= LARGE_BODY_BYTES) {
       return decodeLargeBody(req.body, h.contentType)
         .then(async (body) => {
-          await yieldToLoop();
+          await yieldSlicedWork();
           return this.run(turn, call, principal, { args: call.args, body }, address);
         })
         .catch((err: unknown) => this.failed(err, turn, req));

@@ -7,7 +7,9 @@
  */
 import { stat } from 'node:fs';
 import { expect } from 'chai';
-import { yieldToLoop } from '../../lib/engine/index.js';
+import { whileSlicedWorkRuns, yieldSlicedWork, yieldToLoop } from '../../lib/engine/index.js';
+import { Slicer, SLICE_MS } from '../../lib/engine/slices.js';
+import { decodeLargeBody } from '../../lib/http/codec.js';
 
 function busy(ms: number): void {
   const t = performance.now();
@@ -37,5 +39,27 @@ describe('yieldToLoop', () => {
       });
     });
     expect(order).to.deep.equal(['timers phase', 'resumed']);
+  });
+});
+
+describe('sliced work and its hooks (whileSlicedWorkRuns)', () => {
+  // Hooks stay registered for the process: this one only counts.
+  let runs = 0;
+  before(() => whileSlicedWorkRuns(() => { runs++; }));
+
+  it('runs the hooks when a Slicer yields or a large body decodes, and not on a plain yieldToLoop', async () => {
+    const at = runs;
+    await yieldToLoop();
+    expect(runs, 'a plain turn (the write queue between groups)').to.equal(at);
+    await yieldSlicedWork();
+    expect(runs).to.equal(at + 1);
+    const slicer = new Slicer();
+    await slicer.pause();
+    expect(runs, 'a slice not yet used up does not yield').to.equal(at + 1);
+    busy(SLICE_MS + 1);
+    await slicer.pause();
+    expect(runs).to.equal(at + 2);
+    await decodeLargeBody(Buffer.from(JSON.stringify({ inserts: [{ data: { a: 1 } }] })), 'application/json');
+    expect(runs, 'a large body decodes over turns of its own').to.equal(at + 3);
   });
 });
