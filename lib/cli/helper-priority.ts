@@ -41,6 +41,8 @@ const LOWEST = 19;
 /** Helpers get their priority back once no sliced work has yielded for this long. */
 export const QUIET_MS = 100;
 const DISCOVERY_ROUNDS = 5;
+/** A larger pool is not looked for: finding each of its threads by chance would take too many opens. */
+const MAX_POOL = 64;
 
 /** Node's helper threads (ids and their priority at start), or why they could not be told apart. */
 export type HelperThreads = { readonly threads: ReadonlyArray<{ tid: number; priority: number }>; readonly pool: number } | { readonly unavailable: string };
@@ -48,6 +50,7 @@ export type HelperThreads = { readonly threads: ReadonlyArray<{ tid: number; pri
 export async function findHelperThreads(): Promise<HelperThreads> {
   if (process.platform !== 'linux') return { unavailable: 'changing the priority of threads needs Linux' };
   const poolSize = threadPoolSize();
+  if (poolSize > MAX_POOL) return { unavailable: `an I/O pool of ${poolSize} threads (UV_THREADPOOL_SIZE) is too large to tell apart` };
   const pool = await poolThreads(poolSize);
   if (pool.size < poolSize) return { unavailable: `found ${pool.size} of the ${poolSize} I/O pool threads, so could not tell them apart` };
   const threads: Array<{ tid: number; priority: number }> = [];

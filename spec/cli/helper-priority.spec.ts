@@ -85,6 +85,12 @@ describe('cli: V8 helper threads at the lowest priority while long work runs', f
     });
   }
 
+  it('changes nothing, and says why, for an I/O pool too large to tell apart', () => {
+    const script = `import { findHelperThreads } from ${JSON.stringify(MODULE)}; console.log(JSON.stringify(await findHelperThreads()));`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: cleanEnv({ UV_THREADPOOL_SIZE: '100' }), timeout: 60_000 });
+    expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).to.deep.equal({ unavailable: 'an I/O pool of 100 threads (UV_THREADPOOL_SIZE) is too large to tell apart' });
+  });
+
   /** How many of `pid`'s threads are at the lowest priority. */
   const lowest = (pid: number): number => readdirSync(`/proc/${pid}/task`).filter((t) => os.getPriority(Number(t)) === 19).length;
 
