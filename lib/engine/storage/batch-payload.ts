@@ -15,11 +15,10 @@
  * outside the heap for the collector to account for.
  */
 import assert from 'node:assert';
-import { crc32 } from 'node:zlib';
 import type { LoggedBatch } from '../effects.js';
 import { Slicer } from '../slices.js';
 import { encodePayload } from './codec.js';
-import { encodeFrames, FRAME_OVERHEAD } from './frame.js';
+import { encodeFrames, FRAME_OVERHEAD, writeFrameHeader } from './frame.js';
 
 /** Effects packed per call; batches this small are packed in one call, synchronously. */
 const SLICE = 500;
@@ -59,9 +58,7 @@ async function frameInSlices(b: LoggedBatch): Promise<Buffer> {
     await slicer.pause();
   }
   const out = frame!.bytes();
-  const payload = out.subarray(FRAME_OVERHEAD);
-  out.writeUInt32LE(payload.length, 0);
-  out.writeUInt32LE(crc32(payload), 4);
+  writeFrameHeader(out, 0, out.subarray(FRAME_OVERHEAD));
   return out;
 }
 

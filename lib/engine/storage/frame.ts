@@ -37,10 +37,15 @@ export function checkHeader(buf: Buffer, magic: string): number | undefined {
 
 export function encodeFrame(payload: Buffer): Buffer {
   const out = Buffer.allocUnsafe(FRAME_OVERHEAD + payload.length);
-  out.writeUInt32LE(payload.length, 0);
-  out.writeUInt32LE(crc32(payload), 4);
+  writeFrameHeader(out, 0, payload);
   payload.copy(out, FRAME_OVERHEAD);
   return out;
+}
+
+/** Writes the header of the frame whose payload is `payload` at `out[at]` (the payload itself goes at `at + FRAME_OVERHEAD`). */
+export function writeFrameHeader(out: Buffer, at: number, payload: Uint8Array): void {
+  out.writeUInt32LE(payload.length, at);
+  out.writeUInt32LE(crc32(payload), at + 4);
 }
 
 /** Several frames in one buffer: each payload is copied once, with no second copy to join them. */
@@ -51,8 +56,7 @@ export function encodeFrames(payloads: readonly Buffer[]): Buffer {
   const out = Buffer.allocUnsafe(total);
   let at = 0;
   for (const p of payloads) {
-    out.writeUInt32LE(p.length, at);
-    out.writeUInt32LE(crc32(p), at + 4);
+    writeFrameHeader(out, at, p);
     p.copy(out, at + FRAME_OVERHEAD);
     at += FRAME_OVERHEAD + p.length;
   }
