@@ -53,6 +53,11 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   };
   process.on('SIGINT', () => stop('SIGINT received'));
   process.on('SIGTERM', () => stop('SIGTERM received'));
+  // From the start, like the signal handlers: the chain of parents is read now, so a parent that dies while
+  // the data is recovered (or just after the listening line, before the rest of the start) is still seen.
+  if (shouldWatchParent(values.isOn('watch-parent'), env)) {
+    stopWatching = watchParent((what) => stop(what));
+  }
   let helpers: HelperThreads | undefined;
   if (values.text('helper-priority') !== 'normal') helpers = await (step = findHelperThreads());
   if (stopping) return;
@@ -77,9 +82,6 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   console.log(`EddyDB listening on http://${config.host}:${port} (data in ${config.dataDir})`);
   if (helpers) stopLowering = helperPriority(server, helpers);
   stopCompacting = idleCompaction(values, server, startRss);
-  if (shouldWatchParent(values.isOn('watch-parent'), env)) {
-    stopWatching = watchParent((what) => stop(what));
-  }
 }
 
 /** Starts idle compaction unless `--idle-compaction-mb 0`; says so when the native addon is missing. */
