@@ -40,9 +40,9 @@ describe('HTTP: outbound function steps and their settings', () => {
     await s.request('PUT', '/api/config', { outbound_allow_hosts: ['127.0.0.1'] });
     const r = await s.request('POST', '/api/functions/fetch_post', { id: 1 });
     expect(r.status).to.equal(200);
-    const resp = bare(r.body.records[0]).http_response;
-    expect(resp.status).to.equal(200);
-    expect(resp.body).to.deep.equal({ id: '1', title: 'Post' });
+    const record = bare(r.body.records[0]);
+    expect(record.http_response).to.deep.equal({ id: '1', title: 'Post' });
+    expect(record.http_response_status).to.equal(200);
   });
 
   it('runs SWR, answering from the cache on the second call', async () => {

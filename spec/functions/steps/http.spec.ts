@@ -15,32 +15,43 @@ describe('functions: HttpRequest step', () => {
   afterEach(async () => { await srv.close(); await h.close(); });
   after(async () => { await closeOutboundPools(); });
 
-  it('writes {status, headers, body} to http_response, JSON parsed, usable by later steps', async () => {
+  it('writes the body to http_response (JSON parsed) and the status and headers beside it, usable by later steps', async () => {
     srv.handler = (_req, res) => { res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'x-rate': '5' }); res.end('{"title":"hello","n":9007199254740993}'); };
     const r = await h.run([
       { type: 'HttpRequest', url: `${srv.url}/posts/{{id}}`, headers: { accept: 'application/json' } },
-      { type: 'Insert', collection: 'cache', record: { title: '{{http_response.body.title}}', status: '{{http_response.status}}', raw: '{{http_response}}' } },
+      { type: 'Insert', collection: 'cache', record: { title: '{{http_response.title}}', status: '{{http_response_status}}', raw: '{{http_response}}', rate: '{{http_response_headers.x-rate}}' } },
     ], { id: 7 });
     expect(srv.seen[0]).to.deep.include({ method: 'GET', url: '/posts/7' });
     expect(srv.seen[0]!.headers.accept).to.equal('application/json');
     const rec = h.records('cache')[0]!;
-    expect(rec).to.include({ title: 'hello', status: 200 });
-    expect((rec.raw as any).headers['x-rate']).to.equal('5');
-    expect((rec.raw as any).body.n).to.equal(9007199254740993n);
+    expect(rec).to.include({ title: 'hello', status: 200, rate: '5' });
+    expect(rec.raw).to.deep.equal({ title: 'hello', n: 9007199254740993n });
     expect(r.records).to.have.length(1);
+  });
+
+  it('caches the body itself with KvSet of {{http_response}}, as the official SWR example does', async () => {
+    srv.handler = (_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"id":1,"name":"Leanne Graham"}'); };
+    const r = await h.run([
+      { type: 'HttpRequest', url: `${srv.url}/users/1`, method: 'GET', headers: { Accept: 'application/json' } },
+      { type: 'KvSet', key: 'api:user:1', value: '{{http_response}}', ttl: 300 },
+      { type: 'KvGet', key: 'api:user:1' },
+      { type: 'Project', fields: ['value'], exclude: false },
+    ]);
+    expect(r.records).to.deep.equal([{ value: { id: 1, name: 'Leanne Graham' } }]);
   });
 
   it('keeps a non-JSON body as text and a non-2xx answer as an answer', async () => {
     srv.handler = (_req, res) => { res.writeHead(404, { 'content-type': 'text/html' }); res.end('<h1>missing</h1>'); };
     const r = await h.run([{ type: 'HttpRequest', url: `${srv.url}/nope`, output_field: 'resp' }]);
-    expect(r.records[0]!.resp).to.deep.include({ status: 404, body: '<h1>missing</h1>' });
+    expect(r.records[0]).to.deep.include({ resp: '<h1>missing</h1>', resp_status: 404 });
+    expect((r.records[0]!.resp_headers as Record<string, string>)['content-type']).to.equal('text/html');
   });
 
   it('adds the response to every working record, sending once', async () => {
     await h.db.session(undefined).insert('users', { name: 'a' });
     await h.db.session(undefined).insert('users', { name: 'b' });
     const r = await h.run([{ type: 'FindAll', collection: 'users' }, { type: 'HttpRequest', url: `${srv.url}/x`, output_field: 'out.res' }]);
-    expect(r.records.map((x: any) => [x.name, x.out.res.body.ok])).to.have.deep.members([['a', true], ['b', true]]);
+    expect(r.records.map((x: any) => [x.name, x.out.res.ok, x.out.res_status])).to.have.deep.members([['a', true, 200], ['b', true, 200]]);
     expect(srv.seen).to.have.length(1);
   });
 
@@ -103,7 +114,7 @@ describe('functions: HttpRequest step', () => {
     process.env.HTTP_PROXY = proxy.url;
     try {
       const r = await h.run([{ type: 'HttpRequest', url: 'http://api.example.test/users?page=2' }]);
-      expect((r.records[0]!.http_response as any).status).to.equal(200);
+      expect(r.records[0]!.http_response_status).to.equal(200);
       expect(proxy.seen).to.deep.equal(['GET http://api.example.test/users?page=2']);
     } finally {
       if (saved === undefined) delete process.env.HTTP_PROXY; else process.env.HTTP_PROXY = saved;
