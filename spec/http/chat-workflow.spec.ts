@@ -25,22 +25,22 @@ describe('HTTP chat workflow: goals, templates, tasks, agents', () => {
 
   describe('goals', () => {
     it('creates, lists, gets, updates (partially) and deletes bare records', async () => {
-      expect(await ok('GET', '/api/chat/goals')).to.deep.equal({ goals: [] });
+      expect(await ok('GET', '/api/chat/goals')).to.deep.equal({ count: 0, goals: [] });
       const g = await ok('POST', '/api/chat/goals', { title: 'Launch', description: 'Ship v1', steps: [{ description: 'Build' }, 'Test'], owner: { team: 'core' } });
-      expect(g).to.include({ title: 'Launch', description: 'Ship v1', status: 'pending_approval', created_at: '2026-01-01T08:00:00.000Z' });
+      expect(g).to.include({ title: 'Launch', description: 'Ship v1', status: 'pending', created_at: '2026-01-01T08:00:00.000Z' });
       expect(g.id).to.be.a('string');
       expect(g.steps).to.deep.equal([{ description: 'Build', status: 'pending', transitions: [] }, { description: 'Test', status: 'pending', transitions: [] }]);
       expect(await ok('GET', `/api/chat/goals/${g.id}`)).to.deep.equal(g);
-      expect(await ok('GET', '/api/chat/goals')).to.deep.equal({ goals: [g] });
+      expect(await ok('GET', '/api/chat/goals')).to.deep.equal({ count: 1, goals: [g] });
 
       t.clock.advance(1000);
       const u = await ok('PUT', `/api/chat/goals/${g.id}`, { description: 'Ship v1.0', priority: 2 });
-      expect(u).to.include({ title: 'Launch', description: 'Ship v1.0', priority: 2, status: 'pending_approval', created_at: g.created_at, updated_at: '2026-01-01T08:00:01.000Z' });
+      expect(u).to.include({ title: 'Launch', description: 'Ship v1.0', priority: 2, status: 'pending', created_at: g.created_at, updated_at: '2026-01-01T08:00:01.000Z' });
       expect(u.owner).to.deep.equal({ team: 'core' });
 
       expect(await ok('DELETE', `/api/chat/goals/${g.id}`)).to.deep.equal({ status: 'deleted', id: g.id });
       expect((await t.request('GET', `/api/chat/goals/${g.id}`)).status).to.equal(404);
-      expect(await ok('GET', '/api/chat/goals')).to.deep.equal({ goals: [] });
+      expect(await ok('GET', '/api/chat/goals')).to.deep.equal({ count: 0, goals: [] });
     });
 
     it('keeps members exactly as sent (typed-looking objects, dates, big integers)', async () => {
@@ -61,24 +61,46 @@ describe('HTTP chat workflow: goals, templates, tasks, agents', () => {
       expect(await ids('ROCKET fuel')).to.deep.equal([a.id]);
       expect(await ids('nothing-like-this')).to.deep.equal([]);
       expect(await ids('')).to.have.length(3);
+      expect(await ok('GET', '/api/chat/goals/search?q=fuel')).to.deep.include({ count: 1 });
       await ok('POST', `/api/chat/goals/${b.id}/approve`);
       expect(await ids('approve')).to.deep.equal([]); // the kept transitions are not searched
     });
 
-    it('runs the review lifecycle, keeping each transition with its time', async () => {
+    it('runs the review lifecycle, keeping each transition with its time: approval sends it back to work until every step is completed', async () => {
       const g = await ok('POST', '/api/chat/goals', { title: 'G', steps: [{ description: 's0' }] });
       t.clock.advance(1000);
       expect((await ok('POST', `/api/chat/goals/${g.id}/approve`)).status).to.equal('in_progress');
       t.clock.advance(1000);
       const done = await ok('POST', `/api/chat/goals/${g.id}/complete`, { summary: 'All done' });
       expect(done).to.include({ status: 'pending_review', summary: 'All done' });
+      expect((await ok('POST', `/api/chat/goals/${g.id}/approve`)).status).to.equal('in_progress'); // s0 is still pending
+      await ok('POST', `/api/chat/goals/${g.id}/steps/0/start`);
+      await ok('POST', `/api/chat/goals/${g.id}/steps/0/complete`, { result: 'ok' });
+      await ok('POST', `/api/chat/goals/${g.id}/complete`, { summary: 'Really done' });
       const approved = await ok('POST', `/api/chat/goals/${g.id}/approve`);
-      expect(approved.status).to.equal('completed');
+      expect(approved).to.include({ status: 'completed', summary: 'Really done' });
       expect(approved.transitions).to.deep.equal([
-        { action: 'approve', from: 'pending_approval', to: 'in_progress', at: '2026-01-01T08:00:01.000Z' },
+        { action: 'approve', from: 'pending', to: 'in_progress', at: '2026-01-01T08:00:01.000Z' },
+        { action: 'complete', from: 'in_progress', to: 'pending_review', at: '2026-01-01T08:00:02.000Z' },
+        { action: 'approve', from: 'pending_review', to: 'in_progress', at: '2026-01-01T08:00:02.000Z' },
         { action: 'complete', from: 'in_progress', to: 'pending_review', at: '2026-01-01T08:00:02.000Z' },
         { action: 'approve', from: 'pending_review', to: 'completed', at: '2026-01-01T08:00:02.000Z' },
       ]);
+      expect((await t.request('POST', `/api/chat/goals/${g.id}/reject`, { reason: 'late' })).status).to.equal(409);
+    });
+
+    it('runs the official TypeScript example\'s flow: steps right after the create, complete, approve; reject of a new goal', async () => {
+      const g = await ok('POST', '/api/chat/goals', { title: 'Deploy v2.0', description: 'Ship', steps: [{ description: 'Run test suite' }, { description: 'Build release artifacts' }, { description: 'Deploy' }] });
+      expect((await ok('POST', `/api/chat/goals/${g.id}/steps/0/start`)).id).to.equal(g.id);
+      expect((await ok('POST', `/api/chat/goals/${g.id}/steps/0/complete`, { result: 'All 527 tests passed' })).steps[0]).to.include({ status: 'completed', result: 'All 527 tests passed' });
+      const failed = await ok('POST', `/api/chat/goals/${g.id}/steps/1/fail`, { error: 'Build timed out after 10 minutes' });
+      expect(failed).to.include({ id: g.id, status: 'pending' });
+      expect(failed.steps.map((s: any) => s.status)).to.deep.equal(['completed', 'failed', 'pending']);
+      expect(failed.steps[1]).to.include({ error: 'Build timed out after 10 minutes' });
+      expect((await ok('POST', `/api/chat/goals/${g.id}/complete`, { summary: 'Deployed after a retry' })).status).to.equal('pending_review');
+      expect((await ok('POST', `/api/chat/goals/${g.id}/approve`)).status).to.equal('in_progress');
+      const other = await ok('POST', '/api/chat/goals', { title: 'Bad Plan', steps: [{ description: 'Do something wrong' }] });
+      expect(await ok('POST', `/api/chat/goals/${other.id}/reject`, { reason: 'Plan does not meet requirements' })).to.include({ status: 'failed', rejection_reason: 'Plan does not meet requirements' });
     });
 
     it('rejects with a reason, then refuses approve of the failed goal with 409 naming its state and the allowed actions', async () => {
@@ -90,10 +112,11 @@ describe('HTTP chat workflow: goals, templates, tasks, agents', () => {
       expect(r.body).to.include({ current_status: 'failed', action: 'approve' });
       expect(r.body.allowed_actions).to.deep.equal([]);
       expect(r.body.error).to.include('it is failed');
-      const early = await t.request('POST', `/api/chat/goals/${(await ok('POST', '/api/chat/goals', { title: 'H' })).id}/complete`, { summary: 's' });
+      const working = await ok('POST', '/api/chat/goals', { title: 'H', status: 'in_progress' });
+      const early = await t.request('POST', `/api/chat/goals/${working.id}/approve`);
       expect(early.status).to.equal(409);
-      expect(early.body).to.include({ current_status: 'pending_approval' });
-      expect(early.body.allowed_actions).to.deep.equal(['approve', 'reject']);
+      expect(early.body).to.include({ current_status: 'in_progress' });
+      expect(early.body.allowed_actions).to.deep.equal(['complete', 'reject']);
     });
 
     it('may start in progress when created so, but no further', async () => {
@@ -101,17 +124,10 @@ describe('HTTP chat workflow: goals, templates, tasks, agents', () => {
       expect((await t.request('POST', '/api/chat/goals', { title: 'G', status: 'completed' })).status).to.equal(400);
     });
 
-    it('runs steps while the goal is in progress: start, complete with a result, fail with an error, start again', async () => {
-      const g = await ok('POST', '/api/chat/goals', { title: 'G', steps: [{ description: 'a' }, { description: 'b' }] });
-      const early = await t.request('POST', `/api/chat/goals/${g.id}/steps/0/start`);
-      expect(early.status).to.equal(409);
-      expect(early.body.error).to.include('pending_approval');
+    it('runs steps while the goal is pending or in progress: start, complete with a result, fail with an error, start again', async () => {
+      const g = await ok('POST', '/api/chat/goals', { title: 'G', steps: [{ description: 'a' }, { description: 'b' }, { description: 'c' }] });
+      expect((await ok('POST', `/api/chat/goals/${g.id}/steps/2/complete`, { result: 'done already' })).steps[2]).to.include({ status: 'completed', result: 'done already' });
       await ok('POST', `/api/chat/goals/${g.id}/approve`);
-
-      const never = await t.request('POST', `/api/chat/goals/${g.id}/steps/0/complete`, { result: 'x' });
-      expect(never.status).to.equal(409);
-      expect(never.body).to.include({ current_status: 'pending' });
-      expect(never.body.allowed_actions).to.deep.equal(['start']);
 
       t.clock.advance(500);
       expect((await ok('POST', `/api/chat/goals/${g.id}/steps/0/start`)).steps[0]).to.include({ status: 'in_progress', started_at: '2026-01-01T08:00:00.500Z' });
@@ -124,9 +140,17 @@ describe('HTTP chat workflow: goals, templates, tasks, agents', () => {
       const s1 = (await ok('POST', `/api/chat/goals/${g.id}/steps/1/fail`, { error: 'disk full' })).steps[1];
       expect(s1).to.include({ status: 'failed', error: 'disk full' });
       expect((await ok('POST', `/api/chat/goals/${g.id}/steps/1/start`)).steps[1].status).to.equal('in_progress');
-      expect((await t.request('POST', `/api/chat/goals/${g.id}/steps/0/start`)).status).to.equal(409);
+      const again = await t.request('POST', `/api/chat/goals/${g.id}/steps/0/start`);
+      expect(again.status).to.equal(409);
+      expect(again.body).to.include({ current_status: 'completed' });
+      expect(again.body.allowed_actions).to.deep.equal([]);
 
-      expect((await t.request('POST', `/api/chat/goals/${g.id}/steps/2/start`)).status).to.equal(404);
+      await ok('POST', `/api/chat/goals/${g.id}/complete`, { summary: 'review me' });
+      const frozen = await t.request('POST', `/api/chat/goals/${g.id}/steps/1/complete`, { result: 'x' });
+      expect(frozen.status).to.equal(409);
+      expect(frozen.body.error).to.include('pending_review').and.to.include('pending or in_progress');
+
+      expect((await t.request('POST', `/api/chat/goals/${g.id}/steps/3/start`)).status).to.equal(404);
       expect((await t.request('POST', `/api/chat/goals/${g.id}/steps/x/start`)).status).to.equal(400);
       expect((await t.request('POST', `/api/chat/goals/nope/steps/0/start`)).status).to.equal(404);
     });
@@ -228,6 +252,16 @@ describe('HTTP chat workflow: goals, templates, tasks, agents', () => {
       expect((await t.request('POST', `/api/chat/tasks/${task.id}/resume`)).status).to.equal(409);
       expect((await t.request('POST', `/api/chat/tasks/${task.id}/succeed`, { output: 1 })).status).to.equal(409);
       expect(at.transitions.map((x: any) => x.action)).to.deep.equal(['start', 'succeed', 'start', 'fail', 'start', 'fail', 'resume', 'pause', 'resume']);
+    });
+
+    it('takes a failure reported without a start, as the official Go example sends it after a resume', async () => {
+      const task = await ok('POST', '/api/chat/tasks', { name: 'Flaky task', max_retries: 0 });
+      await ok('POST', `/api/chat/tasks/${task.id}/start`);
+      expect((await ok('POST', `/api/chat/tasks/${task.id}/pause`)).status).to.equal('paused');
+      expect((await ok('POST', `/api/chat/tasks/${task.id}/resume`, {})).status).to.equal('active');
+      const failed = await ok('POST', `/api/chat/tasks/${task.id}/fail`, { error: 'OOM killed' });
+      expect(failed).to.include({ status: 'failed', failure_count: 1, last_error: 'OOM killed' });
+      expect(failed.transitions.map((x: any) => `${x.from}>${x.to}`)).to.deep.equal(['active>running', 'running>paused', 'paused>active', 'active>failed']);
     });
 
     it('lets one of two racing starts through and refuses the other with 409', async () => {

@@ -1,12 +1,14 @@
 /**
  * Goals (protocol.md 2.13): free-form records with `steps` and a review
- * lifecycle (machines.ts). A goal is created `pending_approval` (or
- * `in_progress` when the body says so: a plan that needs no approval);
- * `approve` starts it, its steps run (start, complete with a result, fail
- * with an error) while it is in progress, `complete` with a summary hands it
- * to review (`pending_review`), and the review approves it (`completed`) or
- * rejects it with a reason (`failed`). Every transition is kept with its time
- * in `transitions` (the goal's and each step's).
+ * lifecycle (machines.ts). A goal is created `pending` (or `in_progress`
+ * when the body says so: a plan that needs no approval); `approve` starts
+ * it; its steps run (start, complete with a result, fail with an error)
+ * while it is pending or in progress, which is how the official clients use
+ * them, right after the create; `complete` with a summary hands it to review
+ * (`pending_review`), and the review approves it (back to `in_progress`, or
+ * `completed` once every step is completed) or rejects it with a reason
+ * (`failed`). Every transition is kept with its time in `transitions` (the
+ * goal's and each step's). Lists carry their `count`, as ekoDB's do.
  */
 import { Conflict, InvalidInput, NotFound } from '../../errors.js';
 import { isPlainObject, type Session } from '../../engine/index.js';
@@ -29,13 +31,13 @@ export class GoalService {
     this.store = new DocumentStore(GOALS_COLLECTION, 'goal', now);
   }
 
-  list(db: Session): { goals: Doc[] } {
-    return { goals: this.store.list(db) };
+  list(db: Session): GoalList {
+    return goalList(this.store.list(db));
   }
 
   /** Goals whose text (any string member, steps included) contains every word of `q`, case-insensitively. */
-  search(db: Session, q: string): { goals: Doc[] } {
-    return { goals: this.store.list(db).filter((g) => matchesText(g, q)) };
+  search(db: Session, q: string): GoalList {
+    return goalList(this.store.list(db).filter((g) => matchesText(g, q)));
   }
 
   get(db: Session, id: string): Doc {
@@ -69,20 +71,21 @@ export class GoalService {
     return this.move(db, id, 'complete', summary === undefined ? {} : { summary });
   }
 
+  /** From review: `completed` when the goal has steps and every one is completed, else back to `in_progress`. */
   approve(db: Session, id: string): Promise<Doc> {
-    return this.move(db, id, 'approve', {});
+    return this.move(db, id, 'approve', {}, (g) => (g.status === 'pending_review' && allStepsCompleted(g) ? 'completed' : 'in_progress'));
   }
 
   reject(db: Session, id: string, reason: string | undefined): Promise<Doc> {
     return this.move(db, id, 'reject', reason === undefined ? {} : { rejection_reason: reason });
   }
 
-  /** A step's lifecycle, while the goal is in progress: `detail` is a complete's result or a fail's error. */
+  /** A step's lifecycle, while the goal is pending or in progress: `detail` is a complete's result or a fail's error. */
   step(db: Session, id: string, index: number, action: StepAction, detail?: unknown): Promise<Doc> {
     return this.store.change(db, id, (g) => {
       const steps = stepsOf(g);
       if (index >= steps.length) throw new NotFound(`Goal '${id}' has no step ${index} (it has ${steps.length})`);
-      if (g.status !== 'in_progress') throw new Conflict(`Goal '${id}' is ${g.status}: its steps change only while it is in_progress`);
+      if (!STEPS_OPEN.includes(g.status)) throw new Conflict(`Goal '${id}' is ${g.status}: its steps change only while it is ${STEPS_OPEN.join(' or ')}`);
       const step = steps[index]!;
       const from = step.status as string;
       const to = transition(STEP_MACHINE, { resource: `step ${index} of goal`, id }, from, action);
@@ -93,12 +96,30 @@ export class GoalService {
     });
   }
 
-  private move(db: Session, id: string, action: string, members: Record<string, unknown>): Promise<Doc> {
+  /** A transition; `pick` chooses among the action's outcomes (machines.ts checks the choice). */
+  private move(db: Session, id: string, action: string, members: Record<string, unknown>, pick?: (g: Doc) => string): Promise<Doc> {
     return this.store.change(db, id, (g) => {
-      const to = transition(GOAL_MACHINE, { resource: 'goal', id }, g.status, action);
+      const to = transition(GOAL_MACHINE, { resource: 'goal', id }, g.status, action, pick?.(g));
       return { ...g, ...members, status: to, transitions: withTransition(g.transitions, { action, from: g.status, to, at: this.store.at() }) };
     });
   }
+}
+
+/** The goal states in which its steps may change: before review, and never once it has ended. */
+const STEPS_OPEN: readonly string[] = ['pending', 'in_progress'];
+
+export interface GoalList {
+  readonly count: number;
+  readonly goals: Doc[];
+}
+
+function goalList(goals: Doc[]): GoalList {
+  return { count: goals.length, goals };
+}
+
+function allStepsCompleted(g: Doc): boolean {
+  const steps = stepsOf(g);
+  return steps.length > 0 && steps.every((s) => s.status === 'completed');
 }
 
 function stepsOf(g: Doc): Record<string, unknown>[] {

@@ -11,22 +11,29 @@ import { InvalidTransition } from '../../errors.js';
 export type Machine = Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
 
 /**
- * A goal waits for approval of its plan, runs, is completed by its agent
- * (with a summary) for review, and the review approves it (completed) or
- * rejects it (failed, with a reason). A goal may be rejected at any open stage.
+ * A goal is created `pending` (its plan not yet approved; a create may say
+ * `in_progress`). `approve` sets it in progress; its agent `complete`s it
+ * with a summary for review (`pending_review`), from `pending` too, as the
+ * real server accepts; the review's `approve` sends it back to work
+ * (`in_progress`) or, when every one of its steps is completed, ends it
+ * (`completed`); `reject` (with a reason) fails it at any open stage.
  */
 export const GOAL_MACHINE: Machine = {
-  pending_approval: { approve: ['in_progress'], reject: ['failed'] },
+  pending: { approve: ['in_progress'], complete: ['pending_review'], reject: ['failed'] },
   in_progress: { complete: ['pending_review'], reject: ['failed'] },
-  pending_review: { approve: ['completed'], reject: ['failed'] },
+  pending_review: { approve: ['in_progress', 'completed'], reject: ['failed'] },
   completed: {},
   failed: {},
 };
-export const GOAL_INITIAL_STATES: readonly string[] = ['pending_approval', 'in_progress'];
+export const GOAL_INITIAL_STATES: readonly string[] = ['pending', 'in_progress'];
 
-/** A step starts, then completes (with a result) or fails (with an error); a failed step may be started again. */
+/**
+ * A step starts, then completes (with a result) or fails (with an error); a
+ * step may also be reported completed or failed without a start, and a
+ * failed step may be started again.
+ */
 export const STEP_MACHINE: Machine = {
-  pending: { start: ['in_progress'] },
+  pending: { start: ['in_progress'], complete: ['completed'], fail: ['failed'] },
   in_progress: { complete: ['completed'], fail: ['failed'] },
   completed: {},
   failed: { start: ['in_progress'] },
@@ -36,10 +43,12 @@ export const STEP_MACHINE: Machine = {
  * A task is active (waiting for its next run), running, paused, completed
  * (a one-off that succeeded) or failed (out of retries). A run ends in
  * `succeed` (active again, or completed when nothing is left to run) or
- * `fail` (active again to retry, or failed when `max_retries` is spent).
+ * `fail` (active again to retry, or failed when `max_retries` is spent); a
+ * worker may report a failure without having reported a start (the Go
+ * client's example fails a task right after resuming it).
  */
 export const TASK_MACHINE: Machine = {
-  active: { start: ['running'], pause: ['paused'] },
+  active: { start: ['running'], fail: ['active', 'failed'], pause: ['paused'] },
   running: { succeed: ['active', 'completed'], fail: ['active', 'failed'], pause: ['paused'] },
   paused: { resume: ['active'] },
   failed: { resume: ['active'] },

@@ -12,21 +12,22 @@ const EXPECTED: Record<string, { machine: Machine; actions: string[]; moves: Rec
   goal: {
     machine: GOAL_MACHINE, actions: ['approve', 'reject', 'complete'],
     moves: {
-      'pending_approval approve': ['in_progress'], 'pending_approval reject': ['failed'],
+      'pending approve': ['in_progress'], 'pending complete': ['pending_review'], 'pending reject': ['failed'],
       'in_progress complete': ['pending_review'], 'in_progress reject': ['failed'],
-      'pending_review approve': ['completed'], 'pending_review reject': ['failed'],
+      'pending_review approve': ['in_progress', 'completed'], 'pending_review reject': ['failed'],
     },
   },
   step: {
     machine: STEP_MACHINE, actions: ['start', 'complete', 'fail'],
     moves: {
-      'pending start': ['in_progress'], 'in_progress complete': ['completed'], 'in_progress fail': ['failed'], 'failed start': ['in_progress'],
+      'pending start': ['in_progress'], 'pending complete': ['completed'], 'pending fail': ['failed'],
+      'in_progress complete': ['completed'], 'in_progress fail': ['failed'], 'failed start': ['in_progress'],
     },
   },
   task: {
     machine: TASK_MACHINE, actions: ['start', 'succeed', 'fail', 'pause', 'resume'],
     moves: {
-      'active start': ['running'], 'active pause': ['paused'],
+      'active start': ['running'], 'active fail': ['active', 'failed'], 'active pause': ['paused'],
       'running succeed': ['active', 'completed'], 'running fail': ['active', 'failed'], 'running pause': ['paused'],
       'paused resume': ['active'], 'failed resume': ['active'], 'completed resume': ['active'],
     },
