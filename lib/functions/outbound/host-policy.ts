@@ -4,12 +4,13 @@
  * unless the allow-list names them (`outbound_allow_hosts`: host names,
  * `*.suffix` wildcards, IP addresses or CIDR ranges) or
  * `outbound_allow_private` opens them all. Public destinations are always
- * allowed. Checked twice: the URL's host before the request, and each
- * address a name resolves to at connect time (dispatchers.ts), so a name
- * that resolves to 127.0.0.1 (or rebinds to it later) is refused too.
+ * allowed. Checked twice: the URL's host before the request, then the
+ * addresses a name resolves to (host-lookup.ts): at connect time for a
+ * direct connection, before the request for one through a proxy. Pure:
+ * the lookups are the caller's.
  */
 import { InvalidInput } from '../../errors.js';
-import { inCidr, isNonPublicAddress, parseCidr, parseIp, type Cidr, type IpBytes } from './ip-address.js';
+import { addressRange, formatCidr, inCidr, parseCidr, parseIp, PUBLIC_RANGE, type Cidr, type IpAddress } from './ip-address.js';
 
 /** A destination the policy refused: a 400, the function's URL is the caller's to fix. */
 export class OutboundDenied extends InvalidInput {}
@@ -38,7 +39,7 @@ export function hostPolicy(allowHosts: readonly string[], allowPrivate: boolean)
     else if (entry.startsWith('*.') && entry.length > 2) suffixes.push(entry.slice(1));
     else if (entry !== '') names.add(entry.replace(/\.$/, ''));
   }
-  const key = JSON.stringify([allowPrivate, [...names].sort(), [...suffixes].sort(), networks.map((n) => `${n.bytes.join('.')}/${n.prefix}`).sort()]);
+  const key = JSON.stringify([allowPrivate, [...names].sort(), [...suffixes].sort(), networks.map(formatCidr).sort()]);
   return { allowPrivate, names, suffixes, networks, key };
 }
 
@@ -54,8 +55,12 @@ function nameAllowed(policy: HostPolicy, host: string): boolean {
   return policy.names.has(host) || policy.suffixes.some((s) => host.endsWith(s));
 }
 
-function addressAllowed(policy: HostPolicy, address: IpBytes): boolean {
-  return policy.allowPrivate || !isNonPublicAddress(address) || policy.networks.some((n) => inCidr(address, n));
+/** Undefined when the policy allows the address, else the range that denies it. */
+function deniedRange(policy: HostPolicy, address: IpAddress): string | undefined {
+  if (policy.allowPrivate) return undefined;
+  const range = addressRange(address);
+  if (range === PUBLIC_RANGE || policy.networks.some((n) => inCidr(address, n))) return undefined;
+  return range;
 }
 
 const LOCAL_NAMES = /(^|\.)localhost$|(^|\.)localhost\.localdomain$/;
@@ -69,10 +74,22 @@ export function checkHost(policy: HostPolicy, rawHost: string): void {
   const host = normalizeHost(rawHost);
   const ip = parseIp(host);
   if (ip) {
-    if (!addressAllowed(policy, ip)) throw denied(host);
+    const range = deniedRange(policy, ip);
+    if (range !== undefined) throw denied(host, host, range);
     return;
   }
   if (LOCAL_NAMES.test(host) && !policy.allowPrivate && !nameAllowed(policy, host)) throw denied(host);
+}
+
+/**
+ * True when the addresses `rawHost` resolves to could be denied, so a
+ * request through a proxy must resolve it first: false for an address
+ * literal (checkHost judged it), an allow-listed name and a policy that
+ * allows every address.
+ */
+export function needsResolution(policy: HostPolicy, rawHost: string): boolean {
+  const host = normalizeHost(rawHost);
+  return !policy.allowPrivate && parseIp(host) === undefined && !nameAllowed(policy, host);
 }
 
 /**
@@ -83,15 +100,34 @@ export function checkHost(policy: HostPolicy, rawHost: string): void {
 export function checkResolved(policy: HostPolicy, rawHost: string, addresses: readonly string[]): string[] {
   const host = normalizeHost(rawHost);
   if (nameAllowed(policy, host)) return [...addresses];
-  const kept = addresses.filter((a) => {
-    const ip = parseIp(a);
-    return ip !== undefined && addressAllowed(policy, ip);
-  });
-  if (kept.length === 0) throw denied(host, addresses[0]);
+  const kept = addresses.filter((a) => addressVerdict(policy, a) === undefined);
+  if (kept.length === 0) throw denied(host, addresses[0], addresses[0] === undefined ? undefined : addressVerdict(policy, addresses[0]));
   return kept;
 }
 
-function denied(host: string, address?: string): OutboundDenied {
+/**
+ * Requires every address a name resolved to to be allowed (a name on the
+ * allow-list passes as it is). For requests through a proxy, which picks
+ * among the addresses itself: one denied address denies the request.
+ * Throws OutboundDenied naming the first denied address.
+ */
+export function checkEveryResolved(policy: HostPolicy, rawHost: string, addresses: readonly string[]): void {
+  const host = normalizeHost(rawHost);
+  if (nameAllowed(policy, host)) return;
+  for (const a of addresses) {
+    const range = addressVerdict(policy, a);
+    if (range !== undefined) throw denied(host, a, range);
+  }
+}
+
+/** Undefined when allowed, else the denying range (`unparsable` for a text that is no address). */
+function addressVerdict(policy: HostPolicy, address: string): string | undefined {
+  const ip = parseIp(address);
+  return ip === undefined ? 'unparsable' : deniedRange(policy, ip);
+}
+
+function denied(host: string, address?: string, range?: string): OutboundDenied {
   const where = address && address !== host ? `'${host}' (${address})` : `'${host}'`;
-  return new OutboundDenied(`Outbound request to ${where} denied: private, loopback and link-local addresses need outbound_allow_hosts or outbound_allow_private`);
+  const why = range === undefined ? 'a name of this machine' : `${range} range`;
+  return new OutboundDenied(`Outbound request to ${where} denied (${why}): non-public addresses need outbound_allow_hosts or outbound_allow_private`);
 }

@@ -1,102 +1,127 @@
 /**
- * IP addresses as bytes, and which ones an outbound request may not reach
- * by default: loopback, private, link-local (the cloud metadata service at
- * 169.254.169.254 included), unspecified, carrier-grade NAT, multicast and
- * reserved ranges, in IPv4 and IPv6. An IPv6 address that carries an IPv4
- * one (mapped `::ffff:a.b.c.d`, compatible `::a.b.c.d`, NAT64 `64:ff9b::/96`,
- * 6to4 `2002::/16`) is judged by the IPv4 address inside, so no spelling
- * reaches 127.0.0.1 around the rule.
+ * IP addresses (ipaddr.js values) and which ones an outbound request may
+ * reach by default: public unicast only. ipaddr.js names the
+ * special-purpose ranges (loopback, private, link-local with the cloud
+ * metadata service at 169.254.169.254, carrier-grade NAT, benchmarking,
+ * documentation, multicast, broadcast, unique- and site-local, Teredo,
+ * 6to4, NAT64, ORCHID, discard-only...), and every range it names is
+ * denied. Two IPv6 forms carry an IPv4 address and are judged by it:
+ * IPv4-mapped `::ffff:0:0/96` (what a dual-stack socket shows for an IPv4
+ * peer) and the NAT64 well-known prefix `64:ff9b::/96` (what DNS64
+ * synthesizes for every IPv4-only name on an IPv6-only network; RFC 6052
+ * section 3.1 keeps non-global IPv4 out of it, and judging the carried
+ * address holds it to that). The few IPv6 forms ipaddr.js calls unicast
+ * but that are not destinations are listed below with their RFC.
  */
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-/** 4 bytes (IPv4) or 16 bytes (IPv6). */
-export type IpBytes = readonly number[];
+export type IpAddress = ipaddr.IPv4 | ipaddr.IPv6;
+/** A network: its first address and a prefix length in bits. */
+export type Cidr = readonly [IpAddress, number];
 
-/** The bytes of an IP literal (brackets around IPv6 tolerated), undefined when it is not one. */
-export function parseIp(text: string): IpBytes | undefined {
+/** The range name of a public destination. */
+export const PUBLIC_RANGE = 'unicast';
+
+/**
+ * An IP literal (brackets around IPv6 tolerated, a zone id ignored),
+ * undefined when it is not one. Only node's standard spellings count:
+ * ipaddr.js alone would also read inet_aton's `127.1` and `0x7f.1`, which
+ * a URL has already normalized and a setting must not mean. IPv6 goes
+ * through the URL parser's hexadecimal form first because ipaddr.js reads
+ * `::a.b.c.d` as IPv4-mapped, while the socket (RFC 4291) takes it as
+ * IPv4-compatible `::a.b.c.d`, the form glibc prints for such an address.
+ */
+export function parseIp(text: string): IpAddress | undefined {
   const s = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
-  const kind = isIP(s);
-  if (kind === 4) return s.split('.').map(Number);
-  if (kind === 6) return parseIpv6(s);
-  return undefined;
-}
-
-function parseIpv6(s: string): IpBytes | undefined {
-  if (s.includes('%')) return undefined; // a zone id names an interface: never a destination we accept
-  let text = s;
-  let tail: number[] = [];
-  const lastColon = text.lastIndexOf(':');
-  if (text.slice(lastColon + 1).includes('.')) {
-    tail = text.slice(lastColon + 1).split('.').map(Number);
-    text = `${text.slice(0, lastColon + 1)}0:0`;
+  const family = isIP(s);
+  if (family === 0) return undefined;
+  try {
+    return ipaddr.parse(family === 6 ? new URL(`http://[${s.split('%')[0]}]`).hostname.slice(1, -1) : s);
+  } catch {
+    return undefined;
   }
-  const halves = text.split('::');
-  const groups = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
-  const head = groups(halves[0]!);
-  const rest = halves.length > 1 ? groups(halves[1]!) : [];
-  const words = [...head, ...new Array<number>(8 - head.length - rest.length).fill(0), ...rest];
-  const bytes = words.flatMap((w) => [w >> 8, w & 0xff]);
-  if (tail.length === 4) bytes.splice(12, 4, ...tail);
-  return bytes.length === 16 ? bytes : undefined;
 }
-
-/** The IPv4 address an IPv6 address carries (mapped, compatible, NAT64, 6to4), else undefined. */
-export function embeddedIpv4(b: IpBytes): IpBytes | undefined {
-  if (b.length !== 16) return undefined;
-  const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
-  if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return b.slice(12); // ::ffff:a.b.c.d
-  if (zeros(0, 12) && !zeros(12, 16)) return b.slice(12); // ::a.b.c.d (deprecated "compatible"), not :: or ::1
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(4, 12)) return b.slice(12); // 64:ff9b::/96
-  if (b[0] === 0x20 && b[1] === 0x02) return b.slice(2, 6); // 2002:aabb:ccdd::/16
-  return undefined;
-}
-
-/** A network: the first bytes of an address and a prefix length in bits. */
-export interface Cidr { readonly bytes: IpBytes; readonly prefix: number }
 
 /** Parses `10.0.0.0/8`, `fc00::/7` or a bare address (a host: the full prefix). Undefined when malformed. */
 export function parseCidr(text: string): Cidr | undefined {
   const slash = text.indexOf('/');
-  const bytes = parseIp(slash < 0 ? text : text.slice(0, slash));
-  if (!bytes) return undefined;
-  const bits = bytes.length * 8;
-  if (slash < 0) return { bytes, prefix: bits };
-  const p = text.slice(slash + 1);
-  if (!/^\d{1,3}$/.test(p) || Number(p) > bits) return undefined;
-  return { bytes, prefix: Number(p) };
+  const address = parseIp(slash < 0 ? text : text.slice(0, slash));
+  if (!address) return undefined;
+  const bits = address.kind() === 'ipv4' ? 32 : 128;
+  if (slash < 0) return [address, bits];
+  const prefix = text.slice(slash + 1);
+  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > bits) return undefined;
+  return [address, Number(prefix)];
 }
 
-export function inCidr(address: IpBytes, net: Cidr): boolean {
-  if (address.length !== net.bytes.length) {
-    const v4 = embeddedIpv4(address);
-    return v4 !== undefined && net.bytes.length === 4 && inCidr(v4, net);
-  }
-  let bits = net.prefix;
-  for (let i = 0; bits > 0; i++, bits -= 8) {
-    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-    if ((address[i]! & mask) !== (net.bytes[i]! & mask)) return false;
-  }
-  return true;
+/** `10.0.0.0/8`, `fc00::/7`: the key and message form of a network. */
+export function formatCidr([address, prefix]: Cidr): string {
+  return `${address.toString()}/${prefix}`;
 }
 
-const cidrs = (list: string[]): Cidr[] => list.map((c) => parseCidr(c)!);
+const cidr = (text: string): [ipaddr.IPv6, number] => ipaddr.IPv6.parseCIDR(text);
 
-/** IPv4 ranges denied by default (RFC 6890 special-purpose, minus the globally reachable ones). */
-const DENIED_V4 = cidrs([
-  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12',
-  '192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24',
-  '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4',
-]);
+/** RFC 4291 section 2.5.5.2: IPv4-mapped, judged by the IPv4 address. */
+const IPV4_MAPPED = cidr('::ffff:0:0/96');
+/** RFC 6052 section 2.1: the NAT64 well-known prefix, judged by the IPv4 address (the local-use 64:ff9b:1::/48 of RFC 8215 is denied). */
+const NAT64_WELL_KNOWN = cidr('64:ff9b::/96');
 
-/** IPv6 ranges denied by default; the ones carrying IPv4 are judged by that address instead. */
-const DENIED_V6 = cidrs([
-  '::/128', '::1/128', '100::/64', '2001:db8::/32', 'fc00::/7', 'fe80::/10', 'fec0::/10', 'ff00::/8',
-]);
+/** The IPv4 address an IPv6 address stands for (mapped or NAT64 well-known), else undefined. */
+export function carriedIpv4(address: IpAddress): ipaddr.IPv4 | undefined {
+  if (address.kind() !== 'ipv6') return undefined;
+  const v6 = address as ipaddr.IPv6;
+  if (!v6.match(IPV4_MAPPED) && !v6.match(NAT64_WELL_KNOWN)) return undefined;
+  const bytes = v6.toByteArray();
+  return new ipaddr.IPv4(bytes.slice(12));
+}
 
-/** True when an address is loopback, private, link-local or otherwise not a public destination. */
-export function isNonPublicAddress(b: IpBytes): boolean {
-  if (b.length === 4) return DENIED_V4.some((n) => inCidr(b, n));
-  const v4 = embeddedIpv4(b);
-  if (v4) return isNonPublicAddress(v4);
-  return DENIED_V6.some((n) => inCidr(b, n));
+/** IPv6 ranges ipaddr.js calls unicast that are not destinations. */
+const UNNAMED_V6_RANGES: Parameters<typeof ipaddr.subnetMatch>[1] = {
+  // RFC 4291 section 2.5.5.1: IPv4-compatible `::a.b.c.d`, deprecated; stacks
+  // that still read it send to the IPv4 address inside (`::7f00:1` is loopback).
+  ipv4Compatible: [cidr('::/96')],
+};
+/**
+ * RFC 4291 section 2.4 and the IANA IPv6 Address Space registry: global
+ * unicast is allocated from 2000::/3 only; the rest (outside the ranges
+ * named above) is reserved by the IETF, so nothing public answers there.
+ */
+const GLOBAL_UNICAST_V6 = cidr('2000::/3');
+
+/**
+ * The range an address falls in: `unicast` (PUBLIC_RANGE) for a public
+ * destination, else the range's name (ipaddr.js's, `ipv4Compatible` or
+ * `reservedByIetf`). An address that carries an IPv4 one gets that one's.
+ */
+export function addressRange(address: IpAddress): string {
+  const v4 = address.kind() === 'ipv4' ? address as ipaddr.IPv4 : carriedIpv4(address);
+  if (v4) return v4.range();
+  const v6 = address as ipaddr.IPv6;
+  const named = v6.range();
+  if (named !== PUBLIC_RANGE) return named;
+  const unnamed = ipaddr.subnetMatch(v6, UNNAMED_V6_RANGES, PUBLIC_RANGE);
+  if (unnamed !== PUBLIC_RANGE) return unnamed;
+  return v6.match(GLOBAL_UNICAST_V6) ? PUBLIC_RANGE : 'reservedByIetf';
+}
+
+/** True when an address is a public unicast destination. */
+export function isPublicAddress(address: IpAddress): boolean {
+  return addressRange(address) === PUBLIC_RANGE;
+}
+
+/**
+ * True when `address` is inside `net`. An address carrying an IPv4 one
+ * (mapped, NAT64) also matches IPv4 networks by it, as it is judged by it;
+ * an IPv4-mapped network (`::ffff:10.0.0.0/104`) is the IPv4 network it maps.
+ */
+export function inCidr(address: IpAddress, net: Cidr): boolean {
+  let [base, prefix] = net;
+  if (base.kind() === 'ipv6' && prefix >= 96 && (base as ipaddr.IPv6).match(IPV4_MAPPED)) {
+    base = (base as ipaddr.IPv6).toIPv4Address();
+    prefix -= 96;
+  }
+  const matches = (a: IpAddress) => a.kind() === base.kind() && a.match(base, prefix);
+  const v4 = carriedIpv4(address);
+  return matches(address) || (v4 !== undefined && matches(v4));
 }

@@ -1,11 +1,14 @@
 /**
  * `outboundFetch`: one HTTP request out of the server, for function steps
  * (HttpRequest, SWR, EmailSend's HTTP providers) and later the chat
- * providers. The host policy is checked on the URL and, for direct
- * connections, on every resolved address at connect time; redirects are
- * followed by hand (at most `maxRedirects`), each hop checked again; the
- * whole exchange, body included, has one deadline; the body is read as a
- * stream and the request aborted once it passes `maxBytes`.
+ * providers. The host policy is checked on the URL, then on the addresses
+ * the name resolves to: at connect time for a direct connection, before the
+ * request for one through a proxy (host-lookup.ts says what that check
+ * guarantees). Redirects are followed by hand (at most `maxRedirects`,
+ * redirects.ts: methods, headers across origins, no https to http), each
+ * hop checked again; the whole exchange, body included, has one deadline;
+ * the body is read as a stream and the request aborted once it passes
+ * `maxBytes`.
  *
  * A non-2xx answer is an answer. Failures are typed: OutboundDenied (400)
  * for a refused destination, InvalidInput for a bad URL or header, Timeout
@@ -17,11 +20,15 @@ import { request, type Dispatcher } from 'undici';
 import { InvalidInput, Timeout, UpstreamFailed } from '../../errors.js';
 import { dispatcherFor } from './dispatchers.js';
 import { checkHost, OutboundDenied, type HostPolicy } from './host-policy.js';
+import { checkBeforeProxy, systemLookup, type HostLookup } from './host-lookup.js';
 import { proxyFor, type ProxyConfig } from './proxy-config.js';
+import { redirectedRequest, REDIRECT_STATUSES, type HopRequest } from './redirects.js';
 
 export interface OutboundPolicy {
   readonly hosts: HostPolicy;
   readonly proxy: ProxyConfig;
+  /** How names are resolved for the policy's checks; dns.lookup when absent. */
+  readonly lookup?: HostLookup;
 }
 
 export interface OutboundRequest {
@@ -52,12 +59,9 @@ export const DEFAULT_MAX_REDIRECTS = 5;
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** Headers the transport owns; a caller setting them could smuggle or confuse the connection. */
 const TRANSPORT_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer', 'proxy-authorization', 'proxy-connection']);
-/** Dropped when a redirect leaves the origin. */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie']);
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // eslint-disable-next-line no-control-regex
 const BAD_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f]/;
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** A redirect's body read (and dropped) so its connection can be reused; larger ones close it. */
 const REDIRECT_BODY_BYTES = 64 * 1024;
 
@@ -89,11 +93,11 @@ export function checkRequestHeaders(headers: Readonly<Record<string, string>> | 
 
 export async function outboundFetch(rawUrl: string, req: OutboundRequest, policy: OutboundPolicy): Promise<OutboundResponse> {
   let url = parseOutboundUrl(rawUrl);
-  let method = (req.method ?? 'GET').toUpperCase();
+  const method = (req.method ?? 'GET').toUpperCase();
   if (!METHODS.has(method)) throw new InvalidInput(`Outbound method '${method.slice(0, 16)}' is not one of ${[...METHODS].join(', ')}`);
-  let headers = checkRequestHeaders(req.headers);
+  const headers = checkRequestHeaders(req.headers);
   if (!('user-agent' in headers)) headers['user-agent'] = 'EddyDB';
-  let body = req.body;
+  let hopRequest: HopRequest = { method, headers, ...(req.body !== undefined ? { body: req.body } : {}) };
   const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = req.maxBytes ?? DEFAULT_MAX_BYTES;
   const maxRedirects = req.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
@@ -102,18 +106,13 @@ export async function outboundFetch(rawUrl: string, req: OutboundRequest, policy
   const timer = setTimeout(() => abort.abort(), timeoutMs);
   try {
     for (let hop = 0; ; hop++) {
-      const res = await send(url, method, headers, body, policy, abort.signal, timeoutMs);
+      const res = await send(url, hopRequest, policy, abort.signal, timeoutMs);
       const location = res.headers.location;
-      if (REDIRECTS.has(res.statusCode) && typeof location === 'string' && maxRedirects > 0) {
+      if (REDIRECT_STATUSES.has(res.statusCode) && typeof location === 'string' && maxRedirects > 0) {
         await res.body.dump({ limit: REDIRECT_BODY_BYTES }).catch(() => undefined);
         if (hop >= maxRedirects) throw new UpstreamFailed(`Outbound request to '${url.hostname}' redirected more than ${maxRedirects} times`);
         const next = parseOutboundUrl(new URL(location, url).href);
-        if (res.statusCode === 303 ? method !== 'HEAD' : (res.statusCode <= 302 && method === 'POST')) {
-          method = 'GET';
-          body = undefined;
-          headers = withoutHeaders(headers, ['content-type']);
-        }
-        if (next.origin !== url.origin) headers = withoutHeaders(headers, [...CREDENTIAL_HEADERS]);
+        hopRequest = redirectedRequest(res.statusCode, url, next, hopRequest);
         url = next;
         continue;
       }
@@ -127,20 +126,19 @@ export async function outboundFetch(rawUrl: string, req: OutboundRequest, policy
   }
 }
 
-async function send(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined,
-  policy: OutboundPolicy, signal: AbortSignal, timeoutMs: number): Promise<Dispatcher.ResponseData> {
-  checkHost(policy.hosts, url.hostname);
+async function send(url: URL, hop: HopRequest, policy: OutboundPolicy, signal: AbortSignal, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+  const lookup = policy.lookup ?? systemLookup;
   const proxy = proxyFor(url, policy.proxy);
+  // Direct: the URL's host now, its addresses in the connect hook. Proxied: both now, the proxy connects.
+  if (proxy === undefined) checkHost(policy.hosts, url.hostname);
+  else await checkBeforeProxy(policy.hosts, url.hostname, lookup, signal);
+  const { method, headers, body } = hop;
   return request(url, {
     method: method as Dispatcher.HttpMethod, headers, signal,
     ...(body !== undefined && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
-    dispatcher: dispatcherFor(policy.hosts, proxy),
+    dispatcher: dispatcherFor(policy.hosts, proxy, lookup),
     headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
   });
-}
-
-function withoutHeaders(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([k]) => !names.includes(k)));
 }
 
 async function readBounded(res: Dispatcher.ResponseData, maxBytes: number, url: URL): Promise<Buffer> {

@@ -1,44 +1,11 @@
 import { expect } from 'chai';
 import {
-  checkHost, checkResolved, embeddedIpv4, hostPolicy, isNonPublicAddress, OutboundDenied, parseCidr, parseIp, proxyFor, proxyFromEnv,
+  checkEveryResolved, checkHost, checkResolved, hostPolicy, needsResolution, OutboundDenied, proxyFor, proxyFromEnv,
 } from '../../../lib/functions/outbound/index.js';
 import { isOutboundHostEntry } from '../../../lib/engine/index.js';
 
-const nonPublic = (ip: string) => isNonPublicAddress(parseIp(ip)!);
-
-describe('outbound: IP addresses and the host policy', () => {
-  it('parses IPv4 and IPv6 literals to bytes', () => {
-    expect(parseIp('10.1.2.3')).to.deep.equal([10, 1, 2, 3]);
-    expect(parseIp('::1')).to.deep.equal([...new Array(15).fill(0), 1]);
-    expect(parseIp('[fe80::1]')!.slice(0, 2)).to.deep.equal([0xfe, 0x80]);
-    expect(parseIp('::ffff:127.0.0.1')!.slice(10)).to.deep.equal([0xff, 0xff, 127, 0, 0, 1]);
-    expect(parseIp('example.com')).to.equal(undefined);
-    expect(parseIp('fe80::1%eth0')).to.equal(undefined);
-  });
-
-  it('denies loopback, private, link-local, metadata, unspecified and reserved addresses', () => {
-    for (const ip of ['127.0.0.1', '127.255.0.9', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254',
-      '0.0.0.0', '100.64.0.1', '224.0.0.1', '255.255.255.255', '::', '::1', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1']) {
-      expect(nonPublic(ip), ip).to.equal(true);
-    }
-  });
-
-  it('judges an IPv6 address that carries an IPv4 one by that address', () => {
-    for (const ip of ['::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254', '::ffff:10.0.0.1', '64:ff9b::a00:1', '2002:7f00:1::', '::127.0.0.1']) {
-      expect(nonPublic(ip), ip).to.equal(true);
-    }
-    expect(embeddedIpv4(parseIp('::ffff:8.8.8.8')!)).to.deep.equal([8, 8, 8, 8]);
-    expect(nonPublic('::ffff:8.8.8.8')).to.equal(false);
-  });
-
-  it('allows public addresses', () => {
-    for (const ip of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '2a00:1450::1']) expect(nonPublic(ip), ip).to.equal(false);
-  });
-
-  it('parses CIDR ranges and refuses bad prefixes', () => {
-    expect(parseCidr('10.0.0.0/8')).to.deep.equal({ bytes: [10, 0, 0, 0], prefix: 8 });
-    expect(parseCidr('10.0.0.0/33')).to.equal(undefined);
-    expect(parseCidr('fc00::/7')!.prefix).to.equal(7);
+describe('outbound: the host policy', () => {
+  it('takes host names, wildcards, addresses and CIDR ranges as allow-list entries', () => {
     expect(isOutboundHostEntry('10.0.0.0/33')).to.equal(false);
     expect(isOutboundHostEntry('*.corp.internal')).to.equal(true);
     expect(isOutboundHostEntry('::1')).to.equal(true);
@@ -61,9 +28,31 @@ describe('outbound: IP addresses and the host policy', () => {
   it('filters resolved addresses at connect time and fails when none is allowed', () => {
     const deny = hostPolicy([], false);
     expect(checkResolved(deny, 'mixed.example', ['10.0.0.1', '8.8.8.8'])).to.deep.equal(['8.8.8.8']);
-    expect(() => checkResolved(deny, 'rebind.example', ['127.0.0.1', '::1'])).to.throw(OutboundDenied, /rebind\.example.*127\.0\.0\.1/);
+    expect(() => checkResolved(deny, 'rebind.example', ['127.0.0.1', '::1'])).to.throw(OutboundDenied, /rebind\.example.*127\.0\.0\.1.*loopback range/);
     expect(checkResolved(hostPolicy(['*.corp.internal'], false), 'db.corp.internal', ['10.0.0.5'])).to.deep.equal(['10.0.0.5']);
     expect(checkResolved(hostPolicy(['10.0.0.0/24'], false), 'db.corp', ['10.0.0.5', '10.0.1.5'])).to.deep.equal(['10.0.0.5']);
+  });
+
+  it('through a proxy, requires every resolved address to be allowed', () => {
+    const deny = hostPolicy([], false);
+    expect(() => checkEveryResolved(deny, 'public.example', ['8.8.8.8', '2606:4700:4700::1111'])).not.to.throw();
+    expect(() => checkEveryResolved(deny, 'mixed.example', ['8.8.8.8', '169.254.169.254']))
+      .to.throw(OutboundDenied, /'mixed\.example' \(169\.254\.169\.254\) denied \(linkLocal range\)/);
+    expect(() => checkEveryResolved(deny, 'mapped.example', ['::ffff:10.0.0.1'])).to.throw(OutboundDenied, /private range/);
+    expect(() => checkEveryResolved(hostPolicy(['10.0.0.0/8'], false), 'db.corp', ['10.0.0.5', '10.1.0.5'])).not.to.throw();
+    expect(() => checkEveryResolved(hostPolicy(['db.corp'], false), 'db.corp', ['127.0.0.1'])).not.to.throw();
+    expect(() => checkEveryResolved(hostPolicy([], true), 'db.corp', ['127.0.0.1', 'fd00::1'])).not.to.throw();
+  });
+
+  it('asks for a name to be resolved before a proxy only when its addresses could be denied', () => {
+    const deny = hostPolicy(['api.partner.example', '*.corp.internal', '10.0.0.0/8'], false);
+    expect(needsResolution(deny, 'metadata.example')).to.equal(true);
+    expect(needsResolution(deny, 'db.example.')).to.equal(true);
+    expect(needsResolution(deny, 'API.partner.example')).to.equal(false);
+    expect(needsResolution(deny, 'x.corp.internal')).to.equal(false);
+    expect(needsResolution(deny, '8.8.8.8')).to.equal(false);
+    expect(needsResolution(deny, '[::1]')).to.equal(false);
+    expect(needsResolution(hostPolicy([], true), 'metadata.example')).to.equal(false);
   });
 });
 

@@ -1,14 +1,29 @@
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { lookup } from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
 import {
-  closeOutboundPools, guardedLookup, hostPolicy, isNonPublicAddress, NO_PROXY_CONFIG, OutboundDenied, outboundFetch, parseIp, proxyFromEnv,
-  type OutboundPolicy,
+  closeOutboundPools, guardedLookup, hostPolicy, isPublicAddress, NO_PROXY_CONFIG, OutboundDenied, outboundFetch, parseIp, proxyFromEnv,
+  type HostLookup, type OutboundPolicy,
 } from '../../../lib/functions/outbound/index.js';
 import { InvalidInput, Timeout, UpstreamFailed } from '../../../lib/errors.js';
 import { startLocalHttp, type LocalHttp } from '../../helpers/local-http.js';
+import { startLocalHttps, type LocalHttps } from '../../helpers/local-https.js';
 import { startForwardProxy, type ForwardProxy } from '../../helpers/forward-proxy.js';
 import { rejection } from '../../helpers/function-harness.js';
+
+/** A resolver for test names (name -> addresses); other names do not resolve. `asked` records each name looked up. */
+function testResolver(names: Record<string, string[]>): HostLookup & { asked: string[] } {
+  const asked: string[] = [];
+  const resolve = async (hostname: string): Promise<LookupAddress[]> => {
+    asked.push(hostname);
+    const addresses = names[hostname];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
+  return Object.assign(resolve, { asked });
+}
 
 const LOCAL: OutboundPolicy = { hosts: hostPolicy(['127.0.0.1'], false), proxy: NO_PROXY_CONFIG };
 const DEFAULT: OutboundPolicy = { hosts: hostPolicy([], false), proxy: NO_PROXY_CONFIG };
@@ -55,7 +70,7 @@ describe('outboundFetch against real local servers', () => {
     // End to end: this machine's own name is not a "local name" to the URL check, only its address tells.
     const name = hostname();
     const resolved = await lookup(name).catch(() => undefined);
-    if (!resolved || !isNonPublicAddress(parseIp(resolved.address)!)) this.skip();
+    if (!resolved || isPublicAddress(parseIp(resolved.address)!)) this.skip();
     const err = await rejection(outboundFetch(`http://${name}:${srv.port}/`, {}, DEFAULT));
     expect(err).to.be.instanceOf(OutboundDenied);
     expect(srv.seen).to.have.length(0);
@@ -139,43 +154,198 @@ describe('outboundFetch against real local servers', () => {
 describe('outboundFetch through a forward proxy', () => {
   let srv: LocalHttp;
   let proxy: ForwardProxy;
+  // The proxy reaches every test name at the local server; the resolver says what the names mean to the policy.
+  const names = {
+    'api.example.test': ['93.184.216.34', '2606:2800:220:1::1'],
+    'metadata.example.test': ['169.254.169.254'],
+    'mixed.example.test': ['93.184.216.34', '10.0.0.7'],
+    'mapped.example.test': ['::ffff:127.0.0.1'],
+    'internal.example.test': ['127.0.0.1'],
+  };
+  let resolver: ReturnType<typeof testResolver>;
+  const through = (env: NodeJS.ProcessEnv, allowHosts: string[] = [], allowPrivate = false): OutboundPolicy => (
+    { hosts: hostPolicy(allowHosts, allowPrivate), proxy: proxyFromEnv(env), lookup: resolver });
   beforeEach(async () => {
     srv = await startLocalHttp();
     proxy = await startForwardProxy();
-    proxy.hosts.set('api.example.test', srv.port);
+    for (const name of Object.keys(names)) proxy.hosts.set(name, srv.port);
+    resolver = testResolver(names);
   });
   afterEach(async () => { await closeOutboundPools(); await proxy.close(); await srv.close(); });
 
-  it('sends http requests through HTTP_PROXY, which resolves the name; the proxy on loopback is never blocked', async () => {
-    const policy: OutboundPolicy = { hosts: hostPolicy([], false), proxy: proxyFromEnv({ HTTP_PROXY: proxy.url }) };
-    const r = await outboundFetch('http://api.example.test/data?x=1', { headers: { accept: 'application/json' } }, policy);
+  it('sends http requests through HTTP_PROXY once every address of the name is public; the proxy on loopback is never blocked', async () => {
+    const r = await outboundFetch('http://api.example.test/data?x=1', { headers: { accept: 'application/json' } }, through({ HTTP_PROXY: proxy.url }));
     expect(r.status).to.equal(200);
     expect(JSON.parse(r.body.toString())).to.deep.equal({ ok: true });
+    expect(resolver.asked).to.deep.equal(['api.example.test']);
     expect(proxy.seen).to.deep.equal(['GET http://api.example.test/data?x=1']);
     expect(srv.seen[0]!.url).to.equal('/data?x=1');
   });
 
+  it('denies a name that resolves to a link-local, private or loopback address before the proxy sees it', async () => {
+    const policy = through({ HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url });
+    const metadata = await rejection(outboundFetch('http://metadata.example.test/latest/meta-data/', {}, policy));
+    expect(metadata).to.be.instanceOf(OutboundDenied);
+    expect(metadata.status).to.equal(400);
+    expect(metadata.message).to.match(/'metadata\.example\.test' \(169\.254\.169\.254\) denied \(linkLocal range\)/).and.not.match(/meta-data/);
+    const mixed = await rejection(outboundFetch('http://mixed.example.test/', {}, policy));
+    expect(mixed).to.be.instanceOf(OutboundDenied);
+    expect(mixed.message).to.match(/10\.0\.0\.7.*private range/);
+    expect(await rejection(outboundFetch('http://mapped.example.test/', {}, policy))).to.be.instanceOf(OutboundDenied);
+    expect(await rejection(outboundFetch('https://metadata.example.test/', {}, policy))).to.be.instanceOf(OutboundDenied);
+    expect(proxy.seen).to.deep.equal([]);
+    expect(srv.seen).to.have.length(0);
+  });
+
+  it('gives the same denial through the proxy as directly', async () => {
+    const direct = await rejection(outboundFetch(`http://metadata.example.test:${srv.port}/`, {}, { hosts: hostPolicy([], false), proxy: NO_PROXY_CONFIG, lookup: resolver }));
+    const proxied = await rejection(outboundFetch(`http://metadata.example.test:${srv.port}/`, {}, through({ HTTP_PROXY: proxy.url })));
+    expect(proxied).to.be.instanceOf(OutboundDenied);
+    expect(direct).to.be.instanceOf(OutboundDenied);
+    expect(proxied.message).to.equal(direct.message);
+  });
+
+  it('lets outbound_allow_hosts and outbound_allow_private open a name, without a lookup where nothing could be denied', async () => {
+    expect((await outboundFetch('http://metadata.example.test/', {}, through({ HTTP_PROXY: proxy.url }, ['metadata.example.test']))).status).to.equal(200);
+    expect((await outboundFetch('http://internal.example.test/', {}, through({ HTTP_PROXY: proxy.url }, [], true))).status).to.equal(200);
+    expect(resolver.asked).to.deep.equal([]);
+    expect((await outboundFetch('http://mixed.example.test/', {}, through({ HTTP_PROXY: proxy.url }, ['10.0.0.0/24']))).status).to.equal(200);
+    expect(resolver.asked).to.deep.equal(['mixed.example.test']);
+    expect(proxy.seen).to.have.length(3);
+  });
+
+  it('fails closed on a name that does not resolve here, since the policy cannot judge it', async () => {
+    const err = await rejection(outboundFetch('http://unknown.example.test/', {}, through({ HTTP_PROXY: proxy.url })));
+    expect(err).to.be.instanceOf(UpstreamFailed);
+    expect(err.message).to.match(/'unknown\.example\.test' failed: ENOTFOUND/);
+    expect(proxy.seen).to.deep.equal([]);
+  });
+
+  it('checks each redirect hop through the proxy again', async () => {
+    srv.handler = (_req, res) => { res.writeHead(302, { location: 'http://metadata.example.test/latest/' }); res.end(); };
+    const err = await rejection(outboundFetch('http://api.example.test/start', {}, through({ HTTP_PROXY: proxy.url })));
+    expect(err).to.be.instanceOf(OutboundDenied);
+    expect(proxy.seen).to.deep.equal(['GET http://api.example.test/start']);
+  });
+
   it('still checks literal addresses and local names in the URL', async () => {
-    const policy: OutboundPolicy = { hosts: hostPolicy([], false), proxy: proxyFromEnv({ HTTP_PROXY: proxy.url }) };
+    const policy = through({ HTTP_PROXY: proxy.url });
     expect(await rejection(outboundFetch(`${srv.url}/`, {}, policy))).to.be.instanceOf(OutboundDenied);
     expect(await rejection(outboundFetch('http://localhost/', {}, policy))).to.be.instanceOf(OutboundDenied);
     expect(await rejection(outboundFetch('http://10.1.2.3/', {}, policy))).to.be.instanceOf(OutboundDenied);
+    expect(resolver.asked).to.deep.equal([]);
     expect(proxy.seen).to.deep.equal([]);
   });
 
   it('tunnels https through HTTPS_PROXY with CONNECT', async () => {
-    const policy: OutboundPolicy = { hosts: hostPolicy([], false), proxy: proxyFromEnv({ HTTPS_PROXY: proxy.url }) };
     // The local target speaks plain HTTP, so the TLS handshake inside the tunnel fails; the CONNECT shows the route.
-    const err = await rejection(outboundFetch('https://api.example.test/secure', { timeoutMs: 3000 }, policy));
+    const err = await rejection(outboundFetch('https://api.example.test/secure', { timeoutMs: 3000 }, through({ HTTPS_PROXY: proxy.url })));
     expect(err).to.be.instanceOf(UpstreamFailed);
     expect(proxy.seen).to.deep.equal(['CONNECT api.example.test:443']);
   });
 
-  it('goes direct for NO_PROXY hosts', async () => {
-    const policy: OutboundPolicy = { hosts: hostPolicy(['127.0.0.1'], false), proxy: proxyFromEnv({ HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }) };
-    const r = await outboundFetch(`${srv.url}/direct`, {}, policy);
+  it('goes direct for NO_PROXY hosts, their addresses checked at connect time', async () => {
+    const env = { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1,internal.example.test' };
+    const r = await outboundFetch(`${srv.url}/direct`, {}, through(env, ['127.0.0.1']));
     expect(r.status).to.equal(200);
-    expect(proxy.seen).to.deep.equal([]);
     expect(srv.seen[0]!.url).to.equal('/direct');
+    const byName = await outboundFetch(`http://internal.example.test:${srv.port}/by-name`, {}, through(env, ['127.0.0.1']));
+    expect(byName.status).to.equal(200);
+    const denied = await rejection(outboundFetch(`http://internal.example.test:${srv.port}/denied`, {}, through(env)));
+    expect(denied).to.be.instanceOf(OutboundDenied);
+    expect(denied.message).to.match(/'internal\.example\.test' \(127\.0\.0\.1\) denied \(loopback range\)/);
+    expect(proxy.seen).to.deep.equal([]);
+    expect(srv.seen.map((s) => s.url)).to.deep.equal(['/direct', '/by-name']);
+  });
+});
+
+describe('outboundFetch redirects across origins', () => {
+  let first: LocalHttp;
+  let second: LocalHttp;
+  const LOOPBACK: OutboundPolicy = { hosts: hostPolicy(['127.0.0.1'], false), proxy: NO_PROXY_CONFIG };
+  const SENT = {
+    authorization: 'Bearer s3cret', cookie: 'sid=42', 'x-api-key': 'k-123', accept: 'application/json', 'accept-language': 'fr',
+    'content-type': 'application/json',
+  };
+  beforeEach(async () => {
+    first = await startLocalHttp();
+    second = await startLocalHttp();
+  });
+  afterEach(async () => { await first.close(); await second.close(); });
+  after(async () => { await closeOutboundPools(); });
+
+  const callerHeaders = (h: Record<string, unknown>) => Object.fromEntries(Object.keys(SENT).filter((k) => k in h).map((k) => [k, h[k]]));
+
+  it('a 307 to another origin resends the method and body with only the safe headers', async () => {
+    first.handler = (_req, res) => { res.writeHead(307, { location: `${second.url}/landing` }); res.end(); };
+    const r = await outboundFetch(`${first.url}/start`, { method: 'POST', headers: SENT, body: '{"a":1}' }, LOOPBACK);
+    expect(r.status).to.equal(200);
+    expect(r.url).to.equal(`${second.url}/landing`);
+    expect(callerHeaders(first.seen[0]!.headers)).to.deep.equal(SENT);
+    const landed = second.seen[0]!;
+    expect(landed).to.deep.include({ method: 'POST', url: '/landing', body: '{"a":1}' });
+    expect(callerHeaders(landed.headers)).to.deep.equal({ accept: 'application/json', 'accept-language': 'fr', 'content-type': 'application/json' });
+    expect(landed.headers['user-agent']).to.equal('EddyDB');
+  });
+
+  it('a 302 after a POST to another origin sends a GET without body, credentials or custom headers', async () => {
+    first.handler = (_req, res) => { res.writeHead(302, { location: `${second.url}/landing` }); res.end(); };
+    await outboundFetch(`${first.url}/start`, { method: 'POST', headers: SENT, body: '{"a":1}' }, LOOPBACK);
+    const landed = second.seen[0]!;
+    expect(landed).to.deep.include({ method: 'GET', url: '/landing', body: '' });
+    expect(callerHeaders(landed.headers)).to.deep.equal({ accept: 'application/json', 'accept-language': 'fr' });
+  });
+
+  it('keeps every header on a redirect within the origin', async () => {
+    first.handler = (req, res) => {
+      if (req.url === '/start') { res.writeHead(308, { location: '/again' }); res.end(); return; }
+      res.writeHead(200); res.end();
+    };
+    await outboundFetch(`${first.url}/start`, { method: 'PUT', headers: SENT, body: 'x' }, LOOPBACK);
+    expect(first.seen.map((s) => s.method)).to.deep.equal(['PUT', 'PUT']);
+    expect(callerHeaders(first.seen[1]!.headers)).to.deep.equal(SENT);
+    expect(first.seen[1]!.body).to.equal('x');
+  });
+});
+
+describe('outboundFetch from https', function () {
+  // A process of its own trusts the test certificate through NODE_EXTRA_CA_CERTS, as an operator trusts a private CA.
+  this.timeout(30_000);
+  let secure: LocalHttps;
+  let plain: LocalHttp;
+  before(async () => {
+    secure = await startLocalHttps();
+    plain = await startLocalHttp();
+  });
+  after(async () => { await secure.close(); await plain.close(); });
+
+  /** The outcome of fetching each URL in turn, in a child process that trusts the test certificate. */
+  const fetchInChild = (urls: string[]) => new Promise<Array<Record<string, unknown>>>((resolve, reject) => {
+    const jobs = JSON.stringify(urls.map((url) => ({ url, request: { headers: { authorization: 'Bearer s3cret' } }, allowHosts: ['127.0.0.1'] })));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'spec/helpers/outbound-fetch-child.ts', jobs], {
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: secure.certFile }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+    child.stderr.on('data', (c: Buffer) => { err += c.toString(); });
+    child.on('error', reject);
+    child.on('close', () => {
+      try { resolve(out.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)); } catch { reject(new Error(`no outcome: ${out}${err}`)); }
+    });
+  });
+
+  it('follows a redirect within https, and refuses one from https to http before sending anything there', async () => {
+    secure.handler = (req, res) => {
+      if (req.url === '/start') { res.writeHead(302, { location: '/next' }); res.end(); return; }
+      if (req.url === '/next') { res.writeHead(200, { 'content-type': 'text/plain' }); res.end(req.headers.authorization ?? 'no-auth'); return; }
+      res.writeHead(302, { location: `${plain.url}/clear` }); res.end();
+    };
+    const [followed, refused] = await fetchInChild([`${secure.url}/start`, `${secure.url}/downgrade`]);
+    expect(followed).to.deep.include({ status: 200, body: 'Bearer s3cret', url: `${secure.url}/next` });
+    expect(refused).to.deep.include({ error: 'OutboundDenied', status: 400 });
+    expect(refused!.message).to.match(/redirect from https '127\.0\.0\.1' to http '127\.0\.0\.1' refused/);
+    expect(plain.seen).to.have.length(0);
+    expect(secure.seen.map((s) => s.url)).to.deep.equal(['/start', '/next', '/downgrade']);
   });
 });
