@@ -1,189 +1,195 @@
 /**
- * Cron expressions and their next run time. node-cron (which the server
- * uses to run its own maintenance) fires callbacks on the real clock and
- * exposes no "next time after t", so this module computes it, for tasks
- * (and anything else on the engine's injectable clock).
+ * The server's one cron dialect, on croner: an expression and a time zone
+ * checked once (`CronSchedule.parse`, a 400 naming what is wrong), then the
+ * next run after any instant the caller gives, which is the engine's
+ * injectable clock for tasks, schedules and the maintenance timers
+ * (cron-timer.ts).
  *
- * Syntax, as node-cron accepts it: five fields (minute hour day month
- * weekday) or six with seconds first; each field `*`, a number, a range
- * `a-b`, a step `*\/n` or `a-b/n` (counted from the range's start), or a
- * comma list of those; month names (`jan`, `January`) and weekday names
- * (`mon`, `Monday`), weekday 7 = Sunday. Aliases `@yearly` (`@annually`),
- * `@monthly`, `@weekly`, `@daily` (`@midnight`), `@hourly`, with or without
- * the `@`. Day-of-month and weekday must both match (node-cron's rule).
+ * Dialect (croner's, with the spellings clients already send): five fields
+ * (minute hour day-of-month month weekday) or six with seconds first; each
+ * `*`, a number, a range `a-b`, a step `*\/n`, `a-b/n` or `a/n` (a to the
+ * field's end), or a comma list of those; month and weekday names (`JAN`,
+ * `mon`; full names such as `January` or `Monday` too), weekday 0 or 7 =
+ * Sunday; croner's `L` (last day, last weekday `5L`), `nW` (nearest weekday),
+ * `d#n` (nth weekday) and `?` (same as `*`); the aliases `@yearly`
+ * (`@annually`), `@monthly`, `@weekly`, `@daily` (`@midnight`), `@hourly`,
+ * with or without the `@`. When both day of month and weekday are
+ * restricted, both must match (`0 0 13 * 5` is Friday the 13th), the rule
+ * stored schedules were written for.
  *
- * Times are matched on the wall clock of `timezone` (an IANA name; UTC when
- * absent). A wall time that a DST change skips never fires; one it repeats
- * fires at its first instant after the given time.
+ * Times are wall-clock times of `timezone` (an IANA name; UTC when absent),
+ * resolved the way RFC 5545 and croner resolve them. A wall time that a DST
+ * change skips runs at the instant it names on the clock before the change:
+ * 02:30 on the spring-forward night in New York runs at 03:30 EDT, and when
+ * several matching times fall in one gap only the first runs. A wall time
+ * that a DST change repeats runs once, at its first instant.
+ *
+ * Bounded: croner's search recurses once per month it scans, up to the year
+ * 3000, and overflows the stack for an expression that never matches (such
+ * as `0 0 31 4,6,9,11 *`). Each search here gives croner a year field of at
+ * most WINDOW_YEARS and looks at most HORIZON_YEARS ahead, so a next run is a
+ * few croner calls of bounded depth; an expression with no run within
+ * HORIZON_YEARS is refused when parsed.
  */
+import { Cron, CronPattern, type CronOptions } from 'croner';
 import { InvalidInput } from '../errors.js';
+
+/** Years one croner search covers (a recursion frame or two per month). */
+const WINDOW_YEARS = 10;
+/**
+ * How far ahead a next run is looked for. The longest wait between two runs
+ * of any expression is a leap day on a given weekday across a century
+ * without one (2072 to 2112: 40 years).
+ */
+export const CRON_HORIZON_YEARS = 50;
+/** Longer than any repeated stretch of wall time (DST overlaps are an hour, two at most). */
+const MAX_REPEAT_MS = 6 * 3_600_000;
 
 const ALIASES: Readonly<Record<string, string>> = {
   yearly: '0 0 1 1 *', annually: '0 0 1 1 *', monthly: '0 0 1 * *', weekly: '0 0 * * 0',
   daily: '0 0 * * *', midnight: '0 0 * * *', hourly: '0 * * * *',
 };
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
-const FULL_MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const FULL_WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-
-interface FieldSpec { readonly name: string; readonly min: number; readonly max: number; readonly names?: readonly (readonly string[])[] }
-const FIELDS: readonly FieldSpec[] = [
-  { name: 'second', min: 0, max: 59 }, { name: 'minute', min: 0, max: 59 }, { name: 'hour', min: 0, max: 23 },
-  { name: 'day of month', min: 1, max: 31 }, { name: 'month', min: 1, max: 12, names: [MONTHS, FULL_MONTHS] },
-  { name: 'weekday', min: 0, max: 7, names: [WEEKDAYS, FULL_WEEKDAYS] },
+const FULL_NAMES = new Set([
+  'january', 'february', 'march', 'april', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
+  'sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday',
+]);
+/** The six fields, seconds first, with what each accepts (for the messages). */
+const FIELDS: readonly { readonly name: string; readonly accepts: string }[] = [
+  { name: 'second', accepts: '0-59' }, { name: 'minute', accepts: '0-59' }, { name: 'hour', accepts: '0-23' },
+  { name: 'day of month', accepts: '1-31, L or nW' }, { name: 'month', accepts: '1-12 or JAN-DEC' },
+  { name: 'weekday', accepts: '0-7, SUN-SAT, dL or d#n' },
 ];
-
-/** How far ahead a next run is looked for (covers leap days on a given weekday). */
-const SEARCH_DAYS = 366 * 60;
-const HOUR = 3_600_000;
+const PATTERN_OPTIONS = { mode: '6-part', sloppyRanges: true } as const;
 
 export class CronSchedule {
+  /** Croner jobs (never started) by the first year of their search window. */
+  private readonly windows = new Map<number, Cron>();
+
   private constructor(
     readonly expression: string,
-    readonly timezone: string | undefined,
-    private readonly seconds: readonly number[], private readonly minutes: readonly number[], private readonly hours: readonly number[],
-    private readonly days: ReadonlySet<number>, private readonly months: ReadonlySet<number>, private readonly weekdays: ReadonlySet<number>,
-    private readonly wall: WallClock,
+    /** The IANA name the wall clock is read in. */
+    readonly timezone: string,
+    /** The six fields, seconds first, aliases expanded and names shortened as croner reads them. */
+    private readonly fields: string,
   ) {}
 
-  /** Parses `expression` (400 naming the field at fault), checking `timezone` too. */
+  /** Parses `expression` on the wall clock of `timezone` (UTC when absent): a 400 naming the field or zone at fault, or saying it never matches. */
   static parse(expression: string, timezone?: string): CronSchedule {
-    const trimmed = expression.trim();
-    const alias = ALIASES[trimmed.replace(/^@/, '').toLowerCase()];
-    const parts = (alias ?? trimmed).split(/\s+/);
-    if (parts.length === 5) parts.unshift('0');
-    if (parts.length !== 6) throw new InvalidInput(`Cron expression '${expression}' must have 5 or 6 fields`);
-    const sets = parts.map((p, i) => parseField(p, FIELDS[i]!, expression));
-    const weekdays = new Set([...sets[5]!].map((d) => d % 7));
-    const s = new CronSchedule(expression, timezone, [...sets[0]!].sort(num), [...sets[1]!].sort(num), [...sets[2]!].sort(num),
-      sets[3]!, sets[4]!, weekdays, wallClock(timezone));
-    if (s.next(0) === undefined) throw new InvalidInput(`Cron expression '${expression}' never fires`);
+    const fields = fieldsOf(expression);
+    const s = new CronSchedule(expression, zoneOf(timezone), fields);
+    if (s.next(0) === undefined) throw new InvalidInput(`Cron expression '${expression}' never matches (no time within ${CRON_HORIZON_YEARS} years)`);
     return s;
   }
 
-  /** The first run strictly after `afterMs` (whole seconds), or undefined when none comes within sixty years. */
+  /** The first run strictly after `afterMs` (runs are whole seconds), or undefined when none comes within CRON_HORIZON_YEARS. */
   next(afterMs: number): number | undefined {
-    const after = Math.floor(afterMs / 1000) * 1000;
-    if (!this.wall.zoned) return this.nextWall(after + 1000);
-    // Start an hour early in wall time: a wall time repeated by a DST change may still be ahead as an instant.
-    let from = this.wall.toWall(after) - 3 * HOUR;
-    for (let guard = 0; guard < 100_000; guard++) {
-      const w = this.nextWall(from);
-      if (w === undefined) return undefined;
-      const instants = this.wall.instantsOf(w).filter((t) => t > after);
-      if (instants.length > 0) return this.earliestNear(w, Math.min(...instants), after);
-      from = w + 1000;
-    }
-    return undefined;
+    const found = this.search(afterMs);
+    if (found === undefined || found > afterMs) return found;
+    return this.nextAfterRepeat(afterMs);
   }
 
-  /** Near a DST change a later wall time can be an earlier instant: look two hours on when the offset moves. */
-  private earliestNear(w: number, found: number, after: number): number {
-    if (this.wall.offset(found - 3 * HOUR) === this.wall.offset(found + 3 * HOUR)) return found;
-    let best = found;
-    for (let from = w + 1000; from <= w + 3 * HOUR;) {
-      const next = this.nextWall(from);
-      if (next === undefined || next > w + 3 * HOUR) break;
-      for (const t of this.wall.instantsOf(next)) if (t > after && t < best) best = t;
-      from = next + 1000;
+  /**
+   * The last run in [fromMs, toMs], or undefined when there is none: a
+   * bisection over `next`, a few dozen searches however long the span (a
+   * server down for a month with a schedule firing every second).
+   */
+  latestBetween(fromMs: number, toMs: number): number | undefined {
+    const first = this.next(Math.ceil(fromMs / 1000) * 1000 - 1000);
+    if (first === undefined || first > toMs) return undefined;
+    let lo = first;
+    let hi = Math.floor(toMs / 1000) * 1000;
+    // Invariant: a run at or before `to` follows lo; next(hi) is after `to`.
+    const following = this.next(lo);
+    if (following === undefined || following > toMs) return lo;
+    while (hi - lo > 1000) {
+      const mid = lo + Math.floor((hi - lo) / 2000) * 1000;
+      const n = this.next(mid);
+      if (n !== undefined && n <= toMs) lo = mid;
+      else hi = mid;
+    }
+    const last = this.next(lo);
+    return last !== undefined && last <= toMs ? last : lo;
+  }
+
+  /**
+   * From inside the second pass of a repeated hour, croner answers with the
+   * first instant of the next repeated wall time, already past: every wall
+   * time of that stretch has run. The next run is then what croner answers
+   * from the first instant whose answer lies ahead; the answers are past up
+   * to some instant and ahead from it on, so bisect for it.
+   */
+  private nextAfterRepeat(after: number): number | undefined {
+    let lo = Math.floor(after / 1000) * 1000;
+    let hi = lo + MAX_REPEAT_MS;
+    let best = this.search(hi);
+    if (best === undefined || best <= after) return undefined;
+    while (hi - lo > 1000) {
+      const mid = lo + Math.floor((hi - lo) / 2000) * 1000;
+      const found = this.search(mid);
+      if (found !== undefined && found > after) {
+        hi = mid;
+        best = found;
+      } else {
+        lo = mid;
+      }
     }
     return best;
   }
 
-  /** The first matching wall time at or after `fromWall` (wall times are ms as if the wall clock were UTC). */
-  private nextWall(fromWall: number): number | undefined {
-    const start = new Date(Math.ceil(fromWall / 1000) * 1000);
-    let day = Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate());
-    let h0 = start.getUTCHours(), m0 = start.getUTCMinutes(), s0 = start.getUTCSeconds();
-    for (let i = 0; i < SEARCH_DAYS; i++, day += 24 * HOUR, h0 = m0 = s0 = 0) {
-      const d = new Date(day);
-      if (!this.months.has(d.getUTCMonth() + 1) || !this.days.has(d.getUTCDate()) || !this.weekdays.has(d.getUTCDay())) continue;
-      const time = this.timeAtOrAfter(h0, m0, s0);
-      if (time !== undefined) return day + time;
+  /** Croner's next wall-clock match after `after`, window by window up to the horizon. */
+  private search(after: number): number | undefined {
+    const first = new Date(after).getUTCFullYear() - 1;
+    for (let from = first; from < first + CRON_HORIZON_YEARS && from + WINDOW_YEARS <= 10_000; from += WINDOW_YEARS) {
+      const found = this.window(Math.max(1, from)).nextRun(new Date(after));
+      if (found) return found.getTime();
     }
     return undefined;
   }
 
-  /** Milliseconds into the day of the first matching time at or after h0:m0:s0. */
-  private timeAtOrAfter(h0: number, m0: number, s0: number): number | undefined {
-    for (const h of this.hours) {
-      if (h < h0) continue;
-      for (const m of this.minutes) {
-        if (h === h0 && m < m0) continue;
-        for (const s of this.seconds) {
-          if (h === h0 && m === m0 && s < s0) continue;
-          return ((h * 60 + m) * 60 + s) * 1000;
-        }
-      }
+  private window(fromYear: number): Cron {
+    let job = this.windows.get(fromYear);
+    if (!job) {
+      const options: CronOptions = { timezone: this.timezone, paused: true, domAndDow: true, mode: '7-part', sloppyRanges: true };
+      job = new Cron(`${this.fields} ${fromYear}-${fromYear + WINDOW_YEARS - 1}`, options);
+      this.windows.set(fromYear, job);
     }
-    return undefined;
+    return job;
   }
 }
 
-const num = (a: number, b: number) => a - b;
-
-function parseField(text: string, spec: FieldSpec, expression: string): Set<number> {
-  const bad = () => new InvalidInput(`Cron expression '${expression}': '${text}' is not a valid ${spec.name}`);
-  const out = new Set<number>();
-  for (const item of text.split(',')) {
-    const m = /^(\*|[A-Za-z0-9]+(?:-[A-Za-z0-9]+)?)(?:\/(\d+))?$/.exec(item);
-    if (!m) throw bad();
-    const [, range, stepText] = m;
-    const step = stepText === undefined ? 1 : Number(stepText);
-    if (!(step >= 1)) throw bad();
-    let lo = spec.min, hi = spec.max;
-    if (range !== '*') {
-      const [a, b] = range!.split('-');
-      lo = value(a!, spec, bad);
-      hi = b === undefined ? (stepText === undefined ? lo : spec.max) : value(b, spec, bad);
-      if (hi < lo) throw bad();
+/** The six fields croner is given, checked one by one so a message names the field at fault. */
+function fieldsOf(expression: string): string {
+  const trimmed = expression.trim();
+  const alias = ALIASES[trimmed.replace(/^@/, '').toLowerCase()];
+  const parts = (alias ?? trimmed).split(/\s+/);
+  if (parts.length === 5) parts.unshift('0');
+  if (parts.length !== 6) {
+    throw new InvalidInput(`Cron expression '${expression}' must have 5 fields (minute hour day-of-month month weekday) or 6 with seconds first, or be an alias such as @daily`);
+  }
+  for (const i of [4, 5]) parts[i] = parts[i]!.replace(/[a-z]+/gi, (w) => (FULL_NAMES.has(w.toLowerCase()) ? w.slice(0, 3) : w));
+  parts.forEach((part, i) => {
+    try {
+      new CronPattern(parts.map((p, j) => (j === i ? p : '*')).join(' '), undefined, PATTERN_OPTIONS);
+    } catch {
+      const field = FIELDS[i]!;
+      throw new InvalidInput(`Cron expression '${expression}': '${part}' is not a valid ${field.name} (${field.accepts}, ranges a-b, steps */n, lists)`);
     }
-    for (let v = lo; v <= hi; v += step) out.add(v);
-  }
-  return out;
-}
-
-function value(text: string, spec: FieldSpec, bad: () => InvalidInput): number {
-  const lower = text.toLowerCase();
-  for (const list of spec.names ?? []) {
-    const i = list.indexOf(lower);
-    if (i >= 0) return list === MONTHS || list === FULL_MONTHS ? i + 1 : i;
-  }
-  if (!/^\d{1,2}$/.test(text)) throw bad();
-  const n = Number(text);
-  if (n < spec.min || n > spec.max) throw bad();
-  return n;
-}
-
-/** Instants <-> wall times of one time zone (identity for UTC). */
-interface WallClock {
-  readonly zoned: boolean;
-  toWall(t: number): number;
-  /** The wall clock's offset from UTC at instant t, in ms. */
-  offset(t: number): number;
-  /** The instants (0, 1 or 2) showing wall time w. */
-  instantsOf(w: number): number[];
-}
-
-function wallClock(timezone: string | undefined): WallClock {
-  if (timezone === undefined || timezone === 'UTC') return { zoned: false, toWall: (t) => t, offset: () => 0, instantsOf: (w) => [w] };
-  let format: Intl.DateTimeFormat;
+  });
+  const fields = parts.join(' ');
   try {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
-    });
-  } catch {
-    throw new InvalidInput(`Unknown time zone '${timezone}'`);
+    new CronPattern(fields, undefined, PATTERN_OPTIONS);
+  } catch (err) {
+    throw new InvalidInput(`Cron expression '${expression}' is not valid: ${(err as Error).message.replace(/^CronPattern: /, '')}`);
   }
-  const toWall = (t: number): number => {
-    const p: Record<string, number> = {};
-    for (const part of format.formatToParts(new Date(t))) if (part.type !== 'literal') p[part.type] = Number(part.value);
-    return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
-  };
-  const offset = (t: number) => toWall(Math.floor(t / 1000) * 1000) - Math.floor(t / 1000) * 1000;
-  return {
-    zoned: true, toWall, offset,
-    instantsOf: (w) => [...new Set([w - offset(w - 12 * HOUR), w - offset(w + 12 * HOUR)])].filter((t) => toWall(t) === w).sort(num),
-  };
+  return fields;
+}
+
+/** The IANA name `timezone` resolves to (UTC when absent); a 400 for a name the runtime does not know. */
+function zoneOf(timezone: string | undefined): string {
+  if (timezone === undefined) return 'UTC';
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone;
+  } catch {
+    throw new InvalidInput(`Unknown time zone '${timezone}': expected an IANA name such as 'America/New_York' or 'UTC'`);
+  }
 }

@@ -1,8 +1,8 @@
 /**
  * The trash: deleted records are kept for 30 days and can be restored, one
  * at a time or a whole collection at once. `purgeExpired` permanently
- * removes what is older; the server runs it on a node-cron schedule, and it
- * reads the injectable clock so tests can move time.
+ * removes what is older; the server runs it on a CronTimer (cron-timer.ts,
+ * `trashPurgeCron`), and it reads the injectable clock so tests can move time.
  */
 import { Conflict, NotFound } from '../errors.js';
 import type { EngineCore } from './core.js';

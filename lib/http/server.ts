@@ -1,21 +1,22 @@
 /**
  * The composition root: builds a Database from a ServerConfig, wires the
  * procedures, the dispatcher and the fastify transport, bootstraps the admin
- * key, and schedules maintenance (trash purge and snapshots with node-cron,
- * TTL sweeps on an interval). It builds the server's logger (log/server-log.ts),
- * logs storage events, warns about a data directory others can read, and logs
- * one startup summary once listening. `close()` shuts everything down cleanly.
+ * key, and schedules maintenance (trash purge and snapshots on CronTimers on the
+ * engine's clock, TTL sweeps on an interval). It builds the server's logger
+ * (log/server-log.ts), logs storage events, warns about a data directory others
+ * can read, and logs one startup summary once listening. `close()` shuts everything down cleanly.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import cron from 'node-cron';
 import type { FastifyInstance } from 'fastify';
 import { outboundPolicy, StoredFunctions } from '../functions/index.js';
 import { Conflict } from '../errors.js';
 import {
   CHAT_MESSAGES_COLLECTION, ChatService, embedderFor, functionAi, Scheduler, SettingsProviderDirectory, type ProviderDirectory,
 } from '../chat/index.js';
-import { ChangeNotifier, checkDataDirPrivacy, Database, nodeFs, type Clock, type Settings, type StorageFs } from '../engine/index.js';
+import {
+  ChangeNotifier, checkDataDirPrivacy, CronSchedule, CronTimer, Database, nodeFs, type Clock, type Settings, type StorageFs,
+} from '../engine/index.js';
 import { logStorageEvent } from './log/storage-log.js';
 import { createServerLog, type LogFormat, type LogThreshold, type ServerLog } from './log/server-log.js';
 import { logStartupSummary, type AdminKeySource } from './log/startup-summary.js';
@@ -45,7 +46,7 @@ export interface ServerConfig {
   clock?: Clock;
   fs?: StorageFs;
   snapshotBytes?: number;
-  /** node-cron expressions; empty string disables. */
+  /** Cron expressions (lib/engine/cron.ts) on the process's local time zone; empty string disables. A bad one throws. */
   snapshotCron?: string;
   trashPurgeCron?: string;
   ttlSweepMs?: number;
@@ -118,7 +119,8 @@ export interface ServerConfig {
 export class Server {
   readonly dispatcher: Dispatcher;
   private readonly app: FastifyInstance;
-  private readonly jobs: cron.ScheduledTask[] = [];
+  /** The maintenance timers on the engine's clock; specs on a ManualClock move the clock and call their `tick()`. */
+  readonly maintenance: { trashPurge?: CronTimer; snapshots?: CronTimer } = {};
   private closing: Promise<void> | undefined;
 
   readonly ripples: RippleManager;
@@ -233,10 +235,20 @@ export class Server {
   get httpServer() { return this.app.server; }
 
   private schedule(): void {
+    // The operator's wall clock, as for cron on the host.
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const now = () => this.db.now();
     const purge = this.config.trashPurgeCron ?? '17 3 * * *';
-    if (purge) this.jobs.push(cron.schedule(purge, () => { this.db.trash.purgeExpired().catch((e) => this.log('error', 'trash purge failed', e)); }));
+    if (purge) {
+      this.maintenance.trashPurge = new CronTimer(CronSchedule.parse(purge, zone), now, () => this.db.trash.purgeExpired(),
+        (e) => this.log('error', 'trash purge failed', e));
+    }
     const snap = this.config.snapshotCron ?? '0 * * * *';
-    if (snap) this.jobs.push(cron.schedule(snap, () => { this.db.snapshot().catch((e) => this.db.logSnapshotFailure('scheduled snapshot', e)); }));
+    if (snap) {
+      this.maintenance.snapshots = new CronTimer(CronSchedule.parse(snap, zone), now, () => this.db.snapshot(),
+        (e) => this.db.logSnapshotFailure('scheduled snapshot', e));
+    }
+    for (const timer of Object.values(this.maintenance)) timer.start();
     const sweep = this.config.ttlSweepMs ?? 1000;
     if (sweep > 0) this.db.records.expiry.start(sweep);
     this.db.transactions.startCleanup();
@@ -245,7 +257,7 @@ export class Server {
   /** Stops accepting requests, waits for in-flight writes, snapshots and closes the log. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      for (const j of this.jobs) j.stop();
+      for (const timer of Object.values(this.maintenance)) timer.stop();
       await this.scheduler.stop(this.config.schedulerStopGraceMs ?? 5000);
       this.ripples.stop();
       this.credentialWatch.stop();

@@ -42,7 +42,11 @@ describe('serverConfig', () => {
 
   it('takes an empty EDDYDB_SNAPSHOT_CRON as "no scheduled snapshots" and refuses a schedule that is not one', () => {
     expect(startConfig(['start'], { EDDYDB_SNAPSHOT_CRON: '' }).snapshotCron).to.equal('');
-    expect(() => startConfig(['start', '--snapshot-cron', 'hourly'], {})).to.throw("invalid value for --snapshot-cron: 'hourly'");
+    expect(() => startConfig(['start', '--snapshot-cron', 'every hour'], {})).to.throw("invalid value for --snapshot-cron: 'every hour'");
+    expect(() => startConfig(['start', '--snapshot-cron', '0 0 31 2 *'], {})).to.throw('never matches');
+    // The server's one cron dialect: the same expressions as schedules and tasks.
+    expect(startConfig(['start', '--snapshot-cron', '@hourly'], {}).snapshotCron).to.equal('@hourly');
+    expect(startConfig(['start', '--snapshot-cron', '*/30 0 * * * *'], {}).snapshotCron).to.equal('*/30 0 * * * *');
   });
 
   it('maps the settings flags onto server settings and never echoes a peer key in an error', () => {

@@ -23,7 +23,7 @@ import { outboundFetch, type OutboundPolicy, type CallResult } from '../../funct
 import type { Doc } from './document-store.js';
 import type { ScheduleAction } from './schedule-action.js';
 import { actionOf } from './schedule-action.js';
-import { missedRunPolicy, nextRunAfter, type ScheduleService } from './schedules.js';
+import { cronOf, missedRunPolicy, nextRunAfter, type ScheduleService } from './schedules.js';
 
 export interface SchedulerDeps {
   readonly schedules: ScheduleService;
@@ -171,13 +171,8 @@ export class Scheduler {
   }
 }
 
-/** The last cron instant of `s` from `first` up to `now` (walks at most 10 000 instants, then settles for the one reached). */
+/** The last cron instant of `s` from `first` up to `now` (`first` itself when none is later; a bisection, however long the server was down). */
 function lastInstantAtOrBefore(s: Doc, first: string, now: number): string {
-  let at = first;
-  for (let i = 0; i < 10_000; i++) {
-    const n = nextRunAfter(s, Date.parse(at));
-    if (n === null || Date.parse(n) > now) return at;
-    at = n;
-  }
-  return at;
+  const last = cronOf(s).latestBetween(Date.parse(first), now);
+  return last === undefined ? first : new Date(last).toISOString();
 }

@@ -40,7 +40,7 @@ const START_OPTIONS: readonly OptionSpec[] = [
   { name: 'max-batch-size', isFlag: true, value: int(1, 1_000_000), env: 'EDDYDB_MAX_BATCH_SIZE', placeholder: 'N', defaultText: '`10000`', help: 'records per batch request' },
   { name: 'body-limit', isFlag: true, value: int(1, 2 ** 32), env: 'EDDYDB_BODY_LIMIT', placeholder: 'BYTES', defaultText: '`33554432`', help: 'request body limit in bytes (413 above it)' },
   { name: 'snapshot-bytes', isFlag: true, value: int(1, Number.MAX_SAFE_INTEGER), env: 'EDDYDB_SNAPSHOT_BYTES', placeholder: 'BYTES', defaultText: '`67108864`', help: 'snapshot when the current log segment passes this size' },
-  { name: 'snapshot-cron', isFlag: true, value: { kind: 'cron' }, env: 'EDDYDB_SNAPSHOT_CRON', placeholder: 'CRON', defaultText: '`0 * * * *`', help: 'node-cron schedule for snapshots (empty disables)' },
+  { name: 'snapshot-cron', isFlag: true, value: { kind: 'cron' }, env: 'EDDYDB_SNAPSHOT_CRON', placeholder: 'CRON', defaultText: '`0 * * * *`', help: 'cron schedule for snapshots, on local time (empty disables)' },
   { name: 'ripple-peers', isFlag: true, value: { kind: 'peers' }, env: 'EDDYDB_RIPPLE_PEERS', placeholder: 'PEERS', defaultText: 'none', help: 'replication peers, `url|api_key,...`' },
   { name: 'heal-retry-ms', isFlag: true, value: int(1, 3_600_000), env: 'EDDYDB_HEAL_RETRY_MS', placeholder: 'MS', defaultText: '`1000`', help: 'after a storage failure, first repair attempt after this many ms, then doubling' },
   { name: 'heal-retry-max-ms', isFlag: true, value: int(1, 86_400_000), env: 'EDDYDB_HEAL_RETRY_MAX_MS', placeholder: 'MS', defaultText: '`30000`', help: 'longest wait between repair attempts' },

@@ -5,7 +5,7 @@
  * the command never starts half-configured. Absent options stay undefined;
  * defaults belong to the code that uses them.
  */
-import cron from 'node-cron';
+import { CronSchedule } from '../../engine/index.js';
 import type { OptionSpec, ValueKind } from './option-spec.js';
 import { closest } from './closest.js';
 
@@ -79,7 +79,12 @@ function convert(kind: ValueKind, raw: string, source: string): Value {
       throw bad(`one of ${kind.values.join(', ')}${near ? `; did you mean '${near}'?` : ''}`);
     }
     case 'cron':
-      if (raw !== '' && !cron.validate(raw)) throw bad('a cron schedule such as \'0 * * * *\', or empty to disable');
+      if (raw === '') return raw;
+      try {
+        CronSchedule.parse(raw);
+      } catch (err) {
+        throw bad(`a cron schedule such as '0 * * * *', or empty to disable: ${(err as Error).message}`);
+      }
       return raw;
     case 'peers':
       try {
