@@ -10,6 +10,14 @@
 // any text holding 16 digits in a row (the JSON path would parse it with
 // its exact, slower parser) answer undefined, and the caller decodes the
 // body with msgpackr.
+//
+// Memory is bounded by the body: the text grows as it is written and never
+// past twice the body plus kOutputSlack bytes (OutputBound). A body whose
+// text would be longer (strings of control characters, each written as the
+// six bytes \u00XX; arrays of small numbers) is declined the same way, so
+// a body can never make the rewrite hold more than about twice itself.
+// Every length read from the body is checked against the bytes left before
+// anything is read or reserved for it.
 #include <node.h>
 #include <node_buffer.h>
 
@@ -19,8 +27,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
-#include <new>
 
 namespace {
 
@@ -36,6 +42,15 @@ constexpr int kLongDigitRun = 16;
 constexpr uint64_t kMaxSafe = 9007199254740991ULL;  // 2^53 - 1
 // The longest text rewritten: V8's longest string.
 constexpr size_t kMaxText = static_cast<size_t>(v8::String::kMaxLength);
+// The text may be twice the body plus this: room for a tiny body's numbers
+// ("127" from one byte) without letting a large one grow past twice itself.
+constexpr size_t kOutputSlack = 64;
+
+// The most text a body of `length` bytes may become (see the header).
+size_t OutputBound(size_t length) {
+  if (length > (kMaxText - kOutputSlack) / 2) return kMaxText;
+  return 2 * length + kOutputSlack;
+}
 
 // String bytes copied as they are (kAscii, kNonAscii), or handled one by one
 // (0: digits, whose runs are counted, and what JSON escapes).
@@ -56,27 +71,34 @@ constexpr VerbatimTable kVerbatim;
 
 class Rewriter {
  public:
-  Rewriter(const uint8_t* src, size_t length) : p_(src), end_(src + length) {
-    Grow(length + length / 4 + 64);
+  Rewriter(const uint8_t* src, size_t length) : p_(src), end_(src + length), bound_(OutputBound(length)) {
+    // Most bodies' text is a little longer than the body (quotes, commas); grown if not.
+    Grow(length > bound_ / 2 ? bound_ : length + length / 4 + kOutputSlack);
   }
+  ~Rewriter() { std::free(out_); }
+  Rewriter(const Rewriter&) = delete;
+  Rewriter& operator=(const Rewriter&) = delete;
 
   // The whole body as one value, every byte used.
   bool Rewrite() { return cap_ > 0 && Value(0) && p_ == end_ && run_ < kLongDigitRun; }
 
-  const char* Text() const { return out_.get(); }
+  const char* Text() const { return out_; }
   size_t Length() const { return len_; }
   bool Ascii() const { return ascii_; }
 
  private:
   const uint8_t* p_;
   const uint8_t* const end_;
-  std::unique_ptr<char[]> out_;
+  // Invariants: len_ <= cap_ <= bound_ <= kMaxText.
+  const size_t bound_;
+  char* out_ = nullptr;
   size_t cap_ = 0;
   size_t len_ = 0;
   bool ascii_ = true;
   // Digits written in a row so far; reaching kLongDigitRun fails the rewrite.
   int run_ = 0;
 
+  // `n` more bytes of body are left (a length read from the body is checked with this before use).
   bool Have(uint64_t n) const { return static_cast<uint64_t>(end_ - p_) >= n; }
 
   uint64_t BigEndian(int bytes) {
@@ -85,17 +107,18 @@ class Rewriter {
     return v;
   }
 
-  // Room for `need` more bytes; false when the text would be longer than a
-  // string can be (the body then goes to msgpackr) or memory is short.
+  // Room for `need` more bytes, doubling up to the bound; false when the
+  // text would pass the bound (the body then goes to msgpackr) or memory is
+  // short. Written so that no sum can wrap: len_ <= cap_ <= bound_.
   bool Grow(size_t need) {
-    if (len_ + need <= cap_) return true;
-    if (len_ + need > kMaxText) return false;
-    size_t cap = cap_ * 2 > len_ + need ? cap_ * 2 : len_ + need;
-    if (cap > kMaxText) cap = kMaxText;
-    std::unique_ptr<char[]> grown(new (std::nothrow) char[cap]);
-    if (!grown) return false;
-    if (len_ > 0) std::memcpy(grown.get(), out_.get(), len_);
-    out_ = std::move(grown);
+    if (need <= cap_ - len_) return true;
+    if (need > bound_ - len_) return false;
+    size_t cap = cap_ > bound_ / 2 ? bound_ : cap_ * 2;
+    if (cap - len_ < need) cap = len_ + need;
+    // realloc: a large block is moved by remapping its pages, so old and new are never both held.
+    char* grown = static_cast<char*>(std::realloc(out_, cap));
+    if (grown == nullptr) return false;
+    out_ = grown;
     cap_ = cap;
     return true;
   }
@@ -111,7 +134,7 @@ class Rewriter {
   bool PutLiteral(const char* s) {
     size_t n = std::strlen(s);
     if (!Grow(n)) return false;
-    std::memcpy(out_.get() + len_, s, n);
+    std::memcpy(out_ + len_, s, n);
     len_ += n;
     run_ = 0;
     return true;
@@ -209,8 +232,10 @@ class Rewriter {
     }
   }
 
+  // `count` is read from the body: each member takes at least one byte, so a
+  // count the bytes left cannot hold is refused before any member is read.
   bool Array(uint64_t count, int depth) {
-    if (depth >= kMaxDepth) return false;
+    if (depth >= kMaxDepth || !Have(count)) return false;
     if (!Put('[')) return false;
     for (uint64_t i = 0; i < count; i++) {
       if (i > 0 && !Put(',')) return false;
@@ -219,8 +244,9 @@ class Rewriter {
     return Put(']');
   }
 
+  // Each entry takes at least two bytes (count < 2^32: the product cannot wrap).
   bool Map(uint64_t count, int depth) {
-    if (depth >= kMaxDepth) return false;
+    if (depth >= kMaxDepth || !Have(2 * count)) return false;
     if (!Put('{')) return false;
     for (uint64_t i = 0; i < count; i++) {
       if (i > 0 && !Put(',')) return false;
@@ -242,56 +268,66 @@ class Rewriter {
     return false;
   }
 
-  bool Str(uint64_t n) {
-    if (!Have(n)) return false;
+  // A string of `n` bytes (a length read from the body, checked first).
+  // Room grows with the text: each byte needs one, an escaped one up to six.
+  bool Str(uint64_t length) {
+    if (!Have(length)) return false;
+    // At most the bytes left in the body, so it fits a size_t and n + 6 cannot wrap.
+    const size_t n = static_cast<size_t>(length);
     const uint8_t* s = p_;
     p_ += n;
-    // Each byte becomes at most 6 ("\u00XX"), plus the quotes.
-    if (!Grow(n * 6 + 2)) return false;
-    char* out = out_.get();
+    // Invariant in the loop: room for the rest written as it is, plus the closing quote.
+    if (!Grow(n + 2)) return false;
+    out_[len_++] = '"';
     size_t o = len_;
-    out[o++] = '"';
     int run = 0;
     uint8_t seen = 0;
-    uint64_t i = 0;
+    size_t i = 0;
     while (i < n) {
       // Bytes written as they are, in one copy: printable ASCII other than digits, quote and backslash, and UTF-8.
-      uint64_t j = i;
+      size_t j = i;
       uint8_t k;
       while (j < n && (k = kVerbatim[s[j]]) != 0) {
         seen |= k;
         j++;
       }
       if (j > i) {
-        std::memcpy(out + o, s + i, j - i);
+        std::memcpy(out_ + o, s + i, j - i);
         o += j - i;
         run = 0;
         i = j;
         if (i == n) break;
       }
-      uint8_t c = s[i++];
+      uint8_t c = s[i];
       if (c >= '0' && c <= '9') {
         if (++run >= kLongDigitRun) return false;
-        out[o++] = static_cast<char>(c);
+        out_[o++] = static_cast<char>(c);
+        i++;
         continue;
       }
       run = 0;
-      out[o++] = '\\';
+      // An escape takes up to six bytes for one: room for it, the rest of the string and the quote.
+      if (cap_ - o < n - i + 6) {
+        len_ = o;
+        if (!Grow(n - i + 6)) return false;
+      }
+      i++;
+      out_[o++] = '\\';
       switch (c) {
-        case '"': out[o++] = '"'; break;
-        case '\\': out[o++] = '\\'; break;
-        case '\n': out[o++] = 'n'; break;
-        case '\r': out[o++] = 'r'; break;
-        case '\t': out[o++] = 't'; break;
-        case '\b': out[o++] = 'b'; break;
-        case '\f': out[o++] = 'f'; break;
+        case '"': out_[o++] = '"'; break;
+        case '\\': out_[o++] = '\\'; break;
+        case '\n': out_[o++] = 'n'; break;
+        case '\r': out_[o++] = 'r'; break;
+        case '\t': out_[o++] = 't'; break;
+        case '\b': out_[o++] = 'b'; break;
+        case '\f': out_[o++] = 'f'; break;
         default: {
           static const char kHex[] = "0123456789abcdef";
-          out[o++] = 'u';
-          out[o++] = '0';
-          out[o++] = '0';
-          out[o++] = kHex[c >> 4];
-          out[o++] = kHex[c & 15];
+          out_[o++] = 'u';
+          out_[o++] = '0';
+          out_[o++] = '0';
+          out_[o++] = kHex[c >> 4];
+          out_[o++] = kHex[c & 15];
         }
       }
     }
@@ -299,15 +335,15 @@ class Rewriter {
       if (!ValidUtf8(s, n)) return false;
       ascii_ = false;
     }
-    out[o++] = '"';
+    out_[o++] = '"';
     len_ = o;
     run_ = 0;
     return true;
   }
 
   // Well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing past U+10FFFF.
-  static bool ValidUtf8(const uint8_t* s, uint64_t n) {
-    uint64_t i = 0;
+  static bool ValidUtf8(const uint8_t* s, size_t n) {
+    size_t i = 0;
     while (i < n) {
       uint8_t c = s[i];
       if (c < 0x80) {
@@ -333,7 +369,7 @@ class Rewriter {
       } else {
         return false;
       }
-      if (n - i <= static_cast<uint64_t>(more)) return false;
+      if (n - i <= static_cast<size_t>(more)) return false;
       if (s[i + 1] < lo || s[i + 1] > hi) return false;
       for (int k = 2; k <= more; k++) {
         if ((s[i + k] & 0xc0) != 0x80) return false;

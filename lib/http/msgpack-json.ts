@@ -14,8 +14,14 @@
  * for anything else (binary, extensions, a 64-bit int beyond ±(2^53 - 1),
  * NaN, a non-string key, 0xc1, more than 100 levels, invalid UTF-8, bytes cut
  * short or left over, 16 digits in a row): the caller then decodes the body
- * with msgpackr as before, with its refusals. Without the addon (no compiler
- * at install, a packed copy without the build) every body goes to msgpackr.
+ * with msgpackr, with its refusals. It also declines a body whose text would
+ * be longer than twice the body plus 64 bytes (strings of control characters,
+ * each written as six bytes; long arrays of small ints or full-precision
+ * floats), growing the text as it writes and stopping at that bound, so a
+ * body never makes it hold more than about twice itself; msgpackr decodes
+ * such a body to the same value. Without the addon (no compiler at install,
+ * a packed copy without the build) every body goes to msgpackr.
+ * spec/fuzz/codec-fuzz.ts fuzzes it against msgpackr under the sanitizers.
  */
 import { loadAddon } from './native-addon.js';
 
@@ -28,10 +34,11 @@ const rewrite = 'unavailable' in addon ? undefined : addon.msgpackAsJson;
 export const msgpackRewriteAvailable = rewrite !== undefined;
 
 /**
- * JSON text of a MessagePack body, or undefined (no addon, or the body holds
- * what JSON would not carry exactly). The text holds no run of 16 digits and
- * escapes only control characters, so JSON.parse alone reads it as the JSON
- * path's exact parser would. A body whose bytes spell `__proto__` must not be
+ * JSON text of a MessagePack body, or undefined (no addon, the body holds
+ * what JSON would not carry exactly, or its text would pass twice its size).
+ * The text holds no number of 16 digits or more and escapes only control
+ * characters, so JSON.parse alone reads it as the JSON path's exact parser
+ * would. A body whose bytes spell `__proto__` must not be
  * given: JSON.parse would keep such a key as an own member instead of
  * refusing it (codec.ts sends those bodies to msgpackr, which refuses them).
  */
