@@ -1,6 +1,7 @@
 {
   "targets": [
     { "target_name": "eddydb_memory", "sources": ["lib/cli/native-memory.cc"] },
+    { "target_name": "eddydb_lock", "sources": ["lib/engine/storage/native-lock.cc"] },
     {
       "target_name": "eddydb_codec",
       "sources": ["lib/http/msgpack-json.cc"],

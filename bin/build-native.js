@@ -2,10 +2,11 @@
 // @ts-check
 /**
  * `npm install`'s install step: builds the optional native addons
- * (binding.gyp: lib/cli/native-memory.cc, lib/http/msgpack-json.cc) with the
- * node-gyp that npm ships, against the headers npm is configured with. A
- * failure only warns: the server runs without them (lib/cli/native-memory.ts
- * and lib/http/msgpack-json.ts say what each costs).
+ * (binding.gyp: lib/cli/native-memory.cc, lib/http/msgpack-json.cc,
+ * lib/engine/storage/native-lock.cc) with the node-gyp that npm ships,
+ * against the headers npm is configured with. A failure only warns: the
+ * server runs without them (lib/cli/native-memory.ts, lib/http/msgpack-json.ts
+ * and lib/engine/storage/lock.ts say what each costs).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -37,5 +38,5 @@ const built = gyp === undefined
   : spawnSync(process.execPath, [gyp, 'rebuild', ...nodedirArgs()], { cwd: ROOT, encoding: 'utf8' });
 if (built.status !== 0) {
   const why = `${built.stderr ?? ''}${built.stdout ?? ''}`.trim().split('\n').slice(-5).join('\n');
-  process.stderr.write(`eddydb: the optional native addons were not built; the server runs without idle memory compaction, and decodes MessagePack bodies with msgpackr only.\n${why}\n`);
+  process.stderr.write(`eddydb: the optional native addons were not built; the server runs without idle memory compaction, decodes MessagePack bodies with msgpackr only, and locks its data directory without flock (an abstract socket on Linux, the pid elsewhere).\n${why}\n`);
 }

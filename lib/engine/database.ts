@@ -37,7 +37,7 @@ import { redundantFiles, seqOfName } from './storage/generations.js';
 import { loadSearchIndexes, persistSearchIndexes, type IndexFilesContext } from './search/index-files.js';
 import { moveAside, removeOriginals } from './storage/damaged-files.js';
 import { HEADER_SIZE } from './storage/frame.js';
-import { DirLock } from './storage/lock.js';
+import { DirLock, type LockMechanism } from './storage/lock.js';
 import { securePristineDir } from './storage/dir-permissions.js';
 import { StorageHealth, type HealOptions } from './storage-health.js';
 import { WriteQueue, type CommitListener, type Operation } from './write-queue.js';
@@ -73,6 +73,8 @@ export interface DatabaseOptions {
   log?: EngineLog;
   /** Background search-index builds: work per slice (default 10 ms). */
   searchIndexes?: SearchIndexOptions;
+  /** How long to wait for another process's hold on the data directory before refusing (default 10 s; storage/lock.ts). */
+  lockWaitMs?: number;
 }
 
 export class Database {
@@ -144,7 +146,7 @@ export class Database {
     const dir = opts.dataDir;
     await fs.mkdir(dir);
     await securePristineDir(fs, dir);
-    const lock = await DirLock.acquire(fs, dir);
+    const lock = await DirLock.acquire(fs, dir, { waitMs: opts.lockWaitMs, log: opts.log ?? fallbackEngineLog });
     try {
       return await Database.openLocked(opts, fs, lock);
     } catch (err) {
@@ -200,6 +202,8 @@ export class Database {
   }
 
   get dataDir(): string { return this.opts.dataDir; }
+  /** What holds the data directory for this process (storage/lock.ts): `flock`, or a fallback without the native addon. */
+  get lockMechanism(): LockMechanism { return this.lock.mechanism; }
   get readOnly(): boolean { return this.queue.readOnly; }
   get readOnlyReason(): string | undefined { return this.queue.readOnlyReason; }
   now(): number { return this.clock.now(); }

@@ -17,6 +17,7 @@ export { nodeFs, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, type StorageFs, type Stora
 export { DEFAULT_HEAL_OPTIONS, type HealOptions, type StorageEvent, type StorageStatus } from './storage-health.js';
 export type { StorageFault } from './storage/storage-fault.js';
 export { checkDataDirPrivacy } from './storage/dir-permissions.js';
+export { DirLock, DEFAULT_LOCK_WAIT_MS, type LockMechanism, type LockOptions } from './storage/lock.js';
 export { parseFieldPath, parseFilter, parseQuery, type Filter, type Query } from './query/index.js';
 export { checkLimit, MAX_EMBED_TEXTS, MAX_FIELD_NAMES } from './limits.js';
 export { rejectUnknownMembers } from './members.js';
