@@ -99,6 +99,8 @@ export interface ServerConfig {
    * (`--salvage`, EDDYDB_SALVAGE=1); see lib/engine/FORMAT.md, Salvage.
    */
   salvage?: boolean;
+  /** How long to wait for another process's hold on the data directory before refusing (default 10 s; `--lock-wait`). */
+  lockWaitMs?: number;
   /** Failed token exchanges allowed per client address and window before 429 (default 10; 0 turns the limit off). */
   authFailureLimit?: number;
   /** Length of that window in seconds (default 60). */
@@ -167,7 +169,7 @@ export class Server {
     const opening = performance.now();
     const db = await Database.open({
       dataDir: config.dataDir, clock: config.clock, fs: config.fs, settings: config.settings,
-      snapshotBytes: config.snapshotBytes, salvage: config.salvage, log: (m, level, cause) => log(level ?? 'info', m, cause),
+      snapshotBytes: config.snapshotBytes, salvage: config.salvage, lockWaitMs: config.lockWaitMs, log: (m, level, cause) => log(level ?? 'info', m, cause),
       heal: { firstMs: config.healRetryMs, maxMs: config.healRetryMaxMs, summaryMs: config.readOnlySummaryMs },
     });
     const recoveryMs = performance.now() - opening;

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Database } from '../../lib/engine/index.js';
+import { spawnCli } from '../helpers/run-cli.js';
 import { tempDir, removeDir } from '../helpers/temp-dir.js';
 
 function eddydb(args: string[], input?: string) {
@@ -74,12 +75,17 @@ describe('cli tools (eddydb snapshot, compact, verify, export, import)', functio
     await db3.close();
   });
 
-  it('refuses to touch a data directory a live process holds', async () => {
+  it('refuses to touch a data directory a live process holds, after waiting --lock-wait for it', async () => {
     const db = await Database.open({ dataDir: dir });
     try {
-      const r = eddydb(['snapshot', '--data-dir', dir]);
-      expect(r.code).to.equal(1);
-      expect(r.stderr).to.include('in use by process');
+      const tools = [['snapshot'], ['compact'], ['verify'], ['export', '--collection', 'c'], ['import', '--collection', 'c', '--create']];
+      const runs = tools.map((tool) => spawnCli([...tool, '--data-dir', dir, '--lock-wait', '1']));
+      for (const [i, run] of runs.entries()) {
+        const tool = tools[i]![0];
+        expect((await run.exited).code, tool).to.equal(1);
+        expect(run.output(), tool).to.include(`data directory ${dir} is locked by process ${process.pid}; waiting up to 1 s`);
+        expect(run.output(), tool).to.include(`Data directory ${dir} is in use by process ${process.pid} (still held after waiting 1 s)`);
+      }
     } finally {
       await db.close();
     }

@@ -25,10 +25,16 @@ const DATA_DIR: OptionSpec = {
   help: 'data directory (log, snapshots, secrets)',
 };
 
+const LOCK_WAIT: OptionSpec = {
+  name: 'lock-wait', isFlag: true, value: int(0, 3600), env: 'EDDYDB_LOCK_WAIT', placeholder: 'SECS', defaultText: '`10`',
+  help: 'seconds to wait for the data directory while another process holds it (a killed server still going away) before refusing; `0` refuses at once',
+};
+
 const START_OPTIONS: readonly OptionSpec[] = [
   { name: 'port', isFlag: true, value: int(0, 65535), env: 'PORT', placeholder: 'PORT', defaultText: '`8080`', help: 'HTTP and WebSocket port (0 picks a free one)' },
   { name: 'host', isFlag: true, value: TEXT, env: 'HOST', placeholder: 'HOST', defaultText: '`0.0.0.0`', help: 'listen address (`127.0.0.1` for this machine only)' },
   DATA_DIR,
+  LOCK_WAIT,
   { name: 'admin-key', isFlag: false, value: TEXT, env: 'EDDYDB_ADMIN_KEY', defaultText: 'generated', help: 'the admin API key; when set, it replaces a stored one' },
   {
     name: 'durability', isFlag: true, value: { kind: 'choice', values: DURABILITY_CHOICES }, env: 'EDDYDB_DURABILITY', placeholder: 'MODE', defaultText: '`always`',
@@ -123,28 +129,28 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
   snapshot: {
     name: 'snapshot', summary: 'write a snapshot now, drop what the two newest generations don\'t need', usage: 'snapshot [--data-dir DIR]',
     description: 'Writes a snapshot of a stopped server\'s data directory and deletes segments and\nsnapshots the two newest generations do not need.',
-    options: [DATA_DIR, CREATE, HELP],
+    options: [DATA_DIR, LOCK_WAIT, CREATE, HELP],
   },
   compact: {
     name: 'compact', summary: 'snapshot and keep only the newest snapshot and the log after it', usage: 'compact [--data-dir DIR]',
     description: 'Like snapshot, but keeps a single generation: the smallest data directory.',
-    options: [DATA_DIR, CREATE, HELP],
+    options: [DATA_DIR, LOCK_WAIT, CREATE, HELP],
   },
   verify: {
     name: 'verify', summary: 'check every file, count records, say whether a start would succeed', usage: 'verify [--data-dir DIR]',
     description: 'Checks every segment and snapshot, lists the generations, counts the records a start\nwould load per collection, and says whether a normal start would succeed (exit 1 if not).\nChanges nothing.',
-    options: [DATA_DIR, HELP],
+    options: [DATA_DIR, LOCK_WAIT, HELP],
   },
   export: {
     name: 'export', summary: 'write a collection as NDJSON of typed records', usage: 'export --collection NAME [--out FILE]',
     description: 'Writes every record of a collection, one JSON object per line, with typed values\n(`{"type":"Decimal","value":"1.50"}`), to stdout or --out. A missing collection is an error.',
-    options: [DATA_DIR, COLLECTION, { name: 'out', isFlag: true, value: TEXT, placeholder: 'FILE', defaultText: 'stdout', help: 'write here instead (replaced if it exists)' }, HELP],
+    options: [DATA_DIR, LOCK_WAIT, COLLECTION, { name: 'out', isFlag: true, value: TEXT, placeholder: 'FILE', defaultText: 'stdout', help: 'write here instead (replaced if it exists)' }, HELP],
   },
   import: {
     name: 'import', summary: 'read records (NDJSON or a JSON array) into a collection', usage: 'import --collection NAME [--in FILE] [--format ndjson|json]',
     description: 'Inserts records in batches of 1,000 and reports each line that fails. The collection\nmust exist unless --create is given. Exit 1 when any record failed.',
     options: [
-      DATA_DIR, COLLECTION,
+      DATA_DIR, LOCK_WAIT, COLLECTION,
       { name: 'in', isFlag: true, value: TEXT, placeholder: 'FILE', defaultText: 'stdin', help: 'read from here instead' },
       {
         name: 'format', isFlag: true, value: { kind: 'choice', values: ['ndjson', 'json'] }, placeholder: 'FORMAT', defaultText: '`ndjson`',

@@ -19,13 +19,15 @@ export interface ExportRequest {
   readonly collection: string;
   /** Output file; stdout when undefined. */
   readonly out?: string;
+  /** How long to wait for the data directory's lock (default 10 s). */
+  readonly lockWaitMs?: number;
 }
 
 /** Runs an export; resolves with the exit code. Throws CliFailure or DbError for known refusals. */
 export async function runExport(req: ExportRequest): Promise<number> {
   validateCollectionName(req.collection);
   requireDataDir(req.dataDir, { canCreate: false, create: false });
-  const db = await Database.open({ dataDir: req.dataDir, log: toolLog });
+  const db = await Database.open({ dataDir: req.dataDir, lockWaitMs: req.lockWaitMs, log: toolLog });
   try {
     requireCollection(db, req.dataDir, req.collection);
     const total = db.records.count(req.collection);

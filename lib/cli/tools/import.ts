@@ -25,6 +25,8 @@ export interface ImportRequest {
   readonly format: 'ndjson' | 'json';
   /** Make the data directory and the collection when missing. */
   readonly create: boolean;
+  /** How long to wait for the data directory's lock (default 10 s). */
+  readonly lockWaitMs?: number;
 }
 
 /** Runs an import; resolves with the exit code. Throws CliFailure, DbError or an fs error for known refusals. */
@@ -38,7 +40,7 @@ export async function runImport(req: ImportRequest): Promise<number> {
   try {
     // The first item settles the format (a refusal throws here), before the database is opened.
     const first = await items.next();
-    const db = await Database.open({ dataDir: req.dataDir, log: toolLog });
+    const db = await Database.open({ dataDir: req.dataDir, lockWaitMs: req.lockWaitMs, log: toolLog });
     try {
       if (!req.create) requireCollection(db, req.dataDir, req.collection, 'pass --create to make it');
       const { imported, failed } = await insertAll(db, req.collection, first, items);

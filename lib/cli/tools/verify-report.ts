@@ -5,13 +5,25 @@
  * with their total, and the start verdict (with what --salvage would do
  * when a start would refuse). Exit 1 when a normal start would refuse.
  */
-import { nodeFs, verifyGenerations, type CollectionCount, type FileReport, type VerifyResult } from '../../engine/index.js';
+import { DirLock, nodeFs, verifyGenerations, type CollectionCount, type FileReport, type VerifyResult } from '../../engine/index.js';
 import { requireDataDir } from './data-dir.js';
+import { toolLog } from './tool-log.js';
 
-/** Verifies `dataDir` and prints the report; resolves with the exit code. */
-export async function runVerify(dataDir: string): Promise<number> {
+/**
+ * Verifies `dataDir` and prints the report; resolves with the exit code.
+ * It holds the directory's lock (waiting up to `lockWaitMs`) while it reads:
+ * a running server appends to the log and deletes old generations, which
+ * would show up as damage that is not there.
+ */
+export async function runVerify(dataDir: string, lockWaitMs?: number): Promise<number> {
   requireDataDir(dataDir, { canCreate: false, create: false });
-  const result = await verifyGenerations(nodeFs, dataDir);
+  const lock = await DirLock.acquire(nodeFs, dataDir, { waitMs: lockWaitMs, log: toolLog });
+  let result: VerifyResult;
+  try {
+    result = await verifyGenerations(nodeFs, dataDir);
+  } finally {
+    await lock.release();
+  }
   console.log(formatVerify(result).join('\n'));
   return result.start.ok ? 0 : 1;
 }

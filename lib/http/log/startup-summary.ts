@@ -4,7 +4,8 @@
  * address, dataDir, durability, collections and records (user collections
  * only), recoveryMs (opening the data directory: lock, snapshot, replay),
  * what recovery did (snapshot, replayedBatches, droppedFrames, droppedBytes,
- * recoveryWarnings, salvaged) and adminKey: generated, configured (from the
+ * recoveryWarnings, salvaged), dataLock (what holds the data directory:
+ * flock, or a fallback without the native addon) and adminKey: generated, configured (from the
  * environment) or stored. Never the key itself: a generated key is announced
  * on its own, as a plain stdout print, once.
  */
@@ -37,6 +38,6 @@ export function logStartupSummary(log: ServerLog, db: Database, facts: StartupFa
     version: facts.version, address: `http://${host}:${facts.port}`, dataDir: db.dataDir, durability: db.settings().durability,
     collections, records, recoveryMs: Math.round(facts.recoveryMs * 10) / 10, snapshot: r.snapshot, replayedBatches: r.replayedBatches,
     droppedFrames: r.droppedFrames, droppedBytes: r.droppedBytes, recoveryWarnings: r.warnings.length, salvaged: r.salvaged,
-    adminKey: facts.adminKey,
+    dataLock: db.lockMechanism, adminKey: facts.adminKey,
   });
 }

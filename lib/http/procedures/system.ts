@@ -48,7 +48,7 @@ export const healthGet = defineProcedure({
       uptime_secs: Math.floor((Date.now() - ctx.startedAt) / 1000),
     };
     if (readOnly) body.reason = ctx.db.readOnlyReason ? `storage failure: ${ctx.db.readOnlyReason}` : 'storage failure';
-    body.storage = storageHealth(ctx.db.storage.status());
+    body.storage = { ...storageHealth(ctx.db.storage.status()), lock: ctx.db.lockMechanism };
     body.recovery = recoveryView(ctx);
     // Search indexes building in the background (searches scan exactly meanwhile) and their progress.
     body.indexes = ctx.db.search.status();
