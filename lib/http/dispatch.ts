@@ -90,6 +90,14 @@ const NEVER = new AbortController().signal;
 const EMPTY = Buffer.alloc(0);
 /** Bodies from this size on take milliseconds to decode. */
 const LARGE_BODY_BYTES = 256 * 1024;
+/**
+ * The body limit of a request that needs no token (the token exchange,
+ * health, a path no route serves): its body is read before anyone is known,
+ * so it stays small, and a larger one is refused before it is read or
+ * decoded. The token exchange's body, `{api_key}`, is well under 1 KiB; 64
+ * KiB leaves room for any client's framing.
+ */
+export const PUBLIC_BODY_LIMIT_BYTES = 64 * 1024;
 
 export class Dispatcher {
   private readonly router = new Router<RouteTarget>(ROUTES);
@@ -102,7 +110,12 @@ export class Dispatcher {
    * `accessLog`: log one line per answered request (log/access-log.ts), and 4xx failures at info instead of debug.
    */
   constructor(private readonly services: Services, private readonly registry: Registry, readonly bodyLimit: number,
-    private readonly trustProxy = false, readonly accessLog = false) {}
+    private readonly trustProxy = false, readonly accessLog = false) {
+    this.publicBodyLimit = Math.min(PUBLIC_BODY_LIMIT_BYTES, bodyLimit);
+  }
+
+  /** The body limit of requests that need no token (PUBLIC_BODY_LIMIT_BYTES, or `bodyLimit` when smaller). */
+  readonly publicBodyLimit: number;
 
   /** Requests and WebSocket messages taken so far (idle compaction reads it to know the server is quiet). */
   requests = 0;
@@ -126,8 +139,11 @@ export class Dispatcher {
     const turn: Turn = { requestId: newRequestId(), headers: {}, startedAt: this.accessLog ? performance.now() : undefined, route: undefined };
     turn.headers['X-Request-Id'] = turn.requestId;
     try {
-      // Checked first, as fastify's body parser does, so both transports answer an oversized body alike.
-      if (req.body && req.body.length > this.bodyLimit) throw new PayloadTooLarge(`Request body exceeds ${this.bodyLimit} bytes`);
+      // Checked first, as the transports check it before reading the body, so every transport answers alike.
+      if (req.body && req.body.length > this.publicBodyLimit) {
+        const limit = this.bodyLimitFor(req.method, req.url);
+        if (req.body.length > limit) throw this.tooLarge(limit);
+      }
       const h = req.rawHeaders ? readRawHeaders(req.rawHeaders) : readHeaderObject(req.headers);
       const qAt = req.url.indexOf('?');
       const path = qAt < 0 ? req.url : req.url.slice(0, qAt);
@@ -156,6 +172,36 @@ export class Dispatcher {
     } catch (err) {
       return this.failed(err, turn, req);
     }
+  }
+
+  /**
+   * The most body bytes a request to `method` and `url` (raw path and
+   * query) may carry: `bodyLimit` on a route that needs a token,
+   * `publicBodyLimit` on one that needs none and on a path no route serves
+   * (its answer needs no body). Transports check it before reading a body,
+   * against the Content-Length and the bytes as they arrive.
+   */
+  bodyLimitFor(method: string, url: string): number {
+    if (this.publicBodyLimit >= this.bodyLimit) return this.bodyLimit;
+    const qAt = url.indexOf('?');
+    let target: RouteTarget;
+    try {
+      target = this.router.match(method, qAt < 0 ? url : url.slice(0, qAt)).target;
+    } catch (err) {
+      // Not found, wrong method, undecodable path: answered without the body.
+      if (err instanceof DbError) return this.publicBodyLimit;
+      throw err;
+    }
+    const proc = this.registry.get(target.procedure);
+    // As respond() decides: a stream always has a caller, a public procedure needs none.
+    const needsToken = proc !== undefined && (proc.access !== 'public' || proc.kind === 'stream');
+    return needsToken ? this.bodyLimit : this.publicBodyLimit;
+  }
+
+  /** The 413 answering a body over `limit` (a value of bodyLimitFor). */
+  tooLarge(limit: number): PayloadTooLarge {
+    const which = limit < this.bodyLimit ? ', the limit of a request that needs no token' : '';
+    return new PayloadTooLarge(`Request body exceeds ${limit} bytes${which}`);
   }
 
   /** The rest of respond() once the caller is known; a failure here is answered by the caller of this. */

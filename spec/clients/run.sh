@@ -10,8 +10,9 @@
 #      HTTPS_PROXY and its CA for the eight examples that fetch public APIs, EDDYDB_FUNCTION_ENV and the four
 #      secrets client_crypto_stages and client_jwt_auth_flow read as {{env.NAME}});
 #   3. under them: `node bin/eddydb.js start` (dist/, rebuilt first when lib/ is newer) on 127.0.0.1, a free
-#      port, a fresh data directory and a generated admin key; run-examples.sh runs every example against it;
-#      then the server is stopped with SIGTERM and must exit cleanly.
+#      port, a fresh data directory, a generated admin key and the internet examples' hosts allowed by name;
+#      run-examples.sh runs every example against it; then the server is stopped with SIGTERM and must exit
+#      cleanly.
 #
 # stdout: run-examples.sh's `PASS|FAIL <id> (<secs>s)` lines, then exactly `N passed, M failed`. Progress and
 # each failure's reasons go to stderr. Exit 0 when every example passed, 1 when one failed or the server did
@@ -31,6 +32,10 @@ if [ "${1:-}" = --under-fakes ]; then
   OUT="$1"; shift
   LOG="$OUT/server.log"
   cd "$ROOT" || exit 2
+  # The public APIs the eight internet examples call: behind the stub (a proxy), as on a machine where only
+  # the proxy resolves names, the host policy is given them by name (README, HttpRequest and proxies).
+  EXAMPLE_HOSTS=jsonplaceholder.typicode.com,dummyjson.com,api.github.com,fakestoreapi.com,api.open-meteo.com
+  export EDDYDB_OUTBOUND_ALLOW_HOSTS="${EDDYDB_OUTBOUND_ALLOW_HOSTS:+$EDDYDB_OUTBOUND_ALLOW_HOSTS,}$EXAMPLE_HOSTS"
   node bin/eddydb.js start --host 127.0.0.1 --port 0 --data-dir "$FAKES_TMP/data" >"$LOG" 2>&1 </dev/null &
   SERVER=$!
   URL=""

@@ -17,7 +17,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher, HttpResponse } from '../dispatch.js';
 import { serveSse } from './sse.js';
+import { sendStreamed } from './streamed-body.js';
 import { readBody } from './read-body.js';
+import { closeAfterAnswer } from './close-after-answer.js';
 
 /** An express request: node's, with the method always set and the URL as it was before any mount path was stripped. */
 export interface ExpressRequest extends IncomingMessage { method: string; originalUrl: string }
@@ -40,10 +42,14 @@ export function createExpressHandler(dispatcher: Dispatcher): ExpressHandler {
     if (!req.originalUrl.startsWith('/api/') && req.originalUrl !== '/api') { next(); return; }
     const reply = (out: HttpResponse) => {
       if (out.stream) serveSse(req, res, { ...out, stream: out.stream }, dispatcher);
+      else if (out.chunks) sendStreamed(res, { ...out, chunks: out.chunks }, dispatcher.log);
       else res.status(out.status).set(out.headers).end(out.body);
     };
-    readBody(req, dispatcher.bodyLimit,
-      (body) => {
+    const summary = () => ({ method: req.method, url: req.originalUrl, headers: req.headers });
+    // A route that needs no token takes a small body, refused before it is read (read-body.ts).
+    const limit = dispatcher.bodyLimitFor(req.method, req.originalUrl);
+    readBody(req, limit, {
+      done: (body) => {
         dispatcher.handle({
           method: req.method, url: req.originalUrl, headers: req.headers, body,
           remoteAddress: req.socket.remoteAddress, rawHeaders: req.rawHeaders,
@@ -51,6 +57,11 @@ export function createExpressHandler(dispatcher: Dispatcher): ExpressHandler {
           .then(reply)
           .catch(next);
       },
-      (err) => reply(dispatcher.failure(err, { method: req.method, url: req.originalUrl, headers: req.headers })));
+      tooLarge: () => {
+        closeAfterAnswer(res);
+        reply(dispatcher.failure(dispatcher.tooLarge(limit), summary()));
+      },
+      failed: (err) => reply(dispatcher.failure(err, summary())),
+    });
   };
 }

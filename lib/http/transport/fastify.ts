@@ -9,10 +9,13 @@
  * the Dispatcher decides (content-type.ts), exactly as behind the express
  * adapter. A path fastify cannot decode (bad percent-encoding) goes to the
  * Dispatcher too, whose router answers it as the express adapter does.
+ * A preParsing hook holds a route that needs no token to the small body
+ * limit (Dispatcher.bodyLimitFor) before fastify reads the body.
  * Every other error fastify or node's HTTP parser raises is mapped by
  * framework-errors.ts, then answered and logged by `Dispatcher.failure`.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { Transform, type Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Dispatcher, HttpResponse } from '../dispatch.js';
 import type { RequestSummary } from '../log/request-log.js';
@@ -20,6 +23,7 @@ import { serveSse } from './sse.js';
 import { fromFrameworkError } from './framework-errors.js';
 import { createClientErrorHandler } from './socket-response.js';
 import { createNodeServer } from './node-server.js';
+import { closeAfterAnswer } from './close-after-answer.js';
 
 const CLIENT_CONTENT_TYPE = Symbol('client content-type');
 type RawRequest = IncomingMessage & { [CLIENT_CONTENT_TYPE]?: string | undefined };
@@ -53,6 +57,15 @@ export function createFastify(dispatcher: Dispatcher): FastifyInstance {
     raw.headers['content-type'] = NEUTRAL_CONTENT_TYPE;
     done();
   });
+  app.addHook('preParsing', (req, reply, payload, done) => {
+    const limit = dispatcher.bodyLimitFor(req.method, req.raw.url ?? req.url);
+    if (limit >= dispatcher.bodyLimit) { done(null, payload); return; }
+    // A route that needs no token takes a small body: refused when declared larger, else as the bytes pass it,
+    // and the connection closed after the answer, so that the rest is never kept.
+    const refuse = () => { closeAfterAnswer(reply.raw); return dispatcher.tooLarge(limit); };
+    if (Number(req.headers['content-length']) > limit) { done(refuse()); return; }
+    done(null, cappedBody(payload, limit, refuse));
+  });
   app.setErrorHandler((err, req, reply) => {
     send(reply, dispatcher.failure(fromFrameworkError(err, dispatcher.bodyLimit), summary(req, reply)));
   });
@@ -60,6 +73,27 @@ export function createFastify(dispatcher: Dispatcher): FastifyInstance {
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/*', handler });
   app.setNotFoundHandler(handler);
   return app;
+}
+
+/**
+ * `payload` passed on until more than `limit` bytes arrive, then failed with
+ * `tooLarge()`, which fastify answers; the rest of the body is dropped as it
+ * arrives, until the connection closes (close-after-answer.ts).
+ */
+function cappedBody(payload: Readable, limit: number, tooLarge: () => Error): Readable {
+  let seen = 0;
+  const capped = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen <= limit) { callback(null, chunk); return; }
+      payload.unpipe(capped);
+      payload.resume();
+      callback(tooLarge());
+    },
+  });
+  // The client reset the connection mid-body: fastify answers the stream's error.
+  payload.on('error', (err) => capped.destroy(err));
+  return payload.pipe(capped);
 }
 
 /** Hands one request to the Dispatcher; an open stream goes on as server-sent events. */

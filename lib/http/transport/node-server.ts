@@ -13,8 +13,8 @@
  */
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Dispatcher, HttpRequest, HttpResponse } from '../dispatch.js';
-import { PayloadTooLarge } from '../../errors.js';
 import { readBody } from './read-body.js';
+import { closeAfterAnswer } from './close-after-answer.js';
 import { serveSse } from './sse.js';
 import { sendSoon } from './answer-batch.js';
 
@@ -59,20 +59,21 @@ const BODY_FRAMING: ReadonlySet<string> = new Set(['content-length', 'transfer-e
 const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * Reads the body (read-body.ts), then serves it. A declared Content-Length
- * over the limit is answered at once and the connection closed, so nobody
- * streams gigabytes at us.
+ * Reads the body (read-body.ts) up to the route's limit (a small one on a
+ * route that needs no token), then serves it. A body over the limit,
+ * declared or as it arrives, is answered at once and the connection
+ * closed, so nobody streams gigabytes at us; nothing of it is decoded.
  */
 function serveWithBody(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse): void {
-  if (Number(req.headers['content-length']) > dispatcher.bodyLimit) {
-    res.shouldKeepAlive = false;
-    answer(dispatcher, req, res, dispatcher.failure(new PayloadTooLarge(`Request body exceeds ${dispatcher.bodyLimit} bytes`), new DirectRequest(req, undefined)));
-    req.resume();
-    return;
-  }
-  readBody(req, dispatcher.bodyLimit,
-    (body) => serveDirect(dispatcher, req, res, body),
-    (err) => answer(dispatcher, req, res, dispatcher.failure(err, new DirectRequest(req, undefined))));
+  const limit = dispatcher.bodyLimitFor(req.method!, req.url ?? '/');
+  readBody(req, limit, {
+    done: (body) => serveDirect(dispatcher, req, res, body),
+    tooLarge: () => {
+      closeAfterAnswer(res);
+      answer(dispatcher, req, res, dispatcher.failure(dispatcher.tooLarge(limit), new DirectRequest(req, undefined)));
+    },
+    failed: (err) => answer(dispatcher, req, res, dispatcher.failure(err, new DirectRequest(req, undefined))),
+  });
 }
 
 function serveDirect(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void {
