@@ -18,7 +18,7 @@ let count = 0;
 let keep: unknown;
 if (mode === 'eddy') {
   const db = await Database.open({ dataDir: dir });
-  count = db.records.count('bench');
+  count = await db.records.count('bench');
   keep = db;
 } else {
   const map = new Map<string, unknown>();

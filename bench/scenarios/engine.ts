@@ -45,7 +45,7 @@ export async function filteredFind(): Promise<void> {
     { type: 'Condition', content: { field: 'city', operator: 'Eq', value: 'Lima' } },
   ] } } });
   let found = 0;
-  const subj = await timed(RUNS, () => { found = db.records.find('bench', q).length; });
+  const subj = await timed(RUNS, async () => { found = (await db.records.find('bench', q)).length; });
   await db.close();
   rmSync(dir, { recursive: true, force: true });
   const ref = await timed(RUNS, () => { bodies.filter((b) => b.age >= 30 && b.city === 'Lima'); });

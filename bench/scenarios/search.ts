@@ -143,7 +143,7 @@ export async function indexedFind(): Promise<void> {
     const insertMs = await insertAll(db, 'rows', bodies);
     const run = async (qs: typeof eqQueries) => {
       const results: Row[][] = [];
-      const times = await timeEach(qs, (q) => { results.push(db.records.find('rows', q) as Row[]); }, 2);
+      const times = await timeEach(qs, async (q) => { results.push(await db.records.find('rows', q) as Row[]); }, 2);
       return { times, results: results.slice(-qs.length) };
     };
     const plain = { eq: await run(eqQueries), range: await run(rangeQueries), top: await run(topQueries) };
@@ -155,9 +155,9 @@ export async function indexedFind(): Promise<void> {
     const scoreBuildMs = performance.now() - t0;
     const indexed = { eq: await run(eqQueries), range: await run(rangeQueries), top: await run(topQueries) };
     const plans = {
-      eq: db.records.explain('rows', eqQueries[0]!).plan as Row,
-      range: db.records.explain('rows', rangeQueries[RUNS / 2]!).plan as Row,
-      top: db.records.explain('rows', topQueries[0]!).plan as Row,
+      eq: (await db.records.explain('rows', eqQueries[0]!)).plan as Row,
+      range: (await db.records.explain('rows', rangeQueries[RUNS / 2]!)).plan as Row,
+      top: (await db.records.explain('rows', topQueries[0]!)).plan as Row,
     };
     for (const k of ['eq', 'range', 'top'] as const) {
       plain[k].results.forEach((rows, i) => {

@@ -47,13 +47,17 @@ class StateTarget implements EffectTarget {
     const before = madeId ? undefined : coll.records.get(id);
     if (!before) coll.membershipVersion = this.seq;
     coll.noteBeforeWrite(id);
-    coll.records.set(recordKey(id, image.fields), toEntry(image, this.seq, before?.ord ?? ++coll.lastOrd));
+    const entry = toEntry(image, this.seq, before?.ord ?? ++coll.lastOrd);
+    coll.records.set(recordKey(id, image.fields), entry);
+    if (entry.expiresAt !== undefined) coll.expiringRecords++;
+    if (before?.expiresAt !== undefined) coll.expiringRecords--;
     coll.changeSeq = this.seq;
   }
 
   removeRecord(c: string, id: string): void {
     const coll = this.state.collections.get(c)!;
-    coll.noteBeforeWrite(id);
+    if (coll.expiringRecords > 0 && coll.records.get(id)?.expiresAt !== undefined) coll.expiringRecords--;
+    coll.noteBeforeWrite(id, true);
     coll.records.delete(id);
     coll.membershipVersion = this.seq;
     coll.changeSeq = this.seq;

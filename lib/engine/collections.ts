@@ -57,11 +57,11 @@ export class Collections {
     return this.db.state.collections.has(name);
   }
 
-  info(name: string): CollectionInfo {
+  async info(name: string): Promise<CollectionInfo> {
     const meta = this.meta(name);
     return {
       name,
-      record_count: this.records.count(name),
+      record_count: await this.records.count(name),
       created_at: meta.createdAt,
       schema: this.schemaOf(meta),
     };

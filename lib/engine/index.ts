@@ -47,4 +47,4 @@ export { assertSafeKey, hashKey, sortCompare } from './values/index.js';
 export { getPath } from './query/index.js';
 export { applyProjection, compileProjection, matchFilter, parseFieldList, parseJoin, parseSort, sortRecords, type Join, type Projection, type SortKey } from './query/index.js';
 export { resolveTtl, type ResolvedTtl } from './ttl.js';
-export { yieldToLoop, yieldSlicedWork, beforeLongWorkResumes, whileSlicedWorkRuns } from './slices.js';
+export { yieldToLoop, yieldSlicedWork, beforeLongWorkResumes, whileSlicedWorkRuns, Slicer } from './slices.js';

@@ -13,7 +13,8 @@ import { MADE_ID, markNoRipple } from './effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
 import { applyActionSequence, type ActionStep } from './update-actions.js';
-import { applyProjection, compileProjection, getPath, matchFilter, parseFieldPath, runQuery, type Filter, type Join, type Projection, type Query } from './query/index.js';
+import { applyProjection, compileProjection, getPath, matchFilter, parseFieldPath, runQueryInSlices, SCAN_CHECK_EVERY, sortInSlices, withScan, CollectionScan, type Filter, type Join, type Query, type RecordSource } from './query/index.js';
+import { Slicer } from './slices.js';
 import { applyDefaults, coerceToSchema, fieldValueFromWire, findUniqueViolations, validateRecord, type Schema } from './schema/index.js';
 import type { CollectionMeta, RecordEntry } from './state.js';
 import { isExpired, resolveTtl, ttlString, type ResolvedTtl } from './ttl.js';
@@ -188,18 +189,29 @@ export class Records {
     for (const entry of coll.records.values()) if (!isExpired(entry, now)) yield entry.fields;
   }
 
-  /** Runs a parsed query: filter (through a query index when one applies), sort, skip, limit, join, projection. */
-  find(c: string, q: Query): Fields[] {
+  /**
+   * Runs a parsed query: filter (through a query index when one applies),
+   * sort, skip, limit, join, projection. Over the collection as it was when
+   * the query began, in slices of the event loop (query/collection-scan.ts),
+   * so a query over a million records holds no other request. Without a
+   * projection or join the rows are the stored records themselves (frozen).
+   */
+  async find(c: string, q: Query): Promise<Fields[]> {
+    const coll = this.db.state.collections.get(c);
+    if (!coll) return [];
+    const slicer = new Slicer(SCAN_CHECK_EVERY);
     const plan = this.indexes.plan(c, q.filter);
-    return this.shapeRows(runQuery(plan ? this.byIds(c, plan.ids) : this.scan(c), q), q);
+    const rows = await withScan(coll, this.db.now(), (scan) => runQueryInSlices(plan ? idsOf(scan, plan.ids) : scan, q, slicer));
+    return this.shapeInSlices(rows, q, slicer);
   }
 
   /** How `find` would run the query, with the counts it saw. */
-  explain(c: string, q: Query): Record<string, unknown> {
+  async explain(c: string, q: Query): Promise<Record<string, unknown>> {
     const started = performance.now();
+    const coll = this.db.state.collections.get(c);
     const plan = this.indexes.plan(c, q.filter);
-    const rows = runQuery(plan ? this.byIds(c, plan.ids) : this.scan(c), q);
-    const total = this.db.state.collections.get(c)?.records.size ?? 0;
+    const rows = coll ? await withScan(coll, this.db.now(), (scan) => runQueryInSlices(plan ? idsOf(scan, plan.ids) : scan, q)) : [];
+    const total = coll?.records.size ?? 0;
     return {
       collection: c,
       plan: plan
@@ -212,77 +224,91 @@ export class Records {
     };
   }
 
-  /** Live records for a set of ids, in insertion order (the order a scan yields). */
-  private byIds(c: string, ids: ReadonlySet<string>): Fields[] {
-    const coll = this.db.state.collections.get(c);
-    if (!coll) return [];
-    const now = this.db.now();
-    const entries: RecordEntry[] = [];
-    for (const id of ids) {
-      const e = coll.records.get(id);
-      if (e && !isExpired(e, now)) entries.push(e);
-    }
-    entries.sort((a, b) => (a.ord ?? 0) - (b.ord ?? 0));
-    return entries.map((e) => e.fields);
-  }
-
   /**
-   * Applies a query's projection and join to matched rows (also used for
-   * transaction reads). Both are prepared once per call: the projection as
-   * sets, the join as one pass over each target collection, so the cost is
-   * rows plus targets, never rows times targets.
+   * Applies a query's projection and join to matched rows held by a
+   * transaction read, in one piece. Both are prepared once per call: the
+   * projection as sets, the join as one pass over each target collection,
+   * so the cost is rows plus targets, never rows times targets.
    */
   shapeRows(rows: Fields[], q: Query): Fields[] {
-    const projection = compileProjection(q.selectFields, q.excludeFields);
-    const joined = q.join && rows.length > 0 ? this.joinIndex(q.join) : undefined;
-    return rows.map((r) => this.shape(r, projection, q.join, joined));
+    let joined: Map<string, Fields[]> | undefined;
+    if (q.join && rows.length > 0) {
+      joined = new Map();
+      for (const target of q.join.collections) for (const t of this.scan(target)) addJoinTarget(joined, q.join, t);
+    }
+    return rows.map(this.shaper(q, joined));
   }
 
-  /** Target records by the hash key of their foreign field, in target then scan order. */
-  private joinIndex(join: Join): Map<string, Fields[]> {
-    const index = new Map<string, Fields[]>();
-    for (const target of join.collections) {
-      for (const t of this.scan(target)) {
-        const foreign = join.foreignField === 'id' ? t.id : getPath(t, join.foreignField);
-        if (foreign === undefined) continue;
-        const key = hashKey(foreign as Value);
-        const list = index.get(key);
-        if (list) list.push(t);
-        else index.set(key, [t]);
+  /** shapeRows() in slices of the event loop, the join's targets read as they all were when it began. */
+  private async shapeInSlices(rows: Fields[], q: Query, slicer: Slicer): Promise<Fields[]> {
+    if (!q.selectFields && !q.excludeFields && !q.join) return rows;
+    let joined: Map<string, Fields[]> | undefined;
+    if (q.join && rows.length > 0) {
+      const join = q.join;
+      const now = this.db.now();
+      const scans = join.collections.flatMap((target) => {
+        const coll = this.db.state.collections.get(target);
+        return coll ? [new CollectionScan(coll, now)] : [];
+      });
+      joined = new Map();
+      try {
+        for (const scan of scans) await scan.each((t) => addJoinTarget(joined!, join, t), slicer);
+      } finally {
+        for (const scan of scans) scan.close();
       }
     }
-    return index;
+    const shape = this.shaper(q, joined);
+    const out = new Array<Fields>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      out[i] = shape(rows[i]!);
+      if (slicer.counted()) await slicer.pause();
+    }
+    return out;
   }
 
-  private shape(r: Fields, projection: Projection, join: Join | undefined, joined: Map<string, Fields[]> | undefined): Fields {
-    const out = applyProjection(r, projection);
-    if (!join || !joined) return out;
-    const local = getPath(r, join.localField);
-    const matches = local === undefined || local === null ? [] : joined.get(hashKey(local)) ?? [];
-    return { ...out, [join.asField]: new JoinedRecords(matches) as unknown as Value };
+  /** The function shaping each answered row (projection, then the join's matches), prepared once per query. */
+  private shaper(q: Query, joined: Map<string, Fields[]> | undefined): (r: Fields) => Fields {
+    const projection = compileProjection(q.selectFields, q.excludeFields);
+    const join = q.join;
+    return (r) => {
+      const out = applyProjection(r, projection);
+      if (!join || !joined) return out;
+      const local = getPath(r, join.localField);
+      const matches = local === undefined || local === null ? [] : joined.get(hashKey(local)) ?? [];
+      return { ...out, [join.asField]: new JoinedRecords(matches) as unknown as Value };
+    };
   }
 
-  count(c: string): number {
+  /** Live records of `c`: the collection's size, unless some record carries a TTL (then counted in slices). */
+  async count(c: string): Promise<number> {
+    const coll = this.db.state.collections.get(c);
+    if (!coll) return 0;
+    if (coll.expiringRecords === 0) return coll.records.size;
     let n = 0;
-    for (const _ of this.scan(c)) n += 1;
+    await withScan(coll, this.db.now(), (scan) => scan.each(() => { n += 1; }));
     return n;
   }
 
   /**
    * Distinct bare values of a field path (sorted), optionally among records
-   * matching a filter. Throws InvalidInput for a bad or hostile field path.
+   * matching a filter; in slices. Throws InvalidInput for a bad or hostile
+   * field path.
    */
-  distinct(c: string, fieldPath: string, filter?: Filter): unknown[] {
+  async distinct(c: string, fieldPath: string, filter?: Filter): Promise<unknown[]> {
     const field = parseFieldPath(fieldPath, 'distinct field');
+    const coll = this.db.state.collections.get(c);
+    if (!coll) return [];
     const seen = new Map<string, Value>();
-    for (const r of this.scan(c)) {
-      if (filter && !matchFilter(filter, r)) continue;
+    const slicer = new Slicer(SCAN_CHECK_EVERY);
+    await withScan(coll, this.db.now(), (scan) => scan.each((r) => {
+      if (filter && !matchFilter(filter, r)) return;
       const v = getPath(r, field);
-      if (v === undefined) continue;
+      if (v === undefined) return;
       const k = hashKey(v);
       if (!seen.has(k)) seen.set(k, v);
-    }
-    return [...seen.values()].sort(sortCompare).map(bareValue);
+    }, slicer));
+    const sorted = await sortInSlices([...seen.values()], sortCompare, slicer);
+    return sorted.map(bareValue);
   }
 
   /** Merges a partial record into an existing one. Throws NotFound (404) when it does not exist. */
@@ -500,4 +526,19 @@ export function putEffect(c: string, id: string, fields: Fields, ttl: ResolvedTt
     if (ttl.slidingMs !== undefined) e.slidingMs = ttl.slidingMs;
   }
   return e;
+}
+
+/** The records among `ids` as `scan` sees them, walked in insertion order (a query answered by an index). */
+function idsOf(scan: CollectionScan, ids: ReadonlySet<string>): RecordSource {
+  return { each: (visit, slicer) => scan.eachOf(ids, visit, slicer) };
+}
+
+/** Files target record `t` of a join under the hash key of its foreign field (targets in order, each in scan order). */
+function addJoinTarget(index: Map<string, Fields[]>, join: Join, t: Fields): void {
+  const foreign = join.foreignField === 'id' ? t.id : getPath(t, join.foreignField);
+  if (foreign === undefined) return;
+  const key = hashKey(foreign as Value);
+  const list = index.get(key);
+  if (list) list.push(t);
+  else index.set(key, [t]);
 }

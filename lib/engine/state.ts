@@ -55,18 +55,63 @@ export class CollectionState {
    */
   changeSeq = 0;
   /**
-   * While a snapshot is being written: the pre-snapshot entry (or null when
-   * absent) of every id written since it started, so the snapshot sees a
-   * point-in-time view without copying the map.
+   * Readers that see the collection as it was when they opened (a snapshot
+   * being written, a query scanning in slices): each keeps the pre-image of
+   * every id written since, so none of them copies the map.
    */
-  undo: Map<string, RecordEntry | null> | undefined;
+  private readers: Set<UndoLog> | undefined;
   /** Last insertion ordinal handed out. */
   lastOrd = 0;
+  /** Records that carry a TTL: while none does, the live count is the map's size. */
+  expiringRecords = 0;
   constructor(public meta: CollectionMeta) {}
 
-  /** Call before changing `records.get(id)`. */
-  noteBeforeWrite(id: string): void {
-    if (this.undo && !this.undo.has(id)) this.undo.set(id, this.records.get(id) ?? null);
+  /** Call before changing `records.get(id)`; `removing` when the write deletes it. */
+  noteBeforeWrite(id: string, removing = false): void {
+    const readers = this.readers;
+    if (readers === undefined) return;
+    const current = this.records.get(id);
+    for (const r of readers) r.note(id, current, removing);
+  }
+
+  /** Opens a point-in-time reader of this collection; close it with `closeReader`. */
+  openReader(): UndoLog {
+    const log = new UndoLog(this.lastOrd);
+    (this.readers ??= new Set()).add(log);
+    return log;
+  }
+
+  closeReader(log: UndoLog): void {
+    this.readers?.delete(log);
+    if (this.readers?.size === 0) this.readers = undefined;
+  }
+}
+
+/**
+ * What one point-in-time reader needs to see a collection as it was when
+ * it opened: the pre-image of each id written since (null: it did not
+ * exist then), and the ids whose pre-open record has gone (deleted, perhaps
+ * inserted again as a new record), in the order they went. Entries made
+ * after the open have ords above `openOrd` (ords grow with insertion, and
+ * the map iterates in insertion order).
+ */
+export class UndoLog {
+  readonly before = new Map<string, RecordEntry | null>();
+  readonly gone: string[] = [];
+
+  constructor(readonly openOrd: number) {}
+
+  note(id: string, current: RecordEntry | undefined, removing: boolean): void {
+    if (!this.before.has(id)) this.before.set(id, current ?? null);
+    if (removing && current !== undefined && (current.ord ?? 0) <= this.openOrd) this.gone.push(id);
+  }
+
+  /** The entry of `id` as it was at the open, from the live map `records`. */
+  entryAt(records: ReadonlyMap<string, RecordEntry>, id: string): RecordEntry | undefined {
+    const before = this.before.get(id);
+    if (before !== undefined) return before ?? undefined;
+    const live = records.get(id);
+    return live !== undefined && (live.ord ?? 0) <= this.openOrd ? live : undefined;
   }
 }
 

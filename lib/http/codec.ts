@@ -19,12 +19,14 @@
  * keeps them or refuses them, naming the field; responses write them back
  * with their exact digits, or as MessagePack 64-bit ints.
  */
-import { constants as zlibConstants, deflateRawSync, gzipSync } from 'node:zlib';
+import { Readable, pipeline } from 'node:stream';
+import { constants as zlibConstants, createGzip, deflateRawSync, gzipSync } from 'node:zlib';
 import { C1, Packr, Unpackr, type Options } from 'msgpackr';
 import { InvalidInput } from '../errors.js';
 import { bodyFormat } from './content-type.js';
 import { integerValue, jsonParser, ownString, toJson, yieldSlicedWork } from '../engine/index.js';
 import { unwrapRecord, WireRecord } from './wire-record.js';
+import { RecordList } from './record-list.js';
 import { msgpackAsJson } from './msgpack-json.js';
 
 // Every 64-bit int decodes as a BigInt ('auto' would turn ±2^53 into a float); the walks below make safe ones numbers.
@@ -204,21 +206,43 @@ const GZIP_SAMPLE_BYTES = 8 * 1024;
 
 function jsonText(value: unknown): string {
   if (value instanceof WireRecord) return value.directJson() ?? toJson(value.toWire());
+  if (value instanceof RecordList) return value.json();
   return toJson(value);
 }
 
-/** `body`: bytes, or JSON text that node writes as UTF-8 (no Buffer made for it). */
-export interface Encoded { body: Buffer | string; contentType: string; gzip: boolean }
+/**
+ * `body`: bytes, or JSON text that node writes as UTF-8 (no Buffer made for
+ * it). A long answer comes as `chunks` instead (body empty), for the
+ * transport to write with back-pressure, without a Content-Length.
+ */
+export interface Encoded { body: Buffer | string; contentType: string; gzip: boolean; chunks?: AsyncIterable<Buffer | string> }
 
-/** `value` may be a WireRecord (a stored record), whose JSON is written straight from its fields when it can be. */
+/**
+ * `value` may be a WireRecord (a stored record), whose JSON is written
+ * straight from its fields when it can be, or a RecordList (a find's
+ * records), streamed when it is long (record-list.ts).
+ */
 export function encodeBody(value: unknown, accept: string | undefined, acceptEncoding: string | undefined): Encoded {
   const acceptsGzip = !!acceptEncoding && /\bgzip\b/i.test(acceptEncoding);
+  if (value instanceof RecordList && value.long) return streamedList(value, wantsMsgpack(accept), acceptsGzip);
   if (wantsMsgpack(accept)) {
-    const packed = (value instanceof WireRecord ? value.directMsgpack() : undefined) ?? responsePackr.pack(unwrapRecord(value));
+    const packed = (value instanceof WireRecord ? value.directMsgpack() : value instanceof RecordList ? value.msgpack() : undefined)
+      ?? responsePackr.pack(unwrapRecord(value));
     const gzip = acceptsGzip && packed.length >= GZIP_MIN_BYTES;
     return { body: gzip ? gzipBody(packed) : packed, contentType: MSGPACK, gzip };
   }
   const text = jsonText(value);
   const gzip = acceptsGzip && Buffer.byteLength(text, 'utf8') >= GZIP_MIN_BYTES;
   return { body: gzip ? gzipBody(Buffer.from(text, 'utf8')) : text, contentType: 'application/json; charset=utf-8', gzip };
+}
+
+/** A long list of records as chunks, gzipped on the thread pool by a stream when the client accepts it. */
+function streamedList(list: RecordList, msgpack: boolean, gzip: boolean): Encoded {
+  const rendered: AsyncIterable<Buffer | string> = msgpack ? list.msgpackChunks() : list.jsonChunks();
+  const contentType = msgpack ? MSGPACK : 'application/json; charset=utf-8';
+  if (!gzip) return { body: '', contentType, gzip, chunks: rendered };
+  const zipped = createGzip({ level: zlibConstants.Z_BEST_SPEED });
+  // Errors end both streams; the transport sees the gzip stream fail and closes the connection.
+  pipeline(Readable.from(rendered), zipped, () => undefined);
+  return { body: '', contentType, gzip, chunks: zipped };
 }

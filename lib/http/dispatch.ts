@@ -19,6 +19,7 @@ import { Router } from './router.js';
 import { ROUTES, type RouteTarget } from './routes.js';
 import { decodeBody, decodeLargeBody, encodeBody, toJson } from './codec.js';
 import { renderError } from './error-body.js';
+import { RecordList } from './record-list.js';
 import { RateLimiter } from './rate-limit.js';
 import { clientAddress } from './client-address.js';
 import { readHeaderObject, readRawHeaders, type ReadHeaders } from './request-headers.js';
@@ -48,6 +49,8 @@ export interface HttpResponse {
   headers: Record<string, string>;
   /** Bytes, or text sent as UTF-8 (a JSON answer); its length in bytes is `Buffer.byteLength(body)`. */
   body: Buffer | string;
+  /** A long answer's body in chunks, which the transport writes with back-pressure (transport/streamed-body.ts); `body` is empty. */
+  chunks?: AsyncIterable<Buffer | string>;
   /** Set for a stream procedure: the transport writes the head, then the events (transport/sse.ts); `body` is empty. */
   stream?: OpenStream;
   /** The stream's SSE framing (routes.ts `sse`). */
@@ -255,7 +258,7 @@ export class Dispatcher {
     if (turn.startedAt !== undefined) {
       logAccess(this.services.log, { method: req.method, route: turn.route, url: req.url, status, startedAt: turn.startedAt, requestId: turn.requestId, bytesOut: Buffer.byteLength(enc.body) });
     }
-    return { status, headers: turn.headers, body: enc.body };
+    return enc.chunks ? { status, headers: turn.headers, body: EMPTY, chunks: enc.chunks } : { status, headers: turn.headers, body: enc.body };
   }
 
   private failed(err: unknown, turn: Turn, req: HttpRequest): HttpResponse {
@@ -272,12 +275,14 @@ export class Dispatcher {
   /**
    * Calls a procedure for a non-HTTP transport, with the same checks; unwraps
    * status results. A stored record stays a WireRecord, for the transport to
-   * encode (frame-formats.ts `encodeSuccess`) or unwrap (`unwrapRecord`).
+   * encode (frame-formats.ts `encodeSuccess`) or unwrap (`unwrapRecord`); a
+   * list of records becomes their wire objects, made in slices.
    */
   async call(procedure: string, raw: RawInput, principal: Principal): Promise<unknown> {
     this.limit(principal);
     const ctx = this.context(principal, newRequestId());
     const result = await callProcedure(this.registry, procedure, raw, ctx);
+    if (result instanceof RecordList) return result.toWireInSlices();
     return result instanceof WithStatus ? result.body : result;
   }
 

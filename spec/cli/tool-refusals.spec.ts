@@ -95,7 +95,7 @@ describe('offline tools on a wrong path or input (issue 9)', function () {
     expect(json.code).to.equal(0);
     expect(json.stderr).to.include("imported 3 records into 'items', 0 failed");
     const db = await Database.open({ dataDir: dir });
-    expect(db.records.count('items')).to.equal(8);
+    expect(await db.records.count('items')).to.equal(8);
     await db.close();
     const ndjson = runCli(['import', '--data-dir', dir, '--collection', 'items', '--format', 'json'], { input: '{"n":1}\n{"n":2}\n' });
     expect(ndjson.code).to.equal(1);

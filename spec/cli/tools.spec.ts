@@ -71,7 +71,7 @@ describe('cli tools (eddydb snapshot, compact, verify, export, import)', functio
     expect(eddydb(['compact', '--data-dir', dir]).code).to.equal(0);
     expect(readdirSync(dir).filter((f) => f.endsWith('.snap'))).to.have.length(1);
     const db3 = await Database.open({ dataDir: dir });
-    expect(db3.records.count('items')).to.equal(20);
+    expect(await db3.records.count('items')).to.equal(20);
     await db3.close();
   });
 

@@ -47,11 +47,15 @@ describe('engine/apply-batch', () => {
     expect([...coll().records].map(([id, e]) => [id, e.version, e.ord])).to.deep.equal([['2', 1, 2], ['1', 3, 3]]);
   });
 
-  it('keeps the pre-image of each record written while a snapshot is being taken, once', () => {
-    coll().undo = new Map();
+  it('keeps the pre-image of each record written while a point-in-time reader is open, once, and the ids gone', () => {
+    const reader = coll().openReader();
     applyBatch(state, { seq: 2, effects: [put('a', '1', 10), put('a', '1', 11), put('a', '9', 9), { t: 'delete', c: 'a', id: '2' }] });
-    const undo = [...coll().undo!].map(([id, e]) => [id, e?.fields.n ?? null]);
+    const undo = [...reader.before].map(([id, e]) => [id, e?.fields.n ?? null]);
     expect(undo).to.deep.equal([['1', 1], ['9', null], ['2', 2]]);
+    expect(reader.gone).to.deep.equal(['2']);
+    coll().closeReader(reader);
+    applyBatch(state, { seq: 3, effects: [put('a', '1', 12)] });
+    expect(reader.before.get('1')?.fields.n).to.equal(1);
   });
 
   it('remembers the origin seq of a batch from a replication peer', () => {

@@ -32,7 +32,7 @@ describe('engine/bulk and transaction commits yield between slices', () => {
       const now = performance.now();
       longest = Math.max(longest, now - last);
       last = now;
-      seen.push(db.records.count('bulk'));
+      seen.push(await db.records.count('bulk'));
       // Single writes sent all along: while the batch is parsed, and while it holds the writer.
       if (turn % 5 === 0) late.push(db.records.insert('bulk', { late: turn }));
     }
@@ -45,7 +45,7 @@ describe('engine/bulk and transaction commits yield between slices', () => {
     const lateIds = await Promise.all(late);
     // Every count read meanwhile held none of the batch or all of it.
     for (const n of seen) expect(n <= 1 + late.length || n >= 10_001, `count ${n} seen during the batch`).to.equal(true);
-    expect(db.records.count('bulk')).to.equal(10_001 + lateIds.length);
+    expect(await db.records.count('bulk')).to.equal(10_001 + lateIds.length);
     // No other write landed inside the unit: the batch's records are contiguous in insertion order.
     const order = [...db.state.collections.get('bulk')!.records.keys()];
     const first = order.indexOf(res.successful[0]!);
@@ -63,12 +63,12 @@ describe('engine/bulk and transaction commits yield between slices', () => {
     while (!done) {
       await new Promise((r) => setImmediate(r));
       turns += 1;
-      expect([0, 10_000]).to.include(db.records.count('txc'));
+      expect([0, 10_000]).to.include(await db.records.count('txc'));
     }
     expect(await commit).to.equal(10_000);
     expect(turns, 'loop turns during the commit').to.be.above(5);
     // (Unsliced, computing the commit's effects was one stretch of about half the commit. Sliced, the longest is a
     // garbage collection or the apply, too variable on a loaded machine to bound here, so only the turns are asserted.)
-    expect(db.records.count('txc')).to.equal(10_000);
+    expect(await db.records.count('txc')).to.equal(10_000);
   });
 });

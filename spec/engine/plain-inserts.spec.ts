@@ -67,7 +67,7 @@ describe('engine/records plain inserts made ahead', () => {
       if (typeof b === 'object' && b !== null && Object.hasOwn(b, '__proto__')) expect(made).to.equal("Forbidden field name '__proto__' at top level");
       else expect(made).to.equal(general);
     }
-    expect(db.records.count('c')).to.equal(1);
+    expect(await db.records.count('c')).to.equal(1);
   });
 
   it('creates a missing collection, and goes through a schema where there is one', async () => {

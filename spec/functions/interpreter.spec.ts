@@ -86,13 +86,13 @@ describe('functions: interpreter', () => {
       functions: [{ type: 'Insert', collection: 't', record: { n: 1 } }, { type: 'Insert', collection: 't', record: { n: 2 } }],
     });
     await callStoredFunction(env(), ok, {});
-    expect(db.session(undefined).find('t', { sort: [], skip: 0, bypassCache: false, bypassRipple: false })).to.have.length(2);
+    expect(await db.session(undefined).find('t', { sort: [], skip: 0, bypassCache: false, bypassRipple: false })).to.have.length(2);
     const bad = define({
       label: 'tx-bad', transaction_config: { enabled: true, auto_rollback: true },
       functions: [{ type: 'Insert', collection: 't', record: { n: 3 } }, { type: 'Insert', collection: 't', record: { n: '{{missing}}' } }],
     });
     await expectRejected(callStoredFunction(env(), bad, {}), /has no value/);
-    expect(db.session(undefined).find('t', { sort: [], skip: 0, bypassCache: false, bypassRipple: false })).to.have.length(2);
+    expect(await db.session(undefined).find('t', { sort: [], skip: 0, bypassCache: false, bypassRipple: false })).to.have.length(2);
     expect(db.transactions.list()).to.deep.equal([]);
   });
 });

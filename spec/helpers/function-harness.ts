@@ -6,7 +6,7 @@
  */
 import { Database, type Clock, type Fields, type Query } from '../../lib/engine/index.js';
 import {
-  callStoredFunction, compileDefinition, type CallBounds, type CallResult, type CompiledFunction, type FunctionAi, type FunctionEnv,
+  callStoredFunction, compileDefinition, type BcryptRunner, type CallBounds, type CallResult, type CompiledFunction, type FunctionAi, type FunctionEnv,
 } from '../../lib/functions/index.js';
 import { removeDir, tempDir } from './temp-dir.js';
 
@@ -19,6 +19,8 @@ export class FunctionHarness {
   env: FunctionEnv | undefined;
   /** What the Chat and Embed steps call (lib/chat's functionAi over real providers); default none, offline embeddings. */
   ai: FunctionAi | undefined;
+  /** Where BcryptHash and BcryptVerify run (a BcryptWorkerPool the spec closes); default sliced on the event loop. */
+  bcrypt: BcryptRunner | undefined;
 
   private constructor(readonly db: Database, readonly dir: string) {}
 
@@ -46,7 +48,7 @@ export class FunctionHarness {
     if (!fn) throw new Error(`no function '${label}' defined`);
     return callStoredFunction({
       db: this.db, lookup: (l) => this.functions.get(l), ...(this.bounds ? { bounds: this.bounds } : {}), ...(this.env ? { env: this.env } : {}),
-      ...(this.ai ? { ai: this.ai } : {}),
+      ...(this.ai ? { ai: this.ai } : {}), ...(this.bcrypt ? { bcrypt: this.bcrypt } : {}),
     }, fn, params);
   }
 
@@ -60,11 +62,7 @@ export class FunctionHarness {
 
   /** The committed records of a collection (empty when it does not exist). */
   records(collection: string): Fields[] {
-    try {
-      return this.db.session(undefined).find(collection, ALL);
-    } catch {
-      return [];
-    }
+    return [...this.db.records.scan(collection)];
   }
 }
 

@@ -87,7 +87,7 @@ const DAMAGES: Damage[] = [
 async function expectAllRecords(dir: string, ids: string[]): Promise<void> {
   const db = await Database.open({ dataDir: dir });
   try {
-    expect(db.records.count('items')).to.equal(ids.length);
+    expect(await db.records.count('items')).to.equal(ids.length);
     ids.forEach((id, n) => expect(db.records.findById('items', id).n).to.equal(n));
   } finally {
     await db.close();

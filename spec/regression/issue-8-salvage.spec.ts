@@ -64,7 +64,7 @@ describe('issue 8: salvage', function () {
     flipByte(path.join(dir, seg), bad.offset + bad.size - 2);
     const db = await Database.open({ dataDir: dir, salvage: true, clock: new ManualClock(CLOCK_AT) });
     try {
-      expect(db.records.count('items')).to.equal(9);
+      expect(await db.records.count('items')).to.equal(9);
       const r = db.recovery;
       expect(r.salvaged).to.equal(true);
       expect(r.droppedFrames).to.equal(1);
@@ -87,7 +87,7 @@ describe('issue 8: salvage', function () {
     expect(snapshotsOf(dir)).to.have.length(1);
     const again = await Database.open({ dataDir: dir });
     try {
-      expect(again.records.count('items')).to.equal(9);
+      expect(await again.records.count('items')).to.equal(9);
       expect(again.recovery.warnings).to.deep.equal([]);
       expect(again.recovery.salvaged).to.equal(false);
       const lost = ids.filter((id) => { try { again.records.findById('items', id); return false; } catch { return true; } });
@@ -114,7 +114,7 @@ describe('issue 8: salvage', function () {
     const logs: Array<[LogLevel | undefined, string]> = [];
     const salvaged = await Database.open({ dataDir: dir, salvage: true, clock: new ManualClock(CLOCK_AT), log: (m, l) => logs.push([l, m]) });
     try {
-      expect(salvaged.records.count('items')).to.equal(2000);
+      expect(await salvaged.records.count('items')).to.equal(2000);
       const d = salvaged.recovery.damaged[0]!;
       expect(d.kind).to.equal('snapshot');
       if (d.kind !== 'snapshot') return;
@@ -127,7 +127,7 @@ describe('issue 8: salvage', function () {
     }
     expect(readdirSync(path.join(dir, DAMAGED_DIR))).to.include(snap);
     const again = await Database.open({ dataDir: dir });
-    expect(again.records.count('items')).to.equal(2000);
+    expect(await again.records.count('items')).to.equal(2000);
     expect(again.recovery.warnings).to.deep.equal([]);
     await again.close();
   });
@@ -136,7 +136,7 @@ describe('issue 8: salvage', function () {
     await insertEach(dir, 5);
     const before = readdirSync(dir).sort();
     const db = await Database.open({ dataDir: dir, salvage: true });
-    expect(db.records.count('items')).to.equal(5);
+    expect(await db.records.count('items')).to.equal(5);
     expect(db.recovery.salvaged).to.equal(false);
     await db.close();
     expect(readdirSync(dir).sort()).to.deep.equal(before);
@@ -163,7 +163,7 @@ describe('issue 8: damage at the tail is a warning, in the log and in /api/healt
     flipByte(seg, last.offset + last.size - 2);
     const logs: Array<[LogLevel | undefined, string]> = [];
     const db = await Database.open({ dataDir: dir, log: (m, l) => logs.push([l, m]) });
-    expect(db.records.count('items')).to.equal(5);
+    expect(await db.records.count('items')).to.equal(5);
     await db.close();
     const warning = logs.find(([, m]) => m.includes('torn final record'));
     expect(warning?.[0]).to.equal('warn');

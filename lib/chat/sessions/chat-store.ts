@@ -49,8 +49,8 @@ export class ChatStore {
     }
   }
 
-  sessions(db: Session): ChatSession[] {
-    return db.find(CHAT_SESSIONS_COLLECTION, ALL).map(sessionFromStored);
+  async sessions(db: Session): Promise<ChatSession[]> {
+    return (await db.find(CHAT_SESSIONS_COLLECTION, ALL)).map(sessionFromStored);
   }
 
   async createSession(db: Session, settings: SessionSettings, bypassRipple: boolean): Promise<ChatSession> {
@@ -75,27 +75,27 @@ export class ChatStore {
   /** Deletes the session and its messages; resolves to how many messages went. */
   async deleteSession(db: Session, chatId: string): Promise<number> {
     this.session(db, chatId);
-    const ids = this.messages(db, chatId).map((m) => m.id);
+    const ids = (await this.messages(db, chatId)).map((m) => m.id);
     if (ids.length > 0) expectAll(await db.writeMany(CHAT_MESSAGES_COLLECTION, ids.map((id) => ({ kind: 'delete', id }))), 'delete');
     await db.delete(CHAT_SESSIONS_COLLECTION, chatId);
     return ids.length;
   }
 
   /** The session's messages in conversation order. */
-  messages(db: Session, chatId: string): ChatMessageRecord[] {
-    return db.find(CHAT_MESSAGES_COLLECTION, messagesQuery(chatId)).map(messageFromStored).sort(byConversationOrder);
+  async messages(db: Session, chatId: string): Promise<ChatMessageRecord[]> {
+    return (await db.find(CHAT_MESSAGES_COLLECTION, messagesQuery(chatId))).map(messageFromStored).sort(byConversationOrder);
   }
 
   /** The session's message records as stored, in conversation order. */
-  messageRecords(db: Session, chatId: string): Fields[] {
-    const rows = db.find(CHAT_MESSAGES_COLLECTION, messagesQuery(chatId)).map((f) => ({ f, m: messageFromStored(f) }));
+  async messageRecords(db: Session, chatId: string): Promise<Fields[]> {
+    const rows = (await db.find(CHAT_MESSAGES_COLLECTION, messagesQuery(chatId))).map((f) => ({ f, m: messageFromStored(f) }));
     return rows.sort((a, b) => byConversationOrder(a.m, b.m)).map((r) => r.f);
   }
 
   /** Message counts of every session (one pass over the messages). */
-  messageCounts(db: Session): Map<string, number> {
+  async messageCounts(db: Session): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
-    for (const m of db.find(CHAT_MESSAGES_COLLECTION, ALL).map(messageFromStored)) counts.set(m.chat_id, (counts.get(m.chat_id) ?? 0) + 1);
+    for (const m of (await db.find(CHAT_MESSAGES_COLLECTION, ALL)).map(messageFromStored)) counts.set(m.chat_id, (counts.get(m.chat_id) ?? 0) + 1);
     return counts;
   }
 

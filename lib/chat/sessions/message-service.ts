@@ -114,7 +114,7 @@ export class MessageService {
   private async begin(db: Session, chatId: string, req: MessageRequest, signal?: AbortSignal): Promise<{ session: ChatSession; input: TurnInput }> {
     const session = this.store.session(db, chatId);
     if (req.forceSummarize) await this.compact(db, chatId, undefined, signal);
-    const history = this.store.messages(db, chatId);
+    const history = await this.store.messages(db, chatId);
     return { session, input: { session, history, userText: req.message, ...(req.model ? { model: req.model } : {}), signal } };
   }
 
@@ -149,9 +149,9 @@ export class MessageService {
   }
 
   /** GET /api/chat/{id}/messages: `{messages, total, skip, limit, returned}` (records for the transport to render). */
-  list(db: Session, chatId: string, opts: ListOptions): { messages: Fields[]; total: number; skip: number; limit: number | null; returned: number } {
+  async list(db: Session, chatId: string, opts: ListOptions): Promise<{ messages: Fields[]; total: number; skip: number; limit: number | null; returned: number }> {
     this.store.session(db, chatId);
-    const all = this.store.messageRecords(db, chatId);
+    const all = await this.store.messageRecords(db, chatId);
     if (opts.sort === 'desc') all.reverse();
     const skip = opts.skip ?? 0;
     const page = all.slice(skip, opts.limit === undefined ? undefined : skip + opts.limit);
@@ -192,7 +192,7 @@ export class MessageService {
     const session = this.store.session(db, chatId);
     const target = this.store.message(db, chatId, messageId);
     if (target.role !== 'assistant') throw new InvalidInput(`Message '${messageId}' is a ${target.role} message; only an assistant message can be regenerated`);
-    const messages = this.store.messages(db, chatId);
+    const messages = await this.store.messages(db, chatId);
     const at = messages.findIndex((m) => m.id === messageId);
     const askedAt = findLastIndex(messages, at, (m) => m.role === 'user');
     if (askedAt < 0) throw new InvalidInput(`Message '${messageId}' answers no user message, so there is nothing to regenerate from`);
@@ -215,7 +215,7 @@ export class MessageService {
   async compact(db: Session, chatId: string, keepRecent: number | undefined, signal?: AbortSignal): Promise<CompactResult> {
     const session = this.store.session(db, chatId);
     const keep = keepRecent ?? session.max_context_messages ?? DEFAULT_CONTEXT_MESSAGES;
-    const plan = planCompaction(this.store.messages(db, chatId), keep);
+    const plan = planCompaction(await this.store.messages(db, chatId), keep);
     if (plan.fold.length === 0) {
       return { folded: 0, kept_recent: plan.kept.length, summary_chars: 0, summary_message_id: null, already_compact: true };
     }

@@ -47,7 +47,7 @@ export class SessionService {
     const { create, given } = parseCreateRequest(body, false);
     if (!create.settings.parent_id) throw new InvalidInput("'parent_id' is required to branch a session");
     const parent = this.store.session(db, create.settings.parent_id);
-    const copied = branchMessages(this.store.messages(db, parent.id), create.settings.branch_point_idx);
+    const copied = branchMessages(await this.store.messages(db, parent.id), create.settings.branch_point_idx);
     const inherit = <K extends keyof SessionSettings>(k: K): SessionSettings[K] => (given.has(k) ? create.settings[k] : parent[k]);
     const settings: SessionSettings = {
       ...create.settings,
@@ -70,10 +70,10 @@ export class SessionService {
   }
 
   /** GET /api/chat: by creation time, newest first unless `sort=asc`. */
-  list(db: Session, opts: ListOptions): Record<string, unknown> {
-    const counts = this.store.messageCounts(db);
+  async list(db: Session, opts: ListOptions): Promise<Record<string, unknown>> {
+    const counts = await this.store.messageCounts(db);
     const dir = opts.sort === 'asc' ? 1 : -1;
-    const all = this.store.sessions(db).sort((a, b) => dir * (a.created_at - b.created_at) || (a.id < b.id ? -1 : 1));
+    const all = (await this.store.sessions(db)).sort((a, b) => dir * (a.created_at - b.created_at) || (a.id < b.id ? -1 : 1));
     const skip = opts.skip ?? 0;
     const page = all.slice(skip, opts.limit === undefined ? undefined : skip + opts.limit);
     return {
@@ -83,9 +83,9 @@ export class SessionService {
     };
   }
 
-  get(db: Session, chatId: string) {
+  async get(db: Session, chatId: string) {
     const s = this.store.session(db, chatId);
-    return sessionResponse(s, this.store.messages(db, chatId).length);
+    return sessionResponse(s, (await this.store.messages(db, chatId)).length);
   }
 
   /** The session as stored (for the gate's permission checks on its collections). */
@@ -96,7 +96,7 @@ export class SessionService {
   async update(db: Session, chatId: string, body: Record<string, unknown>) {
     const { patch, bypassRipple } = parseUpdateRequest(body);
     const next = await this.store.replaceSession(db, { ...this.store.session(db, chatId), ...patch }, bypassRipple);
-    return sessionResponse(next, this.store.messages(db, chatId).length);
+    return sessionResponse(next, (await this.store.messages(db, chatId)).length);
   }
 
   async delete(db: Session, chatId: string): Promise<Record<string, unknown>> {
@@ -113,7 +113,8 @@ export class SessionService {
   async merge(db: Session, req: MergeRequest, signal?: AbortSignal) {
     const sourceIds = req.sources.filter((id) => id !== req.target);
     if (sourceIds.length === 0) throw new InvalidInput('A merge needs at least one source session other than the target');
-    const sources: MergeSource[] = sourceIds.map((id) => ({ chatId: this.store.session(db, id).id, messages: this.store.messages(db, id) }));
+    const sources: MergeSource[] = [];
+    for (const id of sourceIds) sources.push({ chatId: this.store.session(db, id).id, messages: await this.store.messages(db, id) });
     const existing = req.target ? this.store.session(db, req.target) : undefined;
     const settings = existing ?? this.mergedSettings(db, sourceIds, req);
     // Checked before anything is written: a new session's provider, and the one that writes summaries.
@@ -124,7 +125,7 @@ export class SessionService {
     const target = existing ?? await this.store.createSession(db, settings, req.bypassRipple);
     await this.copyInto(db, target.id, copies, req.bypassRipple);
     await this.store.touchSession(db, target.id, req.bypassRipple);
-    return sessionResponse(this.store.session(db, target.id), this.store.messages(db, target.id).length);
+    return sessionResponse(this.store.session(db, target.id), (await this.store.messages(db, target.id)).length);
   }
 
   /** One summary message per source with live messages, written by the target's provider. */

@@ -77,9 +77,9 @@ export const SERVER_TOOLS: Readonly<Record<string, ServerTool>> = {
   count_records: {
     spec: { name: 'count_records', description: 'Count the records of a collection, optionally matching a filter.', parameters: schema({ collection: COLLECTION, filter: { type: 'object', description: 'Query filter' } }, ['collection']) },
     write: false,
-    run: (a, ctx) => {
+    run: async (a, ctx) => {
       const c = collection(a, ctx, 'read');
-      return { collection: c, count: ctx.db.find(c, parseQuery(a.filter === undefined || a.filter === null ? {} : { filter: a.filter })).length };
+      return { collection: c, count: (await ctx.db.find(c, parseQuery(a.filter === undefined || a.filter === null ? {} : { filter: a.filter }))).length };
     },
   },
   find_records: {
@@ -88,10 +88,10 @@ export const SERVER_TOOLS: Readonly<Record<string, ServerTool>> = {
       parameters: schema({ collection: COLLECTION, filter: { type: 'object' }, sort: { type: 'array' }, limit: { type: 'integer' } }, ['collection']),
     },
     write: false,
-    run: (a, ctx) => {
+    run: async (a, ctx) => {
       const c = collection(a, ctx, 'read');
       const q = parseQuery({ ...(a.filter !== undefined && a.filter !== null ? { filter: a.filter } : {}), ...(a.sort !== undefined ? { sort: a.sort } : {}), limit: limit(a) });
-      return ctx.db.find(c, q).map(bare);
+      return (await ctx.db.find(c, q)).map(bare);
     },
   },
   find_by_id: {

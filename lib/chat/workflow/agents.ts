@@ -28,22 +28,22 @@ export class AgentService {
     this.store = new DocumentStore(AGENTS_COLLECTION, 'agent', now);
   }
 
-  list(db: Session): { agents: Doc[] } {
-    return { agents: this.store.list(db) };
+  async list(db: Session): Promise<{ agents: Doc[] }> {
+    return { agents: await this.store.list(db) };
   }
 
   get(db: Session, id: string): Doc {
     return this.store.get(db, id);
   }
 
-  byName(db: Session, name: string): Doc {
-    const found = this.store.list(db).find((a) => a.name === name);
+  async byName(db: Session, name: string): Promise<Doc> {
+    const found = (await this.store.list(db)).find((a) => a.name === name);
     if (!found) throw new NotFound(`Agent named '${name}' not found`);
     return found;
   }
 
-  byDeployment(db: Session, deploymentId: string): { agents: Doc[] } {
-    return { agents: this.store.list(db).filter((a) => a.deployment_id === deploymentId) };
+  async byDeployment(db: Session, deploymentId: string): Promise<{ agents: Doc[] }> {
+    return { agents: (await this.store.list(db)).filter((a) => a.deployment_id === deploymentId) };
   }
 
   create(db: Session, body: Record<string, unknown>): Promise<Doc> {
@@ -51,18 +51,21 @@ export class AgentService {
     const name = agentName(members.name);
     checkStatus(members);
     return this.serially(async () => {
-      this.checkUnique(db, name);
+      await this.checkUnique(db, name);
       return this.store.create(db, { status: 'active', ...members });
     });
   }
 
   update(db: Session, id: string, body: Record<string, unknown>): Promise<Doc> {
     checkStatus(body);
-    return this.serially(() => this.store.change(db, id, (a) => {
-      const members = clientMembers(body, [], 'agent', a);
-      if (Object.hasOwn(members, 'name') && members.name !== a.name) this.checkUnique(db, agentName(members.name));
-      return { ...a, ...members };
-    }));
+    return this.serially(async () => {
+      const names = new Set((await this.store.list(db)).map((a) => a.name));
+      return this.store.change(db, id, (a) => {
+        const members = clientMembers(body, [], 'agent', a);
+        if (Object.hasOwn(members, 'name') && members.name !== a.name) uniqueName(names, agentName(members.name));
+        return { ...a, ...members };
+      });
+    });
   }
 
   delete(db: Session, id: string) {
@@ -80,8 +83,8 @@ export class AgentService {
     return { ...(prompt ? { system_prompt: prompt } : {}), ...(model ? { llm_model: model } : {}), ...(provider ? { llm_provider: provider } : {}) };
   }
 
-  private checkUnique(db: Session, name: string): void {
-    if (this.store.list(db).some((a) => a.name === name)) throw new Conflict(`An agent named '${name}' already exists`);
+  private async checkUnique(db: Session, name: string): Promise<void> {
+    uniqueName(new Set((await this.store.list(db)).map((a) => a.name)), name);
   }
 
   private serially<T>(work: () => Promise<T>): Promise<T> {
@@ -98,4 +101,9 @@ function agentName(v: unknown): string {
 
 function checkStatus(body: Record<string, unknown>): void {
   if (body.status !== undefined && typeof body.status !== 'string') throw new InvalidInput("'status' must be a string");
+}
+
+/** 409 when an agent already has `name` (agent names are unique). */
+function uniqueName(names: ReadonlySet<unknown>, name: string): void {
+  if (names.has(name)) throw new Conflict(`An agent named '${name}' already exists`);
 }

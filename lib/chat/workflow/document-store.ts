@@ -34,10 +34,10 @@ export class DocumentStore {
   }
 
   /** Every record, oldest first (records made in one millisecond in the order they were stored). */
-  list(db: Session): Doc[] {
+  async list(db: Session): Promise<Doc[]> {
     let rows: Fields[];
     try {
-      rows = db.find(this.collection, ALL);
+      rows = await db.find(this.collection, ALL);
     } catch (err) {
       if (err instanceof NotFound) return []; // nothing stored yet: the collection is made by the first write
       throw err;

@@ -31,13 +31,13 @@ export class GoalService {
     this.store = new DocumentStore(GOALS_COLLECTION, 'goal', now);
   }
 
-  list(db: Session): GoalList {
-    return goalList(this.store.list(db));
+  async list(db: Session): Promise<GoalList> {
+    return goalList(await this.store.list(db));
   }
 
   /** Goals whose text (any string member, steps included) contains every word of `q`, case-insensitively. */
-  search(db: Session, q: string): GoalList {
-    return goalList(this.store.list(db).filter((g) => matchesText(g, q)));
+  async search(db: Session, q: string): Promise<GoalList> {
+    return goalList((await this.store.list(db)).filter((g) => matchesText(g, q)));
   }
 
   get(db: Session, id: string): Doc {

@@ -97,7 +97,7 @@ export class Scheduler {
     const now = this.deps.now();
     // One schedule that cannot fire (a record an admin broke by a raw write) does not hold up the others.
     const failures: unknown[] = [];
-    for (const s of this.deps.schedules.store.list(db)) {
+    for (const s of await this.deps.schedules.store.list(db)) {
       if (s.status !== 'active' || typeof s.next_run !== 'string' || Date.parse(s.next_run) > now) continue;
       await this.fire(db, s, s.next_run, now).catch((e) => failures.push(e));
     }
@@ -152,7 +152,7 @@ export class Scheduler {
     const now = this.deps.now();
     const { schedules } = this.deps;
     await schedules.endInterrupted(db).catch((e) => this.deps.warn('schedule runs interrupted by the last stop could not be closed', e));
-    for (const s of schedules.store.list(db)) {
+    for (const s of await schedules.store.list(db)) {
       if (s.status !== 'active' || typeof s.next_run !== 'string' || Date.parse(s.next_run) > now) continue;
       try {
         // The latest missed instant: the last cron time at or before now (next_run itself when only one was missed).

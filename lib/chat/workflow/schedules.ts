@@ -85,8 +85,8 @@ export class ScheduleService {
     this.runs = new DocumentStore(SCHEDULE_RUNS_COLLECTION, 'schedule run', now);
   }
 
-  list(db: Session): { schedules: Doc[] } {
-    return { schedules: this.store.list(db) };
+  async list(db: Session): Promise<{ schedules: Doc[] }> {
+    return { schedules: await this.store.list(db) };
   }
 
   get(db: Session, id: string): Doc {
@@ -118,7 +118,7 @@ export class ScheduleService {
   /** Deletes the schedule and its runs. */
   async delete(db: Session, id: string): Promise<Record<string, unknown>> {
     const out = await this.store.delete(db, id);
-    for (const r of this.runsOf(db, id)) await this.runs.delete(db, r.id);
+    for (const r of await this.runsOf(db, id)) await this.runs.delete(db, r.id);
     return out;
   }
 
@@ -132,14 +132,14 @@ export class ScheduleService {
   }
 
   /** `{runs}` of schedule `id`, newest first, at most `limit`. */
-  listRuns(db: Session, id: string, limit = DEFAULT_RUNS_LIMIT): { runs: Doc[] } {
+  async listRuns(db: Session, id: string, limit = DEFAULT_RUNS_LIMIT): Promise<{ runs: Doc[] }> {
     this.store.get(db, id);
-    return { runs: this.runsOf(db, id).reverse().slice(0, limit) };
+    return { runs: (await this.runsOf(db, id)).reverse().slice(0, limit) };
   }
 
   /** Runs of `id`, oldest first. */
-  runsOf(db: Session, id: string): Doc[] {
-    return this.runs.list(db).filter((r) => r.schedule_id === id);
+  async runsOf(db: Session, id: string): Promise<Doc[]> {
+    return (await this.runs.list(db)).filter((r) => r.schedule_id === id);
   }
 
   /**
@@ -183,14 +183,14 @@ export class ScheduleService {
         [`${outcome}_count`]: count(s[`${outcome}_count`]) + 1,
       })).catch(ignoreGone);
     }
-    const kept = this.runsOf(db, id);
+    const kept = await this.runsOf(db, id);
     for (const old of kept.slice(0, Math.max(0, kept.length - MAX_KEPT_RUNS))) await this.runs.delete(db, old.id).catch(ignoreGone);
     return ended;
   }
 
   /** Runs still marked running when the server starts: the previous process stopped during them; they end as failures. */
   async endInterrupted(db: Session): Promise<void> {
-    for (const r of this.runs.list(db).filter((x) => x.status === 'running')) {
+    for (const r of (await this.runs.list(db)).filter((x) => x.status === 'running')) {
       await this.runs.change(db, r.id, (cur) => ({ ...cur, ended_at: this.store.at(), status: 'failure', outcome: 'failure', error: 'interrupted: the server stopped during the run' }));
     }
   }

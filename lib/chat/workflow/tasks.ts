@@ -71,14 +71,14 @@ export class TaskService {
     this.store = new DocumentStore(TASKS_COLLECTION, 'task', now);
   }
 
-  list(db: Session): { tasks: Doc[] } {
-    return { tasks: this.store.list(db) };
+  async list(db: Session): Promise<{ tasks: Doc[] }> {
+    return { tasks: await this.store.list(db) };
   }
 
   /** Active tasks due at or before `now` (the engine's clock when absent), soonest first. */
-  due(db: Session, now?: number): { tasks: Doc[] } {
+  async due(db: Session, now?: number): Promise<{ tasks: Doc[] }> {
     const at = now ?? this.now();
-    const due = this.store.list(db).filter((t) => t.status === 'active' && typeof t.next_run === 'string' && Date.parse(t.next_run) <= at);
+    const due = (await this.store.list(db)).filter((t) => t.status === 'active' && typeof t.next_run === 'string' && Date.parse(t.next_run) <= at);
     return { tasks: due.sort((a, b) => Date.parse(a.next_run as string) - Date.parse(b.next_run as string)) };
   }
 

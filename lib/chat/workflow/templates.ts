@@ -16,8 +16,8 @@ export class GoalTemplateService {
     this.store = new DocumentStore(GOAL_TEMPLATES_COLLECTION, 'goal template', now);
   }
 
-  list(db: Session): { templates: Doc[] } {
-    return { templates: this.store.list(db) };
+  async list(db: Session): Promise<{ templates: Doc[] }> {
+    return { templates: await this.store.list(db) };
   }
 
   get(db: Session, id: string): Doc {

@@ -30,7 +30,7 @@ export async function runExport(req: ExportRequest): Promise<number> {
   const db = await Database.open({ dataDir: req.dataDir, lockWaitMs: req.lockWaitMs, log: toolLog });
   try {
     requireCollection(db, req.dataDir, req.collection);
-    const total = db.records.count(req.collection);
+    const total = await db.records.count(req.collection);
     let n = 0;
     const lines = function* () {
       for (const r of db.records.scan(req.collection)) {

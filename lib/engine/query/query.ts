@@ -15,7 +15,9 @@ import { parseFieldPath } from './field-path.js';
 import { parseFilter, type Filter } from './filter.js';
 import { matchFilter } from './match.js';
 import { parseFieldList } from './project.js';
-import { parseSort, sortRecords, type SortKey } from './sort.js';
+import { parseSort, sortRecords, SortedRows, type SortKey } from './sort.js';
+import { SCAN_CHECK_EVERY, type RecordSource } from './collection-scan.js';
+import { Slicer } from '../slices.js';
 
 export interface Join {
   /** One or more target collections, non-empty names. */
@@ -157,14 +159,47 @@ export function parseQuery(body: unknown): Query {
   return Object.freeze(q);
 }
 
+type QueryPart = Partial<Pick<Query, 'filter' | 'sort' | 'skip' | 'limit'>>;
+
+/**
+ * runQuery() over a source walked in slices of the event loop (a collection
+ * scan): a query over a million records never holds it. With sort keys and
+ * a limit, only the best skip + limit rows are held (SortedRows).
+ */
+export async function runQueryInSlices(source: RecordSource, q: QueryPart = {}, slicer = new Slicer(SCAN_CHECK_EVERY)): Promise<Fields[]> {
+  const { filter, limit } = q;
+  const skip = q.skip ?? 0;
+  if (q.sort && q.sort.length > 0) {
+    const rows = new SortedRows(q.sort, limit === undefined ? undefined : skip + limit);
+    await source.each((r) => { if (!filter || matchFilter(filter, r)) rows.add(r); }, slicer);
+    const sorted = await rows.sorted(slicer);
+    return limit === undefined ? sorted.slice(skip) : sorted.slice(skip, skip + limit);
+  }
+  const out: Fields[] = [];
+  if (limit === 0) return out;
+  let skipped = 0;
+  await source.each((r) => {
+    if (filter && !matchFilter(filter, r)) return true;
+    if (skipped < skip) {
+      skipped++;
+      return true;
+    }
+    out.push(r);
+    return limit === undefined || out.length < limit;
+  }, slicer);
+  return out;
+}
+
 /**
  * Filters, sorts, skips and limits `records`, in that order; every member of
- * `q` is optional. Without sort keys the result keeps iteration order and
+ * `q` is optional. In one piece: for records a caller already holds (a
+ * transaction's view); a query over a collection runs in slices
+ * (runQueryInSlices). Without sort keys the result keeps iteration order and
  * iteration stops as soon as skip+limit matches were seen. Returns the stored
  * field objects themselves (not copies); projection and joins are the
  * caller's job.
  */
-export function runQuery(records: Iterable<Fields>, q: Partial<Pick<Query, 'filter' | 'sort' | 'skip' | 'limit'>> = {}): Fields[] {
+export function runQuery(records: Iterable<Fields>, q: QueryPart = {}): Fields[] {
   const { filter, limit } = q;
   const skip = q.skip ?? 0;
   if (q.sort && q.sort.length > 0) {

@@ -3,7 +3,9 @@
  *
  * Ordering uses `sortCompare`, a total order across value kinds, so mixed
  * fields never throw. Missing values sort like null: first when ascending,
- * last when descending. The sort is stable; it never reorders the input array.
+ * last when descending. Sorts are stable and never reorder the input array.
+ * A query's sort runs in slices of the event loop (SortedRows,
+ * sortInSlices); sortRecords is for rows a caller already holds.
  */
 import { InvalidInput } from '../../errors.js';
 import { checkLimit, MAX_SORT_KEYS } from '../limits.js';
@@ -11,6 +13,7 @@ import { isPlainObject, sortCompare, type Fields, type Value } from '../values/i
 import { kindOf, shown } from './describe-input.js';
 import { parseFieldPath } from './field-path.js';
 import { getPath } from './match.js';
+import type { Slicer } from '../slices.js';
 
 export interface SortKey {
   /** A validated dotted path. */
@@ -64,24 +67,138 @@ export function parseSort(raw: unknown, path = 'sort'): SortKey[] {
   });
 }
 
-/**
- * Returns a new array of `records` ordered by `keys` (first key has priority).
- * Stable: records that compare equal on every key keep their input order.
- * With no keys it returns a copy in input order.
- */
-export function sortRecords(records: readonly Fields[], keys: readonly SortKey[]): Fields[] {
-  if (keys.length === 0) return records.slice();
-  const rows = records.map((record, index) => ({
-    record,
-    index,
-    values: keys.map((k): Value | undefined => getPath(record, k.field)),
-  }));
-  rows.sort((a, b) => {
+interface SortRow {
+  readonly record: Fields;
+  /** Arrival order: ties on every key keep it (a stable sort). */
+  readonly index: number;
+  readonly values: ReadonlyArray<Value | undefined>;
+}
+
+function compareRows(keys: readonly SortKey[]): (a: SortRow, b: SortRow) => number {
+  return (a, b) => {
     for (let i = 0; i < keys.length; i++) {
       const c = sortCompare(a.values[i], b.values[i]);
       if (c !== 0) return keys[i]!.ascending ? c : -c;
     }
     return a.index - b.index;
-  });
-  return rows.map((r) => r.record);
+  };
+}
+
+function sortRow(record: Fields, index: number, keys: readonly SortKey[]): SortRow {
+  return { record, index, values: keys.map((k): Value | undefined => getPath(record, k.field)) };
+}
+
+/**
+ * Returns a new array of `records` ordered by `keys` (first key has priority).
+ * Stable: records that compare equal on every key keep their input order.
+ * With no keys it returns a copy in input order. In one piece: for rows a
+ * caller already holds; a query over a collection uses SortedRows.
+ */
+export function sortRecords(records: readonly Fields[], keys: readonly SortKey[]): Fields[] {
+  if (keys.length === 0) return records.slice();
+  return records.map((r, i) => sortRow(r, i, keys)).sort(compareRows(keys)).map((r) => r.record);
+}
+
+/** Above this many kept rows, collecting everything and sorting once beats a heap. */
+const MAX_HEAP_ROWS = 65_536;
+
+/**
+ * Records offered one at a time, handed back sorted by `keys`. With `keep`
+ * (a query's skip + limit) only the best `keep` are held, in a bounded heap
+ * whose root is the worst of them: O(n log k), and a sorted limit-10 query
+ * over a million records holds ten rows, not a million. The final sort runs
+ * in slices (sortInSlices).
+ */
+export class SortedRows {
+  private readonly rows: SortRow[] = [];
+  private readonly compare: (a: SortRow, b: SortRow) => number;
+  private readonly bound: number | undefined;
+  private offered = 0;
+
+  constructor(private readonly keys: readonly SortKey[], keep?: number) {
+    this.compare = compareRows(keys);
+    this.bound = keep !== undefined && keep <= MAX_HEAP_ROWS ? keep : undefined;
+  }
+
+  add(record: Fields): void {
+    const index = this.offered++;
+    const bound = this.bound;
+    if (bound === undefined) {
+      this.rows.push(sortRow(record, index, this.keys));
+      return;
+    }
+    if (bound === 0) return;
+    const row = sortRow(record, index, this.keys);
+    const heap = this.rows;
+    if (heap.length < bound) {
+      heap.push(row);
+      this.siftUp(heap.length - 1);
+    } else if (this.compare(row, heap[0]!) < 0) {
+      heap[0] = row;
+      this.siftDown(0);
+    }
+  }
+
+  async sorted(slicer: Slicer): Promise<Fields[]> {
+    const ordered = await sortInSlices(this.rows, this.compare, slicer);
+    return ordered.map((r) => r.record);
+  }
+
+  private siftUp(i: number): void {
+    const h = this.rows;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.compare(h[i]!, h[parent]!) <= 0) return;
+      [h[i], h[parent]] = [h[parent]!, h[i]!];
+      i = parent;
+    }
+  }
+
+  private siftDown(i: number): void {
+    const h = this.rows;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let worst = i;
+      if (left < h.length && this.compare(h[left]!, h[worst]!) > 0) worst = left;
+      if (right < h.length && this.compare(h[right]!, h[worst]!) > 0) worst = right;
+      if (worst === i) return;
+      [h[i], h[worst]] = [h[worst]!, h[i]!];
+      i = worst;
+    }
+  }
+}
+
+/** Runs of this many items are sorted whole, then merged in slices. */
+const RUN = 2048;
+
+/**
+ * A stable sort of `items` (a new array) that yields the event loop between
+ * slices: runs sorted by Array.prototype.sort, then merged pairwise,
+ * bottom up. A million rows sorted in one call held the loop for seconds.
+ */
+export async function sortInSlices<T>(items: readonly T[], compare: (a: T, b: T) => number, slicer: Slicer): Promise<T[]> {
+  const n = items.length;
+  let from: T[] = new Array<T>(n);
+  for (let i = 0; i < n; i += RUN) {
+    const run = items.slice(i, i + RUN).sort(compare);
+    for (let j = 0; j < run.length; j++) from[i + j] = run[j]!;
+    await slicer.pause();
+  }
+  let to: T[] = new Array<T>(n);
+  for (let width = RUN; width < n; width *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(lo + width, n);
+      const hi = Math.min(lo + 2 * width, n);
+      let i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        to[k++] = compare(from[j]!, from[i]!) < 0 ? from[j++]! : from[i++]!;
+        if ((k & 1023) === 0) await slicer.pause();
+      }
+      while (i < mid) to[k++] = from[i++]!;
+      while (j < hi) to[k++] = from[j++]!;
+    }
+    [from, to] = [to, from];
+  }
+  return from;
 }

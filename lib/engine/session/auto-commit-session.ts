@@ -16,7 +16,7 @@ export class AutoCommitSession implements Session {
     return this.engine.records.findById(c, idOrAlias);
   }
 
-  find(c: string, q: Query): Fields[] {
+  find(c: string, q: Query): Promise<Fields[]> {
     return this.engine.records.find(c, q);
   }
 

@@ -47,8 +47,8 @@ export interface Session {
 
   /** One record by id or primary-key-alias value. Throws NotFound. */
   findById(c: string, idOrAlias: string): Fields;
-  /** Records matching a parsed query, shaped (projection, join). */
-  find(c: string, q: Query): Fields[];
+  /** Records matching a parsed query, shaped (projection, join); a long query runs in slices of the event loop. */
+  find(c: string, q: Query): Promise<Fields[]>;
   /** Text, vector or hybrid search; a text search waits while the collection's text index is built. */
   search(c: string, req: SearchRequest): Promise<SearchResult>;
 

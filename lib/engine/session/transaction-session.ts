@@ -38,7 +38,7 @@ class StagingSession implements TransactionSession {
     return this.txs.findById(this.transactionId, c, idOrAlias);
   }
 
-  find(c: string, q: Query): Fields[] {
+  async find(c: string, q: Query): Promise<Fields[]> {
     return this.engine.records.shapeRows(this.txs.find(this.transactionId, c, q), q);
   }
 

@@ -140,8 +140,10 @@ export async function readSnapshot(fs: StorageFs, file: string, nameSeq: number,
         let pending = rows.get(coll);
         if (!pending) rows.set(coll, (pending = { keys: [], entries: [] }));
         for (const r of f.rows) {
+          const entry = toEntry(r, ++coll.lastOrd);
+          if (entry.expiresAt !== undefined) coll.expiringRecords++;
           pending.keys.push(recordKey(r[0], r[1]));
-          pending.entries.push(toEntry(r, ++coll.lastOrd));
+          pending.entries.push(entry);
         }
         read.set(f.c, (read.get(f.c) ?? 0) + f.rows.length);
         held += f.rows.length;

@@ -1,9 +1,9 @@
 /**
  * Snapshots: the whole state at one seq, written while writes continue.
  *
- * The writer marks every collection with an undo map, so records changed
- * after the snapshot started are written with their pre-snapshot entry
- * (see CollectionState.undo); no map is copied. Frames are written in
+ * The writer opens a point-in-time reader on every collection
+ * (CollectionState.openReader), so records changed after the snapshot
+ * started are written with their pre-snapshot entry; no map is copied. Frames are written in
  * chunks with event-loop turns between them, which bounds the write stall.
  *
  * File: header 'EDDYSNAP' v1, then frames: meta, config, keys, per
@@ -74,8 +74,7 @@ export interface WrittenSnapshot {
  */
 export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, now: number): Promise<WrittenSnapshot> {
   const seq = state.seq;
-  const colls = [...state.collections.values()].map((c) => ({ c, meta: c.meta, membership: c.membershipVersion, count: c.records.size }));
-  for (const { c } of colls) c.undo = new Map();
+  const colls = [...state.collections.values()].map((c) => ({ c, meta: c.meta, membership: c.membershipVersion, count: c.records.size, undo: c.openReader() }));
   const trash = [...state.trash].map(([c, m]) => [c, [...m]] as const);
   const name = snapshotName(seq);
   const tmp = path.join(dir, name + '.tmp');
@@ -97,9 +96,9 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
     const kv = [...state.kv];
     for (let i = 0; i < kv.length; i += CHUNK) await put({ k: 'kv', rows: kv.slice(i, i + CHUNK) });
     await put({ k: 'kvLinks', rows: [...state.kvLinks].map(([key, set]) => [key, [...set]]) });
-    for (const { c, meta, membership, count } of colls) {
+    for (const { c, meta, membership, count, undo } of colls) {
       await put({ k: 'coll', meta, membership, count });
-      await writeRecords(c, put);
+      await writeRecords(c, undo.before, put);
     }
     for (const [c, entries] of trash) {
       for (let i = 0; i < entries.length; i += CHUNK) {
@@ -110,7 +109,7 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
     await file.sync();
     complete = true;
   } finally {
-    for (const { c } of colls) c.undo = undefined;
+    for (const { c, undo } of colls) c.closeReader(undo);
     // A failed snapshot (a full disk) leaves no partial file behind; the log still covers everything.
     if (!complete) await fs.unlink(tmp).catch(() => undefined);
     await file.close();
@@ -120,8 +119,7 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
   return { name, seq, bytes, frames, frameCrcs };
 }
 
-async function writeRecords(c: CollectionState, put: (f: SnapFrame) => Promise<void>): Promise<void> {
-  const undo = c.undo!;
+async function writeRecords(c: CollectionState, undo: ReadonlyMap<string, RecordEntry | null>, put: (f: SnapFrame) => Promise<void>): Promise<void> {
   let rows: Row[] = [];
   const flush = async () => {
     if (rows.length === 0) return;

@@ -15,15 +15,13 @@
  * `__function_history` (product.md: not guaranteed, no endpoint reads it).
  */
 import { Conflict, InvalidInput, NotFound } from '../../errors.js';
-import { fromJson, isPlainObject, toJson, type Database, type Fields, type LoggedBatch, type Query } from '../../engine/index.js';
+import { fromJson, isPlainObject, toJson, type Database, type Fields, type LoggedBatch } from '../../engine/index.js';
 import { compileDefinition, type CompiledFunction, type CompileOptions } from '../compiler/index.js';
 
 export const FUNCTIONS_COLLECTION = '__functions';
 export const FUNCTION_HISTORY_COLLECTION = '__function_history';
 /** Collections only admins may read or write as records (the definitions run with instance-wide rights). */
 export const ADMIN_ONLY_COLLECTIONS: ReadonlySet<string> = new Set([FUNCTIONS_COLLECTION, FUNCTION_HISTORY_COLLECTION]);
-
-const ALL: Query = Object.freeze({ sort: [], skip: 0, bypassCache: false, bypassRipple: false });
 
 /** A saved definition: as the client sent it, plus the server-managed members. */
 export interface StoredFunction {
@@ -166,13 +164,9 @@ export class FunctionRegistry {
     return { byId: this.byId, byLabel: this.byLabel };
   }
 
-  private storedRecords(): Fields[] {
-    try {
-      return this.db.session(undefined).find(FUNCTIONS_COLLECTION, ALL);
-    } catch (err) {
-      if (err instanceof NotFound) return [];
-      throw err;
-    }
+  /** In one piece: definitions are few, and the compiled maps are read synchronously by every call. */
+  private storedRecords(): IterableIterator<Fields> {
+    return this.db.records.scan(FUNCTIONS_COLLECTION);
   }
 }
 

@@ -134,8 +134,8 @@ export const chatMessagesList = defineProcedure({
   name: 'chat.messages.list', kind: 'query', access: 'user',
   input: (raw) => ({ id: chatId(raw), opts: listOptions(raw) }),
   scope: () => storage('read', 'read'),
-  handler: (i, ctx) => {
-    const page = ctx.chat.messages.list(ctx.session, i.id, i.opts);
+  handler: async (i, ctx) => {
+    const page = await ctx.chat.messages.list(ctx.session, i.id, i.opts);
     return { ...page, messages: page.messages.map((m) => wire(m, ctx)) };
   },
 });

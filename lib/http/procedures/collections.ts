@@ -53,8 +53,8 @@ export const collectionsGet = defineProcedure({
   name: 'collections.get', kind: 'query', access: 'user',
   input: collectionParam,
   scope: (name) => ({ collections: [{ name, mode: 'read' }] }),
-  handler: (name, ctx) => {
-    const info = ctx.db.collections.info(name);
+  handler: async (name, ctx) => {
+    const info = await ctx.db.collections.info(name);
     return {
       collection: info.schema,
       analytics: { record_count: info.record_count, trash_count: ctx.db.trash.count(name) },

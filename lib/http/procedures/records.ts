@@ -1,10 +1,11 @@
 /** Record routes: insert, find, find by id, update (merge, action, sequence), delete, distinct, count. */
 import { InvalidInput } from '../../errors.js';
-import { parseActionSequence, parseFieldPath, parseFilter, parseQuery, recordToWire, rejectUnknownMembers, validateCollectionName, validateId, type ActionStep, type Fields } from '../../engine/index.js';
+import { parseActionSequence, parseFieldPath, parseFilter, parseQuery, rejectUnknownMembers, validateCollectionName, validateId, type ActionStep, type Fields, type Query } from '../../engine/index.js';
 import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
 import { bodyObject, collectionParam, param, queryFlag, queryList, queryString } from '../input.js';
 import { isPlainObjectValue } from '../plain-object.js';
 import { WireRecord } from '../wire-record.js';
+import { RecordList } from '../record-list.js';
 import type { Context } from '../context.js';
 
 const SYSTEM_BODY_KEYS = new Set(['id', 'ttl', 'ttl_update_on_access']);
@@ -45,6 +46,11 @@ function writes(collection: string, tx: string | undefined, fields?: string[]): 
   return { collections: [{ name: collection, mode: 'write', ...(fields ? { fields } : {}) }], transaction: tx };
 }
 
+/** Whether a query's answer is shaped (projected or joined) rather than the stored records. */
+function shapes(q: Query): boolean {
+  return q.selectFields !== undefined || q.excludeFields !== undefined || q.join !== undefined;
+}
+
 function reads(collections: readonly string[], tx: string | undefined): Scope {
   return { collections: collections.map((name) => ({ name, mode: 'read' as const })), transaction: tx };
 }
@@ -74,7 +80,8 @@ export const recordsFind = defineProcedure({
   },
   // A join reads its target collections too: the key needs read access there as well.
   scope: (i) => reads([i.collection, ...(i.query.join?.collections ?? [])], i.tx),
-  handler: (i, ctx) => ctx.session.find(i.collection, i.query).map((r) => recordToWire(r, { typed: ctx.typed })),
+  // Without a projection or join the rows are stored records, whose rendered text may be remembered.
+  handler: async (i, ctx) => new RecordList(await ctx.session.find(i.collection, i.query), ctx.typed, !shapes(i.query)),
 });
 
 export const recordsUpdate = defineProcedure({
@@ -136,8 +143,8 @@ export const recordsDistinct = defineProcedure({
     return { collection: collectionParam(raw), field: param(raw, 'field'), path, filter };
   },
   scope: (i) => reads([i.collection], undefined),
-  handler: (i, ctx) => {
-    const values = ctx.db.records.distinct(i.collection, i.path, i.filter);
+  handler: async (i, ctx) => {
+    const values = await ctx.db.records.distinct(i.collection, i.path, i.filter);
     return { collection: i.collection, field: i.field, values, count: values.length };
   },
 });
@@ -146,5 +153,5 @@ export const recordsCount = defineProcedure({
   name: 'records.count', kind: 'query', access: 'user',
   input: collectionParam,
   scope: (name) => reads([name], undefined),
-  handler: (name, ctx) => ({ count: ctx.db.records.count(name) }),
+  handler: async (name, ctx) => ({ count: await ctx.db.records.count(name) }),
 });

@@ -20,6 +20,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Dispatcher, HttpResponse } from '../dispatch.js';
 import type { RequestSummary } from '../log/request-log.js';
 import { serveSse } from './sse.js';
+import { sendStreamed } from './streamed-body.js';
 import { fromFrameworkError } from './framework-errors.js';
 import { createClientErrorHandler } from './socket-response.js';
 import { createNodeServer } from './node-server.js';
@@ -105,6 +106,11 @@ async function serve(dispatcher: Dispatcher, req: FastifyRequest, reply: Fastify
   if (res.stream) {
     reply.hijack();
     serveSse(req.raw, reply.raw, { ...res, stream: res.stream }, dispatcher);
+    return reply;
+  }
+  if (res.chunks) {
+    reply.hijack();
+    sendStreamed(reply.raw, { ...res, chunks: res.chunks }, dispatcher.log);
     return reply;
   }
   void reply.status(res.status).headers(res.headers);

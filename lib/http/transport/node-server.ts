@@ -9,7 +9,7 @@
  * Every other request (a GET with a body, HEAD, OPTIONS, any other method)
  * is fastify's, exactly as before. Both paths hand the Dispatcher the same
  * method, raw URL, client headers, body and address, so they answer alike;
- * an open stream goes on as server-sent events.
+ * an open stream goes on as server-sent events, a long answer in chunks.
  */
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Dispatcher, HttpRequest, HttpResponse } from '../dispatch.js';
@@ -17,6 +17,7 @@ import { readBody } from './read-body.js';
 import { closeAfterAnswer } from './close-after-answer.js';
 import { serveSse } from './sse.js';
 import { sendSoon } from './answer-batch.js';
+import { sendStreamed } from './streamed-body.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -116,6 +117,10 @@ class DirectRequest implements HttpRequest {
 function answer(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse, out: HttpResponse): void {
   if (out.stream) {
     serveSse(req, res, { ...out, stream: out.stream }, dispatcher);
+    return;
+  }
+  if (out.chunks) {
+    sendStreamed(res, { ...out, chunks: out.chunks }, dispatcher.log);
     return;
   }
   out.headers['Content-Length'] = String(Buffer.byteLength(out.body));

@@ -43,7 +43,7 @@ describe('chat streamed turn', () => {
     const response = (done as Extract<TurnEvent, { kind: 'done' }>).response;
     expect(response.responses).to.deep.equal(['reply: refund policy please']);
     expect(response.context_snippets[0]!.record).to.include({ title: 'Refund policy' });
-    const stored = chat.messages.list(db.session(undefined), chatId, {});
+    const stored = await chat.messages.list(db.session(undefined), chatId, {});
     expect(stored.total).to.equal(2);
     expect(stored.messages[1]!.id).to.equal(response.message_id);
   });
@@ -58,7 +58,7 @@ describe('chat streamed turn', () => {
     let failed: unknown;
     await run().catch((err) => { failed = err; });
     expect(failed).to.be.instanceOf(Error);
-    expect(chat.messages.list(db.session(undefined), chatId, {}).total).to.equal(0);
+    expect((await chat.messages.list(db.session(undefined), chatId, {})).total).to.equal(0);
   });
 
   it('stores nothing when the provider fails', async () => {
@@ -67,6 +67,6 @@ describe('chat streamed turn', () => {
     let failed: unknown;
     await run().catch((err) => { failed = err; });
     expect(failed).to.be.instanceOf(ProviderFailed);
-    expect(chat.messages.list(db.session(undefined), chatId, {}).total).to.equal(0);
+    expect((await chat.messages.list(db.session(undefined), chatId, {})).total).to.equal(0);
   });
 });

@@ -29,7 +29,7 @@ describe('engine/session auto-commit', () => {
   it('finds with a filter and a projection', async () => {
     await s.insert('users', { id: 'a', name: 'Ann', age: 30 });
     await s.insert('users', { id: 'b', name: 'Bob', age: 20 });
-    const rows = s.find('users', parseQuery({ filter: { field: 'age', operator: 'Gt', value: 25 }, select_fields: ['name'] }));
+    const rows = await s.find('users', parseQuery({ filter: { field: 'age', operator: 'Gt', value: 25 }, select_fields: ['name'] }));
     expect(rows).to.deep.equal([{ id: 'a', name: 'Ann' }]);
   });
 
@@ -41,7 +41,7 @@ describe('engine/session auto-commit', () => {
     ]);
     expect(res.successful).to.deep.equal(['a', 'b']);
     expect(res.failed.map((f) => f.error)).to.deep.equal(['Record must be a JSON object']);
-    expect(db.records.count('users')).to.equal(2);
+    expect(await db.records.count('users')).to.equal(2);
   });
 
   it('searches committed records', async () => {

@@ -32,7 +32,7 @@ describe('engine/session transaction', () => {
   it('reads its own writes; nobody else sees them before commit', async () => {
     const id = await tx.insert('users', { name: 'Ann', visits: 1 });
     expect(tx.findById('users', id)).to.include({ name: 'Ann' });
-    expect(tx.find('users', parseQuery({}))).to.have.length(1);
+    expect(await tx.find('users', parseQuery({}))).to.have.length(1);
     expect(() => db.session(undefined).findById('users', id)).to.throw(NotFound);
     await tx.update('users', id, { name: 'Annie' });
     expect(await tx.applyActions('users', id, [{ action: 'increment', field: 'visits', value: 1 }])).to.include({ name: 'Annie', visits: 2 });
@@ -77,7 +77,7 @@ describe('engine/session transaction', () => {
     expect(gone.message).to.equal("Savepoint 'sp1' not found");
     expect(tx.rollback()).to.equal(1);
     expect(() => tx.status()).to.throw(NotFound, MESSAGES.transactionNotFound);
-    expect(db.records.count('users')).to.equal(0);
+    expect(await db.records.count('users')).to.equal(0);
   });
 
   it('stages many writes, reporting a failing item alone', async () => {

@@ -21,7 +21,7 @@ describe('engine/storage on a failing disk', () => {
       expect(err).to.be.instanceOf(Unavailable);
       expect(db.readOnly).to.equal(true);
       // The failed write is not visible, and later writes are refused until a repair succeeds (the first retry is 1 s away).
-      expect(db.records.count('items')).to.equal(1);
+      expect(await db.records.count('items')).to.equal(1);
       fs[fault] = false;
       let again: unknown;
       try { await db.records.insert('items', { n: 3 }); } catch (e) { again = e; }
@@ -29,7 +29,7 @@ describe('engine/storage on a failing disk', () => {
       expect(db.records.findById('items', kept).n).to.equal(1);
       await db.close();
       const reopened = await Database.open({ dataDir: dir });
-      expect(reopened.records.count('items'), 'the rejected write is not recovered').to.equal(1);
+      expect(await reopened.records.count('items'), 'the rejected write is not recovered').to.equal(1);
       expect(reopened.records.findById('items', kept).n).to.equal(1);
       await reopened.close();
     });

@@ -27,7 +27,7 @@ describe('engine/storage/recovery', () => {
   it('recovers every record after a clean close', async () => {
     const ids = await fill(dir, 50);
     const db = await Database.open({ dataDir: dir });
-    expect(db.records.count('items')).to.equal(50);
+    expect(await db.records.count('items')).to.equal(50);
     expect(db.records.findById('items', ids[49]!).label).to.equal('item 49');
     await db.close();
   });
@@ -37,7 +37,7 @@ describe('engine/storage/recovery', () => {
     expect(snapshots(dir)).to.have.length(1);
     const logs: string[] = [];
     const db = await Database.open({ dataDir: dir, log: (m) => logs.push(m) });
-    expect(db.records.count('items')).to.equal(30);
+    expect(await db.records.count('items')).to.equal(30);
     expect(logs.some((l) => l.startsWith('loaded snapshot-'))).to.equal(true);
     await db.close();
   });
@@ -48,12 +48,12 @@ describe('engine/storage/recovery', () => {
     truncateSync(seg, statSync(seg).size - 3);
     const logs: string[] = [];
     const db = await Database.open({ dataDir: dir, log: (m) => logs.push(m) });
-    expect(db.records.count('items')).to.equal(19);
+    expect(await db.records.count('items')).to.equal(19);
     expect(logs.some((l) => l.includes('torn final record'))).to.equal(true);
     await db.records.insert('items', { n: 99 });
     await db.close();
     const again = await Database.open({ dataDir: dir });
-    expect(again.records.count('items')).to.equal(20);
+    expect(await again.records.count('items')).to.equal(20);
     await again.close();
   });
 
@@ -90,7 +90,7 @@ describe('engine/storage/recovery', () => {
     writeFileSync(path.join(dir, 'snapshot-0000000000000099.snap.tmp'), 'partial');
     const db = await Database.open({ dataDir: dir });
     expect(readdirSync(dir).some((f) => f.endsWith('.tmp'))).to.equal(false);
-    expect(db.records.count('items')).to.equal(5);
+    expect(await db.records.count('items')).to.equal(5);
     await db.close();
   });
 
@@ -110,7 +110,7 @@ describe('engine/storage/recovery', () => {
     writeFileSync(newest, buf);
     const logs: string[] = [];
     const again = await Database.open({ dataDir: dir, log: (m) => logs.push(m) });
-    expect(again.records.count('items')).to.equal(25);
+    expect(await again.records.count('items')).to.equal(25);
     expect(logs.some((l) => l.includes('unusable'))).to.equal(true);
     await again.close();
   });
@@ -158,7 +158,7 @@ describe('engine/storage/recovery of a garbled final frame', () => {
     buf[buf.length - 2]! ^= 0xff;
     writeFileSync(seg, buf);
     const db = await Database.open({ dataDir: dir });
-    expect(db.records.count('items')).to.equal(9);
+    expect(await db.records.count('items')).to.equal(9);
     await db.close();
   });
 
@@ -167,7 +167,7 @@ describe('engine/storage/recovery of a garbled final frame', () => {
     const seg = path.join(dir, segments(dir).at(-1)!);
     writeFileSync(seg, Buffer.concat([readFileSync(seg), Buffer.alloc(4096)]));
     const db = await Database.open({ dataDir: dir });
-    expect(db.records.count('items')).to.equal(10);
+    expect(await db.records.count('items')).to.equal(10);
     await db.close();
   });
 

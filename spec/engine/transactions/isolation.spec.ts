@@ -62,7 +62,7 @@ describe('engine/transactions isolation', () => {
     txm().stageUpdate(b.id, 'doctors', 'bob', { on_call: false });
     await commitOrConflict(a.id);
     await commitOrConflict(b.id);
-    return db.records.find('doctors', onCall).length;
+    return (await db.records.find('doctors', onCall)).length;
   }
 
   for (const level of ['ReadUncommitted', 'ReadCommitted', 'RepeatableRead'] as const) {
@@ -139,7 +139,7 @@ describe('engine/transactions isolation', () => {
     expect(txm().findById(t.id, 'items', 'one').touched).to.equal(undefined);
     expect(() => txm().findById(t.id, 'items', 'two')).to.throw(NotFound);
     await txm().commit(t.id);
-    expect(db.records.count('items')).to.equal(1);
+    expect(await db.records.count('items')).to.equal(1);
   });
 
   it('hides staged writes from other readers until commit, and shows them to its own reads', async () => {
@@ -173,6 +173,6 @@ describe('engine/transactions isolation', () => {
     await txm().commit(t.id);
     await db.close();
     db = await Database.open({ dataDir: dir, clock });
-    expect(db.records.count('bulk')).to.equal(50);
+    expect(await db.records.count('bulk')).to.equal(50);
   });
 });

@@ -36,7 +36,7 @@ describe('engine/transactions predicate reads at Serializable', () => {
     }
   }
   const conflicts = () => (lastConflict as TransactionConflict).conflicts;
-  const activeCount = (c: string) => db.records.find(c, eq('active', true)).length;
+  const activeCount = async (c: string) => (await db.records.find(c, eq('active', true))).length;
 
   async function seedFlags(c: string, ids: string[]): Promise<void> {
     for (const id of ids) await db.records.insert(c, { id, active: false });
@@ -57,12 +57,12 @@ describe('engine/transactions predicate reads at Serializable', () => {
     expect(await predicateWriteSkew('Serializable')).to.deep.equal(['committed', 'conflict']);
     expect(conflicts()).to.deep.include.members([{ collection: 'flags', id: 'a', reason: conflicts()[0]!.reason }]);
     expect(conflicts()[0]!.reason).to.match(/matches a query/);
-    expect(activeCount('flags')).to.equal(1);
+    expect(await activeCount('flags')).to.equal(1);
   });
 
   it('still admits predicate write skew at RepeatableRead (phantoms remain possible there)', async () => {
     expect(await predicateWriteSkew('RepeatableRead')).to.deep.equal(['committed', 'committed']);
-    expect(activeCount('flags')).to.equal(2);
+    expect(await activeCount('flags')).to.equal(2);
   });
 
   it('rejects an update that moves another record into the predicate after the read (b)', async () => {
@@ -75,7 +75,7 @@ describe('engine/transactions predicate reads at Serializable', () => {
     expect(await commitOrConflict(t1.id)).to.equal('conflict');
     expect(conflicts()).to.have.length(1);
     expect(conflicts()[0]).to.include({ collection: 'items', id: 'r2' });
-    expect(db.records.count('summary')).to.equal(0);
+    expect(await db.records.count('summary')).to.equal(0);
   });
 
   it('rejects an update that moves a record out of the predicate after the read', async () => {
@@ -156,7 +156,7 @@ describe('engine/transactions predicate reads at Serializable', () => {
     const busy = db.records.insert('other', { n: 1 });
     const outcomes = await Promise.all([commitOrConflict(t1.id), commitOrConflict(t2.id), busy.then(() => 'committed' as const)]);
     expect(outcomes).to.deep.equal(['committed', 'conflict', 'committed']);
-    expect(activeCount('flags')).to.equal(1);
+    expect(await activeCount('flags')).to.equal(1);
   });
 
   it('sees a matching version that a later commit in the same group overwrote', async () => {
@@ -204,7 +204,7 @@ describe('engine/transactions predicate reads at Serializable', () => {
     expect(await commitOrConflict(t1.id)).to.equal('conflict');
     expect(conflicts()[0]!.collection).to.equal('flags');
     expect(conflicts()[0]!.reason).to.match(/history/);
-    expect(activeCount('flags')).to.equal(0);
+    expect(await activeCount('flags')).to.equal(0);
     const retry = txm().begin('Serializable', undefined);
     txm().find(retry.id, 'flags', eq('active', true));
     txm().stageUpdate(retry.id, 'flags', 'a', { active: true });

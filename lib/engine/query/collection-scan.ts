@@ -1,0 +1,142 @@
+/**
+ * A read of one collection as it was when the read began, walked in slices
+ * so that a scan of a million records never holds the event loop: between
+ * slices the server answers other requests, and writes commit.
+ *
+ * Point in time without a copy: the scan opens an undo log on the
+ * collection (CollectionState.openReader), which keeps the pre-image of
+ * every record written meanwhile. The walk follows the live map, which
+ * iterates in insertion order (ords grow with insertion), and so:
+ * - a record updated meanwhile is read at its pre-image;
+ * - a record inserted meanwhile has an ord above the open's and is skipped
+ *   (the walk stops at the first one: all later ones are newer);
+ * - a record deleted meanwhile (perhaps inserted again as a new record) has
+ *   left the map before the walk reached it; its pre-image is merged back
+ *   at its place, by ord, from the log's list of ids gone.
+ * Expiry is judged at the open's clock reading, once for the whole read.
+ */
+import type { CollectionState, RecordEntry, UndoLog } from '../state.js';
+import { Slicer } from '../slices.js';
+import { isExpired } from '../ttl.js';
+import type { Fields } from '../values/index.js';
+import { sortInSlices } from './sort.js';
+
+/** Records looked at between looks at the clock. */
+export const SCAN_CHECK_EVERY = 256;
+
+/** Something a query can walk in slices: a collection scan, or a list of records. */
+export interface RecordSource {
+  /** Visits each live record in order; `visit` returns false to stop. Yields the event loop between slices. */
+  each(visit: (record: Fields) => boolean | void, slicer: Slicer): Promise<void>;
+}
+
+export class CollectionScan implements RecordSource {
+  private readonly log: UndoLog;
+  private open = true;
+
+  constructor(private readonly coll: CollectionState, readonly now: number) {
+    this.log = coll.openReader();
+  }
+
+  /** Ends the read; the collection stops keeping pre-images for it. Idempotent. */
+  close(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.coll.closeReader(this.log);
+  }
+
+  /** Number of records the walk will look at, at most (for plans and progress). */
+  get size(): number {
+    return this.coll.records.size;
+  }
+
+  /** The live record `id` as it was at the open, if any. */
+  get(id: string): Fields | undefined {
+    const e = this.log.entryAt(this.coll.records, id);
+    return e !== undefined && !isExpired(e, this.now) ? e.fields : undefined;
+  }
+
+  async each(visit: (record: Fields) => boolean | void, slicer = new Slicer(SCAN_CHECK_EVERY)): Promise<void> {
+    const { log, now } = this;
+    const before = log.before;
+    /** Pre-images of records gone since the open that the walk has not reached yet, by ord; `next` is the first unvisited. */
+    const pending: RecordEntry[] = [];
+    let next = 0;
+    let goneSeen = 0;
+    let position = 0;
+    const take = (e: RecordEntry): boolean => isExpired(e, now) || visit(e.fields) !== false;
+    for (const [id, live] of this.coll.records) {
+      const ord = live.ord ?? 0;
+      if (ord > log.openOrd) break;
+      while (next < pending.length && (pending[next]!.ord ?? 0) < ord) if (!take(pending[next++]!)) return;
+      position = ord;
+      const e = before.size === 0 ? live : before.get(id) ?? live;
+      if (!take(e)) return;
+      if (slicer.counted() && slicer.due()) {
+        await slicer.pause();
+        goneSeen = this.collectGone(goneSeen, position, pending, next);
+      }
+    }
+    goneSeen = this.collectGone(goneSeen, position, pending, next);
+    while (next < pending.length) if (!take(pending[next++]!)) return;
+  }
+
+  /**
+   * Visits the live records among `ids` as at the open, in insertion order
+   * (the order `each` gives), in slices. For a query answered by an index.
+   */
+  async eachOf(ids: Iterable<string>, visit: (record: Fields) => boolean | void, slicer = new Slicer(SCAN_CHECK_EVERY)): Promise<void> {
+    const entries: RecordEntry[] = [];
+    for (const id of ids) {
+      const e = this.log.entryAt(this.coll.records, id);
+      if (e !== undefined && !isExpired(e, this.now)) entries.push(e);
+      if (slicer.counted()) await slicer.pause();
+    }
+    const ordered = await sortInSlices(entries, byOrd, slicer);
+    for (const e of ordered) {
+      if (visit(e.fields) === false) return;
+      if (slicer.counted()) await slicer.pause();
+    }
+  }
+
+  /**
+   * Adds to `pending` (kept in ord order from `from` on) the pre-images of
+   * records gone since the last look that lie beyond `position`, the ord
+   * the walk has reached; returns how many gone ids have been looked at.
+   */
+  private collectGone(seen: number, position: number, pending: RecordEntry[], from: number): number {
+    const gone = this.log.gone;
+    for (let i = seen; i < gone.length; i++) {
+      const e = this.log.before.get(gone[i]!);
+      if (!e || (e.ord ?? 0) <= position) continue;
+      let at = pending.length;
+      while (at > from && (pending[at - 1]!.ord ?? 0) > (e.ord ?? 0)) at--;
+      pending.splice(at, 0, e);
+    }
+    return gone.length;
+  }
+}
+
+const byOrd = (a: RecordEntry, b: RecordEntry): number => (a.ord ?? 0) - (b.ord ?? 0);
+
+/** A list of records walked in slices (rows a query already holds). */
+export class ListSource implements RecordSource {
+  constructor(private readonly records: readonly Fields[]) {}
+
+  async each(visit: (record: Fields) => boolean | void, slicer: Slicer): Promise<void> {
+    for (const r of this.records) {
+      if (visit(r) === false) return;
+      if (slicer.counted()) await slicer.pause();
+    }
+  }
+}
+
+/** Opens a scan of `coll` for `read`, closing it however `read` ends. */
+export async function withScan<T>(coll: CollectionState, now: number, read: (scan: CollectionScan) => Promise<T>): Promise<T> {
+  const scan = new CollectionScan(coll, now);
+  try {
+    return await read(scan);
+  } finally {
+    scan.close();
+  }
+}
