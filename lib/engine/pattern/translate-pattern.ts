@@ -9,11 +9,14 @@
  * lookbehind), and rewrites the spellings whose meaning differs between the
  * dialects: `.` (JS excludes \r and the line/paragraph separators), `\s`/`\S`
  * (JS counts Unicode spaces), `\uXXXX`, `\cX`, identity escapes such as `\a`,
- * `[]`, `[^]`, and `[`/`\b` inside a class. Everything else passes through
+ * and classes, which are read with JavaScript's rules (read-class.ts) and
+ * written out afresh. Everything else passes through
  * and RE2's parser reports what is still wrong. RE2 extras (`(?i)`, `\p{L}`)
  * stay available.
  */
 import { ProgramSize } from './program-size.js';
+import { readClass } from './read-class.js';
+import { setText } from './re2-text.js';
 
 /** Longest pattern accepted, in UTF-16 code units (what `String.length` counts). */
 export const MAX_PATTERN_LENGTH = 1024;
@@ -27,9 +30,6 @@ export type Translation = { readonly re2: string; readonly estimatedSize: number
 const JS_SPACE = '\\t\\n\\v\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}';
 /** JavaScript's `.`: anything but a line terminator. */
 const JS_DOT = '[^\\n\\r\\x{2028}\\x{2029}]';
-/** JavaScript's `[^]` and `[]`. */
-const ANY_CHAR = '(?s:.)';
-const NO_CHAR = '[^\\x00-\\x{10FFFF}]';
 /** Escapes that mean the same in both dialects and are copied as written. */
 const SHARED_ESCAPES = new Set(['d', 'D', 'w', 'W', 't', 'n', 'v', 'f', 'r', '0', 'p', 'P']);
 const QUANTIFIER = /\{(\d+)(,(\d*))?\}/y;
@@ -60,14 +60,15 @@ export function translatePattern(pattern: string): Translation {
   while (i < pattern.length) {
     const c = pattern[i]!;
     if (c === '\\') {
-      const esc = translateEscape(pattern, i, false);
+      const esc = translateEscape(pattern, i);
       if (esc.problem !== undefined) return { problem: esc.problem };
       out += esc.text;
       size.atom();
       i = esc.next;
     } else if (c === '[') {
-      const cls = translateClass(pattern, i);
-      out += cls.text;
+      const cls = readClass(pattern, i, { groups: 0, named: false });
+      if ('problem' in cls) return cls;
+      out += setText(cls.set, cls.negated);
       size.atom();
       i = cls.next;
     } else if (c === '(') {
@@ -103,44 +104,17 @@ function lookaroundProblem(p: string, i: number): string | undefined {
   return undefined;
 }
 
-/**
- * The class opening at `start` (a `[`), read with JavaScript's rules: a `]`
- * right after `[` or `[^` closes it. An unterminated class is copied as is
- * for RE2 to report.
- */
-function translateClass(p: string, start: number): { text: string; next: number } {
-  let i = start + 1;
-  const negated = p[i] === '^';
-  if (negated) i++;
-  if (p[i] === ']') return { text: negated ? ANY_CHAR : NO_CHAR, next: i + 1 };
-  let body = '';
-  while (i < p.length && p[i] !== ']') {
-    if (p[i] === '\\') {
-      const esc = translateEscape(p, i, true);
-      body += esc.text;
-      i = esc.next;
-    } else {
-      body += p[i] === '[' ? '\\[' : p[i];
-      i++;
-    }
-  }
-  const open = negated ? '[^' : '[';
-  return i < p.length ? { text: `${open}${body}]`, next: i + 1 } : { text: open + body, next: i };
-}
-
-/** The escape starting at `at` (a backslash), inside a class or not. */
-function translateEscape(p: string, at: number, inClass: boolean): Escape {
+/** The escape starting at `at` (a backslash), outside a class. */
+function translateEscape(p: string, at: number): Escape {
   const c = p[at + 1];
   const next = at + 2;
   if (c === undefined) return { text: '\\', next: at + 1 };
   if (SHARED_ESCAPES.has(c)) return { text: `\\${c}`, next };
-  if (c === 's') return { text: inClass ? JS_SPACE : `[${JS_SPACE}]`, next };
-  if (c === 'S') return { text: inClass ? '\\S' : `[^${JS_SPACE}]`, next };
-  if (c === 'b' || c === 'B') return { text: inClass ? codePoint(c === 'b' ? 8 : 0x42) : `\\${c}`, next };
-  if (c >= '1' && c <= '9') {
-    return inClass ? { text: `\\${c}`, next } : { text: '', next, problem: `backreferences such as \\${c} are not supported` };
-  }
-  if (c === 'k' && p[next] === '<' && !inClass) return { text: '', next, problem: 'backreferences such as \\k<name> are not supported' };
+  if (c === 's') return { text: `[${JS_SPACE}]`, next };
+  if (c === 'S') return { text: `[^${JS_SPACE}]`, next };
+  if (c === 'b' || c === 'B') return { text: `\\${c}`, next };
+  if (c >= '1' && c <= '9') return { text: '', next, problem: `backreferences such as \\${c} are not supported` };
+  if (c === 'k' && p[next] === '<') return { text: '', next, problem: 'backreferences such as \\k<name> are not supported' };
   if (c === 'u') return unicodeEscape(p, next);
   if (c === 'x') return hexEscape(p, next);
   if (c === 'c') {

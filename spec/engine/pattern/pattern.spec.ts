@@ -53,6 +53,16 @@ describe('compilePattern', () => {
       agreesWithRegExp('[\\b]', ['\b', 'b']);
     });
 
+    it('reads classes as JavaScript does: escapes at a range end, \\S \\W \\D, octal and control escapes', () => {
+      agreesWithRegExp('^[a-\\s]+$', ['a-', '\u00a0\u3000', 'b']);
+      agreesWithRegExp('^[\\d-z]+$', ['1-z', 'y']);
+      agreesWithRegExp('^[\\S]$', ['\u00a0', '\ufeff', 'x', ' ']);
+      agreesWithRegExp('^[\\W\\D]$', ['\u00a0', '5', 'a', 'é']);
+      agreesWithRegExp('^[\\1\\12\\8\\400]+$', ['\u0001\n8\u00200', '1', '\u0100']);
+      agreesWithRegExp('^[\\c0\\c_\\c]+$', ['\u0010\u001f\\c', '0', '_']);
+      agreesWithRegExp('^[\\p\\x41-\\x43\\u00e9]+$', ['pABCé', 'D']);
+    });
+
     it('matches Unicode text', () => {
       agreesWithRegExp('^héllo\\s+wörld$', ['héllo  wörld', 'hello world']);
       agreesWithRegExp('日本', ['ようこそ日本へ', '日']);
@@ -121,7 +131,7 @@ describe('compilePattern', () => {
     });
 
     it("reports RE2's own syntax errors", () => {
-      expect(problemOf('([a-z')).to.equal('missing closing ]: `[a-z`');
+      expect(problemOf('([a-z')).to.equal('unterminated character class');
       expect(problemOf('a**')).to.match(/invalid nested repetition operator/);
       expect(problemOf('(')).to.match(/missing closing \)/);
     });

@@ -1,0 +1,37 @@
+/**
+ * Spells code units and sets of them in RE2 syntax. Printable characters are
+ * written as themselves (escaped where RE2 gives them a meaning), so a
+ * translation stays readable; control characters and separators as
+ * `\x{..}`.
+ */
+import { type Range, UnitSet } from './unit-set.js';
+
+/** JavaScript's `[^]`: any code unit, line terminators included. */
+export const ANY_UNIT = '(?s:.)';
+/** JavaScript's `[]`: matches nothing. */
+const NO_UNIT = '[^\\x00-\\x{10FFFF}]';
+
+const SPECIAL_OUTSIDE = new Set([...'\\.+*?()|[]{}^$']);
+const SPECIAL_INSIDE = new Set([...'\\[]^-']);
+/** Characters written as themselves: visible ones (letters, marks, digits, punctuation, symbols) and the ASCII space. */
+const VISIBLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/** One code unit, as a literal outside a class or an item inside one. */
+export function unitText(unit: number, inClass: boolean): string {
+  const c = String.fromCharCode(unit);
+  if (!VISIBLE.test(c)) return `\\x{${unit.toString(16)}}`;
+  return (inClass ? SPECIAL_INSIDE : SPECIAL_OUTSIDE).has(c) ? `\\${c}` : c;
+}
+
+/** A position matching a unit of `set` (of a unit outside it when `negated`). */
+export function setText(set: UnitSet, negated: boolean): string {
+  const single = set.single;
+  if (single !== undefined && !negated) return unitText(single, false);
+  if (set.isEmpty) return negated ? ANY_UNIT : NO_UNIT;
+  return `[${negated ? '^' : ''}${set.ranges.map(rangeText).join('')}${set.extra}]`;
+}
+
+function rangeText([lo, hi]: Range): string {
+  if (lo === hi) return unitText(lo, true);
+  return `${unitText(lo, true)}${hi === lo + 1 ? '' : '-'}${unitText(hi, true)}`;
+}
