@@ -26,6 +26,8 @@ export interface Settings {
   function_max_steps: number;
   function_max_records: number;
   function_timeout_ms: number;
+  /** Highest bcrypt cost BcryptHash may use and BcryptVerify accepts in a hash (each step doubles the work). */
+  function_bcrypt_max_cost: number;
   /** Server environment variables stored functions may read as `{{env.NAME}}` (besides EDDYDB_FUNCTION_ENV's). Names only, never values. */
   function_env_allowlist: string[];
   client_tool_timeout_secs: number;
@@ -77,6 +79,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   function_max_steps: 100_000,
   function_max_records: 200_000,
   function_timeout_ms: 30_000,
+  function_bcrypt_max_cost: 14,
   function_env_allowlist: [],
   client_tool_timeout_secs: 60,
   token_ttl_secs: 3600,
@@ -178,6 +181,7 @@ const CHECKS: Record<keyof Settings, Check> = {
   function_max_steps: int(10, 10_000_000),
   function_max_records: int(10, 10_000_000),
   function_timeout_ms: int(10, 3_600_000),
+  function_bcrypt_max_cost: int(4, 31),
   function_env_allowlist: (v, k) => {
     if (!Array.isArray(v) || v.length > MAX_ENV_NAMES || !v.every((n) => typeof n === 'string' && ENV_NAME.test(n))) {
       throw new InvalidInput(`Config '${k}' must be an array of at most ${MAX_ENV_NAMES} environment variable names (letters, digits and _, not starting with a digit)`);

@@ -135,6 +135,8 @@ export class Server {
   readonly log: ServerLog;
   /** Fires the stored schedules (lib/chat/workflow/scheduler.ts). */
   readonly scheduler: Scheduler;
+  /** Stored functions: closed with the server (their bcrypt worker threads). */
+  private readonly functions: StoredFunctions;
 
   private constructor(
     readonly db: Database,
@@ -148,6 +150,7 @@ export class Server {
     scheduler: Scheduler,
   ) {
     this.scheduler = scheduler;
+    this.functions = services.functions;
     this.ripples = services.ripples;
     this.log = services.log;
     this.notifier = services.changes;
@@ -265,6 +268,8 @@ export class Server {
       this.credentialWatch.stop();
       for (const c of this.wss.clients) c.terminate();
       this.wss.close();
+      // Before the HTTP close waits for requests in flight: a hash still running answers 503 now instead of holding it.
+      await this.functions.close();
       await this.app.close();
       await this.db.close({ snapshot: true });
       this.flushLog();

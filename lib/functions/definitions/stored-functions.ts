@@ -1,13 +1,15 @@
 /**
  * The stored-function service the transports call: definitions (the
  * registry) and calls by id, label or routed path, with the engine and the
- * call bounds.
+ * call bounds. It owns the bcrypt worker pool its calls hash on (one per
+ * service, so one per server; no thread until the first hash); `close`
+ * stops it.
  */
 import { NotFound } from '../../errors.js';
 import type { Database } from '../../engine/index.js';
 import { callStoredFunction, functionEnv, type CallBounds, type CallEnvironment, type CallResult } from '../interpreter/index.js';
 import { FunctionRegistry, type RegistryWarn } from './registry.js';
-import type { FunctionAi } from '../steps/index.js';
+import { BcryptWorkerPool, type FunctionAi } from '../steps/index.js';
 import { findRoute } from './route-lookup.js';
 import { mergeRouteParams } from '../routing/path-routes.js';
 
@@ -22,9 +24,15 @@ export interface FunctionEnvironmentOptions {
 export class StoredFunctions {
   readonly registry: FunctionRegistry;
   private readonly env: CallEnvironment;
+  private readonly bcrypt: BcryptWorkerPool;
 
-  /** `ai`: what the Chat and Embed steps call (the server adapts lib/chat's providers); default none, offline embeddings. */
-  constructor(readonly db: Database, opts: { warn?: RegistryWarn; bounds?: CallBounds; environment?: FunctionEnvironmentOptions; ai?: FunctionAi } = {}) {
+  /**
+   * `ai`: what the Chat and Embed steps call (the server adapts lib/chat's providers); default none, offline embeddings.
+   * `bcryptWorkers`: the most worker threads BcryptHash and BcryptVerify use at once (default min(2, cores)).
+   */
+  constructor(readonly db: Database, opts: {
+    warn?: RegistryWarn; bounds?: CallBounds; environment?: FunctionEnvironmentOptions; ai?: FunctionAi; bcryptWorkers?: number;
+  } = {}) {
     // `{{env.NAME}}`: the startup list plus the setting, checked at save and at each read.
     const environment = functionEnv({
       startup: opts.environment?.allow ?? [],
@@ -33,13 +41,20 @@ export class StoredFunctions {
     });
     this.registry = new FunctionRegistry(db, opts.warn, { envAllowed: (name) => environment.allows(name) });
     const registry = this.registry;
+    this.bcrypt = new BcryptWorkerPool(opts.bcryptWorkers);
     this.env = {
       db,
+      bcrypt: this.bcrypt,
       env: environment,
       lookup: (idOrLabel) => (registry.find(idOrLabel) ? registry.compiled(idOrLabel) : undefined),
       ...(opts.bounds ? { bounds: opts.bounds } : {}),
       ...(opts.ai ? { ai: opts.ai } : {}),
     };
+  }
+
+  /** Stops the bcrypt workers: a hash still running fails with Unavailable (503). */
+  close(): Promise<void> {
+    return this.bcrypt.close();
   }
 
   /** POST /api/functions/{idOrLabel}: `body` is the parameter values. */

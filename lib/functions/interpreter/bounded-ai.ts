@@ -1,5 +1,6 @@
 /**
- * The language-model port as a call's steps see it: every completion and
+ * The language-model port as a call's steps see it (and `withinBudget`,
+ * which bounds the bcrypt runner the same way): every completion and
  * embedding is bounded by the call's remaining wall time. When the time is
  * up the upstream request is aborted and the call ends with its time-limit
  * error (which TryCatch does not swallow), even if the port ignores the
@@ -15,7 +16,12 @@ export function boundedAi(port: FunctionAi, budget: CallBudget): FunctionAi {
   };
 }
 
-async function withinBudget<T>(budget: CallBudget, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/**
+ * Runs `run` bounded by the budget's remaining wall time: when it is up,
+ * `run`'s signal aborts and the result is the call's time-limit error
+ * (CallLimitExceeded, TIMEOUT), whatever `run` does with the abort.
+ */
+export async function withinBudget<T>(budget: CallBudget, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   budget.checkTime();
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;

@@ -15,7 +15,8 @@ import { resolveTemplate, type Template, type TemplateScope } from '../templates
 import { CallLimitExceeded, type CallBudget } from './call-limits.js';
 import type { FunctionEnv } from './function-env.js';
 import type { FunctionAi } from '../steps/ai/ai-port.js';
-import { boundedAi } from './bounded-ai.js';
+import type { BcryptRunner } from '../steps/crypto/bcrypt/bcrypt-runner.js';
+import { boundedAi, withinBudget } from './bounded-ai.js';
 import { lookupInParams, lookupInRecord } from './scope.js';
 
 export interface StageStat {
@@ -35,6 +36,8 @@ export class CallState {
   stagesExecuted = 0;
   /** The language-model port, bounded by the call's wall time. */
   readonly ai: FunctionAi;
+  /** The bcrypt runner, bounded by the call's wall time (a hash that would outlast the call is stopped). */
+  readonly bcrypt: BcryptRunner;
 
   constructor(
     readonly db: Database,
@@ -45,8 +48,10 @@ export class CallState {
     readonly callNested: NestedCaller,
     readonly environment: FunctionEnv,
     port: FunctionAi,
+    bcrypt: BcryptRunner,
   ) {
     this.ai = boundedAi(port, budget);
+    this.bcrypt = { raw: (job) => withinBudget(budget, (signal) => bcrypt.raw(job, signal)) };
   }
 
   get transactional(): boolean {
@@ -67,6 +72,7 @@ class FrameExecution implements Execution {
   get db(): Database { return this.call.db; }
   get transactional(): boolean { return this.call.transactional; }
   get ai(): FunctionAi { return this.call.ai; }
+  get bcrypt(): BcryptRunner { return this.call.bcrypt; }
 
   now(): number {
     return this.call.db.now();

@@ -16,6 +16,7 @@ import { boundsFromSettings, CallBudget, CallLimitExceeded, type CallBounds } fr
 import { CallState, type StageStat } from './execution.js';
 import { NO_FUNCTION_ENV, type FunctionEnv } from './function-env.js';
 import { NO_FUNCTION_AI, type FunctionAi } from '../steps/ai/ai-port.js';
+import { SLICED_BCRYPT, type BcryptRunner } from '../steps/crypto/bcrypt/bcrypt-runner.js';
 
 /** Transactions of stored functions are owned by no key: only admins could see them, and they live one call. */
 export const FUNCTION_TRANSACTION_OWNER = '\u0000function';
@@ -30,6 +31,8 @@ export interface CallEnvironment {
   readonly env?: FunctionEnv;
   /** What the Chat and Embed steps call; default: no provider, the offline embedder. */
   readonly ai?: FunctionAi;
+  /** Where BcryptHash and BcryptVerify run their rounds; default: sliced on the event loop. */
+  readonly bcrypt?: BcryptRunner;
 }
 
 export interface CallStats {
@@ -113,14 +116,16 @@ async function runCall(
 
   // Inside a caller's transaction the callee joins it; otherwise a transactional callee opens its own.
   if (outer !== undefined || !fn.transaction) {
-    const state = new CallState(env.db, outer ?? env.db.session(undefined), params, budget, depth, nested, env.env ?? NO_FUNCTION_ENV, env.ai ?? NO_FUNCTION_AI);
+    const state = new CallState(env.db, outer ?? env.db.session(undefined), params, budget, depth, nested, env.env ?? NO_FUNCTION_ENV, env.ai ?? NO_FUNCTION_AI,
+      env.bcrypt ?? SLICED_BCRYPT);
     return { records: await state.runTopLevel(fn.steps, []), state };
   }
   // The transaction outlives the call's time bound, so it cannot expire under a call still running.
   const timeoutSecs = Math.min(86_400, Math.ceil(budget.bounds.maxMs / 1000) + 60);
   const tx = env.db.transactions.begin(fn.transaction.isolationLevel, timeoutSecs, FUNCTION_TRANSACTION_OWNER);
   const session: TransactionSession = env.db.session(undefined, tx.id);
-  const state = new CallState(env.db, session, params, budget, depth, nested, env.env ?? NO_FUNCTION_ENV, env.ai ?? NO_FUNCTION_AI);
+  const state = new CallState(env.db, session, params, budget, depth, nested, env.env ?? NO_FUNCTION_ENV, env.ai ?? NO_FUNCTION_AI,
+    env.bcrypt ?? SLICED_BCRYPT);
   let records: Row[];
   try {
     records = await state.runTopLevel(fn.steps, []);

@@ -54,6 +54,7 @@
 import type { Database, Fields, Session } from '../../engine/index.js';
 import type { Template, TemplateScope } from '../templates/index.js';
 import type { FunctionAi } from './ai/ai-port.js';
+import type { BcryptRunner } from './crypto/bcrypt/bcrypt-runner.js';
 
 /** A working record: bare engine fields, flowing from step to step. */
 export type Row = Fields;
@@ -154,6 +155,8 @@ export interface Execution {
   readonly transactional: boolean;
   /** Language models and embeddings (Chat, Embed), bounded by the call's remaining wall time; failures are classified `ProviderFailed`. */
   readonly ai: FunctionAi;
+  /** Where bcrypt's rounds run (the server's worker threads), bounded by the call's remaining wall time. */
+  readonly bcrypt: BcryptRunner;
 }
 
 /** One step type: its name, what it touches, and its save-time and run-time halves. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createCipheriv } from 'node:crypto';
 import { ManualClock } from '../../../lib/engine/index.js';
-import { functionEnv } from '../../../lib/functions/index.js';
+import { BcryptWorkerPool, functionEnv } from '../../../lib/functions/index.js';
 import { FunctionHarness, rejection } from '../../helpers/function-harness.js';
 
 /** RFC 4648 base32 (TOTP secrets). */
@@ -64,11 +64,30 @@ describe('functions: crypto steps', () => {
       expect((fn.steps[0]!.config as { cost: number }).cost).to.equal(12);
     });
 
-    it('cuts passwords at 72 bytes, as every bcrypt does', async () => {
-      const long = 'a'.repeat(72);
-      const hash = await one({ type: 'BcryptHash', plain: '{{p}}', output_field: 'out', cost: 4 }, { p: long });
-      expect(await verify(`${long}tail`, hash)).to.equal(true);
-      expect(await verify(long.slice(0, 71), hash)).to.equal(false);
+    it('refuses passwords over 72 bytes of UTF-8 with a 400 in both steps, where other bcrypts cut them', async () => {
+      const longest = `${'é'.repeat(35)}ab`;
+      const hash = await one({ type: 'BcryptHash', plain: '{{p}}', output_field: 'out', cost: 4 }, { p: longest });
+      expect(await verify(longest, hash)).to.equal(true);
+      expect(await verify(`${longest.slice(0, -1)}c`, hash), 'the 72nd byte counts').to.equal(false);
+      const hashing = await rejection(one({ type: 'BcryptHash', plain: '{{p}}', output_field: 'out', cost: 4 }, { p: `${longest}c` }));
+      expect(hashing.message).to.match(/73 bytes of UTF-8; bcrypt reads at most 72/);
+      expect((hashing as { code?: string }).code).to.equal('INVALID_INPUT');
+      const verifying = await rejection(verify(`${longest}c`, hash));
+      expect(verifying.message).to.match(/73 bytes of UTF-8; bcrypt reads at most 72/);
+    });
+
+    it('refuses a cost above function_bcrypt_max_cost (default 14) before any work, naming the cost and the limit', async () => {
+      const hashing = await rejection(h.run([{ type: 'BcryptHash', plain: 'x', output_field: 'h', cost: 15 }]));
+      expect(hashing.message).to.equal('BcryptHash cost 15 is above this server\'s limit of 14 (setting function_bcrypt_max_cost): each step of cost doubles the work');
+      expect((hashing as { code?: string }).code).to.equal('INVALID_INPUT');
+      const started = performance.now();
+      const verifying = await rejection(verify('a', '$2b$31$DCq7YPn5Rq63x1Lad4cll.TV4S6ytwfsfvkgY8jIucDrjc8deX1s.'));
+      expect(verifying.message).to.match(/^The bcrypt hash's cost 31 is above this server's limit of 14/);
+      expect(performance.now() - started, 'refused, not computed').to.be.lessThan(1000);
+      await h.db.updateSettings({ function_bcrypt_max_cost: 4 });
+      expect((await rejection(verify('', KNOWN[0]![1]))).message).to.match(/cost 6 is above this server's limit of 4/);
+      await h.db.updateSettings({ function_bcrypt_max_cost: 6 });
+      expect(await verify('', KNOWN[0]![1])).to.equal(true);
     });
 
     it('gives false for a missing field, a value that is not a bcrypt hash, or a $2x$ hash', async () => {
@@ -85,7 +104,7 @@ describe('functions: crypto steps', () => {
       }
     });
 
-    it('yields to the event loop while hashing, and stops at the call time bound', async () => {
+    it('yields to the event loop while hashing without a worker pool, and stops at the call time bound', async () => {
       let ticks = 0;
       const timer = setInterval(() => { ticks++; }, 1);
       try {
@@ -95,10 +114,29 @@ describe('functions: crypto steps', () => {
       }
       expect(ticks, 'timers ran during a cost-10 hash').to.be.greaterThan(5);
       h.bounds = { maxSteps: 1000, maxRecords: 1000, maxMs: 50 };
+      await h.db.updateSettings({ function_bcrypt_max_cost: 31 });
       const started = performance.now();
       const err = await rejection(h.run([{ type: 'BcryptHash', plain: 'x', output_field: 'h', cost: 31 }]));
       expect(err.message).to.match(/time/i);
       expect(performance.now() - started).to.be.lessThan(2000);
+    });
+
+    it('runs on a worker pool when given one, and stops the worker at the call time bound', async () => {
+      const pool = new BcryptWorkerPool(1);
+      h.bcrypt = pool;
+      try {
+        const hash = await one({ type: 'BcryptHash', plain: 'hunter2', output_field: 'out', cost: 5 });
+        expect(await verify('hunter2', hash)).to.equal(true);
+        expect(pool.workers).to.equal(1);
+        h.bounds = { maxSteps: 1000, maxRecords: 1000, maxMs: 300 };
+        await h.db.updateSettings({ function_bcrypt_max_cost: 31 });
+        const err = await rejection(h.run([{ type: 'BcryptHash', plain: 'x', output_field: 'h', cost: 31 }]));
+        expect(err.message).to.match(/time limit of 300 ms/);
+        expect((err as { code?: string }).code).to.equal('TIMEOUT');
+        expect(pool.workers, 'the worker running the hash is stopped').to.equal(0);
+      } finally {
+        await pool.close();
+      }
     });
 
     it('hashes every working record with its own field', async () => {

@@ -1,24 +1,25 @@
 /**
  * BcryptHash: a bcrypt hash (`$2b$`, random salt) of `plain` under
- * `output_field`; `cost` a literal from 4 to 31 (default 12).
+ * `output_field`; `cost` a literal from 4 to 31 (default 12), and at run
+ * time at most the setting `function_bcrypt_max_cost` (default 14), else a
+ * 400 naming both. A password over 72 bytes of UTF-8 is a 400: bcrypt reads
+ * only 72, and cutting it silently would make every password sharing those
+ * bytes match.
  *
  * The hash is this server's own (bcrypt/: OpenBSD's algorithm, pinned by
  * the published test vectors and checked against bcryptjs in both
- * directions by spec/functions/steps/bcrypt-differential.spec.ts) because
- * bcryptjs's async API holds the event loop for up to 100 ms at a time and
- * cannot be stopped once started. This one never holds it: the 2^cost
- * rounds run in slices of about half a millisecond with a yield between
- * them, so point reads and other calls are served meanwhile (npm run bench
- * bcrypt-under-load: about 10 hashes/s at cost 10 with reads answered).
- * Between slices the call's time bound (`function_timeout_ms`) is checked,
- * which is what bounds a high cost: each step of cost doubles the time (cost 12 is about 0.3 s
- * here, cost 20 over a minute), and a hash that would outlast the call
- * fails it rather than running on.
+ * directions by spec/functions/steps/bcrypt-differential.spec.ts) so that
+ * it can run on the server's worker threads (`x.bcrypt`, bcrypt-pool.ts)
+ * and be stopped there: the event loop keeps answering other requests
+ * while it runs (npm run bench bcrypt-under-load). The call's time bound
+ * (`function_timeout_ms`) ends a hash that would outlast it: each step of
+ * cost doubles the time (cost 12 is about 0.3 s here, cost 14 over a
+ * second).
  */
 import type { Template } from '../../templates/index.js';
 import { textInput, writeEach } from '../field-output.js';
 import { step } from '../step.js';
-import { bcryptHash, DEFAULT_BCRYPT_COST, MAX_BCRYPT_COST, MIN_BCRYPT_COST } from './bcrypt/bcrypt-format.js';
+import { bcryptHash, checkBcryptCost, DEFAULT_BCRYPT_COST, MAX_BCRYPT_COST, MIN_BCRYPT_COST } from './bcrypt/bcrypt-format.js';
 
 export const bcryptHashStep = step<{ plain: Template; output: readonly string[]; cost: number }>({
   type: 'BcryptHash',
@@ -28,5 +29,8 @@ export const bcryptHashStep = step<{ plain: Template; output: readonly string[];
     output: m.fieldPath('output_field'),
     cost: m.optionalInteger('cost', MIN_BCRYPT_COST, MAX_BCRYPT_COST) ?? DEFAULT_BCRYPT_COST,
   }),
-  run: (cfg, rows, x) => writeEach(rows, cfg.output, (row) => bcryptHash(textInput(x, cfg.plain, row, 'plain'), cfg.cost, () => x.sleep(0))),
+  run: (cfg, rows, x) => {
+    checkBcryptCost(cfg.cost, x.db.settings().function_bcrypt_max_cost, 'BcryptHash cost');
+    return writeEach(rows, cfg.output, (row) => bcryptHash(textInput(x, cfg.plain, row, 'plain'), cfg.cost, x.bcrypt));
+  },
 });

@@ -7,11 +7,17 @@
  * sign-extension bug) is not produced by any current implementation and
  * is refused.
  *
- * The key is the password's UTF-8 bytes and a NUL, of which bcrypt uses at
- * most 72 bytes: longer passwords are cut there, as every bcrypt does.
+ * The key is the password's UTF-8 bytes and a NUL, of which bcrypt reads
+ * at most 72 bytes. Other bcrypts cut a longer password there, silently,
+ * so two passwords sharing their first 72 bytes hash alike; here a
+ * password over 72 bytes is refused (InvalidInput), for hashing and for
+ * verifying alike: no hash made here can come from one.
+ *
+ * The expensive rounds run wherever the given BcryptRunner runs them.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { bcryptRaw } from './eks-blowfish.js';
+import { InvalidInput } from '../../../../errors.js';
+import type { BcryptRunner } from './bcrypt-runner.js';
 
 export const MIN_BCRYPT_COST = 4;
 export const MAX_BCRYPT_COST = 31;
@@ -19,7 +25,8 @@ export const DEFAULT_BCRYPT_COST = 12;
 
 const ALPHABET = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const HASH = /^\$2([aby])\$(\d\d)\$([./A-Za-z0-9]{22})([./A-Za-z0-9]{31})$/;
-const MAX_KEY_BYTES = 72;
+/** The most password bytes bcrypt reads. */
+export const MAX_PASSWORD_BYTES = 72;
 
 function encode(bytes: Uint8Array): string {
   let out = '';
@@ -55,19 +62,31 @@ function decode(text: string, length: number): Buffer {
   return out;
 }
 
-function keyOf(password: string): Buffer {
-  const bytes = Buffer.concat([Buffer.from(password, 'utf8'), Buffer.from([0])]);
-  return bytes.length > MAX_KEY_BYTES ? bytes.subarray(0, MAX_KEY_BYTES) : bytes;
+/** A hash's parts: its `$2x$NN$` prefix, cost, 16-byte salt and the 31 characters of its digest. */
+export interface ParsedBcryptHash {
+  readonly prefix: string;
+  readonly cost: number;
+  readonly salt: Buffer;
+  readonly digest: string;
 }
 
-/** A new `$2b$` hash of `password` with a random 16-byte salt. */
-export async function bcryptHash(password: string, cost: number, checkpoint: () => Promise<void>, salt: Uint8Array = randomBytes(16)): Promise<string> {
-  const raw = await bcryptRaw(keyOf(password), salt, cost, checkpoint);
+/** bcrypt's key for `password`: its UTF-8 bytes and a NUL. InvalidInput when it is longer than 72 bytes. */
+export function passwordKey(password: string): Buffer {
+  const bytes = Buffer.from(password, 'utf8');
+  if (bytes.length > MAX_PASSWORD_BYTES) {
+    throw new InvalidInput(`The password is ${bytes.length} bytes of UTF-8; bcrypt reads at most ${MAX_PASSWORD_BYTES}, so a longer one is refused rather than cut`);
+  }
+  return Buffer.concat([bytes, Buffer.from([0])]);
+}
+
+/** A new `$2b$` hash of `password` with a random 16-byte salt. Throws what `passwordKey` throws and what `runner` rejects with. */
+export async function bcryptHash(password: string, cost: number, runner: BcryptRunner, salt: Uint8Array = randomBytes(16)): Promise<string> {
+  const raw = await runner.raw({ key: passwordKey(password), salt, cost });
   return `$2b$${String(cost).padStart(2, '0')}$${encode(salt).slice(0, 22)}${encode(raw)}`;
 }
 
 /** The parts of a hash, or undefined when it is not a bcrypt hash this server verifies. */
-export function parseBcryptHash(hash: string): { prefix: string; cost: number; salt: Buffer; digest: string } | undefined {
+export function parseBcryptHash(hash: string): ParsedBcryptHash | undefined {
   const m = HASH.exec(hash);
   if (!m) return undefined;
   const cost = Number(m[2]);
@@ -75,12 +94,17 @@ export function parseBcryptHash(hash: string): { prefix: string; cost: number; s
   return { prefix: `$2${m[1]}$${m[2]}$`, cost, salt: decode(m[3]!, 16), digest: m[4]! };
 }
 
-/** True when `password` hashes to `hash` (compared in constant time); false for anything that is not a bcrypt hash. */
-export async function bcryptVerify(password: string, hash: string, checkpoint: () => Promise<void>): Promise<boolean> {
-  const parsed = parseBcryptHash(hash);
-  if (!parsed) return false;
-  const raw = await bcryptRaw(keyOf(password), parsed.salt, parsed.cost, checkpoint);
+/** True when `password` hashes to `hash` (compared in constant time). Throws what `passwordKey` throws and what `runner` rejects with. */
+export async function bcryptVerify(password: string, hash: ParsedBcryptHash, runner: BcryptRunner): Promise<boolean> {
+  const raw = await runner.raw({ key: passwordKey(password), salt: hash.salt, cost: hash.cost });
   const ours = Buffer.from(encode(raw));
-  const theirs = Buffer.from(parsed.digest);
+  const theirs = Buffer.from(hash.digest);
   return ours.length === theirs.length && timingSafeEqual(ours, theirs);
+}
+
+/** InvalidInput naming `what`, its cost and the limit when `cost` is above `limit` (the setting `function_bcrypt_max_cost`). */
+export function checkBcryptCost(cost: number, limit: number, what: string): void {
+  if (cost > limit) {
+    throw new InvalidInput(`${what} ${cost} is above this server's limit of ${limit} (setting function_bcrypt_max_cost): each step of cost doubles the work`);
+  }
 }

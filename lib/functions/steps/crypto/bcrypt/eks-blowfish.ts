@@ -3,10 +3,12 @@
  * the expensive key schedule EksBlowfishSetup(cost, salt, key) and 64
  * encryptions of "OrpheanBeholderScryDoubt".
  *
- * The 2^cost rounds run in slices; between slices the work yields to the
- * event loop (so other requests are served while a hash is computed) and
- * calls `checkpoint`, which may throw to abandon it (the call's time bound).
+ * The 2^cost rounds run either in one go (`bcryptRawSync`, in a worker
+ * thread: bcrypt-worker.ts) or in slices on the event loop that yield
+ * between them (`bcryptRawSliced`, where no worker pool is given), so other
+ * requests are served while a hash is computed either way.
  */
+import assert from 'node:assert';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { blowfishTables } from './blowfish-tables.js';
 
@@ -80,33 +82,67 @@ class WordStream {
 }
 
 /**
- * The 23 hash bytes of bcrypt for `key` (the password's bytes plus a NUL,
- * at most 72 used: see bcrypt-format.ts) and a 16-byte salt.
+ * One bcrypt computation for `key` (the password's bytes plus a NUL, at
+ * most 72 used: see bcrypt-format.ts) and a 16-byte salt: the salted
+ * setup, the 2^cost expensive rounds run `step` by `step`, then the 64
+ * encryptions that make the digest. Holds no timer and no promise, so the
+ * same state runs sliced on the event loop or in one go in a worker.
  */
-export async function bcryptRaw(key: Uint8Array, salt: Uint8Array, cost: number, checkpoint: () => Promise<void>): Promise<Buffer> {
-  const bf = new Blowfish();
-  bf.expand(key, salt);
-  const rounds = 2 ** cost;
-  for (let done = 0; done < rounds;) {
-    const end = Math.min(rounds, done + ROUNDS_PER_SLICE);
-    for (; done < end; done++) {
-      bf.expand(key, undefined);
-      bf.expand(salt, undefined);
-    }
-    if (done < rounds) {
-      await yieldToLoop();
-      await checkpoint();
-    }
+export class EksBlowfish {
+  private readonly bf = new Blowfish();
+  private readonly rounds: number;
+  private done = 0;
+
+  constructor(private readonly key: Uint8Array, private readonly salt: Uint8Array, cost: number) {
+    this.bf.expand(key, salt);
+    this.rounds = 2 ** cost;
   }
-  const words = new WordStream(MAGIC);
-  const c = Array.from({ length: 6 }, () => words.next());
-  for (let i = 0; i < 64; i++) {
-    for (let j = 0; j < 6; j += 2) {
-      bf.encipher(c[j]!, c[j + 1]!);
-      c[j] = bf.l; c[j + 1] = bf.r;
+
+  /** Runs up to `n` more expensive rounds; true once all of them have run. */
+  step(n: number): boolean {
+    const end = Math.min(this.rounds, this.done + n);
+    for (; this.done < end; this.done++) {
+      this.bf.expand(this.key, undefined);
+      this.bf.expand(this.salt, undefined);
     }
+    return this.done === this.rounds;
   }
-  const out = Buffer.alloc(24);
-  c.forEach((w, i) => out.writeUInt32BE(w, i * 4));
-  return out.subarray(0, 23);
+
+  /** The 23 hash bytes. REQUIRES: every round has run (`step` returned true). */
+  digest(): Buffer {
+    assert(this.done === this.rounds, 'bcrypt digest asked before the expensive rounds finished');
+    const bf = this.bf;
+    const words = new WordStream(MAGIC);
+    const c = Array.from({ length: 6 }, () => words.next());
+    for (let i = 0; i < 64; i++) {
+      for (let j = 0; j < 6; j += 2) {
+        bf.encipher(c[j]!, c[j + 1]!);
+        c[j] = bf.l; c[j + 1] = bf.r;
+      }
+    }
+    const out = Buffer.alloc(24);
+    c.forEach((w, i) => out.writeUInt32BE(w, i * 4));
+    return out.subarray(0, 23);
+  }
+}
+
+/** The 23 hash bytes in one go, holding the thread for all 2^cost rounds: for worker threads only. */
+export function bcryptRawSync(key: Uint8Array, salt: Uint8Array, cost: number): Buffer {
+  const state = new EksBlowfish(key, salt, cost);
+  state.step(Infinity);
+  return state.digest();
+}
+
+/**
+ * The 23 hash bytes, computed on the event loop in slices of about half a
+ * millisecond with a yield between them; `checkpoint` runs after each yield
+ * and may throw to abandon the work (an aborted call).
+ */
+export async function bcryptRawSliced(key: Uint8Array, salt: Uint8Array, cost: number, checkpoint: () => void): Promise<Buffer> {
+  const state = new EksBlowfish(key, salt, cost);
+  while (!state.step(ROUNDS_PER_SLICE)) {
+    await yieldToLoop();
+    checkpoint();
+  }
+  return state.digest();
 }
