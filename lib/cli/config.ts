@@ -10,6 +10,7 @@ import { parseEnvNameList } from '../functions/index.js';
 import { isOutboundHostEntry, type DurabilityMode, type Settings } from '../engine/index.js';
 import { UsageError, type OptionValues } from './args/option-values.js';
 import { parseCommandLine } from './args/parse-command-line.js';
+import { weakAdminKeyReason } from './admin-key-strength.js';
 
 /** Provider keys and base URLs: option -> setting (PUT /api/config changes the same settings later). */
 const PROVIDER_OPTIONS: ReadonlyArray<readonly [string, 'openai_api_key' | 'openai_api_url' | 'anthropic_api_key' | 'anthropic_api_url'
@@ -50,7 +51,7 @@ export function serverConfig(v: OptionValues): ServerConfig {
     port: v.int('port') ?? 8080,
     host: v.text('host') ?? '0.0.0.0',
     dataDir: dataDirOf(v),
-    adminKey: v.text('admin-key'),
+    adminKey: adminKeyOf(v),
     settings,
     bodyLimitBytes: v.int('body-limit'),
     snapshotBytes: v.int('snapshot-bytes'),
@@ -69,6 +70,14 @@ export function serverConfig(v: OptionValues): ServerConfig {
     runSchedules: !(v.isOn('no-schedules') ?? false),
     functionEnv: parseEnvNameList(v.text('function-env')),
   };
+}
+
+/** The operator's admin key, refused (UsageError) when too short to hold 128 bits (admin-key-strength.ts). */
+function adminKeyOf(v: OptionValues): string | undefined {
+  const key = v.text('admin-key');
+  const weak = key === undefined ? undefined : weakAdminKeyReason(key, 'EDDYDB_ADMIN_KEY');
+  if (weak) throw new UsageError(weak);
+  return key;
 }
 
 /** Outbound host policy and e-mail settings (defaults that PUT /api/config may change). */

@@ -35,7 +35,7 @@ const START_OPTIONS: readonly OptionSpec[] = [
   { name: 'host', isFlag: true, value: TEXT, env: 'HOST', placeholder: 'HOST', defaultText: '`0.0.0.0`', help: 'listen address (`127.0.0.1` for this machine only)' },
   DATA_DIR,
   LOCK_WAIT,
-  { name: 'admin-key', isFlag: false, value: TEXT, env: 'EDDYDB_ADMIN_KEY', defaultText: 'generated', help: 'the admin API key; when set, it replaces a stored one' },
+  { name: 'admin-key', isFlag: false, value: TEXT, env: 'EDDYDB_ADMIN_KEY', defaultText: 'generated', help: 'the admin API key; when set, it replaces a stored one. It must be long enough to hold 128 bits (32 hex digits, 22 base64url characters, 20 printable ones): a shorter key stops the start' },
   {
     name: 'durability', isFlag: true, value: { kind: 'choice', values: DURABILITY_CHOICES }, env: 'EDDYDB_DURABILITY', placeholder: 'MODE', defaultText: '`always`',
     help: '`always` (fsync before acknowledging, group commit), `batch` (fsync within 10 ms), `none` (OS buffered)',
