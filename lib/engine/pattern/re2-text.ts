@@ -16,10 +16,12 @@ const SPECIAL_INSIDE = new Set([...'\\[]^-']);
 /** Characters written as themselves: visible ones (letters, marks, digits, punctuation, symbols) and the ASCII space. */
 const VISIBLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 
+const CONTROL_NAMES: Readonly<Record<number, string>> = { 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r' };
+
 /** One code unit, as a literal outside a class or an item inside one. */
 export function unitText(unit: number, inClass: boolean): string {
   const c = String.fromCharCode(unit);
-  if (!VISIBLE.test(c)) return `\\x{${unit.toString(16)}}`;
+  if (!VISIBLE.test(c)) return CONTROL_NAMES[unit] ?? `\\x{${unit.toString(16)}}`;
   return (inClass ? SPECIAL_INSIDE : SPECIAL_OUTSIDE).has(c) ? `\\${c}` : c;
 }
 

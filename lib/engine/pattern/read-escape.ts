@@ -8,6 +8,7 @@
  * pattern has passed V8's syntax check, so what is left to refuse is what a
  * linear-time engine cannot run.
  */
+import { setText } from './re2-text.js';
 import { DIGITS, SPACE, UnitSet, WORD } from './unit-set.js';
 
 export type Escape =
@@ -32,8 +33,8 @@ const SET_ESCAPES: Readonly<Record<string, { set: UnitSet; re2: string }>> = {
   D: { set: DIGITS.complement(), re2: '\\D' },
   w: { set: WORD, re2: '\\w' },
   W: { set: WORD.complement(), re2: '\\W' },
-  s: { set: SPACE, re2: '[\\t-\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}]' },
-  S: { set: SPACE.complement(), re2: '[^\\t-\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}]' },
+  s: { set: SPACE, re2: setText(SPACE, false) },
+  S: { set: SPACE.complement(), re2: setText(SPACE, true) },
 };
 const HEX2 = /[0-9a-fA-F]{2}/y;
 const HEX4 = /[0-9a-fA-F]{4}/y;

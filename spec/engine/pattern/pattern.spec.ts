@@ -63,6 +63,13 @@ describe('compilePattern', () => {
       agreesWithRegExp('^[\\p\\x41-\\x43\\u00e9]+$', ['pABCé', 'D']);
     });
 
+    it('reads \\1 as an octal escape when the pattern has fewer groups, and other escapes as JavaScript does', () => {
+      agreesWithRegExp('^\\1\\8\\12\\0$', ['\u00018\n\0', '18120']);
+      agreesWithRegExp('^(a)\\2$', ['a\u0002', 'a2', 'aa']);
+      agreesWithRegExp('^\\k<a>$', ['k<a>', 'k']);
+      agreesWithRegExp('^\\c1\\p\\x4$', ['\\c1px4', '\u0011px4']);
+    });
+
     it('matches Unicode text', () => {
       agreesWithRegExp('^héllo\\s+wörld$', ['héllo  wörld', 'hello world']);
       agreesWithRegExp('日本', ['ようこそ日本へ', '日']);
@@ -90,6 +97,7 @@ describe('compilePattern', () => {
   describe('refusals', () => {
     it('refuses backreferences', () => {
       expect(problemOf('(a)\\1')).to.equal('backreferences such as \\1 are not supported');
+      expect(problemOf('\\2(a)(b)')).to.equal('backreferences such as \\2 are not supported');
       expect(problemOf('(?<q>a)\\k<q>')).to.equal('backreferences such as \\k<name> are not supported');
     });
 
@@ -98,6 +106,11 @@ describe('compilePattern', () => {
       expect(problemOf('a(?!b)')).to.match(/^lookahead/);
       expect(problemOf('(?<=a)b')).to.match(/^lookbehind/);
       expect(problemOf('(?<!a)b')).to.match(/^lookbehind/);
+    });
+
+    it('refuses \\u{...}, which JavaScript without the u flag reads as the letter u repeated', () => {
+      expect(problemOf('\\u{1F600}')).to.match(/^\\u\{1F600\} is read by JavaScript without the u flag as the letter u repeated/);
+      agreesWithRegExp('^\\u{2,}$', ['uu', 'u']);
     });
 
     it(`refuses a pattern longer than ${MAX_PATTERN_LENGTH} characters, and accepts one of exactly that length`, () => {
