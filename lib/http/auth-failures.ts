@@ -1,7 +1,8 @@
 /**
  * Brute-force protection for the token exchange (POST /api/auth/token).
- * Failed exchanges are counted per client address in a window that opens at
- * the address's first failure. Once an address has `limit` failures it is
+ * Failed exchanges are counted per client address (an IPv6 client per /64:
+ * client-address.ts `throttleKey`) in a window that opens at the address's
+ * first failure. Once an address has `limit` failures it is
  * refused with 429 and Retry-After until that window closes, even with a
  * correct key: answering a right guess would let an attacker keep guessing.
  * Successful exchanges are not counted. Windows follow the injectable clock.
@@ -14,6 +15,7 @@
  * someone may be guessing keys (or a client has a wrong one).
  */
 import { RateLimited } from '../errors.js';
+import { throttleKey } from './client-address.js';
 import type { ServerLog } from './log/server-log.js';
 
 export interface AuthFailureOptions {
@@ -41,11 +43,11 @@ export class AuthFailureLimiter {
 
   /**
    * Throws RateLimited (429, `Retry-After` in whole seconds, at least 1)
-   * while `address` has used up its failures for the current window.
+   * while `address` (its IPv6 /64) has used up its failures for the current window.
    */
   check(address: string, nowMs: number): void {
     if (this.opts.limit <= 0) return;
-    const w = this.live(address, nowMs);
+    const w = this.live(throttleKey(address), nowMs);
     if (!w || w.failures < this.opts.limit) return;
     const retryAfter = Math.max(1, Math.ceil((w.start + this.windowMs - nowMs) / 1000));
     throw new RateLimited(
@@ -54,9 +56,10 @@ export class AuthFailureLimiter {
     );
   }
 
-  /** Counts one failed exchange from `address`, opening its window if none is live. */
-  fail(address: string, nowMs: number): void {
+  /** Counts one failed exchange from `client` (its IPv6 /64), opening its window if none is live. */
+  fail(client: string, nowMs: number): void {
     if (this.opts.limit <= 0) return;
+    const address = throttleKey(client);
     let w = this.live(address, nowMs);
     if (!w) {
       this.makeRoom(nowMs);
