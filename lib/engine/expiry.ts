@@ -12,16 +12,17 @@ import type { Effect } from './effects.js';
 import type { KvStore } from './kv.js';
 import type { RecordEntry } from './state.js';
 import { Slicer } from './slices.js';
+import { collectDue, writeInChunks } from './sweep.js';
 import { ttlString } from './ttl.js';
 import type { Fields } from './values/index.js';
 
 const MAX_TOMBSTONES = 100_000;
-const SWEEP_CHUNK = 10_000;
 /** Records looked at between looks at the clock while scanning. */
 const SCAN_CHECK_EVERY = 1024;
 
 export class ExpiryTracker {
-  private readonly tombstones = new Map<string, number>();
+  private readonly tombstones = new RecentIds(MAX_TOMBSTONES);
+  private sweeping: Promise<number> | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** Records that carry a TTL (`collection\u0000id` -> expiry), so a sweep never scans whole collections. */
   private readonly expiring = new Map<string, number>();
@@ -94,31 +95,31 @@ export class ExpiryTracker {
     return fields;
   }
 
-  /** Removes expired records (no trash: they expired, nobody deleted them). Returns how many. */
-  async sweep(): Promise<number> {
+  /**
+   * Removes expired records (no trash: they expired, nobody deleted them),
+   * in chunks of one durable write each (sweep.ts). Returns how many. A
+   * sweep still running when the timer fires again is left to finish.
+   */
+  sweep(): Promise<number> {
+    return (this.sweeping ??= this.sweepOnce().finally(() => { this.sweeping = undefined; }));
+  }
+
+  private async sweepOnce(): Promise<number> {
     await this.track();
     const now = this.db.now();
-    const expired: Array<[string, string]> = [];
-    // In slices too: every record with a TTL is looked at.
-    const slicer = new Slicer(SCAN_CHECK_EVERY);
-    for (const [key, at] of this.expiring) {
-      if (slicer.counted()) await slicer.pause();
-      if (at > now) continue;
+    const expired = await collectDue(this.expiring, ([key, at]): [string, string] | undefined => {
+      if (at > now) return undefined;
       const i = key.indexOf('\u0000');
-      expired.push([key.slice(0, i), key.slice(i + 1)]);
-    }
-    for (let i = 0; i < expired.length; i += SWEEP_CHUNK) {
-      const chunk = expired.slice(i, i + SWEEP_CHUNK);
-      await this.db.write((view) => {
-        const effects: Effect[] = [];
-        for (const [c, id] of chunk) {
-          const e = view.record(c, id);
-          if (e?.expiresAt !== undefined && e.expiresAt <= now) effects.push({ t: 'delete', c, id });
-        }
-        return { effects, result: undefined };
-      });
-      for (const [c, id] of chunk) this.remember(c, id);
-    }
+      return [key.slice(0, i), key.slice(i + 1)];
+    });
+    await writeInChunks(this.db, expired, (view, chunk) => {
+      const effects: Effect[] = [];
+      for (const [c, id] of chunk) {
+        const e = view.record(c, id);
+        if (e?.expiresAt !== undefined && e.expiresAt <= now) effects.push({ t: 'delete', c, id });
+      }
+      return effects;
+    }, (chunk) => { for (const [c, id] of chunk) this.tombstones.add(c + '\u0000' + id); });
     return expired.length;
   }
 
@@ -131,10 +132,31 @@ export class ExpiryTracker {
     if (err instanceof ReadOnlyRefusal) return;
     this.db.log(`${what} failed: ${(err as Error)?.message ?? String(err)}`, 'error', err);
   }
+}
 
-  private remember(c: string, id: string): void {
-    const key = c + '\u0000' + id;
-    this.tombstones.set(key, this.db.now());
-    if (this.tombstones.size > MAX_TOMBSTONES) this.tombstones.delete(this.tombstones.keys().next().value!);
+/**
+ * The ids of the last MAX_TOMBSTONES records the sweeper removed, forgotten
+ * oldest first through a ring (evicting the first key of a Map whose front
+ * is all deleted entries costs a walk over them: 300,000 expiries took a
+ * minute that way).
+ */
+class RecentIds {
+  /** Id -> its slot in the ring. */
+  private readonly slots = new Map<string, number>();
+  private readonly ring: Array<string | undefined> = [];
+  private next = 0;
+
+  constructor(private readonly capacity: number) {}
+
+  has(key: string): boolean {
+    return this.slots.has(key);
+  }
+
+  add(key: string): void {
+    const evicted = this.ring[this.next];
+    if (evicted !== undefined && this.slots.get(evicted) === this.next) this.slots.delete(evicted);
+    this.ring[this.next] = key;
+    this.slots.set(key, this.next);
+    this.next = (this.next + 1) % this.capacity;
   }
 }

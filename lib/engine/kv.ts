@@ -11,6 +11,7 @@ import { validateId } from './ids.js';
 import { validateCollectionName } from './names.js';
 import type { Pattern } from './pattern/index.js';
 import type { KvEntry } from './state.js';
+import { collectDue, writeInChunks } from './sweep.js';
 import { resolveTtl } from './ttl.js';
 import { bareValue, fieldFromWire, type Value } from './values/index.js';
 
@@ -193,15 +194,13 @@ export class KvStore {
     });
   }
 
-  /** Deletes expired keys (the sweeper). Returns how many. */
+  /** Deletes expired keys (the sweeper), found in slices and deleted in chunks of one durable write each (sweep.ts). Returns how many. */
   async sweep(): Promise<number> {
     const now = this.db.now();
-    const expired = [...this.db.state.kv].filter(([, e]) => e.expiresAt !== undefined && e.expiresAt <= now).map(([k]) => k);
-    if (expired.length === 0) return 0;
-    await this.db.write((view) => ({
-      effects: expired.filter((k) => { const e = view.kvEntry(k); return e?.expiresAt !== undefined && e.expiresAt <= now; }).map((key) => ({ t: 'kvDelete', key }) as Effect),
-      result: undefined,
-    }));
+    const expired = await collectDue(this.db.state.kv, ([key, e]) => (e.expiresAt !== undefined && e.expiresAt <= now ? key : undefined));
+    await writeInChunks(this.db, expired, (view, chunk) => chunk
+      .filter((k) => { const e = view.kvEntry(k); return e?.expiresAt !== undefined && e.expiresAt <= now; })
+      .map((key): Effect => ({ t: 'kvDelete', key })));
     return expired.length;
   }
 }

@@ -8,6 +8,7 @@ import { Conflict, NotFound } from '../errors.js';
 import type { EngineCore } from './core.js';
 import type { Effect } from './effects.js';
 import { validateCollectionName } from './names.js';
+import { collectDue, writeInChunks } from './sweep.js';
 
 export const TRASH_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -40,15 +41,19 @@ export class Trash {
     return this.db.state.trash.get(c)?.size ?? 0;
   }
 
-  /** Permanently deletes trashed records older than the retention period. Returns how many. */
+  /**
+   * Permanently deletes trashed records older than the retention period,
+   * found in slices and purged in chunks of one durable write each
+   * (sweep.ts). Returns how many.
+   */
   async purgeExpired(): Promise<number> {
     const cutoff = this.db.now() - TRASH_RETENTION_MS;
-    return this.db.write((view) => {
-      const effects: Effect[] = [];
-      for (const c of this.db.state.trash.keys()) {
-        for (const [id, t] of view.trashedRecords(c)) if (t.deletedAt <= cutoff) effects.push({ t: 'purge', c, id });
-      }
-      return { effects, result: effects.length };
-    });
+    let due: Array<[string, string]> = [];
+    for (const [c, trashed] of [...this.db.state.trash]) {
+      due = due.concat(await collectDue(trashed, ([id, t]): [string, string] | undefined => (t.deletedAt <= cutoff ? [c, id] : undefined)));
+    }
+    return writeInChunks(this.db, due, (view, chunk) => chunk
+      .filter(([c, id]) => { const t = view.trashed(c, id); return t !== undefined && t.deletedAt <= cutoff; })
+      .map(([c, id]): Effect => ({ t: 'purge', c, id })));
   }
 }
