@@ -1,10 +1,12 @@
 /**
- * A first pass over a pattern for what the meaning of its escapes depends
- * on before the translation reaches them: how many capturing groups the
- * whole pattern has (`\2` is a backreference only if it has two, groups
- * further right included), whether any group is named (which makes `\k` a
- * backreference), and how deep its groups nest. Classes and escapes are
- * skipped, so `[(]` and `\(` open nothing. Linear, without recursion.
+ * A first pass over a pattern for what the translation needs before it
+ * reaches each part: how many capturing groups the whole pattern has (`\2`
+ * is a backreference only if it has two, groups further right included),
+ * whether any group is named (which makes `\k` a backreference), how deep
+ * its groups nest, and the pattern with RE2's group syntax (`(?i)`,
+ * `(?s:...)`, `(?P<name>...)`) spelt as JavaScript groups, for V8's syntax
+ * check. Classes and escapes are skipped, so `[(]` and `\(` open nothing.
+ * Linear, without recursion.
  */
 
 export interface Outline {
@@ -14,13 +16,20 @@ export interface Outline {
   readonly named: boolean;
   /** Deepest nesting of parentheses: `((a))` is 2. */
   readonly depth: number;
+  /** The pattern as V8 can parse it: `(?i)` as `(?:)`, `(?i:` as `(?:`, `(?P<` as `(?<`. */
+  readonly javaScript: string;
 }
+
+/** A flags group, `(?i)` or `(?is-m:`, RE2's (and, for the second form, newer JavaScript's) syntax. */
+export const FLAGS_GROUP = /\(\?([A-Za-z]*)(?:-([A-Za-z]*))?([:)])/y;
 
 export function outline(p: string): Outline {
   let groups = 0;
   let named = false;
   let depth = 0;
   let deepest = 0;
+  let javaScript = '';
+  let copied = 0;
   for (let i = 0; i < p.length; i++) {
     const c = p[i];
     if (c === '\\') i++;
@@ -30,9 +39,25 @@ export function outline(p: string): Outline {
       deepest = Math.max(deepest, ++depth);
       if (p[i + 1] !== '?') groups++;
       else if (isNamedGroup(p, i)) { groups++; named = true; }
+      const spelt = javaScriptGroup(p, i);
+      if (spelt !== undefined) {
+        javaScript += p.slice(copied, i) + spelt.text;
+        copied = i + spelt.length;
+        if (spelt.text === '(?:)') depth--;
+        i = copied - 1;
+      }
     }
   }
-  return { groups, named, depth: deepest };
+  return { groups, named, depth: deepest, javaScript: javaScript + p.slice(copied) };
+}
+
+/** The JavaScript spelling of the RE2 group syntax opening at `i`, and the length it replaces. */
+function javaScriptGroup(p: string, i: number): { text: string; length: number } | undefined {
+  if (p.startsWith('(?P<', i)) return { text: '(?<', length: 4 };
+  FLAGS_GROUP.lastIndex = i;
+  const flags = FLAGS_GROUP.exec(p);
+  if (flags === null) return undefined;
+  return { text: flags[3] === ')' ? '(?:)' : '(?:', length: flags[0].length };
 }
 
 /** Whether the `(` at `i` opens `(?<name>` or `(?P<name>` (not lookbehind). */

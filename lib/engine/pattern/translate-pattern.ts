@@ -14,7 +14,7 @@
  * and are copied; RE2's parser reports what is still wrong. RE2 extras
  * (`(?i)`, `\p{L}`) stay available.
  */
-import { outline } from './outline.js';
+import { isNamedGroup, outline } from './outline.js';
 import { ProgramSize } from './program-size.js';
 import { readClass } from './read-class.js';
 import { type EscapeContext, readEscape } from './read-escape.js';
@@ -32,6 +32,8 @@ export type Translation = { readonly re2: string; readonly estimatedSize: number
 /** JavaScript's `.`: anything but a line terminator. */
 const JS_DOT = setText(LINE_TERMINATORS, true);
 const QUANTIFIER = /\{(\d+)(,(\d*))?\}/y;
+/** RE2's largest count in `{m,n}`. */
+const MAX_REPEAT = 1000;
 
 /**
  * Translates `pattern` (JavaScript syntax) into RE2 syntax, or says why it
@@ -43,6 +45,8 @@ export function translatePattern(pattern: string): Translation {
   }
   const shape = outline(pattern);
   if (shape.depth > MAX_GROUP_DEPTH) return { problem: `groups nested deeper than ${MAX_GROUP_DEPTH} levels` };
+  const syntax = javaScriptSyntaxProblem(shape.javaScript);
+  if (syntax !== undefined) return { problem: syntax };
   const escapes: EscapeContext = { inClass: false, groups: shape.groups, named: shape.named };
   const size = new ProgramSize();
   let out = '';
@@ -65,13 +69,18 @@ export function translatePattern(pattern: string): Translation {
       const problem = lookaroundProblem(pattern, i);
       if (problem !== undefined) return { problem };
       size.open();
-      out += c;
-      i++;
+      // Group names are dropped: nothing reads them, and JavaScript allows names RE2 does not (`$`, non-ASCII letters).
+      const name = isNamedGroup(pattern, i);
+      out += '(';
+      i = name ? pattern.indexOf('>', i) + 1 : i + 1;
     } else if (c === '{') {
       QUANTIFIER.lastIndex = i;
       const m = QUANTIFIER.exec(pattern);
-      if (m) size.repeat(Number(m[1]), m[2] === undefined ? Number(m[1]) : m[3] === '' ? undefined : Number(m[3]));
-      else size.atom();
+      if (m) {
+        const [min, max] = [Number(m[1]), m[2] === undefined ? Number(m[1]) : m[3] === '' ? undefined : Number(m[3])];
+        if (min > MAX_REPEAT || (max ?? 0) > MAX_REPEAT) return { problem: `repeat counts above ${MAX_REPEAT} are not supported (${m[0]})` };
+        size.repeat(min, max);
+      } else size.atom();
       out += m ? m[0] : '\\{';
       i += m ? m[0].length : 1;
     } else {
@@ -84,6 +93,23 @@ export function translatePattern(pattern: string): Translation {
     }
   }
   return { re2: out, estimatedSize: size.total };
+}
+
+/**
+ * Why V8 would refuse `javaScript` (the pattern with RE2's group syntax
+ * spelt as JavaScript groups), in its words: "nothing to repeat",
+ * "unterminated group". V8 only parses here, in linear time; the RegExp is
+ * never run.
+ */
+function javaScriptSyntaxProblem(javaScript: string): string | undefined {
+  try {
+    new RegExp(javaScript);
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    const reason = err.message.slice(err.message.lastIndexOf(': ') + 2);
+    return reason.charAt(0).toLowerCase() + reason.slice(1);
+  }
 }
 
 /** Why the group opening at `i` cannot run in linear time, or undefined. */

@@ -36,6 +36,7 @@ describe('compilePattern', () => {
       agreesWithRegExp('^\\d{3}-\\w+\\s\\S$', ['123-ab c', '12-ab c', '123-ab  c', '123-ab\u00a0c']);
       agreesWithRegExp('^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}$', ['a.b@example.com', 'a@b', 'a@b.c', '@x.io']);
       agreesWithRegExp('^(?:red|green|blue)(?<shade>-dark)?$', ['red', 'green-dark', 'blue-', 'yellow']);
+      agreesWithRegExp('^(?<$名>a)(?<_b$>b)$', ['ab', 'a']);
       agreesWithRegExp('^[^aeiou]{2,4}$', ['xyz', 'xa', 'wxyzw']);
       agreesWithRegExp('config:*', ['config', 'config::', 'conf']);
     });
@@ -143,10 +144,22 @@ describe('compilePattern', () => {
       expect(compiled('^[a-z0-9-]{3,63}$').test('abc-1')).to.equal(true);
     });
 
-    it("reports RE2's own syntax errors", () => {
+    it('refuses what JavaScript refuses, with its reason', () => {
       expect(problemOf('([a-z')).to.equal('unterminated character class');
-      expect(problemOf('a**')).to.match(/invalid nested repetition operator/);
-      expect(problemOf('(')).to.match(/missing closing \)/);
+      expect(problemOf('a**')).to.equal('nothing to repeat');
+      expect(problemOf('(')).to.equal('unterminated group');
+      expect(problemOf('[z-a]')).to.equal('range out of order in character class');
+      expect(problemOf('a{2,1}')).to.equal('numbers out of order in {} quantifier');
+      expect(problemOf('(?<n>a)(?<n>b)')).to.equal('duplicate capture group name');
+    });
+
+    it('refuses a quantified assertion, which RE2 would run', () => {
+      for (const source of ['^*', 'a$+', '\\b?', 'a\\B{2}']) expect(problemOf(source), source).to.equal('nothing to repeat');
+    });
+
+    it('refuses repeat counts above 1000, which RE2 cannot expand', () => {
+      expect(problemOf('a{1001}')).to.equal('repeat counts above 1000 are not supported ({1001})');
+      expect(problemOf('a{2,5000}')).to.equal('repeat counts above 1000 are not supported ({2,5000})');
     });
   });
 
