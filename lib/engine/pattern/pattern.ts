@@ -8,10 +8,13 @@
  * is capped. The engine is re2js, a pure-JavaScript port of RE2 (the choice
  * and its measurements are in the commit that added it). A pattern is
  * translated from JavaScript syntax first (translate-pattern.ts), then
- * compiled; results, failures included, are kept in a bounded cache.
+ * compiled; results, failures included, are kept in a bounded cache. Texts
+ * reach RE2 one code point per UTF-16 code unit (code-units.ts), as
+ * JavaScript without the u flag reads them.
  */
 import { RE2JS, RE2JSException } from 're2js';
 import { InvalidInput } from '../../errors.js';
+import { asCodeUnits } from './code-units.js';
 import { PatternCache } from './pattern-cache.js';
 import { translatePattern } from './translate-pattern.js';
 
@@ -105,7 +108,7 @@ function compileUncached(source: string): CompiledPattern {
   }
   if (re.programSize() > MAX_PROGRAM_SIZE) return tooLarge(String(re.programSize()));
   const maxTextLength = Math.floor(MATCH_WORK_LIMIT / Math.max(1, re.programSize()));
-  return { ok: true, pattern: { source, maxTextLength, test: (text: string) => re.test(text) } };
+  return { ok: true, pattern: { source, maxTextLength, test: (text: string) => re.test(asCodeUnits(text)) } };
 }
 
 function tooLarge(size: string): CompiledPattern {

@@ -10,7 +10,8 @@
  * class out with the meaning JavaScript gives it (read-escape.ts,
  * read-class.ts): `.` leaves out \r and the line/paragraph separators, `\s`
  * counts Unicode spaces, `\1` is octal when there is no group 1, `\a` is
- * "a". Quantifiers, anchors, groups and alternation mean the same in both
+ * "a", and a surrogate code unit is spelt as the code point the text spells
+ * it with (code-units.ts). Quantifiers, anchors, groups and alternation mean the same in both
  * and are copied; RE2's parser reports what is still wrong. RE2 extras
  * (`(?i)`, `\p{L}`) stay available.
  */
@@ -32,6 +33,8 @@ export type Translation = { readonly re2: string; readonly estimatedSize: number
 /** JavaScript's `.`: anything but a line terminator. */
 const JS_DOT = setText(LINE_TERMINATORS, true);
 const QUANTIFIER = /\{(\d+)(,(\d*))?\}/y;
+/** Syntax characters that mean the same in both dialects; any other character is a literal. */
+const COPIED = new Set([...'^$|*+?)']);
 /** RE2's largest count in `{m,n}`. */
 const MAX_REPEAT = 1000;
 
@@ -88,7 +91,7 @@ export function translatePattern(pattern: string): Translation {
       else if (c === '|') size.alternate();
       else if (c === '*' || c === '+' || c === '?') size.quantify();
       else size.atom();
-      out += c === '.' ? JS_DOT : c;
+      out += c === '.' ? JS_DOT : COPIED.has(c) ? c : unitText(pattern.charCodeAt(i), false);
       i++;
     }
   }

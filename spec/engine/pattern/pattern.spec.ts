@@ -74,7 +74,18 @@ describe('compilePattern', () => {
     it('matches Unicode text', () => {
       agreesWithRegExp('^héllo\\s+wörld$', ['héllo  wörld', 'hello world']);
       agreesWithRegExp('日本', ['ようこそ日本へ', '日']);
-      expect(compiled('^.$').test('😀'), 'one code point is one character').to.equal(true);
+    });
+
+    it('reads text as UTF-16 code units, as RegExp without the u flag does: an emoji is two', () => {
+      agreesWithRegExp('^.$', ['😀', 'é']);
+      agreesWithRegExp('^..$', ['😀', 'ab']);
+      agreesWithRegExp('^😀+$', ['😀😀', '😀\ude00\ude00']);
+      agreesWithRegExp('^[😀]$', ['\ud83d', '\ude00', '😀']);
+      agreesWithRegExp('^\\uD83D\\uDE00$', ['😀', '\ud83d']);
+      agreesWithRegExp('^[^a][\\udc00-\\udfff]$', ['😀', '\ud83da']);
+      agreesWithRegExp('^[\\ud000-\\ue000]{2}$', ['😀', '\ud7ff\ue000', '\ue001']);
+      agreesWithRegExp('\\W\\W', ['\udbff\udfff', '\u{10ffff}']);
+      agreesWithRegExp('\\udfff{2}', ['\udbff\udfff\udfff', '\udfff']);
     });
 
     it('offers RE2 extras: inline flags and Unicode classes', () => {

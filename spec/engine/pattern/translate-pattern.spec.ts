@@ -52,6 +52,11 @@ describe('translatePattern', () => {
     expect(re2Of('[\\b\\B]')).to.equal('[\\x{8}B]');
   });
 
+  it('spells each surrogate code unit as its own code point at the end of plane 16, as the text is spelt', () => {
+    expect(re2Of('😀')).to.equal('\\x{10f83d}\\x{10fe00}');
+    expect(re2Of('[\\u0080-\\ue000]')).to.equal('[\\x{80}-\\x{d7ff}\\x{10f800}-\\x{10ffff}\\x{e000}]');
+  });
+
   it('reads classes with JavaScript rules', () => {
     expect(re2Of('[]')).to.equal('[^\\x00-\\x{10FFFF}]');
     expect(re2Of('[^]')).to.equal('(?s:.)');
