@@ -7,6 +7,7 @@
  * signal whether waiting or running, and close failing what is left.
  */
 import { expect } from 'chai';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { Unavailable } from '../../../lib/errors.js';
 import { BcryptWorkerPool, SLICED_BCRYPT, type BcryptJob } from '../../../lib/functions/index.js';
 
@@ -37,6 +38,24 @@ describe('functions: the bcrypt worker pool', () => {
     const outputs = await Promise.all([4, 5, 4, 5, 4].map((cost) => pool.raw(job(cost))));
     expect(outputs).to.have.length(5);
     expect(pool.workers).to.equal(2);
+  });
+
+  it('runs its threads with a nice value 10 above the process (Linux), so the request thread wins a shared core', async function () {
+    if (!existsSync('/proc/self/task')) this.skip();
+    /** Nice values of this process's threads (field 19 of /proc/<pid>/task/<tid>/stat). */
+    const niceValues = () => readdirSync('/proc/self/task').map((tid) => {
+      try {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      } catch {
+        return undefined;
+      }
+    });
+    const base = niceValues()[0]!;
+    const lowered = () => niceValues().filter((n) => n === Math.min(19, base + 10)).length;
+    const before = lowered();
+    await Promise.all([pool.raw(job(4)), pool.raw(job(4, 'other'))]);
+    expect(lowered() - before).to.equal(2);
   });
 
   it('keeps the event loop free while a worker hashes', async () => {
