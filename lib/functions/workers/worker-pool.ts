@@ -17,9 +17,6 @@
  * thread's priority by WORKER_NICENESS (Linux): when a worker and the
  * request thread want the same core, the request thread wins it, and a
  * worker still gets about a tenth of it under a saturated event loop.
- * Measured with the server pinned to one core and four cost-12 hashes
- * running: point-read p99 fell from 45-89 ms to 17-20 ms and reads per
- * second rose fivefold, with as many hashes done.
  *
  * Not a general scheduler: no priorities, no job that outlives its signal.
  */
