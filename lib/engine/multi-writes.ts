@@ -17,7 +17,8 @@ import { MESSAGES, NotFound } from '../errors.js';
 import type { EngineCore } from './core.js';
 import { markNoRipple, type Effect } from './effects.js';
 import { validateCollectionName } from './names.js';
-import { matchFilter, type Filter } from './query/index.js';
+import { matchFilter, SCAN_CHECK_EVERY, type Filter } from './query/index.js';
+import { Slicer } from './slices.js';
 import type { IndexManager } from './indexes/index-manager.js';
 import { resolveRecordId, type PreparedWrite, type Records } from './records.js';
 import type { RecordEntry } from './state.js';
@@ -28,6 +29,9 @@ import type { WorkingView } from './working-view.js';
 
 /** What an upsert writes to: one record by id (or primary-key-alias value), or every record matching a filter. */
 export type UpsertTarget = { readonly id: string } | { readonly filter: Filter };
+
+/** Changes computed between looks at the clock (each validates and builds a record). */
+const CHANGE_CHECK_EVERY = 64;
 
 /** One record's change inside a statement: pushes its effects, returns what the statement reports for it. */
 type Change<T> = (work: WorkingView, target: T, effects: Effect[]) => Fields;
@@ -97,47 +101,57 @@ export class MultiWrites {
   async upsert(c: string, target: UpsertTarget, body: unknown, bypassRipple = false): Promise<Fields[]> {
     validateCollectionName(c);
     const prepared = this.records.prepare(body);
-    return this.db.write((view) => {
+    return this.db.write(async (view) => {
       const effects: Effect[] = [];
-      const matched = 'id' in target ? this.live(view, c, resolveRecordId(view, c, target.id, this.records.unique)) : this.matching(view, c, target.filter, undefined);
+      const matched = 'id' in target ? this.live(view, c, resolveRecordId(view, c, target.id, this.records.unique)) : await this.matching(view, c, target.filter, undefined);
       if (matched.length === 0) {
         const insert: PreparedWrite = 'id' in target ? { ...prepared, id: prepared.id ?? target.id } : prepared;
         this.records.insertInto(view, c, insert, effects);
         return { effects: markNoRipple(effects, bypassRipple), result: [lastPut(effects)] };
       }
-      const result = this.changeEach(view.fork(), matched, effects, (work, id, own) => this.records.updateIn(work, c, id, prepared, own));
+      const result = await this.changeEach(view.fork(), matched, effects, (work, id, own) => this.records.updateIn(work, c, id, prepared, own));
       return { effects: markNoRipple(effects, bypassRipple), result };
     });
   }
 
-  /** Runs one writer operation: `targets` picked from the view, each changed in turn over a fork, all logged as one batch. */
-  private statement<T>(c: string, bypassRipple: boolean, targets: (view: WorkingView) => readonly T[], change: Change<T>): Promise<Fields[]> {
-    return this.db.write((view) => {
+  /**
+   * Runs one writer operation: `targets` picked from the view, each changed
+   * in turn over a fork, all logged as one batch. The operation holds the
+   * writer while it yields the event loop between slices (nothing else is
+   * computed or applied meanwhile, so the view stays as it is), so a
+   * statement over a million records holds no read.
+   */
+  private statement<T>(c: string, bypassRipple: boolean, targets: (view: WorkingView) => readonly T[] | Promise<readonly T[]>, change: Change<T>): Promise<Fields[]> {
+    return this.db.write(async (view) => {
       const effects: Effect[] = [];
-      const result = this.changeEach(view.fork(), targets(view), effects, change);
+      const result = await this.changeEach(view.fork(), await targets(view), effects, change);
       return { effects: markNoRipple(effects, bypassRipple), result };
     });
   }
 
-  /** Stages each change into `work` before the next is computed; its effects join `effects`. Throws on the first failure. */
-  private changeEach<T>(work: WorkingView, targets: readonly T[], effects: Effect[], change: Change<T>): Fields[] {
+  /** Stages each change into `work` before the next is computed, in slices; its effects join `effects`. Throws on the first failure. */
+  private async changeEach<T>(work: WorkingView, targets: readonly T[], effects: Effect[], change: Change<T>): Promise<Fields[]> {
     const out: Fields[] = [];
+    const slicer = new Slicer(CHANGE_CHECK_EVERY);
     for (const t of targets) {
       const own: Effect[] = [];
       out.push(change(work, t, own));
       work.stage(own);
-      effects.push(...own);
+      for (const e of own) effects.push(e);
+      if (slicer.counted()) await slicer.pause();
     }
     return out;
   }
 
-  /** Ids of the live records of `c` matching `filter`, in scan order, at most `limit`. */
-  private matching(view: WorkingView, c: string, filter: Filter | undefined, limit: number | undefined): string[] {
+  /** Ids of the live records of `c` matching `filter`, in scan order, at most `limit`; in slices. */
+  private async matching(view: WorkingView, c: string, filter: Filter | undefined, limit: number | undefined): Promise<string[]> {
     const ids: string[] = [];
     if (limit === 0) return ids;
     const plan = filter && !view.droppedHere(c) ? this.indexes.plan(c, filter) : undefined;
     const now = this.db.now();
+    const slicer = new Slicer(SCAN_CHECK_EVERY);
     for (const [id, entry] of plan ? this.candidates(view, c, plan.ids) : view.records(c)) {
+      if (slicer.counted()) await slicer.pause();
       if (isExpired(entry, now) || (filter && !matchFilter(filter, entry.fields))) continue;
       ids.push(id);
       if (ids.length === limit) break;
