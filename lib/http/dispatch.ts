@@ -276,13 +276,14 @@ export class Dispatcher {
    * Calls a procedure for a non-HTTP transport, with the same checks; unwraps
    * status results. A stored record stays a WireRecord, for the transport to
    * encode (frame-formats.ts `encodeSuccess`) or unwrap (`unwrapRecord`); a
-   * list of records becomes their wire objects, made in slices.
+   * list of records becomes their wire objects, made in slices, unless the
+   * caller keeps it (`lists: 'keep'`: the WebSocket transport streams a long one).
    */
-  async call(procedure: string, raw: RawInput, principal: Principal): Promise<unknown> {
+  async call(procedure: string, raw: RawInput, principal: Principal, lists: 'wire' | 'keep' = 'wire'): Promise<unknown> {
     this.limit(principal);
     const ctx = this.context(principal, newRequestId());
     const result = await callProcedure(this.registry, procedure, raw, ctx);
-    if (result instanceof RecordList) return result.toWireInSlices();
+    if (result instanceof RecordList && lists === 'wire') return result.toWireInSlices();
     return result instanceof WithStatus ? result.body : result;
   }
 

@@ -8,7 +8,9 @@
 import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { decode as mpDecode } from '@msgpack/msgpack';
+import WebSocket from 'ws';
+import { decode as mpDecode, encode as mpEncode } from '@msgpack/msgpack';
+import { until } from '../helpers/until.js';
 import { STREAM_MIN_RECORDS } from '../../lib/http/record-list.js';
 import { TestServer } from '../helpers/test-server.js';
 import { startExpress } from '../helpers/raw-http.js';
@@ -90,6 +92,38 @@ describe('http: long answers are streamed, and long reads do not hold other clie
       await app.close();
     }
   });
+
+  /** One WebSocket request's reply and every message that came with it, in arrival order. */
+  async function wsExchange(frames: Array<Record<string, unknown>>, msgpack: boolean): Promise<any[]> {
+    const ws = new WebSocket(`${t.url.replace('http', 'ws')}/api/ws`, { headers: { authorization: `Bearer ${token}` } });
+    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    const got: any[] = [];
+    ws.on('message', (d: Buffer, binary: boolean) => got.push(binary ? mpDecode(d) : JSON.parse(d.toString('utf8'))));
+    if (msgpack) {
+      ws.send(JSON.stringify({ type: 'Hello', payload: { formats: ['msgpack'] } }));
+      await until('the Welcome', () => got.length === 1, 5_000);
+    }
+    for (const f of frames) ws.send(msgpack ? Buffer.from(mpEncode(f)) : JSON.stringify(f));
+    const replies = frames.filter((f) => f.messageId !== undefined).length;
+    await until('every reply', () => got.filter((m) => m.messageId !== undefined).length === replies, 20_000);
+    ws.close();
+    return got;
+  }
+
+  for (const msgpack of [false, true]) {
+    it(`sends a long WebSocket reply as one message in fragments (${msgpack ? 'MessagePack' : 'JSON'}), other replies around it whole`, async () => {
+      const got = await wsExchange([
+        { type: 'FindAll', messageId: 'all', payload: { collection: 'items' } },
+        { type: 'Query', messageId: 'few', payload: { collection: 'items', limit: 2 } },
+        { type: 'Query', messageId: 'bare', payload: { collection: 'items', limit: COUNT - 1 } },
+      ], msgpack);
+      const byId = new Map(got.filter((m) => m.messageId !== undefined).map((m) => [m.messageId, m]));
+      expect(byId.get('all').type).to.equal('Success');
+      expect(ns(byId.get('all').payload.data)).to.deep.equal(Array.from({ length: COUNT }, (_, i) => i));
+      expect(byId.get('few').payload.data).to.have.length(2);
+      expect(byId.get('bare').payload.data).to.have.length(COUNT - 1);
+    });
+  }
 
   it('stops rendering when the client goes away, and keeps serving', async () => {
     await new Promise<void>((resolve) => {

@@ -13,6 +13,7 @@ import type { StreamEvent } from '../procedure.js';
 import { toJson } from '../codec.js';
 import { sseErrorData, wsErrorFrame } from '../error-body.js';
 import { unwrapRecord, WireRecord } from '../wire-record.js';
+import type { RecordList } from '../record-list.js';
 
 export type Frame = string | Buffer;
 
@@ -43,6 +44,25 @@ export function encodeSuccess(data: unknown, messageId: unknown, encoding: WsEnc
   const msg: Record<string, unknown> = { type: 'Success', payload: { data: unwrapRecord(data) } };
   if (messageId !== undefined) msg.messageId = messageId;
   return encodeWs(msg, encoding);
+}
+
+/**
+ * The Success reply to a request whose answer is a long list of records, in
+ * parts to be sent as the fragments of one WebSocket message: the envelope
+ * around the list's chunks (record-list.ts), `messageId` last in JSON and
+ * MessagePack alike. Decoded, it is what encodeSuccess makes of the list.
+ */
+export async function* successParts(list: RecordList, messageId: unknown, encoding: WsEncoding): AsyncGenerator<Frame> {
+  if (encoding === 'json') {
+    yield '{"type":"Success","payload":{"data":';
+    yield* list.jsonChunks();
+    yield messageId === undefined ? '}}' : `},"messageId":${toJson(messageId)}}`;
+    return;
+  }
+  // A map of 2 or 3 entries: type, payload {data: [...]}, then messageId when there is one.
+  yield Buffer.concat([Buffer.from([messageId === undefined ? 0x82 : 0x83]), packr.pack('type'), packr.pack('Success'), packr.pack('payload'), Buffer.from([0x81]), packr.pack('data')]);
+  yield* list.msgpackChunks();
+  if (messageId !== undefined) yield Buffer.concat([packr.pack('messageId'), packr.pack(messageId)]);
 }
 
 const FRAMES = Symbol('frames');

@@ -36,7 +36,8 @@ import { showHeader } from '../content-type.js';
 import { fromHandshakeError } from './framework-errors.js';
 import { writeToSocket } from './socket-response.js';
 import { chatStreamKey, messageArgs, WS_MESSAGE_TYPES, type StreamMessage, type WsMessageType } from '../messages.js';
-import { encodeSuccess, encodeWs, wsFrames, type WsEncoding } from '../stream/frame-formats.js';
+import { encodeSuccess, encodeWs, successParts, wsFrames, type Frame, type WsEncoding } from '../stream/frame-formats.js';
+import { RecordList } from '../record-list.js';
 import { unwrapRecord } from '../wire-record.js';
 import { StreamRenderer, type FrameSink } from '../stream/stream-renderer.js';
 import type { CredentialWatch, WatchedConnection } from '../credential-watch.js';
@@ -101,15 +102,25 @@ class Connection implements WatchedConnection {
   private closed = false;
   readonly grant: TokenGrant;
   private readonly sink: FrameSink;
+  /**
+   * While a long reply goes out as the fragments of one message, other
+   * frames wait here (a frame between fragments would break the message),
+   * with their size; long replies go out one after another.
+   */
+  private held: { frames: Frame[]; bytes: number } | undefined;
+  private longReplies: Promise<void> = Promise.resolve();
 
   constructor(private readonly ws: WebSocket, principal: Principal, private readonly dispatcher: Dispatcher,
     private readonly watch: CredentialWatch, private readonly opts: WsOptions) {
     this.grant = principal.grant;
     this.sink = {
-      queued: () => this.ws.bufferedAmount,
+      queued: () => this.ws.bufferedAmount + (this.held?.bytes ?? 0),
       write: (frame) => {
         if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
-        if (typeof frame === 'string') this.ws.send(frame);
+        if (this.held) {
+          this.held.frames.push(frame);
+          this.held.bytes += frame.length;
+        } else if (typeof frame === 'string') this.ws.send(frame);
         else this.ws.send(frame, BINARY);
       },
     };
@@ -198,9 +209,46 @@ class Connection implements WatchedConnection {
       if (reply) this.send(messageId === undefined ? reply : { ...reply, messageId });
       return;
     }
-    const result = await this.dispatcher.call(entry.procedure, messageArgs(entry, payload), principal);
+    const result = await this.dispatcher.call(entry.procedure, messageArgs(entry, payload), principal, entry.data ? 'wire' : 'keep');
+    if (result instanceof RecordList) {
+      if (result.long) return this.sendLong(successParts(result, messageId, this.encoding));
+      this.sink.write(encodeSuccess(result.toWire(), messageId, this.encoding));
+      return;
+    }
     const data = entry.data ? entry.data(unwrapRecord(result)) : result ?? null;
     this.sink.write(encodeSuccess(data, messageId, this.encoding));
+  }
+
+  /** Sends a long reply as the fragments of one message, each once the socket has taken the one before (back-pressure). */
+  private sendLong(parts: AsyncIterable<Frame>): Promise<void> {
+    const send = async () => {
+      if (this.closed) return;
+      this.held = { frames: [], bytes: 0 };
+      try {
+        let previous: Frame | undefined;
+        for await (const part of parts) {
+          if (previous !== undefined) await this.fragment(previous, false);
+          previous = part;
+        }
+        if (previous !== undefined) await this.fragment(previous, true);
+      } catch (err) {
+        // The message cannot be finished: the connection ends, as the protocol leaves no other way out.
+        this.dispatcher.report(err, { method: 'WS', url: '/api/ws' });
+        this.ws.close(1011, 'A reply failed while it was being sent');
+      } finally {
+        const held = this.held;
+        this.held = undefined;
+        for (const f of held.frames) this.sink.write(f);
+      }
+    };
+    const run = this.longReplies.then(send);
+    this.longReplies = run;
+    return run;
+  }
+
+  private fragment(frame: Frame, fin: boolean): Promise<void> {
+    if (this.ws.readyState !== this.ws.OPEN) return Promise.reject(new Error('the connection closed during a long reply'));
+    return new Promise((resolve, reject) => this.ws.send(frame, { binary: typeof frame !== 'string', fin }, (err) => (err ? reject(err) : resolve())));
   }
 
   /** The reply to a request about the connection itself, without its messageId; undefined when the protocol wants none. */
