@@ -18,7 +18,7 @@
  * request thread want the same core, the request thread wins it, and a
  * worker still gets about a tenth of it under a saturated event loop.
  *
- * Not a general scheduler: no priorities, no job that outlives its signal.
+ * Not a general scheduler: no job priorities, no job that outlives its signal.
  */
 import { readFileSync, readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
