@@ -12,10 +12,16 @@ import { validateCollectionName } from './names.js';
 import type { Pattern } from './pattern/index.js';
 import type { KvEntry } from './state.js';
 import { collectDue, writeInChunks } from './sweep.js';
+import { sortInSlices } from './query/index.js';
+import { Slicer } from './slices.js';
 import { resolveTtl } from './ttl.js';
 import { bareValue, fieldFromWire, type Value } from './values/index.js';
 
 export const MAX_KEY_LENGTH = 1024;
+/** Keys looked at between looks at the clock while finding. */
+const FIND_CHECK_EVERY = 256;
+/** Array.prototype.sort's default order: by UTF-16 code units. */
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export const VALUES_RULE = "'values' must be an array as long as 'keys'";
 
@@ -168,9 +174,17 @@ export class KvStore {
    * pattern), in key order. The pattern runs on the linear-time engine
    * (compile it with requirePattern).
    */
-  find(re: Pattern | undefined, includeExpired: boolean): Array<{ key: string; value: Value; expires_at?: string }> {
+  /**
+   * The entries whose key `re` matches (every entry without one), by key, in
+   * slices of the event loop: a pattern over a million keys holds no other
+   * request. Each entry is read as it is when the walk reaches it.
+   */
+  async find(re: Pattern | undefined, includeExpired: boolean): Promise<Array<{ key: string; value: Value; expires_at?: string }>> {
+    const slicer = new Slicer(FIND_CHECK_EVERY);
+    const keys = await sortInSlices([...this.db.state.kv.keys()], byCodeUnits, slicer);
     const out: Array<{ key: string; value: Value; expires_at?: string }> = [];
-    for (const key of [...this.db.state.kv.keys()].sort()) {
+    for (const key of keys) {
+      if (slicer.counted()) await slicer.pause();
       if (re && !re.test(key)) continue;
       const e = this.live(key, includeExpired);
       if (!e) continue;

@@ -93,11 +93,11 @@ export const kvFind = defineProcedure({
     if (b.include_expired !== undefined && b.include_expired !== null && typeof b.include_expired !== 'boolean') throw new InvalidInput("'include_expired' must be a boolean");
     return { pattern: b.pattern, includeExpired: b.include_expired === true };
   },
-  handler: (i, ctx) => {
+  handler: async (i, ctx) => {
     checkKvAccess(ctx.principal, 'read', []);
     const visible = kvKeyFilter(ctx.principal);
     const pattern = i.pattern === undefined || i.pattern === null || i.pattern === '' ? undefined : requirePattern(i.pattern, 'pattern');
-    const found = ctx.db.kv.find(pattern, i.includeExpired);
+    const found = await ctx.db.kv.find(pattern, i.includeExpired);
     return (visible ? found.filter((e) => visible(e.key)) : found).map((e) => ({ ...e, value: valueToWire(e.value, true) }));
   },
 });

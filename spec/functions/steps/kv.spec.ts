@@ -86,7 +86,7 @@ describe('functions: key-value steps (KvGet, KvSet, KvDelete, KvExists, KvQuery)
       const hostile = await rejection(h.run([{ type: 'KvSet', key: 'h', value: '{{v}}' }], { v: JSON.parse('{"__proto__": {"polluted": true}}') }));
       expect(hostile).to.include({ type: 'KvSet', status: 400 });
       expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
-      expect(h.db.kv.find(undefined, true)).to.deep.equal([]);
+      expect(await h.db.kv.find(undefined, true)).to.deep.equal([]);
     });
 
     it('checks a literal key at save', () => {

@@ -33,10 +33,10 @@ export const kvQuery = step<KvQueryConfig>({
   access: 'read',
   transactional: false,
   compile: (m) => ({ pattern: compileKeyPattern(m.optionalTemplate('pattern'), (message) => m.fail(message, 'pattern')), includeExpired: m.optionalBoolean('include_expired') ?? false }),
-  run: (cfg, rows, x) => {
+  run: async (cfg, rows, x) => {
     const p = cfg.pattern;
     const pattern = p.kind === 'all' ? undefined : p.kind === 'fixed' ? p.pattern : runtimePattern(x.resolve(p.t, rows[0]));
-    return x.db.kv.find(pattern, cfg.includeExpired).map((e) => ({ ...e }));
+    return (await x.db.kv.find(pattern, cfg.includeExpired)).map((e) => ({ ...e }));
   },
 });
 
