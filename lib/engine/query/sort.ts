@@ -128,15 +128,30 @@ export class SortedRows {
       return;
     }
     if (bound === 0) return;
-    const row = sortRow(record, index, this.keys);
     const heap = this.rows;
     if (heap.length < bound) {
-      heap.push(row);
+      heap.push(sortRow(record, index, this.keys));
       this.siftUp(heap.length - 1);
-    } else if (this.compare(row, heap[0]!) < 0) {
-      heap[0] = row;
+    } else if (this.beatsWorst(record)) {
+      heap[0] = sortRow(record, index, this.keys);
       this.siftDown(0);
     }
+  }
+
+  /**
+   * Whether `record`, offered after every kept row, sorts before the worst
+   * of them (the root), read without building its row: most records of a
+   * long scan do not, and allocate nothing. A tie on every key keeps the
+   * earlier row, as a stable sort does.
+   */
+  private beatsWorst(record: Fields): boolean {
+    const worst = this.rows[0]!.values;
+    for (let i = 0; i < this.keys.length; i++) {
+      const key = this.keys[i]!;
+      const c = sortCompare(getPath(record, key.field), worst[i]);
+      if (c !== 0) return key.ascending ? c < 0 : c > 0;
+    }
+    return false;
   }
 
   async sorted(slicer: Slicer): Promise<Fields[]> {
