@@ -4,23 +4,26 @@
  *
  * The translation is the gate in front of the engine: before anything that
  * recurses or expands sees the pattern, it enforces the length and group
- * nesting limits (outline.ts), estimates the program size (program-size.ts),
- * names the JavaScript features a linear-time engine cannot run
- * (backreferences, lookahead, lookbehind), and writes every escape and
- * class out with the meaning JavaScript gives it (read-escape.ts,
- * read-class.ts): `.` leaves out \r and the line/paragraph separators, `\s`
- * counts Unicode spaces, `\1` is octal when there is no group 1, `\a` is
- * "a", and a surrogate code unit is spelt as the code point the text spells
- * it with (code-units.ts). Quantifiers, anchors, groups and alternation mean the same in both
- * and are copied; RE2's parser reports what is still wrong. RE2 extras
- * (`(?i)`, `\p{L}`) stay available.
+ * nesting limits (outline.ts), refuses what V8 refuses, estimates the
+ * program size (program-size.ts), names the JavaScript features a
+ * linear-time engine cannot run (backreferences, lookahead, lookbehind), and
+ * writes every escape and class out with the meaning JavaScript gives it
+ * (read-escape.ts, read-class.ts): `.` leaves out \r and the line/paragraph
+ * separators, `\s` counts Unicode spaces, `\1` is octal when there is no
+ * group 1, `\a` is "a", and a surrogate code unit is spelt as the code point
+ * the text spells it with (code-units.ts). Quantifiers, anchors, groups and
+ * alternation mean the same in both and are copied. Flags are written in
+ * the pattern, `(?i)`, `(?s:...)` (flags-group.ts), and RE2's `\p{L}`
+ * classes are an extra. A differential spec checks all of it against V8.
  */
+import { caseInsensitive } from './case-fold.js';
+import { type Flags, NO_FLAGS, readFlagsGroup } from './flags-group.js';
 import { isNamedGroup, outline } from './outline.js';
 import { ProgramSize } from './program-size.js';
 import { readClass } from './read-class.js';
 import { type EscapeContext, readEscape } from './read-escape.js';
-import { setText, unitText } from './re2-text.js';
-import { LINE_TERMINATORS } from './unit-set.js';
+import { ANY_UNIT, setText, unitText } from './re2-text.js';
+import { LINE_TERMINATORS, UnitSet } from './unit-set.js';
 
 /** Longest pattern accepted, in UTF-16 code units (what `String.length` counts). */
 export const MAX_PATTERN_LENGTH = 1024;
@@ -28,7 +31,9 @@ export const MAX_PATTERN_LENGTH = 1024;
 export const MAX_GROUP_DEPTH = 32;
 
 /** The RE2 source and the estimated program size (never below the real one), or why the pattern cannot be used. */
-export type Translation = { readonly re2: string; readonly estimatedSize: number } | { readonly problem: string };
+export type Translation = { readonly re2: string; readonly estimatedSize: number } | Problem;
+
+type Problem = { readonly problem: string };
 
 /** JavaScript's `.`: anything but a line terminator. */
 const JS_DOT = setText(LINE_TERMINATORS, true);
@@ -50,52 +55,110 @@ export function translatePattern(pattern: string): Translation {
   if (shape.depth > MAX_GROUP_DEPTH) return { problem: `groups nested deeper than ${MAX_GROUP_DEPTH} levels` };
   const syntax = javaScriptSyntaxProblem(shape.javaScript);
   if (syntax !== undefined) return { problem: syntax };
-  const escapes: EscapeContext = { inClass: false, groups: shape.groups, named: shape.named };
-  const size = new ProgramSize();
-  let out = '';
-  let i = 0;
-  while (i < pattern.length) {
-    const c = pattern[i]!;
-    if (c === '\\') {
-      const esc = readEscape(pattern, i, escapes);
-      if (esc.kind === 'problem') return esc;
-      out += esc.kind === 'unit' ? unitText(esc.unit, false) : esc.re2;
-      size.atom();
-      i = esc.next;
-    } else if (c === '[') {
-      const cls = readClass(pattern, i, escapes);
-      if ('problem' in cls) return cls;
-      out += setText(cls.set, cls.negated);
-      size.atom();
-      i = cls.next;
-    } else if (c === '(') {
-      const problem = lookaroundProblem(pattern, i);
-      if (problem !== undefined) return { problem };
-      size.open();
-      // Group names are dropped: nothing reads them, and JavaScript allows names RE2 does not (`$`, non-ASCII letters).
-      const name = isNamedGroup(pattern, i);
-      out += '(';
-      i = name ? pattern.indexOf('>', i) + 1 : i + 1;
-    } else if (c === '{') {
-      QUANTIFIER.lastIndex = i;
-      const m = QUANTIFIER.exec(pattern);
-      if (m) {
-        const [min, max] = [Number(m[1]), m[2] === undefined ? Number(m[1]) : m[3] === '' ? undefined : Number(m[3])];
-        if (min > MAX_REPEAT || (max ?? 0) > MAX_REPEAT) return { problem: `repeat counts above ${MAX_REPEAT} are not supported (${m[0]})` };
-        size.repeat(min, max);
-      } else size.atom();
-      out += m ? m[0] : '\\{';
-      i += m ? m[0].length : 1;
-    } else {
-      if (c === ')') size.close();
-      else if (c === '|') size.alternate();
-      else if (c === '*' || c === '+' || c === '?') size.quantify();
-      else size.atom();
-      out += c === '.' ? JS_DOT : COPIED.has(c) ? c : unitText(pattern.charCodeAt(i), false);
-      i++;
+  return new Translator(pattern, { inClass: false, groups: shape.groups, named: shape.named }).run();
+}
+
+/** One left-to-right pass; each step reads one token at `i`, appends its RE2 text and says how far it read, or why it stops. */
+class Translator {
+  private readonly size = new ProgramSize();
+  /** Flags of the groups that enclose the current one, restored at each `)`. */
+  private readonly enclosing: Flags[] = [];
+  private flags = NO_FLAGS;
+  private out = '';
+
+  constructor(private readonly p: string, private readonly escapes: EscapeContext) {}
+
+  run(): Translation {
+    let i = 0;
+    while (i < this.p.length) {
+      const next = this.step(i);
+      if (typeof next !== 'number') return next;
+      i = next;
+    }
+    return { re2: this.out, estimatedSize: this.size.total };
+  }
+
+  private step(i: number): number | Problem {
+    switch (this.p[i]) {
+      case '\\': return this.escape(i);
+      case '[': return this.characterClass(i);
+      case '(': return this.group(i);
+      case '{': return this.brace(i);
+      default: return this.single(i);
     }
   }
-  return { re2: out, estimatedSize: size.total };
+
+  /** A literal code unit: under `i`, a class of its case variants. */
+  private literal(unit: number): string {
+    return this.flags.i ? setText(caseInsensitive(UnitSet.unit(unit)), false) : unitText(unit, false);
+  }
+
+  private escape(i: number): number | Problem {
+    const esc = readEscape(this.p, i, this.escapes);
+    if (esc.kind === 'problem') return esc;
+    this.out += esc.kind === 'unit' ? this.literal(esc.unit) : esc.re2;
+    this.size.atom();
+    return esc.next;
+  }
+
+  private characterClass(i: number): number | Problem {
+    const cls = readClass(this.p, i, this.escapes);
+    if ('problem' in cls) return cls;
+    this.out += setText(this.flags.i ? caseInsensitive(cls.set) : cls.set, cls.negated);
+    this.size.atom();
+    return cls.next;
+  }
+
+  private group(i: number): number | Problem {
+    const flagsGroup = readFlagsGroup(this.p, i, this.flags);
+    if (flagsGroup !== undefined) {
+      if ('problem' in flagsGroup) return flagsGroup;
+      // `(?i)` stays an empty group, so that a quantifier after it repeats nothing, as in the text V8 checked.
+      if (flagsGroup.scoped) this.enclosing.push(this.flags);
+      this.out += flagsGroup.scoped ? '(?:' : '(?:)';
+      this.size.open();
+      if (!flagsGroup.scoped) this.size.close();
+      this.flags = flagsGroup.flags;
+      return flagsGroup.next;
+    }
+    const problem = lookaroundProblem(this.p, i);
+    if (problem !== undefined) return { problem };
+    this.enclosing.push(this.flags);
+    this.size.open();
+    this.out += '(';
+    // Group names are dropped: nothing reads them, and JavaScript allows names RE2 does not (`$`, non-ASCII letters).
+    return isNamedGroup(this.p, i) ? this.p.indexOf('>', i) + 1 : i + 1;
+  }
+
+  /** `{m,n}` and its forms, or a literal `{` (JavaScript reads `a{`, `{,3}` and `x{1,` as text). */
+  private brace(i: number): number | Problem {
+    QUANTIFIER.lastIndex = i;
+    const m = QUANTIFIER.exec(this.p);
+    if (m === null) {
+      this.out += '\\{';
+      this.size.atom();
+      return i + 1;
+    }
+    const min = Number(m[1]);
+    const max = m[2] === undefined ? min : m[3] === '' ? undefined : Number(m[3]);
+    if (min > MAX_REPEAT || (max ?? 0) > MAX_REPEAT) return { problem: `repeat counts above ${MAX_REPEAT} are not supported (${m[0]})` };
+    this.size.repeat(min, max);
+    this.out += m[0];
+    return i + m[0].length;
+  }
+
+  /** Any other single character: `.`, an operator or anchor RE2 reads the same way, or a literal. */
+  private single(i: number): number {
+    const c = this.p[i]!;
+    if (c === ')') {
+      this.size.close();
+      this.flags = this.enclosing.pop() ?? this.flags;
+    } else if (c === '|') this.size.alternate();
+    else if (c === '*' || c === '+' || c === '?') this.size.quantify();
+    else this.size.atom();
+    this.out += c === '.' ? (this.flags.s ? ANY_UNIT : JS_DOT) : COPIED.has(c) ? c : this.literal(this.p.charCodeAt(i));
+    return i + 1;
+  }
 }
 
 /**

@@ -17,11 +17,11 @@ function problemOf(source: string): string {
   return c.problem;
 }
 
-/** What the pattern says for each text, next to what V8's RegExp says. */
-function agreesWithRegExp(source: string, texts: string[]): void {
-  const p = compiled(source);
-  const re = new RegExp(source);
-  for (const text of texts) expect(p.test(text), `${source} on ${JSON.stringify(text)}`).to.equal(re.test(text));
+/** What the pattern says for each text, next to what V8's RegExp says; `flags` are given to the pattern as `(?flags)`. */
+function agreesWithRegExp(source: string, texts: string[], flags = ''): void {
+  const p = compiled(flags === '' ? source : `(?${flags})${source}`);
+  const re = new RegExp(source, flags);
+  for (const text of texts) expect(p.test(text), `/${source}/${flags} on ${JSON.stringify(text)}`).to.equal(re.test(text));
 }
 
 describe('compilePattern', () => {
@@ -86,6 +86,26 @@ describe('compilePattern', () => {
       agreesWithRegExp('^[\\ud000-\\ue000]{2}$', ['😀', '\ud7ff\ue000', '\ue001']);
       agreesWithRegExp('\\W\\W', ['\udbff\udfff', '\u{10ffff}']);
       agreesWithRegExp('\\udfff{2}', ['\udbff\udfff\udfff', '\udfff']);
+    });
+
+    it('reads (?i) as JavaScript\'s i flag: ſ is not s, the Kelvin sign is not k, ß has no uppercase', () => {
+      agreesWithRegExp('^[a-z]+$', ['ABC', 'ſ', '\u212a', 'ǅ'], 'i');
+      agreesWithRegExp('^s|k|ß|σ$', ['ſ', '\u212a', 'ẞ', 'S', 'K', 'ς'], 'i');
+      agreesWithRegExp('^[^k]$', ['K', '\u212a'], 'i');
+      agreesWithRegExp('^\\w\\W$', ['a\u212a', 'aſ'], 'i');
+    });
+
+    it('reads (?s) as JavaScript\'s s flag: . matches line terminators', () => {
+      agreesWithRegExp('^a.b$', ['a\nb', 'a\rb', 'a\u2028b', 'a😀b', 'a\ud83db'], 's');
+      agreesWithRegExp('^a.b$', ['a\nb', 'axb'], 'is');
+    });
+
+    it('scopes flags as RE2 and JavaScript modifiers do: (?i) to the end of its group, (?i:...) and (?-i:...) to theirs', () => {
+      const answers = (source: string, texts: string[]): boolean[] => texts.map((t) => compiled(source).test(t));
+      expect(answers('^a(?i:b)c$', ['aBc', 'ABc', 'abC'])).to.deep.equal([true, false, false]);
+      expect(answers('^(a(?i)b|c)d$', ['aBd', 'aBD', 'Cd'])).to.deep.equal([true, false, true]);
+      expect(answers('^(?i)a(?-i:b)c$', ['AbC', 'ABc'])).to.deep.equal([true, false]);
+      expect(answers('^(?s:.)(?i).$', ['\nA', '\n\n'])).to.deep.equal([true, false]);
     });
 
     it('offers RE2 extras: inline flags and Unicode classes', () => {
@@ -166,6 +186,13 @@ describe('compilePattern', () => {
 
     it('refuses a quantified assertion, which RE2 would run', () => {
       for (const source of ['^*', 'a$+', '\\b?', 'a\\B{2}']) expect(problemOf(source), source).to.equal('nothing to repeat');
+    });
+
+    it('refuses the m flag, which RE2 cannot give JavaScript\'s line ends, and flags JavaScript does not have', () => {
+      expect(problemOf('(?m)^a$')).to.equal('the m flag is not supported: RE2 ends lines only at \\n, JavaScript also at \\r, U+2028 and U+2029');
+      expect(problemOf('a(?im:b)')).to.match(/^the m flag is not supported/);
+      expect(problemOf('(?U)a+')).to.equal('unknown flag U in (?U): i and s are supported');
+      expect(problemOf('(?)a')).to.equal('(?) names no flag');
     });
 
     it('refuses repeat counts above 1000, which RE2 cannot expand', () => {
