@@ -113,7 +113,7 @@ class Translator {
     const flagsGroup = readFlagsGroup(this.p, i, this.flags);
     if (flagsGroup !== undefined) {
       if ('problem' in flagsGroup) return flagsGroup;
-      // `(?i)` stays an empty group, so that a quantifier after it repeats nothing, as in the text V8 checked.
+      if (!flagsGroup.scoped && startsQuantifier(this.p, flagsGroup.next)) return { problem: 'nothing to repeat' };
       if (flagsGroup.scoped) this.enclosing.push(this.flags);
       this.out += flagsGroup.scoped ? '(?:' : '(?:)';
       this.size.open();
@@ -176,6 +176,12 @@ function javaScriptSyntaxProblem(javaScript: string): string | undefined {
     const reason = err.message.slice(err.message.lastIndexOf(': ') + 2);
     return reason.charAt(0).toLowerCase() + reason.slice(1);
   }
+}
+
+/** Whether a quantifier starts at `i`: after `(?i)`, which sets flags and matches nothing, it would have nothing to repeat. */
+function startsQuantifier(p: string, i: number): boolean {
+  QUANTIFIER.lastIndex = i;
+  return p[i] === '*' || p[i] === '+' || p[i] === '?' || QUANTIFIER.test(p);
 }
 
 /** Why the group opening at `i` cannot run in linear time, or undefined. */

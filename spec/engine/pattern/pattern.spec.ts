@@ -193,6 +193,7 @@ describe('compilePattern', () => {
       expect(problemOf('a(?im:b)')).to.match(/^the m flag is not supported/);
       expect(problemOf('(?U)a+')).to.equal('unknown flag U in (?U): i and s are supported');
       expect(problemOf('(?)a')).to.equal('(?) names no flag');
+      expect(problemOf('a(?i)*')).to.equal('nothing to repeat');
     });
 
     it('refuses repeat counts above 1000, which RE2 cannot expand', () => {
