@@ -9,6 +9,7 @@ import { requireQuiet } from './lib/quiet.js';
 import { httpInsert, httpRead, httpReadMsgpack, durabilityModes, accessLog } from './scenarios/http.js';
 import { wsRead } from './scenarios/ws-read.js';
 import { batchInsertHttp } from './scenarios/batch-http.js';
+import { longRequests } from './scenarios/long-requests.js';
 import { batchInsert, filteredFind, uniqueInsert } from './scenarios/engine.js';
 import { recovery } from './scenarios/recovery.js';
 import { indexedFind, textSearch, vectorSearch } from './scenarios/search.js';
@@ -28,6 +29,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'http-read-msgpack': httpReadMsgpack,
   'ws-read': wsRead,
   'batch-insert-http': batchInsertHttp,
+  'long-requests': longRequests,
   'durability-modes': durabilityModes,
   'access-log': accessLog,
   'batch-insert': batchInsert,

@@ -11,14 +11,14 @@
  * back; the reads' p99 and max during the batches show how long the loop
  * was held.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pack } from 'msgpackr';
 import { median } from '../lib/interleave.js';
 import { processCpuMicros } from '../lib/proc-cpu.js';
-import { compiled, LOAD_CORE, pinned, startBare, stop, type Proc } from '../lib/procs.js';
+import { startBare, stop, type Proc } from '../lib/procs.js';
+import { PROBE_CONCURRENCY, startProbe, type ProbeResult } from '../lib/read-probe.js';
 import { benchRecord } from '../lib/records.js';
 import { report, type Measurement } from '../lib/report.js';
 import { seed, startServer, stopEddy, type Eddy } from '../lib/seeded-eddy.js';
@@ -26,25 +26,7 @@ import { seed, startServer, stopEddy, type Eddy } from '../lib/seeded-eddy.js';
 const N = 10_000;
 const RUNS = Number(process.env.BENCH_BATCH_RUNS ?? 6);
 const HOLD_RUNS = 3;
-const PROBE_CONCURRENCY = 4;
 const IDLE_PROBE_MS = 2000;
-
-interface ProbeResult { requests: number; p50_ms: number; p99_ms: number; max_ms: number; errors: number }
-
-/** Starts the read probe; the returned function stops it and yields its figures. */
-function startProbe(url: string, idsFile: string, token: string): () => Promise<ProbeResult> {
-  const [cmd, argv] = pinned(LOAD_CORE, process.execPath, [compiled('bench/read-probe-client.ts'), url, String(PROBE_CONCURRENCY), idsFile]);
-  const p = spawn(cmd, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, BENCH_TOKEN: token } });
-  let out = '';
-  p.stdout.on('data', (d) => { out += d; });
-  p.stderr.on('data', (d) => { out += d; });
-  const exited = new Promise<void>((resolve) => p.on('exit', () => resolve()));
-  return async () => {
-    p.stdin.end();
-    await exited;
-    try { return JSON.parse(out.trim().split('\n').pop()!) as ProbeResult; } catch { throw new Error(`read probe output unreadable: ${out.slice(0, 500)}`); }
-  };
-}
 
 interface BatchRun { ms: number[]; cpuMs: number[] }
 
