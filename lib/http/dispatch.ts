@@ -144,7 +144,7 @@ export class Dispatcher {
     try {
       // Checked first, as the transports check it before reading the body, so every transport answers alike.
       if (req.body && req.body.length > this.publicBodyLimit) {
-        const limit = this.bodyLimitFor(req.method, req.url);
+        const limit = this.bodyLimitFor(req.method, req.url, hasAuthorization(req));
         if (req.body.length > limit) throw this.tooLarge(limit);
       }
       const h = req.rawHeaders ? readRawHeaders(req.rawHeaders) : readHeaderObject(req.headers);
@@ -180,11 +180,13 @@ export class Dispatcher {
   /**
    * The most body bytes a request to `method` and `url` (raw path and
    * query) may carry: `bodyLimit` on a route that needs a token,
-   * `publicBodyLimit` on one that needs none and on a path no route serves
-   * (its answer needs no body). Transports check it before reading a body,
-   * against the Content-Length and the bytes as they arrive.
+   * `publicBodyLimit` on one that needs none, on a path no route serves
+   * (its answer needs no body), and on a route that needs a token when the
+   * request carries no Authorization header (`authorized` false: its answer
+   * is a 401). Transports check it before reading a body, against the
+   * Content-Length and the bytes as they arrive.
    */
-  bodyLimitFor(method: string, url: string): number {
+  bodyLimitFor(method: string, url: string, authorized = true): number {
     if (this.publicBodyLimit >= this.bodyLimit) return this.bodyLimit;
     const qAt = url.indexOf('?');
     let target: RouteTarget;
@@ -198,12 +200,12 @@ export class Dispatcher {
     const proc = this.registry.get(target.procedure);
     // As respond() decides: a stream always has a caller, a public procedure needs none.
     const needsToken = proc !== undefined && (proc.access !== 'public' || proc.kind === 'stream');
-    return needsToken ? this.bodyLimit : this.publicBodyLimit;
+    return needsToken && authorized ? this.bodyLimit : this.publicBodyLimit;
   }
 
   /** The 413 answering a body over `limit` (a value of bodyLimitFor). */
   tooLarge(limit: number): PayloadTooLarge {
-    const which = limit < this.bodyLimit ? ', the limit of a request that needs no token' : '';
+    const which = limit < this.bodyLimit ? ', the limit of a request without a token' : '';
     return new PayloadTooLarge(`Request body exceeds ${limit} bytes${which}`);
   }
 
@@ -365,6 +367,13 @@ export class Dispatcher {
     logFailedRequest(this.services.log, err, requestId, req, this.accessLog ? 'info' : 'debug');
     return requestId;
   }
+}
+
+/** Whether the request carries an Authorization header at all (from node's raw list when given). */
+function hasAuthorization(req: HttpRequest): boolean {
+  if (!req.rawHeaders) return req.headers.authorization !== undefined;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.length === 13 && req.rawHeaders[i]!.toLowerCase() === 'authorization') return true;
+  return false;
 }
 
 function firstOf(v: string | string[] | undefined): string | undefined {

@@ -47,7 +47,7 @@ export function createExpressHandler(dispatcher: Dispatcher): ExpressHandler {
     };
     const summary = () => ({ method: req.method, url: req.originalUrl, headers: req.headers });
     // A route that needs no token takes a small body, refused before it is read (read-body.ts).
-    const limit = dispatcher.bodyLimitFor(req.method, req.originalUrl);
+    const limit = dispatcher.bodyLimitFor(req.method, req.originalUrl, req.headers.authorization !== undefined);
     readBody(req, limit, {
       done: (body) => {
         dispatcher.handle({

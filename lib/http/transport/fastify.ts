@@ -59,7 +59,7 @@ export function createFastify(dispatcher: Dispatcher): FastifyInstance {
     done();
   });
   app.addHook('preParsing', (req, reply, payload, done) => {
-    const limit = dispatcher.bodyLimitFor(req.method, req.raw.url ?? req.url);
+    const limit = dispatcher.bodyLimitFor(req.method, req.raw.url ?? req.url, req.headers.authorization !== undefined);
     if (limit >= dispatcher.bodyLimit) { done(null, payload); return; }
     // A route that needs no token takes a small body: refused when declared larger, else as the bytes pass it,
     // and the connection closed after the answer, so that the rest is never kept.

@@ -66,7 +66,7 @@ const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELE
  * closed, so nobody streams gigabytes at us; nothing of it is decoded.
  */
 function serveWithBody(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse): void {
-  const limit = dispatcher.bodyLimitFor(req.method!, req.url ?? '/');
+  const limit = dispatcher.bodyLimitFor(req.method!, req.url ?? '/', req.headers.authorization !== undefined);
   readBody(req, limit, {
     done: (body) => serveDirect(dispatcher, req, res, body),
     tooLarge: () => {

@@ -5,7 +5,7 @@
  * adapter, or handed to the Dispatcher whole. A body over 64 KiB is a 413 in
  * the product's format as soon as its Content-Length or its bytes pass the
  * limit, and the connection is closed; routes that need a token keep the
- * full limit.
+ * full limit for a request that carries one.
  */
 import { expect } from 'chai';
 import { PUBLIC_BODY_LIMIT_BYTES } from '../../../lib/http/dispatch.js';
@@ -29,10 +29,10 @@ function expectRefused(raw: string): void {
   const answer = parseRawResponse(raw);
   expect(answer.status, raw.slice(0, 200)).to.equal(413);
   expect(answer.headers.connection).to.equal('close');
-  expect(JSON.parse(answer.body)).to.deep.equal({ error: `Request body exceeds ${LIMIT} bytes, the limit of a request that needs no token` });
+  expect(JSON.parse(answer.body)).to.deep.equal({ error: `Request body exceeds ${LIMIT} bytes, the limit of a request without a token` });
 }
 
-describe('the body limit of requests that need no token', () => {
+describe('the body limit of requests without a token', () => {
   let t: TestServer;
   before(async () => { t = await TestServer.start(); });
   after(async () => { await t.stop(); });
@@ -68,16 +68,22 @@ describe('the body limit of requests that need no token', () => {
     expect(r.status).to.equal(201);
   });
 
+  it('holds a request to a route that needs a token, sent without one, to the small limit (its answer is a 401)', async () => {
+    expectRefused(await socketRequest(t.url, declared('POST', '/api/insert/big', 32 * 1024 * 1024)));
+    const small = await httpRequest(t.url, { method: 'POST', path: '/api/insert/big', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(small.status).to.equal(401);
+  });
+
   it('answers a large body handed to the Dispatcher whole with the same 413', async () => {
     const r = await t.server.dispatcher.handle({
       method: 'POST', url: '/api/auth/token', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(LIMIT + 1, 0x20),
     });
     expect(r.status).to.equal(413);
-    expect(JSON.parse(r.body.toString())).to.deep.equal({ error: `Request body exceeds ${LIMIT} bytes, the limit of a request that needs no token` });
+    expect(JSON.parse(r.body.toString())).to.deep.equal({ error: `Request body exceeds ${LIMIT} bytes, the limit of a request without a token` });
   });
 });
 
-describe('the body limit of requests that need no token, behind the express adapter', () => {
+describe('the body limit of requests without a token, behind the express adapter', () => {
   let t: TestServer;
   let express: { url: string; close: () => Promise<void> };
   let expressUrl: string;
