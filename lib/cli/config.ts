@@ -63,8 +63,8 @@ export function serverConfig(v: OptionValues): ServerConfig {
     accessLog: v.isOn('access-log') ?? false,
     logFormat: v.text('log-format') as ServerConfig['logFormat'],
     salvage: v.isOn('salvage') ?? false,
-    authFailureLimit: v.int('auth-failure-limit'),
     lockWaitMs: lockWaitMsOf(v),
+    authFailureLimit: v.int('auth-failure-limit'),
     authFailureWindowSecs: v.int('auth-failure-window'),
     trustProxy: v.isOn('trust-proxy') ?? false,
     runSchedules: !(v.isOn('no-schedules') ?? false),
@@ -110,13 +110,13 @@ function outboundSettings(v: OptionValues): Partial<Settings> {
   return s;
 }
 
-/** The absolute data directory (`--data-dir`, EDDYDB_DATA_DIR, or ./data). */
-export function dataDirOf(v: OptionValues): string {
-  return path.resolve(v.text('data-dir') ?? 'data');
-}
 /** How long to wait for the data directory's lock (`--lock-wait` seconds, EDDYDB_LOCK_WAIT), in ms; undefined: the engine's 10 s. */
 export function lockWaitMsOf(v: OptionValues): number | undefined {
   const secs = v.int('lock-wait');
   return secs === undefined ? undefined : secs * 1000;
 }
 
+/** The absolute data directory (`--data-dir`, EDDYDB_DATA_DIR, or ./data). */
+export function dataDirOf(v: OptionValues): string {
+  return path.resolve(v.text('data-dir') ?? 'data');
+}
