@@ -56,29 +56,55 @@ export class CollectionScan implements RecordSource {
     return e !== undefined && !isExpired(e, this.now) ? e.fields : undefined;
   }
 
-  async each(visit: (record: Fields) => boolean | void, slicer = new Slicer(SCAN_CHECK_EVERY)): Promise<void> {
-    const { log, now } = this;
+  /** Visits each live record as it was at the open, in insertion order, in slices; stops when `visit` returns false. */
+  each(visit: (record: Fields) => boolean | void, slicer = new Slicer(SCAN_CHECK_EVERY)): Promise<void> {
+    const now = this.now;
+    return this.eachEntry((_id, e) => isExpired(e, now) || visit(e.fields) !== false, slicer);
+  }
+
+  /**
+   * Visits the entry of every record as it was at the open (expired ones
+   * too), in insertion order, each exactly once, in slices. `visit` returns
+   * false to stop, or a promise the walk awaits (writes may commit
+   * meanwhile, as during a pause).
+   */
+  async eachEntry(visit: (id: string, entry: RecordEntry) => boolean | Promise<boolean>, slicer = new Slicer(SCAN_CHECK_EVERY)): Promise<void> {
+    const log = this.log;
     const before = log.before;
     /** Pre-images of records gone since the open that the walk has not reached yet, by ord; `next` is the first unvisited. */
-    const pending: RecordEntry[] = [];
+    const pending: Gone[] = [];
     let next = 0;
     let goneSeen = 0;
     let position = 0;
-    const take = (e: RecordEntry): boolean => isExpired(e, now) || visit(e.fields) !== false;
+    const noteGone = (): void => { goneSeen = this.collectGone(goneSeen, position, pending, next); };
+    /** A visit's answer when it waits: awaited, then what went meanwhile is noted. */
+    const settle = async (r: Promise<boolean>): Promise<boolean> => {
+      const kept = await r;
+      noteGone();
+      return kept;
+    };
     for (const [id, live] of this.coll.records) {
       const ord = live.ord ?? 0;
       if (ord > log.openOrd) break;
-      while (next < pending.length && (pending[next]!.ord ?? 0) < ord) if (!take(pending[next++]!)) return;
+      while (next < pending.length && pending[next]!.ord < ord) {
+        const gone = pending[next++]!;
+        const r = visit(gone.id, gone.entry);
+        if (!(r instanceof Promise ? await settle(r) : r)) return;
+      }
       position = ord;
-      const e = before.size === 0 ? live : before.get(id) ?? live;
-      if (!take(e)) return;
+      const r = visit(id, before.size === 0 ? live : before.get(id) ?? live);
+      if (!(r instanceof Promise ? await settle(r) : r)) return;
       if (slicer.counted() && slicer.due()) {
         await slicer.pause();
-        goneSeen = this.collectGone(goneSeen, position, pending, next);
+        noteGone();
       }
     }
-    goneSeen = this.collectGone(goneSeen, position, pending, next);
-    while (next < pending.length) if (!take(pending[next++]!)) return;
+    noteGone();
+    while (next < pending.length) {
+      const gone = pending[next++]!;
+      const r = visit(gone.id, gone.entry);
+      if (!(r instanceof Promise ? await settle(r) : r)) return;
+    }
   }
 
   /**
@@ -104,20 +130,25 @@ export class CollectionScan implements RecordSource {
    * records gone since the last look that lie beyond `position`, the ord
    * the walk has reached; returns how many gone ids have been looked at.
    */
-  private collectGone(seen: number, position: number, pending: RecordEntry[], from: number): number {
+  private collectGone(seen: number, position: number, pending: Gone[], from: number): number {
     const gone = this.log.gone;
     for (let i = seen; i < gone.length; i++) {
-      const e = this.log.before.get(gone[i]!);
-      if (!e || (e.ord ?? 0) <= position) continue;
+      const id = gone[i]!;
+      const entry = this.log.before.get(id);
+      const ord = entry?.ord ?? 0;
+      if (!entry || ord <= position) continue;
       let at = pending.length;
-      while (at > from && (pending[at - 1]!.ord ?? 0) > (e.ord ?? 0)) at--;
-      pending.splice(at, 0, e);
+      while (at > from && pending[at - 1]!.ord > ord) at--;
+      pending.splice(at, 0, { id, entry, ord });
     }
     return gone.length;
   }
 }
 
 const byOrd = (a: RecordEntry, b: RecordEntry): number => (a.ord ?? 0) - (b.ord ?? 0);
+
+/** A record gone since the open, not reached yet: its id, its pre-image and where it stood. */
+interface Gone { readonly id: string; readonly entry: RecordEntry; readonly ord: number }
 
 /** A list of records walked in slices (rows a query already holds). */
 export class ListSource implements RecordSource {

@@ -15,7 +15,8 @@ import path from 'node:path';
 import { encodeFrame, encodeHeader } from './frame.js';
 import { encodePayload } from './codec.js';
 import type { StorageFs } from './fs.js';
-import type { CollectionState, DbState, CollectionMeta, KvEntry, RecordEntry } from '../state.js';
+import type { DbState, CollectionMeta, KvEntry, RecordEntry } from '../state.js';
+import { CollectionScan } from '../query/collection-scan.js';
 import type { Fields } from '../values/index.js';
 import { yieldToLoop } from '../slices.js';
 
@@ -74,7 +75,8 @@ export interface WrittenSnapshot {
  */
 export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, now: number): Promise<WrittenSnapshot> {
   const seq = state.seq;
-  const colls = [...state.collections.values()].map((c) => ({ c, meta: c.meta, membership: c.membershipVersion, count: c.records.size, undo: c.openReader() }));
+  // Every collection's point-in-time reader opens now, before the first await; expiry is not judged (expired records are state until swept).
+  const colls = [...state.collections.values()].map((c) => ({ meta: c.meta, membership: c.membershipVersion, count: c.records.size, scan: new CollectionScan(c, now) }));
   const trash = [...state.trash].map(([c, m]) => [c, [...m]] as const);
   const name = snapshotName(seq);
   const tmp = path.join(dir, name + '.tmp');
@@ -96,9 +98,9 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
     const kv = [...state.kv];
     for (let i = 0; i < kv.length; i += CHUNK) await put({ k: 'kv', rows: kv.slice(i, i + CHUNK) });
     await put({ k: 'kvLinks', rows: [...state.kvLinks].map(([key, set]) => [key, [...set]]) });
-    for (const { c, meta, membership, count, undo } of colls) {
+    for (const { meta, membership, count, scan } of colls) {
       await put({ k: 'coll', meta, membership, count });
-      await writeRecords(c, undo.before, put);
+      await writeRecords(meta.name, scan, put);
     }
     for (const [c, entries] of trash) {
       for (let i = 0; i < entries.length; i += CHUNK) {
@@ -109,7 +111,7 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
     await file.sync();
     complete = true;
   } finally {
-    for (const { c, undo } of colls) c.closeReader(undo);
+    for (const { scan } of colls) scan.close();
     // A failed snapshot (a full disk) leaves no partial file behind; the log still covers everything.
     if (!complete) await fs.unlink(tmp).catch(() => undefined);
     await file.close();
@@ -119,21 +121,19 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
   return { name, seq, bytes, frames, frameCrcs };
 }
 
-async function writeRecords(c: CollectionState, undo: ReadonlyMap<string, RecordEntry | null>, put: (f: SnapFrame) => Promise<void>): Promise<void> {
+/** The collection's records as they were when the snapshot began, each once, in insertion order, CHUNK to a frame. */
+async function writeRecords(name: string, scan: CollectionScan, put: (f: SnapFrame) => Promise<void>): Promise<void> {
   let rows: Row[] = [];
-  const flush = async () => {
-    if (rows.length === 0) return;
+  const flush = async (): Promise<boolean> => {
     const chunk = rows;
     rows = [];
-    await put({ k: 'recs', c: c.meta.name, rows: chunk });
+    await put({ k: 'recs', c: name, rows: chunk });
     await yieldToLoop();
+    return true;
   };
-  // Live iteration sees writes made while we yield; undo holds the pre-snapshot entries.
-  for (const [id, live] of c.records) {
-    const before = undo.has(id) ? undo.get(id)! : live;
-    if (before) rows.push(row(id, before));
-    if (rows.length >= CHUNK) await flush();
-  }
-  for (const [id, before] of undo) if (before && !c.records.has(id)) rows.push(row(id, before));
-  await flush();
+  await scan.eachEntry((id, entry) => {
+    rows.push(row(id, entry));
+    return rows.length >= CHUNK ? flush() : true;
+  });
+  if (rows.length > 0) await flush();
 }

@@ -94,6 +94,25 @@ describe('engine/query/collection-scan', () => {
     expect(seen).to.deep.equal([['r1', 1], ['r4', 4], ['r9', 9]]);
   });
 
+  it('visits every entry once, expired ones too, while a visit that waits lets deletes and re-inserts commit', async () => {
+    apply(put('t1', 1, 1_000));
+    const expected = [...coll().records].map(([id, e]) => [id, e.fields.n]);
+    const scan = new CollectionScan(coll(), 5_000);
+    const seen: unknown[] = [];
+    let turn = 0;
+    await scan.eachEntry(async (id, e) => {
+      seen.push([id, e.fields.n]);
+      // A snapshot's frame write: writes commit while it waits.
+      await new Promise((r) => setImmediate(r));
+      turn += 1;
+      if (turn === 2) apply(del('r0'), del('r1'), del('r5'), put('r5', 55));
+      if (turn === 8) apply(del('r6'), del('r19'), put('z', 1));
+      return true;
+    }, new EveryTurn());
+    scan.close();
+    expect(seen).to.deep.equal(expected);
+  });
+
   it('matches a copy taken at the open under random writes (seeded)', async () => {
     for (let seed = 1; seed <= 30; seed++) {
       const rand = mulberry32(seed);
