@@ -10,8 +10,7 @@
  * a JSON array, or a MessagePack array whose header gives the count.
  */
 import { Packr } from 'msgpackr';
-import { recordToWire, Slicer, toJson, type Fields } from '../engine/index.js';
-import { WireRecord } from './wire-record.js';
+import { recordJson, recordMsgpack, recordToWire, Slicer, toJson, type Fields } from '../engine/index.js';
 
 /** Lists longer than this are streamed; shorter ones are rendered whole (and get a Content-Length). */
 export const STREAM_MIN_RECORDS = 2_000;
@@ -23,11 +22,7 @@ const CHECK_EVERY = 64;
 const packr = new Packr({ useRecords: false, moreTypes: false, encodeUndefinedAsNil: true });
 
 export class RecordList {
-  /**
-   * `stored`: the rows are stored records (frozen, replaced on write), whose
-   * rendered text may be remembered; false for projected or joined rows.
-   */
-  constructor(readonly records: readonly Fields[], readonly typed: boolean, readonly stored: boolean) {}
+  constructor(readonly records: readonly Fields[], readonly typed: boolean) {}
 
   get length(): number {
     return this.records.length;
@@ -105,14 +100,17 @@ export class RecordList {
     if (parts.length > 0) yield Buffer.concat(parts, size);
   }
 
+  /**
+   * Rendered straight from the stored fields when it can be (top-level
+   * scalars), never through the answers remembered for point reads
+   * (rendered-records.ts): a list would only churn them.
+   */
   private recordJson(r: Fields): string {
-    const w = new WireRecord(r, this.typed, this.stored);
-    return w.directJson() ?? toJson(w.toWire());
+    return recordJson(r, { typed: this.typed }) ?? toJson(recordToWire(r, { typed: this.typed }));
   }
 
   private recordMsgpack(r: Fields): Buffer {
-    const w = new WireRecord(r, this.typed, this.stored);
-    return w.directMsgpack() ?? packr.pack(w.toWire());
+    return recordMsgpack(r, { typed: this.typed }) ?? packr.pack(recordToWire(r, { typed: this.typed }));
   }
 }
 

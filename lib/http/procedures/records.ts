@@ -1,6 +1,6 @@
 /** Record routes: insert, find, find by id, update (merge, action, sequence), delete, distinct, count. */
 import { InvalidInput } from '../../errors.js';
-import { parseActionSequence, parseFieldPath, parseFilter, parseQuery, rejectUnknownMembers, validateCollectionName, validateId, type ActionStep, type Fields, type Query } from '../../engine/index.js';
+import { parseActionSequence, parseFieldPath, parseFilter, parseQuery, rejectUnknownMembers, validateCollectionName, validateId, type ActionStep, type Fields } from '../../engine/index.js';
 import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
 import { bodyObject, collectionParam, param, queryFlag, queryList, queryString } from '../input.js';
 import { isPlainObjectValue } from '../plain-object.js';
@@ -46,11 +46,6 @@ function writes(collection: string, tx: string | undefined, fields?: string[]): 
   return { collections: [{ name: collection, mode: 'write', ...(fields ? { fields } : {}) }], transaction: tx };
 }
 
-/** Whether a query's answer is shaped (projected or joined) rather than the stored records. */
-function shapes(q: Query): boolean {
-  return q.selectFields !== undefined || q.excludeFields !== undefined || q.join !== undefined;
-}
-
 function reads(collections: readonly string[], tx: string | undefined): Scope {
   return { collections: collections.map((name) => ({ name, mode: 'read' as const })), transaction: tx };
 }
@@ -80,8 +75,7 @@ export const recordsFind = defineProcedure({
   },
   // A join reads its target collections too: the key needs read access there as well.
   scope: (i) => reads([i.collection, ...(i.query.join?.collections ?? [])], i.tx),
-  // Without a projection or join the rows are stored records, whose rendered text may be remembered.
-  handler: async (i, ctx) => new RecordList(await ctx.session.find(i.collection, i.query), ctx.typed, !shapes(i.query)),
+  handler: async (i, ctx) => new RecordList(await ctx.session.find(i.collection, i.query), ctx.typed),
 });
 
 export const recordsUpdate = defineProcedure({
