@@ -11,6 +11,7 @@ export type { Metric, VectorLike } from './distance.js';
 export { checkDimensions, checkMetric, checkVector } from './vector-index.js';
 export type { VectorHit, VectorIndex } from './vector-index.js';
 export { BruteForceIndex, NearestScan } from './brute-force.js';
+export { BoundedHeap } from './top-k.js';
 export type { BruteForceOptions } from './brute-force.js';
 export { DEFAULT_EF_SEARCH, HNSW_DEFAULTS, HnswIndex } from './hnsw.js';
 export type { HnswOptions, HnswSavedState } from './hnsw.js';

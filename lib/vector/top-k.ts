@@ -1,45 +1,60 @@
 /**
- * A bounded heap that keeps the k best hits seen so far, in O(n log k).
+ * Bounded heaps that keep the k best items seen so far, in O(n log k).
  *
- * The root is the worst kept hit, so a new hit either replaces it or is
- * dropped. "Better" is `compareHits` order: higher score, then smaller id.
- * Used by exact search; it does not deduplicate ids.
+ * The root is the worst kept item, so a new item either replaces it or is
+ * dropped. `BoundedHeap` takes any order (a query's sort keys use it);
+ * `TopK` is the one for search hits: higher score, then smaller id
+ * (`compareHits`). Neither deduplicates.
  */
 import { compareHits, type VectorHit } from './vector-index.js';
 
-export class TopK<T extends VectorHit> {
+export class BoundedHeap<T> {
   private readonly heap: T[] = [];
 
-  /** REQUIRES: `k` is a non-negative integer. */
-  constructor(private readonly k: number) {}
+  /** REQUIRES: `k` is a non-negative integer. `compare` < 0 means the first is better (sorts first). */
+  constructor(private readonly k: number, private readonly compare: (a: T, b: T) => number) {}
 
-  /** Offers a hit; keeps it only if it is among the k best so far. */
-  push(hit: T): void {
+  get size(): number {
+    return this.heap.length;
+  }
+
+  /** Whether k items are kept: a new one must beat `worst()` to stay. */
+  get full(): boolean {
+    return this.heap.length >= this.k;
+  }
+
+  /** The worst kept item. REQUIRES: size > 0. */
+  worst(): T {
+    return this.heap[0]!;
+  }
+
+  /** Offers an item; keeps it only if it is among the k best so far. */
+  push(item: T): void {
     if (this.k === 0) return;
     if (this.heap.length < this.k) {
-      this.heap.push(hit);
+      this.heap.push(item);
       this.siftUp(this.heap.length - 1);
-    } else if (compareHits(hit, this.heap[0]!) < 0) {
-      this.heap[0] = hit;
-      this.siftDown(0);
+    } else if (this.compare(item, this.heap[0]!) < 0) {
+      this.replaceWorst(item);
     }
   }
 
-  /** The kept hits, best first. */
-  sorted(): T[] {
-    return [...this.heap].sort(compareHits);
+  /** Puts `item` in place of the worst kept item. REQUIRES: full, and `item` better than `worst()`. */
+  replaceWorst(item: T): void {
+    this.heap[0] = item;
+    this.siftDown(0);
   }
 
-  /** True when `a` is worse than `b` (it belongs nearer the root). */
-  private worse(a: T, b: T): boolean {
-    return compareHits(a, b) > 0;
+  /** The kept items, in heap order (not sorted). */
+  items(): readonly T[] {
+    return this.heap;
   }
 
   private siftUp(i: number): void {
     const h = this.heap;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.worse(h[i]!, h[parent]!)) break;
+      if (this.compare(h[i]!, h[parent]!) <= 0) return;
       [h[i], h[parent]] = [h[parent]!, h[i]!];
       i = parent;
     }
@@ -51,11 +66,31 @@ export class TopK<T extends VectorHit> {
       const left = 2 * i + 1;
       const right = left + 1;
       let worst = i;
-      if (left < h.length && this.worse(h[left]!, h[worst]!)) worst = left;
-      if (right < h.length && this.worse(h[right]!, h[worst]!)) worst = right;
+      if (left < h.length && this.compare(h[left]!, h[worst]!) > 0) worst = left;
+      if (right < h.length && this.compare(h[right]!, h[worst]!) > 0) worst = right;
       if (worst === i) return;
       [h[i], h[worst]] = [h[worst]!, h[i]!];
       i = worst;
     }
+  }
+}
+
+/** The k best search hits: higher score, then smaller id. */
+export class TopK<T extends VectorHit> {
+  private readonly heap: BoundedHeap<T>;
+
+  /** REQUIRES: `k` is a non-negative integer. */
+  constructor(k: number) {
+    this.heap = new BoundedHeap<T>(k, compareHits);
+  }
+
+  /** Offers a hit; keeps it only if it is among the k best so far. */
+  push(hit: T): void {
+    this.heap.push(hit);
+  }
+
+  /** The kept hits, best first. */
+  sorted(): T[] {
+    return [...this.heap.items()].sort(compareHits);
   }
 }

@@ -14,6 +14,7 @@ import { kindOf, shown } from './describe-input.js';
 import { parseFieldPath } from './field-path.js';
 import { getPath } from './match.js';
 import type { Slicer } from '../slices.js';
+import { BoundedHeap } from '../../vector/index.js';
 
 export interface SortKey {
   /** A validated dotted path. */
@@ -112,75 +113,41 @@ const MAX_HEAP_ROWS = 65_536;
 export class SortedRows {
   private readonly rows: SortRow[] = [];
   private readonly compare: (a: SortRow, b: SortRow) => number;
-  private readonly bound: number | undefined;
+  /** With a bound: the best rows so far, the worst at the root. */
+  private readonly heap: BoundedHeap<SortRow> | undefined;
   private offered = 0;
 
   constructor(private readonly keys: readonly SortKey[], keep?: number) {
     this.compare = compareRows(keys);
-    this.bound = keep !== undefined && keep <= MAX_HEAP_ROWS ? keep : undefined;
+    if (keep !== undefined && keep <= MAX_HEAP_ROWS) this.heap = new BoundedHeap(keep, this.compare);
   }
 
   add(record: Fields): void {
     const index = this.offered++;
-    const bound = this.bound;
-    if (bound === undefined) {
-      this.rows.push(sortRow(record, index, this.keys));
-      return;
-    }
-    if (bound === 0) return;
-    const heap = this.rows;
-    if (heap.length < bound) {
-      heap.push(sortRow(record, index, this.keys));
-      this.siftUp(heap.length - 1);
-    } else if (this.beatsWorst(record)) {
-      heap[0] = sortRow(record, index, this.keys);
-      this.siftDown(0);
-    }
-  }
-
-  /**
-   * Whether `record`, offered after every kept row, sorts before the worst
-   * of them (the root), read without building its row: most records of a
-   * long scan do not, and allocate nothing. A tie on every key keeps the
-   * earlier row, as a stable sort does.
-   */
-  private beatsWorst(record: Fields): boolean {
-    const worst = this.rows[0]!.values;
-    for (let i = 0; i < this.keys.length; i++) {
-      const key = this.keys[i]!;
-      const c = sortCompare(getPath(record, key.field), worst[i]);
-      if (c !== 0) return key.ascending ? c < 0 : c > 0;
-    }
-    return false;
+    const heap = this.heap;
+    if (heap === undefined) this.rows.push(sortRow(record, index, this.keys));
+    else if (!heap.full) heap.push(sortRow(record, index, this.keys));
+    else if (heap.size > 0 && this.beatsWorst(record, heap.worst())) heap.replaceWorst(sortRow(record, index, this.keys));
   }
 
   async sorted(slicer: Slicer): Promise<Fields[]> {
-    const ordered = await sortInSlices(this.rows, this.compare, slicer);
+    const ordered = await sortInSlices(this.heap ? this.heap.items() : this.rows, this.compare, slicer);
     return ordered.map((r) => r.record);
   }
 
-  private siftUp(i: number): void {
-    const h = this.rows;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (this.compare(h[i]!, h[parent]!) <= 0) return;
-      [h[i], h[parent]] = [h[parent]!, h[i]!];
-      i = parent;
+  /**
+   * Whether `record`, offered after every kept row, sorts before `worst`,
+   * read without building its row: most records of a long scan do not, and
+   * allocate nothing. A tie on every key keeps the earlier row, as a stable
+   * sort does.
+   */
+  private beatsWorst(record: Fields, worst: SortRow): boolean {
+    for (let i = 0; i < this.keys.length; i++) {
+      const key = this.keys[i]!;
+      const c = sortCompare(getPath(record, key.field), worst.values[i]);
+      if (c !== 0) return key.ascending ? c < 0 : c > 0;
     }
-  }
-
-  private siftDown(i: number): void {
-    const h = this.rows;
-    for (;;) {
-      const left = 2 * i + 1;
-      const right = left + 1;
-      let worst = i;
-      if (left < h.length && this.compare(h[left]!, h[worst]!) > 0) worst = left;
-      if (right < h.length && this.compare(h[right]!, h[worst]!) > 0) worst = right;
-      if (worst === i) return;
-      [h[i], h[worst]] = [h[worst]!, h[i]!];
-      i = worst;
-    }
+    return false;
   }
 }
 
