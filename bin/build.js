@@ -111,6 +111,12 @@ export async function ensureBuilt() {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const onlyIfStale = process.argv.includes('--if-stale');
+  if (onlyIfStale && hasSources() && !findTsc()) {
+    // `prepare` of an install without development dependencies: TypeScript is one, so the build is left to
+    // `npm run build` (the production recipe builds before it prunes them: docs/operations.md).
+    process.stderr.write('eddydb: dist/ not built here: TypeScript is a development dependency (npm run build with them installed)\n');
+    process.exit(0);
+  }
   (onlyIfStale ? ensureBuilt() : build()).catch((/** @type {Error} */ err) => {
     process.stderr.write(`eddydb: ${err.message}\n`);
     process.exit(1);
