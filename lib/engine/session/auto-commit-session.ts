@@ -24,6 +24,16 @@ export class AutoCommitSession implements Session {
     return this.engine.search(c, req);
   }
 
+  /** The collection's size, or a count in slices when some record carries a TTL. */
+  count(collection: string): Promise<number> {
+    return this.engine.records.count(collection);
+  }
+
+  /** In slices of the event loop, over the collection as it was when the read began. */
+  distinct(collection: string, field: string, filter?: Filter): Promise<unknown[]> {
+    return this.engine.records.distinct(collection, field, filter);
+  }
+
   insert(c: string, record: unknown, bypassRipple = false): Promise<string> {
     return this.engine.records.insert(c, record, bypassRipple);
   }

@@ -51,6 +51,13 @@ export interface Session {
   find(c: string, q: Query): Promise<Fields[]>;
   /** Text, vector or hybrid search; a text search waits while the collection's text index is built. */
   search(c: string, req: SearchRequest): Promise<SearchResult>;
+  /** How many live records `collection` holds (0 when it does not exist). */
+  count(collection: string): Promise<number>;
+  /**
+   * The distinct bare values of field path `field` (sorted), among the records
+   * matching `filter` (all when undefined). Throws InvalidInput for a bad field path.
+   */
+  distinct(collection: string, field: string, filter?: Filter): Promise<unknown[]>;
 
   /** Inserts a wire record; resolves to its id. */
   insert(c: string, record: unknown, bypassRipple?: boolean): Promise<string>;

@@ -13,12 +13,12 @@ import { validateId } from '../ids.js';
 import { Slicer } from '../slices.js';
 import type { UpsertTarget } from '../multi-writes.js';
 import { validateCollectionName } from '../names.js';
-import type { Filter, Query } from '../query/index.js';
+import { getPath, parseFieldPath, type Filter, type Query } from '../query/index.js';
 import type { SearchRequest } from '../search/search.js';
 import type { TransactionManager } from '../transactions/transaction-manager.js';
 import type { TransactionStatus } from '../transactions/transaction-registry.js';
 import type { ActionStep } from '../update-actions.js';
-import { isPlainObject, type Fields } from '../values/index.js';
+import { bareValue, hashKey, isPlainObject, sortCompare, type Fields, type Value } from '../values/index.js';
 import type { Caller, SearchResult, SessionEngine, TransactionSession } from './session.js';
 
 /** Opens a session on transaction `id` for `caller`. Throws NotFound when the transaction belongs to another key. */
@@ -45,6 +45,24 @@ class StagingSession implements TransactionSession {
   /** Searches the transaction's own records exactly (the shared indexes hold committed records only). */
   search(c: string, req: SearchRequest): Promise<SearchResult> {
     return this.engine.search(c, req, this.txs.recordsOf(this.transactionId, c));
+  }
+
+  /** Live records as the transaction sees them: a read of the whole collection (a predicate at Serializable). */
+  async count(collection: string): Promise<number> {
+    return this.matching(collection, undefined, undefined).length;
+  }
+
+  /** Over the matching records as the transaction sees them: a read of `filter` (a predicate at Serializable). */
+  async distinct(collection: string, field: string, filter?: Filter): Promise<unknown[]> {
+    const path = parseFieldPath(field, 'distinct field');
+    const seen = new Map<string, Value>();
+    for (const record of this.matching(collection, filter, undefined)) {
+      const value = getPath(record, path);
+      if (value === undefined) continue;
+      const key = hashKey(value);
+      if (!seen.has(key)) seen.set(key, value);
+    }
+    return [...seen.values()].sort(sortCompare).map(bareValue);
   }
 
   async insert(c: string, record: unknown, bypassRipple = false): Promise<string> {

@@ -1,6 +1,6 @@
 /** The auto-commit session, directly on a Database: each statement is durable on its own. */
 import { expect } from 'chai';
-import { Database, parseQuery, parseSearch, type Session } from '../../../lib/engine/index.js';
+import { Database, parseFilter, parseQuery, parseSearch, type Session } from '../../../lib/engine/index.js';
 import { NotFound } from '../../../lib/errors.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 
@@ -31,6 +31,16 @@ describe('engine/session auto-commit', () => {
     await s.insert('users', { id: 'b', name: 'Bob', age: 20 });
     const rows = await s.find('users', parseQuery({ filter: { field: 'age', operator: 'Gt', value: 25 }, select_fields: ['name'] }));
     expect(rows).to.deep.equal([{ id: 'a', name: 'Ann' }]);
+  });
+
+  it('counts live records and lists distinct values, sorted, among the filter\'s matches', async () => {
+    await s.insert('users', { id: 'a', city: 'Oslo', age: 30 });
+    await s.insert('users', { id: 'b', city: 'Bergen', age: 20 });
+    await s.insert('users', { id: 'c', city: 'Oslo', age: 40 });
+    expect(await s.count('users')).to.equal(3);
+    expect(await s.count('nobody')).to.equal(0);
+    expect(await s.distinct('users', 'city')).to.deep.equal(['Bergen', 'Oslo']);
+    expect(await s.distinct('users', 'city', parseFilter({ field: 'age', operator: 'Gt', value: 25 }))).to.deep.equal(['Oslo']);
   });
 
   it('writes many records, reporting a failing item alone', async () => {

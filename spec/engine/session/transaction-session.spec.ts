@@ -4,8 +4,8 @@
  * and rollback.
  */
 import { expect } from 'chai';
-import { Database, isTransactionSession, ManualClock, parseQuery, parseSearch, type TransactionSession } from '../../../lib/engine/index.js';
-import { InvalidInput, MESSAGES, NotFound } from '../../../lib/errors.js';
+import { Database, isTransactionSession, ManualClock, parseFilter, parseQuery, parseSearch, type TransactionSession } from '../../../lib/engine/index.js';
+import { InvalidInput, MESSAGES, NotFound, TransactionConflict } from '../../../lib/errors.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 import { rejection } from '../../helpers/rejection.js';
 
@@ -47,6 +47,25 @@ describe('engine/session transaction', () => {
     await tx.delete('docs', 'a');
     const { results } = await tx.search('docs', parseSearch({ query: 'shoes' }));
     expect(results.map((r) => r.record.id)).to.deep.equal(['b']);
+  });
+
+  it('counts and lists distinct values over its own view, staged writes included', async () => {
+    await db.session(undefined).insert('users', { id: 'a', city: 'Oslo', age: 30 });
+    await tx.insert('users', { id: 'b', city: 'Bergen', age: 20 });
+    await tx.delete('users', 'a');
+    expect(await tx.count('users')).to.equal(1);
+    expect(await db.session(undefined).count('users')).to.equal(1);
+    expect(await tx.distinct('users', 'city')).to.deep.equal(['Bergen']);
+    expect(await tx.distinct('users', 'city', parseFilter({ field: 'age', operator: 'Gt', value: 25 }))).to.deep.equal([]);
+    expect(await rejection(tx.distinct('users', ''))).to.be.instanceOf(InvalidInput);
+  });
+
+  it('fails a Serializable commit after a concurrent insert into a collection it counted', async () => {
+    const serial = db.session(ann, db.transactions.begin('Serializable', undefined, ann.keyId).id);
+    expect(await serial.count('users')).to.equal(0);
+    await serial.insert('audit', { note: 'saw no users' });
+    await db.session(undefined).insert('users', { id: 'z' });
+    expect(await rejection(serial.commit())).to.be.instanceOf(TransactionConflict);
   });
 
   it('refuses another key with the message of an unknown transaction, and lets an admin in', async () => {
