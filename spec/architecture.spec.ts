@@ -1,6 +1,6 @@
 /**
  * Enforces the dependency direction of architecture.md:
- *   errors <- vector <- engine <- functions <- chat <- http (<- cli, package entry points)
+ *   errors <- vector <- engine <- functions <- workflow <- chat <- http (<- cli, package entry points)
  * and that folders import each other only through their index.ts. The package
  * entry points are the files directly under lib/ other than errors.ts
  * (lib/index.ts, lib/express.ts): like cli they may import any layer, and no
@@ -17,10 +17,11 @@ const ALLOWED: Record<string, string[]> = {
   vector: ['errors'],
   engine: ['errors', 'vector'],
   functions: ['errors', 'vector', 'engine'],
-  chat: ['errors', 'vector', 'engine', 'functions'],
-  http: ['errors', 'vector', 'engine', 'functions', 'chat'],
-  cli: ['errors', 'vector', 'engine', 'functions', 'chat', 'http'],
-  entry: ['errors', 'vector', 'engine', 'functions', 'chat', 'http'],
+  workflow: ['errors', 'vector', 'engine', 'functions'],
+  chat: ['errors', 'vector', 'engine', 'functions', 'workflow'],
+  http: ['errors', 'vector', 'engine', 'functions', 'workflow', 'chat'],
+  cli: ['errors', 'vector', 'engine', 'functions', 'workflow', 'chat', 'http'],
+  entry: ['errors', 'vector', 'engine', 'functions', 'workflow', 'chat', 'http'],
 };
 
 function walk(dir: string): string[] {

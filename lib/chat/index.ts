@@ -22,9 +22,3 @@ export { ClientToolBroker, type BrokerClock, type ClientToolAnswer } from './too
 export { executeServerTool, isServerTool, MAX_RESULTS, SERVER_TOOLS, serverToolSpecs, type ToolContext, type ToolOutcome } from './tools/server-tools.js';
 export { parseClientTools, resolveToolConfig, type MessageTools, type ToolConfig } from './tools/tool-config.js';
 export type { ToolEnv, ToolHistory } from './sessions/tool-turn.js';
-export {
-  AGENTS_COLLECTION, GOALS_COLLECTION, GOAL_TEMPLATES_COLLECTION, TASKS_COLLECTION, WORKFLOW_COLLECTIONS, GOAL_MACHINE, STEP_MACHINE, TASK_MACHINE,
-  allowedActions, parseTime, transition, type Doc, type Machine, type StepAction,
-  SCHEDULE_MACHINE, SCHEDULES_COLLECTION, SCHEDULE_RUNS_COLLECTION, ScheduleService, Scheduler, DEFAULT_RUNS_LIMIT, MISSED_RUN_POLICIES,
-  type SchedulerDeps,
-} from './workflow/index.js';

@@ -23,6 +23,8 @@ export interface Services {
   readonly functions: import('../functions/index.js').StoredFunctions;
   /** Chat sessions and messages (retrieval, provider calls through the provider directory). */
   readonly chat: import('../chat/index.js').ChatService;
+  /** Goals, goal templates, tasks, agents and schedules. */
+  readonly workflow: import('../workflow/index.js').Workflow;
   readonly version: string;
 }
 

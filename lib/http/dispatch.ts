@@ -315,7 +315,7 @@ export class Dispatcher {
     return {
       db: s.db, tokens: s.tokens, log: s.log, startedAt: s.startedAt, version: s.version, batchGate: s.batchGate, ripples: s.ripples,
       authFailures: s.authFailures, changes: s.changes, functions: s.functions, chat: s.chat, principal, requestId, typed: s.db.settings().use_typed_values, clientAddress: address,
-      signal,
+      workflow: s.workflow, signal,
       session: s.db.session(principal), // auto-commit until the gate in callProcedure applies the procedure's scope
     };
   }

@@ -21,7 +21,7 @@
 import { Forbidden } from '../errors.js';
 import type { CollectionPermission, KvPermission } from '../engine/index.js';
 import { ADMIN_ONLY_COLLECTIONS } from '../functions/index.js';
-import { WORKFLOW_COLLECTIONS } from '../chat/index.js';
+import { WORKFLOW_COLLECTIONS } from '../workflow/index.js';
 import type { Principal } from './context.js';
 
 type Mode = 'read' | 'write';

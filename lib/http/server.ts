@@ -12,8 +12,9 @@ import type { FastifyInstance } from 'fastify';
 import { outboundPolicy, StoredFunctions } from '../functions/index.js';
 import { Conflict } from '../errors.js';
 import {
-  CHAT_MESSAGES_COLLECTION, ChatService, embedderFor, functionAi, Scheduler, SettingsProviderDirectory, type ProviderDirectory,
+  CHAT_MESSAGES_COLLECTION, ChatService, embedderFor, functionAi, SettingsProviderDirectory, type ProviderDirectory,
 } from '../chat/index.js';
+import { Scheduler, Workflow } from '../workflow/index.js';
 import {
   ChangeNotifier, checkDataDirPrivacy, CronSchedule, CronTimer, Database, nodeFs, type Clock, type Settings, type StorageFs,
 } from '../engine/index.js';
@@ -133,7 +134,7 @@ export class Server {
   private readonly wss: WebSocketServer;
   /** The server's logger (log/server-log.ts). */
   readonly log: ServerLog;
-  /** Fires the stored schedules (lib/chat/workflow/scheduler.ts). */
+  /** Fires the stored schedules (lib/workflow/scheduler.ts). */
   readonly scheduler: Scheduler;
   /** Stored functions: closed with the server (their bcrypt worker threads). */
   private readonly functions: StoredFunctions;
@@ -200,15 +201,17 @@ export class Server {
       environment: { allow: config.functionEnv ?? [], variables: config.functionEnvVariables ?? process.env },
       ai: functionAi(providers, (model) => embedderFor(db.settings(), model)),
     });
+    const workflow = new Workflow(() => db.now());
     const chat = new ChatService({
       providers, embedder: () => embedderFor(db.settings()), now: () => db.now(),
-      indexMessages: () => indexChatMessages(db),
+      indexMessages: () => indexChatMessages(db), agents: workflow.agents,
     });
     const services: Services = {
       db, tokens, log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures, changes, functions, chat,
+      workflow,
     };
     const scheduler = new Scheduler({
-      schedules: chat.schedules, session: () => db.session(undefined), now: () => db.now(),
+      schedules: workflow.schedules, session: () => db.session(undefined), now: () => db.now(),
       callFunction: (label, parameters) => functions.call(label, parameters),
       outbound: () => outboundPolicy(db.settings()),
       warn: (msg, cause) => log('warn', msg, cause),

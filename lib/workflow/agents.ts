@@ -6,8 +6,8 @@
  * model and provider unless its request gives them (`sessionDefaults`).
  * An agent's `status` is free-form (default `active`): agents have no lifecycle.
  */
-import { Conflict, InvalidInput, NotFound } from '../../errors.js';
-import type { Session } from '../../engine/index.js';
+import { Conflict, InvalidInput, NotFound } from '../errors.js';
+import type { Session } from '../engine/index.js';
 import { clientMembers, DocumentStore, type Doc } from './document-store.js';
 
 export const AGENTS_COLLECTION = '__chat_agents';

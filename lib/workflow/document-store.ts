@@ -11,8 +11,8 @@
  * (`change`), so two lifecycle calls racing on one record cannot both pass
  * the state check.
  */
-import { InvalidInput, NotFound } from '../../errors.js';
-import { fromJson, isPlainObject, toJson, type Fields, type Query, type Session } from '../../engine/index.js';
+import { InvalidInput, NotFound } from '../errors.js';
+import { fromJson, isPlainObject, toJson, type Fields, type Query, type Session } from '../engine/index.js';
 
 const ALL: Query = Object.freeze({ sort: [], skip: 0, bypassCache: false, bypassRipple: false });
 

@@ -3,8 +3,8 @@
  * `description`, `steps`, ...) to make goals from. They have no lifecycle:
  * `status` is free-form (default `active`).
  */
-import { InvalidInput } from '../../errors.js';
-import type { Session } from '../../engine/index.js';
+import { InvalidInput } from '../errors.js';
+import type { Session } from '../engine/index.js';
 import { clientMembers, DocumentStore, type Doc } from './document-store.js';
 
 export const GOAL_TEMPLATES_COLLECTION = '__chat_goal_templates';

@@ -10,8 +10,8 @@
  * (`failed`). Every transition is kept with its time in `transitions` (the
  * goal's and each step's). Lists carry their `count`, as ekoDB's do.
  */
-import { Conflict, InvalidInput, NotFound } from '../../errors.js';
-import { isPlainObject, type Session } from '../../engine/index.js';
+import { Conflict, InvalidInput, NotFound } from '../errors.js';
+import { isPlainObject, type Session } from '../engine/index.js';
 import { clientMembers, DocumentStore, sameJson, type Doc } from './document-store.js';
 import { GOAL_INITIAL_STATES, GOAL_MACHINE, STEP_MACHINE, transition, withTransition } from './machines.js';
 import { matchesText } from './text-match.js';

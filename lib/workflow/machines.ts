@@ -6,7 +6,7 @@
  * Anything not in a table is refused with 409 naming the current state and
  * the actions it allows.
  */
-import { InvalidTransition } from '../../errors.js';
+import { InvalidTransition } from '../errors.js';
 
 export type Machine = Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
 

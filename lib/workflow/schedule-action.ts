@@ -10,8 +10,8 @@
  *   allow-list, like the HttpRequest step.
  * A record with none of these is refused at create/update (400).
  */
-import { InvalidInput } from '../../errors.js';
-import { isPlainObject } from '../../engine/index.js';
+import { InvalidInput } from '../errors.js';
+import { isPlainObject } from '../engine/index.js';
 
 export type ScheduleAction =
   | { readonly type: 'function'; readonly label: string; readonly parameters: Record<string, unknown> }

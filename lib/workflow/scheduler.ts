@@ -18,8 +18,9 @@
  * stopped mid-run end as failures ("interrupted"). Firing is at most once per
  * instant: an instant claimed just before a crash is not run again.
  */
-import type { Session } from '../../engine/index.js';
-import { outboundFetch, type OutboundPolicy, type CallResult } from '../../functions/index.js';
+import type { Session } from '../engine/index.js';
+import type { CallResult } from '../functions/index.js';
+import { outboundFetch, type OutboundPolicy } from '../outbound/index.js';
 import type { Doc } from './document-store.js';
 import type { ScheduleAction } from './schedule-action.js';
 import { actionOf } from './schedule-action.js';

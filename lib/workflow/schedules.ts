@@ -10,8 +10,8 @@
  * `missed_runs` (`skip`, the default, or `run_once`) says what happens to
  * instants that passed while the server was down.
  */
-import { InvalidInput, NotFound } from '../../errors.js';
-import { CronSchedule, type Session } from '../../engine/index.js';
+import { InvalidInput, NotFound } from '../errors.js';
+import { CronSchedule, type Session } from '../engine/index.js';
 import { actionOf } from './schedule-action.js';
 import { clientMembers, DocumentStore, type Doc } from './document-store.js';
 import { SCHEDULE_MACHINE, transition, withTransition } from './machines.js';

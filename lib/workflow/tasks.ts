@@ -15,8 +15,8 @@
  * or `due_at` recomputes `next_run` (a new `due_at` first, else the next
  * cron time). Time is the engine's clock.
  */
-import { InvalidInput } from '../../errors.js';
-import { CronSchedule, type Session } from '../../engine/index.js';
+import { InvalidInput } from '../errors.js';
+import { CronSchedule, type Session } from '../engine/index.js';
 import { clientMembers, DocumentStore, type Doc } from './document-store.js';
 import { TASK_MACHINE, transition, withTransition } from './machines.js';
 

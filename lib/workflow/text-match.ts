@@ -3,7 +3,7 @@
  * depth), case-insensitively; the kept transitions are not searched (every
  * goal that moved would match `approve`).
  */
-import { isPlainObject } from '../../engine/index.js';
+import { isPlainObject } from '../engine/index.js';
 
 export function matchesText(record: unknown, q: string): boolean {
   const words = q.toLowerCase().split(/\s+/).filter(Boolean);

@@ -7,6 +7,7 @@ import { ChangeNotifier, Database, ManualClock, parseKeyRequest } from '../../li
 import { Dispatcher } from '../../lib/http/index.js';
 import { StoredFunctions } from '../../lib/functions/index.js';
 import { ChatService, embedderFor, NO_PROVIDERS } from '../../lib/chat/index.js';
+import { Workflow } from '../../lib/workflow/index.js';
 import { TokenService } from '../../lib/http/auth.js';
 import { BatchGate } from '../../lib/http/batch-gate.js';
 import { AuthFailureLimiter } from '../../lib/http/auth-failures.js';
@@ -37,6 +38,7 @@ export class ProcedureCaller {
       ripples: new RippleManager(db, [], undefined, log), authFailures: new AuthFailureLimiter({ limit: 10, windowSecs: 60 }, log),
       changes: new ChangeNotifier(db), functions: new StoredFunctions(db),
       chat: new ChatService({ providers: NO_PROVIDERS, embedder: () => embedderFor(db.settings()), now: () => db.now() }),
+      workflow: new Workflow(() => db.now()),
     };
     return new ProcedureCaller(db, dir, services, new Dispatcher(services, createRegistry(), 1024 * 1024), logged);
   }

@@ -1,11 +1,11 @@
 /**
- * The goal, step, task and schedule lifecycles (lib/chat/workflow/machines.ts): every
+ * The goal, step, task and schedule lifecycles (lib/workflow/machines.ts): every
  * state against every action, valid moves to their states and every other
  * pair refused with 409 naming the current state and the allowed actions.
  */
 import { expect } from 'chai';
-import { allowedActions, GOAL_MACHINE, SCHEDULE_MACHINE, STEP_MACHINE, TASK_MACHINE, transition, type Machine } from '../../../lib/chat/index.js';
-import { InvalidTransition } from '../../../lib/errors.js';
+import { allowedActions, GOAL_MACHINE, SCHEDULE_MACHINE, STEP_MACHINE, TASK_MACHINE, transition, type Machine } from '../../lib/workflow/index.js';
+import { InvalidTransition } from '../../lib/errors.js';
 
 /** The moves each lifecycle must allow, written out independently of the tables: "state action" -> outcomes. */
 const EXPECTED: Record<string, { machine: Machine; actions: string[]; moves: Record<string, string[]> }> = {

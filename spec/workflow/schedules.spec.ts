@@ -1,11 +1,11 @@
 /**
- * The pure parts of schedules (lib/chat/workflow/schedules.ts,
+ * The pure parts of schedules (lib/workflow/schedules.ts,
  * schedule-action.ts): the action read from every client spelling, the
  * missed-run policy, and the next run on the cron with seconds and time zones.
  */
 import { expect } from 'chai';
-import { actionOf, cronOf, missedRunPolicy, nextRunAfter } from '../../../lib/chat/workflow/index.js';
-import { InvalidInput } from '../../../lib/errors.js';
+import { actionOf, cronOf, missedRunPolicy, nextRunAfter } from '../../lib/workflow/index.js';
+import { InvalidInput } from '../../lib/errors.js';
 
 const T0 = Date.parse('2026-01-01T08:00:00Z');
 

@@ -6,7 +6,7 @@
 import type { Embedder } from '../../vector/index.js';
 import type { ProviderDirectory } from '../providers/provider.js';
 import { ClientToolBroker, type BrokerClock } from '../tools/client-tool-broker.js';
-import { AgentService, GoalService, GoalTemplateService, ScheduleService, TaskService } from '../workflow/index.js';
+import type { AgentService } from '../../workflow/index.js';
 import { ChatStore, Stamps } from './chat-store.js';
 import { MessageService } from './message-service.js';
 import { SessionService } from './session-service.js';
@@ -21,6 +21,8 @@ export interface ChatDeps {
   readonly indexMessages?: () => Promise<void>;
   /** Timers of client tool waits (specs inject a fake one). */
   readonly clientToolClock?: BrokerClock;
+  /** The agents a chat session created with `agent_id` takes its defaults from (none: `agent_id` is only stored). */
+  readonly agents?: AgentService;
 }
 
 export class ChatService {
@@ -30,23 +32,11 @@ export class ChatService {
   readonly messages: MessageService;
   /** Client tool calls in flight, answered through tool-result / ClientToolResult. */
   readonly clientTools: ClientToolBroker;
-  /** Goals, goal templates, tasks and agents (lib/chat/workflow). */
-  readonly goals: GoalService;
-  readonly templates: GoalTemplateService;
-  readonly tasks: TaskService;
-  readonly agents: AgentService;
-  /** Schedules (protocol.md 2.14); the server's Scheduler fires them. */
-  readonly schedules: ScheduleService;
 
   constructor(deps: ChatDeps) {
     const store = new ChatStore(new Stamps(deps.now), deps.indexMessages);
     this.providers = deps.providers;
-    this.goals = new GoalService(deps.now);
-    this.templates = new GoalTemplateService(deps.now);
-    this.tasks = new TaskService(deps.now);
-    this.agents = new AgentService(deps.now);
-    this.schedules = new ScheduleService(deps.now);
-    this.sessions = new SessionService(store, deps.providers, this.agents);
+    this.sessions = new SessionService(store, deps.providers, deps.agents);
     this.clientTools = new ClientToolBroker(deps.clientToolClock);
     this.messages = new MessageService(store, deps, this.clientTools);
   }

@@ -6,7 +6,7 @@
 import { InvalidInput } from '../../errors.js';
 import type { Session } from '../../engine/index.js';
 import type { ProviderDirectory } from '../providers/provider.js';
-import type { AgentService } from '../workflow/index.js';
+import type { AgentService } from '../../workflow/index.js';
 import { ZERO_USAGE, type NewMessage } from './message-record.js';
 import { branchMessages, mergedMessages, summarizedSources, type MergeSource } from './merge-strategies.js';
 import type { MergeRequest } from './message-request.js';

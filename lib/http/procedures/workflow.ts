@@ -1,7 +1,7 @@
 /**
  * Goals, goal templates, tasks and agents (protocol.md 2.13) and schedules
  * (2.14): thin adapters
- * over lib/chat's workflow services. Admin-only: the records live in internal
+ * over the workflow services (lib/workflow). Admin-only: the records live in internal
  * collections that only admins may use (permissions.ts), like stored
  * functions; a non-admin key still uses an agent through a chat session
  * (`agent_id`), which reads it on the caller's behalf. Bodiless POSTs are `{}`.
@@ -10,7 +10,7 @@ import { InvalidInput } from '../../errors.js';
 import {
   AGENTS_COLLECTION, DEFAULT_RUNS_LIMIT, GOAL_TEMPLATES_COLLECTION, GOALS_COLLECTION, parseTime, SCHEDULE_RUNS_COLLECTION, SCHEDULES_COLLECTION, TASKS_COLLECTION,
   type StepAction,
-} from '../../chat/index.js';
+} from '../../workflow/index.js';
 import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
 import { bodyObject, optionalString, param, queryString } from '../input.js';
 import type { Context } from '../context.js';
@@ -44,57 +44,83 @@ const mutation = <I>(name: string, collection: string, input: (raw: RawInput) =>
 const withBody = (raw: RawInput) => ({ id: id(raw), body: body(raw) });
 
 // Goals
-export const goalsCreate = mutation('goals.create', GOALS_COLLECTION, body, (b, ctx) => ctx.chat.goals.create(ctx.session, b));
-export const goalsList = query('goals.list', GOALS_COLLECTION, () => null, (_, ctx) => ctx.chat.goals.list(ctx.session));
-export const goalsSearch = query('goals.search', GOALS_COLLECTION, (raw) => queryString(raw, 'q') ?? '', (q, ctx) => ctx.chat.goals.search(ctx.session, q));
-export const goalsGet = query('goals.get', GOALS_COLLECTION, id, (i, ctx) => ctx.chat.goals.get(ctx.session, i));
-export const goalsUpdate = mutation('goals.update', GOALS_COLLECTION, withBody, (i, ctx) => ctx.chat.goals.update(ctx.session, i.id, i.body));
-export const goalsDelete = mutation('goals.delete', GOALS_COLLECTION, id, (i, ctx) => ctx.chat.goals.delete(ctx.session, i));
+export const goalsCreate = mutation('goals.create', GOALS_COLLECTION, body,
+  (b, ctx) => ctx.workflow.goals.create(ctx.session, b));
+export const goalsList = query('goals.list', GOALS_COLLECTION, () => null,
+  (_, ctx) => ctx.workflow.goals.list(ctx.session));
+export const goalsSearch = query('goals.search', GOALS_COLLECTION, (raw) => queryString(raw, 'q') ?? '',
+  (q, ctx) => ctx.workflow.goals.search(ctx.session, q));
+export const goalsGet = query('goals.get', GOALS_COLLECTION, id, (i, ctx) => ctx.workflow.goals.get(ctx.session, i));
+export const goalsUpdate = mutation('goals.update', GOALS_COLLECTION, withBody,
+  (i, ctx) => ctx.workflow.goals.update(ctx.session, i.id, i.body));
+export const goalsDelete = mutation('goals.delete', GOALS_COLLECTION, id,
+  (i, ctx) => ctx.workflow.goals.delete(ctx.session, i));
 export const goalsComplete = mutation('goals.complete', GOALS_COLLECTION, (raw) => ({ id: id(raw), summary: optionalString(body(raw), 'summary') }),
-  (i, ctx) => ctx.chat.goals.complete(ctx.session, i.id, i.summary));
-export const goalsApprove = mutation('goals.approve', GOALS_COLLECTION, id, (i, ctx) => ctx.chat.goals.approve(ctx.session, i));
+  (i, ctx) => ctx.workflow.goals.complete(ctx.session, i.id, i.summary));
+export const goalsApprove = mutation('goals.approve', GOALS_COLLECTION, id,
+  (i, ctx) => ctx.workflow.goals.approve(ctx.session, i));
 export const goalsReject = mutation('goals.reject', GOALS_COLLECTION, (raw) => ({ id: id(raw), reason: optionalString(body(raw), 'reason') }),
-  (i, ctx) => ctx.chat.goals.reject(ctx.session, i.id, i.reason));
+  (i, ctx) => ctx.workflow.goals.reject(ctx.session, i.id, i.reason));
 
 const stepInput = (detail?: string) => (raw: RawInput) => ({ id: id(raw), index: stepIndex(raw), detail: detail === undefined ? undefined : body(raw)[detail] });
 const stepMove = (action: StepAction, detail?: string) => mutation(`goals.steps.${action}`, GOALS_COLLECTION, stepInput(detail),
-  (i, ctx) => ctx.chat.goals.step(ctx.session, i.id, i.index, action, i.detail));
+  (i, ctx) => ctx.workflow.goals.step(ctx.session, i.id, i.index, action, i.detail));
 export const goalStepStart = stepMove('start');
 export const goalStepComplete = stepMove('complete', 'result');
 export const goalStepFail = stepMove('fail', 'error');
 
 // Goal templates
-export const templatesCreate = mutation('goalTemplates.create', GOAL_TEMPLATES_COLLECTION, body, (b, ctx) => ctx.chat.templates.create(ctx.session, b));
-export const templatesList = query('goalTemplates.list', GOAL_TEMPLATES_COLLECTION, () => null, (_, ctx) => ctx.chat.templates.list(ctx.session));
-export const templatesGet = query('goalTemplates.get', GOAL_TEMPLATES_COLLECTION, id, (i, ctx) => ctx.chat.templates.get(ctx.session, i));
-export const templatesUpdate = mutation('goalTemplates.update', GOAL_TEMPLATES_COLLECTION, withBody, (i, ctx) => ctx.chat.templates.update(ctx.session, i.id, i.body));
-export const templatesDelete = mutation('goalTemplates.delete', GOAL_TEMPLATES_COLLECTION, id, (i, ctx) => ctx.chat.templates.delete(ctx.session, i));
+export const goalTemplatesCreate = mutation('goalTemplates.create', GOAL_TEMPLATES_COLLECTION, body,
+  (b, ctx) => ctx.workflow.goalTemplates.create(ctx.session, b));
+export const goalTemplatesList = query('goalTemplates.list', GOAL_TEMPLATES_COLLECTION, () => null,
+  (_, ctx) => ctx.workflow.goalTemplates.list(ctx.session));
+export const goalTemplatesGet = query('goalTemplates.get', GOAL_TEMPLATES_COLLECTION, id,
+  (i, ctx) => ctx.workflow.goalTemplates.get(ctx.session, i));
+export const goalTemplatesUpdate = mutation('goalTemplates.update', GOAL_TEMPLATES_COLLECTION, withBody,
+  (i, ctx) => ctx.workflow.goalTemplates.update(ctx.session, i.id, i.body));
+export const goalTemplatesDelete = mutation('goalTemplates.delete', GOAL_TEMPLATES_COLLECTION, id,
+  (i, ctx) => ctx.workflow.goalTemplates.delete(ctx.session, i));
 
 // Tasks
-export const tasksCreate = mutation('tasks.create', TASKS_COLLECTION, body, (b, ctx) => ctx.chat.tasks.create(ctx.session, b));
-export const tasksList = query('tasks.list', TASKS_COLLECTION, () => null, (_, ctx) => ctx.chat.tasks.list(ctx.session));
-export const tasksDue = query('tasks.due', TASKS_COLLECTION, nowParam, (now, ctx) => ctx.chat.tasks.due(ctx.session, now));
-export const tasksGet = query('tasks.get', TASKS_COLLECTION, id, (i, ctx) => ctx.chat.tasks.get(ctx.session, i));
-export const tasksUpdate = mutation('tasks.update', TASKS_COLLECTION, withBody, (i, ctx) => ctx.chat.tasks.update(ctx.session, i.id, i.body));
-export const tasksDelete = mutation('tasks.delete', TASKS_COLLECTION, id, (i, ctx) => ctx.chat.tasks.delete(ctx.session, i));
-export const tasksStart = mutation('tasks.start', TASKS_COLLECTION, id, (i, ctx) => ctx.chat.tasks.start(ctx.session, i));
-export const tasksSucceed = mutation('tasks.succeed', TASKS_COLLECTION, member('output'), (i, ctx) => ctx.chat.tasks.succeed(ctx.session, i.id, i.value));
-export const tasksFail = mutation('tasks.fail', TASKS_COLLECTION, member('error'), (i, ctx) => ctx.chat.tasks.fail(ctx.session, i.id, i.value));
-export const tasksPause = mutation('tasks.pause', TASKS_COLLECTION, id, (i, ctx) => ctx.chat.tasks.pause(ctx.session, i));
+export const tasksCreate = mutation('tasks.create', TASKS_COLLECTION, body,
+  (b, ctx) => ctx.workflow.tasks.create(ctx.session, b));
+export const tasksList = query('tasks.list', TASKS_COLLECTION, () => null,
+  (_, ctx) => ctx.workflow.tasks.list(ctx.session));
+export const tasksDue = query('tasks.due', TASKS_COLLECTION, nowParam,
+  (now, ctx) => ctx.workflow.tasks.due(ctx.session, now));
+export const tasksGet = query('tasks.get', TASKS_COLLECTION, id, (i, ctx) => ctx.workflow.tasks.get(ctx.session, i));
+export const tasksUpdate = mutation('tasks.update', TASKS_COLLECTION, withBody,
+  (i, ctx) => ctx.workflow.tasks.update(ctx.session, i.id, i.body));
+export const tasksDelete = mutation('tasks.delete', TASKS_COLLECTION, id,
+  (i, ctx) => ctx.workflow.tasks.delete(ctx.session, i));
+export const tasksStart = mutation('tasks.start', TASKS_COLLECTION, id,
+  (i, ctx) => ctx.workflow.tasks.start(ctx.session, i));
+export const tasksSucceed = mutation('tasks.succeed', TASKS_COLLECTION, member('output'),
+  (i, ctx) => ctx.workflow.tasks.succeed(ctx.session, i.id, i.value));
+export const tasksFail = mutation('tasks.fail', TASKS_COLLECTION, member('error'),
+  (i, ctx) => ctx.workflow.tasks.fail(ctx.session, i.id, i.value));
+export const tasksPause = mutation('tasks.pause', TASKS_COLLECTION, id,
+  (i, ctx) => ctx.workflow.tasks.pause(ctx.session, i));
 export const tasksResume = mutation('tasks.resume', TASKS_COLLECTION, (raw) => {
   const next = body(raw).next_run;
   return { id: id(raw), next: next === undefined || next === null ? undefined : parseTime(next, 'next_run') };
-}, (i, ctx) => ctx.chat.tasks.resume(ctx.session, i.id, i.next));
+}, (i, ctx) => ctx.workflow.tasks.resume(ctx.session, i.id, i.next));
 
 // Agents
-export const agentsCreate = mutation('agents.create', AGENTS_COLLECTION, body, (b, ctx) => ctx.chat.agents.create(ctx.session, b));
-export const agentsList = query('agents.list', AGENTS_COLLECTION, () => null, (_, ctx) => ctx.chat.agents.list(ctx.session));
-export const agentsGet = query('agents.get', AGENTS_COLLECTION, id, (i, ctx) => ctx.chat.agents.get(ctx.session, i));
-export const agentsByName = query('agents.byName', AGENTS_COLLECTION, (raw) => param(raw, 'name'), (n, ctx) => ctx.chat.agents.byName(ctx.session, n));
+export const agentsCreate = mutation('agents.create', AGENTS_COLLECTION, body,
+  (b, ctx) => ctx.workflow.agents.create(ctx.session, b));
+export const agentsList = query('agents.list', AGENTS_COLLECTION, () => null,
+  (_, ctx) => ctx.workflow.agents.list(ctx.session));
+export const agentsGet = query('agents.get', AGENTS_COLLECTION, id,
+  (i, ctx) => ctx.workflow.agents.get(ctx.session, i));
+export const agentsByName = query('agents.byName', AGENTS_COLLECTION, (raw) => param(raw, 'name'),
+  (n, ctx) => ctx.workflow.agents.byName(ctx.session, n));
 export const agentsByDeployment = query('agents.byDeployment', AGENTS_COLLECTION, (raw) => param(raw, 'deploymentId'),
-  (d, ctx) => ctx.chat.agents.byDeployment(ctx.session, d));
-export const agentsUpdate = mutation('agents.update', AGENTS_COLLECTION, withBody, (i, ctx) => ctx.chat.agents.update(ctx.session, i.id, i.body));
-export const agentsDelete = mutation('agents.delete', AGENTS_COLLECTION, id, (i, ctx) => ctx.chat.agents.delete(ctx.session, i));
+  (d, ctx) => ctx.workflow.agents.byDeployment(ctx.session, d));
+export const agentsUpdate = mutation('agents.update', AGENTS_COLLECTION, withBody,
+  (i, ctx) => ctx.workflow.agents.update(ctx.session, i.id, i.body));
+export const agentsDelete = mutation('agents.delete', AGENTS_COLLECTION, id,
+  (i, ctx) => ctx.workflow.agents.delete(ctx.session, i));
 
 // Schedules (the server's Scheduler fires them; a run list reads the runs collection too)
 const MAX_RUNS_LIMIT = 1000;
@@ -107,23 +133,30 @@ function runsLimit(raw: RawInput): number {
 const scheduleWrite = (): Scope => ({ collections: [{ name: SCHEDULES_COLLECTION, mode: 'write' }, { name: SCHEDULE_RUNS_COLLECTION, mode: 'write' }] });
 const scheduleMutation = <I>(name: string, input: (raw: RawInput) => I, handler: Handler<I>) =>
   defineProcedure({ name, kind: 'mutation', access: 'admin', input, scope: scheduleWrite, handler });
-export const schedulesCreate = scheduleMutation('schedules.create', body, (b, ctx) => ctx.chat.schedules.create(ctx.session, b));
-export const schedulesList = query('schedules.list', SCHEDULES_COLLECTION, () => null, (_, ctx) => ctx.chat.schedules.list(ctx.session));
-export const schedulesGet = query('schedules.get', SCHEDULES_COLLECTION, id, (i, ctx) => ctx.chat.schedules.get(ctx.session, i));
-export const schedulesUpdate = scheduleMutation('schedules.update', withBody, (i, ctx) => ctx.chat.schedules.update(ctx.session, i.id, i.body));
-export const schedulesDelete = scheduleMutation('schedules.delete', id, (i, ctx) => ctx.chat.schedules.delete(ctx.session, i));
-export const schedulesPause = scheduleMutation('schedules.pause', id, (i, ctx) => ctx.chat.schedules.pause(ctx.session, i));
-export const schedulesResume = scheduleMutation('schedules.resume', id, (i, ctx) => ctx.chat.schedules.resume(ctx.session, i));
+export const schedulesCreate = scheduleMutation('schedules.create', body,
+  (b, ctx) => ctx.workflow.schedules.create(ctx.session, b));
+export const schedulesList = query('schedules.list', SCHEDULES_COLLECTION, () => null,
+  (_, ctx) => ctx.workflow.schedules.list(ctx.session));
+export const schedulesGet = query('schedules.get', SCHEDULES_COLLECTION, id,
+  (i, ctx) => ctx.workflow.schedules.get(ctx.session, i));
+export const schedulesUpdate = scheduleMutation('schedules.update', withBody,
+  (i, ctx) => ctx.workflow.schedules.update(ctx.session, i.id, i.body));
+export const schedulesDelete = scheduleMutation('schedules.delete', id,
+  (i, ctx) => ctx.workflow.schedules.delete(ctx.session, i));
+export const schedulesPause = scheduleMutation('schedules.pause', id,
+  (i, ctx) => ctx.workflow.schedules.pause(ctx.session, i));
+export const schedulesResume = scheduleMutation('schedules.resume', id,
+  (i, ctx) => ctx.workflow.schedules.resume(ctx.session, i));
 export const schedulesRuns = defineProcedure({
   name: 'schedules.runs', kind: 'query', access: 'admin', input: (raw: RawInput) => ({ id: id(raw), limit: runsLimit(raw) }),
   scope: (): Scope => ({ collections: [{ name: SCHEDULES_COLLECTION, mode: 'read' }, { name: SCHEDULE_RUNS_COLLECTION, mode: 'read' }] }),
-  handler: (i, ctx) => ctx.chat.schedules.listRuns(ctx.session, i.id, i.limit),
+  handler: (i, ctx) => ctx.workflow.schedules.listRuns(ctx.session, i.id, i.limit),
 });
 
 export const WORKFLOW_PROCEDURES = [
   goalsCreate, goalsList, goalsSearch, goalsGet, goalsUpdate, goalsDelete, goalsComplete, goalsApprove, goalsReject,
   goalStepStart, goalStepComplete, goalStepFail,
-  templatesCreate, templatesList, templatesGet, templatesUpdate, templatesDelete,
+  goalTemplatesCreate, goalTemplatesList, goalTemplatesGet, goalTemplatesUpdate, goalTemplatesDelete,
   tasksCreate, tasksList, tasksDue, tasksGet, tasksUpdate, tasksDelete, tasksStart, tasksSucceed, tasksFail, tasksPause, tasksResume,
   agentsCreate, agentsList, agentsGet, agentsByName, agentsByDeployment, agentsUpdate, agentsDelete,
   schedulesCreate, schedulesList, schedulesGet, schedulesUpdate, schedulesDelete, schedulesPause, schedulesResume, schedulesRuns,
