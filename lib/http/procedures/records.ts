@@ -138,7 +138,7 @@ export const recordsDistinct = defineProcedure({
   },
   scope: (i) => reads([i.collection], undefined),
   handler: async (i, ctx) => {
-    const values = await ctx.db.records.distinct(i.collection, i.path, i.filter);
+    const values = await ctx.session.distinct(i.collection, i.path, i.filter);
     return { collection: i.collection, field: i.field, values, count: values.length };
   },
 });
@@ -147,5 +147,5 @@ export const recordsCount = defineProcedure({
   name: 'records.count', kind: 'query', access: 'user',
   input: collectionParam,
   scope: (name) => reads([name], undefined),
-  handler: async (name, ctx) => ({ count: await ctx.db.records.count(name) }),
+  handler: async (name, ctx) => ({ count: await ctx.session.count(name) }),
 });
