@@ -13,12 +13,15 @@ export { isCallerAbort } from './providers/http-client.js';
 export type {
   ChatMessage, ChatProvider, ChatRole, Completion, CompletionChunk, CompletionRequest, ProviderDirectory, ProviderId, TokenUsage, ToolCall, ToolChoice, ToolSpec,
 } from './providers/provider.js';
+export { ChatService, type ChatDeps } from './chat-service.js';
 export {
-  ChatService, CHAT_DATABASE_NAME, CHAT_MESSAGES_COLLECTION, CHAT_SESSIONS_COLLECTION, DEFAULT_CONTEXT_MESSAGES,
-  parseCompact, parseContentEdit, parseForgotten, parseMerge, parseMessageRequest, parseToolResult,
-  type ChatDeps, type ChatResponse, type ChatSession, type CollectionConfig, type TurnEvent,
-} from './sessions/index.js';
+  CHAT_DATABASE_NAME, CHAT_MESSAGES_COLLECTION, CHAT_SESSIONS_COLLECTION, DEFAULT_CONTEXT_MESSAGES,
+} from './chat-sessions/names.js';
+export type { ChatResponse } from './chat-sessions/chat-session-wire.js';
+export type { ChatSession, CollectionConfig } from './chat-sessions/chat-session-config.js';
+export { parseCompact, parseContentEdit, parseForgotten, parseMerge, parseMessageRequest, parseToolResult } from './messages/message-request.js';
+export type { TurnEvent } from './messages/message-service.js';
 export { ClientToolBroker, type BrokerClock, type ClientToolAnswer } from './tools/client-tool-broker.js';
 export { executeServerTool, isServerTool, MAX_RESULTS, SERVER_TOOLS, serverToolSpecs, type ToolContext, type ToolOutcome } from './tools/server-tools.js';
 export { parseClientTools, resolveToolConfig, type MessageTools, type ToolConfig } from './tools/tool-config.js';
-export type { ToolEnv, ToolHistory } from './sessions/tool-turn.js';
+export type { ToolEnv, ToolHistory } from './messages/tool-turn.js';

@@ -5,8 +5,8 @@
  * ChatSessionResponse and the ChatResponse. Times are RFC 3339 strings.
  */
 import type { TokenUsage } from '../providers/provider.js';
-import type { ContextSnippet } from './message-record.js';
-import type { ChatSession } from './session-config.js';
+import type { ContextSnippet } from '../messages/message-record.js';
+import type { ChatSession } from './chat-session-config.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

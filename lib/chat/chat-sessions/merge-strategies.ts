@@ -15,7 +15,7 @@
  * `chronological` / `interleaved` (and `latest_only`, `summarized`) are the same.
  */
 import { InvalidInput } from '../../errors.js';
-import { byConversationOrder, type ChatMessageRecord } from './message-record.js';
+import { byConversationOrder, type ChatMessageRecord } from '../messages/message-record.js';
 
 export const MERGE_STRATEGIES = ['Chronological', 'Summarized', 'LatestOnly', 'Interleaved'] as const;
 export type MergeStrategy = (typeof MERGE_STRATEGIES)[number];

@@ -8,10 +8,10 @@
  */
 import { NotFound } from '../../errors.js';
 import { parseFilter, type Fields, type Query, type Session } from '../../engine/index.js';
-import { byConversationOrder, messageFromStored, messageToStored, type ChatMessageRecord, type NewMessage } from './message-record.js';
+import { byConversationOrder, messageFromStored, messageToStored, type ChatMessageRecord, type NewMessage } from '../messages/message-record.js';
 import { CHAT_MESSAGES_COLLECTION, CHAT_SESSIONS_COLLECTION } from './names.js';
-import { sessionFromStored, sessionToStored } from './session-record.js';
-import type { ChatSession, SessionSettings } from './session-config.js';
+import { sessionFromStored, sessionToStored } from './chat-session-record.js';
+import type { ChatSession, SessionSettings } from './chat-session-config.js';
 
 const ALL: Query = Object.freeze({ sort: [], skip: 0, bypassCache: false, bypassRipple: false });
 

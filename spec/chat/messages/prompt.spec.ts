@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { buildPrompt, CONTEXT_HEADING, DEFAULT_SYSTEM_PROMPT, SUMMARY_HEADING } from '../../../lib/chat/sessions/prompt.js';
+import { buildPrompt, CONTEXT_HEADING, DEFAULT_SYSTEM_PROMPT, SUMMARY_HEADING } from '../../../lib/chat/messages/prompt.js';
 import { conversation, msg } from './messages.js';
 
 const snippet = { collection: 'docs', record: { id: 'd1', title: 'Refunds', body: 'within 30 days' }, score: 2.5, matched_fields: ['title'] };

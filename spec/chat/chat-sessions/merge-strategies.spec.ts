@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import {
   branchMessages, exchanges, mergedMessages, parseMergeStrategy, summarizedSources,
-} from '../../../lib/chat/sessions/merge-strategies.js';
-import { msg } from './messages.js';
+} from '../../../lib/chat/chat-sessions/merge-strategies.js';
+import { msg } from '../messages/messages.js';
 
 // Two sessions whose messages were written alternately in time: a1q a1a b1q b1a a2q a2a b2q b2a.
 const aQ1 = msg('user', 'A-q1', { chat_id: 'A' }), aA1 = msg('assistant', 'A-a1', { chat_id: 'A' });

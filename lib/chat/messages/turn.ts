@@ -11,11 +11,11 @@ import type { Session } from '../../engine/index.js';
 import type { Embedder } from '../../vector/index.js';
 import type { ChatProvider, Completion, CompletionRequest, ProviderDirectory } from '../providers/provider.js';
 import type { ChatMessageRecord, ContextSnippet } from './message-record.js';
-import { DEFAULT_CONTEXT_MESSAGES } from './names.js';
+import { DEFAULT_CONTEXT_MESSAGES } from '../chat-sessions/names.js';
 import { buildPrompt } from './prompt.js';
 import { retrieve } from './retrieval.js';
 import type { ToolHistory } from './tool-turn.js';
-import type { ChatSession } from './session-config.js';
+import type { ChatSession } from '../chat-sessions/chat-session-config.js';
 
 export interface TurnDeps {
   readonly providers: ProviderDirectory;

@@ -10,8 +10,8 @@
 import { InvalidInput } from '../../errors.js';
 import { isPlainObject, rejectUnknownMembers } from '../../engine/index.js';
 import { parseMessageTools, type MessageTools } from '../tools/tool-config.js';
-import { parseMergeStrategy, type MergeStrategy } from './merge-strategies.js';
-import { optionalBool, optionalInt, optionalText } from './session-config.js';
+import { parseMergeStrategy, type MergeStrategy } from '../chat-sessions/merge-strategies.js';
+import { optionalBool, optionalInt, optionalText } from '../chat-sessions/chat-session-config.js';
 
 export interface MessageRequest {
   readonly message: string;

@@ -7,13 +7,13 @@ import { InvalidInput } from '../../errors.js';
 import type { Session } from '../../engine/index.js';
 import type { ProviderDirectory } from '../providers/provider.js';
 import type { AgentService } from '../../workflow/index.js';
-import { ZERO_USAGE, type NewMessage } from './message-record.js';
+import { ZERO_USAGE, type NewMessage } from '../messages/message-record.js';
 import { branchMessages, mergedMessages, summarizedSources, type MergeSource } from './merge-strategies.js';
-import type { MergeRequest } from './message-request.js';
-import { parseCreateRequest, parseUpdateRequest, type ChatSession, type CollectionConfig, type SessionSettings } from './session-config.js';
-import { emptyChatResponse, sessionResponse, sessionToWire, type ChatResponse } from './session-wire.js';
+import type { MergeRequest } from '../messages/message-request.js';
+import { parseCreateRequest, parseUpdateRequest, type ChatSession, type CollectionConfig, type SessionSettings } from './chat-session-config.js';
+import { emptyChatResponse, sessionResponse, sessionToWire, type ChatResponse } from './chat-session-wire.js';
 import type { ChatStore } from './chat-store.js';
-import { summarize } from './summarize.js';
+import { summarize } from '../messages/summarize.js';
 
 export interface ListOptions {
   readonly limit?: number;

@@ -16,7 +16,7 @@ import { recordToWire, type SearchRequest, type Session } from '../../engine/ind
 import type { Embedder } from '../../vector/index.js';
 import type { ContextSnippet } from './message-record.js';
 import { retrievalPlan, type RetrievalPlan } from './retrieval-plan.js';
-import type { CollectionConfig } from './session-config.js';
+import type { CollectionConfig } from '../chat-sessions/chat-session-config.js';
 
 function searchRequest(plan: RetrievalPlan, query: string, vector?: { field: string; values: number[] }): SearchRequest {
   return {

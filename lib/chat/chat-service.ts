@@ -3,13 +3,13 @@
  * from the provider directory (K1's registry; any `ProviderDirectory`), the
  * embedder used for vector retrieval, and the clock.
  */
-import type { Embedder } from '../../vector/index.js';
-import type { ProviderDirectory } from '../providers/provider.js';
-import { ClientToolBroker, type BrokerClock } from '../tools/client-tool-broker.js';
-import type { AgentService } from '../../workflow/index.js';
-import { ChatStore, Stamps } from './chat-store.js';
-import { MessageService } from './message-service.js';
-import { SessionService } from './session-service.js';
+import type { Embedder } from '../vector/index.js';
+import type { ProviderDirectory } from './providers/provider.js';
+import { ClientToolBroker, type BrokerClock } from './tools/client-tool-broker.js';
+import type { AgentService } from '../workflow/index.js';
+import { ChatStore, Stamps } from './chat-sessions/chat-store.js';
+import { MessageService } from './messages/message-service.js';
+import { SessionService } from './chat-sessions/chat-session-service.js';
 
 export interface ChatDeps {
   readonly providers: ProviderDirectory;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { planCompaction, summaryRequest, SUMMARIZE_INSTRUCTION } from '../../../lib/chat/sessions/compaction.js';
+import { planCompaction, summaryRequest, SUMMARIZE_INSTRUCTION } from '../../../lib/chat/messages/compaction.js';
 import { conversation, msg } from './messages.js';
 
 describe('chat compaction plan', () => {

@@ -5,8 +5,8 @@
  * stored. Reading is defensive like message-record.ts.
  */
 import { bareValue, isPlainObject, type Fields } from '../../engine/index.js';
-import { dateTime, millisOf, stringOf, text } from './message-record.js';
-import type { ChatSession, CollectionConfig, SessionSettings } from './session-config.js';
+import { dateTime, millisOf, stringOf, text } from '../messages/message-record.js';
+import type { ChatSession, CollectionConfig, SessionSettings } from './chat-session-config.js';
 
 /** The wire body that stores a session's settings and times (insert, or a full update). */
 export function sessionToStored(s: SessionSettings & { created_at: number; updated_at: number }): Record<string, unknown> {

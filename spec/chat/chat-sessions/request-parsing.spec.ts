@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { parseCreateRequest, parseUpdateRequest } from '../../../lib/chat/sessions/session-config.js';
-import { retrievalPlan } from '../../../lib/chat/sessions/retrieval-plan.js';
-import { parseMerge, parseMessageRequest, parseToolResult } from '../../../lib/chat/sessions/message-request.js';
+import { parseCreateRequest, parseUpdateRequest } from '../../../lib/chat/chat-sessions/chat-session-config.js';
+import { retrievalPlan } from '../../../lib/chat/messages/retrieval-plan.js';
+import { parseMerge, parseMessageRequest, parseToolResult } from '../../../lib/chat/messages/message-request.js';
 
 describe('chat request parsing', () => {
   it('reads a create request and keeps collection fields exactly as sent', () => {

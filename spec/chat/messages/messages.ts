@@ -1,5 +1,5 @@
 /** Builds chat message records for the pure session specs. */
-import { ZERO_USAGE, type ChatMessageRecord, type MessageRole } from '../../../lib/chat/sessions/message-record.js';
+import { ZERO_USAGE, type ChatMessageRecord, type MessageRole } from '../../../lib/chat/messages/message-record.js';
 
 let counter = 0;
 

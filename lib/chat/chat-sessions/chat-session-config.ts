@@ -8,9 +8,9 @@
  */
 import { InvalidInput } from '../../errors.js';
 import { isPlainObject, rejectUnknownMembers, validateCollectionName } from '../../engine/index.js';
-import { retrievalPlan, type CollectionConfig } from './retrieval-plan.js';
+import { retrievalPlan, type CollectionConfig } from '../messages/retrieval-plan.js';
 
-export type { CollectionConfig } from './retrieval-plan.js';
+export type { CollectionConfig } from '../messages/retrieval-plan.js';
 
 /** What a client may set on a session. Null means unset. */
 export interface SessionSettings {
