@@ -1,6 +1,7 @@
 /**
  * Enforces the dependency direction of architecture.md:
  *   errors <- vector <- engine <- functions <- workflow <- chat <- http (<- cli, package entry points)
+ *   errors <- outbound <- functions, workflow, chat, http (every request leaving the server; on errors alone)
  * and that folders import each other only through their index.ts. The package
  * entry points are the files directly under lib/ other than errors.ts
  * (lib/index.ts, lib/express.ts): like cli they may import any layer, and no
@@ -16,12 +17,13 @@ const ALLOWED: Record<string, string[]> = {
   errors: [],
   vector: ['errors'],
   engine: ['errors', 'vector'],
-  functions: ['errors', 'vector', 'engine'],
-  workflow: ['errors', 'vector', 'engine', 'functions'],
-  chat: ['errors', 'vector', 'engine', 'functions', 'workflow'],
-  http: ['errors', 'vector', 'engine', 'functions', 'workflow', 'chat'],
-  cli: ['errors', 'vector', 'engine', 'functions', 'workflow', 'chat', 'http'],
-  entry: ['errors', 'vector', 'engine', 'functions', 'workflow', 'chat', 'http'],
+  outbound: ['errors'],
+  functions: ['errors', 'vector', 'engine', 'outbound'],
+  workflow: ['errors', 'vector', 'engine', 'outbound', 'functions'],
+  chat: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow'],
+  http: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow', 'chat'],
+  cli: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow', 'chat', 'http'],
+  entry: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow', 'chat', 'http'],
 };
 
 function walk(dir: string): string[] {

@@ -32,7 +32,3 @@ export {
   compilePathPattern, matchRoute, mergeRouteParams, parseHttpMethod, HTTP_METHODS, MAX_ROUTE_PATH_LENGTH, MAX_ROUTE_SEGMENTS,
   type HttpMethod, type PathPattern, type PatternSegment, type RouteCandidate, type RouteMatch,
 } from './routing/path-routes.js';
-export {
-  outboundFetch, outboundPolicy, closeOutboundPools, dispatcherFor, hostPolicy, OutboundDenied, NO_PROXY_CONFIG, proxyFor, proxyFromEnv, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS,
-  type HostPolicy, type OutboundPolicy, type OutboundRequest, type OutboundResponse, type ProxyConfig,
-} from './outbound/index.js';

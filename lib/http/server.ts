@@ -9,7 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { outboundPolicy, StoredFunctions } from '../functions/index.js';
+import { StoredFunctions } from '../functions/index.js';
+import { outboundPolicy } from '../outbound/index.js';
 import { Conflict } from '../errors.js';
 import {
   CHAT_MESSAGES_COLLECTION, ChatService, embedderFor, functionAi, SettingsProviderDirectory, type ProviderDirectory,

@@ -7,7 +7,7 @@
  *
  *   node --import tsx outbound-fetch-child.ts '[{"url": ..., "request": {...}, "allowHosts": [...]}, ...]'
  */
-import { hostPolicy, NO_PROXY_CONFIG, outboundFetch, closeOutboundPools, type OutboundRequest } from '../../lib/functions/outbound/index.js';
+import { hostPolicy, NO_PROXY_CONFIG, outboundFetch, closeOutboundPools, type OutboundRequest } from '../../lib/outbound/index.js';
 import type { DbError } from '../../lib/errors.js';
 
 interface Job { url: string; request: OutboundRequest; allowHosts: string[] }

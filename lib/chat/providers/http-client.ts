@@ -3,7 +3,7 @@
  * caller's abort signal and a timeout, failures classified
  * (provider-error.ts), and server-sent events read line by line.
  *
- * It goes through the outbound machinery of lib/functions/outbound: the
+ * It goes through the outbound machinery of lib/outbound: the
  * standard proxy variables (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) are honoured,
  * and the connection's addresses are checked by a host policy that allows
  * exactly the provider's configured host (an admin chose it, so an Ollama on
@@ -17,7 +17,7 @@
  * it ends the request and surfaces as an AbortError for the caller to drop.
  */
 import { fetch as undiciFetch } from 'undici';
-import { dispatcherFor, hostPolicy, proxyFor, proxyFromEnv } from '../../functions/index.js';
+import { dispatcherFor, hostPolicy, proxyFor, proxyFromEnv } from '../../outbound/index.js';
 import { classifyProviderError, unusableAnswer } from './provider-error.js';
 
 export interface ProviderRequest {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
-import { closeOutboundPools } from '../../../lib/functions/index.js';
+import { closeOutboundPools } from '../../../lib/outbound/index.js';
 import { FunctionHarness, rejection } from '../../helpers/function-harness.js';
 import { startLocalHttp, type LocalHttp } from '../../helpers/local-http.js';
 

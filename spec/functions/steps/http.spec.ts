@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { closeOutboundPools } from '../../../lib/functions/index.js';
+import { closeOutboundPools } from '../../../lib/outbound/index.js';
 import { FunctionHarness, rejection } from '../../helpers/function-harness.js';
 import { startLocalHttp, type LocalHttp } from '../../helpers/local-http.js';
 import { startForwardProxy } from '../../helpers/forward-proxy.js';

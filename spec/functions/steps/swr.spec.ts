@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { closeOutboundPools } from '../../../lib/functions/index.js';
+import { closeOutboundPools } from '../../../lib/outbound/index.js';
 import { swrSettled } from '../../../lib/functions/steps/external/swr.js';
 import { FunctionHarness, rejection } from '../../helpers/function-harness.js';
 import { startLocalHttp, type LocalHttp } from '../../helpers/local-http.js';

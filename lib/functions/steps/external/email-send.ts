@@ -16,7 +16,8 @@
  */
 import { isTypedWrapper } from '../../../engine/index.js';
 import { InvalidInput } from '../../../errors.js';
-import { checkAddress, checkRecipients, outboundPolicy, sendSendgrid, sendSmtp, type MailMessage, type MailResult } from '../../outbound/index.js';
+import { outboundPolicy } from '../../../outbound/index.js';
+import { checkAddress, checkRecipients, sendSendgrid, sendSmtp, type MailMessage, type MailResult } from './mail/index.js';
 import type { Template } from '../../templates/index.js';
 import { step, type Execution, type Row } from '../step.js';
 import { addToRows, DEFAULT_STEP_TIMEOUT_SECONDS, MAX_STEP_TIMEOUT_SECONDS } from './request-members.js';

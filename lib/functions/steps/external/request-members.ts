@@ -13,7 +13,7 @@
  */
 import { fromJson, isPlainObject, isTypedWrapper, toJson, type Fields, type Value } from '../../../engine/index.js';
 import { InvalidInput } from '../../../errors.js';
-import { outboundFetch, outboundPolicy, type OutboundResponse } from '../../outbound/index.js';
+import { outboundFetch, outboundPolicy, type OutboundResponse } from '../../../outbound/index.js';
 import type { Template } from '../../templates/index.js';
 import type { Execution, MemberReader, Row } from '../step.js';
 

@@ -1,5 +1,5 @@
 /** An e-mail to send and what the provider said, whichever provider carries it. */
-import { InvalidInput } from '../../../errors.js';
+import { InvalidInput } from '../../../../errors.js';
 
 export interface MailMessage {
   readonly to: readonly string[];

@@ -9,7 +9,7 @@
  * direct connection, before the request for one through a proxy. Pure:
  * the lookups are the caller's.
  */
-import { InvalidInput } from '../../errors.js';
+import { InvalidInput } from '../errors.js';
 import { addressRange, formatCidr, inCidr, parseCidr, parseIp, PUBLIC_RANGE, type Cidr, type IpAddress } from './ip-address.js';
 
 /** A destination the policy refused: a 400, the function's URL is the caller's to fix. */

@@ -6,12 +6,12 @@ import type { LookupAddress } from 'node:dns';
 import {
   closeOutboundPools, guardedLookup, hostPolicy, isPublicAddress, NO_PROXY_CONFIG, OutboundDenied, outboundFetch, parseIp, proxyFromEnv,
   type HostLookup, type OutboundPolicy,
-} from '../../../lib/functions/outbound/index.js';
-import { InvalidInput, Timeout, UpstreamFailed } from '../../../lib/errors.js';
-import { startLocalHttp, type LocalHttp } from '../../helpers/local-http.js';
-import { startLocalHttps, type LocalHttps } from '../../helpers/local-https.js';
-import { startForwardProxy, type ForwardProxy } from '../../helpers/forward-proxy.js';
-import { rejection } from '../../helpers/function-harness.js';
+} from '../../lib/outbound/index.js';
+import { InvalidInput, Timeout, UpstreamFailed } from '../../lib/errors.js';
+import { startLocalHttp, type LocalHttp } from '../helpers/local-http.js';
+import { startLocalHttps, type LocalHttps } from '../helpers/local-https.js';
+import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js';
+import { rejection } from '../helpers/function-harness.js';
 
 /** A resolver for test names (name -> addresses); other names do not resolve. `asked` records each name looked up. */
 function testResolver(names: Record<string, string[]>): HostLookup & { asked: string[] } {

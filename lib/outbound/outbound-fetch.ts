@@ -1,7 +1,7 @@
 /**
  * `outboundFetch`: one HTTP request out of the server, for function steps
- * (HttpRequest, SWR, EmailSend's HTTP providers) and later the chat
- * providers. The host policy is checked on the URL, then on the addresses
+ * (HttpRequest, SWR, EmailSend's SendGrid provider) and schedules (the chat
+ * providers stream through the same dispatchers). The host policy is checked on the URL, then on the addresses
  * the name resolves to: at connect time for a direct connection, before the
  * request for one through a proxy (host-lookup.ts says what that check
  * guarantees). Redirects are followed by hand (at most `maxRedirects`,
@@ -17,7 +17,7 @@
  * the path or query (they may carry keys).
  */
 import { request, type Dispatcher } from 'undici';
-import { InvalidInput, Timeout, UpstreamFailed } from '../../errors.js';
+import { InvalidInput, Timeout, UpstreamFailed } from '../errors.js';
 import { dispatcherFor } from './dispatchers.js';
 import { checkHost, OutboundDenied, type HostPolicy } from './host-policy.js';
 import { checkBeforeProxy, systemLookup, type HostLookup } from './host-lookup.js';

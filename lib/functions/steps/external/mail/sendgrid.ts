@@ -6,8 +6,8 @@
  * otherwise); the API key is sent only in the Authorization header and
  * never appears in the result or an error.
  */
-import { fromJson } from '../../../engine/index.js';
-import { outboundFetch, type OutboundPolicy } from '../outbound-fetch.js';
+import { fromJson } from '../../../../engine/index.js';
+import { outboundFetch, type OutboundPolicy } from '../../../../outbound/index.js';
 import { providerMessage, type MailMessage, type MailResult } from './mail-message.js';
 
 /** Provider answers are small; a larger one is not a SendGrid answer. */

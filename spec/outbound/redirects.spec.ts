@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { OutboundDenied, redirectedRequest, type HopRequest } from '../../../lib/functions/outbound/index.js';
+import { OutboundDenied, redirectedRequest, type HopRequest } from '../../lib/outbound/index.js';
 
 const HEADERS = {
   accept: 'application/json', 'accept-encoding': 'gzip', 'accept-language': 'fr', 'user-agent': 'EddyDB',

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import {
   checkEveryResolved, checkHost, checkResolved, hostPolicy, needsResolution, OutboundDenied, proxyFor, proxyFromEnv,
-} from '../../../lib/functions/outbound/index.js';
-import { isOutboundHostEntry } from '../../../lib/engine/index.js';
+} from '../../lib/outbound/index.js';
+import { isOutboundHostEntry } from '../../lib/engine/index.js';
 
 describe('outbound: the host policy', () => {
   it('takes host names, wildcards, addresses and CIDR ranges as allow-list entries', () => {

@@ -7,7 +7,7 @@
  * refusing, is the result; only not reaching it (or a timeout) throws.
  */
 import nodemailer from 'nodemailer';
-import { InvalidInput, Timeout, UpstreamFailed } from '../../../errors.js';
+import { InvalidInput, Timeout, UpstreamFailed } from '../../../../errors.js';
 import { providerMessage, type MailMessage, type MailResult } from './mail-message.js';
 
 export interface SmtpConfig {

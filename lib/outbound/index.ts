@@ -1,8 +1,9 @@
 /**
- * Outbound HTTP for function steps and providers: the host policy
- * (non-public destinations denied unless allowed, directly and through a
- * proxy), the standard proxy variables, bounded redirects that keep
- * credentials on their origin, body size and time.
+ * Every HTTP request leaving the server, for function steps, chat providers
+ * and schedules: the host policy (non-public destinations denied unless
+ * allowed, directly and through a proxy), the standard proxy variables,
+ * bounded redirects that keep credentials on their origin, body size and
+ * time. Other folders import only from here.
  */
 export {
   outboundFetch, parseOutboundUrl, checkRequestHeaders, DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT_MS,
@@ -18,5 +19,4 @@ export { NO_PROXY_CONFIG, proxyFor, proxyFromEnv, type ProxyConfig } from './pro
 export { checkBeforeProxy, guardedLookup, systemLookup, type HostLookup } from './host-lookup.js';
 export { CROSS_ORIGIN_HEADERS, REDIRECT_STATUSES, redirectedRequest, type HopRequest } from './redirects.js';
 export { closeOutboundPools, dispatcherFor } from './dispatchers.js';
-export { outboundPolicy } from './policy.js';
-export { checkAddress, checkRecipients, MAX_RECIPIENTS, sendSendgrid, sendSmtp, type MailMessage, type MailResult, type SmtpConfig } from './mail/index.js';
+export { outboundPolicy, type PolicySettings } from './policy.js';

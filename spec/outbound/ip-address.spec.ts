@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { addressRange, carriedIpv4, formatCidr, inCidr, isPublicAddress, parseCidr, parseIp } from '../../../lib/functions/outbound/index.js';
+import { addressRange, carriedIpv4, formatCidr, inCidr, isPublicAddress, parseCidr, parseIp } from '../../lib/outbound/index.js';
 
 /** Every spelling an outbound destination may take, with the range it falls in; only `unicast` may be reached by default. */
 const VERDICTS: ReadonlyArray<readonly [address: string, range: string, what: string]> = [

@@ -5,12 +5,15 @@
  * the proxy from the process environment, read per request so a changed
  * setting applies to the next call.
  */
-import type { Settings } from '../../engine/index.js';
 import { hostPolicy, type HostPolicy } from './host-policy.js';
 import type { OutboundPolicy } from './outbound-fetch.js';
 import { proxyFromEnv } from './proxy-config.js';
 
-type PolicySettings = Pick<Settings, 'outbound_allow_hosts' | 'outbound_allow_private'>;
+/** The two settings the policy reads (the engine's Settings has them). */
+export interface PolicySettings {
+  readonly outbound_allow_hosts: readonly string[];
+  readonly outbound_allow_private: boolean;
+}
 
 /** Settings objects are frozen and replaced on change, so their host policy is computed once. */
 const byList = new WeakMap<object, HostPolicy>();
