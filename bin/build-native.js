@@ -2,10 +2,10 @@
 // @ts-check
 /**
  * `npm install`'s install step: builds the optional native addons
- * (binding.gyp: lib/cli/native-memory.cc, lib/http/msgpack-json.cc,
+ * (binding.gyp: lib/cli/native-memory.cc, lib/http/wire/msgpack-json.cc,
  * lib/engine/storage/native-lock.cc) with the node-gyp that npm ships,
  * against the headers npm is configured with. A failure only warns: the
- * server runs without them (lib/cli/native-memory.ts, lib/http/msgpack-json.ts
+ * server runs without them (lib/cli/native-memory.ts, lib/http/wire/msgpack-json.ts
  * and lib/engine/storage/lock.ts say what each costs).
  */
 import { spawnSync } from 'node:child_process';

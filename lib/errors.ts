@@ -28,7 +28,7 @@
  *
  * A failure with more to say than a message is a typed value (Overloaded,
  * RateLimited, TransactionConflict, ProviderFailed, StepFailed, SlowConsumer):
- * it carries its facts as fields, and lib/http/error-body.ts alone decides
+ * it carries its facts as fields, and lib/http/wire/error-body.ts alone decides
  * how they look on each transport (body members, headers, frames).
  */
 

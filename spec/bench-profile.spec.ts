@@ -13,7 +13,7 @@ const frame = (functionName: string, url: string) => ({ functionName, url, lineN
 
 describe('bench µs table', () => {
   it('maps scripts and functions to the steps of a request', () => {
-    expect(categorize('file:///x/dist/lib/http/auth.js', 'authenticate')).to.equal('auth');
+    expect(categorize('file:///x/dist/lib/http/auth/tokens.js', 'authenticate')).to.equal('auth');
     expect(categorize('file:///x/node_modules/fastify/lib/reply.js', 'send')).to.equal('route');
     expect(categorize('file:///x/dist/lib/engine/values/json.js', 'fromJson')).to.equal('parse');
     expect(categorize('file:///x/dist/lib/engine/values/json.js', 'toJson')).to.equal('encode');

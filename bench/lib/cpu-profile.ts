@@ -29,11 +29,11 @@ interface Rule { category: Category; url?: RegExp; fn?: RegExp }
 export const RULES: Rule[] = [
   { category: 'gc', fn: /^\(garbage collector\)$/ },
   // EddyDB, HTTP layer
-  { category: 'auth', url: /lib\/http\/(auth|principal|credential-watch|auth-failures)\.js$|node_modules\/jose\// },
-  { category: 'permission', url: /lib\/http\/(permissions|rate-limit|batch-gate)\.js$/ },
-  { category: 'route', url: /lib\/http\/(router|routes|dispatch|procedure|context|procedures\/[^/]+|singleton-headers|client-address|plain-object)\.js$/ },
-  { category: 'parse', url: /lib\/http\/(input|content-type)\.js$/ },
-  { category: 'encode', url: /lib\/http\/(codec|error-body|messages)\.js$|node_modules\/msgpackr\// },
+  { category: 'auth', url: /lib\/http\/auth\/(tokens|principal|credential-watch|auth-failures)\.js$|node_modules\/jose\// },
+  { category: 'permission', url: /lib\/http\/(auth\/permissions|auth\/rate-limit|procedures\/records\/batch-gate)\.js$/ },
+  { category: 'parse', url: /lib\/http\/(procedures\/input|wire\/content-type)\.js$/ },
+  { category: 'route', url: /lib\/http\/(routing\/(router|routes|dispatch)|procedures\/[^/]+|procedures\/(records|chat)\/[^/]+|auth\/client-address)\.js$/ },
+  { category: 'encode', url: /lib\/http\/(wire\/codec|wire\/error-body|routing\/messages)\.js$|node_modules\/msgpackr\// },
   { category: 'log append', url: /lib\/http\/log\/|node_modules\/pino/ },
   { category: 'write', url: /lib\/http\/transport\/(socket-response|ws)\.js$/ },
   { category: 'route', url: /lib\/http\/transport\/|node_modules\/(fastify|find-my-way|avvio|light-my-request|@fastify)\// },

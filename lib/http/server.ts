@@ -22,17 +22,17 @@ import {
 import { logStorageEvent } from './log/storage-log.js';
 import { createServerLog, type LogFormat, type LogThreshold, type ServerLog } from './log/server-log.js';
 import { logStartupSummary, type AdminKeySource } from './log/startup-summary.js';
-import { TokenService } from './auth.js';
-import { Dispatcher } from './dispatch.js';
-import { BatchGate } from './batch-gate.js';
-import { AuthFailureLimiter } from './auth-failures.js';
+import { TokenService } from './auth/tokens.js';
+import { Dispatcher } from './routing/dispatch.js';
+import { BatchGate } from './procedures/records/batch-gate.js';
+import { AuthFailureLimiter } from './auth/auth-failures.js';
 import { RippleManager } from './ripple/ripple-manager.js';
-import { CredentialWatch, CREDENTIAL_CHECK_MS } from './credential-watch.js';
+import { CredentialWatch, CREDENTIAL_CHECK_MS } from './auth/credential-watch.js';
 import { attachWebSocket } from './transport/ws.js';
 import type { WebSocketServer } from 'ws';
 import { createRegistry } from './procedures/index.js';
 import { createFastify } from './transport/fastify.js';
-import type { Services } from './context.js';
+import type { Services } from './procedures/context.js';
 
 export const VERSION = '0.1.0';
 

@@ -1,6 +1,6 @@
 /**
  * Differential fuzzing of the native MessagePack-to-JSON rewrite
- * (lib/http/msgpack-json.cc) under AddressSanitizer and
+ * (lib/http/wire/msgpack-json.cc) under AddressSanitizer and
  * UndefinedBehaviorSanitizer, against msgpackr (spec/fuzz/msgpack-cases.ts
  * makes the bodies and judges each answer).
  *
@@ -31,7 +31,7 @@ import { checkBody, edgeBodies, nextBody, type Rewrite } from './msgpack-cases.j
 
 const HERE = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(HERE), '..', '..');
-const SOURCE = path.join(ROOT, 'lib', 'http', 'msgpack-json.cc');
+const SOURCE = path.join(ROOT, 'lib', 'http', 'wire', 'msgpack-json.cc');
 const OUT_DIR = path.join(ROOT, 'build', 'fuzz');
 const ADDON = path.join(OUT_DIR, 'eddydb_codec_sanitized.node');
 

@@ -1,6 +1,6 @@
 /**
  * Seeded MessagePack bodies for the differential fuzzing of the native
- * rewrite (lib/http/msgpack-json.cc) against msgpackr: `randomBody` writes
+ * rewrite (lib/http/wire/msgpack-json.cc) against msgpackr: `randomBody` writes
  * bytes itself, so every type and every header width appears (fixstr to
  * str32 for the same text, array32 of two members, extensions, 0xc1,
  * non-string keys, nesting past the depth limit, long strings full of
@@ -10,11 +10,11 @@
  * exact parser reads from the text too, with text no longer than twice the
  * body plus 64 bytes; a declined one goes to msgpackr, so it only must not
  * crash (what the sanitizer build of spec/fuzz/codec-fuzz.ts watches).
- * Used by spec/http/msgpack-json-fuzz.spec.ts (the normal build) and by
+ * Used by spec/http/wire/msgpack-json-fuzz.spec.ts (the normal build) and by
  * spec/fuzz/codec-fuzz.ts (the addon built with sanitizers).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { unpackBody } from '../../lib/http/codec.js';
+import { unpackBody } from '../../lib/http/wire/codec.js';
 import { jsonParser } from '../../lib/engine/index.js';
 
 /** The rewrite under test: JSON text, or undefined when it declines. */

@@ -1,5 +1,5 @@
 /**
- * Run by spec/http/msgpack-json-fuzz.spec.ts in a process of its own: the
+ * Run by spec/http/wire/msgpack-json-fuzz.spec.ts in a process of its own: the
  * peak resident memory the native rewrite adds while it declines a 32 MiB
  * string of control characters (whose text would be six times the body).
  * Writing 5 to /proc/self/clear_refs resets the peak (VmHWM) to the current
@@ -7,7 +7,7 @@
  * Prints {declined, bodyMiB, peakGrowthMiB} as JSON.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { msgpackAsJson } from '../../lib/http/msgpack-json.js';
+import { msgpackAsJson } from '../../lib/http/wire/msgpack-json.js';
 
 const MIB = 1024 * 1024;
 const length = 32 * MIB;

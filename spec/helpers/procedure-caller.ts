@@ -8,13 +8,13 @@ import { Dispatcher } from '../../lib/http/index.js';
 import { StoredFunctions } from '../../lib/functions/index.js';
 import { ChatService, embedderFor, NO_PROVIDERS } from '../../lib/chat/index.js';
 import { Workflow } from '../../lib/workflow/index.js';
-import { TokenService } from '../../lib/http/auth.js';
-import { BatchGate } from '../../lib/http/batch-gate.js';
-import { AuthFailureLimiter } from '../../lib/http/auth-failures.js';
-import { unwrapRecord } from '../../lib/http/wire-record.js';
+import { TokenService } from '../../lib/http/auth/tokens.js';
+import { BatchGate } from '../../lib/http/procedures/records/batch-gate.js';
+import { AuthFailureLimiter } from '../../lib/http/auth/auth-failures.js';
+import { unwrapRecord } from '../../lib/http/wire/wire-record.js';
 import { RippleManager } from '../../lib/http/ripple/ripple-manager.js';
 import { createRegistry } from '../../lib/http/procedures/index.js';
-import type { Principal, Services } from '../../lib/http/context.js';
+import type { Principal, Services } from '../../lib/http/procedures/context.js';
 import type { LogLevel } from '../../lib/http/log/server-log.js';
 import { removeDir, tempDir } from './temp-dir.js';
 

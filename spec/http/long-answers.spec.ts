@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import WebSocket from 'ws';
 import { decode as mpDecode, encode as mpEncode } from '@msgpack/msgpack';
 import { until } from '../helpers/until.js';
-import { STREAM_MIN_RECORDS } from '../../lib/http/record-list.js';
+import { STREAM_MIN_RECORDS } from '../../lib/http/wire/record-list.js';
 import { TestServer } from '../helpers/test-server.js';
 import { startExpress } from '../helpers/raw-http.js';
 

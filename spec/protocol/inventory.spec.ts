@@ -48,7 +48,7 @@ describe('protocol inventory', () => {
       const issue = pendingIssueOfRoute(route);
       if (issue === undefined) {
         it(`serves ${route} (protocol.md ${section})`, () => {
-          expect(isServed(method, path), `${route} is in protocol.md ${section} but not in lib/http/routes.ts`).to.equal(true);
+          expect(isServed(method, path), `${route} is in protocol.md ${section} but not in lib/http/routing/routes.ts`).to.equal(true);
         });
       } else {
         it(`does not serve ${route} yet (issue ${issue}: ${PENDING[issue]!.topic})`, () => {

@@ -8,9 +8,9 @@
  * hand-listed one that stops being served fails there.
  */
 import { MethodNotAllowed, NotFound } from '../../lib/errors.js';
-import { WS_MESSAGE_TYPES } from '../../lib/http/messages.js';
-import { Router } from '../../lib/http/router.js';
-import { ROUTES } from '../../lib/http/routes.js';
+import { WS_MESSAGE_TYPES } from '../../lib/http/routing/messages.js';
+import { Router } from '../../lib/http/routing/router.js';
+import { ROUTES } from '../../lib/http/routing/routes.js';
 
 export interface ServedRoute {
   readonly method: string;

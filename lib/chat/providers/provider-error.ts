@@ -1,7 +1,7 @@
 /**
  * Classifies a provider failure into a ProviderFailed (product.md,
  * "classified provider body"): its kind decides the HTTP status, and
- * lib/http/error-body.ts renders the body. A provider's 401 or 403 never
+ * lib/http/wire/error-body.ts renders the body. A provider's 401 or 403 never
  * surfaces as 401/403: those always mean the caller's own token.
  *
  * | provider answer                                   | error_kind                 | HTTP |

@@ -8,7 +8,7 @@
  * stored record built from a MessagePack log frame, snapshot frame or request
  * body kept the whole decoded text alive: about 150-300 bytes more per record
  * than the same record from JSON. So the storage codec and the MessagePack
- * request decoder (lib/http/codec.ts) copy them; JSON.parse makes no slices.
+ * request decoder (lib/http/wire/codec.ts) copy them; JSON.parse makes no slices.
  */
 
 /** V8 copies substrings shorter than this (SlicedString::kMinLength); longer ones are slices. */

@@ -11,7 +11,7 @@
  * are not logged here; the upgrade is.
  */
 import type { ServerLog } from './server-log.js';
-import { redactUrl } from '../redact.js';
+import { redactUrl } from './redact.js';
 
 /** Longest URL written to the log. */
 export const MAX_URL_CHARS = 200;

@@ -10,7 +10,7 @@
  */
 import { ReadOnlyRefusal, toDbError } from '../../errors.js';
 import type { LogLevel, ServerLog } from './server-log.js';
-import { redactFields, redactUrl } from '../redact.js';
+import { redactFields, redactUrl } from './redact.js';
 import { MAX_URL_CHARS } from './access-log.js';
 
 /** What the log says about a request. */

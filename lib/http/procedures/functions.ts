@@ -10,9 +10,9 @@
  */
 import { isPlainObject, isTypedWrapper, recordToWire } from '../../engine/index.js';
 import { definitionToWire, redactDefinition, type CallResult, type StoredFunction } from '../../functions/index.js';
-import { defineProcedure, WithStatus, type RawInput } from '../procedure.js';
-import { param, queryList } from '../input.js';
-import type { Context } from '../context.js';
+import { defineProcedure, WithStatus, type RawInput } from './procedure.js';
+import { param, queryList } from './input.js';
+import type { Context } from './context.js';
 
 const idParam = (raw: RawInput) => param(raw, 'id');
 

@@ -1,22 +1,22 @@
 /** The procedure registry: one object literal of every procedure. */
-import { buildRegistry } from '../procedure.js';
+import { buildRegistry } from './procedure.js';
 import * as system from './system.js';
 import * as keys from './keys.js';
 import * as collections from './collections.js';
-import * as records from './records.js';
-import * as batch from './batch.js';
-import * as tx from './transactions.js';
+import * as records from './records/records.js';
+import * as batch from './records/batch.js';
+import * as tx from './records/transactions.js';
 import * as ripple from './ripple.js';
 import * as kv from './kv.js';
 import * as indexes from './indexes.js';
-import * as embed from './embed.js';
-import * as search from './search.js';
-import * as changes from './changes.js';
+import * as embed from './chat/embed.js';
+import * as search from './records/search.js';
+import * as changes from './records/changes.js';
 import * as functions from './functions.js';
-import * as chatProviders from './chat-providers.js';
-import * as chat from './chat-sessions.js';
-import * as chatStream from './chat-stream.js';
-import * as chatTools from './chat-tools.js';
+import * as chatProviders from './chat/providers.js';
+import * as chat from './chat/sessions.js';
+import * as chatStream from './chat/stream.js';
+import * as chatTools from './chat/tools.js';
 import { WORKFLOW_PROCEDURES } from './workflow.js';
 
 export function createRegistry() {

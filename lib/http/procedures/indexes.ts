@@ -1,9 +1,9 @@
 /** Query index administration and explain (protocol.md 2.10). */
 import { InvalidInput } from '../../errors.js';
 import { INDEX_FIELD_RULE, indexDefs, isIndexableField, parseQuery, rejectUnknownMembers } from '../../engine/index.js';
-import { defineProcedure } from '../procedure.js';
-import { collectionParam, param } from '../input.js';
-import { isPlainObjectValue } from '../plain-object.js';
+import { defineProcedure } from './procedure.js';
+import { collectionParam, param } from './input.js';
+import { isPlainObjectValue } from './plain-object.js';
 
 /** `{field, type?: "btree" | "hash"}` (btree by default). */
 function parseIndexRequest(body: unknown): { field: string; type: 'btree' | 'hash' } {

@@ -7,10 +7,10 @@
  */
 import { InvalidInput } from '../../errors.js';
 import { parseKvKeys, rejectUnknownMembers, requirePattern, validateCollectionName, validateId, validateKvKey, valueToWire, VALUES_RULE } from '../../engine/index.js';
-import { defineProcedure } from '../procedure.js';
-import { bodyObject, param, queryFlag } from '../input.js';
-import { canReadCollection, checkCollectionAccess, checkKvAccess, kvKeyFilter } from '../permissions.js';
-import type { Context } from '../context.js';
+import { defineProcedure } from './procedure.js';
+import { bodyObject, param, queryFlag } from './input.js';
+import { canReadCollection, checkCollectionAccess, checkKvAccess, kvKeyFilter } from '../auth/permissions.js';
+import type { Context } from './context.js';
 
 const keyParam = (raw: Parameters<typeof param>[0]) => param(raw, 'key');
 

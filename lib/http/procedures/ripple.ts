@@ -5,8 +5,8 @@
  */
 import { InvalidInput } from '../../errors.js';
 import { parseShipped, rejectUnknownMembers, validateCollectionName } from '../../engine/index.js';
-import { defineProcedure } from '../procedure.js';
-import { bodyObject, optionalString } from '../input.js';
+import { defineProcedure } from './procedure.js';
+import { bodyObject, optionalString } from './input.js';
 
 export const rippleApply = defineProcedure({
   name: 'ripple.apply', kind: 'mutation', access: 'admin',

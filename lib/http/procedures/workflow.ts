@@ -11,9 +11,9 @@ import {
   AGENTS_COLLECTION, DEFAULT_RUNS_LIMIT, GOAL_TEMPLATES_COLLECTION, GOALS_COLLECTION, parseTime, SCHEDULE_RUNS_COLLECTION, SCHEDULES_COLLECTION, TASKS_COLLECTION,
   type StepAction,
 } from '../../workflow/index.js';
-import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
-import { bodyObject, optionalString, param, queryString } from '../input.js';
-import type { Context } from '../context.js';
+import { defineProcedure, type RawInput, type Scope } from './procedure.js';
+import { bodyObject, optionalString, param, queryString } from './input.js';
+import type { Context } from './context.js';
 
 const body = (raw: RawInput) => (raw.body === undefined || raw.body === null ? {} : bodyObject(raw));
 const id = (raw: RawInput) => param(raw, 'id');

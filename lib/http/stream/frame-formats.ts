@@ -9,11 +9,11 @@
  * subscribers) is encoded once per format and cached on the payload.
  */
 import { Packr } from 'msgpackr';
-import type { StreamEvent } from '../procedure.js';
-import { toJson } from '../codec.js';
-import { sseErrorData, wsErrorFrame } from '../error-body.js';
-import { unwrapRecord, WireRecord } from '../wire-record.js';
-import type { RecordList } from '../record-list.js';
+import type { StreamEvent } from '../procedures/procedure.js';
+import { toJson } from '../wire/codec.js';
+import { sseErrorData, wsErrorFrame } from '../wire/error-body.js';
+import { unwrapRecord, WireRecord } from '../wire/wire-record.js';
+import type { RecordList } from '../wire/record-list.js';
 
 export type Frame = string | Buffer;
 

@@ -12,7 +12,7 @@
  * Unsubscribe, a drop) stops the loop; the procedure's iterable ends with it.
  */
 import { SlowConsumer, toDbError } from '../../errors.js';
-import type { StreamEvent } from '../procedure.js';
+import type { StreamEvent } from '../procedures/procedure.js';
 import type { ServerLog } from '../log/server-log.js';
 import type { Frame, FrameFormat } from './frame-formats.js';
 import { EventQueue } from './event-queue.js';

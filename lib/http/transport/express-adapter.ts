@@ -15,7 +15,7 @@
  * TypeScript consumer of `eddydb/express` needs express or its types.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Dispatcher, HttpResponse } from '../dispatch.js';
+import type { Dispatcher, HttpResponse } from '../routing/dispatch.js';
 import { serveSse } from './sse.js';
 import { sendStreamed } from './streamed-body.js';
 import { readBody } from './read-body.js';

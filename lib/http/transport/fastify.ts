@@ -17,7 +17,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Dispatcher, HttpResponse } from '../dispatch.js';
+import type { Dispatcher, HttpResponse } from '../routing/dispatch.js';
 import type { RequestSummary } from '../log/request-log.js';
 import { serveSse } from './sse.js';
 import { sendStreamed } from './streamed-body.js';

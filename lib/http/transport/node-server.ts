@@ -12,7 +12,7 @@
  * an open stream goes on as server-sent events, a long answer in chunks.
  */
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Dispatcher, HttpRequest, HttpResponse } from '../dispatch.js';
+import type { Dispatcher, HttpRequest, HttpResponse } from '../routing/dispatch.js';
 import { readBody } from './read-body.js';
 import { closeAfterAnswer } from './close-after-answer.js';
 import { serveSse } from './sse.js';

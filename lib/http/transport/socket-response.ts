@@ -6,7 +6,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Dispatcher, HttpResponse } from '../dispatch.js';
+import type { Dispatcher, HttpResponse } from '../routing/dispatch.js';
 import { fromClientError } from './framework-errors.js';
 
 /**

@@ -14,8 +14,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toDbError } from '../../errors.js';
-import type { Dispatcher, HttpResponse, OpenStream } from '../dispatch.js';
-import type { WatchedConnection } from '../credential-watch.js';
+import type { Dispatcher, HttpResponse, OpenStream } from '../routing/dispatch.js';
+import type { WatchedConnection } from '../auth/credential-watch.js';
 import { sseDataFrames, sseEventFrames } from '../stream/frame-formats.js';
 import { StreamRenderer } from '../stream/stream-renderer.js';
 

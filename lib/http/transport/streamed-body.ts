@@ -9,7 +9,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { Readable, pipeline } from 'node:stream';
-import type { HttpResponse } from '../dispatch.js';
+import type { HttpResponse } from '../routing/dispatch.js';
 import type { ServerLog } from '../log/server-log.js';
 
 export function sendStreamed(res: ServerResponse, out: HttpResponse & { chunks: AsyncIterable<Buffer | string> }, log: ServerLog): void {

@@ -29,19 +29,19 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Conflict, InvalidInput, NotFound, SubscriptionEnded, toDbError, type DbError } from '../../errors.js';
 import { parseClientTools, type ToolSpec } from '../../chat/index.js';
-import { wsErrorFrame } from '../error-body.js';
-import type { Dispatcher, OpenStream } from '../dispatch.js';
-import { decodeBody } from '../codec.js';
-import { showHeader } from '../content-type.js';
+import { wsErrorFrame } from '../wire/error-body.js';
+import type { Dispatcher, OpenStream } from '../routing/dispatch.js';
+import { decodeBody } from '../wire/codec.js';
+import { showHeader } from '../wire/content-type.js';
 import { fromHandshakeError } from './framework-errors.js';
 import { writeToSocket } from './socket-response.js';
-import { chatStreamKey, messageArgs, WS_MESSAGE_TYPES, type StreamMessage, type WsMessageType } from '../messages.js';
+import { chatStreamKey, messageArgs, WS_MESSAGE_TYPES, type StreamMessage, type WsMessageType } from '../routing/messages.js';
 import { encodeSuccess, encodeWs, successParts, wsFrames, type Frame, type WsEncoding } from '../stream/frame-formats.js';
-import { RecordList } from '../record-list.js';
-import { unwrapRecord } from '../wire-record.js';
+import { RecordList } from '../wire/record-list.js';
+import { unwrapRecord } from '../wire/wire-record.js';
 import { StreamRenderer, type FrameSink } from '../stream/stream-renderer.js';
-import type { CredentialWatch, WatchedConnection } from '../credential-watch.js';
-import type { Principal, TokenGrant } from '../context.js';
+import type { CredentialWatch, WatchedConnection } from '../auth/credential-watch.js';
+import type { Principal, TokenGrant } from '../procedures/context.js';
 
 /** The upgrade's route, as the access log names it. */
 const WS_ROUTE = '/api/ws';

@@ -4,7 +4,7 @@ import { JoinedRecords } from '../../../lib/engine/values/joined.js';
 import { recordJson, recordMsgpack, recordToWire, Tagged, type Fields, type Value } from '../../../lib/engine/values/index.js';
 import { randomRecords } from '../../helpers/seeded-random.js';
 
-/** The HTTP answer packer's options (lib/http/codec.ts `responsePackr`). */
+/** The HTTP answer packer's options (lib/http/wire/codec.ts `responsePackr`). */
 const answerPackr = new Packr({ useRecords: false, moreTypes: false, encodeUndefinedAsNil: true });
 
 const long = (unit: string, n: number) => unit.repeat(n);

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { DbError, Forbidden, NotFound } from '../../../lib/errors.js';
 import { ProcedureCaller } from '../../helpers/procedure-caller.js';
-import type { Principal } from '../../../lib/http/context.js';
+import type { Principal } from '../../../lib/http/procedures/context.js';
 
 async function failure(p: Promise<unknown>): Promise<unknown> {
   try { await p; } catch (err) { return err; }

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { InvalidInput } from '../../../lib/errors.js';
 import { ProcedureCaller } from '../../helpers/procedure-caller.js';
-import type { Principal } from '../../../lib/http/context.js';
+import type { Principal } from '../../../lib/http/procedures/context.js';
 
 async function invalid(p: Promise<unknown>): Promise<string> {
   try { await p; } catch (err) {

@@ -8,7 +8,7 @@ import { Forbidden } from '../../../lib/errors.js';
 import { sseDataFrames, sseEventFrames, wsFrames, type Frame } from '../../../lib/http/stream/frame-formats.js';
 import { StreamRenderer, type SlowConsumerPolicy } from '../../../lib/http/stream/stream-renderer.js';
 import { EventQueue } from '../../../lib/http/stream/event-queue.js';
-import type { StreamEvent } from '../../../lib/http/procedure.js';
+import type { StreamEvent } from '../../../lib/http/procedures/procedure.js';
 
 function setup(queuedBytes = 0) {
   const frames: Frame[] = [];

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Unpackr } from 'msgpackr';
 import { Tagged, type Fields } from '../../../lib/engine/index.js';
 import { encodeSuccess, encodeWs } from '../../../lib/http/stream/frame-formats.js';
-import { WireRecord } from '../../../lib/http/wire-record.js';
+import { WireRecord } from '../../../lib/http/wire/wire-record.js';
 
 const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'bigint' });
 

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { errorCodes } from 'fastify';
 import { DbError, Internal, toDbError } from '../../../lib/errors.js';
 import { FASTIFY_ERRORS, fromClientError, fromFrameworkError, fromHandshakeError } from '../../../lib/http/transport/framework-errors.js';
-import { renderError } from '../../../lib/http/error-body.js';
+import { renderError } from '../../../lib/http/wire/error-body.js';
 
 const CLIENT_CAUSED: Record<string, number> = {
   FST_ERR_NOT_FOUND: 404,

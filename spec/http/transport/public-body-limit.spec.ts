@@ -8,7 +8,7 @@
  * full limit for a request that carries one.
  */
 import { expect } from 'chai';
-import { PUBLIC_BODY_LIMIT_BYTES } from '../../../lib/http/dispatch.js';
+import { PUBLIC_BODY_LIMIT_BYTES } from '../../../lib/http/routing/dispatch.js';
 import { TestServer, ADMIN_KEY } from '../../helpers/test-server.js';
 import { httpRequest, parseRawResponse, socketRequest, startExpress } from '../../helpers/raw-http.js';
 

@@ -1,0 +1,106 @@
+/**
+ * Keeps long-lived connections (WebSocket, SSE) honest about their
+ * credentials. Each open connection is registered with the token grant it
+ * was opened with; the watch ends it (the connection sends a final error and
+ * closes) once the token expires or the key is revoked or rotated, and tells
+ * it when the key record changed but stays valid (permissions, admin flag),
+ * so it can drop subscriptions the key may no longer read.
+ *
+ * Two triggers: a commit whose effects touch keys (acted on at once), and one
+ * unref'd timer per server that re-checks every connection every 250 ms of
+ * real time against the injectable clock, so token expiry (and ManualClock
+ * advances) are noticed within a second. The timer runs only while
+ * connections are open.
+ */
+import { toDbError, type DbError } from '../../errors.js';
+import type { ApiKeyRecord, Database, LoggedBatch } from '../../engine/index.js';
+import type { TokenService } from './tokens.js';
+import type { Principal, TokenGrant } from '../procedures/context.js';
+
+/** How often open connections are re-checked against the clock (real time). */
+export const CREDENTIAL_CHECK_MS = 250;
+
+export interface WatchedConnection {
+  readonly grant: TokenGrant;
+  /** The credentials are no longer valid: send a final error and close. Called at most once, after removal. */
+  end(err: DbError): void;
+  /** The key record changed and is still valid: re-check what the connection holds against `principal`. */
+  keyChanged(principal: Principal): void;
+}
+
+export class CredentialWatch {
+  /** Each open connection and the key record it was last checked against. */
+  private readonly open = new Map<WatchedConnection, ApiKeyRecord>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly db: Database, private readonly tokens: TokenService, private readonly intervalMs = CREDENTIAL_CHECK_MS) {
+    db.onCommit((batch) => { if (this.open.size > 0 && touchesKeys(batch)) this.checkAll(); });
+  }
+
+  /** Starts watching a connection authenticated as `principal`. */
+  add(c: WatchedConnection, principal: Principal): void {
+    this.open.set(c, principal.key);
+    if (!this.timer) {
+      this.timer = setInterval(() => this.checkAll(), this.intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Stops watching (the connection closed for any reason). Idempotent. */
+  remove(c: WatchedConnection): void {
+    this.open.delete(c);
+    if (this.open.size === 0) this.stop();
+  }
+
+  /** Number of connections watched (for tests and health). */
+  get size(): number { return this.open.size; }
+
+  /**
+   * The connection's caller as of now, for its next request. Calls
+   * `keyChanged` first when the key record changed since the last check.
+   * Throws Unauthorized (expired, revoked) without ending the connection,
+   * so the caller can refuse the request in its own final frame.
+   */
+  current(c: WatchedConnection): Principal {
+    const p = this.tokens.principalFor(c.grant);
+    if (this.open.has(c) && this.open.get(c) !== p.key) {
+      this.open.set(c, p.key);
+      c.keyChanged(p);
+    }
+    return p;
+  }
+
+  /**
+   * True while the connection may still receive: the cheap path (same key
+   * record, token unexpired) costs a look-up and a clock read, so it runs
+   * before every notification. Otherwise re-checks fully, ending the
+   * connection when its credentials are gone.
+   */
+  verify(c: WatchedConnection): boolean {
+    const seen = this.open.get(c);
+    if (seen === undefined) return false;
+    if (seen === this.db.keys.get(c.grant.keyId) && this.db.now() < c.grant.expMs) return true;
+    try {
+      this.current(c);
+      return this.open.has(c);
+    } catch (err) {
+      this.remove(c);
+      c.end(toDbError(err));
+      return false;
+    }
+  }
+
+  /** Stops the timer; connections are closed by their transports. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private checkAll(): void {
+    for (const c of [...this.open.keys()]) this.verify(c);
+  }
+}
+
+function touchesKeys(batch: LoggedBatch): boolean {
+  return batch.effects.some((e) => e.t === 'keyPut' || e.t === 'keyDelete');
+}

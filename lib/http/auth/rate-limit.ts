@@ -1,0 +1,41 @@
+/**
+ * Per-key fixed-window rate limiting, off by default (quota 0) as in other
+ * self-hosted databases. A key's own `rate_limit` overrides the global
+ * `rate_limit_requests` setting. Windows follow the injectable clock.
+ */
+import { RateLimited } from '../../errors.js';
+
+export interface RateDecision { limit: number; remaining: number; reset: number }
+
+export class RateLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  /**
+   * Counts one request for `key`. Returns the header values, or undefined when
+   * limiting is off for this key. Throws RateLimited (429) past the quota.
+   */
+  hit(key: string, limit: number, windowSecs: number, nowMs: number): RateDecision | undefined {
+    if (limit <= 0) return undefined;
+    const windowMs = windowSecs * 1000;
+    const start = Math.floor(nowMs / windowMs) * windowMs;
+    let w = this.windows.get(key);
+    if (!w || w.start !== start) {
+      w = { start, count: 0 };
+      this.windows.set(key, w);
+      if (this.windows.size > 100_000) this.prune(start);
+    }
+    const reset = Math.ceil((start + windowMs) / 1000);
+    if (w.count >= limit) {
+      const retryAfter = Math.max(1, reset - Math.floor(nowMs / 1000));
+      throw new RateLimited(`Rate limit exceeded: ${limit} requests per ${windowSecs} s; retry after ${retryAfter} s`, {
+        retryAfter, limit, remaining: 0, resetAt: reset,
+      });
+    }
+    w.count += 1;
+    return { limit, remaining: limit - w.count, reset };
+  }
+
+  private prune(currentStart: number): void {
+    for (const [k, w] of this.windows) if (w.start !== currentStart) this.windows.delete(k);
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * Chat sessions and their messages (protocol.md 2.12): thin adapters over
+ * lib/chat's ChatService. The gate checks the chat storage collections
+ * (`chat_configurations_{db}`, `chat_messages_{db}`) like any collection;
+ * creating or reconfiguring a session also checks read access to the
+ * collections it will search, and a message re-checks them (a key may have
+ * lost access since the session was made). Message records are rendered
+ * typed or bare per `use_typed_values`; session items are bare.
+ */
+import { InvalidInput, NotFound } from '../../../errors.js';
+import {
+  CHAT_MESSAGES_COLLECTION, CHAT_SESSIONS_COLLECTION, parseCompact, parseContentEdit, parseForgotten, parseMerge, parseMessageRequest, parseToolResult,
+} from '../../../chat/index.js';
+import { isPlainObject, recordToWire, type Fields } from '../../../engine/index.js';
+import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
+import { bodyObject, param, queryString } from '../input.js';
+import { checkCollectionAccess } from '../../auth/permissions.js';
+import type { Context } from '../context.js';
+import { toolEnv } from './tools.js';
+
+type Mode = 'read' | 'write';
+export const storage = (sessions: Mode, messages: Mode, searched: readonly string[] = []): Scope => ({
+  collections: [
+    { name: CHAT_SESSIONS_COLLECTION, mode: sessions }, { name: CHAT_MESSAGES_COLLECTION, mode: messages },
+    ...searched.map((name) => ({ name, mode: 'read' as const })),
+  ],
+});
+
+/** An empty body (bodiless POSTs) is `{}`. */
+export const body = (raw: RawInput) => (raw.body === undefined || raw.body === null ? {} : bodyObject(raw));
+export const chatId = (raw: RawInput) => param(raw, 'chatId');
+
+/**
+ * Names the protocol reserves under /api/chat/ (gotcha 11: they win over
+ * {chatId}). Chat ids are generated, so none is ever one of these; until
+ * every reserved route is served, such a path answers as the router does
+ * for a path it does not know, never as a missing session.
+ */
+const RESERVED_UNDER_CHAT: ReadonlySet<string> = new Set(['goals', 'goal-templates', 'tasks', 'agents', 'branch', 'merge', 'complete', 'tools']);
+
+function sessionPathId(raw: RawInput, method: string): string {
+  const id = chatId(raw);
+  if (RESERVED_UNDER_CHAT.has(id)) throw new NotFound(`No route for ${method} /api/chat/${id}`);
+  return id;
+}
+const msgId = (raw: RawInput) => param(raw, 'msgId');
+
+/** The collections a create/branch/update body names for retrieval (validated by the service). */
+function searchedIn(b: Record<string, unknown>): string[] {
+  return Array.isArray(b.collections) ? b.collections.flatMap((c) => (isPlainObject(c) && typeof c.collection_name === 'string' ? [c.collection_name] : [])) : [];
+}
+
+/** A message searches its session's collections: the caller must still be allowed to read them. */
+export function checkRetrievalAccess(ctx: Context, id: string): void {
+  if (!ctx.principal) return;
+  for (const c of ctx.chat.sessions.session(ctx.session, id).collections) checkCollectionAccess(ctx.principal, c.collection_name, 'read');
+}
+
+function listOptions(raw: RawInput): { limit?: number; skip?: number; sort?: 'asc' | 'desc' } {
+  const int = (name: string) => {
+    const v = queryString(raw, name);
+    if (v === undefined || v === '') return undefined;
+    if (!/^\d{1,9}$/.test(v)) throw new InvalidInput(`Query parameter '${name}' must be a non-negative integer`);
+    return Number(v);
+  };
+  const sort = queryString(raw, 'sort');
+  if (sort !== undefined && sort !== '' && sort !== 'asc' && sort !== 'desc') throw new InvalidInput("Query parameter 'sort' must be asc or desc");
+  const limit = int('limit'), skip = int('skip');
+  return { ...(limit !== undefined ? { limit } : {}), ...(skip !== undefined ? { skip } : {}), ...(sort ? { sort } : {}) };
+}
+
+const wire = (f: Fields, ctx: Context) => recordToWire(f, { typed: ctx.typed });
+
+export const chatCreate = defineProcedure({
+  name: 'chat.create', kind: 'mutation', access: 'user',
+  input: body,
+  scope: (b) => storage('write', 'write', searchedIn(b)),
+  handler: (b, ctx) => ctx.chat.sessions.create(ctx.session, b),
+});
+
+export const chatBranch = defineProcedure({
+  name: 'chat.branch', kind: 'mutation', access: 'user',
+  input: body,
+  scope: (b) => storage('write', 'write', searchedIn(b)),
+  handler: (b, ctx) => ctx.chat.sessions.branch(ctx.session, b),
+});
+
+export const chatMerge = defineProcedure({
+  name: 'chat.merge', kind: 'mutation', access: 'user',
+  input: (raw) => parseMerge(body(raw)),
+  scope: () => storage('write', 'write'),
+  handler: (req, ctx) => ctx.chat.sessions.merge(ctx.session, req, ctx.signal),
+});
+
+export const chatList = defineProcedure({
+  name: 'chat.list', kind: 'query', access: 'user',
+  input: listOptions,
+  scope: () => storage('read', 'read'),
+  handler: (opts, ctx) => ctx.chat.sessions.list(ctx.session, opts),
+});
+
+export const chatGet = defineProcedure({
+  name: 'chat.get', kind: 'query', access: 'user',
+  input: (raw) => sessionPathId(raw, 'GET'),
+  scope: () => storage('read', 'read'),
+  handler: (id, ctx) => ctx.chat.sessions.get(ctx.session, id),
+});
+
+export const chatUpdate = defineProcedure({
+  name: 'chat.update', kind: 'mutation', access: 'user',
+  input: (raw) => ({ id: sessionPathId(raw, 'PUT'), body: body(raw) }),
+  scope: (i) => storage('write', 'read', searchedIn(i.body)),
+  handler: (i, ctx) => ctx.chat.sessions.update(ctx.session, i.id, i.body),
+});
+
+export const chatDelete = defineProcedure({
+  name: 'chat.delete', kind: 'mutation', access: 'user',
+  input: (raw) => sessionPathId(raw, 'DELETE'),
+  scope: () => storage('write', 'write'),
+  handler: (id, ctx) => ctx.chat.sessions.delete(ctx.session, id),
+});
+
+export const chatSend = defineProcedure({
+  name: 'chat.send', kind: 'mutation', access: 'user',
+  input: (raw) => ({ id: chatId(raw), req: parseMessageRequest(body(raw)) }),
+  scope: () => storage('write', 'write'),
+  handler: (i, ctx) => {
+    checkRetrievalAccess(ctx, i.id);
+    return ctx.chat.messages.send(ctx.session, i.id, i.req, ctx.signal, toolEnv(ctx));
+  },
+});
+
+export const chatMessagesList = defineProcedure({
+  name: 'chat.messages.list', kind: 'query', access: 'user',
+  input: (raw) => ({ id: chatId(raw), opts: listOptions(raw) }),
+  scope: () => storage('read', 'read'),
+  handler: async (i, ctx) => {
+    const page = await ctx.chat.messages.list(ctx.session, i.id, i.opts);
+    return { ...page, messages: page.messages.map((m) => wire(m, ctx)) };
+  },
+});
+
+export const chatMessageGet = defineProcedure({
+  name: 'chat.messages.get', kind: 'query', access: 'user',
+  input: (raw) => ({ id: chatId(raw), msg: msgId(raw) }),
+  scope: () => storage('read', 'read'),
+  handler: (i, ctx) => wire(ctx.chat.messages.get(ctx.session, i.id, i.msg), ctx),
+});
+
+export const chatMessageUpdate = defineProcedure({
+  name: 'chat.messages.update', kind: 'mutation', access: 'user',
+  input: (raw) => ({ id: chatId(raw), msg: msgId(raw), content: parseContentEdit(body(raw)) }),
+  scope: () => storage('read', 'write'),
+  handler: async (i, ctx) => wire(await ctx.chat.messages.edit(ctx.session, i.id, i.msg, i.content), ctx),
+});
+
+export const chatMessageDelete = defineProcedure({
+  name: 'chat.messages.delete', kind: 'mutation', access: 'user',
+  input: (raw) => ({ id: chatId(raw), msg: msgId(raw) }),
+  scope: () => storage('read', 'write'),
+  handler: (i, ctx) => ctx.chat.messages.delete(ctx.session, i.id, i.msg),
+});
+
+export const chatMessageForgotten = defineProcedure({
+  name: 'chat.messages.forgotten', kind: 'mutation', access: 'user',
+  input: (raw) => ({ id: chatId(raw), msg: msgId(raw), forgotten: parseForgotten(body(raw)) }),
+  scope: () => storage('read', 'write'),
+  handler: async (i, ctx) => wire(await ctx.chat.messages.setForgotten(ctx.session, i.id, i.msg, i.forgotten), ctx),
+});
+
+export const chatMessageRegenerate = defineProcedure({
+  name: 'chat.messages.regenerate', kind: 'mutation', access: 'user',
+  input: (raw) => ({ id: chatId(raw), msg: msgId(raw) }),
+  scope: () => storage('write', 'write'),
+  handler: (i, ctx) => {
+    checkRetrievalAccess(ctx, i.id);
+    return ctx.chat.messages.regenerate(ctx.session, i.id, i.msg, ctx.signal);
+  },
+});
+
+export const chatCompact = defineProcedure({
+  name: 'chat.compact', kind: 'mutation', access: 'user',
+  input: (raw) => ({ id: chatId(raw), keepRecent: parseCompact(body(raw)) }),
+  scope: () => storage('read', 'write'),
+  handler: (i, ctx) => ctx.chat.messages.compact(ctx.session, i.id, i.keepRecent, ctx.signal),
+});
+
+export const chatToolResult = defineProcedure({
+  name: 'chat.toolResult', kind: 'query', access: 'user',
+  input: (raw) => ({ id: chatId(raw), result: parseToolResult(body(raw)) }),
+  scope: () => storage('read', 'read'),
+  handler: (i, ctx) => ctx.chat.messages.toolResult(ctx.session, i.id, i.result),
+});

@@ -1,0 +1,69 @@
+/**
+ * Small parsers for procedure inputs: named arguments (path and query
+ * parameters over HTTP, payload members over WebSocket) and body members.
+ * A named argument may arrive as text (HTTP) or as its own type (WebSocket):
+ * each helper accepts both. Every failure is InvalidInput naming the member.
+ */
+import { InvalidInput } from '../../errors.js';
+import { checkLimit, MAX_FIELD_NAMES, validateCollectionName } from '../../engine/index.js';
+import { isPlainObjectValue } from './plain-object.js';
+import type { RawInput } from './procedure.js';
+
+/** A required named argument (a path parameter over HTTP); a number or boolean is taken as its text. */
+export function param(raw: RawInput, name: string): string {
+  const v = text(raw.args[name], name);
+  if (v === undefined || v === '') throw new InvalidInput(`Missing path parameter '${name}'`);
+  return v;
+}
+
+/** An optional named argument as text; the last one of a repeated query parameter. */
+export function queryString(raw: RawInput, name: string): string | undefined {
+  const v = raw.args[name];
+  return Array.isArray(v) ? text(v[v.length - 1], name) : text(v, name);
+}
+
+/** A boolean, or a `true`/`false` (also 1/0) query flag. */
+export function queryFlag(raw: RawInput, name: string): boolean | undefined {
+  const given = raw.args[name];
+  if (typeof given === 'boolean') return given;
+  const v = queryString(raw, name);
+  if (v === undefined || v === '') return undefined;
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw new InvalidInput(`Query parameter '${name}' must be true or false`);
+}
+
+/** A field list given once comma-joined or as a list (a repeated parameter); at most MAX_FIELD_NAMES names. */
+export function queryList(raw: RawInput, name: string): string[] | undefined {
+  const v = raw.args[name];
+  if (v === undefined || v === null) return undefined;
+  const given = (Array.isArray(v) ? v : [v]).map((s) => text(s, name) ?? '');
+  const items = given.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  checkLimit(items.length, MAX_FIELD_NAMES, name, 'field names');
+  return items.length > 0 ? items : undefined;
+}
+
+/** The `collection` path parameter, validated as a collection name. */
+export function collectionParam(raw: RawInput): string {
+  return validateCollectionName(param(raw, 'collection'));
+}
+
+/** A named argument's text: strings as they are, numbers and booleans as written; anything else is refused. */
+function text(v: unknown, name: string): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  throw new InvalidInput(`'${name}' must be a string`);
+}
+
+export function bodyObject(raw: RawInput): Record<string, unknown> {
+  if (!isPlainObjectValue(raw.body)) throw new InvalidInput('Request body must be a JSON object');
+  return raw.body;
+}
+
+export function optionalString(obj: Record<string, unknown>, name: string): string | undefined {
+  const v = obj[name];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw new InvalidInput(`'${name}' must be a string`);
+  return v;
+}

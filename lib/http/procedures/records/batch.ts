@@ -1,0 +1,115 @@
+/**
+ * Batch insert, update and delete (protocol.md 2.6): the map bodies of
+ * TS/Go, the positional MessagePack arrays of the Rust client, and
+ * `bypass_ripple` as a query parameter, body member or per item. Status:
+ * 201 all inserted, 200 all updated/deleted, 207 partial, 400 all failed.
+ */
+import { InvalidInput } from '../../../errors.js';
+import { rejectUnknownMembers, yieldToLoop, type BulkItem } from '../../../engine/index.js';
+import { defineProcedure, WithStatus, type RawInput } from '../procedure.js';
+import { collectionParam, queryFlag, queryString } from '../input.js';
+import { isPlainObjectValue } from '../plain-object.js';
+
+type Kind = BulkItem['kind'];
+const LIST_KEY: Record<Kind, string> = { insert: 'inserts', update: 'updates', delete: 'deletes' };
+
+export interface BatchInput { collection: string; kind: Kind; items: BulkItem[]; transactionId?: string }
+
+
+function flag(v: unknown, where: string): boolean {
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean') throw new InvalidInput(`'bypass_ripple' must be a boolean at ${where}`);
+  return v;
+}
+
+function parseItem(kind: Kind, raw: unknown, i: number, bypassAll: boolean): BulkItem {
+  const where = `${LIST_KEY[kind]}[${i}]`;
+  if (Array.isArray(raw)) {
+    // Rust positional forms: [record, bypass] / [id, record, bypass] / [id, bypass].
+    if (kind === 'insert') return { kind, body: raw[0], bypassRipple: bypassAll || flag(raw[1], where) };
+    if (kind === 'update') return { kind, id: raw[0], body: raw[1], bypassRipple: bypassAll || flag(raw[2], where) };
+    return { kind, id: raw[0], bypassRipple: bypassAll || flag(raw[1], where) };
+  }
+  if (!isPlainObjectValue(raw)) throw new InvalidInput(`${where} must be an object`);
+  const bypassRipple = bypassAll || flag(raw.bypass_ripple, where);
+  if (kind === 'insert') {
+    if (!('data' in raw)) throw new InvalidInput(`${where} must be {data: {...}}`);
+    return { kind, body: raw.data, bypassRipple };
+  }
+  if (kind === 'update') {
+    if (!('id' in raw) || !('data' in raw)) throw new InvalidInput(`${where} must be {id, data: {...}}`);
+    return { kind, id: raw.id, body: raw.data, bypassRipple };
+  }
+  if (!('id' in raw)) throw new InvalidInput(`${where} must be {id}`);
+  return { kind, id: raw.id, bypassRipple };
+}
+
+/** Parses a batch request; the size limit (a setting) is checked by the handler, see checkBatchSize. */
+export function parseBatch(kind: Kind, raw: RawInput): BatchInput {
+  const collection = collectionParam(raw);
+  const body = raw.body;
+  let list: unknown;
+  let bypassAll = queryFlag(raw, 'bypass_ripple') ?? false;
+  if (Array.isArray(body)) {
+    list = body.length === 1 && Array.isArray(body[0]) ? body[0] : body;
+  } else if (isPlainObjectValue(body)) {
+    rejectUnknownMembers(body, [LIST_KEY[kind], 'bypass_ripple'], 'batch body', `{${LIST_KEY[kind]}: [...], bypass_ripple?}`);
+    list = body[LIST_KEY[kind]];
+    bypassAll = bypassAll || flag(body.bypass_ripple, 'body');
+  }
+  if (!Array.isArray(list)) throw new InvalidInput(`Batch body must be {${LIST_KEY[kind]}: [...]}`);
+  const items = list.map((item, i) => parseItem(kind, item, i, bypassAll));
+  const tx = queryString(raw, 'transaction_id');
+  return { collection, kind, items, ...(tx ? { transactionId: tx } : {}) };
+}
+
+/** Batches larger than this answer in a tick of their own (see the handler). */
+const YIELD_AFTER_ITEMS = 500;
+
+function checkBatchSize(items: readonly BulkItem[], max: number): void {
+  if (items.length > max) throw new InvalidInput(`Batch of ${items.length} records exceeds the maximum batch size of ${max}`);
+}
+
+/** Top-level fields the items write (field-level permissions); system members are not fields. */
+function writtenFields(items: readonly BulkItem[]): string[] {
+  const fields = new Set<string>();
+  for (const i of items) {
+    if (i.kind === 'delete' || !isPlainObjectValue(i.body)) continue;
+    // for-in over a plain object (own enumerable keys only, its prototype being Object.prototype or null): no key array per item.
+    for (const f in i.body) fields.add(f);
+  }
+  fields.delete('id');
+  fields.delete('ttl');
+  fields.delete('ttl_update_on_access');
+  return [...fields];
+}
+
+function statusFor(kind: Kind, ok: number, failed: number): number {
+  if (failed === 0) return kind === 'insert' ? 201 : 200;
+  return ok === 0 ? 400 : 207;
+}
+
+function makeBatch(kind: Kind) {
+  return defineProcedure({
+    name: `batch.${kind}`, kind: 'mutation', access: 'user',
+    input: (raw) => parseBatch(kind, raw),
+    scope: (i) => ({ collections: [{ name: i.collection, mode: 'write', fields: writtenFields(i.items) }], transaction: i.transactionId }),
+    handler: async (input, ctx) => {
+      checkBatchSize(input.items, ctx.db.settings().max_batch_size);
+      const release = ctx.batchGate.acquire(ctx.db.settings().max_concurrent_batches);
+      try {
+        const res = await ctx.session.writeMany(input.collection, input.items);
+        // The batch was applied in the tick that got here: encode the (large) answer in a fresh one.
+        if (input.items.length > YIELD_AFTER_ITEMS) await yieldToLoop();
+        const failed = res.failed.map((f) => ({ id: f.id, error: f.error }));
+        return new WithStatus(statusFor(kind, res.successful.length, failed.length), { successful: res.successful, failed });
+      } finally {
+        release();
+      }
+    },
+  });
+}
+
+export const batchInsert = makeBatch('insert');
+export const batchUpdate = makeBatch('update');
+export const batchDelete = makeBatch('delete');

@@ -1,0 +1,151 @@
+/** Record routes: insert, find, find by id, update (merge, action, sequence), delete, distinct, count. */
+import { InvalidInput } from '../../../errors.js';
+import { parseActionSequence, parseFieldPath, parseFilter, parseQuery, rejectUnknownMembers, validateCollectionName, validateId, type ActionStep, type Fields } from '../../../engine/index.js';
+import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
+import { bodyObject, collectionParam, param, queryFlag, queryList, queryString } from '../input.js';
+import { isPlainObjectValue } from '../plain-object.js';
+import { WireRecord } from '../../wire/wire-record.js';
+import { RecordList } from '../../wire/record-list.js';
+import type { Context } from '../context.js';
+
+const SYSTEM_BODY_KEYS = new Set(['id', 'ttl', 'ttl_update_on_access']);
+
+/** The `transaction_id` a statement joins (query string), if any. */
+function txOf(raw: RawInput): string | undefined {
+  const tx = queryString(raw, 'transaction_id');
+  return tx === undefined || tx === '' ? undefined : tx;
+}
+
+/** `bypass_ripple` from the query string; in a record body it would be a field like any other. */
+function bypassOf(raw: RawInput): boolean {
+  return queryFlag(raw, 'bypass_ripple') ?? false;
+}
+
+function writtenFields(body: unknown): string[] {
+  return isPlainObjectValue(body) ? Object.keys(body).filter((k) => !SYSTEM_BODY_KEYS.has(k)) : [];
+}
+
+/** The record on the wire, keeping only top-level fields named by the query-string lists (and always `id`). */
+function out(ctx: Context, r: Fields, select?: string[], exclude?: string[]): WireRecord {
+  let rec = r;
+  if (select || exclude) {
+    const selected = select && new Set(select);
+    const excluded = new Set(exclude);
+    const keep: Record<string, Fields[string]> = {};
+    for (const [k, v] of Object.entries(r)) {
+      if (k === 'id' || ((!selected || selected.has(k)) && !excluded.has(k))) keep[k] = v;
+    }
+    rec = keep;
+  }
+  // Without a projection the answer is the stored record itself, whose rendered text can be remembered.
+  return new WireRecord(rec, ctx.typed, rec === r);
+}
+
+/** A write to `collection` (of `fields`, for field-level permissions), in transaction `tx` if given. */
+function writes(collection: string, tx: string | undefined, fields?: string[]): Scope {
+  return { collections: [{ name: collection, mode: 'write', ...(fields ? { fields } : {}) }], transaction: tx };
+}
+
+function reads(collections: readonly string[], tx: string | undefined): Scope {
+  return { collections: collections.map((name) => ({ name, mode: 'read' as const })), transaction: tx };
+}
+
+export const recordsInsert = defineProcedure({
+  name: 'records.insert', kind: 'mutation', access: 'user',
+  input: (raw) => ({ collection: collectionParam(raw), body: bodyObject(raw), tx: txOf(raw), bypassRipple: bypassOf(raw) }),
+  scope: (i) => writes(i.collection, i.tx, writtenFields(i.body)),
+  handler: async (i, ctx) => ({ id: await ctx.session.insert(i.collection, i.body, i.bypassRipple) }),
+});
+
+export const recordsFindById = defineProcedure({
+  name: 'records.findById', kind: 'query', access: 'user',
+  input: (raw) => {
+    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields'), tx: txOf(raw) };
+  },
+  scope: (i) => reads([i.collection], i.tx),
+  handler: (i, ctx) => out(ctx, ctx.session.findById(i.collection, i.id), i.select, i.exclude),
+});
+
+export const recordsFind = defineProcedure({
+  name: 'records.find', kind: 'query', access: 'user',
+  input: (raw) => {
+    const query = parseQuery(raw.body);
+    for (const c of query.join?.collections ?? []) validateCollectionName(c);
+    return { collection: collectionParam(raw), query, tx: txOf(raw) ?? query.transactionId };
+  },
+  // A join reads its target collections too: the key needs read access there as well.
+  scope: (i) => reads([i.collection, ...(i.query.join?.collections ?? [])], i.tx),
+  handler: async (i, ctx) => new RecordList(await ctx.session.find(i.collection, i.query), ctx.typed),
+});
+
+export const recordsUpdate = defineProcedure({
+  name: 'records.update', kind: 'mutation', access: 'user',
+  input: (raw) => {
+    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), body: bodyObject(raw),
+      select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields'), tx: txOf(raw), bypassRipple: bypassOf(raw) };
+  },
+  scope: (i) => writes(i.collection, i.tx, writtenFields(i.body)),
+  handler: async (i, ctx) => out(ctx, await ctx.session.update(i.collection, i.id, i.body, i.bypassRipple), i.select, i.exclude),
+});
+
+function parseActionBody(body: unknown): { field: string; value: unknown } {
+  if (Array.isArray(body) && (body.length === 1 || body.length === 2) && typeof body[0] === 'string') {
+    return { field: body[0], value: body[1] ?? null };
+  }
+  if (isPlainObjectValue(body) && typeof body.field === 'string') return { field: body.field, value: body.value ?? null };
+  throw new InvalidInput("Action body must be {field: string, value?: any}");
+}
+
+/** Top-level fields the actions write (field-level permissions). */
+const actionFields = (steps: readonly ActionStep[]) => steps.map((s) => s.field.split('.')[0]!);
+
+export const recordsUpdateAction = defineProcedure({
+  name: 'records.updateAction', kind: 'mutation', access: 'user',
+  input: (raw) => {
+    const { field, value } = parseActionBody(raw.body);
+    const steps = parseActionSequence([{ action: param(raw, 'action'), field, value }]);
+    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), steps, tx: txOf(raw), bypassRipple: bypassOf(raw) };
+  },
+  scope: (i) => writes(i.collection, i.tx, actionFields(i.steps)),
+  handler: async (i, ctx) => out(ctx, await ctx.session.applyActions(i.collection, i.id, i.steps, i.bypassRipple)),
+});
+
+export const recordsUpdateSequence = defineProcedure({
+  name: 'records.updateSequence', kind: 'mutation', access: 'user',
+  input: (raw) => {
+    if (!Array.isArray(raw.body)) throw new InvalidInput('Action sequence body must be an array of [action, field, value] triples');
+    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), steps: parseActionSequence(raw.body), tx: txOf(raw), bypassRipple: bypassOf(raw) };
+  },
+  scope: (i) => writes(i.collection, i.tx, actionFields(i.steps)),
+  handler: async (i, ctx) => out(ctx, await ctx.session.applyActions(i.collection, i.id, i.steps, i.bypassRipple)),
+});
+
+export const recordsDelete = defineProcedure({
+  name: 'records.delete', kind: 'mutation', access: 'user',
+  input: (raw) => ({ collection: collectionParam(raw), id: validateId(param(raw, 'id')), tx: txOf(raw), bypassRipple: bypassOf(raw) }),
+  scope: (i) => writes(i.collection, i.tx),
+  handler: async (i, ctx) => ({ id: await ctx.session.delete(i.collection, i.id, i.bypassRipple), deleted: true, status: 'deleted' }),
+});
+
+export const recordsDistinct = defineProcedure({
+  name: 'records.distinct', kind: 'query', access: 'user',
+  input: (raw) => {
+    const body = raw.body === undefined ? {} : bodyObject(raw);
+    rejectUnknownMembers(body, ['filter', 'bypass_ripple', 'bypass_cache'], 'distinct body');
+    const path = parseFieldPath(param(raw, 'field'), 'distinct field');
+    const filter = body.filter === undefined || body.filter === null ? undefined : parseFilter(body.filter);
+    return { collection: collectionParam(raw), field: param(raw, 'field'), path, filter };
+  },
+  scope: (i) => reads([i.collection], undefined),
+  handler: async (i, ctx) => {
+    const values = await ctx.session.distinct(i.collection, i.path, i.filter);
+    return { collection: i.collection, field: i.field, values, count: values.length };
+  },
+});
+
+export const recordsCount = defineProcedure({
+  name: 'records.count', kind: 'query', access: 'user',
+  input: collectionParam,
+  scope: (name) => reads([name], undefined),
+  handler: async (name, ctx) => ({ count: await ctx.session.count(name) }),
+});

@@ -1,0 +1,112 @@
+/** Transactions and savepoints (protocol.md 2.7) and the admin audit trail. */
+import { InvalidInput, MESSAGES } from '../../../errors.js';
+import {
+  isIsolationLevel, isSavepointName, isTransactionSession, isTransactionTimeout, rejectUnknownMembers, SAVEPOINT_NAME_RULE, TIMEOUT_RULE,
+  type TransactionSession,
+} from '../../../engine/index.js';
+import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
+import { bodyObject, param, queryString } from '../input.js';
+import type { Context } from '../context.js';
+
+const txParam = (raw: RawInput) => param(raw, 'id');
+
+/** The transaction named in the path: the gate opens its session (and checks that the caller owns it). */
+const inTransaction = (id: string): Scope => ({ transaction: id });
+
+/** The session of a procedure scoped to a transaction. */
+function transaction(ctx: Context): TransactionSession {
+  if (!isTransactionSession(ctx.session)) throw new Error('procedure declares no transaction in its scope');
+  return ctx.session;
+}
+
+export const transactionsBegin = defineProcedure({
+  name: 'transactions.begin', kind: 'mutation', access: 'user',
+  input: (raw) => {
+    const body = raw.body === undefined ? {} : bodyObject(raw);
+    rejectUnknownMembers(body, ['isolation_level', 'timeout_seconds']);
+    const level = body.isolation_level ?? undefined, timeout = body.timeout_seconds ?? undefined;
+    if (level !== undefined && !isIsolationLevel(level)) throw new InvalidInput(MESSAGES.invalidIsolationLevel);
+    if (timeout !== undefined && !isTransactionTimeout(timeout)) throw new InvalidInput(TIMEOUT_RULE);
+    return { level, timeout };
+  },
+  handler: (i, ctx) => {
+    const tx = ctx.db.transactions.begin(i.level, i.timeout, ctx.principal?.keyId);
+    return { transaction_id: tx.id, isolation_level: tx.level, created_at: Math.floor(tx.createdAt / 1000), timeout_seconds: tx.timeoutSecs };
+  },
+});
+
+export const transactionsList = defineProcedure({
+  name: 'transactions.list', kind: 'query', access: 'user',
+  input: () => undefined,
+  handler: (_i, ctx) => {
+    const transactions = ctx.db.transactions.list(ctx.principal);
+    return { transactions, count: transactions.length };
+  },
+});
+
+export const transactionsStatus = defineProcedure({
+  name: 'transactions.status', kind: 'query', access: 'user',
+  input: txParam,
+  scope: inTransaction,
+  handler: (_id, ctx) => transaction(ctx).status(),
+});
+
+export const transactionsCommit = defineProcedure({
+  name: 'transactions.commit', kind: 'mutation', access: 'user',
+  input: txParam,
+  scope: inTransaction,
+  handler: async (id, ctx) => ({ status: 'committed', transaction_id: id, operations_count: await transaction(ctx).commit() }),
+});
+
+export const transactionsRollback = defineProcedure({
+  name: 'transactions.rollback', kind: 'mutation', access: 'user',
+  input: txParam,
+  scope: inTransaction,
+  handler: (id, ctx) => ({ status: 'rolled_back', transaction_id: id, operations_rolled_back: transaction(ctx).rollback() }),
+});
+
+export const savepointsCreate = defineProcedure({
+  name: 'savepoints.create', kind: 'mutation', access: 'user',
+  input: (raw) => {
+    const name = bodyObject(raw).name;
+    if (!isSavepointName(name)) throw new InvalidInput(SAVEPOINT_NAME_RULE);
+    return { id: param(raw, 'id'), name };
+  },
+  scope: (i) => inTransaction(i.id),
+  handler: async (i, ctx) => ({ status: 'created', transaction_id: i.id, savepoint_name: await transaction(ctx).savepoint(i.name) }),
+});
+
+export const savepointsRollback = defineProcedure({
+  name: 'savepoints.rollback', kind: 'mutation', access: 'user',
+  input: (raw) => ({ id: param(raw, 'id'), name: param(raw, 'name') }),
+  scope: (i) => inTransaction(i.id),
+  handler: async (i, ctx) => {
+    const tx = transaction(ctx);
+    const undone = await tx.rollbackTo(i.name);
+    return { status: 'rolled_back', transaction_id: i.id, savepoint_name: i.name, operations_rolled_back: undone, operations_count: tx.status().operations_count };
+  },
+});
+
+export const savepointsRelease = defineProcedure({
+  name: 'savepoints.release', kind: 'mutation', access: 'user',
+  input: (raw) => ({ id: param(raw, 'id'), name: param(raw, 'name') }),
+  scope: (i) => inTransaction(i.id),
+  handler: async (i, ctx) => {
+    await transaction(ctx).release(i.name);
+    return { status: 'released', transaction_id: i.id, savepoint_name: i.name };
+  },
+});
+
+export const auditList = defineProcedure({
+  name: 'audit.list', kind: 'query', access: 'admin',
+  input: (raw) => {
+    const limit = queryString(raw, 'limit');
+    const n = limit === undefined ? 100 : Number(limit);
+    if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new InvalidInput("'limit' must be an integer between 1 and 10000");
+    return { limit: n, transactionId: queryString(raw, 'transaction_id') };
+  },
+  handler: async (i, ctx) => {
+    const events = await ctx.db.audit.read({ limit: i.limit, transactionId: i.transactionId });
+    return { events, count: events.length };
+  },
+});
