@@ -2,8 +2,7 @@
 import { InvalidInput } from '../../errors.js';
 import { ALIAS_RULE, isAliasName, rejectUnknownMembers, validateId, type SchemaChange, type SchemaDefinition } from '../../engine/index.js';
 import { defineProcedure } from './procedure.js';
-import { collectionParam, param, queryFlag } from './input.js';
-import { isPlainObjectValue } from './plain-object.js';
+import { collectionParam, isPlainObjectValue, param, queryFlag } from './input.js';
 
 /** Members of a create body that are not schema fields. */
 const CREATE_KEYS = new Set(['fields', 'version', 'bypass_ripple', 'created_at', 'last_modified', 'primary_key_alias', 'schema']);

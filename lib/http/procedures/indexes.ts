@@ -2,8 +2,7 @@
 import { InvalidInput } from '../../errors.js';
 import { INDEX_FIELD_RULE, indexDefs, isIndexableField, parseQuery, rejectUnknownMembers } from '../../engine/index.js';
 import { defineProcedure } from './procedure.js';
-import { collectionParam, param } from './input.js';
-import { isPlainObjectValue } from './plain-object.js';
+import { collectionParam, isPlainObjectValue, param } from './input.js';
 
 /** `{field, type?: "btree" | "hash"}` (btree by default). */
 function parseIndexRequest(body: unknown): { field: string; type: 'btree' | 'hash' } {

@@ -6,7 +6,6 @@
  */
 import { InvalidInput } from '../../errors.js';
 import { checkLimit, MAX_FIELD_NAMES, validateCollectionName } from '../../engine/index.js';
-import { isPlainObjectValue } from './plain-object.js';
 import type { RawInput } from './procedure.js';
 
 /** A required named argument (a path parameter over HTTP); a number or boolean is taken as its text. */
@@ -54,6 +53,13 @@ function text(v: unknown, name: string): string | undefined {
   if (typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   throw new InvalidInput(`'${name}' must be a string`);
+}
+
+/** True for plain `{}`-style objects (not arrays, buffers or class instances). */
+export function isPlainObjectValue(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof Uint8Array) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
 
 export function bodyObject(raw: RawInput): Record<string, unknown> {

@@ -7,8 +7,7 @@
 import { InvalidInput } from '../../../errors.js';
 import { rejectUnknownMembers, yieldToLoop, type BulkItem } from '../../../engine/index.js';
 import { defineProcedure, WithStatus, type RawInput } from '../procedure.js';
-import { collectionParam, queryFlag, queryString } from '../input.js';
-import { isPlainObjectValue } from '../plain-object.js';
+import { collectionParam, isPlainObjectValue, queryFlag, queryString } from '../input.js';
 
 type Kind = BulkItem['kind'];
 const LIST_KEY: Record<Kind, string> = { insert: 'inserts', update: 'updates', delete: 'deletes' };

@@ -2,8 +2,7 @@
 import { InvalidInput } from '../../../errors.js';
 import { parseActionSequence, parseFieldPath, parseFilter, parseQuery, rejectUnknownMembers, validateCollectionName, validateId, type ActionStep, type Fields } from '../../../engine/index.js';
 import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
-import { bodyObject, collectionParam, param, queryFlag, queryList, queryString } from '../input.js';
-import { isPlainObjectValue } from '../plain-object.js';
+import { bodyObject, collectionParam, isPlainObjectValue, param, queryFlag, queryList, queryString } from '../input.js';
 import { WireRecord } from '../../wire/wire-record.js';
 import { RecordList } from '../../wire/record-list.js';
 import type { Context } from '../context.js';

@@ -1,8 +1,7 @@
 /** `POST /api/search/{c}`: text, vector and hybrid search (protocol.md 2.9). */
 import { parseSearch, recordToWire } from '../../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
-import { collectionParam, queryString } from '../input.js';
-import { isPlainObjectValue } from '../plain-object.js';
+import { collectionParam, isPlainObjectValue, queryString } from '../input.js';
 
 /**
  * Separates the request's envelope (`transaction_id`, and `bypass_ripple` /
