@@ -58,7 +58,7 @@ function record(i: number) {
 }
 
 function caller(db: Database, fn: CompiledFunction) {
-  const env = { db, lookup: (label: string) => (label === fn.label ? fn : undefined) };
+  const env = { engine: db, lookup: (label: string) => (label === fn.label ? fn : undefined) };
   return (params: Record<string, unknown> = {}) => callStoredFunction(env, fn, params);
 }
 

@@ -12,7 +12,8 @@ export {
 export {
   AI_ROLES, NO_FUNCTION_AI, type AiCompletion, type AiCompletionRequest, type AiEmbeddings, type AiMessage, type AiRole, type FunctionAi,
 } from './steps/index.js';
-export { BcryptWorkerPool, SLICED_BCRYPT, type BcryptJob, type BcryptRunner } from './steps/index.js';
+export { BcryptWorkerPool, SLICED_BCRYPT, swrSettled, type BcryptJob, type BcryptRunner } from './steps/index.js';
+export type { FunctionEngine, KeyValueStore } from './services.js';
 export { STEP_TABLE, STEPS, step, type CompiledStep, type Execution, type MemberReader, type Returned, type Row, type StepAccess, type StepType } from './steps/index.js';
 export { compileTemplate, resolveTemplate, type Template, type TemplateScope } from './templates/index.js';
 export * as limits from './limits.js';

@@ -8,7 +8,7 @@ describe('functions: interpreter', () => {
   let dir: string;
   let db: Database;
   const registry = new Map<string, CompiledFunction>();
-  const env = () => ({ db, lookup: (l: string) => registry.get(l) });
+  const env = () => ({ engine: db, lookup: (l: string) => registry.get(l) });
   const define = (def: Record<string, unknown>) => {
     const fn = compileDefinition({ name: 'n', parameters: {}, ...def });
     registry.set(fn.label, fn);

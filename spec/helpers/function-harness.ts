@@ -47,7 +47,7 @@ export class FunctionHarness {
     const fn = this.functions.get(label);
     if (!fn) throw new Error(`no function '${label}' defined`);
     return callStoredFunction({
-      db: this.db, lookup: (l) => this.functions.get(l), ...(this.bounds ? { bounds: this.bounds } : {}), ...(this.env ? { env: this.env } : {}),
+      engine: this.db, lookup: (l) => this.functions.get(l), ...(this.bounds ? { bounds: this.bounds } : {}), ...(this.env ? { env: this.env } : {}),
       ...(this.ai ? { ai: this.ai } : {}), ...(this.bcrypt ? { bcrypt: this.bcrypt } : {}),
     }, fn, params);
   }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { closeOutboundPools } from '../../lib/outbound/index.js';
-import { swrSettled } from '../../lib/functions/steps/external/swr.js';
+import { swrSettled } from '../../lib/functions/index.js';
 import { bare, TestServer } from '../helpers/test-server.js';
 import { startLocalHttp, type LocalHttp } from '../helpers/local-http.js';
 
@@ -11,7 +11,7 @@ describe('HTTP: outbound function steps and their settings', () => {
     s = await TestServer.start();
     api = await startLocalHttp();
   });
-  afterEach(async () => { await swrSettled(s.server.db); await api.close(); await s.stop(); });
+  afterEach(async () => { await swrSettled(s.server.db.kv); await api.close(); await s.stop(); });
   after(async () => { await closeOutboundPools(); });
 
   it('validates the outbound and SMTP settings in PUT /api/config and never shows smtp_password', async () => {

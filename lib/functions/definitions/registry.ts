@@ -15,8 +15,9 @@
  * `__function_history` (product.md: not guaranteed, no endpoint reads it).
  */
 import { Conflict, InvalidInput, NotFound } from '../../errors.js';
-import { fromJson, isPlainObject, toJson, type Database, type Fields, type LoggedBatch } from '../../engine/index.js';
+import { fromJson, isPlainObject, toJson, type Fields, type LoggedBatch } from '../../engine/index.js';
 import { compileDefinition, type CompiledFunction, type CompileOptions } from '../compiler/index.js';
+import type { FunctionEngine } from '../services.js';
 
 export const FUNCTIONS_COLLECTION = '__functions';
 export const FUNCTION_HISTORY_COLLECTION = '__function_history';
@@ -48,12 +49,12 @@ export class FunctionRegistry {
   private saving: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly db: Database,
+    private readonly engine: FunctionEngine,
     private readonly warn: RegistryWarn = () => {},
     /** Save-time checks that depend on the server (the `{{env.NAME}}` allow-list). */
     private readonly compileOptions: CompileOptions = {},
   ) {
-    db.onCommit((batch) => {
+    engine.onCommit((batch) => {
       if (touchesFunctions(batch)) this.stale = true;
     });
   }
@@ -94,9 +95,9 @@ export class FunctionRegistry {
     const compiled = compileDefinition(raw, this.compileOptions);
     return this.serialized(async () => {
       if (this.current().byLabel.has(compiled.label)) throw new Conflict(`A function with label '${compiled.label}' already exists`);
-      const now = new Date(this.db.now()).toISOString();
+      const now = new Date(this.engine.now()).toISOString();
       const doc = { definition: withoutManaged(raw as Record<string, unknown>), created_at: now, updated_at: now };
-      const id = await this.db.session(undefined).insert(FUNCTIONS_COLLECTION, { label: compiled.label, document: toJson(doc) });
+      const id = await this.engine.session(undefined).insert(FUNCTIONS_COLLECTION, { label: compiled.label, document: toJson(doc) });
       this.stale = true;
       return id;
     });
@@ -110,8 +111,8 @@ export class FunctionRegistry {
       const clash = this.current().byLabel.get(compiled.label);
       if (clash && clash.id !== old.id) throw new Conflict(`A function with label '${compiled.label}' already exists`);
       await this.snapshotHistory(old);
-      const doc = { definition: withoutManaged(raw as Record<string, unknown>), created_at: old.createdAt, updated_at: new Date(this.db.now()).toISOString() };
-      await this.db.session(undefined).update(FUNCTIONS_COLLECTION, old.id, { label: compiled.label, document: toJson(doc) });
+      const doc = { definition: withoutManaged(raw as Record<string, unknown>), created_at: old.createdAt, updated_at: new Date(this.engine.now()).toISOString() };
+      await this.engine.session(undefined).update(FUNCTIONS_COLLECTION, old.id, { label: compiled.label, document: toJson(doc) });
       this.stale = true;
       return this.get(old.id);
     });
@@ -120,7 +121,7 @@ export class FunctionRegistry {
   delete(idOrLabel: string): Promise<StoredFunction> {
     return this.serialized(async () => {
       const old = this.get(idOrLabel);
-      await this.db.session(undefined).delete(FUNCTIONS_COLLECTION, old.id);
+      await this.engine.session(undefined).delete(FUNCTIONS_COLLECTION, old.id);
       this.stale = true;
       return old;
     });
@@ -129,8 +130,8 @@ export class FunctionRegistry {
   private async snapshotHistory(old: StoredFunction): Promise<void> {
     try {
       const doc = { definition: old.definition, created_at: old.createdAt, updated_at: old.updatedAt };
-      await this.db.session(undefined).insert(FUNCTION_HISTORY_COLLECTION, {
-        function_id: old.id, label: old.label, document: toJson(doc), replaced_at: new Date(this.db.now()).toISOString(),
+      await this.engine.session(undefined).insert(FUNCTION_HISTORY_COLLECTION, {
+        function_id: old.id, label: old.label, document: toJson(doc), replaced_at: new Date(this.engine.now()).toISOString(),
       });
     } catch (err) {
       this.warn(`Could not keep a history snapshot of function '${old.label}'`, err);
@@ -166,7 +167,7 @@ export class FunctionRegistry {
 
   /** In one piece: definitions are few, and the compiled maps are read synchronously by every call. */
   private storedRecords(): IterableIterator<Fields> {
-    return this.db.records.scan(FUNCTIONS_COLLECTION);
+    return this.engine.records.scan(FUNCTIONS_COLLECTION);
   }
 }
 

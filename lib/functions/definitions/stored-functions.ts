@@ -6,9 +6,9 @@
  * stops it.
  */
 import { NotFound } from '../../errors.js';
-import type { Database } from '../../engine/index.js';
 import { callStoredFunction, functionEnv, type CallBounds, type CallEnvironment, type CallResult } from '../interpreter/index.js';
 import { FunctionRegistry, type RegistryWarn } from './registry.js';
+import type { FunctionEngine } from '../services.js';
 import { BcryptWorkerPool, type FunctionAi } from '../steps/index.js';
 import { findRoute } from './route-lookup.js';
 import { mergeRouteParams } from '../routing/path-routes.js';
@@ -30,20 +30,20 @@ export class StoredFunctions {
    * `ai`: what the Chat and Embed steps call (the server adapts lib/chat's providers); default none, offline embeddings.
    * `bcryptWorkers`: the most worker threads BcryptHash and BcryptVerify use at once (default min(2, cores)).
    */
-  constructor(readonly db: Database, opts: {
+  constructor(engine: FunctionEngine, opts: {
     warn?: RegistryWarn; bounds?: CallBounds; environment?: FunctionEnvironmentOptions; ai?: FunctionAi; bcryptWorkers?: number;
   } = {}) {
     // `{{env.NAME}}`: the startup list plus the setting, checked at save and at each read.
     const environment = functionEnv({
       startup: opts.environment?.allow ?? [],
-      current: () => db.settings().function_env_allowlist,
+      current: () => engine.settings().function_env_allowlist,
       variables: opts.environment?.variables ?? {},
     });
-    this.registry = new FunctionRegistry(db, opts.warn, { envAllowed: (name) => environment.allows(name) });
+    this.registry = new FunctionRegistry(engine, opts.warn, { envAllowed: (name) => environment.allows(name) });
     const registry = this.registry;
     this.bcrypt = new BcryptWorkerPool(opts.bcryptWorkers);
     this.env = {
-      db,
+      engine,
       bcrypt: this.bcrypt,
       env: environment,
       lookup: (idOrLabel) => (registry.find(idOrLabel) ? registry.compiled(idOrLabel) : undefined),

@@ -6,7 +6,7 @@
  * error (which TryCatch does not swallow), even if the port ignores the
  * abort (an embedder that cannot be cancelled is simply no longer waited for).
  */
-import type { FunctionAi } from '../steps/ai/ai-port.js';
+import type { FunctionAi } from '../services.js';
 import type { CallBudget } from './call-limits.js';
 
 export function boundedAi(port: FunctionAi, budget: CallBudget): FunctionAi {

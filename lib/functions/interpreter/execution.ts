@@ -9,13 +9,13 @@
  */
 import { yieldToLoop } from '../../engine/index.js';
 import { InvalidInput, StepFailed } from '../../errors.js';
-import type { Database, Session } from '../../engine/index.js';
-import type { CompiledStep, Execution, Returned, Row } from '../steps/step.js';
+import type { Session } from '../../engine/index.js';
+import { outboundPolicy, type OutboundPolicy } from '../../outbound/index.js';
+import type { CompiledStep, Execution, Returned, Row, StepSettings } from '../steps/step.js';
 import { resolveTemplate, type Template, type TemplateScope } from '../templates/index.js';
 import { CallLimitExceeded, type CallBudget } from './call-limits.js';
 import type { FunctionEnv } from './function-env.js';
-import type { FunctionAi } from '../steps/ai/ai-port.js';
-import type { BcryptRunner } from '../steps/crypto/bcrypt/bcrypt-runner.js';
+import type { BcryptRunner, FunctionAi, FunctionEngine, KeyValueStore } from '../services.js';
 import { boundedAi, withinBudget } from './bounded-ai.js';
 import { lookupInParams, lookupInRecord } from './scope.js';
 
@@ -40,7 +40,7 @@ export class CallState {
   readonly bcrypt: BcryptRunner;
 
   constructor(
-    readonly db: Database,
+    readonly engine: FunctionEngine,
     readonly session: Session,
     readonly params: Readonly<Record<string, unknown>>,
     readonly budget: CallBudget,
@@ -69,13 +69,21 @@ class FrameExecution implements Execution {
 
   get session(): Session { return this.call.session; }
   get params(): Readonly<Record<string, unknown>> { return this.call.params; }
-  get db(): Database { return this.call.db; }
+  get kv(): KeyValueStore { return this.call.engine.kv; }
   get transactional(): boolean { return this.call.transactional; }
   get ai(): FunctionAi { return this.call.ai; }
   get bcrypt(): BcryptRunner { return this.call.bcrypt; }
 
+  settings(): StepSettings {
+    return this.call.engine.settings();
+  }
+
+  outbound(): OutboundPolicy {
+    return outboundPolicy(this.call.engine.settings());
+  }
+
   now(): number {
-    return this.call.db.now();
+    return this.call.engine.now();
   }
 
   env(name: string): string {

@@ -9,20 +9,21 @@
  * `:name` segments of a path-routed function's `http_path`.
  */
 import { InvalidInput, NotFound } from '../../errors.js';
-import { fieldsFromWire, isPlainObject, type Database, type Session, type TransactionSession } from '../../engine/index.js';
+import { fieldsFromWire, isPlainObject, type Session, type TransactionSession } from '../../engine/index.js';
 import type { CompiledFunction } from '../compiler/index.js';
 import type { Returned, Row } from '../steps/step.js';
 import { boundsFromSettings, CallBudget, CallLimitExceeded, type CallBounds } from './call-limits.js';
 import { CallState, type StageStat } from './execution.js';
 import { NO_FUNCTION_ENV, type FunctionEnv } from './function-env.js';
-import { NO_FUNCTION_AI, type FunctionAi } from '../steps/ai/ai-port.js';
-import { SLICED_BCRYPT, type BcryptRunner } from '../steps/crypto/bcrypt/bcrypt-runner.js';
+import { NO_FUNCTION_AI, type BcryptRunner, type FunctionAi, type FunctionEngine } from '../services.js';
+import { SLICED_BCRYPT } from '../steps/crypto/bcrypt/bcrypt-runner.js';
 
 /** Transactions of stored functions are owned by no key: only admins could see them, and they live one call. */
 export const FUNCTION_TRANSACTION_OWNER = '\u0000function';
 
 export interface CallEnvironment {
-  readonly db: Database;
+  /** The engine the call runs on (a Database satisfies it). */
+  readonly engine: FunctionEngine;
   /** A compiled function by id or label, undefined when there is none. */
   lookup(idOrLabel: string): CompiledFunction | undefined;
   /** Per-call bounds; default: the `function_*` settings at the start of the call. */
@@ -54,7 +55,7 @@ export interface CallResult {
 export async function callStoredFunction(env: CallEnvironment, fn: CompiledFunction, body: unknown): Promise<CallResult> {
   const started = performance.now();
   const params = bindParameters(fn, body);
-  const budget = new CallBudget(env.bounds ?? boundsFromSettings(env.db.settings()));
+  const budget = new CallBudget(env.bounds ?? boundsFromSettings(env.engine.settings()));
   const call = await runCall(env, fn, params, undefined, 1, budget);
   const stats: CallStats = {
     input_count: 0,
@@ -101,7 +102,7 @@ async function runCall(
   env: CallEnvironment, fn: CompiledFunction, params: Record<string, unknown>, outer: Session | undefined, depth: number, budget: CallBudget,
 ): Promise<{ records: Row[]; state: CallState }> {
   const nested = async (label: string, given: Record<string, unknown> | undefined, caller: CallState): Promise<Row[]> => {
-    const max = env.db.settings().max_function_call_depth;
+    const max = env.engine.settings().max_function_call_depth;
     if (caller.depth + 1 > max) throw new CallLimitExceeded(`Maximum function call depth (${max}) exceeded`, 'INVALID_INPUT');
     const callee = env.lookup(label);
     if (!callee) throw new NotFound(`Function '${label}' not found`);
@@ -116,15 +117,15 @@ async function runCall(
 
   // Inside a caller's transaction the callee joins it; otherwise a transactional callee opens its own.
   if (outer !== undefined || !fn.transaction) {
-    const state = new CallState(env.db, outer ?? env.db.session(undefined), params, budget, depth, nested, env.env ?? NO_FUNCTION_ENV, env.ai ?? NO_FUNCTION_AI,
+    const state = new CallState(env.engine, outer ?? env.engine.session(undefined), params, budget, depth, nested, env.env ?? NO_FUNCTION_ENV, env.ai ?? NO_FUNCTION_AI,
       env.bcrypt ?? SLICED_BCRYPT);
     return { records: await state.runTopLevel(fn.steps, []), state };
   }
   // The transaction outlives the call's time bound, so it cannot expire under a call still running.
   const timeoutSecs = Math.min(86_400, Math.ceil(budget.bounds.maxMs / 1000) + 60);
-  const tx = env.db.transactions.begin(fn.transaction.isolationLevel, timeoutSecs, FUNCTION_TRANSACTION_OWNER);
-  const session: TransactionSession = env.db.session(undefined, tx.id);
-  const state = new CallState(env.db, session, params, budget, depth, nested, env.env ?? NO_FUNCTION_ENV, env.ai ?? NO_FUNCTION_AI,
+  const tx = env.engine.transactions.begin(fn.transaction.isolationLevel, timeoutSecs, FUNCTION_TRANSACTION_OWNER);
+  const session: TransactionSession = env.engine.session(undefined, tx.id);
+  const state = new CallState(env.engine, session, params, budget, depth, nested, env.env ?? NO_FUNCTION_ENV, env.ai ?? NO_FUNCTION_AI,
     env.bcrypt ?? SLICED_BCRYPT);
   let records: Row[];
   try {

@@ -110,7 +110,9 @@ export const STEP_TABLE: ReadonlyMap<string, StepType<unknown>> = new Map(STEPS.
 
 export {
   AI_ROLES, NO_FUNCTION_AI, type AiCompletion, type AiCompletionRequest, type AiEmbeddings, type AiMessage, type AiRole, type FunctionAi,
-} from './ai/ai-port.js';
-export { SLICED_BCRYPT, type BcryptJob, type BcryptRunner } from './crypto/bcrypt/bcrypt-runner.js';
+} from '../services.js';
+export { SLICED_BCRYPT } from './crypto/bcrypt/bcrypt-runner.js';
+export type { BcryptJob, BcryptRunner } from '../services.js';
 export { BcryptWorkerPool } from './crypto/bcrypt/bcrypt-pool.js';
+export { swrSettled } from './external/swr.js';
 export { step, type CompiledStep, type Execution, type MemberNames, type MemberReader, type Returned, type Row, type StepAccess, type StepType } from './step.js';

@@ -51,10 +51,10 @@
  * 6. Nested lists run through `x.runSteps(steps, rows, frame?)`; `frame` is a
  *    record whose fields shadow the parameters for those steps (ForEach).
  */
-import type { Database, Fields, Session } from '../../engine/index.js';
+import type { Fields, Session, Settings } from '../../engine/index.js';
+import type { OutboundPolicy } from '../../outbound/index.js';
+import type { BcryptRunner, FunctionAi, KeyValueStore } from '../services.js';
 import type { Template, TemplateScope } from '../templates/index.js';
-import type { FunctionAi } from './ai/ai-port.js';
-import type { BcryptRunner } from './crypto/bcrypt/bcrypt-runner.js';
 
 /** A working record: bare engine fields, flowing from step to step. */
 export type Row = Fields;
@@ -119,14 +119,22 @@ export interface Returned {
   readonly statusCode: number;
 }
 
+/** The settings a step reads: batch bounds, the bcrypt cost limit, the e-mail providers. */
+export type StepSettings = Pick<Settings,
+  'max_batch_size' | 'function_bcrypt_max_cost' | 'sendgrid_api_url' | 'smtp_host' | 'smtp_port' | 'smtp_secure' | 'smtp_user' | 'smtp_password'>;
+
 /** The running call, as a step sees it. */
 export interface Execution {
   /** Statements: auto-commit, or the function's transaction when it is transactional. */
   readonly session: Session;
   /** Call parameters after defaults (wire JSON values, typed wrappers kept). */
   readonly params: Readonly<Record<string, unknown>>;
-  /** The engine, for what is not a statement: key-value store, ids, settings. */
-  readonly db: Database;
+  /** The engine's key-value store: durable at once, never rolled back with a transaction. */
+  readonly kv: KeyValueStore;
+  /** The settings steps read, as they are now (a PUT /api/config applies to the next step). */
+  settings(): StepSettings;
+  /** Where outbound requests may go (the host settings and the proxy variables), as it is now. */
+  outbound(): OutboundPolicy;
   /** Milliseconds since the epoch, from the engine's injectable clock. */
   now(): number;
   /** An allow-listed server environment variable (what `{{env.NAME}}` reads); InvalidInput naming it when refused or unset. */

@@ -110,7 +110,7 @@ describe('functions: working-record edits', () => {
           { type: 'CurrentDatetime', field: 'seen_at' }, { type: 'CurrentDatetime', output_field: 'also' },
         ],
       });
-      const result = await callStoredFunction({ db: db!, lookup: () => undefined }, fn, {});
+      const result = await callStoredFunction({ engine: db!, lookup: () => undefined }, fn, {});
       for (const r of result.records) {
         expect(r.seen_at).to.be.instanceOf(Tagged);
         expect(r.seen_at).to.deep.equal(r.also);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { closeOutboundPools } from '../../../lib/outbound/index.js';
-import { swrSettled } from '../../../lib/functions/steps/external/swr.js';
+import { swrSettled } from '../../../lib/functions/index.js';
 import { FunctionHarness, rejection } from '../../helpers/function-harness.js';
 import { startLocalHttp, type LocalHttp } from '../../helpers/local-http.js';
 
@@ -17,7 +17,7 @@ describe('functions: SWR step', () => {
     version = 1;
     srv.handler = (_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ v: version })); };
   });
-  afterEach(async () => { await swrSettled(h.db); await srv.close(); await h.close(); });
+  afterEach(async () => { await swrSettled(h.db.kv); await srv.close(); await h.close(); });
   after(async () => { await closeOutboundPools(); });
 
   const swr = (extra: Record<string, unknown> = {}) => ({ type: 'SWR', cache_key: 'user:1', ttl: '15m', url: `${srv.url}/users/1`, ...extra });
@@ -40,7 +40,7 @@ describe('functions: SWR step', () => {
     version = 2;
     const stale = await h.run([swr({ ttl: PAST })]);
     expect(stale.records[0]!.response).to.deep.equal({ v: 1 });
-    await swrSettled(h.db);
+    await swrSettled(h.db.kv);
     expect(srv.seen).to.have.length(2);
     expect(JSON.parse(h.db.kv.get('swr:user:1') as string).data).to.deep.equal({ v: 2 });
     const next = await h.run([swr({ ttl: PAST })]);
@@ -64,7 +64,7 @@ describe('functions: SWR step', () => {
     const stale = await Promise.all(Array.from({ length: 10 }, () => h.run([swr({ ttl: PAST })])));
     expect(stale.every((r) => (r.records[0]!.response as any).v === 1)).to.equal(true);
     releaseAgain();
-    await swrSettled(h.db);
+    await swrSettled(h.db.kv);
     expect(srv.seen).to.have.length(2);
   });
 
@@ -83,7 +83,7 @@ describe('functions: SWR step', () => {
     srv.handler = (_req, res) => { res.destroy(); };
     const stale = await h.run([swr({ ttl: PAST })]);
     expect(stale.records[0]!.response).to.deep.equal({ v: 1 });
-    await swrSettled(h.db);
+    await swrSettled(h.db.kv);
     expect(JSON.parse(h.db.kv.get('swr:user:1') as string).data).to.deep.equal({ v: 1 });
     const miss = await rejection(h.run([swr({ cache_key: 'other' })]));
     expect(miss.status).to.equal(502);

@@ -20,7 +20,7 @@ import { isPlainObject } from '../../../engine/index.js';
 import { InvalidInput } from '../../../errors.js';
 import type { Template } from '../../templates/index.js';
 import { step, type MemberReader } from '../step.js';
-import { AI_ROLES, type AiMessage, type AiRole } from './ai-port.js';
+import { AI_ROLES, type AiMessage, type AiRole } from '../../services.js';
 import {
   checkedMember, optionalMaxTokens, optionalName, optionalTemperature, resolveMember, unwrap, type CheckedMember,
 } from './ai-members.js';

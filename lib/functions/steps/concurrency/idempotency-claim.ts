@@ -39,7 +39,7 @@ export const idempotencyClaim = step<ClaimConfig>({
     const row = rows[0];
     const key = resolveKey(x, cfg.key, row);
     const ttl = resolveWholeNumber(x, cfg.ttlSecs, row, 'ttl_secs', 1, MAX_SECONDS);
-    const claim = await x.db.kv.setIfAbsent(key, null, ttl);
+    const claim = await x.kv.setIfAbsent(key, null, ttl);
     return writeOutput(rows, cfg.output, claim.created ? { claimed: true, key } : { claimed: false, key, response: claim.value });
   },
 });

@@ -39,7 +39,7 @@ export const lockAcquire = step<LockAcquireConfig>({
     const key = resolveKey(x, cfg.key, row);
     const ttl = resolveWholeNumber(x, cfg.ttlSecs, row, 'ttl_secs', 1, MAX_SECONDS);
     const token = randomUUID();
-    const taken = await x.db.kv.setIfAbsent(key, token, ttl);
+    const taken = await x.kv.setIfAbsent(key, token, ttl);
     return writeOutput(rows, cfg.output, { acquired: taken.created, key, token: taken.created ? token : null });
   },
 });

@@ -37,7 +37,7 @@ export const lockRelease = step<LockReleaseConfig>({
     const key = resolveKey(x, cfg.key, row);
     const token = x.resolve(cfg.token, row);
     if (token !== null && token !== undefined && typeof token !== 'string') throw new InvalidInput("LockRelease 'token' must resolve to a string");
-    const released = typeof token === 'string' && token !== '' && await x.db.kv.deleteIf(key, (held) => held === token);
+    const released = typeof token === 'string' && token !== '' && await x.kv.deleteIf(key, (held) => held === token);
     return writeOutput(rows, cfg.output, { released, key });
   },
 });

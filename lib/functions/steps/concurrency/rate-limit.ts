@@ -61,7 +61,7 @@ export const rateLimit = step<RateLimitConfig>({
     const resetAt = start + windowSecs;
     const counterKey = `rate:${key}:${start}`;
     if (counterKey.length > 1024) throw new InvalidInput("RateLimit 'key' is too long for its counter key");
-    const { count, incremented } = await x.db.kv.incrementBelow(counterKey, limit, resetAt * 1000);
+    const { count, incremented } = await x.kv.incrementBelow(counterKey, limit, resetAt * 1000);
     const window = { key, limit, remaining: limit - count, window_secs: windowSecs, reset_at: resetAt };
     if (incremented) return writeOutput(rows, cfg.output, { allowed: true, ...window });
     const retryAfter = Math.max(1, resetAt - nowSecs);

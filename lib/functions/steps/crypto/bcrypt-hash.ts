@@ -30,7 +30,7 @@ export const bcryptHashStep = step<{ plain: Template; output: readonly string[];
     cost: m.optionalInteger('cost', MIN_BCRYPT_COST, MAX_BCRYPT_COST) ?? DEFAULT_BCRYPT_COST,
   }),
   run: (cfg, rows, x) => {
-    checkBcryptCost(cfg.cost, x.db.settings().function_bcrypt_max_cost, 'BcryptHash cost');
+    checkBcryptCost(cfg.cost, x.settings().function_bcrypt_max_cost, 'BcryptHash cost');
     return writeEach(rows, cfg.output, (row) => bcryptHash(textInput(x, cfg.plain, row, 'plain'), cfg.cost, x.bcrypt));
   },
 });

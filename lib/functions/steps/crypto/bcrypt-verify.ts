@@ -28,7 +28,7 @@ export const bcryptVerifyStep = step<{ plain: Template; hashField: readonly stri
     const value = hit.found && isTypedWrapper(hit.value) ? hit.value.value : hit.value;
     const hash = typeof value === 'string' ? parseBcryptHash(value) : undefined;
     if (!hash) return false;
-    checkBcryptCost(hash.cost, x.db.settings().function_bcrypt_max_cost, 'The bcrypt hash\'s cost');
+    checkBcryptCost(hash.cost, x.settings().function_bcrypt_max_cost, 'The bcrypt hash\'s cost');
     return bcryptVerify(plain, hash, x.bcrypt);
   }),
 });

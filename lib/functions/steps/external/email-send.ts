@@ -16,7 +16,6 @@
  */
 import { isTypedWrapper } from '../../../engine/index.js';
 import { InvalidInput } from '../../../errors.js';
-import { outboundPolicy } from '../../../outbound/index.js';
 import { checkAddress, checkRecipients, sendSendgrid, sendSmtp, type MailMessage, type MailResult } from './mail/index.js';
 import type { Template } from '../../templates/index.js';
 import { step, type Execution, type Row } from '../step.js';
@@ -82,12 +81,12 @@ function message(cfg: EmailConfig, row: Row | undefined, x: Execution): MailMess
 }
 
 function deliver(cfg: EmailConfig, msg: MailMessage, row: Row | undefined, x: Execution): Promise<MailResult> {
-  const s = x.db.settings();
+  const s = x.settings();
   const timeoutMs = Math.max(1, Math.min(cfg.timeoutSeconds * 1000, x.remainingMs()));
   if (cfg.provider === 'sendgrid') {
     const key = x.resolve(cfg.apiKey!, row);
     if (typeof key !== 'string' || key === '') throw new InvalidInput("EmailSend 'api_key' must resolve to a non-empty string");
-    return sendSendgrid(msg, key, s.sendgrid_api_url, outboundPolicy(s), timeoutMs);
+    return sendSendgrid(msg, key, s.sendgrid_api_url, x.outbound(), timeoutMs);
   }
   return sendSmtp(msg, { host: s.smtp_host, port: s.smtp_port, secure: s.smtp_secure, user: s.smtp_user, pass: s.smtp_password }, timeoutMs);
 }

@@ -13,7 +13,7 @@
  */
 import { fromJson, isPlainObject, isTypedWrapper, toJson, type Fields, type Value } from '../../../engine/index.js';
 import { InvalidInput } from '../../../errors.js';
-import { outboundFetch, outboundPolicy, type OutboundResponse } from '../../../outbound/index.js';
+import { outboundFetch, type OutboundResponse } from '../../../outbound/index.js';
 import type { Template } from '../../templates/index.js';
 import type { Execution, MemberReader, Row } from '../step.js';
 
@@ -93,7 +93,7 @@ function resolveTimeout(raw: unknown, step: string): number {
 
 /** Sends a resolved request under the policy in force (settings and proxy variables). */
 export function send(req: ResolvedRequest, x: Execution): Promise<OutboundResponse> {
-  return outboundFetch(req.url, { method: req.method, headers: req.headers, ...(req.body !== undefined ? { body: req.body } : {}), timeoutMs: req.timeoutMs }, outboundPolicy(x.db.settings()));
+  return outboundFetch(req.url, { method: req.method, headers: req.headers, ...(req.body !== undefined ? { body: req.body } : {}), timeoutMs: req.timeoutMs }, x.outbound());
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;

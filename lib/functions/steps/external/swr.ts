@@ -29,7 +29,8 @@
  * rolled back. That is why SWR is a `write` step and not `outside`: a
  * transactional function may hold it.
  */
-import { fromJson, resolveTtl, toJson, type Database, type Value } from '../../../engine/index.js';
+import { fromJson, resolveTtl, toJson, type Value } from '../../../engine/index.js';
+import type { KeyValueStore } from '../../services.js';
 import { InvalidInput } from '../../../errors.js';
 import type { Template } from '../../templates/index.js';
 import { step, type Execution } from '../step.js';
@@ -55,8 +56,8 @@ interface Fetched { readonly entry: SwrEntry; readonly cacheable: boolean }
 
 const KEY_PREFIX = 'swr:';
 
-/** Fetches in flight, per database and key (the single-flight map). */
-const inFlight = new WeakMap<Database, Map<string, Promise<Fetched>>>();
+/** Fetches in flight, per key-value store (one per database) and key: the single-flight map. */
+const inFlight = new WeakMap<KeyValueStore, Map<string, Promise<Fetched>>>();
 
 export const swr = step<SwrConfig>({
   type: 'SWR',
@@ -80,7 +81,7 @@ export const swr = step<SwrConfig>({
     resolveTtl(ttl, x.now(), false); // a bad ttl fails now, not in a background revalidation
     const req = resolveRequest(cfg, row, x, 'SWR');
     const kvKey = KEY_PREFIX + cacheKey;
-    const cached = readEntry(x.db, kvKey);
+    const cached = readEntry(x.kv, kvKey);
     let served: SwrEntry;
     let source: 'hit' | 'stale' | 'miss';
     if (cached && cached.expires_at > x.now()) {
@@ -90,7 +91,7 @@ export const swr = step<SwrConfig>({
       served = cached;
       source = 'stale';
       // In the background, with the step's own timeout (the call may end first); a failure keeps the stale entry.
-      if (!flights(x.db).has(kvKey)) void fetchOnce(x, kvKey, { ...req, timeoutMs: req.ownTimeoutMs }, ttl).catch(() => undefined);
+      if (!flights(x.kv).has(kvKey)) void fetchOnce(x, kvKey, { ...req, timeoutMs: req.ownTimeoutMs }, ttl).catch(() => undefined);
     } else {
       served = (await fetchOnce(x, kvKey, req, ttl)).entry;
       source = 'miss';
@@ -105,25 +106,25 @@ export const swr = step<SwrConfig>({
   },
 });
 
-function flights(db: Database): Map<string, Promise<Fetched>> {
-  let m = inFlight.get(db);
-  if (!m) inFlight.set(db, (m = new Map()));
+function flights(kv: KeyValueStore): Map<string, Promise<Fetched>> {
+  let m = inFlight.get(kv);
+  if (!m) inFlight.set(kv, (m = new Map()));
   return m;
 }
 
 /** The one fetch of `kvKey` in flight, started when there is none; caches a 2xx answer. */
 function fetchOnce(x: Execution, kvKey: string, req: ResolvedRequest, ttl: unknown): Promise<Fetched> {
-  const map = flights(x.db);
+  const map = flights(x.kv);
   const running = map.get(kvKey);
   if (running) return running;
-  const db = x.db;
+  const kv = x.kv;
   const now = () => x.now();
   const flight = (async (): Promise<Fetched> => {
     const res = await send(req, x);
     const at = now();
     const entry: SwrEntry = { data: responseBody(res), status: res.status, cached_at: at, expires_at: resolveTtl(ttl, at, false).expiresAt };
     const cacheable = res.status >= 200 && res.status < 300;
-    if (cacheable) await db.kv.set(kvKey, toJson(entry));
+    if (cacheable) await kv.set(kvKey, toJson(entry));
     return { entry, cacheable };
   })().finally(() => map.delete(kvKey));
   map.set(kvKey, flight);
@@ -131,10 +132,10 @@ function fetchOnce(x: Execution, kvKey: string, req: ResolvedRequest, ttl: unkno
 }
 
 /** The stored entry, or undefined when absent or not an entry (a key written by something else). */
-function readEntry(db: Database, kvKey: string): SwrEntry | undefined {
+function readEntry(kv: KeyValueStore, kvKey: string): SwrEntry | undefined {
   let stored: Value;
   try {
-    stored = db.kv.get(kvKey);
+    stored = kv.get(kvKey);
   } catch {
     return undefined;
   }
@@ -148,9 +149,9 @@ function readEntry(db: Database, kvKey: string): SwrEntry | undefined {
   return undefined;
 }
 
-/** Resolves when no SWR fetch of `db` is in flight (tests, shutdown). */
-export async function swrSettled(db: Database): Promise<void> {
-  const map = inFlight.get(db);
+/** Resolves when no SWR fetch caching into `kv` is in flight (tests, shutdown). */
+export async function swrSettled(kv: KeyValueStore): Promise<void> {
+  const map = inFlight.get(kv);
   while (map && map.size > 0) await Promise.allSettled([...map.values()]);
 }
 

@@ -21,7 +21,7 @@ export const kvDelete = step<KvDeleteConfig>({
     return { key: keyMember(m), ...(output ? { output } : {}) };
   },
   run: async (cfg, rows, x) => {
-    const deleted = await x.db.kv.delete(resolveKey(x, cfg.key, rows[0]));
+    const deleted = await x.kv.delete(resolveKey(x, cfg.key, rows[0]));
     return cfg.output ? writeOutput(rows, cfg.output, deleted) : rows;
   },
 });

@@ -21,7 +21,7 @@ export const kvExists = step<KvExistsConfig>({
   transactional: false,
   compile: (m) => ({ key: keyMember(m), output: m.optionalFieldPath('output_field') ?? ['exists'] }),
   run: (cfg, rows, x) => {
-    const exists = (row: Row | undefined) => x.db.kv.entry(resolveKey(x, cfg.key, row)) !== undefined;
+    const exists = (row: Row | undefined) => x.kv.entry(resolveKey(x, cfg.key, row)) !== undefined;
     return rows.length === 0 ? [withField({}, cfg.output, exists(undefined))] : rows.map((r) => withField(r, cfg.output, exists(r)));
   },
 });

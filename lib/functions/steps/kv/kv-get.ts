@@ -15,5 +15,5 @@ export const kvGet = step<{ readonly key: Template }>({
   access: 'read',
   transactional: false,
   compile: (m) => ({ key: keyMember(m) }),
-  run: (cfg, rows, x) => [{ value: x.db.kv.entry(resolveKey(x, cfg.key, rows[0]))?.value ?? null }],
+  run: (cfg, rows, x) => [{ value: x.kv.entry(resolveKey(x, cfg.key, rows[0]))?.value ?? null }],
 });

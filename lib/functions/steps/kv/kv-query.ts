@@ -36,7 +36,7 @@ export const kvQuery = step<KvQueryConfig>({
   run: async (cfg, rows, x) => {
     const p = cfg.pattern;
     const pattern = p.kind === 'all' ? undefined : p.kind === 'fixed' ? p.pattern : runtimePattern(x.resolve(p.t, rows[0]));
-    return (await x.db.kv.find(pattern, cfg.includeExpired)).map((e) => ({ ...e }));
+    return (await x.kv.find(pattern, cfg.includeExpired)).map((e) => ({ ...e }));
   },
 });
 

@@ -26,7 +26,7 @@ export const kvSet = step<KvSetConfig>({
     const row = rows[0];
     const key = resolveKey(x, cfg.key, row);
     const ttl = cfg.ttl ? x.resolve(cfg.ttl, row) : undefined;
-    await x.db.kv.set(key, x.resolve(cfg.value, row), ttl ?? undefined);
+    await x.kv.set(key, x.resolve(cfg.value, row), ttl ?? undefined);
     return rows;
   },
 });

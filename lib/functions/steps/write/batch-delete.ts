@@ -38,7 +38,7 @@ export const batchDelete = step<BatchDeleteConfig>({
     const row = rows[0];
     const ids = x.resolve(cfg.ids, row);
     if (!isIdList(ids)) throw new InvalidInput("'record_ids' must resolve to an array of record ids (strings)");
-    checkLimit(ids.length, x.db.settings().max_batch_size, 'record_ids', 'ids');
+    checkLimit(ids.length, x.settings().max_batch_size, 'record_ids', 'ids');
     return x.session.deleteAll(x.text(cfg.collection, row, 'collection'), ids, cfg.bypassRipple);
   },
 });

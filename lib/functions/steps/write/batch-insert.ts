@@ -36,7 +36,7 @@ export const batchInsert = step<BatchInsertConfig>({
     const row = rows[0];
     const records = x.resolve(cfg.records, row);
     if (!Array.isArray(records)) throw new InvalidInput("'records' must resolve to an array of JSON objects");
-    checkLimit(records.length, x.db.settings().max_batch_size, 'records', 'records');
+    checkLimit(records.length, x.settings().max_batch_size, 'records', 'records');
     const ttl = cfg.ttl ? x.resolve(cfg.ttl, row) : undefined;
     const bodies = records.map((r, i) => {
       if (!isPlainObject(r)) throw new InvalidInput(`'records[${i}]' must resolve to a JSON object`);

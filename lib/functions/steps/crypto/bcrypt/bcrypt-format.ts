@@ -17,7 +17,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { InvalidInput } from '../../../../errors.js';
-import type { BcryptRunner } from './bcrypt-runner.js';
+import type { BcryptRunner } from '../../../services.js';
 
 export const MIN_BCRYPT_COST = 4;
 export const MAX_BCRYPT_COST = 31;

@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { workerModule, WorkerPool } from '../../../workers/worker-pool.js';
-import type { BcryptJob, BcryptRunner } from './bcrypt-runner.js';
+import type { BcryptJob, BcryptRunner } from '../../../services.js';
 
 /** Workers when none is asked for: min(2, cores). */
 export function defaultBcryptWorkers(): number {

@@ -5,7 +5,7 @@
  * job's call runs out of time.
  */
 import { serveJobs } from '../../../workers/worker-pool.js';
-import type { BcryptJob } from './bcrypt-runner.js';
+import type { BcryptJob } from '../../../services.js';
 import { bcryptRawSync } from './eks-blowfish.js';
 
 serveJobs((job: BcryptJob) => new Uint8Array(bcryptRawSync(job.key, job.salt, job.cost)));
