@@ -97,6 +97,7 @@ export async function requireQuiet(when: string): Promise<void> {
     return;
   }
   console.error(`bench: refusing to measure ${when}: other processes use ${pct} (limit ${QUIET_LIMIT * 100}%). ` +
-    'Stop them, or set BENCH_ALLOW_NOISY=1 to measure anyway (results are then marked noisy and kept out of the README).');
+    'Stop them, or set BENCH_ALLOW_NOISY=1 to measure anyway ' +
+    '(results are then marked noisy and kept out of docs/benchmarks.md).');
   process.exit(3);
 }

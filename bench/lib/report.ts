@@ -28,7 +28,7 @@ export interface ScenarioResult {
   target?: string;
   notes?: string;
   extra?: Record<string, unknown>;
-  /** Several subjects against one reference (e.g. durability modes): one README row each instead of subject/reference. */
+  /** Several subjects against one reference (e.g. durability modes): one row each in docs/benchmarks.md. */
   /** The load tool, when not the HTTP one `load` uses (e.g. a WebSocket client). */
   load_tool?: string;
   rows?: Array<{ subject: Measurement; reference: Measurement; ratio: number; target?: string }>;

@@ -63,7 +63,10 @@ async function count(e: Eddy, collection: string): Promise<number> {
   return ((await r.json()) as { count: number }).count;
 }
 
-/** One long request's row: the README table shows its label, so the label carries the request's time and the reads' waits. */
+/**
+ * One long request's row: the docs/benchmarks.md table shows its label, so the label carries the request's time
+ * and the reads' waits.
+ */
 function row(label: string, ms: number | undefined, during: ProbeResult, idle: ProbeResult): Measurement {
   const took = ms === undefined ? '' : ` in ${Math.round(ms).toLocaleString('en-US')} ms`;
   return {

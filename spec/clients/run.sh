@@ -33,7 +33,7 @@ if [ "${1:-}" = --under-fakes ]; then
   LOG="$OUT/server.log"
   cd "$ROOT" || exit 2
   # The public APIs the eight internet examples call: behind the stub (a proxy), as on a machine where only
-  # the proxy resolves names, the host policy is given them by name (README, HttpRequest and proxies).
+  # the proxy resolves names, the host policy is given them by name (docs/functions.md, Outbound requests).
   EXAMPLE_HOSTS=jsonplaceholder.typicode.com,dummyjson.com,api.github.com,fakestoreapi.com,api.open-meteo.com
   export EDDYDB_OUTBOUND_ALLOW_HOSTS="${EDDYDB_OUTBOUND_ALLOW_HOSTS:+$EDDYDB_OUTBOUND_ALLOW_HOSTS,}$EXAMPLE_HOSTS"
   node bin/eddydb.js start --host 127.0.0.1 --port 0 --data-dir "$FAKES_TMP/data" >"$LOG" 2>&1 </dev/null &

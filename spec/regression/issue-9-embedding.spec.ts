@@ -3,7 +3,7 @@
  * so the `files` list and the `exports` map are what a user gets) into a
  * scratch project that links only the package's declared dependencies (and
  * express, which the user brings), then:
- * - the README's express example runs under plain node and serves EddyDB
+ * - the express example of docs/operations.md runs under plain node and serves EddyDB
  *   under /api beside the app's own routes;
  * - a TypeScript consumer type-checks against the shipped declarations
  *   (strict, no skipLibCheck), including an error they must catch.
@@ -31,13 +31,13 @@ function linkDependency(project: string, name: string): void {
   symlinkSync(path.join(ROOT, 'node_modules', name), at, 'dir');
 }
 
-/** The first ```js block after the README heading that starts with `heading`. */
-function readmeExample(heading: string): string {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const from = readme.indexOf(heading);
-  expect(from, `README has no heading '${heading}'`).to.be.greaterThan(-1);
-  const block = /```js\n([\s\S]*?)```/.exec(readme.slice(from));
-  expect(block, 'README example block').to.not.equal(null);
+/** The first ```js block after the heading of docs/operations.md that starts with `heading`. */
+function operationsExample(heading: string): string {
+  const doc = readFileSync(path.join(ROOT, 'docs/operations.md'), 'utf8');
+  const from = doc.indexOf(heading);
+  expect(from, `docs/operations.md has no heading '${heading}'`).to.be.greaterThan(-1);
+  const block = /```js\n([\s\S]*?)```/.exec(doc.slice(from));
+  expect(block, 'docs/operations.md example block').to.not.equal(null);
   return block![1]!;
 }
 
@@ -112,8 +112,10 @@ describe('issue 9: embedding the packed package', function () {
     expect(listing).to.not.match(/package\/lib\/.*\.ts$/m);
   });
 
-  it("runs the README's express example under plain node: the app's routes and EddyDB's side by side, and a clean stop on SIGTERM", async () => {
-    writeFileSync(path.join(project, 'example.mjs'), readmeExample('### Embedding'));
+  const title = "runs the express example of docs/operations.md under plain node: the app's routes and EddyDB's " +
+    'side by side, and a clean stop on SIGTERM';
+  it(title, async () => {
+    writeFileSync(path.join(project, 'example.mjs'), operationsExample('## Embedding'));
     const port = await freePort();
     const child = spawn(process.execPath, ['example.mjs'], { cwd: project, env: { ...process.env, NODE_OPTIONS: '', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

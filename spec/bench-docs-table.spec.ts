@@ -1,9 +1,10 @@
 /**
- * The README performance table generator (bench/lib/readme-table.ts), on
+ * The docs/benchmarks.md results table generator (bench/lib/docs-table.ts), on
  * fixture results: never on real measurements, and fast.
  */
 import { expect } from 'chai';
-import { BEGIN, END, generateTable, replaceSection, type ResultFile } from '../bench/lib/readme-table.js';
+import { readFileSync } from 'node:fs';
+import { BEGIN, END, generateTable, replaceSection, type ResultFile } from '../bench/lib/docs-table.js';
 
 const machine = { cores: 2, cpu_model: 'Test CPU', node: 'v20.0.0', load_tool: 'wrk -t1', date: '2026-11-25T20:00:00.000Z', commit: 'abc1234', noisy: false };
 
@@ -17,14 +18,14 @@ function result(over: Partial<ResultFile>): ResultFile {
   };
 }
 
-describe('bench README table', () => {
+describe('bench results table of docs/benchmarks.md', () => {
   it('has one row per result with subject, reference, ratio, target and a machine key listed below', () => {
     const { markdown } = generateTable([result({})]);
     expect(markdown).to.include('| http-read | eddydb point read: 35,000/s, p99 3.20 ms, 70.0 µs CPU/op | bare node:http: 50,000/s, p99 1.50 ms, 30.0 µs CPU/op | 0.70 | >= 0.70 | m1 |');
     expect(markdown).to.include('- m1: 2 cores, Test CPU, Node v20.0.0, wrk -t1, 2026-11-25, commit abc1234');
   });
 
-  it('expands a result\'s rows (one per subject) and puts the issue\'s headline scenarios first', () => {
+  it('expands a result\'s rows (one per subject) and puts the headline scenarios first', () => {
     const rows = [
       { subject: { label: 'insert (always)', throughput: 20_000 }, reference: { label: 'bare', throughput: 40_000 }, ratio: 0.5, target: '>= 0.50' },
       { subject: { label: 'insert (none)', throughput: 30_000 }, reference: { label: 'bare', throughput: 40_000 }, ratio: 0.75 },
@@ -54,9 +55,14 @@ describe('bench README table', () => {
     expect(markdown).to.include('a \\| b');
   });
 
-  it('replaces only the text between the markers, and refuses a README without them', () => {
-    const readme = `# T\nbefore\n${BEGIN}\nold table\n${END}\nafter\n`;
-    expect(replaceSection(readme, 'NEW')).to.equal(`# T\nbefore\n${BEGIN}\nNEW\n${END}\nafter\n`);
+  it('replaces only the text between the markers, and refuses a document without them', () => {
+    const doc = `# T\nbefore\n${BEGIN}\nold table\n${END}\nafter\n`;
+    expect(replaceSection(doc, 'NEW')).to.equal(`# T\nbefore\n${BEGIN}\nNEW\n${END}\nafter\n`);
     expect(() => replaceSection('# no markers', 'NEW')).to.throw(/bench:begin/);
+  });
+
+  it('finds both markers in docs/benchmarks.md, so npm run bench:docs has a table to replace', () => {
+    const doc = readFileSync('docs/benchmarks.md', 'utf8');
+    expect(() => replaceSection(doc, 'NEW')).not.to.throw();
   });
 });
