@@ -1,8 +1,8 @@
 /**
  * Collects the log lines written during one turn of the event loop and
  * writes them with one write, so an access log under load costs one system
- * call per turn instead of one per request (measured: a write to stdout is
- * about 4 us here, the line itself under 2 us). Lines that must not wait
+ * call per turn instead of one per request (a write to stdout costs more
+ * than making the line). Lines that must not wait
  * (warnings and errors, shutdown) are pushed out at once with `flush`.
  * What is pending is at most one turn's lines or `maxChars`.
  */

@@ -2,14 +2,14 @@
  * Answers written together, once per turn of the event loop. Node's HTTP
  * server parses every request that arrived in one poll phase before the
  * check phase runs, so the answers computed meanwhile go out back to back
- * in `setImmediate`, rather than one write between each parse. Measured
- * with wrk on two cores (bench http-read): a read's server CPU fell from
- * 27 to 20 µs. Each socket write that finds the client asleep pays its
- * wake-up; writes in a burst find it awake. An answer waits at most for
- * the rest of the current loop turn, and the order on one connection is
- * node's (it queues a pipelined request's answer behind the one before).
- * While long work runs in slices (a 10,000-record batch), the answers are
- * written as the next slice starts, not after it (engine/slices.ts).
+ * in `setImmediate`, rather than one write between each parse (bench
+ * http-read measures the server CPU a read saves). Each socket write that
+ * finds the client asleep pays its wake-up; writes in a burst find it
+ * awake. An answer waits at most for the rest of the current loop turn, and
+ * the order on one connection is node's (it queues a pipelined request's
+ * answer behind the one before). While long work runs in slices (a
+ * 10,000-record batch), the answers are written as the next slice starts,
+ * not after it (engine/slices.ts).
  */
 import type { ServerResponse } from 'node:http';
 import type { ServerLog } from '../log/server-log.js';

@@ -40,7 +40,7 @@ export const FASTIFY_ERRORS: Record<FastifyCode, Mapper> = {
   FST_ERR_INVALID_URL: invalid,
   FST_ERR_ROUTE_MISSING_CONTENT_TYPE: invalid,
   FST_ERR_ROUTE_MISSING_CONTENT: invalid,
-  // Raised while serving a request, by a time budget (not configured today) or a router constraint.
+  // Raised while serving a request, by a time budget (none is configured) or a router constraint.
   FST_ERR_HANDLER_TIMEOUT: (err) => new Timeout(err.message),
   FST_ERR_ASYNC_CONSTRAINT: internal,
   // Reply and request misuse: a bug in a handler.

@@ -5,10 +5,10 @@
  * health), a POST, PUT, PATCH or DELETE once its body is read (bounded by
  * the body limit). Fastify would only add its own routing to our one
  * catch-all route, hooks, body reading and reply machinery, which cost as
- * much CPU per request as a read itself (about 10 µs of an insert's 80).
- * Every other request (a GET with a body, HEAD, OPTIONS, any other method)
- * is fastify's, exactly as before. Both paths hand the Dispatcher the same
- * method, raw URL, client headers, body and address, so they answer alike;
+ * much CPU per request as a read itself. Every other request (a GET with a
+ * body, HEAD, OPTIONS, any other method) goes through fastify's catch-all
+ * route. Both paths hand the Dispatcher the same method, raw URL, client
+ * headers, body and address, so they answer alike;
  * an open stream goes on as server-sent events, a long answer in chunks.
  */
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';

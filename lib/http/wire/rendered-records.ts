@@ -3,8 +3,7 @@
  * id. A stored record is frozen and replaced on every write, so the record
  * object is its own version: an answer rendered for it stays right for as
  * long as it is stored, and a write needs no invalidation (the next read
- * brings a new object). Point reads of a hot set skip the writer, about
- * 1.2 µs of a read.
+ * brings a new object). Point reads of a hot set skip the writer.
  *
  * Bounded: at most MAX_ENTRIES records per rendering (JSON or MessagePack,
  * typed or bare values) are remembered, each answer of at most MAX_SIZE
