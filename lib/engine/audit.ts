@@ -6,7 +6,7 @@
  * file is private (0600) and fault injection reaches it.
  */
 import path from 'node:path';
-import type { Clock } from './clock.js';
+import type { Clock } from './time/clock.js';
 import type { StorageFile, StorageFs } from './storage/fs.js';
 import { fallbackEngineLog, type EngineLog } from './engine-log.js';
 

@@ -21,7 +21,7 @@ import { validateCollectionName } from './names.js';
 import type { PreparedWrite, Records } from './records.js';
 import type { Fields } from './values/index.js';
 import type { WorkingView } from './working-view.js';
-import { Slicer, yieldToLoop } from './slices.js';
+import { Slicer, yieldToLoop } from './time/slices.js';
 
 export const BULK_CHUNK = 1000;
 

@@ -21,7 +21,7 @@ import { SearchIndexes, type SearchIndexOptions } from './search/search-indexes.
 import { readBatchesAfter } from './storage/log-scan.js';
 import type { LoggedBatch } from './effects.js';
 import { ApiKeys } from './api-keys.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from './time/clock.js';
 import { IdGenerator } from './ids.js';
 import { loadOrCreateSecrets, type Secrets } from './secrets.js';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from './settings.js';

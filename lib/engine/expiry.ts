@@ -11,9 +11,9 @@ import type { EngineCore } from './core.js';
 import type { Effect } from './effects.js';
 import type { KvStore } from './kv.js';
 import type { RecordEntry } from './state.js';
-import { Slicer } from './slices.js';
+import { Slicer } from './time/slices.js';
 import { collectDue, writeInChunks } from './sweep.js';
-import { ttlString } from './ttl.js';
+import { ttlString } from './time/ttl.js';
 import type { Fields } from './values/index.js';
 
 const MAX_TOMBSTONES = 100_000;

@@ -2,11 +2,11 @@
 export { Database, type DatabaseOptions } from './database.js';
 export { isTransactionSession, type Caller, type SearchResult, type Session, type TransactionSession } from './session/index.js';
 export type { EngineLog, LogLevel } from './engine-log.js';
-export { ManualClock, systemClock, type Clock } from './clock.js';
+export { ManualClock, systemClock, type Clock } from './time/clock.js';
 export { ADMIN_KEY_ID, describeKey, parseKeyRequest } from './api-keys.js';
 export { isInternalCollection, validateCollectionName } from './names.js';
-export { CRON_HORIZON_YEARS, CronSchedule } from './cron.js';
-export { CronTimer } from './cron-timer.js';
+export { CRON_HORIZON_YEARS, CronSchedule } from './time/cron.js';
+export { CronTimer } from './time/cron-timer.js';
 export { ALIAS_RULE, INDEX_FIELD_RULE, isAliasName, isIndexableField, type SchemaChange, type SchemaDefinition } from './collections.js';
 export { validateId } from './ids.js';
 export { parseKvKeys, validateKvKey, VALUES_RULE } from './kv.js';
@@ -46,5 +46,5 @@ export { ChangeNotifier, type ChangeFilter, type ChangeListener, type ChangeSubs
 export { assertSafeKey, hashKey, sortCompare } from './values/index.js';
 export { getPath } from './query/index.js';
 export { applyProjection, compileProjection, matchFilter, parseFieldList, parseJoin, parseSort, sortRecords, type Join, type Projection, type SortKey } from './query/index.js';
-export { resolveTtl, type ResolvedTtl } from './ttl.js';
-export { yieldToLoop, yieldSlicedWork, beforeLongWorkResumes, whileSlicedWorkRuns, Slicer } from './slices.js';
+export { resolveTtl, type ResolvedTtl } from './time/ttl.js';
+export { yieldToLoop, yieldSlicedWork, beforeLongWorkResumes, whileSlicedWorkRuns, Slicer } from './time/slices.js';

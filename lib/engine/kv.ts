@@ -13,8 +13,8 @@ import type { Pattern } from './pattern/index.js';
 import type { KvEntry } from './state.js';
 import { collectDue, writeInChunks } from './sweep.js';
 import { sortInSlices } from './query/index.js';
-import { Slicer } from './slices.js';
-import { resolveTtl } from './ttl.js';
+import { Slicer } from './time/slices.js';
+import { resolveTtl } from './time/ttl.js';
 import { bareValue, fieldFromWire, type Value } from './values/index.js';
 
 export const MAX_KEY_LENGTH = 1024;

@@ -14,7 +14,7 @@
  * writer's heal between groups); this class only decides when.
  */
 import { MESSAGES, ReadOnlyRefusal } from '../errors.js';
-import type { Clock } from './clock.js';
+import type { Clock } from './time/clock.js';
 import type { StorageFault } from './storage/storage-fault.js';
 import { fallbackEngineLog, type EngineLog } from './engine-log.js';
 

@@ -9,7 +9,7 @@
  */
 import type { EngineCore } from './core.js';
 import type { Effect } from './effects.js';
-import { Slicer } from './slices.js';
+import { Slicer } from './time/slices.js';
 import type { WorkingView } from './working-view.js';
 
 /** Effects in one sweep write: a few milliseconds of applying and notifying. */

@@ -26,7 +26,7 @@ import { applyBatch } from './apply-batch.js';
 import type { Effect, LoggedBatch } from './effects.js';
 import type { DbState } from './state.js';
 import { WorkingView } from './working-view.js';
-import { yieldToLoop } from './slices.js';
+import { yieldToLoop } from './time/slices.js';
 import { describeChanges, type CommitInfo } from './change-feed.js';
 import type { LogWriter } from './storage/log-writer.js';
 import type { StorageHealth } from './storage-health.js';

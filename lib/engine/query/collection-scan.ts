@@ -16,8 +16,8 @@
  * Expiry is judged at the open's clock reading, once for the whole read.
  */
 import type { CollectionState, RecordEntry, UndoLog } from '../state.js';
-import { Slicer } from '../slices.js';
-import { isExpired } from '../ttl.js';
+import { Slicer } from '../time/slices.js';
+import { isExpired } from '../time/ttl.js';
 import type { Fields } from '../values/index.js';
 import { sortInSlices } from './sort.js';
 

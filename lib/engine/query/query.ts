@@ -17,7 +17,7 @@ import { matchFilter } from './match.js';
 import { parseFieldList } from './project.js';
 import { parseSort, sortRecords, SortedRows, type SortKey } from './sort.js';
 import { SCAN_CHECK_EVERY, type RecordSource } from './collection-scan.js';
-import { Slicer } from '../slices.js';
+import { Slicer } from '../time/slices.js';
 
 export interface Join {
   /** One or more target collections, non-empty names. */

@@ -13,7 +13,7 @@ import { isPlainObject, sortCompare, type Fields, type Value } from '../values/i
 import { kindOf, shown } from './describe-input.js';
 import { parseFieldPath } from './field-path.js';
 import { getPath } from './match.js';
-import type { Slicer } from '../slices.js';
+import type { Slicer } from '../time/slices.js';
 import { BoundedHeap } from '../../vector/index.js';
 
 export interface SortKey {

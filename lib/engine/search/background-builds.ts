@@ -14,7 +14,7 @@
 import { Unavailable } from '../../errors.js';
 import { HnswIndex } from '../../vector/index.js';
 import type { RecordEntry } from '../state.js';
-import { resuming } from '../slices.js';
+import { resuming } from '../time/slices.js';
 import type { IndexEntry } from './index-entry.js';
 
 /** Default work per slice: well under the 20 ms a request may wait for the event loop. */

@@ -6,7 +6,7 @@
  */
 import { NearestScan, type Metric, type VectorHit } from '../../vector/index.js';
 import type { RecordEntry } from '../state.js';
-import { Slicer } from '../slices.js';
+import { Slicer } from '../time/slices.js';
 import { Tagged, type Value } from '../values/index.js';
 
 /** The k records of `records` whose `field` vector (a Vector value or a bare array) is nearest `query`; others are skipped. */

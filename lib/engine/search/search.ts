@@ -12,7 +12,7 @@ import { rejectUnknownMembers } from '../members.js';
 import { fuseScores, isMetric, NearestScan, TextIndex, type Metric, type VectorHit } from '../../vector/index.js';
 import type { EngineCore } from '../core.js';
 import { applyProjection, compileProjection, matchFilter, parseFieldList, parseFilter, type Filter } from '../query/index.js';
-import { isExpired } from '../ttl.js';
+import { isExpired } from '../time/ttl.js';
 import { isPlainObject, type Fields } from '../values/index.js';
 import { textFieldsOf, vectorOf, type ReadyVectorIndex, type SearchIndexes } from './search-indexes.js';
 import { exactVectorScanInSlices, rescoreExactly } from './exact-scan.js';

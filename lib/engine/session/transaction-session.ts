@@ -10,7 +10,7 @@
 import { MESSAGES, NotFound, toDbError } from '../../errors.js';
 import type { BulkFailure, BulkItem, BulkResult } from '../bulk.js';
 import { validateId } from '../ids.js';
-import { Slicer } from '../slices.js';
+import { Slicer } from '../time/slices.js';
 import type { UpsertTarget } from '../multi-writes.js';
 import { validateCollectionName } from '../names.js';
 import { getPath, parseFieldPath, type Filter, type Query } from '../query/index.js';

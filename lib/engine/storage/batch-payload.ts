@@ -16,7 +16,7 @@
  */
 import assert from 'node:assert';
 import type { LoggedBatch } from '../effects.js';
-import { Slicer } from '../slices.js';
+import { Slicer } from '../time/slices.js';
 import { encodePayload } from './codec.js';
 import { encodeFrames, FRAME_OVERHEAD, writeFrameHeader } from './frame.js';
 

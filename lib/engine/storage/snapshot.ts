@@ -18,7 +18,7 @@ import type { StorageFs } from './fs.js';
 import type { DbState, CollectionMeta, KvEntry, RecordEntry } from '../state.js';
 import { CollectionScan } from '../query/collection-scan.js';
 import type { Fields } from '../values/index.js';
-import { yieldToLoop } from '../slices.js';
+import { yieldToLoop } from '../time/slices.js';
 
 export const SNAP_MAGIC = 'EDDYSNAP';
 export const SNAP_VERSION = 1;

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { applyBatch } from '../../../lib/engine/apply-batch.js';
 import type { Effect } from '../../../lib/engine/effects.js';
 import { DbState } from '../../../lib/engine/state.js';
-import { Slicer } from '../../../lib/engine/slices.js';
+import { Slicer } from '../../../lib/engine/time/slices.js';
 import { CollectionScan, ListSource, parseQuery, runQuery, runQueryInSlices, sortInSlices, SortedRows, parseSort } from '../../../lib/engine/query/index.js';
 import { fieldsFromWire, type Fields } from '../../../lib/engine/values/index.js';
 import { mulberry32 } from '../../helpers/seeded-random.js';

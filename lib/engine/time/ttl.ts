@@ -8,9 +8,9 @@
  * Reads compare that expiry with the clock (isExpired), so an expired record
  * is gone for readers before the sweeper (expiry.ts) removes it.
  */
-import { InvalidInput } from '../errors.js';
-import type { RecordEntry } from './state.js';
-import { isPlainObject, normalizeDateTime, Tagged } from './values/index.js';
+import { InvalidInput } from '../../errors.js';
+import type { RecordEntry } from '../state.js';
+import { isPlainObject, normalizeDateTime, Tagged } from '../values/index.js';
 
 /** Expiries must be writable as a 4-digit-year RFC 3339 instant. */
 const MAX_EXPIRY_MS = Date.UTC(10000, 0, 1) - 1;

@@ -7,9 +7,9 @@
  */
 import { stat } from 'node:fs';
 import { expect } from 'chai';
-import { whileSlicedWorkRuns, yieldSlicedWork, yieldToLoop } from '../../lib/engine/index.js';
-import { Slicer, SLICE_MS } from '../../lib/engine/slices.js';
-import { decodeLargeBody } from '../../lib/http/wire/codec.js';
+import { whileSlicedWorkRuns, yieldSlicedWork, yieldToLoop } from '../../../lib/engine/index.js';
+import { Slicer, SLICE_MS } from '../../../lib/engine/time/slices.js';
+import { decodeLargeBody } from '../../../lib/http/wire/codec.js';
 
 function busy(ms: number): void {
   const t = performance.now();

@@ -32,7 +32,7 @@
  * HORIZON_YEARS is refused when parsed.
  */
 import { Cron, CronPattern, type CronOptions } from 'croner';
-import { InvalidInput } from '../errors.js';
+import { InvalidInput } from '../../errors.js';
 
 /** Years one croner search covers (a recursion frame or two per month). */
 const WINDOW_YEARS = 10;

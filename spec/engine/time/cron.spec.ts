@@ -1,7 +1,7 @@
 /** Next run times of cron expressions (lib/engine/cron.ts, on croner), in UTC and on a time zone's wall clock across DST changes. */
 import { expect } from 'chai';
-import { CronSchedule } from '../../lib/engine/index.js';
-import { InvalidInput } from '../../lib/errors.js';
+import { CronSchedule } from '../../../lib/engine/index.js';
+import { InvalidInput } from '../../../lib/errors.js';
 
 const at = (s: string) => Date.parse(s);
 const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t).toISOString());

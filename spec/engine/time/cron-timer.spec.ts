@@ -1,6 +1,6 @@
 /** A job on a cron schedule (lib/engine/cron-timer.ts), driven by a ManualClock: due runs, missed runs, overlap, errors. */
 import { expect } from 'chai';
-import { CronSchedule, CronTimer, ManualClock } from '../../lib/engine/index.js';
+import { CronSchedule, CronTimer, ManualClock } from '../../../lib/engine/index.js';
 
 const T0 = Date.parse('2026-01-01T08:00:00Z');
 const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t).toISOString());
