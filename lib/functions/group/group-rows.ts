@@ -1,5 +1,9 @@
 /**
- * groupRows: the Group step's work over the working records.
+ * The Group step's core (protocol.md 4.3): `compileGroup` checks its
+ * members at save time (`by_fields` [string], `functions` [{output_field,
+ * operation, input_field?}]; field names are literal, no placeholders;
+ * unknown members, operations and hostile names fail with the definition
+ * path), and `groupRows` groups the working records at run time.
  *
  * Records are grouped by the values of `by_fields` under the engine's
  * `hashKey` (1, 1.0 and Decimal "1" are one group; a DateTime and text
@@ -14,15 +18,92 @@
  * Linear in records x functions, in two passes: the first gives each record
  * its group number (grouping by one text field builds no key string), the
  * second folds each function's column in with the operation's own loop
- * (group-operation.ts `addColumn`), so per record and function there is no
+ * (group-operations.ts `addColumn`), so per record and function there is no
  * polymorphic call and no allocation.
  */
-import { hashKey, type Fields, type Value } from '../../engine/index.js';
+import { assertSafeKey, checkLimit, hashKey, isPlainObject, parseFieldPath, type Fields, type Value } from '../../engine/index.js';
 import { InvalidInput } from '../../errors.js';
-import type { GroupFunction } from './compile-group.js';
-import { valueAt } from './field-value.js';
-import type { GroupOperation } from './group-operation.js';
-import { GROUP_OPERATION_TABLE, isGroupOperationName } from './operation-table.js';
+import { atPath, invalidAt, kindOfRaw } from '../definition-path.js';
+import {
+  GROUP_OPERATION_TABLE, isGroupOperationName, valueAt, type GroupOperation, type GroupOperationName,
+} from './group-operations.js';
+
+/** Fields one Group may group by. */
+export const MAX_GROUP_BY_FIELDS = 32;
+/** Output functions in one Group. */
+export const MAX_GROUP_FUNCTIONS = 256;
+
+export interface GroupFunction {
+  readonly output_field: string;
+  readonly operation: GroupOperationName;
+  /** Absent only for Count (which then counts records). */
+  readonly input_field?: string;
+}
+
+export interface GroupSpec {
+  readonly by_fields: readonly string[];
+  readonly functions: readonly GroupFunction[];
+}
+
+const STEP_MEMBERS = ['type', 'by_fields', 'functions'];
+const FUNCTION_MEMBERS = ['output_field', 'operation', 'input_field'];
+
+/**
+ * Checks a Group step (`type`, if present, is not checked here: the step
+ * table routes by it) and returns its frozen spec for `groupRows`.
+ * Throws InvalidInput whose message starts with the offending member's path,
+ * e.g. "functions[3].functions[0].operation: unknown Group operation 'Avg'".
+ */
+export function compileGroup(raw: unknown, path: string): GroupSpec {
+  if (!isPlainObject(raw)) throw invalidAt(path, `expected a Group step object, got ${kindOfRaw(raw)}`);
+  for (const key of Object.keys(raw)) {
+    if (!STEP_MEMBERS.includes(key)) throw invalidAt(path, `unknown member '${key}' in Group; expected by_fields, functions`);
+  }
+  const byFields = fieldList(raw.by_fields, `${path}.by_fields`);
+  const functions = raw.functions;
+  if (!Array.isArray(functions)) throw invalidAt(`${path}.functions`, `expected an array of {output_field, operation, input_field?}, got ${kindOfRaw(functions)}`);
+  atPath(`${path}.functions`, () => checkLimit(functions.length, MAX_GROUP_FUNCTIONS, 'functions', 'functions'));
+  const outputs = new Set(byFields);
+  const compiled = functions.map((fn, i) => groupFunction(fn, `${path}.functions[${i}]`, outputs));
+  return Object.freeze({ by_fields: byFields, functions: Object.freeze(compiled) });
+}
+
+function fieldList(raw: unknown, path: string): readonly string[] {
+  if (!Array.isArray(raw)) throw invalidAt(path, `expected an array of field names, got ${kindOfRaw(raw)}`);
+  atPath(path, () => checkLimit(raw.length, MAX_GROUP_BY_FIELDS, 'by_fields', 'fields'));
+  const fields = raw.map((field, i) => literalField(field, `${path}[${i}]`));
+  const repeated = fields.find((field, i) => fields.indexOf(field) !== i);
+  if (repeated !== undefined) throw invalidAt(path, `'${repeated}' is listed twice`);
+  return Object.freeze(fields);
+}
+
+function literalField(raw: unknown, path: string): string {
+  const field = atPath(path, () => parseFieldPath(raw, path));
+  if (field.includes('{{')) throw invalidAt(path, 'field names are literal; placeholders are not substituted here');
+  return field;
+}
+
+function groupFunction(raw: unknown, path: string, outputs: Set<string>): GroupFunction {
+  if (!isPlainObject(raw)) throw invalidAt(path, `expected {output_field, operation, input_field?}, got ${kindOfRaw(raw)}`);
+  for (const key of Object.keys(raw)) {
+    if (!FUNCTION_MEMBERS.includes(key)) throw invalidAt(path, `unknown member '${key}'; expected ${FUNCTION_MEMBERS.join(', ')}`);
+  }
+  const { operation, output_field: output, input_field: input } = raw;
+  if (!isGroupOperationName(operation)) {
+    throw invalidAt(`${path}.operation`, typeof operation === 'string'
+      ? `unknown Group operation '${operation.slice(0, 60)}'; expected one of ${Object.keys(GROUP_OPERATION_TABLE).join(', ')}`
+      : `expected an operation name, got ${kindOfRaw(operation)}`);
+  }
+  if (typeof output !== 'string' || output.length === 0) throw invalidAt(`${path}.output_field`, `expected a non-empty string, got ${kindOfRaw(output)}`);
+  atPath(`${path}.output_field`, () => assertSafeKey(output, 'output_field'));
+  if (outputs.has(output)) throw invalidAt(`${path}.output_field`, `'${output}' is already a by_field or an earlier output_field`);
+  outputs.add(output);
+  if (input === undefined || input === null) {
+    if (GROUP_OPERATION_TABLE[operation].needsInput) throw invalidAt(path, `${operation} needs an input_field`);
+    return Object.freeze({ output_field: output, operation });
+  }
+  return Object.freeze({ output_field: output, operation, input_field: literalField(input, `${path}.input_field`) });
+}
 
 /** What a record lacking a by-field, or holding null there, groups under. */
 export const MISSING_GROUP_VALUE = 'null';
@@ -39,17 +120,17 @@ export function groupRows(rows: readonly Fields[], byFields: readonly string[], 
   const operations = functions.map((fn) => operationFor(fn.operation));
   const index = new GroupIndex(byFields);
   const groupOf = new Int32Array(rows.length);
-  for (let r = 0; r < rows.length; r++) groupOf[r] = index.groupOf(rows[r]!);
+  for (let i = 0; i < rows.length; i++) groupOf[i] = index.groupOf(rows[i]!);
   const firsts = index.firstRecords;
-  const results = operations.map((op, i) => {
-    const states = firsts.map(() => op.init());
-    op.addColumn(states, rows, groupOf, functions[i]!.input_field);
-    return states.map((state) => op.result(state));
+  const results = operations.map((operation, i) => {
+    const states = firsts.map(() => operation.init());
+    operation.addColumn(states, rows, groupOf, functions[i]!.input_field);
+    return states.map((state) => operation.result(state));
   });
-  return firsts.map((first, g) => {
+  return firsts.map((first, group) => {
     const record: Record<string, Value> = {};
     for (const field of byFields) record[field] = groupValue(valueAt(first, field));
-    for (let i = 0; i < functions.length; i++) record[functions[i]!.output_field] = results[i]![g]!;
+    for (let i = 0; i < functions.length; i++) record[functions[i]!.output_field] = results[i]![group]!;
     return Object.freeze(record);
   });
 }
@@ -59,12 +140,12 @@ function operationFor(name: string): GroupOperation<unknown> {
   return GROUP_OPERATION_TABLE[name];
 }
 
-function groupValue(v: Value | undefined): Value {
-  return v === undefined || v === null ? MISSING_GROUP_VALUE : v;
+function groupValue(value: Value | undefined): Value {
+  return value === undefined || value === null ? MISSING_GROUP_VALUE : value;
 }
 
-function valueKey(v: Value | undefined): string {
-  return v === undefined || v === null ? MISSING_KEY : hashKey(v);
+function valueKey(value: Value | undefined): string {
+  return value === undefined || value === null ? MISSING_KEY : hashKey(value);
 }
 
 /**
@@ -87,20 +168,20 @@ class GroupIndex {
     const text = this.textOf(row);
     const map = text === undefined ? this.byKey : this.byText;
     const key = text ?? this.keyOf(row);
-    let g = map.get(key);
-    if (g === undefined) {
-      g = this.firstRecords.length;
+    let group = map.get(key);
+    if (group === undefined) {
+      group = this.firstRecords.length;
       this.firstRecords.push(row);
-      map.set(key, g);
+      map.set(key, group);
     }
-    return g;
+    return group;
   }
 
   /** The single by-field's value when it is text (or missing or null), else undefined. */
   private textOf(row: Fields): string | undefined {
     if (this.byFields.length !== 1) return undefined;
-    const v = valueAt(row, this.byFields[0]!);
-    return typeof v === 'string' ? v : v === undefined || v === null ? MISSING_GROUP_VALUE : undefined;
+    const value = valueAt(row, this.byFields[0]!);
+    return typeof value === 'string' ? value : value === undefined || value === null ? MISSING_GROUP_VALUE : undefined;
   }
 
   private keyOf(row: Fields): string {
