@@ -11,8 +11,8 @@ import { InvalidInput, NotFound } from '../errors.js';
 import type { EngineCore } from './core.js';
 import { validateCollectionName } from './names.js';
 import { validateKvKey } from './kv.js';
-import { checkLimit, MAX_FIELD_NAMES, MAX_KV_PREFIXES } from './limits.js';
-import { rejectUnknownMembers } from './members.js';
+import { checkLimit, MAX_FIELD_NAMES, MAX_KV_PREFIXES } from './input/limits.js';
+import { rejectUnknownMembers } from './input/members.js';
 import type { ApiKeyRecord, CollectionPermission, KvPermission } from './state.js';
 import { isPlainObject } from './values/index.js';
 

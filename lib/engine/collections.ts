@@ -6,7 +6,7 @@
 import { Conflict, InvalidInput, NotFound, MESSAGES } from '../errors.js';
 import type { EngineCore } from './core.js';
 import { indexDefs } from './indexes/index-manager.js';
-import { MAX_QUERY_INDEXES } from './limits.js';
+import { MAX_QUERY_INDEXES } from './input/limits.js';
 import { isInternalCollection, validateCollectionName } from './names.js';
 import type { Records } from './records.js';
 import { parseSchema, replaceFields, schemaToWire, updateConstraints, type Schema } from './schema/index.js';

@@ -19,8 +19,8 @@ export type { StorageFault } from './storage/storage-fault.js';
 export { checkDataDirPrivacy } from './storage/dir-permissions.js';
 export { DirLock, DEFAULT_LOCK_WAIT_MS, type LockMechanism, type LockOptions } from './storage/lock.js';
 export { parseFieldPath, parseFilter, parseQuery, type Filter, type Query } from './query/index.js';
-export { checkLimit, MAX_EMBED_TEXTS, MAX_FIELD_NAMES } from './limits.js';
-export { rejectUnknownMembers } from './members.js';
+export { checkLimit, MAX_EMBED_TEXTS, MAX_FIELD_NAMES } from './input/limits.js';
+export { rejectUnknownMembers } from './input/members.js';
 export type { ApiKeyRecord, CollectionPermission, KvPermission } from './state.js';
 export type { Effect, LoggedBatch } from './effects.js';
 export {

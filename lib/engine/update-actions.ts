@@ -14,7 +14,7 @@
  * real server: "Failed to apply action 'increment': field not numeric".
  */
 import { InvalidInput } from '../errors.js';
-import { checkLimit, MAX_ACTION_STEPS } from './limits.js';
+import { checkLimit, MAX_ACTION_STEPS } from './input/limits.js';
 import {
   assertSafeKey, equalValues, fieldFromWire, integerValue, isInt64, isPlainObject, isTypedWrapper, rawFromWire, Tagged,
   type Fields, type Value,

@@ -9,7 +9,7 @@ import { TestServer, type Reply } from '../helpers/test-server.js';
 import {
   MAX_ACTION_STEPS, MAX_EMBED_TEXTS, MAX_FIELD_NAMES, MAX_FIELD_PATH_LENGTH, MAX_FILTER_EXPRESSIONS, MAX_FILTER_VALUES,
   MAX_IN_VALUES, MAX_JOIN_COLLECTIONS, MAX_QUERY_INDEXES, MAX_SORT_KEYS,
-} from '../../lib/engine/limits.js';
+} from '../../lib/engine/input/limits.js';
 
 const names = (n: number, prefix = 'f') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);

@@ -8,7 +8,7 @@
  * Resolving a path against a record is `getPath` in match.ts.
  */
 import { InvalidInput } from '../../errors.js';
-import { MAX_FIELD_PATH_LENGTH } from '../limits.js';
+import { MAX_FIELD_PATH_LENGTH } from '../input/limits.js';
 import { assertSafeKey } from '../values/index.js';
 import { shown } from './describe-input.js';
 

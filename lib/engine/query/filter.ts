@@ -12,7 +12,7 @@
  * evaluation against a record lives in match.ts.
  */
 import { InvalidInput } from '../../errors.js';
-import { checkLimit, MAX_FILTER_DEPTH, MAX_FILTER_EXPRESSIONS, MAX_FILTER_VALUES } from '../limits.js';
+import { checkLimit, MAX_FILTER_DEPTH, MAX_FILTER_EXPRESSIONS, MAX_FILTER_VALUES } from '../input/limits.js';
 import { isPlainObject, type Value } from '../values/index.js';
 import { kindOf, shown } from './describe-input.js';
 import { parseFieldPath } from './field-path.js';

@@ -2,7 +2,7 @@
  * Public surface of the query core: parse a find body, run it over records,
  * and project the results. Pure functions only; no engine state, no I/O.
  */
-export { MAX_FILTER_DEPTH } from '../limits.js';
+export { MAX_FILTER_DEPTH } from '../input/limits.js';
 export { parseFilter, type Filter, type ConditionFilter, type LogicalFilter, type NotFilter } from './filter.js';
 export { OPERATORS, isOperator, type Operator } from './operators.js';
 export { getPath, matchFilter } from './match.js';

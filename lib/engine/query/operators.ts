@@ -8,7 +8,7 @@
  * nothing about filter structure (filter.ts) or record paths (match.ts).
  */
 import { InvalidInput } from '../../errors.js';
-import { checkLimit, MAX_IN_VALUES } from '../limits.js';
+import { checkLimit, MAX_IN_VALUES } from '../input/limits.js';
 import { compareValues, equalValues, fieldFromWire, isTypedWrapper, Tagged, type Value } from '../values/index.js';
 import { kindOf, shown } from './describe-input.js';
 import { ValueSet } from './value-set.js';

@@ -11,7 +11,7 @@
  * modified.
  */
 import { InvalidInput } from '../../errors.js';
-import { checkLimit, MAX_FIELD_NAMES } from '../limits.js';
+import { checkLimit, MAX_FIELD_NAMES } from '../input/limits.js';
 import { Tagged, type Fields, type Value } from '../values/index.js';
 import { kindOf } from './describe-input.js';
 import { parseFieldPath } from './field-path.js';

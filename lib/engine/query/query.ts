@@ -8,7 +8,7 @@
  * other collections; `runQuery` does neither.
  */
 import { InvalidInput } from '../../errors.js';
-import { checkLimit, MAX_JOIN_COLLECTIONS } from '../limits.js';
+import { checkLimit, MAX_JOIN_COLLECTIONS } from '../input/limits.js';
 import { exactNumber, isPlainObject, type Fields } from '../values/index.js';
 import { kindOf, shown } from './describe-input.js';
 import { parseFieldPath } from './field-path.js';

@@ -8,7 +8,7 @@
  * sortInSlices); sortRecords is for rows a caller already holds.
  */
 import { InvalidInput } from '../../errors.js';
-import { checkLimit, MAX_SORT_KEYS } from '../limits.js';
+import { checkLimit, MAX_SORT_KEYS } from '../input/limits.js';
 import { isPlainObject, sortCompare, type Fields, type Value } from '../values/index.js';
 import { kindOf, shown } from './describe-input.js';
 import { parseFieldPath } from './field-path.js';

@@ -7,8 +7,8 @@
  * fields; projection applies to the record.
  */
 import { InvalidInput } from '../../errors.js';
-import { checkLimit, MAX_FIELD_NAMES } from '../limits.js';
-import { rejectUnknownMembers } from '../members.js';
+import { checkLimit, MAX_FIELD_NAMES } from '../input/limits.js';
+import { rejectUnknownMembers } from '../input/members.js';
 import { fuseScores, isMetric, NearestScan, TextIndex, type Metric, type VectorHit } from '../../vector/index.js';
 import type { EngineCore } from '../core.js';
 import { applyProjection, compileProjection, matchFilter, parseFieldList, parseFilter, type Filter } from '../query/index.js';

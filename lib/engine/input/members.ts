@@ -2,7 +2,7 @@
  * The one check for members a request object may not hold, shared by the
  * engine's pure parsers and the procedures' input parsers.
  */
-import { InvalidInput } from '../errors.js';
+import { InvalidInput } from '../../errors.js';
 
 /**
  * Throws InvalidInput "Unknown member 'k'[ in <where>][; expected <expected>]"

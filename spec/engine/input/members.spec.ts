@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { rejectUnknownMembers } from '../../lib/engine/index.js';
-import { InvalidInput } from '../../lib/errors.js';
+import { rejectUnknownMembers } from '../../../lib/engine/index.js';
+import { InvalidInput } from '../../../lib/errors.js';
 
 describe('engine/members rejectUnknownMembers', () => {
   it('accepts an object holding only allowed members, from a list or a set', () => {

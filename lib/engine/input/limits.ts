@@ -9,7 +9,7 @@
  * (KV key length, nesting of record values, body bytes) live with their
  * parsers.
  */
-import { InvalidInput } from '../errors.js';
+import { InvalidInput } from '../../errors.js';
 
 /** Names in `select_fields`, `exclude_fields`, search `fields` and `weights`, and a key's `writable_fields`. */
 export const MAX_FIELD_NAMES = 1_000;
