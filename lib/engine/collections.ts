@@ -8,7 +8,7 @@ import type { EngineCore } from './core.js';
 import { indexDefs } from './indexes/index-manager.js';
 import { MAX_QUERY_INDEXES } from './input/limits.js';
 import { isInternalCollection, validateCollectionName } from './names.js';
-import type { Records } from './records.js';
+import type { Records } from './records/records.js';
 import { parseSchema, replaceFields, schemaToWire, updateConstraints, type Schema } from './schema/index.js';
 import type { CollectionMeta, QueryIndexDef } from './state.js';
 

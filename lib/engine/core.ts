@@ -9,7 +9,7 @@
  * hands it to each service it constructs (see database.ts).
  */
 import type { EngineLog } from './engine-log.js';
-import type { IdGenerator } from './ids.js';
+import type { IdGenerator } from './records/ids.js';
 import type { Settings } from './settings.js';
 import type { DbState } from './state.js';
 import type { CommitListener, Operation } from './write-queue.js';

@@ -8,10 +8,10 @@
  */
 import path from 'node:path';
 import { Collections } from './collections.js';
-import { Records } from './records.js';
-import { Trash } from './trash.js';
-import { Bulk } from './bulk.js';
-import { MultiWrites } from './multi-writes.js';
+import { Records } from './records/records.js';
+import { Trash } from './records/trash.js';
+import { Bulk } from './records/bulk.js';
+import { MultiWrites } from './records/multi-writes.js';
 import { AuditLog } from './audit.js';
 import { TransactionManager } from './transactions/transaction-manager.js';
 import { Replication } from './ripple/replication.js';
@@ -22,7 +22,7 @@ import { readBatchesAfter } from './storage/log-scan.js';
 import type { LoggedBatch } from './effects.js';
 import { ApiKeys } from './api-keys.js';
 import { systemClock, type Clock } from './time/clock.js';
-import { IdGenerator } from './ids.js';
+import { IdGenerator } from './records/ids.js';
 import { loadOrCreateSecrets, type Secrets } from './secrets.js';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from './settings.js';
 import type { DbState } from './state.js';

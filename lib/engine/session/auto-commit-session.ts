@@ -1,9 +1,9 @@
 /** Statements outside a transaction: each write (a many-record one included) is its own durable batch, reads see committed state. */
-import type { BulkItem, BulkResult } from '../bulk.js';
-import type { UpsertTarget } from '../multi-writes.js';
+import type { BulkItem, BulkResult } from '../records/bulk.js';
+import type { UpsertTarget } from '../records/multi-writes.js';
 import type { Filter, Query } from '../query/index.js';
 import type { SearchRequest } from '../search/search.js';
-import type { ActionStep } from '../update-actions.js';
+import type { ActionStep } from '../records/update-actions.js';
 import type { Fields } from '../values/index.js';
 import type { SearchResult, Session, SessionEngine } from './session.js';
 

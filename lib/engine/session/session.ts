@@ -7,14 +7,14 @@
  * engine converts and validates them. Writes resolve once durable
  * (auto-commit) or once staged (transaction).
  */
-import type { Bulk, BulkItem, BulkResult } from '../bulk.js';
-import type { MultiWrites, UpsertTarget } from '../multi-writes.js';
-import type { Records } from '../records.js';
+import type { Bulk, BulkItem, BulkResult } from '../records/bulk.js';
+import type { MultiWrites, UpsertTarget } from '../records/multi-writes.js';
+import type { Records } from '../records/records.js';
 import type { Filter, Query } from '../query/index.js';
 import type { SearchHit, SearchRequest } from '../search/search.js';
 import type { TransactionManager } from '../transactions/transaction-manager.js';
 import type { TransactionStatus } from '../transactions/transaction-registry.js';
-import type { ActionStep } from '../update-actions.js';
+import type { ActionStep } from '../records/update-actions.js';
 import type { Fields } from '../values/index.js';
 
 /** Who runs the statements: the API key, and whether it is an admin (admins may use any transaction). */

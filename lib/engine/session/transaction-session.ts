@@ -8,16 +8,16 @@
  * it does not exist, so a transaction id is useless to any other key.
  */
 import { MESSAGES, NotFound, toDbError } from '../../errors.js';
-import type { BulkFailure, BulkItem, BulkResult } from '../bulk.js';
-import { validateId } from '../ids.js';
+import type { BulkFailure, BulkItem, BulkResult } from '../records/bulk.js';
+import { validateId } from '../records/ids.js';
 import { Slicer } from '../time/slices.js';
-import type { UpsertTarget } from '../multi-writes.js';
+import type { UpsertTarget } from '../records/multi-writes.js';
 import { validateCollectionName } from '../names.js';
 import { getPath, parseFieldPath, type Filter, type Query } from '../query/index.js';
 import type { SearchRequest } from '../search/search.js';
 import type { TransactionManager } from '../transactions/transaction-manager.js';
 import type { TransactionStatus } from '../transactions/transaction-registry.js';
-import type { ActionStep } from '../update-actions.js';
+import type { ActionStep } from '../records/update-actions.js';
 import { bareValue, hashKey, isPlainObject, sortCompare, type Fields, type Value } from '../values/index.js';
 import type { Caller, SearchResult, SessionEngine, TransactionSession } from './session.js';
 

@@ -5,8 +5,8 @@
  * and a cached view of its writes. Nothing here touches committed
  * state; see transaction-manager.ts for staging, reads and commit.
  */
-import type { PreparedWrite } from '../records.js';
-import type { ActionStep } from '../update-actions.js';
+import type { PreparedWrite } from '../records/records.js';
+import type { ActionStep } from '../records/update-actions.js';
 import type { IsolationLevel } from '../settings.js';
 import type { CachedView } from './cached-view.js';
 import { ReadPredicates } from './read-predicates.js';

@@ -8,8 +8,8 @@
  * ciphertexts carry no visible order.
  */
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { InvalidInput } from '../errors.js';
-import { isInt64 } from './values/index.js';
+import { InvalidInput } from '../../errors.js';
+import { isInt64 } from '../values/index.js';
 
 export class IdGenerator {
   /**

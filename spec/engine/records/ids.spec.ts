@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { IdGenerator } from '../../lib/engine/ids.js';
+import { IdGenerator } from '../../../lib/engine/records/ids.js';
 
 describe('engine/ids', () => {
   it('makes distinct 22-character base64url ids across many runs', () => {

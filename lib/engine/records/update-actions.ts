@@ -13,12 +13,12 @@
  * with a merge update). Messages follow the
  * real server: "Failed to apply action 'increment': field not numeric".
  */
-import { InvalidInput } from '../errors.js';
-import { checkLimit, MAX_ACTION_STEPS } from './input/limits.js';
+import { InvalidInput } from '../../errors.js';
+import { checkLimit, MAX_ACTION_STEPS } from '../input/limits.js';
 import {
   assertSafeKey, equalValues, fieldFromWire, integerValue, isInt64, isPlainObject, isTypedWrapper, rawFromWire, Tagged,
   type Fields, type Value,
-} from './values/index.js';
+} from '../values/index.js';
 
 export const UPDATE_ACTIONS = [
   'increment', 'decrement', 'multiply', 'divide', 'modulo',

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { InvalidInput } from '../../lib/errors.js';
+import { InvalidInput } from '../../../lib/errors.js';
 import {
   applyActionSequence, applyUpdateAction, parseActionSequence, UPDATE_ACTIONS,
-} from '../../lib/engine/update-actions.js';
-import { fieldsFromWire, Tagged, typeOf, type Fields } from '../../lib/engine/values/index.js';
+} from '../../../lib/engine/records/update-actions.js';
+import { fieldsFromWire, Tagged, typeOf, type Fields } from '../../../lib/engine/values/index.js';
 
 const record = (body: Record<string, unknown>): Fields => Object.freeze(fieldsFromWire({ id: 'r1', ...body }));
 const apply = (body: Record<string, unknown>, action: string, field: string, value?: unknown) =>

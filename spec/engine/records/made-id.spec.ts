@@ -6,9 +6,9 @@
  * (which never holds the mark) must replay to the same state.
  */
 import { expect } from 'chai';
-import { Database, type CommitInfo, type LoggedBatch } from '../../lib/engine/index.js';
-import { MADE_ID } from '../../lib/engine/effects.js';
-import { removeDir, tempDir } from '../helpers/temp-dir.js';
+import { Database, type CommitInfo, type LoggedBatch } from '../../../lib/engine/index.js';
+import { MADE_ID } from '../../../lib/engine/effects.js';
+import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 
 interface Seen { batch: LoggedBatch; info: CommitInfo }
 

@@ -4,11 +4,11 @@
  * removes what is older; the server runs it on a CronTimer (cron-timer.ts,
  * `trashPurgeCron`), and it reads the injectable clock so tests can move time.
  */
-import { Conflict, NotFound } from '../errors.js';
-import type { EngineCore } from './core.js';
-import type { Effect } from './effects.js';
-import { validateCollectionName } from './names.js';
-import { collectDue, writeInChunks } from './sweep.js';
+import { Conflict, NotFound } from '../../errors.js';
+import type { EngineCore } from '../core.js';
+import type { Effect } from '../effects.js';
+import { validateCollectionName } from '../names.js';
+import { collectDue, writeInChunks } from '../sweep.js';
 
 export const TRASH_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 

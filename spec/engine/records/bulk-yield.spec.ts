@@ -7,8 +7,8 @@
  * before or after the batch, never inside it.
  */
 import { expect } from 'chai';
-import { Database } from '../../lib/engine/index.js';
-import { removeDir, tempDir } from '../helpers/temp-dir.js';
+import { Database } from '../../../lib/engine/index.js';
+import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 
 describe('engine/bulk and transaction commits yield between slices', () => {
   let dir: string;

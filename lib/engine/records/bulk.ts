@@ -13,15 +13,15 @@
  * write runs inside the unit, and nothing is visible to readers until the
  * whole batch is durable and applied at once.
  */
-import { DbError, toDbError } from '../errors.js';
-import type { EngineCore } from './core.js';
-import { markNoRipple, type Effect } from './effects.js';
+import { DbError, toDbError } from '../../errors.js';
+import type { EngineCore } from '../core.js';
+import { markNoRipple, type Effect } from '../effects.js';
 import { validateId } from './ids.js';
-import { validateCollectionName } from './names.js';
+import { validateCollectionName } from '../names.js';
 import type { PreparedWrite, Records } from './records.js';
-import type { Fields } from './values/index.js';
-import type { WorkingView } from './working-view.js';
-import { Slicer, yieldToLoop } from './time/slices.js';
+import type { Fields } from '../values/index.js';
+import type { WorkingView } from '../working-view.js';
+import { Slicer, yieldToLoop } from '../time/slices.js';
 
 export const BULK_CHUNK = 1000;
 
