@@ -9,7 +9,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { InvalidInput, NotFound } from '../errors.js';
 import type { EngineCore } from './core.js';
-import { validateCollectionName } from './names.js';
+import { validateCollectionName } from './collections/names.js';
 import { validateKvKey } from './kv.js';
 import { checkLimit, MAX_FIELD_NAMES, MAX_KV_PREFIXES } from './input/limits.js';
 import { rejectUnknownMembers } from './input/members.js';

@@ -7,7 +7,7 @@
  * Reads go straight to the committed state and never wait for the writer.
  */
 import path from 'node:path';
-import { Collections } from './collections.js';
+import { Collections } from './collections/collections.js';
 import { Records } from './records/records.js';
 import { Trash } from './records/trash.js';
 import { Bulk } from './records/bulk.js';

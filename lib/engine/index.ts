@@ -4,10 +4,10 @@ export { isTransactionSession, type Caller, type SearchResult, type Session, typ
 export type { EngineLog, LogLevel } from './engine-log.js';
 export { ManualClock, systemClock, type Clock } from './time/clock.js';
 export { ADMIN_KEY_ID, describeKey, parseKeyRequest } from './api-keys.js';
-export { isInternalCollection, validateCollectionName } from './names.js';
+export { isInternalCollection, validateCollectionName } from './collections/names.js';
 export { CRON_HORIZON_YEARS, CronSchedule } from './time/cron.js';
 export { CronTimer } from './time/cron-timer.js';
-export { ALIAS_RULE, INDEX_FIELD_RULE, isAliasName, isIndexableField, type SchemaChange, type SchemaDefinition } from './collections.js';
+export { ALIAS_RULE, INDEX_FIELD_RULE, isAliasName, isIndexableField, type SchemaChange, type SchemaDefinition } from './collections/collections.js';
 export { validateId } from './records/ids.js';
 export { parseKvKeys, validateKvKey, VALUES_RULE } from './kv.js';
 export { TRASH_RETENTION_MS } from './records/trash.js';

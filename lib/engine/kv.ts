@@ -8,7 +8,7 @@ import { InvalidInput, NotFound } from '../errors.js';
 import type { EngineCore } from './core.js';
 import type { Effect } from './effects.js';
 import { validateId } from './records/ids.js';
-import { validateCollectionName } from './names.js';
+import { validateCollectionName } from './collections/names.js';
 import type { Pattern } from './pattern/index.js';
 import type { KvEntry } from './state.js';
 import { collectDue, writeInChunks } from './sweep.js';

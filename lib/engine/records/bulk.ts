@@ -17,7 +17,7 @@ import { DbError, toDbError } from '../../errors.js';
 import type { EngineCore } from '../core.js';
 import { markNoRipple, type Effect } from '../effects.js';
 import { validateId } from './ids.js';
-import { validateCollectionName } from '../names.js';
+import { validateCollectionName } from '../collections/names.js';
 import type { PreparedWrite, Records } from './records.js';
 import type { Fields } from '../values/index.js';
 import type { WorkingView } from '../working-view.js';

@@ -16,7 +16,7 @@
 import { MESSAGES, NotFound } from '../../errors.js';
 import type { EngineCore } from '../core.js';
 import { markNoRipple, type Effect } from '../effects.js';
-import { validateCollectionName } from '../names.js';
+import { validateCollectionName } from '../collections/names.js';
 import { matchFilter, SCAN_CHECK_EVERY, type Filter } from '../query/index.js';
 import { Slicer } from '../time/slices.js';
 import type { IndexManager } from '../indexes/index-manager.js';

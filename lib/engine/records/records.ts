@@ -11,7 +11,7 @@ import type { EngineCore } from '../core.js';
 import type { Effect } from '../effects.js';
 import { MADE_ID, markNoRipple } from '../effects.js';
 import { validateId } from './ids.js';
-import { validateCollectionName } from '../names.js';
+import { validateCollectionName } from '../collections/names.js';
 import { applyActionSequence, type ActionStep } from './update-actions.js';
 import { applyProjection, compileProjection, getPath, matchFilter, parseFieldPath, runQueryInSlices, SCAN_CHECK_EVERY, sortInSlices, withScan, CollectionScan, type Filter, type Join, type Query, type RecordSource } from '../query/index.js';
 import { Slicer } from '../time/slices.js';

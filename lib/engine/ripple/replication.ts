@@ -18,7 +18,7 @@ import { InvalidInput } from '../../errors.js';
 import type { EngineCore } from '../core.js';
 import { noRipple, type Effect, type LoggedBatch } from '../effects.js';
 import { validateId } from '../records/ids.js';
-import { validateCollectionName } from '../names.js';
+import { validateCollectionName } from '../collections/names.js';
 import { isPlainObject } from '../values/index.js';
 import type { StorageFs } from '../storage/fs.js';
 

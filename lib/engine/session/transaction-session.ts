@@ -12,7 +12,7 @@ import type { BulkFailure, BulkItem, BulkResult } from '../records/bulk.js';
 import { validateId } from '../records/ids.js';
 import { Slicer } from '../time/slices.js';
 import type { UpsertTarget } from '../records/multi-writes.js';
-import { validateCollectionName } from '../names.js';
+import { validateCollectionName } from '../collections/names.js';
 import { getPath, parseFieldPath, type Filter, type Query } from '../query/index.js';
 import type { SearchRequest } from '../search/search.js';
 import type { TransactionManager } from '../transactions/transaction-manager.js';

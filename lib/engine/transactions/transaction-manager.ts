@@ -18,7 +18,7 @@ import assert from 'node:assert';
 import { Conflict, DbError, InvalidInput, MESSAGES, NotFound, TransactionConflict } from '../../errors.js';
 import type { EngineCore } from '../core.js';
 import { markNoRipple, type Effect } from '../effects.js';
-import { validateCollectionName } from '../names.js';
+import { validateCollectionName } from '../collections/names.js';
 import { runQuery, type Query } from '../query/index.js';
 import { resolveRecordId, type Records } from '../records/records.js';
 import { isExpired } from '../time/ttl.js';

@@ -3,14 +3,14 @@
  * list, drop, partial schema updates and the primary-key alias. A schema
  * change is a `setCollectionMeta` effect and affects only later writes.
  */
-import { Conflict, InvalidInput, NotFound, MESSAGES } from '../errors.js';
-import type { EngineCore } from './core.js';
-import { indexDefs } from './indexes/index-manager.js';
-import { MAX_QUERY_INDEXES } from './input/limits.js';
+import { Conflict, InvalidInput, NotFound, MESSAGES } from '../../errors.js';
+import type { EngineCore } from '../core.js';
+import { indexDefs } from '../indexes/index-manager.js';
+import { MAX_QUERY_INDEXES } from '../input/limits.js';
 import { isInternalCollection, validateCollectionName } from './names.js';
-import type { Records } from './records/records.js';
-import { parseSchema, replaceFields, schemaToWire, updateConstraints, type Schema } from './schema/index.js';
-import type { CollectionMeta, QueryIndexDef } from './state.js';
+import type { Records } from '../records/records.js';
+import { parseSchema, replaceFields, schemaToWire, updateConstraints, type Schema } from '../schema/index.js';
+import type { CollectionMeta, QueryIndexDef } from '../state.js';
 
 export interface CollectionInfo {
   readonly name: string;

@@ -3,7 +3,7 @@
  * not starting with `.` or `-`. Names that are JavaScript prototype keys are
  * refused outright, since names also appear as object keys (permissions).
  */
-import { InvalidInput, MESSAGES } from '../errors.js';
+import { InvalidInput, MESSAGES } from '../../errors.js';
 
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const RESERVED: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
