@@ -15,7 +15,7 @@ import { MultiWrites } from './records/multi-writes.js';
 import { AuditLog } from './audit.js';
 import { TransactionManager } from './transactions/transaction-manager.js';
 import { Replication } from './ripple/replication.js';
-import { KvStore } from './kv.js';
+import { KvStore } from './kv/kv.js';
 import { IndexManager } from './indexes/index-manager.js';
 import { SearchIndexes, type SearchIndexOptions } from './search/search-indexes.js';
 import { readBatchesAfter } from './storage/log-scan.js';

@@ -9,7 +9,7 @@
 import { ReadOnlyRefusal } from '../errors.js';
 import type { EngineCore } from './core.js';
 import type { Effect } from './effects.js';
-import type { KvStore } from './kv.js';
+import type { KvStore } from './kv/kv.js';
 import type { RecordEntry } from './state.js';
 import { Slicer } from './time/slices.js';
 import { collectDue, writeInChunks } from './sweep.js';

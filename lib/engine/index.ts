@@ -9,7 +9,7 @@ export { CRON_HORIZON_YEARS, CronSchedule } from './time/cron.js';
 export { CronTimer } from './time/cron-timer.js';
 export { ALIAS_RULE, INDEX_FIELD_RULE, isAliasName, isIndexableField, type SchemaChange, type SchemaDefinition } from './collections/collections.js';
 export { validateId } from './records/ids.js';
-export { parseKvKeys, validateKvKey, VALUES_RULE } from './kv.js';
+export { parseKvKeys, validateKvKey, VALUES_RULE } from './kv/kv.js';
 export { TRASH_RETENTION_MS } from './records/trash.js';
 export { DEFAULT_SETTINGS, ISOLATION_LEVELS, isOutboundHostEntry, maskSecret, parseSettingsPatch, SECRET_SETTINGS, type IsolationLevel, type Settings } from './settings.js';
 export { DURABILITY_MODES, type DurabilityMode } from './storage/log-writer.js';

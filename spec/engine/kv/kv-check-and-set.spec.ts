@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { Database, ManualClock } from '../../lib/engine/index.js';
-import { removeDir, tempDir } from '../helpers/temp-dir.js';
+import { Database, ManualClock } from '../../../lib/engine/index.js';
+import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 
 describe('engine: KV check-and-set (setIfAbsent, incrementBelow, deleteIf)', () => {
   let db: Database;

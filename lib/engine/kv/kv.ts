@@ -4,18 +4,18 @@
  * and records. Every change is an effect in the log, so KV data is durable
  * and replicated like records; expiry follows the injectable clock.
  */
-import { InvalidInput, NotFound } from '../errors.js';
-import type { EngineCore } from './core.js';
-import type { Effect } from './effects.js';
-import { validateId } from './records/ids.js';
-import { validateCollectionName } from './collections/names.js';
-import type { Pattern } from './pattern/index.js';
-import type { KvEntry } from './state.js';
-import { collectDue, writeInChunks } from './sweep.js';
-import { sortInSlices } from './query/index.js';
-import { Slicer } from './time/slices.js';
-import { resolveTtl } from './time/ttl.js';
-import { bareValue, fieldFromWire, type Value } from './values/index.js';
+import { InvalidInput, NotFound } from '../../errors.js';
+import type { EngineCore } from '../core.js';
+import type { Effect } from '../effects.js';
+import { validateId } from '../records/ids.js';
+import { validateCollectionName } from '../collections/names.js';
+import type { Pattern } from '../pattern/index.js';
+import type { KvEntry } from '../state.js';
+import { collectDue, writeInChunks } from '../sweep.js';
+import { sortInSlices } from '../query/index.js';
+import { Slicer } from '../time/slices.js';
+import { resolveTtl } from '../time/ttl.js';
+import { bareValue, fieldFromWire, type Value } from '../values/index.js';
 
 export const MAX_KEY_LENGTH = 1024;
 /** Keys looked at between looks at the clock while finding. */
