@@ -41,7 +41,7 @@ import { DirLock, type LockMechanism } from './storage/lock.js';
 import { securePristineDir } from './storage/dir-permissions.js';
 import { StorageHealth, type HealOptions } from './storage-health.js';
 import { WriteQueue, type CommitListener, type Operation } from './write-queue.js';
-import { ExpiryTracker } from './expiry.js';
+import { ExpiryTracker } from './expiry/expiry.js';
 import type { EngineCore } from './core.js';
 import { fallbackEngineLog, type EngineLog } from './engine-log.js';
 import { AutoCommitSession, openTransactionSession, type Caller, type Session, type SessionEngine, type TransactionSession } from './session/index.js';

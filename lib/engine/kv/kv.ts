@@ -11,7 +11,7 @@ import { validateId } from '../records/ids.js';
 import { validateCollectionName } from '../collections/names.js';
 import type { Pattern } from '../pattern/index.js';
 import type { KvEntry } from '../state.js';
-import { collectDue, writeInChunks } from '../sweep.js';
+import { collectDue, writeInChunks } from '../expiry/sweep.js';
 import { sortInSlices } from '../query/index.js';
 import { Slicer } from '../time/slices.js';
 import { resolveTtl } from '../time/ttl.js';

@@ -20,7 +20,7 @@ import type { CollectionMeta, RecordEntry } from '../state.js';
 import { isExpired, resolveTtl, ttlString, type ResolvedTtl } from '../time/ttl.js';
 import { assertSafeKey, fieldFromWire, fieldsFromWire, hashKey, isPlainObject, JoinedRecords, bareValue, recordObject, sortCompare, type Fields, type Value } from '../values/index.js';
 import type { WorkingView } from '../working-view.js';
-import type { ExpiryTracker } from '../expiry.js';
+import type { ExpiryTracker } from '../expiry/expiry.js';
 import type { IndexManager } from '../indexes/index-manager.js';
 import { UniqueIndexes } from '../indexes/unique-index.js';
 

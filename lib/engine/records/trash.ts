@@ -8,7 +8,7 @@ import { Conflict, NotFound } from '../../errors.js';
 import type { EngineCore } from '../core.js';
 import type { Effect } from '../effects.js';
 import { validateCollectionName } from '../collections/names.js';
-import { collectDue, writeInChunks } from '../sweep.js';
+import { collectDue, writeInChunks } from '../expiry/sweep.js';
 
 export const TRASH_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 

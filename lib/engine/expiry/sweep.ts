@@ -7,10 +7,10 @@
  * restored record) is seen. Between chunks other requests run: 300,000
  * records expiring together held the loop for seconds as one write.
  */
-import type { EngineCore } from './core.js';
-import type { Effect } from './effects.js';
-import { Slicer } from './time/slices.js';
-import type { WorkingView } from './working-view.js';
+import type { EngineCore } from '../core.js';
+import type { Effect } from '../effects.js';
+import { Slicer } from '../time/slices.js';
+import type { WorkingView } from '../working-view.js';
 
 /** Effects in one sweep write: a few milliseconds of applying and notifying. */
 export const SWEEP_CHUNK = 1_000;

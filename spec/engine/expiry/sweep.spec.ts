@@ -5,9 +5,9 @@
  * chunks, and a write made meanwhile is re-checked in the writer.
  */
 import { expect } from 'chai';
-import { Database, ManualClock, TRASH_RETENTION_MS } from '../../lib/engine/index.js';
-import { SWEEP_CHUNK } from '../../lib/engine/sweep.js';
-import { removeDir, tempDir } from '../helpers/temp-dir.js';
+import { Database, ManualClock, TRASH_RETENTION_MS } from '../../../lib/engine/index.js';
+import { SWEEP_CHUNK } from '../../../lib/engine/expiry/sweep.js';
+import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 
 const COUNT = SWEEP_CHUNK * 4 + 10;
 

@@ -6,15 +6,15 @@
  * Reads never depend on the sweeper: expired records are filtered at read
  * time by comparing `expiresAt` with the clock.
  */
-import { ReadOnlyRefusal } from '../errors.js';
-import type { EngineCore } from './core.js';
-import type { Effect } from './effects.js';
-import type { KvStore } from './kv/kv.js';
-import type { RecordEntry } from './state.js';
-import { Slicer } from './time/slices.js';
+import { ReadOnlyRefusal } from '../../errors.js';
+import type { EngineCore } from '../core.js';
+import type { Effect } from '../effects.js';
+import type { KvStore } from '../kv/kv.js';
+import type { RecordEntry } from '../state.js';
+import { Slicer } from '../time/slices.js';
 import { collectDue, writeInChunks } from './sweep.js';
-import { ttlString } from './time/ttl.js';
-import type { Fields } from './values/index.js';
+import { ttlString } from '../time/ttl.js';
+import type { Fields } from '../values/index.js';
 
 const MAX_TOMBSTONES = 100_000;
 /** Records looked at between looks at the clock while scanning. */
