@@ -10,7 +10,7 @@
  */
 import type { EngineLog } from './engine-log.js';
 import type { IdGenerator } from './records/ids.js';
-import type { Settings } from './settings.js';
+import type { Settings } from './admin/settings.js';
 import type { DbState } from './state.js';
 import type { CommitListener, Operation } from './write-queue.js';
 

@@ -3,7 +3,7 @@ export { Database, type DatabaseOptions } from './database.js';
 export { isTransactionSession, type Caller, type SearchResult, type Session, type TransactionSession } from './session/index.js';
 export type { EngineLog, LogLevel } from './engine-log.js';
 export { ManualClock, systemClock, type Clock } from './time/clock.js';
-export { ADMIN_KEY_ID, describeKey, parseKeyRequest } from './api-keys.js';
+export { ADMIN_KEY_ID, describeKey, parseKeyRequest } from './admin/api-keys.js';
 export { isInternalCollection, validateCollectionName } from './collections/names.js';
 export { CRON_HORIZON_YEARS, CronSchedule } from './time/cron.js';
 export { CronTimer } from './time/cron-timer.js';
@@ -11,7 +11,7 @@ export { ALIAS_RULE, INDEX_FIELD_RULE, isAliasName, isIndexableField, type Schem
 export { validateId } from './records/ids.js';
 export { parseKvKeys, validateKvKey, VALUES_RULE } from './kv/kv.js';
 export { TRASH_RETENTION_MS } from './records/trash.js';
-export { DEFAULT_SETTINGS, ISOLATION_LEVELS, isOutboundHostEntry, maskSecret, parseSettingsPatch, SECRET_SETTINGS, type IsolationLevel, type Settings } from './settings.js';
+export { DEFAULT_SETTINGS, ISOLATION_LEVELS, isOutboundHostEntry, maskSecret, parseSettingsPatch, SECRET_SETTINGS, type IsolationLevel, type Settings } from './admin/settings.js';
 export { DURABILITY_MODES, type DurabilityMode } from './storage/log-writer.js';
 export { nodeFs, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, type StorageFs, type StorageFile } from './storage/fs.js';
 export { DEFAULT_HEAL_OPTIONS, type HealOptions, type StorageEvent, type StorageStatus } from './storage-health.js';

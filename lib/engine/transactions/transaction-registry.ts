@@ -9,8 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { InvalidInput, MESSAGES, NotFound } from '../../errors.js';
-import type { AuditEvent, AuditLog } from '../audit.js';
-import type { IsolationLevel } from '../settings.js';
+import type { AuditEvent, AuditLog } from './audit.js';
+import type { IsolationLevel } from '../admin/settings.js';
 import { Transaction } from './transaction.js';
 
 export const CLEANUP_INTERVAL_MS = 60_000;

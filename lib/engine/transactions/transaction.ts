@@ -7,7 +7,7 @@
  */
 import type { PreparedWrite } from '../records/records.js';
 import type { ActionStep } from '../records/update-actions.js';
-import type { IsolationLevel } from '../settings.js';
+import type { IsolationLevel } from '../admin/settings.js';
 import type { CachedView } from './cached-view.js';
 import { ReadPredicates } from './read-predicates.js';
 

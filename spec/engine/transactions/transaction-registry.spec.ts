@@ -4,7 +4,7 @@
  * transaction's life, written to a real audit.log in a temp dir.
  */
 import { expect } from 'chai';
-import { AuditLog } from '../../../lib/engine/audit.js';
+import { AuditLog } from '../../../lib/engine/transactions/audit.js';
 import { TransactionRegistry } from '../../../lib/engine/transactions/transaction-registry.js';
 import type { Transaction } from '../../../lib/engine/transactions/transaction.js';
 import { ManualClock, nodeFs } from '../../../lib/engine/index.js';

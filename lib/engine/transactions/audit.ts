@@ -6,9 +6,9 @@
  * file is private (0600) and fault injection reaches it.
  */
 import path from 'node:path';
-import type { Clock } from './time/clock.js';
-import type { StorageFile, StorageFs } from './storage/fs.js';
-import { fallbackEngineLog, type EngineLog } from './engine-log.js';
+import type { Clock } from '../time/clock.js';
+import type { StorageFile, StorageFs } from '../storage/fs.js';
+import { fallbackEngineLog, type EngineLog } from '../engine-log.js';
 
 export interface AuditEvent {
   event: 'begin' | 'commit' | 'commit_conflict' | 'commit_failed' | 'rollback' | 'expired'

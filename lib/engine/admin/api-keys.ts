@@ -7,14 +7,14 @@
  * first start. Enforcing permissions is the HTTP layer's job.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { InvalidInput, NotFound } from '../errors.js';
-import type { EngineCore } from './core.js';
-import { validateCollectionName } from './collections/names.js';
-import { validateKvKey } from './kv/kv.js';
-import { checkLimit, MAX_FIELD_NAMES, MAX_KV_PREFIXES } from './input/limits.js';
-import { rejectUnknownMembers } from './input/members.js';
-import type { ApiKeyRecord, CollectionPermission, KvPermission } from './state.js';
-import { isPlainObject } from './values/index.js';
+import { InvalidInput, NotFound } from '../../errors.js';
+import type { EngineCore } from '../core.js';
+import { validateCollectionName } from '../collections/names.js';
+import { validateKvKey } from '../kv/kv.js';
+import { checkLimit, MAX_FIELD_NAMES, MAX_KV_PREFIXES } from '../input/limits.js';
+import { rejectUnknownMembers } from '../input/members.js';
+import type { ApiKeyRecord, CollectionPermission, KvPermission } from '../state.js';
+import { isPlainObject } from '../values/index.js';
 
 export const ADMIN_KEY_ID = 'admin';
 

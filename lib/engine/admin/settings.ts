@@ -4,9 +4,9 @@
  * `config` effect, so they survive restarts.
  */
 import { isIP } from 'node:net';
-import { InvalidInput } from '../errors.js';
-import { DURABILITY_MODES, type DurabilityMode } from './storage/log-writer.js';
-import { isPlainObject } from './values/index.js';
+import { InvalidInput } from '../../errors.js';
+import { DURABILITY_MODES, type DurabilityMode } from '../storage/log-writer.js';
+import { isPlainObject } from '../values/index.js';
 
 export const ISOLATION_LEVELS = ['ReadUncommitted', 'ReadCommitted', 'RepeatableRead', 'Serializable'] as const;
 export type IsolationLevel = (typeof ISOLATION_LEVELS)[number];

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { StorageFs } from './storage/fs.js';
+import type { StorageFs } from '../storage/fs.js';
 
 export interface Secrets {
   readonly jwtKey: Buffer;
