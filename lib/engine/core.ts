@@ -11,8 +11,8 @@
 import type { EngineLog } from './engine-log.js';
 import type { IdGenerator } from './records/ids.js';
 import type { Settings } from './admin/settings.js';
-import type { DbState } from './state.js';
-import type { CommitListener, Operation } from './write-queue.js';
+import type { DbState } from './write/state.js';
+import type { CommitListener, Operation } from './write/write-queue.js';
 
 export interface EngineCore {
   /** Committed state: read freely, change only through `write`. */

@@ -21,8 +21,8 @@ export { DirLock, DEFAULT_LOCK_WAIT_MS, type LockMechanism, type LockOptions } f
 export { parseFieldPath, parseFilter, parseQuery, type Filter, type Query } from './query/index.js';
 export { checkLimit, MAX_EMBED_TEXTS, MAX_FIELD_NAMES } from './input/limits.js';
 export { rejectUnknownMembers } from './input/members.js';
-export type { ApiKeyRecord, CollectionPermission, KvPermission } from './state.js';
-export type { Effect, LoggedBatch } from './effects.js';
+export type { ApiKeyRecord, CollectionPermission, KvPermission } from './write/state.js';
+export type { Effect, LoggedBatch } from './write/effects.js';
 export {
   recordToWire, recordJson, recordMsgpack, valueToWire, bareValue, fieldsFromWire, fieldFromWire, compareValues, equalValues, fromJson, jsonParser, integerValue, ownString, toJson, isPlainObject, isTypedWrapper, Tagged, typeOf,
   type Fields, type Value,
@@ -38,11 +38,11 @@ export type { BulkItem, BulkFailure } from './records/bulk.js';
 export { applyActionSequence, parseActionSequence, type ActionStep } from './records/update-actions.js';
 export { parseShipped, type ResyncPlan, type ShippedBatch } from './ripple/replication.js';
 export { encodePayload, decodePayload } from './storage/codec.js';
-export type { CommitInfo, RecordChange, ChangeKind } from './change-feed.js';
+export type { CommitInfo, RecordChange, ChangeKind } from './write/change-feed.js';
 export { indexDefs } from './indexes/index-manager.js';
 export { parseSearch, runSearch, type SearchHit, type SearchRequest } from './search/search.js';
 export { compilePattern, requirePattern, MAX_PATTERN_LENGTH, MAX_GROUP_DEPTH, MAX_PROGRAM_SIZE, type CompiledPattern, type Pattern } from './pattern/index.js';
-export { ChangeNotifier, type ChangeFilter, type ChangeListener, type ChangeSubscription, type MutationNotice, type SchemaNotice } from './change-notifier.js';
+export { ChangeNotifier, type ChangeFilter, type ChangeListener, type ChangeSubscription, type MutationNotice, type SchemaNotice } from './write/change-notifier.js';
 export { assertSafeKey, hashKey, sortCompare } from './values/index.js';
 export { getPath } from './query/index.js';
 export { applyProjection, compileProjection, matchFilter, parseFieldList, parseJoin, parseSort, sortRecords, type Join, type Projection, type SortKey } from './query/index.js';

@@ -3,10 +3,10 @@
  * fs, with storage repairs that run only when a test asks (healNow): no
  * timer races the assertions. Shared by the write-queue specs.
  */
-import { WriteQueue } from '../../lib/engine/write-queue.js';
+import { WriteQueue } from '../../lib/engine/write/write-queue.js';
 import { LogWriter } from '../../lib/engine/storage/log-writer.js';
 import { StorageHealth } from '../../lib/engine/storage-health.js';
-import { DbState } from '../../lib/engine/state.js';
+import { DbState } from '../../lib/engine/write/state.js';
 import { ManualClock, type EngineLog } from '../../lib/engine/index.js';
 import { FaultyFs } from './faulty-fs.js';
 import { tempDir, removeDir } from './temp-dir.js';

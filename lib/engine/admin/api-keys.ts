@@ -13,7 +13,7 @@ import { validateCollectionName } from '../collections/names.js';
 import { validateKvKey } from '../kv/kv.js';
 import { checkLimit, MAX_FIELD_NAMES, MAX_KV_PREFIXES } from '../input/limits.js';
 import { rejectUnknownMembers } from '../input/members.js';
-import type { ApiKeyRecord, CollectionPermission, KvPermission } from '../state.js';
+import type { ApiKeyRecord, CollectionPermission, KvPermission } from '../write/state.js';
 import { isPlainObject } from '../values/index.js';
 
 export const ADMIN_KEY_ID = 'admin';

@@ -10,7 +10,7 @@ import { MAX_QUERY_INDEXES } from '../input/limits.js';
 import { isInternalCollection, validateCollectionName } from './names.js';
 import type { Records } from '../records/records.js';
 import { parseSchema, replaceFields, schemaToWire, updateConstraints, type Schema } from '../schema/index.js';
-import type { CollectionMeta, QueryIndexDef } from '../state.js';
+import type { CollectionMeta, QueryIndexDef } from '../write/state.js';
 
 export interface CollectionInfo {
   readonly name: string;

@@ -8,9 +8,9 @@
  */
 import { ReadOnlyRefusal } from '../../errors.js';
 import type { EngineCore } from '../core.js';
-import type { Effect } from '../effects.js';
+import type { Effect } from '../write/effects.js';
 import type { KvStore } from '../kv/kv.js';
-import type { RecordEntry } from '../state.js';
+import type { RecordEntry } from '../write/state.js';
 import { Slicer } from '../time/slices.js';
 import { collectDue, writeInChunks } from './sweep.js';
 import { ttlString } from '../time/ttl.js';

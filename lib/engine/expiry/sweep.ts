@@ -8,9 +8,9 @@
  * records expiring together held the loop for seconds as one write.
  */
 import type { EngineCore } from '../core.js';
-import type { Effect } from '../effects.js';
+import type { Effect } from '../write/effects.js';
 import { Slicer } from '../time/slices.js';
-import type { WorkingView } from '../working-view.js';
+import type { WorkingView } from '../write/working-view.js';
 
 /** Effects in one sweep write: a few milliseconds of applying and notifying. */
 export const SWEEP_CHUNK = 1_000;

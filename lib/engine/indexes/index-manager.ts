@@ -6,9 +6,9 @@
  * live in the collection's meta); contents are never logged.
  */
 import type { EngineCore } from '../core.js';
-import type { LoggedBatch } from '../effects.js';
-import type { CommitInfo } from '../change-feed.js';
-import type { CollectionMeta, QueryIndexDef } from '../state.js';
+import type { LoggedBatch } from '../write/effects.js';
+import type { CommitInfo } from '../write/change-feed.js';
+import type { CollectionMeta, QueryIndexDef } from '../write/state.js';
 import type { Filter } from '../query/index.js';
 import { fieldFromWire, sortCompare, type Value } from '../values/index.js';
 import { QueryIndex, type RangeBound } from './query-index.js';

@@ -11,7 +11,7 @@
  * records themselves, so answers stay exactly those of a scan.
  */
 import type { EngineCore } from '../core.js';
-import type { LoggedBatch } from '../effects.js';
+import type { LoggedBatch } from '../write/effects.js';
 import type { Value } from '../values/index.js';
 import { aliasKey, uniqueValueKey } from './value-keys.js';
 

@@ -6,11 +6,11 @@
  */
 import { InvalidInput, NotFound } from '../../errors.js';
 import type { EngineCore } from '../core.js';
-import type { Effect } from '../effects.js';
+import type { Effect } from '../write/effects.js';
 import { validateId } from '../records/ids.js';
 import { validateCollectionName } from '../collections/names.js';
 import type { Pattern } from '../pattern/index.js';
-import type { KvEntry } from '../state.js';
+import type { KvEntry } from '../write/state.js';
 import { collectDue, writeInChunks } from '../expiry/sweep.js';
 import { sortInSlices } from '../query/index.js';
 import { Slicer } from '../time/slices.js';

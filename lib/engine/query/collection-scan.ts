@@ -15,7 +15,7 @@
  *   at its place, by ord, from the log's list of ids gone.
  * Expiry is judged at the open's clock reading, once for the whole read.
  */
-import type { CollectionState, RecordEntry, UndoLog } from '../state.js';
+import type { CollectionState, RecordEntry, UndoLog } from '../write/state.js';
 import { Slicer } from '../time/slices.js';
 import { isExpired } from '../time/ttl.js';
 import type { Fields } from '../values/index.js';

@@ -15,12 +15,12 @@
  */
 import { DbError, toDbError } from '../../errors.js';
 import type { EngineCore } from '../core.js';
-import { markNoRipple, type Effect } from '../effects.js';
+import { markNoRipple, type Effect } from '../write/effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from '../collections/names.js';
 import type { PreparedWrite, Records } from './records.js';
 import type { Fields } from '../values/index.js';
-import type { WorkingView } from '../working-view.js';
+import type { WorkingView } from '../write/working-view.js';
 import { Slicer, yieldToLoop } from '../time/slices.js';
 
 export const BULK_CHUNK = 1000;

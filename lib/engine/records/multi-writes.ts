@@ -15,17 +15,17 @@
  */
 import { MESSAGES, NotFound } from '../../errors.js';
 import type { EngineCore } from '../core.js';
-import { markNoRipple, type Effect } from '../effects.js';
+import { markNoRipple, type Effect } from '../write/effects.js';
 import { validateCollectionName } from '../collections/names.js';
 import { matchFilter, SCAN_CHECK_EVERY, type Filter } from '../query/index.js';
 import { Slicer } from '../time/slices.js';
 import type { IndexManager } from '../indexes/index-manager.js';
 import { resolveRecordId, type PreparedWrite, type Records } from './records.js';
-import type { RecordEntry } from '../state.js';
+import type { RecordEntry } from '../write/state.js';
 import { isExpired } from '../time/ttl.js';
 import type { ActionStep } from './update-actions.js';
 import type { Fields } from '../values/index.js';
-import type { WorkingView } from '../working-view.js';
+import type { WorkingView } from '../write/working-view.js';
 
 /** What an upsert writes to: one record by id (or primary-key-alias value), or every record matching a filter. */
 export type UpsertTarget = { readonly id: string } | { readonly filter: Filter };

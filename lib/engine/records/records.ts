@@ -8,18 +8,18 @@
  */
 import { Conflict, InvalidInput, MESSAGES, NotFound, SchemaViolation } from '../../errors.js';
 import type { EngineCore } from '../core.js';
-import type { Effect } from '../effects.js';
-import { MADE_ID, markNoRipple } from '../effects.js';
+import type { Effect } from '../write/effects.js';
+import { MADE_ID, markNoRipple } from '../write/effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from '../collections/names.js';
 import { applyActionSequence, type ActionStep } from './update-actions.js';
 import { applyProjection, compileProjection, getPath, matchFilter, parseFieldPath, runQueryInSlices, SCAN_CHECK_EVERY, sortInSlices, withScan, CollectionScan, type Filter, type Join, type Query, type RecordSource } from '../query/index.js';
 import { Slicer } from '../time/slices.js';
 import { applyDefaults, coerceToSchema, fieldValueFromWire, findUniqueViolations, validateRecord, type Schema } from '../schema/index.js';
-import type { CollectionMeta, RecordEntry } from '../state.js';
+import type { CollectionMeta, RecordEntry } from '../write/state.js';
 import { isExpired, resolveTtl, ttlString, type ResolvedTtl } from '../time/ttl.js';
 import { assertSafeKey, fieldFromWire, fieldsFromWire, hashKey, isPlainObject, JoinedRecords, bareValue, recordObject, sortCompare, type Fields, type Value } from '../values/index.js';
-import type { WorkingView } from '../working-view.js';
+import type { WorkingView } from '../write/working-view.js';
 import type { ExpiryTracker } from '../expiry/expiry.js';
 import type { IndexManager } from '../indexes/index-manager.js';
 import { UniqueIndexes } from '../indexes/unique-index.js';

@@ -6,7 +6,7 @@
  */
 import { Conflict, NotFound } from '../../errors.js';
 import type { EngineCore } from '../core.js';
-import type { Effect } from '../effects.js';
+import type { Effect } from '../write/effects.js';
 import { validateCollectionName } from '../collections/names.js';
 import { collectDue, writeInChunks } from '../expiry/sweep.js';
 

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { InvalidInput } from '../../errors.js';
 import type { EngineCore } from '../core.js';
-import { noRipple, type Effect, type LoggedBatch } from '../effects.js';
+import { noRipple, type Effect, type LoggedBatch } from '../write/effects.js';
 import { validateId } from '../records/ids.js';
 import { validateCollectionName } from '../collections/names.js';
 import { isPlainObject } from '../values/index.js';

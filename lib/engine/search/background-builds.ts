@@ -13,7 +13,7 @@
  */
 import { Unavailable } from '../../errors.js';
 import { HnswIndex } from '../../vector/index.js';
-import type { RecordEntry } from '../state.js';
+import type { RecordEntry } from '../write/state.js';
 import { resuming } from '../time/slices.js';
 import type { IndexEntry } from './index-entry.js';
 

@@ -5,7 +5,7 @@
  * same scores and tie order as BruteForceIndex.
  */
 import { NearestScan, type Metric, type VectorHit } from '../../vector/index.js';
-import type { RecordEntry } from '../state.js';
+import type { RecordEntry } from '../write/state.js';
 import { Slicer } from '../time/slices.js';
 import { Tagged, type Value } from '../values/index.js';
 

@@ -12,7 +12,7 @@
  * ready index score its pending changes exactly beside it (ready-search.ts).
  */
 import { BruteForceIndex, HNSW_DEFAULTS, HnswIndex, TextIndex, type Metric, type VectorIndex } from '../../vector/index.js';
-import type { RecordEntry } from '../state.js';
+import type { RecordEntry } from '../write/state.js';
 import type { Fields } from '../values/index.js';
 import { textFieldsOf, vectorOf } from './search-fields.js';
 

@@ -18,8 +18,8 @@
 import { InvalidInput, Unavailable } from '../../errors.js';
 import type { Metric, TextIndex, VectorIndex } from '../../vector/index.js';
 import type { EngineCore } from '../core.js';
-import type { CommitInfo } from '../change-feed.js';
-import type { LoggedBatch } from '../effects.js';
+import type { CommitInfo } from '../write/change-feed.js';
+import type { LoggedBatch } from '../write/effects.js';
 import type { Fields } from '../values/index.js';
 import { BackgroundBuilds } from './background-builds.js';
 import { IndexEntry, type IndexKind, type IndexState, type VectorConfig } from './index-entry.js';

@@ -15,7 +15,7 @@
  * outside the heap for the collector to account for.
  */
 import assert from 'node:assert';
-import type { LoggedBatch } from '../effects.js';
+import type { LoggedBatch } from '../write/effects.js';
 import { Slicer } from '../time/slices.js';
 import { encodePayload } from './codec.js';
 import { encodeFrames, FRAME_OVERHEAD, writeFrameHeader } from './frame.js';

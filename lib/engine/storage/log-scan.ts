@@ -7,7 +7,7 @@ import path from 'node:path';
 import { decodePayload, releaseSource } from './codec.js';
 import { HEADER_SIZE, readFrame } from './frame.js';
 import type { StorageFs } from './fs.js';
-import type { LoggedBatch } from '../effects.js';
+import type { LoggedBatch } from '../write/effects.js';
 
 const SEGMENT = /^log-(\d{16})\.seg$/;
 

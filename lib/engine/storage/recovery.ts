@@ -18,7 +18,7 @@
  */
 import path from 'node:path';
 import { Corruption } from '../../errors.js';
-import { DbState } from '../state.js';
+import { DbState } from '../write/state.js';
 import { coverage, dataFiles, type Base, type DataFiles } from './generations.js';
 import type { StorageFs } from './fs.js';
 import { readSnapshot } from './snapshot-reader.js';

@@ -13,9 +13,9 @@
  */
 import path from 'node:path';
 import { Corruption } from '../../errors.js';
-import { applyBatch } from '../apply-batch.js';
-import { CollectionState, type DbState } from '../state.js';
-import type { LoggedBatch } from '../effects.js';
+import { applyBatch } from '../write/apply-batch.js';
+import { CollectionState, type DbState } from '../write/state.js';
+import type { LoggedBatch } from '../write/effects.js';
 import { decodePayload } from './codec.js';
 import { checkHeader, findNextFrame, HEADER_SIZE, isZeroFill, readFrame, type ByteRange } from './frame.js';
 import type { StorageFs } from './fs.js';

@@ -12,7 +12,7 @@
  */
 import path from 'node:path';
 import { Corruption } from '../../errors.js';
-import { CollectionState, DbState, recordKey, type ApiKeyRecord, type RecordEntry } from '../state.js';
+import { CollectionState, DbState, recordKey, type ApiKeyRecord, type RecordEntry } from '../write/state.js';
 import { decodePayload } from './codec.js';
 import { checkHeader, findNextFrame, FRAME_OVERHEAD, HEADER_SIZE, MAX_FRAME, readFrame, type ByteRange } from './frame.js';
 import type { StorageFs } from './fs.js';

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { encodeFrame, encodeHeader } from './frame.js';
 import { encodePayload } from './codec.js';
 import type { StorageFs } from './fs.js';
-import type { DbState, CollectionMeta, KvEntry, RecordEntry } from '../state.js';
+import type { DbState, CollectionMeta, KvEntry, RecordEntry } from '../write/state.js';
 import { CollectionScan } from '../query/collection-scan.js';
 import type { Fields } from '../values/index.js';
 import { yieldToLoop } from '../time/slices.js';

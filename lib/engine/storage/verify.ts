@@ -24,7 +24,7 @@ import { LOG_MAGIC, LOG_VERSION } from './log-writer.js';
 import { SNAP_MAGIC, SNAP_VERSION } from './snapshot.js';
 import { recover } from './recovery.js';
 import type { RecoveryReport } from './recovery-report.js';
-import type { DbState } from '../state.js';
+import type { DbState } from '../write/state.js';
 
 export interface FileReport {
   file: string;

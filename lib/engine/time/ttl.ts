@@ -9,7 +9,7 @@
  * is gone for readers before the sweeper (expiry.ts) removes it.
  */
 import { InvalidInput } from '../../errors.js';
-import type { RecordEntry } from '../state.js';
+import type { RecordEntry } from '../write/state.js';
 import { isPlainObject, normalizeDateTime, Tagged } from '../values/index.js';
 
 /** Expiries must be writable as a 4-digit-year RFC 3339 instant. */

@@ -12,8 +12,8 @@
  * global seq instead made every commit anywhere replay every open
  * transaction's operations on its next statement.
  */
-import type { DbState } from '../state.js';
-import type { WorkingView } from '../working-view.js';
+import type { DbState } from '../write/state.js';
+import type { WorkingView } from '../write/working-view.js';
 
 /** `Ops` is the transaction's operation list, compared by identity (it is immutable). */
 export class CachedView<Ops> {

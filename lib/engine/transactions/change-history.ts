@@ -10,8 +10,8 @@
  * so that commit fails with a retryable 409 instead of passing unchecked).
  */
 import assert from 'node:assert';
-import type { Effect, LoggedBatch } from '../effects.js';
-import type { CommitInfo } from '../change-feed.js';
+import type { Effect, LoggedBatch } from '../write/effects.js';
+import type { CommitInfo } from '../write/change-feed.js';
 import type { Fields } from '../values/index.js';
 
 /** One committed change of one record, or the drop of the whole collection. */

@@ -9,7 +9,7 @@
  * the query's own matcher; sort, skip and limit are ignored (conservative).
  */
 import { matchFilter, type Filter } from '../query/index.js';
-import type { WorkingView } from '../working-view.js';
+import type { WorkingView } from '../write/working-view.js';
 import type { Fields } from '../values/index.js';
 import type { ChangeHistory } from './change-history.js';
 

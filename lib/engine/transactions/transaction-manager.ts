@@ -17,7 +17,7 @@
 import assert from 'node:assert';
 import { Conflict, DbError, InvalidInput, MESSAGES, NotFound, TransactionConflict } from '../../errors.js';
 import type { EngineCore } from '../core.js';
-import { markNoRipple, type Effect } from '../effects.js';
+import { markNoRipple, type Effect } from '../write/effects.js';
 import { validateCollectionName } from '../collections/names.js';
 import { runQuery, type Query } from '../query/index.js';
 import { resolveRecordId, type Records } from '../records/records.js';
@@ -25,7 +25,7 @@ import { isExpired } from '../time/ttl.js';
 import { ISOLATION_LEVELS, type IsolationLevel } from '../admin/settings.js';
 import type { ActionStep } from '../records/update-actions.js';
 import type { Fields } from '../values/index.js';
-import { WorkingView } from '../working-view.js';
+import { WorkingView } from '../write/working-view.js';
 import { Slicer } from '../time/slices.js';
 import type { AuditLog } from './audit.js';
 import { recordKey, splitKey, toArray, type Transaction, type StagedOp } from './transaction.js';

@@ -4,9 +4,9 @@
  * sliced query pieces over it (runQueryInSlices, SortedRows, sortInSlices).
  */
 import { expect } from 'chai';
-import { applyBatch } from '../../../lib/engine/apply-batch.js';
-import type { Effect } from '../../../lib/engine/effects.js';
-import { DbState } from '../../../lib/engine/state.js';
+import { applyBatch } from '../../../lib/engine/write/apply-batch.js';
+import type { Effect } from '../../../lib/engine/write/effects.js';
+import { DbState } from '../../../lib/engine/write/state.js';
 import { Slicer } from '../../../lib/engine/time/slices.js';
 import { CollectionScan, ListSource, parseQuery, runQuery, runQueryInSlices, sortInSlices, SortedRows, parseSort } from '../../../lib/engine/query/index.js';
 import { fieldsFromWire, type Fields } from '../../../lib/engine/values/index.js';

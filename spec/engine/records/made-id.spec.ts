@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { Database, type CommitInfo, type LoggedBatch } from '../../../lib/engine/index.js';
-import { MADE_ID } from '../../../lib/engine/effects.js';
+import { MADE_ID } from '../../../lib/engine/write/effects.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 
 interface Seen { batch: LoggedBatch; info: CommitInfo }

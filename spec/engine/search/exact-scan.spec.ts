@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { exactVectorScan, exactVectorScanInSlices } from '../../../lib/engine/search/exact-scan.js';
-import type { RecordEntry } from '../../../lib/engine/state.js';
+import type { RecordEntry } from '../../../lib/engine/write/state.js';
 import { gaussian, mulberry32 } from '../../helpers/seeded-random.js';
 
 function records(count: number, dims: number, seed: number): Map<string, RecordEntry> {

@@ -6,7 +6,7 @@
  * follow each other in order, whatever their sizes.
  */
 import { expect } from 'chai';
-import type { Effect, LoggedBatch } from '../../../lib/engine/effects.js';
+import type { Effect, LoggedBatch } from '../../../lib/engine/write/effects.js';
 import { encodeBatchFrames } from '../../../lib/engine/storage/batch-payload.js';
 import { decodePayload, encodePayload } from '../../../lib/engine/storage/codec.js';
 import { readFrame } from '../../../lib/engine/storage/frame.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { LogWriter, segmentName } from '../../../lib/engine/storage/log-writer.js';
 import { recover } from '../../../lib/engine/storage/recovery.js';
 import type { StorageFault } from '../../../lib/engine/storage/storage-fault.js';
-import type { LoggedBatch } from '../../../lib/engine/effects.js';
+import type { LoggedBatch } from '../../../lib/engine/write/effects.js';
 import { nodeFs } from '../../../lib/engine/index.js';
 import { FaultyFs } from '../../helpers/faulty-fs.js';
 import { tempDir, removeDir } from '../../helpers/temp-dir.js';

@@ -4,11 +4,11 @@
  * are unchanged, whatever is committed elsewhere.
  */
 import { expect } from 'chai';
-import { applyBatch } from '../../../lib/engine/apply-batch.js';
-import type { Effect } from '../../../lib/engine/effects.js';
-import { DbState } from '../../../lib/engine/state.js';
+import { applyBatch } from '../../../lib/engine/write/apply-batch.js';
+import type { Effect } from '../../../lib/engine/write/effects.js';
+import { DbState } from '../../../lib/engine/write/state.js';
 import { CachedView } from '../../../lib/engine/transactions/cached-view.js';
-import { WorkingView } from '../../../lib/engine/working-view.js';
+import { WorkingView } from '../../../lib/engine/write/working-view.js';
 import { Database, ManualClock, parseQuery } from '../../../lib/engine/index.js';
 import { tempDir, removeDir } from '../../helpers/temp-dir.js';
 

@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CommitInfo, RecordChange } from './change-feed.js';
 import type { DbState } from './state.js';
-import { recordToWire } from './values/index.js';
+import { recordToWire } from '../values/index.js';
 import type { LoggedBatch } from './effects.js';
 
 export interface MutationNotice {

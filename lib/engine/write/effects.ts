@@ -3,7 +3,7 @@
  * or transaction produced it, becomes one batch of these post-images, so
  * replay never depends on the clock, randomness, HTTP or an LLM.
  */
-import type { Fields, Value } from './values/index.js';
+import type { Fields, Value } from '../values/index.js';
 import type { ApiKeyRecord, CollectionMeta } from './state.js';
 
 /**

@@ -12,7 +12,7 @@
  */
 import { MADE_ID, type Effect } from './effects.js';
 import type { ApiKeyRecord, CollectionMeta, KvEntry, RecordEntry, TrashEntry } from './state.js';
-import type { Fields } from './values/index.js';
+import type { Fields } from '../values/index.js';
 
 /** What a record write stores; the target stamps the version (and order) itself. */
 export interface RecordImage {

@@ -9,16 +9,16 @@
  * to a model would, and 10,000 inserts into a unique field are not O(n^2).
  */
 import { expect } from 'chai';
-import { applyBatch } from '../../lib/engine/apply-batch.js';
-import type { Effect } from '../../lib/engine/effects.js';
-import { Database, type BulkItem } from '../../lib/engine/index.js';
-import { uniqueValueKey } from '../../lib/engine/indexes/value-keys.js';
-import { findUniqueViolations, type Schema } from '../../lib/engine/schema/index.js';
-import { DbState } from '../../lib/engine/state.js';
-import { equalValues, fieldFromWire, type Fields, type Value } from '../../lib/engine/values/index.js';
-import { WorkingView } from '../../lib/engine/working-view.js';
-import { mulberry32 } from '../helpers/seeded-random.js';
-import { removeDir, tempDir } from '../helpers/temp-dir.js';
+import { applyBatch } from '../../../lib/engine/write/apply-batch.js';
+import type { Effect } from '../../../lib/engine/write/effects.js';
+import { Database, type BulkItem } from '../../../lib/engine/index.js';
+import { uniqueValueKey } from '../../../lib/engine/indexes/value-keys.js';
+import { findUniqueViolations, type Schema } from '../../../lib/engine/schema/index.js';
+import { DbState } from '../../../lib/engine/write/state.js';
+import { equalValues, fieldFromWire, type Fields, type Value } from '../../../lib/engine/values/index.js';
+import { WorkingView } from '../../../lib/engine/write/working-view.js';
+import { mulberry32 } from '../../helpers/seeded-random.js';
+import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 
 const meta = (name: string) => ({ name, createdAt: '2026-01-01T00:00:00.000Z' });
 const VALUES: unknown[] = ['a', 'b', 'c', 1, 2, { type: 'DateTime', value: '2024-01-02T03:04:05Z' }, '2024-01-02T04:04:05+01:00', ['a'], null];

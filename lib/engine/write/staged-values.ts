@@ -15,8 +15,8 @@
  * Buckets are immutable (an id or a frozen array), so copying an index for
  * a fork is one shallow Map copy.
  */
-import { aliasKey, uniqueValueKey } from './indexes/value-keys.js';
-import type { Fields, Value } from './values/index.js';
+import { aliasKey, uniqueValueKey } from '../indexes/value-keys.js';
+import type { Fields, Value } from '../values/index.js';
 
 export type KeyKind = 'unique' | 'alias';
 const KEY_FNS: Record<KeyKind, (v: Value) => string> = { unique: uniqueValueKey, alias: aliasKey };

@@ -21,16 +21,16 @@
  * group and every later write are refused (never applied), and the repair
  * runs here, between groups, so no append races it.
  */
-import { toDbError } from '../errors.js';
+import { toDbError } from '../../errors.js';
 import { applyBatch } from './apply-batch.js';
 import type { Effect, LoggedBatch } from './effects.js';
 import type { DbState } from './state.js';
 import { WorkingView } from './working-view.js';
-import { yieldToLoop } from './time/slices.js';
+import { yieldToLoop } from '../time/slices.js';
 import { describeChanges, type CommitInfo } from './change-feed.js';
-import type { LogWriter } from './storage/log-writer.js';
-import type { StorageHealth } from './storage-health.js';
-import { fallbackEngineLog, type EngineLog } from './engine-log.js';
+import type { LogWriter } from '../storage/log-writer.js';
+import type { StorageHealth } from '../storage-health.js';
+import { fallbackEngineLog, type EngineLog } from '../engine-log.js';
 
 export interface OpResult<R> {
   readonly effects: readonly Effect[];

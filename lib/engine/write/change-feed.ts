@@ -7,7 +7,7 @@
  */
 import { MADE_ID, type Effect, type LoggedBatch } from './effects.js';
 import type { DbState } from './state.js';
-import type { Fields } from './values/index.js';
+import type { Fields } from '../values/index.js';
 
 export type ChangeKind = 'insert' | 'update' | 'delete';
 

@@ -5,10 +5,10 @@
  * of its group's earlier writes.
  */
 import { expect } from 'chai';
-import { applyBatch } from '../../lib/engine/apply-batch.js';
-import type { Effect } from '../../lib/engine/effects.js';
-import { DbState } from '../../lib/engine/state.js';
-import { WorkingView } from '../../lib/engine/working-view.js';
+import { applyBatch } from '../../../lib/engine/write/apply-batch.js';
+import type { Effect } from '../../../lib/engine/write/effects.js';
+import { DbState } from '../../../lib/engine/write/state.js';
+import { WorkingView } from '../../../lib/engine/write/working-view.js';
 
 const meta = (name: string, extra: object = {}) => ({ name, createdAt: '2026-01-01T00:00:00.000Z', ...extra });
 const put = (c: string, id: string, fields: object = {}, ttl: { expiresAt?: number; slidingMs?: number } = {}): Effect =>

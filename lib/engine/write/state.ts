@@ -8,8 +8,8 @@
  * every insert and delete (kept in snapshots; Serializable now checks the
  * predicates of its reads instead, see transactions/read-predicates.ts).
  */
-import type { Fields, Value } from './values/index.js';
-import type { Schema } from './schema/index.js';
+import type { Fields, Value } from '../values/index.js';
+import type { Schema } from '../schema/index.js';
 
 export interface RecordEntry {
   readonly fields: Fields;

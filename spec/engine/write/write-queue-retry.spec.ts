@@ -7,9 +7,9 @@
  * ran, and the commit benchmark ran out of memory.
  */
 import { expect } from 'chai';
-import { Database } from '../../lib/engine/index.js';
-import { Conflict } from '../../lib/errors.js';
-import { tempDir, removeDir } from '../helpers/temp-dir.js';
+import { Database } from '../../../lib/engine/index.js';
+import { Conflict } from '../../../lib/errors.js';
+import { tempDir, removeDir } from '../../helpers/temp-dir.js';
 
 describe('engine/write-queue under immediate retries', () => {
   it('keeps committing while many transactions retry conflicts on two hot records at once', async function () {

@@ -4,10 +4,10 @@
  * reads see staged writes over committed ones; a fork can be discarded.
  */
 import { expect } from 'chai';
-import { applyBatch } from '../../lib/engine/apply-batch.js';
-import type { Effect } from '../../lib/engine/effects.js';
-import { DbState } from '../../lib/engine/state.js';
-import { WorkingView } from '../../lib/engine/working-view.js';
+import { applyBatch } from '../../../lib/engine/write/apply-batch.js';
+import type { Effect } from '../../../lib/engine/write/effects.js';
+import { DbState } from '../../../lib/engine/write/state.js';
+import { WorkingView } from '../../../lib/engine/write/working-view.js';
 
 const meta = (name: string) => ({ name, createdAt: '2026-01-01T00:00:00.000Z' });
 const put = (c: string, id: string, n: number): Effect => ({ t: 'put', c, id, fields: { id, n } });

@@ -12,7 +12,7 @@ import { applyEffect, type EffectTarget, type RecordImage } from './apply-effect
 import type { Effect } from './effects.js';
 import { StagedValues, type KeyKind } from './staged-values.js';
 import type { ApiKeyRecord, CollectionMeta, DbState, KvEntry, RecordEntry, TrashEntry } from './state.js';
-import type { Fields, Value } from './values/index.js';
+import type { Fields, Value } from '../values/index.js';
 
 const GONE = null;
 
