@@ -47,9 +47,9 @@ export class AuthFailureLimiter {
    */
   check(address: string, nowMs: number): void {
     if (this.opts.limit <= 0) return;
-    const w = this.live(throttleKey(address), nowMs);
-    if (!w || w.failures < this.opts.limit) return;
-    const retryAfter = Math.max(1, Math.ceil((w.start + this.windowMs - nowMs) / 1000));
+    const window = this.live(throttleKey(address), nowMs);
+    if (!window || window.failures < this.opts.limit) return;
+    const retryAfter = Math.max(1, Math.ceil((window.start + this.windowMs - nowMs) / 1000));
     throw new RateLimited(
       `Too many failed token requests from this address (${this.opts.limit} per ${this.opts.windowSecs} s); retry after ${retryAfter} s`,
       { retryAfter },
@@ -60,33 +60,35 @@ export class AuthFailureLimiter {
   fail(client: string, nowMs: number): void {
     if (this.opts.limit <= 0) return;
     const address = throttleKey(client);
-    let w = this.live(address, nowMs);
-    if (!w) {
+    let window = this.live(address, nowMs);
+    if (!window) {
       this.makeRoom(nowMs);
-      w = { start: nowMs, failures: 0 };
-      this.windows.set(address, w);
+      window = { start: nowMs, failures: 0 };
+      this.windows.set(address, window);
     }
-    w.failures += 1;
-    if (w.failures === this.opts.limit) {
-      this.log('warn', `client ${address} made ${w.failures} failed token requests within ${this.opts.windowSecs} s; its token requests are refused with 429 until the window closes`, {
-        client: address, failures: w.failures, windowSecs: this.opts.windowSecs,
+    window.failures += 1;
+    if (window.failures === this.opts.limit) {
+      const refused = `client ${address} made ${window.failures} failed token requests `
+        + `within ${this.opts.windowSecs} s; its token requests are refused with 429 until the window closes`;
+      this.log('warn', refused, {
+        client: address, failures: window.failures, windowSecs: this.opts.windowSecs,
       });
     }
   }
 
   /** The address's window, or undefined when it has none or it has closed (then it is forgotten). */
   private live(address: string, nowMs: number): Window | undefined {
-    const w = this.windows.get(address);
-    if (w && nowMs - w.start >= this.windowMs) {
+    const window = this.windows.get(address);
+    if (window && nowMs - window.start >= this.windowMs) {
       this.windows.delete(address);
       return undefined;
     }
-    return w;
+    return window;
   }
 
   private makeRoom(nowMs: number): void {
-    for (const [address, w] of this.windows) {
-      if (this.windows.size < this.maxAddresses && nowMs - w.start < this.windowMs) return;
+    for (const [address, window] of this.windows) {
+      if (this.windows.size < this.maxAddresses && nowMs - window.start < this.windowMs) return;
       this.windows.delete(address);
     }
   }

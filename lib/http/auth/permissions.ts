@@ -22,21 +22,21 @@ import { Forbidden } from '../../errors.js';
 import type { CollectionPermission, KvPermission } from '../../engine/index.js';
 import { ADMIN_ONLY_COLLECTIONS } from '../../functions/index.js';
 import { WORKFLOW_COLLECTIONS } from '../../workflow/index.js';
-import type { Principal } from '../procedures/context.js';
+import type { Principal } from './principal.js';
 
 type Mode = 'read' | 'write';
 
-function collectionPermission(p: Principal, collection: string): CollectionPermission | 'all' | undefined {
-  const perms = p.key.collection_permissions;
-  if (p.admin) return 'all';
+function collectionPermission(principal: Principal, collection: string): CollectionPermission | 'all' | undefined {
+  const perms = principal.key.collection_permissions;
+  if (principal.admin) return 'all';
   // Stored definitions run with instance-wide rights: only admins may see or write them, even as records.
   if (ADMIN_ONLY_COLLECTIONS.has(collection) || WORKFLOW_COLLECTIONS.has(collection)) return undefined;
   if (!perms) return 'all';
   return Object.hasOwn(perms, collection) ? perms[collection] : Object.hasOwn(perms, '*') ? perms['*'] : undefined;
 }
 
-export function checkCollectionAccess(p: Principal, collection: string, mode: Mode, fields?: string[]): void {
-  const perm = collectionPermission(p, collection);
+export function checkCollectionAccess(principal: Principal, collection: string, mode: Mode, fields?: string[]): void {
+  const perm = collectionPermission(principal, collection);
   if (perm === 'all') return;
   if (!perm) throw new Forbidden(`This API key has no access to collection '${collection}'`);
   if (mode === 'read' && !perm.read) throw new Forbidden(`This API key may not read collection '${collection}'`);
@@ -51,16 +51,16 @@ export function checkCollectionAccess(p: Principal, collection: string, mode: Mo
 }
 
 /** True when the key may read `collection` (a filter for lists that name collections). */
-export function canReadCollection(p: Principal | undefined, collection: string): boolean {
-  if (!p) return true;
-  const perm = collectionPermission(p, collection);
+export function canReadCollection(principal: Principal | undefined, collection: string): boolean {
+  if (!principal) return true;
+  const perm = collectionPermission(principal, collection);
   return perm === 'all' || perm?.read === true;
 }
 
 /** The key's KV grant: 'all' for admin and unrestricted keys, undefined when it has none. */
-function kvGrant(p: Principal): KvPermission | 'all' | undefined {
-  if (p.admin) return 'all';
-  const { collection_permissions: collections, kv_permissions: kv } = p.key;
+function kvGrant(principal: Principal): KvPermission | 'all' | undefined {
+  if (principal.admin) return 'all';
+  const { collection_permissions: collections, kv_permissions: kv } = principal.key;
   if (kv) return kv;
   return collections ? undefined : 'all';
 }
@@ -76,9 +76,9 @@ function hasPrefix(key: string, prefixes: readonly string[]): boolean {
  * touches any, so a batch with one forbidden key writes nothing. With no
  * principal (an in-process call) everything is allowed.
  */
-export function checkKvAccess(p: Principal | undefined, mode: Mode, keys: readonly string[]): void {
-  if (!p) return;
-  const grant = kvGrant(p);
+export function checkKvAccess(principal: Principal | undefined, mode: Mode, keys: readonly string[]): void {
+  if (!principal) return;
+  const grant = kvGrant(principal);
   if (grant === 'all') return;
   if (!grant) throw new Forbidden('This API key has no access to the key-value store');
   if (!grant[mode]) throw new Forbidden(`This API key may not ${mode} the key-value store`);
@@ -94,10 +94,10 @@ export function checkKvAccess(p: Principal | undefined, mode: Mode, keys: readon
 
 /**
  * Which KV keys the caller may see in a listing; undefined when it may see
- * all. REQUIRES: `checkKvAccess(p, 'read', [])` passed.
+ * all. REQUIRES: `checkKvAccess(principal, 'read', [])` passed.
  */
-export function kvKeyFilter(p: Principal | undefined): ((key: string) => boolean) | undefined {
-  const grant = p ? kvGrant(p) : 'all';
+export function kvKeyFilter(principal: Principal | undefined): ((key: string) => boolean) | undefined {
+  const grant = principal ? kvGrant(principal) : 'all';
   if (grant === 'all' || !grant?.prefixes) return undefined;
   const prefixes = grant.prefixes;
   return (key) => hasPrefix(key, prefixes);

@@ -18,24 +18,24 @@ export class RateLimiter {
     if (limit <= 0) return undefined;
     const windowMs = windowSecs * 1000;
     const start = Math.floor(nowMs / windowMs) * windowMs;
-    let w = this.windows.get(key);
-    if (!w || w.start !== start) {
-      w = { start, count: 0 };
-      this.windows.set(key, w);
+    let window = this.windows.get(key);
+    if (!window || window.start !== start) {
+      window = { start, count: 0 };
+      this.windows.set(key, window);
       if (this.windows.size > 100_000) this.prune(start);
     }
     const reset = Math.ceil((start + windowMs) / 1000);
-    if (w.count >= limit) {
+    if (window.count >= limit) {
       const retryAfter = Math.max(1, reset - Math.floor(nowMs / 1000));
       throw new RateLimited(`Rate limit exceeded: ${limit} requests per ${windowSecs} s; retry after ${retryAfter} s`, {
         retryAfter, limit, remaining: 0, resetAt: reset,
       });
     }
-    w.count += 1;
-    return { limit, remaining: limit - w.count, reset };
+    window.count += 1;
+    return { limit, remaining: limit - window.count, reset };
   }
 
   private prune(currentStart: number): void {
-    for (const [k, w] of this.windows) if (w.start !== currentStart) this.windows.delete(k);
+    for (const [windowKey, window] of this.windows) if (window.start !== currentStart) this.windows.delete(windowKey);
   }
 }

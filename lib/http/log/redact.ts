@@ -21,8 +21,8 @@ const MAX_DEPTH = 8;
 
 /** True when a parameter, header or member of this name holds a secret (see the header for the rule). */
 export function isSecretName(name: string): boolean {
-  const n = name.toLowerCase().replace(/[-_.\s]/g, '');
-  return n.endsWith('key') || SECRET_NAMES.has(n) || SECRET_PARTS.some((p) => n.includes(p));
+  const normalized = name.toLowerCase().replace(/[-_.\s]/g, '');
+  return normalized.endsWith('key') || SECRET_NAMES.has(normalized) || SECRET_PARTS.some((p) => normalized.includes(p));
 }
 
 /**
@@ -30,14 +30,14 @@ export function isSecretName(name: string): boolean {
  * `[REDACTED]`; the path and the other parameters keep their raw encoding.
  */
 export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  const pairs = url.slice(q + 1).split('&').map((pair) => {
+  const queryAt = url.indexOf('?');
+  if (queryAt < 0) return url;
+  const pairs = url.slice(queryAt + 1).split('&').map((pair) => {
     const eq = pair.indexOf('=');
     const rawName = eq < 0 ? pair : pair.slice(0, eq);
     return isSecretName(decodeName(rawName)) ? `${rawName}=${REDACTED}` : pair;
   });
-  return `${url.slice(0, q)}?${pairs.join('&')}`;
+  return `${url.slice(0, queryAt)}?${pairs.join('&')}`;
 }
 
 /**

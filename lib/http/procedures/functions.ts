@@ -17,8 +17,8 @@ import type { Context } from './context.js';
 const idParam = (raw: RawInput) => param(raw, 'id');
 
 /** A definition read back: exactly as saved for admins, with literal key material redacted for everyone else. */
-function readBack(f: StoredFunction, ctx: Context): Record<string, unknown> {
-  const wire = definitionToWire(f);
+function readBack(definition: StoredFunction, ctx: Context): Record<string, unknown> {
+  const wire = definitionToWire(definition);
   return ctx.principal?.admin ? wire : redactDefinition(wire);
 }
 
@@ -84,13 +84,13 @@ function callAnswer(result: CallResult, ctx: Context): unknown {
 }
 
 /** Untyped mode: typed wrappers in a Return body (from typed record fields or parameters) become their bare values. */
-function unwrapTyped(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(unwrapTyped);
-  if (isTypedWrapper(v)) return unwrapTyped(v.value);
-  if (isPlainObject(v)) {
+function unwrapTyped(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(unwrapTyped);
+  if (isTypedWrapper(value)) return unwrapTyped(value.value);
+  if (isPlainObject(value)) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = unwrapTyped(x);
+    for (const [key, member] of Object.entries(value)) out[key] = unwrapTyped(member);
     return out;
   }
-  return v;
+  return value;
 }

@@ -20,16 +20,16 @@ const id = (raw: RawInput) => param(raw, 'id');
 const scope = (name: string, mode: 'read' | 'write') => (): Scope => ({ collections: [{ name, mode }] });
 
 function stepIndex(raw: RawInput): number {
-  const v = param(raw, 'index');
-  if (!/^\d{1,9}$/.test(v)) throw new InvalidInput(`Step index '${v}' must be a non-negative integer`);
-  return Number(v);
+  const given = param(raw, 'index');
+  if (!/^\d{1,9}$/.test(given)) throw new InvalidInput(`Step index '${given}' must be a non-negative integer`);
+  return Number(given);
 }
 
 /** `?now=`: an RFC 3339 time or epoch milliseconds; absent means the server's clock. */
 function nowParam(raw: RawInput): number | undefined {
-  const v = queryString(raw, 'now');
-  if (v === undefined || v === '') return undefined;
-  return /^\d{1,15}$/.test(v) ? Number(v) : parseTime(v, 'now');
+  const given = queryString(raw, 'now');
+  if (given === undefined || given === '') return undefined;
+  return /^\d{1,15}$/.test(given) ? Number(given) : parseTime(given, 'now');
 }
 
 /** A body member of any JSON value (a step's result, a run's output or error). */
@@ -125,10 +125,13 @@ export const agentsDelete = mutation('agents.delete', AGENTS_COLLECTION, id,
 // Schedules (the server's Scheduler fires them; a run list reads the runs collection too)
 const MAX_RUNS_LIMIT = 1000;
 function runsLimit(raw: RawInput): number {
-  const v = queryString(raw, 'limit');
-  if (v === undefined || v === '') return DEFAULT_RUNS_LIMIT;
-  if (!/^\d{1,9}$/.test(v) || Number(v) < 1 || Number(v) > MAX_RUNS_LIMIT) throw new InvalidInput(`'limit' must be an integer from 1 to ${MAX_RUNS_LIMIT}`);
-  return Number(v);
+  const given = queryString(raw, 'limit');
+  if (given === undefined || given === '') return DEFAULT_RUNS_LIMIT;
+  const limit = Number(given);
+  if (!/^\d{1,9}$/.test(given) || limit < 1 || limit > MAX_RUNS_LIMIT) {
+    throw new InvalidInput(`'limit' must be an integer from 1 to ${MAX_RUNS_LIMIT}`);
+  }
+  return limit;
 }
 const scheduleWrite = (): Scope => ({ collections: [{ name: SCHEDULES_COLLECTION, mode: 'write' }, { name: SCHEDULE_RUNS_COLLECTION, mode: 'write' }] });
 const scheduleMutation = <I>(name: string, input: (raw: RawInput) => I, handler: Handler<I>) =>

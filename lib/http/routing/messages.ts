@@ -18,7 +18,7 @@ type Payload = Record<string, any>;
 export interface CallMessage {
   readonly procedure: string;
   /** Payload -> arguments; by default the payload's members, with an empty body. */
-  readonly args?: (p: Payload) => RawInput;
+  readonly args?: (payload: Payload) => RawInput;
   readonly data?: (result: any) => unknown;
 }
 
@@ -30,12 +30,12 @@ export interface CallMessage {
  */
 export interface StreamMessage {
   readonly stream: string;
-  readonly args?: (p: Payload) => RawInput;
-  readonly key: (p: Payload) => string;
+  readonly args?: (payload: Payload) => RawInput;
+  readonly key: (payload: Payload) => string;
   readonly reply: string;
   readonly frames: Readonly<Record<string, string>>;
   /** The frame a failure (opening or mid-stream) becomes, when not the plain Error frame. */
-  readonly error?: (err: unknown, p: Payload) => Record<string, unknown>;
+  readonly error?: (err: unknown, payload: Payload) => Record<string, unknown>;
   /** The client tools RegisterClientTools registered for the payload's chat join the payload's own `client_tools`. */
   readonly withClientTools?: boolean;
 }
@@ -62,11 +62,11 @@ export function chatStreamError(err: unknown, chatId: unknown): Record<string, u
 const args = (named: Payload, body: unknown = {}): RawInput => ({ args: named, body });
 
 /** `bypass_ripple` counts only when it is `true`, as the clients send it. */
-const ripple = (p: Payload): Payload => (p.bypass_ripple === true ? { bypass_ripple: true } : {});
+const ripple = (payload: Payload): Payload => (payload.bypass_ripple === true ? { bypass_ripple: true } : {});
 
-const withoutKeys = (p: Payload, ...keys: string[]) => {
+const withoutKeys = (payload: Payload, ...keys: string[]) => {
   const out: Payload = {};
-  for (const [k, v] of Object.entries(p)) if (!keys.includes(k)) out[k] = v;
+  for (const [key, value] of Object.entries(payload)) if (!keys.includes(key)) out[key] = value;
   return out;
 };
 

@@ -49,12 +49,12 @@ export function readRawHeaders(raw: readonly string[]): ReadHeaders {
     // Most headers are none of these; their length says so without lower-casing them.
     if (!NAME_LENGTHS.has(given.length)) continue;
     const name = given.toLowerCase();
-    const s = SLOTS.get(name);
-    if (!s) continue;
+    const known = SLOTS.get(name);
+    if (!known) continue;
     const value = raw[i + 1]!;
-    const first = out[s.slot];
-    if (first === undefined) out[s.slot] = value;
-    else if (!s.firstOnly) out[s.slot] = first + ', ' + value;
+    const first = out[known.slot];
+    if (first === undefined) out[known.slot] = value;
+    else if (!known.firstOnly) out[known.slot] = first + ', ' + value;
     else if (first !== value) throw REFUSAL[name as keyof typeof REFUSAL](`${showHeader(first)}, ${showHeader(value)}`);
   }
   return out;
@@ -64,8 +64,8 @@ export function readRawHeaders(raw: readonly string[]): ReadHeaders {
 export function readHeaderObject(headers: Readonly<Record<string, string | string[] | undefined>>): ReadHeaders {
   const out: ReadHeaders = {};
   for (const [name, { slot }] of SLOTS) {
-    const v = headers[name];
-    const value = Array.isArray(v) ? v[0] : v;
+    const given = headers[name];
+    const value = Array.isArray(given) ? given[0] : given;
     if (value !== undefined) out[slot] = value;
   }
   return out;

@@ -46,14 +46,14 @@ export class Router<T> {
       if (parts.some((p) => 'rest' in p)) this.withRest.push({ def, parts });
       else fixed.push({ def, parts });
     }
-    for (const r of fixed) {
-      const size = r.parts.length;
+    for (const route of fixed) {
+      const size = route.parts.length;
       let group = this.bySize.get(size);
       if (!group) {
         group = { byLiteral: new Map(), params: fixed.filter((o) => o.parts.length === size && secondLiteral(o) === undefined) };
         this.bySize.set(size, group);
       }
-      const second = secondLiteral(r);
+      const second = secondLiteral(route);
       if (second !== undefined && !group.byLiteral.has(second)) {
         // In table order: this literal's routes and the ones with a parameter there.
         group.byLiteral.set(second, fixed.filter((o) => o.parts.length === size && (secondLiteral(o) ?? second) === second));
@@ -69,12 +69,15 @@ export class Router<T> {
     const fixed = group && (path.count > 1 ? group.byLiteral.get(path.segment(1)) ?? group.params : group.params);
     for (const list of [fixed, this.withRest]) {
       if (!list) continue;
-      for (const r of list) {
-        if (r.parts.length > path.count) continue;
-        const params = matchParts(r.parts, path);
+      for (const route of list) {
+        if (route.parts.length > path.count) continue;
+        const params = matchParts(route.parts, path);
         if (!params) continue;
         pathMatched = true;
-        if (r.def.method === method || (method === 'HEAD' && r.def.method === 'GET')) return { target: r.def.target, params, route: r.def.path };
+        const { def } = route;
+        if (def.method === method || (method === 'HEAD' && def.method === 'GET')) {
+          return { target: def.target, params, route: def.path };
+        }
       }
     }
     if (pathMatched) throw new MethodNotAllowed('Method Not Allowed');
@@ -103,17 +106,17 @@ class PathSegments {
     this.starts.push(end + 1);
   }
 
-  segment(i: number): string {
-    return this.raw.slice(this.starts[i]!, this.starts[i + 1]! - 1);
+  segment(index: number): string {
+    return this.raw.slice(this.starts[index]!, this.starts[index + 1]! - 1);
   }
 
-  isEmpty(i: number): boolean {
-    return this.starts[i + 1]! - 1 === this.starts[i]!;
+  isEmpty(index: number): boolean {
+    return this.starts[index + 1]! - 1 === this.starts[index]!;
   }
 
-  is(i: number, literal: string): boolean {
-    const start = this.starts[i]!;
-    return this.starts[i + 1]! - 1 - start === literal.length && this.raw.startsWith(literal, start);
+  is(index: number, literal: string): boolean {
+    const start = this.starts[index]!;
+    return this.starts[index + 1]! - 1 - start === literal.length && this.raw.startsWith(literal, start);
   }
 
   /** Segments `from` to the last, each as a string. */
@@ -125,9 +128,9 @@ class PathSegments {
 }
 
 /** A route's second segment when it is a literal. */
-function secondLiteral(r: Compiled<unknown>): string | undefined {
-  const p = r.parts[1];
-  return p && 'literal' in p ? p.literal : undefined;
+function secondLiteral(route: Compiled<unknown>): string | undefined {
+  const part = route.parts[1];
+  return part && 'literal' in part ? part.literal : undefined;
 }
 
 function matchParts(parts: Compiled<unknown>['parts'], path: PathSegments): Record<string, string> | undefined {

@@ -10,7 +10,7 @@
  */
 export class EventQueue<T> implements AsyncIterableIterator<T> {
   private readonly items: T[] = [];
-  private waiting: ((r: IteratorResult<T>) => void) | undefined;
+  private waiting: ((result: IteratorResult<T>) => void) | undefined;
   private listener: { take: (item: T) => void; ended: () => void } | undefined;
   private ended = false;
 

@@ -18,7 +18,7 @@ import type { RecordList } from '../wire/record-list.js';
 export type Frame = string | Buffer;
 
 export interface FrameFormat {
-  frame(e: StreamEvent): Frame;
+  frame(event: StreamEvent): Frame;
   error(err: unknown): Frame;
   /** A keep-alive frame, for formats that send one (SSE). */
   heartbeat?(): Frame;
@@ -127,10 +127,13 @@ export function wsFrames(reply: string, types: Readonly<Record<string, string>>,
     return encoder;
   };
   return {
-    frame: (e) => {
+    frame: (event) => {
       const enc = encoding();
-      if (e.event === reply) return encodeWs({ type: 'Success', payload: { data: e.data }, ...(messageId !== undefined ? { messageId } : {}) }, enc);
-      return cached(e.data, encoderOf(enc, e.event));
+      if (event.event === reply) {
+        const id = messageId !== undefined ? { messageId } : {};
+        return encodeWs({ type: 'Success', payload: { data: event.data }, ...id }, enc);
+      }
+      return cached(event.data, encoderOf(enc, event.event));
     },
     error: (err) => encodeWs(errorFrame ? errorFrame(err) : wsErrorFrame(err, 'ws'), encoding()),
   };

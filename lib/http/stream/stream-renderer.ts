@@ -49,16 +49,17 @@ export class StreamRenderer {
   }
 
   /** Writes one event; false once the stream is over (cancelled, failed, or its reader dropped). */
-  emit(e: StreamEvent): boolean {
+  emit(event: StreamEvent): boolean {
     if (this.over || this.cancelled) return false;
-    const p = this.policy;
-    if (this.sink.queued() > p.maxQueuedBytes) {
-      this.fail(new SlowConsumer(`Slow consumer: more than ${p.maxQueuedBytes} bytes unsent; closing the ${p.closing}`));
-      p.log('warn', `dropped a slow ${p.transport} subscriber: more than ${p.maxQueuedBytes} bytes unsent`, p.describe());
-      p.drop();
+    const policy = this.policy;
+    if (this.sink.queued() > policy.maxQueuedBytes) {
+      const unsent = `more than ${policy.maxQueuedBytes} bytes unsent`;
+      this.fail(new SlowConsumer(`Slow consumer: ${unsent}; closing the ${policy.closing}`));
+      policy.log('warn', `dropped a slow ${policy.transport} subscriber: ${unsent}`, policy.describe());
+      policy.drop();
       return false;
     }
-    this.sink.write(this.format.frame(e));
+    this.sink.write(this.format.frame(event));
     return true;
   }
 
@@ -89,9 +90,9 @@ export class StreamRenderer {
   async run(events: AsyncIterable<StreamEvent>, deliver: () => boolean = () => true): Promise<void> {
     if (events instanceof EventQueue) return this.listen(events, deliver);
     try {
-      for await (const e of events) {
+      for await (const event of events) {
         if (this.over || this.cancelled) break;
-        if (deliver() && !this.emit(e)) break;
+        if (deliver() && !this.emit(event)) break;
       }
     } catch (err) {
       if (toDbError(err).status >= 500) this.policy.log('error', 'a stream failed', err);
@@ -102,9 +103,9 @@ export class StreamRenderer {
   /** The same loop for a queue that can push: each event is written inside the producer's call. */
   private listen(queue: EventQueue<StreamEvent>, deliver: () => boolean): Promise<void> {
     return new Promise((resolve) => {
-      queue.listen((e) => {
+      queue.listen((event) => {
         if (this.over || this.cancelled) queue.end();
-        else if (deliver() && !this.emit(e)) queue.end();
+        else if (deliver() && !this.emit(event)) queue.end();
       }, resolve);
     });
   }

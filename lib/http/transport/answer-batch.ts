@@ -31,14 +31,15 @@ function sendAll(): void {
   if (unsent.length === 0) return;
   const batch = unsent;
   unsent = [];
-  for (const a of batch) {
+  for (const answer of batch) {
     try {
-      a.res.writeHead(a.status, a.headers);
-      a.res.end(a.body);
+      answer.res.writeHead(answer.status, answer.headers);
+      answer.res.end(answer.body);
     } catch (err) {
       // A head node refuses (a header value it will not write) ends that connection, not the others in the burst.
-      a.log('error', `could not write the answer to request ${a.headers['X-Request-Id'] ?? '?'}; its connection is closed`, err);
-      a.res.destroy();
+      const requestId = answer.headers['X-Request-Id'] ?? '?';
+      answer.log('error', `could not write the answer to request ${requestId}; its connection is closed`, err);
+      answer.res.destroy();
     }
   }
 }

@@ -136,10 +136,12 @@ export const FASTIFY_ERRORS: Record<FastifyCode, Mapper> = {
 export function fromFrameworkError(err: unknown, bodyLimit: number): DbError {
   if (err instanceof DbError) return err;
   if (!(err instanceof Error)) return new Internal('Internal server error', { cause: err });
-  const e = err as ErrorLike;
-  if (typeof e.code === 'string' && Object.hasOwn(FASTIFY_ERRORS, e.code)) return FASTIFY_ERRORS[e.code as FastifyCode](e, bodyLimit);
-  if (e.statusCode === 400) return new InvalidInput(`Request body could not be read: ${e.message}`);
-  return internal(e, bodyLimit);
+  const failure = err as ErrorLike;
+  if (typeof failure.code === 'string' && Object.hasOwn(FASTIFY_ERRORS, failure.code)) {
+    return FASTIFY_ERRORS[failure.code as FastifyCode](failure, bodyLimit);
+  }
+  if (failure.statusCode === 400) return new InvalidInput(`Request body could not be read: ${failure.message}`);
+  return internal(failure, bodyLimit);
 }
 
 /**

@@ -26,10 +26,10 @@ export function readBody(req: IncomingMessage, limit: number, on: BodyReader): v
   }
   let chunks: Buffer[] = [];
   let kept = 0;
-  const onData = (c: Buffer) => {
-    kept += c.length;
+  const onData = (chunk: Buffer) => {
+    kept += chunk.length;
     if (kept <= limit) {
-      chunks.push(c);
+      chunks.push(chunk);
       return;
     }
     chunks = [];

@@ -72,13 +72,13 @@ export function attachWebSocket(server: HttpServer, dispatcher: Dispatcher, watc
     const startedAt = performance.now();
     // Split by hand: `new URL` throws on targets such as `//[`, and a throw here would end the process.
     const target = req.url ?? '/';
-    const q = target.indexOf('?');
-    const pathname = q < 0 ? target : target.slice(0, q);
+    const queryAt = target.indexOf('?');
+    const pathname = queryAt < 0 ? target : target.slice(0, queryAt);
     if (pathname !== '/api/ws' && pathname !== '/api/ws/') {
       refuse(req, socket, new NotFound(`No WebSocket endpoint at ${showHeader(pathname)}; connect to /api/ws`), { startedAt });
       return;
     }
-    const token = new URLSearchParams(q < 0 ? '' : target.slice(q + 1)).get('token') ?? undefined;
+    const token = new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1)).get('token') ?? undefined;
     dispatcher.authenticate(req.headers.authorization, token).then(
       (principal) => wss.handleUpgrade(req, socket, head, (ws) => {
         dispatcher.logAnswer({ method: req.method ?? 'GET', url: target, route: WS_ROUTE, startedAt }, 101);
@@ -131,7 +131,7 @@ class Connection implements WatchedConnection {
   }
 
   private cleanup(): void {
-    for (const s of this.streams.values()) s.open.cancel();
+    for (const stream of this.streams.values()) stream.open.cancel();
     this.streams.clear();
     this.watch.remove(this);
   }
@@ -147,13 +147,13 @@ class Connection implements WatchedConnection {
 
   /** The key's rights changed: streams it may no longer run end, each with an Error naming its key (the collection). */
   keyChanged(principal: Principal): void {
-    for (const [key, s] of [...this.streams]) {
+    for (const [key, stream] of [...this.streams]) {
       try {
-        s.open.recheck(principal);
+        stream.open.recheck(principal);
       } catch (err) {
         this.stopStream(key);
-        const e = toDbError(err);
-        s.renderer.fail(new SubscriptionEnded(`Subscription to '${key}' ended: ${e.message}`, e));
+        const failure = toDbError(err);
+        stream.renderer.fail(new SubscriptionEnded(`Subscription to '${key}' ended: ${failure.message}`, failure));
       }
     }
   }
@@ -238,7 +238,7 @@ class Connection implements WatchedConnection {
       } finally {
         const held = this.held;
         this.held = undefined;
-        for (const f of held.frames) this.sink.write(f);
+        for (const frame of held.frames) this.sink.write(frame);
       }
     };
     const run = this.longReplies.then(send);
@@ -291,18 +291,18 @@ class Connection implements WatchedConnection {
       describe: () => ({ keyId: this.grant.keyId, collections: [...this.streams.keys()] }),
       drop: () => this.drop(),
     }, open.signal);
-    const s: ConnectionStream = { open, renderer };
-    this.streams.set(key, s);
+    const stream: ConnectionStream = { open, renderer };
+    this.streams.set(key, stream);
     // Checked before each event: the credentials still hold (or the connection ends) and the stream was not replaced.
-    void renderer.run(open.events, () => this.watch.verify(this) && this.streams.get(key) === s)
-      .then(() => { if (this.streams.get(key) === s) this.stopStream(key); });
+    void renderer.run(open.events, () => this.watch.verify(this) && this.streams.get(key) === stream)
+      .then(() => { if (this.streams.get(key) === stream) this.stopStream(key); });
   }
 
   private stopStream(key: string): boolean {
-    const s = this.streams.get(key);
-    if (!s) return false;
+    const stream = this.streams.get(key);
+    if (!stream) return false;
     this.streams.delete(key);
-    s.open.cancel();
+    stream.open.cancel();
     return true;
   }
 
@@ -321,13 +321,13 @@ class Connection implements WatchedConnection {
   private cancelChat(payload: Record<string, any>, hasMessageId: boolean): Record<string, unknown> | undefined {
     const chatId = typeof payload.chat_id === 'string' ? payload.chat_id : '';
     const key = chatStreamKey(chatId);
-    const s = this.streams.get(key);
-    if (s) {
+    const stream = this.streams.get(key);
+    if (stream) {
       this.send({ type: 'ChatStreamError', payload: { chat_id: chatId, error: 'Chat stream cancelled', error_kind: 'cancelled' } });
-      s.renderer.close();
+      stream.renderer.close();
       this.stopStream(key);
     }
-    return hasMessageId ? success({ chat_id: chatId, cancelled: s !== undefined }) : undefined;
+    return hasMessageId ? success({ chat_id: chatId, cancelled: stream !== undefined }) : undefined;
   }
 
   /** RegisterClientTools: `{chat_id, tools}` kept for this chat's ChatSends on this connection (an empty list forgets them). */

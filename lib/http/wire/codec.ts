@@ -47,8 +47,8 @@ const GZIP_FAST_BYTES = 64 * 1024;
 
 export function isMsgpack(contentType: string | undefined): boolean {
   if (!contentType) return false;
-  const t = contentType.split(';')[0]!.trim().toLowerCase();
-  return t === MSGPACK || t === 'application/x-msgpack' || t === 'application/vnd.msgpack';
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  return mediaType === MSGPACK || mediaType === 'application/x-msgpack' || mediaType === 'application/vnd.msgpack';
 }
 
 const MENTIONS_MSGPACK = /msgpack/i;
@@ -120,12 +120,12 @@ const neverUsedByte = () => new InvalidInput('Malformed MessagePack body: the ne
  * Strings get their own storage (ownString): msgpackr hands out slices of one
  * decoded text, which a stored record would otherwise keep alive whole.
  */
-function checkDecoded(v: unknown, depth: number): unknown {
-  if (typeof v === 'string') return ownString(v);
-  if (typeof v === 'bigint') return integerValue(v);
-  if (v === null || typeof v !== 'object') return v;
-  checkContainer(v, depth);
-  return v;
+function checkDecoded(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return ownString(value);
+  if (typeof value === 'bigint') return integerValue(value);
+  if (value === null || typeof value !== 'object') return value;
+  checkContainer(value, depth);
+  return value;
 }
 
 /**
@@ -134,23 +134,23 @@ function checkDecoded(v: unknown, depth: number): unknown {
  * a number, and only a member that is an object is walked (a store and a
  * call for every member is a measurable share of decoding a large body).
  */
-function checkContainer(v: object, depth: number): void {
+function checkContainer(container: object, depth: number): void {
   if (depth > 100) throw tooDeep();
-  if (v === C1) throw neverUsedByte();
-  if (v instanceof Uint8Array) return;
+  if (container === C1) throw neverUsedByte();
+  if (container instanceof Uint8Array) return;
   // Only an extension value (a frozen Tagged) is frozen: its reader copied its strings, and a 64-bit int has no business in it.
-  const frozen = Object.isFrozen(v);
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
+  const frozen = Object.isFrozen(container);
+  if (Array.isArray(container)) {
+    for (let i = 0; i < container.length; i++) {
       if (depth >= 100) throw tooDeep();
-      const was: unknown = v[i];
+      const was: unknown = container[i];
       if (typeof was === 'object' && was !== null) checkContainer(was, depth + 1);
-      else if (typeof was === 'string') { if (!frozen) v[i] = ownString(was); }
-      else if (typeof was === 'bigint') { if (frozen) throw int64InExtension(); v[i] = integerValue(was); }
+      else if (typeof was === 'string') { if (!frozen) container[i] = ownString(was); }
+      else if (typeof was === 'bigint') { if (frozen) throw int64InExtension(); container[i] = integerValue(was); }
     }
     return;
   }
-  const holder = v as Record<string, unknown>;
+  const holder = container as Record<string, unknown>;
   // for-in over a decoded map (its prototype is Object.prototype, which has no enumerable members): no key list per object.
   for (const key in holder) {
     if (key === '__proto__') throw new InvalidInput("Forbidden key '__proto__' in body");
@@ -168,19 +168,21 @@ const tooDeep = () => new InvalidInput('Body nested too deeply');
 const int64InExtension = () => new InvalidInput('Malformed MessagePack body: a 64-bit int inside an extension value');
 
 /** Converts the Maps of a MessagePack body to plain objects, rejecting `__proto__` keys. */
-function mapsToObjects(v: unknown, depth: number): unknown {
+function mapsToObjects(value: unknown, depth: number): unknown {
   if (depth > 100) throw tooDeep();
-  if (v === C1) throw neverUsedByte();
-  if (typeof v === 'bigint') return integerValue(v);
-  if (typeof v === 'string') return ownString(v);
-  if (Array.isArray(v)) return v.map((x) => mapsToObjects(x, depth + 1));
-  if (!(v instanceof Map)) return v;
+  if (value === C1) throw neverUsedByte();
+  if (typeof value === 'bigint') return integerValue(value);
+  if (typeof value === 'string') return ownString(value);
+  if (Array.isArray(value)) return value.map((member) => mapsToObjects(member, depth + 1));
+  if (!(value instanceof Map)) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of v) {
-    if (typeof k !== 'string' && typeof k !== 'number') throw new InvalidInput('MessagePack map keys must be strings');
-    const key = String(k);
+  for (const [rawKey, member] of value) {
+    if (typeof rawKey !== 'string' && typeof rawKey !== 'number') {
+      throw new InvalidInput('MessagePack map keys must be strings');
+    }
+    const key = String(rawKey);
     if (key === '__proto__') throw new InvalidInput("Forbidden key '__proto__' in body");
-    out[key] = mapsToObjects(x, depth + 1);
+    out[key] = mapsToObjects(member, depth + 1);
   }
   return out;
 }

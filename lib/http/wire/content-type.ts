@@ -47,8 +47,8 @@ export function showHeader(value: string): string {
   return `'${cut.replace(/[^\x20-\x7e]|['\\]/g, escapeChar)}'`;
 }
 
-function escapeChar(c: string): string {
-  if (c === "'" || c === '\\') return '\\' + c;
-  const code = c.charCodeAt(0);
+function escapeChar(char: string): string {
+  if (char === "'" || char === '\\') return '\\' + char;
+  const code = char.charCodeAt(0);
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }

@@ -21,8 +21,8 @@ const CODE_MESSAGE_STATUSES = new Set([401, 405, 429]);
 export interface ErrorResponse { status: number; body: Record<string, unknown>; headers: Record<string, string> }
 
 export function renderError(err: unknown, requestId: string): ErrorResponse {
-  const e: DbError = toDbError(err);
-  return { status: e.status, body: errorBody(e, requestId), headers: errorHeaders(e) };
+  const failure: DbError = toDbError(err);
+  return { status: failure.status, body: errorBody(failure, requestId), headers: errorHeaders(failure) };
 }
 
 /** The data of an SSE `event: error` frame: the HTTP body of the same failure. */
@@ -32,66 +32,72 @@ export function sseErrorData(err: unknown, requestId: string): Record<string, un
 
 /** A WebSocket Error frame; `messageId` is echoed when the request carried one. */
 export function wsErrorFrame(err: unknown, requestId: string, messageId?: unknown): Record<string, unknown> {
-  const e = toDbError(err);
-  const body = errorBody(e, requestId);
-  const message = typeof body.error === 'string' ? body.error : String(body.message ?? e.message);
-  return { type: 'Error', code: e.status, message, ...(messageId !== undefined ? { messageId } : {}) };
+  const failure = toDbError(err);
+  const body = errorBody(failure, requestId);
+  const message = typeof body.error === 'string' ? body.error : String(body.message ?? failure.message);
+  return { type: 'Error', code: failure.status, message, ...(messageId !== undefined ? { messageId } : {}) };
 }
 
-function errorBody(e: DbError, requestId: string): Record<string, unknown> {
-  const typed = typedBody(e);
+function errorBody(err: DbError, requestId: string): Record<string, unknown> {
+  const typed = typedBody(err);
   if (typed) return typed;
-  const status = e.status;
+  const status = err.status;
   if (status >= 500 || CODE_MESSAGE_STATUSES.has(status)) {
-    const message = e.code === 'INTERNAL' ? `Internal server error (request ${requestId})` : e.message;
+    const message = err.code === 'INTERNAL' ? `Internal server error (request ${requestId})` : err.message;
     return status === 401 ? { code: status, message, error: message } : { code: status, message };
   }
-  return e.details === undefined ? { error: e.message } : { error: e.message, details: e.details };
+  return err.details === undefined ? { error: err.message } : { error: err.message, details: err.details };
 }
 
 /** Bodies fixed by the protocol for failures that carry more than a message. */
-function typedBody(e: DbError): Record<string, unknown> | undefined {
-  if (e instanceof Overloaded) {
-    return { error: e.message, active_operations: e.active, max_concurrent: e.max, retry_after_seconds: e.retryAfter };
+function typedBody(err: DbError): Record<string, unknown> | undefined {
+  if (err instanceof Overloaded) {
+    return {
+      error: err.message, active_operations: err.active, max_concurrent: err.max, retry_after_seconds: err.retryAfter,
+    };
   }
-  if (e instanceof TransactionConflict) {
-    return { error: e.message, transaction_id: e.transactionId, conflicts: e.conflicts, retryable: true };
+  if (err instanceof TransactionConflict) {
+    return { error: err.message, transaction_id: err.transactionId, conflicts: err.conflicts, retryable: true };
   }
-  if (e instanceof InvalidTransition) {
-    return { error: e.message, current_status: e.current, allowed_actions: e.allowed, action: e.action };
+  if (err instanceof InvalidTransition) {
+    return { error: err.message, current_status: err.current, allowed_actions: err.allowed, action: err.action };
   }
-  if (e instanceof ProviderFailed) return { error: e.message, ...providerFields(e) };
-  if (e instanceof StepFailed) {
+  if (err instanceof ProviderFailed) return { error: err.message, ...providerFields(err) };
+  if (err instanceof StepFailed) {
     // A Chat or Embed step whose provider failed: the classified fields are the failure's details.
-    const details = e.details ?? (e.cause instanceof ProviderFailed ? providerFields(e.cause) : null);
-    return { error: true, operation_index: e.index, operation_type: e.type, message: e.message, details };
+    const details = err.details ?? (err.cause instanceof ProviderFailed ? providerFields(err.cause) : null);
+    return { error: true, operation_index: err.index, operation_type: err.type, message: err.message, details };
   }
   // Streams that dropped a slow reader say so in the short form their clients read.
-  if (e instanceof SlowConsumer) return { error: e.message };
+  if (err instanceof SlowConsumer) return { error: err.message };
   return undefined;
 }
 
 /** The classified provider failure's fields (product.md, "classified provider body"). */
-function providerFields(e: ProviderFailed): Record<string, unknown> {
+function providerFields(err: ProviderFailed): Record<string, unknown> {
   return {
-    error_kind: e.kind, provider: e.provider, provider_status: e.providerStatus,
-    ...(e.retryAfterSecs !== undefined ? { retry_after_secs: e.retryAfterSecs } : {}),
+    error_kind: err.kind, provider: err.provider, provider_status: err.providerStatus,
+    ...(err.retryAfterSecs !== undefined ? { retry_after_secs: err.retryAfterSecs } : {}),
   };
 }
 
-function errorHeaders(e: DbError): Record<string, string> {
+function errorHeaders(err: DbError): Record<string, string> {
   // A step's own 429 (the RateLimit step, a provider's rate limit) tells clients when to retry, as any 429 does (protocol.md 1.8).
-  if (e instanceof StepFailed && (e.cause instanceof RateLimited || e.cause instanceof ProviderFailed)) return errorHeaders(e.cause);
-  if (e instanceof RateLimited) {
-    const h: Record<string, string> = {};
-    if (e.retryAfter !== undefined) h['Retry-After'] = String(e.retryAfter);
-    if (e.limit !== undefined) h['X-RateLimit-Limit'] = String(e.limit);
-    if (e.remaining !== undefined) h['X-RateLimit-Remaining'] = String(e.remaining);
-    if (e.resetAt !== undefined) h['X-RateLimit-Reset'] = String(e.resetAt);
-    return h;
+  if (err instanceof StepFailed && (err.cause instanceof RateLimited || err.cause instanceof ProviderFailed)) {
+    return errorHeaders(err.cause);
   }
-  if (e instanceof Overloaded) return { 'Retry-After': String(e.retryAfter) };
-  if (e instanceof ProviderFailed && e.retryAfterSecs !== undefined) return { 'Retry-After': String(e.retryAfterSecs) };
-  if (e instanceof WsVersionRefused) return { 'Sec-WebSocket-Version': e.supportedVersions };
+  if (err instanceof RateLimited) {
+    const headers: Record<string, string> = {};
+    if (err.retryAfter !== undefined) headers['Retry-After'] = String(err.retryAfter);
+    if (err.limit !== undefined) headers['X-RateLimit-Limit'] = String(err.limit);
+    if (err.remaining !== undefined) headers['X-RateLimit-Remaining'] = String(err.remaining);
+    if (err.resetAt !== undefined) headers['X-RateLimit-Reset'] = String(err.resetAt);
+    return headers;
+  }
+  if (err instanceof Overloaded) return { 'Retry-After': String(err.retryAfter) };
+  if (err instanceof ProviderFailed && err.retryAfterSecs !== undefined) {
+    return { 'Retry-After': String(err.retryAfterSecs) };
+  }
+  if (err instanceof WsVersionRefused) return { 'Sec-WebSocket-Version': err.supportedVersions };
   return {};
 }

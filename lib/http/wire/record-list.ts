@@ -86,8 +86,8 @@ export class RecordList {
     const slicer = new Slicer(CHECK_EVERY);
     let parts: Buffer[] = [arrayHeader(this.records.length)];
     let size = parts[0]!.length;
-    for (const r of this.records) {
-      const packed = this.recordMsgpack(r);
+    for (const record of this.records) {
+      const packed = this.recordMsgpack(record);
       parts.push(packed);
       size += packed.length;
       if (size >= CHUNK_BYTES) {
@@ -105,26 +105,26 @@ export class RecordList {
    * scalars), never through the answers remembered for point reads
    * (rendered-records.ts): a list would only churn them.
    */
-  private recordJson(r: Fields): string {
-    return recordJson(r, { typed: this.typed }) ?? toJson(recordToWire(r, { typed: this.typed }));
+  private recordJson(record: Fields): string {
+    return recordJson(record, { typed: this.typed }) ?? toJson(recordToWire(record, { typed: this.typed }));
   }
 
-  private recordMsgpack(r: Fields): Buffer {
-    return recordMsgpack(r, { typed: this.typed }) ?? packr.pack(recordToWire(r, { typed: this.typed }));
+  private recordMsgpack(record: Fields): Buffer {
+    return recordMsgpack(record, { typed: this.typed }) ?? packr.pack(recordToWire(record, { typed: this.typed }));
   }
 }
 
-/** A MessagePack array header for `n` items. */
-function arrayHeader(n: number): Buffer {
-  if (n < 16) return Buffer.from([0x90 | n]);
-  if (n < 0x10000) {
-    const b = Buffer.allocUnsafe(3);
-    b[0] = 0xdc;
-    b.writeUInt16BE(n, 1);
-    return b;
+/** A MessagePack array header for `count` items. */
+function arrayHeader(count: number): Buffer {
+  if (count < 16) return Buffer.from([0x90 | count]);
+  if (count < 0x10000) {
+    const header = Buffer.allocUnsafe(3);
+    header[0] = 0xdc;
+    header.writeUInt16BE(count, 1);
+    return header;
   }
-  const b = Buffer.allocUnsafe(5);
-  b[0] = 0xdd;
-  b.writeUInt32BE(n, 1);
-  return b;
+  const header = Buffer.allocUnsafe(5);
+  header[0] = 0xdd;
+  header.writeUInt32BE(count, 1);
+  return header;
 }

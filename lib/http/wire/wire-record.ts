@@ -20,10 +20,10 @@ const msgpack = {
 };
 
 /** A copy with its own memory: recordMsgpack's answer is a slice of Buffer's shared pool, which a remembered answer would keep whole. */
-function ownBuffer(b: Buffer | undefined): Buffer | undefined {
-  if (b === undefined) return undefined;
-  const own = Buffer.allocUnsafeSlow(b.length);
-  b.copy(own);
+function ownBuffer(packed: Buffer | undefined): Buffer | undefined {
+  if (packed === undefined) return undefined;
+  const own = Buffer.allocUnsafeSlow(packed.length);
+  packed.copy(own);
   return own;
 }
 
