@@ -39,7 +39,7 @@ import { moveAside, removeOriginals } from './storage/damaged-files.js';
 import { HEADER_SIZE } from './storage/frame.js';
 import { DirLock, type LockMechanism } from './storage/lock.js';
 import { securePristineDir } from './storage/dir-permissions.js';
-import { StorageHealth, type HealOptions } from './storage-health.js';
+import { StorageHealth, type HealOptions } from './storage/storage-health.js';
 import { WriteQueue, type CommitListener, type Operation } from './write/write-queue.js';
 import { ExpiryTracker } from './expiry/expiry.js';
 import type { EngineCore } from './core.js';

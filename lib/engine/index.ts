@@ -14,7 +14,7 @@ export { TRASH_RETENTION_MS } from './records/trash.js';
 export { DEFAULT_SETTINGS, ISOLATION_LEVELS, isOutboundHostEntry, maskSecret, parseSettingsPatch, SECRET_SETTINGS, type IsolationLevel, type Settings } from './admin/settings.js';
 export { DURABILITY_MODES, type DurabilityMode } from './storage/log-writer.js';
 export { nodeFs, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, type StorageFs, type StorageFile } from './storage/fs.js';
-export { DEFAULT_HEAL_OPTIONS, type HealOptions, type StorageEvent, type StorageStatus } from './storage-health.js';
+export { DEFAULT_HEAL_OPTIONS, type HealOptions, type StorageEvent, type StorageStatus } from './storage/storage-health.js';
 export type { StorageFault } from './storage/storage-fault.js';
 export { checkDataDirPrivacy } from './storage/dir-permissions.js';
 export { DirLock, DEFAULT_LOCK_WAIT_MS, type LockMechanism, type LockOptions } from './storage/lock.js';

@@ -5,7 +5,7 @@
  */
 import { WriteQueue } from '../../lib/engine/write/write-queue.js';
 import { LogWriter } from '../../lib/engine/storage/log-writer.js';
-import { StorageHealth } from '../../lib/engine/storage-health.js';
+import { StorageHealth } from '../../lib/engine/storage/storage-health.js';
 import { DbState } from '../../lib/engine/write/state.js';
 import { ManualClock, type EngineLog } from '../../lib/engine/index.js';
 import { FaultyFs } from './faulty-fs.js';

@@ -29,7 +29,7 @@ import { WorkingView } from './working-view.js';
 import { yieldToLoop } from '../time/slices.js';
 import { describeChanges, type CommitInfo } from './change-feed.js';
 import type { LogWriter } from '../storage/log-writer.js';
-import type { StorageHealth } from '../storage-health.js';
+import type { StorageHealth } from '../storage/storage-health.js';
 import { fallbackEngineLog, type EngineLog } from '../engine-log.js';
 
 export interface OpResult<R> {

@@ -6,11 +6,11 @@
  * only lower bounds of delays are asserted (timers never fire early).
  */
 import { expect } from 'chai';
-import { StorageHealth, type StorageEvent } from '../../lib/engine/storage-health.js';
-import { ManualClock } from '../../lib/engine/index.js';
-import { ReadOnlyRefusal, STATUS_BY_CODE } from '../../lib/errors.js';
-import { fsError } from '../helpers/faulty-fs.js';
-import type { StorageFault } from '../../lib/engine/storage/storage-fault.js';
+import { StorageHealth, type StorageEvent } from '../../../lib/engine/storage/storage-health.js';
+import { ManualClock } from '../../../lib/engine/index.js';
+import { ReadOnlyRefusal, STATUS_BY_CODE } from '../../../lib/errors.js';
+import { fsError } from '../../helpers/faulty-fs.js';
+import type { StorageFault } from '../../../lib/engine/storage/storage-fault.js';
 
 const fault = (code: 'ENOSPC' | 'EIO' = 'ENOSPC'): StorageFault =>
   ({ operation: 'write', file: 'log-0000000000000001.seg', code, message: `${code}: test`, error: fsError(code, 'write') });

@@ -13,10 +13,10 @@
  * the recovery. The repair itself is injected (the write queue runs the log
  * writer's heal between groups); this class only decides when.
  */
-import { MESSAGES, ReadOnlyRefusal } from '../errors.js';
-import type { Clock } from './time/clock.js';
-import type { StorageFault } from './storage/storage-fault.js';
-import { fallbackEngineLog, type EngineLog } from './engine-log.js';
+import { MESSAGES, ReadOnlyRefusal } from '../../errors.js';
+import type { Clock } from '../time/clock.js';
+import type { StorageFault } from './storage-fault.js';
+import { fallbackEngineLog, type EngineLog } from '../engine-log.js';
 
 export interface HealOptions {
   /** Delay before the first repair attempt (default 1 s). */
