@@ -1,15 +1,15 @@
 /**
- * The chat service the transports call: sessions and their messages, built
- * from the provider directory (K1's registry; any `ProviderDirectory`), the
- * embedder used for vector retrieval, and the clock.
+ * The chat service the transports call: chat sessions and their messages,
+ * built from the provider directory (any `ProviderDirectory`), the embedder
+ * used for vector retrieval, the clock and, for `agent_id`, the agents.
  */
 import type { Embedder } from '../vector/index.js';
+import type { AgentService } from '../workflow/index.js';
 import type { ProviderDirectory } from './providers/provider.js';
 import { ClientToolBroker, type BrokerClock } from './tools/client-tool-broker.js';
-import type { AgentService } from '../workflow/index.js';
 import { ChatStore, Stamps } from './chat-sessions/chat-store.js';
+import { ChatSessionService } from './chat-sessions/chat-session-service.js';
 import { MessageService } from './messages/message-service.js';
-import { SessionService } from './chat-sessions/chat-session-service.js';
 
 export interface ChatDeps {
   readonly providers: ProviderDirectory;
@@ -26,9 +26,9 @@ export interface ChatDeps {
 }
 
 export class ChatService {
-  /** The providers sessions, raw completion and the Chat step call (the server's one directory). */
+  /** The providers chat sessions, raw completion and the Chat step call (the server's one directory). */
   readonly providers: ProviderDirectory;
-  readonly sessions: SessionService;
+  readonly chatSessions: ChatSessionService;
   readonly messages: MessageService;
   /** Client tool calls in flight, answered through tool-result / ClientToolResult. */
   readonly clientTools: ClientToolBroker;
@@ -36,7 +36,7 @@ export class ChatService {
   constructor(deps: ChatDeps) {
     const store = new ChatStore(new Stamps(deps.now), deps.indexMessages);
     this.providers = deps.providers;
-    this.sessions = new SessionService(store, deps.providers, deps.agents);
+    this.chatSessions = new ChatSessionService(store, deps.providers, deps.agents);
     this.clientTools = new ClientToolBroker(deps.clientToolClock);
     this.messages = new MessageService(store, deps, this.clientTools);
   }

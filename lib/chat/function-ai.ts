@@ -15,17 +15,22 @@ export function functionAi(providers: ProviderDirectory, embedder: (model?: stri
   return {
     async complete(req, signal) {
       const provider = pickProvider(providers, req.provider);
-      const c = await provider.complete({
+      const completion = await provider.complete({
         messages: req.messages,
         ...(req.model !== undefined ? { model: req.model } : {}),
         ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
         ...(req.maxTokens !== undefined ? { maxTokens: req.maxTokens } : {}),
       }, signal);
-      return { content: c.content, provider: provider.id, model: c.model, totalTokens: c.usage.total_tokens };
+      return {
+        content: completion.content,
+        provider: provider.id,
+        model: completion.model,
+        totalTokens: completion.usage.total_tokens,
+      };
     },
     async embed(texts, model, signal) {
-      const e = embedder(model);
-      return { vectors: await e.embed([...texts], signal), model: e.model };
+      const chosen = embedder(model);
+      return { vectors: await chosen.embed([...texts], signal), model: chosen.model };
     },
   };
 }

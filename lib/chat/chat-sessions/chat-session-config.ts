@@ -1,7 +1,7 @@
 /**
  * The configuration of a chat session (protocol.md 2.12
  * CreateChatSessionRequest, the PUT body) parsed from the wire, and the
- * session as the service knows it. Parsing is strict: unknown members and
+ * chat session as the service knows it. Parsing is strict: unknown members and
  * wrong types are InvalidInput naming the member. Collection configs are
  * validated here (retrieval-plan.ts) but kept exactly as received, since
  * clients expect `fields` echoed back unchanged.
@@ -12,8 +12,8 @@ import { retrievalPlan, type CollectionConfig } from '../messages/retrieval-plan
 
 export type { CollectionConfig } from '../messages/retrieval-plan.js';
 
-/** What a client may set on a session. Null means unset. */
-export interface SessionSettings {
+/** What a client may set on a chat session. Null means unset. */
+export interface ChatSessionSettings {
   readonly llm_provider: string;
   readonly llm_model: string | null;
   readonly collections: readonly CollectionConfig[];
@@ -29,15 +29,15 @@ export interface SessionSettings {
   readonly branch_point_idx: number | null;
 }
 
-export interface ChatSession extends SessionSettings {
+export interface ChatSession extends ChatSessionSettings {
   readonly id: string;
   /** Milliseconds since the epoch. */
   readonly created_at: number;
   readonly updated_at: number;
 }
 
-export interface CreateRequest {
-  readonly settings: SessionSettings;
+export interface CreateChatSessionRequest {
+  readonly settings: ChatSessionSettings;
   readonly bypassRipple: boolean;
 }
 
@@ -52,33 +52,35 @@ const UPDATE_MEMBERS = ['system_prompt', 'llm_model', 'collections', 'max_contex
 const given = (v: unknown) => v !== undefined && v !== null;
 
 export function optionalText(body: Record<string, unknown>, name: string): string | null {
-  const v = body[name];
-  if (!given(v)) return null;
-  if (typeof v !== 'string') throw new InvalidInput(`'${name}' must be a string`);
-  return v;
+  const value = body[name];
+  if (!given(value)) return null;
+  if (typeof value !== 'string') throw new InvalidInput(`'${name}' must be a string`);
+  return value;
 }
 
 export function optionalInt(body: Record<string, unknown>, name: string, min: number, max: number): number | null {
-  const v = body[name];
-  if (!given(v)) return null;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+  const value = body[name];
+  if (!given(value)) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw new InvalidInput(`'${name}' must be an integer between ${min} and ${max}`);
   }
-  return v;
+  return value;
 }
 
 function optionalNumber(body: Record<string, unknown>, name: string, min: number, max: number): number | null {
-  const v = body[name];
-  if (!given(v)) return null;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw new InvalidInput(`'${name}' must be a number between ${min} and ${max}`);
-  return v;
+  const value = body[name];
+  if (!given(value)) return null;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw new InvalidInput(`'${name}' must be a number between ${min} and ${max}`);
+  }
+  return value;
 }
 
 export function optionalBool(body: Record<string, unknown>, name: string): boolean {
-  const v = body[name];
-  if (!given(v)) return false;
-  if (typeof v !== 'boolean') throw new InvalidInput(`'${name}' must be true or false`);
-  return v;
+  const value = body[name];
+  if (!given(value)) return false;
+  if (typeof value !== 'boolean') throw new InvalidInput(`'${name}' must be true or false`);
+  return value;
 }
 
 /** `collections`: an array of CollectionConfig, each validated (names, field entries, search options). */
@@ -86,8 +88,8 @@ export function parseCollections(raw: unknown): CollectionConfig[] {
   if (!given(raw)) return [];
   if (!Array.isArray(raw)) throw new InvalidInput("'collections' must be an array of {collection_name, fields?, search_options?}");
   if (raw.length > MAX_COLLECTIONS) throw new InvalidInput(`'collections' may hold at most ${MAX_COLLECTIONS} entries`);
-  return raw.map((entry, i) => {
-    const where = `collections[${i}]`;
+  return raw.map((entry, index) => {
+    const where = `collections[${index}]`;
     if (!isPlainObject(entry)) throw new InvalidInput(`${where} must be an object {collection_name, fields?, search_options?}`);
     rejectUnknownMembers(entry, ['collection_name', 'fields', 'search_options'], where);
     const name = validateCollectionName(entry.collection_name);
@@ -111,9 +113,9 @@ function parseToolConfig(raw: unknown): Record<string, unknown> | null {
 }
 
 /** The members both create and update accept, where present in `body`. */
-function parseCommon(body: Record<string, unknown>): Partial<Record<keyof SessionSettings, unknown>> {
-  const out: Partial<Record<keyof SessionSettings, unknown>> = {};
-  const set = (k: keyof SessionSettings, parse: () => unknown) => { if (k in body) out[k] = parse(); };
+function parseCommon(body: Record<string, unknown>): Partial<Record<keyof ChatSessionSettings, unknown>> {
+  const out: Partial<Record<keyof ChatSessionSettings, unknown>> = {};
+  const set = (name: keyof ChatSessionSettings, parse: () => unknown) => { if (name in body) out[name] = parse(); };
   set('llm_model', () => optionalText(body, 'llm_model'));
   set('collections', () => parseCollections(body.collections));
   set('system_prompt', () => optionalText(body, 'system_prompt'));
@@ -132,12 +134,13 @@ function parseCommon(body: Record<string, unknown>): Partial<Record<keyof Sessio
  * is false (a branch inherits its parent's); whether the provider is
  * configured is the provider directory's to say.
  */
-export function parseCreateRequest(body: Record<string, unknown>, requireProvider = true): { create: CreateRequest; given: ReadonlySet<string> } {
+export function parseCreateRequest(body: Record<string, unknown>, requireProvider = true,
+): { create: CreateChatSessionRequest; given: ReadonlySet<string> } {
   rejectUnknownMembers(body, CREATE_MEMBERS);
   const provider = optionalText(body, 'llm_provider');
   if (requireProvider && !provider) throw new InvalidInput("'llm_provider' is required");
   const common = parseCommon(body);
-  const settings: SessionSettings = {
+  const settings: ChatSessionSettings = {
     llm_provider: provider ?? '',
     llm_model: (common.llm_model as string | null | undefined) ?? null,
     collections: (common.collections as CollectionConfig[] | undefined) ?? [],
@@ -152,14 +155,16 @@ export function parseCreateRequest(body: Record<string, unknown>, requireProvide
     parent_id: optionalText(body, 'parent_id'),
     branch_point_idx: optionalInt(body, 'branch_point_idx', 0, Number.MAX_SAFE_INTEGER),
   };
-  const present = new Set(Object.keys(body).filter((k) => given(body[k])));
+  const present = new Set(Object.keys(body).filter((name) => given(body[name])));
   return { create: { settings, bypassRipple: optionalBool(body, 'bypass_ripple') }, given: present };
 }
 
-/** A PUT /api/chat/{id} body: the members present replace the session's (null clears an optional one). */
-export function parseUpdateRequest(body: Record<string, unknown>): { patch: Partial<SessionSettings>; bypassRipple: boolean } {
+/** A PUT /api/chat/{id} body: the members present replace the chat session's (null clears an optional one). */
+export function parseUpdateRequest(
+  body: Record<string, unknown>,
+): { patch: Partial<ChatSessionSettings>; bypassRipple: boolean } {
   rejectUnknownMembers(body, UPDATE_MEMBERS);
-  const patch = parseCommon(body) as Partial<SessionSettings>;
+  const patch = parseCommon(body) as Partial<ChatSessionSettings>;
   if ('collections' in patch && patch.collections === undefined) throw new InvalidInput("'collections' must be an array");
   return { patch, bypassRipple: optionalBool(body, 'bypass_ripple') };
 }

@@ -1,5 +1,5 @@
 /**
- * The protocol shapes of sessions and turns (protocol.md 2.12): the
+ * The protocol shapes of chat sessions and turns (protocol.md 2.12): the
  * ChatSession list item (bare values; Rust requires chat_id, created_at,
  * updated_at, llm_provider, llm_model, collections and message_count), the
  * ChatSessionResponse and the ChatResponse. Times are RFC 3339 strings.
@@ -10,15 +10,15 @@ import type { ChatSession } from './chat-session-config.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function sessionToWire(s: ChatSession, messageCount: number): Record<string, unknown> {
-  const optional = (k: keyof ChatSession) => (s[k] === null ? {} : { [k]: s[k] });
+export function chatSessionToWire(chatSession: ChatSession, messageCount: number): Record<string, unknown> {
+  const optional = (name: keyof ChatSession) => (chatSession[name] === null ? {} : { [name]: chatSession[name] });
   return {
-    chat_id: s.id, id: s.id,
-    created_at: iso(s.created_at), updated_at: iso(s.updated_at),
-    llm_provider: s.llm_provider, llm_model: s.llm_model ?? '',
-    collections: s.collections,
+    chat_id: chatSession.id, id: chatSession.id,
+    created_at: iso(chatSession.created_at), updated_at: iso(chatSession.updated_at),
+    llm_provider: chatSession.llm_provider, llm_model: chatSession.llm_model ?? '',
+    collections: chatSession.collections,
     ...optional('system_prompt'), ...optional('agent_id'),
-    title: s.title,
+    title: chatSession.title,
     ...optional('max_context_messages'), ...optional('max_tokens'), ...optional('temperature'), ...optional('tool_config'),
     ...optional('memory'), ...optional('parent_id'), ...optional('branch_point_idx'),
     message_count: messageCount,
@@ -26,8 +26,10 @@ export function sessionToWire(s: ChatSession, messageCount: number): Record<stri
 }
 
 /** `{session, message_count}` (GET/PUT /api/chat/{id}, merge). */
-export function sessionResponse(s: ChatSession, messageCount: number): { session: Record<string, unknown>; message_count: number } {
-  return { session: sessionToWire(s, messageCount), message_count: messageCount };
+export function chatSessionResponse(
+  chatSession: ChatSession, messageCount: number,
+): { session: Record<string, unknown>; message_count: number } {
+  return { session: chatSessionToWire(chatSession, messageCount), message_count: messageCount };
 }
 
 export interface ChatResponse {
@@ -41,7 +43,7 @@ export interface ChatResponse {
   readonly tool_call_history?: unknown;
 }
 
-/** The answer to creating or branching a session: a full ChatResponse with no message yet. */
+/** The answer to creating or branching a chat session: a full ChatResponse with no message yet. */
 export function emptyChatResponse(chatId: string): ChatResponse {
   return { chat_id: chatId, message_id: '', responses: [], context_snippets: [], execution_time_ms: 0 };
 }

@@ -1,7 +1,7 @@
 /**
- * Reads and writes sessions and messages through the engine's statement
+ * Reads and writes chat sessions and messages through the engine's statement
  * interface (a `Session`), so every change is an ordinary durable,
- * replicated record write. A session's messages are found by their
+ * replicated record write. A chat session's messages are found by their
  * `chat_id`; their order is their creation time (`Stamps` keeps those
  * strictly increasing in this process, so two messages written in the same
  * millisecond still sort in the order they were written).
@@ -10,8 +10,8 @@ import { NotFound } from '../../errors.js';
 import { parseFilter, type Fields, type Query, type Session } from '../../engine/index.js';
 import { byConversationOrder, messageFromStored, messageToStored, type ChatMessageRecord, type NewMessage } from '../messages/message-record.js';
 import { CHAT_MESSAGES_COLLECTION, CHAT_SESSIONS_COLLECTION } from './names.js';
-import { sessionFromStored, sessionToStored } from './chat-session-record.js';
-import type { ChatSession, SessionSettings } from './chat-session-config.js';
+import { chatSessionFromStored, chatSessionToStored } from './chat-session-record.js';
+import type { ChatSession, ChatSessionSettings } from './chat-session-config.js';
 
 const ALL: Query = Object.freeze({ sort: [], skip: 0, bypassCache: false, bypassRipple: false });
 
@@ -32,116 +32,159 @@ function messagesQuery(chatId: string): Query {
 export class ChatStore {
   private indexed = false;
 
-  /** `indexMessages` makes sure `chat_messages_{db}` has a query index on `chat_id` (so a session's messages are not a full scan). */
-  constructor(private readonly stamps: Stamps, private readonly indexMessages: () => Promise<void> = async () => {}) {}
+  /**
+   * `indexMessages` makes sure `chat_messages_{db}` has a query index on
+   * `chat_id` (so a chat session's messages are not a full scan).
+   */
+  constructor(
+    private readonly stamps: Stamps,
+    private readonly indexMessages: () => Promise<void> = async () => {},
+  ) {}
 
   stamp(): number {
     return this.stamps.next();
   }
 
   /** 404 "Chat session '<id>' not found". */
-  session(db: Session, chatId: string): ChatSession {
+  chatSession(session: Session, chatId: string): ChatSession {
     try {
-      return sessionFromStored(db.findById(CHAT_SESSIONS_COLLECTION, chatId));
+      return chatSessionFromStored(session.findById(CHAT_SESSIONS_COLLECTION, chatId));
     } catch (err) {
       if (err instanceof NotFound) throw new NotFound(`Chat session '${chatId}' not found`);
       throw err;
     }
   }
 
-  async sessions(db: Session): Promise<ChatSession[]> {
-    return (await db.find(CHAT_SESSIONS_COLLECTION, ALL)).map(sessionFromStored);
+  async chatSessions(session: Session): Promise<ChatSession[]> {
+    return (await session.find(CHAT_SESSIONS_COLLECTION, ALL)).map(chatSessionFromStored);
   }
 
-  async createSession(db: Session, settings: SessionSettings, bypassRipple: boolean): Promise<ChatSession> {
+  async createChatSession(
+    session: Session,
+    settings: ChatSessionSettings,
+    bypassRipple: boolean,
+  ): Promise<ChatSession> {
     const now = this.stamp();
-    const id = await db.insert(CHAT_SESSIONS_COLLECTION, sessionToStored({ ...settings, created_at: now, updated_at: now }), bypassRipple);
+    const stored = chatSessionToStored({ ...settings, created_at: now, updated_at: now });
+    const id = await session.insert(CHAT_SESSIONS_COLLECTION, stored, bypassRipple);
     return { ...settings, id, created_at: now, updated_at: now };
   }
 
   /** Writes every setting (a cleared one as null) and a new `updated_at`. */
-  async replaceSession(db: Session, s: ChatSession, bypassRipple: boolean): Promise<ChatSession> {
-    const next = { ...s, updated_at: this.stamp() };
-    const body = sessionToStored(next);
-    for (const [k, v] of Object.entries(next)) if (v === null && !(k in body)) body[k] = null;
-    await db.update(CHAT_SESSIONS_COLLECTION, s.id, body, bypassRipple);
+  async replaceChatSession(session: Session, chatSession: ChatSession, bypassRipple: boolean): Promise<ChatSession> {
+    const next = { ...chatSession, updated_at: this.stamp() };
+    const body = chatSessionToStored(next);
+    for (const [name, value] of Object.entries(next)) if (value === null && !(name in body)) body[name] = null;
+    await session.update(CHAT_SESSIONS_COLLECTION, chatSession.id, body, bypassRipple);
     return next;
   }
 
-  async touchSession(db: Session, chatId: string, bypassRipple: boolean): Promise<void> {
-    await db.update(CHAT_SESSIONS_COLLECTION, chatId, { updated_at: { type: 'DateTime', value: new Date(this.stamp()).toISOString() } }, bypassRipple);
+  async touchChatSession(session: Session, chatId: string, bypassRipple: boolean): Promise<void> {
+    const updatedAt = { type: 'DateTime', value: new Date(this.stamp()).toISOString() };
+    await session.update(CHAT_SESSIONS_COLLECTION, chatId, { updated_at: updatedAt }, bypassRipple);
   }
 
-  /** Deletes the session and its messages; resolves to how many messages went. */
-  async deleteSession(db: Session, chatId: string): Promise<number> {
-    this.session(db, chatId);
-    const ids = (await this.messages(db, chatId)).map((m) => m.id);
-    if (ids.length > 0) expectAll(await db.writeMany(CHAT_MESSAGES_COLLECTION, ids.map((id) => ({ kind: 'delete', id }))), 'delete');
-    await db.delete(CHAT_SESSIONS_COLLECTION, chatId);
+  /** Deletes the chat session and its messages; resolves to how many messages went. */
+  async deleteChatSession(session: Session, chatId: string): Promise<number> {
+    this.chatSession(session, chatId);
+    const ids = (await this.messages(session, chatId)).map((message) => message.id);
+    if (ids.length > 0) {
+      expectAll(
+        await session.writeMany(
+          CHAT_MESSAGES_COLLECTION,
+          ids.map((id) => ({ kind: 'delete', id })),
+        ),
+        'delete',
+      );
+    }
+    await session.delete(CHAT_SESSIONS_COLLECTION, chatId);
     return ids.length;
   }
 
-  /** The session's messages in conversation order. */
-  async messages(db: Session, chatId: string): Promise<ChatMessageRecord[]> {
-    return (await db.find(CHAT_MESSAGES_COLLECTION, messagesQuery(chatId))).map(messageFromStored).sort(byConversationOrder);
+  /** The chat session's messages in conversation order. */
+  async messages(session: Session, chatId: string): Promise<ChatMessageRecord[]> {
+    return (await session.find(CHAT_MESSAGES_COLLECTION, messagesQuery(chatId)))
+      .map(messageFromStored)
+      .sort(byConversationOrder);
   }
 
-  /** The session's message records as stored, in conversation order. */
-  async messageRecords(db: Session, chatId: string): Promise<Fields[]> {
-    const rows = (await db.find(CHAT_MESSAGES_COLLECTION, messagesQuery(chatId))).map((f) => ({ f, m: messageFromStored(f) }));
-    return rows.sort((a, b) => byConversationOrder(a.m, b.m)).map((r) => r.f);
+  /** The chat session's message records as stored, in conversation order. */
+  async messageRecords(session: Session, chatId: string): Promise<Fields[]> {
+    const rows = (await session.find(CHAT_MESSAGES_COLLECTION, messagesQuery(chatId))).map((fields) => ({
+      fields,
+      message: messageFromStored(fields),
+    }));
+    return rows.sort((a, b) => byConversationOrder(a.message, b.message)).map((row) => row.fields);
   }
 
-  /** Message counts of every session (one pass over the messages). */
-  async messageCounts(db: Session): Promise<Map<string, number>> {
+  /** Message counts of every chat session (one pass over the messages). */
+  async messageCounts(session: Session): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
-    for (const m of (await db.find(CHAT_MESSAGES_COLLECTION, ALL)).map(messageFromStored)) counts.set(m.chat_id, (counts.get(m.chat_id) ?? 0) + 1);
+    for (const message of (await session.find(CHAT_MESSAGES_COLLECTION, ALL)).map(messageFromStored)) {
+      counts.set(message.chat_id, (counts.get(message.chat_id) ?? 0) + 1);
+    }
     return counts;
   }
 
   /** 404 unless the message exists and belongs to `chatId`. */
-  message(db: Session, chatId: string, messageId: string): ChatMessageRecord {
-    let m: ChatMessageRecord | undefined;
+  message(session: Session, chatId: string, messageId: string): ChatMessageRecord {
+    let message: ChatMessageRecord | undefined;
     try {
-      m = messageFromStored(db.findById(CHAT_MESSAGES_COLLECTION, messageId));
+      message = messageFromStored(session.findById(CHAT_MESSAGES_COLLECTION, messageId));
     } catch (err) {
       if (!(err instanceof NotFound)) throw err;
     }
-    if (!m || m.chat_id !== chatId) throw new NotFound(`Message '${messageId}' not found in chat session '${chatId}'`);
-    return m;
+    if (!message || message.chat_id !== chatId)
+      throw new NotFound(`Message '${messageId}' not found in chat session '${chatId}'`);
+    return message;
   }
 
   /** Inserts messages in one batch, in order; resolves to them with their ids. */
-  async addMessages(db: Session, messages: readonly NewMessage[], bypassRipple: boolean): Promise<ChatMessageRecord[]> {
+  async addMessages(
+    session: Session,
+    messages: readonly NewMessage[],
+    bypassRipple: boolean,
+  ): Promise<ChatMessageRecord[]> {
     if (messages.length === 0) return [];
-    const result = await db.writeMany(CHAT_MESSAGES_COLLECTION, messages.map((m) => ({ kind: 'insert', body: messageToStored(m), bypassRipple })));
+    const writes = messages.map((message) => ({
+      kind: 'insert' as const,
+      body: messageToStored(message),
+      bypassRipple,
+    }));
+    const result = await session.writeMany(CHAT_MESSAGES_COLLECTION, writes);
     expectAll(result, 'insert');
     if (!this.indexed) {
       // After the first insert: the collection exists from then on.
       await this.indexMessages();
       this.indexed = true;
     }
-    return messages.map((m, i) => ({ ...m, id: result.successful[i]! }));
+    return messages.map((message, index) => ({ ...message, id: result.successful[index]! }));
   }
 
-  async updateMessage(db: Session, messageId: string, patch: Record<string, unknown>, bypassRipple = false): Promise<ChatMessageRecord> {
+  async updateMessage(
+    session: Session,
+    messageId: string,
+    patch: Record<string, unknown>,
+    bypassRipple = false,
+  ): Promise<ChatMessageRecord> {
     const body = { ...patch, updated_at: { type: 'DateTime', value: new Date(this.stamp()).toISOString() } };
-    return messageFromStored(await db.update(CHAT_MESSAGES_COLLECTION, messageId, body, bypassRipple));
+    return messageFromStored(await session.update(CHAT_MESSAGES_COLLECTION, messageId, body, bypassRipple));
   }
 
-  async forget(db: Session, ids: readonly string[]): Promise<void> {
+  async forget(session: Session, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     const at = { type: 'DateTime', value: new Date(this.stamp()).toISOString() };
-    expectAll(await db.writeMany(CHAT_MESSAGES_COLLECTION, ids.map((id) => ({ kind: 'update', id, body: { forgotten: true, updated_at: at } }))), 'update');
+    const writes = ids.map((id) => ({ kind: 'update' as const, id, body: { forgotten: true, updated_at: at } }));
+    expectAll(await session.writeMany(CHAT_MESSAGES_COLLECTION, writes), 'update');
   }
 
-  async deleteMessage(db: Session, messageId: string): Promise<void> {
-    await db.delete(CHAT_MESSAGES_COLLECTION, messageId);
+  async deleteMessage(session: Session, messageId: string): Promise<void> {
+    await session.delete(CHAT_MESSAGES_COLLECTION, messageId);
   }
 
   /** The raw stored record of a message (for answers that return the record). */
-  messageFields(db: Session, messageId: string) {
-    return db.findById(CHAT_MESSAGES_COLLECTION, messageId);
+  messageFields(session: Session, messageId: string) {
+    return session.findById(CHAT_MESSAGES_COLLECTION, messageId);
   }
 }
 

@@ -36,14 +36,14 @@ export interface MergeSource {
 /** Splits a conversation into exchanges: each user message starts one; anything before the first belongs to the first. */
 export function exchanges(messages: readonly ChatMessageRecord[]): ChatMessageRecord[][] {
   const out: ChatMessageRecord[][] = [];
-  for (const m of messages) {
-    if (m.role === 'user' || out.length === 0) out.push([m]);
-    else out[out.length - 1]!.push(m);
+  for (const message of messages) {
+    if (message.role === 'user' || out.length === 0) out.push([message]);
+    else out[out.length - 1]!.push(message);
   }
   return out;
 }
 
-const live = (s: MergeSource) => s.messages.filter((m) => !m.forgotten);
+const live = (source: MergeSource) => source.messages.filter((m) => !m.forgotten);
 
 /** The messages to copy, in target order, for every strategy but Summarized (which summarizes `live` per source). */
 export function mergedMessages(strategy: Exclude<MergeStrategy, 'Summarized'>, sources: readonly MergeSource[]): ChatMessageRecord[] {
@@ -55,8 +55,8 @@ export function mergedMessages(strategy: Exclude<MergeStrategy, 'Summarized'>, s
     case 'Interleaved': {
       const queues = sources.map((s) => exchanges(live(s)));
       const out: ChatMessageRecord[] = [];
-      for (let round = 0; queues.some((q) => round < q.length); round++) {
-        for (const q of queues) if (round < q.length) out.push(...q[round]!);
+      for (let round = 0; queues.some((queue) => round < queue.length); round++) {
+        for (const queue of queues) if (round < queue.length) out.push(...queue[round]!);
       }
       return out;
     }

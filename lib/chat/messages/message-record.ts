@@ -47,17 +47,23 @@ export const text = (value: string) => ({ type: 'String', value });
 export const dateTime = (ms: number) => ({ type: 'DateTime', value: new Date(ms).toISOString() });
 
 /** The wire body that stores `m` (an insert, or an update with the same members). */
-export function messageToStored(m: NewMessage): Record<string, unknown> {
+export function messageToStored(message: NewMessage): Record<string, unknown> {
+  const history = message.tool_call_history;
   return {
-    chat_id: text(m.chat_id), role: text(m.role), content: text(m.content),
-    created_at: dateTime(m.created_at), updated_at: dateTime(m.updated_at),
-    context_snippets: { type: 'Array', value: m.context_snippets }, token_usage: { type: 'Object', value: m.token_usage },
-    ...(m.llm_provider !== undefined ? { llm_provider: text(m.llm_provider) } : {}),
-    ...(m.llm_model !== undefined ? { llm_model: text(m.llm_model) } : {}),
-    ...(m.tool_call_history !== undefined ? { tool_call_history: { type: 'Object', value: m.tool_call_history } } : {}),
-    ...(m.tool_call_history !== undefined ? { tool_call_count: toolCallCount(m.tool_call_history) } : {}),
-    forgotten: m.forgotten,
-    ...(m.summary ? { summary: true } : {}),
+    chat_id: text(message.chat_id),
+    role: text(message.role),
+    content: text(message.content),
+    created_at: dateTime(message.created_at),
+    updated_at: dateTime(message.updated_at),
+    context_snippets: { type: 'Array', value: message.context_snippets },
+    token_usage: { type: 'Object', value: message.token_usage },
+    ...(message.llm_provider !== undefined ? { llm_provider: text(message.llm_provider) } : {}),
+    ...(message.llm_model !== undefined ? { llm_model: text(message.llm_model) } : {}),
+    ...(history !== undefined
+      ? { tool_call_history: { type: 'Object', value: history }, tool_call_count: toolCallCount(history) }
+      : {}),
+    forgotten: message.forgotten,
+    ...(message.summary ? { summary: true } : {}),
   };
 }
 
@@ -65,48 +71,74 @@ function toolCallCount(history: Readonly<Record<string, unknown>>): number {
   return Array.isArray(history.tool_calls) ? history.tool_calls.length : 0;
 }
 
-export function stringOf(v: Value | undefined): string | undefined {
-  const b = v === undefined ? undefined : bareValue(v);
-  return typeof b === 'string' ? b : undefined;
+export function stringOf(value: Value | undefined): string | undefined {
+  const bare = value === undefined ? undefined : bareValue(value);
+  return typeof bare === 'string' ? bare : undefined;
 }
 
-export function millisOf(v: Value | undefined): number {
-  const s = v instanceof Tagged && v.type === 'DateTime' ? String(v.value) : stringOf(v);
-  const ms = s === undefined ? NaN : Date.parse(s);
+export function millisOf(value: Value | undefined): number {
+  const time = value instanceof Tagged && value.type === 'DateTime' ? String(value.value) : stringOf(value);
+  const ms = time === undefined ? NaN : Date.parse(time);
   return Number.isFinite(ms) ? ms : 0;
 }
 
-function usageOf(v: Value | undefined): TokenUsage {
-  const o = v as Record<string, unknown> | undefined;
-  if (!o || typeof o !== 'object' || Array.isArray(o)) return ZERO_USAGE;
-  const n = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : 0);
-  return { prompt_tokens: n('prompt_tokens'), completion_tokens: n('completion_tokens'), total_tokens: n('total_tokens') };
+function usageOf(value: Value | undefined): TokenUsage {
+  const usage = value as Record<string, unknown> | undefined;
+  if (!usage || typeof usage !== 'object' || Array.isArray(usage)) return ZERO_USAGE;
+  const count = (name: string) => (typeof usage[name] === 'number' ? (usage[name] as number) : 0);
+  return {
+    prompt_tokens: count('prompt_tokens'),
+    completion_tokens: count('completion_tokens'),
+    total_tokens: count('total_tokens'),
+  };
 }
 
-function snippetsOf(v: Value | undefined): ContextSnippet[] {
-  return Array.isArray(v) ? (v as unknown as ContextSnippet[]) : [];
+function snippetsOf(value: Value | undefined): ContextSnippet[] {
+  return Array.isArray(value) ? (value as unknown as ContextSnippet[]) : [];
 }
 
 const ROLES: ReadonlySet<string> = new Set(['user', 'assistant', 'system']);
 
 /** The message a stored record holds. */
-export function messageFromStored(f: Fields): ChatMessageRecord {
-  const role = stringOf(f.role);
-  const history = f.tool_call_history;
-  const provider = stringOf(f.llm_provider), model = stringOf(f.llm_model);
+export function messageFromStored(fields: Fields): ChatMessageRecord {
+  const role = stringOf(fields.role);
+  const history = fields.tool_call_history;
+  const provider = stringOf(fields.llm_provider), model = stringOf(fields.llm_model);
   return {
-    id: String(f.id), chat_id: stringOf(f.chat_id) ?? '', role: role !== undefined && ROLES.has(role) ? role as MessageRole : 'user',
-    content: stringOf(f.content) ?? '', created_at: millisOf(f.created_at), updated_at: millisOf(f.updated_at),
-    context_snippets: snippetsOf(f.context_snippets), token_usage: usageOf(f.token_usage),
+    id: String(fields.id),
+    chat_id: stringOf(fields.chat_id) ?? '',
+    role: role !== undefined && ROLES.has(role) ? (role as MessageRole) : 'user',
+    content: stringOf(fields.content) ?? '',
+    created_at: millisOf(fields.created_at),
+    updated_at: millisOf(fields.updated_at),
+    context_snippets: snippetsOf(fields.context_snippets),
+    token_usage: usageOf(fields.token_usage),
     ...(provider !== undefined ? { llm_provider: provider } : {}),
     ...(model !== undefined ? { llm_model: model } : {}),
     ...(history && typeof history === 'object' && !Array.isArray(history) && !(history instanceof Tagged)
-      ? { tool_call_history: history as Readonly<Record<string, unknown>> } : {}),
-    forgotten: f.forgotten === true, summary: f.summary === true,
+      ? { tool_call_history: history as Readonly<Record<string, unknown>> }
+      : {}),
+    forgotten: fields.forgotten === true,
+    summary: fields.summary === true,
+  };
+}
+
+/** A synthetic summary message (compaction, Summarized merge): replayed ahead of the history, never as a turn. */
+export function summaryMessage(chatId: string, content: string, at: number): NewMessage {
+  return {
+    chat_id: chatId,
+    role: 'system',
+    content,
+    created_at: at,
+    updated_at: at,
+    context_snippets: [],
+    token_usage: ZERO_USAGE,
+    forgotten: false,
+    summary: true,
   };
 }
 
 /** Conversation order: creation time, then id (two messages stamped in the same millisecond keep one order). */
-export function byConversationOrder(a: ChatMessageRecord, b: ChatMessageRecord): number {
-  return a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+export function byConversationOrder(left: ChatMessageRecord, right: ChatMessageRecord): number {
+  return left.created_at - right.created_at || (left.id < right.id ? -1 : left.id > right.id ? 1 : 0);
 }

@@ -27,12 +27,15 @@ const MESSAGE_MEMBERS = ['message', 'bypass_ripple', 'force_summarize', 'max_ite
 const MAX_TOOLS = 128;
 
 function objectList(body: Record<string, unknown>, name: string, required: readonly string[]): void {
-  const v = body[name];
-  if (v === undefined || v === null) return;
-  if (!Array.isArray(v) || v.length > MAX_TOOLS) throw new InvalidInput(`'${name}' must be an array of at most ${MAX_TOOLS} entries`);
-  v.forEach((x, i) => {
-    if (!isPlainObject(x)) throw new InvalidInput(`${name}[${i}] must be an object`);
-    for (const k of required) if (typeof x[k] !== 'string') throw new InvalidInput(`${name}[${i}].${k} must be a string`);
+  const list = body[name];
+  if (list === undefined || list === null) return;
+  if (!Array.isArray(list) || list.length > MAX_TOOLS)
+    throw new InvalidInput(`'${name}' must be an array of at most ${MAX_TOOLS} entries`);
+  list.forEach((entry, index) => {
+    if (!isPlainObject(entry)) throw new InvalidInput(`${name}[${index}] must be an object`);
+    for (const member of required) {
+      if (typeof entry[member] !== 'string') throw new InvalidInput(`${name}[${index}].${member} must be a string`);
+    }
   });
 }
 
@@ -81,9 +84,10 @@ const MAX_MERGE_SOURCES = 100;
 /** Both spellings: the clients' `source_chat_ids`/`target_chat_id`/`merge_strategy`, the contract's `session_ids`/`strategy`. */
 export function parseMerge(body: Record<string, unknown>): MergeRequest {
   rejectUnknownMembers(body, ['source_chat_ids', 'session_ids', 'target_chat_id', 'merge_strategy', 'strategy', 'llm_provider', 'llm_model', 'bypass_ripple']);
-  const one = (a: string, b: string) => {
-    if (body[a] !== undefined && body[b] !== undefined) throw new InvalidInput(`Give '${a}' or '${b}', not both`);
-    return body[a] ?? body[b];
+  const one = (spelling: string, other: string) => {
+    if (body[spelling] !== undefined && body[other] !== undefined)
+      throw new InvalidInput(`Give '${spelling}' or '${other}', not both`);
+    return body[spelling] ?? body[other];
   };
   const sources = one('source_chat_ids', 'session_ids');
   if (!Array.isArray(sources) || sources.length === 0 || sources.length > MAX_MERGE_SOURCES

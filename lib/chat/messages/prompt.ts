@@ -25,16 +25,20 @@ export interface PromptParts {
   readonly userMessage: string;
 }
 
-export function renderSnippet(s: ContextSnippet): string {
-  return `[${s.collection}] ${JSON.stringify(s.record, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`;
+export function renderSnippet(snippet: ContextSnippet): string {
+  const json = JSON.stringify(snippet.record, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+  return `[${snippet.collection}] ${json}`;
 }
 
 /** The system message: prompt, context, summaries; blank-line separated, empty parts left out. */
-export function systemMessage(p: Pick<PromptParts, 'systemPrompt' | 'snippets'>, summaries: readonly string[]): string {
-  const parts = [p.systemPrompt ?? DEFAULT_SYSTEM_PROMPT];
-  if (p.snippets.length > 0) parts.push([CONTEXT_HEADING, ...p.snippets.map(renderSnippet)].join('\n'));
-  for (const s of summaries) parts.push(`${SUMMARY_HEADING}\n${s}`);
-  return parts.join('\n\n');
+export function systemMessage(
+  parts: Pick<PromptParts, 'systemPrompt' | 'snippets'>,
+  summaries: readonly string[],
+): string {
+  const sections = [parts.systemPrompt ?? DEFAULT_SYSTEM_PROMPT];
+  if (parts.snippets.length > 0) sections.push([CONTEXT_HEADING, ...parts.snippets.map(renderSnippet)].join('\n'));
+  for (const summary of summaries) sections.push(`${SUMMARY_HEADING}\n${summary}`);
+  return sections.join('\n\n');
 }
 
 /** The replayed history: live (not forgotten) user and assistant messages, the most recent `max` of them. */
@@ -43,11 +47,14 @@ export function replayedHistory(history: readonly ChatMessageRecord[], max: numb
   return max <= 0 ? [] : live.slice(-max);
 }
 
-export function buildPrompt(p: PromptParts): ChatMessage[] {
-  const summaries = p.history.filter((m) => m.summary && !m.forgotten).map((m) => m.content);
+export function buildPrompt(parts: PromptParts): ChatMessage[] {
+  const summaries = parts.history.filter((m) => m.summary && !m.forgotten).map((m) => m.content);
   return [
-    { role: 'system', content: systemMessage(p, summaries) },
-    ...replayedHistory(p.history, p.maxContextMessages).map((m): ChatMessage => ({ role: m.role, content: m.content })),
-    { role: 'user', content: p.userMessage },
+    { role: 'system', content: systemMessage(parts, summaries) },
+    ...replayedHistory(parts.history, parts.maxContextMessages).map((m): ChatMessage => ({
+      role: m.role,
+      content: m.content,
+    })),
+    { role: 'user', content: parts.userMessage },
   ];
 }

@@ -64,10 +64,10 @@ function fieldName(entry: unknown, where: string): { name: string; options?: Rec
   return { name, options };
 }
 
-function typed<T>(v: unknown, check: (x: unknown) => boolean, what: string, where: string): T | undefined {
-  if (!given(v)) return undefined;
-  if (!check(v)) throw new InvalidInput(`${where} must be ${what}`);
-  return v as T;
+function typed<T>(value: unknown, check: (x: unknown) => boolean, what: string, where: string): T | undefined {
+  if (!given(value)) return undefined;
+  if (!check(value)) throw new InvalidInput(`${where} must be ${what}`);
+  return value as T;
 }
 
 const isBool = (x: unknown) => typeof x === 'boolean';
@@ -78,8 +78,8 @@ export function retrievalPlan(config: CollectionConfig, where = config.collectio
   const textFields: string[] = [];
   const vectorFields: string[] = [];
   const weights: Record<string, number> = Object.create(null);
-  config.fields.forEach((entry, i) => {
-    const at = `${where}.fields[${i}]`;
+  config.fields.forEach((entry, index) => {
+    const at = `${where}.fields[${index}]`;
     const { name, options } = fieldName(entry, at);
     const type = typed<string>(options?.type, (x) => typeof x === 'string', 'a string', `${at}.search_options.type`);
     const weight = typed<number>(options?.weight, (x) => isFiniteNumber(x) && (x as number) >= 0, 'a number >= 0', `${at}.search_options.weight`);
@@ -90,21 +90,29 @@ export function retrievalPlan(config: CollectionConfig, where = config.collectio
       if (weight !== undefined) weights[name] = weight;
     }
   });
-  const o = config.search_options ?? {};
-  rejectUnknownMembers(o, COLLECTION_OPTIONS, `${where}.search_options`);
-  const at = (k: string) => `${where}.search_options.${k}`;
-  const limit = typed<number>(o.limit, (x) => Number.isInteger(x) && (x as number) >= 1 && (x as number) <= MAX_SNIPPETS_PER_COLLECTION,
-    `an integer from 1 to ${MAX_SNIPPETS_PER_COLLECTION}`, at('limit'));
-  const maxEdit = typed<number>(o.max_edit_distance, (x) => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= 5,
-    'an integer from 0 to 5', at('max_edit_distance'));
+  const options = config.search_options ?? {};
+  rejectUnknownMembers(options, COLLECTION_OPTIONS, `${where}.search_options`);
+  const at = (name: string) => `${where}.search_options.${name}`;
+  const limit = typed<number>(
+    options.limit,
+    (x) => Number.isInteger(x) && (x as number) >= 1 && (x as number) <= MAX_SNIPPETS_PER_COLLECTION,
+    `an integer from 1 to ${MAX_SNIPPETS_PER_COLLECTION}`,
+    at('limit'),
+  );
+  const maxEdit = typed<number>(
+    options.max_edit_distance,
+    (x) => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= 5,
+    'an integer from 0 to 5',
+    at('max_edit_distance'),
+  );
   const plan: RetrievalPlan = {
     collection: config.collection_name, textFields, weights, vectorFields,
-    language: typed<string>(o.language, (x) => typeof x === 'string', 'a string', at('language')),
-    caseSensitive: typed<boolean>(o.case_sensitive, isBool, 'true or false', at('case_sensitive')),
-    fuzzy: typed<boolean>(o.fuzzy_match, isBool, 'true or false', at('fuzzy_match')),
-    minScore: typed<number>(o.min_score, isFiniteNumber, 'a number', at('min_score')),
-    stemming: typed<boolean>(o.enable_stemming, isBool, 'true or false', at('enable_stemming')),
-    boostExact: typed<boolean>(o.boost_exact_matches, isBool, 'true or false', at('boost_exact_matches')),
+    language: typed<string>(options.language, (x) => typeof x === 'string', 'a string', at('language')),
+    caseSensitive: typed<boolean>(options.case_sensitive, isBool, 'true or false', at('case_sensitive')),
+    fuzzy: typed<boolean>(options.fuzzy_match, isBool, 'true or false', at('fuzzy_match')),
+    minScore: typed<number>(options.min_score, isFiniteNumber, 'a number', at('min_score')),
+    stemming: typed<boolean>(options.enable_stemming, isBool, 'true or false', at('enable_stemming')),
+    boostExact: typed<boolean>(options.boost_exact_matches, isBool, 'true or false', at('boost_exact_matches')),
     maxEditDistance: maxEdit,
     limit: limit ?? DEFAULT_SNIPPETS_PER_COLLECTION,
   };

@@ -53,13 +53,17 @@ export interface ToolPlan {
 
 /**
  * The tools of this turn, or undefined when none are offered: server tools
- * when tool_config is enabled (session's or message's), client tools when
- * the message brings some and the transport can reach the client.
+ * when tool_config is enabled (the chat session's or the message's), client
+ * tools when the message brings some and the transport can reach the client.
  */
-export function planTools(sessionConfig: Readonly<Record<string, unknown>> | null, tools: MessageTools, env: ToolEnv | undefined,
-  clientReachable: boolean): ToolPlan | undefined {
+export function planTools(
+  chatSessionToolConfig: Readonly<Record<string, unknown>> | null,
+  tools: MessageTools,
+  env: ToolEnv | undefined,
+  clientReachable: boolean,
+): ToolPlan | undefined {
   if (!env) return undefined;
-  const config = resolveToolConfig(sessionConfig, tools);
+  const config = resolveToolConfig(chatSessionToolConfig, tools);
   const server = config.enabled ? serverToolSpecs(config.allowWrite, config.allowedTools, tools.excludeTools) : [];
   const client = clientReachable ? tools.clientTools.filter((t) => !tools.excludeTools.includes(t.name) && !isServerTool(t.name)) : [];
   if (server.length === 0 && client.length === 0) return undefined;
@@ -80,25 +84,30 @@ export interface ToolTurnInput {
   readonly signal?: AbortSignal;
 }
 
-export async function* runToolTurn(t: ToolTurnInput): AsyncGenerator<ToolTurnEvent> {
-  const { provider, plan } = t;
-  const messages: ChatMessage[] = [...t.request.messages];
+export async function* runToolTurn(input: ToolTurnInput): AsyncGenerator<ToolTurnEvent> {
+  const { provider, plan, signal } = input;
+  const messages: ChatMessage[] = [...input.request.messages];
   const history: ToolHistory = { iterations: 0, tool_calls: [], tool_results: [] };
   let usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   for (;;) {
     const last = history.iterations >= plan.config.maxIterations;
-    const request: CompletionRequest = { ...t.request, messages: [...messages], tools: plan.offered, toolChoice: choiceFor(plan.config.toolChoice, history.iterations, last) };
+    const request: CompletionRequest = {
+      ...input.request,
+      messages: [...messages],
+      tools: plan.offered,
+      toolChoice: choiceFor(plan.config.toolChoice, history.iterations, last),
+    };
     let completion: Completion | undefined;
-    if (t.streamed) {
-      for await (const chunk of provider.stream(request, t.signal)) {
+    if (input.streamed) {
+      for await (const chunk of provider.stream(request, signal)) {
         if (chunk.kind === 'token') yield { kind: 'token', text: chunk.text };
         else completion = chunk.completion;
       }
     } else {
-      completion = await provider.complete(request, t.signal);
+      completion = await provider.complete(request, signal);
     }
     if (!completion) throw new ProviderFailed(`${provider.id} ended its stream without a completion`, 'provider_unavailable', provider.id, null);
-    t.signal?.throwIfAborted();
+    signal?.throwIfAborted();
     usage = addUsage(usage, completion.usage);
     const calls = completion.toolCalls ?? [];
     if (calls.length === 0 || last) {
@@ -108,24 +117,28 @@ export async function* runToolTurn(t: ToolTurnInput): AsyncGenerator<ToolTurnEve
     history.iterations++;
     messages.push({ role: 'assistant', content: completion.content, toolCalls: calls });
     for (const call of calls) {
-      const outcome = yield* runCall(t, call, history);
+      const outcome = yield* runCall(input, call, history);
       messages.push({ role: 'tool', content: toolMessage(outcome), toolCallId: call.id });
     }
   }
 }
 
-async function* runCall(t: ToolTurnInput, call: ToolCall, history: ToolHistory): AsyncGenerator<ToolTurnEvent, ToolOutcome> {
-  const client = t.plan.client.has(call.name);
+async function* runCall(
+  input: ToolTurnInput,
+  call: ToolCall,
+  history: ToolHistory,
+): AsyncGenerator<ToolTurnEvent, ToolOutcome> {
+  const client = input.plan.client.has(call.name);
   history.tool_calls.push({ id: call.id, name: call.name, arguments: call.arguments });
   yield { kind: 'tool_call', callId: call.id, name: call.name, arguments: call.arguments, client };
   let outcome: ToolOutcome;
   if (client) {
-    outcome = yield* askClient(t, call, false);
+    outcome = yield* askClient(input, call, false);
   } else {
-    const approval = t.plan.confirm.has(call.name) ? yield* askClient(t, call, true) : undefined;
+    const approval = input.plan.confirm.has(call.name) ? yield* askClient(input, call, true) : undefined;
     outcome = approval && !approval.success
       ? { success: false, error: `The client did not approve '${call.name}'${approval.error ? `: ${approval.error}` : ''}` }
-      : await executeServerTool(call.name, call.arguments, t.plan.context);
+      : await executeServerTool(call.name, call.arguments, input.plan.context);
   }
   history.tool_results.push({
     tool_call_id: call.id, tool_name: call.name, success: outcome.success, result: outcome.result ?? null, error: outcome.error ?? null,
@@ -135,13 +148,19 @@ async function* runCall(t: ToolTurnInput, call: ToolCall, history: ToolHistory):
 }
 
 /** Sends a call to the client (to run, or to approve) and waits for its answer. */
-async function* askClient(t: ToolTurnInput, call: ToolCall, confirm: boolean): AsyncGenerator<ToolTurnEvent, ToolOutcome> {
-  const callId = t.broker.newCallId();
+async function* askClient(
+  input: ToolTurnInput,
+  call: ToolCall,
+  confirm: boolean,
+): AsyncGenerator<ToolTurnEvent, ToolOutcome> {
+  const callId = input.broker.newCallId();
+  const timeoutMs = input.plan.clientTimeoutMs;
   // Waiting before the event goes out: an answer can never arrive ahead of its waiter.
-  const answer = t.broker.wait(t.chatId, callId, t.plan.clientTimeoutMs, t.signal);
-  yield { kind: 'client_tool_call', callId, name: call.name, arguments: call.arguments, timeoutSecs: Math.round(t.plan.clientTimeoutMs / 1000), confirm };
+  const answer = input.broker.wait(input.chatId, callId, timeoutMs, input.signal);
+  const timeoutSecs = Math.round(timeoutMs / 1000);
+  yield { kind: 'client_tool_call', callId, name: call.name, arguments: call.arguments, timeoutSecs, confirm };
   const outcome = await answer;
-  t.signal?.throwIfAborted();
+  input.signal?.throwIfAborted();
   return outcome;
 }
 
@@ -153,13 +172,14 @@ function choiceFor(configured: ToolChoice | undefined, round: number, last: bool
 }
 
 /** What the model reads back: the result as JSON, or `{error}`. */
-function toolMessage(o: ToolOutcome): string {
-  return JSON.stringify(o.success ? o.result ?? null : { error: o.error ?? 'failed' });
+function toolMessage(outcome: ToolOutcome): string {
+  return JSON.stringify(outcome.success ? outcome.result ?? null : { error: outcome.error ?? 'failed' });
 }
 
-function addUsage(a: Completion['usage'], b: Completion['usage']): Completion['usage'] {
+function addUsage(sum: Completion['usage'], more: Completion['usage']): Completion['usage'] {
   return {
-    prompt_tokens: a.prompt_tokens + b.prompt_tokens, completion_tokens: a.completion_tokens + b.completion_tokens,
-    total_tokens: a.total_tokens + b.total_tokens,
+    prompt_tokens: sum.prompt_tokens + more.prompt_tokens,
+    completion_tokens: sum.completion_tokens + more.completion_tokens,
+    total_tokens: sum.total_tokens + more.total_tokens,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * One turn of a conversation: retrieve context for the user's text, build
- * the prompt from the session and its history (`prepareTurn`), ask the
+ * the prompt from the chat session and its history (`prepareTurn`), ask the
  * provider in one call (`runTurn`) or streamed (the caller reads
  * `provider.stream` and ends with `turnResult`). The caller
  * stores what came back (a new exchange for a message, a replaced reply for
@@ -23,7 +23,7 @@ export interface TurnDeps {
 }
 
 export interface TurnInput {
-  readonly session: ChatSession;
+  readonly chatSession: ChatSession;
   /** The conversation before the user's message, in order. */
   readonly history: readonly ChatMessageRecord[];
   readonly userText: string;
@@ -48,31 +48,32 @@ export interface PreparedTurn {
   readonly snippets: readonly ContextSnippet[];
 }
 
-export async function prepareTurn(deps: TurnDeps, db: Session, t: TurnInput): Promise<PreparedTurn> {
+export async function prepareTurn(deps: TurnDeps, session: Session, input: TurnInput): Promise<PreparedTurn> {
+  const { chatSession } = input;
   // The provider first: an unconfigured one fails before any search work.
-  const provider = deps.providers.get(t.session.llm_provider);
-  const snippets = await retrieve(db, t.session.collections, t.userText, deps.embedder);
+  const provider = deps.providers.get(chatSession.llm_provider);
+  const snippets = await retrieve(session, chatSession.collections, input.userText, deps.embedder);
   const messages = buildPrompt({
-    systemPrompt: t.session.system_prompt, snippets, history: t.history,
-    maxContextMessages: t.session.max_context_messages ?? DEFAULT_CONTEXT_MESSAGES, userMessage: t.userText,
+    systemPrompt: chatSession.system_prompt, snippets, history: input.history,
+    maxContextMessages: chatSession.max_context_messages ?? DEFAULT_CONTEXT_MESSAGES, userMessage: input.userText,
   });
-  const model = t.model ?? t.session.llm_model ?? undefined;
+  const model = input.model ?? chatSession.llm_model ?? undefined;
   const request: CompletionRequest = {
     messages,
     ...(model !== undefined ? { model } : {}),
-    ...(t.session.max_tokens !== null ? { maxTokens: t.session.max_tokens } : {}),
-    ...(t.session.temperature !== null ? { temperature: t.session.temperature } : {}),
+    ...(chatSession.max_tokens !== null ? { maxTokens: chatSession.max_tokens } : {}),
+    ...(chatSession.temperature !== null ? { temperature: chatSession.temperature } : {}),
   };
   return { provider, request, snippets };
 }
 
 /** What the provider answered, with the model to record: the one it reported, else the one asked for. */
-export function turnResult(p: PreparedTurn, completion: Completion): TurnResult {
-  return { completion, snippets: p.snippets, model: completion.model || p.request.model || '' };
+export function turnResult(prepared: PreparedTurn, completion: Completion): TurnResult {
+  return { completion, snippets: prepared.snippets, model: completion.model || prepared.request.model || '' };
 }
 
 /** A whole turn in one provider call (no streaming). */
-export async function runTurn(deps: TurnDeps, db: Session, t: TurnInput): Promise<TurnResult> {
-  const p = await prepareTurn(deps, db, t);
-  return turnResult(p, await p.provider.complete(p.request, t.signal));
+export async function runTurn(deps: TurnDeps, session: Session, input: TurnInput): Promise<TurnResult> {
+  const prepared = await prepareTurn(deps, session, input);
+  return turnResult(prepared, await prepared.provider.complete(prepared.request, input.signal));
 }

@@ -87,8 +87,8 @@ export class AnthropicProvider implements ChatProvider {
               content += ev.delta.text;
               yield { kind: 'token', text: ev.delta.text };
             } else if (ev.delta?.type === 'input_json_delta' && typeof ev.delta.partial_json === 'string') {
-              const b = blocks.get(ev.index);
-              if (b) b.json += ev.delta.partial_json;
+              const block = blocks.get(ev.index);
+              if (block) block.json += ev.delta.partial_json;
             }
             break;
           case 'message_delta':
@@ -128,10 +128,10 @@ function modelOf(req: CompletionRequest): string {
 export function messagesBody(req: CompletionRequest): Json {
   const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content).filter(Boolean).join('\n\n');
   const turns: Array<{ role: 'user' | 'assistant'; content: Json[] }> = [];
-  for (const m of req.messages) {
-    if (m.role === 'system') continue;
-    const role = m.role === 'assistant' ? 'assistant' : 'user';
-    const blocks = contentBlocks(m);
+  for (const message of req.messages) {
+    if (message.role === 'system') continue;
+    const role = message.role === 'assistant' ? 'assistant' : 'user';
+    const blocks = contentBlocks(message);
     if (blocks.length === 0) continue;
     const last = turns[turns.length - 1];
     // Consecutive turns of one role are merged: the API wants them alternating.
@@ -143,25 +143,34 @@ export function messagesBody(req: CompletionRequest): Json {
   if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.tools?.length) {
     body.tools = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
-    const c = req.toolChoice;
-    if (c) body.tool_choice = c.type === 'tool' ? { type: 'tool', name: c.name } : { type: c.type === 'required' ? 'any' : c.type };
+    const choice = req.toolChoice;
+    if (choice) {
+      body.tool_choice =
+        choice.type === 'tool'
+          ? { type: 'tool', name: choice.name }
+          : { type: choice.type === 'required' ? 'any' : choice.type };
+    }
   }
   return body;
 }
 
-function contentBlocks(m: ChatMessage): Json[] {
-  if (m.role === 'tool') return [{ type: 'tool_result', tool_use_id: m.toolCallId ?? '', content: m.content }];
-  const out: Json[] = m.content ? [{ type: 'text', text: m.content }] : [];
-  if (m.role === 'assistant') for (const c of m.toolCalls ?? []) out.push({ type: 'tool_use', id: c.id, name: c.name, input: c.arguments });
+function contentBlocks(message: ChatMessage): Json[] {
+  if (message.role === 'tool')
+    return [{ type: 'tool_result', tool_use_id: message.toolCallId ?? '', content: message.content }];
+  const out: Json[] = message.content ? [{ type: 'text', text: message.content }] : [];
+  if (message.role === 'assistant') {
+    for (const call of message.toolCalls ?? [])
+      out.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments });
+  }
   return out;
 }
 
-function usageOf(u: Json | undefined): TokenUsage {
-  const input = num(u?.input_tokens);
-  const output = num(u?.output_tokens);
+function usageOf(usage: Json | undefined): TokenUsage {
+  const input = num(usage?.input_tokens);
+  const output = num(usage?.output_tokens);
   return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
 }
 
-function num(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+function num(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }

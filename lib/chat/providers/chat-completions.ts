@@ -33,21 +33,28 @@ export function chatCompletionsBody(req: CompletionRequest, model: string): Json
   if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.tools?.length) {
     body.tools = req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
-    const c = req.toolChoice;
-    if (c) body.tool_choice = c.type === 'tool' ? { type: 'function', function: { name: c.name } } : c.type;
+    const choice = req.toolChoice;
+    if (choice)
+      body.tool_choice = choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type;
   }
   return body;
 }
 
-function wireMessage(m: ChatMessage): Json {
-  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: m.content };
-  if (m.role === 'assistant' && m.toolCalls?.length) {
+function wireMessage(message: ChatMessage): Json {
+  if (message.role === 'tool')
+    return { role: 'tool', tool_call_id: message.toolCallId ?? '', content: message.content };
+  if (message.role === 'assistant' && message.toolCalls?.length) {
     return {
-      role: 'assistant', content: m.content || null,
-      tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+      role: 'assistant',
+      content: message.content || null,
+      tool_calls: message.toolCalls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+      })),
     };
   }
-  return { role: m.role, content: m.content };
+  return { role: message.role, content: message.content };
 }
 
 export async function completeChat(ep: ChatCompletionsEndpoint, req: CompletionRequest, model: string, signal?: AbortSignal): Promise<Completion> {
@@ -97,12 +104,12 @@ export async function* streamChat(ep: ChatCompletionsEndpoint, req: CompletionRe
         content += delta.content;
         yield { kind: 'token', text: delta.content };
       }
-      for (const d of Array.isArray(delta?.tool_calls) ? delta.tool_calls : []) {
-        const index = typeof d.index === 'number' ? d.index : calls.size;
+      for (const piece of Array.isArray(delta?.tool_calls) ? delta.tool_calls : []) {
+        const index = typeof piece.index === 'number' ? piece.index : calls.size;
         const call = calls.get(index) ?? { id: '', name: '', args: '' };
-        if (typeof d.id === 'string') call.id = d.id;
-        if (typeof d.function?.name === 'string') call.name += d.function.name;
-        if (typeof d.function?.arguments === 'string') call.args += d.function.arguments;
+        if (typeof piece.id === 'string') call.id = piece.id;
+        if (typeof piece.function?.name === 'string') call.name += piece.function.name;
+        if (typeof piece.function?.arguments === 'string') call.args += piece.function.arguments;
         calls.set(index, call);
       }
     }
@@ -149,11 +156,15 @@ export function toolCall(provider: string, id: unknown, name: unknown, args: unk
   return { id: typeof id === 'string' && id ? id : `call_${name}`, name, arguments: parsed as Record<string, unknown> };
 }
 
-export function usageOf(u: Json | undefined): TokenUsage {
-  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-  const prompt = n(u?.prompt_tokens);
-  const completion = n(u?.completion_tokens);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: n(u?.total_tokens) || prompt + completion };
+export function usageOf(usage: Json | undefined): TokenUsage {
+  const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+  const prompt = count(usage?.prompt_tokens);
+  const completion = count(usage?.completion_tokens);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: count(usage?.total_tokens) || prompt + completion,
+  };
 }
 
 /** When a stream sends no usage: whitespace-separated words, the local provider's rule. */

@@ -63,19 +63,30 @@ export class SettingsProviderDirectory implements ProviderDirectory {
   }
 
   configured(): readonly ProviderId[] {
-    const s = this.settings();
-    return PROVIDER_IDS.filter((id) => this.build(id, s) !== undefined);
+    const settings = this.settings();
+    return PROVIDER_IDS.filter((id) => this.build(id, settings) !== undefined);
   }
 
-  private build(id: ProviderId, s: ProviderSettings): ChatProvider | undefined {
-    const t = s.provider_timeout_ms;
+  private build(id: ProviderId, settings: ProviderSettings): ChatProvider | undefined {
+    const timeoutMs = settings.provider_timeout_ms;
     switch (id) {
-      case 'openai': return s.openai_api_key || s.openai_api_url ? new OpenAiProvider(s.openai_api_key, s.openai_api_url, t) : undefined;
-      case 'anthropic': return s.anthropic_api_key ? new AnthropicProvider(s.anthropic_api_key, s.anthropic_api_url, t) : undefined;
-      case 'perplexity': return s.perplexity_api_key ? new PerplexityProvider(s.perplexity_api_key, s.perplexity_api_url, t) : undefined;
+      case 'openai':
+        return settings.openai_api_key || settings.openai_api_url
+          ? new OpenAiProvider(settings.openai_api_key, settings.openai_api_url, timeoutMs) : undefined;
+      case 'anthropic':
+        return settings.anthropic_api_key
+          ? new AnthropicProvider(settings.anthropic_api_key, settings.anthropic_api_url, timeoutMs) : undefined;
+      case 'perplexity':
+        return settings.perplexity_api_key
+          ? new PerplexityProvider(settings.perplexity_api_key, settings.perplexity_api_url, timeoutMs) : undefined;
       case 'openai_compatible':
-        return s.openai_compatible_url || s.openai_compatible_api_key
-          ? new OpenAiCompatibleProvider(s.openai_compatible_api_key, s.openai_compatible_url ?? OPENAI_COMPATIBLE_DEFAULT_URL, t) : undefined;
+        return settings.openai_compatible_url || settings.openai_compatible_api_key
+          ? new OpenAiCompatibleProvider(
+              settings.openai_compatible_api_key,
+              settings.openai_compatible_url ?? OPENAI_COMPATIBLE_DEFAULT_URL,
+              timeoutMs,
+            )
+          : undefined;
       case 'local': return local;
     }
   }

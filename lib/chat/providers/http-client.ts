@@ -144,9 +144,9 @@ export function parseJson(provider: string, text: string, status = 200): unknown
 }
 
 function abortError(): Error {
-  const e = new Error('The request was cancelled');
-  e.name = 'AbortError';
-  return e;
+  const error = new Error('The request was cancelled');
+  error.name = 'AbortError';
+  return error;
 }
 
 /** Why the connection failed, from undici's error and its cause (ECONNREFUSED, ENOTFOUND, a TLS error). */

@@ -99,10 +99,10 @@ function answerFromContext(question: string, snippets: string[]): string {
 /** Snippets of the system messages and of the user messages before the last one. */
 function snippetsOf(messages: readonly ChatMessage[], lastUser: ChatMessage | undefined): string[] {
   const out: string[] = [];
-  for (const m of messages) {
-    if ((m.role !== 'system' && m.role !== 'user') || m === lastUser) continue;
+  for (const message of messages) {
+    if ((message.role !== 'system' && message.role !== 'user') || message === lastUser) continue;
     let inBlock = false;
-    for (const raw of m.content.split(/\r?\n/)) {
+    for (const raw of message.content.split(/\r?\n/)) {
       const line = raw.trim();
       if (/context:$/i.test(line)) { inBlock = true; continue; }
       if (!inBlock) continue;
@@ -117,13 +117,14 @@ function snippetsOf(messages: readonly ChatMessage[], lastUser: ChatMessage | un
 
 function trailingToolResults(messages: readonly ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
-  for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) out.unshift(messages[i]!);
+  for (let index = messages.length - 1; index >= 0 && messages[index]!.role === 'tool'; index--)
+    out.unshift(messages[index]!);
   return out;
 }
 
 function answerFromTools(results: ChatMessage[], messages: readonly ChatMessage[]): string {
   const names = new Map<string, string>();
-  for (const m of messages) for (const c of m.toolCalls ?? []) names.set(c.id, c.name);
+  for (const message of messages) for (const call of message.toolCalls ?? []) names.set(call.id, call.name);
   return `Tool results:\n${results.map((r) => `- ${names.get(r.toolCallId ?? '') ?? 'tool'}: ${r.content}`).join('\n')}`;
 }
 

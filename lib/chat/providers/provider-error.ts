@@ -53,11 +53,11 @@ export function providerNotConfigured(provider: string, listing = false): Provid
 }
 
 /** Retry-After as whole seconds: delta-seconds, or an HTTP date turned into seconds from now. */
-function retryAfterSeconds(v: string | null | undefined): number | undefined {
-  if (!v) return undefined;
-  const t = v.trim();
-  if (/^\d+$/.test(t)) return Number(t);
-  const at = Date.parse(t);
+function retryAfterSeconds(header: string | null | undefined): number | undefined {
+  if (!header) return undefined;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Number(value);
+  const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
@@ -65,8 +65,10 @@ function retryAfterSeconds(v: string | null | undefined): number | undefined {
 function vendorMessage(detail: string): string {
   try {
     const body = JSON.parse(detail) as { error?: { message?: unknown } | string; message?: unknown };
-    const m = typeof body.error === 'string' ? body.error : typeof body.error?.message === 'string' ? body.error.message : body.message;
-    if (typeof m === 'string' && m) return m.slice(0, 300);
+    const error = body.error;
+    const message =
+      typeof error === 'string' ? error : typeof error?.message === 'string' ? error.message : body.message;
+    if (typeof message === 'string' && message) return message.slice(0, 300);
   } catch { /* not JSON: the text itself */ }
   return detail.slice(0, 300);
 }

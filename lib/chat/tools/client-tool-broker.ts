@@ -20,12 +20,12 @@ export interface BrokerClock {
 }
 
 const REAL_CLOCK: BrokerClock = {
-  setTimeout: (fn, ms) => { const t = setTimeout(fn, ms); t.unref(); return t; },
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+  setTimeout: (fn, ms) => { const timer = setTimeout(fn, ms); timer.unref(); return timer; },
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
 interface Pending {
-  readonly resolve: (o: ToolOutcome & { readonly timedOut?: boolean }) => void;
+  readonly resolve: (outcome: ToolOutcome & { readonly timedOut?: boolean }) => void;
   readonly timeoutMs: number;
   timer: unknown;
 }
@@ -44,37 +44,43 @@ export class ClientToolBroker {
   wait(chatId: string, callId: string, timeoutMs: number, signal?: AbortSignal): Promise<ToolOutcome & { readonly timedOut?: boolean }> {
     const key = keyOf(chatId, callId);
     return new Promise((resolve) => {
-      const finish = (o: ToolOutcome & { readonly timedOut?: boolean }) => {
-        const p = this.pending.get(key);
-        if (!p) return;
-        this.clock.clearTimeout(p.timer);
+      const finish = (outcome: ToolOutcome & { readonly timedOut?: boolean }) => {
+        const waiting = this.pending.get(key);
+        if (!waiting) return;
+        this.clock.clearTimeout(waiting.timer);
         this.pending.delete(key);
         signal?.removeEventListener('abort', onAbort);
-        resolve(o);
+        resolve(outcome);
       };
       const onAbort = () => finish({ success: false, error: 'The chat turn was cancelled' });
-      const p: Pending = { resolve: finish, timeoutMs, timer: undefined };
-      this.pending.set(key, p);
-      this.arm(key, p);
+      const waiting: Pending = { resolve: finish, timeoutMs, timer: undefined };
+      this.pending.set(key, waiting);
+      this.arm(key, waiting);
       if (signal?.aborted) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
-  private arm(key: string, p: Pending): void {
-    this.clock.clearTimeout(p.timer);
-    p.timer = this.clock.setTimeout(() => p.resolve({
-      success: false, error: `The client did not answer within ${Math.round(p.timeoutMs / 1000)} s`, timedOut: true,
-    }), p.timeoutMs);
+  private arm(key: string, waiting: Pending): void {
+    this.clock.clearTimeout(waiting.timer);
+    waiting.timer = this.clock.setTimeout(
+      () =>
+        waiting.resolve({
+          success: false,
+          error: `The client did not answer within ${Math.round(waiting.timeoutMs / 1000)} s`,
+          timedOut: true,
+        }),
+      waiting.timeoutMs,
+    );
   }
 
   /** Delivers a client's answer; false when no turn waits on that call (unknown, answered, or timed out). */
   deliver(chatId: string, answer: ClientToolAnswer): boolean {
     const key = keyOf(chatId, answer.callId);
-    const p = this.pending.get(key);
-    if (!p) return false;
-    if (answer.kind === 'keepalive') { this.arm(key, p); return true; }
-    p.resolve({
+    const waiting = this.pending.get(key);
+    if (!waiting) return false;
+    if (answer.kind === 'keepalive') { this.arm(key, waiting); return true; }
+    waiting.resolve({
       success: answer.success,
       ...(answer.result !== undefined ? { result: answer.result } : {}),
       ...(answer.error !== undefined ? { error: answer.error } : {}),

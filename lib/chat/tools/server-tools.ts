@@ -15,7 +15,7 @@ export const MAX_RESULTS = 50;
 
 /** What a tool runs with: the caller's session and rights. */
 export interface ToolContext {
-  readonly db: Session;
+  readonly session: Session;
   /** Collection names the caller may see (internal ones left out). */
   readonly collections: () => readonly string[];
   /** Throws Forbidden when the caller may not `mode` the collection. */
@@ -40,99 +40,150 @@ const COLLECTION = { type: 'string', description: 'Collection name' };
 const schema = (properties: Record<string, unknown>, required: string[]) => ({ type: 'object', properties, required });
 
 function text(args: Record<string, unknown>, name: string): string {
-  const v = args[name];
-  if (typeof v !== 'string' || v === '') throw new InvalidInput(`'${name}' is required: a non-empty string`);
-  return v;
+  const value = args[name];
+  if (typeof value !== 'string' || value === '') throw new InvalidInput(`'${name}' is required: a non-empty string`);
+  return value;
 }
 
 function limit(args: Record<string, unknown>): number {
-  const v = args.limit;
-  if (v === undefined || v === null) return 10;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new InvalidInput("'limit' must be a positive integer");
-  return Math.min(v, MAX_RESULTS);
+  const value = args.limit;
+  if (value === undefined || value === null) return 10;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    throw new InvalidInput("'limit' must be a positive integer");
+  return Math.min(value, MAX_RESULTS);
 }
 
 function object(args: Record<string, unknown>, name: string): Record<string, unknown> {
-  const v = args[name];
-  if (!isPlainObject(v)) throw new InvalidInput(`'${name}' is required: an object`);
-  return v;
+  const value = args[name];
+  if (!isPlainObject(value)) throw new InvalidInput(`'${name}' is required: an object`);
+  return value;
 }
 
 /** The collection an argument names, after the turn's and the caller's limits. */
 function collection(args: Record<string, unknown>, ctx: ToolContext, mode: 'read' | 'write'): string {
-  const c = text(args, 'collection');
-  if (ctx.allowedCollections && !ctx.allowedCollections.includes(c)) throw new Forbidden(`Tools may not use collection '${c}' in this chat`);
-  ctx.checkAccess(c, mode);
-  return c;
+  const name = text(args, 'collection');
+  if (ctx.allowedCollections && !ctx.allowedCollections.includes(name)) {
+    throw new Forbidden(`Tools may not use collection '${name}' in this chat`);
+  }
+  ctx.checkAccess(name, mode);
+  return name;
 }
 
-const bare = (f: Parameters<typeof recordToWire>[0]) => recordToWire(f, { typed: false });
+const bare = (fields: Parameters<typeof recordToWire>[0]) => recordToWire(fields, { typed: false });
 
 export const SERVER_TOOLS: Readonly<Record<string, ServerTool>> = {
   list_collections: {
     spec: { name: 'list_collections', description: 'List the collections you may read.', parameters: schema({}, []) },
     write: false,
-    run: (_a, ctx) => ctx.collections().filter((c) => (!ctx.allowedCollections || ctx.allowedCollections.includes(c)) && allowed(ctx, c)),
+    run: (_args, ctx) =>
+      ctx
+        .collections()
+        .filter((name) => (!ctx.allowedCollections || ctx.allowedCollections.includes(name)) && allowed(ctx, name)),
   },
   count_records: {
-    spec: { name: 'count_records', description: 'Count the records of a collection, optionally matching a filter.', parameters: schema({ collection: COLLECTION, filter: { type: 'object', description: 'Query filter' } }, ['collection']) },
+    spec: {
+      name: 'count_records',
+      description: 'Count the records of a collection, optionally matching a filter.',
+      parameters: schema({ collection: COLLECTION, filter: { type: 'object', description: 'Query filter' } }, [
+        'collection',
+      ]),
+    },
     write: false,
-    run: async (a, ctx) => {
-      const c = collection(a, ctx, 'read');
-      return { collection: c, count: (await ctx.db.find(c, parseQuery(a.filter === undefined || a.filter === null ? {} : { filter: a.filter }))).length };
+    run: async (args, ctx) => {
+      const name = collection(args, ctx, 'read');
+      const query = parseQuery(args.filter === undefined || args.filter === null ? {} : { filter: args.filter });
+      return { collection: name, count: (await ctx.session.find(name, query)).length };
     },
   },
   find_records: {
     spec: {
-      name: 'find_records', description: `Find records of a collection by a query filter (at most ${MAX_RESULTS}).`,
-      parameters: schema({ collection: COLLECTION, filter: { type: 'object' }, sort: { type: 'array' }, limit: { type: 'integer' } }, ['collection']),
+      name: 'find_records',
+      description: `Find records of a collection by a query filter (at most ${MAX_RESULTS}).`,
+      parameters: schema(
+        { collection: COLLECTION, filter: { type: 'object' }, sort: { type: 'array' }, limit: { type: 'integer' } },
+        ['collection'],
+      ),
     },
     write: false,
-    run: async (a, ctx) => {
-      const c = collection(a, ctx, 'read');
-      const q = parseQuery({ ...(a.filter !== undefined && a.filter !== null ? { filter: a.filter } : {}), ...(a.sort !== undefined ? { sort: a.sort } : {}), limit: limit(a) });
-      return (await ctx.db.find(c, q)).map(bare);
+    run: async (args, ctx) => {
+      const name = collection(args, ctx, 'read');
+      const query = parseQuery({
+        ...(args.filter !== undefined && args.filter !== null ? { filter: args.filter } : {}),
+        ...(args.sort !== undefined ? { sort: args.sort } : {}),
+        limit: limit(args),
+      });
+      return (await ctx.session.find(name, query)).map(bare);
     },
   },
   find_by_id: {
-    spec: { name: 'find_by_id', description: 'Read one record by its id.', parameters: schema({ collection: COLLECTION, id: { type: 'string' } }, ['collection', 'id']) },
+    spec: {
+      name: 'find_by_id',
+      description: 'Read one record by its id.',
+      parameters: schema({ collection: COLLECTION, id: { type: 'string' } }, ['collection', 'id']),
+    },
     write: false,
-    run: (a, ctx) => bare(ctx.db.findById(collection(a, ctx, 'read'), text(a, 'id'))),
+    run: (args, ctx) => bare(ctx.session.findById(collection(args, ctx, 'read'), text(args, 'id'))),
   },
   search_records: {
     spec: {
-      name: 'search_records', description: 'Full-text search over a collection.',
-      parameters: schema({ collection: COLLECTION, query: { type: 'string' }, limit: { type: 'integer' } }, ['collection', 'query']),
+      name: 'search_records',
+      description: 'Full-text search over a collection.',
+      parameters: schema({ collection: COLLECTION, query: { type: 'string' }, limit: { type: 'integer' } }, [
+        'collection',
+        'query',
+      ]),
     },
     write: false,
-    run: async (a, ctx) => {
-      const c = collection(a, ctx, 'read');
-      const found = await ctx.db.search(c, parseSearch({ query: text(a, 'query'), limit: limit(a) }));
-      return found.results.map((h) => ({ score: h.score, record: bare(h.record) }));
+    run: async (args, ctx) => {
+      const name = collection(args, ctx, 'read');
+      const found = await ctx.session.search(name, parseSearch({ query: text(args, 'query'), limit: limit(args) }));
+      return found.results.map((hit) => ({ score: hit.score, record: bare(hit.record) }));
     },
   },
   insert_record: {
-    spec: { name: 'insert_record', description: 'Insert a record (needs allow_write_operations).', parameters: schema({ collection: COLLECTION, record: { type: 'object' } }, ['collection', 'record']) },
+    spec: {
+      name: 'insert_record',
+      description: 'Insert a record (needs allow_write_operations).',
+      parameters: schema({ collection: COLLECTION, record: { type: 'object' } }, ['collection', 'record']),
+    },
     write: true,
-    run: async (a, ctx) => ({ id: await ctx.db.insert(collection(a, ctx, 'write'), object(a, 'record')) }),
+    run: async (args, ctx) => ({
+      id: await ctx.session.insert(collection(args, ctx, 'write'), object(args, 'record')),
+    }),
   },
   update_record: {
     spec: {
-      name: 'update_record', description: 'Merge fields into a record (needs allow_write_operations).',
-      parameters: schema({ collection: COLLECTION, id: { type: 'string' }, record: { type: 'object' } }, ['collection', 'id', 'record']),
+      name: 'update_record',
+      description: 'Merge fields into a record (needs allow_write_operations).',
+      parameters: schema({ collection: COLLECTION, id: { type: 'string' }, record: { type: 'object' } }, [
+        'collection',
+        'id',
+        'record',
+      ]),
     },
     write: true,
-    run: async (a, ctx) => bare(await ctx.db.update(collection(a, ctx, 'write'), text(a, 'id'), object(a, 'record'))),
+    run: async (args, ctx) => {
+      const updated = await ctx.session.update(
+        collection(args, ctx, 'write'),
+        text(args, 'id'),
+        object(args, 'record'),
+      );
+      return bare(updated);
+    },
   },
   delete_record: {
-    spec: { name: 'delete_record', description: 'Delete a record into the trash (needs allow_write_operations).', parameters: schema({ collection: COLLECTION, id: { type: 'string' } }, ['collection', 'id']) },
+    spec: {
+      name: 'delete_record',
+      description: 'Delete a record into the trash (needs allow_write_operations).',
+      parameters: schema({ collection: COLLECTION, id: { type: 'string' } }, ['collection', 'id']),
+    },
     write: true,
-    run: async (a, ctx) => ({ id: await ctx.db.delete(collection(a, ctx, 'write'), text(a, 'id')) }),
+    run: async (args, ctx) => ({ id: await ctx.session.delete(collection(args, ctx, 'write'), text(args, 'id')) }),
   },
 };
 
-function allowed(ctx: ToolContext, c: string): boolean {
-  try { ctx.checkAccess(c, 'read'); return true; } catch { return false; }
+function allowed(ctx: ToolContext, collection: string): boolean {
+  try { ctx.checkAccess(collection, 'read'); return true; } catch { return false; }
 }
 
 export function isServerTool(name: string): boolean {
@@ -160,8 +211,8 @@ export async function executeServerTool(name: string, args: unknown, ctx: ToolCo
     if (args !== undefined && args !== null && !isPlainObject(args)) throw new InvalidInput("Tool 'params' must be an object");
     return { success: true, result: await tool.run((args ?? {}) as Record<string, unknown>, ctx) };
   } catch (err) {
-    const e = toDbError(err);
-    if (e.status >= 500) throw err;
-    return { success: false, error: e.message };
+    const error = toDbError(err);
+    if (error.status >= 500) throw err;
+    return { success: false, error: error.message };
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The tool settings of one turn (protocol.md 2.12 ToolConfig): the
- * message's `tool_config` over the session's, plus the message's own
+ * message's `tool_config` over the chat session's, plus the message's own
  * `max_iterations`, `client_tools` and `exclude_tools`. Strict: a wrong type
  * is InvalidInput, so a typo never silently turns tools off.
  */
@@ -36,35 +36,48 @@ export interface MessageTools {
 
 export const NO_MESSAGE_TOOLS: MessageTools = Object.freeze({ clientTools: [], excludeTools: [] });
 
-function names(v: unknown, what: string): string[] | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || v.length > MAX_TOOLS || !v.every((x) => typeof x === 'string')) throw new InvalidInput(`'${what}' must be an array of strings`);
-  return v as string[];
+function names(value: unknown, what: string): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.length > MAX_TOOLS || !value.every((x) => typeof x === 'string'))
+    throw new InvalidInput(`'${what}' must be an array of strings`);
+  return value as string[];
 }
 
-function toolChoice(v: unknown): ToolChoice | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (!isPlainObject(v) || typeof v.type !== 'string') throw new InvalidInput("'tool_config.tool_choice' must be {type: auto|none|required|tool, name?}");
-  if (v.type === 'tool') {
-    if (typeof v.name !== 'string' || v.name === '') throw new InvalidInput("'tool_config.tool_choice' of type 'tool' needs a 'name'");
-    return { type: 'tool', name: v.name };
+function toolChoice(value: unknown): ToolChoice | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isPlainObject(value) || typeof value.type !== 'string')
+    throw new InvalidInput("'tool_config.tool_choice' must be {type: auto|none|required|tool, name?}");
+  if (value.type === 'tool') {
+    if (typeof value.name !== 'string' || value.name === '')
+      throw new InvalidInput("'tool_config.tool_choice' of type 'tool' needs a 'name'");
+    return { type: 'tool', name: value.name };
   }
-  if (v.type !== 'auto' && v.type !== 'none' && v.type !== 'required') throw new InvalidInput(`Unknown tool_choice type '${v.type}'`);
-  return { type: v.type };
+  if (value.type !== 'auto' && value.type !== 'none' && value.type !== 'required')
+    throw new InvalidInput(`Unknown tool_choice type '${value.type}'`);
+  return { type: value.type };
 }
 
-function iterations(v: unknown, what: string): number | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_ITERATIONS) throw new InvalidInput(`'${what}' must be an integer between 1 and ${MAX_ITERATIONS}`);
-  return v;
+function iterations(value: unknown, what: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_ITERATIONS)
+    throw new InvalidInput(`'${what}' must be an integer between 1 and ${MAX_ITERATIONS}`);
+  return value;
 }
 
-/** The turn's tool settings: the message's tool_config wins over the session's as a whole. */
-export function resolveToolConfig(session: Readonly<Record<string, unknown>> | null, message: MessageTools): ToolConfig {
-  const raw = message.config ?? session ?? {};
+/** The turn's tool settings: the message's tool_config wins over the chat session's as a whole. */
+export function resolveToolConfig(
+  chatSessionToolConfig: Readonly<Record<string, unknown>> | null,
+  message: MessageTools,
+): ToolConfig {
+  const raw = message.config ?? chatSessionToolConfig ?? {};
   if (!isPlainObject(raw)) throw new InvalidInput("'tool_config' must be an object");
-  if (raw.enabled !== undefined && raw.enabled !== null && typeof raw.enabled !== 'boolean') throw new InvalidInput("'tool_config.enabled' must be true or false");
-  if (raw.allow_write_operations !== undefined && raw.allow_write_operations !== null && typeof raw.allow_write_operations !== 'boolean') {
+  if (raw.enabled !== undefined && raw.enabled !== null && typeof raw.enabled !== 'boolean')
+    throw new InvalidInput("'tool_config.enabled' must be true or false");
+  if (
+    raw.allow_write_operations !== undefined &&
+    raw.allow_write_operations !== null &&
+    typeof raw.allow_write_operations !== 'boolean'
+  ) {
     throw new InvalidInput("'tool_config.allow_write_operations' must be true or false");
   }
   const allowedTools = names(raw.allowed_tools, 'tool_config.allowed_tools');
@@ -74,29 +87,40 @@ export function resolveToolConfig(session: Readonly<Record<string, unknown>> | n
     enabled: raw.enabled === true,
     ...(allowedTools ? { allowedTools } : {}),
     ...(allowedCollections ? { allowedCollections } : {}),
-    maxIterations: message.maxIterations ?? iterations(raw.max_iterations, 'tool_config.max_iterations') ?? DEFAULT_MAX_ITERATIONS,
+    maxIterations:
+      message.maxIterations ?? iterations(raw.max_iterations, 'tool_config.max_iterations') ?? DEFAULT_MAX_ITERATIONS,
     allowWrite: raw.allow_write_operations === true,
     ...(choice ? { toolChoice: choice } : {}),
   };
 }
 
 /** `client_tools` of a message or a RegisterClientTools: `[{name, description?, parameters?}]`. */
-export function parseClientTools(v: unknown, what = 'client_tools'): ToolSpec[] {
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || v.length > MAX_TOOLS) throw new InvalidInput(`'${what}' must be an array of at most ${MAX_TOOLS} tools`);
+export function parseClientTools(value: unknown, what = 'client_tools'): ToolSpec[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.length > MAX_TOOLS)
+    throw new InvalidInput(`'${what}' must be an array of at most ${MAX_TOOLS} tools`);
   const seen = new Set<string>();
-  return v.map((t, i) => {
-    if (!isPlainObject(t)) throw new InvalidInput(`${what}[${i}] must be an object {name, description?, parameters?}`);
-    if (typeof t.name !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(t.name) || UNSAFE.has(t.name)) {
-      throw new InvalidInput(`${what}[${i}].name must be 1 to 64 letters, digits, '_', '.' or '-' (and not a prototype member name)`);
+  return value.map((tool, index) => {
+    if (!isPlainObject(tool))
+      throw new InvalidInput(`${what}[${index}] must be an object {name, description?, parameters?}`);
+    if (typeof tool.name !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(tool.name) || UNSAFE.has(tool.name)) {
+      throw new InvalidInput(
+        `${what}[${index}].name must be 1 to 64 letters, digits, '_', '.' or '-' (and not a prototype member name)`,
+      );
     }
-    if (seen.has(t.name)) throw new InvalidInput(`${what}[${i}]: tool '${t.name}' is given twice`);
-    seen.add(t.name);
-    if (t.description !== undefined && t.description !== null && typeof t.description !== 'string') throw new InvalidInput(`${what}[${i}].description must be a string`);
-    if (t.parameters !== undefined && t.parameters !== null && !isPlainObject(t.parameters)) throw new InvalidInput(`${what}[${i}].parameters must be a JSON Schema object`);
+    if (seen.has(tool.name)) throw new InvalidInput(`${what}[${index}]: tool '${tool.name}' is given twice`);
+    seen.add(tool.name);
+    if (tool.description !== undefined && tool.description !== null && typeof tool.description !== 'string')
+      throw new InvalidInput(`${what}[${index}].description must be a string`);
+    if (tool.parameters !== undefined && tool.parameters !== null && !isPlainObject(tool.parameters))
+      throw new InvalidInput(`${what}[${index}].parameters must be a JSON Schema object`);
     return {
-      name: t.name, description: typeof t.description === 'string' ? t.description : '',
-      parameters: (isPlainObject(t.parameters) ? t.parameters : { type: 'object', properties: {} }) as Record<string, unknown>,
+      name: tool.name,
+      description: typeof tool.description === 'string' ? tool.description : '',
+      parameters: (isPlainObject(tool.parameters) ? tool.parameters : { type: 'object', properties: {} }) as Record<
+        string,
+        unknown
+      >,
     };
   });
 }
@@ -114,7 +138,7 @@ export function parseMessageTools(body: Record<string, unknown>): MessageTools {
     excludeTools: names(body.exclude_tools, 'exclude_tools') ?? [],
     ...(confirmTools ? { confirmTools } : {}),
   };
-  // Checked now, so a bad tool_config is a 400 before any stream opens.
+  // Checked here, so a bad tool_config is a 400 before any stream opens.
   resolveToolConfig(null, tools);
   return tools;
 }

@@ -23,7 +23,12 @@ describe('chat streamed turn', () => {
     provider = new ScriptedProvider();
     chat = new ChatService({ providers: directory(provider), embedder: () => embedderFor(db.settings()), now: () => db.now() });
     await db.session(undefined).insert('docs', { title: 'Refund policy', body: 'thirty days' });
-    chatId = (await chat.sessions.create(db.session(undefined), { llm_provider: 'openai', collections: [{ collection_name: 'docs', fields: [] }] })).chat_id;
+    chatId = (
+      await chat.chatSessions.create(db.session(undefined), {
+        llm_provider: 'openai',
+        collections: [{ collection_name: 'docs', fields: [] }],
+      })
+    ).chat_id;
   });
   afterEach(async () => {
     await db.close();

@@ -50,10 +50,12 @@ function searchedIn(b: Record<string, unknown>): string[] {
   return Array.isArray(b.collections) ? b.collections.flatMap((c) => (isPlainObject(c) && typeof c.collection_name === 'string' ? [c.collection_name] : [])) : [];
 }
 
-/** A message searches its session's collections: the caller must still be allowed to read them. */
+/** A message searches its chat session's collections: the caller must still be allowed to read them. */
 export function checkRetrievalAccess(ctx: Context, id: string): void {
   if (!ctx.principal) return;
-  for (const c of ctx.chat.sessions.session(ctx.session, id).collections) checkCollectionAccess(ctx.principal, c.collection_name, 'read');
+  for (const config of ctx.chat.chatSessions.chatSession(ctx.session, id).collections) {
+    checkCollectionAccess(ctx.principal, config.collection_name, 'read');
+  }
 }
 
 function listOptions(raw: RawInput): { limit?: number; skip?: number; sort?: 'asc' | 'desc' } {
@@ -75,49 +77,49 @@ export const chatCreate = defineProcedure({
   name: 'chat.create', kind: 'mutation', access: 'user',
   input: body,
   scope: (b) => storage('write', 'write', searchedIn(b)),
-  handler: (b, ctx) => ctx.chat.sessions.create(ctx.session, b),
+  handler: (b, ctx) => ctx.chat.chatSessions.create(ctx.session, b),
 });
 
 export const chatBranch = defineProcedure({
   name: 'chat.branch', kind: 'mutation', access: 'user',
   input: body,
   scope: (b) => storage('write', 'write', searchedIn(b)),
-  handler: (b, ctx) => ctx.chat.sessions.branch(ctx.session, b),
+  handler: (b, ctx) => ctx.chat.chatSessions.branch(ctx.session, b),
 });
 
 export const chatMerge = defineProcedure({
   name: 'chat.merge', kind: 'mutation', access: 'user',
   input: (raw) => parseMerge(body(raw)),
   scope: () => storage('write', 'write'),
-  handler: (req, ctx) => ctx.chat.sessions.merge(ctx.session, req, ctx.signal),
+  handler: (req, ctx) => ctx.chat.chatSessions.merge(ctx.session, req, ctx.signal),
 });
 
 export const chatList = defineProcedure({
   name: 'chat.list', kind: 'query', access: 'user',
   input: listOptions,
   scope: () => storage('read', 'read'),
-  handler: (opts, ctx) => ctx.chat.sessions.list(ctx.session, opts),
+  handler: (opts, ctx) => ctx.chat.chatSessions.list(ctx.session, opts),
 });
 
 export const chatGet = defineProcedure({
   name: 'chat.get', kind: 'query', access: 'user',
   input: (raw) => sessionPathId(raw, 'GET'),
   scope: () => storage('read', 'read'),
-  handler: (id, ctx) => ctx.chat.sessions.get(ctx.session, id),
+  handler: (id, ctx) => ctx.chat.chatSessions.get(ctx.session, id),
 });
 
 export const chatUpdate = defineProcedure({
   name: 'chat.update', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: sessionPathId(raw, 'PUT'), body: body(raw) }),
   scope: (i) => storage('write', 'read', searchedIn(i.body)),
-  handler: (i, ctx) => ctx.chat.sessions.update(ctx.session, i.id, i.body),
+  handler: (i, ctx) => ctx.chat.chatSessions.update(ctx.session, i.id, i.body),
 });
 
 export const chatDelete = defineProcedure({
   name: 'chat.delete', kind: 'mutation', access: 'user',
   input: (raw) => sessionPathId(raw, 'DELETE'),
   scope: () => storage('write', 'write'),
-  handler: (id, ctx) => ctx.chat.sessions.delete(ctx.session, id),
+  handler: (id, ctx) => ctx.chat.chatSessions.delete(ctx.session, id),
 });
 
 export const chatSend = defineProcedure({

@@ -4,7 +4,7 @@
  * `{name, description, parameters}`; `POST /api/chat/tools/execute` runs one,
  * `{tool, params, chat_id?}` -> `{success, result?, error?}`. A tool runs on
  * the caller's session and checks the caller's collection permissions.
- * Without `chat_id` only read tools run; with it, the session's tool_config
+ * Without `chat_id` only read tools run; with it, the chat session's tool_config
  * decides (allow_write_operations, allowed_tools, allowed_collections).
  */
 import { InvalidInput } from '../../../errors.js';
@@ -20,7 +20,7 @@ export function toolEnv(ctx: Context): ToolEnv {
   const principal = ctx.principal;
   return {
     context: {
-      db: ctx.session,
+      session: ctx.session,
       collections: () => ctx.db.collections.list(true),
       checkAccess: (collection, mode) => { if (principal) checkCollectionAccess(principal, collection, mode); },
     },
@@ -49,12 +49,14 @@ function executeInput(raw: RawInput): ExecuteInput {
 export const chatToolsExecute = defineProcedure({
   name: 'chat.tools.execute', kind: 'query', access: 'user',
   input: executeInput,
-  // The session is read only when a chat_id names one; the tools check their own collections.
+  // The chat session is read only when a chat_id names one; the tools check their own collections.
   scope: (i) => ({ collections: i.chatId ? [{ name: CHAT_SESSIONS_COLLECTION, mode: 'read' as const }] : [] }),
   handler: async (i, ctx) => {
     const env = toolEnv(ctx);
-    const sessionConfig = i.chatId ? ctx.chat.sessions.session(ctx.session, i.chatId).tool_config : null;
-    const config = resolveToolConfig(sessionConfig, { clientTools: [], excludeTools: [] });
+    const chatSessionToolConfig = i.chatId
+      ? ctx.chat.chatSessions.chatSession(ctx.session, i.chatId).tool_config
+      : null;
+    const config = resolveToolConfig(chatSessionToolConfig, { clientTools: [], excludeTools: [] });
     if (i.chatId && config.allowedTools && !config.allowedTools.includes(i.tool)) {
       return { success: false, error: `Tool '${i.tool}' is not allowed in this chat` };
     }
