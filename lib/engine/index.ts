@@ -12,7 +12,7 @@ export { validateId } from './records/ids.js';
 export { parseKvKeys, validateKvKey, VALUES_RULE } from './kv/kv.js';
 export { TRASH_RETENTION_MS } from './records/trash.js';
 export { DEFAULT_SETTINGS, ISOLATION_LEVELS, isOutboundHostEntry, maskSecret, parseSettingsPatch, SECRET_SETTINGS, type IsolationLevel, type Settings } from './admin/settings.js';
-export { DURABILITY_MODES, type DurabilityMode } from './storage/log-writer.js';
+export { DURABILITY_MODES, type DurabilityMode } from './storage/log/log-writer.js';
 export { nodeFs, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, type StorageFs, type StorageFile } from './storage/fs.js';
 export { DEFAULT_HEAL_OPTIONS, type HealOptions, type StorageEvent, type StorageStatus } from './storage/storage-health.js';
 export type { StorageFault } from './storage/storage-fault.js';
@@ -27,9 +27,9 @@ export {
   recordToWire, recordJson, recordMsgpack, valueToWire, bareValue, fieldsFromWire, fieldFromWire, compareValues, equalValues, fromJson, jsonParser, integerValue, ownString, toJson, isPlainObject, isTypedWrapper, Tagged, typeOf,
   type Fields, type Value,
 } from './values/index.js';
-export { verifyDataDir, verifyGenerations, type CollectionCount, type FileReport, type GenerationReport, type StartVerdict, type VerifyResult } from './storage/verify.js';
+export { verifyDataDir, verifyGenerations, type CollectionCount, type FileReport, type GenerationReport, type StartVerdict, type VerifyResult } from './storage/recovery/verify.js';
 export { isSegmentName, isSnapshotName } from './storage/generations.js';
-export { describeDamage, type DamagedFile, type RecoveryReport } from './storage/recovery-report.js';
+export { describeDamage, type DamagedFile, type RecoveryReport } from './storage/recovery/recovery-report.js';
 export type { BulkResult } from './records/bulk.js';
 export type { UpsertTarget } from './records/multi-writes.js';
 export { CLEANUP_INTERVAL_MS, type TransactionStatus } from './transactions/transaction-registry.js';

@@ -4,7 +4,7 @@
  * timer races the assertions. Shared by the write-queue specs.
  */
 import { WriteQueue } from '../../lib/engine/write/write-queue.js';
-import { LogWriter } from '../../lib/engine/storage/log-writer.js';
+import { LogWriter } from '../../lib/engine/storage/log/log-writer.js';
 import { StorageHealth } from '../../lib/engine/storage/storage-health.js';
 import { DbState } from '../../lib/engine/write/state.js';
 import { ManualClock, type EngineLog } from '../../lib/engine/index.js';

@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { InvalidInput } from '../../errors.js';
-import { DURABILITY_MODES, type DurabilityMode } from '../storage/log-writer.js';
+import { DURABILITY_MODES, type DurabilityMode } from '../storage/log/log-writer.js';
 import { isPlainObject } from '../values/index.js';
 
 export const ISOLATION_LEVELS = ['ReadUncommitted', 'ReadCommitted', 'RepeatableRead', 'Serializable'] as const;

@@ -28,7 +28,7 @@ import type { DbState } from './state.js';
 import { WorkingView } from './working-view.js';
 import { yieldToLoop } from '../time/slices.js';
 import { describeChanges, type CommitInfo } from './change-feed.js';
-import type { LogWriter } from '../storage/log-writer.js';
+import type { LogWriter } from '../storage/log/log-writer.js';
 import type { StorageHealth } from '../storage/storage-health.js';
 import { fallbackEngineLog, type EngineLog } from '../engine-log.js';
 

@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { WriteQueue, type Operation } from '../../../lib/engine/write/write-queue.js';
-import { recover } from '../../../lib/engine/storage/recovery.js';
+import { recover } from '../../../lib/engine/storage/recovery/recovery.js';
 import { StorageHealth } from '../../../lib/engine/storage/storage-health.js';
 import { DbState } from '../../../lib/engine/write/state.js';
 import { nodeFs, type EngineLog, type LoggedBatch } from '../../../lib/engine/index.js';

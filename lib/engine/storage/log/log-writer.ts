@@ -25,11 +25,11 @@
  */
 import assert from 'node:assert';
 import path from 'node:path';
-import { encodeHeader, HEADER_SIZE } from './frame.js';
+import { encodeHeader, HEADER_SIZE } from '../frame.js';
 import { encodeBatchFrames } from './batch-payload.js';
-import type { StorageFile, StorageFs } from './fs.js';
-import { describeFault, type StorageFault, type StorageOperation } from './storage-fault.js';
-import type { LoggedBatch } from '../write/effects.js';
+import type { StorageFile, StorageFs } from '../fs.js';
+import { describeFault, type StorageFault, type StorageOperation } from '../storage-fault.js';
+import type { LoggedBatch } from '../../write/effects.js';
 
 export type DurabilityMode = 'always' | 'batch' | 'none';
 export const DURABILITY_MODES: readonly DurabilityMode[] = ['always', 'batch', 'none'];

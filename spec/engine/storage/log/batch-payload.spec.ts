@@ -6,11 +6,11 @@
  * follow each other in order, whatever their sizes.
  */
 import { expect } from 'chai';
-import type { Effect, LoggedBatch } from '../../../lib/engine/write/effects.js';
-import { encodeBatchFrames } from '../../../lib/engine/storage/batch-payload.js';
-import { decodePayload, encodePayload } from '../../../lib/engine/storage/codec.js';
-import { readFrame } from '../../../lib/engine/storage/frame.js';
-import { Tagged } from '../../../lib/engine/values/index.js';
+import type { Effect, LoggedBatch } from '../../../../lib/engine/write/effects.js';
+import { encodeBatchFrames } from '../../../../lib/engine/storage/log/batch-payload.js';
+import { decodePayload, encodePayload } from '../../../../lib/engine/storage/codec.js';
+import { readFrame } from '../../../../lib/engine/storage/frame.js';
+import { Tagged } from '../../../../lib/engine/values/index.js';
 
 const effect = (i: number, pad = 0): Effect => i % 7 === 0
   ? { t: 'delete', c: 'c', id: `r${i}`, trashedAt: i }

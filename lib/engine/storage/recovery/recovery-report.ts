@@ -4,9 +4,9 @@
  * Sentences say exact byte ranges, frames, seq ranges and record counts, and
  * say "at least" only where the damaged bytes hide the number.
  */
-import type { ByteRange } from './frame.js';
-import type { SnapshotDamage } from './snapshot-reader.js';
-import type { SeqRange, TailDrop } from './segment-replay.js';
+import type { ByteRange } from '../frame.js';
+import type { SnapshotDamage } from '../snapshot/snapshot-reader.js';
+import type { SeqRange, TailDrop } from '../log/segment-replay.js';
 
 /** One damaged file and what recovery could not read from it. */
 export type DamagedFile =

@@ -12,13 +12,13 @@
  * is invalid. Reading (strict, salvage, verification) is in snapshot-reader.ts.
  */
 import path from 'node:path';
-import { encodeFrame, encodeHeader } from './frame.js';
-import { encodePayload } from './codec.js';
-import type { StorageFs } from './fs.js';
-import type { DbState, CollectionMeta, KvEntry, RecordEntry } from '../write/state.js';
-import { CollectionScan } from '../query/collection-scan.js';
-import type { Fields } from '../values/index.js';
-import { yieldToLoop } from '../time/slices.js';
+import { encodeFrame, encodeHeader } from '../frame.js';
+import { encodePayload } from '../codec.js';
+import type { StorageFs } from '../fs.js';
+import type { DbState, CollectionMeta, KvEntry, RecordEntry } from '../../write/state.js';
+import { CollectionScan } from '../../query/collection-scan.js';
+import type { Fields } from '../../values/index.js';
+import { yieldToLoop } from '../../time/slices.js';
 
 export const SNAP_MAGIC = 'EDDYSNAP';
 export const SNAP_VERSION = 1;

@@ -12,14 +12,14 @@
  * Nothing here writes to disk: the caller applies truncations and moves.
  */
 import path from 'node:path';
-import { Corruption } from '../../errors.js';
-import { applyBatch } from '../write/apply-batch.js';
-import { CollectionState, type DbState } from '../write/state.js';
-import type { LoggedBatch } from '../write/effects.js';
-import { decodePayload } from './codec.js';
-import { checkHeader, findNextFrame, HEADER_SIZE, isZeroFill, readFrame, type ByteRange } from './frame.js';
-import type { StorageFs } from './fs.js';
-import type { SegmentFile } from './generations.js';
+import { Corruption } from '../../../errors.js';
+import { applyBatch } from '../../write/apply-batch.js';
+import { CollectionState, type DbState } from '../../write/state.js';
+import type { LoggedBatch } from '../../write/effects.js';
+import { decodePayload } from '../codec.js';
+import { checkHeader, findNextFrame, HEADER_SIZE, isZeroFill, readFrame, type ByteRange } from '../frame.js';
+import type { StorageFs } from '../fs.js';
+import type { SegmentFile } from '../generations.js';
 import { LOG_MAGIC, LOG_VERSION } from './log-writer.js';
 
 /** A seq range `[from, to]` whose batches were not applied; `to` undefined when the log ended inside it. */

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync, writeFileSync, truncateSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { Database } from '../../../lib/engine/index.js';
-import { Corruption } from '../../../lib/errors.js';
-import { tempDir, removeDir } from '../../helpers/temp-dir.js';
+import { Database } from '../../../../lib/engine/index.js';
+import { Corruption } from '../../../../lib/errors.js';
+import { tempDir, removeDir } from '../../../helpers/temp-dir.js';
 
 const segments = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.seg')).sort();
 const snapshots = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.snap')).sort();

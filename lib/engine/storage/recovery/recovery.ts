@@ -17,13 +17,13 @@
  * readable batch after it in seq order. Everything skipped is reported.
  */
 import path from 'node:path';
-import { Corruption } from '../../errors.js';
-import { DbState } from '../write/state.js';
-import { coverage, dataFiles, type Base, type DataFiles } from './generations.js';
-import type { StorageFs } from './fs.js';
-import { readSnapshot } from './snapshot-reader.js';
-import { releaseSource } from './codec.js';
-import { replaySegments, type ReplayResult } from './segment-replay.js';
+import { Corruption } from '../../../errors.js';
+import { DbState } from '../../write/state.js';
+import { coverage, dataFiles, type Base, type DataFiles } from '../generations.js';
+import type { StorageFs } from '../fs.js';
+import { readSnapshot } from '../snapshot/snapshot-reader.js';
+import { releaseSource } from '../codec.js';
+import { replaySegments, type ReplayResult } from '../log/segment-replay.js';
 import { countSeqs, describeDamage, describeGaps, describeTail, type DamagedFile, type RecoveryReport } from './recovery-report.js';
 import { preserveDamaged } from './damaged-files.js';
 

@@ -7,13 +7,13 @@
 import { expect } from 'chai';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { LogWriter, segmentName } from '../../../lib/engine/storage/log-writer.js';
-import { recover } from '../../../lib/engine/storage/recovery.js';
-import type { StorageFault } from '../../../lib/engine/storage/storage-fault.js';
-import type { LoggedBatch } from '../../../lib/engine/write/effects.js';
-import { nodeFs } from '../../../lib/engine/index.js';
-import { FaultyFs } from '../../helpers/faulty-fs.js';
-import { tempDir, removeDir } from '../../helpers/temp-dir.js';
+import { LogWriter, segmentName } from '../../../../lib/engine/storage/log/log-writer.js';
+import { recover } from '../../../../lib/engine/storage/recovery/recovery.js';
+import type { StorageFault } from '../../../../lib/engine/storage/storage-fault.js';
+import type { LoggedBatch } from '../../../../lib/engine/write/effects.js';
+import { nodeFs } from '../../../../lib/engine/index.js';
+import { FaultyFs } from '../../../helpers/faulty-fs.js';
+import { tempDir, removeDir } from '../../../helpers/temp-dir.js';
 
 const batch = (seq: number): LoggedBatch => ({ seq, effects: [{ t: 'config', values: { n: seq } }] });
 

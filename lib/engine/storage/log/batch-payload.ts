@@ -15,10 +15,10 @@
  * outside the heap for the collector to account for.
  */
 import assert from 'node:assert';
-import type { LoggedBatch } from '../write/effects.js';
-import { Slicer } from '../time/slices.js';
-import { encodePayload } from './codec.js';
-import { encodeFrames, FRAME_OVERHEAD, writeFrameHeader } from './frame.js';
+import type { LoggedBatch } from '../../write/effects.js';
+import { Slicer } from '../../time/slices.js';
+import { encodePayload } from '../codec.js';
+import { encodeFrames, FRAME_OVERHEAD, writeFrameHeader } from '../frame.js';
 
 /** Effects packed per call; batches this small are packed in one call, synchronously. */
 const SLICE = 500;

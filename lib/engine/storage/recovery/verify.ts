@@ -15,16 +15,16 @@
  *   things are broken.
  */
 import path from 'node:path';
-import { Corruption } from '../../errors.js';
-import { checkHeader, HEADER_SIZE, readFrame } from './frame.js';
-import { decodePayload } from './codec.js';
-import type { StorageFs } from './fs.js';
-import { coverage, dataFiles, isSegmentName, isSnapshotName } from './generations.js';
-import { LOG_MAGIC, LOG_VERSION } from './log-writer.js';
-import { SNAP_MAGIC, SNAP_VERSION } from './snapshot.js';
+import { Corruption } from '../../../errors.js';
+import { checkHeader, HEADER_SIZE, readFrame } from '../frame.js';
+import { decodePayload } from '../codec.js';
+import type { StorageFs } from '../fs.js';
+import { coverage, dataFiles, isSegmentName, isSnapshotName } from '../generations.js';
+import { LOG_MAGIC, LOG_VERSION } from '../log/log-writer.js';
+import { SNAP_MAGIC, SNAP_VERSION } from '../snapshot/snapshot.js';
 import { recover } from './recovery.js';
 import type { RecoveryReport } from './recovery-report.js';
-import type { DbState } from '../write/state.js';
+import type { DbState } from '../../write/state.js';
 
 export interface FileReport {
   file: string;

@@ -11,13 +11,13 @@
  *   decoding the records again.
  */
 import path from 'node:path';
-import { Corruption } from '../../errors.js';
-import { CollectionState, DbState, recordKey, type ApiKeyRecord, type RecordEntry } from '../write/state.js';
-import { decodePayload } from './codec.js';
-import { checkHeader, findNextFrame, FRAME_OVERHEAD, HEADER_SIZE, MAX_FRAME, readFrame, type ByteRange } from './frame.js';
-import type { StorageFs } from './fs.js';
+import { Corruption } from '../../../errors.js';
+import { CollectionState, DbState, recordKey, type ApiKeyRecord, type RecordEntry } from '../../write/state.js';
+import { decodePayload } from '../codec.js';
+import { checkHeader, findNextFrame, FRAME_OVERHEAD, HEADER_SIZE, MAX_FRAME, readFrame, type ByteRange } from '../frame.js';
+import type { StorageFs } from '../fs.js';
 import { SNAP_MAGIC, SNAP_VERSION, toEntry, type SnapFrame, type WrittenSnapshot } from './snapshot.js';
-import { yieldToLoop } from '../time/slices.js';
+import { yieldToLoop } from '../../time/slices.js';
 
 /** Decoded rows held before they are put into their maps (see readSnapshot). */
 const PUT_AFTER_ROWS = 200_000;

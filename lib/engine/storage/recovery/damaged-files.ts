@@ -10,7 +10,7 @@
  * Every operation goes through StorageFs, so fault injection reaches it.
  */
 import path from 'node:path';
-import type { StorageFs } from './fs.js';
+import type { StorageFs } from '../fs.js';
 import type { RecoveryReport } from './recovery-report.js';
 
 export const REPORT_FILE = 'recovery-report.json';

@@ -4,10 +4,10 @@
  * which can only be an in-progress append at the tail.
  */
 import path from 'node:path';
-import { decodePayload, releaseSource } from './codec.js';
-import { HEADER_SIZE, readFrame } from './frame.js';
-import type { StorageFs } from './fs.js';
-import type { LoggedBatch } from '../write/effects.js';
+import { decodePayload, releaseSource } from '../codec.js';
+import { HEADER_SIZE, readFrame } from '../frame.js';
+import type { StorageFs } from '../fs.js';
+import type { LoggedBatch } from '../../write/effects.js';
 
 const SEGMENT = /^log-(\d{16})\.seg$/;
 

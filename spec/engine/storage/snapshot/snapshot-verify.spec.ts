@@ -5,10 +5,10 @@
  */
 import { expect } from 'chai';
 import { statSync } from 'node:fs';
-import { Database, nodeFs } from '../../../lib/engine/index.js';
-import { Unavailable } from '../../../lib/errors.js';
-import { FaultyFs } from '../../helpers/faulty-fs.js';
-import { removeDir, tempDir } from '../../helpers/temp-dir.js';
+import { Database, nodeFs } from '../../../../lib/engine/index.js';
+import { Unavailable } from '../../../../lib/errors.js';
+import { FaultyFs } from '../../../helpers/faulty-fs.js';
+import { removeDir, tempDir } from '../../../helpers/temp-dir.js';
 
 /** Flips the byte at `fraction` of every snapshot read back, like a bad sector. */
 class RotAt extends FaultyFs {
