@@ -10,8 +10,8 @@
  */
 import { InvalidInput, MESSAGES } from '../../errors.js';
 import { compareValues, isPlainObject, isTypeName, TYPE_NAMES, type TypeName, type Value } from '../values/index.js';
-import { checkValue, showValue } from './check-value.js';
-import { coerceValue } from './coerce-to-schema.js';
+import { checkValue, showValue } from './validation/check-value.js';
+import { coerceValue } from './validation/coerce-to-schema.js';
 import { allowsOption, OPTIONS_BY_TYPE, parseBound, parseEnums, parseFormat, parseRegex, type FieldOption } from './field-options.js';
 import { fieldValueFromWire } from './field-value-from-wire.js';
 import { parseIndexConfig, type IndexConfig } from './index-config.js';

@@ -14,8 +14,8 @@
 import { InvalidInput } from '../../errors.js';
 import { requirePattern } from '../pattern/index.js';
 import { fieldFromWire, Tagged, type TypeName, type Value } from '../values/index.js';
-import { acceptsType, numberOf } from './accepts-type.js';
-import { coerceValue } from './coerce-to-schema.js';
+import { acceptsType, numberOf } from './validation/accepts-type.js';
+import { coerceValue } from './validation/coerce-to-schema.js';
 import { fieldValueFromWire } from './field-value-from-wire.js';
 import type { FieldFormat } from './types.js';
 

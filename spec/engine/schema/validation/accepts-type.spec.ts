@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { acceptsType } from '../../../lib/engine/schema/index.js';
-import { fieldFromWire, Tagged, TYPE_NAMES, type TypeName, type Value } from '../../../lib/engine/values/index.js';
+import { acceptsType } from '../../../../lib/engine/schema/index.js';
+import { fieldFromWire, Tagged, TYPE_NAMES, type TypeName, type Value } from '../../../../lib/engine/values/index.js';
 
 const UUID = '123e4567-e89b-12d3-a456-426614174000';
 const date = fieldFromWire('2024-05-01T10:00:00Z', 'd');

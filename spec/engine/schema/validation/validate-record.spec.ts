@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { SchemaViolation } from '../../../lib/errors.js';
-import { applyDefaults, parseSchema, validateRecord, type Schema } from '../../../lib/engine/schema/index.js';
-import { fieldFromWire, fieldsFromWire, Tagged, type Fields } from '../../../lib/engine/values/index.js';
+import { SchemaViolation } from '../../../../lib/errors.js';
+import { applyDefaults, parseSchema, validateRecord, type Schema } from '../../../../lib/engine/schema/index.js';
+import { fieldFromWire, fieldsFromWire, Tagged, type Fields } from '../../../../lib/engine/values/index.js';
 
 const NOW = '2024-06-01T12:00:00Z';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { coerceToSchema, coerceValue, parseSchema, validateRecord } from '../../../lib/engine/schema/index.js';
-import { fieldsFromWire, recordToWire, Tagged, typeOf, type Value } from '../../../lib/engine/values/index.js';
+import { coerceToSchema, coerceValue, parseSchema, validateRecord } from '../../../../lib/engine/schema/index.js';
+import { fieldsFromWire, recordToWire, Tagged, typeOf, type Value } from '../../../../lib/engine/values/index.js';
 
 const UUID = '123e4567-e89b-12d3-a456-426614174000';
 

@@ -7,10 +7,10 @@
  * `equalValues`, so 3 and 3.0 or a DateTime and its RFC 3339 string collide.
  * Null and absent values never collide.
  */
-import type { ValidationDetail } from '../../errors.js';
-import { bareValue, equalValues, type Fields, type Value } from '../values/index.js';
+import type { ValidationDetail } from '../../../errors.js';
+import { bareValue, equalValues, type Fields, type Value } from '../../values/index.js';
 import { showValue } from './check-value.js';
-import type { Schema } from './types.js';
+import type { Schema } from '../types.js';
 
 /**
  * One 'unique' detail per unique field of `fields` whose value appears in a

@@ -8,10 +8,10 @@
  * the schema does not declare are not checked. Uniqueness needs the other
  * records and lives in `unique-check.ts`.
  */
-import type { ValidationDetail } from '../../errors.js';
-import type { Fields, Value } from '../values/index.js';
+import type { ValidationDetail } from '../../../errors.js';
+import type { Fields, Value } from '../../values/index.js';
 import { checkValue } from './check-value.js';
-import type { Schema } from './types.js';
+import type { Schema } from '../types.js';
 
 export type ValidationMode = 'insert' | 'update';
 

@@ -8,13 +8,13 @@
  * and a bare array in a Set field (deduplicated) are measured as stored.
  * Absence and null (`required`) are handled by `validateRecord`.
  */
-import type { ValidationDetail } from '../../errors.js';
-import { compilePattern } from '../pattern/index.js';
-import { bareValue, compareValues, equalValues, isRfc4122Uuid, Tagged, toJson, typeOf, type Value } from '../values/index.js';
+import type { ValidationDetail } from '../../../errors.js';
+import { compilePattern } from '../../pattern/index.js';
+import { bareValue, compareValues, equalValues, isRfc4122Uuid, Tagged, toJson, typeOf, type Value } from '../../values/index.js';
 import { acceptsType } from './accepts-type.js';
 import { coerceValue } from './coerce-to-schema.js';
-import type { FieldDef } from './types.js';
-import { isLengthBounded } from './field-options.js';
+import type { FieldDef } from '../types.js';
+import { isLengthBounded } from '../field-options.js';
 
 const SHOWN_CHARS = 64;
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { findUniqueViolations, parseSchema } from '../../../lib/engine/schema/index.js';
-import { fieldFromWire, Tagged, type Fields } from '../../../lib/engine/values/index.js';
+import { findUniqueViolations, parseSchema } from '../../../../lib/engine/schema/index.js';
+import { fieldFromWire, Tagged, type Fields } from '../../../../lib/engine/values/index.js';
 
 const schema = parseSchema({
   fields: { email: { field_type: 'String', unique: true }, code: { field_type: 'Integer', unique: true }, name: { field_type: 'String' } },

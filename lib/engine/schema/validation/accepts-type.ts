@@ -9,7 +9,7 @@
  * A bigint (an Integer beyond 2^53) fits Integer and Decimal, and Float or
  * Number only when a float holds it exactly.
  */
-import { bigintAsFloat, isPlainObject, isRfc3339, isUuidShape, Tagged, type TaggedType, type TypeName, type Value } from '../values/index.js';
+import { bigintAsFloat, isPlainObject, isRfc3339, isUuidShape, Tagged, type TaggedType, type TypeName, type Value } from '../../values/index.js';
 
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

@@ -6,9 +6,9 @@
  * Only values `acceptsType` accepts are converted, and each conversion is
  * lossless; anything else is returned unchanged. Run it after validation.
  */
-import { bareValue, typedFromWire, typeOf, type Fields, type TypeName, type Value } from '../values/index.js';
+import { bareValue, typedFromWire, typeOf, type Fields, type TypeName, type Value } from '../../values/index.js';
 import { acceptsType } from './accepts-type.js';
-import type { Schema } from './types.js';
+import type { Schema } from '../types.js';
 
 /**
  * The stored form of `v` as a `type` value, or `v` itself when it already has
