@@ -1,11 +1,11 @@
 export * from './tagged.js';
 export * from './datetime.js';
-export * from './from-wire.js';
-export * from './to-wire.js';
-export { recordMsgpack } from './record-msgpack.js';
+export * from './wire/from-wire.js';
+export * from './wire/to-wire.js';
+export { recordMsgpack } from './wire/record-msgpack.js';
 export * from './compare.js';
-export * from './joined.js';
-export * from './json.js';
+export * from './wire/joined.js';
+export * from './wire/json.js';
 export * from './int64.js';
 export * from './uuid.js';
 export * from './own-string.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { recordJson, recordToWire, toJson, type Value } from '../../../lib/engine/values/index.js';
-import { randomRecords } from '../../helpers/seeded-random.js';
+import { recordJson, recordToWire, toJson, type Value } from '../../../../lib/engine/values/index.js';
+import { randomRecords } from '../../../helpers/seeded-random.js';
 
 const SCALARS: Value[] = [
   '', 'Ann', 'quote " and \\ backslash', 'line\nbreak \u0001 \u2028 é 😀', '"type":"Buffer"',

@@ -11,7 +11,7 @@
  * Undefined for any other record: the caller packs the wire object.
  */
 import { BARE_FIELDS, SCALAR_TYPES, scalarType, type OutputOptions, type ScalarType } from './to-wire.js';
-import type { Fields, Value } from './tagged.js';
+import type { Fields, Value } from '../tagged.js';
 
 const MAP16 = 0xde;
 

@@ -4,11 +4,11 @@
  * JSON does (checked against it on seeded random documents).
  */
 import { expect } from 'chai';
-import { InvalidInput } from '../../../lib/errors.js';
-import { fromJson, toJson } from '../../../lib/engine/values/index.js';
-import { MAX_INTEGER_DIGITS, MAX_JSON_DEPTH, parseExactJson, writeExactJson } from '../../../lib/engine/values/json-exact.js';
-import { hasLongDigitRun } from '../../../lib/engine/values/json.js';
-import { mulberry32 } from '../../helpers/seeded-random.js';
+import { InvalidInput } from '../../../../lib/errors.js';
+import { fromJson, toJson } from '../../../../lib/engine/values/index.js';
+import { MAX_INTEGER_DIGITS, MAX_JSON_DEPTH, parseExactJson, writeExactJson } from '../../../../lib/engine/values/wire/json-exact.js';
+import { hasLongDigitRun } from '../../../../lib/engine/values/wire/json.js';
+import { mulberry32 } from '../../../helpers/seeded-random.js';
 
 /** A random JSON-able document without bigints: floats, escapes, unicode, nesting, odd keys. */
 function randomDoc(rand: () => number, depth = 0): unknown {

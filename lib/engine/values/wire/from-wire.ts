@@ -11,13 +11,13 @@
  * reader) is kept exact when it fits 64 bits, and refused, naming the
  * field, when it does not or when the type asked for cannot hold it.
  */
-import { InvalidInput } from '../../errors.js';
-import { normalizeDateTime } from './datetime.js';
-import { isPlainObject, isTypeName, Tagged, type Fields, type TypeName, type Value } from './tagged.js';
-import { dedupeValues } from './compare.js';
-import { bigintAsFloat, exactNumber, integerValue, isInt64, shownInteger } from './int64.js';
-import { isUuidShape } from './uuid.js';
-import { sharedString } from './own-string.js';
+import { InvalidInput } from '../../../errors.js';
+import { normalizeDateTime } from '../datetime.js';
+import { isPlainObject, isTypeName, Tagged, type Fields, type TypeName, type Value } from '../tagged.js';
+import { dedupeValues } from '../compare.js';
+import { bigintAsFloat, exactNumber, integerValue, isInt64, shownInteger } from '../int64.js';
+import { isUuidShape } from '../uuid.js';
+import { sharedString } from '../own-string.js';
 
 export const MAX_DEPTH = 64;
 const HOSTILE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);

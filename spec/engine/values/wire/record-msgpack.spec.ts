@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { Packr, unpack } from 'msgpackr';
-import { JoinedRecords } from '../../../lib/engine/values/joined.js';
-import { recordJson, recordMsgpack, recordToWire, Tagged, type Fields, type Value } from '../../../lib/engine/values/index.js';
-import { randomRecords } from '../../helpers/seeded-random.js';
+import { JoinedRecords } from '../../../../lib/engine/values/wire/joined.js';
+import { recordJson, recordMsgpack, recordToWire, Tagged, type Fields, type Value } from '../../../../lib/engine/values/index.js';
+import { randomRecords } from '../../../helpers/seeded-random.js';
 
 /** The HTTP answer packer's options (lib/http/wire/codec.ts `responsePackr`). */
 const answerPackr = new Packr({ useRecords: false, moreTypes: false, encodeUndefinedAsNil: true });

@@ -3,8 +3,8 @@
  * become stored values without a change, or are refused naming the field.
  */
 import { expect } from 'chai';
-import { InvalidInput } from '../../../lib/errors.js';
-import { fieldFromWire, fieldsFromWire, Tagged, typedFromWire, typeOf, valueToWire } from '../../../lib/engine/values/index.js';
+import { InvalidInput } from '../../../../lib/errors.js';
+import { fieldFromWire, fieldsFromWire, Tagged, typedFromWire, typeOf, valueToWire } from '../../../../lib/engine/values/index.js';
 
 const P53 = 2n ** 53n + 1n;
 const MAX = 2n ** 63n - 1n;

@@ -6,7 +6,7 @@
  * Binary stays a Uint8Array here; the JSON encoder writes it as an array of
  * byte numbers and the MessagePack encoder as `bin` (protocol.md 1.4 rule 6).
  */
-import { Tagged, typeOf, type Fields, type Value } from './tagged.js';
+import { Tagged, typeOf, type Fields, type Value } from '../tagged.js';
 import { JoinedRecords } from './joined.js';
 
 export interface OutputOptions { readonly typed: boolean }

@@ -11,8 +11,8 @@
  * fits a field: an integer beyond 64 bits is read as is and refused by the
  * consumer that knows the field's name.
  */
-import { InvalidInput } from '../../errors.js';
-import { integerValue } from './int64.js';
+import { InvalidInput } from '../../../errors.js';
+import { integerValue } from '../int64.js';
 
 /** Containers nested deeper than this are refused (the readers downstream allow far less). */
 export const MAX_JSON_DEPTH = 1000;

@@ -8,7 +8,7 @@
  * or binary (written as arrays of byte numbers, protocol.md 1.4 rule 6;
  * Buffers would otherwise become `{type: "Buffer", data}`).
  */
-import { InvalidInput } from '../../errors.js';
+import { InvalidInput } from '../../../errors.js';
 import { parseExactJson, writeExactJson } from './json-exact.js';
 
 /** Length of the digit runs that send text to the exact parser. */
