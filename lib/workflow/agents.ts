@@ -3,7 +3,7 @@
  * `system_prompt`, `model` or `llm_model`, `provider` or `llm_provider`,
  * `deployment_id`, anything else), found by id, by name or by deployment.
  * A chat session created with `agent_id` takes the agent's system prompt,
- * model and provider unless its request gives them (`sessionDefaults`).
+ * model and provider unless its request gives them (`chatSessionDefaults`).
  * An agent's `status` is free-form (default `active`): agents have no lifecycle.
  */
 import { Conflict, InvalidInput, NotFound } from '../errors.js';
@@ -12,7 +12,7 @@ import { clientMembers, DocumentStore, type Doc } from './document-store.js';
 
 export const AGENTS_COLLECTION = '__chat_agents';
 
-/** What a session takes from its agent. */
+/** What a chat session takes from its agent. */
 export interface AgentDefaults {
   readonly system_prompt?: string;
   readonly llm_model?: string;
@@ -28,63 +28,67 @@ export class AgentService {
     this.store = new DocumentStore(AGENTS_COLLECTION, 'agent', now);
   }
 
-  async list(db: Session): Promise<{ agents: Doc[] }> {
-    return { agents: await this.store.list(db) };
+  async list(session: Session): Promise<{ agents: Doc[] }> {
+    return { agents: await this.store.list(session) };
   }
 
-  get(db: Session, id: string): Doc {
-    return this.store.get(db, id);
+  get(session: Session, id: string): Doc {
+    return this.store.get(session, id);
   }
 
-  async byName(db: Session, name: string): Promise<Doc> {
-    const found = (await this.store.list(db)).find((a) => a.name === name);
+  async byName(session: Session, name: string): Promise<Doc> {
+    const found = (await this.store.list(session)).find((a) => a.name === name);
     if (!found) throw new NotFound(`Agent named '${name}' not found`);
     return found;
   }
 
-  async byDeployment(db: Session, deploymentId: string): Promise<{ agents: Doc[] }> {
-    return { agents: (await this.store.list(db)).filter((a) => a.deployment_id === deploymentId) };
+  async byDeployment(session: Session, deploymentId: string): Promise<{ agents: Doc[] }> {
+    return { agents: (await this.store.list(session)).filter((a) => a.deployment_id === deploymentId) };
   }
 
-  create(db: Session, body: Record<string, unknown>): Promise<Doc> {
+  create(session: Session, body: Record<string, unknown>): Promise<Doc> {
     const members = clientMembers(body, [], 'agent');
     const name = agentName(members.name);
     checkStatus(members);
     return this.serially(async () => {
-      await this.checkUnique(db, name);
-      return this.store.create(db, { status: 'active', ...members });
+      await this.checkUnique(session, name);
+      return this.store.create(session, { status: 'active', ...members });
     });
   }
 
-  update(db: Session, id: string, body: Record<string, unknown>): Promise<Doc> {
+  update(session: Session, id: string, body: Record<string, unknown>): Promise<Doc> {
     checkStatus(body);
     return this.serially(async () => {
-      const names = new Set((await this.store.list(db)).map((a) => a.name));
-      return this.store.change(db, id, (a) => {
-        const members = clientMembers(body, [], 'agent', a);
-        if (Object.hasOwn(members, 'name') && members.name !== a.name) uniqueName(names, agentName(members.name));
-        return { ...a, ...members };
+      const names = new Set((await this.store.list(session)).map((a) => a.name));
+      return this.store.change(session, id, (agent) => {
+        const members = clientMembers(body, [], 'agent', agent);
+        if (Object.hasOwn(members, 'name') && members.name !== agent.name) uniqueName(names, agentName(members.name));
+        return { ...agent, ...members };
       });
     });
   }
 
-  delete(db: Session, id: string) {
-    return this.store.delete(db, id);
+  delete(session: Session, id: string) {
+    return this.store.delete(session, id);
   }
 
-  /** The session settings agent `id` supplies (404 when there is no such agent). */
-  sessionDefaults(db: Session, id: string): AgentDefaults {
-    const a = this.store.get(db, id);
+  /** The chat session settings agent `id` supplies (404 when there is no such agent). */
+  chatSessionDefaults(session: Session, id: string): AgentDefaults {
+    const agent = this.store.get(session, id);
     const text = (...names: string[]) => {
-      for (const n of names) if (typeof a[n] === 'string' && a[n] !== '') return a[n] as string;
+      for (const name of names) if (typeof agent[name] === 'string' && agent[name] !== '') return agent[name] as string;
       return undefined;
     };
     const prompt = text('system_prompt'), model = text('llm_model', 'model'), provider = text('llm_provider', 'provider');
-    return { ...(prompt ? { system_prompt: prompt } : {}), ...(model ? { llm_model: model } : {}), ...(provider ? { llm_provider: provider } : {}) };
+    return {
+      ...(prompt ? { system_prompt: prompt } : {}),
+      ...(model ? { llm_model: model } : {}),
+      ...(provider ? { llm_provider: provider } : {}),
+    };
   }
 
-  private async checkUnique(db: Session, name: string): Promise<void> {
-    uniqueName(new Set((await this.store.list(db)).map((a) => a.name)), name);
+  private async checkUnique(session: Session, name: string): Promise<void> {
+    uniqueName(new Set((await this.store.list(session)).map((a) => a.name)), name);
   }
 
   private serially<T>(work: () => Promise<T>): Promise<T> {
@@ -94,9 +98,10 @@ export class AgentService {
   }
 }
 
-function agentName(v: unknown): string {
-  if (typeof v !== 'string' || v.trim() === '') throw new InvalidInput("An agent needs a 'name' (a non-empty string)");
-  return v;
+function agentName(name: unknown): string {
+  if (typeof name !== 'string' || name.trim() === '')
+    throw new InvalidInput("An agent needs a 'name' (a non-empty string)");
+  return name;
 }
 
 function checkStatus(body: Record<string, unknown>): void {

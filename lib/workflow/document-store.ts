@@ -1,5 +1,5 @@
 /**
- * Free-form records (goals, templates, tasks, agents) kept in an internal
+ * Free-form records (goals, goal templates, tasks, agents, schedules) kept in an internal
  * collection through the caller's engine `Session`, so each change is an
  * ordinary durable, logged, snapshotted and replicated record write.
  *
@@ -34,10 +34,10 @@ export class DocumentStore {
   }
 
   /** Every record, oldest first (records made in one millisecond in the order they were stored). */
-  async list(db: Session): Promise<Doc[]> {
+  async list(session: Session): Promise<Doc[]> {
     let rows: Fields[];
     try {
-      rows = await db.find(this.collection, ALL);
+      rows = await session.find(this.collection, ALL);
     } catch (err) {
       if (err instanceof NotFound) return []; // nothing stored yet: the collection is made by the first write
       throw err;
@@ -45,9 +45,9 @@ export class DocumentStore {
     return rows.flatMap((r) => docOf(r) ?? []).sort((a, b) => a.created_at.localeCompare(b.created_at));
   }
 
-  find(db: Session, id: string): Doc | undefined {
+  find(session: Session, id: string): Doc | undefined {
     try {
-      return docOf(db.findById(this.collection, id));
+      return docOf(session.findById(this.collection, id));
     } catch (err) {
       if (err instanceof NotFound) return undefined;
       throw err;
@@ -55,17 +55,17 @@ export class DocumentStore {
   }
 
   /** 404 "<Noun> '<id>' not found". */
-  get(db: Session, id: string): Doc {
-    const d = this.find(db, id);
-    if (!d) throw new NotFound(`${capitalized(this.noun)} '${id}' not found`);
-    return d;
+  get(session: Session, id: string): Doc {
+    const found = this.find(session, id);
+    if (!found) throw new NotFound(`${capitalized(this.noun)} '${id}' not found`);
+    return found;
   }
 
   /** Stores `members` (no id) with `status` and fresh timestamps; resolves to the record. */
-  async create(db: Session, members: Record<string, unknown>): Promise<Doc> {
+  async create(session: Session, members: Record<string, unknown>): Promise<Doc> {
     const at = this.at();
     const body = { ...members, created_at: at, updated_at: at };
-    const id = await db.insert(this.collection, { document: toJson(body) });
+    const id = await session.insert(this.collection, { document: toJson(body) });
     return { ...body, id } as Doc;
   }
 
@@ -74,20 +74,20 @@ export class DocumentStore {
    * refuse), and writes them with a new `updated_at`; one change per record
    * at a time.
    */
-  change(db: Session, id: string, next: (current: Doc) => Record<string, unknown>): Promise<Doc> {
+  change(session: Session, id: string, next: (current: Doc) => Record<string, unknown>): Promise<Doc> {
     return this.serially(id, async () => {
-      const current = this.get(db, id);
+      const current = this.get(session, id);
       const written: Record<string, unknown> = { ...next(current), created_at: current.created_at, updated_at: this.at() };
       const { id: _id, ...members } = written;
-      await db.update(this.collection, id, { document: toJson(members) });
+      await session.update(this.collection, id, { document: toJson(members) });
       return { ...members, id } as Doc;
     });
   }
 
-  delete(db: Session, id: string): Promise<Record<string, unknown>> {
+  delete(session: Session, id: string): Promise<Record<string, unknown>> {
     return this.serially(id, async () => {
-      this.get(db, id);
-      await db.delete(this.collection, id);
+      this.get(session, id);
+      await session.delete(this.collection, id);
       return { status: 'deleted', id };
     });
   }
@@ -134,17 +134,17 @@ export function clientMembers(body: Record<string, unknown>, managed: readonly s
   return out;
 }
 
-export function sameJson(a: unknown, b: unknown): boolean {
-  return a !== undefined && b !== undefined && toJson(a) === toJson(b);
+export function sameJson(left: unknown, right: unknown): boolean {
+  return left !== undefined && right !== undefined && toJson(left) === toJson(right);
 }
 
-function checkNames(v: unknown, path: string): void {
-  if (Array.isArray(v)) v.forEach((x, i) => checkNames(x, `${path}[${i}]`));
-  else if (isPlainObject(v)) {
-    for (const [k, x] of Object.entries(v)) {
-      const at = path ? `${path}.${k}` : k;
-      if (FORBIDDEN_NAMES.has(k)) throw new InvalidInput(`'${at}' is not an allowed member name`);
-      checkNames(x, at);
+function checkNames(value: unknown, path: string): void {
+  if (Array.isArray(value)) value.forEach((item, index) => checkNames(item, `${path}[${index}]`));
+  else if (isPlainObject(value)) {
+    for (const [name, member] of Object.entries(value)) {
+      const at = path ? `${path}.${name}` : name;
+      if (FORBIDDEN_NAMES.has(name)) throw new InvalidInput(`'${at}' is not an allowed member name`);
+      checkNames(member, at);
     }
   }
 }

@@ -16,27 +16,30 @@ export class GoalTemplateService {
     this.store = new DocumentStore(GOAL_TEMPLATES_COLLECTION, 'goal template', now);
   }
 
-  async list(db: Session): Promise<{ templates: Doc[] }> {
-    return { templates: await this.store.list(db) };
+  /** `{templates}`: the list's member name on the wire (protocol.md 2.13). */
+  async list(session: Session): Promise<{ templates: Doc[] }> {
+    return { templates: await this.store.list(session) };
   }
 
-  get(db: Session, id: string): Doc {
-    return this.store.get(db, id);
+  get(session: Session, id: string): Doc {
+    return this.store.get(session, id);
   }
 
-  create(db: Session, body: Record<string, unknown>): Promise<Doc> {
+  create(session: Session, body: Record<string, unknown>): Promise<Doc> {
     const members = clientMembers(body, [], 'goal template');
     checkStatus(members);
-    return this.store.create(db, { status: 'active', ...members });
+    return this.store.create(session, { status: 'active', ...members });
   }
 
-  update(db: Session, id: string, body: Record<string, unknown>): Promise<Doc> {
+  update(session: Session, id: string, body: Record<string, unknown>): Promise<Doc> {
     checkStatus(body);
-    return this.store.change(db, id, (t) => ({ ...t, ...clientMembers(body, [], 'goal template', t) }));
+    return this.store.change(session, id, (goalTemplate) => ({
+      ...goalTemplate, ...clientMembers(body, [], 'goal template', goalTemplate),
+    }));
   }
 
-  delete(db: Session, id: string) {
-    return this.store.delete(db, id);
+  delete(session: Session, id: string) {
+    return this.store.delete(session, id);
   }
 }
 

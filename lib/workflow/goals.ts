@@ -31,20 +31,20 @@ export class GoalService {
     this.store = new DocumentStore(GOALS_COLLECTION, 'goal', now);
   }
 
-  async list(db: Session): Promise<GoalList> {
-    return goalList(await this.store.list(db));
+  async list(session: Session): Promise<GoalList> {
+    return goalList(await this.store.list(session));
   }
 
-  /** Goals whose text (any string member, steps included) contains every word of `q`, case-insensitively. */
-  async search(db: Session, q: string): Promise<GoalList> {
-    return goalList((await this.store.list(db)).filter((g) => matchesText(g, q)));
+  /** Goals whose text (any string member, steps included) contains every word of `query`, case-insensitively. */
+  async search(session: Session, query: string): Promise<GoalList> {
+    return goalList((await this.store.list(session)).filter((goal) => matchesText(goal, query)));
   }
 
-  get(db: Session, id: string): Doc {
-    return this.store.get(db, id);
+  get(session: Session, id: string): Doc {
+    return this.store.get(session, id);
   }
 
-  create(db: Session, body: Record<string, unknown>): Promise<Doc> {
+  create(session: Session, body: Record<string, unknown>): Promise<Doc> {
     const { status, ...rest } = body;
     const members = clientMembers(rest, GOAL_MANAGED, 'goal');
     if (status !== undefined && (typeof status !== 'string' || !GOAL_INITIAL_STATES.includes(status))) {
@@ -52,55 +52,68 @@ export class GoalService {
     }
     const initial = (status as string | undefined) ?? GOAL_INITIAL_STATES[0]!;
     const steps = members.steps === undefined ? [] : parseSteps(members.steps, []);
-    return this.store.create(db, { ...members, steps, status: initial, transitions: [] });
+    return this.store.create(session, { ...members, steps, status: initial, transitions: [] });
   }
 
   /** Partial: the members given replace the goal's; new `steps` keep the lifecycle of the steps at the same positions. */
-  update(db: Session, id: string, body: Record<string, unknown>): Promise<Doc> {
-    return this.store.change(db, id, (g) => {
-      const members = clientMembers(body, ['status', ...GOAL_MANAGED], 'goal', g);
-      return { ...g, ...members, ...(members.steps !== undefined ? { steps: parseSteps(members.steps, stepsOf(g)) } : {}) };
+  update(session: Session, id: string, body: Record<string, unknown>): Promise<Doc> {
+    return this.store.change(session, id, (goal) => {
+      const members = clientMembers(body, ['status', ...GOAL_MANAGED], 'goal', goal);
+      return {
+        ...goal,
+        ...members,
+        ...(members.steps !== undefined ? { steps: parseSteps(members.steps, stepsOf(goal)) } : {}),
+      };
     });
   }
 
-  delete(db: Session, id: string) {
-    return this.store.delete(db, id);
+  delete(session: Session, id: string) {
+    return this.store.delete(session, id);
   }
 
-  complete(db: Session, id: string, summary: string | undefined): Promise<Doc> {
-    return this.move(db, id, 'complete', summary === undefined ? {} : { summary });
+  complete(session: Session, id: string, summary: string | undefined): Promise<Doc> {
+    return this.move(session, id, 'complete', summary === undefined ? {} : { summary });
   }
 
   /** From review: `completed` when the goal has steps and every one is completed, else back to `in_progress`. */
-  approve(db: Session, id: string): Promise<Doc> {
-    return this.move(db, id, 'approve', {}, (g) => (g.status === 'pending_review' && allStepsCompleted(g) ? 'completed' : 'in_progress'));
+  approve(session: Session, id: string): Promise<Doc> {
+    return this.move(session, id, 'approve', {},
+      (goal) => (goal.status === 'pending_review' && allStepsCompleted(goal) ? 'completed' : 'in_progress'));
   }
 
-  reject(db: Session, id: string, reason: string | undefined): Promise<Doc> {
-    return this.move(db, id, 'reject', reason === undefined ? {} : { rejection_reason: reason });
+  reject(session: Session, id: string, reason: string | undefined): Promise<Doc> {
+    return this.move(session, id, 'reject', reason === undefined ? {} : { rejection_reason: reason });
   }
 
   /** A step's lifecycle, while the goal is pending or in progress: `detail` is a complete's result or a fail's error. */
-  step(db: Session, id: string, index: number, action: StepAction, detail?: unknown): Promise<Doc> {
-    return this.store.change(db, id, (g) => {
-      const steps = stepsOf(g);
+  step(session: Session, id: string, index: number, action: StepAction, detail?: unknown): Promise<Doc> {
+    return this.store.change(session, id, (goal) => {
+      const steps = stepsOf(goal);
       if (index >= steps.length) throw new NotFound(`Goal '${id}' has no step ${index} (it has ${steps.length})`);
-      if (!STEPS_OPEN.includes(g.status)) throw new Conflict(`Goal '${id}' is ${g.status}: its steps change only while it is ${STEPS_OPEN.join(' or ')}`);
+      if (!STEPS_OPEN.includes(goal.status)) {
+        throw new Conflict(
+          `Goal '${id}' is ${goal.status}: its steps change only while it is ${STEPS_OPEN.join(' or ')}`,
+        );
+      }
       const step = steps[index]!;
       const from = step.status as string;
       const to = transition(STEP_MACHINE, { resource: `step ${index} of goal`, id }, from, action);
       const at = this.store.at();
-      const outcome = action === 'start' ? { started_at: at } : action === 'complete' ? { completed_at: at, result: detail ?? null } : { failed_at: at, error: detail ?? null };
+      const outcome = action === 'start' ? { started_at: at }
+        : action === 'complete' ? { completed_at: at, result: detail ?? null }
+        : { failed_at: at, error: detail ?? null };
       const next = { ...step, ...outcome, status: to, transitions: withTransition(step.transitions, { action, from, to, at }) };
-      return { ...g, steps: steps.map((s, i) => (i === index ? next : s)) };
+      return { ...goal, steps: steps.map((s, i) => (i === index ? next : s)) };
     });
   }
 
   /** A transition; `pick` chooses among the action's outcomes (machines.ts checks the choice). */
-  private move(db: Session, id: string, action: string, members: Record<string, unknown>, pick?: (g: Doc) => string): Promise<Doc> {
-    return this.store.change(db, id, (g) => {
-      const to = transition(GOAL_MACHINE, { resource: 'goal', id }, g.status, action, pick?.(g));
-      return { ...g, ...members, status: to, transitions: withTransition(g.transitions, { action, from: g.status, to, at: this.store.at() }) };
+  private move(session: Session, id: string, action: string, members: Record<string, unknown>,
+    pick?: (goal: Doc) => string): Promise<Doc> {
+    return this.store.change(session, id, (goal) => {
+      const to = transition(GOAL_MACHINE, { resource: 'goal', id }, goal.status, action, pick?.(goal));
+      const transitions = withTransition(goal.transitions, { action, from: goal.status, to, at: this.store.at() });
+      return { ...goal, ...members, status: to, transitions };
     });
   }
 }
@@ -117,13 +130,13 @@ function goalList(goals: Doc[]): GoalList {
   return { count: goals.length, goals };
 }
 
-function allStepsCompleted(g: Doc): boolean {
-  const steps = stepsOf(g);
+function allStepsCompleted(goal: Doc): boolean {
+  const steps = stepsOf(goal);
   return steps.length > 0 && steps.every((s) => s.status === 'completed');
 }
 
-function stepsOf(g: Doc): Record<string, unknown>[] {
-  return Array.isArray(g.steps) ? g.steps.filter(isPlainObject) : [];
+function stepsOf(goal: Doc): Record<string, unknown>[] {
+  return Array.isArray(goal.steps) ? goal.steps.filter(isPlainObject) : [];
 }
 
 /**
@@ -133,16 +146,18 @@ function stepsOf(g: Doc): Record<string, unknown>[] {
  */
 function parseSteps(given: unknown, previous: readonly Record<string, unknown>[]): Record<string, unknown>[] {
   if (!Array.isArray(given)) throw new InvalidInput("'steps' must be an array");
-  return given.map((s, i) => {
-    const step = typeof s === 'string' ? { description: s } : s;
-    if (!isPlainObject(step)) throw new InvalidInput(`'steps[${i}]' must be an object or a string`);
-    const kept = previous[i];
+  return given.map((entry, index) => {
+    const step = typeof entry === 'string' ? { description: entry } : entry;
+    if (!isPlainObject(step)) throw new InvalidInput(`'steps[${index}]' must be an object or a string`);
+    const kept = previous[index];
     for (const name of STEP_MANAGED) {
       if (Object.hasOwn(step, name) && !(kept && sameJson(step[name], kept[name]))) {
-        throw new InvalidInput(`'steps[${i}].${name}' is managed by the step routes and cannot be set`);
+        throw new InvalidInput(`'steps[${index}].${name}' is managed by the step routes and cannot be set`);
       }
     }
-    const lifecycle = kept ? Object.fromEntries(STEP_MANAGED.filter((k) => Object.hasOwn(kept, k)).map((k) => [k, kept[k]])) : { status: 'pending', transitions: [] };
+    const lifecycle = kept
+      ? Object.fromEntries(STEP_MANAGED.filter((name) => Object.hasOwn(kept, name)).map((name) => [name, kept[name]]))
+      : { status: 'pending', transitions: [] };
     return { ...step, ...lifecycle };
   });
 }

@@ -19,51 +19,68 @@ export type ScheduleAction =
 
 const FUNCTION_NAMES = ['function_label', 'functionName', 'scriptName'] as const;
 
-function parametersOf(s: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+function parametersOf(record: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
   for (const name of names) {
-    const v = s[name];
-    if (v === undefined || v === null) continue;
-    if (!isPlainObject(v)) throw new InvalidInput(`'${name}' must be an object of parameter values`);
-    return v;
+    const value = record[name];
+    if (value === undefined || value === null) continue;
+    if (!isPlainObject(value)) throw new InvalidInput(`'${name}' must be an object of parameter values`);
+    return value;
   }
   return {};
 }
 
-function httpAction(a: Record<string, unknown>): ScheduleAction {
-  if (typeof a.url !== 'string' || a.url === '') throw new InvalidInput("An http action needs a 'url' string");
-  const method = a.method ?? 'GET';
+function httpAction(action: Record<string, unknown>): ScheduleAction {
+  if (typeof action.url !== 'string' || action.url === '')
+    throw new InvalidInput("An http action needs a 'url' string");
+  const method = action.method ?? 'GET';
   if (typeof method !== 'string') throw new InvalidInput("An http action's 'method' must be a string");
   const headers: Record<string, string> = {};
-  if (a.headers !== undefined && a.headers !== null) {
-    if (!isPlainObject(a.headers)) throw new InvalidInput("An http action's 'headers' must be an object of strings");
-    for (const [k, v] of Object.entries(a.headers)) {
-      if (typeof v !== 'string') throw new InvalidInput(`An http action's header '${k}' must be a string`);
-      headers[k] = v;
+  if (action.headers !== undefined && action.headers !== null) {
+    if (!isPlainObject(action.headers))
+      throw new InvalidInput("An http action's 'headers' must be an object of strings");
+    for (const [name, value] of Object.entries(action.headers)) {
+      if (typeof value !== 'string') throw new InvalidInput(`An http action's header '${name}' must be a string`);
+      headers[name] = value;
     }
   }
-  const body = a.body === undefined || a.body === null ? undefined : typeof a.body === 'string' ? a.body : JSON.stringify(a.body);
-  if (body !== undefined && typeof a.body !== 'string' && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+  const given = action.body;
+  const body =
+    given === undefined || given === null ? undefined : typeof given === 'string' ? given : JSON.stringify(given);
+  if (
+    body !== undefined &&
+    typeof given !== 'string' &&
+    !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')
+  ) {
     headers['content-type'] = 'application/json';
   }
-  return { type: 'http', url: a.url, method: method.toUpperCase(), headers, ...(body !== undefined ? { body } : {}) };
+  return {
+    type: 'http',
+    url: action.url,
+    method: method.toUpperCase(),
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  };
 }
 
-/** The action of schedule record `s` (400 when it has none or a malformed one). */
-export function actionOf(s: Record<string, unknown>): ScheduleAction {
+/** The action of schedule record `schedule` (400 when it has none or a malformed one). */
+export function actionOf(schedule: Record<string, unknown>): ScheduleAction {
   for (const name of FUNCTION_NAMES) {
-    const v = s[name];
-    if (v === undefined || v === null) continue;
-    if (typeof v !== 'string' || v === '') throw new InvalidInput(`'${name}' must be a stored function's label`);
-    return { type: 'function', label: v, parameters: parametersOf(s, ['parameters', 'params']) };
+    const label = schedule[name];
+    if (label === undefined || label === null) continue;
+    if (typeof label !== 'string' || label === '')
+      throw new InvalidInput(`'${name}' must be a stored function's label`);
+    return { type: 'function', label, parameters: parametersOf(schedule, ['parameters', 'params']) };
   }
-  const a = s.action;
-  if (typeof a === 'string' && a !== '') return { type: 'function', label: a, parameters: parametersOf(s, ['parameters', 'params', 'config']) };
-  if (isPlainObject(a)) {
-    if (a.type === 'http') return httpAction(a);
-    if (a.type === 'function') {
-      const label = a.function_label ?? a.label ?? a.name;
+  const action = schedule.action;
+  if (typeof action === 'string' && action !== '') {
+    return { type: 'function', label: action, parameters: parametersOf(schedule, ['parameters', 'params', 'config']) };
+  }
+  if (isPlainObject(action)) {
+    if (action.type === 'http') return httpAction(action);
+    if (action.type === 'function') {
+      const label = action.function_label ?? action.label ?? action.name;
       if (typeof label !== 'string' || label === '') throw new InvalidInput("A function action needs a 'function_label' string");
-      return { type: 'function', label, parameters: parametersOf(a, ['parameters', 'params']) };
+      return { type: 'function', label, parameters: parametersOf(action, ['parameters', 'params']) };
     }
     throw new InvalidInput("A schedule 'action' object must have type 'http' or 'function'");
   }

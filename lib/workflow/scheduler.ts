@@ -79,8 +79,8 @@ export class Scheduler {
     const next = this.ticking.then(() => this.fireDue());
     this.ticking = next.then(
       () => { this.failing = false; },
-      (e) => {
-        if (!this.failing) this.deps.warn('schedule tick failed (logged once until a tick succeeds)', e);
+      (err) => {
+        if (!this.failing) this.deps.warn('schedule tick failed (logged once until a tick succeeds)', err);
         this.failing = true;
       },
     );
@@ -94,86 +94,114 @@ export class Scheduler {
 
   private async fireDue(): Promise<void> {
     if (this.stopped) return;
-    const db = this.deps.session();
+    const session = this.deps.session();
     const now = this.deps.now();
     // One schedule that cannot fire (a record an admin broke by a raw write) does not hold up the others.
     const failures: unknown[] = [];
-    for (const s of await this.deps.schedules.store.list(db)) {
-      if (s.status !== 'active' || typeof s.next_run !== 'string' || Date.parse(s.next_run) > now) continue;
-      await this.fire(db, s, s.next_run, now).catch((e) => failures.push(e));
+    for (const schedule of await this.deps.schedules.store.list(session)) {
+      if (!isDue(schedule, now)) continue;
+      await this.fire(session, schedule, schedule.next_run as string, now).catch((err) => failures.push(err));
     }
     if (failures.length > 0) throw failures[0];
   }
 
-  /** Claims `instant` of `s`, then runs its action, or records it skipped when a run of `s` is still going. */
-  private async fire(db: Session, s: Doc, instant: string, now: number): Promise<void> {
-    const claimed = await this.deps.schedules.claim(db, s.id, instant, now);
+  /** Claims `instant` of `schedule`, then runs its action, or records it skipped when a run of it is still going. */
+  private async fire(session: Session, schedule: Doc, instant: string, now: number): Promise<void> {
+    const claimed = await this.deps.schedules.claim(session, schedule.id, instant, now);
     if (!claimed) return;
-    if (this.running.has(s.id)) {
-      await this.deps.schedules.skipRun(db, s.id, instant, 'the previous run was still in progress');
+    if (this.running.has(schedule.id)) {
+      await this.deps.schedules.skipRun(session, schedule.id, instant, 'the previous run was still in progress');
       return;
     }
-    const run = this.run(db, claimed, instant).finally(() => this.running.delete(s.id));
-    this.running.set(s.id, run);
+    const run = this.run(session, claimed, instant).finally(() => this.running.delete(schedule.id));
+    this.running.set(schedule.id, run);
   }
 
-  private async run(db: Session, s: Doc, instant: string): Promise<void> {
+  private async run(session: Session, schedule: Doc, instant: string): Promise<void> {
     const { schedules } = this.deps;
     try {
-      const record = await schedules.startRun(db, s.id, instant);
+      const record = await schedules.startRun(session, schedule.id, instant);
       let outcome: { outcome: 'success' | 'failure'; error?: string; result?: unknown };
       try {
-        outcome = await this.perform(actionOf(s));
+        outcome = await this.perform(actionOf(schedule));
       } catch (err) {
         outcome = { outcome: 'failure', error: err instanceof Error ? err.message : String(err) };
       }
-      await schedules.endRun(db, record, outcome.outcome, outcome);
+      await schedules.endRun(session, record, outcome.outcome, outcome);
     } catch (err) {
-      this.deps.warn(`schedule '${s.id}': its run could not be recorded`, err);
+      this.deps.warn(`schedule '${schedule.id}': its run could not be recorded`, err);
     }
   }
 
   private async perform(action: ScheduleAction): Promise<{ outcome: 'success' | 'failure'; error?: string; result?: unknown }> {
     if (action.type === 'function') {
-      const r = await this.deps.callFunction(action.label, action.parameters);
+      const called = await this.deps.callFunction(action.label, action.parameters);
       // A Return step with an error status is a failed run.
-      const status = r.returned?.statusCode;
-      const result = { record_count: r.records.length, ...(status !== undefined ? { returned_status: status } : {}) };
-      return status !== undefined && status >= 400 ? { outcome: 'failure', error: `The function returned status ${status}`, result } : { outcome: 'success', result };
+      const status = called.returned?.statusCode;
+      const result = {
+        record_count: called.records.length,
+        ...(status !== undefined ? { returned_status: status } : {}),
+      };
+      return status !== undefined && status >= 400
+        ? { outcome: 'failure', error: `The function returned status ${status}`, result }
+        : { outcome: 'success', result };
     }
-    const res = await outboundFetch(action.url, { method: action.method, headers: action.headers, ...(action.body !== undefined ? { body: action.body } : {}) },
-      this.deps.outbound());
-    const result = { status: res.status, body: res.body.toString('utf8').slice(0, MAX_RESULT_TEXT) };
-    return res.status < 400 ? { outcome: 'success', result } : { outcome: 'failure', error: `HTTP ${res.status}`, result };
+    const request = {
+      method: action.method,
+      headers: action.headers,
+      ...(action.body !== undefined ? { body: action.body } : {}),
+    };
+    const response = await outboundFetch(action.url, request, this.deps.outbound());
+    const result = { status: response.status, body: response.body.toString('utf8').slice(0, MAX_RESULT_TEXT) };
+    return response.status < 400
+      ? { outcome: 'success', result }
+      : { outcome: 'failure', error: `HTTP ${response.status}`, result };
   }
 
   /** At start: the instants that passed while the server was down, per each schedule's `missed_runs`. */
   private async catchUp(): Promise<void> {
-    const db = this.deps.session();
+    const session = this.deps.session();
     const now = this.deps.now();
     const { schedules } = this.deps;
-    await schedules.endInterrupted(db).catch((e) => this.deps.warn('schedule runs interrupted by the last stop could not be closed', e));
-    for (const s of await schedules.store.list(db)) {
-      if (s.status !== 'active' || typeof s.next_run !== 'string' || Date.parse(s.next_run) > now) continue;
+    await schedules.endInterrupted(session)
+      .catch((err) => this.deps.warn('schedule runs interrupted by the last stop could not be closed', err));
+    for (const schedule of await schedules.store.list(session)) {
+      if (!isDue(schedule, now)) continue;
+      const { id } = schedule;
       try {
         // The latest missed instant: the last cron time at or before now (next_run itself when only one was missed).
-        const latest = lastInstantAtOrBefore(s, s.next_run, now);
-        if (missedRunPolicy(s) === 'run_once') {
-          if (latest !== s.next_run) await schedules.store.change(db, s.id, (cur) => ({ ...cur, next_run: latest }));
-          await this.fire(db, { ...s, next_run: latest }, latest, now);
+        const latest = lastInstantAtOrBefore(schedule, schedule.next_run as string, now);
+        if (missedRunPolicy(schedule) === 'run_once') {
+          if (latest !== schedule.next_run)
+            await schedules.store.change(session, id, (current) => ({ ...current, next_run: latest }));
+          await this.fire(session, { ...schedule, next_run: latest }, latest, now);
         } else {
-          await schedules.store.change(db, s.id, (cur) => ({ ...cur, last_run: latest, next_run: nextRunAfter(cur, now) }));
-          await schedules.skipRun(db, s.id, latest, 'missed while the server was down (missed_runs: skip)');
+          await schedules.store.change(session, id, (current) => ({
+            ...current,
+            last_run: latest,
+            next_run: nextRunAfter(current, now),
+          }));
+          await schedules.skipRun(session, id, latest, 'missed while the server was down (missed_runs: skip)');
         }
       } catch (err) {
-        this.deps.warn(`schedule '${s.id}': its missed runs could not be settled`, err);
+        this.deps.warn(`schedule '${id}': its missed runs could not be settled`, err);
       }
     }
   }
 }
 
-/** The last cron instant of `s` from `first` up to `now` (`first` itself when none is later; a bisection, however long the server was down). */
-function lastInstantAtOrBefore(s: Doc, first: string, now: number): string {
-  const last = cronOf(s).latestBetween(Date.parse(first), now);
+/** An active schedule whose `next_run` is not after `now` (a `next_run` that does not parse counts as due). */
+function isDue(schedule: Doc, now: number): boolean {
+  return (
+    schedule.status === 'active' && typeof schedule.next_run === 'string' && !(Date.parse(schedule.next_run) > now)
+  );
+}
+
+/**
+ * The last cron instant of `schedule` from `first` up to `now` (`first`
+ * itself when none is later; a bisection, however long the server was down).
+ */
+function lastInstantAtOrBefore(schedule: Doc, first: string, now: number): string {
+  const last = cronOf(schedule).latestBetween(Date.parse(first), now);
   return last === undefined ? first : new Date(last).toISOString();
 }

@@ -5,8 +5,8 @@
  */
 import { isPlainObject } from '../engine/index.js';
 
-export function matchesText(record: unknown, q: string): boolean {
-  const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+export function matchesText(record: unknown, query: string): boolean {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return true;
   const text: string[] = [];
   collect(record, text);
@@ -14,8 +14,9 @@ export function matchesText(record: unknown, q: string): boolean {
   return words.every((w) => all.includes(w));
 }
 
-function collect(v: unknown, out: string[]): void {
-  if (typeof v === 'string') out.push(v);
-  else if (Array.isArray(v)) for (const x of v) collect(x, out);
-  else if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) if (k !== 'transitions') collect(x, out);
+function collect(value: unknown, out: string[]): void {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) collect(item, out);
+  else if (isPlainObject(value))
+    for (const [name, member] of Object.entries(value)) if (name !== 'transitions') collect(member, out);
 }

@@ -80,7 +80,7 @@ export class ChatSessionService {
     const agentId = body.agent_id;
     if (typeof agentId !== 'string' || !this.agents) return body;
     const given = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined && value !== null));
-    return { ...this.agents.sessionDefaults(session, agentId), ...given };
+    return { ...this.agents.chatSessionDefaults(session, agentId), ...given };
   }
 
   /** GET /api/chat: by creation time, newest first unless `sort=asc`. */
