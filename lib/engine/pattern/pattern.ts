@@ -14,7 +14,7 @@
  */
 import { RE2JS, RE2JSException } from 're2js';
 import { InvalidInput } from '../../errors.js';
-import { asCodeUnits } from './code-units.js';
+import { asCodeUnits } from './units/code-units.js';
 import { PatternCache } from './pattern-cache.js';
 import { translatePattern } from './translate-pattern.js';
 

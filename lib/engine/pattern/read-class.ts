@@ -7,7 +7,7 @@
  * misread several of these spellings, so the set is written out afresh.
  */
 import { type EscapeContext, readEscape } from './read-escape.js';
-import { UnitSet } from './unit-set.js';
+import { UnitSet } from './units/unit-set.js';
 
 export type ClassRead =
   | { readonly set: UnitSet; readonly negated: boolean; readonly next: number }

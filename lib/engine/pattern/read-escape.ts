@@ -8,8 +8,8 @@
  * pattern has passed V8's syntax check, so what is left to refuse is what a
  * linear-time engine cannot run.
  */
-import { setText } from './re2-text.js';
-import { DIGITS, SPACE, UnitSet, WORD } from './unit-set.js';
+import { setText } from './units/re2-text.js';
+import { DIGITS, SPACE, UnitSet, WORD } from './units/unit-set.js';
 
 export type Escape =
   | { readonly kind: 'unit'; readonly unit: number; readonly next: number }

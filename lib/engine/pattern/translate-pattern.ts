@@ -16,14 +16,14 @@
  * the pattern, `(?i)`, `(?s:...)` (flags-group.ts), and RE2's `\p{L}`
  * classes are an extra. A differential spec checks all of it against V8.
  */
-import { caseInsensitive } from './case-fold.js';
+import { caseInsensitive } from './units/case-fold.js';
 import { type Flags, NO_FLAGS, readFlagsGroup } from './flags-group.js';
 import { isNamedGroup, outline } from './outline.js';
 import { ProgramSize } from './program-size.js';
 import { readClass } from './read-class.js';
 import { type EscapeContext, readEscape } from './read-escape.js';
-import { ANY_UNIT, setText, unitText } from './re2-text.js';
-import { LINE_TERMINATORS, UnitSet } from './unit-set.js';
+import { ANY_UNIT, setText, unitText } from './units/re2-text.js';
+import { LINE_TERMINATORS, UnitSet } from './units/unit-set.js';
 
 /** Longest pattern accepted, in UTF-16 code units (what `String.length` counts). */
 export const MAX_PATTERN_LENGTH = 1024;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { caseInsensitive } from '../../../lib/engine/pattern/case-fold.js';
-import { UnitSet } from '../../../lib/engine/pattern/unit-set.js';
+import { caseInsensitive } from '../../../../lib/engine/pattern/units/case-fold.js';
+import { UnitSet } from '../../../../lib/engine/pattern/units/unit-set.js';
 
 const hex = (u: number): string => `\\u${u.toString(16).padStart(4, '0')}`;
 
