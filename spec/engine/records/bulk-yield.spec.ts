@@ -1,7 +1,7 @@
 /**
  * A large bulk request, and the commit of a large transaction, do not hold
  * the event loop (bulk.ts, transaction-manager.ts, slices.ts,
- * storage/batch-payload.ts): while 10,000 records are parsed, staged and
+ * storage/log/batch-payload.ts): while 10,000 records are parsed, staged and
  * logged, the loop turns many times, and every read made meanwhile sees
  * none of the batch or all of it, never part. A write sent meanwhile lands
  * before or after the batch, never inside it.

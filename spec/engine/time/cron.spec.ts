@@ -1,4 +1,4 @@
-/** Next run times of cron expressions (lib/engine/cron.ts, on croner), in UTC and on a time zone's wall clock across DST changes. */
+/** Next run times of cron expressions (lib/engine/time/cron.ts, on croner), in UTC and on a time zone's wall clock across DST changes. */
 import { expect } from 'chai';
 import { CronSchedule } from '../../../lib/engine/index.js';
 import { InvalidInput } from '../../../lib/errors.js';

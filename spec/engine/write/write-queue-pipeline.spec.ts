@@ -1,5 +1,5 @@
 /**
- * Pipelined group commit (write-queue.ts, storage/log-writer.ts): while one
+ * Pipelined group commit (write-queue.ts, storage/log/log-writer.ts): while one
  * group's fsync is in flight the groups submitted meanwhile are computed
  * over its effects and encoded, then written with one write and one fsync
  * once it returns; callers are answered in order, each only once its own
