@@ -9,7 +9,7 @@ import { TestServer } from '../helpers/test-server.js';
 
 const T0 = Date.parse('2026-01-01T08:00:00Z');
 
-describe('HTTP chat workflow: goals, templates, tasks, agents', () => {
+describe('HTTP chat workflow: goals, goal templates, tasks, agents', () => {
   let t: TestServer;
   beforeEach(async () => {
     t = await TestServer.start();

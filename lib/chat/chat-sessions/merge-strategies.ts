@@ -1,6 +1,6 @@
 /**
  * Merge strategies (protocol.md 2.12 POST /api/chat/merge): which messages
- * of the source sessions the target receives, in what order. Forgotten
+ * of the source chat sessions the target receives, in what order. Forgotten
  * messages are not carried over. An "exchange" is a user message with the
  * replies that follow it (so a question never lands apart from its answer).
  *
@@ -27,7 +27,7 @@ export function parseMergeStrategy(raw: unknown): MergeStrategy {
   return found;
 }
 
-/** A source session's messages, in conversation order. */
+/** A source chat session's messages, in conversation order. */
 export interface MergeSource {
   readonly chatId: string;
   readonly messages: readonly ChatMessageRecord[];

@@ -10,5 +10,5 @@ export const CHAT_DATABASE_NAME = 'default';
 export const CHAT_SESSIONS_COLLECTION = `chat_configurations_${CHAT_DATABASE_NAME}`;
 export const CHAT_MESSAGES_COLLECTION = `chat_messages_${CHAT_DATABASE_NAME}`;
 
-/** Messages replayed into a prompt, and kept by compaction, when the session sets no `max_context_messages`. */
+/** Messages replayed into a prompt, and kept by compaction, when the chat session sets no `max_context_messages`. */
 export const DEFAULT_CONTEXT_MESSAGES = 50;

@@ -2,9 +2,9 @@
  * Compaction (product.md, Chat): the older live messages are folded into one
  * synthetic summary message and marked forgotten; the most recent
  * `keep_recent` stay. Earlier summaries still live are folded into the new
- * one, so a session holds at most one live summary. This module is the pure
- * part: which messages fold, and the request that asks the provider for the
- * summary.
+ * one, so a chat session holds at most one live summary. This module is
+ * the pure part: which messages fold, and the request that asks the
+ * provider for the summary.
  */
 import type { ChatMessage } from '../providers/provider.js';
 import type { ChatMessageRecord } from './message-record.js';

@@ -64,7 +64,7 @@ export function parseForgotten(body: Record<string, unknown>): boolean {
   return body.forgotten;
 }
 
-/** `{keep_recent?}`; undefined means the session's default. */
+/** `{keep_recent?}`; undefined means the chat session's default. */
 export function parseCompact(body: Record<string, unknown>): number | undefined {
   rejectUnknownMembers(body, ['keep_recent']);
   return optionalInt(body, 'keep_recent', 0, 1_000_000) ?? undefined;

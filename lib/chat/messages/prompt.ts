@@ -1,6 +1,6 @@
 /**
  * Builds the provider request for one message (product.md, message flow):
- * one leading system message (the session's system prompt, then the
+ * one leading system message (the chat session's system prompt, then the
  * retrieved context, then any compaction summaries), the history (forgotten
  * messages excluded, the last `maxContextMessages` of them), then the user's
  * message. Pure: the same inputs give the same prompt.

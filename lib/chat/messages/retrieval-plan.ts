@@ -12,7 +12,7 @@
 import { InvalidInput } from '../../errors.js';
 import { assertSafeKey, isPlainObject, rejectUnknownMembers } from '../../engine/index.js';
 
-/** One entry of a session's `collections`, as the client sent it. */
+/** One entry of a chat session's `collections`, as the client sent it. */
 export interface CollectionConfig {
   readonly collection_name: string;
   /** Field names, or objects `{field_name | field, search_options?}`, as the client sent them. */

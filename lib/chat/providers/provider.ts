@@ -1,7 +1,7 @@
 /**
  * The one interface every LLM provider adapter implements (openai,
  * anthropic, perplexity, an OpenAI-compatible endpoint, and the built-in
- * offline `local` provider). Sessions, raw completion, the Chat and Embed
+ * offline `local` provider). Chat sessions, raw completion, the Chat and Embed
  * function steps and the models listing speak only this interface; each
  * adapter translates it to its vendor's wire API.
  *
@@ -12,7 +12,10 @@
  * goes away, which must cancel the upstream request.
  */
 
-/** Provider identifiers: the three accepted at session creation, the OpenAI-compatible endpoint, and the offline one. */
+/**
+ * Provider identifiers: the three accepted at chat session creation, the
+ * OpenAI-compatible endpoint, and the offline one.
+ */
 export type ProviderId = 'openai' | 'anthropic' | 'perplexity' | 'openai_compatible' | 'local';
 
 export type ChatRole = 'system' | 'user' | 'assistant' | 'tool';

@@ -8,8 +8,9 @@
  * The stored-function collections (`__functions`, `__function_history`)
  * are admins' alone: a definition runs with instance-wide rights, so
  * writing one as a record would bypass the admin-only save. So are the
- * goal, template, task and agent collections (a raw write would skip their
- * lifecycles; their routes are admin-only).
+ * workflow collections: goals, goal templates, tasks, agents, schedules and
+ * their runs (a raw write would skip their lifecycles; their routes are
+ * admin-only).
  *
  * Key-value store: a key with neither `collection_permissions` nor
  * `kv_permissions` (an unrestricted key) may read and write every KV key. A

@@ -1,4 +1,4 @@
-/** The offline `local` provider: its documented template, word tokens, streaming, max_tokens, tools, and determinism. */
+/** The offline `local` provider: its documented answer form, word tokens, streaming, max_tokens, tools, and determinism. */
 import { expect } from 'chai';
 import { contextBlock, LOCAL_MODEL, LocalProvider } from '../../../lib/chat/providers/local.js';
 import { collect } from '../../helpers/provider-contract.js';
