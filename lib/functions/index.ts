@@ -15,7 +15,7 @@ export {
 export { BcryptWorkerPool, SLICED_BCRYPT, swrSettled, type BcryptJob, type BcryptRunner } from './steps/index.js';
 export type { FunctionEngine, KeyValueStore } from './services.js';
 export { STEP_TABLE, STEPS, step, type CompiledStep, type Execution, type MemberReader, type Returned, type Row, type StepAccess, type StepType } from './steps/index.js';
-export { compileTemplate, resolveTemplate, type Template, type TemplateScope } from './templates/index.js';
+export { compileTemplate, resolveTemplate, type Template, type TemplateScope } from './template.js';
 export * as limits from './limits.js';
 export {
   ADMIN_ONLY_COLLECTIONS, definitionToWire, findRoute, redactDefinition, REDACTED, FUNCTION_HISTORY_COLLECTION, FUNCTIONS_COLLECTION, FunctionRegistry, StoredFunctions,
@@ -32,4 +32,4 @@ export {
 export {
   compilePathPattern, matchRoute, mergeRouteParams, parseHttpMethod, HTTP_METHODS, MAX_ROUTE_PATH_LENGTH, MAX_ROUTE_SEGMENTS,
   type HttpMethod, type PathPattern, type PatternSegment, type RouteCandidate, type RouteMatch,
-} from './routing/path-routes.js';
+} from './path-routes.js';

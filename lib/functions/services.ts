@@ -10,7 +10,14 @@
  * passes its own; lib/functions never imports the façade.
  */
 import type {
-  Fields, IsolationLevel, LoggedBatch, Pattern, Session, Settings, TransactionSession, Value,
+  Fields,
+  IsolationLevel,
+  LoggedBatch,
+  Pattern,
+  Session,
+  Settings,
+  TransactionSession,
+  Value,
 } from '../engine/index.js';
 import { ProviderFailed } from '../errors.js';
 import { OFFLINE_MODEL, OfflineEmbedder } from '../vector/index.js';
@@ -26,9 +33,16 @@ export interface KeyValueStore {
   /** True when there was an entry to delete. */
   delete(key: string): Promise<boolean>;
   /** Entries whose key matches `pattern` (every key when undefined), in key order. */
-  find(pattern: Pattern | undefined, includeExpired: boolean): Promise<Array<{ key: string; value: Value; expires_at?: string }>>;
+  find(
+    pattern: Pattern | undefined,
+    includeExpired: boolean,
+  ): Promise<Array<{ key: string; value: Value; expires_at?: string }>>;
   /** Stores the value only when the key has no live entry, in one write of the single writer. */
-  setIfAbsent(key: string, wireValue: unknown, ttl?: unknown): Promise<{ created: true } | { created: false; value: Value }>;
+  setIfAbsent(
+    key: string,
+    wireValue: unknown,
+    ttl?: unknown,
+  ): Promise<{ created: true } | { created: false; value: Value }>;
   /** Adds one to the counter under `key` unless it reached `limit`; a new counter expires at `expiresAt` (epoch ms). */
   incrementBelow(key: string, limit: number, expiresAt: number): Promise<{ count: number; incremented: boolean }>;
   /** Deletes the key when its live value passes `test` (a pure check, run in the single writer). */
@@ -137,7 +151,12 @@ export const NO_FUNCTION_AI: FunctionAi = Object.freeze({
   },
   embed: async (texts: readonly string[], model: string | undefined): Promise<AiEmbeddings> => {
     if (model !== undefined && model !== OFFLINE_MODEL) {
-      throw new ProviderFailed(`Embedding model '${model}' needs a configured provider`, 'provider_not_configured', 'openai', null);
+      throw new ProviderFailed(
+        `Embedding model '${model}' needs a configured provider`,
+        'provider_not_configured',
+        'openai',
+        null,
+      );
     }
     return { vectors: await offline.embed([...texts]), model: offline.model };
   },

@@ -14,8 +14,8 @@ import { isIsolationLevel, isPlainObject, type IsolationLevel } from '../../engi
 import { MAX_DEFINITION_STEPS, MAX_STEP_NESTING } from '../limits.js';
 import { STEP_TABLE } from '../steps/index.js';
 import type { CompiledStep } from '../steps/step.js';
-import { isHostileName } from '../templates/index.js';
-import { compilePathPattern, parseHttpMethod, type HttpMethod, type PathPattern } from '../routing/path-routes.js';
+import { isHostileName } from '../template.js';
+import { compilePathPattern, parseHttpMethod, type HttpMethod, type PathPattern } from '../path-routes.js';
 import { StepMembers, type PrecedingMember } from './member-reader.js';
 
 export interface ParameterSpec {

@@ -6,7 +6,7 @@
 import { InvalidInput } from '../../errors.js';
 import { isPlainObject } from '../../engine/index.js';
 import type { CompiledStep, MemberNames, MemberReader } from '../steps/step.js';
-import { compileTemplate, isConstant, isHostileName, type Template, type TemplateContext } from '../templates/index.js';
+import { compileTemplate, isConstant, isHostileName, type Template, type TemplateContext } from '../template.js';
 
 const MAX_FIELD_PATH = 1024;
 

@@ -18,11 +18,29 @@
  * constants fail at save with the definition path; the size of one
  * condition tree is bounded in depth and in nodes, like a query filter's.
  */
-import { compareValues, equalValues, getPath, isPlainObject, Tagged, type Fields, type Value } from '../../engine/index.js';
+import {
+  compareValues,
+  equalValues,
+  getPath,
+  isPlainObject,
+  Tagged,
+  type Fields,
+  type Value,
+} from '../../engine/index.js';
 import { invalidAt, kindOfRaw } from '../definition-path.js';
 import {
-  compileOperand, conditionField, conditionMembers, holdsPlaceholder, makeCondition, NO_RESOLVE,
-  type CompileContext, type Condition, type ConditionKind, type ConditionType, type Operand, type ResolveValue,
+  compileOperand,
+  conditionField,
+  conditionMembers,
+  holdsPlaceholder,
+  makeCondition,
+  NO_RESOLVE,
+  type CompileContext,
+  type Condition,
+  type ConditionKind,
+  type ConditionType,
+  type Operand,
+  type ResolveValue,
 } from './condition.js';
 
 /** Nesting of one condition tree, counting the root as 1 (as MAX_FILTER_DEPTH for filters). */
@@ -40,7 +58,10 @@ interface FieldOperand {
 /** Compiles `{field, value}`; `value` is required (it may be null). */
 function compileFieldOperand(value: unknown, path: string, context: CompileContext): FieldOperand {
   const members = conditionMembers(value, path, ['field', 'value'], ['field', 'value']);
-  return { field: conditionField(members.field, path), operand: compileOperand(members.value, `${path}.value`, context) };
+  return {
+    field: conditionField(members.field, path),
+    operand: compileOperand(members.value, `${path}.value`, context),
+  };
 }
 
 /** The tested field's value in the first record; undefined when absent or when there is no record. */
@@ -101,7 +122,10 @@ function countOf(given: Value, where: string): number {
   const count = given instanceof Tagged && (given.type === 'Float' || given.type === 'Number') ? given.value : given;
   if (typeof count === 'bigint' && count > 0n) return Number.MAX_SAFE_INTEGER;
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
-    throw invalidAt(where, `expected a non-negative integer, got ${kindOfRaw(count)}${typeof count === 'number' ? ` ${count}` : ''}`);
+    throw invalidAt(
+      where,
+      `expected a non-negative integer, got ${kindOfRaw(count)}${typeof count === 'number' ? ` ${count}` : ''}`,
+    );
   }
   return count;
 }
@@ -110,7 +134,8 @@ function countOf(given: Value, where: string): number {
 
 function compileConditionList(value: unknown, path: string, context: CompileContext): readonly Condition[] {
   const list = conditionMembers(value, path, ['conditions'], ['conditions']).conditions;
-  if (!Array.isArray(list)) throw invalidAt(`${path}.conditions`, `expected an array of conditions, got ${kindOfRaw(list)}`);
+  if (!Array.isArray(list))
+    throw invalidAt(`${path}.conditions`, `expected an array of conditions, got ${kindOfRaw(list)}`);
   return Object.freeze(list.map((raw, i) => context.child(raw, `${path}.conditions[${i}]`)));
 }
 
@@ -131,8 +156,10 @@ export const CONDITIONS: Readonly<Record<ConditionType, ConditionKind>> = Object
     unit: false,
     compile: (value, path, context) => {
       const { field, operand } = compileFieldOperand(value, path, context);
-      return makeCondition('FieldEquals', ({ rows, resolve }) =>
-        rows.length > 0 && equalValues(firstRecordField(rows, field), operand.get(resolve)));
+      return makeCondition(
+        'FieldEquals',
+        ({ rows, resolve }) => rows.length > 0 && equalValues(firstRecordField(rows, field), operand.get(resolve)),
+      );
     },
   },
   /**
@@ -211,9 +238,14 @@ export function compileCondition(raw: unknown, path: string, options: CompileCon
   let nodes = 0;
   const prepareValue = options.prepareValue ?? ((value: unknown) => value);
   const compileAt = (node: unknown, where: string, depth: number): Condition => {
-    if (depth > MAX_CONDITION_DEPTH) throw invalidAt(where, `conditions nested deeper than ${MAX_CONDITION_DEPTH} levels`);
-    if (++nodes > MAX_CONDITION_NODES) throw invalidAt(where, `more than ${MAX_CONDITION_NODES} conditions in one condition`);
-    const context: CompileContext = { child: (child, childPath) => compileAt(child, childPath, depth + 1), prepareValue };
+    if (depth > MAX_CONDITION_DEPTH)
+      throw invalidAt(where, `conditions nested deeper than ${MAX_CONDITION_DEPTH} levels`);
+    if (++nodes > MAX_CONDITION_NODES)
+      throw invalidAt(where, `more than ${MAX_CONDITION_NODES} conditions in one condition`);
+    const context: CompileContext = {
+      child: (child, childPath) => compileAt(child, childPath, depth + 1),
+      prepareValue,
+    };
     return compileNode(node, where, context);
   };
   return compileAt(raw, path, 1);
@@ -222,7 +254,8 @@ export function compileCondition(raw: unknown, path: string, options: CompileCon
 function compileNode(raw: unknown, path: string, context: CompileContext): Condition {
   if (!isPlainObject(raw)) throw invalidAt(path, `expected a condition object {type, value}, got ${kindOfRaw(raw)}`);
   for (const key of Object.keys(raw)) {
-    if (key !== 'type' && key !== 'value') throw invalidAt(path, `unknown member '${key}' in a condition; expected type, value`);
+    if (key !== 'type' && key !== 'value')
+      throw invalidAt(path, `unknown member '${key}' in a condition; expected type, value`);
   }
   const type = raw.type;
   if (typeof type !== 'string') throw invalidAt(path, `a condition needs a string 'type', got ${kindOfRaw(type)}`);
@@ -249,6 +282,10 @@ const noPlaceholders: ResolveValue = (raw) => raw;
  * not a usable value, e.g. a DateTime wrapper around a non-date or a
  * negative count.
  */
-export function evaluateCondition(condition: Condition, rows: readonly Fields[], resolve: ResolveValue = noPlaceholders): boolean {
+export function evaluateCondition(
+  condition: Condition,
+  rows: readonly Fields[],
+  resolve: ResolveValue = noPlaceholders,
+): boolean {
   return condition.test({ rows, resolve });
 }

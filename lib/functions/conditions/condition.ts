@@ -12,15 +12,30 @@
  * Placeholder-free values are converted once, at compile time.
  */
 import {
-  assertSafeKey, fieldFromWire, isPlainObject, parseFieldPath, Tagged, type Fields, type Value,
+  assertSafeKey,
+  fieldFromWire,
+  isPlainObject,
+  parseFieldPath,
+  Tagged,
+  type Fields,
+  type Value,
 } from '../../engine/index.js';
 import { atPath, invalidAt, kindOfRaw } from '../definition-path.js';
 
 export const CONDITION_TYPES = [
-  'HasRecords', 'FieldEquals', 'FieldExists',
-  'FieldGreaterThan', 'FieldLessThan', 'FieldGreaterThanOrEqual', 'FieldLessThanOrEqual',
-  'CountEquals', 'CountGreaterThan', 'CountLessThan',
-  'And', 'Or', 'Not',
+  'HasRecords',
+  'FieldEquals',
+  'FieldExists',
+  'FieldGreaterThan',
+  'FieldLessThan',
+  'FieldGreaterThanOrEqual',
+  'FieldLessThanOrEqual',
+  'CountEquals',
+  'CountGreaterThan',
+  'CountLessThan',
+  'And',
+  'Or',
+  'Not',
 ] as const;
 
 export type ConditionType = (typeof CONDITION_TYPES)[number];
@@ -82,9 +97,13 @@ export function makeCondition(type: ConditionType, test: (input: ConditionInput)
  * one. Throws InvalidInput starting with `path` otherwise.
  */
 export function conditionMembers(
-  value: unknown, path: string, allowed: readonly string[], required: readonly string[],
+  value: unknown,
+  path: string,
+  allowed: readonly string[],
+  required: readonly string[],
 ): Record<string, unknown> {
-  if (!isPlainObject(value)) throw invalidAt(path, `expected an object with ${allowed.join(', ')}, got ${kindOfRaw(value)}`);
+  if (!isPlainObject(value))
+    throw invalidAt(path, `expected an object with ${allowed.join(', ')}, got ${kindOfRaw(value)}`);
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) throw invalidAt(path, `unknown member '${key}'; expected ${allowed.join(', ')}`);
   }
@@ -97,7 +116,8 @@ export function conditionMembers(
 /** A literal dotted field path (no placeholders), with the engine's field-path rules. */
 export function conditionField(raw: unknown, path: string): string {
   const field = atPath(path, () => parseFieldPath(raw, 'field'));
-  if (field.includes('{{')) throw invalidAt(path, `'field' must name a field literally; placeholders are not substituted in field names`);
+  if (field.includes('{{'))
+    throw invalidAt(path, `'field' must name a field literally; placeholders are not substituted in field names`);
   return field;
 }
 
@@ -152,7 +172,9 @@ export function holdsPlaceholder(raw: unknown, path: string, depth = 0): boolean
   if (typeof raw === 'string') return raw.includes('{{');
   let found = false;
   if (Array.isArray(raw)) {
-    raw.forEach((item, i) => { found = holdsPlaceholder(item, `${path}[${i}]`, depth + 1) || found; });
+    raw.forEach((item, i) => {
+      found = holdsPlaceholder(item, `${path}[${i}]`, depth + 1) || found;
+    });
     return found;
   }
   if (!isPlainObject(raw)) return false;

@@ -5,7 +5,7 @@
  * pattern with the fewest placeholders wins.
  */
 import type { CompiledFunction } from '../compiler/index.js';
-import { matchRoute, type RouteCandidate } from '../routing/path-routes.js';
+import { matchRoute, type RouteCandidate } from '../path-routes.js';
 
 export interface RouteHit {
   readonly fn: CompiledFunction;

@@ -11,7 +11,7 @@ import { FunctionRegistry, type RegistryWarn } from './registry.js';
 import type { FunctionEngine } from '../services.js';
 import { BcryptWorkerPool, type FunctionAi } from '../steps/index.js';
 import { findRoute } from './route-lookup.js';
-import { mergeRouteParams } from '../routing/path-routes.js';
+import { mergeRouteParams } from '../path-routes.js';
 
 /** The environment functions may read: names allowed at startup, and where values come from. */
 export interface FunctionEnvironmentOptions {

@@ -14,26 +14,37 @@ import { DecimalSum } from './decimal-sum.js';
 import { DistinctCounter } from './distinct-counter.js';
 
 export const GROUP_OPERATIONS = [
-  'Count', 'Sum', 'Average', 'Min', 'Max', 'First', 'Last', 'Push', 'AddToSet', 'StandardDeviation', 'ApproxDistinct',
+  'Count',
+  'Sum',
+  'Average',
+  'Min',
+  'Max',
+  'First',
+  'Last',
+  'Push',
+  'AddToSet',
+  'StandardDeviation',
+  'ApproxDistinct',
 ] as const;
 
 export type GroupOperationName = (typeof GROUP_OPERATIONS)[number];
 
+/** Declared with methods, so an operation over its own state type `S` fits the table's `GroupOperation<unknown>`. */
 export interface GroupOperation<S = unknown> {
   readonly name: GroupOperationName;
   /** False only for Count, which counts records when it has no input_field. */
   readonly needsInput: boolean;
-  readonly init: () => S;
+  init(): S;
   /** Folds in one record's value; undefined when the record lacks the field. */
-  readonly add: (state: S, value: Value | undefined) => S;
-  readonly result: (state: S) => Value;
+  add(state: S, value: Value | undefined): S;
+  result(state: S): Value;
   /**
    * Folds in every record: for each r, `states[groupOf[r]] = add(that state,
    * valueAt(rows[r], field))`. Each row of the table writes this loop out
    * itself so its `add` is inlined there; a shared loop calling `add`
    * through the table would be a polymorphic call per record and function.
    */
-  readonly addColumn: (states: S[], rows: readonly Fields[], groupOf: Int32Array, field: string | undefined) => void;
+  addColumn(states: S[], rows: readonly Fields[], groupOf: Int32Array, field: string | undefined): void;
 }
 
 /** What a function without an input_field (Count) reads for each record. */
@@ -189,7 +200,10 @@ const sum: GroupOperation<SumState> = {
 
 /* Average: the mean of the number-typed values as a Float (60 is Float 60); null when there are none. */
 
-interface Mean { total: number; count: number }
+interface Mean {
+  total: number;
+  count: number;
+}
 
 function addMean(state: Mean, value: Value | undefined): Mean {
   const number = numericValue(value);
@@ -253,7 +267,7 @@ function extremum(name: 'Min' | 'Max', wins: (ordered: number) => boolean): Grou
 const UNSET = Symbol('unset');
 
 function addFirst(held: Value | typeof UNSET, value: Value | undefined): Value | typeof UNSET {
-  return held === UNSET ? value ?? null : held;
+  return held === UNSET ? (value ?? null) : held;
 }
 
 const first: GroupOperation<Value | typeof UNSET> = {
@@ -317,7 +331,10 @@ const push: GroupOperation<Value[]> = {
  * first appearance; records lacking the field add nothing.
  */
 
-interface Distinct { seen: Set<string>; items: Value[] }
+interface Distinct {
+  seen: Set<string>;
+  items: Value[];
+}
 
 function addDistinct(state: Distinct, value: Value | undefined): Distinct {
   if (value === undefined) return state;
@@ -351,7 +368,11 @@ const addToSet: GroupOperation<Distinct> = {
  * pass.
  */
 
-interface Welford { count: number; mean: number; m2: number }
+interface Welford {
+  count: number;
+  mean: number;
+  m2: number;
+}
 
 function addWelford(state: Welford, value: Value | undefined): Welford {
   const number = numericValue(value);
@@ -404,7 +425,7 @@ const approxDistinct: GroupOperation<DistinctCounter> = {
   },
 };
 
-export const GROUP_OPERATION_TABLE: Readonly<Record<GroupOperationName, GroupOperation<any>>> = Object.freeze({
+export const GROUP_OPERATION_TABLE: Readonly<Record<GroupOperationName, GroupOperation<unknown>>> = Object.freeze({
   Count: count,
   Sum: sum,
   Average: average,

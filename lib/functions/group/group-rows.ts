@@ -21,11 +21,23 @@
  * (group-operations.ts `addColumn`), so per record and function there is no
  * polymorphic call and no allocation.
  */
-import { assertSafeKey, checkLimit, hashKey, isPlainObject, parseFieldPath, type Fields, type Value } from '../../engine/index.js';
+import {
+  assertSafeKey,
+  checkLimit,
+  hashKey,
+  isPlainObject,
+  parseFieldPath,
+  type Fields,
+  type Value,
+} from '../../engine/index.js';
 import { InvalidInput } from '../../errors.js';
 import { atPath, invalidAt, kindOfRaw } from '../definition-path.js';
 import {
-  GROUP_OPERATION_TABLE, isGroupOperationName, valueAt, type GroupOperation, type GroupOperationName,
+  GROUP_OPERATION_TABLE,
+  isGroupOperationName,
+  valueAt,
+  type GroupOperation,
+  type GroupOperationName,
 } from './group-operations.js';
 
 /** Fields one Group may group by. */
@@ -57,11 +69,16 @@ const FUNCTION_MEMBERS = ['output_field', 'operation', 'input_field'];
 export function compileGroup(raw: unknown, path: string): GroupSpec {
   if (!isPlainObject(raw)) throw invalidAt(path, `expected a Group step object, got ${kindOfRaw(raw)}`);
   for (const key of Object.keys(raw)) {
-    if (!STEP_MEMBERS.includes(key)) throw invalidAt(path, `unknown member '${key}' in Group; expected by_fields, functions`);
+    if (!STEP_MEMBERS.includes(key))
+      throw invalidAt(path, `unknown member '${key}' in Group; expected by_fields, functions`);
   }
   const byFields = fieldList(raw.by_fields, `${path}.by_fields`);
   const functions = raw.functions;
-  if (!Array.isArray(functions)) throw invalidAt(`${path}.functions`, `expected an array of {output_field, operation, input_field?}, got ${kindOfRaw(functions)}`);
+  if (!Array.isArray(functions))
+    throw invalidAt(
+      `${path}.functions`,
+      `expected an array of {output_field, operation, input_field?}, got ${kindOfRaw(functions)}`,
+    );
   atPath(`${path}.functions`, () => checkLimit(functions.length, MAX_GROUP_FUNCTIONS, 'functions', 'functions'));
   const outputs = new Set(byFields);
   const compiled = functions.map((fn, i) => groupFunction(fn, `${path}.functions[${i}]`, outputs));
@@ -84,19 +101,26 @@ function literalField(raw: unknown, path: string): string {
 }
 
 function groupFunction(raw: unknown, path: string, outputs: Set<string>): GroupFunction {
-  if (!isPlainObject(raw)) throw invalidAt(path, `expected {output_field, operation, input_field?}, got ${kindOfRaw(raw)}`);
+  if (!isPlainObject(raw))
+    throw invalidAt(path, `expected {output_field, operation, input_field?}, got ${kindOfRaw(raw)}`);
   for (const key of Object.keys(raw)) {
-    if (!FUNCTION_MEMBERS.includes(key)) throw invalidAt(path, `unknown member '${key}'; expected ${FUNCTION_MEMBERS.join(', ')}`);
+    if (!FUNCTION_MEMBERS.includes(key))
+      throw invalidAt(path, `unknown member '${key}'; expected ${FUNCTION_MEMBERS.join(', ')}`);
   }
   const { operation, output_field: output, input_field: input } = raw;
   if (!isGroupOperationName(operation)) {
-    throw invalidAt(`${path}.operation`, typeof operation === 'string'
-      ? `unknown Group operation '${operation.slice(0, 60)}'; expected one of ${Object.keys(GROUP_OPERATION_TABLE).join(', ')}`
-      : `expected an operation name, got ${kindOfRaw(operation)}`);
+    throw invalidAt(
+      `${path}.operation`,
+      typeof operation === 'string'
+        ? `unknown Group operation '${operation.slice(0, 60)}'; expected one of ${Object.keys(GROUP_OPERATION_TABLE).join(', ')}`
+        : `expected an operation name, got ${kindOfRaw(operation)}`,
+    );
   }
-  if (typeof output !== 'string' || output.length === 0) throw invalidAt(`${path}.output_field`, `expected a non-empty string, got ${kindOfRaw(output)}`);
+  if (typeof output !== 'string' || output.length === 0)
+    throw invalidAt(`${path}.output_field`, `expected a non-empty string, got ${kindOfRaw(output)}`);
   atPath(`${path}.output_field`, () => assertSafeKey(output, 'output_field'));
-  if (outputs.has(output)) throw invalidAt(`${path}.output_field`, `'${output}' is already a by_field or an earlier output_field`);
+  if (outputs.has(output))
+    throw invalidAt(`${path}.output_field`, `'${output}' is already a by_field or an earlier output_field`);
   outputs.add(output);
   if (input === undefined || input === null) {
     if (GROUP_OPERATION_TABLE[operation].needsInput) throw invalidAt(path, `${operation} needs an input_field`);
@@ -116,7 +140,11 @@ const MISSING_KEY = hashKey(MISSING_GROUP_VALUE);
  * valid, output names safe and distinct). Throws InvalidInput for an
  * operation name it does not know. The records returned are frozen.
  */
-export function groupRows(rows: readonly Fields[], byFields: readonly string[], functions: readonly GroupFunction[]): Fields[] {
+export function groupRows(
+  rows: readonly Fields[],
+  byFields: readonly string[],
+  functions: readonly GroupFunction[],
+): Fields[] {
   const operations = functions.map((fn) => operationFor(fn.operation));
   const index = new GroupIndex(byFields);
   const groupOf = new Int32Array(rows.length);

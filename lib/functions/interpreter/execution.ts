@@ -12,7 +12,7 @@ import { InvalidInput, StepFailed } from '../../errors.js';
 import type { Session } from '../../engine/index.js';
 import { outboundPolicy, type OutboundPolicy } from '../../outbound/index.js';
 import type { CompiledStep, Execution, Returned, Row, StepSettings } from '../steps/step.js';
-import { resolveTemplate, type Template, type TemplateScope } from '../templates/index.js';
+import { resolveTemplate, type Template, type TemplateScope } from '../template.js';
 import { CallLimitExceeded, type CallBudget } from './call-limits.js';
 import type { FunctionEnv } from './function-env.js';
 import type { BcryptRunner, FunctionAi, FunctionEngine, KeyValueStore } from '../services.js';

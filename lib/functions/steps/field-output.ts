@@ -11,7 +11,7 @@
  */
 import { isPlainObject, isTypedWrapper, type Fields, type Value } from '../../engine/index.js';
 import { InvalidInput } from '../../errors.js';
-import type { Template } from '../templates/index.js';
+import type { Template } from '../template.js';
 import type { Execution, Row } from './step.js';
 
 /** Largest text or byte input a crypto or encoding step takes (what a request body could carry anyway). */

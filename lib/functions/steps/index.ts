@@ -4,53 +4,16 @@
  * file and a line here.
  */
 import type { StepType } from './step.js';
-import { findAll } from './read/find-all.js';
-import { insert } from './write/insert.js';
-import { query } from './read/query.js';
-import { findById } from './read/find-by-id.js';
-import { findOne } from './read/find-one.js';
-import { textSearch } from './read/text-search.js';
-import { vectorSearch } from './read/vector-search.js';
-import { hybridSearch } from './read/hybrid-search.js';
-import { project } from './shaping/project.js';
-import { count } from './shaping/count.js';
-import { filter } from './shaping/filter.js';
-import { sort } from './shaping/sort.js';
-import { limit } from './shaping/limit.js';
-import { skip } from './shaping/skip.js';
-import { addFields } from './shaping/add-fields.js';
-import { group } from './shaping/group.js';
-import { batchInsert } from './write/batch-insert.js';
-import { update } from './write/update.js';
-import { updateById } from './write/update-by-id.js';
-import { findOneAndUpdate } from './write/find-one-and-update.js';
-import { updateWithAction } from './write/update-with-action.js';
-import { upsert } from './write/upsert.js';
-import { deleteStep } from './write/delete.js';
-import { deleteById } from './write/delete-by-id.js';
-import { batchDelete } from './write/batch-delete.js';
-import { setField } from './records/set-field.js';
-import { increment } from './records/increment.js';
-import { push } from './records/push.js';
-import { currentDatetime } from './records/current-datetime.js';
-import { ifStep } from './control/if.js';
-import { forEach } from './control/for-each.js';
-import { parallel } from './control/parallel.js';
-import { tryCatch } from './control/try-catch.js';
-import { sleep } from './control/sleep.js';
-import { returnStep } from './control/return.js';
-import { validate } from './control/validate.js';
-import { callFunction } from './control/call-function.js';
-import { createSavepoint, releaseSavepoint, rollbackToSavepoint } from './control/savepoints.js';
-import { kvGet } from './kv/kv-get.js';
-import { kvSet } from './kv/kv-set.js';
-import { kvDelete } from './kv/kv-delete.js';
-import { kvExists } from './kv/kv-exists.js';
-import { kvQuery } from './kv/kv-query.js';
-import { idempotencyClaim } from './concurrency/idempotency-claim.js';
-import { rateLimit } from './concurrency/rate-limit.js';
-import { lockAcquire } from './concurrency/lock-acquire.js';
-import { lockRelease } from './concurrency/lock-release.js';
+import { findAll, findById, findOne, hybridSearch, query, textSearch, vectorSearch } from './read.js';
+import { addFields, count, filter, group, limit, project, skip, sort } from './shaping.js';
+import { batchDelete, batchInsert, deleteById, deleteStep, insert, upsert } from './write.js';
+import { findOneAndUpdate, update, updateById, updateWithAction } from './update.js';
+import { currentDatetime, increment, push, setField } from './records.js';
+import {
+  callFunction, createSavepoint, forEach, ifStep, parallel, releaseSavepoint, returnStep, rollbackToSavepoint, sleep, tryCatch, validate,
+} from './control.js';
+import { kvDelete, kvExists, kvGet, kvQuery, kvSet } from './kv.js';
+import { idempotencyClaim, lockAcquire, lockRelease, rateLimit } from './concurrency.js';
 // external (outbound HTTP and e-mail)
 import { httpRequest } from './external/http-request.js';
 import { swr } from './external/swr.js';

@@ -3,58 +3,63 @@
  *
  * How to write a step
  * -------------------
- * 1. One file per step type under `lib/functions/steps/<family>/` (read,
- *    write, records, shaping, control), exporting one `StepType`:
+ * 1. A step type is a row of its family's module under
+ *    `lib/functions/steps/` (read.ts, write.ts, records.ts, shaping.ts,
+ *    control.ts, kv.ts, concurrency.ts, http.ts, email.ts, ai.ts,
+ *    encoding.ts, crypto/...), one exported `StepType` each:
  *
  *      export const findAll = step<{ collection: Template }>({
  *        type: 'FindAll',
  *        access: 'read',                  // 'none' | 'read' | 'write' | 'outside'
- *        compile: (m) => ({ collection: m.template('collection') }),
- *        run: (cfg, rows, x) => x.session.find(x.text(cfg.collection, rows[0], 'collection'), ALL),
+ *        compile: (members) => ({ collection: members.template('collection') }),
+ *        run: (config, rows, run) => run.session.find(run.text(config.collection, rows[0], 'collection'), ALL),
  *      });
  *
- *    (read/find-all.ts and write/insert.ts are the two worked examples.)
+ *    (FindAll in read.ts and Insert in write.ts are the two worked examples.)
  *
  * 2. Add it to the `STEPS` table in `steps/index.ts`. Nothing else: the
  *    compiler finds it by `type`, the interpreter runs it.
  * 3. `compile` runs at SAVE time and reads the step's members through the
- *    `MemberReader` (`m`): every error it throws names the member's path
+ *    `MemberReader`: every error it throws names the member's path
  *    (`functions[2].then_functions[0].collection: ...`). Parse everything you
  *    can here (templates, filters, schemas, nested step lists with
- *    `m.steps(...)`), so a bad definition is a 400 at save, never a 500 at
- *    call time. Other clients' spellings of a member are aliases:
- *    `m.template(['record_ids', 'ids'])` reads the first one present.
+ *    `members.steps(...)`), so a bad definition is a 400 at save, never a 500
+ *    at call time. Other clients' spellings of a member are aliases:
+ *    `members.template(['record_ids', 'ids'])` reads the first one present.
  *    Unknown members are tolerated (clients send extras). Field names a step
  *    writes or reads (`output_field`, `field`...) go through
- *    `m.fieldPath(...)`, which refuses `__proto__`, `constructor` and
+ *    `members.fieldPath(...)`, which refuses `__proto__`, `constructor` and
  *    `prototype`: a step must never build an object key from user input
- *    unchecked.
+ *    unchecked. Members several families share are read by members.ts.
  * 4. `run` gets the compiled config, the current working records (bare
  *    engine `Fields`, never mutate them: build new objects) and the
- *    `Execution` (`x`). It returns the next working records. Resolve
- *    templates with `x.resolve(t, row)` (any JSON value; a string that is
- *    exactly one placeholder keeps its JSON type, Parameter refs keep typed
- *    wrappers) or `x.text(t, row)` (must be a string). `row` is the record
- *    whose fields `{{field}}` may name (usually `rows[0]`, or each row for
- *    per-record steps). Read and write only through `x.session` (auto-commit
- *    or the function's transaction, the step never asks which). Throw
- *    `DbError`s (`InvalidInput`, `NotFound`...): the interpreter wraps them
- *    into `StepFailed` with the step's index and type. Conditions and other
- *    evaluators get the same names through `x.scope(row)`.
- * 7. Test it in `spec/functions/steps/<family>.spec.ts` through
- *    `callStoredFunction` over a real `Database` (see
- *    spec/functions/interpreter.spec.ts), and the HTTP form once in
- *    spec/http/functions*.spec.ts.
+ *    `Execution` of the running call. It returns the next working records.
+ *    Resolve templates with `run.resolve(template, row)` (any JSON value; a
+ *    string that is exactly one placeholder keeps its JSON type, Parameter
+ *    refs keep typed wrappers) or `run.text(template, row)` (must be a
+ *    string). `row` is the record whose fields `{{field}}` may name (usually
+ *    `rows[0]`, or each row for per-record steps). Read and write records
+ *    only through `run.session` (auto-commit or the function's transaction,
+ *    the step never asks which); the few services a step needs beyond it
+ *    (`kv`, `settings()`, `outbound()`, `ai`, `bcrypt`, `callFunction`) are
+ *    named on the Execution. Throw `DbError`s (`InvalidInput`,
+ *    `NotFound`...): the interpreter wraps them into `StepFailed` with the
+ *    step's index and type. Conditions and other evaluators get the same
+ *    names through `run.scope(row)`. working-records.ts reads inputs and
+ *    writes `output_field` the way every family does.
  * 5. `access` says what the step touches. `'outside'` (HTTP, e-mail, key-value,
  *    anything a rollback cannot undo) and steps flagged `transactional: false`
  *    make a transactional function fail at save time.
- * 6. Nested lists run through `x.runSteps(steps, rows, frame?)`; `frame` is a
- *    record whose fields shadow the parameters for those steps (ForEach).
+ * 6. Nested lists run through `run.runSteps(steps, rows, frame?)`; `frame` is
+ *    a record whose fields shadow the parameters for those steps (ForEach).
+ * 7. Test it in `spec/functions/steps/<family>.spec.ts` through
+ *    `callStoredFunction` over a real engine (spec/helpers/function-harness.ts),
+ *    and the HTTP form once in spec/http/functions*.spec.ts.
  */
 import type { Fields, Session, Settings } from '../../engine/index.js';
 import type { OutboundPolicy } from '../../outbound/index.js';
 import type { BcryptRunner, FunctionAi, KeyValueStore } from '../services.js';
-import type { Template, TemplateScope } from '../templates/index.js';
+import type { Template, TemplateScope } from '../template.js';
 
 /** A working record: bare engine fields, flowing from step to step. */
 export type Row = Fields;
@@ -179,11 +184,11 @@ export interface StepType<C> {
    * when a definition is read back (definitions/redact.ts).
    */
   readonly secretMembers?: readonly string[];
-  compile(m: MemberReader): C;
-  run(config: C, rows: readonly Row[], x: Execution): Promise<readonly Row[]> | readonly Row[];
+  compile(members: MemberReader): C;
+  run(config: C, rows: readonly Row[], run: Execution): Promise<readonly Row[]> | readonly Row[];
 }
 
 /** Widens a concrete step type for the table. */
-export function step<C>(s: StepType<C>): StepType<unknown> {
-  return s as StepType<unknown>;
+export function step<C>(type: StepType<C>): StepType<unknown> {
+  return type as StepType<unknown>;
 }

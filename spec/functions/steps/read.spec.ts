@@ -204,3 +204,21 @@ describe('functions: read steps', () => {
     });
   });
 });
+
+describe('functions: FindAll', () => {
+  let h: FunctionHarness;
+  beforeEach(async () => { h = await FunctionHarness.open(); });
+  afterEach(async () => { await h.close(); });
+
+  it('FindAll makes every record of the collection the working records (none for a missing collection)', async () => {
+    expect((await h.run([{ type: 'FindAll', collection: 'nothing_here' }])).records).to.deep.equal([]);
+    await h.db.session(undefined).insert('items', { n: 1 });
+    await h.db.session(undefined).insert('items', { n: 2 });
+    const r = await h.run([{ type: 'FindAll', collection: '{{c}}' }], { c: 'items' });
+    expect(r.records.map((x) => x.n).sort()).to.deep.equal([1, 2]);
+  });
+
+  it('FindAll needs a collection at save', () => {
+    expect(() => h.define({ label: 'b', functions: [{ type: 'FindAll' }] })).to.throw("functions[0]: missing required member 'collection'");
+  });
+});

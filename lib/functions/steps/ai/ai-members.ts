@@ -7,7 +7,7 @@
  */
 import { isTypedWrapper } from '../../../engine/index.js';
 import { InvalidInput } from '../../../errors.js';
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import type { Execution, MemberNames, MemberReader, Row } from '../step.js';
 
 /** A member compiled as a template, with the rule its value must meet. */

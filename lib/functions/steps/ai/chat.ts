@@ -18,7 +18,7 @@
  */
 import { isPlainObject } from '../../../engine/index.js';
 import { InvalidInput } from '../../../errors.js';
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { step, type MemberReader } from '../step.js';
 import { AI_ROLES, type AiMessage, type AiRole } from '../../services.js';
 import {

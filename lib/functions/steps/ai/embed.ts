@@ -21,7 +21,7 @@
  */
 import { isPlainObject, MAX_EMBED_TEXTS, Tagged, type Fields, type Value } from '../../../engine/index.js';
 import { InvalidInput, ProviderFailed } from '../../../errors.js';
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { fieldInput, withField } from '../field-output.js';
 import { step, type Execution, type MemberReader, type Row } from '../step.js';
 import { checkedMember, optionalName, resolveMember, unwrap, type CheckedMember } from './ai-members.js';

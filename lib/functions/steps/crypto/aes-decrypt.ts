@@ -5,7 +5,7 @@
  * message is malformed, tampered with, sealed under another key or not
  * UTF-8. A missing field or a key that is not 32 bytes fails the step.
  */
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { fieldInput, utf8OrNull, writeEach } from '../field-output.js';
 import { literalChoice } from '../literal-choice.js';
 import { step } from '../step.js';

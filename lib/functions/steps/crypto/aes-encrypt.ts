@@ -4,7 +4,7 @@
  * and a fresh random nonce; `{ciphertext, nonce}` (both base64, the tag
  * appended to the ciphertext) under `output_field`.
  */
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { bytesInput, writeEach } from '../field-output.js';
 import { literalChoice } from '../literal-choice.js';
 import { step } from '../step.js';

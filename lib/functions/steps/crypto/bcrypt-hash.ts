@@ -16,7 +16,7 @@
  * cost doubles the time (cost 12 is about 0.3 s here, cost 14 over a
  * second).
  */
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { textInput, writeEach } from '../field-output.js';
 import { step } from '../step.js';
 import { bcryptHash, checkBcryptCost, DEFAULT_BCRYPT_COST, MAX_BCRYPT_COST, MIN_BCRYPT_COST } from './bcrypt/bcrypt-format.js';

@@ -13,7 +13,7 @@
  * verify here). Runs on `x.bcrypt`, like BcryptHash.
  */
 import { isTypedWrapper } from '../../../engine/index.js';
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { textInput, writeEach } from '../field-output.js';
 import { step } from '../step.js';
 import { bcryptVerify, checkBcryptCost, parseBcryptHash } from './bcrypt/bcrypt-format.js';

@@ -3,7 +3,7 @@
  * `input` with `secret` (same members as HmacSign), compared in constant
  * time. A MAC that is not valid hex or base64 is simply false.
  */
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { textInput, writeEach } from '../field-output.js';
 import { step } from '../step.js';
 import { decodeMac, hmacMembers, hmacOf, macEquals, type HmacMembers } from './hmac.js';

@@ -1,7 +1,7 @@
 /** HMAC (RFC 2104) over node:crypto: the algorithms and output encodings HmacSign and HmacVerify share. */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { decodeBase64 } from '../encoding/base64-codec.js';
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { bytesInput } from '../field-output.js';
 import { literalChoice } from '../literal-choice.js';
 import type { Execution, MemberReader, Row } from '../step.js';

@@ -5,7 +5,7 @@
  * is a 400 then; an environment secret is parsed at each call.
  */
 import { InvalidInput } from '../../../errors.js';
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import type { Execution, MemberReader, Row } from '../step.js';
 import { isJwtAlgorithm, JWT_ALGORITHMS, signingKey, verifyingKey, type JwtAlgorithm, type JwtKey } from './jwt-keys.js';
 import { secretText, strictSecret } from './secret-member.js';

@@ -8,7 +8,7 @@
 import { SignJWT, type JWTPayload } from 'jose';
 import { isPlainObject, isTypedWrapper } from '../../../engine/index.js';
 import { InvalidInput } from '../../../errors.js';
-import { isConstant, isHostileName, type Template } from '../../templates/index.js';
+import { isConstant, isHostileName, type Template } from '../../template.js';
 import { writeEach } from '../field-output.js';
 import { step } from '../step.js';
 import { jwtKey, jwtKeyConfig, type JwtKeyConfig } from './jwt-members.js';

@@ -9,7 +9,7 @@
  */
 import { jwtVerify } from 'jose';
 import { isTypedWrapper, type Value } from '../../../engine/index.js';
-import { isHostileName } from '../../templates/index.js';
+import { isHostileName } from '../../template.js';
 import { writeEach } from '../field-output.js';
 import { step } from '../step.js';
 import { jwtKey, jwtKeyConfig, type JwtKeyConfig } from './jwt-members.js';

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { InvalidInput } from '../../../errors.js';
-import { isConstant, type Template } from '../../templates/index.js';
+import { isConstant, type Template } from '../../template.js';
 import { writeEach } from '../field-output.js';
 import { literalChoice } from '../literal-choice.js';
 import { step } from '../step.js';

@@ -11,7 +11,7 @@
  * Error messages name the member, never the secret's value.
  */
 import { InvalidInput } from '../../../errors.js';
-import { isEnvTemplate, type Template } from '../../templates/index.js';
+import { isEnvTemplate, type Template } from '../../template.js';
 import type { Execution, MemberNames, MemberReader, Row } from '../step.js';
 import { textInput } from '../field-output.js';
 

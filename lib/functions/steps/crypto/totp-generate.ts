@@ -4,7 +4,7 @@
  * `period` seconds (default 30), `algorithm` sha1 (default), sha256 or
  * sha512. The time is the engine's clock.
  */
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { writeEach } from '../field-output.js';
 import { step } from '../step.js';
 import { keyMaterial, secretText } from './secret-member.js';

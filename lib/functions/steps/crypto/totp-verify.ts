@@ -5,7 +5,7 @@
  * A code sent as a number is read with its leading zeros restored; anything
  * that is not `digits` digits is simply false.
  */
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { writeEach } from '../field-output.js';
 import { step } from '../step.js';
 import { keyMaterial, secretText } from './secret-member.js';

@@ -4,7 +4,7 @@
  * or bytes that are not UTF-8, fail the step.
  */
 import { InvalidInput } from '../../../errors.js';
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { textInput, utf8OrNull, writeEach } from '../field-output.js';
 import { step } from '../step.js';
 import { decodeBase64 } from './base64-codec.js';

@@ -1,5 +1,5 @@
 /** Base64Encode: `input` (text as UTF-8, or binary data) as base64, standard or `url_safe` (unpadded), under `output_field`. */
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { bytesInput, writeEach } from '../field-output.js';
 import { step } from '../step.js';
 import { encodeBase64 } from './base64-codec.js';

@@ -5,7 +5,7 @@
  * stop silently at the first bad pair).
  */
 import { InvalidInput } from '../../../errors.js';
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { textInput, utf8OrNull, writeEach } from '../field-output.js';
 import { step } from '../step.js';
 

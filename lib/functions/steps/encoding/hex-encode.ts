@@ -1,5 +1,5 @@
 /** HexEncode: `input` (text as UTF-8, or binary data) as lowercase hex under `output_field`. */
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { bytesInput, writeEach } from '../field-output.js';
 import { step } from '../step.js';
 

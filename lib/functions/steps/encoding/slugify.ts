@@ -5,7 +5,7 @@
  * of characters one `-`, no `-` at either end. Text with no Latin letters or
  * digits gives an empty slug.
  */
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { textInput, writeEach } from '../field-output.js';
 import { step } from '../step.js';
 

@@ -17,7 +17,7 @@
 import { isTypedWrapper } from '../../../engine/index.js';
 import { InvalidInput } from '../../../errors.js';
 import { checkAddress, checkRecipients, sendSendgrid, sendSmtp, type MailMessage, type MailResult } from './mail/index.js';
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { step, type Execution, type Row } from '../step.js';
 import { addToRows, DEFAULT_STEP_TIMEOUT_SECONDS, MAX_STEP_TIMEOUT_SECONDS } from './request-members.js';
 

@@ -14,7 +14,7 @@
 import { fromJson, isPlainObject, isTypedWrapper, toJson, type Fields, type Value } from '../../../engine/index.js';
 import { InvalidInput } from '../../../errors.js';
 import { outboundFetch, type OutboundResponse } from '../../../outbound/index.js';
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import type { Execution, MemberReader, Row } from '../step.js';
 
 export const DEFAULT_STEP_TIMEOUT_SECONDS = 30;

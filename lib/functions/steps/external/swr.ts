@@ -32,7 +32,7 @@
 import { fromJson, resolveTtl, toJson, type Value } from '../../../engine/index.js';
 import type { KeyValueStore } from '../../services.js';
 import { InvalidInput } from '../../../errors.js';
-import type { Template } from '../../templates/index.js';
+import type { Template } from '../../template.js';
 import { step, type Execution } from '../step.js';
 import { addToRows, compileRequestMembers, resolveRequest, responseBody, send, type RequestMembers, type ResolvedRequest } from './request-members.js';
 

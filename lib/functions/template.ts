@@ -24,8 +24,8 @@
  * A template without placeholders compiles to a constant, so resolving it
  * costs nothing.
  */
-import { InvalidInput } from '../../errors.js';
-import { isPlainObject, isTypedWrapper } from '../../engine/index.js';
+import { InvalidInput } from '../errors.js';
+import { isPlainObject, isTypedWrapper } from '../engine/index.js';
 
 export type Template =
   | { readonly k: 'const'; readonly v: unknown }

@@ -14,9 +14,9 @@
  * both sides; there are no wildcards (`*` is a literal). Body parameters
  * override path parameters (`mergeRouteParams`). Pure: no I/O, no state.
  */
-import { assertSafeKey, isPlainObject } from '../../engine/index.js';
-import { InvalidInput } from '../../errors.js';
-import { atPath, invalidAt, kindOfRaw } from '../definition-path.js';
+import { assertSafeKey, isPlainObject } from '../engine/index.js';
+import { InvalidInput } from '../errors.js';
+import { atPath, invalidAt, kindOfRaw } from './definition-path.js';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
