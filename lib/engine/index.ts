@@ -1,50 +1,74 @@
-/** Public surface of the engine. Other folders import only from here. */
+/**
+ * Public surface of the engine (also the package entry `eddydb/engine`).
+ * Other folders import only from here, and it exports only what they use:
+ * the engine's own specs import its modules by their paths.
+ */
+// The façade, and the statement interface (Session) other layers write through.
 export { Database, type DatabaseOptions } from './database.js';
-export { isTransactionSession, type Caller, type SearchResult, type Session, type TransactionSession } from './session/index.js';
-export type { EngineLog, LogLevel } from './engine-log.js';
+export {
+  isTransactionSession, type Caller, type SearchResult, type Session, type TransactionSession,
+} from './session/index.js';
+export type { BulkFailure, BulkItem, BulkResult } from './records/bulk.js';
+export type { UpsertTarget } from './records/multi-writes.js';
+export { applyActionSequence, parseActionSequence, type ActionStep } from './records/update-actions.js';
+export type { LogLevel } from './engine-log.js';
+
+// Time.
 export { ManualClock, systemClock, type Clock } from './time/clock.js';
-export { ADMIN_KEY_ID, describeKey, parseKeyRequest } from './admin/api-keys.js';
-export { isInternalCollection, validateCollectionName } from './collections/names.js';
-export { CRON_HORIZON_YEARS, CronSchedule } from './time/cron.js';
+export { CronSchedule } from './time/cron.js';
 export { CronTimer } from './time/cron-timer.js';
-export { ALIAS_RULE, INDEX_FIELD_RULE, isAliasName, isIndexableField, type SchemaChange, type SchemaDefinition } from './collections/collections.js';
-export { validateId } from './records/ids.js';
-export { parseKvKeys, validateKvKey, VALUES_RULE } from './kv/kv.js';
-export { TRASH_RETENTION_MS } from './records/trash.js';
-export { DEFAULT_SETTINGS, ISOLATION_LEVELS, isOutboundHostEntry, maskSecret, parseSettingsPatch, SECRET_SETTINGS, type IsolationLevel, type Settings } from './admin/settings.js';
-export { DURABILITY_MODES, type DurabilityMode } from './storage/log/log-writer.js';
-export { nodeFs, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, type StorageFs, type StorageFile } from './storage/fs.js';
-export { DEFAULT_HEAL_OPTIONS, type HealOptions, type StorageEvent, type StorageStatus } from './storage/storage-health.js';
-export type { StorageFault } from './storage/storage-fault.js';
-export { checkDataDirPrivacy } from './storage/dir-permissions.js';
-export { DirLock, DEFAULT_LOCK_WAIT_MS, type LockMechanism, type LockOptions } from './storage/lock.js';
-export { parseFieldPath, parseFilter, parseQuery, type Filter, type Query } from './query/index.js';
+export { resolveTtl } from './time/ttl.js';
+export { beforeLongWorkResumes, Slicer, whileSlicedWorkRuns, yieldSlicedWork, yieldToLoop } from './time/slices.js';
+
+// Input checks and the names of things.
 export { checkLimit, MAX_EMBED_TEXTS, MAX_FIELD_NAMES } from './input/limits.js';
 export { rejectUnknownMembers } from './input/members.js';
-export type { ApiKeyRecord, CollectionPermission, KvPermission } from './write/state.js';
-export type { Effect, LoggedBatch } from './write/effects.js';
+export { isInternalCollection, validateCollectionName } from './collections/names.js';
 export {
-  recordToWire, recordJson, recordMsgpack, valueToWire, bareValue, fieldsFromWire, fieldFromWire, compareValues, equalValues, fromJson, jsonParser, integerValue, ownString, toJson, isPlainObject, isTypedWrapper, Tagged, typeOf,
-  type Fields, type Value,
-} from './values/index.js';
-export { verifyDataDir, verifyGenerations, type CollectionCount, type FileReport, type GenerationReport, type StartVerdict, type VerifyResult } from './storage/recovery/verify.js';
+  ALIAS_RULE, INDEX_FIELD_RULE, isAliasName, isIndexableField, type SchemaChange, type SchemaDefinition,
+} from './collections/collections.js';
+export { validateId } from './records/ids.js';
+export { parseKvKeys, validateKvKey, VALUES_RULE } from './kv/kv.js';
+
+// Administration: API keys and run-time settings.
+export { describeKey, parseKeyRequest } from './admin/api-keys.js';
+export type { ApiKeyRecord, CollectionPermission, KvPermission } from './write/state.js';
+export {
+  DEFAULT_SETTINGS, isOutboundHostEntry, maskSecret, parseSettingsPatch, SECRET_SETTINGS,
+  type IsolationLevel, type Settings,
+} from './admin/settings.js';
+export {
+  isIsolationLevel, isSavepointName, isTransactionTimeout, SAVEPOINT_NAME_RULE, TIMEOUT_RULE,
+} from './transactions/transaction-manager.js';
+export type { TransactionStatus } from './transactions/transaction-registry.js';
+
+// Storage: durability, the data directory, health, verification; the log as replication ships it.
+export { DURABILITY_MODES, type DurabilityMode } from './storage/log/log-writer.js';
+export { nodeFs, type StorageFs } from './storage/fs.js';
+export type { StorageEvent, StorageStatus } from './storage/storage-health.js';
+export type { StorageFault } from './storage/storage-fault.js';
+export { checkDataDirPrivacy } from './storage/dir-permissions.js';
+export { DirLock, type LockMechanism } from './storage/lock.js';
+export {
+  verifyGenerations, type CollectionCount, type FileReport, type VerifyResult,
+} from './storage/recovery/verify.js';
 export { isSegmentName, isSnapshotName } from './storage/generations.js';
-export { describeDamage, type DamagedFile, type RecoveryReport } from './storage/recovery/recovery-report.js';
-export type { BulkResult } from './records/bulk.js';
-export type { UpsertTarget } from './records/multi-writes.js';
-export { CLEANUP_INTERVAL_MS, type TransactionStatus } from './transactions/transaction-registry.js';
-export { isIsolationLevel, isSavepointName, isTransactionTimeout, SAVEPOINT_NAME_RULE, TIMEOUT_RULE } from './transactions/transaction-manager.js';
-export type { BulkItem, BulkFailure } from './records/bulk.js';
-export { applyActionSequence, parseActionSequence, type ActionStep } from './records/update-actions.js';
+export type { RecoveryReport } from './storage/recovery/recovery-report.js';
+export { encodePayload } from './storage/codec.js';
+export type { LoggedBatch } from './write/effects.js';
 export { parseShipped, type ResyncPlan, type ShippedBatch } from './ripple/replication.js';
-export { encodePayload, decodePayload } from './storage/codec.js';
-export type { CommitInfo, RecordChange, ChangeKind } from './write/change-feed.js';
+export { ChangeNotifier } from './write/change-notifier.js';
+
+// Values, queries, search and patterns.
+export {
+  assertSafeKey, bareValue, compareValues, equalValues, fieldFromWire, fieldsFromWire, fromJson, hashKey,
+  integerValue, isPlainObject, isTypedWrapper, jsonParser, ownString, recordJson, recordMsgpack, recordToWire,
+  sortCompare, Tagged, toJson, valueToWire, type Fields, type Value,
+} from './values/index.js';
+export {
+  applyProjection, compileProjection, getPath, matchFilter, parseFieldList, parseFieldPath, parseFilter, parseJoin,
+  parseQuery, parseSort, sortRecords, type Filter, type Join, type Projection, type Query, type SortKey,
+} from './query/index.js';
 export { indexDefs } from './indexes/index-manager.js';
 export { parseSearch, runSearch, type SearchHit, type SearchRequest } from './search/search.js';
-export { compilePattern, requirePattern, MAX_PATTERN_LENGTH, MAX_GROUP_DEPTH, MAX_PROGRAM_SIZE, type CompiledPattern, type Pattern } from './pattern/index.js';
-export { ChangeNotifier, type ChangeFilter, type ChangeListener, type ChangeSubscription, type MutationNotice, type SchemaNotice } from './write/change-notifier.js';
-export { assertSafeKey, hashKey, sortCompare } from './values/index.js';
-export { getPath } from './query/index.js';
-export { applyProjection, compileProjection, matchFilter, parseFieldList, parseJoin, parseSort, sortRecords, type Join, type Projection, type SortKey } from './query/index.js';
-export { resolveTtl, type ResolvedTtl } from './time/ttl.js';
-export { yieldToLoop, yieldSlicedWork, beforeLongWorkResumes, whileSlicedWorkRuns, Slicer } from './time/slices.js';
+export { compilePattern, requirePattern, type Pattern } from './pattern/index.js';

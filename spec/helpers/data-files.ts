@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync, truncateSync, statSync, writeFileSync, cpSync } from 'node:fs';
 import path from 'node:path';
-import { decodePayload } from '../../lib/engine/index.js';
+import { decodePayload } from '../../lib/engine/storage/codec.js';
 
 export interface FrameInfo { offset: number; size: number; k?: string; seq?: number }
 

@@ -15,7 +15,8 @@
  *   that file since its last successful fsync, as Linux may discard dirty
  *   pages after a write-back error.
  */
-import { nodeFs, type StorageFile, type StorageFs } from '../../lib/engine/index.js';
+import { nodeFs, type StorageFs } from '../../lib/engine/index.js';
+import type { StorageFile } from '../../lib/engine/storage/fs.js';
 
 export function fsError(code: 'ENOSPC' | 'EIO', syscall: string): NodeJS.ErrnoException {
   const text = code === 'ENOSPC' ? 'no space left on device' : 'i/o error';

@@ -7,7 +7,8 @@ import { WriteQueue } from '../../lib/engine/write/write-queue.js';
 import { LogWriter } from '../../lib/engine/storage/log/log-writer.js';
 import { StorageHealth } from '../../lib/engine/storage/storage-health.js';
 import { DbState } from '../../lib/engine/write/state.js';
-import { ManualClock, type EngineLog } from '../../lib/engine/index.js';
+import { ManualClock } from '../../lib/engine/index.js';
+import type { EngineLog } from '../../lib/engine/engine-log.js';
 import { FaultyFs } from './faulty-fs.js';
 import { tempDir, removeDir } from './temp-dir.js';
 

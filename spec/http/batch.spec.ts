@@ -9,7 +9,8 @@
  */
 import { expect } from 'chai';
 import { encode as mpEncode } from '@msgpack/msgpack';
-import type { Effect, LoggedBatch } from '../../lib/engine/index.js';
+import type { LoggedBatch } from '../../lib/engine/index.js';
+import type { Effect } from '../../lib/engine/write/effects.js';
 import { bare, TestServer, type Reply, type RequestOptions } from '../helpers/test-server.js';
 
 let counter = 0;

@@ -5,7 +5,8 @@
  * chunks, and a write made meanwhile is re-checked in the writer.
  */
 import { expect } from 'chai';
-import { Database, ManualClock, TRASH_RETENTION_MS } from '../../../lib/engine/index.js';
+import { Database, ManualClock } from '../../../lib/engine/index.js';
+import { TRASH_RETENTION_MS } from '../../../lib/engine/records/trash.js';
 import { SWEEP_CHUNK } from '../../../lib/engine/expiry/sweep.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 

@@ -6,7 +6,8 @@
  * (which never holds the mark) must replay to the same state.
  */
 import { expect } from 'chai';
-import { Database, type CommitInfo, type LoggedBatch } from '../../../lib/engine/index.js';
+import { Database, type LoggedBatch } from '../../../lib/engine/index.js';
+import type { CommitInfo } from '../../../lib/engine/write/change-feed.js';
 import { MADE_ID } from '../../../lib/engine/write/effects.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 

@@ -7,7 +7,8 @@
  * refuse exactly the same bodies, single inserts and bulk alike.
  */
 import { expect } from 'chai';
-import { Database, Tagged, type Effect, type Fields } from '../../../lib/engine/index.js';
+import { Database, Tagged, type Fields } from '../../../lib/engine/index.js';
+import type { Effect } from '../../../lib/engine/write/effects.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 
 const nested = (levels: number): unknown => (levels === 0 ? 1 : { n: nested(levels - 1) });

@@ -5,7 +5,8 @@
  * unverifiable instead of silently unchecked.
  */
 import { expect } from 'chai';
-import type { CommitInfo, LoggedBatch } from '../../../lib/engine/index.js';
+import type { LoggedBatch } from '../../../lib/engine/index.js';
+import type { CommitInfo } from '../../../lib/engine/write/change-feed.js';
 import { ChangeHistory } from '../../../lib/engine/transactions/change-history.js';
 
 function batch(seq: number, changes: Array<[string, string]>, dropped: string[] = []): [LoggedBatch, CommitInfo] {

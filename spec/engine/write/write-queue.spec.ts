@@ -10,7 +10,8 @@ import { WriteQueue, type Operation } from '../../../lib/engine/write/write-queu
 import { recover } from '../../../lib/engine/storage/recovery/recovery.js';
 import { StorageHealth } from '../../../lib/engine/storage/storage-health.js';
 import { DbState } from '../../../lib/engine/write/state.js';
-import { nodeFs, type EngineLog, type LoggedBatch } from '../../../lib/engine/index.js';
+import { nodeFs, type LoggedBatch } from '../../../lib/engine/index.js';
+import type { EngineLog } from '../../../lib/engine/engine-log.js';
 import { InvalidInput, Internal, ReadOnlyRefusal } from '../../../lib/errors.js';
 import { FaultyFs } from '../../helpers/faulty-fs.js';
 import { openWriteQueue, type WriteQueueFixture } from '../../helpers/write-queue-fixture.js';
