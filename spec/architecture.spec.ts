@@ -26,6 +26,17 @@ const ALLOWED: Record<string, string[]> = {
   entry: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow', 'chat', 'http'],
 };
 
+/**
+ * A folder root holds at most this many source files (the .ts files directly in it, index.ts included), so
+ * that a folder's name says what lives in it: past that, a folder gets rooms by concern.
+ */
+const MAX_FILES_PER_FOLDER = 12;
+/**
+ * The folders (relative to lib/) held to MAX_FILES_PER_FOLDER, each with every folder below it. Add a
+ * folder once its rooms are split; [''] holds all of lib/ to it.
+ */
+const FOLDER_LIMITED = ['engine'];
+
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
     const p = path.join(dir, f);
@@ -102,5 +113,16 @@ describe('architecture', () => {
   it('keeps every source file under the 600-line cap', () => {
     const big = files.filter((f) => readFileSync(f, 'utf8').split('\n').length > 600).map((f) => path.relative(LIB, f));
     expect(big).to.deep.equal([]);
+  });
+
+  it(`keeps at most ${MAX_FILES_PER_FOLDER} source files in a folder root`, () => {
+    const entries = (dir: string) => readdirSync(dir).map((f) => path.join(dir, f));
+    const foldersUnder = (dir: string): string[] =>
+      [dir, ...entries(dir).filter((p) => statSync(p).isDirectory()).flatMap(foldersUnder)];
+    const crowded = FOLDER_LIMITED.flatMap((top) => foldersUnder(path.join(LIB, top)))
+      .map((dir) => ({ dir, count: entries(dir).filter((p) => p.endsWith('.ts') && statSync(p).isFile()).length }))
+      .filter(({ count }) => count > MAX_FILES_PER_FOLDER)
+      .map(({ dir, count }) => `${path.relative(LIB, dir) || 'lib'}: ${count} files`);
+    expect(crowded).to.deep.equal([]);
   });
 });
