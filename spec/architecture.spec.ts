@@ -59,6 +59,15 @@ function layerOf(file: string): string {
  */
 const IMPORT = /(?:import|export)\s[^'";]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
 
+/** The names an `import … from` or `export … from` clause brings in, with `import('…').Name` type expressions. */
+const IMPORT_CLAUSE = /(?:import|export)\s([^'";]*?)from\s+['"][^'"]+['"]/g;
+
+/** Whether a source text imports the name `Database` (a value, a type, or renamed). */
+function importsDatabase(text: string): boolean {
+  for (const m of text.matchAll(IMPORT_CLAUSE)) if (/\bDatabase\b/.test(m[1]!)) return true;
+  return /import\(\s*['"][^'"]+['"]\s*\)\.Database\b/.test(text);
+}
+
 describe('architecture', () => {
   const files = walk(LIB);
 
@@ -108,6 +117,14 @@ describe('architecture', () => {
   it('resolves every relative import under lib/ to a source file', () => {
     const unresolved = [...relativeImports()].filter(({ target }) => !files.includes(target)).map(({ file, spec }) => `${path.relative(LIB, file)} -> ${spec}`);
     expect(unresolved).to.deep.equal([]);
+  });
+
+  it('imports the engine façade Database only in the engine, the composition root and the offline tools', () => {
+    // Everything else is handed the services it uses (a session, the key-value store...), never the whole database.
+    const allowed = (rel: string) =>
+      rel.startsWith(`engine${path.sep}`) || rel.startsWith(`cli${path.sep}`) || rel === path.join('http', 'server.ts');
+    const importers = files.filter((f) => !allowed(path.relative(LIB, f)) && importsDatabase(readFileSync(f, 'utf8')));
+    expect(importers.map((f) => path.relative(LIB, f))).to.deep.equal([]);
   });
 
   it('keeps every source file under the 600-line cap', () => {

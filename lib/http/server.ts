@@ -32,7 +32,7 @@ import { attachWebSocket } from './transport/ws.js';
 import type { WebSocketServer } from 'ws';
 import { createRegistry } from './procedures/index.js';
 import { createFastify } from './transport/fastify.js';
-import type { Services } from './procedures/context.js';
+import type { EngineServices, Services } from './procedures/context.js';
 
 export const VERSION = '0.1.0';
 
@@ -208,8 +208,8 @@ export class Server {
       indexMessages: () => indexChatMessages(db), agents: workflow.agents,
     });
     const services: Services = {
-      db, tokens, log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples, authFailures, changes, functions, chat,
-      workflow,
+      ...engineServices(db), tokens, log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples,
+      authFailures, changes, functions, chat, workflow,
     };
     const scheduler = new Scheduler({
       schedules: workflow.schedules, session: () => db.session(undefined), now: () => db.now(),
@@ -280,6 +280,18 @@ export class Server {
     })();
     return this.closing;
   }
+}
+
+/**
+ * The engine's services as procedures reach them: each one the engine
+ * object that provides it, typed as the procedures use it (context.ts).
+ */
+export function engineServices(db: Database): EngineServices {
+  return {
+    sessions: db, config: db, clock: db, storage: db.storage, health: db, snapshots: db, keys: db.keys,
+    collections: db.collections, trash: db.trash, indexes: db.indexes, planner: db.records, kv: db.kv,
+    transactions: db.transactions, audit: db.audit, replication: db.replication,
+  };
 }
 
 /** A hash index on `chat_id` in the chat messages collection, unless one exists (an admin may have made or dropped it). */

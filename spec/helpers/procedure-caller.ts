@@ -5,6 +5,7 @@
  */
 import { ChangeNotifier, Database, ManualClock, parseKeyRequest } from '../../lib/engine/index.js';
 import { Dispatcher } from '../../lib/http/index.js';
+import { engineServices } from '../../lib/http/server.js';
 import { StoredFunctions } from '../../lib/functions/index.js';
 import { ChatService, embedderFor, NO_PROVIDERS } from '../../lib/chat/index.js';
 import { Workflow } from '../../lib/workflow/index.js';
@@ -34,7 +35,8 @@ export class ProcedureCaller {
     const logged: LoggedLine[] = [];
     const log = (level: LogLevel, msg: string, extra?: unknown) => { logged.push({ level, msg, extra }); };
     const services: Services = {
-      db, tokens: new TokenService(db), log, startedAt: Date.now(), version: 'test', batchGate: new BatchGate(),
+      ...engineServices(db), tokens: new TokenService(db), log, startedAt: Date.now(), version: 'test',
+      batchGate: new BatchGate(),
       ripples: new RippleManager(db, [], undefined, log), authFailures: new AuthFailureLimiter({ limit: 10, windowSecs: 60 }, log),
       changes: new ChangeNotifier(db), functions: new StoredFunctions(db),
       chat: new ChatService({ providers: NO_PROVIDERS, embedder: () => embedderFor(db.settings()), now: () => db.now() }),

@@ -13,9 +13,9 @@
  * connections are open.
  */
 import { toDbError, type DbError } from '../../errors.js';
-import type { ApiKeyRecord, Database, LoggedBatch } from '../../engine/index.js';
+import type { ApiKeyRecord, LoggedBatch } from '../../engine/index.js';
 import type { TokenService } from './tokens.js';
-import type { Principal, TokenGrant } from '../procedures/context.js';
+import type { Principal, TokenGrant } from './principal.js';
 
 /** How often open connections are re-checked against the clock (real time). */
 export const CREDENTIAL_CHECK_MS = 250;
@@ -28,13 +28,21 @@ export interface WatchedConnection {
   keyChanged(principal: Principal): void;
 }
 
+/** The engine as the watch uses it: commit notices, key records and the clock. */
+export interface CredentialEngine {
+  onCommit(listener: (batch: LoggedBatch) => void): void;
+  readonly keys: { get(id: string): ApiKeyRecord | undefined };
+  now(): number;
+}
+
 export class CredentialWatch {
   /** Each open connection and the key record it was last checked against. */
   private readonly open = new Map<WatchedConnection, ApiKeyRecord>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly db: Database, private readonly tokens: TokenService, private readonly intervalMs = CREDENTIAL_CHECK_MS) {
-    db.onCommit((batch) => { if (this.open.size > 0 && touchesKeys(batch)) this.checkAll(); });
+  constructor(private readonly engine: CredentialEngine, private readonly tokens: TokenService,
+    private readonly intervalMs = CREDENTIAL_CHECK_MS) {
+    engine.onCommit((batch) => { if (this.open.size > 0 && touchesKeys(batch)) this.checkAll(); });
   }
 
   /** Starts watching a connection authenticated as `principal`. */
@@ -79,7 +87,7 @@ export class CredentialWatch {
   verify(c: WatchedConnection): boolean {
     const seen = this.open.get(c);
     if (seen === undefined) return false;
-    if (seen === this.db.keys.get(c.grant.keyId) && this.db.now() < c.grant.expMs) return true;
+    if (seen === this.engine.keys.get(c.grant.keyId) && this.engine.now() < c.grant.expMs) return true;
     try {
       this.current(c);
       return this.open.has(c);
@@ -102,5 +110,5 @@ export class CredentialWatch {
 }
 
 function touchesKeys(batch: LoggedBatch): boolean {
-  return batch.effects.some((e) => e.t === 'keyPut' || e.t === 'keyDelete');
+  return batch.effects.some((e) => e.kind === 'keyPut' || e.kind === 'keyDelete');
 }

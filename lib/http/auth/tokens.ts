@@ -10,12 +10,24 @@
 import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { InvalidInput, MESSAGES, Unauthorized } from '../../errors.js';
-import type { ApiKeyRecord, Database } from '../../engine/index.js';
+import type { ApiKeyRecord } from '../../engine/index.js';
 import type { Principal, TokenGrant } from './principal.js';
 
 /** Verified tokens, so each request does not pay jose's async verification again. */
 const CACHE_LIMIT = 10_000;
 const BEARER = 'Bearer ';
+
+/** The engine as tokens use it: key records, the signing secret, the clock and the token lifetime setting. */
+export interface TokenEngine {
+  readonly keys: {
+    /** The key whose secret this is, if any. */
+    verify(secret: string): ApiKeyRecord | undefined;
+    get(id: string): ApiKeyRecord | undefined;
+  };
+  readonly secrets: { readonly jwtKey: Uint8Array };
+  now(): number;
+  settings(): { readonly token_ttl_secs: number };
+}
 
 export class TokenService {
   private readonly verified = new Map<string, TokenGrant>();
@@ -24,9 +36,9 @@ export class TokenService {
   /** Key records are immutable and replaced on every change, so a fingerprint per record object stays right. */
   private readonly fingerprints = new WeakMap<ApiKeyRecord, string>();
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly engine: TokenEngine) {}
 
-  private get key(): Uint8Array { return this.db.secrets.jwtKey; }
+  private get key(): Uint8Array { return this.engine.secrets.jwtKey; }
 
   /** Exchanges an API key for a token. 401 for an unknown key. */
   async issue(apiKey: unknown): Promise<{ token: string; expires_at: number }> {
@@ -34,10 +46,10 @@ export class TokenService {
       if (apiKey === undefined) throw new InvalidInput("Body must be {api_key: string}");
       throw new Unauthorized('Invalid API key');
     }
-    const record = this.db.keys.verify(apiKey);
+    const record = this.engine.keys.verify(apiKey);
     if (!record) throw new Unauthorized('Invalid API key');
-    const now = Math.floor(this.db.now() / 1000);
-    const exp = now + this.db.settings().token_ttl_secs;
+    const now = Math.floor(this.engine.now() / 1000);
+    const exp = now + this.engine.settings().token_ttl_secs;
     const token = await new SignJWT({ adm: record.admin, kfp: this.fingerprint(record) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(record.id)
@@ -85,18 +97,18 @@ export class TokenService {
    * The caller a verified grant stands for now, from the current key record
    * (so changed permissions or admin flag apply at once). Synchronous and
    * cheap: a clock read, a key look-up and a cached fingerprint.
-   * Throws Unauthorized "Token has expired" once db.now() reaches the
+   * Throws Unauthorized "Token has expired" once the engine's clock reaches the
    * token's exp, and "API key has been revoked" once the key is deleted or
    * its secret rotated.
    */
   principalFor(grant: TokenGrant): Principal {
-    if (this.db.now() >= grant.expMs) throw new Unauthorized(MESSAGES.tokenExpired);
+    if (this.engine.now() >= grant.expMs) throw new Unauthorized(MESSAGES.tokenExpired);
     return this.keyHolder(grant);
   }
 
   /** principalFor without the clock, for a grant `unexpired` has just checked. */
   private keyHolder(grant: TokenGrant): Principal {
-    const key = this.db.keys.get(grant.keyId);
+    const key = this.engine.keys.get(grant.keyId);
     if (!key || grant.kfp !== this.fingerprint(key)) throw new Unauthorized(MESSAGES.keyRevoked);
     return { keyId: key.id, admin: key.admin, key, grant };
   }
@@ -113,7 +125,7 @@ export class TokenService {
 
   /** A cached grant while its token is unexpired; forgets it and throws 401 "Token has expired" after. */
   private unexpired(token: string, grant: TokenGrant): TokenGrant {
-    if (grant.expMs > this.db.now()) return grant;
+    if (grant.expMs > this.engine.now()) return grant;
     this.verified.delete(token);
     if (this.lastHeader?.token === token) this.lastHeader = undefined;
     throw new Unauthorized(MESSAGES.tokenExpired);
@@ -127,7 +139,8 @@ export class TokenService {
     let kfp: unknown;
     let expMs = 0;
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], currentDate: new Date(this.db.now()) });
+      const options = { algorithms: ['HS256'], currentDate: new Date(this.engine.now()) };
+      const { payload } = await jwtVerify(token, this.key, options);
       if (typeof payload.exp !== 'number') throw new Unauthorized('Invalid token');
       sub = payload.sub;
       kfp = payload.kfp;

@@ -9,7 +9,7 @@
  * environment) or stored. Never the key itself: a generated key is announced
  * on its own, as a plain stdout print, once.
  */
-import { isInternalCollection, type Database } from '../../engine/index.js';
+import { isInternalCollection, type LockMechanism, type RecoveryReport, type Settings } from '../../engine/index.js';
 import type { ServerLog } from './server-log.js';
 
 /** Where the admin key came from at this start. */
@@ -23,21 +23,31 @@ export interface StartupFacts {
   readonly adminKey: AdminKeySource;
 }
 
-/** Logs the startup summary of `db` at info. */
-export function logStartupSummary(log: ServerLog, db: Database, facts: StartupFacts): void {
+/** The opened database as the summary reads it. */
+export interface StartedEngine {
+  readonly state: { readonly collections: ReadonlyMap<string, { readonly records: { readonly size: number } }> };
+  readonly recovery: RecoveryReport;
+  readonly dataDir: string;
+  readonly lockMechanism: LockMechanism;
+  settings(): Settings;
+}
+
+/** Logs the startup summary of `engine` at info. */
+export function logStartupSummary(log: ServerLog, engine: StartedEngine, facts: StartupFacts): void {
   let collections = 0;
   let records = 0;
-  for (const [name, c] of db.state.collections) {
+  for (const [name, collection] of engine.state.collections) {
     if (isInternalCollection(name)) continue;
     collections += 1;
-    records += c.records.size;
+    records += collection.records.size;
   }
-  const r = db.recovery;
+  const recovery = engine.recovery;
   const host = facts.host.includes(':') ? `[${facts.host}]` : facts.host;
   log('info', 'server started', {
-    version: facts.version, address: `http://${host}:${facts.port}`, dataDir: db.dataDir, durability: db.settings().durability,
-    collections, records, recoveryMs: Math.round(facts.recoveryMs * 10) / 10, snapshot: r.snapshot, replayedBatches: r.replayedBatches,
-    droppedFrames: r.droppedFrames, droppedBytes: r.droppedBytes, recoveryWarnings: r.warnings.length, salvaged: r.salvaged,
-    dataLock: db.lockMechanism, adminKey: facts.adminKey,
+    version: facts.version, address: `http://${host}:${facts.port}`, dataDir: engine.dataDir,
+    durability: engine.settings().durability, collections, records, recoveryMs: Math.round(facts.recoveryMs * 10) / 10,
+    snapshot: recovery.snapshot, replayedBatches: recovery.replayedBatches, droppedFrames: recovery.droppedFrames,
+    droppedBytes: recovery.droppedBytes, recoveryWarnings: recovery.warnings.length, salvaged: recovery.salvaged,
+    dataLock: engine.lockMechanism, adminKey: facts.adminKey,
   });
 }

@@ -36,14 +36,14 @@ function parseAlias(body: unknown): string {
 export const collectionsList = defineProcedure({
   name: 'collections.list', kind: 'query', access: 'admin',
   input: (raw) => queryFlag(raw, 'exclude_internal') ?? false,
-  handler: (excludeInternal, ctx) => ({ collections: ctx.db.collections.list(excludeInternal) }),
+  handler: (excludeInternal, ctx) => ({ collections: ctx.collections.list(excludeInternal) }),
 });
 
 export const collectionsCreate = defineProcedure({
   name: 'collections.create', kind: 'mutation', access: 'admin',
   input: (raw) => ({ name: collectionParam(raw), definition: parseCreateBody(raw.body) }),
   handler: async ({ name, definition }, ctx) => {
-    await ctx.db.collections.create(name, definition);
+    await ctx.collections.create(name, definition);
     return { status: 'created', message: `Collection '${name}' created`, collection: name };
   },
 });
@@ -53,10 +53,10 @@ export const collectionsGet = defineProcedure({
   input: collectionParam,
   scope: (name) => ({ collections: [{ name, mode: 'read' }] }),
   handler: async (name, ctx) => {
-    const info = await ctx.db.collections.info(name);
+    const info = await ctx.collections.info(name);
     return {
       collection: info.schema,
-      analytics: { record_count: info.record_count, trash_count: ctx.db.trash.count(name) },
+      analytics: { record_count: info.record_count, trash_count: ctx.trash.count(name) },
       name: info.name,
       record_count: info.record_count,
       created_at: info.created_at,
@@ -69,7 +69,7 @@ export const collectionsDelete = defineProcedure({
   name: 'collections.delete', kind: 'mutation', access: 'admin',
   input: collectionParam,
   handler: async (name, ctx) => {
-    await ctx.db.collections.drop(name);
+    await ctx.collections.drop(name);
     return { status: 'deleted', message: `Collection '${name}' deleted` };
   },
 });
@@ -78,14 +78,14 @@ export const schemasGet = defineProcedure({
   name: 'schemas.get', kind: 'query', access: 'user',
   input: collectionParam,
   scope: (name) => ({ collections: [{ name, mode: 'read' }] }),
-  handler: (name, ctx) => ctx.db.collections.schema(name),
+  handler: (name, ctx) => ctx.collections.schema(name),
 });
 
 export const schemasUpdate = defineProcedure({
   name: 'schemas.update', kind: 'mutation', access: 'admin',
   input: (raw) => ({ name: collectionParam(raw), change: parseSchemaChange(raw.body) }),
   handler: async ({ name, change }, ctx) => {
-    const schema = await ctx.db.collections.updateSchema(name, change);
+    const schema = await ctx.collections.updateSchema(name, change);
     return { status: 'updated', message: `Schema of '${name}' updated`, version: schema.version };
   },
 });
@@ -94,7 +94,7 @@ export const schemasSetAlias = defineProcedure({
   name: 'schemas.setPrimaryKeyAlias', kind: 'mutation', access: 'admin',
   input: (raw) => ({ name: collectionParam(raw), alias: parseAlias(raw.body) }),
   handler: async ({ name, alias }, ctx) => {
-    await ctx.db.collections.setPrimaryKeyAlias(name, alias);
+    await ctx.collections.setPrimaryKeyAlias(name, alias);
     return { message: `Primary key alias of '${name}' set to '${alias}'`, alias };
   },
 });
@@ -103,7 +103,7 @@ export const trashRestore = defineProcedure({
   name: 'trash.restore', kind: 'mutation', access: 'admin',
   input: (raw) => ({ collection: collectionParam(raw), id: validateId(param(raw, 'id')) }),
   handler: async ({ collection, id }, ctx) => {
-    await ctx.db.trash.restore(collection, id);
+    await ctx.trash.restore(collection, id);
     return { status: 'restored', id, collection };
   },
 });
@@ -112,7 +112,7 @@ export const trashRestoreCollection = defineProcedure({
   name: 'trash.restoreCollection', kind: 'mutation', access: 'admin',
   input: collectionParam,
   handler: async (collection, ctx) => {
-    const n = await ctx.db.trash.restoreAll(collection);
+    const n = await ctx.trash.restoreAll(collection);
     return { status: 'restored', collection, records_restored: n };
   },
 });

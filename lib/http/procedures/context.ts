@@ -1,30 +1,187 @@
 /**
- * The per-request context handed to procedures. It holds the engine and the
- * caller, never the transport's request or response objects.
+ * The per-request context handed to procedures: the caller, the session its
+ * statements run in, and the few services procedures call, each typed as
+ * the procedures use it (never the whole database, never the transport's
+ * request or response objects). The composition root (server.ts) builds the
+ * services; the engine's own objects satisfy these interfaces as they are.
  */
-import type { Database, Session } from '../../engine/index.js';
+import type {
+  ApiKeyRecord, Caller, ChangeNotifier, Clock, IsolationLevel, LockMechanism, parseKeyRequest, Pattern, Query,
+  RecoveryReport, SchemaChange, SchemaDefinition, Session, Settings, ShippedBatch, StorageStatus, TransactionStatus,
+  Value, indexDefs,
+} from '../../engine/index.js';
+import type { StoredFunctions } from '../../functions/index.js';
+import type { ChatService } from '../../chat/index.js';
+import type { Workflow } from '../../workflow/index.js';
 import type { Principal } from '../auth/principal.js';
+import type { TokenService } from '../auth/tokens.js';
+import type { AuthFailureLimiter } from '../auth/auth-failures.js';
+import type { ServerLog } from '../log/server-log.js';
+import type { RippleManager } from '../ripple/ripple-manager.js';
+import type { BatchGate } from './records/batch-gate.js';
 
 export type { Principal, TokenGrant } from '../auth/principal.js';
 
-export interface Services {
-  readonly db: Database;
-  readonly tokens: import('../auth/tokens.js').TokenService;
+/** Opens the statement interface for a caller: auto-commit, or inside a transaction the caller owns (else NotFound). */
+export interface SessionOpener {
+  session(caller: Caller | undefined, transactionId?: string): Session;
+}
+
+/** The run-time settings: the effective values, and a durable patch (GET and PUT /api/config). */
+export interface SettingsStore {
+  settings(): Settings;
+  updateSettings(patch: Partial<Settings>): Promise<Settings>;
+}
+
+/** Read-only mode after a storage failure: the gate refuses writes with `refuse()` while `readOnly`. */
+export interface StorageState {
+  readonly readOnly: boolean;
+  /** The failure that made the engine read-only, while it is. */
+  readonly cause: { readonly message: string } | undefined;
+  status(): StorageStatus;
+  refuse(): Error;
+}
+
+/** What an admin's health answer adds: the data directory's lock, what recovery dropped, search index builds. */
+export interface DataHealth {
+  readonly lockMechanism: LockMechanism;
+  readonly recovery: RecoveryReport;
+  readonly search: { status(): readonly unknown[] };
+}
+
+export interface Snapshots {
+  /** Writes a snapshot now (writes go on meanwhile). */
+  snapshot(): Promise<{ name: string; seq: number; bytes: number }>;
+}
+
+type KeyRequest = ReturnType<typeof parseKeyRequest>;
+
+/** API key management (admin routes). */
+export interface KeyAdmin {
+  create(req: KeyRequest): Promise<{ key: string; record: ApiKeyRecord }>;
+  list(): ApiKeyRecord[];
+  update(id: string, req: KeyRequest): Promise<ApiKeyRecord>;
+  revoke(id: string): Promise<void>;
+}
+
+/** What GET /api/collections/{c} shows of a collection. */
+export interface CollectionInfo {
+  readonly name: string;
+  readonly record_count: number;
+  readonly created_at: string;
+  readonly schema: Record<string, unknown>;
+}
+
+/** Collections, their schemas, primary-key aliases and query indexes. */
+export interface CollectionAdmin {
+  list(excludeInternal: boolean): string[];
+  create(name: string, definition: SchemaDefinition): Promise<void>;
+  info(name: string): Promise<CollectionInfo>;
+  drop(name: string): Promise<void>;
+  schema(name: string): Record<string, unknown>;
+  updateSchema(name: string, change: SchemaChange): Promise<{ readonly version: number }>;
+  setPrimaryKeyAlias(name: string, alias: string): Promise<string>;
+  /** The collection's metadata, as `indexDefs` lists its query indexes. */
+  meta(name: string): Parameters<typeof indexDefs>[0];
+  createIndex(name: string, def: { field: string; type: 'btree' | 'hash' }): Promise<object>;
+  dropIndex(name: string, field: string): Promise<void>;
+}
+
+/** Deleted records kept for restore. */
+export interface TrashAdmin {
+  count(collection: string): number;
+  restore(collection: string, id: string): Promise<void>;
+  restoreAll(collection: string): Promise<number>;
+}
+
+/** The live query indexes of a collection, by field, with their entry counts. */
+export interface QueryIndexes {
+  indexes(collection: string): ReadonlyMap<string, { readonly size: number }>;
+}
+
+/** How a find would run a query, with the counts it saw (POST /api/query/{c}/explain). */
+export interface QueryPlanner {
+  explain(collection: string, query: Query): Promise<Record<string, unknown>>;
+}
+
+/** A key-value entry as a find lists it (`expires_at` in RFC 3339). */
+export interface KvEntry {
+  readonly key: string;
+  readonly value: Value;
+  readonly expires_at?: string;
+}
+
+/** The key-value store: durable on return, never part of a transaction. */
+export interface KvService {
+  set(key: string, wireValue: unknown, ttl?: unknown, bypassRipple?: boolean): Promise<void>;
+  get(key: string): Value;
+  delete(key: string, bypassRipple?: boolean): Promise<boolean>;
+  clear(): Promise<number>;
+  batchGet(keys: readonly string[]): unknown[];
+  batchSet(keys: readonly string[], wireValues: readonly unknown[], ttl?: unknown): Promise<Array<[string, boolean]>>;
+  batchDelete(keys: readonly string[]): Promise<Array<[string, boolean]>>;
+  /** Entries whose key matches `pattern` (every key when undefined), in key order. */
+  find(pattern: Pattern | undefined, includeExpired: boolean): Promise<KvEntry[]>;
+  link(key: string, collection: string, recordId: string, unlink?: boolean): Promise<void>;
+  links(key: string): Array<{ collection: string; document_id: string }>;
+}
+
+/** Beginning and listing transactions; their statements run through the session the gate opens. */
+export interface TransactionAdmin {
+  begin(level: IsolationLevel | undefined, timeoutSecs: number | undefined, owner?: string): {
+    readonly id: string; readonly level: IsolationLevel; readonly createdAt: number; readonly timeoutSecs: number;
+  };
+  list(caller?: Caller): TransactionStatus[];
+}
+
+/** The audit trail of committed transactions. */
+export interface AuditTrail {
+  read(opts: { limit?: number; transactionId?: string }): Promise<Array<Record<string, unknown>>>;
+}
+
+/** This node as a ripple peer: batches shipped by other nodes are applied here once each. */
+export interface ReplicationTarget {
+  readonly nodeId: string;
+  applyRemote(batch: ShippedBatch): Promise<'applied' | 'duplicate' | 'own'>;
+}
+
+/** The services the engine provides (server.ts `engineServices` takes them from the opened database). */
+export interface EngineServices {
+  readonly sessions: SessionOpener;
+  readonly config: SettingsStore;
+  /** The engine's injectable clock. */
+  readonly clock: Clock;
+  readonly storage: StorageState;
+  readonly health: DataHealth;
+  readonly snapshots: Snapshots;
+  readonly keys: KeyAdmin;
+  readonly collections: CollectionAdmin;
+  readonly trash: TrashAdmin;
+  readonly indexes: QueryIndexes;
+  readonly planner: QueryPlanner;
+  readonly kv: KvService;
+  readonly transactions: TransactionAdmin;
+  readonly audit: AuditTrail;
+  readonly replication: ReplicationTarget;
+}
+
+export interface Services extends EngineServices {
+  readonly tokens: TokenService;
   /** The server's logger (log/server-log.ts): `extra` is an Error (the cause) or structured fields. */
-  readonly log: import('../log/server-log.js').ServerLog;
+  readonly log: ServerLog;
   readonly startedAt: number;
-  readonly batchGate: import('./records/batch-gate.js').BatchGate;
-  readonly ripples: import('../ripple/ripple-manager.js').RippleManager;
+  readonly batchGate: BatchGate;
+  readonly ripples: RippleManager;
   /** Failed token exchanges per client address (brute-force protection). */
-  readonly authFailures: import('../auth/auth-failures.js').AuthFailureLimiter;
+  readonly authFailures: AuthFailureLimiter;
   /** Subscriptions to committed changes (stream procedures). */
-  readonly changes: import('../../engine/index.js').ChangeNotifier;
+  readonly changes: ChangeNotifier;
   /** Stored functions: definitions and calls. */
-  readonly functions: import('../../functions/index.js').StoredFunctions;
+  readonly functions: StoredFunctions;
   /** Chat sessions and messages (retrieval, provider calls through the provider directory). */
-  readonly chat: import('../../chat/index.js').ChatService;
+  readonly chat: ChatService;
   /** Goals, goal templates, tasks, agents and schedules. */
-  readonly workflow: import('../../workflow/index.js').Workflow;
+  readonly workflow: Workflow;
   readonly version: string;
 }
 
@@ -37,6 +194,6 @@ export interface Context extends Services {
   readonly clientAddress: string | undefined;
   /** Where statements run (auto-commit, or the procedure's transaction): set by the gate in callProcedure. */
   session: Session;
-  /** Fires when the caller is gone or cancelled (a stream's client closed or unsubscribed); never for a single answer today. */
+  /** Fires when the caller is gone or cancelled (a stream's client closed or unsubscribed); never for one answer. */
   readonly signal: AbortSignal;
 }

@@ -17,15 +17,18 @@ function parseIndexRequest(body: unknown): { field: string; type: 'btree' | 'has
 export const indexesCreate = defineProcedure({
   name: 'indexes.create', kind: 'mutation', access: 'admin',
   input: (raw) => ({ collection: collectionParam(raw), def: parseIndexRequest(raw.body) }),
-  handler: async (i, ctx) => ({ status: 'created', collection: i.collection, ...(await ctx.db.collections.createIndex(i.collection, i.def)) }),
+  handler: async (i, ctx) => {
+    const created = await ctx.collections.createIndex(i.collection, i.def);
+    return { status: 'created', collection: i.collection, ...created };
+  },
 });
 
 export const indexesList = defineProcedure({
   name: 'indexes.list', kind: 'query', access: 'admin',
   input: collectionParam,
   handler: (c, ctx) => {
-    const live = ctx.db.indexes.indexes(c);
-    const defs = indexDefs(ctx.db.collections.meta(c));
+    const live = ctx.indexes.indexes(c);
+    const defs = indexDefs(ctx.collections.meta(c));
     return { collection: c, indexes: defs.map((d) => ({ ...d, entries: live.get(d.field)?.size ?? 0 })) };
   },
 });
@@ -34,7 +37,7 @@ export const indexesDrop = defineProcedure({
   name: 'indexes.drop', kind: 'mutation', access: 'admin',
   input: (raw) => ({ collection: collectionParam(raw), field: param(raw, 'field') }),
   handler: async (i, ctx) => {
-    await ctx.db.collections.dropIndex(i.collection, i.field);
+    await ctx.collections.dropIndex(i.collection, i.field);
     return { status: 'dropped', collection: i.collection, field: i.field };
   },
 });
@@ -43,5 +46,5 @@ export const queryExplain = defineProcedure({
   name: 'query.explain', kind: 'query', access: 'user',
   input: (raw) => ({ collection: collectionParam(raw), query: parseQuery(raw.body ?? {}) }),
   scope: (i) => ({ collections: [{ name: i.collection, mode: 'read' }] }),
-  handler: (i, ctx) => ctx.db.records.explain(i.collection, i.query),
+  handler: (i, ctx) => ctx.planner.explain(i.collection, i.query),
 });

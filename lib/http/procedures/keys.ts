@@ -7,7 +7,7 @@ export const keysCreate = defineProcedure({
   name: 'keys.create', kind: 'mutation', access: 'admin',
   input: (raw) => parseKeyRequest(raw.body),
   handler: async (req, ctx) => {
-    const { key, record } = await ctx.db.keys.create(req);
+    const { key, record } = await ctx.keys.create(req);
     return { key, ...describeKey(record) };
   },
 });
@@ -15,20 +15,20 @@ export const keysCreate = defineProcedure({
 export const keysList = defineProcedure({
   name: 'keys.list', kind: 'query', access: 'admin',
   input: () => undefined,
-  handler: (_i, ctx) => ({ keys: ctx.db.keys.list().map(describeKey) }),
+  handler: (_i, ctx) => ({ keys: ctx.keys.list().map(describeKey) }),
 });
 
 export const keysUpdate = defineProcedure({
   name: 'keys.update', kind: 'mutation', access: 'admin',
   input: (raw) => ({ id: param(raw, 'id'), req: parseKeyRequest(raw.body) }),
-  handler: async ({ id, req }, ctx) => describeKey(await ctx.db.keys.update(id, req)),
+  handler: async ({ id, req }, ctx) => describeKey(await ctx.keys.update(id, req)),
 });
 
 export const keysRevoke = defineProcedure({
   name: 'keys.revoke', kind: 'mutation', access: 'admin',
   input: (raw) => param(raw, 'id'),
   handler: async (id, ctx) => {
-    await ctx.db.keys.revoke(id);
+    await ctx.keys.revoke(id);
     return { status: 'revoked', id };
   },
 });

@@ -21,7 +21,7 @@ function only(body: Record<string, unknown>, allowed: string[]): Record<string, 
 
 /** A batch's validated keys (at most `max_batch_size`), once the caller may `mode` every one of them. */
 function allowedKeys(ctx: Context, mode: 'read' | 'write', raw: unknown): string[] {
-  const keys = parseKvKeys(raw, ctx.db.settings().max_batch_size);
+  const keys = parseKvKeys(raw, ctx.config.settings().max_batch_size);
   checkKvAccess(ctx.principal, mode, keys);
   return keys;
 }
@@ -35,7 +35,7 @@ export const kvSet = defineProcedure({
   },
   handler: async (i, ctx) => {
     checkKvAccess(ctx.principal, 'write', [i.key]);
-    await ctx.db.kv.set(i.key, i.value, i.ttl, i.bypassRipple);
+    await ctx.kv.set(i.key, i.value, i.ttl, i.bypassRipple);
     return { success: true, key: i.key };
   },
 });
@@ -45,7 +45,7 @@ export const kvGet = defineProcedure({
   input: keyParam,
   handler: (key, ctx) => {
     checkKvAccess(ctx.principal, 'read', [key]);
-    return { value: valueToWire(ctx.db.kv.get(key), true) };
+    return { value: valueToWire(ctx.kv.get(key), true) };
   },
 });
 
@@ -54,20 +54,20 @@ export const kvDelete = defineProcedure({
   input: (raw) => ({ key: keyParam(raw), bypassRipple: queryFlag(raw, 'bypass_ripple') === true }),
   handler: async (i, ctx) => {
     checkKvAccess(ctx.principal, 'write', [i.key]);
-    return { deleted: await ctx.db.kv.delete(i.key, i.bypassRipple), key: i.key };
+    return { deleted: await ctx.kv.delete(i.key, i.bypassRipple), key: i.key };
   },
 });
 
 export const kvClear = defineProcedure({
   name: 'kv.clear', kind: 'mutation', access: 'admin',
   input: () => undefined,
-  handler: async (_i, ctx) => ({ message: 'success', cleared: await ctx.db.kv.clear() }),
+  handler: async (_i, ctx) => ({ message: 'success', cleared: await ctx.kv.clear() }),
 });
 
 export const kvBatchGet = defineProcedure({
   name: 'kv.batchGet', kind: 'query', access: 'user',
   input: (raw) => only(bodyObject(raw), ['keys']).keys,
-  handler: (raw, ctx) => ctx.db.kv.batchGet(allowedKeys(ctx, 'read', raw)),
+  handler: (raw, ctx) => ctx.kv.batchGet(allowedKeys(ctx, 'read', raw)),
 });
 
 export const kvBatchSet = defineProcedure({
@@ -76,14 +76,14 @@ export const kvBatchSet = defineProcedure({
   handler: (b, ctx) => {
     const keys = allowedKeys(ctx, 'write', b.keys);
     if (!Array.isArray(b.values)) throw new InvalidInput(VALUES_RULE);
-    return ctx.db.kv.batchSet(keys, b.values, b.ttl);
+    return ctx.kv.batchSet(keys, b.values, b.ttl);
   },
 });
 
 export const kvBatchDelete = defineProcedure({
   name: 'kv.batchDelete', kind: 'mutation', access: 'user',
   input: (raw) => only(bodyObject(raw), ['keys']).keys,
-  handler: (raw, ctx) => ctx.db.kv.batchDelete(allowedKeys(ctx, 'write', raw)),
+  handler: (raw, ctx) => ctx.kv.batchDelete(allowedKeys(ctx, 'write', raw)),
 });
 
 export const kvFind = defineProcedure({
@@ -97,7 +97,7 @@ export const kvFind = defineProcedure({
     checkKvAccess(ctx.principal, 'read', []);
     const visible = kvKeyFilter(ctx.principal);
     const pattern = i.pattern === undefined || i.pattern === null || i.pattern === '' ? undefined : requirePattern(i.pattern, 'pattern');
-    const found = await ctx.db.kv.find(pattern, i.includeExpired);
+    const found = await ctx.kv.find(pattern, i.includeExpired);
     return (visible ? found.filter((e) => visible(e.key)) : found).map((e) => ({ ...e, value: valueToWire(e.value, true) }));
   },
 });
@@ -107,7 +107,7 @@ export const kvLinks = defineProcedure({
   input: keyParam,
   handler: (key, ctx) => {
     checkKvAccess(ctx.principal, 'read', [key]);
-    return { key, links: ctx.db.kv.links(key).filter((l) => canReadCollection(ctx.principal, l.collection)) };
+    return { key, links: ctx.kv.links(key).filter((l) => canReadCollection(ctx.principal, l.collection)) };
   },
 });
 
@@ -119,7 +119,8 @@ function linkProcedure(unlink: boolean) {
       // A link is the KV key's data (KV write), naming a record the caller must be able to read.
       checkKvAccess(ctx.principal, 'write', typeof b.key === 'string' ? [b.key] : []);
       if (typeof b.collection === 'string' && ctx.principal) checkCollectionAccess(ctx.principal, b.collection, 'read');
-      await ctx.db.kv.link(validateKvKey(b.key), validateCollectionName(b.collection), validateId(b.document_id, 'document_id'), unlink);
+      const key = validateKvKey(b.key);
+      await ctx.kv.link(key, validateCollectionName(b.collection), validateId(b.document_id, 'document_id'), unlink);
       return { status: unlink ? 'unlinked' : 'linked', key: b.key, collection: b.collection, document_id: b.document_id };
     },
   });

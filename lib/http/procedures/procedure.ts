@@ -96,8 +96,8 @@ export function callProcedure(registry: Registry, name: string, raw: RawInput, c
   // A table naming a stream for a single answer (or the reverse) is a bug in the table, not in the request.
   if ((proc.kind === 'stream') !== (as === 'stream')) throw new Error(`procedure '${name}' is a ${proc.kind}, served as a ${as}`);
   const { input, scope } = admit(proc, raw, ctx.principal);
-  if (proc.kind === 'mutation' && ctx.db.readOnly) throw ctx.db.storage.refuse();
-  ctx.session = ctx.db.session(ctx.principal, scope?.transaction);
+  if (proc.kind === 'mutation' && ctx.storage.readOnly) throw ctx.storage.refuse();
+  ctx.session = ctx.sessions.session(ctx.principal, scope?.transaction);
   return proc.handler(input, ctx);
 }
 

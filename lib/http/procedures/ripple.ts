@@ -18,8 +18,8 @@ export const rippleApply = defineProcedure({
   handler: async (batches, ctx) => {
     const outcomes = { applied: 0, duplicate: 0, own: 0 };
     // Each batch is checked just before it is applied: those before a malformed one stay applied.
-    for (const b of batches) outcomes[await ctx.db.replication.applyRemote(parseShipped(b))] += 1;
-    return { status: 'ok', node_id: ctx.db.replication.nodeId, ...outcomes };
+    for (const b of batches) outcomes[await ctx.replication.applyRemote(parseShipped(b))] += 1;
+    return { status: 'ok', node_id: ctx.replication.nodeId, ...outcomes };
   },
 });
 

@@ -8,7 +8,7 @@ import { providerChecks } from './chat/providers.js';
 
 /** The settings as GET /api/config shows them: each provider key masked (`****` + last four), with `<key>_set`. */
 export function publicConfig(ctx: Context): Record<string, unknown> {
-  const s = ctx.db.settings();
+  const s = ctx.config.settings();
   const out: Record<string, unknown> = { ...s, durable_operations: s.durability !== 'none' };
   for (const key of SECRET_SETTINGS) {
     out[key] = maskSecret(s[key]);
@@ -19,7 +19,7 @@ export function publicConfig(ctx: Context): Record<string, unknown> {
 
 /** What startup recovery used and dropped (tail frames, salvaged damage), as the health `recovery` member. */
 function recoveryView(ctx: Context): Record<string, unknown> {
-  const r = ctx.db.recovery;
+  const r = ctx.health.recovery;
   return {
     snapshot: r.snapshot, replayed_batches: r.replayedBatches, dropped_frames: r.droppedFrames,
     dropped_bytes: r.droppedBytes, warnings: r.warnings, salvaged: r.salvaged,
@@ -37,7 +37,7 @@ export const healthGet = defineProcedure({
   name: 'health.get', kind: 'query', access: 'public', optionalCaller: true,
   input: () => undefined,
   handler: (_i, ctx) => {
-    const readOnly = ctx.db.readOnly;
+    const readOnly = ctx.storage.readOnly;
     const status = { status: readOnly ? 'degraded' : 'ok', integrity_ok: !readOnly };
     if (!ctx.principal?.admin) return status;
     const body: Record<string, unknown> = {
@@ -47,11 +47,12 @@ export const healthGet = defineProcedure({
       version: ctx.version,
       uptime_secs: Math.floor((Date.now() - ctx.startedAt) / 1000),
     };
-    if (readOnly) body.reason = ctx.db.readOnlyReason ? `storage failure: ${ctx.db.readOnlyReason}` : 'storage failure';
-    body.storage = { ...storageHealth(ctx.db.storage.status()), lock: ctx.db.lockMechanism };
+    const cause = ctx.storage.cause?.message;
+    if (readOnly) body.reason = cause ? `storage failure: ${cause}` : 'storage failure';
+    body.storage = { ...storageHealth(ctx.storage.status()), lock: ctx.health.lockMechanism };
     body.recovery = recoveryView(ctx);
     // Search indexes building in the background (searches scan exactly meanwhile) and their progress.
-    body.indexes = ctx.db.search.status();
+    body.indexes = ctx.health.search.status();
     return body;
   },
 });
@@ -77,11 +78,11 @@ export const authToken = defineProcedure({
   // Checked before the key, so a blocked address learns nothing, not even from a right guess (auth-failures.ts).
   handler: async (apiKey, ctx) => {
     const address = ctx.clientAddress ?? 'unknown';
-    ctx.authFailures.check(address, ctx.db.now());
+    ctx.authFailures.check(address, ctx.clock.now());
     try {
       return { token: (await ctx.tokens.issue(apiKey)).token };
     } catch (err) {
-      if (err instanceof Unauthorized) ctx.authFailures.fail(address, ctx.db.now());
+      if (err instanceof Unauthorized) ctx.authFailures.fail(address, ctx.clock.now());
       throw err;
     }
   },
@@ -98,7 +99,7 @@ export const configUpdate = defineProcedure({
   input: (raw) => parseSettingsPatch(bodyObject(raw)),
   // A changed provider key or URL is probed once saved; its status entry is returned as `provider_checks`.
   handler: async (patch, ctx) => {
-    await ctx.db.updateSettings(patch);
+    await ctx.config.updateSettings(patch);
     const checks = await providerChecks(ctx, Object.keys(patch));
     return { status: 'updated', config: publicConfig(ctx), ...publicConfig(ctx), ...(checks ? { provider_checks: checks } : {}) };
   },
@@ -108,7 +109,7 @@ export const adminSnapshot = defineProcedure({
   name: 'admin.snapshot', kind: 'mutation', access: 'admin',
   input: () => undefined,
   handler: async (_i, ctx) => {
-    const s = await ctx.db.snapshot();
-    return { status: 'ok', snapshot: s.name, seq: s.seq, bytes: s.bytes };
+    const snapshot = await ctx.snapshots.snapshot();
+    return { status: 'ok', snapshot: snapshot.name, seq: snapshot.seq, bytes: snapshot.bytes };
   },
 });

@@ -7,7 +7,7 @@
  * peer stops accepting batches (with the cause), and one when it accepts them
  * again (how long it was down, how many attempts failed).
  */
-import { encodePayload, type Database, type LoggedBatch, type ShippedBatch } from '../../engine/index.js';
+import { encodeShipped, type LoggedBatch, type ShippedBatch } from '../../engine/index.js';
 import type { ServerLog } from '../log/server-log.js';
 
 export interface PeerConfig { readonly url: string; readonly key: string }
@@ -18,6 +18,20 @@ export interface PeerStatus {
 }
 
 const MAX_BATCHES_PER_REQUEST = 500;
+
+/** The engine as a peer sender reads it: the committed seq, the log, and each peer's acknowledged seq. */
+export interface PeerEngine {
+  readonly state: { readonly seq: number };
+  readLog(afterSeq: number, limit: number): Promise<{ batches: LoggedBatch[] }>;
+  readonly replication: {
+    readonly nodeId: string;
+    acked(peer: string): number;
+    /** Persists the seq a peer has acknowledged. */
+    setAcked(peer: string, seq: number): Promise<void>;
+    /** The batch as shipped to peers; undefined when it is not to be rippled. */
+    shippable(batch: LoggedBatch): ShippedBatch | undefined;
+  };
+}
 
 export class PeerSender {
   private token: string | undefined;
@@ -34,7 +48,7 @@ export class PeerSender {
 
   constructor(
     readonly peer: PeerConfig,
-    private readonly db: Database,
+    private readonly engine: PeerEngine,
     private readonly tail: (afterSeq: number) => LoggedBatch[] | undefined,
     private readonly maxBackoffMs: number,
     private readonly log: ServerLog = () => undefined,
@@ -60,18 +74,19 @@ export class PeerSender {
   }
 
   status(): PeerStatus {
-    const acked = this.db.replication.acked(this.peer.url);
+    const acked = this.engine.replication.acked(this.peer.url);
+    const seq = this.engine.state.seq;
     const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
     return {
-      url: this.peer.url, acked_seq: acked, local_seq: this.db.state.seq, lag: Math.max(0, this.db.state.seq - acked), state: this.state,
+      url: this.peer.url, acked_seq: acked, local_seq: seq, lag: Math.max(0, seq - acked), state: this.state,
       last_error: this.lastError, last_error_at: iso(this.lastErrorAt), last_success_at: iso(this.lastSuccessAt), shipped_batches: this.shipped,
     };
   }
 
   private async loop(): Promise<void> {
     while (this.running) {
-      const acked = this.db.replication.acked(this.peer.url);
-      if (acked >= this.db.state.seq) {
+      const acked = this.engine.replication.acked(this.peer.url);
+      if (acked >= this.engine.state.seq) {
         this.state = 'idle';
         await new Promise<void>((r) => { this.wakeUp = r; });
         continue;
@@ -97,7 +112,7 @@ export class PeerSender {
   private wentDown(err: unknown): void {
     this.downSince = Date.now();
     this.log('warn', `ripple peer ${this.peer.url} is not accepting batches (${(err as Error).message}); retrying with backoff up to ${this.maxBackoffMs} ms, nothing is dropped`, {
-      peer: this.peer.url, lag: Math.max(0, this.db.state.seq - this.db.replication.acked(this.peer.url)),
+      peer: this.peer.url, lag: Math.max(0, this.engine.state.seq - this.engine.replication.acked(this.peer.url)),
     });
   }
 
@@ -109,12 +124,14 @@ export class PeerSender {
   }
 
   private async sendFrom(acked: number): Promise<void> {
-    const batches = (this.tail(acked) ?? (await this.db.readLog(acked, MAX_BATCHES_PER_REQUEST)).batches).slice(0, MAX_BATCHES_PER_REQUEST);
+    const pending = this.tail(acked) ?? (await this.engine.readLog(acked, MAX_BATCHES_PER_REQUEST)).batches;
+    const batches = pending.slice(0, MAX_BATCHES_PER_REQUEST);
     if (batches.length === 0) throw new Error(`log no longer holds batches after seq ${acked}; resync this peer`);
-    const shipped = batches.map((b) => this.db.replication.shippable(b)).filter((b): b is ShippedBatch => b !== undefined);
+    const shipped = batches.map((batch) => this.engine.replication.shippable(batch))
+      .filter((batch): batch is ShippedBatch => batch !== undefined);
     if (shipped.length > 0) await this.post(shipped);
     this.shipped += shipped.length;
-    await this.db.replication.setAcked(this.peer.url, batches.at(-1)!.seq);
+    await this.engine.replication.setAcked(this.peer.url, batches.at(-1)!.seq);
   }
 
   /** POSTs batches to the peer, refreshing the token once on a 401. */
@@ -124,7 +141,7 @@ export class PeerSender {
       const res = await fetch(`${this.peer.url}/api/ripple/apply`, {
         method: 'POST',
         headers: { 'content-type': 'application/msgpack', accept: 'application/json', authorization: `Bearer ${this.token}` },
-        body: encodePayload({ batches }),
+        body: encodeShipped(batches),
         signal: AbortSignal.timeout(30_000),
       });
       const text = await res.text();

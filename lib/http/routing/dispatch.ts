@@ -313,18 +313,24 @@ export class Dispatcher {
   private context(principal: Principal | undefined, requestId: string, address?: string, signal: AbortSignal = NEVER): Context {
     const s = this.services;
     return {
-      db: s.db, tokens: s.tokens, log: s.log, startedAt: s.startedAt, version: s.version, batchGate: s.batchGate, ripples: s.ripples,
-      authFailures: s.authFailures, changes: s.changes, functions: s.functions, chat: s.chat, principal, requestId, typed: s.db.settings().use_typed_values, clientAddress: address,
-      workflow: s.workflow, signal,
-      session: s.db.session(principal), // auto-commit until the gate in callProcedure applies the procedure's scope
+      sessions: s.sessions, config: s.config, clock: s.clock, storage: s.storage, health: s.health,
+      snapshots: s.snapshots, keys: s.keys, collections: s.collections, trash: s.trash, indexes: s.indexes,
+      planner: s.planner, kv: s.kv, transactions: s.transactions, audit: s.audit, replication: s.replication,
+      tokens: s.tokens, log: s.log, startedAt: s.startedAt, batchGate: s.batchGate, ripples: s.ripples,
+      authFailures: s.authFailures, changes: s.changes, functions: s.functions, chat: s.chat, workflow: s.workflow,
+      version: s.version,
+      principal, requestId, typed: s.config.settings().use_typed_values, clientAddress: address, signal,
+      // Auto-commit until the gate in callProcedure applies the procedure's scope.
+      session: s.sessions.session(principal),
     };
   }
 
-  private limit(p: Principal) {
-    const s = this.services.db.settings();
-    const quota = p.key.rate_limit ?? s.rate_limit_requests;
+  private limit(principal: Principal) {
+    const settings = this.services.config.settings();
+    const quota = principal.key.rate_limit ?? settings.rate_limit_requests;
     // Off by default (quota 0): no clock read.
-    return quota > 0 ? this.limiter.hit(p.keyId, quota, s.rate_limit_window_secs, this.services.db.now()) : undefined;
+    if (quota <= 0) return undefined;
+    return this.limiter.hit(principal.keyId, quota, settings.rate_limit_window_secs, this.services.clock.now());
   }
 
   /**

@@ -8,6 +8,7 @@ import { Database, isTransactionSession, type ApiKeyRecord, type Session } from 
 import { Forbidden, MESSAGES, NotFound } from '../../../lib/errors.js';
 import type { Context, Principal } from '../../../lib/http/procedures/context.js';
 import { buildRegistry, callProcedure, defineProcedure, type RawInput } from '../../../lib/http/procedures/procedure.js';
+import { engineServices } from '../../../lib/http/server.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 
 function principal(keyId: string, perms?: ApiKeyRecord['collection_permissions']): Principal {
@@ -28,7 +29,8 @@ describe('http/procedure gate', () => {
       handler: (_i, ctx) => { seen = ctx.session; return 'ran'; },
     }),
   ]);
-  const ctxFor = (p: Principal | undefined) => ({ db, principal: p, session: db.session(p) }) as unknown as Context;
+  const ctxFor = (principal: Principal | undefined) =>
+    ({ ...engineServices(db), principal, session: db.session(principal) }) as unknown as Context;
 
   beforeEach(async () => { dir = tempDir(); db = await Database.open({ dataDir: dir }); seen = undefined; });
   afterEach(async () => { await db.close(); removeDir(dir); });

@@ -20,7 +20,7 @@ export const embed = defineProcedure({
     return { texts, model: body.model as string | undefined };
   },
   handler: async (i, ctx) => {
-    const embedder = embedderFor(ctx.db.settings(), i.model);
+    const embedder = embedderFor(ctx.config.settings(), i.model);
     const embeddings = await embedder.embed(i.texts);
     return { embeddings, model: embedder.model, dimensions: embeddings[0]?.length ?? embedder.dimensions };
   },

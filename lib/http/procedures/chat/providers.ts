@@ -25,7 +25,7 @@ export const PROBE_TIMEOUT_MS = 10_000;
 
 function probeDirectory(ctx: Context): SettingsProviderDirectory {
   return new SettingsProviderDirectory(() => {
-    const s = ctx.db.settings();
+    const s = ctx.config.settings();
     return { ...s, provider_timeout_ms: Math.min(s.provider_timeout_ms, PROBE_TIMEOUT_MS) };
   });
 }

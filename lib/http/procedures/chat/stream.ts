@@ -35,7 +35,7 @@ type StreamInput = ReturnType<typeof streamInput>;
 
 async function open(i: StreamInput, ctx: Context): Promise<AsyncGenerator<TurnEvent>> {
   // A stream stores the exchange at its end: a read-only server refuses it up front, as it would the whole message.
-  if (ctx.db.readOnly) throw ctx.db.storage.refuse();
+  if (ctx.storage.readOnly) throw ctx.storage.refuse();
   checkRetrievalAccess(ctx, i.id);
   return ctx.chat.messages.openStream(ctx.session, i.id, i.req, ctx.signal, toolEnv(ctx));
 }

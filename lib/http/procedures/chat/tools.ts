@@ -21,10 +21,10 @@ export function toolEnv(ctx: Context): ToolEnv {
   return {
     context: {
       session: ctx.session,
-      collections: () => ctx.db.collections.list(true),
+      collections: () => ctx.collections.list(true),
       checkAccess: (collection, mode) => { if (principal) checkCollectionAccess(principal, collection, mode); },
     },
-    clientTimeoutMs: ctx.db.settings().client_tool_timeout_secs * 1000,
+    clientTimeoutMs: ctx.config.settings().client_tool_timeout_secs * 1000,
   };
 }
 

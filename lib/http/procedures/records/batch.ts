@@ -94,8 +94,8 @@ function makeBatch(kind: Kind) {
     input: (raw) => parseBatch(kind, raw),
     scope: (i) => ({ collections: [{ name: i.collection, mode: 'write', fields: writtenFields(i.items) }], transaction: i.transactionId }),
     handler: async (input, ctx) => {
-      checkBatchSize(input.items, ctx.db.settings().max_batch_size);
-      const release = ctx.batchGate.acquire(ctx.db.settings().max_concurrent_batches);
+      checkBatchSize(input.items, ctx.config.settings().max_batch_size);
+      const release = ctx.batchGate.acquire(ctx.config.settings().max_concurrent_batches);
       try {
         const res = await ctx.session.writeMany(input.collection, input.items);
         // The batch was applied in the tick that got here: encode the (large) answer in a fresh one.

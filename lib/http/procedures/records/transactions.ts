@@ -30,7 +30,7 @@ export const transactionsBegin = defineProcedure({
     return { level, timeout };
   },
   handler: (i, ctx) => {
-    const tx = ctx.db.transactions.begin(i.level, i.timeout, ctx.principal?.keyId);
+    const tx = ctx.transactions.begin(i.level, i.timeout, ctx.principal?.keyId);
     return { transaction_id: tx.id, isolation_level: tx.level, created_at: Math.floor(tx.createdAt / 1000), timeout_seconds: tx.timeoutSecs };
   },
 });
@@ -39,7 +39,7 @@ export const transactionsList = defineProcedure({
   name: 'transactions.list', kind: 'query', access: 'user',
   input: () => undefined,
   handler: (_i, ctx) => {
-    const transactions = ctx.db.transactions.list(ctx.principal);
+    const transactions = ctx.transactions.list(ctx.principal);
     return { transactions, count: transactions.length };
   },
 });
@@ -106,7 +106,7 @@ export const auditList = defineProcedure({
     return { limit: n, transactionId: queryString(raw, 'transaction_id') };
   },
   handler: async (i, ctx) => {
-    const events = await ctx.db.audit.read({ limit: i.limit, transactionId: i.transactionId });
+    const events = await ctx.audit.read({ limit: i.limit, transactionId: i.transactionId });
     return { events, count: events.length };
   },
 });
