@@ -10,10 +10,10 @@ export {
   type CallBounds, type CallEnvironment, type CallResult, type CallStats, type FunctionEnv, type FunctionEnvSource, type StageStat,
 } from './interpreter/index.js';
 export {
-  AI_ROLES, NO_FUNCTION_AI, type AiCompletion, type AiCompletionRequest, type AiEmbeddings, type AiMessage, type AiRole, type FunctionAi,
-} from './steps/index.js';
-export { BcryptWorkerPool, SLICED_BCRYPT, swrSettled, type BcryptJob, type BcryptRunner } from './steps/index.js';
-export type { FunctionEngine, KeyValueStore } from './services.js';
+  AI_ROLES, NO_FUNCTION_AI, type AiCompletion, type AiCompletionRequest, type AiEmbeddings, type AiMessage, type AiRole, type BcryptJob,
+  type BcryptRunner, type FunctionAi, type FunctionEngine, type KeyValueStore,
+} from './services.js';
+export { BcryptWorkerPool, SLICED_BCRYPT, swrSettled } from './steps/index.js';
 export { STEP_TABLE, STEPS, step, type CompiledStep, type Execution, type MemberReader, type Returned, type Row, type StepAccess, type StepType } from './steps/index.js';
 export { compileTemplate, resolveTemplate, type Template, type TemplateScope } from './template.js';
 export * as limits from './limits.js';

@@ -200,8 +200,8 @@ function withoutManaged(raw: Record<string, unknown>): Record<string, unknown> {
 
 function touchesFunctions(batch: LoggedBatch): boolean {
   return batch.effects.some((e) => {
-    switch (e.t) {
-      case 'put': case 'delete': case 'restore': case 'purge': return e.c === FUNCTIONS_COLLECTION;
+    switch (e.kind) {
+      case 'put': case 'delete': case 'restore': case 'purge': return e.collection === FUNCTIONS_COLLECTION;
       case 'dropCollection': return e.name === FUNCTIONS_COLLECTION;
       case 'createCollection': case 'setCollectionMeta': return e.meta.name === FUNCTIONS_COLLECTION;
       default: return false;

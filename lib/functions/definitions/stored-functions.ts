@@ -9,7 +9,8 @@ import { NotFound } from '../../errors.js';
 import { callStoredFunction, functionEnv, type CallBounds, type CallEnvironment, type CallResult } from '../interpreter/index.js';
 import { FunctionRegistry, type RegistryWarn } from './registry.js';
 import type { FunctionEngine } from '../services.js';
-import { BcryptWorkerPool, type FunctionAi } from '../steps/index.js';
+import { BcryptWorkerPool } from '../steps/index.js';
+import type { FunctionAi } from '../services.js';
 import { findRoute } from './route-lookup.js';
 import { mergeRouteParams } from '../path-routes.js';
 

@@ -16,7 +16,7 @@ import { boundsFromSettings, CallBudget, CallLimitExceeded, type CallBounds } fr
 import { CallState, type StageStat } from './execution.js';
 import { NO_FUNCTION_ENV, type FunctionEnv } from './function-env.js';
 import { NO_FUNCTION_AI, type BcryptRunner, type FunctionAi, type FunctionEngine } from '../services.js';
-import { SLICED_BCRYPT } from '../steps/crypto/bcrypt/bcrypt-runner.js';
+import { SLICED_BCRYPT } from '../steps/index.js';
 
 /** Transactions of stored functions are owned by no key: only admins could see them, and they live one call. */
 export const FUNCTION_TRANSACTION_OWNER = '\u0000function';

@@ -4,9 +4,10 @@
  * How to write a step
  * -------------------
  * 1. A step type is a row of its family's module under
- *    `lib/functions/steps/` (read.ts, write.ts, records.ts, shaping.ts,
- *    control.ts, kv.ts, concurrency.ts, http.ts, email.ts, ai.ts,
- *    encoding.ts, crypto/...), one exported `StepType` each:
+ *    `lib/functions/steps/` (read.ts, write.ts, update.ts, records.ts,
+ *    shaping.ts, control.ts, kv.ts, concurrency.ts; external/ for HTTP,
+ *    e-mail and language models; crypto/ for crypto and encoding), one
+ *    exported `StepType` each:
  *
  *      export const findAll = step<{ collection: Template }>({
  *        type: 'FindAll',
@@ -125,8 +126,17 @@ export interface Returned {
 }
 
 /** The settings a step reads: batch bounds, the bcrypt cost limit, the e-mail providers. */
-export type StepSettings = Pick<Settings,
-  'max_batch_size' | 'function_bcrypt_max_cost' | 'sendgrid_api_url' | 'smtp_host' | 'smtp_port' | 'smtp_secure' | 'smtp_user' | 'smtp_password'>;
+export type StepSettings = Pick<
+  Settings,
+  | 'max_batch_size'
+  | 'function_bcrypt_max_cost'
+  | 'sendgrid_api_url'
+  | 'smtp_host'
+  | 'smtp_port'
+  | 'smtp_secure'
+  | 'smtp_user'
+  | 'smtp_password'
+>;
 
 /** The running call, as a step sees it. */
 export interface Execution {
