@@ -35,7 +35,7 @@ const MAX_FILES_PER_FOLDER = 12;
  * The folders (relative to lib/) held to MAX_FILES_PER_FOLDER, each with every folder below it. Add a
  * folder once its rooms are split; [''] holds all of lib/ to it.
  */
-const FOLDER_LIMITED = ['engine'];
+const FOLDER_LIMITED = ['engine', 'chat', 'workflow'];
 
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {

@@ -2,10 +2,10 @@
 export { embedderFor } from './embedders.js';
 export { functionAi } from './function-ai.js';
 export { OpenAiEmbedder, DEFAULT_EMBEDDING_MODEL } from './providers/openai-embedder.js';
-export { NO_PROVIDERS } from './providers/no-providers.js';
 export { classifyProviderError, providerNotConfigured, type ProviderErrorKind } from './providers/provider-error.js';
 export {
-  isProviderId, pickProvider, OPENAI_COMPATIBLE_DEFAULT_URL, PROVIDER_IDS, PROVIDER_SETTING_KEYS, SettingsProviderDirectory, type ProviderSettings,
+  isProviderId, NO_PROVIDERS, pickProvider, OPENAI_COMPATIBLE_DEFAULT_URL, PROVIDER_IDS, PROVIDER_SETTING_KEYS,
+  SettingsProviderDirectory, type ProviderSettings,
 } from './providers/directory.js';
 export { entryOfFailure, probeProvider, probeProviders, type ProviderProbe, type ProviderStatus, type ProviderStatusEntry } from './providers/status.js';
 export { contextBlock, LOCAL_MODEL, LocalProvider } from './providers/local.js';

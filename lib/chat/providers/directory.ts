@@ -12,6 +12,7 @@
  * The default provider (a request naming none) is the first configured of
  * openai, anthropic, perplexity, openai_compatible, else `local`.
  */
+import { ProviderFailed } from '../../errors.js';
 import type { Settings } from '../../engine/index.js';
 import type { ChatProvider, ProviderDirectory, ProviderId } from './provider.js';
 import { providerNotConfigured } from './provider-error.js';
@@ -52,6 +53,21 @@ export function isProviderId(id: string): id is ProviderId {
 export function pickProvider(directory: ProviderDirectory, id: string | undefined): ChatProvider {
   return directory.get(id ?? directory.configured()[0] ?? 'local');
 }
+
+/**
+ * A directory with nothing configured: every lookup is the classified
+ * `provider_not_configured` failure (400 on chat), for callers that need no
+ * language model (specs, embedders); the server reads its providers from the
+ * settings (SettingsProviderDirectory).
+ */
+export const NO_PROVIDERS: ProviderDirectory = Object.freeze({
+  get(id: string): ChatProvider {
+    throw new ProviderFailed(`LLM provider '${id}' is not configured`, 'provider_not_configured', id, null);
+  },
+  configured(): readonly ProviderId[] {
+    return [];
+  },
+});
 
 export class SettingsProviderDirectory implements ProviderDirectory {
   constructor(private readonly settings: () => ProviderSettings) {}
