@@ -181,7 +181,7 @@ export class Server {
     db.storage.onEvent((e) => logStorageEvent(log, e));
     let adminKey: AdminKeySource | undefined;
     try {
-      for (const w of await checkDataDirPrivacy(config.fs ?? nodeFs, config.dataDir)) log('warn', w);
+      for (const warning of await checkDataDirPrivacy(config.fs ?? nodeFs, config.dataDir)) log('warn', warning);
       // With adminKeyAfterListen a missing key is made in listen(), once the port is bound.
       if (config.adminKey || !config.adminKeyAfterListen || db.keys.hasAdmin()) adminKey = await bootstrapAdmin(db, config);
     } catch (err) {
@@ -270,7 +270,7 @@ export class Server {
       await this.scheduler.stop(this.config.schedulerStopGraceMs ?? 5000);
       this.ripples.stop();
       this.credentialWatch.stop();
-      for (const c of this.wss.clients) c.terminate();
+      for (const client of this.wss.clients) client.terminate();
       this.wss.close();
       // Before the HTTP close waits for requests in flight: a hash still running answers 503 now instead of holding it.
       await this.functions.close();

@@ -46,8 +46,8 @@ export class CredentialWatch {
   }
 
   /** Starts watching a connection authenticated as `principal`. */
-  add(c: WatchedConnection, principal: Principal): void {
-    this.open.set(c, principal.key);
+  add(connection: WatchedConnection, principal: Principal): void {
+    this.open.set(connection, principal.key);
     if (!this.timer) {
       this.timer = setInterval(() => this.checkAll(), this.intervalMs);
       this.timer.unref();
@@ -55,8 +55,8 @@ export class CredentialWatch {
   }
 
   /** Stops watching (the connection closed for any reason). Idempotent. */
-  remove(c: WatchedConnection): void {
-    this.open.delete(c);
+  remove(connection: WatchedConnection): void {
+    this.open.delete(connection);
     if (this.open.size === 0) this.stop();
   }
 
@@ -69,13 +69,13 @@ export class CredentialWatch {
    * Throws Unauthorized (expired, revoked) without ending the connection,
    * so the caller can refuse the request in its own final frame.
    */
-  current(c: WatchedConnection): Principal {
-    const p = this.tokens.principalFor(c.grant);
-    if (this.open.has(c) && this.open.get(c) !== p.key) {
-      this.open.set(c, p.key);
-      c.keyChanged(p);
+  current(connection: WatchedConnection): Principal {
+    const principal = this.tokens.principalFor(connection.grant);
+    if (this.open.has(connection) && this.open.get(connection) !== principal.key) {
+      this.open.set(connection, principal.key);
+      connection.keyChanged(principal);
     }
-    return p;
+    return principal;
   }
 
   /**
@@ -84,16 +84,17 @@ export class CredentialWatch {
    * before every notification. Otherwise re-checks fully, ending the
    * connection when its credentials are gone.
    */
-  verify(c: WatchedConnection): boolean {
-    const seen = this.open.get(c);
+  verify(connection: WatchedConnection): boolean {
+    const seen = this.open.get(connection);
     if (seen === undefined) return false;
-    if (seen === this.engine.keys.get(c.grant.keyId) && this.engine.now() < c.grant.expMs) return true;
+    const { grant } = connection;
+    if (seen === this.engine.keys.get(grant.keyId) && this.engine.now() < grant.expMs) return true;
     try {
-      this.current(c);
-      return this.open.has(c);
+      this.current(connection);
+      return this.open.has(connection);
     } catch (err) {
-      this.remove(c);
-      c.end(toDbError(err));
+      this.remove(connection);
+      connection.end(toDbError(err));
       return false;
     }
   }
@@ -105,7 +106,7 @@ export class CredentialWatch {
   }
 
   private checkAll(): void {
-    for (const c of [...this.open.keys()]) this.verify(c);
+    for (const connection of [...this.open.keys()]) this.verify(connection);
   }
 }
 

@@ -65,9 +65,9 @@ export class TokenService {
     if (known) return known;
     let token = tokenParam;
     if (header !== undefined) {
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (!m) throw new Unauthorized('Malformed Authorization header; expected "Bearer <token>"');
-      token = m[1];
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!match) throw new Unauthorized('Malformed Authorization header; expected "Bearer <token>"');
+      token = match[1];
     }
     if (!token) throw new Unauthorized('Missing Authorization header');
     return this.principalFor(await this.verify(token));

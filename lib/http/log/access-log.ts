@@ -30,10 +30,12 @@ export interface AccessEntry {
 }
 
 /** Writes the access line of one answered request at info. */
-export function logAccess(log: ServerLog, e: AccessEntry): void {
-  const latencyMs = e.startedAt === undefined ? null : Math.round((performance.now() - e.startedAt) * 1000) / 1000;
+export function logAccess(log: ServerLog, entry: AccessEntry): void {
+  const { startedAt } = entry;
+  const latencyMs = startedAt === undefined ? null : Math.round((performance.now() - startedAt) * 1000) / 1000;
   log('info', 'request completed', {
-    method: e.method, route: e.route ?? null, url: redactUrl(e.url).slice(0, MAX_URL_CHARS), status: e.status,
-    latencyMs, reqId: e.requestId, bytesOut: e.bytesOut, ...(e.error ? { error: e.error } : {}),
+    method: entry.method, route: entry.route ?? null, url: redactUrl(entry.url).slice(0, MAX_URL_CHARS),
+    status: entry.status,
+    latencyMs, reqId: entry.requestId, bytesOut: entry.bytesOut, ...(entry.error ? { error: entry.error } : {}),
   });
 }

@@ -51,7 +51,9 @@ export function redactFields(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => redactFields(v, depth + 1));
   if (value instanceof Uint8Array) return `[${value.length} bytes]`;
   const out: Record<string, unknown> = Object.create(null);
-  for (const [k, v] of Object.entries(value)) out[k] = isSecretName(k) ? REDACTED : redactFields(v, depth + 1);
+  for (const [key, member] of Object.entries(value)) {
+    out[key] = isSecretName(key) ? REDACTED : redactFields(member, depth + 1);
+  }
   return out;
 }
 

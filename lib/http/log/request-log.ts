@@ -49,8 +49,10 @@ export function logFailedRequest(log: ServerLog, err: unknown, requestId: string
 
 function shortened(headers: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(headers as Record<string, unknown>)) {
-    out[k] = typeof v === 'string' && v.length > MAX_HEADER_CHARS ? v.slice(0, MAX_HEADER_CHARS) + '...' : v;
+  for (const [name, value] of Object.entries(headers as Record<string, unknown>)) {
+    out[name] = typeof value === 'string' && value.length > MAX_HEADER_CHARS
+      ? value.slice(0, MAX_HEADER_CHARS) + '...'
+      : value;
   }
   return out;
 }

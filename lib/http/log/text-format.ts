@@ -28,7 +28,7 @@ export function formatTextLine(jsonLine: string): string {
   const time = typeof entry.time === 'number' ? new Date(entry.time).toISOString() : String(entry.time ?? '');
   const label = LABELS[entry.level as number] ?? String(entry.level);
   let line = `${time} ${label} ${String(entry.msg ?? '')}`;
-  for (const [k, v] of Object.entries(entry)) if (!OWN.has(k)) line += ` ${k}=${showValue(v)}`;
+  for (const [key, value] of Object.entries(entry)) if (!OWN.has(key)) line += ` ${key}=${showValue(value)}`;
   const err = entry.err as { stack?: unknown; message?: unknown } | undefined;
   if (err) line += `\n${String(err.stack ?? err.message ?? JSON.stringify(err))}`;
   return line + '\n';

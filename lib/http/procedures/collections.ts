@@ -112,7 +112,7 @@ export const trashRestoreCollection = defineProcedure({
   name: 'trash.restoreCollection', kind: 'mutation', access: 'admin',
   input: collectionParam,
   handler: async (collection, ctx) => {
-    const n = await ctx.trash.restoreAll(collection);
-    return { status: 'restored', collection, records_restored: n };
+    const restored = await ctx.trash.restoreAll(collection);
+    return { status: 'restored', collection, records_restored: restored };
   },
 });

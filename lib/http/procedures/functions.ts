@@ -43,7 +43,10 @@ export const functionsGet = defineProcedure({
 export const functionsReplace = defineProcedure({
   name: 'functions.replace', kind: 'mutation', access: 'admin',
   input: (raw) => ({ id: idParam(raw), body: raw.body }),
-  handler: async (i, ctx) => ({ status: 'updated', id: (await ctx.functions.registry.replace(i.id, i.body)).id }),
+  handler: async (input, ctx) => {
+    const replaced = await ctx.functions.registry.replace(input.id, input.body);
+    return { status: 'updated', id: replaced.id };
+  },
 });
 
 export const functionsDelete = defineProcedure({
@@ -56,14 +59,15 @@ export const functionsDelete = defineProcedure({
 export const functionsCall = defineProcedure({
   name: 'functions.call', kind: 'query', access: 'user',
   input: (raw) => ({ id: idParam(raw), body: raw.body }),
-  handler: async (i, ctx) => callAnswer(await ctx.functions.call(i.id, i.body), ctx),
+  handler: async (input, ctx) => callAnswer(await ctx.functions.call(input.id, input.body), ctx),
 });
 
 /** One procedure per method: the route table names a method per line. */
 const routed = (method: string) => defineProcedure({
   name: `functions.route.${method.toLowerCase()}`, kind: 'query', access: 'user',
   input: (raw) => ({ path: param(raw, 'path'), body: raw.body }),
-  handler: async (i: { path: string; body: unknown }, ctx: Context) => callAnswer(await ctx.functions.callRoute(method, i.path, i.body), ctx),
+  handler: async (input: { path: string; body: unknown }, ctx: Context) =>
+    callAnswer(await ctx.functions.callRoute(method, input.path, input.body), ctx),
 });
 
 export const functionsRouteGet = routed('GET');

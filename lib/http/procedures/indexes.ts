@@ -17,34 +17,34 @@ function parseIndexRequest(body: unknown): { field: string; type: 'btree' | 'has
 export const indexesCreate = defineProcedure({
   name: 'indexes.create', kind: 'mutation', access: 'admin',
   input: (raw) => ({ collection: collectionParam(raw), def: parseIndexRequest(raw.body) }),
-  handler: async (i, ctx) => {
-    const created = await ctx.collections.createIndex(i.collection, i.def);
-    return { status: 'created', collection: i.collection, ...created };
+  handler: async (input, ctx) => {
+    const created = await ctx.collections.createIndex(input.collection, input.def);
+    return { status: 'created', collection: input.collection, ...created };
   },
 });
 
 export const indexesList = defineProcedure({
   name: 'indexes.list', kind: 'query', access: 'admin',
   input: collectionParam,
-  handler: (c, ctx) => {
-    const live = ctx.indexes.indexes(c);
-    const defs = indexDefs(ctx.collections.meta(c));
-    return { collection: c, indexes: defs.map((d) => ({ ...d, entries: live.get(d.field)?.size ?? 0 })) };
+  handler: (collection, ctx) => {
+    const live = ctx.indexes.indexes(collection);
+    const defs = indexDefs(ctx.collections.meta(collection));
+    return { collection, indexes: defs.map((def) => ({ ...def, entries: live.get(def.field)?.size ?? 0 })) };
   },
 });
 
 export const indexesDrop = defineProcedure({
   name: 'indexes.drop', kind: 'mutation', access: 'admin',
   input: (raw) => ({ collection: collectionParam(raw), field: param(raw, 'field') }),
-  handler: async (i, ctx) => {
-    await ctx.collections.dropIndex(i.collection, i.field);
-    return { status: 'dropped', collection: i.collection, field: i.field };
+  handler: async (input, ctx) => {
+    await ctx.collections.dropIndex(input.collection, input.field);
+    return { status: 'dropped', collection: input.collection, field: input.field };
   },
 });
 
 export const queryExplain = defineProcedure({
   name: 'query.explain', kind: 'query', access: 'user',
   input: (raw) => ({ collection: collectionParam(raw), query: parseQuery(raw.body ?? {}) }),
-  scope: (i) => ({ collections: [{ name: i.collection, mode: 'read' }] }),
-  handler: (i, ctx) => ctx.planner.explain(i.collection, i.query),
+  scope: (input) => ({ collections: [{ name: input.collection, mode: 'read' }] }),
+  handler: (input, ctx) => ctx.planner.explain(input.collection, input.query),
 });

@@ -10,34 +10,34 @@ import type { RawInput } from './procedure.js';
 
 /** A required named argument (a path parameter over HTTP); a number or boolean is taken as its text. */
 export function param(raw: RawInput, name: string): string {
-  const v = text(raw.args[name], name);
-  if (v === undefined || v === '') throw new InvalidInput(`Missing path parameter '${name}'`);
-  return v;
+  const given = text(raw.args[name], name);
+  if (given === undefined || given === '') throw new InvalidInput(`Missing path parameter '${name}'`);
+  return given;
 }
 
 /** An optional named argument as text; the last one of a repeated query parameter. */
 export function queryString(raw: RawInput, name: string): string | undefined {
-  const v = raw.args[name];
-  return Array.isArray(v) ? text(v[v.length - 1], name) : text(v, name);
+  const given = raw.args[name];
+  return Array.isArray(given) ? text(given[given.length - 1], name) : text(given, name);
 }
 
 /** A boolean, or a `true`/`false` (also 1/0) query flag. */
 export function queryFlag(raw: RawInput, name: string): boolean | undefined {
   const given = raw.args[name];
   if (typeof given === 'boolean') return given;
-  const v = queryString(raw, name);
-  if (v === undefined || v === '') return undefined;
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
+  const flag = queryString(raw, name);
+  if (flag === undefined || flag === '') return undefined;
+  if (flag === 'true' || flag === '1') return true;
+  if (flag === 'false' || flag === '0') return false;
   throw new InvalidInput(`Query parameter '${name}' must be true or false`);
 }
 
 /** A field list given once comma-joined or as a list (a repeated parameter); at most MAX_FIELD_NAMES names. */
 export function queryList(raw: RawInput, name: string): string[] | undefined {
-  const v = raw.args[name];
-  if (v === undefined || v === null) return undefined;
-  const given = (Array.isArray(v) ? v : [v]).map((s) => text(s, name) ?? '');
-  const items = given.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  const given = raw.args[name];
+  if (given === undefined || given === null) return undefined;
+  const texts = (Array.isArray(given) ? given : [given]).map((member) => text(member, name) ?? '');
+  const items = texts.flatMap((listed) => listed.split(',')).map((item) => item.trim()).filter(Boolean);
   checkLimit(items.length, MAX_FIELD_NAMES, name, 'field names');
   return items.length > 0 ? items : undefined;
 }
@@ -48,17 +48,17 @@ export function collectionParam(raw: RawInput): string {
 }
 
 /** A named argument's text: strings as they are, numbers and booleans as written; anything else is refused. */
-function text(v: unknown, name: string): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+function text(given: unknown, name: string): string | undefined {
+  if (given === undefined || given === null) return undefined;
+  if (typeof given === 'string') return given;
+  if (typeof given === 'number' || typeof given === 'boolean') return String(given);
   throw new InvalidInput(`'${name}' must be a string`);
 }
 
 /** True for plain `{}`-style objects (not arrays, buffers or class instances). */
-export function isPlainObjectValue(v: unknown): v is Record<string, unknown> {
-  if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof Uint8Array) return false;
-  const proto = Object.getPrototypeOf(v);
+export function isPlainObjectValue(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array) return false;
+  const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
 
@@ -68,8 +68,8 @@ export function bodyObject(raw: RawInput): Record<string, unknown> {
 }
 
 export function optionalString(obj: Record<string, unknown>, name: string): string | undefined {
-  const v = obj[name];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw new InvalidInput(`'${name}' must be a string`);
-  return v;
+  const given = obj[name];
+  if (given === undefined || given === null) return undefined;
+  if (typeof given !== 'string') throw new InvalidInput(`'${name}' must be a string`);
+  return given;
 }

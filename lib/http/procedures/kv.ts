@@ -33,10 +33,10 @@ export const kvSet = defineProcedure({
     if (!('value' in body)) throw new InvalidInput('Body must be {value, ttl?}');
     return { key: keyParam(raw), value: body.value, ttl: body.ttl, bypassRipple: body.bypass_ripple === true || queryFlag(raw, 'bypass_ripple') === true };
   },
-  handler: async (i, ctx) => {
-    checkKvAccess(ctx.principal, 'write', [i.key]);
-    await ctx.kv.set(i.key, i.value, i.ttl, i.bypassRipple);
-    return { success: true, key: i.key };
+  handler: async (input, ctx) => {
+    checkKvAccess(ctx.principal, 'write', [input.key]);
+    await ctx.kv.set(input.key, input.value, input.ttl, input.bypassRipple);
+    return { success: true, key: input.key };
   },
 });
 
@@ -52,9 +52,9 @@ export const kvGet = defineProcedure({
 export const kvDelete = defineProcedure({
   name: 'kv.delete', kind: 'mutation', access: 'user',
   input: (raw) => ({ key: keyParam(raw), bypassRipple: queryFlag(raw, 'bypass_ripple') === true }),
-  handler: async (i, ctx) => {
-    checkKvAccess(ctx.principal, 'write', [i.key]);
-    return { deleted: await ctx.kv.delete(i.key, i.bypassRipple), key: i.key };
+  handler: async (input, ctx) => {
+    checkKvAccess(ctx.principal, 'write', [input.key]);
+    return { deleted: await ctx.kv.delete(input.key, input.bypassRipple), key: input.key };
   },
 });
 
@@ -73,10 +73,10 @@ export const kvBatchGet = defineProcedure({
 export const kvBatchSet = defineProcedure({
   name: 'kv.batchSet', kind: 'mutation', access: 'user',
   input: (raw) => only(bodyObject(raw), ['keys', 'values', 'ttl']),
-  handler: (b, ctx) => {
-    const keys = allowedKeys(ctx, 'write', b.keys);
-    if (!Array.isArray(b.values)) throw new InvalidInput(VALUES_RULE);
-    return ctx.kv.batchSet(keys, b.values, b.ttl);
+  handler: (body, ctx) => {
+    const keys = allowedKeys(ctx, 'write', body.keys);
+    if (!Array.isArray(body.values)) throw new InvalidInput(VALUES_RULE);
+    return ctx.kv.batchSet(keys, body.values, body.ttl);
   },
 });
 
@@ -89,15 +89,20 @@ export const kvBatchDelete = defineProcedure({
 export const kvFind = defineProcedure({
   name: 'kv.find', kind: 'query', access: 'user',
   input: (raw) => {
-    const b = only(raw.body === undefined ? {} : bodyObject(raw), ['pattern', 'include_expired']);
-    if (b.include_expired !== undefined && b.include_expired !== null && typeof b.include_expired !== 'boolean') throw new InvalidInput("'include_expired' must be a boolean");
-    return { pattern: b.pattern, includeExpired: b.include_expired === true };
+    const body = only(raw.body === undefined ? {} : bodyObject(raw), ['pattern', 'include_expired']);
+    const includeExpired = body.include_expired;
+    if (includeExpired !== undefined && includeExpired !== null && typeof includeExpired !== 'boolean') {
+      throw new InvalidInput("'include_expired' must be a boolean");
+    }
+    return { pattern: body.pattern, includeExpired: includeExpired === true };
   },
-  handler: async (i, ctx) => {
+  handler: async (input, ctx) => {
     checkKvAccess(ctx.principal, 'read', []);
     const visible = kvKeyFilter(ctx.principal);
-    const pattern = i.pattern === undefined || i.pattern === null || i.pattern === '' ? undefined : requirePattern(i.pattern, 'pattern');
-    const found = await ctx.kv.find(pattern, i.includeExpired);
+    const given = input.pattern;
+    const pattern =
+      given === undefined || given === null || given === '' ? undefined : requirePattern(given, 'pattern');
+    const found = await ctx.kv.find(pattern, input.includeExpired);
     return (visible ? found.filter((e) => visible(e.key)) : found).map((e) => ({ ...e, value: valueToWire(e.value, true) }));
   },
 });
@@ -115,13 +120,14 @@ function linkProcedure(unlink: boolean) {
   return defineProcedure({
     name: unlink ? 'kv.unlink' : 'kv.link', kind: 'mutation', access: 'user',
     input: (raw) => only(bodyObject(raw), ['key', 'collection', 'document_id']),
-    handler: async (b, ctx) => {
+    handler: async (body, ctx) => {
       // A link is the KV key's data (KV write), naming a record the caller must be able to read.
-      checkKvAccess(ctx.principal, 'write', typeof b.key === 'string' ? [b.key] : []);
-      if (typeof b.collection === 'string' && ctx.principal) checkCollectionAccess(ctx.principal, b.collection, 'read');
-      const key = validateKvKey(b.key);
-      await ctx.kv.link(key, validateCollectionName(b.collection), validateId(b.document_id, 'document_id'), unlink);
-      return { status: unlink ? 'unlinked' : 'linked', key: b.key, collection: b.collection, document_id: b.document_id };
+      checkKvAccess(ctx.principal, 'write', typeof body.key === 'string' ? [body.key] : []);
+      const { key, collection, document_id: recordId } = body;
+      if (typeof collection === 'string' && ctx.principal) checkCollectionAccess(ctx.principal, collection, 'read');
+      const kvKey = validateKvKey(key);
+      await ctx.kv.link(kvKey, validateCollectionName(collection), validateId(recordId, 'document_id'), unlink);
+      return { status: unlink ? 'unlinked' : 'linked', key, collection, document_id: recordId };
     },
   });
 }

@@ -66,17 +66,17 @@ export class WithStatus {
   constructor(readonly status: number, readonly body: unknown) {}
 }
 
-export function defineProcedure<I, O>(p: Procedure<I, O>): Procedure<I, O> {
-  return p;
+export function defineProcedure<I, O>(procedure: Procedure<I, O>): Procedure<I, O> {
+  return procedure;
 }
 
 export type Registry = ReadonlyMap<string, Procedure<any, any>>;
 
 export function buildRegistry(list: ReadonlyArray<Procedure<any, any>>): Registry {
   const map = new Map<string, Procedure<any, any>>();
-  for (const p of list) {
-    if (map.has(p.name)) throw new Error(`duplicate procedure name ${p.name}`);
-    map.set(p.name, p);
+  for (const procedure of list) {
+    if (map.has(procedure.name)) throw new Error(`duplicate procedure name ${procedure.name}`);
+    map.set(procedure.name, procedure);
   }
   return map;
 }
@@ -109,7 +109,9 @@ function admit<I>(proc: Procedure<I, unknown>, raw: RawInput, principal: Princip
   if (proc.access === 'admin' && !principal?.admin) throw new Forbidden(MESSAGES.adminRequired);
   const input = proc.input(raw);
   const scope = proc.scope?.(input);
-  if (principal) for (const c of scope?.collections ?? []) checkCollectionAccess(principal, c.name, c.mode, c.fields);
+  if (principal) {
+    for (const { name, mode, fields } of scope?.collections ?? []) checkCollectionAccess(principal, name, mode, fields);
+  }
   return { input, scope };
 }
 

@@ -18,7 +18,7 @@ export const rippleApply = defineProcedure({
   handler: async (batches, ctx) => {
     const outcomes = { applied: 0, duplicate: 0, own: 0 };
     // Each batch is checked just before it is applied: those before a malformed one stay applied.
-    for (const b of batches) outcomes[await ctx.replication.applyRemote(parseShipped(b))] += 1;
+    for (const batch of batches) outcomes[await ctx.replication.applyRemote(parseShipped(batch))] += 1;
     return { status: 'ok', node_id: ctx.replication.nodeId, ...outcomes };
   },
 });
@@ -41,5 +41,5 @@ export const rippleResync = defineProcedure({
     }
     return { peer: optionalString(body, 'peer'), collections };
   },
-  handler: async (i, ctx) => ({ status: 'resynced', ...(await ctx.ripples.resync(i.peer, i.collections)) }),
+  handler: async (input, ctx) => ({ status: 'resynced', ...(await ctx.ripples.resync(input.peer, input.collections)) }),
 });

@@ -8,21 +8,21 @@ import { providerChecks } from './chat/providers.js';
 
 /** The settings as GET /api/config shows them: each provider key masked (`****` + last four), with `<key>_set`. */
 export function publicConfig(ctx: Context): Record<string, unknown> {
-  const s = ctx.config.settings();
-  const out: Record<string, unknown> = { ...s, durable_operations: s.durability !== 'none' };
+  const settings = ctx.config.settings();
+  const out: Record<string, unknown> = { ...settings, durable_operations: settings.durability !== 'none' };
   for (const key of SECRET_SETTINGS) {
-    out[key] = maskSecret(s[key]);
-    out[`${key}_set`] = s[key] !== null;
+    out[key] = maskSecret(settings[key]);
+    out[`${key}_set`] = settings[key] !== null;
   }
   return out;
 }
 
 /** What startup recovery used and dropped (tail frames, salvaged damage), as the health `recovery` member. */
 function recoveryView(ctx: Context): Record<string, unknown> {
-  const r = ctx.health.recovery;
+  const recovery = ctx.health.recovery;
   return {
-    snapshot: r.snapshot, replayed_batches: r.replayedBatches, dropped_frames: r.droppedFrames,
-    dropped_bytes: r.droppedBytes, warnings: r.warnings, salvaged: r.salvaged,
+    snapshot: recovery.snapshot, replayed_batches: recovery.replayedBatches, dropped_frames: recovery.droppedFrames,
+    dropped_bytes: recovery.droppedBytes, warnings: recovery.warnings, salvaged: recovery.salvaged,
   };
 }
 
@@ -58,13 +58,17 @@ export const healthGet = defineProcedure({
 });
 
 /** The `storage` member of the health body: read-only state, its cause and the repair attempts. */
-function storageHealth(s: StorageStatus): Record<string, unknown> {
+function storageHealth(status: StorageStatus): Record<string, unknown> {
   const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
-  const out: Record<string, unknown> = { state: s.state, heal_attempts: s.healAttempts };
-  if (s.cause) out.cause = { code: s.cause.code, message: s.cause.message, operation: s.cause.operation, file: s.cause.file, at: iso(s.since) };
-  if (s.since !== undefined) out.since = iso(s.since);
-  if (s.lastAttemptAt !== undefined) out.last_attempt_at = iso(s.lastAttemptAt);
-  if (s.lastAttemptError) out.last_attempt_error = { ...s.lastAttemptError };
+  const out: Record<string, unknown> = { state: status.state, heal_attempts: status.healAttempts };
+  const { cause } = status;
+  if (cause) {
+    const { code, message, operation, file } = cause;
+    out.cause = { code, message, operation, file, at: iso(status.since) };
+  }
+  if (status.since !== undefined) out.since = iso(status.since);
+  if (status.lastAttemptAt !== undefined) out.last_attempt_at = iso(status.lastAttemptAt);
+  if (status.lastAttemptError) out.last_attempt_error = { ...status.lastAttemptError };
   return out;
 }
 

@@ -50,21 +50,22 @@ export const goalsList = query('goals.list', GOALS_COLLECTION, () => null,
   (_, ctx) => ctx.workflow.goals.list(ctx.session));
 export const goalsSearch = query('goals.search', GOALS_COLLECTION, (raw) => queryString(raw, 'q') ?? '',
   (q, ctx) => ctx.workflow.goals.search(ctx.session, q));
-export const goalsGet = query('goals.get', GOALS_COLLECTION, id, (i, ctx) => ctx.workflow.goals.get(ctx.session, i));
+export const goalsGet = query('goals.get', GOALS_COLLECTION, id,
+  (input, ctx) => ctx.workflow.goals.get(ctx.session, input));
 export const goalsUpdate = mutation('goals.update', GOALS_COLLECTION, withBody,
-  (i, ctx) => ctx.workflow.goals.update(ctx.session, i.id, i.body));
+  (input, ctx) => ctx.workflow.goals.update(ctx.session, input.id, input.body));
 export const goalsDelete = mutation('goals.delete', GOALS_COLLECTION, id,
-  (i, ctx) => ctx.workflow.goals.delete(ctx.session, i));
+  (input, ctx) => ctx.workflow.goals.delete(ctx.session, input));
 export const goalsComplete = mutation('goals.complete', GOALS_COLLECTION, (raw) => ({ id: id(raw), summary: optionalString(body(raw), 'summary') }),
-  (i, ctx) => ctx.workflow.goals.complete(ctx.session, i.id, i.summary));
+  (input, ctx) => ctx.workflow.goals.complete(ctx.session, input.id, input.summary));
 export const goalsApprove = mutation('goals.approve', GOALS_COLLECTION, id,
-  (i, ctx) => ctx.workflow.goals.approve(ctx.session, i));
+  (input, ctx) => ctx.workflow.goals.approve(ctx.session, input));
 export const goalsReject = mutation('goals.reject', GOALS_COLLECTION, (raw) => ({ id: id(raw), reason: optionalString(body(raw), 'reason') }),
-  (i, ctx) => ctx.workflow.goals.reject(ctx.session, i.id, i.reason));
+  (input, ctx) => ctx.workflow.goals.reject(ctx.session, input.id, input.reason));
 
 const stepInput = (detail?: string) => (raw: RawInput) => ({ id: id(raw), index: stepIndex(raw), detail: detail === undefined ? undefined : body(raw)[detail] });
 const stepMove = (action: StepAction, detail?: string) => mutation(`goals.steps.${action}`, GOALS_COLLECTION, stepInput(detail),
-  (i, ctx) => ctx.workflow.goals.step(ctx.session, i.id, i.index, action, i.detail));
+  (input, ctx) => ctx.workflow.goals.step(ctx.session, input.id, input.index, action, input.detail));
 export const goalStepStart = stepMove('start');
 export const goalStepComplete = stepMove('complete', 'result');
 export const goalStepFail = stepMove('fail', 'error');
@@ -75,11 +76,11 @@ export const goalTemplatesCreate = mutation('goalTemplates.create', GOAL_TEMPLAT
 export const goalTemplatesList = query('goalTemplates.list', GOAL_TEMPLATES_COLLECTION, () => null,
   (_, ctx) => ctx.workflow.goalTemplates.list(ctx.session));
 export const goalTemplatesGet = query('goalTemplates.get', GOAL_TEMPLATES_COLLECTION, id,
-  (i, ctx) => ctx.workflow.goalTemplates.get(ctx.session, i));
+  (input, ctx) => ctx.workflow.goalTemplates.get(ctx.session, input));
 export const goalTemplatesUpdate = mutation('goalTemplates.update', GOAL_TEMPLATES_COLLECTION, withBody,
-  (i, ctx) => ctx.workflow.goalTemplates.update(ctx.session, i.id, i.body));
+  (input, ctx) => ctx.workflow.goalTemplates.update(ctx.session, input.id, input.body));
 export const goalTemplatesDelete = mutation('goalTemplates.delete', GOAL_TEMPLATES_COLLECTION, id,
-  (i, ctx) => ctx.workflow.goalTemplates.delete(ctx.session, i));
+  (input, ctx) => ctx.workflow.goalTemplates.delete(ctx.session, input));
 
 // Tasks
 export const tasksCreate = mutation('tasks.create', TASKS_COLLECTION, body,
@@ -88,23 +89,24 @@ export const tasksList = query('tasks.list', TASKS_COLLECTION, () => null,
   (_, ctx) => ctx.workflow.tasks.list(ctx.session));
 export const tasksDue = query('tasks.due', TASKS_COLLECTION, nowParam,
   (now, ctx) => ctx.workflow.tasks.due(ctx.session, now));
-export const tasksGet = query('tasks.get', TASKS_COLLECTION, id, (i, ctx) => ctx.workflow.tasks.get(ctx.session, i));
+export const tasksGet = query('tasks.get', TASKS_COLLECTION, id,
+  (input, ctx) => ctx.workflow.tasks.get(ctx.session, input));
 export const tasksUpdate = mutation('tasks.update', TASKS_COLLECTION, withBody,
-  (i, ctx) => ctx.workflow.tasks.update(ctx.session, i.id, i.body));
+  (input, ctx) => ctx.workflow.tasks.update(ctx.session, input.id, input.body));
 export const tasksDelete = mutation('tasks.delete', TASKS_COLLECTION, id,
-  (i, ctx) => ctx.workflow.tasks.delete(ctx.session, i));
+  (input, ctx) => ctx.workflow.tasks.delete(ctx.session, input));
 export const tasksStart = mutation('tasks.start', TASKS_COLLECTION, id,
-  (i, ctx) => ctx.workflow.tasks.start(ctx.session, i));
+  (input, ctx) => ctx.workflow.tasks.start(ctx.session, input));
 export const tasksSucceed = mutation('tasks.succeed', TASKS_COLLECTION, member('output'),
-  (i, ctx) => ctx.workflow.tasks.succeed(ctx.session, i.id, i.value));
+  (input, ctx) => ctx.workflow.tasks.succeed(ctx.session, input.id, input.value));
 export const tasksFail = mutation('tasks.fail', TASKS_COLLECTION, member('error'),
-  (i, ctx) => ctx.workflow.tasks.fail(ctx.session, i.id, i.value));
+  (input, ctx) => ctx.workflow.tasks.fail(ctx.session, input.id, input.value));
 export const tasksPause = mutation('tasks.pause', TASKS_COLLECTION, id,
-  (i, ctx) => ctx.workflow.tasks.pause(ctx.session, i));
+  (input, ctx) => ctx.workflow.tasks.pause(ctx.session, input));
 export const tasksResume = mutation('tasks.resume', TASKS_COLLECTION, (raw) => {
   const next = body(raw).next_run;
   return { id: id(raw), next: next === undefined || next === null ? undefined : parseTime(next, 'next_run') };
-}, (i, ctx) => ctx.workflow.tasks.resume(ctx.session, i.id, i.next));
+}, (input, ctx) => ctx.workflow.tasks.resume(ctx.session, input.id, input.next));
 
 // Agents
 export const agentsCreate = mutation('agents.create', AGENTS_COLLECTION, body,
@@ -112,15 +114,15 @@ export const agentsCreate = mutation('agents.create', AGENTS_COLLECTION, body,
 export const agentsList = query('agents.list', AGENTS_COLLECTION, () => null,
   (_, ctx) => ctx.workflow.agents.list(ctx.session));
 export const agentsGet = query('agents.get', AGENTS_COLLECTION, id,
-  (i, ctx) => ctx.workflow.agents.get(ctx.session, i));
+  (input, ctx) => ctx.workflow.agents.get(ctx.session, input));
 export const agentsByName = query('agents.byName', AGENTS_COLLECTION, (raw) => param(raw, 'name'),
   (n, ctx) => ctx.workflow.agents.byName(ctx.session, n));
 export const agentsByDeployment = query('agents.byDeployment', AGENTS_COLLECTION, (raw) => param(raw, 'deploymentId'),
   (d, ctx) => ctx.workflow.agents.byDeployment(ctx.session, d));
 export const agentsUpdate = mutation('agents.update', AGENTS_COLLECTION, withBody,
-  (i, ctx) => ctx.workflow.agents.update(ctx.session, i.id, i.body));
+  (input, ctx) => ctx.workflow.agents.update(ctx.session, input.id, input.body));
 export const agentsDelete = mutation('agents.delete', AGENTS_COLLECTION, id,
-  (i, ctx) => ctx.workflow.agents.delete(ctx.session, i));
+  (input, ctx) => ctx.workflow.agents.delete(ctx.session, input));
 
 // Schedules (the server's Scheduler fires them; a run list reads the runs collection too)
 const MAX_RUNS_LIMIT = 1000;
@@ -141,19 +143,19 @@ export const schedulesCreate = scheduleMutation('schedules.create', body,
 export const schedulesList = query('schedules.list', SCHEDULES_COLLECTION, () => null,
   (_, ctx) => ctx.workflow.schedules.list(ctx.session));
 export const schedulesGet = query('schedules.get', SCHEDULES_COLLECTION, id,
-  (i, ctx) => ctx.workflow.schedules.get(ctx.session, i));
+  (input, ctx) => ctx.workflow.schedules.get(ctx.session, input));
 export const schedulesUpdate = scheduleMutation('schedules.update', withBody,
-  (i, ctx) => ctx.workflow.schedules.update(ctx.session, i.id, i.body));
+  (input, ctx) => ctx.workflow.schedules.update(ctx.session, input.id, input.body));
 export const schedulesDelete = scheduleMutation('schedules.delete', id,
-  (i, ctx) => ctx.workflow.schedules.delete(ctx.session, i));
+  (input, ctx) => ctx.workflow.schedules.delete(ctx.session, input));
 export const schedulesPause = scheduleMutation('schedules.pause', id,
-  (i, ctx) => ctx.workflow.schedules.pause(ctx.session, i));
+  (input, ctx) => ctx.workflow.schedules.pause(ctx.session, input));
 export const schedulesResume = scheduleMutation('schedules.resume', id,
-  (i, ctx) => ctx.workflow.schedules.resume(ctx.session, i));
+  (input, ctx) => ctx.workflow.schedules.resume(ctx.session, input));
 export const schedulesRuns = defineProcedure({
   name: 'schedules.runs', kind: 'query', access: 'admin', input: (raw: RawInput) => ({ id: id(raw), limit: runsLimit(raw) }),
   scope: (): Scope => ({ collections: [{ name: SCHEDULES_COLLECTION, mode: 'read' }, { name: SCHEDULE_RUNS_COLLECTION, mode: 'read' }] }),
-  handler: (i, ctx) => ctx.workflow.schedules.listRuns(ctx.session, i.id, i.limit),
+  handler: (input, ctx) => ctx.workflow.schedules.listRuns(ctx.session, input.id, input.limit),
 });
 
 export const WORKFLOW_PROCEDURES = [

@@ -68,9 +68,9 @@ export class PeerSender {
 
   /** Called on every commit. */
   wake(): void {
-    const w = this.wakeUp;
+    const wakeUp = this.wakeUp;
     this.wakeUp = undefined;
-    w?.();
+    wakeUp?.();
   }
 
   status(): PeerStatus {
@@ -104,7 +104,11 @@ export class PeerSender {
         this.lastErrorAt = Date.now();
         this.state = 'backoff';
         const delay = Math.min(this.maxBackoffMs, 100 * 2 ** Math.min(this.failures, 16));
-        await new Promise<void>((r) => { const t = setTimeout(r, delay); t.unref(); this.wakeUp = () => { clearTimeout(t); r(); }; });
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delay);
+          timer.unref();
+          this.wakeUp = () => { clearTimeout(timer); resolve(); };
+        });
       }
     }
   }

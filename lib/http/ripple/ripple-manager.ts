@@ -30,24 +30,28 @@ export class RippleManager {
   constructor(private readonly engine: RippleEngine, peers: readonly PeerConfig[], private readonly maxBackoffMs = 5000,
     private readonly log: ServerLog = () => undefined) {
     engine.retainFor = () => [...this.senders.keys()];
-    engine.onCommit((b) => {
+    engine.onCommit((batch) => {
       if (this.senders.size === 0) return;
-      this.tail.push(b);
+      this.tail.push(batch);
       // Trim in bulk so keeping the tail stays O(1) per commit.
       if (this.tail.length > 2 * TAIL_CAPACITY) this.tail = this.tail.slice(-TAIL_CAPACITY);
-      for (const s of this.senders.values()) s.wake();
+      for (const sender of this.senders.values()) sender.wake();
     });
     this.setPeers(peers);
   }
 
   /** Replaces the peer set (config reload, tests). Acknowledged seqs of kept peers are preserved. */
   setPeers(peers: readonly PeerConfig[]): void {
-    for (const [url, s] of this.senders) if (!peers.some((p) => p.url === url)) { s.stop(); this.senders.delete(url); }
-    for (const p of peers) {
-      const url = p.url.replace(/\/+$/, '');
+    for (const [url, sender] of this.senders) {
+      if (peers.some((peer) => peer.url === url)) continue;
+      sender.stop();
+      this.senders.delete(url);
+    }
+    for (const peer of peers) {
+      const url = peer.url.replace(/\/+$/, '');
       if (this.senders.has(url)) continue;
       const fromTail = (after: number) => this.fromTail(after);
-      const sender = new PeerSender({ url, key: p.key }, this.engine, fromTail, this.maxBackoffMs, this.log);
+      const sender = new PeerSender({ url, key: peer.key }, this.engine, fromTail, this.maxBackoffMs, this.log);
       this.senders.set(url, sender);
       sender.start();
     }
@@ -59,15 +63,15 @@ export class RippleManager {
   }
 
   stop(): void {
-    for (const s of this.senders.values()) s.stop();
+    for (const sender of this.senders.values()) sender.stop();
   }
 
   /** Batches after `afterSeq` when the tail holds the whole gap. */
   private fromTail(afterSeq: number): LoggedBatch[] | undefined {
     const first = this.tail[0];
     if (!first || first.seq > afterSeq + 1) return undefined;
-    const i = this.tail.findIndex((b) => b.seq > afterSeq);
-    return i < 0 ? [] : this.tail.slice(i);
+    const next = this.tail.findIndex((batch) => batch.seq > afterSeq);
+    return next < 0 ? [] : this.tail.slice(next);
   }
 
   /**
@@ -75,16 +79,19 @@ export class RippleManager {
    * each collection is dropped and rebuilt there. With every collection
    * shipped, the peer's acknowledged seq moves to the captured seq.
    */
-  async resync(peerUrl: string | undefined, collections: readonly string[] | undefined): Promise<{ peers: string[]; collections: readonly string[]; records: number }> {
-    const targets = peerUrl ? [...this.senders.values()].filter((s) => s.peer.url === peerUrl.replace(/\/+$/, '')) : [...this.senders.values()];
+  async resync(peerUrl: string | undefined, collections: readonly string[] | undefined):
+    Promise<{ peers: string[]; collections: readonly string[]; records: number }> {
+    const senders = [...this.senders.values()];
+    const targets = peerUrl ? senders.filter((sender) => sender.peer.url === peerUrl.replace(/\/+$/, '')) : senders;
     if (peerUrl && targets.length === 0) throw new NotFound(`unknown peer ${peerUrl}`);
     const plan = this.engine.replication.resyncPlan(collections);
-    for (const s of targets) {
-      for (let i = 0; i < plan.batches.length; i += 50) await s.post(plan.batches.slice(i, i + 50));
+    for (const sender of targets) {
+      for (let i = 0; i < plan.batches.length; i += 50) await sender.post(plan.batches.slice(i, i + 50));
       const { replication } = this.engine;
-      if (!collections) await replication.setAcked(s.peer.url, Math.max(plan.seq, replication.acked(s.peer.url)));
-      s.wake();
+      const url = sender.peer.url;
+      if (!collections) await replication.setAcked(url, Math.max(plan.seq, replication.acked(url)));
+      sender.wake();
     }
-    return { peers: targets.map((t) => t.peer.url), collections: plan.collections, records: plan.records };
+    return { peers: targets.map((target) => target.peer.url), collections: plan.collections, records: plan.records };
   }
 }

@@ -83,12 +83,12 @@ interface Turn {
 interface Call {
   readonly req: HttpRequest;
   readonly target: RouteTarget;
-  readonly h: ReadHeaders;
+  readonly headers: ReadHeaders;
   readonly args: Record<string, string | string[]>;
   readonly streaming: boolean;
 }
 
-/** Shared by single answers: nothing cancels them today. */
+/** Shared by single answers: nothing cancels them. */
 const NEVER = new AbortController().signal;
 const EMPTY = Buffer.alloc(0);
 /** Bodies from this size on take milliseconds to decode. */
@@ -147,7 +147,7 @@ export class Dispatcher {
         const limit = this.bodyLimitFor(req.method, req.url, hasAuthorization(req));
         if (req.body.length > limit) throw this.tooLarge(limit);
       }
-      const h = req.rawHeaders ? readRawHeaders(req.rawHeaders) : readHeaderObject(req.headers);
+      const headers = req.rawHeaders ? readRawHeaders(req.rawHeaders) : readHeaderObject(req.headers);
       const qAt = req.url.indexOf('?');
       const path = qAt < 0 ? req.url : req.url.slice(0, qAt);
       const { target, params, route } = this.router.match(req.method, path);
@@ -158,18 +158,18 @@ export class Dispatcher {
       if (streaming && req.method !== 'GET' && target.sse !== 'data') throw new MethodNotAllowed('Method Not Allowed');
       // Path parameters win over query parameters of the same name.
       const args = Object.assign(parseQuery(qAt < 0 ? '' : req.url.slice(qAt + 1)), params);
-      const call: Call = { req, target, h, args, streaming };
+      const call: Call = { req, target, headers, args, streaming };
       // A stream always has a caller: its credentials are watched for its whole life.
       if (!proc || (proc.access === 'public' && !streaming)) {
-        if (!proc?.optionalCaller || !h.authorization) return this.proceed(turn, call, undefined);
-        return this.services.tokens.authenticate(h.authorization).then((p) => p, () => undefined)
+        if (!proc?.optionalCaller || !headers.authorization) return this.proceed(turn, call, undefined);
+        return this.services.tokens.authenticate(headers.authorization).then((p) => p, () => undefined)
           .then((p) => this.proceed(turn, call, p))
           .catch((err: unknown) => this.failed(err, turn, req));
       }
-      const principal = this.services.tokens.cached(h.authorization);
+      const principal = this.services.tokens.cached(headers.authorization);
       if (principal) return this.proceed(turn, call, principal);
       // Streams also take the token as a query parameter: EventSource cannot send headers.
-      return this.services.tokens.authenticate(h.authorization, streaming ? firstOf(args.token) : undefined)
+      return this.services.tokens.authenticate(headers.authorization, streaming ? firstOf(args.token) : undefined)
         .then((p) => this.proceed(turn, call, p))
         .catch((err: unknown) => this.failed(err, turn, req));
     } catch (err) {
@@ -211,16 +211,17 @@ export class Dispatcher {
 
   /** The rest of respond() once the caller is known; a failure here is answered by the caller of this. */
   private proceed(turn: Turn, call: Call, principal: Principal | undefined): HttpResponse | Promise<HttpResponse> {
-    const { req, h } = call;
+    const { req, headers } = call;
     if (principal) {
       const rate = this.limit(principal);
       if (rate) Object.assign(turn.headers, rateHeaders(rate));
     }
-    const address = clientAddress(req.remoteAddress, this.trustProxy ? h.forwardedFor : undefined, this.trustProxy);
+    const forwardedFor = this.trustProxy ? headers.forwardedFor : undefined;
+    const address = clientAddress(req.remoteAddress, forwardedFor, this.trustProxy);
     // A large body decodes over two turns of the event loop (codec.ts), and its procedure (parsing, permissions,
-    // the first slice of a batch) starts in a third: a 2 MB batch body took about 10 ms to decode in one piece.
+    // the first slice of a batch) starts in a third: one large request does not hold the loop while it decodes.
     if (req.body && req.body.length >= LARGE_BODY_BYTES) {
-      return decodeLargeBody(req.body, h.contentType)
+      return decodeLargeBody(req.body, headers.contentType)
         .then(async (body) => {
           await yieldSlicedWork();
           return this.run(turn, call, principal, { args: call.args, body }, address);
@@ -228,7 +229,7 @@ export class Dispatcher {
         .catch((err: unknown) => this.failed(err, turn, req));
     }
     // An empty body is `{}` whatever its Content-Type says (codec.ts).
-    const body = req.body && req.body.length > 0 ? decodeBody(req.body, h.contentType) : {};
+    const body = req.body && req.body.length > 0 ? decodeBody(req.body, headers.contentType) : {};
     return this.run(turn, call, principal, { args: call.args, body }, address);
   }
 
@@ -249,12 +250,12 @@ export class Dispatcher {
 
   /** A procedure's result as the answer: status, Content-Type and Content-Encoding as the client asked. */
   private encoded(turn: Turn, call: Call, result: unknown): HttpResponse {
-    const { req, target, h } = call;
+    const { req, target, headers } = call;
     let status = target.status ?? 200;
     if (result instanceof WithStatus) ({ status, body: result } = { status: result.status, body: result.body });
     // Clients read non-2xx bodies as text (protocol.md 1.4 rule 3), so those stay JSON.
-    const accept = status >= 300 ? 'application/json' : h.accept;
-    const enc = encodeBody(result ?? {}, accept, h.acceptEncoding);
+    const accept = status >= 300 ? 'application/json' : headers.accept;
+    const enc = encodeBody(result ?? {}, accept, headers.acceptEncoding);
     turn.headers['Content-Type'] = enc.contentType;
     if (enc.gzip) turn.headers['Content-Encoding'] = 'gzip';
     if (turn.startedAt !== undefined) {
@@ -309,19 +310,20 @@ export class Dispatcher {
     };
   }
 
-  /** A context with one fixed shape (a spread of the services object per request cost measurable time). */
+  /** A context with one fixed shape (a spread of the services object per request costs measurable time). */
   private context(principal: Principal | undefined, requestId: string, address?: string, signal: AbortSignal = NEVER): Context {
-    const s = this.services;
+    const {
+      sessions, config, clock, storage, health, snapshots, keys, collections, trash, indexes, planner, kv, transactions,
+      audit, replication, tokens, log, startedAt, batchGate, ripples, authFailures, changes, functions, chat, workflow,
+      version,
+    } = this.services;
     return {
-      sessions: s.sessions, config: s.config, clock: s.clock, storage: s.storage, health: s.health,
-      snapshots: s.snapshots, keys: s.keys, collections: s.collections, trash: s.trash, indexes: s.indexes,
-      planner: s.planner, kv: s.kv, transactions: s.transactions, audit: s.audit, replication: s.replication,
-      tokens: s.tokens, log: s.log, startedAt: s.startedAt, batchGate: s.batchGate, ripples: s.ripples,
-      authFailures: s.authFailures, changes: s.changes, functions: s.functions, chat: s.chat, workflow: s.workflow,
-      version: s.version,
-      principal, requestId, typed: s.config.settings().use_typed_values, clientAddress: address, signal,
+      sessions, config, clock, storage, health, snapshots, keys, collections, trash, indexes, planner, kv, transactions,
+      audit, replication, tokens, log, startedAt, batchGate, ripples, authFailures, changes, functions, chat, workflow,
+      version,
+      principal, requestId, typed: config.settings().use_typed_values, clientAddress: address, signal,
       // Auto-commit until the gate in callProcedure applies the procedure's scope.
-      session: s.sessions.session(principal),
+      session: sessions.session(principal),
     };
   }
 
@@ -393,9 +395,9 @@ function rateHeaders(r: { limit: number; remaining: number; reset: number }): Re
 function parseQuery(qs: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = Object.create(null);
   if (!qs) return out;
-  for (const [k, v] of new URLSearchParams(qs)) {
-    const prev = out[k];
-    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  for (const [name, value] of new URLSearchParams(qs)) {
+    const prev = out[name];
+    out[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
   }
   return out;
 }

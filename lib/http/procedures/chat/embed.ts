@@ -19,9 +19,9 @@ export const embed = defineProcedure({
     if (body.model !== undefined && typeof body.model !== 'string') throw new InvalidInput("'model' must be a string");
     return { texts, model: body.model as string | undefined };
   },
-  handler: async (i, ctx) => {
-    const embedder = embedderFor(ctx.config.settings(), i.model);
-    const embeddings = await embedder.embed(i.texts);
+  handler: async (input, ctx) => {
+    const embedder = embedderFor(ctx.config.settings(), input.model);
+    const embeddings = await embedder.embed(input.texts);
     return { embeddings, model: embedder.model, dimensions: embeddings[0]?.length ?? embedder.dimensions };
   },
 });

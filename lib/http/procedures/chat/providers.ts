@@ -25,8 +25,8 @@ export const PROBE_TIMEOUT_MS = 10_000;
 
 function probeDirectory(ctx: Context): SettingsProviderDirectory {
   return new SettingsProviderDirectory(() => {
-    const s = ctx.config.settings();
-    return { ...s, provider_timeout_ms: Math.min(s.provider_timeout_ms, PROBE_TIMEOUT_MS) };
+    const settings = ctx.config.settings();
+    return { ...settings, provider_timeout_ms: Math.min(settings.provider_timeout_ms, PROBE_TIMEOUT_MS) };
   });
 }
 
@@ -90,17 +90,17 @@ function completeInput(raw: RawInput): CompleteInput {
 }
 
 /** The server's one provider directory (the one chat sessions and the Chat step use). */
-function providerFor(i: CompleteInput, ctx: Context): ChatProvider {
-  return pickProvider(ctx.chat.providers, i.provider);
+function providerFor(input: CompleteInput, ctx: Context): ChatProvider {
+  return pickProvider(ctx.chat.providers, input.provider);
 }
 
 export const chatComplete = defineProcedure({
   name: 'chat.complete', kind: 'query', access: 'user',
   input: completeInput,
-  handler: async (i, ctx) => {
-    const provider = providerFor(i, ctx);
-    const c = await provider.complete(i.request, ctx.signal);
-    return { content: c.content, provider: provider.id, model: c.model, token_usage: c.usage };
+  handler: async (input, ctx) => {
+    const provider = providerFor(input, ctx);
+    const { content, model, usage } = await provider.complete(input.request, ctx.signal);
+    return { content, provider: provider.id, model, token_usage: usage };
   },
 });
 
@@ -108,7 +108,8 @@ export const chatCompleteStream = defineProcedure({
   name: 'chat.completeStream', kind: 'stream', access: 'user',
   input: completeInput,
   // The provider is resolved before the stream opens: an unknown or unconfigured one is a plain 400 answer.
-  handler: (i, ctx): AsyncIterable<StreamEvent> => completionEvents(providerFor(i, ctx), i.request, ctx.signal),
+  handler: (input, ctx): AsyncIterable<StreamEvent> =>
+    completionEvents(providerFor(input, ctx), input.request, ctx.signal),
 });
 
 async function* completionEvents(provider: ChatProvider, request: CompletionRequest, signal: AbortSignal): AsyncGenerator<StreamEvent> {
@@ -116,8 +117,8 @@ async function* completionEvents(provider: ChatProvider, request: CompletionRequ
     if (signal.aborted) return;
     if (chunk.kind === 'token') yield { event: 'token', data: { token: chunk.text } };
     else {
-      const c = chunk.completion;
-      yield { event: 'done', data: { content: c.content, done: true, provider: provider.id, model: c.model, token_usage: c.usage } };
+      const { content, model, usage } = chunk.completion;
+      yield { event: 'done', data: { content, done: true, provider: provider.id, model, token_usage: usage } };
     }
   }
 }

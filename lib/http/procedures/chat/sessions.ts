@@ -46,8 +46,10 @@ function sessionPathId(raw: RawInput, method: string): string {
 const msgId = (raw: RawInput) => param(raw, 'msgId');
 
 /** The collections a create/branch/update body names for retrieval (validated by the service). */
-function searchedIn(b: Record<string, unknown>): string[] {
-  return Array.isArray(b.collections) ? b.collections.flatMap((c) => (isPlainObject(c) && typeof c.collection_name === 'string' ? [c.collection_name] : [])) : [];
+function searchedIn(request: Record<string, unknown>): string[] {
+  if (!Array.isArray(request.collections)) return [];
+  return request.collections.flatMap((searched) =>
+    isPlainObject(searched) && typeof searched.collection_name === 'string' ? [searched.collection_name] : []);
 }
 
 /** A message searches its chat session's collections: the caller must still be allowed to read them. */
@@ -60,10 +62,10 @@ export function checkRetrievalAccess(ctx: Context, id: string): void {
 
 function listOptions(raw: RawInput): { limit?: number; skip?: number; sort?: 'asc' | 'desc' } {
   const int = (name: string) => {
-    const v = queryString(raw, name);
-    if (v === undefined || v === '') return undefined;
-    if (!/^\d{1,9}$/.test(v)) throw new InvalidInput(`Query parameter '${name}' must be a non-negative integer`);
-    return Number(v);
+    const given = queryString(raw, name);
+    if (given === undefined || given === '') return undefined;
+    if (!/^\d{1,9}$/.test(given)) throw new InvalidInput(`Query parameter '${name}' must be a non-negative integer`);
+    return Number(given);
   };
   const sort = queryString(raw, 'sort');
   if (sort !== undefined && sort !== '' && sort !== 'asc' && sort !== 'desc') throw new InvalidInput("Query parameter 'sort' must be asc or desc");
@@ -71,7 +73,7 @@ function listOptions(raw: RawInput): { limit?: number; skip?: number; sort?: 'as
   return { ...(limit !== undefined ? { limit } : {}), ...(skip !== undefined ? { skip } : {}), ...(sort ? { sort } : {}) };
 }
 
-const wire = (f: Fields, ctx: Context) => recordToWire(f, { typed: ctx.typed });
+const wire = (record: Fields, ctx: Context) => recordToWire(record, { typed: ctx.typed });
 
 export const chatCreate = defineProcedure({
   name: 'chat.create', kind: 'mutation', access: 'user',
@@ -111,8 +113,8 @@ export const chatGet = defineProcedure({
 export const chatUpdate = defineProcedure({
   name: 'chat.update', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: sessionPathId(raw, 'PUT'), body: body(raw) }),
-  scope: (i) => storage('write', 'read', searchedIn(i.body)),
-  handler: (i, ctx) => ctx.chat.chatSessions.update(ctx.session, i.id, i.body),
+  scope: (input) => storage('write', 'read', searchedIn(input.body)),
+  handler: (input, ctx) => ctx.chat.chatSessions.update(ctx.session, input.id, input.body),
 });
 
 export const chatDelete = defineProcedure({
@@ -126,9 +128,9 @@ export const chatSend = defineProcedure({
   name: 'chat.send', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: chatId(raw), req: parseMessageRequest(body(raw)) }),
   scope: () => storage('write', 'write'),
-  handler: (i, ctx) => {
-    checkRetrievalAccess(ctx, i.id);
-    return ctx.chat.messages.send(ctx.session, i.id, i.req, ctx.signal, toolEnv(ctx));
+  handler: (input, ctx) => {
+    checkRetrievalAccess(ctx, input.id);
+    return ctx.chat.messages.send(ctx.session, input.id, input.req, ctx.signal, toolEnv(ctx));
   },
 });
 
@@ -136,8 +138,8 @@ export const chatMessagesList = defineProcedure({
   name: 'chat.messages.list', kind: 'query', access: 'user',
   input: (raw) => ({ id: chatId(raw), opts: listOptions(raw) }),
   scope: () => storage('read', 'read'),
-  handler: async (i, ctx) => {
-    const page = await ctx.chat.messages.list(ctx.session, i.id, i.opts);
+  handler: async (input, ctx) => {
+    const page = await ctx.chat.messages.list(ctx.session, input.id, input.opts);
     return { ...page, messages: page.messages.map((m) => wire(m, ctx)) };
   },
 });
@@ -146,37 +148,39 @@ export const chatMessageGet = defineProcedure({
   name: 'chat.messages.get', kind: 'query', access: 'user',
   input: (raw) => ({ id: chatId(raw), msg: msgId(raw) }),
   scope: () => storage('read', 'read'),
-  handler: (i, ctx) => wire(ctx.chat.messages.get(ctx.session, i.id, i.msg), ctx),
+  handler: (input, ctx) => wire(ctx.chat.messages.get(ctx.session, input.id, input.msg), ctx),
 });
 
 export const chatMessageUpdate = defineProcedure({
   name: 'chat.messages.update', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: chatId(raw), msg: msgId(raw), content: parseContentEdit(body(raw)) }),
   scope: () => storage('read', 'write'),
-  handler: async (i, ctx) => wire(await ctx.chat.messages.edit(ctx.session, i.id, i.msg, i.content), ctx),
+  handler: async (input, ctx) =>
+    wire(await ctx.chat.messages.edit(ctx.session, input.id, input.msg, input.content), ctx),
 });
 
 export const chatMessageDelete = defineProcedure({
   name: 'chat.messages.delete', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: chatId(raw), msg: msgId(raw) }),
   scope: () => storage('read', 'write'),
-  handler: (i, ctx) => ctx.chat.messages.delete(ctx.session, i.id, i.msg),
+  handler: (input, ctx) => ctx.chat.messages.delete(ctx.session, input.id, input.msg),
 });
 
 export const chatMessageForgotten = defineProcedure({
   name: 'chat.messages.forgotten', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: chatId(raw), msg: msgId(raw), forgotten: parseForgotten(body(raw)) }),
   scope: () => storage('read', 'write'),
-  handler: async (i, ctx) => wire(await ctx.chat.messages.setForgotten(ctx.session, i.id, i.msg, i.forgotten), ctx),
+  handler: async (input, ctx) =>
+    wire(await ctx.chat.messages.setForgotten(ctx.session, input.id, input.msg, input.forgotten), ctx),
 });
 
 export const chatMessageRegenerate = defineProcedure({
   name: 'chat.messages.regenerate', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: chatId(raw), msg: msgId(raw) }),
   scope: () => storage('write', 'write'),
-  handler: (i, ctx) => {
-    checkRetrievalAccess(ctx, i.id);
-    return ctx.chat.messages.regenerate(ctx.session, i.id, i.msg, ctx.signal);
+  handler: (input, ctx) => {
+    checkRetrievalAccess(ctx, input.id);
+    return ctx.chat.messages.regenerate(ctx.session, input.id, input.msg, ctx.signal);
   },
 });
 
@@ -184,12 +188,12 @@ export const chatCompact = defineProcedure({
   name: 'chat.compact', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: chatId(raw), keepRecent: parseCompact(body(raw)) }),
   scope: () => storage('read', 'write'),
-  handler: (i, ctx) => ctx.chat.messages.compact(ctx.session, i.id, i.keepRecent, ctx.signal),
+  handler: (input, ctx) => ctx.chat.messages.compact(ctx.session, input.id, input.keepRecent, ctx.signal),
 });
 
 export const chatToolResult = defineProcedure({
   name: 'chat.toolResult', kind: 'query', access: 'user',
   input: (raw) => ({ id: chatId(raw), result: parseToolResult(body(raw)) }),
   scope: () => storage('read', 'read'),
-  handler: (i, ctx) => ctx.chat.messages.toolResult(ctx.session, i.id, i.result),
+  handler: (input, ctx) => ctx.chat.messages.toolResult(ctx.session, input.id, input.result),
 });

@@ -33,46 +33,59 @@ import type { Context } from '../context.js';
 const streamInput = (raw: RawInput) => ({ id: chatId(raw), req: parseMessageRequest(body(raw)) });
 type StreamInput = ReturnType<typeof streamInput>;
 
-async function open(i: StreamInput, ctx: Context): Promise<AsyncGenerator<TurnEvent>> {
+async function open(input: StreamInput, ctx: Context): Promise<AsyncGenerator<TurnEvent>> {
   // A stream stores the exchange at its end: a read-only server refuses it up front, as it would the whole message.
   if (ctx.storage.readOnly) throw ctx.storage.refuse();
-  checkRetrievalAccess(ctx, i.id);
-  return ctx.chat.messages.openStream(ctx.session, i.id, i.req, ctx.signal, toolEnv(ctx));
+  checkRetrievalAccess(ctx, input.id);
+  return ctx.chat.messages.openStream(ctx.session, input.id, input.req, ctx.signal, toolEnv(ctx));
 }
 
 export const chatSendStream = defineProcedure({
   name: 'chat.sendStream', kind: 'stream', access: 'user',
   input: streamInput,
   scope: () => storage('write', 'write'),
-  handler: async (i, ctx): Promise<AsyncIterable<StreamEvent>> => sseEvents(i.id, await open(i, ctx)),
+  handler: async (input, ctx): Promise<AsyncIterable<StreamEvent>> => sseEvents(input.id, await open(input, ctx)),
 });
 
 async function* sseEvents(chat: string, events: AsyncIterable<TurnEvent>): AsyncGenerator<StreamEvent> {
-  for await (const e of events) {
-    switch (e.kind) {
-      case 'token': yield { event: 'token', data: { token: e.text } }; break;
-      case 'tool_call': yield { event: 'tool_call', data: { event: 'tool_call', tool: e.name, call_id: e.callId, args: e.arguments, client: e.client } }; break;
+  for await (const turnEvent of events) {
+    switch (turnEvent.kind) {
+      case 'token': yield { event: 'token', data: { token: turnEvent.text } }; break;
+      case 'tool_call': {
+        const { name, callId, arguments: args, client } = turnEvent;
+        yield { event: 'tool_call', data: { event: 'tool_call', tool: name, call_id: callId, args, client } };
+        break;
+      }
       case 'tool_result': {
-        const o = e.outcome;
-        yield { event: 'tool_result', data: { event: 'tool_result', tool: e.name, call_id: e.callId, success: o.success, result: o.result ?? null, error: o.error ?? null } };
+        const { success, result, error } = turnEvent.outcome;
+        yield {
+          event: 'tool_result',
+          data: {
+            event: 'tool_result', tool: turnEvent.name, call_id: turnEvent.callId, success, result: result ?? null,
+            error: error ?? null,
+          },
+        };
         break;
       }
       case 'client_tool_call':
         yield {
           event: 'client_tool_call',
           data: {
-            event: '__client_tool_call', chat_id: chat, call_id: e.callId, tool: e.name, tool_name: e.name, arguments: e.arguments,
-            timeout_secs: e.timeoutSecs, ...(e.confirm ? { confirm: true } : {}),
+            event: '__client_tool_call', chat_id: chat, call_id: turnEvent.callId, tool: turnEvent.name,
+            tool_name: turnEvent.name, arguments: turnEvent.arguments, timeout_secs: turnEvent.timeoutSecs,
+            ...(turnEvent.confirm ? { confirm: true } : {}),
           },
         };
         break;
       case 'done': {
-        const r = e.response;
+        const response = turnEvent.response;
         yield {
           event: 'done',
           data: {
-            content: r.responses[0] ?? '', message_id: r.message_id, chat_id: r.chat_id, execution_time_ms: r.execution_time_ms,
-            token_usage: r.token_usage, context_snippets: r.context_snippets, ...(r.tool_call_history ? { tool_call_history: r.tool_call_history } : {}),
+            content: response.responses[0] ?? '', message_id: response.message_id, chat_id: response.chat_id,
+            execution_time_ms: response.execution_time_ms, token_usage: response.token_usage,
+            context_snippets: response.context_snippets,
+            ...(response.tool_call_history ? { tool_call_history: response.tool_call_history } : {}),
           },
         };
         break;
@@ -86,22 +99,29 @@ export const chatSendStreamWs = defineProcedure({
   name: 'chat.sendStreamWs', kind: 'stream', access: 'user',
   input: streamInput,
   scope: () => storage('write', 'write'),
-  handler: async (i, ctx): Promise<AsyncIterable<StreamEvent>> => wsEvents(i.id, await open(i, ctx)),
+  handler: async (input, ctx): Promise<AsyncIterable<StreamEvent>> => wsEvents(input.id, await open(input, ctx)),
 });
 
 async function* wsEvents(chat: string, events: AsyncIterable<TurnEvent>): AsyncGenerator<StreamEvent> {
-  for await (const e of events) {
-    if (e.kind === 'token') yield { event: 'chunk', data: { chat_id: chat, content: e.text } };
-    else if (e.kind === 'client_tool_call') {
-      yield { event: 'client_tool_call', data: { chat_id: chat, call_id: e.callId, tool_name: e.name, arguments: e.arguments, ...(e.confirm ? { confirm: true } : {}) } };
+  for await (const turnEvent of events) {
+    if (turnEvent.kind === 'token') yield { event: 'chunk', data: { chat_id: chat, content: turnEvent.text } };
+    else if (turnEvent.kind === 'client_tool_call') {
+      const { callId, name, arguments: args, confirm } = turnEvent;
+      yield {
+        event: 'client_tool_call',
+        data: {
+          chat_id: chat, call_id: callId, tool_name: name, arguments: args, ...(confirm ? { confirm: true } : {}),
+        },
+      };
     }
-    else if (e.kind === 'done') {
-      const r = e.response;
+    else if (turnEvent.kind === 'done') {
+      const response = turnEvent.response;
       yield {
         event: 'end',
         data: {
-          chat_id: chat, message_id: r.message_id, execution_time_ms: r.execution_time_ms, token_usage: r.token_usage,
-          ...(r.tool_call_history ? { tool_call_history: r.tool_call_history } : {}),
+          chat_id: chat, message_id: response.message_id, execution_time_ms: response.execution_time_ms,
+          token_usage: response.token_usage,
+          ...(response.tool_call_history ? { tool_call_history: response.tool_call_history } : {}),
         },
       };
     }

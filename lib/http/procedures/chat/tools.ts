@@ -50,18 +50,18 @@ export const chatToolsExecute = defineProcedure({
   name: 'chat.tools.execute', kind: 'query', access: 'user',
   input: executeInput,
   // The chat session is read only when a chat_id names one; the tools check their own collections.
-  scope: (i) => ({ collections: i.chatId ? [{ name: CHAT_SESSIONS_COLLECTION, mode: 'read' as const }] : [] }),
-  handler: async (i, ctx) => {
+  scope: (input) => ({ collections: input.chatId ? [{ name: CHAT_SESSIONS_COLLECTION, mode: 'read' as const }] : [] }),
+  handler: async (input, ctx) => {
     const env = toolEnv(ctx);
-    const chatSessionToolConfig = i.chatId
-      ? ctx.chat.chatSessions.chatSession(ctx.session, i.chatId).tool_config
+    const chatSessionToolConfig = input.chatId
+      ? ctx.chat.chatSessions.chatSession(ctx.session, input.chatId).tool_config
       : null;
     const config = resolveToolConfig(chatSessionToolConfig, { clientTools: [], excludeTools: [] });
-    if (i.chatId && config.allowedTools && !config.allowedTools.includes(i.tool)) {
-      return { success: false, error: `Tool '${i.tool}' is not allowed in this chat` };
+    if (input.chatId && config.allowedTools && !config.allowedTools.includes(input.tool)) {
+      return { success: false, error: `Tool '${input.tool}' is not allowed in this chat` };
     }
-    const outcome = await executeServerTool(i.tool, i.params, {
-      ...env.context, allowWrite: i.chatId !== undefined && config.allowWrite,
+    const outcome = await executeServerTool(input.tool, input.params, {
+      ...env.context, allowWrite: input.chatId !== undefined && config.allowWrite,
       ...(config.allowedCollections ? { allowedCollections: config.allowedCollections } : {}),
     });
     return outcome.success ? { success: true, result: outcome.result ?? null } : { success: false, error: outcome.error };

@@ -15,14 +15,14 @@ const LIST_KEY: Record<Kind, string> = { insert: 'inserts', update: 'updates', d
 export interface BatchInput { collection: string; kind: Kind; items: BulkItem[]; transactionId?: string }
 
 
-function flag(v: unknown, where: string): boolean {
-  if (v === undefined || v === null) return false;
-  if (typeof v !== 'boolean') throw new InvalidInput(`'bypass_ripple' must be a boolean at ${where}`);
-  return v;
+function flag(value: unknown, where: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw new InvalidInput(`'bypass_ripple' must be a boolean at ${where}`);
+  return value;
 }
 
-function parseItem(kind: Kind, raw: unknown, i: number, bypassAll: boolean): BulkItem {
-  const where = `${LIST_KEY[kind]}[${i}]`;
+function parseItem(kind: Kind, raw: unknown, index: number, bypassAll: boolean): BulkItem {
+  const where = `${LIST_KEY[kind]}[${index}]`;
   if (Array.isArray(raw)) {
     // Rust positional forms: [record, bypass] / [id, record, bypass] / [id, bypass].
     if (kind === 'insert') return { kind, body: raw[0], bypassRipple: bypassAll || flag(raw[1], where) };
@@ -57,7 +57,7 @@ export function parseBatch(kind: Kind, raw: RawInput): BatchInput {
     bypassAll = bypassAll || flag(body.bypass_ripple, 'body');
   }
   if (!Array.isArray(list)) throw new InvalidInput(`Batch body must be {${LIST_KEY[kind]}: [...]}`);
-  const items = list.map((item, i) => parseItem(kind, item, i, bypassAll));
+  const items = list.map((item, index) => parseItem(kind, item, index, bypassAll));
   const tx = queryString(raw, 'transaction_id');
   return { collection, kind, items, ...(tx ? { transactionId: tx } : {}) };
 }
@@ -72,10 +72,10 @@ function checkBatchSize(items: readonly BulkItem[], max: number): void {
 /** Top-level fields the items write (field-level permissions); system members are not fields. */
 function writtenFields(items: readonly BulkItem[]): string[] {
   const fields = new Set<string>();
-  for (const i of items) {
-    if (i.kind === 'delete' || !isPlainObjectValue(i.body)) continue;
+  for (const item of items) {
+    if (item.kind === 'delete' || !isPlainObjectValue(item.body)) continue;
     // for-in over a plain object (own enumerable keys only, its prototype being Object.prototype or null): no key array per item.
-    for (const f in i.body) fields.add(f);
+    for (const field in item.body) fields.add(field);
   }
   fields.delete('id');
   fields.delete('ttl');
@@ -92,7 +92,10 @@ function makeBatch(kind: Kind) {
   return defineProcedure({
     name: `batch.${kind}`, kind: 'mutation', access: 'user',
     input: (raw) => parseBatch(kind, raw),
-    scope: (i) => ({ collections: [{ name: i.collection, mode: 'write', fields: writtenFields(i.items) }], transaction: i.transactionId }),
+    scope: (input) => ({
+      collections: [{ name: input.collection, mode: 'write', fields: writtenFields(input.items) }],
+      transaction: input.transactionId,
+    }),
     handler: async (input, ctx) => {
       checkBatchSize(input.items, ctx.config.settings().max_batch_size);
       const release = ctx.batchGate.acquire(ctx.config.settings().max_concurrent_batches);

@@ -14,7 +14,7 @@ export const changesSubscribe = defineProcedure({
     const field = queryString(raw, 'filter_field');
     return { collection: collectionParam(raw), filter: field ? { field, value: queryString(raw, 'filter_value') ?? '' } : undefined };
   },
-  scope: (i) => ({ collections: [{ name: i.collection, mode: 'read' }] }),
+  scope: (input) => ({ collections: [{ name: input.collection, mode: 'read' }] }),
   handler: ({ collection, filter }, ctx): AsyncIterable<StreamEvent> => {
     // Subscribed before the handler returns, so a change committed right after the reply is not missed.
     // Notices arrive only on a later commit, by when `queue` exists.

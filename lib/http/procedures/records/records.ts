@@ -25,19 +25,19 @@ function writtenFields(body: unknown): string[] {
 }
 
 /** The record on the wire, keeping only top-level fields named by the query-string lists (and always `id`). */
-function out(ctx: Context, r: Fields, select?: string[], exclude?: string[]): WireRecord {
-  let rec = r;
+function out(ctx: Context, record: Fields, select?: string[], exclude?: string[]): WireRecord {
+  let rec = record;
   if (select || exclude) {
     const selected = select && new Set(select);
     const excluded = new Set(exclude);
     const keep: Record<string, Fields[string]> = {};
-    for (const [k, v] of Object.entries(r)) {
-      if (k === 'id' || ((!selected || selected.has(k)) && !excluded.has(k))) keep[k] = v;
+    for (const [field, value] of Object.entries(record)) {
+      if (field === 'id' || ((!selected || selected.has(field)) && !excluded.has(field))) keep[field] = value;
     }
     rec = keep;
   }
   // Without a projection the answer is the stored record itself, whose rendered text can be remembered.
-  return new WireRecord(rec, ctx.typed, rec === r);
+  return new WireRecord(rec, ctx.typed, rec === record);
 }
 
 /** A write to `collection` (of `fields`, for field-level permissions), in transaction `tx` if given. */
@@ -52,8 +52,8 @@ function reads(collections: readonly string[], tx: string | undefined): Scope {
 export const recordsInsert = defineProcedure({
   name: 'records.insert', kind: 'mutation', access: 'user',
   input: (raw) => ({ collection: collectionParam(raw), body: bodyObject(raw), tx: txOf(raw), bypassRipple: bypassOf(raw) }),
-  scope: (i) => writes(i.collection, i.tx, writtenFields(i.body)),
-  handler: async (i, ctx) => ({ id: await ctx.session.insert(i.collection, i.body, i.bypassRipple) }),
+  scope: (input) => writes(input.collection, input.tx, writtenFields(input.body)),
+  handler: async (input, ctx) => ({ id: await ctx.session.insert(input.collection, input.body, input.bypassRipple) }),
 });
 
 export const recordsFindById = defineProcedure({
@@ -61,20 +61,20 @@ export const recordsFindById = defineProcedure({
   input: (raw) => {
     return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields'), tx: txOf(raw) };
   },
-  scope: (i) => reads([i.collection], i.tx),
-  handler: (i, ctx) => out(ctx, ctx.session.findById(i.collection, i.id), i.select, i.exclude),
+  scope: (input) => reads([input.collection], input.tx),
+  handler: (input, ctx) => out(ctx, ctx.session.findById(input.collection, input.id), input.select, input.exclude),
 });
 
 export const recordsFind = defineProcedure({
   name: 'records.find', kind: 'query', access: 'user',
   input: (raw) => {
     const query = parseQuery(raw.body);
-    for (const c of query.join?.collections ?? []) validateCollectionName(c);
+    for (const target of query.join?.collections ?? []) validateCollectionName(target);
     return { collection: collectionParam(raw), query, tx: txOf(raw) ?? query.transactionId };
   },
   // A join reads its target collections too: the key needs read access there as well.
-  scope: (i) => reads([i.collection, ...(i.query.join?.collections ?? [])], i.tx),
-  handler: async (i, ctx) => new RecordList(await ctx.session.find(i.collection, i.query), ctx.typed),
+  scope: (input) => reads([input.collection, ...(input.query.join?.collections ?? [])], input.tx),
+  handler: async (input, ctx) => new RecordList(await ctx.session.find(input.collection, input.query), ctx.typed),
 });
 
 export const recordsUpdate = defineProcedure({
@@ -83,8 +83,11 @@ export const recordsUpdate = defineProcedure({
     return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), body: bodyObject(raw),
       select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields'), tx: txOf(raw), bypassRipple: bypassOf(raw) };
   },
-  scope: (i) => writes(i.collection, i.tx, writtenFields(i.body)),
-  handler: async (i, ctx) => out(ctx, await ctx.session.update(i.collection, i.id, i.body, i.bypassRipple), i.select, i.exclude),
+  scope: (input) => writes(input.collection, input.tx, writtenFields(input.body)),
+  handler: async (input, ctx) => {
+    const updated = await ctx.session.update(input.collection, input.id, input.body, input.bypassRipple);
+    return out(ctx, updated, input.select, input.exclude);
+  },
 });
 
 function parseActionBody(body: unknown): { field: string; value: unknown } {
@@ -105,8 +108,9 @@ export const recordsUpdateAction = defineProcedure({
     const steps = parseActionSequence([{ action: param(raw, 'action'), field, value }]);
     return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), steps, tx: txOf(raw), bypassRipple: bypassOf(raw) };
   },
-  scope: (i) => writes(i.collection, i.tx, actionFields(i.steps)),
-  handler: async (i, ctx) => out(ctx, await ctx.session.applyActions(i.collection, i.id, i.steps, i.bypassRipple)),
+  scope: (input) => writes(input.collection, input.tx, actionFields(input.steps)),
+  handler: async (input, ctx) =>
+    out(ctx, await ctx.session.applyActions(input.collection, input.id, input.steps, input.bypassRipple)),
 });
 
 export const recordsUpdateSequence = defineProcedure({
@@ -115,15 +119,19 @@ export const recordsUpdateSequence = defineProcedure({
     if (!Array.isArray(raw.body)) throw new InvalidInput('Action sequence body must be an array of [action, field, value] triples');
     return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), steps: parseActionSequence(raw.body), tx: txOf(raw), bypassRipple: bypassOf(raw) };
   },
-  scope: (i) => writes(i.collection, i.tx, actionFields(i.steps)),
-  handler: async (i, ctx) => out(ctx, await ctx.session.applyActions(i.collection, i.id, i.steps, i.bypassRipple)),
+  scope: (input) => writes(input.collection, input.tx, actionFields(input.steps)),
+  handler: async (input, ctx) =>
+    out(ctx, await ctx.session.applyActions(input.collection, input.id, input.steps, input.bypassRipple)),
 });
 
 export const recordsDelete = defineProcedure({
   name: 'records.delete', kind: 'mutation', access: 'user',
   input: (raw) => ({ collection: collectionParam(raw), id: validateId(param(raw, 'id')), tx: txOf(raw), bypassRipple: bypassOf(raw) }),
-  scope: (i) => writes(i.collection, i.tx),
-  handler: async (i, ctx) => ({ id: await ctx.session.delete(i.collection, i.id, i.bypassRipple), deleted: true, status: 'deleted' }),
+  scope: (input) => writes(input.collection, input.tx),
+  handler: async (input, ctx) => {
+    const id = await ctx.session.delete(input.collection, input.id, input.bypassRipple);
+    return { id, deleted: true, status: 'deleted' };
+  },
 });
 
 export const recordsDistinct = defineProcedure({
@@ -135,10 +143,10 @@ export const recordsDistinct = defineProcedure({
     const filter = body.filter === undefined || body.filter === null ? undefined : parseFilter(body.filter);
     return { collection: collectionParam(raw), field: param(raw, 'field'), path, filter };
   },
-  scope: (i) => reads([i.collection], undefined),
-  handler: async (i, ctx) => {
-    const values = await ctx.session.distinct(i.collection, i.path, i.filter);
-    return { collection: i.collection, field: i.field, values, count: values.length };
+  scope: (input) => reads([input.collection], undefined),
+  handler: async (input, ctx) => {
+    const values = await ctx.session.distinct(input.collection, input.path, input.filter);
+    return { collection: input.collection, field: input.field, values, count: values.length };
   },
 });
 

@@ -22,10 +22,10 @@ export const searchQuery = defineProcedure({
     // An empty id joins no transaction, as if it were absent.
     return { collection: collectionParam(raw), req, tx: tx || undefined };
   },
-  scope: (i) => ({ collections: [{ name: i.collection, mode: 'read' }], transaction: i.tx }),
-  handler: async (i, ctx) => {
+  scope: (input) => ({ collections: [{ name: input.collection, mode: 'read' }], transaction: input.tx }),
+  handler: async (input, ctx) => {
     const started = performance.now();
-    const { results, total } = await ctx.session.search(i.collection, i.req);
+    const { results, total } = await ctx.session.search(input.collection, input.req);
     const ms = Math.round(performance.now() - started);
     return {
       results: results.map((r) => ({ record: recordToWire(r.record, { typed: ctx.typed }), score: r.score, matched_fields: r.matched_fields })),

@@ -14,7 +14,7 @@ const txParam = (raw: RawInput) => param(raw, 'id');
 const inTransaction = (id: string): Scope => ({ transaction: id });
 
 /** The session of a procedure scoped to a transaction. */
-function transaction(ctx: Context): TransactionSession {
+function transactionSession(ctx: Context): TransactionSession {
   if (!isTransactionSession(ctx.session)) throw new Error('procedure declares no transaction in its scope');
   return ctx.session;
 }
@@ -29,8 +29,8 @@ export const transactionsBegin = defineProcedure({
     if (timeout !== undefined && !isTransactionTimeout(timeout)) throw new InvalidInput(TIMEOUT_RULE);
     return { level, timeout };
   },
-  handler: (i, ctx) => {
-    const tx = ctx.transactions.begin(i.level, i.timeout, ctx.principal?.keyId);
+  handler: (input, ctx) => {
+    const tx = ctx.transactions.begin(input.level, input.timeout, ctx.principal?.keyId);
     return { transaction_id: tx.id, isolation_level: tx.level, created_at: Math.floor(tx.createdAt / 1000), timeout_seconds: tx.timeoutSecs };
   },
 });
@@ -48,21 +48,27 @@ export const transactionsStatus = defineProcedure({
   name: 'transactions.status', kind: 'query', access: 'user',
   input: txParam,
   scope: inTransaction,
-  handler: (_id, ctx) => transaction(ctx).status(),
+  handler: (_id, ctx) => transactionSession(ctx).status(),
 });
 
 export const transactionsCommit = defineProcedure({
   name: 'transactions.commit', kind: 'mutation', access: 'user',
   input: txParam,
   scope: inTransaction,
-  handler: async (id, ctx) => ({ status: 'committed', transaction_id: id, operations_count: await transaction(ctx).commit() }),
+  handler: async (id, ctx) => {
+    const committed = await transactionSession(ctx).commit();
+    return { status: 'committed', transaction_id: id, operations_count: committed };
+  },
 });
 
 export const transactionsRollback = defineProcedure({
   name: 'transactions.rollback', kind: 'mutation', access: 'user',
   input: txParam,
   scope: inTransaction,
-  handler: (id, ctx) => ({ status: 'rolled_back', transaction_id: id, operations_rolled_back: transaction(ctx).rollback() }),
+  handler: (id, ctx) => {
+    const discarded = transactionSession(ctx).rollback();
+    return { status: 'rolled_back', transaction_id: id, operations_rolled_back: discarded };
+  },
 });
 
 export const savepointsCreate = defineProcedure({
@@ -72,41 +78,49 @@ export const savepointsCreate = defineProcedure({
     if (!isSavepointName(name)) throw new InvalidInput(SAVEPOINT_NAME_RULE);
     return { id: param(raw, 'id'), name };
   },
-  scope: (i) => inTransaction(i.id),
-  handler: async (i, ctx) => ({ status: 'created', transaction_id: i.id, savepoint_name: await transaction(ctx).savepoint(i.name) }),
+  scope: (input) => inTransaction(input.id),
+  handler: async (input, ctx) => {
+    const name = await transactionSession(ctx).savepoint(input.name);
+    return { status: 'created', transaction_id: input.id, savepoint_name: name };
+  },
 });
 
 export const savepointsRollback = defineProcedure({
   name: 'savepoints.rollback', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: param(raw, 'id'), name: param(raw, 'name') }),
-  scope: (i) => inTransaction(i.id),
-  handler: async (i, ctx) => {
-    const tx = transaction(ctx);
-    const undone = await tx.rollbackTo(i.name);
-    return { status: 'rolled_back', transaction_id: i.id, savepoint_name: i.name, operations_rolled_back: undone, operations_count: tx.status().operations_count };
+  scope: (input) => inTransaction(input.id),
+  handler: async (input, ctx) => {
+    const session = transactionSession(ctx);
+    const undone = await session.rollbackTo(input.name);
+    return {
+      status: 'rolled_back', transaction_id: input.id, savepoint_name: input.name, operations_rolled_back: undone,
+      operations_count: session.status().operations_count,
+    };
   },
 });
 
 export const savepointsRelease = defineProcedure({
   name: 'savepoints.release', kind: 'mutation', access: 'user',
   input: (raw) => ({ id: param(raw, 'id'), name: param(raw, 'name') }),
-  scope: (i) => inTransaction(i.id),
-  handler: async (i, ctx) => {
-    await transaction(ctx).release(i.name);
-    return { status: 'released', transaction_id: i.id, savepoint_name: i.name };
+  scope: (input) => inTransaction(input.id),
+  handler: async (input, ctx) => {
+    await transactionSession(ctx).release(input.name);
+    return { status: 'released', transaction_id: input.id, savepoint_name: input.name };
   },
 });
 
 export const auditList = defineProcedure({
   name: 'audit.list', kind: 'query', access: 'admin',
   input: (raw) => {
-    const limit = queryString(raw, 'limit');
-    const n = limit === undefined ? 100 : Number(limit);
-    if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new InvalidInput("'limit' must be an integer between 1 and 10000");
-    return { limit: n, transactionId: queryString(raw, 'transaction_id') };
+    const given = queryString(raw, 'limit');
+    const limit = given === undefined ? 100 : Number(given);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
+      throw new InvalidInput("'limit' must be an integer between 1 and 10000");
+    }
+    return { limit, transactionId: queryString(raw, 'transaction_id') };
   },
-  handler: async (i, ctx) => {
-    const events = await ctx.audit.read({ limit: i.limit, transactionId: i.transactionId });
+  handler: async (input, ctx) => {
+    const events = await ctx.audit.read({ limit: input.limit, transactionId: input.transactionId });
     return { events, count: events.length };
   },
 });
