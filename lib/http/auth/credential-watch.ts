@@ -4,7 +4,7 @@
  * was opened with; the watch ends it (the connection sends a final error and
  * closes) once the token expires or the key is revoked or rotated, and tells
  * it when the key record changed but stays valid (permissions, admin flag),
- * so it can drop subscriptions the key may no longer read.
+ * so it can drop subscriptions the key may not read.
  *
  * Two triggers: a commit whose effects touch keys (acted on at once), and one
  * unref'd timer per server that re-checks every connection every 250 ms of
@@ -22,7 +22,7 @@ export const CREDENTIAL_CHECK_MS = 250;
 
 export interface WatchedConnection {
   readonly grant: TokenGrant;
-  /** The credentials are no longer valid: send a final error and close. Called at most once, after removal. */
+  /** Credentials gone (expired, revoked, rotated): send a final error and close. Called at most once, after removal. */
   end(err: DbError): void;
   /** The key record changed and is still valid: re-check what the connection holds against `principal`. */
   keyChanged(principal: Principal): void;

@@ -67,7 +67,7 @@ export interface OpenStream {
   readonly collection: string | undefined;
   /** Ends the stream: the procedure's `ctx.signal` fires and its events end. Idempotent. */
   cancel(): void;
-  /** Throws when `principal` (the caller's changed key) may no longer run this stream. */
+  /** Throws when `principal` (the caller's changed key) may not run this stream. */
   recheck(principal: Principal): void;
 }
 

@@ -9,7 +9,7 @@
  * the stream renderer's (stream/stream-renderer.ts).
  *
  * The stream's credentials are re-checked for its whole life (CredentialWatch):
- * an expired token, a revoked key, or a key that may no longer run the
+ * an expired token, a revoked key, or a key that may not run the
  * stream ends it with a final `event: error` frame, then the response ends.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -21,7 +21,7 @@
  * Credentials are re-checked for the life of the connection (CredentialWatch):
  * every request runs as the key's current record, and an expired token or a
  * revoked key ends the connection with a final Error (401) and close code
- * 4001. A subscription the key may no longer read ends with an Error naming
+ * 4001. A subscription the key may not read ends with an Error naming
  * the collection; the connection stays open.
  */
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
@@ -145,7 +145,7 @@ class Connection implements WatchedConnection {
     this.ws.close(CLOSE_UNAUTHORIZED, err.message.slice(0, 120));
   }
 
-  /** The key's rights changed: streams it may no longer run end, each with an Error naming its key (the collection). */
+  /** The key's rights changed: streams it may not run end, each with an Error naming its key (the collection). */
   keyChanged(principal: Principal): void {
     for (const [key, stream] of [...this.streams]) {
       try {
