@@ -34,7 +34,7 @@ export function formatTextLine(jsonLine: string): string {
   return line + '\n';
 }
 
-function showValue(v: unknown): string {
-  if (typeof v === 'string') return /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v);
-  return JSON.stringify(v) ?? String(v);
+function showValue(value: unknown): string {
+  if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+  return JSON.stringify(value) ?? String(value);
 }

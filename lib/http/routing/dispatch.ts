@@ -384,12 +384,15 @@ function hasAuthorization(req: HttpRequest): boolean {
   return false;
 }
 
-function firstOf(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
+function firstOf(given: string | string[] | undefined): string | undefined {
+  return Array.isArray(given) ? given[0] : given;
 }
 
-function rateHeaders(r: { limit: number; remaining: number; reset: number }): Record<string, string> {
-  return { 'X-RateLimit-Limit': String(r.limit), 'X-RateLimit-Remaining': String(r.remaining), 'X-RateLimit-Reset': String(r.reset) };
+function rateHeaders(rate: { limit: number; remaining: number; reset: number }): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(rate.limit), 'X-RateLimit-Remaining': String(rate.remaining),
+    'X-RateLimit-Reset': String(rate.reset),
+  };
 }
 
 function parseQuery(qs: string): Record<string, string | string[]> {

@@ -37,8 +37,8 @@ export function createNodeServer(dispatcher: Dispatcher, fastifyHandler: Handler
   return server;
 }
 
-function numberOr(v: unknown, fallback: number): number {
-  return typeof v === 'number' ? v : fallback;
+function numberOr(value: unknown, fallback: number): number {
+  return typeof value === 'number' ? value : fallback;
 }
 
 /**

@@ -41,8 +41,8 @@ export function serveSse(req: IncomingMessage, res: ServerResponse, answer: Http
   const watched: WatchedConnection = {
     grant: stream.principal.grant,
     end: (err) => { renderer.fail(err); end(); },
-    keyChanged: (p) => {
-      try { stream.recheck(p); } catch (err) { watched.end(toDbError(err)); }
+    keyChanged: (principal) => {
+      try { stream.recheck(principal); } catch (err) { watched.end(toDbError(err)); }
     },
   };
   const heartbeat = setInterval(() => renderer.heartbeat(), opts.heartbeatMs);
