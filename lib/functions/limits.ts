@@ -1,6 +1,6 @@
 /**
- * Fixed bounds of stored functions (issue 11 item 6), documented in README
- * ("Stored functions"). The per-call bounds (steps executed, working
+ * Fixed bounds of stored functions, documented with the stored-function
+ * reference. The per-call bounds (steps executed, working
  * records, wall time) are settings instead (`function_max_steps`,
  * `function_max_records`, `function_timeout_ms`, PUT /api/config), read at
  * the start of each call.

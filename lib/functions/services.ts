@@ -30,7 +30,7 @@ export interface KeyValueStore {
   get(key: string): Value;
   /** Stores a wire value with an optional TTL (seconds, a duration such as "5m", or an RFC 3339 instant). */
   set(key: string, wireValue: unknown, ttl?: unknown): Promise<void>;
-  /** True when there was an entry to delete. */
+  /** True when the key had an entry to delete. */
   delete(key: string): Promise<boolean>;
   /** Entries whose key matches `pattern` (every key when undefined), in key order. */
   find(

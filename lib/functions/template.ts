@@ -28,13 +28,13 @@ import { InvalidInput } from '../errors.js';
 import { isPlainObject, isTypedWrapper } from '../engine/index.js';
 
 export type Template =
-  | { readonly k: 'const'; readonly v: unknown }
-  | { readonly k: 'placeholder'; readonly path: readonly string[] }
-  | { readonly k: 'param'; readonly name: string }
-  | { readonly k: 'env'; readonly name: string }
-  | { readonly k: 'text'; readonly parts: readonly TextPart[] }
-  | { readonly k: 'array'; readonly items: readonly Template[] }
-  | { readonly k: 'object'; readonly entries: readonly (readonly [string, Template])[]; readonly typed: boolean };
+  | { readonly kind: 'const'; readonly value: unknown }
+  | { readonly kind: 'placeholder'; readonly path: readonly string[] }
+  | { readonly kind: 'param'; readonly name: string }
+  | { readonly kind: 'env'; readonly name: string }
+  | { readonly kind: 'text'; readonly parts: readonly TextPart[] }
+  | { readonly kind: 'array'; readonly items: readonly Template[] }
+  | { readonly kind: 'object'; readonly entries: readonly (readonly [string, Template])[]; readonly typed: boolean };
 
 /** A piece of text: literal text, a placeholder path, or an environment variable. */
 export type TextPart = string | readonly string[] | { readonly env: string };
@@ -70,110 +70,121 @@ export function isHostileName(name: string): boolean {
 export function parsePlaceholderName(raw: string, where: string): string[] {
   const name = raw.trim();
   const segments = name.split('.');
-  if (name === '' || segments.some((s) => !SEGMENT.test(s))) throw new InvalidInput(`${where}: bad placeholder '{{${raw}}}'`);
+  if (name === '' || segments.some((s) => !SEGMENT.test(s)))
+    throw new InvalidInput(`${where}: bad placeholder '{{${raw}}}'`);
   const hostile = segments.find((s) => HOSTILE.has(s));
-  if (hostile !== undefined) throw new InvalidInput(`${where}: placeholder '{{${raw}}}' names the forbidden member '${hostile}'`);
+  if (hostile !== undefined)
+    throw new InvalidInput(`${where}: placeholder '{{${raw}}}' names the forbidden member '${hostile}'`);
   return segments;
 }
 
-export function isParameterRef(v: unknown): v is { type: 'Parameter'; name: string } {
-  return isPlainObject(v) && v.type === 'Parameter' && typeof v.name === 'string' && !('value' in v);
+export function isParameterRef(value: unknown): value is { type: 'Parameter'; name: string } {
+  return isPlainObject(value) && value.type === 'Parameter' && typeof value.name === 'string' && !('value' in value);
 }
 
-export function compileTemplate(raw: unknown, path: string, ctx: TemplateContext = {}): Template {
-  return compileAt(raw, path, ctx, 0);
+export function compileTemplate(raw: unknown, path: string, context: TemplateContext = {}): Template {
+  return compileAt(raw, path, context, 0);
 }
 
-function compileAt(raw: unknown, path: string, ctx: TemplateContext, depth: number): Template {
+function compileAt(raw: unknown, path: string, context: TemplateContext, depth: number): Template {
   if (depth > MAX_TEMPLATE_DEPTH) throw new InvalidInput(`${path}: nested deeper than ${MAX_TEMPLATE_DEPTH} levels`);
-  if (typeof raw === 'string') return compileString(raw, path, ctx);
+  if (typeof raw === 'string') return compileString(raw, path, context);
   if (Array.isArray(raw)) {
-    const items = raw.map((item, i) => compileAt(item, `${path}[${i}]`, ctx, depth + 1));
-    return items.every((t) => t.k === 'const') ? constant(raw) : { k: 'array', items };
+    const items = raw.map((item, i) => compileAt(item, `${path}[${i}]`, context, depth + 1));
+    return items.every((t) => t.kind === 'const') ? constant(raw) : { kind: 'array', items };
   }
   if (isParameterRef(raw)) {
     if (HOSTILE.has(raw.name)) throw new InvalidInput(`${path}: parameter name '${raw.name}' is forbidden`);
-    if (ctx.parameters && !ctx.parameters.has(raw.name)) throw new InvalidInput(`${path}: unknown parameter '${raw.name}'`);
-    return { k: 'param', name: raw.name };
+    if (context.parameters && !context.parameters.has(raw.name))
+      throw new InvalidInput(`${path}: unknown parameter '${raw.name}'`);
+    return { kind: 'param', name: raw.name };
   }
   if (isPlainObject(raw)) {
     const entries: (readonly [string, Template])[] = [];
     for (const key of Object.keys(raw)) {
       if (HOSTILE.has(key)) throw new InvalidInput(`${path}: forbidden member name '${key}'`);
-      entries.push([key, compileAt(raw[key], `${path}.${key}`, ctx, depth + 1)]);
+      entries.push([key, compileAt(raw[key], `${path}.${key}`, context, depth + 1)]);
     }
-    if (entries.every(([, t]) => t.k === 'const')) return constant(raw);
-    return { k: 'object', entries, typed: isTypedWrapper(raw) };
+    if (entries.every(([, t]) => t.kind === 'const')) return constant(raw);
+    return { kind: 'object', entries, typed: isTypedWrapper(raw) };
   }
   return constant(raw);
 }
 
-function compileString(s: string, path: string, ctx: TemplateContext): Template {
-  if (!s.includes('{{')) return constant(s);
+function compileString(text: string, path: string, context: TemplateContext): Template {
+  if (!text.includes('{{')) return constant(text);
   const parts: TextPart[] = [];
   let last = 0;
-  for (const m of s.matchAll(PLACEHOLDER)) {
-    if (m.index! > last) parts.push(s.slice(last, m.index));
-    const name = parsePlaceholderName(m[1]!, path);
-    parts.push(name[0] === 'env' && name.length === 2 ? { env: checkEnvName(name[1]!, path, ctx) } : name);
-    last = m.index! + m[0].length;
+  for (const match of text.matchAll(PLACEHOLDER)) {
+    if (match.index! > last) parts.push(text.slice(last, match.index));
+    const name = parsePlaceholderName(match[1]!, path);
+    parts.push(name[0] === 'env' && name.length === 2 ? { env: checkEnvName(name[1]!, path, context) } : name);
+    last = match.index! + match[0].length;
   }
-  if (last < s.length) parts.push(s.slice(last));
-  if (parts.length === 0) return constant(s);
+  if (last < text.length) parts.push(text.slice(last));
+  if (parts.length === 0) return constant(text);
   if (parts.length === 1 && typeof parts[0] !== 'string') {
     const only = parts[0]!;
-    return 'env' in only ? { k: 'env', name: only.env } : { k: 'placeholder', path: only as readonly string[] };
+    return 'env' in only ? { kind: 'env', name: only.env } : { kind: 'placeholder', path: only as readonly string[] };
   }
-  return { k: 'text', parts };
+  return { kind: 'text', parts };
 }
 
-/** `{{env.NAME}}` at save: a portable name, on the allow-list when the compiler was given one. */
-function checkEnvName(name: string, path: string, ctx: TemplateContext): string {
+/** `{{env.NAME}}` at save: a portable name, on the allow-list when the compiler has one. */
+function checkEnvName(name: string, path: string, context: TemplateContext): string {
   if (!ENV_NAME.test(name)) throw new InvalidInput(`${path}: bad environment variable name '${name}'`);
-  if (ctx.envAllowed && !ctx.envAllowed(name)) {
-    throw new InvalidInput(`${path}: environment variable '${name}' is not on the allow-list (function_env_allowlist or EDDYDB_FUNCTION_ENV)`);
+  if (context.envAllowed && !context.envAllowed(name)) {
+    throw new InvalidInput(
+      `${path}: environment variable '${name}' is not on the allow-list (function_env_allowlist or EDDYDB_FUNCTION_ENV)`,
+    );
   }
   return name;
 }
 
 /** True when the template is exactly one `{{env.NAME}}` placeholder. */
-export function isEnvTemplate(t: Template): t is { k: 'env'; name: string } {
-  return t.k === 'env';
+export function isEnvTemplate(template: Template): template is { kind: 'env'; name: string } {
+  return template.kind === 'env';
 }
 
-function constant(v: unknown): Template {
-  return { k: 'const', v };
+function constant(value: unknown): Template {
+  return { kind: 'const', value };
 }
 
 /** True when resolving the template needs no scope. */
-export function isConstant(t: Template): t is { k: 'const'; v: unknown } {
-  return t.k === 'const';
+export function isConstant(template: Template): template is { kind: 'const'; value: unknown } {
+  return template.kind === 'const';
 }
 
 /** Resolves a template. Unknown placeholder names are a 400 naming them. */
-export function resolveTemplate(t: Template, scope: TemplateScope): unknown {
-  switch (t.k) {
-    case 'const': return t.v;
-    case 'param': return scope.param(t.name);
-    case 'env': return envOrFail(scope, t.name);
-    case 'placeholder': return lookupOrFail(scope, t.path);
-    case 'text': return t.parts.map((p) => textOfPart(scope, p)).join('');
-    case 'array': return t.items.map((item) => resolveTemplate(item, scope));
+export function resolveTemplate(template: Template, scope: TemplateScope): unknown {
+  switch (template.kind) {
+    case 'const':
+      return template.value;
+    case 'param':
+      return scope.param(template.name);
+    case 'env':
+      return envOrFail(scope, template.name);
+    case 'placeholder':
+      return lookupOrFail(scope, template.path);
+    case 'text':
+      return template.parts.map((part) => textOfPart(scope, part)).join('');
+    case 'array':
+      return template.items.map((item) => resolveTemplate(item, scope));
     case 'object': {
       const out: Record<string, unknown> = {};
-      for (const [key, item] of t.entries) {
-        const v = resolveTemplate(item, scope);
+      for (const [key, item] of template.entries) {
+        const resolved = resolveTemplate(item, scope);
         // A typed wrapper's value taken from a wrapped parameter: the outer type wins.
-        out[key] = t.typed && key === 'value' && isTypedWrapper(v) ? v.value : v;
+        out[key] = template.typed && key === 'value' && isTypedWrapper(resolved) ? resolved.value : resolved;
       }
       return out;
     }
   }
 }
 
-function textOfPart(scope: TemplateScope, p: TextPart): string {
-  if (typeof p === 'string') return p;
-  return 'env' in p ? envOrFail(scope, p.env) : asText(lookupOrFail(scope, p as readonly string[]));
+function textOfPart(scope: TemplateScope, part: TextPart): string {
+  if (typeof part === 'string') return part;
+  return 'env' in part ? envOrFail(scope, part.env) : asText(lookupOrFail(scope, part as readonly string[]));
 }
 
 function envOrFail(scope: TemplateScope, name: string): string {
@@ -188,10 +199,10 @@ function lookupOrFail(scope: TemplateScope, path: readonly string[]): unknown {
 }
 
 /** How a value reads inside text: strings as they are, wrappers by their value, the rest as JSON. */
-export function asText(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
-  if (isTypedWrapper(v)) return asText(v.value);
-  return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x));
+export function asText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (isTypedWrapper(value)) return asText(value.value);
+  return JSON.stringify(value, (_key, member) => (typeof member === 'bigint' ? member.toString() : member));
 }

@@ -153,7 +153,7 @@ export class WorkerPool<I, O> {
       if (running !== job) continue;
       this.busy.delete(worker);
       this.started.delete(worker);
-      // Not awaited: the job is answered now, the thread goes away on its own.
+      // Not awaited: the job is answered at once, the thread goes away on its own.
       worker.terminate().catch(() => undefined);
       job.reject(reason);
       this.dispatch();

@@ -47,8 +47,8 @@ export const DENY_ALL_PRIVATE: HostPolicy = hostPolicy([], false);
 
 /** The URL's host as the policy compares it: lower case, no trailing dot, IPv6 without brackets. */
 export function normalizeHost(host: string): string {
-  const h = host.toLowerCase().replace(/\.$/, '');
-  return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
+  const lower = host.toLowerCase().replace(/\.$/, '');
+  return lower.startsWith('[') && lower.endsWith(']') ? lower.slice(1, -1) : lower;
 }
 
 function nameAllowed(policy: HostPolicy, host: string): boolean {
@@ -114,9 +114,9 @@ export function checkResolved(policy: HostPolicy, rawHost: string, addresses: re
 export function checkEveryResolved(policy: HostPolicy, rawHost: string, addresses: readonly string[]): void {
   const host = normalizeHost(rawHost);
   if (nameAllowed(policy, host)) return;
-  for (const a of addresses) {
-    const range = addressVerdict(policy, a);
-    if (range !== undefined) throw denied(host, a, range);
+  for (const address of addresses) {
+    const range = addressVerdict(policy, address);
+    if (range !== undefined) throw denied(host, address, range);
   }
 }
 

@@ -33,11 +33,11 @@ export const PUBLIC_RANGE = 'unicast';
  * IPv4-compatible `::a.b.c.d`, the form glibc prints for such an address.
  */
 export function parseIp(text: string): IpAddress | undefined {
-  const s = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
-  const family = isIP(s);
+  const literal = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
+  const family = isIP(literal);
   if (family === 0) return undefined;
   try {
-    return ipaddr.parse(family === 6 ? new URL(`http://[${s.split('%')[0]}]`).hostname.slice(1, -1) : s);
+    return ipaddr.parse(family === 6 ? new URL(`http://[${literal.split('%')[0]}]`).hostname.slice(1, -1) : literal);
   } catch {
     return undefined;
   }

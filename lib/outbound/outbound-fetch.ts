@@ -129,7 +129,7 @@ export async function outboundFetch(rawUrl: string, req: OutboundRequest, policy
 async function send(url: URL, hop: HopRequest, policy: OutboundPolicy, signal: AbortSignal, timeoutMs: number): Promise<Dispatcher.ResponseData> {
   const lookup = policy.lookup ?? systemLookup;
   const proxy = proxyFor(url, policy.proxy);
-  // Direct: the URL's host now, its addresses in the connect hook. Proxied: both now, the proxy connects.
+  // Direct: the URL's host here, its addresses in the connect hook. Proxied: both here, the proxy connects.
   if (proxy === undefined) checkHost(policy.hosts, url.hostname);
   else await checkBeforeProxy(policy.hosts, url.hostname, lookup, signal);
   const { method, headers, body } = hop;
@@ -192,8 +192,8 @@ function classify(err: unknown, url: URL, aborted: boolean, timeoutMs: number): 
 
 /** The policy refusal behind an error (undici wraps a lookup's error as the socket error, or as its cause). */
 function findDenied(err: unknown): OutboundDenied | undefined {
-  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof OutboundDenied) return e;
+  for (let cause = err, depth = 0; cause && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
+    if (cause instanceof OutboundDenied) return cause;
   }
   return undefined;
 }

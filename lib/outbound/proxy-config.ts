@@ -18,8 +18,8 @@ export interface ProxyConfig {
 export const NO_PROXY_CONFIG: ProxyConfig = Object.freeze({ noProxy: [] });
 
 function pick(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const v = env[name.toLowerCase()] ?? env[name];
-  return v && v.trim() !== '' ? v.trim() : undefined;
+  const value = env[name.toLowerCase()] ?? env[name];
+  return value && value.trim() !== '' ? value.trim() : undefined;
 }
 
 /** The proxy configuration of an environment (normally process.env). */
@@ -50,9 +50,9 @@ function bypasses(url: URL, noProxy: readonly string[]): boolean {
     if (entry === '*') return true;
     const net = parseCidr(entry);
     if (net) return ip !== undefined && inCidr(ip, net);
-    const m = /^(.*?)(?::(\d+))?$/.exec(entry)!;
-    if (m[2] !== undefined && m[2] !== port) return false;
-    const name = normalizeHost(m[1]!.replace(/^\*?\./, ''));
+    const [, entryHost, entryPort] = /^(.*?)(?::(\d+))?$/.exec(entry)!;
+    if (entryPort !== undefined && entryPort !== port) return false;
+    const name = normalizeHost(entryHost!.replace(/^\*?\./, ''));
     return name !== '' && (host === name || host.endsWith(`.${name}`));
   });
 }

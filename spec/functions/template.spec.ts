@@ -40,7 +40,7 @@ describe('functions: templates', () => {
 
   it('compiles a value without placeholders to a constant', () => {
     const raw = { a: [1, 'two'], b: { c: null } };
-    expect(compileTemplate(raw, 'x')).to.deep.equal({ k: 'const', v: raw });
+    expect(compileTemplate(raw, 'x')).to.deep.equal({ kind: 'const', value: raw });
   });
 
   it('refuses prototype keys in placeholders, Parameter names and members, naming the path', () => {
@@ -65,7 +65,7 @@ describe('functions: templates', () => {
     const withEnv = { ...scopeOf({ env: { JWT_SECRET: 'from a field' } }), env: (name: string) => env[name]! };
 
     it('is its own kind, exact or inside text, read from the scope and never from a field named env', () => {
-      expect(compileTemplate('{{env.JWT_SECRET}}', 'p')).to.deep.equal({ k: 'env', name: 'JWT_SECRET' });
+      expect(compileTemplate('{{env.JWT_SECRET}}', 'p')).to.deep.equal({ kind: 'env', name: 'JWT_SECRET' });
       expect(resolveTemplate(compileTemplate('{{ env.JWT_SECRET }}', 'p'), withEnv)).to.equal('s3cret');
       expect(resolveTemplate(compileTemplate('Bearer {{env.JWT_SECRET}} on {{env.PORT}}', 'p'), withEnv)).to.equal('Bearer s3cret on 8080');
       expect(resolveTemplate(compileTemplate({ h: { auth: '{{env.JWT_SECRET}}' } }, 'p'), withEnv)).to.deep.equal({ h: { auth: 's3cret' } });

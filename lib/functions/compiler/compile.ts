@@ -83,7 +83,9 @@ interface CompileContext {
 }
 
 /** Compiles a step list with a shared budget of steps and nesting. */
-export function compileStepList(raw: unknown, path: string, ctx: CompileContext): { steps: readonly CompiledStep[]; transactionSafe: boolean } {
+export function compileStepList(
+  raw: unknown, path: string, context: CompileContext,
+): { steps: readonly CompiledStep[]; transactionSafe: boolean } {
   // `collection`: the member of the step written last before the one being compiled (precedingCollection).
   const budget: { steps: number; transactionSafe: boolean; collection?: PrecedingMember } = { steps: 0, transactionSafe: true };
   const compileList = (list: unknown, listPath: string, depth: number): readonly CompiledStep[] => {
@@ -101,12 +103,13 @@ export function compileStepList(raw: unknown, path: string, ctx: CompileContext)
       if (!spec) throw new InvalidInput(`${stepPath}: unknown step type '${body.type}'`);
       const safe = spec.access !== 'outside' && spec.transactional !== false;
       if (!safe) budget.transactionSafe = false;
-      if (ctx.transactional && !safe) {
+      if (context.transactional && !safe) {
         throw new InvalidInput(`${stepPath}: step type '${spec.type}' cannot take part in a transactional function`);
       }
       const preceding = budget.collection;
       if (body.collection !== undefined && body.collection !== null) budget.collection = { value: body.collection, path: `${stepPath}.collection` };
-      const members = new StepMembers(body, stepPath, ctx, (nested, nestedPath) => compileList(nested, nestedPath, depth + 1), preceding);
+      const compileNested = (nested: unknown, nestedPath: string) => compileList(nested, nestedPath, depth + 1);
+      const members = new StepMembers(body, stepPath, context, compileNested, preceding);
       return Object.freeze({ spec, config: spec.compile(members), path: stepPath, index });
     }));
   };
@@ -160,12 +163,16 @@ function routeParameterNames(route: NonNullable<CompiledFunction['route']>): str
 }
 
 function requireString(raw: Record<string, unknown>, key: string): string {
-  const v = raw[key];
-  if (typeof v !== 'string' || v === '') throw new InvalidInput(`${key}: missing required member '${key}' (a non-empty string)`);
-  return v;
+  const value = raw[key];
+  if (typeof value !== 'string' || value === '') {
+    throw new InvalidInput(`${key}: missing required member '${key}' (a non-empty string)`);
+  }
+  return value;
 }
 
 function optionalString(raw: Record<string, unknown>, key: string): void {
-  const v = raw[key];
-  if (v !== undefined && v !== null && typeof v !== 'string') throw new InvalidInput(`${key}: must be a string`);
+  const value = raw[key];
+  if (value !== undefined && value !== null && typeof value !== 'string') {
+    throw new InvalidInput(`${key}: must be a string`);
+  }
 }

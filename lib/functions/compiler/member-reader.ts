@@ -4,16 +4,15 @@
  * clients' spellings) are read in order, canonical first.
  */
 import { InvalidInput } from '../../errors.js';
-import { isPlainObject } from '../../engine/index.js';
 import type { CompiledStep, MemberNames, MemberReader } from '../steps/step.js';
-import { compileTemplate, isConstant, isHostileName, type Template, type TemplateContext } from '../template.js';
+import { compileTemplate, isHostileName, type Template, type TemplateContext } from '../template.js';
 
 const MAX_FIELD_PATH = 1024;
 
 /** Compiles a nested step list; given by the compiler so this module needs no step table. */
 export type StepListCompiler = (raw: unknown, path: string) => readonly CompiledStep[];
 
-/** A member of an earlier step, as written, and where it was. */
+/** A member of an earlier step, as written, and its path. */
 export interface PrecedingMember {
   readonly value: unknown;
   readonly path: string;
@@ -23,16 +22,17 @@ export class StepMembers implements MemberReader {
   constructor(
     private readonly body: Readonly<Record<string, unknown>>,
     readonly path: string,
-    private readonly ctx: TemplateContext & { readonly transactional: boolean },
+    private readonly context: TemplateContext & { readonly transactional: boolean },
     private readonly compileList: StepListCompiler,
     private readonly preceding?: PrecedingMember,
   ) {}
 
   precedingCollection(): Template | undefined {
-    return this.preceding === undefined ? undefined : compileTemplate(this.preceding.value, this.preceding.path, this.ctx);
+    const preceding = this.preceding;
+    return preceding === undefined ? undefined : compileTemplate(preceding.value, preceding.path, this.context);
   }
 
-  get transactional(): boolean { return this.ctx.transactional; }
+  get transactional(): boolean { return this.context.transactional; }
 
   private find(names: MemberNames): { name: string; value: unknown } | undefined {
     for (const name of typeof names === 'string' ? [names] : names) {
@@ -61,12 +61,13 @@ export class StepMembers implements MemberReader {
 
   template(names: MemberNames): Template {
     const { name, value } = this.required(names);
-    return compileTemplate(value, `${this.path}.${name}`, this.ctx);
+    return compileTemplate(value, `${this.path}.${name}`, this.context);
   }
 
   optionalTemplate(names: MemberNames): Template | undefined {
     const hit = this.find(names);
-    return hit === undefined || hit.value === null ? undefined : compileTemplate(hit.value, `${this.path}.${hit.name}`, this.ctx);
+    if (hit === undefined || hit.value === null) return undefined;
+    return compileTemplate(hit.value, `${this.path}.${hit.name}`, this.context);
   }
 
   string(names: MemberNames): string {
@@ -92,9 +93,11 @@ export class StepMembers implements MemberReader {
   optionalInteger(names: MemberNames, min: number, max: number): number | undefined {
     const hit = this.find(names);
     if (hit === undefined || hit.value === null) return undefined;
-    const v = hit.value;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) this.fail(`must be an integer between ${min} and ${max}`, hit.name);
-    return v;
+    const value = hit.value;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      this.fail(`must be an integer between ${min} and ${max}`, hit.name);
+    }
+    return value;
   }
 
   fieldPath(names: MemberNames): readonly string[] {
@@ -136,13 +139,4 @@ export class StepMembers implements MemberReader {
   fail(message: string, member?: string): never {
     throw new InvalidInput(`${member === undefined ? this.path : `${this.path}.${member}`}: ${message}`);
   }
-}
-
-/** A constant template's value, or undefined when it holds placeholders (checked again at run time). */
-export function constantValue(t: Template | undefined): unknown {
-  return t !== undefined && isConstant(t) ? t.v : undefined;
-}
-
-export function isStepBody(v: unknown): v is Record<string, unknown> {
-  return isPlainObject(v);
 }

@@ -16,27 +16,27 @@ export function redactDefinition(definition: Record<string, unknown>): Record<st
   return redactValue(definition) as Record<string, unknown>;
 }
 
-function redactValue(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(redactValue);
-  if (v === null || typeof v !== 'object') return v;
-  const o = v as Record<string, unknown>;
-  const secrets = typeof o.type === 'string' ? STEP_TABLE.get(o.type)?.secretMembers : undefined;
+function redactValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactValue);
+  if (value === null || typeof value !== 'object') return value;
+  const node = value as Record<string, unknown>;
+  const secrets = typeof node.type === 'string' ? STEP_TABLE.get(node.type)?.secretMembers : undefined;
   const out: Record<string, unknown> = {};
-  for (const [k, member] of Object.entries(o)) {
-    out[k] = secrets?.includes(k) ? redactSecret(member) : redactValue(member);
+  for (const [key, member] of Object.entries(node)) {
+    out[key] = secrets?.includes(key) ? redactSecret(member) : redactValue(member);
   }
   return out;
 }
 
 /** Literal strings become [redacted], at any depth (a headers object keeps its names). */
-function redactSecret(v: unknown): unknown {
-  if (typeof v === 'string') return ONLY_PLACEHOLDERS.test(v) ? v : REDACTED;
-  if (Array.isArray(v)) return v.map(redactSecret);
-  if (v !== null && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
+function redactSecret(value: unknown): unknown {
+  if (typeof value === 'string') return ONLY_PLACEHOLDERS.test(value) ? value : REDACTED;
+  if (Array.isArray(value)) return value.map(redactSecret);
+  if (value !== null && typeof value === 'object') {
+    const node = value as Record<string, unknown>;
     // A Parameter reference names a call parameter, not a value.
-    if (o.type === 'Parameter' && typeof o.name === 'string') return v;
-    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, redactSecret(x)]));
+    if (node.type === 'Parameter' && typeof node.name === 'string') return value;
+    return Object.fromEntries(Object.entries(node).map(([key, member]) => [key, redactSecret(member)]));
   }
-  return v;
+  return value;
 }

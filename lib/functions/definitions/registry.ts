@@ -31,7 +31,7 @@ export interface StoredFunction {
   readonly definition: Readonly<Record<string, unknown>>;
   readonly createdAt: string;
   readonly updatedAt: string;
-  /** Undefined when the stored definition no longer compiles (`error` says why). */
+  /** Undefined when the stored definition does not compile (`error` says why). */
   readonly compiled?: CompiledFunction;
   readonly error?: string;
 }
@@ -63,7 +63,9 @@ export class FunctionRegistry {
   list(tags?: readonly string[]): StoredFunction[] {
     const all = [...this.current().byId.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.label.localeCompare(b.label));
     if (!tags || tags.length === 0) return all;
-    return all.filter((f) => Array.isArray(f.definition.tags) && f.definition.tags.some((t) => tags.includes(t as string)));
+    const tagged = (stored: StoredFunction) =>
+      Array.isArray(stored.definition.tags) && stored.definition.tags.some((tag) => tags.includes(tag as string));
+    return all.filter(tagged);
   }
 
   /** By id or label (an id wins when a label happens to equal another function's id). */
@@ -73,21 +75,21 @@ export class FunctionRegistry {
   }
 
   get(idOrLabel: string): StoredFunction {
-    const f = this.find(idOrLabel);
-    if (!f) throw new NotFound(`Function '${idOrLabel}' not found`);
-    return f;
+    const stored = this.find(idOrLabel);
+    if (!stored) throw new NotFound(`Function '${idOrLabel}' not found`);
+    return stored;
   }
 
-  /** The compiled function to call; 404 when unknown, 400 when its stored definition no longer compiles. */
+  /** The compiled function to call; 404 when unknown, 400 when its stored definition does not compile. */
   compiled(idOrLabel: string): CompiledFunction {
-    const f = this.get(idOrLabel);
-    if (!f.compiled) throw new InvalidInput(`Function '${f.label}' cannot run: ${f.error}`);
-    return f.compiled;
+    const stored = this.get(idOrLabel);
+    if (!stored.compiled) throw new InvalidInput(`Function '${stored.label}' cannot run: ${stored.error}`);
+    return stored.compiled;
   }
 
   /** Compiled functions served under /api/route/... */
   routed(): CompiledFunction[] {
-    return [...this.current().byId.values()].flatMap((f) => (f.compiled?.route ? [f.compiled] : []));
+    return [...this.current().byId.values()].flatMap((stored) => (stored.compiled?.route ? [stored.compiled] : []));
   }
 
   /** Create-only: 409 when the label exists. Resolves to the new id. */
@@ -153,11 +155,12 @@ export class FunctionRegistry {
       for (const record of this.storedRecords()) {
         // Unchanged definitions keep their compiled form (ajv schemas are not cheap to compile).
         const previous = typeof record.id === 'string' ? this.byId.get(record.id) : undefined;
-        const f = previous && this.documents.get(previous) === record.document ? previous : readStored(record, this.compileOptions);
-        if (!f) continue;
-        this.documents.set(f, record.document as string);
-        byId.set(f.id, f);
-        byLabel.set(f.label, f);
+        const unchanged = previous && this.documents.get(previous) === record.document;
+        const stored = unchanged ? previous : readStored(record, this.compileOptions);
+        if (!stored) continue;
+        this.documents.set(stored, record.document as string);
+        byId.set(stored.id, stored);
+        byLabel.set(stored.label, stored);
       }
       this.byId = byId;
       this.byLabel = byLabel;
@@ -194,22 +197,22 @@ function readStored(record: Fields, options: CompileOptions): StoredFunction | u
 
 /** The client's own members: server-managed ones it may echo back (id, timestamps) are not stored twice. */
 function withoutManaged(raw: Record<string, unknown>): Record<string, unknown> {
-  const { id: _id, created_at: _c, updated_at: _u, ...rest } = raw;
+  const { id: _id, created_at: _createdAt, updated_at: _updatedAt, ...rest } = raw;
   return rest;
 }
 
 function touchesFunctions(batch: LoggedBatch): boolean {
-  return batch.effects.some((e) => {
-    switch (e.kind) {
-      case 'put': case 'delete': case 'restore': case 'purge': return e.collection === FUNCTIONS_COLLECTION;
-      case 'dropCollection': return e.name === FUNCTIONS_COLLECTION;
-      case 'createCollection': case 'setCollectionMeta': return e.meta.name === FUNCTIONS_COLLECTION;
+  return batch.effects.some((effect) => {
+    switch (effect.kind) {
+      case 'put': case 'delete': case 'restore': case 'purge': return effect.collection === FUNCTIONS_COLLECTION;
+      case 'dropCollection': return effect.name === FUNCTIONS_COLLECTION;
+      case 'createCollection': case 'setCollectionMeta': return effect.meta.name === FUNCTIONS_COLLECTION;
       default: return false;
     }
   });
 }
 
 /** The wire form of a stored definition: as saved, plus id and timestamps (RFC 3339). */
-export function definitionToWire(f: StoredFunction): Record<string, unknown> {
-  return { ...f.definition, id: f.id, created_at: f.createdAt, updated_at: f.updatedAt };
+export function definitionToWire(stored: StoredFunction): Record<string, unknown> {
+  return { ...stored.definition, id: stored.id, created_at: stored.createdAt, updated_at: stored.updatedAt };
 }

@@ -4,15 +4,25 @@
  * call bounds. It owns the bcrypt worker pool its calls hash on (one per
  * service, so one per server; no thread until the first hash); `close`
  * stops it.
+ *
+ * Which path-routed function answers `/api/route/<path>` (protocol.md 2.11)
+ * is decided by the matcher of path-routes.ts: the method must match, the
+ * segment counts must match, `:name` segments become parameters, and the
+ * pattern with the fewest placeholders wins.
  */
 import { NotFound } from '../../errors.js';
-import { callStoredFunction, functionEnv, type CallBounds, type CallEnvironment, type CallResult } from '../interpreter/index.js';
-import { FunctionRegistry, type RegistryWarn } from './registry.js';
-import type { FunctionEngine } from '../services.js';
+import type { CompiledFunction } from '../compiler/index.js';
+import {
+  callStoredFunction,
+  functionEnv,
+  type CallBounds,
+  type CallEnvironment,
+  type CallResult,
+} from '../interpreter/index.js';
+import { matchRoute, mergeRouteParams, type RouteCandidate } from '../path-routes.js';
+import type { FunctionAi, FunctionEngine } from '../services.js';
 import { BcryptWorkerPool } from '../steps/index.js';
-import type { FunctionAi } from '../services.js';
-import { findRoute } from './route-lookup.js';
-import { mergeRouteParams } from '../path-routes.js';
+import { FunctionRegistry, type RegistryWarn } from './registry.js';
 
 /** The environment functions may read: names allowed at startup, and where values come from. */
 export interface FunctionEnvironmentOptions {
@@ -31,9 +41,16 @@ export class StoredFunctions {
    * `ai`: what the Chat and Embed steps call (the server adapts lib/chat's providers); default none, offline embeddings.
    * `bcryptWorkers`: the most worker threads BcryptHash and BcryptVerify use at once (default min(2, cores)).
    */
-  constructor(engine: FunctionEngine, opts: {
-    warn?: RegistryWarn; bounds?: CallBounds; environment?: FunctionEnvironmentOptions; ai?: FunctionAi; bcryptWorkers?: number;
-  } = {}) {
+  constructor(
+    engine: FunctionEngine,
+    opts: {
+      warn?: RegistryWarn;
+      bounds?: CallBounds;
+      environment?: FunctionEnvironmentOptions;
+      ai?: FunctionAi;
+      bcryptWorkers?: number;
+    } = {},
+  ) {
     // `{{env.NAME}}`: the startup list plus the setting, checked at save and at each read.
     const environment = functionEnv({
       startup: opts.environment?.allow ?? [],
@@ -69,4 +86,18 @@ export class StoredFunctions {
     if (!hit) throw new NotFound(`No function routed at ${method} /${path.replace(/^\/+/, '')}`);
     return callStoredFunction(this.env, hit.fn, mergeRouteParams(hit.params, body));
   }
+}
+
+export interface RouteHit {
+  readonly fn: CompiledFunction;
+  /** Path parameters, decoded. */
+  readonly params: Readonly<Record<string, string>>;
+}
+
+export function findRoute(functions: readonly CompiledFunction[], method: string, path: string): RouteHit | undefined {
+  const candidates: RouteCandidate<CompiledFunction>[] = [];
+  for (const fn of functions)
+    if (fn.route) candidates.push({ method: fn.route.method, pattern: fn.route.pattern, value: fn });
+  const hit = matchRoute(candidates, method, path);
+  return hit && { fn: hit.value, params: hit.params };
 }

@@ -20,9 +20,9 @@ export class DecimalSum {
 
   /** Adds a Decimal's text; false (nothing added) when it is not decimal text or is beyond the bounds. */
   add(text: string): boolean {
-    const m = DECIMAL_TEXT.exec(text.trim());
-    if (!m) return false;
-    const [, sign, whole = '', fraction = '', exponentText = '0'] = m;
+    const parts = DECIMAL_TEXT.exec(text.trim());
+    if (!parts) return false;
+    const [, sign, whole = '', fraction = '', exponentText = '0'] = parts;
     if (whole === '' && fraction === '') return false;
     const exponent = Number(exponentText);
     if (!Number.isSafeInteger(exponent) || Math.abs(exponent) > MAX_DECIMAL_SCALE) return false;

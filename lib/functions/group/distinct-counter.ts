@@ -19,9 +19,9 @@ function hash53(text: string): number {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
+    const code = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
   h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
@@ -36,16 +36,16 @@ export class DistinctCounter {
 
   /** Counts one value, given as its hash key. */
   add(key: string): void {
-    const h = hash53(key);
+    const hash = hash53(key);
     if (this.exact !== undefined) {
-      this.exact.add(h);
+      this.exact.add(hash);
       if (this.exact.size <= EXACT_LIMIT) return;
       this.registers = new Uint8Array(REGISTERS);
       for (const seen of this.exact) this.record(seen);
       this.exact = undefined;
       return;
     }
-    this.record(h);
+    this.record(hash);
   }
 
   /** The exact count while small, else the HyperLogLog estimate, rounded. */
@@ -54,9 +54,9 @@ export class DistinctCounter {
     const registers = this.registers!;
     let harmonic = 0;
     let zeros = 0;
-    for (const r of registers) {
-      harmonic += 2 ** -r;
-      if (r === 0) zeros++;
+    for (const register of registers) {
+      harmonic += 2 ** -register;
+      if (register === 0) zeros++;
     }
     const raw = (ALPHA * REGISTERS * REGISTERS) / harmonic;
     // Linear counting is the better estimate while many registers are still empty.
@@ -65,9 +65,9 @@ export class DistinctCounter {
   }
 
   /** The low 12 bits pick the register; the rank is 1 + the leading zeros of the other 41 bits. */
-  private record(h: number): void {
-    const index = h % REGISTERS;
-    const rest = Math.floor(h / REGISTERS);
+  private record(hash: number): void {
+    const index = hash % REGISTERS;
+    const rest = Math.floor(hash / REGISTERS);
     const high = Math.floor(rest / 4294967296);
     const rank = high !== 0 ? Math.clz32(high) - 22 : 10 + Math.clz32(rest >>> 0);
     if (rank > this.registers![index]!) this.registers![index] = rank;

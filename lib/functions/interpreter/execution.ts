@@ -6,18 +6,30 @@
  *
  * A failing step becomes `StepFailed` with its index and type (the
  * innermost step that failed keeps its identity on the way out).
+ *
+ * Names in templates are looked up in the ForEach frames (innermost
+ * first), then the parameters, then the step's current record. Record
+ * values are stored values; they come out as wire values (a Tagged value as
+ * its typed wrapper) so writes keep their types. Only own members are
+ * followed, so no path reaches the prototype chain.
  */
-import { yieldToLoop } from '../../engine/index.js';
+import {
+  isPlainObject,
+  isTypedWrapper,
+  Tagged,
+  valueToWire,
+  yieldToLoop,
+  type Fields,
+  type Session,
+  type Value,
+} from '../../engine/index.js';
 import { InvalidInput, StepFailed } from '../../errors.js';
-import type { Session } from '../../engine/index.js';
 import { outboundPolicy, type OutboundPolicy } from '../../outbound/index.js';
+import type { BcryptRunner, FunctionAi, FunctionEngine, KeyValueStore } from '../services.js';
 import type { CompiledStep, Execution, Returned, Row, StepSettings } from '../steps/step.js';
 import { resolveTemplate, type Template, type TemplateScope } from '../template.js';
-import { CallLimitExceeded, type CallBudget } from './call-limits.js';
+import { boundedAi, boundedBcrypt, CallLimitExceeded, type CallBudget } from './call-budget.js';
 import type { FunctionEnv } from './function-env.js';
-import type { BcryptRunner, FunctionAi, FunctionEngine, KeyValueStore } from '../services.js';
-import { boundedAi, withinBudget } from './bounded-ai.js';
-import { lookupInParams, lookupInRecord } from './scope.js';
 
 export interface StageStat {
   stage: string;
@@ -26,8 +38,21 @@ export interface StageStat {
   execution_time_ms: number;
 }
 
+/** What a call and the calls it makes share: the engine and the services its steps use. */
+export interface CallServices {
+  readonly engine: FunctionEngine;
+  /** What `{{env.NAME}}` reads. */
+  readonly env: FunctionEnv;
+  readonly ai: FunctionAi;
+  readonly bcrypt: BcryptRunner;
+}
+
 /** Calls another function by label (the runner supplies it: depth, transaction, parameters). */
-export type NestedCaller = (label: string, params: Record<string, unknown> | undefined, caller: CallState) => Promise<Row[]>;
+export type NestedCaller = (
+  label: string,
+  params: Record<string, unknown> | undefined,
+  caller: CallState,
+) => Promise<Row[]>;
 
 /** One function call's running state. */
 export class CallState {
@@ -40,18 +65,15 @@ export class CallState {
   readonly bcrypt: BcryptRunner;
 
   constructor(
-    readonly engine: FunctionEngine,
+    readonly services: CallServices,
     readonly session: Session,
     readonly params: Readonly<Record<string, unknown>>,
     readonly budget: CallBudget,
     readonly depth: number,
     readonly callNested: NestedCaller,
-    readonly environment: FunctionEnv,
-    port: FunctionAi,
-    bcrypt: BcryptRunner,
   ) {
-    this.ai = boundedAi(port, budget);
-    this.bcrypt = { raw: (job) => withinBudget(budget, (signal) => bcrypt.raw(job, signal)) };
+    this.ai = boundedAi(services.ai, budget);
+    this.bcrypt = boundedBcrypt(services.bcrypt, budget);
   }
 
   get transactional(): boolean {
@@ -65,39 +87,60 @@ export class CallState {
 }
 
 class FrameExecution implements Execution {
-  constructor(private readonly call: CallState, private readonly frames: readonly Row[]) {}
+  constructor(
+    private readonly call: CallState,
+    private readonly frames: readonly Row[],
+  ) {}
 
-  get session(): Session { return this.call.session; }
-  get params(): Readonly<Record<string, unknown>> { return this.call.params; }
-  get kv(): KeyValueStore { return this.call.engine.kv; }
-  get transactional(): boolean { return this.call.transactional; }
-  get ai(): FunctionAi { return this.call.ai; }
-  get bcrypt(): BcryptRunner { return this.call.bcrypt; }
+  get session(): Session {
+    return this.call.session;
+  }
+
+  get params(): Readonly<Record<string, unknown>> {
+    return this.call.params;
+  }
+
+  get kv(): KeyValueStore {
+    return this.call.services.engine.kv;
+  }
+
+  get transactional(): boolean {
+    return this.call.transactional;
+  }
+
+  get ai(): FunctionAi {
+    return this.call.ai;
+  }
+
+  get bcrypt(): BcryptRunner {
+    return this.call.bcrypt;
+  }
 
   settings(): StepSettings {
-    return this.call.engine.settings();
+    return this.call.services.engine.settings();
   }
 
   outbound(): OutboundPolicy {
-    return outboundPolicy(this.call.engine.settings());
+    return outboundPolicy(this.call.services.engine.settings());
   }
 
   now(): number {
-    return this.call.engine.now();
+    return this.call.services.engine.now();
   }
 
   env(name: string): string {
-    return this.call.environment.read(name);
+    return this.call.services.env.read(name);
   }
 
   resolve(template: Template, row?: Row): unknown {
-    return template.k === 'const' ? template.v : resolveTemplate(template, this.scope(row));
+    return template.kind === 'const' ? template.value : resolveTemplate(template, this.scope(row));
   }
 
   text(template: Template, row: Row | undefined, what: string): string {
-    const v = this.resolve(template, row);
-    if (typeof v !== 'string' || v === '') throw new InvalidInput(`'${what}' must resolve to a non-empty string`);
-    return v;
+    const value = this.resolve(template, row);
+    if (typeof value !== 'string' || value === '')
+      throw new InvalidInput(`'${what}' must resolve to a non-empty string`);
+    return value;
   }
 
   scope(row?: Row): TemplateScope {
@@ -115,7 +158,7 @@ class FrameExecution implements Execution {
         return Object.hasOwn(call.params, name) ? call.params[name] : null;
       },
       env(name) {
-        return call.environment.read(name);
+        return call.services.env.read(name);
       },
     };
   }
@@ -134,8 +177,8 @@ class FrameExecution implements Execution {
   }
 
   isCallAbort(err: unknown): boolean {
-    for (let e: unknown = err, i = 0; e instanceof Error && i < 16; e = e.cause, i++) {
-      if (e instanceof CallLimitExceeded) return true;
+    for (let cause: unknown = err, depth = 0; cause instanceof Error && depth < 16; cause = cause.cause, depth++) {
+      if (cause instanceof CallLimitExceeded) return true;
     }
     return false;
   }
@@ -159,25 +202,63 @@ class FrameExecution implements Execution {
 
   async runList(steps: readonly CompiledStep[], rows: readonly Row[], topLevel: boolean): Promise<Row[]> {
     let current: readonly Row[] = rows;
-    for (const s of steps) {
+    for (const compiled of steps) {
       if (this.call.returned) break;
       const started = performance.now();
       const inputCount = current.length;
       try {
         if (this.call.budget.tick()) await yieldToLoop();
-        current = await s.spec.run(s.config, current, this);
+        current = await compiled.spec.run(compiled.config, current, this);
         this.call.budget.checkRecords(current.length);
       } catch (err) {
-        throw err instanceof StepFailed ? err : new StepFailed(s.index, s.spec.type, err);
+        throw err instanceof StepFailed ? err : new StepFailed(compiled.index, compiled.spec.type, err);
       }
       if (topLevel) {
         this.call.stagesExecuted++;
         this.call.stageStats.push({
-          stage: s.spec.type, input_count: inputCount, output_count: current.length,
+          stage: compiled.spec.type,
+          input_count: inputCount,
+          output_count: current.length,
           execution_time_ms: Math.round(performance.now() - started),
         });
       }
     }
     return [...current];
   }
+}
+
+type Found = { found: boolean; value: unknown };
+
+const MISSING: Found = Object.freeze({ found: false, value: undefined });
+
+/** Follows `path` inside a stored record. */
+function lookupInRecord(record: Fields | undefined, path: readonly string[]): Found {
+  if (record === undefined || !Object.hasOwn(record, path[0]!)) return MISSING;
+  let current: Value | undefined = record[path[0]!];
+  for (let i = 1; i < path.length; i++) {
+    current = childOfValue(current, path[i]!);
+    if (current === undefined) return MISSING;
+  }
+  return { found: true, value: current instanceof Tagged ? valueToWire(current, true) : current };
+}
+
+function childOfValue(value: Value | undefined, key: string): Value | undefined {
+  if (Array.isArray(value)) return /^\d+$/.test(key) ? (value as readonly Value[])[Number(key)] : undefined;
+  if (isPlainObject(value)) return Object.hasOwn(value, key) ? (value as Fields)[key] : undefined;
+  return undefined;
+}
+
+/** Follows `path` inside the call parameters (wire JSON; an Object wrapper is stepped through). */
+function lookupInParams(params: Readonly<Record<string, unknown>>, path: readonly string[]): Found {
+  if (!Object.hasOwn(params, path[0]!)) return MISSING;
+  let current: unknown = params[path[0]!];
+  for (let i = 1; i < path.length; i++) {
+    if (isTypedWrapper(current)) current = current.value;
+    const key = path[i]!;
+    if (Array.isArray(current) && /^\d+$/.test(key)) current = current[Number(key)];
+    else if (isPlainObject(current) && Object.hasOwn(current, key)) current = current[key];
+    else return MISSING;
+    if (current === undefined) return MISSING;
+  }
+  return { found: true, value: current };
 }

@@ -23,7 +23,7 @@ export const NO_FUNCTION_ENV: FunctionEnv = Object.freeze({
 export interface FunctionEnvSource {
   /** Names allowed for the life of the process (the startup list). */
   readonly startup?: Iterable<string>;
-  /** Names allowed now (the setting), asked at each check so a change applies at once. */
+  /** Names allowed by the setting, asked at each check so a change applies at once. */
   readonly current?: () => readonly string[];
   /** Where values come from (the server passes `process.env`; tests their own). */
   readonly variables: Readonly<Record<string, string | undefined>>;

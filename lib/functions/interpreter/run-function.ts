@@ -12,8 +12,8 @@ import { InvalidInput, NotFound } from '../../errors.js';
 import { fieldsFromWire, isPlainObject, type Session, type TransactionSession } from '../../engine/index.js';
 import type { CompiledFunction } from '../compiler/index.js';
 import type { Returned, Row } from '../steps/step.js';
-import { boundsFromSettings, CallBudget, CallLimitExceeded, type CallBounds } from './call-limits.js';
-import { CallState, type StageStat } from './execution.js';
+import { boundsFromSettings, CallBudget, CallLimitExceeded, type CallBounds } from './call-budget.js';
+import { CallState, type CallServices, type StageStat } from './execution.js';
 import { NO_FUNCTION_ENV, type FunctionEnv } from './function-env.js';
 import { NO_FUNCTION_AI, type BcryptRunner, type FunctionAi, type FunctionEngine } from '../services.js';
 import { SLICED_BCRYPT } from '../steps/index.js';
@@ -52,11 +52,22 @@ export interface CallResult {
 }
 
 /** Calls `fn` with the request body's parameter values. */
-export async function callStoredFunction(env: CallEnvironment, fn: CompiledFunction, body: unknown): Promise<CallResult> {
+export async function callStoredFunction(
+  environment: CallEnvironment,
+  fn: CompiledFunction,
+  body: unknown,
+): Promise<CallResult> {
   const started = performance.now();
   const params = bindParameters(fn, body);
-  const budget = new CallBudget(env.bounds ?? boundsFromSettings(env.engine.settings()));
-  const call = await runCall(env, fn, params, undefined, 1, budget);
+  const { engine } = environment;
+  const budget = new CallBudget(environment.bounds ?? boundsFromSettings(engine.settings()));
+  const services: CallServices = {
+    engine,
+    env: environment.env ?? NO_FUNCTION_ENV,
+    ai: environment.ai ?? NO_FUNCTION_AI,
+    bcrypt: environment.bcrypt ?? SLICED_BCRYPT,
+  };
+  const call = await runCall(services, (label) => environment.lookup(label), fn, params, undefined, 1, budget);
   const stats: CallStats = {
     input_count: 0,
     output_count: call.records.length,
@@ -73,7 +84,8 @@ export function bindParameters(fn: CompiledFunction, body: unknown): Record<stri
   if (!isPlainObject(body)) throw new InvalidInput('Function parameters must be a JSON object');
   const out: Record<string, unknown> = Object.create(null);
   for (const [name, value] of Object.entries(body)) {
-    if (!fn.parameters.has(name) && !fn.systemParameters.has(name)) throw new InvalidInput(`Unknown parameter '${name}'`);
+    if (!fn.parameters.has(name) && !fn.systemParameters.has(name))
+      throw new InvalidInput(`Unknown parameter '${name}'`);
     out[name] = value;
   }
   fillDeclared(fn, out);
@@ -89,7 +101,10 @@ function fillDeclared(fn: CompiledFunction, out: Record<string, unknown>): void 
 }
 
 /** Parameters a CallFunction without `params` passes on: the caller's, for the names the callee declares. */
-function inheritParameters(fn: CompiledFunction, callerParams: Readonly<Record<string, unknown>>): Record<string, unknown> {
+function inheritParameters(
+  fn: CompiledFunction,
+  callerParams: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null);
   for (const name of [...fn.parameters.keys(), ...fn.systemParameters]) {
     if (Object.hasOwn(callerParams, name)) out[name] = callerParams[name];
@@ -99,34 +114,44 @@ function inheritParameters(fn: CompiledFunction, callerParams: Readonly<Record<s
 }
 
 async function runCall(
-  env: CallEnvironment, fn: CompiledFunction, params: Record<string, unknown>, outer: Session | undefined, depth: number, budget: CallBudget,
+  services: CallServices,
+  lookup: CallEnvironment['lookup'],
+  fn: CompiledFunction,
+  params: Record<string, unknown>,
+  outer: Session | undefined,
+  depth: number,
+  budget: CallBudget,
 ): Promise<{ records: Row[]; state: CallState }> {
-  const nested = async (label: string, given: Record<string, unknown> | undefined, caller: CallState): Promise<Row[]> => {
-    const max = env.engine.settings().max_function_call_depth;
-    if (caller.depth + 1 > max) throw new CallLimitExceeded(`Maximum function call depth (${max}) exceeded`, 'INVALID_INPUT');
-    const callee = env.lookup(label);
+  const { engine } = services;
+  const nested = async (
+    label: string,
+    given: Record<string, unknown> | undefined,
+    caller: CallState,
+  ): Promise<Row[]> => {
+    const max = engine.settings().max_function_call_depth;
+    if (caller.depth + 1 > max)
+      throw new CallLimitExceeded(`Maximum function call depth (${max}) exceeded`, 'INVALID_INPUT');
+    const callee = lookup(label);
     if (!callee) throw new NotFound(`Function '${label}' not found`);
     const calleeParams = given === undefined ? inheritParameters(callee, caller.params) : bindParameters(callee, given);
     const inner = caller.transactional ? caller.session : undefined;
     if (inner && !callee.transactionSafe) {
       throw new InvalidInput(`Function '${callee.label}' has steps that cannot take part in the caller's transaction`);
     }
-    const result = await runCall(env, callee, calleeParams, inner, caller.depth + 1, budget);
+    const result = await runCall(services, lookup, callee, calleeParams, inner, caller.depth + 1, budget);
     return result.state.returned ? returnedRows(result.state.returned) : result.records;
   };
 
   // Inside a caller's transaction the callee joins it; otherwise a transactional callee opens its own.
   if (outer !== undefined || !fn.transaction) {
-    const state = new CallState(env.engine, outer ?? env.engine.session(undefined), params, budget, depth, nested, env.env ?? NO_FUNCTION_ENV, env.ai ?? NO_FUNCTION_AI,
-      env.bcrypt ?? SLICED_BCRYPT);
+    const state = new CallState(services, outer ?? engine.session(undefined), params, budget, depth, nested);
     return { records: await state.runTopLevel(fn.steps, []), state };
   }
   // The transaction outlives the call's time bound, so it cannot expire under a call still running.
   const timeoutSecs = Math.min(86_400, Math.ceil(budget.bounds.maxMs / 1000) + 60);
-  const tx = env.engine.transactions.begin(fn.transaction.isolationLevel, timeoutSecs, FUNCTION_TRANSACTION_OWNER);
-  const session: TransactionSession = env.engine.session(undefined, tx.id);
-  const state = new CallState(env.engine, session, params, budget, depth, nested, env.env ?? NO_FUNCTION_ENV, env.ai ?? NO_FUNCTION_AI,
-    env.bcrypt ?? SLICED_BCRYPT);
+  const transaction = engine.transactions.begin(fn.transaction.isolationLevel, timeoutSecs, FUNCTION_TRANSACTION_OWNER);
+  const session: TransactionSession = engine.session(undefined, transaction.id);
+  const state = new CallState(services, session, params, budget, depth, nested);
   let records: Row[];
   try {
     records = await state.runTopLevel(fn.steps, []);

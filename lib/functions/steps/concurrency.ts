@@ -87,7 +87,7 @@ export const lockAcquire = step<ClaimConfig>({
 /**
  * LockRelease: releases the lock `key` only when it is still held with
  * `token` (the one LockAcquire gave), in one check-and-delete: a holder
- * whose lock expired and was taken by someone else cannot release the new
+ * whose lock expired and went to someone else cannot release the new
  * holder's lock.
  *
  * `output_field` (default `lock_release`) gets `{released, key}`: false for

@@ -20,9 +20,9 @@ export const MAX_SECONDS = 10 * 365 * 86_400;
 export function keyMember(members: MemberReader): Template {
   const template = members.template('key');
   if (isConstant(template)) {
-    if (typeof template.v !== 'string' || template.v === '') members.fail('must be a non-empty string', 'key');
+    if (typeof template.value !== 'string' || template.value === '') members.fail('must be a non-empty string', 'key');
     try {
-      validateKvKey(template.v);
+      validateKvKey(template.value);
     } catch (err) {
       members.fail((err as Error).message, 'key');
     }
@@ -55,7 +55,7 @@ const wholeNumberRule = (min: number, max: number) => `must be a whole number fr
  */
 export function wholeNumberMember(members: MemberReader, name: string, min: number, max: number): Template {
   const template = members.template(name);
-  if (isConstant(template) && wholeNumber(template.v, min, max) === undefined)
+  if (isConstant(template) && wholeNumber(template.value, min, max) === undefined)
     members.fail(wholeNumberRule(min, max), name);
   return template;
 }
@@ -112,7 +112,7 @@ export const kvSet = step<{ readonly key: Template; readonly value: Template; re
 /**
  * KvDelete: removes `key` (resolved against the first working record),
  * durably. The working records pass through; with `output_field` each one
- * gets whether a key was there to delete (one record holding only it when
+ * gets whether the key had a value to delete (one record holding only it when
  * there were none).
  */
 export const kvDelete = step<{ readonly key: Template; readonly output?: readonly string[] }>({
@@ -190,9 +190,9 @@ export const kvQuery = step<{ readonly pattern: KeyPattern; readonly includeExpi
 function compileKeyPattern(template: Template | undefined, fail: (message: string) => never): KeyPattern {
   if (template === undefined) return ALL_KEYS;
   if (!isConstant(template)) return { kind: 'template', template };
-  if (isNoPattern(template.v)) return ALL_KEYS;
-  if (typeof template.v !== 'string') fail('must be a string (a regular expression)');
-  const compiled = compilePattern(template.v);
+  if (isNoPattern(template.value)) return ALL_KEYS;
+  if (typeof template.value !== 'string') fail('must be a string (a regular expression)');
+  const compiled = compilePattern(template.value);
   if (!compiled.ok) fail(compiled.problem);
   return { kind: 'fixed', pattern: compiled.pattern };
 }

@@ -46,7 +46,7 @@ export function collectionMember(members: MemberReader): Template {
 
 /** Checks a literal collection name found at `path`; templates with placeholders are checked when resolved. */
 export function checkCollection(template: Template, path: string): void {
-  if (isConstant(template)) atPath(path, () => validateCollectionName(template.v));
+  if (isConstant(template)) atPath(path, () => validateCollectionName(template.value));
 }
 
 /* Counts */
@@ -54,7 +54,7 @@ export function checkCollection(template: Template, path: string): void {
 /** Largest count accepted: beyond the working-record bound anyway, and exact as a double. */
 const MAX_COUNT = Number.MAX_SAFE_INTEGER;
 
-/** A count as compiled: its template and the name it was given under (for messages). */
+/** A count as compiled: its template and the member name it came under (for messages). */
 export interface CountMember {
   readonly template: Template;
   readonly name: string;
@@ -65,14 +65,14 @@ export function optionalCount(members: MemberReader, names: MemberNames): CountM
   const name = presentName(members, names);
   if (name === undefined) return undefined;
   const template = members.optionalTemplate(name)!;
-  if (isConstant(template)) toCount(template.v, `${members.path}.${name}`);
+  if (isConstant(template)) toCount(template.value, `${members.path}.${name}`);
   return { template, name };
 }
 
 /** The member's value for this call. A value that is not a count is a 400 naming the member. */
 export function resolveCount(count: CountMember, run: Execution, row: Row | undefined): number {
   return isConstant(count.template)
-    ? (count.template.v as number)
+    ? (count.template.value as number)
     : toCount(run.resolve(count.template, row), count.name);
 }
 
@@ -105,7 +105,7 @@ export function optionalFilter(members: MemberReader, names: MemberNames): Filte
   if (name === undefined) return undefined;
   const path = `${members.path}.${name}`;
   const template = members.optionalTemplate(name)!;
-  if (isConstant(template)) return { parsed: atPath(path, () => parseFilter(template.v, name)) };
+  if (isConstant(template)) return { parsed: atPath(path, () => parseFilter(template.value, name)) };
   const skeleton = skeletonOf(members.raw(name));
   if (skeleton !== undefined) atPath(path, () => parseFilter(skeleton, name));
   return { template, name };
@@ -218,7 +218,7 @@ export function strictSecret(members: MemberReader, names: MemberNames): Templat
     members.fail("must be a literal string or '{{env.NAME}}' (never a call parameter)", member);
   }
   const template = members.template(names);
-  if (template.k !== 'const' && !isEnvTemplate(template)) {
+  if (template.kind !== 'const' && !isEnvTemplate(template)) {
     members.fail("must be a literal or exactly '{{env.NAME}}': a call parameter or a field cannot be a secret", member);
   }
   return template;

@@ -158,12 +158,12 @@ export const findOne = step<FindOneConfig>({
   access: 'read',
   compile: (members) => {
     const key = members.template('key');
-    if (isConstant(key)) atPath(`${members.path}.key`, () => parseFieldPath(key.v, 'key'));
+    if (isConstant(key)) atPath(`${members.path}.key`, () => parseFieldPath(key.value, 'key'));
     if (!members.has('value')) members.fail("missing required member 'value'");
     const value = members.template('value');
     const config = { collection: collectionMember(members), key, value };
     if (!isConstant(key) || !isConstant(value)) return config;
-    return { ...config, filter: atPath(`${members.path}.value`, () => equalsFilter(key.v as string, value.v)) };
+    return { ...config, filter: atPath(`${members.path}.value`, () => equalsFilter(key.value as string, value.value)) };
   },
   run: (config, rows, run) => {
     const row = rows[0];
@@ -229,7 +229,7 @@ function compileSearch(members: MemberReader, parts: readonly SearchPart[]): Sea
     if (template !== undefined) compiled.push([part.body, template]);
   }
   const options = members.optionalTemplate('options');
-  if (options && isConstant(options) && !isPlainObject(options.v))
+  if (options && isConstant(options) && !isPlainObject(options.value))
     members.fail('must be an object of search options', 'options');
   const collection = members.optionalTemplate('collection') ?? optionCollection(members, options);
   checkCollection(
@@ -237,11 +237,11 @@ function compileSearch(members: MemberReader, parts: readonly SearchPart[]): Sea
     members.has('collection') ? `${members.path}.collection` : `${members.path}.options.collection`,
   );
   const config: SearchConfig = { collection, parts: compiled, ...(options ? { options } : {}) };
-  const constantValue = (template: Template) => (template as { v: unknown }).v;
+  const constantValue = (template: Template) => (template as { value: unknown }).value;
   const allConstant = compiled.every(([, template]) => isConstant(template)) && (!options || isConstant(options));
   if (allConstant)
     return { ...config, parsed: atPath(members.path, () => parseSearch(searchBody(config, constantValue))) };
-  // Check what is known now; placeholders stand out until the call.
+  // Check what is known at save; placeholders wait for the call.
   const constantsOnly: SearchConfig = { ...config, parts: compiled.filter(([, template]) => isConstant(template)) };
   if (!options || isConstant(options)) {
     const known = searchBody(constantsOnly, constantValue);
@@ -262,13 +262,13 @@ function optionCollection(members: MemberReader, options: Template | undefined):
   if (
     options &&
     isConstant(options) &&
-    isPlainObject(options.v) &&
-    typeof options.v.collection === 'string' &&
-    options.v.collection !== ''
+    isPlainObject(options.value) &&
+    typeof options.value.collection === 'string' &&
+    options.value.collection !== ''
   ) {
-    return { k: 'const', v: options.v.collection };
+    return { kind: 'const', value: options.value.collection };
   }
-  if (options && options.k === 'object') {
+  if (options && options.kind === 'object') {
     const entry = options.entries.find(([key]) => key === 'collection');
     if (entry) return entry[1];
   }

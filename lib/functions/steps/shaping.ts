@@ -135,7 +135,7 @@ export const addFields = step<AddFieldsConfig>({
       members.fail("'id' cannot be set: a working record keeps its record's id", 'fields.id');
     const template = members.template('fields');
     if (!isConstant(template)) return { template };
-    return { constant: atPath(`${members.path}.fields`, () => toValues(template.v)) };
+    return { constant: atPath(`${members.path}.fields`, () => toValues(template.value)) };
   },
   run: (config, rows, run) => {
     if ('constant' in config) return rows.map((row) => ({ ...row, ...config.constant }));

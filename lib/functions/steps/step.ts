@@ -146,9 +146,9 @@ export interface Execution {
   readonly params: Readonly<Record<string, unknown>>;
   /** The engine's key-value store: durable at once, never rolled back with a transaction. */
   readonly kv: KeyValueStore;
-  /** The settings steps read, as they are now (a PUT /api/config applies to the next step). */
+  /** The settings steps read, read at each use (a PUT /api/config applies to the next step). */
   settings(): StepSettings;
-  /** Where outbound requests may go (the host settings and the proxy variables), as it is now. */
+  /** Where outbound requests may go (the host settings and the proxy variables), read at each use. */
   outbound(): OutboundPolicy;
   /** Milliseconds since the epoch, from the engine's injectable clock. */
   now(): number;

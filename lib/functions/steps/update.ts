@@ -84,7 +84,7 @@ export const updateById = step<{
  * record is `record_id` (TypeScript and Go clients) or the first record in
  * scan order matching `filter` (the Rust client's spelling); one of the two
  * is required. Found and updated in one statement. The working records
- * become the updated record, or none when no record was found (find-one
+ * become the updated record, or none when no record matches (find-one
  * semantics: not an error).
  */
 export const findOneAndUpdate = step<{
@@ -190,7 +190,7 @@ function compileActions(members: MemberReader): Actions {
   return { one: { action, field, ...(value ? { value } : {}) } };
 }
 
-/** Validates action names and fields now (values are checked when applied). */
+/** Validates action names and fields at save (values are checked when applied). */
 function checkAtSave(members: MemberReader, member: string, sequence: unknown): void {
   try {
     parseActionSequence(sequence);

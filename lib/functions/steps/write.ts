@@ -127,7 +127,7 @@ export const batchInsert = step<BatchInsertConfig>({
   compile: (members) => {
     const records = members.template('records');
     if (isConstant(records)) {
-      const list = records.v;
+      const list = records.value;
       if (!Array.isArray(list))
         return members.fail('must be an array of records, a Parameter reference or a placeholder', 'records');
       const bad = list.findIndex((record: unknown) => !isPlainObject(record));
@@ -216,7 +216,7 @@ export const deleteStep = step<{ readonly target: WriteTarget; readonly filter: 
 /**
  * DeleteById: moves the record `record_id` to the trash. A missing record
  * fails the step (404). The working records become the deleted record as
- * it was.
+ * stored before the delete.
  */
 export const deleteById = step<{ readonly target: WriteTarget; readonly recordId: Template }>({
   type: 'DeleteById',
@@ -258,7 +258,7 @@ export const batchDelete = step<{
       : (members.precedingCollection() ??
         members.fail("missing required member 'collection' (no earlier step names one the ids could belong to)"));
     const ids = members.template(['record_ids', 'ids']);
-    if (isConstant(ids) && !isIdList(ids.v)) {
+    if (isConstant(ids) && !isIdList(ids.value)) {
       const member = members.has('ids') && !members.has('record_ids') ? 'ids' : 'record_ids';
       members.fail('must be an array of record ids (strings), a Parameter reference or a placeholder', member);
     }

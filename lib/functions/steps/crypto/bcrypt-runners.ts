@@ -36,7 +36,7 @@ export class BcryptWorkerPool implements BcryptRunner {
     this.pool = new WorkerPool(new URL(import.meta.url), size, BCRYPT_WORKER);
   }
 
-  /** Worker threads running now (none before the first hash). */
+  /** Worker threads running (none before the first hash). */
   get workers(): number {
     return this.pool.workers;
   }

@@ -75,13 +75,13 @@ function decode(text: string, length: number): Buffer {
   const out = Buffer.alloc(length);
   let bits = 0;
   let acc = 0;
-  let n = 0;
+  let written = 0;
   for (const char of text) {
     acc = (acc << 6) | ALPHABET.indexOf(char);
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      if (n < length) out[n++] = (acc >> bits) & 0xff;
+      if (written < length) out[written++] = (acc >> bits) & 0xff;
     }
     acc &= (1 << bits) - 1;
   }

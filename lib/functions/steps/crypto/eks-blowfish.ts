@@ -14,7 +14,8 @@
  * They are computed once, on first use, with Machin's formula
  * (pi = 16 atan(1/5) - 4 atan(1/239)) in BigInt fixed point with 64 guard
  * bits, instead of 1042 pasted constants; the bcrypt known-answer tests pin
- * every word.
+ * every word. Names follow the reference: `p` and `s` are Blowfish's
+ * P-array and S-boxes, `l` and `r` (`xl`, `xr`) the halves of a block.
  */
 import assert from 'node:assert';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';

@@ -5,8 +5,8 @@
  * - JwtSign: a compact JWS of `claims` (an object; placeholders resolved per
  *   record, typed wrappers read as their values) signed with `secret` under
  *   the literal `algorithm`, header `{alg, typ: "JWT"}`, under
- *   `output_field`. `expires_in_secs` adds `iat` (now, from the engine's
- *   clock) and `exp` (iat + that many seconds).
+ *   `output_field`. `expires_in_secs` adds `iat` (the current time on the
+ *   engine's clock) and `exp` (iat + that many seconds).
  * - JwtVerify: the token in the field named by `token_field` (a parameter or
  *   a record field; a `Bearer ` prefix is ignored) checked with `secret`
  *   under the literal `algorithm` only (a token claiming any other `alg`,
@@ -30,7 +30,7 @@
  *   To verify, SPKI or a certificate.
  * - Verifying also accepts the private key (its public half is used).
  * Keys are parsed by node:crypto. No error carries the key or node's own
- * message about it: each says what kind of key was expected.
+ * message about it: each names the kind of key expected.
  */
 import { createPrivateKey, createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
@@ -220,16 +220,16 @@ function jwtAlgorithm(members: MemberReader): JwtAlgorithm {
 function jwtKeyConfig(members: MemberReader, purpose: 'sign' | 'verify'): JwtKeyConfig {
   const algorithm = jwtAlgorithm(members);
   const secret = strictSecret(members, 'secret');
-  if (secret.k !== 'const') return { algorithm, secret };
+  if (secret.kind !== 'const') return { algorithm, secret };
   try {
-    return { algorithm, secret, key: readKey(algorithm, secret.v as string, purpose) };
+    return { algorithm, secret, key: readKey(algorithm, secret.value as string, purpose) };
   } catch (err) {
     if (err instanceof InvalidInput) members.fail(err.message, 'secret');
     throw err;
   }
 }
 
-/** The key for this call: parsed at save, or read from the environment now. */
+/** The key for this call: parsed at save, or read from the environment at each call. */
 function jwtKey(config: JwtKeyConfig, run: Execution, row: Row | undefined, purpose: 'sign' | 'verify'): JwtKey {
   return config.key ?? readKey(config.algorithm, secretText(run, config.secret, row, 'secret'), purpose);
 }
@@ -290,11 +290,11 @@ export const jwtSign = step<JwtSignConfig>({
   access: 'none',
   compile: (members) => {
     const claims = members.template('claims');
-    if (isConstant(claims) && !isPlainObject(claims.v)) members.fail('must be an object of claims', 'claims');
+    if (isConstant(claims) && !isPlainObject(claims.value)) members.fail('must be an object of claims', 'claims');
     const expiresIn = members.optionalTemplate('expires_in_secs');
     if (expiresIn && isConstant(expiresIn)) {
       try {
-        lifetime(expiresIn.v);
+        lifetime(expiresIn.value);
       } catch (err) {
         members.fail((err as Error).message.replace(/^'expires_in_secs' /, ''), 'expires_in_secs');
       }

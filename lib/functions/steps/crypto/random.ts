@@ -35,7 +35,7 @@ export const randomToken = step<RandomTokenConfig>({
     const bytes = members.template('bytes');
     if (isConstant(bytes)) {
       try {
-        tokenBytes(bytes.v);
+        tokenBytes(bytes.value);
       } catch (err) {
         members.fail((err as Error).message.replace(/^'bytes' /, ''), 'bytes');
       }

@@ -80,7 +80,7 @@ function timeStep(nowMs: number, period: number): number {
   return Math.floor(Math.floor(nowMs / 1000) / period);
 }
 
-/** True when `code` is the TOTP of a step within `skew` steps of now; every candidate compared in constant time. */
+/** True when `code` is the TOTP of a step within `skew` steps of the current one (each compared in constant time). */
 function verifyTotp(key: Uint8Array, code: string, nowMs: number, params: TotpParams, skew: number): boolean {
   if (!/^\d+$/.test(code) || code.length !== params.digits) return false;
   const given = Buffer.from(code);

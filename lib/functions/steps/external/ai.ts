@@ -33,7 +33,7 @@ function checkedMember<T>(members: MemberReader, names: MemberNames, check: Chec
   const template = members.optionalTemplate(names);
   if (!template) return undefined;
   const what = typeof names === 'string' ? names : names[0]!;
-  if (template.k === 'const') failAtSave(members, what, () => check(template.v, what));
+  if (template.kind === 'const') failAtSave(members, what, () => check(template.value, what));
   return { template, check: (value) => check(value, what) };
 }
 
@@ -110,7 +110,11 @@ export const chat = step<ChatConfig>({
   access: 'outside',
   compile: (members) => {
     const messages = members.template('messages');
-    checkMessagesAtSave(members, messages.k === 'const' ? messages.v : members.raw('messages'), messages.k === 'const');
+    checkMessagesAtSave(
+      members,
+      messages.kind === 'const' ? messages.value : members.raw('messages'),
+      messages.kind === 'const',
+    );
     const model = checkedMember(members, 'model', optionalName);
     const provider = checkedMember(members, 'provider', optionalName);
     const temperature = checkedMember(members, 'temperature', optionalTemperature);
@@ -217,7 +221,7 @@ export const embed = step<EmbedConfig>({
       if (members.has('input_field'))
         members.fail("give either 'input_field' (per working record) or 'texts', not both", 'texts');
       const texts = members.template('texts');
-      if (texts.k === 'const') failAtSave(members, 'texts', () => textList(texts.v));
+      if (texts.kind === 'const') failAtSave(members, 'texts', () => textList(texts.value));
       return { form: 'texts', texts, ...common };
     }
     return { form: 'field', input: members.fieldPath('input_field'), ...common };
