@@ -221,7 +221,7 @@ export class Database {
 
   /** Durably applies a settings patch (parsed by parseSettingsPatch); returns the new settings. */
   async updateSettings(patch: Partial<Settings>): Promise<Settings> {
-    await this.write(() => ({ effects: [{ t: 'config', values: patch }], result: undefined }));
+    await this.write(() => ({ effects: [{ kind: 'config', values: patch }], result: undefined }));
     this.logWriter.mode = this.settings().durability;
     return this.settings();
   }

@@ -54,9 +54,8 @@ export {
 } from './storage/recovery/verify.js';
 export { isSegmentName, isSnapshotName } from './storage/generations.js';
 export type { RecoveryReport } from './storage/recovery/recovery-report.js';
-export { encodePayload } from './storage/codec.js';
 export type { LoggedBatch } from './write/effects.js';
-export { parseShipped, type ResyncPlan, type ShippedBatch } from './ripple/replication.js';
+export { encodeShipped, parseShipped, type ResyncPlan, type ShippedBatch } from './ripple/replication.js';
 export { ChangeNotifier } from './write/change-notifier.js';
 
 // Values, queries, search and patterns.

@@ -79,7 +79,7 @@ describe('http batch routes', () => {
   }
 
   const recordEffects = (batches: LoggedBatch[], c: string) =>
-    batches.flatMap((b) => b.effects).filter((e): e is Extract<Effect, { t: 'put' | 'delete' }> => (e.t === 'put' || e.t === 'delete') && e.c === c);
+    batches.flatMap((b) => b.effects).filter((e): e is Extract<Effect, { kind: 'put' | 'delete' }> => (e.kind === 'put' || e.kind === 'delete') && e.collection === c);
 
   describe('POST /api/batch/insert/{c}', () => {
     it('inserts every record, answers 201 and lists the new ids in request order', async () => {
@@ -328,7 +328,7 @@ describe('http batch routes', () => {
     });
   });
 
-  const marks = (batches: LoggedBatch[], c: string) => recordEffects(batches, c).map((e) => ('nr' in e && e.nr) === true);
+  const marks = (batches: LoggedBatch[], c: string) => recordEffects(batches, c).map((e) => ('noRipple' in e && e.noRipple) === true);
 
   describe('bypass_ripple', () => {
 

@@ -119,7 +119,7 @@ describe('regression: issue 8, a stored schema regex the new rules refuse', () =
     const meta = db.collections.meta('people');
     const email = { ...meta.schema!.fields.email!, regex };
     const schema = { ...meta.schema!, fields: { ...meta.schema!.fields, email } };
-    await db.write(() => ({ effects: [{ t: 'setCollectionMeta', meta: { ...meta, schema } }], result: undefined }));
+    await db.write(() => ({ effects: [{ kind: 'setCollectionMeta', meta: { ...meta, schema } }], result: undefined }));
     await db.close({ snapshot: false });
   }
 

@@ -125,7 +125,7 @@ export class ApiKeys {
       ...(req.collection_permissions ? { collection_permissions: req.collection_permissions } : {}),
       ...(req.kv_permissions ? { kv_permissions: req.kv_permissions } : {}),
       ...(req.rate_limit !== undefined ? { rate_limit: req.rate_limit } : {}) };
-    await this.db.write(() => ({ effects: [{ t: 'keyPut', key: record }], result: undefined }));
+    await this.db.write(() => ({ effects: [{ kind: 'keyPut', key: record }], result: undefined }));
     return { key, record };
   }
 
@@ -143,7 +143,7 @@ export class ApiKeys {
       if (!current) throw new NotFound(`API key '${id}' not found`);
       // parseKeyRequest sets optional members only when given, so a spread drops what the request leaves out.
       const record: ApiKeyRecord = { ...req, id, hash: current.hash, created_at: current.created_at };
-      return { effects: [{ t: 'keyPut', key: record }], result: record };
+      return { effects: [{ kind: 'keyPut', key: record }], result: record };
     });
   }
 
@@ -153,7 +153,7 @@ export class ApiKeys {
     const current = this.db.state.keys.get(ADMIN_KEY_ID);
     if (current && current.hash === hash && current.admin) return;
     const record: ApiKeyRecord = { id: ADMIN_KEY_ID, name: 'admin', hash, admin: true, created_at: new Date(this.db.now()).toISOString() };
-    await this.db.write(() => ({ effects: [{ t: 'keyPut', key: record }], result: undefined }));
+    await this.db.write(() => ({ effects: [{ kind: 'keyPut', key: record }], result: undefined }));
   }
 
   hasAdmin(): boolean {
@@ -172,7 +172,7 @@ export class ApiKeys {
     if (id === ADMIN_KEY_ID) throw new InvalidInput('The bootstrap admin key cannot be revoked; set EDDYDB_ADMIN_KEY to rotate it');
     await this.db.write((view) => {
       if (!view.key(id)) throw new NotFound(`API key '${id}' not found`);
-      return { effects: [{ t: 'keyDelete', id }], result: undefined };
+      return { effects: [{ kind: 'keyDelete', id }], result: undefined };
     });
   }
 

@@ -42,7 +42,7 @@ export class Collections {
     await this.db.write((view) => {
       if (view.collection(name)) throw new Conflict(`Collection '${name}' already exists`);
       const meta: CollectionMeta = schema ? { name, createdAt: now, schema } : { name, createdAt: now };
-      return { effects: [{ t: 'createCollection', meta }], result: undefined };
+      return { effects: [{ kind: 'createCollection', meta }], result: undefined };
     });
   }
 
@@ -85,7 +85,7 @@ export class Collections {
     this.meta(name);
     await this.db.write((view) => {
       if (!view.collection(name)) throw new NotFound(`${MESSAGES.collectionNotFound}: '${name}'`);
-      return { effects: [{ t: 'dropCollection', name }], result: undefined };
+      return { effects: [{ kind: 'dropCollection', name }], result: undefined };
     });
   }
 
@@ -118,7 +118,7 @@ export class Collections {
       if (indexDefs(meta).length >= MAX_QUERY_INDEXES) {
         throw new InvalidInput(`Collection '${name}' already has ${MAX_QUERY_INDEXES} query indexes, the most allowed; drop one before indexing '${field}'`);
       }
-      return { effects: [{ t: 'setCollectionMeta', meta: { ...meta, indexes: [...(meta.indexes ?? []), def] } }], result: undefined };
+      return { effects: [{ kind: 'setCollectionMeta', meta: { ...meta, indexes: [...(meta.indexes ?? []), def] } }], result: undefined };
     });
     return def;
   }
@@ -128,7 +128,7 @@ export class Collections {
     await this.db.write((view) => {
       const meta = view.collection(name);
       if (!meta || !(meta.indexes ?? []).some((d) => d.field === field)) throw new NotFound(`No index on '${field}' in '${name}'`);
-      return { effects: [{ t: 'setCollectionMeta', meta: { ...meta, indexes: (meta.indexes ?? []).filter((d) => d.field !== field) } }], result: undefined };
+      return { effects: [{ kind: 'setCollectionMeta', meta: { ...meta, indexes: (meta.indexes ?? []).filter((d) => d.field !== field) } }], result: undefined };
     });
   }
 
@@ -139,7 +139,7 @@ export class Collections {
       const meta = view.collection(name);
       if (!meta) throw new NotFound(`${MESSAGES.collectionNotFound}: '${name}'`);
       const schema = change(meta.schema ?? parseSchema({}, meta.createdAt), now);
-      return { effects: [{ t: 'setCollectionMeta', meta: { ...meta, schema } }], result: schema };
+      return { effects: [{ kind: 'setCollectionMeta', meta: { ...meta, schema } }], result: schema };
     });
   }
 }

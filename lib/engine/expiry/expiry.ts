@@ -46,11 +46,11 @@ export class ExpiryTracker {
     this.db.onCommit((b) => {
       for (const e of b.effects) {
         // With nothing expiring, a put without a TTL has nothing to forget: no key to build (a 10k batch is 10k puts).
-        if (e.t === 'put') {
-          if (e.expiresAt !== undefined) this.expiring.set(e.c + '\u0000' + e.id, e.expiresAt);
-          else if (this.expiring.size > 0) this.expiring.delete(e.c + '\u0000' + e.id);
-        } else if (e.t === 'delete') this.expiring.delete(e.c + '\u0000' + e.id);
-        else if (e.t === 'dropCollection') for (const k of this.expiring.keys()) if (k.startsWith(e.name + '\u0000')) this.expiring.delete(k);
+        if (e.kind === 'put') {
+          if (e.expiresAt !== undefined) this.expiring.set(e.collection + '\u0000' + e.id, e.expiresAt);
+          else if (this.expiring.size > 0) this.expiring.delete(e.collection + '\u0000' + e.id);
+        } else if (e.kind === 'delete') this.expiring.delete(e.collection + '\u0000' + e.id);
+        else if (e.kind === 'dropCollection') for (const k of this.expiring.keys()) if (k.startsWith(e.name + '\u0000')) this.expiring.delete(k);
       }
     });
     const slicer = new Slicer(SCAN_CHECK_EVERY);
@@ -89,7 +89,7 @@ export class ExpiryTracker {
       this.db.write((view) => {
         const current = view.record(c, id);
         if (!current || current.version !== entry.version) return { effects: [], result: undefined };
-        return { effects: [{ t: 'put', c, id, fields, expiresAt, slidingMs: entry.slidingMs! }], result: undefined };
+        return { effects: [{ kind: 'put', collection: c, id, fields, expiresAt, slidingMs: entry.slidingMs! }], result: undefined };
       }).catch((err) => this.logFailure('sliding TTL extension', err));
     }
     return fields;
@@ -116,7 +116,7 @@ export class ExpiryTracker {
       const effects: Effect[] = [];
       for (const [c, id] of chunk) {
         const e = view.record(c, id);
-        if (e?.expiresAt !== undefined && e.expiresAt <= now) effects.push({ t: 'delete', c, id });
+        if (e?.expiresAt !== undefined && e.expiresAt <= now) effects.push({ kind: 'delete', collection: c, id });
       }
       return effects;
     }, (chunk) => { for (const [c, id] of chunk) this.tombstones.add(c + '\u0000' + id); });

@@ -61,8 +61,8 @@ export class IndexManager {
   private follow(b: LoggedBatch, info: CommitInfo): void {
     const resync = new Set<string>();
     for (const e of b.effects) {
-      if (e.t === 'createCollection' || e.t === 'setCollectionMeta') resync.add(e.meta.name);
-      else if (e.t === 'dropCollection') resync.add(e.name);
+      if (e.kind === 'createCollection' || e.kind === 'setCollectionMeta') resync.add(e.meta.name);
+      else if (e.kind === 'dropCollection') resync.add(e.name);
     }
     for (const ch of info.changes) {
       if (resync.has(ch.collection)) continue;

@@ -95,12 +95,12 @@ export class UniqueIndexes {
 
   private followEffects(b: LoggedBatch): void {
     for (const e of b.effects) {
-      if (e.t === 'createCollection' || e.t === 'setCollectionMeta') this.byCollection.delete(e.meta.name);
-      else if (e.t === 'dropCollection') this.byCollection.delete(e.name);
-      else if (e.t === 'put' || e.t === 'delete' || e.t === 'restore') {
-        const byField = this.byCollection.get(e.c);
+      if (e.kind === 'createCollection' || e.kind === 'setCollectionMeta') this.byCollection.delete(e.meta.name);
+      else if (e.kind === 'dropCollection') this.byCollection.delete(e.name);
+      else if (e.kind === 'put' || e.kind === 'delete' || e.kind === 'restore') {
+        const byField = this.byCollection.get(e.collection);
         if (!byField) continue;
-        const fields = this.db.state.collections.get(e.c)?.records.get(e.id)?.fields;
+        const fields = this.db.state.collections.get(e.collection)?.records.get(e.id)?.fields;
         for (const idx of byField.values()) idx.set(e.id, fields);
       }
     }

@@ -54,7 +54,7 @@ export class KvStore {
     validateKvKey(key);
     const value = fieldFromWire(wireValue === undefined ? null : wireValue, key);
     const expiresAt = this.expiry(ttl);
-    const e: Effect = { t: 'kvSet', key, value, ...(expiresAt !== undefined ? { expiresAt } : {}), ...(bypassRipple ? { nr: true as const } : {}) };
+    const e: Effect = { kind: 'kvSet', key, value, ...(expiresAt !== undefined ? { expiresAt } : {}), ...(bypassRipple ? { noRipple: true as const } : {}) };
     await this.db.write(() => ({ effects: [e], result: undefined }));
   }
 
@@ -92,7 +92,7 @@ export class KvStore {
     return this.db.write<{ created: true } | { created: false; value: Value }>((view) => {
       const found = liveIn(view.kvEntry(key), this.db.now());
       if (found) return { effects: [], result: { created: false, value: found.value } };
-      const e: Effect = { t: 'kvSet', key, value, ...(expiresAt !== undefined ? { expiresAt } : {}) };
+      const e: Effect = { kind: 'kvSet', key, value, ...(expiresAt !== undefined ? { expiresAt } : {}) };
       return { effects: [e], result: { created: true } };
     });
   }
@@ -111,7 +111,7 @@ export class KvStore {
       const count = found ? found.value : 0;
       if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) throw new InvalidInput(`KV key '${key}' does not hold a counter`);
       if (count >= limit) return { effects: [], result: { count, incremented: false } };
-      const e: Effect = { t: 'kvSet', key, value: count + 1, expiresAt: found?.expiresAt ?? expiresAt };
+      const e: Effect = { kind: 'kvSet', key, value: count + 1, expiresAt: found?.expiresAt ?? expiresAt };
       return { effects: [e], result: { count: count + 1, incremented: true } };
     });
   }
@@ -122,7 +122,7 @@ export class KvStore {
     return this.db.write((view) => {
       const found = liveIn(view.kvEntry(key), this.db.now());
       if (!found || !test(found.value)) return { effects: [], result: false };
-      return { effects: [{ t: 'kvDelete', key }], result: true };
+      return { effects: [{ kind: 'kvDelete', key }], result: true };
     });
   }
 
@@ -130,13 +130,13 @@ export class KvStore {
     validateKvKey(key);
     return this.db.write((view) => {
       if (!view.kvEntry(key)) return { effects: [], result: false };
-      return { effects: [{ t: 'kvDelete', key, ...(bypassRipple ? { nr: true as const } : {}) }], result: true };
+      return { effects: [{ kind: 'kvDelete', key, ...(bypassRipple ? { noRipple: true as const } : {}) }], result: true };
     });
   }
 
   async clear(): Promise<number> {
     const n = this.db.state.kv.size;
-    await this.db.write(() => ({ effects: [{ t: 'kvClear' }], result: undefined }));
+    await this.db.write(() => ({ effects: [{ kind: 'kvClear' }], result: undefined }));
     return n;
   }
 
@@ -149,7 +149,7 @@ export class KvStore {
   async batchSet(keys: readonly string[], wireValues: readonly unknown[], ttl?: unknown): Promise<Array<[string, boolean]>> {
     if (wireValues.length !== keys.length) throw new InvalidInput(VALUES_RULE);
     const expiresAt = this.expiry(ttl);
-    const effects: Effect[] = keys.map((key, i) => ({ t: 'kvSet', key, value: fieldFromWire(wireValues[i] ?? null, key), ...(expiresAt !== undefined ? { expiresAt } : {}) }));
+    const effects: Effect[] = keys.map((key, i) => ({ kind: 'kvSet', key, value: fieldFromWire(wireValues[i] ?? null, key), ...(expiresAt !== undefined ? { expiresAt } : {}) }));
     await this.db.write(() => ({ effects, result: undefined }));
     return keys.map((k) => [k, true]);
   }
@@ -162,7 +162,7 @@ export class KvStore {
       for (const key of keys) {
         const exists = !seen.has(key) && view.kvEntry(key) !== undefined;
         seen.add(key);
-        if (exists) effects.push({ t: 'kvDelete', key });
+        if (exists) effects.push({ kind: 'kvDelete', key });
         out.push([key, exists]);
       }
       return { effects, result: out };
@@ -197,7 +197,7 @@ export class KvStore {
     validateKvKey(key);
     validateCollectionName(collection);
     validateId(recordId, 'document_id');
-    await this.db.write(() => ({ effects: [{ t: unlink ? 'kvUnlink' : 'kvLink', key, c: collection, id: recordId }], result: undefined }));
+    await this.db.write(() => ({ effects: [{ kind: unlink ? 'kvUnlink' : 'kvLink', key, collection, id: recordId }], result: undefined }));
   }
 
   links(key: string): Array<{ collection: string; document_id: string }> {
@@ -214,7 +214,7 @@ export class KvStore {
     const expired = await collectDue(this.db.state.kv, ([key, e]) => (e.expiresAt !== undefined && e.expiresAt <= now ? key : undefined));
     await writeInChunks(this.db, expired, (view, chunk) => chunk
       .filter((k) => { const e = view.kvEntry(k); return e?.expiresAt !== undefined && e.expiresAt <= now; })
-      .map((key): Effect => ({ t: 'kvDelete', key })));
+      .map((key): Effect => ({ kind: 'kvDelete', key })));
     return expired.length;
   }
 }

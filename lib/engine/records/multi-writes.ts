@@ -199,6 +199,6 @@ export class MultiWrites {
 /** The fields of the last record an insert pushed. */
 function lastPut(effects: readonly Effect[]): Fields {
   const e = effects.at(-1);
-  if (e?.t !== 'put') throw new Error('an insert ends with the put of its record');
+  if (e?.kind !== 'put') throw new Error('an insert ends with the put of its record');
   return e.fields;
 }

@@ -134,7 +134,7 @@ export class Records {
     let fields = this.checkSchema(view, c, meta, withDeclaredTypes(meta.schema, prepared), undefined);
     const ttl = prepared.ttl ? resolveTtl(prepared.ttl.raw, this.db.now(), prepared.ttl.sliding) : undefined;
     fields = withSystemFields(fields, id, ttl);
-    if (!existingMeta) effects.push({ t: 'createCollection', meta });
+    if (!existingMeta) effects.push({ kind: 'createCollection', meta });
     effects.push(putEffect(c, id, fields, ttl, made));
     return id;
   }
@@ -376,7 +376,7 @@ export class Records {
   deleteIn(view: WorkingView, c: string, id: string, effects: Effect[]): void {
     const entry = view.record(c, id);
     if (!entry || isExpired(entry, this.db.now())) throw new NotFound(MESSAGES.recordNotFound);
-    effects.push({ t: 'delete', c, id, trashedAt: this.db.now() });
+    effects.push({ kind: 'delete', collection: c, id, trashedAt: this.db.now() });
   }
 }
 
@@ -519,8 +519,10 @@ function withSystemFields(fields: Record<string, Value>, id: string, ttl: Resolv
 
 /** `madeId`: `id` was just made by the id generator (effects.ts MADE_ID). */
 export function putEffect(c: string, id: string, fields: Fields, ttl: ResolvedTtl | undefined, madeId = false): Effect {
-  type Put = { t: 'put'; c: string; id: string; fields: Fields; expiresAt?: number; slidingMs?: number; [MADE_ID]?: true };
-  const e: Put = madeId ? { t: 'put', c, id, fields, [MADE_ID]: true } : { t: 'put', c, id, fields };
+  type Put = {
+    kind: 'put'; collection: string; id: string; fields: Fields; expiresAt?: number; slidingMs?: number; [MADE_ID]?: true;
+  };
+  const e: Put = madeId ? { kind: 'put', collection: c, id, fields, [MADE_ID]: true } : { kind: 'put', collection: c, id, fields };
   if (ttl) {
     e.expiresAt = ttl.expiresAt;
     if (ttl.slidingMs !== undefined) e.slidingMs = ttl.slidingMs;

@@ -22,7 +22,7 @@ export class Trash {
       if (!view.trashed(c, id)) throw new NotFound(`Record '${id}' is not in the trash of collection '${c}'`);
       if (!view.collection(c)) throw new NotFound(`Collection '${c}' no longer exists`);
       if (view.record(c, id)) throw new Conflict(`A live record with id '${id}' already exists in '${c}'`);
-      return { effects: [{ t: 'restore', c, id }], result: undefined };
+      return { effects: [{ kind: 'restore', collection: c, id }], result: undefined };
     });
   }
 
@@ -32,7 +32,7 @@ export class Trash {
     return this.db.write((view) => {
       if (!view.collection(c)) throw new NotFound(`Collection '${c}' not found`);
       const effects: Effect[] = [];
-      for (const [id] of view.trashedRecords(c)) if (!view.record(c, id)) effects.push({ t: 'restore', c, id });
+      for (const [id] of view.trashedRecords(c)) if (!view.record(c, id)) effects.push({ kind: 'restore', collection: c, id });
       return { effects, result: effects.length };
     });
   }
@@ -54,6 +54,6 @@ export class Trash {
     }
     return writeInChunks(this.db, due, (view, chunk) => chunk
       .filter(([c, id]) => { const t = view.trashed(c, id); return t !== undefined && t.deletedAt <= cutoff; })
-      .map(([c, id]): Effect => ({ t: 'purge', c, id })));
+      .map(([c, id]): Effect => ({ kind: 'purge', collection: c, id })));
   }
 }

@@ -16,14 +16,17 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { InvalidInput } from '../../errors.js';
 import type { EngineCore } from '../core.js';
-import { noRipple, type Effect, type LoggedBatch } from '../write/effects.js';
+import { withNoRipple, type Effect, type LoggedBatch } from '../write/effects.js';
 import { validateId } from '../records/ids.js';
 import { validateCollectionName } from '../collections/names.js';
 import { isPlainObject } from '../values/index.js';
 import type { StorageFs } from '../storage/fs.js';
+import { effectFromStored, encodePayload, storedEffects } from '../storage/codec.js';
 
-const REPLICATED: ReadonlySet<Effect['t']> = new Set(['createCollection', 'setCollectionMeta', 'dropCollection', 'put', 'delete', 'restore', 'purge',
-  'kvSet', 'kvDelete', 'kvClear', 'kvLink', 'kvUnlink']);
+const REPLICATED: ReadonlySet<Effect['kind']> = new Set([
+  'createCollection', 'setCollectionMeta', 'dropCollection', 'put', 'delete', 'restore', 'purge',
+  'kvSet', 'kvDelete', 'kvClear', 'kvLink', 'kvUnlink',
+]);
 
 /** Records per `put` batch of a resync. */
 const RESYNC_CHUNK = 1000;
@@ -36,8 +39,17 @@ export interface ResyncPlan {
   readonly records: number;
 }
 
-/** A batch on the wire between peers. `resync` batches rebuild collections and are applied without dedupe or forwarding. */
-export interface ShippedBatch { readonly origin: string; readonly origin_seq: number; readonly effects: readonly Effect[]; readonly resync?: boolean }
+/**
+ * A batch between peers. On the wire (encodeShipped, parseShipped) its
+ * effects have the log's stored form (storage/codec.ts). `resync` batches
+ * rebuild collections and are applied without dedupe or forwarding.
+ */
+export interface ShippedBatch {
+  readonly origin: string;
+  readonly origin_seq: number;
+  readonly effects: readonly Effect[];
+  readonly resync?: boolean;
+}
 
 export class Replication {
   private id = '';
@@ -87,9 +99,10 @@ export class Replication {
 
   /** What of a committed batch goes to peers: undefined when nothing does. */
   shippable(batch: LoggedBatch): ShippedBatch | undefined {
-    const effects = batch.effects.filter((e) => REPLICATED.has(e.t) && !('nr' in e && e.nr));
+    const effects = batch.effects.filter((e) => REPLICATED.has(e.kind) && !('noRipple' in e && e.noRipple));
     if (effects.length === 0) return undefined;
-    return { origin: batch.origin ?? this.nodeId, origin_seq: batch.origin !== undefined ? batch.originSeq! : batch.seq, effects };
+    const originSeq = batch.origin !== undefined ? batch.originSeq! : batch.seq;
+    return { origin: batch.origin ?? this.nodeId, origin_seq: originSeq, effects };
   }
 
   /**
@@ -107,15 +120,19 @@ export class Replication {
     });
     const shipped = (effects: Effect[]): ShippedBatch => ({ origin: this.nodeId, origin_seq: 0, effects, resync: true });
     const batches: ShippedBatch[] = [];
-    for (const c of captured) {
-      const head: Effect[] = [{ t: 'dropCollection', name: c.name }];
-      if (c.meta) head.push({ t: 'createCollection', meta: c.meta });
+    for (const { name, meta, rows } of captured) {
+      const head: Effect[] = [{ kind: 'dropCollection', name }];
+      if (meta) head.push({ kind: 'createCollection', meta });
       batches.push(shipped(head));
-      for (let i = 0; i < c.rows.length; i += RESYNC_CHUNK) {
-        batches.push(shipped(c.rows.slice(i, i + RESYNC_CHUNK).map(([id, e]) => ({ t: 'put', c: c.name, id, fields: e.fields, ...(e.expiresAt !== undefined ? { expiresAt: e.expiresAt } : {}) }) as Effect)));
+      for (let i = 0; i < rows.length; i += RESYNC_CHUNK) {
+        const puts = rows.slice(i, i + RESYNC_CHUNK).map(([id, entry]): Effect => ({
+          kind: 'put', collection: name, id, fields: entry.fields,
+          ...(entry.expiresAt !== undefined ? { expiresAt: entry.expiresAt } : {}),
+        }));
+        batches.push(shipped(puts));
       }
     }
-    return { seq, collections: names, batches, records: captured.reduce((n, c) => n + c.rows.length, 0) };
+    return { seq, collections: names, batches, records: captured.reduce((n, { rows }) => n + rows.length, 0) };
   }
 
   /**
@@ -127,7 +144,7 @@ export class Replication {
     if (b.origin === this.nodeId) return 'own';
     if (b.resync) {
       return this.db.write((view) => {
-        const effects = b.effects.map(noRipple);
+        const effects = b.effects.map(withNoRipple);
         view.stage(effects);
         return { effects, result: 'applied' as const };
       });
@@ -136,8 +153,8 @@ export class Replication {
       if ((this.db.state.rippleSeen.get(b.origin) ?? 0) >= b.origin_seq) return { effects: [], result: 'duplicate' as const };
       const effects: Effect[] = [];
       for (const e of b.effects) {
-        if ((e.t === 'put') && !view.collection(e.c)) {
-          const create: Effect = { t: 'createCollection', meta: { name: e.c, createdAt: new Date(this.db.now()).toISOString() } };
+        if ((e.kind === 'put') && !view.collection(e.collection)) {
+          const create: Effect = { kind: 'createCollection', meta: { name: e.collection, createdAt: new Date(this.db.now()).toISOString() } };
           view.stage([create]);
           effects.push(create);
         }
@@ -157,32 +174,41 @@ async function loadNodeId(fs: StorageFs, dir: string): Promise<string> {
   return id;
 }
 
-/** Validates a shipped batch's shape; peers are trusted admins but not trusted to be well-formed. */
+/** The body a peer is sent (`POST /api/ripple/apply`): `{batches}`, each batch's effects in their stored form. */
+export function encodeShipped(batches: readonly ShippedBatch[]): Buffer {
+  return encodePayload({ batches: batches.map((batch) => ({ ...batch, effects: storedEffects(batch.effects) })) });
+}
+
+/**
+ * A batch as a peer sent it, checked and with its effects in memory form.
+ * Peers are trusted admins but not trusted to be well-formed.
+ */
 export function parseShipped(raw: unknown): ShippedBatch {
   if (!isPlainObject(raw) || typeof raw.origin !== 'string' || !/^[0-9a-f]{1,64}$/.test(raw.origin)) throw new InvalidInput('Ripple batch needs an origin node id');
   if (typeof raw.origin_seq !== 'number' || !Number.isSafeInteger(raw.origin_seq) || (raw.origin_seq < 1 && raw.resync !== true)) throw new InvalidInput('Ripple batch needs a positive origin_seq');
   if (!Array.isArray(raw.effects)) throw new InvalidInput('Ripple batch needs an effects array');
-  for (const e of raw.effects as unknown[]) checkEffect(e);
-  return { origin: raw.origin, origin_seq: raw.origin_seq, effects: raw.effects as Effect[], resync: raw.resync === true };
+  const effects = (raw.effects as unknown[]).map(effectFromStored);
+  for (const effect of effects) checkEffect(effect);
+  return { origin: raw.origin, origin_seq: raw.origin_seq, effects, resync: raw.resync === true };
 }
 
 function checkEffect(e: unknown): void {
-  if (!isPlainObject(e) || typeof e.t !== 'string' || !REPLICATED.has(e.t as Effect['t'])) throw new InvalidInput('Ripple batch holds an unknown effect');
-  if (e.t === 'createCollection' || e.t === 'setCollectionMeta') {
+  if (!isPlainObject(e) || typeof e.kind !== 'string' || !REPLICATED.has(e.kind as Effect['kind'])) throw new InvalidInput('Ripple batch holds an unknown effect');
+  if (e.kind === 'createCollection' || e.kind === 'setCollectionMeta') {
     if (!isPlainObject(e.meta)) throw new InvalidInput('Ripple collection effect needs meta');
     validateCollectionName(e.meta.name);
     return;
   }
-  if (e.t === 'dropCollection') { validateCollectionName(e.name); return; }
-  if (e.t === 'kvClear') return;
-  if (e.t === 'kvSet' || e.t === 'kvDelete') {
+  if (e.kind === 'dropCollection') { validateCollectionName(e.name); return; }
+  if (e.kind === 'kvClear') return;
+  if (e.kind === 'kvSet' || e.kind === 'kvDelete') {
     if (typeof e.key !== 'string' || e.key.length === 0) throw new InvalidInput('Ripple KV effect needs a key');
     return;
   }
-  if (e.t === 'kvLink' || e.t === 'kvUnlink') {
+  if (e.kind === 'kvLink' || e.kind === 'kvUnlink') {
     if (typeof e.key !== 'string') throw new InvalidInput('Ripple KV link needs a key');
   }
-  validateCollectionName(e.c);
+  validateCollectionName(e.collection);
   validateId(e.id);
-  if (e.t === 'put' && !isPlainObject(e.fields)) throw new InvalidInput('Ripple put needs fields');
+  if (e.kind === 'put' && !isPlainObject(e.fields)) throw new InvalidInput('Ripple put needs fields');
 }

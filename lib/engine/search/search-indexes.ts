@@ -213,8 +213,8 @@ export class SearchIndexes {
 
   private follow(b: LoggedBatch, info: CommitInfo): void {
     for (const e of b.effects) {
-      if (e.t === 'dropCollection') this.byCollection.delete(e.name);
-      if (e.t === 'setCollectionMeta' || e.t === 'createCollection') this.metaChanged(e.meta.name);
+      if (e.kind === 'dropCollection') this.byCollection.delete(e.name);
+      if (e.kind === 'setCollectionMeta' || e.kind === 'createCollection') this.metaChanged(e.meta.name);
     }
     for (const ch of info.changes) {
       const entries = this.byCollection.get(ch.collection);

@@ -13,9 +13,13 @@
  * record kept its frame's decoded text alive), and after reading a file
  * `releaseSource` drops the reader's reference to it (msgpackr keeps the
  * last source, here a whole segment or snapshot).
+ *
+ * Effects are spelled out in memory and compact in the log: this file is the
+ * one place that maps between the two (`storedEffect`, `effectFromStored`).
  */
 import { addExtension, Packr, Unpackr } from 'msgpackr';
 import { ownStrings, Tagged, type TaggedPayload, type TaggedType } from '../values/index.js';
+import type { Effect, LoggedBatch } from '../write/effects.js';
 
 export const TAGGED_EXT = 0x45;
 
@@ -43,3 +47,77 @@ export function releaseSource(): void {
 }
 
 const NIL = Buffer.alloc(1, 0xc0);
+
+/**
+ * The names an effect's fields have in the log (FORMAT.md, Segments) where
+ * they differ from memory; every other field keeps its name. Replication
+ * ships effects in the same form.
+ */
+const STORED_NAME: Readonly<Record<string, string>> = { kind: 't', collection: 'c', noRipple: 'nr' };
+const MEMORY_NAME: Readonly<Record<string, string>> = { t: 'kind', c: 'collection', nr: 'noRipple' };
+
+/** An effect as the log stores it: `{t, c?, nr?, ...}`. */
+export type StoredEffect = { readonly t: string; readonly [field: string]: unknown };
+
+/** The stored form of an effect. Puts, most of any log, are built field by field; the rest are renamed. */
+export function storedEffect(effect: Effect): StoredEffect {
+  if (effect.kind === 'put') {
+    const stored: Record<string, unknown> = { t: 'put', c: effect.collection, id: effect.id, fields: effect.fields };
+    if (effect.expiresAt !== undefined) stored.expiresAt = effect.expiresAt;
+    if (effect.slidingMs !== undefined) stored.slidingMs = effect.slidingMs;
+    if (effect.noRipple) stored.nr = true;
+    return stored as StoredEffect;
+  }
+  return renamed(effect, STORED_NAME) as StoredEffect;
+}
+
+/** The effects of `effects` from `from` to `to` (exclusive), in their stored form. */
+export function storedEffects(effects: readonly Effect[], from = 0, to = effects.length): StoredEffect[] {
+  const out = new Array<StoredEffect>(to - from);
+  for (let i = from; i < to; i++) out[i - from] = storedEffect(effects[i]!);
+  return out;
+}
+
+/**
+ * The in-memory form of a stored effect. What is not a stored effect (a
+ * damaged log, a malformed batch from a peer) comes back as it is, for the
+ * caller's checks to refuse.
+ */
+export function effectFromStored(stored: unknown): Effect {
+  if (typeof stored !== 'object' || stored === null) return stored as Effect;
+  const fields = stored as Record<string, unknown>;
+  if (fields.t === 'put') {
+    const effect: Record<string, unknown> = { kind: 'put', collection: fields.c, id: fields.id, fields: fields.fields };
+    if (fields.expiresAt !== undefined) effect.expiresAt = fields.expiresAt;
+    if (fields.slidingMs !== undefined) effect.slidingMs = fields.slidingMs;
+    if (fields.nr) effect.noRipple = true;
+    return effect as Effect;
+  }
+  return renamed(fields, MEMORY_NAME) as Effect;
+}
+
+/** The kind of a stored effect, without converting it (counting records in a damaged file). */
+export function storedKind(stored: unknown): unknown {
+  return typeof stored === 'object' && stored !== null ? (stored as { t?: unknown }).t : undefined;
+}
+
+/** A batch's frame payload: `{seq, effects}` with the effects in their stored form. */
+export function encodeBatch(batch: LoggedBatch): Buffer {
+  return encodePayload({ seq: batch.seq, effects: storedEffects(batch.effects) });
+}
+
+/** A logged batch from its frame's payload; undefined when the payload is not a batch. */
+export function decodeBatch(payload: Uint8Array): LoggedBatch | undefined {
+  const raw = decodePayload<{ seq?: unknown; effects?: unknown } | undefined>(payload);
+  if (typeof raw?.seq !== 'number' || !Array.isArray(raw.effects)) return undefined;
+  const effects = raw.effects as unknown[];
+  for (let i = 0; i < effects.length; i++) effects[i] = effectFromStored(effects[i]);
+  return raw as LoggedBatch;
+}
+
+/** A copy of `from` with each own field named by `names` where listed (symbol keys are left behind). */
+function renamed(from: object, names: Readonly<Record<string, string>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(from)) out[names[field] ?? field] = value;
+  return out;
+}

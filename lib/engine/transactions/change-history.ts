@@ -79,7 +79,7 @@ export class ChangeHistory {
       size += 1;
     }
     for (const e of batch.effects as Effect[]) {
-      if (e.t !== 'dropCollection') continue;
+      if (e.kind !== 'dropCollection') continue;
       this.push(e.name, { seq: batch.seq, id: '', dropped: true });
       size += 1;
     }

@@ -54,7 +54,7 @@ export interface EffectTarget {
 
 /** Applies one effect to `target`. Effects that no longer apply (a delete of an absent record) change nothing. */
 export function applyEffect(target: EffectTarget, e: Effect): void {
-  switch (e.t) {
+  switch (e.kind) {
     case 'createCollection':
       if (!target.collection(e.meta.name)) target.setCollection(e.meta);
       return;
@@ -65,24 +65,24 @@ export function applyEffect(target: EffectTarget, e: Effect): void {
       target.dropCollection(e.name);
       return;
     case 'put':
-      target.putRecord(e.c, e.id, e, e[MADE_ID] === true);
+      target.putRecord(e.collection, e.id, e, e[MADE_ID] === true);
       return;
     case 'delete': {
-      const entry = target.record(e.c, e.id);
+      const entry = target.record(e.collection, e.id);
       if (!entry) return;
-      target.removeRecord(e.c, e.id);
-      if (e.trashedAt !== undefined) target.putTrashed(e.c, e.id, { entry, deletedAt: e.trashedAt });
+      target.removeRecord(e.collection, e.id);
+      if (e.trashedAt !== undefined) target.putTrashed(e.collection, e.id, { entry, deletedAt: e.trashedAt });
       return;
     }
     case 'restore': {
-      const trashed = target.trashed(e.c, e.id);
-      if (!trashed || !target.collection(e.c)) return;
-      target.removeTrashed(e.c, e.id);
-      target.putRecord(e.c, e.id, trashed.entry, false);
+      const trashed = target.trashed(e.collection, e.id);
+      if (!trashed || !target.collection(e.collection)) return;
+      target.removeTrashed(e.collection, e.id);
+      target.putRecord(e.collection, e.id, trashed.entry, false);
       return;
     }
     case 'purge':
-      target.removeTrashed(e.c, e.id);
+      target.removeTrashed(e.collection, e.id);
       return;
     case 'kvSet':
       target.setKv(e.key, e.expiresAt === undefined ? { value: e.value } : { value: e.value, expiresAt: e.expiresAt });
@@ -94,10 +94,10 @@ export function applyEffect(target: EffectTarget, e: Effect): void {
       target.clearKv();
       return;
     case 'kvLink':
-      target.link(e.key, e.c, e.id);
+      target.link(e.key, e.collection, e.id);
       return;
     case 'kvUnlink':
-      target.unlink(e.key, e.c, e.id);
+      target.unlink(e.key, e.collection, e.id);
       return;
     case 'keyPut':
       target.setApiKey(e.key);
@@ -110,7 +110,7 @@ export function applyEffect(target: EffectTarget, e: Effect): void {
       return;
     default: {
       const never: never = e;
-      throw new Error(`unknown effect ${(never as { t: string }).t}`);
+      throw new Error(`unknown effect ${(never as { kind: string }).kind}`);
     }
   }
 }

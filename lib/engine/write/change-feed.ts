@@ -32,20 +32,20 @@ export function describeChanges(state: DbState, batch: LoggedBatch): CommitInfo 
   const changes: RecordChange[] = [];
   const schemaChanged: string[] = [];
   for (const e of batch.effects as Effect[]) {
-    switch (e.t) {
+    switch (e.kind) {
       case 'put': {
         // The state is the one before the batch: a record absent from it is new, however often the batch puts it.
-        const before = e[MADE_ID] ? undefined : state.collections.get(e.c)?.records.get(e.id)?.fields;
-        changes.push({ collection: e.c, event: before !== undefined ? 'update' : 'insert', id: e.id, fields: e.fields, before });
+        const before = e[MADE_ID] ? undefined : state.collections.get(e.collection)?.records.get(e.id)?.fields;
+        changes.push({ collection: e.collection, event: before !== undefined ? 'update' : 'insert', id: e.id, fields: e.fields, before });
         break;
       }
       case 'delete': {
-        const before = state.collections.get(e.c)?.records.get(e.id)?.fields;
-        if (before) changes.push({ collection: e.c, event: 'delete', id: e.id, before });
+        const before = state.collections.get(e.collection)?.records.get(e.id)?.fields;
+        if (before) changes.push({ collection: e.collection, event: 'delete', id: e.id, before });
         break;
       }
       case 'restore':
-        changes.push({ collection: e.c, event: 'insert', id: e.id, fields: state.trash.get(e.c)?.get(e.id)?.entry.fields });
+        changes.push({ collection: e.collection, event: 'insert', id: e.id, fields: state.trash.get(e.collection)?.get(e.id)?.entry.fields });
         break;
       case 'setCollectionMeta':
         schemaChanged.push(e.meta.name);

@@ -8,43 +8,54 @@ import type { ApiKeyRecord, CollectionMeta } from './state.js';
 
 /**
  * On a put: its id was made by the id generator for this write, so no
- * record held it (ids.ts: made ids never repeat and cannot be guessed;
- * Records.insertInto already skips the existence check for them). The
- * change feed and the appliers then skip looking the id up: a miss in a
- * large Map costs 0.3-0.4 µs, and each insert looked its id up three
- * times. A symbol key, so it is never logged: replay looks ids up as
- * before, and anything that copies an effect without it only loses the
- * shortcut.
+ * record holds it (ids.ts: made ids never repeat and cannot be guessed).
+ * The change feed and the appliers then skip looking the id up. A symbol
+ * key, so it is never logged: replay looks every id up, and anything that
+ * copies an effect without the mark only loses the shortcut.
  */
 export const MADE_ID: unique symbol = Symbol('eddydb.madeId');
 
 /**
- * `nr` (no ripple) marks an effect written with `bypass_ripple`: it is
+ * Field names are spelled out in memory; the log stores `kind`, `collection`
+ * and `noRipple` as `t`, `c` and `nr` (storage/codec.ts maps them, FORMAT.md
+ * lists them). `noRipple` marks an effect written with `bypass_ripple`: it is
  * applied and logged like any other but not propagated to replicas.
  */
 export type Effect =
-  | { readonly t: 'createCollection'; readonly meta: CollectionMeta; readonly nr?: true }
-  | { readonly t: 'setCollectionMeta'; readonly meta: CollectionMeta }
-  | { readonly t: 'dropCollection'; readonly name: string }
+  | { readonly kind: 'createCollection'; readonly meta: CollectionMeta; readonly noRipple?: true }
+  | { readonly kind: 'setCollectionMeta'; readonly meta: CollectionMeta }
+  | { readonly kind: 'dropCollection'; readonly name: string }
   | {
-      readonly t: 'put'; readonly c: string; readonly id: string; readonly fields: Fields;
-      readonly expiresAt?: number; readonly slidingMs?: number; readonly nr?: true;
+      readonly kind: 'put'; readonly collection: string; readonly id: string; readonly fields: Fields;
+      readonly expiresAt?: number; readonly slidingMs?: number; readonly noRipple?: true;
       readonly [MADE_ID]?: true;
     }
   /** Removes a live record; with `trashedAt` it moves to the trash. */
-  | { readonly t: 'delete'; readonly c: string; readonly id: string; readonly trashedAt?: number; readonly nr?: true }
+  | {
+      readonly kind: 'delete'; readonly collection: string; readonly id: string; readonly trashedAt?: number;
+      readonly noRipple?: true;
+    }
   /** Moves a trashed record back to its collection. */
-  | { readonly t: 'restore'; readonly c: string; readonly id: string }
+  | { readonly kind: 'restore'; readonly collection: string; readonly id: string }
   /** Permanently removes a trashed record. */
-  | { readonly t: 'purge'; readonly c: string; readonly id: string }
-  | { readonly t: 'kvSet'; readonly key: string; readonly value: Value; readonly expiresAt?: number; readonly nr?: true }
-  | { readonly t: 'kvDelete'; readonly key: string; readonly nr?: true }
-  | { readonly t: 'kvClear'; readonly nr?: true }
-  | { readonly t: 'kvLink'; readonly key: string; readonly c: string; readonly id: string; readonly nr?: true }
-  | { readonly t: 'kvUnlink'; readonly key: string; readonly c: string; readonly id: string; readonly nr?: true }
-  | { readonly t: 'keyPut'; readonly key: ApiKeyRecord }
-  | { readonly t: 'keyDelete'; readonly id: string }
-  | { readonly t: 'config'; readonly values: Readonly<Record<string, unknown>> };
+  | { readonly kind: 'purge'; readonly collection: string; readonly id: string }
+  | {
+      readonly kind: 'kvSet'; readonly key: string; readonly value: Value; readonly expiresAt?: number;
+      readonly noRipple?: true;
+    }
+  | { readonly kind: 'kvDelete'; readonly key: string; readonly noRipple?: true }
+  | { readonly kind: 'kvClear'; readonly noRipple?: true }
+  | {
+      readonly kind: 'kvLink'; readonly key: string; readonly collection: string; readonly id: string;
+      readonly noRipple?: true;
+    }
+  | {
+      readonly kind: 'kvUnlink'; readonly key: string; readonly collection: string; readonly id: string;
+      readonly noRipple?: true;
+    }
+  | { readonly kind: 'keyPut'; readonly key: ApiKeyRecord }
+  | { readonly kind: 'keyDelete'; readonly id: string }
+  | { readonly kind: 'config'; readonly values: Readonly<Record<string, unknown>> };
 
 /** One durable unit: after a crash it is either fully present or absent. */
 export interface LoggedBatch {
@@ -57,12 +68,14 @@ export interface LoggedBatch {
 
 /** The effects of one write, marked not to be propagated when it bypasses ripple. */
 export function markNoRipple(effects: Effect[], bypassRipple: boolean | undefined): Effect[] {
-  return bypassRipple ? effects.map(noRipple) : effects;
+  return bypassRipple ? effects.map(withNoRipple) : effects;
 }
 
 /** Marks an effect as not to be propagated to replicas (bypass_ripple). */
-export function noRipple(e: Effect): Effect {
-  return 'nr' in e || NR_CAPABLE.has(e.t) ? { ...e, nr: true } as Effect : e;
+export function withNoRipple(effect: Effect): Effect {
+  return 'noRipple' in effect || CAN_SKIP_RIPPLE.has(effect.kind) ? ({ ...effect, noRipple: true } as Effect) : effect;
 }
 
-const NR_CAPABLE: ReadonlySet<Effect['t']> = new Set(['put', 'delete', 'createCollection', 'kvSet', 'kvDelete', 'kvClear', 'kvLink', 'kvUnlink']);
+const CAN_SKIP_RIPPLE: ReadonlySet<Effect['kind']> = new Set([
+  'put', 'delete', 'createCollection', 'kvSet', 'kvDelete', 'kvClear', 'kvLink', 'kvUnlink',
+]);

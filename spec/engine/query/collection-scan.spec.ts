@@ -13,8 +13,8 @@ import { fieldsFromWire, type Fields } from '../../../lib/engine/values/index.js
 import { mulberry32 } from '../../helpers/seeded-random.js';
 
 const meta = { name: 'c', createdAt: '2026-01-01T00:00:00.000Z' };
-const put = (id: string, n: number, expiresAt?: number): Effect => ({ t: 'put', c: 'c', id, fields: { id, n }, ...(expiresAt !== undefined ? { expiresAt } : {}) });
-const del = (id: string): Effect => ({ t: 'delete', c: 'c', id });
+const put = (id: string, n: number, expiresAt?: number): Effect => ({ kind: 'put', collection: 'c', id, fields: { id, n }, ...(expiresAt !== undefined ? { expiresAt } : {}) });
+const del = (id: string): Effect => ({ kind: 'delete', collection: 'c', id });
 
 /** A slicer whose every slice is used up: the walk yields at every look at the clock. */
 class EveryTurn extends Slicer {
@@ -44,7 +44,7 @@ describe('engine/query/collection-scan', () => {
   beforeEach(() => {
     state = new DbState();
     seq = 0;
-    apply({ t: 'createCollection', meta }, ...Array.from({ length: 20 }, (_, i) => put(`r${i}`, i)));
+    apply({ kind: 'createCollection', meta }, ...Array.from({ length: 20 }, (_, i) => put(`r${i}`, i)));
   });
 
   async function walk(scan: CollectionScan, slicer: Slicer = new EveryTurn()): Promise<Array<[unknown, unknown]>> {
@@ -135,7 +135,7 @@ describe('engine/query/collection-scan', () => {
         const seenIds = new Set<string>();
         apply(...effects.filter((e) => {
           const id = (e as { id: string }).id;
-          if (e.t === 'delete' && (seenIds.has(id) || !coll().records.has(id))) return false;
+          if (e.kind === 'delete' && (seenIds.has(id) || !coll().records.has(id))) return false;
           seenIds.add(id);
           return true;
         }));
@@ -146,7 +146,7 @@ describe('engine/query/collection-scan', () => {
       expect(seen, `seed ${seed}`).to.deep.equal(expected);
       state = new DbState();
       seq = 0;
-      apply({ t: 'createCollection', meta }, ...Array.from({ length: 20 }, (_, i) => put(`r${i}`, i)));
+      apply({ kind: 'createCollection', meta }, ...Array.from({ length: 20 }, (_, i) => put(`r${i}`, i)));
     }
   });
 });

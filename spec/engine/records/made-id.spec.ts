@@ -30,7 +30,7 @@ describe('engine: puts of made ids (MADE_ID)', () => {
   beforeEach(async () => { dir = tempDir(); await open(); });
   afterEach(async () => { await db.close(); removeDir(dir); });
 
-  const puts = () => seen.flatMap((s) => s.batch.effects).filter((e) => e.t === 'put');
+  const puts = () => seen.flatMap((s) => s.batch.effects).filter((e) => e.kind === 'put');
 
   it('marks the puts of made ids, and only those', async () => {
     await db.records.insert('plain', { a: 1 });
@@ -38,7 +38,7 @@ describe('engine: puts of made ids (MADE_ID)', () => {
     await db.records.insert('plain', { a: 3, ttl: 3600 });
     await db.bulk.insertMany('plain', [{ a: 4 }, { id: 'named-2', a: 5 }, { a: 6, ttl: 60 }]);
     await db.records.update('plain', 'named', { a: 7 });
-    expect(puts().map((e) => [e.t === 'put' && (e.fields.a as unknown), e.t === 'put' && e[MADE_ID] === true]))
+    expect(puts().map((e) => [e.kind === 'put' && (e.fields.a as unknown), e.kind === 'put' && e[MADE_ID] === true]))
       .to.deep.equal([[1, true], [2, false], [3, true], [4, true], [5, false], [6, true], [7, false]]);
   });
 

@@ -42,7 +42,7 @@ describe('engine/session statements over many records', () => {
     it('marks every effect of a statement that bypasses ripple', async () => {
       await seed(s);
       const batches: boolean[][] = [];
-      db.queue.onCommit((b) => batches.push(b.effects.map((e) => 'nr' in e && e.nr === true)));
+      db.queue.onCommit((b) => batches.push(b.effects.map((e) => 'noRipple' in e && e.noRipple === true)));
       await s.updateWhere('scores', undefined, { x: 1 }, true);
       await s.deleteAll('scores', ['a'], true);
       await s.insertAll('scores', [{ id: 'z' }], false);

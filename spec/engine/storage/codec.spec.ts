@@ -6,7 +6,10 @@
  */
 import { expect } from 'chai';
 import { Database } from '../../../lib/engine/index.js';
-import { decodePayload, encodePayload } from '../../../lib/engine/storage/codec.js';
+import {
+  decodeBatch, decodePayload, effectFromStored, encodeBatch, encodePayload, storedEffect,
+} from '../../../lib/engine/storage/codec.js';
+import { MADE_ID, type Effect } from '../../../lib/engine/write/effects.js';
 import { Tagged } from '../../../lib/engine/values/index.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 
@@ -79,5 +82,64 @@ describe('engine/storage/codec with 64-bit integers', () => {
       await db.close();
       await expectExact(id);
     });
+  });
+});
+
+describe('engine/storage/codec effects', () => {
+  const meta = { name: 'people', createdAt: '2026-01-01T00:00:00.000Z' };
+  const key = { id: 'k1', name: 'ops', hash: 'h', admin: false, created_at: '2026-01-01T00:00:00.000Z' };
+  /** Each kind of effect, in memory and as FORMAT.md spells it in the log. */
+  const CASES: Array<[Effect, Record<string, unknown>]> = [
+    [{ kind: 'createCollection', meta, noRipple: true }, { t: 'createCollection', meta, nr: true }],
+    [{ kind: 'setCollectionMeta', meta }, { t: 'setCollectionMeta', meta }],
+    [{ kind: 'dropCollection', name: 'people' }, { t: 'dropCollection', name: 'people' }],
+    [
+      { kind: 'put', collection: 'people', id: 'a', fields: { id: 'a', n: 1 } },
+      { t: 'put', c: 'people', id: 'a', fields: { id: 'a', n: 1 } },
+    ],
+    [
+      { kind: 'put', collection: 'people', id: 'b', fields: {}, expiresAt: 5, slidingMs: 60_000, noRipple: true },
+      { t: 'put', c: 'people', id: 'b', fields: {}, expiresAt: 5, slidingMs: 60_000, nr: true },
+    ],
+    [
+      { kind: 'delete', collection: 'people', id: 'a', trashedAt: 9 },
+      { t: 'delete', c: 'people', id: 'a', trashedAt: 9 },
+    ],
+    [{ kind: 'restore', collection: 'people', id: 'a' }, { t: 'restore', c: 'people', id: 'a' }],
+    [{ kind: 'purge', collection: 'people', id: 'a' }, { t: 'purge', c: 'people', id: 'a' }],
+    [{ kind: 'kvSet', key: 'k', value: 1, expiresAt: 3 }, { t: 'kvSet', key: 'k', value: 1, expiresAt: 3 }],
+    [{ kind: 'kvDelete', key: 'k', noRipple: true }, { t: 'kvDelete', key: 'k', nr: true }],
+    [{ kind: 'kvClear' }, { t: 'kvClear' }],
+    [{ kind: 'kvLink', key: 'k', collection: 'people', id: 'a' }, { t: 'kvLink', key: 'k', c: 'people', id: 'a' }],
+    [{ kind: 'kvUnlink', key: 'k', collection: 'people', id: 'a' }, { t: 'kvUnlink', key: 'k', c: 'people', id: 'a' }],
+    [{ kind: 'keyPut', key }, { t: 'keyPut', key }],
+    [{ kind: 'keyDelete', id: 'k1' }, { t: 'keyDelete', id: 'k1' }],
+    [{ kind: 'config', values: { max_batch_size: 10 } }, { t: 'config', values: { max_batch_size: 10 } }],
+  ];
+
+  it('stores every kind of effect with the log\'s field names, and reads it back as it was', () => {
+    for (const [effect, stored] of CASES) {
+      expect(storedEffect(effect), effect.kind).to.deep.equal(stored);
+      expect(effectFromStored(stored), effect.kind).to.deep.equal(effect);
+    }
+  });
+
+  it('writes a batch byte for byte as the stored form packs, so the log format is unchanged', () => {
+    const effects = CASES.map(([effect]) => effect);
+    const bytes = encodeBatch({ seq: 42, effects });
+    expect(bytes.equals(encodePayload({ seq: 42, effects: CASES.map(([, stored]) => stored) }))).to.equal(true);
+    expect(decodeBatch(bytes)).to.deep.equal({ seq: 42, effects });
+  });
+
+  it('leaves the made-id mark out of the log', () => {
+    const plain: Effect = { kind: 'put', collection: 'people', id: 'a', fields: { id: 'a' } };
+    const made: Effect = { ...plain, [MADE_ID]: true };
+    expect(encodeBatch({ seq: 1, effects: [made] }).equals(encodeBatch({ seq: 1, effects: [plain] }))).to.equal(true);
+    expect(decodeBatch(encodeBatch({ seq: 1, effects: [made] }))!.effects[0]).to.not.have.property(MADE_ID);
+  });
+
+  it('reads back as no batch a payload that is not one', () => {
+    expect(decodeBatch(encodePayload({ seq: 'x', effects: [] }))).to.equal(undefined);
+    expect(decodeBatch(encodePayload([1, 2]))).to.equal(undefined);
   });
 });

@@ -13,7 +13,7 @@ import { Database, ManualClock, parseQuery } from '../../../lib/engine/index.js'
 import { tempDir, removeDir } from '../../helpers/temp-dir.js';
 
 const meta = (name: string) => ({ name, createdAt: '2026-01-01T00:00:00.000Z' });
-const put = (c: string, id: string, n: number): Effect => ({ t: 'put', c, id, fields: { id, n } });
+const put = (c: string, id: string, n: number): Effect => ({ kind: 'put', collection: c, id, fields: { id, n } });
 
 describe('engine/transactions cached view', () => {
   describe('CachedView', () => {
@@ -28,24 +28,24 @@ describe('engine/transactions cached view', () => {
 
     beforeEach(() => {
       state = new DbState();
-      commit({ t: 'createCollection', meta: meta('a') }, { t: 'createCollection', meta: meta('b') }, put('a', '1', 1));
+      commit({ kind: 'createCollection', meta: meta('a') }, { kind: 'createCollection', meta: meta('b') }, put('a', '1', 1));
     });
 
     it('stays current across commits to a collection the operations did not write', () => {
       const ops = {};
       const cached = viewWritingA(ops);
       commit(put('b', '1', 1));
-      commit({ t: 'createCollection', meta: meta('c') }, put('c', '1', 1));
-      commit({ t: 'kvSet', key: 'k', value: 1 });
+      commit({ kind: 'createCollection', meta: meta('c') }, put('c', '1', 1));
+      commit({ kind: 'kvSet', key: 'k', value: 1 });
       expect(cached.isCurrent(ops)).to.equal(true);
     });
 
     for (const [what, effect] of [
       ['a record inserted', put('a', '2', 2)],
       ['a record updated', put('a', '1', 5)],
-      ['a record deleted', { t: 'delete', c: 'a', id: '1', trashedAt: 0 }],
-      ['its meta changed', { t: 'setCollectionMeta', meta: { ...meta('a'), indexes: [{ field: 'n', type: 'hash' }] } }],
-      ['the collection dropped', { t: 'dropCollection', name: 'a' }],
+      ['a record deleted', { kind: 'delete', collection: 'a', id: '1', trashedAt: 0 }],
+      ['its meta changed', { kind: 'setCollectionMeta', meta: { ...meta('a'), indexes: [{ field: 'n', type: 'hash' }] } }],
+      ['the collection dropped', { kind: 'dropCollection', name: 'a' }],
     ] as Array<[string, Effect]>) {
       it(`goes stale when a collection the operations wrote has ${what}`, () => {
         const ops = {};
@@ -60,15 +60,15 @@ describe('engine/transactions cached view', () => {
       const cached = new CachedView(state, new WorkingView(state, state.seq + 1), ops);
       cached.cover('new');
       expect(cached.isCurrent(ops)).to.equal(true);
-      commit({ t: 'createCollection', meta: meta('new') });
+      commit({ kind: 'createCollection', meta: meta('new') });
       expect(cached.isCurrent(ops)).to.equal(false);
     });
 
     it('goes stale when the collection is dropped and created again', () => {
       const ops = {};
       const cached = viewWritingA(ops);
-      commit({ t: 'dropCollection', name: 'a' });
-      commit({ t: 'createCollection', meta: meta('a') });
+      commit({ kind: 'dropCollection', name: 'a' });
+      commit({ kind: 'createCollection', meta: meta('a') });
       expect(cached.isCurrent(ops)).to.equal(false);
     });
 

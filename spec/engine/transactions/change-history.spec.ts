@@ -11,7 +11,7 @@ import { ChangeHistory } from '../../../lib/engine/transactions/change-history.j
 
 function batch(seq: number, changes: Array<[string, string]>, dropped: string[] = []): [LoggedBatch, CommitInfo] {
   return [
-    { seq, effects: dropped.map((name) => ({ t: 'dropCollection' as const, name })) },
+    { seq, effects: dropped.map((name) => ({ kind: 'dropCollection' as const, name })) },
     { seq, changes: changes.map(([collection, id]) => ({ collection, event: 'insert' as const, id, fields: { id, seq } })), schemaChanged: [] },
   ];
 }

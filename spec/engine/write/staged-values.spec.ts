@@ -29,8 +29,8 @@ describe('engine/staged-values', () => {
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
     const value = (): Value => fieldFromWire(pick(VALUES), 'code');
     const state = new DbState();
-    const committed: Effect[] = [{ t: 'createCollection', meta: meta('c') }];
-    for (let i = 0; i < 30; i++) committed.push({ t: 'put', c: 'c', id: `k${i}`, fields: rnd() < 0.8 ? { id: `k${i}`, code: value() } : { id: `k${i}` } });
+    const committed: Effect[] = [{ kind: 'createCollection', meta: meta('c') }];
+    for (let i = 0; i < 30; i++) committed.push({ kind: 'put', collection: 'c', id: `k${i}`, fields: rnd() < 0.8 ? { id: `k${i}`, code: value() } : { id: `k${i}` } });
     applyBatch(state, { seq: 1, effects: committed });
     let view = new WorkingView(state, 2);
     const ids = [...Array.from({ length: 30 }, (_, i) => `k${i}`), ...Array.from({ length: 30 }, (_, i) => `n${i}`)];
@@ -38,17 +38,17 @@ describe('engine/staged-values', () => {
       const roll = rnd();
       if (roll < 0.5) {
         const id = pick(ids);
-        view.stage([{ t: 'put', c: 'c', id, fields: rnd() < 0.85 ? { id, code: value() } : { id } }]);
+        view.stage([{ kind: 'put', collection: 'c', id, fields: rnd() < 0.85 ? { id, code: value() } : { id } }]);
       } else if (roll < 0.7) {
-        view.stage([{ t: 'delete', c: 'c', id: pick(ids), trashedAt: 1 }]);
+        view.stage([{ kind: 'delete', collection: 'c', id: pick(ids), trashedAt: 1 }]);
       } else if (roll < 0.8) {
         // A fork that is kept (as bulk chunks are) or thrown away; the parent must not see a discarded fork's writes.
         const f = view.fork();
         const id = pick(ids);
-        f.stage([{ t: 'put', c: 'c', id, fields: { id, code: value() } }]);
+        f.stage([{ kind: 'put', collection: 'c', id, fields: { id, code: value() } }]);
         if (rnd() < 0.5) view = f;
       } else if (roll < 0.805) {
-        view.stage([{ t: 'dropCollection', name: 'c' }, { t: 'createCollection', meta: meta('c') }]);
+        view.stage([{ kind: 'dropCollection', name: 'c' }, { kind: 'createCollection', meta: meta('c') }]);
       }
       // The question a unique check asks, answered both ways.
       const v = value();
@@ -69,24 +69,24 @@ describe('engine/staged-values', () => {
 
   it('answers alias lookups of staged records by their text', () => {
     const state = new DbState();
-    applyBatch(state, { seq: 1, effects: [{ t: 'createCollection', meta: meta('c') }] });
+    applyBatch(state, { seq: 1, effects: [{ kind: 'createCollection', meta: meta('c') }] });
     const view = new WorkingView(state, 2);
-    view.stage([{ t: 'put', c: 'c', id: '1', fields: { id: '1', sku: 'x' } }, { t: 'put', c: 'c', id: '2', fields: { id: '2', sku: 'y' } }]);
+    view.stage([{ kind: 'put', collection: 'c', id: '1', fields: { id: '1', sku: 'x' } }, { kind: 'put', collection: 'c', id: '2', fields: { id: '2', sku: 'y' } }]);
     expect(view.stagedHolders('c', 'sku', 'alias', 'x')).to.deep.equal(['1']);
-    view.stage([{ t: 'put', c: 'c', id: '1', fields: { id: '1', sku: 'y' } }]);
+    view.stage([{ kind: 'put', collection: 'c', id: '1', fields: { id: '1', sku: 'y' } }]);
     expect(view.stagedHolders('c', 'sku', 'alias', 'x')).to.deep.equal([]);
     expect([...view.stagedHolders('c', 'sku', 'alias', 'y')].sort()).to.deep.equal(['1', '2']);
   });
 
   it('keeps a fork and its parent apart after the fork (records and staged values are shared until written)', () => {
     const state = new DbState();
-    applyBatch(state, { seq: 1, effects: [{ t: 'createCollection', meta: meta('c') }] });
+    applyBatch(state, { seq: 1, effects: [{ kind: 'createCollection', meta: meta('c') }] });
     const parent = new WorkingView(state, 2);
-    parent.stage([{ t: 'put', c: 'c', id: '1', fields: { id: '1', code: 'a' } }]);
+    parent.stage([{ kind: 'put', collection: 'c', id: '1', fields: { id: '1', code: 'a' } }]);
     expect(parent.stagedHolders('c', 'code', 'unique', 'a')).to.deep.equal(['1']);
     const child = parent.fork();
-    parent.stage([{ t: 'put', c: 'c', id: '2', fields: { id: '2', code: 'a' } }]);
-    child.stage([{ t: 'put', c: 'c', id: '3', fields: { id: '3', code: 'a' } }, { t: 'delete', c: 'c', id: '1', trashedAt: 1 }]);
+    parent.stage([{ kind: 'put', collection: 'c', id: '2', fields: { id: '2', code: 'a' } }]);
+    child.stage([{ kind: 'put', collection: 'c', id: '3', fields: { id: '3', code: 'a' } }, { kind: 'delete', collection: 'c', id: '1', trashedAt: 1 }]);
     expect([...parent.records('c')].map(([id]) => id)).to.deep.equal(['1', '2']);
     expect([...child.records('c')].map(([id]) => id)).to.deep.equal(['3']);
     expect([...parent.stagedHolders('c', 'code', 'unique', 'a')].sort()).to.deep.equal(['1', '2']);

@@ -10,7 +10,7 @@ import { DbState } from '../../../lib/engine/write/state.js';
 import { WorkingView } from '../../../lib/engine/write/working-view.js';
 
 const meta = (name: string) => ({ name, createdAt: '2026-01-01T00:00:00.000Z' });
-const put = (c: string, id: string, n: number): Effect => ({ t: 'put', c, id, fields: { id, n } });
+const put = (c: string, id: string, n: number): Effect => ({ kind: 'put', collection: c, id, fields: { id, n } });
 const ids = (v: WorkingView, c: string) => [...v.records(c)].map(([id]) => id);
 
 describe('engine/working-view', () => {
@@ -18,7 +18,7 @@ describe('engine/working-view', () => {
   let view: WorkingView;
   beforeEach(() => {
     state = new DbState();
-    applyBatch(state, { seq: 1, effects: [{ t: 'createCollection', meta: meta('a') }, put('a', '1', 1), put('a', '2', 2), put('a', '3', 3)] });
+    applyBatch(state, { seq: 1, effects: [{ kind: 'createCollection', meta: meta('a') }, put('a', '1', 1), put('a', '2', 2), put('a', '3', 3)] });
     view = new WorkingView(state, 2);
   });
 
@@ -29,7 +29,7 @@ describe('engine/working-view', () => {
   });
 
   it('shows staged writes over committed ones and leaves the committed state alone', () => {
-    view.stage([put('a', '2', 20), { t: 'delete', c: 'a', id: '3', trashedAt: 5 }, put('a', '4', 4)]);
+    view.stage([put('a', '2', 20), { kind: 'delete', collection: 'a', id: '3', trashedAt: 5 }, put('a', '4', 4)]);
     expect(view.record('a', '2')?.fields.n).to.equal(20);
     expect(view.record('a', '3')).to.equal(undefined);
     expect(view.trashed('a', '3')?.deletedAt).to.equal(5);
@@ -40,10 +40,10 @@ describe('engine/working-view', () => {
   });
 
   it('hides the committed records of a collection dropped in the group, also once it is created again', () => {
-    view.stage([{ t: 'dropCollection', name: 'a' }]);
+    view.stage([{ kind: 'dropCollection', name: 'a' }]);
     expect(view.collection('a')).to.equal(undefined);
     expect(view.collectionNames()).to.deep.equal([]);
-    view.stage([{ t: 'createCollection', meta: meta('a') }, put('a', '9', 9)]);
+    view.stage([{ kind: 'createCollection', meta: meta('a') }, put('a', '9', 9)]);
     expect(ids(view, 'a')).to.deep.equal(['9']);
     expect(view.record('a', '1')).to.equal(undefined);
     expect(view.droppedHere('a')).to.equal(true);
@@ -52,7 +52,7 @@ describe('engine/working-view', () => {
   it('forks a copy that can be discarded: staging into the fork leaves the view as it was', () => {
     view.stage([put('a', '1', 10)]);
     const fork = view.fork();
-    fork.stage([put('a', '1', 100), { t: 'kvSet', key: 'k', value: 1 }, { t: 'createCollection', meta: meta('b') }]);
+    fork.stage([put('a', '1', 100), { kind: 'kvSet', key: 'k', value: 1 }, { kind: 'createCollection', meta: meta('b') }]);
     expect(fork.record('a', '1')?.fields.n).to.equal(100);
     expect(view.record('a', '1')?.fields.n).to.equal(10);
     expect(view.kvEntry('k')).to.equal(undefined);
@@ -63,7 +63,7 @@ describe('engine/working-view', () => {
   it('adopts what a fork staged, as if the view had staged it (a large batch stages chunk by chunk into a fork)', () => {
     view.stage([put('a', '1', 10)]);
     const fork = view.fork();
-    fork.stage([put('a', '2', 20), { t: 'delete', c: 'a', id: '3', trashedAt: 5 }, put('a', '5', 5), { t: 'kvSet', key: 'k', value: 1 }, { t: 'createCollection', meta: meta('b') }]);
+    fork.stage([put('a', '2', 20), { kind: 'delete', collection: 'a', id: '3', trashedAt: 5 }, put('a', '5', 5), { kind: 'kvSet', key: 'k', value: 1 }, { kind: 'createCollection', meta: meta('b') }]);
     expect(view.adopt(fork)).to.equal(true);
     expect(view.record('a', '1')?.fields.n, 'staged before the fork').to.equal(10);
     expect(view.record('a', '2')?.fields.n).to.equal(20);
@@ -96,9 +96,9 @@ describe('engine/working-view', () => {
 
   it('hides every committed KV key after kvClear, but not keys set after it', () => {
     const withKv = new DbState();
-    applyBatch(withKv, { seq: 1, effects: [{ t: 'kvSet', key: 'old', value: 1 }] });
+    applyBatch(withKv, { seq: 1, effects: [{ kind: 'kvSet', key: 'old', value: 1 }] });
     const v = new WorkingView(withKv, 2);
-    v.stage([{ t: 'kvClear' }, { t: 'kvSet', key: 'new', value: 2 }]);
+    v.stage([{ kind: 'kvClear' }, { kind: 'kvSet', key: 'new', value: 2 }]);
     expect(v.kvEntry('old')).to.equal(undefined);
     expect(v.kvEntry('new')?.value).to.equal(2);
     expect(withKv.kv.get('old')?.value).to.equal(1);
@@ -106,13 +106,13 @@ describe('engine/working-view', () => {
 
   it('lists every image of the records staged writes changed: committed, staged and replaced', () => {
     view.stage([put('a', '1', 10)]);
-    view.stage([put('a', '1', 11), { t: 'delete', c: 'a', id: '2' }, put('a', '5', 5)]);
+    view.stage([put('a', '1', 11), { kind: 'delete', collection: 'a', id: '2' }, put('a', '5', 5)]);
     const images = [...view.changedImages('a')].map(([id, f]) => `${id}:${f.n}`);
     expect(images.sort()).to.deep.equal(['1:1', '1:10', '1:11', '2:2', '5:5']);
   });
 
   it('merges staged config over the committed config', () => {
-    view.stage([{ t: 'config', values: { a: 1 } }, { t: 'config', values: { b: 2 } }]);
+    view.stage([{ kind: 'config', values: { a: 1 } }, { kind: 'config', values: { b: 2 } }]);
     expect(view.currentConfig()).to.deep.equal({ a: 1, b: 2 });
     expect(state.config).to.deep.equal({});
   });

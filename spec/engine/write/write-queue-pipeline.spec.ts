@@ -22,7 +22,7 @@ function increment(seen: number[]): Operation<number> {
   return (view) => {
     const before = (view.kvEntry('n')?.value as number | undefined) ?? 0;
     seen.push(before);
-    return { effects: [{ t: 'kvSet', key: 'n', value: before + 1 }], result: before + 1 };
+    return { effects: [{ kind: 'kvSet', key: 'n', value: before + 1 }], result: before + 1 };
   };
 }
 

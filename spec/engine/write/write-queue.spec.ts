@@ -19,7 +19,7 @@ import { openWriteQueue, type WriteQueueFixture } from '../../helpers/write-queu
 /** An operation that reads counter `key` as the writer sees it and stores it plus one. */
 const increment = (key = 'n'): Operation<number> => (view) => {
   const next = ((view.kvEntry(key)?.value as number | undefined) ?? 0) + 1;
-  return { effects: [{ t: 'kvSet', key, value: next }], result: next };
+  return { effects: [{ kind: 'kvSet', key, value: next }], result: next };
 };
 
 async function outcome(p: Promise<unknown>): Promise<unknown> {

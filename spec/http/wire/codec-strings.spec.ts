@@ -7,7 +7,8 @@
 import { expect } from 'chai';
 import { Packr } from 'msgpackr';
 import { decodeBody } from '../../../lib/http/wire/codec.js';
-import { encodePayload, Tagged } from '../../../lib/engine/index.js';
+import { Tagged } from '../../../lib/engine/index.js';
+import { encodePayload } from '../../../lib/engine/storage/codec.js';
 
 const MSGPACK = 'application/msgpack';
 const packr = new Packr({ useRecords: false });

@@ -1,12 +1,13 @@
 /**
  * The log frames of a group of batches: one frame per batch, whose payload
- * is `{seq, effects}` in MessagePack. A large batch (a 10,000-record batch
+ * is `{seq, effects}` in MessagePack, the effects in their stored form
+ * (codec.ts). A large batch (a 10,000-record batch
  * insert) is packed in slices, so that encoding it does not hold the event
  * loop. The writer is held meanwhile (log-writer.ts appends one group at a
  * time), so nothing changes under it.
  *
- * A sliced payload decodes to exactly what `encodePayload({seq, effects})`
- * decodes to: the map is packed with an empty effects array, whose one-byte
+ * A sliced payload decodes to exactly what `encodeBatch(batch)` decodes
+ * to: the map is packed with an empty effects array, whose one-byte
  * header (0x90) is replaced by an array32 header, and the effects follow,
  * packed a slice at a time with each slice's own array header cut off.
  * Each slice is copied from the packer's buffer straight into the frame,
@@ -17,7 +18,7 @@
 import assert from 'node:assert';
 import type { LoggedBatch } from '../../write/effects.js';
 import { Slicer } from '../../time/slices.js';
-import { encodePayload } from '../codec.js';
+import { encodeBatch, encodePayload, storedEffects } from '../codec.js';
 import { encodeFrames, FRAME_OVERHEAD, writeFrameHeader } from '../frame.js';
 
 /** Effects packed per call; batches this small are packed in one call, synchronously. */
@@ -27,13 +28,9 @@ const ARRAY32 = 0xdd;
 
 /** The frames of `batches`, in order, in one buffer; a promise when one of them is large (packed in slices). */
 export function encodeBatchFrames(batches: readonly LoggedBatch[]): Buffer | Promise<Buffer> {
-  if (batches.every((b) => b.effects.length <= SLICE)) return encodeFrames(batches.map(payloadOf));
-  return Promise.all(batches.map((b) => (b.effects.length <= SLICE ? encodeFrames([payloadOf(b)]) : frameInSlices(b))))
+  if (batches.every((b) => b.effects.length <= SLICE)) return encodeFrames(batches.map(encodeBatch));
+  return Promise.all(batches.map((b) => (b.effects.length <= SLICE ? encodeFrames([encodeBatch(b)]) : frameInSlices(b))))
     .then((frames) => (frames.length === 1 ? frames[0]! : Buffer.concat(frames)));
-}
-
-function payloadOf(b: LoggedBatch): Buffer {
-  return encodePayload({ seq: b.seq, effects: b.effects });
 }
 
 /** The frame of a large batch, its payload packed a slice at a time into the frame itself. */
@@ -44,7 +41,7 @@ async function frameInSlices(b: LoggedBatch): Promise<Buffer> {
   let frame: GrowingBuffer | undefined;
   const slicer = new Slicer();
   for (let i = 0; i < b.effects.length; i += SLICE) {
-    const packed = encodePayload(b.effects.slice(i, i + SLICE));
+    const packed = encodePayload(storedEffects(b.effects, i, Math.min(i + SLICE, b.effects.length)));
     const effects = packed.subarray(arrayHeaderLength(packed[0]!));
     if (!frame) {
       // Sized from the first slice, with a little room: most batches' records are alike.

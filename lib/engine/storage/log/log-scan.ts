@@ -4,7 +4,7 @@
  * which can only be an in-progress append at the tail.
  */
 import path from 'node:path';
-import { decodePayload, releaseSource } from '../codec.js';
+import { decodeBatch, releaseSource } from '../codec.js';
 import { HEADER_SIZE, readFrame } from '../frame.js';
 import type { StorageFs } from '../fs.js';
 import type { LoggedBatch } from '../../write/effects.js';
@@ -24,7 +24,8 @@ export async function readBatchesAfter(fs: StorageFs, dir: string, afterSeq: num
     for (;;) {
       const r = readFrame(buf, offset);
       if (r.kind !== 'frame') break;
-      const b = decodePayload<LoggedBatch>(r.payload);
+      const b = decodeBatch(r.payload);
+      if (!b) break;
       if (b.seq > afterSeq) batches.push(b);
       if (batches.length >= limit) break;
       offset = r.next;

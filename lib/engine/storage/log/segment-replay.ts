@@ -16,7 +16,7 @@ import { Corruption } from '../../../errors.js';
 import { applyBatch } from '../../write/apply-batch.js';
 import { CollectionState, type DbState } from '../../write/state.js';
 import type { LoggedBatch } from '../../write/effects.js';
-import { decodePayload } from '../codec.js';
+import { decodeBatch } from '../codec.js';
 import { checkHeader, findNextFrame, HEADER_SIZE, isZeroFill, readFrame, type ByteRange } from '../frame.js';
 import type { StorageFs } from '../fs.js';
 import type { SegmentFile } from '../generations.js';
@@ -105,7 +105,7 @@ class SegmentReplay {
     while (offset < buf.length) {
       const r = readFrame(buf, offset);
       if (r.kind === 'end') break;
-      const batch = r.kind === 'frame' ? decodeBatch(r.payload) : undefined;
+      const batch = r.kind === 'frame' ? decodeBatchOrNothing(r.payload) : undefined;
       if (!batch) {
         const reason = r.kind === 'frame' ? 'record is not a decodable batch' : r.reason;
         const next = findNextFrame(buf, offset + 1);
@@ -152,10 +152,9 @@ class SegmentReplay {
   }
 }
 
-function decodeBatch(payload: Buffer): LoggedBatch | undefined {
+function decodeBatchOrNothing(payload: Buffer): LoggedBatch | undefined {
   try {
-    const batch = decodePayload<LoggedBatch>(payload);
-    return typeof batch?.seq === 'number' && Array.isArray(batch.effects) ? batch : undefined;
+    return decodeBatch(payload);
   } catch {
     return undefined;
   }
@@ -169,10 +168,10 @@ function ensureCollections(state: DbState, batch: LoggedBatch): string[] {
   const created: string[] = [];
   const createdByBatch = new Set<string>();
   for (const e of batch.effects) {
-    if (e.t === 'createCollection') createdByBatch.add(e.meta.name);
-    else if (e.t === 'put' && !state.collections.has(e.c) && !createdByBatch.has(e.c)) {
-      state.collections.set(e.c, new CollectionState({ name: e.c, createdAt: new Date(0).toISOString() }));
-      created.push(e.c);
+    if (e.kind === 'createCollection') createdByBatch.add(e.meta.name);
+    else if (e.kind === 'put' && !state.collections.has(e.collection) && !createdByBatch.has(e.collection)) {
+      state.collections.set(e.collection, new CollectionState({ name: e.collection, createdAt: new Date(0).toISOString() }));
+      created.push(e.collection);
     }
   }
   return created;

@@ -17,7 +17,7 @@
 import path from 'node:path';
 import { Corruption } from '../../../errors.js';
 import { checkHeader, HEADER_SIZE, readFrame } from '../frame.js';
-import { decodePayload } from '../codec.js';
+import { decodePayload, storedKind } from '../codec.js';
 import type { StorageFs } from '../fs.js';
 import { coverage, dataFiles, isSegmentName, isSnapshotName } from '../generations.js';
 import { LOG_MAGIC, LOG_VERSION } from '../log/log-writer.js';
@@ -162,9 +162,9 @@ const RECORD_EFFECTS = new Set(['put', 'delete', 'restore', 'purge']);
 
 /** Adds what one decoded frame holds to the file's record and collection counts. */
 function countFrame(report: FileReport, payload: unknown): void {
-  const frame = payload as { k?: string; rows?: unknown[]; effects?: Array<{ t?: string }> } | undefined;
+  const frame = payload as { k?: string; rows?: unknown[]; effects?: unknown[] } | undefined;
   if (report.kind === 'segment') {
-    for (const e of frame?.effects ?? []) if (RECORD_EFFECTS.has(e?.t ?? '')) report.records += 1;
+    for (const effect of frame?.effects ?? []) if (RECORD_EFFECTS.has(storedKind(effect) as string)) report.records += 1;
     return;
   }
   if (frame?.k === 'coll') report.collections += 1;

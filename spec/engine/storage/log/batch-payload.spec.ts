@@ -1,20 +1,20 @@
 /**
  * The log frames of a group of batches (batch-payload.ts): a large batch's
  * payload is packed in slices straight into its frame, and must decode to
- * exactly what one encodePayload call gives, for batch sizes at and around
+ * exactly what one encodeBatch call gives, for batch sizes at and around
  * the slice size and the MessagePack array-header sizes; a group's frames
  * follow each other in order, whatever their sizes.
  */
 import { expect } from 'chai';
 import type { Effect, LoggedBatch } from '../../../../lib/engine/write/effects.js';
 import { encodeBatchFrames } from '../../../../lib/engine/storage/log/batch-payload.js';
-import { decodePayload, encodePayload } from '../../../../lib/engine/storage/codec.js';
+import { decodePayload, encodeBatch } from '../../../../lib/engine/storage/codec.js';
 import { readFrame } from '../../../../lib/engine/storage/frame.js';
 import { Tagged } from '../../../../lib/engine/values/index.js';
 
 const effect = (i: number, pad = 0): Effect => i % 7 === 0
-  ? { t: 'delete', c: 'c', id: `r${i}`, trashedAt: i }
-  : { t: 'put', c: 'c', id: `r${i}`, fields: { id: `r${i}`, n: i, big: 2n ** 60n + BigInt(i), when: new Tagged('DateTime', '2024-01-01T00:00:00Z'), s: 'é'.repeat(i % 40), pad: 'x'.repeat(pad) } as never };
+  ? { kind: 'delete', collection: 'c', id: `r${i}`, trashedAt: i }
+  : { kind: 'put', collection: 'c', id: `r${i}`, fields: { id: `r${i}`, n: i, big: 2n ** 60n + BigInt(i), when: new Tagged('DateTime', '2024-01-01T00:00:00Z'), s: 'é'.repeat(i % 40), pad: 'x'.repeat(pad) } as never };
 
 const batchOf = (seq: number, n: number, pad = 0): LoggedBatch => ({ seq, effects: Array.from({ length: n }, (_, i) => effect(i, pad)) });
 
@@ -30,7 +30,7 @@ function framesIn(buf: Buffer): Buffer[] {
   }
 }
 
-const oneCall = (b: LoggedBatch) => decodePayload(encodePayload({ seq: b.seq, effects: b.effects }));
+const oneCall = (b: LoggedBatch) => decodePayload(encodeBatch(b));
 
 describe('engine/storage batch frames', () => {
   for (const n of [0, 1, 15, 16, 500, 501, 1234, 65_536]) {

@@ -15,7 +15,7 @@ import { nodeFs } from '../../../../lib/engine/index.js';
 import { FaultyFs } from '../../../helpers/faulty-fs.js';
 import { tempDir, removeDir } from '../../../helpers/temp-dir.js';
 
-const batch = (seq: number): LoggedBatch => ({ seq, effects: [{ t: 'config', values: { n: seq } }] });
+const batch = (seq: number): LoggedBatch => ({ seq, effects: [{ kind: 'config', values: { n: seq } }] });
 
 async function attempt(p: Promise<unknown>): Promise<unknown> {
   try { await p; return undefined; } catch (err) { return err; }
@@ -69,7 +69,7 @@ describe('engine/storage/log-writer on a failing disk', () => {
     await open('always');
     await w.append([batch(1)]);
     fs.failSyncs = true;
-    await attempt(w.append([{ seq: 2, effects: [{ t: 'config', values: { rejected: true } }] }]));
+    await attempt(w.append([{ seq: 2, effects: [{ kind: 'config', values: { rejected: true } }] }]));
     fs.free();
     await w.heal();
     await w.append([batch(2)]);
