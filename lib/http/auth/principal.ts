@@ -1,6 +1,6 @@
 /**
  * Who is calling: the API key behind a verified token. Its own module so
- * that auth.ts (which makes principals) and context.ts (which carries one)
+ * that tokens.ts (which makes principals) and procedures/context.ts (which carries one)
  * do not import each other.
  */
 import type { ApiKeyRecord } from '../../engine/index.js';
