@@ -284,7 +284,7 @@ export class Database {
     return code ? new Unavailable(`Snapshot failed: storage error ${code}`, { cause: err }) : err;
   }
 
-  private async snapshotWith(beforeRetention?: (s: WrittenSnapshot) => Promise<void>): Promise<{ name: string; seq: number; bytes: number }> {
+  private async snapshotWith(beforeRetention?: (written: WrittenSnapshot) => Promise<void>): Promise<{ name: string; seq: number; bytes: number }> {
     while (this.snapshotting) await this.snapshotting.catch(() => undefined);
     const run = this.runSnapshot(beforeRetention);
     this.snapshotting = run;

@@ -32,11 +32,11 @@ export interface NewKeyRequest {
 }
 
 /** Public view of a key: never the hash or the secret. */
-export function describeKey(k: ApiKeyRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: k.id, name: k.name, admin: k.admin, created_at: k.created_at };
-  if (k.collection_permissions) out.collection_permissions = k.collection_permissions;
-  if (k.kv_permissions) out.kv_permissions = k.kv_permissions;
-  if (k.rate_limit !== undefined) out.rate_limit = k.rate_limit;
+export function describeKey(record: ApiKeyRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: record.id, name: record.name, admin: record.admin, created_at: record.created_at };
+  if (record.collection_permissions) out.collection_permissions = record.collection_permissions;
+  if (record.kv_permissions) out.kv_permissions = record.kv_permissions;
+  if (record.rate_limit !== undefined) out.rate_limit = record.rate_limit;
   return out;
 }
 
@@ -81,8 +81,8 @@ function parseKvPermissions(raw: unknown): KvPermission {
   const list = raw.prefixes;
   if (!Array.isArray(list) || list.length === 0) throw new InvalidInput(`'${where}.prefixes' must be a non-empty array of key prefixes (omit it for the whole store)`);
   checkLimit(list.length, MAX_KV_PREFIXES, `${where}.prefixes`, 'prefixes');
-  const prefixes = list.map((p, i) => {
-    try { return validateKvKey(p); } catch (err) { throw new InvalidInput(`'${where}.prefixes[${i}]': ${(err as Error).message}`); }
+  const prefixes = list.map((p, index) => {
+    try { return validateKvKey(p); } catch (err) { throw new InvalidInput(`'${where}.prefixes[${index}]': ${(err as Error).message}`); }
   });
   return { read, write, prefixes };
 }
@@ -90,26 +90,26 @@ function parseKvPermissions(raw: unknown): KvPermission {
 function parsePermissions(raw: unknown): Record<string, CollectionPermission> {
   if (!isPlainObject(raw)) throw new InvalidInput("'collection_permissions' must be an object keyed by collection name");
   const out: Record<string, CollectionPermission> = Object.create(null);
-  for (const [c, p] of Object.entries(raw)) {
-    if (c !== '*') validateCollectionName(c);
+  for (const [collection, p] of Object.entries(raw)) {
+    if (collection !== '*') validateCollectionName(collection);
     let perm: CollectionPermission;
     if (Array.isArray(p)) {
-      if (!p.every((x) => x === 'read' || x === 'write')) throw new InvalidInput(`Permissions for '${c}' must be "read" and/or "write"`);
+      if (!p.every((x) => x === 'read' || x === 'write')) throw new InvalidInput(`Permissions for '${collection}' must be "read" and/or "write"`);
       perm = { read: p.includes('read'), write: p.includes('write') };
     } else if (isPlainObject(p)) {
-      for (const k of Object.keys(p)) if (!['read', 'write', 'writable_fields'].includes(k)) throw new InvalidInput(`Unknown permission '${k}' for '${c}'`);
+      for (const key of Object.keys(p)) if (!['read', 'write', 'writable_fields'].includes(key)) throw new InvalidInput(`Unknown permission '${key}' for '${collection}'`);
       const read = p.read ?? true, write = p.write ?? false;
-      if (typeof read !== 'boolean' || typeof write !== 'boolean') throw new InvalidInput(`'read' and 'write' for '${c}' must be booleans`);
+      if (typeof read !== 'boolean' || typeof write !== 'boolean') throw new InvalidInput(`'read' and 'write' for '${collection}' must be booleans`);
       perm = { read, write };
       if (p.writable_fields !== undefined) {
         if (!Array.isArray(p.writable_fields) || !p.writable_fields.every((f) => typeof f === 'string')) {
-          throw new InvalidInput(`'writable_fields' for '${c}' must be an array of field names`);
+          throw new InvalidInput(`'writable_fields' for '${collection}' must be an array of field names`);
         }
-        checkLimit(p.writable_fields.length, MAX_FIELD_NAMES, `collection_permissions.${c}.writable_fields`, 'fields');
+        checkLimit(p.writable_fields.length, MAX_FIELD_NAMES, `collection_permissions.${collection}.writable_fields`, 'fields');
         perm = { ...perm, writable_fields: [...p.writable_fields] as string[] };
       }
-    } else throw new InvalidInput(`Permissions for '${c}' must be an object {read, write, writable_fields?} or an array`);
-    out[c] = perm;
+    } else throw new InvalidInput(`Permissions for '${collection}' must be an object {read, write, writable_fields?} or an array`);
+    out[collection] = perm;
   }
   return { ...out };
 }
@@ -180,8 +180,8 @@ export class ApiKeys {
   verify(secret: string): ApiKeyRecord | undefined {
     const want = Buffer.from(hashApiKey(secret), 'hex');
     let found: ApiKeyRecord | undefined;
-    for (const k of this.db.state.keys.values()) {
-      if (timingSafeEqual(Buffer.from(k.hash, 'hex'), want)) found = k;
+    for (const record of this.db.state.keys.values()) {
+      if (timingSafeEqual(Buffer.from(record.hash, 'hex'), want)) found = record;
     }
     return found;
   }

@@ -102,44 +102,44 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   sendgrid_api_url: 'https://api.sendgrid.com',
 });
 
-type Check = (v: unknown, key: string) => unknown;
+type Check = (value: unknown, key: string) => unknown;
 
 /** An environment variable name `{{env.NAME}}` may read (the templates' rule). */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const MAX_ENV_NAMES = 256;
 
 const bool: Check = (v, k) => { if (typeof v !== 'boolean') throw new InvalidInput(`Config '${k}' must be a boolean`); return v; };
-const int = (min: number, max: number): Check => (v, k) => {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw new InvalidInput(`Config '${k}' must be an integer between ${min} and ${max}`);
+const int = (min: number, max: number): Check => (value, key) => {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidInput(`Config '${key}' must be an integer between ${min} and ${max}`);
   }
-  return v;
+  return value;
 };
-const oneOf = (values: readonly string[]): Check => (v, k) => {
-  if (typeof v !== 'string' || !values.includes(v)) throw new InvalidInput(`Config '${k}' must be one of ${values.join(', ')}`);
-  return v;
+const oneOf = (values: readonly string[]): Check => (value, key) => {
+  if (typeof value !== 'string' || !values.includes(value)) throw new InvalidInput(`Config '${key}' must be one of ${values.join(', ')}`);
+  return value;
 };
 
 /** A provider key: a string, or null/'' to remove it. */
-const secret: Check = (v, k) => {
-  if (v !== null && (typeof v !== 'string' || v.length > 512)) throw new InvalidInput(`Config '${k}' must be a string (or null to remove it)`);
-  return v === '' ? null : v;
+const secret: Check = (value, key) => {
+  if (value !== null && (typeof value !== 'string' || value.length > 512)) throw new InvalidInput(`Config '${key}' must be a string (or null to remove it)`);
+  return value === '' ? null : value;
 };
 /** A provider base URL: http(s), trailing slashes dropped; null/'' removes it. */
-const url: Check = (v, k) => {
-  if (v === null || v === '') return null;
-  if (typeof v !== 'string' || !/^https?:\/\/[^\s]+$/.test(v) || v.length > 1024) throw new InvalidInput(`Config '${k}' must be an http(s) URL (or null to remove it)`);
-  return v.replace(/\/+$/, '');
+const url: Check = (value, key) => {
+  if (value === null || value === '') return null;
+  if (typeof value !== 'string' || !/^https?:\/\/[^\s]+$/.test(value) || value.length > 1024) throw new InvalidInput(`Config '${key}' must be an http(s) URL (or null to remove it)`);
+  return value.replace(/\/+$/, '');
 };
 
-const optionalText = (max: number): Check => (v, k) => {
-  if (v === null || v === '') return null;
-  if (typeof v !== 'string' || v.length > max) throw new InvalidInput(`Config '${k}' must be a string of at most ${max} characters (or null to remove it)`);
-  return v;
+const optionalText = (max: number): Check => (value, key) => {
+  if (value === null || value === '') return null;
+  if (typeof value !== 'string' || value.length > max) throw new InvalidInput(`Config '${key}' must be a string of at most ${max} characters (or null to remove it)`);
+  return value;
 };
-const httpUrl: Check = (v, k) => {
-  if (typeof v !== 'string' || !/^https?:\/\/[^\s]+$/.test(v) || v.length > 1024) throw new InvalidInput(`Config '${k}' must be an http(s) URL`);
-  return v.replace(/\/+$/, '');
+const httpUrl: Check = (value, key) => {
+  if (typeof value !== 'string' || !/^https?:\/\/[^\s]+$/.test(value) || value.length > 1024) throw new InvalidInput(`Config '${key}' must be an http(s) URL`);
+  return value.replace(/\/+$/, '');
 };
 
 const HOST_NAME = /^(\*\.)?[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0,62}))*\.?$/i;
@@ -158,19 +158,19 @@ export function isOutboundHostEntry(entry: string): boolean {
   return slash < 0 && entry.length <= 253 && HOST_NAME.test(entry);
 }
 
-const hostList: Check = (v, k) => {
-  if (!Array.isArray(v) || v.length > MAX_OUTBOUND_ALLOW_HOSTS) throw new InvalidInput(`Config '${k}' must be an array of at most ${MAX_OUTBOUND_ALLOW_HOSTS} host names, IP addresses or CIDR ranges`);
-  return v.map((e) => {
-    if (typeof e !== 'string' || !isOutboundHostEntry(e.trim())) throw new InvalidInput(`Config '${k}': '${String(e).slice(0, 64)}' is not a host name, *.suffix, IP address or CIDR range`);
+const hostList: Check = (value, key) => {
+  if (!Array.isArray(value) || value.length > MAX_OUTBOUND_ALLOW_HOSTS) throw new InvalidInput(`Config '${key}' must be an array of at most ${MAX_OUTBOUND_ALLOW_HOSTS} host names, IP addresses or CIDR ranges`);
+  return value.map((e) => {
+    if (typeof e !== 'string' || !isOutboundHostEntry(e.trim())) throw new InvalidInput(`Config '${key}': '${String(e).slice(0, 64)}' is not a host name, *.suffix, IP address or CIDR range`);
     return e.trim();
   });
 };
 
 const CHECKS: Record<keyof Settings, Check> = {
   use_typed_values: bool,
-  default_isolation_level: (v, k) => {
-    if (typeof v !== 'string' || !(ISOLATION_LEVELS as readonly string[]).includes(v)) throw new InvalidInput('Invalid isolation level');
-    return oneOf(ISOLATION_LEVELS)(v, k);
+  default_isolation_level: (value, key) => {
+    if (typeof value !== 'string' || !(ISOLATION_LEVELS as readonly string[]).includes(value)) throw new InvalidInput('Invalid isolation level');
+    return oneOf(ISOLATION_LEVELS)(value, key);
   },
   durability: oneOf(DURABILITY_MODES),
   max_batch_size: int(1, 1_000_000),
@@ -182,11 +182,11 @@ const CHECKS: Record<keyof Settings, Check> = {
   function_max_records: int(10, 10_000_000),
   function_timeout_ms: int(10, 3_600_000),
   function_bcrypt_max_cost: int(4, 31),
-  function_env_allowlist: (v, k) => {
-    if (!Array.isArray(v) || v.length > MAX_ENV_NAMES || !v.every((n) => typeof n === 'string' && ENV_NAME.test(n))) {
-      throw new InvalidInput(`Config '${k}' must be an array of at most ${MAX_ENV_NAMES} environment variable names (letters, digits and _, not starting with a digit)`);
+  function_env_allowlist: (value, key) => {
+    if (!Array.isArray(value) || value.length > MAX_ENV_NAMES || !value.every((n) => typeof n === 'string' && ENV_NAME.test(n))) {
+      throw new InvalidInput(`Config '${key}' must be an array of at most ${MAX_ENV_NAMES} environment variable names (letters, digits and _, not starting with a digit)`);
     }
-    return Object.freeze([...new Set(v as string[])]);
+    return Object.freeze([...new Set(value as string[])]);
   },
   client_tool_timeout_secs: int(1, 3600),
   token_ttl_secs: int(60, 30 * 86_400),

@@ -43,20 +43,20 @@ export class ExpiryTracker {
   }
 
   private async startTracking(): Promise<void> {
-    this.db.onCommit((b) => {
-      for (const e of b.effects) {
+    this.db.onCommit((batch) => {
+      for (const effect of batch.effects) {
         // With nothing expiring, a put without a TTL has nothing to forget: no key to build (a 10k batch is 10k puts).
-        if (e.kind === 'put') {
-          if (e.expiresAt !== undefined) this.expiring.set(e.collection + '\u0000' + e.id, e.expiresAt);
-          else if (this.expiring.size > 0) this.expiring.delete(e.collection + '\u0000' + e.id);
-        } else if (e.kind === 'delete') this.expiring.delete(e.collection + '\u0000' + e.id);
-        else if (e.kind === 'dropCollection') for (const k of this.expiring.keys()) if (k.startsWith(e.name + '\u0000')) this.expiring.delete(k);
+        if (effect.kind === 'put') {
+          if (effect.expiresAt !== undefined) this.expiring.set(effect.collection + '\u0000' + effect.id, effect.expiresAt);
+          else if (this.expiring.size > 0) this.expiring.delete(effect.collection + '\u0000' + effect.id);
+        } else if (effect.kind === 'delete') this.expiring.delete(effect.collection + '\u0000' + effect.id);
+        else if (effect.kind === 'dropCollection') for (const key of this.expiring.keys()) if (key.startsWith(effect.name + '\u0000')) this.expiring.delete(key);
       }
     });
     const slicer = new Slicer(SCAN_CHECK_EVERY);
-    for (const [c, coll] of this.db.state.collections) {
-      for (const [id, e] of coll.records) {
-        if (e.expiresAt !== undefined) this.expiring.set(c + '\u0000' + id, e.expiresAt);
+    for (const [collection, coll] of this.db.state.collections) {
+      for (const [id, entry] of coll.records) {
+        if (entry.expiresAt !== undefined) this.expiring.set(collection + '\u0000' + id, entry.expiresAt);
         if (slicer.counted()) await slicer.pause();
       }
     }
@@ -77,19 +77,19 @@ export class ExpiryTracker {
     this.timer = undefined;
   }
 
-  wasExpired(c: string, id: string): boolean {
-    return this.tombstones.has(c + '\u0000' + id);
+  wasExpired(collection: string, id: string): boolean {
+    return this.tombstones.has(collection + '\u0000' + id);
   }
 
   /** Extends a sliding TTL, logging the new expiry in the background; returns the record as extended. */
-  touch(c: string, id: string, entry: RecordEntry): Fields {
+  touch(collection: string, id: string, entry: RecordEntry): Fields {
     const expiresAt = this.db.now() + entry.slidingMs!;
     const fields = Object.freeze({ ...entry.fields, ttl: ttlString(expiresAt) });
     if (!this.db.readOnly) {
       this.db.write((view) => {
-        const current = view.record(c, id);
+        const current = view.record(collection, id);
         if (!current || current.version !== entry.version) return { effects: [], result: undefined };
-        return { effects: [{ kind: 'put', collection: c, id, fields, expiresAt, slidingMs: entry.slidingMs! }], result: undefined };
+        return { effects: [{ kind: 'put', collection, id, fields, expiresAt, slidingMs: entry.slidingMs! }], result: undefined };
       }).catch((err) => this.logFailure('sliding TTL extension', err));
     }
     return fields;
@@ -109,14 +109,14 @@ export class ExpiryTracker {
     const now = this.db.now();
     const expired = await collectDue(this.expiring, ([key, at]): [string, string] | undefined => {
       if (at > now) return undefined;
-      const i = key.indexOf('\u0000');
-      return [key.slice(0, i), key.slice(i + 1)];
+      const index = key.indexOf('\u0000');
+      return [key.slice(0, index), key.slice(index + 1)];
     });
     await writeInChunks(this.db, expired, (view, chunk) => {
       const effects: Effect[] = [];
-      for (const [c, id] of chunk) {
-        const e = view.record(c, id);
-        if (e?.expiresAt !== undefined && e.expiresAt <= now) effects.push({ kind: 'delete', collection: c, id });
+      for (const [collection, id] of chunk) {
+        const entry = view.record(collection, id);
+        if (entry?.expiresAt !== undefined && entry.expiresAt <= now) effects.push({ kind: 'delete', collection, id });
       }
       return effects;
     }, (chunk) => { for (const [c, id] of chunk) this.tombstones.add(c + '\u0000' + id); });

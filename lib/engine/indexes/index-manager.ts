@@ -36,33 +36,33 @@ export class IndexManager {
     db.onCommit((b, info) => this.follow(b, info));
   }
 
-  indexes(c: string): ReadonlyMap<string, QueryIndex> {
-    return this.byCollection.get(c) ?? new Map();
+  indexes(collection: string): ReadonlyMap<string, QueryIndex> {
+    return this.byCollection.get(collection) ?? new Map();
   }
 
   /** Makes the live indexes of `c` match its definitions, building new ones from the records. */
-  sync(c: string): void {
-    const coll = this.db.state.collections.get(c);
-    if (!coll) { this.byCollection.delete(c); return; }
+  sync(collection: string): void {
+    const coll = this.db.state.collections.get(collection);
+    if (!coll) { this.byCollection.delete(collection); return; }
     const defs = indexDefs(coll.meta);
-    const current = this.byCollection.get(c) ?? new Map<string, QueryIndex>();
+    const current = this.byCollection.get(collection) ?? new Map<string, QueryIndex>();
     const next = new Map<string, QueryIndex>();
     for (const d of defs) {
       const existing = current.get(d.field);
       if (existing && existing.type === d.type) { next.set(d.field, existing); continue; }
       const idx = new QueryIndex(d.field, d.type);
-      for (const [id, e] of coll.records) idx.set(id, e.fields[d.field]);
+      for (const [id, entry] of coll.records) idx.set(id, entry.fields[d.field]);
       next.set(d.field, idx);
     }
-    if (next.size === 0) this.byCollection.delete(c);
-    else this.byCollection.set(c, next);
+    if (next.size === 0) this.byCollection.delete(collection);
+    else this.byCollection.set(collection, next);
   }
 
-  private follow(b: LoggedBatch, info: CommitInfo): void {
+  private follow(batch: LoggedBatch, info: CommitInfo): void {
     const resync = new Set<string>();
-    for (const e of b.effects) {
-      if (e.kind === 'createCollection' || e.kind === 'setCollectionMeta') resync.add(e.meta.name);
-      else if (e.kind === 'dropCollection') resync.add(e.name);
+    for (const effect of batch.effects) {
+      if (effect.kind === 'createCollection' || effect.kind === 'setCollectionMeta') resync.add(effect.meta.name);
+      else if (effect.kind === 'dropCollection') resync.add(effect.name);
     }
     for (const ch of info.changes) {
       if (resync.has(ch.collection)) continue;
@@ -79,15 +79,15 @@ export class IndexManager {
         resync.add(ch.collection);
       }
     }
-    for (const c of resync) this.sync(c);
+    for (const collection of resync) this.sync(collection);
   }
 
   /**
    * The most selective indexed condition among the filter's top-level
    * conjuncts, or undefined when none applies or a scan is as cheap.
    */
-  plan(c: string, filter: Filter | undefined): IndexPlan | undefined {
-    const idxs = this.byCollection.get(c);
+  plan(collection: string, filter: Filter | undefined): IndexPlan | undefined {
+    const idxs = this.byCollection.get(collection);
     if (!idxs || !filter) return undefined;
     const conjuncts = filter.kind === 'condition' ? [filter] : filter.kind === 'and' ? filter.filters : [];
     let best: IndexPlan | undefined;
@@ -115,7 +115,7 @@ export class IndexManager {
       consider(idx, cond.op, candidates(idx, cond.op, value));
     }
     for (const [field, b] of bounds) consider(idxs.get(field)!, b.ops.join('+'), new Set(idxs.get(field)!.range(b.lower, b.upper)));
-    const total = this.db.state.collections.get(c)?.records.size ?? 0;
+    const total = this.db.state.collections.get(collection)?.records.size ?? 0;
     // Past about a fifth of the records, fetching and ordering candidates costs more than a scan.
     const chosen = best as IndexPlan | undefined;
     return chosen && (chosen.ids.size <= total * 0.2 || total < 64) ? chosen : undefined;
@@ -139,7 +139,7 @@ function candidates(idx: QueryIndex, op: string, value: Value): Set<string> | un
     case 'In': {
       if (!Array.isArray(value) || value.some((v) => v === null)) return undefined;
       const out = new Set<string>();
-      for (const v of value as Value[]) for (const id of idx.equal(normalize(v))) out.add(id);
+      for (const item of value as Value[]) for (const id of idx.equal(normalize(item))) out.add(id);
       return out;
     }
     case 'Gt': return value === null ? undefined : range({ value, inclusive: false });
@@ -151,6 +151,6 @@ function candidates(idx: QueryIndex, op: string, value: Value): Set<string> | un
 }
 
 /** In-list elements arrive raw; compare them the way conditions do. */
-function normalize(v: Value): Value {
-  return typeof v === 'string' ? fieldFromWire(v, 'in') : v;
+function normalize(value: Value): Value {
+  return typeof value === 'string' ? fieldFromWire(value, 'in') : value;
 }

@@ -20,10 +20,10 @@ const BTree = (createRequire(import.meta.url)('sorted-btree') as { default: type
 
 export type IndexType = 'btree' | 'hash';
 
-function isScalar(v: Value | undefined): boolean {
-  if (v === undefined || v === null) return false;
-  if (v instanceof Tagged) return !['Set', 'Vector', 'Binary', 'Bytes'].includes(v.type);
-  return typeof v !== 'object';
+function isScalar(value: Value | undefined): boolean {
+  if (value === undefined || value === null) return false;
+  if (value instanceof Tagged) return !['Set', 'Vector', 'Binary', 'Bytes'].includes(value.type);
+  return typeof value !== 'object';
 }
 
 export interface RangeBound { readonly value: Value; readonly inclusive: boolean }
@@ -46,9 +46,9 @@ export class QueryIndex {
     if (!isScalar(value)) { this.unindexable.add(id); return; }
     this.keyOf.set(id, value);
     if (this.type === 'hash') {
-      const k = hashKey(value);
-      let ids = this.hash.get(k);
-      if (!ids) this.hash.set(k, (ids = new Set()));
+      const key = hashKey(value);
+      let ids = this.hash.get(key);
+      if (!ids) this.hash.set(key, (ids = new Set()));
       ids.add(id);
     } else {
       let ids = this.tree.get(value);
@@ -63,10 +63,10 @@ export class QueryIndex {
     if (old === undefined) return;
     this.keyOf.delete(id);
     if (this.type === 'hash') {
-      const k = hashKey(old);
-      const ids = this.hash.get(k);
+      const key = hashKey(old);
+      const ids = this.hash.get(key);
       ids?.delete(id);
-      if (ids?.size === 0) this.hash.delete(k);
+      if (ids?.size === 0) this.hash.delete(key);
     } else {
       const ids = this.tree.get(old);
       ids?.delete(id);

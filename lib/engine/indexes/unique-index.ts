@@ -21,9 +21,9 @@ class FieldIndex {
   private readonly byKey = new Map<string, Set<string>>();
   private readonly keyOf = new Map<string, string>();
 
-  constructor(readonly field: string, private readonly keyFn: (v: Value) => string) {}
+  constructor(readonly field: string, private readonly keyFn: (value: Value) => string) {}
 
-  set(id: string, fields: { readonly [k: string]: Value } | undefined): void {
+  set(id: string, fields: { readonly [name: string]: Value } | undefined): void {
     this.remove(id);
     if (!fields || !Object.hasOwn(fields, this.field)) return;
     const key = this.keyFn(fields[this.field]!);
@@ -42,8 +42,8 @@ class FieldIndex {
     if (ids.size === 0) this.byKey.delete(key);
   }
 
-  holders(v: Value): ReadonlySet<string> {
-    return this.byKey.get(this.keyFn(v)) ?? EMPTY;
+  holders(value: Value): ReadonlySet<string> {
+    return this.byKey.get(this.keyFn(value)) ?? EMPTY;
   }
 }
 
@@ -58,34 +58,34 @@ export class UniqueIndexes {
   }
 
   /** Ids of committed records whose `field` may equal `v` (a superset of those that do). */
-  valueHolders(c: string, field: string, v: Value): ReadonlySet<string> {
-    return this.index(c, 'u:' + field, field, uniqueValueKey)?.holders(v) ?? EMPTY;
+  valueHolders(collection: string, field: string, value: Value): ReadonlySet<string> {
+    return this.index(collection, 'u:' + field, field, uniqueValueKey)?.holders(value) ?? EMPTY;
   }
 
   /** Ids of committed records whose alias `field` reads as `text` (exactly those). */
-  aliasHolders(c: string, field: string, text: string): ReadonlySet<string> {
-    const idx = this.index(c, 'a:' + field, field, aliasKey);
+  aliasHolders(collection: string, field: string, text: string): ReadonlySet<string> {
+    const idx = this.index(collection, 'a:' + field, field, aliasKey);
     return idx?.holders(text) ?? EMPTY;
   }
 
-  private index(c: string, key: string, field: string, keyFn: (v: Value) => string): FieldIndex | undefined {
-    const coll = this.db.state.collections.get(c);
+  private index(collection: string, key: string, field: string, keyFn: (value: Value) => string): FieldIndex | undefined {
+    const coll = this.db.state.collections.get(collection);
     if (!coll) return undefined;
-    let byField = this.byCollection.get(c);
-    if (!byField) this.byCollection.set(c, (byField = new Map()));
+    let byField = this.byCollection.get(collection);
+    if (!byField) this.byCollection.set(collection, (byField = new Map()));
     let idx = byField.get(key);
     if (!idx) {
       idx = new FieldIndex(field, keyFn);
-      for (const [id, e] of coll.records) idx.set(id, e.fields);
+      for (const [id, entry] of coll.records) idx.set(id, entry.fields);
       byField.set(key, idx);
     }
     return idx;
   }
 
   /** Runs after the batch is applied: each touched record is re-read from the committed state. */
-  private follow(b: LoggedBatch): void {
+  private follow(batch: LoggedBatch): void {
     try {
-      this.followEffects(b);
+      this.followEffects(batch);
     } catch (err) {
       // An index that missed a change would answer wrongly: forget them all and rebuild on next use.
       this.byCollection.clear();
@@ -93,15 +93,15 @@ export class UniqueIndexes {
     }
   }
 
-  private followEffects(b: LoggedBatch): void {
-    for (const e of b.effects) {
-      if (e.kind === 'createCollection' || e.kind === 'setCollectionMeta') this.byCollection.delete(e.meta.name);
-      else if (e.kind === 'dropCollection') this.byCollection.delete(e.name);
-      else if (e.kind === 'put' || e.kind === 'delete' || e.kind === 'restore') {
-        const byField = this.byCollection.get(e.collection);
+  private followEffects(batch: LoggedBatch): void {
+    for (const effect of batch.effects) {
+      if (effect.kind === 'createCollection' || effect.kind === 'setCollectionMeta') this.byCollection.delete(effect.meta.name);
+      else if (effect.kind === 'dropCollection') this.byCollection.delete(effect.name);
+      else if (effect.kind === 'put' || effect.kind === 'delete' || effect.kind === 'restore') {
+        const byField = this.byCollection.get(effect.collection);
         if (!byField) continue;
-        const fields = this.db.state.collections.get(e.collection)?.records.get(e.id)?.fields;
-        for (const idx of byField.values()) idx.set(e.id, fields);
+        const fields = this.db.state.collections.get(effect.collection)?.records.get(effect.id)?.fields;
+        for (const idx of byField.values()) idx.set(effect.id, fields);
       }
     }
   }

@@ -6,18 +6,18 @@
 import { bareValue, dateTimeOrderKey, hashKey, normalizeDateTime, type Value } from '../values/index.js';
 
 /** Equal values under `equalValues` share a key (a DateTime and its RFC 3339 string too). */
-export function uniqueValueKey(v: Value): string {
-  const k = hashKey(v);
-  if (k.startsWith('s')) {
-    const n = normalizeDateTime(k.slice(1));
+export function uniqueValueKey(value: Value): string {
+  const key = hashKey(value);
+  if (key.startsWith('s')) {
+    const n = normalizeDateTime(key.slice(1));
     if (n !== undefined) return 'D' + dateTimeOrderKey(n);
   }
   // Inside lists and objects a date and a string may also be equal: one coarse bucket, compared by the caller.
-  if (k.startsWith('l[') || k.startsWith('o{')) return '*';
-  return k;
+  if (key.startsWith('l[') || key.startsWith('o{')) return '*';
+  return key;
 }
 
 /** The alias text `findByAlias` compares. */
-export function aliasKey(v: Value): string {
-  return String(bareValue(v));
+export function aliasKey(value: Value): string {
+  return String(bareValue(value));
 }

@@ -11,9 +11,9 @@ import { InvalidInput } from '../../errors.js';
  */
 export function rejectUnknownMembers(obj: object, allowed: ReadonlySet<string> | readonly string[], where?: string, expected?: string | null): void {
   const ok = (k: string) => ('has' in allowed ? allowed.has(k) : allowed.includes(k));
-  for (const k of Object.keys(obj)) {
-    if (ok(k)) continue;
+  for (const key of Object.keys(obj)) {
+    if (ok(key)) continue;
     const listed = expected === undefined ? [...allowed].join(', ') : expected;
-    throw new InvalidInput(`Unknown member '${k}'${where ? ` in ${where}` : ''}${listed === null ? '' : `; expected ${listed}`}`);
+    throw new InvalidInput(`Unknown member '${key}'${where ? ` in ${where}` : ''}${listed === null ? '' : `; expected ${listed}`}`);
   }
 }

@@ -37,10 +37,10 @@ export class KvStore {
   constructor(private readonly db: EngineCore) {}
 
   private live(key: string, includeExpired = false): KvEntry | undefined {
-    const e = this.db.state.kv.get(key);
-    if (!e) return undefined;
-    if (!includeExpired && e.expiresAt !== undefined && e.expiresAt <= this.db.now()) return undefined;
-    return e;
+    const entry = this.db.state.kv.get(key);
+    if (!entry) return undefined;
+    if (!includeExpired && entry.expiresAt !== undefined && entry.expiresAt <= this.db.now()) return undefined;
+    return entry;
   }
 
   /** `ttl` is a TTL as sent (seconds, a duration such as "5m", or an RFC 3339 instant). */
@@ -54,16 +54,16 @@ export class KvStore {
     validateKvKey(key);
     const value = fieldFromWire(wireValue === undefined ? null : wireValue, key);
     const expiresAt = this.expiry(ttl);
-    const e: Effect = { kind: 'kvSet', key, value, ...(expiresAt !== undefined ? { expiresAt } : {}), ...(bypassRipple ? { noRipple: true as const } : {}) };
-    await this.db.write(() => ({ effects: [e], result: undefined }));
+    const effect: Effect = { kind: 'kvSet', key, value, ...(expiresAt !== undefined ? { expiresAt } : {}), ...(bypassRipple ? { noRipple: true as const } : {}) };
+    await this.db.write(() => ({ effects: [effect], result: undefined }));
   }
 
   /** The stored value. NotFound when absent or expired. */
   get(key: string): Value {
     validateKvKey(key);
-    const e = this.live(key);
-    if (!e) throw new NotFound(`Key '${key}' not found`);
-    return e.value;
+    const entry = this.live(key);
+    if (!entry) throw new NotFound(`Key '${key}' not found`);
+    return entry.value;
   }
 
   /** The live entry (value and expiry), undefined when absent or expired. */
@@ -92,8 +92,8 @@ export class KvStore {
     return this.db.write<{ created: true } | { created: false; value: Value }>((view) => {
       const found = liveIn(view.kvEntry(key), this.db.now());
       if (found) return { effects: [], result: { created: false, value: found.value } };
-      const e: Effect = { kind: 'kvSet', key, value, ...(expiresAt !== undefined ? { expiresAt } : {}) };
-      return { effects: [e], result: { created: true } };
+      const effect: Effect = { kind: 'kvSet', key, value, ...(expiresAt !== undefined ? { expiresAt } : {}) };
+      return { effects: [effect], result: { created: true } };
     });
   }
 
@@ -111,8 +111,8 @@ export class KvStore {
       const count = found ? found.value : 0;
       if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) throw new InvalidInput(`KV key '${key}' does not hold a counter`);
       if (count >= limit) return { effects: [], result: { count, incremented: false } };
-      const e: Effect = { kind: 'kvSet', key, value: count + 1, expiresAt: found?.expiresAt ?? expiresAt };
-      return { effects: [e], result: { count: count + 1, incremented: true } };
+      const effect: Effect = { kind: 'kvSet', key, value: count + 1, expiresAt: found?.expiresAt ?? expiresAt };
+      return { effects: [effect], result: { count: count + 1, incremented: true } };
     });
   }
 
@@ -186,9 +186,9 @@ export class KvStore {
     for (const key of keys) {
       if (slicer.counted()) await slicer.pause();
       if (re && !re.test(key)) continue;
-      const e = this.live(key, includeExpired);
-      if (!e) continue;
-      out.push(e.expiresAt === undefined ? { key, value: e.value } : { key, value: e.value, expires_at: new Date(e.expiresAt).toISOString() });
+      const entry = this.live(key, includeExpired);
+      if (!entry) continue;
+      out.push(entry.expiresAt === undefined ? { key, value: entry.value } : { key, value: entry.value, expires_at: new Date(entry.expiresAt).toISOString() });
     }
     return out;
   }
@@ -203,8 +203,8 @@ export class KvStore {
   links(key: string): Array<{ collection: string; document_id: string }> {
     validateKvKey(key);
     return [...(this.db.state.kvLinks.get(key) ?? [])].map((l) => {
-      const i = l.indexOf('\u0000');
-      return { collection: l.slice(0, i), document_id: l.slice(i + 1) };
+      const index = l.indexOf('\u0000');
+      return { collection: l.slice(0, index), document_id: l.slice(index + 1) };
     });
   }
 
@@ -220,8 +220,8 @@ export class KvStore {
 }
 
 /** `e` unless it has expired at `now`. */
-function liveIn(e: KvEntry | undefined, now: number): KvEntry | undefined {
-  return e && (e.expiresAt === undefined || e.expiresAt > now) ? e : undefined;
+function liveIn(entry: KvEntry | undefined, now: number): KvEntry | undefined {
+  return entry && (entry.expiresAt === undefined || entry.expiresAt > now) ? entry : undefined;
 }
 
 /**

@@ -24,11 +24,11 @@ export type FlagsGroup =
   | { readonly problem: string };
 
 /** The flags group opening at `i` and the flags it sets, or undefined when the `(` opens another kind of group. */
-export function readFlagsGroup(p: string, i: number, current: Flags): FlagsGroup | undefined {
-  FLAGS_GROUP.lastIndex = i;
-  const m = FLAGS_GROUP.exec(p);
-  if (m === null || m[0] === '(?:') return undefined;
-  const [text, on = '', off, end] = m;
+export function readFlagsGroup(p: string, index: number, current: Flags): FlagsGroup | undefined {
+  FLAGS_GROUP.lastIndex = index;
+  const match = FLAGS_GROUP.exec(p);
+  if (match === null || match[0] === '(?:') return undefined;
+  const [text, on = '', off, end] = match;
   if (on === '' && !off) return { problem: `${text} names no flag` };
   let flags = current;
   for (const [letters, value] of [[on, true], [off ?? '', false]] as const) {
@@ -40,5 +40,5 @@ export function readFlagsGroup(p: string, i: number, current: Flags): FlagsGroup
       flags = { ...flags, [letter]: value };
     }
   }
-  return { flags, scoped: end === ':', next: i + text.length };
+  return { flags, scoped: end === ':', next: index + text.length };
 }

@@ -31,11 +31,11 @@ export function outline(p: string): Outline {
   let javaScript = '';
   let copied = 0;
   for (let i = 0; i < p.length; i++) {
-    const c = p[i];
-    if (c === '\\') i++;
-    else if (c === '[') i = classEnd(p, i);
-    else if (c === ')') depth = Math.max(depth - 1, 0);
-    else if (c === '(') {
+    const collection = p[i];
+    if (collection === '\\') i++;
+    else if (collection === '[') i = classEnd(p, i);
+    else if (collection === ')') depth = Math.max(depth - 1, 0);
+    else if (collection === '(') {
       deepest = Math.max(deepest, ++depth);
       if (p[i + 1] !== '?') groups++;
       else if (isNamedGroup(p, i)) { groups++; named = true; }
@@ -52,24 +52,24 @@ export function outline(p: string): Outline {
 }
 
 /** The JavaScript spelling of the RE2 group syntax opening at `i`, and the length it replaces. */
-function javaScriptGroup(p: string, i: number): { text: string; length: number } | undefined {
-  if (p.startsWith('(?P<', i)) return { text: '(?<', length: 4 };
-  FLAGS_GROUP.lastIndex = i;
+function javaScriptGroup(p: string, index: number): { text: string; length: number } | undefined {
+  if (p.startsWith('(?P<', index)) return { text: '(?<', length: 4 };
+  FLAGS_GROUP.lastIndex = index;
   const flags = FLAGS_GROUP.exec(p);
   if (flags === null) return undefined;
   return { text: flags[3] === ')' ? '(?:)' : '(?:', length: flags[0].length };
 }
 
 /** Whether the `(` at `i` opens `(?<name>` or `(?P<name>` (not lookbehind). */
-export function isNamedGroup(p: string, i: number): boolean {
-  const at = p.startsWith('(?P<', i) ? i + 4 : p.startsWith('(?<', i) ? i + 3 : -1;
+export function isNamedGroup(p: string, index: number): boolean {
+  const at = p.startsWith('(?P<', index) ? index + 4 : p.startsWith('(?<', index) ? index + 3 : -1;
   return at !== -1 && p[at] !== '=' && p[at] !== '!';
 }
 
 /** Index of the `]` closing the class opened at `start` (a `]` right after `[` or `[^` closes it), or the last index. */
 function classEnd(p: string, start: number): number {
-  let i = start + 1;
-  if (p[i] === '^') i++;
-  while (i < p.length && p[i] !== ']') i += p[i] === '\\' ? 2 : 1;
-  return Math.min(i, p.length - 1);
+  let index = start + 1;
+  if (p[index] === '^') index++;
+  while (index < p.length && p[index] !== ']') index += p[index] === '\\' ? 2 : 1;
+  return Math.min(index, p.length - 1);
 }

@@ -18,16 +18,16 @@ type Member = { readonly unit: number; readonly next: number } | { readonly set:
 /** The class whose `[` is at `start`. */
 export function readClass(p: string, start: number, ctx: Omit<EscapeContext, 'inClass'>): ClassRead {
   const escapes: EscapeContext = { ...ctx, inClass: true };
-  let i = start + 1;
-  const negated = p[i] === '^';
-  if (negated) i++;
+  let index = start + 1;
+  const negated = p[index] === '^';
+  if (negated) index++;
   let set = UnitSet.EMPTY;
-  while (i < p.length && p[i] !== ']') {
-    const from = readMember(p, i, escapes);
+  while (index < p.length && p[index] !== ']') {
+    const from = readMember(p, index, escapes);
     if ('problem' in from) return from;
-    i = from.next;
-    if (p[i] === '-' && p[i + 1] !== undefined && p[i + 1] !== ']') {
-      const to = readMember(p, i + 1, escapes);
+    index = from.next;
+    if (p[index] === '-' && p[index + 1] !== undefined && p[index + 1] !== ']') {
+      const to = readMember(p, index + 1, escapes);
       if ('problem' in to) return to;
       if ('unit' in from && 'unit' in to) {
         if (from.unit > to.unit) return { problem: 'range out of order in character class' };
@@ -35,18 +35,18 @@ export function readClass(p: string, start: number, ctx: Omit<EscapeContext, 'in
       } else {
         set = set.union(asSet(from)).union(UnitSet.unit(0x2d)).union(asSet(to));
       }
-      i = to.next;
+      index = to.next;
     } else {
       set = set.union(asSet(from));
     }
   }
-  if (i >= p.length) return { problem: 'unterminated character class' };
-  return { set, negated, next: i + 1 };
+  if (index >= p.length) return { problem: 'unterminated character class' };
+  return { set, negated, next: index + 1 };
 }
 
-function readMember(p: string, i: number, ctx: EscapeContext): Member {
-  if (p[i] !== '\\') return { unit: p.charCodeAt(i), next: i + 1 };
-  const esc = readEscape(p, i, ctx);
+function readMember(p: string, index: number, ctx: EscapeContext): Member {
+  if (p[index] !== '\\') return { unit: p.charCodeAt(index), next: index + 1 };
+  const esc = readEscape(p, index, ctx);
   if (esc.kind === 'problem') return esc;
   if (esc.kind === 'unit') return esc;
   if (esc.kind === 'set') return esc;

@@ -50,26 +50,26 @@ function sticky(re: RegExp, p: string, from: number): string | undefined {
 
 /** The escape whose backslash is at `at`. */
 export function readEscape(p: string, at: number, ctx: EscapeContext): Escape {
-  const c = p[at + 1];
+  const collection = p[at + 1];
   const next = at + 2;
-  if (c === undefined) return { kind: 'problem', problem: '\\ at end of pattern' };
-  const set = SET_ESCAPES[c];
+  if (collection === undefined) return { kind: 'problem', problem: '\\ at end of pattern' };
+  const set = SET_ESCAPES[collection];
   if (set !== undefined) return { kind: 'set', ...set, next };
-  const control = CONTROL_ESCAPES[c];
+  const control = CONTROL_ESCAPES[collection];
   if (control !== undefined) return unit(control, next);
-  if (c === 'b' || c === 'B') return ctx.inClass ? unit(c === 'b' ? 8 : 0x42, next) : { kind: 'assertion', re2: `\\${c}`, next };
-  if (c >= '0' && c <= '9') return digitEscape(p, at, ctx);
-  if (c === 'c') return controlLetter(p, at, ctx.inClass);
-  if (c === 'x') {
+  if (collection === 'b' || collection === 'B') return ctx.inClass ? unit(collection === 'b' ? 8 : 0x42, next) : { kind: 'assertion', re2: `\\${collection}`, next };
+  if (collection >= '0' && collection <= '9') return digitEscape(p, at, ctx);
+  if (collection === 'c') return controlLetter(p, at, ctx.inClass);
+  if (collection === 'x') {
     const hex = sticky(HEX2, p, next);
     return hex === undefined ? unit(0x78, next) : unit(Number.parseInt(hex, 16), next + 2);
   }
-  if (c === 'u') return unicodeEscape(p, next);
-  if (c === 'k' && ctx.named && !ctx.inClass) return { kind: 'problem', problem: 'backreferences such as \\k<name> are not supported' };
-  if (c === 'p' || c === 'P') {
+  if (collection === 'u') return unicodeEscape(p, next);
+  if (collection === 'k' && ctx.named && !ctx.inClass) return { kind: 'problem', problem: 'backreferences such as \\k<name> are not supported' };
+  if (collection === 'p' || collection === 'P') {
     const name = sticky(UNICODE_CLASS, p, next);
     if (name !== undefined) {
-      const re2 = `\\${c}${name}`;
+      const re2 = `\\${collection}${name}`;
       return { kind: 'set', set: UnitSet.of([], re2), re2, next: next + name.length };
     }
   }
@@ -94,10 +94,10 @@ function digitEscape(p: string, at: number, ctx: EscapeContext): Escape {
   }
   if (first === '8' || first === '9') return unit(first.charCodeAt(0), at + 2);
   let value = 0;
-  let i = at + 1;
+  let index = at + 1;
   const maxDigits = first <= '3' ? 3 : 2;
-  while (i < at + 1 + maxDigits && p[i]! >= '0' && p[i]! <= '7') value = value * 8 + Number(p[i++]);
-  return unit(value, i);
+  while (index < at + 1 + maxDigits && p[index]! >= '0' && p[index]! <= '7') value = value * 8 + Number(p[index++]);
+  return unit(value, index);
 }
 
 /** `\cJ` is a control character; inside a class `\c0` and `\c_` are too; otherwise the backslash is a literal and `c` is read next. */

@@ -69,22 +69,22 @@ class Translator {
   constructor(private readonly p: string, private readonly escapes: EscapeContext) {}
 
   run(): Translation {
-    let i = 0;
-    while (i < this.p.length) {
-      const next = this.step(i);
+    let index = 0;
+    while (index < this.p.length) {
+      const next = this.step(index);
       if (typeof next !== 'number') return next;
-      i = next;
+      index = next;
     }
     return { re2: this.out, estimatedSize: this.size.total };
   }
 
-  private step(i: number): number | Problem {
-    switch (this.p[i]) {
-      case '\\': return this.escape(i);
-      case '[': return this.characterClass(i);
-      case '(': return this.group(i);
-      case '{': return this.brace(i);
-      default: return this.single(i);
+  private step(index: number): number | Problem {
+    switch (this.p[index]) {
+      case '\\': return this.escape(index);
+      case '[': return this.characterClass(index);
+      case '(': return this.group(index);
+      case '{': return this.brace(index);
+      default: return this.single(index);
     }
   }
 
@@ -93,24 +93,24 @@ class Translator {
     return this.flags.i ? setText(caseInsensitive(UnitSet.unit(unit)), false) : unitText(unit, false);
   }
 
-  private escape(i: number): number | Problem {
-    const esc = readEscape(this.p, i, this.escapes);
+  private escape(index: number): number | Problem {
+    const esc = readEscape(this.p, index, this.escapes);
     if (esc.kind === 'problem') return esc;
     this.out += esc.kind === 'unit' ? this.literal(esc.unit) : esc.re2;
     this.size.atom();
     return esc.next;
   }
 
-  private characterClass(i: number): number | Problem {
-    const cls = readClass(this.p, i, this.escapes);
+  private characterClass(index: number): number | Problem {
+    const cls = readClass(this.p, index, this.escapes);
     if ('problem' in cls) return cls;
     this.out += setText(this.flags.i ? caseInsensitive(cls.set) : cls.set, cls.negated);
     this.size.atom();
     return cls.next;
   }
 
-  private group(i: number): number | Problem {
-    const flagsGroup = readFlagsGroup(this.p, i, this.flags);
+  private group(index: number): number | Problem {
+    const flagsGroup = readFlagsGroup(this.p, index, this.flags);
     if (flagsGroup !== undefined) {
       if ('problem' in flagsGroup) return flagsGroup;
       if (!flagsGroup.scoped && startsQuantifier(this.p, flagsGroup.next)) return { problem: 'nothing to repeat' };
@@ -121,43 +121,43 @@ class Translator {
       this.flags = flagsGroup.flags;
       return flagsGroup.next;
     }
-    const problem = lookaroundProblem(this.p, i);
+    const problem = lookaroundProblem(this.p, index);
     if (problem !== undefined) return { problem };
     this.enclosing.push(this.flags);
     this.size.open();
     this.out += '(';
     // Group names are dropped: nothing reads them, and JavaScript allows names RE2 does not (`$`, non-ASCII letters).
-    return isNamedGroup(this.p, i) ? this.p.indexOf('>', i) + 1 : i + 1;
+    return isNamedGroup(this.p, index) ? this.p.indexOf('>', index) + 1 : index + 1;
   }
 
   /** `{m,n}` and its forms, or a literal `{` (JavaScript reads `a{`, `{,3}` and `x{1,` as text). */
-  private brace(i: number): number | Problem {
-    QUANTIFIER.lastIndex = i;
-    const m = QUANTIFIER.exec(this.p);
-    if (m === null) {
+  private brace(index: number): number | Problem {
+    QUANTIFIER.lastIndex = index;
+    const match = QUANTIFIER.exec(this.p);
+    if (match === null) {
       this.out += '\\{';
       this.size.atom();
-      return i + 1;
+      return index + 1;
     }
-    const min = Number(m[1]);
-    const max = m[2] === undefined ? min : m[3] === '' ? undefined : Number(m[3]);
-    if (min > MAX_REPEAT || (max ?? 0) > MAX_REPEAT) return { problem: `repeat counts above ${MAX_REPEAT} are not supported (${m[0]})` };
+    const min = Number(match[1]);
+    const max = match[2] === undefined ? min : match[3] === '' ? undefined : Number(match[3]);
+    if (min > MAX_REPEAT || (max ?? 0) > MAX_REPEAT) return { problem: `repeat counts above ${MAX_REPEAT} are not supported (${match[0]})` };
     this.size.repeat(min, max);
-    this.out += m[0];
-    return i + m[0].length;
+    this.out += match[0];
+    return index + match[0].length;
   }
 
   /** Any other single character: `.`, an operator or anchor RE2 reads the same way, or a literal. */
-  private single(i: number): number {
-    const c = this.p[i]!;
-    if (c === ')') {
+  private single(index: number): number {
+    const collection = this.p[index]!;
+    if (collection === ')') {
       this.size.close();
       this.flags = this.enclosing.pop() ?? this.flags;
-    } else if (c === '|') this.size.alternate();
-    else if (c === '*' || c === '+' || c === '?') this.size.quantify();
+    } else if (collection === '|') this.size.alternate();
+    else if (collection === '*' || collection === '+' || collection === '?') this.size.quantify();
     else this.size.atom();
-    this.out += c === '.' ? (this.flags.s ? ANY_UNIT : JS_DOT) : COPIED.has(c) ? c : this.literal(this.p.charCodeAt(i));
-    return i + 1;
+    this.out += collection === '.' ? (this.flags.s ? ANY_UNIT : JS_DOT) : COPIED.has(collection) ? collection : this.literal(this.p.charCodeAt(index));
+    return index + 1;
   }
 }
 
@@ -179,14 +179,14 @@ function javaScriptSyntaxProblem(javaScript: string): string | undefined {
 }
 
 /** Whether a quantifier starts at `i`: after `(?i)`, which sets flags and matches nothing, it would have nothing to repeat. */
-function startsQuantifier(p: string, i: number): boolean {
-  QUANTIFIER.lastIndex = i;
-  return p[i] === '*' || p[i] === '+' || p[i] === '?' || QUANTIFIER.test(p);
+function startsQuantifier(p: string, index: number): boolean {
+  QUANTIFIER.lastIndex = index;
+  return p[index] === '*' || p[index] === '+' || p[index] === '?' || QUANTIFIER.test(p);
 }
 
 /** Why the group opening at `i` cannot run in linear time, or undefined. */
-function lookaroundProblem(p: string, i: number): string | undefined {
-  if (p.startsWith('(?=', i) || p.startsWith('(?!', i)) return 'lookahead such as (?=...) or (?!...) is not supported';
-  if (p.startsWith('(?<=', i) || p.startsWith('(?<!', i)) return 'lookbehind such as (?<=...) or (?<!...) is not supported';
+function lookaroundProblem(p: string, index: number): string | undefined {
+  if (p.startsWith('(?=', index) || p.startsWith('(?!', index)) return 'lookahead such as (?=...) or (?!...) is not supported';
+  if (p.startsWith('(?<=', index) || p.startsWith('(?<!', index)) return 'lookbehind such as (?<=...) or (?<!...) is not supported';
   return undefined;
 }

@@ -52,8 +52,8 @@ export class CollectionScan implements RecordSource {
 
   /** The live record `id` as it was at the open, if any. */
   get(id: string): Fields | undefined {
-    const e = this.log.entryAt(this.coll.records, id);
-    return e !== undefined && !isExpired(e, this.now) ? e.fields : undefined;
+    const entry = this.log.entryAt(this.coll.records, id);
+    return entry !== undefined && !isExpired(entry, this.now) ? entry.fields : undefined;
   }
 
   /** Visits each live record as it was at the open, in insertion order, in slices; stops when `visit` returns false. */
@@ -114,13 +114,13 @@ export class CollectionScan implements RecordSource {
   async eachOf(ids: Iterable<string>, visit: (record: Fields) => boolean | void, slicer = new Slicer(SCAN_CHECK_EVERY)): Promise<void> {
     const entries: RecordEntry[] = [];
     for (const id of ids) {
-      const e = this.log.entryAt(this.coll.records, id);
-      if (e !== undefined && !isExpired(e, this.now)) entries.push(e);
+      const entry = this.log.entryAt(this.coll.records, id);
+      if (entry !== undefined && !isExpired(entry, this.now)) entries.push(entry);
       if (slicer.counted()) await slicer.pause();
     }
     const ordered = await sortInSlices(entries, byOrd, slicer);
-    for (const e of ordered) {
-      if (visit(e.fields) === false) return;
+    for (const entry of ordered) {
+      if (visit(entry.fields) === false) return;
       if (slicer.counted()) await slicer.pause();
     }
   }
@@ -155,8 +155,8 @@ export class ListSource implements RecordSource {
   constructor(private readonly records: readonly Fields[]) {}
 
   async each(visit: (record: Fields) => boolean | void, slicer: Slicer): Promise<void> {
-    for (const r of this.records) {
-      if (visit(r) === false) return;
+    for (const record of this.records) {
+      if (visit(record) === false) return;
       if (slicer.counted()) await slicer.pause();
     }
   }

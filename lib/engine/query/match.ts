@@ -11,14 +11,14 @@ import { testOperator } from './operators.js';
 
 const INDEX = /^(0|[1-9]\d*)$/;
 
-function child(v: Value | undefined, segment: string): Value | undefined {
-  if (v === null || v === undefined || typeof v !== 'object') return undefined;
-  if (v instanceof Tagged || v instanceof Uint8Array) return undefined;
-  if (Array.isArray(v)) {
-    const items = v as readonly Value[];
+function child(value: Value | undefined, segment: string): Value | undefined {
+  if (value === null || value === undefined || typeof value !== 'object') return undefined;
+  if (value instanceof Tagged || value instanceof Uint8Array) return undefined;
+  if (Array.isArray(value)) {
+    const items = value as readonly Value[];
     return INDEX.test(segment) ? items[Number(segment)] : undefined;
   }
-  const obj = v as { readonly [k: string]: Value };
+  const obj = value as { readonly [key: string]: Value };
   return Object.hasOwn(obj, segment) ? obj[segment] : undefined;
 }
 

@@ -80,9 +80,9 @@ export function parseOperand(op: Operator, raw: unknown, field: string, where: s
 }
 
 /** The elements of an array-like stored value (Array, Set, Vector), else undefined. */
-export function elementsOf(v: Value | undefined): readonly Value[] | undefined {
-  if (Array.isArray(v)) return v as readonly Value[];
-  if (v instanceof Tagged && (v.type === 'Set' || v.type === 'Vector')) return v.value as readonly Value[];
+export function elementsOf(value: Value | undefined): readonly Value[] | undefined {
+  if (Array.isArray(value)) return value as readonly Value[];
+  if (value instanceof Tagged && (value.type === 'Set' || value.type === 'Vector')) return value.value as readonly Value[];
   return undefined;
 }
 

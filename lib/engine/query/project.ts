@@ -68,19 +68,19 @@ export function compileProjection(select?: readonly string[], exclude?: readonly
   };
 }
 
-function isPlainValueObject(v: Value | undefined): v is { readonly [k: string]: Value } {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Tagged) && !(v instanceof Uint8Array);
+function isPlainValueObject(value: Value | undefined): value is { readonly [key: string]: Value } {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Tagged) && !(value instanceof Uint8Array);
 }
 
 /** A copy of `v` without the nested key at `segments`; `v` itself when there is nothing to remove. */
-function without(v: Value | undefined, segments: readonly string[]): Value | undefined {
-  if (!isPlainValueObject(v) || !Object.hasOwn(v, segments[0]!)) return v;
+function without(value: Value | undefined, segments: readonly string[]): Value | undefined {
+  if (!isPlainValueObject(value) || !Object.hasOwn(value, segments[0]!)) return value;
   const [head, ...rest] = segments as [string, ...string[]];
-  const out: Record<string, Value> = { ...v };
+  const out: Record<string, Value> = { ...value };
   if (rest.length === 0) delete out[head];
   else {
-    const inner = without(v[head], rest);
-    if (inner === v[head]) return v;
+    const inner = without(value[head], rest);
+    if (inner === value[head]) return value;
     out[head] = inner!;
   }
   return Object.freeze(out);

@@ -59,8 +59,8 @@ function assertKnownKeys(obj: Record<string, unknown>, allowed: readonly string[
   }
 }
 
-function present(v: unknown): boolean {
-  return v !== null && v !== undefined;
+function present(value: unknown): boolean {
+  return value !== null && value !== undefined;
 }
 
 function parseCount(raw: unknown, name: string): number | undefined {
@@ -94,9 +94,9 @@ function parseCollections(raw: unknown): string[] {
     throw new InvalidInput(`Invalid join.collections: expected a collection name or a non-empty array of names, got ${kindOf(raw)}`);
   }
   checkLimit(list.length, MAX_JOIN_COLLECTIONS, 'join.collections', 'collections');
-  return list.map((c, i) => {
+  return list.map((c, index) => {
     if (typeof c !== 'string' || c.length === 0) {
-      throw new InvalidInput(`Invalid join.collections[${i}]: expected a non-empty collection name, got ${shown(c)}`);
+      throw new InvalidInput(`Invalid join.collections[${index}]: expected a non-empty collection name, got ${shown(c)}`);
     }
     return c;
   });
@@ -166,11 +166,11 @@ type QueryPart = Partial<Pick<Query, 'filter' | 'sort' | 'skip' | 'limit'>>;
  * scan): a query over a million records never holds it. With sort keys and
  * a limit, only the best skip + limit rows are held (SortedRows).
  */
-export async function runQueryInSlices(source: RecordSource, q: QueryPart = {}, slicer = new Slicer(SCAN_CHECK_EVERY)): Promise<Fields[]> {
-  const { filter, limit } = q;
-  const skip = q.skip ?? 0;
-  if (q.sort && q.sort.length > 0) {
-    const rows = new SortedRows(q.sort, limit === undefined ? undefined : skip + limit);
+export async function runQueryInSlices(source: RecordSource, query: QueryPart = {}, slicer = new Slicer(SCAN_CHECK_EVERY)): Promise<Fields[]> {
+  const { filter, limit } = query;
+  const skip = query.skip ?? 0;
+  if (query.sort && query.sort.length > 0) {
+    const rows = new SortedRows(query.sort, limit === undefined ? undefined : skip + limit);
     await source.each((r) => { if (!filter || matchFilter(filter, r)) rows.add(r); }, slicer);
     const sorted = await rows.sorted(slicer);
     return limit === undefined ? sorted.slice(skip) : sorted.slice(skip, skip + limit);
@@ -178,13 +178,13 @@ export async function runQueryInSlices(source: RecordSource, q: QueryPart = {}, 
   const out: Fields[] = [];
   if (limit === 0) return out;
   let skipped = 0;
-  await source.each((r) => {
-    if (filter && !matchFilter(filter, r)) return true;
+  await source.each((record) => {
+    if (filter && !matchFilter(filter, record)) return true;
     if (skipped < skip) {
       skipped++;
       return true;
     }
-    out.push(r);
+    out.push(record);
     return limit === undefined || out.length < limit;
   }, slicer);
   return out;
@@ -199,25 +199,25 @@ export async function runQueryInSlices(source: RecordSource, q: QueryPart = {}, 
  * field objects themselves (not copies); projection and joins are the
  * caller's job.
  */
-export function runQuery(records: Iterable<Fields>, q: QueryPart = {}): Fields[] {
-  const { filter, limit } = q;
-  const skip = q.skip ?? 0;
-  if (q.sort && q.sort.length > 0) {
+export function runQuery(records: Iterable<Fields>, query: QueryPart = {}): Fields[] {
+  const { filter, limit } = query;
+  const skip = query.skip ?? 0;
+  if (query.sort && query.sort.length > 0) {
     const matched: Fields[] = [];
-    for (const r of records) if (!filter || matchFilter(filter, r)) matched.push(r);
-    const sorted = sortRecords(matched, q.sort);
+    for (const record of records) if (!filter || matchFilter(filter, record)) matched.push(record);
+    const sorted = sortRecords(matched, query.sort);
     return limit === undefined ? sorted.slice(skip) : sorted.slice(skip, skip + limit);
   }
   const out: Fields[] = [];
   if (limit === 0) return out;
   let skipped = 0;
-  for (const r of records) {
-    if (filter && !matchFilter(filter, r)) continue;
+  for (const record of records) {
+    if (filter && !matchFilter(filter, record)) continue;
     if (skipped < skip) {
       skipped++;
       continue;
     }
-    out.push(r);
+    out.push(record);
     if (limit !== undefined && out.length >= limit) break;
   }
   return out;

@@ -56,8 +56,8 @@ export function parseSort(raw: unknown, path = 'sort'): SortKey[] {
     throw new InvalidInput(`Invalid ${path}: expected an array of {field, ascending}, got ${kindOf(raw)}`);
   }
   checkLimit(raw.length, MAX_SORT_KEYS, path, 'sort keys');
-  return raw.map((entry, i) => {
-    const where = `${path}[${i}]`;
+  return raw.map((entry, index) => {
+    const where = `${path}[${index}]`;
     if (!isPlainObject(entry)) {
       throw new InvalidInput(`Invalid ${where}: expected {field, ascending}, got ${kindOf(entry)}`);
     }
@@ -172,12 +172,12 @@ export async function sortInSlices<T>(items: readonly T[], compare: (a: T, b: T)
     for (let lo = 0; lo < n; lo += 2 * width) {
       const mid = Math.min(lo + width, n);
       const hi = Math.min(lo + 2 * width, n);
-      let i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) {
-        to[k++] = compare(from[j]!, from[i]!) < 0 ? from[j++]! : from[i++]!;
+      let index = lo, j = mid, k = lo;
+      while (index < mid && j < hi) {
+        to[k++] = compare(from[j]!, from[index]!) < 0 ? from[j++]! : from[index++]!;
         if ((k & 1023) === 0) await slicer.pause();
       }
-      while (i < mid) to[k++] = from[i++]!;
+      while (index < mid) to[k++] = from[index++]!;
       while (j < hi) to[k++] = from[j++]!;
     }
     [from, to] = [to, from];

@@ -26,13 +26,13 @@ export class ValueSet {
   private hasDateStrings = false;
 
   constructor(values: readonly Value[]) {
-    for (const v of values) {
-      const key = equalityKey(v);
-      if (key === undefined) { this.structured.push(v); continue; }
+    for (const value of values) {
+      const key = equalityKey(value);
+      if (key === undefined) { this.structured.push(value); continue; }
       this.keys.add(key);
-      if (v instanceof Tagged && v.type === 'DateTime') this.hasDates = true;
-      else if (typeof v === 'string') {
-        const instant = instantOf(v);
+      if (value instanceof Tagged && value.type === 'DateTime') this.hasDates = true;
+      else if (typeof value === 'string') {
+        const instant = instantOf(value);
         if (instant !== undefined) { this.keys.add('x' + instant); this.hasDateStrings = true; }
       }
     }

@@ -50,13 +50,13 @@ export class Bulk {
   constructor(private readonly db: EngineCore, private readonly records: Records) {}
 
   /** Inserts every valid body as one logged batch; invalid ones are reported in `failed`. */
-  insertMany(c: string, bodies: readonly unknown[]): Promise<BulkResult> {
-    return this.run(c, bodies.map((body) => ({ kind: 'insert' as const, body })));
+  insertMany(collection: string, bodies: readonly unknown[]): Promise<BulkResult> {
+    return this.run(collection, bodies.map((body) => ({ kind: 'insert' as const, body })));
   }
 
   /** Runs a bulk request. Resolves once the successful part is durable. */
-  async run(c: string, items: readonly BulkItem[]): Promise<BulkResult> {
-    validateCollectionName(c);
+  async run(collection: string, items: readonly BulkItem[]): Promise<BulkResult> {
+    validateCollectionName(collection);
     const failed: BulkFailure[] = [];
     const prepared: Array<Prepared | undefined> = [];
     // The request's body was decoded in the tick that got here: parse the items in a fresh one.
@@ -65,7 +65,7 @@ export class Bulk {
     for (let index = 0; index < items.length; index++) {
       const item = items[index]!;
       try {
-        prepared.push(this.prepare(c, item, index));
+        prepared.push(this.prepare(collection, item, index));
       } catch (err) {
         failed.push({ index, id: rawId(item), error: toDbError(err).message });
       }
@@ -80,14 +80,14 @@ export class Bulk {
         const chunk = prepared.slice(start, start + BULK_CHUNK) as Prepared[];
         // Staged items are let go: the collector then copies only the items still to come, not the whole request.
         prepared.fill(undefined, start, start + chunk.length);
-        const out = this.runChunk(work, c, chunk, failed);
+        const out = this.runChunk(work, collection, chunk, failed);
         if ('chunkError' in out) {
           failed.push({ id: null, error: `Chunk ${start / BULK_CHUNK + 1} (items ${start + 1}-${start + chunk.length}) failed: ${out.chunkError}` });
           // The failed chunk may have staged part of itself: start again from the chunks that succeeded (rare: a bug).
           work = view.fork();
           work.stage(effects);
         } else {
-          for (const e of out.effects) effects.push(e);
+          for (const effect of out.effects) effects.push(effect);
           for (const id of out.ids) successful.push(id);
         }
         await slicer.pause();
@@ -102,7 +102,7 @@ export class Bulk {
    * Stages a chunk's items into `work`. Item errors are recorded per item;
    * anything unexpected fails the chunk, leaving `work` to be rebuilt.
    */
-  private runChunk(work: WorkingView, c: string, chunk: readonly Prepared[], failed: BulkFailure[]):
+  private runChunk(work: WorkingView, collection: string, chunk: readonly Prepared[], failed: BulkFailure[]):
     { effects: Effect[]; ids: string[] } | { chunkError: string } {
     const effects: Effect[] = [];
     const ids: string[] = [];
@@ -113,7 +113,7 @@ export class Bulk {
       for (const item of chunk) {
         own.length = 0;
         try {
-          ids.push(this.apply(work, c, item, own));
+          ids.push(this.apply(work, collection, item, own));
         } catch (err) {
           if (!(err instanceof DbError)) throw err;
           itemFailures.push({ index: item.index, id: failedId(item), error: err.message });
@@ -121,7 +121,7 @@ export class Bulk {
         }
         const marked = markNoRipple(own, item.bypassRipple);
         work.stage(marked);
-        for (const e of marked) effects.push(e);
+        for (const effect of marked) effects.push(effect);
       }
     } catch (err) {
       return { chunkError: (err as Error).message };
@@ -130,24 +130,24 @@ export class Bulk {
     return { effects, ids };
   }
 
-  private apply(view: WorkingView, c: string, item: Prepared, effects: Effect[]): string {
+  private apply(view: WorkingView, collection: string, item: Prepared, effects: Effect[]): string {
     switch (item.kind) {
-      case 'new': return this.records.insertMade(view, c, item.record, item.body, effects);
-      case 'insert': return this.records.insertInto(view, c, item.p, effects, item.freshId);
-      case 'update': this.records.updateIn(view, c, item.id, item.p, effects); return item.id;
-      case 'delete': this.records.deleteIn(view, c, item.id, effects); return item.id;
+      case 'new': return this.records.insertMade(view, collection, item.record, item.body, effects);
+      case 'insert': return this.records.insertInto(view, collection, item.p, effects, item.freshId);
+      case 'update': this.records.updateIn(view, collection, item.id, item.p, effects); return item.id;
+      case 'delete': this.records.deleteIn(view, collection, item.id, effects); return item.id;
     }
   }
 
-  private prepare(c: string, item: BulkItem, index: number): Prepared {
+  private prepare(collection: string, item: BulkItem, index: number): Prepared {
     const bypassRipple = item.bypassRipple === true;
     switch (item.kind) {
       case 'insert': {
         // A new id is made here, outside the writer (one the alias replaces is simply not used).
-        const record = this.records.makeNew(c, item.body);
+        const record = this.records.makeNew(collection, item.body);
         if (record) return { kind: 'new', index, record, body: item.body, bypassRipple };
-        const p = this.records.prepare(item.body);
-        return p.id === undefined ? { kind: 'insert', index, p, bypassRipple, freshId: this.db.ids.next() } : { kind: 'insert', index, p, bypassRipple };
+        const prepared = this.records.prepare(item.body);
+        return prepared.id === undefined ? { kind: 'insert', index, p: prepared, bypassRipple, freshId: this.db.ids.next() } : { kind: 'insert', index, p: prepared, bypassRipple };
       }
       case 'update': return { kind: 'update', index, id: validateId(item.id), p: this.records.prepare(item.body), bypassRipple };
       case 'delete': return { kind: 'delete', index, id: validateId(item.id), bypassRipple };

@@ -45,36 +45,36 @@ export class MultiWrites {
    * matching `filter` (every record when undefined; at most `limit`, in scan
    * order). Resolves to the new fields of each; [] when nothing matched.
    */
-  async updateWhere(c: string, filter: Filter | undefined, body: unknown, bypassRipple = false, limit?: number): Promise<Fields[]> {
-    validateCollectionName(c);
+  async updateWhere(collection: string, filter: Filter | undefined, body: unknown, bypassRipple = false, limit?: number): Promise<Fields[]> {
+    validateCollectionName(collection);
     const prepared = this.records.prepare(body);
-    return this.statement(c, bypassRipple, (view) => this.matching(view, c, filter, limit),
-      (work, id, effects) => this.records.updateIn(work, c, id, prepared, effects));
+    return this.statement(collection, bypassRipple, (view) => this.matching(view, collection, filter, limit),
+      (work, id, effects) => this.records.updateIn(work, collection, id, prepared, effects));
   }
 
   /** Applies update actions, in order, to every live record matching `filter`. Resolves to the new fields of each. */
-  async actionsWhere(c: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple = false, limit?: number): Promise<Fields[]> {
-    validateCollectionName(c);
-    return this.statement(c, bypassRipple, (view) => this.matching(view, c, filter, limit),
-      (work, id, effects) => this.records.actionsIn(work, c, id, steps, effects));
+  async actionsWhere(collection: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple = false, limit?: number): Promise<Fields[]> {
+    validateCollectionName(collection);
+    return this.statement(collection, bypassRipple, (view) => this.matching(view, collection, filter, limit),
+      (work, id, effects) => this.records.actionsIn(work, collection, id, steps, effects));
   }
 
   /** Deletes (into the trash) every live record matching `filter`. Resolves to the deleted records as they were. */
-  async deleteWhere(c: string, filter: Filter | undefined, bypassRipple = false): Promise<Fields[]> {
-    validateCollectionName(c);
-    return this.statement(c, bypassRipple, (view) => this.matching(view, c, filter, undefined), (work, id, effects) => {
-      const before = work.record(c, id)!.fields;
-      this.records.deleteIn(work, c, id, effects);
+  async deleteWhere(collection: string, filter: Filter | undefined, bypassRipple = false): Promise<Fields[]> {
+    validateCollectionName(collection);
+    return this.statement(collection, bypassRipple, (view) => this.matching(view, collection, filter, undefined), (work, id, effects) => {
+      const before = work.record(collection, id)!.fields;
+      this.records.deleteIn(work, collection, id, effects);
       return before;
     });
   }
 
   /** Inserts every wire record, or none when one fails. Resolves to the inserted records, in order. */
-  async insertAll(c: string, bodies: readonly unknown[], bypassRipple = false): Promise<Fields[]> {
-    validateCollectionName(c);
+  async insertAll(collection: string, bodies: readonly unknown[], bypassRipple = false): Promise<Fields[]> {
+    validateCollectionName(collection);
     const prepared = bodies.map((b) => this.records.prepare(b));
-    return this.statement(c, bypassRipple, () => prepared, (work, p, effects) => {
-      this.records.insertInto(work, c, p, effects);
+    return this.statement(collection, bypassRipple, () => prepared, (work, p, effects) => {
+      this.records.insertInto(work, collection, p, effects);
       return lastPut(effects);
     });
   }
@@ -84,11 +84,11 @@ export class MultiWrites {
    * twice is deleted once), or none when one is missing (NotFound naming it).
    * Resolves to the deleted records as they were.
    */
-  async deleteAll(c: string, idsOrAliases: readonly string[], bypassRipple = false): Promise<Fields[]> {
-    validateCollectionName(c);
-    return this.statement(c, bypassRipple, (view) => this.listed(view, c, idsOrAliases), (work, id, effects) => {
-      const before = work.record(c, id)!.fields;
-      this.records.deleteIn(work, c, id, effects);
+  async deleteAll(collection: string, idsOrAliases: readonly string[], bypassRipple = false): Promise<Fields[]> {
+    validateCollectionName(collection);
+    return this.statement(collection, bypassRipple, (view) => this.listed(view, collection, idsOrAliases), (work, id, effects) => {
+      const before = work.record(collection, id)!.fields;
+      this.records.deleteIn(work, collection, id, effects);
       return before;
     });
   }
@@ -98,18 +98,18 @@ export class MultiWrites {
    * match), else inserts `body` (by id: under that id). Resolves to the
    * written records.
    */
-  async upsert(c: string, target: UpsertTarget, body: unknown, bypassRipple = false): Promise<Fields[]> {
-    validateCollectionName(c);
+  async upsert(collection: string, target: UpsertTarget, body: unknown, bypassRipple = false): Promise<Fields[]> {
+    validateCollectionName(collection);
     const prepared = this.records.prepare(body);
     return this.db.write(async (view) => {
       const effects: Effect[] = [];
-      const matched = 'id' in target ? this.live(view, c, resolveRecordId(view, c, target.id, this.records.unique)) : await this.matching(view, c, target.filter, undefined);
+      const matched = 'id' in target ? this.live(view, collection, resolveRecordId(view, collection, target.id, this.records.unique)) : await this.matching(view, collection, target.filter, undefined);
       if (matched.length === 0) {
         const insert: PreparedWrite = 'id' in target ? { ...prepared, id: prepared.id ?? target.id } : prepared;
-        this.records.insertInto(view, c, insert, effects);
+        this.records.insertInto(view, collection, insert, effects);
         return { effects: markNoRipple(effects, bypassRipple), result: [lastPut(effects)] };
       }
-      const result = await this.changeEach(view.fork(), matched, effects, (work, id, own) => this.records.updateIn(work, c, id, prepared, own));
+      const result = await this.changeEach(view.fork(), matched, effects, (work, id, own) => this.records.updateIn(work, collection, id, prepared, own));
       return { effects: markNoRipple(effects, bypassRipple), result };
     });
   }
@@ -121,7 +121,7 @@ export class MultiWrites {
    * computed or applied meanwhile, so the view stays as it is), so a
    * statement over a million records holds no read.
    */
-  private statement<T>(c: string, bypassRipple: boolean, targets: (view: WorkingView) => readonly T[] | Promise<readonly T[]>, change: Change<T>): Promise<Fields[]> {
+  private statement<T>(collection: string, bypassRipple: boolean, targets: (view: WorkingView) => readonly T[] | Promise<readonly T[]>, change: Change<T>): Promise<Fields[]> {
     return this.db.write(async (view) => {
       const effects: Effect[] = [];
       const result = await this.changeEach(view.fork(), await targets(view), effects, change);
@@ -137,20 +137,20 @@ export class MultiWrites {
       const own: Effect[] = [];
       out.push(change(work, t, own));
       work.stage(own);
-      for (const e of own) effects.push(e);
+      for (const effect of own) effects.push(effect);
       if (slicer.counted()) await slicer.pause();
     }
     return out;
   }
 
   /** Ids of the live records of `c` matching `filter`, in scan order, at most `limit`; in slices. */
-  private async matching(view: WorkingView, c: string, filter: Filter | undefined, limit: number | undefined): Promise<string[]> {
+  private async matching(view: WorkingView, collection: string, filter: Filter | undefined, limit: number | undefined): Promise<string[]> {
     const ids: string[] = [];
     if (limit === 0) return ids;
-    const plan = filter && !view.droppedHere(c) ? this.indexes.plan(c, filter) : undefined;
+    const plan = filter && !view.droppedHere(collection) ? this.indexes.plan(collection, filter) : undefined;
     const now = this.db.now();
     const slicer = new Slicer(SCAN_CHECK_EVERY);
-    for (const [id, entry] of plan ? this.candidates(view, c, plan.ids) : view.records(c)) {
+    for (const [id, entry] of plan ? this.candidates(view, collection, plan.ids) : view.records(collection)) {
       if (slicer.counted()) await slicer.pause();
       if (isExpired(entry, now) || (filter && !matchFilter(filter, entry.fields))) continue;
       ids.push(id);
@@ -164,13 +164,13 @@ export class MultiWrites {
    * group already changed (the index only knows committed state), in the
    * order `find` returns them: committed insertion order, then new records.
    */
-  private candidates(view: WorkingView, c: string, planned: ReadonlySet<string>): Array<[string, RecordEntry]> {
+  private candidates(view: WorkingView, collection: string, planned: ReadonlySet<string>): Array<[string, RecordEntry]> {
     const ids = new Set(planned);
-    for (const [id] of view.changedImages(c)) ids.add(id);
-    const committed = this.db.state.collections.get(c)?.records;
+    for (const [id] of view.changedImages(collection)) ids.add(id);
+    const committed = this.db.state.collections.get(collection)?.records;
     const out: Array<[string, RecordEntry, number]> = [];
     for (const id of ids) {
-      const entry = view.record(c, id);
+      const entry = view.record(collection, id);
       if (entry) out.push([id, entry, committed?.get(id)?.ord ?? Infinity]);
     }
     // A stable sort: records new in this group keep the order they were staged in.
@@ -179,17 +179,17 @@ export class MultiWrites {
   }
 
   /** [id] when the record is live in the view, else []. */
-  private live(view: WorkingView, c: string, id: string): string[] {
-    const entry = view.record(c, id);
+  private live(view: WorkingView, collection: string, id: string): string[] {
+    const entry = view.record(collection, id);
     return entry && !isExpired(entry, this.db.now()) ? [id] : [];
   }
 
   /** The listed records' ids, each once; NotFound naming the first that is not live. */
-  private listed(view: WorkingView, c: string, idsOrAliases: readonly string[]): string[] {
+  private listed(view: WorkingView, collection: string, idsOrAliases: readonly string[]): string[] {
     const ids = new Set<string>();
     for (const given of idsOrAliases) {
-      const [id] = this.live(view, c, resolveRecordId(view, c, given, this.records.unique));
-      if (id === undefined) throw new NotFound(`${MESSAGES.recordNotFound}: '${given}' in collection '${c}'`);
+      const [id] = this.live(view, collection, resolveRecordId(view, collection, given, this.records.unique));
+      if (id === undefined) throw new NotFound(`${MESSAGES.recordNotFound}: '${given}' in collection '${collection}'`);
       ids.add(id);
     }
     return [...ids];

@@ -70,13 +70,13 @@ export class Records {
   }
 
   /** Inserts one record, creating the collection if needed. Resolves to the new id once durable. */
-  async insert(c: string, body: unknown, bypassRipple = false): Promise<string> {
-    validateCollectionName(c);
-    const made = this.makeNew(c, body);
+  async insert(collection: string, body: unknown, bypassRipple = false): Promise<string> {
+    validateCollectionName(collection);
+    const made = this.makeNew(collection, body);
     const prepared = made ? undefined : this.prepare(body);
     return this.db.write((view) => {
       const effects: Effect[] = [];
-      const id = made ? this.insertMade(view, c, made, body, effects) : this.insertInto(view, c, prepared!, effects);
+      const id = made ? this.insertMade(view, collection, made, body, effects) : this.insertInto(view, collection, prepared!, effects);
       return { effects: markNoRipple(effects, bypassRipple), result: id };
     });
   }
@@ -87,8 +87,8 @@ export class Records {
    * other body, and while `c` has a schema (it would be made for nothing:
    * insertMade takes the general path there).
    */
-  makeNew(c: string, body: unknown): Fields | undefined {
-    if (this.db.state.collections.get(c)?.meta.schema) return undefined;
+  makeNew(collection: string, body: unknown): Fields | undefined {
+    if (this.db.state.collections.get(collection)?.meta.schema) return undefined;
     return plainNewRecord(body, () => this.db.ids.next());
   }
 
@@ -97,11 +97,11 @@ export class Records {
    * `body`: its put as made, into an existing collection without a schema;
    * into any other, what insertInto() makes of `body`, with the made id.
    */
-  insertMade(view: WorkingView, c: string, record: Fields, body: unknown, effects: Effect[]): string {
+  insertMade(view: WorkingView, collection: string, record: Fields, body: unknown, effects: Effect[]): string {
     const id = record.id as string;
-    const meta = view.collection(c);
-    if (!meta || meta.schema) return this.insertInto(view, c, this.prepare(body), effects, id);
-    effects.push(putEffect(c, id, record, undefined, true));
+    const meta = view.collection(collection);
+    if (!meta || meta.schema) return this.insertInto(view, collection, this.prepare(body), effects, id);
+    effects.push(putEffect(collection, id, record, undefined, true));
     return id;
   }
 
@@ -113,9 +113,9 @@ export class Records {
    * a later insert of the same group would rely on. `freshId` is an id made
    * ahead (bulk inserts), used where a new one would be made.
    */
-  insertInto(view: WorkingView, c: string, prepared: PreparedWrite, effects: Effect[], freshId?: string): string {
-    const existingMeta = view.collection(c);
-    const meta = existingMeta ?? { name: c, createdAt: new Date(this.db.now()).toISOString() };
+  insertInto(view: WorkingView, collection: string, prepared: PreparedWrite, effects: Effect[], freshId?: string): string {
+    const existingMeta = view.collection(collection);
+    const meta = existingMeta ?? { name: collection, createdAt: new Date(this.db.now()).toISOString() };
     const alias = meta.schema?.primary_key_alias;
     let id = prepared.id;
     let made = false;
@@ -128,45 +128,45 @@ export class Records {
       made = true;
     } else {
       // An expired record the sweeper has not removed yet no longer holds its id (upsert re-inserts it).
-      const existing = view.record(c, id);
-      if (existing && !isExpired(existing, this.db.now())) throw new Conflict(`Record with id '${id}' already exists in collection '${c}'`);
+      const existing = view.record(collection, id);
+      if (existing && !isExpired(existing, this.db.now())) throw new Conflict(`Record with id '${id}' already exists in collection '${collection}'`);
     }
-    let fields = this.checkSchema(view, c, meta, withDeclaredTypes(meta.schema, prepared), undefined);
+    let fields = this.checkSchema(view, collection, meta, withDeclaredTypes(meta.schema, prepared), undefined);
     const ttl = prepared.ttl ? resolveTtl(prepared.ttl.raw, this.db.now(), prepared.ttl.sliding) : undefined;
     fields = withSystemFields(fields, id, ttl);
     if (!existingMeta) effects.push({ kind: 'createCollection', meta });
-    effects.push(putEffect(c, id, fields, ttl, made));
+    effects.push(putEffect(collection, id, fields, ttl, made));
     return id;
   }
 
   /** Runs defaults, validation, unique checks and coercion for a full record. */
-  private checkSchema(view: WorkingView, c: string, meta: CollectionMeta, fields: Record<string, Value>, selfId: string | undefined): Record<string, Value> {
+  private checkSchema(view: WorkingView, collection: string, meta: CollectionMeta, fields: Record<string, Value>, selfId: string | undefined): Record<string, Value> {
     const schema: Schema | undefined = meta.schema;
     if (!schema || Object.keys(schema.fields).length === 0) return fields;
     const withDefaults = applyDefaults(schema, fields);
     const violations = validateRecord(schema, withDefaults, selfId ? 'update' : 'insert');
     if (violations.length === 0) {
-      violations.push(...findUniqueViolations(schema, withDefaults, uniqueCandidates(view, this.unique, c, schema, withDefaults, this.db.now()), selfId));
+      violations.push(...findUniqueViolations(schema, withDefaults, uniqueCandidates(view, this.unique, collection, schema, withDefaults, this.db.now()), selfId));
     }
     if (violations.length > 0) throw new SchemaViolation(violations);
     return coerceToSchema(schema, withDefaults);
   }
 
   /** The live entry for an id or primary-key-alias value, from committed state. Throws NotFound. */
-  private liveEntry(c: string, idOrAlias: string): [string, RecordEntry] {
-    const coll = this.db.state.collections.get(c);
+  private liveEntry(collection: string, idOrAlias: string): [string, RecordEntry] {
+    const coll = this.db.state.collections.get(collection);
     if (!coll) throw new NotFound(MESSAGES.recordNotFound);
     let id = idOrAlias;
     let entry = coll.records.get(id);
     if (!entry) {
       const alias = coll.meta.schema?.primary_key_alias;
       if (alias && alias !== 'id') {
-        const found = committedByAlias(this.unique, coll.records, c, alias, idOrAlias);
+        const found = committedByAlias(this.unique, coll.records, collection, alias, idOrAlias);
         if (found) [id, entry] = found;
       }
     }
     if (!entry) {
-      if (this.expiry.wasExpired(c, idOrAlias)) throw new NotFound(MESSAGES.recordDeleted);
+      if (this.expiry.wasExpired(collection, idOrAlias)) throw new NotFound(MESSAGES.recordDeleted);
       throw new NotFound(MESSAGES.recordNotFound);
     }
     // Most records have no TTL: no clock read for them.
@@ -175,15 +175,15 @@ export class Records {
   }
 
   /** Reads one record by id or alias value; extends a sliding TTL. Throws NotFound. */
-  findById(c: string, idOrAlias: string): Fields {
-    const [id, entry] = this.liveEntry(c, idOrAlias);
-    if (entry.slidingMs !== undefined) return this.expiry.touch(c, id, entry);
+  findById(collection: string, idOrAlias: string): Fields {
+    const [id, entry] = this.liveEntry(collection, idOrAlias);
+    if (entry.slidingMs !== undefined) return this.expiry.touch(collection, id, entry);
     return entry.fields;
   }
 
   /** Live records of a collection (committed state), in insertion order. */
-  *scan(c: string): IterableIterator<Fields> {
-    const coll = this.db.state.collections.get(c);
+  *scan(collection: string): IterableIterator<Fields> {
+    const coll = this.db.state.collections.get(collection);
     if (!coll) return;
     const now = this.db.now();
     for (const entry of coll.records.values()) if (!isExpired(entry, now)) yield entry.fields;
@@ -196,30 +196,30 @@ export class Records {
    * so a query over a million records holds no other request. Without a
    * projection or join the rows are the stored records themselves (frozen).
    */
-  async find(c: string, q: Query): Promise<Fields[]> {
-    const coll = this.db.state.collections.get(c);
+  async find(collection: string, query: Query): Promise<Fields[]> {
+    const coll = this.db.state.collections.get(collection);
     if (!coll) return [];
     const slicer = new Slicer(SCAN_CHECK_EVERY);
-    const plan = this.indexes.plan(c, q.filter);
-    const rows = await withScan(coll, this.db.now(), (scan) => runQueryInSlices(plan ? idsOf(scan, plan.ids) : scan, q, slicer));
-    return this.shapeInSlices(rows, q, slicer);
+    const plan = this.indexes.plan(collection, query.filter);
+    const rows = await withScan(coll, this.db.now(), (scan) => runQueryInSlices(plan ? idsOf(scan, plan.ids) : scan, query, slicer));
+    return this.shapeInSlices(rows, query, slicer);
   }
 
   /** How `find` would run the query, with the counts it saw. */
-  async explain(c: string, q: Query): Promise<Record<string, unknown>> {
+  async explain(collection: string, query: Query): Promise<Record<string, unknown>> {
     const started = performance.now();
-    const coll = this.db.state.collections.get(c);
-    const plan = this.indexes.plan(c, q.filter);
-    const rows = coll ? await withScan(coll, this.db.now(), (scan) => runQueryInSlices(plan ? idsOf(scan, plan.ids) : scan, q)) : [];
+    const coll = this.db.state.collections.get(collection);
+    const plan = this.indexes.plan(collection, query.filter);
+    const rows = coll ? await withScan(coll, this.db.now(), (scan) => runQueryInSlices(plan ? idsOf(scan, plan.ids) : scan, query)) : [];
     const total = coll?.records.size ?? 0;
     return {
-      collection: c,
+      collection,
       plan: plan
         ? { type: 'index_scan', index: plan.index, operator: plan.operator, candidates: plan.ids.size }
         : { type: 'full_scan', candidates: total },
       total_records: total,
       returned: rows.length,
-      indexes: [...this.indexes.indexes(c).values()].map((i) => ({ field: i.field, type: i.type })),
+      indexes: [...this.indexes.indexes(collection).values()].map((i) => ({ field: i.field, type: i.type })),
       execution_time_ms: Math.round((performance.now() - started) * 1000) / 1000,
     };
   }
@@ -230,21 +230,21 @@ export class Records {
    * projection as sets, the join as one pass over each target collection,
    * so the cost is rows plus targets, never rows times targets.
    */
-  shapeRows(rows: Fields[], q: Query): Fields[] {
+  shapeRows(rows: Fields[], query: Query): Fields[] {
     let joined: Map<string, Fields[]> | undefined;
-    if (q.join && rows.length > 0) {
+    if (query.join && rows.length > 0) {
       joined = new Map();
-      for (const target of q.join.collections) for (const t of this.scan(target)) addJoinTarget(joined, q.join, t);
+      for (const target of query.join.collections) for (const t of this.scan(target)) addJoinTarget(joined, query.join, t);
     }
-    return rows.map(this.shaper(q, joined));
+    return rows.map(this.shaper(query, joined));
   }
 
   /** shapeRows() in slices of the event loop, the join's targets read as they all were when it began. */
-  private async shapeInSlices(rows: Fields[], q: Query, slicer: Slicer): Promise<Fields[]> {
-    if (!q.selectFields && !q.excludeFields && !q.join) return rows;
+  private async shapeInSlices(rows: Fields[], query: Query, slicer: Slicer): Promise<Fields[]> {
+    if (!query.selectFields && !query.excludeFields && !query.join) return rows;
     let joined: Map<string, Fields[]> | undefined;
-    if (q.join && rows.length > 0) {
-      const join = q.join;
+    if (query.join && rows.length > 0) {
+      const join = query.join;
       const now = this.db.now();
       const scans = join.collections.flatMap((target) => {
         const coll = this.db.state.collections.get(target);
@@ -257,7 +257,7 @@ export class Records {
         for (const scan of scans) scan.close();
       }
     }
-    const shape = this.shaper(q, joined);
+    const shape = this.shaper(query, joined);
     const out = new Array<Fields>(rows.length);
     for (let i = 0; i < rows.length; i++) {
       out[i] = shape(rows[i]!);
@@ -267,21 +267,21 @@ export class Records {
   }
 
   /** The function shaping each answered row (projection, then the join's matches), prepared once per query. */
-  private shaper(q: Query, joined: Map<string, Fields[]> | undefined): (r: Fields) => Fields {
-    const projection = compileProjection(q.selectFields, q.excludeFields);
-    const join = q.join;
-    return (r) => {
-      const out = applyProjection(r, projection);
+  private shaper(query: Query, joined: Map<string, Fields[]> | undefined): (record: Fields) => Fields {
+    const projection = compileProjection(query.selectFields, query.excludeFields);
+    const join = query.join;
+    return (record) => {
+      const out = applyProjection(record, projection);
       if (!join || !joined) return out;
-      const local = getPath(r, join.localField);
+      const local = getPath(record, join.localField);
       const matches = local === undefined || local === null ? [] : joined.get(hashKey(local)) ?? [];
       return { ...out, [join.asField]: new JoinedRecords(matches) as unknown as Value };
     };
   }
 
   /** Live records of `c`: the collection's size, unless some record carries a TTL (then counted in slices). */
-  async count(c: string): Promise<number> {
-    const coll = this.db.state.collections.get(c);
+  async count(collection: string): Promise<number> {
+    const coll = this.db.state.collections.get(collection);
     if (!coll) return 0;
     if (coll.expiringRecords === 0) return coll.records.size;
     let n = 0;
@@ -294,58 +294,58 @@ export class Records {
    * matching a filter; in slices. Throws InvalidInput for a bad or hostile
    * field path.
    */
-  async distinct(c: string, fieldPath: string, filter?: Filter): Promise<unknown[]> {
+  async distinct(collection: string, fieldPath: string, filter?: Filter): Promise<unknown[]> {
     const field = parseFieldPath(fieldPath, 'distinct field');
-    const coll = this.db.state.collections.get(c);
+    const coll = this.db.state.collections.get(collection);
     if (!coll) return [];
     const seen = new Map<string, Value>();
     const slicer = new Slicer(SCAN_CHECK_EVERY);
-    await withScan(coll, this.db.now(), (scan) => scan.each((r) => {
-      if (filter && !matchFilter(filter, r)) return;
-      const v = getPath(r, field);
-      if (v === undefined) return;
-      const k = hashKey(v);
-      if (!seen.has(k)) seen.set(k, v);
+    await withScan(coll, this.db.now(), (scan) => scan.each((record) => {
+      if (filter && !matchFilter(filter, record)) return;
+      const value = getPath(record, field);
+      if (value === undefined) return;
+      const key = hashKey(value);
+      if (!seen.has(key)) seen.set(key, value);
     }, slicer));
     const sorted = await sortInSlices([...seen.values()], sortCompare, slicer);
     return sorted.map(bareValue);
   }
 
   /** Merges a partial record into an existing one. Throws NotFound (404) when it does not exist. */
-  async update(c: string, idOrAlias: string, body: unknown, bypassRipple = false): Promise<Fields> {
-    validateCollectionName(c);
+  async update(collection: string, idOrAlias: string, body: unknown, bypassRipple = false): Promise<Fields> {
+    validateCollectionName(collection);
     const prepared = this.prepare(body);
-    const [id] = this.liveEntry(c, idOrAlias);
+    const [id] = this.liveEntry(collection, idOrAlias);
     return this.db.write((view) => {
       const effects: Effect[] = [];
-      const fields = this.updateIn(view, c, id, prepared, effects);
+      const fields = this.updateIn(view, collection, id, prepared, effects);
       return { effects: markNoRipple(effects, bypassRipple), result: fields };
     });
   }
 
   /** Computes the effects of a merge update (used by update, batch update and commit). */
-  updateIn(view: WorkingView, c: string, id: string, prepared: PreparedWrite, effects: Effect[]): Fields {
-    const meta = view.collection(c);
-    const entry = view.record(c, id);
+  updateIn(view: WorkingView, collection: string, id: string, prepared: PreparedWrite, effects: Effect[]): Fields {
+    const meta = view.collection(collection);
+    const entry = view.record(collection, id);
     if (!meta || !entry || isExpired(entry, this.db.now())) throw new NotFound(MESSAGES.recordNotFound);
     if (prepared.id !== undefined && prepared.id !== id) throw new InvalidInput(`Cannot change a record's id ('${id}' to '${prepared.id}')`);
     const { id: _id, ttl: _ttl, ...current } = entry.fields;
-    let fields = this.checkSchema(view, c, meta, { ...current, ...withDeclaredTypes(meta.schema, prepared) }, id);
+    let fields = this.checkSchema(view, collection, meta, { ...current, ...withDeclaredTypes(meta.schema, prepared) }, id);
     let ttl: ResolvedTtl | undefined = entry.expiresAt === undefined ? undefined : { expiresAt: entry.expiresAt, slidingMs: entry.slidingMs };
     if (prepared.ttl === null) ttl = undefined;
     else if (prepared.ttl) ttl = resolveTtl(prepared.ttl.raw, this.db.now(), prepared.ttl.sliding);
     fields = withSystemFields(fields, id, ttl);
-    effects.push(putEffect(c, id, fields, ttl));
+    effects.push(putEffect(collection, id, fields, ttl));
     return fields;
   }
 
   /** Applies parsed update actions atomically, in order. */
-  async applyActions(c: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple = false): Promise<Fields> {
-    validateCollectionName(c);
-    const [id] = this.liveEntry(c, idOrAlias);
+  async applyActions(collection: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple = false): Promise<Fields> {
+    validateCollectionName(collection);
+    const [id] = this.liveEntry(collection, idOrAlias);
     return this.db.write((view) => {
       const effects: Effect[] = [];
-      const fields = this.actionsIn(view, c, id, steps, effects);
+      const fields = this.actionsIn(view, collection, id, steps, effects);
       return { effects: markNoRipple(effects, bypassRipple), result: fields };
     });
   }
@@ -355,28 +355,28 @@ export class Records {
    * action routes and transaction commit): the result is validated like a
    * merge update, and the record keeps its TTL.
    */
-  actionsIn(view: WorkingView, c: string, id: string, steps: readonly ActionStep[], effects: Effect[]): Fields {
-    const entry = view.record(c, id);
+  actionsIn(view: WorkingView, collection: string, id: string, steps: readonly ActionStep[], effects: Effect[]): Fields {
+    const entry = view.record(collection, id);
     if (!entry || isExpired(entry, this.db.now())) throw new NotFound(MESSAGES.recordNotFound);
     const { id: _id, ttl: _ttl, ...user } = applyActionSequence(entry.fields, steps);
-    return this.updateIn(view, c, id, { fields: user, raw: {} }, effects);
+    return this.updateIn(view, collection, id, { fields: user, raw: {} }, effects);
   }
 
   /** Deletes a record into the trash. Throws NotFound. */
-  async delete(c: string, idOrAlias: string, bypassRipple = false): Promise<string> {
-    validateCollectionName(c);
-    const [id] = this.liveEntry(c, idOrAlias);
+  async delete(collection: string, idOrAlias: string, bypassRipple = false): Promise<string> {
+    validateCollectionName(collection);
+    const [id] = this.liveEntry(collection, idOrAlias);
     return this.db.write((view) => {
       const effects: Effect[] = [];
-      this.deleteIn(view, c, id, effects);
+      this.deleteIn(view, collection, id, effects);
       return { effects: markNoRipple(effects, bypassRipple), result: id };
     });
   }
 
-  deleteIn(view: WorkingView, c: string, id: string, effects: Effect[]): void {
-    const entry = view.record(c, id);
+  deleteIn(view: WorkingView, collection: string, id: string, effects: Effect[]): void {
+    const entry = view.record(collection, id);
     if (!entry || isExpired(entry, this.db.now())) throw new NotFound(MESSAGES.recordNotFound);
-    effects.push({ kind: 'delete', collection: c, id, trashedAt: this.db.now() });
+    effects.push({ kind: 'delete', collection, id, trashedAt: this.db.now() });
   }
 }
 
@@ -396,8 +396,8 @@ function withDeclaredTypes(schema: Schema | undefined, prepared: PreparedWrite):
 
 /** The id and entry of the record whose primary-key-alias field holds `value` (compared as text). */
 export function findByAlias(records: Iterable<[string, RecordEntry]>, alias: string, value: string): [string, RecordEntry] | undefined {
-  for (const [rid, e] of records) {
-    if (Object.hasOwn(e.fields, alias) && String(bareValue(e.fields[alias]!)) === value) return [rid, e];
+  for (const [rid, entry] of records) {
+    if (Object.hasOwn(entry.fields, alias) && String(bareValue(entry.fields[alias]!)) === value) return [rid, entry];
   }
   return undefined;
 }
@@ -406,33 +406,33 @@ export function findByAlias(records: Iterable<[string, RecordEntry]>, alias: str
  * The record id for an id or primary-key-alias value in `view`, as the
  * direct record routes resolve it; the value itself when nothing matches.
  */
-export function resolveRecordId(view: WorkingView, c: string, idOrAlias: string, unique?: UniqueIndexes): string {
-  if (view.record(c, idOrAlias)) return idOrAlias;
-  const alias = view.collection(c)?.schema?.primary_key_alias;
+export function resolveRecordId(view: WorkingView, collection: string, idOrAlias: string, unique?: UniqueIndexes): string {
+  if (view.record(collection, idOrAlias)) return idOrAlias;
+  const alias = view.collection(collection)?.schema?.primary_key_alias;
   if (!alias || alias === 'id') return idOrAlias;
-  if (!unique) return findByAlias(view.records(c), alias, idOrAlias)?.[0] ?? idOrAlias;
+  if (!unique) return findByAlias(view.records(collection), alias, idOrAlias)?.[0] ?? idOrAlias;
   // Records that may hold the text: committed holders and staged holders, each read at its image in the view.
   const matches = new Set<string>();
   const consider = (id: string): void => {
-    const e = view.record(c, id);
-    if (e && Object.hasOwn(e.fields, alias) && String(bareValue(e.fields[alias]!)) === idOrAlias) matches.add(id);
+    const entry = view.record(collection, id);
+    if (entry && Object.hasOwn(entry.fields, alias) && String(bareValue(entry.fields[alias]!)) === idOrAlias) matches.add(id);
   };
-  for (const id of unique.aliasHolders(c, alias, idOrAlias)) consider(id);
-  for (const id of view.stagedHolders(c, alias, 'alias', idOrAlias)) consider(id);
+  for (const id of unique.aliasHolders(collection, alias, idOrAlias)) consider(id);
+  for (const id of view.stagedHolders(collection, alias, 'alias', idOrAlias)) consider(id);
   if (matches.size === 0) return idOrAlias;
   if (matches.size === 1) return [...matches][0]!;
   // Several records share the text: the first in record order wins, as a scan finds it.
-  return findByAlias(view.records(c), alias, idOrAlias)?.[0] ?? idOrAlias;
+  return findByAlias(view.records(collection), alias, idOrAlias)?.[0] ?? idOrAlias;
 }
 
 /** `findByAlias` over committed records, through the alias index. */
-function committedByAlias(unique: UniqueIndexes, records: ReadonlyMap<string, RecordEntry>, c: string, alias: string, value: string): [string, RecordEntry] | undefined {
-  const holders = unique.aliasHolders(c, alias, value);
+function committedByAlias(unique: UniqueIndexes, records: ReadonlyMap<string, RecordEntry>, collection: string, alias: string, value: string): [string, RecordEntry] | undefined {
+  const holders = unique.aliasHolders(collection, alias, value);
   if (holders.size === 0) return undefined;
   if (holders.size > 1) return findByAlias(records, alias, value);
   const [id] = holders;
-  const e = records.get(id!);
-  return e ? [id!, e] : undefined;
+  const entry = records.get(id!);
+  return entry ? [id!, entry] : undefined;
 }
 
 /**
@@ -443,31 +443,31 @@ function committedByAlias(unique: UniqueIndexes, records: ReadonlyMap<string, Re
  * is read at the staged one; so every record a full scan of the view would
  * find colliding is among them.
  */
-function* uniqueCandidates(view: WorkingView, unique: UniqueIndexes, c: string, schema: Schema, fields: Fields, now: number): IterableIterator<Fields> {
+function* uniqueCandidates(view: WorkingView, unique: UniqueIndexes, collection: string, schema: Schema, fields: Fields, now: number): IterableIterator<Fields> {
   const ids = new Set<string>();
   for (const [name, def] of Object.entries(schema.fields)) {
     if (!def.unique || !Object.hasOwn(fields, name)) continue;
-    const v = fields[name];
-    if (v === undefined || v === null) continue;
-    for (const id of unique.valueHolders(c, name, v)) ids.add(id);
-    for (const id of view.stagedHolders(c, name, 'unique', v)) ids.add(id);
+    const value = fields[name];
+    if (value === undefined || value === null) continue;
+    for (const id of unique.valueHolders(collection, name, value)) ids.add(id);
+    for (const id of view.stagedHolders(collection, name, 'unique', value)) ids.add(id);
   }
   for (const id of ids) {
-    const e = view.record(c, id);
-    if (e && !isExpired(e, now)) yield e.fields;
+    const entry = view.record(collection, id);
+    if (entry && !isExpired(entry, now)) yield entry.fields;
   }
 }
 
 /** `ttl_update_on_access`: absent or null means false; anything but a boolean is InvalidInput. */
 function slidingFlag(raw: unknown): boolean {
-  const v = unwrap(raw);
-  if (v === undefined || v === null) return false;
-  if (typeof v !== 'boolean') throw new InvalidInput("'ttl_update_on_access' must be true or false");
-  return v;
+  const value = unwrap(raw);
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw new InvalidInput("'ttl_update_on_access' must be true or false");
+  return value;
 }
 
-function unwrap(v: unknown): unknown {
-  return isPlainObject(v) && 'type' in v && 'value' in v ? v.value : v;
+function unwrap(value: unknown): unknown {
+  return isPlainObject(value) && 'type' in value && 'value' in value ? value.value : value;
 }
 
 /**
@@ -488,9 +488,9 @@ function plainNewRecord(body: unknown, newId: () => string): Fields | undefined 
   if (!out) return undefined;
   out.id = newId();
   for (let i = 1; i < keys.length; i++) {
-    const k = keys[i]!;
-    assertSafeKey(k, '');
-    out[k] = fieldFromWire(body[k], k);
+    const key = keys[i]!;
+    assertSafeKey(key, '');
+    out[key] = fieldFromWire(body[key], key);
   }
   return Object.freeze(out);
 }
@@ -498,7 +498,7 @@ function plainNewRecord(body: unknown, newId: () => string): Fields | undefined 
 /** The stored record: `id` first, the fields, then `ttl` when the record has one (values/record-object.ts holds why it is built so). */
 function withSystemFields(fields: Record<string, Value>, id: string, ttl: ResolvedTtl | undefined): Record<string, Value> {
   const keys = ['id'];
-  for (const k in fields) if (k !== 'id' && k !== 'ttl') keys.push(k);
+  for (const key in fields) if (key !== 'id' && key !== 'ttl') keys.push(key);
   if (ttl) keys.push('ttl');
   const out = recordObject(keys);
   if (!out) {
@@ -511,18 +511,18 @@ function withSystemFields(fields: Record<string, Value>, id: string, ttl: Resolv
   }
   out.id = id;
   for (let i = 1; i < keys.length; i++) {
-    const k = keys[i]!;
-    out[k] = k === 'ttl' ? ttlString(ttl!.expiresAt) : fields[k]!;
+    const key = keys[i]!;
+    out[key] = key === 'ttl' ? ttlString(ttl!.expiresAt) : fields[key]!;
   }
   return Object.freeze(out) as Record<string, Value>;
 }
 
 /** `madeId`: `id` was just made by the id generator (effects.ts MADE_ID). */
-export function putEffect(c: string, id: string, fields: Fields, ttl: ResolvedTtl | undefined, madeId = false): Effect {
+export function putEffect(collection: string, id: string, fields: Fields, ttl: ResolvedTtl | undefined, madeId = false): Effect {
   type Put = {
     kind: 'put'; collection: string; id: string; fields: Fields; expiresAt?: number; slidingMs?: number; [MADE_ID]?: true;
   };
-  const e: Put = madeId ? { kind: 'put', collection: c, id, fields, [MADE_ID]: true } : { kind: 'put', collection: c, id, fields };
+  const e: Put = madeId ? { kind: 'put', collection, id, fields, [MADE_ID]: true } : { kind: 'put', collection, id, fields };
   if (ttl) {
     e.expiresAt = ttl.expiresAt;
     if (ttl.slidingMs !== undefined) e.slidingMs = ttl.slidingMs;

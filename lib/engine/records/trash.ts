@@ -16,29 +16,29 @@ export class Trash {
   constructor(private readonly db: EngineCore) {}
 
   /** Restores one record. 404 when it is not in the trash; 409 when a live record has its id. */
-  async restore(c: string, id: string): Promise<void> {
-    validateCollectionName(c);
+  async restore(collection: string, id: string): Promise<void> {
+    validateCollectionName(collection);
     await this.db.write((view) => {
-      if (!view.trashed(c, id)) throw new NotFound(`Record '${id}' is not in the trash of collection '${c}'`);
-      if (!view.collection(c)) throw new NotFound(`Collection '${c}' no longer exists`);
-      if (view.record(c, id)) throw new Conflict(`A live record with id '${id}' already exists in '${c}'`);
-      return { effects: [{ kind: 'restore', collection: c, id }], result: undefined };
+      if (!view.trashed(collection, id)) throw new NotFound(`Record '${id}' is not in the trash of collection '${collection}'`);
+      if (!view.collection(collection)) throw new NotFound(`Collection '${collection}' no longer exists`);
+      if (view.record(collection, id)) throw new Conflict(`A live record with id '${id}' already exists in '${collection}'`);
+      return { effects: [{ kind: 'restore', collection, id }], result: undefined };
     });
   }
 
   /** Restores every trashed record of a collection whose id is free. Returns how many. */
-  async restoreAll(c: string): Promise<number> {
-    validateCollectionName(c);
+  async restoreAll(collection: string): Promise<number> {
+    validateCollectionName(collection);
     return this.db.write((view) => {
-      if (!view.collection(c)) throw new NotFound(`Collection '${c}' not found`);
+      if (!view.collection(collection)) throw new NotFound(`Collection '${collection}' not found`);
       const effects: Effect[] = [];
-      for (const [id] of view.trashedRecords(c)) if (!view.record(c, id)) effects.push({ kind: 'restore', collection: c, id });
+      for (const [id] of view.trashedRecords(collection)) if (!view.record(collection, id)) effects.push({ kind: 'restore', collection, id });
       return { effects, result: effects.length };
     });
   }
 
-  count(c: string): number {
-    return this.db.state.trash.get(c)?.size ?? 0;
+  count(collection: string): number {
+    return this.db.state.trash.get(collection)?.size ?? 0;
   }
 
   /**
@@ -49,8 +49,8 @@ export class Trash {
   async purgeExpired(): Promise<number> {
     const cutoff = this.db.now() - TRASH_RETENTION_MS;
     let due: Array<[string, string]> = [];
-    for (const [c, trashed] of [...this.db.state.trash]) {
-      due = due.concat(await collectDue(trashed, ([id, t]): [string, string] | undefined => (t.deletedAt <= cutoff ? [c, id] : undefined)));
+    for (const [collection, trashed] of [...this.db.state.trash]) {
+      due = due.concat(await collectDue(trashed, ([id, t]): [string, string] | undefined => (t.deletedAt <= cutoff ? [collection, id] : undefined)));
     }
     return writeInChunks(this.db, due, (view, chunk) => chunk
       .filter(([c, id]) => { const t = view.trashed(c, id); return t !== undefined && t.deletedAt <= cutoff; })

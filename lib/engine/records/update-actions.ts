@@ -66,16 +66,16 @@ const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /** Digits after the decimal point of a decimal literal ("1.50" → 2, "1e-3" → 3). */
 function scaleOf(text: string): number {
-  const m = /^[+-]?\d*(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
-  return m ? Math.max(0, (m[1]?.length ?? 0) - Number(m[2] ?? 0)) : 0;
+  const match = /^[+-]?\d*(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
+  return match ? Math.max(0, (match[1]?.length ?? 0) - Number(match[2] ?? 0)) : 0;
 }
 
-function numOf(v: Value | undefined): Num | undefined {
-  if (typeof v === 'number') return { kind: Number.isSafeInteger(v) ? 'Integer' : 'Float', n: v, scale: scaleOf(String(v)) };
-  if (typeof v === 'bigint') return { kind: 'Integer', n: v, scale: 0 };
-  if (!(v instanceof Tagged)) return undefined;
-  if (v.type === 'Float' || v.type === 'Number') return { kind: v.type, n: v.value as number, scale: scaleOf(String(v.value)) };
-  if (v.type === 'Decimal') return { kind: 'Decimal', n: Number(v.value), scale: scaleOf(v.value as string) };
+function numOf(value: Value | undefined): Num | undefined {
+  if (typeof value === 'number') return { kind: Number.isSafeInteger(value) ? 'Integer' : 'Float', n: value, scale: scaleOf(String(value)) };
+  if (typeof value === 'bigint') return { kind: 'Integer', n: value, scale: 0 };
+  if (!(value instanceof Tagged)) return undefined;
+  if (value.type === 'Float' || value.type === 'Number') return { kind: value.type, n: value.value as number, scale: scaleOf(String(value.value)) };
+  if (value.type === 'Decimal') return { kind: 'Decimal', n: Number(value.value), scale: scaleOf(value.value as string) };
   return undefined;
 }
 
@@ -163,16 +163,16 @@ function seqValue(seq: Seq, items: Value[]): Value {
 }
 
 function element(action: UpdateAction, seq: Seq, raw: unknown, field: string): Value {
-  const v = rawFromWire(raw, field, 1);
-  if (seq.tag === 'Vector' && (typeof v !== 'number' || !Number.isFinite(v))) throw fail(action, 'value not numeric');
-  return v;
+  const value = rawFromWire(raw, field, 1);
+  if (seq.tag === 'Vector' && (typeof value !== 'number' || !Number.isFinite(value))) throw fail(action, 'value not numeric');
+  return value;
 }
 
 function addElement(action: 'push' | 'unshift', current: Value | undefined, raw: unknown, field: string): Value {
   const seq = seqOf(action, current, true);
-  const v = element(action, seq, raw, field);
-  if (seq.tag === 'Set' && seq.items.some((e) => equalValues(e, v))) return current!;
-  return seqValue(seq, action === 'push' ? [...seq.items, v] : [v, ...seq.items]);
+  const value = element(action, seq, raw, field);
+  if (seq.tag === 'Set' && seq.items.some((e) => equalValues(e, value))) return current!;
+  return seqValue(seq, action === 'push' ? [...seq.items, value] : [value, ...seq.items]);
 }
 
 function removeElements(current: Value | undefined, raw: unknown, field: string): Value {
@@ -244,8 +244,8 @@ export function applyActionSequence(fields: Fields, steps: readonly ActionStep[]
   return out;
 }
 
-function parseStep(raw: unknown, i: number): ActionStep {
-  const where = `sequence[${i}]`;
+function parseStep(raw: unknown, index: number): ActionStep {
+  const where = `sequence[${index}]`;
   let action: unknown, field: unknown, value: unknown;
   if (Array.isArray(raw) && (raw.length === 2 || raw.length === 3)) [action, field, value] = raw;
   else if (isPlainObject(raw) && Object.keys(raw).every((k) => k === 'action' || k === 'field' || k === 'value')) {

@@ -152,14 +152,14 @@ export class Replication {
     return this.db.write((view) => {
       if ((this.db.state.rippleSeen.get(b.origin) ?? 0) >= b.origin_seq) return { effects: [], result: 'duplicate' as const };
       const effects: Effect[] = [];
-      for (const e of b.effects) {
-        if ((e.kind === 'put') && !view.collection(e.collection)) {
-          const create: Effect = { kind: 'createCollection', meta: { name: e.collection, createdAt: new Date(this.db.now()).toISOString() } };
+      for (const effect of b.effects) {
+        if ((effect.kind === 'put') && !view.collection(effect.collection)) {
+          const create: Effect = { kind: 'createCollection', meta: { name: effect.collection, createdAt: new Date(this.db.now()).toISOString() } };
           view.stage([create]);
           effects.push(create);
         }
-        view.stage([e]);
-        effects.push(e);
+        view.stage([effect]);
+        effects.push(effect);
       }
       return { effects, result: 'applied' as const, origin: { node: b.origin, seq: b.origin_seq } };
     });

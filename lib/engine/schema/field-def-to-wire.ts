@@ -55,6 +55,6 @@ export function fieldDefToRaw(def: FieldDef): Record<string, unknown> {
   return out;
 }
 
-function wrap(v: Value): { type: TypeName; value: unknown } {
-  return { type: typeOf(v), value: bareValue(v) };
+function wrap(value: Value): { type: TypeName; value: unknown } {
+  return { type: typeOf(value), value: bareValue(value) };
 }

@@ -108,13 +108,13 @@ function parseIndexFor(type: TypeName, raw: unknown, field: string): IndexConfig
 }
 
 function parseDefault(def: FieldDef, raw: unknown, field: string): Value {
-  const v = fieldValueFromWire(def.field_type, raw, `${field}.default`);
-  const violations = checkValue(def, field, v);
+  const value = fieldValueFromWire(def.field_type, raw, `${field}.default`);
+  const violations = checkValue(def, field, value);
   if (violations.length > 0) {
     throw new InvalidInput(
-      `Field '${field}': default ${showValue(v)} does not satisfy the definition: ${violations.map((d) => d.message).join('; ')}`,
+      `Field '${field}': default ${showValue(value)} does not satisfy the definition: ${violations.map((d) => d.message).join('; ')}`,
       { details: violations },
     );
   }
-  return coerceValue(def.field_type, v, `${field}.default`);
+  return coerceValue(def.field_type, value, `${field}.default`);
 }

@@ -66,21 +66,21 @@ function fail(field: string, why: string): InvalidInput {
  * bound does not fit the type (e.g. a negative length, a non-RFC 3339 date).
  */
 export function parseBound(type: TypeName, raw: unknown, field: string, which: 'min' | 'max'): Value {
-  const v = fieldFromWire(raw, `${field}.${which}`);
+  const value = fieldFromWire(raw, `${field}.${which}`);
   if (isLengthBounded(type)) {
-    const n = numberOf(v);
+    const n = numberOf(value);
     if (n === undefined || !Number.isInteger(n) || n < 0) throw fail(field, `${which} must be a non-negative integer length for ${type}`);
     return n;
   }
   if (type === 'DateTime') {
-    if (v instanceof Tagged && v.type === 'DateTime') return v;
+    if (value instanceof Tagged && value.type === 'DateTime') return value;
     throw fail(field, `${which} must be an RFC 3339 date-time such as "2024-01-01T00:00:00Z"`);
   }
-  const n = numberOf(v);
+  const n = numberOf(value);
   if (n !== undefined) return n;
   // An Integer bound beyond 2^53 stays a bigint, so bounds compare exactly (compare.ts).
-  if (typeof v === 'bigint') return v;
-  if (type === 'Decimal' && acceptsType('Decimal', v)) return coerceValue('Decimal', v);
+  if (typeof value === 'bigint') return value;
+  if (type === 'Decimal' && acceptsType('Decimal', value)) return coerceValue('Decimal', value);
   throw fail(field, `${which} must be a number${type === 'Decimal' ? ' or a decimal string' : ''} for ${type}`);
 }
 
@@ -103,10 +103,10 @@ export function parseRegex(raw: unknown, field: string): string {
 export function parseEnums(type: TypeName, raw: unknown, field: string): readonly Value[] | undefined {
   if (!Array.isArray(raw)) throw fail(field, 'enums must be an array of allowed values');
   if (raw.length === 0) return undefined;
-  const values = raw.map((item, i) => {
-    const v = fieldValueFromWire(type, item, `${field}.enums[${i}]`);
-    if (v === null || !acceptsType(type, v)) throw fail(field, `enums[${i}] is not a ${type} value`);
-    return coerceValue(type, v);
+  const values = raw.map((item, index) => {
+    const value = fieldValueFromWire(type, item, `${field}.enums[${index}]`);
+    if (value === null || !acceptsType(type, value)) throw fail(field, `enums[${index}] is not a ${type} value`);
+    return coerceValue(type, value);
   });
   return Object.freeze(values);
 }

@@ -90,26 +90,26 @@ export function parseIndexConfig(raw: unknown, field: string): IndexConfig {
 }
 
 /** `{key: v}` when v is defined, else `{}`; keeps absent members out of the config. */
-function optional<K extends string, V>(key: K, v: V | undefined): { [P in K]?: V } {
-  return (v === undefined ? {} : { [key]: v }) as { [P in K]?: V };
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
-function optString(v: unknown, field: string, key: string): string | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string' || v === '') throw fail(field, `index ${key} must be a non-empty string`);
-  return v;
+function optString(value: unknown, field: string, key: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw fail(field, `index ${key} must be a non-empty string`);
+  return value;
 }
 
-function optChoice<T extends string>(v: unknown, choices: readonly T[], field: string, key: string): T | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string' || !(choices as readonly string[]).includes(v)) {
-    throw fail(field, `index ${key} must be one of ${choices.join(', ')}, got ${JSON.stringify(v)}`);
+function optChoice<T extends string>(value: unknown, choices: readonly T[], field: string, key: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) {
+    throw fail(field, `index ${key} must be one of ${choices.join(', ')}, got ${JSON.stringify(value)}`);
   }
-  return v as T;
+  return value as T;
 }
 
-function optPositiveInt(v: unknown, field: string, key: string): number | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw fail(field, `index ${key} must be a positive integer`);
-  return v;
+function optPositiveInt(value: unknown, field: string, key: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw fail(field, `index ${key} must be a positive integer`);
+  return value;
 }

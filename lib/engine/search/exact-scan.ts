@@ -15,7 +15,7 @@ export function exactVectorScan(
   allowed?: (id: string) => boolean,
 ): VectorHit[] {
   const scan = new NearestScan(metric, query, k);
-  for (const [id, e] of records ?? []) offerRecord(scan, id, e, field, query.length, allowed);
+  for (const [id, entry] of records ?? []) offerRecord(scan, id, entry, field, query.length, allowed);
   return scan.results();
 }
 
@@ -27,22 +27,22 @@ export async function exactVectorScanInSlices(
   const scan = new NearestScan(metric, query, k);
   // A 384-dimension vector is about 1.6 µs: the clock is read every 512 of them.
   const slicer = new Slicer(512);
-  for (const [id, e] of records ?? []) {
-    offerRecord(scan, id, e, field, query.length, allowed);
+  for (const [id, entry] of records ?? []) {
+    offerRecord(scan, id, entry, field, query.length, allowed);
     if (slicer.counted()) await slicer.pause();
   }
   return scan.results();
 }
 
 /** Offers `e`'s `field` vector to `scan` when it has the query's dimensions and `allowed` lets the record through. */
-function offerRecord(scan: NearestScan, id: string, e: RecordEntry, field: string, dims: number, allowed: ((id: string) => boolean) | undefined): void {
-  const raw = rawVector(e.fields[field]);
+function offerRecord(scan: NearestScan, id: string, entry: RecordEntry, field: string, dims: number, allowed: ((id: string) => boolean) | undefined): void {
+  const raw = rawVector(entry.fields[field]);
   if (raw && raw.length === dims && (!allowed || allowed(id))) scan.offer(id, raw);
 }
 
 /** The array a field holds (a Vector value or a bare array), unchecked: NearestScan skips what is not a vector. */
-export function rawVector(v: Value | undefined): readonly unknown[] | undefined {
-  const raw = v instanceof Tagged && v.type === 'Vector' ? v.value : v;
+export function rawVector(value: Value | undefined): readonly unknown[] | undefined {
+  const raw = value instanceof Tagged && value.type === 'Vector' ? value.value : value;
   return Array.isArray(raw) ? raw : undefined;
 }
 

@@ -87,11 +87,11 @@ export class IndexEntry {
   }
 
   /** Brings `id` (current entry `e`, undefined when gone) into the index, unless already current. */
-  walkStep(id: string, e: RecordEntry | undefined): void {
+  walkStep(id: string, entry: RecordEntry | undefined): void {
     const walk = this.walk!;
     if (walk.touched.has(id)) return;
-    if (e && e.version <= walk.sinceSeq && !walk.redo.has(id)) return; // unchanged since the loaded index was saved
-    this.apply(id, e?.fields);
+    if (entry && entry.version <= walk.sinceSeq && !walk.redo.has(id)) return; // unchanged since the loaded index was saved
+    this.apply(id, entry?.fields);
   }
 
   /** Records a committed change of `id` (`fields` undefined: deleted) at `seq`, to apply later. */

@@ -71,8 +71,8 @@ export async function persistSearchIndexes(ctx: IndexFilesContext, snapshotSeq: 
   }
   if (entries.length > 0) await writeManifest(fs, dir, { format: FORMAT, snapshotSeq, entries });
   for (const f of await fs.readdir(dir)) {
-    const m = FILE.exec(f);
-    if (m && Number(m[1]) !== snapshotSeq) await fs.unlink(path.join(dir, f)).catch(() => undefined);
+    const match = FILE.exec(f);
+    if (match && Number(match[1]) !== snapshotSeq) await fs.unlink(path.join(dir, f)).catch(() => undefined);
   }
 }
 

@@ -2,8 +2,8 @@
 import { Tagged, type Fields, type Value } from '../values/index.js';
 
 /** A record's vector in `field`: a Vector value or a bare array of numbers. */
-export function vectorOf(v: Value | undefined): number[] | undefined {
-  const raw = v instanceof Tagged && v.type === 'Vector' ? v.value : v;
+export function vectorOf(value: Value | undefined): number[] | undefined {
+  const raw = value instanceof Tagged && value.type === 'Vector' ? value.value : value;
   if (!Array.isArray(raw) || raw.length === 0 || !raw.every((x) => typeof x === 'number' && Number.isFinite(x))) return undefined;
   return raw as number[];
 }
@@ -11,10 +11,10 @@ export function vectorOf(v: Value | undefined): number[] | undefined {
 /** The text a record offers to full-text search: its top-level strings (and string arrays). */
 export function textFieldsOf(fields: Fields): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(fields)) {
-    if (k === 'id' || k === 'ttl') continue;
-    if (typeof v === 'string') out[k] = v;
-    else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) out[k] = (v as string[]).join(' ');
+  for (const [key, value] of Object.entries(fields)) {
+    if (key === 'id' || key === 'ttl') continue;
+    if (typeof value === 'string') out[key] = value;
+    else if (Array.isArray(value) && value.every((x) => typeof x === 'string')) out[key] = (value as string[]).join(' ');
   }
   return out;
 }

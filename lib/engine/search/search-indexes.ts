@@ -68,7 +68,7 @@ export class SearchIndexes {
 
   /** After recovery: builds the indexes every collection's schema declares, in the background. */
   start(): void {
-    for (const c of this.db.state.collections.keys()) this.ensureDeclared(c);
+    for (const collection of this.db.state.collections.keys()) this.ensureDeclared(collection);
   }
 
   /** Stops background work (on close). */
@@ -82,10 +82,10 @@ export class SearchIndexes {
    * this waits for it; the changes committed since are applied at once.
    * Unavailable when the build failed or the server is closing.
    */
-  async textReady(c: string): Promise<TextIndex> {
+  async textReady(collection: string): Promise<TextIndex> {
     for (;;) {
-      const entry = this.entry(c, 'text', TEXT_FIELD) ?? this.startBuild(new IndexEntry(c, 'text', TEXT_FIELD));
-      if (entry.state === 'failed') throw new Unavailable(`the text index of '${c}' could not be built (${entry.note ?? 'unknown error'})`);
+      const entry = this.entry(collection, 'text', TEXT_FIELD) ?? this.startBuild(new IndexEntry(collection, 'text', TEXT_FIELD));
+      if (entry.state === 'failed') throw new Unavailable(`the text index of '${collection}' could not be built (${entry.note ?? 'unknown error'})`);
       if (!entry.walk && !entry.loading) {
         this.builds.finish(entry);
         return entry.index as TextIndex;
@@ -96,8 +96,8 @@ export class SearchIndexes {
   }
 
   /** The vector index of `c.field`, complete (a build in progress is finished now); made with `dimensions` when empty. */
-  vector(c: string, field: string, dimensions: number): VectorIndex {
-    const entry = this.vectorEntry(c, field);
+  vector(collection: string, field: string, dimensions: number): VectorIndex {
+    const entry = this.vectorEntry(collection, field);
     this.builds.finish(entry);
     return entry.vectorIndex(dimensions);
   }
@@ -109,8 +109,8 @@ export class SearchIndexes {
    * and the caller scans exactly. Throws InvalidInput when the index holds
    * vectors of other dimensions.
    */
-  readyVector(c: string, field: string, dimensions: number): ReadyVectorIndex | undefined {
-    const entry = this.vectorEntry(c, field);
+  readyVector(collection: string, field: string, dimensions: number): ReadyVectorIndex | undefined {
+    const entry = this.vectorEntry(collection, field);
     const index = entry.index as VectorIndex | undefined;
     if (index && index.dimensions !== dimensions) {
       throw new InvalidInput(`vector has ${dimensions} dimensions; the index on '${field}' has ${index.dimensions}`);
@@ -118,8 +118,8 @@ export class SearchIndexes {
     return entry.usable() ? { index: entry.vectorIndex(dimensions), pending: entry.pending } : undefined;
   }
 
-  configOf(c: string, field: string): VectorConfig {
-    const ix = this.db.state.collections.get(c)?.meta.schema?.fields[field]?.index;
+  configOf(collection: string, field: string): VectorConfig {
+    const ix = this.db.state.collections.get(collection)?.meta.schema?.fields[field]?.index;
     if (ix?.type === 'vector') {
       return {
         algorithm: ix.algorithm === 'flat' ? 'flat' : 'hnsw', metric: (ix.metric ?? 'cosine') as Metric,
@@ -132,12 +132,12 @@ export class SearchIndexes {
   /** Every index and its state, for GET /api/health. */
   status(): IndexStatus[] {
     const out: IndexStatus[] = [];
-    for (const [c, entries] of this.byCollection) {
-      const total = this.db.state.collections.get(c)?.records.size ?? 0;
+    for (const [collection, entries] of this.byCollection) {
+      const total = this.db.state.collections.get(collection)?.records.size ?? 0;
       for (const e of entries.values()) {
         const walk = e.walk;
         const progress = e.state === 'ready' ? 1 : walk && walk.ids.length > 0 ? walk.pos / walk.ids.length : 0;
-        out.push({ collection: c, kind: e.kind, field: e.field, state: e.state, indexed: e.indexed(), total, progress, ...(e.note ? { note: e.note } : {}) });
+        out.push({ collection, kind: e.kind, field: e.field, state: e.state, indexed: e.indexed(), total, progress, ...(e.note ? { note: e.note } : {}) });
       }
     }
     return out;
@@ -149,13 +149,13 @@ export class SearchIndexes {
   }
 
   /** True when collection `c` exists. */
-  collectionExists(c: string): boolean {
-    return this.db.state.collections.has(c);
+  collectionExists(collection: string): boolean {
+    return this.db.state.collections.has(collection);
   }
 
   /** Builds an index from scratch in the background, with `note` (why) shown in health. */
-  rebuild(c: string, kind: IndexKind, field: string, note?: string): void {
-    const entry = new IndexEntry(c, kind, field, kind === 'vector' ? this.configOf(c, field) : undefined);
+  rebuild(collection: string, kind: IndexKind, field: string, note?: string): void {
+    const entry = new IndexEntry(collection, kind, field, kind === 'vector' ? this.configOf(collection, field) : undefined);
     entry.note = note;
     this.startBuild(entry);
   }
@@ -179,12 +179,12 @@ export class SearchIndexes {
   }
 
   /** The entry of an index, if registered. */
-  entry(c: string, kind: IndexKind, field: string): IndexEntry | undefined {
-    return this.byCollection.get(c)?.get(`${kind}:${field}`);
+  entry(collection: string, kind: IndexKind, field: string): IndexEntry | undefined {
+    return this.byCollection.get(collection)?.get(`${kind}:${field}`);
   }
 
-  private vectorEntry(c: string, field: string): IndexEntry {
-    return this.entry(c, 'vector', field) ?? this.startBuild(new IndexEntry(c, 'vector', field, this.configOf(c, field)));
+  private vectorEntry(collection: string, field: string): IndexEntry {
+    return this.entry(collection, 'vector', field) ?? this.startBuild(new IndexEntry(collection, 'vector', field, this.configOf(collection, field)));
   }
 
   private register(entry: IndexEntry): void {
@@ -203,18 +203,18 @@ export class SearchIndexes {
   }
 
   /** Builds the indexes `c`'s schema declares that are not registered yet (vector fields; a text field means the text index). */
-  private ensureDeclared(c: string): void {
-    const fields = this.db.state.collections.get(c)?.meta.schema?.fields ?? {};
+  private ensureDeclared(collection: string): void {
+    const fields = this.db.state.collections.get(collection)?.meta.schema?.fields ?? {};
     for (const [name, def] of Object.entries(fields)) {
-      if (def.index?.type === 'vector') this.vectorEntry(c, name);
-      if (def.index?.type === 'text' && !this.entry(c, 'text', TEXT_FIELD)) this.startBuild(new IndexEntry(c, 'text', TEXT_FIELD));
+      if (def.index?.type === 'vector') this.vectorEntry(collection, name);
+      if (def.index?.type === 'text' && !this.entry(collection, 'text', TEXT_FIELD)) this.startBuild(new IndexEntry(collection, 'text', TEXT_FIELD));
     }
   }
 
-  private follow(b: LoggedBatch, info: CommitInfo): void {
-    for (const e of b.effects) {
-      if (e.kind === 'dropCollection') this.byCollection.delete(e.name);
-      if (e.kind === 'setCollectionMeta' || e.kind === 'createCollection') this.metaChanged(e.meta.name);
+  private follow(batch: LoggedBatch, info: CommitInfo): void {
+    for (const effect of batch.effects) {
+      if (effect.kind === 'dropCollection') this.byCollection.delete(effect.name);
+      if (effect.kind === 'setCollectionMeta' || effect.kind === 'createCollection') this.metaChanged(effect.meta.name);
     }
     for (const ch of info.changes) {
       const entries = this.byCollection.get(ch.collection);
@@ -228,12 +228,12 @@ export class SearchIndexes {
   }
 
   /** A changed schema: vector indexes whose config changed are rebuilt, newly declared ones built. */
-  private metaChanged(c: string): void {
-    for (const entry of this.byCollection.get(c)?.values() ?? []) {
+  private metaChanged(collection: string): void {
+    for (const entry of this.byCollection.get(collection)?.values() ?? []) {
       if (entry.kind !== 'vector') continue;
-      const cfg = this.configOf(c, entry.field);
-      if (JSON.stringify(cfg) !== JSON.stringify(entry.config)) this.startBuild(new IndexEntry(c, 'vector', entry.field, cfg));
+      const cfg = this.configOf(collection, entry.field);
+      if (JSON.stringify(cfg) !== JSON.stringify(entry.config)) this.startBuild(new IndexEntry(collection, 'vector', entry.field, cfg));
     }
-    this.ensureDeclared(c);
+    this.ensureDeclared(collection);
   }
 }

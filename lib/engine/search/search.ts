@@ -37,17 +37,17 @@ const KEYS = new Set(['query', 'language', 'case_sensitive', 'fuzzy', 'enable_st
 
 const present = (v: unknown) => v !== undefined && v !== null;
 
-function bool(b: Record<string, unknown>, k: string): boolean | undefined {
-  if (!present(b[k])) return undefined;
-  if (typeof b[k] !== 'boolean') throw new InvalidInput(`'${k}' must be a boolean`);
-  return b[k] as boolean;
+function bool(b: Record<string, unknown>, key: string): boolean | undefined {
+  if (!present(b[key])) return undefined;
+  if (typeof b[key] !== 'boolean') throw new InvalidInput(`'${key}' must be a boolean`);
+  return b[key] as boolean;
 }
 
-function num(b: Record<string, unknown>, k: string, min: number, max: number, integer = false): number | undefined {
-  if (!present(b[k])) return undefined;
-  const v = b[k];
+function num(b: Record<string, unknown>, key: string, min: number, max: number, integer = false): number | undefined {
+  if (!present(b[key])) return undefined;
+  const v = b[key];
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
-    throw new InvalidInput(`'${k}' must be ${integer ? 'an integer' : 'a number'} between ${min} and ${max}`);
+    throw new InvalidInput(`'${key}' must be ${integer ? 'an integer' : 'a number'} between ${min} and ${max}`);
   }
   return v;
 }
@@ -111,28 +111,28 @@ export type SearchSource = Pick<EngineCore, 'state' | 'now'> & { readonly search
  * Runs a search over committed records, or over `view` (a transaction's own
  * records, searched exactly) when given.
  */
-export async function runSearch(db: SearchSource, c: string, req: SearchRequest, view?: Map<string, Fields>): Promise<{ results: SearchHit[]; total: number }> {
+export async function runSearch(db: SearchSource, collection: string, req: SearchRequest, view?: Map<string, Fields>): Promise<{ results: SearchHit[]; total: number }> {
   // A text search needs the collection's text index whole (a BM25 score reads the corpus's statistics): it waits
   // while the index is built in background slices, instead of building it here and holding the event loop for
   // seconds.
-  const text = req.query.trim() !== '' && !view ? await db.search.textReady(c) : undefined;
+  const text = req.query.trim() !== '' && !view ? await db.search.textReady(collection) : undefined;
   // A vector search is answered by a ready index of its metric; without one (being built, or another metric
   // than the index's) it reads every vector, and that scan runs in slices too. The rest runs in one tick, so the
   // indexes and the records they read agree; the scan's hits are checked against the records again there.
   let vector: VectorAnswer | undefined;
   if (req.vector && !view) {
-    const ready = readyIndexFor(db, c, req);
-    vector = ready ? { ready } : { scanned: await scanInSlices(db, c, req) };
+    const ready = readyIndexFor(db, collection, req);
+    vector = ready ? { ready } : { scanned: await scanInSlices(db, collection, req) };
   }
-  return searchNow(db, c, req, view, text, vector);
+  return searchNow(db, collection, req, view, text, vector);
 }
 
 /** How runSearch answers a vector search over committed records: the ready index, or the hits of the exact scan. */
 type VectorAnswer = { readonly ready: ReadyVectorIndex } | { readonly scanned: VectorHit[] };
 
-function searchNow(db: SearchSource, c: string, req: SearchRequest, view: Map<string, Fields> | undefined, text: TextIndex | undefined,
+function searchNow(db: SearchSource, collection: string, req: SearchRequest, view: Map<string, Fields> | undefined, text: TextIndex | undefined,
   vector: VectorAnswer | undefined): { results: SearchHit[]; total: number } {
-  const get = view ? (id: string) => view.get(id) : committedReader(db, c);
+  const get = view ? (id: string) => view.get(id) : committedReader(db, collection);
   const allowed = passing(get, req.filter);
   // Without metadata filters the indexes search unfiltered (a filter costs a call per record); hits are checked after.
   const filter = req.filter || view ? allowed : undefined;
@@ -142,7 +142,7 @@ function searchNow(db: SearchSource, c: string, req: SearchRequest, view: Map<st
     : textSearch(text, req, filter, view, hybrid ? undefined : limit * 2 + 10)?.filter((h) => filter || get(h.id) !== undefined);
   const vectorHits = !req.vector ? undefined
     : vector && 'scanned' in vector ? vector.scanned.filter((h) => allowed(h.id))
-    : overThreshold(req, vectorSearch(db, c, req, filter, view, vector?.ready)).filter((h) => filter || get(h.id) !== undefined);
+    : overThreshold(req, vectorSearch(db, collection, req, filter, view, vector?.ready)).filter((h) => filter || get(h.id) !== undefined);
   const fused = textHits && vectorHits
     ? fuseScores(textHits, vectorHits, { textWeight: req.textWeight ?? 0.5, vectorWeight: req.vectorWeight ?? 0.5 })
     : textHits ?? (vectorHits ?? []).map((h) => ({ id: h.id, score: h.score, matchedFields: [] as string[] }));
@@ -161,17 +161,17 @@ function passing(get: (id: string) => Fields | undefined, filter: Filter | undef
 }
 
 /** The metric a vector search scores by: its own, else the index's. */
-function metricOf(db: SearchSource, c: string, req: SearchRequest): Metric {
-  return req.vectorMetric ?? db.search.configOf(c, req.vectorField).metric;
+function metricOf(db: SearchSource, collection: string, req: SearchRequest): Metric {
+  return req.vectorMetric ?? db.search.configOf(collection, req.vectorField).metric;
 }
 
 /** A committed record by id, unless expired; never copies the collection. */
-function committedReader(db: SearchSource, c: string): (id: string) => Fields | undefined {
+function committedReader(db: SearchSource, collection: string): (id: string) => Fields | undefined {
   const now = db.now();
-  const committed = db.state.collections.get(c)?.records;
+  const committed = db.state.collections.get(collection)?.records;
   return (id) => {
-    const e = committed?.get(id);
-    return e && !isExpired(e, now) ? e.fields : undefined;
+    const entry = committed?.get(id);
+    return entry && !isExpired(entry, now) ? entry.fields : undefined;
   };
 }
 
@@ -185,15 +185,15 @@ function overThreshold(req: SearchRequest, hits: VectorHit[]): VectorHit[] {
 }
 
 /** The ready vector index that answers the search, if its metric is the search's (starts the index's build when there is none). */
-function readyIndexFor(db: SearchSource, c: string, req: SearchRequest): ReadyVectorIndex | undefined {
-  if (metricOf(db, c, req) !== db.search.configOf(c, req.vectorField).metric) return undefined;
-  return db.search.readyVector(c, req.vectorField, req.vector!.length);
+function readyIndexFor(db: SearchSource, collection: string, req: SearchRequest): ReadyVectorIndex | undefined {
+  if (metricOf(db, collection, req) !== db.search.configOf(collection, req.vectorField).metric) return undefined;
+  return db.search.readyVector(collection, req.vectorField, req.vector!.length);
 }
 
 /** The exact scan of the committed records, in slices that yield the event loop (a 100k x 384 scan is about 160 ms). */
-async function scanInSlices(db: SearchSource, c: string, req: SearchRequest): Promise<VectorHit[]> {
-  const allowed = req.filter ? passing(committedReader(db, c), req.filter) : undefined;
-  const hits = await exactVectorScanInSlices(db.state.collections.get(c)?.records, req.vectorField, metricOf(db, c, req), req.vector!, neighboursWanted(req, !!allowed), allowed);
+async function scanInSlices(db: SearchSource, collection: string, req: SearchRequest): Promise<VectorHit[]> {
+  const allowed = req.filter ? passing(committedReader(db, collection), req.filter) : undefined;
+  const hits = await exactVectorScanInSlices(db.state.collections.get(collection)?.records, req.vectorField, metricOf(db, collection, req), req.vector!, neighboursWanted(req, !!allowed), allowed);
   return overThreshold(req, hits);
 }
 
@@ -203,7 +203,7 @@ function textSearch(committed: TextIndex | undefined, req: SearchRequest, allowe
   let index: TextIndex;
   if (view) {
     index = new TextIndex();
-    for (const [id, r] of view) index.add(id, textFieldsOf(r));
+    for (const [id, record] of view) index.add(id, textFieldsOf(record));
   } else index = committed!;
   return index.search(req.query, {
     ...(req.fields ? { fields: req.fields } : {}), ...(req.weights ? { weights: req.weights } : {}),
@@ -215,15 +215,15 @@ function textSearch(committed: TextIndex | undefined, req: SearchRequest, allowe
 }
 
 /** A vector search answered by a transaction's own `view` (exactly) or by the collection's `ready` index (runSearch found it). */
-function vectorSearch(db: SearchSource, c: string, req: SearchRequest, allowed: ((id: string) => boolean) | undefined, view: Map<string, Fields> | undefined,
+function vectorSearch(db: SearchSource, collection: string, req: SearchRequest, allowed: ((id: string) => boolean) | undefined, view: Map<string, Fields> | undefined,
   ready: ReadyVectorIndex | undefined): VectorHit[] {
   const k = neighboursWanted(req, !!allowed);
-  const metric = metricOf(db, c, req);
+  const metric = metricOf(db, collection, req);
   if (view) {
     // Exact search over a transaction's own view: the scan the committed path falls back to, without copying vectors.
     const scan = new NearestScan(metric, req.vector!, k);
-    for (const [id, r] of view) { const v = vectorOf(r[req.vectorField]); if (v && (!allowed || allowed(id))) scan.offer(id, v); }
+    for (const [id, record] of view) { const v = vectorOf(record[req.vectorField]); if (v && (!allowed || allowed(id))) scan.offer(id, v); }
     return scan.results();
   }
-  return rescoreExactly(db.state.collections.get(c)?.records, req.vectorField, metric, req.vector!, searchReady(ready!, req.vectorField, metric, req.vector!, k, allowed));
+  return rescoreExactly(db.state.collections.get(collection)?.records, req.vectorField, metric, req.vector!, searchReady(ready!, req.vectorField, metric, req.vector!, k, allowed));
 }

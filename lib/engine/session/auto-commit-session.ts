@@ -12,16 +12,16 @@ export class AutoCommitSession implements Session {
 
   constructor(private readonly engine: SessionEngine) {}
 
-  findById(c: string, idOrAlias: string): Fields {
-    return this.engine.records.findById(c, idOrAlias);
+  findById(collection: string, idOrAlias: string): Fields {
+    return this.engine.records.findById(collection, idOrAlias);
   }
 
-  find(c: string, q: Query): Promise<Fields[]> {
-    return this.engine.records.find(c, q);
+  find(collection: string, query: Query): Promise<Fields[]> {
+    return this.engine.records.find(collection, query);
   }
 
-  search(c: string, req: SearchRequest): Promise<SearchResult> {
-    return this.engine.search(c, req);
+  search(collection: string, req: SearchRequest): Promise<SearchResult> {
+    return this.engine.search(collection, req);
   }
 
   /** The collection's size, or a count in slices when some record carries a TTL. */
@@ -34,47 +34,47 @@ export class AutoCommitSession implements Session {
     return this.engine.records.distinct(collection, field, filter);
   }
 
-  insert(c: string, record: unknown, bypassRipple = false): Promise<string> {
-    return this.engine.records.insert(c, record, bypassRipple);
+  insert(collection: string, record: unknown, bypassRipple = false): Promise<string> {
+    return this.engine.records.insert(collection, record, bypassRipple);
   }
 
-  update(c: string, idOrAlias: string, record: unknown, bypassRipple = false): Promise<Fields> {
-    return this.engine.records.update(c, idOrAlias, record, bypassRipple);
+  update(collection: string, idOrAlias: string, record: unknown, bypassRipple = false): Promise<Fields> {
+    return this.engine.records.update(collection, idOrAlias, record, bypassRipple);
   }
 
-  applyActions(c: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple = false): Promise<Fields> {
-    return this.engine.records.applyActions(c, idOrAlias, steps, bypassRipple);
+  applyActions(collection: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple = false): Promise<Fields> {
+    return this.engine.records.applyActions(collection, idOrAlias, steps, bypassRipple);
   }
 
-  delete(c: string, idOrAlias: string, bypassRipple = false): Promise<string> {
-    return this.engine.records.delete(c, idOrAlias, bypassRipple);
+  delete(collection: string, idOrAlias: string, bypassRipple = false): Promise<string> {
+    return this.engine.records.delete(collection, idOrAlias, bypassRipple);
   }
 
-  writeMany(c: string, items: readonly BulkItem[]): Promise<BulkResult> {
-    return this.engine.bulk.run(c, items);
+  writeMany(collection: string, items: readonly BulkItem[]): Promise<BulkResult> {
+    return this.engine.bulk.run(collection, items);
   }
 
-  updateWhere(c: string, filter: Filter | undefined, record: unknown, bypassRipple = false, limit?: number): Promise<Fields[]> {
-    return this.engine.multi.updateWhere(c, filter, record, bypassRipple, limit);
+  updateWhere(collection: string, filter: Filter | undefined, record: unknown, bypassRipple = false, limit?: number): Promise<Fields[]> {
+    return this.engine.multi.updateWhere(collection, filter, record, bypassRipple, limit);
   }
 
-  applyActionsWhere(c: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple = false, limit?: number): Promise<Fields[]> {
-    return this.engine.multi.actionsWhere(c, filter, steps, bypassRipple, limit);
+  applyActionsWhere(collection: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple = false, limit?: number): Promise<Fields[]> {
+    return this.engine.multi.actionsWhere(collection, filter, steps, bypassRipple, limit);
   }
 
-  deleteWhere(c: string, filter: Filter | undefined, bypassRipple = false): Promise<Fields[]> {
-    return this.engine.multi.deleteWhere(c, filter, bypassRipple);
+  deleteWhere(collection: string, filter: Filter | undefined, bypassRipple = false): Promise<Fields[]> {
+    return this.engine.multi.deleteWhere(collection, filter, bypassRipple);
   }
 
-  insertAll(c: string, records: readonly unknown[], bypassRipple = false): Promise<Fields[]> {
-    return this.engine.multi.insertAll(c, records, bypassRipple);
+  insertAll(collection: string, records: readonly unknown[], bypassRipple = false): Promise<Fields[]> {
+    return this.engine.multi.insertAll(collection, records, bypassRipple);
   }
 
-  deleteAll(c: string, idsOrAliases: readonly string[], bypassRipple = false): Promise<Fields[]> {
-    return this.engine.multi.deleteAll(c, idsOrAliases, bypassRipple);
+  deleteAll(collection: string, idsOrAliases: readonly string[], bypassRipple = false): Promise<Fields[]> {
+    return this.engine.multi.deleteAll(collection, idsOrAliases, bypassRipple);
   }
 
-  upsert(c: string, target: UpsertTarget, record: unknown, bypassRipple = false): Promise<Fields[]> {
-    return this.engine.multi.upsert(c, target, record, bypassRipple);
+  upsert(collection: string, target: UpsertTarget, record: unknown, bypassRipple = false): Promise<Fields[]> {
+    return this.engine.multi.upsert(collection, target, record, bypassRipple);
   }
 }

@@ -38,7 +38,7 @@ export interface SessionEngine {
   readonly bulk: Bulk;
   readonly transactions: TransactionManager;
   readonly multi: MultiWrites;
-  search(c: string, req: SearchRequest, view?: Map<string, Fields>): Promise<SearchResult>;
+  search(collection: string, req: SearchRequest, view?: Map<string, Fields>): Promise<SearchResult>;
 }
 
 export interface Session {
@@ -46,11 +46,11 @@ export interface Session {
   readonly transactionId: string | undefined;
 
   /** One record by id or primary-key-alias value. Throws NotFound. */
-  findById(c: string, idOrAlias: string): Fields;
+  findById(collection: string, idOrAlias: string): Fields;
   /** Records matching a parsed query, shaped (projection, join); a long query runs in slices of the event loop. */
-  find(c: string, q: Query): Promise<Fields[]>;
+  find(collection: string, query: Query): Promise<Fields[]>;
   /** Text, vector or hybrid search; a text search waits while the collection's text index is built. */
-  search(c: string, req: SearchRequest): Promise<SearchResult>;
+  search(collection: string, req: SearchRequest): Promise<SearchResult>;
   /** How many live records `collection` holds (0 when it does not exist). */
   count(collection: string): Promise<number>;
   /**
@@ -60,31 +60,31 @@ export interface Session {
   distinct(collection: string, field: string, filter?: Filter): Promise<unknown[]>;
 
   /** Inserts a wire record; resolves to its id. */
-  insert(c: string, record: unknown, bypassRipple?: boolean): Promise<string>;
+  insert(collection: string, record: unknown, bypassRipple?: boolean): Promise<string>;
   /** Merges a partial wire record into an existing record; resolves to the new fields. */
-  update(c: string, idOrAlias: string, record: unknown, bypassRipple?: boolean): Promise<Fields>;
+  update(collection: string, idOrAlias: string, record: unknown, bypassRipple?: boolean): Promise<Fields>;
   /** Applies update actions in order, atomically; resolves to the new fields. */
-  applyActions(c: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple?: boolean): Promise<Fields>;
+  applyActions(collection: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple?: boolean): Promise<Fields>;
   /** Deletes a record into the trash; resolves to its id. */
-  delete(c: string, idOrAlias: string, bypassRipple?: boolean): Promise<string>;
+  delete(collection: string, idOrAlias: string, bypassRipple?: boolean): Promise<string>;
   /** Many writes to one collection; an item that fails is reported alone while the rest go on. */
-  writeMany(c: string, items: readonly BulkItem[]): Promise<BulkResult>;
+  writeMany(collection: string, items: readonly BulkItem[]): Promise<BulkResult>;
 
   // Statements over many records: each is all or nothing (one durable batch, or staged as one statement).
   // Filters match live records as this session sees them (a transaction: its earlier staged writes included).
 
   /** Merges a partial wire record into every record matching `filter` (all when undefined; at most `limit`); resolves to their new fields. */
-  updateWhere(c: string, filter: Filter | undefined, record: unknown, bypassRipple?: boolean, limit?: number): Promise<Fields[]>;
+  updateWhere(collection: string, filter: Filter | undefined, record: unknown, bypassRipple?: boolean, limit?: number): Promise<Fields[]>;
   /** Applies update actions in order to every record matching `filter` (at most `limit`); resolves to their new fields. */
-  applyActionsWhere(c: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple?: boolean, limit?: number): Promise<Fields[]>;
+  applyActionsWhere(collection: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple?: boolean, limit?: number): Promise<Fields[]>;
   /** Deletes every record matching `filter` into the trash; resolves to the deleted records as they were. */
-  deleteWhere(c: string, filter: Filter | undefined, bypassRipple?: boolean): Promise<Fields[]>;
+  deleteWhere(collection: string, filter: Filter | undefined, bypassRipple?: boolean): Promise<Fields[]>;
   /** Inserts every wire record or none; resolves to the inserted records, in order. */
-  insertAll(c: string, records: readonly unknown[], bypassRipple?: boolean): Promise<Fields[]>;
+  insertAll(collection: string, records: readonly unknown[], bypassRipple?: boolean): Promise<Fields[]>;
   /** Deletes every listed record (ids or alias values) or none (NotFound naming a missing one); resolves to them as they were. */
-  deleteAll(c: string, idsOrAliases: readonly string[], bypassRipple?: boolean): Promise<Fields[]>;
+  deleteAll(collection: string, idsOrAliases: readonly string[], bypassRipple?: boolean): Promise<Fields[]>;
   /** Updates the target (a record by id, or every filter match) when it exists, else inserts the record; resolves to what was written. */
-  upsert(c: string, target: UpsertTarget, record: unknown, bypassRipple?: boolean): Promise<Fields[]>;
+  upsert(collection: string, target: UpsertTarget, record: unknown, bypassRipple?: boolean): Promise<Fields[]>;
 }
 
 /** A session inside one transaction: its statements are staged, and it ends with commit or rollback. */

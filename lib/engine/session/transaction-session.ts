@@ -34,17 +34,17 @@ class StagingSession implements TransactionSession {
     this.txs = engine.transactions;
   }
 
-  findById(c: string, idOrAlias: string): Fields {
-    return this.txs.findById(this.transactionId, c, idOrAlias);
+  findById(collection: string, idOrAlias: string): Fields {
+    return this.txs.findById(this.transactionId, collection, idOrAlias);
   }
 
-  async find(c: string, q: Query): Promise<Fields[]> {
-    return this.engine.records.shapeRows(this.txs.find(this.transactionId, c, q), q);
+  async find(collection: string, query: Query): Promise<Fields[]> {
+    return this.engine.records.shapeRows(this.txs.find(this.transactionId, collection, query), query);
   }
 
   /** Searches the transaction's own records exactly (the shared indexes hold committed records only). */
-  search(c: string, req: SearchRequest): Promise<SearchResult> {
-    return this.engine.search(c, req, this.txs.recordsOf(this.transactionId, c));
+  search(collection: string, req: SearchRequest): Promise<SearchResult> {
+    return this.engine.search(collection, req, this.txs.recordsOf(this.transactionId, collection));
   }
 
   /** Live records as the transaction sees them: a read of the whole collection (a predicate at Serializable). */
@@ -65,20 +65,20 @@ class StagingSession implements TransactionSession {
     return [...seen.values()].sort(sortCompare).map(bareValue);
   }
 
-  async insert(c: string, record: unknown, bypassRipple = false): Promise<string> {
-    return this.txs.stageInsert(this.transactionId, c, record, bypassRipple);
+  async insert(collection: string, record: unknown, bypassRipple = false): Promise<string> {
+    return this.txs.stageInsert(this.transactionId, collection, record, bypassRipple);
   }
 
-  async update(c: string, idOrAlias: string, record: unknown, bypassRipple = false): Promise<Fields> {
-    return this.txs.stageUpdate(this.transactionId, c, idOrAlias, record, bypassRipple);
+  async update(collection: string, idOrAlias: string, record: unknown, bypassRipple = false): Promise<Fields> {
+    return this.txs.stageUpdate(this.transactionId, collection, idOrAlias, record, bypassRipple);
   }
 
-  async applyActions(c: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple = false): Promise<Fields> {
-    return this.txs.stageActions(this.transactionId, c, idOrAlias, steps, bypassRipple);
+  async applyActions(collection: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple = false): Promise<Fields> {
+    return this.txs.stageActions(this.transactionId, collection, idOrAlias, steps, bypassRipple);
   }
 
-  async delete(c: string, idOrAlias: string, bypassRipple = false): Promise<string> {
-    return this.txs.stageDelete(this.transactionId, c, idOrAlias, bypassRipple);
+  async delete(collection: string, idOrAlias: string, bypassRipple = false): Promise<string> {
+    return this.txs.stageDelete(this.transactionId, collection, idOrAlias, bypassRipple);
   }
 
   /**
@@ -88,7 +88,7 @@ class StagingSession implements TransactionSession {
    * (TransactionManager.sliced). A rollback meanwhile discards what was
    * staged, and the items after it fail as the transaction is gone.
    */
-  async writeMany(c: string, items: readonly BulkItem[]): Promise<BulkResult> {
+  async writeMany(collection: string, items: readonly BulkItem[]): Promise<BulkResult> {
     // An unknown or expired transaction fails the whole request, not each item.
     return this.txs.sliced(this.transactionId, async () => {
       const successful: string[] = [];
@@ -97,7 +97,7 @@ class StagingSession implements TransactionSession {
       for (let index = 0; index < items.length; index++) {
         const item = items[index]!;
         try {
-          successful.push(this.stageItem(c, item));
+          successful.push(this.stageItem(collection, item));
         } catch (err) {
           failed.push({ index, id: namedId(item), error: toDbError(err).message });
         }
@@ -110,95 +110,95 @@ class StagingSession implements TransactionSession {
   // Statements over many records: matched against the transaction's view (its earlier staged writes
   // included), one operation staged per record, all dropped when one fails (stageStatement).
 
-  async updateWhere(c: string, filter: Filter | undefined, record: unknown, bypassRipple = false, limit?: number): Promise<Fields[]> {
-    const matched = this.matching(c, filter, limit);
+  async updateWhere(collection: string, filter: Filter | undefined, record: unknown, bypassRipple = false, limit?: number): Promise<Fields[]> {
+    const matched = this.matching(collection, filter, limit);
     return this.txs.stageStatement(this.transactionId, () =>
-      matched.map((r) => this.txs.stageUpdate(this.transactionId, c, r.id as string, record, bypassRipple)));
+      matched.map((r) => this.txs.stageUpdate(this.transactionId, collection, r.id as string, record, bypassRipple)));
   }
 
-  async applyActionsWhere(c: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple = false, limit?: number): Promise<Fields[]> {
-    const matched = this.matching(c, filter, limit);
+  async applyActionsWhere(collection: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple = false, limit?: number): Promise<Fields[]> {
+    const matched = this.matching(collection, filter, limit);
     return this.txs.stageStatement(this.transactionId, () =>
-      matched.map((r) => this.txs.stageActions(this.transactionId, c, r.id as string, steps, bypassRipple)));
+      matched.map((r) => this.txs.stageActions(this.transactionId, collection, r.id as string, steps, bypassRipple)));
   }
 
-  async deleteWhere(c: string, filter: Filter | undefined, bypassRipple = false): Promise<Fields[]> {
-    const matched = this.matching(c, filter, undefined);
-    return this.txs.stageStatement(this.transactionId, () => matched.map((r) => {
-      this.txs.stageDelete(this.transactionId, c, r.id as string, bypassRipple);
-      return r;
+  async deleteWhere(collection: string, filter: Filter | undefined, bypassRipple = false): Promise<Fields[]> {
+    const matched = this.matching(collection, filter, undefined);
+    return this.txs.stageStatement(this.transactionId, () => matched.map((record) => {
+      this.txs.stageDelete(this.transactionId, collection, record.id as string, bypassRipple);
+      return record;
     }));
   }
 
-  async insertAll(c: string, records: readonly unknown[], bypassRipple = false): Promise<Fields[]> {
-    validateCollectionName(c);
+  async insertAll(collection: string, records: readonly unknown[], bypassRipple = false): Promise<Fields[]> {
+    validateCollectionName(collection);
     return this.txs.stageStatement(this.transactionId, () => records.map((body) =>
-      this.findById(c, this.txs.stageInsert(this.transactionId, c, body, bypassRipple))));
+      this.findById(collection, this.txs.stageInsert(this.transactionId, collection, body, bypassRipple))));
   }
 
-  async deleteAll(c: string, idsOrAliases: readonly string[], bypassRipple = false): Promise<Fields[]> {
-    validateCollectionName(c);
+  async deleteAll(collection: string, idsOrAliases: readonly string[], bypassRipple = false): Promise<Fields[]> {
+    validateCollectionName(collection);
     // Looked up before any is staged, so a record named twice (by id and alias) is deleted once.
     const listed = new Map<string, Fields>();
     for (const given of idsOrAliases) {
-      const before = this.listed(c, given);
+      const before = this.listed(collection, given);
       if (!listed.has(before.id as string)) listed.set(before.id as string, before);
     }
     return this.txs.stageStatement(this.transactionId, () => [...listed.values()].map((before) => {
-      this.txs.stageDelete(this.transactionId, c, before.id as string, bypassRipple);
+      this.txs.stageDelete(this.transactionId, collection, before.id as string, bypassRipple);
       return before;
     }));
   }
 
-  async upsert(c: string, target: UpsertTarget, record: unknown, bypassRipple = false): Promise<Fields[]> {
-    validateCollectionName(c);
+  async upsert(collection: string, target: UpsertTarget, record: unknown, bypassRipple = false): Promise<Fields[]> {
+    validateCollectionName(collection);
     const tx = this.transactionId;
     if ('filter' in target) {
-      const matched = this.matching(c, target.filter, undefined);
+      const matched = this.matching(collection, target.filter, undefined);
       return this.txs.stageStatement(tx, () => matched.length > 0
-        ? matched.map((r) => this.txs.stageUpdate(tx, c, r.id as string, record, bypassRipple))
-        : [this.findById(c, this.txs.stageInsert(tx, c, record, bypassRipple))]);
+        ? matched.map((r) => this.txs.stageUpdate(tx, collection, r.id as string, record, bypassRipple))
+        : [this.findById(collection, this.txs.stageInsert(tx, collection, record, bypassRipple))]);
     }
-    const existing = this.liveOrUndefined(c, target.id);
-    if (existing) return [this.txs.stageUpdate(tx, c, existing.id as string, record, bypassRipple)];
+    const existing = this.liveOrUndefined(collection, target.id);
+    if (existing) return [this.txs.stageUpdate(tx, collection, existing.id as string, record, bypassRipple)];
     const body = isPlainObject(record) && record.id === undefined ? { ...record, id: target.id } : record;
-    return [this.findById(c, this.txs.stageInsert(tx, c, body, bypassRipple))];
+    return [this.findById(collection, this.txs.stageInsert(tx, collection, body, bypassRipple))];
   }
 
   /** Live records of `c` matching `filter` as the transaction sees them (a read: observed, and a predicate at Serializable). */
-  private matching(c: string, filter: Filter | undefined, limit: number | undefined): Fields[] {
-    validateCollectionName(c);
-    return this.txs.find(this.transactionId, c, { filter, sort: [], skip: 0, limit, bypassCache: false, bypassRipple: false });
+  private matching(collection: string, filter: Filter | undefined, limit: number | undefined): Fields[] {
+    validateCollectionName(collection);
+    return this.txs.find(this.transactionId, collection, { filter, sort: [], skip: 0, limit, bypassCache: false, bypassRipple: false });
   }
 
   /** A listed record as the transaction sees it; NotFound naming it. */
-  private listed(c: string, idOrAlias: string): Fields {
-    const found = this.liveOrUndefined(c, idOrAlias);
-    if (!found) throw new NotFound(`${MESSAGES.recordNotFound}: '${idOrAlias}' in collection '${c}'`);
+  private listed(collection: string, idOrAlias: string): Fields {
+    const found = this.liveOrUndefined(collection, idOrAlias);
+    if (!found) throw new NotFound(`${MESSAGES.recordNotFound}: '${idOrAlias}' in collection '${collection}'`);
     return found;
   }
 
   /** The record as the transaction sees it, undefined when it is not live (an unknown transaction still throws). */
-  private liveOrUndefined(c: string, idOrAlias: string): Fields | undefined {
+  private liveOrUndefined(collection: string, idOrAlias: string): Fields | undefined {
     this.txs.get(this.transactionId);
     try {
-      return this.findById(c, idOrAlias);
+      return this.findById(collection, idOrAlias);
     } catch (err) {
       if (err instanceof NotFound) return undefined;
       throw err;
     }
   }
 
-  private stageItem(c: string, item: BulkItem): string {
+  private stageItem(collection: string, item: BulkItem): string {
     const bypass = item.bypassRipple === true;
     switch (item.kind) {
-      case 'insert': return this.txs.stageInsert(this.transactionId, c, item.body, bypass);
+      case 'insert': return this.txs.stageInsert(this.transactionId, collection, item.body, bypass);
       case 'update': {
         const id = validateId(item.id);
-        this.txs.stageUpdate(this.transactionId, c, id, item.body, bypass);
+        this.txs.stageUpdate(this.transactionId, collection, id, item.body, bypass);
         return id;
       }
-      case 'delete': return this.txs.stageDelete(this.transactionId, c, validateId(item.id), bypass);
+      case 'delete': return this.txs.stageDelete(this.transactionId, collection, validateId(item.id), bypass);
     }
   }
 

@@ -18,9 +18,9 @@ export const isSnapshotName = (f: string): boolean => SNAPSHOT.test(f);
 
 /** The seq a segment or snapshot name carries (first batch, or snapshot seq). */
 export function seqOfName(file: string): number {
-  const m = SEGMENT.exec(file) ?? SNAPSHOT.exec(file);
-  if (!m) throw new Error(`not a segment or snapshot name: ${file}`);
-  return Number(m[1]);
+  const match = SEGMENT.exec(file) ?? SNAPSHOT.exec(file);
+  if (!match) throw new Error(`not a segment or snapshot name: ${file}`);
+  return Number(match[1]);
 }
 
 export interface SegmentFile { readonly name: string; readonly start: number }

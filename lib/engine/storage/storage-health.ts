@@ -68,7 +68,7 @@ export class StorageHealth {
   private healing: Promise<boolean> | undefined;
   private stopped = false;
   private repair: () => Promise<void> = () => Promise.reject(new Error('no storage repair wired'));
-  private readonly listeners: Array<(e: StorageEvent) => void> = [];
+  private readonly listeners: Array<(event: StorageEvent) => void> = [];
 
   constructor(private readonly clock: Clock, opts: HealOptions = {}, private readonly log: EngineLog = fallbackEngineLog) {
     this.opts = {
@@ -82,15 +82,15 @@ export class StorageHealth {
   /** Sets the repair action. It must leave storage writable or throw. */
   repairWith(fn: () => Promise<void>): void { this.repair = fn; }
 
-  onEvent(listener: (e: StorageEvent) => void): void { this.listeners.push(listener); }
+  onEvent(listener: (event: StorageEvent) => void): void { this.listeners.push(listener); }
 
   get readOnly(): boolean { return this.episode !== undefined; }
   get cause(): StorageFault | undefined { return this.episode?.cause; }
 
   status(): StorageStatus {
-    const e = this.episode;
-    if (!e) return { state: 'ok', healAttempts: 0 };
-    return { state: 'read_only', cause: e.cause, since: e.since, healAttempts: e.attempts, lastAttemptAt: e.lastAttemptAt, lastAttemptError: e.lastAttemptError };
+    const episode = this.episode;
+    if (!episode) return { state: 'ok', healAttempts: 0 };
+    return { state: 'read_only', cause: episode.cause, since: episode.since, healAttempts: episode.attempts, lastAttemptAt: episode.lastAttemptAt, lastAttemptError: episode.lastAttemptError };
   }
 
   /** Enters read-only mode and schedules repairs. While read-only, the first cause stands. */
@@ -129,20 +129,20 @@ export class StorageHealth {
   }
 
   private async attempt(): Promise<boolean> {
-    const e = this.episode!;
-    e.attempts += 1;
-    e.lastAttemptAt = this.clock.now();
+    const episode = this.episode!;
+    episode.attempts += 1;
+    episode.lastAttemptAt = this.clock.now();
     try {
       await this.repair();
     } catch (err) {
-      const x = err as NodeJS.ErrnoException;
-      e.lastAttemptError = { code: x.code ?? 'EUNKNOWN', message: x.message };
+      const error = err as NodeJS.ErrnoException;
+      episode.lastAttemptError = { code: error.code ?? 'EUNKNOWN', message: error.message };
       return false;
     }
     this.clearTimers();
     this.episode = undefined;
     this.healedAt = this.clock.now();
-    this.emit({ kind: 'healed', cause: e.cause, downMs: this.healedAt - e.since, attempts: e.attempts, refused: e.refused });
+    this.emit({ kind: 'healed', cause: episode.cause, downMs: this.healedAt - episode.since, attempts: episode.attempts, refused: episode.refused });
     return true;
   }
 
@@ -159,10 +159,10 @@ export class StorageHealth {
   }
 
   private summarize(): void {
-    const e = this.episode;
-    if (!e) return;
-    this.emit({ kind: 'still_read_only', cause: e.cause, refused: e.refusedInWindow, windowMs: this.opts.summaryMs, attempts: e.attempts, lastError: e.lastAttemptError });
-    e.refusedInWindow = 0;
+    const episode = this.episode;
+    if (!episode) return;
+    this.emit({ kind: 'still_read_only', cause: episode.cause, refused: episode.refusedInWindow, windowMs: this.opts.summaryMs, attempts: episode.attempts, lastError: episode.lastAttemptError });
+    episode.refusedInWindow = 0;
   }
 
   private clearTimers(): void {
@@ -171,10 +171,10 @@ export class StorageHealth {
     this.retryTimer = this.summaryTimer = undefined;
   }
 
-  private emit(e: StorageEvent): void {
+  private emit(event: StorageEvent): void {
     for (const l of this.listeners) {
       // A failing listener (a logger) must not break the write path that reported the fault.
-      try { l(e); } catch (err) { this.log('storage event listener failed', 'error', err); }
+      try { l(event); } catch (err) { this.log('storage event listener failed', 'error', err); }
     }
   }
 }

@@ -166,12 +166,12 @@ function fieldsOf(expression: string): string {
   if (parts.length !== 6) {
     throw new InvalidInput(`Cron expression '${expression}' must have 5 fields (minute hour day-of-month month weekday) or 6 with seconds first, or be an alias such as @daily`);
   }
-  for (const i of [4, 5]) parts[i] = parts[i]!.replace(/[a-z]+/gi, (w) => (FULL_NAMES.has(w.toLowerCase()) ? w.slice(0, 3) : w));
-  parts.forEach((part, i) => {
+  for (const index of [4, 5]) parts[index] = parts[index]!.replace(/[a-z]+/gi, (w) => (FULL_NAMES.has(w.toLowerCase()) ? w.slice(0, 3) : w));
+  parts.forEach((part, index) => {
     try {
-      new CronPattern(parts.map((p, j) => (j === i ? p : '*')).join(' '), undefined, PATTERN_OPTIONS);
+      new CronPattern(parts.map((p, j) => (j === index ? p : '*')).join(' '), undefined, PATTERN_OPTIONS);
     } catch {
-      const field = FIELDS[i]!;
+      const field = FIELDS[index]!;
       throw new InvalidInput(`Cron expression '${expression}': '${part}' is not a valid ${field.name} (${field.accepts}, ranges a-b, steps */n, lists)`);
     }
   });

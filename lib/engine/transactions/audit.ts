@@ -53,9 +53,9 @@ export class AuditLog {
   /** Flushes and closes the file (shutdown). */
   async close(): Promise<void> {
     await this.flush();
-    const f = this.file_;
+    const file = this.file_;
     this.file_ = undefined;
-    await f?.close().catch(() => undefined);
+    await file?.close().catch(() => undefined);
   }
 
   private async drain(): Promise<void> {
@@ -77,10 +77,10 @@ export class AuditLog {
         if (!this.failing) this.log('audit log append failed; further failures are not logged until an append succeeds', 'error', err);
         this.failing = true;
         // A partial append may have left a torn line: reopen and check again next time.
-        const f = this.file_;
+        const file = this.file_;
         this.file_ = undefined;
         this.tailChecked = false;
-        await f?.close().catch(() => undefined);
+        await file?.close().catch(() => undefined);
       }
     }
   }

@@ -25,7 +25,7 @@ export class CachedView<Ops> {
   /** True while `ops` is the list replayed here and no collection it wrote has changed. */
   isCurrent(ops: Ops): boolean {
     if (ops !== this.ops) return false;
-    for (const [c, seq] of this.covered) if (this.state.collections.get(c)?.changeSeq !== seq) return false;
+    for (const [collection, seq] of this.covered) if (this.state.collections.get(collection)?.changeSeq !== seq) return false;
     return true;
   }
 
@@ -34,13 +34,13 @@ export class CachedView<Ops> {
    * which wrote `c` as committed now. REQUIRES: no commit since the view
    * was last checked current (callers stage synchronously after the check).
    */
-  extend(ops: Ops, c: string): void {
-    this.cover(c);
+  extend(ops: Ops, collection: string): void {
+    this.cover(collection);
     this.ops = ops;
   }
 
   /** Notes that replayed effects depend on collection `c` as committed now. */
-  cover(c: string): void {
-    if (!this.covered.has(c)) this.covered.set(c, this.state.collections.get(c)?.changeSeq);
+  cover(collection: string): void {
+    if (!this.covered.has(collection)) this.covered.set(collection, this.state.collections.get(collection)?.changeSeq);
   }
 }

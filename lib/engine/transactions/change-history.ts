@@ -78,9 +78,9 @@ export class ChangeHistory {
       this.push(ch.collection, { seq: batch.seq, id: ch.id, before: ch.before, after: ch.fields });
       size += 1;
     }
-    for (const e of batch.effects as Effect[]) {
-      if (e.kind !== 'dropCollection') continue;
-      this.push(e.name, { seq: batch.seq, id: '', dropped: true });
+    for (const effect of batch.effects as Effect[]) {
+      if (effect.kind !== 'dropCollection') continue;
+      this.push(effect.name, { seq: batch.seq, id: '', dropped: true });
       size += 1;
     }
     if (size === 0) return;
@@ -97,9 +97,9 @@ export class ChangeHistory {
       this.batchHead += 1;
     }
     this.compactBatches();
-    for (const [c, list] of this.byCollection) {
+    for (const [collection, list] of this.byCollection) {
       while (list.head < list.changes.length && list.changes[list.head]!.seq <= seq) list.head += 1;
-      if (list.head === list.changes.length) this.byCollection.delete(c);
+      if (list.head === list.changes.length) this.byCollection.delete(collection);
       else if (list.head > 64 && list.head * 2 > list.changes.length) {
         list.changes = list.changes.slice(list.head);
         list.head = 0;
@@ -111,8 +111,8 @@ export class ChangeHistory {
    * The held changes of collection `c` committed after `seq`, oldest first.
    * REQUIRES: covers(seq), or the answer may be missing changes.
    */
-  *changesAfter(c: string, seq: number): IterableIterator<HistoryChange> {
-    const list = this.byCollection.get(c);
+  *changesAfter(collection: string, seq: number): IterableIterator<HistoryChange> {
+    const list = this.byCollection.get(collection);
     if (!list) return;
     let lo = list.head, hi = list.changes.length;
     while (lo < hi) {
@@ -123,9 +123,9 @@ export class ChangeHistory {
     for (let i = lo; i < list.changes.length; i++) yield list.changes[i]!;
   }
 
-  private push(c: string, change: HistoryChange): void {
-    let list = this.byCollection.get(c);
-    if (!list) this.byCollection.set(c, (list = { changes: [], head: 0 }));
+  private push(collection: string, change: HistoryChange): void {
+    let list = this.byCollection.get(collection);
+    if (!list) this.byCollection.set(collection, (list = { changes: [], head: 0 }));
     list.changes.push(change);
   }
 

@@ -40,7 +40,7 @@ export class ReadPredicates {
   /** Seq of the oldest read, which the change history must still cover (undefined when none). */
   get oldestSeq(): number | undefined {
     let min: number | undefined;
-    for (const p of this.list) if (min === undefined || p.seq < min) min = p.seq;
+    for (const predicate of this.list) if (min === undefined || predicate.seq < min) min = predicate.seq;
     return min;
   }
 
@@ -53,18 +53,18 @@ export class ReadPredicates {
    * whole-collection predicate at their oldest seq, which conflicts on a
    * superset of what they would.
    */
-  add(p: ReadPredicate): void {
-    let onCollection = 0, oldest = p.seq;
+  add(predicate: ReadPredicate): void {
+    let onCollection = 0, oldest = predicate.seq;
     for (const q of this.list) {
-      if (q.collection !== p.collection) continue;
-      if (!q.filter || q.filter === p.filter) return;
+      if (q.collection !== predicate.collection) continue;
+      if (!q.filter || q.filter === predicate.filter) return;
       onCollection += 1;
       oldest = Math.min(oldest, q.seq);
     }
-    if (onCollection < MAX_PREDICATES_PER_COLLECTION) { this.list.push(p); return; }
-    const others = this.list.filter((q) => q.collection !== p.collection);
+    if (onCollection < MAX_PREDICATES_PER_COLLECTION) { this.list.push(predicate); return; }
+    const others = this.list.filter((q) => q.collection !== predicate.collection);
     this.list.length = 0;
-    this.list.push(...others, { collection: p.collection, seq: oldest });
+    this.list.push(...others, { collection: predicate.collection, seq: oldest });
   }
 }
 
@@ -76,26 +76,26 @@ export class ReadPredicates {
  */
 export function predicateConflicts(predicates: ReadPredicates, history: ChangeHistory, view: WorkingView): TxConflict[] {
   const out: TxConflict[] = [];
-  for (const p of predicates) {
-    const conflict = firstConflict(p, history, view);
+  for (const predicate of predicates) {
+    const conflict = firstConflict(predicate, history, view);
     if (conflict && !out.some((x) => x.collection === conflict.collection && x.id === conflict.id)) out.push(conflict);
   }
   return out;
 }
 
-function firstConflict(p: ReadPredicate, history: ChangeHistory, view: WorkingView): TxConflict | undefined {
-  const c = p.collection;
-  if (!history.covers(p.seq)) {
-    return { collection: c, reason: `more than ${history.limit} changes were committed while this transaction was open, beyond the change history Serializable checks its queries against` };
+function firstConflict(predicate: ReadPredicate, history: ChangeHistory, view: WorkingView): TxConflict | undefined {
+  const collection = predicate.collection;
+  if (!history.covers(predicate.seq)) {
+    return { collection, reason: `more than ${history.limit} changes were committed while this transaction was open, beyond the change history Serializable checks its queries against` };
   }
-  const matches = (fields: Fields | undefined) => fields !== undefined && (!p.filter || matchFilter(p.filter, fields));
-  const reason = p.filter ? REASON_MATCH : REASON_WHOLE;
-  for (const ch of history.changesAfter(c, p.seq)) {
-    if (ch.dropped) return { collection: c, reason: REASON_DROPPED };
-    if (matches(ch.before) || matches(ch.after)) return { collection: c, id: ch.id, reason };
+  const matches = (fields: Fields | undefined) => fields !== undefined && (!predicate.filter || matchFilter(predicate.filter, fields));
+  const reason = predicate.filter ? REASON_MATCH : REASON_WHOLE;
+  for (const ch of history.changesAfter(collection, predicate.seq)) {
+    if (ch.dropped) return { collection, reason: REASON_DROPPED };
+    if (matches(ch.before) || matches(ch.after)) return { collection, id: ch.id, reason };
   }
   // Commits earlier in this writer group are staged in the view, not yet in the history.
-  if (view.droppedHere(c)) return { collection: c, reason: REASON_DROPPED };
-  for (const [id, fields] of view.changedImages(c)) if (matches(fields)) return { collection: c, id, reason };
+  if (view.droppedHere(collection)) return { collection, reason: REASON_DROPPED };
+  for (const [id, fields] of view.changedImages(collection)) if (matches(fields)) return { collection, id, reason };
   return undefined;
 }

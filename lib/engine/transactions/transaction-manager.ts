@@ -37,18 +37,18 @@ import { predicateConflicts, type ReadPredicate, type TxConflict } from './read-
 export const TIMEOUT_RULE = "'timeout_seconds' must be an integer between 1 and 86400";
 
 /** A transaction's lifetime in seconds: 1 s to one day. */
-export function isTransactionTimeout(v: unknown): v is number {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 86_400;
+export function isTransactionTimeout(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 86_400;
 }
 
-export function isIsolationLevel(v: unknown): v is IsolationLevel {
-  return typeof v === 'string' && (ISOLATION_LEVELS as readonly string[]).includes(v);
+export function isIsolationLevel(value: unknown): value is IsolationLevel {
+  return typeof value === 'string' && (ISOLATION_LEVELS as readonly string[]).includes(value);
 }
 
 export const SAVEPOINT_NAME_RULE = 'Body must be {name: string} (1-128 characters)';
 
-export function isSavepointName(v: unknown): v is string {
-  return typeof v === 'string' && v.length > 0 && v.length <= 128;
+export function isSavepointName(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= 128;
 }
 
 export class TransactionManager {
@@ -151,42 +151,42 @@ export class TransactionManager {
   // ---- staging -------------------------------------------------------------------------------------------------
 
   /** Stages an insert; returns the id it will have. Validates now against the transaction's view. */
-  stageInsert(id: string, c: string, body: unknown, bypassRipple = false): string {
-    validateCollectionName(c);
+  stageInsert(id: string, collection: string, body: unknown, bypassRipple = false): string {
+    validateCollectionName(collection);
     const tx = this.get(id);
-    const p = this.records.prepare(body);
+    const prepared = this.records.prepare(body);
     const view = this.viewOf(tx);
     const effects: Effect[] = [];
-    const newId = this.records.insertInto(view, c, p, effects);
-    return this.stage(tx, view, { kind: 'insert', c, id: newId, p: { ...p, id: newId }, bypassRipple }, effects);
+    const newId = this.records.insertInto(view, collection, prepared, effects);
+    return this.stage(tx, view, { kind: 'insert', c: collection, id: newId, p: { ...prepared, id: newId }, bypassRipple }, effects);
   }
 
-  stageUpdate(id: string, c: string, recordId: string, body: unknown, bypassRipple = false): Fields {
-    validateCollectionName(c);
+  stageUpdate(id: string, collection: string, recordId: string, body: unknown, bypassRipple = false): Fields {
+    validateCollectionName(collection);
     const tx = this.get(id);
-    const p = this.records.prepare(body);
+    const prepared = this.records.prepare(body);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'update', c, id: resolveRecordId(view, c, recordId, this.records.unique), p, bypassRipple };
+    const op: StagedOp = { kind: 'update', c: collection, id: resolveRecordId(view, collection, recordId, this.records.unique), p: prepared, bypassRipple };
     const effects = this.effectsOf(view, op);
     this.stage(tx, view, op, effects);
     return (effects.at(-1) as { fields: Fields }).fields;
   }
 
-  stageActions(id: string, c: string, recordId: string, steps: readonly ActionStep[], bypassRipple = false): Fields {
-    validateCollectionName(c);
+  stageActions(id: string, collection: string, recordId: string, steps: readonly ActionStep[], bypassRipple = false): Fields {
+    validateCollectionName(collection);
     const tx = this.get(id);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'actions', c, id: resolveRecordId(view, c, recordId, this.records.unique), steps, bypassRipple };
+    const op: StagedOp = { kind: 'actions', c: collection, id: resolveRecordId(view, collection, recordId, this.records.unique), steps, bypassRipple };
     const effects = this.effectsOf(view, op);
     this.stage(tx, view, op, effects);
     return (effects.at(-1) as { fields: Fields }).fields;
   }
 
-  stageDelete(id: string, c: string, recordId: string, bypassRipple = false): string {
-    validateCollectionName(c);
+  stageDelete(id: string, collection: string, recordId: string, bypassRipple = false): string {
+    validateCollectionName(collection);
     const tx = this.get(id);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'delete', c, id: resolveRecordId(view, c, recordId, this.records.unique), bypassRipple };
+    const op: StagedOp = { kind: 'delete', c: collection, id: resolveRecordId(view, collection, recordId, this.records.unique), bypassRipple };
     return this.stage(tx, view, op, this.effectsOf(view, op));
   }
 
@@ -219,14 +219,14 @@ export class TransactionManager {
   // ---- reads ---------------------------------------------------------------------------------------------------
 
   /** Reads a record by id or primary-key-alias value as the transaction sees it. Throws NotFound. */
-  findById(id: string, c: string, idOrAlias: string): Fields {
+  findById(id: string, collection: string, idOrAlias: string): Fields {
     const tx = this.get(id);
     const view = this.viewOf(tx);
-    const recordId = resolveRecordId(view, c, idOrAlias, this.records.unique);
-    const key = recordKey(c, recordId);
-    tx.observe(key, this.committedVersion(c, recordId));
+    const recordId = resolveRecordId(view, collection, idOrAlias, this.records.unique);
+    const key = recordKey(collection, recordId);
+    tx.observe(key, this.committedVersion(collection, recordId));
     tx.pointReads.add(key);
-    const entry = view.record(c, recordId);
+    const entry = view.record(collection, recordId);
     if (!entry || isExpired(entry, this.db.now())) throw new NotFound(MESSAGES.recordNotFound);
     return entry.fields;
   }
@@ -236,17 +236,17 @@ export class TransactionManager {
    * predicate (the filter, or the whole collection) and, for a join, the
    * whole of each target collection.
    */
-  find(id: string, c: string, q: Query): Fields[] {
+  find(id: string, collection: string, query: Query): Fields[] {
     const tx = this.get(id);
-    this.notePredicate(tx, c, q.filter);
-    for (const target of q.join?.collections ?? []) this.notePredicate(tx, target, undefined);
+    this.notePredicate(tx, collection, query.filter);
+    for (const target of query.join?.collections ?? []) this.notePredicate(tx, target, undefined);
     const view = this.viewOf(tx);
     const now = this.db.now();
-    const live = (function* () { for (const [, e] of view.records(c)) if (!isExpired(e, now)) yield e.fields; })();
-    const rows = runQuery(live, q);
-    for (const r of rows) {
-      const key = recordKey(c, r.id as string);
-      tx.observe(key, this.committedVersion(c, r.id as string));
+    const live = (function* () { for (const [, e] of view.records(collection)) if (!isExpired(e, now)) yield e.fields; })();
+    const rows = runQuery(live, query);
+    for (const record of rows) {
+      const key = recordKey(collection, record.id as string);
+      tx.observe(key, this.committedVersion(collection, record.id as string));
     }
     return rows;
   }
@@ -255,12 +255,12 @@ export class TransactionManager {
    * The live records of `c` as this transaction sees them (for search inside
    * a transaction). At Serializable this records a read of the whole collection.
    */
-  recordsOf(id: string, c: string): Map<string, Fields> {
+  recordsOf(id: string, collection: string): Map<string, Fields> {
     const tx = this.get(id);
-    this.notePredicate(tx, c, undefined);
+    this.notePredicate(tx, collection, undefined);
     const now = this.db.now();
     const out = new Map<string, Fields>();
-    for (const [rid, e] of this.viewOf(tx).records(c)) if (!isExpired(e, now)) out.set(rid, e.fields);
+    for (const [rid, entry] of this.viewOf(tx).records(collection)) if (!isExpired(entry, now)) out.set(rid, entry.fields);
     return out;
   }
 
@@ -351,10 +351,10 @@ export class TransactionManager {
     const conflicts: TxConflict[] = [];
     const check = (keys: Iterable<string>, reason: string) => {
       for (const key of keys) {
-        const [c, rid] = splitKey(key);
-        const current = view.record(c, rid)?.version ?? null;
-        if (current !== (tx.observed.get(key) ?? null) && !conflicts.some((x) => x.collection === c && x.id === rid)) {
-          conflicts.push({ collection: c, id: rid, reason });
+        const [collection, rid] = splitKey(key);
+        const current = view.record(collection, rid)?.version ?? null;
+        if (current !== (tx.observed.get(key) ?? null) && !conflicts.some((x) => x.collection === collection && x.id === rid)) {
+          conflicts.push({ collection, id: rid, reason });
         }
       }
     };
@@ -419,7 +419,7 @@ export class TransactionManager {
     return markNoRipple(effects, op.bypassRipple);
   }
 
-  private committedVersion(c: string, id: string): number | null {
-    return this.db.state.collections.get(c)?.records.get(id)?.version ?? null;
+  private committedVersion(collection: string, id: string): number | null {
+    return this.db.state.collections.get(collection)?.records.get(id)?.version ?? null;
   }
 }

@@ -22,7 +22,7 @@ type Scalar =
   | { k: 'date'; v: number; s: string }
   | { k: 'bytes'; v: Uint8Array }
   | { k: 'list'; v: readonly Value[] }
-  | { k: 'obj'; v: { readonly [k: string]: Value } };
+  | { k: 'obj'; v: { readonly [key: string]: Value } };
 
 const RANK: Record<Scalar['k'], number> = { null: 0, bool: 1, num: 2, str: 3, date: 4, bytes: 5, list: 6, obj: 7 };
 
@@ -30,28 +30,28 @@ export function durationMillis(v: number | SecsNanos): number {
   return typeof v === 'number' ? v : v.secs * 1000 + v.nanos / 1e6;
 }
 
-function scalarOf(v: Value | undefined): Scalar {
-  if (v === null || v === undefined) return { k: 'null' };
-  if (v instanceof Tagged) {
-    switch (v.type) {
-      case 'DateTime': return { k: 'date', v: dateTimeOrderKey(v.value as string), s: v.value as string };
-      case 'Decimal': return { k: 'num', v: decimalNumber(v.value as string) };
-      case 'Number': case 'Float': return { k: 'num', v: v.value as number };
-      case 'UUID': return { k: 'str', v: v.value as string };
-      case 'Duration': return { k: 'num', v: durationMillis(v.value as number | SecsNanos) };
-      case 'Binary': case 'Bytes': return { k: 'bytes', v: v.value as Uint8Array };
-      case 'Vector': case 'Set': return { k: 'list', v: v.value as readonly Value[] };
+function scalarOf(value: Value | undefined): Scalar {
+  if (value === null || value === undefined) return { k: 'null' };
+  if (value instanceof Tagged) {
+    switch (value.type) {
+      case 'DateTime': return { k: 'date', v: dateTimeOrderKey(value.value as string), s: value.value as string };
+      case 'Decimal': return { k: 'num', v: decimalNumber(value.value as string) };
+      case 'Number': case 'Float': return { k: 'num', v: value.value as number };
+      case 'UUID': return { k: 'str', v: value.value as string };
+      case 'Duration': return { k: 'num', v: durationMillis(value.value as number | SecsNanos) };
+      case 'Binary': case 'Bytes': return { k: 'bytes', v: value.value as Uint8Array };
+      case 'Vector': case 'Set': return { k: 'list', v: value.value as readonly Value[] };
     }
   }
-  switch (typeof v) {
-    case 'boolean': return { k: 'bool', v };
-    case 'number': case 'bigint': return { k: 'num', v };
-    case 'string': return { k: 'str', v };
+  switch (typeof value) {
+    case 'boolean': return { k: 'bool', v: value };
+    case 'number': case 'bigint': return { k: 'num', v: value };
+    case 'string': return { k: 'str', v: value };
     default: break;
   }
-  if (v instanceof Uint8Array) return { k: 'bytes', v };
-  if (Array.isArray(v)) return { k: 'list', v };
-  return { k: 'obj', v: v as { readonly [k: string]: Value } };
+  if (value instanceof Uint8Array) return { k: 'bytes', v: value };
+  if (Array.isArray(value)) return { k: 'list', v: value };
+  return { k: 'obj', v: value as { readonly [key: string]: Value } };
 }
 
 const BIG_INTEGER_TEXT = /^[+-]?\d{16,400}$/;
@@ -108,8 +108,8 @@ export function equalValues(a: Value | undefined, b: Value | undefined): boolean
  * kinds, a DateTime and an RFC 3339 string naming the same instant, is left
  * to the caller (see query/value-set.ts).
  */
-export function equalityKey(v: Value | undefined): string | undefined {
-  const s = scalarOf(v);
+export function equalityKey(value: Value | undefined): string | undefined {
+  const s = scalarOf(value);
   switch (s.k) {
     case 'null': return 'n';
     case 'bool': return s.v ? 't' : 'f';
@@ -168,8 +168,8 @@ function numberKey(v: number | bigint): string {
 }
 
 /** A string key usable in a Map for hash-style equality (distinct, unique and hash indexes, joins). */
-export function hashKey(v: Value | undefined): string {
-  const s = scalarOf(v);
+export function hashKey(value: Value | undefined): string {
+  const s = scalarOf(value);
   switch (s.k) {
     case 'null': return 'n';
     case 'bool': return s.v ? 't' : 'f';

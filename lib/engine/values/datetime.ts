@@ -17,9 +17,9 @@ export function isRfc3339(s: string): boolean {
  */
 export function normalizeDateTime(s: string): string | undefined {
   if (s.length < 20 || s.length > 40) return undefined;
-  const m = RFC3339.exec(s);
-  if (!m) return undefined;
-  const [, y, mo, d, h, mi, se, frac = '', zone] = m;
+  const match = RFC3339.exec(s);
+  if (!match) return undefined;
+  const [, y, mo, d, h, mi, se, frac = '', zone] = match;
   const year = Number(y), month = Number(mo), day = Number(d);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
   if (Number(h) > 23 || Number(mi) > 59 || Number(se) > 60) return undefined;

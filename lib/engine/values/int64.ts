@@ -24,13 +24,13 @@ export function integerValue(b: bigint): number | bigint {
 }
 
 /** A bigint in the safe range becomes a number; anything else is returned as is. */
-export function exactNumber(v: unknown): unknown {
-  return typeof v === 'bigint' ? integerValue(v) : v;
+export function exactNumber(value: unknown): unknown {
+  return typeof value === 'bigint' ? integerValue(value) : value;
 }
 
 /** True for an exact integer: a safe-integer number or a bigint. */
-export function isExactInteger(v: unknown): v is number | bigint {
-  return typeof v === 'bigint' || Number.isSafeInteger(v);
+export function isExactInteger(value: unknown): value is number | bigint {
+  return typeof value === 'bigint' || Number.isSafeInteger(value);
 }
 
 /**

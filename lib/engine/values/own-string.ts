@@ -90,17 +90,17 @@ export function ownStrings(value: unknown): unknown {
 function ownNested(value: object): void {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i];
-      if (typeof v === 'string') value[i] = storedString(v);
-      else if (v !== null && typeof v === 'object') ownNested(v);
+      const item: unknown = value[i];
+      if (typeof item === 'string') value[i] = storedString(item);
+      else if (item !== null && typeof item === 'object') ownNested(item);
     }
   } else if (Object.getPrototypeOf(value) === Object.prototype) {
     const obj = value as Record<string, unknown>;
     // for-in over a decoded map (own keys only: its prototype is Object.prototype) allocates no key list.
     for (const key in obj) {
-      const v = obj[key];
-      if (typeof v === 'string') obj[key] = storedString(v);
-      else if (v !== null && typeof v === 'object') ownNested(v);
+      const item = obj[key];
+      if (typeof item === 'string') obj[key] = storedString(item);
+      else if (item !== null && typeof item === 'object') ownNested(item);
     }
   }
 }

@@ -59,10 +59,10 @@ function remember(keys: readonly string[]): string | undefined {
     nodes = 0;
   }
   let node = root;
-  for (const k of keys) {
-    let child = node.next.get(k);
+  for (const key of keys) {
+    let child = node.next.get(key);
     if (!child) {
-      node.next.set(k, (child = { next: new Map() }));
+      node.next.set(key, (child = { next: new Map() }));
       nodes++;
     }
     node = child;

@@ -50,26 +50,26 @@ export type Value =
 
 export type Fields = { readonly [field: string]: Value };
 
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (v === null || typeof v !== 'object') return false;
-  if (Array.isArray(v) || v instanceof Uint8Array || v instanceof Tagged) return false;
-  const proto = Object.getPrototypeOf(v);
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value) || value instanceof Uint8Array || value instanceof Tagged) return false;
+  const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
 
 /** The type name a stored value reports in typed output. */
-export function typeOf(v: Value): TypeName {
-  if (v === null) return 'Null';
-  if (v instanceof Tagged) return v.type;
-  switch (typeof v) {
+export function typeOf(value: Value): TypeName {
+  if (value === null) return 'Null';
+  if (value instanceof Tagged) return value.type;
+  switch (typeof value) {
     case 'string': return 'String';
     case 'boolean': return 'Boolean';
     // A whole number beyond 2^53 came from a float: exact integers that large are bigints.
-    case 'number': return Number.isSafeInteger(v) ? 'Integer' : 'Float';
+    case 'number': return Number.isSafeInteger(value) ? 'Integer' : 'Float';
     case 'bigint': return 'Integer';
     default: break;
   }
-  if (v instanceof Uint8Array) return 'Binary';
-  if (Array.isArray(v)) return 'Array';
+  if (value instanceof Uint8Array) return 'Binary';
+  if (Array.isArray(value)) return 'Array';
   return 'Object';
 }

@@ -25,8 +25,8 @@ class StateTarget implements EffectTarget {
   constructor(private readonly state: DbState, private readonly seq: number) {}
 
   collection(name: string): CollectionMeta | undefined { return this.state.collections.get(name)?.meta; }
-  record(c: string, id: string): RecordEntry | undefined { return this.state.collections.get(c)?.records.get(id); }
-  trashed(c: string, id: string): TrashEntry | undefined { return this.state.trash.get(c)?.get(id); }
+  record(collection: string, id: string): RecordEntry | undefined { return this.state.collections.get(collection)?.records.get(id); }
+  trashed(collection: string, id: string): TrashEntry | undefined { return this.state.trash.get(collection)?.get(id); }
   config(): Readonly<Record<string, unknown>> { return this.state.config; }
 
   setCollection(meta: CollectionMeta): void {
@@ -41,9 +41,9 @@ class StateTarget implements EffectTarget {
     this.state.trash.delete(name);
   }
 
-  putRecord(c: string, id: string, image: RecordImage, madeId: boolean): void {
-    const coll = this.state.collections.get(c);
-    assert(coll, `put into missing collection ${c}`);
+  putRecord(collection: string, id: string, image: RecordImage, madeId: boolean): void {
+    const coll = this.state.collections.get(collection);
+    assert(coll, `put into missing collection ${collection}`);
     const before = madeId ? undefined : coll.records.get(id);
     if (!before) coll.membershipVersion = this.seq;
     coll.noteBeforeWrite(id);
@@ -54,8 +54,8 @@ class StateTarget implements EffectTarget {
     coll.changeSeq = this.seq;
   }
 
-  removeRecord(c: string, id: string): void {
-    const coll = this.state.collections.get(c)!;
+  removeRecord(collection: string, id: string): void {
+    const coll = this.state.collections.get(collection)!;
     if (coll.expiringRecords > 0 && coll.records.get(id)?.expiresAt !== undefined) coll.expiringRecords--;
     coll.noteBeforeWrite(id, true);
     coll.records.delete(id);
@@ -63,13 +63,13 @@ class StateTarget implements EffectTarget {
     coll.changeSeq = this.seq;
   }
 
-  putTrashed(c: string, id: string, t: TrashEntry): void {
-    let trash = this.state.trash.get(c);
-    if (!trash) this.state.trash.set(c, (trash = new Map()));
-    trash.set(id, t);
+  putTrashed(collection: string, id: string, trashed: TrashEntry): void {
+    let trash = this.state.trash.get(collection);
+    if (!trash) this.state.trash.set(collection, (trash = new Map()));
+    trash.set(id, trashed);
   }
 
-  removeTrashed(c: string, id: string): void { this.state.trash.get(c)?.delete(id); }
+  removeTrashed(collection: string, id: string): void { this.state.trash.get(collection)?.delete(id); }
 
   setKv(key: string, entry: KvEntry): void { this.state.kv.set(key, entry); }
 
@@ -83,15 +83,15 @@ class StateTarget implements EffectTarget {
     this.state.kvLinks.clear();
   }
 
-  link(key: string, c: string, id: string): void {
+  link(key: string, collection: string, id: string): void {
     let links = this.state.kvLinks.get(key);
     if (!links) this.state.kvLinks.set(key, (links = new Set()));
-    links.add(`${c}\u0000${id}`);
+    links.add(`${collection}\u0000${id}`);
   }
 
-  unlink(key: string, c: string, id: string): void {
+  unlink(key: string, collection: string, id: string): void {
     const links = this.state.kvLinks.get(key);
-    links?.delete(`${c}\u0000${id}`);
+    links?.delete(`${collection}\u0000${id}`);
     if (links?.size === 0) this.state.kvLinks.delete(key);
   }
 

@@ -27,8 +27,8 @@ export interface RecordImage {
  */
 export interface EffectTarget {
   collection(name: string): CollectionMeta | undefined;
-  record(c: string, id: string): RecordEntry | undefined;
-  trashed(c: string, id: string): TrashEntry | undefined;
+  record(collection: string, id: string): RecordEntry | undefined;
+  trashed(collection: string, id: string): TrashEntry | undefined;
   config(): Readonly<Record<string, unknown>>;
 
   /** Creates the collection, or replaces the meta of an existing one. */
@@ -36,80 +36,80 @@ export interface EffectTarget {
   /** Removes the collection with its records and its trash. */
   dropCollection(name: string): void;
   /** REQUIRES: collection `c` exists. `madeId`: no record holds `id` (effects.ts MADE_ID), so there is nothing to look up. */
-  putRecord(c: string, id: string, image: RecordImage, madeId: boolean): void;
+  putRecord(collection: string, id: string, image: RecordImage, madeId: boolean): void;
   /** REQUIRES: the record exists. */
-  removeRecord(c: string, id: string): void;
-  putTrashed(c: string, id: string, t: TrashEntry): void;
-  removeTrashed(c: string, id: string): void;
+  removeRecord(collection: string, id: string): void;
+  putTrashed(collection: string, id: string, trashed: TrashEntry): void;
+  removeTrashed(collection: string, id: string): void;
   setKv(key: string, entry: KvEntry): void;
   /** Removes the KV key and its record links. */
   deleteKv(key: string): void;
   clearKv(): void;
-  link(key: string, c: string, id: string): void;
-  unlink(key: string, c: string, id: string): void;
+  link(key: string, collection: string, id: string): void;
+  unlink(key: string, collection: string, id: string): void;
   setApiKey(key: ApiKeyRecord): void;
   deleteApiKey(id: string): void;
   setConfig(config: Readonly<Record<string, unknown>>): void;
 }
 
 /** Applies one effect to `target`. Effects that no longer apply (a delete of an absent record) change nothing. */
-export function applyEffect(target: EffectTarget, e: Effect): void {
-  switch (e.kind) {
+export function applyEffect(target: EffectTarget, effect: Effect): void {
+  switch (effect.kind) {
     case 'createCollection':
-      if (!target.collection(e.meta.name)) target.setCollection(e.meta);
+      if (!target.collection(effect.meta.name)) target.setCollection(effect.meta);
       return;
     case 'setCollectionMeta':
-      if (target.collection(e.meta.name)) target.setCollection(e.meta);
+      if (target.collection(effect.meta.name)) target.setCollection(effect.meta);
       return;
     case 'dropCollection':
-      target.dropCollection(e.name);
+      target.dropCollection(effect.name);
       return;
     case 'put':
-      target.putRecord(e.collection, e.id, e, e[MADE_ID] === true);
+      target.putRecord(effect.collection, effect.id, effect, effect[MADE_ID] === true);
       return;
     case 'delete': {
-      const entry = target.record(e.collection, e.id);
+      const entry = target.record(effect.collection, effect.id);
       if (!entry) return;
-      target.removeRecord(e.collection, e.id);
-      if (e.trashedAt !== undefined) target.putTrashed(e.collection, e.id, { entry, deletedAt: e.trashedAt });
+      target.removeRecord(effect.collection, effect.id);
+      if (effect.trashedAt !== undefined) target.putTrashed(effect.collection, effect.id, { entry, deletedAt: effect.trashedAt });
       return;
     }
     case 'restore': {
-      const trashed = target.trashed(e.collection, e.id);
-      if (!trashed || !target.collection(e.collection)) return;
-      target.removeTrashed(e.collection, e.id);
-      target.putRecord(e.collection, e.id, trashed.entry, false);
+      const trashed = target.trashed(effect.collection, effect.id);
+      if (!trashed || !target.collection(effect.collection)) return;
+      target.removeTrashed(effect.collection, effect.id);
+      target.putRecord(effect.collection, effect.id, trashed.entry, false);
       return;
     }
     case 'purge':
-      target.removeTrashed(e.collection, e.id);
+      target.removeTrashed(effect.collection, effect.id);
       return;
     case 'kvSet':
-      target.setKv(e.key, e.expiresAt === undefined ? { value: e.value } : { value: e.value, expiresAt: e.expiresAt });
+      target.setKv(effect.key, effect.expiresAt === undefined ? { value: effect.value } : { value: effect.value, expiresAt: effect.expiresAt });
       return;
     case 'kvDelete':
-      target.deleteKv(e.key);
+      target.deleteKv(effect.key);
       return;
     case 'kvClear':
       target.clearKv();
       return;
     case 'kvLink':
-      target.link(e.key, e.collection, e.id);
+      target.link(effect.key, effect.collection, effect.id);
       return;
     case 'kvUnlink':
-      target.unlink(e.key, e.collection, e.id);
+      target.unlink(effect.key, effect.collection, effect.id);
       return;
     case 'keyPut':
-      target.setApiKey(e.key);
+      target.setApiKey(effect.key);
       return;
     case 'keyDelete':
-      target.deleteApiKey(e.id);
+      target.deleteApiKey(effect.id);
       return;
     case 'config':
-      target.setConfig({ ...target.config(), ...e.values });
+      target.setConfig({ ...target.config(), ...effect.values });
       return;
     default: {
-      const never: never = e;
+      const never: never = effect;
       throw new Error(`unknown effect ${(never as { kind: string }).kind}`);
     }
   }

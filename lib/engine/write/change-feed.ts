@@ -31,24 +31,24 @@ export interface CommitInfo {
 export function describeChanges(state: DbState, batch: LoggedBatch): CommitInfo {
   const changes: RecordChange[] = [];
   const schemaChanged: string[] = [];
-  for (const e of batch.effects as Effect[]) {
-    switch (e.kind) {
+  for (const effect of batch.effects as Effect[]) {
+    switch (effect.kind) {
       case 'put': {
         // The state is the one before the batch: a record absent from it is new, however often the batch puts it.
-        const before = e[MADE_ID] ? undefined : state.collections.get(e.collection)?.records.get(e.id)?.fields;
-        changes.push({ collection: e.collection, event: before !== undefined ? 'update' : 'insert', id: e.id, fields: e.fields, before });
+        const before = effect[MADE_ID] ? undefined : state.collections.get(effect.collection)?.records.get(effect.id)?.fields;
+        changes.push({ collection: effect.collection, event: before !== undefined ? 'update' : 'insert', id: effect.id, fields: effect.fields, before });
         break;
       }
       case 'delete': {
-        const before = state.collections.get(e.collection)?.records.get(e.id)?.fields;
-        if (before) changes.push({ collection: e.collection, event: 'delete', id: e.id, before });
+        const before = state.collections.get(effect.collection)?.records.get(effect.id)?.fields;
+        if (before) changes.push({ collection: effect.collection, event: 'delete', id: effect.id, before });
         break;
       }
       case 'restore':
-        changes.push({ collection: e.collection, event: 'insert', id: e.id, fields: state.trash.get(e.collection)?.get(e.id)?.entry.fields });
+        changes.push({ collection: effect.collection, event: 'insert', id: effect.id, fields: state.trash.get(effect.collection)?.get(effect.id)?.entry.fields });
         break;
       case 'setCollectionMeta':
-        schemaChanged.push(e.meta.name);
+        schemaChanged.push(effect.meta.name);
         break;
       default:
         break;

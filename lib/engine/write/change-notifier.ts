@@ -60,11 +60,11 @@ export class ChangeNotifier {
   }
 
   subscribe(collection: string, filter: ChangeFilter | undefined, listener: ChangeListener): ChangeSubscription {
-    const s: Subscriber = { collection, filter, listener };
+    const subscriber: Subscriber = { collection, filter, listener };
     let set = this.byCollection.get(collection);
     if (!set) this.byCollection.set(collection, (set = new Set()));
-    set.add(s);
-    return { id: `sub_${randomBytes(16).toString('hex')}`, close: () => this.remove(s) };
+    set.add(subscriber);
+    return { id: `sub_${randomBytes(16).toString('hex')}`, close: () => this.remove(subscriber) };
   }
 
   /** Open subscriptions (for tests and health). */
@@ -74,10 +74,10 @@ export class ChangeNotifier {
     return n;
   }
 
-  private remove(s: Subscriber): void {
-    const set = this.byCollection.get(s.collection);
-    set?.delete(s);
-    if (set?.size === 0) this.byCollection.delete(s.collection);
+  private remove(subscriber: Subscriber): void {
+    const set = this.byCollection.get(subscriber.collection);
+    set?.delete(subscriber);
+    if (set?.size === 0) this.byCollection.delete(subscriber.collection);
   }
 
   private publish(info: CommitInfo): void {
@@ -100,24 +100,24 @@ export class ChangeNotifier {
       const subs = this.byCollection.get(changes[0]!.collection)!;
       // Unfiltered subscribers share one notice object (transports may serialise it once).
       let shared: MutationNotice | undefined;
-      for (const s of subs) {
-        if (s.filter === undefined) { s.listener.mutation(shared ??= notice(changes)); continue; }
-        const mine = changes.filter((c) => matches(c, s.filter!));
-        if (mine.length > 0) s.listener.mutation(notice(mine));
+      for (const subscriber of subs) {
+        if (subscriber.filter === undefined) { subscriber.listener.mutation(shared ??= notice(changes)); continue; }
+        const mine = changes.filter((c) => matches(c, subscriber.filter!));
+        if (mine.length > 0) subscriber.listener.mutation(notice(mine));
       }
     }
-    for (const c of info.schemaChanged) {
-      const meta = this.db.state.collections.get(c)?.meta;
-      const n = { collection: c, version: meta?.schema?.version ?? 1, primary_key_alias: meta?.schema?.primary_key_alias ?? 'id' };
-      for (const s of this.byCollection.get(c) ?? []) s.listener.schema(n);
+    for (const collection of info.schemaChanged) {
+      const meta = this.db.state.collections.get(collection)?.meta;
+      const n = { collection, version: meta?.schema?.version ?? 1, primary_key_alias: meta?.schema?.primary_key_alias ?? 'id' };
+      for (const subscriber of this.byCollection.get(collection) ?? []) subscriber.listener.schema(n);
     }
   }
 }
 
 function matches(c: RecordChange, f: ChangeFilter): boolean {
   if (!c.fields) return false;
-  const v = c.fields[f.field];
-  if (v === undefined) return false;
-  const bare = v !== null && typeof v === 'object' && 'value' in v ? (v as { value: unknown }).value : v;
+  const value = c.fields[f.field];
+  if (value === undefined) return false;
+  const bare = value !== null && typeof value === 'object' && 'value' in value ? (value as { value: unknown }).value : value;
   return String(bare) === f.value;
 }

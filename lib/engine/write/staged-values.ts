@@ -19,13 +19,13 @@ import { aliasKey, uniqueValueKey } from '../indexes/value-keys.js';
 import type { Fields, Value } from '../values/index.js';
 
 export type KeyKind = 'unique' | 'alias';
-const KEY_FNS: Record<KeyKind, (v: Value) => string> = { unique: uniqueValueKey, alias: aliasKey };
+const KEY_FNS: Record<KeyKind, (value: Value) => string> = { unique: uniqueValueKey, alias: aliasKey };
 
 type Bucket = string | readonly string[];
 const NONE: readonly string[] = Object.freeze([]);
 
 class FieldValues {
-  constructor(readonly field: string, readonly keyFn: (v: Value) => string, readonly byKey = new Map<string, Bucket>()) {}
+  constructor(readonly field: string, readonly keyFn: (value: Value) => string, readonly byKey = new Map<string, Bucket>()) {}
 
   add(id: string, fields: Fields): void {
     if (!Object.hasOwn(fields, this.field)) return;
@@ -79,7 +79,7 @@ export class StagedValues {
    * that do). `staged` lists the collection's staged records, read only to
    * build the index the first time it is asked for.
    */
-  holders(field: string, kind: KeyKind, v: Value, staged: () => Iterable<[string, Fields]>): readonly string[] {
+  holders(field: string, kind: KeyKind, value: Value, staged: () => Iterable<[string, Fields]>): readonly string[] {
     const name = `${kind}:${field}`;
     let idx = this.indexes.get(name);
     if (!idx) {
@@ -87,7 +87,7 @@ export class StagedValues {
       for (const [id, fields] of staged()) idx.add(id, fields);
       this.indexes.set(name, idx);
     }
-    return idx.holders(idx.keyFn(v));
+    return idx.holders(idx.keyFn(value));
   }
 
   copy(): StagedValues {

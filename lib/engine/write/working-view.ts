@@ -57,42 +57,42 @@ export class WorkingView {
     return [...names];
   }
 
-  record(c: string, id: string): RecordEntry | undefined {
-    const o = this.recs.get(c)?.get(id);
+  record(collection: string, id: string): RecordEntry | undefined {
+    const o = this.recs.get(collection)?.get(id);
     if (o !== undefined) return o ?? undefined;
-    if (this.dropped.has(c)) return undefined;
-    return this.state.collections.get(c)?.records.get(id);
+    if (this.dropped.has(collection)) return undefined;
+    return this.state.collections.get(collection)?.records.get(id);
   }
 
   /** Every live record of a collection, staged writes included. */
-  *records(c: string): IterableIterator<[string, RecordEntry]> {
-    const overlay = this.recs.get(c);
-    if (!this.dropped.has(c)) {
-      for (const [id, entry] of this.state.collections.get(c)?.records ?? []) {
+  *records(collection: string): IterableIterator<[string, RecordEntry]> {
+    const overlay = this.recs.get(collection);
+    if (!this.dropped.has(collection)) {
+      for (const [id, entry] of this.state.collections.get(collection)?.records ?? []) {
         const o = overlay?.get(id);
         if (o === undefined) yield [id, entry];
         else if (o) yield [id, o];
       }
     }
     for (const [id, o] of overlay ?? []) {
-      if (o && !this.committedHas(c, id)) yield [id, o];
+      if (o && !this.committedHas(collection, id)) yield [id, o];
     }
   }
 
-  trashed(c: string, id: string): TrashEntry | undefined {
-    const o = this.trash.get(c)?.get(id);
+  trashed(collection: string, id: string): TrashEntry | undefined {
+    const o = this.trash.get(collection)?.get(id);
     if (o !== undefined) return o ?? undefined;
-    return this.state.trash.get(c)?.get(id);
+    return this.state.trash.get(collection)?.get(id);
   }
 
-  *trashedRecords(c: string): IterableIterator<[string, TrashEntry]> {
-    const overlay = this.trash.get(c);
-    for (const [id, t] of this.state.trash.get(c) ?? []) {
+  *trashedRecords(collection: string): IterableIterator<[string, TrashEntry]> {
+    const overlay = this.trash.get(collection);
+    for (const [id, trashed] of this.state.trash.get(collection) ?? []) {
       const o = overlay?.get(id);
-      if (o === undefined) yield [id, t];
+      if (o === undefined) yield [id, trashed];
       else if (o) yield [id, o];
     }
-    for (const [id, o] of overlay ?? []) if (o && !this.state.trash.get(c)?.has(id)) yield [id, o];
+    for (const [id, o] of overlay ?? []) if (o && !this.state.trash.get(collection)?.has(id)) yield [id, o];
   }
 
   key(id: string): ApiKeyRecord | undefined {
@@ -115,26 +115,26 @@ export class WorkingView {
    * replay its effects into this view only if the work succeeds.
    */
   fork(): WorkingView {
-    const f = new WorkingView(this.state, this.nextSeq);
-    f.forkedFrom = { view: this, staged: this.staged };
-    for (const [k, v] of this.colls) f.colls.set(k, v);
-    for (const [k, m] of this.recs) f.recs.set(k, m);
+    const fork = new WorkingView(this.state, this.nextSeq);
+    fork.forkedFrom = { view: this, staged: this.staged };
+    for (const [key, v] of this.colls) fork.colls.set(key, v);
+    for (const [key, m] of this.recs) fork.recs.set(key, m);
     this.ownRecs.clear();
-    for (const [k, v] of this.values) f.values.set(k, v);
+    for (const [key, v] of this.values) fork.values.set(key, v);
     this.ownValues.clear();
-    for (const [k, m] of this.trash) f.trash.set(k, new Map(m));
-    for (const [k, v] of this.keys) f.keys.set(k, v);
-    for (const d of this.dropped) f.dropped.add(d);
-    for (const [c, images] of this.replaced) f.replaced.set(c, [...images]);
-    f.config = this.config;
-    for (const [k, v] of this.kv) f.kv.set(k, v);
-    f.kvCleared = this.kvCleared;
-    return f;
+    for (const [key, m] of this.trash) fork.trash.set(key, new Map(m));
+    for (const [key, v] of this.keys) fork.keys.set(key, v);
+    for (const d of this.dropped) fork.dropped.add(d);
+    for (const [collection, images] of this.replaced) fork.replaced.set(collection, [...images]);
+    fork.config = this.config;
+    for (const [key, v] of this.kv) fork.kv.set(key, v);
+    fork.kvCleared = this.kvCleared;
+    return fork;
   }
 
   /** True when staged effects dropped collection `c` (every committed record of it changed). */
-  droppedHere(c: string): boolean {
-    return this.dropped.has(c);
+  droppedHere(collection: string): boolean {
+    return this.dropped.has(collection);
   }
 
   /**
@@ -142,13 +142,13 @@ export class WorkingView {
    * image of each touched record (its state before), each staged image, and
    * staged images replaced later in this view. Dropped collections: see droppedHere.
    */
-  *changedImages(c: string): IterableIterator<[string, Fields]> {
-    for (const [id, o] of this.recs.get(c) ?? []) {
-      const committed = this.dropped.has(c) ? undefined : this.state.collections.get(c)?.records.get(id);
+  *changedImages(collection: string): IterableIterator<[string, Fields]> {
+    for (const [id, o] of this.recs.get(collection) ?? []) {
+      const committed = this.dropped.has(collection) ? undefined : this.state.collections.get(collection)?.records.get(id);
       if (committed) yield [id, committed.fields];
       if (o) yield [id, o.fields];
     }
-    yield* this.replaced.get(c) ?? [];
+    yield* this.replaced.get(collection) ?? [];
   }
 
   /**
@@ -156,16 +156,16 @@ export class WorkingView {
    * by the keys of UniqueIndexes: a superset of those that do). With the
    * committed holders, every record a scan of the view would find.
    */
-  stagedHolders(c: string, field: string, kind: KeyKind, v: Value): readonly string[] {
-    const overlay = this.recs.get(c);
+  stagedHolders(collection: string, field: string, kind: KeyKind, value: Value): readonly string[] {
+    const overlay = this.recs.get(collection);
     if (!overlay || overlay.size === 0) return [];
-    return this.stagedValues(c).holders(field, kind, v, () => stagedImages(overlay));
+    return this.stagedValues(collection).holders(field, kind, value, () => stagedImages(overlay));
   }
 
   /** Makes effects visible to later operations of the same group. */
   stage(effects: readonly Effect[]): void {
     this.staged += 1;
-    for (const e of effects) applyEffect(this.overlay, e);
+    for (const effect of effects) applyEffect(this.overlay, effect);
   }
 
   /**
@@ -174,71 +174,71 @@ export class WorkingView {
    * Only a fork of this view made since its last stage qualifies; returns
    * false otherwise, and the caller stages. The fork must not be used after.
    */
-  adopt(f: WorkingView): boolean {
-    if (f.forkedFrom?.view !== this || f.forkedFrom.staged !== this.staged || f.nextSeq !== this.nextSeq) return false;
-    f.forkedFrom = undefined;
-    replaceWith(this.colls, f.colls);
-    replaceWith(this.recs, f.recs);
-    replaceWith(this.ownRecs, f.ownRecs);
-    replaceWith(this.values, f.values);
-    replaceWith(this.ownValues, f.ownValues);
-    replaceWith(this.trash, f.trash);
-    replaceWith(this.keys, f.keys);
-    replaceWith(this.kv, f.kv);
-    replaceWith(this.replaced, f.replaced);
-    replaceWith(this.dropped, f.dropped);
-    this.config = f.config;
-    this.kvCleared = f.kvCleared;
+  adopt(fork: WorkingView): boolean {
+    if (fork.forkedFrom?.view !== this || fork.forkedFrom.staged !== this.staged || fork.nextSeq !== this.nextSeq) return false;
+    fork.forkedFrom = undefined;
+    replaceWith(this.colls, fork.colls);
+    replaceWith(this.recs, fork.recs);
+    replaceWith(this.ownRecs, fork.ownRecs);
+    replaceWith(this.values, fork.values);
+    replaceWith(this.ownValues, fork.ownValues);
+    replaceWith(this.trash, fork.trash);
+    replaceWith(this.keys, fork.keys);
+    replaceWith(this.kv, fork.kv);
+    replaceWith(this.replaced, fork.replaced);
+    replaceWith(this.dropped, fork.dropped);
+    this.config = fork.config;
+    this.kvCleared = fork.kvCleared;
     // The maps now belong to this view: the fork, were it used again, copies before writing.
-    f.ownRecs.clear();
-    f.ownValues.clear();
+    fork.ownRecs.clear();
+    fork.ownValues.clear();
     this.staged += 1;
     return true;
   }
 
-  private committedHas(c: string, id: string): boolean {
-    return !this.dropped.has(c) && (this.state.collections.get(c)?.records.has(id) ?? false);
+  private committedHas(collection: string, id: string): boolean {
+    return !this.dropped.has(collection) && (this.state.collections.get(collection)?.records.has(id) ?? false);
   }
 
   /** Keeps the staged image of `id` that is about to be overwritten. */
-  private noteReplaced(c: string, id: string): void {
-    const staged = this.recs.get(c)?.get(id);
+  private noteReplaced(collection: string, id: string): void {
+    const staged = this.recs.get(collection)?.get(id);
     if (!staged) return;
-    let images = this.replaced.get(c);
-    if (!images) this.replaced.set(c, (images = []));
+    let images = this.replaced.get(collection);
+    if (!images) this.replaced.set(collection, (images = []));
     images.push([id, staged.fields]);
   }
 
-  private recOverlay(c: string): Map<string, RecordEntry | null> {
-    let m = this.recs.get(c);
-    if (!this.ownRecs.has(c)) {
-      this.recs.set(c, (m = new Map(m)));
-      this.ownRecs.add(c);
+  private recOverlay(collection: string): Map<string, RecordEntry | null> {
+    let m = this.recs.get(collection);
+    if (!this.ownRecs.has(collection)) {
+      this.recs.set(collection, (m = new Map(m)));
+      this.ownRecs.add(collection);
     }
     return m!;
   }
 
   /** This view's own value indexes of `c` (made, or copied from a fork's parent, on first use). */
-  private stagedValues(c: string): StagedValues {
-    let sv = this.values.get(c);
-    if (!this.ownValues.has(c)) {
-      this.values.set(c, (sv = sv ? sv.copy() : new StagedValues()));
-      this.ownValues.add(c);
+  private stagedValues(collection: string): StagedValues {
+    let sv = this.values.get(collection);
+    if (!this.ownValues.has(collection)) {
+      this.values.set(collection, (sv = sv ? sv.copy() : new StagedValues()));
+      this.ownValues.add(collection);
     }
     return sv!;
   }
 
   /** Keeps the value indexes of `c`, if any were built, in step with a staged image change of `id`. */
-  private followStaged(c: string, id: string, after: Fields | undefined): void {
-    if (!this.values.has(c)) return;
-    const before = this.recs.get(c)?.get(id)?.fields;
-    if (after) this.stagedValues(c).put(id, before, after);
-    else if (before) this.stagedValues(c).remove(id, before);
+  private followStaged(collection: string, id: string, after: Fields | undefined): void {
+    if (!this.values.has(collection)) return;
+    const before = this.recs.get(collection)?.get(id)?.fields;
+    if (after) this.stagedValues(collection).put(id, before, after);
+    else if (before) this.stagedValues(collection).remove(id, before);
   }
 
-  private trashOverlay(c: string): Map<string, TrashEntry | null> {
-    let m = this.trash.get(c);
-    if (!m) this.trash.set(c, (m = new Map()));
+  private trashOverlay(collection: string): Map<string, TrashEntry | null> {
+    let m = this.trash.get(collection);
+    if (!m) this.trash.set(collection, (m = new Map()));
     return m;
   }
 
@@ -252,33 +252,33 @@ export class WorkingView {
   private static readonly Overlay = class implements EffectTarget {
     constructor(private readonly v: WorkingView) {}
     collection(name: string): CollectionMeta | undefined { return this.v.collection(name); }
-    record(c: string, id: string): RecordEntry | undefined { return this.v.record(c, id); }
-    trashed(c: string, id: string): TrashEntry | undefined { return this.v.trashed(c, id); }
+    record(collection: string, id: string): RecordEntry | undefined { return this.v.record(collection, id); }
+    trashed(collection: string, id: string): TrashEntry | undefined { return this.v.trashed(collection, id); }
     config(): Readonly<Record<string, unknown>> { return this.v.currentConfig(); }
     setCollection(meta: CollectionMeta): void { this.v.colls.set(meta.name, meta); }
     dropCollection(name: string): void {
-      const v = this.v;
-      v.colls.set(name, GONE);
-      v.dropped.add(name);
-      v.recs.delete(name);
-      v.ownRecs.delete(name);
-      v.values.delete(name);
-      v.ownValues.delete(name);
-      v.trash.set(name, new Map([...v.trashedRecords(name)].map(([id]) => [id, null])));
+      const view = this.v;
+      view.colls.set(name, GONE);
+      view.dropped.add(name);
+      view.recs.delete(name);
+      view.ownRecs.delete(name);
+      view.values.delete(name);
+      view.ownValues.delete(name);
+      view.trash.set(name, new Map([...view.trashedRecords(name)].map(([id]) => [id, null])));
     }
-    putRecord(c: string, id: string, image: RecordImage, madeId: boolean): void {
-      const v = this.v;
-      if (!madeId) v.noteReplaced(c, id);
-      v.followStaged(c, id, image.fields);
-      v.recOverlay(c).set(id, { fields: image.fields, version: v.nextSeq, expiresAt: image.expiresAt, slidingMs: image.slidingMs });
+    putRecord(collection: string, id: string, image: RecordImage, madeId: boolean): void {
+      const view = this.v;
+      if (!madeId) view.noteReplaced(collection, id);
+      view.followStaged(collection, id, image.fields);
+      view.recOverlay(collection).set(id, { fields: image.fields, version: view.nextSeq, expiresAt: image.expiresAt, slidingMs: image.slidingMs });
     }
-    removeRecord(c: string, id: string): void {
-      this.v.noteReplaced(c, id);
-      this.v.followStaged(c, id, undefined);
-      this.v.recOverlay(c).set(id, GONE);
+    removeRecord(collection: string, id: string): void {
+      this.v.noteReplaced(collection, id);
+      this.v.followStaged(collection, id, undefined);
+      this.v.recOverlay(collection).set(id, GONE);
     }
-    putTrashed(c: string, id: string, t: TrashEntry): void { this.v.trashOverlay(c).set(id, t); }
-    removeTrashed(c: string, id: string): void { this.v.trashOverlay(c).set(id, GONE); }
+    putTrashed(collection: string, id: string, trashed: TrashEntry): void { this.v.trashOverlay(collection).set(id, trashed); }
+    removeTrashed(collection: string, id: string): void { this.v.trashOverlay(collection).set(id, GONE); }
     setKv(key: string, entry: KvEntry): void { this.v.kv.set(key, entry); }
     deleteKv(key: string): void { this.v.kv.set(key, GONE); }
     clearKv(): void {
@@ -299,7 +299,7 @@ export class WorkingView {
 /** Makes `to` hold what `from` holds (entries by reference). */
 function replaceWith<K, V>(to: Map<K, V> | Set<K>, from: Map<K, V> | Set<K>): void {
   to.clear();
-  if (to instanceof Map) for (const [k, v] of from as Map<K, V>) to.set(k, v);
+  if (to instanceof Map) for (const [k, value] of from as Map<K, V>) to.set(k, value);
   else for (const k of from as Set<K>) to.add(k);
 }
 

@@ -57,7 +57,7 @@ interface Pending {
   op: Operation<unknown>;
   /** Runs alone between groups (segment rotation, snapshot capture). */
   exclusive?: () => Promise<unknown>;
-  resolve: (v: unknown) => void;
+  resolve: (value: unknown) => void;
   reject: (e: unknown) => void;
 }
 
@@ -112,7 +112,7 @@ export class WriteQueue {
   submit<R>(op: Operation<R>): Promise<R> {
     if (this.health.readOnly) return Promise.reject(this.health.refuse());
     return new Promise<R>((resolve, reject) => {
-      this.queue.push({ op: op as Operation<unknown>, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ op: op as Operation<unknown>, resolve: resolve as (value: unknown) => void, reject });
       if (!this.running) void this.drain();
       else this.wake?.();
     });
@@ -125,7 +125,7 @@ export class WriteQueue {
   exclusive<R>(fn: () => Promise<R>): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       const op: Operation<unknown> = () => ({ effects: [], result: undefined });
-      this.queue.push({ op, exclusive: fn, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ op, exclusive: fn, resolve: resolve as (value: unknown) => void, reject });
       if (!this.running) void this.drain();
     });
   }
@@ -195,8 +195,8 @@ export class WriteQueue {
   /** A fresh overlay over the state holding `batches` (those of the groups in flight, and of this group after an operation's effects failed to stage). */
   private rebuildView(batches: readonly LoggedBatch[]): WorkingView {
     const view = new WorkingView(this.state, this.state.seq + 1);
-    for (const b of batches) {
-      view.stage(b.effects);
+    for (const batch of batches) {
+      view.stage(batch.effects);
       view.nextSeq += 1;
     }
     return view;
@@ -257,33 +257,33 @@ export class WriteQueue {
 
   /** Applies, publishes and acknowledges the oldest group, or fails it and every group after it. */
   private async finishOldest(): Promise<void> {
-    const g = this.inflight.shift()!;
-    if (g.batches.length > 0) this.view = undefined;
-    if (g.error !== undefined) {
+    const group = this.inflight.shift()!;
+    if (group.batches.length > 0) this.view = undefined;
+    if (group.error !== undefined) {
       // A disk fault has been reported (read-only) and the file cut back: nothing of this group remains, and
       // the groups after it were computed over its effects, so they fail too (the writer refuses their appends).
-      const failed = [g, ...this.inflight];
+      const failed = [group, ...this.inflight];
       this.inflight = [];
-      for (const f of failed) for (const d of f.done) d.p.reject(this.health.readOnly ? this.health.refuse() : toDbError(g.error));
+      for (const f of failed) for (const d of f.done) d.p.reject(this.health.readOnly ? this.health.refuse() : toDbError(group.error));
       // No append may still be running when the next group (or a repair) starts.
       await Promise.all(failed.map((f) => f.settled));
       return;
     }
     try {
-      for (const b of g.batches) {
-        const info = describeChanges(this.state, b);
-        applyBatch(this.state, b);
+      for (const batch of group.batches) {
+        const info = describeChanges(this.state, batch);
+        applyBatch(this.state, batch);
         for (const l of this.listeners) {
-          try { l(b, info); } catch (err) { this.report(`commit listener failed at seq ${b.seq}`, 'error', err); }
+          try { l(batch, info); } catch (err) { this.report(`commit listener failed at seq ${batch.seq}`, 'error', err); }
         }
       }
     } catch (err) {
       // Unreachable while staging and applying share applyEffect; if it happens, say so and answer
       // every caller rather than leave them waiting on a writer that stopped.
       this.report('applying a logged group failed; restart the server to replay the log', 'error', err);
-      for (const d of g.done) d.p.reject(toDbError(err));
+      for (const d of group.done) d.p.reject(toDbError(err));
       return;
     }
-    for (const d of g.done) d.p.resolve(d.result);
+    for (const d of group.done) d.p.resolve(d.result);
   }
 }

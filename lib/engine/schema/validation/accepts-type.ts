@@ -16,28 +16,28 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
 /** True when `v` may be stored in a field declared as `type`. */
-export function acceptsType(type: TypeName, v: Value): boolean {
+export function acceptsType(type: TypeName, value: Value): boolean {
   switch (type) {
-    case 'String': return typeof v === 'string';
+    case 'String': return typeof value === 'string';
     case 'Integer': {
-      if (typeof v === 'bigint') return true;
-      const n = numberOf(v);
+      if (typeof value === 'bigint') return true;
+      const n = numberOf(value);
       return n !== undefined && Number.isSafeInteger(n);
     }
     case 'Float':
-    case 'Number': return numberOf(v) !== undefined || (typeof v === 'bigint' && bigintAsFloat(v) !== undefined);
-    case 'Boolean': return typeof v === 'boolean';
-    case 'Array': return Array.isArray(v) || isTagged(v, 'Set', 'Vector');
-    case 'Object': return isPlainObject(v);
-    case 'DateTime': return isTagged(v, 'DateTime') || (typeof v === 'string' && isRfc3339(v));
-    case 'Decimal': return isTagged(v, 'Decimal') || numberOf(v) !== undefined || typeof v === 'bigint' || (typeof v === 'string' && DECIMAL.test(v));
-    case 'UUID': return isTagged(v, 'UUID') || (typeof v === 'string' && isUuidShape(v));
-    case 'Vector': return isTagged(v, 'Vector') || (Array.isArray(v) && v.every(isFiniteNumber));
-    case 'Set': return isTagged(v, 'Set') || Array.isArray(v);
+    case 'Number': return numberOf(value) !== undefined || (typeof value === 'bigint' && bigintAsFloat(value) !== undefined);
+    case 'Boolean': return typeof value === 'boolean';
+    case 'Array': return Array.isArray(value) || isTagged(value, 'Set', 'Vector');
+    case 'Object': return isPlainObject(value);
+    case 'DateTime': return isTagged(value, 'DateTime') || (typeof value === 'string' && isRfc3339(value));
+    case 'Decimal': return isTagged(value, 'Decimal') || numberOf(value) !== undefined || typeof value === 'bigint' || (typeof value === 'string' && DECIMAL.test(value));
+    case 'UUID': return isTagged(value, 'UUID') || (typeof value === 'string' && isUuidShape(value));
+    case 'Vector': return isTagged(value, 'Vector') || (Array.isArray(value) && value.every(isFiniteNumber));
+    case 'Set': return isTagged(value, 'Set') || Array.isArray(value);
     case 'Binary':
-    case 'Bytes': return isBytes(v);
-    case 'Duration': return isTagged(v, 'Duration') || (isFiniteNumber(v) && v >= 0) || isSecsNanos(v);
-    case 'Null': return v === null;
+    case 'Bytes': return isBytes(value);
+    case 'Duration': return isTagged(value, 'Duration') || (isFiniteNumber(value) && value >= 0) || isSecsNanos(value);
+    case 'Null': return value === null;
     default: {
       const never: never = type;
       return never;
@@ -46,30 +46,30 @@ export function acceptsType(type: TypeName, v: Value): boolean {
 }
 
 /** The number held by a bare number or a Tagged Number/Float; undefined otherwise. */
-export function numberOf(v: Value): number | undefined {
-  if (isFiniteNumber(v)) return v;
-  if (isTagged(v, 'Number', 'Float')) return (v as Tagged).value as number;
+export function numberOf(value: Value): number | undefined {
+  if (isFiniteNumber(value)) return value;
+  if (isTagged(value, 'Number', 'Float')) return (value as Tagged).value as number;
   return undefined;
 }
 
-function isTagged(v: Value, ...types: TaggedType[]): boolean {
-  return v instanceof Tagged && types.includes(v.type);
+function isTagged(value: Value, ...types: TaggedType[]): boolean {
+  return value instanceof Tagged && types.includes(value.type);
 }
 
-function isFiniteNumber(v: unknown): v is number {
-  return typeof v === 'number' && Number.isFinite(v);
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
 }
 
-function isBytes(v: Value): boolean {
-  if (v instanceof Uint8Array || isTagged(v, 'Binary', 'Bytes')) return true;
-  if (typeof v === 'string') return BASE64.test(v) || (BASE64URL.test(v) && v.length % 4 !== 1);
-  return Array.isArray(v) && v.every((b) => Number.isInteger(b) && (b as number) >= 0 && (b as number) <= 255);
+function isBytes(value: Value): boolean {
+  if (value instanceof Uint8Array || isTagged(value, 'Binary', 'Bytes')) return true;
+  if (typeof value === 'string') return BASE64.test(value) || (BASE64URL.test(value) && value.length % 4 !== 1);
+  return Array.isArray(value) && value.every((b) => Number.isInteger(b) && (b as number) >= 0 && (b as number) <= 255);
 }
 
-function isSecsNanos(v: Value): boolean {
-  if (!isPlainObject(v)) return false;
-  const keys = Object.keys(v);
-  const { secs, nanos } = v as { secs?: unknown; nanos?: unknown };
+function isSecsNanos(value: Value): boolean {
+  if (!isPlainObject(value)) return false;
+  const keys = Object.keys(value);
+  const { secs, nanos } = value as { secs?: unknown; nanos?: unknown };
   return keys.length === 2 && Number.isInteger(secs) && (secs as number) >= 0
     && Number.isInteger(nanos) && (nanos as number) >= 0 && (nanos as number) < 1e9;
 }

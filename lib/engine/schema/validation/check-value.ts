@@ -27,53 +27,53 @@ export function checkValue(def: FieldDef, field: string, value: Value): Validati
       message: `Field '${field}' must be of type ${def.field_type} (got ${typeOf(value)})`,
     }];
   }
-  const v = coerceValue(def.field_type, value, field);
+  const item = coerceValue(def.field_type, value, field);
   const out: ValidationDetail[] = [];
   for (const which of ['min', 'max'] as const) {
-    const detail = def[which] === undefined ? undefined : checkBound(def, field, v, which);
+    const detail = def[which] === undefined ? undefined : checkBound(def, field, item, which);
     if (detail) out.push(detail);
   }
-  const regexDetail = def.regex !== undefined && typeof v === 'string' ? checkRegex(def.regex, field, v) : undefined;
+  const regexDetail = def.regex !== undefined && typeof item === 'string' ? checkRegex(def.regex, field, item) : undefined;
   if (regexDetail) out.push(regexDetail);
-  const formatDetail = def.format === 'rfc4122' ? checkRfc4122(field, v) : undefined;
+  const formatDetail = def.format === 'rfc4122' ? checkRfc4122(field, item) : undefined;
   if (formatDetail) out.push(formatDetail);
-  if (def.enums !== undefined && !def.enums.some((e) => equalValues(e, v))) {
+  if (def.enums !== undefined && !def.enums.some((e) => equalValues(e, item))) {
     out.push({
-      field, constraint: 'enums', expected: def.enums.map(bareValue), actual: bareValue(v),
-      message: `Field '${field}' must be one of ${def.enums.map(showValue).join(', ')} (got ${showValue(v)})`,
+      field, constraint: 'enums', expected: def.enums.map(bareValue), actual: bareValue(item),
+      message: `Field '${field}' must be one of ${def.enums.map(showValue).join(', ')} (got ${showValue(item)})`,
     });
   }
   return out;
 }
 
-function checkBound(def: FieldDef, field: string, v: Value, which: 'min' | 'max'): ValidationDetail | undefined {
+function checkBound(def: FieldDef, field: string, value: Value, which: 'min' | 'max'): ValidationDetail | undefined {
   const bound = def[which]!;
   if (isLengthBounded(def.field_type)) {
-    const length = lengthOf(v);
+    const length = lengthOf(value);
     const limit = bound as number;
     if (which === 'min' ? length >= limit : length <= limit) return undefined;
     const range = `${which === 'min' ? 'at least' : 'at most'} ${limit}`;
-    const wording = typeof v === 'string' ? `be ${range} characters long` : `have ${range} items`;
+    const wording = typeof value === 'string' ? `be ${range} characters long` : `have ${range} items`;
     return {
       field, constraint: which, expected: limit, actual: length,
       message: `Field '${field}' must ${wording} (got ${length})`,
     };
   }
-  const c = compareValues(v, bound);
+  const c = compareValues(value, bound);
   if (c === undefined || (which === 'min' ? c >= 0 : c <= 0)) return undefined;
   return {
-    field, constraint: which, expected: bareValue(bound), actual: bareValue(v),
-    message: `Field '${field}' must be ${which === 'min' ? '>=' : '<='} ${showValue(bound)} (got ${showValue(v)})`,
+    field, constraint: which, expected: bareValue(bound), actual: bareValue(value),
+    message: `Field '${field}' must be ${which === 'min' ? '>=' : '<='} ${showValue(bound)} (got ${showValue(value)})`,
   };
 }
 
 /** `format: "rfc4122"` on a UUID field: the value must be strict RFC 4122, not just the 8-4-4-4-12 shape. */
-function checkRfc4122(field: string, v: Value): ValidationDetail | undefined {
-  const text = v instanceof Tagged ? v.value : v;
+function checkRfc4122(field: string, value: Value): ValidationDetail | undefined {
+  const text = value instanceof Tagged ? value.value : value;
   if (typeof text === 'string' && isRfc4122Uuid(text)) return undefined;
   return {
-    field, constraint: 'format', expected: 'rfc4122', actual: bareValue(v),
-    message: `Field '${field}' must be an RFC 4122 UUID: hex digits, version 1-8, variant 8, 9, a or b (got ${showValue(v)})`,
+    field, constraint: 'format', expected: 'rfc4122', actual: bareValue(value),
+    message: `Field '${field}' must be an RFC 4122 UUID: hex digits, version 1-8, variant 8, 9, a or b (got ${showValue(value)})`,
   };
 }
 
@@ -98,18 +98,18 @@ function checkRegex(regex: string, field: string, v: string): ValidationDetail |
 }
 
 /** Length of a string (in code points) or of a list value (Array, Set, Vector). */
-function lengthOf(v: Value): number {
-  if (typeof v === 'string') return [...v].length;
-  if (Array.isArray(v)) return v.length;
-  if (v instanceof Tagged && Array.isArray(v.value)) return v.value.length;
+function lengthOf(value: Value): number {
+  if (typeof value === 'string') return [...value].length;
+  if (Array.isArray(value)) return value.length;
+  if (value instanceof Tagged && Array.isArray(value.value)) return value.value.length;
   return 0;
 }
 
 /** A short human rendering of a value for messages: strings quoted, long values clipped. */
-export function showValue(v: Value): string {
-  if (typeof v === 'string') return `'${clip(v)}'`;
-  if (v instanceof Tagged && typeof v.value === 'string') return clip(v.value);
-  const bare = bareValue(v);
+export function showValue(value: Value): string {
+  if (typeof value === 'string') return `'${clip(value)}'`;
+  if (value instanceof Tagged && typeof value.value === 'string') return clip(value.value);
+  const bare = bareValue(value);
   if (bare instanceof Uint8Array) return `<${bare.length} bytes>`;
   return clip(toJson(bare) ?? String(bare));
 }

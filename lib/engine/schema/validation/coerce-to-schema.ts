@@ -15,9 +15,9 @@ import type { Schema } from '../types.js';
  * that form, is null, or is not accepted by `type`. Never throws for accepted
  * values; `path` only names the value in an error that would be a bug.
  */
-export function coerceValue(type: TypeName, v: Value, path = 'value'): Value {
-  if (v === null || typeOf(v) === type || !acceptsType(type, v)) return v;
-  return typedFromWire(type, bareValue(v), path);
+export function coerceValue(type: TypeName, value: Value, path = 'value'): Value {
+  if (value === null || typeOf(value) === type || !acceptsType(type, value)) return value;
+  return typedFromWire(type, bareValue(value), path);
 }
 
 /**

@@ -25,20 +25,20 @@ export function findUniqueViolations(
 ): ValidationDetail[] {
   const candidates: [string, Value][] = [];
   for (const [name, def] of Object.entries(schema.fields)) {
-    const v = Object.hasOwn(fields, name) ? fields[name] : undefined;
-    if (def.unique && v !== undefined && v !== null) candidates.push([name, v]);
+    const value = Object.hasOwn(fields, name) ? fields[name] : undefined;
+    if (def.unique && value !== undefined && value !== null) candidates.push([name, value]);
   }
   if (candidates.length === 0) return [];
   const taken = new Set<string>();
   for (const record of existing) {
     if (selfId !== undefined && record.id === selfId) continue;
-    for (const [name, v] of candidates) {
-      if (!taken.has(name) && Object.hasOwn(record, name) && equalValues(record[name], v)) taken.add(name);
+    for (const [name, value] of candidates) {
+      if (!taken.has(name) && Object.hasOwn(record, name) && equalValues(record[name], value)) taken.add(name);
     }
     if (taken.size === candidates.length) break;
   }
-  return candidates.filter(([name]) => taken.has(name)).map(([name, v]) => ({
-    field: name, constraint: 'unique', expected: 'a value no other record holds', actual: bareValue(v),
-    message: `Field '${name}' must be unique: another record already has ${showValue(v)}`,
+  return candidates.filter(([name]) => taken.has(name)).map(([name, value]) => ({
+    field: name, constraint: 'unique', expected: 'a value no other record holds', actual: bareValue(value),
+    message: `Field '${name}' must be unique: another record already has ${showValue(value)}`,
   }));
 }

@@ -34,21 +34,21 @@ export function encodeBatchFrames(batches: readonly LoggedBatch[]): Buffer | Pro
 }
 
 /** The frame of a large batch, its payload packed a slice at a time into the frame itself. */
-async function frameInSlices(b: LoggedBatch): Promise<Buffer> {
+async function frameInSlices(batch: LoggedBatch): Promise<Buffer> {
   // Copied: the packer reuses its buffer for the next call.
-  const head = Buffer.from(encodePayload({ seq: b.seq, effects: [] }));
+  const head = Buffer.from(encodePayload({ seq: batch.seq, effects: [] }));
   assert(head[head.length - 1] === EMPTY_ARRAY, 'the effects array ends the packed map');
   let frame: GrowingBuffer | undefined;
   const slicer = new Slicer();
-  for (let i = 0; i < b.effects.length; i += SLICE) {
-    const packed = encodePayload(storedEffects(b.effects, i, Math.min(i + SLICE, b.effects.length)));
+  for (let i = 0; i < batch.effects.length; i += SLICE) {
+    const packed = encodePayload(storedEffects(batch.effects, i, Math.min(i + SLICE, batch.effects.length)));
     const effects = packed.subarray(arrayHeaderLength(packed[0]!));
     if (!frame) {
       // Sized from the first slice, with a little room: most batches' records are alike.
-      frame = new GrowingBuffer(FRAME_OVERHEAD + head.length + 4 + Math.ceil(effects.length * 1.05 * b.effects.length / SLICE));
+      frame = new GrowingBuffer(FRAME_OVERHEAD + head.length + 4 + Math.ceil(effects.length * 1.05 * batch.effects.length / SLICE));
       frame.skip(FRAME_OVERHEAD);
       frame.append(head.subarray(0, head.length - 1));
-      frame.appendArray32Header(b.effects.length);
+      frame.appendArray32Header(batch.effects.length);
     }
     // The packer's buffer is copied into the frame now, before the next call reuses it.
     frame.append(effects);

@@ -22,13 +22,13 @@ export async function readBatchesAfter(fs: StorageFs, dir: string, afterSeq: num
     const buf = await fs.readFile(path.join(dir, segs[i]!));
     let offset = HEADER_SIZE;
     for (;;) {
-      const r = readFrame(buf, offset);
-      if (r.kind !== 'frame') break;
-      const b = decodeBatch(r.payload);
+      const read = readFrame(buf, offset);
+      if (read.kind !== 'frame') break;
+      const b = decodeBatch(read.payload);
       if (!b) break;
       if (b.seq > afterSeq) batches.push(b);
       if (batches.length >= limit) break;
-      offset = r.next;
+      offset = read.next;
     }
   }
   releaseSource();

@@ -358,8 +358,8 @@ export class LogWriter {
   }
 
   private async closeFile(): Promise<void> {
-    const f = this.file;
+    const file = this.file;
     this.file = undefined;
-    if (f) await f.close().catch(() => undefined);
+    if (file) await file.close().catch(() => undefined);
   }
 }

@@ -103,11 +103,11 @@ class SegmentReplay {
     let offset = HEADER_SIZE;
     if (checkHeader(buf, LOG_MAGIC) !== LOG_VERSION) offset = this.bad(0, 'bad segment header or version', HEADER_SIZE);
     while (offset < buf.length) {
-      const r = readFrame(buf, offset);
-      if (r.kind === 'end') break;
-      const batch = r.kind === 'frame' ? decodeBatchOrNothing(r.payload) : undefined;
+      const read = readFrame(buf, offset);
+      if (read.kind === 'end') break;
+      const batch = read.kind === 'frame' ? decodeBatchOrNothing(read.payload) : undefined;
       if (!batch) {
-        const reason = r.kind === 'frame' ? 'record is not a decodable batch' : r.reason;
+        const reason = read.kind === 'frame' ? 'record is not a decodable batch' : read.reason;
         const next = findNextFrame(buf, offset + 1);
         // A crash mid-append leaves garbage only at the very end: if a valid frame follows, this is data loss.
         if (this.isLast && next === undefined) return this.dropTail(offset, reason);
@@ -115,7 +115,7 @@ class SegmentReplay {
         continue;
       }
       this.apply(batch, offset);
-      offset = (r as { next: number }).next;
+      offset = (read as { next: number }).next;
     }
     return offset;
   }
@@ -167,11 +167,11 @@ function decodeBatchOrNothing(payload: Buffer): LoggedBatch | undefined {
 function ensureCollections(state: DbState, batch: LoggedBatch): string[] {
   const created: string[] = [];
   const createdByBatch = new Set<string>();
-  for (const e of batch.effects) {
-    if (e.kind === 'createCollection') createdByBatch.add(e.meta.name);
-    else if (e.kind === 'put' && !state.collections.has(e.collection) && !createdByBatch.has(e.collection)) {
-      state.collections.set(e.collection, new CollectionState({ name: e.collection, createdAt: new Date(0).toISOString() }));
-      created.push(e.collection);
+  for (const effect of batch.effects) {
+    if (effect.kind === 'createCollection') createdByBatch.add(effect.meta.name);
+    else if (effect.kind === 'put' && !state.collections.has(effect.collection) && !createdByBatch.has(effect.collection)) {
+      state.collections.set(effect.collection, new CollectionState({ name: effect.collection, createdAt: new Date(0).toISOString() }));
+      created.push(effect.collection);
     }
   }
   return created;

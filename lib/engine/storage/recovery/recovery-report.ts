@@ -55,18 +55,18 @@ export function countSeqs(rs: readonly SeqRange[]): { n: number; exact: boolean 
 }
 
 /** One sentence saying what a damaged file lost. */
-export function describeDamage(d: DamagedFile): string {
-  if (d.kind === 'segment') {
-    const { n, exact } = countSeqs(d.lostSeqs);
-    const lost = d.lostSeqs.length ? `; ${exact ? '' : 'at least '}${n} batch(es) lost: ${seqs(d.lostSeqs)}` : '; no batch lost';
-    return `${d.file}: skipped ${ranges(d.skipped)}${lost}`;
+export function describeDamage(damaged: DamagedFile): string {
+  if (damaged.kind === 'segment') {
+    const { n, exact } = countSeqs(damaged.lostSeqs);
+    const lost = damaged.lostSeqs.length ? `; ${exact ? '' : 'at least '}${n} batch(es) lost: ${seqs(damaged.lostSeqs)}` : '; no batch lost';
+    return `${damaged.file}: skipped ${ranges(damaged.skipped)}${lost}`;
   }
-  if (!d.damage) {
-    const where = d.offset === undefined ? '' : ` at byte ${d.offset}`;
-    return `${d.file}: unusable, damaged${where} (${d.reason})`;
+  if (!damaged.damage) {
+    const where = damaged.offset === undefined ? '' : ` at byte ${damaged.offset}`;
+    return `${damaged.file}: unusable, damaged${where} (${damaged.reason})`;
   }
-  const dm = d.damage;
-  const parts = [`${d.file}: skipped ${ranges(dm.skipped)}`, `${dm.droppedFramesExact ? '' : 'at least '}${dm.droppedFrames} frame(s) not read`];
+  const dm = damaged.damage;
+  const parts = [`${damaged.file}: skipped ${ranges(dm.skipped)}`, `${dm.droppedFramesExact ? '' : 'at least '}${dm.droppedFrames} frame(s) not read`];
   for (const r of dm.lostRecords) parts.push(r.lost === null ? `collection '${r.collection}': ${r.read} records read, how many were lost is unknown` : `collection '${r.collection}': ${r.lost} of ${r.read + r.lost} records lost`);
   if (dm.missingSections.length) parts.push(`sections not read: ${dm.missingSections.join(', ')}`);
   return parts.join('; ');

@@ -192,10 +192,10 @@ function buildReport(o: Outcome): RecoveryReport {
   for (const d of damaged) {
     if (d.kind === 'segment') {
       droppedFrames += countSeqs(d.lostSeqs).n;
-      for (const r of d.skipped) droppedBytes += r.to - r.from;
+      for (const range of d.skipped) droppedBytes += range.to - range.from;
     } else if (d.damage) {
       droppedFrames += d.damage.droppedFrames;
-      for (const r of d.damage.skipped) droppedBytes += r.to - r.from;
+      for (const range of d.damage.skipped) droppedBytes += range.to - range.from;
     }
   }
   const warnings = damaged.map(describeDamage);
@@ -203,7 +203,7 @@ function buildReport(o: Outcome): RecoveryReport {
   else if (o.snapshots.length > 0) warnings.push(`recovered from ${label(o.base)} and the log instead`);
   if (replay.tail) warnings.push(describeTail(replay.tail));
   if (replay.gaps.length) warnings.push(describeGaps(replay.gaps));
-  for (const c of replay.recreated) warnings.push(`collection '${c}' recreated without its schema: the batch that created it was lost`);
+  for (const collection of replay.recreated) warnings.push(`collection '${collection}' recreated without its schema: the batch that created it was lost`);
   return {
     snapshot: o.base.snapshot ?? null, replayedBatches: replay.replayed, droppedFrames, droppedBytes, warnings,
     salvaged: o.salvaged, damaged, tail: replay.tail, gaps: replay.gaps, recreated: replay.recreated,

@@ -139,17 +139,17 @@ function verifyFile(file: string, kind: FileReport['kind'], buf: Buffer): FileRe
   let offset = HEADER_SIZE;
   let last: unknown;
   for (;;) {
-    const r = readFrame(buf, offset);
-    if (r.kind === 'end') break;
-    if (r.kind !== 'frame') return { ...report, ok: false, problem: `${r.reason} at byte ${offset}` };
+    const read = readFrame(buf, offset);
+    if (read.kind === 'end') break;
+    if (read.kind !== 'frame') return { ...report, ok: false, problem: `${read.reason} at byte ${offset}` };
     try {
-      last = decodePayload(r.payload);
+      last = decodePayload(read.payload);
     } catch (err) {
       return { ...report, ok: false, problem: `undecodable payload at byte ${offset}: ${(err as Error).message}` };
     }
     report.frames += 1;
     countFrame(report, last);
-    offset = r.next;
+    offset = read.next;
     if (kind === 'snapshot' && (last as { k?: string } | undefined)?.k === 'end') break;
   }
   if (kind === 'snapshot' && (last as { k?: string } | undefined)?.k !== 'end') {

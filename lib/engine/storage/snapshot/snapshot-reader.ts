@@ -44,7 +44,7 @@ interface Walked { frames: number; endFrames?: number; skipped: ByteRange[] }
  * Strict: throws Corruption at the first problem (including a throw from
  * `visit`). Salvage: records the damaged range, resyncs, and goes on.
  */
-async function walk(buf: Buffer, file: string, salvage: boolean, visit: (f: SnapFrame, offset: number) => void): Promise<Walked> {
+async function walk(buf: Buffer, file: string, salvage: boolean, visit: (frame: SnapFrame, offset: number) => void): Promise<Walked> {
   const out: Walked = { frames: 0, skipped: [] };
   let offset = HEADER_SIZE;
   const damaged = (at: number, reason: string): number => {
@@ -58,21 +58,21 @@ async function walk(buf: Buffer, file: string, salvage: boolean, visit: (f: Snap
     out.skipped.push({ from: 0, to: Math.min(HEADER_SIZE, buf.length), reason: 'bad snapshot header (magic or format version)' });
   }
   while (offset < buf.length && out.endFrames === undefined) {
-    const r = readFrame(buf, offset);
-    if (r.kind === 'end') break;
-    if (r.kind !== 'frame') { offset = damaged(offset, r.reason); continue; }
-    let f: SnapFrame;
+    const read = readFrame(buf, offset);
+    if (read.kind === 'end') break;
+    if (read.kind !== 'frame') { offset = damaged(offset, read.reason); continue; }
+    let frame: SnapFrame;
     try {
-      f = decodePayload<SnapFrame>(r.payload);
-      if (!FRAME_KINDS.has(f?.k)) throw new Error(`unknown frame kind ${String(f?.k)}`);
-      visit(f, offset);
+      frame = decodePayload<SnapFrame>(read.payload);
+      if (!FRAME_KINDS.has(frame?.k)) throw new Error(`unknown frame kind ${String(frame?.k)}`);
+      visit(frame, offset);
     } catch (err) {
       offset = damaged(offset, `undecodable frame: ${(err as Error).message}`);
       continue;
     }
-    if (f.k === 'end') out.endFrames = f.frames + 1;
+    if (frame.k === 'end') out.endFrames = frame.frames + 1;
     out.frames += 1;
-    offset = r.next;
+    offset = read.next;
     // One event-loop turn per frame (at most 2,000 rows): verification runs while writes go on.
     await yieldToLoop();
   }
@@ -114,46 +114,46 @@ export async function readSnapshot(fs: StorageFs, file: string, nameSeq: number,
     rows.clear();
     held = 0;
   };
-  const visit = (f: SnapFrame): void => {
-    seen.add(f.k);
-    switch (f.k) {
+  const visit = (frame: SnapFrame): void => {
+    seen.add(frame.k);
+    switch (frame.k) {
       case 'meta':
-        if (f.seq !== nameSeq) throw new Error(`meta seq ${f.seq} does not match the file name`);
+        if (frame.seq !== nameSeq) throw new Error(`meta seq ${frame.seq} does not match the file name`);
         break;
-      case 'config': state.config = f.v; break;
-      case 'keys': for (const k of f.v as ApiKeyRecord[]) state.keys.set(k.id, k); break;
-      case 'ripple': for (const [node, seq] of f.seen) state.rippleSeen.set(node, seq); break;
-      case 'kv': for (const [key, entry] of f.rows) state.kv.set(key, entry); break;
-      case 'kvLinks': for (const [key, links] of f.rows) state.kvLinks.set(key, new Set(links)); break;
+      case 'config': state.config = frame.v; break;
+      case 'keys': for (const record of frame.v as ApiKeyRecord[]) state.keys.set(record.id, record); break;
+      case 'ripple': for (const [node, seq] of frame.seen) state.rippleSeen.set(node, seq); break;
+      case 'kv': for (const [key, entry] of frame.rows) state.kv.set(key, entry); break;
+      case 'kvLinks': for (const [key, links] of frame.rows) state.kvLinks.set(key, new Set(links)); break;
       case 'coll': {
-        const coll = new CollectionState(f.meta);
-        coll.membershipVersion = f.membership;
-        state.collections.set(f.meta.name, coll);
-        counts.set(f.meta.name, f.count ?? null);
+        const coll = new CollectionState(frame.meta);
+        coll.membershipVersion = frame.membership;
+        state.collections.set(frame.meta.name, coll);
+        counts.set(frame.meta.name, frame.count ?? null);
         break;
       }
       case 'recs': {
-        let coll = state.collections.get(f.c);
-        if (!coll && !opts.salvage) throw new Error(`records for unknown collection ${f.c}`);
+        let coll = state.collections.get(frame.c);
+        if (!coll && !opts.salvage) throw new Error(`records for unknown collection ${frame.c}`);
         // Salvage: the collection's own frame was lost; keep its records under a bare definition.
-        if (!coll) state.collections.set(f.c, (coll = new CollectionState({ name: f.c, createdAt: new Date(0).toISOString() })));
+        if (!coll) state.collections.set(frame.c, (coll = new CollectionState({ name: frame.c, createdAt: new Date(0).toISOString() })));
         let pending = rows.get(coll);
         if (!pending) rows.set(coll, (pending = { keys: [], entries: [] }));
-        for (const r of f.rows) {
-          const entry = toEntry(r, ++coll.lastOrd);
+        for (const row of frame.rows) {
+          const entry = toEntry(row, ++coll.lastOrd);
           if (entry.expiresAt !== undefined) coll.expiringRecords++;
-          pending.keys.push(recordKey(r[0], r[1]));
+          pending.keys.push(recordKey(row[0], row[1]));
           pending.entries.push(entry);
         }
-        read.set(f.c, (read.get(f.c) ?? 0) + f.rows.length);
-        held += f.rows.length;
+        read.set(frame.c, (read.get(frame.c) ?? 0) + frame.rows.length);
+        held += frame.rows.length;
         if (held >= PUT_AFTER_ROWS) putRows();
         break;
       }
       case 'trash': {
-        let t = state.trash.get(f.c);
-        if (!t) state.trash.set(f.c, (t = new Map()));
-        for (const r of f.rows) t.set(r[0], { entry: toEntry(r), deletedAt: r[5] ?? 0 });
+        let t = state.trash.get(frame.c);
+        if (!t) state.trash.set(frame.c, (t = new Map()));
+        for (const row of frame.rows) t.set(row[0], { entry: toEntry(row), deletedAt: row[5] ?? 0 });
         break;
       }
       case 'end': break;
@@ -213,30 +213,30 @@ export async function verifySnapshot(fs: StorageFs, dir: string, written: Writte
   if (checkHeader(await read(0, HEADER_SIZE), SNAP_MAGIC) !== SNAP_VERSION) throw new Corruption(name, 0, 'bad snapshot header (magic or format version)');
   const frames = written.frameCrcs;
   /** Checks frame `i` at `at` of `buf` (which starts at file offset `base`); returns the offset after it. */
-  const check = (buf: Buffer, at: number, base: number, i: number): number => {
-    const r = readFrame(buf, at);
-    if (r.kind === 'end') throw new Corruption(name, base + at, `${i} frames read where ${frames.length} were written`);
-    if (r.kind !== 'frame') throw new Corruption(name, base + at, r.reason);
-    if (buf.readUInt32LE(at + 4) !== frames[i]) throw new Corruption(name, base + at, `frame ${i} differs from the frame written`);
-    if (i === 0) {
-      const meta = decodePayload<SnapFrame>(r.payload);
+  const check = (buf: Buffer, at: number, base: number, position: number): number => {
+    const frameRead = readFrame(buf, at);
+    if (frameRead.kind === 'end') throw new Corruption(name, base + at, `${position} frames read where ${frames.length} were written`);
+    if (frameRead.kind !== 'frame') throw new Corruption(name, base + at, frameRead.reason);
+    if (buf.readUInt32LE(at + 4) !== frames[position]) throw new Corruption(name, base + at, `frame ${position} differs from the frame written`);
+    if (position === 0) {
+      const meta = decodePayload<SnapFrame>(frameRead.payload);
       if (meta.k !== 'meta' || meta.seq !== written.seq) throw new Corruption(name, base + at, `meta frame does not name seq ${written.seq}`);
     }
-    return r.next;
+    return frameRead.next;
   };
   const fits = (buf: Buffer, at: number) => buf.length - at >= FRAME_OVERHEAD && at + FRAME_OVERHEAD + buf.readUInt32LE(at) <= buf.length;
   let offset = HEADER_SIZE;
-  let i = 0;
-  while (i < frames.length) {
+  let index = 0;
+  while (index < frames.length) {
     let buf = await read(offset, VERIFY_CHUNK);
     let at = 0;
-    while (i < frames.length && fits(buf, at)) at = check(buf, at, offset, i++);
+    while (index < frames.length && fits(buf, at)) at = check(buf, at, offset, index++);
     if (at === 0) {
       // The next frame does not fit in one piece (or the file ends inside it): read it whole.
       const length = buf.length >= FRAME_OVERHEAD ? buf.readUInt32LE(0) : 0;
       if (length > MAX_FRAME) throw new Corruption(name, offset, `frame length ${length} exceeds the maximum`);
       buf = await read(offset, FRAME_OVERHEAD + length);
-      at = check(buf, 0, offset, i++);
+      at = check(buf, 0, offset, index++);
     }
     offset += at;
     await yieldToLoop();

@@ -43,8 +43,8 @@ export type SnapFrame =
   | { k: 'trash'; c: string; rows: Row[] }
   | { k: 'end'; frames: number };
 
-function row(id: string, e: RecordEntry, deletedAt?: number): Row {
-  const r: Row = [id, e.fields, e.version, e.expiresAt ?? null, e.slidingMs ?? null];
+function row(id: string, entry: RecordEntry, deletedAt?: number): Row {
+  const r: Row = [id, entry.fields, entry.version, entry.expiresAt ?? null, entry.slidingMs ?? null];
   if (deletedAt !== undefined) r.push(deletedAt);
   return r;
 }
@@ -83,8 +83,8 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
   const file = await fs.openWrite(tmp);
   let frames = 0, bytes = 0, complete = false;
   const frameCrcs: number[] = [];
-  const put = async (f: SnapFrame) => {
-    const buf = encodeFrame(encodePayload(f));
+  const put = async (frame: SnapFrame) => {
+    const buf = encodeFrame(encodePayload(frame));
     frames += 1; bytes += buf.length;
     frameCrcs.push(buf.readUInt32LE(4));
     await file.write(buf);
@@ -102,9 +102,9 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
       await put({ k: 'coll', meta, membership, count });
       await writeRecords(meta.name, scan, put);
     }
-    for (const [c, entries] of trash) {
+    for (const [collection, entries] of trash) {
       for (let i = 0; i < entries.length; i += CHUNK) {
-        await put({ k: 'trash', c, rows: entries.slice(i, i + CHUNK).map(([id, t]) => row(id, t.entry, t.deletedAt)) });
+        await put({ k: 'trash', c: collection, rows: entries.slice(i, i + CHUNK).map(([id, t]) => row(id, t.entry, t.deletedAt)) });
       }
     }
     await put({ k: 'end', frames });
@@ -122,7 +122,7 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
 }
 
 /** The collection's records as they were when the snapshot began, each once, in insertion order, CHUNK to a frame. */
-async function writeRecords(name: string, scan: CollectionScan, put: (f: SnapFrame) => Promise<void>): Promise<void> {
+async function writeRecords(name: string, scan: CollectionScan, put: (frame: SnapFrame) => Promise<void>): Promise<void> {
   let rows: Row[] = [];
   const flush = async (): Promise<boolean> => {
     const chunk = rows;

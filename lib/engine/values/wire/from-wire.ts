@@ -29,8 +29,8 @@ export function assertSafeKey(key: string, path: string): void {
 }
 
 /** True when `v` is a `{type, value}` wrapper naming a known type. */
-export function isTypedWrapper(v: unknown): v is { type: TypeName; value: unknown } {
-  return isPlainObject(v) && 'type' in v && 'value' in v && isTypeName(v.type);
+export function isTypedWrapper(value: unknown): value is { type: TypeName; value: unknown } {
+  return isPlainObject(value) && 'type' in value && 'value' in value && isTypeName(value.type);
 }
 
 /** Converts one top-level field value from the wire. */
@@ -108,124 +108,124 @@ function bad(type: TypeName, path: string, why: string): InvalidInput {
 }
 
 /** A float for a Float or Number value; an integer beyond 2^53 only when a float holds it exactly. */
-function toNumber(type: TypeName, v: unknown, path: string): number {
-  if (typeof v === 'bigint') {
-    const n = bigintAsFloat(v);
-    if (n === undefined) throw bad(type, path, `the integer ${shownInteger(v)} cannot be held exactly by a 64-bit float; use Integer or Decimal`);
+function toNumber(type: TypeName, value: unknown, path: string): number {
+  if (typeof value === 'bigint') {
+    const n = bigintAsFloat(value);
+    if (n === undefined) throw bad(type, path, `the integer ${shownInteger(value)} cannot be held exactly by a 64-bit float; use Integer or Decimal`);
     return n;
   }
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw bad(type, path, 'expected a finite number');
-  return v;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw bad(type, path, 'expected a finite number');
+  return value;
 }
 
-function integerFromWire(v: unknown, path: string): number | bigint {
-  if (typeof v === 'bigint') {
-    if (!isInt64(v)) throw bad('Integer', path, `${shownInteger(v)} is outside the 64-bit signed range`);
-    return integerValue(v);
+function integerFromWire(value: unknown, path: string): number | bigint {
+  if (typeof value === 'bigint') {
+    if (!isInt64(value)) throw bad('Integer', path, `${shownInteger(value)} is outside the 64-bit signed range`);
+    return integerValue(value);
   }
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw bad('Integer', path, 'expected an integer');
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw bad('Integer', path, 'expected an integer');
   // A whole float beyond 2^53 may already be rounded; an exact integer that large arrives as an integer literal.
-  if (!Number.isSafeInteger(v)) throw bad('Integer', path, 'expected an integer sent exactly: a float beyond ±(2^53 - 1) may have been rounded');
-  return v;
+  if (!Number.isSafeInteger(value)) throw bad('Integer', path, 'expected an integer sent exactly: a float beyond ±(2^53 - 1) may have been rounded');
+  return value;
 }
 
 /** Converts a value whose type the client named explicitly. */
-export function typedFromWire(type: TypeName, v: unknown, path: string): Value {
+export function typedFromWire(type: TypeName, value: unknown, path: string): Value {
   switch (type) {
     case 'String':
-      if (typeof v !== 'string') throw bad(type, path, 'expected a string');
-      return sharedString(v);
+      if (typeof value !== 'string') throw bad(type, path, 'expected a string');
+      return sharedString(value);
     case 'Integer':
-      return integerFromWire(v, path);
+      return integerFromWire(value, path);
     case 'Float': {
-      const n = toNumber(type, v, path);
+      const n = toNumber(type, value, path);
       return Number.isSafeInteger(n) ? new Tagged('Float', n) : n;
     }
     case 'Number':
-      return new Tagged('Number', toNumber(type, v, path));
+      return new Tagged('Number', toNumber(type, value, path));
     case 'Boolean':
-      if (typeof v !== 'boolean') throw bad(type, path, 'expected true or false');
-      return v;
+      if (typeof value !== 'boolean') throw bad(type, path, 'expected true or false');
+      return value;
     case 'Null':
-      if (v !== null && v !== undefined) throw bad(type, path, 'expected null');
+      if (value !== null && value !== undefined) throw bad(type, path, 'expected null');
       return null;
     case 'Array':
-      if (!Array.isArray(v)) throw bad(type, path, 'expected an array');
-      return rawFromWire(v, path, 0);
+      if (!Array.isArray(value)) throw bad(type, path, 'expected an array');
+      return rawFromWire(value, path, 0);
     case 'Object':
-      if (!isPlainObject(v)) throw bad(type, path, 'expected an object');
-      return rawFromWire(v, path, 0);
+      if (!isPlainObject(value)) throw bad(type, path, 'expected an object');
+      return rawFromWire(value, path, 0);
     case 'DateTime':
-      return dateTimeFromWire(v, path);
+      return dateTimeFromWire(value, path);
     case 'Decimal':
-      return decimalFromWire(v, path);
+      return decimalFromWire(value, path);
     case 'UUID':
-      if (typeof v !== 'string' || !isUuidShape(v)) throw bad(type, path, 'expected 8-4-4-4-12 letters or digits joined by hyphens, such as "123e4567-e89b-12d3-a456-426614174000"');
-      return new Tagged('UUID', v);
+      if (typeof value !== 'string' || !isUuidShape(value)) throw bad(type, path, 'expected 8-4-4-4-12 letters or digits joined by hyphens, such as "123e4567-e89b-12d3-a456-426614174000"');
+      return new Tagged('UUID', value);
     case 'Vector':
-      return vectorFromWire(v, path);
+      return vectorFromWire(value, path);
     case 'Set': {
-      if (!Array.isArray(v)) throw bad(type, path, 'expected an array');
-      const items = rawFromWire(v, path, 0) as readonly Value[];
+      if (!Array.isArray(value)) throw bad(type, path, 'expected an array');
+      const items = rawFromWire(value, path, 0) as readonly Value[];
       return new Tagged('Set', Object.freeze(dedupeValues(items)));
     }
     case 'Binary':
     case 'Bytes':
-      return new Tagged(type, bytesFromWire(type, v, path));
+      return new Tagged(type, bytesFromWire(type, value, path));
     case 'Duration':
-      return durationFromWire(v, path);
+      return durationFromWire(value, path);
   }
 }
 
-function dateTimeFromWire(v: unknown, path: string): Tagged {
-  if (typeof v === 'string') {
-    const norm = normalizeDateTime(v);
+function dateTimeFromWire(value: unknown, path: string): Tagged {
+  if (typeof value === 'string') {
+    const norm = normalizeDateTime(value);
     if (norm === undefined) throw bad('DateTime', path, 'expected an RFC 3339 string');
     return new Tagged('DateTime', norm);
   }
   // Epoch milliseconds; Date covers ±8.64e15 ms, and toISOString throws beyond it.
-  if (typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= 8.64e15) {
-    return new Tagged('DateTime', new Date(v).toISOString().replace('Z', '+00:00'));
+  if (typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= 8.64e15) {
+    return new Tagged('DateTime', new Date(value).toISOString().replace('Z', '+00:00'));
   }
   throw bad('DateTime', path, 'expected an RFC 3339 string');
 }
 
-function decimalFromWire(v: unknown, path: string): Tagged {
-  if (typeof v === 'number' && Number.isFinite(v)) return new Tagged('Decimal', String(v));
-  if (typeof v === 'bigint') return new Tagged('Decimal', v.toString());
-  if (typeof v === 'string' && DECIMAL.test(v.trim())) return new Tagged('Decimal', v.trim());
+function decimalFromWire(value: unknown, path: string): Tagged {
+  if (typeof value === 'number' && Number.isFinite(value)) return new Tagged('Decimal', String(value));
+  if (typeof value === 'bigint') return new Tagged('Decimal', value.toString());
+  if (typeof value === 'string' && DECIMAL.test(value.trim())) return new Tagged('Decimal', value.trim());
   throw bad('Decimal', path, 'expected a decimal string such as "12.34"');
 }
 
-function vectorFromWire(v: unknown, path: string): Tagged {
-  if (!Array.isArray(v)) throw bad('Vector', path, 'expected an array of numbers');
-  const out = v.map((x, i) => {
-    if (typeof x !== 'number' || !Number.isFinite(x)) throw bad('Vector', `${path}[${i}]`, 'expected a finite number');
+function vectorFromWire(value: unknown, path: string): Tagged {
+  if (!Array.isArray(value)) throw bad('Vector', path, 'expected an array of numbers');
+  const out = value.map((x, index) => {
+    if (typeof x !== 'number' || !Number.isFinite(x)) throw bad('Vector', `${path}[${index}]`, 'expected a finite number');
     return x;
   });
   return new Tagged('Vector', Object.freeze(out));
 }
 
-function bytesFromWire(type: 'Binary' | 'Bytes', v: unknown, path: string): Uint8Array {
-  if (v instanceof Uint8Array) return copyBytes(v);
-  if (typeof v === 'string') {
-    if (!BASE64.test(v)) throw bad(type, path, 'expected base64 text or an array of bytes');
-    return Buffer.from(v, v.includes('-') || v.includes('_') ? 'base64url' : 'base64');
+function bytesFromWire(type: 'Binary' | 'Bytes', value: unknown, path: string): Uint8Array {
+  if (value instanceof Uint8Array) return copyBytes(value);
+  if (typeof value === 'string') {
+    if (!BASE64.test(value)) throw bad(type, path, 'expected base64 text or an array of bytes');
+    return Buffer.from(value, value.includes('-') || value.includes('_') ? 'base64url' : 'base64');
   }
-  if (Array.isArray(v)) {
-    return Buffer.from(Uint8Array.from(v, (b, i) => {
-      if (typeof b !== 'number' || !Number.isInteger(b) || b < 0 || b > 255) throw bad(type, `${path}[${i}]`, 'expected a byte 0-255');
+  if (Array.isArray(value)) {
+    return Buffer.from(Uint8Array.from(value, (b, index) => {
+      if (typeof b !== 'number' || !Number.isInteger(b) || b < 0 || b > 255) throw bad(type, `${path}[${index}]`, 'expected a byte 0-255');
       return b;
     }));
   }
   throw bad(type, path, 'expected base64 text or an array of bytes');
 }
 
-function durationFromWire(v: unknown, path: string): Tagged {
-  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return new Tagged('Duration', v);
+function durationFromWire(value: unknown, path: string): Tagged {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return new Tagged('Duration', value);
   let secs: unknown, nanos: unknown;
-  if (Array.isArray(v) && v.length === 2) [secs, nanos] = v;
-  else if (isPlainObject(v)) ({ secs, nanos } = v);
+  if (Array.isArray(value) && value.length === 2) [secs, nanos] = value;
+  else if (isPlainObject(value)) ({ secs, nanos } = value);
   secs = exactNumber(secs);
   nanos = exactNumber(nanos);
   if (typeof secs === 'number' && Number.isInteger(secs) && secs >= 0 && typeof nanos === 'number'

@@ -64,10 +64,10 @@ class JsonReader {
     }
   }
 
-  private literal<T>(word: string, v: T): T {
+  private literal<T>(word: string, value: T): T {
     if (!this.text.startsWith(word, this.pos)) throw this.unexpected();
     this.pos += word.length;
-    return v;
+    return value;
   }
 
   private expect(ch: string): void {
@@ -133,13 +133,13 @@ class JsonReader {
   private number(): number | bigint {
     const start = this.pos;
     NUMBER.lastIndex = start;
-    const m = NUMBER.exec(this.text);
-    if (!m) throw this.unexpected();
-    const literal = m[0];
+    const match = NUMBER.exec(this.text);
+    if (!match) throw this.unexpected();
+    const literal = match[0];
     this.pos += literal.length;
     const digits = literal.length - (literal[0] === '-' ? 1 : 0);
     // Only an integer literal of 16+ digits can pass 2^53 (9007199254740992 has 16).
-    if (m[1] !== undefined || m[2] !== undefined || digits < 16) return Number(literal);
+    if (match[1] !== undefined || match[2] !== undefined || digits < 16) return Number(literal);
     if (digits > MAX_INTEGER_DIGITS) {
       throw new InvalidInput(`Integer of ${digits} digits at position ${start} of the body: at most ${MAX_INTEGER_DIGITS} digits are read`);
     }
@@ -165,32 +165,32 @@ function quote(s: string): string {
 }
 
 /** The JSON of `v` read as member `key`, or undefined when it has none (undefined, a function). */
-function write(v: unknown, key: string, ancestors: object[]): string | undefined {
-  if (v instanceof Uint8Array) v = Array.from(v);
-  else if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
-    v = (v as { toJSON(k: string): unknown }).toJSON(key);
+function write(value: unknown, key: string, ancestors: object[]): string | undefined {
+  if (value instanceof Uint8Array) value = Array.from(value);
+  else if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    value = (value as { toJSON(name: string): unknown }).toJSON(key);
   }
-  switch (typeof v) {
-    case 'string': return quote(v);
-    case 'number': return Number.isFinite(v) ? String(v) : 'null';
-    case 'bigint': return v.toString();
-    case 'boolean': return v ? 'true' : 'false';
+  switch (typeof value) {
+    case 'string': return quote(value);
+    case 'number': return Number.isFinite(value) ? String(value) : 'null';
+    case 'bigint': return value.toString();
+    case 'boolean': return value ? 'true' : 'false';
     case 'object': break;
     default: return undefined;
   }
-  if (v === null) return 'null';
-  if (ancestors.includes(v)) throw new TypeError('Converting circular structure to JSON');
-  ancestors.push(v);
+  if (value === null) return 'null';
+  if (ancestors.includes(value)) throw new TypeError('Converting circular structure to JSON');
+  ancestors.push(value);
   let out: string;
-  if (Array.isArray(v)) {
+  if (Array.isArray(value)) {
     out = '[';
-    for (let i = 0; i < v.length; i++) out += (i > 0 ? ',' : '') + (write(v[i], String(i), ancestors) ?? 'null');
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + (write(value[i], String(i), ancestors) ?? 'null');
     out += ']';
   } else {
     out = '{';
-    for (const k of Object.keys(v)) {
-      const item = write((v as Record<string, unknown>)[k], k, ancestors);
-      if (item !== undefined) out += (out.length > 1 ? ',' : '') + quote(k) + ':' + item;
+    for (const name of Object.keys(value)) {
+      const item = write((value as Record<string, unknown>)[name], name, ancestors);
+      if (item !== undefined) out += (out.length > 1 ? ',' : '') + quote(name) + ':' + item;
     }
     out += '}';
   }

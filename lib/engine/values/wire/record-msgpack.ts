@@ -21,10 +21,10 @@ export function recordMsgpack(fields: Fields, opts: OutputOptions): Buffer | und
   // Room enough for any record of these scalars: a UTF-16 unit takes at most 3 bytes of UTF-8.
   let room = 3;
   for (const key of keys) {
-    const v = fields[key]!;
-    if (v !== null && typeof v === 'object') return undefined;
-    if (typeof v === 'bigint') return undefined;
-    room += 5 + key.length * 3 + WRAPPER_ROOM + (typeof v === 'string' ? 5 + v.length * 3 : 9);
+    const value = fields[key]!;
+    if (value !== null && typeof value === 'object') return undefined;
+    if (typeof value === 'bigint') return undefined;
+    room += 5 + key.length * 3 + WRAPPER_ROOM + (typeof value === 'string' ? 5 + value.length * 3 : 9);
   }
   const out = Buffer.allocUnsafe(room);
   out[0] = MAP16;
@@ -33,13 +33,13 @@ export function recordMsgpack(fields: Fields, opts: OutputOptions): Buffer | und
   let at = 3;
   for (const key of keys) {
     at = writeKey(out, at, key);
-    const v = fields[key]!;
+    const value = fields[key]!;
     if (opts.typed && !BARE_FIELDS.has(key)) {
-      const prefix = WRAPPERS[scalarType(v)!];
+      const prefix = WRAPPERS[scalarType(value)!];
       out.set(prefix, at);
       at += prefix.length;
     }
-    at = writeScalar(out, at, v);
+    at = writeScalar(out, at, value);
   }
   return out.subarray(0, at);
 }
@@ -70,13 +70,13 @@ function writeKey(out: Buffer, at: number, key: string): number {
   return at + bytes.length;
 }
 
-function writeScalar(out: Buffer, at: number, v: Value): number {
-  if (v === null) { out[at] = 0xc0; return at + 1; }
-  switch (typeof v) {
-    case 'string': return writeString(out, at, v);
-    case 'boolean': out[at] = v ? 0xc3 : 0xc2; return at + 1;
-    case 'number': return writeNumber(out, at, v);
-    default: throw new Error(`recordMsgpack: not a scalar (${typeof v})`);
+function writeScalar(out: Buffer, at: number, value: Value): number {
+  if (value === null) { out[at] = 0xc0; return at + 1; }
+  switch (typeof value) {
+    case 'string': return writeString(out, at, value);
+    case 'boolean': out[at] = value ? 0xc3 : 0xc2; return at + 1;
+    case 'number': return writeNumber(out, at, value);
+    default: throw new Error(`recordMsgpack: not a scalar (${typeof value})`);
   }
 }
 

@@ -12,12 +12,12 @@ import { JoinedRecords } from './joined.js';
 export interface OutputOptions { readonly typed: boolean }
 
 /** The bare wire value of a stored value (what goes in `value` of a wrapper). */
-export function bareValue(v: Value): unknown {
-  return v instanceof Tagged ? v.value : v;
+export function bareValue(value: Value): unknown {
+  return value instanceof Tagged ? value.value : value;
 }
 
-export function valueToWire(v: Value, typed: boolean): unknown {
-  return typed ? { type: typeOf(v), value: bareValue(v) } : bareValue(v);
+export function valueToWire(value: Value, typed: boolean): unknown {
+  return typed ? { type: typeOf(value), value: bareValue(value) } : bareValue(value);
 }
 
 /** Fields written bare even in typed mode. */
@@ -30,12 +30,12 @@ export type ScalarType = typeof SCALAR_TYPES[number];
 export function recordToWire(fields: Fields, opts: OutputOptions): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(fields)) {
-    const v = fields[key]!;
-    if ((v as unknown) instanceof JoinedRecords) {
-      out[key] = (v as unknown as JoinedRecords).records.map((r) => recordToWire(r, opts));
+    const value = fields[key]!;
+    if ((value as unknown) instanceof JoinedRecords) {
+      out[key] = (value as unknown as JoinedRecords).records.map((r) => recordToWire(r, opts));
       continue;
     }
-    out[key] = BARE_FIELDS.has(key) ? bareValue(v) : valueToWire(v, opts.typed);
+    out[key] = BARE_FIELDS.has(key) ? bareValue(value) : valueToWire(value, opts.typed);
   }
   return out;
 }
@@ -51,10 +51,10 @@ export function recordToWire(fields: Fields, opts: OutputOptions): Record<string
 export function recordJson(fields: Fields, opts: OutputOptions): string | undefined {
   let out = '{';
   for (const key of Object.keys(fields)) {
-    const v = fields[key]!;
+    const value = fields[key]!;
     if (out.length > 1) out += ',';
     out += keyJson(key);
-    const scalar = opts.typed && !BARE_FIELDS.has(key) ? typedScalarJson(v) : scalarJson(v);
+    const scalar = opts.typed && !BARE_FIELDS.has(key) ? typedScalarJson(value) : scalarJson(value);
     if (scalar === undefined) return undefined;
     out += scalar;
   }
@@ -66,12 +66,12 @@ const KEY_JSON = new Map<string, string>();
 const KEY_JSON_LIMIT = 10_000;
 
 function keyJson(key: string): string {
-  let k = KEY_JSON.get(key);
-  if (k === undefined) {
-    k = stringJson(key) + ':';
-    if (KEY_JSON.size < KEY_JSON_LIMIT) KEY_JSON.set(key, k);
+  let name = KEY_JSON.get(key);
+  if (name === undefined) {
+    name = stringJson(key) + ':';
+    if (KEY_JSON.size < KEY_JSON_LIMIT) KEY_JSON.set(key, name);
   }
-  return k;
+  return name;
 }
 
 /** What JSON.stringify escapes in a string (quote, backslash, controls, lone surrogates), or could: any surrogate. */
@@ -83,12 +83,12 @@ function stringJson(s: string): string {
 }
 
 /** A bare scalar's JSON as JSON.stringify writes it; undefined for anything else (a bigint is written with exact digits elsewhere). */
-function scalarJson(v: Value): string | undefined {
-  if (v === null) return 'null';
-  switch (typeof v) {
-    case 'string': return stringJson(v);
-    case 'number': return JSON.stringify(v);
-    case 'boolean': return v ? 'true' : 'false';
+function scalarJson(value: Value): string | undefined {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string': return stringJson(value);
+    case 'number': return JSON.stringify(value);
+    case 'boolean': return value ? 'true' : 'false';
     default: return undefined;
   }
 }
@@ -98,23 +98,23 @@ function scalarJson(v: Value): string | undefined {
  * anything else. Its own switch rather than scalarType plus a prefix table:
  * constant strings for booleans and null keep a read about 0.1 µs cheaper.
  */
-function typedScalarJson(v: Value): string | undefined {
-  if (v === null) return '{"type":"Null","value":null}';
-  switch (typeof v) {
-    case 'string': return '{"type":"String","value":' + stringJson(v) + '}';
-    case 'number': return (Number.isSafeInteger(v) ? '{"type":"Integer","value":' : '{"type":"Float","value":') + JSON.stringify(v) + '}';
-    case 'boolean': return v ? '{"type":"Boolean","value":true}' : '{"type":"Boolean","value":false}';
+function typedScalarJson(value: Value): string | undefined {
+  if (value === null) return '{"type":"Null","value":null}';
+  switch (typeof value) {
+    case 'string': return '{"type":"String","value":' + stringJson(value) + '}';
+    case 'number': return (Number.isSafeInteger(value) ? '{"type":"Integer","value":' : '{"type":"Float","value":') + JSON.stringify(value) + '}';
+    case 'boolean': return value ? '{"type":"Boolean","value":true}' : '{"type":"Boolean","value":false}';
     default: return undefined;
   }
 }
 
 /** The type name of a scalar the direct writers handle; undefined for anything else. */
-export function scalarType(v: Value): ScalarType | undefined {
-  if (v === null) return 'Null';
-  switch (typeof v) {
+export function scalarType(value: Value): ScalarType | undefined {
+  if (value === null) return 'Null';
+  switch (typeof value) {
     case 'string': return 'String';
     case 'boolean': return 'Boolean';
-    case 'number': return Number.isSafeInteger(v) ? 'Integer' : 'Float';
+    case 'number': return Number.isSafeInteger(value) ? 'Integer' : 'Float';
     default: return undefined;
   }
 }
