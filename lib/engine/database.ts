@@ -295,7 +295,7 @@ export class Database {
     }
   }
 
-  private async runSnapshot(beforeRetention?: (s: WrittenSnapshot) => Promise<void>): Promise<{ name: string; seq: number; bytes: number }> {
+  private async runSnapshot(beforeRetention?: (snapshot: WrittenSnapshot) => Promise<void>): Promise<{ name: string; seq: number; bytes: number }> {
     const dir = this.opts.dataDir;
     // Rotate and capture between groups, so the new segment holds exactly the batches after the snapshot.
     const { written } = await this.queue.exclusive(async () => {
@@ -335,7 +335,7 @@ export class Database {
     // Replication peers read the log from their acknowledged seq: keep what they still need.
     const peerNeed = this.replication.oldestNeeded(this.retainFor());
     const doomed = redundantFiles(await this.fs.readdir(dir), this.opts.keepGenerations ?? 2, peerNeed);
-    for (const f of doomed) await this.fs.unlink(path.join(dir, f));
+    for (const name of doomed) await this.fs.unlink(path.join(dir, name));
   }
 
   private maybeSnapshot(): void {

@@ -127,8 +127,8 @@ const RANGE_OPS: ReadonlySet<string> = new Set(['Gt', 'Gte', 'Lt', 'Lte']);
 /** The stricter of two bounds on one side (`dir` 1 for lower bounds, -1 for upper). */
 function tighter(a: RangeBound | undefined, b: RangeBound, dir: 1 | -1): RangeBound {
   if (!a) return b;
-  const c = sortCompare(a.value, b.value) * dir;
-  if (c !== 0) return c > 0 ? a : b;
+  const order = sortCompare(a.value, b.value) * dir;
+  if (order !== 0) return order > 0 ? a : b;
   return a.inclusive ? b : a;
 }
 

@@ -24,9 +24,9 @@ export type FlagsGroup =
   | { readonly problem: string };
 
 /** The flags group opening at `i` and the flags it sets, or undefined when the `(` opens another kind of group. */
-export function readFlagsGroup(p: string, index: number, current: Flags): FlagsGroup | undefined {
+export function readFlagsGroup(pattern: string, index: number, current: Flags): FlagsGroup | undefined {
   FLAGS_GROUP.lastIndex = index;
-  const match = FLAGS_GROUP.exec(p);
+  const match = FLAGS_GROUP.exec(pattern);
   if (match === null || match[0] === '(?:') return undefined;
   const [text, on = '', off, end] = match;
   if (on === '' && !off) return { problem: `${text} names no flag` };

@@ -23,53 +23,53 @@ export interface Outline {
 /** A flags group, `(?i)` or `(?is-m:`, RE2's (and, for the second form, newer JavaScript's) syntax. */
 export const FLAGS_GROUP = /\(\?([A-Za-z]*)(?:-([A-Za-z]*))?([:)])/y;
 
-export function outline(p: string): Outline {
+export function outline(pattern: string): Outline {
   let groups = 0;
   let named = false;
   let depth = 0;
   let deepest = 0;
   let javaScript = '';
   let copied = 0;
-  for (let i = 0; i < p.length; i++) {
-    const collection = p[i];
-    if (collection === '\\') i++;
-    else if (collection === '[') i = classEnd(p, i);
-    else if (collection === ')') depth = Math.max(depth - 1, 0);
-    else if (collection === '(') {
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === '\\') i++;
+    else if (char === '[') i = classEnd(pattern, i);
+    else if (char === ')') depth = Math.max(depth - 1, 0);
+    else if (char === '(') {
       deepest = Math.max(deepest, ++depth);
-      if (p[i + 1] !== '?') groups++;
-      else if (isNamedGroup(p, i)) { groups++; named = true; }
-      const spelt = javaScriptGroup(p, i);
+      if (pattern[i + 1] !== '?') groups++;
+      else if (isNamedGroup(pattern, i)) { groups++; named = true; }
+      const spelt = javaScriptGroup(pattern, i);
       if (spelt !== undefined) {
-        javaScript += p.slice(copied, i) + spelt.text;
+        javaScript += pattern.slice(copied, i) + spelt.text;
         copied = i + spelt.length;
         if (spelt.text === '(?:)') depth--;
         i = copied - 1;
       }
     }
   }
-  return { groups, named, depth: deepest, javaScript: javaScript + p.slice(copied) };
+  return { groups, named, depth: deepest, javaScript: javaScript + pattern.slice(copied) };
 }
 
 /** The JavaScript spelling of the RE2 group syntax opening at `i`, and the length it replaces. */
-function javaScriptGroup(p: string, index: number): { text: string; length: number } | undefined {
-  if (p.startsWith('(?P<', index)) return { text: '(?<', length: 4 };
+function javaScriptGroup(pattern: string, index: number): { text: string; length: number } | undefined {
+  if (pattern.startsWith('(?P<', index)) return { text: '(?<', length: 4 };
   FLAGS_GROUP.lastIndex = index;
-  const flags = FLAGS_GROUP.exec(p);
+  const flags = FLAGS_GROUP.exec(pattern);
   if (flags === null) return undefined;
   return { text: flags[3] === ')' ? '(?:)' : '(?:', length: flags[0].length };
 }
 
 /** Whether the `(` at `i` opens `(?<name>` or `(?P<name>` (not lookbehind). */
-export function isNamedGroup(p: string, index: number): boolean {
-  const at = p.startsWith('(?P<', index) ? index + 4 : p.startsWith('(?<', index) ? index + 3 : -1;
-  return at !== -1 && p[at] !== '=' && p[at] !== '!';
+export function isNamedGroup(pattern: string, index: number): boolean {
+  const at = pattern.startsWith('(?P<', index) ? index + 4 : pattern.startsWith('(?<', index) ? index + 3 : -1;
+  return at !== -1 && pattern[at] !== '=' && pattern[at] !== '!';
 }
 
 /** Index of the `]` closing the class opened at `start` (a `]` right after `[` or `[^` closes it), or the last index. */
-function classEnd(p: string, start: number): number {
+function classEnd(pattern: string, start: number): number {
   let index = start + 1;
-  if (p[index] === '^') index++;
-  while (index < p.length && p[index] !== ']') index += p[index] === '\\' ? 2 : 1;
-  return Math.min(index, p.length - 1);
+  if (pattern[index] === '^') index++;
+  while (index < pattern.length && pattern[index] !== ']') index += pattern[index] === '\\' ? 2 : 1;
+  return Math.min(index, pattern.length - 1);
 }

@@ -16,18 +16,18 @@ export type ClassRead =
 type Member = { readonly unit: number; readonly next: number } | { readonly set: UnitSet; readonly next: number } | { readonly problem: string };
 
 /** The class whose `[` is at `start`. */
-export function readClass(p: string, start: number, ctx: Omit<EscapeContext, 'inClass'>): ClassRead {
+export function readClass(pattern: string, start: number, ctx: Omit<EscapeContext, 'inClass'>): ClassRead {
   const escapes: EscapeContext = { ...ctx, inClass: true };
   let index = start + 1;
-  const negated = p[index] === '^';
+  const negated = pattern[index] === '^';
   if (negated) index++;
   let set = UnitSet.EMPTY;
-  while (index < p.length && p[index] !== ']') {
-    const from = readMember(p, index, escapes);
+  while (index < pattern.length && pattern[index] !== ']') {
+    const from = readMember(pattern, index, escapes);
     if ('problem' in from) return from;
     index = from.next;
-    if (p[index] === '-' && p[index + 1] !== undefined && p[index + 1] !== ']') {
-      const to = readMember(p, index + 1, escapes);
+    if (pattern[index] === '-' && pattern[index + 1] !== undefined && pattern[index + 1] !== ']') {
+      const to = readMember(pattern, index + 1, escapes);
       if ('problem' in to) return to;
       if ('unit' in from && 'unit' in to) {
         if (from.unit > to.unit) return { problem: 'range out of order in character class' };
@@ -40,13 +40,13 @@ export function readClass(p: string, start: number, ctx: Omit<EscapeContext, 'in
       set = set.union(asSet(from));
     }
   }
-  if (index >= p.length) return { problem: 'unterminated character class' };
+  if (index >= pattern.length) return { problem: 'unterminated character class' };
   return { set, negated, next: index + 1 };
 }
 
-function readMember(p: string, index: number, ctx: EscapeContext): Member {
-  if (p[index] !== '\\') return { unit: p.charCodeAt(index), next: index + 1 };
-  const esc = readEscape(p, index, ctx);
+function readMember(pattern: string, index: number, ctx: EscapeContext): Member {
+  if (pattern[index] !== '\\') return { unit: pattern.charCodeAt(index), next: index + 1 };
+  const esc = readEscape(pattern, index, ctx);
   if (esc.kind === 'problem') return esc;
   if (esc.kind === 'unit') return esc;
   if (esc.kind === 'set') return esc;

@@ -43,37 +43,37 @@ const DECIMAL = /[0-9]+/y;
 /** RE2's Unicode classes, `\p{L}` and `\P{Greek}`: an RE2 extra (JavaScript without the u flag reads `p{L}`). */
 const UNICODE_CLASS = /\{[A-Za-z_]+\}/y;
 
-function sticky(re: RegExp, p: string, from: number): string | undefined {
+function sticky(re: RegExp, pattern: string, from: number): string | undefined {
   re.lastIndex = from;
-  return re.exec(p)?.[0];
+  return re.exec(pattern)?.[0];
 }
 
 /** The escape whose backslash is at `at`. */
-export function readEscape(p: string, at: number, ctx: EscapeContext): Escape {
-  const collection = p[at + 1];
+export function readEscape(pattern: string, at: number, ctx: EscapeContext): Escape {
+  const char = pattern[at + 1];
   const next = at + 2;
-  if (collection === undefined) return { kind: 'problem', problem: '\\ at end of pattern' };
-  const set = SET_ESCAPES[collection];
+  if (char === undefined) return { kind: 'problem', problem: '\\ at end of pattern' };
+  const set = SET_ESCAPES[char];
   if (set !== undefined) return { kind: 'set', ...set, next };
-  const control = CONTROL_ESCAPES[collection];
+  const control = CONTROL_ESCAPES[char];
   if (control !== undefined) return unit(control, next);
-  if (collection === 'b' || collection === 'B') return ctx.inClass ? unit(collection === 'b' ? 8 : 0x42, next) : { kind: 'assertion', re2: `\\${collection}`, next };
-  if (collection >= '0' && collection <= '9') return digitEscape(p, at, ctx);
-  if (collection === 'c') return controlLetter(p, at, ctx.inClass);
-  if (collection === 'x') {
-    const hex = sticky(HEX2, p, next);
+  if (char === 'b' || char === 'B') return ctx.inClass ? unit(char === 'b' ? 8 : 0x42, next) : { kind: 'assertion', re2: `\\${char}`, next };
+  if (char >= '0' && char <= '9') return digitEscape(pattern, at, ctx);
+  if (char === 'c') return controlLetter(pattern, at, ctx.inClass);
+  if (char === 'x') {
+    const hex = sticky(HEX2, pattern, next);
     return hex === undefined ? unit(0x78, next) : unit(Number.parseInt(hex, 16), next + 2);
   }
-  if (collection === 'u') return unicodeEscape(p, next);
-  if (collection === 'k' && ctx.named && !ctx.inClass) return { kind: 'problem', problem: 'backreferences such as \\k<name> are not supported' };
-  if (collection === 'p' || collection === 'P') {
-    const name = sticky(UNICODE_CLASS, p, next);
+  if (char === 'u') return unicodeEscape(pattern, next);
+  if (char === 'k' && ctx.named && !ctx.inClass) return { kind: 'problem', problem: 'backreferences such as \\k<name> are not supported' };
+  if (char === 'p' || char === 'P') {
+    const name = sticky(UNICODE_CLASS, pattern, next);
     if (name !== undefined) {
-      const re2 = `\\${collection}${name}`;
+      const re2 = `\\${char}${name}`;
       return { kind: 'set', set: UnitSet.of([], re2), re2, next: next + name.length };
     }
   }
-  return unit(p.charCodeAt(at + 1), next);
+  return unit(pattern.charCodeAt(at + 1), next);
 }
 
 function unit(u: number, next: number): Escape {
@@ -86,32 +86,32 @@ function unit(u: number, next: number): Escape {
  * escape (`\0`..`\377`, as many digits as keep it below 256), and `\8`, `\9`
  * are the digits.
  */
-function digitEscape(p: string, at: number, ctx: EscapeContext): Escape {
-  const first = p[at + 1]!;
+function digitEscape(pattern: string, at: number, ctx: EscapeContext): Escape {
+  const first = pattern[at + 1]!;
   if (!ctx.inClass && first !== '0') {
-    const n = Number(sticky(DECIMAL, p, at + 1));
+    const n = Number(sticky(DECIMAL, pattern, at + 1));
     if (n <= ctx.groups) return { kind: 'problem', problem: `backreferences such as \\${n} are not supported` };
   }
   if (first === '8' || first === '9') return unit(first.charCodeAt(0), at + 2);
   let value = 0;
   let index = at + 1;
   const maxDigits = first <= '3' ? 3 : 2;
-  while (index < at + 1 + maxDigits && p[index]! >= '0' && p[index]! <= '7') value = value * 8 + Number(p[index++]);
+  while (index < at + 1 + maxDigits && pattern[index]! >= '0' && pattern[index]! <= '7') value = value * 8 + Number(pattern[index++]);
   return unit(value, index);
 }
 
 /** `\cJ` is a control character; inside a class `\c0` and `\c_` are too; otherwise the backslash is a literal and `c` is read next. */
-function controlLetter(p: string, at: number, inClass: boolean): Escape {
-  const letter = p[at + 2];
+function controlLetter(pattern: string, at: number, inClass: boolean): Escape {
+  const letter = pattern[at + 2];
   const ok = letter !== undefined && (/[A-Za-z]/.test(letter) || (inClass && /[0-9_]/.test(letter)));
   return ok ? unit(letter.charCodeAt(0) % 32, at + 3) : unit(0x5c, at + 1);
 }
 
 /** `\uXXXX`; a bare `\u` is the letter u. `\u{...}` is refused: without the u flag JavaScript reads it as u repeated. */
-function unicodeEscape(p: string, from: number): Escape {
-  const four = sticky(HEX4, p, from);
+function unicodeEscape(pattern: string, from: number): Escape {
+  const four = sticky(HEX4, pattern, from);
   if (four !== undefined) return unit(Number.parseInt(four, 16), from + 4);
-  const braced = sticky(BRACED_HEX, p, from);
+  const braced = sticky(BRACED_HEX, pattern, from);
   if (braced !== undefined) {
     const problem = `\\u${braced} is read by JavaScript without the u flag as the letter u repeated; write the character itself, or \\uXXXX (a pair of them above U+FFFF)`;
     return { kind: 'problem', problem };

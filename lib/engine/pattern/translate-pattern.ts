@@ -66,11 +66,11 @@ class Translator {
   private flags = NO_FLAGS;
   private out = '';
 
-  constructor(private readonly p: string, private readonly escapes: EscapeContext) {}
+  constructor(private readonly pattern: string, private readonly escapes: EscapeContext) {}
 
   run(): Translation {
     let index = 0;
-    while (index < this.p.length) {
+    while (index < this.pattern.length) {
       const next = this.step(index);
       if (typeof next !== 'number') return next;
       index = next;
@@ -79,7 +79,7 @@ class Translator {
   }
 
   private step(index: number): number | Problem {
-    switch (this.p[index]) {
+    switch (this.pattern[index]) {
       case '\\': return this.escape(index);
       case '[': return this.characterClass(index);
       case '(': return this.group(index);
@@ -94,7 +94,7 @@ class Translator {
   }
 
   private escape(index: number): number | Problem {
-    const esc = readEscape(this.p, index, this.escapes);
+    const esc = readEscape(this.pattern, index, this.escapes);
     if (esc.kind === 'problem') return esc;
     this.out += esc.kind === 'unit' ? this.literal(esc.unit) : esc.re2;
     this.size.atom();
@@ -102,7 +102,7 @@ class Translator {
   }
 
   private characterClass(index: number): number | Problem {
-    const cls = readClass(this.p, index, this.escapes);
+    const cls = readClass(this.pattern, index, this.escapes);
     if ('problem' in cls) return cls;
     this.out += setText(this.flags.i ? caseInsensitive(cls.set) : cls.set, cls.negated);
     this.size.atom();
@@ -110,10 +110,10 @@ class Translator {
   }
 
   private group(index: number): number | Problem {
-    const flagsGroup = readFlagsGroup(this.p, index, this.flags);
+    const flagsGroup = readFlagsGroup(this.pattern, index, this.flags);
     if (flagsGroup !== undefined) {
       if ('problem' in flagsGroup) return flagsGroup;
-      if (!flagsGroup.scoped && startsQuantifier(this.p, flagsGroup.next)) return { problem: 'nothing to repeat' };
+      if (!flagsGroup.scoped && startsQuantifier(this.pattern, flagsGroup.next)) return { problem: 'nothing to repeat' };
       if (flagsGroup.scoped) this.enclosing.push(this.flags);
       this.out += flagsGroup.scoped ? '(?:' : '(?:)';
       this.size.open();
@@ -121,19 +121,19 @@ class Translator {
       this.flags = flagsGroup.flags;
       return flagsGroup.next;
     }
-    const problem = lookaroundProblem(this.p, index);
+    const problem = lookaroundProblem(this.pattern, index);
     if (problem !== undefined) return { problem };
     this.enclosing.push(this.flags);
     this.size.open();
     this.out += '(';
     // Group names are dropped: nothing reads them, and JavaScript allows names RE2 does not (`$`, non-ASCII letters).
-    return isNamedGroup(this.p, index) ? this.p.indexOf('>', index) + 1 : index + 1;
+    return isNamedGroup(this.pattern, index) ? this.pattern.indexOf('>', index) + 1 : index + 1;
   }
 
   /** `{m,n}` and its forms, or a literal `{` (JavaScript reads `a{`, `{,3}` and `x{1,` as text). */
   private brace(index: number): number | Problem {
     QUANTIFIER.lastIndex = index;
-    const match = QUANTIFIER.exec(this.p);
+    const match = QUANTIFIER.exec(this.pattern);
     if (match === null) {
       this.out += '\\{';
       this.size.atom();
@@ -149,14 +149,14 @@ class Translator {
 
   /** Any other single character: `.`, an operator or anchor RE2 reads the same way, or a literal. */
   private single(index: number): number {
-    const collection = this.p[index]!;
-    if (collection === ')') {
+    const char = this.pattern[index]!;
+    if (char === ')') {
       this.size.close();
       this.flags = this.enclosing.pop() ?? this.flags;
-    } else if (collection === '|') this.size.alternate();
-    else if (collection === '*' || collection === '+' || collection === '?') this.size.quantify();
+    } else if (char === '|') this.size.alternate();
+    else if (char === '*' || char === '+' || char === '?') this.size.quantify();
     else this.size.atom();
-    this.out += collection === '.' ? (this.flags.s ? ANY_UNIT : JS_DOT) : COPIED.has(collection) ? collection : this.literal(this.p.charCodeAt(index));
+    this.out += char === '.' ? (this.flags.s ? ANY_UNIT : JS_DOT) : COPIED.has(char) ? char : this.literal(this.pattern.charCodeAt(index));
     return index + 1;
   }
 }
@@ -179,14 +179,14 @@ function javaScriptSyntaxProblem(javaScript: string): string | undefined {
 }
 
 /** Whether a quantifier starts at `i`: after `(?i)`, which sets flags and matches nothing, it would have nothing to repeat. */
-function startsQuantifier(p: string, index: number): boolean {
+function startsQuantifier(pattern: string, index: number): boolean {
   QUANTIFIER.lastIndex = index;
-  return p[index] === '*' || p[index] === '+' || p[index] === '?' || QUANTIFIER.test(p);
+  return pattern[index] === '*' || pattern[index] === '+' || pattern[index] === '?' || QUANTIFIER.test(pattern);
 }
 
 /** Why the group opening at `i` cannot run in linear time, or undefined. */
-function lookaroundProblem(p: string, index: number): string | undefined {
-  if (p.startsWith('(?=', index) || p.startsWith('(?!', index)) return 'lookahead such as (?=...) or (?!...) is not supported';
-  if (p.startsWith('(?<=', index) || p.startsWith('(?<!', index)) return 'lookbehind such as (?<=...) or (?<!...) is not supported';
+function lookaroundProblem(pattern: string, index: number): string | undefined {
+  if (pattern.startsWith('(?=', index) || pattern.startsWith('(?!', index)) return 'lookahead such as (?=...) or (?!...) is not supported';
+  if (pattern.startsWith('(?<=', index) || pattern.startsWith('(?<!', index)) return 'lookbehind such as (?<=...) or (?<!...) is not supported';
   return undefined;
 }

@@ -78,8 +78,8 @@ export class CollectionScan implements RecordSource {
     let position = 0;
     const noteGone = (): void => { goneSeen = this.collectGone(goneSeen, position, pending, next); };
     /** A visit's answer when it waits: awaited, then what went meanwhile is noted. */
-    const settle = async (r: Promise<boolean>): Promise<boolean> => {
-      const kept = await r;
+    const settle = async (result: Promise<boolean>): Promise<boolean> => {
+      const kept = await result;
       noteGone();
       return kept;
     };
@@ -92,8 +92,8 @@ export class CollectionScan implements RecordSource {
         if (!(r instanceof Promise ? await settle(r) : r)) return;
       }
       position = ord;
-      const r = visit(id, before.size === 0 ? live : before.get(id) ?? live);
-      if (!(r instanceof Promise ? await settle(r) : r)) return;
+      const result = visit(id, before.size === 0 ? live : before.get(id) ?? live);
+      if (!(result instanceof Promise ? await settle(result) : result)) return;
       if (slicer.counted() && slicer.due()) {
         await slicer.pause();
         noteGone();
@@ -102,8 +102,8 @@ export class CollectionScan implements RecordSource {
     noteGone();
     while (next < pending.length) {
       const gone = pending[next++]!;
-      const r = visit(gone.id, gone.entry);
-      if (!(r instanceof Promise ? await settle(r) : r)) return;
+      const result = visit(gone.id, gone.entry);
+      if (!(result instanceof Promise ? await settle(result) : result)) return;
     }
   }
 

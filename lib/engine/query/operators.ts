@@ -88,8 +88,8 @@ export function elementsOf(value: Value | undefined): readonly Value[] | undefin
 
 function ordered(actual: Value | undefined, operand: Value, test: (c: number) => boolean): boolean {
   if (actual === undefined) return false;
-  const c = compareValues(actual, operand);
-  return c !== undefined && test(c);
+  const order = compareValues(actual, operand);
+  return order !== undefined && test(order);
 }
 
 /** In: the value is a member, or it is array-like and one of its elements is. */

@@ -78,8 +78,8 @@ interface SortRow {
 function compareRows(keys: readonly SortKey[]): (a: SortRow, b: SortRow) => number {
   return (a, b) => {
     for (let i = 0; i < keys.length; i++) {
-      const c = sortCompare(a.values[i], b.values[i]);
-      if (c !== 0) return keys[i]!.ascending ? c : -c;
+      const order = sortCompare(a.values[i], b.values[i]);
+      if (order !== 0) return keys[i]!.ascending ? order : -order;
     }
     return a.index - b.index;
   };
@@ -144,8 +144,8 @@ export class SortedRows {
   private beatsWorst(record: Fields, worst: SortRow): boolean {
     for (let i = 0; i < this.keys.length; i++) {
       const key = this.keys[i]!;
-      const c = sortCompare(getPath(record, key.field), worst.values[i]);
-      if (c !== 0) return key.ascending ? c < 0 : c > 0;
+      const order = sortCompare(getPath(record, key.field), worst.values[i]);
+      if (order !== 0) return key.ascending ? order < 0 : order > 0;
     }
     return false;
   }
@@ -172,13 +172,13 @@ export async function sortInSlices<T>(items: readonly T[], compare: (a: T, b: T)
     for (let lo = 0; lo < n; lo += 2 * width) {
       const mid = Math.min(lo + width, n);
       const hi = Math.min(lo + 2 * width, n);
-      let index = lo, j = mid, k = lo;
-      while (index < mid && j < hi) {
-        to[k++] = compare(from[j]!, from[index]!) < 0 ? from[j++]! : from[index++]!;
-        if ((k & 1023) === 0) await slicer.pause();
+      let left = lo, right = mid, out = lo;
+      while (left < mid && right < hi) {
+        to[out++] = compare(from[right]!, from[left]!) < 0 ? from[right++]! : from[left++]!;
+        if ((out & 1023) === 0) await slicer.pause();
       }
-      while (index < mid) to[k++] = from[index++]!;
-      while (j < hi) to[k++] = from[j++]!;
+      while (left < mid) to[out++] = from[left++]!;
+      while (right < hi) to[out++] = from[right++]!;
     }
     [from, to] = [to, from];
   }

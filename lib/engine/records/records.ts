@@ -284,9 +284,9 @@ export class Records {
     const coll = this.db.state.collections.get(collection);
     if (!coll) return 0;
     if (coll.expiringRecords === 0) return coll.records.size;
-    let n = 0;
-    await withScan(coll, this.db.now(), (scan) => scan.each(() => { n += 1; }));
-    return n;
+    let count = 0;
+    await withScan(coll, this.db.now(), (scan) => scan.each(() => { count += 1; }));
+    return count;
   }
 
   /**
@@ -536,11 +536,11 @@ function idsOf(scan: CollectionScan, ids: ReadonlySet<string>): RecordSource {
 }
 
 /** Files target record `t` of a join under the hash key of its foreign field (targets in order, each in scan order). */
-function addJoinTarget(index: Map<string, Fields[]>, join: Join, t: Fields): void {
-  const foreign = join.foreignField === 'id' ? t.id : getPath(t, join.foreignField);
+function addJoinTarget(index: Map<string, Fields[]>, join: Join, target: Fields): void {
+  const foreign = join.foreignField === 'id' ? target.id : getPath(target, join.foreignField);
   if (foreign === undefined) return;
   const key = hashKey(foreign as Value);
   const list = index.get(key);
-  if (list) list.push(t);
-  else index.set(key, [t]);
+  if (list) list.push(target);
+  else index.set(key, [target]);
 }

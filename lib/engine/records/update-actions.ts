@@ -240,7 +240,7 @@ export function applyUpdateAction(fields: Fields, action: string, field: string,
  */
 export function applyActionSequence(fields: Fields, steps: readonly ActionStep[]): Record<string, Value> {
   let out: Record<string, Value> = { ...fields };
-  for (const s of steps) out = applyUpdateAction(out, s.action, s.field, s.value);
+  for (const step of steps) out = applyUpdateAction(out, step.action, step.field, step.value);
   return out;
 }
 

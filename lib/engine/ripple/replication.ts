@@ -140,19 +140,19 @@ export class Replication {
    * 'duplicate' (already seen from that origin) or 'own' (it originated
    * here). Durable on return.
    */
-  async applyRemote(b: ShippedBatch): Promise<'applied' | 'duplicate' | 'own'> {
-    if (b.origin === this.nodeId) return 'own';
-    if (b.resync) {
+  async applyRemote(batch: ShippedBatch): Promise<'applied' | 'duplicate' | 'own'> {
+    if (batch.origin === this.nodeId) return 'own';
+    if (batch.resync) {
       return this.db.write((view) => {
-        const effects = b.effects.map(withNoRipple);
+        const effects = batch.effects.map(withNoRipple);
         view.stage(effects);
         return { effects, result: 'applied' as const };
       });
     }
     return this.db.write((view) => {
-      if ((this.db.state.rippleSeen.get(b.origin) ?? 0) >= b.origin_seq) return { effects: [], result: 'duplicate' as const };
+      if ((this.db.state.rippleSeen.get(batch.origin) ?? 0) >= batch.origin_seq) return { effects: [], result: 'duplicate' as const };
       const effects: Effect[] = [];
-      for (const effect of b.effects) {
+      for (const effect of batch.effects) {
         if ((effect.kind === 'put') && !view.collection(effect.collection)) {
           const create: Effect = { kind: 'createCollection', meta: { name: effect.collection, createdAt: new Date(this.db.now()).toISOString() } };
           view.stage([create]);
@@ -161,7 +161,7 @@ export class Replication {
         view.stage([effect]);
         effects.push(effect);
       }
-      return { effects, result: 'applied' as const, origin: { node: b.origin, seq: b.origin_seq } };
+      return { effects, result: 'applied' as const, origin: { node: batch.origin, seq: batch.origin_seq } };
     });
   }
 }
@@ -192,23 +192,23 @@ export function parseShipped(raw: unknown): ShippedBatch {
   return { origin: raw.origin, origin_seq: raw.origin_seq, effects, resync: raw.resync === true };
 }
 
-function checkEffect(e: unknown): void {
-  if (!isPlainObject(e) || typeof e.kind !== 'string' || !REPLICATED.has(e.kind as Effect['kind'])) throw new InvalidInput('Ripple batch holds an unknown effect');
-  if (e.kind === 'createCollection' || e.kind === 'setCollectionMeta') {
-    if (!isPlainObject(e.meta)) throw new InvalidInput('Ripple collection effect needs meta');
-    validateCollectionName(e.meta.name);
+function checkEffect(effect: unknown): void {
+  if (!isPlainObject(effect) || typeof effect.kind !== 'string' || !REPLICATED.has(effect.kind as Effect['kind'])) throw new InvalidInput('Ripple batch holds an unknown effect');
+  if (effect.kind === 'createCollection' || effect.kind === 'setCollectionMeta') {
+    if (!isPlainObject(effect.meta)) throw new InvalidInput('Ripple collection effect needs meta');
+    validateCollectionName(effect.meta.name);
     return;
   }
-  if (e.kind === 'dropCollection') { validateCollectionName(e.name); return; }
-  if (e.kind === 'kvClear') return;
-  if (e.kind === 'kvSet' || e.kind === 'kvDelete') {
-    if (typeof e.key !== 'string' || e.key.length === 0) throw new InvalidInput('Ripple KV effect needs a key');
+  if (effect.kind === 'dropCollection') { validateCollectionName(effect.name); return; }
+  if (effect.kind === 'kvClear') return;
+  if (effect.kind === 'kvSet' || effect.kind === 'kvDelete') {
+    if (typeof effect.key !== 'string' || effect.key.length === 0) throw new InvalidInput('Ripple KV effect needs a key');
     return;
   }
-  if (e.kind === 'kvLink' || e.kind === 'kvUnlink') {
-    if (typeof e.key !== 'string') throw new InvalidInput('Ripple KV link needs a key');
+  if (effect.kind === 'kvLink' || effect.kind === 'kvUnlink') {
+    if (typeof effect.key !== 'string') throw new InvalidInput('Ripple KV link needs a key');
   }
-  validateCollectionName(e.collection);
-  validateId(e.id);
-  if (e.kind === 'put' && !isPlainObject(e.fields)) throw new InvalidInput('Ripple put needs fields');
+  validateCollectionName(effect.collection);
+  validateId(effect.id);
+  if (effect.kind === 'put' && !isPlainObject(effect.fields)) throw new InvalidInput('Ripple put needs fields');
 }

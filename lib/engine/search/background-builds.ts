@@ -67,9 +67,9 @@ export class BackgroundBuilds {
   /** Settles the waiters whose entry's walk is over or which was replaced. */
   private settleWaiters(): void {
     if (this.waiters.length === 0) return;
-    this.waiters = this.waiters.filter((w) => {
-      const over = !this.isCurrent(w.entry) || (!w.entry.walk && !w.entry.loading);
-      if (over) w.resolve();
+    this.waiters = this.waiters.filter((waiter) => {
+      const over = !this.isCurrent(waiter.entry) || (!waiter.entry.walk && !waiter.entry.loading);
+      if (over) waiter.resolve();
       return !over;
     });
   }
@@ -79,7 +79,7 @@ export class BackgroundBuilds {
     this.stopped = true;
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
-    for (const w of this.waiters.splice(0)) w.reject(new Unavailable('the server is closing'));
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new Unavailable('the server is closing'));
   }
 
   private schedule(): void {

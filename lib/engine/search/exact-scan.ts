@@ -11,20 +11,20 @@ import { Tagged, type Value } from '../values/index.js';
 
 /** The k records of `records` whose `field` vector (a Vector value or a bare array) is nearest `query`; others are skipped. */
 export function exactVectorScan(
-  records: ReadonlyMap<string, RecordEntry> | undefined, field: string, metric: Metric, query: readonly number[], k: number,
+  records: ReadonlyMap<string, RecordEntry> | undefined, field: string, metric: Metric, query: readonly number[], neighbours: number,
   allowed?: (id: string) => boolean,
 ): VectorHit[] {
-  const scan = new NearestScan(metric, query, k);
+  const scan = new NearestScan(metric, query, neighbours);
   for (const [id, entry] of records ?? []) offerRecord(scan, id, entry, field, query.length, allowed);
   return scan.results();
 }
 
 /** exactVectorScan in slices that yield the event loop; writes made meanwhile are seen as the walk reaches them. */
 export async function exactVectorScanInSlices(
-  records: ReadonlyMap<string, RecordEntry> | undefined, field: string, metric: Metric, query: readonly number[], k: number,
+  records: ReadonlyMap<string, RecordEntry> | undefined, field: string, metric: Metric, query: readonly number[], neighbours: number,
   allowed?: (id: string) => boolean,
 ): Promise<VectorHit[]> {
-  const scan = new NearestScan(metric, query, k);
+  const scan = new NearestScan(metric, query, neighbours);
   // A 384-dimension vector is about 1.6 µs: the clock is read every 512 of them.
   const slicer = new Slicer(512);
   for (const [id, entry] of records ?? []) {

@@ -58,21 +58,21 @@ export interface IndexFilesContext {
 export async function persistSearchIndexes(ctx: IndexFilesContext, snapshotSeq: number, currentSeq: () => number): Promise<void> {
   const { fs, dir } = ctx;
   const entries: ManifestEntry[] = [];
-  let n = 0;
+  let count = 0;
   for (const entry of ctx.search.entries()) {
     const item: ManifestEntry = { collection: entry.collection, kind: entry.kind, field: entry.field };
     entries.push(item);
     const index = entry.index;
     if (!(index instanceof HnswIndex) || !entry.usable()) continue;
-    const file = `search-${seqName(snapshotSeq)}-${n++}.hnsw`;
+    const file = `search-${seqName(snapshotSeq)}-${count++}.hnsw`;
     const changes = entry.changes;
     item.graph = (await reuseGraph(ctx, entry, index, file)) ?? (await writeGraph(ctx, entry, index, file, currentSeq()));
     written.set(entry, { graph: item.graph, changes, index });
   }
   if (entries.length > 0) await writeManifest(fs, dir, { format: FORMAT, snapshotSeq, entries });
-  for (const f of await fs.readdir(dir)) {
-    const match = FILE.exec(f);
-    if (match && Number(match[1]) !== snapshotSeq) await fs.unlink(path.join(dir, f)).catch(() => undefined);
+  for (const name of await fs.readdir(dir)) {
+    const match = FILE.exec(name);
+    if (match && Number(match[1]) !== snapshotSeq) await fs.unlink(path.join(dir, name)).catch(() => undefined);
   }
 }
 
@@ -157,30 +157,30 @@ export async function loadSearchIndexes(ctx: IndexFilesContext, baseSnapshotSeq:
 }
 
 function whyRejected(ctx: IndexFilesContext, item: ManifestEntry, manifestSeq: number, baseSeq: number, recoveredSeq: number): string | undefined {
-  const g = item.graph;
-  if (!g) return undefined;
+  const generation = item.graph;
+  if (!generation) return undefined;
   if (manifestSeq !== baseSeq) return `it belongs to snapshot seq ${manifestSeq}, recovery started from seq ${baseSeq}`;
-  if (g.seq > recoveredSeq) return `it reflects seq ${g.seq}, recovery reached only seq ${recoveredSeq}`;
+  if (generation.seq > recoveredSeq) return `it reflects seq ${generation.seq}, recovery reached only seq ${recoveredSeq}`;
   const now = ctx.search.configOf(item.collection, item.field);
-  if (JSON.stringify(now) !== JSON.stringify(g.config)) return 'the index config changed';
+  if (JSON.stringify(now) !== JSON.stringify(generation.config)) return 'the index config changed';
   return undefined;
 }
 
 /** Checks the graph file's bytes, then loads it and starts the catch-up; on any failure reports and rebuilds. */
 async function loadGraph(ctx: IndexFilesContext, item: ManifestEntry, entry: IndexEntry): Promise<void> {
-  const g = item.graph!;
-  const file = path.join(ctx.dir, g.file);
+  const generation = item.graph!;
+  const file = path.join(ctx.dir, generation.file);
   try {
     const { sha256, bytes } = await digest(ctx.fs, file);
-    if (bytes !== g.bytes || sha256 !== g.sha256) throw new Error(`${g.file} does not match its checksum (damaged or replaced)`);
-    const index = await HnswIndex.load(file, g.state);
+    if (bytes !== generation.bytes || sha256 !== generation.sha256) throw new Error(`${generation.file} does not match its checksum (damaged or replaced)`);
+    const index = await HnswIndex.load(file, generation.state);
     entry.index = index;
-    written.set(entry, { graph: g, changes: entry.changes, index });
+    written.set(entry, { graph: generation, changes: entry.changes, index });
   } catch (err) {
     if (ctx.search.entry(entry.collection, 'vector', entry.field) === entry) reject(ctx, item, (err as Error).message);
     return;
   }
-  if (ctx.search.entry(entry.collection, 'vector', entry.field) === entry) ctx.search.adopt(entry, g.seq, new Set(g.pending));
+  if (ctx.search.entry(entry.collection, 'vector', entry.field) === entry) ctx.search.adopt(entry, generation.seq, new Set(generation.pending));
 }
 
 function reject(ctx: IndexFilesContext, item: ManifestEntry, why: string): void {
@@ -193,9 +193,9 @@ function parseManifest(text: string): Manifest {
   const cut = text.indexOf('\n');
   const body = text.slice(cut + 1);
   if (cut !== 64 || sha256Of(body) !== text.slice(0, cut)) throw new Error('checksum mismatch');
-  const m = JSON.parse(body) as Manifest;
-  if (m.format !== FORMAT || !Array.isArray(m.entries)) throw new Error(`unknown format ${String(m.format)}`);
-  return m;
+  const manifest = JSON.parse(body) as Manifest;
+  if (manifest.format !== FORMAT || !Array.isArray(manifest.entries)) throw new Error(`unknown format ${String(manifest.format)}`);
+  return manifest;
 }
 
 const sha256Of = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -215,10 +215,10 @@ async function digest(fs: StorageFs, file: string): Promise<{ sha256: string; by
 }
 
 async function syncFile(fs: StorageFs, file: string): Promise<void> {
-  const f = await fs.openAppend(file);
+  const handle = await fs.openAppend(file);
   try {
-    await f.sync();
+    await handle.sync();
   } finally {
-    await f.close();
+    await handle.close();
   }
 }

@@ -9,12 +9,12 @@ import type { ReadyVectorIndex } from './search-indexes.js';
 import { rawVector } from './exact-scan.js';
 
 export function searchReady(
-  ready: ReadyVectorIndex, field: string, metric: Metric, query: readonly number[], k: number, allowed?: (id: string) => boolean,
+  ready: ReadyVectorIndex, field: string, metric: Metric, query: readonly number[], neighbours: number, allowed?: (id: string) => boolean,
 ): VectorHit[] {
   const { index, pending } = ready;
-  if (pending.size === 0) return index.search(query, k, allowed);
-  const scan = new NearestScan(metric, query, k);
-  for (const hit of index.search(query, k, (id) => !pending.has(id) && (!allowed || allowed(id)))) scan.offerHit(hit);
+  if (pending.size === 0) return index.search(query, neighbours, allowed);
+  const scan = new NearestScan(metric, query, neighbours);
+  for (const hit of index.search(query, neighbours, (id) => !pending.has(id) && (!allowed || allowed(id)))) scan.offerHit(hit);
   for (const [id, { fields }] of pending) {
     const raw = fields && rawVector(fields[field]);
     if (raw && (!allowed || allowed(id))) scan.offer(id, raw);

@@ -134,10 +134,10 @@ export class SearchIndexes {
     const out: IndexStatus[] = [];
     for (const [collection, entries] of this.byCollection) {
       const total = this.db.state.collections.get(collection)?.records.size ?? 0;
-      for (const e of entries.values()) {
-        const walk = e.walk;
-        const progress = e.state === 'ready' ? 1 : walk && walk.ids.length > 0 ? walk.pos / walk.ids.length : 0;
-        out.push({ collection, kind: e.kind, field: e.field, state: e.state, indexed: e.indexed(), total, progress, ...(e.note ? { note: e.note } : {}) });
+      for (const entry of entries.values()) {
+        const walk = entry.walk;
+        const progress = entry.state === 'ready' ? 1 : walk && walk.ids.length > 0 ? walk.pos / walk.ids.length : 0;
+        out.push({ collection, kind: entry.kind, field: entry.field, state: entry.state, indexed: entry.indexed(), total, progress, ...(entry.note ? { note: entry.note } : {}) });
       }
     }
     return out;

@@ -37,15 +37,15 @@ const KEYS = new Set(['query', 'language', 'case_sensitive', 'fuzzy', 'enable_st
 
 const present = (v: unknown) => v !== undefined && v !== null;
 
-function bool(b: Record<string, unknown>, key: string): boolean | undefined {
-  if (!present(b[key])) return undefined;
-  if (typeof b[key] !== 'boolean') throw new InvalidInput(`'${key}' must be a boolean`);
-  return b[key] as boolean;
+function bool(body: Record<string, unknown>, key: string): boolean | undefined {
+  if (!present(body[key])) return undefined;
+  if (typeof body[key] !== 'boolean') throw new InvalidInput(`'${key}' must be a boolean`);
+  return body[key] as boolean;
 }
 
-function num(b: Record<string, unknown>, key: string, min: number, max: number, integer = false): number | undefined {
-  if (!present(b[key])) return undefined;
-  const v = b[key];
+function num(body: Record<string, unknown>, key: string, min: number, max: number, integer = false): number | undefined {
+  if (!present(body[key])) return undefined;
+  const v = body[key];
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
     throw new InvalidInput(`'${key}' must be ${integer ? 'an integer' : 'a number'} between ${min} and ${max}`);
   }
@@ -217,13 +217,13 @@ function textSearch(committed: TextIndex | undefined, req: SearchRequest, allowe
 /** A vector search answered by a transaction's own `view` (exactly) or by the collection's `ready` index (runSearch found it). */
 function vectorSearch(db: SearchSource, collection: string, req: SearchRequest, allowed: ((id: string) => boolean) | undefined, view: Map<string, Fields> | undefined,
   ready: ReadyVectorIndex | undefined): VectorHit[] {
-  const k = neighboursWanted(req, !!allowed);
+  const neighbours = neighboursWanted(req, !!allowed);
   const metric = metricOf(db, collection, req);
   if (view) {
     // Exact search over a transaction's own view: the scan the committed path falls back to, without copying vectors.
-    const scan = new NearestScan(metric, req.vector!, k);
+    const scan = new NearestScan(metric, req.vector!, neighbours);
     for (const [id, record] of view) { const v = vectorOf(record[req.vectorField]); if (v && (!allowed || allowed(id))) scan.offer(id, v); }
     return scan.results();
   }
-  return rescoreExactly(db.state.collections.get(collection)?.records, req.vectorField, metric, req.vector!, searchReady(ready!, req.vectorField, metric, req.vector!, k, allowed));
+  return rescoreExactly(db.state.collections.get(collection)?.records, req.vectorField, metric, req.vector!, searchReady(ready!, req.vectorField, metric, req.vector!, neighbours, allowed));
 }

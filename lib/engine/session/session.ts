@@ -103,6 +103,6 @@ export interface TransactionSession extends Session {
   rollback(): number;
 }
 
-export function isTransactionSession(s: Session): s is TransactionSession {
-  return s.transactionId !== undefined;
+export function isTransactionSession(session: Session): session is TransactionSession {
+  return session.transactionId !== undefined;
 }

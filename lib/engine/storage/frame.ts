@@ -52,13 +52,13 @@ export function writeFrameHeader(out: Buffer, at: number, payload: Uint8Array): 
 export function encodeFrames(payloads: readonly Buffer[]): Buffer {
   if (payloads.length === 1) return encodeFrame(payloads[0]!);
   let total = 0;
-  for (const p of payloads) total += FRAME_OVERHEAD + p.length;
+  for (const payload of payloads) total += FRAME_OVERHEAD + payload.length;
   const out = Buffer.allocUnsafe(total);
   let at = 0;
-  for (const p of payloads) {
-    writeFrameHeader(out, at, p);
-    p.copy(out, at + FRAME_OVERHEAD);
-    at += FRAME_OVERHEAD + p.length;
+  for (const payload of payloads) {
+    writeFrameHeader(out, at, payload);
+    payload.copy(out, at + FRAME_OVERHEAD);
+    at += FRAME_OVERHEAD + payload.length;
   }
   return out;
 }

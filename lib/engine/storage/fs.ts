@@ -73,16 +73,16 @@ class NodeFile implements StorageFile {
  * replaced it. The open mode alone is not enough: the umask filters it, and
  * it is ignored for a file that already exists.
  */
-async function openPrivate(p: string, flags: 'a' | 'w' | 'wx'): Promise<fsp.FileHandle> {
+async function openPrivate(file: string, flags: 'a' | 'w' | 'wx'): Promise<fsp.FileHandle> {
   if (flags === 'a') {
     try {
-      return await chmodOrClose(await fsp.open(p, 'ax', PRIVATE_FILE_MODE));
+      return await chmodOrClose(await fsp.open(file, 'ax', PRIVATE_FILE_MODE));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      return fsp.open(p, 'a');
+      return fsp.open(file, 'a');
     }
   }
-  return chmodOrClose(await fsp.open(p, flags, PRIVATE_FILE_MODE));
+  return chmodOrClose(await fsp.open(file, flags, PRIVATE_FILE_MODE));
 }
 
 async function chmodOrClose(fh: fsp.FileHandle): Promise<fsp.FileHandle> {
@@ -95,8 +95,8 @@ async function chmodOrClose(fh: fsp.FileHandle): Promise<fsp.FileHandle> {
   }
 }
 
-async function writeWhole(p: string, flags: 'a' | 'w' | 'wx', data: Buffer | string): Promise<void> {
-  const fh = await openPrivate(p, flags);
+async function writeWhole(file: string, flags: 'a' | 'w' | 'wx', data: Buffer | string): Promise<void> {
+  const fh = await openPrivate(file, flags);
   try {
     await new NodeFile(fh).write(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
   } finally {
@@ -110,8 +110,8 @@ export const nodeFs: StorageFs = {
   writeFile: (p, data, opts) => writeWhole(p, opts?.exclusive ? 'wx' : 'w', data),
   appendFile: (p, data) => writeWhole(p, 'a', data),
   readFile: (p) => fsp.readFile(p),
-  readAt: async (p, into, position) => {
-    const fh = await fsp.open(p, 'r');
+  readAt: async (file, into, position) => {
+    const fh = await fsp.open(file, 'r');
     try {
       return (await fh.read(into, 0, into.length, position)).bytesRead;
     } finally {
@@ -121,13 +121,13 @@ export const nodeFs: StorageFs = {
   readdir: (d) => fsp.readdir(d),
   rename: (a, b) => fsp.rename(a, b),
   unlink: (p) => fsp.unlink(p),
-  mkdir: async (d) => {
-    const existed = fs.existsSync(d);
-    await fsp.mkdir(d, { recursive: true, mode: PRIVATE_DIR_MODE });
-    if (!existed) await fsp.chmod(d, PRIVATE_DIR_MODE);
+  mkdir: async (dir) => {
+    const existed = fs.existsSync(dir);
+    await fsp.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    if (!existed) await fsp.chmod(dir, PRIVATE_DIR_MODE);
   },
-  syncDir: async (d) => {
-    const fh = await fsp.open(d, 'r');
+  syncDir: async (dir) => {
+    const fh = await fsp.open(dir, 'r');
     try { await fh.sync(); } finally { await fh.close(); }
   },
   exists: (p) => fs.existsSync(p),

@@ -119,8 +119,8 @@ async function endsMidLine(fs: StorageFs, file: string): Promise<boolean> {
 function parseLine(line: string): Array<Record<string, unknown>> {
   if (line === '') return [];
   try {
-    const e: unknown = JSON.parse(line);
-    return e !== null && typeof e === 'object' && !Array.isArray(e) ? [e as Record<string, unknown>] : [];
+    const event: unknown = JSON.parse(line);
+    return event !== null && typeof event === 'object' && !Array.isArray(event) ? [event as Record<string, unknown>] : [];
   } catch {
     return [];
   }

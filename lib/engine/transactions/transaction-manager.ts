@@ -277,8 +277,8 @@ export class TransactionManager {
   private release(tx: Transaction): void {
     if (!this.watchers.delete(tx)) return;
     let floor: number | undefined;
-    for (const w of this.watchers) {
-      const oldest = w.predicates.oldestSeq;
+    for (const transaction of this.watchers) {
+      const oldest = transaction.predicates.oldestSeq;
       if (oldest !== undefined && (floor === undefined || oldest < floor)) floor = oldest;
     }
     if (floor === undefined) this.history.stop();
@@ -328,9 +328,9 @@ export class TransactionManager {
         const effects: Effect[] = [];
         const slicer = new Slicer();
         for (let i = 0; i < ops.length; i++) {
-          const e = this.effectsOf(work, ops[i]!);
-          work.stage(e);
-          for (const x of e) effects.push(x);
+          const own = this.effectsOf(work, ops[i]!);
+          work.stage(own);
+          for (const effect of own) effects.push(effect);
           if (slicer.counted()) await slicer.pause();
         }
         return { effects, result: undefined };
@@ -363,8 +363,8 @@ export class TransactionManager {
     if (tx.level === 'RepeatableRead' || tx.level === 'Serializable') check(tx.pointReads, 'read record changed by another transaction');
     // Subsumes a check of the queried records themselves: each matched its predicate before any change.
     if (tx.level === 'Serializable') {
-      for (const x of predicateConflicts(tx.predicates, this.history, view)) {
-        if (!conflicts.some((y) => y.collection === x.collection && y.id === x.id)) conflicts.push(x);
+      for (const conflict of predicateConflicts(tx.predicates, this.history, view)) {
+        if (!conflicts.some((y) => y.collection === conflict.collection && y.id === conflict.id)) conflicts.push(conflict);
       }
     }
     if (conflicts.length > 0) {

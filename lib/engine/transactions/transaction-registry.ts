@@ -82,15 +82,15 @@ export class TransactionRegistry {
   /** Removes expired transactions; returns how many. */
   cleanupExpired(): number {
     const now = this.now();
-    let n = 0;
+    let count = 0;
     for (const [id, tx] of this.txs) {
       if (!tx.isExpired(now)) continue;
       this.txs.delete(id);
       this.ended(tx);
       this.audit('expired', tx);
-      n += 1;
+      count += 1;
     }
-    return n;
+    return count;
   }
 
   /** Removes expired transactions every 60 s (the server starts it; tests call cleanupExpired). */

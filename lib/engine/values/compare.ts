@@ -143,8 +143,8 @@ export function compareValues(a: Value | undefined, b: Value | undefined): numbe
 
 /** Total order for sorting: incomparable kinds are ordered by kind (null first). */
 export function sortCompare(a: Value | undefined, b: Value | undefined): number {
-  const c = compareValues(a, b);
-  if (c !== undefined) return c;
+  const order = compareValues(a, b);
+  if (order !== undefined) return order;
   const [x, y] = alignDates(scalarOf(a), scalarOf(b));
   return RANK[x.k] - RANK[y.k];
 }

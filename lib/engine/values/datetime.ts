@@ -39,8 +39,8 @@ function daysInMonth(year: number, month: number): number {
 }
 
 /** Date.UTC without its mapping of years 0-99 to 1900-1999. Day 0 is the last day of the previous month. */
-function utcMillis(year: number, month: number, day: number, h: number, mi: number, se: number): number {
-  const date = new Date(Date.UTC(2000, month - 1, day, h, mi, se));
+function utcMillis(year: number, month: number, day: number, hits: number, mi: number, se: number): number {
+  const date = new Date(Date.UTC(2000, month - 1, day, hits, mi, se));
   date.setUTCFullYear(year, month - 1, day);
   return date.getTime();
 }

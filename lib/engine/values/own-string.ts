@@ -54,9 +54,9 @@ export function sharedString(s: string): string {
   const n = s.length;
   if (n > MAX_SHARED_LENGTH) return s;
   // FNV-1a over the UTF-16 code units.
-  let h = 0x811c9dc5;
-  for (let i = 0; i < n; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  const slot = (h >>> 0) & (SHARED_SLOTS - 1);
+  let hits = 0x811c9dc5;
+  for (let i = 0; i < n; i++) hits = Math.imul(hits ^ s.charCodeAt(i), 0x01000193);
+  const slot = (hits >>> 0) & (SHARED_SLOTS - 1);
   const have = shared[slot];
   if (have === s) return have;
   const own = ownString(s);

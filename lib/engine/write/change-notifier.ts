@@ -69,9 +69,9 @@ export class ChangeNotifier {
 
   /** Open subscriptions (for tests and health). */
   count(): number {
-    let n = 0;
-    for (const s of this.byCollection.values()) n += s.size;
-    return n;
+    let count = 0;
+    for (const s of this.byCollection.values()) count += s.size;
+    return count;
   }
 
   private remove(subscriber: Subscriber): void {

@@ -46,8 +46,8 @@ export class WorkingView {
   constructor(readonly state: DbState, public nextSeq: number) {}
 
   collection(name: string): CollectionMeta | undefined {
-    const o = this.colls.get(name);
-    if (o !== undefined) return o ?? undefined;
+    const staged = this.colls.get(name);
+    if (staged !== undefined) return staged ?? undefined;
     return this.state.collections.get(name)?.meta;
   }
 
@@ -58,8 +58,8 @@ export class WorkingView {
   }
 
   record(collection: string, id: string): RecordEntry | undefined {
-    const o = this.recs.get(collection)?.get(id);
-    if (o !== undefined) return o ?? undefined;
+    const staged = this.recs.get(collection)?.get(id);
+    if (staged !== undefined) return staged ?? undefined;
     if (this.dropped.has(collection)) return undefined;
     return this.state.collections.get(collection)?.records.get(id);
   }
@@ -69,40 +69,40 @@ export class WorkingView {
     const overlay = this.recs.get(collection);
     if (!this.dropped.has(collection)) {
       for (const [id, entry] of this.state.collections.get(collection)?.records ?? []) {
-        const o = overlay?.get(id);
-        if (o === undefined) yield [id, entry];
-        else if (o) yield [id, o];
+        const staged = overlay?.get(id);
+        if (staged === undefined) yield [id, entry];
+        else if (staged) yield [id, staged];
       }
     }
-    for (const [id, o] of overlay ?? []) {
-      if (o && !this.committedHas(collection, id)) yield [id, o];
+    for (const [id, staged] of overlay ?? []) {
+      if (staged && !this.committedHas(collection, id)) yield [id, staged];
     }
   }
 
   trashed(collection: string, id: string): TrashEntry | undefined {
-    const o = this.trash.get(collection)?.get(id);
-    if (o !== undefined) return o ?? undefined;
+    const staged = this.trash.get(collection)?.get(id);
+    if (staged !== undefined) return staged ?? undefined;
     return this.state.trash.get(collection)?.get(id);
   }
 
   *trashedRecords(collection: string): IterableIterator<[string, TrashEntry]> {
     const overlay = this.trash.get(collection);
     for (const [id, trashed] of this.state.trash.get(collection) ?? []) {
-      const o = overlay?.get(id);
-      if (o === undefined) yield [id, trashed];
-      else if (o) yield [id, o];
+      const staged = overlay?.get(id);
+      if (staged === undefined) yield [id, trashed];
+      else if (staged) yield [id, staged];
     }
-    for (const [id, o] of overlay ?? []) if (o && !this.state.trash.get(collection)?.has(id)) yield [id, o];
+    for (const [id, staged] of overlay ?? []) if (staged && !this.state.trash.get(collection)?.has(id)) yield [id, staged];
   }
 
   key(id: string): ApiKeyRecord | undefined {
-    const o = this.keys.get(id);
-    return o !== undefined ? o ?? undefined : this.state.keys.get(id);
+    const staged = this.keys.get(id);
+    return staged !== undefined ? staged ?? undefined : this.state.keys.get(id);
   }
 
   kvEntry(key: string): KvEntry | undefined {
-    const o = this.kv.get(key);
-    if (o !== undefined) return o ?? undefined;
+    const staged = this.kv.get(key);
+    if (staged !== undefined) return staged ?? undefined;
     return this.kvCleared ? undefined : this.state.kv.get(key);
   }
 
@@ -117,17 +117,17 @@ export class WorkingView {
   fork(): WorkingView {
     const fork = new WorkingView(this.state, this.nextSeq);
     fork.forkedFrom = { view: this, staged: this.staged };
-    for (const [key, v] of this.colls) fork.colls.set(key, v);
-    for (const [key, m] of this.recs) fork.recs.set(key, m);
+    for (const [key, staged] of this.colls) fork.colls.set(key, staged);
+    for (const [key, overlay] of this.recs) fork.recs.set(key, overlay);
     this.ownRecs.clear();
-    for (const [key, v] of this.values) fork.values.set(key, v);
+    for (const [key, staged] of this.values) fork.values.set(key, staged);
     this.ownValues.clear();
-    for (const [key, m] of this.trash) fork.trash.set(key, new Map(m));
-    for (const [key, v] of this.keys) fork.keys.set(key, v);
+    for (const [key, overlay] of this.trash) fork.trash.set(key, new Map(overlay));
+    for (const [key, staged] of this.keys) fork.keys.set(key, staged);
     for (const d of this.dropped) fork.dropped.add(d);
     for (const [collection, images] of this.replaced) fork.replaced.set(collection, [...images]);
     fork.config = this.config;
-    for (const [key, v] of this.kv) fork.kv.set(key, v);
+    for (const [key, staged] of this.kv) fork.kv.set(key, staged);
     fork.kvCleared = this.kvCleared;
     return fork;
   }
@@ -143,10 +143,10 @@ export class WorkingView {
    * staged images replaced later in this view. Dropped collections: see droppedHere.
    */
   *changedImages(collection: string): IterableIterator<[string, Fields]> {
-    for (const [id, o] of this.recs.get(collection) ?? []) {
+    for (const [id, staged] of this.recs.get(collection) ?? []) {
       const committed = this.dropped.has(collection) ? undefined : this.state.collections.get(collection)?.records.get(id);
       if (committed) yield [id, committed.fields];
-      if (o) yield [id, o.fields];
+      if (staged) yield [id, staged.fields];
     }
     yield* this.replaced.get(collection) ?? [];
   }
@@ -210,12 +210,12 @@ export class WorkingView {
   }
 
   private recOverlay(collection: string): Map<string, RecordEntry | null> {
-    let m = this.recs.get(collection);
+    let overlay = this.recs.get(collection);
     if (!this.ownRecs.has(collection)) {
-      this.recs.set(collection, (m = new Map(m)));
+      this.recs.set(collection, (overlay = new Map(overlay)));
       this.ownRecs.add(collection);
     }
-    return m!;
+    return overlay!;
   }
 
   /** This view's own value indexes of `c` (made, or copied from a fork's parent, on first use). */
@@ -237,9 +237,9 @@ export class WorkingView {
   }
 
   private trashOverlay(collection: string): Map<string, TrashEntry | null> {
-    let m = this.trash.get(collection);
-    if (!m) this.trash.set(collection, (m = new Map()));
-    return m;
+    let overlay = this.trash.get(collection);
+    if (!overlay) this.trash.set(collection, (overlay = new Map()));
+    return overlay;
   }
 
   /**
@@ -304,5 +304,5 @@ function replaceWith<K, V>(to: Map<K, V> | Set<K>, from: Map<K, V> | Set<K>): vo
 }
 
 function* stagedImages(overlay: ReadonlyMap<string, RecordEntry | null>): IterableIterator<[string, Fields]> {
-  for (const [id, o] of overlay) if (o) yield [id, o.fields];
+  for (const [id, staged] of overlay) if (staged) yield [id, staged.fields];
 }

@@ -58,7 +58,7 @@ interface Pending {
   /** Runs alone between groups (segment rotation, snapshot capture). */
   exclusive?: () => Promise<unknown>;
   resolve: (value: unknown) => void;
-  reject: (e: unknown) => void;
+  reject: (error: unknown) => void;
 }
 
 export type CommitListener = (batch: LoggedBatch, info: CommitInfo) => void;
@@ -168,7 +168,7 @@ export class WriteQueue {
       this.running = false;
       const waiters = this.idleWaiters;
       this.idleWaiters = [];
-      for (const w of waiters) w();
+      for (const waiter of waiters) waiter();
     }
   }
 
@@ -273,8 +273,8 @@ export class WriteQueue {
       for (const batch of group.batches) {
         const info = describeChanges(this.state, batch);
         applyBatch(this.state, batch);
-        for (const l of this.listeners) {
-          try { l(batch, info); } catch (err) { this.report(`commit listener failed at seq ${batch.seq}`, 'error', err); }
+        for (const listener of this.listeners) {
+          try { listener(batch, info); } catch (err) { this.report(`commit listener failed at seq ${batch.seq}`, 'error', err); }
         }
       }
     } catch (err) {

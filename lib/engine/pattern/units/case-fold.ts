@@ -33,9 +33,9 @@ function foldTable(): FoldTable {
   if (table !== undefined) return table;
   const byCanonical = new Map<number, number[]>();
   for (let unit = 0; unit <= 0xffff; unit++) {
-    const c = canonicalize(unit);
-    const same = byCanonical.get(c);
-    if (same === undefined) byCanonical.set(c, [unit]);
+    const canonical = canonicalize(unit);
+    const same = byCanonical.get(canonical);
+    if (same === undefined) byCanonical.set(canonical, [unit]);
     else same.push(unit);
   }
   const variants = new Map<number, readonly number[]>();

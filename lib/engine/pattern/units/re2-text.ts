@@ -22,9 +22,9 @@ const CONTROL_NAMES: Readonly<Record<number, string>> = { 9: '\\t', 10: '\\n', 1
 
 /** One code unit, as a literal outside a class or an item inside one. */
 export function unitText(unit: number, inClass: boolean): string {
-  const collection = String.fromCharCode(unit);
-  if (!VISIBLE.test(collection)) return CONTROL_NAMES[unit] ?? `\\x{${unitRune(unit).toString(16)}}`;
-  return (inClass ? SPECIAL_INSIDE : SPECIAL_OUTSIDE).has(collection) ? `\\${collection}` : collection;
+  const char = String.fromCharCode(unit);
+  if (!VISIBLE.test(char)) return CONTROL_NAMES[unit] ?? `\\x{${unitRune(unit).toString(16)}}`;
+  return (inClass ? SPECIAL_INSIDE : SPECIAL_OUTSIDE).has(char) ? `\\${char}` : char;
 }
 
 /** A position matching a unit of `set` (of a unit outside it when `negated`). */

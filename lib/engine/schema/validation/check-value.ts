@@ -59,8 +59,8 @@ function checkBound(def: FieldDef, field: string, value: Value, which: 'min' | '
       message: `Field '${field}' must ${wording} (got ${length})`,
     };
   }
-  const c = compareValues(value, bound);
-  if (c === undefined || (which === 'min' ? c >= 0 : c <= 0)) return undefined;
+  const order = compareValues(value, bound);
+  if (order === undefined || (which === 'min' ? order >= 0 : order <= 0)) return undefined;
   return {
     field, constraint: which, expected: bareValue(bound), actual: bareValue(value),
     message: `Field '${field}' must be ${which === 'min' ? '>=' : '<='} ${showValue(bound)} (got ${showValue(value)})`,

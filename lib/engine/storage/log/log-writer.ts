@@ -66,7 +66,7 @@ export class LogWriter {
   /** Frames handed over and not yet written, in call order (the next cycle writes them at once). */
   private pending: Buffer[] = [];
   /** Appends not yet answered, in call order, with the end offset each waits for. */
-  private waiting: Array<{ end: number; data: Buffer; resolve: () => void; reject: (e: unknown) => void }> = [];
+  private waiting: Array<{ end: number; data: Buffer; resolve: () => void; reject: (error: unknown) => void }> = [];
   /** True while the append cycle (pump) runs; `pumping` is its promise (heal waits for it). */
   private cycling = false;
   private pumping: Promise<void> = Promise.resolve();
@@ -216,11 +216,11 @@ export class LogWriter {
   private answer(): void {
     const reached = this.mode === 'always' ? this.durableSize : this.written;
     while (this.waiting.length > 0 && this.waiting[0]!.end <= reached) {
-      const w = this.waiting.shift()!;
-      this.size = w.end;
-      this.bytesInSegment += w.data.length;
-      if (this.mode !== 'always') this.unsynced.push({ end: w.end, data: w.data });
-      w.resolve();
+      const waiter = this.waiting.shift()!;
+      this.size = waiter.end;
+      this.bytesInSegment += waiter.data.length;
+      if (this.mode !== 'always') this.unsynced.push({ end: waiter.end, data: waiter.data });
+      waiter.resolve();
     }
     if (this.mode === 'always') return;
     if (this.mode === 'batch' || this.size - this.durableSize >= NONE_RETAIN_BYTES) this.scheduleSync();
@@ -231,7 +231,7 @@ export class LogWriter {
     this.waiting = [];
     this.pending = [];
     this.handedOver = this.written;
-    for (const w of waiting) w.reject(error);
+    for (const waiter of waiting) waiter.reject(error);
   }
 
   /** One fsync covering every completed write; throws (failing the writer) on error. */
@@ -308,12 +308,12 @@ export class LogWriter {
   /** Writes and fsyncs a scratch file, then removes it. */
   private async probe(): Promise<void> {
     const file = path.join(this.dir, HEAL_PROBE_FILE);
-    const f = await this.fs.openWrite(file);
+    const handle = await this.fs.openWrite(file);
     try {
-      await f.write(Buffer.alloc(HEAL_PROBE_BYTES));
-      await f.sync();
+      await handle.write(Buffer.alloc(HEAL_PROBE_BYTES));
+      await handle.sync();
     } finally {
-      await f.close().catch(() => undefined);
+      await handle.close().catch(() => undefined);
       // A probe left behind is harmless: recovery removes every *.tmp at startup.
       await this.fs.unlink(file).catch(() => undefined);
     }

@@ -65,11 +65,11 @@ export async function removeOriginals(fs: StorageFs, dir: string, report: Recove
 }
 
 async function writeFile(fs: StorageFs, file: string, data: Buffer): Promise<void> {
-  const f = await fs.openWrite(file);
+  const handle = await fs.openWrite(file);
   try {
-    await f.write(data);
-    await f.sync();
+    await handle.write(data);
+    await handle.sync();
   } finally {
-    await f.close();
+    await handle.close();
   }
 }

@@ -47,11 +47,11 @@ const seqs = (rs: readonly SeqRange[]) => rs.map((r) => (r.to === undefined ? `s
 
 /** Batches lost in `rs`: exact unless a range runs to an unknown end. */
 export function countSeqs(rs: readonly SeqRange[]): { n: number; exact: boolean } {
-  let n = 0, exact = true;
+  let count = 0, exact = true;
   for (const r of rs) {
-    if (r.to === undefined) { n += 1; exact = false; } else n += r.to - r.from + 1;
+    if (r.to === undefined) { count += 1; exact = false; } else count += r.to - r.from + 1;
   }
-  return { n, exact };
+  return { n: count, exact };
 }
 
 /** One sentence saying what a damaged file lost. */
@@ -73,9 +73,9 @@ export function describeDamage(damaged: DamagedFile): string {
 }
 
 /** One sentence for a dropped tail. */
-export function describeTail(t: TailDrop): string {
-  const what = t.frames === 0 ? 'zero fill' : 'an incomplete or damaged final frame';
-  return `${t.segment}: torn final record, ${t.bytes} bytes dropped from byte ${t.offset} (${t.reason}: ${what}); truncated`;
+export function describeTail(tail: TailDrop): string {
+  const what = tail.frames === 0 ? 'zero fill' : 'an incomplete or damaged final frame';
+  return `${tail.segment}: torn final record, ${tail.bytes} bytes dropped from byte ${tail.offset} (${tail.reason}: ${what}); truncated`;
 }
 
 /** One sentence for seqs missing between files. */

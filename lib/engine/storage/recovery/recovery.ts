@@ -85,9 +85,9 @@ export async function recover(fs: StorageFs, dir: string, opts: RecoveryOptions 
   releaseSource();
   const report = buildReport(outcome);
   if (!opts.dryRun) {
-    for (const f of names.filter((n) => n.endsWith('.tmp'))) {
-      await fs.unlink(path.join(dir, f));
-      log(`removed leftover ${f} (an interrupted snapshot)`, 'info');
+    for (const name of names.filter((n) => n.endsWith('.tmp'))) {
+      await fs.unlink(path.join(dir, name));
+      log(`removed leftover ${name} (an interrupted snapshot)`, 'info');
     }
     if (report.tail && outcome.replay.lastSegment) await truncate(fs, path.join(dir, report.tail.segment), report.tail.offset);
     if (report.damaged.length > 0 || report.salvaged) {
@@ -223,11 +223,11 @@ function progressLogger(log: RecoveryLog): OnBatch {
 }
 
 async function truncate(fs: StorageFs, file: string, length: number): Promise<void> {
-  const f = await fs.openAppend(file);
+  const handle = await fs.openAppend(file);
   try {
-    await f.truncate(length);
-    await f.sync();
+    await handle.truncate(length);
+    await handle.sync();
   } finally {
-    await f.close();
+    await handle.close();
   }
 }

@@ -51,10 +51,10 @@ function row(id: string, entry: RecordEntry, deletedAt?: number): Row {
 
 export function toEntry(r: Row, ord?: number): RecordEntry {
   // ord in the literal: a property added later would cost the entry an out-of-object property array.
-  const e: { fields: Fields; version: number; expiresAt?: number; slidingMs?: number; ord?: number } = { fields: r[1], version: r[2], ord };
-  if (r[3] !== null) e.expiresAt = r[3];
-  if (r[4] !== null) e.slidingMs = r[4];
-  return e;
+  const entry: { fields: Fields; version: number; expiresAt?: number; slidingMs?: number; ord?: number } = { fields: r[1], version: r[2], ord };
+  if (r[3] !== null) entry.expiresAt = r[3];
+  if (r[4] !== null) entry.slidingMs = r[4];
+  return entry;
 }
 
 /** What a written snapshot holds, for verifying it after the rename. */

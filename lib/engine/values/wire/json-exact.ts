@@ -117,10 +117,10 @@ class JsonReader {
     const start = this.pos;
     let escaped = false;
     for (let i = start + 1; ; i++) {
-      const c = t.charCodeAt(i);
-      if (c === QUOTE) { this.pos = i + 1; break; }
-      if (c === BACKSLASH) { escaped = true; i += 1; continue; }
-      if (!(c >= 0x20)) { this.pos = i; throw this.unexpected(); } // a control character, or the end (NaN)
+      const order = t.charCodeAt(i);
+      if (order === QUOTE) { this.pos = i + 1; break; }
+      if (order === BACKSLASH) { escaped = true; i += 1; continue; }
+      if (!(order >= 0x20)) { this.pos = i; throw this.unexpected(); } // a control character, or the end (NaN)
     }
     if (!escaped) return t.slice(start + 1, this.pos - 1);
     try {

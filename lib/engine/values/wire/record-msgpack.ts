@@ -115,22 +115,22 @@ function writeString(out: Buffer, at: number, s: string): number {
 function writeShortUtf8(out: Buffer, at: number, s: string): number {
   let p = at;
   for (let i = 0; i < s.length; i++) {
-    let c = s.charCodeAt(i);
-    if (c < 0x80) {
-      out[p++] = c;
-    } else if (c < 0x800) {
-      out[p++] = (c >> 6) | 0xc0;
-      out[p++] = (c & 0x3f) | 0x80;
-    } else if ((c & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      c = 0x10000 + ((c & 0x03ff) << 10) + (s.charCodeAt(++i) & 0x03ff);
-      out[p++] = (c >> 18) | 0xf0;
-      out[p++] = ((c >> 12) & 0x3f) | 0x80;
-      out[p++] = ((c >> 6) & 0x3f) | 0x80;
-      out[p++] = (c & 0x3f) | 0x80;
+    let order = s.charCodeAt(i);
+    if (order < 0x80) {
+      out[p++] = order;
+    } else if (order < 0x800) {
+      out[p++] = (order >> 6) | 0xc0;
+      out[p++] = (order & 0x3f) | 0x80;
+    } else if ((order & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      order = 0x10000 + ((order & 0x03ff) << 10) + (s.charCodeAt(++i) & 0x03ff);
+      out[p++] = (order >> 18) | 0xf0;
+      out[p++] = ((order >> 12) & 0x3f) | 0x80;
+      out[p++] = ((order >> 6) & 0x3f) | 0x80;
+      out[p++] = (order & 0x3f) | 0x80;
     } else {
-      out[p++] = (c >> 12) | 0xe0;
-      out[p++] = ((c >> 6) & 0x3f) | 0x80;
-      out[p++] = (c & 0x3f) | 0x80;
+      out[p++] = (order >> 12) | 0xe0;
+      out[p++] = ((order >> 6) & 0x3f) | 0x80;
+      out[p++] = (order & 0x3f) | 0x80;
     }
   }
   return p - at;
