@@ -33,8 +33,8 @@ export class ExpiryTracker {
 
   /**
    * Starts following commits, then indexes the records already stored, the
-   * first time a sweep needs it. The scan runs in slices (a million records
-   * held the event loop about 150 ms in one piece); a record a commit changes
+   * first time a sweep needs it. The scan runs in slices (in one piece, a
+   * large collection would hold the event loop); a record a commit changes
    * meanwhile is kept current by the listener, which is why it comes first,
    * and the scan reads each record as it is when reached.
    */

@@ -4,8 +4,8 @@
  * slices of the event loop, then remove it in chunks, each chunk one write
  * and so one durable unit in the log. A chunk is re-checked inside the
  * writer, where a write that came meanwhile (a record given a new TTL, a
- * restored record) is seen. Between chunks other requests run: 300,000
- * records expiring together held the loop for seconds as one write.
+ * restored record) is seen. Between chunks other requests run, so many
+ * records expiring together never hold the event loop as one write.
  */
 import type { EngineCore } from '../core.js';
 import type { Effect } from '../write/effects.js';

@@ -157,7 +157,7 @@ const RUN = 2048;
 /**
  * A stable sort of `items` (a new array) that yields the event loop between
  * slices: runs sorted by Array.prototype.sort, then merged pairwise,
- * bottom up. A million rows sorted in one call held the loop for seconds.
+ * bottom up, so that a long sort never holds the event loop in one call.
  */
 export async function sortInSlices<T>(items: readonly T[], compare: (a: T, b: T) => number, slicer: Slicer): Promise<T[]> {
   const n = items.length;

@@ -57,10 +57,10 @@ export class IdGenerator {
 }
 
 /**
- * Ids made per refill. The random draw and the cipher call cost about as
- * much as the encryption itself at 64 (a 10,000-id batch: 1.5-1.8 ms at 64,
- * 1.1-1.2 ms at 256); the counter values of a partly used run are skipped
- * at a restart, which costs nothing but those values.
+ * Ids made per refill: enough that the random draw and the cipher call of a
+ * refill are small beside the encryptions they serve. The counter values of
+ * a partly used run are skipped at a restart, which costs nothing but those
+ * values.
  */
 const ID_RUN = 256;
 

@@ -3,12 +3,11 @@
  * index-entry.ts) in the background: one entry at a time, pending changes
  * first, in slices of at most `sliceMs` of work,
  * each slice in its own event-loop turn (setImmediate), so requests are
- * served between slices. Measured: an HNSW insert of a 384-dimension vector
- * costs ~0.45 ms, so a 10 ms slice adds ~20 of them.
+ * served between slices; a slice holds a few HNSW inserts.
  *
  * Chosen over a worker thread that builds with hnswlib and hands back the
  * serialized graph: slices need no second copy of the vectors, no file
- * handoff, and no catch-up of the writes made during a 45 s build in
+ * handoff, and no catch-up of the writes made during a long build in
  * another thread; they cost the main core the same CPU, spread thinly.
  */
 import { Unavailable } from '../../errors.js';

@@ -5,8 +5,8 @@
  * Nothing is indexed inside a commit: the change feed only records each
  * change in `pending` (latest wins, with its seq), and background-builds.ts
  * applies pending changes and walks (builds, catch-ups after loading) a
- * slice at a time, so a 10,000-vector batch never holds the event loop for
- * the ~4 s of HNSW inserts. A walk skips the ids the change feed `touched`
+ * slice at a time, so a large batch of vectors never holds the event loop
+ * for its HNSW inserts. A walk skips the ids the change feed `touched`
  * since it started (their pending change is newer than what the walk would
  * read), so none is lost or overwritten with an older view. Searches on a
  * ready index score its pending changes exactly beside it (ready-search.ts).
@@ -53,7 +53,7 @@ export class IndexEntry {
   changes = 0;
   /** Committed changes not applied yet: id -> the record's fields (undefined: deleted) and the seq that wrote them. */
   readonly pending = new Map<string, { fields: Fields | undefined; seq: number }>();
-  /** Slots to allocate up front: growing an HNSW graph copies it all at once (~100 ms at 100k x 384), a stall a build must not cause. */
+  /** Slots to allocate up front: growing an HNSW graph copies it all at once, a stall a build must not cause. */
   private capacityHint = 0;
 
   constructor(

@@ -1,7 +1,7 @@
 /**
  * HNSW indexes persisted with snapshots, so a restart loads the graph and
- * catches up on the records changed after it instead of rebuilding (45 s for
- * 100,000 vectors of 384 dimensions).
+ * catches up on the records changed after it instead of rebuilding the
+ * whole graph (the slowest part of a start with vectors).
  *
  * After a snapshot at seq S is verified, each ready HNSW index is written
  * (hnswlib's own format, on the thread pool) to `search-<S>-<n>.hnsw`, then
@@ -18,7 +18,7 @@
  * reads). A loaded graph re-applies only the records written after its seq
  * and its pending ids, and drops those gone. Anything else is logged, shown in health (`note`) and rebuilt in
  * the background. Text indexes are not persisted (their postings are JS maps;
- * writing them costs about as much as the 4 s rebuild): the manifest only
+ * writing them costs about as much as rebuilding them): the manifest only
  * lists them, so they are rebuilt in the background at start.
  */
 import { createHash } from 'node:crypto';

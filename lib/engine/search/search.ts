@@ -190,7 +190,7 @@ function readyIndexFor(db: SearchSource, collection: string, req: SearchRequest)
   return db.search.readyVector(collection, req.vectorField, req.vector!.length);
 }
 
-/** The exact scan of the committed records, in slices that yield the event loop (a 100k x 384 scan is about 160 ms). */
+/** The exact scan of the committed records, in slices that yield the event loop (a large scan would hold it). */
 async function scanInSlices(db: SearchSource, collection: string, req: SearchRequest): Promise<VectorHit[]> {
   const allowed = req.filter ? passing(committedReader(db, collection), req.filter) : undefined;
   const hits = await exactVectorScanInSlices(db.state.collections.get(collection)?.records, req.vectorField, metricOf(db, collection, req), req.vector!, neighboursWanted(req, !!allowed), allowed);

@@ -37,8 +37,8 @@ export function ownString(s: string): string {
  * Short values shared between records. A collection repeats short strings
  * (a status, a city, a name, a tag) across many records. JSON.parse shares
  * only those of up to 10 characters (V8 internalizes them) and a MessagePack
- * decode shares none, so each record kept its own copy: 24 to 40 bytes each,
- * about 35 bytes per record of the memory benchmark, more after recovery.
+ * decode shares none, so each record would keep its own copy (tens of bytes
+ * each, more after recovery).
  * One table hands out one copy per value: a direct-mapped cache of
  * SHARED_SLOTS strings, each slot chosen by a hash of the characters. It
  * costs one hash and one comparison per string (a Map lookup cost three times
@@ -84,8 +84,8 @@ export function ownStrings(value: unknown): unknown {
 /**
  * ownStrings() of an array's or plain object's members. Only a string is
  * stored back, and only a container is walked: numbers, booleans and the
- * like are neither (a call and a store for every member took this walk from
- * 537 to 661 ms of a 1M-record snapshot recovery).
+ * like are neither: a call and a store for every member would slow the
+ * walk a recovery makes over every record.
  */
 function ownNested(value: object): void {
   if (Array.isArray(value)) {

@@ -7,9 +7,8 @@
  * and spare slots. JSON.parse sizes an object for exactly the keys it
  * reads, and objects parsed with the same keys share one hidden class, frozen
  * or not. So a record is made by parsing a template of its keys (kept per
- * key list) and then filled in: about 35 bytes less per record, 52 MB less
- * resident at 1M records of the memory benchmark, for the time of one
- * small JSON.parse per write (a 10k-record batch took as long).
+ * key list) and then filled in: tens of bytes less per record, for the time
+ * of one small JSON.parse per write (docs/benchmarks.md, memory).
  *
  * (A copy of a template, `{...template}`, would be smaller still, but V8
  * gives each such copy a hidden class of its own once it is frozen.)
@@ -26,9 +25,8 @@ const MAX_NODES = 16_384;
 /**
  * Remembered key lists as a tree, one level per key: finding a list walks
  * its keys (most are the body's, whose hashes V8 already holds) instead of
- * joining them into a new string to look up, which cost a third of making
- * the record (0.23 against 0.06 µs per record of 8 keys) and left the
- * joined text as garbage.
+ * joining them into a new string to look up, which would cost more than
+ * making the record and leave the joined text as garbage.
  */
 interface KeyNode {
   readonly next: Map<string, KeyNode>;

@@ -1,9 +1,9 @@
 /**
  * Which records staged in a WorkingView hold each value of a field: the
  * staged half of a unique check or an alias lookup (the committed half is
- * UniqueIndexes). Without it every staged write re-read every record staged
- * before it, so a 10,000-record batch or transaction into a collection with
- * a unique field cost O(n^2).
+ * UniqueIndexes). It keeps a staged write from re-reading every record
+ * staged before it, which would make a large batch or transaction into a
+ * collection with a unique field O(n^2).
  *
  * One index per (field, key kind), built from the view's staged records the
  * first time it is asked for and then kept current as images are staged or

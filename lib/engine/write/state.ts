@@ -2,11 +2,11 @@
  * The in-memory database state that effects are applied to.
  *
  * Records are frozen objects; a collection is a plain Map from id to entry
- * (about 55 bytes per entry, O(1) writes). Entries carry the version stamp
+ * (O(1) writes, little memory per entry). Entries carry the version stamp
  * (the log seq of the write that produced them) used by optimistic
  * transactions, and the collection carries a membership version that moves on
- * every insert and delete (kept in snapshots; Serializable now checks the
- * predicates of its reads instead, see transactions/read-predicates.ts).
+ * every insert and delete (kept in snapshots; Serializable checks the
+ * predicates of its reads, see transactions/read-predicates.ts).
  */
 import type { Fields, Value } from '../values/index.js';
 import type { Schema } from '../schema/index.js';

@@ -7,8 +7,8 @@
  * those, so under `(?i)` the translation spells every case variant out
  * itself and RE2 never folds.
  *
- * The variants come from one pass over the 65,536 code units, about 10 ms,
- * made the first time a pattern asks for them and then kept: a memo of a
+ * The variants come from one pass over the 65,536 code units, made the
+ * first time a pattern asks for them and then kept: a memo of a
  * pure function of the Unicode tables of this Node, like the pattern cache.
  */
 import { type Range, UnitSet } from './unit-set.js';

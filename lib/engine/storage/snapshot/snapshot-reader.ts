@@ -192,7 +192,7 @@ const VERIFY_CHUNK = 4 * 1024 * 1024;
  * last. Byte-identical frames carry the same records, so nothing is decoded
  * but the meta frame. The file is read in 4 MiB pieces with an event-loop
  * turn after each: decoding every row again, or reading the whole file into
- * one buffer, made the collector stall the writers around it for 100-200 ms.
+ * one buffer, would make the collector stall the writers around it.
  * Throws Corruption on any mismatch.
  */
 export async function verifySnapshot(fs: StorageFs, dir: string, written: WrittenSnapshot): Promise<void> {

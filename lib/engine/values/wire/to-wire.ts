@@ -96,7 +96,7 @@ function scalarJson(value: Value): string | undefined {
 /**
  * A scalar's typed wrapper `{"type":...,"value":...}` as JSON; undefined for
  * anything else. Its own switch rather than scalarType plus a prefix table:
- * constant strings for booleans and null keep a read about 0.1 µs cheaper.
+ * constant strings for booleans and null keep a point read cheaper.
  */
 function typedScalarJson(value: Value): string | undefined {
   if (value === null) return '{"type":"Null","value":null}';
