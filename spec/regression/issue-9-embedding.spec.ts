@@ -97,7 +97,8 @@ describe('issue 9: embedding the packed package', function () {
     const untar = run('tar', ['-xzf', path.join(work, tarball), '-C', path.join(project, 'node_modules', 'eddydb'), '--strip-components=1']);
     expect(untar.code, untar.out).to.equal(0);
     for (const name of Object.keys(pkg.dependencies)) linkDependency(project, name);
-    for (const name of ['express', '@types/express']) linkDependency(project, name);
+    // A TypeScript app brings its own type packages (the package's are development dependencies).
+    for (const name of ['express', '@types/express', '@types/node', '@types/ws']) linkDependency(project, name);
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
   });
   after(() => removeDir(work));
