@@ -33,7 +33,12 @@ export interface NewKeyRequest {
 
 /** Public view of a key: never the hash or the secret. */
 export function describeKey(record: ApiKeyRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: record.id, name: record.name, admin: record.admin, created_at: record.created_at };
+  const out: Record<string, unknown> = {
+    id: record.id,
+    name: record.name,
+    admin: record.admin,
+    created_at: record.created_at,
+  };
   if (record.collection_permissions) out.collection_permissions = record.collection_permissions;
   if (record.kv_permissions) out.kv_permissions = record.kv_permissions;
   if (record.rate_limit !== undefined) out.rate_limit = record.rate_limit;
@@ -105,7 +110,12 @@ function parsePermissions(raw: unknown): Record<string, CollectionPermission> {
         if (!Array.isArray(p.writable_fields) || !p.writable_fields.every((f) => typeof f === 'string')) {
           throw new InvalidInput(`'writable_fields' for '${collection}' must be an array of field names`);
         }
-        checkLimit(p.writable_fields.length, MAX_FIELD_NAMES, `collection_permissions.${collection}.writable_fields`, 'fields');
+        checkLimit(
+          p.writable_fields.length,
+          MAX_FIELD_NAMES,
+          `collection_permissions.${collection}.writable_fields`,
+          'fields',
+        );
         perm = { ...perm, writable_fields: [...p.writable_fields] as string[] };
       }
     } else throw new InvalidInput(`Permissions for '${collection}' must be an object {read, write, writable_fields?} or an array`);

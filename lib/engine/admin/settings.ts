@@ -183,8 +183,14 @@ const CHECKS: Record<keyof Settings, Check> = {
   function_timeout_ms: int(10, 3_600_000),
   function_bcrypt_max_cost: int(4, 31),
   function_env_allowlist: (value, key) => {
-    if (!Array.isArray(value) || value.length > MAX_ENV_NAMES || !value.every((n) => typeof n === 'string' && ENV_NAME.test(n))) {
-      throw new InvalidInput(`Config '${key}' must be an array of at most ${MAX_ENV_NAMES} environment variable names (letters, digits and _, not starting with a digit)`);
+    if (
+      !Array.isArray(value) ||
+      value.length > MAX_ENV_NAMES ||
+      !value.every((n) => typeof n === 'string' && ENV_NAME.test(n))
+    ) {
+      throw new InvalidInput(
+        `Config '${key}' must be an array of at most ${MAX_ENV_NAMES} environment variable names (letters, digits and _, not starting with a digit)`,
+      );
     }
     return Object.freeze([...new Set(value as string[])]);
   },

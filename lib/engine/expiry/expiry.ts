@@ -47,10 +47,13 @@ export class ExpiryTracker {
       for (const effect of batch.effects) {
         // With nothing expiring, a put without a TTL has nothing to forget: no key to build (a 10k batch is 10k puts).
         if (effect.kind === 'put') {
-          if (effect.expiresAt !== undefined) this.expiring.set(effect.collection + '\u0000' + effect.id, effect.expiresAt);
+          if (effect.expiresAt !== undefined)
+            this.expiring.set(effect.collection + '\u0000' + effect.id, effect.expiresAt);
           else if (this.expiring.size > 0) this.expiring.delete(effect.collection + '\u0000' + effect.id);
         } else if (effect.kind === 'delete') this.expiring.delete(effect.collection + '\u0000' + effect.id);
-        else if (effect.kind === 'dropCollection') for (const key of this.expiring.keys()) if (key.startsWith(effect.name + '\u0000')) this.expiring.delete(key);
+        else if (effect.kind === 'dropCollection') {
+          for (const key of this.expiring.keys()) if (key.startsWith(effect.name + '\u0000')) this.expiring.delete(key);
+        }
       }
     });
     const slicer = new Slicer(SCAN_CHECK_EVERY);
@@ -89,7 +92,10 @@ export class ExpiryTracker {
       this.db.write((view) => {
         const current = view.record(collection, id);
         if (!current || current.version !== entry.version) return { effects: [], result: undefined };
-        return { effects: [{ kind: 'put', collection, id, fields, expiresAt, slidingMs: entry.slidingMs! }], result: undefined };
+        return {
+          effects: [{ kind: 'put', collection, id, fields, expiresAt, slidingMs: entry.slidingMs! }],
+          result: undefined,
+        };
       }).catch((err) => this.logFailure('sliding TTL extension', err));
     }
     return fields;

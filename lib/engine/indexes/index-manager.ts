@@ -40,7 +40,7 @@ export class IndexManager {
     return this.byCollection.get(collection) ?? new Map();
   }
 
-  /** Makes the live indexes of `c` match its definitions, building new ones from the records. */
+  /** Makes the live indexes of `collection` match its definitions, building new ones from the records. */
   sync(collection: string): void {
     const coll = this.db.state.collections.get(collection);
     if (!coll) { this.byCollection.delete(collection); return; }

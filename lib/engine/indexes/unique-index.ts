@@ -57,7 +57,7 @@ export class UniqueIndexes {
     db.onCommit((b) => this.follow(b));
   }
 
-  /** Ids of committed records whose `field` may equal `v` (a superset of those that do). */
+  /** Ids of committed records whose `field` may equal `value` (a superset of those that do). */
   valueHolders(collection: string, field: string, value: Value): ReadonlySet<string> {
     return this.index(collection, 'u:' + field, field, uniqueValueKey)?.holders(value) ?? EMPTY;
   }
@@ -68,7 +68,12 @@ export class UniqueIndexes {
     return idx?.holders(text) ?? EMPTY;
   }
 
-  private index(collection: string, key: string, field: string, keyFn: (value: Value) => string): FieldIndex | undefined {
+  private index(
+    collection: string,
+    key: string,
+    field: string,
+    keyFn: (value: Value) => string,
+  ): FieldIndex | undefined {
     const coll = this.db.state.collections.get(collection);
     if (!coll) return undefined;
     let byField = this.byCollection.get(collection);
@@ -95,7 +100,8 @@ export class UniqueIndexes {
 
   private followEffects(batch: LoggedBatch): void {
     for (const effect of batch.effects) {
-      if (effect.kind === 'createCollection' || effect.kind === 'setCollectionMeta') this.byCollection.delete(effect.meta.name);
+      if (effect.kind === 'createCollection' || effect.kind === 'setCollectionMeta')
+        this.byCollection.delete(effect.meta.name);
       else if (effect.kind === 'dropCollection') this.byCollection.delete(effect.name);
       else if (effect.kind === 'put' || effect.kind === 'delete' || effect.kind === 'restore') {
         const byField = this.byCollection.get(effect.collection);

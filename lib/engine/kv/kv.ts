@@ -130,7 +130,10 @@ export class KvStore {
     validateKvKey(key);
     return this.db.write((view) => {
       if (!view.kvEntry(key)) return { effects: [], result: false };
-      return { effects: [{ kind: 'kvDelete', key, ...(bypassRipple ? { noRipple: true as const } : {}) }], result: true };
+      return {
+        effects: [{ kind: 'kvDelete', key, ...(bypassRipple ? { noRipple: true as const } : {}) }],
+        result: true,
+      };
     });
   }
 

@@ -23,7 +23,7 @@ export type FlagsGroup =
   | { readonly flags: Flags; readonly scoped: boolean; readonly next: number }
   | { readonly problem: string };
 
-/** The flags group opening at `i` and the flags it sets, or undefined when the `(` opens another kind of group. */
+/** The flags group opening at `index` and the flags it sets, or undefined when the `(` opens another kind of group. */
 export function readFlagsGroup(pattern: string, index: number, current: Flags): FlagsGroup | undefined {
   FLAGS_GROUP.lastIndex = index;
   const match = FLAGS_GROUP.exec(pattern);

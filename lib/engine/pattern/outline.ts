@@ -51,7 +51,7 @@ export function outline(pattern: string): Outline {
   return { groups, named, depth: deepest, javaScript: javaScript + pattern.slice(copied) };
 }
 
-/** The JavaScript spelling of the RE2 group syntax opening at `i`, and the length it replaces. */
+/** The JavaScript spelling of the RE2 group syntax opening at `index`, and the length it replaces. */
 function javaScriptGroup(pattern: string, index: number): { text: string; length: number } | undefined {
   if (pattern.startsWith('(?P<', index)) return { text: '(?<', length: 4 };
   FLAGS_GROUP.lastIndex = index;
@@ -60,7 +60,7 @@ function javaScriptGroup(pattern: string, index: number): { text: string; length
   return { text: flags[3] === ')' ? '(?:)' : '(?:', length: flags[0].length };
 }
 
-/** Whether the `(` at `i` opens `(?<name>` or `(?P<name>` (not lookbehind). */
+/** Whether the `(` at `index` opens `(?<name>` or `(?P<name>` (not lookbehind). */
 export function isNamedGroup(pattern: string, index: number): boolean {
   const at = pattern.startsWith('(?P<', index) ? index + 4 : pattern.startsWith('(?<', index) ? index + 3 : -1;
   return at !== -1 && pattern[at] !== '=' && pattern[at] !== '!';

@@ -96,7 +96,8 @@ function digitEscape(pattern: string, at: number, ctx: EscapeContext): Escape {
   let value = 0;
   let index = at + 1;
   const maxDigits = first <= '3' ? 3 : 2;
-  while (index < at + 1 + maxDigits && pattern[index]! >= '0' && pattern[index]! <= '7') value = value * 8 + Number(pattern[index++]);
+  while (index < at + 1 + maxDigits && pattern[index]! >= '0' && pattern[index]! <= '7')
+    value = value * 8 + Number(pattern[index++]);
   return unit(value, index);
 }
 

@@ -113,7 +113,8 @@ class Translator {
     const flagsGroup = readFlagsGroup(this.pattern, index, this.flags);
     if (flagsGroup !== undefined) {
       if ('problem' in flagsGroup) return flagsGroup;
-      if (!flagsGroup.scoped && startsQuantifier(this.pattern, flagsGroup.next)) return { problem: 'nothing to repeat' };
+      if (!flagsGroup.scoped && startsQuantifier(this.pattern, flagsGroup.next))
+        return { problem: 'nothing to repeat' };
       if (flagsGroup.scoped) this.enclosing.push(this.flags);
       this.out += flagsGroup.scoped ? '(?:' : '(?:)';
       this.size.open();
@@ -156,7 +157,14 @@ class Translator {
     } else if (char === '|') this.size.alternate();
     else if (char === '*' || char === '+' || char === '?') this.size.quantify();
     else this.size.atom();
-    this.out += char === '.' ? (this.flags.s ? ANY_UNIT : JS_DOT) : COPIED.has(char) ? char : this.literal(this.pattern.charCodeAt(index));
+    this.out +=
+      char === '.'
+        ? this.flags.s
+          ? ANY_UNIT
+          : JS_DOT
+        : COPIED.has(char)
+          ? char
+          : this.literal(this.pattern.charCodeAt(index));
     return index + 1;
   }
 }
@@ -178,15 +186,18 @@ function javaScriptSyntaxProblem(javaScript: string): string | undefined {
   }
 }
 
-/** Whether a quantifier starts at `i`: after `(?i)`, which sets flags and matches nothing, it would have nothing to repeat. */
+/** Whether a quantifier starts at `index`: after `(?i)`, which sets flags and matches nothing, it would have nothing to repeat. */
 function startsQuantifier(pattern: string, index: number): boolean {
   QUANTIFIER.lastIndex = index;
   return pattern[index] === '*' || pattern[index] === '+' || pattern[index] === '?' || QUANTIFIER.test(pattern);
 }
 
-/** Why the group opening at `i` cannot run in linear time, or undefined. */
+/** Why the group opening at `index` cannot run in linear time, or undefined. */
 function lookaroundProblem(pattern: string, index: number): string | undefined {
-  if (pattern.startsWith('(?=', index) || pattern.startsWith('(?!', index)) return 'lookahead such as (?=...) or (?!...) is not supported';
-  if (pattern.startsWith('(?<=', index) || pattern.startsWith('(?<!', index)) return 'lookbehind such as (?<=...) or (?<!...) is not supported';
+  if (pattern.startsWith('(?=', index) || pattern.startsWith('(?!', index))
+    return 'lookahead such as (?=...) or (?!...) is not supported';
+  if (pattern.startsWith('(?<=', index) || pattern.startsWith('(?<!', index)) {
+    return 'lookbehind such as (?<=...) or (?<!...) is not supported';
+  }
   return undefined;
 }

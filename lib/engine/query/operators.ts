@@ -82,7 +82,8 @@ export function parseOperand(op: Operator, raw: unknown, field: string, where: s
 /** The elements of an array-like stored value (Array, Set, Vector), else undefined. */
 export function elementsOf(value: Value | undefined): readonly Value[] | undefined {
   if (Array.isArray(value)) return value as readonly Value[];
-  if (value instanceof Tagged && (value.type === 'Set' || value.type === 'Vector')) return value.value as readonly Value[];
+  if (value instanceof Tagged && (value.type === 'Set' || value.type === 'Vector'))
+    return value.value as readonly Value[];
   return undefined;
 }
 

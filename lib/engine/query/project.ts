@@ -72,7 +72,7 @@ function isPlainValueObject(value: Value | undefined): value is { readonly [key:
   return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Tagged) && !(value instanceof Uint8Array);
 }
 
-/** A copy of `v` without the nested key at `segments`; `v` itself when there is nothing to remove. */
+/** A copy of `value` without the nested key at `segments`; `value` itself when there is nothing to remove. */
 function without(value: Value | undefined, segments: readonly string[]): Value | undefined {
   if (!isPlainValueObject(value) || !Object.hasOwn(value, segments[0]!)) return value;
   const [head, ...rest] = segments as [string, ...string[]];

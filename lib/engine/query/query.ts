@@ -96,7 +96,9 @@ function parseCollections(raw: unknown): string[] {
   checkLimit(list.length, MAX_JOIN_COLLECTIONS, 'join.collections', 'collections');
   return list.map((c, index) => {
     if (typeof c !== 'string' || c.length === 0) {
-      throw new InvalidInput(`Invalid join.collections[${index}]: expected a non-empty collection name, got ${shown(c)}`);
+      throw new InvalidInput(
+        `Invalid join.collections[${index}]: expected a non-empty collection name, got ${shown(c)}`,
+      );
     }
     return c;
   });

@@ -20,7 +20,8 @@ import { validateCollectionName } from '../collections/names.js';
 import { matchFilter, SCAN_CHECK_EVERY, type Filter } from '../query/index.js';
 import { Slicer } from '../time/slices.js';
 import type { IndexManager } from '../indexes/index-manager.js';
-import { resolveRecordId, type PreparedWrite, type Records } from './records.js';
+import type { PreparedWrite, Records } from './records.js';
+import { resolveRecordId } from './aliases.js';
 import type { RecordEntry } from '../write/state.js';
 import { isExpired } from '../time/ttl.js';
 import type { ActionStep } from './update-actions.js';
@@ -38,45 +39,79 @@ type Change<T> = (work: WorkingView, target: T, effects: Effect[]) => Fields;
 
 export class MultiWrites {
   /** `indexes` narrows a filter's candidates as `find` does (they index committed state, the view's base). */
-  constructor(private readonly db: EngineCore, private readonly records: Records, private readonly indexes: IndexManager) {}
+  constructor(
+    private readonly db: EngineCore,
+    private readonly records: Records,
+    private readonly indexes: IndexManager,
+  ) {}
 
   /**
-   * Merges the partial wire record `body` into every live record of `c`
+   * Merges the partial wire record `body` into every live record of `collection`
    * matching `filter` (every record when undefined; at most `limit`, in scan
    * order). Resolves to the new fields of each; [] when nothing matched.
    */
-  async updateWhere(collection: string, filter: Filter | undefined, body: unknown, bypassRipple = false, limit?: number): Promise<Fields[]> {
+  async updateWhere(
+    collection: string,
+    filter: Filter | undefined,
+    body: unknown,
+    bypassRipple = false,
+    limit?: number,
+  ): Promise<Fields[]> {
     validateCollectionName(collection);
     const prepared = this.records.prepare(body);
-    return this.statement(collection, bypassRipple, (view) => this.matching(view, collection, filter, limit),
-      (work, id, effects) => this.records.updateIn(work, collection, id, prepared, effects));
+    return this.statement(
+      collection,
+      bypassRipple,
+      (view) => this.matching(view, collection, filter, limit),
+      (work, id, effects) => this.records.updateIn(work, collection, id, prepared, effects),
+    );
   }
 
   /** Applies update actions, in order, to every live record matching `filter`. Resolves to the new fields of each. */
-  async actionsWhere(collection: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple = false, limit?: number): Promise<Fields[]> {
+  async actionsWhere(
+    collection: string,
+    filter: Filter | undefined,
+    steps: readonly ActionStep[],
+    bypassRipple = false,
+    limit?: number,
+  ): Promise<Fields[]> {
     validateCollectionName(collection);
-    return this.statement(collection, bypassRipple, (view) => this.matching(view, collection, filter, limit),
-      (work, id, effects) => this.records.actionsIn(work, collection, id, steps, effects));
+    return this.statement(
+      collection,
+      bypassRipple,
+      (view) => this.matching(view, collection, filter, limit),
+      (work, id, effects) => this.records.actionsIn(work, collection, id, steps, effects),
+    );
   }
 
   /** Deletes (into the trash) every live record matching `filter`. Resolves to the deleted records as they were. */
   async deleteWhere(collection: string, filter: Filter | undefined, bypassRipple = false): Promise<Fields[]> {
     validateCollectionName(collection);
-    return this.statement(collection, bypassRipple, (view) => this.matching(view, collection, filter, undefined), (work, id, effects) => {
-      const before = work.record(collection, id)!.fields;
-      this.records.deleteIn(work, collection, id, effects);
-      return before;
-    });
+    return this.statement(
+      collection,
+      bypassRipple,
+      (view) => this.matching(view, collection, filter, undefined),
+      (work, id, effects) => {
+        const before = work.record(collection, id)!.fields;
+        this.records.deleteIn(work, collection, id, effects);
+        return before;
+      },
+    );
   }
 
   /** Inserts every wire record, or none when one fails. Resolves to the inserted records, in order. */
   async insertAll(collection: string, bodies: readonly unknown[], bypassRipple = false): Promise<Fields[]> {
     validateCollectionName(collection);
     const prepared = bodies.map((b) => this.records.prepare(b));
-    return this.statement(collection, bypassRipple, () => prepared, (work, p, effects) => {
-      this.records.insertInto(work, collection, p, effects);
-      return lastPut(effects);
-    });
+    return this.statement(
+      collection,
+      bypassRipple,
+      () => prepared,
+      (work, p, effects) => {
+        this.records.insertInto(work, collection, p, effects);
+        return lastPut(effects);
+      },
+    );
   }
 
   /**
@@ -86,11 +121,16 @@ export class MultiWrites {
    */
   async deleteAll(collection: string, idsOrAliases: readonly string[], bypassRipple = false): Promise<Fields[]> {
     validateCollectionName(collection);
-    return this.statement(collection, bypassRipple, (view) => this.listed(view, collection, idsOrAliases), (work, id, effects) => {
-      const before = work.record(collection, id)!.fields;
-      this.records.deleteIn(work, collection, id, effects);
-      return before;
-    });
+    return this.statement(
+      collection,
+      bypassRipple,
+      (view) => this.listed(view, collection, idsOrAliases),
+      (work, id, effects) => {
+        const before = work.record(collection, id)!.fields;
+        this.records.deleteIn(work, collection, id, effects);
+        return before;
+      },
+    );
   }
 
   /**
@@ -103,13 +143,18 @@ export class MultiWrites {
     const prepared = this.records.prepare(body);
     return this.db.write(async (view) => {
       const effects: Effect[] = [];
-      const matched = 'id' in target ? this.live(view, collection, resolveRecordId(view, collection, target.id, this.records.unique)) : await this.matching(view, collection, target.filter, undefined);
+      const matched =
+        'id' in target
+          ? this.live(view, collection, resolveRecordId(view, collection, target.id, this.records.unique))
+          : await this.matching(view, collection, target.filter, undefined);
       if (matched.length === 0) {
         const insert: PreparedWrite = 'id' in target ? { ...prepared, id: prepared.id ?? target.id } : prepared;
         this.records.insertInto(view, collection, insert, effects);
         return { effects: markNoRipple(effects, bypassRipple), result: [lastPut(effects)] };
       }
-      const result = await this.changeEach(view.fork(), matched, effects, (work, id, own) => this.records.updateIn(work, collection, id, prepared, own));
+      const result = await this.changeEach(view.fork(), matched, effects, (work, id, own) =>
+        this.records.updateIn(work, collection, id, prepared, own),
+      );
       return { effects: markNoRipple(effects, bypassRipple), result };
     });
   }
@@ -121,7 +166,12 @@ export class MultiWrites {
    * computed or applied meanwhile, so the view stays as it is), so a
    * statement over a million records holds no read.
    */
-  private statement<T>(collection: string, bypassRipple: boolean, targets: (view: WorkingView) => readonly T[] | Promise<readonly T[]>, change: Change<T>): Promise<Fields[]> {
+  private statement<T>(
+    collection: string,
+    bypassRipple: boolean,
+    targets: (view: WorkingView) => readonly T[] | Promise<readonly T[]>,
+    change: Change<T>,
+  ): Promise<Fields[]> {
     return this.db.write(async (view) => {
       const effects: Effect[] = [];
       const result = await this.changeEach(view.fork(), await targets(view), effects, change);
@@ -130,7 +180,12 @@ export class MultiWrites {
   }
 
   /** Stages each change into `work` before the next is computed, in slices; its effects join `effects`. Throws on the first failure. */
-  private async changeEach<T>(work: WorkingView, targets: readonly T[], effects: Effect[], change: Change<T>): Promise<Fields[]> {
+  private async changeEach<T>(
+    work: WorkingView,
+    targets: readonly T[],
+    effects: Effect[],
+    change: Change<T>,
+  ): Promise<Fields[]> {
     const out: Fields[] = [];
     const slicer = new Slicer(CHANGE_CHECK_EVERY);
     for (const t of targets) {
@@ -143,8 +198,13 @@ export class MultiWrites {
     return out;
   }
 
-  /** Ids of the live records of `c` matching `filter`, in scan order, at most `limit`; in slices. */
-  private async matching(view: WorkingView, collection: string, filter: Filter | undefined, limit: number | undefined): Promise<string[]> {
+  /** Ids of the live records of `collection` matching `filter`, in scan order, at most `limit`; in slices. */
+  private async matching(
+    view: WorkingView,
+    collection: string,
+    filter: Filter | undefined,
+    limit: number | undefined,
+  ): Promise<string[]> {
     const ids: string[] = [];
     if (limit === 0) return ids;
     const plan = filter && !view.droppedHere(collection) ? this.indexes.plan(collection, filter) : undefined;
@@ -164,7 +224,11 @@ export class MultiWrites {
    * group already changed (the index only knows committed state), in the
    * order `find` returns them: committed insertion order, then new records.
    */
-  private candidates(view: WorkingView, collection: string, planned: ReadonlySet<string>): Array<[string, RecordEntry]> {
+  private candidates(
+    view: WorkingView,
+    collection: string,
+    planned: ReadonlySet<string>,
+  ): Array<[string, RecordEntry]> {
     const ids = new Set(planned);
     for (const [id] of view.changedImages(collection)) ids.add(id);
     const committed = this.db.state.collections.get(collection)?.records;

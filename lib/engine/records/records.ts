@@ -23,6 +23,7 @@ import type { WorkingView } from '../write/working-view.js';
 import type { ExpiryTracker } from '../expiry/expiry.js';
 import type { IndexManager } from '../indexes/index-manager.js';
 import { UniqueIndexes } from '../indexes/unique-index.js';
+import { committedByAlias } from './aliases.js';
 
 /** Members of an insert body that are instructions, not fields. */
 const INSERT_SYSTEM_KEYS = ['id', 'ttl', 'ttl_update_on_access'] as const;
@@ -45,11 +46,17 @@ export class Records {
   /** Committed holders of unique values and alias texts, so writes need not scan. */
   readonly unique: UniqueIndexes;
 
-  constructor(private readonly db: EngineCore, private readonly indexes: IndexManager, readonly expiry: ExpiryTracker) {
+  constructor(
+    private readonly db: EngineCore,
+    private readonly indexes: IndexManager,
+    readonly expiry: ExpiryTracker,
+  ) {
     this.unique = new UniqueIndexes(db);
   }
 
-  stopTimers(): void { this.expiry.stop(); }
+  stopTimers(): void {
+    this.expiry.stop();
+  }
 
   /** Parses an insert/update body outside the writer (pure; throws InvalidInput). */
   prepare(body: unknown): PreparedWrite {
@@ -58,10 +65,16 @@ export class Records {
     let rest: Record<string, unknown> = body;
     if (holdsInstruction(body)) {
       rest = {};
-      for (const key of Object.keys(body)) if (!(INSERT_SYSTEM_KEYS as readonly string[]).includes(key)) rest[key] = body[key];
+      for (const key of Object.keys(body))
+        if (!(INSERT_SYSTEM_KEYS as readonly string[]).includes(key)) rest[key] = body[key];
     }
     const fields = fieldsFromWire(rest);
-    const out: { fields: Record<string, Value>; raw: Record<string, unknown>; id?: string; ttl?: { raw: unknown; sliding: boolean } | null } = { fields, raw: rest };
+    const out: {
+      fields: Record<string, Value>;
+      raw: Record<string, unknown>;
+      id?: string;
+      ttl?: { raw: unknown; sliding: boolean } | null;
+    } = { fields, raw: rest };
     if (body.id !== undefined && body.id !== null) out.id = validateId(unwrap(body.id));
     const sliding = slidingFlag(body.ttl_update_on_access);
     if (body.ttl === null) out.ttl = null;
@@ -76,15 +89,17 @@ export class Records {
     const prepared = made ? undefined : this.prepare(body);
     return this.db.write((view) => {
       const effects: Effect[] = [];
-      const id = made ? this.insertMade(view, collection, made, body, effects) : this.insertInto(view, collection, prepared!, effects);
+      const id = made
+        ? this.insertMade(view, collection, made, body, effects)
+        : this.insertInto(view, collection, prepared!, effects);
       return { effects: markNoRipple(effects, bypassRipple), result: id };
     });
   }
 
   /**
-   * The stored record of a plain insert body into `c`, made outside the
+   * The stored record of a plain insert body into `collection`, made outside the
    * writer with a new id (`record.id`; plainNewRecord); undefined for any
-   * other body, and while `c` has a schema (it would be made for nothing:
+   * other body, and while `collection` has a schema (it would be made for nothing:
    * insertMade takes the general path there).
    */
   makeNew(collection: string, body: unknown): Fields | undefined {
@@ -106,20 +121,32 @@ export class Records {
   }
 
   /**
-   * Computes the effects of inserting `prepared` into `c` (used by insert,
-   * batch insert and transaction commit): a createCollection when `c` does
+   * Computes the effects of inserting `prepared` into `collection` (used by insert,
+   * batch insert and transaction commit): a createCollection when `collection` does
    * not exist yet, then the put. Stages nothing itself, and pushes nothing
    * when it throws: a failed insert must not leave a collection behind that
    * a later insert of the same group would rely on. `freshId` is an id made
    * ahead (bulk inserts), used where a new one would be made.
    */
-  insertInto(view: WorkingView, collection: string, prepared: PreparedWrite, effects: Effect[], freshId?: string): string {
+  insertInto(
+    view: WorkingView,
+    collection: string,
+    prepared: PreparedWrite,
+    effects: Effect[],
+    freshId?: string,
+  ): string {
     const existingMeta = view.collection(collection);
     const meta = existingMeta ?? { name: collection, createdAt: new Date(this.db.now()).toISOString() };
     const alias = meta.schema?.primary_key_alias;
     let id = prepared.id;
     let made = false;
-    if (id === undefined && alias && alias !== 'id' && Object.hasOwn(prepared.fields, alias) && prepared.fields[alias] !== null) {
+    if (
+      id === undefined &&
+      alias &&
+      alias !== 'id' &&
+      Object.hasOwn(prepared.fields, alias) &&
+      prepared.fields[alias] !== null
+    ) {
       id = validateId(bareValue(prepared.fields[alias]!), `value of primary key alias '${alias}'`);
     }
     if (id === undefined) {
@@ -129,7 +156,8 @@ export class Records {
     } else {
       // An expired record the sweeper has not removed yet no longer holds its id (upsert re-inserts it).
       const existing = view.record(collection, id);
-      if (existing && !isExpired(existing, this.db.now())) throw new Conflict(`Record with id '${id}' already exists in collection '${collection}'`);
+      if (existing && !isExpired(existing, this.db.now()))
+        throw new Conflict(`Record with id '${id}' already exists in collection '${collection}'`);
     }
     let fields = this.checkSchema(view, collection, meta, withDeclaredTypes(meta.schema, prepared), undefined);
     const ttl = prepared.ttl ? resolveTtl(prepared.ttl.raw, this.db.now(), prepared.ttl.sliding) : undefined;
@@ -140,13 +168,26 @@ export class Records {
   }
 
   /** Runs defaults, validation, unique checks and coercion for a full record. */
-  private checkSchema(view: WorkingView, collection: string, meta: CollectionMeta, fields: Record<string, Value>, selfId: string | undefined): Record<string, Value> {
+  private checkSchema(
+    view: WorkingView,
+    collection: string,
+    meta: CollectionMeta,
+    fields: Record<string, Value>,
+    selfId: string | undefined,
+  ): Record<string, Value> {
     const schema: Schema | undefined = meta.schema;
     if (!schema || Object.keys(schema.fields).length === 0) return fields;
     const withDefaults = applyDefaults(schema, fields);
     const violations = validateRecord(schema, withDefaults, selfId ? 'update' : 'insert');
     if (violations.length === 0) {
-      violations.push(...findUniqueViolations(schema, withDefaults, uniqueCandidates(view, this.unique, collection, schema, withDefaults, this.db.now()), selfId));
+      violations.push(
+        ...findUniqueViolations(
+          schema,
+          withDefaults,
+          uniqueCandidates(view, this.unique, collection, schema, withDefaults, this.db.now()),
+          selfId,
+        ),
+      );
     }
     if (violations.length > 0) throw new SchemaViolation(violations);
     return coerceToSchema(schema, withDefaults);
@@ -201,7 +242,9 @@ export class Records {
     if (!coll) return [];
     const slicer = new Slicer(SCAN_CHECK_EVERY);
     const plan = this.indexes.plan(collection, query.filter);
-    const rows = await withScan(coll, this.db.now(), (scan) => runQueryInSlices(plan ? idsOf(scan, plan.ids) : scan, query, slicer));
+    const rows = await withScan(coll, this.db.now(), (scan) =>
+      runQueryInSlices(plan ? idsOf(scan, plan.ids) : scan, query, slicer),
+    );
     return this.shapeInSlices(rows, query, slicer);
   }
 
@@ -210,7 +253,9 @@ export class Records {
     const started = performance.now();
     const coll = this.db.state.collections.get(collection);
     const plan = this.indexes.plan(collection, query.filter);
-    const rows = coll ? await withScan(coll, this.db.now(), (scan) => runQueryInSlices(plan ? idsOf(scan, plan.ids) : scan, query)) : [];
+    const rows = coll
+      ? await withScan(coll, this.db.now(), (scan) => runQueryInSlices(plan ? idsOf(scan, plan.ids) : scan, query))
+      : [];
     const total = coll?.records.size ?? 0;
     return {
       collection,
@@ -234,7 +279,8 @@ export class Records {
     let joined: Map<string, Fields[]> | undefined;
     if (query.join && rows.length > 0) {
       joined = new Map();
-      for (const target of query.join.collections) for (const t of this.scan(target)) addJoinTarget(joined, query.join, t);
+      for (const target of query.join.collections)
+        for (const t of this.scan(target)) addJoinTarget(joined, query.join, t);
     }
     return rows.map(this.shaper(query, joined));
   }
@@ -274,18 +320,22 @@ export class Records {
       const out = applyProjection(record, projection);
       if (!join || !joined) return out;
       const local = getPath(record, join.localField);
-      const matches = local === undefined || local === null ? [] : joined.get(hashKey(local)) ?? [];
+      const matches = local === undefined || local === null ? [] : (joined.get(hashKey(local)) ?? []);
       return { ...out, [join.asField]: new JoinedRecords(matches) as unknown as Value };
     };
   }
 
-  /** Live records of `c`: the collection's size, unless some record carries a TTL (then counted in slices). */
+  /** Live records of `collection`: the collection's size, unless some record carries a TTL (then counted in slices). */
   async count(collection: string): Promise<number> {
     const coll = this.db.state.collections.get(collection);
     if (!coll) return 0;
     if (coll.expiringRecords === 0) return coll.records.size;
     let count = 0;
-    await withScan(coll, this.db.now(), (scan) => scan.each(() => { count += 1; }));
+    await withScan(coll, this.db.now(), (scan) =>
+      scan.each(() => {
+        count += 1;
+      }),
+    );
     return count;
   }
 
@@ -300,13 +350,15 @@ export class Records {
     if (!coll) return [];
     const seen = new Map<string, Value>();
     const slicer = new Slicer(SCAN_CHECK_EVERY);
-    await withScan(coll, this.db.now(), (scan) => scan.each((record) => {
-      if (filter && !matchFilter(filter, record)) return;
-      const value = getPath(record, field);
-      if (value === undefined) return;
-      const key = hashKey(value);
-      if (!seen.has(key)) seen.set(key, value);
-    }, slicer));
+    await withScan(coll, this.db.now(), (scan) =>
+      scan.each((record) => {
+        if (filter && !matchFilter(filter, record)) return;
+        const value = getPath(record, field);
+        if (value === undefined) return;
+        const key = hashKey(value);
+        if (!seen.has(key)) seen.set(key, value);
+      }, slicer),
+    );
     const sorted = await sortInSlices([...seen.values()], sortCompare, slicer);
     return sorted.map(bareValue);
   }
@@ -328,10 +380,18 @@ export class Records {
     const meta = view.collection(collection);
     const entry = view.record(collection, id);
     if (!meta || !entry || isExpired(entry, this.db.now())) throw new NotFound(MESSAGES.recordNotFound);
-    if (prepared.id !== undefined && prepared.id !== id) throw new InvalidInput(`Cannot change a record's id ('${id}' to '${prepared.id}')`);
+    if (prepared.id !== undefined && prepared.id !== id)
+      throw new InvalidInput(`Cannot change a record's id ('${id}' to '${prepared.id}')`);
     const { id: _id, ttl: _ttl, ...current } = entry.fields;
-    let fields = this.checkSchema(view, collection, meta, { ...current, ...withDeclaredTypes(meta.schema, prepared) }, id);
-    let ttl: ResolvedTtl | undefined = entry.expiresAt === undefined ? undefined : { expiresAt: entry.expiresAt, slidingMs: entry.slidingMs };
+    let fields = this.checkSchema(
+      view,
+      collection,
+      meta,
+      { ...current, ...withDeclaredTypes(meta.schema, prepared) },
+      id,
+    );
+    let ttl: ResolvedTtl | undefined =
+      entry.expiresAt === undefined ? undefined : { expiresAt: entry.expiresAt, slidingMs: entry.slidingMs };
     if (prepared.ttl === null) ttl = undefined;
     else if (prepared.ttl) ttl = resolveTtl(prepared.ttl.raw, this.db.now(), prepared.ttl.sliding);
     fields = withSystemFields(fields, id, ttl);
@@ -340,7 +400,12 @@ export class Records {
   }
 
   /** Applies parsed update actions atomically, in order. */
-  async applyActions(collection: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple = false): Promise<Fields> {
+  async applyActions(
+    collection: string,
+    idOrAlias: string,
+    steps: readonly ActionStep[],
+    bypassRipple = false,
+  ): Promise<Fields> {
     validateCollectionName(collection);
     const [id] = this.liveEntry(collection, idOrAlias);
     return this.db.write((view) => {
@@ -355,7 +420,13 @@ export class Records {
    * action routes and transaction commit): the result is validated like a
    * merge update, and the record keeps its TTL.
    */
-  actionsIn(view: WorkingView, collection: string, id: string, steps: readonly ActionStep[], effects: Effect[]): Fields {
+  actionsIn(
+    view: WorkingView,
+    collection: string,
+    id: string,
+    steps: readonly ActionStep[],
+    effects: Effect[],
+  ): Fields {
     const entry = view.record(collection, id);
     if (!entry || isExpired(entry, this.db.now())) throw new NotFound(MESSAGES.recordNotFound);
     const { id: _id, ttl: _ttl, ...user } = applyActionSequence(entry.fields, steps);
@@ -394,49 +465,8 @@ function withDeclaredTypes(schema: Schema | undefined, prepared: PreparedWrite):
   return out ?? prepared.fields;
 }
 
-/** The id and entry of the record whose primary-key-alias field holds `value` (compared as text). */
-export function findByAlias(records: Iterable<[string, RecordEntry]>, alias: string, value: string): [string, RecordEntry] | undefined {
-  for (const [rid, entry] of records) {
-    if (Object.hasOwn(entry.fields, alias) && String(bareValue(entry.fields[alias]!)) === value) return [rid, entry];
-  }
-  return undefined;
-}
-
 /**
- * The record id for an id or primary-key-alias value in `view`, as the
- * direct record routes resolve it; the value itself when nothing matches.
- */
-export function resolveRecordId(view: WorkingView, collection: string, idOrAlias: string, unique?: UniqueIndexes): string {
-  if (view.record(collection, idOrAlias)) return idOrAlias;
-  const alias = view.collection(collection)?.schema?.primary_key_alias;
-  if (!alias || alias === 'id') return idOrAlias;
-  if (!unique) return findByAlias(view.records(collection), alias, idOrAlias)?.[0] ?? idOrAlias;
-  // Records that may hold the text: committed holders and staged holders, each read at its image in the view.
-  const matches = new Set<string>();
-  const consider = (id: string): void => {
-    const entry = view.record(collection, id);
-    if (entry && Object.hasOwn(entry.fields, alias) && String(bareValue(entry.fields[alias]!)) === idOrAlias) matches.add(id);
-  };
-  for (const id of unique.aliasHolders(collection, alias, idOrAlias)) consider(id);
-  for (const id of view.stagedHolders(collection, alias, 'alias', idOrAlias)) consider(id);
-  if (matches.size === 0) return idOrAlias;
-  if (matches.size === 1) return [...matches][0]!;
-  // Several records share the text: the first in record order wins, as a scan finds it.
-  return findByAlias(view.records(collection), alias, idOrAlias)?.[0] ?? idOrAlias;
-}
-
-/** `findByAlias` over committed records, through the alias index. */
-function committedByAlias(unique: UniqueIndexes, records: ReadonlyMap<string, RecordEntry>, collection: string, alias: string, value: string): [string, RecordEntry] | undefined {
-  const holders = unique.aliasHolders(collection, alias, value);
-  if (holders.size === 0) return undefined;
-  if (holders.size > 1) return findByAlias(records, alias, value);
-  const [id] = holders;
-  const entry = records.get(id!);
-  return entry ? [id!, entry] : undefined;
-}
-
-/**
- * The live records of `c` in `view` that may hold a value of `fields` for a
+ * The live records of `collection` in `view` that may hold a value of `fields` for a
  * unique field of `schema`: committed holders (UniqueIndexes) and staged
  * holders (the view's staged values), each read at its current image. A
  * record whose committed image held the value and whose staged one does not
@@ -518,11 +548,25 @@ function withSystemFields(fields: Record<string, Value>, id: string, ttl: Resolv
 }
 
 /** `madeId`: `id` was just made by the id generator (effects.ts MADE_ID). */
-export function putEffect(collection: string, id: string, fields: Fields, ttl: ResolvedTtl | undefined, madeId = false): Effect {
+export function putEffect(
+  collection: string,
+  id: string,
+  fields: Fields,
+  ttl: ResolvedTtl | undefined,
+  madeId = false,
+): Effect {
   type Put = {
-    kind: 'put'; collection: string; id: string; fields: Fields; expiresAt?: number; slidingMs?: number; [MADE_ID]?: true;
+    kind: 'put';
+    collection: string;
+    id: string;
+    fields: Fields;
+    expiresAt?: number;
+    slidingMs?: number;
+    [MADE_ID]?: true;
   };
-  const e: Put = madeId ? { kind: 'put', collection, id, fields, [MADE_ID]: true } : { kind: 'put', collection, id, fields };
+  const e: Put = madeId
+    ? { kind: 'put', collection, id, fields, [MADE_ID]: true }
+    : { kind: 'put', collection, id, fields };
   if (ttl) {
     e.expiresAt = ttl.expiresAt;
     if (ttl.slidingMs !== undefined) e.slidingMs = ttl.slidingMs;
@@ -535,7 +579,7 @@ function idsOf(scan: CollectionScan, ids: ReadonlySet<string>): RecordSource {
   return { each: (visit, slicer) => scan.eachOf(ids, visit, slicer) };
 }
 
-/** Files target record `t` of a join under the hash key of its foreign field (targets in order, each in scan order). */
+/** Files target record `target` of a join under the hash key of its foreign field (targets in order, each in scan order). */
 function addJoinTarget(index: Map<string, Fields[]>, join: Join, target: Fields): void {
   const foreign = join.foreignField === 'id' ? target.id : getPath(target, join.foreignField);
   if (foreign === undefined) return;

@@ -75,7 +75,8 @@ function numOf(value: Value | undefined): Num | undefined {
   if (typeof value === 'bigint') return { kind: 'Integer', n: value, scale: 0 };
   if (!(value instanceof Tagged)) return undefined;
   if (value.type === 'Float' || value.type === 'Number') return { kind: value.type, n: value.value as number, scale: scaleOf(String(value.value)) };
-  if (value.type === 'Decimal') return { kind: 'Decimal', n: Number(value.value), scale: scaleOf(value.value as string) };
+  if (value.type === 'Decimal')
+    return { kind: 'Decimal', n: Number(value.value), scale: scaleOf(value.value as string) };
   return undefined;
 }
 
@@ -164,7 +165,8 @@ function seqValue(seq: Seq, items: Value[]): Value {
 
 function element(action: UpdateAction, seq: Seq, raw: unknown, field: string): Value {
   const value = rawFromWire(raw, field, 1);
-  if (seq.tag === 'Vector' && (typeof value !== 'number' || !Number.isFinite(value))) throw fail(action, 'value not numeric');
+  if (seq.tag === 'Vector' && (typeof value !== 'number' || !Number.isFinite(value)))
+    throw fail(action, 'value not numeric');
   return value;
 }
 

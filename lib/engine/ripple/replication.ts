@@ -202,7 +202,8 @@ function checkEffect(effect: unknown): void {
   if (effect.kind === 'dropCollection') { validateCollectionName(effect.name); return; }
   if (effect.kind === 'kvClear') return;
   if (effect.kind === 'kvSet' || effect.kind === 'kvDelete') {
-    if (typeof effect.key !== 'string' || effect.key.length === 0) throw new InvalidInput('Ripple KV effect needs a key');
+    if (typeof effect.key !== 'string' || effect.key.length === 0)
+      throw new InvalidInput('Ripple KV effect needs a key');
     return;
   }
   if (effect.kind === 'kvLink' || effect.kind === 'kvUnlink') {

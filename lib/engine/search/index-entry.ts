@@ -86,11 +86,12 @@ export class IndexEntry {
     this.state = sinceSeq < 0 ? 'building' : 'stale';
   }
 
-  /** Brings `id` (current entry `e`, undefined when gone) into the index, unless already current. */
+  /** Brings `id` (current `entry`, undefined when gone) into the index, unless already current. */
   walkStep(id: string, entry: RecordEntry | undefined): void {
     const walk = this.walk!;
     if (walk.touched.has(id)) return;
-    if (entry && entry.version <= walk.sinceSeq && !walk.redo.has(id)) return; // unchanged since the loaded index was saved
+    // Unchanged since the loaded index was saved.
+    if (entry && entry.version <= walk.sinceSeq && !walk.redo.has(id)) return;
     this.apply(id, entry?.fields);
   }
 

@@ -160,7 +160,8 @@ function whyRejected(ctx: IndexFilesContext, item: ManifestEntry, manifestSeq: n
   const generation = item.graph;
   if (!generation) return undefined;
   if (manifestSeq !== baseSeq) return `it belongs to snapshot seq ${manifestSeq}, recovery started from seq ${baseSeq}`;
-  if (generation.seq > recoveredSeq) return `it reflects seq ${generation.seq}, recovery reached only seq ${recoveredSeq}`;
+  if (generation.seq > recoveredSeq)
+    return `it reflects seq ${generation.seq}, recovery reached only seq ${recoveredSeq}`;
   const now = ctx.search.configOf(item.collection, item.field);
   if (JSON.stringify(now) !== JSON.stringify(generation.config)) return 'the index config changed';
   return undefined;
@@ -194,7 +195,8 @@ function parseManifest(text: string): Manifest {
   const body = text.slice(cut + 1);
   if (cut !== 64 || sha256Of(body) !== text.slice(0, cut)) throw new Error('checksum mismatch');
   const manifest = JSON.parse(body) as Manifest;
-  if (manifest.format !== FORMAT || !Array.isArray(manifest.entries)) throw new Error(`unknown format ${String(manifest.format)}`);
+  if (manifest.format !== FORMAT || !Array.isArray(manifest.entries))
+    throw new Error(`unknown format ${String(manifest.format)}`);
   return manifest;
 }
 

@@ -14,7 +14,8 @@ export function searchReady(
   const { index, pending } = ready;
   if (pending.size === 0) return index.search(query, neighbours, allowed);
   const scan = new NearestScan(metric, query, neighbours);
-  for (const hit of index.search(query, neighbours, (id) => !pending.has(id) && (!allowed || allowed(id)))) scan.offerHit(hit);
+  for (const hit of index.search(query, neighbours, (id) => !pending.has(id) && (!allowed || allowed(id))))
+    scan.offerHit(hit);
   for (const [id, { fields }] of pending) {
     const raw = fields && rawVector(fields[field]);
     if (raw && (!allowed || allowed(id))) scan.offer(id, raw);

@@ -14,7 +14,8 @@ export function textFieldsOf(fields: Fields): Record<string, string> {
   for (const [key, value] of Object.entries(fields)) {
     if (key === 'id' || key === 'ttl') continue;
     if (typeof value === 'string') out[key] = value;
-    else if (Array.isArray(value) && value.every((x) => typeof x === 'string')) out[key] = (value as string[]).join(' ');
+    else if (Array.isArray(value) && value.every((x) => typeof x === 'string'))
+      out[key] = (value as string[]).join(' ');
   }
   return out;
 }

@@ -77,15 +77,18 @@ export class SearchIndexes {
   }
 
   /**
-   * The text index of `c`, complete. While it is built (first search, or
+   * The text index of `collection`, complete. While it is built (first search, or
    * after a restart) the build runs in background slices, first in line, and
    * this waits for it; the changes committed since are applied at once.
    * Unavailable when the build failed or the server is closing.
    */
   async textReady(collection: string): Promise<TextIndex> {
     for (;;) {
-      const entry = this.entry(collection, 'text', TEXT_FIELD) ?? this.startBuild(new IndexEntry(collection, 'text', TEXT_FIELD));
-      if (entry.state === 'failed') throw new Unavailable(`the text index of '${collection}' could not be built (${entry.note ?? 'unknown error'})`);
+      const entry =
+        this.entry(collection, 'text', TEXT_FIELD) ?? this.startBuild(new IndexEntry(collection, 'text', TEXT_FIELD));
+      if (entry.state === 'failed') {
+        throw new Unavailable(`the text index of '${collection}' could not be built (${entry.note ?? 'unknown error'})`);
+      }
       if (!entry.walk && !entry.loading) {
         this.builds.finish(entry);
         return entry.index as TextIndex;
@@ -95,7 +98,7 @@ export class SearchIndexes {
     }
   }
 
-  /** The vector index of `c.field`, complete (a build in progress is finished now); made with `dimensions` when empty. */
+  /** The vector index of `collection.field`, complete (a build in progress is finished now); made with `dimensions` when empty. */
   vector(collection: string, field: string, dimensions: number): VectorIndex {
     const entry = this.vectorEntry(collection, field);
     this.builds.finish(entry);
@@ -103,7 +106,7 @@ export class SearchIndexes {
   }
 
   /**
-   * For a search: the ready vector index of `c.field` and its changes not
+   * For a search: the ready vector index of `collection.field` and its changes not
    * applied yet (to score exactly beside it, ready-search.ts), or undefined
    * while it is built or catching up (a build is started when there is none)
    * and the caller scans exactly. Throws InvalidInput when the index holds
@@ -148,14 +151,19 @@ export class SearchIndexes {
     return [...this.byCollection.values()].flatMap((m) => [...m.values()]);
   }
 
-  /** True when collection `c` exists. */
+  /** True when `collection` exists. */
   collectionExists(collection: string): boolean {
     return this.db.state.collections.has(collection);
   }
 
   /** Builds an index from scratch in the background, with `note` (why) shown in health. */
   rebuild(collection: string, kind: IndexKind, field: string, note?: string): void {
-    const entry = new IndexEntry(collection, kind, field, kind === 'vector' ? this.configOf(collection, field) : undefined);
+    const entry = new IndexEntry(
+      collection,
+      kind,
+      field,
+      kind === 'vector' ? this.configOf(collection, field) : undefined,
+    );
     entry.note = note;
     this.startBuild(entry);
   }
@@ -202,7 +210,7 @@ export class SearchIndexes {
     return entry;
   }
 
-  /** Builds the indexes `c`'s schema declares that are not registered yet (vector fields; a text field means the text index). */
+  /** Builds the indexes `collection`'s schema declares that are not registered yet (vector fields; a text field means the text index). */
   private ensureDeclared(collection: string): void {
     const fields = this.db.state.collections.get(collection)?.meta.schema?.fields ?? {};
     for (const [name, def] of Object.entries(fields)) {

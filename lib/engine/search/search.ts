@@ -43,7 +43,13 @@ function bool(body: Record<string, unknown>, key: string): boolean | undefined {
   return body[key] as boolean;
 }
 
-function num(body: Record<string, unknown>, key: string, min: number, max: number, integer = false): number | undefined {
+function num(
+  body: Record<string, unknown>,
+  key: string,
+  min: number,
+  max: number,
+  integer = false,
+): number | undefined {
   if (!present(body[key])) return undefined;
   const v = body[key];
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {

@@ -42,7 +42,12 @@ export class AutoCommitSession implements Session {
     return this.engine.records.update(collection, idOrAlias, record, bypassRipple);
   }
 
-  applyActions(collection: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple = false): Promise<Fields> {
+  applyActions(
+    collection: string,
+    idOrAlias: string,
+    steps: readonly ActionStep[],
+    bypassRipple = false,
+  ): Promise<Fields> {
     return this.engine.records.applyActions(collection, idOrAlias, steps, bypassRipple);
   }
 
@@ -54,11 +59,23 @@ export class AutoCommitSession implements Session {
     return this.engine.bulk.run(collection, items);
   }
 
-  updateWhere(collection: string, filter: Filter | undefined, record: unknown, bypassRipple = false, limit?: number): Promise<Fields[]> {
+  updateWhere(
+    collection: string,
+    filter: Filter | undefined,
+    record: unknown,
+    bypassRipple = false,
+    limit?: number,
+  ): Promise<Fields[]> {
     return this.engine.multi.updateWhere(collection, filter, record, bypassRipple, limit);
   }
 
-  applyActionsWhere(collection: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple = false, limit?: number): Promise<Fields[]> {
+  applyActionsWhere(
+    collection: string,
+    filter: Filter | undefined,
+    steps: readonly ActionStep[],
+    bypassRipple = false,
+    limit?: number,
+  ): Promise<Fields[]> {
     return this.engine.multi.actionsWhere(collection, filter, steps, bypassRipple, limit);
   }
 

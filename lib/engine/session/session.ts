@@ -64,7 +64,12 @@ export interface Session {
   /** Merges a partial wire record into an existing record; resolves to the new fields. */
   update(collection: string, idOrAlias: string, record: unknown, bypassRipple?: boolean): Promise<Fields>;
   /** Applies update actions in order, atomically; resolves to the new fields. */
-  applyActions(collection: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple?: boolean): Promise<Fields>;
+  applyActions(
+    collection: string,
+    idOrAlias: string,
+    steps: readonly ActionStep[],
+    bypassRipple?: boolean,
+  ): Promise<Fields>;
   /** Deletes a record into the trash; resolves to its id. */
   delete(collection: string, idOrAlias: string, bypassRipple?: boolean): Promise<string>;
   /** Many writes to one collection; an item that fails is reported alone while the rest go on. */
@@ -74,9 +79,21 @@ export interface Session {
   // Filters match live records as this session sees them (a transaction: its earlier staged writes included).
 
   /** Merges a partial wire record into every record matching `filter` (all when undefined; at most `limit`); resolves to their new fields. */
-  updateWhere(collection: string, filter: Filter | undefined, record: unknown, bypassRipple?: boolean, limit?: number): Promise<Fields[]>;
+  updateWhere(
+    collection: string,
+    filter: Filter | undefined,
+    record: unknown,
+    bypassRipple?: boolean,
+    limit?: number,
+  ): Promise<Fields[]>;
   /** Applies update actions in order to every record matching `filter` (at most `limit`); resolves to their new fields. */
-  applyActionsWhere(collection: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple?: boolean, limit?: number): Promise<Fields[]>;
+  applyActionsWhere(
+    collection: string,
+    filter: Filter | undefined,
+    steps: readonly ActionStep[],
+    bypassRipple?: boolean,
+    limit?: number,
+  ): Promise<Fields[]>;
   /** Deletes every record matching `filter` into the trash; resolves to the deleted records as they were. */
   deleteWhere(collection: string, filter: Filter | undefined, bypassRipple?: boolean): Promise<Fields[]>;
   /** Inserts every wire record or none; resolves to the inserted records, in order. */

@@ -30,7 +30,10 @@ export function openTransactionSession(engine: SessionEngine, id: string, caller
 class StagingSession implements TransactionSession {
   private readonly txs: TransactionManager;
 
-  constructor(private readonly engine: SessionEngine, readonly transactionId: string) {
+  constructor(
+    private readonly engine: SessionEngine,
+    readonly transactionId: string,
+  ) {
     this.txs = engine.transactions;
   }
 
@@ -73,7 +76,12 @@ class StagingSession implements TransactionSession {
     return this.txs.stageUpdate(this.transactionId, collection, idOrAlias, record, bypassRipple);
   }
 
-  async applyActions(collection: string, idOrAlias: string, steps: readonly ActionStep[], bypassRipple = false): Promise<Fields> {
+  async applyActions(
+    collection: string,
+    idOrAlias: string,
+    steps: readonly ActionStep[],
+    bypassRipple = false,
+  ): Promise<Fields> {
     return this.txs.stageActions(this.transactionId, collection, idOrAlias, steps, bypassRipple);
   }
 
@@ -110,30 +118,49 @@ class StagingSession implements TransactionSession {
   // Statements over many records: matched against the transaction's view (its earlier staged writes
   // included), one operation staged per record, all dropped when one fails (stageStatement).
 
-  async updateWhere(collection: string, filter: Filter | undefined, record: unknown, bypassRipple = false, limit?: number): Promise<Fields[]> {
+  async updateWhere(
+    collection: string,
+    filter: Filter | undefined,
+    record: unknown,
+    bypassRipple = false,
+    limit?: number,
+  ): Promise<Fields[]> {
     const matched = this.matching(collection, filter, limit);
     return this.txs.stageStatement(this.transactionId, () =>
-      matched.map((r) => this.txs.stageUpdate(this.transactionId, collection, r.id as string, record, bypassRipple)));
+      matched.map((r) => this.txs.stageUpdate(this.transactionId, collection, r.id as string, record, bypassRipple)),
+    );
   }
 
-  async applyActionsWhere(collection: string, filter: Filter | undefined, steps: readonly ActionStep[], bypassRipple = false, limit?: number): Promise<Fields[]> {
+  async applyActionsWhere(
+    collection: string,
+    filter: Filter | undefined,
+    steps: readonly ActionStep[],
+    bypassRipple = false,
+    limit?: number,
+  ): Promise<Fields[]> {
     const matched = this.matching(collection, filter, limit);
     return this.txs.stageStatement(this.transactionId, () =>
-      matched.map((r) => this.txs.stageActions(this.transactionId, collection, r.id as string, steps, bypassRipple)));
+      matched.map((r) => this.txs.stageActions(this.transactionId, collection, r.id as string, steps, bypassRipple)),
+    );
   }
 
   async deleteWhere(collection: string, filter: Filter | undefined, bypassRipple = false): Promise<Fields[]> {
     const matched = this.matching(collection, filter, undefined);
-    return this.txs.stageStatement(this.transactionId, () => matched.map((record) => {
-      this.txs.stageDelete(this.transactionId, collection, record.id as string, bypassRipple);
-      return record;
-    }));
+    return this.txs.stageStatement(this.transactionId, () =>
+      matched.map((record) => {
+        this.txs.stageDelete(this.transactionId, collection, record.id as string, bypassRipple);
+        return record;
+      }),
+    );
   }
 
   async insertAll(collection: string, records: readonly unknown[], bypassRipple = false): Promise<Fields[]> {
     validateCollectionName(collection);
-    return this.txs.stageStatement(this.transactionId, () => records.map((body) =>
-      this.findById(collection, this.txs.stageInsert(this.transactionId, collection, body, bypassRipple))));
+    return this.txs.stageStatement(this.transactionId, () =>
+      records.map((body) =>
+        this.findById(collection, this.txs.stageInsert(this.transactionId, collection, body, bypassRipple)),
+      ),
+    );
   }
 
   async deleteAll(collection: string, idsOrAliases: readonly string[], bypassRipple = false): Promise<Fields[]> {
@@ -144,10 +171,12 @@ class StagingSession implements TransactionSession {
       const before = this.listed(collection, given);
       if (!listed.has(before.id as string)) listed.set(before.id as string, before);
     }
-    return this.txs.stageStatement(this.transactionId, () => [...listed.values()].map((before) => {
-      this.txs.stageDelete(this.transactionId, collection, before.id as string, bypassRipple);
-      return before;
-    }));
+    return this.txs.stageStatement(this.transactionId, () =>
+      [...listed.values()].map((before) => {
+        this.txs.stageDelete(this.transactionId, collection, before.id as string, bypassRipple);
+        return before;
+      }),
+    );
   }
 
   async upsert(collection: string, target: UpsertTarget, record: unknown, bypassRipple = false): Promise<Fields[]> {
@@ -155,9 +184,11 @@ class StagingSession implements TransactionSession {
     const tx = this.transactionId;
     if ('filter' in target) {
       const matched = this.matching(collection, target.filter, undefined);
-      return this.txs.stageStatement(tx, () => matched.length > 0
-        ? matched.map((r) => this.txs.stageUpdate(tx, collection, r.id as string, record, bypassRipple))
-        : [this.findById(collection, this.txs.stageInsert(tx, collection, record, bypassRipple))]);
+      return this.txs.stageStatement(tx, () =>
+        matched.length > 0
+          ? matched.map((r) => this.txs.stageUpdate(tx, collection, r.id as string, record, bypassRipple))
+          : [this.findById(collection, this.txs.stageInsert(tx, collection, record, bypassRipple))],
+      );
     }
     const existing = this.liveOrUndefined(collection, target.id);
     if (existing) return [this.txs.stageUpdate(tx, collection, existing.id as string, record, bypassRipple)];
@@ -165,10 +196,17 @@ class StagingSession implements TransactionSession {
     return [this.findById(collection, this.txs.stageInsert(tx, collection, body, bypassRipple))];
   }
 
-  /** Live records of `c` matching `filter` as the transaction sees them (a read: observed, and a predicate at Serializable). */
+  /** Live records of `collection` matching `filter` as the transaction sees them (a read: observed, and a predicate at Serializable). */
   private matching(collection: string, filter: Filter | undefined, limit: number | undefined): Fields[] {
     validateCollectionName(collection);
-    return this.txs.find(this.transactionId, collection, { filter, sort: [], skip: 0, limit, bypassCache: false, bypassRipple: false });
+    return this.txs.find(this.transactionId, collection, {
+      filter,
+      sort: [],
+      skip: 0,
+      limit,
+      bypassCache: false,
+      bypassRipple: false,
+    });
   }
 
   /** A listed record as the transaction sees it; NotFound naming it. */
@@ -192,13 +230,15 @@ class StagingSession implements TransactionSession {
   private stageItem(collection: string, item: BulkItem): string {
     const bypass = item.bypassRipple === true;
     switch (item.kind) {
-      case 'insert': return this.txs.stageInsert(this.transactionId, collection, item.body, bypass);
+      case 'insert':
+        return this.txs.stageInsert(this.transactionId, collection, item.body, bypass);
       case 'update': {
         const id = validateId(item.id);
         this.txs.stageUpdate(this.transactionId, collection, id, item.body, bypass);
         return id;
       }
-      case 'delete': return this.txs.stageDelete(this.transactionId, collection, validateId(item.id), bypass);
+      case 'delete':
+        return this.txs.stageDelete(this.transactionId, collection, validateId(item.id), bypass);
     }
   }
 

@@ -120,7 +120,9 @@ function parseLine(line: string): Array<Record<string, unknown>> {
   if (line === '') return [];
   try {
     const event: unknown = JSON.parse(line);
-    return event !== null && typeof event === 'object' && !Array.isArray(event) ? [event as Record<string, unknown>] : [];
+    return event !== null && typeof event === 'object' && !Array.isArray(event)
+      ? [event as Record<string, unknown>]
+      : [];
   } catch {
     return [];
   }

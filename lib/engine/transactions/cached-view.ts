@@ -25,13 +25,14 @@ export class CachedView<Ops> {
   /** True while `ops` is the list replayed here and no collection it wrote has changed. */
   isCurrent(ops: Ops): boolean {
     if (ops !== this.ops) return false;
-    for (const [collection, seq] of this.covered) if (this.state.collections.get(collection)?.changeSeq !== seq) return false;
+    for (const [collection, seq] of this.covered)
+      if (this.state.collections.get(collection)?.changeSeq !== seq) return false;
     return true;
   }
 
   /**
    * Records that the view now reflects the operations `ops`, the newest of
-   * which wrote `c` as committed now. REQUIRES: no commit since the view
+   * which wrote `collection` as committed now. REQUIRES: no commit since the view
    * was last checked current (callers stage synchronously after the check).
    */
   extend(ops: Ops, collection: string): void {
@@ -39,7 +40,7 @@ export class CachedView<Ops> {
     this.ops = ops;
   }
 
-  /** Notes that replayed effects depend on collection `c` as committed now. */
+  /** Notes that replayed effects depend on collection `collection` as committed now. */
   cover(collection: string): void {
     if (!this.covered.has(collection)) this.covered.set(collection, this.state.collections.get(collection)?.changeSeq);
   }

@@ -108,7 +108,7 @@ export class ChangeHistory {
   }
 
   /**
-   * The held changes of collection `c` committed after `seq`, oldest first.
+   * The held changes of collection `collection` committed after `seq`, oldest first.
    * REQUIRES: covers(seq), or the answer may be missing changes.
    */
   *changesAfter(collection: string, seq: number): IterableIterator<HistoryChange> {

@@ -88,7 +88,8 @@ function firstConflict(predicate: ReadPredicate, history: ChangeHistory, view: W
   if (!history.covers(predicate.seq)) {
     return { collection, reason: `more than ${history.limit} changes were committed while this transaction was open, beyond the change history Serializable checks its queries against` };
   }
-  const matches = (fields: Fields | undefined) => fields !== undefined && (!predicate.filter || matchFilter(predicate.filter, fields));
+  const matches = (fields: Fields | undefined) =>
+    fields !== undefined && (!predicate.filter || matchFilter(predicate.filter, fields));
   const reason = predicate.filter ? REASON_MATCH : REASON_WHOLE;
   for (const ch of history.changesAfter(collection, predicate.seq)) {
     if (ch.dropped) return { collection, reason: REASON_DROPPED };

@@ -20,7 +20,8 @@ import type { EngineCore } from '../core.js';
 import { markNoRipple, type Effect } from '../write/effects.js';
 import { validateCollectionName } from '../collections/names.js';
 import { runQuery, type Query } from '../query/index.js';
-import { resolveRecordId, type Records } from '../records/records.js';
+import type { Records } from '../records/records.js';
+import { resolveRecordId } from '../records/aliases.js';
 import { isExpired } from '../time/ttl.js';
 import { ISOLATION_LEVELS, type IsolationLevel } from '../admin/settings.js';
 import type { ActionStep } from '../records/update-actions.js';
@@ -60,22 +61,39 @@ export class TransactionManager {
   private readonly watchers = new Set<Transaction>();
 
   /** `historyLimit` bounds the change history (see change-history.ts; default 100,000 changes). */
-  constructor(private readonly db: EngineCore, private readonly records: Records, audit: AuditLog, historyLimit?: number) {
-    this.registry = new TransactionRegistry(() => db.now(), audit, (tx) => this.release(tx));
+  constructor(
+    private readonly db: EngineCore,
+    private readonly records: Records,
+    audit: AuditLog,
+    historyLimit?: number,
+  ) {
+    this.registry = new TransactionRegistry(
+      () => db.now(),
+      audit,
+      (tx) => this.release(tx),
+    );
     this.history = new ChangeHistory(historyLimit);
     db.onCommit((batch, info) => this.history.follow(batch, info));
   }
 
   /** Changes held for Serializable predicate checks (0 when no such transaction is open). */
-  get changeHistorySize(): number { return this.history.size; }
+  get changeHistorySize(): number {
+    return this.history.size;
+  }
 
   /** Removes expired transactions every 60 s (the server starts it; tests call cleanupExpired). */
-  startCleanup(): void { this.registry.startCleanup(); }
+  startCleanup(): void {
+    this.registry.startCleanup();
+  }
 
-  stopCleanup(): void { this.registry.stopCleanup(); }
+  stopCleanup(): void {
+    this.registry.stopCleanup();
+  }
 
   /** Removes expired transactions now; returns how many. */
-  cleanupExpired(): number { return this.registry.cleanupExpired(); }
+  cleanupExpired(): number {
+    return this.registry.cleanupExpired();
+  }
 
   /**
    * Begins a transaction at `level` (default: the `default_isolation_level`
@@ -137,7 +155,10 @@ export class TransactionManager {
     tx.ops = tx.savepoints.get(name);
     // Savepoints made after this one are gone, as in SQL.
     let after = false;
-    for (const sp of [...tx.savepoints.keys()]) { if (after) tx.savepoints.delete(sp); if (sp === name) after = true; }
+    for (const sp of [...tx.savepoints.keys()]) {
+      if (after) tx.savepoints.delete(sp);
+      if (sp === name) after = true;
+    }
     this.registry.audit('savepoint_rollback', tx, { savepoint: name });
     return before - tx.operationsCount;
   }
@@ -158,7 +179,12 @@ export class TransactionManager {
     const view = this.viewOf(tx);
     const effects: Effect[] = [];
     const newId = this.records.insertInto(view, collection, prepared, effects);
-    return this.stage(tx, view, { kind: 'insert', c: collection, id: newId, p: { ...prepared, id: newId }, bypassRipple }, effects);
+    return this.stage(
+      tx,
+      view,
+      { kind: 'insert', c: collection, id: newId, p: { ...prepared, id: newId }, bypassRipple },
+      effects,
+    );
   }
 
   stageUpdate(id: string, collection: string, recordId: string, body: unknown, bypassRipple = false): Fields {
@@ -166,17 +192,35 @@ export class TransactionManager {
     const tx = this.get(id);
     const prepared = this.records.prepare(body);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'update', c: collection, id: resolveRecordId(view, collection, recordId, this.records.unique), p: prepared, bypassRipple };
+    const op: StagedOp = {
+      kind: 'update',
+      c: collection,
+      id: resolveRecordId(view, collection, recordId, this.records.unique),
+      p: prepared,
+      bypassRipple,
+    };
     const effects = this.effectsOf(view, op);
     this.stage(tx, view, op, effects);
     return (effects.at(-1) as { fields: Fields }).fields;
   }
 
-  stageActions(id: string, collection: string, recordId: string, steps: readonly ActionStep[], bypassRipple = false): Fields {
+  stageActions(
+    id: string,
+    collection: string,
+    recordId: string,
+    steps: readonly ActionStep[],
+    bypassRipple = false,
+  ): Fields {
     validateCollectionName(collection);
     const tx = this.get(id);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'actions', c: collection, id: resolveRecordId(view, collection, recordId, this.records.unique), steps, bypassRipple };
+    const op: StagedOp = {
+      kind: 'actions',
+      c: collection,
+      id: resolveRecordId(view, collection, recordId, this.records.unique),
+      steps,
+      bypassRipple,
+    };
     const effects = this.effectsOf(view, op);
     this.stage(tx, view, op, effects);
     return (effects.at(-1) as { fields: Fields }).fields;
@@ -186,7 +230,12 @@ export class TransactionManager {
     validateCollectionName(collection);
     const tx = this.get(id);
     const view = this.viewOf(tx);
-    const op: StagedOp = { kind: 'delete', c: collection, id: resolveRecordId(view, collection, recordId, this.records.unique), bypassRipple };
+    const op: StagedOp = {
+      kind: 'delete',
+      c: collection,
+      id: resolveRecordId(view, collection, recordId, this.records.unique),
+      bypassRipple,
+    };
     return this.stage(tx, view, op, this.effectsOf(view, op));
   }
 
@@ -242,7 +291,9 @@ export class TransactionManager {
     for (const target of query.join?.collections ?? []) this.notePredicate(tx, target, undefined);
     const view = this.viewOf(tx);
     const now = this.db.now();
-    const live = (function* () { for (const [, e] of view.records(collection)) if (!isExpired(e, now)) yield e.fields; })();
+    const live = (function* () {
+      for (const [, e] of view.records(collection)) if (!isExpired(e, now)) yield e.fields;
+    })();
     const rows = runQuery(live, query);
     for (const record of rows) {
       const key = recordKey(collection, record.id as string);
@@ -252,7 +303,7 @@ export class TransactionManager {
   }
 
   /**
-   * The live records of `c` as this transaction sees them (for search inside
+   * The live records of `collection` as this transaction sees them (for search inside
    * a transaction). At Serializable this records a read of the whole collection.
    */
   recordsOf(id: string, collection: string): Map<string, Fields> {
@@ -260,7 +311,8 @@ export class TransactionManager {
     this.notePredicate(tx, collection, undefined);
     const now = this.db.now();
     const out = new Map<string, Fields>();
-    for (const [rid, entry] of this.viewOf(tx).records(collection)) if (!isExpired(entry, now)) out.set(rid, entry.fields);
+    for (const [rid, entry] of this.viewOf(tx).records(collection))
+      if (!isExpired(entry, now)) out.set(rid, entry.fields);
     return out;
   }
 
@@ -353,24 +405,33 @@ export class TransactionManager {
       for (const key of keys) {
         const [collection, rid] = splitKey(key);
         const current = view.record(collection, rid)?.version ?? null;
-        if (current !== (tx.observed.get(key) ?? null) && !conflicts.some((x) => x.collection === collection && x.id === rid)) {
+        if (
+          current !== (tx.observed.get(key) ?? null) &&
+          !conflicts.some((x) => x.collection === collection && x.id === rid)
+        ) {
           conflicts.push({ collection, id: rid, reason });
         }
       }
     };
     // Derived from the operations, so writes undone by a savepoint rollback are not validated.
-    check(new Set(ops.map((op) => recordKey(op.c, op.id))), 'written record changed by another transaction since it was observed');
-    if (tx.level === 'RepeatableRead' || tx.level === 'Serializable') check(tx.pointReads, 'read record changed by another transaction');
+    check(
+      new Set(ops.map((op) => recordKey(op.c, op.id))),
+      'written record changed by another transaction since it was observed',
+    );
+    if (tx.level === 'RepeatableRead' || tx.level === 'Serializable')
+      check(tx.pointReads, 'read record changed by another transaction');
     // Subsumes a check of the queried records themselves: each matched its predicate before any change.
     if (tx.level === 'Serializable') {
       for (const conflict of predicateConflicts(tx.predicates, this.history, view)) {
-        if (!conflicts.some((y) => y.collection === conflict.collection && y.id === conflict.id)) conflicts.push(conflict);
+        if (!conflicts.some((y) => y.collection === conflict.collection && y.id === conflict.id))
+          conflicts.push(conflict);
       }
     }
     if (conflicts.length > 0) {
       throw new TransactionConflict(
         `Transaction conflict: ${conflicts.length} change(s) since this transaction observed them; nothing was applied, retry the transaction`,
-        tx.id, conflicts,
+        tx.id,
+        conflicts,
       );
     }
   }
@@ -411,10 +472,18 @@ export class TransactionManager {
     const effects: Effect[] = [];
     const records = this.records;
     switch (op.kind) {
-      case 'insert': records.insertInto(view, op.c, op.p, effects); break;
-      case 'update': records.updateIn(view, op.c, op.id, op.p, effects); break;
-      case 'delete': records.deleteIn(view, op.c, op.id, effects); break;
-      case 'actions': records.actionsIn(view, op.c, op.id, op.steps, effects); break;
+      case 'insert':
+        records.insertInto(view, op.c, op.p, effects);
+        break;
+      case 'update':
+        records.updateIn(view, op.c, op.id, op.p, effects);
+        break;
+      case 'delete':
+        records.deleteIn(view, op.c, op.id, effects);
+        break;
+      case 'actions':
+        records.actionsIn(view, op.c, op.id, op.steps, effects);
+        break;
     }
     return markNoRipple(effects, op.bypassRipple);
   }

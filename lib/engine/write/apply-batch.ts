@@ -22,12 +22,23 @@ export function applyBatch(state: DbState, batch: LoggedBatch): void {
 
 /** DbState as the target of the effects of batch `seq`. */
 class StateTarget implements EffectTarget {
-  constructor(private readonly state: DbState, private readonly seq: number) {}
+  constructor(
+    private readonly state: DbState,
+    private readonly seq: number,
+  ) {}
 
-  collection(name: string): CollectionMeta | undefined { return this.state.collections.get(name)?.meta; }
-  record(collection: string, id: string): RecordEntry | undefined { return this.state.collections.get(collection)?.records.get(id); }
-  trashed(collection: string, id: string): TrashEntry | undefined { return this.state.trash.get(collection)?.get(id); }
-  config(): Readonly<Record<string, unknown>> { return this.state.config; }
+  collection(name: string): CollectionMeta | undefined {
+    return this.state.collections.get(name)?.meta;
+  }
+  record(collection: string, id: string): RecordEntry | undefined {
+    return this.state.collections.get(collection)?.records.get(id);
+  }
+  trashed(collection: string, id: string): TrashEntry | undefined {
+    return this.state.trash.get(collection)?.get(id);
+  }
+  config(): Readonly<Record<string, unknown>> {
+    return this.state.config;
+  }
 
   setCollection(meta: CollectionMeta): void {
     let coll = this.state.collections.get(meta.name);
@@ -69,9 +80,13 @@ class StateTarget implements EffectTarget {
     trash.set(id, trashed);
   }
 
-  removeTrashed(collection: string, id: string): void { this.state.trash.get(collection)?.delete(id); }
+  removeTrashed(collection: string, id: string): void {
+    this.state.trash.get(collection)?.delete(id);
+  }
 
-  setKv(key: string, entry: KvEntry): void { this.state.kv.set(key, entry); }
+  setKv(key: string, entry: KvEntry): void {
+    this.state.kv.set(key, entry);
+  }
 
   deleteKv(key: string): void {
     this.state.kv.delete(key);
@@ -95,9 +110,15 @@ class StateTarget implements EffectTarget {
     if (links?.size === 0) this.state.kvLinks.delete(key);
   }
 
-  setApiKey(key: ApiKeyRecord): void { this.state.keys.set(key.id, key); }
-  deleteApiKey(id: string): void { this.state.keys.delete(id); }
-  setConfig(config: Readonly<Record<string, unknown>>): void { this.state.config = config; }
+  setApiKey(key: ApiKeyRecord): void {
+    this.state.keys.set(key.id, key);
+  }
+  deleteApiKey(id: string): void {
+    this.state.keys.delete(id);
+  }
+  setConfig(config: Readonly<Record<string, unknown>>): void {
+    this.state.config = config;
+  }
 }
 
 function toEntry(image: RecordImage, seq: number, ord: number): RecordEntry {

@@ -35,7 +35,7 @@ export interface EffectTarget {
   setCollection(meta: CollectionMeta): void;
   /** Removes the collection with its records and its trash. */
   dropCollection(name: string): void;
-  /** REQUIRES: collection `c` exists. `madeId`: no record holds `id` (effects.ts MADE_ID), so there is nothing to look up. */
+  /** REQUIRES: `collection` exists. `madeId`: no record holds `id` (effects.ts MADE_ID), so there is nothing to look up. */
   putRecord(collection: string, id: string, image: RecordImage, madeId: boolean): void;
   /** REQUIRES: the record exists. */
   removeRecord(collection: string, id: string): void;
@@ -71,7 +71,8 @@ export function applyEffect(target: EffectTarget, effect: Effect): void {
       const entry = target.record(effect.collection, effect.id);
       if (!entry) return;
       target.removeRecord(effect.collection, effect.id);
-      if (effect.trashedAt !== undefined) target.putTrashed(effect.collection, effect.id, { entry, deletedAt: effect.trashedAt });
+      if (effect.trashedAt !== undefined)
+        target.putTrashed(effect.collection, effect.id, { entry, deletedAt: effect.trashedAt });
       return;
     }
     case 'restore': {
@@ -85,7 +86,10 @@ export function applyEffect(target: EffectTarget, effect: Effect): void {
       target.removeTrashed(effect.collection, effect.id);
       return;
     case 'kvSet':
-      target.setKv(effect.key, effect.expiresAt === undefined ? { value: effect.value } : { value: effect.value, expiresAt: effect.expiresAt });
+      target.setKv(
+        effect.key,
+        effect.expiresAt === undefined ? { value: effect.value } : { value: effect.value, expiresAt: effect.expiresAt },
+      );
       return;
     case 'kvDelete':
       target.deleteKv(effect.key);

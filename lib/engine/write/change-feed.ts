@@ -35,8 +35,11 @@ export function describeChanges(state: DbState, batch: LoggedBatch): CommitInfo 
     switch (effect.kind) {
       case 'put': {
         // The state is the one before the batch: a record absent from it is new, however often the batch puts it.
-        const before = effect[MADE_ID] ? undefined : state.collections.get(effect.collection)?.records.get(effect.id)?.fields;
-        changes.push({ collection: effect.collection, event: before !== undefined ? 'update' : 'insert', id: effect.id, fields: effect.fields, before });
+        const before = effect[MADE_ID]
+          ? undefined
+          : state.collections.get(effect.collection)?.records.get(effect.id)?.fields;
+        const event = before !== undefined ? 'update' : 'insert';
+        changes.push({ collection: effect.collection, event, id: effect.id, fields: effect.fields, before });
         break;
       }
       case 'delete': {

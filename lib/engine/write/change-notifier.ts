@@ -118,6 +118,7 @@ function matches(c: RecordChange, f: ChangeFilter): boolean {
   if (!c.fields) return false;
   const value = c.fields[f.field];
   if (value === undefined) return false;
-  const bare = value !== null && typeof value === 'object' && 'value' in value ? (value as { value: unknown }).value : value;
+  const bare =
+    value !== null && typeof value === 'object' && 'value' in value ? (value as { value: unknown }).value : value;
   return String(bare) === f.value;
 }

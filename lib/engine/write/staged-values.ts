@@ -75,7 +75,7 @@ export class StagedValues {
   }
 
   /**
-   * Ids of staged records whose `field` may equal `v` (a superset of those
+   * Ids of staged records whose `field` may equal `value` (a superset of those
    * that do). `staged` lists the collection's staged records, read only to
    * build the index the first time it is asked for.
    */

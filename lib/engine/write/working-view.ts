@@ -132,13 +132,13 @@ export class WorkingView {
     return fork;
   }
 
-  /** True when staged effects dropped collection `c` (every committed record of it changed). */
+  /** True when staged effects dropped `collection` (every committed record of it changed). */
   droppedHere(collection: string): boolean {
     return this.dropped.has(collection);
   }
 
   /**
-   * Every image of a record of `c` that staged effects changed: the committed
+   * Every image of a record of `collection` that staged effects changed: the committed
    * image of each touched record (its state before), each staged image, and
    * staged images replaced later in this view. Dropped collections: see droppedHere.
    */
@@ -152,7 +152,7 @@ export class WorkingView {
   }
 
   /**
-   * Ids of records staged in this view whose `field` may hold `v` (compared
+   * Ids of records staged in this view whose `field` may hold `value` (compared
    * by the keys of UniqueIndexes: a superset of those that do). With the
    * committed holders, every record a scan of the view would find.
    */
@@ -218,7 +218,7 @@ export class WorkingView {
     return overlay!;
   }
 
-  /** This view's own value indexes of `c` (made, or copied from a fork's parent, on first use). */
+  /** This view's own value indexes of `collection` (made, or copied from a fork's parent, on first use). */
   private stagedValues(collection: string): StagedValues {
     let sv = this.values.get(collection);
     if (!this.ownValues.has(collection)) {
@@ -228,7 +228,7 @@ export class WorkingView {
     return sv!;
   }
 
-  /** Keeps the value indexes of `c`, if any were built, in step with a staged image change of `id`. */
+  /** Keeps the value indexes of `collection`, if any were built, in step with a staged image change of `id`. */
   private followStaged(collection: string, id: string, after: Fields | undefined): void {
     if (!this.values.has(collection)) return;
     const before = this.recs.get(collection)?.get(id)?.fields;

@@ -274,7 +274,11 @@ export class WriteQueue {
         const info = describeChanges(this.state, batch);
         applyBatch(this.state, batch);
         for (const listener of this.listeners) {
-          try { listener(batch, info); } catch (err) { this.report(`commit listener failed at seq ${batch.seq}`, 'error', err); }
+          try {
+            listener(batch, info);
+          } catch (err) {
+            this.report(`commit listener failed at seq ${batch.seq}`, 'error', err);
+          }
         }
       }
     } catch (err) {

@@ -8,7 +8,7 @@
  */
 import { expect } from 'chai';
 import { Database, ManualClock, type Session } from '../../../lib/engine/index.js';
-import { findByAlias } from '../../../lib/engine/records/records.js';
+import { findByAlias } from '../../../lib/engine/records/aliases.js';
 import { findUniqueViolations, type Schema } from '../../../lib/engine/schema/index.js';
 import { equalValues, fieldFromWire, type Fields } from '../../../lib/engine/values/index.js';
 import { uniqueValueKey } from '../../../lib/engine/indexes/unique-index.js';

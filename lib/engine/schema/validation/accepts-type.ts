@@ -15,7 +15,7 @@ const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
-/** True when `v` may be stored in a field declared as `type`. */
+/** True when `value` may be stored in a field declared as `type`. */
 export function acceptsType(type: TypeName, value: Value): boolean {
   switch (type) {
     case 'String': return typeof value === 'string';

@@ -33,7 +33,8 @@ export function checkValue(def: FieldDef, field: string, value: Value): Validati
     const detail = def[which] === undefined ? undefined : checkBound(def, field, item, which);
     if (detail) out.push(detail);
   }
-  const regexDetail = def.regex !== undefined && typeof item === 'string' ? checkRegex(def.regex, field, item) : undefined;
+  const regexDetail =
+    def.regex !== undefined && typeof item === 'string' ? checkRegex(def.regex, field, item) : undefined;
   if (regexDetail) out.push(regexDetail);
   const formatDetail = def.format === 'rfc4122' ? checkRfc4122(field, item) : undefined;
   if (formatDetail) out.push(formatDetail);

@@ -11,7 +11,7 @@ import { acceptsType } from './accepts-type.js';
 import type { Schema } from '../types.js';
 
 /**
- * The stored form of `v` as a `type` value, or `v` itself when it already has
+ * The stored form of `value` as a `type` value, or `value` itself when it already has
  * that form, is null, or is not accepted by `type`. Never throws for accepted
  * values; `path` only names the value in an error that would be a bug.
  */

@@ -29,8 +29,9 @@ const ARRAY32 = 0xdd;
 /** The frames of `batches`, in order, in one buffer; a promise when one of them is large (packed in slices). */
 export function encodeBatchFrames(batches: readonly LoggedBatch[]): Buffer | Promise<Buffer> {
   if (batches.every((b) => b.effects.length <= SLICE)) return encodeFrames(batches.map(encodeBatch));
-  return Promise.all(batches.map((b) => (b.effects.length <= SLICE ? encodeFrames([encodeBatch(b)]) : frameInSlices(b))))
-    .then((frames) => (frames.length === 1 ? frames[0]! : Buffer.concat(frames)));
+  return Promise.all(
+    batches.map((b) => (b.effects.length <= SLICE ? encodeFrames([encodeBatch(b)]) : frameInSlices(b))),
+  ).then((frames) => (frames.length === 1 ? frames[0]! : Buffer.concat(frames)));
 }
 
 /** The frame of a large batch, its payload packed a slice at a time into the frame itself. */

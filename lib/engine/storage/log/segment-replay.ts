@@ -169,8 +169,15 @@ function ensureCollections(state: DbState, batch: LoggedBatch): string[] {
   const createdByBatch = new Set<string>();
   for (const effect of batch.effects) {
     if (effect.kind === 'createCollection') createdByBatch.add(effect.meta.name);
-    else if (effect.kind === 'put' && !state.collections.has(effect.collection) && !createdByBatch.has(effect.collection)) {
-      state.collections.set(effect.collection, new CollectionState({ name: effect.collection, createdAt: new Date(0).toISOString() }));
+    else if (
+      effect.kind === 'put' &&
+      !state.collections.has(effect.collection) &&
+      !createdByBatch.has(effect.collection)
+    ) {
+      state.collections.set(
+        effect.collection,
+        new CollectionState({ name: effect.collection, createdAt: new Date(0).toISOString() }),
+      );
       created.push(effect.collection);
     }
   }

@@ -164,7 +164,8 @@ const RECORD_EFFECTS = new Set(['put', 'delete', 'restore', 'purge']);
 function countFrame(report: FileReport, payload: unknown): void {
   const frame = payload as { k?: string; rows?: unknown[]; effects?: unknown[] } | undefined;
   if (report.kind === 'segment') {
-    for (const effect of frame?.effects ?? []) if (RECORD_EFFECTS.has(storedKind(effect) as string)) report.records += 1;
+    for (const effect of frame?.effects ?? [])
+      if (RECORD_EFFECTS.has(storedKind(effect) as string)) report.records += 1;
     return;
   }
   if (frame?.k === 'coll') report.collections += 1;

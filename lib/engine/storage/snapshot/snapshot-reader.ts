@@ -215,9 +215,12 @@ export async function verifySnapshot(fs: StorageFs, dir: string, written: Writte
   /** Checks frame `i` at `at` of `buf` (which starts at file offset `base`); returns the offset after it. */
   const check = (buf: Buffer, at: number, base: number, position: number): number => {
     const frameRead = readFrame(buf, at);
-    if (frameRead.kind === 'end') throw new Corruption(name, base + at, `${position} frames read where ${frames.length} were written`);
+    if (frameRead.kind === 'end')
+      throw new Corruption(name, base + at, `${position} frames read where ${frames.length} were written`);
     if (frameRead.kind !== 'frame') throw new Corruption(name, base + at, frameRead.reason);
-    if (buf.readUInt32LE(at + 4) !== frames[position]) throw new Corruption(name, base + at, `frame ${position} differs from the frame written`);
+    if (buf.readUInt32LE(at + 4) !== frames[position]) {
+      throw new Corruption(name, base + at, `frame ${position} differs from the frame written`);
+    }
     if (position === 0) {
       const meta = decodePayload<SnapFrame>(frameRead.payload);
       if (meta.k !== 'meta' || meta.seq !== written.seq) throw new Corruption(name, base + at, `meta frame does not name seq ${written.seq}`);

@@ -104,7 +104,11 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
     }
     for (const [collection, entries] of trash) {
       for (let i = 0; i < entries.length; i += CHUNK) {
-        await put({ k: 'trash', c: collection, rows: entries.slice(i, i + CHUNK).map(([id, t]) => row(id, t.entry, t.deletedAt)) });
+        await put({
+          k: 'trash',
+          c: collection,
+          rows: entries.slice(i, i + CHUNK).map(([id, t]) => row(id, t.entry, t.deletedAt)),
+        });
       }
     }
     await put({ k: 'end', frames });
@@ -122,7 +126,11 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
 }
 
 /** The collection's records as they were when the snapshot began, each once, in insertion order, CHUNK to a frame. */
-async function writeRecords(name: string, scan: CollectionScan, put: (frame: SnapFrame) => Promise<void>): Promise<void> {
+async function writeRecords(
+  name: string,
+  scan: CollectionScan,
+  put: (frame: SnapFrame) => Promise<void>,
+): Promise<void> {
   let rows: Row[] = [];
   const flush = async (): Promise<boolean> => {
     const chunk = rows;

@@ -28,7 +28,7 @@ export function assertSafeKey(key: string, path: string): void {
   if (HOSTILE_KEYS.has(key)) throw new InvalidInput(`Forbidden field name '${key}' at ${path || 'top level'}`);
 }
 
-/** True when `v` is a `{type, value}` wrapper naming a known type. */
+/** True when `value` is a `{type, value}` wrapper naming a known type. */
 export function isTypedWrapper(value: unknown): value is { type: TypeName; value: unknown } {
   return isPlainObject(value) && 'type' in value && 'value' in value && isTypeName(value.type);
 }
@@ -200,7 +200,8 @@ function decimalFromWire(value: unknown, path: string): Tagged {
 function vectorFromWire(value: unknown, path: string): Tagged {
   if (!Array.isArray(value)) throw bad('Vector', path, 'expected an array of numbers');
   const out = value.map((x, index) => {
-    if (typeof x !== 'number' || !Number.isFinite(x)) throw bad('Vector', `${path}[${index}]`, 'expected a finite number');
+    if (typeof x !== 'number' || !Number.isFinite(x))
+      throw bad('Vector', `${path}[${index}]`, 'expected a finite number');
     return x;
   });
   return new Tagged('Vector', Object.freeze(out));

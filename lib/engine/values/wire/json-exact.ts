@@ -164,10 +164,14 @@ function quote(s: string): string {
   return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
 
-/** The JSON of `v` read as member `key`, or undefined when it has none (undefined, a function). */
+/** The JSON of `value` read as member `key`, or undefined when it has none (undefined, a function). */
 function write(value: unknown, key: string, ancestors: object[]): string | undefined {
   if (value instanceof Uint8Array) value = Array.from(value);
-  else if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+  else if (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as { toJSON?: unknown }).toJSON === 'function'
+  ) {
     value = (value as { toJSON(name: string): unknown }).toJSON(key);
   }
   switch (typeof value) {
@@ -184,7 +188,8 @@ function write(value: unknown, key: string, ancestors: object[]): string | undef
   let out: string;
   if (Array.isArray(value)) {
     out = '[';
-    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + (write(value[i], String(i), ancestors) ?? 'null');
+    for (let i = 0; i < value.length; i++)
+      out += (i > 0 ? ',' : '') + (write(value[i], String(i), ancestors) ?? 'null');
     out += ']';
   } else {
     out = '{';
