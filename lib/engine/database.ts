@@ -195,10 +195,13 @@ export class Database {
    */
   private async finishSalvage(): Promise<void> {
     const report = this.recovery;
-    const s = await this.snapshotWith(async (written) => {
+    const snapshot = await this.snapshotWith(async (written) => {
       await removeOriginals(this.fs, this.opts.dataDir, report, new Set([written.name, this.logWriter.currentSegment]));
     });
-    this.log(`salvage: wrote ${s.name} (seq ${s.seq}); the damaged files are in ${report.movedTo}/`, 'warn');
+    this.log(
+      `salvage: wrote ${snapshot.name} (seq ${snapshot.seq}); the damaged files are in ${report.movedTo}/`,
+      'warn',
+    );
   }
 
   get dataDir(): string { return this.opts.dataDir; }

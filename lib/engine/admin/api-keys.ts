@@ -86,8 +86,8 @@ function parseKvPermissions(raw: unknown): KvPermission {
   const list = raw.prefixes;
   if (!Array.isArray(list) || list.length === 0) throw new InvalidInput(`'${where}.prefixes' must be a non-empty array of key prefixes (omit it for the whole store)`);
   checkLimit(list.length, MAX_KV_PREFIXES, `${where}.prefixes`, 'prefixes');
-  const prefixes = list.map((p, index) => {
-    try { return validateKvKey(p); } catch (err) { throw new InvalidInput(`'${where}.prefixes[${index}]': ${(err as Error).message}`); }
+  const prefixes = list.map((prefix, index) => {
+    try { return validateKvKey(prefix); } catch (err) { throw new InvalidInput(`'${where}.prefixes[${index}]': ${(err as Error).message}`); }
   });
   return { read, write, prefixes };
 }
@@ -95,28 +95,31 @@ function parseKvPermissions(raw: unknown): KvPermission {
 function parsePermissions(raw: unknown): Record<string, CollectionPermission> {
   if (!isPlainObject(raw)) throw new InvalidInput("'collection_permissions' must be an object keyed by collection name");
   const out: Record<string, CollectionPermission> = Object.create(null);
-  for (const [collection, p] of Object.entries(raw)) {
+  for (const [collection, permissions] of Object.entries(raw)) {
     if (collection !== '*') validateCollectionName(collection);
     let perm: CollectionPermission;
-    if (Array.isArray(p)) {
-      if (!p.every((x) => x === 'read' || x === 'write')) throw new InvalidInput(`Permissions for '${collection}' must be "read" and/or "write"`);
-      perm = { read: p.includes('read'), write: p.includes('write') };
-    } else if (isPlainObject(p)) {
-      for (const key of Object.keys(p)) if (!['read', 'write', 'writable_fields'].includes(key)) throw new InvalidInput(`Unknown permission '${key}' for '${collection}'`);
-      const read = p.read ?? true, write = p.write ?? false;
+    if (Array.isArray(permissions)) {
+      if (!permissions.every((x) => x === 'read' || x === 'write')) throw new InvalidInput(`Permissions for '${collection}' must be "read" and/or "write"`);
+      perm = { read: permissions.includes('read'), write: permissions.includes('write') };
+    } else if (isPlainObject(permissions)) {
+      for (const key of Object.keys(permissions)) if (!['read', 'write', 'writable_fields'].includes(key)) throw new InvalidInput(`Unknown permission '${key}' for '${collection}'`);
+      const read = permissions.read ?? true, write = permissions.write ?? false;
       if (typeof read !== 'boolean' || typeof write !== 'boolean') throw new InvalidInput(`'read' and 'write' for '${collection}' must be booleans`);
       perm = { read, write };
-      if (p.writable_fields !== undefined) {
-        if (!Array.isArray(p.writable_fields) || !p.writable_fields.every((f) => typeof f === 'string')) {
+      if (permissions.writable_fields !== undefined) {
+        if (
+          !Array.isArray(permissions.writable_fields) ||
+          !permissions.writable_fields.every((f) => typeof f === 'string')
+        ) {
           throw new InvalidInput(`'writable_fields' for '${collection}' must be an array of field names`);
         }
         checkLimit(
-          p.writable_fields.length,
+          permissions.writable_fields.length,
           MAX_FIELD_NAMES,
           `collection_permissions.${collection}.writable_fields`,
           'fields',
         );
-        perm = { ...perm, writable_fields: [...p.writable_fields] as string[] };
+        perm = { ...perm, writable_fields: [...permissions.writable_fields] as string[] };
       }
     } else throw new InvalidInput(`Permissions for '${collection}' must be an object {read, write, writable_fields?} or an array`);
     out[collection] = perm;

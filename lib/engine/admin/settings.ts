@@ -160,9 +160,9 @@ export function isOutboundHostEntry(entry: string): boolean {
 
 const hostList: Check = (value, key) => {
   if (!Array.isArray(value) || value.length > MAX_OUTBOUND_ALLOW_HOSTS) throw new InvalidInput(`Config '${key}' must be an array of at most ${MAX_OUTBOUND_ALLOW_HOSTS} host names, IP addresses or CIDR ranges`);
-  return value.map((e) => {
-    if (typeof e !== 'string' || !isOutboundHostEntry(e.trim())) throw new InvalidInput(`Config '${key}': '${String(e).slice(0, 64)}' is not a host name, *.suffix, IP address or CIDR range`);
-    return e.trim();
+  return value.map((entry) => {
+    if (typeof entry !== 'string' || !isOutboundHostEntry(entry.trim())) throw new InvalidInput(`Config '${key}': '${String(entry).slice(0, 64)}' is not a host name, *.suffix, IP address or CIDR range`);
+    return entry.trim();
   });
 };
 
@@ -218,9 +218,9 @@ const CHECKS: Record<keyof Settings, Check> = {
 /** Settings holding secrets: GET /api/config shows only whether they are set and their last four characters. */
 export const SECRET_SETTINGS = ['openai_api_key', 'anthropic_api_key', 'perplexity_api_key', 'openai_compatible_api_key', 'smtp_password'] as const;
 
-export function maskSecret(v: string | null): string | null {
-  if (!v) return null;
-  return v.length <= 8 ? '****' : `****${v.slice(-4)}`;
+export function maskSecret(value: string | null): string | null {
+  if (!value) return null;
+  return value.length <= 8 ? '****' : `****${value.slice(-4)}`;
 }
 
 /** Keys accepted by PUT /api/config that are handled outside Settings (provider keys, aliases). */

@@ -21,8 +21,8 @@ const CHECK_EVERY = 1_024;
 export async function collectDue<E, T>(entries: Iterable<E>, due: (entry: E) => T | undefined): Promise<T[]> {
   const out: T[] = [];
   const slicer = new Slicer(CHECK_EVERY);
-  for (const e of entries) {
-    const picked = due(e);
+  for (const item of entries) {
+    const picked = due(item);
     if (picked !== undefined) out.push(picked);
     if (slicer.counted()) await slicer.pause();
   }

@@ -22,8 +22,8 @@ export interface IndexPlan {
 export function indexDefs(meta: CollectionMeta): Array<QueryIndexDef & { source: 'admin' | 'schema' }> {
   const out: Array<QueryIndexDef & { source: 'admin' | 'schema' }> = (meta.indexes ?? []).map((d) => ({ ...d, source: 'admin' as const }));
   for (const [field, def] of Object.entries(meta.schema?.fields ?? {})) {
-    const t = def.index?.type;
-    if ((t === 'btree' || t === 'hash') && !out.some((d) => d.field === field)) out.push({ field, type: t, source: 'schema' });
+    const type = def.index?.type;
+    if ((type === 'btree' || type === 'hash') && !out.some((d) => d.field === field)) out.push({ field, type: type, source: 'schema' });
   }
   return out;
 }
@@ -47,12 +47,12 @@ export class IndexManager {
     const defs = indexDefs(coll.meta);
     const current = this.byCollection.get(collection) ?? new Map<string, QueryIndex>();
     const next = new Map<string, QueryIndex>();
-    for (const d of defs) {
-      const existing = current.get(d.field);
-      if (existing && existing.type === d.type) { next.set(d.field, existing); continue; }
-      const idx = new QueryIndex(d.field, d.type);
-      for (const [id, entry] of coll.records) idx.set(id, entry.fields[d.field]);
-      next.set(d.field, idx);
+    for (const def of defs) {
+      const existing = current.get(def.field);
+      if (existing && existing.type === def.type) { next.set(def.field, existing); continue; }
+      const idx = new QueryIndex(def.field, def.type);
+      for (const [id, entry] of coll.records) idx.set(id, entry.fields[def.field]);
+      next.set(def.field, idx);
     }
     if (next.size === 0) this.byCollection.delete(collection);
     else this.byCollection.set(collection, next);
@@ -104,17 +104,17 @@ export class IndexManager {
       const value = cond.value as Value;
       if (idx.type === 'btree' && value !== null && RANGE_OPS.has(cond.op)) {
         // Range conditions on one field combine into one range (Gte a AND Lt b).
-        const b = bounds.get(cond.field) ?? { ops: [] };
+        const range = bounds.get(cond.field) ?? { ops: [] };
         const bound = { value, inclusive: cond.op === 'Gte' || cond.op === 'Lte' };
-        if (cond.op === 'Gt' || cond.op === 'Gte') b.lower = tighter(b.lower, bound, 1);
-        else b.upper = tighter(b.upper, bound, -1);
-        b.ops.push(cond.op);
-        bounds.set(cond.field, b);
+        if (cond.op === 'Gt' || cond.op === 'Gte') range.lower = tighter(range.lower, bound, 1);
+        else range.upper = tighter(range.upper, bound, -1);
+        range.ops.push(cond.op);
+        bounds.set(cond.field, range);
         continue;
       }
       consider(idx, cond.op, candidates(idx, cond.op, value));
     }
-    for (const [field, b] of bounds) consider(idxs.get(field)!, b.ops.join('+'), new Set(idxs.get(field)!.range(b.lower, b.upper)));
+    for (const [field, bound] of bounds) consider(idxs.get(field)!, bound.ops.join('+'), new Set(idxs.get(field)!.range(bound.lower, bound.upper)));
     const total = this.db.state.collections.get(collection)?.records.size ?? 0;
     // Past about a fifth of the records, fetching and ordering candidates costs more than a scan.
     const chosen = best as IndexPlan | undefined;
@@ -125,11 +125,11 @@ export class IndexManager {
 const RANGE_OPS: ReadonlySet<string> = new Set(['Gt', 'Gte', 'Lt', 'Lte']);
 
 /** The stricter of two bounds on one side (`dir` 1 for lower bounds, -1 for upper). */
-function tighter(a: RangeBound | undefined, b: RangeBound, dir: 1 | -1): RangeBound {
-  if (!a) return b;
-  const order = sortCompare(a.value, b.value) * dir;
-  if (order !== 0) return order > 0 ? a : b;
-  return a.inclusive ? b : a;
+function tighter(current: RangeBound | undefined, candidate: RangeBound, dir: 1 | -1): RangeBound {
+  if (!current) return candidate;
+  const order = sortCompare(current.value, candidate.value) * dir;
+  if (order !== 0) return order > 0 ? current : candidate;
+  return current.inclusive ? candidate : current;
 }
 
 function candidates(idx: QueryIndex, op: string, value: Value): Set<string> | undefined {

@@ -85,9 +85,9 @@ export class QueryIndex {
     const out: string[] = [];
     const lo = lower?.value ?? this.tree.minKey();
     if (lo === undefined) return out;
-    this.tree.forRange(lo, upper?.value ?? this.tree.maxKey()!, true, (k: Value, ids: Set<string>) => {
-      if (lower && !lower.inclusive && sortCompare(k, lower.value) === 0) return;
-      if (upper && !upper.inclusive && sortCompare(k, upper.value) === 0) return;
+    this.tree.forRange(lo, upper?.value ?? this.tree.maxKey()!, true, (key: Value, ids: Set<string>) => {
+      if (lower && !lower.inclusive && sortCompare(key, lower.value) === 0) return;
+      if (upper && !upper.inclusive && sortCompare(key, upper.value) === 0) return;
       for (const id of ids) out.push(id);
     });
     return out;

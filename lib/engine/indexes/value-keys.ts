@@ -9,8 +9,8 @@ import { bareValue, dateTimeOrderKey, hashKey, normalizeDateTime, type Value } f
 export function uniqueValueKey(value: Value): string {
   const key = hashKey(value);
   if (key.startsWith('s')) {
-    const n = normalizeDateTime(key.slice(1));
-    if (n !== undefined) return 'D' + dateTimeOrderKey(n);
+    const normalized = normalizeDateTime(key.slice(1));
+    if (normalized !== undefined) return 'D' + dateTimeOrderKey(normalized);
   }
   // Inside lists and objects a date and a string may also be equal: one coarse bucket, compared by the caller.
   if (key.startsWith('l[') || key.startsWith('o{')) return '*';

@@ -138,9 +138,9 @@ export class KvStore {
   }
 
   async clear(): Promise<number> {
-    const n = this.db.state.kv.size;
+    const count = this.db.state.kv.size;
     await this.db.write(() => ({ effects: [{ kind: 'kvClear' }], result: undefined }));
-    return n;
+    return count;
   }
 
   /** Raw stored values of `keys` (see parseKvKeys), in order; null for missing or expired keys. */
@@ -205,9 +205,9 @@ export class KvStore {
 
   links(key: string): Array<{ collection: string; document_id: string }> {
     validateKvKey(key);
-    return [...(this.db.state.kvLinks.get(key) ?? [])].map((l) => {
-      const index = l.indexOf('\u0000');
-      return { collection: l.slice(0, index), document_id: l.slice(index + 1) };
+    return [...(this.db.state.kvLinks.get(key) ?? [])].map((link) => {
+      const index = link.indexOf('\u0000');
+      return { collection: link.slice(0, index), document_id: link.slice(index + 1) };
     });
   }
 
@@ -222,7 +222,7 @@ export class KvStore {
   }
 }
 
-/** `e` unless it has expired at `now`. */
+/** `entry` unless it has expired at `now`. */
 function liveIn(entry: KvEntry | undefined, now: number): KvEntry | undefined {
   return entry && (entry.expiresAt === undefined || entry.expiresAt > now) ? entry : undefined;
 }

@@ -30,9 +30,9 @@ export class ProgramSize {
   }
 
   /** A literal, class, escape or assertion worth `n` instructions. */
-  atom(n = 1): void {
-    this.top.total += n;
-    this.top.last = n;
+  atom(instructions = 1): void {
+    this.top.total += instructions;
+    this.top.last = instructions;
   }
 
   /** `(`: a group starts. */

@@ -53,6 +53,6 @@ function readMember(pattern: string, index: number, ctx: EscapeContext): Member 
   return { problem: 'an assertion cannot be a class member' };
 }
 
-function asSet(m: { readonly unit: number } | { readonly set: UnitSet }): UnitSet {
-  return 'unit' in m ? UnitSet.unit(m.unit) : m.set;
+function asSet(member: { readonly unit: number } | { readonly set: UnitSet }): UnitSet {
+  return 'unit' in member ? UnitSet.unit(member.unit) : member.set;
 }

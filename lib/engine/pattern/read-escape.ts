@@ -76,8 +76,8 @@ export function readEscape(pattern: string, at: number, ctx: EscapeContext): Esc
   return unit(pattern.charCodeAt(at + 1), next);
 }
 
-function unit(u: number, next: number): Escape {
-  return { kind: 'unit', unit: u, next };
+function unit(codeUnit: number, next: number): Escape {
+  return { kind: 'unit', unit: codeUnit, next };
 }
 
 /**
@@ -89,8 +89,9 @@ function unit(u: number, next: number): Escape {
 function digitEscape(pattern: string, at: number, ctx: EscapeContext): Escape {
   const first = pattern[at + 1]!;
   if (!ctx.inClass && first !== '0') {
-    const n = Number(sticky(DECIMAL, pattern, at + 1));
-    if (n <= ctx.groups) return { kind: 'problem', problem: `backreferences such as \\${n} are not supported` };
+    const reference = Number(sticky(DECIMAL, pattern, at + 1));
+    if (reference <= ctx.groups)
+      return { kind: 'problem', problem: `backreferences such as \\${reference} are not supported` };
   }
   if (first === '8' || first === '9') return unit(first.charCodeAt(0), at + 2);
   let value = 0;

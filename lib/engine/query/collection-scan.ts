@@ -88,8 +88,8 @@ export class CollectionScan implements RecordSource {
       if (ord > log.openOrd) break;
       while (next < pending.length && pending[next]!.ord < ord) {
         const gone = pending[next++]!;
-        const r = visit(gone.id, gone.entry);
-        if (!(r instanceof Promise ? await settle(r) : r)) return;
+        const kept = visit(gone.id, gone.entry);
+        if (!(kept instanceof Promise ? await settle(kept) : kept)) return;
       }
       position = ord;
       const result = visit(id, before.size === 0 ? live : before.get(id) ?? live);

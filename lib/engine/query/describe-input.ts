@@ -27,6 +27,6 @@ export function kindOf(raw: unknown): string {
 /** `'Foo'` for a string (truncated), the kind for anything else. */
 export function shown(raw: unknown): string {
   if (typeof raw !== 'string') return kindOf(raw);
-  const s = raw.length > MAX_SHOWN ? raw.slice(0, MAX_SHOWN) + '…' : raw;
-  return `'${s}'`;
+  const text = raw.length > MAX_SHOWN ? raw.slice(0, MAX_SHOWN) + '…' : raw;
+  return `'${text}'`;
 }

@@ -63,14 +63,14 @@ export function parseOperand(op: Operator, raw: unknown, field: string, where: s
       return Object.freeze(list.map((item, i) => fieldFromWire(item, `${field}[${i}]`)));
     }
     case 'Contains': case 'StartsWith': case 'EndsWith': {
-      const s = unwrap(raw, 'String');
-      if (typeof s !== 'string') throw needs(op, 'a string value', raw, where);
-      return s;
+      const text = unwrap(raw, 'String');
+      if (typeof text !== 'string') throw needs(op, 'a string value', raw, where);
+      return text;
     }
     case 'Exists': {
-      const b = unwrap(raw, 'Boolean');
-      if (typeof b !== 'boolean') throw needs(op, 'a boolean value', raw, where);
-      return b;
+      const flag = unwrap(raw, 'Boolean');
+      if (typeof flag !== 'boolean') throw needs(op, 'a boolean value', raw, where);
+      return flag;
     }
     default: {
       const never: never = op;
@@ -87,7 +87,7 @@ export function elementsOf(value: Value | undefined): readonly Value[] | undefin
   return undefined;
 }
 
-function ordered(actual: Value | undefined, operand: Value, test: (c: number) => boolean): boolean {
+function ordered(actual: Value | undefined, operand: Value, test: (sign: number) => boolean): boolean {
   if (actual === undefined) return false;
   const order = compareValues(actual, operand);
   return order !== undefined && test(order);

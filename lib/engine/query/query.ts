@@ -65,12 +65,12 @@ function present(value: unknown): boolean {
 
 function parseCount(raw: unknown, name: string): number | undefined {
   if (!present(raw)) return undefined;
-  const n = exactNumber(raw);
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-    const got = typeof n === 'number' || typeof n === 'bigint' ? String(n).slice(0, 40) : kindOf(raw);
+  const number = exactNumber(raw);
+  if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) {
+    const got = typeof number === 'number' || typeof number === 'bigint' ? String(number).slice(0, 40) : kindOf(raw);
     throw new InvalidInput(`Invalid ${name}: expected a non-negative integer, got ${got}`);
   }
-  return n;
+  return number;
 }
 
 function parseBool(raw: unknown, name: string): boolean {
@@ -94,13 +94,13 @@ function parseCollections(raw: unknown): string[] {
     throw new InvalidInput(`Invalid join.collections: expected a collection name or a non-empty array of names, got ${kindOf(raw)}`);
   }
   checkLimit(list.length, MAX_JOIN_COLLECTIONS, 'join.collections', 'collections');
-  return list.map((c, index) => {
-    if (typeof c !== 'string' || c.length === 0) {
+  return list.map((name, index) => {
+    if (typeof name !== 'string' || name.length === 0) {
       throw new InvalidInput(
-        `Invalid join.collections[${index}]: expected a non-empty collection name, got ${shown(c)}`,
+        `Invalid join.collections[${index}]: expected a non-empty collection name, got ${shown(name)}`,
       );
     }
-    return c;
+    return name;
   });
 }
 
@@ -140,7 +140,7 @@ function parseTransactionId(raw: unknown): string | undefined {
 export function parseQuery(body: unknown): Query {
   if (!isPlainObject(body)) throw new InvalidInput(`Invalid query body: expected a JSON object, got ${kindOf(body)}`);
   assertKnownKeys(body, QUERY_KEYS, 'query body');
-  const q: {
+  const query: {
     -readonly [K in keyof Query]: Query[K];
   } = {
     sort: Object.freeze(parseSort(body.sort)),
@@ -148,17 +148,17 @@ export function parseQuery(body: unknown): Query {
     bypassCache: parseBool(body.bypass_cache, 'bypass_cache'),
     bypassRipple: parseBool(body.bypass_ripple, 'bypass_ripple'),
   };
-  if (present(body.filter)) q.filter = parseFilter(body.filter);
+  if (present(body.filter)) query.filter = parseFilter(body.filter);
   const limit = parseCount(body.limit, 'limit');
-  if (limit !== undefined) q.limit = limit;
+  if (limit !== undefined) query.limit = limit;
   const select = parseFieldList(body.select_fields, 'select_fields');
-  if (select) q.selectFields = Object.freeze(select);
+  if (select) query.selectFields = Object.freeze(select);
   const exclude = parseFieldList(body.exclude_fields, 'exclude_fields');
-  if (exclude) q.excludeFields = Object.freeze(exclude);
-  if (present(body.join)) q.join = parseJoin(body.join);
+  if (exclude) query.excludeFields = Object.freeze(exclude);
+  if (present(body.join)) query.join = parseJoin(body.join);
   const tx = parseTransactionId(body.transaction_id);
-  if (tx !== undefined) q.transactionId = tx;
-  return Object.freeze(q);
+  if (tx !== undefined) query.transactionId = tx;
+  return Object.freeze(query);
 }
 
 type QueryPart = Partial<Pick<Query, 'filter' | 'sort' | 'skip' | 'limit'>>;
@@ -194,7 +194,7 @@ export async function runQueryInSlices(source: RecordSource, query: QueryPart = 
 
 /**
  * Filters, sorts, skips and limits `records`, in that order; every member of
- * `q` is optional. In one piece: for records a caller already holds (a
+ * `query` is optional. In one piece: for records a caller already holds (a
  * transaction's view); a query over a collection runs in slices
  * (runQueryInSlices). Without sort keys the result keeps iteration order and
  * iteration stops as soon as skip+limit matches were seen. Returns the stored

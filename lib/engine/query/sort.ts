@@ -31,11 +31,11 @@ function parseDirection(entry: Record<string, unknown>, where: string): boolean 
   }
   let fromOrder: boolean | undefined;
   if (order !== undefined && order !== null) {
-    const o = typeof order === 'string' ? order.toLowerCase() : order;
-    if (o !== 'asc' && o !== 'desc') {
+    const direction = typeof order === 'string' ? order.toLowerCase() : order;
+    if (direction !== 'asc' && direction !== 'desc') {
       throw new InvalidInput(`Invalid 'order' ${shown(order)} at ${where}; expected 'asc' or 'desc'`);
     }
-    fromOrder = o === 'asc';
+    fromOrder = direction === 'asc';
   }
   if (typeof ascending === 'boolean' && fromOrder !== undefined && ascending !== fromOrder) {
     throw new InvalidInput(`Conflicting 'ascending' and 'order' at ${where}`);
@@ -75,13 +75,13 @@ interface SortRow {
   readonly values: ReadonlyArray<Value | undefined>;
 }
 
-function compareRows(keys: readonly SortKey[]): (a: SortRow, b: SortRow) => number {
-  return (a, b) => {
+function compareRows(keys: readonly SortKey[]): (left: SortRow, right: SortRow) => number {
+  return (left, right) => {
     for (let i = 0; i < keys.length; i++) {
-      const order = sortCompare(a.values[i], b.values[i]);
+      const order = sortCompare(left.values[i], right.values[i]);
       if (order !== 0) return keys[i]!.ascending ? order : -order;
     }
-    return a.index - b.index;
+    return left.index - right.index;
   };
 }
 
@@ -112,7 +112,7 @@ const MAX_HEAP_ROWS = 65_536;
  */
 export class SortedRows {
   private readonly rows: SortRow[] = [];
-  private readonly compare: (a: SortRow, b: SortRow) => number;
+  private readonly compare: (left: SortRow, right: SortRow) => number;
   /** With a bound: the best rows so far, the worst at the root. */
   private readonly heap: BoundedHeap<SortRow> | undefined;
   private offered = 0;
@@ -159,19 +159,19 @@ const RUN = 2048;
  * slices: runs sorted by Array.prototype.sort, then merged pairwise,
  * bottom up, so that a long sort never holds the event loop in one call.
  */
-export async function sortInSlices<T>(items: readonly T[], compare: (a: T, b: T) => number, slicer: Slicer): Promise<T[]> {
-  const n = items.length;
-  let from: T[] = new Array<T>(n);
-  for (let i = 0; i < n; i += RUN) {
+export async function sortInSlices<T>(items: readonly T[], compare: (left: T, right: T) => number, slicer: Slicer): Promise<T[]> {
+  const length = items.length;
+  let from: T[] = new Array<T>(length);
+  for (let i = 0; i < length; i += RUN) {
     const run = items.slice(i, i + RUN).sort(compare);
     for (let j = 0; j < run.length; j++) from[i + j] = run[j]!;
     await slicer.pause();
   }
-  let to: T[] = new Array<T>(n);
-  for (let width = RUN; width < n; width *= 2) {
-    for (let lo = 0; lo < n; lo += 2 * width) {
-      const mid = Math.min(lo + width, n);
-      const hi = Math.min(lo + 2 * width, n);
+  let to: T[] = new Array<T>(length);
+  for (let width = RUN; width < length; width *= 2) {
+    for (let lo = 0; lo < length; lo += 2 * width) {
+      const mid = Math.min(lo + width, length);
+      const hi = Math.min(lo + 2 * width, length);
       let left = lo, right = mid, out = lo;
       while (left < mid && right < hi) {
         to[out++] = compare(from[right]!, from[left]!) < 0 ? from[right++]! : from[left++]!;

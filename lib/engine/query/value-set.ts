@@ -13,8 +13,8 @@
 import { dateTimeOrderKey, equalityKey, equalValues, normalizeDateTime, Tagged, type Value } from '../values/index.js';
 
 /** The order key of a string that is an RFC 3339 instant, else undefined. */
-function instantOf(s: string): number | undefined {
-  const normalized = normalizeDateTime(s);
+function instantOf(text: string): number | undefined {
+  const normalized = normalizeDateTime(text);
   return normalized === undefined ? undefined : dateTimeOrderKey(normalized);
 }
 

@@ -107,8 +107,8 @@ export class MultiWrites {
       collection,
       bypassRipple,
       () => prepared,
-      (work, p, effects) => {
-        this.records.insertInto(work, collection, p, effects);
+      (work, insert, effects) => {
+        this.records.insertInto(work, collection, insert, effects);
         return lastPut(effects);
       },
     );
@@ -188,9 +188,9 @@ export class MultiWrites {
   ): Promise<Fields[]> {
     const out: Fields[] = [];
     const slicer = new Slicer(CHANGE_CHECK_EVERY);
-    for (const t of targets) {
+    for (const target of targets) {
       const own: Effect[] = [];
-      out.push(change(work, t, own));
+      out.push(change(work, target, own));
       work.stage(own);
       for (const effect of own) effects.push(effect);
       if (slicer.counted()) await slicer.pause();
@@ -262,7 +262,7 @@ export class MultiWrites {
 
 /** The fields of the last record an insert pushed. */
 function lastPut(effects: readonly Effect[]): Fields {
-  const e = effects.at(-1);
-  if (e?.kind !== 'put') throw new Error('an insert ends with the put of its record');
-  return e.fields;
+  const last = effects.at(-1);
+  if (last?.kind !== 'put') throw new Error('an insert ends with the put of its record');
+  return last.fields;
 }

@@ -280,7 +280,7 @@ export class Records {
     if (query.join && rows.length > 0) {
       joined = new Map();
       for (const target of query.join.collections)
-        for (const t of this.scan(target)) addJoinTarget(joined, query.join, t);
+        for (const record of this.scan(target)) addJoinTarget(joined, query.join, record);
     }
     return rows.map(this.shaper(query, joined));
   }
@@ -564,14 +564,14 @@ export function putEffect(
     slidingMs?: number;
     [MADE_ID]?: true;
   };
-  const e: Put = madeId
+  const put: Put = madeId
     ? { kind: 'put', collection, id, fields, [MADE_ID]: true }
     : { kind: 'put', collection, id, fields };
   if (ttl) {
-    e.expiresAt = ttl.expiresAt;
-    if (ttl.slidingMs !== undefined) e.slidingMs = ttl.slidingMs;
+    put.expiresAt = ttl.expiresAt;
+    if (ttl.slidingMs !== undefined) put.slidingMs = ttl.slidingMs;
   }
-  return e;
+  return put;
 }
 
 /** The records among `ids` as `scan` sees them, walked in insertion order (a query answered by an index). */
@@ -579,7 +579,7 @@ function idsOf(scan: CollectionScan, ids: ReadonlySet<string>): RecordSource {
   return { each: (visit, slicer) => scan.eachOf(ids, visit, slicer) };
 }
 
-/** Files target record `target` of a join under the hash key of its foreign field (targets in order, each in scan order). */
+/** Files `target` of a join under the hash key of its foreign field (targets in order, each in scan order). */
 function addJoinTarget(index: Map<string, Fields[]>, join: Join, target: Fields): void {
   const foreign = join.foreignField === 'id' ? target.id : getPath(target, join.foreignField);
   if (foreign === undefined) return;

@@ -101,47 +101,48 @@ function arithmetic(action: UpdateAction, current: Value | undefined, raw: unkno
     if (base.kind !== 'Integer' || operand.kind !== 'Integer') throw fail(action, 'an Integer beyond ±(2^53 - 1) only combines with Integers');
     return exactIntegerArithmetic(action, BigInt(base.n), BigInt(operand.n));
   }
-  let r: number;
+  let result: number;
   let scale: number | undefined = Math.max(base.scale, operand.scale);
   switch (action) {
-    case 'increment': r = base.n + operand.n; break;
-    case 'decrement': r = base.n - operand.n; break;
-    case 'multiply': r = base.n * operand.n; scale = base.scale + operand.scale; break;
-    case 'divide': r = base.n / operand.n; scale = undefined; break;
-    default: r = base.n % operand.n; break;
+    case 'increment': result = base.n + operand.n; break;
+    case 'decrement': result = base.n - operand.n; break;
+    case 'multiply': result = base.n * operand.n; scale = base.scale + operand.scale; break;
+    case 'divide': result = base.n / operand.n; scale = undefined; break;
+    default: result = base.n % operand.n; break;
   }
-  if (!Number.isFinite(r)) throw fail(action, 'result out of range');
+  if (!Number.isFinite(result)) throw fail(action, 'result out of range');
   // Integer with Integer past 2^53 would have been rounded: redo it exactly.
-  if (base.kind === 'Integer' && operand.kind === 'Integer' && action !== 'divide' && !Number.isSafeInteger(r)) {
+  if (base.kind === 'Integer' && operand.kind === 'Integer' && action !== 'divide' && !Number.isSafeInteger(result)) {
     return exactIntegerArithmetic(action, BigInt(base.n), BigInt(operand.n));
   }
-  return numberValue(base.kind, r, scale);
+  return numberValue(base.kind, result, scale);
 }
 
 /** Integer arithmetic in BigInt; the result must fit 64 bits, and a quotient must be whole. */
-function exactIntegerArithmetic(action: UpdateAction, a: bigint, b: bigint): Value {
-  let r: bigint;
+function exactIntegerArithmetic(action: UpdateAction, left: bigint, right: bigint): Value {
+  let result: bigint;
   switch (action) {
-    case 'increment': r = a + b; break;
-    case 'decrement': r = a - b; break;
-    case 'multiply': r = a * b; break;
-    case 'modulo': r = a % b; break;
+    case 'increment': result = left + right; break;
+    case 'decrement': result = left - right; break;
+    case 'multiply': result = left * right; break;
+    case 'modulo': result = left % right; break;
     default:
-      if (a % b !== 0n) throw fail(action, 'the quotient is not whole, and an Integer beyond ±(2^53 - 1) has no exact fraction');
-      r = a / b;
+      if (left % right !== 0n) throw fail(action, 'the quotient is not whole, and an Integer beyond ±(2^53 - 1) has no exact fraction');
+      result = left / right;
       break;
   }
-  if (!isInt64(r)) throw fail(action, 'result out of the 64-bit integer range');
-  return integerValue(r);
+  if (!isInt64(result)) throw fail(action, 'result out of the 64-bit integer range');
+  return integerValue(result);
 }
 
-function numberValue(kind: NumKind, r: number, scale: number | undefined): Value {
+function numberValue(kind: NumKind, result: number, scale: number | undefined): Value {
   switch (kind) {
-    case 'Integer': return r;
-    case 'Float': return Number.isInteger(r) ? new Tagged('Float', r) : r;
-    case 'Number': return new Tagged('Number', r);
+    case 'Integer': return result;
+    case 'Float': return Number.isInteger(result) ? new Tagged('Float', result) : result;
+    case 'Number': return new Tagged('Number', result);
     case 'Decimal': {
-      const text = scale === undefined || Math.abs(r) >= 1e21 ? String(r) : r.toFixed(Math.min(scale, 20));
+      const text =
+        scale === undefined || Math.abs(result) >= 1e21 ? String(result) : result.toFixed(Math.min(scale, 20));
       return new Tagged('Decimal', text);
     }
   }

@@ -42,7 +42,7 @@ export function fieldDefToWire(def: FieldDef): FieldDefWire {
   return out;
 }
 
-/** An input form of `def` with only the members that are set. `parseFieldDef(fieldDefToRaw(d))` equals `d`. */
+/** An input form of `def` with only the members that are set. `parseFieldDef(fieldDefToRaw(def))` equals `def`. */
 export function fieldDefToRaw(def: FieldDef): Record<string, unknown> {
   const out: Record<string, unknown> = { field_type: def.field_type, required: def.required, unique: def.unique };
   if (def.default !== undefined) out.default = wrap(def.default);

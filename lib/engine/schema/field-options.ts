@@ -68,16 +68,16 @@ function fail(field: string, why: string): InvalidInput {
 export function parseBound(type: TypeName, raw: unknown, field: string, which: 'min' | 'max'): Value {
   const value = fieldFromWire(raw, `${field}.${which}`);
   if (isLengthBounded(type)) {
-    const n = numberOf(value);
-    if (n === undefined || !Number.isInteger(n) || n < 0) throw fail(field, `${which} must be a non-negative integer length for ${type}`);
-    return n;
+    const length = numberOf(value);
+    if (length === undefined || !Number.isInteger(length) || length < 0) throw fail(field, `${which} must be a non-negative integer length for ${type}`);
+    return length;
   }
   if (type === 'DateTime') {
     if (value instanceof Tagged && value.type === 'DateTime') return value;
     throw fail(field, `${which} must be an RFC 3339 date-time such as "2024-01-01T00:00:00Z"`);
   }
-  const n = numberOf(value);
-  if (n !== undefined) return n;
+  const number = numberOf(value);
+  if (number !== undefined) return number;
   // An Integer bound beyond 2^53 stays a bigint, so bounds compare exactly (compare.ts).
   if (typeof value === 'bigint') return value;
   if (type === 'Decimal' && acceptsType('Decimal', value)) return coerceValue('Decimal', value);

@@ -43,8 +43,8 @@ function fail(field: string, why: string): InvalidInput {
   return new InvalidInput(`Field '${field}': ${why}`);
 }
 
-function isIndexType(t: unknown): t is IndexType {
-  return typeof t === 'string' && Object.hasOwn(MEMBERS, t);
+function isIndexType(type: unknown): type is IndexType {
+  return typeof type === 'string' && Object.hasOwn(MEMBERS, type);
 }
 
 /**

@@ -34,7 +34,7 @@ export async function exactVectorScanInSlices(
   return scan.results();
 }
 
-/** Offers `entry`'s `field` vector to `scan` when it has the query's dimensions and `allowed` lets the record through. */
+/** Offers `entry`'s `field` vector to `scan` when it has the query's dimensions and `allowed` lets it through. */
 function offerRecord(scan: NearestScan, id: string, entry: RecordEntry, field: string, dims: number, allowed: ((id: string) => boolean) | undefined): void {
   const raw = rawVector(entry.fields[field]);
   if (raw && raw.length === dims && (!allowed || allowed(id))) scan.offer(id, raw);

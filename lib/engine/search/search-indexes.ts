@@ -87,7 +87,9 @@ export class SearchIndexes {
       const entry =
         this.entry(collection, 'text', TEXT_FIELD) ?? this.startBuild(new IndexEntry(collection, 'text', TEXT_FIELD));
       if (entry.state === 'failed') {
-        throw new Unavailable(`the text index of '${collection}' could not be built (${entry.note ?? 'unknown error'})`);
+        throw new Unavailable(
+          `the text index of '${collection}' could not be built (${entry.note ?? 'unknown error'})`,
+        );
       }
       if (!entry.walk && !entry.loading) {
         this.builds.finish(entry);

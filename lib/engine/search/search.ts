@@ -51,11 +51,17 @@ function num(
   integer = false,
 ): number | undefined {
   if (!present(body[key])) return undefined;
-  const v = body[key];
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
+  const value = body[key];
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value < min ||
+    value > max ||
+    (integer && !Number.isInteger(value))
+  ) {
     throw new InvalidInput(`'${key}' must be ${integer ? 'an integer' : 'a number'} between ${min} and ${max}`);
   }
-  return v;
+  return value;
 }
 
 function parseWeights(raw: unknown): Record<string, number> | undefined {
@@ -65,9 +71,9 @@ function parseWeights(raw: unknown): Record<string, number> | undefined {
     : isPlainObject(raw) ? Object.entries(raw) : (() => { throw new InvalidInput("'weights' must be \"field:weight,...\" or an object"); })();
   checkLimit(entries.length, MAX_FIELD_NAMES, 'weights', 'fields');
   const out: Record<string, number> = Object.create(null);
-  for (const [f, w] of entries) {
-    if (!f || typeof w !== 'number' || !Number.isFinite(w) || w < 0) throw new InvalidInput(`Invalid weight for field '${f}'`);
-    out[f] = w;
+  for (const [field, weight] of entries) {
+    if (!field || typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) throw new InvalidInput(`Invalid weight for field '${field}'`);
+    out[field] = weight;
   }
   return out;
 }
@@ -153,10 +159,10 @@ function searchNow(db: SearchSource, collection: string, req: SearchRequest, vie
     ? fuseScores(textHits, vectorHits, { textWeight: req.textWeight ?? 0.5, vectorWeight: req.vectorWeight ?? 0.5 })
     : textHits ?? (vectorHits ?? []).map((h) => ({ id: h.id, score: h.score, matchedFields: [] as string[] }));
   const projection = compileProjection(req.selectFields, req.excludeFields);
-  const results = fused.slice(0, limit).map((h) => ({
-    record: applyProjection(get(h.id)!, projection),
-    score: h.score,
-    matched_fields: [...h.matchedFields],
+  const results = fused.slice(0, limit).map((hit) => ({
+    record: applyProjection(get(hit.id)!, projection),
+    score: hit.score,
+    matched_fields: [...hit.matchedFields],
   }));
   return { results, total: results.length };
 }
@@ -228,7 +234,7 @@ function vectorSearch(db: SearchSource, collection: string, req: SearchRequest, 
   if (view) {
     // Exact search over a transaction's own view: the scan the committed path falls back to, without copying vectors.
     const scan = new NearestScan(metric, req.vector!, neighbours);
-    for (const [id, record] of view) { const v = vectorOf(record[req.vectorField]); if (v && (!allowed || allowed(id))) scan.offer(id, v); }
+    for (const [id, record] of view) { const vector = vectorOf(record[req.vectorField]); if (vector && (!allowed || allowed(id))) scan.offer(id, vector); }
     return scan.results();
   }
   return rescoreExactly(db.state.collections.get(collection)?.records, req.vectorField, metric, req.vector!, searchReady(ready!, req.vectorField, metric, req.vector!, neighbours, allowed));

@@ -23,10 +23,10 @@ export const FRAME_OVERHEAD = 8;
 export const MAX_FRAME = 256 * 1024 * 1024;
 
 export function encodeHeader(magic: string, version: number): Buffer {
-  const b = Buffer.alloc(HEADER_SIZE);
-  b.write(magic.padEnd(8, '\0').slice(0, 8), 0, 'latin1');
-  b.writeUInt32LE(version, 8);
-  return b;
+  const header = Buffer.alloc(HEADER_SIZE);
+  header.write(magic.padEnd(8, '\0').slice(0, 8), 0, 'latin1');
+  header.writeUInt32LE(version, 8);
+  return header;
 }
 
 export function checkHeader(buf: Buffer, magic: string): number | undefined {
@@ -92,8 +92,8 @@ export interface ByteRange {
 
 /** True when `buf[at]` starts a MessagePack map (fixmap, map16 or map32). */
 function startsLikeMap(buf: Buffer, at: number): boolean {
-  const b = buf[at]!;
-  return (b >= 0x81 && b <= 0x8f) || b === 0xde || b === 0xdf;
+  const byte = buf[at]!;
+  return (byte >= 0x81 && byte <= 0x8f) || byte === 0xde || byte === 0xdf;
 }
 
 /**

@@ -172,9 +172,9 @@ export class StorageHealth {
   }
 
   private emit(event: StorageEvent): void {
-    for (const l of this.listeners) {
+    for (const listener of this.listeners) {
       // A failing listener (a logger) must not break the write path that reported the fault.
-      try { l(event); } catch (err) { this.log('storage event listener failed', 'error', err); }
+      try { listener(event); } catch (err) { this.log('storage event listener failed', 'error', err); }
     }
   }
 }

@@ -76,9 +76,9 @@ export class CronSchedule {
   /** Parses `expression` on the wall clock of `timezone` (UTC when absent): a 400 naming the field or zone at fault, or saying it never matches. */
   static parse(expression: string, timezone?: string): CronSchedule {
     const fields = fieldsOf(expression);
-    const s = new CronSchedule(expression, zoneOf(timezone), fields);
-    if (s.next(0) === undefined) throw new InvalidInput(`Cron expression '${expression}' never matches (no time within ${CRON_HORIZON_YEARS} years)`);
-    return s;
+    const schedule = new CronSchedule(expression, zoneOf(timezone), fields);
+    if (schedule.next(0) === undefined) throw new InvalidInput(`Cron expression '${expression}' never matches (no time within ${CRON_HORIZON_YEARS} years)`);
+    return schedule;
   }
 
   /** The first run strictly after `afterMs` (runs are whole seconds), or undefined when none comes within CRON_HORIZON_YEARS. */
@@ -103,8 +103,8 @@ export class CronSchedule {
     if (following === undefined || following > toMs) return lo;
     while (hi - lo > 1000) {
       const mid = lo + Math.floor((hi - lo) / 2000) * 1000;
-      const n = this.next(mid);
-      if (n !== undefined && n <= toMs) lo = mid;
+      const next = this.next(mid);
+      if (next !== undefined && next <= toMs) lo = mid;
       else hi = mid;
     }
     const last = this.next(lo);

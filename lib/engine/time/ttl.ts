@@ -22,11 +22,11 @@ const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g;
 export function parseDurationMs(raw: unknown): number | undefined {
   if (typeof raw === 'number') return Number.isFinite(raw) && raw > 0 ? raw * 1000 : undefined;
   if (typeof raw !== 'string') return undefined;
-  const s = raw.trim();
-  if (/^\d+$/.test(s)) return Number(s) > 0 ? Number(s) * 1000 : undefined;
-  if (!/^(\d+(?:\.\d+)?(ms|s|m|h|d|w))+$/.test(s)) return undefined;
+  const text = raw.trim();
+  if (/^\d+$/.test(text)) return Number(text) > 0 ? Number(text) * 1000 : undefined;
+  if (!/^(\d+(?:\.\d+)?(ms|s|m|h|d|w))+$/.test(text)) return undefined;
   let total = 0;
-  for (const m of s.matchAll(PART)) total += Number(m[1]) * UNIT_MS[m[2]!]!;
+  for (const part of text.matchAll(PART)) total += Number(part[1]) * UNIT_MS[part[2]!]!;
   return total > 0 ? total : undefined;
 }
 

@@ -40,8 +40,8 @@ export class AuditLog {
    * kept libuv's thread pool busy enough to delay the log's fsyncs (commits
    * at 1/10 of their speed).
    */
-  record(e: AuditEvent): void {
-    this.pending.push(JSON.stringify({ timestamp: new Date(this.clock.now()).toISOString(), ...e }) + '\n');
+  record(event: AuditEvent): void {
+    this.pending.push(JSON.stringify({ timestamp: new Date(this.clock.now()).toISOString(), ...event }) + '\n');
     this.writing ??= this.drain().finally(() => { this.writing = undefined; });
   }
 

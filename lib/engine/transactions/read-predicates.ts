@@ -55,11 +55,11 @@ export class ReadPredicates {
    */
   add(predicate: ReadPredicate): void {
     let onCollection = 0, oldest = predicate.seq;
-    for (const q of this.list) {
-      if (q.collection !== predicate.collection) continue;
-      if (!q.filter || q.filter === predicate.filter) return;
+    for (const held of this.list) {
+      if (held.collection !== predicate.collection) continue;
+      if (!held.filter || held.filter === predicate.filter) return;
       onCollection += 1;
-      oldest = Math.min(oldest, q.seq);
+      oldest = Math.min(oldest, held.seq);
     }
     if (onCollection < MAX_PREDICATES_PER_COLLECTION) { this.list.push(predicate); return; }
     const others = this.list.filter((q) => q.collection !== predicate.collection);

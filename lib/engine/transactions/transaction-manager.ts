@@ -292,7 +292,7 @@ export class TransactionManager {
     const view = this.viewOf(tx);
     const now = this.db.now();
     const live = (function* () {
-      for (const [, e] of view.records(collection)) if (!isExpired(e, now)) yield e.fields;
+      for (const [, entry] of view.records(collection)) if (!isExpired(entry, now)) yield entry.fields;
     })();
     const rows = runQuery(live, query);
     for (const record of rows) {

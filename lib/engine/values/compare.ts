@@ -26,8 +26,8 @@ type Scalar =
 
 const RANK: Record<Scalar['k'], number> = { null: 0, bool: 1, num: 2, str: 3, date: 4, bytes: 5, list: 6, obj: 7 };
 
-export function durationMillis(v: number | SecsNanos): number {
-  return typeof v === 'number' ? v : v.secs * 1000 + v.nanos / 1e6;
+export function durationMillis(duration: number | SecsNanos): number {
+  return typeof duration === 'number' ? duration : duration.secs * 1000 + duration.nanos / 1e6;
 }
 
 function scalarOf(value: Value | undefined): Scalar {
@@ -62,41 +62,44 @@ function decimalNumber(text: string): number | bigint {
 }
 
 /** Exact equality of two numeric values, also between a bigint and a number. */
-function sameNumber(a: number | bigint, b: number | bigint): boolean {
+function sameNumber(left: number | bigint, right: number | bigint): boolean {
   // Loose equality compares a bigint and a number exactly, as mathematical values.
-  return typeof a === typeof b ? a === b : a == b;
+  return typeof left === typeof right ? left === right : left == right;
 }
 
 /** A date and a string compare as dates when the string is an RFC 3339 instant. */
-function alignDates(a: Scalar, b: Scalar): [Scalar, Scalar] {
-  if (a.k === 'date' && b.k === 'str') {
-    const n = normalizeDateTime(b.v);
-    if (n !== undefined) return [a, { k: 'date', v: dateTimeOrderKey(n), s: n }];
+function alignDates(left: Scalar, right: Scalar): [Scalar, Scalar] {
+  if (left.k === 'date' && right.k === 'str') {
+    const normalized = normalizeDateTime(right.v);
+    if (normalized !== undefined) return [left, { k: 'date', v: dateTimeOrderKey(normalized), s: normalized }];
   }
-  if (a.k === 'str' && b.k === 'date') {
-    const [y, x] = alignDates(b, a);
-    return [x, y];
+  if (left.k === 'str' && right.k === 'date') {
+    const [rightAligned, leftAligned] = alignDates(right, left);
+    return [leftAligned, rightAligned];
   }
-  return [a, b];
+  return [left, right];
 }
 
-export function equalValues(a: Value | undefined, b: Value | undefined): boolean {
-  const [x, y] = alignDates(scalarOf(a), scalarOf(b));
-  if (x.k !== y.k) return false;
-  switch (x.k) {
+export function equalValues(left: Value | undefined, right: Value | undefined): boolean {
+  const [leftScalar, rightScalar] = alignDates(scalarOf(left), scalarOf(right));
+  if (leftScalar.k !== rightScalar.k) return false;
+  switch (leftScalar.k) {
     case 'null': return true;
-    case 'num': return sameNumber(x.v, (y as typeof x).v);
-    case 'bool': case 'str': return x.v === (y as typeof x).v;
-    case 'date': return x.v === (y as typeof x).v;
-    case 'bytes': return Buffer.compare(x.v, (y as typeof x).v) === 0;
+    case 'num': return sameNumber(leftScalar.v, (rightScalar as typeof leftScalar).v);
+    case 'bool': case 'str': return leftScalar.v === (rightScalar as typeof leftScalar).v;
+    case 'date': return leftScalar.v === (rightScalar as typeof leftScalar).v;
+    case 'bytes': return Buffer.compare(leftScalar.v, (rightScalar as typeof leftScalar).v) === 0;
     case 'list': {
-      const l = (y as typeof x).v;
-      return x.v.length === l.length && x.v.every((e, i) => equalValues(e, l[i]));
+      const rightList = (rightScalar as typeof leftScalar).v;
+      return leftScalar.v.length === rightList.length && leftScalar.v.every((e, i) => equalValues(e, rightList[i]));
     }
     case 'obj': {
-      const o = (y as typeof x).v;
-      const keys = Object.keys(x.v);
-      return keys.length === Object.keys(o).length && keys.every((k) => k in o && equalValues(x.v[k], o[k]));
+      const rightObject = (rightScalar as typeof leftScalar).v;
+      const keys = Object.keys(leftScalar.v);
+      return (
+        keys.length === Object.keys(rightObject).length &&
+        keys.every((k) => k in rightObject && equalValues(leftScalar.v[k], rightObject[k]))
+      );
     }
   }
 }
@@ -109,44 +112,52 @@ export function equalValues(a: Value | undefined, b: Value | undefined): boolean
  * to the caller (see query/value-set.ts).
  */
 export function equalityKey(value: Value | undefined): string | undefined {
-  const s = scalarOf(value);
-  switch (s.k) {
-    case 'null': return 'n';
-    case 'bool': return s.v ? 't' : 'f';
-    case 'num': return Number.isNaN(s.v) ? undefined : 'd' + s.v;
-    case 'str': return 's' + s.v;
-    case 'date': return 'D' + s.v;
-    case 'bytes': return 'b' + Buffer.from(s.v.buffer, s.v.byteOffset, s.v.byteLength).toString('base64');
-    case 'list': case 'obj': return undefined;
+  const scalar = scalarOf(value);
+  switch (scalar.k) {
+    case 'null':
+      return 'n';
+    case 'bool':
+      return scalar.v ? 't' : 'f';
+    case 'num':
+      return Number.isNaN(scalar.v) ? undefined : 'd' + scalar.v;
+    case 'str':
+      return 's' + scalar.v;
+    case 'date':
+      return 'D' + scalar.v;
+    case 'bytes':
+      return 'b' + Buffer.from(scalar.v.buffer, scalar.v.byteOffset, scalar.v.byteLength).toString('base64');
+    case 'list':
+    case 'obj':
+      return undefined;
   }
 }
 
 /** Orders two values of comparable kinds; undefined when the kinds are unrelated. */
-export function compareValues(a: Value | undefined, b: Value | undefined): number | undefined {
-  const [x, y] = alignDates(scalarOf(a), scalarOf(b));
-  if (x.k !== y.k) return undefined;
-  switch (x.k) {
+export function compareValues(left: Value | undefined, right: Value | undefined): number | undefined {
+  const [leftScalar, rightScalar] = alignDates(scalarOf(left), scalarOf(right));
+  if (leftScalar.k !== rightScalar.k) return undefined;
+  switch (leftScalar.k) {
     case 'null': return 0;
-    case 'bool': return Number(x.v) - Number((y as typeof x).v);
+    case 'bool': return Number(leftScalar.v) - Number((rightScalar as typeof leftScalar).v);
     case 'num': case 'date': {
-      const w = (y as typeof x).v;
-      return x.v < w ? -1 : x.v > w ? 1 : 0;
+      const rightNumber = (rightScalar as typeof leftScalar).v;
+      return leftScalar.v < rightNumber ? -1 : leftScalar.v > rightNumber ? 1 : 0;
     }
     case 'str': {
-      const s = (y as typeof x).v;
-      return x.v < s ? -1 : x.v > s ? 1 : 0;
+      const rightText = (rightScalar as typeof leftScalar).v;
+      return leftScalar.v < rightText ? -1 : leftScalar.v > rightText ? 1 : 0;
     }
-    case 'bytes': return Buffer.compare(x.v, (y as typeof x).v);
-    case 'list': case 'obj': return equalValues(a, b) ? 0 : undefined;
+    case 'bytes': return Buffer.compare(leftScalar.v, (rightScalar as typeof leftScalar).v);
+    case 'list': case 'obj': return equalValues(left, right) ? 0 : undefined;
   }
 }
 
 /** Total order for sorting: incomparable kinds are ordered by kind (null first). */
-export function sortCompare(a: Value | undefined, b: Value | undefined): number {
-  const order = compareValues(a, b);
+export function sortCompare(left: Value | undefined, right: Value | undefined): number {
+  const order = compareValues(left, right);
   if (order !== undefined) return order;
-  const [x, y] = alignDates(scalarOf(a), scalarOf(b));
-  return RANK[x.k] - RANK[y.k];
+  const [leftScalar, rightScalar] = alignDates(scalarOf(left), scalarOf(right));
+  return RANK[leftScalar.k] - RANK[rightScalar.k];
 }
 
 /** Removes duplicates (by `equalValues`), keeping first occurrences in order. */
@@ -163,22 +174,24 @@ export function dedupeValues(items: readonly Value[]): Value[] {
  * for 2^60, or an exponent from 1e21), so a Float 2^60 and an Integer bigint
  * 2^60 share a key, and the bigint 1152921504606847000 does not.
  */
-function numberKey(v: number | bigint): string {
-  return typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v) ? BigInt(v).toString() : String(v);
+function numberKey(number: number | bigint): string {
+  return typeof number === 'number' && Number.isInteger(number) && !Number.isSafeInteger(number)
+    ? BigInt(number).toString()
+    : String(number);
 }
 
 /** A string key usable in a Map for hash-style equality (distinct, unique and hash indexes, joins). */
 export function hashKey(value: Value | undefined): string {
-  const s = scalarOf(value);
-  switch (s.k) {
+  const scalar = scalarOf(value);
+  switch (scalar.k) {
     case 'null': return 'n';
-    case 'bool': return s.v ? 't' : 'f';
-    case 'num': return 'd' + numberKey(s.v);
-    case 'str': return 's' + s.v;
-    case 'date': return 'D' + s.v;
-    case 'bytes': return 'b' + Buffer.from(s.v).toString('base64');
-    case 'list': return 'l[' + s.v.map(hashKey).join(',') + ']';
-    case 'obj': return 'o{' + Object.keys(s.v).sort().map((k) => JSON.stringify(k) + ':' + hashKey(s.v[k])).join(',') + '}';
+    case 'bool': return scalar.v ? 't' : 'f';
+    case 'num': return 'd' + numberKey(scalar.v);
+    case 'str': return 's' + scalar.v;
+    case 'date': return 'D' + scalar.v;
+    case 'bytes': return 'b' + Buffer.from(scalar.v).toString('base64');
+    case 'list': return 'l[' + scalar.v.map(hashKey).join(',') + ']';
+    case 'obj': return 'o{' + Object.keys(scalar.v).sort().map((k) => JSON.stringify(k) + ':' + hashKey(scalar.v[k])).join(',') + '}';
   }
 }
 

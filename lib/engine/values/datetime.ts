@@ -6,8 +6,8 @@
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 
-export function isRfc3339(s: string): boolean {
-  return normalizeDateTime(s) !== undefined;
+export function isRfc3339(text: string): boolean {
+  return normalizeDateTime(text) !== undefined;
 }
 
 /**
@@ -15,15 +15,15 @@ export function isRfc3339(s: string): boolean {
  * Returns undefined for anything else, including impossible dates (February
  * 30th) and instants that fall outside the years 0000-9999 once in UTC.
  */
-export function normalizeDateTime(s: string): string | undefined {
-  if (s.length < 20 || s.length > 40) return undefined;
-  const match = RFC3339.exec(s);
+export function normalizeDateTime(text: string): string | undefined {
+  if (text.length < 20 || text.length > 40) return undefined;
+  const match = RFC3339.exec(text);
   if (!match) return undefined;
-  const [, y, mo, d, h, mi, se, frac = '', zone] = match;
-  const year = Number(y), month = Number(mo), day = Number(d);
+  const [, yearText, mo, dayText, hour, mi, se, frac = '', zone] = match;
+  const year = Number(yearText), month = Number(mo), day = Number(dayText);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  if (Number(h) > 23 || Number(mi) > 59 || Number(se) > 60) return undefined;
-  let ms = utcMillis(year, month, day, Number(h), Number(mi), Math.min(Number(se), 59));
+  if (Number(hour) > 23 || Number(mi) > 59 || Number(se) > 60) return undefined;
+  let ms = utcMillis(year, month, day, Number(hour), Number(mi), Math.min(Number(se), 59));
   if (zone !== 'Z' && zone !== 'z') {
     const sign = zone![0] === '-' ? -1 : 1;
     const offMin = Number(zone!.slice(1, 3)) * 60 + Number(zone!.slice(4, 6));

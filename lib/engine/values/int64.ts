@@ -13,14 +13,14 @@ export const INT64_MAX = 2n ** 63n - 1n;
 const SAFE_MIN = BigInt(Number.MIN_SAFE_INTEGER);
 const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** True when `b` fits a 64-bit signed integer. */
-export function isInt64(b: bigint): boolean {
-  return b >= INT64_MIN && b <= INT64_MAX;
+/** True when `big` fits a 64-bit signed integer. */
+export function isInt64(big: bigint): boolean {
+  return big >= INT64_MIN && big <= INT64_MAX;
 }
 
 /** The stored form of an exact integer: a number when it is safe, else the bigint itself. */
-export function integerValue(b: bigint): number | bigint {
-  return b >= SAFE_MIN && b <= SAFE_MAX ? Number(b) : b;
+export function integerValue(big: bigint): number | bigint {
+  return big >= SAFE_MIN && big <= SAFE_MAX ? Number(big) : big;
 }
 
 /** A bigint in the safe range becomes a number; anything else is returned as is. */
@@ -40,14 +40,14 @@ export function isExactInteger(value: unknown): value is number | bigint {
  * "1152921504606847000"): a whole float beyond 2^53 comes back from any
  * JSON writer that way, and must be readable again as that same float.
  */
-export function bigintAsFloat(b: bigint): number | undefined {
-  const n = Number(b);
-  if (!Number.isFinite(n)) return undefined;
-  return BigInt(n) === b || String(n) === b.toString() ? n : undefined;
+export function bigintAsFloat(big: bigint): number | undefined {
+  const approximate = Number(big);
+  if (!Number.isFinite(approximate)) return undefined;
+  return BigInt(approximate) === big || String(approximate) === big.toString() ? approximate : undefined;
 }
 
 /** Digits of a bigint for messages, cut short so a huge literal does not flood them. */
-export function shownInteger(b: bigint): string {
-  const s = b.toString();
-  return s.length > 24 ? `${s.slice(0, 22)}… (${s.replace('-', '').length} digits)` : s;
+export function shownInteger(big: bigint): string {
+  const digits = big.toString();
+  return digits.length > 24 ? `${digits.slice(0, 22)}… (${digits.replace('-', '').length} digits)` : digits;
 }

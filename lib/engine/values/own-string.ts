@@ -23,13 +23,13 @@ const MIN_SLICE_LENGTH = 13;
 let lastSource = '';
 let lastCopy = '';
 
-/** `s`, or an equal string with its own storage when `s` could be a slice. */
-export function ownString(s: string): string {
-  if (s.length < MIN_SLICE_LENGTH) return s;
-  if (s === lastSource) return lastCopy;
-  lastSource = s;
+/** `text`, or an equal string with its own storage when `text` could be a slice. */
+export function ownString(text: string): string {
+  if (text.length < MIN_SLICE_LENGTH) return text;
+  if (text === lastSource) return lastCopy;
+  lastSource = text;
   // join writes its parts into one new flat string.
-  lastCopy = [s.slice(0, -1), s.slice(-1)].join('');
+  lastCopy = [text.slice(0, -1), text.slice(-1)].join('');
   return lastCopy;
 }
 
@@ -49,24 +49,24 @@ export const MAX_SHARED_LENGTH = 16;
 const SHARED_SLOTS = 1 << 14;
 const shared: Array<string | undefined> = new Array<string | undefined>(SHARED_SLOTS).fill(undefined);
 
-/** `s`, or the equal string other stored values already use, when `s` is short. */
-export function sharedString(s: string): string {
-  const n = s.length;
-  if (n > MAX_SHARED_LENGTH) return s;
+/** `text`, or the equal string other stored values already use, when `text` is short. */
+export function sharedString(text: string): string {
+  const length = text.length;
+  if (length > MAX_SHARED_LENGTH) return text;
   // FNV-1a over the UTF-16 code units.
   let hits = 0x811c9dc5;
-  for (let i = 0; i < n; i++) hits = Math.imul(hits ^ s.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < length; i++) hits = Math.imul(hits ^ text.charCodeAt(i), 0x01000193);
   const slot = (hits >>> 0) & (SHARED_SLOTS - 1);
   const have = shared[slot];
-  if (have === s) return have;
-  const own = ownString(s);
+  if (have === text) return have;
+  const own = ownString(text);
   shared[slot] = own;
   return own;
 }
 
 /** A string as a stored value keeps it: shared when short, owning its text when long. */
-export function storedString(s: string): string {
-  return s.length > MAX_SHARED_LENGTH ? ownString(s) : sharedString(s);
+export function storedString(text: string): string {
+  return text.length > MAX_SHARED_LENGTH ? ownString(text) : sharedString(text);
 }
 
 /**

@@ -15,17 +15,17 @@ const RFC4122 = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-
 const NIL = '00000000-0000-0000-0000-000000000000';
 const MAX = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
-/** True when `s` has the 8-4-4-4-12 shape of ASCII letters and digits. */
-export function isUuidShape(s: string): boolean {
-  return SHAPE.test(s);
+/** True when `text` has the 8-4-4-4-12 shape of ASCII letters and digits. */
+export function isUuidShape(text: string): boolean {
+  return SHAPE.test(text);
 }
 
 /**
- * True when `s` is an RFC 4122 UUID: hex digits, a version nibble of 1-8 and
+ * True when `text` is an RFC 4122 UUID: hex digits, a version nibble of 1-8 and
  * the RFC 4122 variant, or one of the two special forms, nil (all zeros) and
  * max (all f).
  */
-export function isRfc4122Uuid(s: string): boolean {
-  const lower = s.toLowerCase();
-  return RFC4122.test(s) || lower === NIL || lower === MAX;
+export function isRfc4122Uuid(text: string): boolean {
+  const lower = text.toLowerCase();
+  return RFC4122.test(text) || lower === NIL || lower === MAX;
 }

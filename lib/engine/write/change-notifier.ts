@@ -28,8 +28,8 @@ export interface MutationNotice {
 export interface SchemaNotice { collection: string; version: number; primary_key_alias: string }
 
 export interface ChangeListener {
-  mutation(n: MutationNotice): void;
-  schema(n: SchemaNotice): void;
+  mutation(notice: MutationNotice): void;
+  schema(notice: SchemaNotice): void;
 }
 
 /** Only changes whose record has `field` equal to `value` (compared as text, typed wrappers unwrapped). */
@@ -70,7 +70,7 @@ export class ChangeNotifier {
   /** Open subscriptions (for tests and health). */
   count(): number {
     let count = 0;
-    for (const s of this.byCollection.values()) count += s.size;
+    for (const subscribers of this.byCollection.values()) count += subscribers.size;
     return count;
   }
 
@@ -88,9 +88,9 @@ export class ChangeNotifier {
     for (const ch of info.changes) {
       if (!this.byCollection.has(ch.collection)) continue;
       const key = `${ch.collection}\u0000${ch.event}`;
-      let g = groups.get(key);
-      if (!g) groups.set(key, (g = []));
-      g.push(ch);
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = []));
+      group.push(ch);
     }
     const notice = (mine: RecordChange[]): MutationNotice => {
       const records = mine.map((c) => (c.fields ? recordToWire(c.fields, { typed }) : { id: c.id }));
@@ -108,17 +108,17 @@ export class ChangeNotifier {
     }
     for (const collection of info.schemaChanged) {
       const meta = this.db.state.collections.get(collection)?.meta;
-      const n = { collection, version: meta?.schema?.version ?? 1, primary_key_alias: meta?.schema?.primary_key_alias ?? 'id' };
-      for (const subscriber of this.byCollection.get(collection) ?? []) subscriber.listener.schema(n);
+      const schemaNotice = { collection, version: meta?.schema?.version ?? 1, primary_key_alias: meta?.schema?.primary_key_alias ?? 'id' };
+      for (const subscriber of this.byCollection.get(collection) ?? []) subscriber.listener.schema(schemaNotice);
     }
   }
 }
 
-function matches(c: RecordChange, f: ChangeFilter): boolean {
-  if (!c.fields) return false;
-  const value = c.fields[f.field];
+function matches(change: RecordChange, filter: ChangeFilter): boolean {
+  if (!change.fields) return false;
+  const value = change.fields[filter.field];
   if (value === undefined) return false;
   const bare =
     value !== null && typeof value === 'object' && 'value' in value ? (value as { value: unknown }).value : value;
-  return String(bare) === f.value;
+  return String(bare) === filter.value;
 }

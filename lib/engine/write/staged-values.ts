@@ -30,26 +30,29 @@ class FieldValues {
   add(id: string, fields: Fields): void {
     if (!Object.hasOwn(fields, this.field)) return;
     const key = this.keyFn(fields[this.field]!);
-    const b = this.byKey.get(key);
-    this.byKey.set(key, b === undefined ? id : Object.freeze(typeof b === 'string' ? [b, id] : [...b, id]));
+    const bucket = this.byKey.get(key);
+    this.byKey.set(
+      key,
+      bucket === undefined ? id : Object.freeze(typeof bucket === 'string' ? [bucket, id] : [...bucket, id]),
+    );
   }
 
   remove(id: string, fields: Fields): void {
     if (!Object.hasOwn(fields, this.field)) return;
     const key = this.keyFn(fields[this.field]!);
-    const b = this.byKey.get(key);
-    if (b === undefined) return;
-    if (typeof b === 'string') {
-      if (b === id) this.byKey.delete(key);
+    const bucket = this.byKey.get(key);
+    if (bucket === undefined) return;
+    if (typeof bucket === 'string') {
+      if (bucket === id) this.byKey.delete(key);
       return;
     }
-    const rest = b.filter((x) => x !== id);
+    const rest = bucket.filter((x) => x !== id);
     this.byKey.set(key, rest.length === 1 ? rest[0]! : Object.freeze(rest));
   }
 
   holders(key: string): readonly string[] {
-    const b = this.byKey.get(key);
-    return b === undefined ? NONE : typeof b === 'string' ? [b] : b;
+    const bucket = this.byKey.get(key);
+    return bucket === undefined ? NONE : typeof bucket === 'string' ? [bucket] : bucket;
   }
 
   copy(): FieldValues {

@@ -71,7 +71,7 @@ export class CollectionState {
     const readers = this.readers;
     if (readers === undefined) return;
     const current = this.records.get(id);
-    for (const r of readers) r.note(id, current, removing);
+    for (const reader of readers) reader.note(id, current, removing);
   }
 
   /** Opens a point-in-time reader of this collection; close it with `closeReader`. */

@@ -124,7 +124,7 @@ export class WorkingView {
     this.ownValues.clear();
     for (const [key, overlay] of this.trash) fork.trash.set(key, new Map(overlay));
     for (const [key, staged] of this.keys) fork.keys.set(key, staged);
-    for (const d of this.dropped) fork.dropped.add(d);
+    for (const name of this.dropped) fork.dropped.add(name);
     for (const [collection, images] of this.replaced) fork.replaced.set(collection, [...images]);
     fork.config = this.config;
     for (const [key, staged] of this.kv) fork.kv.set(key, staged);
@@ -250,14 +250,14 @@ export class WorkingView {
    * one object is cheaper than a closure per method.
    */
   private static readonly Overlay = class implements EffectTarget {
-    constructor(private readonly v: WorkingView) {}
-    collection(name: string): CollectionMeta | undefined { return this.v.collection(name); }
-    record(collection: string, id: string): RecordEntry | undefined { return this.v.record(collection, id); }
-    trashed(collection: string, id: string): TrashEntry | undefined { return this.v.trashed(collection, id); }
-    config(): Readonly<Record<string, unknown>> { return this.v.currentConfig(); }
-    setCollection(meta: CollectionMeta): void { this.v.colls.set(meta.name, meta); }
+    constructor(private readonly target: WorkingView) {}
+    collection(name: string): CollectionMeta | undefined { return this.target.collection(name); }
+    record(collection: string, id: string): RecordEntry | undefined { return this.target.record(collection, id); }
+    trashed(collection: string, id: string): TrashEntry | undefined { return this.target.trashed(collection, id); }
+    config(): Readonly<Record<string, unknown>> { return this.target.currentConfig(); }
+    setCollection(meta: CollectionMeta): void { this.target.colls.set(meta.name, meta); }
     dropCollection(name: string): void {
-      const view = this.v;
+      const view = this.target;
       view.colls.set(name, GONE);
       view.dropped.add(name);
       view.recs.delete(name);
@@ -267,30 +267,30 @@ export class WorkingView {
       view.trash.set(name, new Map([...view.trashedRecords(name)].map(([id]) => [id, null])));
     }
     putRecord(collection: string, id: string, image: RecordImage, madeId: boolean): void {
-      const view = this.v;
+      const view = this.target;
       if (!madeId) view.noteReplaced(collection, id);
       view.followStaged(collection, id, image.fields);
       view.recOverlay(collection).set(id, { fields: image.fields, version: view.nextSeq, expiresAt: image.expiresAt, slidingMs: image.slidingMs });
     }
     removeRecord(collection: string, id: string): void {
-      this.v.noteReplaced(collection, id);
-      this.v.followStaged(collection, id, undefined);
-      this.v.recOverlay(collection).set(id, GONE);
+      this.target.noteReplaced(collection, id);
+      this.target.followStaged(collection, id, undefined);
+      this.target.recOverlay(collection).set(id, GONE);
     }
-    putTrashed(collection: string, id: string, trashed: TrashEntry): void { this.v.trashOverlay(collection).set(id, trashed); }
-    removeTrashed(collection: string, id: string): void { this.v.trashOverlay(collection).set(id, GONE); }
-    setKv(key: string, entry: KvEntry): void { this.v.kv.set(key, entry); }
-    deleteKv(key: string): void { this.v.kv.set(key, GONE); }
+    putTrashed(collection: string, id: string, trashed: TrashEntry): void { this.target.trashOverlay(collection).set(id, trashed); }
+    removeTrashed(collection: string, id: string): void { this.target.trashOverlay(collection).set(id, GONE); }
+    setKv(key: string, entry: KvEntry): void { this.target.kv.set(key, entry); }
+    deleteKv(key: string): void { this.target.kv.set(key, GONE); }
     clearKv(): void {
-      this.v.kv.clear();
-      this.v.kvCleared = true;
+      this.target.kv.clear();
+      this.target.kvCleared = true;
     }
     // Operations never read KV links inside the writer, so the overlay does not keep them.
     link(): void {}
     unlink(): void {}
-    setApiKey(key: ApiKeyRecord): void { this.v.keys.set(key.id, key); }
-    deleteApiKey(id: string): void { this.v.keys.set(id, GONE); }
-    setConfig(config: Readonly<Record<string, unknown>>): void { this.v.config = config; }
+    setApiKey(key: ApiKeyRecord): void { this.target.keys.set(key.id, key); }
+    deleteApiKey(id: string): void { this.target.keys.set(id, GONE); }
+    setConfig(config: Readonly<Record<string, unknown>>): void { this.target.config = config; }
   };
 
   private readonly overlay: EffectTarget = new WorkingView.Overlay(this);
@@ -299,8 +299,8 @@ export class WorkingView {
 /** Makes `to` hold what `from` holds (entries by reference). */
 function replaceWith<K, V>(to: Map<K, V> | Set<K>, from: Map<K, V> | Set<K>): void {
   to.clear();
-  if (to instanceof Map) for (const [k, value] of from as Map<K, V>) to.set(k, value);
-  else for (const k of from as Set<K>) to.add(k);
+  if (to instanceof Map) for (const [key, value] of from as Map<K, V>) to.set(key, value);
+  else for (const key of from as Set<K>) to.add(key);
 }
 
 function* stagedImages(overlay: ReadonlyMap<string, RecordEntry | null>): IterableIterator<[string, Fields]> {

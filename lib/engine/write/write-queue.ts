@@ -207,14 +207,14 @@ export class WriteQueue {
     let view = (this.view ??= this.rebuildView(this.inflight.flatMap((g) => g.batches)));
     const batches: LoggedBatch[] = [];
     const done: Array<{ p: Pending; result: unknown }> = [];
-    for (const p of group) {
-      if (this.health.readOnly) { p.reject(this.health.refuse()); continue; }
+    for (const pending of group) {
+      if (this.health.readOnly) { pending.reject(this.health.refuse()); continue; }
       let out: OpResult<unknown>;
       try {
-        const r = p.op(view);
-        out = r instanceof Promise ? await r : r;
+        const result = pending.op(view);
+        out = result instanceof Promise ? await result : result;
       } catch (err) {
-        p.reject(toDbError(err));
+        pending.reject(toDbError(err));
         continue;
       }
       if (out.effects.length > 0 || out.origin) {
@@ -224,7 +224,7 @@ export class WriteQueue {
           // Effects the state cannot take (a bug in the operation): refuse this one before anything is
           // logged, and rebuild the overlay from the batches that staged cleanly, since this one may have
           // half-staged. Staging runs the same applyEffect as applyBatch, so what stages here applies later.
-          p.reject(toDbError(err));
+          pending.reject(toDbError(err));
           view = this.view = this.rebuildView([...this.inflight.flatMap((g) => g.batches), ...batches]);
           continue;
         }
@@ -233,7 +233,7 @@ export class WriteQueue {
           : { seq: view.nextSeq, effects: out.effects });
         view.nextSeq += 1;
       }
-      done.push({ p, result: out.result });
+      done.push({ p: pending, result: out.result });
     }
     if (batches.length > 0) {
       let data: Buffer;
@@ -242,13 +242,13 @@ export class WriteQueue {
         data = encoded instanceof Promise ? await encoded : encoded;
       } catch (err) {
         // A batch that cannot be encoded is a bug; nothing was written, and no later group saw these effects.
-        for (const d of done) d.p.reject(toDbError(err));
+        for (const item of done) item.p.reject(toDbError(err));
         this.view = undefined;
         return;
       }
       const appended = this.log.appendEncoded(data);
-      const g: InFlight = { batches, done, finished: false, settled: appended.then(() => { g.finished = true; }, (err: unknown) => { g.finished = true; g.error = err; }) };
-      this.inflight.push(g);
+      const inFlight: InFlight = { batches, done, finished: false, settled: appended.then(() => { inFlight.finished = true; }, (err: unknown) => { inFlight.finished = true; inFlight.error = err; }) };
+      this.inflight.push(inFlight);
     } else if (done.length > 0) {
       // Answered in order, after the groups before it (their effects are what these results saw).
       this.inflight.push({ batches, done, finished: true, settled: Promise.resolve() });
@@ -264,7 +264,7 @@ export class WriteQueue {
       // the groups after it were computed over its effects, so they fail too (the writer refuses their appends).
       const failed = [group, ...this.inflight];
       this.inflight = [];
-      for (const f of failed) for (const d of f.done) d.p.reject(this.health.readOnly ? this.health.refuse() : toDbError(group.error));
+      for (const failedGroup of failed) for (const item of failedGroup.done) item.p.reject(this.health.readOnly ? this.health.refuse() : toDbError(group.error));
       // No append may still be running when the next group (or a repair) starts.
       await Promise.all(failed.map((f) => f.settled));
       return;
@@ -285,9 +285,9 @@ export class WriteQueue {
       // Unreachable while staging and applying share applyEffect; if it happens, say so and answer
       // every caller rather than leave them waiting on a writer that stopped.
       this.report('applying a logged group failed; restart the server to replay the log', 'error', err);
-      for (const d of group.done) d.p.reject(toDbError(err));
+      for (const item of group.done) item.p.reject(toDbError(err));
       return;
     }
-    for (const d of group.done) d.p.resolve(d.result);
+    for (const item of group.done) item.p.resolve(item.result);
   }
 }

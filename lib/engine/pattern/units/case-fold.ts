@@ -25,8 +25,8 @@ let table: FoldTable | undefined;
 function canonicalize(unit: number): number {
   const upper = String.fromCharCode(unit).toUpperCase();
   if (upper.length !== 1) return unit;
-  const u = upper.charCodeAt(0);
-  return unit >= 128 && u < 128 ? unit : u;
+  const upperUnit = upper.charCodeAt(0);
+  return unit >= 128 && upperUnit < 128 ? unit : upperUnit;
 }
 
 function foldTable(): FoldTable {
@@ -50,7 +50,7 @@ export function caseInsensitive(set: UnitSet): UnitSet {
   const added: Range[] = [];
   for (const [lo, hi] of set.ranges) {
     for (let k = firstAtLeast(units, lo); k < units.length && units[k]! <= hi; k++) {
-      for (const v of variants.get(units[k]!)!) added.push([v, v]);
+      for (const variant of variants.get(units[k]!)!) added.push([variant, variant]);
     }
   }
   return added.length === 0 ? set : set.union(UnitSet.of(added));

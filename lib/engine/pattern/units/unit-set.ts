@@ -49,9 +49,9 @@ export class UnitSet {
     let hi = this.ranges.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const [a, b] = this.ranges[mid]!;
-      if (unit < a) hi = mid - 1;
-      else if (unit > b) lo = mid + 1;
+      const [low, high] = this.ranges[mid]!;
+      if (unit < low) hi = mid - 1;
+      else if (unit > high) lo = mid + 1;
       else return true;
     }
     return false;

@@ -21,8 +21,8 @@ export function acceptsType(type: TypeName, value: Value): boolean {
     case 'String': return typeof value === 'string';
     case 'Integer': {
       if (typeof value === 'bigint') return true;
-      const n = numberOf(value);
-      return n !== undefined && Number.isSafeInteger(n);
+      const number = numberOf(value);
+      return number !== undefined && Number.isSafeInteger(number);
     }
     case 'Float':
     case 'Number': return numberOf(value) !== undefined || (typeof value === 'bigint' && bigintAsFloat(value) !== undefined);

@@ -85,17 +85,17 @@ function checkRfc4122(field: string, value: Value): ValidationDetail | undefined
  * rather than an error: the write is a 400 and the admin can replace it.
  * A value longer than the pattern's maxTextLength is refused unmatched.
  */
-function checkRegex(regex: string, field: string, v: string): ValidationDetail | undefined {
+function checkRegex(regex: string, field: string, text: string): ValidationDetail | undefined {
   const compiled = compilePattern(regex);
-  if (compiled.ok && v.length > compiled.pattern.maxTextLength) {
-    const message = `Field '${field}' is too long to check against its pattern: ${v.length} characters, at most ${compiled.pattern.maxTextLength} for this pattern`;
-    return { field, constraint: 'regex', expected: regex, actual: `<${v.length} characters>`, message };
+  if (compiled.ok && text.length > compiled.pattern.maxTextLength) {
+    const message = `Field '${field}' is too long to check against its pattern: ${text.length} characters, at most ${compiled.pattern.maxTextLength} for this pattern`;
+    return { field, constraint: 'regex', expected: regex, actual: `<${text.length} characters>`, message };
   }
-  if (compiled.ok && compiled.pattern.test(v)) return undefined;
+  if (compiled.ok && compiled.pattern.test(text)) return undefined;
   const message = compiled.ok
-    ? `Field '${field}' must match the pattern '${clip(regex)}' (got ${showValue(v)})`
+    ? `Field '${field}' must match the pattern '${clip(regex)}' (got ${showValue(text)})`
     : `Field '${field}': pattern cannot be used: ${compiled.problem}; replace the field's regex`;
-  return { field, constraint: 'regex', expected: compiled.ok ? regex : clip(regex), actual: v, message };
+  return { field, constraint: 'regex', expected: compiled.ok ? regex : clip(regex), actual: text, message };
 }
 
 /** Length of a string (in code points) or of a list value (Array, Set, Vector). */
@@ -115,6 +115,6 @@ export function showValue(value: Value): string {
   return clip(toJson(bare) ?? String(bare));
 }
 
-function clip(s: string): string {
-  return s.length > SHOWN_CHARS ? `${s.slice(0, SHOWN_CHARS)}…` : s;
+function clip(text: string): string {
+  return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text;
 }

@@ -66,7 +66,7 @@ class GrowingBuffer {
   private at = 0;
   constructor(capacity: number) { this.buf = Buffer.allocUnsafe(capacity); }
 
-  skip(n: number): void { this.room(n); this.at += n; }
+  skip(length: number): void { this.room(length); this.at += length; }
 
   append(bytes: Uint8Array): void {
     this.room(bytes.length);
@@ -84,9 +84,9 @@ class GrowingBuffer {
   /** What was appended (a view of the buffer). */
   bytes(): Buffer { return this.buf.subarray(0, this.at); }
 
-  private room(n: number): void {
-    if (this.at + n <= this.buf.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
+  private room(length: number): void {
+    if (this.at + length <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + length));
     this.buf.copy(bigger, 0, 0, this.at);
     this.buf = bigger;
   }

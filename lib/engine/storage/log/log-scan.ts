@@ -24,9 +24,9 @@ export async function readBatchesAfter(fs: StorageFs, dir: string, afterSeq: num
     for (;;) {
       const read = readFrame(buf, offset);
       if (read.kind !== 'frame') break;
-      const b = decodeBatch(read.payload);
-      if (!b) break;
-      if (b.seq > afterSeq) batches.push(b);
+      const batch = decodeBatch(read.payload);
+      if (!batch) break;
+      if (batch.seq > afterSeq) batches.push(batch);
       if (batches.length >= limit) break;
       offset = read.next;
     }

@@ -48,8 +48,8 @@ const seqs = (rs: readonly SeqRange[]) => rs.map((r) => (r.to === undefined ? `s
 /** Batches lost in `rs`: exact unless a range runs to an unknown end. */
 export function countSeqs(rs: readonly SeqRange[]): { n: number; exact: boolean } {
   let count = 0, exact = true;
-  for (const r of rs) {
-    if (r.to === undefined) { count += 1; exact = false; } else count += r.to - r.from + 1;
+  for (const range of rs) {
+    if (range.to === undefined) { count += 1; exact = false; } else count += range.to - range.from + 1;
   }
   return { n: count, exact };
 }
@@ -57,8 +57,8 @@ export function countSeqs(rs: readonly SeqRange[]): { n: number; exact: boolean 
 /** One sentence saying what a damaged file lost. */
 export function describeDamage(damaged: DamagedFile): string {
   if (damaged.kind === 'segment') {
-    const { n, exact } = countSeqs(damaged.lostSeqs);
-    const lost = damaged.lostSeqs.length ? `; ${exact ? '' : 'at least '}${n} batch(es) lost: ${seqs(damaged.lostSeqs)}` : '; no batch lost';
+    const { n: count, exact } = countSeqs(damaged.lostSeqs);
+    const lost = damaged.lostSeqs.length ? `; ${exact ? '' : 'at least '}${count} batch(es) lost: ${seqs(damaged.lostSeqs)}` : '; no batch lost';
     return `${damaged.file}: skipped ${ranges(damaged.skipped)}${lost}`;
   }
   if (!damaged.damage) {
@@ -67,7 +67,7 @@ export function describeDamage(damaged: DamagedFile): string {
   }
   const dm = damaged.damage;
   const parts = [`${damaged.file}: skipped ${ranges(dm.skipped)}`, `${dm.droppedFramesExact ? '' : 'at least '}${dm.droppedFrames} frame(s) not read`];
-  for (const r of dm.lostRecords) parts.push(r.lost === null ? `collection '${r.collection}': ${r.read} records read, how many were lost is unknown` : `collection '${r.collection}': ${r.lost} of ${r.read + r.lost} records lost`);
+  for (const lost of dm.lostRecords) parts.push(lost.lost === null ? `collection '${lost.collection}': ${lost.read} records read, how many were lost is unknown` : `collection '${lost.collection}': ${lost.lost} of ${lost.read + lost.lost} records lost`);
   if (dm.missingSections.length) parts.push(`sections not read: ${dm.missingSections.join(', ')}`);
   return parts.join('; ');
 }

@@ -97,7 +97,7 @@ export async function recover(fs: StorageFs, dir: string, opts: RecoveryOptions 
   }
   if (report.snapshot) log(`loaded ${report.snapshot} (seq ${outcome.base.seq})`, 'debug');
   log(`recovered from ${label(outcome.base)}: replayed ${report.replayedBatches} batches, now at seq ${outcome.state.seq}`, 'debug');
-  for (const w of report.warnings) log(w, 'warn');
+  for (const warning of report.warnings) log(warning, 'warn');
   return { state: outcome.state, lastSegment: outcome.replay.lastSegment, report };
 }
 
@@ -185,28 +185,29 @@ function withWayOut(err: Corruption, dir: string): Corruption {
     'and everything dropped is reported');
 }
 
-function buildReport(o: Outcome): RecoveryReport {
-  const { replay } = o;
-  const damaged: DamagedFile[] = [...o.snapshots, ...replay.damaged.map((d) => ({ kind: 'segment' as const, lost: true as const, ...d }))];
+function buildReport(outcome: Outcome): RecoveryReport {
+  const { replay } = outcome;
+  const damaged: DamagedFile[] = [...outcome.snapshots, ...replay.damaged.map((d) => ({ kind: 'segment' as const, lost: true as const, ...d }))];
   let droppedFrames = replay.tail?.frames ?? 0, droppedBytes = replay.tail?.bytes ?? 0;
-  for (const d of damaged) {
-    if (d.kind === 'segment') {
-      droppedFrames += countSeqs(d.lostSeqs).n;
-      for (const range of d.skipped) droppedBytes += range.to - range.from;
-    } else if (d.damage) {
-      droppedFrames += d.damage.droppedFrames;
-      for (const range of d.damage.skipped) droppedBytes += range.to - range.from;
+  for (const damage of damaged) {
+    if (damage.kind === 'segment') {
+      droppedFrames += countSeqs(damage.lostSeqs).n;
+      for (const range of damage.skipped) droppedBytes += range.to - range.from;
+    } else if (damage.damage) {
+      droppedFrames += damage.damage.droppedFrames;
+      for (const range of damage.damage.skipped) droppedBytes += range.to - range.from;
     }
   }
   const warnings = damaged.map(describeDamage);
-  if (o.salvaged) warnings.push(`salvage started from ${label(o.base)} and applied every readable batch after it`);
-  else if (o.snapshots.length > 0) warnings.push(`recovered from ${label(o.base)} and the log instead`);
+  if (outcome.salvaged)
+    warnings.push(`salvage started from ${label(outcome.base)} and applied every readable batch after it`);
+  else if (outcome.snapshots.length > 0) warnings.push(`recovered from ${label(outcome.base)} and the log instead`);
   if (replay.tail) warnings.push(describeTail(replay.tail));
   if (replay.gaps.length) warnings.push(describeGaps(replay.gaps));
   for (const collection of replay.recreated) warnings.push(`collection '${collection}' recreated without its schema: the batch that created it was lost`);
   return {
-    snapshot: o.base.snapshot ?? null, replayedBatches: replay.replayed, droppedFrames, droppedBytes, warnings,
-    salvaged: o.salvaged, damaged, tail: replay.tail, gaps: replay.gaps, recreated: replay.recreated,
+    snapshot: outcome.base.snapshot ?? null, replayedBatches: replay.replayed, droppedFrames, droppedBytes, warnings,
+    salvaged: outcome.salvaged, damaged, tail: replay.tail, gaps: replay.gaps, recreated: replay.recreated,
   };
 }
 

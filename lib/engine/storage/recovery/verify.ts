@@ -95,25 +95,25 @@ export async function verifyGenerations(fs: StorageFs, dir: string): Promise<Ver
   const files = await verifyDataDir(fs, dir);
   const byName = new Map(files.map((f) => [f.file, f]));
   const { bases, segments } = dataFiles(await fs.readdir(dir));
-  const generations = bases.map((b): GenerationReport => {
-    const cov = coverage(b.seq, segments);
-    const file = b.snapshot ? byName.get(b.snapshot) : undefined;
+  const generations = bases.map((base): GenerationReport => {
+    const cov = coverage(base.seq, segments);
+    const file = base.snapshot ? byName.get(base.snapshot) : undefined;
     const intact = file?.ok ?? true;
     const problem = !intact ? file!.problem : cov.ok ? undefined : cov.reason;
-    return { snapshot: b.snapshot, seq: b.seq, intact, covered: cov.ok, ...(problem ? { problem } : {}) };
+    return { snapshot: base.snapshot, seq: base.seq, intact, covered: cov.ok, ...(problem ? { problem } : {}) };
   });
   return { files, generations, start: await startVerdict(fs, dir) };
 }
 
 async function startVerdict(fs: StorageFs, dir: string): Promise<StartVerdict> {
   try {
-    const r = await recover(fs, dir, { dryRun: true });
-    return { ok: true, seq: r.state.seq, report: r.report, collections: countRecords(r.state) };
+    const normal = await recover(fs, dir, { dryRun: true });
+    return { ok: true, seq: normal.state.seq, report: normal.report, collections: countRecords(normal.state) };
   } catch (err) {
     const message = describeError(err);
     try {
-      const s = await recover(fs, dir, { dryRun: true, salvage: true });
-      return { ok: false, message, salvage: { seq: s.state.seq, report: s.report, collections: countRecords(s.state) } };
+      const salvaged = await recover(fs, dir, { dryRun: true, salvage: true });
+      return { ok: false, message, salvage: { seq: salvaged.state.seq, report: salvaged.report, collections: countRecords(salvaged.state) } };
     } catch (salvageErr) {
       return { ok: false, message, salvage: { error: describeError(salvageErr) } };
     }

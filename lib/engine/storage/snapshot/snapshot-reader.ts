@@ -151,9 +151,9 @@ export async function readSnapshot(fs: StorageFs, file: string, nameSeq: number,
         break;
       }
       case 'trash': {
-        let t = state.trash.get(frame.c);
-        if (!t) state.trash.set(frame.c, (t = new Map()));
-        for (const row of frame.rows) t.set(row[0], { entry: toEntry(row), deletedAt: row[5] ?? 0 });
+        let trash = state.trash.get(frame.c);
+        if (!trash) state.trash.set(frame.c, (trash = new Map()));
+        for (const row of frame.rows) trash.set(row[0], { entry: toEntry(row), deletedAt: row[5] ?? 0 });
         break;
       }
       case 'end': break;
@@ -168,10 +168,11 @@ export async function readSnapshot(fs: StorageFs, file: string, nameSeq: number,
 function describeDamage(walked: Walked, seen: Set<string>, counts: Map<string, number | null>, read: Map<string, number>): SnapshotDamage {
   const lostRecords: Array<{ collection: string; read: number; lost: number | null }> = [];
   for (const [collection, count] of counts) {
-    const n = read.get(collection) ?? 0;
-    if (count === null || n < count) lostRecords.push({ collection, read: n, lost: count === null ? null : count - n });
+    const readCount = read.get(collection) ?? 0;
+    if (count === null || readCount < count)
+      lostRecords.push({ collection, read: readCount, lost: count === null ? null : count - readCount });
   }
-  for (const [collection, n] of read) if (!counts.has(collection)) lostRecords.push({ collection, read: n, lost: null });
+  for (const [collection, count] of read) if (!counts.has(collection)) lostRecords.push({ collection, read: count, lost: null });
   const exact = walked.endFrames !== undefined;
   return {
     skipped: walked.skipped,
@@ -204,15 +205,15 @@ export async function verifySnapshot(fs: StorageFs, dir: string, written: Writte
     if (chunk.length < length) chunk = Buffer.alloc(length);
     let got = 0;
     while (got < length) {
-      const n = await fs.readAt(file, chunk.subarray(got, length), position + got);
-      if (n === 0) break;
-      got += n;
+      const bytes = await fs.readAt(file, chunk.subarray(got, length), position + got);
+      if (bytes === 0) break;
+      got += bytes;
     }
     return chunk.subarray(0, got);
   };
   if (checkHeader(await read(0, HEADER_SIZE), SNAP_MAGIC) !== SNAP_VERSION) throw new Corruption(name, 0, 'bad snapshot header (magic or format version)');
   const frames = written.frameCrcs;
-  /** Checks frame `i` at `at` of `buf` (which starts at file offset `base`); returns the offset after it. */
+  /** Checks frame `position` at `at` of `buf` (which starts at file offset `base`); returns the offset after it. */
   const check = (buf: Buffer, at: number, base: number, position: number): number => {
     const frameRead = readFrame(buf, at);
     if (frameRead.kind === 'end')

@@ -44,16 +44,16 @@ export type SnapFrame =
   | { k: 'end'; frames: number };
 
 function row(id: string, entry: RecordEntry, deletedAt?: number): Row {
-  const r: Row = [id, entry.fields, entry.version, entry.expiresAt ?? null, entry.slidingMs ?? null];
-  if (deletedAt !== undefined) r.push(deletedAt);
-  return r;
+  const out: Row = [id, entry.fields, entry.version, entry.expiresAt ?? null, entry.slidingMs ?? null];
+  if (deletedAt !== undefined) out.push(deletedAt);
+  return out;
 }
 
-export function toEntry(r: Row, ord?: number): RecordEntry {
+export function toEntry(stored: Row, ord?: number): RecordEntry {
   // ord in the literal: a property added later would cost the entry an out-of-object property array.
-  const entry: { fields: Fields; version: number; expiresAt?: number; slidingMs?: number; ord?: number } = { fields: r[1], version: r[2], ord };
-  if (r[3] !== null) entry.expiresAt = r[3];
-  if (r[4] !== null) entry.slidingMs = r[4];
+  const entry: { fields: Fields; version: number; expiresAt?: number; slidingMs?: number; ord?: number } = { fields: stored[1], version: stored[2], ord };
+  if (stored[3] !== null) entry.expiresAt = stored[3];
+  if (stored[4] !== null) entry.slidingMs = stored[4];
   return entry;
 }
 

@@ -90,17 +90,17 @@ export function rawFromWire(raw: unknown, path: string, depth: number): Value {
 }
 
 /** An exact integer from the wire as stored: a number when safe, else a bigint. Throws beyond 64 bits. */
-function int64FromWire(v: bigint, path: string): number | bigint {
-  if (!isInt64(v)) {
-    throw new InvalidInput(`Integer ${shownInteger(v)} at '${path}' is outside the 64-bit signed range `
+function int64FromWire(big: bigint, path: string): number | bigint {
+  if (!isInt64(big)) {
+    throw new InvalidInput(`Integer ${shownInteger(big)} at '${path}' is outside the 64-bit signed range `
       + '[-9223372036854775808, 9223372036854775807]; a float that large needs a fraction or an exponent (1e20)');
   }
-  return integerValue(v);
+  return integerValue(big);
 }
 
 /** Bytes are kept as Buffers (a copy): JSON output relies on Buffer's toJSON marker to find them. */
-function copyBytes(b: Uint8Array): Uint8Array {
-  return Buffer.from(b);
+function copyBytes(bytes: Uint8Array): Uint8Array {
+  return Buffer.from(bytes);
 }
 
 function bad(type: TypeName, path: string, why: string): InvalidInput {
@@ -110,9 +110,9 @@ function bad(type: TypeName, path: string, why: string): InvalidInput {
 /** A float for a Float or Number value; an integer beyond 2^53 only when a float holds it exactly. */
 function toNumber(type: TypeName, value: unknown, path: string): number {
   if (typeof value === 'bigint') {
-    const n = bigintAsFloat(value);
-    if (n === undefined) throw bad(type, path, `the integer ${shownInteger(value)} cannot be held exactly by a 64-bit float; use Integer or Decimal`);
-    return n;
+    const approximate = bigintAsFloat(value);
+    if (approximate === undefined) throw bad(type, path, `the integer ${shownInteger(value)} cannot be held exactly by a 64-bit float; use Integer or Decimal`);
+    return approximate;
   }
   if (typeof value !== 'number' || !Number.isFinite(value)) throw bad(type, path, 'expected a finite number');
   return value;
@@ -138,8 +138,8 @@ export function typedFromWire(type: TypeName, value: unknown, path: string): Val
     case 'Integer':
       return integerFromWire(value, path);
     case 'Float': {
-      const n = toNumber(type, value, path);
-      return Number.isSafeInteger(n) ? new Tagged('Float', n) : n;
+      const number = toNumber(type, value, path);
+      return Number.isSafeInteger(number) ? new Tagged('Float', number) : number;
     }
     case 'Number':
       return new Tagged('Number', toNumber(type, value, path));
@@ -199,10 +199,10 @@ function decimalFromWire(value: unknown, path: string): Tagged {
 
 function vectorFromWire(value: unknown, path: string): Tagged {
   if (!Array.isArray(value)) throw bad('Vector', path, 'expected an array of numbers');
-  const out = value.map((x, index) => {
-    if (typeof x !== 'number' || !Number.isFinite(x))
+  const out = value.map((item, index) => {
+    if (typeof item !== 'number' || !Number.isFinite(item))
       throw bad('Vector', `${path}[${index}]`, 'expected a finite number');
-    return x;
+    return item;
   });
   return new Tagged('Vector', Object.freeze(out));
 }
@@ -214,9 +214,9 @@ function bytesFromWire(type: 'Binary' | 'Bytes', value: unknown, path: string): 
     return Buffer.from(value, value.includes('-') || value.includes('_') ? 'base64url' : 'base64');
   }
   if (Array.isArray(value)) {
-    return Buffer.from(Uint8Array.from(value, (b, index) => {
-      if (typeof b !== 'number' || !Number.isInteger(b) || b < 0 || b > 255) throw bad(type, `${path}[${index}]`, 'expected a byte 0-255');
-      return b;
+    return Buffer.from(Uint8Array.from(value, (byte, index) => {
+      if (typeof byte !== 'number' || !Number.isInteger(byte) || byte < 0 || byte > 255) throw bad(type, `${path}[${index}]`, 'expected a byte 0-255');
+      return byte;
     }));
   }
   throw bad(type, path, 'expected base64 text or an array of bytes');

@@ -30,11 +30,11 @@ const QUOTE = 0x22, BACKSLASH = 0x5c;
  * SyntaxError (with a position) for text that is not JSON.
  */
 export function parseExactJson(text: string): unknown {
-  const r = new JsonReader(text);
-  r.skipSpace();
-  const value = r.value(0);
-  r.skipSpace();
-  if (r.pos < text.length) throw r.unexpected();
+  const reader = new JsonReader(text);
+  reader.skipSpace();
+  const value = reader.value(0);
+  reader.skipSpace();
+  if (reader.pos < text.length) throw reader.unexpected();
   return value;
 }
 
@@ -43,8 +43,8 @@ class JsonReader {
   constructor(private readonly text: string) {}
 
   skipSpace(): void {
-    const t = this.text;
-    for (let c = t.charCodeAt(this.pos); c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = t.charCodeAt(++this.pos));
+    const text = this.text;
+    for (let c = text.charCodeAt(this.pos); c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = text.charCodeAt(++this.pos));
   }
 
   unexpected(): SyntaxError {
@@ -113,18 +113,18 @@ class JsonReader {
 
   /** A string token; escapes are decoded (and validated) by JSON.parse on just that token. */
   private string(): string {
-    const t = this.text;
+    const text = this.text;
     const start = this.pos;
     let escaped = false;
     for (let i = start + 1; ; i++) {
-      const order = t.charCodeAt(i);
+      const order = text.charCodeAt(i);
       if (order === QUOTE) { this.pos = i + 1; break; }
       if (order === BACKSLASH) { escaped = true; i += 1; continue; }
       if (!(order >= 0x20)) { this.pos = i; throw this.unexpected(); } // a control character, or the end (NaN)
     }
-    if (!escaped) return t.slice(start + 1, this.pos - 1);
+    if (!escaped) return text.slice(start + 1, this.pos - 1);
     try {
-      return JSON.parse(t.slice(start, this.pos)) as string;
+      return JSON.parse(text.slice(start, this.pos)) as string;
     } catch {
       throw new SyntaxError(`Bad escape in the string at position ${start}`);
     }
@@ -160,8 +160,8 @@ export function writeExactJson(value: unknown): string | undefined {
 /** Characters a JSON string must escape (lone surrogates included, as JSON.stringify does). */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-function quote(s: string): string {
-  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+function quote(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
 /** The JSON of `value` read as member `key`, or undefined when it has none (undefined, a function). */

@@ -80,28 +80,28 @@ function writeScalar(out: Buffer, at: number, value: Value): number {
   }
 }
 
-function writeNumber(out: Buffer, at: number, v: number): number {
-  if (v >>> 0 === v) {
-    if (v < 0x80) { out[at] = v; return at + 1; }
-    if (v < 0x100) { out[at] = 0xcc; out[at + 1] = v; return at + 2; }
-    if (v < 0x10000) { out[at] = 0xcd; out.writeUInt16BE(v, at + 1); return at + 3; }
-    out[at] = 0xce; out.writeUInt32BE(v, at + 1); return at + 5;
+function writeNumber(out: Buffer, at: number, number: number): number {
+  if (number >>> 0 === number) {
+    if (number < 0x80) { out[at] = number; return at + 1; }
+    if (number < 0x100) { out[at] = 0xcc; out[at + 1] = number; return at + 2; }
+    if (number < 0x10000) { out[at] = 0xcd; out.writeUInt16BE(number, at + 1); return at + 3; }
+    out[at] = 0xce; out.writeUInt32BE(number, at + 1); return at + 5;
   }
-  if (v >> 0 === v) {
-    if (v >= -0x20) { out[at] = 0x100 + v; return at + 1; }
-    if (v >= -0x80) { out[at] = 0xd0; out[at + 1] = v + 0x100; return at + 2; }
-    if (v >= -0x8000) { out[at] = 0xd1; out.writeInt16BE(v, at + 1); return at + 3; }
-    out[at] = 0xd2; out.writeInt32BE(v, at + 1); return at + 5;
+  if (number >> 0 === number) {
+    if (number >= -0x20) { out[at] = 0x100 + number; return at + 1; }
+    if (number >= -0x80) { out[at] = 0xd0; out[at + 1] = number + 0x100; return at + 2; }
+    if (number >= -0x8000) { out[at] = 0xd1; out.writeInt16BE(number, at + 1); return at + 3; }
+    out[at] = 0xd2; out.writeInt32BE(number, at + 1); return at + 5;
   }
   out[at] = 0xcb;
-  out.writeDoubleBE(v, at + 1);
+  out.writeDoubleBE(number, at + 1);
   return at + 9;
 }
 
 /** A string as msgpackr writes it: the header sized by its UTF-8 length, room first guessed from its UTF-16 length. */
-function writeString(out: Buffer, at: number, s: string): number {
-  const guess = s.length < 0x20 ? 1 : s.length < 0x100 ? 2 : s.length < 0x10000 ? 3 : 5;
-  const bytes = s.length < 0x40 ? writeShortUtf8(out, at + guess, s) : out.write(s, at + guess, 'utf8');
+function writeString(out: Buffer, at: number, text: string): number {
+  const guess = text.length < 0x20 ? 1 : text.length < 0x100 ? 2 : text.length < 0x10000 ? 3 : 5;
+  const bytes = text.length < 0x40 ? writeShortUtf8(out, at + guess, text) : out.write(text, at + guess, 'utf8');
   const header = bytes < 0x20 ? 1 : bytes < 0x100 ? 2 : bytes < 0x10000 ? 3 : 5;
   if (header > guess) out.copyWithin(at + header, at + guess, at + guess + bytes);
   if (header === 1) out[at] = 0xa0 | bytes;
@@ -112,26 +112,26 @@ function writeString(out: Buffer, at: number, s: string): number {
 }
 
 /** UTF-8 of a short string by hand, as msgpackr encodes it (a lone surrogate as its own three bytes); the byte count. */
-function writeShortUtf8(out: Buffer, at: number, s: string): number {
-  let p = at;
-  for (let i = 0; i < s.length; i++) {
-    let order = s.charCodeAt(i);
+function writeShortUtf8(out: Buffer, at: number, text: string): number {
+  let position = at;
+  for (let i = 0; i < text.length; i++) {
+    let order = text.charCodeAt(i);
     if (order < 0x80) {
-      out[p++] = order;
+      out[position++] = order;
     } else if (order < 0x800) {
-      out[p++] = (order >> 6) | 0xc0;
-      out[p++] = (order & 0x3f) | 0x80;
-    } else if ((order & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      order = 0x10000 + ((order & 0x03ff) << 10) + (s.charCodeAt(++i) & 0x03ff);
-      out[p++] = (order >> 18) | 0xf0;
-      out[p++] = ((order >> 12) & 0x3f) | 0x80;
-      out[p++] = ((order >> 6) & 0x3f) | 0x80;
-      out[p++] = (order & 0x3f) | 0x80;
+      out[position++] = (order >> 6) | 0xc0;
+      out[position++] = (order & 0x3f) | 0x80;
+    } else if ((order & 0xfc00) === 0xd800 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      order = 0x10000 + ((order & 0x03ff) << 10) + (text.charCodeAt(++i) & 0x03ff);
+      out[position++] = (order >> 18) | 0xf0;
+      out[position++] = ((order >> 12) & 0x3f) | 0x80;
+      out[position++] = ((order >> 6) & 0x3f) | 0x80;
+      out[position++] = (order & 0x3f) | 0x80;
     } else {
-      out[p++] = (order >> 12) | 0xe0;
-      out[p++] = ((order >> 6) & 0x3f) | 0x80;
-      out[p++] = (order & 0x3f) | 0x80;
+      out[position++] = (order >> 12) | 0xe0;
+      out[position++] = ((order >> 6) & 0x3f) | 0x80;
+      out[position++] = (order & 0x3f) | 0x80;
     }
   }
-  return p - at;
+  return position - at;
 }

@@ -78,8 +78,8 @@ function keyJson(key: string): string {
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** A string's JSON as JSON.stringify writes it: quoted as it is when nothing in it needs an escape. */
-function stringJson(s: string): string {
-  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"';
+function stringJson(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : '"' + text + '"';
 }
 
 /** A bare scalar's JSON as JSON.stringify writes it; undefined for anything else (a bigint is written with exact digits elsewhere). */
