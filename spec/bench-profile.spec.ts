@@ -15,12 +15,12 @@ describe('bench µs table', () => {
   it('maps scripts and functions to the steps of a request', () => {
     expect(categorize('file:///x/dist/lib/http/auth/tokens.js', 'authenticate')).to.equal('auth');
     expect(categorize('file:///x/node_modules/fastify/lib/reply.js', 'send')).to.equal('route');
-    expect(categorize('file:///x/dist/lib/engine/values/json.js', 'fromJson')).to.equal('parse');
-    expect(categorize('file:///x/dist/lib/engine/values/json.js', 'toJson')).to.equal('encode');
-    expect(categorize('file:///x/dist/lib/engine/values/to-wire.js', 'recordToWire')).to.equal('typed conversion');
+    expect(categorize('file:///x/dist/lib/engine/values/wire/json.js', 'fromJson')).to.equal('parse');
+    expect(categorize('file:///x/dist/lib/engine/values/wire/json.js', 'toJson')).to.equal('encode');
+    expect(categorize('file:///x/dist/lib/engine/values/wire/to-wire.js', 'recordToWire')).to.equal('typed conversion');
     expect(categorize('', 'fdatasync')).to.equal('fsync wait');
     expect(categorize('node:_http_common', 'parserOnHeadersComplete')).to.equal('parse');
-    expect(categorize('file:///x/dist/lib/engine/records.js', 'liveEntry')).to.equal('other');
+    expect(categorize('file:///x/dist/lib/engine/records/records.js', 'liveEntry')).to.equal('other');
     expect(categorize('', 'writeBuffer', 'log append')).to.equal('log append');
   });
 

@@ -16,7 +16,7 @@ import { until } from '../helpers/until.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
 
 const MODULE = path.resolve('lib/cli/helper-priority.ts');
-const SLICES = path.resolve('lib/engine/slices.ts');
+const SLICES = path.resolve('lib/engine/time/slices.ts');
 
 type Priorities = Record<string, number>;
 interface Report { pid: number; pool: number[]; found: unknown; atStart: Priorities; duringWork: Priorities; stillWorking: Priorities; afterWork: Priorities; afterStop: Priorities }
