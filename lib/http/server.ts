@@ -48,7 +48,7 @@ export interface ServerConfig {
   clock?: Clock;
   fs?: StorageFs;
   snapshotBytes?: number;
-  /** Cron expressions (lib/engine/cron.ts) on the process's local time zone; empty string disables. A bad one throws. */
+  /** Cron expressions (lib/engine/time/cron.ts) on the process's local time zone; empty string disables. A bad one throws. */
   snapshotCron?: string;
   trashPurgeCron?: string;
   ttlSweepMs?: number;

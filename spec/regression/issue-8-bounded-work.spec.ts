@@ -1,7 +1,7 @@
 /**
  * Issue 8 item 8: bounded work per request. 100,000 `select_fields` names
  * blocked the event loop for 1.6 s on 50 records. Every list a request may
- * carry now has a documented limit (lib/engine/limits.ts): one above it is a
+ * carry now has a documented limit (lib/engine/input/limits.ts): one above it is a
  * 400 naming the member, the limit itself is served. Over real HTTP.
  */
 import { expect } from 'chai';

@@ -9,7 +9,7 @@
  * the order on one connection is node's (it queues a pipelined request's
  * answer behind the one before). While long work runs in slices (a
  * 10,000-record batch), the answers are written as the next slice starts,
- * not after it (engine/slices.ts).
+ * not after it (engine/time/slices.ts).
  */
 import type { ServerResponse } from 'node:http';
 import type { ServerLog } from '../log/server-log.js';
