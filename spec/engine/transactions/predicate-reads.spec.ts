@@ -9,7 +9,7 @@
  */
 import { expect } from 'chai';
 import { Database, ManualClock, parseQuery, parseSearch, runSearch } from '../../../lib/engine/index.js';
-import { Conflict, TransactionConflict } from '../../../lib/errors.js';
+import { Conflict, type TransactionConflict } from '../../../lib/errors.js';
 import { tempDir, removeDir } from '../../helpers/temp-dir.js';
 
 type Level = 'ReadUncommitted' | 'ReadCommitted' | 'RepeatableRead' | 'Serializable';

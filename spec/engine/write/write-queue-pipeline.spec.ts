@@ -8,13 +8,13 @@
  * nor recovered. Real files in a temp dir, through the fault-injecting fs.
  */
 import { expect } from 'chai';
-import { WriteQueue, type Operation } from '../../../lib/engine/write/write-queue.js';
+import { type WriteQueue, type Operation } from '../../../lib/engine/write/write-queue.js';
 import { recover } from '../../../lib/engine/storage/recovery/recovery.js';
-import { StorageHealth } from '../../../lib/engine/storage/storage-health.js';
-import { DbState } from '../../../lib/engine/write/state.js';
+import { type StorageHealth } from '../../../lib/engine/storage/storage-health.js';
+import { type DbState } from '../../../lib/engine/write/state.js';
 import { nodeFs } from '../../../lib/engine/index.js';
 import { ReadOnlyRefusal } from '../../../lib/errors.js';
-import { FaultyFs } from '../../helpers/faulty-fs.js';
+import { type FaultyFs } from '../../helpers/faulty-fs.js';
 import { openWriteQueue, type WriteQueueFixture } from '../../helpers/write-queue-fixture.js';
 
 /** Reads counter `n` as the writer sees it, stores it plus one, and notes what it read. */

@@ -6,14 +6,14 @@
  * the log is repaired. Real files in a temp dir, through a fault-injecting fs.
  */
 import { expect } from 'chai';
-import { WriteQueue, type Operation } from '../../../lib/engine/write/write-queue.js';
+import { type WriteQueue, type Operation } from '../../../lib/engine/write/write-queue.js';
 import { recover } from '../../../lib/engine/storage/recovery/recovery.js';
-import { StorageHealth } from '../../../lib/engine/storage/storage-health.js';
-import { DbState } from '../../../lib/engine/write/state.js';
+import { type StorageHealth } from '../../../lib/engine/storage/storage-health.js';
+import { type DbState } from '../../../lib/engine/write/state.js';
 import { nodeFs, type LoggedBatch } from '../../../lib/engine/index.js';
 import type { EngineLog } from '../../../lib/engine/engine-log.js';
 import { InvalidInput, Internal, ReadOnlyRefusal } from '../../../lib/errors.js';
-import { FaultyFs } from '../../helpers/faulty-fs.js';
+import { type FaultyFs } from '../../helpers/faulty-fs.js';
 import { openWriteQueue, type WriteQueueFixture } from '../../helpers/write-queue-fixture.js';
 
 /** An operation that reads counter `key` as the writer sees it and stores it plus one. */

@@ -6,7 +6,7 @@
  * (code-units.ts), a range across them cut in three.
  */
 import { isSurrogate, unitRune } from './code-units.js';
-import { type Range, UnitSet } from './unit-set.js';
+import type { Range, UnitSet } from './unit-set.js';
 
 /** JavaScript's `[^]`: any code unit, line terminators included. */
 export const ANY_UNIT = '(?s:.)';

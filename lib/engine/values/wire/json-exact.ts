@@ -158,6 +158,7 @@ export function writeExactJson(value: unknown): string | undefined {
 }
 
 /** Characters a JSON string must escape (lone surrogates included, as JSON.stringify does). */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 function quote(text: string): string {

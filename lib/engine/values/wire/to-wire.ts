@@ -75,6 +75,7 @@ function keyJson(key: string): string {
 }
 
 /** What JSON.stringify escapes in a string (quote, backslash, controls, lone surrogates), or could: any surrogate. */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** A string's JSON as JSON.stringify writes it: quoted as it is when nothing in it needs an escape. */
