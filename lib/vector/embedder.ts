@@ -19,8 +19,8 @@
  * words) embeds to the zero vector. Provider embedders live in lib/chat.
  */
 import { InvalidInput } from '../errors.js';
-import { stemmerFor, type Stemmer } from './stemmers.js';
-import { foldCase, tokenize } from './tokenize.js';
+import { stemmerFor, type Stemmer } from './text/stemmers.js';
+import { foldCase, tokenize } from './text/tokenize.js';
 
 /** Anything that turns texts into vectors of a fixed dimension. */
 export interface Embedder {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { editDistance } from '../../lib/vector/edit-distance.js';
+import { editDistance } from '../../../lib/vector/text/edit-distance.js';
 
 describe('vector/edit-distance', () => {
   it('counts insertions, deletions and substitutions', () => {

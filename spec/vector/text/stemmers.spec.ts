@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { STEMMING_LANGUAGES, stemmerFor, stemmingLanguage } from '../../lib/vector/index.js';
+import { STEMMING_LANGUAGES, stemmerFor, stemmingLanguage } from '../../../lib/vector/index.js';
 
 describe('vector/stemmers', () => {
   it('stems English with Porter, so inflections share a stem', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { InvalidInput } from '../../lib/errors.js';
-import { BM25_B, BM25_K1, EXACT_BOOST, TextIndex, type TextHit } from '../../lib/vector/index.js';
-import { mulberry32 } from '../helpers/seeded-random.js';
+import { InvalidInput } from '../../../lib/errors.js';
+import { BM25_B, BM25_K1, EXACT_BOOST, TextIndex, type TextHit } from '../../../lib/vector/index.js';
+import { mulberry32 } from '../../helpers/seeded-random.js';
 
 function indexOf(records: Record<string, Record<string, string>>): TextIndex {
   const index = new TextIndex();

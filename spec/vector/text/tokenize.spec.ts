@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { tokenize } from '../../lib/vector/index.js';
-import { MAX_TOKEN_LENGTH } from '../../lib/vector/tokenize.js';
+import { tokenize } from '../../../lib/vector/index.js';
+import { MAX_TOKEN_LENGTH } from '../../../lib/vector/text/tokenize.js';
 
 describe('vector/tokenize', () => {
   it('splits on punctuation and whitespace and keeps case', () => {

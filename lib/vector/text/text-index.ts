@@ -10,11 +10,11 @@
  * for removal and phrase checks (memory ≈ 2× the text). Not MiniSearch itself:
  * it fixes case and stemming at index time, the protocol chooses them per query.
  */
-import { InvalidInput } from '../errors.js';
+import { InvalidInput } from '../../errors.js';
 import { TextVocabulary } from './text-vocabulary.js';
 import { foldCase, tokenize } from './tokenize.js';
-import { TopK } from './top-k.js';
-import { compareHits } from './vector-index.js';
+import { TopK } from '../top-k.js';
+import { compareHits } from '../vector-index.js';
 
 /** Options of `TextIndex.search` (protocol.md §2.9 members, camel-cased). */
 export interface TextSearchOptions {
