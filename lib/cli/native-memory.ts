@@ -2,7 +2,7 @@
  * The optional native addon (lib/cli/native-memory.cc, built by `npm install`
  * into build/Release): what V8 and glibc can do for resident memory that
  * JavaScript cannot ask for. Without it (no compiler at install, another C
- * library, a packed copy without the build) the server runs as before and
+ * library, a packed copy without the build) the server runs the same and
  * only idle compaction (lib/cli/idle-compaction.ts) is off.
  */
 import { loadAddon } from '../http/index.js';

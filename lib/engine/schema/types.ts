@@ -8,7 +8,7 @@
 import type { TypeName, Value } from '../values/index.js';
 import type { IndexConfig } from './index-config.js';
 
-/** The formats a field may demand; today only strict RFC 4122 for UUID. */
+/** The formats a field may demand: strict RFC 4122 for UUID. */
 export type FieldFormat = 'rfc4122';
 
 /** A field's `field_type` and constraints, options in their stored form (see field-def.ts). */
