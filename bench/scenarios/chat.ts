@@ -119,7 +119,10 @@ async function startPacedVendor(): Promise<{ url: string; close: () => Promise<v
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => { raw += c; });
-    req.on('end', async () => {
+    req.on('end', () => void pace(raw, res));
+  });
+  /** Answers one request: a token every TOKEN_GAP_MS, stamped with the time it was sent. */
+  async function pace(raw: string, res: http.ServerResponse): Promise<void> {
       const body = JSON.parse(raw || '{}') as { stream_options?: { include_usage?: boolean } };
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const chunk = (delta: unknown, finish: string | null = null) =>
@@ -134,8 +137,7 @@ async function startPacedVendor(): Promise<{ url: string; close: () => Promise<v
         res.write(`data: ${JSON.stringify({ id: 'b', object: 'chat.completion.chunk', model: 'paced', choices: [], usage: { prompt_tokens: 1, completion_tokens: TOKENS, total_tokens: TOKENS + 1 } })}\n\n`);
       }
       res.end('data: [DONE]\n\n');
-    });
-  });
+  }
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => new Promise((r) => server.close(() => r())) };
 }

@@ -14,7 +14,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Database, parseQuery } from '../../lib/engine/index.js';
+import { type Database, parseQuery } from '../../lib/engine/index.js';
 import { callStoredFunction, compileDefinition, type CompiledFunction } from '../../lib/functions/index.js';
 import { load } from '../lib/load.js';
 import { startEddy, stop, token } from '../lib/procs.js';
@@ -94,7 +94,7 @@ export async function functionsGroup(): Promise<void> {
     for (let i = 0; i < RUNS; i++) {
       times.subj.push(...await timed(1, async () => { groups = (await call({ min_age: 30 })).records.length; }));
       times.ref.push(...await timed(1, handWritten));
-      times.readOnly.push(...await timed(1, () => { session.find('people', query); }));
+      times.readOnly.push(...await timed(1, async () => { await session.find('people', query); }));
     }
     return { subj: times.subj.sort((a, b) => a - b), ref: times.ref.sort((a, b) => a - b), readOnly: times.readOnly.sort((a, b) => a - b) };
   });

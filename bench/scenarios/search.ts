@@ -11,7 +11,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { Database, parseQuery, parseSearch, runSearch } from '../../lib/engine/index.js';
+import { type Database, parseQuery, parseSearch, runSearch } from '../../lib/engine/index.js';
 import { percentile, report, type Measurement } from '../lib/report.js';
 import { mulberry32, zipf, vocabulary } from '../lib/seeded-random.js';
 import { withTempDatabase } from '../lib/temp-database.js';

@@ -8,6 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import https from 'node:https';
 import type net from 'node:net';
 import os from 'node:os';
@@ -28,7 +29,7 @@ export async function startLocalHttps(): Promise<LocalHttps> {
   const sockets = new Set<net.Socket>();
   const local = {
     url: '', port: 0, certFile, seen: [] as SeenRequest[],
-    handler: (_req: SeenRequest, res: import('node:http').ServerResponse) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); },
+    handler: (_req: SeenRequest, res: ServerResponse) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); },
     close: async () => undefined,
   };
   const server = https.createServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (req, res) => {

@@ -17,7 +17,24 @@ export const ANTHROPIC_DEFAULT_MODEL = 'claude-3-5-haiku-latest';
 /** The Messages API requires max_tokens; this is used when the request sets none. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 1024;
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
+
+/*
+ * The Messages API's answers as read. A vendor may send anything, so every
+ * member is optional and `unknown` until the code has checked it.
+ */
+interface Usage { readonly input_tokens?: unknown; readonly output_tokens?: unknown }
+interface ContentBlock { readonly type?: unknown; readonly text?: unknown; readonly id?: unknown; readonly name?: unknown; readonly input?: unknown }
+interface MessagesAnswer { readonly model?: unknown; readonly usage?: Usage; readonly content?: unknown }
+interface StreamEvent {
+  readonly type?: unknown;
+  readonly index?: unknown;
+  readonly message?: { readonly model?: unknown; readonly usage?: Usage };
+  readonly content_block?: ContentBlock;
+  readonly delta?: { readonly type?: unknown; readonly text?: unknown; readonly partial_json?: unknown };
+  readonly usage?: Usage;
+  readonly error?: { readonly type?: unknown };
+}
 
 export class AnthropicProvider implements ChatProvider {
   readonly id = 'anthropic' as const;
@@ -39,11 +56,11 @@ export class AnthropicProvider implements ChatProvider {
     const answer = await providerFetch({
       provider: this.id, url: `${this.baseUrl}/messages`, headers: this.headers(), body: messagesBody(req), timeoutMs: this.timeoutMs, signal,
     });
-    const body = parseJson(this.id, await answer.text()) as Json;
+    const body = parseJson(this.id, await answer.text()) as MessagesAnswer | null;
     if (!Array.isArray(body?.content)) throw unusableAnswer(this.id, 'no content blocks');
     let content = '';
     const toolCalls: ToolCall[] = [];
-    for (const block of body.content as Json[]) {
+    for (const block of body.content as Array<ContentBlock | null>) {
       if (block?.type === 'text' && typeof block.text === 'string') content += block.text;
       if (block?.type === 'tool_use') toolCalls.push(toolCall(this.id, block.id, block.name, block.input ?? {}));
     }
@@ -69,10 +86,10 @@ export class AnthropicProvider implements ChatProvider {
     let input = 0;
     let output = 0;
     let stopped = false;
-    const blocks = new Map<number, { id: string; name: string; json: string }>();
+    const blocks = new Map<number, { id: unknown; name: unknown; json: string }>();
     try {
       for await (const data of answer.events()) {
-        const ev = parseJson(this.id, data) as Json;
+        const ev = parseJson(this.id, data) as StreamEvent | null;
         switch (ev?.type) {
           case 'message_start':
             if (typeof ev.message?.model === 'string') model = ev.message.model;
@@ -80,14 +97,16 @@ export class AnthropicProvider implements ChatProvider {
             output = num(ev.message?.usage?.output_tokens);
             break;
           case 'content_block_start':
-            if (ev.content_block?.type === 'tool_use') blocks.set(ev.index, { id: ev.content_block.id, name: ev.content_block.name, json: '' });
+            if (ev.content_block?.type === 'tool_use' && typeof ev.index === 'number') {
+              blocks.set(ev.index, { id: ev.content_block.id, name: ev.content_block.name, json: '' });
+            }
             break;
           case 'content_block_delta':
             if (ev.delta?.type === 'text_delta' && typeof ev.delta.text === 'string' && ev.delta.text) {
               content += ev.delta.text;
               yield { kind: 'token', text: ev.delta.text };
             } else if (ev.delta?.type === 'input_json_delta' && typeof ev.delta.partial_json === 'string') {
-              const block = blocks.get(ev.index);
+              const block = typeof ev.index === 'number' ? blocks.get(ev.index) : undefined;
               if (block) block.json += ev.delta.partial_json;
             }
             break;
@@ -165,7 +184,7 @@ function contentBlocks(message: ChatMessage): Json[] {
   return out;
 }
 
-function usageOf(usage: Json | undefined): TokenUsage {
+function usageOf(usage: Usage | undefined): TokenUsage {
   const input = num(usage?.input_tokens);
   const output = num(usage?.output_tokens);
   return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };

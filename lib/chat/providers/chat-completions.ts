@@ -20,7 +20,21 @@ export interface ChatCompletionsEndpoint {
   readonly timeoutMs: number;
 }
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
+
+/*
+ * The Chat Completions answers as read. A vendor may send anything, so every
+ * member is optional and `unknown` until the code has checked it.
+ */
+interface Usage { readonly prompt_tokens?: unknown; readonly completion_tokens?: unknown; readonly total_tokens?: unknown }
+interface Choice {
+  readonly message?: { readonly content?: unknown; readonly tool_calls?: unknown };
+  readonly delta?: { readonly content?: unknown; readonly tool_calls?: unknown };
+  readonly finish_reason?: unknown;
+}
+interface CompletionAnswer { readonly model?: unknown; readonly usage?: Usage; readonly choices?: ReadonlyArray<Choice | null>; readonly error?: unknown }
+interface ListAnswer { readonly data?: unknown }
+interface ToolCallAnswer { readonly id?: unknown; readonly function?: { readonly name?: unknown; readonly arguments?: unknown } }
 
 export function authHeaders(apiKey: string | null): Record<string, string> {
   return apiKey ? { authorization: `Bearer ${apiKey}` } : {};
@@ -62,14 +76,17 @@ export async function completeChat(ep: ChatCompletionsEndpoint, req: CompletionR
     provider: ep.provider, url: `${ep.baseUrl}/chat/completions`, headers: authHeaders(ep.apiKey),
     body: chatCompletionsBody(req, model), timeoutMs: ep.timeoutMs, signal,
   });
-  const body = parseJson(ep.provider, await answer.text()) as Json;
+  const body = parseJson(ep.provider, await answer.text()) as CompletionAnswer | null;
   const message = body?.choices?.[0]?.message;
   if (!message || typeof message !== 'object') throw unusableAnswer(ep.provider, 'no choices[0].message');
-  const toolCalls = Array.isArray(message.tool_calls) ? message.tool_calls.map((c: Json) => toolCall(ep.provider, c?.id, c?.function?.name, c?.function?.arguments)) : [];
+  const calls: unknown = message.tool_calls;
+  const toolCalls = Array.isArray(calls)
+    ? calls.map((c: ToolCallAnswer | null) => toolCall(ep.provider, c?.id, c?.function?.name, c?.function?.arguments))
+    : [];
   return {
     content: typeof message.content === 'string' ? message.content : '',
-    model: typeof body.model === 'string' ? body.model : model,
-    usage: usageOf(body.usage),
+    model: typeof body?.model === 'string' ? body.model : model,
+    usage: usageOf(body?.usage),
     ...(toolCalls.length ? { toolCalls } : {}),
   };
 }
@@ -93,7 +110,7 @@ export async function* streamChat(ep: ChatCompletionsEndpoint, req: CompletionRe
   try {
     for await (const data of answer.events()) {
       if (data.trim() === '[DONE]') { finished = true; break; }
-      const chunk = parseJson(ep.provider, data) as Json;
+      const chunk = parseJson(ep.provider, data) as CompletionAnswer | null;
       if (chunk?.error) throw classifyProviderError(ep.provider, 500, JSON.stringify(chunk.error));
       if (typeof chunk?.model === 'string') answeredModel = chunk.model;
       if (chunk?.usage) usage = usageOf(chunk.usage);
@@ -127,7 +144,7 @@ export async function* streamChat(ep: ChatCompletionsEndpoint, req: CompletionRe
 /** Model ids from `GET /models` (`{data: [{id}]}`), sorted. */
 export async function listModelIds(provider: string, url: string, headers: Record<string, string>, timeoutMs: number, signal?: AbortSignal): Promise<string[]> {
   const answer = await providerFetch({ provider, url, headers, timeoutMs, signal });
-  const body = parseJson(provider, await answer.text()) as Json;
+  const body = parseJson(provider, await answer.text()) as ListAnswer | null;
   if (!Array.isArray(body?.data)) throw unusableAnswer(provider, 'no model list');
   return body.data.map((m: Json) => m?.id).filter((id: unknown): id is string => typeof id === 'string').sort();
 }
@@ -137,8 +154,8 @@ export async function embedTexts(ep: ChatCompletionsEndpoint, texts: readonly st
   const answer = await providerFetch({
     provider: ep.provider, url: `${ep.baseUrl}/embeddings`, headers: authHeaders(ep.apiKey), body: { model, input: texts }, timeoutMs: ep.timeoutMs, signal,
   });
-  const body = parseJson(ep.provider, await answer.text()) as Json;
-  const rows = Array.isArray(body?.data) ? [...body.data].sort((a: Json, b: Json) => (a?.index ?? 0) - (b?.index ?? 0)) : [];
+  const body = parseJson(ep.provider, await answer.text()) as ListAnswer | null;
+  const rows = Array.isArray(body?.data) ? [...body.data].sort((a: Json | null, b: Json | null) => count(a?.index) - count(b?.index)) : [];
   if (rows.length !== texts.length || !rows.every((r: Json) => Array.isArray(r?.embedding) && r.embedding.every((x: unknown) => typeof x === 'number'))) {
     throw unusableAnswer(ep.provider, 'no embeddings for every text');
   }
@@ -156,8 +173,7 @@ export function toolCall(provider: string, id: unknown, name: unknown, args: unk
   return { id: typeof id === 'string' && id ? id : `call_${name}`, name, arguments: parsed as Record<string, unknown> };
 }
 
-export function usageOf(usage: Json | undefined): TokenUsage {
-  const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+export function usageOf(usage: Usage | undefined): TokenUsage {
   const prompt = count(usage?.prompt_tokens);
   const completion = count(usage?.completion_tokens);
   return {
@@ -176,4 +192,9 @@ export function estimatedUsage(req: CompletionRequest, content: string): TokenUs
 
 export function countWords(text: string): number {
   return text.match(/\S+/g)?.length ?? 0;
+}
+
+/** A finite number a vendor sent, else 0. */
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }

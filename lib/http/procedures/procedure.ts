@@ -32,9 +32,12 @@ export interface Procedure<I = unknown, O = unknown> {
   readonly optionalCaller?: boolean;
   /** Parses and validates raw input; throws InvalidInput. */
   readonly input: (raw: RawInput) => I;
-  /** What the procedure touches: checked by the gate in callProcedure before the handler runs. */
-  readonly scope?: (input: I) => Scope;
-  readonly handler: (input: I, ctx: Context) => O | Promise<O>;
+  /**
+   * What the procedure touches: checked by the gate in callProcedure before the handler runs. Methods, not
+   * function properties, so that a registry of procedures of every input type is a `Procedure[]`.
+   */
+  scope?(input: I): Scope;
+  handler(input: I, ctx: Context): O | Promise<O>;
 }
 
 /**
@@ -70,10 +73,10 @@ export function defineProcedure<I, O>(procedure: Procedure<I, O>): Procedure<I, 
   return procedure;
 }
 
-export type Registry = ReadonlyMap<string, Procedure<any, any>>;
+export type Registry = ReadonlyMap<string, Procedure>;
 
-export function buildRegistry(list: ReadonlyArray<Procedure<any, any>>): Registry {
-  const map = new Map<string, Procedure<any, any>>();
+export function buildRegistry(list: ReadonlyArray<Procedure>): Registry {
+  const map = new Map<string, Procedure>();
   for (const procedure of list) {
     if (map.has(procedure.name)) throw new Error(`duplicate procedure name ${procedure.name}`);
     map.set(procedure.name, procedure);

@@ -12,14 +12,17 @@
 import type { RawInput } from '../procedures/procedure.js';
 import { sseErrorData } from '../wire/error-body.js';
 
-type Payload = Record<string, any>;
+type Payload = Record<string, unknown>;
+
+/** The reply's data: member `name` of the procedure's result object. */
+const memberOf = (name: string) => (result: unknown): unknown => (result as Record<string, unknown>)[name];
 
 /** A request answered once with Success `{data}`. */
 export interface CallMessage {
   readonly procedure: string;
   /** Payload -> arguments; by default the payload's members, with an empty body. */
   readonly args?: (payload: Payload) => RawInput;
-  readonly data?: (result: any) => unknown;
+  readonly data?: (result: unknown) => unknown;
 }
 
 /**
@@ -109,12 +112,12 @@ export const WS_MESSAGE_TYPES: Readonly<Record<string, WsMessageType>> = {
     args: (p) => args({ collection: p.collection, id: p.id, action: p.action, ...ripple(p) }, { field: p.field, value: p.value ?? null }),
   },
   CreateCollection: { procedure: 'collections.create', args: (p) => args({ collection: p.name }, p.schema ?? {}) },
-  GetCollections: { procedure: 'collections.list', args: () => args({}), data: (r) => r.collections },
+  GetCollections: { procedure: 'collections.list', args: () => args({}), data: memberOf('collections') },
   DeleteCollection: { procedure: 'collections.delete', args: (p) => args({ collection: p.name }) },
   TextSearch: {
     procedure: 'search.query',
     args: (p) => args({ collection: p.collection }, { query: p.query, ...(p.options ?? {}) }),
-    data: (r) => r.results,
+    data: memberOf('results'),
   },
 
   ChatSend: {

@@ -173,12 +173,12 @@ class Connection implements WatchedConnection {
     let messageId: unknown;
     try {
       if (data.length > this.opts.maxMessageBytes) throw new InvalidInput(`Frame of ${data.length} bytes exceeds the limit of ${this.opts.maxMessageBytes}`);
-      const msg = decodeBody(data, isBinary ? 'application/msgpack' : 'application/json') as Record<string, any>;
+      const msg = decodeBody(data, isBinary ? 'application/msgpack' : 'application/json') as Record<string, unknown>;
       if (msg === null || typeof msg !== 'object' || Array.isArray(msg) || typeof msg.type !== 'string') throw new InvalidInput('A message must be an object with a string "type"');
       // A null messageId (an unset optional in some clients) is no messageId: nothing to echo.
       messageId = msg.messageId ?? undefined;
       // Rust's RawComplete puts its members at the top level instead of under payload.
-      const payload = (msg.payload ?? (msg.type === 'RawComplete' ? msg : {})) as Record<string, any>;
+      const payload = (msg.payload ?? (msg.type === 'RawComplete' ? msg : {})) as Record<string, unknown>;
       if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new InvalidInput('"payload" must be an object');
       await this.handle(msg.type, payload, messageId);
     } catch (err) {
@@ -192,7 +192,7 @@ class Connection implements WatchedConnection {
    * Welcome as is, a stream's Success is its first event, and a CancelChat
    * without a messageId gets none (see `chatReply`).
    */
-  private async handle(type: string, payload: Record<string, any>, messageId: unknown): Promise<void> {
+  private async handle(type: string, payload: Record<string, unknown>, messageId: unknown): Promise<void> {
     let principal: Principal;
     try {
       principal = this.watch.current(this);
@@ -252,7 +252,7 @@ class Connection implements WatchedConnection {
   }
 
   /** The reply to a request about the connection itself, without its messageId; undefined when the protocol wants none. */
-  private connectionReply(entry: Extract<WsMessageType, { connection: string }>, payload: Record<string, any>, hasMessageId: boolean): Record<string, unknown> | undefined {
+  private connectionReply(entry: Extract<WsMessageType, { connection: string }>, payload: Record<string, unknown>, hasMessageId: boolean): Record<string, unknown> | undefined {
     if (entry.connection === 'unsubscribe') return this.unsubscribe(payload);
     if (entry.connection === 'register-client-tools') return this.registerClientTools(payload);
     // A CancelChat without a messageId gets no reply: the client could take it for another pending request's.
@@ -261,7 +261,7 @@ class Connection implements WatchedConnection {
   }
 
   /** Switches the connection to MessagePack when offered; the Welcome itself is text. */
-  private hello(payload: Record<string, any>): void {
+  private hello(payload: Record<string, unknown>): void {
     const formats: unknown[] = Array.isArray(payload.formats) ? payload.formats : [];
     const encoding = formats.includes('msgpack') ? 'msgpack' : 'json';
     this.send({ type: 'Welcome', payload: { format: encoding } }, true);
@@ -269,7 +269,7 @@ class Connection implements WatchedConnection {
   }
 
   /** Opens a stream procedure; its first event is the request's Success, the rest are frames until it ends. */
-  private async openStream(entry: StreamMessage, payload: Record<string, any>, messageId: unknown, principal: Principal): Promise<void> {
+  private async openStream(entry: StreamMessage, payload: Record<string, unknown>, messageId: unknown, principal: Principal): Promise<void> {
     let open: OpenStream;
     try {
       open = await this.dispatcher.openStream(entry.stream, messageArgs(entry, payload), principal);
@@ -307,7 +307,7 @@ class Connection implements WatchedConnection {
   }
 
   /** Answered even when nothing was subscribed (`found: false`): the raw examples wait for this reply. */
-  private unsubscribe(payload: Record<string, any>): Record<string, unknown> {
+  private unsubscribe(payload: Record<string, unknown>): Record<string, unknown> {
     const collection = String(payload.collection ?? '');
     const found = this.stopStream(collection);
     return success({ collection, found, unsubscribed: found });
@@ -318,7 +318,7 @@ class Connection implements WatchedConnection {
    * (its client stops waiting) and is aborted, so the provider request is
    * cancelled and nothing is stored. Nothing in flight is a no-op.
    */
-  private cancelChat(payload: Record<string, any>, hasMessageId: boolean): Record<string, unknown> | undefined {
+  private cancelChat(payload: Record<string, unknown>, hasMessageId: boolean): Record<string, unknown> | undefined {
     const chatId = typeof payload.chat_id === 'string' ? payload.chat_id : '';
     const key = chatStreamKey(chatId);
     const stream = this.streams.get(key);
@@ -331,7 +331,7 @@ class Connection implements WatchedConnection {
   }
 
   /** RegisterClientTools: `{chat_id, tools}` kept for this chat's ChatSends on this connection (an empty list forgets them). */
-  private registerClientTools(payload: Record<string, any>): Record<string, unknown> {
+  private registerClientTools(payload: Record<string, unknown>): Record<string, unknown> {
     if (typeof payload.chat_id !== 'string' || payload.chat_id === '') throw new InvalidInput("'chat_id' is required: a chat id");
     const tools = parseClientTools(payload.tools, 'tools');
     if (tools.length > 0 && !this.clientTools.has(payload.chat_id) && this.clientTools.size >= MAX_TOOL_CHATS) {
@@ -343,7 +343,7 @@ class Connection implements WatchedConnection {
   }
 
   /** A ChatSend's payload with the chat's registered client tools added (its own win by name). */
-  private withClientTools(payload: Record<string, any>): Record<string, any> {
+  private withClientTools(payload: Record<string, unknown>): Record<string, unknown> {
     const registered = typeof payload.chat_id === 'string' ? this.clientTools.get(payload.chat_id) : undefined;
     if (!registered) return payload;
     const own: unknown[] = Array.isArray(payload.client_tools) ? payload.client_tools : [];
