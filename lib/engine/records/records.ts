@@ -13,17 +13,48 @@ import { MADE_ID, markNoRipple } from '../write/effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from '../collections/names.js';
 import { applyActionSequence, type ActionStep } from './update-actions.js';
-import { applyProjection, compileProjection, getPath, matchFilter, parseFieldPath, runQueryInSlices, SCAN_CHECK_EVERY, sortInSlices, withScan, CollectionScan, type Filter, type Join, type Query, type RecordSource } from '../query/index.js';
+import {
+  getPath,
+  matchFilter,
+  parseFieldPath,
+  runQueryInSlices,
+  SCAN_CHECK_EVERY,
+  sortInSlices,
+  withScan,
+  type CollectionScan,
+  type Filter,
+  type Query,
+  type RecordSource,
+} from '../query/index.js';
 import { Slicer } from '../time/slices.js';
-import { applyDefaults, coerceToSchema, fieldValueFromWire, findUniqueViolations, validateRecord, type Schema } from '../schema/index.js';
+import {
+  applyDefaults,
+  coerceToSchema,
+  fieldValueFromWire,
+  findUniqueViolations,
+  validateRecord,
+  type Schema,
+} from '../schema/index.js';
 import type { CollectionMeta, RecordEntry } from '../write/state.js';
 import { isExpired, resolveTtl, ttlString, type ResolvedTtl } from '../time/ttl.js';
-import { assertSafeKey, fieldFromWire, fieldsFromWire, hashKey, isPlainObject, JoinedRecords, bareValue, recordObject, sortCompare, type Fields, type Value } from '../values/index.js';
+import {
+  assertSafeKey,
+  fieldFromWire,
+  fieldsFromWire,
+  hashKey,
+  isPlainObject,
+  bareValue,
+  recordObject,
+  sortCompare,
+  type Fields,
+  type Value,
+} from '../values/index.js';
 import type { WorkingView } from '../write/working-view.js';
 import type { ExpiryTracker } from '../expiry/expiry.js';
 import type { IndexManager } from '../indexes/index-manager.js';
 import { UniqueIndexes } from '../indexes/unique-index.js';
 import { committedByAlias } from './aliases.js';
+import { shapeInSlices, shapeRows } from './shape-rows.js';
 
 /** Members of an insert body that are instructions, not fields. */
 const INSERT_SYSTEM_KEYS = ['id', 'ttl', 'ttl_update_on_access'] as const;
@@ -245,7 +276,7 @@ export class Records {
     const rows = await withScan(coll, this.db.now(), (scan) =>
       runQueryInSlices(plan ? idsOf(scan, plan.ids) : scan, query, slicer),
     );
-    return this.shapeInSlices(rows, query, slicer);
+    return shapeInSlices(rows, query, this.db.state.collections, this.db.now(), slicer);
   }
 
   /** How `find` would run the query, with the counts it saw. */
@@ -269,60 +300,9 @@ export class Records {
     };
   }
 
-  /**
-   * Applies a query's projection and join to matched rows held by a
-   * transaction read, in one piece. Both are prepared once per call: the
-   * projection as sets, the join as one pass over each target collection,
-   * so the cost is rows plus targets, never rows times targets.
-   */
+  /** A query's projection and join applied to rows a transaction read holds, in one piece (shape-rows.ts). */
   shapeRows(rows: Fields[], query: Query): Fields[] {
-    let joined: Map<string, Fields[]> | undefined;
-    if (query.join && rows.length > 0) {
-      joined = new Map();
-      for (const target of query.join.collections)
-        for (const record of this.scan(target)) addJoinTarget(joined, query.join, record);
-    }
-    return rows.map(this.shaper(query, joined));
-  }
-
-  /** shapeRows() in slices of the event loop, the join's targets read as they all were when it began. */
-  private async shapeInSlices(rows: Fields[], query: Query, slicer: Slicer): Promise<Fields[]> {
-    if (!query.selectFields && !query.excludeFields && !query.join) return rows;
-    let joined: Map<string, Fields[]> | undefined;
-    if (query.join && rows.length > 0) {
-      const join = query.join;
-      const now = this.db.now();
-      const scans = join.collections.flatMap((target) => {
-        const coll = this.db.state.collections.get(target);
-        return coll ? [new CollectionScan(coll, now)] : [];
-      });
-      joined = new Map();
-      try {
-        for (const scan of scans) await scan.each((t) => addJoinTarget(joined!, join, t), slicer);
-      } finally {
-        for (const scan of scans) scan.close();
-      }
-    }
-    const shape = this.shaper(query, joined);
-    const out = new Array<Fields>(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      out[i] = shape(rows[i]!);
-      if (slicer.counted()) await slicer.pause();
-    }
-    return out;
-  }
-
-  /** The function shaping each answered row (projection, then the join's matches), prepared once per query. */
-  private shaper(query: Query, joined: Map<string, Fields[]> | undefined): (record: Fields) => Fields {
-    const projection = compileProjection(query.selectFields, query.excludeFields);
-    const join = query.join;
-    return (record) => {
-      const out = applyProjection(record, projection);
-      if (!join || !joined) return out;
-      const local = getPath(record, join.localField);
-      const matches = local === undefined || local === null ? [] : (joined.get(hashKey(local)) ?? []);
-      return { ...out, [join.asField]: new JoinedRecords(matches) as unknown as Value };
-    };
+    return shapeRows(rows, query, (target) => this.scan(target));
   }
 
   /** Live records of `collection`: the collection's size, unless some record carries a TTL (then counted in slices). */
@@ -457,7 +437,7 @@ function withDeclaredTypes(schema: Schema | undefined, prepared: PreparedWrite):
   let out: Record<string, Value> | undefined;
   for (const [name, def] of Object.entries(schema.fields)) {
     const raw = prepared.raw[name];
-    if (raw === undefined || raw === null || isPlainObject(raw) && 'type' in raw && 'value' in raw) continue;
+    if (raw === undefined || raw === null || (isPlainObject(raw) && 'type' in raw && 'value' in raw)) continue;
     if (def.field_type !== 'String' || typeof raw !== 'string') continue;
     out ??= { ...prepared.fields };
     out[name] = fieldValueFromWire(def.field_type, raw, name);
@@ -473,7 +453,14 @@ function withDeclaredTypes(schema: Schema | undefined, prepared: PreparedWrite):
  * is read at the staged one; so every record a full scan of the view would
  * find colliding is among them.
  */
-function* uniqueCandidates(view: WorkingView, unique: UniqueIndexes, collection: string, schema: Schema, fields: Fields, now: number): IterableIterator<Fields> {
+function* uniqueCandidates(
+  view: WorkingView,
+  unique: UniqueIndexes,
+  collection: string,
+  schema: Schema,
+  fields: Fields,
+  now: number,
+): IterableIterator<Fields> {
   const ids = new Set<string>();
   for (const [name, def] of Object.entries(schema.fields)) {
     if (!def.unique || !Object.hasOwn(fields, name)) continue;
@@ -526,7 +513,11 @@ function plainNewRecord(body: unknown, newId: () => string): Fields | undefined 
 }
 
 /** The stored record: `id` first, the fields, then `ttl` when the record has one (values/record-object.ts holds why it is built so). */
-function withSystemFields(fields: Record<string, Value>, id: string, ttl: ResolvedTtl | undefined): Record<string, Value> {
+function withSystemFields(
+  fields: Record<string, Value>,
+  id: string,
+  ttl: ResolvedTtl | undefined,
+): Record<string, Value> {
   const keys = ['id'];
   for (const key in fields) if (key !== 'id' && key !== 'ttl') keys.push(key);
   if (ttl) keys.push('ttl');
@@ -577,14 +568,4 @@ export function putEffect(
 /** The records among `ids` as `scan` sees them, walked in insertion order (a query answered by an index). */
 function idsOf(scan: CollectionScan, ids: ReadonlySet<string>): RecordSource {
   return { each: (visit, slicer) => scan.eachOf(ids, visit, slicer) };
-}
-
-/** Files `target` of a join under the hash key of its foreign field (targets in order, each in scan order). */
-function addJoinTarget(index: Map<string, Fields[]>, join: Join, target: Fields): void {
-  const foreign = join.foreignField === 'id' ? target.id : getPath(target, join.foreignField);
-  if (foreign === undefined) return;
-  const key = hashKey(foreign as Value);
-  const list = index.get(key);
-  if (list) list.push(target);
-  else index.set(key, [target]);
 }
