@@ -15,11 +15,21 @@ const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 20_000;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const isAlive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const isAlive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 function freePort() {
   return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, HOST, () => { const { port } = s.address(); s.close(() => resolve(port)); });
+    const s = createServer().listen(0, HOST, () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
     s.on('error', reject);
   });
 }
@@ -27,14 +37,20 @@ function freePort() {
 function isListening(port) {
   return new Promise((resolve) => {
     const socket = connect(port, HOST);
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }
 
 async function until(test, ms) {
   const end = Date.now() + ms;
-  while (Date.now() < end) { if (await test()) return true; await sleep(100); }
+  while (Date.now() < end) {
+    if (await test()) return true;
+    await sleep(100);
+  }
   return false;
 }
 
@@ -53,11 +69,23 @@ const npm = spawn('npm', ['start'], {
   stdio: ['ignore', 'pipe', 'pipe'],
 });
 let output = '';
-npm.stdout.on('data', (d) => { output += d; });
-npm.stderr.on('data', (d) => { output += d; });
+npm.stdout.on('data', (d) => {
+  output += d;
+});
+npm.stderr.on('data', (d) => {
+  output += d;
+});
 const npmExited = new Promise((resolve) => npm.once('exit', (code, signal) => resolve(signal ?? code)));
 
-const healthy = await until(async () => npm.exitCode === null && fetch(`http://${HOST}:${port}/api/health`).then((r) => r.ok, () => false), START_TIMEOUT_MS);
+const healthy = await until(
+  async () =>
+    npm.exitCode === null &&
+    fetch(`http://${HOST}:${port}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    ),
+  START_TIMEOUT_MS,
+);
 check(healthy, `GET /api/health answered 200 (after ${Date.now() - began} ms)`);
 let serverPid;
 if (healthy) {

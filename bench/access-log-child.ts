@@ -20,16 +20,37 @@ const KEY = 'bench-admin-key-0123456789';
 async function variant(accessLog: boolean) {
   const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-access-'));
   const server = await Server.create({
-    port: 0, host: '127.0.0.1', dataDir: dir, adminKey: KEY, accessLog, snapshotCron: '', trashPurgeCron: '', ttlSweepMs: 0,
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: dir,
+    adminKey: KEY,
+    accessLog,
+    snapshotCron: '',
+    trashPurgeCron: '',
+    ttlSweepMs: 0,
     settings: { durability: 'none' },
   });
   const d = server.dispatcher;
   const call = async (method: string, url: string, headers: Record<string, string>, body?: unknown) =>
-    JSON.parse((await d.handle({ method, url, headers, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) })).body.toString());
+    JSON.parse(
+      (
+        await d.handle({
+          method,
+          url,
+          headers,
+          body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
+        })
+      ).body.toString(),
+    );
   const json = { 'content-type': 'application/json' };
   const { token } = await call('POST', '/api/auth/token', json, { api_key: KEY });
   const headers = { ...json, authorization: `Bearer ${token}` };
-  const { id } = await call('POST', '/api/insert/bench', headers, { name: 'Ann', age: 31, email: 'ann@example.com', active: true });
+  const { id } = await call('POST', '/api/insert/bench', headers, {
+    name: 'Ann',
+    age: 31,
+    email: 'ann@example.com',
+    active: true,
+  });
   const req = { method: 'GET', url: `/api/find/bench/${id}`, headers };
   const round = async () => {
     const t0 = performance.now();
@@ -40,7 +61,13 @@ async function variant(accessLog: boolean) {
     }
     return ((performance.now() - t0) * 1000) / REQUESTS;
   };
-  return { round, close: async () => { await server.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    round,
+    close: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 const off = await variant(false);

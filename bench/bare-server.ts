@@ -36,4 +36,7 @@ server.listen(0, '127.0.0.1', () => {
   const addr = server.address() as { port: number };
   console.log(`listening on http://127.0.0.1:${addr.port}`);
 });
-process.on('SIGTERM', () => { server.close(() => process.exit(0)); server.closeAllConnections(); });
+process.on('SIGTERM', () => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+});

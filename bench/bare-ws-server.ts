@@ -9,7 +9,10 @@ import http from 'node:http';
 import { WebSocketServer } from 'ws';
 
 const record = process.env.BARE_RECORD ?? '{}';
-const server = http.createServer((_req, res) => { res.writeHead(404); res.end(); });
+const server = http.createServer((_req, res) => {
+  res.writeHead(404);
+  res.end();
+});
 const wss = new WebSocketServer({ server, path: '/api/ws', perMessageDeflate: false });
 wss.on('connection', (ws) => {
   ws.on('message', (data) => {
@@ -21,4 +24,8 @@ server.listen(0, '127.0.0.1', () => {
   const addr = server.address() as { port: number };
   console.log(`listening on http://127.0.0.1:${addr.port}`);
 });
-process.on('SIGTERM', () => { for (const ws of wss.clients) ws.terminate(); server.close(() => process.exit(0)); server.closeAllConnections(); });
+process.on('SIGTERM', () => {
+  for (const ws of wss.clients) ws.terminate();
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+});

@@ -10,10 +10,12 @@ import { generateTable, replaceSection, type ResultFile } from './lib/docs-table
 
 const force = process.argv.includes('--force') || process.env.BENCH_FORCE_NOISY === '1';
 const dir = path.resolve('bench/results');
-const results = readdirSync(dir).filter((f) => f.endsWith('.json'))
+const results = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
   .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as ResultFile);
 const { markdown, skippedNoisy } = generateTable(results, { force });
-if (skippedNoisy.length) console.warn(`bench:docs: left out noisy results (use --force to include them): ${skippedNoisy.join(', ')}`);
+if (skippedNoisy.length)
+  console.warn(`bench:docs: left out noisy results (use --force to include them): ${skippedNoisy.join(', ')}`);
 const doc = path.resolve('docs/benchmarks.md');
 writeFileSync(doc, replaceSection(readFileSync(doc, 'utf8'), markdown));
 console.log(`docs/benchmarks.md: results table regenerated from ${results.length - skippedNoisy.length} result files`);

@@ -15,7 +15,9 @@ const ids = readFileSync(idsFile, 'utf8').split('\n').filter(Boolean);
 const agent = new http.Agent({ keepAlive: true, maxSockets: Number(concurrencyArg) });
 const headers = { authorization: `Bearer ${process.env.BENCH_TOKEN ?? ''}` };
 const latencies: number[] = [];
-let errors = 0, running = true, i = 0;
+let errors = 0,
+  running = true,
+  i = 0;
 
 function read(): Promise<void> {
   return new Promise((resolve) => {
@@ -28,7 +30,10 @@ function read(): Promise<void> {
         resolve();
       });
     });
-    req.on('error', () => { errors++; resolve(); });
+    req.on('error', () => {
+      errors++;
+      resolve();
+    });
   });
 }
 
@@ -37,7 +42,9 @@ async function loop(): Promise<void> {
 }
 
 process.stdin.resume();
-process.stdin.on('end', () => { running = false; });
+process.stdin.on('end', () => {
+  running = false;
+});
 await Promise.all(Array.from({ length: Number(concurrencyArg) }, loop));
 latencies.sort((a, b) => a - b);
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;

@@ -22,12 +22,16 @@ if (mode === 'eddy') {
   keep = db;
 } else {
   const map = new Map<string, unknown>();
-  for (const f of readdirSync(dir).filter((f) => f.endsWith('.seg')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((f) => f.endsWith('.seg'))
+    .sort()) {
     const buf = readFileSync(path.join(dir, f));
     let off = 12;
     while (off + 8 <= buf.length) {
       const len = buf.readUInt32LE(off);
-      const batch = unpack(buf.subarray(off + 8, off + 8 + len)) as { effects: Array<{ t: string; id: string; fields: unknown }> };
+      const batch = unpack(buf.subarray(off + 8, off + 8 + len)) as {
+        effects: Array<{ t: string; id: string; fields: unknown }>;
+      };
       for (const e of batch.effects) if (e.t === 'put') map.set(e.id, e.fields);
       off += 8 + len;
     }

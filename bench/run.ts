@@ -58,7 +58,10 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(SCENARIOS);
 const unknown = names.filter((n) => !SCENARIOS[n]);
-if (unknown.length) { console.error(`unknown scenario '${unknown.join("', '")}'; known: ${Object.keys(SCENARIOS).join(', ')}`); process.exit(2); }
+if (unknown.length) {
+  console.error(`unknown scenario '${unknown.join("', '")}'; known: ${Object.keys(SCENARIOS).join(', ')}`);
+  process.exit(2);
+}
 await requireQuiet('before building');
 buildOnce();
 for (const name of names) {

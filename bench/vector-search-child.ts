@@ -14,20 +14,31 @@ import { gaussian, mulberry32 } from './lib/seeded-random.js';
 import { timeEach } from './lib/time-each.js';
 
 const N = Number(process.env.BENCH_VECTORS ?? 100_000);
-const DIMS = 384, CENTROIDS = 100, NOISE = 1, QUERIES = 200, WARMUP = 5, K = 10, CHUNK = 10_000;
+const DIMS = 384,
+  CENTROIDS = 100,
+  NOISE = 1,
+  QUERIES = 200,
+  WARMUP = 5,
+  K = 10,
+  CHUNK = 10_000;
 const gc = (globalThis as { gc?: () => void }).gc;
 const log = (msg: string) => process.stderr.write(`  (vector-search: ${msg})\n`);
 
 /** `count` points around `centroids`: a random centroid plus gaussian noise of NOISE per component. */
 function clustered(count: number, centroids: number[][], seed: number): number[][] {
-  const u = mulberry32(seed), g = gaussian(u);
-  return Array.from({ length: count }, () => centroids[Math.floor(u() * centroids.length)]!.map((x) => x + NOISE * g()));
+  const u = mulberry32(seed),
+    g = gaussian(u);
+  return Array.from({ length: count }, () =>
+    centroids[Math.floor(u() * centroids.length)]!.map((x) => x + NOISE * g()),
+  );
 }
-
 
 /** Memory after a settled gc; `external` includes array buffers. */
 async function memory() {
-  for (let i = 0; i < 2; i++) { gc?.(); await new Promise((r) => setTimeout(r, 100)); }
+  for (let i = 0; i < 2; i++) {
+    gc?.();
+    await new Promise((r) => setTimeout(r, 100));
+  }
   const m = process.memoryUsage();
   return { heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external, rss: m.rss };
 }
@@ -39,13 +50,23 @@ const queries = clustered(QUERIES, centroids, 99);
 
 const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-vector-'));
 try {
-  const db = await Database.open({ dataDir: dir, settings: { durability: 'none' }, snapshotBytes: Number.MAX_SAFE_INTEGER });
-  await db.collections.create('vecs', { fields: { embedding: { field_type: 'Vector', index: { type: 'vector', algorithm: 'hnsw', metric: 'cosine' } } } });
+  const db = await Database.open({
+    dataDir: dir,
+    settings: { durability: 'none' },
+    snapshotBytes: Number.MAX_SAFE_INTEGER,
+  });
+  await db.collections.create('vecs', {
+    fields: { embedding: { field_type: 'Vector', index: { type: 'vector', algorithm: 'hnsw', metric: 'cosine' } } },
+  });
   const ids: string[] = [];
   let t0 = performance.now();
   for (let i = 0; i < N; i += CHUNK) {
-    const res = await db.bulk.insertMany('vecs', vectors.slice(i, i + CHUNK).map((embedding, k) => ({ n: i + k, embedding })));
-    if (res.successful.length !== Math.min(CHUNK, N - i)) throw new Error(`bulk insert failed: ${JSON.stringify(res.failed.slice(0, 3))}`);
+    const res = await db.bulk.insertMany(
+      'vecs',
+      vectors.slice(i, i + CHUNK).map((embedding, k) => ({ n: i + k, embedding })),
+    );
+    if (res.successful.length !== Math.min(CHUNK, N - i))
+      throw new Error(`bulk insert failed: ${JSON.stringify(res.failed.slice(0, 3))}`);
     ids.push(...res.successful);
   }
   const insertMs = performance.now() - t0;
@@ -64,26 +85,60 @@ try {
   const exactBuildMs = performance.now() - t0;
 
   const truth: string[][] = [];
-  const refTimes = await timeEach(queries, (q) => { truth.push(exact.search(q, K).map((h) => h.id)); }, WARMUP);
+  const refTimes = await timeEach(
+    queries,
+    (q) => {
+      truth.push(exact.search(q, K).map((h) => h.id));
+    },
+    WARMUP,
+  );
   const got: string[][] = [];
-  const subjTimes = await timeEach(queries, async (q) => {
-    got.push((await runSearch(db, 'vecs', parseSearch({ query: '', vector: q, vector_k: K }))).results.map((h) => String(h.record.id)));
-  }, WARMUP);
-  const rawTimes = await timeEach(queries, (q) => { index.search(q, K); }, WARMUP);
+  const subjTimes = await timeEach(
+    queries,
+    async (q) => {
+      got.push(
+        (await runSearch(db, 'vecs', parseSearch({ query: '', vector: q, vector_k: K }))).results.map((h) =>
+          String(h.record.id),
+        ),
+      );
+    },
+    WARMUP,
+  );
+  const rawTimes = await timeEach(
+    queries,
+    (q) => {
+      index.search(q, K);
+    },
+    WARMUP,
+  );
   const last = (a: string[][]) => a.slice(-QUERIES);
   const [t, s] = [last(truth), last(got)];
   const recall = s.reduce((sum, hits, i) => sum + hits.filter((id) => t[i]!.includes(id)).length / K, 0) / QUERIES;
   await db.close();
-  console.log(JSON.stringify({
-    n: N, dims: DIMS, queries: QUERIES, insertMs, buildMs, exactBuildMs, recall,
-    heapDelta: after.heap - before.heap, externalDelta: after.external - before.external, rssDelta: after.rss - before.rss,
-    // Native memory: rss growth not explained by V8's committed heap or external buffers.
-    nativeEstimate: (after.rss - before.rss) - (after.heapTotal - before.heapTotal) - (after.external - before.external),
-    // hnswlib's level-0 bytes per slot: the vector as float32, 2m links, a link count and the label; upper levels add ~1/m of the links.
-    slotBytes: index instanceof HnswIndex ? 4 * DIMS + 8 * index.m + 4 + 8 : 0,
-    capacity: index instanceof HnswIndex ? index.capacity : 0,
-    gcExposed: gc !== undefined, subjTimes, refTimes, rawTimes,
-  }));
+  console.log(
+    JSON.stringify({
+      n: N,
+      dims: DIMS,
+      queries: QUERIES,
+      insertMs,
+      buildMs,
+      exactBuildMs,
+      recall,
+      heapDelta: after.heap - before.heap,
+      externalDelta: after.external - before.external,
+      rssDelta: after.rss - before.rss,
+      // Native memory: rss growth not explained by V8's committed heap or external buffers.
+      nativeEstimate:
+        after.rss - before.rss - (after.heapTotal - before.heapTotal) - (after.external - before.external),
+      // hnswlib's level-0 bytes per slot: the vector as float32, 2m links, a link count and the label; upper levels add ~1/m of the links.
+      slotBytes: index instanceof HnswIndex ? 4 * DIMS + 8 * index.m + 4 + 8 : 0,
+      capacity: index instanceof HnswIndex ? index.capacity : 0,
+      gcExposed: gc !== undefined,
+      subjTimes,
+      refTimes,
+      rawTimes,
+    }),
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

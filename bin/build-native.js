@@ -17,7 +17,17 @@ import { ROOT } from './build.js';
 function nodeGyp() {
   const candidates = [
     process.env.npm_config_node_gyp,
-    path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+    path.join(
+      path.dirname(process.execPath),
+      '..',
+      'lib',
+      'node_modules',
+      'npm',
+      'node_modules',
+      'node-gyp',
+      'bin',
+      'node-gyp.js',
+    ),
   ];
   return candidates.find((p) => p !== undefined && existsSync(p));
 }
@@ -33,10 +43,13 @@ function nodedirArgs() {
 }
 
 const gyp = nodeGyp();
-const built = gyp === undefined
-  ? { status: 1, stdout: '', stderr: 'node-gyp not found (npm ships it)' }
-  : spawnSync(process.execPath, [gyp, 'rebuild', ...nodedirArgs()], { cwd: ROOT, encoding: 'utf8' });
+const built =
+  gyp === undefined
+    ? { status: 1, stdout: '', stderr: 'node-gyp not found (npm ships it)' }
+    : spawnSync(process.execPath, [gyp, 'rebuild', ...nodedirArgs()], { cwd: ROOT, encoding: 'utf8' });
 if (built.status !== 0) {
   const why = `${built.stderr ?? ''}${built.stdout ?? ''}`.trim().split('\n').slice(-5).join('\n');
-  process.stderr.write(`eddydb: the optional native addons were not built; the server runs without idle memory compaction, decodes MessagePack bodies with msgpackr only, and locks its data directory without flock (an abstract socket on Linux, the pid elsewhere).\n${why}\n`);
+  process.stderr.write(
+    `eddydb: the optional native addons were not built; the server runs without idle memory compaction, decodes MessagePack bodies with msgpackr only, and locks its data directory without flock (an abstract socket on Linux, the pid elsewhere).\n${why}\n`,
+  );
 }

@@ -85,7 +85,9 @@ export async function build() {
   // start; rounded up a millisecond because mtimes are fractional and a Date is not.
   const stampTime = new Date(Math.ceil(Math.max(Date.now(), newestInput())) + 1);
   const child = spawn(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
-  const forward = (/** @type {NodeJS.Signals} */ signal) => { child.kill(signal); };
+  const forward = (/** @type {NodeJS.Signals} */ signal) => {
+    child.kill(signal);
+  };
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
   const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(signal ? signal : c)));
@@ -114,7 +116,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   if (onlyIfStale && hasSources() && !findTsc()) {
     // `prepare` of an install without development dependencies: TypeScript is one, so the build is left to
     // `npm run build` (the production recipe builds before it prunes them: docs/operations.md).
-    process.stderr.write('eddydb: dist/ not built here: TypeScript is a development dependency (npm run build with them installed)\n');
+    process.stderr.write(
+      'eddydb: dist/ not built here: TypeScript is a development dependency (npm run build with them installed)\n',
+    );
     process.exit(0);
   }
   (onlyIfStale ? ensureBuilt() : build()).catch((/** @type {Error} */ err) => {

@@ -116,23 +116,57 @@ export abstract class DbError extends Error {
   }
 }
 
-export class InvalidInput extends DbError { readonly code = 'INVALID_INPUT' as const; }
-export class Unauthorized extends DbError { readonly code = 'UNAUTHORIZED' as const; }
-export class PaymentRequired extends DbError { readonly code = 'PAYMENT_REQUIRED' as const; }
-export class Forbidden extends DbError { readonly code = 'FORBIDDEN' as const; }
-export class NotFound extends DbError { readonly code = 'NOT_FOUND' as const; }
-export class MethodNotAllowed extends DbError { readonly code = 'METHOD_NOT_ALLOWED' as const; }
-export class RequestTimeout extends DbError { readonly code = 'REQUEST_TIMEOUT' as const; }
-export class Conflict extends DbError { readonly code = 'CONFLICT' as const; }
-export class PayloadTooLarge extends DbError { readonly code = 'PAYLOAD_TOO_LARGE' as const; }
-export class UriTooLong extends DbError { readonly code = 'URI_TOO_LONG' as const; }
-export class UnsupportedMedia extends DbError { readonly code = 'UNSUPPORTED_MEDIA' as const; }
-export class HeadersTooLarge extends DbError { readonly code = 'HEADERS_TOO_LARGE' as const; }
-export class Internal extends DbError { readonly code = 'INTERNAL' as const; }
-export class NotImplemented extends DbError { readonly code = 'NOT_IMPLEMENTED' as const; }
-export class UpstreamFailed extends DbError { readonly code = 'UPSTREAM_FAILED' as const; }
-export class Unavailable extends DbError { readonly code = 'UNAVAILABLE' as const; }
-export class Timeout extends DbError { readonly code = 'TIMEOUT' as const; }
+export class InvalidInput extends DbError {
+  readonly code = 'INVALID_INPUT' as const;
+}
+export class Unauthorized extends DbError {
+  readonly code = 'UNAUTHORIZED' as const;
+}
+export class PaymentRequired extends DbError {
+  readonly code = 'PAYMENT_REQUIRED' as const;
+}
+export class Forbidden extends DbError {
+  readonly code = 'FORBIDDEN' as const;
+}
+export class NotFound extends DbError {
+  readonly code = 'NOT_FOUND' as const;
+}
+export class MethodNotAllowed extends DbError {
+  readonly code = 'METHOD_NOT_ALLOWED' as const;
+}
+export class RequestTimeout extends DbError {
+  readonly code = 'REQUEST_TIMEOUT' as const;
+}
+export class Conflict extends DbError {
+  readonly code = 'CONFLICT' as const;
+}
+export class PayloadTooLarge extends DbError {
+  readonly code = 'PAYLOAD_TOO_LARGE' as const;
+}
+export class UriTooLong extends DbError {
+  readonly code = 'URI_TOO_LONG' as const;
+}
+export class UnsupportedMedia extends DbError {
+  readonly code = 'UNSUPPORTED_MEDIA' as const;
+}
+export class HeadersTooLarge extends DbError {
+  readonly code = 'HEADERS_TOO_LARGE' as const;
+}
+export class Internal extends DbError {
+  readonly code = 'INTERNAL' as const;
+}
+export class NotImplemented extends DbError {
+  readonly code = 'NOT_IMPLEMENTED' as const;
+}
+export class UpstreamFailed extends DbError {
+  readonly code = 'UPSTREAM_FAILED' as const;
+}
+export class Unavailable extends DbError {
+  readonly code = 'UNAVAILABLE' as const;
+}
+export class Timeout extends DbError {
+  readonly code = 'TIMEOUT' as const;
+}
 
 /**
  * A request or quota limit was reached (429). `retryAfter` is whole seconds;
@@ -146,7 +180,17 @@ export class RateLimited extends DbError {
   readonly remaining?: number;
   readonly resetAt?: number;
 
-  constructor(message: string, opts: { retryAfter?: number; limit?: number; remaining?: number; resetAt?: number; details?: unknown; cause?: unknown } = {}) {
+  constructor(
+    message: string,
+    opts: {
+      retryAfter?: number;
+      limit?: number;
+      remaining?: number;
+      resetAt?: number;
+      details?: unknown;
+      cause?: unknown;
+    } = {},
+  ) {
     super(message, { cause: opts.cause, details: opts.details });
     if (opts.retryAfter !== undefined) this.retryAfter = opts.retryAfter;
     if (opts.limit !== undefined) this.limit = opts.limit;
@@ -158,17 +202,30 @@ export class RateLimited extends DbError {
 /** Too much concurrent work of one kind (the batch gate's 503): `active` of `max` slots are taken. */
 export class Overloaded extends DbError {
   readonly code = 'UNAVAILABLE' as const;
-  constructor(message: string, readonly active: number, readonly max: number, readonly retryAfter: number) {
+  constructor(
+    message: string,
+    readonly active: number,
+    readonly max: number,
+    readonly retryAfter: number,
+  ) {
     super(message);
   }
 }
 
 /** One record a transaction's commit found changed since the transaction observed it. */
-export interface TxConflictEntry { readonly collection: string; readonly id?: string; readonly reason: string }
+export interface TxConflictEntry {
+  readonly collection: string;
+  readonly id?: string;
+  readonly reason: string;
+}
 
 /** A commit refused by validation (409): nothing was applied, and retrying the transaction may succeed. */
 export class TransactionConflict extends Conflict {
-  constructor(message: string, readonly transactionId: string, readonly conflicts: readonly TxConflictEntry[]) {
+  constructor(
+    message: string,
+    readonly transactionId: string,
+    readonly conflicts: readonly TxConflictEntry[],
+  ) {
     super(message);
   }
 }
@@ -178,15 +235,29 @@ export class TransactionConflict extends Conflict {
  * record, what was asked, the state it is in and the actions that state allows.
  */
 export class InvalidTransition extends Conflict {
-  constructor(readonly resource: string, readonly id: string, readonly action: string, readonly current: string, readonly allowed: readonly string[]) {
-    super(`Cannot ${action} ${resource} '${id}': it is ${current}; ${allowed.length > 0 ? `from ${current} the allowed actions are ${allowed.join(', ')}` : `no action is allowed from ${current}`}`);
+  constructor(
+    readonly resource: string,
+    readonly id: string,
+    readonly action: string,
+    readonly current: string,
+    readonly allowed: readonly string[],
+  ) {
+    super(
+      `Cannot ${action} ${resource} '${id}': it is ${current}; ${allowed.length > 0 ? `from ${current} the allowed actions are ${allowed.join(', ')}` : `no action is allowed from ${current}`}`,
+    );
   }
 }
 
 /** How an LLM or embedding provider failed (product.md, "classified provider body"). */
 export type ProviderErrorKind =
-  | 'provider_not_configured' | 'provider_request_error' | 'provider_billing' | 'provider_rate_limited'
-  | 'provider_auth_failed' | 'provider_permission_denied' | 'provider_unavailable' | 'provider_unreachable';
+  | 'provider_not_configured'
+  | 'provider_request_error'
+  | 'provider_billing'
+  | 'provider_rate_limited'
+  | 'provider_auth_failed'
+  | 'provider_permission_denied'
+  | 'provider_unavailable'
+  | 'provider_unreachable';
 
 const PROVIDER_CODES: Record<ProviderErrorKind, ErrorCode> = {
   provider_not_configured: 'INVALID_INPUT',
@@ -206,8 +277,14 @@ const PROVIDER_CODES: Record<ProviderErrorKind, ErrorCode> = {
  */
 export class ProviderFailed extends DbError {
   readonly code: ErrorCode;
-  constructor(message: string, readonly kind: ProviderErrorKind, readonly provider: string,
-    readonly providerStatus: number | null, readonly retryAfterSecs?: number, cause?: unknown) {
+  constructor(
+    message: string,
+    readonly kind: ProviderErrorKind,
+    readonly provider: string,
+    readonly providerStatus: number | null,
+    readonly retryAfterSecs?: number,
+    cause?: unknown,
+  ) {
     super(message, { cause });
     this.code = PROVIDER_CODES[kind];
   }
@@ -227,7 +304,11 @@ export class ProviderNotListed extends ProviderFailed {
  */
 export class StepFailed extends DbError {
   readonly code: ErrorCode;
-  constructor(readonly index: number, readonly type: string, cause: unknown) {
+  constructor(
+    readonly index: number,
+    readonly type: string,
+    cause: unknown,
+  ) {
     const c = toDbError(cause);
     super(c.message, { cause, details: c.details });
     this.code = c.code;
@@ -236,7 +317,10 @@ export class StepFailed extends DbError {
 
 /** A WebSocket upgrade asking for a protocol version we do not speak; RFC 6455 4.4 has the answer name ours. */
 export class WsVersionRefused extends InvalidInput {
-  constructor(message: string, readonly supportedVersions: string) {
+  constructor(
+    message: string,
+    readonly supportedVersions: string,
+  ) {
     super(message);
   }
 }
@@ -268,7 +352,11 @@ export class ReadOnlyRefusal extends Unavailable {}
  * client.
  */
 export class Corruption extends Error {
-  constructor(readonly file: string, readonly offset: number, reason: string) {
+  constructor(
+    readonly file: string,
+    readonly offset: number,
+    reason: string,
+  ) {
     super(`corruption in ${file} at byte ${offset}: ${reason}`);
     this.name = 'Corruption';
   }

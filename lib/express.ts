@@ -9,6 +9,10 @@
  * are the parts of express's request and response it uses.
  */
 export {
-  createClientErrorHandler, createExpressHandler,
-  type ExpressHandler, type ExpressNext, type ExpressRequest, type ExpressResponse,
+  createClientErrorHandler,
+  createExpressHandler,
+  type ExpressHandler,
+  type ExpressNext,
+  type ExpressRequest,
+  type ExpressResponse,
 } from './http/index.js';

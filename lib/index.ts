@@ -9,6 +9,15 @@
 export { Server, VERSION, type ServerConfig } from './http/index.js';
 export type { Dispatcher } from './http/index.js';
 export {
-  DEFAULT_SETTINGS, DURABILITY_MODES, ManualClock, systemClock,
-  type Clock, type DurabilityMode, type IsolationLevel, type LogLevel, type Settings, type StorageFs, type StorageStatus,
+  DEFAULT_SETTINGS,
+  DURABILITY_MODES,
+  ManualClock,
+  systemClock,
+  type Clock,
+  type DurabilityMode,
+  type IsolationLevel,
+  type LogLevel,
+  type Settings,
+  type StorageFs,
+  type StorageStatus,
 } from './engine/index.js';

@@ -52,7 +52,8 @@ function layerOf(file: string): string {
  * A `;` ends the search for `from`, so a statement cannot borrow the
  * specifier of a later one.
  */
-const IMPORT = /(?:import|export)\s[^'";]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
+const IMPORT =
+  /(?:import|export)\s[^'";]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
 
 /** The names an `import … from` or `export … from` clause brings in, with `import('…').Name` type expressions. */
 const IMPORT_CLAUSE = /(?:import|export)\s([^'";]*?)from\s+['"][^'"]+['"]/g;
@@ -95,7 +96,8 @@ describe('architecture', () => {
     const violations: string[] = [];
     for (const { file, from, spec, target, to } of relativeImports()) {
       if (to === from || to === 'errors') continue;
-      if (path.relative(path.join(LIB, to), target) !== 'index.ts') violations.push(`${path.relative(LIB, file)} -> ${spec}`);
+      if (path.relative(path.join(LIB, to), target) !== 'index.ts')
+        violations.push(`${path.relative(LIB, file)} -> ${spec}`);
     }
     expect(violations).to.deep.equal([]);
   });
@@ -110,7 +112,9 @@ describe('architecture', () => {
   });
 
   it('resolves every relative import under lib/ to a source file', () => {
-    const unresolved = [...relativeImports()].filter(({ target }) => !files.includes(target)).map(({ file, spec }) => `${path.relative(LIB, file)} -> ${spec}`);
+    const unresolved = [...relativeImports()]
+      .filter(({ target }) => !files.includes(target))
+      .map(({ file, spec }) => `${path.relative(LIB, file)} -> ${spec}`);
     expect(unresolved).to.deep.equal([]);
   });
 
@@ -129,8 +133,12 @@ describe('architecture', () => {
 
   it(`keeps at most ${MAX_FILES_PER_FOLDER} source files in a folder root`, () => {
     const entries = (dir: string) => readdirSync(dir).map((f) => path.join(dir, f));
-    const foldersUnder = (dir: string): string[] =>
-      [dir, ...entries(dir).filter((p) => statSync(p).isDirectory()).flatMap(foldersUnder)];
+    const foldersUnder = (dir: string): string[] => [
+      dir,
+      ...entries(dir)
+        .filter((p) => statSync(p).isDirectory())
+        .flatMap(foldersUnder),
+    ];
     const crowded = foldersUnder(LIB)
       .map((dir) => ({ dir, count: entries(dir).filter((p) => p.endsWith('.ts') && statSync(p).isFile()).length }))
       .filter(({ count }) => count > MAX_FILES_PER_FOLDER)

@@ -6,14 +6,26 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { BEGIN, END, generateTable, replaceSection, type ResultFile } from '../bench/lib/docs-table.js';
 
-const machine = { cores: 2, cpu_model: 'Test CPU', node: 'v20.0.0', load_tool: 'wrk -t1', date: '2026-11-25T20:00:00.000Z', commit: 'abc1234', noisy: false };
+const machine = {
+  cores: 2,
+  cpu_model: 'Test CPU',
+  node: 'v20.0.0',
+  load_tool: 'wrk -t1',
+  date: '2026-11-25T20:00:00.000Z',
+  commit: 'abc1234',
+  noisy: false,
+};
 
 function result(over: Partial<ResultFile>): ResultFile {
   return {
     scenario: 'http-read',
     subject: { label: 'eddydb point read', throughput: 35_000, p99_ms: 3.2, cpu_us_per_op: 70 },
     reference: { label: 'bare node:http', throughput: 50_000, p99_ms: 1.5, cpu_us_per_op: 30 },
-    ratio: 0.7, ratio_of: 'requests/s', target: '>= 0.70', machine, noisy: false,
+    ratio: 0.7,
+    ratio_of: 'requests/s',
+    target: '>= 0.70',
+    machine,
+    noisy: false,
     ...over,
   };
 }
@@ -21,14 +33,25 @@ function result(over: Partial<ResultFile>): ResultFile {
 describe('bench results table of docs/benchmarks.md', () => {
   it('has one row per result with subject, reference, ratio, target and a machine key listed below', () => {
     const { markdown } = generateTable([result({})]);
-    expect(markdown).to.include('| http-read | eddydb point read: 35,000/s, p99 3.20 ms, 70.0 µs CPU/op | bare node:http: 50,000/s, p99 1.50 ms, 30.0 µs CPU/op | 0.70 | >= 0.70 | m1 |');
+    expect(markdown).to.include(
+      '| http-read | eddydb point read: 35,000/s, p99 3.20 ms, 70.0 µs CPU/op | bare node:http: 50,000/s, p99 1.50 ms, 30.0 µs CPU/op | 0.70 | >= 0.70 | m1 |',
+    );
     expect(markdown).to.include('- m1: 2 cores, Test CPU, Node v20.0.0, wrk -t1, 2026-11-25, commit abc1234');
   });
 
-  it('expands a result\'s rows (one per subject) and puts the headline scenarios first', () => {
+  it("expands a result's rows (one per subject) and puts the headline scenarios first", () => {
     const rows = [
-      { subject: { label: 'insert (always)', throughput: 20_000 }, reference: { label: 'bare', throughput: 40_000 }, ratio: 0.5, target: '>= 0.50' },
-      { subject: { label: 'insert (none)', throughput: 30_000 }, reference: { label: 'bare', throughput: 40_000 }, ratio: 0.75 },
+      {
+        subject: { label: 'insert (always)', throughput: 20_000 },
+        reference: { label: 'bare', throughput: 40_000 },
+        ratio: 0.5,
+        target: '>= 0.50',
+      },
+      {
+        subject: { label: 'insert (none)', throughput: 30_000 },
+        reference: { label: 'bare', throughput: 40_000 },
+        ratio: 0.75,
+      },
     ];
     const { markdown } = generateTable([result({ scenario: 'aaa-other' }), result({ scenario: 'http-insert', rows })]);
     const lines = markdown.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| scenario'));
@@ -46,8 +69,15 @@ describe('bench results table of docs/benchmarks.md', () => {
 
   it('gives each distinct machine its own key, and says when a result recorded none', () => {
     const other = { ...machine, cores: 8, cpu_model: 'Other CPU' };
-    const { markdown } = generateTable([result({}), result({ scenario: 'ws-read', machine: other }), result({ scenario: 'recovery', machine: undefined })]);
-    expect(markdown).to.match(/- m1: 2 cores, Test CPU/).and.match(/- m2: 8 cores, Other CPU/).and.match(/- m3: machine not recorded/);
+    const { markdown } = generateTable([
+      result({}),
+      result({ scenario: 'ws-read', machine: other }),
+      result({ scenario: 'recovery', machine: undefined }),
+    ]);
+    expect(markdown)
+      .to.match(/- m1: 2 cores, Test CPU/)
+      .and.match(/- m2: 8 cores, Other CPU/)
+      .and.match(/- m3: machine not recorded/);
   });
 
   it('escapes table separators in labels', () => {

@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { categorize, usTable } from '../bench/lib/cpu-profile.js';
 
-const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0, columnNumber: 0, scriptId: '0' });
+const frame = (functionName: string, url: string) => ({
+  functionName,
+  url,
+  lineNumber: 0,
+  columnNumber: 0,
+  scriptId: '0',
+});
 
 describe('bench µs table', () => {
   it('maps scripts and functions to the steps of a request', () => {
@@ -34,7 +40,13 @@ describe('bench µs table', () => {
       { id: 6, callFrame: frame('(idle)', ''), children: [] },
     ];
     // Samples at t = 1000 (outside), 2000, 3000, 4000, 5000, 6000; each lasts until the next.
-    const profile = { nodes, startTime: 0, endTime: 7000, samples: [4, 4, 5, 5, 6, 4], timeDeltas: [1000, 1000, 1000, 1000, 1000, 1000] };
+    const profile = {
+      nodes,
+      startTime: 0,
+      endTime: 7000,
+      samples: [4, 4, 5, 5, 6, 4],
+      timeDeltas: [1000, 1000, 1000, 1000, 1000, 1000],
+    };
     const dir = mkdtempSync(path.join(tmpdir(), 'bench-profile-'));
     try {
       const file = path.join(dir, 'p.cpuprofile');

@@ -19,50 +19,107 @@
  */
 import { readFileSync } from 'node:fs';
 
-export const CATEGORIES = ['parse', 'route', 'auth', 'permission', 'validation', 'id', 'typed conversion', 'encode',
-  'log append', 'fsync wait', 'change feed', 'indexes', 'serialize', 'write', 'gc', 'other'] as const;
-export type Category = typeof CATEGORIES[number];
+export const CATEGORIES = [
+  'parse',
+  'route',
+  'auth',
+  'permission',
+  'validation',
+  'id',
+  'typed conversion',
+  'encode',
+  'log append',
+  'fsync wait',
+  'change feed',
+  'indexes',
+  'serialize',
+  'write',
+  'gc',
+  'other',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
 
-interface Rule { category: Category; url?: RegExp; fn?: RegExp }
+interface Rule {
+  category: Category;
+  url?: RegExp;
+  fn?: RegExp;
+}
 
 /** First match wins: specific EddyDB files first, then libraries, then node internals. */
 export const RULES: Rule[] = [
   { category: 'gc', fn: /^\(garbage collector\)$/ },
   // EddyDB, HTTP layer
-  { category: 'auth', url: /lib\/http\/auth\/(tokens|principal|credential-watch|auth-failures)\.js$|node_modules\/jose\// },
-  { category: 'permission', url: /lib\/http\/(auth\/permissions|auth\/rate-limit|procedures\/records\/batch-gate)\.js$/ },
+  {
+    category: 'auth',
+    url: /lib\/http\/auth\/(tokens|principal|credential-watch|auth-failures)\.js$|node_modules\/jose\//,
+  },
+  {
+    category: 'permission',
+    url: /lib\/http\/(auth\/permissions|auth\/rate-limit|procedures\/records\/batch-gate)\.js$/,
+  },
   { category: 'parse', url: /lib\/http\/(procedures\/input|wire\/content-type)\.js$/ },
-  { category: 'route', url: /lib\/http\/(routing\/(router|routes|dispatch)|procedures\/[^/]+|procedures\/(records|chat)\/[^/]+|auth\/client-address)\.js$/ },
-  { category: 'encode', url: /lib\/http\/(wire\/codec|wire\/error-body|routing\/messages)\.js$|node_modules\/msgpackr\// },
+  {
+    category: 'route',
+    url: /lib\/http\/(routing\/(router|routes|dispatch)|procedures\/[^/]+|procedures\/(records|chat)\/[^/]+|auth\/client-address)\.js$/,
+  },
+  {
+    category: 'encode',
+    url: /lib\/http\/(wire\/codec|wire\/error-body|routing\/messages)\.js$|node_modules\/msgpackr\//,
+  },
   { category: 'log append', url: /lib\/http\/log\/|node_modules\/pino/ },
   { category: 'write', url: /lib\/http\/transport\/(socket-response|ws)\.js$/ },
-  { category: 'route', url: /lib\/http\/transport\/|node_modules\/(fastify|find-my-way|avvio|light-my-request|@fastify)\// },
+  {
+    category: 'route',
+    url: /lib\/http\/transport\/|node_modules\/(fastify|find-my-way|avvio|light-my-request|@fastify)\//,
+  },
   // EddyDB, engine
   { category: 'id', url: /lib\/engine\/records\/ids\.js$/ },
   { category: 'parse', url: /lib\/engine\/values\/wire\/json\.js$/, fn: /^fromJson/ },
   { category: 'encode', url: /lib\/engine\/values\/wire\/(json|json-exact)\.js$/ },
   { category: 'serialize', url: /lib\/engine\/storage\/(codec|frame)\.js$/ },
   { category: 'serialize', url: /^node:zlib$/, fn: /^crc32$/ },
-  { category: 'typed conversion', url: /lib\/engine\/values\/|lib\/engine\/schema\/(validation\/coerce-to-schema|field-value-from-wire)\.js$/ },
+  {
+    category: 'typed conversion',
+    url: /lib\/engine\/values\/|lib\/engine\/schema\/(validation\/coerce-to-schema|field-value-from-wire)\.js$/,
+  },
   { category: 'validation', url: /lib\/engine\/schema\/|node_modules\/ajv\// },
   { category: 'indexes', url: /lib\/engine\/indexes\/|lib\/engine\/search\/|lib\/vector\// },
   { category: 'change feed', url: /lib\/engine\/write\/(change-feed|change-notifier)\.js$/ },
   { category: 'fsync wait', fn: /fsync|fdatasync/i },
-  { category: 'log append', url: /lib\/engine\/(engine-log|write\/(write-queue|effects|apply-batch|apply-effect))\.js$|lib\/engine\/storage\// },
+  {
+    category: 'log append',
+    url: /lib\/engine\/(engine-log|write\/(write-queue|effects|apply-batch|apply-effect))\.js$|lib\/engine\/storage\//,
+  },
   { category: 'typed conversion', url: /lib\/engine\/query\/project\.js$/ },
   // node internals: record ids encrypt a counter (ids.ts), request ids are random UUIDs; tokens are HMACs
   { category: 'id', url: /node:internal\/crypto\/(cipher|random)$/ },
   { category: 'auth', url: /node:internal\/crypto\/(hash|mac|keys|sig|webcrypto)$/ },
   { category: 'log append', url: /^node:fs$|node:internal\/fs\// },
-  { category: 'parse', url: /node:_http_common$|node:_http_incoming$/, },
-  { category: 'parse', fn: /^(parserOnHeadersComplete|parserOnIncoming|parserOnBody|parserOnMessageComplete|execute|onParserExecute|JSONParse|parse)$/ },
-  { category: 'write', url: /node:_http_outgoing$|node:_http_server$|node:net$|node:internal\/(stream_base_commons|streams\/|net)|node:stream$|node:events$/ },
+  { category: 'parse', url: /node:_http_common$|node:_http_incoming$/ },
+  {
+    category: 'parse',
+    fn: /^(parserOnHeadersComplete|parserOnIncoming|parserOnBody|parserOnMessageComplete|execute|onParserExecute|JSONParse|parse)$/,
+  },
+  {
+    category: 'write',
+    url: /node:_http_outgoing$|node:_http_server$|node:net$|node:internal\/(stream_base_commons|streams\/|net)|node:stream$|node:events$/,
+  },
   { category: 'encode', fn: /^(stringify|JSONStringify)$/ },
   { category: 'encode', url: /node:buffer$|node:internal\/buffer$/ },
 ];
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-interface Profile { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
 
 /**
  * The category of a function. Native functions have no script URL (a socket's
@@ -147,22 +204,40 @@ export function usTable(profileFile: string, fromUs: number, toUs: number, reque
   const us_per_request = Object.fromEntries(CATEGORIES.map((c) => [c, perCat[c] / n]));
   const fns = [...perFn].map(([fn, e]) => ({ fn, category: e.category, us: e.us / n })).sort((a, b) => b.us - a.us);
   return {
-    requests, window_ms: (toUs - fromUs) / 1000, us_per_request,
+    requests,
+    window_ms: (toUs - fromUs) / 1000,
+    us_per_request,
     total_us_per_request: Object.values(us_per_request).reduce((a, b) => a + b, 0),
     unattributed_us_per_request: unattributed / n,
-    top_other: fns.filter((f) => f.category === 'other').slice(0, 10).map(({ fn, us }) => ({ fn, us })),
+    top_other: fns
+      .filter((f) => f.category === 'other')
+      .slice(0, 10)
+      .map(({ fn, us }) => ({ fn, us })),
     top: fns.slice(0, 15),
   };
 }
 
 export function printUsTable(title: string, t: UsTable): void {
-  console.log(`  µs table, ${title} (self time per request from --cpu-prof over ${t.requests} requests, idle excluded):`);
+  console.log(
+    `  µs table, ${title} (self time per request from --cpu-prof over ${t.requests} requests, idle excluded):`,
+  );
   for (const c of CATEGORIES) {
     const us = t.us_per_request[c]!;
-    if (us >= 0.05) console.log(`    ${c.padEnd(18)} ${us.toFixed(1).padStart(7)} µs  ${'#'.repeat(Math.round(us / 2))}`);
+    if (us >= 0.05)
+      console.log(`    ${c.padEnd(18)} ${us.toFixed(1).padStart(7)} µs  ${'#'.repeat(Math.round(us / 2))}`);
   }
-  console.log(`    ${'total'.padEnd(18)} ${t.total_us_per_request.toFixed(1).padStart(7)} µs` +
-    `   (+ ${t.unattributed_us_per_request.toFixed(1)} µs native time V8 could not attribute` +
-    (t.proc_cpu_us_per_request === undefined ? ')' : `; server CPU from /proc in the same run: ${t.proc_cpu_us_per_request.toFixed(1)} µs, user + system)`));
-  if (t.top_other.length) console.log(`    top of 'other': ${t.top_other.slice(0, 5).map((f) => `${f.fn} ${f.us.toFixed(1)}`).join('; ')}`);
+  console.log(
+    `    ${'total'.padEnd(18)} ${t.total_us_per_request.toFixed(1).padStart(7)} µs` +
+      `   (+ ${t.unattributed_us_per_request.toFixed(1)} µs native time V8 could not attribute` +
+      (t.proc_cpu_us_per_request === undefined
+        ? ')'
+        : `; server CPU from /proc in the same run: ${t.proc_cpu_us_per_request.toFixed(1)} µs, user + system)`),
+  );
+  if (t.top_other.length)
+    console.log(
+      `    top of 'other': ${t.top_other
+        .slice(0, 5)
+        .map((f) => `${f.fn} ${f.us.toFixed(1)}`)
+        .join('; ')}`,
+    );
 }

@@ -75,7 +75,12 @@ function summarise(label: string, runs: Array<LoadResult & { cpu_us_per_op: numb
 }
 
 /** Warms every contender up (1 s, not counted), then runs `rounds` interleaved rounds of `seconds` each. */
-export async function interleave(reference: Contender, subjects: Contender[], rounds = ROUNDS, seconds = SECONDS): Promise<Interleaved> {
+export async function interleave(
+  reference: Contender,
+  subjects: Contender[],
+  rounds = ROUNDS,
+  seconds = SECONDS,
+): Promise<Interleaved> {
   for (const c of [reference, ...subjects]) await c.run(1);
   const refRuns: Array<LoadResult & { cpu_us_per_op: number }> = [];
   const subjRuns = subjects.map(() => [] as Array<LoadResult & { cpu_us_per_op: number }>);
@@ -84,10 +89,16 @@ export async function interleave(reference: Contender, subjects: Contender[], ro
     for (const [i, s] of subjects.entries()) subjRuns[i]!.push(await measured(s, seconds));
   }
   for (const r of [...refRuns, ...subjRuns.flat()]) {
-    if (r.non2xx || r.errors) console.warn(`  warning: ${r.label}: ${r.non2xx} error answers (4xx/5xx) and ${r.errors} socket errors or timeouts in ${r.requests} requests`);
+    if (r.non2xx || r.errors)
+      console.warn(
+        `  warning: ${r.label}: ${r.non2xx} error answers (4xx/5xx) and ${r.errors} socket errors or timeouts in ${r.requests} requests`,
+      );
   }
   const saturated = [...refRuns, ...subjRuns.flat()].filter((r) => (r.load_cpu ?? 0) > LOAD_SATURATED);
-  if (saturated.length) console.warn(`  warning: the load generator used over ${LOAD_SATURATED * 100}% of its core in ${saturated.length} runs (${saturated.map((r) => r.label).join(', ')}): it may have set the pace, not the server`);
+  if (saturated.length)
+    console.warn(
+      `  warning: the load generator used over ${LOAD_SATURATED * 100}% of its core in ${saturated.length} runs (${saturated.map((r) => r.label).join(', ')}): it may have set the pace, not the server`,
+    );
   return {
     reference: summarise(reference.label, refRuns),
     subjects: subjects.map((s, i) => summarise(s.label, subjRuns[i]!)),

@@ -55,12 +55,16 @@ export function load(label: string, spec: LoadSpec): Promise<LoadResult> {
 /** A Lua string literal holding `s` exactly (bytes escaped as \ddd where needed, always three digits: `\34` before a digit would read as one escape). */
 function luaString(s: string): string {
   let out = '"';
-  for (const b of Buffer.from(s, 'utf8')) out += b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${String(b).padStart(3, '0')}`;
+  for (const b of Buffer.from(s, 'utf8'))
+    out +=
+      b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${String(b).padStart(3, '0')}`;
   return out + '"';
 }
 
 function wrkScript(spec: LoadSpec, defaultPath: string): string {
-  const headers = Object.entries(spec.headers ?? {}).map(([k, v]) => `[${luaString(k)}] = ${luaString(v)}`).join(', ');
+  const headers = Object.entries(spec.headers ?? {})
+    .map(([k, v]) => `[${luaString(k)}] = ${luaString(v)}`)
+    .join(', ');
   const paths = (spec.paths?.length ? spec.paths : [defaultPath]).map(luaString).join(',\n');
   return `
 local paths = {
@@ -96,23 +100,52 @@ function wrk(label: string, spec: LoadSpec): Promise<LoadResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-wrk-'));
   const script = path.join(dir, 'load.lua');
   writeFileSync(script, wrkScript(spec, u.pathname + u.search));
-  const args = ['-t1', `-c${spec.connections ?? 50}`, `-d${spec.seconds ?? 5}s`, '--timeout', '10s', '-s', script, `${u.protocol}//${u.host}`];
+  const args = [
+    '-t1',
+    `-c${spec.connections ?? 50}`,
+    `-d${spec.seconds ?? 5}s`,
+    '--timeout',
+    '10s',
+    '-s',
+    script,
+    `${u.protocol}//${u.host}`,
+  ];
   // Through a shell whose `times` reports wrk's CPU once it has exited.
   const [cmd, argv] = pinned(LOAD_CORE, '/bin/sh', ['-c', '"$0" "$@"; times', WRK, ...args]);
   return new Promise((resolve, reject) => {
     const p = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    p.stdout.on('data', (d) => { out += d; });
-    p.stderr.on('data', (d) => { out += d; });
+    p.stdout.on('data', (d) => {
+      out += d;
+    });
+    p.stderr.on('data', (d) => {
+      out += d;
+    });
     p.on('exit', () => {
       rmSync(dir, { recursive: true, force: true });
       const m = /^WRKJSON (.*)$/m.exec(out);
       if (!m) return reject(new Error(`wrk output unreadable: ${out.slice(0, 800)}`));
-      const j = JSON.parse(m[1]!) as { requests: number; duration_us: number; p50_us: number; p99_us: number; max_us: number; errors: number; non2xx: number };
+      const j = JSON.parse(m[1]!) as {
+        requests: number;
+        duration_us: number;
+        p50_us: number;
+        p99_us: number;
+        max_us: number;
+        errors: number;
+        non2xx: number;
+      };
       const duration_s = j.duration_us / 1e6;
       resolve({
-        label, requests: j.requests, duration_s, throughput: j.requests / duration_s,
-        p50_ms: j.p50_us / 1000, p99_ms: j.p99_us / 1000, max_ms: j.max_us / 1000, errors: j.errors, non2xx: j.non2xx, tool: 'wrk',
+        label,
+        requests: j.requests,
+        duration_s,
+        throughput: j.requests / duration_s,
+        p50_ms: j.p50_us / 1000,
+        p99_ms: j.p99_us / 1000,
+        max_ms: j.max_us / 1000,
+        errors: j.errors,
+        non2xx: j.non2xx,
+        tool: 'wrk',
         load_cpu: childCpuSeconds(out) / duration_s,
       });
     });
@@ -120,7 +153,16 @@ function wrk(label: string, spec: LoadSpec): Promise<LoadResult> {
 }
 
 function autocannon(label: string, spec: LoadSpec): Promise<LoadResult> {
-  const args = [path.resolve('node_modules/autocannon/autocannon.js'), '--json', '-c', String(spec.connections ?? 50), '-d', String(spec.seconds ?? 5), '-m', spec.method ?? 'GET'];
+  const args = [
+    path.resolve('node_modules/autocannon/autocannon.js'),
+    '--json',
+    '-c',
+    String(spec.connections ?? 50),
+    '-d',
+    String(spec.seconds ?? 5),
+    '-m',
+    spec.method ?? 'GET',
+  ];
   for (const [k, v] of Object.entries(spec.headers ?? {})) args.push('-H', `${k}=${v}`);
   if (spec.body !== undefined) args.push('-b', spec.body);
   // autocannon's command line takes one URL: the first of `paths` stands for all.
@@ -129,13 +171,29 @@ function autocannon(label: string, spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const p = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    p.stdout.on('data', (d) => { out += d; });
+    p.stdout.on('data', (d) => {
+      out += d;
+    });
     p.on('exit', () => {
       try {
-        const j = JSON.parse(out) as { requests: { total: number; average: number }; duration: number; latency: { p50: number; p99: number; max: number }; non2xx: number; errors: number };
+        const j = JSON.parse(out) as {
+          requests: { total: number; average: number };
+          duration: number;
+          latency: { p50: number; p99: number; max: number };
+          non2xx: number;
+          errors: number;
+        };
         resolve({
-          label, requests: j.requests.total, duration_s: j.duration, throughput: j.requests.total / j.duration,
-          p50_ms: j.latency.p50, p99_ms: j.latency.p99, max_ms: j.latency.max, non2xx: j.non2xx, errors: j.errors, tool: 'autocannon',
+          label,
+          requests: j.requests.total,
+          duration_s: j.duration,
+          throughput: j.requests.total / j.duration,
+          p50_ms: j.latency.p50,
+          p99_ms: j.latency.p99,
+          max_ms: j.latency.max,
+          non2xx: j.non2xx,
+          errors: j.errors,
+          tool: 'autocannon',
         });
       } catch {
         reject(new Error(`autocannon output unreadable: ${out.slice(0, 500)}`));

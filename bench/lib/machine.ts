@@ -20,12 +20,18 @@ export interface Machine {
 
 let noisy = false;
 /** Set by the quiet gate before each scenario: whether the results written next were measured on a noisy machine. */
-export function setNoisy(value: boolean): void { noisy = value; }
+export function setNoisy(value: boolean): void {
+  noisy = value;
+}
 
 function gitCommit(): string {
   const r = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
   if (r.status !== 0) return 'unknown';
-  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'lib', 'bench', 'bin', ':!bench/results'], { encoding: 'utf8' }).stdout.trim();
+  const dirty = spawnSync(
+    'git',
+    ['status', '--porcelain', '--untracked-files=no', '--', 'lib', 'bench', 'bin', ':!bench/results'],
+    { encoding: 'utf8' },
+  ).stdout.trim();
   return r.stdout.trim() + (dirty ? '-dirty' : '');
 }
 

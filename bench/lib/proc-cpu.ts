@@ -14,7 +14,8 @@ export function processCpuMicros(pid: number): number {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may contain spaces; fields after it are space-separated.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const utime = Number(fields[11]), stime = Number(fields[12]);
+    const utime = Number(fields[11]),
+      stime = Number(fields[12]);
     return ((utime + stime) * 1e6) / TICKS_PER_SECOND;
   } catch {
     return NaN;

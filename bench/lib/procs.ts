@@ -20,7 +20,12 @@ export function pinned(core: string, cmd: string, args: string[]): [string, stri
 }
 
 /** A started process; `output()` is everything it has written to stdout and stderr so far. */
-export interface Proc { proc: ChildProcess; url: string; pid: number; output: () => string }
+export interface Proc {
+  proc: ChildProcess;
+  url: string;
+  pid: number;
+  output: () => string;
+}
 
 let built = false;
 /** `npm run build` once per benchmark run, so the server measured is the current source. */
@@ -73,8 +78,22 @@ export interface EddyOptions {
  */
 export function startEddy(dataDir: string, extra: string[] = [], opts: EddyOptions = {}): Promise<Proc> {
   buildOnce();
-  return startListening([...(opts.nodeArgs ?? []), path.resolve('bin/eddydb.js'), 'start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--quiet', ...extra],
-    { EDDYDB_ADMIN_KEY: BENCH_ADMIN_KEY, EDDYDB_SNAPSHOT_CRON: '', EDDYDB_IDLE_COMPACTION_MB: '0' });
+  return startListening(
+    [
+      ...(opts.nodeArgs ?? []),
+      path.resolve('bin/eddydb.js'),
+      'start',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--data-dir',
+      dataDir,
+      '--quiet',
+      ...extra,
+    ],
+    { EDDYDB_ADMIN_KEY: BENCH_ADMIN_KEY, EDDYDB_SNAPSHOT_CRON: '', EDDYDB_IDLE_COMPACTION_MB: '0' },
+  );
 }
 
 /**
@@ -82,7 +101,10 @@ export function startEddy(dataDir: string, extra: string[] = [], opts: EddyOptio
  * record EddyDB returns for a read, so both answer the same bytes.
  */
 export function startBare(record?: unknown): Promise<Proc> {
-  return startListening([compiled('bench/bare-server.ts')], record === undefined ? {} : { BARE_RECORD: JSON.stringify(record) });
+  return startListening(
+    [compiled('bench/bare-server.ts')],
+    record === undefined ? {} : { BARE_RECORD: JSON.stringify(record) },
+  );
 }
 
 /** The durable floor (bench/durable-floor-server.ts), appending to `file`. */
@@ -100,6 +122,10 @@ export function stop(p: Proc): Promise<void> {
 }
 
 export async function token(url: string): Promise<string> {
-  const r = await fetch(url + '/api/auth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: BENCH_ADMIN_KEY }) });
+  const r = await fetch(url + '/api/auth/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: BENCH_ADMIN_KEY }),
+  });
   return ((await r.json()) as { token: string }).token;
 }

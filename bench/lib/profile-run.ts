@@ -22,7 +22,10 @@ export async function profiledRun(
   const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-prof-'));
   try {
     const server = await start(['--cpu-prof', '--cpu-prof-dir', dir]);
-    let from = 0, to = 0, requests = 0, cpuUs = NaN;
+    let from = 0,
+      to = 0,
+      requests = 0,
+      cpuUs = NaN;
     try {
       const spec = await prepare(server);
       const cpu0 = processCpuMicros(server.pid);
@@ -33,10 +36,14 @@ export async function profiledRun(
     } finally {
       await stop(server);
     }
-    if (server.proc.exitCode !== 0) throw new Error(`profiled server exited with ${server.proc.exitCode ?? server.proc.signalCode}; no profile`);
+    if (server.proc.exitCode !== 0)
+      throw new Error(`profiled server exited with ${server.proc.exitCode ?? server.proc.signalCode}; no profile`);
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error('the server exited without writing its --cpu-prof profile');
-    return { ...usTable(path.join(dir, file), from, to, requests), proc_cpu_us_per_request: cpuUs / Math.max(1, requests) };
+    return {
+      ...usTable(path.join(dir, file), from, to, requests),
+      proc_cpu_us_per_request: cpuUs / Math.max(1, requests),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

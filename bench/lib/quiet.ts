@@ -10,7 +10,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { setNoisy } from './machine.js';
 
 /** Share of one core that other processes may use while we measure. */
-export const QUIET_LIMIT = 0.10;
+export const QUIET_LIMIT = 0.1;
 const SAMPLE_MS = 1500;
 const TICKS_PER_SECOND = 100;
 
@@ -23,7 +23,11 @@ function cpuTotals(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
-interface ProcInfo { ppid: number; name: string; cpuUs: number }
+interface ProcInfo {
+  ppid: number;
+  name: string;
+  cpuUs: number;
+}
 
 /** Every process's parent, command name and CPU time so far (µs). */
 function processTable(): Map<number, ProcInfo> {
@@ -38,7 +42,9 @@ function processTable(): Map<number, ProcInfo> {
         name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
         cpuUs: ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND,
       });
-    } catch { /* the process ended meanwhile */ }
+    } catch {
+      /* the process ended meanwhile */
+    }
   }
   return table;
 }
@@ -48,7 +54,10 @@ function ownPids(table: Map<number, ProcInfo>): Set<number> {
   const children = new Map<number, number[]>();
   for (const [pid, p] of table) (children.get(p.ppid) ?? children.set(p.ppid, []).get(p.ppid)!).push(pid);
   const out = new Set<number>();
-  const walk = (pid: number) => { out.add(pid); for (const c of children.get(pid) ?? []) walk(c); };
+  const walk = (pid: number) => {
+    out.add(pid);
+    for (const c of children.get(pid) ?? []) walk(c);
+  };
   walk(process.pid);
   return out;
 }
@@ -78,7 +87,10 @@ export async function otherCpuLoad(sampleMs = SAMPLE_MS): Promise<OtherLoad> {
     else if (used > 0) others.push({ pid, name: p.name, cores: used / 1e6 / elapsedS });
   }
   const busyS = (after.busy - before.busy) / TICKS_PER_SECOND;
-  return { cores: Math.max(0, busyS - ownUs / 1e6) / elapsedS, busiest: others.sort((a, b) => b.cores - a.cores).slice(0, 3) };
+  return {
+    cores: Math.max(0, busyS - ownUs / 1e6) / elapsedS,
+    busiest: others.sort((a, b) => b.cores - a.cores).slice(0, 3),
+  };
 }
 
 export function allowNoisy(): boolean {
@@ -90,14 +102,21 @@ export async function requireQuiet(when: string): Promise<void> {
   const { cores: load, busiest } = await otherCpuLoad();
   setNoisy(load > QUIET_LIMIT);
   if (load <= QUIET_LIMIT) return;
-  const pct = `${(load * 100).toFixed(0)}% of a core` +
-    (busiest.length ? ` (busiest: ${busiest.map((b) => `${b.name} pid ${b.pid} ${(b.cores * 100).toFixed(0)}%`).join(', ')})` : '');
+  const pct =
+    `${(load * 100).toFixed(0)}% of a core` +
+    (busiest.length
+      ? ` (busiest: ${busiest.map((b) => `${b.name} pid ${b.pid} ${(b.cores * 100).toFixed(0)}%`).join(', ')})`
+      : '');
   if (allowNoisy()) {
-    console.warn(`bench: other processes use ${pct} ${when}; measuring anyway (BENCH_ALLOW_NOISY=1), results marked noisy`);
+    console.warn(
+      `bench: other processes use ${pct} ${when}; measuring anyway (BENCH_ALLOW_NOISY=1), results marked noisy`,
+    );
     return;
   }
-  console.error(`bench: refusing to measure ${when}: other processes use ${pct} (limit ${QUIET_LIMIT * 100}%). ` +
-    'Stop them, or set BENCH_ALLOW_NOISY=1 to measure anyway ' +
-    '(results are then marked noisy and kept out of docs/benchmarks.md).');
+  console.error(
+    `bench: refusing to measure ${when}: other processes use ${pct} (limit ${QUIET_LIMIT * 100}%). ` +
+      'Stop them, or set BENCH_ALLOW_NOISY=1 to measure anyway ' +
+      '(results are then marked noisy and kept out of docs/benchmarks.md).',
+  );
   process.exit(3);
 }

@@ -11,7 +11,7 @@ export function benchRecord(i: number): Record<string, unknown> {
     age: 18 + (i % 60),
     city: CITIES[i % CITIES.length],
     active: i % 3 === 0,
-    score: (i * 7919) % 10_000 / 100,
+    score: ((i * 7919) % 10_000) / 100,
     bio: `Member ${i} likes long walks, short queries and predictable latency.`.padEnd(90, '.'),
   };
 }

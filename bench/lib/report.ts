@@ -34,7 +34,8 @@ export interface ScenarioResult {
   rows?: Array<{ subject: Measurement; reference: Measurement; ratio: number; target?: string }>;
 }
 
-const fmt = (n: unknown) => (typeof n === 'number' ? (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(2)) : String(n ?? '-'));
+const fmt = (n: unknown) =>
+  typeof n === 'number' ? (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(2)) : String(n ?? '-');
 
 export function report(r: ScenarioResult): ScenarioResult {
   const line = (m: Measurement) =>
@@ -45,12 +46,17 @@ export function report(r: ScenarioResult): ScenarioResult {
   console.log(line(r.subject));
   console.log(line(r.reference));
   console.log(`  ratio (${r.ratio_of}): ${r.ratio.toFixed(3)}${r.target ? `   target: ${r.target}` : ''}`);
-  if (r.extra) for (const [k, v] of Object.entries(r.extra)) if (v !== undefined && typeof v !== 'object') console.log(`  ${k}: ${fmt(v)}`);
+  if (r.extra)
+    for (const [k, v] of Object.entries(r.extra))
+      if (v !== undefined && typeof v !== 'object') console.log(`  ${k}: ${fmt(v)}`);
   if (r.notes) console.log(`  ${r.notes}`);
   console.log(`  machine: ${machineLine(m)}`);
   const dir = path.resolve('bench/results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, `${r.scenario}.json`), JSON.stringify({ ...r, measured_at: m.date, machine: m, noisy: m.noisy }, null, 2) + '\n');
+  writeFileSync(
+    path.join(dir, `${r.scenario}.json`),
+    JSON.stringify({ ...r, measured_at: m.date, machine: m, noisy: m.noisy }, null, 2) + '\n',
+  );
   return r;
 }
 

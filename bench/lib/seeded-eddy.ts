@@ -13,7 +13,10 @@ import { benchRecord } from './records.js';
 /** Records seeded for point reads: the issue's "random ids over 10,000 records". */
 export const RECORDS = 10_000;
 
-export interface Eddy extends Proc { dir: string; headers: Record<string, string> }
+export interface Eddy extends Proc {
+  dir: string;
+  headers: Record<string, string>;
+}
 
 export async function startServer(mode: string, nodeArgs: string[] = []): Promise<Eddy> {
   const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-'));
@@ -32,9 +35,14 @@ export async function seed(e: Eddy): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < RECORDS; i += 1000) {
     const inserts = Array.from({ length: 1000 }, (_, k) => ({ data: benchRecord(i + k) }));
-    const r = await fetch(`${e.url}/api/batch/insert/bench`, { method: 'POST', headers: e.headers, body: JSON.stringify({ inserts }) });
+    const r = await fetch(`${e.url}/api/batch/insert/bench`, {
+      method: 'POST',
+      headers: e.headers,
+      body: JSON.stringify({ inserts }),
+    });
     const body = (await r.json()) as { successful?: string[] };
-    if (!r.ok || body.successful?.length !== 1000) throw new Error(`seeding failed: ${r.status} ${JSON.stringify(body).slice(0, 300)}`);
+    if (!r.ok || body.successful?.length !== 1000)
+      throw new Error(`seeding failed: ${r.status} ${JSON.stringify(body).slice(0, 300)}`);
     ids.push(...body.successful);
   }
   return ids;
@@ -44,7 +52,7 @@ export async function seed(e: Eddy): Promise<string[]> {
 export async function check(url: string, init: RequestInit, contentType: string): Promise<unknown> {
   const r = await fetch(url, init);
   const type = r.headers.get('content-type') ?? '';
-  if (!r.ok || !type.startsWith(contentType)) throw new Error(`${init.method ?? 'GET'} ${url}: ${r.status} ${type} ${(await r.text()).slice(0, 300)}`);
+  if (!r.ok || !type.startsWith(contentType))
+    throw new Error(`${init.method ?? 'GET'} ${url}: ${r.status} ${type} ${(await r.text()).slice(0, 300)}`);
   return contentType === 'application/json' ? r.json() : r.arrayBuffer();
 }
-

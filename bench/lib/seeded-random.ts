@@ -13,10 +13,12 @@ export function zipf(n: number, s: number, uniform: () => number): () => number 
   for (let r = 0; r < n; r++) cdf[r] = sum += 1 / Math.pow(r + 1, s);
   return () => {
     const x = uniform() * sum;
-    let lo = 0, hi = n - 1;
+    let lo = 0,
+      hi = n - 1;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (cdf[mid]! < x) lo = mid + 1; else hi = mid;
+      if (cdf[mid]! < x) lo = mid + 1;
+      else hi = mid;
     }
     return lo;
   };
@@ -24,11 +26,13 @@ export function zipf(n: number, s: number, uniform: () => number): () => number 
 
 /** Synthetic words: consonant-vowel syllables, unique, seeded. */
 export function vocabulary(size: number, u: () => number): string[] {
-  const C = 'bdfgklmnprstvz', V = 'aeiou';
+  const C = 'bdfgklmnprstvz',
+    V = 'aeiou';
   const words = new Set<string>();
   while (words.size < size) {
     let w = '';
-    for (let s = 2 + Math.floor(u() * 3); s > 0; s--) w += C[Math.floor(u() * C.length)]! + V[Math.floor(u() * V.length)]!;
+    for (let s = 2 + Math.floor(u() * 3); s > 0; s--)
+      w += C[Math.floor(u() * C.length)]! + V[Math.floor(u() * V.length)]!;
     words.add(w);
   }
   return [...words];

@@ -6,7 +6,11 @@ import { Database } from '../../lib/engine/index.js';
 
 export async function withTempDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-'));
-  const db = await Database.open({ dataDir: dir, settings: { durability: 'none' }, snapshotBytes: Number.MAX_SAFE_INTEGER });
+  const db = await Database.open({
+    dataDir: dir,
+    settings: { durability: 'none' },
+    snapshotBytes: Number.MAX_SAFE_INTEGER,
+  });
   try {
     return await fn(db);
   } finally {

@@ -22,7 +22,9 @@ const HASH_COST = 12;
 const READ_CONNECTIONS = 16;
 
 const HASH_FUNCTION = {
-  label: 'bench_hash', name: 'bench hash', parameters: { password: { required: true } },
+  label: 'bench_hash',
+  name: 'bench hash',
+  parameters: { password: { required: true } },
   functions: [{ type: 'BcryptHash', plain: '{{password}}', output_field: 'password_hash', cost: HASH_COST }],
 };
 
@@ -31,11 +33,17 @@ export async function bcryptUnderLoad(): Promise<void> {
   const eddy = await startEddy(dir, ['--durability', 'none']);
   try {
     const headers = { authorization: `Bearer ${await token(eddy.url)}`, 'content-type': 'application/json' };
-    const post = (p: string, body: unknown) => fetch(eddy.url + p, { method: 'POST', headers, body: JSON.stringify(body) });
+    const post = (p: string, body: unknown) =>
+      fetch(eddy.url + p, { method: 'POST', headers, body: JSON.stringify(body) });
     const { id } = (await (await post('/api/insert/bench', { name: 'Ann', age: 31 })).json()) as { id: string };
     const saved = await post('/api/functions', HASH_FUNCTION);
     if (!saved.ok) throw new Error(`saving the function failed: ${saved.status} ${await saved.text()}`);
-    const readSpec = { url: `${eddy.url}/api/find/bench/${id}`, headers, connections: READ_CONNECTIONS, seconds: SECONDS };
+    const readSpec = {
+      url: `${eddy.url}/api/find/bench/${id}`,
+      headers,
+      connections: READ_CONNECTIONS,
+      seconds: SECONDS,
+    };
 
     const idle = await load('point read, idle', readSpec);
 
@@ -47,7 +55,8 @@ export async function bcryptUnderLoad(): Promise<void> {
       while (running) {
         const r = await post('/api/functions/bench_hash', { password: 'correct horse battery staple' });
         await r.arrayBuffer();
-        if (r.ok) hashes++; else failures++;
+        if (r.ok) hashes++;
+        else failures++;
       }
     });
     const busy = await load(`point read, ${HASH_CALLERS} callers hashing at cost ${HASH_COST}`, readSpec);
@@ -56,11 +65,19 @@ export async function bcryptUnderLoad(): Promise<void> {
     const hashesPerSecond = hashes / ((performance.now() - started) / 1000);
 
     report({
-      scenario: 'bcrypt-under-load', subject: busy, reference: idle,
-      ratio: busy.p99_ms! / Math.max(idle.p99_ms!, 1), ratio_of: 'point-read p99 while hashing vs idle',
+      scenario: 'bcrypt-under-load',
+      subject: busy,
+      reference: idle,
+      ratio: busy.p99_ms! / Math.max(idle.p99_ms!, 1),
+      ratio_of: 'point-read p99 while hashing vs idle',
       extra: {
-        bcrypt_hashes_per_s: hashesPerSecond, bcrypt_cost: HASH_COST, hash_failures: failures,
-        read_p50_idle_ms: idle.p50_ms, read_p50_busy_ms: busy.p50_ms, read_max_idle_ms: idle.max_ms, read_max_busy_ms: busy.max_ms,
+        bcrypt_hashes_per_s: hashesPerSecond,
+        bcrypt_cost: HASH_COST,
+        hash_failures: failures,
+        read_p50_idle_ms: idle.p50_ms,
+        read_p50_busy_ms: busy.p50_ms,
+        read_max_idle_ms: idle.max_ms,
+        read_max_busy_ms: busy.max_ms,
       },
       notes: `${HASH_CALLERS} callers of a BcryptHash (cost ${HASH_COST}) function back to back, on the server's bcrypt worker threads; ${READ_CONNECTIONS} keep-alive connections of point reads.`,
     });

@@ -19,7 +19,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const PRODUCT = { name: 'Desk lamp', price: 39.9, tags: ['home', 'light'], stock: { warehouse: 'north', units: 120 } };
 
 const EDGE = {
-  label: 'edge', name: 'edge cache (hit path)', parameters: { id: { required: true } },
+  label: 'edge',
+  name: 'edge cache (hit path)',
+  parameters: { id: { required: true } },
   functions: [{ type: 'KvGet', key: 'cache:product:{{id}}' }],
 };
 
@@ -40,20 +42,36 @@ export async function functionsEdgeCache(): Promise<void> {
     await send(`${eddy.url}/api/kv/set/cache:product:7`, 'POST', headers, { value: PRODUCT, ttl: 3600 });
     await send(`${eddy.url}/api/functions`, 'POST', headers, EDGE);
     // The function answers the cached value, the route the same value: both measure a hit.
-    const viaFunction = (await send(`${eddy.url}/api/functions/edge`, 'POST', headers, { id: 7 })) as { records: Array<{ value: unknown }> };
+    const viaFunction = (await send(`${eddy.url}/api/functions/edge`, 'POST', headers, { id: 7 })) as {
+      records: Array<{ value: unknown }>;
+    };
     const viaRoute = (await send(`${eddy.url}/api/kv/get/cache:product:7`, 'GET', headers)) as { value: unknown };
-    if (JSON.stringify(viaFunction.records[0]?.value) !== JSON.stringify(viaRoute.value)) throw new Error('the function and the route answer different values');
+    if (JSON.stringify(viaFunction.records[0]?.value) !== JSON.stringify(viaRoute.value))
+      throw new Error('the function and the route answer different values');
 
-    const fn = () => load('KvGet function call (hit)', { url: `${eddy.url}/api/functions/edge`, method: 'POST', body: JSON.stringify({ id: 7 }), headers, seconds: SECONDS });
-    const get = () => load('GET /api/kv/get (same key)', { url: `${eddy.url}/api/kv/get/cache:product:7`, headers, seconds: SECONDS });
+    const fn = () =>
+      load('KvGet function call (hit)', {
+        url: `${eddy.url}/api/functions/edge`,
+        method: 'POST',
+        body: JSON.stringify({ id: 7 }),
+        headers,
+        seconds: SECONDS,
+      });
+    const get = () =>
+      load('GET /api/kv/get (same key)', { url: `${eddy.url}/api/kv/get/cache:product:7`, headers, seconds: SECONDS });
     let reference: Measurement = await get();
     let subject: Measurement = await fn();
     reference = better(reference, await get());
     subject = better(subject, await fn());
-    if (subject.non2xx || reference.non2xx) throw new Error(`non-2xx answers: function ${subject.non2xx}, route ${reference.non2xx}`);
+    if (subject.non2xx || reference.non2xx)
+      throw new Error(`non-2xx answers: function ${subject.non2xx}, route ${reference.non2xx}`);
     report({
-      scenario: 'functions-edge-cache', subject, reference, ratio: subject.throughput! / reference.throughput!,
-      ratio_of: 'calls/s of a KvGet-hit function vs GET /api/kv/get, same server and run', target: '>= 0.50',
+      scenario: 'functions-edge-cache',
+      subject,
+      reference,
+      ratio: subject.throughput! / reference.throughput!,
+      ratio_of: 'calls/s of a KvGet-hit function vs GET /api/kv/get, same server and run',
+      target: '>= 0.50',
       notes: `50 keep-alive connections, best of 2 alternating ${SECONDS} s runs each.`,
     });
   } finally {

@@ -35,16 +35,30 @@ export async function functionsFindById(): Promise<void> {
     };
     const { id } = await post('/api/insert/bench', { name: 'Ann', age: 31, email: 'ann@example.com', active: true });
     await post('/api/functions', {
-      label: 'get_by_id', name: 'get by id', parameters: { id: { required: true } },
+      label: 'get_by_id',
+      name: 'get by id',
+      parameters: { id: { required: true } },
       functions: [{ type: 'FindById', collection: 'bench', record_id: '{{id}}' }],
     });
-    const reference = await load('plain point read', { url: `${eddy.url}/api/find/bench/${id}`, headers, seconds: SECONDS });
+    const reference = await load('plain point read', {
+      url: `${eddy.url}/api/find/bench/${id}`,
+      headers,
+      seconds: SECONDS,
+    });
     const subject = await load('FindById function call', {
-      url: `${eddy.url}/api/functions/get_by_id`, method: 'POST', body: JSON.stringify({ id }), headers, seconds: SECONDS,
+      url: `${eddy.url}/api/functions/get_by_id`,
+      method: 'POST',
+      body: JSON.stringify({ id }),
+      headers,
+      seconds: SECONDS,
     });
     report({
-      scenario: 'functions-findbyid', subject, reference, ratio: subject.throughput! / reference.throughput!,
-      ratio_of: 'calls/s vs GET /api/find/{c}/{id}', target: '>= 0.60',
+      scenario: 'functions-findbyid',
+      subject,
+      reference,
+      ratio: subject.throughput! / reference.throughput!,
+      ratio_of: 'calls/s vs GET /api/find/{c}/{id}',
+      target: '>= 0.60',
       notes: '50 keep-alive connections, same server, same record; the call answers {records, stats}.',
     });
   } finally {
@@ -54,7 +68,13 @@ export async function functionsFindById(): Promise<void> {
 }
 
 function record(i: number) {
-  return { name: `user ${i}`, age: 18 + (i % 60), city: ['Oslo', 'Lima', 'Pune', 'Kyiv', 'Rome', 'Nara'][i % 6], score: i * 1.5, active: i % 3 === 0 };
+  return {
+    name: `user ${i}`,
+    age: 18 + (i % 60),
+    city: ['Oslo', 'Lima', 'Pune', 'Kyiv', 'Rome', 'Nara'][i % 6],
+    score: i * 1.5,
+    active: i % 3 === 0,
+  };
 }
 
 function caller(db: Database, fn: CompiledFunction) {
@@ -63,15 +83,24 @@ function caller(db: Database, fn: CompiledFunction) {
 }
 
 export async function functionsGroup(): Promise<void> {
-  const N = 100_000, RUNS = 15;
+  const N = 100_000,
+    RUNS = 15;
   const bodies = Array.from({ length: N }, (_, i) => record(i));
   const filter = { type: 'Condition', content: { field: 'age', operator: 'Gte', value: 30 } };
   const fn = compileDefinition({
-    label: 'city_stats', name: 'city stats', parameters: { min_age: { required: true } },
+    label: 'city_stats',
+    name: 'city stats',
+    parameters: { min_age: { required: true } },
     functions: [
-      { type: 'Query', collection: 'people', filter: { ...filter, content: { ...filter.content, value: '{{min_age}}' } } },
       {
-        type: 'Group', by_fields: ['city'], functions: [
+        type: 'Query',
+        collection: 'people',
+        filter: { ...filter, content: { ...filter.content, value: '{{min_age}}' } },
+      },
+      {
+        type: 'Group',
+        by_fields: ['city'],
+        functions: [
           { output_field: 'people', operation: 'Count' },
           { output_field: 'total_score', operation: 'Sum', input_field: 'score' },
           { output_field: 'mean_age', operation: 'Average', input_field: 'age' },
@@ -92,30 +121,63 @@ export async function functionsGroup(): Promise<void> {
     // Alternate the three so they see the same machine (other processes share its two cores).
     const times = { subj: [] as number[], ref: [] as number[], readOnly: [] as number[] };
     for (let i = 0; i < RUNS; i++) {
-      times.subj.push(...await timed(1, async () => { groups = (await call({ min_age: 30 })).records.length; }));
-      times.ref.push(...await timed(1, handWritten));
-      times.readOnly.push(...await timed(1, async () => { await session.find('people', query); }));
+      times.subj.push(
+        ...(await timed(1, async () => {
+          groups = (await call({ min_age: 30 })).records.length;
+        })),
+      );
+      times.ref.push(...(await timed(1, handWritten)));
+      times.readOnly.push(
+        ...(await timed(1, async () => {
+          await session.find('people', query);
+        })),
+      );
     }
-    return { subj: times.subj.sort((a, b) => a - b), ref: times.ref.sort((a, b) => a - b), readOnly: times.readOnly.sort((a, b) => a - b) };
+    return {
+      subj: times.subj.sort((a, b) => a - b),
+      ref: times.ref.sort((a, b) => a - b),
+      readOnly: times.readOnly.sort((a, b) => a - b),
+    };
   });
-  const plain = await timed(RUNS, () => { aggregate(bodies, true); });
-  const subject = { label: `Query + Group function (${groups} groups)`, throughput: 1000 / percentile(subj, 50), p50_ms: percentile(subj, 50), p99_ms: percentile(subj, 99) };
-  const reference = { label: 'same read + aggregation in plain JS', throughput: 1000 / percentile(ref, 50), p50_ms: percentile(ref, 50), p99_ms: percentile(ref, 99) };
+  const plain = await timed(RUNS, () => {
+    aggregate(bodies, true);
+  });
+  const subject = {
+    label: `Query + Group function (${groups} groups)`,
+    throughput: 1000 / percentile(subj, 50),
+    p50_ms: percentile(subj, 50),
+    p99_ms: percentile(subj, 99),
+  };
+  const reference = {
+    label: 'same read + aggregation in plain JS',
+    throughput: 1000 / percentile(ref, 50),
+    p50_ms: percentile(ref, 50),
+    p99_ms: percentile(ref, 99),
+  };
   report({
-    scenario: 'functions-group', subject, reference, ratio: subject.throughput / reference.throughput,
-    ratio_of: 'calls/s vs hand-written JS over the same stored records', target: '>= 0.50 (at most 2x the time)',
+    scenario: 'functions-group',
+    subject,
+    reference,
+    ratio: subject.throughput / reference.throughput,
+    ratio_of: 'calls/s vs hand-written JS over the same stored records',
+    target: '>= 0.50 (at most 2x the time)',
     extra: {
       time_multiple: percentile(subj, 50) / percentile(ref, 50),
       engine_find_ms: percentile(readOnly, 50),
       plain_objects_ms: percentile(plain, 50),
       time_multiple_vs_plain_objects: percentile(subj, 50) / percentile(plain, 50),
     },
-    notes: `In process, ${N} records, ~83% pass the filter. Reference: session.find with the same query, then a JS loop doing the same Count/Sum/Average/Max per city. `
-      + 'engine_find_ms is that read alone; plain_objects_ms is the filter and loop over the inserted bodies as a plain array (no engine at all).',
+    notes:
+      `In process, ${N} records, ~83% pass the filter. Reference: session.find with the same query, then a JS loop doing the same Count/Sum/Average/Max per city. ` +
+      'engine_find_ms is that read alone; plain_objects_ms is the filter and loop over the inserted bodies as a plain array (no engine at all).',
   });
 }
 
-interface Person { age: number; city: string; score: number }
+interface Person {
+  age: number;
+  city: string;
+  score: number;
+}
 
 /** The aggregation of functions-group written by hand. */
 function aggregate(rows: readonly Person[], filter: boolean): unknown[] {
@@ -129,29 +191,44 @@ function aggregate(rows: readonly Person[], filter: boolean): unknown[] {
     g.age_sum += b.age;
     if (b.age > g.oldest) g.oldest = b.age;
   }
-  return [...byCity].map(([city, g]) => ({ city, people: g.people, total_score: g.total_score, mean_age: g.age_sum / g.people, oldest: g.oldest }));
+  return [...byCity].map(([city, g]) => ({
+    city,
+    people: g.people,
+    total_score: g.total_score,
+    mean_age: g.age_sum / g.people,
+    oldest: g.oldest,
+  }));
 }
 
 export async function functionsSteps(): Promise<void> {
   const CALLS = Math.max(2_000, Math.round(20_000 * Math.min(1, SECONDS / 5)));
   const cheap = { type: 'Skip', skip: 0 };
-  const define = (label: string, extra: number) => compileDefinition({
-    label, name: label, parameters: {},
-    functions: [{ type: 'FindById', collection: 'bench', record_id: 'r1' }, ...Array.from({ length: extra }, () => cheap)],
-  });
+  const define = (label: string, extra: number) =>
+    compileDefinition({
+      label,
+      name: label,
+      parameters: {},
+      functions: [
+        { type: 'FindById', collection: 'bench', record_id: 'r1' },
+        ...Array.from({ length: extra }, () => cheap),
+      ],
+    });
   const one = define('one_step', 0);
   const ten = define('ten_steps', 9);
   const result = await withTempDatabase(async (db) => {
     await db.session(undefined).insert('bench', { id: 'r1', name: 'Ann' });
-    const callOne = caller(db, one), callTen = caller(db, ten);
+    const callOne = caller(db, one),
+      callTen = caller(db, ten);
     const batch = async (call: () => Promise<unknown>) => {
       const t0 = performance.now();
       for (let i = 0; i < CALLS; i++) await call();
       return ((performance.now() - t0) * 1000) / CALLS;
     };
-    await batch(callOne); await batch(callTen);
+    await batch(callOne);
+    await batch(callTen);
     // Alternate rounds and keep the best of each, so both see the same machine.
-    let oneUs = Infinity, tenUs = Infinity;
+    let oneUs = Infinity,
+      tenUs = Infinity;
     for (let round = 0; round < 5; round++) {
       oneUs = Math.min(oneUs, await batch(callOne));
       tenUs = Math.min(tenUs, await batch(callTen));
@@ -163,7 +240,8 @@ export async function functionsSteps(): Promise<void> {
     scenario: 'functions-steps',
     subject: { label: '10-step function call', throughput: 1e6 / result.tenUs },
     reference: { label: '1-step function call', throughput: 1e6 / result.oneUs },
-    ratio: result.oneUs / result.tenUs, ratio_of: '10-step calls/s vs 1-step calls/s (in process)',
+    ratio: result.oneUs / result.tenUs,
+    ratio_of: '10-step calls/s vs 1-step calls/s (in process)',
     extra: { per_step_overhead_us: perStepUs, one_step_call_us: result.oneUs, ten_step_call_us: result.tenUs },
     notes: `FindById then 9 Skip(0) steps over one record, ${CALLS} calls per round, best of 5 alternating rounds; per-step overhead = (10-step - 1-step) / 9.`,
   });

@@ -17,11 +17,67 @@ const N = Number(process.env.BENCH_RECORDS ?? 1_000_000);
 const BATCH = 10_000;
 const COLLECTION = 'people';
 
-const FIRST = ['Ada', 'Bo', 'Chen', 'Dara', 'Eli', 'Fatima', 'Goran', 'Hana', 'Ivo', 'Jun', 'Kai', 'Lena', 'Mads', 'Nia', 'Omar', 'Pia'];
-const LAST = ['Andersen', 'Berg', 'Costa', 'Dahl', 'Eriksen', 'Fischer', 'Garcia', 'Haugen', 'Ito', 'Jensen', 'Khan', 'Larsen'];
-const CITIES = ['Oslo', 'Lima', 'Pune', 'Kyiv', 'Accra', 'Bergen', 'Porto', 'Quito', 'Riga', 'Seoul', 'Turin', 'Utrecht'];
+const FIRST = [
+  'Ada',
+  'Bo',
+  'Chen',
+  'Dara',
+  'Eli',
+  'Fatima',
+  'Goran',
+  'Hana',
+  'Ivo',
+  'Jun',
+  'Kai',
+  'Lena',
+  'Mads',
+  'Nia',
+  'Omar',
+  'Pia',
+];
+const LAST = [
+  'Andersen',
+  'Berg',
+  'Costa',
+  'Dahl',
+  'Eriksen',
+  'Fischer',
+  'Garcia',
+  'Haugen',
+  'Ito',
+  'Jensen',
+  'Khan',
+  'Larsen',
+];
+const CITIES = [
+  'Oslo',
+  'Lima',
+  'Pune',
+  'Kyiv',
+  'Accra',
+  'Bergen',
+  'Porto',
+  'Quito',
+  'Riga',
+  'Seoul',
+  'Turin',
+  'Utrecht',
+];
 const PLANS = ['free', 'pro', 'team', 'enterprise'];
-const WORDS = ['alpha', 'brisk', 'cobalt', 'delta', 'ember', 'fjord', 'granite', 'harbor', 'indigo', 'juniper', 'kelp', 'lumen'];
+const WORDS = [
+  'alpha',
+  'brisk',
+  'cobalt',
+  'delta',
+  'ember',
+  'fjord',
+  'granite',
+  'harbor',
+  'indigo',
+  'juniper',
+  'kelp',
+  'lumen',
+];
 const TAGS = ['new', 'vip', 'beta', 'churn-risk', 'trial', 'partner', 'internal', 'press'];
 
 /**
@@ -32,7 +88,8 @@ const TAGS = ['new', 'vip', 'beta', 'churn-risk', 'trial', 'partner', 'internal'
 export function memoryRecord(i: number): Record<string, unknown> {
   const u = mulberry32(i + 1);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(u() * list.length)]!;
-  const first = pick(FIRST), last = pick(LAST);
+  const first = pick(FIRST),
+    last = pick(LAST);
   const r: Record<string, unknown> = {
     name: `${first} ${last}`,
     email: `${first.toLowerCase()}.${last.toLowerCase()}${i}@example.com`,
@@ -45,7 +102,12 @@ export function memoryRecord(i: number): Record<string, unknown> {
     note: Array.from({ length: 3 + Math.floor(u() * 5) }, () => pick(WORDS)).join(' '),
   };
   if (i % 3 === 0) r.tags = Array.from({ length: 1 + Math.floor(u() * 3) }, () => pick(TAGS));
-  if (i % 4 === 0) r.address = { street: `${1 + Math.floor(u() * 200)} ${pick(WORDS)} street`, zip: String(10000 + Math.floor(u() * 89999)), country: 'NO' };
+  if (i % 4 === 0)
+    r.address = {
+      street: `${1 + Math.floor(u() * 200)} ${pick(WORDS)} street`,
+      zip: String(10000 + Math.floor(u() * 89999)),
+      country: 'NO',
+    };
   return r;
 }
 
@@ -73,8 +135,10 @@ async function settledRss(pid: number): Promise<number> {
 /** The built server, as users run it (not under tsx), logging its startup line (recoveryMs). */
 function startBuilt(dataDir: string): Promise<Proc & { startMs: number; recoveryMs: () => number }> {
   const t0 = performance.now();
-  return startListening([path.resolve('bin/eddydb.js'), 'start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
-    { EDDYDB_ADMIN_KEY: BENCH_ADMIN_KEY, EDDYDB_SNAPSHOT_CRON: '' }).then((p) => {
+  return startListening(
+    [path.resolve('bin/eddydb.js'), 'start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+    { EDDYDB_ADMIN_KEY: BENCH_ADMIN_KEY, EDDYDB_SNAPSHOT_CRON: '' },
+  ).then((p) => {
     const startMs = performance.now() - t0;
     // From the process's whole output: the startup line may come in the same chunk as the listening line.
     const recoveryMs = () => Number(/"recoveryMs":([\d.]+)/.exec(p.output())?.[1] ?? NaN);
@@ -96,7 +160,11 @@ function kill9(p: Proc): Promise<void> {
 }
 
 async function post(url: string, auth: string, route: string, body: unknown): Promise<unknown> {
-  const r = await fetch(url + route, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${auth}` }, body: JSON.stringify(body) });
+  const r = await fetch(url + route, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${auth}` },
+    body: JSON.stringify(body),
+  });
   if (r.status >= 300) throw new Error(`${route}: ${r.status} ${(await r.text()).slice(0, 300)}`);
   return r.json();
 }
@@ -112,7 +180,10 @@ async function load(url: string, auth: string): Promise<number> {
   return jsonBytes / N;
 }
 
-async function recoverAndMeasure(dir: string, empty: number): Promise<{ recoveryS: number; startS: number; rssPerRecord: number; p: Proc }> {
+async function recoverAndMeasure(
+  dir: string,
+  empty: number,
+): Promise<{ recoveryS: number; startS: number; rssPerRecord: number; p: Proc }> {
   const p = await startBuilt(dir);
   const recoveryMs = await waitForRecoveryLine(p);
   const rss = await settledRss(p.proc.pid!);
@@ -144,15 +215,25 @@ export async function memory(): Promise<void> {
       scenario: 'memory',
       subject: { label: `eddydb RSS per record (${N})`, bytes_per_record: rssPerRecord },
       reference: { label: 'JSON size per record', bytes_per_record: jsonPerRecord },
-      ratio, ratio_of: 'RSS bytes per record / JSON bytes per record',
+      ratio,
+      ratio_of: 'RSS bytes per record / JSON bytes per record',
       target: 'ratio <= 2.5; recovery < 4 s',
       extra: {
-        rss_bytes_per_record: rssPerRecord, json_bytes_per_record: jsonPerRecord, empty_rss_mb: empty / 2 ** 20, loaded_rss_mb: loaded / 2 ** 20,
-        load_s: loadS, records_per_s: N / loadS,
-        recovery_from_log_s: fromLog.recoveryS, start_from_log_s: fromLog.startS, rss_per_record_after_log_recovery: fromLog.rssPerRecord,
-        recovery_from_snapshot_s: fromSnapshot.recoveryS, start_from_snapshot_s: fromSnapshot.startS, rss_per_record_after_snapshot_recovery: fromSnapshot.rssPerRecord,
+        rss_bytes_per_record: rssPerRecord,
+        json_bytes_per_record: jsonPerRecord,
+        empty_rss_mb: empty / 2 ** 20,
+        loaded_rss_mb: loaded / 2 ** 20,
+        load_s: loadS,
+        records_per_s: N / loadS,
+        recovery_from_log_s: fromLog.recoveryS,
+        start_from_log_s: fromLog.startS,
+        rss_per_record_after_log_recovery: fromLog.rssPerRecord,
+        recovery_from_snapshot_s: fromSnapshot.recoveryS,
+        start_from_snapshot_s: fromSnapshot.startS,
+        rss_per_record_after_snapshot_recovery: fromSnapshot.rssPerRecord,
       },
-      notes: 'RSS after a settle (under 1% change over 5 s), minus the empty server; recovery after kill -9, recoveryMs from the startup line.',
+      notes:
+        'RSS after a settle (under 1% change over 5 s), minus the empty server; recovery after kill -9, recoveryMs from the startup line.',
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -23,27 +23,58 @@ const N = Number(process.env.BENCH_WS_RECORDS ?? 200);
 const WARMUP = 10;
 
 interface ClientsResult {
-  clients: number; n: number; connectMs: number; totalMs: number; throughput: number; p50: number; p99: number; max: number;
-  ackP50: number; ackP99: number; beforeAckShare: number; insertRttP50: number; spanP50: number; spanP99: number;
-  payloadBytes: number; errors: number;
+  clients: number;
+  n: number;
+  connectMs: number;
+  totalMs: number;
+  throughput: number;
+  p50: number;
+  p99: number;
+  max: number;
+  ackP50: number;
+  ackP99: number;
+  beforeAckShare: number;
+  insertRttP50: number;
+  spanP50: number;
+  spanP99: number;
+  payloadBytes: number;
+  errors: number;
   /** CPU time of this (the server's) process from `ready` to the end, per notification sent, in microseconds. */
   serverCpuUs: number;
 }
 
 function runClients(url: string, bearer?: string): Promise<ClientsResult> {
-  const [cmd, argv] = pinned(LOAD_CORE, process.execPath, ['--import', 'tsx', path.resolve('bench/ws-clients-child.ts'), url, String(CLIENTS), String(N)]);
-  const p = spawn(cmd, argv, { env: { ...process.env, ...(bearer ? { BENCH_TOKEN: bearer } : {}) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '', err = '';
+  const [cmd, argv] = pinned(LOAD_CORE, process.execPath, [
+    '--import',
+    'tsx',
+    path.resolve('bench/ws-clients-child.ts'),
+    url,
+    String(CLIENTS),
+    String(N),
+  ]);
+  const p = spawn(cmd, argv, {
+    env: { ...process.env, ...(bearer ? { BENCH_TOKEN: bearer } : {}) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '',
+    err = '';
   let cpu: NodeJS.CpuUsage | undefined;
-  p.stdout.on('data', (d: Buffer) => { out += d; if (!cpu && out.includes('ready\n')) cpu = process.cpuUsage(); });
-  p.stderr.on('data', (d: Buffer) => { err += d; });
+  p.stdout.on('data', (d: Buffer) => {
+    out += d;
+    if (!cpu && out.includes('ready\n')) cpu = process.cpuUsage();
+  });
+  p.stderr.on('data', (d: Buffer) => {
+    err += d;
+  });
   return new Promise((resolve, reject) => {
     p.on('exit', (code) => {
       const used = process.cpuUsage(cpu);
       try {
         const r = JSON.parse(out.trim().split('\n').pop()!) as ClientsResult;
         resolve({ ...r, serverCpuUs: (used.user + used.system) / ((r.n + WARMUP) * r.clients) });
-      } catch { reject(new Error(`ws clients failed (${code}): ${out.slice(-500)}${err.slice(-1500)}`)); }
+      } catch {
+        reject(new Error(`ws clients failed (${code}): ${out.slice(-500)}${err.slice(-1500)}`));
+      }
     });
   });
 }
@@ -52,7 +83,8 @@ function runClients(url: string, bearer?: string): Promise<ClientsResult> {
 function typed(record: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(record)) {
-    out[k] = k === 'id' ? v : { type: typeof v === 'string' ? 'String' : Number.isInteger(v) ? 'Integer' : 'Float', value: v };
+    out[k] =
+      k === 'id' ? v : { type: typeof v === 'string' ? 'String' : Number.isInteger(v) ? 'Integer' : 'Float', value: v };
   }
   return out;
 }
@@ -66,7 +98,10 @@ async function startBareFanout(): Promise<{ url: string; close: () => Promise<vo
     req.on('end', () => {
       const record = JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>;
       const timestamp = new Date().toISOString().replace('Z', '+00:00');
-      const frame = JSON.stringify({ type: 'MutationNotification', payload: { collection: 'fan', event: 'insert', record_ids: [record.id], records: typed(record), timestamp } });
+      const frame = JSON.stringify({
+        type: 'MutationNotification',
+        payload: { collection: 'fan', event: 'insert', record_ids: [record.id], records: typed(record), timestamp },
+      });
       for (const ws of subs) ws.send(frame);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ id: record.id }));
@@ -78,7 +113,13 @@ async function startBareFanout(): Promise<{ url: string; close: () => Promise<vo
       const m = JSON.parse(data.toString()) as { type: string; messageId?: string; payload?: { collection?: string } };
       if (m.type !== 'Subscribe') return;
       subs.add(ws);
-      ws.send(JSON.stringify({ type: 'Success', payload: { data: { subscription_id: 'sub_bare', collection: m.payload?.collection } }, messageId: m.messageId }));
+      ws.send(
+        JSON.stringify({
+          type: 'Success',
+          payload: { data: { subscription_id: 'sub_bare', collection: m.payload?.collection } },
+          messageId: m.messageId,
+        }),
+      );
     });
     ws.on('close', () => subs.delete(ws));
   });
@@ -87,12 +128,27 @@ async function startBareFanout(): Promise<{ url: string; close: () => Promise<vo
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => { for (const ws of wss.clients) ws.terminate(); wss.close(); server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const ws of wss.clients) ws.terminate();
+        wss.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 function measurement(label: string, r: ClientsResult): Measurement {
-  return { label, throughput: r.throughput, p50_ms: r.p50, p99_ms: r.p99, max_ms: r.max, connect_ms: r.connectMs, fanout_span_p50_ms: r.spanP50, payload_bytes: r.payloadBytes };
+  return {
+    label,
+    throughput: r.throughput,
+    p50_ms: r.p50,
+    p99_ms: r.p99,
+    max_ms: r.max,
+    connect_ms: r.connectMs,
+    fanout_span_p50_ms: r.spanP50,
+    payload_bytes: r.payloadBytes,
+  };
 }
 
 export async function wsFanout(): Promise<void> {
@@ -100,8 +156,15 @@ export async function wsFanout(): Promise<void> {
   let eddy: ClientsResult;
   try {
     const server = await Server.create({
-      port: 0, host: '127.0.0.1', dataDir: dir, adminKey: BENCH_ADMIN_KEY, quiet: true,
-      trashPurgeCron: '', snapshotCron: '', ttlSweepMs: 0, settings: { durability: 'none' },
+      port: 0,
+      host: '127.0.0.1',
+      dataDir: dir,
+      adminKey: BENCH_ADMIN_KEY,
+      quiet: true,
+      trashPurgeCron: '',
+      snapshotCron: '',
+      ttlSweepMs: 0,
+      settings: { durability: 'none' },
     });
     await server.listen();
     try {
@@ -122,18 +185,30 @@ export async function wsFanout(): Promise<void> {
   const subject = measurement(`eddydb ${CLIENTS} subscribers`, eddy);
   const reference = measurement(`bare ws broadcast, ${CLIENTS} clients`, bare);
   report({
-    scenario: 'ws-fanout', subject, reference,
-    ratio: eddy.throughput / bare.throughput, ratio_of: 'notifications/s delivered vs bare ws broadcast',
+    scenario: 'ws-fanout',
+    subject,
+    reference,
+    ratio: eddy.throughput / bare.throughput,
+    ratio_of: 'notifications/s delivered vs bare ws broadcast',
     extra: {
-      server_cpu_us_per_notification: eddy.serverCpuUs, bare_server_cpu_us_per_notification: bare.serverCpuUs,
+      server_cpu_us_per_notification: eddy.serverCpuUs,
+      bare_server_cpu_us_per_notification: bare.serverCpuUs,
       server_cpu_ratio: eddy.serverCpuUs / bare.serverCpuUs,
-      fanout_span_p50_ms: eddy.spanP50, fanout_span_p99_ms: eddy.spanP99, bare_fanout_span_p50_ms: bare.spanP50,
-      insert_rtt_p50_ms: eddy.insertRttP50, bare_insert_rtt_p50_ms: bare.insertRttP50,
-      from_ack_p50_ms: eddy.ackP50, from_ack_p99_ms: eddy.ackP99, delivered_before_ack: eddy.beforeAckShare,
-      payload_bytes: eddy.payloadBytes, bare_payload_bytes: bare.payloadBytes, connect_ms: eddy.connectMs,
+      fanout_span_p50_ms: eddy.spanP50,
+      fanout_span_p99_ms: eddy.spanP99,
+      bare_fanout_span_p50_ms: bare.spanP50,
+      insert_rtt_p50_ms: eddy.insertRttP50,
+      bare_insert_rtt_p50_ms: bare.insertRttP50,
+      from_ack_p50_ms: eddy.ackP50,
+      from_ack_p99_ms: eddy.ackP99,
+      delivered_before_ack: eddy.beforeAckShare,
+      payload_bytes: eddy.payloadBytes,
+      bare_payload_bytes: bare.payloadBytes,
+      connect_ms: eddy.connectMs,
     },
-    notes: `${N} inserts over HTTP, one at a time, each once the previous reached all ${CLIENTS} subscribers; every subscriber got all `
-      + `${N} in order (checked). Latency: insert sent -> received, since ${(eddy.beforeAckShare * 100).toFixed(0)}% of notifications `
-      + `arrived before the insert's HTTP ack (from_ack_* are ack-relative). Server CPU counts this process from subscribed to done.`,
+    notes:
+      `${N} inserts over HTTP, one at a time, each once the previous reached all ${CLIENTS} subscribers; every subscriber got all ` +
+      `${N} in order (checked). Latency: insert sent -> received, since ${(eddy.beforeAckShare * 100).toFixed(0)}% of notifications ` +
+      `arrived before the insert's HTTP ack (from_ack_* are ack-relative). Server CPU counts this process from subscribed to done.`,
   });
 }

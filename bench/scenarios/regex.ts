@@ -21,10 +21,14 @@ const EMAIL = '^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}$';
 
 function key(i: number): string {
   switch (i % 4) {
-    case 0: return `user:${i}`;
-    case 1: return `cache:product:${i}:details`;
-    case 2: return `person${i}@example${i % 7}.com`;
-    default: return `session:${((i * 2654435761) >>> 0).toString(16)}`;
+    case 0:
+      return `user:${i}`;
+    case 1:
+      return `cache:product:${i}:details`;
+    case 2:
+      return `person${i}@example${i % 7}.com`;
+    default:
+      return `session:${((i * 2654435761) >>> 0).toString(16)}`;
   }
 }
 
@@ -51,10 +55,14 @@ export async function regexKvFind(size = 100_000): Promise<void> {
   const RUNS = 10;
   const scratch = await openScratch();
   const keys = Array.from({ length: size }, (_, i) => key(i));
-  for (let i = 0; i < size; i += 10_000) await scratch.db.kv.batchSet(keys.slice(i, i + 10_000), keys.slice(i, i + 10_000));
+  for (let i = 0; i < size; i += 10_000)
+    await scratch.db.kv.batchSet(keys.slice(i, i + 10_000), keys.slice(i, i + 10_000));
   const kv = scratch.db.state.kv;
   let hits = 0;
-  const subj = await timed(RUNS, async () => { hits = 0; for (const p of KV_PATTERNS) hits += (await scratch.db.kv.find(requirePattern(p, 'pattern'), false)).length; });
+  const subj = await timed(RUNS, async () => {
+    hits = 0;
+    for (const p of KV_PATTERNS) hits += (await scratch.db.kv.find(requirePattern(p, 'pattern'), false)).length;
+  });
   // The find loop as it was, on V8's RegExp: sorted keys, test, collect entries.
   const ref = await timed(RUNS, () => {
     for (const p of KV_PATTERNS) {
@@ -65,11 +73,26 @@ export async function regexKvFind(size = 100_000): Promise<void> {
   });
   await closeScratch(scratch);
   const finds = KV_PATTERNS.length;
-  const subject = { label: `kv find, linear engine (${hits} hits)`, throughput: (1000 * finds) / percentile(subj, 50), p50_ms: percentile(subj, 50), p99_ms: percentile(subj, 99) };
-  const reference = { label: 'kv find loop on V8 RegExp', throughput: (1000 * finds) / percentile(ref, 50), p50_ms: percentile(ref, 50), p99_ms: percentile(ref, 99) };
+  const subject = {
+    label: `kv find, linear engine (${hits} hits)`,
+    throughput: (1000 * finds) / percentile(subj, 50),
+    p50_ms: percentile(subj, 50),
+    p99_ms: percentile(subj, 99),
+  };
+  const reference = {
+    label: 'kv find loop on V8 RegExp',
+    throughput: (1000 * finds) / percentile(ref, 50),
+    p50_ms: percentile(ref, 50),
+    p99_ms: percentile(ref, 99),
+  };
   report({
-    scenario: 'regex-kv-find', subject, reference, ratio: subject.throughput / reference.throughput, ratio_of: 'finds/s vs V8 RegExp',
-    notes: `p50/p99 per run of ${finds} finds over ${size} keys`, extra: { catastrophic_ms_linear: catastrophicMs() },
+    scenario: 'regex-kv-find',
+    subject,
+    reference,
+    ratio: subject.throughput / reference.throughput,
+    ratio_of: 'finds/s vs V8 RegExp',
+    notes: `p50/p99 per run of ${finds} finds over ${size} keys`,
+    extra: { catastrophic_ms_linear: catastrophicMs() },
   });
 }
 
@@ -79,16 +102,33 @@ export async function regexSchemaInsert(size = 10_000): Promise<void> {
   await scratch.db.collections.create('checked', { fields: { email: { field_type: 'String', regex: EMAIL } } });
   await scratch.db.collections.create('plain', { fields: { email: { field_type: 'String' } } });
   const bodies = Array.from({ length: size }, (_, i) => ({ email: `person${i}@example${i % 7}.com`, n: i }));
-  const subj = await timed(RUNS, async () => { await scratch.db.bulk.insertMany('checked', bodies); });
+  const subj = await timed(RUNS, async () => {
+    await scratch.db.bulk.insertMany('checked', bodies);
+  });
   const ref = await timed(RUNS, async () => {
     for (const b of bodies) if (!new RegExp(EMAIL).test(b.email)) throw new Error('reference data must match');
     await scratch.db.bulk.insertMany('plain', bodies);
   });
   await closeScratch(scratch);
-  const subject = { label: 'bulk insert, regex on linear engine', throughput: size / (percentile(subj, 50) / 1000), p50_ms: percentile(subj, 50), p99_ms: percentile(subj, 99) };
-  const reference = { label: 'bulk insert + V8 RegExp per record', throughput: size / (percentile(ref, 50) / 1000), p50_ms: percentile(ref, 50), p99_ms: percentile(ref, 99) };
+  const subject = {
+    label: 'bulk insert, regex on linear engine',
+    throughput: size / (percentile(subj, 50) / 1000),
+    p50_ms: percentile(subj, 50),
+    p99_ms: percentile(subj, 99),
+  };
+  const reference = {
+    label: 'bulk insert + V8 RegExp per record',
+    throughput: size / (percentile(ref, 50) / 1000),
+    p50_ms: percentile(ref, 50),
+    p99_ms: percentile(ref, 99),
+  };
   report({
-    scenario: 'regex-schema-insert', subject, reference, ratio: subject.throughput / reference.throughput, ratio_of: 'records/s vs V8 RegExp',
-    notes: `p50/p99 per ${size}-record batch`, extra: { catastrophic_ms_linear: catastrophicMs() },
+    scenario: 'regex-schema-insert',
+    subject,
+    reference,
+    ratio: subject.throughput / reference.throughput,
+    ratio_of: 'records/s vs V8 RegExp',
+    notes: `p50/p99 per ${size}-record batch`,
+    extra: { catastrophic_ms_linear: catastrophicMs() },
   });
 }

@@ -14,12 +14,20 @@ import { Database, parseSearch, runSearch } from '../../lib/engine/index.js';
 import { gaussian, mulberry32 } from '../lib/seeded-random.js';
 
 const N = Number(process.env.BENCH_VECTORS ?? 100_000);
-const DIMS = 384, CENTROIDS = 100, CHUNK = 10_000, QUERIES = 200, DURING = 20, K = 10;
-const SCHEMA = { fields: { embedding: { field_type: 'Vector', index: { type: 'vector', algorithm: 'hnsw', metric: 'cosine' } } } };
+const DIMS = 384,
+  CENTROIDS = 100,
+  CHUNK = 10_000,
+  QUERIES = 200,
+  DURING = 20,
+  K = 10;
+const SCHEMA = {
+  fields: { embedding: { field_type: 'Vector', index: { type: 'vector', algorithm: 'hnsw', metric: 'cosine' } } },
+};
 const log = (msg: string) => process.stderr.write(`  (vector-index-startup: ${msg})\n`);
 
 function clustered(count: number, centroids: number[][], seed: number): number[][] {
-  const u = mulberry32(seed), g = gaussian(u);
+  const u = mulberry32(seed),
+    g = gaussian(u);
   return Array.from({ length: count }, () => centroids[Math.floor(u() * centroids.length)]!.map((x) => x + g()));
 }
 
@@ -27,7 +35,8 @@ const g0 = gaussian(mulberry32(42));
 const centroids = Array.from({ length: CENTROIDS }, () => Array.from({ length: DIMS }, g0));
 const queries = clustered(QUERIES, centroids, 99);
 const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-vector-index-'));
-const open = () => Database.open({ dataDir: dir, settings: { durability: 'none' }, snapshotBytes: Number.MAX_SAFE_INTEGER });
+const open = () =>
+  Database.open({ dataDir: dir, settings: { durability: 'none' }, snapshotBytes: Number.MAX_SAFE_INTEGER });
 
 /**
  * Longest gap between 1 ms timer ticks beyond 1 ms: how long the background
@@ -35,9 +44,22 @@ const open = () => Database.open({ dataDir: dir, settings: { durability: 'none' 
  * bench's own searches, which are not background work.
  */
 function lagMonitor() {
-  let last = performance.now(), max = 0;
-  const timer = setInterval(() => { const now = performance.now(); max = Math.max(max, now - last - 1); last = now; }, 1);
-  return { skip: () => { last = performance.now(); }, stop: () => { clearInterval(timer); return max; } };
+  let last = performance.now(),
+    max = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    max = Math.max(max, now - last - 1);
+    last = now;
+  }, 1);
+  return {
+    skip: () => {
+      last = performance.now();
+    },
+    stop: () => {
+      clearInterval(timer);
+      return max;
+    },
+  };
 }
 
 async function restart(label: string) {
@@ -47,14 +69,20 @@ async function restart(label: string) {
   const openMs = performance.now() - t0;
   const lag = lagMonitor();
   const state = () => db.search.status().find((s) => s.field === 'embedding')?.state;
-  const search = async (q: number[]) => { const r = await runSearch(db, 'vecs', parseSearch({ vector: q, vector_k: K })); lag.skip(); return r; };
+  const search = async (q: number[]) => {
+    const r = await runSearch(db, 'vecs', parseSearch({ vector: q, vector_k: K }));
+    lag.skip();
+    return r;
+  };
   const t1 = performance.now();
   await search(queries[0]!);
   const firstSearchMs = performance.now() - t1;
   const stateAtFirstSearch = state();
   const duringTimes: number[] = [];
   for (let i = 1; i <= DURING && state() !== 'ready'; i++) {
-    const t = performance.now(); await search(queries[i]!); duringTimes.push(performance.now() - t);
+    const t = performance.now();
+    await search(queries[i]!);
+    duringTimes.push(performance.now() - t);
     await new Promise((r) => setTimeout(r, 50));
   }
   while (state() !== 'ready') await new Promise((r) => setTimeout(r, 20));
@@ -63,11 +91,27 @@ async function restart(label: string) {
   const cpuToReadyMs = (cpu.user + cpu.system) / 1000;
   const maxStallMs = lag.stop();
   const readyTimes: number[] = [];
-  for (const q of queries) { const t = performance.now(); await search(q); readyTimes.push(performance.now() - t); }
+  for (const q of queries) {
+    const t = performance.now();
+    await search(q);
+    readyTimes.push(performance.now() - t);
+  }
   const note = db.search.status().find((s) => s.field === 'embedding')?.note;
   await db.close();
-  log(`${label}: open ${openMs.toFixed(0)} ms, first search ${firstSearchMs.toFixed(1)} ms (${stateAtFirstSearch}), ready after ${(readyMs / 1000).toFixed(1)} s (${(cpuToReadyMs / 1000).toFixed(1)} s CPU), longest stall ${maxStallMs.toFixed(1)} ms`);
-  return { openMs, firstSearchMs, stateAtFirstSearch, duringTimes, readyMs, cpuToReadyMs, maxStallMs, readyTimes, note };
+  log(
+    `${label}: open ${openMs.toFixed(0)} ms, first search ${firstSearchMs.toFixed(1)} ms (${stateAtFirstSearch}), ready after ${(readyMs / 1000).toFixed(1)} s (${(cpuToReadyMs / 1000).toFixed(1)} s CPU), longest stall ${maxStallMs.toFixed(1)} ms`,
+  );
+  return {
+    openMs,
+    firstSearchMs,
+    stateAtFirstSearch,
+    duringTimes,
+    readyMs,
+    cpuToReadyMs,
+    maxStallMs,
+    readyTimes,
+    note,
+  };
 }
 
 try {
@@ -76,7 +120,10 @@ try {
   const vectors = clustered(N, centroids, 7);
   const t0 = performance.now();
   for (let i = 0; i < N; i += CHUNK) {
-    await db.bulk.insertMany('vecs', vectors.slice(i, i + CHUNK).map((embedding, k) => ({ n: i + k, embedding })));
+    await db.bulk.insertMany(
+      'vecs',
+      vectors.slice(i, i + CHUNK).map((embedding, k) => ({ n: i + k, embedding })),
+    );
   }
   db.search.vector('vecs', 'embedding', DIMS); // applies what the inserts left pending, so the snapshot persists the whole graph
   const insertAndIndexMs = performance.now() - t0;
@@ -85,7 +132,9 @@ try {
   await db.snapshot();
   const snapshotMs = performance.now() - t1;
   await db.close();
-  const indexBytes = readdirSync(dir).filter((f) => f.startsWith('search-')).reduce((s, f) => s + statSync(path.join(dir, f)).size, 0);
+  const indexBytes = readdirSync(dir)
+    .filter((f) => f.startsWith('search-'))
+    .reduce((s, f) => s + statSync(path.join(dir, f)).size, 0);
   const persisted = await restart('with the persisted graph');
   for (const f of readdirSync(dir)) if (f.startsWith('search-')) rmSync(path.join(dir, f));
   const rebuilt = await restart('graph files deleted (background rebuild)');

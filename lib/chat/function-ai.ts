@@ -15,12 +15,15 @@ export function functionAi(providers: ProviderDirectory, embedder: (model?: stri
   return {
     async complete(req, signal) {
       const provider = pickProvider(providers, req.provider);
-      const completion = await provider.complete({
-        messages: req.messages,
-        ...(req.model !== undefined ? { model: req.model } : {}),
-        ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
-        ...(req.maxTokens !== undefined ? { maxTokens: req.maxTokens } : {}),
-      }, signal);
+      const completion = await provider.complete(
+        {
+          messages: req.messages,
+          ...(req.model !== undefined ? { model: req.model } : {}),
+          ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+          ...(req.maxTokens !== undefined ? { maxTokens: req.maxTokens } : {}),
+        },
+        signal,
+      );
       return {
         content: completion.content,
         provider: provider.id,

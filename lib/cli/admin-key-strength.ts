@@ -14,7 +14,11 @@
 /** Bits an admin key must be able to hold. */
 export const MIN_ADMIN_KEY_BITS = 128;
 
-interface Alphabet { readonly name: string; readonly size: number; readonly pattern: RegExp }
+interface Alphabet {
+  readonly name: string;
+  readonly size: number;
+  readonly pattern: RegExp;
+}
 
 /**
  * From the smallest: a key is counted in the first one that holds all its
@@ -62,6 +66,8 @@ export function adminKeyStrength(key: string): KeyStrength {
 export function weakAdminKeyReason(key: string, source: string): string | undefined {
   const s = adminKeyStrength(key);
   if (s.bits >= MIN_ADMIN_KEY_BITS) return undefined;
-  return `${source} is too weak: ${s.length} ${s.alphabet} hold at most ${s.bits} bits, and an admin key needs ${MIN_ADMIN_KEY_BITS} `
-    + `(32 hex digits or 22 base64url characters; \`openssl rand -hex 24\` makes a 192-bit one)`;
+  return (
+    `${source} is too weak: ${s.length} ${s.alphabet} hold at most ${s.bits} bits, and an admin key needs ${MIN_ADMIN_KEY_BITS} ` +
+    `(32 hex digits or 22 base64url characters; \`openssl rand -hex 24\` makes a 192-bit one)`
+  );
 }

@@ -13,12 +13,29 @@ import { parseCommandLine } from './args/parse-command-line.js';
 import { weakAdminKeyReason } from './admin-key-strength.js';
 
 /** Provider keys and base URLs: option -> setting (PUT /api/config changes the same settings later). */
-const PROVIDER_OPTIONS: ReadonlyArray<readonly [string, 'openai_api_key' | 'openai_api_url' | 'anthropic_api_key' | 'anthropic_api_url'
-  | 'perplexity_api_key' | 'perplexity_api_url' | 'openai_compatible_url' | 'openai_compatible_api_key']> = [
-  ['openai-api-key', 'openai_api_key'], ['openai-base-url', 'openai_api_url'],
-  ['anthropic-api-key', 'anthropic_api_key'], ['anthropic-base-url', 'anthropic_api_url'],
-  ['perplexity-api-key', 'perplexity_api_key'], ['perplexity-base-url', 'perplexity_api_url'],
-  ['openai-compatible-url', 'openai_compatible_url'], ['openai-compatible-api-key', 'openai_compatible_api_key'],
+const PROVIDER_OPTIONS: ReadonlyArray<
+  readonly [
+    string,
+    (
+      | 'openai_api_key'
+      | 'openai_api_url'
+      | 'anthropic_api_key'
+      | 'anthropic_api_url'
+      | 'perplexity_api_key'
+      | 'perplexity_api_url'
+      | 'openai_compatible_url'
+      | 'openai_compatible_api_key'
+    ),
+  ]
+> = [
+  ['openai-api-key', 'openai_api_key'],
+  ['openai-base-url', 'openai_api_url'],
+  ['anthropic-api-key', 'anthropic_api_key'],
+  ['anthropic-base-url', 'anthropic_api_url'],
+  ['perplexity-api-key', 'perplexity_api_key'],
+  ['perplexity-base-url', 'perplexity_api_url'],
+  ['openai-compatible-url', 'openai_compatible_url'],
+  ['openai-compatible-api-key', 'openai_compatible_api_key'],
 ];
 
 /** The ServerConfig `eddydb <argv>` would start with. Throws UsageError for a bad command line. */
@@ -85,9 +102,15 @@ function outboundSettings(v: OptionValues): Partial<Settings> {
   const s: Partial<Settings> = {};
   const hosts = v.text('outbound-allow-hosts');
   if (hosts !== undefined) {
-    const list = hosts.split(',').map((h) => h.trim()).filter((h) => h !== '');
+    const list = hosts
+      .split(',')
+      .map((h) => h.trim())
+      .filter((h) => h !== '');
     const bad = list.find((h) => !isOutboundHostEntry(h));
-    if (bad !== undefined) throw new UsageError(`invalid value for --outbound-allow-hosts / EDDYDB_OUTBOUND_ALLOW_HOSTS: '${bad}' (host names, *.suffix, IP addresses or CIDR ranges)`);
+    if (bad !== undefined)
+      throw new UsageError(
+        `invalid value for --outbound-allow-hosts / EDDYDB_OUTBOUND_ALLOW_HOSTS: '${bad}' (host names, *.suffix, IP addresses or CIDR ranges)`,
+      );
     s.outbound_allow_hosts = list;
   }
   const allowPrivate = v.isOn('outbound-allow-private');
@@ -104,7 +127,8 @@ function outboundSettings(v: OptionValues): Partial<Settings> {
   if (smtpPassword) s.smtp_password = smtpPassword;
   const sendgrid = v.text('sendgrid-api-url');
   if (sendgrid) {
-    if (!/^https?:\/\/\S+$/.test(sendgrid)) throw new UsageError(`invalid value for EDDYDB_SENDGRID_API_URL: '${sendgrid}' (an http(s) URL)`);
+    if (!/^https?:\/\/\S+$/.test(sendgrid))
+      throw new UsageError(`invalid value for EDDYDB_SENDGRID_API_URL: '${sendgrid}' (an http(s) URL)`);
     s.sendgrid_api_url = sendgrid.replace(/\/+$/, '');
   }
   return s;

@@ -39,12 +39,16 @@ function findErrno(err: unknown): NodeJS.ErrnoException | undefined {
   for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const code = (e as NodeJS.ErrnoException).code;
     // Errno codes (EACCES, EAI_AGAIN), not node's own ERR_* codes.
-    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code) && !code.startsWith('ERR_')) return e as NodeJS.ErrnoException;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code) && !code.startsWith('ERR_'))
+      return e as NodeJS.ErrnoException;
   }
   return undefined;
 }
 
-function describeErrno(e: NodeJS.ErrnoException & { port?: number; address?: string; hostname?: string }, ctx: FailureContext): string | undefined {
+function describeErrno(
+  e: NodeJS.ErrnoException & { port?: number; address?: string; hostname?: string },
+  ctx: FailureContext,
+): string | undefined {
   const port = e.port ?? ctx.port;
   const host = e.address ?? ctx.host;
   const isNetwork = e.syscall === 'listen' || e.syscall === 'bind';
@@ -58,7 +62,8 @@ function describeErrno(e: NodeJS.ErrnoException & { port?: number; address?: str
       return `cannot resolve the host name '${e.hostname ?? host}'; check --host`;
     case 'EACCES':
     case 'EPERM':
-      if (isNetwork) return `no permission to listen on port ${port}${port !== undefined && port < 1024 ? ' (ports below 1024 need privileges)' : ''}; choose another with --port`;
+      if (isNetwork)
+        return `no permission to listen on port ${port}${port !== undefined && port < 1024 ? ' (ports below 1024 need privileges)' : ''}; choose another with --port`;
       return `permission denied: cannot ${e.syscall ?? 'use'} ${e.path ?? ctx.dataDir ?? 'a file'}; check the owner and mode of the data directory`;
     case 'ENOSPC':
       return `no space left on the device${e.path ? ` holding ${e.path}` : ''}`;

@@ -45,14 +45,18 @@ const DISCOVERY_ROUNDS = 5;
 const MAX_POOL = 64;
 
 /** Node's helper threads (ids and their priority at start), or why they could not be told apart. */
-export type HelperThreads = { readonly threads: ReadonlyArray<{ tid: number; priority: number }>; readonly pool: number } | { readonly unavailable: string };
+export type HelperThreads =
+  | { readonly threads: ReadonlyArray<{ tid: number; priority: number }>; readonly pool: number }
+  | { readonly unavailable: string };
 
 export async function findHelperThreads(): Promise<HelperThreads> {
   if (process.platform !== 'linux') return { unavailable: 'changing the priority of threads needs Linux' };
   const poolSize = threadPoolSize();
-  if (poolSize > MAX_POOL) return { unavailable: `an I/O pool of ${poolSize} threads (UV_THREADPOOL_SIZE) is too large to tell apart` };
+  if (poolSize > MAX_POOL)
+    return { unavailable: `an I/O pool of ${poolSize} threads (UV_THREADPOOL_SIZE) is too large to tell apart` };
   const pool = await poolThreads(poolSize);
-  if (pool.size < poolSize) return { unavailable: `found ${pool.size} of the ${poolSize} I/O pool threads, so could not tell them apart` };
+  if (pool.size < poolSize)
+    return { unavailable: `found ${pool.size} of the ${poolSize} I/O pool threads, so could not tell them apart` };
   const threads: Array<{ tid: number; priority: number }> = [];
   for (const tid of readdirSync('/proc/self/task').map(Number)) {
     if (tid === process.pid || pool.has(tid)) continue;
@@ -70,7 +74,10 @@ export async function findHelperThreads(): Promise<HelperThreads> {
  * their priority back once none has for `quietMs`. Returns a function that
  * stops this (and restores them).
  */
-export function lowerDuringLongWork(helpers: ReadonlyArray<{ tid: number; priority: number }>, quietMs = QUIET_MS): () => void {
+export function lowerDuringLongWork(
+  helpers: ReadonlyArray<{ tid: number; priority: number }>,
+  quietMs = QUIET_MS,
+): () => void {
   let live = [...helpers];
   let lowered = false;
   let stopped = false;
@@ -99,7 +106,9 @@ export function lowerDuringLongWork(helpers: ReadonlyArray<{ tid: number; priori
     if (lowered) return;
     lowered = true;
     setAll(() => LOWEST);
-    timer = setInterval(() => { if (performance.now() - lastSlice >= quietMs) restore(); }, quietMs);
+    timer = setInterval(() => {
+      if (performance.now() - lastSlice >= quietMs) restore();
+    }, quietMs);
     timer.unref();
   });
   return () => {
@@ -118,7 +127,9 @@ function threadPoolSize(): number {
 async function poolThreads(size: number): Promise<Set<number>> {
   const found = new Set<number>();
   for (let round = 0; round < DISCOVERY_ROUNDS && found.size < size; round++) {
-    const stats = await Promise.all(Array.from({ length: size * 8 }, () => readFile('/proc/thread-self/stat', 'latin1').catch(() => '')));
+    const stats = await Promise.all(
+      Array.from({ length: size * 8 }, () => readFile('/proc/thread-self/stat', 'latin1').catch(() => '')),
+    );
     for (const stat of stats) {
       const tid = Number.parseInt(stat, 10);
       if (tid > 0) found.add(tid);

@@ -26,7 +26,13 @@
  * `--idle-compaction-mb 0` turns it off. It needs the native addon
  * (lib/cli/native-memory.ts).
  */
-import { constants, monitorEventLoopDelay, performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import {
+  constants,
+  monitorEventLoopDelay,
+  performance,
+  PerformanceObserver,
+  type PerformanceEntry,
+} from 'node:perf_hooks';
 import type { NativeMemory } from './native-memory.js';
 import type { ServerLog } from '../http/index.js';
 
@@ -43,13 +49,22 @@ export interface IdleCompactionOptions {
   quietUtilization: number;
 }
 
-export const IDLE_COMPACTION_DEFAULTS: IdleCompactionOptions = { minGrowthBytes: 64 * 2 ** 20, minGrowthShare: 0.25, idleTicks: 2, quietRequests: 5, quietUtilization: 0.25 };
+export const IDLE_COMPACTION_DEFAULTS: IdleCompactionOptions = {
+  minGrowthBytes: 64 * 2 ** 20,
+  minGrowthShare: 0.25,
+  idleTicks: 2,
+  quietRequests: 5,
+  quietUtilization: 0.25,
+};
 
 /** The decision alone, one reading per tick (pure, so specs drive it with readings instead of time). */
 export class IdleCompactionPolicy {
   private low: number;
   private idle = 0;
-  constructor(startRss: number, private readonly o: IdleCompactionOptions = IDLE_COMPACTION_DEFAULTS) {
+  constructor(
+    startRss: number,
+    private readonly o: IdleCompactionOptions = IDLE_COMPACTION_DEFAULTS,
+  ) {
     this.low = startRss;
   }
 
@@ -105,10 +120,23 @@ export function compactNow(native: NativeMemory, timeoutMs = 10_000): Promise<Co
       clearTimeout(timer);
       const trimmed = native.trimMalloc();
       holds.disable();
-      resolve({ rssBefore, rssAfter: process.memoryUsage.rss(), ms: performance.now() - t0, pauseMs, longestHoldMs: holds.max / 1e6, trimmed });
+      resolve({
+        rssBefore,
+        rssAfter: process.memoryUsage.rss(),
+        ms: performance.now() - t0,
+        pauseMs,
+        longestHoldMs: holds.max / 1e6,
+        trimmed,
+      });
     };
     const observer = new PerformanceObserver((list) => {
-      const major = list.getEntries().find((e) => (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR);
+      const major = list
+        .getEntries()
+        .find(
+          (e) =>
+            (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ===
+            constants.NODE_PERFORMANCE_GC_MAJOR,
+        );
       if (!major) return;
       pauseMs = major.duration;
       finish();
@@ -123,7 +151,14 @@ export function compactNow(native: NativeMemory, timeoutMs = 10_000): Promise<Co
  * Checks once per `tickMs` (an unref'd timer); `requests` counts what the
  * server has taken so far. Returns the function that stops it.
  */
-export function startIdleCompaction(native: NativeMemory, log: ServerLog, requests: () => number, options: IdleCompactionOptions, startRss: number, tickMs = 1000): () => void {
+export function startIdleCompaction(
+  native: NativeMemory,
+  log: ServerLog,
+  requests: () => number,
+  options: IdleCompactionOptions,
+  startRss: number,
+  tickMs = 1000,
+): () => void {
   const policy = new IdleCompactionPolicy(startRss, options);
   let seen = requests();
   let loop = performance.eventLoopUtilization();
@@ -140,7 +175,10 @@ export function startIdleCompaction(native: NativeMemory, log: ServerLog, reques
       policy.compacted(c.rssAfter);
       running = false;
       const pause = c.pauseMs === undefined ? '' : `, final pause ${Math.round(c.pauseMs)} ms`;
-      log('info', `idle compaction: resident memory ${mb(c.rssBefore)} MB -> ${mb(c.rssAfter)} MB in ${Math.round(c.ms)} ms (event loop held at most ${Math.round(c.longestHoldMs)} ms${pause})`);
+      log(
+        'info',
+        `idle compaction: resident memory ${mb(c.rssBefore)} MB -> ${mb(c.rssAfter)} MB in ${Math.round(c.ms)} ms (event loop held at most ${Math.round(c.longestHoldMs)} ms${pause})`,
+      );
     });
   }, tickMs);
   timer.unref();

@@ -18,7 +18,8 @@ import { describeFailure, type FailureContext } from './failure.js';
 async function run(line: CommandLine): Promise<number | undefined> {
   if (line.wantsHelp) return showHelp(line.isImplicit ? undefined : line.command);
   switch (line.command) {
-    case 'help': return showHelp(line.positional);
+    case 'help':
+      return showHelp(line.positional);
     case 'start':
       if (line.values.isOn('version')) return print((await import('../http/index.js')).VERSION);
       await (await import('./start.js')).runStart(line.values, process.env);

@@ -30,7 +30,10 @@ export function shouldWatchParent(setting: boolean | undefined, env: NodeJS.Proc
   return setting ?? Boolean(env.npm_lifecycle_event);
 }
 
-interface Link { readonly pid: number; readonly parent: number | undefined }
+interface Link {
+  readonly pid: number;
+  readonly parent: number | undefined;
+}
 
 /**
  * Calls `onOrphaned` once, with a sentence saying which parent exited, when
@@ -41,7 +44,10 @@ export function watchParent(onOrphaned: (what: string) => void, opts: ParentWatc
   const parentOf = opts.parentOf ?? procParentOf;
   const commandOf = opts.commandOf ?? procCommandOf;
   const chain: Link[] = [{ pid: process.pid, parent: parentOf(process.pid) }];
-  for (let last = chain[0]!; last.parent !== undefined && chain.length <= MAX_SHELLS && SHELLS.has(commandOf(last.parent) ?? ''); ) {
+  for (
+    let last = chain[0]!;
+    last.parent !== undefined && chain.length <= MAX_SHELLS && SHELLS.has(commandOf(last.parent) ?? '');
+  ) {
     last = { pid: last.parent, parent: parentOf(last.parent) };
     chain.push(last);
   }

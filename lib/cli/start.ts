@@ -46,10 +46,16 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
     stopCompacting();
     stopLowering();
     console.log(`${reason}, shutting down`);
-    step.catch(() => undefined).then(() => server?.close()).then(() => process.exit(0), (err) => {
-      console.error(`eddydb: shutdown failed: ${(err as Error).stack ?? String(err)}`);
-      process.exit(1);
-    });
+    step
+      .catch(() => undefined)
+      .then(() => server?.close())
+      .then(
+        () => process.exit(0),
+        (err) => {
+          console.error(`eddydb: shutdown failed: ${(err as Error).stack ?? String(err)}`);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', () => stop('SIGINT received'));
   process.on('SIGTERM', () => stop('SIGTERM received'));
@@ -88,7 +94,8 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
 function idleCompaction(values: OptionValues, server: Server, startRss: number): () => void {
   const mb = values.int('idle-compaction-mb');
   if (mb === 0) return () => undefined;
-  const options = mb === undefined ? IDLE_COMPACTION_DEFAULTS : { ...IDLE_COMPACTION_DEFAULTS, minGrowthBytes: mb * 2 ** 20 };
+  const options =
+    mb === undefined ? IDLE_COMPACTION_DEFAULTS : { ...IDLE_COMPACTION_DEFAULTS, minGrowthBytes: mb * 2 ** 20 };
   const native = loadNativeMemory();
   if ('unavailable' in native) {
     server.log('info', `idle compaction off: ${native.unavailable}`);
@@ -103,7 +110,10 @@ function helperPriority(server: Server, helpers: HelperThreads): () => void {
     server.log('info', `V8 helper threads left at their priority: ${helpers.unavailable}`);
     return () => undefined;
   }
-  server.log('info', `V8 helper threads (${helpers.threads.length}) at the lowest priority while long work runs; the I/O pool's ${helpers.pool} threads unchanged`);
+  server.log(
+    'info',
+    `V8 helper threads (${helpers.threads.length}) at the lowest priority while long work runs; the I/O pool's ${helpers.pool} threads unchanged`,
+  );
   return lowerDuringLongWork(helpers.threads);
 }
 

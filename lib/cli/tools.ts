@@ -19,13 +19,24 @@ export async function runTool(tool: ToolName, line: CommandLine): Promise<number
   const dataDir = dataDirOf(v);
   const lockWaitMs = lockWaitMsOf(v);
   switch (tool) {
-    case 'snapshot': return runSnapshot(dataDir, 2, v.isOn('create') ?? false, lockWaitMs);
-    case 'compact': return runSnapshot(dataDir, 1, v.isOn('create') ?? false, lockWaitMs);
-    case 'verify': return runVerify(dataDir, lockWaitMs);
-    case 'export': return runExport({ dataDir, collection: v.text('collection')!, out: v.text('out'), lockWaitMs });
+    case 'snapshot':
+      return runSnapshot(dataDir, 2, v.isOn('create') ?? false, lockWaitMs);
+    case 'compact':
+      return runSnapshot(dataDir, 1, v.isOn('create') ?? false, lockWaitMs);
+    case 'verify':
+      return runVerify(dataDir, lockWaitMs);
+    case 'export':
+      return runExport({ dataDir, collection: v.text('collection')!, out: v.text('out'), lockWaitMs });
     case 'import': {
       const format = (v.text('format') ?? 'ndjson') as 'ndjson' | 'json';
-      return runImport({ dataDir, collection: v.text('collection')!, in: v.text('in'), format, create: v.isOn('create') ?? false, lockWaitMs });
+      return runImport({
+        dataDir,
+        collection: v.text('collection')!,
+        in: v.text('in'),
+        format,
+        create: v.isOn('create') ?? false,
+        lockWaitMs,
+      });
     }
     default: {
       const never: never = tool;

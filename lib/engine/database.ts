@@ -44,7 +44,14 @@ import { WriteQueue, type CommitListener, type Operation } from './write/write-q
 import { ExpiryTracker } from './expiry/expiry.js';
 import type { EngineCore } from './core.js';
 import { fallbackEngineLog, type EngineLog } from './engine-log.js';
-import { AutoCommitSession, openTransactionSession, type Caller, type Session, type SessionEngine, type TransactionSession } from './session/index.js';
+import {
+  AutoCommitSession,
+  openTransactionSession,
+  type Caller,
+  type Session,
+  type SessionEngine,
+  type TransactionSession,
+} from './session/index.js';
 import { runSearch } from './search/search.js';
 
 export interface DatabaseOptions {
@@ -131,8 +138,13 @@ export class Database {
   private core(): EngineCore {
     const { state, ids, queue, clock, log } = this;
     return {
-      state, ids, log, dataDir: this.opts.dataDir,
-      get readOnly() { return queue.readOnly; },
+      state,
+      ids,
+      log,
+      dataDir: this.opts.dataDir,
+      get readOnly() {
+        return queue.readOnly;
+      },
       now: () => clock.now(),
       settings: () => this.settings(),
       write: (op) => queue.submit(op),
@@ -160,7 +172,11 @@ export class Database {
     const secrets = await loadOrCreateSecrets(fs, dir);
     const clock = opts.clock ?? systemClock;
     const log = opts.log ?? fallbackEngineLog;
-    const recovered = await recover(fs, dir, { log: (m, level) => log(m, level), salvage: opts.salvage, now: clock.now() });
+    const recovered = await recover(fs, dir, {
+      log: (m, level) => log(m, level),
+      salvage: opts.salvage,
+      now: clock.now(),
+    });
     const settings = mergeSettings({ ...DEFAULT_SETTINGS, ...opts.settings }, recovered.state.config);
     const writer = new LogWriter(fs, dir, settings.durability, opts.batchSyncMs ?? 10);
     const last = recovered.lastSegment;
@@ -174,8 +190,9 @@ export class Database {
     const db = new Database(recovered.state, queue, writer, clock, secrets, opts, fs, lock, health, recovered.report);
     await db.replication.load(fs);
     const baseSeq = recovered.report.snapshot ? seqOfName(recovered.report.snapshot) : 0;
-    await loadSearchIndexes(db.indexFiles(), baseSeq, recovered.state.seq)
-      .catch((err) => log(`search indexes: could not read the persisted indexes; rebuilding`, 'warn', err));
+    await loadSearchIndexes(db.indexFiles(), baseSeq, recovered.state.seq).catch((err) =>
+      log(`search indexes: could not read the persisted indexes; rebuilding`, 'warn', err),
+    );
     db.search.start();
     if (recovered.report.salvaged) {
       try {
@@ -204,12 +221,22 @@ export class Database {
     );
   }
 
-  get dataDir(): string { return this.opts.dataDir; }
+  get dataDir(): string {
+    return this.opts.dataDir;
+  }
   /** What holds the data directory for this process (storage/lock.ts): `flock`, or a fallback without the native addon. */
-  get lockMechanism(): LockMechanism { return this.lock.mechanism; }
-  get readOnly(): boolean { return this.queue.readOnly; }
-  get readOnlyReason(): string | undefined { return this.queue.readOnlyReason; }
-  now(): number { return this.clock.now(); }
+  get lockMechanism(): LockMechanism {
+    return this.lock.mechanism;
+  }
+  get readOnly(): boolean {
+    return this.queue.readOnly;
+  }
+  get readOnlyReason(): string | undefined {
+    return this.queue.readOnlyReason;
+  }
+  now(): number {
+    return this.clock.now();
+  }
 
   private settingsCache: { config: Readonly<Record<string, unknown>>; settings: Settings } | undefined;
 
@@ -217,7 +244,10 @@ export class Database {
   settings(): Settings {
     const config = this.state.config;
     if (this.settingsCache?.config !== config) {
-      this.settingsCache = { config, settings: Object.freeze(mergeSettings({ ...DEFAULT_SETTINGS, ...this.opts.settings }, config)) };
+      this.settingsCache = {
+        config,
+        settings: Object.freeze(mergeSettings({ ...DEFAULT_SETTINGS, ...this.opts.settings }, config)),
+      };
     }
     return this.settingsCache.settings;
   }
@@ -241,12 +271,17 @@ export class Database {
   session(caller: Caller | undefined, transactionId?: string): Session {
     if (!this.sessions) {
       const engine: SessionEngine = {
-        records: this.records, bulk: this.bulk, transactions: this.transactions, multi: new MultiWrites(this.core(), this.records, this.indexes),
+        records: this.records,
+        bulk: this.bulk,
+        transactions: this.transactions,
+        multi: new MultiWrites(this.core(), this.records, this.indexes),
         search: (c, req, view) => runSearch(this, c, req, view),
       };
       this.sessions = { engine, autoCommit: new AutoCommitSession(engine) };
     }
-    return transactionId === undefined ? this.sessions.autoCommit : openTransactionSession(this.sessions.engine, transactionId, caller);
+    return transactionId === undefined
+      ? this.sessions.autoCommit
+      : openTransactionSession(this.sessions.engine, transactionId, caller);
   }
 
   /** Runs a write operation in the single writer (see WriteQueue.submit). */
@@ -287,7 +322,9 @@ export class Database {
     return code ? new Unavailable(`Snapshot failed: storage error ${code}`, { cause: err }) : err;
   }
 
-  private async snapshotWith(beforeRetention?: (written: WrittenSnapshot) => Promise<void>): Promise<{ name: string; seq: number; bytes: number }> {
+  private async snapshotWith(
+    beforeRetention?: (written: WrittenSnapshot) => Promise<void>,
+  ): Promise<{ name: string; seq: number; bytes: number }> {
     while (this.snapshotting) await this.snapshotting.catch(() => undefined);
     const run = this.runSnapshot(beforeRetention);
     this.snapshotting = run;
@@ -298,7 +335,9 @@ export class Database {
     }
   }
 
-  private async runSnapshot(beforeRetention?: (snapshot: WrittenSnapshot) => Promise<void>): Promise<{ name: string; seq: number; bytes: number }> {
+  private async runSnapshot(
+    beforeRetention?: (snapshot: WrittenSnapshot) => Promise<void>,
+  ): Promise<{ name: string; seq: number; bytes: number }> {
     const dir = this.opts.dataDir;
     // Rotate and capture between groups, so the new segment holds exactly the batches after the snapshot.
     const { written } = await this.queue.exclusive(async () => {
@@ -308,8 +347,9 @@ export class Database {
     const result = await written;
     await this.verifyWritten(result);
     // Optional: without them the search indexes are rebuilt at the next start.
-    await persistSearchIndexes(this.indexFiles(), result.seq, () => this.state.seq)
-      .catch((err) => this.log(`search indexes not persisted with ${result.name}: ${(err as Error).message}`, 'warn', err));
+    await persistSearchIndexes(this.indexFiles(), result.seq, () => this.state.seq).catch((err) =>
+      this.log(`search indexes not persisted with ${result.name}: ${(err as Error).message}`, 'warn', err),
+    );
     await beforeRetention?.(result);
     await this.removeRedundantFiles(dir);
     return { name: result.name, seq: result.seq, bytes: result.bytes };
@@ -329,7 +369,10 @@ export class Database {
       await verifySnapshot(this.fs, this.opts.dataDir, written);
     } catch (err) {
       const moved = await moveAside(this.fs, this.opts.dataDir, [written.name], this.clock.now());
-      throw new Unavailable(`snapshot ${written.name} failed verification (${(err as Error).message}); moved to ${moved}/, no file was deleted`, { cause: err });
+      throw new Unavailable(
+        `snapshot ${written.name} failed verification (${(err as Error).message}); moved to ${moved}/, no file was deleted`,
+        { cause: err },
+      );
     }
   }
 
@@ -354,7 +397,11 @@ export class Database {
    */
   logSnapshotFailure(what: string, err: unknown): void {
     if (err instanceof ReadOnlyRefusal) return;
-    this.log(`${what} failed: ${(err as Error)?.message ?? String(err)}; the log keeps growing until a snapshot succeeds`, 'error', err);
+    this.log(
+      `${what} failed: ${(err as Error)?.message ?? String(err)}; the log keeps growing until a snapshot succeeds`,
+      'error',
+      err,
+    );
   }
 
   /** Waits for in-flight writes and snapshots, takes a final snapshot when asked, and closes the log. */
@@ -367,8 +414,10 @@ export class Database {
     await this.queue.idle();
     if (this.snapshotting) await this.snapshotting.catch(() => undefined);
     // One last repair, so a disk freed since the last retry closes with a clean log.
-    if (this.readOnly && !(await this.storage.healNow())) this.log('closing while read-only: storage still failing', 'error');
-    if (opts.snapshot && !this.readOnly) await this.snapshot().catch((err) => this.logSnapshotFailure('final snapshot', err));
+    if (this.readOnly && !(await this.storage.healNow()))
+      this.log('closing while read-only: storage still failing', 'error');
+    if (opts.snapshot && !this.readOnly)
+      await this.snapshot().catch((err) => this.logSnapshotFailure('final snapshot', err));
     this.closed = true;
     await this.audit.close();
     await this.logWriter.close();

@@ -6,7 +6,11 @@
 // The façade, and the statement interface (Session) other layers write through.
 export { Database, type DatabaseOptions } from './database.js';
 export {
-  isTransactionSession, type Caller, type SearchResult, type Session, type TransactionSession,
+  isTransactionSession,
+  type Caller,
+  type SearchResult,
+  type Session,
+  type TransactionSession,
 } from './session/index.js';
 export type { BulkFailure, BulkItem, BulkResult } from './records/bulk.js';
 export type { UpsertTarget } from './records/multi-writes.js';
@@ -25,7 +29,12 @@ export { checkLimit, MAX_EMBED_TEXTS, MAX_FIELD_NAMES } from './input/limits.js'
 export { rejectUnknownMembers } from './input/members.js';
 export { isInternalCollection, validateCollectionName } from './collections/names.js';
 export {
-  ALIAS_RULE, INDEX_FIELD_RULE, isAliasName, isIndexableField, type SchemaChange, type SchemaDefinition,
+  ALIAS_RULE,
+  INDEX_FIELD_RULE,
+  isAliasName,
+  isIndexableField,
+  type SchemaChange,
+  type SchemaDefinition,
 } from './collections/collections.js';
 export { validateId } from './records/ids.js';
 export { parseKvKeys, validateKvKey, VALUES_RULE } from './kv/kv.js';
@@ -34,11 +43,20 @@ export { parseKvKeys, validateKvKey, VALUES_RULE } from './kv/kv.js';
 export { describeKey, parseKeyRequest } from './admin/api-keys.js';
 export type { ApiKeyRecord, CollectionPermission, KvPermission } from './write/state.js';
 export {
-  DEFAULT_SETTINGS, isOutboundHostEntry, maskSecret, parseSettingsPatch, SECRET_SETTINGS,
-  type IsolationLevel, type Settings,
+  DEFAULT_SETTINGS,
+  isOutboundHostEntry,
+  maskSecret,
+  parseSettingsPatch,
+  SECRET_SETTINGS,
+  type IsolationLevel,
+  type Settings,
 } from './admin/settings.js';
 export {
-  isIsolationLevel, isSavepointName, isTransactionTimeout, SAVEPOINT_NAME_RULE, TIMEOUT_RULE,
+  isIsolationLevel,
+  isSavepointName,
+  isTransactionTimeout,
+  SAVEPOINT_NAME_RULE,
+  TIMEOUT_RULE,
 } from './transactions/transaction-manager.js';
 export type { TransactionStatus } from './transactions/transaction-registry.js';
 
@@ -50,7 +68,10 @@ export type { StorageFault } from './storage/storage-fault.js';
 export { checkDataDirPrivacy } from './storage/dir-permissions.js';
 export { DirLock, type LockMechanism } from './storage/lock.js';
 export {
-  verifyGenerations, type CollectionCount, type FileReport, type VerifyResult,
+  verifyGenerations,
+  type CollectionCount,
+  type FileReport,
+  type VerifyResult,
 } from './storage/recovery/verify.js';
 export { isSegmentName, isSnapshotName } from './storage/generations.js';
 export type { RecoveryReport } from './storage/recovery/recovery-report.js';
@@ -60,13 +81,46 @@ export { ChangeNotifier } from './write/change-notifier.js';
 
 // Values, queries, search and patterns.
 export {
-  assertSafeKey, bareValue, compareValues, equalValues, fieldFromWire, fieldsFromWire, fromJson, hashKey,
-  integerValue, isPlainObject, isTypedWrapper, jsonParser, ownString, recordJson, recordMsgpack, recordToWire,
-  sortCompare, Tagged, toJson, valueToWire, type Fields, type Value,
+  assertSafeKey,
+  bareValue,
+  compareValues,
+  equalValues,
+  fieldFromWire,
+  fieldsFromWire,
+  fromJson,
+  hashKey,
+  integerValue,
+  isPlainObject,
+  isTypedWrapper,
+  jsonParser,
+  ownString,
+  recordJson,
+  recordMsgpack,
+  recordToWire,
+  sortCompare,
+  Tagged,
+  toJson,
+  valueToWire,
+  type Fields,
+  type Value,
 } from './values/index.js';
 export {
-  applyProjection, compileProjection, getPath, matchFilter, parseFieldList, parseFieldPath, parseFilter, parseJoin,
-  parseQuery, parseSort, sortRecords, type Filter, type Join, type Projection, type Query, type SortKey,
+  applyProjection,
+  compileProjection,
+  getPath,
+  matchFilter,
+  parseFieldList,
+  parseFieldPath,
+  parseFilter,
+  parseJoin,
+  parseQuery,
+  parseSort,
+  sortRecords,
+  type Filter,
+  type Join,
+  type Projection,
+  type Query,
+  type SortKey,
 } from './query/index.js';
 export { indexDefs } from './indexes/index-manager.js';
 export { parseSearch, runSearch, type SearchHit, type SearchRequest } from './search/search.js';

@@ -22,7 +22,8 @@ export function atPath<T>(path: string, parse: () => T): T {
   try {
     return parse();
   } catch (err) {
-    if (err instanceof InvalidInput && !err.message.startsWith(`${path}: `)) throw new InvalidInput(`${path}: ${err.message}`, { cause: err });
+    if (err instanceof InvalidInput && !err.message.startsWith(`${path}: `))
+      throw new InvalidInput(`${path}: ${err.message}`, { cause: err });
     throw err;
   }
 }
@@ -33,10 +34,15 @@ export function kindOfRaw(raw: unknown): string {
   if (raw === undefined) return 'nothing';
   if (Array.isArray(raw)) return 'an array';
   switch (typeof raw) {
-    case 'string': return 'a string';
-    case 'number': return 'a number';
-    case 'bigint': return 'an integer';
-    case 'boolean': return 'a boolean';
-    default: return 'an object';
+    case 'string':
+      return 'a string';
+    case 'number':
+      return 'a number';
+    case 'bigint':
+      return 'an integer';
+    case 'boolean':
+      return 'a boolean';
+    default:
+      return 'an object';
   }
 }

@@ -63,7 +63,10 @@ export interface RouteMatch<T> {
 export function parseHttpMethod(raw: unknown, where = 'http_method'): HttpMethod {
   const method = typeof raw === 'string' ? raw.toUpperCase() : undefined;
   if (method === undefined || !(HTTP_METHODS as readonly string[]).includes(method)) {
-    throw invalidAt(where, `expected one of ${HTTP_METHODS.join(', ')}, got ${typeof raw === 'string' ? `'${raw.slice(0, 20)}'` : kindOfRaw(raw)}`);
+    throw invalidAt(
+      where,
+      `expected one of ${HTTP_METHODS.join(', ')}, got ${typeof raw === 'string' ? `'${raw.slice(0, 20)}'` : kindOfRaw(raw)}`,
+    );
   }
   return method as HttpMethod;
 }
@@ -76,24 +79,37 @@ export function parseHttpMethod(raw: unknown, where = 'http_method'): HttpMethod
  */
 export function compilePathPattern(httpPath: unknown, where = 'http_path'): PathPattern {
   if (typeof httpPath !== 'string' || !httpPath.startsWith('/')) {
-    throw invalidAt(where, `expected a path starting with '/', such as '/users/:id', got ${typeof httpPath === 'string' ? `'${httpPath.slice(0, 40)}'` : kindOfRaw(httpPath)}`);
+    throw invalidAt(
+      where,
+      `expected a path starting with '/', such as '/users/:id', got ${typeof httpPath === 'string' ? `'${httpPath.slice(0, 40)}'` : kindOfRaw(httpPath)}`,
+    );
   }
-  if (httpPath.length > MAX_ROUTE_PATH_LENGTH) throw invalidAt(where, `${httpPath.length} characters; at most ${MAX_ROUTE_PATH_LENGTH} are allowed`);
+  if (httpPath.length > MAX_ROUTE_PATH_LENGTH)
+    throw invalidAt(where, `${httpPath.length} characters; at most ${MAX_ROUTE_PATH_LENGTH} are allowed`);
   if (/[?#\s]/.test(httpPath)) throw invalidAt(where, 'a path may not hold a query, a fragment or white space');
   const parts = splitPath(httpPath);
   if (parts === undefined) throw invalidAt(where, 'empty path segment (two slashes in a row)');
-  if (parts.length > MAX_ROUTE_SEGMENTS) throw invalidAt(where, `${parts.length} segments; at most ${MAX_ROUTE_SEGMENTS} are allowed`);
+  if (parts.length > MAX_ROUTE_SEGMENTS)
+    throw invalidAt(where, `${parts.length} segments; at most ${MAX_ROUTE_SEGMENTS} are allowed`);
   const names = new Set<string>();
   const segments = parts.map((part): PatternSegment => {
     if (!part.startsWith(':')) return { literal: atPath(where, () => decodeSegment(part)) };
     const name = part.slice(1);
-    if (!PARAM_NAME.test(name)) throw invalidAt(where, `bad parameter '${part.slice(0, 40)}': a name is a letter or '_' then up to 63 letters, digits or '_'`);
+    if (!PARAM_NAME.test(name))
+      throw invalidAt(
+        where,
+        `bad parameter '${part.slice(0, 40)}': a name is a letter or '_' then up to 63 letters, digits or '_'`,
+      );
     atPath(where, () => assertSafeKey(name, where));
     if (names.has(name)) throw invalidAt(where, `parameter ':${name}' appears twice`);
     names.add(name);
     return { param: name };
   });
-  const shape = '/' + segments.map((s) => ('param' in s ? ':' : s.literal.replaceAll('%', '%25').replaceAll('/', '%2F').replaceAll(':', '%3A'))).join('/');
+  const shape =
+    '/' +
+    segments
+      .map((s) => ('param' in s ? ':' : s.literal.replaceAll('%', '%25').replaceAll('/', '%2F').replaceAll(':', '%3A')))
+      .join('/');
   return Object.freeze({ source: httpPath, segments: Object.freeze(segments), placeholders: names.size, shape });
 }
 
@@ -103,7 +119,11 @@ export function compilePathPattern(httpPath: unknown, where = 'http_path'): Path
  * none matches, or when the path has an empty segment.
  * Throws InvalidInput for a segment with malformed percent-encoding.
  */
-export function matchRoute<T>(candidates: Iterable<RouteCandidate<T>>, method: string, path: string): RouteMatch<T> | undefined {
+export function matchRoute<T>(
+  candidates: Iterable<RouteCandidate<T>>,
+  method: string,
+  path: string,
+): RouteMatch<T> | undefined {
   const parts = splitRequestPath(path);
   if (parts === undefined) return undefined;
   const upper = method.toUpperCase();
@@ -130,7 +150,8 @@ export function matchRoute<T>(candidates: Iterable<RouteCandidate<T>>, method: s
 export function mergeRouteParams(pathParams: Readonly<Record<string, string>>, body: unknown): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...pathParams };
   if (body === undefined || body === null) return merged;
-  if (!isPlainObject(body)) throw new InvalidInput(`A routed function call takes a JSON object of parameters, got ${kindOfRaw(body)}`);
+  if (!isPlainObject(body))
+    throw new InvalidInput(`A routed function call takes a JSON object of parameters, got ${kindOfRaw(body)}`);
   for (const key of Object.keys(body)) {
     assertSafeKey(key, 'body');
     merged[key] = body[key];
@@ -171,7 +192,7 @@ function beats(a: PathPattern, b: PathPattern): boolean {
   if (a.placeholders !== b.placeholders) return a.placeholders < b.placeholders;
   for (let i = 0; i < a.segments.length; i++) {
     const aParam = 'param' in a.segments[i]!;
-    if (aParam !== ('param' in b.segments[i]!)) return !aParam;
+    if (aParam !== 'param' in b.segments[i]!) return !aParam;
   }
   return a.source < b.source;
 }

@@ -50,10 +50,16 @@ export class WorkerPool<I, O> {
    * `entry`: the worker module; `size`: most workers at once (at least 1);
    * `workerData`: what each worker is started with (node's `workerData`).
    */
-  constructor(private readonly entry: URL, private readonly size: number, private readonly workerData?: unknown) {}
+  constructor(
+    private readonly entry: URL,
+    private readonly size: number,
+    private readonly workerData?: unknown,
+  ) {}
 
   /** Workers started and not yet gone (for specs and health). */
-  get workers(): number { return this.started.size; }
+  get workers(): number {
+    return this.started.size;
+  }
 
   /**
    * Runs one job on a worker and resolves with its output. Rejects with
@@ -69,9 +75,16 @@ export class WorkerPool<I, O> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<O>((resolve, reject) => {
       const job: Job<I, O> = {
-        input, signal,
-        resolve: (output) => { signal?.removeEventListener('abort', job.onAbort); resolve(output); },
-        reject: (err) => { signal?.removeEventListener('abort', job.onAbort); reject(err); },
+        input,
+        signal,
+        resolve: (output) => {
+          signal?.removeEventListener('abort', job.onAbort);
+          resolve(output);
+        },
+        reject: (err) => {
+          signal?.removeEventListener('abort', job.onAbort);
+          reject(err);
+        },
         onAbort: () => this.abandon(job),
       };
       signal?.addEventListener('abort', job.onAbort, { once: true });
@@ -172,7 +185,9 @@ export class WorkerPool<I, O> {
  */
 function tsBootstrap(entry: URL): string {
   const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
-  const exported = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!;
+  const exported = (
+    JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }
+  ).exports['./esm/api']!;
   const tsx = pathToFileURL(path.join(path.dirname(manifest), exported.import.default)).href;
   return `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
 }

@@ -2,6 +2,12 @@
 export { Server, VERSION, type ServerConfig } from './server.js';
 export { LOG_LEVELS, type LogFormat, type LogLevel, type LogThreshold, type ServerLog } from './log/server-log.js';
 export { Dispatcher } from './routing/dispatch.js';
-export { createExpressHandler, type ExpressHandler, type ExpressNext, type ExpressRequest, type ExpressResponse } from './transport/express-adapter.js';
+export {
+  createExpressHandler,
+  type ExpressHandler,
+  type ExpressNext,
+  type ExpressRequest,
+  type ExpressResponse,
+} from './transport/express-adapter.js';
 export { createClientErrorHandler } from './transport/socket-response.js';
 export { loadAddon } from './wire/native-addon.js';

@@ -13,11 +13,24 @@ import { StoredFunctions } from '../functions/index.js';
 import { outboundPolicy } from '../outbound/index.js';
 import { Conflict } from '../errors.js';
 import {
-  CHAT_MESSAGES_COLLECTION, ChatService, embedderFor, functionAi, SettingsProviderDirectory, type ProviderDirectory,
+  CHAT_MESSAGES_COLLECTION,
+  ChatService,
+  embedderFor,
+  functionAi,
+  SettingsProviderDirectory,
+  type ProviderDirectory,
 } from '../chat/index.js';
 import { Scheduler, Workflow } from '../workflow/index.js';
 import {
-  ChangeNotifier, checkDataDirPrivacy, CronSchedule, CronTimer, Database, nodeFs, type Clock, type Settings, type StorageFs,
+  ChangeNotifier,
+  checkDataDirPrivacy,
+  CronSchedule,
+  CronTimer,
+  Database,
+  nodeFs,
+  type Clock,
+  type Settings,
+  type StorageFs,
 } from '../engine/index.js';
 import { logStorageEvent } from './log/storage-log.js';
 import { createServerLog, type LogFormat, type LogThreshold, type ServerLog } from './log/server-log.js';
@@ -157,24 +170,45 @@ export class Server {
     this.log = services.log;
     this.notifier = services.changes;
     this.credentialWatch = credentialWatch;
-    this.dispatcher = new Dispatcher(services, createRegistry(), config.bodyLimitBytes ?? 32 * 1024 * 1024, config.trustProxy ?? false,
-      config.accessLog ?? false);
+    this.dispatcher = new Dispatcher(
+      services,
+      createRegistry(),
+      config.bodyLimitBytes ?? 32 * 1024 * 1024,
+      config.trustProxy ?? false,
+      config.accessLog ?? false,
+    );
     const maxQueuedBytes = config.maxQueuedBytes ?? 8 * 1024 * 1024;
-    this.dispatcher.streams = { watch: this.credentialWatch, heartbeatMs: config.sseHeartbeatMs ?? 15_000, maxQueuedBytes };
+    this.dispatcher.streams = {
+      watch: this.credentialWatch,
+      heartbeatMs: config.sseHeartbeatMs ?? 15_000,
+      maxQueuedBytes,
+    };
     this.app = createFastify(this.dispatcher);
-    this.wss = attachWebSocket(this.app.server, this.dispatcher, this.credentialWatch,
-      { maxMessageBytes: config.maxWsMessageBytes ?? 16 * 1024 * 1024, maxQueuedBytes });
+    this.wss = attachWebSocket(this.app.server, this.dispatcher, this.credentialWatch, {
+      maxMessageBytes: config.maxWsMessageBytes ?? 16 * 1024 * 1024,
+      maxQueuedBytes,
+    });
   }
 
   /** Opens (recovers) the database and wires the server. Throws on a bad log level or format, or what Database.open throws. */
   static async create(config: ServerConfig): Promise<Server> {
     const { log, flush: flushLog } = createServerLog({
-      level: config.logLevel, quiet: config.quiet, format: config.logFormat, sink: config.logger, destination: config.logStream,
+      level: config.logLevel,
+      quiet: config.quiet,
+      format: config.logFormat,
+      sink: config.logger,
+      destination: config.logStream,
     });
     const opening = performance.now();
     const db = await Database.open({
-      dataDir: config.dataDir, clock: config.clock, fs: config.fs, settings: config.settings,
-      snapshotBytes: config.snapshotBytes, salvage: config.salvage, lockWaitMs: config.lockWaitMs, log: (m, level, cause) => log(level ?? 'info', m, cause),
+      dataDir: config.dataDir,
+      clock: config.clock,
+      fs: config.fs,
+      settings: config.settings,
+      snapshotBytes: config.snapshotBytes,
+      salvage: config.salvage,
+      lockWaitMs: config.lockWaitMs,
+      log: (m, level, cause) => log(level ?? 'info', m, cause),
       heal: { firstMs: config.healRetryMs, maxMs: config.healRetryMaxMs, summaryMs: config.readOnlySummaryMs },
     });
     const recoveryMs = performance.now() - opening;
@@ -183,13 +217,17 @@ export class Server {
     try {
       for (const warning of await checkDataDirPrivacy(config.fs ?? nodeFs, config.dataDir)) log('warn', warning);
       // With adminKeyAfterListen a missing key is made in listen(), once the port is bound.
-      if (config.adminKey || !config.adminKeyAfterListen || db.keys.hasAdmin()) adminKey = await bootstrapAdmin(db, config);
+      if (config.adminKey || !config.adminKeyAfterListen || db.keys.hasAdmin())
+        adminKey = await bootstrapAdmin(db, config);
     } catch (err) {
       await db.close();
       throw err;
     }
     const ripples = new RippleManager(db, config.ripplePeers ?? [], config.rippleMaxBackoffMs, log);
-    const authFailures = new AuthFailureLimiter({ limit: config.authFailureLimit ?? 10, windowSecs: config.authFailureWindowSecs ?? 60 }, log);
+    const authFailures = new AuthFailureLimiter(
+      { limit: config.authFailureLimit ?? 10, windowSecs: config.authFailureWindowSecs ?? 60 },
+      log,
+    );
     const tokens = new TokenService(db);
     // Built before the change notifier so a commit that revokes a key ends its connections before that commit is fanned out.
     const credentialWatch = new CredentialWatch(db, tokens, config.credentialCheckMs ?? CREDENTIAL_CHECK_MS);
@@ -204,15 +242,30 @@ export class Server {
     });
     const workflow = new Workflow(() => db.now());
     const chat = new ChatService({
-      providers, embedder: () => embedderFor(db.settings()), now: () => db.now(),
-      indexMessages: () => indexChatMessages(db), agents: workflow.agents,
+      providers,
+      embedder: () => embedderFor(db.settings()),
+      now: () => db.now(),
+      indexMessages: () => indexChatMessages(db),
+      agents: workflow.agents,
     });
     const services: Services = {
-      ...engineServices(db), tokens, log, startedAt: Date.now(), version: VERSION, batchGate: new BatchGate(), ripples,
-      authFailures, changes, functions, chat, workflow,
+      ...engineServices(db),
+      tokens,
+      log,
+      startedAt: Date.now(),
+      version: VERSION,
+      batchGate: new BatchGate(),
+      ripples,
+      authFailures,
+      changes,
+      functions,
+      chat,
+      workflow,
     };
     const scheduler = new Scheduler({
-      schedules: workflow.schedules, session: () => db.session(undefined), now: () => db.now(),
+      schedules: workflow.schedules,
+      session: () => db.session(undefined),
+      now: () => db.now(),
       callFunction: (label, parameters) => functions.call(label, parameters),
       outbound: () => outboundPolicy(db.settings()),
       warn: (msg, cause) => log('warn', msg, cause),
@@ -230,7 +283,13 @@ export class Server {
     this.startup.adminKey ??= await bootstrapAdmin(this.db, this.config);
     const addr = this.app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : this.config.port;
-    logStartupSummary(this.log, this.db, { version: VERSION, host: this.config.host, port, recoveryMs: this.startup.recoveryMs, adminKey: this.startup.adminKey });
+    logStartupSummary(this.log, this.db, {
+      version: VERSION,
+      host: this.config.host,
+      port,
+      recoveryMs: this.startup.recoveryMs,
+      adminKey: this.startup.adminKey,
+    });
     return port;
   }
 
@@ -241,7 +300,9 @@ export class Server {
   }
 
   /** The underlying node HTTP server (the WebSocket transport attaches here). */
-  get httpServer() { return this.app.server; }
+  get httpServer() {
+    return this.app.server;
+  }
 
   private schedule(): void {
     // The operator's wall clock, as for cron on the host.
@@ -249,13 +310,21 @@ export class Server {
     const now = () => this.db.now();
     const purge = this.config.trashPurgeCron ?? '17 3 * * *';
     if (purge) {
-      this.maintenance.trashPurge = new CronTimer(CronSchedule.parse(purge, zone), now, () => this.db.trash.purgeExpired(),
-        (e) => this.log('error', 'trash purge failed', e));
+      this.maintenance.trashPurge = new CronTimer(
+        CronSchedule.parse(purge, zone),
+        now,
+        () => this.db.trash.purgeExpired(),
+        (e) => this.log('error', 'trash purge failed', e),
+      );
     }
     const snap = this.config.snapshotCron ?? '0 * * * *';
     if (snap) {
-      this.maintenance.snapshots = new CronTimer(CronSchedule.parse(snap, zone), now, () => this.db.snapshot(),
-        (e) => this.db.logSnapshotFailure('scheduled snapshot', e));
+      this.maintenance.snapshots = new CronTimer(
+        CronSchedule.parse(snap, zone),
+        now,
+        () => this.db.snapshot(),
+        (e) => this.db.logSnapshotFailure('scheduled snapshot', e),
+      );
     }
     for (const timer of Object.values(this.maintenance)) timer.start();
     const sweep = this.config.ttlSweepMs ?? 1000;
@@ -288,9 +357,21 @@ export class Server {
  */
 export function engineServices(db: Database): EngineServices {
   return {
-    sessions: db, config: db, clock: db, storage: db.storage, health: db, snapshots: db, keys: db.keys,
-    collections: db.collections, trash: db.trash, indexes: db.indexes, planner: db.records, kv: db.kv,
-    transactions: db.transactions, audit: db.audit, replication: db.replication,
+    sessions: db,
+    config: db,
+    clock: db,
+    storage: db.storage,
+    health: db,
+    snapshots: db,
+    keys: db.keys,
+    collections: db.collections,
+    trash: db.trash,
+    indexes: db.indexes,
+    planner: db.records,
+    kv: db.kv,
+    transactions: db.transactions,
+    audit: db.audit,
+    replication: db.replication,
   };
 }
 

@@ -30,13 +30,18 @@ function lookupId(lookup: HostLookup): number {
 }
 
 /** The pool for direct requests under `policy` resolving through `lookup`, or for requests through `proxy`. */
-export function dispatcherFor(policy: HostPolicy, proxy: string | undefined, lookup: HostLookup = systemLookup): Dispatcher {
+export function dispatcherFor(
+  policy: HostPolicy,
+  proxy: string | undefined,
+  lookup: HostLookup = systemLookup,
+): Dispatcher {
   const key = proxy === undefined ? `direct ${lookupId(lookup)} ${policy.key}` : `proxy ${proxy}`;
   const found = pools.get(key);
   if (found) return found;
-  const made = proxy === undefined
-    ? new Agent({ connect: { lookup: guardedLookup(policy, lookup) } })
-    : new ProxyAgent({ uri: proxy, proxyTunnel: false });
+  const made =
+    proxy === undefined
+      ? new Agent({ connect: { lookup: guardedLookup(policy, lookup) } })
+      : new ProxyAgent({ uri: proxy, proxyTunnel: false });
   pools.set(key, made);
   if (pools.size > MAX_POOLS) {
     const [oldKey, old] = pools.entries().next().value as [string, Dispatcher];

@@ -29,18 +29,21 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 /** A `net.connect` lookup that keeps only the addresses the policy allows (and fails when none is left). */
 export function guardedLookup(policy: HostPolicy, lookup: HostLookup = systemLookup) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    lookup(hostname, options).then((addresses) => {
-      let entries: LookupAddress[];
-      try {
-        const kept = checkResolved(policy, hostname, resolvedOrThrow(hostname, addresses));
-        entries = addresses.filter((a) => kept.includes(a.address));
-      } catch (err) {
-        callback(err as NodeJS.ErrnoException, []);
-        return;
-      }
-      if (options.all) callback(null, entries);
-      else callback(null, entries[0]!.address, entries[0]!.family);
-    }, (err: NodeJS.ErrnoException) => callback(err, []));
+    lookup(hostname, options).then(
+      (addresses) => {
+        let entries: LookupAddress[];
+        try {
+          const kept = checkResolved(policy, hostname, resolvedOrThrow(hostname, addresses));
+          entries = addresses.filter((a) => kept.includes(a.address));
+        } catch (err) {
+          callback(err as NodeJS.ErrnoException, []);
+          return;
+        }
+        if (options.all) callback(null, entries);
+        else callback(null, entries[0]!.address, entries[0]!.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, []),
+    );
   };
 }
 
@@ -50,7 +53,12 @@ export function guardedLookup(policy: HostPolicy, lookup: HostLookup = systemLoo
  * every address the name resolves to here. Throws OutboundDenied, the
  * lookup's error (ENOTFOUND...), or the signal's reason once it aborts.
  */
-export async function checkBeforeProxy(policy: HostPolicy, rawHost: string, lookup: HostLookup, signal: AbortSignal): Promise<void> {
+export async function checkBeforeProxy(
+  policy: HostPolicy,
+  rawHost: string,
+  lookup: HostLookup,
+  signal: AbortSignal,
+): Promise<void> {
   checkHost(policy, rawHost);
   if (!needsResolution(policy, rawHost)) return;
   const addresses = await untilAborted(lookup(rawHost, {}), signal);
@@ -59,7 +67,8 @@ export async function checkBeforeProxy(policy: HostPolicy, rawHost: string, look
 
 /** The addresses' texts; an empty answer is the lookup failure dns.lookup would have given. */
 function resolvedOrThrow(hostname: string, addresses: readonly LookupAddress[]): string[] {
-  if (addresses.length === 0) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
+  if (addresses.length === 0)
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
   return addresses.map((a) => a.address);
 }
 

@@ -10,7 +10,16 @@
  * the lookups are the caller's.
  */
 import { InvalidInput } from '../errors.js';
-import { addressRange, formatCidr, inCidr, parseCidr, parseIp, PUBLIC_RANGE, type Cidr, type IpAddress } from './ip-address.js';
+import {
+  addressRange,
+  formatCidr,
+  inCidr,
+  parseCidr,
+  parseIp,
+  PUBLIC_RANGE,
+  type Cidr,
+  type IpAddress,
+} from './ip-address.js';
 
 /** A destination the policy refused: a 400, the function's URL is the caller's to fix. */
 export class OutboundDenied extends InvalidInput {}
@@ -101,7 +110,8 @@ export function checkResolved(policy: HostPolicy, rawHost: string, addresses: re
   const host = normalizeHost(rawHost);
   if (nameAllowed(policy, host)) return [...addresses];
   const kept = addresses.filter((a) => addressVerdict(policy, a) === undefined);
-  if (kept.length === 0) throw denied(host, addresses[0], addresses[0] === undefined ? undefined : addressVerdict(policy, addresses[0]));
+  if (kept.length === 0)
+    throw denied(host, addresses[0], addresses[0] === undefined ? undefined : addressVerdict(policy, addresses[0]));
   return kept;
 }
 
@@ -129,5 +139,7 @@ function addressVerdict(policy: HostPolicy, address: string): string | undefined
 function denied(host: string, address?: string, range?: string): OutboundDenied {
   const where = address && address !== host ? `'${host}' (${address})` : `'${host}'`;
   const why = range === undefined ? 'a name of this machine' : `${range} range`;
-  return new OutboundDenied(`Outbound request to ${where} denied (${why}): non-public addresses need outbound_allow_hosts or outbound_allow_private`);
+  return new OutboundDenied(
+    `Outbound request to ${where} denied (${why}): non-public addresses need outbound_allow_hosts or outbound_allow_private`,
+  );
 }

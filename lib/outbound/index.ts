@@ -6,14 +6,38 @@
  * time. Other folders import only from here.
  */
 export {
-  outboundFetch, parseOutboundUrl, checkRequestHeaders, DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT_MS,
-  type OutboundPolicy, type OutboundRequest, type OutboundResponse,
+  outboundFetch,
+  parseOutboundUrl,
+  checkRequestHeaders,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_REDIRECTS,
+  DEFAULT_TIMEOUT_MS,
+  type OutboundPolicy,
+  type OutboundRequest,
+  type OutboundResponse,
 } from './outbound-fetch.js';
 export {
-  checkEveryResolved, checkHost, checkResolved, hostPolicy, needsResolution, normalizeHost, OutboundDenied, DENY_ALL_PRIVATE, type HostPolicy,
+  checkEveryResolved,
+  checkHost,
+  checkResolved,
+  hostPolicy,
+  needsResolution,
+  normalizeHost,
+  OutboundDenied,
+  DENY_ALL_PRIVATE,
+  type HostPolicy,
 } from './host-policy.js';
 export {
-  addressRange, carriedIpv4, formatCidr, inCidr, isPublicAddress, parseCidr, parseIp, PUBLIC_RANGE, type Cidr, type IpAddress,
+  addressRange,
+  carriedIpv4,
+  formatCidr,
+  inCidr,
+  isPublicAddress,
+  parseCidr,
+  parseIp,
+  PUBLIC_RANGE,
+  type Cidr,
+  type IpAddress,
 } from './ip-address.js';
 export { NO_PROXY_CONFIG, proxyFor, proxyFromEnv, type ProxyConfig } from './proxy-config.js';
 export { checkBeforeProxy, guardedLookup, systemLookup, type HostLookup } from './host-lookup.js';

@@ -95,7 +95,7 @@ const GLOBAL_UNICAST_V6 = cidr('2000::/3');
  * `reservedByIetf`). An address that carries an IPv4 one gets that one's.
  */
 export function addressRange(address: IpAddress): string {
-  const v4 = address.kind() === 'ipv4' ? address as ipaddr.IPv4 : carriedIpv4(address);
+  const v4 = address.kind() === 'ipv4' ? (address as ipaddr.IPv4) : carriedIpv4(address);
   if (v4) return v4.range();
   const v6 = address as ipaddr.IPv6;
   const named = v6.range();

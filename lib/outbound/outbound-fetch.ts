@@ -58,7 +58,19 @@ export const DEFAULT_MAX_REDIRECTS = 5;
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** Headers the transport owns; a caller setting them could smuggle or confuse the connection. */
-const TRANSPORT_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer', 'proxy-authorization', 'proxy-connection']);
+const TRANSPORT_HEADERS = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+  'proxy-authorization',
+  'proxy-connection',
+]);
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // eslint-disable-next-line no-control-regex
 const BAD_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f]/;
@@ -73,8 +85,10 @@ export function parseOutboundUrl(raw: string): URL {
   } catch {
     throw new InvalidInput('Outbound URL is not a valid absolute URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidInput(`Outbound URL scheme '${url.protocol.slice(0, -1)}' is not allowed (http or https only)`);
-  if (url.username || url.password) throw new InvalidInput('Outbound URL must not carry credentials (send an Authorization header)');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidInput(`Outbound URL scheme '${url.protocol.slice(0, -1)}' is not allowed (http or https only)`);
+  if (url.username || url.password)
+    throw new InvalidInput('Outbound URL must not carry credentials (send an Authorization header)');
   return url;
 }
 
@@ -83,18 +97,26 @@ export function checkRequestHeaders(headers: Readonly<Record<string, string>> | 
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) {
     const lower = name.toLowerCase();
-    if (!TOKEN.test(name)) throw new InvalidInput(`Outbound header name '${name.slice(0, 64)}' is not a valid HTTP token`);
-    if (TRANSPORT_HEADERS.has(lower)) throw new InvalidInput(`Outbound header '${lower}' is set by the server, not the function`);
-    if (typeof value !== 'string' || BAD_VALUE.test(value)) throw new InvalidInput(`Outbound header '${lower}' must be a string without control characters`);
+    if (!TOKEN.test(name))
+      throw new InvalidInput(`Outbound header name '${name.slice(0, 64)}' is not a valid HTTP token`);
+    if (TRANSPORT_HEADERS.has(lower))
+      throw new InvalidInput(`Outbound header '${lower}' is set by the server, not the function`);
+    if (typeof value !== 'string' || BAD_VALUE.test(value))
+      throw new InvalidInput(`Outbound header '${lower}' must be a string without control characters`);
     out[lower] = value;
   }
   return out;
 }
 
-export async function outboundFetch(rawUrl: string, req: OutboundRequest, policy: OutboundPolicy): Promise<OutboundResponse> {
+export async function outboundFetch(
+  rawUrl: string,
+  req: OutboundRequest,
+  policy: OutboundPolicy,
+): Promise<OutboundResponse> {
   let url = parseOutboundUrl(rawUrl);
   const method = (req.method ?? 'GET').toUpperCase();
-  if (!METHODS.has(method)) throw new InvalidInput(`Outbound method '${method.slice(0, 16)}' is not one of ${[...METHODS].join(', ')}`);
+  if (!METHODS.has(method))
+    throw new InvalidInput(`Outbound method '${method.slice(0, 16)}' is not one of ${[...METHODS].join(', ')}`);
   const headers = checkRequestHeaders(req.headers);
   if (!('user-agent' in headers)) headers['user-agent'] = 'EddyDB';
   let hopRequest: HopRequest = { method, headers, ...(req.body !== undefined ? { body: req.body } : {}) };
@@ -110,7 +132,8 @@ export async function outboundFetch(rawUrl: string, req: OutboundRequest, policy
       const location = res.headers.location;
       if (REDIRECT_STATUSES.has(res.statusCode) && typeof location === 'string' && maxRedirects > 0) {
         await res.body.dump({ limit: REDIRECT_BODY_BYTES }).catch(() => undefined);
-        if (hop >= maxRedirects) throw new UpstreamFailed(`Outbound request to '${url.hostname}' redirected more than ${maxRedirects} times`);
+        if (hop >= maxRedirects)
+          throw new UpstreamFailed(`Outbound request to '${url.hostname}' redirected more than ${maxRedirects} times`);
         const next = parseOutboundUrl(new URL(location, url).href);
         hopRequest = redirectedRequest(res.statusCode, url, next, hopRequest);
         url = next;
@@ -126,7 +149,13 @@ export async function outboundFetch(rawUrl: string, req: OutboundRequest, policy
   }
 }
 
-async function send(url: URL, hop: HopRequest, policy: OutboundPolicy, signal: AbortSignal, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+async function send(
+  url: URL,
+  hop: HopRequest,
+  policy: OutboundPolicy,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<Dispatcher.ResponseData> {
   const lookup = policy.lookup ?? systemLookup;
   const proxy = proxyFor(url, policy.proxy);
   // Direct: the URL's host here, its addresses in the connect hook. Proxied: both here, the proxy connects.
@@ -134,15 +163,19 @@ async function send(url: URL, hop: HopRequest, policy: OutboundPolicy, signal: A
   else await checkBeforeProxy(policy.hosts, url.hostname, lookup, signal);
   const { method, headers, body } = hop;
   return request(url, {
-    method: method as Dispatcher.HttpMethod, headers, signal,
+    method: method as Dispatcher.HttpMethod,
+    headers,
+    signal,
     ...(body !== undefined && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
     dispatcher: dispatcherFor(policy.hosts, proxy, lookup),
-    headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
   });
 }
 
 async function readBounded(res: Dispatcher.ResponseData, maxBytes: number, url: URL): Promise<Buffer> {
-  const tooLarge = () => new UpstreamFailed(`Outbound response from '${url.hostname}' is larger than ${maxBytes} bytes`);
+  const tooLarge = () =>
+    new UpstreamFailed(`Outbound response from '${url.hostname}' is larger than ${maxBytes} bytes`);
   const declared = Number(res.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     discard(res);
@@ -182,10 +215,16 @@ function classify(err: unknown, url: URL, aborted: boolean, timeoutMs: number): 
   if (denied) return denied;
   if (err instanceof InvalidInput || err instanceof UpstreamFailed) return err;
   const code = (err as { code?: string }).code;
-  if (aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (
+    aborted ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
     return new Timeout(`Outbound request to '${url.hostname}' timed out after ${timeoutMs} ms`);
   }
-  if (code === 'UND_ERR_INVALID_ARG') return new InvalidInput(`Outbound request to '${url.hostname}' is malformed: ${(err as Error).message}`);
+  if (code === 'UND_ERR_INVALID_ARG')
+    return new InvalidInput(`Outbound request to '${url.hostname}' is malformed: ${(err as Error).message}`);
   const reason = code ?? (err instanceof Error ? err.message : String(err));
   return new UpstreamFailed(`Outbound request to '${url.hostname}' failed: ${reason}`, { cause: err });
 }

@@ -26,7 +26,10 @@ function pick(env: NodeJS.ProcessEnv, name: string): string | undefined {
 export function proxyFromEnv(env: NodeJS.ProcessEnv): ProxyConfig {
   const http = pick(env, 'HTTP_PROXY');
   const https = pick(env, 'HTTPS_PROXY');
-  const noProxy = (pick(env, 'NO_PROXY') ?? '').split(/[\s,]+/).map((e) => e.trim().toLowerCase()).filter((e) => e !== '');
+  const noProxy = (pick(env, 'NO_PROXY') ?? '')
+    .split(/[\s,]+/)
+    .map((e) => e.trim().toLowerCase())
+    .filter((e) => e !== '');
   return { ...(http ? { http: withScheme(http) } : {}), ...(https ? { https: withScheme(https) } : {}), noProxy };
 }
 

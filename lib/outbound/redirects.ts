@@ -20,10 +20,20 @@ import { OutboundDenied } from './host-policy.js';
 export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /** Headers that follow a redirect to another origin: they describe what the client accepts, nothing secret. */
-export const CROSS_ORIGIN_HEADERS: ReadonlySet<string> = new Set(['accept', 'accept-encoding', 'accept-language', 'user-agent']);
+export const CROSS_ORIGIN_HEADERS: ReadonlySet<string> = new Set([
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'user-agent',
+]);
 
 /** The Fetch standard's request-body-header names: they describe the body and go with it. */
-const BODY_HEADERS: ReadonlySet<string> = new Set(['content-type', 'content-encoding', 'content-language', 'content-location']);
+const BODY_HEADERS: ReadonlySet<string> = new Set([
+  'content-type',
+  'content-encoding',
+  'content-language',
+  'content-location',
+]);
 
 export interface HopRequest {
   readonly method: string;
@@ -38,10 +48,13 @@ export interface HopRequest {
  */
 export function redirectedRequest(status: number, from: URL, to: URL, req: HopRequest): HopRequest {
   if (from.protocol === 'https:' && to.protocol === 'http:') {
-    throw new OutboundDenied(`Outbound redirect from https '${from.hostname}' to http '${to.hostname}' refused: the request would go unencrypted`);
+    throw new OutboundDenied(
+      `Outbound redirect from https '${from.hostname}' to http '${to.hostname}' refused: the request would go unencrypted`,
+    );
   }
-  const toGet = ((status === 301 || status === 302) && req.method === 'POST')
-    || (status === 303 && req.method !== 'GET' && req.method !== 'HEAD');
+  const toGet =
+    ((status === 301 || status === 302) && req.method === 'POST') ||
+    (status === 303 && req.method !== 'GET' && req.method !== 'HEAD');
   const body = toGet ? undefined : req.body;
   const sameOrigin = from.origin === to.origin;
   const headers: Record<string, string> = {};

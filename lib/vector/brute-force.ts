@@ -62,9 +62,10 @@ export class BruteForceIndex implements VectorIndex {
     const queryNorm = norm(query);
     for (const [id, vector] of this.vectors) {
       if (filter && !filter(id)) continue;
-      const score = this.metric === 'cosine'
-        ? cosineFromParts(dotProduct(query, vector), queryNorm, this.norms.get(id)!)
-        : similarity(this.metric, query, vector);
+      const score =
+        this.metric === 'cosine'
+          ? cosineFromParts(dotProduct(query, vector), queryNorm, this.norms.get(id)!)
+          : similarity(this.metric, query, vector);
       top.push({ id, score });
     }
     return top.sorted();
@@ -90,7 +91,11 @@ export class NearestScan {
   private readonly queryNorm: number;
 
   /** Throws InvalidInput on a bad k. */
-  constructor(private readonly metric: Metric, private readonly query: readonly number[], k: number) {
+  constructor(
+    private readonly metric: Metric,
+    private readonly query: readonly number[],
+    k: number,
+  ) {
     checkK(k);
     this.top = new TopK<VectorHit>(k);
     this.queryNorm = norm(query);
@@ -100,7 +105,8 @@ export class NearestScan {
     const { query } = this;
     const dims = query.length;
     if (vector.length !== dims) return;
-    let dot = 0, squares = 0;
+    let dot = 0,
+      squares = 0;
     for (let i = 0; i < dims; i++) {
       const x = vector[i];
       if (typeof x !== 'number') return;
@@ -108,9 +114,10 @@ export class NearestScan {
       squares += x * x;
     }
     if (!Number.isFinite(squares) && !vector.every((x) => Number.isFinite(x))) return;
-    const score = this.metric === 'cosine'
-      ? cosineFromParts(dot, this.queryNorm, Math.sqrt(squares))
-      : similarity(this.metric, query, vector as readonly number[]);
+    const score =
+      this.metric === 'cosine'
+        ? cosineFromParts(dot, this.queryNorm, Math.sqrt(squares))
+        : similarity(this.metric, query, vector as readonly number[]);
     this.top.push({ id, score });
   }
 

@@ -59,7 +59,9 @@ export class OfflineEmbedder implements Embedder {
   constructor(options: OfflineEmbedderOptions = {}) {
     const dimensions = options.dimensions ?? OFFLINE_DEFAULT_DIMENSIONS;
     if (!Number.isInteger(dimensions) || dimensions < 8 || dimensions > 4096) {
-      throw new InvalidInput(`offline embedder dimensions must be an integer from 8 to 4096; got ${String(dimensions)}`);
+      throw new InvalidInput(
+        `offline embedder dimensions must be an integer from 8 to 4096; got ${String(dimensions)}`,
+      );
     }
     this.dimensions = dimensions;
     this.stem = stemmerFor(options.language ?? 'english');

@@ -34,7 +34,13 @@ import { InvalidInput } from '../errors.js';
 import { euclideanToSimilarity, similarity, type Metric } from './distance.js';
 import { TopK } from './top-k.js';
 import {
-  checkDimensions, checkK, checkMetric, checkVector, compareHits, type VectorHit, type VectorIndex,
+  checkDimensions,
+  checkK,
+  checkMetric,
+  checkVector,
+  compareHits,
+  type VectorHit,
+  type VectorIndex,
 } from './vector-index.js';
 
 /** Options of an HNSW index; see the header for ranges and trade-offs. */
@@ -110,15 +116,23 @@ export class HnswIndex implements VectorIndex {
     this.efConstruction = checkInt('efConstruction', options.efConstruction ?? HNSW_DEFAULTS.efConstruction, 1, 10_000);
     this.efSearch = options.efSearch === undefined ? undefined : checkInt('efSearch', options.efSearch, 1, 10_000);
     const seed = checkInt('randomSeed', options.randomSeed ?? HNSW_DEFAULTS.randomSeed, 0, 2 ** 31 - 1);
-    this.allocated = checkInt('initialCapacity', options.initialCapacity ?? HNSW_DEFAULTS.initialCapacity, 1, 2 ** 31 - 1);
+    this.allocated = checkInt(
+      'initialCapacity',
+      options.initialCapacity ?? HNSW_DEFAULTS.initialCapacity,
+      1,
+      2 ** 31 - 1,
+    );
     if (loaded) {
       this.native = loaded;
       return;
     }
     this.native = new hnswlib.HierarchicalNSW(SPACE_OF[this.metric], this.dimensions);
     this.native.initIndex({
-      maxElements: this.allocated, m: this.m, efConstruction: this.efConstruction,
-      randomSeed: seed, allowReplaceDeleted: true,
+      maxElements: this.allocated,
+      m: this.m,
+      efConstruction: this.efConstruction,
+      randomSeed: seed,
+      allowReplaceDeleted: true,
     });
   }
 
@@ -129,7 +143,12 @@ export class HnswIndex implements VectorIndex {
 
   /** Slot accounting, for diagnostics: used = live + freed, used <= capacity. */
   stats(): { size: number; usedSlots: number; freedSlots: number; capacity: number } {
-    return { size: this.labelOf.size, usedSlots: this.usedSlots, freedSlots: this.freedSlots, capacity: this.allocated };
+    return {
+      size: this.labelOf.size,
+      usedSlots: this.usedSlots,
+      freedSlots: this.freedSlots,
+      capacity: this.allocated,
+    };
   }
 
   /**
@@ -189,7 +208,6 @@ export class HnswIndex implements VectorIndex {
     return this.labelOf.keys();
   }
 
-
   /**
    * Writes the graph to `file` and returns the rest of the state. Changes
    * made meanwhile are held (hnswlib may not change a graph it is writing)
@@ -199,8 +217,14 @@ export class HnswIndex implements VectorIndex {
   async save(file: string): Promise<HnswSavedState> {
     assert(!this.held, 'one save at a time');
     const state: HnswSavedState = {
-      dimensions: this.dimensions, metric: this.metric, m: this.m, efConstruction: this.efConstruction,
-      nextLabel: this.nextLabel, usedSlots: this.usedSlots, freedSlots: this.freedSlots, capacity: this.allocated,
+      dimensions: this.dimensions,
+      metric: this.metric,
+      m: this.m,
+      efConstruction: this.efConstruction,
+      nextLabel: this.nextLabel,
+      usedSlots: this.usedSlots,
+      freedSlots: this.freedSlots,
+      capacity: this.allocated,
       labels: [...this.labelOf],
     };
     this.held = new Map();
@@ -209,7 +233,9 @@ export class HnswIndex implements VectorIndex {
     } finally {
       const held = this.held;
       this.held = undefined;
-      for (const [id, vector] of held) if (vector) this.add(id, vector); else this.remove(id);
+      for (const [id, vector] of held)
+        if (vector) this.add(id, vector);
+        else this.remove(id);
     }
     return state;
   }
@@ -219,11 +245,17 @@ export class HnswIndex implements VectorIndex {
    * Throws when the file does not match `state`; the caller checks the
    * file's integrity first (hnswlib trusts what it reads).
    */
-  static async load(file: string, state: HnswSavedState, options: Pick<HnswOptions, 'efSearch'> = {}): Promise<HnswIndex> {
+  static async load(
+    file: string,
+    state: HnswSavedState,
+    options: Pick<HnswOptions, 'efSearch'> = {},
+  ): Promise<HnswIndex> {
     const native = new hnswlib.HierarchicalNSW(SPACE_OF[state.metric], state.dimensions);
     await native.readIndex(file, true);
     if (native.getMaxElements() !== state.capacity || native.getCurrentCount() !== state.usedSlots) {
-      throw new Error(`index file holds ${native.getCurrentCount()}/${native.getMaxElements()} slots, expected ${state.usedSlots}/${state.capacity}`);
+      throw new Error(
+        `index file holds ${native.getCurrentCount()}/${native.getMaxElements()} slots, expected ${state.usedSlots}/${state.capacity}`,
+      );
     }
     const index = new HnswIndex({ ...state, ...options, initialCapacity: state.capacity }, native);
     index.nextLabel = state.nextLabel;
@@ -254,7 +286,8 @@ export class HnswIndex implements VectorIndex {
     // During a save: the graph's answer without the ids changed meanwhile, plus their new vectors scored exactly.
     const top = new TopK<VectorHit>(k);
     for (const hit of this.searchStored(query, k, (id) => !held.has(id) && (!filter || filter(id)))) top.push(hit);
-    for (const [id, vector] of held) if (vector && (!filter || filter(id))) top.push({ id, score: similarity(this.metric, query, vector) });
+    for (const [id, vector] of held)
+      if (vector && (!filter || filter(id))) top.push({ id, score: similarity(this.metric, query, vector) });
     return top.sorted();
   }
 
@@ -274,7 +307,12 @@ export class HnswIndex implements VectorIndex {
     return hits.length < Math.min(k, allowed.length) ? this.exactSearch(query, k, allowed) : hits;
   }
 
-  private graphSearch(query: readonly number[], k: number, total: number, filter?: (label: number) => boolean): VectorHit[] {
+  private graphSearch(
+    query: readonly number[],
+    k: number,
+    total: number,
+    filter?: (label: number) => boolean,
+  ): VectorHit[] {
     const wanted = Math.min(k, total);
     this.native.setEf(Math.max(this.efSearch ?? Math.max(2 * wanted, DEFAULT_EF_SEARCH), wanted));
     const { distances, neighbors } = this.native.searchKnn(query as number[], wanted, filter);

@@ -50,7 +50,10 @@ export function fuseScores(
   weights: FusionWeights = DEFAULT_FUSION_WEIGHTS,
 ): HybridHit[] {
   const { textWeight, vectorWeight } = weights;
-  for (const [name, value] of [['text_weight', textWeight], ['vector_weight', vectorWeight]] as const) {
+  for (const [name, value] of [
+    ['text_weight', textWeight],
+    ['vector_weight', vectorWeight],
+  ] as const) {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
       throw new InvalidInput(`${name} must be a non-negative number; got ${String(value)}`);
     }

@@ -5,7 +5,15 @@
  * import only from here.
  */
 export {
-  cosineFromParts, cosineSimilarity, dotProduct, euclideanDistance, euclideanToSimilarity, isMetric, METRICS, norm, similarity,
+  cosineFromParts,
+  cosineSimilarity,
+  dotProduct,
+  euclideanDistance,
+  euclideanToSimilarity,
+  isMetric,
+  METRICS,
+  norm,
+  similarity,
 } from './distance.js';
 export type { Metric, VectorLike } from './distance.js';
 export { checkDimensions, checkMetric, checkVector } from './vector-index.js';

@@ -12,7 +12,10 @@ export class BoundedHeap<T> {
   private readonly heap: T[] = [];
 
   /** REQUIRES: `k` is a non-negative integer. `compare` < 0 means the first is better (sorts first). */
-  constructor(private readonly k: number, private readonly compare: (a: T, b: T) => number) {}
+  constructor(
+    private readonly k: number,
+    private readonly compare: (a: T, b: T) => number,
+  ) {}
 
   get size(): number {
     return this.heap.length;

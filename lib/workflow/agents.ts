@@ -79,7 +79,9 @@ export class AgentService {
       for (const name of names) if (typeof agent[name] === 'string' && agent[name] !== '') return agent[name] as string;
       return undefined;
     };
-    const prompt = text('system_prompt'), model = text('llm_model', 'model'), provider = text('llm_provider', 'provider');
+    const prompt = text('system_prompt'),
+      model = text('llm_model', 'model'),
+      provider = text('llm_provider', 'provider');
     return {
       ...(prompt ? { system_prompt: prompt } : {}),
       ...(model ? { llm_model: model } : {}),

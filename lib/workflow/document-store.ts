@@ -17,7 +17,12 @@ import { fromJson, isPlainObject, toJson, type Fields, type Query, type Session 
 const ALL: Query = Object.freeze({ sort: [], skip: 0, bypassCache: false, bypassRipple: false });
 
 /** A stored record: the client's members plus the server's. */
-export type Doc = Record<string, unknown> & { readonly id: string; readonly status: string; readonly created_at: string; readonly updated_at: string };
+export type Doc = Record<string, unknown> & {
+  readonly id: string;
+  readonly status: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+};
 
 /** Members the server manages on every record; a create or update body may not set them. */
 export const SERVER_MEMBERS: readonly string[] = ['id', 'created_at', 'updated_at'];
@@ -27,7 +32,11 @@ const FORBIDDEN_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor'
 export class DocumentStore {
   private locks = new Map<string, Promise<unknown>>();
 
-  constructor(readonly collection: string, readonly noun: string, private readonly now: () => number) {}
+  constructor(
+    readonly collection: string,
+    readonly noun: string,
+    private readonly now: () => number,
+  ) {}
 
   at(): string {
     return new Date(this.now()).toISOString();
@@ -77,7 +86,11 @@ export class DocumentStore {
   change(session: Session, id: string, next: (current: Doc) => Record<string, unknown>): Promise<Doc> {
     return this.serially(id, async () => {
       const current = this.get(session, id);
-      const written: Record<string, unknown> = { ...next(current), created_at: current.created_at, updated_at: this.at() };
+      const written: Record<string, unknown> = {
+        ...next(current),
+        created_at: current.created_at,
+        updated_at: this.at(),
+      };
       const { id: _id, ...members } = written;
       await session.update(this.collection, id, { document: toJson(members) });
       return { ...members, id } as Doc;
@@ -96,7 +109,11 @@ export class DocumentStore {
   private serially<T>(id: string, work: () => Promise<T>): Promise<T> {
     const run = (this.locks.get(id) ?? Promise.resolve()).catch(() => {}).then(work);
     this.locks.set(id, run);
-    void run.catch(() => {}).finally(() => { if (this.locks.get(id) === run) this.locks.delete(id); });
+    void run
+      .catch(() => {})
+      .finally(() => {
+        if (this.locks.get(id) === run) this.locks.delete(id);
+      });
     return run;
   }
 }
@@ -110,7 +127,13 @@ function docOf(row: Fields): Doc | undefined {
   } catch {
     return undefined;
   }
-  if (!isPlainObject(doc) || typeof doc.status !== 'string' || typeof doc.created_at !== 'string' || typeof doc.updated_at !== 'string') return undefined;
+  if (
+    !isPlainObject(doc) ||
+    typeof doc.status !== 'string' ||
+    typeof doc.created_at !== 'string' ||
+    typeof doc.updated_at !== 'string'
+  )
+    return undefined;
   return { ...doc, id: row.id } as Doc;
 }
 
@@ -123,7 +146,12 @@ const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
  * first one). An update may echo such a member unchanged (a client sending
  * back the record it read): it is dropped.
  */
-export function clientMembers(body: Record<string, unknown>, managed: readonly string[], noun: string, current?: Record<string, unknown>): Record<string, unknown> {
+export function clientMembers(
+  body: Record<string, unknown>,
+  managed: readonly string[],
+  noun: string,
+  current?: Record<string, unknown>,
+): Record<string, unknown> {
   checkNames(body, '');
   const out = { ...body };
   for (const name of [...SERVER_MEMBERS, ...managed]) {

@@ -34,7 +34,8 @@ export class GoalTemplateService {
   update(session: Session, id: string, body: Record<string, unknown>): Promise<Doc> {
     checkStatus(body);
     return this.store.change(session, id, (goalTemplate) => ({
-      ...goalTemplate, ...clientMembers(body, [], 'goal template', goalTemplate),
+      ...goalTemplate,
+      ...clientMembers(body, [], 'goal template', goalTemplate),
     }));
   }
 

@@ -77,8 +77,9 @@ export class GoalService {
 
   /** From review: `completed` when the goal has steps and every one is completed, else back to `in_progress`. */
   approve(session: Session, id: string): Promise<Doc> {
-    return this.move(session, id, 'approve', {},
-      (goal) => (goal.status === 'pending_review' && allStepsCompleted(goal) ? 'completed' : 'in_progress'));
+    return this.move(session, id, 'approve', {}, (goal) =>
+      goal.status === 'pending_review' && allStepsCompleted(goal) ? 'completed' : 'in_progress',
+    );
   }
 
   reject(session: Session, id: string, reason: string | undefined): Promise<Doc> {
@@ -99,17 +100,30 @@ export class GoalService {
       const from = step.status as string;
       const to = transition(STEP_MACHINE, { resource: `step ${index} of goal`, id }, from, action);
       const at = this.store.at();
-      const outcome = action === 'start' ? { started_at: at }
-        : action === 'complete' ? { completed_at: at, result: detail ?? null }
-        : { failed_at: at, error: detail ?? null };
-      const next = { ...step, ...outcome, status: to, transitions: withTransition(step.transitions, { action, from, to, at }) };
+      const outcome =
+        action === 'start'
+          ? { started_at: at }
+          : action === 'complete'
+            ? { completed_at: at, result: detail ?? null }
+            : { failed_at: at, error: detail ?? null };
+      const next = {
+        ...step,
+        ...outcome,
+        status: to,
+        transitions: withTransition(step.transitions, { action, from, to, at }),
+      };
       return { ...goal, steps: steps.map((s, i) => (i === index ? next : s)) };
     });
   }
 
   /** A transition; `pick` chooses among the action's outcomes (machines.ts checks the choice). */
-  private move(session: Session, id: string, action: string, members: Record<string, unknown>,
-    pick?: (goal: Doc) => string): Promise<Doc> {
+  private move(
+    session: Session,
+    id: string,
+    action: string,
+    members: Record<string, unknown>,
+    pick?: (goal: Doc) => string,
+  ): Promise<Doc> {
     return this.store.change(session, id, (goal) => {
       const to = transition(GOAL_MACHINE, { resource: 'goal', id }, goal.status, action, pick?.(goal));
       const transitions = withTransition(goal.transitions, { action, from: goal.status, to, at: this.store.at() });

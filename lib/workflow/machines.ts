@@ -71,11 +71,21 @@ export function allowedActions(machine: Machine, state: string): string[] {
  * of the action's outcomes), else the action's only outcome. Throws
  * InvalidTransition (409) when the table has no such move.
  */
-export function transition(machine: Machine, what: { resource: string; id: string }, current: string, action: string, to?: string): string {
-  const outcomes = Object.hasOwn(machine, current) && Object.hasOwn(machine[current]!, action) ? machine[current]![action]! : undefined;
+export function transition(
+  machine: Machine,
+  what: { resource: string; id: string },
+  current: string,
+  action: string,
+  to?: string,
+): string {
+  const outcomes =
+    Object.hasOwn(machine, current) && Object.hasOwn(machine[current]!, action)
+      ? machine[current]![action]!
+      : undefined;
   if (!outcomes) throw new InvalidTransition(what.resource, what.id, action, current, allowedActions(machine, current));
   const target = to ?? outcomes[0]!;
-  if (!outcomes.includes(target)) throw new Error(`${what.resource} lifecycle: ${action} from ${current} cannot lead to ${target}`);
+  if (!outcomes.includes(target))
+    throw new Error(`${what.resource} lifecycle: ${action} from ${current} cannot lead to ${target}`);
   return target;
 }
 

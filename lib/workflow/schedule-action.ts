@@ -15,7 +15,13 @@ import { isPlainObject } from '../engine/index.js';
 
 export type ScheduleAction =
   | { readonly type: 'function'; readonly label: string; readonly parameters: Record<string, unknown> }
-  | { readonly type: 'http'; readonly url: string; readonly method: string; readonly headers: Record<string, string>; readonly body?: string };
+  | {
+      readonly type: 'http';
+      readonly url: string;
+      readonly method: string;
+      readonly headers: Record<string, string>;
+      readonly body?: string;
+    };
 
 const FUNCTION_NAMES = ['function_label', 'functionName', 'scriptName'] as const;
 
@@ -79,10 +85,13 @@ export function actionOf(schedule: Record<string, unknown>): ScheduleAction {
     if (action.type === 'http') return httpAction(action);
     if (action.type === 'function') {
       const label = action.function_label ?? action.label ?? action.name;
-      if (typeof label !== 'string' || label === '') throw new InvalidInput("A function action needs a 'function_label' string");
+      if (typeof label !== 'string' || label === '')
+        throw new InvalidInput("A function action needs a 'function_label' string");
       return { type: 'function', label, parameters: parametersOf(action, ['parameters', 'params']) };
     }
     throw new InvalidInput("A schedule 'action' object must have type 'http' or 'function'");
   }
-  throw new InvalidInput("A schedule needs an action: 'function_label' (or 'functionName') or an 'action' ({type: \"http\", url, method})");
+  throw new InvalidInput(
+    "A schedule needs an action: 'function_label' (or 'functionName') or an 'action' ({type: \"http\", url, method})",
+  );
 }

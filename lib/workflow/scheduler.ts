@@ -54,7 +54,9 @@ export class Scheduler {
   async start(intervalMs: number): Promise<void> {
     await this.catchUp();
     if (intervalMs > 0 && !this.stopped) {
-      this.timer = setInterval(() => { void this.tick(); }, intervalMs);
+      this.timer = setInterval(() => {
+        void this.tick();
+      }, intervalMs);
       this.timer.unref();
     }
   }
@@ -69,7 +71,9 @@ export class Scheduler {
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
     let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); });
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
     await Promise.race([this.idle(), grace]);
     clearTimeout(timer);
   }
@@ -78,7 +82,9 @@ export class Scheduler {
   tick(): Promise<void> {
     const next = this.ticking.then(() => this.fireDue());
     this.ticking = next.then(
-      () => { this.failing = false; },
+      () => {
+        this.failing = false;
+      },
       (err) => {
         if (!this.failing) this.deps.warn('schedule tick failed (logged once until a tick succeeds)', err);
         this.failing = true;
@@ -133,7 +139,9 @@ export class Scheduler {
     }
   }
 
-  private async perform(action: ScheduleAction): Promise<{ outcome: 'success' | 'failure'; error?: string; result?: unknown }> {
+  private async perform(
+    action: ScheduleAction,
+  ): Promise<{ outcome: 'success' | 'failure'; error?: string; result?: unknown }> {
     if (action.type === 'function') {
       const called = await this.deps.callFunction(action.label, action.parameters);
       // A Return step with an error status is a failed run.
@@ -163,7 +171,8 @@ export class Scheduler {
     const session = this.deps.session();
     const now = this.deps.now();
     const { schedules } = this.deps;
-    await schedules.endInterrupted(session)
+    await schedules
+      .endInterrupted(session)
       .catch((err) => this.deps.warn('schedule runs interrupted by the last stop could not be closed', err));
     for (const schedule of await schedules.store.list(session)) {
       if (!isDue(schedule, now)) continue;

@@ -24,7 +24,15 @@ export const MAX_KEPT_RUNS = 200;
 export const DEFAULT_RUNS_LIMIT = 50;
 
 const SCHEDULE_MANAGED = [
-  'next_run', 'last_run', 'transitions', 'run_count', 'success_count', 'failure_count', 'skipped_count', 'last_outcome', 'last_error',
+  'next_run',
+  'last_run',
+  'transitions',
+  'run_count',
+  'success_count',
+  'failure_count',
+  'skipped_count',
+  'last_outcome',
+  'last_error',
 ];
 const INITIAL_STATES = ['active', 'paused'];
 
@@ -43,7 +51,8 @@ const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(
 export function cronOf(schedule: Record<string, unknown>): CronSchedule {
   if (typeof schedule.cron !== 'string') throw new InvalidInput("A schedule needs a 'cron' expression string");
   const tz = schedule.timezone;
-  if (tz !== undefined && tz !== null && typeof tz !== 'string') throw new InvalidInput("'timezone' must be a time zone name");
+  if (tz !== undefined && tz !== null && typeof tz !== 'string')
+    throw new InvalidInput("'timezone' must be a time zone name");
   return CronSchedule.parse(schedule.cron, (tz as string | null | undefined) ?? undefined);
 }
 
@@ -72,7 +81,8 @@ function check(schedule: Record<string, unknown>): void {
 function initialStatus(body: Record<string, unknown>): string {
   const { status } = body;
   if (status !== undefined) {
-    if (typeof status !== 'string' || !INITIAL_STATES.includes(status)) throw new InvalidInput(`A new schedule's 'status' must be one of ${INITIAL_STATES.join(', ')}`);
+    if (typeof status !== 'string' || !INITIAL_STATES.includes(status))
+      throw new InvalidInput(`A new schedule's 'status' must be one of ${INITIAL_STATES.join(', ')}`);
     return status;
   }
   return body.paused === true || body.enabled === false ? 'paused' : 'active';

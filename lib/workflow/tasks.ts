@@ -24,7 +24,15 @@ export const TASKS_COLLECTION = '__chat_tasks';
 export const DEFAULT_MAX_RETRIES = 3;
 
 const TASK_MANAGED = [
-  'transitions', 'run_count', 'success_count', 'failure_count', 'retry_count', 'last_started_at', 'last_run_at', 'last_output', 'last_error',
+  'transitions',
+  'run_count',
+  'success_count',
+  'failure_count',
+  'retry_count',
+  'last_started_at',
+  'last_run_at',
+  'last_output',
+  'last_error',
 ];
 const TASK_INITIAL_STATES = ['active', 'paused'];
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
@@ -46,7 +54,8 @@ function cronOf(task: Record<string, unknown>): CronSchedule | undefined {
     throw new InvalidInput(`'${task.cron !== undefined ? 'cron' : 'schedule'}' must be a cron expression string`);
   }
   const tz = task.timezone;
-  if (tz !== undefined && tz !== null && typeof tz !== 'string') throw new InvalidInput("'timezone' must be a time zone name");
+  if (tz !== undefined && tz !== null && typeof tz !== 'string')
+    throw new InvalidInput("'timezone' must be a time zone name");
   return CronSchedule.parse(expr, (tz as string | null | undefined) ?? undefined);
 }
 
@@ -81,8 +90,9 @@ export class TaskService {
   /** Active tasks due at or before `now` (the engine's clock when absent), soonest first. */
   async due(session: Session, now?: number): Promise<{ tasks: Doc[] }> {
     const at = now ?? this.now();
-    const due = (await this.store.list(session))
-      .filter((t) => t.status === 'active' && typeof t.next_run === 'string' && Date.parse(t.next_run) <= at);
+    const due = (await this.store.list(session)).filter(
+      (t) => t.status === 'active' && typeof t.next_run === 'string' && Date.parse(t.next_run) <= at,
+    );
     return { tasks: due.sort((a, b) => Date.parse(a.next_run as string) - Date.parse(b.next_run as string)) };
   }
 
@@ -100,8 +110,15 @@ export class TaskService {
     const given = members.next_run;
     const next = given !== undefined && given !== null ? iso(parseTime(given, 'next_run')) : this.firstRun(members);
     return this.store.create(session, {
-      ...members, status: status ?? 'active', next_run: next, max_retries: nonNegativeInt(members, 'max_retries', DEFAULT_MAX_RETRIES),
-      run_count: 0, success_count: 0, failure_count: 0, retry_count: 0, transitions: [],
+      ...members,
+      status: status ?? 'active',
+      next_run: next,
+      max_retries: nonNegativeInt(members, 'max_retries', DEFAULT_MAX_RETRIES),
+      run_count: 0,
+      success_count: 0,
+      failure_count: 0,
+      retry_count: 0,
+      transitions: [],
     });
   }
 
@@ -135,8 +152,14 @@ export class TaskService {
     return this.move(session, id, 'succeed', (task) => {
       const next = this.nextCronRun(task);
       return {
-        to: next === null ? 'completed' : 'active', next_run: next, last_output: output ?? null, last_error: null, last_run_at: this.store.at(),
-        run_count: count(task.run_count) + 1, success_count: count(task.success_count) + 1, retry_count: 0,
+        to: next === null ? 'completed' : 'active',
+        next_run: next,
+        last_output: output ?? null,
+        last_error: null,
+        last_run_at: this.store.at(),
+        run_count: count(task.run_count) + 1,
+        success_count: count(task.success_count) + 1,
+        retry_count: 0,
       };
     });
   }
@@ -191,8 +214,12 @@ export class TaskService {
   }
 
   /** A transition whose members (and, for two-outcome actions, target `to`) `members` computes from the task. */
-  private move(session: Session, id: string, action: string,
-    members: (task: Doc) => Record<string, unknown> & { to?: string }): Promise<Doc> {
+  private move(
+    session: Session,
+    id: string,
+    action: string,
+    members: (task: Doc) => Record<string, unknown> & { to?: string },
+  ): Promise<Doc> {
     return this.store.change(session, id, (task) => {
       const { to: wanted, ...rest } = members(task);
       const to = transition(TASK_MACHINE, { resource: 'task', id }, task.status, action, wanted);

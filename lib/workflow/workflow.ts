@@ -13,7 +13,12 @@ import { TASKS_COLLECTION, TaskService } from './tasks.js';
 
 /** The workflow collections: admins' alone, through these routes or as records (a raw write would skip the lifecycles). */
 export const WORKFLOW_COLLECTIONS: ReadonlySet<string> = new Set([
-  GOALS_COLLECTION, GOAL_TEMPLATES_COLLECTION, TASKS_COLLECTION, AGENTS_COLLECTION, SCHEDULES_COLLECTION, SCHEDULE_RUNS_COLLECTION,
+  GOALS_COLLECTION,
+  GOAL_TEMPLATES_COLLECTION,
+  TASKS_COLLECTION,
+  AGENTS_COLLECTION,
+  SCHEDULES_COLLECTION,
+  SCHEDULE_RUNS_COLLECTION,
 ]);
 
 export class Workflow {

@@ -27,7 +27,14 @@ function mistake(argv: string[], env: NodeJS.ProcessEnv = {}): string {
 
 describe('the command line (issue 9)', () => {
   it('asks for help on every form of --help, before checking values', () => {
-    for (const argv of [['--help'], ['-h'], ['start', '--help'], ['export', '-h'], ['--port', 'abc', '--help'], ['import', '--help']]) {
+    for (const argv of [
+      ['--help'],
+      ['-h'],
+      ['start', '--help'],
+      ['export', '-h'],
+      ['--port', 'abc', '--help'],
+      ['import', '--help'],
+    ]) {
       expect(parseCommandLine(argv, {}).wantsHelp, argv.join(' ')).to.equal(true);
     }
     expect(parseCommandLine(['--help'], {}).isImplicit).to.equal(true);
@@ -43,9 +50,13 @@ describe('the command line (issue 9)', () => {
   it('refuses an unknown option with the closest known one of that command', () => {
     expect(mistake(['--prot', '9000'])).to.equal("unknown option '--prot'; did you mean '--port'?");
     expect(mistake(['start', '--data', 'x'])).to.equal("unknown option '--data'; did you mean '--data-dir'?");
-    expect(mistake(['export', '--colection', 'x'])).to.equal("unknown option '--colection'; did you mean '--collection'?");
+    expect(mistake(['export', '--colection', 'x'])).to.equal(
+      "unknown option '--colection'; did you mean '--collection'?",
+    );
     expect(mistake(['verify', '--zzz'])).to.equal("unknown option '--zzz'; run 'eddydb verify --help' for the options");
-    expect(mistake(['export', '--create'])).to.equal("unknown option '--create'; run 'eddydb export --help' for the options");
+    expect(mistake(['export', '--create'])).to.equal(
+      "unknown option '--create'; run 'eddydb export --help' for the options",
+    );
     expect(mistake(['-x'])).to.equal("unknown option '-x'; run 'eddydb start --help' for the options");
   });
 
@@ -57,20 +68,32 @@ describe('the command line (issue 9)', () => {
 
   it('refuses missing, stray and bad values in one line naming the flag', () => {
     expect(mistake(['--port'])).to.equal("option '--port' needs a value");
-    expect(mistake(['--port', '--quiet'])).to.match(/^option '--port' needs a value; to pass one starting with '-', write --port=--quiet$/);
+    expect(mistake(['--port', '--quiet'])).to.match(
+      /^option '--port' needs a value; to pass one starting with '-', write --port=--quiet$/,
+    );
     expect(mistake(['--quiet=yes'])).to.equal("option '--quiet' takes no value (got 'yes')");
     expect(mistake(['--port', 'abc'])).to.equal("invalid value for --port: 'abc' (a whole number from 0 to 65535)");
     expect(mistake(['--port', '70000'])).to.equal("invalid value for --port: '70000' (a whole number from 0 to 65535)");
     expect(mistake(['--port=-1'])).to.equal("invalid value for --port: '-1' (a whole number from 0 to 65535)");
-    expect(mistake(['--durability', 'fast'])).to.equal("invalid value for --durability: 'fast' (one of always, batch, none)");
-    expect(mistake(['--durability', 'alwyas'])).to.equal("invalid value for --durability: 'alwyas' (one of always, batch, none; did you mean 'always'?)");
-    expect(mistake(['import', '--collection', 'c', '--format', 'csv'])).to.equal("invalid value for --format: 'csv' (one of ndjson, json)");
+    expect(mistake(['--durability', 'fast'])).to.equal(
+      "invalid value for --durability: 'fast' (one of always, batch, none)",
+    );
+    expect(mistake(['--durability', 'alwyas'])).to.equal(
+      "invalid value for --durability: 'alwyas' (one of always, batch, none; did you mean 'always'?)",
+    );
+    expect(mistake(['import', '--collection', 'c', '--format', 'csv'])).to.equal(
+      "invalid value for --format: 'csv' (one of ndjson, json)",
+    );
     expect(mistake(['verify', 'extra'])).to.equal("unexpected argument 'extra'");
-    expect(mistake(['--data-dir', 'd', 'verify'])).to.equal("unexpected argument 'verify'; the command goes first: 'eddydb verify ...'");
+    expect(mistake(['--data-dir', 'd', 'verify'])).to.equal(
+      "unexpected argument 'verify'; the command goes first: 'eddydb verify ...'",
+    );
   });
 
   it('checks environment variables as strictly as flags, and lets a flag win over its variable', () => {
-    expect(mistake([], { PORT: 'eighty' })).to.equal("invalid value for PORT: 'eighty' (a whole number from 0 to 65535)");
+    expect(mistake([], { PORT: 'eighty' })).to.equal(
+      "invalid value for PORT: 'eighty' (a whole number from 0 to 65535)",
+    );
     expect(mistake([], { EDDYDB_QUIET: 'maybe' })).to.equal("invalid value for EDDYDB_QUIET: 'maybe' (1 or 0)");
     expect(mistake(['--port', '81'], { PORT: 'eighty' })).to.equal('');
     expect(parseCommandLine(['--port', '81'], { PORT: '80' }).values.int('port')).to.equal(81);
@@ -82,18 +105,21 @@ describe('the command line (issue 9)', () => {
     expect(mistake(['import', '--in', 'x'])).to.equal('import needs --collection NAME');
   });
 
-  it('offers exactly the engine\'s durability modes', () => {
+  it("offers exactly the engine's durability modes", () => {
     expect([...DURABILITY_CHOICES]).to.deep.equal([...DURABILITY_MODES]);
   });
 
-  it('offers exactly the server\'s log levels, and silent', () => {
+  it("offers exactly the server's log levels, and silent", () => {
     expect([...LOG_LEVEL_CHOICES]).to.deep.equal([...LOG_LEVELS, 'silent']);
   });
 
   it('maps the log options onto ServerConfig', () => {
     const config = startConfig(['--log-level', 'debug', '--access-log', '--log-format', 'text'], {});
     expect(config).to.include({ logLevel: 'debug', accessLog: true, logFormat: 'text' });
-    expect(startConfig([], { EDDYDB_LOG_LEVEL: 'warn', EDDYDB_ACCESS_LOG: '1' })).to.include({ logLevel: 'warn', accessLog: true });
+    expect(startConfig([], { EDDYDB_LOG_LEVEL: 'warn', EDDYDB_ACCESS_LOG: '1' })).to.include({
+      logLevel: 'warn',
+      accessLog: true,
+    });
     expect(mistake(['--log-level', 'loud'])).to.match(/log-level/);
   });
 

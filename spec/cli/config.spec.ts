@@ -12,7 +12,11 @@ describe('serverConfig', () => {
 
   it('reads them from the environment, and flags win over it', () => {
     const env = { EDDYDB_AUTH_FAILURE_LIMIT: '5', EDDYDB_AUTH_FAILURE_WINDOW: '300', EDDYDB_TRUST_PROXY: '1' };
-    expect(startConfig(['start'], env)).to.include({ authFailureLimit: 5, authFailureWindowSecs: 300, trustProxy: true });
+    expect(startConfig(['start'], env)).to.include({
+      authFailureLimit: 5,
+      authFailureWindowSecs: 300,
+      trustProxy: true,
+    });
     const c = startConfig(['start', '--auth-failure-limit', '0', '--trust-proxy'], { EDDYDB_AUTH_FAILURE_LIMIT: '5' });
     expect(c).to.include({ authFailureLimit: 0, trustProxy: true });
   });
@@ -25,13 +29,22 @@ describe('serverConfig', () => {
 
   it('reads the {{env.NAME}} allow-list of stored functions from EDDYDB_FUNCTION_ENV or --function-env (issue 12)', () => {
     expect(startConfig(['start'], {}).functionEnv).to.deep.equal([]);
-    expect(startConfig(['start'], { EDDYDB_FUNCTION_ENV: ' JWT_SECRET, HMAC_KEY ,,' }).functionEnv).to.deep.equal(['JWT_SECRET', 'HMAC_KEY']);
-    expect(startConfig(['start', '--function-env', 'DATA_KEY'], { EDDYDB_FUNCTION_ENV: 'JWT_SECRET' }).functionEnv).to.deep.equal(['DATA_KEY']);
+    expect(startConfig(['start'], { EDDYDB_FUNCTION_ENV: ' JWT_SECRET, HMAC_KEY ,,' }).functionEnv).to.deep.equal([
+      'JWT_SECRET',
+      'HMAC_KEY',
+    ]);
+    expect(
+      startConfig(['start', '--function-env', 'DATA_KEY'], { EDDYDB_FUNCTION_ENV: 'JWT_SECRET' }).functionEnv,
+    ).to.deep.equal(['DATA_KEY']);
   });
 
   it('refuses a limit that is not a number, naming the flag or the variable', () => {
-    expect(() => startConfig(['start', '--auth-failure-limit', 'many'], {})).to.throw("invalid value for --auth-failure-limit: 'many' (a whole number from 0 to 1000000)");
-    expect(() => startConfig(['start'], { PORT: 'http' })).to.throw("invalid value for PORT: 'http' (a whole number from 0 to 65535)");
+    expect(() => startConfig(['start', '--auth-failure-limit', 'many'], {})).to.throw(
+      "invalid value for --auth-failure-limit: 'many' (a whole number from 0 to 1000000)",
+    );
+    expect(() => startConfig(['start'], { PORT: 'http' })).to.throw(
+      "invalid value for PORT: 'http' (a whole number from 0 to 65535)",
+    );
   });
 
   it('starts with the defaults when nothing is given: port 8080 on every interface, ./data, snapshots hourly', () => {
@@ -42,7 +55,9 @@ describe('serverConfig', () => {
 
   it('takes an empty EDDYDB_SNAPSHOT_CRON as "no scheduled snapshots" and refuses a schedule that is not one', () => {
     expect(startConfig(['start'], { EDDYDB_SNAPSHOT_CRON: '' }).snapshotCron).to.equal('');
-    expect(() => startConfig(['start', '--snapshot-cron', 'every hour'], {})).to.throw("invalid value for --snapshot-cron: 'every hour'");
+    expect(() => startConfig(['start', '--snapshot-cron', 'every hour'], {})).to.throw(
+      "invalid value for --snapshot-cron: 'every hour'",
+    );
     expect(() => startConfig(['start', '--snapshot-cron', '0 0 31 2 *'], {})).to.throw('never matches');
     // The server's one cron dialect: the same expressions as schedules and tasks.
     expect(startConfig(['start', '--snapshot-cron', '@hourly'], {}).snapshotCron).to.equal('@hourly');
@@ -50,21 +65,43 @@ describe('serverConfig', () => {
   });
 
   it('maps the settings flags onto server settings and never echoes a peer key in an error', () => {
-    const c = startConfig(['--durability', 'batch', '--token-ttl', '120', '--ripple-peers', 'http://b:8080/|secret'], { OPENAI_BASE_URL: 'http://llm/' });
+    const c = startConfig(['--durability', 'batch', '--token-ttl', '120', '--ripple-peers', 'http://b:8080/|secret'], {
+      OPENAI_BASE_URL: 'http://llm/',
+    });
     expect(c.settings).to.deep.equal({ durability: 'batch', token_ttl_secs: 120, openai_api_url: 'http://llm' });
     expect(c.ripplePeers).to.deep.equal([{ url: 'http://b:8080', key: 'secret' }]);
-    const message = (() => { try { startConfig(['--ripple-peers', 'ftp://b|topsecret'], {}); return ''; } catch (err) { return (err as Error).message; } })();
-    expect(message).to.include("ripple peer url 'ftp://b' must start with http:// or https://").and.not.include('topsecret');
+    const message = (() => {
+      try {
+        startConfig(['--ripple-peers', 'ftp://b|topsecret'], {});
+        return '';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    })();
+    expect(message)
+      .to.include("ripple peer url 'ftp://b' must start with http:// or https://")
+      .and.not.include('topsecret');
   });
 
   it('reads the outbound allow-list and the e-mail settings (issue 12), refusing a bad host entry', () => {
     const c = startConfig(['start', '--outbound-allow-hosts', '127.0.0.1, *.corp.internal,10.0.0.0/8'], {
-      EDDYDB_OUTBOUND_ALLOW_PRIVATE: '0', EDDYDB_SMTP_HOST: 'mail.local', EDDYDB_SMTP_PORT: '2525', EDDYDB_SMTP_SECURE: '1',
-      EDDYDB_SMTP_USER: 'u', EDDYDB_SMTP_PASSWORD: 'p', EDDYDB_SENDGRID_API_URL: 'http://127.0.0.1:9/',
+      EDDYDB_OUTBOUND_ALLOW_PRIVATE: '0',
+      EDDYDB_SMTP_HOST: 'mail.local',
+      EDDYDB_SMTP_PORT: '2525',
+      EDDYDB_SMTP_SECURE: '1',
+      EDDYDB_SMTP_USER: 'u',
+      EDDYDB_SMTP_PASSWORD: 'p',
+      EDDYDB_SENDGRID_API_URL: 'http://127.0.0.1:9/',
     });
     expect(c.settings).to.deep.include({
-      outbound_allow_hosts: ['127.0.0.1', '*.corp.internal', '10.0.0.0/8'], outbound_allow_private: false,
-      smtp_host: 'mail.local', smtp_port: 2525, smtp_secure: true, smtp_user: 'u', smtp_password: 'p', sendgrid_api_url: 'http://127.0.0.1:9',
+      outbound_allow_hosts: ['127.0.0.1', '*.corp.internal', '10.0.0.0/8'],
+      outbound_allow_private: false,
+      smtp_host: 'mail.local',
+      smtp_port: 2525,
+      smtp_secure: true,
+      smtp_user: 'u',
+      smtp_password: 'p',
+      sendgrid_api_url: 'http://127.0.0.1:9',
     });
     expect(() => startConfig(['start'], { EDDYDB_OUTBOUND_ALLOW_HOSTS: 'ok.example,bad host' })).to.throw(/'bad host'/);
   });

@@ -19,7 +19,16 @@ const MODULE = path.resolve('lib/cli/helper-priority.ts');
 const SLICES = path.resolve('lib/engine/time/slices.ts');
 
 type Priorities = Record<string, number>;
-interface Report { pid: number; pool: number[]; found: unknown; atStart: Priorities; duringWork: Priorities; stillWorking: Priorities; afterWork: Priorities; afterStop: Priorities }
+interface Report {
+  pid: number;
+  pool: number[];
+  found: unknown;
+  atStart: Priorities;
+  duringWork: Priorities;
+  stillWorking: Priorities;
+  afterWork: Priorities;
+  afterStop: Priorities;
+}
 
 /**
  * In a fresh process: finds the helpers, lowers them during sliced work
@@ -56,14 +65,20 @@ function runInChild(env: Record<string, string> = {}): Report {
     for (let i = 0; i < 20; i++) for (const s of await Promise.all(Array.from({ length: 32 }, () => readFile('/proc/thread-self/stat', 'latin1')))) pool.add(Number.parseInt(s, 10));
     console.log(JSON.stringify({ pid: process.pid, pool: [...pool], found, atStart, duringWork, stillWorking, afterWork, afterStop }));
   `;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: cleanEnv(env), timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: cleanEnv(env),
+    timeout: 60_000,
+  });
   if (r.status !== 0) throw new Error(`child failed (${r.status}): ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Report;
 }
 
 describe('cli: V8 helper threads at the lowest priority while long work runs', function () {
   this.timeout(60_000);
-  before(function () { if (process.platform !== 'linux') this.skip(); });
+  before(function () {
+    if (process.platform !== 'linux') this.skip();
+  });
 
   for (const poolSize of [4, 2]) {
     it(`lowers every thread but the main one and the I/O pool's ${poolSize} during long work, and only then`, () => {
@@ -73,7 +88,10 @@ describe('cli: V8 helper threads at the lowest priority while long work runs', f
       const kept = [String(r.pid), ...r.pool.map(String)];
       const helpers = (r.found as { threads: Array<{ tid: number }> }).threads.map((t) => String(t.tid));
       expect(helpers.length, 'Node starts helper threads of its own').to.be.greaterThan(0);
-      expect(helpers.filter((t) => kept.includes(t)), 'no helper is the main or a pool thread').to.deep.equal([]);
+      expect(
+        helpers.filter((t) => kept.includes(t)),
+        'no helper is the main or a pool thread',
+      ).to.deep.equal([]);
       for (const t of helpers) {
         expect(r.atStart[t], `helper ${t} before any long work`).to.not.equal(19);
         expect(r.duringWork[t], `helper ${t} during long work`).to.equal(19);
@@ -81,26 +99,45 @@ describe('cli: V8 helper threads at the lowest priority while long work runs', f
         expect(r.afterWork[t], `helper ${t} once the work stopped`).to.equal(r.atStart[t]);
         expect(r.afterStop[t], `helper ${t} after stop`).to.equal(r.atStart[t]);
       }
-      for (const t of kept) for (const at of [r.duringWork, r.stillWorking, r.afterWork, r.afterStop]) expect(at[t], `thread ${t} keeps its priority`).to.equal(r.atStart[t]);
+      for (const t of kept)
+        for (const at of [r.duringWork, r.stillWorking, r.afterWork, r.afterStop])
+          expect(at[t], `thread ${t} keeps its priority`).to.equal(r.atStart[t]);
     });
   }
 
   it('changes nothing, and says why, for an I/O pool too large to tell apart', () => {
     const script = `import { findHelperThreads } from ${JSON.stringify(MODULE)}; console.log(JSON.stringify(await findHelperThreads()));`;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: cleanEnv({ UV_THREADPOOL_SIZE: '100' }), timeout: 60_000 });
-    expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).to.deep.equal({ unavailable: 'an I/O pool of 100 threads (UV_THREADPOOL_SIZE) is too large to tell apart' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: cleanEnv({ UV_THREADPOOL_SIZE: '100' }),
+      timeout: 60_000,
+    });
+    expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).to.deep.equal({
+      unavailable: 'an I/O pool of 100 threads (UV_THREADPOOL_SIZE) is too large to tell apart',
+    });
   });
 
   /** How many of `pid`'s threads are at the lowest priority. */
-  const lowest = (pid: number): number => readdirSync(`/proc/${pid}/task`).filter((t) => os.getPriority(Number(t)) === 19).length;
+  const lowest = (pid: number): number =>
+    readdirSync(`/proc/${pid}/task`).filter((t) => os.getPriority(Number(t)) === 19).length;
 
   for (const choice of ['low', 'normal'] as const) {
     it(`eddydb start ${choice === 'low' ? 'finds the helpers by default' : 'leaves them alone with --helper-priority normal'}, and lowers none while idle`, async () => {
       const dir = tempDir('eddydb-helpers-');
-      const args = ['start', '--port', '0', '--host', '127.0.0.1', '--data-dir', path.join(dir, 'data'), ...(choice === 'normal' ? ['--helper-priority', 'normal'] : [])];
+      const args = [
+        'start',
+        '--port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        '--data-dir',
+        path.join(dir, 'data'),
+        ...(choice === 'normal' ? ['--helper-priority', 'normal'] : []),
+      ];
       const { proc, output, exited } = spawnCli(args, { EDDYDB_ADMIN_KEY: 'helper-priority-admin-key-0123' });
       try {
-        const line = /V8 helper threads \((\d+)\) at the lowest priority while long work runs; the I\/O pool's 4 threads unchanged/;
+        const line =
+          /V8 helper threads \((\d+)\) at the lowest priority while long work runs; the I\/O pool's 4 threads unchanged/;
         await until('listening', () => /listening on/.test(output()), 30_000);
         // The line follows the listening one, maybe in a later chunk of the pipe.
         if (choice === 'low') await until('the helper threads line', () => line.test(output()), 10_000);

@@ -15,14 +15,21 @@ import { until } from '../helpers/until.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
 
 const MB = 2 ** 20;
-const options = { minGrowthBytes: 64 * MB, minGrowthShare: 0.25, idleTicks: 2, quietRequests: 5, quietUtilization: 0.25 };
+const options = {
+  minGrowthBytes: 64 * MB,
+  minGrowthShare: 0.25,
+  idleTicks: 2,
+  quietRequests: 5,
+  quietUtilization: 0.25,
+};
 /** Share of a tick the event loop was busy: an idle process reads a few percent. */
 const LOOP_IDLE = 0.05;
 /** Requests taken during a tick. */
-const BUSY = 500, IDLE = 0;
+const BUSY = 500,
+  IDLE = 0;
 
 describe('idle compaction: the decision', () => {
-  it('has the default the option\'s help shows (spelled out there so that help loads no server code)', () => {
+  it("has the default the option's help shows (spelled out there so that help loads no server code)", () => {
     const option = COMMANDS.start.options.find((o) => o.name === 'idle-compaction-mb')!;
     expect(option.defaultText).to.equal(`\`${IDLE_COMPACTION_DEFAULTS.minGrowthBytes / MB}\``);
   });
@@ -91,7 +98,9 @@ describe('idle compaction: the native addon', function () {
 
   it('says why when it was not built, instead of failing', () => {
     const missing = loadNativeMemory([path.join(path.sep, 'nonexistent', 'eddydb-root')]);
-    expect(missing).to.have.property('unavailable').that.matches(/build\/Release\/eddydb_memory\.node was not built/);
+    expect(missing)
+      .to.have.property('unavailable')
+      .that.matches(/build\/Release\/eddydb_memory\.node was not built/);
   });
 
   it('trims malloc and reports whether it released memory', () => {
@@ -118,20 +127,37 @@ describe('idle compaction: eddydb start', function () {
     const dataDir = path.join(dir, 'data');
     const db = await Database.open({ dataDir, settings: { durability: 'none' } });
     // Enough that recovery grows resident memory by more than a quarter (the process starts at about 140 MB under tsx).
-    for (let i = 0; i < 8; i++) await db.bulk.insertMany('notes', Array.from({ length: 10_000 }, (_, k) => ({ title: `note ${i}-${k}`, body: `${k} `.repeat(100), n: k })));
+    for (let i = 0; i < 8; i++)
+      await db.bulk.insertMany(
+        'notes',
+        Array.from({ length: 10_000 }, (_, k) => ({ title: `note ${i}-${k}`, body: `${k} `.repeat(100), n: k })),
+      );
     await db.close();
-    const { proc: server, output, exited } = spawnCli(['start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--idle-compaction-mb', '1'],
-      { EDDYDB_ADMIN_KEY: 'compaction-spec-admin-key-0123456789' });
+    const {
+      proc: server,
+      output,
+      exited,
+    } = spawnCli(['start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--idle-compaction-mb', '1'], {
+      EDDYDB_ADMIN_KEY: 'compaction-spec-admin-key-0123456789',
+    });
     // A probe every 500 ms: a quiet server still, whose compaction it must not put off.
     let probes = 0;
     const probe = setInterval(() => {
       const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output());
-      if (m) void fetch(`http://127.0.0.1:${m[1]}/api/health`).then((r) => { probes += r.ok ? 1 : 0; }, () => undefined);
+      if (m)
+        void fetch(`http://127.0.0.1:${m[1]}/api/health`).then(
+          (r) => {
+            probes += r.ok ? 1 : 0;
+          },
+          () => undefined,
+        );
     }, 500);
     try {
       await until('the compaction line', () => output().includes('idle compaction: resident memory'), 60_000, 50);
       expect(probes, 'health probes answered while it waited').to.be.greaterThan(0);
-      expect(output()).to.match(/idle compaction: resident memory \d+ MB -> \d+ MB in \d+ ms \(event loop held at most \d+ ms, final pause \d+ ms\)/);
+      expect(output()).to.match(
+        /idle compaction: resident memory \d+ MB -> \d+ MB in \d+ ms \(event loop held at most \d+ ms, final pause \d+ ms\)/,
+      );
       const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())![1]);
       const health = await fetch(`http://127.0.0.1:${port}/api/health`);
       expect(health.status).to.equal(200);

@@ -33,14 +33,26 @@ describe('eddydb, the process (issue 9)', function () {
 
   it('exits 2 with one line for a bad value in a flag or its environment variable', () => {
     const flag = runCli(['--port', 'abc']);
-    expect([flag.code, flag.stderr]).to.deep.equal([2, "eddydb: invalid value for --port: 'abc' (a whole number from 0 to 65535)\n"]);
+    expect([flag.code, flag.stderr]).to.deep.equal([
+      2,
+      "eddydb: invalid value for --port: 'abc' (a whole number from 0 to 65535)\n",
+    ]);
     const env = runCli([], { env: { EDDYDB_DURABILITY: 'fast' } });
-    expect([env.code, env.stderr]).to.deep.equal([2, "eddydb: invalid value for EDDYDB_DURABILITY: 'fast' (one of always, batch, none)\n"]);
+    expect([env.code, env.stderr]).to.deep.equal([
+      2,
+      "eddydb: invalid value for EDDYDB_DURABILITY: 'fast' (one of always, batch, none)\n",
+    ]);
   });
 
   it('exits 2 naming an unknown command, and 2 for help on one', () => {
-    expect(runCli(['strat'])).to.include({ code: 2, stderr: "eddydb: unknown command 'strat'; did you mean 'start'?\n" });
-    expect(runCli(['help', 'exprot'])).to.include({ code: 2, stderr: "eddydb: unknown command 'exprot'; did you mean 'export'?\n" });
+    expect(runCli(['strat'])).to.include({
+      code: 2,
+      stderr: "eddydb: unknown command 'strat'; did you mean 'start'?\n",
+    });
+    expect(runCli(['help', 'exprot'])).to.include({
+      code: 2,
+      stderr: "eddydb: unknown command 'exprot'; did you mean 'export'?\n",
+    });
   });
 
   it('on a port in use exits 1 with one line, prints no admin key and writes nothing', async () => {
@@ -52,7 +64,9 @@ describe('eddydb, the process (issue 9)', function () {
       const dataDir = path.join(dir, 'data');
       const r = runCli(['start', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir]);
       expect(r.code).to.equal(1);
-      expect(r.stderr).to.equal(`eddydb: port ${port} on 127.0.0.1 is already in use (is another server running?); stop it or choose another port with --port\n`);
+      expect(r.stderr).to.equal(
+        `eddydb: port ${port} on 127.0.0.1 is already in use (is another server running?); stop it or choose another port with --port\n`,
+      );
       expect(r.stdout).to.equal('');
       expect(existsSync(path.join(dataDir, 'admin.key'))).to.equal(false);
       expect(existsSync(dataDir)).to.equal(false);

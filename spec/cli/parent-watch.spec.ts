@@ -14,7 +14,6 @@ import { CLI_MAIN, cleanEnv } from '../helpers/run-cli.js';
 import { until } from '../helpers/until.js';
 import { tempDir, removeDir } from '../helpers/temp-dir.js';
 
-
 /** After a failed test: the server this test started still holds the data lock; end it by the pid in LOCK. */
 function killLockHolder(dataDir: string): void {
   const lock = path.join(dataDir, 'LOCK');
@@ -34,7 +33,11 @@ describe('parent watch (issue 9)', function () {
   it('calls back once when the parent pid changes, and never while it stays', async () => {
     const parents = new Map([[process.pid, 100]]);
     const calls: string[] = [];
-    const stop = watchParent((what) => calls.push(what), { intervalMs: 5, parentOf: (pid) => parents.get(pid), commandOf: () => 'npm' });
+    const stop = watchParent((what) => calls.push(what), {
+      intervalMs: 5,
+      parentOf: (pid) => parents.get(pid),
+      commandOf: () => 'npm',
+    });
     try {
       await new Promise((r) => setTimeout(r, 40));
       expect(calls).to.deep.equal([]);
@@ -48,10 +51,21 @@ describe('parent watch (issue 9)', function () {
   });
 
   it('watches the parent of a shell between it and its starter, as npm runs scripts through sh -c', async () => {
-    const parents = new Map([[process.pid, 200], [200, 300], [300, 1]]);
-    const commands = new Map([[200, 'sh'], [300, 'npm start']]);
+    const parents = new Map([
+      [process.pid, 200],
+      [200, 300],
+      [300, 1],
+    ]);
+    const commands = new Map([
+      [200, 'sh'],
+      [300, 'npm start'],
+    ]);
     const calls: string[] = [];
-    const stop = watchParent((what) => calls.push(what), { intervalMs: 5, parentOf: (pid) => parents.get(pid), commandOf: (pid) => commands.get(pid) });
+    const stop = watchParent((what) => calls.push(what), {
+      intervalMs: 5,
+      parentOf: (pid) => parents.get(pid),
+      commandOf: (pid) => commands.get(pid),
+    });
     try {
       parents.set(200, 1);
       await until('the callback', () => calls.length > 0, 2000);
@@ -66,10 +80,17 @@ describe('parent watch (issue 9)', function () {
     const dataDir = path.join(dir, 'data');
     const cmd = `"${process.execPath}" --import tsx "${CLI_MAIN}" start --port 0 --host 127.0.0.1 --data-dir "${dataDir}" & wait`;
     // Under npm: the watch is on by default there, which is the case the issue is about.
-    const shell = spawn('/bin/sh', ['-c', cmd], { env: cleanEnv({ npm_lifecycle_event: 'start', EDDYDB_ADMIN_KEY: 'parent-watch-admin-key-0123' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const shell = spawn('/bin/sh', ['-c', cmd], {
+      env: cleanEnv({ npm_lifecycle_event: 'start', EDDYDB_ADMIN_KEY: 'parent-watch-admin-key-0123' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
-    shell.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-    shell.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    shell.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    shell.stderr!.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     try {
       await until('the server to listen', () => /listening on http:\/\/127\.0\.0\.1:\d+/.test(out), 30_000);
       expect(existsSync(path.join(dataDir, 'LOCK'))).to.equal(true);
@@ -89,10 +110,17 @@ describe('parent watch (issue 9)', function () {
     // Like npm: a node process running the command line through `sh -c` (kept as a shell by the `; exit`).
     const line = `"${process.execPath}" --import tsx "${CLI_MAIN}" start --port 0 --host 127.0.0.1 --data-dir "${dataDir}"; exit $?`;
     const npmLike = `require('node:child_process').spawn('/bin/sh', ['-c', ${JSON.stringify(line)}], { stdio: 'inherit' }); setInterval(() => {}, 1000);`;
-    const parent = spawn(process.execPath, ['-e', npmLike], { env: cleanEnv({ npm_lifecycle_event: 'start', EDDYDB_ADMIN_KEY: 'parent-watch-admin-key-0123' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const parent = spawn(process.execPath, ['-e', npmLike], {
+      env: cleanEnv({ npm_lifecycle_event: 'start', EDDYDB_ADMIN_KEY: 'parent-watch-admin-key-0123' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
-    parent.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-    parent.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    parent.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    parent.stderr!.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     try {
       await until('the server to listen', () => /listening on http:\/\/127\.0\.0\.1:\d+/.test(out), 30_000);
       parent.kill('SIGKILL');

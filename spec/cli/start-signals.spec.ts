@@ -14,7 +14,6 @@ import { spawnCli } from '../helpers/run-cli.js';
 import { until } from '../helpers/until.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
 
-
 describe('eddydb start and a signal during startup', function () {
   this.timeout(60_000);
 
@@ -23,10 +22,18 @@ describe('eddydb start and a signal during startup', function () {
     const dataDir = path.join(dir, 'data');
     // Enough data that opening it takes a while after the lock is taken.
     const db = await Database.open({ dataDir, settings: { durability: 'none' } });
-    for (let i = 0; i < 5; i++) await db.bulk.insertMany('notes', Array.from({ length: 10_000 }, (_, k) => ({ title: `note ${i}-${k}`, n: k })));
+    for (let i = 0; i < 5; i++)
+      await db.bulk.insertMany(
+        'notes',
+        Array.from({ length: 10_000 }, (_, k) => ({ title: `note ${i}-${k}`, n: k })),
+      );
     await db.close();
     // No admin key in the environment: one is made after listen, the window the CI hit.
-    const { proc: server, output, exited } = spawnCli(['start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir]);
+    const {
+      proc: server,
+      output,
+      exited,
+    } = spawnCli(['start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir]);
     try {
       await until('the data lock', () => existsSync(path.join(dataDir, 'LOCK')), 30_000, 2);
       const listeningAtSignal = /listening on/.test(output());
@@ -37,7 +44,12 @@ describe('eddydb start and a signal during startup', function () {
       expect(output()).to.include('SIGTERM received, shutting down');
       expect(listeningAtSignal, 'the signal arrived during startup').to.equal(false);
     } finally {
-      if (existsSync(path.join(dataDir, 'LOCK'))) try { process.kill(Number(readFileSync(path.join(dataDir, 'LOCK'), 'utf8')), 'SIGKILL'); } catch { /* gone */ }
+      if (existsSync(path.join(dataDir, 'LOCK')))
+        try {
+          process.kill(Number(readFileSync(path.join(dataDir, 'LOCK'), 'utf8')), 'SIGKILL');
+        } catch {
+          /* gone */
+        }
       server.kill('SIGKILL');
       removeDir(dir);
     }

@@ -17,7 +17,9 @@ import { snapshotsOf } from '../helpers/data-files.js';
 describe('offline tools on a wrong path or input (issue 9)', function () {
   this.timeout(60_000);
   let dir: string;
-  beforeEach(() => { dir = tempDir('eddydb-cli-refuse-'); });
+  beforeEach(() => {
+    dir = tempDir('eddydb-cli-refuse-');
+  });
   afterEach(() => removeDir(dir));
 
   async function seed(dataDir: string): Promise<void> {
@@ -29,15 +31,20 @@ describe('offline tools on a wrong path or input (issue 9)', function () {
   }
 
   const tools: Array<[string, string[], boolean]> = [
-    ['snapshot', [], true], ['compact', [], true], ['verify', [], false],
-    ['export', ['--collection', 'items'], false], ['import', ['--collection', 'items'], true],
+    ['snapshot', [], true],
+    ['compact', [], true],
+    ['verify', [], false],
+    ['export', ['--collection', 'items'], false],
+    ['import', ['--collection', 'items'], true],
   ];
   for (const [tool, extra, offersCreate] of tools) {
     it(`${tool} on a data directory that does not exist exits 1 and creates nothing`, () => {
       const missing = path.join(dir, 'dta');
       const r = runCli([tool, '--data-dir', missing, ...extra], { input: '{"n":1}\n' });
       expect(r.code).to.equal(1);
-      expect(r.stderr).to.equal(`eddydb: no EddyDB data directory at ${missing}${offersCreate ? '; pass --create to make one' : ''}\n`);
+      expect(r.stderr).to.equal(
+        `eddydb: no EddyDB data directory at ${missing}${offersCreate ? '; pass --create to make one' : ''}\n`,
+      );
       expect(existsSync(missing)).to.equal(false);
     });
   }
@@ -57,8 +64,13 @@ describe('offline tools on a wrong path or input (issue 9)', function () {
     expect(ok.code).to.equal(0);
     expect(ok.stdout).to.match(/ok {2}snapshot-\d+\.snap {2}5 records in 1 collection/);
     expect(ok.stdout).to.match(/log-\d+\.seg {2}3 batches, 3 record writes/);
-    expect(ok.stdout).to.include('records it would load, per collection:\n  items   5\n  people  3\n  total: 8 records in 2 collections');
-    const segment = readdirSync(dir).filter((f) => f.endsWith('.seg')).sort().at(-1)!;
+    expect(ok.stdout).to.include(
+      'records it would load, per collection:\n  items   5\n  people  3\n  total: 8 records in 2 collections',
+    );
+    const segment = readdirSync(dir)
+      .filter((f) => f.endsWith('.seg'))
+      .sort()
+      .at(-1)!;
     rmSync(path.join(dir, segment));
     mkdirSync(path.join(dir, segment));
     writeFileSync(path.join(dir, snapshotsOf(dir).at(-1)!), 'not a snapshot');
@@ -82,7 +94,9 @@ describe('offline tools on a wrong path or input (issue 9)', function () {
     await seed(dir);
     const r = runCli(['import', '--data-dir', dir, '--collection', 'orders'], { input: '{"n":1}\n' });
     expect(r.code).to.equal(1);
-    expect(r.stderr).to.equal(`eddydb: collection 'orders' does not exist in ${dir} (it has items, people); pass --create to make it\n`);
+    expect(r.stderr).to.equal(
+      `eddydb: collection 'orders' does not exist in ${dir} (it has items, people); pass --create to make it\n`,
+    );
   });
 
   it('import of a JSON array says so once and imports nothing; --format json reads it', async () => {
@@ -90,15 +104,21 @@ describe('offline tools on a wrong path or input (issue 9)', function () {
     const array = JSON.stringify([{ n: 10 }, { n: 11 }, { n: 12 }], null, 2);
     const r = runCli(['import', '--data-dir', dir, '--collection', 'items'], { input: array });
     expect(r.code).to.equal(1);
-    expect(r.stderr).to.equal('eddydb: input is a JSON array; import expects NDJSON (one record per line); use --format json to read an array\n');
+    expect(r.stderr).to.equal(
+      'eddydb: input is a JSON array; import expects NDJSON (one record per line); use --format json to read an array\n',
+    );
     const json = runCli(['import', '--data-dir', dir, '--collection', 'items', '--format', 'json'], { input: array });
     expect(json.code).to.equal(0);
     expect(json.stderr).to.include("imported 3 records into 'items', 0 failed");
     const db = await Database.open({ dataDir: dir });
     expect(await db.records.count('items')).to.equal(8);
     await db.close();
-    const ndjson = runCli(['import', '--data-dir', dir, '--collection', 'items', '--format', 'json'], { input: '{"n":1}\n{"n":2}\n' });
+    const ndjson = runCli(['import', '--data-dir', dir, '--collection', 'items', '--format', 'json'], {
+      input: '{"n":1}\n{"n":2}\n',
+    });
     expect(ndjson.code).to.equal(1);
-    expect(ndjson.stderr).to.match(/^eddydb: input is not valid JSON \(.*\); for NDJSON \(one record per line\) leave out --format json\n$/);
+    expect(ndjson.stderr).to.match(
+      /^eddydb: input is not valid JSON \(.*\); for NDJSON \(one record per line\) leave out --format json\n$/,
+    );
   });
 });

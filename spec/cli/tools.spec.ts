@@ -7,20 +7,30 @@ import { spawnCli } from '../helpers/run-cli.js';
 import { tempDir, removeDir } from '../helpers/temp-dir.js';
 
 function eddydb(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.resolve('lib/cli/main.ts'), ...args], { input, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.resolve('lib/cli/main.ts'), ...args], {
+    input,
+    encoding: 'utf8',
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 describe('cli tools (eddydb snapshot, compact, verify, export, import)', function () {
   this.timeout(60_000);
   let dir: string;
-  beforeEach(() => { dir = tempDir('eddydb-cli-'); });
+  beforeEach(() => {
+    dir = tempDir('eddydb-cli-');
+  });
   afterEach(() => removeDir(dir));
 
   it('imports NDJSON, reports bad lines, and exports typed records that import again identically', async () => {
     const lines = [
       JSON.stringify({ id: 'a', name: 'Ann', when: '2026-01-01T00:00:00Z', price: { type: 'Decimal', value: '1.50' } }),
-      '{"n":9223372036854775807,' + JSON.stringify({ id: 'b', bin: { type: 'Binary', value: 'AAEC' }, tags: { type: 'Set', value: ['x', 'x', 'y'] } }).slice(1),
+      '{"n":9223372036854775807,' +
+        JSON.stringify({
+          id: 'b',
+          bin: { type: 'Binary', value: 'AAEC' },
+          tags: { type: 'Set', value: ['x', 'x', 'y'] },
+        }).slice(1),
       'not json',
     ].join('\n');
     const imp = eddydb(['import', '--data-dir', dir, '--collection', 'people', '--create'], lines);
@@ -29,7 +39,10 @@ describe('cli tools (eddydb snapshot, compact, verify, export, import)', functio
     expect(imp.stderr).to.include('imported 2 records');
     const exp = eddydb(['export', '--data-dir', dir, '--collection', 'people']);
     expect(exp.code).to.equal(0);
-    const rows = exp.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = exp.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows).to.have.length(2);
     expect(rows[0].price).to.deep.equal({ type: 'Decimal', value: '1.50' });
     expect(rows[1].bin).to.deep.equal({ type: 'Binary', value: [0, 1, 2] });
@@ -37,7 +50,9 @@ describe('cli tools (eddydb snapshot, compact, verify, export, import)', functio
     expect(exp.stdout).to.include('"n":{"type":"Integer","value":9223372036854775807}');
     const second = tempDir('eddydb-cli2-');
     try {
-      expect(eddydb(['import', '--data-dir', second, '--collection', 'people', '--create'], exp.stdout).code).to.equal(0);
+      expect(eddydb(['import', '--data-dir', second, '--collection', 'people', '--create'], exp.stdout).code).to.equal(
+        0,
+      );
       expect(eddydb(['export', '--data-dir', second, '--collection', 'people']).stdout).to.equal(exp.stdout);
     } finally {
       removeDir(second);
@@ -51,7 +66,10 @@ describe('cli tools (eddydb snapshot, compact, verify, export, import)', functio
     const ok = eddydb(['verify', '--data-dir', dir]);
     expect(ok.code).to.equal(0);
     expect(ok.stdout).to.include('0 with problems');
-    const seg = readdirSync(dir).filter((f) => f.endsWith('.seg')).sort().at(-1)!;
+    const seg = readdirSync(dir)
+      .filter((f) => f.endsWith('.seg'))
+      .sort()
+      .at(-1)!;
     const buf = readFileSync(path.join(dir, seg));
     buf[100]! ^= 0xff;
     writeFileSync(path.join(dir, seg), buf);
@@ -78,13 +96,23 @@ describe('cli tools (eddydb snapshot, compact, verify, export, import)', functio
   it('refuses to touch a data directory a live process holds, after waiting --lock-wait for it', async () => {
     const db = await Database.open({ dataDir: dir });
     try {
-      const tools = [['snapshot'], ['compact'], ['verify'], ['export', '--collection', 'c'], ['import', '--collection', 'c', '--create']];
+      const tools = [
+        ['snapshot'],
+        ['compact'],
+        ['verify'],
+        ['export', '--collection', 'c'],
+        ['import', '--collection', 'c', '--create'],
+      ];
       const runs = tools.map((tool) => spawnCli([...tool, '--data-dir', dir, '--lock-wait', '1']));
       for (const [i, run] of runs.entries()) {
         const tool = tools[i]![0];
         expect((await run.exited).code, tool).to.equal(1);
-        expect(run.output(), tool).to.include(`data directory ${dir} is locked by process ${process.pid}; waiting up to 1 s`);
-        expect(run.output(), tool).to.include(`Data directory ${dir} is in use by process ${process.pid} (still held after waiting 1 s)`);
+        expect(run.output(), tool).to.include(
+          `data directory ${dir} is locked by process ${process.pid}; waiting up to 1 s`,
+        );
+        expect(run.output(), tool).to.include(
+          `Data directory ${dir} is in use by process ${process.pid} (still held after waiting 1 s)`,
+        );
       }
     } finally {
       await db.close();

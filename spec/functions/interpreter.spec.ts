@@ -38,7 +38,10 @@ describe('functions: interpreter', () => {
     expect(result.records).to.have.length(1);
     expect(result.records[0]).to.include({ name: 'Ann', age: 30, note: 'hi Ann' });
     expect(result.stats.stages_executed).to.equal(2);
-    expect(result.stats.stage_stats.map((s) => [s.stage, s.input_count, s.output_count])).to.deep.equal([['Insert', 0, 1], ['FindAll', 1, 1]]);
+    expect(result.stats.stage_stats.map((s) => [s.stage, s.input_count, s.output_count])).to.deep.equal([
+      ['Insert', 0, 1],
+      ['FindAll', 1, 1],
+    ]);
   });
 
   it('rejects missing required and unknown parameters', async () => {
@@ -49,10 +52,13 @@ describe('functions: interpreter', () => {
 
   it('keeps typed wrappers of a Parameter reference', async () => {
     const fn = define({
-      label: 'typed', parameters: { doc: { required: true } },
+      label: 'typed',
+      parameters: { doc: { required: true } },
       functions: [{ type: 'Insert', collection: 'c', record: { type: 'Parameter', name: 'doc' } }],
     });
-    const result = await callStoredFunction(env(), fn, { doc: { when: { type: 'DateTime', value: '2026-01-02T03:04:05Z' } } });
+    const result = await callStoredFunction(env(), fn, {
+      doc: { when: { type: 'DateTime', value: '2026-01-02T03:04:05Z' } },
+    });
     expect(result.records[0]!.when!.constructor.name).to.equal('Tagged');
   });
 
@@ -70,7 +76,13 @@ describe('functions: interpreter', () => {
   });
 
   it('turns a failing step into StepFailed with its index and type', async () => {
-    const fn = define({ label: 'bad', functions: [{ type: 'FindAll', collection: 'c' }, { type: 'Insert', collection: 'c', record: { x: '{{nope}}' } }] });
+    const fn = define({
+      label: 'bad',
+      functions: [
+        { type: 'FindAll', collection: 'c' },
+        { type: 'Insert', collection: 'c', record: { x: '{{nope}}' } },
+      ],
+    });
     try {
       await callStoredFunction(env(), fn, {});
       expect.fail('expected a failure');
@@ -82,17 +94,29 @@ describe('functions: interpreter', () => {
 
   it('commits a transactional function on success and discards everything on failure', async () => {
     const ok = define({
-      label: 'tx-ok', transaction_config: { enabled: true, auto_rollback: true },
-      functions: [{ type: 'Insert', collection: 't', record: { n: 1 } }, { type: 'Insert', collection: 't', record: { n: 2 } }],
+      label: 'tx-ok',
+      transaction_config: { enabled: true, auto_rollback: true },
+      functions: [
+        { type: 'Insert', collection: 't', record: { n: 1 } },
+        { type: 'Insert', collection: 't', record: { n: 2 } },
+      ],
     });
     await callStoredFunction(env(), ok, {});
-    expect(await db.session(undefined).find('t', { sort: [], skip: 0, bypassCache: false, bypassRipple: false })).to.have.length(2);
+    expect(
+      await db.session(undefined).find('t', { sort: [], skip: 0, bypassCache: false, bypassRipple: false }),
+    ).to.have.length(2);
     const bad = define({
-      label: 'tx-bad', transaction_config: { enabled: true, auto_rollback: true },
-      functions: [{ type: 'Insert', collection: 't', record: { n: 3 } }, { type: 'Insert', collection: 't', record: { n: '{{missing}}' } }],
+      label: 'tx-bad',
+      transaction_config: { enabled: true, auto_rollback: true },
+      functions: [
+        { type: 'Insert', collection: 't', record: { n: 3 } },
+        { type: 'Insert', collection: 't', record: { n: '{{missing}}' } },
+      ],
     });
     await expectRejected(callStoredFunction(env(), bad, {}), /has no value/);
-    expect(await db.session(undefined).find('t', { sort: [], skip: 0, bypassCache: false, bypassRipple: false })).to.have.length(2);
+    expect(
+      await db.session(undefined).find('t', { sort: [], skip: 0, bypassCache: false, bypassRipple: false }),
+    ).to.have.length(2);
     expect(db.transactions.list()).to.deep.equal([]);
   });
 });

@@ -1,8 +1,19 @@
 import { expect } from 'chai';
 import { InvalidInput } from '../../lib/errors.js';
-import { compilePathPattern, matchRoute, mergeRouteParams, parseHttpMethod, type HttpMethod, type RouteCandidate } from '../../lib/functions/index.js';
+import {
+  compilePathPattern,
+  matchRoute,
+  mergeRouteParams,
+  parseHttpMethod,
+  type HttpMethod,
+  type RouteCandidate,
+} from '../../lib/functions/index.js';
 
-const route = (method: HttpMethod, path: string, value = `${method} ${path}`): RouteCandidate<string> => ({ method, pattern: compilePathPattern(path), value });
+const route = (method: HttpMethod, path: string, value = `${method} ${path}`): RouteCandidate<string> => ({
+  method,
+  pattern: compilePathPattern(path),
+  value,
+});
 
 function saveError(httpPath: unknown): string {
   try {
@@ -18,7 +29,12 @@ describe('functions/routing/path-routes', () => {
   describe('compilePathPattern', () => {
     it('splits literals and :name parameters and counts placeholders', () => {
       const p = compilePathPattern('/users/:id/posts/:post_id');
-      expect(p.segments).to.deep.equal([{ literal: 'users' }, { param: 'id' }, { literal: 'posts' }, { param: 'post_id' }]);
+      expect(p.segments).to.deep.equal([
+        { literal: 'users' },
+        { param: 'id' },
+        { literal: 'posts' },
+        { param: 'post_id' },
+      ]);
       expect(p.placeholders).to.equal(2);
       expect(p.shape).to.equal('/users/:/posts/:');
       expect(p.source).to.equal('/users/:id/posts/:post_id');
@@ -33,7 +49,9 @@ describe('functions/routing/path-routes', () => {
     });
     it('refuses paths that do not start with a slash, empty segments, queries and white space', () => {
       expect(saveError('users/:id')).to.match(/^http_path: expected a path starting with '\/'/);
-      expect(saveError(42)).to.equal("http_path: expected a path starting with '/', such as '/users/:id', got a number");
+      expect(saveError(42)).to.equal(
+        "http_path: expected a path starting with '/', such as '/users/:id', got a number",
+      );
       expect(saveError('/users//x')).to.equal('http_path: empty path segment (two slashes in a row)');
       expect(saveError('/users?x=1')).to.match(/^http_path: a path may not hold a query/);
       expect(saveError('/a b')).to.match(/^http_path: a path may not hold/);
@@ -43,7 +61,8 @@ describe('functions/routing/path-routes', () => {
       expect(saveError('/users/:1st')).to.match(/^http_path: bad parameter ':1st'/);
       expect(saveError('/users/:a-b')).to.match(/^http_path: bad parameter/);
       expect(saveError('/a/:id/b/:id')).to.equal("http_path: parameter ':id' appears twice");
-      for (const name of ['__proto__', 'constructor', 'prototype']) expect(saveError(`/x/:${name}`)).to.match(/^http_path: Forbidden field name/);
+      for (const name of ['__proto__', 'constructor', 'prototype'])
+        expect(saveError(`/x/:${name}`)).to.match(/^http_path: Forbidden field name/);
     });
     it('refuses malformed percent-encoding in a literal and bounds the length', () => {
       expect(saveError('/a%zz')).to.match(/^http_path: Malformed percent-encoding/);
@@ -58,18 +77,29 @@ describe('functions/routing/path-routes', () => {
       expect(parseHttpMethod('DELETE')).to.equal('DELETE');
     });
     it('refuses anything else, naming the member', () => {
-      expect(() => parseHttpMethod('HEAD', 'http_method')).to.throw(InvalidInput, "http_method: expected one of GET, POST, PUT, PATCH, DELETE, got 'HEAD'");
+      expect(() => parseHttpMethod('HEAD', 'http_method')).to.throw(
+        InvalidInput,
+        "http_method: expected one of GET, POST, PUT, PATCH, DELETE, got 'HEAD'",
+      );
       expect(() => parseHttpMethod(undefined)).to.throw(InvalidInput, /^http_method: .* got nothing$/);
     });
   });
 
   describe('matchRoute', () => {
-    const routes = [route('GET', '/users/:id'), route('GET', '/users/me'), route('POST', '/users/:id'), route('GET', '/users/:id/posts/:post')];
+    const routes = [
+      route('GET', '/users/:id'),
+      route('GET', '/users/me'),
+      route('POST', '/users/:id'),
+      route('GET', '/users/:id/posts/:post'),
+    ];
 
     it('matches method, segment count and literals, and extracts parameters', () => {
       expect(matchRoute(routes, 'GET', '/users/42')).to.deep.equal({ value: 'GET /users/:id', params: { id: '42' } });
       expect(matchRoute(routes, 'POST', '/users/42')).to.deep.equal({ value: 'POST /users/:id', params: { id: '42' } });
-      expect(matchRoute(routes, 'GET', '/users/7/posts/9')).to.deep.equal({ value: 'GET /users/:id/posts/:post', params: { id: '7', post: '9' } });
+      expect(matchRoute(routes, 'GET', '/users/7/posts/9')).to.deep.equal({
+        value: 'GET /users/:id/posts/:post',
+        params: { id: '7', post: '9' },
+      });
     });
     it('finds nothing for another method, another segment count or another literal', () => {
       expect(matchRoute(routes, 'PUT', '/users/42')).to.equal(undefined);
@@ -92,13 +122,19 @@ describe('functions/routing/path-routes', () => {
       expect(matchRoute(identical, 'GET', '/u/1')!.value).to.equal('one');
     });
     it('percent-decodes segments after splitting', () => {
-      expect(matchRoute(routes, 'GET', '/users/a%2Fb')).to.deep.equal({ value: 'GET /users/:id', params: { id: 'a/b' } });
+      expect(matchRoute(routes, 'GET', '/users/a%2Fb')).to.deep.equal({
+        value: 'GET /users/:id',
+        params: { id: 'a/b' },
+      });
       expect(matchRoute(routes, 'GET', '/users/J%C3%BCrgen')!.params).to.deep.equal({ id: 'Jürgen' });
       expect(matchRoute(routes, 'GET', '/%75sers/me')!.value).to.equal('GET /users/me');
       expect(matchRoute([route('GET', '/caf%C3%A9')], 'GET', '/café')!.value).to.equal('GET /caf%C3%A9');
     });
     it('ignores the query string and one trailing slash, and takes a method in any case', () => {
-      expect(matchRoute(routes, 'get', '/users/42/?x=1')).to.deep.equal({ value: 'GET /users/:id', params: { id: '42' } });
+      expect(matchRoute(routes, 'get', '/users/42/?x=1')).to.deep.equal({
+        value: 'GET /users/:id',
+        params: { id: '42' },
+      });
       expect(matchRoute([route('GET', '/')], 'GET', '')!.value).to.equal('GET /');
     });
     it('does not match paths with empty segments', () => {
@@ -117,7 +153,11 @@ describe('functions/routing/path-routes', () => {
 
   describe('mergeRouteParams', () => {
     it('lets body parameters override path parameters', () => {
-      expect(mergeRouteParams({ id: '42', mode: 'path' }, { mode: 'body', n: 1 })).to.deep.equal({ id: '42', mode: 'body', n: 1 });
+      expect(mergeRouteParams({ id: '42', mode: 'path' }, { mode: 'body', n: 1 })).to.deep.equal({
+        id: '42',
+        mode: 'body',
+        n: 1,
+      });
     });
     it('takes an absent body as no parameters', () => {
       expect(mergeRouteParams({ id: '1' }, undefined)).to.deep.equal({ id: '1' });
@@ -126,8 +166,14 @@ describe('functions/routing/path-routes', () => {
     it('refuses a body that is not an object, and prototype-polluting members', () => {
       expect(() => mergeRouteParams({}, [1])).to.throw(InvalidInput, /JSON object of parameters, got an array/);
       expect(() => mergeRouteParams({}, 'x')).to.throw(InvalidInput, /got a string/);
-      expect(() => mergeRouteParams({}, JSON.parse('{"__proto__": {"polluted": true}}'))).to.throw(InvalidInput, /Forbidden field name '__proto__'/);
-      expect(() => mergeRouteParams({}, { constructor: 1 })).to.throw(InvalidInput, /Forbidden field name 'constructor'/);
+      expect(() => mergeRouteParams({}, JSON.parse('{"__proto__": {"polluted": true}}'))).to.throw(
+        InvalidInput,
+        /Forbidden field name '__proto__'/,
+      );
+      expect(() => mergeRouteParams({}, { constructor: 1 })).to.throw(
+        InvalidInput,
+        /Forbidden field name 'constructor'/,
+      );
       expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
     });
   });

@@ -35,7 +35,11 @@ const SOURCE = path.join(ROOT, 'lib', 'http', 'wire', 'msgpack-json.cc');
 const OUT_DIR = path.join(ROOT, 'build', 'fuzz');
 const ADDON = path.join(OUT_DIR, 'eddydb_codec_sanitized.node');
 
-interface Options { iterations: number; seed: number; worker: string | undefined }
+interface Options {
+  iterations: number;
+  seed: number;
+  worker: string | undefined;
+}
 
 function parseArgs(argv: readonly string[]): Options {
   const opts: Options = { iterations: 500_000, seed: 1, worker: undefined };
@@ -71,14 +75,28 @@ function nodeHeaders(): string {
 function sanitizerRuntime(): string {
   const printed = spawnSync('g++', ['-print-file-name=libasan.so'], { encoding: 'utf8' });
   const file = printed.stdout?.trim() ?? '';
-  if (printed.status !== 0 || !path.isAbsolute(file) || !existsSync(file)) fail('g++ with AddressSanitizer (libasan) is needed');
+  if (printed.status !== 0 || !path.isAbsolute(file) || !existsSync(file))
+    fail('g++ with AddressSanitizer (libasan) is needed');
   return file;
 }
 
 function buildSanitized(): void {
   mkdirSync(OUT_DIR, { recursive: true });
-  const flags = ['-std=c++17', '-O1', '-g', '-fno-omit-frame-pointer', '-fsanitize=address,undefined', '-fno-sanitize-recover=all',
-    '-shared', '-fPIC', '-I', nodeHeaders(), SOURCE, '-o', ADDON];
+  const flags = [
+    '-std=c++17',
+    '-O1',
+    '-g',
+    '-fno-omit-frame-pointer',
+    '-fsanitize=address,undefined',
+    '-fno-sanitize-recover=all',
+    '-shared',
+    '-fPIC',
+    '-I',
+    nodeHeaders(),
+    SOURCE,
+    '-o',
+    ADDON,
+  ];
   const built = spawnSync('g++', flags, { encoding: 'utf8' });
   if (built.status !== 0) fail(`g++ ${flags.join(' ')} failed:\n${built.stderr}${built.stdout}`);
 }
@@ -89,19 +107,28 @@ function runParent(opts: Options): void {
   const runtime = sanitizerRuntime();
   buildSanitized();
   const buildSeconds = ((performance.now() - started) / 1000).toFixed(1);
-  process.stdout.write(`fuzz:codec: built ${path.relative(ROOT, ADDON)} with -fsanitize=address,undefined in ${buildSeconds} s\n`);
-  const worker = spawnSync(process.execPath, ['--import', 'tsx', HERE, '--worker', ADDON, '--iterations', String(opts.iterations), '--seed', String(opts.seed)], {
-    cwd: ROOT,
-    stdio: 'inherit',
-    env: {
-      ...process.env,
-      LD_PRELOAD: runtime,
-      // node and V8 keep memory until exit on purpose: leaks are not what is looked for here.
-      ASAN_OPTIONS: 'detect_leaks=0:halt_on_error=1:exitcode=86',
-      UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1:exitcode=87',
+  process.stdout.write(
+    `fuzz:codec: built ${path.relative(ROOT, ADDON)} with -fsanitize=address,undefined in ${buildSeconds} s\n`,
+  );
+  const worker = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', HERE, '--worker', ADDON, '--iterations', String(opts.iterations), '--seed', String(opts.seed)],
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        LD_PRELOAD: runtime,
+        // node and V8 keep memory until exit on purpose: leaks are not what is looked for here.
+        ASAN_OPTIONS: 'detect_leaks=0:halt_on_error=1:exitcode=86',
+        UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1:exitcode=87',
+      },
     },
-  });
-  if (worker.status !== 0) fail(`the worker ${worker.signal ? `was killed by ${worker.signal}` : `exited with ${worker.status}`} (86: AddressSanitizer, 87: UndefinedBehaviorSanitizer, 1: a disagreement; see above)`);
+  );
+  if (worker.status !== 0)
+    fail(
+      `the worker ${worker.signal ? `was killed by ${worker.signal}` : `exited with ${worker.status}`} (86: AddressSanitizer, 87: UndefinedBehaviorSanitizer, 1: a disagreement; see above)`,
+    );
 }
 
 /** Checks the edge bodies, then `iterations` seeded bodies, with the sanitized addon. */
@@ -129,8 +156,10 @@ function runWorker(addonFile: string, opts: Options): void {
     }
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  process.stdout.write(`fuzz:codec: ${opts.iterations} bodies of seed ${opts.seed} and ${edges.length} edge bodies agree with msgpackr `
-    + `(${counts.rewritten} rewritten, ${counts.declined} declined) in ${seconds} s, with no sanitizer report\n`);
+  process.stdout.write(
+    `fuzz:codec: ${opts.iterations} bodies of seed ${opts.seed} and ${edges.length} edge bodies agree with msgpackr ` +
+      `(${counts.rewritten} rewritten, ${counts.declined} declined) in ${seconds} s, with no sanitizer report\n`,
+  );
 }
 
 const opts = parseArgs(process.argv.slice(2));

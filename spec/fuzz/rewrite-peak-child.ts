@@ -13,7 +13,9 @@ const MIB = 1024 * 1024;
 const length = 32 * MIB;
 
 function statusKiB(field: 'VmHWM' | 'VmRSS'): number {
-  const line = readFileSync('/proc/self/status', 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  const line = readFileSync('/proc/self/status', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`));
   return Number(/(\d+)/.exec(line ?? '')?.[1]);
 }
 
@@ -24,4 +26,6 @@ writeFileSync('/proc/self/clear_refs', '5');
 const before = statusKiB('VmRSS');
 const text = msgpackAsJson(body);
 const peak = statusKiB('VmHWM');
-process.stdout.write(JSON.stringify({ declined: text === undefined, bodyMiB: length / MIB, peakGrowthMiB: (peak - before) / 1024 }));
+process.stdout.write(
+  JSON.stringify({ declined: text === undefined, bodyMiB: length / MIB, peakGrowthMiB: (peak - before) / 1024 }),
+);

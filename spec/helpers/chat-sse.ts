@@ -26,37 +26,61 @@ export interface ChatSse {
 
 export function postChatSse(url: string, token: string, body: unknown): ChatSse {
   const out: ChatSse = {
-    status: 0, headers: {}, data: [], comments: [], text: '', ended: Promise.resolve(), opened: Promise.resolve(), close: () => undefined,
+    status: 0,
+    headers: {},
+    data: [],
+    comments: [],
+    text: '',
+    ended: Promise.resolve(),
+    opened: Promise.resolve(),
+    close: () => undefined,
   };
   let opened!: () => void;
-  out.opened = new Promise((r) => { opened = r; });
+  out.opened = new Promise((r) => {
+    opened = r;
+  });
   out.ended = new Promise((resolve) => {
     const payload = JSON.stringify(body);
-    const req = http.request(url, {
-      method: 'POST',
-      headers: { accept: 'text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(payload) },
-    }, (res) => {
-      out.status = res.statusCode ?? 0;
-      out.headers = res.headers;
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          accept: 'text/event-stream',
+          'content-type': 'application/json',
+          authorization: `Bearer ${token}`,
+          'content-length': Buffer.byteLength(payload),
+        },
+      },
+      (res) => {
+        out.status = res.statusCode ?? 0;
+        out.headers = res.headers;
+        opened();
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          if (out.status >= 300) {
+            out.text += chunk;
+            return;
+          }
+          buf += chunk;
+          let i;
+          while ((i = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, i).trim();
+            buf = buf.slice(i + 1);
+            if (line.startsWith('data:')) out.data.push(JSON.parse(line.slice(5).trim()));
+            else if (line.startsWith(':')) out.comments.push(line);
+          }
+        });
+        res.on('end', resolve);
+        res.on('error', () => resolve());
+        res.on('close', resolve);
+      },
+    );
+    req.on('error', () => {
       opened();
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        if (out.status >= 300) { out.text += chunk; return; }
-        buf += chunk;
-        let i;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, i).trim();
-          buf = buf.slice(i + 1);
-          if (line.startsWith('data:')) out.data.push(JSON.parse(line.slice(5).trim()));
-          else if (line.startsWith(':')) out.comments.push(line);
-        }
-      });
-      res.on('end', resolve);
-      res.on('error', () => resolve());
-      res.on('close', resolve);
+      resolve();
     });
-    req.on('error', () => { opened(); resolve(); });
     req.end(payload);
     out.close = () => req.destroy();
   });

@@ -7,7 +7,12 @@ import { readdirSync, readFileSync, truncateSync, statSync, writeFileSync, cpSyn
 import path from 'node:path';
 import { decodePayload } from '../../lib/engine/storage/codec.js';
 
-export interface FrameInfo { offset: number; size: number; k?: string; seq?: number }
+export interface FrameInfo {
+  offset: number;
+  size: number;
+  k?: string;
+  seq?: number;
+}
 
 const HEADER = 12;
 
@@ -35,9 +40,18 @@ export function cutTail(file: string, bytes: number): void {
   truncateSync(file, statSync(file).size - bytes);
 }
 
-export const segmentsOf = (dir: string) => readdirSync(dir).filter((f) => /^log-\d{16}\.seg$/.test(f)).sort();
-export const snapshotsOf = (dir: string) => readdirSync(dir).filter((f) => /^snapshot-\d{16}\.snap$/.test(f)).sort();
-export const damagedDirsOf = (dir: string) => readdirSync(dir).filter((f) => f.startsWith('damaged-')).sort();
+export const segmentsOf = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => /^log-\d{16}\.seg$/.test(f))
+    .sort();
+export const snapshotsOf = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => /^snapshot-\d{16}\.snap$/.test(f))
+    .sort();
+export const damagedDirsOf = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.startsWith('damaged-'))
+    .sort();
 
 /** A copy of a prepared data directory (without its lock), so each case damages its own. */
 export function copyDir(from: string, to: string): void {

@@ -17,9 +17,14 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 export type Behaviour =
-  | 'ok' | number | 'garbage' | 'insufficient_quota' | 'hang' | 'broken_stream' | 'truncated_stream' | 'stall_stream';
+  'ok' | number | 'garbage' | 'insufficient_quota' | 'hang' | 'broken_stream' | 'truncated_stream' | 'stall_stream';
 
-export interface RecordedRequest { method: string; path: string; headers: http.IncomingHttpHeaders; body: any }
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
 
 export interface FakeVendor {
   /** The base URL adapters are given. */
@@ -55,23 +60,40 @@ export type VendorHandler = (call: VendorCall) => void | Promise<void>;
 /** The vendor's error body for a status (`errorBody`), as it would send it. */
 export type ErrorBodyOf = (status: number, behaviour: Behaviour) => unknown;
 
-export async function startFakeVendor(prefix: string, handler: VendorHandler, errorBody: ErrorBodyOf): Promise<FakeVendor> {
+export async function startFakeVendor(
+  prefix: string,
+  handler: VendorHandler,
+  errorBody: ErrorBodyOf,
+): Promise<FakeVendor> {
   const sockets = new Set<Socket>();
   let waiters: Array<{ n: number; resolve: () => void }> = [];
   const fake: FakeVendor = {
-    url: '', requests: [], behaviour: 'ok', reply: 'Hello from the fake provider', toolCall: undefined, tokenDelayMs: 0, aborted: 0,
-    waitAborted: (n = 1) => new Promise((resolve) => {
-      if (fake.aborted >= n) resolve();
-      else waiters.push({ n, resolve });
-    }),
+    url: '',
+    requests: [],
+    behaviour: 'ok',
+    reply: 'Hello from the fake provider',
+    toolCall: undefined,
+    tokenDelayMs: 0,
+    aborted: 0,
+    waitAborted: (n = 1) =>
+      new Promise((resolve) => {
+        if (fake.aborted >= n) resolve();
+        else waiters.push({ n, resolve });
+      }),
     close: async () => undefined,
   };
   const server = http.createServer((req, res) => {
     let raw = '';
-    req.on('data', (c) => { raw += c; });
+    req.on('data', (c) => {
+      raw += c;
+    });
     req.on('end', () => {
       let body: any = {};
-      try { body = raw ? JSON.parse(raw) : {}; } catch { body = raw; }
+      try {
+        body = raw ? JSON.parse(raw) : {};
+      } catch {
+        body = raw;
+      }
       const path = req.url ?? '';
       fake.requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body });
       res.on('close', () => {
@@ -80,7 +102,11 @@ export async function startFakeVendor(prefix: string, handler: VendorHandler, er
         waiters = waiters.filter((w) => (fake.aborted >= w.n ? (w.resolve(), false) : true));
       });
       const call: VendorCall = {
-        req, res, path: path.startsWith(prefix) ? path.slice(prefix.length) : path, body, fake,
+        req,
+        res,
+        path: path.startsWith(prefix) ? path.slice(prefix.length) : path,
+        body,
+        fake,
         json: (status, b, headers = {}) => {
           res.writeHead(status, { 'content-type': 'application/json', ...headers });
           res.end(JSON.stringify(b));
@@ -89,25 +115,44 @@ export async function startFakeVendor(prefix: string, handler: VendorHandler, er
       };
       const b = fake.behaviour;
       if (b === 'hang') return;
-      if (b === 'garbage') { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"nope":'); return; }
-      if (b === 'insufficient_quota') { call.json(429, errorBody(429, b)); return; }
-      if (typeof b === 'number') { call.json(b, errorBody(b, b), b === 429 ? { 'retry-after': '7' } : {}); return; }
+      if (b === 'garbage') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"nope":');
+        return;
+      }
+      if (b === 'insufficient_quota') {
+        call.json(429, errorBody(429, b));
+        return;
+      }
+      if (typeof b === 'number') {
+        call.json(b, errorBody(b, b), b === 429 ? { 'retry-after': '7' } : {});
+        return;
+      }
       void Promise.resolve(handler(call)).catch(() => res.destroy());
     });
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${prefix}`;
-  fake.close = () => new Promise((r) => {
-    for (const s of sockets) s.destroy();
-    server.close(() => r());
-  });
+  fake.close = () =>
+    new Promise((r) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => r());
+    });
   return fake;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function writeStream(res: http.ServerResponse, fake: FakeVendor, frames: string[], last: string[]): Promise<void> {
+async function writeStream(
+  res: http.ServerResponse,
+  fake: FakeVendor,
+  frames: string[],
+  last: string[],
+): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const b = fake.behaviour;
   const cut = b === 'broken_stream' || b === 'truncated_stream' || b === 'stall_stream';
@@ -118,7 +163,11 @@ async function writeStream(res: http.ServerResponse, fake: FakeVendor, frames: s
     if (fake.tokenDelayMs) await sleep(fake.tokenDelayMs);
   }
   // Cut once the head and first chunks are out (destroying at once could drop them unsent).
-  if (b === 'broken_stream') { await sleep(50); res.socket?.destroy(); return; }
+  if (b === 'broken_stream') {
+    await sleep(50);
+    res.socket?.destroy();
+    return;
+  }
   if (b === 'stall_stream') return;
   res.end();
 }

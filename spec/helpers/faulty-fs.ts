@@ -20,7 +20,11 @@ import type { StorageFile } from '../../lib/engine/storage/fs.js';
 
 export function fsError(code: 'ENOSPC' | 'EIO', syscall: string): NodeJS.ErrnoException {
   const text = code === 'ENOSPC' ? 'no space left on device' : 'i/o error';
-  return Object.assign(new Error(`${code}: ${text}, ${syscall}`), { code, syscall, errno: code === 'ENOSPC' ? -28 : -5 });
+  return Object.assign(new Error(`${code}: ${text}, ${syscall}`), {
+    code,
+    syscall,
+    errno: code === 'ENOSPC' ? -28 : -5,
+  });
 }
 
 export class FaultyFs implements StorageFs {
@@ -40,12 +44,24 @@ export class FaultyFs implements StorageFs {
   /** Holds every fsync from now on until the returned function is called. */
   holdSyncs(): () => void {
     let release!: () => void;
-    this.syncGate = new Promise((r) => { release = r; });
-    return () => { this.syncGate = undefined; release(); };
+    this.syncGate = new Promise((r) => {
+      release = r;
+    });
+    return () => {
+      this.syncGate = undefined;
+      release();
+    };
   }
 
-  fill(): void { this.spaceLeft = 0; }
-  free(): void { this.spaceLeft = undefined; this.failWrites = false; this.failSyncs = false; this.failTruncates = false; }
+  fill(): void {
+    this.spaceLeft = 0;
+  }
+  free(): void {
+    this.spaceLeft = undefined;
+    this.failWrites = false;
+    this.failSyncs = false;
+    this.failTruncates = false;
+  }
 
   /** How many of `wanted` bytes fit; throws ENOSPC when none do (or writes are failing). */
   private claim(wanted: number, syscall: string): number {

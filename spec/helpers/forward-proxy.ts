@@ -22,7 +22,8 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
   const seen: string[] = [];
   const hosts = new Map<string, number>();
   const sockets = new Set<net.Socket>();
-  const target = (host: string, port: number) => (hosts.has(host) ? { host: '127.0.0.1', port: hosts.get(host)! } : { host, port });
+  const target = (host: string, port: number) =>
+    hosts.has(host) ? { host: '127.0.0.1', port: hosts.get(host)! } : { host, port };
 
   const server = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
@@ -40,7 +41,10 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
     });
-    upstream.on('error', () => { if (!res.headersSent) res.writeHead(502); res.end(); });
+    upstream.on('error', () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
     req.pipe(upstream);
   });
   server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
@@ -57,14 +61,20 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
     upstream.on('error', () => client.destroy());
     client.on('error', () => upstream.destroy());
   });
-  server.on('connection', (s: net.Socket) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s: net.Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as net.AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`, seen, hosts,
-    close: () => new Promise<void>((r) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => r());
-    }),
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    hosts,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }

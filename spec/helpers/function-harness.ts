@@ -6,7 +6,14 @@
  */
 import { Database, type Clock, type Fields, type Query } from '../../lib/engine/index.js';
 import {
-  callStoredFunction, compileDefinition, type BcryptRunner, type CallBounds, type CallResult, type CompiledFunction, type FunctionAi, type FunctionEnv,
+  callStoredFunction,
+  compileDefinition,
+  type BcryptRunner,
+  type CallBounds,
+  type CallResult,
+  type CompiledFunction,
+  type FunctionAi,
+  type FunctionEnv,
 } from '../../lib/functions/index.js';
 import { removeDir, tempDir } from './temp-dir.js';
 
@@ -22,7 +29,10 @@ export class FunctionHarness {
   /** Where BcryptHash and BcryptVerify run (a BcryptWorkerPool the spec closes); default sliced on the event loop. */
   bcrypt: BcryptRunner | undefined;
 
-  private constructor(readonly db: Database, readonly dir: string) {}
+  private constructor(
+    readonly db: Database,
+    readonly dir: string,
+  ) {}
 
   /** `clock`: the engine's time source (a ManualClock for TTLs and windows). */
   static async open(opts: { clock?: Clock } = {}): Promise<FunctionHarness> {
@@ -38,7 +48,10 @@ export class FunctionHarness {
   /** Compiles and registers a definition (`name` and `parameters` default). */
   define(def: Record<string, unknown>): CompiledFunction {
     const env = this.env;
-    const fn = compileDefinition({ name: String(def.label), parameters: {}, ...def }, env ? { envAllowed: (n) => env.allows(n) } : {});
+    const fn = compileDefinition(
+      { name: String(def.label), parameters: {}, ...def },
+      env ? { envAllowed: (n) => env.allows(n) } : {},
+    );
     this.functions.set(fn.label, fn);
     return fn;
   }
@@ -46,14 +59,26 @@ export class FunctionHarness {
   call(label: string, params: unknown = {}): Promise<CallResult> {
     const fn = this.functions.get(label);
     if (!fn) throw new Error(`no function '${label}' defined`);
-    return callStoredFunction({
-      engine: this.db, lookup: (l) => this.functions.get(l), ...(this.bounds ? { bounds: this.bounds } : {}), ...(this.env ? { env: this.env } : {}),
-      ...(this.ai ? { ai: this.ai } : {}), ...(this.bcrypt ? { bcrypt: this.bcrypt } : {}),
-    }, fn, params);
+    return callStoredFunction(
+      {
+        engine: this.db,
+        lookup: (l) => this.functions.get(l),
+        ...(this.bounds ? { bounds: this.bounds } : {}),
+        ...(this.env ? { env: this.env } : {}),
+        ...(this.ai ? { ai: this.ai } : {}),
+        ...(this.bcrypt ? { bcrypt: this.bcrypt } : {}),
+      },
+      fn,
+      params,
+    );
   }
 
   /** Defines a one-off function of `steps` and calls it. */
-  async run(steps: unknown[], params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<CallResult> {
+  async run(
+    steps: unknown[],
+    params: Record<string, unknown> = {},
+    extra: Record<string, unknown> = {},
+  ): Promise<CallResult> {
     const label = `run_${this.functions.size}`;
     const parameters = Object.fromEntries(Object.keys(params).map((k) => [k, { required: false }]));
     this.define({ label, parameters, functions: steps, ...extra });

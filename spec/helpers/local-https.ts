@@ -24,35 +24,69 @@ export async function startLocalHttps(): Promise<LocalHttps> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'eddydb-tls-'));
   const keyFile = path.join(dir, 'key.pem');
   const certFile = path.join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile,
-    '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ],
+    { stdio: 'ignore' },
+  );
   const sockets = new Set<net.Socket>();
   const local = {
-    url: '', port: 0, certFile, seen: [] as SeenRequest[],
-    handler: (_req: SeenRequest, res: ServerResponse) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); },
+    url: '',
+    port: 0,
+    certFile,
+    seen: [] as SeenRequest[],
+    handler: (_req: SeenRequest, res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    },
     close: async () => undefined,
   };
   const server = https.createServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (req, res) => {
     let body = '';
     req.setEncoding('utf8');
-    req.on('data', (c: string) => { body += c; });
+    req.on('data', (c: string) => {
+      body += c;
+    });
     req.on('end', () => {
       const seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
       local.seen.push(seen);
       local.handler(seen, res);
     });
   });
-  server.on('secureConnection', (s: net.Socket) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('secureConnection', (s: net.Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as net.AddressInfo;
   return Object.assign(local, {
-    url: `https://127.0.0.1:${port}`, port,
-    close: () => new Promise<void>((r) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => {
-        rmSync(dir, { recursive: true, force: true });
-        r();
-      });
-    }),
+    url: `https://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => {
+          rmSync(dir, { recursive: true, force: true });
+          r();
+        });
+      }),
   });
 }

@@ -9,9 +9,10 @@ import { Database, DirLock, nodeFs, type LockMechanism } from '../../lib/engine/
 
 const [dir, how, waitMs] = process.argv.slice(2) as [string, string, string];
 try {
-  const held = how === 'database'
-    ? await Database.open({ dataDir: dir, lockWaitMs: Number(waitMs) })
-    : await DirLock.acquire(nodeFs, dir, { mechanism: how as LockMechanism, waitMs: Number(waitMs) });
+  const held =
+    how === 'database'
+      ? await Database.open({ dataDir: dir, lockWaitMs: Number(waitMs) })
+      : await DirLock.acquire(nodeFs, dir, { mechanism: how as LockMechanism, waitMs: Number(waitMs) });
   const mechanism = held instanceof Database ? held.lockMechanism : held.mechanism;
   process.stdout.write(`held ${mechanism} ${process.pid}\n`);
   process.on('SIGTERM', () => {

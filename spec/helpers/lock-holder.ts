@@ -19,10 +19,15 @@ const MAIN = path.resolve('spec/helpers/lock-holder-main.ts');
 
 /** Starts a child that takes `dir`'s lock (waiting up to `waitMs`); resolves once it holds, rejects with its refusal. */
 export function holdInChild(dir: string, how: HoldHow, waitMs = 0): Promise<LockHolder> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, dir, how, String(waitMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, dir, how, String(waitMs)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`the lock holder did not answer:\n${out}`)); }, 30_000);
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`the lock holder did not answer:\n${out}`));
+    }, 30_000);
     const onData = (d: Buffer) => {
       out += d.toString();
       const held = /^held (\S+) (\d+)$/m.exec(out);
@@ -38,7 +43,10 @@ export function holdInChild(dir: string, how: HoldHow, waitMs = 0): Promise<Lock
     };
     proc.stdout!.on('data', onData);
     proc.stderr!.on('data', onData);
-    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`the lock holder exited with ${code}:\n${out}`)); });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the lock holder exited with ${code}:\n${out}`));
+    });
   });
 }
 

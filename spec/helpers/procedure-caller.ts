@@ -19,27 +19,48 @@ import type { Principal, Services } from '../../lib/http/procedures/context.js';
 import type { LogLevel } from '../../lib/http/log/server-log.js';
 import { removeDir, tempDir } from './temp-dir.js';
 
-export interface LoggedLine { level: LogLevel; msg: string; extra: unknown }
+export interface LoggedLine {
+  level: LogLevel;
+  msg: string;
+  extra: unknown;
+}
 
 export const ADMIN_SECRET = 'in-process-admin-key-0123456789';
 
 export class ProcedureCaller {
-  private constructor(readonly db: Database, readonly dir: string, readonly services: Services, readonly dispatcher: Dispatcher,
+  private constructor(
+    readonly db: Database,
+    readonly dir: string,
+    readonly services: Services,
+    readonly dispatcher: Dispatcher,
     /** What the server would have logged. */
-    readonly logged: LoggedLine[]) {}
+    readonly logged: LoggedLine[],
+  ) {}
 
   static async open(): Promise<ProcedureCaller> {
     const dir = tempDir();
     const db = await Database.open({ dataDir: dir, clock: new ManualClock(), settings: { durability: 'none' } });
     await db.keys.ensureAdmin(ADMIN_SECRET);
     const logged: LoggedLine[] = [];
-    const log = (level: LogLevel, msg: string, extra?: unknown) => { logged.push({ level, msg, extra }); };
+    const log = (level: LogLevel, msg: string, extra?: unknown) => {
+      logged.push({ level, msg, extra });
+    };
     const services: Services = {
-      ...engineServices(db), tokens: new TokenService(db), log, startedAt: Date.now(), version: 'test',
+      ...engineServices(db),
+      tokens: new TokenService(db),
+      log,
+      startedAt: Date.now(),
+      version: 'test',
       batchGate: new BatchGate(),
-      ripples: new RippleManager(db, [], undefined, log), authFailures: new AuthFailureLimiter({ limit: 10, windowSecs: 60 }, log),
-      changes: new ChangeNotifier(db), functions: new StoredFunctions(db),
-      chat: new ChatService({ providers: NO_PROVIDERS, embedder: () => embedderFor(db.settings()), now: () => db.now() }),
+      ripples: new RippleManager(db, [], undefined, log),
+      authFailures: new AuthFailureLimiter({ limit: 10, windowSecs: 60 }, log),
+      changes: new ChangeNotifier(db),
+      functions: new StoredFunctions(db),
+      chat: new ChatService({
+        providers: NO_PROVIDERS,
+        embedder: () => embedderFor(db.settings()),
+        now: () => db.now(),
+      }),
       workflow: new Workflow(() => db.now()),
     };
     return new ProcedureCaller(db, dir, services, new Dispatcher(services, createRegistry(), 1024 * 1024), logged);
@@ -52,7 +73,12 @@ export class ProcedureCaller {
     return this.services.tokens.authenticate(`Bearer ${token}`);
   }
 
-  call(procedure: string, principal: Principal, args: Record<string, unknown> = {}, body: unknown = {}): Promise<unknown> {
+  call(
+    procedure: string,
+    principal: Principal,
+    args: Record<string, unknown> = {},
+    body: unknown = {},
+  ): Promise<unknown> {
     return this.dispatcher.call(procedure, { args, body }, principal).then(unwrapRecord);
   }
 

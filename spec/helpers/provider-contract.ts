@@ -23,7 +23,10 @@ export interface ContractSubject {
 
 export const HELLO: CompletionRequest = {
   model: undefined,
-  messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Say hello' }],
+  messages: [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Say hello' },
+  ],
   maxTokens: 50,
 };
 
@@ -62,8 +65,13 @@ export function providerContract(s: ContractSubject): void {
     this.timeout(15_000);
     let fake: FakeVendor;
     let provider: ChatProvider;
-    beforeEach(async () => { fake = await s.startFake(); provider = s.provider(fake.url, 2_000); });
-    afterEach(async () => { await fake.close(); });
+    beforeEach(async () => {
+      fake = await s.startFake();
+      provider = s.provider(fake.url, 2_000);
+    });
+    afterEach(async () => {
+      await fake.close();
+    });
 
     it('completes: content, model, usage', async () => {
       fake.reply = 'Hello there, friend';
@@ -92,33 +100,54 @@ export function providerContract(s: ContractSubject): void {
 
     it('asks for tools and reads the tool call back, whole and streamed', async () => {
       fake.toolCall = { name: 'lookup', arguments: { query: 'red shoes', limit: 3 } };
-      const tools = [{ name: 'lookup', description: 'find records', parameters: { type: 'object', properties: { query: { type: 'string' } } } }];
-      const c = await provider.complete({ ...HELLO, model: s.model, tools, toolChoice: { type: 'tool', name: 'lookup' } });
+      const tools = [
+        {
+          name: 'lookup',
+          description: 'find records',
+          parameters: { type: 'object', properties: { query: { type: 'string' } } },
+        },
+      ];
+      const c = await provider.complete({
+        ...HELLO,
+        model: s.model,
+        tools,
+        toolChoice: { type: 'tool', name: 'lookup' },
+      });
       expect(c.toolCalls).to.have.length(1);
       expect(c.toolCalls![0]!.name).to.equal('lookup');
       expect(c.toolCalls![0]!.arguments).to.deep.equal({ query: 'red shoes', limit: 3 });
       const chunks = await collect(provider.stream({ ...HELLO, model: s.model, tools }));
       const done = chunks.at(-1)!;
       expect(done.kind).to.equal('done');
-      if (done.kind === 'done') expect(done.completion.toolCalls?.[0]?.arguments).to.deep.equal({ query: 'red shoes', limit: 3 });
+      if (done.kind === 'done')
+        expect(done.completion.toolCalls?.[0]?.arguments).to.deep.equal({ query: 'red shoes', limit: 3 });
     });
 
-    it('sends a tool result back in the vendor\'s form', async () => {
+    it("sends a tool result back in the vendor's form", async () => {
       await provider.complete({
         model: s.model,
         messages: [
           { role: 'user', content: 'find red shoes' },
-          { role: 'assistant', content: '', toolCalls: [{ id: 'call_9', name: 'lookup', arguments: { query: 'red shoes' } }] },
+          {
+            role: 'assistant',
+            content: '',
+            toolCalls: [{ id: 'call_9', name: 'lookup', arguments: { query: 'red shoes' } }],
+          },
           { role: 'tool', content: '{"found":2}', toolCallId: 'call_9' },
         ],
       });
-      expect(JSON.stringify(fake.requests.at(-1)!.body)).to.contain('call_9').and.contain('{\\"found\\":2}');
+      expect(JSON.stringify(fake.requests.at(-1)!.body))
+        .to.contain('call_9')
+        .and.contain('{\\"found\\":2}');
     });
 
     for (const [behaviour, kind, status, providerStatus] of ERROR_CASES) {
       it(`classifies ${behaviour} as ${kind} (${status}), whole and streamed`, async () => {
         fake.behaviour = behaviour;
-        for (const attempt of [provider.complete({ ...HELLO, model: s.model }), collect(provider.stream({ ...HELLO, model: s.model }))]) {
+        for (const attempt of [
+          provider.complete({ ...HELLO, model: s.model }),
+          collect(provider.stream({ ...HELLO, model: s.model })),
+        ]) {
           const e = await failureOf(attempt);
           expect(e.kind).to.equal(kind);
           expect(e.status).to.equal(status);
@@ -146,9 +175,16 @@ export function providerContract(s: ContractSubject): void {
       for (const behaviour of ['broken_stream', 'truncated_stream'] as const) {
         fake.behaviour = behaviour;
         const seen: CompletionChunk[] = [];
-        const e = await failureOf((async () => { for await (const c of provider.stream({ ...HELLO, model: s.model })) seen.push(c); })());
+        const e = await failureOf(
+          (async () => {
+            for await (const c of provider.stream({ ...HELLO, model: s.model })) seen.push(c);
+          })(),
+        );
         expect(e.kind, behaviour).to.equal('provider_unavailable');
-        expect(seen.some((c) => c.kind === 'done'), behaviour).to.equal(false);
+        expect(
+          seen.some((c) => c.kind === 'done'),
+          behaviour,
+        ).to.equal(false);
       }
     });
 

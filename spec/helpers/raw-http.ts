@@ -11,7 +11,12 @@ import type { Server as NodeServer } from 'node:http';
 import express from 'express';
 import { createClientErrorHandler, createExpressHandler, type Dispatcher } from '../../lib/http/index.js';
 
-export interface RawReply { status: number; headers: http.IncomingHttpHeaders; text: string; body: any }
+export interface RawReply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  body: any;
+}
 
 export interface RawRequest {
   method: string;
@@ -31,7 +36,11 @@ export function httpRequest(base: string, r: RawRequest): Promise<RawReply> {
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         let body: unknown;
-        try { body = text ? JSON.parse(text) : undefined; } catch { body = undefined; }
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          body = undefined;
+        }
         resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
       });
       res.on('error', reject);
@@ -49,10 +58,21 @@ export function socketRequest(base: string, bytes: string | Buffer): Promise<str
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(bytes));
     let out = '';
-    const timer = setTimeout(() => { socket.destroy(); resolve(out); }, 5000);
-    socket.on('data', (d: Buffer) => { out += d.toString('latin1'); });
-    socket.on('close', () => { clearTimeout(timer); resolve(out); });
-    socket.on('error', (e) => { clearTimeout(timer); reject(e); });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(out);
+    }, 5000);
+    socket.on('data', (d: Buffer) => {
+      out += d.toString('latin1');
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(out);
+    });
+    socket.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
   });
 }
 
@@ -72,7 +92,9 @@ export function parseRawResponse(raw: string): { status: number; headers: Record
 export async function startExpress(dispatcher: Dispatcher): Promise<{ url: string; close: () => Promise<void> }> {
   const app = express();
   app.use(createExpressHandler(dispatcher));
-  const server = await new Promise<NodeServer>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+  const server = await new Promise<NodeServer>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
   server.on('clientError', createClientErrorHandler(dispatcher));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

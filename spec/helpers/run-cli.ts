@@ -10,7 +10,11 @@ import path from 'node:path';
 
 export const CLI_MAIN = path.resolve('lib/cli/main.ts');
 
-export interface CliResult { code: number | null; stdout: string; stderr: string }
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** The test process's environment without npm's and EddyDB's variables, with `extra` added. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -22,9 +26,15 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 }
 
 /** Runs `eddydb <args>` to completion (at most 60 s), feeding `input` on stdin. */
-export function runCli(args: readonly string[], opts: { input?: string; env?: Record<string, string> } = {}): CliResult {
+export function runCli(
+  args: readonly string[],
+  opts: { input?: string; env?: Record<string, string> } = {},
+): CliResult {
   const r = spawnSync(process.execPath, ['--import', 'tsx', CLI_MAIN, ...args], {
-    input: opts.input ?? '', encoding: 'utf8', env: cleanEnv(opts.env), timeout: 60_000,
+    input: opts.input ?? '',
+    encoding: 'utf8',
+    env: cleanEnv(opts.env),
+    timeout: 60_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -38,10 +48,19 @@ export interface CliProcess {
 
 /** Starts `eddydb <args>` and leaves it running; the caller stops it. */
 export function spawnCli(args: readonly string[], env: Record<string, string> = {}): CliProcess {
-  const proc = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, ...args], {
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  proc.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  proc.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  proc.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  proc.stderr!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { proc, output: () => out, exited };
 }

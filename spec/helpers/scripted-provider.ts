@@ -7,7 +7,12 @@
  */
 import { ProviderFailed } from '../../lib/errors.js';
 import type {
-  ChatProvider, Completion, CompletionChunk, CompletionRequest, ProviderDirectory, ProviderId,
+  ChatProvider,
+  Completion,
+  CompletionChunk,
+  CompletionRequest,
+  ProviderDirectory,
+  ProviderId,
 } from '../../lib/chat/index.js';
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
@@ -16,7 +21,10 @@ export class ScriptedProvider implements ChatProvider {
   readonly requests: CompletionRequest[] = [];
   failWith: ProviderFailed | undefined;
 
-  constructor(readonly id: ProviderId = 'openai', readonly model = 'scripted-1') {}
+  constructor(
+    readonly id: ProviderId = 'openai',
+    readonly model = 'scripted-1',
+  ) {}
 
   async listModels(): Promise<string[]> {
     return [this.model];
@@ -29,7 +37,11 @@ export class ScriptedProvider implements ChatProvider {
     const content = `reply: ${lastUser?.content ?? ''}`;
     const prompt = req.messages.reduce((n, m) => n + words(m.content), 0);
     const completion = words(content);
-    return { content, model: req.model ?? this.model, usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } };
+    return {
+      content,
+      model: req.model ?? this.model,
+      usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+    };
   }
 
   async *stream(req: CompletionRequest): AsyncIterable<CompletionChunk> {
@@ -45,10 +57,14 @@ export class ScriptedProvider implements ChatProvider {
 }
 
 /** A directory serving `provider` under each of `ids`; any other id is the classified `provider_not_configured`. */
-export function directory(provider: ChatProvider, ids: readonly ProviderId[] = ['openai', 'anthropic', 'perplexity', 'local']): ProviderDirectory {
+export function directory(
+  provider: ChatProvider,
+  ids: readonly ProviderId[] = ['openai', 'anthropic', 'perplexity', 'local'],
+): ProviderDirectory {
   return {
     get(id: string): ChatProvider {
-      if (!(ids as readonly string[]).includes(id)) throw new ProviderFailed(`LLM provider '${id}' is not configured`, 'provider_not_configured', id, null);
+      if (!(ids as readonly string[]).includes(id))
+        throw new ProviderFailed(`LLM provider '${id}' is not configured`, 'provider_not_configured', id, null);
       return provider;
     },
     configured: () => ids,

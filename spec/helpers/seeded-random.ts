@@ -33,7 +33,12 @@ export function randomVectors(count: number, dimensions: number, seed: number): 
 }
 
 /** `count` records of up to `keys.length` fields, each a name from `keys` and a value from `values`, from `seed`. */
-export function randomRecords<V>(seed: number, keys: readonly string[], values: readonly V[], count: number): Array<Record<string, V>> {
+export function randomRecords<V>(
+  seed: number,
+  keys: readonly string[],
+  values: readonly V[],
+  count: number,
+): Array<Record<string, V>> {
   const rnd = mulberry32(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
   return Array.from({ length: count }, () => {

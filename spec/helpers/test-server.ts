@@ -15,12 +15,21 @@ import { ManualClock } from '../../lib/engine/index.js';
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 
 /** One line the server logged. */
-export interface LoggedLine { level: LogLevel; msg: string; extra: unknown }
+export interface LoggedLine {
+  level: LogLevel;
+  msg: string;
+  extra: unknown;
+}
 
 /** Lines kept per server; a test logging more (an access log under load) keeps the first ones. */
 const MAX_LOGGED = 10_000;
 
-export interface Reply<T = any> { status: number; headers: Headers; body: T; text: string }
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
 
 export interface RequestOptions {
   token?: string | null;
@@ -32,26 +41,44 @@ export interface RequestOptions {
 
 export class TestServer {
   private tokenCache: string | undefined;
-  private constructor(readonly server: Server, readonly dataDir: string, readonly clock: ManualClock, readonly ownsDir: boolean,
+  private constructor(
+    readonly server: Server,
+    readonly dataDir: string,
+    readonly clock: ManualClock,
+    readonly ownsDir: boolean,
     /** What the server logged at or above its level, when the test gave no logger. */
-    readonly logged: LoggedLine[]) {}
+    readonly logged: LoggedLine[],
+  ) {}
 
-  static async start(overrides: Partial<ServerConfig> & { dataDir?: string; clock?: ManualClock } = {}): Promise<TestServer> {
+  static async start(
+    overrides: Partial<ServerConfig> & { dataDir?: string; clock?: ManualClock } = {},
+  ): Promise<TestServer> {
     const ownsDir = !overrides.dataDir;
     const dataDir = overrides.dataDir ?? mkdtempSync(path.join(tmpdir(), 'eddydb-spec-'));
     const clock = overrides.clock ?? new ManualClock(Date.now());
     const logged: LoggedLine[] = [];
     const server = await Server.create({
-      port: 0, host: '127.0.0.1', adminKey: ADMIN_KEY, quiet: true,
-      trashPurgeCron: '', snapshotCron: '', ttlSweepMs: 0,
-      logger: (level, msg, extra) => { if (logged.length < MAX_LOGGED) logged.push({ level, msg, extra }); },
-      ...overrides, dataDir, clock,
+      port: 0,
+      host: '127.0.0.1',
+      adminKey: ADMIN_KEY,
+      quiet: true,
+      trashPurgeCron: '',
+      snapshotCron: '',
+      ttlSweepMs: 0,
+      logger: (level, msg, extra) => {
+        if (logged.length < MAX_LOGGED) logged.push({ level, msg, extra });
+      },
+      ...overrides,
+      dataDir,
+      clock,
     });
     await server.listen();
     return new TestServer(server, dataDir, clock, ownsDir, logged);
   }
 
-  get url(): string { return this.server.url; }
+  get url(): string {
+    return this.server.url;
+  }
 
   async stop(opts: { keepData?: boolean } = {}): Promise<void> {
     await this.server.close();
@@ -93,14 +120,20 @@ export class TestServer {
    * Sends a request. `token` undefined uses the admin token; null sends none.
    * The body is encoded per `format` (JSON by default).
    */
-  async request<T = any>(method: string, urlPath: string, body?: unknown, opts: RequestOptions = {}): Promise<Reply<T>> {
+  async request<T = any>(
+    method: string,
+    urlPath: string,
+    body?: unknown,
+    opts: RequestOptions = {},
+  ): Promise<Reply<T>> {
     const format = opts.format ?? 'json';
     const type = format === 'msgpack' ? 'application/msgpack' : 'application/json';
     const headers: Record<string, string> = { 'Content-Type': type, Accept: type, ...opts.headers };
     const token = opts.token === undefined ? await this.adminToken() : opts.token;
     if (token) headers.Authorization = `Bearer ${token}`;
     let payload: Buffer | string | undefined = opts.raw;
-    if (payload === undefined && body !== undefined) payload = format === 'msgpack' ? Buffer.from(mpEncode(body)) : JSON.stringify(body);
+    if (payload === undefined && body !== undefined)
+      payload = format === 'msgpack' ? Buffer.from(mpEncode(body)) : JSON.stringify(body);
     const res = await fetch(this.url + urlPath, { method, headers, body: payload });
     // fetch has already decompressed a gzip body; Content-Encoding still tells that it was sent compressed.
     const bytes = Buffer.from(await res.arrayBuffer());

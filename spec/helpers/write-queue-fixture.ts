@@ -29,10 +29,19 @@ export async function openWriteQueue(log: EngineLog = () => undefined): Promise<
   const state = new DbState();
   const writer = new LogWriter(fs, dir, 'always', 5);
   await writer.openSegment(1);
-  const health = new StorageHealth(new ManualClock(), { firstMs: 3_600_000, maxMs: 3_600_000, summaryMs: 3_600_000 }, log);
+  const health = new StorageHealth(
+    new ManualClock(),
+    { firstMs: 3_600_000, maxMs: 3_600_000, summaryMs: 3_600_000 },
+    log,
+  );
   const queue = new WriteQueue(state, writer, health, log);
   return {
-    dir, fs, state, writer, health, queue,
+    dir,
+    fs,
+    state,
+    writer,
+    health,
+    queue,
     async close() {
       health.stop();
       await queue.idle();

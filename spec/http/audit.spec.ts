@@ -15,8 +15,12 @@ const fresh = (prefix = 'audit'): string => `${prefix}_${++counter}`;
 
 describe('http audit trail', () => {
   let t: TestServer;
-  before(async () => { t = await TestServer.start(); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start();
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   async function begin(body: Record<string, unknown> = {}): Promise<string> {
     const r = await t.request('POST', '/api/transactions', body);
@@ -27,7 +31,8 @@ describe('http audit trail', () => {
   const commit = (tx: string) => t.request('POST', `/api/transactions/${tx}/commit`);
   const rollback = (tx: string) => t.request('POST', `/api/transactions/${tx}/rollback`);
   const savepoint = (tx: string, name: string) => t.request('POST', `/api/transactions/${tx}/savepoints`, { name });
-  const rollbackTo = (tx: string, name: string) => t.request('POST', `/api/transactions/${tx}/savepoints/${name}/rollback`);
+  const rollbackTo = (tx: string, name: string) =>
+    t.request('POST', `/api/transactions/${tx}/savepoints/${name}/rollback`);
   const release = (tx: string, name: string) => t.request('DELETE', `/api/transactions/${tx}/savepoints/${name}`);
 
   async function insert(c: string, body: Record<string, unknown>, tx?: string): Promise<string> {
@@ -54,7 +59,14 @@ describe('http audit trail', () => {
       const r = await t.request('GET', `/api/admin/audit?transaction_id=${tx}`);
       expect(r.status, r.text).to.equal(200);
       const events = (r.body.events as Array<Record<string, unknown>>).slice().reverse();
-      expect(events.map((e) => e.event)).to.deep.equal(['begin', 'savepoint_create', 'savepoint_rollback', 'savepoint_create', 'savepoint_release', 'commit']);
+      expect(events.map((e) => e.event)).to.deep.equal([
+        'begin',
+        'savepoint_create',
+        'savepoint_rollback',
+        'savepoint_create',
+        'savepoint_release',
+        'commit',
+      ]);
       expect(events.map((e) => e.operations_count)).to.deep.equal([0, 1, 1, 1, 1, 1]);
       for (const e of events) {
         expect(e.transaction_id).to.equal(tx);
@@ -79,7 +91,10 @@ describe('http audit trail', () => {
       expect((await commit(a)).status).to.equal(409);
       t.clock.advance(6_000);
       t.server.db.transactions.cleanupExpired();
-      const events = async (tx: string) => ((await t.request('GET', `/api/admin/audit?transaction_id=${tx}`)).body.events as Array<{ event: string }>).map((e) => e.event);
+      const events = async (tx: string) =>
+        ((await t.request('GET', `/api/admin/audit?transaction_id=${tx}`)).body.events as Array<{ event: string }>).map(
+          (e) => e.event,
+        );
       expect(await events(a)).to.deep.equal(['commit_conflict', 'begin']);
       expect(await events(b)).to.deep.equal(['expired', 'begin']);
     });

@@ -25,8 +25,13 @@ function expect401(r: Reply): void {
 describe('authentication over HTTP', () => {
   let t: TestServer;
   let call: TestServer['request'];
-  beforeEach(async () => { t = await TestServer.start(); call = t.request.bind(t); });
-  afterEach(async () => { await t.stop(); });
+  beforeEach(async () => {
+    t = await TestServer.start();
+    call = t.request.bind(t);
+  });
+  afterEach(async () => {
+    await t.stop();
+  });
 
   it('exchanges an API key for a three-part JWT with a numeric exp one hour ahead', async () => {
     const r = await call('POST', '/api/auth/token', { api_key: ADMIN_KEY }, { token: null });
@@ -64,7 +69,11 @@ describe('authentication over HTTP', () => {
     expect401(await call('GET', '/api/config', undefined, { token: 'garbage' }));
     const good = await t.tokenFor(ADMIN_KEY);
     const [h, p] = good.split('.');
-    expect401(await call('GET', '/api/config', undefined, { token: `${h}.${p}.${Buffer.from('forged').toString('base64url')}` }));
+    expect401(
+      await call('GET', '/api/config', undefined, {
+        token: `${h}.${p}.${Buffer.from('forged').toString('base64url')}`,
+      }),
+    );
     const other = await TestServer.start();
     try {
       expect401(await call('GET', '/api/config', undefined, { token: await other.tokenFor(ADMIN_KEY) }));
@@ -144,7 +153,9 @@ describe('admin-only routes over HTTP', () => {
     await call('POST', '/api/insert/existing', { id: 'r1', a: 1 });
     await call('DELETE', '/api/delete/existing/r1');
   });
-  after(async () => { await t.stop(); });
+  after(async () => {
+    await t.stop();
+  });
 
   const ADMIN_ROUTES: Array<[string, string, unknown?]> = [
     ['POST', '/api/collections/new_one', { fields: {} }],
@@ -168,7 +179,17 @@ describe('admin-only routes over HTTP', () => {
     }
     const admin = await call('GET', '/api/health');
     expect(admin.body).to.include({ status: 'ok', integrity_ok: true, read_only: false });
-    expect(admin.body).to.have.keys('status', 'integrity_ok', 'integrity', 'read_only', 'version', 'uptime_secs', 'storage', 'recovery', 'indexes');
+    expect(admin.body).to.have.keys(
+      'status',
+      'integrity_ok',
+      'integrity',
+      'read_only',
+      'version',
+      'uptime_secs',
+      'storage',
+      'recovery',
+      'indexes',
+    );
   });
 
   for (const [method, path, body] of ADMIN_ROUTES) {
@@ -222,10 +243,13 @@ describe('collection permissions over HTTP', () => {
     reader = await t.userToken({ name: 'reader', collection_permissions: { orders: { read: true, write: false } } });
     writer = await t.userToken({ name: 'writer', collection_permissions: { orders: { read: false, write: true } } });
     fielded = await t.userToken({
-      name: 'fielded', collection_permissions: { orders: { read: true, write: true, writable_fields: ['name', 'qty'] } },
+      name: 'fielded',
+      collection_permissions: { orders: { read: true, write: true, writable_fields: ['name', 'qty'] } },
     });
   });
-  after(async () => { await t.stop(); });
+  after(async () => {
+    await t.stop();
+  });
 
   async function count(): Promise<number> {
     return (await call('GET', '/api/collections/orders')).body.record_count;
@@ -291,16 +315,22 @@ describe('collection permissions over HTTP', () => {
   it('refuses a join into a collection the key may not read', async () => {
     await call('POST', '/api/insert/secrets', { id: 'owner-1', password: 'hunter2' });
     await call('POST', '/api/insert/orders', { name: 'joined', owner: 'owner-1' });
-    const r = await call('POST', '/api/find/orders', {
-      join: { collections: ['secrets'], local_field: 'owner', foreign_field: 'id', as_field: 'leak' },
-    }, { token: reader });
+    const r = await call(
+      'POST',
+      '/api/find/orders',
+      {
+        join: { collections: ['secrets'], local_field: 'owner', foreign_field: 'id', as_field: 'leak' },
+      },
+      { token: reader },
+    );
     expect(r.status).to.equal(403);
     expect(r.text).to.not.contain('hunter2');
   });
 
   it('applies a "*" entry to every collection not listed by name', async () => {
     const token = await t.userToken({
-      name: 'wildcard', collection_permissions: { '*': { read: true, write: false }, orders: { read: false, write: true } },
+      name: 'wildcard',
+      collection_permissions: { '*': { read: true, write: false }, orders: { read: false, write: true } },
     });
     expect((await call('POST', '/api/find/secrets', {}, { token })).status).to.equal(200);
     expect((await call('POST', '/api/insert/secrets', { a: 3 }, { token })).status).to.equal(403);
@@ -309,7 +339,12 @@ describe('collection permissions over HTTP', () => {
   });
 
   it('refuses an update action on a non-writable field', async () => {
-    const r = await call('PUT', `/api/update/orders/${seeded}/action/increment`, { field: 'price', value: 1 }, { token: fielded });
+    const r = await call(
+      'PUT',
+      `/api/update/orders/${seeded}/action/increment`,
+      { field: 'price', value: 1 },
+      { token: fielded },
+    );
     expect(r.status).to.equal(403);
     expect(r.body.error).to.contain('price');
     expect((await call('GET', `/api/find/orders/${seeded}`)).body.price.value).to.equal(10);
@@ -319,12 +354,19 @@ describe('collection permissions over HTTP', () => {
 describe('API key management over HTTP', () => {
   let t: TestServer;
   let call: TestServer['request'];
-  before(async () => { t = await TestServer.start(); call = t.request.bind(t); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start();
+    call = t.request.bind(t);
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   it('creates a key with 201 {key, id, name, admin} and shows the secret only then', async () => {
     const r = await call('POST', '/api/auth/keys', {
-      name: 'svc', collection_permissions: { orders: { read: true, write: true, writable_fields: ['a'] } }, rate_limit: 50,
+      name: 'svc',
+      collection_permissions: { orders: { read: true, write: true, writable_fields: ['a'] } },
+      rate_limit: 50,
     });
     expect(r.status).to.equal(201);
     expect(r.body).to.include({ name: 'svc', admin: false });
@@ -334,7 +376,9 @@ describe('API key management over HTTP', () => {
     expect(list.status).to.equal(200);
     const listed = list.body.keys.find((k: { id: string }) => k.id === r.body.id);
     expect(listed).to.include({ name: 'svc', admin: false, rate_limit: 50 });
-    expect(listed.collection_permissions).to.deep.equal({ orders: { read: true, write: true, writable_fields: ['a'] } });
+    expect(listed.collection_permissions).to.deep.equal({
+      orders: { read: true, write: true, writable_fields: ['a'] },
+    });
     expect(list.text).to.not.contain(r.body.key);
     expect(list.text).to.not.contain(createHash('sha256').update(r.body.key).digest('hex'));
     expect(list.text).to.not.contain(createHash('sha256').update(ADMIN_KEY).digest('hex'));
@@ -343,7 +387,10 @@ describe('API key management over HTTP', () => {
 
   it('rejects malformed key bodies with 400', async () => {
     for (const body of [
-      { name: 5 }, { admin: 'yes' }, { rate_limit: -1 }, { bogus: true },
+      { name: 5 },
+      { admin: 'yes' },
+      { rate_limit: -1 },
+      { bogus: true },
       { collection_permissions: { 'bad name': { read: true } } },
       { collection_permissions: { __proto__x: { read: 'yes' } } },
     ]) {
@@ -359,8 +406,13 @@ describe('API key management over HTTP', () => {
 describe('rate limiting over HTTP', () => {
   let t: TestServer;
   let call: TestServer['request'];
-  beforeEach(async () => { t = await TestServer.start(); call = t.request.bind(t); });
-  afterEach(async () => { await t.stop(); });
+  beforeEach(async () => {
+    t = await TestServer.start();
+    call = t.request.bind(t);
+  });
+  afterEach(async () => {
+    await t.stop();
+  });
 
   function rateHeaders(r: Reply): Record<string, string | null> {
     return {
@@ -379,7 +431,9 @@ describe('rate limiting over HTTP', () => {
   });
 
   it('limits each key to rate_limit_requests per window once configured, then resets after the window', async () => {
-    expect((await call('PUT', '/api/config', { rate_limit_requests: 3, rate_limit_window_secs: 60 })).status).to.equal(200);
+    expect((await call('PUT', '/api/config', { rate_limit_requests: 3, rate_limit_window_secs: 60 })).status).to.equal(
+      200,
+    );
     const nowSecs = Math.floor(t.clock.now() / 1000);
     for (let i = 1; i <= 3; i++) {
       const r = await call('GET', '/api/config');
@@ -405,7 +459,8 @@ describe('rate limiting over HTTP', () => {
     const a = await t.userToken({ name: 'a' });
     const b = await t.userToken({ name: 'b' });
     await call('PUT', '/api/config', { rate_limit_requests: 2, rate_limit_window_secs: 60 });
-    for (let i = 0; i < 2; i++) expect((await call('GET', '/api/config', undefined, { token: a })).status).to.equal(200);
+    for (let i = 0; i < 2; i++)
+      expect((await call('GET', '/api/config', undefined, { token: a })).status).to.equal(200);
     expect((await call('GET', '/api/config', undefined, { token: a })).status).to.equal(429);
     expect((await call('GET', '/api/config', undefined, { token: b })).status).to.equal(200);
   });

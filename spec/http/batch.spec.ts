@@ -38,8 +38,12 @@ function expectRejected(r: Reply): void {
 
 describe('http batch routes', () => {
   let t: TestServer;
-  before(async () => { t = await TestServer.start(); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start();
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   const insertBatch = (c: string, body: unknown, opts?: RequestOptions, query = '') =>
     t.request('POST', `/api/batch/insert/${c}${query}`, body, opts);
@@ -59,7 +63,9 @@ describe('http batch routes', () => {
   }
 
   async function seed(c: string, n: number): Promise<string[]> {
-    const r = await insertBatch(c, { inserts: Array.from({ length: n }, (_, i) => ({ data: { n: i, name: `r${i}` } })) });
+    const r = await insertBatch(c, {
+      inserts: Array.from({ length: n }, (_, i) => ({ data: { n: i, name: `r${i}` } })),
+    });
     expectBatchBody(r, 201, n, 0);
     return r.body.successful;
   }
@@ -73,18 +79,31 @@ describe('http batch routes', () => {
   async function logged(fn: () => Promise<unknown>): Promise<LoggedBatch[]> {
     const seen: LoggedBatch[] = [];
     let on = true;
-    t.server.db.onCommit((b) => { if (on) seen.push(b); });
-    try { await fn(); } finally { on = false; }
+    t.server.db.onCommit((b) => {
+      if (on) seen.push(b);
+    });
+    try {
+      await fn();
+    } finally {
+      on = false;
+    }
     return seen;
   }
 
   const recordEffects = (batches: LoggedBatch[], c: string) =>
-    batches.flatMap((b) => b.effects).filter((e): e is Extract<Effect, { kind: 'put' | 'delete' }> => (e.kind === 'put' || e.kind === 'delete') && e.collection === c);
+    batches
+      .flatMap((b) => b.effects)
+      .filter(
+        (e): e is Extract<Effect, { kind: 'put' | 'delete' }> =>
+          (e.kind === 'put' || e.kind === 'delete') && e.collection === c,
+      );
 
   describe('POST /api/batch/insert/{c}', () => {
     it('inserts every record, answers 201 and lists the new ids in request order', async () => {
       const c = fresh();
-      const r = await insertBatch(c, { inserts: [{ data: { n: 1 } }, { data: { n: 2 } }, { data: { n: 3, id: 'mine' } }] });
+      const r = await insertBatch(c, {
+        inserts: [{ data: { n: 1 } }, { data: { n: 2 } }, { data: { n: 3, id: 'mine' } }],
+      });
       expectBatchBody(r, 201, 3, 0);
       expect(r.body.successful[2]).to.equal('mine');
       for (const [i, id] of (r.body.successful as string[]).entries()) {
@@ -97,14 +116,20 @@ describe('http batch routes', () => {
 
     it('answers 207 listing schema violations in failed while the valid records are inserted', async () => {
       const c = fresh();
-      const created = await t.request('POST', `/api/collections/${c}`, { fields: { name: { field_type: 'String', required: true } } });
+      const created = await t.request('POST', `/api/collections/${c}`, {
+        fields: { name: { field_type: 'String', required: true } },
+      });
       expect(created.status, created.text).to.equal(201);
-      const r = await insertBatch(c, { inserts: [{ data: { name: 'a' } }, { data: { other: 1 } }, { data: { name: 'b' } }, { data: { name: 7 } }] });
+      const r = await insertBatch(c, {
+        inserts: [{ data: { name: 'a' } }, { data: { other: 1 } }, { data: { name: 'b' } }, { data: { name: 7 } }],
+      });
       expectBatchBody(r, 207, 2, 2);
       expect(r.body.failed[0].id).to.equal(null);
       expect(r.body.failed[0].error).to.match(/name/);
       expect(await count(c)).to.equal(2);
-      const names = await Promise.all((r.body.successful as string[]).map(async (id) => bare((await get(c, id)).body).name));
+      const names = await Promise.all(
+        (r.body.successful as string[]).map(async (id) => bare((await get(c, id)).body).name),
+      );
       expect(names).to.deep.equal(['a', 'b']);
     });
 
@@ -118,7 +143,9 @@ describe('http batch routes', () => {
 
     it('rejects the second of two inserts with the same id in one batch and keeps the first', async () => {
       const c = fresh();
-      const r = await insertBatch(c, { inserts: [{ data: { id: 'dup', v: 'first' } }, { data: { id: 'dup', v: 'second' } }, { data: { v: 'other' } }] });
+      const r = await insertBatch(c, {
+        inserts: [{ data: { id: 'dup', v: 'first' } }, { data: { id: 'dup', v: 'second' } }, { data: { v: 'other' } }],
+      });
       expectBatchBody(r, 207, 2, 1);
       expect(r.body.successful[0]).to.equal('dup');
       expect(r.body.failed[0].id).to.equal('dup');
@@ -139,7 +166,9 @@ describe('http batch routes', () => {
     it('inserts a batch of 10,000 records in one request', async function () {
       this.timeout(60_000);
       const c = fresh();
-      const inserts = Array.from({ length: 10_000 }, (_, i) => ({ data: { n: i, label: `item ${i}`, tags: ['a', 'b'] } }));
+      const inserts = Array.from({ length: 10_000 }, (_, i) => ({
+        data: { n: i, label: `item ${i}`, tags: ['a', 'b'] },
+      }));
       const r = await insertBatch(c, { inserts });
       expectBatchBody(r, 201, 10_000, 0);
       expect(new Set(r.body.successful).size).to.equal(10_000);
@@ -167,11 +196,21 @@ describe('http batch routes', () => {
     it('answers 207 when some ids do not exist and 400 when none do', async () => {
       const c = fresh();
       const ids = await seed(c, 2);
-      const partial = await updateBatch(c, { updates: [{ id: ids[0], data: { n: 99 } }, { id: 'missing', data: { n: 1 } }] });
+      const partial = await updateBatch(c, {
+        updates: [
+          { id: ids[0], data: { n: 99 } },
+          { id: 'missing', data: { n: 1 } },
+        ],
+      });
       expectBatchBody(partial, 207, 1, 1);
       expect(partial.body.failed[0]).to.deep.equal({ id: 'missing', error: 'Record not found' });
       expect(bare((await get(c, ids[0]!)).body).n).to.equal(99);
-      const none = await updateBatch(c, { updates: [{ id: 'nope1', data: { n: 1 } }, { id: 'nope2', data: { n: 1 } }] });
+      const none = await updateBatch(c, {
+        updates: [
+          { id: 'nope1', data: { n: 1 } },
+          { id: 'nope2', data: { n: 1 } },
+        ],
+      });
       expectBatchBody(none, 400, 0, 2);
     });
 
@@ -179,7 +218,12 @@ describe('http batch routes', () => {
       const c = fresh();
       await t.request('POST', `/api/collections/${c}`, { fields: { name: { field_type: 'String', required: true } } });
       const ids = await seed(c, 2);
-      const r = await updateBatch(c, { updates: [{ id: ids[0], data: { name: 5 } }, { id: ids[1], data: { name: 'ok' } }] });
+      const r = await updateBatch(c, {
+        updates: [
+          { id: ids[0], data: { name: 5 } },
+          { id: ids[1], data: { name: 'ok' } },
+        ],
+      });
       expectBatchBody(r, 207, 1, 1);
       expect(r.body.failed[0].id).to.equal(ids[0]);
       expect(bare((await get(c, ids[0]!)).body).name).to.equal('r0');
@@ -189,7 +233,12 @@ describe('http batch routes', () => {
     it('applies two updates of the same record in one batch in order', async () => {
       const c = fresh();
       const [id] = await seed(c, 1);
-      const r = await updateBatch(c, { updates: [{ id, data: { a: 1 } }, { id, data: { b: 2, a: 3 } }] });
+      const r = await updateBatch(c, {
+        updates: [
+          { id, data: { a: 1 } },
+          { id, data: { b: 2, a: 3 } },
+        ],
+      });
       expectBatchBody(r, 200, 2, 0);
       expect(bare((await get(c, id!)).body)).to.include({ a: 3, b: 2 });
     });
@@ -228,7 +277,17 @@ describe('http batch routes', () => {
   describe('MessagePack bodies', () => {
     it('accepts the Rust positional insert body [[[record, bypass], ...]] and answers in MessagePack', async () => {
       const c = fresh();
-      const r = await insertBatch(c, [[[{ n: 1 }, null], [{ n: 2, id: 'pos' }, true], [{ n: 3 }, false]]], { format: 'msgpack' });
+      const r = await insertBatch(
+        c,
+        [
+          [
+            [{ n: 1 }, null],
+            [{ n: 2, id: 'pos' }, true],
+            [{ n: 3 }, false],
+          ],
+        ],
+        { format: 'msgpack' },
+      );
       expect(r.headers.get('content-type')).to.contain('application/msgpack');
       expectBatchBody(r, 201, 3, 0);
       expect(r.body.successful[1]).to.equal('pos');
@@ -238,7 +297,16 @@ describe('http batch routes', () => {
     it('accepts the Rust positional update body [[[id, record, bypass], ...]]', async () => {
       const c = fresh();
       const ids = await seed(c, 2);
-      const r = await updateBatch(c, [[[ids[0], { n: 100 }, null], [ids[1], { n: 200 }, true]]], { format: 'msgpack' });
+      const r = await updateBatch(
+        c,
+        [
+          [
+            [ids[0], { n: 100 }, null],
+            [ids[1], { n: 200 }, true],
+          ],
+        ],
+        { format: 'msgpack' },
+      );
       expectBatchBody(r, 200, 2, 0);
       expect(bare((await get(c, ids[1]!)).body).n).to.equal(200);
     });
@@ -246,7 +314,16 @@ describe('http batch routes', () => {
     it('accepts the Rust positional delete body [[[id, bypass], ...]]', async () => {
       const c = fresh();
       const ids = await seed(c, 3);
-      const r = await deleteBatch(c, [[[ids[0], null], [ids[1], true]]], { format: 'msgpack' });
+      const r = await deleteBatch(
+        c,
+        [
+          [
+            [ids[0], null],
+            [ids[1], true],
+          ],
+        ],
+        { format: 'msgpack' },
+      );
       expectBatchBody(r, 200, 2, 0);
       expect(await count(c)).to.equal(1);
     });
@@ -258,20 +335,34 @@ describe('http batch routes', () => {
       const r = await updateBatch(fresh(), [[['missing', { a: 1 }, null]]], { format: 'msgpack' });
       expect(r.status).to.equal(400);
       expect(r.headers.get('content-type')).to.contain('application/json');
-      expect(JSON.parse(r.text)).to.deep.equal({ successful: [], failed: [{ id: 'missing', error: 'Record not found' }] });
+      expect(JSON.parse(r.text)).to.deep.equal({
+        successful: [],
+        failed: [{ id: 'missing', error: 'Record not found' }],
+      });
     });
 
     it('accepts the map form over MessagePack and reports partial failure as 207', async () => {
       const c = fresh();
       const ids = await seed(c, 1);
-      const r = await updateBatch(c, { updates: [{ id: ids[0], data: { n: 5 } }, { id: 'missing', data: { n: 6 } }] }, { format: 'msgpack' });
+      const r = await updateBatch(
+        c,
+        {
+          updates: [
+            { id: ids[0], data: { n: 5 } },
+            { id: 'missing', data: { n: 6 } },
+          ],
+        },
+        { format: 'msgpack' },
+      );
       expect(r.headers.get('content-type')).to.contain('application/msgpack');
       expectBatchBody(r, 207, 1, 1);
     });
   });
 
   describe('limits', () => {
-    afterEach(async () => { await setConfig({ max_batch_size: 10_000, max_concurrent_batches: 64 }); });
+    afterEach(async () => {
+      await setConfig({ max_batch_size: 10_000, max_concurrent_batches: 64 });
+    });
 
     it('rejects a request above max_batch_size with 400 before writing anything', async () => {
       await setConfig({ max_batch_size: 5 });
@@ -307,11 +398,19 @@ describe('http batch routes', () => {
         const replies = await Promise.all(Array.from({ length: 6 }, () => insertBatch(c, { inserts })));
         for (const r of replies) {
           if (r.status === 503) busy ??= r;
-          else { expectBatchBody(r, 201, 2_000, 0); accepted += 1; }
+          else {
+            expectBatchBody(r, 201, 2_000, 0);
+            accepted += 1;
+          }
         }
       }
       expect(busy, 'no request was turned away').to.not.equal(undefined);
-      expect(Object.keys(busy!.body).sort()).to.deep.equal(['active_operations', 'error', 'max_concurrent', 'retry_after_seconds']);
+      expect(Object.keys(busy!.body).sort()).to.deep.equal([
+        'active_operations',
+        'error',
+        'max_concurrent',
+        'retry_after_seconds',
+      ]);
       expect(busy!.body.error).to.be.a('string').and.not.empty;
       expect(busy!.body).to.include({ active_operations: 1, max_concurrent: 1 });
       expect(busy!.body.retry_after_seconds).to.be.a('number').and.at.least(1);
@@ -323,19 +422,26 @@ describe('http batch routes', () => {
       await setConfig({ max_concurrent_batches: 1 });
       const c = fresh();
       expectBatchBody(await updateBatch(c, { updates: [{ id: 'missing', data: { a: 1 } }] }), 400, 0, 1);
-      expect((await insertBatch(c, { inserts: [{ data: { a: 1 } }] }, {}, '?transaction_id=unknown')).status).to.equal(404);
+      expect((await insertBatch(c, { inserts: [{ data: { a: 1 } }] }, {}, '?transaction_id=unknown')).status).to.equal(
+        404,
+      );
       expectBatchBody(await insertBatch(c, { inserts: [{ data: { a: 1 } }] }), 201, 1, 0);
     });
   });
 
-  const marks = (batches: LoggedBatch[], c: string) => recordEffects(batches, c).map((e) => ('noRipple' in e && e.noRipple) === true);
+  const marks = (batches: LoggedBatch[], c: string) =>
+    recordEffects(batches, c).map((e) => ('noRipple' in e && e.noRipple) === true);
 
   describe('bypass_ripple', () => {
-
     it('marks every record of the batch when passed as a query parameter', async () => {
       const c = fresh();
       const batches = await logged(async () => {
-        expectBatchBody(await insertBatch(c, { inserts: [{ data: { a: 1 } }, { data: { a: 2 } }] }, {}, '?bypass_ripple=true'), 201, 2, 0);
+        expectBatchBody(
+          await insertBatch(c, { inserts: [{ data: { a: 1 } }, { data: { a: 2 } }] }, {}, '?bypass_ripple=true'),
+          201,
+          2,
+          0,
+        );
       });
       expect(marks(batches, c)).to.deep.equal([true, true]);
     });
@@ -344,7 +450,12 @@ describe('http batch routes', () => {
       const c = fresh();
       const ids = await seed(c, 2);
       const batches = await logged(async () => {
-        expectBatchBody(await updateBatch(c, { updates: ids.map((id) => ({ id, data: { a: 1 } })), bypass_ripple: true }), 200, 2, 0);
+        expectBatchBody(
+          await updateBatch(c, { updates: ids.map((id) => ({ id, data: { a: 1 } })), bypass_ripple: true }),
+          200,
+          2,
+          0,
+        );
       });
       expect(marks(batches, c)).to.deep.equal([true, true]);
     });
@@ -353,7 +464,13 @@ describe('http batch routes', () => {
       const c = fresh();
       const ids = await seed(c, 3);
       const batches = await logged(async () => {
-        const r = await deleteBatch(c, { deletes: [{ id: ids[0], bypass_ripple: true }, { id: ids[1], bypass_ripple: null }, { id: ids[2], bypass_ripple: false }] });
+        const r = await deleteBatch(c, {
+          deletes: [
+            { id: ids[0], bypass_ripple: true },
+            { id: ids[1], bypass_ripple: null },
+            { id: ids[2], bypass_ripple: false },
+          ],
+        });
         expectBatchBody(r, 200, 3, 0);
       });
       expect(marks(batches, c)).to.deep.equal([true, false, false]);
@@ -361,7 +478,9 @@ describe('http batch routes', () => {
 
     it('leaves records unmarked by default', async () => {
       const c = fresh();
-      const batches = await logged(async () => { await insertBatch(c, { inserts: [{ data: { a: 1 } }] }); });
+      const batches = await logged(async () => {
+        await insertBatch(c, { inserts: [{ data: { a: 1 } }] });
+      });
       expect(marks(batches, c)).to.deep.equal([false]);
     });
 
@@ -390,7 +509,12 @@ describe('http batch routes', () => {
     it('stages a batch insert: invisible without the id, visible with it, applied at commit', async () => {
       const c = fresh();
       const tx = await begin();
-      const r = await insertBatch(c, { inserts: [{ data: { n: 1 } }, { data: { n: 2 } }, { data: { id: 'staged', n: 3 } }] }, {}, `?transaction_id=${tx}`);
+      const r = await insertBatch(
+        c,
+        { inserts: [{ data: { n: 1 } }, { data: { n: 2 } }, { data: { id: 'staged', n: 3 } }] },
+        {},
+        `?transaction_id=${tx}`,
+      );
       expectBatchBody(r, 201, 3, 0);
       expect(await count(c)).to.equal(0);
       expect((await get(c, 'staged')).status).to.equal(404);
@@ -412,7 +536,12 @@ describe('http batch routes', () => {
       const c = fresh();
       const ids = await seed(c, 2);
       const tx = await begin();
-      const r = await updateBatch(c, { updates: ids.map((id) => ({ id, data: { n: 42 } })) }, {}, `?transaction_id=${tx}`);
+      const r = await updateBatch(
+        c,
+        { updates: ids.map((id) => ({ id, data: { n: 42 } })) },
+        {},
+        `?transaction_id=${tx}`,
+      );
       expectBatchBody(r, 200, 2, 0);
       expect((await status(tx)).operations_count).to.equal(2);
       expect(bare((await get(c, ids[0]!, tx)).body).n).to.equal(42);
@@ -426,7 +555,12 @@ describe('http batch routes', () => {
       const c = fresh();
       const ids = await seed(c, 3);
       const tx = await begin();
-      expectBatchBody(await deleteBatch(c, { deletes: [{ id: ids[0] }, { id: ids[1] }] }, {}, `?transaction_id=${tx}`), 200, 2, 0);
+      expectBatchBody(
+        await deleteBatch(c, { deletes: [{ id: ids[0] }, { id: ids[1] }] }, {}, `?transaction_id=${tx}`),
+        200,
+        2,
+        0,
+      );
       expect((await get(c, ids[0]!, tx)).status).to.equal(404);
       expect(await count(c)).to.equal(3);
       expect((await t.request('POST', `/api/transactions/${tx}/commit`)).status).to.equal(200);
@@ -437,9 +571,24 @@ describe('http batch routes', () => {
       const c = fresh();
       const ids = await seed(c, 1);
       const tx = await begin();
-      const ins = await insertBatch(c, { inserts: [{ data: { id: 'x' } }, { data: { id: 'x' } }] }, {}, `?transaction_id=${tx}`);
+      const ins = await insertBatch(
+        c,
+        { inserts: [{ data: { id: 'x' } }, { data: { id: 'x' } }] },
+        {},
+        `?transaction_id=${tx}`,
+      );
       expectBatchBody(ins, 207, 1, 1);
-      const up = await updateBatch(c, { updates: [{ id: ids[0], data: { n: 1 } }, { id: 'ghost', data: { n: 1 } }] }, {}, `?transaction_id=${tx}`);
+      const up = await updateBatch(
+        c,
+        {
+          updates: [
+            { id: ids[0], data: { n: 1 } },
+            { id: 'ghost', data: { n: 1 } },
+          ],
+        },
+        {},
+        `?transaction_id=${tx}`,
+      );
       expectBatchBody(up, 207, 1, 1);
       expect(up.body.failed[0].id).to.equal('ghost');
       expect((await status(tx)).operations_count).to.equal(2);
@@ -467,18 +616,35 @@ describe('http batch routes', () => {
       const c = fresh();
       const tx = await begin();
       const staged = await logged(async () => {
-        const r = await insertBatch(c, { inserts: [{ data: { id: 'r1' }, bypass_ripple: true }, { data: { id: 'r2' } }] }, {}, `?transaction_id=${tx}`);
+        const r = await insertBatch(
+          c,
+          { inserts: [{ data: { id: 'r1' }, bypass_ripple: true }, { data: { id: 'r2' } }] },
+          {},
+          `?transaction_id=${tx}`,
+        );
         expectBatchBody(r, 201, 2, 0);
       });
       expect(recordEffects(staged, c)).to.deep.equal([]);
-      const committed = await logged(async () => { await t.request('POST', `/api/transactions/${tx}/commit`); });
+      const committed = await logged(async () => {
+        await t.request('POST', `/api/transactions/${tx}/commit`);
+      });
       expect(marks(committed, c)).to.deep.equal([true, false]);
     });
 
     it('stages a Rust positional MessagePack batch', async () => {
       const c = fresh();
       const tx = await begin();
-      const r = await insertBatch(c, [[[{ id: 'p1' }, null], [{ id: 'p2' }, true]]], { format: 'msgpack' }, `?transaction_id=${tx}`);
+      const r = await insertBatch(
+        c,
+        [
+          [
+            [{ id: 'p1' }, null],
+            [{ id: 'p2' }, true],
+          ],
+        ],
+        { format: 'msgpack' },
+        `?transaction_id=${tx}`,
+      );
       expectBatchBody(r, 201, 2, 0);
       expect(await count(c)).to.equal(0);
       expect((await t.request('POST', `/api/transactions/${tx}/commit`)).status).to.equal(200);
@@ -488,7 +654,12 @@ describe('http batch routes', () => {
     it('answers 404 Transaction not found for an unknown transaction and writes nothing', async () => {
       const c = fresh();
       for (const r of [
-        await insertBatch(c, { inserts: [{ data: { a: 1 } }] }, {}, '?transaction_id=00000000-0000-4000-8000-000000000000'),
+        await insertBatch(
+          c,
+          { inserts: [{ data: { a: 1 } }] },
+          {},
+          '?transaction_id=00000000-0000-4000-8000-000000000000',
+        ),
         await updateBatch(c, { updates: [{ id: 'a', data: { a: 1 } }] }, {}, '?transaction_id=nope'),
         await deleteBatch(c, { deletes: [{ id: 'a' }] }, {}, '?transaction_id=nope'),
       ]) {
@@ -573,7 +744,9 @@ describe('http batch routes', () => {
 
     it('stores constructor and prototype as plain field names without polluting anything', async () => {
       const c = fresh();
-      const r = await insertBatch(c, { inserts: [{ data: { constructor: { prototype: { polluted: 1 } }, prototype: 1, toString: 'x' } }] });
+      const r = await insertBatch(c, {
+        inserts: [{ data: { constructor: { prototype: { polluted: 1 } }, prototype: 1, toString: 'x' } }],
+      });
       expect(r.status, r.text).to.be.oneOf([201, 400]);
       expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
     });

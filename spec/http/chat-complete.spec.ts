@@ -16,11 +16,20 @@ describe('raw completion (POST /api/chat/complete)', function () {
   this.timeout(20_000);
   let t: TestServer;
   let openai: FakeVendor;
-  beforeEach(async () => { t = await TestServer.start(); openai = await startFakeOpenAi(); });
-  afterEach(async () => { await t.stop(); await openai.close(); });
+  beforeEach(async () => {
+    t = await TestServer.start();
+    openai = await startFakeOpenAi();
+  });
+  afterEach(async () => {
+    await t.stop();
+    await openai.close();
+  });
 
   it('answers with the offline local provider when none is configured', async () => {
-    const r = await t.request('POST', '/api/chat/complete', { system_prompt: 'Context:\n- the sky is blue', message: 'What colour is the sky?' });
+    const r = await t.request('POST', '/api/chat/complete', {
+      system_prompt: 'Context:\n- the sky is blue',
+      message: 'What colour is the sky?',
+    });
     expect(r.status).to.equal(200);
     expect(r.body.content).to.equal('Question: What colour is the sky?\nContext:\n- the sky is blue');
     expect(r.body).to.include({ provider: 'local', model: 'eddydb-local' });
@@ -29,14 +38,26 @@ describe('raw completion (POST /api/chat/complete)', function () {
   it('goes to the first configured provider by default, or the one named, with the model and max_tokens given', async () => {
     await t.request('PUT', '/api/config', { openai_api_key: 'sk-x', openai_api_url: openai.url });
     openai.reply = 'Paris.';
-    const r = await t.request('POST', '/api/chat/complete', { system_prompt: 'Be brief.', message: 'Capital of France?', model: 'fake-gpt-large', max_tokens: 20 });
+    const r = await t.request('POST', '/api/chat/complete', {
+      system_prompt: 'Be brief.',
+      message: 'Capital of France?',
+      model: 'fake-gpt-large',
+      max_tokens: 20,
+    });
     expect(r.status).to.equal(200);
     expect(r.body.content).to.equal('Paris.');
     expect(r.body.token_usage.total_tokens).to.be.greaterThan(0);
     const sent = openai.requests.at(-1)!.body;
-    expect(sent.messages).to.deep.equal([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Capital of France?' }]);
+    expect(sent.messages).to.deep.equal([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Capital of France?' },
+    ]);
     expect(sent).to.include({ model: 'fake-gpt-large', max_tokens: 20 });
-    const local = await t.request('POST', '/api/chat/complete', { system_prompt: '', message: 'hi', provider: 'local' });
+    const local = await t.request('POST', '/api/chat/complete', {
+      system_prompt: '',
+      message: 'hi',
+      provider: 'local',
+    });
     expect(local.body.content).to.equal('Question: hi\nNo context was found.');
   });
 
@@ -44,16 +65,26 @@ describe('raw completion (POST /api/chat/complete)', function () {
     for (const provider of ['anthropic', 'nope']) {
       const r = await t.request('POST', '/api/chat/complete', { system_prompt: 's', message: 'm', provider });
       expect(r.status).to.equal(400);
-      expect(r.body).to.deep.equal({ error: `Provider '${provider}' is not configured`, error_kind: 'provider_not_configured', provider, provider_status: null });
+      expect(r.body).to.deep.equal({
+        error: `Provider '${provider}' is not configured`,
+        error_kind: 'provider_not_configured',
+        provider,
+        provider_status: null,
+      });
     }
   });
 
   it('renders provider failures as the classified body, never 401/403', async () => {
     await t.request('PUT', '/api/config', { openai_api_key: 'sk-x', openai_api_url: openai.url });
     const cases: Array<[FakeVendor['behaviour'], number, string]> = [
-      [401, 502, 'provider_auth_failed'], [403, 502, 'provider_permission_denied'], [402, 402, 'provider_billing'],
-      ['insufficient_quota', 402, 'provider_billing'], [429, 429, 'provider_rate_limited'], [500, 502, 'provider_unavailable'],
-      ['garbage', 502, 'provider_unavailable'], [400, 400, 'provider_request_error'],
+      [401, 502, 'provider_auth_failed'],
+      [403, 502, 'provider_permission_denied'],
+      [402, 402, 'provider_billing'],
+      ['insufficient_quota', 402, 'provider_billing'],
+      [429, 429, 'provider_rate_limited'],
+      [500, 502, 'provider_unavailable'],
+      ['garbage', 502, 'provider_unavailable'],
+      [400, 400, 'provider_request_error'],
     ];
     for (const [behaviour, status, kind] of cases) {
       openai.behaviour = behaviour;
@@ -65,7 +96,15 @@ describe('raw completion (POST /api/chat/complete)', function () {
   });
 
   it('refuses bad bodies with 400', async () => {
-    for (const body of [{}, { message: '' }, { message: 5 }, { message: 'x', max_tokens: 0 }, { message: 'x', extra: 1 }, { message: 'x', provider: 3 }, [1]]) {
+    for (const body of [
+      {},
+      { message: '' },
+      { message: 5 },
+      { message: 'x', max_tokens: 0 },
+      { message: 'x', extra: 1 },
+      { message: 'x', provider: 3 },
+      [1],
+    ]) {
       expect((await t.request('POST', '/api/chat/complete', body)).status, JSON.stringify(body)).to.equal(400);
     }
   });
@@ -76,8 +115,13 @@ describe('raw completion stream (POST /api/chat/complete/stream)', function () {
   let t: TestServer;
   let openai: FakeVendor;
   let token: string;
-  beforeEach(async () => { ({ t, openai, token } = await startChatStreamServers()); });
-  afterEach(async () => { await t.stop(); await openai.close(); });
+  beforeEach(async () => {
+    ({ t, openai, token } = await startChatStreamServers());
+  });
+  afterEach(async () => {
+    await t.stop();
+    await openai.close();
+  });
   const url = () => `${t.url}/api/chat/complete/stream`;
 
   it('streams {token} data frames then {content, done: true}, from the local provider', async () => {
@@ -92,13 +136,18 @@ describe('raw completion stream (POST /api/chat/complete/stream)', function () {
     expect(tokens.length).to.equal(done.content.split(/\s+/).length);
   });
 
-  it('streams a vendor\'s tokens, with heartbeats as comment lines that clients skip', async () => {
+  it("streams a vendor's tokens, with heartbeats as comment lines that clients skip", async () => {
     await t.request('PUT', '/api/config', { openai_api_key: 'sk-x', openai_api_url: openai.url });
     openai.reply = 'slow words arrive one by one';
     openai.tokenDelayMs = 40;
     const s = postChatSse(url(), token, { system_prompt: 's', message: 'm' });
     await s.ended;
-    expect(s.data.filter((d) => 'token' in d).map((d) => d.token).join('')).to.equal('slow words arrive one by one');
+    expect(
+      s.data
+        .filter((d) => 'token' in d)
+        .map((d) => d.token)
+        .join(''),
+    ).to.equal('slow words arrive one by one');
     expect(s.data.at(-1)).to.include({ content: 'slow words arrive one by one', done: true, provider: 'openai' });
     expect(s.comments.length).to.be.greaterThan(0);
     expect(s.data.every((d) => 'token' in d || 'content' in d)).to.equal(true);
@@ -107,8 +156,11 @@ describe('raw completion stream (POST /api/chat/complete/stream)', function () {
   it('ends with an error frame carrying the classified fields when the provider fails', async () => {
     await t.request('PUT', '/api/config', { openai_api_key: 'sk-x', openai_api_url: openai.url });
     const cases: Array<[FakeVendor['behaviour'], string, number | null]> = [
-      [401, 'provider_auth_failed', 401], [429, 'provider_rate_limited', 429], ['insufficient_quota', 'provider_billing', 429],
-      ['broken_stream', 'provider_unavailable', 200], ['truncated_stream', 'provider_unavailable', 200],
+      [401, 'provider_auth_failed', 401],
+      [429, 'provider_rate_limited', 429],
+      ['insufficient_quota', 'provider_billing', 429],
+      ['broken_stream', 'provider_unavailable', 200],
+      ['truncated_stream', 'provider_unavailable', 200],
     ];
     for (const [behaviour, kind, providerStatus] of cases) {
       openai.behaviour = behaviour;
@@ -116,7 +168,11 @@ describe('raw completion stream (POST /api/chat/complete/stream)', function () {
       await s.ended;
       expect(s.status, String(behaviour)).to.equal(200);
       const last = s.data.at(-1);
-      expect(last, String(behaviour)).to.include({ error_kind: kind, provider: 'openai', provider_status: providerStatus });
+      expect(last, String(behaviour)).to.include({
+        error_kind: kind,
+        provider: 'openai',
+        provider_status: providerStatus,
+      });
       expect(last.error).to.be.a('string');
       if (behaviour === 429) expect(last.retry_after_secs).to.equal(7);
       expect(s.data.some((d) => d.done)).to.equal(false);
@@ -136,8 +192,16 @@ describe('raw completion stream (POST /api/chat/complete/stream)', function () {
   it('cancels the upstream request when the client disconnects mid-stream (openai and anthropic)', async () => {
     const anthropic = await startFakeAnthropic();
     try {
-      await t.request('PUT', '/api/config', { openai_api_key: 'sk-x', openai_api_url: openai.url, anthropic_api_key: 'k', anthropic_api_url: anthropic.url });
-      for (const [provider, fake] of [['openai', openai], ['anthropic', anthropic]] as const) {
+      await t.request('PUT', '/api/config', {
+        openai_api_key: 'sk-x',
+        openai_api_url: openai.url,
+        anthropic_api_key: 'k',
+        anthropic_api_url: anthropic.url,
+      });
+      for (const [provider, fake] of [
+        ['openai', openai],
+        ['anthropic', anthropic],
+      ] as const) {
         fake.reply = Array.from({ length: 200 }, (_, i) => `w${i}`).join(' ');
         fake.tokenDelayMs = 20;
         const s = postChatSse(url(), token, { system_prompt: 's', message: 'm', provider });
@@ -161,20 +225,37 @@ describe('raw completion stream (POST /api/chat/complete/stream)', function () {
 describe('WebSocket RawComplete', function () {
   this.timeout(20_000);
   let t: TestServer;
-  beforeEach(async () => { t = await TestServer.start(); });
-  afterEach(async () => { await t.stop(); });
+  beforeEach(async () => {
+    t = await TestServer.start();
+  });
+  afterEach(async () => {
+    await t.stop();
+  });
 
   /** Sends one frame and resolves with the first reply. */
   async function ask(frame: unknown): Promise<any> {
-    const ws = new WebSocket(`${t.url.replace('http', 'ws')}/api/ws`, { headers: { authorization: `Bearer ${await t.adminToken()}` } });
-    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    const ws = new WebSocket(`${t.url.replace('http', 'ws')}/api/ws`, {
+      headers: { authorization: `Bearer ${await t.adminToken()}` },
+    });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
     const reply = new Promise<any>((resolve) => ws.once('message', (d: Buffer) => resolve(JSON.parse(d.toString()))));
     ws.send(JSON.stringify(frame));
-    try { return await reply; } finally { ws.close(); }
+    try {
+      return await reply;
+    } finally {
+      ws.close();
+    }
   }
 
   it('answers Success {content} for the payload form (TS/Go/Kotlin) and the flattened form (Rust)', async () => {
-    const nested = await ask({ type: 'RawComplete', messageId: 'm1', payload: { system_prompt: 's', message: 'ping' } });
+    const nested = await ask({
+      type: 'RawComplete',
+      messageId: 'm1',
+      payload: { system_prompt: 's', message: 'ping' },
+    });
     expect(nested).to.deep.include({ type: 'Success', messageId: 'm1' });
     expect(nested.payload.data.content).to.equal('Question: ping\nNo context was found.');
     const flat = await ask({ type: 'RawComplete', system_prompt: 's', message: 'pong' });
@@ -183,7 +264,11 @@ describe('WebSocket RawComplete', function () {
   });
 
   it('answers an Error frame with the provider failure status for an unconfigured provider', async () => {
-    const r = await ask({ type: 'RawComplete', messageId: 'm2', payload: { system_prompt: 's', message: 'x', provider: 'anthropic' } });
+    const r = await ask({
+      type: 'RawComplete',
+      messageId: 'm2',
+      payload: { system_prompt: 's', message: 'x', provider: 'anthropic' },
+    });
     expect(r).to.deep.include({ type: 'Error', code: 400, messageId: 'm2' });
   });
 });

@@ -20,7 +20,11 @@ describe('chat models and provider status (GET /api/chat_models)', function () {
     openai = await startFakeOpenAi();
     anthropic = await startFakeAnthropic();
   });
-  afterEach(async () => { await t.stop(); await openai.close(); await anthropic.close(); });
+  afterEach(async () => {
+    await t.stop();
+    await openai.close();
+    await anthropic.close();
+  });
 
   it('lists empty vendor arrays and not_configured entries when nothing is configured; local is always ok', async () => {
     const r = await t.request('GET', '/api/chat_models');
@@ -32,10 +36,12 @@ describe('chat models and provider status (GET /api/chat_models)', function () {
     expect(r.body.providers.local).to.deep.include({ status: 'ok', verified: false, model_count: 1 });
   });
 
-  it('lists each configured vendor\'s models with ok entries (perplexity: static list, unverified)', async () => {
+  it("lists each configured vendor's models with ok entries (perplexity: static list, unverified)", async () => {
     const put = await t.request('PUT', '/api/config', {
-      openai_api_key: 'sk-openai-secret-1234', openai_api_url: openai.url,
-      anthropic_api_key: 'sk-ant-secret-5678', anthropic_api_url: anthropic.url,
+      openai_api_key: 'sk-openai-secret-1234',
+      openai_api_url: openai.url,
+      anthropic_api_key: 'sk-ant-secret-5678',
+      anthropic_api_url: anthropic.url,
       perplexity_api_key: 'pplx-secret-9012',
       openai_compatible_url: openai.url.replace(/\/v1$/, ''),
     });
@@ -53,9 +59,14 @@ describe('chat models and provider status (GET /api/chat_models)', function () {
   });
 
   const statuses: Array<[FakeVendor['behaviour'], string, boolean, number | undefined]> = [
-    [401, 'auth_failed', true, 401], [403, 'permission_denied', true, 403], [402, 'billing', true, 402],
-    ['insufficient_quota', 'billing', true, 429], [429, 'rate_limited', false, 429], [500, 'unavailable', false, 500],
-    ['garbage', 'unavailable', false, 200], [400, 'request_error', false, 400],
+    [401, 'auth_failed', true, 401],
+    [403, 'permission_denied', true, 403],
+    [402, 'billing', true, 402],
+    ['insufficient_quota', 'billing', true, 429],
+    [429, 'rate_limited', false, 429],
+    [500, 'unavailable', false, 500],
+    ['garbage', 'unavailable', false, 200],
+    [400, 'request_error', false, 400],
   ];
   for (const [behaviour, status, verified, http] of statuses) {
     it(`reports a vendor answering ${behaviour} as ${status}, and /api/chat_models/{p} as the classified body`, async () => {
@@ -100,7 +111,12 @@ describe('chat models and provider status (GET /api/chat_models)', function () {
     expect((await t.request('GET', '/api/chat_models/local')).body).to.deep.equal(['eddydb-local']);
     const missing = await t.request('GET', '/api/chat_models/perplexity');
     expect(missing.status).to.equal(404);
-    expect(missing.body).to.deep.equal({ error: "Provider 'perplexity' is not configured", error_kind: 'provider_not_configured', provider: 'perplexity', provider_status: null });
+    expect(missing.body).to.deep.equal({
+      error: "Provider 'perplexity' is not configured",
+      error_kind: 'provider_not_configured',
+      provider: 'perplexity',
+      provider_status: null,
+    });
     const unknown = await t.request('GET', '/api/chat_models/nope');
     expect(unknown.status).to.equal(404);
     expect((await t.request('GET', '/api/chat_models/__proto__')).status).to.equal(404);
@@ -115,11 +131,21 @@ describe('PUT /api/config: provider keys masked and probed on save (provider_che
   this.timeout(20_000);
   let t: TestServer;
   let openai: FakeVendor;
-  beforeEach(async () => { t = await TestServer.start(); openai = await startFakeOpenAi(); });
-  afterEach(async () => { await t.stop(); await openai.close(); });
+  beforeEach(async () => {
+    t = await TestServer.start();
+    openai = await startFakeOpenAi();
+  });
+  afterEach(async () => {
+    await t.stop();
+    await openai.close();
+  });
 
   it('returns provider_checks for each provider whose key or URL changed, in the status-entry shape', async () => {
-    const r = await t.request('PUT', '/api/config', { openai_api_key: 'sk-live-abcdefgh1234', openai_api_url: openai.url, perplexity_api_key: 'pplx-abcdefgh5678' });
+    const r = await t.request('PUT', '/api/config', {
+      openai_api_key: 'sk-live-abcdefgh1234',
+      openai_api_url: openai.url,
+      perplexity_api_key: 'pplx-abcdefgh5678',
+    });
     expect(r.status).to.equal(200);
     expect(r.body.provider_checks).to.deep.equal({
       openai: { status: 'ok', verified: true, model_count: 2 },
@@ -128,16 +154,25 @@ describe('PUT /api/config: provider keys masked and probed on save (provider_che
     openai.behaviour = 401;
     const bad = await t.request('PUT', '/api/config', { openai_api_key: 'sk-wrong-abcdefgh0000' });
     expect(bad.status).to.equal(200);
-    expect(bad.body.provider_checks.openai).to.deep.include({ status: 'auth_failed', verified: true, http_status: 401 });
+    expect(bad.body.provider_checks.openai).to.deep.include({
+      status: 'auth_failed',
+      verified: true,
+      http_status: 401,
+    });
     const removed = await t.request('PUT', '/api/config', { openai_api_key: null, openai_api_url: null });
     expect(removed.body.provider_checks.openai).to.deep.include({ status: 'not_configured', verified: false });
-    expect((await t.request('PUT', '/api/config', { use_typed_values: true })).body).to.not.have.property('provider_checks');
+    expect((await t.request('PUT', '/api/config', { use_typed_values: true })).body).to.not.have.property(
+      'provider_checks',
+    );
   });
 
   it('never returns a key in clear, in GET or PUT', async () => {
     const keys = {
-      openai_api_key: 'sk-openai-abcdefgh1111', anthropic_api_key: 'sk-ant-abcdefgh2222',
-      perplexity_api_key: 'pplx-abcdefgh3333', openai_compatible_api_key: 'local-abcdefgh4444', openai_compatible_url: openai.url,
+      openai_api_key: 'sk-openai-abcdefgh1111',
+      anthropic_api_key: 'sk-ant-abcdefgh2222',
+      perplexity_api_key: 'pplx-abcdefgh3333',
+      openai_compatible_api_key: 'local-abcdefgh4444',
+      openai_compatible_url: openai.url,
     };
     const put = await t.request('PUT', '/api/config', { ...keys, provider_timeout_ms: 500 });
     const get = await t.request('GET', '/api/config');

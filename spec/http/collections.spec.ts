@@ -13,8 +13,13 @@ const RFC3339_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 describe('collections over HTTP', () => {
   let t: TestServer;
   let call: TestServer['request'];
-  before(async () => { t = await TestServer.start(); call = t.request.bind(t); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start();
+    call = t.request.bind(t);
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   describe('POST /api/collections/{c}', () => {
     it('creates a collection without a schema and answers {status, message}', async () => {
@@ -29,7 +34,9 @@ describe('collections over HTTP', () => {
 
     it('creates a collection with a schema', async () => {
       const r = await call('POST', '/api/collections/typed', {
-        fields: { title: { field_type: 'String', required: true } }, version: 1, bypass_ripple: true,
+        fields: { title: { field_type: 'String', required: true } },
+        version: 1,
+        bypass_ripple: true,
       });
       expect(r.status).to.equal(201);
       const schema = await call('GET', '/api/schemas/typed');
@@ -44,7 +51,16 @@ describe('collections over HTTP', () => {
       expect(r.body.error).to.contain('already exists');
     });
 
-    for (const bad of ['bad%20name', '.hidden', '-dash', 'a%2Fb', 'x'.repeat(129), '__proto__', 'constructor', 'caf%C3%A9']) {
+    for (const bad of [
+      'bad%20name',
+      '.hidden',
+      '-dash',
+      'a%2Fb',
+      'x'.repeat(129),
+      '__proto__',
+      'constructor',
+      'caf%C3%A9',
+    ]) {
       it(`refuses the invalid name '${bad.slice(0, 20)}' with 400 Invalid collection name`, async () => {
         const r = await call('POST', `/api/collections/${bad}`);
         expect(r.status).to.equal(400);
@@ -142,8 +158,13 @@ describe('collections over HTTP', () => {
 describe('schemas over HTTP', () => {
   let t: TestServer;
   let call: TestServer['request'];
-  before(async () => { t = await TestServer.start(); call = t.request.bind(t); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start();
+    call = t.request.bind(t);
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   describe('GET /api/schemas/{c}', () => {
     it('has exactly the protocol shape with every field member present', async () => {
@@ -157,17 +178,38 @@ describe('schemas over HTTP', () => {
       });
       const r = await call('GET', '/api/schemas/shape');
       expect(r.status).to.equal(200);
-      expect(r.body).to.have.all.keys('fields', 'version', 'created_at', 'last_modified', 'bypass_ripple', 'primary_key_alias');
+      expect(r.body).to.have.all.keys(
+        'fields',
+        'version',
+        'created_at',
+        'last_modified',
+        'bypass_ripple',
+        'primary_key_alias',
+      );
       expect(r.body.version).to.equal(1);
       expect(r.body.created_at).to.match(RFC3339_Z);
       expect(r.body.last_modified).to.match(RFC3339_Z);
       expect(r.body.bypass_ripple).to.equal(false);
       expect(r.body.primary_key_alias).to.equal('id');
       expect(r.body.fields.title).to.deep.equal({
-        field_type: 'String', default: null, unique: false, required: true, enums: [], max: 80, min: 1, regex: '^[A-Z]',
+        field_type: 'String',
+        default: null,
+        unique: false,
+        required: true,
+        enums: [],
+        max: 80,
+        min: 1,
+        regex: '^[A-Z]',
       });
       expect(r.body.fields.status).to.deep.equal({
-        field_type: 'String', default: 'open', unique: false, required: false, enums: ['open', 'done'], max: null, min: null, regex: null,
+        field_type: 'String',
+        default: 'open',
+        unique: false,
+        required: false,
+        enums: ['open', 'done'],
+        max: null,
+        min: null,
+        regex: null,
       });
       expect(r.body.fields.sku).to.include({ unique: true });
       expect(r.body.fields.sku).to.not.have.property('index');
@@ -189,7 +231,9 @@ describe('schemas over HTTP', () => {
 
   describe('PUT /api/schemas/{c}', () => {
     it('applies {constraints} as a partial update that keeps unset attributes', async () => {
-      await call('POST', '/api/collections/partial', { fields: { name: { field_type: 'String', required: true, min: 2 } } });
+      await call('POST', '/api/collections/partial', {
+        fields: { name: { field_type: 'String', required: true, min: 2 } },
+      });
       const before = await call('GET', '/api/schemas/partial');
       t.clock.advance(5000);
       const r = await call('PUT', '/api/schemas/partial', { constraints: { name: { max: 5 } } });
@@ -254,7 +298,9 @@ describe('schemas over HTTP', () => {
       await call('POST', '/api/collections/clearing', {
         fields: { a: { field_type: 'String', required: true, max: 3 }, b: { field_type: 'Integer' } },
       });
-      expect((await call('PUT', '/api/schemas/clearing', { constraints: { a: { required: null }, b: null } })).status).to.equal(200);
+      expect(
+        (await call('PUT', '/api/schemas/clearing', { constraints: { a: { required: null }, b: null } })).status,
+      ).to.equal(200);
       const schema = await call('GET', '/api/schemas/clearing');
       expect(Object.keys(schema.body.fields)).to.deep.equal(['a']);
       expect(schema.body.fields.a).to.include({ required: false, max: 3 });
@@ -275,9 +321,21 @@ describe('schemas over HTTP', () => {
       { type: 'Boolean', good: true, stored: true, bad: 'true', badType: 'String' },
       { type: 'Array', good: [1, 'a'], stored: [1, 'a'], bad: { a: 1 }, badType: 'Object' },
       { type: 'Object', good: { a: { b: 1 } }, stored: { a: { b: 1 } }, bad: [1], badType: 'Array' },
-      { type: 'DateTime', good: '2024-01-02T03:04:05Z', stored: '2024-01-02T03:04:05+00:00', bad: 'yesterday', badType: 'String' },
+      {
+        type: 'DateTime',
+        good: '2024-01-02T03:04:05Z',
+        stored: '2024-01-02T03:04:05+00:00',
+        bad: 'yesterday',
+        badType: 'String',
+      },
       { type: 'Decimal', good: '12.50', stored: '12.50', bad: 'abc', badType: 'String' },
-      { type: 'UUID', good: '123e4567-e89b-12d3-a456-426614174000', stored: '123e4567-e89b-12d3-a456-426614174000', bad: 'not-a-uuid', badType: 'String' },
+      {
+        type: 'UUID',
+        good: '123e4567-e89b-12d3-a456-426614174000',
+        stored: '123e4567-e89b-12d3-a456-426614174000',
+        bad: 'not-a-uuid',
+        badType: 'String',
+      },
       { type: 'Vector', good: [0.5, 1], stored: [0.5, 1], bad: ['a'], badType: 'Array' },
       { type: 'Set', good: ['a', 'a', 'b'], stored: ['a', 'b'], bad: 'a', badType: 'String' },
       { type: 'Binary', good: 'AQID', stored: [1, 2, 3], bad: 12, badType: 'Integer' },
@@ -289,7 +347,9 @@ describe('schemas over HTTP', () => {
     for (const c of TYPES) {
       it(`stores a valid ${c.type} value as ${c.type} and rejects a ${c.badType} with a type detail`, async () => {
         const coll = `type_${c.type.toLowerCase()}`;
-        expect((await call('POST', `/api/collections/${coll}`, { fields: { v: { field_type: c.type } } })).status).to.equal(201);
+        expect(
+          (await call('POST', `/api/collections/${coll}`, { fields: { v: { field_type: c.type } } })).status,
+        ).to.equal(201);
         const ok = await call('POST', `/api/insert/${coll}`, { v: c.good });
         expect(ok.status, ok.text).to.equal(201);
         const read = await call('GET', `/api/find/${coll}/${ok.body.id}`);
@@ -308,7 +368,11 @@ describe('schemas over HTTP', () => {
       });
       const r = await call('POST', '/api/insert/str_opts', { code: 'AB' });
       expect(r.status).to.equal(400);
-      expect(r.body.details.map((d: { constraint: string }) => d.constraint)).to.have.members(['min', 'regex', 'enums']);
+      expect(r.body.details.map((d: { constraint: string }) => d.constraint)).to.have.members([
+        'min',
+        'regex',
+        'enums',
+      ]);
       const long = await call('POST', '/api/insert/str_opts', { code: 'alphabet' });
       expect(long.body.details.map((d: { constraint: string }) => d.constraint)).to.have.members(['max', 'enums']);
       expect((await call('POST', '/api/insert/str_opts', { code: 'beta' })).status).to.equal(201);
@@ -324,11 +388,13 @@ describe('schemas over HTTP', () => {
       });
       const low = await call('POST', '/api/insert/num_opts', { i: 0, f: 0.25, n: -2 });
       expect(low.status).to.equal(400);
-      expect(low.body.details.map((d: { field: string; constraint: string }) => `${d.field}:${d.constraint}`))
-        .to.have.members(['i:min', 'i:enums', 'f:min', 'n:min']);
+      expect(
+        low.body.details.map((d: { field: string; constraint: string }) => `${d.field}:${d.constraint}`),
+      ).to.have.members(['i:min', 'i:enums', 'f:min', 'n:min']);
       const high = await call('POST', '/api/insert/num_opts', { i: 11, f: 2, n: 1.5 });
-      expect(high.body.details.map((d: { field: string; constraint: string }) => `${d.field}:${d.constraint}`))
-        .to.have.members(['i:max', 'i:enums', 'f:max', 'n:max']);
+      expect(
+        high.body.details.map((d: { field: string; constraint: string }) => `${d.field}:${d.constraint}`),
+      ).to.have.members(['i:max', 'i:enums', 'f:max', 'n:max']);
       const notEnum = await call('POST', '/api/insert/num_opts', { i: 3 });
       expect(notEnum.body.details).to.have.length(1);
       expect(notEnum.body.details[0]).to.include({ field: 'i', constraint: 'enums', actual: 3 });
@@ -346,12 +412,15 @@ describe('schemas over HTTP', () => {
       });
       const r = await call('POST', '/api/insert/len_opts', { a: [1, 2, 3], v: [1], s: [7, 7, 7] });
       expect(r.status).to.equal(400);
-      expect(r.body.details.map((d: { field: string; constraint: string }) => `${d.field}:${d.constraint}`))
-        .to.have.members(['a:max', 'v:min', 's:min']);
+      expect(
+        r.body.details.map((d: { field: string; constraint: string }) => `${d.field}:${d.constraint}`),
+      ).to.have.members(['a:max', 'v:min', 's:min']);
       const a = r.body.details.find((d: { field: string }) => d.field === 'a');
       expect(a).to.include({ expected: 2, actual: 3 });
-      expect((await call('POST', '/api/insert/len_opts', { a: [], v: [1, 2], s: [1, 2] })).body.details[0])
-        .to.include({ field: 'a', constraint: 'min' });
+      expect((await call('POST', '/api/insert/len_opts', { a: [], v: [1, 2], s: [1, 2] })).body.details[0]).to.include({
+        field: 'a',
+        constraint: 'min',
+      });
       expect((await call('POST', '/api/insert/len_opts', { a: [1], v: [1, 2], s: [1, 2, 2] })).status).to.equal(201);
     });
 
@@ -364,11 +433,13 @@ describe('schemas over HTTP', () => {
       });
       const r = await call('POST', '/api/insert/range_opts', { at: '2023-06-01T00:00:00Z', price: '1000.00' });
       expect(r.status).to.equal(400);
-      expect(r.body.details.map((d: { field: string; constraint: string }) => `${d.field}:${d.constraint}`))
-        .to.have.members(['at:min', 'price:max']);
+      expect(
+        r.body.details.map((d: { field: string; constraint: string }) => `${d.field}:${d.constraint}`),
+      ).to.have.members(['at:min', 'price:max']);
       const late = await call('POST', '/api/insert/range_opts', { at: '2025-01-01T02:00:00+01:00', price: '0.00' });
-      expect(late.body.details.map((d: { field: string; constraint: string }) => `${d.field}:${d.constraint}`))
-        .to.have.members(['at:max', 'price:min']);
+      expect(
+        late.body.details.map((d: { field: string; constraint: string }) => `${d.field}:${d.constraint}`),
+      ).to.have.members(['at:max', 'price:min']);
       const ok = await call('POST', '/api/insert/range_opts', { at: '2024-06-01T12:00:00.5Z', price: '19.90' });
       expect(ok.status).to.equal(201);
       const read = await call('GET', `/api/find/range_opts/${ok.body.id}`);
@@ -390,7 +461,10 @@ describe('schemas over HTTP', () => {
 
     it('fills an omitted field with its default and keeps a given value', async () => {
       await call('POST', '/api/collections/defaults', {
-        fields: { status: { field_type: 'String', default: 'open', required: true }, prio: { field_type: 'Integer', default: 3 } },
+        fields: {
+          status: { field_type: 'String', default: 'open', required: true },
+          prio: { field_type: 'Integer', default: 3 },
+        },
       });
       const d = await call('POST', '/api/insert/defaults', {});
       expect(d.status).to.equal(201);
@@ -433,13 +507,17 @@ describe('schemas over HTTP', () => {
         expect(['field', 'constraint', 'expected', 'actual', 'message']).to.include.members(Object.keys(d));
         expect(d.message).to.be.a('string').and.not.empty;
       }
-      expect(r.body.details.map((d: { field: string; constraint: string }) => `${d.field}:${d.constraint}`))
-        .to.have.members(['name:required', 'age:max', 'tag:regex']);
+      expect(
+        r.body.details.map((d: { field: string; constraint: string }) => `${d.field}:${d.constraint}`),
+      ).to.have.members(['name:required', 'age:max', 'tag:regex']);
     });
 
     it('keeps an RFC 3339 string verbatim in a String field', async () => {
       await call('POST', '/api/collections/str_dates', { fields: { stamp: { field_type: 'String' } } });
-      const r = await call('POST', '/api/insert/str_dates', { stamp: '2024-01-01T00:00:00Z', other: '2024-01-01T00:00:00Z' });
+      const r = await call('POST', '/api/insert/str_dates', {
+        stamp: '2024-01-01T00:00:00Z',
+        other: '2024-01-01T00:00:00Z',
+      });
       const read = await call('GET', `/api/find/str_dates/${r.body.id}`);
       expect(read.body.stamp).to.deep.equal({ type: 'String', value: '2024-01-01T00:00:00Z' });
       expect(read.body.other).to.deep.equal({ type: 'DateTime', value: '2024-01-01T00:00:00+00:00' });
@@ -456,8 +534,13 @@ describe('schemas over HTTP', () => {
 describe('trash over HTTP', () => {
   let t: TestServer;
   let call: TestServer['request'];
-  beforeEach(async () => { t = await TestServer.start(); call = t.request.bind(t); });
-  afterEach(async () => { await t.stop(); });
+  beforeEach(async () => {
+    t = await TestServer.start();
+    call = t.request.bind(t);
+  });
+  afterEach(async () => {
+    await t.stop();
+  });
 
   /** After moving the clock past the token lifetime the cached admin token is stale. */
   async function freshAdmin(): Promise<RequestOptions> {

@@ -29,14 +29,18 @@ describe('HTTP cron dialect', () => {
     expect(key.status, key.text).to.equal(201);
     reader = await t.tokenFor(key.body.key);
   });
-  afterEach(async () => { await t.stop(); });
+  afterEach(async () => {
+    await t.stop();
+  });
 
   /** `call` and, from another client with its own token, a point read started at the same moment; both timed. */
   const alongsideARead = async (call: () => Promise<{ status: number; body: any; text: string }>) => {
     const started = performance.now();
     const [answer, read] = await Promise.all([
       call().then((r) => ({ r, ms: performance.now() - started })),
-      t.request('GET', '/api/find/things/r1', undefined, { token: reader }).then((r) => ({ r, ms: performance.now() - started })),
+      t
+        .request('GET', '/api/find/things/r1', undefined, { token: reader })
+        .then((r) => ({ r, ms: performance.now() - started })),
     ]);
     expect(read.r.status, read.r.text).to.equal(200);
     // A generous bound: a stalled event loop took seconds here; this only catches that.
@@ -46,10 +50,14 @@ describe('HTTP cron dialect', () => {
   };
 
   it('answers a schedule and a task whose cron only names a skipped time at once: they run right after the gap', async () => {
-    const s = await alongsideARead(() => t.request('POST', '/api/schedules', { name: 'gap', cron: DST_GAP_ONLY, timezone: NY, functionName: 'beat' }));
+    const s = await alongsideARead(() =>
+      t.request('POST', '/api/schedules', { name: 'gap', cron: DST_GAP_ONLY, timezone: NY, functionName: 'beat' }),
+    );
     expect(s.status, s.text).to.equal(200);
     expect(s.body.next_run).to.equal('2026-03-08T07:30:00.000Z'); // 03:30 EDT: 02:30 on the clock before the change
-    const task = await alongsideARead(() => t.request('POST', '/api/chat/tasks', { name: 'gap', cron: DST_GAP_ONLY, timezone: NY }));
+    const task = await alongsideARead(() =>
+      t.request('POST', '/api/chat/tasks', { name: 'gap', cron: DST_GAP_ONLY, timezone: NY }),
+    );
     expect(task.status, task.text).to.equal(200);
     expect(task.body.next_run).to.equal('2026-03-08T07:30:00.000Z');
 
@@ -61,7 +69,11 @@ describe('HTTP cron dialect', () => {
     clock.advance(1000);
     await t.server.scheduler.tick();
     await t.server.scheduler.idle();
-    expect(await schedule()).to.include({ run_count: 1, last_run: '2026-03-08T07:30:00.000Z', next_run: '2027-03-14T07:30:00.000Z' });
+    expect(await schedule()).to.include({
+      run_count: 1,
+      last_run: '2026-03-08T07:30:00.000Z',
+      next_run: '2027-03-14T07:30:00.000Z',
+    });
   });
 
   it('refuses at once, with 400, an expression that never matches or a zone that does not exist', async () => {
@@ -71,7 +83,9 @@ describe('HTTP cron dialect', () => {
       ['0 9 * * *', 'Nowhere/City', "Unknown time zone 'Nowhere/City'"],
       ['0 25 * * *', NY, "'25' is not a valid hour"],
     ] as const) {
-      const s = await alongsideARead(() => t.request('POST', '/api/schedules', { name: 'x', cron, timezone, functionName: 'beat' }));
+      const s = await alongsideARead(() =>
+        t.request('POST', '/api/schedules', { name: 'x', cron, timezone, functionName: 'beat' }),
+      );
       expect(s.status, `${cron}: ${s.text}`).to.equal(400);
       expect(s.body.error).to.include(says);
       const task = await t.request('POST', '/api/chat/tasks', { name: 'x', cron, timezone });
@@ -80,10 +94,12 @@ describe('HTTP cron dialect', () => {
     }
   });
 
-  it('purges the trash on a cron timer on the engine\'s clock', async () => {
+  it("purges the trash on a cron timer on the engine's clock", async () => {
     expect((await t.request('DELETE', '/api/delete/things/r1')).status).to.equal(200);
     const purge = t.server.maintenance.trashPurge!;
-    expect(purge.nextRun).to.be.above(T0).and.at.most(T0 + 3_600_000);
+    expect(purge.nextRun)
+      .to.be.above(T0)
+      .and.at.most(T0 + 3_600_000);
     await purge.tick();
     expect(t.server.db.trash.count('things')).to.equal(1);
     clock.advance(31 * 24 * 3_600_000);

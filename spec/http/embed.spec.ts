@@ -5,8 +5,14 @@ import { startFakeOpenAi, type FakeProvider } from '../helpers/fake-openai.js';
 describe('embeddings (POST /api/embed)', () => {
   let t: TestServer;
   let fake: FakeProvider;
-  beforeEach(async () => { t = await TestServer.start(); fake = await startFakeOpenAi(); });
-  afterEach(async () => { await t.stop(); await fake.close(); });
+  beforeEach(async () => {
+    t = await TestServer.start();
+    fake = await startFakeOpenAi();
+  });
+  afterEach(async () => {
+    await t.stop();
+    await fake.close();
+  });
 
   it('serves deterministic offline embeddings when no provider is configured', async () => {
     const a = await t.request('POST', '/api/embed', { text: 'the quick brown fox' });
@@ -20,7 +26,10 @@ describe('embeddings (POST /api/embed)', () => {
   });
 
   it('uses the OpenAI-compatible provider once configured, and never shows the key in clear', async () => {
-    const put = await t.request('PUT', '/api/config', { openai_api_key: 'sk-test-secret-1234', openai_api_url: fake.url });
+    const put = await t.request('PUT', '/api/config', {
+      openai_api_key: 'sk-test-secret-1234',
+      openai_api_url: fake.url,
+    });
     expect(put.status).to.equal(200);
     expect(JSON.stringify(put.body)).to.not.include('sk-test-secret');
     const r = await t.request('POST', '/api/embed', { texts: ['a', 'bbb'], model: 'text-embedding-3-small' });
@@ -34,8 +43,12 @@ describe('embeddings (POST /api/embed)', () => {
   it('classifies provider failures without ever answering 401 or 403', async () => {
     await t.request('PUT', '/api/config', { openai_api_key: 'sk-x', openai_api_url: fake.url });
     const cases: Array<[FakeProvider['behaviour'], number, string]> = [
-      [401, 502, 'provider_auth_failed'], [403, 502, 'provider_permission_denied'], [402, 402, 'provider_billing'],
-      [429, 429, 'provider_rate_limited'], [500, 502, 'provider_unavailable'], ['garbage', 502, 'provider_unavailable'],
+      [401, 502, 'provider_auth_failed'],
+      [403, 502, 'provider_permission_denied'],
+      [402, 402, 'provider_billing'],
+      [429, 429, 'provider_rate_limited'],
+      [500, 502, 'provider_unavailable'],
+      ['garbage', 502, 'provider_unavailable'],
     ];
     for (const [behaviour, status, kind] of cases) {
       fake.behaviour = behaviour;
@@ -53,7 +66,14 @@ describe('embeddings (POST /api/embed)', () => {
   });
 
   it('rejects bad bodies with 400', async () => {
-    for (const body of [{}, { text: 1 }, { texts: 'a' }, { text: 'a', texts: ['b'] }, { texts: [] }, { text: 'a', extra: 1 }]) {
+    for (const body of [
+      {},
+      { text: 1 },
+      { texts: 'a' },
+      { text: 'a', texts: ['b'] },
+      { texts: [] },
+      { text: 'a', extra: 1 },
+    ]) {
       expect((await t.request('POST', '/api/embed', body)).status, JSON.stringify(body)).to.equal(400);
     }
   });

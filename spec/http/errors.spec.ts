@@ -23,8 +23,13 @@ function rawMsgpackMap(entries: Array<[string, Buffer]>): Buffer {
 describe('error responses over HTTP', () => {
   let t: TestServer;
   let call: TestServer['request'];
-  before(async () => { t = await TestServer.start(); call = t.request.bind(t); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start();
+    call = t.request.bind(t);
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   describe('routing', () => {
     for (const path of ['/api/nope', '/api/find', '/api/insert/a/b/c', '/nothing-here', '/api/collections/a/b']) {
@@ -34,8 +39,12 @@ describe('error responses over HTTP', () => {
     }
 
     for (const [method, path] of [
-      ['DELETE', '/api/health'], ['PUT', '/api/auth/token'], ['PATCH', '/api/find/c/id'], ['GET', '/api/insert/c'],
-      ['POST', '/api/config'], ['PUT', '/api/collections/c'],
+      ['DELETE', '/api/health'],
+      ['PUT', '/api/auth/token'],
+      ['PATCH', '/api/find/c/id'],
+      ['GET', '/api/insert/c'],
+      ['POST', '/api/config'],
+      ['PUT', '/api/collections/c'],
     ] as const) {
       it(`answers 405 {code:405, message} to ${method} on the known path ${path}`, async () => {
         const r = await call(method, path, method === 'GET' ? undefined : {});
@@ -61,7 +70,10 @@ describe('error responses over HTTP', () => {
       ['an unknown extension', [0xd4, 0x01, 0x02]],
     ] as const) {
       it(`answers 400 {error} to malformed MessagePack: ${why}`, async () => {
-        expectErrorBody(await call('POST', '/api/insert/bad_mp', undefined, { format: 'msgpack', raw: Buffer.from(bytes) }), 400);
+        expectErrorBody(
+          await call('POST', '/api/insert/bad_mp', undefined, { format: 'msgpack', raw: Buffer.from(bytes) }),
+          400,
+        );
       });
     }
 
@@ -71,9 +83,17 @@ describe('error responses over HTTP', () => {
       });
     }
 
-    for (const type of ['text/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream']) {
+    for (const type of [
+      'text/xml',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/octet-stream',
+    ]) {
       it(`answers 415 {error} to the content type ${type}`, async () => {
-        expectErrorBody(await call('POST', '/api/insert/ctype', undefined, { raw: '{"a":1}', headers: { 'Content-Type': type } }), 415);
+        expectErrorBody(
+          await call('POST', '/api/insert/ctype', undefined, { raw: '{"a":1}', headers: { 'Content-Type': type } }),
+          415,
+        );
       });
     }
 
@@ -93,29 +113,56 @@ describe('error responses over HTTP', () => {
     }
 
     it('refuses a top-level __proto__ key in JSON', async () => {
-      await expectRefusedAndUnwritten(await call('POST', '/api/insert/hostile', undefined, { raw: '{"__proto__":{"polluted":true},"a":1}' }), 'hostile');
+      await expectRefusedAndUnwritten(
+        await call('POST', '/api/insert/hostile', undefined, { raw: '{"__proto__":{"polluted":true},"a":1}' }),
+        'hostile',
+      );
     });
 
     it('refuses a nested __proto__ key in JSON', async () => {
-      await expectRefusedAndUnwritten(await call('POST', '/api/insert/hostile', undefined, { raw: '{"a":{"b":{"__proto__":{"polluted":true}}}}' }), 'hostile');
+      await expectRefusedAndUnwritten(
+        await call('POST', '/api/insert/hostile', undefined, { raw: '{"a":{"b":{"__proto__":{"polluted":true}}}}' }),
+        'hostile',
+      );
     });
 
     it('refuses a __proto__ key spelled with unicode escapes in JSON', async () => {
-      await expectRefusedAndUnwritten(await call('POST', '/api/insert/hostile', undefined, { raw: '{"\\u005f_proto__":{"polluted":true}}' }), 'hostile');
+      await expectRefusedAndUnwritten(
+        await call('POST', '/api/insert/hostile', undefined, { raw: '{"\\u005f_proto__":{"polluted":true}}' }),
+        'hostile',
+      );
     });
 
     it('refuses constructor and prototype keys at any depth', async () => {
-      await expectRefusedAndUnwritten(await call('POST', '/api/insert/hostile', { constructor: { prototype: { polluted: true } } }), 'hostile');
-      await expectRefusedAndUnwritten(await call('POST', '/api/insert/hostile', { a: [{ constructor: 1 }] }), 'hostile');
-      await expectRefusedAndUnwritten(await call('POST', '/api/insert/hostile', { a: { type: 'Object', value: { prototype: 1 } } }), 'hostile');
+      await expectRefusedAndUnwritten(
+        await call('POST', '/api/insert/hostile', { constructor: { prototype: { polluted: true } } }),
+        'hostile',
+      );
+      await expectRefusedAndUnwritten(
+        await call('POST', '/api/insert/hostile', { a: [{ constructor: 1 }] }),
+        'hostile',
+      );
+      await expectRefusedAndUnwritten(
+        await call('POST', '/api/insert/hostile', { a: { type: 'Object', value: { prototype: 1 } } }),
+        'hostile',
+      );
     });
 
     it('refuses a __proto__ key in MessagePack, top-level and nested', async () => {
       const polluting = rawMsgpackMap([['polluted', Buffer.from([0xc3])]]);
-      const top = rawMsgpackMap([['__proto__', polluting], ['a', Buffer.from([0x01])]]);
-      await expectRefusedAndUnwritten(await call('POST', '/api/insert/hostile', undefined, { format: 'msgpack', raw: top }), 'hostile');
+      const top = rawMsgpackMap([
+        ['__proto__', polluting],
+        ['a', Buffer.from([0x01])],
+      ]);
+      await expectRefusedAndUnwritten(
+        await call('POST', '/api/insert/hostile', undefined, { format: 'msgpack', raw: top }),
+        'hostile',
+      );
       const nested = rawMsgpackMap([['a', rawMsgpackMap([['__proto__', polluting]])]]);
-      await expectRefusedAndUnwritten(await call('POST', '/api/insert/hostile', undefined, { format: 'msgpack', raw: nested }), 'hostile');
+      await expectRefusedAndUnwritten(
+        await call('POST', '/api/insert/hostile', undefined, { format: 'msgpack', raw: nested }),
+        'hostile',
+      );
     });
 
     it('still accepts MessagePack that mentions __proto__ only as a value', async () => {
@@ -128,19 +175,41 @@ describe('error responses over HTTP', () => {
 
     it('refuses a constructor key in MessagePack', async () => {
       await expectRefusedAndUnwritten(
-        await call('POST', '/api/insert/hostile', undefined, { format: 'msgpack', raw: Buffer.from(mpEncode({ constructor: { prototype: { polluted: true } } })) }),
+        await call('POST', '/api/insert/hostile', undefined, {
+          format: 'msgpack',
+          raw: Buffer.from(mpEncode({ constructor: { prototype: { polluted: true } } })),
+        }),
         'hostile',
       );
     });
 
     it('refuses hostile keys in updates, schemas, key permissions and config', async () => {
       await call('POST', '/api/insert/hostile_upd', { id: 'u1', a: 1 });
-      expectErrorBody(await call('PUT', '/api/update/hostile_upd/u1', undefined, { raw: '{"__proto__":{"polluted":true}}' }), 400);
+      expectErrorBody(
+        await call('PUT', '/api/update/hostile_upd/u1', undefined, { raw: '{"__proto__":{"polluted":true}}' }),
+        400,
+      );
       expectErrorBody(await call('PUT', '/api/update/hostile_upd/u1', { constructor: 1 }), 400);
-      expectErrorBody(await call('POST', '/api/collections/hostile_schema', { fields: { __proto__x: { field_type: 'String' }, constructor: { field_type: 'String' } } }), 400);
-      expectErrorBody(await call('PUT', '/api/schemas/hostile_upd', { constraints: { prototype: { field_type: 'String' } } }), 400);
-      expectErrorBody(await call('POST', '/api/auth/keys', undefined, { raw: '{"collection_permissions":{"__proto__":{"read":true}}}' }), 400);
-      expectErrorBody(await call('PUT', '/api/config', undefined, { raw: '{"__proto__":{"use_typed_values":false}}' }), 400);
+      expectErrorBody(
+        await call('POST', '/api/collections/hostile_schema', {
+          fields: { __proto__x: { field_type: 'String' }, constructor: { field_type: 'String' } },
+        }),
+        400,
+      );
+      expectErrorBody(
+        await call('PUT', '/api/schemas/hostile_upd', { constraints: { prototype: { field_type: 'String' } } }),
+        400,
+      );
+      expectErrorBody(
+        await call('POST', '/api/auth/keys', undefined, {
+          raw: '{"collection_permissions":{"__proto__":{"read":true}}}',
+        }),
+        400,
+      );
+      expectErrorBody(
+        await call('PUT', '/api/config', undefined, { raw: '{"__proto__":{"use_typed_values":false}}' }),
+        400,
+      );
       const read = await call('GET', '/api/find/hostile_upd/u1');
       expect(Object.keys(read.body)).to.have.members(['id', 'a']);
       expect((await call('GET', '/api/collections/hostile_schema')).status).to.equal(404);
@@ -150,7 +219,13 @@ describe('error responses over HTTP', () => {
   });
 
   describe('paths', () => {
-    for (const path of ['/api/find/c/%E0%A4%A', '/api/find/c/%ZZ', '/api/find/c/%', '/api/collections/%C3', '/api/x%ZZ/count']) {
+    for (const path of [
+      '/api/find/c/%E0%A4%A',
+      '/api/find/c/%ZZ',
+      '/api/find/c/%',
+      '/api/collections/%C3',
+      '/api/x%ZZ/count',
+    ]) {
       it(`answers 400 {error} to the bad percent-encoding in ${path}`, async () => {
         const r = await call('GET', path);
         expectErrorBody(r, 400);
@@ -191,7 +266,10 @@ describe('error responses over HTTP', () => {
     ];
     for (const [method, path, opts] of odd) {
       const r = await call(method, path, undefined, opts);
-      expect(r.status, `${method} ${path.slice(0, 60)} ${JSON.stringify(opts.raw ?? '').slice(0, 60)}: ${r.text}`).to.be.below(500);
+      expect(
+        r.status,
+        `${method} ${path.slice(0, 60)} ${JSON.stringify(opts.raw ?? '').slice(0, 60)}: ${r.text}`,
+      ).to.be.below(500);
     }
     expect((await call('GET', '/api/health')).status).to.equal(200);
   });
@@ -200,8 +278,13 @@ describe('error responses over HTTP', () => {
 describe('body size limit over HTTP', () => {
   let t: TestServer;
   let call: TestServer['request'];
-  before(async () => { t = await TestServer.start({ bodyLimitBytes: 1024 }); call = t.request.bind(t); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start({ bodyLimitBytes: 1024 });
+    call = t.request.bind(t);
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   it('answers 413 {error} to a JSON body over the limit and writes nothing', async () => {
     const r = await call('POST', '/api/insert/big', { text: 'x'.repeat(2000) });

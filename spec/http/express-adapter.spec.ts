@@ -11,7 +11,13 @@ import { decode as mpDecode, encode as mpEncode } from '@msgpack/msgpack';
 import { createExpressHandler } from '../../lib/http/index.js';
 import { ADMIN_KEY, TestServer } from '../helpers/test-server.js';
 
-interface Answer { status: number; contentType: string; headers: Headers; body: unknown; text: string }
+interface Answer {
+  status: number;
+  contentType: string;
+  headers: Headers;
+  body: unknown;
+  text: string;
+}
 
 interface Call {
   method: string;
@@ -25,21 +31,32 @@ interface Call {
 
 /** One request to `base`, encoded and decoded the way the clients do. */
 /** An express app serving `t`'s dispatcher (plus `extra` routes) on an ephemeral port. */
-async function mountExpress(t: TestServer, extra?: (app: express.Express) => void): Promise<{ server: NodeServer; url: string }> {
+async function mountExpress(
+  t: TestServer,
+  extra?: (app: express.Express) => void,
+): Promise<{ server: NodeServer; url: string }> {
   const app = express();
   app.use(createExpressHandler(t.server.dispatcher));
   extra?.(app);
-  const server = await new Promise<NodeServer>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+  const server = await new Promise<NodeServer>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 async function send(base: string, c: Call, adminToken: string): Promise<Answer> {
   const type = c.format === 'msgpack' ? 'application/msgpack' : 'application/json';
-  const headers: Record<string, string> = { 'Content-Type': type, Accept: type, 'Accept-Encoding': 'identity', ...c.headers };
+  const headers: Record<string, string> = {
+    'Content-Type': type,
+    Accept: type,
+    'Accept-Encoding': 'identity',
+    ...c.headers,
+  };
   const token = c.token === undefined ? adminToken : c.token;
   if (token) headers.Authorization = `Bearer ${token}`;
   let payload = c.raw;
-  if (payload === undefined && c.body !== undefined) payload = c.format === 'msgpack' ? Buffer.from(mpEncode(c.body)) : JSON.stringify(c.body);
+  if (payload === undefined && c.body !== undefined)
+    payload = c.format === 'msgpack' ? Buffer.from(mpEncode(c.body)) : JSON.stringify(c.body);
   const res = await fetch(base + c.path, { method: c.method, headers, body: payload });
   const bytes = Buffer.from(await res.arrayBuffer());
   const contentType = res.headers.get('content-type') ?? '';
@@ -90,22 +107,43 @@ describe('express adapter', () => {
   });
 
   it('inserts over JSON and MessagePack and finds the records through either server', async () => {
-    const json = await viaExpress({ method: 'POST', path: '/api/insert/via_express', body: { name: 'a', at: '2026-01-01T00:00:00Z' } });
+    const json = await viaExpress({
+      method: 'POST',
+      path: '/api/insert/via_express',
+      body: { name: 'a', at: '2026-01-01T00:00:00Z' },
+    });
     expect(json.status).to.equal(201);
-    const mp = await viaExpress({ method: 'POST', path: '/api/insert/via_express', body: { name: 'b', n: 2 }, format: 'msgpack' });
+    const mp = await viaExpress({
+      method: 'POST',
+      path: '/api/insert/via_express',
+      body: { name: 'b', n: 2 },
+      format: 'msgpack',
+    });
     expect(mp.status).to.equal(201);
     expect(mp.contentType).to.contain('application/msgpack');
     const id = (json.body as { id: string }).id;
     const byExpress = await viaExpress({ method: 'GET', path: `/api/find/via_express/${id}` });
     expect(byExpress.status).to.equal(200);
     expect(byExpress.body).to.deep.equal({
-      id, name: { type: 'String', value: 'a' }, at: { type: 'DateTime', value: '2026-01-01T00:00:00+00:00' },
+      id,
+      name: { type: 'String', value: 'a' },
+      at: { type: 'DateTime', value: '2026-01-01T00:00:00+00:00' },
     });
-    expect(comparable(byExpress)).to.deep.equal(comparable(await viaFastify({ method: 'GET', path: `/api/find/via_express/${id}` })));
-    const found = await viaExpress({ method: 'POST', path: '/api/find/via_express', body: { filter: { type: 'Condition', content: { field: 'name', operator: 'Eq', value: 'b' } } } });
+    expect(comparable(byExpress)).to.deep.equal(
+      comparable(await viaFastify({ method: 'GET', path: `/api/find/via_express/${id}` })),
+    );
+    const found = await viaExpress({
+      method: 'POST',
+      path: '/api/find/via_express',
+      body: { filter: { type: 'Condition', content: { field: 'name', operator: 'Eq', value: 'b' } } },
+    });
     expect(found.status).to.equal(200);
     expect(found.body).to.have.length(1);
-    const mpFind = await viaExpress({ method: 'GET', path: `/api/find/via_express/${(mp.body as { id: string }).id}`, format: 'msgpack' });
+    const mpFind = await viaExpress({
+      method: 'GET',
+      path: `/api/find/via_express/${(mp.body as { id: string }).id}`,
+      format: 'msgpack',
+    });
     expect((mpFind.body as Record<string, unknown>).n).to.deep.equal({ type: 'Integer', value: 2 });
   });
 
@@ -124,19 +162,51 @@ describe('express adapter', () => {
     ['a garbage token', { method: 'GET', path: '/api/config', token: 'garbage' }],
     ['an invalid API key', { method: 'POST', path: '/api/auth/token', body: { api_key: 'wrong' }, token: null }],
     ['malformed JSON', { method: 'POST', path: '/api/insert/errs', raw: '{"a":' }],
-    ['malformed MessagePack', { method: 'POST', path: '/api/insert/errs', raw: Buffer.from([0x82, 0xa1]), format: 'msgpack' }],
-    ['an unsupported content type', { method: 'POST', path: '/api/insert/errs', raw: '<a/>', headers: { 'Content-Type': 'text/xml' } }],
-    ['an unparsable content type', { method: 'POST', path: '/api/insert/errs', raw: '{"a":1}', headers: { 'Content-Type': 'foo' } }],
-    ['a content type of only a comma', { method: 'POST', path: '/api/find/errs', raw: '{}', headers: { 'Content-Type': ',' } }],
-    ['a list of content types', { method: 'POST', path: '/api/kv/set/errs', raw: '{"value":1}', headers: { 'Content-Type': 'application/json, application/msgpack' } }],
-    ['a list of content types on the token exchange', { method: 'POST', path: '/api/auth/token', raw: '{"api_key":"x"}', token: null, headers: { 'Content-Type': 'application/json, application/msgpack' } }],
+    [
+      'malformed MessagePack',
+      { method: 'POST', path: '/api/insert/errs', raw: Buffer.from([0x82, 0xa1]), format: 'msgpack' },
+    ],
+    [
+      'an unsupported content type',
+      { method: 'POST', path: '/api/insert/errs', raw: '<a/>', headers: { 'Content-Type': 'text/xml' } },
+    ],
+    [
+      'an unparsable content type',
+      { method: 'POST', path: '/api/insert/errs', raw: '{"a":1}', headers: { 'Content-Type': 'foo' } },
+    ],
+    [
+      'a content type of only a comma',
+      { method: 'POST', path: '/api/find/errs', raw: '{}', headers: { 'Content-Type': ',' } },
+    ],
+    [
+      'a list of content types',
+      {
+        method: 'POST',
+        path: '/api/kv/set/errs',
+        raw: '{"value":1}',
+        headers: { 'Content-Type': 'application/json, application/msgpack' },
+      },
+    ],
+    [
+      'a list of content types on the token exchange',
+      {
+        method: 'POST',
+        path: '/api/auth/token',
+        raw: '{"api_key":"x"}',
+        token: null,
+        headers: { 'Content-Type': 'application/json, application/msgpack' },
+      },
+    ],
     ['an unknown method', { method: 'PURGE', path: '/api/health' }],
     ['a __proto__ key', { method: 'POST', path: '/api/insert/errs', raw: '{"__proto__":{"polluted":true}}' }],
     ['an invalid collection name', { method: 'POST', path: '/api/insert/a%2Fb', body: { a: 1 } }],
     ['bad percent-encoding', { method: 'GET', path: '/api/find/errs/%E0%A4%A' }],
     ['a missing record', { method: 'GET', path: '/api/find/errs/missing' }],
     ['an existing collection', { method: 'POST', path: '/api/collections/via_express' }],
-    ['a schema violation', { method: 'POST', path: '/api/collections/errs_schema', body: { fields: { a: { required: true } } } }],
+    [
+      'a schema violation',
+      { method: 'POST', path: '/api/collections/errs_schema', body: { fields: { a: { required: true } } } },
+    ],
     ['a bad config patch', { method: 'PUT', path: '/api/config', body: { nope: 1 } }],
   ];
 
@@ -169,7 +239,11 @@ describe('express adapter', () => {
   });
 
   it('leaves paths outside /api to the rest of the express app', async () => {
-    const { server: s, url: base } = await mountExpress(t, (app) => app.get('/hello', (_req, res) => { res.json({ hello: 'world' }); }));
+    const { server: s, url: base } = await mountExpress(t, (app) =>
+      app.get('/hello', (_req, res) => {
+        res.json({ hello: 'world' });
+      }),
+    );
     try {
       expect(await (await fetch(`${base}/hello`)).json()).to.deep.equal({ hello: 'world' });
       expect((await send(base, { method: 'GET', path: '/api/health', token: null }, admin)).status).to.equal(200);
@@ -201,7 +275,9 @@ describe('express adapter body limit', () => {
     const f = await send(t.url, c, admin);
     expect(e.status).to.equal(413);
     expect(comparable(e)).to.deep.equal(comparable(f));
-    expect((await send(t.url, { method: 'GET', path: '/api/collections' }, admin)).body).to.deep.equal({ collections: [] });
+    expect((await send(t.url, { method: 'GET', path: '/api/collections' }, admin)).body).to.deep.equal({
+      collections: [],
+    });
   });
 
   it('answers an oversized body without a token, or to an unknown route, exactly as fastify does', async () => {
@@ -217,7 +293,11 @@ describe('express adapter body limit', () => {
   });
 
   it('accepts a body just under the limit', async () => {
-    const r = await send(expressUrl, { method: 'POST', path: '/api/insert/small', body: { text: 'x'.repeat(900) } }, await t.adminToken());
+    const r = await send(
+      expressUrl,
+      { method: 'POST', path: '/api/insert/small', body: { text: 'x'.repeat(900) } },
+      await t.adminToken(),
+    );
     expect(r.status).to.equal(201);
   });
 });
@@ -240,7 +320,9 @@ describe('express adapter: server-sent events', () => {
 
   it('serves the subscription stream as fastify does: subscribed, then a mutation per change, released on close', async () => {
     const ac = new AbortController();
-    const res = await fetch(`${expressUrl}/api/subscribe/viaexpress?token=${await t.adminToken()}`, { signal: ac.signal });
+    const res = await fetch(`${expressUrl}/api/subscribe/viaexpress?token=${await t.adminToken()}`, {
+      signal: ac.signal,
+    });
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('text/event-stream');
     const reader = res.body!.getReader();
@@ -260,11 +342,18 @@ describe('express adapter: server-sent events', () => {
   it('serves a POSTed chat stream (data frames) as fastify does', async () => {
     const res = await fetch(`${expressUrl}/api/chat/complete/stream`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${await t.adminToken()}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      headers: {
+        authorization: `Bearer ${await t.adminToken()}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+      },
       body: JSON.stringify({ system_prompt: '', message: 'via express' }),
     });
     expect(res.status).to.equal(200);
-    const data = (await res.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+    const data = (await res.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)));
     expect(data.at(-1)).to.include({ content: 'Question: via express\nNo context was found.', done: true });
   });
 });

@@ -14,8 +14,14 @@ describe('HTTP: Chat and Embed function steps', function () {
   this.timeout(20_000);
   let t: TestServer;
   let openai: FakeVendor;
-  beforeEach(async () => { t = await TestServer.start(); openai = await startFakeOpenAi(); });
-  afterEach(async () => { await t.stop(); await openai.close(); });
+  beforeEach(async () => {
+    t = await TestServer.start();
+    openai = await startFakeOpenAi();
+  });
+  afterEach(async () => {
+    await t.stop();
+    await openai.close();
+  });
 
   const define = async (label: string, functions: unknown[], parameters: Record<string, unknown> = {}) => {
     const r = await t.request('POST', '/api/functions', { label, name: label, parameters, functions });
@@ -26,22 +32,39 @@ describe('HTTP: Chat and Embed function steps', function () {
     await define('ask', [{ type: 'Chat', messages: [{ role: 'user', content: '{{q}}' }] }], { q: { required: true } });
     const r = await t.request('POST', '/api/functions/ask', { q: 'hello there' });
     expect(r.status).to.equal(200);
-    expect(r.body.records.map(bare)).to.deep.equal([{ response: 'Question: hello there\nNo context was found.', tokens_used: 9 }]);
+    expect(r.body.records.map(bare)).to.deep.equal([
+      { response: 'Question: hello there\nNo context was found.', tokens_used: 9 },
+    ]);
   });
 
   it('sends Chat to the configured provider with model, temperature and max_tokens, and yields {response, tokens_used}', async () => {
     await t.request('PUT', '/api/config', { openai_api_key: 'sk-test', openai_api_url: openai.url });
     openai.reply = 'Paris.';
-    await define('capital', [{
-      type: 'Chat', model: 'fake-gpt-small', temperature: 0.1, max_tokens: 20,
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Capital of {{country}}?' }],
-    }], { country: { required: true } });
+    await define(
+      'capital',
+      [
+        {
+          type: 'Chat',
+          model: 'fake-gpt-small',
+          temperature: 0.1,
+          max_tokens: 20,
+          messages: [
+            { role: 'system', content: 'Be brief.' },
+            { role: 'user', content: 'Capital of {{country}}?' },
+          ],
+        },
+      ],
+      { country: { required: true } },
+    );
     const r = await t.request('POST', '/api/functions/capital', { country: 'France' });
     expect(r.status, r.text).to.equal(200);
     const sent = openai.requests.at(-1)!;
     expect(sent.path).to.equal('/v1/chat/completions');
     expect(sent.headers.authorization).to.equal('Bearer sk-test');
-    expect(sent.body.messages).to.deep.equal([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Capital of France?' }]);
+    expect(sent.body.messages).to.deep.equal([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Capital of France?' },
+    ]);
     expect(sent.body).to.include({ model: 'fake-gpt-small', temperature: 0.1, max_tokens: 20 });
     const promptTokens = JSON.stringify(sent.body.messages).length; // how the fake counts
     expect(r.body.records.map(bare)).to.deep.equal([{ response: 'Paris.', tokens_used: promptTokens + 1 }]);
@@ -52,7 +75,10 @@ describe('HTTP: Chat and Embed function steps', function () {
     await t.request('PUT', '/api/config', { openai_api_key: 'sk-test', openai_api_url: openai.url });
     await t.request('POST', '/api/insert/docs', { text: 'abc' });
     await t.request('POST', '/api/insert/docs', { text: 'abcdef' });
-    await define('embed_docs', [{ type: 'FindAll', collection: 'docs' }, { type: 'Embed', input_field: 'text', output_field: 'vec', model: 'fake-embed' }]);
+    await define('embed_docs', [
+      { type: 'FindAll', collection: 'docs' },
+      { type: 'Embed', input_field: 'text', output_field: 'vec', model: 'fake-embed' },
+    ]);
     const r = await t.request('POST', '/api/functions/embed_docs', {});
     expect(r.status, r.text).to.equal(200);
     const sent = openai.requests.filter((q) => q.path === '/v1/embeddings');
@@ -67,7 +93,10 @@ describe('HTTP: Chat and Embed function steps', function () {
 
     await define('embed_texts', [{ type: 'Embed', texts: '{{texts}}' }], { texts: { required: true } });
     const go = await t.request('POST', '/api/functions/embed_texts', { texts: ['ab', 'abcd'] });
-    expect(go.body.records.map(bare)).to.deep.equal([{ text: 'ab', embedding: expected(2) }, { text: 'abcd', embedding: expected(4) }]);
+    expect(go.body.records.map(bare)).to.deep.equal([
+      { text: 'ab', embedding: expected(2) },
+      { text: 'abcd', embedding: expected(4) },
+    ]);
   });
 
   it('renders a provider failure as the step failure with the classified status and details, never 401/403', async () => {
@@ -75,13 +104,20 @@ describe('HTTP: Chat and Embed function steps', function () {
     await define('ask', [{ type: 'Chat', messages: [{ role: 'user', content: 'x' }] }]);
     await define('vec', [{ type: 'Embed', texts: ['x'] }]);
     const cases: Array<[FakeVendor['behaviour'], number, string]> = [
-      [401, 502, 'provider_auth_failed'], [403, 502, 'provider_permission_denied'], [402, 402, 'provider_billing'],
-      [429, 429, 'provider_rate_limited'], [500, 502, 'provider_unavailable'], ['garbage', 502, 'provider_unavailable'],
+      [401, 502, 'provider_auth_failed'],
+      [403, 502, 'provider_permission_denied'],
+      [402, 402, 'provider_billing'],
+      [429, 429, 'provider_rate_limited'],
+      [500, 502, 'provider_unavailable'],
+      ['garbage', 502, 'provider_unavailable'],
       [400, 400, 'provider_request_error'],
     ];
     for (const [behaviour, status, kind] of cases) {
       openai.behaviour = behaviour;
-      for (const [label, type] of [['ask', 'Chat'], ['vec', 'Embed']] as const) {
+      for (const [label, type] of [
+        ['ask', 'Chat'],
+        ['vec', 'Embed'],
+      ] as const) {
         const r = await t.request('POST', `/api/functions/${label}`, {});
         const what = `${type} ${String(behaviour)}`;
         expect(r.status, what).to.equal(status);
@@ -101,25 +137,43 @@ describe('HTTP: Chat and Embed function steps', function () {
     const r = await t.request('POST', '/api/functions/ask', {});
     expect(r.status).to.equal(400);
     expect(r.body).to.deep.equal({
-      error: true, operation_index: 0, operation_type: 'Chat', message: "Provider 'anthropic' is not configured",
+      error: true,
+      operation_index: 0,
+      operation_type: 'Chat',
+      message: "Provider 'anthropic' is not configured",
       details: { error_kind: 'provider_not_configured', provider: 'anthropic', provider_status: null },
     });
   });
 
   it('refuses a bad Chat or Embed at save with 400, and in a transactional function', async () => {
-    const bad = await t.request('POST', '/api/functions', { label: 'b', name: 'b', functions: [{ type: 'Chat', messages: [{ role: 'robot', content: 'x' }] }] });
+    const bad = await t.request('POST', '/api/functions', {
+      label: 'b',
+      name: 'b',
+      functions: [{ type: 'Chat', messages: [{ role: 'robot', content: 'x' }] }],
+    });
     expect(bad.status).to.equal(400);
     expect(bad.body.error).to.match(/messages\[0\]\.role/);
     const tx = await t.request('POST', '/api/functions', {
-      label: 't', name: 't', transaction_config: { enabled: true, auto_rollback: true }, functions: [{ type: 'Embed', input_field: 'x' }],
+      label: 't',
+      name: 't',
+      transaction_config: { enabled: true, auto_rollback: true },
+      functions: [{ type: 'Embed', input_field: 'x' }],
     });
     expect(tx.status).to.equal(400);
-    const proto = await t.request('POST', '/api/functions', { label: 'p', name: 'p', functions: [{ type: 'Embed', input_field: 'x', output_field: '__proto__' }] });
+    const proto = await t.request('POST', '/api/functions', {
+      label: 'p',
+      name: 'p',
+      functions: [{ type: 'Embed', input_field: 'x', output_field: '__proto__' }],
+    });
     expect(proto.status).to.equal(400);
   });
 
   it('ends a call at its time limit and cancels the provider or embedder request', async () => {
-    await t.request('PUT', '/api/config', { openai_api_key: 'sk-test', openai_api_url: openai.url, function_timeout_ms: 300 });
+    await t.request('PUT', '/api/config', {
+      openai_api_key: 'sk-test',
+      openai_api_url: openai.url,
+      function_timeout_ms: 300,
+    });
     openai.behaviour = 'hang';
     await define('ask', [{ type: 'Chat', messages: [{ role: 'user', content: 'x' }] }]);
     const started = Date.now();

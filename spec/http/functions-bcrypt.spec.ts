@@ -19,11 +19,15 @@ import { until } from '../helpers/until.js';
 const COST_31_HASH = '$2b$31$DCq7YPn5Rq63x1Lad4cll.TV4S6ytwfsfvkgY8jIucDrjc8deX1s.';
 
 const VERIFY = {
-  label: 'check', name: 'check', parameters: { password: { required: true }, hash: { required: true } },
+  label: 'check',
+  name: 'check',
+  parameters: { password: { required: true }, hash: { required: true } },
   functions: [{ type: 'BcryptVerify', plain: '{{password}}', hash_field: 'hash', output_field: 'ok' }],
 };
 const hashing = (cost: number) => ({
-  label: `hash${cost}`, name: `hash${cost}`, parameters: { password: { required: true } },
+  label: `hash${cost}`,
+  name: `hash${cost}`,
+  parameters: { password: { required: true } },
   functions: [{ type: 'BcryptHash', plain: '{{password}}', output_field: 'hash', cost }],
 });
 
@@ -36,7 +40,8 @@ function client(base: string, token: string): Client {
   return {
     async call(method, urlPath, body) {
       const res = await fetch(base + urlPath, {
-        method, headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        method,
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await res.text();
@@ -52,10 +57,12 @@ function client(base: string, token: string): Client {
  */
 async function readWhileHashing(hasher: Client, reader: Client, readPath: string): Promise<void> {
   const order: string[] = [];
-  const hashes = Array.from({ length: 4 }, (_, i) => hasher.call('POST', '/api/functions/hash12', { password: `pw-${i}` }).then((r) => {
-    order.push('hash');
-    return r;
-  }));
+  const hashes = Array.from({ length: 4 }, (_, i) =>
+    hasher.call('POST', '/api/functions/hash12', { password: `pw-${i}` }).then((r) => {
+      order.push('hash');
+      return r;
+    }),
+  );
   const read = await reader.call('GET', readPath);
   order.push('read');
   expect(read.status, read.text).to.equal(200);
@@ -75,7 +82,9 @@ describe('HTTP stored functions: bcrypt on worker threads (in process)', () => {
     await t.saveFunction(hashing(12));
     user = client(t.url, await t.userToken({ name: 'caller' }));
   });
-  after(async () => { await t.stop(); });
+  after(async () => {
+    await t.stop();
+  });
 
   it('answers a non-admin BcryptVerify of a cost-31 hash with 400 naming the cost and the limit, within a second', async () => {
     const started = performance.now();
@@ -103,7 +112,10 @@ describe('HTTP stored functions: bcrypt on worker threads (in process)', () => {
     const hashed = await user.call('POST', '/api/functions/hash5', { password: long });
     expect(hashed.status, hashed.text).to.equal(400);
     expect(hashed.body.message).to.match(/73 bytes of UTF-8; bcrypt reads at most 72/);
-    const verified = await user.call('POST', '/api/functions/check', { password: long, hash: '$2a$06$DCq7YPn5Rq63x1Lad4cll.TV4S6ytwfsfvkgY8jIucDrjc8deX1s.' });
+    const verified = await user.call('POST', '/api/functions/check', {
+      password: long,
+      hash: '$2a$06$DCq7YPn5Rq63x1Lad4cll.TV4S6ytwfsfvkgY8jIucDrjc8deX1s.',
+    });
     expect(verified.status, verified.text).to.equal(400);
   });
 
@@ -126,13 +138,32 @@ function busyWorkers(pid: number): number {
     }
   };
   const base = stat(String(pid))?.nice ?? 0;
-  return readdirSync(`/proc/${pid}/task`).map(stat).filter((t) => t && t.nice > base && t.state === 'R').length;
+  return readdirSync(`/proc/${pid}/task`)
+    .map(stat)
+    .filter((t) => t && t.nice > base && t.state === 'R').length;
 }
 
 /** `node bin/eddydb.js start` on a free port; resolves with its URL once it listens. */
-function startBuilt(dataDir: string, adminKey: string): Promise<{ proc: ChildProcess; url: string; output: () => string }> {
-  const args = [path.resolve('bin/eddydb.js'), 'start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--durability', 'none'];
-  const proc = spawn(process.execPath, args, { env: cleanEnv({ EDDYDB_ADMIN_KEY: adminKey }), stdio: ['ignore', 'pipe', 'pipe'] });
+function startBuilt(
+  dataDir: string,
+  adminKey: string,
+): Promise<{ proc: ChildProcess; url: string; output: () => string }> {
+  const args = [
+    path.resolve('bin/eddydb.js'),
+    'start',
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    '--data-dir',
+    dataDir,
+    '--durability',
+    'none',
+  ];
+  const proc = spawn(process.execPath, args, {
+    env: cleanEnv({ EDDYDB_ADMIN_KEY: adminKey }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     const onData = (d: Buffer) => {
@@ -157,7 +188,11 @@ describe('HTTP stored functions: bcrypt on worker threads (the built command)', 
   before(async () => {
     dir = tempDir('eddydb-bcrypt-dist-');
     server = await startBuilt(dir, adminKey);
-    const r = await fetch(`${server.url}/api/auth/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ api_key: adminKey }) });
+    const r = await fetch(`${server.url}/api/auth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ api_key: adminKey }),
+    });
     admin = client(server.url, ((await r.json()) as { token: string }).token);
     for (const def of [VERIFY, hashing(12), hashing(20)]) {
       const saved = await admin.call('POST', '/api/functions', def);
@@ -179,17 +214,27 @@ describe('HTTP stored functions: bcrypt on worker threads (the built command)', 
 
   it('answers a point read from another client while four cost-12 hashes run', async () => {
     const inserted = await admin.call('POST', '/api/insert/people', { name: 'Ann' });
-    const r = await fetch(`${server.url}/api/auth/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ api_key: adminKey }) });
+    const r = await fetch(`${server.url}/api/auth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ api_key: adminKey }),
+    });
     const reader = client(server.url, ((await r.json()) as { token: string }).token);
     await readWhileHashing(admin, reader, `/api/find/people/${inserted.body.id}`);
   });
 
   it('shuts down on SIGTERM while a worker is deep in a cost-20 hash, without waiting for it', async () => {
-    expect((await admin.call('PUT', '/api/config', { function_bcrypt_max_cost: 20, function_timeout_ms: 600_000 })).status).to.equal(200);
+    expect(
+      (await admin.call('PUT', '/api/config', { function_bcrypt_max_cost: 20, function_timeout_ms: 600_000 })).status,
+    ).to.equal(200);
     // About a minute of CPU: the exit below must not wait for it.
-    const hash = admin.call('POST', '/api/functions/hash20', { password: 'pw' }).then((res) => res.status, () => 'connection closed');
+    const hash = admin.call('POST', '/api/functions/hash20', { password: 'pw' }).then(
+      (res) => res.status,
+      () => 'connection closed',
+    );
     // A pool thread (lowered) that is running is the hash on its worker; idle workers sleep.
-    if (existsSync(`/proc/${server.proc.pid}/task`)) await until('a running bcrypt worker', () => busyWorkers(server.proc.pid!) > 0, 20_000);
+    if (existsSync(`/proc/${server.proc.pid}/task`))
+      await until('a running bcrypt worker', () => busyWorkers(server.proc.pid!) > 0, 20_000);
     const exited = new Promise<number | null>((resolve) => server.proc.once('exit', (code) => resolve(code)));
     const stopping = performance.now();
     server.proc.kill('SIGTERM');

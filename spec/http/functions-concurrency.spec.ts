@@ -5,8 +5,12 @@ const PARALLEL = 50;
 
 describe('HTTP stored functions: key-value and concurrency steps through a real server', () => {
   let s: TestServer;
-  beforeEach(async () => { s = await TestServer.start(); });
-  afterEach(async () => { await s.stop(); });
+  beforeEach(async () => {
+    s = await TestServer.start();
+  });
+  afterEach(async () => {
+    await s.stop();
+  });
 
   const save = (def: Record<string, unknown>) => s.saveFunction(def);
   const call = (label: string, params: unknown = {}) => s.callFunction(label, params);
@@ -18,11 +22,13 @@ describe('HTTP stored functions: key-value and concurrency steps through a real 
 
   it('serves an edge cache built from KvGet, If and KvSet: a miss fills the cache, a hit answers {value} typed', async () => {
     await save({
-      label: 'edge', parameters: { id: { required: true }, fresh: { required: false, default: null } },
+      label: 'edge',
+      parameters: { id: { required: true }, fresh: { required: false, default: null } },
       functions: [
         { type: 'KvGet', key: 'cache:product:{{id}}' },
         {
-          type: 'If', condition: { type: 'FieldEquals', value: { field: 'value', value: null } },
+          type: 'If',
+          condition: { type: 'FieldEquals', value: { field: 'value', value: null } },
           then_functions: [
             { type: 'KvSet', key: 'cache:product:{{id}}', value: '{{fresh}}', ttl: '15m' },
             { type: 'KvGet', key: 'cache:product:{{id}}' },
@@ -33,18 +39,23 @@ describe('HTTP stored functions: key-value and concurrency steps through a real 
     const first = await call('edge', { id: 7, fresh: { name: 'Lamp', price: 12.5 } });
     expect(first.status).to.equal(200);
     expect(first.body.records).to.have.length(1);
-        expect(first.body.records[0].value).to.deep.equal({ type: 'Object', value: { name: 'Lamp', price: 12.5 } });
+    expect(first.body.records[0].value).to.deep.equal({ type: 'Object', value: { name: 'Lamp', price: 12.5 } });
     // the hit path ignores what the caller sends
     const hit = await call('edge', { id: 7, fresh: { name: 'other' } });
     expect(hit.body.records).to.deep.equal(first.body.records);
     expect(hit.body.stats.stages_executed).to.equal(2);
     expect((await s.request('GET', '/api/kv/get/cache%3Aproduct%3A7')).body.value.type).to.equal('Object');
     s.clock.advance(15 * 60_000);
-    expect(bare((await call('edge', { id: 7, fresh: { name: 'new' } })).body.records[0]).value).to.deep.equal({ name: 'new' });
+    expect(bare((await call('edge', { id: 7, fresh: { name: 'new' } })).body.records[0]).value).to.deep.equal({
+      name: 'new',
+    });
   });
 
   it('lets exactly `limit` of 50 concurrent calls pass a RateLimit; the rest get 429 with Retry-After and the step body', async () => {
-    await save({ label: 'limited', functions: [{ type: 'RateLimit', key: 'api', limit: 10, window_secs: 3600, output_field: 'rl' }] });
+    await save({
+      label: 'limited',
+      functions: [{ type: 'RateLimit', key: 'api', limit: 10, window_secs: 3600, output_field: 'rl' }],
+    });
     const replies = await together(PARALLEL, 'limited');
     const ok = replies.filter((r) => r.status === 200);
     const limited = replies.filter((r) => r.status === 429);
@@ -56,14 +67,23 @@ describe('HTTP stored functions: key-value and concurrency steps through a real 
     expect(r.headers.get('retry-after')).to.equal(String(resetAt - nowSecs));
     expect(r.headers.get('x-ratelimit-reset')).to.equal(String(resetAt));
     expect(r.body).to.deep.equal({
-      error: true, operation_index: 0, operation_type: 'RateLimit', message: 'Rate limit exceeded: 10 calls per 3600 s',
+      error: true,
+      operation_index: 0,
+      operation_type: 'RateLimit',
+      message: 'Rate limit exceeded: 10 calls per 3600 s',
       details: { limit: 10, remaining: 0, window_secs: 3600, reset_at: resetAt, retry_after_secs: resetAt - nowSecs },
     });
     expect(ok.map((x) => bare(x.body.records[0]).rl.allowed)).to.deep.equal(Array(10).fill(true));
   });
 
   it('lets exactly one of 50 concurrent calls claim an idempotency key', async () => {
-    await save({ label: 'claim', functions: [{ type: 'IdempotencyClaim', key: 'req-1', ttl_secs: 60, output_field: 'claim' }, { type: 'Return', fields: { claimed: '{{claim.claimed}}' } }] });
+    await save({
+      label: 'claim',
+      functions: [
+        { type: 'IdempotencyClaim', key: 'req-1', ttl_secs: 60, output_field: 'claim' },
+        { type: 'Return', fields: { claimed: '{{claim.claimed}}' } },
+      ],
+    });
     const replies = await together(PARALLEL, 'claim');
     expect(replies.every((r) => r.status === 200)).to.equal(true);
     expect(replies.filter((r) => r.body.claimed === true)).to.have.length(1);
@@ -71,8 +91,21 @@ describe('HTTP stored functions: key-value and concurrency steps through a real 
   });
 
   it('gives a lock to exactly one of 50 concurrent calls, and releases it with its token only', async () => {
-    await save({ label: 'lock', functions: [{ type: 'LockAcquire', key: 'lock:job', ttl_secs: 60, output_field: 'lock' }, { type: 'Return', fields: { acquired: '{{lock.acquired}}', token: '{{lock.token}}' } }] });
-    await save({ label: 'unlock', parameters: { token: { required: true } }, functions: [{ type: 'LockRelease', key: 'lock:job', token: '{{token}}' }, { type: 'Return', fields: { released: '{{lock_release.released}}' } }] });
+    await save({
+      label: 'lock',
+      functions: [
+        { type: 'LockAcquire', key: 'lock:job', ttl_secs: 60, output_field: 'lock' },
+        { type: 'Return', fields: { acquired: '{{lock.acquired}}', token: '{{lock.token}}' } },
+      ],
+    });
+    await save({
+      label: 'unlock',
+      parameters: { token: { required: true } },
+      functions: [
+        { type: 'LockRelease', key: 'lock:job', token: '{{token}}' },
+        { type: 'Return', fields: { released: '{{lock_release.released}}' } },
+      ],
+    });
     const replies = await together(PARALLEL, 'lock');
     const winners = replies.filter((r) => r.body.acquired === true);
     expect(winners).to.have.length(1);
@@ -84,16 +117,26 @@ describe('HTTP stored functions: key-value and concurrency steps through a real 
   it('never lets two callers inside a LockAcquire/LockRelease section at once (20 concurrent workers)', async () => {
     const held = { type: 'FieldEquals', value: { field: 'lock.acquired', value: true } };
     await save({
-      label: 'turn', parameters: { worker: { required: true } },
+      label: 'turn',
+      parameters: { worker: { required: true } },
       functions: [
         { type: 'LockAcquire', key: 'lock:section', ttl_secs: 30 },
         {
-          type: 'If', condition: held,
+          type: 'If',
+          condition: held,
           then_functions: [
             // each Insert makes the inserted record the working record, so the token travels in it
-            { type: 'Insert', collection: 'trace', record: { phase: 'enter', worker: '{{worker}}', token: '{{lock.token}}' } },
+            {
+              type: 'Insert',
+              collection: 'trace',
+              record: { phase: 'enter', worker: '{{worker}}', token: '{{lock.token}}' },
+            },
             { type: 'Sleep', duration_ms: 2 },
-            { type: 'Insert', collection: 'trace', record: { phase: 'exit', worker: '{{worker}}', token: '{{token}}' } },
+            {
+              type: 'Insert',
+              collection: 'trace',
+              record: { phase: 'exit', worker: '{{worker}}', token: '{{token}}' },
+            },
             { type: 'LockRelease', key: 'lock:section', token: '{{token}}' },
             { type: 'Return', fields: { acquired: true, released: '{{lock_release.released}}' } },
           ],
@@ -123,15 +166,28 @@ describe('HTTP stored functions: key-value and concurrency steps through a real 
   });
 
   it('refuses at save a bad KvQuery pattern and a KV step in a transactional function, with the step path', async () => {
-    const bad = await s.request('POST', '/api/functions', { label: 'q', name: 'q', parameters: {}, functions: [{ type: 'KvQuery', pattern: '(a)\\1' }] });
+    const bad = await s.request('POST', '/api/functions', {
+      label: 'q',
+      name: 'q',
+      parameters: {},
+      functions: [{ type: 'KvQuery', pattern: '(a)\\1' }],
+    });
     expect(bad.status).to.equal(400);
     expect(bad.body.error).to.match(/^functions\[0\]\.pattern: /);
     const tx = await s.request('POST', '/api/functions', {
-      label: 't', name: 't', parameters: {}, transaction_config: { enabled: true, auto_rollback: true, isolation_level: 'ReadCommitted' },
-      functions: [{ type: 'Insert', collection: 'a', record: {} }, { type: 'LockAcquire', key: 'k', ttl_secs: 1 }],
+      label: 't',
+      name: 't',
+      parameters: {},
+      transaction_config: { enabled: true, auto_rollback: true, isolation_level: 'ReadCommitted' },
+      functions: [
+        { type: 'Insert', collection: 'a', record: {} },
+        { type: 'LockAcquire', key: 'k', ttl_secs: 1 },
+      ],
     });
     expect(tx.status).to.equal(400);
-    expect(tx.body.error).to.equal("functions[1]: step type 'LockAcquire' cannot take part in a transactional function");
+    expect(tx.body.error).to.equal(
+      "functions[1]: step type 'LockAcquire' cannot take part in a transactional function",
+    );
   });
 
   it('lists KV entries with KvQuery', async () => {
@@ -139,6 +195,9 @@ describe('HTTP stored functions: key-value and concurrency steps through a real 
     await save({ label: 'sessions', functions: [{ type: 'KvQuery', pattern: '^session:' }] });
     const r = await call('sessions');
     expect(r.status).to.equal(200);
-    expect(r.body.records.map((x: any) => bare(x))).to.deep.equal([{ key: 'session:a', value: 'session:a' }, { key: 'session:b', value: 'session:b' }]);
+    expect(r.body.records.map((x: any) => bare(x))).to.deep.equal([
+      { key: 'session:a', value: 'session:a' },
+      { key: 'session:b', value: 'session:b' },
+    ]);
   });
 });

@@ -10,14 +10,21 @@ import { TestServer } from '../helpers/test-server.js';
 
 const LITERAL = 'a-literal-hmac-secret-0123456789';
 const definition = {
-  label: 'signer', name: 'Signer', parameters: { input: { required: true } },
+  label: 'signer',
+  name: 'Signer',
+  parameters: { input: { required: true } },
   functions: [
     { type: 'HmacSign', input: '{{input}}', secret: LITERAL, output_field: 'mac' },
     {
-      type: 'If', condition: { type: 'HasRecords' },
+      type: 'If',
+      condition: { type: 'HasRecords' },
       then_functions: [
         { type: 'JwtSign', claims: { sub: 'x' }, secret: '{{env.JWT_SECRET}}', output_field: 'token' },
-        { type: 'HttpRequest', url: 'https://example.com', headers: { Authorization: `Bearer ${LITERAL}`, Accept: 'application/json' } },
+        {
+          type: 'HttpRequest',
+          url: 'https://example.com',
+          headers: { Authorization: `Bearer ${LITERAL}`, Accept: 'application/json' },
+        },
       ],
     },
   ],
@@ -25,8 +32,12 @@ const definition = {
 
 describe('HTTP stored functions: key material in definitions read back', () => {
   let s: TestServer;
-  before(async () => { s = await TestServer.start({ functionEnv: ['JWT_SECRET'], functionEnvVariables: { JWT_SECRET: 'env-secret' } }); });
-  after(async () => { await s.stop(); });
+  before(async () => {
+    s = await TestServer.start({ functionEnv: ['JWT_SECRET'], functionEnvVariables: { JWT_SECRET: 'env-secret' } });
+  });
+  after(async () => {
+    await s.stop();
+  });
 
   it('shows literal secrets to admins as saved and as [redacted] to other callers, in list and get', async () => {
     expect((await s.request('POST', '/api/functions', definition)).status).to.equal(200);

@@ -28,13 +28,22 @@ describe('HTTP stored functions: ripples', function () {
   it('saves, replaces and deletes on a peer, which recompiles', async () => {
     const def = { label: 'hello', name: 'h', functions: [{ type: 'Return', fields: { v: 1 } }] };
     expect((await a.request('POST', '/api/functions', def)).status).to.equal(200);
-    await eventually(async () => (await b.request('POST', '/api/functions/hello', {})).status === 200, 'the function on b');
+    await eventually(
+      async () => (await b.request('POST', '/api/functions/hello', {})).status === 200,
+      'the function on b',
+    );
     expect((await b.request('POST', '/api/functions/hello', {})).body).to.deep.equal({ v: 1 });
 
     await a.request('PUT', '/api/functions/hello', { ...def, functions: [{ type: 'Return', fields: { v: 2 } }] });
-    await eventually(async () => (await b.request('POST', '/api/functions/hello', {})).body?.v === 2, 'the replacement on b');
+    await eventually(
+      async () => (await b.request('POST', '/api/functions/hello', {})).body?.v === 2,
+      'the replacement on b',
+    );
 
     await a.request('DELETE', '/api/functions/hello');
-    await eventually(async () => (await b.request('POST', '/api/functions/hello', {})).status === 404, 'the delete on b');
+    await eventually(
+      async () => (await b.request('POST', '/api/functions/hello', {})).status === 404,
+      'the delete on b',
+    );
   });
 });

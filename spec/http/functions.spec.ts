@@ -2,15 +2,23 @@ import { expect } from 'chai';
 import { bare, TestServer } from '../helpers/test-server.js';
 
 const addUser = {
-  label: 'add_user', name: 'Add user', description: 'inserts one', version: '1.0.0', tags: ['users', 'write'],
+  label: 'add_user',
+  name: 'Add user',
+  description: 'inserts one',
+  version: '1.0.0',
+  tags: ['users', 'write'],
   parameters: { name: { required: true, param_type: 'String' }, role: { required: false, default: 'member' } },
   functions: [{ type: 'Insert', collection: 'users', record: { name: '{{name}}', role: '{{role}}' } }],
 };
 
 describe('HTTP stored functions: definitions and calls', () => {
   let s: TestServer;
-  beforeEach(async () => { s = await TestServer.start(); });
-  afterEach(async () => { await s.stop(); });
+  beforeEach(async () => {
+    s = await TestServer.start();
+  });
+  afterEach(async () => {
+    await s.stop();
+  });
 
   it('saves create-only, lists, gets by id or label, replaces and deletes', async () => {
     const created = await s.request('POST', '/api/functions', addUser);
@@ -44,7 +52,10 @@ describe('HTTP stored functions: definitions and calls', () => {
   });
 
   it('answers a bad definition with a 400 naming the path', async () => {
-    const r = await s.request('POST', '/api/functions', { ...addUser, functions: [{ type: 'FindAll', collection: 'u' }, { type: 'Qurey' }] });
+    const r = await s.request('POST', '/api/functions', {
+      ...addUser,
+      functions: [{ type: 'FindAll', collection: 'u' }, { type: 'Qurey' }],
+    });
     expect(r.status).to.equal(400);
     expect(r.body.error).to.equal("functions[1]: unknown step type 'Qurey'");
   });
@@ -66,8 +77,12 @@ describe('HTTP stored functions: definitions and calls', () => {
   it('answers bare records, and a bare Return body, when use_typed_values is off', async () => {
     await s.request('POST', '/api/functions', addUser);
     await s.request('POST', '/api/functions', {
-      label: 'when', name: 'w',
-      functions: [{ type: 'Insert', collection: 'w', record: { at: '2026-01-02T03:04:05Z' } }, { type: 'Return', fields: { at: '{{at}}' } }],
+      label: 'when',
+      name: 'w',
+      functions: [
+        { type: 'Insert', collection: 'w', record: { at: '2026-01-02T03:04:05Z' } },
+        { type: 'Return', fields: { at: '{{at}}' } },
+      ],
     });
     expect((await s.request('POST', '/api/functions/when', {})).body.at.type).to.equal('DateTime');
     await s.request('PUT', '/api/config', { use_typed_values: false });
@@ -88,11 +103,22 @@ describe('HTTP stored functions: definitions and calls', () => {
 
   it('answers a failing step with the step failure body', async () => {
     await s.request('POST', '/api/functions', {
-      label: 'bad', name: 'b', functions: [{ type: 'FindAll', collection: 'x' }, { type: 'Insert', collection: '.bad', record: {} }],
+      label: 'bad',
+      name: 'b',
+      functions: [
+        { type: 'FindAll', collection: 'x' },
+        { type: 'Insert', collection: '.bad', record: {} },
+      ],
     });
     const r = await s.request('POST', '/api/functions/bad', {});
     expect(r.status).to.equal(400);
-    expect(r.body).to.deep.equal({ error: true, operation_index: 1, operation_type: 'Insert', message: 'Invalid collection name', details: null });
+    expect(r.body).to.deep.equal({
+      error: true,
+      operation_index: 1,
+      operation_type: 'Insert',
+      message: 'Invalid collection name',
+      details: null,
+    });
   });
 
   it('keeps definitions through a restart', async () => {

@@ -3,11 +3,17 @@ import { TestServer } from '../helpers/test-server.js';
 
 describe('key-value store over HTTP', () => {
   let t: TestServer;
-  beforeEach(async () => { t = await TestServer.start(); });
-  afterEach(async () => { await t.stop(); });
+  beforeEach(async () => {
+    t = await TestServer.start();
+  });
+  afterEach(async () => {
+    await t.stop();
+  });
 
   it('sets and gets a value as a typed wrapper, keeping typed wrappers inside', async () => {
-    expect((await t.request('POST', '/api/kv/set/user:1', { value: { userId: 123, username: 'john' } })).status).to.equal(200);
+    expect(
+      (await t.request('POST', '/api/kv/set/user:1', { value: { userId: 123, username: 'john' } })).status,
+    ).to.equal(200);
     const got = await t.request('GET', '/api/kv/get/user:1');
     expect(got.body).to.deep.equal({ value: { type: 'Object', value: { userId: 123, username: 'john' } } });
     await t.request('POST', '/api/kv/set/price', { value: { type: 'Decimal', value: '29.99' } });
@@ -26,9 +32,13 @@ describe('key-value store over HTTP', () => {
     t.clock.advance(61_000);
     expect((await t.request('GET', '/api/kv/get/a')).status).to.equal(404);
     expect((await t.request('GET', '/api/kv/get/b')).status).to.equal(200);
-    expect((await t.request('POST', '/api/kv/find', { include_expired: true })).body.map((e: { key: string }) => e.key)).to.include('a');
+    expect(
+      (await t.request('POST', '/api/kv/find', { include_expired: true })).body.map((e: { key: string }) => e.key),
+    ).to.include('a');
     expect(await t.server.db.kv.sweep()).to.equal(1);
-    expect((await t.request('POST', '/api/kv/find', { include_expired: true })).body.map((e: { key: string }) => e.key)).to.deep.equal(['b']);
+    expect(
+      (await t.request('POST', '/api/kv/find', { include_expired: true })).body.map((e: { key: string }) => e.key),
+    ).to.deep.equal(['b']);
   });
 
   it('deletes, clears, and answers every call with a JSON body', async () => {
@@ -42,16 +52,32 @@ describe('key-value store over HTTP', () => {
   });
 
   it('batch-gets raw values in key order with null for missing keys, batch-sets and batch-deletes with pairs', async () => {
-    const set = await t.request('POST', '/api/kv/batch/set', { keys: ['k1', 'k2'], values: [{ a: 1 }, 'two'], ttl: 30 });
-    expect(set.body).to.deep.equal([['k1', true], ['k2', true]]);
-    expect((await t.request('POST', '/api/kv/batch/get', { keys: ['k2', 'missing', 'k1'] })).body).to.deep.equal(['two', null, { a: 1 }]);
+    const set = await t.request('POST', '/api/kv/batch/set', {
+      keys: ['k1', 'k2'],
+      values: [{ a: 1 }, 'two'],
+      ttl: 30,
+    });
+    expect(set.body).to.deep.equal([
+      ['k1', true],
+      ['k2', true],
+    ]);
+    expect((await t.request('POST', '/api/kv/batch/get', { keys: ['k2', 'missing', 'k1'] })).body).to.deep.equal([
+      'two',
+      null,
+      { a: 1 },
+    ]);
     const del = await t.request('DELETE', '/api/kv/batch/delete', { keys: ['k1', 'missing'] });
-    expect(del.body).to.deep.equal([['k1', true], ['missing', false]]);
+    expect(del.body).to.deep.equal([
+      ['k1', true],
+      ['missing', false],
+    ]);
   });
 
   it('finds keys by an unanchored regular expression', async () => {
-    for (const k of ['config:app:theme', 'config:app:lang', 'config:db', 'cache:product:1', 'my-config:app']) await t.request('POST', `/api/kv/set/${k}`, { value: k });
-    const keys = async (pattern: string) => (await t.request('POST', '/api/kv/find', { pattern })).body.map((e: { key: string }) => e.key);
+    for (const k of ['config:app:theme', 'config:app:lang', 'config:db', 'cache:product:1', 'my-config:app'])
+      await t.request('POST', `/api/kv/set/${k}`, { value: k });
+    const keys = async (pattern: string) =>
+      (await t.request('POST', '/api/kv/find', { pattern })).body.map((e: { key: string }) => e.key);
     expect(await keys('cache:product:.*')).to.deep.equal(['cache:product:1']);
     expect(await keys('config:app:*')).to.deep.equal(['config:app:lang', 'config:app:theme', 'my-config:app']);
     expect(await keys('^config:')).to.deep.equal(['config:app:lang', 'config:app:theme', 'config:db']);
@@ -61,7 +87,9 @@ describe('key-value store over HTTP', () => {
   it('links keys to records and unlinks them', async () => {
     const link = await t.request('POST', '/api/kv/link', { key: 'cache:u1', collection: 'users', document_id: 'u1' });
     expect(link.body).to.include({ status: 'linked' });
-    expect((await t.request('GET', '/api/kv/links/cache:u1')).body.links).to.deep.equal([{ collection: 'users', document_id: 'u1' }]);
+    expect((await t.request('GET', '/api/kv/links/cache:u1')).body.links).to.deep.equal([
+      { collection: 'users', document_id: 'u1' },
+    ]);
     await t.request('POST', '/api/kv/unlink', { key: 'cache:u1', collection: 'users', document_id: 'u1' });
     expect((await t.request('GET', '/api/kv/links/cache:u1')).body.links).to.deep.equal([]);
   });
@@ -79,10 +107,21 @@ describe('key-value store over HTTP', () => {
   it('rejects bad input with 400 and changes nothing', async () => {
     expect((await t.request('POST', '/api/kv/set/x', { nope: 1 })).status).to.equal(400);
     expect((await t.request('POST', '/api/kv/set/x', { value: 1, ttl: 'soon' })).status).to.equal(400);
-    expect((await t.request('POST', '/api/kv/set/x', { value: { __proto__: { polluted: 1 } } }, { raw: '{"value":{"__proto__":{"polluted":1}}}' })).status).to.equal(400);
+    expect(
+      (
+        await t.request(
+          'POST',
+          '/api/kv/set/x',
+          { value: { __proto__: { polluted: 1 } } },
+          { raw: '{"value":{"__proto__":{"polluted":1}}}' },
+        )
+      ).status,
+    ).to.equal(400);
     expect((await t.request('POST', '/api/kv/batch/get', { keys: 'k' })).status).to.equal(400);
     expect((await t.request('POST', '/api/kv/batch/set', { keys: ['a'], values: [] })).status).to.equal(400);
-    expect((await t.request('POST', '/api/kv/link', { key: 'k', collection: '__proto__', document_id: 'd' })).status).to.equal(400);
+    expect(
+      (await t.request('POST', '/api/kv/link', { key: 'k', collection: '__proto__', document_id: 'd' })).status,
+    ).to.equal(400);
     expect((await t.request('POST', '/api/kv/find', {})).body).to.deep.equal([]);
     expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
   });

@@ -18,14 +18,30 @@ import { startExpress } from '../helpers/raw-http.js';
 const COUNT = STREAM_MIN_RECORDS * 3 + 7;
 
 /** The raw answer to a find, as bytes, with its headers. */
-function rawFind(t: TestServer, token: string, body: unknown, headers: Record<string, string>, base = t.url): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }> {
+function rawFind(
+  t: TestServer,
+  token: string,
+  body: unknown,
+  headers: Record<string, string>,
+  base = t.url,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${base}/api/find/items`, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}`, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${base}/api/find/items`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}`, ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -38,13 +54,21 @@ describe('http: long answers are streamed, and long reads do not hold other clie
     this.timeout(60_000);
     t = await TestServer.start();
     token = await t.adminToken();
-    const records = Array.from({ length: COUNT }, (_, i) => ({ n: i, tag: `t${i % 13}`, text: `record ${i} "quoted" \u00e9` }));
+    const records = Array.from({ length: COUNT }, (_, i) => ({
+      n: i,
+      tag: `t${i % 13}`,
+      text: `record ${i} "quoted" \u00e9`,
+    }));
     for (let i = 0; i < COUNT; i += 2_000) {
-      const r = await t.request('POST', '/api/batch/insert/items', { inserts: records.slice(i, i + 2_000).map((data) => ({ data })) });
+      const r = await t.request('POST', '/api/batch/insert/items', {
+        inserts: records.slice(i, i + 2_000).map((data) => ({ data })),
+      });
       expect(r.status).to.equal(201);
     }
   });
-  after(async () => { await t.stop(); });
+  after(async () => {
+    await t.stop();
+  });
 
   const ns = (rows: Array<Record<string, any>>) => rows.map((r) => (typeof r.n === 'object' ? r.n.value : r.n));
 
@@ -68,7 +92,12 @@ describe('http: long answers are streamed, and long reads do not hold other clie
   });
 
   it('gzips a streamed answer when asked, in JSON and MessagePack', async () => {
-    const json = await rawFind(t, token, { select_fields: ['n'] }, { Accept: 'application/json', 'Accept-Encoding': 'gzip' });
+    const json = await rawFind(
+      t,
+      token,
+      { select_fields: ['n'] },
+      { Accept: 'application/json', 'Accept-Encoding': 'gzip' },
+    );
     expect(json.headers['content-encoding']).to.equal('gzip');
     const rows = JSON.parse(gunzipSync(json.bytes).toString('utf8'));
     expect(rows).to.have.length(COUNT);
@@ -95,8 +124,13 @@ describe('http: long answers are streamed, and long reads do not hold other clie
 
   /** One WebSocket request's reply and every message that came with it, in arrival order. */
   async function wsExchange(frames: Array<Record<string, unknown>>, msgpack: boolean): Promise<any[]> {
-    const ws = new WebSocket(`${t.url.replace('http', 'ws')}/api/ws`, { headers: { authorization: `Bearer ${token}` } });
-    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    const ws = new WebSocket(`${t.url.replace('http', 'ws')}/api/ws`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
     const got: any[] = [];
     ws.on('message', (d: Buffer, binary: boolean) => got.push(binary ? mpDecode(d) : JSON.parse(d.toString('utf8'))));
     if (msgpack) {
@@ -112,11 +146,14 @@ describe('http: long answers are streamed, and long reads do not hold other clie
 
   for (const msgpack of [false, true]) {
     it(`sends a long WebSocket reply as one message in fragments (${msgpack ? 'MessagePack' : 'JSON'}), other replies around it whole`, async () => {
-      const got = await wsExchange([
-        { type: 'FindAll', messageId: 'all', payload: { collection: 'items' } },
-        { type: 'Query', messageId: 'few', payload: { collection: 'items', limit: 2 } },
-        { type: 'Query', messageId: 'bare', payload: { collection: 'items', limit: COUNT - 1 } },
-      ], msgpack);
+      const got = await wsExchange(
+        [
+          { type: 'FindAll', messageId: 'all', payload: { collection: 'items' } },
+          { type: 'Query', messageId: 'few', payload: { collection: 'items', limit: 2 } },
+          { type: 'Query', messageId: 'bare', payload: { collection: 'items', limit: COUNT - 1 } },
+        ],
+        msgpack,
+      );
       const byId = new Map(got.filter((m) => m.messageId !== undefined).map((m) => [m.messageId, m]));
       expect(byId.get('all').type).to.equal('Success');
       expect(ns(byId.get('all').payload.data)).to.deep.equal(Array.from({ length: COUNT }, (_, i) => i));
@@ -127,15 +164,25 @@ describe('http: long answers are streamed, and long reads do not hold other clie
 
   it('stops rendering when the client goes away, and keeps serving', async () => {
     await new Promise<void>((resolve) => {
-      const req = http.request(`${t.url}/api/find/items`, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` } }, (res) => {
-        res.once('data', () => { req.destroy(); resolve(); });
-      });
+      const req = http.request(
+        `${t.url}/api/find/items`,
+        {
+          method: 'POST',
+          agent: false,
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        },
+        (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        },
+      );
       req.end('{}');
     });
     const r = await t.request('POST', '/api/find/items', { limit: 1 });
     expect(r.status).to.equal(200);
   });
-
 });
 
 describe('http: long reads do not hold other clients', () => {
@@ -145,16 +192,30 @@ describe('http: long reads do not hold other clients', () => {
     this.timeout(120_000);
     t = await TestServer.start();
     for (let i = 0; i < BIG; i += 5_000) {
-      const inserts = Array.from({ length: 5_000 }, (_, k) => ({ data: { n: i + k, text: `text ${(i + k) * 7919 % BIG}`, pad: 'x'.repeat(60) } }));
+      const inserts = Array.from({ length: 5_000 }, (_, k) => ({
+        data: { n: i + k, text: `text ${((i + k) * 7919) % BIG}`, pad: 'x'.repeat(60) },
+      }));
       expect((await t.request('POST', '/api/batch/insert/big', { inserts })).status).to.equal(201);
     }
   });
-  after(async () => { await t.stop(); });
+  after(async () => {
+    await t.stop();
+  });
 
   for (const [name, method, path, body] of [
-    ['a find sorted by an unindexed field, limit 10', 'POST', '/api/find/big', { sort: [{ field: 'text', ascending: false }], limit: 10 }],
+    [
+      'a find sorted by an unindexed field, limit 10',
+      'POST',
+      '/api/find/big',
+      { sort: [{ field: 'text', ascending: false }], limit: 10 },
+    ],
     ['a find of every record', 'POST', '/api/find/big', {}],
-    ['a find with a filter over every record', 'POST', '/api/find/big', { filter: { type: 'Condition', content: { field: 'n', operator: 'Gte', value: 50_000 } } }],
+    [
+      'a find with a filter over every record',
+      'POST',
+      '/api/find/big',
+      { filter: { type: 'Condition', content: { field: 'n', operator: 'Gte', value: 50_000 } } },
+    ],
     ['a distinct', 'POST', '/api/distinct/big/text', {}],
   ] as const) {
     it(`answers point reads from another client while ${name} runs`, async function () {
@@ -165,7 +226,10 @@ describe('http: long reads do not hold other clients', () => {
       let answeredBefore = 0;
       for (let attempt = 0; attempt < 5 && answeredBefore === 0; attempt++) {
         let longDone = false;
-        const long = t.request(method, path, body).then((r) => { longDone = true; return r; });
+        const long = t.request(method, path, body).then((r) => {
+          longDone = true;
+          return r;
+        });
         await new Promise((r) => setTimeout(r, 2));
         while (!longDone && answeredBefore < 3) {
           const r = await t.request('GET', `/api/find/big/${probe}`);

@@ -7,18 +7,49 @@
 import { expect } from 'chai';
 import { bare, TestServer, type Reply } from '../helpers/test-server.js';
 
-const cond = (field: string, operator: string, value?: unknown) =>
-  ({ type: 'Condition', content: value === undefined ? { field, operator } : { field, operator, value } });
-const logical = (operator: string, ...expressions: unknown[]) => ({ type: 'Logical', content: { operator, expressions } });
+const cond = (field: string, operator: string, value?: unknown) => ({
+  type: 'Condition',
+  content: value === undefined ? { field, operator } : { field, operator, value },
+});
+const logical = (operator: string, ...expressions: unknown[]) => ({
+  type: 'Logical',
+  content: { operator, expressions },
+});
 
-interface Person { name: string; age: number; city: string; tags: string[]; joined: string; nick?: string; dept?: string; score: number }
+interface Person {
+  name: string;
+  age: number;
+  city: string;
+  tags: string[];
+  joined: string;
+  nick?: string;
+  dept?: string;
+  score: number;
+}
 
 const PEOPLE: Person[] = [
-  { name: 'Ada', age: 36, city: 'London', tags: ['math', 'code'], joined: '2024-01-15T10:00:00Z', nick: 'countess', dept: 'd1', score: 9.5 },
+  {
+    name: 'Ada',
+    age: 36,
+    city: 'London',
+    tags: ['math', 'code'],
+    joined: '2024-01-15T10:00:00Z',
+    nick: 'countess',
+    dept: 'd1',
+    score: 9.5,
+  },
   { name: 'Bob', age: 25, city: 'Paris', tags: ['art'], joined: '2024-03-01T00:00:00+02:00', dept: 'd2', score: 7 },
   { name: 'Cy', age: 41, city: 'London', tags: [], joined: '2024-06-30T23:59:59.999Z', dept: 'd1', score: 8.25 },
   { name: 'Dee', age: 25, city: 'Berlin', tags: ['code'], joined: '2023-12-31T23:00:00-02:00', nick: 'dd', score: 6 },
-  { name: 'Eve', age: 30, city: 'Paris', tags: ['code', 'art'], joined: '2025-02-01T12:00:00Z', dept: 'missing', score: 9.5 },
+  {
+    name: 'Eve',
+    age: 30,
+    city: 'Paris',
+    tags: ['code', 'art'],
+    joined: '2025-02-01T12:00:00Z',
+    dept: 'missing',
+    score: 9.5,
+  },
 ];
 
 function expectError(r: Reply, status = 400, message?: RegExp): void {
@@ -54,13 +85,18 @@ describe('http POST /api/find/{c}', () => {
       const r = await t.request('POST', `/api/insert/${c}`, p);
       expect(r.status).to.equal(201);
     }
-    for (const [id, name] of [['d1', 'Research'], ['d2', 'Sales']]) {
+    for (const [id, name] of [
+      ['d1', 'Research'],
+      ['d2', 'Sales'],
+    ]) {
       await t.request('POST', '/api/insert/depts', { id, name });
     }
     await t.request('POST', '/api/insert/teams', { id: 't1', lead: 'Ada', name: 'Core' });
     await t.request('POST', '/api/insert/clubs', { id: 'c1', member: 'Ada', name: 'Chess' });
   });
-  after(async () => { await t.stop(); });
+  after(async () => {
+    await t.stop();
+  });
 
   describe('body forms', () => {
     it('returns every record as a bare array of typed records for {}', async () => {
@@ -89,8 +125,17 @@ describe('http POST /api/find/{c}', () => {
 
     it('treats Rust-style null members as absent', async () => {
       const r = await find({
-        filter: null, sort: null, limit: null, skip: null, offset: null, select_fields: null, exclude_fields: null,
-        join: null, bypass_cache: null, bypass_ripple: null, transaction_id: null,
+        filter: null,
+        sort: null,
+        limit: null,
+        skip: null,
+        offset: null,
+        select_fields: null,
+        exclude_fields: null,
+        join: null,
+        bypass_cache: null,
+        bypass_ripple: null,
+        transaction_id: null,
       });
       expect(r.status, r.text).to.equal(200);
       expect(r.body).to.have.length(PEOPLE.length);
@@ -161,30 +206,71 @@ describe('http POST /api/find/{c}', () => {
   describe('logical and flat forms', () => {
     it('Logical And, Or and Not', async () => {
       expect(await where(logical('And', cond('city', 'Eq', 'London'), cond('age', 'Gt', 40)))).to.deep.equal(['Cy']);
-      expect(await where(logical('Or', cond('city', 'Eq', 'Berlin'), cond('age', 'Gt', 40)))).to.deep.equal(['Cy', 'Dee']);
+      expect(await where(logical('Or', cond('city', 'Eq', 'Berlin'), cond('age', 'Gt', 40)))).to.deep.equal([
+        'Cy',
+        'Dee',
+      ]);
       expect(await where(logical('Not', cond('city', 'Eq', 'London')))).to.deep.equal(['Bob', 'Dee', 'Eve']);
-      const nested = logical('And', logical('Or', cond('city', 'Eq', 'Paris'), cond('city', 'Eq', 'London')), logical('Not', cond('age', 'Lt', 30)));
+      const nested = logical(
+        'And',
+        logical('Or', cond('city', 'Eq', 'Paris'), cond('city', 'Eq', 'London')),
+        logical('Not', cond('age', 'Lt', 30)),
+      );
       expect(await where(nested)).to.deep.equal(['Ada', 'Cy', 'Eve']);
     });
 
     it('the flat back-compat forms', async () => {
       expect(await where({ field: 'city', operator: 'Eq', value: 'Paris' })).to.deep.equal(['Bob', 'Eve']);
-      expect(await where({ and: [{ field: 'city', operator: 'Eq', value: 'Paris' }, { field: 'age', operator: 'Gt', value: 26 }] })).to.deep.equal(['Eve']);
-      expect(await where({ or: [{ field: 'name', operator: 'Eq', value: 'Ada' }, { field: 'name', operator: 'Eq', value: 'Cy' }] })).to.deep.equal(['Ada', 'Cy']);
-      expect(await where({ not: { field: 'city', operator: 'In', value: ['Paris', 'London'] } })).to.deep.equal(['Dee']);
+      expect(
+        await where({
+          and: [
+            { field: 'city', operator: 'Eq', value: 'Paris' },
+            { field: 'age', operator: 'Gt', value: 26 },
+          ],
+        }),
+      ).to.deep.equal(['Eve']);
+      expect(
+        await where({
+          or: [
+            { field: 'name', operator: 'Eq', value: 'Ada' },
+            { field: 'name', operator: 'Eq', value: 'Cy' },
+          ],
+        }),
+      ).to.deep.equal(['Ada', 'Cy']);
+      expect(await where({ not: { field: 'city', operator: 'In', value: ['Paris', 'London'] } })).to.deep.equal([
+        'Dee',
+      ]);
     });
   });
 
   describe('sort and paging', () => {
     it('sorts by several keys in priority order', async () => {
-      expect(await names({ sort: [{ field: 'age', ascending: true }, { field: 'name', ascending: false }] }))
-        .to.deep.equal(['Dee', 'Bob', 'Eve', 'Ada', 'Cy']);
-      expect(await names({ sort: [{ field: 'city', ascending: true }, { field: 'age', ascending: false }] }))
-        .to.deep.equal(['Dee', 'Cy', 'Ada', 'Eve', 'Bob']);
+      expect(
+        await names({
+          sort: [
+            { field: 'age', ascending: true },
+            { field: 'name', ascending: false },
+          ],
+        }),
+      ).to.deep.equal(['Dee', 'Bob', 'Eve', 'Ada', 'Cy']);
+      expect(
+        await names({
+          sort: [
+            { field: 'city', ascending: true },
+            { field: 'age', ascending: false },
+          ],
+        }),
+      ).to.deep.equal(['Dee', 'Cy', 'Ada', 'Eve', 'Bob']);
     });
 
     it('sorts DateTimes by instant whatever their offset', async () => {
-      expect(await names({ sort: [{ field: 'joined', ascending: true }] })).to.deep.equal(['Dee', 'Ada', 'Bob', 'Cy', 'Eve']);
+      expect(await names({ sort: [{ field: 'joined', ascending: true }] })).to.deep.equal([
+        'Dee',
+        'Ada',
+        'Bob',
+        'Cy',
+        'Eve',
+      ]);
     });
 
     it('applies limit, skip and the offset alias after sorting', async () => {
@@ -236,7 +322,9 @@ describe('http POST /api/find/{c}', () => {
       });
       expect(r.status, r.text).to.equal(200);
       expect(Object.keys(r.body[0]).sort()).to.deep.equal(['groups', 'id', 'name']);
-      expect(r.body[0].groups.map((g: Record<string, any>) => bare(g))).to.deep.equal([{ id: 't1', lead: 'Ada', name: 'Core' }]);
+      expect(r.body[0].groups.map((g: Record<string, any>) => bare(g))).to.deep.equal([
+        { id: 't1', lead: 'Ada', name: 'Core' },
+      ]);
       const both = await find({
         filter: cond('name', 'Eq', 'Ada'),
         join: { collections: ['teams', 'clubs'], local_field: 'name', foreign_field: 'name', as_field: 'groups' },
@@ -245,19 +333,27 @@ describe('http POST /api/find/{c}', () => {
     });
 
     it('rejects a join into an invalid collection name', async () => {
-      expectError(await find({ join: { collections: ['__proto__'], local_field: 'dept', foreign_field: 'id', as_field: 'd' } }));
+      expectError(
+        await find({ join: { collections: ['__proto__'], local_field: 'dept', foreign_field: 'id', as_field: 'd' } }),
+      );
     });
   });
 
   describe('DateTime ranges', () => {
     it('compares RFC 3339 strings as instants, across offsets and precision', async () => {
-      const range = logical('And', cond('joined', 'Gte', '2024-01-01T00:00:00Z'), cond('joined', 'Lt', '2024-06-30T23:59:59.999Z'));
+      const range = logical(
+        'And',
+        cond('joined', 'Gte', '2024-01-01T00:00:00Z'),
+        cond('joined', 'Lt', '2024-06-30T23:59:59.999Z'),
+      );
       expect(await where(range)).to.deep.equal(['Ada', 'Bob', 'Dee']);
       expect(await where(cond('joined', 'Lt', '2024-01-01T01:00:00+00:00'))).to.deep.equal([]);
       expect(await where(cond('joined', 'Lte', '2024-01-01T01:00:00+00:00'))).to.deep.equal(['Dee']);
       expect(await where(cond('joined', 'Gt', '2024-06-30T23:59:59.998999Z'))).to.deep.equal(['Cy', 'Eve']);
       expect(await where(cond('joined', 'Eq', '2024-02-29T22:00:00Z'))).to.deep.equal(['Bob']);
-      expect(await where(cond('joined', 'Eq', { type: 'DateTime', value: '2024-01-15T12:00:00+02:00' }))).to.deep.equal(['Ada']);
+      expect(await where(cond('joined', 'Eq', { type: 'DateTime', value: '2024-01-15T12:00:00+02:00' }))).to.deep.equal(
+        ['Ada'],
+      );
     });
   });
 
@@ -279,13 +375,32 @@ describe('http POST /api/find/{c}', () => {
 
     it('rejects malformed filters', async () => {
       const bad: unknown[] = [
-        'name = Ada', [], 3, true, {}, { type: 'Condition' }, { type: 'Condition', content: [] },
-        { type: 'Condition', content: { operator: 'Eq', value: 1 } }, { type: 'Condition', content: { field: 'a', value: 1 } },
-        { type: 'Condition', content: { field: '', operator: 'Eq', value: 1 } }, { type: 'Condition', content: { field: 1, operator: 'Eq', value: 1 } },
-        { type: 'Nope', content: {} }, logical('And'), logical('Or'), logical('Not'), logical('Not', cond('a', 'Eq', 1), cond('b', 'Eq', 2)),
-        logical('Xor', cond('a', 'Eq', 1)), { type: 'Logical', content: { operator: 'And', expressions: 'x' } },
-        cond('age', 'In', 5), cond('age', 'Gt', null), cond('name', 'Contains', 5), cond('nick', 'Exists', 'yes'),
-        { and: 'x' }, { and: [] }, { not: [] }, { field: 'a', operator: 'Eq', value: 1, extra: 1 },
+        'name = Ada',
+        [],
+        3,
+        true,
+        {},
+        { type: 'Condition' },
+        { type: 'Condition', content: [] },
+        { type: 'Condition', content: { operator: 'Eq', value: 1 } },
+        { type: 'Condition', content: { field: 'a', value: 1 } },
+        { type: 'Condition', content: { field: '', operator: 'Eq', value: 1 } },
+        { type: 'Condition', content: { field: 1, operator: 'Eq', value: 1 } },
+        { type: 'Nope', content: {} },
+        logical('And'),
+        logical('Or'),
+        logical('Not'),
+        logical('Not', cond('a', 'Eq', 1), cond('b', 'Eq', 2)),
+        logical('Xor', cond('a', 'Eq', 1)),
+        { type: 'Logical', content: { operator: 'And', expressions: 'x' } },
+        cond('age', 'In', 5),
+        cond('age', 'Gt', null),
+        cond('name', 'Contains', 5),
+        cond('nick', 'Exists', 'yes'),
+        { and: 'x' },
+        { and: [] },
+        { not: [] },
+        { field: 'a', operator: 'Eq', value: 1, extra: 1 },
         { type: 'Condition', content: { field: 'a', operator: 'Eq', value: 1 }, extra: 1 },
       ];
       for (const filter of bad) {
@@ -313,9 +428,15 @@ describe('http POST /api/find/{c}', () => {
 
     it('rejects bad sort, projection and join members', async () => {
       const bad: unknown[] = [
-        { sort: 'name' }, { sort: [{ field: 'name', ascending: 'yes' }] }, { sort: [{ ascending: true }] }, { sort: [{ field: 'a', up: true }] },
-        { select_fields: 5 }, { select_fields: [1] }, { exclude_fields: [''] },
-        { join: 'depts' }, { join: { collections: [], local_field: 'a', foreign_field: 'id', as_field: 'x' } },
+        { sort: 'name' },
+        { sort: [{ field: 'name', ascending: 'yes' }] },
+        { sort: [{ ascending: true }] },
+        { sort: [{ field: 'a', up: true }] },
+        { select_fields: 5 },
+        { select_fields: [1] },
+        { exclude_fields: [''] },
+        { join: 'depts' },
+        { join: { collections: [], local_field: 'a', foreign_field: 'id', as_field: 'x' } },
         { join: { collections: ['depts'], local_field: 'a', foreign_field: 'id', as_field: 'id' } },
         { join: { collections: ['depts'], local_field: 'a', foreign_field: 'id' } },
         { join: { collections: ['depts'], local_field: 'a', foreign_field: 'id', as_field: 'x', extra: 1 } },
@@ -355,9 +476,14 @@ describe('http POST /api/find/{c}', () => {
       for (const raw of raws) expectError(await t.request('POST', `/api/find/${c}`, undefined, { raw }));
       const bodies: unknown[] = [
         { constructor: { limit: 1 } },
-        { filter: cond('__proto__', 'Eq', 1) }, { filter: cond('constructor', 'Eq', 1) }, { filter: cond('a.constructor.name', 'Eq', 'Object') },
-        { filter: cond('a', 'Eq', { constructor: 1 }) }, { filter: cond('a', 'In', [{ prototype: 1 }]) },
-        { sort: [{ field: '__proto__', ascending: true }] }, { select_fields: ['constructor'] }, { exclude_fields: ['__proto__'] },
+        { filter: cond('__proto__', 'Eq', 1) },
+        { filter: cond('constructor', 'Eq', 1) },
+        { filter: cond('a.constructor.name', 'Eq', 'Object') },
+        { filter: cond('a', 'Eq', { constructor: 1 }) },
+        { filter: cond('a', 'In', [{ prototype: 1 }]) },
+        { sort: [{ field: '__proto__', ascending: true }] },
+        { select_fields: ['constructor'] },
+        { exclude_fields: ['__proto__'] },
         { join: { collections: ['depts'], local_field: 'constructor', foreign_field: 'id', as_field: 'x' } },
         { join: { collections: ['depts'], local_field: 'dept', foreign_field: 'id', as_field: '__proto__' } },
       ];

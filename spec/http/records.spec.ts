@@ -29,8 +29,12 @@ function expectFormat(r: Reply, format: Format): void {
 
 describe('http record routes', () => {
   let t: TestServer;
-  before(async () => { t = await TestServer.start(); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start();
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   async function insert(c: string, body: Record<string, unknown>, format: Format = 'json'): Promise<string> {
     const r = await t.request('POST', `/api/insert/${c}`, body, { format });
@@ -103,7 +107,9 @@ describe('http record routes', () => {
   describe('concurrent writes', () => {
     it('lets exactly one of several concurrent inserts of the same id win', async () => {
       const c = fresh();
-      const replies = await Promise.all([1, 2, 3, 4, 5].map((v) => t.request('POST', `/api/insert/${c}`, { id: 'same', v })));
+      const replies = await Promise.all(
+        [1, 2, 3, 4, 5].map((v) => t.request('POST', `/api/insert/${c}`, { id: 'same', v })),
+      );
       expect(replies.map((r) => r.status).sort()).to.deep.equal([201, 409, 409, 409, 409]);
       expect(await count(c)).to.equal(1);
     });
@@ -111,8 +117,11 @@ describe('http record routes', () => {
     it('applies concurrent increments without losing any', async () => {
       const c = fresh();
       const id = await insert(c, { n: 0 });
-      const replies = await Promise.all(Array.from({ length: 25 }, () =>
-        t.request('PUT', `/api/update/${c}/${id}/action/increment`, { field: 'n', value: 1 })));
+      const replies = await Promise.all(
+        Array.from({ length: 25 }, () =>
+          t.request('PUT', `/api/update/${c}/${id}/action/increment`, { field: 'n', value: 1 }),
+        ),
+      );
       for (const r of replies) expect(r.status).to.equal(200);
       expect(bare((await get(c, id)).body).n).to.equal(25);
     });
@@ -122,8 +131,15 @@ describe('http record routes', () => {
     it('returns typed values by default with a bare id', async () => {
       const c = fresh();
       const id = await insert(c, {
-        name: 'Ada', age: 36, score: 9.5, active: true, tags: ['a', 'b'], address: { city: 'London' },
-        born: '1815-12-10T00:00:00Z', nothing: null, price: { type: 'Decimal', value: '29.99' },
+        name: 'Ada',
+        age: 36,
+        score: 9.5,
+        active: true,
+        tags: ['a', 'b'],
+        address: { city: 'London' },
+        born: '1815-12-10T00:00:00Z',
+        nothing: null,
+        price: { type: 'Decimal', value: '29.99' },
       });
       const r = await get(c, id);
       expect(r.status).to.equal(200);
@@ -275,8 +291,16 @@ describe('http record routes', () => {
     it('answers 404 for a missing record and 400 for an unknown action', async () => {
       const c = fresh();
       const id = await insert(c, { n: 1 });
-      expectError(await t.request('PUT', `/api/update/${c}/missing/action/increment`, { field: 'n', value: 1 }), 404, 'Record not found');
-      expectError(await t.request('PUT', `/api/update/${c}/${id}/action/explode`, { field: 'n', value: 1 }), 400, /Unknown update action 'explode'/);
+      expectError(
+        await t.request('PUT', `/api/update/${c}/missing/action/increment`, { field: 'n', value: 1 }),
+        404,
+        'Record not found',
+      );
+      expectError(
+        await t.request('PUT', `/api/update/${c}/${id}/action/explode`, { field: 'n', value: 1 }),
+        400,
+        /Unknown update action 'explode'/,
+      );
       expect(bare((await get(c, id)).body).n).to.equal(1);
     });
 
@@ -293,7 +317,10 @@ describe('http record routes', () => {
       const c = fresh();
       const id = await insert(c, { n: 1, tags: ['a'], s: 'x' });
       const r = await t.request('PUT', `/api/update/sequence/${c}/${id}`, [
-        ['increment', 'n', 4], ['multiply', 'n', 2], ['push', 'tags', 'b'], ['append', 's', 'y'],
+        ['increment', 'n', 4],
+        ['multiply', 'n', 2],
+        ['push', 'tags', 'b'],
+        ['append', 's', 'y'],
       ]);
       expect(r.status, r.text).to.equal(200);
       expect(bare(r.body)).to.deep.equal({ id, n: 10, tags: ['a', 'b'], s: 'xy' });
@@ -304,7 +331,9 @@ describe('http record routes', () => {
       const c = fresh();
       const id = await insert(c, { n: 1, s: 'x' });
       const r = await t.request('PUT', `/api/update/sequence/${c}/${id}`, [
-        ['increment', 'n', 4], ['increment', 's', 1], ['append', 's', 'y'],
+        ['increment', 'n', 4],
+        ['increment', 's', 1],
+        ['append', 's', 'y'],
       ]);
       expectError(r, 400, "Failed to apply action 'increment': field not numeric");
       expect(bare((await get(c, id)).body)).to.deep.equal({ id, n: 1, s: 'x' });
@@ -313,7 +342,11 @@ describe('http record routes', () => {
     it('answers 404 for a missing record', async () => {
       const c = fresh();
       await insert(c, { n: 1 });
-      expectError(await t.request('PUT', `/api/update/sequence/${c}/missing`, [['increment', 'n', 1]]), 404, 'Record not found');
+      expectError(
+        await t.request('PUT', `/api/update/sequence/${c}/missing`, [['increment', 'n', 1]]),
+        404,
+        'Record not found',
+      );
     });
   });
 
@@ -349,7 +382,12 @@ describe('http record routes', () => {
 
     it('restricts values with a filter', async () => {
       const c = fresh();
-      for (const [city, n] of [['Paris', 1], ['Berlin', 2], ['Rome', 3]] as const) await insert(c, { city, n });
+      for (const [city, n] of [
+        ['Paris', 1],
+        ['Berlin', 2],
+        ['Rome', 3],
+      ] as const)
+        await insert(c, { city, n });
       const filter = { type: 'Condition', content: { field: 'n', operator: 'Gte', value: 2 } };
       const r = await t.request('POST', `/api/distinct/${c}/city`, { filter });
       expect(r.body.values).to.deep.equal(['Berlin', 'Rome']);
@@ -361,7 +399,11 @@ describe('http record routes', () => {
       await insert(c, { address: { city: 'Oslo' } });
       await insert(c, { address: { city: 'Bergen' } });
       await insert(c, { address: 'unknown' });
-      const r = await t.request('POST', `/api/distinct/${c}/address.city`, { filter: null, bypass_ripple: null, bypass_cache: null });
+      const r = await t.request('POST', `/api/distinct/${c}/address.city`, {
+        filter: null,
+        bypass_ripple: null,
+        bypass_cache: null,
+      });
       expect(r.status, r.text).to.equal(200);
       expect(r.body.values).to.deep.equal(['Bergen', 'Oslo']);
     });
@@ -400,9 +442,19 @@ describe('http record routes', () => {
 
         const got = await t.request('GET', `/api/find/${c}/${id}`, undefined, opts);
         expectFormat(got, format);
-        expect(got.body).to.deep.equal({ id, name: { type: 'String', value: 'a' }, n: { type: 'Integer', value: 1 }, tags: { type: 'Array', value: ['x'] } });
+        expect(got.body).to.deep.equal({
+          id,
+          name: { type: 'String', value: 'a' },
+          n: { type: 'Integer', value: 1 },
+          tags: { type: 'Array', value: ['x'] },
+        });
 
-        const found = await t.request('POST', `/api/find/${c}`, { filter: { field: 'n', operator: 'Eq', value: 1 } }, opts);
+        const found = await t.request(
+          'POST',
+          `/api/find/${c}`,
+          { filter: { field: 'n', operator: 'Eq', value: 1 } },
+          opts,
+        );
         expectFormat(found, format);
         expect(found.body).to.deep.equal([got.body]);
 
@@ -438,7 +490,11 @@ describe('http record routes', () => {
   it('round-trips MessagePack binary and typed values', async () => {
     const c = fresh();
     const bytes = new Uint8Array([0, 1, 2, 255]);
-    const id = await insert(c, { blob: bytes, when: { type: 'DateTime', value: '2026-01-02T03:04:05.123456Z' } }, 'msgpack');
+    const id = await insert(
+      c,
+      { blob: bytes, when: { type: 'DateTime', value: '2026-01-02T03:04:05.123456Z' } },
+      'msgpack',
+    );
     const r = await t.request('GET', `/api/find/${c}/${id}`, undefined, { format: 'msgpack' });
     expect(r.body.blob.type).to.equal('Binary');
     expect(Array.from(r.body.blob.value as Uint8Array)).to.deep.equal([0, 1, 2, 255]);
@@ -464,7 +520,9 @@ describe('http record routes', () => {
     expect(got.status, got.text).to.equal(200);
     expect(got.body.id).to.equal(id);
     expect((await t.request('PUT', `/api/update/${c}/${p}`, { n: 2 })).status).to.equal(200);
-    expect((await t.request('PUT', `/api/update/${c}/${p}/action/increment`, { field: 'n', value: 1 })).status).to.equal(200);
+    expect(
+      (await t.request('PUT', `/api/update/${c}/${p}/action/increment`, { field: 'n', value: 1 })).status,
+    ).to.equal(200);
     const seq = await t.request('PUT', `/api/update/sequence/${c}/${p}`, [['increment', 'n', 1]]);
     expect(bare(seq.body)).to.deep.equal({ id, n: 4 });
     expect((await t.request('DELETE', `/api/delete/${c}/${p}`)).status).to.equal(200);
@@ -503,7 +561,9 @@ describe('http record routes', () => {
     it('looks alias values up as own fields only, even for an alias named like an Object method', async () => {
       const c = fresh();
       await insert(c, { name: 'first' });
-      expect((await t.request('PUT', `/api/schemas/${c}/primary-key-alias`, { alias: 'toString' })).status).to.equal(200);
+      expect((await t.request('PUT', `/api/schemas/${c}/primary-key-alias`, { alias: 'toString' })).status).to.equal(
+        200,
+      );
       const plain = await insert(c, { name: 'no alias value' });
       expect(plain).to.match(/^[A-Za-z0-9_-]{22}$/);
       expect(await insert(c, { toString: 'k1', name: 'keyed' })).to.equal('k1');
@@ -582,7 +642,12 @@ describe('http record routes', () => {
       ['typed wrapper hiding __proto__', '{"a":{"type":"Object","value":{"__proto__":{"polluted":true}}}}'],
     ];
 
-    const nonObjects: Array<[string, string]> = [['an array', '[1,2]'], ['a string', '"x"'], ['a number', '42'], ['null', 'null']];
+    const nonObjects: Array<[string, string]> = [
+      ['an array', '[1,2]'],
+      ['a string', '"x"'],
+      ['a number', '42'],
+      ['null', 'null'],
+    ];
 
     async function rawJson(method: string, path: string, text: string): Promise<Reply> {
       return t.request(method, path, undefined, { raw: text });
@@ -616,11 +681,15 @@ describe('http record routes', () => {
 
     it('rejects __proto__ keys on insert and update in MessagePack', async () => {
       // fixmap(1) { "__proto__": fixmap(1) {"x": 1} }
-      await expectMsgpackRejected('top-level __proto__',
-        Buffer.concat([Buffer.from([0x81, 0xa9]), Buffer.from('__proto__'), Buffer.from([0x81, 0xa1, 0x78, 0x01])]));
+      await expectMsgpackRejected(
+        'top-level __proto__',
+        Buffer.concat([Buffer.from([0x81, 0xa9]), Buffer.from('__proto__'), Buffer.from([0x81, 0xa1, 0x78, 0x01])]),
+      );
       // fixmap(1) { "a": fixmap(1) {"__proto__": 1} }
-      await expectMsgpackRejected('nested __proto__',
-        Buffer.concat([Buffer.from([0x81, 0xa1, 0x61, 0x81, 0xa9]), Buffer.from('__proto__'), Buffer.from([0x01])]));
+      await expectMsgpackRejected(
+        'nested __proto__',
+        Buffer.concat([Buffer.from([0x81, 0xa1, 0x61, 0x81, 0xa9]), Buffer.from('__proto__'), Buffer.from([0x01])]),
+      );
       await expectUnchanged();
     });
 
@@ -693,31 +762,80 @@ describe('http record routes', () => {
 
     it('rejects malformed update-action bodies', async () => {
       const bodies: unknown[] = [
-        {}, { field: 3, value: 1 }, { value: 1 }, { field: '', value: 1 }, { field: '__proto__', value: 1 },
-        { field: 'constructor', value: 1 }, { field: 'id', value: 1 }, { field: 'ttl', value: 1 }, [], [1, 2], ['n', 1, 2, 3], 'n',
+        {},
+        { field: 3, value: 1 },
+        { value: 1 },
+        { field: '', value: 1 },
+        { field: '__proto__', value: 1 },
+        { field: 'constructor', value: 1 },
+        { field: 'id', value: 1 },
+        { field: 'ttl', value: 1 },
+        [],
+        [1, 2],
+        ['n', 1, 2, 3],
+        'n',
       ];
       for (const body of bodies) {
         const r = await t.request('PUT', `/api/update/${c}/${id}/action/increment`, body);
         expect(r.status, `${JSON.stringify(body)}: ${r.text}`).to.equal(400);
         expect(r.body.error).to.be.a('string');
       }
-      const pushes: unknown[] = [{ field: 'tags', value: { constructor: 1 } }, { field: 'tags', value: { a: { prototype: 1 } } }];
+      const pushes: unknown[] = [
+        { field: 'tags', value: { constructor: 1 } },
+        { field: 'tags', value: { a: { prototype: 1 } } },
+      ];
       for (const body of pushes) expectError(await t.request('PUT', `/api/update/${c}/${id}/action/push`, body), 400);
-      expectError(await rawJson('PUT', `/api/update/${c}/${id}/action/push`, '{"field":"tags","value":{"__proto__":{"x":1}}}'), 400);
-      expectError(await t.request('PUT', `/api/update/${c}/${id}/action/increment`, { field: 'n', value: 'abc' }), 400, "Failed to apply action 'increment': value not numeric");
-      expectError(await t.request('PUT', `/api/update/${c}/${id}/action/divide`, { field: 'n', value: 0 }), 400, /division by zero/);
-      expectError(await t.request('PUT', `/api/update/${c}/${id}/action/push`, { field: 'name', value: 1 }), 400, /field not an array/);
-      expectError(await t.request('PUT', `/api/update/${c}/${id}/action/append`, { field: 'n', value: 'x' }), 400, /field not a string/);
-      const overflow = [['multiply', 'n', 1e308], ['multiply', 'n', 1e308]];
+      expectError(
+        await rawJson('PUT', `/api/update/${c}/${id}/action/push`, '{"field":"tags","value":{"__proto__":{"x":1}}}'),
+        400,
+      );
+      expectError(
+        await t.request('PUT', `/api/update/${c}/${id}/action/increment`, { field: 'n', value: 'abc' }),
+        400,
+        "Failed to apply action 'increment': value not numeric",
+      );
+      expectError(
+        await t.request('PUT', `/api/update/${c}/${id}/action/divide`, { field: 'n', value: 0 }),
+        400,
+        /division by zero/,
+      );
+      expectError(
+        await t.request('PUT', `/api/update/${c}/${id}/action/push`, { field: 'name', value: 1 }),
+        400,
+        /field not an array/,
+      );
+      expectError(
+        await t.request('PUT', `/api/update/${c}/${id}/action/append`, { field: 'n', value: 'x' }),
+        400,
+        /field not a string/,
+      );
+      const overflow = [
+        ['multiply', 'n', 1e308],
+        ['multiply', 'n', 1e308],
+      ];
       expectError(await t.request('PUT', `/api/update/sequence/${c}/${id}`, overflow), 400, /result out of range/);
       await expectUnchanged();
     });
 
     it('rejects malformed sequence bodies', async () => {
       const bodies: unknown[] = [
-        {}, { steps: [] }, 'x', [['explode', 'n', 1]], [['increment']], [['increment', 3, 1]], [['increment', '__proto__', 1]],
-        [['increment', 'constructor', 1]], [['push', 'tags', { constructor: 1 }]], [[1, 2, 3]], [null], [['increment', 'n', 1, 'extra']],
-        [['increment', 'n', 1], ['clear', 'ttl', null]], [['append', 'id', 'x']],
+        {},
+        { steps: [] },
+        'x',
+        [['explode', 'n', 1]],
+        [['increment']],
+        [['increment', 3, 1]],
+        [['increment', '__proto__', 1]],
+        [['increment', 'constructor', 1]],
+        [['push', 'tags', { constructor: 1 }]],
+        [[1, 2, 3]],
+        [null],
+        [['increment', 'n', 1, 'extra']],
+        [
+          ['increment', 'n', 1],
+          ['clear', 'ttl', null],
+        ],
+        [['append', 'id', 'x']],
       ];
       for (const body of bodies) {
         const r = await t.request('PUT', `/api/update/sequence/${c}/${id}`, body);
@@ -728,7 +846,14 @@ describe('http record routes', () => {
     });
 
     it('rejects malformed distinct requests', async () => {
-      const bodies: unknown[] = [[], 'x', { where: {} }, { filter: 'x' }, { filter: { field: 'n', operator: 'Regex', value: 'a' } }, { constructor: 1 }];
+      const bodies: unknown[] = [
+        [],
+        'x',
+        { where: {} },
+        { filter: 'x' },
+        { filter: { field: 'n', operator: 'Regex', value: 'a' } },
+        { constructor: 1 },
+      ];
       for (const body of bodies) {
         const r = await t.request('POST', `/api/distinct/${c}/n`, body);
         expect(r.status, `${JSON.stringify(body)}: ${r.text}`).to.equal(400);
@@ -743,8 +868,12 @@ describe('http record routes', () => {
 
     it('rejects wrongly typed values in typed wrappers', async () => {
       const bodies = [
-        { a: { type: 'Integer', value: 'x' } }, { a: { type: 'Integer', value: 1.5 } }, { a: { type: 'DateTime', value: 'yesterday' } },
-        { a: { type: 'UUID', value: 'nope' } }, { a: { type: 'Decimal', value: 'ten' } }, { a: { type: 'Boolean', value: 1 } },
+        { a: { type: 'Integer', value: 'x' } },
+        { a: { type: 'Integer', value: 1.5 } },
+        { a: { type: 'DateTime', value: 'yesterday' } },
+        { a: { type: 'UUID', value: 'nope' } },
+        { a: { type: 'Decimal', value: 'ten' } },
+        { a: { type: 'Boolean', value: 1 } },
         { a: { type: 'Vector', value: ['x'] } },
       ];
       for (const body of bodies) {
@@ -755,16 +884,31 @@ describe('http record routes', () => {
     });
 
     it('answers 404 with {error} for unknown transactions and changes nothing', async () => {
-      expectError(await t.request('POST', `/api/insert/${c}?transaction_id=nope`, { a: 1 }), 404, 'Transaction not found');
-      expectError(await t.request('PUT', `/api/update/${c}/${id}?transaction_id=nope`, { n: 9 }), 404, 'Transaction not found');
-      expectError(await t.request('DELETE', `/api/delete/${c}/${id}?transaction_id=nope`), 404, 'Transaction not found');
+      expectError(
+        await t.request('POST', `/api/insert/${c}?transaction_id=nope`, { a: 1 }),
+        404,
+        'Transaction not found',
+      );
+      expectError(
+        await t.request('PUT', `/api/update/${c}/${id}?transaction_id=nope`, { n: 9 }),
+        404,
+        'Transaction not found',
+      );
+      expectError(
+        await t.request('DELETE', `/api/delete/${c}/${id}?transaction_id=nope`),
+        404,
+        'Transaction not found',
+      );
       await expectUnchanged();
     });
 
     it('never answers 500 and keeps serving after a barrage of bad requests', async () => {
       const junk = ['', '{', '[', 'nul', '{"a":1}x', '\u0000', '{"a":"\\ud800"}', '{"a":1e999}', '{"a":-1e999}'];
       for (const text of junk) {
-        for (const [method, path] of [['POST', `/api/insert/${c}`], ['PUT', `/api/update/${c}/${id}`]] as const) {
+        for (const [method, path] of [
+          ['POST', `/api/insert/${c}`],
+          ['PUT', `/api/update/${c}/${id}`],
+        ] as const) {
           const r = await rawJson(method, path, text);
           expect(r.status, `${JSON.stringify(text)} on ${method}: ${r.text}`).to.be.within(200, 499);
         }
@@ -775,8 +919,12 @@ describe('http record routes', () => {
 
   describe('body size limit', () => {
     let small: TestServer;
-    before(async () => { small = await TestServer.start({ bodyLimitBytes: 4096 }); });
-    after(async () => { await small.stop(); });
+    before(async () => {
+      small = await TestServer.start({ bodyLimitBytes: 4096 });
+    });
+    after(async () => {
+      await small.stop();
+    });
 
     it('answers 413 with {error} on every record route and changes nothing', async () => {
       const c = fresh('big');

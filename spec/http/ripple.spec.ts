@@ -12,7 +12,10 @@ import { tempDir, removeDir } from '../helpers/temp-dir.js';
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = createServer();
-    s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); });
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
   });
 }
 
@@ -26,27 +29,38 @@ async function eventually(check: () => Promise<boolean>, what: string, ms = 10_0
 }
 
 const count = async (t: TestServer, c: string) => (await t.request('GET', `/api/${c}/count`)).body.count as number;
-const has = async (t: TestServer, c: string, id: string) => (await t.request('GET', `/api/find/${c}/${encodeURIComponent(id)}`)).status === 200;
+const has = async (t: TestServer, c: string, id: string) =>
+  (await t.request('GET', `/api/find/${c}/${encodeURIComponent(id)}`)).status === 200;
 const peer = (t: TestServer) => ({ url: t.url, key: ADMIN_KEY });
-const start = (extra: Parameters<typeof TestServer.start>[0] = {}) => TestServer.start({ rippleMaxBackoffMs: 200, ...extra });
+const start = (extra: Parameters<typeof TestServer.start>[0] = {}) =>
+  TestServer.start({ rippleMaxBackoffMs: 200, ...extra });
 
 describe('ripples (replication between servers)', function () {
   this.timeout(60_000);
   const servers: TestServer[] = [];
-  const track = (t: TestServer) => { servers.push(t); return t; };
+  const track = (t: TestServer) => {
+    servers.push(t);
+    return t;
+  };
   /** Stops every tracked server; a test stops them before removing a data dir one of them still writes to. */
-  const stopAll = async () => { for (const t of servers.splice(0)) await t.stop().catch(() => undefined); };
+  const stopAll = async () => {
+    for (const t of servers.splice(0)) await t.stop().catch(() => undefined);
+  };
   afterEach(stopAll);
 
   it('propagates inserts, updates and deletes to a peer, but not bypassed writes', async () => {
-    const a = track(await start()), b = track(await start());
+    const a = track(await start()),
+      b = track(await start());
     a.server.ripples.setPeers([peer(b)]);
     const ins = await a.request('POST', '/api/insert/users', { id: 'u1', name: 'Ann' });
     expect(ins.status).to.equal(201);
     await a.request('POST', '/api/insert/users?bypass_ripple=true', { id: 'u2', name: 'Quiet' });
     await eventually(() => has(b, 'users', 'u1'), 'u1 on b');
     await a.request('PUT', '/api/update/users/u1', { name: 'Anne' });
-    await eventually(async () => (await b.request('GET', '/api/find/users/u1')).body.name?.value === 'Anne', 'update on b');
+    await eventually(
+      async () => (await b.request('GET', '/api/find/users/u1')).body.name?.value === 'Anne',
+      'update on b',
+    );
     await a.request('DELETE', '/api/delete/users/u1');
     await eventually(async () => !(await has(b, 'users', 'u1')), 'delete on b');
     expect(await has(b, 'users', 'u2')).to.equal(false);
@@ -54,8 +68,9 @@ describe('ripples (replication between servers)', function () {
     expect(status.body.peers[0]).to.include({ url: b.url, lag: 0 });
   });
 
-  it('defers transaction writes to commit and honours each operation\'s bypass_ripple', async () => {
-    const a = track(await start()), b = track(await start());
+  it("defers transaction writes to commit and honours each operation's bypass_ripple", async () => {
+    const a = track(await start()),
+      b = track(await start());
     a.server.ripples.setPeers([peer(b)]);
     const tx = (await a.request('POST', '/api/transactions', { isolation_level: 'ReadCommitted' })).body.transaction_id;
     await a.request('POST', `/api/insert/orders?transaction_id=${tx}`, { id: 'o1' });
@@ -68,7 +83,8 @@ describe('ripples (replication between servers)', function () {
   });
 
   it('converges two-way without echoing batches back and forth', async () => {
-    const a = track(await start()), b = track(await start());
+    const a = track(await start()),
+      b = track(await start());
     a.server.ripples.setPeers([peer(b)]);
     b.server.ripples.setPeers([peer(a)]);
     for (let i = 0; i < 20; i++) {
@@ -76,14 +92,17 @@ describe('ripples (replication between servers)', function () {
       await b.request('POST', '/api/insert/items', { id: `b${i}` });
     }
     await eventually(async () => (await count(a, 'items')) === 40 && (await count(b, 'items')) === 40, 'both at 40');
-    const seqA = a.server.db.state.seq, seqB = b.server.db.state.seq;
+    const seqA = a.server.db.state.seq,
+      seqB = b.server.db.state.seq;
     await new Promise((r) => setTimeout(r, 300));
     expect(a.server.db.state.seq).to.equal(seqA);
     expect(b.server.db.state.seq).to.equal(seqB);
   });
 
   it('converges around a three-node ring and then goes quiet', async () => {
-    const a = track(await start()), b = track(await start()), c = track(await start());
+    const a = track(await start()),
+      b = track(await start()),
+      c = track(await start());
     a.server.ripples.setPeers([peer(b)]);
     b.server.ripples.setPeers([peer(c)]);
     c.server.ripples.setPeers([peer(a)]);
@@ -107,7 +126,10 @@ describe('ripples (replication between servers)', function () {
       await eventually(() => has(b, 'stream', 'before'), 'first write');
       await b.stop({ keepData: true });
       for (let i = 0; i < 25; i++) await a.request('POST', '/api/insert/stream', { id: `during-${i}` });
-      await eventually(async () => (await a.request('GET', '/api/ripple/status')).body.peers[0].last_error !== null, 'error reported');
+      await eventually(
+        async () => (await a.request('GET', '/api/ripple/status')).body.peers[0].last_error !== null,
+        'error reported',
+      );
       const st = (await a.request('GET', '/api/ripple/status')).body.peers[0];
       expect(st.lag).to.be.greaterThan(0);
       b = track(await start({ port, dataDir: dirB }));
@@ -135,10 +157,13 @@ describe('ripples (replication between servers)', function () {
   });
 
   it('resyncs a replica after a bypassed bulk import', async () => {
-    const a = track(await start()), b = track(await start());
+    const a = track(await start()),
+      b = track(await start());
     a.server.ripples.setPeers([peer(b)]);
     const inserts = Array.from({ length: 300 }, (_, i) => ({ data: { id: `r${i}`, n: i } }));
-    expect((await a.request('POST', '/api/batch/insert/imported?bypass_ripple=true', { inserts })).status).to.equal(201);
+    expect((await a.request('POST', '/api/batch/insert/imported?bypass_ripple=true', { inserts })).status).to.equal(
+      201,
+    );
     await new Promise((r) => setTimeout(r, 200));
     expect(await count(b, 'imported')).to.equal(0);
     const r = await a.request('POST', '/api/ripple/resync', { collections: ['imported'] });
@@ -153,8 +178,17 @@ describe('ripples (replication between servers)', function () {
     const a = track(await start());
     const user = await a.userToken({ name: 'plain' });
     expect((await a.request('POST', '/api/ripple/apply', { batches: [] }, { token: user })).status).to.equal(403);
-    expect((await a.request('POST', '/api/ripple/apply', { batches: [{ origin: 'zz!', origin_seq: 1, effects: [] }] })).status).to.equal(400);
-    expect((await a.request('POST', '/api/ripple/apply', { batches: [{ origin: 'abcd', origin_seq: 1, effects: [{ t: 'keyPut' }] }] })).status).to.equal(400);
+    expect(
+      (await a.request('POST', '/api/ripple/apply', { batches: [{ origin: 'zz!', origin_seq: 1, effects: [] }] }))
+        .status,
+    ).to.equal(400);
+    expect(
+      (
+        await a.request('POST', '/api/ripple/apply', {
+          batches: [{ origin: 'abcd', origin_seq: 1, effects: [{ t: 'keyPut' }] }],
+        })
+      ).status,
+    ).to.equal(400);
     expect((await a.request('GET', '/api/ripple/status', undefined, { token: user })).status).to.equal(403);
   });
 });
@@ -170,11 +204,19 @@ describe('ripples to a peer killed with SIGKILL mid-stream (real process)', func
     let b = await startChild(dirB, ['--port', String(port)]);
     try {
       const countOnB = async () => {
-        const tok = await (await fetch(`${b.url}/api/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: CHILD_ADMIN_KEY }) })).json() as { token: string };
+        const tok = (await (
+          await fetch(`${b.url}/api/auth/token`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ api_key: CHILD_ADMIN_KEY }),
+          })
+        ).json()) as { token: string };
         const r = await fetch(`${b.url}/api/stream/count`, { headers: { authorization: `Bearer ${tok.token}` } });
         return r.status === 200 ? ((await r.json()) as { count: number }).count : 0;
       };
-      const writes = (async () => { for (let i = 0; i < 300; i++) await a.request('POST', '/api/insert/stream', { id: `w${i}`, i }); })();
+      const writes = (async () => {
+        for (let i = 0; i < 300; i++) await a.request('POST', '/api/insert/stream', { id: `w${i}`, i });
+      })();
       await eventually(async () => (await countOnB()) > 20, 'replication under way');
       await killChild(b);
       await writes;

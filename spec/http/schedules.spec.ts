@@ -25,11 +25,16 @@ describe('HTTP schedules', () => {
     clock = new ManualClock(T0);
     t = await TestServer.start({ clock, schedulerTickMs: 0, schedulerStopGraceMs: 50 });
     const saved = await t.request('POST', '/api/functions', {
-      label: 'beat', name: 'beat', parameters: { tag: { required: false, default: 'none' } }, functions: [{ type: 'Insert', collection: 'beats', record: { tag: '{{tag}}' } }],
+      label: 'beat',
+      name: 'beat',
+      parameters: { tag: { required: false, default: 'none' } },
+      functions: [{ type: 'Insert', collection: 'beats', record: { tag: '{{tag}}' } }],
     });
     expect(saved.status, saved.text).to.equal(200);
   });
-  afterEach(async () => { await t.stop(); });
+  afterEach(async () => {
+    await t.stop();
+  });
 
   const ok = async (method: string, path: string, body?: unknown, status = 200) => {
     const r = await t.request(method, path, body);
@@ -43,19 +48,41 @@ describe('HTTP schedules', () => {
     await t.server.scheduler.idle();
   };
   const beats = async () => (await ok('POST', '/api/find/beats', {})).length as number;
-  const runs = async (id: string, query = '') => (await ok('GET', `/api/schedules/${id}/runs${query}`)).runs as Record<string, any>[];
+  const runs = async (id: string, query = '') =>
+    (await ok('GET', `/api/schedules/${id}/runs${query}`)).runs as Record<string, any>[];
 
   it('creates, lists, gets, updates (partially) and deletes schedules', async () => {
     expect(await ok('GET', '/api/schedules')).to.deep.equal({ schedules: [] });
-    const s = await ok('POST', '/api/schedules', { name: 'nightly', cron: '0 2 * * *', timezone: 'UTC', functionName: 'beat', params: { tag: 'n' }, owner: { team: 'ops' } });
-    expect(s).to.include({ name: 'nightly', status: 'active', next_run: '2026-01-02T02:00:00.000Z', last_run: null, missed_runs: 'skip', created_at: at(0), updated_at: at(0) });
+    const s = await ok('POST', '/api/schedules', {
+      name: 'nightly',
+      cron: '0 2 * * *',
+      timezone: 'UTC',
+      functionName: 'beat',
+      params: { tag: 'n' },
+      owner: { team: 'ops' },
+    });
+    expect(s).to.include({
+      name: 'nightly',
+      status: 'active',
+      next_run: '2026-01-02T02:00:00.000Z',
+      last_run: null,
+      missed_runs: 'skip',
+      created_at: at(0),
+      updated_at: at(0),
+    });
     expect(s.id).to.be.a('string');
     expect(await ok('GET', `/api/schedules/${s.id}`)).to.deep.equal(s);
     expect(await ok('GET', '/api/schedules')).to.deep.equal({ schedules: [s] });
 
     clock.advance(1000);
     const u = await ok('PUT', `/api/schedules/${s.id}`, { cron: '*/10 * * * * *', description: 'often' });
-    expect(u).to.include({ name: 'nightly', description: 'often', next_run: at(10), updated_at: at(1), created_at: at(0) });
+    expect(u).to.include({
+      name: 'nightly',
+      description: 'often',
+      next_run: at(10),
+      updated_at: at(1),
+      created_at: at(0),
+    });
     expect(u.owner).to.deep.equal({ team: 'ops' });
     // An update may echo the server's members unchanged (a client sending back what it read), not change them.
     expect((await ok('PUT', `/api/schedules/${s.id}`, { ...u, name: 'renamed' })).name).to.equal('renamed');
@@ -70,11 +97,25 @@ describe('HTTP schedules', () => {
   });
 
   it('accepts every client spelling of the action and of a paused start, and refuses bad bodies with 400', async () => {
-    const ts = await ok('POST', '/api/schedules', { name: 'backup', cron: '0 * * * *', action: 'beat', config: { tag: 'b' } });
+    const ts = await ok('POST', '/api/schedules', {
+      name: 'backup',
+      cron: '0 * * * *',
+      action: 'beat',
+      config: { tag: 'b' },
+    });
     expect(ts.status).to.equal('active');
-    const rust = await ok('POST', '/api/schedules', { name: 'ping', description: 'd', cron: '0 * * * *', timezone: 'Europe/Paris', action: { type: 'http', url: 'http://127.0.0.1:1/', method: 'GET' }, enabled: false });
+    const rust = await ok('POST', '/api/schedules', {
+      name: 'ping',
+      description: 'd',
+      cron: '0 * * * *',
+      timezone: 'Europe/Paris',
+      action: { type: 'http', url: 'http://127.0.0.1:1/', method: 'GET' },
+      enabled: false,
+    });
     expect(rust).to.include({ status: 'paused', next_run: null });
-    expect((await ok('POST', '/api/schedules', { name: 'p', cron: '0 * * * *', functionName: 'beat', paused: true })).status).to.equal('paused');
+    expect(
+      (await ok('POST', '/api/schedules', { name: 'p', cron: '0 * * * *', functionName: 'beat', paused: true })).status,
+    ).to.equal('paused');
     for (const bad of [
       { name: 'x', cron: '0 * * * *' },
       { name: 'x', functionName: 'beat' },
@@ -95,12 +136,26 @@ describe('HTTP schedules', () => {
   it('is admin-only', async () => {
     const user = await t.userToken();
     expect((await t.request('GET', '/api/schedules', undefined, { token: user })).status).to.equal(403);
-    expect((await t.request('POST', '/api/schedules', { name: 'x', cron: '* * * * *', functionName: 'beat' }, { token: user })).status).to.equal(403);
+    expect(
+      (
+        await t.request(
+          'POST',
+          '/api/schedules',
+          { name: 'x', cron: '* * * * *', functionName: 'beat' },
+          { token: user },
+        )
+      ).status,
+    ).to.equal(403);
     expect((await t.request('GET', '/api/schedules', undefined, { token: null })).status).to.equal(401);
   });
 
   it('calls a function every second, seen through its effect and its run history, paused and resumed at once', async () => {
-    const s = await ok('POST', '/api/schedules', { name: 'beat', cron: '* * * * * *', functionName: 'beat', params: { tag: 'hb' } });
+    const s = await ok('POST', '/api/schedules', {
+      name: 'beat',
+      cron: '* * * * * *',
+      functionName: 'beat',
+      params: { tag: 'hb' },
+    });
     expect(s.next_run).to.equal(at(1));
     await t.server.scheduler.tick();
     expect(await beats()).to.equal(0); // nothing due before its first instant
@@ -120,7 +175,13 @@ describe('HTTP schedules', () => {
     expect(history[0]!.result).to.deep.equal({ record_count: 1 });
     expect(history[0]!.error).to.equal(undefined);
     expect((await runs(s.id, '?limit=1')).map((r) => r.scheduled_for)).to.deep.equal([at(2)]);
-    expect(await ok('GET', `/api/schedules/${s.id}`)).to.include({ last_run: at(2), next_run: at(3), run_count: 2, success_count: 2, last_outcome: 'success' });
+    expect(await ok('GET', `/api/schedules/${s.id}`)).to.include({
+      last_run: at(2),
+      next_run: at(3),
+      run_count: 2,
+      success_count: 2,
+      last_outcome: 'success',
+    });
 
     const paused = await ok('POST', `/api/schedules/${s.id}/pause`);
     expect(paused).to.include({ status: 'paused', next_run: null });
@@ -135,7 +196,9 @@ describe('HTTP schedules', () => {
     expect(resumed).to.include({ status: 'active', next_run: at(5) }); // the instants passed while paused are not run
     const twice = await t.request('POST', `/api/schedules/${s.id}/resume`);
     expect(twice.status).to.equal(409);
-    expect(twice.text).to.match(/active/).and.to.match(/pause/);
+    expect(twice.text)
+      .to.match(/active/)
+      .and.to.match(/pause/);
     await step();
     expect(await beats()).to.equal(3);
     expect((await runs(s.id)).length).to.equal(3);
@@ -148,13 +211,22 @@ describe('HTTP schedules', () => {
   });
 
   it('records a failed run with its error (a missing function, a Return with an error status)', async () => {
-    const s = await ok('POST', '/api/schedules', { name: 'missing', cron: '* * * * * *', function_label: 'no_such_function' });
+    const s = await ok('POST', '/api/schedules', {
+      name: 'missing',
+      cron: '* * * * * *',
+      function_label: 'no_such_function',
+    });
     await step();
     const [run] = await runs(s.id);
     expect(run).to.include({ outcome: 'failure', scheduled_for: at(1) });
     expect(run!.error).to.match(/no_such_function/);
     expect(await ok('GET', `/api/schedules/${s.id}`)).to.include({ failure_count: 1, last_outcome: 'failure' });
-    await ok('POST', '/api/functions', { label: 'refuse', name: 'refuse', parameters: {}, functions: [{ type: 'Return', fields: { ok: false }, status_code: 503 }] });
+    await ok('POST', '/api/functions', {
+      label: 'refuse',
+      name: 'refuse',
+      parameters: {},
+      functions: [{ type: 'Return', fields: { ok: false }, status_code: 503 }],
+    });
     const r = await ok('POST', '/api/schedules', { name: 'refusing', cron: '* * * * * *', function_label: 'refuse' });
     await step();
     const [refused] = await runs(r.id);
@@ -170,7 +242,11 @@ describe('HTTP schedules', () => {
     /** An every-second schedule whose HTTP action the local server holds: fired once, its request held open. */
     const startHeldRun = async (): Promise<Record<string, any>> => {
       await ok('PUT', '/api/config', { outbound_allow_hosts: ['127.0.0.1'] });
-      const s = await ok('POST', '/api/schedules', { name: 'slow', cron: '* * * * * *', action: { type: 'http', url: `http://127.0.0.1:${port}/slow` } });
+      const s = await ok('POST', '/api/schedules', {
+        name: 'slow',
+        cron: '* * * * * *',
+        action: { type: 'http', url: `http://127.0.0.1:${port}/slow` },
+      });
       hold = true;
       clock.advance(1000);
       await t.server.scheduler.tick();
@@ -183,10 +259,16 @@ describe('HTTP schedules', () => {
       hold = false;
       http = createServer((req: IncomingMessage, res: ServerResponse) => {
         let body = '';
-        req.on('data', (c) => { body += c; });
+        req.on('data', (c) => {
+          body += c;
+        });
         req.on('end', () => {
           hits.push(`${req.method} ${req.url} ${body}`);
-          if (req.url === '/broken') { res.statusCode = 500; res.end('boom'); return; }
+          if (req.url === '/broken') {
+            res.statusCode = 500;
+            res.end('boom');
+            return;
+          }
           if (hold) held.push(res);
           else res.end('pong');
         });
@@ -201,7 +283,9 @@ describe('HTTP schedules', () => {
 
     it('sends the request through the outbound allow-list', async () => {
       const s = await ok('POST', '/api/schedules', {
-        name: 'ping', cron: '* * * * * *', action: { type: 'http', url: `http://127.0.0.1:${port}/ping`, method: 'POST', body: { from: 'schedule' } },
+        name: 'ping',
+        cron: '* * * * * *',
+        action: { type: 'http', url: `http://127.0.0.1:${port}/ping`, method: 'POST', body: { from: 'schedule' } },
       });
       await step();
       const [denied] = await runs(s.id);
@@ -255,21 +339,29 @@ describe('HTTP schedules', () => {
       await t.server.scheduler.tick();
       expect(hits.length).to.equal(1);
       const during = await runs(s.id);
-      expect(during.map((r) => [r.scheduled_for, r.status])).to.deep.equal([[at(3), 'skipped'], [at(2), 'skipped'], [at(1), 'running']]);
+      expect(during.map((r) => [r.scheduled_for, r.status])).to.deep.equal([
+        [at(3), 'skipped'],
+        [at(2), 'skipped'],
+        [at(1), 'running'],
+      ]);
       expect(during[0]!.error).to.match(/still in progress/);
 
       held.shift()!.end('done');
       await t.server.scheduler.idle();
       const after = await runs(s.id);
       expect(after.find((r) => r.scheduled_for === at(1))).to.include({ outcome: 'success' });
-      expect(await ok('GET', `/api/schedules/${s.id}`)).to.include({ run_count: 3, skipped_count: 2, success_count: 1 });
+      expect(await ok('GET', `/api/schedules/${s.id}`)).to.include({
+        run_count: 3,
+        skipped_count: 2,
+        success_count: 1,
+      });
       hold = false;
       await step();
       expect(hits.length).to.equal(2);
     });
   });
 
-  it('fires from the server\'s own timer when one is configured (production ticking)', async () => {
+  it("fires from the server's own timer when one is configured (production ticking)", async () => {
     const dataDir = t.dataDir;
     await t.stop({ keepData: true });
     t = await TestServer.start({ dataDir, clock, schedulerTickMs: 10 });
@@ -280,7 +372,12 @@ describe('HTTP schedules', () => {
   });
 
   it('fires nothing, missed runs included, on a server started with runSchedules: false (a ripple peer)', async () => {
-    await ok('POST', '/api/schedules', { name: 'beat', cron: '* * * * * *', functionName: 'beat', missed_runs: 'run_once' });
+    await ok('POST', '/api/schedules', {
+      name: 'beat',
+      cron: '* * * * * *',
+      functionName: 'beat',
+      missed_runs: 'run_once',
+    });
     const dataDir = t.dataDir;
     await t.stop({ keepData: true });
     clock.advance(5000);
@@ -300,7 +397,12 @@ describe('HTTP schedules', () => {
     };
 
     it('carries the schedule across without firing an instant twice', async () => {
-      const s = await ok('POST', '/api/schedules', { name: 'beat', cron: '* * * * * *', functionName: 'beat', params: { tag: 'r' } });
+      const s = await ok('POST', '/api/schedules', {
+        name: 'beat',
+        cron: '* * * * * *',
+        functionName: 'beat',
+        params: { tag: 'r' },
+      });
       await step();
       await step();
       expect(await beats()).to.equal(2);
@@ -308,7 +410,11 @@ describe('HTTP schedules', () => {
       await t.server.scheduler.tick();
       await t.server.scheduler.idle();
       expect(await beats()).to.equal(2);
-      expect(await ok('GET', `/api/schedules/${s.id}`)).to.include({ status: 'active', last_run: at(2), next_run: at(3) });
+      expect(await ok('GET', `/api/schedules/${s.id}`)).to.include({
+        status: 'active',
+        last_run: at(2),
+        next_run: at(3),
+      });
       await step();
       expect(await beats()).to.equal(3);
       expect((await runs(s.id)).map((r) => r.scheduled_for)).to.deep.equal([at(3), at(2), at(1)]);
@@ -338,7 +444,12 @@ describe('HTTP schedules', () => {
     });
 
     it('runs once for the runs missed while down with missed_runs: run_once', async () => {
-      const s = await ok('POST', '/api/schedules', { name: 'beat', cron: '* * * * * *', functionName: 'beat', missed_runs: 'run_once' });
+      const s = await ok('POST', '/api/schedules', {
+        name: 'beat',
+        cron: '* * * * * *',
+        functionName: 'beat',
+        missed_runs: 'run_once',
+      });
       await step();
       await restart(10);
       await t.server.scheduler.idle();

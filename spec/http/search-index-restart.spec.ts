@@ -11,21 +11,44 @@ import { childToken, killChild, startChild, type ChildServer } from '../helpers/
 import { gaussian, mulberry32 } from '../helpers/seeded-random.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
 
-const DIMS = 32, N = 600;
+const DIMS = 32,
+  N = 600;
 
-interface IndexView { collection: string; kind: string; field: string; state: string; indexed: number; total: number; progress: number; note?: string }
+interface IndexView {
+  collection: string;
+  kind: string;
+  field: string;
+  state: string;
+  indexed: number;
+  total: number;
+  progress: number;
+  note?: string;
+}
 
 describe('search indexes across a real process restart', function () {
   this.timeout(120_000);
   let dir: string;
   let child: ChildServer | undefined;
 
-  beforeEach(() => { dir = tempDir('eddydb-index-restart-'); });
-  afterEach(async () => { if (child) await killChild(child); child = undefined; removeDir(dir); });
+  beforeEach(() => {
+    dir = tempDir('eddydb-index-restart-');
+  });
+  afterEach(async () => {
+    if (child) await killChild(child);
+    child = undefined;
+    removeDir(dir);
+  });
 
-  async function call(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: any }> {
+  async function call(
+    method: string,
+    path: string,
+    token: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: any }> {
     const r = await fetch(child!.url + path, {
-      method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: r.status, body: await r.json() };
   }
@@ -35,7 +58,9 @@ describe('search indexes across a real process restart', function () {
     const vectors = Array.from({ length: N }, () => Array.from({ length: DIMS }, g));
     child = await startChild(dir);
     let token = await childToken(child.url);
-    const schema = { fields: { embedding: { field_type: 'Vector', index: { type: 'vector', algorithm: 'hnsw', metric: 'cosine' } } } };
+    const schema = {
+      fields: { embedding: { field_type: 'Vector', index: { type: 'vector', algorithm: 'hnsw', metric: 'cosine' } } },
+    };
     expect((await call('POST', '/api/collections/vecs', token, schema)).status).to.equal(201);
     const inserts = vectors.map((v, i) => ({ data: { id: `v${i}`, embedding: { type: 'Vector', value: v } } }));
     expect((await call('POST', '/api/batch/insert/vecs', token, { inserts })).status).to.be.oneOf([200, 201]);
@@ -44,7 +69,8 @@ describe('search indexes across a real process restart', function () {
 
     child = await startChild(dir);
     token = await childToken(child.url);
-    const health = async () => ((await call('GET', '/api/health', token)).body.indexes as IndexView[]).find((x) => x.field === 'embedding')!;
+    const health = async () =>
+      ((await call('GET', '/api/health', token)).body.indexes as IndexView[]).find((x) => x.field === 'embedding')!;
     const first = await health();
     expect(first).to.include({ collection: 'vecs', kind: 'vector', total: N });
     expect(first.state).to.be.oneOf(['stale', 'ready']);
@@ -55,7 +81,9 @@ describe('search indexes across a real process restart', function () {
     const query = vectors[17]!.map((x) => x + 0.01);
     const r = await call('POST', '/api/search/vecs', token, { vector: query, vector_k: 5 });
     expect(r.status).to.equal(200);
-    expect(r.body.results.map((h: { record: { id: string } }) => h.record.id)).to.deep.equal(exact.search(query, 5).map((h) => h.id));
+    expect(r.body.results.map((h: { record: { id: string } }) => h.record.id)).to.deep.equal(
+      exact.search(query, 5).map((h) => h.id),
+    );
 
     const seen = new Set<string>();
     for (let i = 0; i < 400; i++) {
@@ -80,8 +108,12 @@ describe('search indexes across a real process restart', function () {
       await t.request('POST', '/api/search/docs', { query: 'hello' });
       await t.request('POST', '/api/search/docs', { vector: [1, 0], vector_field: 'v' });
       const indexes = (await t.request('GET', '/api/health')).body.indexes as IndexView[];
-      expect(indexes.map((x) => `${x.collection}/${x.kind}/${x.field}`).sort()).to.deep.equal(['docs/text/*', 'docs/vector/v']);
-      for (const x of indexes) expect(x).to.have.keys('collection', 'kind', 'field', 'state', 'indexed', 'total', 'progress');
+      expect(indexes.map((x) => `${x.collection}/${x.kind}/${x.field}`).sort()).to.deep.equal([
+        'docs/text/*',
+        'docs/vector/v',
+      ]);
+      for (const x of indexes)
+        expect(x).to.have.keys('collection', 'kind', 'field', 'state', 'indexed', 'total', 'progress');
     } finally {
       await t.stop();
     }

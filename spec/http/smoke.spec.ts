@@ -3,8 +3,12 @@ import { TestServer } from '../helpers/test-server.js';
 
 describe('http smoke', () => {
   let t: TestServer;
-  before(async () => { t = await TestServer.start(); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start();
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   it('inserts and reads back a record over JSON and MessagePack', async () => {
     const ins = await t.request('POST', '/api/insert/things', { name: 'a', n: 1 }, { format: 'msgpack' });

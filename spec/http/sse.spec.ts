@@ -2,30 +2,39 @@ import { expect } from 'chai';
 import http from 'node:http';
 import { TestServer } from '../helpers/test-server.js';
 
-interface Sse { events: Array<{ event: string; data: any }>; status: number; close(): void; ready: Promise<void> }
+interface Sse {
+  events: Array<{ event: string; data: any }>;
+  status: number;
+  close(): void;
+  ready: Promise<void>;
+}
 
 /** Opens an SSE stream with node:http and parses `event:` / `data:` frames the way the clients do. */
 function open(url: string, token: string | null): Sse {
   const out: Sse = { events: [], status: 0, close: () => undefined, ready: Promise.resolve() };
   out.ready = new Promise((resolve) => {
-    const req = http.get(url, { headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) } }, (res) => {
-      out.status = res.statusCode ?? 0;
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buf += chunk;
-        let i;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const frame = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const event = /^event: (.*)$/m.exec(frame)?.[1] ?? 'message';
-          const data = /^data: (.*)$/m.exec(frame)?.[1];
-          out.events.push({ event, data: data ? JSON.parse(data) : undefined });
-        }
-        resolve();
-      });
-      res.on('end', resolve);
-    });
+    const req = http.get(
+      url,
+      { headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) } },
+      (res) => {
+        out.status = res.statusCode ?? 0;
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buf += chunk;
+          let i;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const frame = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            const event = /^event: (.*)$/m.exec(frame)?.[1] ?? 'message';
+            const data = /^data: (.*)$/m.exec(frame)?.[1];
+            out.events.push({ event, data: data ? JSON.parse(data) : undefined });
+          }
+          resolve();
+        });
+        res.on('end', resolve);
+      },
+    );
     out.close = () => req.destroy();
   });
   return out;
@@ -33,13 +42,20 @@ function open(url: string, token: string | null): Sse {
 
 async function until(check: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
-  while (!check()) { if (Date.now() > end) throw new Error('timed out'); await new Promise((r) => setTimeout(r, 10)); }
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 describe('SSE subscriptions (GET /api/subscribe/{c})', () => {
   let t: TestServer;
-  beforeEach(async () => { t = await TestServer.start({ sseHeartbeatMs: 100 }); });
-  afterEach(async () => { await t.stop(); });
+  beforeEach(async () => {
+    t = await TestServer.start({ sseHeartbeatMs: 100 });
+  });
+  afterEach(async () => {
+    await t.stop();
+  });
 
   it('sends subscribed first, then a mutation event per committed change, and heartbeats', async () => {
     const s = open(`${t.url}/api/subscribe/news`, await t.adminToken());

@@ -14,8 +14,12 @@ const fresh = (): string => `ser_${++counter}`;
 
 describe('http transactions at Serializable: predicate reads', () => {
   let t: TestServer;
-  before(async () => { t = await TestServer.start(); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start();
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   async function begin(level = 'Serializable'): Promise<string> {
     const r = await t.request('POST', '/api/transactions', { isolation_level: level });
@@ -31,15 +35,20 @@ describe('http transactions at Serializable: predicate reads', () => {
 
   const find = (c: string, filter: unknown, tx?: string) =>
     ok(t.request('POST', `/api/find/${c}${tx ? `?transaction_id=${tx}` : ''}`, filter === undefined ? {} : { filter }));
-  const update = (c: string, id: string, body: unknown, tx?: string) => ok(t.request('PUT', `/api/update/${c}/${id}${tx ? `?transaction_id=${tx}` : ''}`, body));
-  const insert = (c: string, body: unknown, tx?: string) => ok(t.request('POST', `/api/insert/${c}${tx ? `?transaction_id=${tx}` : ''}`, body), 201);
-  const search = (c: string, query: string, tx: string) => ok(t.request('POST', `/api/search/${c}?transaction_id=${tx}`, { query }));
+  const update = (c: string, id: string, body: unknown, tx?: string) =>
+    ok(t.request('PUT', `/api/update/${c}/${id}${tx ? `?transaction_id=${tx}` : ''}`, body));
+  const insert = (c: string, body: unknown, tx?: string) =>
+    ok(t.request('POST', `/api/insert/${c}${tx ? `?transaction_id=${tx}` : ''}`, body), 201);
+  const search = (c: string, query: string, tx: string) =>
+    ok(t.request('POST', `/api/search/${c}?transaction_id=${tx}`, { query }));
   const commit = (tx: string) => t.request('POST', `/api/transactions/${tx}/commit`);
   const eq = (field: string, value: unknown) => ({ type: 'Condition', content: { field, operator: 'Eq', value } });
 
   function expectConflict(r: Reply, collection: string, id: string): void {
     expect(r.status, r.text).to.equal(409);
-    expect(r.body.error).to.be.a('string').and.match(/conflict/i);
+    expect(r.body.error)
+      .to.be.a('string')
+      .and.match(/conflict/i);
     expect(r.body.retryable).to.equal(true);
     expect(r.body.conflicts).to.be.an('array').that.is.not.empty;
     expect(r.body.conflicts[0]).to.include({ collection, id });
@@ -49,7 +58,8 @@ describe('http transactions at Serializable: predicate reads', () => {
     const c = fresh();
     await insert(c, { id: 'a', active: false });
     await insert(c, { id: 'b', active: false });
-    const t1 = await begin(), t2 = await begin();
+    const t1 = await begin(),
+      t2 = await begin();
     expect(await find(c, eq('active', true), t1)).to.deep.equal([]);
     expect(await find(c, eq('active', true), t2)).to.deep.equal([]);
     await update(c, 'a', { active: true }, t1);
@@ -75,7 +85,8 @@ describe('http transactions at Serializable: predicate reads', () => {
     const c = fresh();
     await insert(c, { id: 'ann', status: 'resting' });
     await insert(c, { id: 'bo', status: 'resting' });
-    const t1 = await begin(), t2 = await begin();
+    const t1 = await begin(),
+      t2 = await begin();
     expect((await search(c, 'duty', t1)).results).to.deep.equal([]);
     expect((await search(c, 'duty', t2)).results).to.deep.equal([]);
     await update(c, 'ann', { status: 'on duty' }, t1);

@@ -13,7 +13,16 @@ import { bare, TestServer, type Reply, type RequestOptions } from '../helpers/te
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const LEVELS = ['ReadUncommitted', 'ReadCommitted', 'RepeatableRead', 'Serializable'] as const;
-const STATUS_KEYS = ['transaction_id', 'state', 'isolation_level', 'operations_count', 'savepoints_count', 'created_at', 'last_activity', 'timeout_seconds'];
+const STATUS_KEYS = [
+  'transaction_id',
+  'state',
+  'isolation_level',
+  'operations_count',
+  'savepoints_count',
+  'created_at',
+  'last_activity',
+  'timeout_seconds',
+];
 
 let counter = 0;
 const fresh = (prefix = 'txs'): string => `${prefix}_${++counter}`;
@@ -25,8 +34,12 @@ function expectError(r: Reply, status: number, message: string): void {
 
 describe('http transactions', () => {
   let t: TestServer;
-  before(async () => { t = await TestServer.start(); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start();
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   const seconds = () => Math.floor(t.clock.now() / 1000);
 
@@ -37,11 +50,14 @@ describe('http transactions', () => {
   }
 
   const status = (tx: string) => t.request('GET', `/api/transactions/${tx}`);
-  const commit = (tx: string, opts?: RequestOptions) => t.request('POST', `/api/transactions/${tx}/commit`, undefined, opts);
+  const commit = (tx: string, opts?: RequestOptions) =>
+    t.request('POST', `/api/transactions/${tx}/commit`, undefined, opts);
   const rollback = (tx: string) => t.request('POST', `/api/transactions/${tx}/rollback`);
   const savepoint = (tx: string, name: string) => t.request('POST', `/api/transactions/${tx}/savepoints`, { name });
-  const rollbackTo = (tx: string, name: string, body?: unknown) => t.request('POST', `/api/transactions/${tx}/savepoints/${name}/rollback`, body);
-  const release = (tx: string, name: string, body?: unknown) => t.request('DELETE', `/api/transactions/${tx}/savepoints/${name}`, body);
+  const rollbackTo = (tx: string, name: string, body?: unknown) =>
+    t.request('POST', `/api/transactions/${tx}/savepoints/${name}/rollback`, body);
+  const release = (tx: string, name: string, body?: unknown) =>
+    t.request('DELETE', `/api/transactions/${tx}/savepoints/${name}`, body);
 
   async function opsCount(tx: string): Promise<number> {
     const r = await status(tx);
@@ -55,7 +71,8 @@ describe('http transactions', () => {
     return r.body.id;
   }
 
-  const get = (c: string, id: string, tx?: string) => t.request('GET', `/api/find/${c}/${id}${tx ? `?transaction_id=${tx}` : ''}`);
+  const get = (c: string, id: string, tx?: string) =>
+    t.request('GET', `/api/find/${c}/${id}${tx ? `?transaction_id=${tx}` : ''}`);
 
   async function value(c: string, id: string, field: string, tx?: string): Promise<unknown> {
     const r = await get(c, id, tx);
@@ -103,7 +120,11 @@ describe('http transactions', () => {
 
     for (const level of ['Snapshot', 'readcommitted', 'READ_COMMITTED', '', 5, true, ['ReadCommitted']]) {
       it(`answers 400 {"error":"Invalid isolation level"} to ${JSON.stringify(level)}`, async () => {
-        expectError(await t.request('POST', '/api/transactions', { isolation_level: level }), 400, 'Invalid isolation level');
+        expectError(
+          await t.request('POST', '/api/transactions', { isolation_level: level }),
+          400,
+          'Invalid isolation level',
+        );
       });
     }
 
@@ -128,8 +149,14 @@ describe('http transactions', () => {
       expect(r.status, r.text).to.equal(200);
       expect(r.body).to.have.all.keys(...STATUS_KEYS);
       expect(r.body).to.deep.equal({
-        transaction_id: tx, state: 'Active', isolation_level: 'RepeatableRead', operations_count: 0, savepoints_count: 0,
-        created_at: seconds(), last_activity: seconds(), timeout_seconds: 300,
+        transaction_id: tx,
+        state: 'Active',
+        isolation_level: 'RepeatableRead',
+        operations_count: 0,
+        savepoints_count: 0,
+        created_at: seconds(),
+        last_activity: seconds(),
+        timeout_seconds: 300,
       });
     });
 
@@ -139,7 +166,12 @@ describe('http transactions', () => {
       t.clock.advance(7_000);
       await insert(fresh(), { a: 1 }, tx);
       const r = await status(tx);
-      expect(r.body).to.include({ created_at: created, last_activity: created + 7, operations_count: 1, timeout_seconds: 600 });
+      expect(r.body).to.include({
+        created_at: created,
+        last_activity: created + 7,
+        operations_count: 1,
+        timeout_seconds: 600,
+      });
     });
 
     it('lists active transactions and drops committed and rolled-back ones', async () => {
@@ -176,12 +208,17 @@ describe('http transactions', () => {
       const a = await t.request('PUT', `/api/update/${c}/${act}/action/increment${q}`, { field: 'n', value: 5 });
       expect(a.status, a.text).to.equal(200);
       expect(bare(a.body).n).to.equal(15);
-      const s = await t.request('PUT', `/api/update/sequence/${c}/${seq}${q}`, [['increment', 'n', 1], ['push', 'list', 2]]);
+      const s = await t.request('PUT', `/api/update/sequence/${c}/${seq}${q}`, [
+        ['increment', 'n', 1],
+        ['push', 'list', 2],
+      ]);
       expect(s.status, s.text).to.equal(200);
       expect(bare(s.body)).to.deep.include({ n: 101, list: [1, 2] });
       const d = await t.request('DELETE', `/api/delete/${c}/${del}${q}`);
       expect(d.status, d.text).to.equal(200);
-      const b = await t.request('POST', `/api/batch/insert/${c}${q}`, { inserts: [{ data: { id: 'b1' } }, { data: { id: 'b2' } }] });
+      const b = await t.request('POST', `/api/batch/insert/${c}${q}`, {
+        inserts: [{ data: { id: 'b1' } }, { data: { id: 'b2' } }],
+      });
       expect(b.status, b.text).to.equal(201);
       expect(await opsCount(tx)).to.equal(7);
 
@@ -196,7 +233,9 @@ describe('http transactions', () => {
       expect(await value(c, upd, 'tag', tx)).to.equal('new');
       expect(await value(c, seq, 'list', tx)).to.deep.equal([1, 2]);
       expect((await get(c, del, tx)).status).to.equal(404);
-      const filtered = await t.request('POST', `/api/find/${c}${q}`, { filter: { type: 'Condition', content: { field: 'n', operator: 'Gt', value: 14 } } });
+      const filtered = await t.request('POST', `/api/find/${c}${q}`, {
+        filter: { type: 'Condition', content: { field: 'n', operator: 'Gt', value: 14 } },
+      });
       expect((filtered.body as Array<{ id: string }>).map((x) => x.id).sort()).to.deep.equal([act, seq].sort());
 
       const r = await commit(tx);
@@ -209,7 +248,7 @@ describe('http transactions', () => {
       expect((await get(c, del)).status).to.equal(404);
     });
 
-    it('keeps one transaction\'s staged writes invisible to another transaction', async () => {
+    it("keeps one transaction's staged writes invisible to another transaction", async () => {
       const c = fresh();
       const id = await insert(c, { v: 1 });
       const a = await begin();
@@ -260,7 +299,10 @@ describe('http transactions', () => {
       await insert(c, { id: 'dup' }, tx);
       const dup = await t.request('POST', `/api/insert/${c}?transaction_id=${tx}`, { id: 'dup' });
       expect(dup.status, dup.text).to.equal(409);
-      const act = await t.request('PUT', `/api/update/${c}/dup/action/increment?transaction_id=${tx}`, { field: 'missing', value: 'x' });
+      const act = await t.request('PUT', `/api/update/${c}/dup/action/increment?transaction_id=${tx}`, {
+        field: 'missing',
+        value: 'x',
+      });
       expect(act.status, act.text).to.equal(400);
       expect(await opsCount(tx)).to.equal(1);
       await rollback(tx);
@@ -315,9 +357,14 @@ describe('http transactions', () => {
       const id = await insert(c, { n: 0 });
       for (let round = 0; round < 5; round++) {
         const tx = await begin();
-        await t.request('PUT', `/api/update/${c}/${id}/action/increment?transaction_id=${tx}`, { field: 'n', value: 1 });
+        await t.request('PUT', `/api/update/${c}/${id}/action/increment?transaction_id=${tx}`, {
+          field: 'n',
+          value: 1,
+        });
         const replies = await Promise.all([commit(tx), commit(tx), rollback(tx)]);
-        expect(replies.map((r) => r.status).sort(), replies.map((r) => r.text).join(' | ')).to.deep.equal([200, 404, 404]);
+        expect(replies.map((r) => r.status).sort(), replies.map((r) => r.text).join(' | ')).to.deep.equal([
+          200, 404, 404,
+        ]);
         expect(await value(c, id, 'n')).to.equal(round + 1);
       }
     });
@@ -457,7 +504,9 @@ describe('http transactions', () => {
         expect(r.body, `${method} ${path}`).to.deep.equal({ error: 'Transaction has expired' });
       }
       const list = await t.request('GET', '/api/transactions');
-      expect((list.body.transactions as Array<{ transaction_id: string }>).map((x) => x.transaction_id)).to.not.include(tx);
+      expect((list.body.transactions as Array<{ transaction_id: string }>).map((x) => x.transaction_id)).to.not.include(
+        tx,
+      );
       expect(t.server.db.transactions.cleanupExpired()).to.be.at.least(1);
       expectError(await status(tx), 404, 'Transaction not found');
       expectError(await commit(tx), 404, 'Transaction not found');
@@ -498,7 +547,9 @@ describe('http transactions', () => {
       expect((await commit(a)).status).to.equal(200);
       const r = await commit(b);
       expect(r.status, r.text).to.equal(409);
-      expect(r.body.error).to.be.a('string').and.match(/conflict/i);
+      expect(r.body.error)
+        .to.be.a('string')
+        .and.match(/conflict/i);
       expect(r.body.conflicts).to.be.an('array').with.length(1);
       expect(r.body.conflicts[0]).to.include({ collection: c, id: 'acct' });
       expect(await value(c, 'acct', 'balance')).to.equal(110);

@@ -21,10 +21,18 @@ function expectError(r: Reply, status: number, message?: string | RegExp): void 
 describe('http record TTL', () => {
   let t: TestServer;
   // A server per test: moving the clock past an hour would also expire the harness's token.
-  beforeEach(async () => { t = await TestServer.start({ settings: { token_ttl_secs: 30 * 86_400 } }); });
-  afterEach(async () => { await t.stop(); });
+  beforeEach(async () => {
+    t = await TestServer.start({ settings: { token_ttl_secs: 30 * 86_400 } });
+  });
+  afterEach(async () => {
+    await t.stop();
+  });
 
-  async function insert(c: string, body: Record<string, unknown>, format: 'json' | 'msgpack' = 'json'): Promise<string> {
+  async function insert(
+    c: string,
+    body: Record<string, unknown>,
+    format: 'json' | 'msgpack' = 'json',
+  ): Promise<string> {
     const r = await t.request('POST', `/api/insert/${c}`, body, { format });
     expect(r.status, r.text).to.equal(201);
     return r.body.id;
@@ -123,7 +131,9 @@ describe('http record TTL', () => {
     t.clock.advance(10_000);
     for (let round = 0; round < 2; round++) {
       expect((await t.request('PUT', `/api/update/${c}/${id}`, { n: 2 })).status).to.equal(404);
-      expect((await t.request('PUT', `/api/update/${c}/${id}/action/increment`, { field: 'n', value: 1 })).status).to.equal(404);
+      expect(
+        (await t.request('PUT', `/api/update/${c}/${id}/action/increment`, { field: 'n', value: 1 })).status,
+      ).to.equal(404);
       expect((await t.request('PUT', `/api/update/sequence/${c}/${id}`, [['increment', 'n', 1]])).status).to.equal(404);
       expect((await t.request('DELETE', `/api/delete/${c}/${id}`)).status).to.equal(404);
       await t.server.db.records.expiry.sweep();
@@ -147,7 +157,9 @@ describe('http record TTL', () => {
 
   it('does not let an expired record hold a unique value', async () => {
     const c = fresh();
-    const created = await t.request('POST', `/api/collections/${c}`, { fields: { email: { field_type: 'String', unique: true } } });
+    const created = await t.request('POST', `/api/collections/${c}`, {
+      fields: { email: { field_type: 'String', unique: true } },
+    });
     expect(created.status, created.text).to.equal(201);
     await insert(c, { email: 'a@example.com', ttl: '10s' });
     expectError(await t.request('POST', `/api/insert/${c}`, { email: 'a@example.com' }), 400);
@@ -164,7 +176,11 @@ describe('http record TTL', () => {
     expect(Date.parse(upd.body.ttl)).to.equal(start + 60_000);
     const act = await t.request('PUT', `/api/update/${c}/${id}/action/increment`, { field: 'n', value: 1 });
     expect(Date.parse(act.body.ttl)).to.equal(start + 60_000);
-    expectError(await t.request('PUT', `/api/update/${c}/${id}/action/clear`, { field: 'ttl' }), 400, "Failed to apply action 'clear': field 'ttl' cannot be modified");
+    expectError(
+      await t.request('PUT', `/api/update/${c}/${id}/action/clear`, { field: 'ttl' }),
+      400,
+      "Failed to apply action 'clear': field 'ttl' cannot be modified",
+    );
     expectError(await t.request('PUT', `/api/update/sequence/${c}/${id}`, [['append', 'ttl', 'x']]), 400);
     const longer = await t.request('PUT', `/api/update/${c}/${id}`, { ttl: '1h' });
     expect(Date.parse(longer.body.ttl)).to.equal(start + 3_600_000);
@@ -205,8 +221,26 @@ describe('http record TTL', () => {
     const c = fresh();
     await insert(c, { keep: true });
     const bad: unknown[] = [
-      'abc', '10x', '', ' ', '-5s', -5, 0, '0', '0s', 1.5e300, 1e20, '99999999999999999999s', Number.MAX_SAFE_INTEGER,
-      true, {}, [], ['30s'], '2026-13-01T00:00:00Z', 'tomorrow', { type: 'Integer', value: -1 },
+      'abc',
+      '10x',
+      '',
+      ' ',
+      '-5s',
+      -5,
+      0,
+      '0',
+      '0s',
+      1.5e300,
+      1e20,
+      '99999999999999999999s',
+      Number.MAX_SAFE_INTEGER,
+      true,
+      {},
+      [],
+      ['30s'],
+      '2026-13-01T00:00:00Z',
+      'tomorrow',
+      { type: 'Integer', value: -1 },
     ];
     for (const ttl of bad) {
       const r = await t.request('POST', `/api/insert/${c}`, { v: 1, ttl });
@@ -220,10 +254,22 @@ describe('http record TTL', () => {
     const c = fresh();
     await insert(c, { keep: true });
     for (const flag of ['yes', 1, {}, 'true']) {
-      expectError(await t.request('POST', `/api/insert/${c}`, { v: 1, ttl: '30s', ttl_update_on_access: flag }), 400, /ttl_update_on_access/);
+      expectError(
+        await t.request('POST', `/api/insert/${c}`, { v: 1, ttl: '30s', ttl_update_on_access: flag }),
+        400,
+        /ttl_update_on_access/,
+      );
     }
     expect((await visible(c)).count).to.equal(1);
-    expect((await t.request('POST', `/api/insert/${c}`, { v: 1, ttl: '30s', ttl_update_on_access: { type: 'Boolean', value: false } })).status).to.equal(201);
+    expect(
+      (
+        await t.request('POST', `/api/insert/${c}`, {
+          v: 1,
+          ttl: '30s',
+          ttl_update_on_access: { type: 'Boolean', value: false },
+        })
+      ).status,
+    ).to.equal(201);
   });
 
   it('answers 400 for an unusable ttl on update and changes nothing', async () => {

@@ -11,26 +11,39 @@ import { decode as mpDecode, encode as mpEncode } from '@msgpack/msgpack';
 import { TestServer, type RequestOptions } from '../helpers/test-server.js';
 
 /** A raw request over node:http, which leaves Content-Encoding alone. */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }> {
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
-    http.get(url, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(url, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
 }
 
 /** A raw JSON POST over node:http, which leaves Content-Encoding alone. */
-function rawPost(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }> {
+function rawPost(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -53,26 +66,81 @@ const TYPED_CASES: Array<{ name: string; sent: unknown; type: string; value: unk
   { name: 'fractional Number', sent: { type: 'Number', value: 2.25 }, type: 'Number', value: 2.25 },
   { name: 'Boolean', sent: { type: 'Boolean', value: false }, type: 'Boolean', value: false },
   { name: 'bare boolean', sent: true, type: 'Boolean', value: true },
-  { name: 'Array', sent: { type: 'Array', value: [1, 'a', { x: 1 }, [2]] }, type: 'Array', value: [1, 'a', { x: 1 }, [2]] },
+  {
+    name: 'Array',
+    sent: { type: 'Array', value: [1, 'a', { x: 1 }, [2]] },
+    type: 'Array',
+    value: [1, 'a', { x: 1 }, [2]],
+  },
   { name: 'bare array', sent: [0.1, 0.2], type: 'Array', value: [0.1, 0.2] },
-  { name: 'Object', sent: { type: 'Object', value: { a: 1, b: { c: [1, 'x'] } } }, type: 'Object', value: { a: 1, b: { c: [1, 'x'] } } },
+  {
+    name: 'Object',
+    sent: { type: 'Object', value: { a: 1, b: { c: [1, 'x'] } } },
+    type: 'Object',
+    value: { a: 1, b: { c: [1, 'x'] } },
+  },
   { name: 'bare object', sent: { value: 1, currency: 'USD' }, type: 'Object', value: { value: 1, currency: 'USD' } },
-  { name: 'bare RFC 3339 string', sent: '2026-07-14T13:50:18.375Z', type: 'DateTime', value: '2026-07-14T13:50:18.375+00:00' },
-  { name: 'bare RFC 3339 string with nanoseconds', sent: '2026-07-14T13:50:18.123456789Z', type: 'DateTime', value: '2026-07-14T13:50:18.123456789+00:00' },
-  { name: 'bare RFC 3339 string with an offset', sent: '2026-07-14T15:50:18.5+02:00', type: 'DateTime', value: '2026-07-14T13:50:18.5+00:00' },
-  { name: 'DateTime', sent: { type: 'DateTime', value: '2026-01-02T03:04:05Z' }, type: 'DateTime', value: '2026-01-02T03:04:05+00:00' },
-  { name: 'DateTime of a year before 100', sent: '0050-06-01T12:00:00Z', type: 'DateTime', value: '0050-06-01T12:00:00+00:00' },
-  { name: 'DateTime on a leap day', sent: '2024-02-29T00:00:00Z', type: 'DateTime', value: '2024-02-29T00:00:00+00:00' },
-  { name: 'bare string with an impossible date', sent: '2023-02-29T00:00:00Z', type: 'String', value: '2023-02-29T00:00:00Z' },
+  {
+    name: 'bare RFC 3339 string',
+    sent: '2026-07-14T13:50:18.375Z',
+    type: 'DateTime',
+    value: '2026-07-14T13:50:18.375+00:00',
+  },
+  {
+    name: 'bare RFC 3339 string with nanoseconds',
+    sent: '2026-07-14T13:50:18.123456789Z',
+    type: 'DateTime',
+    value: '2026-07-14T13:50:18.123456789+00:00',
+  },
+  {
+    name: 'bare RFC 3339 string with an offset',
+    sent: '2026-07-14T15:50:18.5+02:00',
+    type: 'DateTime',
+    value: '2026-07-14T13:50:18.5+00:00',
+  },
+  {
+    name: 'DateTime',
+    sent: { type: 'DateTime', value: '2026-01-02T03:04:05Z' },
+    type: 'DateTime',
+    value: '2026-01-02T03:04:05+00:00',
+  },
+  {
+    name: 'DateTime of a year before 100',
+    sent: '0050-06-01T12:00:00Z',
+    type: 'DateTime',
+    value: '0050-06-01T12:00:00+00:00',
+  },
+  {
+    name: 'DateTime on a leap day',
+    sent: '2024-02-29T00:00:00Z',
+    type: 'DateTime',
+    value: '2024-02-29T00:00:00+00:00',
+  },
+  {
+    name: 'bare string with an impossible date',
+    sent: '2023-02-29T00:00:00Z',
+    type: 'String',
+    value: '2023-02-29T00:00:00Z',
+  },
   { name: 'Decimal', sent: { type: 'Decimal', value: '1234.5600' }, type: 'Decimal', value: '1234.5600' },
-  { name: 'long Decimal', sent: { type: 'Decimal', value: '12345678901234567890.000000000001' }, type: 'Decimal', value: '12345678901234567890.000000000001' },
+  {
+    name: 'long Decimal',
+    sent: { type: 'Decimal', value: '12345678901234567890.000000000001' },
+    type: 'Decimal',
+    value: '12345678901234567890.000000000001',
+  },
   { name: 'UUID', sent: { type: 'UUID', value: UUID }, type: 'UUID', value: UUID },
   { name: 'Vector', sent: { type: 'Vector', value: [0.1, -0.2, 3] }, type: 'Vector', value: [0.1, -0.2, 3] },
   { name: 'Set', sent: { type: 'Set', value: [1, 2, 2, 3, 'a', 'a', 1] }, type: 'Set', value: [1, 2, 3, 'a'] },
   { name: 'Binary', sent: { type: 'Binary', value: 'AQID/w==' }, type: 'Binary', value: [1, 2, 3, 255] },
   { name: 'Bytes', sent: { type: 'Bytes', value: 'AAEC' }, type: 'Bytes', value: [0, 1, 2] },
   { name: 'Duration in ms', sent: { type: 'Duration', value: 1500 }, type: 'Duration', value: 1500 },
-  { name: 'Duration as {secs, nanos}', sent: { type: 'Duration', value: { secs: 2, nanos: 500 } }, type: 'Duration', value: { secs: 2, nanos: 500 } },
+  {
+    name: 'Duration as {secs, nanos}',
+    sent: { type: 'Duration', value: { secs: 2, nanos: 500 } },
+    type: 'Duration',
+    value: { secs: 2, nanos: 500 },
+  },
   { name: 'Null', sent: { type: 'Null', value: null }, type: 'Null', value: null },
   { name: 'bare null', sent: null, type: 'Null', value: null },
 ];
@@ -84,8 +152,13 @@ function isBinary(type: string): boolean {
 describe('wire format over HTTP', () => {
   let t: TestServer;
   let call: TestServer['request'];
-  before(async () => { t = await TestServer.start(); call = t.request.bind(t); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start();
+    call = t.request.bind(t);
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   for (const format of ['json', 'msgpack'] as const) {
     describe(`typed values over ${format}`, () => {
@@ -94,7 +167,9 @@ describe('wire format over HTTP', () => {
       let id: string;
       before(async () => {
         const record: Record<string, unknown> = { id: `typed-${format}` };
-        TYPED_CASES.forEach((c, i) => { record[`f${i}`] = c.sent; });
+        TYPED_CASES.forEach((c, i) => {
+          record[`f${i}`] = c.sent;
+        });
         const ins = await call('POST', `/api/insert/typed_${format}`, record, { format });
         expect(ins.status, ins.text).to.equal(201);
         id = ins.body.id;
@@ -136,9 +211,16 @@ describe('wire format over HTTP', () => {
   });
 
   it('accepts binary sent as MessagePack bin and as a byte array', async () => {
-    const ins = await call('POST', '/api/insert/bins', {
-      raw: Buffer.from([9, 8, 7]), arr: { type: 'Bytes', value: [4, 5] }, bin: { type: 'Binary', value: Buffer.from([1]) },
-    }, { format: 'msgpack' });
+    const ins = await call(
+      'POST',
+      '/api/insert/bins',
+      {
+        raw: Buffer.from([9, 8, 7]),
+        arr: { type: 'Bytes', value: [4, 5] },
+        bin: { type: 'Binary', value: Buffer.from([1]) },
+      },
+      { format: 'msgpack' },
+    );
     expect(ins.status).to.equal(201);
     const json = await call('GET', `/api/find/bins/${ins.body.id}`);
     expect(json.body.raw).to.deep.equal({ type: 'Binary', value: [9, 8, 7] });
@@ -147,7 +229,12 @@ describe('wire format over HTTP', () => {
   });
 
   it('round-trips 64-bit integers over MessagePack exactly and refuses larger ones instead of rounding', async () => {
-    const ok = await call('POST', '/api/insert/bigints', { n: Number.MAX_SAFE_INTEGER, m: -Number.MAX_SAFE_INTEGER }, { format: 'msgpack' });
+    const ok = await call(
+      'POST',
+      '/api/insert/bigints',
+      { n: Number.MAX_SAFE_INTEGER, m: -Number.MAX_SAFE_INTEGER },
+      { format: 'msgpack' },
+    );
     expect(ok.status).to.equal(201);
     const read = await call('GET', `/api/find/bigints/${ok.body.id}`, undefined, { format: 'msgpack' });
     expect(read.body.n).to.deep.equal({ type: 'Integer', value: Number.MAX_SAFE_INTEGER });
@@ -156,24 +243,38 @@ describe('wire format over HTTP', () => {
       const raw = Buffer.from(mpEncode({ n: big }, { useBigInt64: true }));
       const r = await call('POST', '/api/insert/bigints', undefined, { format: 'msgpack', raw });
       expect(r.status, String(big)).to.equal(201);
-      const res = await fetch(`${t.url}/api/find/bigints/${r.body.id}`, { headers: { Accept: 'application/msgpack', Authorization: `Bearer ${await t.adminToken()}` } });
-      expect(mpDecode(Buffer.from(await res.arrayBuffer()), { useBigInt64: true })).to.deep.include({ n: { type: 'Integer', value: big } });
+      const res = await fetch(`${t.url}/api/find/bigints/${r.body.id}`, {
+        headers: { Accept: 'application/msgpack', Authorization: `Bearer ${await t.adminToken()}` },
+      });
+      expect(mpDecode(Buffer.from(await res.arrayBuffer()), { useBigInt64: true })).to.deep.include({
+        n: { type: 'Integer', value: big },
+      });
     }
     const raw = Buffer.from(mpEncode({ n: 2n ** 64n - 1n }, { useBigInt64: true }));
     const r = await call('POST', '/api/insert/bigints', undefined, { format: 'msgpack', raw });
     expect(r.status).to.equal(400);
-    expect(r.body.error).to.contain(String(2n ** 64n - 1n)).and.to.contain("'n'");
+    expect(r.body.error)
+      .to.contain(String(2n ** 64n - 1n))
+      .and.to.contain("'n'");
     expect((await call('GET', '/api/bigints/count')).body.count).to.equal(4);
   });
 
   it('reports a whole float beyond 2^53 as Float and refuses it as an Integer', async () => {
-    const ins = await call('POST', '/api/insert/huge', undefined, { raw: '{"v":1e300,"w":9007199254740991,"x":9.007199254740992e15}' });
+    const ins = await call('POST', '/api/insert/huge', undefined, {
+      raw: '{"v":1e300,"w":9007199254740991,"x":9.007199254740992e15}',
+    });
     expect(ins.status).to.equal(201);
     const read = await call('GET', `/api/find/huge/${ins.body.id}`);
     expect(read.body.v).to.deep.equal({ type: 'Float', value: 1e300 });
     expect(read.body.w).to.deep.equal({ type: 'Integer', value: 9007199254740991 });
     expect(read.body.x).to.deep.equal({ type: 'Float', value: 2 ** 53 });
-    expect((await call('POST', '/api/insert/huge', undefined, { raw: '{"v":{"type":"Integer","value":9.007199254740992e15}}' })).status).to.equal(400);
+    expect(
+      (
+        await call('POST', '/api/insert/huge', undefined, {
+          raw: '{"v":{"type":"Integer","value":9.007199254740992e15}}',
+        })
+      ).status,
+    ).to.equal(400);
     await call('POST', '/api/collections/huge_schema', { fields: { n: { field_type: 'Integer' } } });
     const r = await call('POST', '/api/insert/huge_schema', { n: 1e21 });
     expect(r.status).to.equal(400);
@@ -181,26 +282,48 @@ describe('wire format over HTTP', () => {
   });
 
   it('accepts the Rust positional [secs, nanos] Duration over MessagePack', async () => {
-    const ins = await call('POST', '/api/insert/durs', { d: { type: 'Duration', value: [3, 7] } }, { format: 'msgpack' });
+    const ins = await call(
+      'POST',
+      '/api/insert/durs',
+      { d: { type: 'Duration', value: [3, 7] } },
+      { format: 'msgpack' },
+    );
     expect(ins.status).to.equal(201);
     const read = await call('GET', `/api/find/durs/${ins.body.id}`);
     expect(read.body.d).to.deep.equal({ type: 'Duration', value: { secs: 3, nanos: 7 } });
   });
 
   it('answers MessagePack with string map keys and no extension types', async () => {
-    const ins = await call('POST', '/api/insert/mpkeys', { a: 1, nested: { b: [{ c: 2 }] }, at: '2026-01-01T00:00:00Z' }, { format: 'msgpack' });
+    const ins = await call(
+      'POST',
+      '/api/insert/mpkeys',
+      { a: 1, nested: { b: [{ c: 2 }] }, at: '2026-01-01T00:00:00Z' },
+      { format: 'msgpack' },
+    );
     const res = await fetch(`${t.url}/api/find/mpkeys/${ins.body.id}`, {
-      headers: { Accept: 'application/msgpack', Authorization: `Bearer ${await t.adminToken()}`, 'Accept-Encoding': 'identity' },
+      headers: {
+        Accept: 'application/msgpack',
+        Authorization: `Bearer ${await t.adminToken()}`,
+        'Accept-Encoding': 'identity',
+      },
     });
     expect(res.headers.get('content-type')).to.contain('application/msgpack');
     const bytes = Buffer.from(await res.arrayBuffer());
-    expect((bytes[0]! >= 0x80 && bytes[0]! <= 0x8f) || bytes[0] === 0xde || bytes[0] === 0xdf, 'a map at the top').to.equal(true);
+    expect(
+      (bytes[0]! >= 0x80 && bytes[0]! <= 0x8f) || bytes[0] === 0xde || bytes[0] === 0xdf,
+      'a map at the top',
+    ).to.equal(true);
     const decoded = new Unpackr({ mapsAsObjects: false, useRecords: false }).unpack(bytes);
     const keyTypes = new Set<string>();
     (function walk(v: unknown): void {
-      if (v instanceof Map) for (const [k, x] of v) { keyTypes.add(typeof k); walk(x); }
+      if (v instanceof Map)
+        for (const [k, x] of v) {
+          keyTypes.add(typeof k);
+          walk(x);
+        }
       else if (Array.isArray(v)) v.forEach(walk);
-      else if (v !== null && typeof v === 'object' && !(v instanceof Uint8Array)) throw new Error(`unexpected ${v.constructor.name}`);
+      else if (v !== null && typeof v === 'object' && !(v instanceof Uint8Array))
+        throw new Error(`unexpected ${v.constructor.name}`);
     })(decoded);
     expect([...keyTypes]).to.deep.equal(['string']);
   });
@@ -219,10 +342,15 @@ describe('wire format over HTTP', () => {
 
   describe('gzip', () => {
     let bigId: string;
-    before(async () => { bigId = (await call('POST', '/api/insert/big', { text: 'lorem ipsum '.repeat(500) })).body.id; });
+    before(async () => {
+      bigId = (await call('POST', '/api/insert/big', { text: 'lorem ipsum '.repeat(500) })).body.id;
+    });
 
     it('compresses a large body when the client accepts gzip', async () => {
-      const r = await rawGet(`${t.url}/api/find/big/${bigId}`, { Authorization: `Bearer ${await t.adminToken()}`, 'Accept-Encoding': 'gzip' });
+      const r = await rawGet(`${t.url}/api/find/big/${bigId}`, {
+        Authorization: `Bearer ${await t.adminToken()}`,
+        'Accept-Encoding': 'gzip',
+      });
       expect(r.status).to.equal(200);
       expect(r.headers['content-encoding']).to.equal('gzip');
       const body = JSON.parse(gunzipSync(r.bytes).toString('utf8'));
@@ -231,7 +359,9 @@ describe('wire format over HTTP', () => {
 
     it('compresses a large MessagePack body too', async () => {
       const r = await rawGet(`${t.url}/api/find/big/${bigId}`, {
-        Authorization: `Bearer ${await t.adminToken()}`, 'Accept-Encoding': 'gzip, deflate', Accept: 'application/msgpack',
+        Authorization: `Bearer ${await t.adminToken()}`,
+        'Accept-Encoding': 'gzip, deflate',
+        Accept: 'application/msgpack',
       });
       expect(r.headers['content-encoding']).to.equal('gzip');
       const body = new Unpackr({ useRecords: false }).unpack(gunzipSync(r.bytes));
@@ -240,7 +370,9 @@ describe('wire format over HTTP', () => {
 
     it('entropy-codes a large answer of random ids, and still compresses a large repetitive one fully', async () => {
       const auth = { Authorization: `Bearer ${await t.adminToken()}`, 'Accept-Encoding': 'gzip' };
-      const inserts = Array.from({ length: 4000 }, (_, i) => ({ data: { name: `user ${i}`, bio: 'Member likes long walks and short queries.' } }));
+      const inserts = Array.from({ length: 4000 }, (_, i) => ({
+        data: { name: `user ${i}`, bio: 'Member likes long walks and short queries.' },
+      }));
       const ids = await rawPost(`${t.url}/api/batch/insert/gz_ids`, auth, { inserts });
       expect(ids.headers['content-encoding']).to.equal('gzip');
       const plain = gunzipSync(ids.bytes);
@@ -251,7 +383,10 @@ describe('wire format over HTTP', () => {
       expect(found.headers['content-encoding']).to.equal('gzip');
       const records = gunzipSync(found.bytes);
       expect(JSON.parse(records.toString('utf8'))).to.have.length(4000);
-      expect(found.bytes.length / records.length, 'records compress with matching, not only entropy coding').to.be.below(0.35);
+      expect(
+        found.bytes.length / records.length,
+        'records compress with matching, not only entropy coding',
+      ).to.be.below(0.35);
     });
 
     it('does not compress when the client does not ask for it', async () => {
@@ -306,7 +441,9 @@ describe('wire format over HTTP', () => {
         expect(() => JSON.parse(r.text), `${method} ${path}`).to.not.throw();
       }
       for (const [method, path, body] of [
-        ['POST', '/api/insert/bodies', { n: 9 }], ['PUT', '/api/update/bodies/b1', { n: 6 }], ['DELETE', '/api/delete/bodies/b1'],
+        ['POST', '/api/insert/bodies', { n: 9 }],
+        ['PUT', '/api/update/bodies/b1', { n: 6 }],
+        ['DELETE', '/api/delete/bodies/b1'],
       ] as const) {
         const r = await call(method, path, body, { format: 'msgpack' });
         expect(r.status, `${method} ${path}`).to.be.within(200, 299);
@@ -321,7 +458,10 @@ describe('wire format over HTTP', () => {
       const withType = await call('POST', '/api/trash/empty/e1', undefined, { raw: '' });
       expect(withType.status).to.equal(200);
       await call('DELETE', '/api/delete/empty/e1');
-      const res = await fetch(`${t.url}/api/trash/empty/e1`, { method: 'POST', headers: { Authorization: `Bearer ${await t.adminToken()}` } });
+      const res = await fetch(`${t.url}/api/trash/empty/e1`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${await t.adminToken()}` },
+      });
       expect(res.status).to.equal(200);
       expect(await res.json()).to.include({ status: 'restored' });
     });
@@ -332,7 +472,10 @@ describe('wire format over HTTP', () => {
       expect(malformed.status).to.equal(400);
       expect(malformed.body.error).to.contain('JSON');
       expect((await call('GET', '/api/find/delbody/d1')).status).to.equal(200);
-      const mp = await call('DELETE', '/api/delete/delbody/d1', undefined, { format: 'msgpack', raw: Buffer.from([0xc1]) });
+      const mp = await call('DELETE', '/api/delete/delbody/d1', undefined, {
+        format: 'msgpack',
+        raw: Buffer.from([0xc1]),
+      });
       expect(mp.status).to.equal(400);
       const ok = await call('DELETE', '/api/delete/delbody/d1', { bypass_ripple: true });
       expect(ok.status).to.equal(200);
@@ -373,13 +516,19 @@ describe('wire format over HTTP', () => {
       const r = await call('GET', '/api/config');
       expect(r.status).to.equal(200);
       expect(r.body).to.include({
-        use_typed_values: true, default_isolation_level: 'ReadUncommitted', durable_operations: true, max_function_call_depth: 16,
+        use_typed_values: true,
+        default_isolation_level: 'ReadUncommitted',
+        durable_operations: true,
+        max_function_call_depth: 16,
       });
       expect(r.body.client_tool_timeout_secs).to.be.a('number');
     });
 
     it('applies a valid PUT /api/config patch and keeps it', async () => {
-      const r = await call('PUT', '/api/config', { max_function_call_depth: 32, default_isolation_level: 'Serializable' });
+      const r = await call('PUT', '/api/config', {
+        max_function_call_depth: 32,
+        default_isolation_level: 'Serializable',
+      });
       expect(r.status).to.equal(200);
       const after = await call('GET', '/api/config');
       expect(after.body).to.include({ max_function_call_depth: 32, default_isolation_level: 'Serializable' });

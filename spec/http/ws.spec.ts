@@ -11,21 +11,33 @@ class Client {
   format: 'json' | 'msgpack' = 'json';
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data: Buffer, isBinary: boolean) => {
-      const m = isBinary ? mpDecode(data) as any : JSON.parse(data.toString());
+      const m = isBinary ? (mpDecode(data) as any) : JSON.parse(data.toString());
       if (m.type === 'Welcome') return;
-      if (m.type === 'MutationNotification' || m.type === 'SchemaChanged') { this.notifications.push(m); return; }
+      if (m.type === 'MutationNotification' || m.type === 'SchemaChanged') {
+        this.notifications.push(m);
+        return;
+      }
       const cb = m.messageId !== undefined ? this.pending.get(m.messageId) : this.pending.values().next().value;
-      if (cb) { this.pending.delete(m.messageId ?? [...this.pending.keys()][0]); cb(m); }
-      else this.notifications.push(m);
+      if (cb) {
+        this.pending.delete(m.messageId ?? [...this.pending.keys()][0]);
+        cb(m);
+      } else this.notifications.push(m);
     });
   }
   static async connect(url: string, opts: { token?: string; query?: string } = {}): Promise<Client> {
-    const ws = new WebSocket(url.replace('http', 'ws') + '/api/ws' + (opts.query ?? ''), { headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {} });
-    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    const ws = new WebSocket(url.replace('http', 'ws') + '/api/ws' + (opts.query ?? ''), {
+      headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {},
+    });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
     return new Client(ws);
   }
   async hello(): Promise<any> {
-    const reply = new Promise<any>((resolve) => this.ws.once('message', (d: Buffer, bin: boolean) => resolve(bin ? null : JSON.parse(d.toString()))));
+    const reply = new Promise<any>((resolve) =>
+      this.ws.once('message', (d: Buffer, bin: boolean) => resolve(bin ? null : JSON.parse(d.toString()))),
+    );
     this.ws.send(JSON.stringify({ type: 'Hello', payload: { formats: ['msgpack', 'json'] } }));
     const w = await reply;
     if (w?.payload?.format === 'msgpack') this.format = 'msgpack';
@@ -43,26 +55,42 @@ class Client {
     this.ws.send(data);
     return p;
   }
-  close(): void { this.ws.close(); }
+  close(): void {
+    this.ws.close();
+  }
 }
 
 async function until(check: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
-  while (!check()) { if (Date.now() > end) throw new Error('timed out'); await new Promise((r) => setTimeout(r, 10)); }
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 describe('WebSocket transport (/api/ws)', function () {
   this.timeout(30_000);
   let t: TestServer;
   let token: string;
-  beforeEach(async () => { t = await TestServer.start({ maxWsMessageBytes: 64 * 1024 }); token = await t.adminToken(); });
-  afterEach(async () => { await t.stop(); });
+  beforeEach(async () => {
+    t = await TestServer.start({ maxWsMessageBytes: 64 * 1024 });
+    token = await t.adminToken();
+  });
+  afterEach(async () => {
+    await t.stop();
+  });
 
   it('rejects an upgrade without a valid token with 401, and accepts ?token=', async () => {
     let status = 0;
     const ws = new WebSocket(t.url.replace('http', 'ws') + '/api/ws');
-    ws.on('unexpected-response', (_req, res) => { status = res.statusCode ?? 0; ws.terminate(); });
-    await new Promise((r) => { ws.on('close', r); ws.on('error', r); });
+    ws.on('unexpected-response', (_req, res) => {
+      status = res.statusCode ?? 0;
+      ws.terminate();
+    });
+    await new Promise((r) => {
+      ws.on('close', r);
+      ws.on('error', r);
+    });
     expect(status).to.equal(401);
     const c = await Client.connect(t.url, { query: `?token=${token}` });
     expect((await c.request('GetCollections', {})).type).to.equal('Success');
@@ -88,19 +116,52 @@ describe('WebSocket transport (/api/ws)', function () {
     const byId = await c.request('FindById', { collection: 'people', id: 'p1' });
     const http = await t.request('GET', '/api/find/people/p1');
     expect(byId.payload.data).to.deep.equal(http.body);
-    expect((await c.request('Update', { collection: 'people', id: 'p1', record: { age: 31 } })).payload.data.age).to.deep.equal({ type: 'Integer', value: 31 });
-    expect((await c.request('UpdateWithAction', { collection: 'people', id: 'p1', action: 'increment', field: 'age', value: 1 })).payload.data.age.value).to.equal(32);
-    const batch = await c.request('BatchInsert', { collection: 'people', records: [{ id: 'p2', name: 'Bo' }, { id: 'p3', name: 'Cy' }] });
+    expect(
+      (await c.request('Update', { collection: 'people', id: 'p1', record: { age: 31 } })).payload.data.age,
+    ).to.deep.equal({ type: 'Integer', value: 31 });
+    expect(
+      (
+        await c.request('UpdateWithAction', {
+          collection: 'people',
+          id: 'p1',
+          action: 'increment',
+          field: 'age',
+          value: 1,
+        })
+      ).payload.data.age.value,
+    ).to.equal(32);
+    const batch = await c.request('BatchInsert', {
+      collection: 'people',
+      records: [
+        { id: 'p2', name: 'Bo' },
+        { id: 'p3', name: 'Cy' },
+      ],
+    });
     expect(batch.payload.data.successful).to.deep.equal(['p2', 'p3']);
-    expect((await c.request('BatchUpdate', { collection: 'people', updates: [['p2', { name: 'Bob' }]] })).payload.data.successful).to.deep.equal(['p2']);
+    expect(
+      (await c.request('BatchUpdate', { collection: 'people', updates: [['p2', { name: 'Bob' }]] })).payload.data
+        .successful,
+    ).to.deep.equal(['p2']);
     expect((await c.request('FindAll', { collection: 'people' })).payload.data).to.have.length(3);
-    const q = await c.request('Query', { collection: 'people', filter: { type: 'Condition', content: { field: 'name', operator: 'StartsWith', value: 'B' } } });
+    const q = await c.request('Query', {
+      collection: 'people',
+      filter: { type: 'Condition', content: { field: 'name', operator: 'StartsWith', value: 'B' } },
+    });
     expect(q.payload.data.map((r: any) => r.id)).to.deep.equal(['p2']);
-    expect((await c.request('DistinctValues', { collection: 'people', field: 'name' })).payload.data.values).to.deep.equal(['Ann', 'Bob', 'Cy']);
-    expect((await c.request('BatchDelete', { collection: 'people', ids: ['p2', 'p3'] })).payload.data.successful).to.have.length(2);
+    expect(
+      (await c.request('DistinctValues', { collection: 'people', field: 'name' })).payload.data.values,
+    ).to.deep.equal(['Ann', 'Bob', 'Cy']);
+    expect(
+      (await c.request('BatchDelete', { collection: 'people', ids: ['p2', 'p3'] })).payload.data.successful,
+    ).to.have.length(2);
     expect((await c.request('Delete', { collection: 'people', id: 'p1' })).type).to.equal('Success');
     const missing = await c.request('FindById', { collection: 'people', id: 'p1' });
-    expect(missing).to.deep.equal({ type: 'Error', code: 404, message: 'Record not found', messageId: missing.messageId });
+    expect(missing).to.deep.equal({
+      type: 'Error',
+      code: 404,
+      message: 'Record not found',
+      messageId: missing.messageId,
+    });
     expect((await c.request('GetCollections', {})).payload.data).to.include('people');
     expect((await c.request('DeleteCollection', { name: 'people' })).type).to.equal('Success');
     c.close();
@@ -114,7 +175,17 @@ describe('WebSocket transport (/api/ws)', function () {
     expect((await c.request('NoSuchType', {})).message).to.match(/Unknown message type/);
     const big = await c.request('Insert', { collection: 'x', record: { blob: 'x'.repeat(70 * 1024) } });
     expect(big.type).to.equal('Error');
-    expect((await c.raw(JSON.stringify({ type: 'Insert', messageId: 'h', payload: { collection: 'x', record: { __proto__: 1 } } }).replace('"record":{}', '"record":{"__proto__":1}'))).type).to.equal('Error');
+    expect(
+      (
+        await c.raw(
+          JSON.stringify({
+            type: 'Insert',
+            messageId: 'h',
+            payload: { collection: 'x', record: { __proto__: 1 } },
+          }).replace('"record":{}', '"record":{"__proto__":1}'),
+        )
+      ).type,
+    ).to.equal('Error');
     expect((await c.request('GetCollections', {})).type).to.equal('Success');
     c.close();
   });
@@ -138,7 +209,13 @@ describe('WebSocket transport (/api/ws)', function () {
     await t.request('POST', `/api/transactions/${tx2}/commit`);
     await until(() => c.notifications.length === 5);
     const events = c.notifications.map((n) => [n.payload.event, n.payload.record_ids]);
-    expect(events).to.deep.equal([['insert', ['a']], ['update', ['a']], ['insert', ['b', 'c']], ['delete', ['a']], ['insert', ['committed']]]);
+    expect(events).to.deep.equal([
+      ['insert', ['a']],
+      ['update', ['a']],
+      ['insert', ['b', 'c']],
+      ['delete', ['a']],
+      ['insert', ['committed']],
+    ]);
     const first = c.notifications[0].payload;
     expect(first.collection).to.equal('feed');
     expect(first.records.v).to.deep.equal({ type: 'Integer', value: 1 });
@@ -182,7 +259,8 @@ describe('WebSocket transport (/api/ws)', function () {
     const closed = new Promise((r) => c.ws.on('close', r));
     // Batches make large notifications, enough to fill the loopback socket buffers quickly.
     const inserts = Array.from({ length: 100 }, () => ({ data: { blob: 'y'.repeat(8000) } }));
-    for (let i = 0; i < 40 && t.server.notifier.count() > 0; i++) await t.request('POST', '/api/batch/insert/slow', { inserts });
+    for (let i = 0; i < 40 && t.server.notifier.count() > 0; i++)
+      await t.request('POST', '/api/batch/insert/slow', { inserts });
     (c.ws as unknown as { _socket: { resume(): void } })._socket.resume();
     await closed;
     expect(c.notifications.some((n) => n.type === 'Error' && /Slow consumer/.test(n.message))).to.equal(true);

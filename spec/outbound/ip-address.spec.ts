@@ -1,5 +1,13 @@
 import { expect } from 'chai';
-import { addressRange, carriedIpv4, formatCidr, inCidr, isPublicAddress, parseCidr, parseIp } from '../../lib/outbound/index.js';
+import {
+  addressRange,
+  carriedIpv4,
+  formatCidr,
+  inCidr,
+  isPublicAddress,
+  parseCidr,
+  parseIp,
+} from '../../lib/outbound/index.js';
 
 /** Every spelling an outbound destination may take, with the range it falls in; only `unicast` may be reached by default. */
 const VERDICTS: ReadonlyArray<readonly [address: string, range: string, what: string]> = [
@@ -95,7 +103,17 @@ describe('outbound: address classification', () => {
   }
 
   it('reads only the standard spellings of an address', () => {
-    for (const text of ['127.1', '0x7f.0.0.1', '017.0.0.1', '2130706433', 'example.com', '1.2.3.4.5', '::ffff:1.2.3', '[127.0.0.1', '']) {
+    for (const text of [
+      '127.1',
+      '0x7f.0.0.1',
+      '017.0.0.1',
+      '2130706433',
+      'example.com',
+      '1.2.3.4.5',
+      '::ffff:1.2.3',
+      '[127.0.0.1',
+      '',
+    ]) {
       expect(parseIp(text), text).to.equal(undefined);
     }
   });
@@ -103,7 +121,8 @@ describe('outbound: address classification', () => {
   it('finds the IPv4 address that a mapped or NAT64 address stands for, and no other', () => {
     expect(carriedIpv4(parseIp('::ffff:10.1.2.3')!)?.toString()).to.equal('10.1.2.3');
     expect(carriedIpv4(parseIp('64:ff9b::a01:203')!)?.toString()).to.equal('10.1.2.3');
-    for (const text of ['::a01:203', '2002:a01:203::', '64:ff9b:1::a01:203', '10.1.2.3']) expect(carriedIpv4(parseIp(text)!), text).to.equal(undefined);
+    for (const text of ['::a01:203', '2002:a01:203::', '64:ff9b:1::a01:203', '10.1.2.3'])
+      expect(carriedIpv4(parseIp(text)!), text).to.equal(undefined);
   });
 
   it('parses CIDR ranges and bare addresses, refusing bad prefixes', () => {
@@ -111,7 +130,8 @@ describe('outbound: address classification', () => {
     expect(formatCidr(parseCidr('fc00::/7')!)).to.equal('fc00::/7');
     expect(formatCidr(parseCidr('192.168.1.9')!)).to.equal('192.168.1.9/32');
     expect(formatCidr(parseCidr('[::1]')!)).to.equal('::1/128');
-    for (const text of ['10.0.0.0/33', '::/129', '10.0.0.0/', '10.0.0.0/-1', '10.0.0.0/8/8', '10.0.0/8', 'corp/8']) expect(parseCidr(text), text).to.equal(undefined);
+    for (const text of ['10.0.0.0/33', '::/129', '10.0.0.0/', '10.0.0.0/-1', '10.0.0.0/8/8', '10.0.0/8', 'corp/8'])
+      expect(parseCidr(text), text).to.equal(undefined);
   });
 
   it('matches addresses to networks, an address carrying IPv4 by that address too', () => {

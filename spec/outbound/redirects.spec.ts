@@ -2,13 +2,24 @@ import { expect } from 'chai';
 import { OutboundDenied, redirectedRequest, type HopRequest } from '../../lib/outbound/index.js';
 
 const HEADERS = {
-  accept: 'application/json', 'accept-encoding': 'gzip', 'accept-language': 'fr', 'user-agent': 'EddyDB',
-  authorization: 'Bearer s3cret', cookie: 'sid=1', 'x-api-key': 'k', 'content-type': 'application/json', 'content-encoding': 'identity',
+  accept: 'application/json',
+  'accept-encoding': 'gzip',
+  'accept-language': 'fr',
+  'user-agent': 'EddyDB',
+  authorization: 'Bearer s3cret',
+  cookie: 'sid=1',
+  'x-api-key': 'k',
+  'content-type': 'application/json',
+  'content-encoding': 'identity',
 };
 const FROM = new URL('https://api.example.com/start');
 const SAME = new URL('https://api.example.com/next');
 
-const request = (method: string): HopRequest => ({ method, headers: HEADERS, ...(method === 'GET' || method === 'HEAD' ? {} : { body: '{"a":1}' }) });
+const request = (method: string): HopRequest => ({
+  method,
+  headers: HEADERS,
+  ...(method === 'GET' || method === 'HEAD' ? {} : { body: '{"a":1}' }),
+});
 
 /** status, method -> method sent next and whether the body goes along, as the Fetch standard and curl do. */
 const METHODS: ReadonlyArray<readonly [status: number, method: string, next: string, keepsBody: boolean]> = [
@@ -44,21 +55,37 @@ describe('outbound: what a followed redirect sends', () => {
   });
 
   it('keeps only the safe headers on another origin: another host, scheme or port', () => {
-    for (const to of ['https://other.example.com/x', 'https://api.example.com:8443/x', 'http://other.example.com/x'].map((u) => new URL(u))) {
+    for (const to of [
+      'https://other.example.com/x',
+      'https://api.example.com:8443/x',
+      'http://other.example.com/x',
+    ].map((u) => new URL(u))) {
       const from = to.protocol === 'http:' ? new URL('http://api.example.com/start') : FROM;
       const moved = redirectedRequest(302, from, to, request('GET'));
-      expect(moved.headers, to.href).to.deep.equal({ accept: 'application/json', 'accept-encoding': 'gzip', 'accept-language': 'fr', 'user-agent': 'EddyDB' });
+      expect(moved.headers, to.href).to.deep.equal({
+        accept: 'application/json',
+        'accept-encoding': 'gzip',
+        'accept-language': 'fr',
+        'user-agent': 'EddyDB',
+      });
     }
     const kept = redirectedRequest(308, FROM, new URL('https://other.example.com/x'), request('POST'));
     expect(kept.headers).to.deep.equal({
-      accept: 'application/json', 'accept-encoding': 'gzip', 'accept-language': 'fr', 'user-agent': 'EddyDB', 'content-type': 'application/json', 'content-encoding': 'identity',
+      accept: 'application/json',
+      'accept-encoding': 'gzip',
+      'accept-language': 'fr',
+      'user-agent': 'EddyDB',
+      'content-type': 'application/json',
+      'content-encoding': 'identity',
     });
     expect(kept.body).to.equal('{"a":1}');
   });
 
   it('refuses a redirect from https to http, and follows http to https', () => {
-    expect(() => redirectedRequest(302, FROM, new URL('http://api.example.com/next'), request('GET')))
-      .to.throw(OutboundDenied, /from https 'api\.example\.com' to http 'api\.example\.com' refused/);
+    expect(() => redirectedRequest(302, FROM, new URL('http://api.example.com/next'), request('GET'))).to.throw(
+      OutboundDenied,
+      /from https 'api\.example\.com' to http 'api\.example\.com' refused/,
+    );
     const up = redirectedRequest(301, new URL('http://api.example.com/'), FROM, request('GET'));
     expect(up.headers).not.to.have.property('authorization');
     expect(up.method).to.equal('GET');

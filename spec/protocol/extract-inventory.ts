@@ -55,7 +55,10 @@ export function extractInventory(markdown: string): Inventory {
   if (!wsEndpoint) throw new Error('protocol.md 1.1 no longer names the WebSocket endpoint');
   routes.push({ method: 'GET', path: wsEndpoint[1]!, section: '1.1' });
 
-  const messages = tableRows(sections.get('3.4') ?? '', ['type']).map((row) => ({ type: unquote(row.type!), section: '3.4' }));
+  const messages = tableRows(sections.get('3.4') ?? '', ['type']).map((row) => ({
+    type: unquote(row.type!),
+    section: '3.4',
+  }));
   checkAgainstSummary(routes, sections.get('2.17') ?? '');
   return { routes: dedupe(routes), messages };
 }
@@ -77,9 +80,18 @@ function tableRows(text: string, columns: string[]): Array<Record<string, string
   const rows: Array<Record<string, string>> = [];
   let header: string[] | undefined;
   for (const line of text.split('\n')) {
-    if (!line.startsWith('|')) { header = undefined; continue; }
-    const cells = line.slice(1, line.endsWith('|') ? -1 : undefined).split(/(?<!\\)\|/).map((c) => c.trim());
-    if (!header) { header = cells; continue; }
+    if (!line.startsWith('|')) {
+      header = undefined;
+      continue;
+    }
+    const cells = line
+      .slice(1, line.endsWith('|') ? -1 : undefined)
+      .split(/(?<!\\)\|/)
+      .map((c) => c.trim());
+    if (!header) {
+      header = cells;
+      continue;
+    }
     if (cells.every((c) => /^:?-+:?$/.test(c))) continue;
     if (!columns.every((c) => header!.includes(c))) continue;
     rows.push(Object.fromEntries(header.map((h, i) => [h, cells[i] ?? ''])));
@@ -124,23 +136,33 @@ function checkAgainstSummary(routes: InventoryRoute[], summary: string): void {
   const total = /TS client routes \((\d+) HTTP\/SSE routes/.exec(summary);
   const areaCounts = tableRows(summary, ['Area', 'Count']).map((row) => Number(row.Count));
   const outside = summary.slice(summary.indexOf('Additional routes'));
-  if (!total || areaCounts.length === 0 || outside.length === summary.length) throw new Error('protocol.md 2.17 changed its shape; update extract-inventory.ts');
-  if (areaCounts.reduce((a, b) => a + b, 0) !== Number(total[1])) throw new Error('protocol.md 2.17: the area counts do not add up to the total');
+  if (!total || areaCounts.length === 0 || outside.length === summary.length)
+    throw new Error('protocol.md 2.17 changed its shape; update extract-inventory.ts');
+  if (areaCounts.reduce((a, b) => a + b, 0) !== Number(total[1]))
+    throw new Error('protocol.md 2.17: the area counts do not add up to the total');
 
-  const named = [...outside.matchAll(/`(?:([A-Z|]+) )?(\/api\/[^`]+)`/g)].map((m) => ({ methods: m[1]?.split('|'), path: m[2]! }));
+  const named = [...outside.matchAll(/`(?:([A-Z|]+) )?(\/api\/[^`]+)`/g)].map((m) => ({
+    methods: m[1]?.split('|'),
+    path: m[2]!,
+  }));
   // Without a method, "`/api/route/{path}`" stands for every route under its literal prefix.
-  const covers = (n: (typeof named)[number], r: InventoryRoute) => n.methods
-    ? n.methods.includes(r.method) && n.path === r.path
-    : r.path.startsWith(n.path.includes('{') ? n.path.slice(0, n.path.indexOf('{')) : n.path);
+  const covers = (n: (typeof named)[number], r: InventoryRoute) =>
+    n.methods
+      ? n.methods.includes(r.method) && n.path === r.path
+      : r.path.startsWith(n.path.includes('{') ? n.path.slice(0, n.path.indexOf('{')) : n.path);
   for (const n of named) {
     if (!routes.some((r) => covers(n, r))) {
-      throw new Error(`protocol.md 2.17 names ${n.methods?.join('|') ?? 'ANY'} ${n.path}, which no table of section 2 gives`);
+      throw new Error(
+        `protocol.md 2.17 names ${n.methods?.join('|') ?? 'ANY'} ${n.path}, which no table of section 2 gives`,
+      );
     }
   }
   const isNamed = (r: InventoryRoute) => named.some((n) => covers(n, r));
   const tsClient = dedupe(routes).filter((r) => r.section.startsWith('2.') && !isNamed(r));
   if (tsClient.length !== Number(total[1])) {
-    throw new Error(`protocol.md 2.17 counts ${total[1]} TS-client routes, the tables of section 2 give ${tsClient.length}`);
+    throw new Error(
+      `protocol.md 2.17 counts ${total[1]} TS-client routes, the tables of section 2 give ${tsClient.length}`,
+    );
   }
 }
 
@@ -171,6 +193,12 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const source = process.argv[2] ?? findProtocolMd();
   if (!source) throw new Error('protocol.md not found; pass its path');
   const out = path.join(path.dirname(fileURLToPath(import.meta.url)), 'inventory.ts');
-  writeFileSync(out, renderInventory(extractInventory(readProtocolMd(source)), 'protocol.md (shared/docs, beside the repository, not in it)'));
+  writeFileSync(
+    out,
+    renderInventory(
+      extractInventory(readProtocolMd(source)),
+      'protocol.md (shared/docs, beside the repository, not in it)',
+    ),
+  );
   console.log(`wrote ${path.relative(process.cwd(), out)} from ${source}`);
 }

@@ -22,17 +22,20 @@ describe('protocol inventory', () => {
     it('is what extract-inventory.ts reads from protocol.md today', function () {
       const file = findProtocolMd();
       if (!file) this.skip(); // a clean clone has no docs beside it
-      expect(extractInventory(readProtocolMd(file!)), `${file} changed: run npx tsx spec/protocol/extract-inventory.ts`)
-        .to.deep.equal({ routes: ROUTE_INVENTORY, messages: MESSAGE_INVENTORY });
+      expect(
+        extractInventory(readProtocolMd(file!)),
+        `${file} changed: run npx tsx spec/protocol/extract-inventory.ts`,
+      ).to.deep.equal({ routes: ROUTE_INVENTORY, messages: MESSAGE_INVENTORY });
     });
 
     it('holds every route and message type pending.ts names, so a typo there cannot hide a route', () => {
       const routes = new Set(ROUTE_INVENTORY.map((r) => `${r.method} ${r.path}`));
       const types = new Set(MESSAGE_INVENTORY.map((m) => m.type));
-      const unknown = Object.entries(PENDING).flatMap(([issue, work]) => [
-        ...work.routes.filter((r) => !routes.has(r)),
-        ...work.messageTypes.filter((t) => !types.has(t)),
-      ].map((entry) => `issue ${issue}: ${entry}`));
+      const unknown = Object.entries(PENDING).flatMap(([issue, work]) =>
+        [...work.routes.filter((r) => !routes.has(r)), ...work.messageTypes.filter((t) => !types.has(t))].map(
+          (entry) => `issue ${issue}: ${entry}`,
+        ),
+      );
       expect(unknown).to.deep.equal([]);
     });
 
@@ -48,11 +51,17 @@ describe('protocol inventory', () => {
       const issue = pendingIssueOfRoute(route);
       if (issue === undefined) {
         it(`serves ${route} (protocol.md ${section})`, () => {
-          expect(isServed(method, path), `${route} is in protocol.md ${section} but not in lib/http/routing/routes.ts`).to.equal(true);
+          expect(
+            isServed(method, path),
+            `${route} is in protocol.md ${section} but not in lib/http/routing/routes.ts`,
+          ).to.equal(true);
         });
       } else {
         it(`does not serve ${route} yet (issue ${issue}: ${PENDING[issue]!.topic})`, () => {
-          expect(isServed(method, path), `${route} is served now: remove it from PENDING[${issue}] in spec/protocol/pending.ts`).to.equal(false);
+          expect(
+            isServed(method, path),
+            `${route} is served now: remove it from PENDING[${issue}] in spec/protocol/pending.ts`,
+          ).to.equal(false);
         });
       }
     }
@@ -63,11 +72,17 @@ describe('protocol inventory', () => {
       const issue = pendingIssueOfMessage(type);
       if (issue === undefined) {
         it(`serves ${type}`, () => {
-          expect(servedTypes.has(type), `${type} is in protocol.md 3.4 but not in the WebSocket message table`).to.equal(true);
+          expect(
+            servedTypes.has(type),
+            `${type} is in protocol.md 3.4 but not in the WebSocket message table`,
+          ).to.equal(true);
         });
       } else {
         it(`does not serve ${type} yet (issue ${issue}: ${PENDING[issue]!.topic})`, () => {
-          expect(servedTypes.has(type), `${type} is served now: remove it from PENDING[${issue}] in spec/protocol/pending.ts`).to.equal(false);
+          expect(
+            servedTypes.has(type),
+            `${type} is served now: remove it from PENDING[${issue}] in spec/protocol/pending.ts`,
+          ).to.equal(false);
         });
       }
     }

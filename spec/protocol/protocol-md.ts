@@ -23,7 +23,10 @@ export function readProtocolMd(file: string): string {
 /** The main checkout's .git directory (the same as the worktree's own outside a worktree). */
 function gitCommonDir(): string | undefined {
   try {
-    return execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return undefined;
   }

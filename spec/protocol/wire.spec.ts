@@ -21,10 +21,16 @@ function examplePath(pattern: string): string {
   return pattern.replace(/\{\w+\.\.\.\}/g, 'a/b').replace(/\{\w+\}/g, 'protocol-check');
 }
 
-interface Answer { status: number; text: string }
+interface Answer {
+  status: number;
+  text: string;
+}
 
 async function send(t: TestServer, method: string, path: string): Promise<Answer> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${await t.adminToken()}`, Accept: 'application/json' };
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${await t.adminToken()}`,
+    Accept: 'application/json',
+  };
   const hasBody = method !== 'GET';
   if (hasBody) headers['Content-Type'] = 'application/json';
   const abort = new AbortController();
@@ -43,8 +49,13 @@ class WsClient {
   private constructor(readonly ws: WebSocket) {}
 
   static async connect(t: TestServer, path: string): Promise<WsClient> {
-    const ws = new WebSocket(t.url.replace(/^http/, 'ws') + path, { headers: { authorization: `Bearer ${await t.adminToken()}` } });
-    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    const ws = new WebSocket(t.url.replace(/^http/, 'ws') + path, {
+      headers: { authorization: `Bearer ${await t.adminToken()}` },
+    });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
     return new WsClient(ws);
   }
 
@@ -63,7 +74,9 @@ class WsClient {
     });
   }
 
-  close(): void { this.ws.close(); }
+  close(): void {
+    this.ws.close();
+  }
 }
 
 describe('protocol inventory over the wire', function () {
@@ -77,10 +90,13 @@ describe('protocol inventory over the wire', function () {
     const probe = await send(t, 'GET', NO_SUCH_ROUTE);
     unrouted = { status: probe.status, template: probe.text.split(`GET ${NO_SUCH_ROUTE}`).join('<route>') };
   });
-  after(async () => { await t?.stop(); });
+  after(async () => {
+    await t?.stop();
+  });
 
   const isUnrouted = (method: string, path: string, a: Answer) =>
-    a.status === 405 || (a.status === unrouted.status && a.text === unrouted.template.split('<route>').join(`${method} ${path}`));
+    a.status === 405 ||
+    (a.status === unrouted.status && a.text === unrouted.template.split('<route>').join(`${method} ${path}`));
 
   describe('HTTP routes', () => {
     for (const { method, path, section } of ROUTE_INVENTORY) {
@@ -91,12 +107,18 @@ describe('protocol inventory over the wire', function () {
       if (issue === undefined) {
         it(`routes ${method} ${concrete}${concrete === path ? '' : ` (${path})`}`, async () => {
           const a = await send(t, method, concrete);
-          expect(isUnrouted(method, concrete, a), `${route} (protocol.md ${section}) is not served: ${a.status} ${a.text}`).to.equal(false);
+          expect(
+            isUnrouted(method, concrete, a),
+            `${route} (protocol.md ${section}) is not served: ${a.status} ${a.text}`,
+          ).to.equal(false);
         });
       } else {
         it(`does not route ${method} ${concrete} yet (issue ${issue})`, async () => {
           const a = await send(t, method, concrete);
-          expect(isUnrouted(method, concrete, a), `${route} is served now: remove it from PENDING[${issue}] in spec/protocol/pending.ts`).to.equal(true);
+          expect(
+            isUnrouted(method, concrete, a),
+            `${route} is served now: remove it from PENDING[${issue}] in spec/protocol/pending.ts`,
+          ).to.equal(true);
         });
       }
     }
@@ -111,7 +133,9 @@ describe('protocol inventory over the wire', function () {
     before(async () => {
       client = await WsClient.connect(t, endpoint.path);
       const reply = await client.request(NO_SUCH_TYPE, {});
-      unknownType = JSON.stringify({ ...reply, messageId: undefined }).split(NO_SUCH_TYPE).join('<type>');
+      unknownType = JSON.stringify({ ...reply, messageId: undefined })
+        .split(NO_SUCH_TYPE)
+        .join('<type>');
     });
     after(() => client?.close());
 
@@ -127,7 +151,10 @@ describe('protocol inventory over the wire', function () {
       it(`answers ${type} as a known message type`, async () => {
         const reply = await client.request(type, {});
         const asUnknown = unknownType.split('<type>').join(type);
-        expect(JSON.stringify({ ...reply, messageId: undefined }), `${type} (protocol.md 3.4) is not served`).to.not.equal(asUnknown);
+        expect(
+          JSON.stringify({ ...reply, messageId: undefined }),
+          `${type} (protocol.md 3.4) is not served`,
+        ).to.not.equal(asUnknown);
       });
     }
   });

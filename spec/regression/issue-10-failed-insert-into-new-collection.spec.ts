@@ -14,8 +14,14 @@ import { tempDir, removeDir } from '../helpers/temp-dir.js';
 describe('regression: a failed insert into a new collection leaves nothing for the next insert', () => {
   let dir: string;
   let db: Database;
-  beforeEach(async () => { dir = tempDir(); db = await Database.open({ dataDir: dir }); });
-  afterEach(async () => { await db.close(); removeDir(dir); });
+  beforeEach(async () => {
+    dir = tempDir();
+    db = await Database.open({ dataDir: dir });
+  });
+  afterEach(async () => {
+    await db.close();
+    removeDir(dir);
+  });
 
   it('bulk: a bad first item does not stop the others from creating the collection', async () => {
     const result = await db.bulk.insertMany('fresh', [{ id: 'a', ttl: 'bogus' }, { id: 'b' }]);
@@ -27,7 +33,10 @@ describe('regression: a failed insert into a new collection leaves nothing for t
   it('one group: a failed insert and a good one into the same new collection', async () => {
     // The first write keeps the writer busy, so the next two form one group.
     const busy = db.records.insert('other', { id: 'x' });
-    const [bad, good] = await Promise.allSettled([db.records.insert('fresh', { id: 'a', ttl: 'bogus' }), db.records.insert('fresh', { id: 'b' })]);
+    const [bad, good] = await Promise.allSettled([
+      db.records.insert('fresh', { id: 'a', ttl: 'bogus' }),
+      db.records.insert('fresh', { id: 'b' }),
+    ]);
     await busy;
     expect(bad.status).to.equal('rejected');
     expect(good).to.deep.equal({ status: 'fulfilled', value: 'b' });

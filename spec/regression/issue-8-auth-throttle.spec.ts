@@ -10,10 +10,18 @@ import { expect } from 'chai';
 import { ADMIN_KEY, TestServer } from '../helpers/test-server.js';
 import { httpRequest, startExpress, type RawReply } from '../helpers/raw-http.js';
 
-function exchange(base: string, apiKey: unknown, from: string, headers: Record<string, string> = {}): Promise<RawReply> {
+function exchange(
+  base: string,
+  apiKey: unknown,
+  from: string,
+  headers: Record<string, string> = {},
+): Promise<RawReply> {
   return httpRequest(base, {
-    method: 'POST', path: '/api/auth/token', localAddress: from,
-    headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ api_key: apiKey }),
+    method: 'POST',
+    path: '/api/auth/token',
+    localAddress: from,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify({ api_key: apiKey }),
   });
 }
 
@@ -26,8 +34,12 @@ async function failTimes(base: string, n: number, from: string, headers: Record<
 
 describe('issue 8: failed token exchanges are limited per client address', () => {
   let t: TestServer;
-  before(async () => { t = await TestServer.start(); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start();
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   it('answers 429 {code, message} with Retry-After after 10 failures, even for the correct key', async () => {
     await failTimes(t.url, 10, '127.0.0.2');
@@ -87,8 +99,12 @@ describe('issue 8: failed token exchanges are limited per client address', () =>
 
 describe('issue 8: the failed-exchange limit behind a trusted proxy', () => {
   let t: TestServer;
-  before(async () => { t = await TestServer.start({ trustProxy: true, authFailureLimit: 2, authFailureWindowSecs: 10 }); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start({ trustProxy: true, authFailureLimit: 2, authFailureWindowSecs: 10 });
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   it('counts by the last X-Forwarded-For entry, with the configured limit and window', async () => {
     const proxy = '127.0.0.6';
@@ -97,7 +113,9 @@ describe('issue 8: the failed-exchange limit behind a trusted proxy', () => {
     expect(blocked.status).to.equal(429);
     expect(blocked.headers['retry-after']).to.equal('10');
     // A client-written first entry does not help: the proxy appends the address it saw.
-    expect((await exchange(t.url, ADMIN_KEY, proxy, { 'X-Forwarded-For': '192.0.2.1, 198.51.100.7' })).status).to.equal(429);
+    expect((await exchange(t.url, ADMIN_KEY, proxy, { 'X-Forwarded-For': '192.0.2.1, 198.51.100.7' })).status).to.equal(
+      429,
+    );
     expect((await exchange(t.url, ADMIN_KEY, proxy, { 'X-Forwarded-For': '198.51.100.8' })).status).to.equal(200);
   });
 });

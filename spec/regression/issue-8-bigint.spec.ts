@@ -19,37 +19,71 @@ const MAX = 2n ** 63n - 1n;
 
 // The spec writes and reads big integers with its own small helpers, independent of the server's JSON code.
 const BIG_MARK = /"@big:(-?\d+)"/g;
-const toJson = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `@big:${x}` : x)).replace(BIG_MARK, '$1');
-const fromJson = (text: string) => JSON.parse(
-  text.replace(/([:,[]\s*)(-?\d{16,})(?=\s*[,\]}])/g, '$1"@big:$2"'),
-  (_k, x) => (typeof x === 'string' && x.startsWith('@big:') ? BigInt(x.slice(5)) : x),
-);
+const toJson = (v: unknown) =>
+  JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `@big:${x}` : x)).replace(BIG_MARK, '$1');
+const fromJson = (text: string) =>
+  JSON.parse(text.replace(/([:,[]\s*)(-?\d{16,})(?=\s*[,\]}])/g, '$1"@big:$2"'), (_k, x) =>
+    typeof x === 'string' && x.startsWith('@big:') ? BigInt(x.slice(5)) : x,
+  );
 
 type Format = 'json' | 'msgpack';
-interface Exact { status: number; text: string; body: any }
+interface Exact {
+  status: number;
+  text: string;
+  body: any;
+}
 
 /** One request whose body is written and read exactly (bigints included), in JSON or MessagePack. */
-async function send(t: TestServer, method: string, urlPath: string, body?: unknown, format: Format = 'json'): Promise<Exact> {
+async function send(
+  t: TestServer,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+  format: Format = 'json',
+): Promise<Exact> {
   const type = format === 'msgpack' ? 'application/msgpack' : 'application/json';
   const headers = { 'Content-Type': type, Accept: type, Authorization: `Bearer ${await t.adminToken()}` };
-  const payload = body === undefined ? undefined : format === 'msgpack' ? Buffer.from(mpEncode(body, { useBigInt64: true })) : toJson(body);
+  const payload =
+    body === undefined
+      ? undefined
+      : format === 'msgpack'
+        ? Buffer.from(mpEncode(body, { useBigInt64: true }))
+        : toJson(body);
   const res = await fetch(t.url + urlPath, { method, headers, body: payload });
   const bytes = Buffer.from(await res.arrayBuffer());
   const text = bytes.toString('utf8');
   const isMsgpack = (res.headers.get('content-type') ?? '').includes('msgpack');
   const read = res.status >= 400 ? JSON.parse : fromJson; // error messages may quote long numbers
-  return { status: res.status, text, body: bytes.length === 0 ? undefined : isMsgpack ? mpDecode(bytes, { useBigInt64: true }) : read(text) };
+  return {
+    status: res.status,
+    text,
+    body: bytes.length === 0 ? undefined : isMsgpack ? mpDecode(bytes, { useBigInt64: true }) : read(text),
+  };
 }
 
-const cond = (field: string, operator: string, value: unknown) => ({ type: 'Condition', content: { field, operator, value } });
+const cond = (field: string, operator: string, value: unknown) => ({
+  type: 'Condition',
+  content: { field, operator, value },
+});
 
 describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact value', function () {
   this.timeout(30_000);
   let t: TestServer;
-  beforeEach(async () => { t = await TestServer.start(); });
-  afterEach(async () => { await t?.stop(); });
+  beforeEach(async () => {
+    t = await TestServer.start();
+  });
+  afterEach(async () => {
+    await t?.stop();
+  });
 
-  const RECORD = { a: P53, lo: MIN, hi: MAX, w: { type: 'Integer', value: MAX }, o: { x: P53, y: [MIN] }, arr: [MAX, 1] };
+  const RECORD = {
+    a: P53,
+    lo: MIN,
+    hi: MAX,
+    w: { type: 'Integer', value: MAX },
+    o: { x: P53, y: [MIN] },
+    arr: [MAX, 1],
+  };
 
   function expectExactTyped(r: Exact): void {
     expect(r.status).to.equal(200);
@@ -87,7 +121,9 @@ describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact val
     expect(typed).to.include('"o":{"type":"Object","value":{"x":9007199254740993,"y":[-9223372036854775808]}}');
     expect((await send(t, 'PUT', '/api/config', { use_typed_values: false })).status).to.equal(200);
     const untyped = (await send(t, 'GET', `/api/find/big/${id}`)).text;
-    expect(untyped).to.include('"a":9007199254740993,"lo":-9223372036854775808,"hi":9223372036854775807,"w":9223372036854775807');
+    expect(untyped).to.include(
+      '"a":9007199254740993,"lo":-9223372036854775808,"hi":9223372036854775807,"w":9223372036854775807',
+    );
   });
 
   it('finds and sorts by exact value, with and without a btree or hash index', async () => {
@@ -102,7 +138,14 @@ describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact val
       expect(await ids({ filter: cond('n', 'Gt', P53) })).to.have.members(['r0', 'r1']);
       expect(await ids({ filter: cond('n', 'Lt', P53) })).to.have.members(['r2', 'r4', 'float']);
       expect(await ids({ filter: cond('n', 'In', [MIN, P53 + 1n]) })).to.have.members(['r1', 'r4']);
-      expect(await ids({ sort: [{ field: 'n', ascending: true }] })).to.deep.equal(['r4', 'r2', 'float', 'r3', 'r1', 'r0']);
+      expect(await ids({ sort: [{ field: 'n', ascending: true }] })).to.deep.equal([
+        'r4',
+        'r2',
+        'float',
+        'r3',
+        'r1',
+        'r0',
+      ]);
     };
     await check();
     for (const type of ['btree', 'hash']) {
@@ -116,7 +159,8 @@ describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact val
 
   it('increments exactly up to the 64-bit edge and refuses to overflow, leaving the record unchanged', async () => {
     const id = (await send(t, 'POST', '/api/insert/ctr', { n: MAX - 1n, m: 9007199254740991, lo: MIN })).body.id;
-    const act = (action: string, field: string, value?: unknown) => send(t, 'PUT', `/api/update/ctr/${id}/action/${action}`, { field, value });
+    const act = (action: string, field: string, value?: unknown) =>
+      send(t, 'PUT', `/api/update/ctr/${id}/action/${action}`, { field, value });
     expect((await act('increment', 'n', 1)).body.n).to.deep.equal({ type: 'Integer', value: MAX });
     expect((await act('increment', 'm', 2)).body.m).to.deep.equal({ type: 'Integer', value: P53 });
     const over = await act('increment', 'n', 1);
@@ -198,7 +242,9 @@ describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact val
     for (const type of ['Number', 'Duration', 'DateTime']) {
       expect((await send(t, 'POST', '/api/insert/plain', { g: { type, value: P53 } })).status, type).to.equal(400);
     }
-    expect((await send(t, 'POST', '/api/insert/plain', { v: { type: 'Vector', value: [1, P53] } })).status).to.equal(400);
+    expect((await send(t, 'POST', '/api/insert/plain', { v: { type: 'Vector', value: [1, P53] } })).status).to.equal(
+      400,
+    );
     // 2^60 is a float exactly, so a Float field keeps it; it is written back the way JS writes that float,
     // and that text is read again as the same float.
     const exact = await send(t, 'POST', '/api/insert/floats', { f: 2n ** 60n });
@@ -212,7 +258,9 @@ describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact val
   });
 
   it('compares a schema Integer field against big min and max exactly', async () => {
-    const created = await send(t, 'POST', '/api/collections/bounds', { fields: { n: { field_type: 'Integer', min: P53, max: MAX - 1n } } });
+    const created = await send(t, 'POST', '/api/collections/bounds', {
+      fields: { n: { field_type: 'Integer', min: P53, max: MAX - 1n } },
+    });
     expect(created.status, created.text).to.equal(201);
     expect((await send(t, 'POST', '/api/insert/bounds', { n: P53 })).status).to.equal(201);
     expect((await send(t, 'POST', '/api/insert/bounds', { n: MAX - 1n })).status).to.equal(201);
@@ -220,16 +268,22 @@ describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact val
     expect(over.status).to.equal(400);
     expect(over.body.details[0]).to.include({ field: 'n', constraint: 'max' });
     expect(over.text).to.include('"actual":9223372036854775807');
-    expect((await send(t, 'POST', '/api/insert/bounds', { n: P53 - 1n })).body.details[0]).to.include({ constraint: 'min' });
+    expect((await send(t, 'POST', '/api/insert/bounds', { n: P53 - 1n })).body.details[0]).to.include({
+      constraint: 'min',
+    });
     const schema = await send(t, 'GET', '/api/schemas/bounds');
     expect(schema.text).to.include('"max":9223372036854775806').and.to.include('"min":9007199254740993');
   });
 
   it('keeps big integers exact in the KV store, distinct values and a trash restore', async () => {
     expect((await send(t, 'POST', '/api/kv/set/k', { value: MAX })).status).to.equal(200);
-    expect((await send(t, 'GET', '/api/kv/get/k')).text).to.equal('{"value":{"type":"Integer","value":9223372036854775807}}');
+    expect((await send(t, 'GET', '/api/kv/get/k')).text).to.equal(
+      '{"value":{"type":"Integer","value":9223372036854775807}}',
+    );
     await send(t, 'POST', '/api/kv/batch/set', { keys: ['a', 'b'], values: [MIN, { nested: P53 }] });
-    expect((await send(t, 'POST', '/api/kv/batch/get', { keys: ['a', 'b'] })).text).to.equal('[-9223372036854775808,{"nested":9007199254740993}]');
+    expect((await send(t, 'POST', '/api/kv/batch/get', { keys: ['a', 'b'] })).text).to.equal(
+      '[-9223372036854775808,{"nested":9007199254740993}]',
+    );
     for (const n of [MAX, P53, 5n, MAX, P53 + 1n]) await send(t, 'POST', '/api/insert/d', { n });
     expect((await send(t, 'POST', '/api/distinct/d/n', {})).body.values).to.deep.equal([5, P53, P53 + 1n, MAX]);
     const id = (await send(t, 'POST', '/api/insert/tr', { n: MIN })).body.id;
@@ -255,10 +309,14 @@ describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact val
 
   it('sends exact digits in server-sent events', async () => {
     const frames: string[] = [];
-    const req = http.get(`${t.url}/api/subscribe/sse`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${await t.adminToken()}` } }, (res) => {
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => frames.push(chunk));
-    });
+    const req = http.get(
+      `${t.url}/api/subscribe/sse`,
+      { headers: { accept: 'text/event-stream', authorization: `Bearer ${await t.adminToken()}` } },
+      (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => frames.push(chunk));
+      },
+    );
     try {
       await until(() => frames.join('').includes('subscribed'));
       await send(t, 'POST', '/api/insert/sse', { id: 's1', n: MIN });
@@ -270,10 +328,15 @@ describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact val
   });
 
   it('sends exact digits in WebSocket replies and mutation notifications', async () => {
-    const ws = new WebSocket(t.url.replace('http', 'ws') + '/api/ws', { headers: { authorization: `Bearer ${await t.adminToken()}` } });
+    const ws = new WebSocket(t.url.replace('http', 'ws') + '/api/ws', {
+      headers: { authorization: `Bearer ${await t.adminToken()}` },
+    });
     const frames: string[] = [];
     ws.on('message', (d: Buffer) => frames.push(d.toString()));
-    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
     try {
       ws.send(JSON.stringify({ type: 'Subscribe', messageId: 's', payload: { collection: 'feed' } }));
       await until(() => frames.some((f) => f.includes('"messageId":"s"')));
@@ -282,7 +345,9 @@ describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact val
       ws.send(JSON.stringify({ type: 'FindById', messageId: 'f', payload: { collection: 'feed', id: 'x' } }));
       await until(() => frames.some((f) => f.includes('"messageId":"f"')));
       expect(frames.find((f) => f.includes('MutationNotification'))).to.include('9223372036854775807');
-      expect(frames.find((f) => f.includes('"messageId":"f"'))).to.include('"n":{"type":"Integer","value":9223372036854775807}');
+      expect(frames.find((f) => f.includes('"messageId":"f"'))).to.include(
+        '"n":{"type":"Integer","value":9223372036854775807}',
+      );
     } finally {
       ws.close();
     }
@@ -293,15 +358,33 @@ describe('regression: issue 8 item 11, 64-bit integers in MessagePack WebSocket 
   this.timeout(30_000);
   it('reads and writes big integers as MessagePack int64 after a msgpack Hello', async () => {
     const t = await TestServer.start();
-    const ws = new WebSocket(t.url.replace('http', 'ws') + '/api/ws', { headers: { authorization: `Bearer ${await t.adminToken()}` } });
+    const ws = new WebSocket(t.url.replace('http', 'ws') + '/api/ws', {
+      headers: { authorization: `Bearer ${await t.adminToken()}` },
+    });
     const frames: any[] = [];
-    ws.on('message', (d: Buffer, binary: boolean) => frames.push(binary ? mpDecode(d, { useBigInt64: true }) : JSON.parse(d.toString())));
+    ws.on('message', (d: Buffer, binary: boolean) =>
+      frames.push(binary ? mpDecode(d, { useBigInt64: true }) : JSON.parse(d.toString())),
+    );
     try {
-      await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+      await new Promise((resolve, reject) => {
+        ws.once('open', resolve);
+        ws.once('error', reject);
+      });
       ws.send(JSON.stringify({ type: 'Hello', payload: { formats: ['msgpack'] } }));
       await until(() => frames.some((f) => f.type === 'Welcome'));
       expect(frames.find((f) => f.type === 'Welcome').payload.format).to.equal('msgpack');
-      ws.send(Buffer.from(mpEncode({ type: 'Insert', messageId: 'i', payload: { collection: 'mp', record: { id: 'm', n: MIN, o: { x: P53 } } } }, { useBigInt64: true })));
+      ws.send(
+        Buffer.from(
+          mpEncode(
+            {
+              type: 'Insert',
+              messageId: 'i',
+              payload: { collection: 'mp', record: { id: 'm', n: MIN, o: { x: P53 } } },
+            },
+            { useBigInt64: true },
+          ),
+        ),
+      );
       await until(() => frames.some((f) => f.messageId === 'i'));
       ws.send(Buffer.from(mpEncode({ type: 'FindById', messageId: 'f', payload: { collection: 'mp', id: 'm' } })));
       await until(() => frames.some((f) => f.messageId === 'f'));

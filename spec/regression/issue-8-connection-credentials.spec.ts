@@ -33,12 +33,19 @@ class WsClient {
   private n = 0;
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data: Buffer) => this.frames.push(JSON.parse(data.toString())));
-    ws.on('close', (code: number, reason: Buffer) => { this.closed = { code, reason: reason.toString() }; });
+    ws.on('close', (code: number, reason: Buffer) => {
+      this.closed = { code, reason: reason.toString() };
+    });
   }
 
   static async open(t: TestServer, token: string): Promise<WsClient> {
-    const ws = new WebSocket(`${t.url.replace('http', 'ws')}/api/ws`, { headers: { authorization: `Bearer ${token}` } });
-    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    const ws = new WebSocket(`${t.url.replace('http', 'ws')}/api/ws`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
     return new WsClient(ws);
   }
 
@@ -58,34 +65,49 @@ class WsClient {
     return this.frames.filter((f) => f.type === 'Error' && f.messageId === undefined);
   }
 
-  close(): void { this.ws.close(); }
+  close(): void {
+    this.ws.close();
+  }
 
   private reply(messageId: string): any {
     return this.frames.find((f) => f.messageId === messageId);
   }
 }
 
-interface SseStream { events: Array<{ event: string; data: any }>; ended: boolean; close(): void }
+interface SseStream {
+  events: Array<{ event: string; data: any }>;
+  ended: boolean;
+  close(): void;
+}
 
 async function openSse(t: TestServer, collection: string, token: string): Promise<SseStream> {
   const out: SseStream = { events: [], ended: false, close: () => undefined };
   await new Promise<void>((resolve, reject) => {
-    const req = http.get(`${t.url}/api/subscribe/${collection}`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` } }, (res) => {
-      if (res.statusCode !== 200) reject(new Error(`SSE answered ${res.statusCode}`));
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buf += chunk;
-        let i;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const frame = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          out.events.push({ event: /^event: (.*)$/m.exec(frame)![1]!, data: JSON.parse(/^data: (.*)$/m.exec(frame)![1]!) });
-        }
-        resolve();
-      });
-      res.on('end', () => { out.ended = true; });
-    });
+    const req = http.get(
+      `${t.url}/api/subscribe/${collection}`,
+      { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` } },
+      (res) => {
+        if (res.statusCode !== 200) reject(new Error(`SSE answered ${res.statusCode}`));
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buf += chunk;
+          let i;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const frame = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            out.events.push({
+              event: /^event: (.*)$/m.exec(frame)![1]!,
+              data: JSON.parse(/^data: (.*)$/m.exec(frame)![1]!),
+            });
+          }
+          resolve();
+        });
+        res.on('end', () => {
+          out.ended = true;
+        });
+      },
+    );
     req.on('error', reject);
     out.close = () => req.destroy();
   });
@@ -95,7 +117,9 @@ async function openSse(t: TestServer, collection: string, token: string): Promis
 describe('issue 8: credentials are checked for the life of a connection', function () {
   this.timeout(20_000);
   let t: TestServer;
-  afterEach(async () => { await t?.stop(); });
+  afterEach(async () => {
+    await t?.stop();
+  });
 
   async function createKey(body: Record<string, unknown>): Promise<{ id: string; key: string; token: string }> {
     const r = await t.request('POST', '/api/auth/keys', body);
@@ -111,7 +135,7 @@ describe('issue 8: credentials are checked for the life of a connection', functi
   }
 
   async function witnessOf(collection: string, token?: string): Promise<WsClient> {
-    const w = await WsClient.open(t, token ?? await t.adminToken());
+    const w = await WsClient.open(t, token ?? (await t.adminToken()));
     expect((await w.request('Subscribe', { collection })).type).to.equal('Success');
     return w;
   }
@@ -219,11 +243,17 @@ describe('issue 8: credentials are checked for the life of a connection', functi
 
     it('applies narrowed collection permissions to the next request and ends the subscription it no longer allows', async () => {
       t = await TestServer.start(NO_TIMER);
-      const user = await createKey({ name: 'narrowed', collection_permissions: { a: { read: true }, b: { read: true } } });
+      const user = await createKey({
+        name: 'narrowed',
+        collection_permissions: { a: { read: true }, b: { read: true } },
+      });
       const ws = await WsClient.open(t, user.token);
       expect((await ws.request('Subscribe', { collection: 'a' })).type).to.equal('Success');
       expect((await ws.request('Subscribe', { collection: 'b' })).type).to.equal('Success');
-      const put = await t.request('PUT', `/api/auth/keys/${user.id}`, { name: 'narrowed', collection_permissions: { b: { read: true } } });
+      const put = await t.request('PUT', `/api/auth/keys/${user.id}`, {
+        name: 'narrowed',
+        collection_permissions: { b: { read: true } },
+      });
       expect(put.status).to.equal(200);
 
       await until(() => ws.unsolicitedErrors().length > 0, WITHIN_MS, 'the subscription Error');
@@ -250,7 +280,9 @@ describe('issue 8: credentials are checked for the life of a connection', functi
       const user = await createKey({ name: 'demoted', admin: true });
       const ws = await WsClient.open(t, user.token);
       expect((await ws.request('GetCollections', {})).type).to.equal('Success');
-      expect((await t.request('PUT', `/api/auth/keys/${user.id}`, { name: 'demoted', admin: false })).status).to.equal(200);
+      expect((await t.request('PUT', `/api/auth/keys/${user.id}`, { name: 'demoted', admin: false })).status).to.equal(
+        200,
+      );
       expect(await ws.request('GetCollections', {})).to.include({ type: 'Error', code: 403 });
       expect((await ws.request('FindAll', { collection: 'feed' })).type).to.equal('Success');
       ws.close();
@@ -293,51 +325,87 @@ describe('issue 8: credentials are checked for the life of a connection', functi
 
     it('ends the stream with an error naming the collection once the key may no longer read it', async () => {
       t = await TestServer.start(NO_TIMER);
-      const user = await createKey({ name: 'sse-narrowed', collection_permissions: { feed: { read: true }, other: { read: true } } });
+      const user = await createKey({
+        name: 'sse-narrowed',
+        collection_permissions: { feed: { read: true }, other: { read: true } },
+      });
       const s = await openSse(t, 'feed', user.token);
       const kept = await openSse(t, 'other', user.token);
-      await t.request('PUT', `/api/auth/keys/${user.id}`, { name: 'sse-narrowed', collection_permissions: { other: { read: true } } });
+      await t.request('PUT', `/api/auth/keys/${user.id}`, {
+        name: 'sse-narrowed',
+        collection_permissions: { other: { read: true } },
+      });
       await until(() => s.ended, WITHIN_MS, 'the end of the stream');
       const last = s.events.at(-1)!;
       expect(last.event).to.equal('error');
       expect(last.data.error).to.contain("'feed'");
       await t.request('POST', '/api/insert/other', { id: 'o1' });
-      await until(() => kept.events.some((e) => e.event === 'mutation'), 5000, 'the mutation on the still readable collection');
+      await until(
+        () => kept.events.some((e) => e.event === 'mutation'),
+        5000,
+        'the mutation on the still readable collection',
+      );
       expect(kept.ended).to.equal(false);
       kept.close();
     });
   });
 
   describe('PUT /api/auth/keys/{id}', () => {
-    beforeEach(async () => { t = await TestServer.start(); });
+    beforeEach(async () => {
+      t = await TestServer.start();
+    });
 
     it('replaces the rights of a key, keeps its id and secret, and applies them to tokens already issued', async () => {
-      const created = await t.request('POST', '/api/auth/keys', { name: 'before', collection_permissions: { a: ['read', 'write'] } });
+      const created = await t.request('POST', '/api/auth/keys', {
+        name: 'before',
+        collection_permissions: { a: ['read', 'write'] },
+      });
       const token = await t.tokenFor(created.body.key);
       expect((await t.request('POST', '/api/find/a', {}, { token })).status).to.equal(200);
-      const put = await t.request('PUT', `/api/auth/keys/${created.body.id}`, { name: 'after', collection_permissions: { b: ['read'] }, rate_limit: 5 });
+      const put = await t.request('PUT', `/api/auth/keys/${created.body.id}`, {
+        name: 'after',
+        collection_permissions: { b: ['read'] },
+        rate_limit: 5,
+      });
       expect(put.status).to.equal(200);
       expect(put.body).to.deep.equal({
-        id: created.body.id, name: 'after', admin: false, created_at: created.body.created_at,
-        collection_permissions: { b: { read: true, write: false } }, rate_limit: 5,
+        id: created.body.id,
+        name: 'after',
+        admin: false,
+        created_at: created.body.created_at,
+        collection_permissions: { b: { read: true, write: false } },
+        rate_limit: 5,
       });
       expect((await t.request('POST', '/api/find/a', {}, { token })).status).to.equal(403);
       expect((await t.request('POST', '/api/find/b', {}, { token })).status).to.equal(200);
-      expect((await t.request('POST', '/api/auth/token', { api_key: created.body.key }, { token: null })).status).to.equal(200);
-      const listed = (await t.request('GET', '/api/auth/keys')).body.keys.find((k: { id: string }) => k.id === created.body.id);
+      expect(
+        (await t.request('POST', '/api/auth/token', { api_key: created.body.key }, { token: null })).status,
+      ).to.equal(200);
+      const listed = (await t.request('GET', '/api/auth/keys')).body.keys.find(
+        (k: { id: string }) => k.id === created.body.id,
+      );
       expect(listed).to.deep.equal(put.body);
     });
 
     it('validates the body as create does, and answers 404 for an unknown key and 400 for the bootstrap admin key', async () => {
       const created = await t.request('POST', '/api/auth/keys', { name: 'k' });
-      for (const body of [{ admin: 'yes' }, { colour: 'red' }, { collection_permissions: { a: ['delete'] } }, { rate_limit: -1 }]) {
+      for (const body of [
+        { admin: 'yes' },
+        { colour: 'red' },
+        { collection_permissions: { a: ['delete'] } },
+        { rate_limit: -1 },
+      ]) {
         const r = await t.request('PUT', `/api/auth/keys/${created.body.id}`, body);
         expect(r.status, JSON.stringify(body)).to.equal(400);
         expect(r.body.error).to.be.a('string').and.not.empty;
       }
-      expect((await t.request('PUT', '/api/auth/keys/nope', { name: 'x' })).body).to.deep.equal({ error: "API key 'nope' not found" });
+      expect((await t.request('PUT', '/api/auth/keys/nope', { name: 'x' })).body).to.deep.equal({
+        error: "API key 'nope' not found",
+      });
       expect((await t.request('PUT', '/api/auth/keys/admin', { name: 'x' })).status).to.equal(400);
-      expect((await t.request('GET', '/api/auth/keys')).body.keys.find((k: { id: string }) => k.id === created.body.id).name).to.equal('k');
+      expect(
+        (await t.request('GET', '/api/auth/keys')).body.keys.find((k: { id: string }) => k.id === created.body.id).name,
+      ).to.equal('k');
     });
 
     it('is admin-only', async () => {

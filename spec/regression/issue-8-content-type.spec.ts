@@ -13,12 +13,27 @@ import { httpRequest, startExpress, type RawReply } from '../helpers/raw-http.js
 const BODY_ROUTES: Array<{ name: string; method: string; path: string; body: unknown; auth: boolean }> = [
   { name: 'insert', method: 'POST', path: '/api/insert/ctype', body: { a: 1 }, auth: true },
   { name: 'find', method: 'POST', path: '/api/find/ctype', body: { limit: 1 }, auth: true },
-  { name: 'batch insert', method: 'POST', path: '/api/batch/insert/ctype', body: { inserts: [{ data: { a: 2 } }] }, auth: true },
+  {
+    name: 'batch insert',
+    method: 'POST',
+    path: '/api/batch/insert/ctype',
+    body: { inserts: [{ data: { a: 2 } }] },
+    auth: true,
+  },
   { name: 'kv set', method: 'POST', path: '/api/kv/set/ctype', body: { value: 'v' }, auth: true },
   { name: 'token exchange', method: 'POST', path: '/api/auth/token', body: { api_key: 'wrong-key' }, auth: false },
 ];
 
-const REFUSED_TYPES = ['foo', ',', 'application/json, application/msgpack', 'application/msgpack, application/json', '/', 'application/', ';charset=utf-8', 'text/xml'];
+const REFUSED_TYPES = [
+  'foo',
+  ',',
+  'application/json, application/msgpack',
+  'application/msgpack, application/json',
+  '/',
+  'application/',
+  ';charset=utf-8',
+  'text/xml',
+];
 
 describe('issue 8: odd Content-Type values', () => {
   let t: TestServer;
@@ -35,10 +50,20 @@ describe('issue 8: odd Content-Type values', () => {
     await t.stop();
   });
 
-  const send = (base: string, route: (typeof BODY_ROUTES)[number], contentType: string | undefined): Promise<RawReply> => httpRequest(base, {
-    method: route.method, path: route.path, body: JSON.stringify(route.body),
-    headers: { ...(contentType === undefined ? {} : { 'Content-Type': contentType }), ...(route.auth ? { Authorization: `Bearer ${admin}` } : {}) },
-  });
+  const send = (
+    base: string,
+    route: (typeof BODY_ROUTES)[number],
+    contentType: string | undefined,
+  ): Promise<RawReply> =>
+    httpRequest(base, {
+      method: route.method,
+      path: route.path,
+      body: JSON.stringify(route.body),
+      headers: {
+        ...(contentType === undefined ? {} : { 'Content-Type': contentType }),
+        ...(route.auth ? { Authorization: `Bearer ${admin}` } : {}),
+      },
+    });
 
   for (const route of BODY_ROUTES) {
     for (const type of REFUSED_TYPES) {
@@ -47,12 +72,22 @@ describe('issue 8: odd Content-Type values', () => {
         const e = await send(express.url, route, type);
         expect(f.status, f.text).to.equal(415);
         expect(f.headers['content-type']).to.contain('application/json');
-        expect(f.body.error).to.be.a('string').and.contain(type === 'text/xml' ? 'text/xml' : `'${type}'`);
-        expect({ status: e.status, type: e.headers['content-type'], text: e.text }).to.deep.equal({ status: f.status, type: f.headers['content-type'], text: f.text });
+        expect(f.body.error)
+          .to.be.a('string')
+          .and.contain(type === 'text/xml' ? 'text/xml' : `'${type}'`);
+        expect({ status: e.status, type: e.headers['content-type'], text: e.text }).to.deep.equal({
+          status: f.status,
+          type: f.headers['content-type'],
+          text: f.text,
+        });
       });
     }
 
-    for (const [why, type] of [['no', undefined], ['an empty', ''], ['a blank', '   ']] as const) {
+    for (const [why, type] of [
+      ['no', undefined],
+      ['an empty', ''],
+      ['a blank', '   '],
+    ] as const) {
       it(`reads a ${route.name} body sent with ${why} Content-Type as JSON, on fastify and express alike`, async () => {
         const f = await send(t.url, route, type);
         const e = await send(express.url, route, type);
@@ -64,7 +99,11 @@ describe('issue 8: odd Content-Type values', () => {
   }
 
   it('still exchanges a correct key sent without a Content-Type', async () => {
-    const r = await httpRequest(t.url, { method: 'POST', path: '/api/auth/token', body: JSON.stringify({ api_key: ADMIN_KEY }) });
+    const r = await httpRequest(t.url, {
+      method: 'POST',
+      path: '/api/auth/token',
+      body: JSON.stringify({ api_key: ADMIN_KEY }),
+    });
     expect(r.status, r.text).to.equal(200);
     expect(r.body.token).to.be.a('string');
   });
@@ -81,16 +120,33 @@ describe('issue 8: odd Content-Type values', () => {
 
   it('refuses Content-Type sent twice with different values with 415, and accepts an identical repeat', async () => {
     const headers = { Authorization: `Bearer ${admin}` };
-    const twice = await httpRequest(t.url, { method: 'POST', path: '/api/insert/ctype', body: '{"a":1}', headers: { ...headers, 'Content-Type': ['application/json', 'application/msgpack'] } });
+    const twice = await httpRequest(t.url, {
+      method: 'POST',
+      path: '/api/insert/ctype',
+      body: '{"a":1}',
+      headers: { ...headers, 'Content-Type': ['application/json', 'application/msgpack'] },
+    });
     expect(twice.status, twice.text).to.equal(415);
-    const viaExpress = await httpRequest(express.url, { method: 'POST', path: '/api/insert/ctype', body: '{"a":1}', headers: { ...headers, 'Content-Type': ['application/json', 'application/msgpack'] } });
+    const viaExpress = await httpRequest(express.url, {
+      method: 'POST',
+      path: '/api/insert/ctype',
+      body: '{"a":1}',
+      headers: { ...headers, 'Content-Type': ['application/json', 'application/msgpack'] },
+    });
     expect(viaExpress.text).to.equal(twice.text);
-    const same = await httpRequest(t.url, { method: 'POST', path: '/api/insert/ctype', body: '{"a":1}', headers: { ...headers, 'Content-Type': ['application/json', 'application/json'] } });
+    const same = await httpRequest(t.url, {
+      method: 'POST',
+      path: '/api/insert/ctype',
+      body: '{"a":1}',
+      headers: { ...headers, 'Content-Type': ['application/json', 'application/json'] },
+    });
     expect(same.status, same.text).to.equal(201);
   });
 
   it('wrote nothing through the refused requests', async () => {
-    const r = await t.request('POST', '/api/find/ctype', { filter: { type: 'Condition', content: { field: 'a', operator: 'Eq', value: 1 } } });
+    const r = await t.request('POST', '/api/find/ctype', {
+      filter: { type: 'Condition', content: { field: 'a', operator: 'Eq', value: 1 } },
+    });
     // Only inserts without a Content-Type or with a blank one (3 variants on 2 transports) and the identical repeat wrote {a: 1}.
     expect(r.body).to.have.length(7);
     const kv = await t.request('GET', '/api/kv/get/ctype');

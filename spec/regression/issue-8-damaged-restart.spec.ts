@@ -14,13 +14,19 @@ import { flipByte, frames, snapshotsOf } from '../helpers/data-files.js';
 import { Database } from '../../lib/engine/index.js';
 
 function eddydb(args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.resolve('lib/cli/main.ts'), ...args], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.resolve('lib/cli/main.ts'), ...args], {
+    encoding: 'utf8',
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 async function call(c: ChildServer, method: string, route: string, body?: unknown): Promise<any> {
   const token = await childToken(c.url);
-  const r = await fetch(c.url + route, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(c.url + route, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return r.json();
 }
 
@@ -29,7 +35,9 @@ const countItems = async (c: ChildServer) => ((await call(c, 'POST', '/api/find/
 describe('issue 8: damaged snapshots across real restarts', function () {
   this.timeout(120_000);
   let dir: string;
-  beforeEach(() => { dir = tempDir('eddydb-i8-proc-'); });
+  beforeEach(() => {
+    dir = tempDir('eddydb-i8-proc-');
+  });
   afterEach(() => removeDir(dir));
 
   it('restarts with every acknowledged record after the shutdown snapshot is damaged; refuses, verifies and salvages once the older log is compacted away', async () => {
@@ -51,7 +59,13 @@ describe('issue 8: damaged snapshots across real restarts', function () {
     const recs = frames(snap()).find((f) => f.k === 'recs')!;
     flipByte(snap(), recs.offset + 30);
 
-    const refused = await startChild(dir).then(async (c) => { await killChild(c); return ''; }, (err: Error) => err.message);
+    const refused = await startChild(dir).then(
+      async (c) => {
+        await killChild(c);
+        return '';
+      },
+      (err: Error) => err.message,
+    );
     expect(refused).to.include('child exited with 1');
     expect(refused).to.include(`eddydb: corruption in ${name} at byte ${recs.offset}: checksum mismatch`);
     expect(refused).to.include('eddydb verify').and.include('--salvage');
@@ -64,7 +78,7 @@ describe('issue 8: damaged snapshots across real restarts', function () {
     expect(verify.stdout).to.include("collection 'items': 8 of 8 records lost");
 
     child = await startChild(dir, ['--salvage']);
-    const health = await call(child, 'GET', '/api/health') as { recovery: { salvaged: boolean; warnings: string[] } };
+    const health = (await call(child, 'GET', '/api/health')) as { recovery: { salvaged: boolean; warnings: string[] } };
     expect(health.recovery.salvaged).to.equal(true);
     expect(health.recovery.warnings.join('\n')).to.include("collection 'items': 8 of 8 records lost");
     expect(await countItems(child)).to.equal(0);
@@ -73,7 +87,7 @@ describe('issue 8: damaged snapshots across real restarts', function () {
     expect(readdirSync(dir).filter((f) => f.startsWith('damaged-'))).to.have.length(2);
 
     child = await startChild(dir);
-    const clean = await call(child, 'GET', '/api/health') as { recovery: { salvaged: boolean; warnings: string[] } };
+    const clean = (await call(child, 'GET', '/api/health')) as { recovery: { salvaged: boolean; warnings: string[] } };
     expect(clean.recovery).to.deep.include({ salvaged: false, warnings: [] });
     await killChild(child, 'SIGTERM');
   });

@@ -16,7 +16,10 @@ import { FaultyFs } from '../helpers/faulty-fs.js';
 import { tempDir, removeDir } from '../helpers/temp-dir.js';
 import { copyDir, cutTail, damagedDirsOf, flipByte, frames, segmentsOf, snapshotsOf } from '../helpers/data-files.js';
 
-interface Fixture { dir: string; ids: string[] }
+interface Fixture {
+  dir: string;
+  ids: string[];
+}
 
 /** Reads back the next snapshot with one byte flipped, as a disk returning bad data would. */
 /** Flips one byte near the end of the next snapshot it reads back, the way a bad sector or a lost write would. */
@@ -36,7 +39,8 @@ class SnapshotRotFs extends FaultyFs {
 }
 
 async function insert(db: Database, ids: string[], n: number): Promise<void> {
-  for (let i = 0; i < n; i++) ids.push(await db.records.insert('items', { n: ids.length, label: `item ${ids.length}` }));
+  for (let i = 0; i < n; i++)
+    ids.push(await db.records.insert('items', { n: ids.length, label: `item ${ids.length}` }));
 }
 
 /** 12 records, a snapshot, 4 more; `compacted` drops the log before the snapshot (one generation). */
@@ -78,10 +82,37 @@ async function twoGenerations(): Promise<Fixture> {
 type Damage = { name: string; apply: (file: string) => number };
 /** Each damage returns the byte offset recovery must name. */
 const DAMAGES: Damage[] = [
-  { name: 'a flipped byte in the header', apply: (f) => { flipByte(f, 2); return 0; } },
-  { name: 'a flipped byte in a middle frame', apply: (f) => { const fr = frames(f).find((x) => x.k === 'recs')!; flipByte(f, fr.offset + fr.size - 3); return fr.offset; } },
-  { name: 'a flipped byte in the end frame', apply: (f) => { const fr = frames(f).at(-1)!; flipByte(f, fr.offset + fr.size - 1); return fr.offset; } },
-  { name: '5 bytes cut off the end', apply: (f) => { const fr = frames(f).at(-1)!; cutTail(f, 5); return fr.offset; } },
+  {
+    name: 'a flipped byte in the header',
+    apply: (f) => {
+      flipByte(f, 2);
+      return 0;
+    },
+  },
+  {
+    name: 'a flipped byte in a middle frame',
+    apply: (f) => {
+      const fr = frames(f).find((x) => x.k === 'recs')!;
+      flipByte(f, fr.offset + fr.size - 3);
+      return fr.offset;
+    },
+  },
+  {
+    name: 'a flipped byte in the end frame',
+    apply: (f) => {
+      const fr = frames(f).at(-1)!;
+      flipByte(f, fr.offset + fr.size - 1);
+      return fr.offset;
+    },
+  },
+  {
+    name: '5 bytes cut off the end',
+    apply: (f) => {
+      const fr = frames(f).at(-1)!;
+      cutTail(f, 5);
+      return fr.offset;
+    },
+  },
 ];
 
 async function expectAllRecords(dir: string, ids: string[]): Promise<void> {
@@ -100,7 +131,9 @@ async function expectRefusal(dir: string, file: string, offset: number): Promise
   try {
     const db = await Database.open({ dataDir: dir });
     await db.close();
-  } catch (e) { err = e; }
+  } catch (e) {
+    err = e;
+  }
   expect(err, 'the database must refuse to start').to.be.instanceOf(Corruption);
   const c = err as Corruption;
   expect(c.file).to.equal(file);
@@ -121,7 +154,9 @@ describe('issue 8: a damaged snapshot never yields an empty database', function 
     fixtures.compacted = await oneSnapshot(true);
     fixtures.two = await twoGenerations();
   });
-  after(() => { for (const f of [...Object.values(fixtures).map((x) => x.dir), ...cases]) removeDir(f); });
+  after(() => {
+    for (const f of [...Object.values(fixtures).map((x) => x.dir), ...cases]) removeDir(f);
+  });
   const copy = (name: string): Fixture => {
     const dir = tempDir('eddydb-i8-case-');
     cases.push(dir);
@@ -198,7 +233,9 @@ describe('issue 8: a damaged snapshot never yields an empty database', function 
 describe('issue 8: generation retention', function () {
   this.timeout(30_000);
   let dir: string;
-  beforeEach(() => { dir = tempDir('eddydb-i8-keep-'); });
+  beforeEach(() => {
+    dir = tempDir('eddydb-i8-keep-');
+  });
   afterEach(() => removeDir(dir));
 
   it('keeps the log from seq 1 after the first snapshot, and after the second only what the first generation needs', async () => {
@@ -211,7 +248,10 @@ describe('issue 8: generation retention', function () {
     await insert(db, ids, 5);
     const s2 = await db.snapshot();
     expect(snapshotsOf(dir)).to.deep.equal([s1.name, s2.name]);
-    expect(segmentsOf(dir)).to.deep.equal([`log-${String(s1.seq + 1).padStart(16, '0')}.seg`, `log-${String(s2.seq + 1).padStart(16, '0')}.seg`]);
+    expect(segmentsOf(dir)).to.deep.equal([
+      `log-${String(s1.seq + 1).padStart(16, '0')}.seg`,
+      `log-${String(s2.seq + 1).padStart(16, '0')}.seg`,
+    ]);
     await insert(db, ids, 5);
     const s3 = await db.snapshot();
     expect(snapshotsOf(dir)).to.deep.equal([s2.name, s3.name]);
@@ -227,13 +267,23 @@ describe('issue 8: generation retention', function () {
     await insert(db, ids, 5);
     await db.snapshot();
     await insert(db, ids, 5);
-    const before = readdirSync(dir).filter((f) => f.endsWith('.seg') || f.endsWith('.snap')).sort();
+    const before = readdirSync(dir)
+      .filter((f) => f.endsWith('.seg') || f.endsWith('.snap'))
+      .sort();
     fs.rotNextSnapshotRead = true;
     let err: unknown;
-    try { await db.snapshot(); } catch (e) { err = e; }
+    try {
+      await db.snapshot();
+    } catch (e) {
+      err = e;
+    }
     expect(err).to.be.instanceOf(Unavailable);
-    expect((err as Error).message).to.include('failed verification').and.include('no file was deleted');
-    const after = readdirSync(dir).filter((f) => f.endsWith('.seg') || f.endsWith('.snap')).sort();
+    expect((err as Error).message)
+      .to.include('failed verification')
+      .and.include('no file was deleted');
+    const after = readdirSync(dir)
+      .filter((f) => f.endsWith('.seg') || f.endsWith('.snap'))
+      .sort();
     for (const f of before) expect(after, `${f} must survive`).to.include(f);
     expect(damagedDirsOf(dir)).to.deep.equal(['damaged-20250102T030405000Z']);
     await insert(db, ids, 2);

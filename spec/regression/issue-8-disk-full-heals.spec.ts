@@ -13,7 +13,11 @@ import { TestServer } from '../helpers/test-server.js';
 import { tempDir, removeDir } from '../helpers/temp-dir.js';
 
 type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
-interface Line { level: Level; msg: string; extra?: unknown }
+interface Line {
+  level: Level;
+  msg: string;
+  extra?: unknown;
+}
 
 async function eventually<T>(probe: () => Promise<T | undefined>, what: string, ms = 8000): Promise<T> {
   const end = Date.now() + ms;
@@ -30,13 +34,21 @@ async function startOnFaultyDisk(dir: string, durability: 'always' | 'batch') {
   const fs = new FaultyFs();
   const lines: Line[] = [];
   const t = await TestServer.start({
-    dataDir: dir, fs, settings: { durability }, healRetryMs: 50, healRetryMaxMs: 200, readOnlySummaryMs: 100,
-    logger: (level, msg, extra) => { lines.push({ level, msg, extra }); },
+    dataDir: dir,
+    fs,
+    settings: { durability },
+    healRetryMs: 50,
+    healRetryMaxMs: 200,
+    readOnlySummaryMs: 100,
+    logger: (level, msg, extra) => {
+      lines.push({ level, msg, extra });
+    },
   });
   return { t, fs, lines };
 }
 
-const insert = (t: TestServer, tag: string, i: number) => t.request('POST', '/api/insert/items', { tag, i, pad: 'x'.repeat(40) });
+const insert = (t: TestServer, tag: string, i: number) =>
+  t.request('POST', '/api/insert/items', { tag, i, pad: 'x'.repeat(40) });
 const health = async (t: TestServer) => (await t.request('GET', '/api/health')).body;
 
 /** Restarts on the real file system and checks exactly the acknowledged ids are there. */
@@ -44,7 +56,8 @@ async function expectExactly(dir: string, acked: string[]): Promise<void> {
   const t = await TestServer.start({ dataDir: dir });
   try {
     expect((await t.request('GET', '/api/items/count')).body.count).to.equal(acked.length);
-    for (const id of acked) expect((await t.request('GET', `/api/find/items/${id}`)).status, `acknowledged ${id}`).to.equal(200);
+    for (const id of acked)
+      expect((await t.request('GET', `/api/find/items/${id}`)).status, `acknowledged ${id}`).to.equal(200);
   } finally {
     await t.stop({ keepData: true });
   }
@@ -53,7 +66,9 @@ async function expectExactly(dir: string, acked: string[]): Promise<void> {
 describe('issue 8: a full disk heals', function () {
   this.timeout(30_000);
   let dir: string;
-  beforeEach(() => { dir = tempDir('eddydb-diskfull-'); });
+  beforeEach(() => {
+    dir = tempDir('eddydb-diskfull-');
+  });
   afterEach(() => removeDir(dir));
 
   for (const durability of ['always', 'batch'] as const) {
@@ -72,9 +87,15 @@ describe('issue 8: a full disk heals', function () {
 
         const errors = lines.filter((l) => l.level === 'error');
         expect(errors, 'one error line for the cause').to.have.length(1);
-        expect(errors[0]!.msg).to.include('ENOSPC').and.include('write').and.match(/log-\d{16}\.seg/);
+        expect(errors[0]!.msg)
+          .to.include('ENOSPC')
+          .and.include('write')
+          .and.match(/log-\d{16}\.seg/);
 
-        const down = await eventually(async () => { const h = await health(t); return h.storage.heal_attempts >= 2 ? h : undefined; }, 'failed repair attempts');
+        const down = await eventually(async () => {
+          const h = await health(t);
+          return h.storage.heal_attempts >= 2 ? h : undefined;
+        }, 'failed repair attempts');
         expect(down.status).to.equal('degraded');
         expect(down.read_only).to.equal(true);
         expect(down.reason).to.match(/^storage failure: /);
@@ -87,7 +108,10 @@ describe('issue 8: a full disk heals', function () {
         expect((await insert(t, 'rejected', 999)).status, 'still refused while the disk is full').to.equal(503);
 
         fs.free();
-        const up = await eventually(async () => { const h = await health(t); return h.storage.state === 'ok' ? h : undefined; }, 'healing');
+        const up = await eventually(async () => {
+          const h = await health(t);
+          return h.storage.state === 'ok' ? h : undefined;
+        }, 'healing');
         expect(up).to.include({ status: 'ok', read_only: false });
         const { lock, ...storage } = up.storage;
         expect(storage).to.deep.equal({ state: 'ok', heal_attempts: 0 });
@@ -101,7 +125,10 @@ describe('issue 8: a full disk heals', function () {
         const healed = lines.find((l) => /storage healed/.test(l.msg));
         expect(healed?.level).to.equal('warn');
         expect(healed!.msg).to.include('202 writes were rejected');
-        expect(lines.filter((l) => l.level === 'error'), 'still one error line').to.have.length(1);
+        expect(
+          lines.filter((l) => l.level === 'error'),
+          'still one error line',
+        ).to.have.length(1);
         // 202 refused writes cost a handful of summary lines (one per 100 ms window at most), not one each.
         const summaries = lines.filter((l) => /writes rejected while read-only in the last/.test(l.msg));
         expect(summaries.length).to.be.at.least(1).and.below(60);
@@ -143,7 +170,10 @@ describe('issue 8: a full disk heals', function () {
       const replies = await Promise.all(Array.from({ length: 5 }, (_, i) => insert(t, 'unsynced', i)));
       for (const r of replies) if (r.status === 201) acked.push(r.body.id);
       expect(acked.length).to.be.greaterThan(1);
-      await eventually(async () => ((await health(t)).read_only ? true : undefined), 'read-only after the failed fsync');
+      await eventually(
+        async () => ((await health(t)).read_only ? true : undefined),
+        'read-only after the failed fsync',
+      );
       fs.free();
       await eventually(async () => ((await health(t)).storage.state === 'ok' ? true : undefined), 'healing');
       acked.push((await insert(t, 'after', 0)).body.id);

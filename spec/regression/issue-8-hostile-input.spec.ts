@@ -31,26 +31,75 @@ const deepParens = (n: number) => '('.repeat(n) + 'a' + ')'.repeat(n);
 
 function hostileString(rand: Rand): string {
   return pick(rand, [
-    '', ' ', 'a'.repeat(30) + '!', '__proto__', 'constructor', 'prototype', '\u0000', 'a\u0000b', '\ud800', '\u202e',
-    '../../etc/passwd', '%00', '%2e%2e%2f', 'x'.repeat(5000), '🙂'.repeat(100), '$where', '{{env.SECRET}}',
-    '<script>', "' OR 1=1 --", '\r\nX-Injected: 1', 'NaN', '-0', '1e309', '9007199254740993',
+    '',
+    ' ',
+    'a'.repeat(30) + '!',
+    '__proto__',
+    'constructor',
+    'prototype',
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    '\u202e',
+    '../../etc/passwd',
+    '%00',
+    '%2e%2e%2f',
+    'x'.repeat(5000),
+    '🙂'.repeat(100),
+    '$where',
+    '{{env.SECRET}}',
+    '<script>',
+    "' OR 1=1 --",
+    '\r\nX-Injected: 1',
+    'NaN',
+    '-0',
+    '1e309',
+    '9007199254740993',
   ]);
 }
 
 function hostileValue(rand: Rand, depth = 0): unknown {
   switch (int(rand, depth > 3 ? 8 : 12)) {
-    case 0: return null;
-    case 1: return rand() < 0.5;
-    case 2: return pick(rand, [0, -1, 1.5, 2 ** 53, -(2 ** 53), 1e308, -1e-308, Number.MAX_SAFE_INTEGER]);
-    case 3: return hostileString(rand);
-    case 4: return { type: pick(rand, ['Integer', 'Float', 'DateTime', 'UUID', 'Vector', 'Set', 'Bytes', 'Duration', 'Decimal', 'Nope']), value: hostileValue(rand, depth + 1) };
-    case 5: return pick(rand, ['2024-01-01T00:00:00Z', '2024-13-45T99:99:99Z', 'b1ffcd00-0d1c-5fg9-8a1a-000000000000']);
-    case 6: return Array.from({ length: int(rand, 4) }, () => hostileValue(rand, depth + 1));
-    case 7: return JSON.parse('{"__proto__": {"polluted": true}}');
-    case 8: return { constructor: { prototype: { polluted: true } } };
-    case 9: return nested(int(rand, 2) ? 50 : 300);
-    case 10: return Object.fromEntries(Array.from({ length: int(rand, 4) }, () => [hostileString(rand), hostileValue(rand, depth + 1)]));
-    default: return Array.from({ length: pick(rand, [1000, 20_000]) }, (_, i) => i);
+    case 0:
+      return null;
+    case 1:
+      return rand() < 0.5;
+    case 2:
+      return pick(rand, [0, -1, 1.5, 2 ** 53, -(2 ** 53), 1e308, -1e-308, Number.MAX_SAFE_INTEGER]);
+    case 3:
+      return hostileString(rand);
+    case 4:
+      return {
+        type: pick(rand, [
+          'Integer',
+          'Float',
+          'DateTime',
+          'UUID',
+          'Vector',
+          'Set',
+          'Bytes',
+          'Duration',
+          'Decimal',
+          'Nope',
+        ]),
+        value: hostileValue(rand, depth + 1),
+      };
+    case 5:
+      return pick(rand, ['2024-01-01T00:00:00Z', '2024-13-45T99:99:99Z', 'b1ffcd00-0d1c-5fg9-8a1a-000000000000']);
+    case 6:
+      return Array.from({ length: int(rand, 4) }, () => hostileValue(rand, depth + 1));
+    case 7:
+      return JSON.parse('{"__proto__": {"polluted": true}}');
+    case 8:
+      return { constructor: { prototype: { polluted: true } } };
+    case 9:
+      return nested(int(rand, 2) ? 50 : 300);
+    case 10:
+      return Object.fromEntries(
+        Array.from({ length: int(rand, 4) }, () => [hostileString(rand), hostileValue(rand, depth + 1)]),
+      );
+    default:
+      return Array.from({ length: pick(rand, [1000, 20_000]) }, (_, i) => i);
   }
 }
 
@@ -62,24 +111,55 @@ function nested(depth: number): unknown {
 
 function hostileFilter(rand: Rand, depth = 0): unknown {
   switch (int(rand, 7)) {
-    case 0: return { type: 'Condition', content: { field: pick(rand, ['name', 'n', '__proto__', 'a.b.c', '']), operator: pick(rand, ['Eq', 'Gt', 'In', 'Regex', 'Like', 'eq', '$ne', 'Contains']), value: hostileValue(rand) } };
-    case 1: return { type: 'Logical', content: { operator: pick(rand, ['And', 'Or', 'Not', 'Xor']), expressions: Array.from({ length: int(rand, 3) }, () => (depth < 4 ? hostileFilter(rand, depth + 1) : 1)) } };
-    case 2: return { type: 'Condition', content: { field: 'n', operator: 'In', value: Array.from({ length: pick(rand, [10, 10_000, 100_000]) }, (_, i) => i) } };
+    case 0:
+      return {
+        type: 'Condition',
+        content: {
+          field: pick(rand, ['name', 'n', '__proto__', 'a.b.c', '']),
+          operator: pick(rand, ['Eq', 'Gt', 'In', 'Regex', 'Like', 'eq', '$ne', 'Contains']),
+          value: hostileValue(rand),
+        },
+      };
+    case 1:
+      return {
+        type: 'Logical',
+        content: {
+          operator: pick(rand, ['And', 'Or', 'Not', 'Xor']),
+          expressions: Array.from({ length: int(rand, 3) }, () => (depth < 4 ? hostileFilter(rand, depth + 1) : 1)),
+        },
+      };
+    case 2:
+      return {
+        type: 'Condition',
+        content: {
+          field: 'n',
+          operator: 'In',
+          value: Array.from({ length: pick(rand, [10, 10_000, 100_000]) }, (_, i) => i),
+        },
+      };
     case 3: {
       let f: unknown = { type: 'Condition', content: { field: 'n', operator: 'Eq', value: 1 } };
-      for (let i = 0, n = pick(rand, [100, 1000, 1500]); i < n; i++) f = { type: 'Logical', content: { operator: 'Not', expressions: [f] } };
+      for (let i = 0, n = pick(rand, [100, 1000, 1500]); i < n; i++)
+        f = { type: 'Logical', content: { operator: 'Not', expressions: [f] } };
       return f;
     }
-    case 4: return { field: 'n', operator: 'Eq', value: 1 };
-    case 5: return hostileValue(rand);
-    default: return 'not a filter';
+    case 4:
+      return { field: 'n', operator: 'Eq', value: 1 };
+    case 5:
+      return hostileValue(rand);
+    default:
+      return 'not a filter';
   }
 }
 
 function hostileQuery(rand: Rand): unknown {
   const q: Record<string, unknown> = {};
   if (rand() < 0.7) q.filter = hostileFilter(rand);
-  if (rand() < 0.3) q.sort = rand() < 0.5 ? [{ field: 'n', ascending: rand() < 0.5 }] : Array.from({ length: 50_000 }, (_, i) => ({ field: `f${i}`, ascending: true }));
+  if (rand() < 0.3)
+    q.sort =
+      rand() < 0.5
+        ? [{ field: 'n', ascending: rand() < 0.5 }]
+        : Array.from({ length: 50_000 }, (_, i) => ({ field: `f${i}`, ascending: true }));
   if (rand() < 0.3) q.limit = hostileValue(rand);
   if (rand() < 0.2) q.skip = hostileValue(rand);
   if (rand() < 0.2) q.select_fields = Array.from({ length: pick(rand, [2, 100_000]) }, (_, i) => `f${i}`);
@@ -91,17 +171,41 @@ function hostileQuery(rand: Rand): unknown {
 
 function hostileSchema(rand: Rand): unknown {
   const field: Record<string, unknown> = { field_type: pick(rand, ['String', 'Integer', 'Nope', 'string', '']) };
-  if (rand() < 0.6) field.regex = pick(rand, [...CATASTROPHIC, ...UNSUPPORTED_PATTERNS, deepParens(pick(rand, [100, 30_000])), 'x'.repeat(100_000)]);
+  if (rand() < 0.6)
+    field.regex = pick(rand, [
+      ...CATASTROPHIC,
+      ...UNSUPPORTED_PATTERNS,
+      deepParens(pick(rand, [100, 30_000])),
+      'x'.repeat(100_000),
+    ]);
   if (rand() < 0.3) field.min = hostileValue(rand);
   if (rand() < 0.3) field.enums = hostileValue(rand);
   return rand() < 0.5 ? { fields: { name: field } } : { constraints: { name: field } };
 }
 
-const COLLECTIONS = ['fz_a', 'fz_b', 'fz_new', '__proto__', 'constructor', '', 'a/b', '..', 'x'.repeat(300), '%ff', '%00', 'résumé', 'a b'];
+const COLLECTIONS = [
+  'fz_a',
+  'fz_b',
+  'fz_new',
+  '__proto__',
+  'constructor',
+  '',
+  'a/b',
+  '..',
+  'x'.repeat(300),
+  '%ff',
+  '%00',
+  'résumé',
+  'a b',
+];
 
 /** Percent-encodes like a client would; a lone surrogate (which encodeURIComponent refuses) is sent as raw bytes. */
 function enc(s: string): string {
-  try { return encodeURIComponent(s); } catch { return '%ED%A0%80'; }
+  try {
+    return encodeURIComponent(s);
+  } catch {
+    return '%ED%A0%80';
+  }
 }
 
 function collection(rand: Rand): string {
@@ -109,29 +213,76 @@ function collection(rand: Rand): string {
 }
 
 function id(rand: Rand): string {
-  return pick(rand, ['AAAAAAAAAAAAAAAAAAAAAA', 'x', '..%2f..', '%00', '%', 'x'.repeat(5000), '__proto__', 'constructor', '%F0%9F%99%82', '1', '-1']);
+  return pick(rand, [
+    'AAAAAAAAAAAAAAAAAAAAAA',
+    'x',
+    '..%2f..',
+    '%00',
+    '%',
+    'x'.repeat(5000),
+    '__proto__',
+    'constructor',
+    '%F0%9F%99%82',
+    '1',
+    '-1',
+  ]);
 }
 
-interface Req { method: string; path: string; headers: Record<string, string>; body?: Buffer | string; raw?: boolean }
+interface Req {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: Buffer | string;
+  raw?: boolean;
+}
 
 /** One hostile request; `token` is an admin token, `userToken` a restricted one. */
 function hostileRequest(rand: Rand, admin: string, user: string): Req {
   const c = collection(rand);
   const kvKey = enc(pick(rand, ['k1', 'k2', 'fz:1', 'a'.repeat(30) + '!', '__proto__', 'x'.repeat(2000)]));
   const routes: Array<[string, string, () => unknown]> = [
-    ['POST', `/api/insert/${c}`, () => (rand() < 0.7 ? { name: hostileValue(rand), n: hostileValue(rand), [hostileString(rand)]: hostileValue(rand) } : hostileValue(rand))],
+    [
+      'POST',
+      `/api/insert/${c}`,
+      () =>
+        rand() < 0.7
+          ? { name: hostileValue(rand), n: hostileValue(rand), [hostileString(rand)]: hostileValue(rand) }
+          : hostileValue(rand),
+    ],
     ['POST', `/api/find/${c}`, () => hostileQuery(rand)],
     ['GET', `/api/find/${c}/${id(rand)}`, () => undefined],
     ['PUT', `/api/update/${c}/${id(rand)}`, () => ({ name: hostileValue(rand) })],
-    ['PUT', `/api/update/${c}/${id(rand)}/action/${pick(rand, ['increment', 'push', 'nope', '__proto__'])}`, () => ({ field: hostileString(rand), value: hostileValue(rand) })],
+    [
+      'PUT',
+      `/api/update/${c}/${id(rand)}/action/${pick(rand, ['increment', 'push', 'nope', '__proto__'])}`,
+      () => ({ field: hostileString(rand), value: hostileValue(rand) }),
+    ],
     ['PUT', `/api/update/sequence/${c}/${id(rand)}`, () => hostileValue(rand)],
     ['DELETE', `/api/delete/${c}/${id(rand)}`, () => undefined],
-    ['POST', `/api/batch/insert/${c}`, () => ({ inserts: rand() < 0.5 ? hostileValue(rand) : Array.from({ length: int(rand, 5) }, () => ({ data: hostileValue(rand) })) })],
+    [
+      'POST',
+      `/api/batch/insert/${c}`,
+      () => ({
+        inserts:
+          rand() < 0.5
+            ? hostileValue(rand)
+            : Array.from({ length: int(rand, 5) }, () => ({ data: hostileValue(rand) })),
+      }),
+    ],
     ['PUT', `/api/batch/update/${c}`, () => ({ updates: hostileValue(rand) })],
     ['DELETE', `/api/batch/delete/${c}`, () => ({ deletes: hostileValue(rand) })],
     ['POST', `/api/distinct/${c}/${enc(hostileString(rand))}`, () => hostileQuery(rand)],
     ['GET', `/api/${c}/count`, () => undefined],
-    ['POST', `/api/search/${c}`, () => ({ query: hostileValue(rand), vector: hostileValue(rand), fields: hostileValue(rand), limit: hostileValue(rand) })],
+    [
+      'POST',
+      `/api/search/${c}`,
+      () => ({
+        query: hostileValue(rand),
+        vector: hostileValue(rand),
+        fields: hostileValue(rand),
+        limit: hostileValue(rand),
+      }),
+    ],
     ['POST', `/api/query/${c}/explain`, () => hostileQuery(rand)],
     ['POST', `/api/collections/${c}`, () => hostileSchema(rand)],
     ['PUT', `/api/schemas/${c}`, () => hostileSchema(rand)],
@@ -139,14 +290,34 @@ function hostileRequest(rand: Rand, admin: string, user: string): Req {
     ['POST', `/api/indexes/query/${c}`, () => ({ field: hostileValue(rand), type: hostileValue(rand) })],
     ['POST', `/api/kv/set/${kvKey}`, () => ({ value: hostileValue(rand), ttl: hostileValue(rand) })],
     ['GET', `/api/kv/get/${kvKey}`, () => undefined],
-    ['POST', '/api/kv/find', () => ({ pattern: pick(rand, [...CATASTROPHIC, ...UNSUPPORTED_PATTERNS, deepParens(pick(rand, [50, 30_000])), 'k.*', hostileValue(rand)]) })],
+    [
+      'POST',
+      '/api/kv/find',
+      () => ({
+        pattern: pick(rand, [
+          ...CATASTROPHIC,
+          ...UNSUPPORTED_PATTERNS,
+          deepParens(pick(rand, [50, 30_000])),
+          'k.*',
+          hostileValue(rand),
+        ]),
+      }),
+    ],
     ['POST', '/api/kv/batch/get', () => ({ keys: hostileValue(rand) })],
     ['POST', '/api/kv/batch/set', () => ({ entries: hostileValue(rand) })],
     ['POST', '/api/transactions', () => ({ isolation_level: hostileValue(rand), timeout_seconds: hostileValue(rand) })],
     ['POST', `/api/transactions/${id(rand)}/commit`, () => undefined],
     ['POST', `/api/transactions/${id(rand)}/savepoints`, () => ({ name: hostileValue(rand) })],
     ['POST', '/api/auth/token', () => ({ api_key: hostileValue(rand) })],
-    ['POST', '/api/auth/keys', () => ({ name: hostileValue(rand), collection_permissions: hostileValue(rand), kv_permissions: hostileValue(rand) })],
+    [
+      'POST',
+      '/api/auth/keys',
+      () => ({
+        name: hostileValue(rand),
+        collection_permissions: hostileValue(rand),
+        kv_permissions: hostileValue(rand),
+      }),
+    ],
     ['PUT', '/api/config', () => hostileValue(rand)],
     ['POST', '/api/embed', () => ({ text: hostileValue(rand), model: hostileValue(rand) })],
     ['POST', '/api/ripple/apply', () => hostileValue(rand)],
@@ -166,19 +337,36 @@ function hostileRequest(rand: Rand, admin: string, user: string): Req {
     if (format === 0) body = Buffer.from(Array.from({ length: int(rand, 200) }, () => int(rand, 256)));
     else if (format === 1) body = jsonText(value ?? {}).slice(0, int(rand, 40));
     else if (format === 2) {
-      try { body = Buffer.from(mpEncode(value ?? {})); } catch { body = Buffer.from([0xc1]); }
+      try {
+        body = Buffer.from(mpEncode(value ?? {}));
+      } catch {
+        body = Buffer.from([0xc1]);
+      }
       headers['content-type'] = 'application/msgpack';
     } else if (format === 3) body = Buffer.from([0xde, 0xff, 0xff, 0xa1, 0x61]);
     else body = jsonText(value ?? null);
   }
   if (!headers['content-type'] && body !== undefined) {
-    headers['content-type'] = int(rand, 4) === 0
-      ? pick(rand, ['', 'foo', ',', 'application/json, application/msgpack', 'application/json; charset=utf-16', 'text/html', 'multipart/form-data; boundary=x', 'application/msgpack', 'application/*'])
-      : 'application/json';
+    headers['content-type'] =
+      int(rand, 4) === 0
+        ? pick(rand, [
+            '',
+            'foo',
+            ',',
+            'application/json, application/msgpack',
+            'application/json; charset=utf-16',
+            'text/html',
+            'multipart/form-data; boundary=x',
+            'application/msgpack',
+            'application/*',
+          ])
+        : 'application/json';
     if (headers['content-type'] === '') delete headers['content-type'];
   }
-  if (format === 2 && headers['content-type'] !== 'application/msgpack') headers['content-type'] = 'application/msgpack';
-  if (int(rand, 15) === 0) headers.accept = pick(rand, ['application/msgpack', '*/*', 'text/html', ',,,', 'application/msgpack;q=x']);
+  if (format === 2 && headers['content-type'] !== 'application/msgpack')
+    headers['content-type'] = 'application/msgpack';
+  if (int(rand, 15) === 0)
+    headers.accept = pick(rand, ['application/msgpack', '*/*', 'text/html', ',,,', 'application/msgpack;q=x']);
   if (int(rand, 20) === 0) headers['accept-encoding'] = pick(rand, ['gzip', 'br', 'gzip;q=0', '*', 'x'.repeat(1000)]);
   return { method, path, headers, ...(body !== undefined ? { body } : {}), raw: int(rand, 25) === 0 };
 }
@@ -194,11 +382,14 @@ function jsonText(value: unknown): string {
 
 function send(agent: http.Agent, port: number, r: Req): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: r.method, path: r.path, headers: r.headers, agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method: r.method, path: r.path, headers: r.headers, agent },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(r.body);
   });
@@ -222,13 +413,18 @@ function sendRaw(port: number, rand: Rand, token: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1', () => socket.end(line));
     let text = '';
-    socket.on('data', (d) => { text += d.toString('latin1'); });
+    socket.on('data', (d) => {
+      text += d.toString('latin1');
+    });
     socket.on('error', reject);
     socket.on('close', () => {
       const m = /^HTTP\/1\.[01] (\d{3})/.exec(text);
       resolve(m ? Number(m[1]) : 0);
     });
-    socket.setTimeout(STALL_MS, () => { socket.destroy(); reject(new Error(`raw request stalled: ${JSON.stringify(line.slice(0, 80))}`)); });
+    socket.setTimeout(STALL_MS, () => {
+      socket.destroy();
+      reject(new Error(`raw request stalled: ${JSON.stringify(line.slice(0, 80))}`));
+    });
   });
 }
 
@@ -236,7 +432,9 @@ describe('regression: issue 8 hostile-input run', function () {
   this.timeout(240_000);
   let server: TestServer;
 
-  before(async () => { server = await TestServer.start(); });
+  before(async () => {
+    server = await TestServer.start();
+  });
   let reopenedDir: string | undefined;
   after(async () => {
     await server.stop();
@@ -246,8 +444,17 @@ describe('regression: issue 8 hostile-input run', function () {
   it('answers 10,000 seeded hostile requests with 4xx or 2xx, never stalls, and loses nothing', async () => {
     const rand = mulberry32(0x8badf00d);
     const admin = await server.adminToken();
-    const user = await server.userToken({ name: 'fuzz', collection_permissions: { fz_a: { read: true, write: true }, fz_b: { read: true, write: false } } });
-    expect((await server.request('POST', '/api/collections/fz_a', { fields: { name: { field_type: 'String', regex: '^[a-z]+$' } } })).status).to.equal(201);
+    const user = await server.userToken({
+      name: 'fuzz',
+      collection_permissions: { fz_a: { read: true, write: true }, fz_b: { read: true, write: false } },
+    });
+    expect(
+      (
+        await server.request('POST', '/api/collections/fz_a', {
+          fields: { name: { field_type: 'String', regex: '^[a-z]+$' } },
+        })
+      ).status,
+    ).to.equal(201);
     expect((await server.request('POST', '/api/collections/canary', {})).status).to.equal(201);
     const canaries = new Map<string, Record<string, unknown>>();
     for (let i = 0; i < 100; i++) {
@@ -255,7 +462,10 @@ describe('regression: issue 8 hostile-input run', function () {
       expect(r.status).to.equal(201);
       canaries.set(r.body.id, { name: `c${i}`, n: i });
     }
-    for (let i = 0; i < 20; i++) expect((await server.request('POST', `/api/kv/set/canary:${i}`, { value: { i } })).status).to.be.oneOf([200, 201]);
+    for (let i = 0; i < 20; i++)
+      expect((await server.request('POST', `/api/kv/set/canary:${i}`, { value: { i } })).status).to.be.oneOf([
+        200, 201,
+      ]);
 
     const port = new URL(server.url).port;
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -305,9 +515,16 @@ describe('regression: issue 8 hostile-input run', function () {
 
     const check = async (s: TestServer) => {
       for (const [rid, want] of canaries) {
-        const r = await s.request('GET', `/api/find/canary/${rid}`, undefined, { headers: { Accept: 'application/json' } });
+        const r = await s.request('GET', `/api/find/canary/${rid}`, undefined, {
+          headers: { Accept: 'application/json' },
+        });
         expect(r.status, `canary ${rid}`).to.equal(200);
-        const got = Object.fromEntries(Object.entries(r.body).map(([k, v]) => [k, v && typeof v === 'object' && 'value' in (v as object) ? (v as { value: unknown }).value : v]));
+        const got = Object.fromEntries(
+          Object.entries(r.body).map(([k, v]) => [
+            k,
+            v && typeof v === 'object' && 'value' in (v as object) ? (v as { value: unknown }).value : v,
+          ]),
+        );
         expect(got).to.include(want);
       }
       for (let i = 0; i < 20; i++) {

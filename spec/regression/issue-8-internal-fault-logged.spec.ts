@@ -10,7 +10,11 @@ import { TestServer } from '../helpers/test-server.js';
 import { FaultyFs } from '../helpers/faulty-fs.js';
 import { socketRequest } from '../helpers/raw-http.js';
 
-interface Line { level: string; msg: string; extra: unknown }
+interface Line {
+  level: string;
+  msg: string;
+  extra: unknown;
+}
 
 /** The messages of an error and its causes. */
 function causeChain(e: unknown): string[] {
@@ -27,7 +31,11 @@ describe('issue 8: internal faults are logged with their cause', () => {
   beforeEach(async () => {
     lines = [];
     fs = new FaultyFs();
-    t = await TestServer.start({ fs, logLevel: 'debug', logger: (level, msg, extra) => lines.push({ level, msg, extra }) });
+    t = await TestServer.start({
+      fs,
+      logLevel: 'debug',
+      logger: (level, msg, extra) => lines.push({ level, msg, extra }),
+    });
     await t.adminToken();
   });
   afterEach(async () => {
@@ -48,7 +56,9 @@ describe('issue 8: internal faults are logged with their cause', () => {
     expect(line!.msg).to.contain(r.headers.get('x-request-id')!);
     expect(line!.extra).to.be.instanceOf(Error);
     expect(causeChain(line!.extra).join(' | ')).to.contain('EIO');
-    expect((line!.extra as Error).stack).to.be.a('string').and.contain('at ');
+    expect((line!.extra as Error).stack)
+      .to.be.a('string')
+      .and.contain('at ');
   });
 
   it('answers a snapshot that fails on a full disk with 503 and logs the storage failure once, not as a 500', async () => {
@@ -62,11 +72,26 @@ describe('issue 8: internal faults are logged with their cause', () => {
   });
 
   it('answers a write refused on a WebSocket frame after a storage failure with a 503 Error, the cause logged once', async () => {
-    const ws = new WebSocket(t.url.replace('http', 'ws') + '/api/ws', { headers: { authorization: `Bearer ${await t.adminToken()}` } });
-    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    const ws = new WebSocket(t.url.replace('http', 'ws') + '/api/ws', {
+      headers: { authorization: `Bearer ${await t.adminToken()}` },
+    });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
     fs.failWrites = true;
     const replies: Array<Record<string, any>> = [];
-    const got = (n: number) => new Promise<void>((resolve) => { const on = (d: unknown) => { replies.push(JSON.parse(String(d))); if (replies.length >= n) { ws.off('message', on); resolve(); } }; ws.on('message', on); });
+    const got = (n: number) =>
+      new Promise<void>((resolve) => {
+        const on = (d: unknown) => {
+          replies.push(JSON.parse(String(d)));
+          if (replies.length >= n) {
+            ws.off('message', on);
+            resolve();
+          }
+        };
+        ws.on('message', on);
+      });
     const two = got(2);
     ws.send(JSON.stringify({ type: 'Insert', payload: { collection: 'faults', record: { a: 1 } }, messageId: 'm1' }));
     ws.send(JSON.stringify({ type: 'Insert', payload: { collection: 'faults', record: { a: 2 } }, messageId: 'm2' }));

@@ -26,16 +26,27 @@ describe('issue 8: files in the data directory are private', function () {
   this.timeout(30_000);
   let root: string;
   let umask: number;
-  beforeEach(() => { root = tempDir('eddydb-private-'); umask = process.umask(0o000); });
-  afterEach(() => { process.umask(umask); removeDir(root); });
+  beforeEach(() => {
+    root = tempDir('eddydb-private-');
+    umask = process.umask(0o000);
+  });
+  afterEach(() => {
+    process.umask(umask);
+    removeDir(root);
+  });
 
   it('creates the data directory 0700 and every file in it 0600 after writes, a snapshot, an audit event and a ripple', async () => {
     const dir = path.join(root, 'nested', 'data');
     const peer = await TestServer.start({ dataDir: path.join(root, 'peer') });
-    const t = await TestServer.start({ dataDir: dir, ripplePeers: [{ url: peer.url, key: ADMIN_KEY }], rippleMaxBackoffMs: 200 });
+    const t = await TestServer.start({
+      dataDir: dir,
+      ripplePeers: [{ url: peer.url, key: ADMIN_KEY }],
+      rippleMaxBackoffMs: 200,
+    });
     try {
       expect((await t.request('POST', '/api/insert/items', { n: 1 })).status).to.equal(201);
-      const tx = (await t.request('POST', '/api/transactions', { isolation_level: 'ReadCommitted' })).body.transaction_id;
+      const tx = (await t.request('POST', '/api/transactions', { isolation_level: 'ReadCommitted' })).body
+        .transaction_id;
       expect((await t.request('POST', `/api/insert/items?transaction_id=${tx}`, { n: 2 })).status).to.equal(201);
       expect((await t.request('POST', `/api/transactions/${tx}/commit`)).status).to.equal(200);
       expect((await t.request('POST', '/api/admin/snapshot')).status).to.equal(200);
@@ -44,7 +55,8 @@ describe('issue 8: files in the data directory are private', function () {
       await t.server.db.audit.flush();
 
       const files = readdirSync(dir).sort();
-      for (const expected of ['LOCK', 'audit.log', 'node-id', 'ripple-cursors.json', 'secrets']) expect(files).to.include(expected);
+      for (const expected of ['LOCK', 'audit.log', 'node-id', 'ripple-cursors.json', 'secrets'])
+        expect(files).to.include(expected);
       expect(files.some((f) => /^snapshot-\d{16}\.snap$/.test(f))).to.equal(true);
       expect(files.filter((f) => /^log-\d{16}\.seg$/.test(f))).to.have.length.at.least(1);
       expect(octal(modeOf(dir)), dir).to.equal('0700');
@@ -73,7 +85,12 @@ describe('issue 8: files in the data directory are private', function () {
     chmodSync(dir, 0o755);
     chmodSync(path.join(dir, 'secrets'), 0o644);
     const warnings: string[] = [];
-    const t = await TestServer.start({ dataDir: dir, logger: (level, msg) => { if (level === 'warn') warnings.push(msg); } });
+    const t = await TestServer.start({
+      dataDir: dir,
+      logger: (level, msg) => {
+        if (level === 'warn') warnings.push(msg);
+      },
+    });
     await t.stop({ keepData: true });
     const aboutDir = warnings.find((w) => w.includes(`data directory ${dir} has mode 0755`));
     expect(aboutDir, warnings.join('\n')).to.include(`chmod 700 ${dir}`);
@@ -83,14 +100,19 @@ describe('issue 8: files in the data directory are private', function () {
     expect(octal(modeOf(path.join(dir, 'secrets')))).to.equal('0644');
   });
 
-  it('makes a directory that holds no EddyDB file yet private without a warning (the repository\'s data/ with its .gitkeep), and ignores files that are not its own', async () => {
+  it("makes a directory that holds no EddyDB file yet private without a warning (the repository's data/ with its .gitkeep), and ignores files that are not its own", async () => {
     const dir = path.join(root, 'checkout-data');
     mkdirSync(dir);
     chmodSync(dir, 0o755);
     writeFileSync(path.join(dir, '.gitkeep'), '');
     chmodSync(path.join(dir, '.gitkeep'), 0o644);
     const warnings: string[] = [];
-    const t = await TestServer.start({ dataDir: dir, logger: (level, msg) => { if (level === 'warn') warnings.push(msg); } });
+    const t = await TestServer.start({
+      dataDir: dir,
+      logger: (level, msg) => {
+        if (level === 'warn') warnings.push(msg);
+      },
+    });
     await t.stop({ keepData: true });
     expect(warnings.filter((w) => /group or others/.test(w))).to.deep.equal([]);
     expect(octal(modeOf(dir))).to.equal('0700');
@@ -99,7 +121,9 @@ describe('issue 8: files in the data directory are private', function () {
 
   it('does not warn about a directory it created itself, on first start or after a restart', async () => {
     const warnings: string[] = [];
-    const logger = (level: string, msg: string) => { if (level === 'warn') warnings.push(msg); };
+    const logger = (level: string, msg: string) => {
+      if (level === 'warn') warnings.push(msg);
+    };
     for (let run = 0; run < 2; run++) {
       const t = await TestServer.start({ dataDir: path.join(root, 'fresh'), logger });
       expect((await t.request('POST', '/api/insert/items', { run })).status).to.equal(201);

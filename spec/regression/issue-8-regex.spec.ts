@@ -36,8 +36,12 @@ function expectInvalidRegex(r: Reply, field: string, why: RegExp): void {
 
 describe('regression: issue 8, regular expressions run in linear time', () => {
   let t: TestServer;
-  beforeEach(async () => { t = await TestServer.start(); });
-  afterEach(async () => { await t.stop(); });
+  beforeEach(async () => {
+    t = await TestServer.start();
+  });
+  afterEach(async () => {
+    await t.stop();
+  });
 
   describe('KV find', () => {
     it('answers a catastrophic pattern promptly while /api/health is answered at the same time', async () => {
@@ -59,7 +63,9 @@ describe('regression: issue 8, regular expressions run in linear time', () => {
       it(`answers 400 naming 'pattern' for ${what}`, async () => {
         const r = await t.request('POST', '/api/kv/find', { pattern });
         expect(r.status).to.equal(400);
-        expect(r.body.error).to.match(/^pattern: /).and.to.match(why);
+        expect(r.body.error)
+          .to.match(/^pattern: /)
+          .and.to.match(why);
       });
     }
 
@@ -71,7 +77,9 @@ describe('regression: issue 8, regular expressions run in linear time', () => {
 
   describe('schema regex', () => {
     it('rejects a catastrophic match on insert promptly, and accepts a matching value', async () => {
-      await t.request('POST', '/api/collections/words', { fields: { w: { field_type: 'String', regex: CATASTROPHIC } } });
+      await t.request('POST', '/api/collections/words', {
+        fields: { w: { field_type: 'String', regex: CATASTROPHIC } },
+      });
       const bad = await timed(t.request('POST', '/api/insert/words', { w: EVIL_TEXT }));
       expect(bad.value.status).to.equal(400);
       expect(bad.value.body.details[0]).to.include({ field: 'w', constraint: 'regex' });
@@ -86,7 +94,9 @@ describe('regression: issue 8, regular expressions run in linear time', () => {
       const r = await timed(t.request('POST', '/api/insert/long', { w: text }));
       expect(r.value.status).to.equal(400);
       expect(r.value.body.details[0]).to.include({ field: 'w', constraint: 'regex' });
-      expect(r.value.body.details[0].message).to.match(/too long to check against its pattern: 2000000 characters, at most \d+/);
+      expect(r.value.body.details[0].message).to.match(
+        /too long to check against its pattern: 2000000 characters, at most \d+/,
+      );
       expect(r.ms).to.be.below(PROMPT_MS);
       expect((await t.request('POST', '/api/insert/long', { w: 'az' })).status).to.equal(201);
     });
@@ -94,13 +104,27 @@ describe('regression: issue 8, regular expressions run in linear time', () => {
     for (const [what, pattern, why] of REFUSED) {
       it(`refuses ${what} at save time with 400 naming the field, on every route that saves a schema`, async () => {
         const field = { field_type: 'String', regex: pattern };
-        expectInvalidRegex(await t.request('POST', '/api/collections/people', { fields: { email: field } }), 'email', why);
+        expectInvalidRegex(
+          await t.request('POST', '/api/collections/people', { fields: { email: field } }),
+          'email',
+          why,
+        );
         expect((await t.request('GET', '/api/schemas/people')).status, 'nothing created').to.equal(404);
         await t.request('POST', '/api/collections/people', { fields: { email: { field_type: 'String' } } });
         expectInvalidRegex(await t.request('PUT', '/api/schemas/people', { fields: { email: field } }), 'email', why);
-        expectInvalidRegex(await t.request('PUT', '/api/schemas/people', { constraints: { email: { regex: pattern } } }), 'email', why);
-        expectInvalidRegex(await t.request('PUT', '/api/schemas/people', { constraints: { alias: field } }), 'alias', why);
-        expect((await t.request('GET', '/api/schemas/people')).body.fields.email.regex, 'schema unchanged').to.equal(null);
+        expectInvalidRegex(
+          await t.request('PUT', '/api/schemas/people', { constraints: { email: { regex: pattern } } }),
+          'email',
+          why,
+        );
+        expectInvalidRegex(
+          await t.request('PUT', '/api/schemas/people', { constraints: { alias: field } }),
+          'alias',
+          why,
+        );
+        expect((await t.request('GET', '/api/schemas/people')).body.fields.email.regex, 'schema unchanged').to.equal(
+          null,
+        );
         expect((await t.request('POST', '/api/insert/people', { email: 'x@y.z' })).status).to.equal(201);
       });
     }
@@ -109,13 +133,17 @@ describe('regression: issue 8, regular expressions run in linear time', () => {
 
 describe('regression: issue 8, a stored schema regex the new rules refuse', () => {
   let dir: string;
-  beforeEach(() => { dir = tempDir(); });
+  beforeEach(() => {
+    dir = tempDir();
+  });
   afterEach(() => removeDir(dir));
 
   /** Writes the schema effect an older build could have logged, bypassing save-time validation. */
   async function storeLegacySchema(regex: string): Promise<void> {
     const db = await Database.open({ dataDir: dir });
-    await db.collections.create('people', { fields: { email: { field_type: 'String' }, name: { field_type: 'String' } } });
+    await db.collections.create('people', {
+      fields: { email: { field_type: 'String' }, name: { field_type: 'String' } },
+    });
     const meta = db.collections.meta('people');
     const email = { ...meta.schema!.fields.email!, regex };
     const schema = { ...meta.schema!, fields: { ...meta.schema!.fields, email } };
@@ -133,8 +161,13 @@ describe('regression: issue 8, a stored schema regex the new rules refuse', () =
         expect(r.value.body.error).to.match(/Field 'email': pattern cannot be used: longer than 1024 characters/);
         expect(r.value.body.details[0]).to.include({ field: 'email', constraint: 'regex' });
         expect(r.ms).to.be.below(PROMPT_MS);
-        expect((await t.request('POST', '/api/insert/people', { name: 'no email' })).status, 'other writes go on').to.equal(201);
-        expect((await t.request('GET', '/api/schemas/people')).body.fields.email.regex, 'shown for the admin').to.equal(NESTED_30K);
+        expect(
+          (await t.request('POST', '/api/insert/people', { name: 'no email' })).status,
+          'other writes go on',
+        ).to.equal(201);
+        expect((await t.request('GET', '/api/schemas/people')).body.fields.email.regex, 'shown for the admin').to.equal(
+          NESTED_30K,
+        );
       } finally {
         await t.stop({ keepData: true });
       }
@@ -145,8 +178,12 @@ describe('regression: issue 8, a stored schema regex the new rules refuse', () =
     await storeLegacySchema('(a)\\1');
     const t = await TestServer.start({ dataDir: dir });
     try {
-      expect((await t.request('POST', '/api/insert/people', { email: 'aa' })).body.error).to.match(/pattern cannot be used: backreferences/);
-      expect((await t.request('PUT', '/api/schemas/people', { constraints: { email: { regex: '@' } } })).status).to.equal(200);
+      expect((await t.request('POST', '/api/insert/people', { email: 'aa' })).body.error).to.match(
+        /pattern cannot be used: backreferences/,
+      );
+      expect(
+        (await t.request('PUT', '/api/schemas/people', { constraints: { email: { regex: '@' } } })).status,
+      ).to.equal(200);
       expect((await t.request('POST', '/api/insert/people', { email: 'a@b.c' })).status).to.equal(201);
       expect((await t.request('POST', '/api/insert/people', { email: 'nope' })).status).to.equal(400);
     } finally {

@@ -41,7 +41,9 @@ async function refusal(dir: string): Promise<Corruption> {
 describe('issue 8: salvage', function () {
   this.timeout(30_000);
   let dir: string;
-  beforeEach(() => { dir = tempDir('eddydb-i8-salvage-'); });
+  beforeEach(() => {
+    dir = tempDir('eddydb-i8-salvage-');
+  });
   afterEach(() => removeDir(dir));
 
   it('a bad frame in the middle of a segment refuses to start with the file, the byte and the way out', async () => {
@@ -69,12 +71,18 @@ describe('issue 8: salvage', function () {
       expect(r.salvaged).to.equal(true);
       expect(r.droppedFrames).to.equal(1);
       expect(r.droppedBytes).to.equal(bad.size);
-      expect(r.damaged).to.deep.equal([{
-        kind: 'segment', lost: true, file: seg,
-        skipped: [{ from: bad.offset, to: all[5]!.offset, reason: 'checksum mismatch' }],
-        lostSeqs: [{ from: bad.seq, to: bad.seq }],
-      }]);
-      expect(r.warnings[0]).to.equal(`${seg}: skipped bytes ${bad.offset}-${all[5]!.offset} (checksum mismatch); 1 batch(es) lost: seq ${bad.seq}`);
+      expect(r.damaged).to.deep.equal([
+        {
+          kind: 'segment',
+          lost: true,
+          file: seg,
+          skipped: [{ from: bad.offset, to: all[5]!.offset, reason: 'checksum mismatch' }],
+          lostSeqs: [{ from: bad.seq, to: bad.seq }],
+        },
+      ]);
+      expect(r.warnings[0]).to.equal(
+        `${seg}: skipped bytes ${bad.offset}-${all[5]!.offset} (checksum mismatch); 1 batch(es) lost: seq ${bad.seq}`,
+      );
       expect(r.movedTo).to.equal(DAMAGED_DIR);
     } finally {
       await db.close();
@@ -90,7 +98,14 @@ describe('issue 8: salvage', function () {
       expect(await again.records.count('items')).to.equal(9);
       expect(again.recovery.warnings).to.deep.equal([]);
       expect(again.recovery.salvaged).to.equal(false);
-      const lost = ids.filter((id) => { try { again.records.findById('items', id); return false; } catch { return true; } });
+      const lost = ids.filter((id) => {
+        try {
+          again.records.findById('items', id);
+          return false;
+        } catch {
+          return true;
+        }
+      });
       expect(lost).to.have.length(1);
     } finally {
       await again.close();
@@ -112,16 +127,25 @@ describe('issue 8: salvage', function () {
     expect(err.message).to.include(`${snap} at byte ${second.offset}`);
 
     const logs: Array<[LogLevel | undefined, string]> = [];
-    const salvaged = await Database.open({ dataDir: dir, salvage: true, clock: new ManualClock(CLOCK_AT), log: (m, l) => logs.push([l, m]) });
+    const salvaged = await Database.open({
+      dataDir: dir,
+      salvage: true,
+      clock: new ManualClock(CLOCK_AT),
+      log: (m, l) => logs.push([l, m]),
+    });
     try {
       expect(await salvaged.records.count('items')).to.equal(2000);
       const d = salvaged.recovery.damaged[0]!;
       expect(d.kind).to.equal('snapshot');
       if (d.kind !== 'snapshot') return;
-      expect(d.damage!.skipped).to.deep.equal([{ from: second.offset, to: second.offset + second.size, reason: 'checksum mismatch' }]);
+      expect(d.damage!.skipped).to.deep.equal([
+        { from: second.offset, to: second.offset + second.size, reason: 'checksum mismatch' },
+      ]);
       expect(d.damage!.droppedFrames).to.equal(1);
       expect(d.damage!.lostRecords).to.deep.equal([{ collection: 'items', read: 2000, lost: 500 }]);
-      expect(logs.some(([l, m]) => l === 'warn' && m.includes("collection 'items': 500 of 2500 records lost"))).to.equal(true);
+      expect(
+        logs.some(([l, m]) => l === 'warn' && m.includes("collection 'items': 500 of 2500 records lost")),
+      ).to.equal(true);
     } finally {
       await salvaged.close();
     }
@@ -153,7 +177,9 @@ describe('issue 8: salvage', function () {
 describe('issue 8: damage at the tail is a warning, in the log and in /api/health', function () {
   this.timeout(30_000);
   let dir: string;
-  beforeEach(() => { dir = tempDir('eddydb-i8-tail-'); });
+  beforeEach(() => {
+    dir = tempDir('eddydb-i8-tail-');
+  });
   afterEach(() => removeDir(dir));
 
   it('logs a complete final frame whose checksum fails at warning level and truncates it', async () => {
@@ -182,7 +208,13 @@ describe('issue 8: damage at the tail is a warning, in the log and in /api/healt
       expect(health.status).to.equal(200);
       expect(health.body.status).to.equal('ok');
       const r = health.body.recovery;
-      expect(r).to.deep.include({ snapshot: null, replayed_batches: all.length - 1, dropped_frames: 1, dropped_bytes: last.size, salvaged: false });
+      expect(r).to.deep.include({
+        snapshot: null,
+        replayed_batches: all.length - 1,
+        dropped_frames: 1,
+        dropped_bytes: last.size,
+        salvaged: false,
+      });
       expect(r.warnings).to.have.length(1);
       expect(r.warnings[0]).to.include('torn final record').and.include('checksum mismatch');
     } finally {
@@ -195,7 +227,14 @@ describe('issue 8: damage at the tail is a warning, in the log and in /api/healt
     const t = await TestServer.start({ dataDir: dir });
     try {
       const r = (await t.request('GET', '/api/health')).body.recovery;
-      expect(r).to.deep.equal({ snapshot: null, replayed_batches: 3, dropped_frames: 0, dropped_bytes: 0, warnings: [], salvaged: false });
+      expect(r).to.deep.equal({
+        snapshot: null,
+        replayed_batches: 3,
+        dropped_frames: 0,
+        dropped_bytes: 0,
+        warnings: [],
+        salvaged: false,
+      });
     } finally {
       await t.stop();
     }

@@ -11,25 +11,38 @@ import { TestServer } from '../helpers/test-server.js';
 import { FaultyFs } from '../helpers/faulty-fs.js';
 import { httpRequest } from '../helpers/raw-http.js';
 
-interface Line { level: string; msg: string; extra: unknown }
+interface Line {
+  level: string;
+  msg: string;
+  extra: unknown;
+}
 
 describe('issue 8: secrets stay out of the log', () => {
   let t: TestServer;
   let fs: FaultyFs;
   let lines: Line[];
-  const logged = () => lines.map((l) => `${l.level} ${l.msg} ${l.extra instanceof Error ? l.extra.message : String(l.extra ?? '')}`).join('\n');
+  const logged = () =>
+    lines
+      .map((l) => `${l.level} ${l.msg} ${l.extra instanceof Error ? l.extra.message : String(l.extra ?? '')}`)
+      .join('\n');
 
   before(async () => {
     fs = new FaultyFs();
     lines = [];
-    t = await TestServer.start({ fs, logLevel: 'debug', logger: (level, msg, extra) => lines.push({ level, msg, extra }) });
+    t = await TestServer.start({
+      fs,
+      logLevel: 'debug',
+      logger: (level, msg, extra) => lines.push({ level, msg, extra }),
+    });
     await t.adminToken();
   });
   after(async () => {
     fs.failWrites = false;
     await t.stop();
   });
-  beforeEach(() => { lines = []; });
+  beforeEach(() => {
+    lines = [];
+  });
 
   it('redacts token and api_key query parameters of a failed request and keeps the others', async () => {
     await t.request('GET', '/api/find/logs/missing?token=SECRET-T1&api_key=SECRET-K1&limit=3');
@@ -53,7 +66,12 @@ describe('issue 8: secrets stay out of the log', () => {
   it('redacts the token of a refused WebSocket upgrade', async () => {
     const ws = new WebSocket(t.url.replace('http', 'ws') + '/api/ws?token=SECRET-T3');
     ws.on('error', () => undefined);
-    const status = await new Promise<number>((resolve) => ws.on('unexpected-response', (req, res) => { resolve(res.statusCode ?? 0); req.destroy(); }));
+    const status = await new Promise<number>((resolve) =>
+      ws.on('unexpected-response', (req, res) => {
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      }),
+    );
     expect(status).to.equal(401);
     expect(logged()).to.not.contain('SECRET');
     expect(logged()).to.contain('GET /api/ws?token=[REDACTED] -> 401');
@@ -62,7 +80,9 @@ describe('issue 8: secrets stay out of the log', () => {
   it('logs the headers of a 5xx with Authorization, Cookie and key headers redacted', async () => {
     fs.failReadsOf = 'audit.log';
     try {
-      const r = await t.request('GET', '/api/admin/audit?password=SECRET-P1', undefined, { headers: { Cookie: 'sid=SECRET-C1', 'X-Api-Key': 'SECRET-K3' } });
+      const r = await t.request('GET', '/api/admin/audit?password=SECRET-P1', undefined, {
+        headers: { Cookie: 'sid=SECRET-C1', 'X-Api-Key': 'SECRET-K3' },
+      });
       expect(r.status).to.equal(500);
     } finally {
       fs.failReadsOf = undefined;

@@ -15,18 +15,35 @@ import { tempDir, removeDir } from '../helpers/temp-dir.js';
 describe('issue 9: a start that cannot bind makes no admin key', function () {
   this.timeout(30_000);
   let dir: string;
-  beforeEach(() => { dir = tempDir('eddydb-i9-bind-'); });
+  beforeEach(() => {
+    dir = tempDir('eddydb-i9-bind-');
+  });
   afterEach(() => removeDir(dir));
 
-  const base = () => ({ host: '127.0.0.1', dataDir: dir, quiet: true, trashPurgeCron: '', snapshotCron: '', ttlSweepMs: 0 });
+  const base = () => ({
+    host: '127.0.0.1',
+    dataDir: dir,
+    quiet: true,
+    trashPurgeCron: '',
+    snapshotCron: '',
+    ttlSweepMs: 0,
+  });
 
   it('announces and writes no key when listen() fails on a port in use', async () => {
     const holder = net.createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const announced: string[] = [];
-    const server = await Server.create({ ...base(), port: (holder.address() as net.AddressInfo).port, adminKeyAfterListen: true, announce: (m) => announced.push(m) });
+    const server = await Server.create({
+      ...base(),
+      port: (holder.address() as net.AddressInfo).port,
+      adminKeyAfterListen: true,
+      announce: (m) => announced.push(m),
+    });
     try {
-      const err = await server.listen().then(() => undefined, (e: NodeJS.ErrnoException) => e);
+      const err = await server.listen().then(
+        () => undefined,
+        (e: NodeJS.ErrnoException) => e,
+      );
       expect(err?.code).to.equal('EADDRINUSE');
       expect(announced).to.deep.equal([]);
       expect(existsSync(path.join(dir, 'admin.key'))).to.equal(false);
@@ -39,7 +56,12 @@ describe('issue 9: a start that cannot bind makes no admin key', function () {
 
   it('generates and announces the key once listen() has bound the port', async () => {
     const announced: string[] = [];
-    const server = await Server.create({ ...base(), port: 0, adminKeyAfterListen: true, announce: (m) => announced.push(m) });
+    const server = await Server.create({
+      ...base(),
+      port: 0,
+      adminKeyAfterListen: true,
+      announce: (m) => announced.push(m),
+    });
     try {
       expect(server.db.keys.hasAdmin()).to.equal(false);
       await server.listen();

@@ -17,7 +17,9 @@ import path from 'node:path';
 import { tempDir, removeDir } from '../helpers/temp-dir.js';
 
 const ROOT = path.resolve('.');
-const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+};
 
 function run(cmd: string, args: string[], cwd = ROOT) {
   const r = spawnSync(cmd, args, { cwd, encoding: 'utf8' });
@@ -73,8 +75,14 @@ export async function main(): Promise<string> {
 
 const CONSUMER_TSCONFIG = {
   compilerOptions: {
-    target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true,
-    skipLibCheck: false, noEmit: true, types: ['node'], esModuleInterop: true,
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    skipLibCheck: false,
+    noEmit: true,
+    types: ['node'],
+    esModuleInterop: true,
   },
   files: ['consumer.ts'],
 };
@@ -94,7 +102,13 @@ describe('issue 9: embedding the packed package', function () {
     tarball = (JSON.parse(packed.stdout) as Array<{ filename: string }>)[0]!.filename;
     project = path.join(work, 'app');
     mkdirSync(path.join(project, 'node_modules', 'eddydb'), { recursive: true });
-    const untar = run('tar', ['-xzf', path.join(work, tarball), '-C', path.join(project, 'node_modules', 'eddydb'), '--strip-components=1']);
+    const untar = run('tar', [
+      '-xzf',
+      path.join(work, tarball),
+      '-C',
+      path.join(project, 'node_modules', 'eddydb'),
+      '--strip-components=1',
+    ]);
     expect(untar.code, untar.out).to.equal(0);
     for (const name of Object.keys(pkg.dependencies)) linkDependency(project, name);
     // A TypeScript app brings its own type packages (the package's are development dependencies).
@@ -106,39 +120,69 @@ describe('issue 9: embedding the packed package', function () {
   it('ships the launcher as an executable bin, the built JavaScript with declarations, and no sources or specs', () => {
     const listing = run('tar', ['-tvzf', path.join(work, tarball)]).out;
     expect(listing).to.match(/^-rwxr-xr-x .* package\/bin\/eddydb\.js$/m);
-    for (const f of ['dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/lib/express.d.ts', 'dist/lib/engine/index.d.ts', 'dist/lib/cli/main.js']) {
+    for (const f of [
+      'dist/lib/index.js',
+      'dist/lib/index.d.ts',
+      'dist/lib/express.d.ts',
+      'dist/lib/engine/index.d.ts',
+      'dist/lib/cli/main.js',
+    ]) {
       expect(listing).to.include(`package/${f}`);
     }
     expect(listing).to.not.match(/package\/(spec|bench)\//);
     expect(listing).to.not.match(/package\/lib\/.*\.ts$/m);
   });
 
-  const title = "runs the express example of docs/operations.md under plain node: the app's routes and EddyDB's " +
+  const title =
+    "runs the express example of docs/operations.md under plain node: the app's routes and EddyDB's " +
     'side by side, and a clean stop on SIGTERM';
   it(title, async () => {
     writeFileSync(path.join(project, 'example.mjs'), operationsExample('## Embedding'));
     const port = await freePort();
-    const child = spawn(process.execPath, ['example.mjs'], { cwd: project, env: { ...process.env, NODE_OPTIONS: '', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['example.mjs'], {
+      cwd: project,
+      env: { ...process.env, NODE_OPTIONS: '', PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr!.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       const base = `http://127.0.0.1:${port}`;
       const until = Date.now() + 30_000;
-      while (!(await fetch(`${base}/api/health`).then((r) => r.ok, () => false))) {
+      while (
+        !(await fetch(`${base}/api/health`).then(
+          (r) => r.ok,
+          () => false,
+        ))
+      ) {
         expect(child.exitCode, out).to.equal(null);
         expect(Date.now(), `example did not answer:\n${out}`).to.be.lessThan(until);
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(await (await fetch(base + '/')).text()).to.include('my app');
       const apiKey = readFileSync(path.join(project, 'data', 'admin.key'), 'utf8').trim();
-      const { token } = await (await fetch(`${base}/api/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: apiKey }) })).json() as { token: string };
+      const { token } = (await (
+        await fetch(`${base}/api/auth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ api_key: apiKey }),
+        })
+      ).json()) as { token: string };
       const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
-      const inserted = await fetch(`${base}/api/insert/notes`, { method: 'POST', headers, body: JSON.stringify({ text: 'hello' }) });
+      const inserted = await fetch(`${base}/api/insert/notes`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ text: 'hello' }),
+      });
       expect(inserted.status).to.equal(201);
-      const { id } = await inserted.json() as { id: string };
-      const found = await (await fetch(`${base}/api/find/notes/${id}`, { headers })).json() as { id: string };
+      const { id } = (await inserted.json()) as { id: string };
+      const found = (await (await fetch(`${base}/api/find/notes/${id}`, { headers })).json()) as { id: string };
       expect(found.id).to.equal(id);
     } finally {
       child.kill('SIGTERM');
@@ -149,7 +193,11 @@ describe('issue 9: embedding the packed package', function () {
   it('type-checks a TypeScript consumer against the shipped declarations, which catch a wrong config', () => {
     writeFileSync(path.join(project, 'consumer.ts'), CONSUMER_TS);
     writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify(CONSUMER_TSCONFIG));
-    const tsc = run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], project);
+    const tsc = run(
+      process.execPath,
+      [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+      project,
+    );
     expect(tsc.out).to.equal('');
     expect(tsc.code).to.equal(0);
   });

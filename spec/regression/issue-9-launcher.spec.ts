@@ -16,8 +16,16 @@ const ROOT = path.resolve('.');
 
 const BUILD_CONFIG = {
   compilerOptions: {
-    target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: [], lib: ['es5'],
-    outDir: 'dist', rootDir: '.', incremental: true, tsBuildInfoFile: 'dist/.tsbuildinfo',
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    types: [],
+    lib: ['es5'],
+    outDir: 'dist',
+    rootDir: '.',
+    incremental: true,
+    tsBuildInfoFile: 'dist/.tsbuildinfo',
   },
   include: ['lib/**/*.ts'],
 };
@@ -96,7 +104,10 @@ describe('issue 9: the eddydb launcher builds once', function () {
   });
 
   it('is the package bin, committed executable, so a clean rebuild cannot take its run bit away', () => {
-    const pkgJson = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
+    const pkgJson = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+      scripts: Record<string, string>;
+    };
     expect(pkgJson.bin).to.deep.equal({ eddydb: 'bin/eddydb.js' });
     expect(pkgJson.scripts.start).to.equal('exec node bin/eddydb.js start');
     const staged = spawnSync('git', ['ls-files', '-s', 'bin/eddydb.js'], { cwd: ROOT, encoding: 'utf8' }).stdout;

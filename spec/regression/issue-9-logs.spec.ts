@@ -25,7 +25,12 @@ async function logged(config: Config = {}): Promise<{ t: TestServer; lines: Logg
 /** A server writing pino's output to a string array, one entry per line (not quiet, unlike other test servers). */
 async function streamed(config: Config = {}): Promise<{ t: TestServer; out: string[] }> {
   const out: string[] = [];
-  const t = await TestServer.start({ quiet: false, ...config, logger: undefined, logStream: { write: (s: string) => out.push(s) } });
+  const t = await TestServer.start({
+    quiet: false,
+    ...config,
+    logger: undefined,
+    logStream: { write: (s: string) => out.push(s) },
+  });
   return { t, out };
 }
 
@@ -34,7 +39,9 @@ const everything = (lines: LoggedLine[]) => lines.map((l) => `${l.msg} ${JSON.st
 describe('issue 9: logs people can use', function () {
   this.timeout(20_000);
   let dir: string;
-  beforeEach(() => { dir = tempDir('eddydb-logs-'); });
+  beforeEach(() => {
+    dir = tempDir('eddydb-logs-');
+  });
   afterEach(() => removeDir(dir));
 
   describe('startup summary', () => {
@@ -50,8 +57,18 @@ describe('issue 9: logs people can use', function () {
         expect(infos.map((l) => l.msg)).to.deep.equal(['server started']);
         const s = infos[0]!.extra as Fields;
         expect(s).to.include({
-          version: VERSION, address: t.url, dataDir: dir, durability: 'batch', collections: 2, records: 4,
-          replayedBatches: 0, droppedFrames: 0, droppedBytes: 0, recoveryWarnings: 0, salvaged: false, adminKey: 'configured',
+          version: VERSION,
+          address: t.url,
+          dataDir: dir,
+          durability: 'batch',
+          collections: 2,
+          records: 4,
+          replayedBatches: 0,
+          droppedFrames: 0,
+          droppedBytes: 0,
+          recoveryWarnings: 0,
+          salvaged: false,
+          adminKey: 'configured',
         });
         expect(s.snapshot).to.match(/^snapshot-\d+\.snap$/);
         expect(s.recoveryMs).to.be.a('number').within(0, 10_000);
@@ -82,8 +99,12 @@ describe('issue 9: logs people can use', function () {
         expect(lines[0]).to.include({ level: 'info', msg: 'request completed' });
         const a = lines[0]!.extra as Fields;
         expect(a).to.include({
-          method: 'GET', route: '/api/find/:collection/:id', url: `/api/find/people/${id}`, status: 200,
-          reqId: r.headers.get('x-request-id'), bytesOut: Number(r.headers.get('content-length')),
+          method: 'GET',
+          route: '/api/find/:collection/:id',
+          url: `/api/find/people/${id}`,
+          status: 200,
+          reqId: r.headers.get('x-request-id'),
+          bytesOut: Number(r.headers.get('content-length')),
         });
         expect(a.latencyMs).to.be.a('number').within(0, 2000);
         expect(a).to.not.have.property('error');
@@ -101,7 +122,11 @@ describe('issue 9: logs people can use', function () {
         expect(r.status).to.equal(404);
         expect(lines).to.have.length(1);
         expect(lines[0]!.extra).to.include({
-          route: null, url: '/api/no/such/route?api_key=[REDACTED]&limit=2', status: 404, error: 'NOT_FOUND', reqId: r.headers.get('x-request-id'),
+          route: null,
+          url: '/api/no/such/route?api_key=[REDACTED]&limit=2',
+          status: 404,
+          error: 'NOT_FOUND',
+          reqId: r.headers.get('x-request-id'),
         });
         expect(everything(lines)).to.not.contain('SECRET');
       } finally {
@@ -119,11 +144,19 @@ describe('issue 9: logs people can use', function () {
         expect(sse.status).to.equal(200);
         ac.abort();
         const { default: WebSocket } = await import('ws');
-        const ws = new WebSocket(t.url.replace('http', 'ws') + '/api/ws', { headers: { authorization: `Bearer ${token}` } });
-        await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+        const ws = new WebSocket(t.url.replace('http', 'ws') + '/api/ws', {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        await new Promise((resolve, reject) => {
+          ws.once('open', resolve);
+          ws.once('error', reject);
+        });
         ws.close();
         const routes = lines.map((l) => l.extra as Fields).map((a) => [a.route, a.status]);
-        expect(routes).to.deep.equal([['/api/subscribe/:collection', 200], ['/api/ws', 101]]);
+        expect(routes).to.deep.equal([
+          ['/api/subscribe/:collection', 200],
+          ['/api/ws', 101],
+        ]);
         expect((lines[0]!.extra as Fields).reqId).to.equal(sse.headers.get('x-request-id'));
         expect((lines[0]!.extra as Fields).url).to.equal('/api/subscribe/people?token=[REDACTED]');
       } finally {
@@ -150,7 +183,9 @@ describe('issue 9: logs people can use', function () {
       const debug = await logged({ logLevel: 'debug' });
       await debug.t.request('GET', '/api/find/people/missing');
       await debug.t.stop();
-      expect(debug.lines.some((l) => l.level === 'debug' && l.msg === 'GET /api/find/people/missing -> 404')).to.equal(true);
+      expect(debug.lines.some((l) => l.level === 'debug' && l.msg === 'GET /api/find/people/missing -> 404')).to.equal(
+        true,
+      );
 
       const warn = await logged({ logLevel: 'warn', authFailureLimit: 1 });
       await warn.t.request('POST', '/api/auth/token', { api_key: 'wrong' }, { token: null });
@@ -166,7 +201,11 @@ describe('issue 9: logs people can use', function () {
     it('refuses an unknown level or format before opening anything', async () => {
       for (const bad of [{ logLevel: 'verbose' }, { logFormat: 'yaml' }] as unknown as Config[]) {
         let err: unknown;
-        try { await TestServer.start({ dataDir: dir, ...bad }); } catch (e) { err = e; }
+        try {
+          await TestServer.start({ dataDir: dir, ...bad });
+        } catch (e) {
+          err = e;
+        }
         expect(String(err)).to.match(/log (level|format) must be/);
       }
     });
@@ -207,9 +246,15 @@ describe('issue 9: logs people can use', function () {
         await t.stop();
       }
       const text = out.join('');
-      expect(text).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO {2}server started version=0\.1\.0 address=http:\/\/127\.0\.0\.1:\d+ /m);
-      expect(text).to.match(/ INFO {2}request completed method=GET route=\/api\/admin\/audit url="\/api\/admin\/audit\?password=\[REDACTED\]" status=500 latencyMs=[\d.]+ reqId=[0-9a-f-]{36} bytesOut=\d+ error=INTERNAL$/m);
-      expect(text).to.match(/ ERROR GET \/api\/admin\/audit\?password=\[REDACTED\] failed with 500 .*\nError: EIO: i\/o error, read\n {4}at /);
+      expect(text).to.match(
+        /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO {2}server started version=0\.1\.0 address=http:\/\/127\.0\.0\.1:\d+ /m,
+      );
+      expect(text).to.match(
+        / INFO {2}request completed method=GET route=\/api\/admin\/audit url="\/api\/admin\/audit\?password=\[REDACTED\]" status=500 latencyMs=[\d.]+ reqId=[0-9a-f-]{36} bytesOut=\d+ error=INTERNAL$/m,
+      );
+      expect(text).to.match(
+        / ERROR GET \/api\/admin\/audit\?password=\[REDACTED\] failed with 500 .*\nError: EIO: i\/o error, read\n {4}at /,
+      );
       expect(text).to.not.contain('SECRET');
     });
 

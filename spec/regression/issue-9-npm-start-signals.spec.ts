@@ -30,13 +30,21 @@ function freePort(): Promise<number> {
 function isListening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }
 
 function isAlive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function waitFor(what: string, test: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
@@ -47,7 +55,12 @@ async function waitFor(what: string, test: () => Promise<boolean> | boolean, ms 
   }
 }
 
-interface Started { npm: ChildProcess; serverPid: number; output: () => string; exited: Promise<void> }
+interface Started {
+  npm: ChildProcess;
+  serverPid: number;
+  output: () => string;
+  exited: Promise<void>;
+}
 
 /**
  * `npm start` in the repository, as the README says, on `port` and `dataDir`;
@@ -57,16 +70,30 @@ interface Started { npm: ChildProcess; serverPid: number; output: () => string; 
 async function npmStart(port: number, dataDir: string, ownGroup = false): Promise<Started> {
   const npm = spawn('npm', ['start'], {
     detached: ownGroup,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', EDDYDB_DATA_DIR: dataDir, EDDYDB_ADMIN_KEY: ADMIN_KEY, EDDYDB_SNAPSHOT_CRON: '' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      EDDYDB_DATA_DIR: dataDir,
+      EDDYDB_ADMIN_KEY: ADMIN_KEY,
+      EDDYDB_SNAPSHOT_CRON: '',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  npm.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  npm.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  npm.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  npm.stderr!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
   const healthy = async () => {
     if (npm.exitCode !== null) throw new Error(`npm start exited early:\n${out}`);
-    return fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.ok, () => false);
+    return fetch(`http://127.0.0.1:${port}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
   };
   await waitFor('GET /api/health', healthy);
   const serverPid = Number(readFileSync(path.join(dataDir, 'LOCK'), 'utf8'));
@@ -74,24 +101,40 @@ async function npmStart(port: number, dataDir: string, ownGroup = false): Promis
 }
 
 async function token(port: number): Promise<string> {
-  const r = await fetch(`http://127.0.0.1:${port}/api/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: ADMIN_KEY }) });
+  const r = await fetch(`http://127.0.0.1:${port}/api/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: ADMIN_KEY }),
+  });
   return ((await r.json()) as { token: string }).token;
 }
 
 async function call(port: number, method: string, route: string, body?: unknown): Promise<any> {
   const r = await fetch(`http://127.0.0.1:${port}${route}`, {
-    method, headers: { 'content-type': 'application/json', authorization: `Bearer ${await token(port)}` },
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${await token(port)}` },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return r.json();
 }
 
 /** Signals npm's pid (or, with `group`, its whole process group) and asserts the server shut down cleanly behind it. */
-async function stopByNpmPid(s: Started, port: number, dataDir: string, signal: NodeJS.Signals, group = false): Promise<void> {
+async function stopByNpmPid(
+  s: Started,
+  port: number,
+  dataDir: string,
+  signal: NodeJS.Signals,
+  group = false,
+): Promise<void> {
   expect(s.serverPid, 'the server runs in its own process, not in npm').to.not.equal(s.npm.pid);
   if (group) process.kill(-s.npm.pid!, signal);
   else s.npm.kill(signal);
-  await Promise.race([s.exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`npm did not exit after ${signal}:\n${s.output()}`)), 20_000))]);
+  await Promise.race([
+    s.exited,
+    new Promise((_, reject) =>
+      setTimeout(() => reject(new Error(`npm did not exit after ${signal}:\n${s.output()}`)), 20_000),
+    ),
+  ]);
   await waitFor('the server process to exit', () => !isAlive(s.serverPid), 5_000).catch(() => undefined);
   expect(isAlive(s.serverPid), `server pid ${s.serverPid} outlived npm:\n${s.output()}`).to.equal(false);
   expect(await isListening(port), 'something still listens on the port').to.equal(false);
@@ -108,7 +151,9 @@ describe('issue 9: stopping `npm start` by the npm pid', function () {
     const r = spawnSync(process.execPath, ['bin/build.js', '--if-stale'], { encoding: 'utf8' });
     expect(r.status, r.stderr).to.equal(0);
   });
-  beforeEach(() => { dataDir = tempDir('eddydb-i9-npm-'); });
+  beforeEach(() => {
+    dataDir = tempDir('eddydb-i9-npm-');
+  });
   afterEach(() => {
     // A failed run must not leave an orphaned server behind.
     for (const s of started.splice(0)) {

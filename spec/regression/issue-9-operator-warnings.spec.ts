@@ -22,7 +22,10 @@ async function logged(config: Config = {}): Promise<{ t: TestServer; lines: Logg
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = createServer();
-    s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); });
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
   });
 }
 
@@ -42,7 +45,8 @@ describe('issue 9: warnings an operator must act on', function () {
   it('warns once when a client address reaches the failed token request limit, naming the address', async () => {
     const { t, lines } = await logged({ authFailureLimit: 3 });
     try {
-      for (let i = 0; i < 5; i++) await t.request('POST', '/api/auth/token', { api_key: `wrong-${i}` }, { token: null });
+      for (let i = 0; i < 5; i++)
+        await t.request('POST', '/api/auth/token', { api_key: `wrong-${i}` }, { token: null });
       const warned = matching(lines, /failed token requests/);
       expect(warned).to.have.length(1);
       expect(warned[0]!.level).to.equal('warn');
@@ -67,14 +71,20 @@ describe('issue 9: warnings an operator must act on', function () {
       const down = matching(lines, /ripple peer/);
       expect(down).to.have.length(1);
       expect(down[0]!.level).to.equal('warn');
-      expect(down[0]!.msg).to.match(new RegExp(`^ripple peer ${url} is not accepting batches \\(.+\\); retrying with backoff up to 50 ms, nothing is dropped$`));
+      expect(down[0]!.msg).to.match(
+        new RegExp(
+          `^ripple peer ${url} is not accepting batches \\(.+\\); retrying with backoff up to 50 ms, nothing is dropped$`,
+        ),
+      );
       expect(down[0]!.extra).to.have.property('peer', url);
       expect((down[0]!.extra as { lag: number }).lag).to.be.at.least(1);
       b = await TestServer.start({ port });
       await eventually(() => matching(lines, /accepts batches again/).length > 0, 'the recovery line');
       const back = matching(lines, /ripple peer/);
       expect(back).to.have.length(2);
-      expect(back[1]!.msg).to.match(new RegExp(`^ripple peer ${url} accepts batches again after [\\d.]+ s and \\d+ failed attempt\\(s\\)$`));
+      expect(back[1]!.msg).to.match(
+        new RegExp(`^ripple peer ${url} accepts batches again after [\\d.]+ s and \\d+ failed attempt\\(s\\)$`),
+      );
       expect(JSON.stringify(lines)).to.not.contain(ADMIN_KEY);
     } finally {
       await a.stop();
@@ -93,8 +103,13 @@ describe('issue 9: warnings an operator must act on', function () {
       const [line, ...more] = matching(lines, /failed/);
       expect(more).to.deep.equal([]);
       expect(line!.level).to.equal('error');
-      expect(line!.msg).to.match(/^snapshot \(log segment full\) failed: snapshot snapshot-\d+\.snap failed verification .*; the log keeps growing until a snapshot succeeds$/);
-      expect((line!.extra as Error).cause).to.be.instanceOf(Error).with.property('message').that.contains('EIO');
+      expect(line!.msg).to.match(
+        /^snapshot \(log segment full\) failed: snapshot snapshot-\d+\.snap failed verification .*; the log keeps growing until a snapshot succeeds$/,
+      );
+      expect((line!.extra as Error).cause)
+        .to.be.instanceOf(Error)
+        .with.property('message')
+        .that.contains('EIO');
     } finally {
       fs.failReadsOf = undefined;
       await t.stop();

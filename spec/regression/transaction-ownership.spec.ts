@@ -4,8 +4,12 @@ import { TestServer } from '../helpers/test-server.js';
 
 describe('regression: transactions belong to the key that began them', () => {
   let t: TestServer;
-  before(async () => { t = await TestServer.start(); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start();
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   it('hides a transaction from another non-admin key on every route, but not from its owner or an admin', async () => {
     const alice = await t.userToken({ name: 'alice' });
@@ -19,7 +23,12 @@ describe('regression: transactions belong to the key that began them', () => {
       t.request('POST', `/api/insert/acct?transaction_id=${tx}`, { id: 'evil' }, { token: mallory }),
       t.request('GET', `/api/find/acct/a1?transaction_id=${tx}`, undefined, { token: mallory }),
       t.request('POST', `/api/find/acct?transaction_id=${tx}`, {}, { token: mallory }),
-      t.request('POST', `/api/batch/insert/acct?transaction_id=${tx}`, { inserts: [{ data: { id: 'evil2' } }] }, { token: mallory }),
+      t.request(
+        'POST',
+        `/api/batch/insert/acct?transaction_id=${tx}`,
+        { inserts: [{ data: { id: 'evil2' } }] },
+        { token: mallory },
+      ),
     ];
     for (const r of await Promise.all(attempts)) {
       expect(r.status).to.equal(404);
@@ -28,6 +37,8 @@ describe('regression: transactions belong to the key that began them', () => {
     const list = await t.request('GET', '/api/transactions', undefined, { token: mallory });
     expect(list.body.transactions).to.deep.equal([]);
     expect((await t.request('GET', `/api/transactions/${tx}`)).status).to.equal(200);
-    expect((await t.request('POST', `/api/transactions/${tx}/commit`, undefined, { token: alice })).body.operations_count).to.equal(1);
+    expect(
+      (await t.request('POST', `/api/transactions/${tx}/commit`, undefined, { token: alice })).body.operations_count,
+    ).to.equal(1);
   });
 });

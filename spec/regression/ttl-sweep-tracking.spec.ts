@@ -8,7 +8,9 @@ import { TestServer } from '../helpers/test-server.js';
 
 describe('regression: the TTL sweeper tracks exactly the records that carry a TTL', () => {
   let t: TestServer;
-  afterEach(async () => { await t.stop(); });
+  afterEach(async () => {
+    await t.stop();
+  });
 
   it('sweeps records recovered at startup, TTLs set or cleared by update, and skips deleted ones', async () => {
     t = await TestServer.start();
@@ -34,13 +36,17 @@ describe('regression: the TTL sweeper tracks exactly the records that carry a TT
 
 describe('regression: the TTL sweeper scans a large collection without holding the event loop', () => {
   let t: TestServer;
-  afterEach(async () => { await t.stop(); });
+  afterEach(async () => {
+    await t.stop();
+  });
 
   it('lets other work run while it indexes 100,000 recovered records, and keeps the writes made meanwhile', async function () {
     this.timeout(60_000);
     t = await TestServer.start();
     for (let b = 0; b < 10; b++) {
-      const inserts = Array.from({ length: 10_000 }, (_, i) => ({ data: { id: `r${b * 10_000 + i}`, n: i, ...(i % 2 === 0 ? { ttl: '10m' } : {}) } }));
+      const inserts = Array.from({ length: 10_000 }, (_, i) => ({
+        data: { id: `r${b * 10_000 + i}`, n: i, ...(i % 2 === 0 ? { ttl: '10m' } : {}) },
+      }));
       expect((await t.request('POST', '/api/batch/insert/big', { inserts })).status).to.equal(201);
     }
     const dir = t.dataDir;
@@ -51,7 +57,10 @@ describe('regression: the TTL sweeper scans a large collection without holding t
 
     let turns = 0;
     let sweeping = true;
-    const spin = () => { turns++; if (sweeping) setImmediate(spin); };
+    const spin = () => {
+      turns++;
+      if (sweeping) setImmediate(spin);
+    };
     setImmediate(spin);
     // The first sweep indexes what recovery loaded; these writes arrive while it does.
     const first = t.server.db.records.expiry.sweep();

@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import {
-  cosineSimilarity, dotProduct, euclideanDistance, isMetric, METRICS, similarity,
+  cosineSimilarity,
+  dotProduct,
+  euclideanDistance,
+  isMetric,
+  METRICS,
+  similarity,
 } from '../../lib/vector/index.js';
 
 describe('vector/distance', () => {
@@ -28,7 +33,12 @@ describe('vector/distance', () => {
   it('keeps cosine within [-1, 1] despite rounding', () => {
     const v = [0.1, 0.2, 0.3, 0.7, 1e-9];
     expect(cosineSimilarity(v, v)).to.be.at.most(1);
-    expect(cosineSimilarity(v, v.map((x) => -x))).to.be.at.least(-1);
+    expect(
+      cosineSimilarity(
+        v,
+        v.map((x) => -x),
+      ),
+    ).to.be.at.least(-1);
   });
 
   it('turns every metric into a higher-is-better similarity', () => {

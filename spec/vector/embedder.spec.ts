@@ -16,7 +16,10 @@ describe('vector/embedder (offline)', () => {
     const [a] = await embedder.embed(['The quick brown fox']);
     const [b] = await new OfflineEmbedder().embed(['The quick brown fox']);
     expect(a).to.deep.equal(b);
-    const nonZero = a!.map((x, i) => [i, x] as const).filter(([, x]) => x !== 0).slice(0, 3);
+    const nonZero = a!
+      .map((x, i) => [i, x] as const)
+      .filter(([, x]) => x !== 0)
+      .slice(0, 3);
     expect(nonZero.map(([i, x]) => [i, Number(x.toFixed(6))])).to.deep.equal(PINNED);
   });
 
@@ -53,4 +56,8 @@ describe('vector/embedder (offline)', () => {
   });
 });
 
-const PINNED: Array<[number, number]> = [[26, 0.102062], [30, -0.102062], [44, 0.102062]];
+const PINNED: Array<[number, number]> = [
+  [26, 0.102062],
+  [30, -0.102062],
+  [44, 0.102062],
+];

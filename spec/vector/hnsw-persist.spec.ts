@@ -6,7 +6,9 @@ import { removeDir, tempDir } from '../helpers/temp-dir.js';
 
 describe('vector/hnsw save and load', () => {
   let dir: string;
-  beforeEach(() => { dir = tempDir('eddydb-hnsw-save-'); });
+  beforeEach(() => {
+    dir = tempDir('eddydb-hnsw-save-');
+  });
   afterEach(() => removeDir(dir));
 
   const data = randomVectors(500, 16, 21);
@@ -34,7 +36,13 @@ describe('vector/hnsw save and load', () => {
   it('restores every label of a graph larger than one slice of labels (8,192 per turn of the event loop)', async function () {
     this.timeout(60_000);
     const many = randomVectors(20_000, 4, 23);
-    const index = new HnswIndex({ dimensions: 4, metric: 'euclidean', m: 4, efConstruction: 8, initialCapacity: 20_000 });
+    const index = new HnswIndex({
+      dimensions: 4,
+      metric: 'euclidean',
+      m: 4,
+      efConstruction: 8,
+      initialCapacity: 20_000,
+    });
     many.forEach((v, i) => index.add(`r${i}`, v));
     const file = path.join(dir, 'big.hnsw');
     const state = await index.save(file);
@@ -52,15 +60,20 @@ describe('vector/hnsw save and load', () => {
     expect(index.has('fresh0')).to.equal(true);
     expect(index.has('r100')).to.equal(false);
     const exact = new BruteForceIndex({ dimensions: 16, metric: 'cosine' });
-    data.forEach((v, i) => { if (i >= 50 && i !== 100) exact.add(`r${i}`, v); });
+    data.forEach((v, i) => {
+      if (i >= 50 && i !== 100) exact.add(`r${i}`, v);
+    });
     fresh.forEach((v, i) => exact.add(`fresh${i}`, v));
     const during = index.search(fresh[2]!, 5).map((h) => h.id);
     expect(during[0]).to.equal('fresh2');
     expect(index.search(data[100]!, 10).map((h) => h.id)).to.not.include('r100');
     const state = await saving;
-    expect(state.labels.map(([id]) => id)).to.include('r100').and.not.include('fresh0');
+    expect(state.labels.map(([id]) => id))
+      .to.include('r100')
+      .and.not.include('fresh0');
     expect(index.size()).to.equal(454);
-    for (const q of queries) expect(index.search(q, 10).map((h) => h.id)).to.deep.equal(exact.search(q, 10).map((h) => h.id));
+    for (const q of queries)
+      expect(index.search(q, 10).map((h) => h.id)).to.deep.equal(exact.search(q, 10).map((h) => h.id));
   });
 
   it('refuses a file that does not match the saved state', async () => {
@@ -68,7 +81,11 @@ describe('vector/hnsw save and load', () => {
     const file = path.join(dir, 'g.hnsw');
     const state = await index.save(file);
     let error: unknown;
-    try { await HnswIndex.load(file, { ...state, usedSlots: state.usedSlots + 1 }); } catch (err) { error = err; }
+    try {
+      await HnswIndex.load(file, { ...state, usedSlots: state.usedSlots + 1 });
+    } catch (err) {
+      error = err;
+    }
     expect(String(error)).to.match(/slots/);
   });
 });

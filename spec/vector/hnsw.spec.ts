@@ -54,7 +54,8 @@ describe('vector/hnsw', () => {
         for (const query of queries.slice(0, 20)) {
           const truth = new Map(exact.search(query, K).map((h) => [h.id, h.score]));
           for (const hit of hnsw.search(query, K)) {
-            if (truth.has(hit.id)) expect(hit.score).to.be.closeTo(truth.get(hit.id)!, 1e-4 * Math.max(1, Math.abs(hit.score)));
+            if (truth.has(hit.id))
+              expect(hit.score).to.be.closeTo(truth.get(hit.id)!, 1e-4 * Math.max(1, Math.abs(hit.score)));
           }
         }
       });
@@ -78,8 +79,14 @@ describe('vector/hnsw', () => {
         expect(hnsw.stats()).to.deep.include({ usedSlots: N + 1000, freedSlots: 1000, capacity: 8192 });
         expect(recall(hnsw, exact)).to.be.at.least(MIN_RECALL);
         for (let i = 1; i < 1000; i += 2) {
-          hnsw.add(`n${i}`, extra[i]!.map((x) => -x));
-          exact.add(`n${i}`, extra[i]!.map((x) => -x));
+          hnsw.add(
+            `n${i}`,
+            extra[i]!.map((x) => -x),
+          );
+          exact.add(
+            `n${i}`,
+            extra[i]!.map((x) => -x),
+          );
         }
         expect(hnsw.size()).to.equal(N);
         expect(recall(hnsw, exact)).to.be.at.least(MIN_RECALL);

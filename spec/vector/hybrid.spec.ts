@@ -43,6 +43,9 @@ describe('vector/hybrid', () => {
 
   it('rejects negative or non-finite weights', () => {
     expect(() => fuseScores(text, vector, { textWeight: -1, vectorWeight: 1 })).to.throw(InvalidInput, 'text_weight');
-    expect(() => fuseScores(text, vector, { textWeight: 1, vectorWeight: Number.NaN })).to.throw(InvalidInput, 'vector_weight');
+    expect(() => fuseScores(text, vector, { textWeight: 1, vectorWeight: Number.NaN })).to.throw(
+      InvalidInput,
+      'vector_weight',
+    );
   });
 });

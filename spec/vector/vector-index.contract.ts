@@ -68,7 +68,12 @@ export function vectorIndexContract(name: string, create: IndexFactory): void {
       index.remove('x');
       index.add('x', [0, 1, 0]);
       expect(index.size()).to.equal(4);
-      expect(index.search([0, 1, 0], 2).map((h) => h.id).sort()).to.deep.equal(['x', 'y']);
+      expect(
+        index
+          .search([0, 1, 0], 2)
+          .map((h) => h.id)
+          .sort(),
+      ).to.deep.equal(['x', 'y']);
     });
 
     it('returns at most the stored count, and nothing for k = 0 or an empty index', () => {
@@ -106,7 +111,10 @@ export function vectorIndexContract(name: string, create: IndexFactory): void {
       const index = create(3, 'cosine');
       index.add('zero', [0, 0, 0]);
       index.add('x', [1, 0, 0]);
-      for (const query of [[0, 0, 0], [1, 0, 0]]) {
+      for (const query of [
+        [0, 0, 0],
+        [1, 0, 0],
+      ]) {
         for (const hit of index.search(query, 2)) expect(Number.isNaN(hit.score)).to.equal(false);
       }
       const zeroHit = index.search([1, 0, 0], 2).find((h) => h.id === 'zero')!;

@@ -4,36 +4,62 @@
  * pair refused with 409 naming the current state and the allowed actions.
  */
 import { expect } from 'chai';
-import { allowedActions, GOAL_MACHINE, SCHEDULE_MACHINE, STEP_MACHINE, TASK_MACHINE, transition, type Machine } from '../../lib/workflow/index.js';
+import {
+  allowedActions,
+  GOAL_MACHINE,
+  SCHEDULE_MACHINE,
+  STEP_MACHINE,
+  TASK_MACHINE,
+  transition,
+  type Machine,
+} from '../../lib/workflow/index.js';
 import { InvalidTransition } from '../../lib/errors.js';
 
 /** The moves each lifecycle must allow, written out independently of the tables: "state action" -> outcomes. */
 const EXPECTED: Record<string, { machine: Machine; actions: string[]; moves: Record<string, string[]> }> = {
   goal: {
-    machine: GOAL_MACHINE, actions: ['approve', 'reject', 'complete'],
+    machine: GOAL_MACHINE,
+    actions: ['approve', 'reject', 'complete'],
     moves: {
-      'pending approve': ['in_progress'], 'pending complete': ['pending_review'], 'pending reject': ['failed'],
-      'in_progress complete': ['pending_review'], 'in_progress reject': ['failed'],
-      'pending_review approve': ['in_progress', 'completed'], 'pending_review reject': ['failed'],
+      'pending approve': ['in_progress'],
+      'pending complete': ['pending_review'],
+      'pending reject': ['failed'],
+      'in_progress complete': ['pending_review'],
+      'in_progress reject': ['failed'],
+      'pending_review approve': ['in_progress', 'completed'],
+      'pending_review reject': ['failed'],
     },
   },
   step: {
-    machine: STEP_MACHINE, actions: ['start', 'complete', 'fail'],
+    machine: STEP_MACHINE,
+    actions: ['start', 'complete', 'fail'],
     moves: {
-      'pending start': ['in_progress'], 'pending complete': ['completed'], 'pending fail': ['failed'],
-      'in_progress complete': ['completed'], 'in_progress fail': ['failed'], 'failed start': ['in_progress'],
+      'pending start': ['in_progress'],
+      'pending complete': ['completed'],
+      'pending fail': ['failed'],
+      'in_progress complete': ['completed'],
+      'in_progress fail': ['failed'],
+      'failed start': ['in_progress'],
     },
   },
   task: {
-    machine: TASK_MACHINE, actions: ['start', 'succeed', 'fail', 'pause', 'resume'],
+    machine: TASK_MACHINE,
+    actions: ['start', 'succeed', 'fail', 'pause', 'resume'],
     moves: {
-      'active start': ['running'], 'active fail': ['active', 'failed'], 'active pause': ['paused'],
-      'running succeed': ['active', 'completed'], 'running fail': ['active', 'failed'], 'running pause': ['paused'],
-      'paused resume': ['active'], 'failed resume': ['active'], 'completed resume': ['active'],
+      'active start': ['running'],
+      'active fail': ['active', 'failed'],
+      'active pause': ['paused'],
+      'running succeed': ['active', 'completed'],
+      'running fail': ['active', 'failed'],
+      'running pause': ['paused'],
+      'paused resume': ['active'],
+      'failed resume': ['active'],
+      'completed resume': ['active'],
     },
   },
   schedule: {
-    machine: SCHEDULE_MACHINE, actions: ['pause', 'resume'],
+    machine: SCHEDULE_MACHINE,
+    actions: ['pause', 'resume'],
     moves: { 'active pause': ['paused'], 'paused resume': ['active'] },
   },
 };
@@ -53,8 +79,12 @@ describe('workflow lifecycles', () => {
           if (outcomes) {
             it(`${action} from ${state} leads to ${outcomes.join(' or ')}`, () => {
               expect(transition(machine, { resource, id: 'x1' }, state, action)).to.equal(outcomes[0]);
-              for (const to of outcomes) expect(transition(machine, { resource, id: 'x1' }, state, action, to)).to.equal(to);
-              expect(() => transition(machine, { resource, id: 'x1' }, state, action, 'nowhere')).to.throw(Error, 'cannot lead to nowhere');
+              for (const to of outcomes)
+                expect(transition(machine, { resource, id: 'x1' }, state, action, to)).to.equal(to);
+              expect(() => transition(machine, { resource, id: 'x1' }, state, action, 'nowhere')).to.throw(
+                Error,
+                'cannot lead to nowhere',
+              );
             });
           } else {
             it(`refuses ${action} from ${state} with 409`, () => {
@@ -79,7 +109,9 @@ describe('workflow lifecycles', () => {
 
       it('refuses an unknown state or action, and inherited names', () => {
         expect(() => transition(machine, { resource, id: 'x1' }, 'nonsense', actions[0]!)).to.throw(InvalidTransition);
-        expect(() => transition(machine, { resource, id: 'x1' }, Object.keys(machine)[0]!, 'constructor')).to.throw(InvalidTransition);
+        expect(() => transition(machine, { resource, id: 'x1' }, Object.keys(machine)[0]!, 'constructor')).to.throw(
+          InvalidTransition,
+        );
         expect(() => transition(machine, { resource, id: 'x1' }, 'toString', actions[0]!)).to.throw(InvalidTransition);
         expect(allowedActions(machine, 'nonsense')).to.deep.equal([]);
       });

@@ -12,28 +12,58 @@ const T0 = Date.parse('2026-01-01T08:00:00Z');
 describe('schedules (pure)', () => {
   describe('the action', () => {
     it('reads a stored function by function_label, functionName or scriptName, with parameters or params', () => {
-      expect(actionOf({ function_label: 'tick', parameters: { n: 1 } })).to.deep.equal({ type: 'function', label: 'tick', parameters: { n: 1 } });
-      expect(actionOf({ functionName: 'tick', params: { n: 2 } })).to.deep.equal({ type: 'function', label: 'tick', parameters: { n: 2 } });
-      expect(actionOf({ scriptName: 'tick' })).to.deep.equal({ type: 'function', label: 'tick', parameters: {} });
-      expect(actionOf({ action: { type: 'function', function_label: 'tick', parameters: { a: true } } }))
-        .to.deep.equal({ type: 'function', label: 'tick', parameters: { a: true } });
-    });
-
-    it('reads the TS clients\' action string as a function label with config as its parameters', () => {
-      expect(actionOf({ action: 'backup', config: { target: 's3' } })).to.deep.equal({ type: 'function', label: 'backup', parameters: { target: 's3' } });
-    });
-
-    it('reads the Rust clients\' http action, method upper-cased, JSON bodies encoded', () => {
-      expect(actionOf({ action: { type: 'http', url: 'http://127.0.0.1:9/x', method: 'post', body: { a: 1 } } })).to.deep.equal({
-        type: 'http', url: 'http://127.0.0.1:9/x', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}',
+      expect(actionOf({ function_label: 'tick', parameters: { n: 1 } })).to.deep.equal({
+        type: 'function',
+        label: 'tick',
+        parameters: { n: 1 },
       });
-      expect(actionOf({ action: { type: 'http', url: 'http://h/x' } })).to.deep.equal({ type: 'http', url: 'http://h/x', method: 'GET', headers: {} });
+      expect(actionOf({ functionName: 'tick', params: { n: 2 } })).to.deep.equal({
+        type: 'function',
+        label: 'tick',
+        parameters: { n: 2 },
+      });
+      expect(actionOf({ scriptName: 'tick' })).to.deep.equal({ type: 'function', label: 'tick', parameters: {} });
+      expect(actionOf({ action: { type: 'function', function_label: 'tick', parameters: { a: true } } })).to.deep.equal(
+        { type: 'function', label: 'tick', parameters: { a: true } },
+      );
+    });
+
+    it("reads the TS clients' action string as a function label with config as its parameters", () => {
+      expect(actionOf({ action: 'backup', config: { target: 's3' } })).to.deep.equal({
+        type: 'function',
+        label: 'backup',
+        parameters: { target: 's3' },
+      });
+    });
+
+    it("reads the Rust clients' http action, method upper-cased, JSON bodies encoded", () => {
+      expect(
+        actionOf({ action: { type: 'http', url: 'http://127.0.0.1:9/x', method: 'post', body: { a: 1 } } }),
+      ).to.deep.equal({
+        type: 'http',
+        url: 'http://127.0.0.1:9/x',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"a":1}',
+      });
+      expect(actionOf({ action: { type: 'http', url: 'http://h/x' } })).to.deep.equal({
+        type: 'http',
+        url: 'http://h/x',
+        method: 'GET',
+        headers: {},
+      });
     });
 
     it('refuses a record without an action, or a malformed one, with 400', () => {
       for (const bad of [
-        {}, { function_label: '' }, { functionName: 3 }, { function_label: 'f', parameters: [1] }, { action: { type: 'shell', cmd: 'rm' } },
-        { action: { type: 'http' } }, { action: { type: 'http', url: 'http://h', headers: { a: 1 } } }, { action: 7 },
+        {},
+        { function_label: '' },
+        { functionName: 3 },
+        { function_label: 'f', parameters: [1] },
+        { action: { type: 'shell', cmd: 'rm' } },
+        { action: { type: 'http' } },
+        { action: { type: 'http', url: 'http://h', headers: { a: 1 } } },
+        { action: 7 },
       ]) {
         expect(() => actionOf(bad), JSON.stringify(bad)).to.throw(InvalidInput);
       }
@@ -56,9 +86,11 @@ describe('schedules (pure)', () => {
       expect(nextRunAfter({ cron: '0 9 * * *' }, T0)).to.equal('2026-01-01T09:00:00.000Z');
     });
 
-    it('follows the wall clock of the schedule\'s timezone', () => {
+    it("follows the wall clock of the schedule's timezone", () => {
       expect(nextRunAfter({ cron: '0 9 * * *', timezone: 'Europe/Paris' }, T0)).to.equal('2026-01-02T08:00:00.000Z');
-      expect(nextRunAfter({ cron: '0 9 * * *', timezone: 'America/New_York' }, T0)).to.equal('2026-01-01T14:00:00.000Z');
+      expect(nextRunAfter({ cron: '0 9 * * *', timezone: 'America/New_York' }, T0)).to.equal(
+        '2026-01-01T14:00:00.000Z',
+      );
     });
 
     it('refuses a missing or bad cron or time zone with 400', () => {

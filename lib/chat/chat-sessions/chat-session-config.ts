@@ -44,10 +44,35 @@ export interface CreateChatSessionRequest {
 const MAX_COLLECTIONS = 64;
 const MAX_CONTEXT_MESSAGES = 100_000;
 
-const CREATE_MEMBERS = ['collections', 'llm_provider', 'llm_model', 'system_prompt', 'agent_id', 'bypass_ripple', 'parent_id',
-  'branch_point_idx', 'max_context_messages', 'max_tokens', 'temperature', 'tool_config', 'title', 'memory'] as const;
-const UPDATE_MEMBERS = ['system_prompt', 'llm_model', 'collections', 'max_context_messages', 'bypass_ripple', 'title', 'memory',
-  'max_tokens', 'temperature', 'tool_config', 'agent_id'] as const;
+const CREATE_MEMBERS = [
+  'collections',
+  'llm_provider',
+  'llm_model',
+  'system_prompt',
+  'agent_id',
+  'bypass_ripple',
+  'parent_id',
+  'branch_point_idx',
+  'max_context_messages',
+  'max_tokens',
+  'temperature',
+  'tool_config',
+  'title',
+  'memory',
+] as const;
+const UPDATE_MEMBERS = [
+  'system_prompt',
+  'llm_model',
+  'collections',
+  'max_context_messages',
+  'bypass_ripple',
+  'title',
+  'memory',
+  'max_tokens',
+  'temperature',
+  'tool_config',
+  'agent_id',
+] as const;
 
 const given = (v: unknown) => v !== undefined && v !== null;
 
@@ -86,18 +111,22 @@ export function optionalBool(body: Record<string, unknown>, name: string): boole
 /** `collections`: an array of CollectionConfig, each validated (names, field entries, search options). */
 export function parseCollections(raw: unknown): CollectionConfig[] {
   if (!given(raw)) return [];
-  if (!Array.isArray(raw)) throw new InvalidInput("'collections' must be an array of {collection_name, fields?, search_options?}");
+  if (!Array.isArray(raw))
+    throw new InvalidInput("'collections' must be an array of {collection_name, fields?, search_options?}");
   if (raw.length > MAX_COLLECTIONS) throw new InvalidInput(`'collections' may hold at most ${MAX_COLLECTIONS} entries`);
   return raw.map((entry, index) => {
     const where = `collections[${index}]`;
-    if (!isPlainObject(entry)) throw new InvalidInput(`${where} must be an object {collection_name, fields?, search_options?}`);
+    if (!isPlainObject(entry))
+      throw new InvalidInput(`${where} must be an object {collection_name, fields?, search_options?}`);
     rejectUnknownMembers(entry, ['collection_name', 'fields', 'search_options'], where);
     const name = validateCollectionName(entry.collection_name);
     const fields = given(entry.fields) ? entry.fields : [];
     if (!Array.isArray(fields)) throw new InvalidInput(`${where}.fields must be an array`);
-    if (given(entry.search_options) && !isPlainObject(entry.search_options)) throw new InvalidInput(`${where}.search_options must be an object`);
+    if (given(entry.search_options) && !isPlainObject(entry.search_options))
+      throw new InvalidInput(`${where}.search_options must be an object`);
     const config: CollectionConfig = {
-      collection_name: name, fields,
+      collection_name: name,
+      fields,
       ...(given(entry.search_options) ? { search_options: entry.search_options as Record<string, unknown> } : {}),
     };
     retrievalPlan(config, where);
@@ -108,14 +137,17 @@ export function parseCollections(raw: unknown): CollectionConfig[] {
 function parseToolConfig(raw: unknown): Record<string, unknown> | null {
   if (!given(raw)) return null;
   if (!isPlainObject(raw)) throw new InvalidInput("'tool_config' must be an object {enabled, allowed_tools?, ...}");
-  if (given(raw.enabled) && typeof raw.enabled !== 'boolean') throw new InvalidInput("'tool_config.enabled' must be true or false");
+  if (given(raw.enabled) && typeof raw.enabled !== 'boolean')
+    throw new InvalidInput("'tool_config.enabled' must be true or false");
   return raw;
 }
 
 /** The members both create and update accept, where present in `body`. */
 function parseCommon(body: Record<string, unknown>): Partial<Record<keyof ChatSessionSettings, unknown>> {
   const out: Partial<Record<keyof ChatSessionSettings, unknown>> = {};
-  const set = (name: keyof ChatSessionSettings, parse: () => unknown) => { if (name in body) out[name] = parse(); };
+  const set = (name: keyof ChatSessionSettings, parse: () => unknown) => {
+    if (name in body) out[name] = parse();
+  };
   set('llm_model', () => optionalText(body, 'llm_model'));
   set('collections', () => parseCollections(body.collections));
   set('system_prompt', () => optionalText(body, 'system_prompt'));
@@ -134,7 +166,9 @@ function parseCommon(body: Record<string, unknown>): Partial<Record<keyof ChatSe
  * is false (a branch inherits its parent's); whether the provider is
  * configured is the provider directory's to say.
  */
-export function parseCreateRequest(body: Record<string, unknown>, requireProvider = true,
+export function parseCreateRequest(
+  body: Record<string, unknown>,
+  requireProvider = true,
 ): { create: CreateChatSessionRequest; given: ReadonlySet<string> } {
   rejectUnknownMembers(body, CREATE_MEMBERS);
   const provider = optionalText(body, 'llm_provider');
@@ -160,11 +194,13 @@ export function parseCreateRequest(body: Record<string, unknown>, requireProvide
 }
 
 /** A PUT /api/chat/{id} body: the members present replace the chat session's (null clears an optional one). */
-export function parseUpdateRequest(
-  body: Record<string, unknown>,
-): { patch: Partial<ChatSessionSettings>; bypassRipple: boolean } {
+export function parseUpdateRequest(body: Record<string, unknown>): {
+  patch: Partial<ChatSessionSettings>;
+  bypassRipple: boolean;
+} {
   rejectUnknownMembers(body, UPDATE_MEMBERS);
   const patch = parseCommon(body) as Partial<ChatSessionSettings>;
-  if ('collections' in patch && patch.collections === undefined) throw new InvalidInput("'collections' must be an array");
+  if ('collections' in patch && patch.collections === undefined)
+    throw new InvalidInput("'collections' must be an array");
   return { patch, bypassRipple: optionalBool(body, 'bypass_ripple') };
 }

@@ -12,7 +12,8 @@ import type { ChatSession, ChatSessionSettings, CollectionConfig } from './chat-
 export function chatSessionToStored(
   chatSession: ChatSessionSettings & { created_at: number; updated_at: number },
 ): Record<string, unknown> {
-  const opt = (k: string, v: unknown, wrap: (x: never) => unknown = (x) => x) => (v === null || v === undefined ? {} : { [k]: wrap(v as never) });
+  const opt = (k: string, v: unknown, wrap: (x: never) => unknown = (x) => x) =>
+    v === null || v === undefined ? {} : { [k]: wrap(v as never) };
   return {
     llm_provider: text(chatSession.llm_provider),
     ...opt('llm_model', chatSession.llm_model, text),
@@ -38,7 +39,8 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : n
 
 function collectionsOf(value: unknown): CollectionConfig[] {
   if (!Array.isArray(value)) return [];
-  return value.filter((c): c is CollectionConfig => isPlainObject(c) && typeof c.collection_name === 'string')
+  return value
+    .filter((c): c is CollectionConfig => isPlainObject(c) && typeof c.collection_name === 'string')
     .map((c) => ({ ...c, fields: Array.isArray(c.fields) ? c.fields : [] }));
 }
 
@@ -60,6 +62,7 @@ export function chatSessionFromStored(fields: Fields): ChatSession {
     memory: raw('memory') ?? null,
     parent_id: stringOf(fields.parent_id) ?? null,
     branch_point_idx: num(raw('branch_point_idx')),
-    created_at: millisOf(fields.created_at), updated_at: millisOf(fields.updated_at),
+    created_at: millisOf(fields.created_at),
+    updated_at: millisOf(fields.updated_at),
   };
 }

@@ -12,7 +12,11 @@ import type { MergeRequest } from '../messages/message-request.js';
 import { summarize } from '../messages/summarize.js';
 import { branchMessages, mergedMessages, summarizedSources, type MergeSource } from './merge-strategies.js';
 import {
-  parseCreateRequest, parseUpdateRequest, type ChatSession, type ChatSessionSettings, type CollectionConfig,
+  parseCreateRequest,
+  parseUpdateRequest,
+  type ChatSession,
+  type ChatSessionSettings,
+  type CollectionConfig,
 } from './chat-session-config.js';
 import { emptyChatResponse, chatSessionResponse, chatSessionToWire, type ChatResponse } from './chat-session-wire.js';
 import type { ChatStore } from './chat-store.js';

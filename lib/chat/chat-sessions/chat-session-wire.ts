@@ -13,21 +13,31 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export function chatSessionToWire(chatSession: ChatSession, messageCount: number): Record<string, unknown> {
   const optional = (name: keyof ChatSession) => (chatSession[name] === null ? {} : { [name]: chatSession[name] });
   return {
-    chat_id: chatSession.id, id: chatSession.id,
-    created_at: iso(chatSession.created_at), updated_at: iso(chatSession.updated_at),
-    llm_provider: chatSession.llm_provider, llm_model: chatSession.llm_model ?? '',
+    chat_id: chatSession.id,
+    id: chatSession.id,
+    created_at: iso(chatSession.created_at),
+    updated_at: iso(chatSession.updated_at),
+    llm_provider: chatSession.llm_provider,
+    llm_model: chatSession.llm_model ?? '',
     collections: chatSession.collections,
-    ...optional('system_prompt'), ...optional('agent_id'),
+    ...optional('system_prompt'),
+    ...optional('agent_id'),
     title: chatSession.title,
-    ...optional('max_context_messages'), ...optional('max_tokens'), ...optional('temperature'), ...optional('tool_config'),
-    ...optional('memory'), ...optional('parent_id'), ...optional('branch_point_idx'),
+    ...optional('max_context_messages'),
+    ...optional('max_tokens'),
+    ...optional('temperature'),
+    ...optional('tool_config'),
+    ...optional('memory'),
+    ...optional('parent_id'),
+    ...optional('branch_point_idx'),
     message_count: messageCount,
   };
 }
 
 /** `{session, message_count}` (GET/PUT /api/chat/{id}, merge). */
 export function chatSessionResponse(
-  chatSession: ChatSession, messageCount: number,
+  chatSession: ChatSession,
+  messageCount: number,
 ): { session: Record<string, unknown>; message_count: number } {
   return { session: chatSessionToWire(chatSession, messageCount), message_count: messageCount };
 }

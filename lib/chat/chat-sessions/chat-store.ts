@@ -8,7 +8,13 @@
  */
 import { NotFound } from '../../errors.js';
 import { parseFilter, type Fields, type Query, type Session } from '../../engine/index.js';
-import { byConversationOrder, messageFromStored, messageToStored, type ChatMessageRecord, type NewMessage } from '../messages/message-record.js';
+import {
+  byConversationOrder,
+  messageFromStored,
+  messageToStored,
+  type ChatMessageRecord,
+  type NewMessage,
+} from '../messages/message-record.js';
 import { CHAT_MESSAGES_COLLECTION, CHAT_SESSIONS_COLLECTION } from './names.js';
 import { chatSessionFromStored, chatSessionToStored } from './chat-session-record.js';
 import type { ChatSession, ChatSessionSettings } from './chat-session-config.js';
@@ -26,7 +32,10 @@ export class Stamps {
 }
 
 function messagesQuery(chatId: string): Query {
-  return { ...ALL, filter: parseFilter({ type: 'Condition', content: { field: 'chat_id', operator: 'Eq', value: chatId } }) };
+  return {
+    ...ALL,
+    filter: parseFilter({ type: 'Condition', content: { field: 'chat_id', operator: 'Eq', value: chatId } }),
+  };
 }
 
 export class ChatStore {
@@ -190,5 +199,6 @@ export class ChatStore {
 
 /** Our own writes to our own collections failing one by one is a bug (or a record edited under us): say which. */
 function expectAll(result: { failed: ReadonlyArray<{ error: string }> }, what: string): void {
-  if (result.failed.length > 0) throw new Error(`chat storage: ${result.failed.length} message ${what}(s) failed: ${result.failed[0]!.error}`);
+  if (result.failed.length > 0)
+    throw new Error(`chat storage: ${result.failed.length} message ${what}(s) failed: ${result.failed[0]!.error}`);
 }

@@ -46,7 +46,10 @@ export function exchanges(messages: readonly ChatMessageRecord[]): ChatMessageRe
 const live = (source: MergeSource) => source.messages.filter((m) => !m.forgotten);
 
 /** The messages to copy, in target order, for every strategy but Summarized (which summarizes `live` per source). */
-export function mergedMessages(strategy: Exclude<MergeStrategy, 'Summarized'>, sources: readonly MergeSource[]): ChatMessageRecord[] {
+export function mergedMessages(
+  strategy: Exclude<MergeStrategy, 'Summarized'>,
+  sources: readonly MergeSource[],
+): ChatMessageRecord[] {
   switch (strategy) {
     case 'Chronological':
       return sources.flatMap(live).sort(byConversationOrder);
@@ -64,7 +67,9 @@ export function mergedMessages(strategy: Exclude<MergeStrategy, 'Summarized'>, s
 }
 
 /** What a Summarized merge summarizes per source: its live messages. */
-export function summarizedSources(sources: readonly MergeSource[]): Array<{ chatId: string; messages: ChatMessageRecord[] }> {
+export function summarizedSources(
+  sources: readonly MergeSource[],
+): Array<{ chatId: string; messages: ChatMessageRecord[] }> {
   return sources.map((s) => ({ chatId: s.chatId, messages: live(s) })).filter((s) => s.messages.length > 0);
 }
 
@@ -73,10 +78,15 @@ export function summarizedSources(sources: readonly MergeSource[]): Array<{ chat
  * (inclusive, counted over the parent's messages in order as
  * GET .../messages lists them); no index means all of them.
  */
-export function branchMessages(parent: readonly ChatMessageRecord[], branchPointIdx: number | null): ChatMessageRecord[] {
+export function branchMessages(
+  parent: readonly ChatMessageRecord[],
+  branchPointIdx: number | null,
+): ChatMessageRecord[] {
   if (branchPointIdx === null) return [...parent];
   if (branchPointIdx >= parent.length) {
-    throw new InvalidInput(`'branch_point_idx' ${branchPointIdx} is past the parent's last message (it has ${parent.length})`);
+    throw new InvalidInput(
+      `'branch_point_idx' ${branchPointIdx} is past the parent's last message (it has ${parent.length})`,
+    );
   }
   return parent.slice(0, branchPointIdx + 1);
 }

@@ -22,11 +22,16 @@ export function planCompaction(messages: readonly ChatMessageRecord[], keepRecen
   const live = messages.filter((m) => !m.forgotten);
   const conversation = live.filter((m) => !m.summary);
   const split = Math.max(0, conversation.length - keepRecent);
-  return { fold: conversation.slice(0, split), summaries: live.filter((m) => m.summary), kept: conversation.slice(split) };
+  return {
+    fold: conversation.slice(0, split),
+    summaries: live.filter((m) => m.summary),
+    kept: conversation.slice(split),
+  };
 }
 
-export const SUMMARIZE_INSTRUCTION = 'Summarize the conversation below for your own later reference. Keep facts, names, numbers, '
-  + 'decisions and open questions; leave out pleasantries. Answer with the summary only.';
+export const SUMMARIZE_INSTRUCTION =
+  'Summarize the conversation below for your own later reference. Keep facts, names, numbers, ' +
+  'decisions and open questions; leave out pleasantries. Answer with the summary only.';
 
 export function transcript(messages: readonly ChatMessageRecord[]): string {
   return messages.map((m) => `${m.summary ? 'summary' : m.role}: ${m.content}`).join('\n');

@@ -103,7 +103,8 @@ const ROLES: ReadonlySet<string> = new Set(['user', 'assistant', 'system']);
 export function messageFromStored(fields: Fields): ChatMessageRecord {
   const role = stringOf(fields.role);
   const history = fields.tool_call_history;
-  const provider = stringOf(fields.llm_provider), model = stringOf(fields.llm_model);
+  const provider = stringOf(fields.llm_provider),
+    model = stringOf(fields.llm_model);
   return {
     id: String(fields.id),
     chat_id: stringOf(fields.chat_id) ?? '',

@@ -22,8 +22,18 @@ export interface MessageRequest {
   readonly tools?: MessageTools;
 }
 
-const MESSAGE_MEMBERS = ['message', 'bypass_ripple', 'force_summarize', 'max_iterations', 'tool_config', 'llm_model', 'client_tools',
-  'confirm_tools', 'exclude_tools', 'attachments'] as const;
+const MESSAGE_MEMBERS = [
+  'message',
+  'bypass_ripple',
+  'force_summarize',
+  'max_iterations',
+  'tool_config',
+  'llm_model',
+  'client_tools',
+  'confirm_tools',
+  'exclude_tools',
+  'attachments',
+] as const;
 const MAX_TOOLS = 128;
 
 function objectList(body: Record<string, unknown>, name: string, required: readonly string[]): void {
@@ -42,13 +52,17 @@ function objectList(body: Record<string, unknown>, name: string, required: reado
 export function parseMessageRequest(body: Record<string, unknown>): MessageRequest {
   rejectUnknownMembers(body, MESSAGE_MEMBERS);
   const message = body.message;
-  if (typeof message !== 'string' || message.trim() === '') throw new InvalidInput("'message' is required: a non-empty string");
+  if (typeof message !== 'string' || message.trim() === '')
+    throw new InvalidInput("'message' is required: a non-empty string");
   const tools = parseMessageTools(body);
   objectList(body, 'attachments', ['mime_type', 'data']);
   const model = optionalText(body, 'llm_model');
   return {
-    message, bypassRipple: optionalBool(body, 'bypass_ripple'), forceSummarize: optionalBool(body, 'force_summarize'),
-    ...(model ? { model } : {}), tools,
+    message,
+    bypassRipple: optionalBool(body, 'bypass_ripple'),
+    forceSummarize: optionalBool(body, 'force_summarize'),
+    ...(model ? { model } : {}),
+    tools,
   };
 }
 
@@ -83,35 +97,60 @@ const MAX_MERGE_SOURCES = 100;
 
 /** Both spellings: the clients' `source_chat_ids`/`target_chat_id`/`merge_strategy`, the contract's `session_ids`/`strategy`. */
 export function parseMerge(body: Record<string, unknown>): MergeRequest {
-  rejectUnknownMembers(body, ['source_chat_ids', 'session_ids', 'target_chat_id', 'merge_strategy', 'strategy', 'llm_provider', 'llm_model', 'bypass_ripple']);
+  rejectUnknownMembers(body, [
+    'source_chat_ids',
+    'session_ids',
+    'target_chat_id',
+    'merge_strategy',
+    'strategy',
+    'llm_provider',
+    'llm_model',
+    'bypass_ripple',
+  ]);
   const one = (spelling: string, other: string) => {
     if (body[spelling] !== undefined && body[other] !== undefined)
       throw new InvalidInput(`Give '${spelling}' or '${other}', not both`);
     return body[spelling] ?? body[other];
   };
   const sources = one('source_chat_ids', 'session_ids');
-  if (!Array.isArray(sources) || sources.length === 0 || sources.length > MAX_MERGE_SOURCES
-    || !sources.every((s) => typeof s === 'string' && s !== '')) {
-    throw new InvalidInput(`'source_chat_ids' (or 'session_ids') must be an array of 1 to ${MAX_MERGE_SOURCES} chat ids`);
+  if (
+    !Array.isArray(sources) ||
+    sources.length === 0 ||
+    sources.length > MAX_MERGE_SOURCES ||
+    !sources.every((s) => typeof s === 'string' && s !== '')
+  ) {
+    throw new InvalidInput(
+      `'source_chat_ids' (or 'session_ids') must be an array of 1 to ${MAX_MERGE_SOURCES} chat ids`,
+    );
   }
   const strategy = one('merge_strategy', 'strategy');
   const target = optionalText(body, 'target_chat_id');
   const provider = optionalText(body, 'llm_provider');
   const model = optionalText(body, 'llm_model');
   return {
-    sources: [...new Set(sources as string[])], strategy: strategy === undefined ? 'Chronological' : parseMergeStrategy(strategy),
-    ...(target ? { target } : {}), ...(provider ? { provider } : {}), ...(model ? { model } : {}),
+    sources: [...new Set(sources as string[])],
+    strategy: strategy === undefined ? 'Chronological' : parseMergeStrategy(strategy),
+    ...(target ? { target } : {}),
+    ...(provider ? { provider } : {}),
+    ...(model ? { model } : {}),
     bypassRipple: optionalBool(body, 'bypass_ripple'),
   };
 }
 
 export type ToolResult =
-  | { readonly kind: 'result'; readonly callId: string; readonly success: boolean; readonly result?: unknown; readonly error?: string }
+  | {
+      readonly kind: 'result';
+      readonly callId: string;
+      readonly success: boolean;
+      readonly result?: unknown;
+      readonly error?: string;
+    }
   | { readonly kind: 'keepalive'; readonly callId: string };
 
 export function parseToolResult(body: Record<string, unknown>): ToolResult {
   rejectUnknownMembers(body, ['call_id', 'success', 'result', 'error', 'keepalive']);
-  if (typeof body.call_id !== 'string' || body.call_id === '') throw new InvalidInput("'call_id' is required: a string");
+  if (typeof body.call_id !== 'string' || body.call_id === '')
+    throw new InvalidInput("'call_id' is required: a string");
   if (body.keepalive !== undefined && body.keepalive !== null) {
     if (body.keepalive !== true) throw new InvalidInput("'keepalive' must be true when given");
     if (body.success !== undefined || body.result !== undefined || body.error !== undefined) {
@@ -122,7 +161,10 @@ export function parseToolResult(body: Record<string, unknown>): ToolResult {
   if (typeof body.success !== 'boolean') throw new InvalidInput("'success' is required: true or false");
   const error = optionalText(body, 'error');
   return {
-    kind: 'result', callId: body.call_id, success: body.success,
-    ...(body.result !== undefined ? { result: body.result } : {}), ...(error !== null ? { error } : {}),
+    kind: 'result',
+    callId: body.call_id,
+    success: body.success,
+    ...(body.result !== undefined ? { result: body.result } : {}),
+    ...(error !== null ? { error } : {}),
   };
 }

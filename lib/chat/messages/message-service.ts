@@ -19,7 +19,15 @@ import { planCompaction } from './compaction.js';
 import { summaryMessage, ZERO_USAGE, type ChatMessageRecord } from './message-record.js';
 import type { MessageRequest, ToolResult } from './message-request.js';
 import { summarize } from './summarize.js';
-import { prepareTurn, runTurn, turnResult, type PreparedTurn, type TurnDeps, type TurnInput, type TurnResult } from './turn.js';
+import {
+  prepareTurn,
+  runTurn,
+  turnResult,
+  type PreparedTurn,
+  type TurnDeps,
+  type TurnInput,
+  type TurnResult,
+} from './turn.js';
 import { planTools, runToolTurn, type ToolEnv, type ToolPlan, type ToolTurnEvent } from './tool-turn.js';
 
 /**
@@ -28,8 +36,7 @@ import { planTools, runToolTurn, type ToolEnv, type ToolPlan, type ToolTurnEvent
  * tool_call_history when tools ran).
  */
 export type TurnEvent =
-  | Exclude<ToolTurnEvent, { kind: 'completion' }>
-  | { readonly kind: 'done'; readonly response: ChatResponse };
+  Exclude<ToolTurnEvent, { kind: 'completion' }> | { readonly kind: 'done'; readonly response: ChatResponse };
 
 export interface CompactResult {
   readonly folded: number;

@@ -20,7 +20,6 @@ export interface CollectionConfig {
   readonly search_options?: Readonly<Record<string, unknown>>;
 }
 
-
 export interface RetrievalPlan {
   readonly collection: string;
   /** Empty: every text field. */
@@ -41,8 +40,16 @@ export const DEFAULT_SNIPPETS_PER_COLLECTION = 5;
 const MAX_SNIPPETS_PER_COLLECTION = 100;
 
 const FIELD_OPTIONS = ['weight', 'language', 'type'] as const;
-const COLLECTION_OPTIONS = ['language', 'case_sensitive', 'fuzzy_match', 'min_score', 'enable_stemming', 'boost_exact_matches',
-  'max_edit_distance', 'limit'] as const;
+const COLLECTION_OPTIONS = [
+  'language',
+  'case_sensitive',
+  'fuzzy_match',
+  'min_score',
+  'enable_stemming',
+  'boost_exact_matches',
+  'max_edit_distance',
+  'limit',
+] as const;
 
 const given = (v: unknown) => v !== undefined && v !== null;
 
@@ -82,7 +89,12 @@ export function retrievalPlan(config: CollectionConfig, where = config.collectio
     const at = `${where}.fields[${index}]`;
     const { name, options } = fieldName(entry, at);
     const type = typed<string>(options?.type, (x) => typeof x === 'string', 'a string', `${at}.search_options.type`);
-    const weight = typed<number>(options?.weight, (x) => isFiniteNumber(x) && (x as number) >= 0, 'a number >= 0', `${at}.search_options.weight`);
+    const weight = typed<number>(
+      options?.weight,
+      (x) => isFiniteNumber(x) && (x as number) >= 0,
+      'a number >= 0',
+      `${at}.search_options.weight`,
+    );
     typed<string>(options?.language, (x) => typeof x === 'string', 'a string', `${at}.search_options.language`);
     if (type !== undefined && type.toLowerCase() === 'vector') vectorFields.push(name);
     else {
@@ -106,7 +118,10 @@ export function retrievalPlan(config: CollectionConfig, where = config.collectio
     at('max_edit_distance'),
   );
   const plan: RetrievalPlan = {
-    collection: config.collection_name, textFields, weights, vectorFields,
+    collection: config.collection_name,
+    textFields,
+    weights,
+    vectorFields,
     language: typed<string>(options.language, (x) => typeof x === 'string', 'a string', at('language')),
     caseSensitive: typed<boolean>(options.case_sensitive, isBool, 'true or false', at('case_sensitive')),
     fuzzy: typed<boolean>(options.fuzzy_match, isBool, 'true or false', at('fuzzy_match')),

@@ -18,7 +18,11 @@ import type { ContextSnippet } from './message-record.js';
 import { retrievalPlan, type RetrievalPlan } from './retrieval-plan.js';
 import type { CollectionConfig } from '../chat-sessions/chat-session-config.js';
 
-function searchRequest(plan: RetrievalPlan, query: string, vector?: { field: string; values: number[] }): SearchRequest {
+function searchRequest(
+  plan: RetrievalPlan,
+  query: string,
+  vector?: { field: string; values: number[] },
+): SearchRequest {
   return {
     query,
     ...(plan.textFields.length > 0 ? { fields: [...plan.textFields] } : {}),
@@ -39,21 +43,31 @@ function searchRequest(plan: RetrievalPlan, query: string, vector?: { field: str
 }
 
 /** Searches `collections` for `message`; at most each plan's `limit` snippets per collection, best first overall. */
-export async function retrieve(session: Session, collections: readonly CollectionConfig[], message: string,
-  embedder: () => Embedder): Promise<ContextSnippet[]> {
+export async function retrieve(
+  session: Session,
+  collections: readonly CollectionConfig[],
+  message: string,
+  embedder: () => Embedder,
+): Promise<ContextSnippet[]> {
   const plans = collections.map((c) => retrievalPlan(c));
   const query = message.trim();
   let embedding: number[] | undefined;
   if (plans.some((p) => p.vectorFields.length > 0) && query !== '') [embedding] = await embedder().embed([query]);
   const snippets: ContextSnippet[] = [];
-  for (const plan of plans) snippets.push(...await searchCollection(session, plan, query, embedding));
+  for (const plan of plans) snippets.push(...(await searchCollection(session, plan, query, embedding)));
   return snippets.sort((a, b) => b.score - a.score);
 }
 
-async function searchCollection(session: Session, plan: RetrievalPlan, query: string, embedding: number[] | undefined): Promise<ContextSnippet[]> {
-  const requests = embedding && plan.vectorFields.length > 0 && embedding.some((x) => x !== 0)
-    ? plan.vectorFields.map((field) => searchRequest(plan, query, { field, values: embedding }))
-    : [searchRequest(plan, query)];
+async function searchCollection(
+  session: Session,
+  plan: RetrievalPlan,
+  query: string,
+  embedding: number[] | undefined,
+): Promise<ContextSnippet[]> {
+  const requests =
+    embedding && plan.vectorFields.length > 0 && embedding.some((x) => x !== 0)
+      ? plan.vectorFields.map((field) => searchRequest(plan, query, { field, values: embedding }))
+      : [searchRequest(plan, query)];
   const best = new Map<string, ContextSnippet>();
   for (const req of requests) {
     if (req.query === '' && !req.vector) continue;
@@ -62,7 +76,12 @@ async function searchCollection(session: Session, plan: RetrievalPlan, query: st
       const seen = best.get(id);
       const matched = seen ? [...new Set([...seen.matched_fields, ...hit.matched_fields])] : hit.matched_fields;
       if (!seen || hit.score > seen.score) {
-        best.set(id, { collection: plan.collection, record: recordToWire(hit.record, { typed: false }), score: hit.score, matched_fields: matched });
+        best.set(id, {
+          collection: plan.collection,
+          record: recordToWire(hit.record, { typed: false }),
+          score: hit.score,
+          matched_fields: matched,
+        });
       } else best.set(id, { ...seen, matched_fields: matched });
     }
   }

@@ -11,10 +11,24 @@
  * tool_choice `none`, so the turn ends with text rather than a dangling call.
  */
 import { ProviderFailed } from '../../errors.js';
-import type { ChatMessage, ChatProvider, Completion, CompletionRequest, ToolCall, ToolChoice, ToolSpec } from '../providers/provider.js';
+import type {
+  ChatMessage,
+  ChatProvider,
+  Completion,
+  CompletionRequest,
+  ToolCall,
+  ToolChoice,
+  ToolSpec,
+} from '../providers/provider.js';
 import type { ClientToolBroker } from '../tools/client-tool-broker.js';
 import { resolveToolConfig, type MessageTools, type ToolConfig } from '../tools/tool-config.js';
-import { executeServerTool, isServerTool, serverToolSpecs, type ToolContext, type ToolOutcome } from '../tools/server-tools.js';
+import {
+  executeServerTool,
+  isServerTool,
+  serverToolSpecs,
+  type ToolContext,
+  type ToolOutcome,
+} from '../tools/server-tools.js';
 
 /** What the transport gives a turn to run tools with: the caller's session and rights, and how client tools are reached. */
 export interface ToolEnv {
@@ -26,18 +40,33 @@ export interface ToolEnv {
 export interface ToolHistory {
   iterations: number;
   tool_calls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>;
-  tool_results: Array<{ tool_call_id: string; tool_name: string; success: boolean; result: unknown; error: string | null }>;
+  tool_results: Array<{
+    tool_call_id: string;
+    tool_name: string;
+    success: boolean;
+    result: unknown;
+    error: string | null;
+  }>;
 }
 
 export type ToolTurnEvent =
   | { readonly kind: 'token'; readonly text: string }
-  | { readonly kind: 'tool_call'; readonly callId: string; readonly name: string; readonly arguments: Record<string, unknown>; readonly client: boolean }
   | {
-    readonly kind: 'client_tool_call'; readonly callId: string; readonly name: string; readonly arguments: Record<string, unknown>;
-    readonly timeoutSecs: number;
-    /** An approval of a server tool (confirm_tools): the client answers success true to let it run. */
-    readonly confirm: boolean;
-  }
+      readonly kind: 'tool_call';
+      readonly callId: string;
+      readonly name: string;
+      readonly arguments: Record<string, unknown>;
+      readonly client: boolean;
+    }
+  | {
+      readonly kind: 'client_tool_call';
+      readonly callId: string;
+      readonly name: string;
+      readonly arguments: Record<string, unknown>;
+      readonly timeoutSecs: number;
+      /** An approval of a server tool (confirm_tools): the client answers success true to let it run. */
+      readonly confirm: boolean;
+    }
   | { readonly kind: 'tool_result'; readonly callId: string; readonly name: string; readonly outcome: ToolOutcome }
   | { readonly kind: 'completion'; readonly completion: Completion; readonly history?: ToolHistory };
 
@@ -65,12 +94,21 @@ export function planTools(
   if (!env) return undefined;
   const config = resolveToolConfig(chatSessionToolConfig, tools);
   const server = config.enabled ? serverToolSpecs(config.allowWrite, config.allowedTools, tools.excludeTools) : [];
-  const client = clientReachable ? tools.clientTools.filter((t) => !tools.excludeTools.includes(t.name) && !isServerTool(t.name)) : [];
+  const client = clientReachable
+    ? tools.clientTools.filter((t) => !tools.excludeTools.includes(t.name) && !isServerTool(t.name))
+    : [];
   if (server.length === 0 && client.length === 0) return undefined;
   return {
-    config, offered: [...server, ...client], client: new Set(client.map((t) => t.name)), clientTimeoutMs: env.clientTimeoutMs,
-    confirm: new Set(clientReachable ? tools.confirmTools ?? [] : []),
-    context: { ...env.context, allowWrite: config.allowWrite, ...(config.allowedCollections ? { allowedCollections: config.allowedCollections } : {}) },
+    config,
+    offered: [...server, ...client],
+    client: new Set(client.map((t) => t.name)),
+    clientTimeoutMs: env.clientTimeoutMs,
+    confirm: new Set(clientReachable ? (tools.confirmTools ?? []) : []),
+    context: {
+      ...env.context,
+      allowWrite: config.allowWrite,
+      ...(config.allowedCollections ? { allowedCollections: config.allowedCollections } : {}),
+    },
   };
 }
 
@@ -106,12 +144,22 @@ export async function* runToolTurn(input: ToolTurnInput): AsyncGenerator<ToolTur
     } else {
       completion = await provider.complete(request, signal);
     }
-    if (!completion) throw new ProviderFailed(`${provider.id} ended its stream without a completion`, 'provider_unavailable', provider.id, null);
+    if (!completion)
+      throw new ProviderFailed(
+        `${provider.id} ended its stream without a completion`,
+        'provider_unavailable',
+        provider.id,
+        null,
+      );
     signal?.throwIfAborted();
     usage = addUsage(usage, completion.usage);
     const calls = completion.toolCalls ?? [];
     if (calls.length === 0 || last) {
-      yield { kind: 'completion', completion: { ...completion, usage }, ...(history.iterations > 0 ? { history } : {}) };
+      yield {
+        kind: 'completion',
+        completion: { ...completion, usage },
+        ...(history.iterations > 0 ? { history } : {}),
+      };
       return;
     }
     history.iterations++;
@@ -136,12 +184,20 @@ async function* runCall(
     outcome = yield* askClient(input, call, false);
   } else {
     const approval = input.plan.confirm.has(call.name) ? yield* askClient(input, call, true) : undefined;
-    outcome = approval && !approval.success
-      ? { success: false, error: `The client did not approve '${call.name}'${approval.error ? `: ${approval.error}` : ''}` }
-      : await executeServerTool(call.name, call.arguments, input.plan.context);
+    outcome =
+      approval && !approval.success
+        ? {
+            success: false,
+            error: `The client did not approve '${call.name}'${approval.error ? `: ${approval.error}` : ''}`,
+          }
+        : await executeServerTool(call.name, call.arguments, input.plan.context);
   }
   history.tool_results.push({
-    tool_call_id: call.id, tool_name: call.name, success: outcome.success, result: outcome.result ?? null, error: outcome.error ?? null,
+    tool_call_id: call.id,
+    tool_name: call.name,
+    success: outcome.success,
+    result: outcome.result ?? null,
+    error: outcome.error ?? null,
   });
   yield { kind: 'tool_result', callId: call.id, name: call.name, outcome };
   return outcome;
@@ -173,7 +229,7 @@ function choiceFor(configured: ToolChoice | undefined, round: number, last: bool
 
 /** What the model reads back: the result as JSON, or `{error}`. */
 function toolMessage(outcome: ToolOutcome): string {
-  return JSON.stringify(outcome.success ? outcome.result ?? null : { error: outcome.error ?? 'failed' });
+  return JSON.stringify(outcome.success ? (outcome.result ?? null) : { error: outcome.error ?? 'failed' });
 }
 
 function addUsage(sum: Completion['usage'], more: Completion['usage']): Completion['usage'] {

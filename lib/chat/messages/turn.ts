@@ -54,8 +54,11 @@ export async function prepareTurn(deps: TurnDeps, session: Session, input: TurnI
   const provider = deps.providers.get(chatSession.llm_provider);
   const snippets = await retrieve(session, chatSession.collections, input.userText, deps.embedder);
   const messages = buildPrompt({
-    systemPrompt: chatSession.system_prompt, snippets, history: input.history,
-    maxContextMessages: chatSession.max_context_messages ?? DEFAULT_CONTEXT_MESSAGES, userMessage: input.userText,
+    systemPrompt: chatSession.system_prompt,
+    snippets,
+    history: input.history,
+    maxContextMessages: chatSession.max_context_messages ?? DEFAULT_CONTEXT_MESSAGES,
+    userMessage: input.userText,
   });
   const model = input.model ?? chatSession.llm_model ?? undefined;
   const request: CompletionRequest = {

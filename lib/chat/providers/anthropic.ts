@@ -6,7 +6,15 @@
  * message_delta, message_stop (plus ping and error). `GET /models` lists
  * the models.
  */
-import type { ChatMessage, ChatProvider, Completion, CompletionChunk, CompletionRequest, TokenUsage, ToolCall } from './provider.js';
+import type {
+  ChatMessage,
+  ChatProvider,
+  Completion,
+  CompletionChunk,
+  CompletionRequest,
+  TokenUsage,
+  ToolCall,
+} from './provider.js';
 import { isCallerAbort, parseJson, providerFetch } from './http-client.js';
 import { listModelIds, toolCall } from './chat-completions.js';
 import { classifyProviderError, unusableAnswer } from './provider-error.js';
@@ -23,9 +31,22 @@ type Json = Record<string, unknown>;
  * The Messages API's answers as read. A vendor may send anything, so every
  * member is optional and `unknown` until the code has checked it.
  */
-interface Usage { readonly input_tokens?: unknown; readonly output_tokens?: unknown }
-interface ContentBlock { readonly type?: unknown; readonly text?: unknown; readonly id?: unknown; readonly name?: unknown; readonly input?: unknown }
-interface MessagesAnswer { readonly model?: unknown; readonly usage?: Usage; readonly content?: unknown }
+interface Usage {
+  readonly input_tokens?: unknown;
+  readonly output_tokens?: unknown;
+}
+interface ContentBlock {
+  readonly type?: unknown;
+  readonly text?: unknown;
+  readonly id?: unknown;
+  readonly name?: unknown;
+  readonly input?: unknown;
+}
+interface MessagesAnswer {
+  readonly model?: unknown;
+  readonly usage?: Usage;
+  readonly content?: unknown;
+}
 interface StreamEvent {
   readonly type?: unknown;
   readonly index?: unknown;
@@ -40,7 +61,11 @@ export class AnthropicProvider implements ChatProvider {
   readonly id = 'anthropic' as const;
   private readonly baseUrl: string;
 
-  constructor(private readonly apiKey: string | null, baseUrl: string | null, private readonly timeoutMs: number) {
+  constructor(
+    private readonly apiKey: string | null,
+    baseUrl: string | null,
+    private readonly timeoutMs: number,
+  ) {
     this.baseUrl = baseUrl ?? ANTHROPIC_URL;
   }
 
@@ -54,7 +79,12 @@ export class AnthropicProvider implements ChatProvider {
 
   async complete(req: CompletionRequest, signal?: AbortSignal): Promise<Completion> {
     const answer = await providerFetch({
-      provider: this.id, url: `${this.baseUrl}/messages`, headers: this.headers(), body: messagesBody(req), timeoutMs: this.timeoutMs, signal,
+      provider: this.id,
+      url: `${this.baseUrl}/messages`,
+      headers: this.headers(),
+      body: messagesBody(req),
+      timeoutMs: this.timeoutMs,
+      signal,
     });
     const body = parseJson(this.id, await answer.text()) as MessagesAnswer | null;
     if (!Array.isArray(body?.content)) throw unusableAnswer(this.id, 'no content blocks');
@@ -65,7 +95,9 @@ export class AnthropicProvider implements ChatProvider {
       if (block?.type === 'tool_use') toolCalls.push(toolCall(this.id, block.id, block.name, block.input ?? {}));
     }
     return {
-      content, model: typeof body.model === 'string' ? body.model : modelOf(req), usage: usageOf(body.usage),
+      content,
+      model: typeof body.model === 'string' ? body.model : modelOf(req),
+      usage: usageOf(body.usage),
       ...(toolCalls.length ? { toolCalls } : {}),
     };
   }
@@ -74,8 +106,12 @@ export class AnthropicProvider implements ChatProvider {
     let answer;
     try {
       answer = await providerFetch({
-        provider: this.id, url: `${this.baseUrl}/messages`, headers: this.headers(), body: { ...messagesBody(req), stream: true },
-        timeoutMs: this.timeoutMs, signal,
+        provider: this.id,
+        url: `${this.baseUrl}/messages`,
+        headers: this.headers(),
+        body: { ...messagesBody(req), stream: true },
+        timeoutMs: this.timeoutMs,
+        signal,
       });
     } catch (err) {
       if (isCallerAbort(err, signal)) return;
@@ -118,7 +154,11 @@ export class AnthropicProvider implements ChatProvider {
             break;
           case 'error':
             // An error event mid-stream (overloaded_error, api_error...): the provider failed after answering 200.
-            throw classifyProviderError(this.id, ev.error?.type === 'overloaded_error' ? 529 : 500, JSON.stringify(ev.error ?? {}));
+            throw classifyProviderError(
+              this.id,
+              ev.error?.type === 'overloaded_error' ? 529 : 500,
+              JSON.stringify(ev.error ?? {}),
+            );
           default:
             break; // ping, content_block_stop
         }
@@ -131,10 +171,17 @@ export class AnthropicProvider implements ChatProvider {
       answer.cancel();
     }
     if (!stopped) throw unusableAnswer(this.id, 'the stream ended before message_stop');
-    const toolCalls = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, b]) => toolCall(this.id, b.id, b.name, b.json || '{}'));
+    const toolCalls = [...blocks.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, b]) => toolCall(this.id, b.id, b.name, b.json || '{}'));
     yield {
       kind: 'done',
-      completion: { content, model, usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output }, ...(toolCalls.length ? { toolCalls } : {}) },
+      completion: {
+        content,
+        model,
+        usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+        ...(toolCalls.length ? { toolCalls } : {}),
+      },
     };
   }
 }
@@ -145,7 +192,11 @@ function modelOf(req: CompletionRequest): string {
 
 /** The Messages API body: system messages joined into `system`, the rest as alternating user/assistant turns. */
 export function messagesBody(req: CompletionRequest): Json {
-  const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content).filter(Boolean).join('\n\n');
+  const system = req.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .filter(Boolean)
+    .join('\n\n');
   const turns: Array<{ role: 'user' | 'assistant'; content: Json[] }> = [];
   for (const message of req.messages) {
     if (message.role === 'system') continue;
@@ -157,7 +208,11 @@ export function messagesBody(req: CompletionRequest): Json {
     if (last && last.role === role) last.content.push(...blocks);
     else turns.push({ role, content: blocks });
   }
-  const body: Json = { model: modelOf(req), max_tokens: req.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS, messages: turns };
+  const body: Json = {
+    model: modelOf(req),
+    max_tokens: req.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+    messages: turns,
+  };
   if (system) body.system = system;
   if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.tools?.length) {

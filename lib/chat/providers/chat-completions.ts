@@ -26,15 +26,29 @@ type Json = Record<string, unknown>;
  * The Chat Completions answers as read. A vendor may send anything, so every
  * member is optional and `unknown` until the code has checked it.
  */
-interface Usage { readonly prompt_tokens?: unknown; readonly completion_tokens?: unknown; readonly total_tokens?: unknown }
+interface Usage {
+  readonly prompt_tokens?: unknown;
+  readonly completion_tokens?: unknown;
+  readonly total_tokens?: unknown;
+}
 interface Choice {
   readonly message?: { readonly content?: unknown; readonly tool_calls?: unknown };
   readonly delta?: { readonly content?: unknown; readonly tool_calls?: unknown };
   readonly finish_reason?: unknown;
 }
-interface CompletionAnswer { readonly model?: unknown; readonly usage?: Usage; readonly choices?: ReadonlyArray<Choice | null>; readonly error?: unknown }
-interface ListAnswer { readonly data?: unknown }
-interface ToolCallAnswer { readonly id?: unknown; readonly function?: { readonly name?: unknown; readonly arguments?: unknown } }
+interface CompletionAnswer {
+  readonly model?: unknown;
+  readonly usage?: Usage;
+  readonly choices?: ReadonlyArray<Choice | null>;
+  readonly error?: unknown;
+}
+interface ListAnswer {
+  readonly data?: unknown;
+}
+interface ToolCallAnswer {
+  readonly id?: unknown;
+  readonly function?: { readonly name?: unknown; readonly arguments?: unknown };
+}
 
 export function authHeaders(apiKey: string | null): Record<string, string> {
   return apiKey ? { authorization: `Bearer ${apiKey}` } : {};
@@ -46,7 +60,10 @@ export function chatCompletionsBody(req: CompletionRequest, model: string): Json
   if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
   if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.tools?.length) {
-    body.tools = req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    body.tools = req.tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
     const choice = req.toolChoice;
     if (choice)
       body.tool_choice = choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type;
@@ -71,10 +88,19 @@ function wireMessage(message: ChatMessage): Json {
   return { role: message.role, content: message.content };
 }
 
-export async function completeChat(ep: ChatCompletionsEndpoint, req: CompletionRequest, model: string, signal?: AbortSignal): Promise<Completion> {
+export async function completeChat(
+  ep: ChatCompletionsEndpoint,
+  req: CompletionRequest,
+  model: string,
+  signal?: AbortSignal,
+): Promise<Completion> {
   const answer = await providerFetch({
-    provider: ep.provider, url: `${ep.baseUrl}/chat/completions`, headers: authHeaders(ep.apiKey),
-    body: chatCompletionsBody(req, model), timeoutMs: ep.timeoutMs, signal,
+    provider: ep.provider,
+    url: `${ep.baseUrl}/chat/completions`,
+    headers: authHeaders(ep.apiKey),
+    body: chatCompletionsBody(req, model),
+    timeoutMs: ep.timeoutMs,
+    signal,
   });
   const body = parseJson(ep.provider, await answer.text()) as CompletionAnswer | null;
   const message = body?.choices?.[0]?.message;
@@ -91,12 +117,21 @@ export async function completeChat(ep: ChatCompletionsEndpoint, req: CompletionR
   };
 }
 
-export async function* streamChat(ep: ChatCompletionsEndpoint, req: CompletionRequest, model: string, signal?: AbortSignal): AsyncGenerator<CompletionChunk> {
+export async function* streamChat(
+  ep: ChatCompletionsEndpoint,
+  req: CompletionRequest,
+  model: string,
+  signal?: AbortSignal,
+): AsyncGenerator<CompletionChunk> {
   let answer;
   try {
     answer = await providerFetch({
-      provider: ep.provider, url: `${ep.baseUrl}/chat/completions`, headers: authHeaders(ep.apiKey),
-      body: { ...chatCompletionsBody(req, model), stream: true, stream_options: { include_usage: true } }, timeoutMs: ep.timeoutMs, signal,
+      provider: ep.provider,
+      url: `${ep.baseUrl}/chat/completions`,
+      headers: authHeaders(ep.apiKey),
+      body: { ...chatCompletionsBody(req, model), stream: true, stream_options: { include_usage: true } },
+      timeoutMs: ep.timeoutMs,
+      signal,
     });
   } catch (err) {
     if (isCallerAbort(err, signal)) return;
@@ -109,7 +144,10 @@ export async function* streamChat(ep: ChatCompletionsEndpoint, req: CompletionRe
   const calls = new Map<number, { id: string; name: string; args: string }>();
   try {
     for await (const data of answer.events()) {
-      if (data.trim() === '[DONE]') { finished = true; break; }
+      if (data.trim() === '[DONE]') {
+        finished = true;
+        break;
+      }
       const chunk = parseJson(ep.provider, data) as CompletionAnswer | null;
       if (chunk?.error) throw classifyProviderError(ep.provider, 500, JSON.stringify(chunk.error));
       if (typeof chunk?.model === 'string') answeredModel = chunk.model;
@@ -137,26 +175,60 @@ export async function* streamChat(ep: ChatCompletionsEndpoint, req: CompletionRe
     answer.cancel();
   }
   if (!finished) throw unusableAnswer(ep.provider, 'the stream ended before the answer was complete');
-  const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => toolCall(ep.provider, c.id, c.name, c.args));
-  yield { kind: 'done', completion: { content, model: answeredModel, usage: usage ?? estimatedUsage(req, content), ...(toolCalls.length ? { toolCalls } : {}) } };
+  const toolCalls = [...calls.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, c]) => toolCall(ep.provider, c.id, c.name, c.args));
+  yield {
+    kind: 'done',
+    completion: {
+      content,
+      model: answeredModel,
+      usage: usage ?? estimatedUsage(req, content),
+      ...(toolCalls.length ? { toolCalls } : {}),
+    },
+  };
 }
 
 /** Model ids from `GET /models` (`{data: [{id}]}`), sorted. */
-export async function listModelIds(provider: string, url: string, headers: Record<string, string>, timeoutMs: number, signal?: AbortSignal): Promise<string[]> {
+export async function listModelIds(
+  provider: string,
+  url: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<string[]> {
   const answer = await providerFetch({ provider, url, headers, timeoutMs, signal });
   const body = parseJson(provider, await answer.text()) as ListAnswer | null;
   if (!Array.isArray(body?.data)) throw unusableAnswer(provider, 'no model list');
-  return body.data.map((m: Json) => m?.id).filter((id: unknown): id is string => typeof id === 'string').sort();
+  return body.data
+    .map((m: Json) => m?.id)
+    .filter((id: unknown): id is string => typeof id === 'string')
+    .sort();
 }
 
 /** `POST /embeddings`: one vector per text, in input order. */
-export async function embedTexts(ep: ChatCompletionsEndpoint, texts: readonly string[], model: string, signal?: AbortSignal): Promise<number[][]> {
+export async function embedTexts(
+  ep: ChatCompletionsEndpoint,
+  texts: readonly string[],
+  model: string,
+  signal?: AbortSignal,
+): Promise<number[][]> {
   const answer = await providerFetch({
-    provider: ep.provider, url: `${ep.baseUrl}/embeddings`, headers: authHeaders(ep.apiKey), body: { model, input: texts }, timeoutMs: ep.timeoutMs, signal,
+    provider: ep.provider,
+    url: `${ep.baseUrl}/embeddings`,
+    headers: authHeaders(ep.apiKey),
+    body: { model, input: texts },
+    timeoutMs: ep.timeoutMs,
+    signal,
   });
   const body = parseJson(ep.provider, await answer.text()) as ListAnswer | null;
-  const rows = Array.isArray(body?.data) ? [...body.data].sort((a: Json | null, b: Json | null) => count(a?.index) - count(b?.index)) : [];
-  if (rows.length !== texts.length || !rows.every((r: Json) => Array.isArray(r?.embedding) && r.embedding.every((x: unknown) => typeof x === 'number'))) {
+  const rows = Array.isArray(body?.data)
+    ? [...body.data].sort((a: Json | null, b: Json | null) => count(a?.index) - count(b?.index))
+    : [];
+  if (
+    rows.length !== texts.length ||
+    !rows.every((r: Json) => Array.isArray(r?.embedding) && r.embedding.every((x: unknown) => typeof x === 'number'))
+  ) {
     throw unusableAnswer(ep.provider, 'no embeddings for every text');
   }
   return rows.map((r: Json) => r.embedding as number[]);
@@ -167,9 +239,14 @@ export function toolCall(provider: string, id: unknown, name: unknown, args: unk
   if (typeof name !== 'string' || !name) throw unusableAnswer(provider, 'a tool call without a name');
   let parsed: unknown = args ?? {};
   if (typeof args === 'string') {
-    try { parsed = args.trim() ? JSON.parse(args) : {}; } catch { throw unusableAnswer(provider, `tool call '${name}' has arguments that are not JSON`); }
+    try {
+      parsed = args.trim() ? JSON.parse(args) : {};
+    } catch {
+      throw unusableAnswer(provider, `tool call '${name}' has arguments that are not JSON`);
+    }
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw unusableAnswer(provider, `tool call '${name}' has arguments that are not an object`);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw unusableAnswer(provider, `tool call '${name}' has arguments that are not an object`);
   return { id: typeof id === 'string' && id ? id : `call_${name}`, name, arguments: parsed as Record<string, unknown> };
 }
 

@@ -25,9 +25,18 @@ import { LocalProvider } from './local.js';
 /** Every provider, in the order listings and the default choice use. */
 export const PROVIDER_IDS: readonly ProviderId[] = ['openai', 'anthropic', 'perplexity', 'openai_compatible', 'local'];
 
-export type ProviderSettings = Pick<Settings,
-  'openai_api_key' | 'openai_api_url' | 'anthropic_api_key' | 'anthropic_api_url' | 'perplexity_api_key' | 'perplexity_api_url'
-  | 'openai_compatible_api_key' | 'openai_compatible_url' | 'provider_timeout_ms'>;
+export type ProviderSettings = Pick<
+  Settings,
+  | 'openai_api_key'
+  | 'openai_api_url'
+  | 'anthropic_api_key'
+  | 'anthropic_api_url'
+  | 'perplexity_api_key'
+  | 'perplexity_api_url'
+  | 'openai_compatible_api_key'
+  | 'openai_compatible_url'
+  | 'provider_timeout_ms'
+>;
 
 /** The settings each provider reads: a change to any of them re-probes it (PUT /api/config `provider_checks`). */
 export const PROVIDER_SETTING_KEYS: Readonly<Record<Exclude<ProviderId, 'local'>, readonly (keyof Settings)[]>> = {
@@ -88,13 +97,16 @@ export class SettingsProviderDirectory implements ProviderDirectory {
     switch (id) {
       case 'openai':
         return settings.openai_api_key || settings.openai_api_url
-          ? new OpenAiProvider(settings.openai_api_key, settings.openai_api_url, timeoutMs) : undefined;
+          ? new OpenAiProvider(settings.openai_api_key, settings.openai_api_url, timeoutMs)
+          : undefined;
       case 'anthropic':
         return settings.anthropic_api_key
-          ? new AnthropicProvider(settings.anthropic_api_key, settings.anthropic_api_url, timeoutMs) : undefined;
+          ? new AnthropicProvider(settings.anthropic_api_key, settings.anthropic_api_url, timeoutMs)
+          : undefined;
       case 'perplexity':
         return settings.perplexity_api_key
-          ? new PerplexityProvider(settings.perplexity_api_key, settings.perplexity_api_url, timeoutMs) : undefined;
+          ? new PerplexityProvider(settings.perplexity_api_key, settings.perplexity_api_url, timeoutMs)
+          : undefined;
       case 'openai_compatible':
         return settings.openai_compatible_url || settings.openai_compatible_api_key
           ? new OpenAiCompatibleProvider(
@@ -103,7 +115,8 @@ export class SettingsProviderDirectory implements ProviderDirectory {
               timeoutMs,
             )
           : undefined;
-      case 'local': return local;
+      case 'local':
+        return local;
     }
   }
 }

@@ -54,9 +54,15 @@ export async function providerFetch(req: ProviderRequest): Promise<ProviderAnswe
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => { timedOut = true; own.abort(); }, req.timeoutMs);
+    timer = setTimeout(() => {
+      timedOut = true;
+      own.abort();
+    }, req.timeoutMs);
   };
-  const done = () => { clearTimeout(timer); req.signal?.removeEventListener('abort', onAbort); };
+  const done = () => {
+    clearTimeout(timer);
+    req.signal?.removeEventListener('abort', onAbort);
+  };
   // Before the head: no answer (unreachable). After it: the answer broke off (unavailable), unless it stalled past the timeout.
   const failure = (err: unknown, answered = false): unknown => {
     done();
@@ -83,7 +89,12 @@ export async function providerFetch(req: ProviderRequest): Promise<ProviderAnswe
   }
   if (res.status < 200 || res.status >= 300) {
     let text = '';
-    try { arm(); text = await res.text(); } catch { /* the status alone classifies it */ }
+    try {
+      arm();
+      text = await res.text();
+    } catch {
+      /* the status alone classifies it */
+    }
     done();
     throw classifyProviderError(req.provider, res.status, text, res.headers.get('retry-after'));
   }
@@ -130,7 +141,10 @@ export async function providerFetch(req: ProviderRequest): Promise<ProviderAnswe
       }
       if (data.length) yield data.join('\n');
     },
-    cancel() { done(); own.abort(); },
+    cancel() {
+      done();
+      own.abort();
+    },
   };
 }
 

@@ -28,7 +28,15 @@
  * `Tool results:` and one `- <name>: <content>` line per result instead.
  */
 import { OfflineEmbedder, OFFLINE_MODEL } from '../../vector/index.js';
-import type { ChatMessage, ChatProvider, Completion, CompletionChunk, CompletionRequest, ToolCall, ToolSpec } from './provider.js';
+import type {
+  ChatMessage,
+  ChatProvider,
+  Completion,
+  CompletionChunk,
+  CompletionRequest,
+  ToolCall,
+  ToolSpec,
+} from './provider.js';
 import { countWords } from './chat-completions.js';
 
 export const LOCAL_MODEL = 'eddydb-local';
@@ -80,20 +88,27 @@ function localCompletion(req: CompletionRequest): Completion {
   let content = '';
   if (!call) {
     const results = trailingToolResults(req.messages);
-    content = results.length ? answerFromTools(results, req.messages) : answerFromContext(question, snippetsOf(req.messages, lastUser));
-    if (req.maxTokens !== undefined) content = (content.match(/\S+\s*/g) ?? []).slice(0, Math.max(0, req.maxTokens)).join('').trimEnd();
+    content = results.length
+      ? answerFromTools(results, req.messages)
+      : answerFromContext(question, snippetsOf(req.messages, lastUser));
+    if (req.maxTokens !== undefined)
+      content = (content.match(/\S+\s*/g) ?? []).slice(0, Math.max(0, req.maxTokens)).join('').trimEnd();
   }
   const prompt = req.messages.reduce((n, m) => n + countWords(m.content), 0);
   const completion = countWords(content);
   return {
-    content, model: LOCAL_MODEL, usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+    content,
+    model: LOCAL_MODEL,
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
     ...(call ? { toolCalls: [call] } : {}),
   };
 }
 
 function answerFromContext(question: string, snippets: string[]): string {
   const head = `Question: ${question}`;
-  return snippets.length ? `${head}\nContext:\n${snippets.map((s) => `- ${s}`).join('\n')}` : `${head}\nNo context was found.`;
+  return snippets.length
+    ? `${head}\nContext:\n${snippets.map((s) => `- ${s}`).join('\n')}`
+    : `${head}\nNo context was found.`;
 }
 
 /** Snippets of the system messages and of the user messages before the last one. */
@@ -104,9 +119,15 @@ function snippetsOf(messages: readonly ChatMessage[], lastUser: ChatMessage | un
     let inBlock = false;
     for (const raw of message.content.split(/\r?\n/)) {
       const line = raw.trim();
-      if (/context:$/i.test(line)) { inBlock = true; continue; }
+      if (/context:$/i.test(line)) {
+        inBlock = true;
+        continue;
+      }
       if (!inBlock) continue;
-      if (line === '') { inBlock = false; continue; }
+      if (line === '') {
+        inBlock = false;
+        continue;
+      }
       const text = line.replace(/^(?:[-*]\s+|\[\d+\]\s*)/, '');
       if (text) out.push(text.length > MAX_SNIPPET_CHARS ? text.slice(0, MAX_SNIPPET_CHARS) : text);
       if (out.length === MAX_SNIPPETS) return out;

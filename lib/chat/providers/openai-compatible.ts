@@ -5,7 +5,14 @@
  * models; without a model in the request the first listed one is used.
  */
 import type { ChatProvider, Completion, CompletionChunk, CompletionRequest } from './provider.js';
-import { authHeaders, completeChat, embedTexts, listModelIds, streamChat, type ChatCompletionsEndpoint } from './chat-completions.js';
+import {
+  authHeaders,
+  completeChat,
+  embedTexts,
+  listModelIds,
+  streamChat,
+  type ChatCompletionsEndpoint,
+} from './chat-completions.js';
 import { unusableAnswer } from './provider-error.js';
 import { isCallerAbort } from './http-client.js';
 

@@ -14,22 +14,37 @@ export const DEFAULT_EMBEDDING_MODEL = 'text-embedding-3-small';
 export class OpenAiEmbedder implements Embedder {
   dimensions = 0;
 
-  constructor(private readonly baseUrl: string, private readonly apiKey: string | null, readonly model: string = DEFAULT_EMBEDDING_MODEL,
-    private readonly timeoutMs = 30_000) {}
+  constructor(
+    private readonly baseUrl: string,
+    private readonly apiKey: string | null,
+    readonly model: string = DEFAULT_EMBEDDING_MODEL,
+    private readonly timeoutMs = 30_000,
+  ) {}
 
   async embed(texts: string[], signal?: AbortSignal): Promise<number[][]> {
-    if (!Array.isArray(texts) || !texts.every((t) => typeof t === 'string')) throw new InvalidInput("'texts' must be an array of strings");
+    if (!Array.isArray(texts) || !texts.every((t) => typeof t === 'string'))
+      throw new InvalidInput("'texts' must be an array of strings");
     // Through the providers' client: proxies, the host policy, no redirects, classified failures.
     const answer = await providerFetch({
-      provider: 'openai', url: `${this.baseUrl}/embeddings`, timeoutMs: this.timeoutMs, ...(signal ? { signal } : {}),
+      provider: 'openai',
+      url: `${this.baseUrl}/embeddings`,
+      timeoutMs: this.timeoutMs,
+      ...(signal ? { signal } : {}),
       headers: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},
       body: { model: this.model, input: texts },
     });
     const text = await answer.text();
     let body: { data?: Array<{ embedding?: unknown; index?: number }> };
-    try { body = JSON.parse(text); } catch { throw classifyProviderError('openai', 502, 'unusable body'); }
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw classifyProviderError('openai', 502, 'unusable body');
+    }
     const rows = [...(body.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-    if (rows.length !== texts.length || !rows.every((r) => Array.isArray(r.embedding) && r.embedding.every((x) => typeof x === 'number'))) {
+    if (
+      rows.length !== texts.length ||
+      !rows.every((r) => Array.isArray(r.embedding) && r.embedding.every((x) => typeof x === 'number'))
+    ) {
       throw classifyProviderError('openai', 502, 'unusable body');
     }
     const out = rows.map((r) => r.embedding as number[]);

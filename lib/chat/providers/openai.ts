@@ -4,7 +4,14 @@
  * `/embeddings`. The base URL is `openai_api_url` when set.
  */
 import type { ChatProvider, Completion, CompletionChunk, CompletionRequest } from './provider.js';
-import { authHeaders, completeChat, embedTexts, listModelIds, streamChat, type ChatCompletionsEndpoint } from './chat-completions.js';
+import {
+  authHeaders,
+  completeChat,
+  embedTexts,
+  listModelIds,
+  streamChat,
+  type ChatCompletionsEndpoint,
+} from './chat-completions.js';
 
 export const OPENAI_URL = 'https://api.openai.com/v1';
 export const OPENAI_DEFAULT_MODEL = 'gpt-4o-mini';

@@ -10,7 +10,13 @@ import { completeChat, streamChat, type ChatCompletionsEndpoint } from './chat-c
 
 export const PERPLEXITY_URL = 'https://api.perplexity.ai';
 /** Perplexity's published chat models (docs.perplexity.ai, "Models"). */
-export const PERPLEXITY_MODELS: readonly string[] = ['sonar', 'sonar-deep-research', 'sonar-pro', 'sonar-reasoning', 'sonar-reasoning-pro'];
+export const PERPLEXITY_MODELS: readonly string[] = [
+  'sonar',
+  'sonar-deep-research',
+  'sonar-pro',
+  'sonar-reasoning',
+  'sonar-reasoning-pro',
+];
 export const PERPLEXITY_DEFAULT_MODEL = 'sonar';
 
 export class PerplexityProvider implements ChatProvider {

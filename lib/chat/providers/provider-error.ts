@@ -22,10 +22,16 @@ import { ProviderFailed, ProviderNotListed, type ProviderErrorKind } from '../..
 export type { ProviderErrorKind } from '../../errors.js';
 
 /** Codes and phrases vendors use for "this account cannot pay" (OpenAI, Anthropic, Perplexity, proxies). */
-const QUOTA_PATTERN = /insufficient_quota|billing_hard_limit|billing_not_active|quota_exceeded|exceeded your current quota|credit balance is too low|insufficient[_ ]credits|spend(ing)? limit/i;
+const QUOTA_PATTERN =
+  /insufficient_quota|billing_hard_limit|billing_not_active|quota_exceeded|exceeded your current quota|credit balance is too low|insufficient[_ ]credits|spend(ing)? limit/i;
 
 /** The classified error for an HTTP answer (`status`) or a transport failure (`status` undefined). */
-export function classifyProviderError(provider: string, status: number | undefined, detail: string, retryAfter?: string | null): ProviderFailed {
+export function classifyProviderError(
+  provider: string,
+  status: number | undefined,
+  detail: string,
+  retryAfter?: string | null,
+): ProviderFailed {
   const failed = (kind: ProviderErrorKind, message: string, retryAfterSecs?: number) =>
     new ProviderFailed(message, kind, provider, status ?? null, retryAfterSecs);
   if (status === undefined) return failed('provider_unreachable', `${provider} is unreachable: ${detail}`);
@@ -33,15 +39,23 @@ export function classifyProviderError(provider: string, status: number | undefin
     return failed('provider_billing', `${provider} account cannot pay (quota or billing limit)`);
   }
   if (status === 401) return failed('provider_auth_failed', `${provider} rejected the configured API key`);
-  if (status === 403) return failed('provider_permission_denied', `${provider} denied permission for this key, model or region`);
-  if (status === 429) return failed('provider_rate_limited', `${provider} rate limit reached`, retryAfterSeconds(retryAfter));
-  if (status >= 500 || (status >= 200 && status < 300)) return failed('provider_unavailable', `${provider} is unavailable (${status}${status < 300 ? `: ${detail}` : ''})`);
+  if (status === 403)
+    return failed('provider_permission_denied', `${provider} denied permission for this key, model or region`);
+  if (status === 429)
+    return failed('provider_rate_limited', `${provider} rate limit reached`, retryAfterSeconds(retryAfter));
+  if (status >= 500 || (status >= 200 && status < 300))
+    return failed('provider_unavailable', `${provider} is unavailable (${status}${status < 300 ? `: ${detail}` : ''})`);
   return failed('provider_request_error', `${provider} refused the request: ${vendorMessage(detail)}`);
 }
 
 /** A provider's answer came but cannot be used (not JSON, missing members, a broken stream). */
 export function unusableAnswer(provider: string, what: string, status = 200): ProviderFailed {
-  return new ProviderFailed(`${provider} is unavailable (${status}: ${what})`, 'provider_unavailable', provider, status);
+  return new ProviderFailed(
+    `${provider} is unavailable (${status}: ${what})`,
+    'provider_unavailable',
+    provider,
+    status,
+  );
 }
 
 /** No key (or URL) for `provider`: 400 on chat, 404 on the models listing (`listing`). */
@@ -69,6 +83,8 @@ function vendorMessage(detail: string): string {
     const message =
       typeof error === 'string' ? error : typeof error?.message === 'string' ? error.message : body.message;
     if (typeof message === 'string' && message) return message.slice(0, 300);
-  } catch { /* not JSON: the text itself */ }
+  } catch {
+    /* not JSON: the text itself */
+  }
   return detail.slice(0, 300);
 }

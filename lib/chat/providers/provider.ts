@@ -43,7 +43,8 @@ export interface ToolSpec {
   readonly parameters: Record<string, unknown>;
 }
 
-export type ToolChoice = { readonly type: 'auto' | 'none' | 'required' } | { readonly type: 'tool'; readonly name: string };
+export type ToolChoice =
+  { readonly type: 'auto' | 'none' | 'required' } | { readonly type: 'tool'; readonly name: string };
 
 export interface CompletionRequest {
   /** The model; undefined means the adapter's default. */
@@ -73,8 +74,7 @@ export interface Completion {
 
 /** One piece of a streamed completion: text as it comes, then exactly one `done` with the whole answer. */
 export type CompletionChunk =
-  | { readonly kind: 'token'; readonly text: string }
-  | { readonly kind: 'done'; readonly completion: Completion };
+  { readonly kind: 'token'; readonly text: string } | { readonly kind: 'done'; readonly completion: Completion };
 
 export interface ChatProvider {
   readonly id: ProviderId;

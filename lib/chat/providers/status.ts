@@ -14,7 +14,15 @@ import type { ProviderId } from './provider.js';
 import { PROVIDER_IDS, type SettingsProviderDirectory } from './directory.js';
 
 export type ProviderStatus =
-  | 'ok' | 'not_configured' | 'auth_failed' | 'permission_denied' | 'billing' | 'rate_limited' | 'unavailable' | 'unreachable' | 'request_error';
+  | 'ok'
+  | 'not_configured'
+  | 'auth_failed'
+  | 'permission_denied'
+  | 'billing'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'unreachable'
+  | 'request_error';
 
 export interface ProviderStatusEntry {
   status: ProviderStatus;
@@ -43,7 +51,11 @@ const STATUS_OF_KIND: Record<ProviderErrorKind, ProviderStatus> = {
 const ABOUT_THE_KEY = new Set<ProviderStatus>(['auth_failed', 'permission_denied', 'billing']);
 
 /** Lists `id`'s models and says what that tells about its configuration. Never throws. */
-export async function probeProvider(directory: SettingsProviderDirectory, id: ProviderId, signal?: AbortSignal): Promise<ProviderProbe> {
+export async function probeProvider(
+  directory: SettingsProviderDirectory,
+  id: ProviderId,
+  signal?: AbortSignal,
+): Promise<ProviderProbe> {
   if (!directory.configured().includes(id)) {
     return { models: [], entry: { status: 'not_configured', verified: false, message: `No key configured for ${id}` } };
   }
@@ -59,17 +71,23 @@ export async function probeProvider(directory: SettingsProviderDirectory, id: Pr
 
 /** The status entry of a provider failure (anything else is an unusable answer). */
 export function entryOfFailure(err: unknown): ProviderStatusEntry {
-  if (!(err instanceof ProviderFailed)) return { status: 'unavailable', verified: false, message: (err as Error)?.message ?? String(err) };
+  if (!(err instanceof ProviderFailed))
+    return { status: 'unavailable', verified: false, message: (err as Error)?.message ?? String(err) };
   const status = STATUS_OF_KIND[err.kind];
   return {
-    status, verified: ABOUT_THE_KEY.has(status), message: err.message,
+    status,
+    verified: ABOUT_THE_KEY.has(status),
+    message: err.message,
     ...(err.providerStatus !== null ? { http_status: err.providerStatus } : {}),
   };
 }
 
 /** Probes every provider at once (or those in `ids`): models and status entries by id. */
-export async function probeProviders(directory: SettingsProviderDirectory, ids: readonly ProviderId[] = PROVIDER_IDS, signal?: AbortSignal):
-  Promise<Map<ProviderId, ProviderProbe>> {
+export async function probeProviders(
+  directory: SettingsProviderDirectory,
+  ids: readonly ProviderId[] = PROVIDER_IDS,
+  signal?: AbortSignal,
+): Promise<Map<ProviderId, ProviderProbe>> {
   const probes = await Promise.all(ids.map(async (id) => [id, await probeProvider(directory, id, signal)] as const));
   return new Map(probes);
 }

@@ -10,7 +10,13 @@ import { randomUUID } from 'node:crypto';
 import type { ToolOutcome } from './server-tools.js';
 
 export type ClientToolAnswer =
-  | { readonly kind: 'result'; readonly callId: string; readonly success: boolean; readonly result?: unknown; readonly error?: string }
+  | {
+      readonly kind: 'result';
+      readonly callId: string;
+      readonly success: boolean;
+      readonly result?: unknown;
+      readonly error?: string;
+    }
   | { readonly kind: 'keepalive'; readonly callId: string };
 
 /** Timers, injectable so specs need not wait out real time. */
@@ -20,7 +26,11 @@ export interface BrokerClock {
 }
 
 const REAL_CLOCK: BrokerClock = {
-  setTimeout: (fn, ms) => { const timer = setTimeout(fn, ms); timer.unref(); return timer; },
+  setTimeout: (fn, ms) => {
+    const timer = setTimeout(fn, ms);
+    timer.unref();
+    return timer;
+  },
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
@@ -41,7 +51,12 @@ export class ClientToolBroker {
   }
 
   /** Waits for the client's answer to `callId` of `chatId`; never rejects (a timeout or an abort is an unsuccessful outcome). */
-  wait(chatId: string, callId: string, timeoutMs: number, signal?: AbortSignal): Promise<ToolOutcome & { readonly timedOut?: boolean }> {
+  wait(
+    chatId: string,
+    callId: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<ToolOutcome & { readonly timedOut?: boolean }> {
     const key = keyOf(chatId, callId);
     return new Promise((resolve) => {
       const finish = (outcome: ToolOutcome & { readonly timedOut?: boolean }) => {
@@ -79,7 +94,10 @@ export class ClientToolBroker {
     const key = keyOf(chatId, answer.callId);
     const waiting = this.pending.get(key);
     if (!waiting) return false;
-    if (answer.kind === 'keepalive') { this.arm(key, waiting); return true; }
+    if (answer.kind === 'keepalive') {
+      this.arm(key, waiting);
+      return true;
+    }
     waiting.resolve({
       success: answer.success,
       ...(answer.result !== undefined ? { result: answer.result } : {}),

@@ -183,7 +183,12 @@ export const SERVER_TOOLS: Readonly<Record<string, ServerTool>> = {
 };
 
 function allowed(ctx: ToolContext, collection: string): boolean {
-  try { ctx.checkAccess(collection, 'read'); return true; } catch { return false; }
+  try {
+    ctx.checkAccess(collection, 'read');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function isServerTool(name: string): boolean {
@@ -191,9 +196,18 @@ export function isServerTool(name: string): boolean {
 }
 
 /** The server tools offered: read ones, write ones when allowed, minus what `allowed`/`excluded` leave out. */
-export function serverToolSpecs(allowWrite: boolean, allowedTools?: readonly string[], excluded: readonly string[] = []): ToolSpec[] {
+export function serverToolSpecs(
+  allowWrite: boolean,
+  allowedTools?: readonly string[],
+  excluded: readonly string[] = [],
+): ToolSpec[] {
   return Object.values(SERVER_TOOLS)
-    .filter((t) => (allowWrite || !t.write) && (!allowedTools || allowedTools.includes(t.spec.name)) && !excluded.includes(t.spec.name))
+    .filter(
+      (t) =>
+        (allowWrite || !t.write) &&
+        (!allowedTools || allowedTools.includes(t.spec.name)) &&
+        !excluded.includes(t.spec.name),
+    )
     .map((t) => t.spec);
 }
 
@@ -208,7 +222,8 @@ export async function executeServerTool(name: string, args: unknown, ctx: ToolCo
     if (!isServerTool(name)) throw new NotFound(`Unknown tool '${name}'`);
     const tool = SERVER_TOOLS[name]!;
     if (tool.write && !ctx.allowWrite) throw new Forbidden(`Tool '${name}' writes; it needs allow_write_operations`);
-    if (args !== undefined && args !== null && !isPlainObject(args)) throw new InvalidInput("Tool 'params' must be an object");
+    if (args !== undefined && args !== null && !isPlainObject(args))
+      throw new InvalidInput("Tool 'params' must be an object");
     return { success: true, result: await tool.run((args ?? {}) as Record<string, unknown>, ctx) };
   } catch (err) {
     const error = toDbError(err);

@@ -128,7 +128,8 @@ export function parseClientTools(value: unknown, what = 'client_tools'): ToolSpe
 /** The message request's tool members (validated). */
 export function parseMessageTools(body: Record<string, unknown>): MessageTools {
   const config = body.tool_config;
-  if (config !== undefined && config !== null && !isPlainObject(config)) throw new InvalidInput("'tool_config' must be an object");
+  if (config !== undefined && config !== null && !isPlainObject(config))
+    throw new InvalidInput("'tool_config' must be an object");
   const maxIterations = iterations(body.max_iterations, 'max_iterations');
   const confirmTools = names(body.confirm_tools, 'confirm_tools');
   const tools: MessageTools = {

@@ -30,7 +30,14 @@ export function commandHelp(spec: CommandSpec): string {
   const flags = spec.options.filter((o) => o.isFlag);
   const envOnly = spec.options.filter((o) => !o.isFlag);
   const width = Math.min(30, Math.max(...spec.options.map((o) => flagLabel(o).length)) + 2);
-  const lines = [`usage: eddydb ${spec.usage}`, '', plain(spec.description), '', 'options:', ...flags.map((o) => optionLine(o, width))];
+  const lines = [
+    `usage: eddydb ${spec.usage}`,
+    '',
+    plain(spec.description),
+    '',
+    'options:',
+    ...flags.map((o) => optionLine(o, width)),
+  ];
   if (envOnly.length > 0) lines.push('', 'environment only:', ...envOnly.map((o) => optionLine(o, width)));
   return lines.join('\n');
 }
@@ -46,7 +53,9 @@ function optionLine(o: OptionSpec, width: number): string {
     o.defaultText ? `default ${plain(o.defaultText)}` : undefined,
   ].filter(Boolean);
   const indent = ' '.repeat(width + 2);
-  const text = wrap(`${plain(o.help)}${notes.length ? ` (${notes.join('; ')})` : ''}`, LINE_WIDTH - indent.length).join(`\n${indent}`);
+  const text = wrap(`${plain(o.help)}${notes.length ? ` (${notes.join('; ')})` : ''}`, LINE_WIDTH - indent.length).join(
+    `\n${indent}`,
+  );
   return label.length + 2 > width ? `  ${label}\n${indent}${text}` : `  ${label.padEnd(width)}${text}`;
 }
 

@@ -17,7 +17,10 @@ export class UsageError extends Error {
   }
 }
 
-export interface Peer { url: string; key: string }
+export interface Peer {
+  url: string;
+  key: string;
+}
 type Value = string | number | boolean | Peer[];
 
 const ON = new Set(['1', 'true', 'yes', 'on']);
@@ -31,7 +34,11 @@ export class OptionValues {
    * `env`. Throws UsageError for the first bad value. An empty environment
    * variable counts as unset, except for a cron schedule, where it disables.
    */
-  constructor(specs: readonly OptionSpec[], flags: Readonly<Record<string, string | boolean | undefined>>, env: NodeJS.ProcessEnv) {
+  constructor(
+    specs: readonly OptionSpec[],
+    flags: Readonly<Record<string, string | boolean | undefined>>,
+    env: NodeJS.ProcessEnv,
+  ) {
     for (const spec of specs) {
       const flag = spec.isFlag ? flags[spec.name] : undefined;
       if (flag !== undefined) {
@@ -44,12 +51,22 @@ export class OptionValues {
     }
   }
 
-  has(name: string): boolean { return this.values.has(name); }
-  text(name: string): string | undefined { return this.typed(name, 'string'); }
-  int(name: string): number | undefined { return this.typed(name, 'number'); }
+  has(name: string): boolean {
+    return this.values.has(name);
+  }
+  text(name: string): string | undefined {
+    return this.typed(name, 'string');
+  }
+  int(name: string): number | undefined {
+    return this.typed(name, 'number');
+  }
   /** A switch: undefined when neither the flag nor its variable was given. */
-  isOn(name: string): boolean | undefined { return this.typed(name, 'boolean'); }
-  peers(name: string): Peer[] | undefined { return this.values.get(name) as Peer[] | undefined; }
+  isOn(name: string): boolean | undefined {
+    return this.typed(name, 'boolean');
+  }
+  peers(name: string): Peer[] | undefined {
+    return this.values.get(name) as Peer[] | undefined;
+  }
 
   private typed<T>(name: string, type: 'string' | 'number' | 'boolean'): T | undefined {
     const v = this.values.get(name);
@@ -70,7 +87,8 @@ function convert(kind: ValueKind, raw: string, source: string): Value {
       return raw;
     case 'int': {
       const n = /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-      if (!Number.isSafeInteger(n) || n < kind.min || n > kind.max) throw bad(`a whole number from ${kind.min} to ${kind.max}`);
+      if (!Number.isSafeInteger(n) || n < kind.min || n > kind.max)
+        throw bad(`a whole number from ${kind.min} to ${kind.max}`);
       return n;
     }
     case 'choice': {
@@ -102,11 +120,15 @@ function convert(kind: ValueKind, raw: string, source: string): Value {
 
 /** `url|key,url|key` -> peers. Throws Error naming the bad entry by position and url, never by key. */
 export function parsePeers(spec: string): Peer[] {
-  return spec.split(',').map((s) => s.trim()).filter(Boolean).map((entry, i) => {
-    const bar = entry.indexOf('|');
-    if (bar < 0) throw new Error(`ripple peer ${i + 1} must be written url|api_key`);
-    const url = entry.slice(0, bar).replace(/\/+$/, '');
-    if (!/^https?:\/\//.test(url)) throw new Error(`ripple peer url '${url}' must start with http:// or https://`);
-    return { url, key: entry.slice(bar + 1) };
-  });
+  return spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry, i) => {
+      const bar = entry.indexOf('|');
+      if (bar < 0) throw new Error(`ripple peer ${i + 1} must be written url|api_key`);
+      const url = entry.slice(0, bar).replace(/\/+$/, '');
+      if (!/^https?:\/\//.test(url)) throw new Error(`ripple peer url '${url}' must start with http:// or https://`);
+      return { url, key: entry.slice(bar + 1) };
+    });
 }

@@ -35,7 +35,12 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   const args = isImplicit ? [...argv] : argv.slice(1);
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args, options: parseConfig(spec), strict: true, allowPositionals: spec.positional !== undefined });
+    parsed = parseArgs({
+      args,
+      options: parseConfig(spec),
+      strict: true,
+      allowPositionals: spec.positional !== undefined,
+    });
   } catch (err) {
     if (!String((err as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS')) throw err;
     throw describeMistake(spec, args, err as Error);
@@ -43,10 +48,12 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   const flags = parsed.values as Record<string, string | boolean | undefined>;
   if (parsed.positionals.length > 1) throw new UsageError(`unexpected argument '${parsed.positionals[1]}'`);
   const positional = parsed.positionals[0];
-  if (flags.help === true) return { command, isImplicit, wantsHelp: true, values: new OptionValues([], {}, {}), positional };
+  if (flags.help === true)
+    return { command, isImplicit, wantsHelp: true, values: new OptionValues([], {}, {}), positional };
   const values = new OptionValues(spec.options, flags, env);
   for (const o of spec.options) {
-    if (o.isRequired && !values.has(o.name)) throw new UsageError(`${command} needs --${o.name}${o.placeholder ? ` ${o.placeholder}` : ''}`);
+    if (o.isRequired && !values.has(o.name))
+      throw new UsageError(`${command} needs --${o.name}${o.placeholder ? ` ${o.placeholder}` : ''}`);
   }
   return { command, isImplicit, wantsHelp: false, values, positional };
 }
@@ -54,7 +61,9 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
 /** `unknown command 'strat'; did you mean 'start'?` */
 export function unknownCommand(word: string): UsageError {
   const near = closest(word, COMMAND_NAMES);
-  return new UsageError(`unknown command '${word}'; ${near ? `did you mean '${near}'?` : "run 'eddydb help' for the commands"}`);
+  return new UsageError(
+    `unknown command '${word}'; ${near ? `did you mean '${near}'?` : "run 'eddydb help' for the commands"}`,
+  );
 }
 
 function parseConfig(spec: CommandSpec): ParseConfig {
@@ -73,16 +82,25 @@ function parseConfig(spec: CommandSpec): ParseConfig {
  */
 function describeMistake(spec: CommandSpec, args: string[], err: Error): UsageError {
   const flags = new Map(spec.options.filter((o) => o.isFlag).map((o) => [o.name, o]));
-  const { tokens } = parseArgs({ args, options: parseConfig(spec), strict: false, allowPositionals: true, tokens: true });
+  const { tokens } = parseArgs({
+    args,
+    options: parseConfig(spec),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   for (const t of tokens) {
     if (t.kind === 'option') {
       const o = flags.get(t.name);
       if (!o) return unknownOption(spec, t.rawName);
       const isSwitch = o.value.kind === 'switch';
-      if (isSwitch && t.value !== undefined) return new UsageError(`option '${t.rawName}' takes no value (got '${t.value}')`);
+      if (isSwitch && t.value !== undefined)
+        return new UsageError(`option '${t.rawName}' takes no value (got '${t.value}')`);
       if (!isSwitch && t.value === undefined) return new UsageError(`option '${t.rawName}' needs a value`);
       if (!isSwitch && !t.inlineValue && t.value!.startsWith('-')) {
-        return new UsageError(`option '${t.rawName}' needs a value; to pass one starting with '-', write ${t.rawName}=${t.value}`);
+        return new UsageError(
+          `option '${t.rawName}' needs a value; to pass one starting with '-', write ${t.rawName}=${t.value}`,
+        );
       }
     } else if (t.kind === 'positional' && spec.positional === undefined) {
       const hint = isCommandName(t.value) ? `; the command goes first: 'eddydb ${t.value} ...'` : '';
@@ -96,5 +114,7 @@ function describeMistake(spec: CommandSpec, args: string[], err: Error): UsageEr
 function unknownOption(spec: CommandSpec, raw: string): UsageError {
   const names = spec.options.filter((o) => o.isFlag).map((o) => o.name);
   const near = raw.startsWith('--') ? closest(raw.slice(2).split('=')[0]!, names) : undefined;
-  return new UsageError(`unknown option '${raw}'; ${near ? `did you mean '--${near}'?` : `run 'eddydb ${spec.name} --help' for the options`}`);
+  return new UsageError(
+    `unknown option '${raw}'; ${near ? `did you mean '--${near}'?` : `run 'eddydb ${spec.name} --help' for the options`}`,
+  );
 }

@@ -22,7 +22,8 @@ function envCell(o: OptionSpec): string {
 
 /** `| flag | environment | default | meaning |` rows of the start command, in table order. */
 export function configurationRows(): string[] {
-  return COMMANDS.start.options.filter((o) => !META.has(o.name))
+  return COMMANDS.start.options
+    .filter((o) => !META.has(o.name))
     .map((o) => row([o.isFlag ? `\`--${o.name}\`` : '', envCell(o), o.defaultText ?? '', o.help]));
 }
 
@@ -45,7 +46,7 @@ export function toolOptionRows(): string[] {
   return [...seen.values()].map(({ option: o, commands }) => {
     const label = `\`--${o.name}${o.placeholder ? ` ${o.placeholder}` : ''}\``;
     const which = commands.length === TOOLS.length ? 'all' : commands.join(', ');
-    return row([label, which, envCell(o), o.isRequired ? 'required' : o.defaultText ?? '', o.help]);
+    return row([label, which, envCell(o), o.isRequired ? 'required' : (o.defaultText ?? ''), o.help]);
   });
 }
 

@@ -22,7 +22,8 @@ export interface DataDirRule {
  * changes nothing on disk. fs errors other than a missing path propagate.
  */
 export function requireDataDir(dir: string, rule: DataDirRule): void {
-  const refuse = () => new CliFailure(`no EddyDB data directory at ${dir}${rule.canCreate ? '; pass --create to make one' : ''}`);
+  const refuse = () =>
+    new CliFailure(`no EddyDB data directory at ${dir}${rule.canCreate ? '; pass --create to make one' : ''}`);
   let isDirectory: boolean;
   try {
     isDirectory = statSync(dir).isDirectory();

@@ -12,10 +12,10 @@ import { fromJson } from '../../engine/index.js';
 import { CliFailure } from '../failure.js';
 
 export type ImportItem =
-  | { readonly label: string; readonly record: unknown }
-  | { readonly label: string; readonly error: string };
+  { readonly label: string; readonly record: unknown } | { readonly label: string; readonly error: string };
 
-export const JSON_ARRAY_REFUSAL = 'input is a JSON array; import expects NDJSON (one record per line); use --format json to read an array';
+export const JSON_ARRAY_REFUSAL =
+  'input is a JSON array; import expects NDJSON (one record per line); use --format json to read an array';
 
 /** NDJSON items, one per non-blank line. Throws CliFailure when the input is a JSON array. */
 export async function* ndjsonItems(input: NodeJS.ReadableStream): AsyncGenerator<ImportItem> {

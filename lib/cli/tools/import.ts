@@ -35,7 +35,8 @@ export async function runImport(req: ImportRequest): Promise<number> {
   requireDataDir(req.dataDir, { canCreate: true, create: req.create });
   const input = req.in ? (await open(req.in, 'r')).createReadStream() : process.stdin;
   // Otherwise a bare `eddydb import --collection c` in a terminal looks hung.
-  if (!req.in && process.stdin.isTTY) console.error('reading records from the terminal (end with Ctrl-D); --in FILE reads a file');
+  if (!req.in && process.stdin.isTTY)
+    console.error('reading records from the terminal (end with Ctrl-D); --in FILE reads a file');
   const items = (req.format === 'json' ? jsonArrayItems(input) : ndjsonItems(input))[Symbol.asyncIterator]();
   try {
     // The first item settles the format (a refusal throws here), before the database is opened.
@@ -54,11 +55,20 @@ export async function runImport(req: ImportRequest): Promise<number> {
   }
 }
 
-async function insertAll(db: Database, collection: string, first: IteratorResult<ImportItem>, rest: AsyncIterator<ImportItem>) {
-  let imported = 0, failed = 0;
+async function insertAll(
+  db: Database,
+  collection: string,
+  first: IteratorResult<ImportItem>,
+  rest: AsyncIterator<ImportItem>,
+) {
+  let imported = 0,
+    failed = 0;
   let chunk: Array<{ label: string; record: unknown }> = [];
   const flush = async () => {
-    const res = await db.bulk.insertMany(collection, chunk.map((c) => c.record));
+    const res = await db.bulk.insertMany(
+      collection,
+      chunk.map((c) => c.record),
+    );
     imported += res.successful.length;
     for (const f of res.failed) console.error(`${f.index === undefined ? '' : `${chunk[f.index]!.label}: `}${f.error}`);
     failed += res.failed.length;

@@ -13,6 +13,11 @@ export function requireCollection(db: Database, dataDir: string, name: string, h
   if (db.collections.exists(name)) return;
   const names = db.collections.list(true);
   const near = closest(name, names);
-  const listed = names.length === 0 ? 'it has no collections' : `it has ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', ...' : ''}`;
-  throw new CliFailure(`collection '${name}' does not exist in ${dataDir} (${near ? `did you mean '${near}'?` : listed})${hint ? `; ${hint}` : ''}`);
+  const listed =
+    names.length === 0
+      ? 'it has no collections'
+      : `it has ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', ...' : ''}`;
+  throw new CliFailure(
+    `collection '${name}' does not exist in ${dataDir} (${near ? `did you mean '${near}'?` : listed})${hint ? `; ${hint}` : ''}`,
+  );
 }

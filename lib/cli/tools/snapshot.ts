@@ -9,7 +9,12 @@ import { toolLog } from './tool-log.js';
 import { requireDataDir } from './data-dir.js';
 
 /** Snapshots `dataDir`, keeping `keepGenerations` (waiting up to `lockWaitMs` for its lock); resolves with the exit code. */
-export async function runSnapshot(dataDir: string, keepGenerations: 1 | 2, create: boolean, lockWaitMs?: number): Promise<number> {
+export async function runSnapshot(
+  dataDir: string,
+  keepGenerations: 1 | 2,
+  create: boolean,
+  lockWaitMs?: number,
+): Promise<number> {
   requireDataDir(dataDir, { canCreate: true, create });
   const db = await Database.open({ dataDir, keepGenerations, lockWaitMs, log: toolLog });
   try {

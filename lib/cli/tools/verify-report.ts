@@ -5,7 +5,14 @@
  * with their total, and the start verdict (with what --salvage would do
  * when a start would refuse). Exit 1 when a normal start would refuse.
  */
-import { DirLock, nodeFs, verifyGenerations, type CollectionCount, type FileReport, type VerifyResult } from '../../engine/index.js';
+import {
+  DirLock,
+  nodeFs,
+  verifyGenerations,
+  type CollectionCount,
+  type FileReport,
+  type VerifyResult,
+} from '../../engine/index.js';
 import { requireDataDir } from './data-dir.js';
 import { toolLog } from './tool-log.js';
 
@@ -30,7 +37,10 @@ export async function runVerify(dataDir: string, lockWaitMs?: number): Promise<n
 
 /** The report's lines. Pure. */
 export function formatVerify(r: VerifyResult): string[] {
-  const out = r.files.map((f) => `${f.ok ? 'ok ' : 'BAD'} ${f.file}  ${fileContents(f)}, ${f.bytes} bytes${f.problem ? `  ${f.problem}` : ''}`);
+  const out = r.files.map(
+    (f) =>
+      `${f.ok ? 'ok ' : 'BAD'} ${f.file}  ${fileContents(f)}, ${f.bytes} bytes${f.problem ? `  ${f.problem}` : ''}`,
+  );
   out.push(`${r.files.length} files checked, ${r.files.filter((f) => !f.ok).length} with problems`);
   out.push('generations, newest first:');
   for (const g of r.generations) {
@@ -40,7 +50,9 @@ export function formatVerify(r: VerifyResult): string[] {
   }
   const { start } = r;
   if (start.ok) {
-    out.push(`a normal start would succeed: from ${start.report.snapshot ?? 'the empty state'}, replaying ${start.report.replayedBatches} batches to seq ${start.seq}`);
+    out.push(
+      `a normal start would succeed: from ${start.report.snapshot ?? 'the empty state'}, replaying ${start.report.replayedBatches} batches to seq ${start.seq}`,
+    );
     out.push(...start.report.warnings.map((w) => `  warning: ${w}`));
     out.push(...recordCounts('records it would load', start.collections));
     return out;
@@ -49,7 +61,9 @@ export function formatVerify(r: VerifyResult): string[] {
   if (!start.salvage) return out;
   if ('error' in start.salvage) return [...out, `--salvage would fail too: ${start.salvage.error}`];
   const s = start.salvage.report;
-  out.push(`--salvage would start from ${s.snapshot ?? 'the empty state'} and reach seq ${start.salvage.seq}, dropping ${s.droppedFrames} frames (${s.droppedBytes} bytes):`);
+  out.push(
+    `--salvage would start from ${s.snapshot ?? 'the empty state'} and reach seq ${start.salvage.seq}, dropping ${s.droppedFrames} frames (${s.droppedBytes} bytes):`,
+  );
   out.push(...s.warnings.map((w) => `  ${w}`));
   out.push(...recordCounts('records --salvage would keep', start.salvage.collections));
   return out;

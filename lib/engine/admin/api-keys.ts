@@ -50,7 +50,8 @@ export function parseKeyRequest(body: unknown): NewKeyRequest {
   const allowed = new Set(['name', 'admin', 'collection_permissions', 'kv_permissions', 'rate_limit']);
   rejectUnknownMembers(body, allowed, 'key body', null);
   const name = body.name ?? 'key';
-  if (typeof name !== 'string' || name.length > 200) throw new InvalidInput("'name' must be a string of at most 200 characters");
+  if (typeof name !== 'string' || name.length > 200)
+    throw new InvalidInput("'name' must be a string of at most 200 characters");
   const admin = body.admin ?? false;
   if (typeof admin !== 'boolean') throw new InvalidInput("'admin' must be a boolean");
   const out: NewKeyRequest = { name, admin };
@@ -63,7 +64,8 @@ export function parseKeyRequest(body: unknown): NewKeyRequest {
   if (body.collection_permissions !== undefined && body.collection_permissions !== null) {
     out.collection_permissions = parsePermissions(body.collection_permissions);
   }
-  if (body.kv_permissions !== undefined && body.kv_permissions !== null) out.kv_permissions = parseKvPermissions(body.kv_permissions);
+  if (body.kv_permissions !== undefined && body.kv_permissions !== null)
+    out.kv_permissions = parseKvPermissions(body.kv_permissions);
   return out;
 }
 
@@ -75,36 +77,52 @@ export function parseKeyRequest(body: unknown): NewKeyRequest {
 function parseKvPermissions(raw: unknown): KvPermission {
   const where = 'kv_permissions';
   if (Array.isArray(raw)) {
-    if (!raw.every((x) => x === 'read' || x === 'write')) throw new InvalidInput(`'${where}' as an array may hold only "read" and "write"`);
+    if (!raw.every((x) => x === 'read' || x === 'write'))
+      throw new InvalidInput(`'${where}' as an array may hold only "read" and "write"`);
     return { read: raw.includes('read'), write: raw.includes('write') };
   }
   if (!isPlainObject(raw)) throw new InvalidInput(`'${where}' must be an object {read, write, prefixes?} or an array`);
   rejectUnknownMembers(raw, ['read', 'write', 'prefixes'], `'${where}'`);
-  const read = raw.read ?? true, write = raw.write ?? false;
-  if (typeof read !== 'boolean' || typeof write !== 'boolean') throw new InvalidInput(`'${where}.read' and '${where}.write' must be booleans`);
+  const read = raw.read ?? true,
+    write = raw.write ?? false;
+  if (typeof read !== 'boolean' || typeof write !== 'boolean')
+    throw new InvalidInput(`'${where}.read' and '${where}.write' must be booleans`);
   if (raw.prefixes === undefined || raw.prefixes === null) return { read, write };
   const list = raw.prefixes;
-  if (!Array.isArray(list) || list.length === 0) throw new InvalidInput(`'${where}.prefixes' must be a non-empty array of key prefixes (omit it for the whole store)`);
+  if (!Array.isArray(list) || list.length === 0)
+    throw new InvalidInput(
+      `'${where}.prefixes' must be a non-empty array of key prefixes (omit it for the whole store)`,
+    );
   checkLimit(list.length, MAX_KV_PREFIXES, `${where}.prefixes`, 'prefixes');
   const prefixes = list.map((prefix, index) => {
-    try { return validateKvKey(prefix); } catch (err) { throw new InvalidInput(`'${where}.prefixes[${index}]': ${(err as Error).message}`); }
+    try {
+      return validateKvKey(prefix);
+    } catch (err) {
+      throw new InvalidInput(`'${where}.prefixes[${index}]': ${(err as Error).message}`);
+    }
   });
   return { read, write, prefixes };
 }
 
 function parsePermissions(raw: unknown): Record<string, CollectionPermission> {
-  if (!isPlainObject(raw)) throw new InvalidInput("'collection_permissions' must be an object keyed by collection name");
+  if (!isPlainObject(raw))
+    throw new InvalidInput("'collection_permissions' must be an object keyed by collection name");
   const out: Record<string, CollectionPermission> = Object.create(null);
   for (const [collection, permissions] of Object.entries(raw)) {
     if (collection !== '*') validateCollectionName(collection);
     let perm: CollectionPermission;
     if (Array.isArray(permissions)) {
-      if (!permissions.every((x) => x === 'read' || x === 'write')) throw new InvalidInput(`Permissions for '${collection}' must be "read" and/or "write"`);
+      if (!permissions.every((x) => x === 'read' || x === 'write'))
+        throw new InvalidInput(`Permissions for '${collection}' must be "read" and/or "write"`);
       perm = { read: permissions.includes('read'), write: permissions.includes('write') };
     } else if (isPlainObject(permissions)) {
-      for (const key of Object.keys(permissions)) if (!['read', 'write', 'writable_fields'].includes(key)) throw new InvalidInput(`Unknown permission '${key}' for '${collection}'`);
-      const read = permissions.read ?? true, write = permissions.write ?? false;
-      if (typeof read !== 'boolean' || typeof write !== 'boolean') throw new InvalidInput(`'read' and 'write' for '${collection}' must be booleans`);
+      for (const key of Object.keys(permissions))
+        if (!['read', 'write', 'writable_fields'].includes(key))
+          throw new InvalidInput(`Unknown permission '${key}' for '${collection}'`);
+      const read = permissions.read ?? true,
+        write = permissions.write ?? false;
+      if (typeof read !== 'boolean' || typeof write !== 'boolean')
+        throw new InvalidInput(`'read' and 'write' for '${collection}' must be booleans`);
       perm = { read, write };
       if (permissions.writable_fields !== undefined) {
         if (
@@ -121,7 +139,10 @@ function parsePermissions(raw: unknown): Record<string, CollectionPermission> {
         );
         perm = { ...perm, writable_fields: [...permissions.writable_fields] as string[] };
       }
-    } else throw new InvalidInput(`Permissions for '${collection}' must be an object {read, write, writable_fields?} or an array`);
+    } else
+      throw new InvalidInput(
+        `Permissions for '${collection}' must be an object {read, write, writable_fields?} or an array`,
+      );
     out[collection] = perm;
   }
   return { ...out };
@@ -134,10 +155,16 @@ export class ApiKeys {
   async create(req: NewKeyRequest): Promise<{ key: string; record: ApiKeyRecord }> {
     const id = randomBytes(9).toString('base64url');
     const key = `eddy_${id}_${randomBytes(24).toString('base64url')}`;
-    const record: ApiKeyRecord = { id, name: req.name, hash: hashApiKey(key), admin: req.admin, created_at: new Date(this.db.now()).toISOString(),
+    const record: ApiKeyRecord = {
+      id,
+      name: req.name,
+      hash: hashApiKey(key),
+      admin: req.admin,
+      created_at: new Date(this.db.now()).toISOString(),
       ...(req.collection_permissions ? { collection_permissions: req.collection_permissions } : {}),
       ...(req.kv_permissions ? { kv_permissions: req.kv_permissions } : {}),
-      ...(req.rate_limit !== undefined ? { rate_limit: req.rate_limit } : {}) };
+      ...(req.rate_limit !== undefined ? { rate_limit: req.rate_limit } : {}),
+    };
     await this.db.write(() => ({ effects: [{ kind: 'keyPut', key: record }], result: undefined }));
     return { key, record };
   }
@@ -150,7 +177,8 @@ export class ApiKeys {
    * InvalidInput for the bootstrap admin key, which only EDDYDB_ADMIN_KEY changes.
    */
   async update(id: string, req: NewKeyRequest): Promise<ApiKeyRecord> {
-    if (id === ADMIN_KEY_ID) throw new InvalidInput('The bootstrap admin key cannot be changed; set EDDYDB_ADMIN_KEY to rotate it');
+    if (id === ADMIN_KEY_ID)
+      throw new InvalidInput('The bootstrap admin key cannot be changed; set EDDYDB_ADMIN_KEY to rotate it');
     return this.db.write((view) => {
       const current = view.key(id);
       if (!current) throw new NotFound(`API key '${id}' not found`);
@@ -165,7 +193,13 @@ export class ApiKeys {
     const hash = hashApiKey(secret);
     const current = this.db.state.keys.get(ADMIN_KEY_ID);
     if (current && current.hash === hash && current.admin) return;
-    const record: ApiKeyRecord = { id: ADMIN_KEY_ID, name: 'admin', hash, admin: true, created_at: new Date(this.db.now()).toISOString() };
+    const record: ApiKeyRecord = {
+      id: ADMIN_KEY_ID,
+      name: 'admin',
+      hash,
+      admin: true,
+      created_at: new Date(this.db.now()).toISOString(),
+    };
     await this.db.write(() => ({ effects: [{ kind: 'keyPut', key: record }], result: undefined }));
   }
 
@@ -182,7 +216,8 @@ export class ApiKeys {
   }
 
   async revoke(id: string): Promise<void> {
-    if (id === ADMIN_KEY_ID) throw new InvalidInput('The bootstrap admin key cannot be revoked; set EDDYDB_ADMIN_KEY to rotate it');
+    if (id === ADMIN_KEY_ID)
+      throw new InvalidInput('The bootstrap admin key cannot be revoked; set EDDYDB_ADMIN_KEY to rotate it');
     await this.db.write((view) => {
       if (!view.key(id)) throw new NotFound(`API key '${id}' not found`);
       return { effects: [{ kind: 'keyDelete', id }], result: undefined };

@@ -23,7 +23,11 @@ export async function loadOrCreateSecrets(fs: StorageFs, dir: string): Promise<S
   const tmp = file + '.tmp';
   const out = await fs.openWrite(tmp);
   try {
-    await out.write(Buffer.from(JSON.stringify({ jwt_key: secrets.jwtKey.toString('base64'), id_key: secrets.idKey.toString('base64') })));
+    await out.write(
+      Buffer.from(
+        JSON.stringify({ jwt_key: secrets.jwtKey.toString('base64'), id_key: secrets.idKey.toString('base64') }),
+      ),
+    );
     await out.sync();
   } finally {
     await out.close();

@@ -108,37 +108,51 @@ type Check = (value: unknown, key: string) => unknown;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const MAX_ENV_NAMES = 256;
 
-const bool: Check = (v, k) => { if (typeof v !== 'boolean') throw new InvalidInput(`Config '${k}' must be a boolean`); return v; };
-const int = (min: number, max: number): Check => (value, key) => {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidInput(`Config '${key}' must be an integer between ${min} and ${max}`);
-  }
-  return value;
+const bool: Check = (v, k) => {
+  if (typeof v !== 'boolean') throw new InvalidInput(`Config '${k}' must be a boolean`);
+  return v;
 };
-const oneOf = (values: readonly string[]): Check => (value, key) => {
-  if (typeof value !== 'string' || !values.includes(value)) throw new InvalidInput(`Config '${key}' must be one of ${values.join(', ')}`);
-  return value;
-};
+const int =
+  (min: number, max: number): Check =>
+  (value, key) => {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      throw new InvalidInput(`Config '${key}' must be an integer between ${min} and ${max}`);
+    }
+    return value;
+  };
+const oneOf =
+  (values: readonly string[]): Check =>
+  (value, key) => {
+    if (typeof value !== 'string' || !values.includes(value))
+      throw new InvalidInput(`Config '${key}' must be one of ${values.join(', ')}`);
+    return value;
+  };
 
 /** A provider key: a string, or null/'' to remove it. */
 const secret: Check = (value, key) => {
-  if (value !== null && (typeof value !== 'string' || value.length > 512)) throw new InvalidInput(`Config '${key}' must be a string (or null to remove it)`);
+  if (value !== null && (typeof value !== 'string' || value.length > 512))
+    throw new InvalidInput(`Config '${key}' must be a string (or null to remove it)`);
   return value === '' ? null : value;
 };
 /** A provider base URL: http(s), trailing slashes dropped; null/'' removes it. */
 const url: Check = (value, key) => {
   if (value === null || value === '') return null;
-  if (typeof value !== 'string' || !/^https?:\/\/[^\s]+$/.test(value) || value.length > 1024) throw new InvalidInput(`Config '${key}' must be an http(s) URL (or null to remove it)`);
+  if (typeof value !== 'string' || !/^https?:\/\/[^\s]+$/.test(value) || value.length > 1024)
+    throw new InvalidInput(`Config '${key}' must be an http(s) URL (or null to remove it)`);
   return value.replace(/\/+$/, '');
 };
 
-const optionalText = (max: number): Check => (value, key) => {
-  if (value === null || value === '') return null;
-  if (typeof value !== 'string' || value.length > max) throw new InvalidInput(`Config '${key}' must be a string of at most ${max} characters (or null to remove it)`);
-  return value;
-};
+const optionalText =
+  (max: number): Check =>
+  (value, key) => {
+    if (value === null || value === '') return null;
+    if (typeof value !== 'string' || value.length > max)
+      throw new InvalidInput(`Config '${key}' must be a string of at most ${max} characters (or null to remove it)`);
+    return value;
+  };
 const httpUrl: Check = (value, key) => {
-  if (typeof value !== 'string' || !/^https?:\/\/[^\s]+$/.test(value) || value.length > 1024) throw new InvalidInput(`Config '${key}' must be an http(s) URL`);
+  if (typeof value !== 'string' || !/^https?:\/\/[^\s]+$/.test(value) || value.length > 1024)
+    throw new InvalidInput(`Config '${key}' must be an http(s) URL`);
   return value.replace(/\/+$/, '');
 };
 
@@ -159,9 +173,15 @@ export function isOutboundHostEntry(entry: string): boolean {
 }
 
 const hostList: Check = (value, key) => {
-  if (!Array.isArray(value) || value.length > MAX_OUTBOUND_ALLOW_HOSTS) throw new InvalidInput(`Config '${key}' must be an array of at most ${MAX_OUTBOUND_ALLOW_HOSTS} host names, IP addresses or CIDR ranges`);
+  if (!Array.isArray(value) || value.length > MAX_OUTBOUND_ALLOW_HOSTS)
+    throw new InvalidInput(
+      `Config '${key}' must be an array of at most ${MAX_OUTBOUND_ALLOW_HOSTS} host names, IP addresses or CIDR ranges`,
+    );
   return value.map((entry) => {
-    if (typeof entry !== 'string' || !isOutboundHostEntry(entry.trim())) throw new InvalidInput(`Config '${key}': '${String(entry).slice(0, 64)}' is not a host name, *.suffix, IP address or CIDR range`);
+    if (typeof entry !== 'string' || !isOutboundHostEntry(entry.trim()))
+      throw new InvalidInput(
+        `Config '${key}': '${String(entry).slice(0, 64)}' is not a host name, *.suffix, IP address or CIDR range`,
+      );
     return entry.trim();
   });
 };
@@ -169,7 +189,8 @@ const hostList: Check = (value, key) => {
 const CHECKS: Record<keyof Settings, Check> = {
   use_typed_values: bool,
   default_isolation_level: (value, key) => {
-    if (typeof value !== 'string' || !(ISOLATION_LEVELS as readonly string[]).includes(value)) throw new InvalidInput('Invalid isolation level');
+    if (typeof value !== 'string' || !(ISOLATION_LEVELS as readonly string[]).includes(value))
+      throw new InvalidInput('Invalid isolation level');
     return oneOf(ISOLATION_LEVELS)(value, key);
   },
   durability: oneOf(DURABILITY_MODES),
@@ -216,7 +237,13 @@ const CHECKS: Record<keyof Settings, Check> = {
 };
 
 /** Settings holding secrets: GET /api/config shows only whether they are set and their last four characters. */
-export const SECRET_SETTINGS = ['openai_api_key', 'anthropic_api_key', 'perplexity_api_key', 'openai_compatible_api_key', 'smtp_password'] as const;
+export const SECRET_SETTINGS = [
+  'openai_api_key',
+  'anthropic_api_key',
+  'perplexity_api_key',
+  'openai_compatible_api_key',
+  'smtp_password',
+] as const;
 
 export function maskSecret(value: string | null): string | null {
   if (!value) return null;
@@ -240,7 +267,9 @@ export function parseSettingsPatch(body: unknown): Partial<Settings> {
     }
     const check = Object.hasOwn(CHECKS, key) ? CHECKS[key as keyof Settings] : undefined;
     if (!check) {
-      throw new InvalidInput(`Unknown config key '${key}'; known keys: ${[...Object.keys(CHECKS), ...EXTRA_CONFIG_KEYS].join(', ')}`);
+      throw new InvalidInput(
+        `Unknown config key '${key}'; known keys: ${[...Object.keys(CHECKS), ...EXTRA_CONFIG_KEYS].join(', ')}`,
+      );
     }
     out[key] = check(value, key);
   }

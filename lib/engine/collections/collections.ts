@@ -29,16 +29,22 @@ export interface SchemaChange {
 }
 
 export class Collections {
-  constructor(private readonly db: EngineCore, private readonly records: Records) {}
+  constructor(
+    private readonly db: EngineCore,
+    private readonly records: Records,
+  ) {}
 
-  private nowIso(): string { return new Date(this.db.now()).toISOString(); }
+  private nowIso(): string {
+    return new Date(this.db.now()).toISOString();
+  }
 
   /** Creates a collection, with a schema when the definition has fields or an alias; 409 when it exists. */
   async create(name: string, definition: SchemaDefinition = {}): Promise<void> {
     validateCollectionName(name);
     const now = this.nowIso();
     const hasFields = definition.fields !== undefined && definition.fields !== null;
-    const schema: Schema | undefined = hasFields || definition.primary_key_alias ? parseSchema(definition, now) : undefined;
+    const schema: Schema | undefined =
+      hasFields || definition.primary_key_alias ? parseSchema(definition, now) : undefined;
     await this.db.write((view) => {
       if (view.collection(name)) throw new Conflict(`Collection '${name}' already exists`);
       const meta: CollectionMeta = schema ? { name, createdAt: now, schema } : { name, createdAt: now };
@@ -102,7 +108,12 @@ export class Collections {
   /** Sets the primary-key alias: a field whose value is accepted wherever a record id is. */
   async setPrimaryKeyAlias(name: string, alias: string): Promise<string> {
     if (!isAliasName(alias)) throw new InvalidInput(ALIAS_RULE);
-    await this.changeSchema(name, (schema, now) => ({ ...schema, primary_key_alias: alias, version: schema.version + 1, last_modified: now }));
+    await this.changeSchema(name, (schema, now) => ({
+      ...schema,
+      primary_key_alias: alias,
+      version: schema.version + 1,
+      last_modified: now,
+    }));
     return alias;
   }
 
@@ -114,11 +125,17 @@ export class Collections {
     await this.db.write((view) => {
       const meta = view.collection(name);
       if (!meta) throw new NotFound(`${MESSAGES.collectionNotFound}: '${name}'`);
-      if ((meta.indexes ?? []).some((d) => d.field === field)) throw new Conflict(`An index on '${field}' already exists in '${name}'`);
+      if ((meta.indexes ?? []).some((d) => d.field === field))
+        throw new Conflict(`An index on '${field}' already exists in '${name}'`);
       if (indexDefs(meta).length >= MAX_QUERY_INDEXES) {
-        throw new InvalidInput(`Collection '${name}' already has ${MAX_QUERY_INDEXES} query indexes, the most allowed; drop one before indexing '${field}'`);
+        throw new InvalidInput(
+          `Collection '${name}' already has ${MAX_QUERY_INDEXES} query indexes, the most allowed; drop one before indexing '${field}'`,
+        );
       }
-      return { effects: [{ kind: 'setCollectionMeta', meta: { ...meta, indexes: [...(meta.indexes ?? []), def] } }], result: undefined };
+      return {
+        effects: [{ kind: 'setCollectionMeta', meta: { ...meta, indexes: [...(meta.indexes ?? []), def] } }],
+        result: undefined,
+      };
     });
     return def;
   }
@@ -127,8 +144,17 @@ export class Collections {
     this.meta(name);
     await this.db.write((view) => {
       const meta = view.collection(name);
-      if (!meta || !(meta.indexes ?? []).some((d) => d.field === field)) throw new NotFound(`No index on '${field}' in '${name}'`);
-      return { effects: [{ kind: 'setCollectionMeta', meta: { ...meta, indexes: (meta.indexes ?? []).filter((d) => d.field !== field) } }], result: undefined };
+      if (!meta || !(meta.indexes ?? []).some((d) => d.field === field))
+        throw new NotFound(`No index on '${field}' in '${name}'`);
+      return {
+        effects: [
+          {
+            kind: 'setCollectionMeta',
+            meta: { ...meta, indexes: (meta.indexes ?? []).filter((d) => d.field !== field) },
+          },
+        ],
+        result: undefined,
+      };
     });
   }
 
@@ -155,5 +181,10 @@ export const INDEX_FIELD_RULE = "'field' must name a top-level field";
 
 /** A top-level field a query index may cover. */
 export function isIndexableField(field: unknown): field is string {
-  return typeof field === 'string' && /^[A-Za-z_$][A-Za-z0-9_$-]{0,255}$/.test(field) && field !== '__proto__' && field !== 'constructor';
+  return (
+    typeof field === 'string' &&
+    /^[A-Za-z_$][A-Za-z0-9_$-]{0,255}$/.test(field) &&
+    field !== '__proto__' &&
+    field !== 'constructor'
+  );
 }

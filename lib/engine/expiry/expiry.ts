@@ -29,7 +29,10 @@ export class ExpiryTracker {
   private tracked: Promise<void> | undefined;
 
   /** `kv` is swept on the same timer as records. */
-  constructor(private readonly db: EngineCore, private readonly kv: KvStore) {}
+  constructor(
+    private readonly db: EngineCore,
+    private readonly kv: KvStore,
+  ) {}
 
   /**
    * Starts following commits, then indexes the records already stored, the
@@ -89,14 +92,16 @@ export class ExpiryTracker {
     const expiresAt = this.db.now() + entry.slidingMs!;
     const fields = Object.freeze({ ...entry.fields, ttl: ttlString(expiresAt) });
     if (!this.db.readOnly) {
-      this.db.write((view) => {
-        const current = view.record(collection, id);
-        if (!current || current.version !== entry.version) return { effects: [], result: undefined };
-        return {
-          effects: [{ kind: 'put', collection, id, fields, expiresAt, slidingMs: entry.slidingMs! }],
-          result: undefined,
-        };
-      }).catch((err) => this.logFailure('sliding TTL extension', err));
+      this.db
+        .write((view) => {
+          const current = view.record(collection, id);
+          if (!current || current.version !== entry.version) return { effects: [], result: undefined };
+          return {
+            effects: [{ kind: 'put', collection, id, fields, expiresAt, slidingMs: entry.slidingMs! }],
+            result: undefined,
+          };
+        })
+        .catch((err) => this.logFailure('sliding TTL extension', err));
     }
     return fields;
   }
@@ -107,7 +112,9 @@ export class ExpiryTracker {
    * sweep still running when the timer fires again is left to finish.
    */
   sweep(): Promise<number> {
-    return (this.sweeping ??= this.sweepOnce().finally(() => { this.sweeping = undefined; }));
+    return (this.sweeping ??= this.sweepOnce().finally(() => {
+      this.sweeping = undefined;
+    }));
   }
 
   private async sweepOnce(): Promise<number> {
@@ -118,14 +125,22 @@ export class ExpiryTracker {
       const index = key.indexOf('\u0000');
       return [key.slice(0, index), key.slice(index + 1)];
     });
-    await writeInChunks(this.db, expired, (view, chunk) => {
-      const effects: Effect[] = [];
-      for (const [collection, id] of chunk) {
-        const entry = view.record(collection, id);
-        if (entry?.expiresAt !== undefined && entry.expiresAt <= now) effects.push({ kind: 'delete', collection, id });
-      }
-      return effects;
-    }, (chunk) => { for (const [c, id] of chunk) this.tombstones.add(c + '\u0000' + id); });
+    await writeInChunks(
+      this.db,
+      expired,
+      (view, chunk) => {
+        const effects: Effect[] = [];
+        for (const [collection, id] of chunk) {
+          const entry = view.record(collection, id);
+          if (entry?.expiresAt !== undefined && entry.expiresAt <= now)
+            effects.push({ kind: 'delete', collection, id });
+        }
+        return effects;
+      },
+      (chunk) => {
+        for (const [c, id] of chunk) this.tombstones.add(c + '\u0000' + id);
+      },
+    );
     return expired.length;
   }
 

@@ -35,8 +35,12 @@ export async function collectDue<E, T>(entries: Iterable<E>, due: (entry: E) => 
  * log. `afterChunk` runs once a chunk is durable. Resolves to the number of
  * effects written.
  */
-export async function writeInChunks<T>(core: EngineCore, items: readonly T[], effectsOf: (view: WorkingView, chunk: readonly T[]) => Effect[],
-  afterChunk?: (chunk: readonly T[]) => void): Promise<number> {
+export async function writeInChunks<T>(
+  core: EngineCore,
+  items: readonly T[],
+  effectsOf: (view: WorkingView, chunk: readonly T[]) => Effect[],
+  afterChunk?: (chunk: readonly T[]) => void,
+): Promise<number> {
   let written = 0;
   for (let i = 0; i < items.length; i += SWEEP_CHUNK) {
     const chunk = items.slice(i, i + SWEEP_CHUNK);

@@ -20,10 +20,14 @@ export interface IndexPlan {
 }
 
 export function indexDefs(meta: CollectionMeta): Array<QueryIndexDef & { source: 'admin' | 'schema' }> {
-  const out: Array<QueryIndexDef & { source: 'admin' | 'schema' }> = (meta.indexes ?? []).map((d) => ({ ...d, source: 'admin' as const }));
+  const out: Array<QueryIndexDef & { source: 'admin' | 'schema' }> = (meta.indexes ?? []).map((d) => ({
+    ...d,
+    source: 'admin' as const,
+  }));
   for (const [field, def] of Object.entries(meta.schema?.fields ?? {})) {
     const type = def.index?.type;
-    if ((type === 'btree' || type === 'hash') && !out.some((d) => d.field === field)) out.push({ field, type: type, source: 'schema' });
+    if ((type === 'btree' || type === 'hash') && !out.some((d) => d.field === field))
+      out.push({ field, type: type, source: 'schema' });
   }
   return out;
 }
@@ -43,13 +47,19 @@ export class IndexManager {
   /** Makes the live indexes of `collection` match its definitions, building new ones from the records. */
   sync(collection: string): void {
     const coll = this.db.state.collections.get(collection);
-    if (!coll) { this.byCollection.delete(collection); return; }
+    if (!coll) {
+      this.byCollection.delete(collection);
+      return;
+    }
     const defs = indexDefs(coll.meta);
     const current = this.byCollection.get(collection) ?? new Map<string, QueryIndex>();
     const next = new Map<string, QueryIndex>();
     for (const def of defs) {
       const existing = current.get(def.field);
-      if (existing && existing.type === def.type) { next.set(def.field, existing); continue; }
+      if (existing && existing.type === def.type) {
+        next.set(def.field, existing);
+        continue;
+      }
       const idx = new QueryIndex(def.field, def.type);
       for (const [id, entry] of coll.records) idx.set(id, entry.fields[def.field]);
       next.set(def.field, idx);
@@ -114,7 +124,8 @@ export class IndexManager {
       }
       consider(idx, cond.op, candidates(idx, cond.op, value));
     }
-    for (const [field, bound] of bounds) consider(idxs.get(field)!, bound.ops.join('+'), new Set(idxs.get(field)!.range(bound.lower, bound.upper)));
+    for (const [field, bound] of bounds)
+      consider(idxs.get(field)!, bound.ops.join('+'), new Set(idxs.get(field)!.range(bound.lower, bound.upper)));
     const total = this.db.state.collections.get(collection)?.records.size ?? 0;
     // Past about a fifth of the records, fetching and ordering candidates costs more than a scan.
     const chosen = best as IndexPlan | undefined;
@@ -133,20 +144,27 @@ function tighter(current: RangeBound | undefined, candidate: RangeBound, dir: 1 
 }
 
 function candidates(idx: QueryIndex, op: string, value: Value): Set<string> | undefined {
-  const range = (lower?: RangeBound, upper?: RangeBound) => (idx.type === 'btree' ? new Set(idx.range(lower, upper)) : undefined);
+  const range = (lower?: RangeBound, upper?: RangeBound) =>
+    idx.type === 'btree' ? new Set(idx.range(lower, upper)) : undefined;
   switch (op) {
-    case 'Eq': return value === null ? undefined : new Set(idx.equal(value));
+    case 'Eq':
+      return value === null ? undefined : new Set(idx.equal(value));
     case 'In': {
       if (!Array.isArray(value) || value.some((v) => v === null)) return undefined;
       const out = new Set<string>();
       for (const item of value as Value[]) for (const id of idx.equal(normalize(item))) out.add(id);
       return out;
     }
-    case 'Gt': return value === null ? undefined : range({ value, inclusive: false });
-    case 'Gte': return value === null ? undefined : range({ value, inclusive: true });
-    case 'Lt': return value === null ? undefined : range(undefined, { value, inclusive: false });
-    case 'Lte': return value === null ? undefined : range(undefined, { value, inclusive: true });
-    default: return undefined;
+    case 'Gt':
+      return value === null ? undefined : range({ value, inclusive: false });
+    case 'Gte':
+      return value === null ? undefined : range({ value, inclusive: true });
+    case 'Lt':
+      return value === null ? undefined : range(undefined, { value, inclusive: false });
+    case 'Lte':
+      return value === null ? undefined : range(undefined, { value, inclusive: true });
+    default:
+      return undefined;
   }
 }
 

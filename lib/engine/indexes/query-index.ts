@@ -26,7 +26,10 @@ function isScalar(value: Value | undefined): boolean {
   return typeof value !== 'object';
 }
 
-export interface RangeBound { readonly value: Value; readonly inclusive: boolean }
+export interface RangeBound {
+  readonly value: Value;
+  readonly inclusive: boolean;
+}
 
 export class QueryIndex {
   private readonly hash = new Map<string, Set<string>>();
@@ -36,14 +39,22 @@ export class QueryIndex {
   /** Ids whose value cannot be indexed (always candidates). */
   readonly unindexable = new Set<string>();
 
-  constructor(readonly field: string, readonly type: IndexType) {}
+  constructor(
+    readonly field: string,
+    readonly type: IndexType,
+  ) {}
 
-  get size(): number { return this.keyOf.size + this.unindexable.size; }
+  get size(): number {
+    return this.keyOf.size + this.unindexable.size;
+  }
 
   set(id: string, value: Value | undefined): void {
     this.remove(id);
     if (value === undefined || value === null) return;
-    if (!isScalar(value)) { this.unindexable.add(id); return; }
+    if (!isScalar(value)) {
+      this.unindexable.add(id);
+      return;
+    }
     this.keyOf.set(id, value);
     if (this.type === 'hash') {
       const key = hashKey(value);

@@ -21,7 +21,10 @@ class FieldIndex {
   private readonly byKey = new Map<string, Set<string>>();
   private readonly keyOf = new Map<string, string>();
 
-  constructor(readonly field: string, private readonly keyFn: (value: Value) => string) {}
+  constructor(
+    readonly field: string,
+    private readonly keyFn: (value: Value) => string,
+  ) {}
 
   set(id: string, fields: { readonly [name: string]: Value } | undefined): void {
     this.remove(id);

@@ -54,7 +54,13 @@ export class KvStore {
     validateKvKey(key);
     const value = fieldFromWire(wireValue === undefined ? null : wireValue, key);
     const expiresAt = this.expiry(ttl);
-    const effect: Effect = { kind: 'kvSet', key, value, ...(expiresAt !== undefined ? { expiresAt } : {}), ...(bypassRipple ? { noRipple: true as const } : {}) };
+    const effect: Effect = {
+      kind: 'kvSet',
+      key,
+      value,
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
+      ...(bypassRipple ? { noRipple: true as const } : {}),
+    };
     await this.db.write(() => ({ effects: [effect], result: undefined }));
   }
 
@@ -85,7 +91,11 @@ export class KvStore {
    * Stores the value only when the key has no live entry. Durable on return.
    * `{created: true}`, or `{created: false, value}` with the live value found.
    */
-  async setIfAbsent(key: string, wireValue: unknown, ttl?: unknown): Promise<{ created: true } | { created: false; value: Value }> {
+  async setIfAbsent(
+    key: string,
+    wireValue: unknown,
+    ttl?: unknown,
+  ): Promise<{ created: true } | { created: false; value: Value }> {
     validateKvKey(key);
     const value = fieldFromWire(wireValue === undefined ? null : wireValue, key);
     const expiresAt = this.expiry(ttl);
@@ -104,12 +114,17 @@ export class KvStore {
    * count after the call and whether it was incremented. Refused (400) when
    * the key holds something other than a non-negative integer.
    */
-  async incrementBelow(key: string, limit: number, expiresAt: number): Promise<{ count: number; incremented: boolean }> {
+  async incrementBelow(
+    key: string,
+    limit: number,
+    expiresAt: number,
+  ): Promise<{ count: number; incremented: boolean }> {
     validateKvKey(key);
     return this.db.write<{ count: number; incremented: boolean }>((view) => {
       const found = liveIn(view.kvEntry(key), this.db.now());
       const count = found ? found.value : 0;
-      if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) throw new InvalidInput(`KV key '${key}' does not hold a counter`);
+      if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0)
+        throw new InvalidInput(`KV key '${key}' does not hold a counter`);
       if (count >= limit) return { effects: [], result: { count, incremented: false } };
       const effect: Effect = { kind: 'kvSet', key, value: count + 1, expiresAt: found?.expiresAt ?? expiresAt };
       return { effects: [effect], result: { count: count + 1, incremented: true } };
@@ -145,14 +160,26 @@ export class KvStore {
 
   /** Raw stored values of `keys` (see parseKvKeys), in order; null for missing or expired keys. */
   batchGet(keys: readonly string[]): Array<unknown> {
-    return keys.map((k) => { const e = this.live(k); return e ? bareValue(e.value) : null; });
+    return keys.map((k) => {
+      const e = this.live(k);
+      return e ? bareValue(e.value) : null;
+    });
   }
 
   /** One write for all keys (see parseKvKeys), the i-th wire value under the i-th key, with one TTL for all. */
-  async batchSet(keys: readonly string[], wireValues: readonly unknown[], ttl?: unknown): Promise<Array<[string, boolean]>> {
+  async batchSet(
+    keys: readonly string[],
+    wireValues: readonly unknown[],
+    ttl?: unknown,
+  ): Promise<Array<[string, boolean]>> {
     if (wireValues.length !== keys.length) throw new InvalidInput(VALUES_RULE);
     const expiresAt = this.expiry(ttl);
-    const effects: Effect[] = keys.map((key, i) => ({ kind: 'kvSet', key, value: fieldFromWire(wireValues[i] ?? null, key), ...(expiresAt !== undefined ? { expiresAt } : {}) }));
+    const effects: Effect[] = keys.map((key, i) => ({
+      kind: 'kvSet',
+      key,
+      value: fieldFromWire(wireValues[i] ?? null, key),
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
+    }));
     await this.db.write(() => ({ effects, result: undefined }));
     return keys.map((k) => [k, true]);
   }
@@ -182,7 +209,10 @@ export class KvStore {
    * slices of the event loop: a pattern over a million keys holds no other
    * request. Each entry is read as it is when the walk reaches it.
    */
-  async find(re: Pattern | undefined, includeExpired: boolean): Promise<Array<{ key: string; value: Value; expires_at?: string }>> {
+  async find(
+    re: Pattern | undefined,
+    includeExpired: boolean,
+  ): Promise<Array<{ key: string; value: Value; expires_at?: string }>> {
     const slicer = new Slicer(FIND_CHECK_EVERY);
     const keys = await sortInSlices([...this.db.state.kv.keys()], byCodeUnits, slicer);
     const out: Array<{ key: string; value: Value; expires_at?: string }> = [];
@@ -191,7 +221,11 @@ export class KvStore {
       if (re && !re.test(key)) continue;
       const entry = this.live(key, includeExpired);
       if (!entry) continue;
-      out.push(entry.expiresAt === undefined ? { key, value: entry.value } : { key, value: entry.value, expires_at: new Date(entry.expiresAt).toISOString() });
+      out.push(
+        entry.expiresAt === undefined
+          ? { key, value: entry.value }
+          : { key, value: entry.value, expires_at: new Date(entry.expiresAt).toISOString() },
+      );
     }
     return out;
   }
@@ -200,7 +234,10 @@ export class KvStore {
     validateKvKey(key);
     validateCollectionName(collection);
     validateId(recordId, 'document_id');
-    await this.db.write(() => ({ effects: [{ kind: unlink ? 'kvUnlink' : 'kvLink', key, collection, id: recordId }], result: undefined }));
+    await this.db.write(() => ({
+      effects: [{ kind: unlink ? 'kvUnlink' : 'kvLink', key, collection, id: recordId }],
+      result: undefined,
+    }));
   }
 
   links(key: string): Array<{ collection: string; document_id: string }> {
@@ -214,10 +251,17 @@ export class KvStore {
   /** Deletes expired keys (the sweeper), found in slices and deleted in chunks of one durable write each (sweep.ts). Returns how many. */
   async sweep(): Promise<number> {
     const now = this.db.now();
-    const expired = await collectDue(this.db.state.kv, ([key, e]) => (e.expiresAt !== undefined && e.expiresAt <= now ? key : undefined));
-    await writeInChunks(this.db, expired, (view, chunk) => chunk
-      .filter((k) => { const e = view.kvEntry(k); return e?.expiresAt !== undefined && e.expiresAt <= now; })
-      .map((key): Effect => ({ kind: 'kvDelete', key })));
+    const expired = await collectDue(this.db.state.kv, ([key, e]) =>
+      e.expiresAt !== undefined && e.expiresAt <= now ? key : undefined,
+    );
+    await writeInChunks(this.db, expired, (view, chunk) =>
+      chunk
+        .filter((k) => {
+          const e = view.kvEntry(k);
+          return e?.expiresAt !== undefined && e.expiresAt <= now;
+        })
+        .map((key): Effect => ({ kind: 'kvDelete', key })),
+    );
     return expired.length;
   }
 }
@@ -234,6 +278,7 @@ function liveIn(entry: KvEntry | undefined, now: number): KvEntry | undefined {
  */
 export function parseKvKeys(raw: unknown, maxKeys: number): string[] {
   if (!Array.isArray(raw)) throw new InvalidInput("'keys' must be an array of strings");
-  if (raw.length > maxKeys) throw new InvalidInput(`'keys' has ${raw.length} keys; the maximum batch size is ${maxKeys}`);
+  if (raw.length > maxKeys)
+    throw new InvalidInput(`'keys' has ${raw.length} keys; the maximum batch size is ${maxKeys}`);
   return raw.map(validateKvKey);
 }

@@ -20,8 +20,7 @@ export const NO_FLAGS: Flags = { i: false, s: false };
 
 export type FlagsGroup =
   /** `scoped`: `(?i:` opens a group the flags last for; `(?i)` sets them to the end of the enclosing one. */
-  | { readonly flags: Flags; readonly scoped: boolean; readonly next: number }
-  | { readonly problem: string };
+  { readonly flags: Flags; readonly scoped: boolean; readonly next: number } | { readonly problem: string };
 
 /** The flags group opening at `index` and the flags it sets, or undefined when the `(` opens another kind of group. */
 export function readFlagsGroup(pattern: string, index: number, current: Flags): FlagsGroup | undefined {
@@ -31,12 +30,18 @@ export function readFlagsGroup(pattern: string, index: number, current: Flags): 
   const [text, on = '', off, end] = match;
   if (on === '' && !off) return { problem: `${text} names no flag` };
   let flags = current;
-  for (const [letters, value] of [[on, true], [off ?? '', false]] as const) {
+  for (const [letters, value] of [
+    [on, true],
+    [off ?? '', false],
+  ] as const) {
     for (const letter of letters) {
       if (letter === 'm') {
-        return { problem: 'the m flag is not supported: RE2 ends lines only at \\n, JavaScript also at \\r, U+2028 and U+2029' };
+        return {
+          problem: 'the m flag is not supported: RE2 ends lines only at \\n, JavaScript also at \\r, U+2028 and U+2029',
+        };
       }
-      if (letter !== 'i' && letter !== 's') return { problem: `unknown flag ${letter} in ${text}: i and s are supported` };
+      if (letter !== 'i' && letter !== 's')
+        return { problem: `unknown flag ${letter} in ${text}: i and s are supported` };
       flags = { ...flags, [letter]: value };
     }
   }

@@ -38,7 +38,10 @@ export function outline(pattern: string): Outline {
     else if (char === '(') {
       deepest = Math.max(deepest, ++depth);
       if (pattern[i + 1] !== '?') groups++;
-      else if (isNamedGroup(pattern, i)) { groups++; named = true; }
+      else if (isNamedGroup(pattern, i)) {
+        groups++;
+        named = true;
+      }
       const spelt = javaScriptGroup(pattern, i);
       if (spelt !== undefined) {
         javaScript += pattern.slice(copied, i) + spelt.text;

@@ -33,8 +33,7 @@ export interface Pattern {
 }
 
 export type CompiledPattern =
-  | { readonly ok: true; readonly pattern: Pattern }
-  | { readonly ok: false; readonly problem: string };
+  { readonly ok: true; readonly pattern: Pattern } | { readonly ok: false; readonly problem: string };
 
 /** Largest compiled program accepted, in RE2 instructions; matching costs up to this much per character. */
 export const MAX_PROGRAM_SIZE = 2000;
@@ -97,7 +96,8 @@ export function requirePattern(raw: unknown, subject: string): Pattern {
 function compileUncached(source: string): CompiledPattern {
   const translated = translatePattern(source);
   if ('problem' in translated) return { ok: false, problem: translated.problem };
-  if (translated.estimatedSize > ESTIMATE_SLACK * MAX_PROGRAM_SIZE) return tooLarge(`about ${translated.estimatedSize}`);
+  if (translated.estimatedSize > ESTIMATE_SLACK * MAX_PROGRAM_SIZE)
+    return tooLarge(`about ${translated.estimatedSize}`);
   let re: RE2JS;
   try {
     re = RE2JS.compile(translated.re2);

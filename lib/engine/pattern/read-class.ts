@@ -10,10 +10,12 @@ import { type EscapeContext, readEscape } from './read-escape.js';
 import { UnitSet } from './units/unit-set.js';
 
 export type ClassRead =
-  | { readonly set: UnitSet; readonly negated: boolean; readonly next: number }
-  | { readonly problem: string };
+  { readonly set: UnitSet; readonly negated: boolean; readonly next: number } | { readonly problem: string };
 
-type Member = { readonly unit: number; readonly next: number } | { readonly set: UnitSet; readonly next: number } | { readonly problem: string };
+type Member =
+  | { readonly unit: number; readonly next: number }
+  | { readonly set: UnitSet; readonly next: number }
+  | { readonly problem: string };
 
 /** The class whose `[` is at `start`. */
 export function readClass(pattern: string, start: number, ctx: Omit<EscapeContext, 'inClass'>): ClassRead {

@@ -57,7 +57,8 @@ export function readEscape(pattern: string, at: number, ctx: EscapeContext): Esc
   if (set !== undefined) return { kind: 'set', ...set, next };
   const control = CONTROL_ESCAPES[char];
   if (control !== undefined) return unit(control, next);
-  if (char === 'b' || char === 'B') return ctx.inClass ? unit(char === 'b' ? 8 : 0x42, next) : { kind: 'assertion', re2: `\\${char}`, next };
+  if (char === 'b' || char === 'B')
+    return ctx.inClass ? unit(char === 'b' ? 8 : 0x42, next) : { kind: 'assertion', re2: `\\${char}`, next };
   if (char >= '0' && char <= '9') return digitEscape(pattern, at, ctx);
   if (char === 'c') return controlLetter(pattern, at, ctx.inClass);
   if (char === 'x') {
@@ -65,7 +66,8 @@ export function readEscape(pattern: string, at: number, ctx: EscapeContext): Esc
     return hex === undefined ? unit(0x78, next) : unit(Number.parseInt(hex, 16), next + 2);
   }
   if (char === 'u') return unicodeEscape(pattern, next);
-  if (char === 'k' && ctx.named && !ctx.inClass) return { kind: 'problem', problem: 'backreferences such as \\k<name> are not supported' };
+  if (char === 'k' && ctx.named && !ctx.inClass)
+    return { kind: 'problem', problem: 'backreferences such as \\k<name> are not supported' };
   if (char === 'p' || char === 'P') {
     const name = sticky(UNICODE_CLASS, pattern, next);
     if (name !== undefined) {

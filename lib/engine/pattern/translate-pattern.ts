@@ -66,7 +66,10 @@ class Translator {
   private flags = NO_FLAGS;
   private out = '';
 
-  constructor(private readonly pattern: string, private readonly escapes: EscapeContext) {}
+  constructor(
+    private readonly pattern: string,
+    private readonly escapes: EscapeContext,
+  ) {}
 
   run(): Translation {
     let index = 0;
@@ -80,11 +83,16 @@ class Translator {
 
   private step(index: number): number | Problem {
     switch (this.pattern[index]) {
-      case '\\': return this.escape(index);
-      case '[': return this.characterClass(index);
-      case '(': return this.group(index);
-      case '{': return this.brace(index);
-      default: return this.single(index);
+      case '\\':
+        return this.escape(index);
+      case '[':
+        return this.characterClass(index);
+      case '(':
+        return this.group(index);
+      case '{':
+        return this.brace(index);
+      default:
+        return this.single(index);
     }
   }
 
@@ -142,7 +150,8 @@ class Translator {
     }
     const min = Number(match[1]);
     const max = match[2] === undefined ? min : match[3] === '' ? undefined : Number(match[3]);
-    if (min > MAX_REPEAT || (max ?? 0) > MAX_REPEAT) return { problem: `repeat counts above ${MAX_REPEAT} are not supported (${match[0]})` };
+    if (min > MAX_REPEAT || (max ?? 0) > MAX_REPEAT)
+      return { problem: `repeat counts above ${MAX_REPEAT} are not supported (${match[0]})` };
     this.size.repeat(min, max);
     this.out += match[0];
     return index + match[0].length;

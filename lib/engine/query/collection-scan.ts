@@ -34,7 +34,10 @@ export class CollectionScan implements RecordSource {
   private readonly log: UndoLog;
   private open = true;
 
-  constructor(private readonly coll: CollectionState, readonly now: number) {
+  constructor(
+    private readonly coll: CollectionState,
+    readonly now: number,
+  ) {
     this.log = coll.openReader();
   }
 
@@ -68,7 +71,10 @@ export class CollectionScan implements RecordSource {
    * false to stop, or a promise the walk awaits (writes may commit
    * meanwhile, as during a pause).
    */
-  async eachEntry(visit: (id: string, entry: RecordEntry) => boolean | Promise<boolean>, slicer = new Slicer(SCAN_CHECK_EVERY)): Promise<void> {
+  async eachEntry(
+    visit: (id: string, entry: RecordEntry) => boolean | Promise<boolean>,
+    slicer = new Slicer(SCAN_CHECK_EVERY),
+  ): Promise<void> {
     const log = this.log;
     const before = log.before;
     /** Pre-images of records gone since the open that the walk has not reached yet, by ord; `next` is the first unvisited. */
@@ -76,7 +82,9 @@ export class CollectionScan implements RecordSource {
     let next = 0;
     let goneSeen = 0;
     let position = 0;
-    const noteGone = (): void => { goneSeen = this.collectGone(goneSeen, position, pending, next); };
+    const noteGone = (): void => {
+      goneSeen = this.collectGone(goneSeen, position, pending, next);
+    };
     /** A visit's answer when it waits: awaited, then what went meanwhile is noted. */
     const settle = async (result: Promise<boolean>): Promise<boolean> => {
       const kept = await result;
@@ -92,7 +100,7 @@ export class CollectionScan implements RecordSource {
         if (!(kept instanceof Promise ? await settle(kept) : kept)) return;
       }
       position = ord;
-      const result = visit(id, before.size === 0 ? live : before.get(id) ?? live);
+      const result = visit(id, before.size === 0 ? live : (before.get(id) ?? live));
       if (!(result instanceof Promise ? await settle(result) : result)) return;
       if (slicer.counted() && slicer.due()) {
         await slicer.pause();
@@ -111,7 +119,11 @@ export class CollectionScan implements RecordSource {
    * Visits the live records among `ids` as at the open, in insertion order
    * (the order `each` gives), in slices. For a query answered by an index.
    */
-  async eachOf(ids: Iterable<string>, visit: (record: Fields) => boolean | void, slicer = new Slicer(SCAN_CHECK_EVERY)): Promise<void> {
+  async eachOf(
+    ids: Iterable<string>,
+    visit: (record: Fields) => boolean | void,
+    slicer = new Slicer(SCAN_CHECK_EVERY),
+  ): Promise<void> {
     const entries: RecordEntry[] = [];
     for (const id of ids) {
       const entry = this.log.entryAt(this.coll.records, id);
@@ -148,7 +160,11 @@ export class CollectionScan implements RecordSource {
 const byOrd = (a: RecordEntry, b: RecordEntry): number => (a.ord ?? 0) - (b.ord ?? 0);
 
 /** A record gone since the open, not reached yet: its id, its pre-image and where it stood. */
-interface Gone { readonly id: string; readonly entry: RecordEntry; readonly ord: number }
+interface Gone {
+  readonly id: string;
+  readonly entry: RecordEntry;
+  readonly ord: number;
+}
 
 /** A list of records walked in slices (rows a query already holds). */
 export class ListSource implements RecordSource {
@@ -163,7 +179,11 @@ export class ListSource implements RecordSource {
 }
 
 /** Opens a scan of `coll` for `read`, closing it however `read` ends. */
-export async function withScan<T>(coll: CollectionState, now: number, read: (scan: CollectionScan) => Promise<T>): Promise<T> {
+export async function withScan<T>(
+  coll: CollectionState,
+  now: number,
+  read: (scan: CollectionScan) => Promise<T>,
+): Promise<T> {
   const scan = new CollectionScan(coll, now);
   try {
     return await read(scan);

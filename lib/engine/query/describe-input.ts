@@ -14,13 +14,20 @@ export function kindOf(raw: unknown): string {
   if (Array.isArray(raw)) return 'an array';
   if (raw instanceof Uint8Array) return 'binary';
   switch (typeof raw) {
-    case 'object': return 'an object';
-    case 'undefined': return 'nothing';
-    case 'string': return 'a string';
-    case 'number': return 'a number';
-    case 'bigint': return 'an integer beyond ±(2^53 - 1)';
-    case 'boolean': return 'a boolean';
-    default: return typeof raw;
+    case 'object':
+      return 'an object';
+    case 'undefined':
+      return 'nothing';
+    case 'string':
+      return 'a string';
+    case 'number':
+      return 'a number';
+    case 'bigint':
+      return 'an integer beyond ±(2^53 - 1)';
+    case 'boolean':
+      return 'a boolean';
+    default:
+      return typeof raw;
   }
 }
 

@@ -23,7 +23,9 @@ export function parseFieldPath(raw: unknown, where: string): string {
     throw new InvalidInput(`Invalid field name at ${where}: expected a non-empty string, got ${shown(raw)}`);
   }
   if (raw.length > MAX_FIELD_PATH_LENGTH) {
-    throw new InvalidInput(`Invalid field name at ${where}: ${raw.length} characters; at most ${MAX_FIELD_PATH_LENGTH} are allowed`);
+    throw new InvalidInput(
+      `Invalid field name at ${where}: ${raw.length} characters; at most ${MAX_FIELD_PATH_LENGTH} are allowed`,
+    );
   }
   for (const segment of raw.split('.')) {
     if (segment.length === 0) throw new InvalidInput(`Invalid field path ${shown(raw)} at ${where}: empty segment`);

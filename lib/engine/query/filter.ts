@@ -44,7 +44,10 @@ export interface NotFilter {
 export type Filter = ConditionFilter | LogicalFilter | NotFilter;
 
 /** What a filter has used so far of its size limits. */
-interface Budget { expressions: number; values: number }
+interface Budget {
+  expressions: number;
+  values: number;
+}
 
 const FLAT_FORMS = '{type, content}, {field, operator, value}, {and: [...]}, {or: [...]} or {not: {...}}';
 
@@ -104,8 +107,10 @@ function parseCanonical(raw: Record<string, unknown>, path: string, depth: numbe
     throw new InvalidInput(`Invalid Logical at ${where}: 'expressions' must be an array, got ${kindOf(list)}`);
   }
   switch (content.operator) {
-    case 'And': return logical('and', list, `${where}.expressions`, depth, budget);
-    case 'Or': return logical('or', list, `${where}.expressions`, depth, budget);
+    case 'And':
+      return logical('and', list, `${where}.expressions`, depth, budget);
+    case 'Or':
+      return logical('or', list, `${where}.expressions`, depth, budget);
     case 'Not':
       if (list.length !== 1) {
         throw new InvalidInput(`Logical Not at ${where} needs exactly one expression, got ${list.length}`);
@@ -132,7 +137,13 @@ function parseCondition(raw: Record<string, unknown>, path: string, budget: Budg
   return Object.freeze({ kind: 'condition', field, op, value, members: new ValueSet(list) });
 }
 
-function logical(kind: 'and' | 'or', list: readonly unknown[], path: string, depth: number, budget: Budget): LogicalFilter {
+function logical(
+  kind: 'and' | 'or',
+  list: readonly unknown[],
+  path: string,
+  depth: number,
+  budget: Budget,
+): LogicalFilter {
   if (list.length === 0) {
     const name = kind === 'and' ? 'And' : 'Or';
     throw new InvalidInput(`Logical ${name} at ${path} has no expressions; it needs at least one`);

@@ -48,10 +48,14 @@ export function getPath(fields: Fields, path: string): Value | undefined {
  */
 export function matchFilter(filter: Filter, fields: Fields): boolean {
   switch (filter.kind) {
-    case 'condition': return testOperator(filter.op, getPath(fields, filter.field), filter.value, filter.members);
-    case 'and': return filter.filters.every((f) => matchFilter(f, fields));
-    case 'or': return filter.filters.some((f) => matchFilter(f, fields));
-    case 'not': return !matchFilter(filter.filter, fields);
+    case 'condition':
+      return testOperator(filter.op, getPath(fields, filter.field), filter.value, filter.members);
+    case 'and':
+      return filter.filters.every((f) => matchFilter(f, fields));
+    case 'or':
+      return filter.filters.some((f) => matchFilter(f, fields));
+    case 'not':
+      return !matchFilter(filter.filter, fields);
     default: {
       const never: never = filter;
       return never;

@@ -14,7 +14,18 @@ import { kindOf, shown } from './describe-input.js';
 import { ValueSet } from './value-set.js';
 
 export const OPERATORS = [
-  'Eq', 'Ne', 'Gt', 'Gte', 'Lt', 'Lte', 'In', 'NotIn', 'Contains', 'StartsWith', 'EndsWith', 'Exists',
+  'Eq',
+  'Ne',
+  'Gt',
+  'Gte',
+  'Lt',
+  'Lte',
+  'In',
+  'NotIn',
+  'Contains',
+  'StartsWith',
+  'EndsWith',
+  'Exists',
 ] as const;
 
 export type Operator = (typeof OPERATORS)[number];
@@ -51,18 +62,25 @@ function unwrap(raw: unknown, type: string): unknown {
  */
 export function parseOperand(op: Operator, raw: unknown, field: string, where: string): Value {
   switch (op) {
-    case 'Eq': case 'Ne':
+    case 'Eq':
+    case 'Ne':
       return fieldFromWire(raw ?? null, field);
-    case 'Gt': case 'Gte': case 'Lt': case 'Lte':
+    case 'Gt':
+    case 'Gte':
+    case 'Lt':
+    case 'Lte':
       if (raw === null || raw === undefined) throw needs(op, 'a non-null value', raw, where);
       return fieldFromWire(raw, field);
-    case 'In': case 'NotIn': {
+    case 'In':
+    case 'NotIn': {
       const list = unwrap(unwrap(raw, 'Array'), 'Set');
       if (!Array.isArray(list)) throw needs(op, 'an array value', raw, where);
       checkLimit(list.length, MAX_IN_VALUES, `${where}.value`, 'values');
       return Object.freeze(list.map((item, i) => fieldFromWire(item, `${field}[${i}]`)));
     }
-    case 'Contains': case 'StartsWith': case 'EndsWith': {
+    case 'Contains':
+    case 'StartsWith':
+    case 'EndsWith': {
       const text = unwrap(raw, 'String');
       if (typeof text !== 'string') throw needs(op, 'a string value', raw, where);
       return text;
@@ -114,18 +132,30 @@ function contains(actual: Value | undefined, needle: string): boolean {
  */
 export function testOperator(op: Operator, actual: Value | undefined, operand: Value, members?: ValueSet): boolean {
   switch (op) {
-    case 'Eq': return equalValues(actual, operand);
-    case 'Ne': return !equalValues(actual, operand);
-    case 'Gt': return ordered(actual, operand, (c) => c > 0);
-    case 'Gte': return ordered(actual, operand, (c) => c >= 0);
-    case 'Lt': return ordered(actual, operand, (c) => c < 0);
-    case 'Lte': return ordered(actual, operand, (c) => c <= 0);
-    case 'In': return isIn(actual, members ?? new ValueSet(operand as readonly Value[]));
-    case 'NotIn': return !isIn(actual, members ?? new ValueSet(operand as readonly Value[]));
-    case 'Contains': return contains(actual, operand as string);
-    case 'StartsWith': return typeof actual === 'string' && actual.startsWith(operand as string);
-    case 'EndsWith': return typeof actual === 'string' && actual.endsWith(operand as string);
-    case 'Exists': return (actual !== undefined) === operand;
+    case 'Eq':
+      return equalValues(actual, operand);
+    case 'Ne':
+      return !equalValues(actual, operand);
+    case 'Gt':
+      return ordered(actual, operand, (c) => c > 0);
+    case 'Gte':
+      return ordered(actual, operand, (c) => c >= 0);
+    case 'Lt':
+      return ordered(actual, operand, (c) => c < 0);
+    case 'Lte':
+      return ordered(actual, operand, (c) => c <= 0);
+    case 'In':
+      return isIn(actual, members ?? new ValueSet(operand as readonly Value[]));
+    case 'NotIn':
+      return !isIn(actual, members ?? new ValueSet(operand as readonly Value[]));
+    case 'Contains':
+      return contains(actual, operand as string);
+    case 'StartsWith':
+      return typeof actual === 'string' && actual.startsWith(operand as string);
+    case 'EndsWith':
+      return typeof actual === 'string' && actual.endsWith(operand as string);
+    case 'Exists':
+      return (actual !== undefined) === operand;
     default: {
       const never: never = op;
       return never;

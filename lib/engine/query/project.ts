@@ -25,7 +25,11 @@ import { parseFieldPath } from './field-path.js';
 export function parseFieldList(raw: unknown, name: string): string[] | undefined {
   if (raw === null || raw === undefined) return undefined;
   let list: unknown[];
-  if (typeof raw === 'string') list = raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  if (typeof raw === 'string')
+    list = raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
   else if (Array.isArray(raw)) list = raw;
   else throw new InvalidInput(`Invalid ${name}: expected an array of field names or "a,b", got ${kindOf(raw)}`);
   checkLimit(list.length, MAX_FIELD_NAMES, name, 'field names');
@@ -64,12 +68,20 @@ function dottedPaths(paths: readonly string[]): DottedPaths {
 export function compileProjection(select?: readonly string[], exclude?: readonly string[]): Projection {
   return {
     ...(select ? { select: { names: new Set(select), dotted: dottedPaths(select) } } : {}),
-    ...(exclude ? { exclude: { names: new Set(exclude.filter((p) => !p.includes('.'))), dotted: dottedPaths(exclude) } } : {}),
+    ...(exclude
+      ? { exclude: { names: new Set(exclude.filter((p) => !p.includes('.'))), dotted: dottedPaths(exclude) } }
+      : {}),
   };
 }
 
 function isPlainValueObject(value: Value | undefined): value is { readonly [key: string]: Value } {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Tagged) && !(value instanceof Uint8Array);
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    !(value instanceof Tagged) &&
+    !(value instanceof Uint8Array)
+  );
 }
 
 /** A copy of `value` without the nested key at `segments`; `value` itself when there is nothing to remove. */

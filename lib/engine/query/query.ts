@@ -45,8 +45,17 @@ export interface Query {
 }
 
 export const QUERY_KEYS = [
-  'filter', 'sort', 'limit', 'skip', 'offset', 'select_fields', 'exclude_fields', 'join',
-  'bypass_cache', 'bypass_ripple', 'transaction_id',
+  'filter',
+  'sort',
+  'limit',
+  'skip',
+  'offset',
+  'select_fields',
+  'exclude_fields',
+  'join',
+  'bypass_cache',
+  'bypass_ripple',
+  'transaction_id',
 ] as const;
 
 const JOIN_KEYS = ['collections', 'local_field', 'foreign_field', 'as_field'] as const;
@@ -91,7 +100,9 @@ function parseSkip(body: Record<string, unknown>): number {
 function parseCollections(raw: unknown): string[] {
   const list = typeof raw === 'string' ? [raw] : raw;
   if (!Array.isArray(list) || list.length === 0) {
-    throw new InvalidInput(`Invalid join.collections: expected a collection name or a non-empty array of names, got ${kindOf(raw)}`);
+    throw new InvalidInput(
+      `Invalid join.collections: expected a collection name or a non-empty array of names, got ${kindOf(raw)}`,
+    );
   }
   checkLimit(list.length, MAX_JOIN_COLLECTIONS, 'join.collections', 'collections');
   return list.map((name, index) => {
@@ -168,12 +179,18 @@ type QueryPart = Partial<Pick<Query, 'filter' | 'sort' | 'skip' | 'limit'>>;
  * scan): a query over a million records never holds it. With sort keys and
  * a limit, only the best skip + limit rows are held (SortedRows).
  */
-export async function runQueryInSlices(source: RecordSource, query: QueryPart = {}, slicer = new Slicer(SCAN_CHECK_EVERY)): Promise<Fields[]> {
+export async function runQueryInSlices(
+  source: RecordSource,
+  query: QueryPart = {},
+  slicer = new Slicer(SCAN_CHECK_EVERY),
+): Promise<Fields[]> {
   const { filter, limit } = query;
   const skip = query.skip ?? 0;
   if (query.sort && query.sort.length > 0) {
     const rows = new SortedRows(query.sort, limit === undefined ? undefined : skip + limit);
-    await source.each((r) => { if (!filter || matchFilter(filter, r)) rows.add(r); }, slicer);
+    await source.each((r) => {
+      if (!filter || matchFilter(filter, r)) rows.add(r);
+    }, slicer);
     const sorted = await rows.sorted(slicer);
     return limit === undefined ? sorted.slice(skip) : sorted.slice(skip, skip + limit);
   }

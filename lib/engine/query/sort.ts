@@ -40,7 +40,7 @@ function parseDirection(entry: Record<string, unknown>, where: string): boolean 
   if (typeof ascending === 'boolean' && fromOrder !== undefined && ascending !== fromOrder) {
     throw new InvalidInput(`Conflicting 'ascending' and 'order' at ${where}`);
   }
-  return typeof ascending === 'boolean' ? ascending : fromOrder ?? true;
+  return typeof ascending === 'boolean' ? ascending : (fromOrder ?? true);
 }
 
 /**
@@ -62,7 +62,8 @@ export function parseSort(raw: unknown, path = 'sort'): SortKey[] {
       throw new InvalidInput(`Invalid ${where}: expected {field, ascending}, got ${kindOf(entry)}`);
     }
     for (const key of Object.keys(entry)) {
-      if (!KEYS.includes(key)) throw new InvalidInput(`Unknown key ${shown(key)} at ${where}; expected ${KEYS.join(', ')}`);
+      if (!KEYS.includes(key))
+        throw new InvalidInput(`Unknown key ${shown(key)} at ${where}; expected ${KEYS.join(', ')}`);
     }
     return Object.freeze({ field: parseFieldPath(entry.field, where), ascending: parseDirection(entry, where) });
   });
@@ -97,7 +98,10 @@ function sortRow(record: Fields, index: number, keys: readonly SortKey[]): SortR
  */
 export function sortRecords(records: readonly Fields[], keys: readonly SortKey[]): Fields[] {
   if (keys.length === 0) return records.slice();
-  return records.map((r, i) => sortRow(r, i, keys)).sort(compareRows(keys)).map((r) => r.record);
+  return records
+    .map((r, i) => sortRow(r, i, keys))
+    .sort(compareRows(keys))
+    .map((r) => r.record);
 }
 
 /** Above this many kept rows, collecting everything and sorting once beats a heap. */
@@ -117,7 +121,10 @@ export class SortedRows {
   private readonly heap: BoundedHeap<SortRow> | undefined;
   private offered = 0;
 
-  constructor(private readonly keys: readonly SortKey[], keep?: number) {
+  constructor(
+    private readonly keys: readonly SortKey[],
+    keep?: number,
+  ) {
     this.compare = compareRows(keys);
     if (keep !== undefined && keep <= MAX_HEAP_ROWS) this.heap = new BoundedHeap(keep, this.compare);
   }
@@ -127,7 +134,8 @@ export class SortedRows {
     const heap = this.heap;
     if (heap === undefined) this.rows.push(sortRow(record, index, this.keys));
     else if (!heap.full) heap.push(sortRow(record, index, this.keys));
-    else if (heap.size > 0 && this.beatsWorst(record, heap.worst())) heap.replaceWorst(sortRow(record, index, this.keys));
+    else if (heap.size > 0 && this.beatsWorst(record, heap.worst()))
+      heap.replaceWorst(sortRow(record, index, this.keys));
   }
 
   async sorted(slicer: Slicer): Promise<Fields[]> {
@@ -159,7 +167,11 @@ const RUN = 2048;
  * slices: runs sorted by Array.prototype.sort, then merged pairwise,
  * bottom up, so that a long sort never holds the event loop in one call.
  */
-export async function sortInSlices<T>(items: readonly T[], compare: (left: T, right: T) => number, slicer: Slicer): Promise<T[]> {
+export async function sortInSlices<T>(
+  items: readonly T[],
+  compare: (left: T, right: T) => number,
+  slicer: Slicer,
+): Promise<T[]> {
   const length = items.length;
   let from: T[] = new Array<T>(length);
   for (let i = 0; i < length; i += RUN) {
@@ -172,7 +184,9 @@ export async function sortInSlices<T>(items: readonly T[], compare: (left: T, ri
     for (let lo = 0; lo < length; lo += 2 * width) {
       const mid = Math.min(lo + width, length);
       const hi = Math.min(lo + 2 * width, length);
-      let left = lo, right = mid, out = lo;
+      let left = lo,
+        right = mid,
+        out = lo;
       while (left < mid && right < hi) {
         to[out++] = compare(from[right]!, from[left]!) < 0 ? from[right++]! : from[left++]!;
         if ((out & 1023) === 0) await slicer.pause();

@@ -28,12 +28,18 @@ export class ValueSet {
   constructor(values: readonly Value[]) {
     for (const value of values) {
       const key = equalityKey(value);
-      if (key === undefined) { this.structured.push(value); continue; }
+      if (key === undefined) {
+        this.structured.push(value);
+        continue;
+      }
       this.keys.add(key);
       if (value instanceof Tagged && value.type === 'DateTime') this.hasDates = true;
       else if (typeof value === 'string') {
         const instant = instantOf(value);
-        if (instant !== undefined) { this.keys.add('x' + instant); this.hasDateStrings = true; }
+        if (instant !== undefined) {
+          this.keys.add('x' + instant);
+          this.hasDateStrings = true;
+        }
       }
     }
   }
@@ -43,7 +49,8 @@ export class ValueSet {
     const key = equalityKey(actual);
     if (key === undefined) return this.structured.some((m) => equalValues(actual, m));
     if (this.keys.has(key)) return true;
-    if (actual instanceof Tagged && actual.type === 'DateTime') return this.hasDateStrings && this.keys.has('x' + key.slice(1));
+    if (actual instanceof Tagged && actual.type === 'DateTime')
+      return this.hasDateStrings && this.keys.has('x' + key.slice(1));
     if (this.hasDates && typeof actual === 'string') {
       const instant = instantOf(actual);
       return instant !== undefined && this.keys.has('D' + instant);

@@ -10,7 +10,11 @@ import type { WorkingView } from '../write/working-view.js';
 import type { RecordEntry } from '../write/state.js';
 
 /** The id and entry of the record whose primary-key-alias field holds `value` (compared as text). */
-export function findByAlias(records: Iterable<[string, RecordEntry]>, alias: string, value: string): [string, RecordEntry] | undefined {
+export function findByAlias(
+  records: Iterable<[string, RecordEntry]>,
+  alias: string,
+  value: string,
+): [string, RecordEntry] | undefined {
   for (const [rid, entry] of records) {
     if (Object.hasOwn(entry.fields, alias) && String(bareValue(entry.fields[alias]!)) === value) return [rid, entry];
   }
@@ -47,7 +51,13 @@ export function resolveRecordId(
 }
 
 /** `findByAlias` over committed records, through the alias index. */
-export function committedByAlias(unique: UniqueIndexes, records: ReadonlyMap<string, RecordEntry>, collection: string, alias: string, value: string): [string, RecordEntry] | undefined {
+export function committedByAlias(
+  unique: UniqueIndexes,
+  records: ReadonlyMap<string, RecordEntry>,
+  collection: string,
+  alias: string,
+  value: string,
+): [string, RecordEntry] | undefined {
   const holders = unique.aliasHolders(collection, alias, value);
   if (holders.size === 0) return undefined;
   if (holders.size > 1) return findByAlias(records, alias, value);

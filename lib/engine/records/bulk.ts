@@ -25,7 +25,11 @@ import { Slicer, yieldToLoop } from '../time/slices.js';
 
 export const BULK_CHUNK = 1000;
 
-export interface BulkFailure { readonly index?: number; readonly id: string | null; readonly error: string }
+export interface BulkFailure {
+  readonly index?: number;
+  readonly id: string | null;
+  readonly error: string;
+}
 
 export interface BulkResult {
   readonly successful: string[];
@@ -39,19 +43,27 @@ export type BulkItem =
   | { readonly kind: 'delete'; readonly id: unknown; readonly bypassRipple?: boolean };
 
 /** An item ready for the writer; `index` is its place in the request. */
-type Prepared = { readonly index: number; readonly bypassRipple: boolean } & (
+type Prepared = { readonly index: number; readonly bypassRipple: boolean } &
   /** A plain body's stored record, made ahead with its new id (Records.makeNew). */
-  | { kind: 'new'; record: Fields; body: unknown }
-  | { kind: 'insert'; p: PreparedWrite; freshId?: string }
-  | { kind: 'update'; id: string; p: PreparedWrite }
-  | { kind: 'delete'; id: string });
+  (
+    | { kind: 'new'; record: Fields; body: unknown }
+    | { kind: 'insert'; p: PreparedWrite; freshId?: string }
+    | { kind: 'update'; id: string; p: PreparedWrite }
+    | { kind: 'delete'; id: string }
+  );
 
 export class Bulk {
-  constructor(private readonly db: EngineCore, private readonly records: Records) {}
+  constructor(
+    private readonly db: EngineCore,
+    private readonly records: Records,
+  ) {}
 
   /** Inserts every valid body as one logged batch; invalid ones are reported in `failed`. */
   insertMany(collection: string, bodies: readonly unknown[]): Promise<BulkResult> {
-    return this.run(collection, bodies.map((body) => ({ kind: 'insert' as const, body })));
+    return this.run(
+      collection,
+      bodies.map((body) => ({ kind: 'insert' as const, body })),
+    );
   }
 
   /** Runs a bulk request. Resolves once the successful part is durable. */
@@ -82,7 +94,10 @@ export class Bulk {
         prepared.fill(undefined, start, start + chunk.length);
         const out = this.runChunk(work, collection, chunk, failed);
         if ('chunkError' in out) {
-          failed.push({ id: null, error: `Chunk ${start / BULK_CHUNK + 1} (items ${start + 1}-${start + chunk.length}) failed: ${out.chunkError}` });
+          failed.push({
+            id: null,
+            error: `Chunk ${start / BULK_CHUNK + 1} (items ${start + 1}-${start + chunk.length}) failed: ${out.chunkError}`,
+          });
           // The failed chunk may have staged part of itself: start again from the chunks that succeeded (rare: a bug).
           work = view.fork();
           work.stage(effects);
@@ -102,8 +117,12 @@ export class Bulk {
    * Stages a chunk's items into `work`. Item errors are recorded per item;
    * anything unexpected fails the chunk, leaving `work` to be rebuilt.
    */
-  private runChunk(work: WorkingView, collection: string, chunk: readonly Prepared[], failed: BulkFailure[]):
-    { effects: Effect[]; ids: string[] } | { chunkError: string } {
+  private runChunk(
+    work: WorkingView,
+    collection: string,
+    chunk: readonly Prepared[],
+    failed: BulkFailure[],
+  ): { effects: Effect[]; ids: string[] } | { chunkError: string } {
     const effects: Effect[] = [];
     const ids: string[] = [];
     const itemFailures: BulkFailure[] = [];
@@ -132,10 +151,16 @@ export class Bulk {
 
   private apply(view: WorkingView, collection: string, item: Prepared, effects: Effect[]): string {
     switch (item.kind) {
-      case 'new': return this.records.insertMade(view, collection, item.record, item.body, effects);
-      case 'insert': return this.records.insertInto(view, collection, item.p, effects, item.freshId);
-      case 'update': this.records.updateIn(view, collection, item.id, item.p, effects); return item.id;
-      case 'delete': this.records.deleteIn(view, collection, item.id, effects); return item.id;
+      case 'new':
+        return this.records.insertMade(view, collection, item.record, item.body, effects);
+      case 'insert':
+        return this.records.insertInto(view, collection, item.p, effects, item.freshId);
+      case 'update':
+        this.records.updateIn(view, collection, item.id, item.p, effects);
+        return item.id;
+      case 'delete':
+        this.records.deleteIn(view, collection, item.id, effects);
+        return item.id;
     }
   }
 
@@ -147,19 +172,22 @@ export class Bulk {
         const record = this.records.makeNew(collection, item.body);
         if (record) return { kind: 'new', index, record, body: item.body, bypassRipple };
         const prepared = this.records.prepare(item.body);
-        return prepared.id === undefined ? { kind: 'insert', index, p: prepared, bypassRipple, freshId: this.db.ids.next() } : { kind: 'insert', index, p: prepared, bypassRipple };
+        return prepared.id === undefined
+          ? { kind: 'insert', index, p: prepared, bypassRipple, freshId: this.db.ids.next() }
+          : { kind: 'insert', index, p: prepared, bypassRipple };
       }
-      case 'update': return { kind: 'update', index, id: validateId(item.id), p: this.records.prepare(item.body), bypassRipple };
-      case 'delete': return { kind: 'delete', index, id: validateId(item.id), bypassRipple };
+      case 'update':
+        return { kind: 'update', index, id: validateId(item.id), p: this.records.prepare(item.body), bypassRipple };
+      case 'delete':
+        return { kind: 'delete', index, id: validateId(item.id), bypassRipple };
     }
   }
 }
 
-
 /** The id a failed item is reported under: the one it named, never one made for it. */
 function failedId(item: Prepared): string | null {
   if (item.kind === 'new') return null;
-  return item.kind === 'insert' ? item.p.id ?? null : item.id;
+  return item.kind === 'insert' ? (item.p.id ?? null) : item.id;
 }
 
 function rawId(item: BulkItem): string | null {

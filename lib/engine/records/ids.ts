@@ -44,7 +44,10 @@ export class IdGenerator {
     const blocks = randomBytes(ID_RUN * 16);
     for (let i = 0; i < ID_RUN; i++) {
       this.lo += 1;
-      if (this.lo > 0xffffffff) { this.lo = 0; this.hi = (this.hi + 1) >>> 0; }
+      if (this.lo > 0xffffffff) {
+        this.lo = 0;
+        this.hi = (this.hi + 1) >>> 0;
+      }
       blocks.writeUInt32BE(this.hi, i * 16);
       blocks.writeUInt32BE(this.lo, i * 16 + 4);
     }

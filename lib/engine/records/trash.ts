@@ -19,9 +19,11 @@ export class Trash {
   async restore(collection: string, id: string): Promise<void> {
     validateCollectionName(collection);
     await this.db.write((view) => {
-      if (!view.trashed(collection, id)) throw new NotFound(`Record '${id}' is not in the trash of collection '${collection}'`);
+      if (!view.trashed(collection, id))
+        throw new NotFound(`Record '${id}' is not in the trash of collection '${collection}'`);
       if (!view.collection(collection)) throw new NotFound(`Collection '${collection}' no longer exists`);
-      if (view.record(collection, id)) throw new Conflict(`A live record with id '${id}' already exists in '${collection}'`);
+      if (view.record(collection, id))
+        throw new Conflict(`A live record with id '${id}' already exists in '${collection}'`);
       return { effects: [{ kind: 'restore', collection, id }], result: undefined };
     });
   }
@@ -32,7 +34,8 @@ export class Trash {
     return this.db.write((view) => {
       if (!view.collection(collection)) throw new NotFound(`Collection '${collection}' not found`);
       const effects: Effect[] = [];
-      for (const [id] of view.trashedRecords(collection)) if (!view.record(collection, id)) effects.push({ kind: 'restore', collection, id });
+      for (const [id] of view.trashedRecords(collection))
+        if (!view.record(collection, id)) effects.push({ kind: 'restore', collection, id });
       return { effects, result: effects.length };
     });
   }
@@ -50,10 +53,19 @@ export class Trash {
     const cutoff = this.db.now() - TRASH_RETENTION_MS;
     let due: Array<[string, string]> = [];
     for (const [collection, trashed] of [...this.db.state.trash]) {
-      due = due.concat(await collectDue(trashed, ([id, t]): [string, string] | undefined => (t.deletedAt <= cutoff ? [collection, id] : undefined)));
+      due = due.concat(
+        await collectDue(trashed, ([id, t]): [string, string] | undefined =>
+          t.deletedAt <= cutoff ? [collection, id] : undefined,
+        ),
+      );
     }
-    return writeInChunks(this.db, due, (view, chunk) => chunk
-      .filter(([c, id]) => { const t = view.trashed(c, id); return t !== undefined && t.deletedAt <= cutoff; })
-      .map(([c, id]): Effect => ({ kind: 'purge', collection: c, id })));
+    return writeInChunks(this.db, due, (view, chunk) =>
+      chunk
+        .filter(([c, id]) => {
+          const t = view.trashed(c, id);
+          return t !== undefined && t.deletedAt <= cutoff;
+        })
+        .map(([c, id]): Effect => ({ kind: 'purge', collection: c, id })),
+    );
   }
 }

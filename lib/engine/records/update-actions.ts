@@ -16,13 +16,32 @@
 import { InvalidInput } from '../../errors.js';
 import { checkLimit, MAX_ACTION_STEPS } from '../input/limits.js';
 import {
-  assertSafeKey, equalValues, fieldFromWire, integerValue, isInt64, isPlainObject, isTypedWrapper, rawFromWire, Tagged,
-  type Fields, type Value,
+  assertSafeKey,
+  equalValues,
+  fieldFromWire,
+  integerValue,
+  isInt64,
+  isPlainObject,
+  isTypedWrapper,
+  rawFromWire,
+  Tagged,
+  type Fields,
+  type Value,
 } from '../values/index.js';
 
 export const UPDATE_ACTIONS = [
-  'increment', 'decrement', 'multiply', 'divide', 'modulo',
-  'push', 'pop', 'shift', 'unshift', 'remove', 'append', 'clear',
+  'increment',
+  'decrement',
+  'multiply',
+  'divide',
+  'modulo',
+  'push',
+  'pop',
+  'shift',
+  'unshift',
+  'remove',
+  'append',
+  'clear',
 ] as const;
 
 export type UpdateAction = (typeof UPDATE_ACTIONS)[number];
@@ -60,7 +79,11 @@ function checkField(action: UpdateAction, field: unknown): string {
 
 type NumKind = 'Integer' | 'Float' | 'Number' | 'Decimal';
 /** A numeric operand; `n` is a bigint only for an Integer beyond ±(2^53 - 1). */
-interface Num { readonly kind: NumKind; readonly n: number | bigint; readonly scale: number }
+interface Num {
+  readonly kind: NumKind;
+  readonly n: number | bigint;
+  readonly scale: number;
+}
 
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -71,10 +94,12 @@ function scaleOf(text: string): number {
 }
 
 function numOf(value: Value | undefined): Num | undefined {
-  if (typeof value === 'number') return { kind: Number.isSafeInteger(value) ? 'Integer' : 'Float', n: value, scale: scaleOf(String(value)) };
+  if (typeof value === 'number')
+    return { kind: Number.isSafeInteger(value) ? 'Integer' : 'Float', n: value, scale: scaleOf(String(value)) };
   if (typeof value === 'bigint') return { kind: 'Integer', n: value, scale: 0 };
   if (!(value instanceof Tagged)) return undefined;
-  if (value.type === 'Float' || value.type === 'Number') return { kind: value.type, n: value.value as number, scale: scaleOf(String(value.value)) };
+  if (value.type === 'Float' || value.type === 'Number')
+    return { kind: value.type, n: value.value as number, scale: scaleOf(String(value.value)) };
   if (value.type === 'Decimal')
     return { kind: 'Decimal', n: Number(value.value), scale: scaleOf(value.value as string) };
   return undefined;
@@ -84,7 +109,8 @@ function operandOf(action: UpdateAction, raw: unknown, field: string): Num {
   if ((raw === null || raw === undefined) && (action === 'increment' || action === 'decrement')) {
     return { kind: 'Integer', n: 1, scale: 0 };
   }
-  if (typeof raw === 'string' && DECIMAL.test(raw.trim())) return { kind: 'Decimal', n: Number(raw), scale: scaleOf(raw) };
+  if (typeof raw === 'string' && DECIMAL.test(raw.trim()))
+    return { kind: 'Decimal', n: Number(raw), scale: scaleOf(raw) };
   const numeric = typeof raw === 'number' || typeof raw === 'bigint' || isTypedWrapper(raw);
   const num = numeric ? numOf(fieldFromWire(raw, field)) : undefined;
   if (!num || (typeof num.n === 'number' && !Number.isFinite(num.n))) throw fail(action, 'value not numeric');
@@ -98,17 +124,30 @@ function arithmetic(action: UpdateAction, current: Value | undefined, raw: unkno
   if (!base) throw fail(action, 'field not numeric');
   if ((action === 'divide' || action === 'modulo') && operand.n === 0) throw fail(action, 'division by zero');
   if (typeof base.n === 'bigint' || typeof operand.n === 'bigint') {
-    if (base.kind !== 'Integer' || operand.kind !== 'Integer') throw fail(action, 'an Integer beyond ±(2^53 - 1) only combines with Integers');
+    if (base.kind !== 'Integer' || operand.kind !== 'Integer')
+      throw fail(action, 'an Integer beyond ±(2^53 - 1) only combines with Integers');
     return exactIntegerArithmetic(action, BigInt(base.n), BigInt(operand.n));
   }
   let result: number;
   let scale: number | undefined = Math.max(base.scale, operand.scale);
   switch (action) {
-    case 'increment': result = base.n + operand.n; break;
-    case 'decrement': result = base.n - operand.n; break;
-    case 'multiply': result = base.n * operand.n; scale = base.scale + operand.scale; break;
-    case 'divide': result = base.n / operand.n; scale = undefined; break;
-    default: result = base.n % operand.n; break;
+    case 'increment':
+      result = base.n + operand.n;
+      break;
+    case 'decrement':
+      result = base.n - operand.n;
+      break;
+    case 'multiply':
+      result = base.n * operand.n;
+      scale = base.scale + operand.scale;
+      break;
+    case 'divide':
+      result = base.n / operand.n;
+      scale = undefined;
+      break;
+    default:
+      result = base.n % operand.n;
+      break;
   }
   if (!Number.isFinite(result)) throw fail(action, 'result out of range');
   // Integer with Integer past 2^53 would have been rounded: redo it exactly.
@@ -122,12 +161,21 @@ function arithmetic(action: UpdateAction, current: Value | undefined, raw: unkno
 function exactIntegerArithmetic(action: UpdateAction, left: bigint, right: bigint): Value {
   let result: bigint;
   switch (action) {
-    case 'increment': result = left + right; break;
-    case 'decrement': result = left - right; break;
-    case 'multiply': result = left * right; break;
-    case 'modulo': result = left % right; break;
+    case 'increment':
+      result = left + right;
+      break;
+    case 'decrement':
+      result = left - right;
+      break;
+    case 'multiply':
+      result = left * right;
+      break;
+    case 'modulo':
+      result = left % right;
+      break;
     default:
-      if (left % right !== 0n) throw fail(action, 'the quotient is not whole, and an Integer beyond ±(2^53 - 1) has no exact fraction');
+      if (left % right !== 0n)
+        throw fail(action, 'the quotient is not whole, and an Integer beyond ±(2^53 - 1) has no exact fraction');
       result = left / right;
       break;
   }
@@ -137,9 +185,12 @@ function exactIntegerArithmetic(action: UpdateAction, left: bigint, right: bigin
 
 function numberValue(kind: NumKind, result: number, scale: number | undefined): Value {
   switch (kind) {
-    case 'Integer': return result;
-    case 'Float': return Number.isInteger(result) ? new Tagged('Float', result) : result;
-    case 'Number': return new Tagged('Number', result);
+    case 'Integer':
+      return result;
+    case 'Float':
+      return Number.isInteger(result) ? new Tagged('Float', result) : result;
+    case 'Number':
+      return new Tagged('Number', result);
     case 'Decimal': {
       const text =
         scale === undefined || Math.abs(result) >= 1e21 ? String(result) : result.toFixed(Math.min(scale, 20));
@@ -148,7 +199,10 @@ function numberValue(kind: NumKind, result: number, scale: number | undefined): 
   }
 }
 
-interface Seq { readonly items: readonly Value[]; readonly tag?: 'Set' | 'Vector' }
+interface Seq {
+  readonly items: readonly Value[];
+  readonly tag?: 'Set' | 'Vector';
+}
 
 function seqOf(action: UpdateAction, current: Value | undefined, create: boolean): Seq {
   if (current === undefined && create) return { items: [] };
@@ -182,7 +236,10 @@ function removeElements(current: Value | undefined, raw: unknown, field: string)
   const seq = seqOf('remove', current, false);
   const bare = rawFromWire(raw, field, 1);
   const typed = fieldFromWire(raw, field);
-  return seqValue(seq, seq.items.filter((e) => !equalValues(e, bare) && !equalValues(e, typed)));
+  return seqValue(
+    seq,
+    seq.items.filter((e) => !equalValues(e, bare) && !equalValues(e, typed)),
+  );
 }
 
 function append(current: Value | undefined, raw: unknown): Value {
@@ -203,16 +260,26 @@ function clear(current: Value | undefined): Value {
 
 function compute(action: UpdateAction, current: Value | undefined, value: unknown, field: string): Value {
   switch (action) {
-    case 'increment': case 'decrement': case 'multiply': case 'divide': case 'modulo':
+    case 'increment':
+    case 'decrement':
+    case 'multiply':
+    case 'divide':
+    case 'modulo':
       return arithmetic(action, current, value, field);
-    case 'push': case 'unshift': return addElement(action, current, value, field);
-    case 'pop': case 'shift': {
+    case 'push':
+    case 'unshift':
+      return addElement(action, current, value, field);
+    case 'pop':
+    case 'shift': {
       const seq = seqOf(action, current, false);
       return seqValue(seq, action === 'pop' ? seq.items.slice(0, -1) : seq.items.slice(1));
     }
-    case 'remove': return removeElements(current, value, field);
-    case 'append': return append(current, value);
-    case 'clear': return clear(current);
+    case 'remove':
+      return removeElements(current, value, field);
+    case 'append':
+      return append(current, value);
+    case 'clear':
+      return clear(current);
     default: {
       const never: never = action;
       return never;
@@ -229,10 +296,16 @@ function compute(action: UpdateAction, current: Value | undefined, value: unknow
  * type mismatch ("field not numeric", "field not an array", "field not a
  * string", "value not numeric", ...) or "division by zero".
  */
-export function applyUpdateAction(fields: Fields, action: string, field: string, value: unknown): Record<string, Value> {
+export function applyUpdateAction(
+  fields: Fields,
+  action: string,
+  field: string,
+  value: unknown,
+): Record<string, Value> {
   const act = parseUpdateAction(action);
   const name = checkField(act, field);
-  if (name.includes('.') && !Object.hasOwn(fields, name)) throw fail(act, `nested field paths are not supported ('${name}')`);
+  if (name.includes('.') && !Object.hasOwn(fields, name))
+    throw fail(act, `nested field paths are not supported ('${name}')`);
   const current = Object.hasOwn(fields, name) ? fields[name] : undefined;
   return { ...fields, [name]: compute(act, current, value, name) };
 }

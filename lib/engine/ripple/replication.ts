@@ -24,8 +24,18 @@ import type { StorageFs } from '../storage/fs.js';
 import { effectFromStored, encodePayload, storedEffects } from '../storage/codec.js';
 
 const REPLICATED: ReadonlySet<Effect['kind']> = new Set([
-  'createCollection', 'setCollectionMeta', 'dropCollection', 'put', 'delete', 'restore', 'purge',
-  'kvSet', 'kvDelete', 'kvClear', 'kvLink', 'kvUnlink',
+  'createCollection',
+  'setCollectionMeta',
+  'dropCollection',
+  'put',
+  'delete',
+  'restore',
+  'purge',
+  'kvSet',
+  'kvDelete',
+  'kvClear',
+  'kvLink',
+  'kvUnlink',
 ]);
 
 /** Records per `put` batch of a resync. */
@@ -64,13 +74,16 @@ export class Replication {
   }
 
   /** This node's id (from `load`). */
-  get nodeId(): string { return this.id; }
+  get nodeId(): string {
+    return this.id;
+  }
 
   /** Reads the node id (creating it on first start) and the peers' cursors. Called once by Database.open. */
   async load(fs: StorageFs): Promise<void> {
     this.fs = fs;
     this.id = await loadNodeId(fs, this.db.dataDir);
-    if (fs.exists(this.cursorFile)) this.cursors = JSON.parse((await fs.readFile(this.cursorFile)).toString('utf8')) as Record<string, number>;
+    if (fs.exists(this.cursorFile))
+      this.cursors = JSON.parse((await fs.readFile(this.cursorFile)).toString('utf8')) as Record<string, number>;
   }
 
   /** The seq a peer has acknowledged (0 for a new peer: it gets everything still in the log). */
@@ -83,10 +96,12 @@ export class Replication {
     this.cursors[peer] = seq;
     const fs = this.fs!;
     const tmp = this.cursorFile + '.tmp';
-    const save = this.saving.catch(() => undefined).then(async () => {
-      await fs.writeFile(tmp, JSON.stringify(this.cursors));
-      await fs.rename(tmp, this.cursorFile);
-    });
+    const save = this.saving
+      .catch(() => undefined)
+      .then(async () => {
+        await fs.writeFile(tmp, JSON.stringify(this.cursors));
+        await fs.rename(tmp, this.cursorFile);
+      });
     this.saving = save;
     return save;
   }
@@ -118,7 +133,12 @@ export class Replication {
       const coll = this.db.state.collections.get(name);
       return { name, meta: coll?.meta, rows: coll ? [...coll.records.entries()] : [] };
     });
-    const shipped = (effects: Effect[]): ShippedBatch => ({ origin: this.nodeId, origin_seq: 0, effects, resync: true });
+    const shipped = (effects: Effect[]): ShippedBatch => ({
+      origin: this.nodeId,
+      origin_seq: 0,
+      effects,
+      resync: true,
+    });
     const batches: ShippedBatch[] = [];
     for (const { name, meta, rows } of captured) {
       const head: Effect[] = [{ kind: 'dropCollection', name }];
@@ -126,7 +146,10 @@ export class Replication {
       batches.push(shipped(head));
       for (let i = 0; i < rows.length; i += RESYNC_CHUNK) {
         const puts = rows.slice(i, i + RESYNC_CHUNK).map(([id, entry]): Effect => ({
-          kind: 'put', collection: name, id, fields: entry.fields,
+          kind: 'put',
+          collection: name,
+          id,
+          fields: entry.fields,
           ...(entry.expiresAt !== undefined ? { expiresAt: entry.expiresAt } : {}),
         }));
         batches.push(shipped(puts));
@@ -150,11 +173,15 @@ export class Replication {
       });
     }
     return this.db.write((view) => {
-      if ((this.db.state.rippleSeen.get(batch.origin) ?? 0) >= batch.origin_seq) return { effects: [], result: 'duplicate' as const };
+      if ((this.db.state.rippleSeen.get(batch.origin) ?? 0) >= batch.origin_seq)
+        return { effects: [], result: 'duplicate' as const };
       const effects: Effect[] = [];
       for (const effect of batch.effects) {
-        if ((effect.kind === 'put') && !view.collection(effect.collection)) {
-          const create: Effect = { kind: 'createCollection', meta: { name: effect.collection, createdAt: new Date(this.db.now()).toISOString() } };
+        if (effect.kind === 'put' && !view.collection(effect.collection)) {
+          const create: Effect = {
+            kind: 'createCollection',
+            meta: { name: effect.collection, createdAt: new Date(this.db.now()).toISOString() },
+          };
           view.stage([create]);
           effects.push(create);
         }
@@ -184,8 +211,14 @@ export function encodeShipped(batches: readonly ShippedBatch[]): Buffer {
  * Peers are trusted admins but not trusted to be well-formed.
  */
 export function parseShipped(raw: unknown): ShippedBatch {
-  if (!isPlainObject(raw) || typeof raw.origin !== 'string' || !/^[0-9a-f]{1,64}$/.test(raw.origin)) throw new InvalidInput('Ripple batch needs an origin node id');
-  if (typeof raw.origin_seq !== 'number' || !Number.isSafeInteger(raw.origin_seq) || (raw.origin_seq < 1 && raw.resync !== true)) throw new InvalidInput('Ripple batch needs a positive origin_seq');
+  if (!isPlainObject(raw) || typeof raw.origin !== 'string' || !/^[0-9a-f]{1,64}$/.test(raw.origin))
+    throw new InvalidInput('Ripple batch needs an origin node id');
+  if (
+    typeof raw.origin_seq !== 'number' ||
+    !Number.isSafeInteger(raw.origin_seq) ||
+    (raw.origin_seq < 1 && raw.resync !== true)
+  )
+    throw new InvalidInput('Ripple batch needs a positive origin_seq');
   if (!Array.isArray(raw.effects)) throw new InvalidInput('Ripple batch needs an effects array');
   const effects = (raw.effects as unknown[]).map(effectFromStored);
   for (const effect of effects) checkEffect(effect);
@@ -193,13 +226,17 @@ export function parseShipped(raw: unknown): ShippedBatch {
 }
 
 function checkEffect(effect: unknown): void {
-  if (!isPlainObject(effect) || typeof effect.kind !== 'string' || !REPLICATED.has(effect.kind as Effect['kind'])) throw new InvalidInput('Ripple batch holds an unknown effect');
+  if (!isPlainObject(effect) || typeof effect.kind !== 'string' || !REPLICATED.has(effect.kind as Effect['kind']))
+    throw new InvalidInput('Ripple batch holds an unknown effect');
   if (effect.kind === 'createCollection' || effect.kind === 'setCollectionMeta') {
     if (!isPlainObject(effect.meta)) throw new InvalidInput('Ripple collection effect needs meta');
     validateCollectionName(effect.meta.name);
     return;
   }
-  if (effect.kind === 'dropCollection') { validateCollectionName(effect.name); return; }
+  if (effect.kind === 'dropCollection') {
+    validateCollectionName(effect.name);
+    return;
+  }
   if (effect.kind === 'kvClear') return;
   if (effect.kind === 'kvSet' || effect.kind === 'kvDelete') {
     if (typeof effect.key !== 'string' || effect.key.length === 0)

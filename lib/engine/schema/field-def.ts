@@ -12,14 +12,32 @@ import { InvalidInput, MESSAGES } from '../../errors.js';
 import { compareValues, isPlainObject, isTypeName, TYPE_NAMES, type TypeName, type Value } from '../values/index.js';
 import { checkValue, showValue } from './validation/check-value.js';
 import { coerceValue } from './validation/coerce-to-schema.js';
-import { allowsOption, OPTIONS_BY_TYPE, parseBound, parseEnums, parseFormat, parseRegex, type FieldOption } from './field-options.js';
+import {
+  allowsOption,
+  OPTIONS_BY_TYPE,
+  parseBound,
+  parseEnums,
+  parseFormat,
+  parseRegex,
+  type FieldOption,
+} from './field-options.js';
 import { fieldValueFromWire } from './field-value-from-wire.js';
 import { parseIndexConfig, type IndexConfig } from './index-config.js';
 import type { FieldDef } from './types.js';
 
 /** Every key a field definition may carry; `description` is accepted and dropped. */
 export const FIELD_DEF_KEYS: ReadonlySet<string> = new Set([
-  'field_type', 'required', 'unique', 'default', 'min', 'max', 'regex', 'enums', 'format', 'index', 'description',
+  'field_type',
+  'required',
+  'unique',
+  'default',
+  'min',
+  'max',
+  'regex',
+  'enums',
+  'format',
+  'index',
+  'description',
 ]);
 
 const OPTIONS: readonly FieldOption[] = ['min', 'max', 'regex', 'enums', 'format'];
@@ -100,7 +118,8 @@ function parseFlag(raw: unknown, field: string, key: string): boolean {
 /** Text indexes only make sense on strings and vector indexes on number lists. */
 function parseIndexFor(type: TypeName, raw: unknown, field: string): IndexConfig {
   const index = parseIndexConfig(raw, field);
-  if (index.type === 'text' && type !== 'String') throw fail(field, `a text index needs field_type String, not ${type}`);
+  if (index.type === 'text' && type !== 'String')
+    throw fail(field, `a text index needs field_type String, not ${type}`);
   if (index.type === 'vector' && type !== 'Vector' && type !== 'Array') {
     throw fail(field, `a vector index needs field_type Vector or Array, not ${type}`);
   }

@@ -21,7 +21,6 @@ import type { FieldFormat } from './types.js';
 
 export type FieldOption = 'min' | 'max' | 'regex' | 'enums' | 'format';
 
-
 const RANGE: readonly FieldOption[] = ['min', 'max'];
 const NUMERIC: readonly FieldOption[] = ['min', 'max', 'enums'];
 
@@ -69,7 +68,8 @@ export function parseBound(type: TypeName, raw: unknown, field: string, which: '
   const value = fieldFromWire(raw, `${field}.${which}`);
   if (isLengthBounded(type)) {
     const length = numberOf(value);
-    if (length === undefined || !Number.isInteger(length) || length < 0) throw fail(field, `${which} must be a non-negative integer length for ${type}`);
+    if (length === undefined || !Number.isInteger(length) || length < 0)
+      throw fail(field, `${which} must be a non-negative integer length for ${type}`);
     return length;
   }
   if (type === 'DateTime') {
@@ -118,6 +118,9 @@ export function parseEnums(type: TypeName, raw: unknown, field: string): readonl
  */
 export function parseFormat(raw: unknown, field: string): FieldFormat {
   if (raw === 'rfc4122') return raw;
-  throw fail(field, 'format must be "rfc4122" (strict RFC 4122: hex digits, version 1-8, variant 8/9/a/b); '
-    + 'omit it to accept any 8-4-4-4-12 letters and digits');
+  throw fail(
+    field,
+    'format must be "rfc4122" (strict RFC 4122: hex digits, version 1-8, variant 8/9/a/b); ' +
+      'omit it to accept any 8-4-4-4-12 letters and digits',
+  );
 }

@@ -57,7 +57,10 @@ export function parseIndexConfig(raw: unknown, field: string): IndexConfig {
   const type = raw.type;
   if (!isIndexType(type)) {
     const hint = typeof type === 'string' && isIndexType(type.toLowerCase()) ? ' (index types are lowercase)' : '';
-    throw fail(field, `index type must be one of ${Object.keys(MEMBERS).join(', ')}, got ${JSON.stringify(type) ?? 'nothing'}${hint}`);
+    throw fail(
+      field,
+      `index type must be one of ${Object.keys(MEMBERS).join(', ')}, got ${JSON.stringify(type) ?? 'nothing'}${hint}`,
+    );
   }
   for (const key of Object.keys(raw)) {
     if (key !== 'type' && !MEMBERS[type].includes(key)) throw fail(field, `unknown member '${key}' in a ${type} index`);
@@ -110,6 +113,7 @@ function optChoice<T extends string>(value: unknown, choices: readonly T[], fiel
 
 function optPositiveInt(value: unknown, field: string, key: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw fail(field, `index ${key} must be a positive integer`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    throw fail(field, `index ${key} must be a positive integer`);
   return value;
 }

@@ -29,14 +29,23 @@ export interface SchemaWire {
 
 export const DEFAULT_PRIMARY_KEY = 'id';
 const SCHEMA_KEYS: ReadonlySet<string> = new Set([
-  'fields', 'version', 'created_at', 'last_modified', 'bypass_ripple', 'primary_key_alias',
+  'fields',
+  'version',
+  'created_at',
+  'last_modified',
+  'bypass_ripple',
+  'primary_key_alias',
 ]);
 
 /** A schema with no fields, version 1, created at `now`. */
 export function emptySchema(now: string): Schema {
   return Object.freeze({
-    fields: Object.freeze({}), version: 1, created_at: now, last_modified: now,
-    bypass_ripple: false, primary_key_alias: DEFAULT_PRIMARY_KEY,
+    fields: Object.freeze({}),
+    version: 1,
+    created_at: now,
+    last_modified: now,
+    bypass_ripple: false,
+    primary_key_alias: DEFAULT_PRIMARY_KEY,
   });
 }
 
@@ -51,11 +60,13 @@ export function parseSchema(raw: unknown, now: string): Schema {
   if (raw === undefined || raw === null) return emptySchema(now);
   if (!isPlainObject(raw)) throw new InvalidInput('Schema must be an object such as {"fields": {...}}');
   for (const key of Object.keys(raw)) {
-    if (!SCHEMA_KEYS.has(key)) throw new InvalidInput(`Unknown schema key '${key}' (allowed: ${[...SCHEMA_KEYS].join(', ')})`);
+    if (!SCHEMA_KEYS.has(key))
+      throw new InvalidInput(`Unknown schema key '${key}' (allowed: ${[...SCHEMA_KEYS].join(', ')})`);
   }
   const fields: Record<string, FieldDef> = {};
   if (raw.fields !== undefined && raw.fields !== null) {
-    if (!isPlainObject(raw.fields)) throw new InvalidInput('Schema fields must be an object mapping field names to definitions');
+    if (!isPlainObject(raw.fields))
+      throw new InvalidInput('Schema fields must be an object mapping field names to definitions');
     for (const name of Object.keys(raw.fields)) fields[name] = parseNamedField(name, raw.fields[name]);
   }
   const alias = raw.primary_key_alias ?? DEFAULT_PRIMARY_KEY;
@@ -78,7 +89,8 @@ export function parseSchema(raw: unknown, now: string): Schema {
  * Throws InvalidInput (nothing applied) when any field's update is invalid.
  */
 export function updateConstraints(schema: Schema, constraints: unknown, now: string): Schema {
-  if (!isPlainObject(constraints)) throw new InvalidInput('constraints must be an object mapping field names to constraints');
+  if (!isPlainObject(constraints))
+    throw new InvalidInput('constraints must be an object mapping field names to constraints');
   const fields: Record<string, FieldDef> = { ...schema.fields };
   for (const name of Object.keys(constraints)) {
     assertFieldName(name);
@@ -98,7 +110,8 @@ export function updateConstraints(schema: Schema, constraints: unknown, now: str
  * are kept. Returns a new schema with version + 1 and last_modified `now`.
  */
 export function replaceFields(schema: Schema, fieldsRaw: unknown, now: string): Schema {
-  if (!isPlainObject(fieldsRaw)) throw new InvalidInput('Schema fields must be an object mapping field names to definitions');
+  if (!isPlainObject(fieldsRaw))
+    throw new InvalidInput('Schema fields must be an object mapping field names to definitions');
   const fields: Record<string, FieldDef> = { ...schema.fields };
   for (const name of Object.keys(fieldsRaw)) {
     if (fieldsRaw[name] === null) {
@@ -154,7 +167,8 @@ function bump(schema: Schema, fields: Record<string, FieldDef>, now: string): Sc
 
 function parseVersion(raw: unknown): number {
   if (raw === undefined || raw === null) return 1;
-  if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < 0) throw new InvalidInput('Schema version must be a non-negative integer');
+  if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < 0)
+    throw new InvalidInput('Schema version must be a non-negative integer');
   return raw;
 }
 

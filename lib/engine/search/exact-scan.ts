@@ -11,7 +11,11 @@ import { Tagged, type Value } from '../values/index.js';
 
 /** The k records of `records` whose `field` vector (a Vector value or a bare array) is nearest `query`; others are skipped. */
 export function exactVectorScan(
-  records: ReadonlyMap<string, RecordEntry> | undefined, field: string, metric: Metric, query: readonly number[], neighbours: number,
+  records: ReadonlyMap<string, RecordEntry> | undefined,
+  field: string,
+  metric: Metric,
+  query: readonly number[],
+  neighbours: number,
   allowed?: (id: string) => boolean,
 ): VectorHit[] {
   const scan = new NearestScan(metric, query, neighbours);
@@ -21,7 +25,11 @@ export function exactVectorScan(
 
 /** exactVectorScan in slices that yield the event loop; writes made meanwhile are seen as the walk reaches them. */
 export async function exactVectorScanInSlices(
-  records: ReadonlyMap<string, RecordEntry> | undefined, field: string, metric: Metric, query: readonly number[], neighbours: number,
+  records: ReadonlyMap<string, RecordEntry> | undefined,
+  field: string,
+  metric: Metric,
+  query: readonly number[],
+  neighbours: number,
   allowed?: (id: string) => boolean,
 ): Promise<VectorHit[]> {
   const scan = new NearestScan(metric, query, neighbours);
@@ -35,7 +43,14 @@ export async function exactVectorScanInSlices(
 }
 
 /** Offers `entry`'s `field` vector to `scan` when it has the query's dimensions and `allowed` lets it through. */
-function offerRecord(scan: NearestScan, id: string, entry: RecordEntry, field: string, dims: number, allowed: ((id: string) => boolean) | undefined): void {
+function offerRecord(
+  scan: NearestScan,
+  id: string,
+  entry: RecordEntry,
+  field: string,
+  dims: number,
+  allowed: ((id: string) => boolean) | undefined,
+): void {
   const raw = rawVector(entry.fields[field]);
   if (raw && raw.length === dims && (!allowed || allowed(id))) scan.offer(id, raw);
 }
@@ -53,7 +68,11 @@ export function rawVector(value: Value | undefined): readonly unknown[] | undefi
  * among them) are those of the exact scan, whichever path answered.
  */
 export function rescoreExactly(
-  records: ReadonlyMap<string, RecordEntry> | undefined, field: string, metric: Metric, query: readonly number[], hits: readonly VectorHit[],
+  records: ReadonlyMap<string, RecordEntry> | undefined,
+  field: string,
+  metric: Metric,
+  query: readonly number[],
+  hits: readonly VectorHit[],
 ): VectorHit[] {
   const scan = new NearestScan(metric, query, hits.length);
   for (const hit of hits) {

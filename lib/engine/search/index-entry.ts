@@ -11,7 +11,14 @@
  * read), so none is lost or overwritten with an older view. Searches on a
  * ready index score its pending changes exactly beside it (ready-search.ts).
  */
-import { BruteForceIndex, HNSW_DEFAULTS, HnswIndex, TextIndex, type Metric, type VectorIndex } from '../../vector/index.js';
+import {
+  BruteForceIndex,
+  HNSW_DEFAULTS,
+  HnswIndex,
+  TextIndex,
+  type Metric,
+  type VectorIndex,
+} from '../../vector/index.js';
 import type { RecordEntry } from '../write/state.js';
 import type { Fields } from '../values/index.js';
 import { textFieldsOf, vectorOf } from './search-fields.js';
@@ -27,7 +34,13 @@ export type IndexKind = 'vector' | 'text';
  */
 export type IndexState = 'ready' | 'building' | 'stale' | 'failed';
 
-export interface VectorConfig { algorithm: 'hnsw' | 'flat'; metric: Metric; m?: number; efConstruction?: number; dimensions?: number }
+export interface VectorConfig {
+  algorithm: 'hnsw' | 'flat';
+  metric: Metric;
+  m?: number;
+  efConstruction?: number;
+  dimensions?: number;
+}
 
 /** A walk over ids that brings each into the index (a build, or a catch-up after loading). */
 export interface Walk {
@@ -68,12 +81,16 @@ export class IndexEntry {
   vectorIndex(dimensions: number): VectorIndex {
     if (!this.index) {
       const cfg = this.config!;
-      this.index = cfg.algorithm === 'flat'
-        ? new BruteForceIndex({ dimensions, metric: cfg.metric })
-        : new HnswIndex({
-          dimensions, metric: cfg.metric, ...(cfg.m ? { m: cfg.m } : {}), ...(cfg.efConstruction ? { efConstruction: cfg.efConstruction } : {}),
-          initialCapacity: Math.max(HNSW_DEFAULTS.initialCapacity, Math.ceil(this.capacityHint * 1.1)),
-        });
+      this.index =
+        cfg.algorithm === 'flat'
+          ? new BruteForceIndex({ dimensions, metric: cfg.metric })
+          : new HnswIndex({
+              dimensions,
+              metric: cfg.metric,
+              ...(cfg.m ? { m: cfg.m } : {}),
+              ...(cfg.efConstruction ? { efConstruction: cfg.efConstruction } : {}),
+              initialCapacity: Math.max(HNSW_DEFAULTS.initialCapacity, Math.ceil(this.capacityHint * 1.1)),
+            });
     }
     return this.index as VectorIndex;
   }

@@ -39,10 +39,22 @@ interface ManifestEntry {
   kind: IndexKind;
   field: string;
   /** Present for a persisted graph. */
-  graph?: { file: string; sha256: string; bytes: number; seq: number; pending: string[]; config: VectorConfig; state: HnswSavedState };
+  graph?: {
+    file: string;
+    sha256: string;
+    bytes: number;
+    seq: number;
+    pending: string[];
+    config: VectorConfig;
+    state: HnswSavedState;
+  };
 }
 
-interface Manifest { format: number; snapshotSeq: number; entries: ManifestEntry[] }
+interface Manifest {
+  format: number;
+  snapshotSeq: number;
+  entries: ManifestEntry[];
+}
 
 export interface IndexFilesContext {
   fs: StorageFs;
@@ -55,7 +67,11 @@ export interface IndexFilesContext {
  * Writes the ready HNSW graphs and the manifest for snapshot `snapshotSeq`
  * (nothing when there is no search index); `currentSeq` is the committed seq now.
  */
-export async function persistSearchIndexes(ctx: IndexFilesContext, snapshotSeq: number, currentSeq: () => number): Promise<void> {
+export async function persistSearchIndexes(
+  ctx: IndexFilesContext,
+  snapshotSeq: number,
+  currentSeq: () => number,
+): Promise<void> {
   const { fs, dir } = ctx;
   const entries: ManifestEntry[] = [];
   let count = 0;
@@ -66,7 +82,8 @@ export async function persistSearchIndexes(ctx: IndexFilesContext, snapshotSeq: 
     if (!(index instanceof HnswIndex) || !entry.usable()) continue;
     const file = `search-${seqName(snapshotSeq)}-${count++}.hnsw`;
     const changes = entry.changes;
-    item.graph = (await reuseGraph(ctx, entry, index, file)) ?? (await writeGraph(ctx, entry, index, file, currentSeq()));
+    item.graph =
+      (await reuseGraph(ctx, entry, index, file)) ?? (await writeGraph(ctx, entry, index, file, currentSeq()));
     written.set(entry, { graph: item.graph, changes, index });
   }
   if (entries.length > 0) await writeManifest(fs, dir, { format: FORMAT, snapshotSeq, entries });
@@ -86,7 +103,12 @@ const written = new WeakMap<IndexEntry, { graph: Graph; changes: number; index: 
  * was recorded since it was written or loaded: loading it replays the same
  * catch-up (its seq and pending ids are kept), so it is still sound.
  */
-async function reuseGraph(ctx: IndexFilesContext, entry: IndexEntry, index: HnswIndex, file: string): Promise<Graph | undefined> {
+async function reuseGraph(
+  ctx: IndexFilesContext,
+  entry: IndexEntry,
+  index: HnswIndex,
+  file: string,
+): Promise<Graph | undefined> {
   const last = written.get(entry);
   if (!last || last.index !== index || last.changes !== entry.changes) return undefined;
   try {
@@ -98,7 +120,13 @@ async function reuseGraph(ctx: IndexFilesContext, entry: IndexEntry, index: Hnsw
 }
 
 /** Writes `index` to `file` (tmp, 0600, fsync, rename). */
-async function writeGraph(ctx: IndexFilesContext, entry: IndexEntry, index: HnswIndex, file: string, seq: number): Promise<Graph> {
+async function writeGraph(
+  ctx: IndexFilesContext,
+  entry: IndexEntry,
+  index: HnswIndex,
+  file: string,
+  seq: number,
+): Promise<Graph> {
   const { fs, dir } = ctx;
   const tmp = path.join(dir, file + '.tmp');
   // Every change up to `seq` is in the graph but the pending ones (the change feed runs synchronously on commit).
@@ -130,7 +158,11 @@ async function writeManifest(fs: StorageFs, dir: string, manifest: Manifest): Pr
  * in the background and catches up; anything else is reported and rebuilt.
  * Returns once every index is registered; loading goes on after.
  */
-export async function loadSearchIndexes(ctx: IndexFilesContext, baseSnapshotSeq: number, recoveredSeq: number): Promise<void> {
+export async function loadSearchIndexes(
+  ctx: IndexFilesContext,
+  baseSnapshotSeq: number,
+  recoveredSeq: number,
+): Promise<void> {
   const names = (await ctx.fs.readdir(ctx.dir)).filter((f) => FILE.test(f) && f.endsWith('.manifest')).sort();
   const newest = names.at(-1);
   if (!newest) return;
@@ -138,12 +170,16 @@ export async function loadSearchIndexes(ctx: IndexFilesContext, baseSnapshotSeq:
   try {
     manifest = parseManifest((await ctx.fs.readFile(path.join(ctx.dir, newest))).toString('utf8'));
   } catch (err) {
-    ctx.log(`search indexes: ${newest} is damaged (${(err as Error).message}); indexes are rebuilt in the background`, 'warn');
+    ctx.log(
+      `search indexes: ${newest} is damaged (${(err as Error).message}); indexes are rebuilt in the background`,
+      'warn',
+    );
     return;
   }
   for (const item of manifest.entries) {
     if (!ctx.search.collectionExists(item.collection)) continue;
-    const rejected = item.kind === 'vector' ? whyRejected(ctx, item, manifest.snapshotSeq, baseSnapshotSeq, recoveredSeq) : undefined;
+    const rejected =
+      item.kind === 'vector' ? whyRejected(ctx, item, manifest.snapshotSeq, baseSnapshotSeq, recoveredSeq) : undefined;
     if (item.kind === 'text' || !item.graph) {
       ctx.search.rebuild(item.collection, item.kind, item.field);
     } else if (rejected) {
@@ -156,7 +192,13 @@ export async function loadSearchIndexes(ctx: IndexFilesContext, baseSnapshotSeq:
   }
 }
 
-function whyRejected(ctx: IndexFilesContext, item: ManifestEntry, manifestSeq: number, baseSeq: number, recoveredSeq: number): string | undefined {
+function whyRejected(
+  ctx: IndexFilesContext,
+  item: ManifestEntry,
+  manifestSeq: number,
+  baseSeq: number,
+  recoveredSeq: number,
+): string | undefined {
   const generation = item.graph;
   if (!generation) return undefined;
   if (manifestSeq !== baseSeq) return `it belongs to snapshot seq ${manifestSeq}, recovery started from seq ${baseSeq}`;
@@ -173,7 +215,8 @@ async function loadGraph(ctx: IndexFilesContext, item: ManifestEntry, entry: Ind
   const file = path.join(ctx.dir, generation.file);
   try {
     const { sha256, bytes } = await digest(ctx.fs, file);
-    if (bytes !== generation.bytes || sha256 !== generation.sha256) throw new Error(`${generation.file} does not match its checksum (damaged or replaced)`);
+    if (bytes !== generation.bytes || sha256 !== generation.sha256)
+      throw new Error(`${generation.file} does not match its checksum (damaged or replaced)`);
     const index = await HnswIndex.load(file, generation.state);
     entry.index = index;
     written.set(entry, { graph: generation, changes: entry.changes, index });
@@ -181,7 +224,8 @@ async function loadGraph(ctx: IndexFilesContext, item: ManifestEntry, entry: Ind
     if (ctx.search.entry(entry.collection, 'vector', entry.field) === entry) reject(ctx, item, (err as Error).message);
     return;
   }
-  if (ctx.search.entry(entry.collection, 'vector', entry.field) === entry) ctx.search.adopt(entry, generation.seq, new Set(generation.pending));
+  if (ctx.search.entry(entry.collection, 'vector', entry.field) === entry)
+    ctx.search.adopt(entry, generation.seq, new Set(generation.pending));
 }
 
 function reject(ctx: IndexFilesContext, item: ManifestEntry, why: string): void {

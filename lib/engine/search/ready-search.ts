@@ -9,7 +9,12 @@ import type { ReadyVectorIndex } from './search-indexes.js';
 import { rawVector } from './exact-scan.js';
 
 export function searchReady(
-  ready: ReadyVectorIndex, field: string, metric: Metric, query: readonly number[], neighbours: number, allowed?: (id: string) => boolean,
+  ready: ReadyVectorIndex,
+  field: string,
+  metric: Metric,
+  query: readonly number[],
+  neighbours: number,
+  allowed?: (id: string) => boolean,
 ): VectorHit[] {
   const { index, pending } = ready;
   if (pending.size === 0) return index.search(query, neighbours, allowed);

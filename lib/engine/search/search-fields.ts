@@ -4,7 +4,8 @@ import { Tagged, type Fields, type Value } from '../values/index.js';
 /** A record's vector in `field`: a Vector value or a bare array of numbers. */
 export function vectorOf(value: Value | undefined): number[] | undefined {
   const raw = value instanceof Tagged && value.type === 'Vector' ? value.value : value;
-  if (!Array.isArray(raw) || raw.length === 0 || !raw.every((x) => typeof x === 'number' && Number.isFinite(x))) return undefined;
+  if (!Array.isArray(raw) || raw.length === 0 || !raw.every((x) => typeof x === 'number' && Number.isFinite(x)))
+    return undefined;
   return raw as number[];
 }
 

@@ -61,8 +61,15 @@ export class SearchIndexes {
   private readonly byCollection = new Map<string, Map<string, IndexEntry>>();
   private readonly builds: BackgroundBuilds;
 
-  constructor(private readonly db: EngineCore, options: SearchIndexOptions = {}) {
-    this.builds = new BackgroundBuilds((c) => db.state.collections.get(c)?.records, (e) => this.entry(e.collection, e.kind, e.field) === e, options.sliceMs);
+  constructor(
+    private readonly db: EngineCore,
+    options: SearchIndexOptions = {},
+  ) {
+    this.builds = new BackgroundBuilds(
+      (c) => db.state.collections.get(c)?.records,
+      (e) => this.entry(e.collection, e.kind, e.field) === e,
+      options.sliceMs,
+    );
     db.onCommit((b, info) => this.follow(b, info));
   }
 
@@ -127,8 +134,11 @@ export class SearchIndexes {
     const ix = this.db.state.collections.get(collection)?.meta.schema?.fields[field]?.index;
     if (ix?.type === 'vector') {
       return {
-        algorithm: ix.algorithm === 'flat' ? 'flat' : 'hnsw', metric: (ix.metric ?? 'cosine') as Metric,
-        m: ix.m, efConstruction: ix.ef_construction, dimensions: ix.dimensions,
+        algorithm: ix.algorithm === 'flat' ? 'flat' : 'hnsw',
+        metric: (ix.metric ?? 'cosine') as Metric,
+        m: ix.m,
+        efConstruction: ix.ef_construction,
+        dimensions: ix.dimensions,
       };
     }
     return { algorithm: 'hnsw', metric: 'cosine' };
@@ -142,7 +152,16 @@ export class SearchIndexes {
       for (const entry of entries.values()) {
         const walk = entry.walk;
         const progress = entry.state === 'ready' ? 1 : walk && walk.ids.length > 0 ? walk.pos / walk.ids.length : 0;
-        out.push({ collection, kind: entry.kind, field: entry.field, state: entry.state, indexed: entry.indexed(), total, progress, ...(entry.note ? { note: entry.note } : {}) });
+        out.push({
+          collection,
+          kind: entry.kind,
+          field: entry.field,
+          state: entry.state,
+          indexed: entry.indexed(),
+          total,
+          progress,
+          ...(entry.note ? { note: entry.note } : {}),
+        });
       }
     }
     return out;
@@ -194,7 +213,10 @@ export class SearchIndexes {
   }
 
   private vectorEntry(collection: string, field: string): IndexEntry {
-    return this.entry(collection, 'vector', field) ?? this.startBuild(new IndexEntry(collection, 'vector', field, this.configOf(collection, field)));
+    return (
+      this.entry(collection, 'vector', field) ??
+      this.startBuild(new IndexEntry(collection, 'vector', field, this.configOf(collection, field)))
+    );
   }
 
   private register(entry: IndexEntry): void {
@@ -217,7 +239,8 @@ export class SearchIndexes {
     const fields = this.db.state.collections.get(collection)?.meta.schema?.fields ?? {};
     for (const [name, def] of Object.entries(fields)) {
       if (def.index?.type === 'vector') this.vectorEntry(collection, name);
-      if (def.index?.type === 'text' && !this.entry(collection, 'text', TEXT_FIELD)) this.startBuild(new IndexEntry(collection, 'text', TEXT_FIELD));
+      if (def.index?.type === 'text' && !this.entry(collection, 'text', TEXT_FIELD))
+        this.startBuild(new IndexEntry(collection, 'text', TEXT_FIELD));
     }
   }
 
@@ -242,7 +265,8 @@ export class SearchIndexes {
     for (const entry of this.byCollection.get(collection)?.values() ?? []) {
       if (entry.kind !== 'vector') continue;
       const cfg = this.configOf(collection, entry.field);
-      if (JSON.stringify(cfg) !== JSON.stringify(entry.config)) this.startBuild(new IndexEntry(collection, 'vector', entry.field, cfg));
+      if (JSON.stringify(cfg) !== JSON.stringify(entry.config))
+        this.startBuild(new IndexEntry(collection, 'vector', entry.field, cfg));
     }
     this.ensureDeclared(collection);
   }

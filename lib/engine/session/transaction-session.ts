@@ -22,7 +22,11 @@ import { bareValue, hashKey, isPlainObject, sortCompare, type Fields, type Value
 import type { Caller, SearchResult, SessionEngine, TransactionSession } from './session.js';
 
 /** Opens a session on transaction `id` for `caller`. Throws NotFound when the transaction belongs to another key. */
-export function openTransactionSession(engine: SessionEngine, id: string, caller: Caller | undefined): TransactionSession {
+export function openTransactionSession(
+  engine: SessionEngine,
+  id: string,
+  caller: Caller | undefined,
+): TransactionSession {
   engine.transactions.checkOwner(id, caller);
   return new StagingSession(engine, id);
 }

@@ -26,7 +26,9 @@ export async function checkDataDirPrivacy(fs: StorageFs, dir: string): Promise<s
   const warnings: string[] = [];
   const dirMode = await fs.mode(dir);
   if (dirMode & GROUP_OR_OTHERS) {
-    warnings.push(`data directory ${dir} has mode ${octal(dirMode)}, so group or others can access it; fix with: chmod 700 ${dir}`);
+    warnings.push(
+      `data directory ${dir} has mode ${octal(dirMode)}, so group or others can access it; fix with: chmod 700 ${dir}`,
+    );
   }
   const loose: string[] = [];
   for (const name of (await fs.readdir(dir)).sort()) {
@@ -35,8 +37,12 @@ export async function checkDataDirPrivacy(fs: StorageFs, dir: string): Promise<s
     if (mode !== undefined && mode & GROUP_OR_OTHERS) loose.push(`${name} ${octal(mode)}`);
   }
   if (loose.length > 0) {
-    const listed = loose.slice(0, LISTED_FILES).join(', ') + (loose.length > LISTED_FILES ? `, and ${loose.length - LISTED_FILES} more` : '');
-    warnings.push(`${loose.length} file(s) in data directory ${dir} are accessible to group or others (${listed}); fix with: chmod 600 ${path.join(dir, '*')}`);
+    const listed =
+      loose.slice(0, LISTED_FILES).join(', ') +
+      (loose.length > LISTED_FILES ? `, and ${loose.length - LISTED_FILES} more` : '');
+    warnings.push(
+      `${loose.length} file(s) in data directory ${dir} are accessible to group or others (${listed}); fix with: chmod 600 ${path.join(dir, '*')}`,
+    );
   }
   return warnings;
 }
@@ -52,7 +58,8 @@ async function modeIfPresent(fs: StorageFs, file: string): Promise<number | unde
 }
 
 /** Names EddyDB writes in a data directory (lib/engine/FORMAT.md lists them). */
-const EDDY_FILE = /^(log-\d{16}\.seg|snapshot-\d{16}\.snap|.*\.tmp|damaged-.*|secrets|admin\.key|LOCK|audit\.log|node-id|ripple-cursors\.json)$/;
+const EDDY_FILE =
+  /^(log-\d{16}\.seg|snapshot-\d{16}\.snap|.*\.tmp|damaged-.*|secrets|admin\.key|LOCK|audit\.log|node-id|ripple-cursors\.json)$/;
 
 export function isEddyFile(name: string): boolean {
   return EDDY_FILE.test(name);

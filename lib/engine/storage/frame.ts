@@ -106,7 +106,8 @@ export function findNextFrame(buf: Buffer, from: number): number | undefined {
     const length = buf.readUInt32LE(pos);
     if (length === 0 || length > MAX_FRAME || pos + FRAME_OVERHEAD + length > buf.length) continue;
     if (!startsLikeMap(buf, pos + FRAME_OVERHEAD)) continue;
-    if (crc32(buf.subarray(pos + FRAME_OVERHEAD, pos + FRAME_OVERHEAD + length)) === buf.readUInt32LE(pos + 4)) return pos;
+    if (crc32(buf.subarray(pos + FRAME_OVERHEAD, pos + FRAME_OVERHEAD + length)) === buf.readUInt32LE(pos + 4))
+      return pos;
   }
   return undefined;
 }

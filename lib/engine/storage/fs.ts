@@ -63,9 +63,15 @@ class NodeFile implements StorageFile {
       off += bytesWritten;
     }
   }
-  sync(): Promise<void> { return this.fh.datasync(); }
-  truncate(length: number): Promise<void> { return this.fh.truncate(length); }
-  close(): Promise<void> { return this.fh.close(); }
+  sync(): Promise<void> {
+    return this.fh.datasync();
+  }
+  truncate(length: number): Promise<void> {
+    return this.fh.truncate(length);
+  }
+  close(): Promise<void> {
+    return this.fh.close();
+  }
 }
 
 /**
@@ -128,7 +134,11 @@ export const nodeFs: StorageFs = {
   },
   syncDir: async (dir) => {
     const fh = await fsp.open(dir, 'r');
-    try { await fh.sync(); } finally { await fh.close(); }
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
   },
   exists: (p) => fs.existsSync(p),
   size: async (p) => (await fsp.stat(p)).size,

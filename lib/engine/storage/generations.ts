@@ -23,10 +23,16 @@ export function seqOfName(file: string): number {
   return Number(match[1]);
 }
 
-export interface SegmentFile { readonly name: string; readonly start: number }
+export interface SegmentFile {
+  readonly name: string;
+  readonly start: number;
+}
 
 /** A recovery base: a snapshot file, or the empty state (`snapshot` undefined, seq 0). */
-export interface Base { readonly snapshot?: string; readonly seq: number }
+export interface Base {
+  readonly snapshot?: string;
+  readonly seq: number;
+}
 
 export interface DataFiles {
   /** Ascending by start seq. */
@@ -39,13 +45,22 @@ export interface DataFiles {
 
 /** Sorts a directory listing into segments and bases. */
 export function dataFiles(names: readonly string[]): DataFiles {
-  const segments = names.filter(isSegmentName).map((name) => ({ name, start: seqOfName(name) })).sort((a, b) => a.start - b.start);
-  const snaps = names.filter(isSnapshotName).map((name) => ({ snapshot: name, seq: seqOfName(name) })).sort((a, b) => b.seq - a.seq);
+  const segments = names
+    .filter(isSegmentName)
+    .map((name) => ({ name, start: seqOfName(name) }))
+    .sort((a, b) => a.start - b.start);
+  const snaps = names
+    .filter(isSnapshotName)
+    .map((name) => ({ snapshot: name, seq: seqOfName(name) }))
+    .sort((a, b) => b.seq - a.seq);
   return { segments, bases: [...snaps, { seq: 0 }], floor: snaps[0]?.seq ?? 0 };
 }
 
 export type Coverage =
-  | { readonly ok: true; /** Index of the first segment to replay (segments.length when none). */ readonly first: number }
+  | {
+      readonly ok: true;
+      /** Index of the first segment to replay (segments.length when none). */ readonly first: number;
+    }
   | { readonly ok: false; readonly missingFrom: number; readonly missingTo: number; readonly reason: string };
 
 /**
@@ -61,7 +76,9 @@ export function coverage(baseSeq: number, segments: readonly SegmentFile[]): Cov
   if (first >= 0) return { ok: true, first };
   const start = segments[0]!.start;
   return {
-    ok: false, missingFrom: baseSeq + 1, missingTo: start - 1,
+    ok: false,
+    missingFrom: baseSeq + 1,
+    missingTo: start - 1,
     reason: `the log starts at seq ${start} (${segments[0]!.name}), so seqs ${baseSeq + 1}..${start - 1} are missing`,
   };
 }

@@ -58,7 +58,10 @@ const heldByPid = new Set<string>();
 export class DirLock {
   private released = false;
 
-  private constructor(readonly mechanism: LockMechanism, private readonly letGo: Release) {}
+  private constructor(
+    readonly mechanism: LockMechanism,
+    private readonly letGo: Release,
+  ) {}
 
   /**
    * Holds `dir` (which must exist) for this process, waiting up to
@@ -68,9 +71,12 @@ export class DirLock {
   static async acquire(fs: StorageFs, dir: string, opts: LockOptions = {}): Promise<DirLock> {
     const file = path.join(dir, 'LOCK');
     const mechanism = opts.mechanism ?? bestMechanism(dir, opts.log);
-    const attempt = mechanism === 'flock' ? flockAttempt(fs, file)
-      : mechanism === 'socket' ? socketAttempt(fs, file, await socketName(dir))
-      : pidAttempt(fs, file);
+    const attempt =
+      mechanism === 'flock'
+        ? flockAttempt(fs, file)
+        : mechanism === 'socket'
+          ? socketAttempt(fs, file, await socketName(dir))
+          : pidAttempt(fs, file);
     const waitMs = opts.waitMs ?? DEFAULT_LOCK_WAIT_MS;
     // Real time, not the engine's clock: this waits for another process to go away.
     const deadline = performance.now() + waitMs;
@@ -80,9 +86,15 @@ export class DirLock {
       if (release) return new DirLock(mechanism, release);
       const holder = describeHolder(await holderPid(fs, file));
       if (performance.now() >= deadline) {
-        throw new Unavailable(`Data directory ${dir} is in use by ${holder}${waitMs > 0 ? ` (still held after waiting ${seconds(waitMs)} s)` : ''}`);
+        throw new Unavailable(
+          `Data directory ${dir} is in use by ${holder}${waitMs > 0 ? ` (still held after waiting ${seconds(waitMs)} s)` : ''}`,
+        );
       }
-      if (!announced) opts.log?.(`data directory ${dir} is locked by ${holder}; waiting up to ${seconds(waitMs)} s for it to be released`, 'warn');
+      if (!announced)
+        opts.log?.(
+          `data directory ${dir} is locked by ${holder}; waiting up to ${seconds(waitMs)} s for it to be released`,
+          'warn',
+        );
       announced = true;
       await sleep(POLL_MS);
     }
@@ -133,30 +145,37 @@ function flockAttempt(fs: StorageFs, file: string): Attempt {
 
 /** The abstract socket's name: the directory's real path, so every spelling of it (symlinks, `..`) is one lock. */
 async function socketName(dir: string): Promise<string> {
-  return `\0eddydb-lock:${createHash('sha256').update(await realpath(dir)).digest('hex').slice(0, 32)}`;
+  return `\0eddydb-lock:${createHash('sha256')
+    .update(await realpath(dir))
+    .digest('hex')
+    .slice(0, 32)}`;
 }
 
 function socketAttempt(fs: StorageFs, file: string, name: string): Attempt {
-  return () => new Promise((resolve, reject) => {
-    // Nobody has anything to say to the lock: a connection is closed at once.
-    const server = net.createServer((conn) => conn.destroy());
-    server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? resolve(undefined) : reject(err)));
-    server.listen({ path: name, exclusive: true }, () => {
-      // The lock must not keep the process alive by itself.
-      server.unref();
-      const close = () => new Promise<void>((done) => server.close(() => done()));
-      fs.writeFile(file, String(process.pid)).then(
-        () => resolve(async () => {
-          try {
-            await removeIfPresent(fs, file);
-          } finally {
-            await close();
-          }
-        }),
-        (err) => close().then(() => reject(err)),
+  return () =>
+    new Promise((resolve, reject) => {
+      // Nobody has anything to say to the lock: a connection is closed at once.
+      const server = net.createServer((conn) => conn.destroy());
+      server.once('error', (err: NodeJS.ErrnoException) =>
+        err.code === 'EADDRINUSE' ? resolve(undefined) : reject(err),
       );
+      server.listen({ path: name, exclusive: true }, () => {
+        // The lock must not keep the process alive by itself.
+        server.unref();
+        const close = () => new Promise<void>((done) => server.close(() => done()));
+        fs.writeFile(file, String(process.pid)).then(
+          () =>
+            resolve(async () => {
+              try {
+                await removeIfPresent(fs, file);
+              } finally {
+                await close();
+              }
+            }),
+          (err) => close().then(() => reject(err)),
+        );
+      });
     });
-  });
 }
 
 function pidAttempt(fs: StorageFs, file: string): Attempt {

@@ -27,15 +27,29 @@ export interface HealOptions {
   summaryMs?: number;
 }
 
-export const DEFAULT_HEAL_OPTIONS: Readonly<Required<HealOptions>> = { firstMs: 1000, maxMs: 30_000, summaryMs: 60_000 };
+export const DEFAULT_HEAL_OPTIONS: Readonly<Required<HealOptions>> = {
+  firstMs: 1000,
+  maxMs: 30_000,
+  summaryMs: 60_000,
+};
 
 export type StorageEvent =
   | { readonly kind: 'read_only'; readonly cause: StorageFault; readonly retryInMs: number }
   | {
-    readonly kind: 'still_read_only'; readonly cause: StorageFault; readonly refused: number; readonly windowMs: number;
-    readonly attempts: number; readonly lastError?: { readonly code: string; readonly message: string };
-  }
-  | { readonly kind: 'healed'; readonly cause: StorageFault; readonly downMs: number; readonly attempts: number; readonly refused: number };
+      readonly kind: 'still_read_only';
+      readonly cause: StorageFault;
+      readonly refused: number;
+      readonly windowMs: number;
+      readonly attempts: number;
+      readonly lastError?: { readonly code: string; readonly message: string };
+    }
+  | {
+      readonly kind: 'healed';
+      readonly cause: StorageFault;
+      readonly downMs: number;
+      readonly attempts: number;
+      readonly refused: number;
+    };
 
 export interface StorageStatus {
   readonly state: 'ok' | 'read_only';
@@ -70,7 +84,11 @@ export class StorageHealth {
   private repair: () => Promise<void> = () => Promise.reject(new Error('no storage repair wired'));
   private readonly listeners: Array<(event: StorageEvent) => void> = [];
 
-  constructor(private readonly clock: Clock, opts: HealOptions = {}, private readonly log: EngineLog = fallbackEngineLog) {
+  constructor(
+    private readonly clock: Clock,
+    opts: HealOptions = {},
+    private readonly log: EngineLog = fallbackEngineLog,
+  ) {
     this.opts = {
       firstMs: opts.firstMs ?? DEFAULT_HEAL_OPTIONS.firstMs,
       maxMs: opts.maxMs ?? DEFAULT_HEAL_OPTIONS.maxMs,
@@ -80,17 +98,32 @@ export class StorageHealth {
   }
 
   /** Sets the repair action. It must leave storage writable or throw. */
-  repairWith(fn: () => Promise<void>): void { this.repair = fn; }
+  repairWith(fn: () => Promise<void>): void {
+    this.repair = fn;
+  }
 
-  onEvent(listener: (event: StorageEvent) => void): void { this.listeners.push(listener); }
+  onEvent(listener: (event: StorageEvent) => void): void {
+    this.listeners.push(listener);
+  }
 
-  get readOnly(): boolean { return this.episode !== undefined; }
-  get cause(): StorageFault | undefined { return this.episode?.cause; }
+  get readOnly(): boolean {
+    return this.episode !== undefined;
+  }
+  get cause(): StorageFault | undefined {
+    return this.episode?.cause;
+  }
 
   status(): StorageStatus {
     const episode = this.episode;
     if (!episode) return { state: 'ok', healAttempts: 0 };
-    return { state: 'read_only', cause: episode.cause, since: episode.since, healAttempts: episode.attempts, lastAttemptAt: episode.lastAttemptAt, lastAttemptError: episode.lastAttemptError };
+    return {
+      state: 'read_only',
+      cause: episode.cause,
+      since: episode.since,
+      healAttempts: episode.attempts,
+      lastAttemptAt: episode.lastAttemptAt,
+      lastAttemptError: episode.lastAttemptError,
+    };
   }
 
   /** Enters read-only mode and schedules repairs. While read-only, the first cause stands. */
@@ -118,7 +151,9 @@ export class StorageHealth {
   /** One repair attempt now (the retry timer and shutdown use it). Resolves true once writable. */
   healNow(): Promise<boolean> {
     if (!this.episode) return Promise.resolve(true);
-    this.healing ??= this.attempt().finally(() => { this.healing = undefined; });
+    this.healing ??= this.attempt().finally(() => {
+      this.healing = undefined;
+    });
     return this.healing;
   }
 
@@ -142,7 +177,13 @@ export class StorageHealth {
     this.clearTimers();
     this.episode = undefined;
     this.healedAt = this.clock.now();
-    this.emit({ kind: 'healed', cause: episode.cause, downMs: this.healedAt - episode.since, attempts: episode.attempts, refused: episode.refused });
+    this.emit({
+      kind: 'healed',
+      cause: episode.cause,
+      downMs: this.healedAt - episode.since,
+      attempts: episode.attempts,
+      refused: episode.refused,
+    });
     return true;
   }
 
@@ -161,7 +202,14 @@ export class StorageHealth {
   private summarize(): void {
     const episode = this.episode;
     if (!episode) return;
-    this.emit({ kind: 'still_read_only', cause: episode.cause, refused: episode.refusedInWindow, windowMs: this.opts.summaryMs, attempts: episode.attempts, lastError: episode.lastAttemptError });
+    this.emit({
+      kind: 'still_read_only',
+      cause: episode.cause,
+      refused: episode.refusedInWindow,
+      windowMs: this.opts.summaryMs,
+      attempts: episode.attempts,
+      lastError: episode.lastAttemptError,
+    });
     episode.refusedInWindow = 0;
   }
 
@@ -174,7 +222,11 @@ export class StorageHealth {
   private emit(event: StorageEvent): void {
     for (const listener of this.listeners) {
       // A failing listener (a logger) must not break the write path that reported the fault.
-      try { listener(event); } catch (err) { this.log('storage event listener failed', 'error', err); }
+      try {
+        listener(event);
+      } catch (err) {
+        this.log('storage event listener failed', 'error', err);
+      }
     }
   }
 }

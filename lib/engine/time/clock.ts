@@ -13,7 +13,13 @@ export const systemClock: Clock = { now: () => Date.now() };
 /** A clock tests move by hand. */
 export class ManualClock implements Clock {
   constructor(private ms = Date.UTC(2026, 0, 1)) {}
-  now(): number { return this.ms; }
-  advance(ms: number): void { this.ms += ms; }
-  set(ms: number): void { this.ms = ms; }
+  now(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+  set(ms: number): void {
+    this.ms = ms;
+  }
 }

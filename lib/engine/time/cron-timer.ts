@@ -50,7 +50,11 @@ export class CronTimer {
     if (this.due === undefined || now < this.due) return this.running ?? Promise.resolve();
     this.due = this.schedule.next(Math.max(now, this.due));
     if (this.running) return this.running;
-    const run = this.job().then(() => undefined, this.onError).finally(() => { this.running = undefined; });
+    const run = this.job()
+      .then(() => undefined, this.onError)
+      .finally(() => {
+        this.running = undefined;
+      });
     this.running = run;
     return run;
   }

@@ -46,17 +46,41 @@ export const CRON_HORIZON_YEARS = 50;
 const MAX_REPEAT_MS = 6 * 3_600_000;
 
 const ALIASES: Readonly<Record<string, string>> = {
-  yearly: '0 0 1 1 *', annually: '0 0 1 1 *', monthly: '0 0 1 * *', weekly: '0 0 * * 0',
-  daily: '0 0 * * *', midnight: '0 0 * * *', hourly: '0 * * * *',
+  yearly: '0 0 1 1 *',
+  annually: '0 0 1 1 *',
+  monthly: '0 0 1 * *',
+  weekly: '0 0 * * 0',
+  daily: '0 0 * * *',
+  midnight: '0 0 * * *',
+  hourly: '0 * * * *',
 };
 const FULL_NAMES = new Set([
-  'january', 'february', 'march', 'april', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
-  'sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday',
+  'january',
+  'february',
+  'march',
+  'april',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+  'sunday',
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
 ]);
 /** The six fields, seconds first, with what each accepts (for the messages). */
 const FIELDS: readonly { readonly name: string; readonly accepts: string }[] = [
-  { name: 'second', accepts: '0-59' }, { name: 'minute', accepts: '0-59' }, { name: 'hour', accepts: '0-23' },
-  { name: 'day of month', accepts: '1-31, L or nW' }, { name: 'month', accepts: '1-12 or JAN-DEC' },
+  { name: 'second', accepts: '0-59' },
+  { name: 'minute', accepts: '0-59' },
+  { name: 'hour', accepts: '0-23' },
+  { name: 'day of month', accepts: '1-31, L or nW' },
+  { name: 'month', accepts: '1-12 or JAN-DEC' },
   { name: 'weekday', accepts: '0-7, SUN-SAT, dL or d#n' },
 ];
 const PATTERN_OPTIONS = { mode: '6-part', sloppyRanges: true } as const;
@@ -77,7 +101,10 @@ export class CronSchedule {
   static parse(expression: string, timezone?: string): CronSchedule {
     const fields = fieldsOf(expression);
     const schedule = new CronSchedule(expression, zoneOf(timezone), fields);
-    if (schedule.next(0) === undefined) throw new InvalidInput(`Cron expression '${expression}' never matches (no time within ${CRON_HORIZON_YEARS} years)`);
+    if (schedule.next(0) === undefined)
+      throw new InvalidInput(
+        `Cron expression '${expression}' never matches (no time within ${CRON_HORIZON_YEARS} years)`,
+      );
     return schedule;
   }
 
@@ -149,7 +176,13 @@ export class CronSchedule {
   private window(fromYear: number): Cron {
     let job = this.windows.get(fromYear);
     if (!job) {
-      const options: CronOptions = { timezone: this.timezone, paused: true, domAndDow: true, mode: '7-part', sloppyRanges: true };
+      const options: CronOptions = {
+        timezone: this.timezone,
+        paused: true,
+        domAndDow: true,
+        mode: '7-part',
+        sloppyRanges: true,
+      };
       job = new Cron(`${this.fields} ${fromYear}-${fromYear + WINDOW_YEARS - 1}`, options);
       this.windows.set(fromYear, job);
     }
@@ -164,22 +197,29 @@ function fieldsOf(expression: string): string {
   const parts = (alias ?? trimmed).split(/\s+/);
   if (parts.length === 5) parts.unshift('0');
   if (parts.length !== 6) {
-    throw new InvalidInput(`Cron expression '${expression}' must have 5 fields (minute hour day-of-month month weekday) or 6 with seconds first, or be an alias such as @daily`);
+    throw new InvalidInput(
+      `Cron expression '${expression}' must have 5 fields (minute hour day-of-month month weekday) or 6 with seconds first, or be an alias such as @daily`,
+    );
   }
-  for (const index of [4, 5]) parts[index] = parts[index]!.replace(/[a-z]+/gi, (w) => (FULL_NAMES.has(w.toLowerCase()) ? w.slice(0, 3) : w));
+  for (const index of [4, 5])
+    parts[index] = parts[index]!.replace(/[a-z]+/gi, (w) => (FULL_NAMES.has(w.toLowerCase()) ? w.slice(0, 3) : w));
   parts.forEach((part, index) => {
     try {
       new CronPattern(parts.map((p, j) => (j === index ? p : '*')).join(' '), undefined, PATTERN_OPTIONS);
     } catch {
       const field = FIELDS[index]!;
-      throw new InvalidInput(`Cron expression '${expression}': '${part}' is not a valid ${field.name} (${field.accepts}, ranges a-b, steps */n, lists)`);
+      throw new InvalidInput(
+        `Cron expression '${expression}': '${part}' is not a valid ${field.name} (${field.accepts}, ranges a-b, steps */n, lists)`,
+      );
     }
   });
   const fields = parts.join(' ');
   try {
     new CronPattern(fields, undefined, PATTERN_OPTIONS);
   } catch (err) {
-    throw new InvalidInput(`Cron expression '${expression}' is not valid: ${(err as Error).message.replace(/^CronPattern: /, '')}`);
+    throw new InvalidInput(
+      `Cron expression '${expression}' is not valid: ${(err as Error).message.replace(/^CronPattern: /, '')}`,
+    );
   }
   return fields;
 }
@@ -190,6 +230,8 @@ function zoneOf(timezone: string | undefined): string {
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone;
   } catch {
-    throw new InvalidInput(`Unknown time zone '${timezone}': expected an IANA name such as 'America/New_York' or 'UTC'`);
+    throw new InvalidInput(
+      `Unknown time zone '${timezone}': expected an IANA name such as 'America/New_York' or 'UTC'`,
+    );
   }
 }

@@ -15,7 +15,14 @@ export const SLICE_MS = 4;
 export function yieldToLoop(): Promise<void> {
   // Two immediates: from the poll phase (where a request's body arrives) one would resume in the same turn's
   // check phase, before the loop polls again, so requests that came in meanwhile would still wait.
-  return new Promise((resolve) => setImmediate(() => setImmediate(() => { resuming(); resolve(); })));
+  return new Promise((resolve) =>
+    setImmediate(() =>
+      setImmediate(() => {
+        resuming();
+        resolve();
+      }),
+    ),
+  );
 }
 
 const resumeHooks: Array<() => void> = [];

@@ -30,7 +30,10 @@ export function parseDurationMs(raw: unknown): number | undefined {
   return total > 0 ? total : undefined;
 }
 
-export interface ResolvedTtl { expiresAt: number; slidingMs?: number }
+export interface ResolvedTtl {
+  expiresAt: number;
+  slidingMs?: number;
+}
 
 /**
  * Resolves a `ttl` member to an absolute expiry. Throws InvalidInput when
@@ -48,16 +51,21 @@ export function resolveTtl(raw: unknown, now: number, sliding: boolean): Resolve
       return inRange(raw, sliding ? { expiresAt: at, slidingMs: Math.max(at - now, 1) } : { expiresAt: at });
     }
   }
-  throw new InvalidInput(`Invalid ttl ${shownTtl(raw)}: use seconds, a duration such as "30s", "5m", "1h", or an RFC 3339 instant`);
+  throw new InvalidInput(
+    `Invalid ttl ${shownTtl(raw)}: use seconds, a duration such as "30s", "5m", "1h", or an RFC 3339 instant`,
+  );
 }
 
 function inRange(raw: unknown, ttl: ResolvedTtl): ResolvedTtl {
-  if (!(ttl.expiresAt <= MAX_EXPIRY_MS)) throw new InvalidInput(`Invalid ttl ${shownTtl(raw)}: the expiry must be before the year 10000`);
+  if (!(ttl.expiresAt <= MAX_EXPIRY_MS))
+    throw new InvalidInput(`Invalid ttl ${shownTtl(raw)}: the expiry must be before the year 10000`);
   return ttl;
 }
 
 function shownTtl(raw: unknown): string {
-  return typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'bigint' ? `'${String(raw).slice(0, 40)}'` : `of type ${Array.isArray(raw) ? 'array' : typeof raw}`;
+  return typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'bigint'
+    ? `'${String(raw).slice(0, 40)}'`
+    : `of type ${Array.isArray(raw) ? 'array' : typeof raw}`;
 }
 
 /** The bare RFC 3339 string stored in a record's `ttl` field. */

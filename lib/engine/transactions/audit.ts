@@ -11,8 +11,16 @@ import type { StorageFile, StorageFs } from '../storage/fs.js';
 import { fallbackEngineLog, type EngineLog } from '../engine-log.js';
 
 export interface AuditEvent {
-  event: 'begin' | 'commit' | 'commit_conflict' | 'commit_failed' | 'rollback' | 'expired'
-    | 'savepoint_create' | 'savepoint_rollback' | 'savepoint_release';
+  event:
+    | 'begin'
+    | 'commit'
+    | 'commit_conflict'
+    | 'commit_failed'
+    | 'rollback'
+    | 'expired'
+    | 'savepoint_create'
+    | 'savepoint_rollback'
+    | 'savepoint_release';
   transaction_id: string;
   isolation_level: string;
   operations_count: number;
@@ -29,7 +37,12 @@ export class AuditLog {
   private failing = false;
   readonly file: string;
 
-  constructor(private readonly fs: StorageFs, dir: string, private readonly clock: Clock, private readonly log: EngineLog = fallbackEngineLog) {
+  constructor(
+    private readonly fs: StorageFs,
+    dir: string,
+    private readonly clock: Clock,
+    private readonly log: EngineLog = fallbackEngineLog,
+  ) {
     this.file = path.join(dir, 'audit.log');
   }
 
@@ -42,7 +55,9 @@ export class AuditLog {
    */
   record(event: AuditEvent): void {
     this.pending.push(JSON.stringify({ timestamp: new Date(this.clock.now()).toISOString(), ...event }) + '\n');
-    this.writing ??= this.drain().finally(() => { this.writing = undefined; });
+    this.writing ??= this.drain().finally(() => {
+      this.writing = undefined;
+    });
   }
 
   /** Waits for pending appends (tests, shutdown). */
@@ -65,7 +80,7 @@ export class AuditLog {
       try {
         if (!this.file_) {
           // A crash mid-append leaves a line without its newline; start on a fresh line so these events survive.
-          const prefix = !this.tailChecked && await endsMidLine(this.fs, this.file) ? '\n' : '';
+          const prefix = !this.tailChecked && (await endsMidLine(this.fs, this.file)) ? '\n' : '';
           this.tailChecked = true;
           this.file_ = await this.fs.openAppend(this.file);
           if (prefix) await this.file_.write(Buffer.from(prefix));
@@ -74,7 +89,8 @@ export class AuditLog {
         this.failing = false;
       } catch (err) {
         // A full disk fails every append: say so once, and again only after one has succeeded.
-        if (!this.failing) this.log('audit log append failed; further failures are not logged until an append succeeds', 'error', err);
+        if (!this.failing)
+          this.log('audit log append failed; further failures are not logged until an append succeeds', 'error', err);
         this.failing = true;
         // A partial append may have left a torn line: reopen and check again next time.
         const file = this.file_;

@@ -20,7 +20,11 @@ export class CachedView<Ops> {
   /** Each collection the operations wrote -> its changeSeq when replayed (undefined: it did not exist). */
   private readonly covered = new Map<string, number | undefined>();
 
-  constructor(private readonly state: DbState, readonly view: WorkingView, private ops: Ops) {}
+  constructor(
+    private readonly state: DbState,
+    readonly view: WorkingView,
+    private ops: Ops,
+  ) {}
 
   /** True while `ops` is the list replayed here and no collection it wrote has changed. */
   isCurrent(ops: Ops): boolean {

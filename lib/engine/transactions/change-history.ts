@@ -44,10 +44,14 @@ export class ChangeHistory {
     assert(limit >= 1, 'the change history must be able to hold at least one change');
   }
 
-  get recording(): boolean { return this.isRecording; }
+  get recording(): boolean {
+    return this.isRecording;
+  }
 
   /** Number of changes held. */
-  get size(): number { return this.total; }
+  get size(): number {
+    return this.total;
+  }
 
   /** Starts recording the changes committed after `seq` (no-op while recording). */
   start(seq: number): void {
@@ -114,7 +118,8 @@ export class ChangeHistory {
   *changesAfter(collection: string, seq: number): IterableIterator<HistoryChange> {
     const list = this.byCollection.get(collection);
     if (!list) return;
-    let lo = list.head, hi = list.changes.length;
+    let lo = list.head,
+      hi = list.changes.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (list.changes[mid]!.seq <= seq) lo = mid + 1;

@@ -22,12 +22,17 @@ export interface ReadPredicate {
 }
 
 /** One entry of a 409 conflict list. */
-export interface TxConflict { collection: string; id?: string; reason: string }
+export interface TxConflict {
+  collection: string;
+  id?: string;
+  reason: string;
+}
 
 /** Past this many distinct predicates on one collection they collapse into one whole-collection read. */
 export const MAX_PREDICATES_PER_COLLECTION = 32;
 
-const REASON_MATCH = 'a record changed by another transaction since this transaction read the collection matches a query it made';
+const REASON_MATCH =
+  'a record changed by another transaction since this transaction read the collection matches a query it made';
 const REASON_WHOLE = 'a collection this transaction searched or read in full changed since it read it';
 const REASON_DROPPED = 'a collection this transaction queried was dropped since it read it';
 
@@ -35,7 +40,9 @@ const REASON_DROPPED = 'a collection this transaction queried was dropped since 
 export class ReadPredicates {
   private readonly list: ReadPredicate[] = [];
 
-  get size(): number { return this.list.length; }
+  get size(): number {
+    return this.list.length;
+  }
 
   /** Seq of the oldest read, which the change history must still cover (undefined when none). */
   get oldestSeq(): number | undefined {
@@ -44,7 +51,9 @@ export class ReadPredicates {
     return min;
   }
 
-  [Symbol.iterator](): IterableIterator<ReadPredicate> { return this.list[Symbol.iterator](); }
+  [Symbol.iterator](): IterableIterator<ReadPredicate> {
+    return this.list[Symbol.iterator]();
+  }
 
   /**
    * Records a read. Skips one an earlier predicate already covers (a
@@ -54,14 +63,18 @@ export class ReadPredicates {
    * superset of what they would.
    */
   add(predicate: ReadPredicate): void {
-    let onCollection = 0, oldest = predicate.seq;
+    let onCollection = 0,
+      oldest = predicate.seq;
     for (const held of this.list) {
       if (held.collection !== predicate.collection) continue;
       if (!held.filter || held.filter === predicate.filter) return;
       onCollection += 1;
       oldest = Math.min(oldest, held.seq);
     }
-    if (onCollection < MAX_PREDICATES_PER_COLLECTION) { this.list.push(predicate); return; }
+    if (onCollection < MAX_PREDICATES_PER_COLLECTION) {
+      this.list.push(predicate);
+      return;
+    }
     const others = this.list.filter((q) => q.collection !== predicate.collection);
     this.list.length = 0;
     this.list.push(...others, { collection: predicate.collection, seq: oldest });
@@ -74,7 +87,11 @@ export class ReadPredicates {
  * `view`) that matches it, a drop of its collection, or a history that no
  * longer reaches back to its seq (bound exceeded). Empty when none.
  */
-export function predicateConflicts(predicates: ReadPredicates, history: ChangeHistory, view: WorkingView): TxConflict[] {
+export function predicateConflicts(
+  predicates: ReadPredicates,
+  history: ChangeHistory,
+  view: WorkingView,
+): TxConflict[] {
   const out: TxConflict[] = [];
   for (const predicate of predicates) {
     const conflict = firstConflict(predicate, history, view);
@@ -86,7 +103,10 @@ export function predicateConflicts(predicates: ReadPredicates, history: ChangeHi
 function firstConflict(predicate: ReadPredicate, history: ChangeHistory, view: WorkingView): TxConflict | undefined {
   const collection = predicate.collection;
   if (!history.covers(predicate.seq)) {
-    return { collection, reason: `more than ${history.limit} changes were committed while this transaction was open, beyond the change history Serializable checks its queries against` };
+    return {
+      collection,
+      reason: `more than ${history.limit} changes were committed while this transaction was open, beyond the change history Serializable checks its queries against`,
+    };
   }
   const matches = (fields: Fields | undefined) =>
     fields !== undefined && (!predicate.filter || matchFilter(predicate.filter, fields));

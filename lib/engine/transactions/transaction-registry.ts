@@ -16,12 +16,21 @@ import { Transaction } from './transaction.js';
 export const CLEANUP_INTERVAL_MS = 60_000;
 
 export interface TransactionStatus {
-  transaction_id: string; state: 'Active' | 'Expired'; isolation_level: IsolationLevel;
-  operations_count: number; savepoints_count: number; created_at: number; last_activity: number; timeout_seconds: number;
+  transaction_id: string;
+  state: 'Active' | 'Expired';
+  isolation_level: IsolationLevel;
+  operations_count: number;
+  savepoints_count: number;
+  created_at: number;
+  last_activity: number;
+  timeout_seconds: number;
 }
 
 /** Who is asking: the API key's id, and whether it is an admin key. */
-export interface TransactionCaller { readonly keyId: string; readonly admin: boolean }
+export interface TransactionCaller {
+  readonly keyId: string;
+  readonly admin: boolean;
+}
 
 export class TransactionRegistry {
   private readonly txs = new Map<string, Transaction>();
@@ -49,7 +58,8 @@ export class TransactionRegistry {
    */
   checkOwner(id: string, caller: TransactionCaller | undefined): void {
     const tx = this.txs.get(id);
-    if (tx && caller && !caller.admin && tx.owner !== undefined && tx.owner !== caller.keyId) throw new NotFound(MESSAGES.transactionNotFound);
+    if (tx && caller && !caller.admin && tx.owner !== undefined && tx.owner !== caller.keyId)
+      throw new NotFound(MESSAGES.transactionNotFound);
   }
 
   /** The active transaction; counts as activity. Throws NotFound when unknown, InvalidInput when expired. */
@@ -75,7 +85,9 @@ export class TransactionRegistry {
   list(caller?: TransactionCaller): TransactionStatus[] {
     const now = this.now();
     return [...this.txs.values()]
-      .filter((t) => !t.isExpired(now) && (!caller || caller.admin || t.owner === undefined || t.owner === caller.keyId))
+      .filter(
+        (t) => !t.isExpired(now) && (!caller || caller.admin || t.owner === undefined || t.owner === caller.keyId),
+      )
       .map((t) => describe(t, now));
   }
 
@@ -108,8 +120,12 @@ export class TransactionRegistry {
   audit(event: AuditEvent['event'], tx: Transaction, more: { savepoint?: string; error?: string } = {}): void {
     const { savepoint, error } = more;
     this.auditLog.record({
-      event, transaction_id: tx.id, ...(savepoint === undefined ? {} : { savepoint }),
-      isolation_level: tx.level, operations_count: tx.operationsCount, ...(error === undefined ? {} : { error }),
+      event,
+      transaction_id: tx.id,
+      ...(savepoint === undefined ? {} : { savepoint }),
+      isolation_level: tx.level,
+      operations_count: tx.operationsCount,
+      ...(error === undefined ? {} : { error }),
     });
   }
 
@@ -123,8 +139,13 @@ export class TransactionRegistry {
 
 function describe(tx: Transaction, now: number): TransactionStatus {
   return {
-    transaction_id: tx.id, state: tx.isExpired(now) ? 'Expired' : 'Active', isolation_level: tx.level,
-    operations_count: tx.operationsCount, savepoints_count: tx.savepoints.size,
-    created_at: Math.floor(tx.createdAt / 1000), last_activity: Math.floor(tx.lastActivity / 1000), timeout_seconds: tx.timeoutSecs,
+    transaction_id: tx.id,
+    state: tx.isExpired(now) ? 'Expired' : 'Active',
+    isolation_level: tx.level,
+    operations_count: tx.operationsCount,
+    savepoints_count: tx.savepoints.size,
+    created_at: Math.floor(tx.createdAt / 1000),
+    last_activity: Math.floor(tx.lastActivity / 1000),
+    timeout_seconds: tx.timeoutSecs,
   };
 }

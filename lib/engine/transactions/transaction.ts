@@ -12,13 +12,35 @@ import type { CachedView } from './cached-view.js';
 import { ReadPredicates } from './read-predicates.js';
 
 export type StagedOp =
-  | { readonly kind: 'insert'; readonly c: string; readonly id: string; readonly p: PreparedWrite; readonly bypassRipple: boolean }
-  | { readonly kind: 'update'; readonly c: string; readonly id: string; readonly p: PreparedWrite; readonly bypassRipple: boolean }
-  | { readonly kind: 'actions'; readonly c: string; readonly id: string; readonly steps: readonly ActionStep[]; readonly bypassRipple: boolean }
+  | {
+      readonly kind: 'insert';
+      readonly c: string;
+      readonly id: string;
+      readonly p: PreparedWrite;
+      readonly bypassRipple: boolean;
+    }
+  | {
+      readonly kind: 'update';
+      readonly c: string;
+      readonly id: string;
+      readonly p: PreparedWrite;
+      readonly bypassRipple: boolean;
+    }
+  | {
+      readonly kind: 'actions';
+      readonly c: string;
+      readonly id: string;
+      readonly steps: readonly ActionStep[];
+      readonly bypassRipple: boolean;
+    }
   | { readonly kind: 'delete'; readonly c: string; readonly id: string; readonly bypassRipple: boolean };
 
 /** Immutable list, newest first. */
-export interface OpList { readonly op: StagedOp; readonly prev: OpList | undefined; readonly size: number }
+export interface OpList {
+  readonly op: StagedOp;
+  readonly prev: OpList | undefined;
+  readonly size: number;
+}
 
 export function toArray(list: OpList | undefined): StagedOp[] {
   const out: StagedOp[] = [];
@@ -27,7 +49,10 @@ export function toArray(list: OpList | undefined): StagedOp[] {
 }
 
 export const recordKey = (c: string, id: string) => `${c}\u0000${id}`;
-export const splitKey = (k: string): [string, string] => { const i = k.indexOf('\u0000'); return [k.slice(0, i), k.slice(i + 1)]; };
+export const splitKey = (k: string): [string, string] => {
+  const i = k.indexOf('\u0000');
+  return [k.slice(0, i), k.slice(i + 1)];
+};
 
 export class Transaction {
   ops: OpList | undefined;
@@ -55,7 +80,9 @@ export class Transaction {
     this.lastActivity = createdAt;
   }
 
-  get operationsCount(): number { return this.ops?.size ?? 0; }
+  get operationsCount(): number {
+    return this.ops?.size ?? 0;
+  }
 
   isExpired(now: number): boolean {
     return now >= this.createdAt + this.timeoutSecs * 1000;

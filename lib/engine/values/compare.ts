@@ -34,20 +34,35 @@ function scalarOf(value: Value | undefined): Scalar {
   if (value === null || value === undefined) return { k: 'null' };
   if (value instanceof Tagged) {
     switch (value.type) {
-      case 'DateTime': return { k: 'date', v: dateTimeOrderKey(value.value as string), s: value.value as string };
-      case 'Decimal': return { k: 'num', v: decimalNumber(value.value as string) };
-      case 'Number': case 'Float': return { k: 'num', v: value.value as number };
-      case 'UUID': return { k: 'str', v: value.value as string };
-      case 'Duration': return { k: 'num', v: durationMillis(value.value as number | SecsNanos) };
-      case 'Binary': case 'Bytes': return { k: 'bytes', v: value.value as Uint8Array };
-      case 'Vector': case 'Set': return { k: 'list', v: value.value as readonly Value[] };
+      case 'DateTime':
+        return { k: 'date', v: dateTimeOrderKey(value.value as string), s: value.value as string };
+      case 'Decimal':
+        return { k: 'num', v: decimalNumber(value.value as string) };
+      case 'Number':
+      case 'Float':
+        return { k: 'num', v: value.value as number };
+      case 'UUID':
+        return { k: 'str', v: value.value as string };
+      case 'Duration':
+        return { k: 'num', v: durationMillis(value.value as number | SecsNanos) };
+      case 'Binary':
+      case 'Bytes':
+        return { k: 'bytes', v: value.value as Uint8Array };
+      case 'Vector':
+      case 'Set':
+        return { k: 'list', v: value.value as readonly Value[] };
     }
   }
   switch (typeof value) {
-    case 'boolean': return { k: 'bool', v: value };
-    case 'number': case 'bigint': return { k: 'num', v: value };
-    case 'string': return { k: 'str', v: value };
-    default: break;
+    case 'boolean':
+      return { k: 'bool', v: value };
+    case 'number':
+    case 'bigint':
+      return { k: 'num', v: value };
+    case 'string':
+      return { k: 'str', v: value };
+    default:
+      break;
   }
   if (value instanceof Uint8Array) return { k: 'bytes', v: value };
   if (Array.isArray(value)) return { k: 'list', v: value };
@@ -84,11 +99,17 @@ export function equalValues(left: Value | undefined, right: Value | undefined): 
   const [leftScalar, rightScalar] = alignDates(scalarOf(left), scalarOf(right));
   if (leftScalar.k !== rightScalar.k) return false;
   switch (leftScalar.k) {
-    case 'null': return true;
-    case 'num': return sameNumber(leftScalar.v, (rightScalar as typeof leftScalar).v);
-    case 'bool': case 'str': return leftScalar.v === (rightScalar as typeof leftScalar).v;
-    case 'date': return leftScalar.v === (rightScalar as typeof leftScalar).v;
-    case 'bytes': return Buffer.compare(leftScalar.v, (rightScalar as typeof leftScalar).v) === 0;
+    case 'null':
+      return true;
+    case 'num':
+      return sameNumber(leftScalar.v, (rightScalar as typeof leftScalar).v);
+    case 'bool':
+    case 'str':
+      return leftScalar.v === (rightScalar as typeof leftScalar).v;
+    case 'date':
+      return leftScalar.v === (rightScalar as typeof leftScalar).v;
+    case 'bytes':
+      return Buffer.compare(leftScalar.v, (rightScalar as typeof leftScalar).v) === 0;
     case 'list': {
       const rightList = (rightScalar as typeof leftScalar).v;
       return leftScalar.v.length === rightList.length && leftScalar.v.every((e, i) => equalValues(e, rightList[i]));
@@ -137,9 +158,12 @@ export function compareValues(left: Value | undefined, right: Value | undefined)
   const [leftScalar, rightScalar] = alignDates(scalarOf(left), scalarOf(right));
   if (leftScalar.k !== rightScalar.k) return undefined;
   switch (leftScalar.k) {
-    case 'null': return 0;
-    case 'bool': return Number(leftScalar.v) - Number((rightScalar as typeof leftScalar).v);
-    case 'num': case 'date': {
+    case 'null':
+      return 0;
+    case 'bool':
+      return Number(leftScalar.v) - Number((rightScalar as typeof leftScalar).v);
+    case 'num':
+    case 'date': {
       const rightNumber = (rightScalar as typeof leftScalar).v;
       return leftScalar.v < rightNumber ? -1 : leftScalar.v > rightNumber ? 1 : 0;
     }
@@ -147,8 +171,11 @@ export function compareValues(left: Value | undefined, right: Value | undefined)
       const rightText = (rightScalar as typeof leftScalar).v;
       return leftScalar.v < rightText ? -1 : leftScalar.v > rightText ? 1 : 0;
     }
-    case 'bytes': return Buffer.compare(leftScalar.v, (rightScalar as typeof leftScalar).v);
-    case 'list': case 'obj': return equalValues(left, right) ? 0 : undefined;
+    case 'bytes':
+      return Buffer.compare(leftScalar.v, (rightScalar as typeof leftScalar).v);
+    case 'list':
+    case 'obj':
+      return equalValues(left, right) ? 0 : undefined;
   }
 }
 
@@ -184,14 +211,29 @@ function numberKey(number: number | bigint): string {
 export function hashKey(value: Value | undefined): string {
   const scalar = scalarOf(value);
   switch (scalar.k) {
-    case 'null': return 'n';
-    case 'bool': return scalar.v ? 't' : 'f';
-    case 'num': return 'd' + numberKey(scalar.v);
-    case 'str': return 's' + scalar.v;
-    case 'date': return 'D' + scalar.v;
-    case 'bytes': return 'b' + Buffer.from(scalar.v).toString('base64');
-    case 'list': return 'l[' + scalar.v.map(hashKey).join(',') + ']';
-    case 'obj': return 'o{' + Object.keys(scalar.v).sort().map((k) => JSON.stringify(k) + ':' + hashKey(scalar.v[k])).join(',') + '}';
+    case 'null':
+      return 'n';
+    case 'bool':
+      return scalar.v ? 't' : 'f';
+    case 'num':
+      return 'd' + numberKey(scalar.v);
+    case 'str':
+      return 's' + scalar.v;
+    case 'date':
+      return 'D' + scalar.v;
+    case 'bytes':
+      return 'b' + Buffer.from(scalar.v).toString('base64');
+    case 'list':
+      return 'l[' + scalar.v.map(hashKey).join(',') + ']';
+    case 'obj':
+      return (
+        'o{' +
+        Object.keys(scalar.v)
+          .sort()
+          .map((k) => JSON.stringify(k) + ':' + hashKey(scalar.v[k]))
+          .join(',') +
+        '}'
+      );
   }
 }
 

@@ -20,7 +20,9 @@ export function normalizeDateTime(text: string): string | undefined {
   const match = RFC3339.exec(text);
   if (!match) return undefined;
   const [, yearText, mo, dayText, hour, mi, se, frac = '', zone] = match;
-  const year = Number(yearText), month = Number(mo), day = Number(dayText);
+  const year = Number(yearText),
+    month = Number(mo),
+    day = Number(dayText);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
   if (Number(hour) > 23 || Number(mi) > 59 || Number(se) > 60) return undefined;
   let ms = utcMillis(year, month, day, Number(hour), Number(mi), Math.min(Number(se), 59));

@@ -46,7 +46,7 @@ export function recordObject(keys: readonly string[]): Record<string, Value> | u
   let node: KeyNode | undefined = root;
   for (let i = 0; i < keys.length && node; i++) node = node.next.get(keys[i]!);
   const text = node?.text ?? remember(keys);
-  return text === undefined ? undefined : JSON.parse(text) as Record<string, Value>;
+  return text === undefined ? undefined : (JSON.parse(text) as Record<string, Value>);
 }
 
 /** Adds the template of `keys`; undefined for a list it refuses. */

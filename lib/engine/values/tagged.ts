@@ -12,8 +12,22 @@
  */
 
 export const TYPE_NAMES = [
-  'String', 'Integer', 'Float', 'Number', 'Boolean', 'Array', 'Object', 'DateTime',
-  'Decimal', 'UUID', 'Vector', 'Set', 'Binary', 'Bytes', 'Duration', 'Null',
+  'String',
+  'Integer',
+  'Float',
+  'Number',
+  'Boolean',
+  'Array',
+  'Object',
+  'DateTime',
+  'Decimal',
+  'UUID',
+  'Vector',
+  'Set',
+  'Binary',
+  'Bytes',
+  'Duration',
+  'Null',
 ] as const;
 
 export type TypeName = (typeof TYPE_NAMES)[number];
@@ -24,15 +38,22 @@ export function isTypeName(name: unknown): name is TypeName {
   return typeof name === 'string' && TYPE_NAME_SET.has(name);
 }
 
-export type TaggedType = 'DateTime' | 'Decimal' | 'UUID' | 'Vector' | 'Set' | 'Binary' | 'Bytes' | 'Duration' | 'Number' | 'Float';
+export type TaggedType =
+  'DateTime' | 'Decimal' | 'UUID' | 'Vector' | 'Set' | 'Binary' | 'Bytes' | 'Duration' | 'Number' | 'Float';
 
 /** Duration as the Rust client sends it; TS and Go send a number of milliseconds. */
-export interface SecsNanos { readonly secs: number; readonly nanos: number }
+export interface SecsNanos {
+  readonly secs: number;
+  readonly nanos: number;
+}
 
 export type TaggedPayload = string | number | readonly number[] | readonly Value[] | Uint8Array | SecsNanos;
 
 export class Tagged {
-  constructor(readonly type: TaggedType, readonly value: TaggedPayload) {
+  constructor(
+    readonly type: TaggedType,
+    readonly value: TaggedPayload,
+  ) {
     Object.freeze(this);
   }
 }
@@ -62,12 +83,17 @@ export function typeOf(value: Value): TypeName {
   if (value === null) return 'Null';
   if (value instanceof Tagged) return value.type;
   switch (typeof value) {
-    case 'string': return 'String';
-    case 'boolean': return 'Boolean';
+    case 'string':
+      return 'String';
+    case 'boolean':
+      return 'Boolean';
     // A whole number beyond 2^53 came from a float: exact integers that large are bigints.
-    case 'number': return Number.isSafeInteger(value) ? 'Integer' : 'Float';
-    case 'bigint': return 'Integer';
-    default: break;
+    case 'number':
+      return Number.isSafeInteger(value) ? 'Integer' : 'Float';
+    case 'bigint':
+      return 'Integer';
+    default:
+      break;
   }
   if (value instanceof Uint8Array) return 'Binary';
   if (Array.isArray(value)) return 'Array';

@@ -9,7 +9,16 @@
  */
 import assert from 'node:assert';
 import { applyEffect, type EffectTarget, type RecordImage } from './apply-effect.js';
-import { CollectionState, recordKey, type ApiKeyRecord, type CollectionMeta, type DbState, type KvEntry, type RecordEntry, type TrashEntry } from './state.js';
+import {
+  CollectionState,
+  recordKey,
+  type ApiKeyRecord,
+  type CollectionMeta,
+  type DbState,
+  type KvEntry,
+  type RecordEntry,
+  type TrashEntry,
+} from './state.js';
 import type { LoggedBatch } from './effects.js';
 
 export function applyBatch(state: DbState, batch: LoggedBatch): void {
@@ -122,9 +131,12 @@ class StateTarget implements EffectTarget {
 }
 
 function toEntry(image: RecordImage, seq: number, ord: number): RecordEntry {
-  const entry: { fields: RecordImage['fields']; version: number; expiresAt?: number; slidingMs?: number; ord: number } = {
-    fields: image.fields, version: seq, ord,
-  };
+  const entry: { fields: RecordImage['fields']; version: number; expiresAt?: number; slidingMs?: number; ord: number } =
+    {
+      fields: image.fields,
+      version: seq,
+      ord,
+    };
   if (image.expiresAt !== undefined) entry.expiresAt = image.expiresAt;
   if (image.slidingMs !== undefined) entry.slidingMs = image.slidingMs;
   return entry;

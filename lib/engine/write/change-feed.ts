@@ -48,7 +48,12 @@ export function describeChanges(state: DbState, batch: LoggedBatch): CommitInfo 
         break;
       }
       case 'restore':
-        changes.push({ collection: effect.collection, event: 'insert', id: effect.id, fields: state.trash.get(effect.collection)?.get(effect.id)?.entry.fields });
+        changes.push({
+          collection: effect.collection,
+          event: 'insert',
+          id: effect.id,
+          fields: state.trash.get(effect.collection)?.get(effect.id)?.entry.fields,
+        });
         break;
       case 'setCollectionMeta':
         schemaChanged.push(effect.meta.name);

@@ -25,7 +25,11 @@ export interface MutationNotice {
   timestamp: string;
 }
 
-export interface SchemaNotice { collection: string; version: number; primary_key_alias: string }
+export interface SchemaNotice {
+  collection: string;
+  version: number;
+  primary_key_alias: string;
+}
 
 export interface ChangeListener {
   mutation(notice: MutationNotice): void;
@@ -33,10 +37,16 @@ export interface ChangeListener {
 }
 
 /** Only changes whose record has `field` equal to `value` (compared as text, typed wrappers unwrapped). */
-export interface ChangeFilter { readonly field: string; readonly value: string }
+export interface ChangeFilter {
+  readonly field: string;
+  readonly value: string;
+}
 
 /** An open subscription; `close` stops its notices (idempotent). */
-export interface ChangeSubscription { readonly id: string; close(): void }
+export interface ChangeSubscription {
+  readonly id: string;
+  close(): void;
+}
 
 /** What the notifier needs of the database: the commit feed, the clock, the output setting and the schemas. */
 export interface ChangeSource {
@@ -94,21 +104,34 @@ export class ChangeNotifier {
     }
     const notice = (mine: RecordChange[]): MutationNotice => {
       const records = mine.map((c) => (c.fields ? recordToWire(c.fields, { typed }) : { id: c.id }));
-      return { collection: mine[0]!.collection, event: mine[0]!.event, record_ids: mine.map((c) => c.id), records: records.length === 1 ? records[0] : records, timestamp };
+      return {
+        collection: mine[0]!.collection,
+        event: mine[0]!.event,
+        record_ids: mine.map((c) => c.id),
+        records: records.length === 1 ? records[0] : records,
+        timestamp,
+      };
     };
     for (const changes of groups.values()) {
       const subs = this.byCollection.get(changes[0]!.collection)!;
       // Unfiltered subscribers share one notice object (transports may serialise it once).
       let shared: MutationNotice | undefined;
       for (const subscriber of subs) {
-        if (subscriber.filter === undefined) { subscriber.listener.mutation(shared ??= notice(changes)); continue; }
+        if (subscriber.filter === undefined) {
+          subscriber.listener.mutation((shared ??= notice(changes)));
+          continue;
+        }
         const mine = changes.filter((c) => matches(c, subscriber.filter!));
         if (mine.length > 0) subscriber.listener.mutation(notice(mine));
       }
     }
     for (const collection of info.schemaChanged) {
       const meta = this.db.state.collections.get(collection)?.meta;
-      const schemaNotice = { collection, version: meta?.schema?.version ?? 1, primary_key_alias: meta?.schema?.primary_key_alias ?? 'id' };
+      const schemaNotice = {
+        collection,
+        version: meta?.schema?.version ?? 1,
+        primary_key_alias: meta?.schema?.primary_key_alias ?? 'id',
+      };
       for (const subscriber of this.byCollection.get(collection) ?? []) subscriber.listener.schema(schemaNotice);
     }
   }

@@ -26,13 +26,21 @@ export type Effect =
   | { readonly kind: 'setCollectionMeta'; readonly meta: CollectionMeta }
   | { readonly kind: 'dropCollection'; readonly name: string }
   | {
-      readonly kind: 'put'; readonly collection: string; readonly id: string; readonly fields: Fields;
-      readonly expiresAt?: number; readonly slidingMs?: number; readonly noRipple?: true;
+      readonly kind: 'put';
+      readonly collection: string;
+      readonly id: string;
+      readonly fields: Fields;
+      readonly expiresAt?: number;
+      readonly slidingMs?: number;
+      readonly noRipple?: true;
       readonly [MADE_ID]?: true;
     }
   /** Removes a live record; with `trashedAt` it moves to the trash. */
   | {
-      readonly kind: 'delete'; readonly collection: string; readonly id: string; readonly trashedAt?: number;
+      readonly kind: 'delete';
+      readonly collection: string;
+      readonly id: string;
+      readonly trashedAt?: number;
       readonly noRipple?: true;
     }
   /** Moves a trashed record back to its collection. */
@@ -40,17 +48,26 @@ export type Effect =
   /** Permanently removes a trashed record. */
   | { readonly kind: 'purge'; readonly collection: string; readonly id: string }
   | {
-      readonly kind: 'kvSet'; readonly key: string; readonly value: Value; readonly expiresAt?: number;
+      readonly kind: 'kvSet';
+      readonly key: string;
+      readonly value: Value;
+      readonly expiresAt?: number;
       readonly noRipple?: true;
     }
   | { readonly kind: 'kvDelete'; readonly key: string; readonly noRipple?: true }
   | { readonly kind: 'kvClear'; readonly noRipple?: true }
   | {
-      readonly kind: 'kvLink'; readonly key: string; readonly collection: string; readonly id: string;
+      readonly kind: 'kvLink';
+      readonly key: string;
+      readonly collection: string;
+      readonly id: string;
       readonly noRipple?: true;
     }
   | {
-      readonly kind: 'kvUnlink'; readonly key: string; readonly collection: string; readonly id: string;
+      readonly kind: 'kvUnlink';
+      readonly key: string;
+      readonly collection: string;
+      readonly id: string;
       readonly noRipple?: true;
     }
   | { readonly kind: 'keyPut'; readonly key: ApiKeyRecord }
@@ -77,5 +94,12 @@ export function withNoRipple(effect: Effect): Effect {
 }
 
 const CAN_SKIP_RIPPLE: ReadonlySet<Effect['kind']> = new Set([
-  'put', 'delete', 'createCollection', 'kvSet', 'kvDelete', 'kvClear', 'kvLink', 'kvUnlink',
+  'put',
+  'delete',
+  'createCollection',
+  'kvSet',
+  'kvDelete',
+  'kvClear',
+  'kvLink',
+  'kvUnlink',
 ]);

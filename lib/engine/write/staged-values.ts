@@ -25,7 +25,11 @@ type Bucket = string | readonly string[];
 const NONE: readonly string[] = Object.freeze([]);
 
 class FieldValues {
-  constructor(readonly field: string, readonly keyFn: (value: Value) => string, readonly byKey = new Map<string, Bucket>()) {}
+  constructor(
+    readonly field: string,
+    readonly keyFn: (value: Value) => string,
+    readonly byKey = new Map<string, Bucket>(),
+  ) {}
 
   add(id: string, fields: Fields): void {
     if (!Object.hasOwn(fields, this.field)) return;

@@ -33,7 +33,10 @@ export function recordKey(id: string, fields: Fields): string {
   return own === id ? own : id;
 }
 
-export interface QueryIndexDef { readonly field: string; readonly type: 'btree' | 'hash' }
+export interface QueryIndexDef {
+  readonly field: string;
+  readonly type: 'btree' | 'hash';
+}
 
 export interface CollectionMeta {
   readonly name: string;

@@ -43,7 +43,10 @@ export class WorkingView {
   private forkedFrom: { readonly view: WorkingView; readonly staged: number } | undefined;
 
   /** `nextSeq` is the seq the staged effects will carry, used for version stamps. */
-  constructor(readonly state: DbState, public nextSeq: number) {}
+  constructor(
+    readonly state: DbState,
+    public nextSeq: number,
+  ) {}
 
   collection(name: string): CollectionMeta | undefined {
     const staged = this.colls.get(name);
@@ -92,12 +95,13 @@ export class WorkingView {
       if (staged === undefined) yield [id, trashed];
       else if (staged) yield [id, staged];
     }
-    for (const [id, staged] of overlay ?? []) if (staged && !this.state.trash.get(collection)?.has(id)) yield [id, staged];
+    for (const [id, staged] of overlay ?? [])
+      if (staged && !this.state.trash.get(collection)?.has(id)) yield [id, staged];
   }
 
   key(id: string): ApiKeyRecord | undefined {
     const staged = this.keys.get(id);
-    return staged !== undefined ? staged ?? undefined : this.state.keys.get(id);
+    return staged !== undefined ? (staged ?? undefined) : this.state.keys.get(id);
   }
 
   kvEntry(key: string): KvEntry | undefined {
@@ -144,7 +148,9 @@ export class WorkingView {
    */
   *changedImages(collection: string): IterableIterator<[string, Fields]> {
     for (const [id, staged] of this.recs.get(collection) ?? []) {
-      const committed = this.dropped.has(collection) ? undefined : this.state.collections.get(collection)?.records.get(id);
+      const committed = this.dropped.has(collection)
+        ? undefined
+        : this.state.collections.get(collection)?.records.get(id);
       if (committed) yield [id, committed.fields];
       if (staged) yield [id, staged.fields];
     }
@@ -175,7 +181,8 @@ export class WorkingView {
    * false otherwise, and the caller stages. The fork must not be used after.
    */
   adopt(fork: WorkingView): boolean {
-    if (fork.forkedFrom?.view !== this || fork.forkedFrom.staged !== this.staged || fork.nextSeq !== this.nextSeq) return false;
+    if (fork.forkedFrom?.view !== this || fork.forkedFrom.staged !== this.staged || fork.nextSeq !== this.nextSeq)
+      return false;
     fork.forkedFrom = undefined;
     replaceWith(this.colls, fork.colls);
     replaceWith(this.recs, fork.recs);
@@ -251,11 +258,21 @@ export class WorkingView {
    */
   private static readonly Overlay = class implements EffectTarget {
     constructor(private readonly target: WorkingView) {}
-    collection(name: string): CollectionMeta | undefined { return this.target.collection(name); }
-    record(collection: string, id: string): RecordEntry | undefined { return this.target.record(collection, id); }
-    trashed(collection: string, id: string): TrashEntry | undefined { return this.target.trashed(collection, id); }
-    config(): Readonly<Record<string, unknown>> { return this.target.currentConfig(); }
-    setCollection(meta: CollectionMeta): void { this.target.colls.set(meta.name, meta); }
+    collection(name: string): CollectionMeta | undefined {
+      return this.target.collection(name);
+    }
+    record(collection: string, id: string): RecordEntry | undefined {
+      return this.target.record(collection, id);
+    }
+    trashed(collection: string, id: string): TrashEntry | undefined {
+      return this.target.trashed(collection, id);
+    }
+    config(): Readonly<Record<string, unknown>> {
+      return this.target.currentConfig();
+    }
+    setCollection(meta: CollectionMeta): void {
+      this.target.colls.set(meta.name, meta);
+    }
     dropCollection(name: string): void {
       const view = this.target;
       view.colls.set(name, GONE);
@@ -270,17 +287,30 @@ export class WorkingView {
       const view = this.target;
       if (!madeId) view.noteReplaced(collection, id);
       view.followStaged(collection, id, image.fields);
-      view.recOverlay(collection).set(id, { fields: image.fields, version: view.nextSeq, expiresAt: image.expiresAt, slidingMs: image.slidingMs });
+      view.recOverlay(collection).set(id, {
+        fields: image.fields,
+        version: view.nextSeq,
+        expiresAt: image.expiresAt,
+        slidingMs: image.slidingMs,
+      });
     }
     removeRecord(collection: string, id: string): void {
       this.target.noteReplaced(collection, id);
       this.target.followStaged(collection, id, undefined);
       this.target.recOverlay(collection).set(id, GONE);
     }
-    putTrashed(collection: string, id: string, trashed: TrashEntry): void { this.target.trashOverlay(collection).set(id, trashed); }
-    removeTrashed(collection: string, id: string): void { this.target.trashOverlay(collection).set(id, GONE); }
-    setKv(key: string, entry: KvEntry): void { this.target.kv.set(key, entry); }
-    deleteKv(key: string): void { this.target.kv.set(key, GONE); }
+    putTrashed(collection: string, id: string, trashed: TrashEntry): void {
+      this.target.trashOverlay(collection).set(id, trashed);
+    }
+    removeTrashed(collection: string, id: string): void {
+      this.target.trashOverlay(collection).set(id, GONE);
+    }
+    setKv(key: string, entry: KvEntry): void {
+      this.target.kv.set(key, entry);
+    }
+    deleteKv(key: string): void {
+      this.target.kv.set(key, GONE);
+    }
     clearKv(): void {
       this.target.kv.clear();
       this.target.kvCleared = true;
@@ -288,9 +318,15 @@ export class WorkingView {
     // Operations never read KV links inside the writer, so the overlay does not keep them.
     link(): void {}
     unlink(): void {}
-    setApiKey(key: ApiKeyRecord): void { this.target.keys.set(key.id, key); }
-    deleteApiKey(id: string): void { this.target.keys.set(id, GONE); }
-    setConfig(config: Readonly<Record<string, unknown>>): void { this.target.config = config; }
+    setApiKey(key: ApiKeyRecord): void {
+      this.target.keys.set(key.id, key);
+    }
+    deleteApiKey(id: string): void {
+      this.target.keys.set(id, GONE);
+    }
+    setConfig(config: Readonly<Record<string, unknown>>): void {
+      this.target.config = config;
+    }
   };
 
   private readonly overlay: EffectTarget = new WorkingView.Overlay(this);

@@ -91,17 +91,27 @@ export class WriteQueue {
   private readonly listeners: CommitListener[] = [];
   private idleWaiters: Array<() => void> = [];
 
-  constructor(private readonly state: DbState, private readonly log: LogWriter, private readonly health: StorageHealth,
-    private readonly report: EngineLog = fallbackEngineLog) {
+  constructor(
+    private readonly state: DbState,
+    private readonly log: LogWriter,
+    private readonly health: StorageHealth,
+    private readonly report: EngineLog = fallbackEngineLog,
+  ) {
     log.onFailure = (fault) => health.fail(fault);
     health.repairWith(() => this.exclusive(() => log.heal()));
   }
 
-  get readOnly(): boolean { return this.health.readOnly; }
-  get readOnlyReason(): string | undefined { return this.health.cause?.message; }
+  get readOnly(): boolean {
+    return this.health.readOnly;
+  }
+  get readOnlyReason(): string | undefined {
+    return this.health.cause?.message;
+  }
 
   /** Called after each batch is durable and applied, in seq order. */
-  onCommit(listener: CommitListener): void { this.listeners.push(listener); }
+  onCommit(listener: CommitListener): void {
+    this.listeners.push(listener);
+  }
 
   /**
    * Runs `op` in the writer. Resolves with its result only after its effects
@@ -146,7 +156,11 @@ export class WriteQueue {
           await this.finishOldest();
         } else if (next?.exclusive && this.inflight.length === 0) {
           this.queue.shift();
-          try { next.resolve(await next.exclusive()); } catch (err) { next.reject(err); }
+          try {
+            next.resolve(await next.exclusive());
+          } catch (err) {
+            next.reject(err);
+          }
         } else if (next && !next.exclusive && this.inflight.length < MAX_IN_FLIGHT) {
           if (this.inflight.length > 0 && !yielded) {
             // With groups in flight, the next group is cut on the next turn, after I/O callbacks have run: an
@@ -180,8 +194,14 @@ export class WriteQueue {
   private progress(room: boolean): Promise<void> {
     return new Promise<void>((resolve) => {
       void this.inflight[0]!.settled.then(resolve);
-      if (room) this.wake = () => { this.wake = undefined; setImmediate(resolve); };
-    }).finally(() => { this.wake = undefined; });
+      if (room)
+        this.wake = () => {
+          this.wake = undefined;
+          setImmediate(resolve);
+        };
+    }).finally(() => {
+      this.wake = undefined;
+    });
   }
 
   /** Takes the operations queued up to the next exclusive one. */
@@ -208,7 +228,10 @@ export class WriteQueue {
     const batches: LoggedBatch[] = [];
     const done: Array<{ p: Pending; result: unknown }> = [];
     for (const pending of group) {
-      if (this.health.readOnly) { pending.reject(this.health.refuse()); continue; }
+      if (this.health.readOnly) {
+        pending.reject(this.health.refuse());
+        continue;
+      }
       let out: OpResult<unknown>;
       try {
         const result = pending.op(view);
@@ -228,9 +251,11 @@ export class WriteQueue {
           view = this.view = this.rebuildView([...this.inflight.flatMap((g) => g.batches), ...batches]);
           continue;
         }
-        batches.push(out.origin
-          ? { seq: view.nextSeq, effects: out.effects, origin: out.origin.node, originSeq: out.origin.seq }
-          : { seq: view.nextSeq, effects: out.effects });
+        batches.push(
+          out.origin
+            ? { seq: view.nextSeq, effects: out.effects, origin: out.origin.node, originSeq: out.origin.seq }
+            : { seq: view.nextSeq, effects: out.effects },
+        );
         view.nextSeq += 1;
       }
       done.push({ p: pending, result: out.result });
@@ -247,7 +272,20 @@ export class WriteQueue {
         return;
       }
       const appended = this.log.appendEncoded(data);
-      const inFlight: InFlight = { batches, done, finished: false, settled: appended.then(() => { inFlight.finished = true; }, (err: unknown) => { inFlight.finished = true; inFlight.error = err; }) };
+      const inFlight: InFlight = {
+        batches,
+        done,
+        finished: false,
+        settled: appended.then(
+          () => {
+            inFlight.finished = true;
+          },
+          (err: unknown) => {
+            inFlight.finished = true;
+            inFlight.error = err;
+          },
+        ),
+      };
       this.inflight.push(inFlight);
     } else if (done.length > 0) {
       // Answered in order, after the groups before it (their effects are what these results saw).
@@ -264,7 +302,9 @@ export class WriteQueue {
       // the groups after it were computed over its effects, so they fail too (the writer refuses their appends).
       const failed = [group, ...this.inflight];
       this.inflight = [];
-      for (const failedGroup of failed) for (const item of failedGroup.done) item.p.reject(this.health.readOnly ? this.health.refuse() : toDbError(group.error));
+      for (const failedGroup of failed)
+        for (const item of failedGroup.done)
+          item.p.reject(this.health.readOnly ? this.health.refuse() : toDbError(group.error));
       // No append may still be running when the next group (or a repair) starts.
       await Promise.all(failed.map((f) => f.settled));
       return;

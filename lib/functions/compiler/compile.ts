@@ -38,7 +38,6 @@ export interface CompiledFunction {
   readonly route?: { readonly method: HttpMethod; readonly path: string; readonly pattern: PathPattern };
 }
 
-
 const MAX_LABEL_LENGTH = 256;
 
 export interface CompileOptions {
@@ -57,20 +56,31 @@ export function compileDefinition(raw: unknown, opts: CompileOptions = {}): Comp
   requireString(raw, 'name');
   optionalString(raw, 'description');
   optionalString(raw, 'version');
-  if (raw.tags !== undefined && raw.tags !== null && (!Array.isArray(raw.tags) || !raw.tags.every((t) => typeof t === 'string'))) {
+  if (
+    raw.tags !== undefined &&
+    raw.tags !== null &&
+    (!Array.isArray(raw.tags) || !raw.tags.every((t) => typeof t === 'string'))
+  ) {
     throw new InvalidInput('tags: must be an array of strings');
   }
   const parameters = compileParameters(raw.parameters);
   const route = compileRoute(raw);
   const systemParameters = new Set(route ? routeParameterNames(route) : []);
   const transaction = compileTransactionConfig(raw.transaction_config);
-  if (!Array.isArray(raw.functions)) throw new InvalidInput("functions: missing required member 'functions' (an array of steps)");
+  if (!Array.isArray(raw.functions))
+    throw new InvalidInput("functions: missing required member 'functions' (an array of steps)");
   const known = new Set([...parameters.keys(), ...systemParameters]);
   const { steps, transactionSafe } = compileStepList(raw.functions, 'functions', {
-    parameters: known, transactional: transaction !== undefined, ...(opts.envAllowed ? { envAllowed: opts.envAllowed } : {}),
+    parameters: known,
+    transactional: transaction !== undefined,
+    ...(opts.envAllowed ? { envAllowed: opts.envAllowed } : {}),
   });
   return {
-    label, parameters, systemParameters, steps, transactionSafe,
+    label,
+    parameters,
+    systemParameters,
+    steps,
+    transactionSafe,
     ...(transaction ? { transaction } : {}),
     ...(route ? { route } : {}),
   };
@@ -84,34 +94,44 @@ interface CompileContext {
 
 /** Compiles a step list with a shared budget of steps and nesting. */
 export function compileStepList(
-  raw: unknown, path: string, context: CompileContext,
+  raw: unknown,
+  path: string,
+  context: CompileContext,
 ): { steps: readonly CompiledStep[]; transactionSafe: boolean } {
   // `collection`: the member of the step written last before the one being compiled (precedingCollection).
-  const budget: { steps: number; transactionSafe: boolean; collection?: PrecedingMember } = { steps: 0, transactionSafe: true };
+  const budget: { steps: number; transactionSafe: boolean; collection?: PrecedingMember } = {
+    steps: 0,
+    transactionSafe: true,
+  };
   const compileList = (list: unknown, listPath: string, depth: number): readonly CompiledStep[] => {
     if (!Array.isArray(list)) throw new InvalidInput(`${listPath}: must be an array of steps`);
-    if (depth > MAX_STEP_NESTING) throw new InvalidInput(`${listPath}: steps nested deeper than ${MAX_STEP_NESTING} levels`);
-    return Object.freeze(list.map((body, index) => {
-      const stepPath = `${listPath}[${index}]`;
-      if (++budget.steps > MAX_DEFINITION_STEPS) throw new InvalidInput(`${stepPath}: a definition holds at most ${MAX_DEFINITION_STEPS} steps`);
-      if (!isPlainObject(body)) throw new InvalidInput(`${stepPath}: a step must be an object with a 'type'`);
-      for (const key of Object.keys(body)) {
-        if (isHostileName(key)) throw new InvalidInput(`${stepPath}: forbidden member name '${key}'`);
-      }
-      if (typeof body.type !== 'string') throw new InvalidInput(`${stepPath}: missing required member 'type'`);
-      const spec = STEP_TABLE.get(body.type);
-      if (!spec) throw new InvalidInput(`${stepPath}: unknown step type '${body.type}'`);
-      const safe = spec.access !== 'outside' && spec.transactional !== false;
-      if (!safe) budget.transactionSafe = false;
-      if (context.transactional && !safe) {
-        throw new InvalidInput(`${stepPath}: step type '${spec.type}' cannot take part in a transactional function`);
-      }
-      const preceding = budget.collection;
-      if (body.collection !== undefined && body.collection !== null) budget.collection = { value: body.collection, path: `${stepPath}.collection` };
-      const compileNested = (nested: unknown, nestedPath: string) => compileList(nested, nestedPath, depth + 1);
-      const members = new StepMembers(body, stepPath, context, compileNested, preceding);
-      return Object.freeze({ spec, config: spec.compile(members), path: stepPath, index });
-    }));
+    if (depth > MAX_STEP_NESTING)
+      throw new InvalidInput(`${listPath}: steps nested deeper than ${MAX_STEP_NESTING} levels`);
+    return Object.freeze(
+      list.map((body, index) => {
+        const stepPath = `${listPath}[${index}]`;
+        if (++budget.steps > MAX_DEFINITION_STEPS)
+          throw new InvalidInput(`${stepPath}: a definition holds at most ${MAX_DEFINITION_STEPS} steps`);
+        if (!isPlainObject(body)) throw new InvalidInput(`${stepPath}: a step must be an object with a 'type'`);
+        for (const key of Object.keys(body)) {
+          if (isHostileName(key)) throw new InvalidInput(`${stepPath}: forbidden member name '${key}'`);
+        }
+        if (typeof body.type !== 'string') throw new InvalidInput(`${stepPath}: missing required member 'type'`);
+        const spec = STEP_TABLE.get(body.type);
+        if (!spec) throw new InvalidInput(`${stepPath}: unknown step type '${body.type}'`);
+        const safe = spec.access !== 'outside' && spec.transactional !== false;
+        if (!safe) budget.transactionSafe = false;
+        if (context.transactional && !safe) {
+          throw new InvalidInput(`${stepPath}: step type '${spec.type}' cannot take part in a transactional function`);
+        }
+        const preceding = budget.collection;
+        if (body.collection !== undefined && body.collection !== null)
+          budget.collection = { value: body.collection, path: `${stepPath}.collection` };
+        const compileNested = (nested: unknown, nestedPath: string) => compileList(nested, nestedPath, depth + 1);
+        const members = new StepMembers(body, stepPath, context, compileNested, preceding);
+        return Object.freeze({ spec, config: spec.compile(members), path: stepPath, index });
+      }),
+    );
   };
   const steps = compileList(raw, path, 1);
   return { steps, transactionSafe: budget.transactionSafe };
@@ -138,7 +158,8 @@ function compileParameters(raw: unknown): Map<string, ParameterSpec> {
 function compileTransactionConfig(raw: unknown): CompiledFunction['transaction'] {
   if (raw === undefined || raw === null) return undefined;
   if (!isPlainObject(raw)) throw new InvalidInput('transaction_config: must be an object');
-  if (typeof raw.enabled !== 'boolean') throw new InvalidInput("transaction_config.enabled: missing required boolean 'enabled'");
+  if (typeof raw.enabled !== 'boolean')
+    throw new InvalidInput("transaction_config.enabled: missing required boolean 'enabled'");
   if (typeof raw.auto_rollback !== 'boolean') {
     throw new InvalidInput("transaction_config.auto_rollback: missing required boolean 'auto_rollback'");
   }

@@ -32,7 +32,9 @@ export class StepMembers implements MemberReader {
     return preceding === undefined ? undefined : compileTemplate(preceding.value, preceding.path, this.context);
   }
 
-  get transactional(): boolean { return this.context.transactional; }
+  get transactional(): boolean {
+    return this.context.transactional;
+  }
 
   private find(names: MemberNames): { name: string; value: unknown } | undefined {
     for (const name of typeof names === 'string' ? [names] : names) {
@@ -111,7 +113,8 @@ export class StepMembers implements MemberReader {
   }
 
   private toFieldPath(value: unknown, member: string): readonly string[] {
-    if (typeof value !== 'string' || value === '' || value.length > MAX_FIELD_PATH) this.fail(`must be a field name (1-${MAX_FIELD_PATH} characters)`, member);
+    if (typeof value !== 'string' || value === '' || value.length > MAX_FIELD_PATH)
+      this.fail(`must be a field name (1-${MAX_FIELD_PATH} characters)`, member);
     const segments = value.split('.');
     if (segments.some((s) => s === '')) this.fail(`bad field path '${value}'`, member);
     const hostile = segments.find(isHostileName);
@@ -122,7 +125,8 @@ export class StepMembers implements MemberReader {
   optionalStringList(names: MemberNames): string[] | undefined {
     const hit = this.find(names);
     if (hit === undefined || hit.value === null) return undefined;
-    if (!Array.isArray(hit.value) || !hit.value.every((s) => typeof s === 'string')) this.fail('must be an array of strings', hit.name);
+    if (!Array.isArray(hit.value) || !hit.value.every((s) => typeof s === 'string'))
+      this.fail('must be an array of strings', hit.name);
     return [...hit.value] as string[];
   }
 
@@ -133,7 +137,9 @@ export class StepMembers implements MemberReader {
 
   optionalSteps(names: MemberNames): readonly CompiledStep[] | undefined {
     const hit = this.find(names);
-    return hit === undefined || hit.value === null ? undefined : this.compileList(hit.value, `${this.path}.${hit.name}`);
+    return hit === undefined || hit.value === null
+      ? undefined
+      : this.compileList(hit.value, `${this.path}.${hit.name}`);
   }
 
   fail(message: string, member?: string): never {

@@ -61,7 +61,9 @@ export class FunctionRegistry {
 
   /** Every definition, optionally only those carrying at least one of `tags`. */
   list(tags?: readonly string[]): StoredFunction[] {
-    const all = [...this.current().byId.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.label.localeCompare(b.label));
+    const all = [...this.current().byId.values()].sort(
+      (a, b) => a.createdAt.localeCompare(b.createdAt) || a.label.localeCompare(b.label),
+    );
     if (!tags || tags.length === 0) return all;
     const tagged = (stored: StoredFunction) =>
       Array.isArray(stored.definition.tags) && stored.definition.tags.some((tag) => tags.includes(tag as string));
@@ -96,10 +98,13 @@ export class FunctionRegistry {
   create(raw: unknown): Promise<string> {
     const compiled = compileDefinition(raw, this.compileOptions);
     return this.serialized(async () => {
-      if (this.current().byLabel.has(compiled.label)) throw new Conflict(`A function with label '${compiled.label}' already exists`);
+      if (this.current().byLabel.has(compiled.label))
+        throw new Conflict(`A function with label '${compiled.label}' already exists`);
       const now = new Date(this.engine.now()).toISOString();
       const doc = { definition: withoutManaged(raw as Record<string, unknown>), created_at: now, updated_at: now };
-      const id = await this.engine.session(undefined).insert(FUNCTIONS_COLLECTION, { label: compiled.label, document: toJson(doc) });
+      const id = await this.engine
+        .session(undefined)
+        .insert(FUNCTIONS_COLLECTION, { label: compiled.label, document: toJson(doc) });
       this.stale = true;
       return id;
     });
@@ -113,8 +118,14 @@ export class FunctionRegistry {
       const clash = this.current().byLabel.get(compiled.label);
       if (clash && clash.id !== old.id) throw new Conflict(`A function with label '${compiled.label}' already exists`);
       await this.snapshotHistory(old);
-      const doc = { definition: withoutManaged(raw as Record<string, unknown>), created_at: old.createdAt, updated_at: new Date(this.engine.now()).toISOString() };
-      await this.engine.session(undefined).update(FUNCTIONS_COLLECTION, old.id, { label: compiled.label, document: toJson(doc) });
+      const doc = {
+        definition: withoutManaged(raw as Record<string, unknown>),
+        created_at: old.createdAt,
+        updated_at: new Date(this.engine.now()).toISOString(),
+      };
+      await this.engine
+        .session(undefined)
+        .update(FUNCTIONS_COLLECTION, old.id, { label: compiled.label, document: toJson(doc) });
       this.stale = true;
       return this.get(old.id);
     });
@@ -133,7 +144,10 @@ export class FunctionRegistry {
     try {
       const doc = { definition: old.definition, created_at: old.createdAt, updated_at: old.updatedAt };
       await this.engine.session(undefined).insert(FUNCTION_HISTORY_COLLECTION, {
-        function_id: old.id, label: old.label, document: toJson(doc), replaced_at: new Date(this.engine.now()).toISOString(),
+        function_id: old.id,
+        label: old.label,
+        document: toJson(doc),
+        replaced_at: new Date(this.engine.now()).toISOString(),
       });
     } catch (err) {
       this.warn(`Could not keep a history snapshot of function '${old.label}'`, err);
@@ -187,7 +201,13 @@ function readStored(record: Fields, options: CompileOptions): StoredFunction | u
   const definition = doc.definition;
   const label = typeof definition.label === 'string' ? definition.label : undefined;
   if (label === undefined) return undefined;
-  const base = { id: record.id, label, definition, createdAt: String(doc.created_at ?? ''), updatedAt: String(doc.updated_at ?? '') };
+  const base = {
+    id: record.id,
+    label,
+    definition,
+    createdAt: String(doc.created_at ?? ''),
+    updatedAt: String(doc.updated_at ?? ''),
+  };
   try {
     return { ...base, compiled: compileDefinition(definition, options) };
   } catch (err) {
@@ -204,10 +224,18 @@ function withoutManaged(raw: Record<string, unknown>): Record<string, unknown> {
 function touchesFunctions(batch: LoggedBatch): boolean {
   return batch.effects.some((effect) => {
     switch (effect.kind) {
-      case 'put': case 'delete': case 'restore': case 'purge': return effect.collection === FUNCTIONS_COLLECTION;
-      case 'dropCollection': return effect.name === FUNCTIONS_COLLECTION;
-      case 'createCollection': case 'setCollectionMeta': return effect.meta.name === FUNCTIONS_COLLECTION;
-      default: return false;
+      case 'put':
+      case 'delete':
+      case 'restore':
+      case 'purge':
+        return effect.collection === FUNCTIONS_COLLECTION;
+      case 'dropCollection':
+        return effect.name === FUNCTIONS_COLLECTION;
+      case 'createCollection':
+      case 'setCollectionMeta':
+        return effect.meta.name === FUNCTIONS_COLLECTION;
+      default:
+        return false;
     }
   });
 }

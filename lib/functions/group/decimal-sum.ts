@@ -27,7 +27,7 @@ export class DecimalSum {
     const exponent = Number(exponentText);
     if (!Number.isSafeInteger(exponent) || Math.abs(exponent) > MAX_DECIMAL_SCALE) return false;
     let scale = fraction.length - exponent;
-    let units = BigInt((whole + fraction) || '0');
+    let units = BigInt(whole + fraction || '0');
     if (scale < 0) {
       units *= 10n ** BigInt(-scale);
       scale = 0;

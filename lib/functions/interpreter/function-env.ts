@@ -17,7 +17,9 @@ export interface FunctionEnv {
 /** Reads nothing: every name is refused. The default when no environment is configured. */
 export const NO_FUNCTION_ENV: FunctionEnv = Object.freeze({
   allows: () => false,
-  read: (name: string): string => { throw notAllowed(name); },
+  read: (name: string): string => {
+    throw notAllowed(name);
+  },
 });
 
 export interface FunctionEnvSource {
@@ -45,9 +47,14 @@ export function functionEnv(source: FunctionEnvSource): FunctionEnv {
 
 /** Splits a comma list of names (`EDDYDB_FUNCTION_ENV=JWT_SECRET, HMAC_KEY`). */
 export function parseEnvNameList(text: string | undefined): string[] {
-  return (text ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 function notAllowed(name: string): InvalidInput {
-  return new InvalidInput(`Environment variable '${name}' is not on the allow-list (function_env_allowlist or EDDYDB_FUNCTION_ENV)`);
+  return new InvalidInput(
+    `Environment variable '${name}' is not on the allow-list (function_env_allowlist or EDDYDB_FUNCTION_ENV)`,
+  );
 }

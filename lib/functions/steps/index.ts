@@ -10,8 +10,17 @@ import { batchDelete, batchInsert, deleteById, deleteStep, insert, upsert } from
 import { findOneAndUpdate, update, updateById, updateWithAction } from './update.js';
 import { currentDatetime, increment, push, setField } from './records.js';
 import {
-  callFunction, createSavepoint, forEach, ifStep, parallel, releaseSavepoint, returnStep, rollbackToSavepoint, sleep,
-  tryCatch, validate,
+  callFunction,
+  createSavepoint,
+  forEach,
+  ifStep,
+  parallel,
+  releaseSavepoint,
+  returnStep,
+  rollbackToSavepoint,
+  sleep,
+  tryCatch,
+  validate,
 } from './control.js';
 import { kvDelete, kvExists, kvGet, kvQuery, kvSet } from './kv.js';
 import { idempotencyClaim, lockAcquire, lockRelease, rateLimit } from './concurrency.js';
@@ -28,32 +37,89 @@ import { chat, embed } from './external/ai.js';
 
 export const STEPS: readonly StepType<unknown>[] = [
   // read
-  findAll, query, findById, findOne, textSearch, vectorSearch, hybridSearch,
+  findAll,
+  query,
+  findById,
+  findOne,
+  textSearch,
+  vectorSearch,
+  hybridSearch,
   // shaping
-  project, count, filter, sort, limit, skip, addFields, group,
+  project,
+  count,
+  filter,
+  sort,
+  limit,
+  skip,
+  addFields,
+  group,
   // write
-  insert, batchInsert, update, updateById, findOneAndUpdate, updateWithAction, upsert,
-  deleteStep, deleteById, batchDelete,
+  insert,
+  batchInsert,
+  update,
+  updateById,
+  findOneAndUpdate,
+  updateWithAction,
+  upsert,
+  deleteStep,
+  deleteById,
+  batchDelete,
   // working-record edits
-  setField, increment, push, currentDatetime,
+  setField,
+  increment,
+  push,
+  currentDatetime,
   // control
-  ifStep, forEach, parallel, tryCatch, sleep, returnStep, validate, callFunction,
+  ifStep,
+  forEach,
+  parallel,
+  tryCatch,
+  sleep,
+  returnStep,
+  validate,
+  callFunction,
   // transactions
-  createSavepoint, rollbackToSavepoint, releaseSavepoint,
+  createSavepoint,
+  rollbackToSavepoint,
+  releaseSavepoint,
   // key-value (the engine's KV store, durable; never part of a transaction)
-  kvGet, kvSet, kvDelete, kvExists, kvQuery,
+  kvGet,
+  kvSet,
+  kvDelete,
+  kvExists,
+  kvQuery,
   // caching and concurrency (atomic check-and-set in the engine's single writer)
-  idempotencyClaim, rateLimit, lockAcquire, lockRelease,
+  idempotencyClaim,
+  rateLimit,
+  lockAcquire,
+  lockRelease,
   // outbound: HttpRequest and EmailSend reach outside ('outside'); SWR's HTTP call and cache do too, but its
   // audit write takes part in a transaction, so it is a 'write' step (see external/http.ts)
-  httpRequest, swr, emailSend,
+  httpRequest,
+  swr,
+  emailSend,
   // crypto and encoding: pure computations on the working records, so transactional functions may hold them
-  bcryptHashStep, bcryptVerifyStep, jwtSign, jwtVerifyStep, hmacSign, hmacVerify, aesEncrypt, aesDecrypt,
-  totpGenerate, totpVerify, randomToken, uuidGenerate,
-  base64Encode, base64Decode, hexEncode, hexDecode, slugifyStep,
+  bcryptHashStep,
+  bcryptVerifyStep,
+  jwtSign,
+  jwtVerifyStep,
+  hmacSign,
+  hmacVerify,
+  aesEncrypt,
+  aesDecrypt,
+  totpGenerate,
+  totpVerify,
+  randomToken,
+  uuidGenerate,
+  base64Encode,
+  base64Decode,
+  hexEncode,
+  hexDecode,
+  slugifyStep,
   // language models: a provider's completion and the configured embedder, through `run.ai`;
   // outside a transaction's reach
-  chat, embed,
+  chat,
+  embed,
 ];
 
 /** Steps by type name (a Map, so a type named like a prototype key finds nothing). */
@@ -62,6 +128,14 @@ export const STEP_TABLE: ReadonlyMap<string, StepType<unknown>> = new Map(STEPS.
 export { BcryptWorkerPool, SLICED_BCRYPT } from './crypto/bcrypt-runners.js';
 export { swrSettled } from './external/http.js';
 export {
-  step, type CompiledStep, type Execution, type MemberNames, type MemberReader, type Returned, type Row,
-  type StepAccess, type StepSettings, type StepType,
+  step,
+  type CompiledStep,
+  type Execution,
+  type MemberNames,
+  type MemberReader,
+  type Returned,
+  type Row,
+  type StepAccess,
+  type StepSettings,
+  type StepType,
 } from './step.js';

@@ -26,20 +26,28 @@ export interface AuthFailureOptions {
   readonly maxAddresses?: number;
 }
 
-interface Window { readonly start: number; failures: number }
+interface Window {
+  readonly start: number;
+  failures: number;
+}
 
 export class AuthFailureLimiter {
   private readonly windows = new Map<string, Window>();
   private readonly windowMs: number;
   private readonly maxAddresses: number;
 
-  constructor(private readonly opts: AuthFailureOptions, private readonly log: ServerLog = () => undefined) {
+  constructor(
+    private readonly opts: AuthFailureOptions,
+    private readonly log: ServerLog = () => undefined,
+  ) {
     this.windowMs = opts.windowSecs * 1000;
     this.maxAddresses = opts.maxAddresses ?? 10_000;
   }
 
   /** Addresses currently tracked (for tests and health). */
-  get size(): number { return this.windows.size; }
+  get size(): number {
+    return this.windows.size;
+  }
 
   /**
    * Throws RateLimited (429, `Retry-After` in whole seconds, at least 1)
@@ -68,10 +76,13 @@ export class AuthFailureLimiter {
     }
     window.failures += 1;
     if (window.failures === this.opts.limit) {
-      const refused = `client ${address} made ${window.failures} failed token requests `
-        + `within ${this.opts.windowSecs} s; its token requests are refused with 429 until the window closes`;
+      const refused =
+        `client ${address} made ${window.failures} failed token requests ` +
+        `within ${this.opts.windowSecs} s; its token requests are refused with 429 until the window closes`;
       this.log('warn', refused, {
-        client: address, failures: window.failures, windowSecs: this.opts.windowSecs,
+        client: address,
+        failures: window.failures,
+        windowSecs: this.opts.windowSecs,
       });
     }
   }

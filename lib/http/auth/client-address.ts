@@ -21,10 +21,18 @@ const MAX_ADDRESS_CHARS = 64;
  * `forwardedFor` the raw `X-Forwarded-For` header(s). Returns 'unknown' when
  * nothing names an address (a socket already closed).
  */
-export function clientAddress(remoteAddress: string | undefined, forwardedFor: string | string[] | undefined, trustProxy: boolean): string {
+export function clientAddress(
+  remoteAddress: string | undefined,
+  forwardedFor: string | string[] | undefined,
+  trustProxy: boolean,
+): string {
   if (trustProxy && forwardedFor !== undefined) {
     const joined = Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor;
-    const last = joined.split(',').map((s) => s.trim()).filter(Boolean).pop();
+    const last = joined
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .pop();
     if (last) return last.slice(0, MAX_ADDRESS_CHARS);
   }
   return remoteAddress ?? 'unknown';

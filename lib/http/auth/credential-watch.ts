@@ -40,9 +40,14 @@ export class CredentialWatch {
   private readonly open = new Map<WatchedConnection, ApiKeyRecord>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly engine: CredentialEngine, private readonly tokens: TokenService,
-    private readonly intervalMs = CREDENTIAL_CHECK_MS) {
-    engine.onCommit((batch) => { if (this.open.size > 0 && touchesKeys(batch)) this.checkAll(); });
+  constructor(
+    private readonly engine: CredentialEngine,
+    private readonly tokens: TokenService,
+    private readonly intervalMs = CREDENTIAL_CHECK_MS,
+  ) {
+    engine.onCommit((batch) => {
+      if (this.open.size > 0 && touchesKeys(batch)) this.checkAll();
+    });
   }
 
   /** Starts watching a connection authenticated as `principal`. */
@@ -61,7 +66,9 @@ export class CredentialWatch {
   }
 
   /** Number of connections watched (for tests and health). */
-  get size(): number { return this.open.size; }
+  get size(): number {
+    return this.open.size;
+  }
 
   /**
    * The connection's caller as of now, for its next request. Calls

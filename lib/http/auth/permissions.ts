@@ -88,7 +88,9 @@ export function checkKvAccess(principal: Principal | undefined, mode: Mode, keys
   for (const key of keys) {
     if (!hasPrefix(key, prefixes)) {
       const shown = key.length > 64 ? `${key.slice(0, 64)}…` : key;
-      throw new Forbidden(`This API key may not use KV key '${shown}'; its keys must start with ${prefixes.map((x) => `'${x}'`).join(', ')}`);
+      throw new Forbidden(
+        `This API key may not use KV key '${shown}'; its keys must start with ${prefixes.map((x) => `'${x}'`).join(', ')}`,
+      );
     }
   }
 }

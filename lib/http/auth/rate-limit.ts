@@ -5,7 +5,11 @@
  */
 import { RateLimited } from '../../errors.js';
 
-export interface RateDecision { limit: number; remaining: number; reset: number }
+export interface RateDecision {
+  limit: number;
+  remaining: number;
+  reset: number;
+}
 
 export class RateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
@@ -28,7 +32,10 @@ export class RateLimiter {
     if (window.count >= limit) {
       const retryAfter = Math.max(1, reset - Math.floor(nowMs / 1000));
       throw new RateLimited(`Rate limit exceeded: ${limit} requests per ${windowSecs} s; retry after ${retryAfter} s`, {
-        retryAfter, limit, remaining: 0, resetAt: reset,
+        retryAfter,
+        limit,
+        remaining: 0,
+        resetAt: reset,
       });
     }
     window.count += 1;

@@ -38,12 +38,14 @@ export class TokenService {
 
   constructor(private readonly engine: TokenEngine) {}
 
-  private get key(): Uint8Array { return this.engine.secrets.jwtKey; }
+  private get key(): Uint8Array {
+    return this.engine.secrets.jwtKey;
+  }
 
   /** Exchanges an API key for a token. 401 for an unknown key. */
   async issue(apiKey: unknown): Promise<{ token: string; expires_at: number }> {
     if (typeof apiKey !== 'string' || apiKey.length === 0 || apiKey.length > 1024) {
-      if (apiKey === undefined) throw new InvalidInput("Body must be {api_key: string}");
+      if (apiKey === undefined) throw new InvalidInput('Body must be {api_key: string}');
       throw new Unauthorized('Invalid API key');
     }
     const record = this.engine.keys.verify(apiKey);

@@ -34,8 +34,13 @@ export function logAccess(log: ServerLog, entry: AccessEntry): void {
   const { startedAt } = entry;
   const latencyMs = startedAt === undefined ? null : Math.round((performance.now() - startedAt) * 1000) / 1000;
   log('info', 'request completed', {
-    method: entry.method, route: entry.route ?? null, url: redactUrl(entry.url).slice(0, MAX_URL_CHARS),
+    method: entry.method,
+    route: entry.route ?? null,
+    url: redactUrl(entry.url).slice(0, MAX_URL_CHARS),
     status: entry.status,
-    latencyMs, reqId: entry.requestId, bytesOut: entry.bytesOut, ...(entry.error ? { error: entry.error } : {}),
+    latencyMs,
+    reqId: entry.requestId,
+    bytesOut: entry.bytesOut,
+    ...(entry.error ? { error: entry.error } : {}),
   });
 }

@@ -12,14 +12,20 @@ export class LineBatcher implements DestinationStream {
   private pending = '';
   private scheduled = false;
 
-  constructor(private readonly out: DestinationStream, private readonly maxChars = 64 * 1024) {}
+  constructor(
+    private readonly out: DestinationStream,
+    private readonly maxChars = 64 * 1024,
+  ) {}
 
   write(line: string): void {
     this.pending += line;
     if (this.pending.length >= this.maxChars) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(() => { this.scheduled = false; this.flush(); });
+      setImmediate(() => {
+        this.scheduled = false;
+        this.flush();
+      });
     }
   }
 

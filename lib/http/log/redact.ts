@@ -14,7 +14,18 @@
 
 export const REDACTED = '[REDACTED]';
 
-const SECRET_PARTS = ['token', 'secret', 'password', 'passwd', 'passphrase', 'authorization', 'cookie', 'credential', 'signature', 'sessionid'];
+const SECRET_PARTS = [
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'passphrase',
+  'authorization',
+  'cookie',
+  'credential',
+  'signature',
+  'sessionid',
+];
 const SECRET_NAMES = new Set(['auth', 'pwd', 'jwt', 'sig']);
 /** Nesting followed in a body before the rest is cut, so a hostile body cannot make logging expensive. */
 const MAX_DEPTH = 8;
@@ -32,11 +43,14 @@ export function isSecretName(name: string): boolean {
 export function redactUrl(url: string): string {
   const queryAt = url.indexOf('?');
   if (queryAt < 0) return url;
-  const pairs = url.slice(queryAt + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    const rawName = eq < 0 ? pair : pair.slice(0, eq);
-    return isSecretName(decodeName(rawName)) ? `${rawName}=${REDACTED}` : pair;
-  });
+  const pairs = url
+    .slice(queryAt + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const rawName = eq < 0 ? pair : pair.slice(0, eq);
+      return isSecretName(decodeName(rawName)) ? `${rawName}=${REDACTED}` : pair;
+    });
   return `${url.slice(0, queryAt)}?${pairs.join('&')}`;
 }
 

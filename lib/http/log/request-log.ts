@@ -33,8 +33,13 @@ const MAX_HEADER_CHARS = 100;
  * table of lib/errors.ts): a server fault (5xx) at `error` with `err` as the
  * cause, a client error at `clientErrorLevel`.
  */
-export function logFailedRequest(log: ServerLog, err: unknown, requestId: string, req: RequestSummary,
-  clientErrorLevel: LogLevel = 'debug'): void {
+export function logFailedRequest(
+  log: ServerLog,
+  err: unknown,
+  requestId: string,
+  req: RequestSummary,
+  clientErrorLevel: LogLevel = 'debug',
+): void {
   const line = `${req.method} ${redactUrl(req.url).slice(0, MAX_URL_CHARS)}`;
   const status = toDbError(err).status;
   if (status < 500) {
@@ -50,9 +55,8 @@ export function logFailedRequest(log: ServerLog, err: unknown, requestId: string
 function shortened(headers: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(headers as Record<string, unknown>)) {
-    out[name] = typeof value === 'string' && value.length > MAX_HEADER_CHARS
-      ? value.slice(0, MAX_HEADER_CHARS) + '...'
-      : value;
+    out[name] =
+      typeof value === 'string' && value.length > MAX_HEADER_CHARS ? value.slice(0, MAX_HEADER_CHARS) + '...' : value;
   }
   return out;
 }

@@ -17,7 +17,7 @@ import { textDestination } from './text-format.js';
 import { LineBatcher } from './line-batcher.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
-export type LogLevel = typeof LOG_LEVELS[number];
+export type LogLevel = (typeof LOG_LEVELS)[number];
 /** A level of ServerConfig.logLevel: one of LOG_LEVELS, or 'silent' for nothing at all. */
 export type LogThreshold = LogLevel | 'silent';
 export type LogFormat = 'json' | 'text';
@@ -37,7 +37,15 @@ export interface ServerLogOptions {
   readonly destination?: { write(line: string): unknown };
 }
 
-const RANK: Record<LogThreshold, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+const RANK: Record<LogThreshold, number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Infinity,
+};
 
 /** A logger and how to push out what it has not written yet (before the process exits). */
 export interface BuiltLog {
@@ -51,11 +59,19 @@ export interface BuiltLog {
  */
 export function createServerLog(opts: ServerLogOptions = {}): BuiltLog {
   const level = opts.level ?? 'info';
-  if (!Object.hasOwn(RANK, level)) throw new Error(`log level must be one of ${[...LOG_LEVELS, 'silent'].join(', ')}, not '${String(level)}'`);
+  if (!Object.hasOwn(RANK, level))
+    throw new Error(`log level must be one of ${[...LOG_LEVELS, 'silent'].join(', ')}, not '${String(level)}'`);
   const format = opts.format ?? 'json';
-  if (format !== 'json' && format !== 'text') throw new Error(`log format must be json or text, not '${String(format)}'`);
+  if (format !== 'json' && format !== 'text')
+    throw new Error(`log format must be json or text, not '${String(format)}'`);
   const sink = opts.sink;
-  if (sink) return { log: (lvl, msg, extra) => { if (RANK[lvl] >= RANK[level]) sink(lvl, msg, extra); }, flush: () => undefined };
+  if (sink)
+    return {
+      log: (lvl, msg, extra) => {
+        if (RANK[lvl] >= RANK[level]) sink(lvl, msg, extra);
+      },
+      flush: () => undefined,
+    };
   const effective: LogThreshold = opts.quiet && RANK[level] < RANK.warn ? 'warn' : level;
   const batcher = opts.destination ? undefined : new LineBatcher(pino.destination({ dest: 1, sync: true }));
   const out: DestinationStream = opts.destination ?? batcher!;

@@ -44,10 +44,20 @@ export function logStartupSummary(log: ServerLog, engine: StartedEngine, facts: 
   const recovery = engine.recovery;
   const host = facts.host.includes(':') ? `[${facts.host}]` : facts.host;
   log('info', 'server started', {
-    version: facts.version, address: `http://${host}:${facts.port}`, dataDir: engine.dataDir,
-    durability: engine.settings().durability, collections, records, recoveryMs: Math.round(facts.recoveryMs * 10) / 10,
-    snapshot: recovery.snapshot, replayedBatches: recovery.replayedBatches, droppedFrames: recovery.droppedFrames,
-    droppedBytes: recovery.droppedBytes, recoveryWarnings: recovery.warnings.length, salvaged: recovery.salvaged,
-    dataLock: engine.lockMechanism, adminKey: facts.adminKey,
+    version: facts.version,
+    address: `http://${host}:${facts.port}`,
+    dataDir: engine.dataDir,
+    durability: engine.settings().durability,
+    collections,
+    records,
+    recoveryMs: Math.round(facts.recoveryMs * 10) / 10,
+    snapshot: recovery.snapshot,
+    replayedBatches: recovery.replayedBatches,
+    droppedFrames: recovery.droppedFrames,
+    droppedBytes: recovery.droppedBytes,
+    recoveryWarnings: recovery.warnings.length,
+    salvaged: recovery.salvaged,
+    dataLock: engine.lockMechanism,
+    adminKey: facts.adminKey,
   });
 }

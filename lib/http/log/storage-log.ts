@@ -15,19 +15,28 @@ const describe = (fault: StorageFault) =>
 export function logStorageEvent(log: ServerLog, event: StorageEvent): void {
   switch (event.kind) {
     case 'read_only':
-      log('error', `storage failure: ${describe(event.cause)}; the database is read-only and refuses writes with 503 `
-        + `until the disk accepts writes again (first retry in ${secs(event.retryInMs)})`);
+      log(
+        'error',
+        `storage failure: ${describe(event.cause)}; the database is read-only and refuses writes with 503 ` +
+          `until the disk accepts writes again (first retry in ${secs(event.retryInMs)})`,
+      );
       return;
     case 'still_read_only': {
       const last = event.lastError ? ` (last: ${event.lastError.code} ${event.lastError.message})` : '';
-      log('warn', `still read-only after ${event.cause.code}: ${event.refused} writes rejected while read-only `
-        + `in the last ${secs(event.windowMs)}; ${event.attempts} repair attempts failed so far${last}`);
+      log(
+        'warn',
+        `still read-only after ${event.cause.code}: ${event.refused} writes rejected while read-only ` +
+          `in the last ${secs(event.windowMs)}; ${event.attempts} repair attempts failed so far${last}`,
+      );
       return;
     }
     case 'healed':
-      log('warn', `storage healed after ${secs(event.downMs)} and ${event.attempts} repair attempt(s): `
-        + `the log is cut back to its last good frame and writes are accepted again `
-        + `(${event.refused} writes were rejected while read-only)`);
+      log(
+        'warn',
+        `storage healed after ${secs(event.downMs)} and ${event.attempts} repair attempt(s): ` +
+          `the log is cut back to its last good frame and writes are accepted again ` +
+          `(${event.refused} writes were rejected while read-only)`,
+      );
       return;
     default: {
       const never: never = event;

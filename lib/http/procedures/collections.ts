@@ -1,11 +1,26 @@
 /** Collections, schemas, primary-key aliases and the trash. */
 import { InvalidInput } from '../../errors.js';
-import { ALIAS_RULE, isAliasName, rejectUnknownMembers, validateId, type SchemaChange, type SchemaDefinition } from '../../engine/index.js';
+import {
+  ALIAS_RULE,
+  isAliasName,
+  rejectUnknownMembers,
+  validateId,
+  type SchemaChange,
+  type SchemaDefinition,
+} from '../../engine/index.js';
 import { defineProcedure } from './procedure.js';
 import { collectionParam, isPlainObjectValue, param, queryFlag } from './input.js';
 
 /** Members of a create body that are not schema fields. */
-const CREATE_KEYS = new Set(['fields', 'version', 'bypass_ripple', 'created_at', 'last_modified', 'primary_key_alias', 'schema']);
+const CREATE_KEYS = new Set([
+  'fields',
+  'version',
+  'bypass_ripple',
+  'created_at',
+  'last_modified',
+  'primary_key_alias',
+  'schema',
+]);
 
 /** A create body: a schema (`{fields}`), the schema wrapped as `{schema: {...}}`, `{}` or nothing. */
 function parseCreateBody(body: unknown): SchemaDefinition {
@@ -34,13 +49,17 @@ function parseAlias(body: unknown): string {
 }
 
 export const collectionsList = defineProcedure({
-  name: 'collections.list', kind: 'query', access: 'admin',
+  name: 'collections.list',
+  kind: 'query',
+  access: 'admin',
   input: (raw) => queryFlag(raw, 'exclude_internal') ?? false,
   handler: (excludeInternal, ctx) => ({ collections: ctx.collections.list(excludeInternal) }),
 });
 
 export const collectionsCreate = defineProcedure({
-  name: 'collections.create', kind: 'mutation', access: 'admin',
+  name: 'collections.create',
+  kind: 'mutation',
+  access: 'admin',
   input: (raw) => ({ name: collectionParam(raw), definition: parseCreateBody(raw.body) }),
   handler: async ({ name, definition }, ctx) => {
     await ctx.collections.create(name, definition);
@@ -49,7 +68,9 @@ export const collectionsCreate = defineProcedure({
 });
 
 export const collectionsGet = defineProcedure({
-  name: 'collections.get', kind: 'query', access: 'user',
+  name: 'collections.get',
+  kind: 'query',
+  access: 'user',
   input: collectionParam,
   scope: (name) => ({ collections: [{ name, mode: 'read' }] }),
   handler: async (name, ctx) => {
@@ -66,7 +87,9 @@ export const collectionsGet = defineProcedure({
 });
 
 export const collectionsDelete = defineProcedure({
-  name: 'collections.delete', kind: 'mutation', access: 'admin',
+  name: 'collections.delete',
+  kind: 'mutation',
+  access: 'admin',
   input: collectionParam,
   handler: async (name, ctx) => {
     await ctx.collections.drop(name);
@@ -75,14 +98,18 @@ export const collectionsDelete = defineProcedure({
 });
 
 export const schemasGet = defineProcedure({
-  name: 'schemas.get', kind: 'query', access: 'user',
+  name: 'schemas.get',
+  kind: 'query',
+  access: 'user',
   input: collectionParam,
   scope: (name) => ({ collections: [{ name, mode: 'read' }] }),
   handler: (name, ctx) => ctx.collections.schema(name),
 });
 
 export const schemasUpdate = defineProcedure({
-  name: 'schemas.update', kind: 'mutation', access: 'admin',
+  name: 'schemas.update',
+  kind: 'mutation',
+  access: 'admin',
   input: (raw) => ({ name: collectionParam(raw), change: parseSchemaChange(raw.body) }),
   handler: async ({ name, change }, ctx) => {
     const schema = await ctx.collections.updateSchema(name, change);
@@ -91,7 +118,9 @@ export const schemasUpdate = defineProcedure({
 });
 
 export const schemasSetAlias = defineProcedure({
-  name: 'schemas.setPrimaryKeyAlias', kind: 'mutation', access: 'admin',
+  name: 'schemas.setPrimaryKeyAlias',
+  kind: 'mutation',
+  access: 'admin',
   input: (raw) => ({ name: collectionParam(raw), alias: parseAlias(raw.body) }),
   handler: async ({ name, alias }, ctx) => {
     await ctx.collections.setPrimaryKeyAlias(name, alias);
@@ -100,7 +129,9 @@ export const schemasSetAlias = defineProcedure({
 });
 
 export const trashRestore = defineProcedure({
-  name: 'trash.restore', kind: 'mutation', access: 'admin',
+  name: 'trash.restore',
+  kind: 'mutation',
+  access: 'admin',
   input: (raw) => ({ collection: collectionParam(raw), id: validateId(param(raw, 'id')) }),
   handler: async ({ collection, id }, ctx) => {
     await ctx.trash.restore(collection, id);
@@ -109,7 +140,9 @@ export const trashRestore = defineProcedure({
 });
 
 export const trashRestoreCollection = defineProcedure({
-  name: 'trash.restoreCollection', kind: 'mutation', access: 'admin',
+  name: 'trash.restoreCollection',
+  kind: 'mutation',
+  access: 'admin',
   input: collectionParam,
   handler: async (collection, ctx) => {
     const restored = await ctx.trash.restoreAll(collection);

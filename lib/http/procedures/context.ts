@@ -6,9 +6,25 @@
  * services; the engine's own objects satisfy these interfaces as they are.
  */
 import type {
-  ApiKeyRecord, Caller, ChangeNotifier, Clock, IsolationLevel, LockMechanism, parseKeyRequest, Pattern, Query,
-  RecoveryReport, SchemaChange, SchemaDefinition, Session, Settings, ShippedBatch, StorageStatus, TransactionStatus,
-  Value, indexDefs,
+  ApiKeyRecord,
+  Caller,
+  ChangeNotifier,
+  Clock,
+  IsolationLevel,
+  LockMechanism,
+  parseKeyRequest,
+  Pattern,
+  Query,
+  RecoveryReport,
+  SchemaChange,
+  SchemaDefinition,
+  Session,
+  Settings,
+  ShippedBatch,
+  StorageStatus,
+  TransactionStatus,
+  Value,
+  indexDefs,
 } from '../../engine/index.js';
 import type { StoredFunctions } from '../../functions/index.js';
 import type { ChatService } from '../../chat/index.js';
@@ -128,8 +144,15 @@ export interface KvService {
 
 /** Beginning and listing transactions; their statements run through the session the gate opens. */
 export interface TransactionAdmin {
-  begin(level: IsolationLevel | undefined, timeoutSecs: number | undefined, owner?: string): {
-    readonly id: string; readonly level: IsolationLevel; readonly createdAt: number; readonly timeoutSecs: number;
+  begin(
+    level: IsolationLevel | undefined,
+    timeoutSecs: number | undefined,
+    owner?: string,
+  ): {
+    readonly id: string;
+    readonly level: IsolationLevel;
+    readonly createdAt: number;
+    readonly timeoutSecs: number;
   };
   list(caller?: Caller): TransactionStatus[];
 }

@@ -23,25 +23,33 @@ function readBack(definition: StoredFunction, ctx: Context): Record<string, unkn
 }
 
 export const functionsCreate = defineProcedure({
-  name: 'functions.create', kind: 'mutation', access: 'admin',
+  name: 'functions.create',
+  kind: 'mutation',
+  access: 'admin',
   input: (raw) => raw.body,
   handler: async (body, ctx) => ({ status: 'success', id: await ctx.functions.registry.create(body) }),
 });
 
 export const functionsList = defineProcedure({
-  name: 'functions.list', kind: 'query', access: 'user',
+  name: 'functions.list',
+  kind: 'query',
+  access: 'user',
   input: (raw) => queryList(raw, 'tags'),
   handler: (tags, ctx) => ctx.functions.registry.list(tags).map((f) => readBack(f, ctx)),
 });
 
 export const functionsGet = defineProcedure({
-  name: 'functions.get', kind: 'query', access: 'user',
+  name: 'functions.get',
+  kind: 'query',
+  access: 'user',
   input: idParam,
   handler: (id, ctx) => readBack(ctx.functions.registry.get(id), ctx),
 });
 
 export const functionsReplace = defineProcedure({
-  name: 'functions.replace', kind: 'mutation', access: 'admin',
+  name: 'functions.replace',
+  kind: 'mutation',
+  access: 'admin',
   input: (raw) => ({ id: idParam(raw), body: raw.body }),
   handler: async (input, ctx) => {
     const replaced = await ctx.functions.registry.replace(input.id, input.body);
@@ -50,25 +58,32 @@ export const functionsReplace = defineProcedure({
 });
 
 export const functionsDelete = defineProcedure({
-  name: 'functions.delete', kind: 'mutation', access: 'admin',
+  name: 'functions.delete',
+  kind: 'mutation',
+  access: 'admin',
   input: idParam,
   handler: async (id, ctx) => ({ status: 'deleted', id: (await ctx.functions.registry.delete(id)).id }),
 });
 
 // Calls are queries to the gate: a function that only reads still answers while the engine is read-only.
 export const functionsCall = defineProcedure({
-  name: 'functions.call', kind: 'query', access: 'user',
+  name: 'functions.call',
+  kind: 'query',
+  access: 'user',
   input: (raw) => ({ id: idParam(raw), body: raw.body }),
   handler: async (input, ctx) => callAnswer(await ctx.functions.call(input.id, input.body), ctx),
 });
 
 /** One procedure per method: the route table names a method per line. */
-const routed = (method: string) => defineProcedure({
-  name: `functions.route.${method.toLowerCase()}`, kind: 'query', access: 'user',
-  input: (raw) => ({ path: param(raw, 'path'), body: raw.body }),
-  handler: async (input: { path: string; body: unknown }, ctx: Context) =>
-    callAnswer(await ctx.functions.callRoute(method, input.path, input.body), ctx),
-});
+const routed = (method: string) =>
+  defineProcedure({
+    name: `functions.route.${method.toLowerCase()}`,
+    kind: 'query',
+    access: 'user',
+    input: (raw) => ({ path: param(raw, 'path'), body: raw.body }),
+    handler: async (input: { path: string; body: unknown }, ctx: Context) =>
+      callAnswer(await ctx.functions.callRoute(method, input.path, input.body), ctx),
+  });
 
 export const functionsRouteGet = routed('GET');
 export const functionsRoutePost = routed('POST');

@@ -10,12 +10,14 @@ function parseIndexRequest(body: unknown): { field: string; type: 'btree' | 'has
   rejectUnknownMembers(body, ['field', 'type']);
   if (!isIndexableField(body.field)) throw new InvalidInput(INDEX_FIELD_RULE);
   const type = body.type ?? 'btree';
-  if (type !== 'btree' && type !== 'hash') throw new InvalidInput("'type' must be \"btree\" or \"hash\"");
+  if (type !== 'btree' && type !== 'hash') throw new InvalidInput('\'type\' must be "btree" or "hash"');
   return { field: body.field, type };
 }
 
 export const indexesCreate = defineProcedure({
-  name: 'indexes.create', kind: 'mutation', access: 'admin',
+  name: 'indexes.create',
+  kind: 'mutation',
+  access: 'admin',
   input: (raw) => ({ collection: collectionParam(raw), def: parseIndexRequest(raw.body) }),
   handler: async (input, ctx) => {
     const created = await ctx.collections.createIndex(input.collection, input.def);
@@ -24,7 +26,9 @@ export const indexesCreate = defineProcedure({
 });
 
 export const indexesList = defineProcedure({
-  name: 'indexes.list', kind: 'query', access: 'admin',
+  name: 'indexes.list',
+  kind: 'query',
+  access: 'admin',
   input: collectionParam,
   handler: (collection, ctx) => {
     const live = ctx.indexes.indexes(collection);
@@ -34,7 +38,9 @@ export const indexesList = defineProcedure({
 });
 
 export const indexesDrop = defineProcedure({
-  name: 'indexes.drop', kind: 'mutation', access: 'admin',
+  name: 'indexes.drop',
+  kind: 'mutation',
+  access: 'admin',
   input: (raw) => ({ collection: collectionParam(raw), field: param(raw, 'field') }),
   handler: async (input, ctx) => {
     await ctx.collections.dropIndex(input.collection, input.field);
@@ -43,7 +49,9 @@ export const indexesDrop = defineProcedure({
 });
 
 export const queryExplain = defineProcedure({
-  name: 'query.explain', kind: 'query', access: 'user',
+  name: 'query.explain',
+  kind: 'query',
+  access: 'user',
   input: (raw) => ({ collection: collectionParam(raw), query: parseQuery(raw.body ?? {}) }),
   scope: (input) => ({ collections: [{ name: input.collection, mode: 'read' }] }),
   handler: (input, ctx) => ctx.planner.explain(input.collection, input.query),

@@ -37,7 +37,10 @@ export function queryList(raw: RawInput, name: string): string[] | undefined {
   const given = raw.args[name];
   if (given === undefined || given === null) return undefined;
   const texts = (Array.isArray(given) ? given : [given]).map((member) => text(member, name) ?? '');
-  const items = texts.flatMap((listed) => listed.split(',')).map((item) => item.trim()).filter(Boolean);
+  const items = texts
+    .flatMap((listed) => listed.split(','))
+    .map((item) => item.trim())
+    .filter(Boolean);
   checkLimit(items.length, MAX_FIELD_NAMES, name, 'field names');
   return items.length > 0 ? items : undefined;
 }

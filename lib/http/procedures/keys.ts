@@ -4,7 +4,9 @@ import { defineProcedure } from './procedure.js';
 import { param } from './input.js';
 
 export const keysCreate = defineProcedure({
-  name: 'keys.create', kind: 'mutation', access: 'admin',
+  name: 'keys.create',
+  kind: 'mutation',
+  access: 'admin',
   input: (raw) => parseKeyRequest(raw.body),
   handler: async (req, ctx) => {
     const { key, record } = await ctx.keys.create(req);
@@ -13,19 +15,25 @@ export const keysCreate = defineProcedure({
 });
 
 export const keysList = defineProcedure({
-  name: 'keys.list', kind: 'query', access: 'admin',
+  name: 'keys.list',
+  kind: 'query',
+  access: 'admin',
   input: () => undefined,
   handler: (_i, ctx) => ({ keys: ctx.keys.list().map(describeKey) }),
 });
 
 export const keysUpdate = defineProcedure({
-  name: 'keys.update', kind: 'mutation', access: 'admin',
+  name: 'keys.update',
+  kind: 'mutation',
+  access: 'admin',
   input: (raw) => ({ id: param(raw, 'id'), req: parseKeyRequest(raw.body) }),
   handler: async ({ id, req }, ctx) => describeKey(await ctx.keys.update(id, req)),
 });
 
 export const keysRevoke = defineProcedure({
-  name: 'keys.revoke', kind: 'mutation', access: 'admin',
+  name: 'keys.revoke',
+  kind: 'mutation',
+  access: 'admin',
   input: (raw) => param(raw, 'id'),
   handler: async (id, ctx) => {
     await ctx.keys.revoke(id);

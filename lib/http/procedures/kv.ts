@@ -6,7 +6,16 @@
  * it names before touching the store; `clear` is admin-only.
  */
 import { InvalidInput } from '../../errors.js';
-import { parseKvKeys, rejectUnknownMembers, requirePattern, validateCollectionName, validateId, validateKvKey, valueToWire, VALUES_RULE } from '../../engine/index.js';
+import {
+  parseKvKeys,
+  rejectUnknownMembers,
+  requirePattern,
+  validateCollectionName,
+  validateId,
+  validateKvKey,
+  valueToWire,
+  VALUES_RULE,
+} from '../../engine/index.js';
 import { defineProcedure } from './procedure.js';
 import { bodyObject, param, queryFlag } from './input.js';
 import { canReadCollection, checkCollectionAccess, checkKvAccess, kvKeyFilter } from '../auth/permissions.js';
@@ -27,11 +36,18 @@ function allowedKeys(ctx: Context, mode: 'read' | 'write', raw: unknown): string
 }
 
 export const kvSet = defineProcedure({
-  name: 'kv.set', kind: 'mutation', access: 'user',
+  name: 'kv.set',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => {
     const body = only(bodyObject(raw), ['value', 'ttl', 'bypass_ripple']);
     if (!('value' in body)) throw new InvalidInput('Body must be {value, ttl?}');
-    return { key: keyParam(raw), value: body.value, ttl: body.ttl, bypassRipple: body.bypass_ripple === true || queryFlag(raw, 'bypass_ripple') === true };
+    return {
+      key: keyParam(raw),
+      value: body.value,
+      ttl: body.ttl,
+      bypassRipple: body.bypass_ripple === true || queryFlag(raw, 'bypass_ripple') === true,
+    };
   },
   handler: async (input, ctx) => {
     checkKvAccess(ctx.principal, 'write', [input.key]);
@@ -41,7 +57,9 @@ export const kvSet = defineProcedure({
 });
 
 export const kvGet = defineProcedure({
-  name: 'kv.get', kind: 'query', access: 'user',
+  name: 'kv.get',
+  kind: 'query',
+  access: 'user',
   input: keyParam,
   handler: (key, ctx) => {
     checkKvAccess(ctx.principal, 'read', [key]);
@@ -50,7 +68,9 @@ export const kvGet = defineProcedure({
 });
 
 export const kvDelete = defineProcedure({
-  name: 'kv.delete', kind: 'mutation', access: 'user',
+  name: 'kv.delete',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => ({ key: keyParam(raw), bypassRipple: queryFlag(raw, 'bypass_ripple') === true }),
   handler: async (input, ctx) => {
     checkKvAccess(ctx.principal, 'write', [input.key]);
@@ -59,19 +79,25 @@ export const kvDelete = defineProcedure({
 });
 
 export const kvClear = defineProcedure({
-  name: 'kv.clear', kind: 'mutation', access: 'admin',
+  name: 'kv.clear',
+  kind: 'mutation',
+  access: 'admin',
   input: () => undefined,
   handler: async (_i, ctx) => ({ message: 'success', cleared: await ctx.kv.clear() }),
 });
 
 export const kvBatchGet = defineProcedure({
-  name: 'kv.batchGet', kind: 'query', access: 'user',
+  name: 'kv.batchGet',
+  kind: 'query',
+  access: 'user',
   input: (raw) => only(bodyObject(raw), ['keys']).keys,
   handler: (raw, ctx) => ctx.kv.batchGet(allowedKeys(ctx, 'read', raw)),
 });
 
 export const kvBatchSet = defineProcedure({
-  name: 'kv.batchSet', kind: 'mutation', access: 'user',
+  name: 'kv.batchSet',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => only(bodyObject(raw), ['keys', 'values', 'ttl']),
   handler: (body, ctx) => {
     const keys = allowedKeys(ctx, 'write', body.keys);
@@ -81,13 +107,17 @@ export const kvBatchSet = defineProcedure({
 });
 
 export const kvBatchDelete = defineProcedure({
-  name: 'kv.batchDelete', kind: 'mutation', access: 'user',
+  name: 'kv.batchDelete',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => only(bodyObject(raw), ['keys']).keys,
   handler: (raw, ctx) => ctx.kv.batchDelete(allowedKeys(ctx, 'write', raw)),
 });
 
 export const kvFind = defineProcedure({
-  name: 'kv.find', kind: 'query', access: 'user',
+  name: 'kv.find',
+  kind: 'query',
+  access: 'user',
   input: (raw) => {
     const body = only(raw.body === undefined ? {} : bodyObject(raw), ['pattern', 'include_expired']);
     const includeExpired = body.include_expired;
@@ -103,12 +133,17 @@ export const kvFind = defineProcedure({
     const pattern =
       given === undefined || given === null || given === '' ? undefined : requirePattern(given, 'pattern');
     const found = await ctx.kv.find(pattern, input.includeExpired);
-    return (visible ? found.filter((e) => visible(e.key)) : found).map((e) => ({ ...e, value: valueToWire(e.value, true) }));
+    return (visible ? found.filter((e) => visible(e.key)) : found).map((e) => ({
+      ...e,
+      value: valueToWire(e.value, true),
+    }));
   },
 });
 
 export const kvLinks = defineProcedure({
-  name: 'kv.links', kind: 'query', access: 'user',
+  name: 'kv.links',
+  kind: 'query',
+  access: 'user',
   input: keyParam,
   handler: (key, ctx) => {
     checkKvAccess(ctx.principal, 'read', [key]);
@@ -118,7 +153,9 @@ export const kvLinks = defineProcedure({
 
 function linkProcedure(unlink: boolean) {
   return defineProcedure({
-    name: unlink ? 'kv.unlink' : 'kv.link', kind: 'mutation', access: 'user',
+    name: unlink ? 'kv.unlink' : 'kv.link',
+    kind: 'mutation',
+    access: 'user',
     input: (raw) => only(bodyObject(raw), ['key', 'collection', 'document_id']),
     handler: async (body, ctx) => {
       // A link is the KV key's data (KV write), naming a record the caller must be able to read.

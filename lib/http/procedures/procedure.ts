@@ -47,7 +47,11 @@ export interface Procedure<I = unknown, O = unknown> {
  * (opening the transaction checks that the caller owns it).
  */
 export interface Scope {
-  readonly collections?: ReadonlyArray<{ readonly name: string; readonly mode: 'read' | 'write'; readonly fields?: string[] }>;
+  readonly collections?: ReadonlyArray<{
+    readonly name: string;
+    readonly mode: 'read' | 'write';
+    readonly fields?: string[];
+  }>;
   readonly transaction?: string;
 }
 
@@ -66,7 +70,10 @@ export interface RawInput {
 
 /** A result whose HTTP status depends on the outcome (batch 201/200/207/400). */
 export class WithStatus {
-  constructor(readonly status: number, readonly body: unknown) {}
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
 }
 
 export function defineProcedure<I, O>(procedure: Procedure<I, O>): Procedure<I, O> {
@@ -93,11 +100,18 @@ export function buildRegistry(list: ReadonlyArray<Procedure>): Registry {
  * value itself from a synchronous one (a read answers without a promise);
  * a refusal is thrown.
  */
-export function callProcedure(registry: Registry, name: string, raw: RawInput, ctx: Context, as: 'call' | 'stream' = 'call'): unknown {
+export function callProcedure(
+  registry: Registry,
+  name: string,
+  raw: RawInput,
+  ctx: Context,
+  as: 'call' | 'stream' = 'call',
+): unknown {
   const proc = registry.get(name);
   if (!proc) throw new NotFound(`Unknown procedure '${name}'`);
   // A table naming a stream for a single answer (or the reverse) is a bug in the table, not in the request.
-  if ((proc.kind === 'stream') !== (as === 'stream')) throw new Error(`procedure '${name}' is a ${proc.kind}, served as a ${as}`);
+  if ((proc.kind === 'stream') !== (as === 'stream'))
+    throw new Error(`procedure '${name}' is a ${proc.kind}, served as a ${as}`);
   const { input, scope } = admit(proc, raw, ctx.principal);
   if (proc.kind === 'mutation' && ctx.storage.readOnly) throw ctx.storage.refuse();
   ctx.session = ctx.sessions.session(ctx.principal, scope?.transaction);
@@ -108,7 +122,11 @@ export function callProcedure(registry: Registry, name: string, raw: RawInput, c
  * The access part of the gate: the admin flag, the input, and collection
  * permissions over the scope. Shared by a call and the re-check of an open stream.
  */
-function admit<I>(proc: Procedure<I, unknown>, raw: RawInput, principal: Principal | undefined): { input: I; scope: Scope | undefined } {
+function admit<I>(
+  proc: Procedure<I, unknown>,
+  raw: RawInput,
+  principal: Principal | undefined,
+): { input: I; scope: Scope | undefined } {
   if (proc.access === 'admin' && !principal?.admin) throw new Forbidden(MESSAGES.adminRequired);
   const input = proc.input(raw);
   const scope = proc.scope?.(input);

@@ -9,7 +9,9 @@ import { defineProcedure } from './procedure.js';
 import { bodyObject, optionalString } from './input.js';
 
 export const rippleApply = defineProcedure({
-  name: 'ripple.apply', kind: 'mutation', access: 'admin',
+  name: 'ripple.apply',
+  kind: 'mutation',
+  access: 'admin',
   input: (raw) => {
     const body = bodyObject(raw);
     if (!Array.isArray(body.batches)) throw new InvalidInput('Body must be {batches: [...]}');
@@ -24,13 +26,17 @@ export const rippleApply = defineProcedure({
 });
 
 export const rippleStatus = defineProcedure({
-  name: 'ripple.status', kind: 'query', access: 'admin',
+  name: 'ripple.status',
+  kind: 'query',
+  access: 'admin',
   input: () => undefined,
   handler: (_i, ctx) => ctx.ripples.status(),
 });
 
 export const rippleResync = defineProcedure({
-  name: 'ripple.resync', kind: 'mutation', access: 'admin',
+  name: 'ripple.resync',
+  kind: 'mutation',
+  access: 'admin',
   input: (raw) => {
     const body = raw.body === undefined ? {} : bodyObject(raw);
     rejectUnknownMembers(body, ['peer', 'collections']);

@@ -21,8 +21,12 @@ export function publicConfig(ctx: Context): Record<string, unknown> {
 function recoveryView(ctx: Context): Record<string, unknown> {
   const recovery = ctx.health.recovery;
   return {
-    snapshot: recovery.snapshot, replayed_batches: recovery.replayedBatches, dropped_frames: recovery.droppedFrames,
-    dropped_bytes: recovery.droppedBytes, warnings: recovery.warnings, salvaged: recovery.salvaged,
+    snapshot: recovery.snapshot,
+    replayed_batches: recovery.replayedBatches,
+    dropped_frames: recovery.droppedFrames,
+    dropped_bytes: recovery.droppedBytes,
+    warnings: recovery.warnings,
+    salvaged: recovery.salvaged,
   };
 }
 
@@ -34,7 +38,10 @@ function recoveryView(ctx: Context): Record<string, unknown> {
  * collections, which are not for anonymous callers.
  */
 export const healthGet = defineProcedure({
-  name: 'health.get', kind: 'query', access: 'public', optionalCaller: true,
+  name: 'health.get',
+  kind: 'query',
+  access: 'public',
+  optionalCaller: true,
   input: () => undefined,
   handler: (_i, ctx) => {
     const readOnly = ctx.storage.readOnly;
@@ -73,7 +80,9 @@ function storageHealth(status: StorageStatus): Record<string, unknown> {
 }
 
 export const authToken = defineProcedure({
-  name: 'auth.token', kind: 'query', access: 'public',
+  name: 'auth.token',
+  kind: 'query',
+  access: 'public',
   input: (raw) => {
     const body = bodyObject(raw);
     if (!('api_key' in body)) throw new InvalidInput('Body must be {api_key: string}');
@@ -93,24 +102,35 @@ export const authToken = defineProcedure({
 });
 
 export const configGet = defineProcedure({
-  name: 'config.get', kind: 'query', access: 'user',
+  name: 'config.get',
+  kind: 'query',
+  access: 'user',
   input: () => undefined,
   handler: (_i, ctx) => publicConfig(ctx),
 });
 
 export const configUpdate = defineProcedure({
-  name: 'config.update', kind: 'mutation', access: 'admin',
+  name: 'config.update',
+  kind: 'mutation',
+  access: 'admin',
   input: (raw) => parseSettingsPatch(bodyObject(raw)),
   // A changed provider key or URL is probed once saved; its status entry is returned as `provider_checks`.
   handler: async (patch, ctx) => {
     await ctx.config.updateSettings(patch);
     const checks = await providerChecks(ctx, Object.keys(patch));
-    return { status: 'updated', config: publicConfig(ctx), ...publicConfig(ctx), ...(checks ? { provider_checks: checks } : {}) };
+    return {
+      status: 'updated',
+      config: publicConfig(ctx),
+      ...publicConfig(ctx),
+      ...(checks ? { provider_checks: checks } : {}),
+    };
   },
 });
 
 export const adminSnapshot = defineProcedure({
-  name: 'admin.snapshot', kind: 'mutation', access: 'admin',
+  name: 'admin.snapshot',
+  kind: 'mutation',
+  access: 'admin',
   input: () => undefined,
   handler: async (_i, ctx) => {
     const snapshot = await ctx.snapshots.snapshot();

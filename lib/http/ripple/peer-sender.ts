@@ -10,11 +10,21 @@
 import { encodeShipped, type LoggedBatch, type ShippedBatch } from '../../engine/index.js';
 import type { ServerLog } from '../log/server-log.js';
 
-export interface PeerConfig { readonly url: string; readonly key: string }
+export interface PeerConfig {
+  readonly url: string;
+  readonly key: string;
+}
 
 export interface PeerStatus {
-  url: string; acked_seq: number; local_seq: number; lag: number; state: 'idle' | 'sending' | 'backoff' | 'stopped';
-  last_error: string | null; last_error_at: string | null; last_success_at: string | null; shipped_batches: number;
+  url: string;
+  acked_seq: number;
+  local_seq: number;
+  lag: number;
+  state: 'idle' | 'sending' | 'backoff' | 'stopped';
+  last_error: string | null;
+  last_error_at: string | null;
+  last_success_at: string | null;
+  shipped_batches: number;
 }
 
 const MAX_BATCHES_PER_REQUEST = 500;
@@ -78,8 +88,15 @@ export class PeerSender {
     const seq = this.engine.state.seq;
     const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
     return {
-      url: this.peer.url, acked_seq: acked, local_seq: seq, lag: Math.max(0, seq - acked), state: this.state,
-      last_error: this.lastError, last_error_at: iso(this.lastErrorAt), last_success_at: iso(this.lastSuccessAt), shipped_batches: this.shipped,
+      url: this.peer.url,
+      acked_seq: acked,
+      local_seq: seq,
+      lag: Math.max(0, seq - acked),
+      state: this.state,
+      last_error: this.lastError,
+      last_error_at: iso(this.lastErrorAt),
+      last_success_at: iso(this.lastSuccessAt),
+      shipped_batches: this.shipped,
     };
   }
 
@@ -88,7 +105,9 @@ export class PeerSender {
       const acked = this.engine.replication.acked(this.peer.url);
       if (acked >= this.engine.state.seq) {
         this.state = 'idle';
-        await new Promise<void>((r) => { this.wakeUp = r; });
+        await new Promise<void>((r) => {
+          this.wakeUp = r;
+        });
         continue;
       }
       try {
@@ -107,7 +126,10 @@ export class PeerSender {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, delay);
           timer.unref();
-          this.wakeUp = () => { clearTimeout(timer); resolve(); };
+          this.wakeUp = () => {
+            clearTimeout(timer);
+            resolve();
+          };
         });
       }
     }
@@ -115,23 +137,33 @@ export class PeerSender {
 
   private wentDown(err: unknown): void {
     this.downSince = Date.now();
-    this.log('warn', `ripple peer ${this.peer.url} is not accepting batches (${(err as Error).message}); retrying with backoff up to ${this.maxBackoffMs} ms, nothing is dropped`, {
-      peer: this.peer.url, lag: Math.max(0, this.engine.state.seq - this.engine.replication.acked(this.peer.url)),
-    });
+    this.log(
+      'warn',
+      `ripple peer ${this.peer.url} is not accepting batches (${(err as Error).message}); retrying with backoff up to ${this.maxBackoffMs} ms, nothing is dropped`,
+      {
+        peer: this.peer.url,
+        lag: Math.max(0, this.engine.state.seq - this.engine.replication.acked(this.peer.url)),
+      },
+    );
   }
 
   private recovered(): void {
     if (this.downSince === undefined) return;
     const downMs = Date.now() - this.downSince;
     this.downSince = undefined;
-    this.log('warn', `ripple peer ${this.peer.url} accepts batches again after ${Math.round(downMs / 100) / 10} s and ${this.failures} failed attempt(s)`, { peer: this.peer.url, downMs });
+    this.log(
+      'warn',
+      `ripple peer ${this.peer.url} accepts batches again after ${Math.round(downMs / 100) / 10} s and ${this.failures} failed attempt(s)`,
+      { peer: this.peer.url, downMs },
+    );
   }
 
   private async sendFrom(acked: number): Promise<void> {
     const pending = this.tail(acked) ?? (await this.engine.readLog(acked, MAX_BATCHES_PER_REQUEST)).batches;
     const batches = pending.slice(0, MAX_BATCHES_PER_REQUEST);
     if (batches.length === 0) throw new Error(`log no longer holds batches after seq ${acked}; resync this peer`);
-    const shipped = batches.map((batch) => this.engine.replication.shippable(batch))
+    const shipped = batches
+      .map((batch) => this.engine.replication.shippable(batch))
       .filter((batch): batch is ShippedBatch => batch !== undefined);
     if (shipped.length > 0) await this.post(shipped);
     this.shipped += shipped.length;
@@ -144,12 +176,19 @@ export class PeerSender {
       this.token ??= await this.fetchToken();
       const res = await fetch(`${this.peer.url}/api/ripple/apply`, {
         method: 'POST',
-        headers: { 'content-type': 'application/msgpack', accept: 'application/json', authorization: `Bearer ${this.token}` },
+        headers: {
+          'content-type': 'application/msgpack',
+          accept: 'application/json',
+          authorization: `Bearer ${this.token}`,
+        },
         body: encodeShipped(batches),
         signal: AbortSignal.timeout(30_000),
       });
       const text = await res.text();
-      if (res.status === 401 && attempt === 0) { this.token = undefined; continue; }
+      if (res.status === 401 && attempt === 0) {
+        this.token = undefined;
+        continue;
+      }
       if (res.status < 200 || res.status >= 300) throw new Error(`peer answered ${res.status}: ${text.slice(0, 200)}`);
       return;
     }
@@ -157,7 +196,9 @@ export class PeerSender {
 
   private async fetchToken(): Promise<string> {
     const res = await fetch(`${this.peer.url}/api/auth/token`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: this.peer.key }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: this.peer.key }),
       signal: AbortSignal.timeout(10_000),
     });
     if (res.status !== 200) throw new Error(`peer refused the ripple key (${res.status})`);

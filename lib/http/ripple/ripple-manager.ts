@@ -27,8 +27,12 @@ export class RippleManager {
   private tail: LoggedBatch[] = [];
 
   /** `log` receives each peer's transitions between reachable and unreachable (peer-sender.ts). */
-  constructor(private readonly engine: RippleEngine, peers: readonly PeerConfig[], private readonly maxBackoffMs = 5000,
-    private readonly log: ServerLog = () => undefined) {
+  constructor(
+    private readonly engine: RippleEngine,
+    peers: readonly PeerConfig[],
+    private readonly maxBackoffMs = 5000,
+    private readonly log: ServerLog = () => undefined,
+  ) {
     engine.retainFor = () => [...this.senders.keys()];
     engine.onCommit((batch) => {
       if (this.senders.size === 0) return;
@@ -79,8 +83,10 @@ export class RippleManager {
    * each collection is dropped and rebuilt there. With every collection
    * shipped, the peer's acknowledged seq moves to the captured seq.
    */
-  async resync(peerUrl: string | undefined, collections: readonly string[] | undefined):
-    Promise<{ peers: string[]; collections: readonly string[]; records: number }> {
+  async resync(
+    peerUrl: string | undefined,
+    collections: readonly string[] | undefined,
+  ): Promise<{ peers: string[]; collections: readonly string[]; records: number }> {
     const senders = [...this.senders.values()];
     const targets = peerUrl ? senders.filter((sender) => sender.peer.url === peerUrl.replace(/\/+$/, '')) : senders;
     if (peerUrl && targets.length === 0) throw new NotFound(`unknown peer ${peerUrl}`);

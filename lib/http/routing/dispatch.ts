@@ -14,7 +14,15 @@
 import { newRequestId } from './request-id.js';
 import { DbError, MethodNotAllowed, PayloadTooLarge } from '../../errors.js';
 import { yieldSlicedWork } from '../../engine/index.js';
-import { callProcedure, recheckAccess, scopeOf, WithStatus, type RawInput, type Registry, type StreamEvent } from '../procedures/procedure.js';
+import {
+  callProcedure,
+  recheckAccess,
+  scopeOf,
+  WithStatus,
+  type RawInput,
+  type Registry,
+  type StreamEvent,
+} from '../procedures/procedure.js';
 import { Router } from './router.js';
 import { ROUTES, type RouteTarget } from './routes.js';
 import { decodeBody, decodeLargeBody, encodeBody, toJson } from '../wire/codec.js';
@@ -112,8 +120,13 @@ export class Dispatcher {
    * `trustProxy`: believe the last X-Forwarded-For entry as the client address (client-address.ts).
    * `accessLog`: log one line per answered request (log/access-log.ts), and 4xx failures at info instead of debug.
    */
-  constructor(private readonly services: Services, private readonly registry: Registry, readonly bodyLimit: number,
-    private readonly trustProxy = false, readonly accessLog = false) {
+  constructor(
+    private readonly services: Services,
+    private readonly registry: Registry,
+    readonly bodyLimit: number,
+    private readonly trustProxy = false,
+    readonly accessLog = false,
+  ) {
     this.publicBodyLimit = Math.min(PUBLIC_BODY_LIMIT_BYTES, bodyLimit);
   }
 
@@ -124,7 +137,9 @@ export class Dispatcher {
   requests = 0;
 
   /** The server's logger, for transports that log events of their own (a slow consumer dropped). */
-  get log(): ServerLog { return this.services.log; }
+  get log(): ServerLog {
+    return this.services.log;
+  }
 
   /** Answers `req`; never rejects (every failure is an error answer). */
   handle(req: HttpRequest): Promise<HttpResponse> {
@@ -139,7 +154,12 @@ export class Dispatcher {
    */
   respond(req: HttpRequest): HttpResponse | Promise<HttpResponse> {
     this.requests++;
-    const turn: Turn = { requestId: newRequestId(), headers: {}, startedAt: this.accessLog ? performance.now() : undefined, route: undefined };
+    const turn: Turn = {
+      requestId: newRequestId(),
+      headers: {},
+      startedAt: this.accessLog ? performance.now() : undefined,
+      route: undefined,
+    };
     turn.headers['X-Request-Id'] = turn.requestId;
     try {
       // Checked first, as the transports check it before reading the body, so every transport answers alike.
@@ -162,14 +182,20 @@ export class Dispatcher {
       // A stream always has a caller: its credentials are watched for its whole life.
       if (!proc || (proc.access === 'public' && !streaming)) {
         if (!proc?.optionalCaller || !headers.authorization) return this.proceed(turn, call, undefined);
-        return this.services.tokens.authenticate(headers.authorization).then((p) => p, () => undefined)
+        return this.services.tokens
+          .authenticate(headers.authorization)
+          .then(
+            (p) => p,
+            () => undefined,
+          )
           .then((p) => this.proceed(turn, call, p))
           .catch((err: unknown) => this.failed(err, turn, req));
       }
       const principal = this.services.tokens.cached(headers.authorization);
       if (principal) return this.proceed(turn, call, principal);
       // Streams also take the token as a query parameter: EventSource cannot send headers.
-      return this.services.tokens.authenticate(headers.authorization, streaming ? firstOf(args.token) : undefined)
+      return this.services.tokens
+        .authenticate(headers.authorization, streaming ? firstOf(args.token) : undefined)
         .then((p) => this.proceed(turn, call, p))
         .catch((err: unknown) => this.failed(err, turn, req));
     } catch (err) {
@@ -234,17 +260,35 @@ export class Dispatcher {
   }
 
   /** Opens the stream, or calls the procedure and encodes its answer; a failure here is answered by the caller of this. */
-  private run(turn: Turn, call: Call, principal: Principal | undefined, raw: RawInput, address: string): HttpResponse | Promise<HttpResponse> {
+  private run(
+    turn: Turn,
+    call: Call,
+    principal: Principal | undefined,
+    raw: RawInput,
+    address: string,
+  ): HttpResponse | Promise<HttpResponse> {
     const { req, target } = call;
     if (call.streaming && principal) {
-      return this.open(target.procedure, raw, principal, turn.requestId, address).then((stream): HttpResponse => {
-        if (turn.startedAt !== undefined) logAccess(this.services.log, { method: req.method, route: turn.route, url: req.url, status: 200, startedAt: turn.startedAt, requestId: turn.requestId, bytesOut: 0 });
-        return { status: 200, headers: turn.headers, body: EMPTY, stream, sse: target.sse ?? 'event' };
-      }).catch((err: unknown) => this.failed(err, turn, req));
+      return this.open(target.procedure, raw, principal, turn.requestId, address)
+        .then((stream): HttpResponse => {
+          if (turn.startedAt !== undefined)
+            logAccess(this.services.log, {
+              method: req.method,
+              route: turn.route,
+              url: req.url,
+              status: 200,
+              startedAt: turn.startedAt,
+              requestId: turn.requestId,
+              bytesOut: 0,
+            });
+          return { status: 200, headers: turn.headers, body: EMPTY, stream, sse: target.sse ?? 'event' };
+        })
+        .catch((err: unknown) => this.failed(err, turn, req));
     }
     const ctx = this.context(principal, turn.requestId, address);
     const result = callProcedure(this.registry, target.procedure, raw, ctx);
-    if (result instanceof Promise) return result.then((r) => this.encoded(turn, call, r)).catch((err: unknown) => this.failed(err, turn, req));
+    if (result instanceof Promise)
+      return result.then((r) => this.encoded(turn, call, r)).catch((err: unknown) => this.failed(err, turn, req));
     return this.encoded(turn, call, result);
   }
 
@@ -259,13 +303,28 @@ export class Dispatcher {
     turn.headers['Content-Type'] = enc.contentType;
     if (enc.gzip) turn.headers['Content-Encoding'] = 'gzip';
     if (turn.startedAt !== undefined) {
-      logAccess(this.services.log, { method: req.method, route: turn.route, url: req.url, status, startedAt: turn.startedAt, requestId: turn.requestId, bytesOut: Buffer.byteLength(enc.body) });
+      logAccess(this.services.log, {
+        method: req.method,
+        route: turn.route,
+        url: req.url,
+        status,
+        startedAt: turn.startedAt,
+        requestId: turn.requestId,
+        bytesOut: Buffer.byteLength(enc.body),
+      });
     }
-    return enc.chunks ? { status, headers: turn.headers, body: EMPTY, chunks: enc.chunks } : { status, headers: turn.headers, body: enc.body };
+    return enc.chunks
+      ? { status, headers: turn.headers, body: EMPTY, chunks: enc.chunks }
+      : { status, headers: turn.headers, body: enc.body };
   }
 
   private failed(err: unknown, turn: Turn, req: HttpRequest): HttpResponse {
-    return this.failure(err, { method: req.method, url: req.url, headers: req.headers, route: turn.route, startedAt: turn.startedAt }, turn.requestId, turn.headers);
+    return this.failure(
+      err,
+      { method: req.method, url: req.url, headers: req.headers, route: turn.route, startedAt: turn.startedAt },
+      turn.requestId,
+      turn.headers,
+    );
   }
 
   /** Authenticates a bearer header or token parameter (WebSocket upgrade, SSE). 401 on failure. */
@@ -282,7 +341,12 @@ export class Dispatcher {
    * list of records becomes their wire objects, made in slices, unless the
    * caller keeps it (`lists: 'keep'`: the WebSocket transport streams a long one).
    */
-  async call(procedure: string, raw: RawInput, principal: Principal, lists: 'wire' | 'keep' = 'wire'): Promise<unknown> {
+  async call(
+    procedure: string,
+    raw: RawInput,
+    principal: Principal,
+    lists: 'wire' | 'keep' = 'wire',
+  ): Promise<unknown> {
     this.limit(principal);
     const ctx = this.context(principal, newRequestId());
     const result = await callProcedure(this.registry, procedure, raw, ctx);
@@ -299,29 +363,93 @@ export class Dispatcher {
     return this.open(procedure, raw, principal, newRequestId());
   }
 
-  private async open(procedure: string, raw: RawInput, principal: Principal, requestId: string, address?: string): Promise<OpenStream> {
+  private async open(
+    procedure: string,
+    raw: RawInput,
+    principal: Principal,
+    requestId: string,
+    address?: string,
+  ): Promise<OpenStream> {
     const controller = new AbortController();
     const ctx = this.context(principal, requestId, address, controller.signal);
-    const events = await callProcedure(this.registry, procedure, raw, ctx, 'stream') as AsyncIterable<StreamEvent>;
+    const events = (await callProcedure(this.registry, procedure, raw, ctx, 'stream')) as AsyncIterable<StreamEvent>;
     return {
-      events, principal, signal: controller.signal, collection: scopeOf(this.registry, procedure, raw),
+      events,
+      principal,
+      signal: controller.signal,
+      collection: scopeOf(this.registry, procedure, raw),
       cancel: () => controller.abort(),
       recheck: (p) => recheckAccess(this.registry, procedure, raw, p),
     };
   }
 
   /** A context with one fixed shape (a spread of the services object per request costs measurable time). */
-  private context(principal: Principal | undefined, requestId: string, address?: string, signal: AbortSignal = NEVER): Context {
+  private context(
+    principal: Principal | undefined,
+    requestId: string,
+    address?: string,
+    signal: AbortSignal = NEVER,
+  ): Context {
     const {
-      sessions, config, clock, storage, health, snapshots, keys, collections, trash, indexes, planner, kv, transactions,
-      audit, replication, tokens, log, startedAt, batchGate, ripples, authFailures, changes, functions, chat, workflow,
+      sessions,
+      config,
+      clock,
+      storage,
+      health,
+      snapshots,
+      keys,
+      collections,
+      trash,
+      indexes,
+      planner,
+      kv,
+      transactions,
+      audit,
+      replication,
+      tokens,
+      log,
+      startedAt,
+      batchGate,
+      ripples,
+      authFailures,
+      changes,
+      functions,
+      chat,
+      workflow,
       version,
     } = this.services;
     return {
-      sessions, config, clock, storage, health, snapshots, keys, collections, trash, indexes, planner, kv, transactions,
-      audit, replication, tokens, log, startedAt, batchGate, ripples, authFailures, changes, functions, chat, workflow,
+      sessions,
+      config,
+      clock,
+      storage,
+      health,
+      snapshots,
+      keys,
+      collections,
+      trash,
+      indexes,
+      planner,
+      kv,
+      transactions,
+      audit,
+      replication,
+      tokens,
+      log,
+      startedAt,
+      batchGate,
+      ripples,
+      authFailures,
+      changes,
+      functions,
+      chat,
+      workflow,
       version,
-      principal, requestId, typed: config.settings().use_typed_values, clientAddress: address, signal,
+      principal,
+      requestId,
+      typed: config.settings().use_typed_values,
+      clientAddress: address,
+      signal,
       // Auto-commit until the gate in callProcedure applies the procedure's scope.
       session: sessions.session(principal),
     };
@@ -341,19 +469,35 @@ export class Dispatcher {
    * with the access log on, the access line stands for a 4xx line.
    * `headers` are kept unless the error sets the same ones. Never throws.
    */
-  failure(err: unknown, req: RequestSummary, requestId: string = newRequestId(), headers: Record<string, string> = {}): HttpResponse {
+  failure(
+    err: unknown,
+    req: RequestSummary,
+    requestId: string = newRequestId(),
+    headers: Record<string, string> = {},
+  ): HttpResponse {
     const rendered = renderError(err, requestId);
     const body = Buffer.from(toJson(rendered.body), 'utf8');
     if (!this.accessLog || rendered.status >= 500) logFailedRequest(this.services.log, err, requestId, req);
     if (this.accessLog) {
       logAccess(this.services.log, {
-        method: req.method, route: req.route, url: req.url, status: rendered.status, startedAt: req.startedAt, requestId,
-        bytesOut: body.length, error: err instanceof DbError ? err.code : 'INTERNAL',
+        method: req.method,
+        route: req.route,
+        url: req.url,
+        status: rendered.status,
+        startedAt: req.startedAt,
+        requestId,
+        bytesOut: body.length,
+        error: err instanceof DbError ? err.code : 'INTERNAL',
       });
     }
     return {
       status: rendered.status,
-      headers: { 'X-Request-Id': requestId, ...headers, ...rendered.headers, 'Content-Type': 'application/json; charset=utf-8' },
+      headers: {
+        'X-Request-Id': requestId,
+        ...headers,
+        ...rendered.headers,
+        'Content-Type': 'application/json; charset=utf-8',
+      },
       body,
     };
   }
@@ -363,7 +507,16 @@ export class Dispatcher {
    * upgrade, the start of an SSE stream); nothing when the access log is off.
    */
   logAnswer(req: RequestSummary, status: number, requestId: string = newRequestId(), bytesOut = 0): void {
-    if (this.accessLog) logAccess(this.services.log, { method: req.method, route: req.route, url: req.url, status, startedAt: req.startedAt, requestId, bytesOut });
+    if (this.accessLog)
+      logAccess(this.services.log, {
+        method: req.method,
+        route: req.route,
+        url: req.url,
+        status,
+        startedAt: req.startedAt,
+        requestId,
+        bytesOut,
+      });
   }
 
   /**
@@ -380,7 +533,8 @@ export class Dispatcher {
 /** Whether the request carries an Authorization header at all (from node's raw list when given). */
 function hasAuthorization(req: HttpRequest): boolean {
   if (!req.rawHeaders) return req.headers.authorization !== undefined;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.length === 13 && req.rawHeaders[i]!.toLowerCase() === 'authorization') return true;
+  for (let i = 0; i < req.rawHeaders.length; i += 2)
+    if (req.rawHeaders[i]!.length === 13 && req.rawHeaders[i]!.toLowerCase() === 'authorization') return true;
   return false;
 }
 
@@ -390,7 +544,8 @@ function firstOf(given: string | string[] | undefined): string | undefined {
 
 function rateHeaders(rate: { limit: number; remaining: number; reset: number }): Record<string, string> {
   return {
-    'X-RateLimit-Limit': String(rate.limit), 'X-RateLimit-Remaining': String(rate.remaining),
+    'X-RateLimit-Limit': String(rate.limit),
+    'X-RateLimit-Remaining': String(rate.remaining),
     'X-RateLimit-Reset': String(rate.reset),
   };
 }

@@ -15,7 +15,10 @@ import { sseErrorData } from '../wire/error-body.js';
 type Payload = Record<string, unknown>;
 
 /** The reply's data: member `name` of the procedure's result object. */
-const memberOf = (name: string) => (result: unknown): unknown => (result as Record<string, unknown>)[name];
+const memberOf =
+  (name: string) =>
+  (result: unknown): unknown =>
+    (result as Record<string, unknown>)[name];
 
 /** A request answered once with Success `{data}`. */
 export interface CallMessage {
@@ -48,7 +51,9 @@ export interface StreamMessage {
  * ends a stream by its key, CancelChat ends a chat's stream, and
  * RegisterClientTools keeps a chat's client tools for its ChatSends.
  */
-export interface ConnectionMessage { readonly connection: 'hello' | 'unsubscribe' | 'cancel-chat' | 'register-client-tools' }
+export interface ConnectionMessage {
+  readonly connection: 'hello' | 'unsubscribe' | 'cancel-chat' | 'register-client-tools';
+}
 
 export type WsMessageType = CallMessage | StreamMessage | ConnectionMessage;
 
@@ -87,29 +92,54 @@ export const WS_MESSAGE_TYPES: Readonly<Record<string, WsMessageType>> = {
   Query: { procedure: 'records.find', args: (p) => args({ collection: p.collection }, withoutKeys(p, 'collection')) },
   FindById: { procedure: 'records.findById', args: (p) => args({ collection: p.collection, id: p.id }) },
   Insert: { procedure: 'records.insert', args: (p) => args({ collection: p.collection, ...ripple(p) }, p.record) },
-  Update: { procedure: 'records.update', args: (p) => args({ collection: p.collection, id: p.id, ...ripple(p) }, p.record) },
+  Update: {
+    procedure: 'records.update',
+    args: (p) => args({ collection: p.collection, id: p.id, ...ripple(p) }, p.record),
+  },
   Delete: { procedure: 'records.delete', args: (p) => args({ collection: p.collection, id: p.id, ...ripple(p) }) },
   BatchInsert: {
     procedure: 'batch.insert',
-    args: (p) => args({ collection: p.collection, ...ripple(p) }, { inserts: Array.isArray(p.records) ? p.records.map((data: unknown) => ({ data })) : p.records }),
+    args: (p) =>
+      args(
+        { collection: p.collection, ...ripple(p) },
+        { inserts: Array.isArray(p.records) ? p.records.map((data: unknown) => ({ data })) : p.records },
+      ),
   },
   BatchUpdate: {
     procedure: 'batch.update',
-    args: (p) => args({ collection: p.collection, ...ripple(p) }, {
-      updates: Array.isArray(p.updates) ? p.updates.map((u: unknown) => (Array.isArray(u) ? { id: u[0], data: u[1] } : u)) : p.updates,
-    }),
+    args: (p) =>
+      args(
+        { collection: p.collection, ...ripple(p) },
+        {
+          updates: Array.isArray(p.updates)
+            ? p.updates.map((u: unknown) => (Array.isArray(u) ? { id: u[0], data: u[1] } : u))
+            : p.updates,
+        },
+      ),
   },
   BatchDelete: {
     procedure: 'batch.delete',
-    args: (p) => args({ collection: p.collection, ...ripple(p) }, { deletes: Array.isArray(p.ids) ? p.ids.map((id: unknown) => ({ id })) : p.ids }),
+    args: (p) =>
+      args(
+        { collection: p.collection, ...ripple(p) },
+        { deletes: Array.isArray(p.ids) ? p.ids.map((id: unknown) => ({ id })) : p.ids },
+      ),
   },
   DistinctValues: {
     procedure: 'records.distinct',
-    args: (p) => args({ collection: p.collection, field: p.field }, p.filter === undefined || p.filter === null ? {} : { filter: p.filter }),
+    args: (p) =>
+      args(
+        { collection: p.collection, field: p.field },
+        p.filter === undefined || p.filter === null ? {} : { filter: p.filter },
+      ),
   },
   UpdateWithAction: {
     procedure: 'records.updateAction',
-    args: (p) => args({ collection: p.collection, id: p.id, action: p.action, ...ripple(p) }, { field: p.field, value: p.value ?? null }),
+    args: (p) =>
+      args(
+        { collection: p.collection, id: p.id, action: p.action, ...ripple(p) },
+        { field: p.field, value: p.value ?? null },
+      ),
   },
   CreateCollection: { procedure: 'collections.create', args: (p) => args({ collection: p.name }, p.schema ?? {}) },
   GetCollections: { procedure: 'collections.list', args: () => args({}), data: memberOf('collections') },
@@ -131,7 +161,10 @@ export const WS_MESSAGE_TYPES: Readonly<Record<string, WsMessageType>> = {
     withClientTools: true,
   },
   RegisterClientTools: { connection: 'register-client-tools' },
-  ClientToolResult: { procedure: 'chat.toolResult', args: (p) => args({ chatId: p.chat_id }, withoutKeys(p, 'chat_id')) },
+  ClientToolResult: {
+    procedure: 'chat.toolResult',
+    args: (p) => args({ chatId: p.chat_id }, withoutKeys(p, 'chat_id')),
+  },
   CancelChat: { connection: 'cancel-chat' },
   // The payload is the HTTP body of POST /api/chat/complete (Rust sends it flattened into the frame: transport/ws.ts).
   RawComplete: { procedure: 'chat.complete', args: (p) => args({}, withoutKeys(p, 'type', 'messageId')) },

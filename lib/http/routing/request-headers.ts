@@ -16,8 +16,10 @@ import { showHeader } from '../wire/content-type.js';
 
 /** 415 for Content-Type (naming the values), 400 for Authorization (whose values are secrets and are not repeated). */
 const REFUSAL = {
-  'content-type': (v: string): DbError => new UnsupportedMedia(`Content-Type is sent more than once with different values (${v}); send one media type`),
-  authorization: (): DbError => new InvalidInput('Authorization is sent more than once with different values; send it once'),
+  'content-type': (v: string): DbError =>
+    new UnsupportedMedia(`Content-Type is sent more than once with different values (${v}); send one media type`),
+  authorization: (): DbError =>
+    new InvalidInput('Authorization is sent more than once with different values; send it once'),
 };
 
 export interface ReadHeaders {

@@ -16,7 +16,10 @@ export interface RouteDef<T> {
 }
 
 type Part = { literal: string } | { param: string } | { rest: string };
-interface Compiled<T> { def: RouteDef<T>; parts: Part[] }
+interface Compiled<T> {
+  def: RouteDef<T>;
+  parts: Part[];
+}
 
 export interface RouteMatch<T> {
   target: T;
@@ -39,10 +42,13 @@ export class Router<T> {
   constructor(defs: ReadonlyArray<RouteDef<T>>) {
     const fixed: Compiled<T>[] = [];
     for (const def of defs) {
-      const parts = def.path.split('/').slice(1).map((p): Part => {
-        if (p.startsWith(':') && p.endsWith('+')) return { rest: p.slice(1, -1) };
-        return p.startsWith(':') ? { param: p.slice(1) } : { literal: p };
-      });
+      const parts = def.path
+        .split('/')
+        .slice(1)
+        .map((p): Part => {
+          if (p.startsWith(':') && p.endsWith('+')) return { rest: p.slice(1, -1) };
+          return p.startsWith(':') ? { param: p.slice(1) } : { literal: p };
+        });
       if (parts.some((p) => 'rest' in p)) this.withRest.push({ def, parts });
       else fixed.push({ def, parts });
     }
@@ -50,13 +56,19 @@ export class Router<T> {
       const size = route.parts.length;
       let group = this.bySize.get(size);
       if (!group) {
-        group = { byLiteral: new Map(), params: fixed.filter((o) => o.parts.length === size && secondLiteral(o) === undefined) };
+        group = {
+          byLiteral: new Map(),
+          params: fixed.filter((o) => o.parts.length === size && secondLiteral(o) === undefined),
+        };
         this.bySize.set(size, group);
       }
       const second = secondLiteral(route);
       if (second !== undefined && !group.byLiteral.has(second)) {
         // In table order: this literal's routes and the ones with a parameter there.
-        group.byLiteral.set(second, fixed.filter((o) => o.parts.length === size && (secondLiteral(o) ?? second) === second));
+        group.byLiteral.set(
+          second,
+          fixed.filter((o) => o.parts.length === size && (secondLiteral(o) ?? second) === second),
+        );
       }
     }
   }
@@ -66,7 +78,7 @@ export class Router<T> {
     const path = new PathSegments(rawPath);
     let pathMatched = false;
     const group = this.bySize.get(path.count);
-    const fixed = group && (path.count > 1 ? group.byLiteral.get(path.segment(1)) ?? group.params : group.params);
+    const fixed = group && (path.count > 1 ? (group.byLiteral.get(path.segment(1)) ?? group.params) : group.params);
     for (const list of [fixed, this.withRest]) {
       if (!list) continue;
       for (const route of list) {
@@ -97,7 +109,8 @@ class PathSegments {
 
   constructor(readonly raw: string) {
     let end = raw.length;
-    for (let slash = raw.indexOf('/'); slash >= 0 && slash < end; slash = raw.indexOf('/', slash + 1)) this.starts.push(slash + 1);
+    for (let slash = raw.indexOf('/'); slash >= 0 && slash < end; slash = raw.indexOf('/', slash + 1))
+      this.starts.push(slash + 1);
     if (this.starts.length > 1 && this.starts[this.starts.length - 1] === end) {
       this.starts.pop();
       end -= 1;

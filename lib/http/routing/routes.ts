@@ -19,12 +19,18 @@ export interface RouteTarget {
   readonly sse?: 'event' | 'data';
 }
 
-const route = (method: string, path: string, procedure: string, status?: number): RouteDef<RouteTarget> =>
-  ({ method, path, target: status ? { procedure, status } : { procedure } });
+const route = (method: string, path: string, procedure: string, status?: number): RouteDef<RouteTarget> => ({
+  method,
+  path,
+  target: status ? { procedure, status } : { procedure },
+});
 
 /** A stream route framed as SSE `data:` lines (chat streams). */
-const dataStream = (method: string, path: string, procedure: string): RouteDef<RouteTarget> =>
-  ({ method, path, target: { procedure, sse: 'data' } });
+const dataStream = (method: string, path: string, procedure: string): RouteDef<RouteTarget> => ({
+  method,
+  path,
+  target: { procedure, sse: 'data' },
+});
 
 export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   route('GET', '/api/health', 'health.get'),

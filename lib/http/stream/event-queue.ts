@@ -14,16 +14,25 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
   private listener: { take: (item: T) => void; ended: () => void } | undefined;
   private ended = false;
 
-  constructor(signal: AbortSignal, private readonly onEnd: () => void) {
+  constructor(
+    signal: AbortSignal,
+    private readonly onEnd: () => void,
+  ) {
     if (signal.aborted) this.end();
     else signal.addEventListener('abort', () => this.end(), { once: true });
   }
 
   push(item: T): void {
     if (this.ended) return;
-    if (this.listener) { this.listener.take(item); return; }
+    if (this.listener) {
+      this.listener.take(item);
+      return;
+    }
     const waiting = this.waiting;
-    if (!waiting) { this.items.push(item); return; }
+    if (!waiting) {
+      this.items.push(item);
+      return;
+    }
     this.waiting = undefined;
     waiting({ value: item, done: false });
   }
@@ -44,7 +53,10 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
    * comes (instead of `next`); `ended` is called once when the queue ends.
    */
   listen(take: (item: T) => void, ended: () => void): void {
-    if (this.ended) { ended(); return; }
+    if (this.ended) {
+      ended();
+      return;
+    }
     this.listener = { take, ended };
     while (this.items.length > 0 && !this.ended) take(this.items.shift()!);
   }
@@ -52,7 +64,9 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
   next(): Promise<IteratorResult<T>> {
     if (this.items.length > 0) return Promise.resolve({ value: this.items.shift()!, done: false });
     if (this.ended) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => { this.waiting = resolve; });
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
   }
 
   return(): Promise<IteratorResult<T>> {

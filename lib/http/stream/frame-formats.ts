@@ -40,7 +40,8 @@ export function encodeWs(msg: Record<string, unknown>, encoding: WsEncoding): Fr
  */
 export function encodeSuccess(data: unknown, messageId: unknown, encoding: WsEncoding): Frame {
   const direct = encoding === 'json' && data instanceof WireRecord ? data.directJson() : undefined;
-  if (direct !== undefined) return `{"type":"Success","payload":{"data":${direct}}${messageId === undefined ? '' : `,"messageId":${toJson(messageId)}`}}`;
+  if (direct !== undefined)
+    return `{"type":"Success","payload":{"data":${direct}}${messageId === undefined ? '' : `,"messageId":${toJson(messageId)}`}}`;
   const msg: Record<string, unknown> = { type: 'Success', payload: { data: unwrapRecord(data) } };
   if (messageId !== undefined) msg.messageId = messageId;
   return encodeWs(msg, encoding);
@@ -60,7 +61,14 @@ export async function* successParts(list: RecordList, messageId: unknown, encodi
     return;
   }
   // A map of 2 or 3 entries: type, payload {data: [...]}, then messageId when there is one.
-  yield Buffer.concat([Buffer.from([messageId === undefined ? 0x82 : 0x83]), packr.pack('type'), packr.pack('Success'), packr.pack('payload'), Buffer.from([0x81]), packr.pack('data')]);
+  yield Buffer.concat([
+    Buffer.from([messageId === undefined ? 0x82 : 0x83]),
+    packr.pack('type'),
+    packr.pack('Success'),
+    packr.pack('payload'),
+    Buffer.from([0x81]),
+    packr.pack('data'),
+  ]);
   yield* list.msgpackChunks();
   if (messageId !== undefined) yield Buffer.concat([packr.pack('messageId'), packr.pack(messageId)]);
 }
@@ -69,7 +77,10 @@ const FRAMES = Symbol('frames');
 type Cached = { [FRAMES]?: Map<string, Frame> };
 
 /** One frame shape: its cache key and its encoder of a payload. */
-interface Encoder { readonly key: string; encode(data: unknown): Frame }
+interface Encoder {
+  readonly key: string;
+  encode(data: unknown): Frame;
+}
 
 /** The frame of `data` in the encoder's shape, encoded once per payload object. */
 function cached(data: unknown, encoder: Encoder): Frame {
@@ -89,11 +100,16 @@ export function sseEventFrames(): FrameFormat {
   const encoders = new Map<string, Encoder>();
   const encoderOf = (event: string): Encoder => {
     let encoder = encoders.get(event);
-    if (encoder === undefined) encoders.set(event, (encoder = { key: `sse:${event}`, encode: (data) => `event: ${event}\ndata: ${toJson(data)}\n\n` }));
+    if (encoder === undefined)
+      encoders.set(
+        event,
+        (encoder = { key: `sse:${event}`, encode: (data) => `event: ${event}\ndata: ${toJson(data)}\n\n` }),
+      );
     return encoder;
   };
   return {
-    frame: (e) => cached(e.data, encoderOf(e.event)), error: sseError,
+    frame: (e) => cached(e.data, encoderOf(e.event)),
+    error: sseError,
     heartbeat: () => `event: heartbeat\ndata: ${toJson({ timestamp: new Date().toISOString() })}\n\n`,
   };
 }
@@ -114,15 +130,23 @@ export function sseDataFrames(): FrameFormat {
  * the type from `types`. `encoding` is read per frame: Hello may switch it.
  * `errorFrame` replaces the plain Error frame (a chat stream's ChatStreamError).
  */
-export function wsFrames(reply: string, types: Readonly<Record<string, string>>, messageId: unknown, encoding: () => WsEncoding,
-  errorFrame?: (err: unknown) => Record<string, unknown>): FrameFormat {
+export function wsFrames(
+  reply: string,
+  types: Readonly<Record<string, string>>,
+  messageId: unknown,
+  encoding: () => WsEncoding,
+  errorFrame?: (err: unknown) => Record<string, unknown>,
+): FrameFormat {
   // Encoders made once per stream and event, not per frame: a fan-out looks one up per subscriber.
   const encoders: Record<WsEncoding, Map<string, Encoder>> = { json: new Map(), msgpack: new Map() };
   const encoderOf = (enc: WsEncoding, event: string): Encoder => {
     let encoder = encoders[enc].get(event);
     if (encoder === undefined) {
       const type = types[event] ?? event;
-      encoders[enc].set(event, (encoder = { key: `ws-${enc}:${type}`, encode: (data) => encodeWs({ type, payload: data }, enc) }));
+      encoders[enc].set(
+        event,
+        (encoder = { key: `ws-${enc}:${type}`, encode: (data) => encodeWs({ type, payload: data }, enc) }),
+      );
     }
     return encoder;
   };

@@ -42,10 +42,20 @@ export class StreamRenderer {
   /** The signal fired (kept as a field: reading `signal.aborted` per event costs more than the rest of a fan-out). */
   private cancelled: boolean;
 
-  constructor(private readonly sink: FrameSink, private readonly format: FrameFormat,
-    private readonly policy: SlowConsumerPolicy, signal: AbortSignal) {
+  constructor(
+    private readonly sink: FrameSink,
+    private readonly format: FrameFormat,
+    private readonly policy: SlowConsumerPolicy,
+    signal: AbortSignal,
+  ) {
     this.cancelled = signal.aborted;
-    signal.addEventListener('abort', () => { this.cancelled = true; }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        this.cancelled = true;
+      },
+      { once: true },
+    );
   }
 
   /** Writes one event; false once the stream is over (cancelled, failed, or its reader dropped). */

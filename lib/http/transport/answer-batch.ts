@@ -15,12 +15,24 @@ import type { ServerResponse } from 'node:http';
 import type { ServerLog } from '../log/server-log.js';
 import { beforeLongWorkResumes } from '../../engine/index.js';
 
-interface Unsent { res: ServerResponse; status: number; headers: Record<string, string>; body: Buffer | string; log: ServerLog }
+interface Unsent {
+  res: ServerResponse;
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer | string;
+  log: ServerLog;
+}
 
 let unsent: Unsent[] = [];
 
 /** Queues an answer for this turn's burst. */
-export function sendSoon(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer | string, log: ServerLog): void {
+export function sendSoon(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: Buffer | string,
+  log: ServerLog,
+): void {
   if (unsent.length === 0) setImmediate(sendAll);
   unsent.push({ res, status, headers, body, log });
 }

@@ -22,7 +22,10 @@ import { readBody } from './read-body.js';
 import { closeAfterAnswer } from './close-after-answer.js';
 
 /** An express request: node's, with the method always set and the URL as it was before any mount path was stripped. */
-export interface ExpressRequest extends IncomingMessage { method: string; originalUrl: string }
+export interface ExpressRequest extends IncomingMessage {
+  method: string;
+  originalUrl: string;
+}
 /** An express response: node's, plus express's chainable status and header setters. */
 export interface ExpressResponse extends ServerResponse {
   status(code: number): this;
@@ -39,7 +42,10 @@ export type ExpressHandler = (req: ExpressRequest, res: ExpressResponse, next: E
  */
 export function createExpressHandler(dispatcher: Dispatcher): ExpressHandler {
   return (req, res, next) => {
-    if (!req.originalUrl.startsWith('/api/') && req.originalUrl !== '/api') { next(); return; }
+    if (!req.originalUrl.startsWith('/api/') && req.originalUrl !== '/api') {
+      next();
+      return;
+    }
     const reply = (out: HttpResponse) => {
       if (out.stream) serveSse(req, res, { ...out, stream: out.stream }, dispatcher);
       else if (out.chunks) sendStreamed(res, { ...out, chunks: out.chunks }, dispatcher.log);
@@ -50,10 +56,15 @@ export function createExpressHandler(dispatcher: Dispatcher): ExpressHandler {
     const limit = dispatcher.bodyLimitFor(req.method, req.originalUrl, req.headers.authorization !== undefined);
     readBody(req, limit, {
       done: (body) => {
-        dispatcher.handle({
-          method: req.method, url: req.originalUrl, headers: req.headers, body,
-          remoteAddress: req.socket.remoteAddress, rawHeaders: req.rawHeaders,
-        })
+        dispatcher
+          .handle({
+            method: req.method,
+            url: req.originalUrl,
+            headers: req.headers,
+            body,
+            remoteAddress: req.socket.remoteAddress,
+            rawHeaders: req.rawHeaders,
+          })
           .then(reply)
           .catch(next);
       },

@@ -60,11 +60,20 @@ export function createFastify(dispatcher: Dispatcher): FastifyInstance {
   });
   app.addHook('preParsing', (req, reply, payload, done) => {
     const limit = dispatcher.bodyLimitFor(req.method, req.raw.url ?? req.url, req.headers.authorization !== undefined);
-    if (limit >= dispatcher.bodyLimit) { done(null, payload); return; }
+    if (limit >= dispatcher.bodyLimit) {
+      done(null, payload);
+      return;
+    }
     // A route that needs no token takes a small body: refused when declared larger, else as the bytes pass it,
     // and the connection closed after the answer, so that the rest is never kept.
-    const refuse = () => { closeAfterAnswer(reply.raw); return dispatcher.tooLarge(limit); };
-    if (Number(req.headers['content-length']) > limit) { done(refuse()); return; }
+    const refuse = () => {
+      closeAfterAnswer(reply.raw);
+      return dispatcher.tooLarge(limit);
+    };
+    if (Number(req.headers['content-length']) > limit) {
+      done(refuse());
+      return;
+    }
     done(null, cappedBody(payload, limit, refuse));
   });
   app.setErrorHandler((err, req, reply) => {
@@ -86,7 +95,10 @@ function cappedBody(payload: Readable, limit: number, tooLarge: () => Error): Re
   const capped = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       seen += chunk.length;
-      if (seen <= limit) { callback(null, chunk); return; }
+      if (seen <= limit) {
+        callback(null, chunk);
+        return;
+      }
       payload.unpipe(capped);
       payload.resume();
       callback(tooLarge());
@@ -101,7 +113,12 @@ function cappedBody(payload: Readable, limit: number, tooLarge: () => Error): Re
 async function serve(dispatcher: Dispatcher, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const { method, url, headers } = summary(req);
   const res = await dispatcher.handle({
-    method, url, headers, body: req.body as Buffer | undefined, remoteAddress: req.raw.socket?.remoteAddress, rawHeaders: req.raw.rawHeaders,
+    method,
+    url,
+    headers,
+    body: req.body as Buffer | undefined,
+    remoteAddress: req.raw.socket?.remoteAddress,
+    rawHeaders: req.raw.rawHeaders,
   });
   if (res.stream) {
     reply.hijack();

@@ -12,8 +12,18 @@
  */
 import type { FastifyErrorCodes } from 'fastify';
 import {
-  DbError, HeadersTooLarge, Internal, InvalidInput, MethodNotAllowed, NotFound, PayloadTooLarge, RequestTimeout,
-  Timeout, UnsupportedMedia, UriTooLong, WsVersionRefused,
+  DbError,
+  HeadersTooLarge,
+  Internal,
+  InvalidInput,
+  MethodNotAllowed,
+  NotFound,
+  PayloadTooLarge,
+  RequestTimeout,
+  Timeout,
+  UnsupportedMedia,
+  UriTooLong,
+  WsVersionRefused,
 } from '../../errors.js';
 
 type FastifyCode = keyof FastifyErrorCodes;
@@ -31,7 +41,8 @@ export const FASTIFY_ERRORS: Record<FastifyCode, Mapper> = {
   FST_ERR_NOT_FOUND: (err) => new NotFound(err.message),
   FST_ERR_VALIDATION: invalid,
   FST_ERR_CTP_BODY_TOO_LARGE: bodyTooLarge,
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new UnsupportedMedia('Unsupported Content-Type; use application/json or application/msgpack'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
+    new UnsupportedMedia('Unsupported Content-Type; use application/json or application/msgpack'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new InvalidInput('Request body size did not match Content-Length'),
   FST_ERR_CTP_EMPTY_JSON_BODY: invalid,
   FST_ERR_CTP_INVALID_JSON_BODY: invalid,
@@ -162,5 +173,7 @@ export function fromHandshakeError(err: Error): DbError {
   if (err.message === 'Invalid HTTP method') return new MethodNotAllowed('A WebSocket upgrade must use GET');
   // RFC 6455 4.4: a version refusal names the versions the server speaks.
   const message = `Invalid WebSocket upgrade: ${err.message}`;
-  return err.message.includes('Sec-WebSocket-Version') ? new WsVersionRefused(message, '13, 8') : new InvalidInput(message);
+  return err.message.includes('Sec-WebSocket-Version')
+    ? new WsVersionRefused(message, '13, 8')
+    : new InvalidInput(message);
 }

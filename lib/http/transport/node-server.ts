@@ -22,7 +22,11 @@ import { sendStreamed } from './streamed-body.js';
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** `opts`: fastify's resolved options, whose timeouts fastify only applies to servers it makes itself. */
-export function createNodeServer(dispatcher: Dispatcher, fastifyHandler: Handler, opts: Readonly<Record<string, unknown>>): http.Server {
+export function createNodeServer(
+  dispatcher: Dispatcher,
+  fastifyHandler: Handler,
+  opts: Readonly<Record<string, unknown>>,
+): http.Server {
   const server = http.createServer((req, res) => {
     if (isBodilessGet(req)) serveDirect(dispatcher, req, res, undefined);
     else if (BODY_METHODS.has(req.method!)) serveWithBody(dispatcher, req, res);
@@ -77,7 +81,12 @@ function serveWithBody(dispatcher: Dispatcher, req: IncomingMessage, res: Server
   });
 }
 
-function serveDirect(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void {
+function serveDirect(
+  dispatcher: Dispatcher,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer | undefined,
+): void {
   const request = new DirectRequest(req, body);
   let out: HttpResponse | Promise<HttpResponse>;
   try {
@@ -101,7 +110,10 @@ class DirectRequest implements HttpRequest {
   readonly remoteAddress: string | undefined;
   readonly rawHeaders: readonly string[];
 
-  constructor(private readonly req: IncomingMessage, readonly body: Buffer | undefined) {
+  constructor(
+    private readonly req: IncomingMessage,
+    readonly body: Buffer | undefined,
+  ) {
     this.method = req.method!;
     this.url = req.url ?? '/';
     this.remoteAddress = req.socket.remoteAddress;

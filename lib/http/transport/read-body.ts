@@ -41,7 +41,9 @@ export function readBody(req: IncomingMessage, limit: number, on: BodyReader): v
   req.on('data', onData);
   req.on('end', onEnd);
   // Answered as fastify answers it, if anyone is still listening (not after a refusal: that answer is on its way).
-  req.on('error', (err) => { if (kept <= limit) on.failed(new InvalidInput(`Request body could not be read: ${err.message}`)); });
+  req.on('error', (err) => {
+    if (kept <= limit) on.failed(new InvalidInput(`Request body could not be read: ${err.message}`));
+  });
 }
 
 /** Drops whatever else arrives, until the caller's answer closes the connection. */

@@ -18,7 +18,10 @@ import { fromClientError } from './framework-errors.js';
 export function createClientErrorHandler(dispatcher: Dispatcher): (err: Error, socket: Duplex) => void {
   return (err, socket) => {
     const mapped = fromClientError(err);
-    if (!mapped) { socket.destroy(); return; }
+    if (!mapped) {
+      socket.destroy();
+      return;
+    }
     writeToSocket(socket, dispatcher.failure(mapped, { method: 'unparsable', url: 'request' }));
   };
 }

@@ -19,30 +19,61 @@ import type { WatchedConnection } from '../auth/credential-watch.js';
 import { sseDataFrames, sseEventFrames } from '../stream/frame-formats.js';
 import { StreamRenderer } from '../stream/stream-renderer.js';
 
-const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' };
+const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+};
 
 /** Writes the head of `answer` and renders its stream until either side ends it. */
-export function serveSse(req: IncomingMessage, res: ServerResponse, answer: HttpResponse & { stream: OpenStream }, dispatcher: Dispatcher): void {
+export function serveSse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  answer: HttpResponse & { stream: OpenStream },
+  dispatcher: Dispatcher,
+): void {
   const opts = dispatcher.streams!;
   const { stream } = answer;
   // The client may have gone while the stream opened: no close event would come to cancel it.
-  if (!res.socket || res.socket.destroyed) { stream.cancel(); return; }
+  if (!res.socket || res.socket.destroyed) {
+    stream.cancel();
+    return;
+  }
   res.writeHead(200, { ...SSE_HEADERS, ...answer.headers });
   const renderer = new StreamRenderer(
-    { queued: () => res.writableLength, write: (frame) => { if (!res.writableEnded) res.write(frame); } },
+    {
+      queued: () => res.writableLength,
+      write: (frame) => {
+        if (!res.writableEnded) res.write(frame);
+      },
+    },
     answer.sse === 'data' ? sseDataFrames() : sseEventFrames(),
     {
-      maxQueuedBytes: opts.maxQueuedBytes, transport: 'SSE', closing: 'stream', log: dispatcher.log,
-      describe: () => ({ keyId: stream.principal.keyId, collections: stream.collection === undefined ? [] : [stream.collection] }),
+      maxQueuedBytes: opts.maxQueuedBytes,
+      transport: 'SSE',
+      closing: 'stream',
+      log: dispatcher.log,
+      describe: () => ({
+        keyId: stream.principal.keyId,
+        collections: stream.collection === undefined ? [] : [stream.collection],
+      }),
       drop: () => end(),
     },
     stream.signal,
   );
   const watched: WatchedConnection = {
     grant: stream.principal.grant,
-    end: (err) => { renderer.fail(err); end(); },
+    end: (err) => {
+      renderer.fail(err);
+      end();
+    },
     keyChanged: (principal) => {
-      try { stream.recheck(principal); } catch (err) { watched.end(toDbError(err)); }
+      try {
+        stream.recheck(principal);
+      } catch (err) {
+        watched.end(toDbError(err));
+      }
     },
   };
   const heartbeat = setInterval(() => renderer.heartbeat(), opts.heartbeatMs);

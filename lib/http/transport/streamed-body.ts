@@ -12,18 +12,30 @@ import { Readable, pipeline } from 'node:stream';
 import type { HttpResponse } from '../routing/dispatch.js';
 import type { ServerLog } from '../log/server-log.js';
 
-export function sendStreamed(res: ServerResponse, out: HttpResponse & { chunks: AsyncIterable<Buffer | string> }, log: ServerLog): void {
+export function sendStreamed(
+  res: ServerResponse,
+  out: HttpResponse & { chunks: AsyncIterable<Buffer | string> },
+  log: ServerLog,
+): void {
   try {
     res.writeHead(out.status, out.headers);
   } catch (err) {
-    log('error', `could not write the answer to request ${out.headers['X-Request-Id'] ?? '?'}; its connection is closed`, err);
+    log(
+      'error',
+      `could not write the answer to request ${out.headers['X-Request-Id'] ?? '?'}; its connection is closed`,
+      err,
+    );
     res.destroy();
     return;
   }
   pipeline(Readable.from(out.chunks, { objectMode: false }), res, (err) => {
     // A client that closed the connection is not a failure of ours.
     if (err && (err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
-      log('error', `the streamed answer to request ${out.headers['X-Request-Id'] ?? '?'} failed; its connection is closed`, err);
+      log(
+        'error',
+        `the streamed answer to request ${out.headers['X-Request-Id'] ?? '?'} failed; its connection is closed`,
+        err,
+      );
     }
   });
 }

@@ -35,8 +35,21 @@ import { decodeBody } from '../wire/codec.js';
 import { showHeader } from '../wire/content-type.js';
 import { fromHandshakeError } from './framework-errors.js';
 import { writeToSocket } from './socket-response.js';
-import { chatStreamKey, messageArgs, WS_MESSAGE_TYPES, type StreamMessage, type WsMessageType } from '../routing/messages.js';
-import { encodeSuccess, encodeWs, successParts, wsFrames, type Frame, type WsEncoding } from '../stream/frame-formats.js';
+import {
+  chatStreamKey,
+  messageArgs,
+  WS_MESSAGE_TYPES,
+  type StreamMessage,
+  type WsMessageType,
+} from '../routing/messages.js';
+import {
+  encodeSuccess,
+  encodeWs,
+  successParts,
+  wsFrames,
+  type Frame,
+  type WsEncoding,
+} from '../stream/frame-formats.js';
 import { RecordList } from '../wire/record-list.js';
 import { unwrapRecord } from '../wire/wire-record.js';
 import { StreamRenderer, type FrameSink } from '../stream/stream-renderer.js';
@@ -61,13 +74,28 @@ export interface WsOptions {
   maxQueuedBytes: number;
 }
 
-export function attachWebSocket(server: HttpServer, dispatcher: Dispatcher, watch: CredentialWatch, opts: WsOptions): WebSocketServer {
+export function attachWebSocket(
+  server: HttpServer,
+  dispatcher: Dispatcher,
+  watch: CredentialWatch,
+  opts: WsOptions,
+): WebSocketServer {
   // Frames up to twice the limit are read and refused politely; beyond that ws closes the socket (1009).
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxMessageBytes * 2 });
   // Refusals are answered in the product's error format and logged (with the token redacted) like any request.
-  const refuse = (req: IncomingMessage, socket: Duplex, err: unknown, at: { route?: string; startedAt?: number } = {}) =>
-    writeToSocket(socket, dispatcher.failure(err, { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ...at }));
-  wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => refuse(req, socket, fromHandshakeError(err)));
+  const refuse = (
+    req: IncomingMessage,
+    socket: Duplex,
+    err: unknown,
+    at: { route?: string; startedAt?: number } = {},
+  ) =>
+    writeToSocket(
+      socket,
+      dispatcher.failure(err, { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ...at }),
+    );
+  wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) =>
+    refuse(req, socket, fromHandshakeError(err)),
+  );
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const startedAt = performance.now();
     // Split by hand: `new URL` throws on targets such as `//[`, and a throw here would end the process.
@@ -75,15 +103,18 @@ export function attachWebSocket(server: HttpServer, dispatcher: Dispatcher, watc
     const queryAt = target.indexOf('?');
     const pathname = queryAt < 0 ? target : target.slice(0, queryAt);
     if (pathname !== '/api/ws' && pathname !== '/api/ws/') {
-      refuse(req, socket, new NotFound(`No WebSocket endpoint at ${showHeader(pathname)}; connect to /api/ws`), { startedAt });
+      refuse(req, socket, new NotFound(`No WebSocket endpoint at ${showHeader(pathname)}; connect to /api/ws`), {
+        startedAt,
+      });
       return;
     }
     const token = new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1)).get('token') ?? undefined;
     dispatcher.authenticate(req.headers.authorization, token).then(
-      (principal) => wss.handleUpgrade(req, socket, head, (ws) => {
-        dispatcher.logAnswer({ method: req.method ?? 'GET', url: target, route: WS_ROUTE, startedAt }, 101);
-        new Connection(ws, principal, dispatcher, watch, opts);
-      }),
+      (principal) =>
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          dispatcher.logAnswer({ method: req.method ?? 'GET', url: target, route: WS_ROUTE, startedAt }, 101);
+          new Connection(ws, principal, dispatcher, watch, opts);
+        }),
       (err) => refuse(req, socket, err, { route: WS_ROUTE, startedAt }),
     );
   });
@@ -91,7 +122,10 @@ export function attachWebSocket(server: HttpServer, dispatcher: Dispatcher, watc
 }
 
 /** A stream a request opened on this connection (Subscribe), under its table key (the collection). */
-interface ConnectionStream { readonly open: OpenStream; readonly renderer: StreamRenderer }
+interface ConnectionStream {
+  readonly open: OpenStream;
+  readonly renderer: StreamRenderer;
+}
 
 class Connection implements WatchedConnection {
   private encoding: WsEncoding = 'json';
@@ -110,8 +144,13 @@ class Connection implements WatchedConnection {
   private held: { frames: Frame[]; bytes: number } | undefined;
   private longReplies: Promise<void> = Promise.resolve();
 
-  constructor(private readonly ws: WebSocket, principal: Principal, private readonly dispatcher: Dispatcher,
-    private readonly watch: CredentialWatch, private readonly opts: WsOptions) {
+  constructor(
+    private readonly ws: WebSocket,
+    principal: Principal,
+    private readonly dispatcher: Dispatcher,
+    private readonly watch: CredentialWatch,
+    private readonly opts: WsOptions,
+  ) {
     this.grant = principal.grant;
     this.sink = {
       queued: () => this.ws.bufferedAmount + (this.held?.bytes ?? 0),
@@ -125,7 +164,9 @@ class Connection implements WatchedConnection {
       },
     };
     watch.add(this, principal);
-    ws.on('message', (data: Buffer, isBinary: boolean) => { void this.onFrame(data, isBinary); });
+    ws.on('message', (data: Buffer, isBinary: boolean) => {
+      void this.onFrame(data, isBinary);
+    });
     ws.on('close', () => this.cleanup());
     ws.on('error', () => this.cleanup());
   }
@@ -172,14 +213,17 @@ class Connection implements WatchedConnection {
     this.dispatcher.requests++;
     let messageId: unknown;
     try {
-      if (data.length > this.opts.maxMessageBytes) throw new InvalidInput(`Frame of ${data.length} bytes exceeds the limit of ${this.opts.maxMessageBytes}`);
+      if (data.length > this.opts.maxMessageBytes)
+        throw new InvalidInput(`Frame of ${data.length} bytes exceeds the limit of ${this.opts.maxMessageBytes}`);
       const msg = decodeBody(data, isBinary ? 'application/msgpack' : 'application/json') as Record<string, unknown>;
-      if (msg === null || typeof msg !== 'object' || Array.isArray(msg) || typeof msg.type !== 'string') throw new InvalidInput('A message must be an object with a string "type"');
+      if (msg === null || typeof msg !== 'object' || Array.isArray(msg) || typeof msg.type !== 'string')
+        throw new InvalidInput('A message must be an object with a string "type"');
       // A null messageId (an unset optional in some clients) is no messageId: nothing to echo.
       messageId = msg.messageId ?? undefined;
       // Rust's RawComplete puts its members at the top level instead of under payload.
       const payload = (msg.payload ?? (msg.type === 'RawComplete' ? msg : {})) as Record<string, unknown>;
-      if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new InvalidInput('"payload" must be an object');
+      if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
+        throw new InvalidInput('"payload" must be an object');
       await this.handle(msg.type, payload, messageId);
     } catch (err) {
       this.error(err, messageId);
@@ -202,20 +246,31 @@ class Connection implements WatchedConnection {
     }
     const entry = Object.hasOwn(WS_MESSAGE_TYPES, type) ? WS_MESSAGE_TYPES[type]! : undefined;
     if (!entry) throw new InvalidInput(`Unknown message type '${type}'`);
-    if ('stream' in entry) return this.openStream(entry, entry.withClientTools ? this.withClientTools(payload) : payload, messageId, principal);
+    if ('stream' in entry)
+      return this.openStream(
+        entry,
+        entry.withClientTools ? this.withClientTools(payload) : payload,
+        messageId,
+        principal,
+      );
     if ('connection' in entry && entry.connection === 'hello') return this.hello(payload);
     if ('connection' in entry) {
       const reply = this.connectionReply(entry, payload, messageId !== undefined);
       if (reply) this.send(messageId === undefined ? reply : { ...reply, messageId });
       return;
     }
-    const result = await this.dispatcher.call(entry.procedure, messageArgs(entry, payload), principal, entry.data ? 'wire' : 'keep');
+    const result = await this.dispatcher.call(
+      entry.procedure,
+      messageArgs(entry, payload),
+      principal,
+      entry.data ? 'wire' : 'keep',
+    );
     if (result instanceof RecordList) {
       if (result.long) return this.sendLong(successParts(result, messageId, this.encoding));
       this.sink.write(encodeSuccess(result.toWire(), messageId, this.encoding));
       return;
     }
-    const data = entry.data ? entry.data(unwrapRecord(result)) : result ?? null;
+    const data = entry.data ? entry.data(unwrapRecord(result)) : (result ?? null);
     this.sink.write(encodeSuccess(data, messageId, this.encoding));
   }
 
@@ -247,12 +302,19 @@ class Connection implements WatchedConnection {
   }
 
   private fragment(frame: Frame, fin: boolean): Promise<void> {
-    if (this.ws.readyState !== this.ws.OPEN) return Promise.reject(new Error('the connection closed during a long reply'));
-    return new Promise((resolve, reject) => this.ws.send(frame, { binary: typeof frame !== 'string', fin }, (err) => (err ? reject(err) : resolve())));
+    if (this.ws.readyState !== this.ws.OPEN)
+      return Promise.reject(new Error('the connection closed during a long reply'));
+    return new Promise((resolve, reject) =>
+      this.ws.send(frame, { binary: typeof frame !== 'string', fin }, (err) => (err ? reject(err) : resolve())),
+    );
   }
 
   /** The reply to a request about the connection itself, without its messageId; undefined when the protocol wants none. */
-  private connectionReply(entry: Extract<WsMessageType, { connection: string }>, payload: Record<string, unknown>, hasMessageId: boolean): Record<string, unknown> | undefined {
+  private connectionReply(
+    entry: Extract<WsMessageType, { connection: string }>,
+    payload: Record<string, unknown>,
+    hasMessageId: boolean,
+  ): Record<string, unknown> | undefined {
     if (entry.connection === 'unsubscribe') return this.unsubscribe(payload);
     if (entry.connection === 'register-client-tools') return this.registerClientTools(payload);
     // A CancelChat without a messageId gets no reply: the client could take it for another pending request's.
@@ -269,7 +331,12 @@ class Connection implements WatchedConnection {
   }
 
   /** Opens a stream procedure; its first event is the request's Success, the rest are frames until it ends. */
-  private async openStream(entry: StreamMessage, payload: Record<string, unknown>, messageId: unknown, principal: Principal): Promise<void> {
+  private async openStream(
+    entry: StreamMessage,
+    payload: Record<string, unknown>,
+    messageId: unknown,
+    principal: Principal,
+  ): Promise<void> {
     let open: OpenStream;
     try {
       open = await this.dispatcher.openStream(entry.stream, messageArgs(entry, payload), principal);
@@ -280,22 +347,38 @@ class Connection implements WatchedConnection {
       return;
     }
     // The connection may have ended while the stream opened: nothing would ever cancel it.
-    if (this.closed || this.ws.readyState !== this.ws.OPEN) { open.cancel(); return; }
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) {
+      open.cancel();
+      return;
+    }
     const key = entry.key(payload);
     // A chat stream replaced by a newer ChatSend for the same chat is told so (its client stops waiting); a Subscribe is replaced silently.
     if (entry.error) this.streams.get(key)?.renderer.fail(new Conflict('Replaced by a newer ChatSend for this chat'));
     this.stopStream(key);
-    const errorFrame = entry.error ? (err: unknown) => ({ ...entry.error!(err, payload), ...(messageId !== undefined ? { messageId } : {}) }) : undefined;
-    const renderer = new StreamRenderer(this.sink, wsFrames(entry.reply, entry.frames, messageId, () => this.encoding, errorFrame), {
-      maxQueuedBytes: this.opts.maxQueuedBytes, transport: 'WebSocket', closing: 'connection', log: this.dispatcher.log,
-      describe: () => ({ keyId: this.grant.keyId, collections: [...this.streams.keys()] }),
-      drop: () => this.drop(),
-    }, open.signal);
+    const errorFrame = entry.error
+      ? (err: unknown) => ({ ...entry.error!(err, payload), ...(messageId !== undefined ? { messageId } : {}) })
+      : undefined;
+    const renderer = new StreamRenderer(
+      this.sink,
+      wsFrames(entry.reply, entry.frames, messageId, () => this.encoding, errorFrame),
+      {
+        maxQueuedBytes: this.opts.maxQueuedBytes,
+        transport: 'WebSocket',
+        closing: 'connection',
+        log: this.dispatcher.log,
+        describe: () => ({ keyId: this.grant.keyId, collections: [...this.streams.keys()] }),
+        drop: () => this.drop(),
+      },
+      open.signal,
+    );
     const stream: ConnectionStream = { open, renderer };
     this.streams.set(key, stream);
     // Checked before each event: the credentials still hold (or the connection ends) and the stream was not replaced.
-    void renderer.run(open.events, () => this.watch.verify(this) && this.streams.get(key) === stream)
-      .then(() => { if (this.streams.get(key) === stream) this.stopStream(key); });
+    void renderer
+      .run(open.events, () => this.watch.verify(this) && this.streams.get(key) === stream)
+      .then(() => {
+        if (this.streams.get(key) === stream) this.stopStream(key);
+      });
   }
 
   private stopStream(key: string): boolean {
@@ -323,7 +406,10 @@ class Connection implements WatchedConnection {
     const key = chatStreamKey(chatId);
     const stream = this.streams.get(key);
     if (stream) {
-      this.send({ type: 'ChatStreamError', payload: { chat_id: chatId, error: 'Chat stream cancelled', error_kind: 'cancelled' } });
+      this.send({
+        type: 'ChatStreamError',
+        payload: { chat_id: chatId, error: 'Chat stream cancelled', error_kind: 'cancelled' },
+      });
       stream.renderer.close();
       this.stopStream(key);
     }
@@ -332,10 +418,13 @@ class Connection implements WatchedConnection {
 
   /** RegisterClientTools: `{chat_id, tools}` kept for this chat's ChatSends on this connection (an empty list forgets them). */
   private registerClientTools(payload: Record<string, unknown>): Record<string, unknown> {
-    if (typeof payload.chat_id !== 'string' || payload.chat_id === '') throw new InvalidInput("'chat_id' is required: a chat id");
+    if (typeof payload.chat_id !== 'string' || payload.chat_id === '')
+      throw new InvalidInput("'chat_id' is required: a chat id");
     const tools = parseClientTools(payload.tools, 'tools');
     if (tools.length > 0 && !this.clientTools.has(payload.chat_id) && this.clientTools.size >= MAX_TOOL_CHATS) {
-      throw new InvalidInput(`Client tools are registered for ${MAX_TOOL_CHATS} chats on this connection already; register an empty list to forget some`);
+      throw new InvalidInput(
+        `Client tools are registered for ${MAX_TOOL_CHATS} chats on this connection already; register an empty list to forget some`,
+      );
     }
     if (tools.length === 0) this.clientTools.delete(payload.chat_id);
     else this.clientTools.set(payload.chat_id, tools);
@@ -347,7 +436,9 @@ class Connection implements WatchedConnection {
     const registered = typeof payload.chat_id === 'string' ? this.clientTools.get(payload.chat_id) : undefined;
     if (!registered) return payload;
     const own: unknown[] = Array.isArray(payload.client_tools) ? payload.client_tools : [];
-    const ownNames = new Set(own.map((t) => (t !== null && typeof t === 'object' ? (t as { name?: unknown }).name : undefined)));
+    const ownNames = new Set(
+      own.map((t) => (t !== null && typeof t === 'object' ? (t as { name?: unknown }).name : undefined)),
+    );
     return { ...payload, client_tools: [...own, ...registered.filter((t) => !ownNames.has(t.name))] };
   }
 
@@ -362,4 +453,3 @@ class Connection implements WatchedConnection {
 function success(data: unknown): Record<string, unknown> {
   return { type: 'Success', payload: { data } };
 }
-

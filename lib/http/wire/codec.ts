@@ -145,8 +145,12 @@ function checkContainer(container: object, depth: number): void {
       if (depth >= 100) throw tooDeep();
       const was: unknown = container[i];
       if (typeof was === 'object' && was !== null) checkContainer(was, depth + 1);
-      else if (typeof was === 'string') { if (!frozen) container[i] = ownString(was); }
-      else if (typeof was === 'bigint') { if (frozen) throw int64InExtension(); container[i] = integerValue(was); }
+      else if (typeof was === 'string') {
+        if (!frozen) container[i] = ownString(was);
+      } else if (typeof was === 'bigint') {
+        if (frozen) throw int64InExtension();
+        container[i] = integerValue(was);
+      }
     }
     return;
   }
@@ -157,8 +161,12 @@ function checkContainer(container: object, depth: number): void {
     if (depth >= 100) throw tooDeep();
     const was = holder[key];
     if (typeof was === 'object' && was !== null) checkContainer(was, depth + 1);
-    else if (typeof was === 'string') { if (!frozen) holder[key] = ownString(was); }
-    else if (typeof was === 'bigint') { if (frozen) throw int64InExtension(); holder[key] = integerValue(was); }
+    else if (typeof was === 'string') {
+      if (!frozen) holder[key] = ownString(was);
+    } else if (typeof was === 'bigint') {
+      if (frozen) throw int64InExtension();
+      holder[key] = integerValue(was);
+    }
   }
 }
 
@@ -199,7 +207,8 @@ export { toJson };
 function gzipBody(body: Buffer): Buffer {
   if (body.length < GZIP_FAST_BYTES) return gzipSync(body);
   const sample = deflateRawSync(body.subarray(0, GZIP_SAMPLE_BYTES), { level: zlibConstants.Z_BEST_SPEED });
-  const strategy = sample.length > GZIP_SAMPLE_BYTES / 2 ? zlibConstants.Z_HUFFMAN_ONLY : zlibConstants.Z_DEFAULT_STRATEGY;
+  const strategy =
+    sample.length > GZIP_SAMPLE_BYTES / 2 ? zlibConstants.Z_HUFFMAN_ONLY : zlibConstants.Z_DEFAULT_STRATEGY;
   return gzipSync(body, { level: zlibConstants.Z_BEST_SPEED, strategy });
 }
 
@@ -216,7 +225,12 @@ function jsonText(value: unknown): string {
  * it). A long answer comes as `chunks` instead (body empty), for the
  * transport to write with back-pressure, without a Content-Length.
  */
-export interface Encoded { body: Buffer | string; contentType: string; gzip: boolean; chunks?: AsyncIterable<Buffer | string> }
+export interface Encoded {
+  body: Buffer | string;
+  contentType: string;
+  gzip: boolean;
+  chunks?: AsyncIterable<Buffer | string>;
+}
 
 /**
  * `value` may be a WireRecord (a stored record), whose JSON is written
@@ -227,14 +241,22 @@ export function encodeBody(value: unknown, accept: string | undefined, acceptEnc
   const acceptsGzip = !!acceptEncoding && /\bgzip\b/i.test(acceptEncoding);
   if (value instanceof RecordList && value.long) return streamedList(value, wantsMsgpack(accept), acceptsGzip);
   if (wantsMsgpack(accept)) {
-    const packed = (value instanceof WireRecord ? value.directMsgpack() : value instanceof RecordList ? value.msgpack() : undefined)
-      ?? responsePackr.pack(unwrapRecord(value));
+    const packed =
+      (value instanceof WireRecord
+        ? value.directMsgpack()
+        : value instanceof RecordList
+          ? value.msgpack()
+          : undefined) ?? responsePackr.pack(unwrapRecord(value));
     const gzip = acceptsGzip && packed.length >= GZIP_MIN_BYTES;
     return { body: gzip ? gzipBody(packed) : packed, contentType: MSGPACK, gzip };
   }
   const text = jsonText(value);
   const gzip = acceptsGzip && Buffer.byteLength(text, 'utf8') >= GZIP_MIN_BYTES;
-  return { body: gzip ? gzipBody(Buffer.from(text, 'utf8')) : text, contentType: 'application/json; charset=utf-8', gzip };
+  return {
+    body: gzip ? gzipBody(Buffer.from(text, 'utf8')) : text,
+    contentType: 'application/json; charset=utf-8',
+    gzip,
+  };
 }
 
 /** A long list of records as chunks, gzipped on the thread pool by a stream when the client accepts it. */

@@ -34,8 +34,10 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
     if (contentType.trim() === '') return 'json';
     throw new UnsupportedMedia(`Malformed Content-Type ${showHeader(contentType)}: no media type; ${HINT}`);
   }
-  if (type.includes(',')) throw new UnsupportedMedia(`Content-Type must be one media type, got ${showHeader(contentType)}; ${HINT}`);
-  if (!MEDIA_TYPE.test(type)) throw new UnsupportedMedia(`Malformed Content-Type ${showHeader(contentType)}: expected type/subtype; ${HINT}`);
+  if (type.includes(','))
+    throw new UnsupportedMedia(`Content-Type must be one media type, got ${showHeader(contentType)}; ${HINT}`);
+  if (!MEDIA_TYPE.test(type))
+    throw new UnsupportedMedia(`Malformed Content-Type ${showHeader(contentType)}: expected type/subtype; ${HINT}`);
   if (MSGPACK_TYPES.has(type)) return 'msgpack';
   if (type === 'application/json' || type.endsWith('+json') || type === 'text/plain') return 'json';
   throw new UnsupportedMedia(`Unsupported Content-Type ${showHeader(type)}; ${HINT}`);

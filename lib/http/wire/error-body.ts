@@ -13,12 +13,25 @@
  * - WebSocket: `{type: "Error", code: <status>, message, messageId?}`.
  */
 import {
-  InvalidTransition, Overloaded, ProviderFailed, RateLimited, SlowConsumer, StepFailed, toDbError, TransactionConflict, WsVersionRefused, type DbError,
+  InvalidTransition,
+  Overloaded,
+  ProviderFailed,
+  RateLimited,
+  SlowConsumer,
+  StepFailed,
+  toDbError,
+  TransactionConflict,
+  WsVersionRefused,
+  type DbError,
 } from '../../errors.js';
 
 const CODE_MESSAGE_STATUSES = new Set([401, 405, 429]);
 
-export interface ErrorResponse { status: number; body: Record<string, unknown>; headers: Record<string, string> }
+export interface ErrorResponse {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
 
 export function renderError(err: unknown, requestId: string): ErrorResponse {
   const failure: DbError = toDbError(err);
@@ -53,7 +66,10 @@ function errorBody(err: DbError, requestId: string): Record<string, unknown> {
 function typedBody(err: DbError): Record<string, unknown> | undefined {
   if (err instanceof Overloaded) {
     return {
-      error: err.message, active_operations: err.active, max_concurrent: err.max, retry_after_seconds: err.retryAfter,
+      error: err.message,
+      active_operations: err.active,
+      max_concurrent: err.max,
+      retry_after_seconds: err.retryAfter,
     };
   }
   if (err instanceof TransactionConflict) {
@@ -76,7 +92,9 @@ function typedBody(err: DbError): Record<string, unknown> | undefined {
 /** The classified provider failure's fields (product.md, "classified provider body"). */
 function providerFields(err: ProviderFailed): Record<string, unknown> {
   return {
-    error_kind: err.kind, provider: err.provider, provider_status: err.providerStatus,
+    error_kind: err.kind,
+    provider: err.provider,
+    provider_status: err.providerStatus,
     ...(err.retryAfterSecs !== undefined ? { retry_after_secs: err.retryAfterSecs } : {}),
   };
 }

@@ -17,13 +17,18 @@ const ROOTS = [path.resolve(HERE, '..', '..', '..'), path.resolve(HERE, '..', '.
  * The addon `name` (e.g. `eddydb_codec.node`) with the functions `methods`,
  * or why not; `roots` are where a package root may be (specs pass others).
  */
-export function loadAddon<T>(name: string, methods: readonly string[], roots: readonly string[] = ROOTS): T | { unavailable: string } {
+export function loadAddon<T>(
+  name: string,
+  methods: readonly string[],
+  roots: readonly string[] = ROOTS,
+): T | { unavailable: string } {
   const addon = path.join('build', 'Release', name);
   const file = roots.map((r) => path.join(r, addon)).find((p) => existsSync(p));
   if (file === undefined) return { unavailable: `${addon} was not built (npm install builds it with node-gyp)` };
   try {
     const loaded = createRequire(import.meta.url)(file) as Record<string, unknown>;
-    if (methods.some((m) => typeof loaded[m] !== 'function')) return { unavailable: `${file} is not this version's addon` };
+    if (methods.some((m) => typeof loaded[m] !== 'function'))
+      return { unavailable: `${file} is not this version's addon` };
     return loaded as T;
   } catch (err) {
     return { unavailable: `${file} did not load: ${(err as Error).message}` };

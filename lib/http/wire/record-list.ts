@@ -22,7 +22,10 @@ const CHECK_EVERY = 64;
 const packr = new Packr({ useRecords: false, moreTypes: false, encodeUndefinedAsNil: true });
 
 export class RecordList {
-  constructor(readonly records: readonly Fields[], readonly typed: boolean) {}
+  constructor(
+    readonly records: readonly Fields[],
+    readonly typed: boolean,
+  ) {}
 
   get length(): number {
     return this.records.length;

@@ -29,7 +29,11 @@ function ownBuffer(packed: Buffer | undefined): Buffer | undefined {
 
 export class WireRecord {
   /** `stored`: `fields` is a stored record (frozen, replaced on write), whose rendered text may be remembered. */
-  constructor(readonly fields: Fields, readonly typed: boolean, readonly stored = false) {}
+  constructor(
+    readonly fields: Fields,
+    readonly typed: boolean,
+    readonly stored = false,
+  ) {}
 
   /** The record on the wire: typed `{type, value}` wrappers or bare values. */
   toWire(): Record<string, unknown> {

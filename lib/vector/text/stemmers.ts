@@ -17,18 +17,62 @@ export type Stemmer = (word: string) => string;
 
 /** Languages with a Snowball stemmer in @orama/stemmers (subpath = name). */
 const SNOWBALL_LANGUAGES = [
-  'arabic', 'armenian', 'bulgarian', 'danish', 'dutch', 'finnish', 'french', 'german', 'greek',
-  'hungarian', 'indonesian', 'irish', 'italian', 'lithuanian', 'nepali', 'norwegian', 'portuguese',
-  'romanian', 'russian', 'serbian', 'spanish', 'swedish', 'tamil', 'turkish', 'ukrainian',
+  'arabic',
+  'armenian',
+  'bulgarian',
+  'danish',
+  'dutch',
+  'finnish',
+  'french',
+  'german',
+  'greek',
+  'hungarian',
+  'indonesian',
+  'irish',
+  'italian',
+  'lithuanian',
+  'nepali',
+  'norwegian',
+  'portuguese',
+  'romanian',
+  'russian',
+  'serbian',
+  'spanish',
+  'swedish',
+  'tamil',
+  'turkish',
+  'ukrainian',
 ] as const;
 
 /** ISO 639-1 codes accepted as well as the English language names. */
 const LANGUAGE_CODES: Readonly<Record<string, string>> = {
-  en: 'english', ar: 'arabic', hy: 'armenian', bg: 'bulgarian', da: 'danish', nl: 'dutch',
-  fi: 'finnish', fr: 'french', de: 'german', el: 'greek', hu: 'hungarian', id: 'indonesian',
-  ga: 'irish', it: 'italian', lt: 'lithuanian', ne: 'nepali', no: 'norwegian', nb: 'norwegian',
-  pt: 'portuguese', ro: 'romanian', ru: 'russian', sr: 'serbian', es: 'spanish', sv: 'swedish',
-  ta: 'tamil', tr: 'turkish', uk: 'ukrainian',
+  en: 'english',
+  ar: 'arabic',
+  hy: 'armenian',
+  bg: 'bulgarian',
+  da: 'danish',
+  nl: 'dutch',
+  fi: 'finnish',
+  fr: 'french',
+  de: 'german',
+  el: 'greek',
+  hu: 'hungarian',
+  id: 'indonesian',
+  ga: 'irish',
+  it: 'italian',
+  lt: 'lithuanian',
+  ne: 'nepali',
+  no: 'norwegian',
+  nb: 'norwegian',
+  pt: 'portuguese',
+  ro: 'romanian',
+  ru: 'russian',
+  sr: 'serbian',
+  es: 'spanish',
+  sv: 'swedish',
+  ta: 'tamil',
+  tr: 'turkish',
+  uk: 'ukrainian',
 };
 
 /** Every language name that has a stemmer. */
@@ -54,8 +98,7 @@ export function stemmingLanguage(language: string): string | undefined {
 export function stemmerFor(language: string): Stemmer | undefined {
   const name = stemmingLanguage(language);
   if (name === undefined) return undefined;
-  const stem: Stemmer = name === 'english'
-    ? porterStemmer
-    : (requireCjs(`@orama/stemmers/${name}`) as { stemmer: Stemmer }).stemmer;
+  const stem: Stemmer =
+    name === 'english' ? porterStemmer : (requireCjs(`@orama/stemmers/${name}`) as { stemmer: Stemmer }).stemmer;
   return (word) => stem(word) || word;
 }

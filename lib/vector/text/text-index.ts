@@ -98,8 +98,12 @@ function markExact(acc: Accumulator, i: number): void {
 }
 
 function exactCount(acc: Accumulator): number {
-  let bits = acc.exactBits, n = 0;
-  while (bits !== 0) { bits &= bits - 1; n++; }
+  let bits = acc.exactBits,
+    n = 0;
+  while (bits !== 0) {
+    bits &= bits - 1;
+    n++;
+  }
   return n + (acc.moreExact?.size ?? 0);
 }
 
@@ -190,19 +194,28 @@ export class TextIndex {
     const language = (options.stemming ?? true) ? (options.language ?? 'english') : undefined;
     const trackExact = options.boostExact ?? false;
     keys.forEach((word, wordIndex) => {
-      const maxEditDistance = options.fuzzy ? options.maxEditDistance ?? autoEditDistance(word) : 0;
+      const maxEditDistance = options.fuzzy ? (options.maxEditDistance ?? autoEditDistance(word)) : 0;
       const variants = this.vocabulary.expand(word, { caseSensitive, language, maxEditDistance });
       if (variants.size === 0) return;
       const exactIndex = trackExact ? wordIndex : undefined;
-      fieldNames.forEach((name, fieldIndex) => this.scoreField(name, fields.get(name)!, fieldIndex, variants, exactIndex, filter, scores));
+      fieldNames.forEach((name, fieldIndex) =>
+        this.scoreField(name, fields.get(name)!, fieldIndex, variants, exactIndex, filter, scores),
+      );
     });
     // Ranked on scores alone; matched fields are listed only for the hits returned.
     const ranked: Array<{ id: string; score: number; acc: Accumulator }> = [];
-    const top = options.limit === undefined ? undefined : new TopK<{ id: string; score: number; acc: Accumulator }>(options.limit);
+    const top =
+      options.limit === undefined
+        ? undefined
+        : new TopK<{ id: string; score: number; acc: Accumulator }>(options.limit);
     for (const [num, acc] of scores) {
       const id = this.idOfNum.get(num)!;
       let score = acc.score;
-      if (trackExact && exactCount(acc) === keys.length && (words.length === 1 || this.hasPhrase(id, words, fields, caseSensitive))) {
+      if (
+        trackExact &&
+        exactCount(acc) === keys.length &&
+        (words.length === 1 || this.hasPhrase(id, words, fields, caseSensitive))
+      ) {
         score *= EXACT_BOOST;
       }
       if (options.minScore !== undefined && score < options.minScore) continue;
@@ -210,13 +223,22 @@ export class TextIndex {
       else ranked.push({ id, score, acc });
     }
     const kept = top ? top.sorted() : ranked.sort(compareHits);
-    return kept.map(({ id, score, acc }) => ({ id, score, matchedFields: fieldNames.filter((_, i) => hasField(acc, i)) }));
+    return kept.map(({ id, score, acc }) => ({
+      id,
+      score,
+      matchedFields: fieldNames.filter((_, i) => hasField(acc, i)),
+    }));
   }
 
   /** Adds field `name`'s BM25 contribution for one expanded query word. */
   private scoreField(
-    name: string, weight: number, fieldIndex: number, variants: Map<string, number>, exactIndex: number | undefined,
-    filter: (num: number) => boolean, scores: Map<number, Accumulator>,
+    name: string,
+    weight: number,
+    fieldIndex: number,
+    variants: Map<string, number>,
+    exactIndex: number | undefined,
+    filter: (num: number) => boolean,
+    scores: Map<number, Accumulator>,
   ): void {
     const field = this.fieldPostings.get(name);
     if (!field) return;
@@ -284,8 +306,11 @@ export class TextIndex {
  * its weight, and whether the word occurs as written (weight 1). A word with
  * one term as written (the common case) reads its postings as they are.
  */
-function weightedFrequencies(field: FieldPostings, variants: Map<string, number>, trackExact: boolean):
-  { frequencies: ReadonlyMap<number, number>; exact: (num: number) => boolean } {
+function weightedFrequencies(
+  field: FieldPostings,
+  variants: Map<string, number>,
+  trackExact: boolean,
+): { frequencies: ReadonlyMap<number, number>; exact: (num: number) => boolean } {
   if (variants.size === 1) {
     const [term, termWeight] = variants.entries().next().value as [string, number];
     const postings = field.postings.get(term);
@@ -324,7 +349,10 @@ function containsSequence(tokens: readonly string[], phrase: readonly string[]):
 
 function checkOptions(options: TextSearchOptions): void {
   const { maxEditDistance, minScore, limit, weights } = options;
-  if (maxEditDistance !== undefined && (!Number.isInteger(maxEditDistance) || maxEditDistance < 0 || maxEditDistance > 5)) {
+  if (
+    maxEditDistance !== undefined &&
+    (!Number.isInteger(maxEditDistance) || maxEditDistance < 0 || maxEditDistance > 5)
+  ) {
     throw new InvalidInput(`max_edit_distance must be an integer from 0 to 5; got ${String(maxEditDistance)}`);
   }
   if (minScore !== undefined && !Number.isFinite(minScore)) throw new InvalidInput('min_score must be a finite number');

@@ -125,7 +125,10 @@ export class TextVocabulary {
 
   /** Adds the MAX_FUZZY_EXPANSIONS closest terms within `maxDistance` (ties by term). */
   private expandFuzzy(
-    word: string, key: string, maxDistance: number, caseSensitive: boolean,
+    word: string,
+    key: string,
+    maxDistance: number,
+    caseSensitive: boolean,
     put: (term: string, weight: number) => void,
   ): void {
     const candidates: Array<[term: string, distance: number]> = [];
@@ -136,7 +139,8 @@ export class TextVocabulary {
       }
     }
     candidates.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    for (const [term, distance] of candidates.slice(0, MAX_FUZZY_EXPANSIONS)) put(term, fuzzyWeight(word.length, distance));
+    for (const [term, distance] of candidates.slice(0, MAX_FUZZY_EXPANSIONS))
+      put(term, fuzzyWeight(word.length, distance));
   }
 
   /** The stem table of `language`, built from the whole vocabulary on first use. */

@@ -21,7 +21,11 @@ describe('chat streamed turn', () => {
     dir = tempDir();
     db = await Database.open({ dataDir: dir, clock: new ManualClock(), settings: { durability: 'none' } });
     provider = new ScriptedProvider();
-    chat = new ChatService({ providers: directory(provider), embedder: () => embedderFor(db.settings()), now: () => db.now() });
+    chat = new ChatService({
+      providers: directory(provider),
+      embedder: () => embedderFor(db.settings()),
+      now: () => db.now(),
+    });
     await db.session(undefined).insert('docs', { title: 'Refund policy', body: 'thirty days' });
     chatId = (
       await chat.chatSessions.create(db.session(undefined), {
@@ -37,9 +41,10 @@ describe('chat streamed turn', () => {
 
   const request = (message: string) => ({ message, bypassRipple: false, forceSummarize: false });
 
-  it('yields the reply token by token, then the stored exchange\'s response', async () => {
+  it("yields the reply token by token, then the stored exchange's response", async () => {
     const events: TurnEvent[] = [];
-    for await (const e of chat.messages.sendStream(db.session(undefined), chatId, request('refund policy please'))) events.push(e);
+    for await (const e of chat.messages.sendStream(db.session(undefined), chatId, request('refund policy please')))
+      events.push(e);
     const tokens = events.filter((e) => e.kind === 'token').map((e) => (e as { text: string }).text);
     expect(tokens.length).to.be.greaterThan(1);
     expect(tokens.join('')).to.equal('reply: refund policy please');
@@ -56,21 +61,34 @@ describe('chat streamed turn', () => {
   it('stores nothing when the client cancels before the end', async () => {
     const abort = new AbortController();
     const run = async () => {
-      for await (const e of chat.messages.sendStream(db.session(undefined), chatId, request('cancel me'), abort.signal)) {
+      for await (const e of chat.messages.sendStream(
+        db.session(undefined),
+        chatId,
+        request('cancel me'),
+        abort.signal,
+      )) {
         if (e.kind === 'token') abort.abort();
       }
     };
     let failed: unknown;
-    await run().catch((err) => { failed = err; });
+    await run().catch((err) => {
+      failed = err;
+    });
     expect(failed).to.be.instanceOf(Error);
     expect((await chat.messages.list(db.session(undefined), chatId, {})).total).to.equal(0);
   });
 
   it('stores nothing when the provider fails', async () => {
     provider.failWith = new ProviderFailed('openai is unavailable (503)', 'provider_unavailable', 'openai', 503);
-    const run = async () => { for await (const _ of chat.messages.sendStream(db.session(undefined), chatId, request('x'))) { /* drain */ } };
+    const run = async () => {
+      for await (const _ of chat.messages.sendStream(db.session(undefined), chatId, request('x'))) {
+        /* drain */
+      }
+    };
     let failed: unknown;
-    await run().catch((err) => { failed = err; });
+    await run().catch((err) => {
+      failed = err;
+    });
     expect(failed).to.be.instanceOf(ProviderFailed);
     expect((await chat.messages.list(db.session(undefined), chatId, {})).total).to.equal(0);
   });

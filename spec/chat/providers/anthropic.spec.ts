@@ -6,18 +6,30 @@ import { HELLO, providerContract } from '../../helpers/provider-contract.js';
 import type { FakeVendor } from '../../helpers/fake-vendor.js';
 
 providerContract({
-  name: 'anthropic', startFake: () => startFakeAnthropic(), provider: (url, t) => new AnthropicProvider('sk-ant-test', url, t),
-  chatPath: '/v1/messages', model: 'claude-fake-haiku',
+  name: 'anthropic',
+  startFake: () => startFakeAnthropic(),
+  provider: (url, t) => new AnthropicProvider('sk-ant-test', url, t),
+  chatPath: '/v1/messages',
+  model: 'claude-fake-haiku',
 });
 
 describe('anthropic: the wire request', () => {
   let fake: FakeVendor;
-  beforeEach(async () => { fake = await startFakeAnthropic(); });
-  afterEach(async () => { await fake.close(); });
+  beforeEach(async () => {
+    fake = await startFakeAnthropic();
+  });
+  afterEach(async () => {
+    await fake.close();
+  });
 
   it('sends x-api-key and anthropic-version, the system prompt top-level, max_tokens, tools with input_schema', async () => {
     const p = new AnthropicProvider('sk-ant-test', fake.url, 2_000);
-    await p.complete({ ...HELLO, model: 'claude-fake-haiku', tools: [{ name: 'lookup', description: 'd', parameters: { type: 'object' } }], toolChoice: { type: 'required' } });
+    await p.complete({
+      ...HELLO,
+      model: 'claude-fake-haiku',
+      tools: [{ name: 'lookup', description: 'd', parameters: { type: 'object' } }],
+      toolChoice: { type: 'required' },
+    });
     const r = fake.requests.at(-1)!;
     expect(r.headers['x-api-key']).to.equal('sk-ant-test');
     expect(r.headers['anthropic-version']).to.equal(ANTHROPIC_VERSION);
@@ -42,12 +54,20 @@ describe('anthropic: the wire request', () => {
     expect(r.body.max_tokens).to.equal(1024);
     expect(r.body.messages).to.deep.equal([
       { role: 'user', content: [{ type: 'text', text: 'find' }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'Looking.' }, { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { q: 1 } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Looking.' },
+          { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { q: 1 } },
+        ],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'two found' }] },
     ]);
   });
 
   it('lists models from /models', async () => {
-    expect(await new AnthropicProvider('sk-ant-test', fake.url, 2_000).listModels()).to.deep.equal(FAKE_ANTHROPIC_MODELS);
+    expect(await new AnthropicProvider('sk-ant-test', fake.url, 2_000).listModels()).to.deep.equal(
+      FAKE_ANTHROPIC_MODELS,
+    );
   });
 });

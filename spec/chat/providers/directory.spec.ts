@@ -11,7 +11,13 @@ const settings = (over: Partial<Settings>): Settings => ({ ...DEFAULT_SETTINGS, 
 describe('SettingsProviderDirectory', () => {
   it('configures a provider by its key (openai and openai_compatible also by URL alone); local always', () => {
     expect(new SettingsProviderDirectory(() => settings({})).configured()).to.deep.equal(['local']);
-    const d = new SettingsProviderDirectory(() => settings({ anthropic_api_key: 'k', openai_api_url: 'http://127.0.0.1:1/v1', openai_compatible_url: 'http://127.0.0.1:2' }));
+    const d = new SettingsProviderDirectory(() =>
+      settings({
+        anthropic_api_key: 'k',
+        openai_api_url: 'http://127.0.0.1:1/v1',
+        openai_compatible_url: 'http://127.0.0.1:2',
+      }),
+    );
     expect(d.configured()).to.deep.equal(['openai', 'anthropic', 'openai_compatible', 'local']);
     expect(d.get('anthropic').id).to.equal('anthropic');
   });
@@ -20,7 +26,11 @@ describe('SettingsProviderDirectory', () => {
     const d = new SettingsProviderDirectory(() => settings({}));
     for (const id of ['openai', 'perplexity', 'nope', '__proto__']) {
       let err: unknown;
-      try { d.get(id); } catch (e) { err = e; }
+      try {
+        d.get(id);
+      } catch (e) {
+        err = e;
+      }
       expect(err, id).to.be.instanceOf(ProviderFailed);
       expect((err as ProviderFailed).kind).to.equal('provider_not_configured');
       expect((err as ProviderFailed).status).to.equal(400);
@@ -29,7 +39,12 @@ describe('SettingsProviderDirectory', () => {
 
   it('defaults to the first configured of openai, anthropic, perplexity, openai_compatible, else local', () => {
     expect(pickProvider(new SettingsProviderDirectory(() => settings({})), undefined).id).to.equal('local');
-    expect(pickProvider(new SettingsProviderDirectory(() => settings({ perplexity_api_key: 'p', anthropic_api_key: 'a' })), undefined).id).to.equal('anthropic');
+    expect(
+      pickProvider(
+        new SettingsProviderDirectory(() => settings({ perplexity_api_key: 'p', anthropic_api_key: 'a' })),
+        undefined,
+      ).id,
+    ).to.equal('anthropic');
   });
 
   it('reads the settings on every call, so a changed key takes effect at once', () => {
@@ -43,11 +58,22 @@ describe('SettingsProviderDirectory', () => {
 
 describe('probeProvider: status entries', () => {
   let fake: FakeVendor;
-  beforeEach(async () => { fake = await startFakeOpenAi(); });
-  afterEach(async () => { await fake.close(); });
+  beforeEach(async () => {
+    fake = await startFakeOpenAi();
+  });
+  afterEach(async () => {
+    await fake.close();
+  });
 
   it('is ok and verified with a model count when the vendor lists models; ok unverified without a models endpoint; not_configured without a key', async () => {
-    const d = new SettingsProviderDirectory(() => settings({ openai_api_key: 'sk', openai_api_url: fake.url, perplexity_api_key: 'p', perplexity_api_url: fake.url }));
+    const d = new SettingsProviderDirectory(() =>
+      settings({
+        openai_api_key: 'sk',
+        openai_api_url: fake.url,
+        perplexity_api_key: 'p',
+        perplexity_api_url: fake.url,
+      }),
+    );
     expect((await probeProvider(d, 'openai')).entry).to.deep.equal({ status: 'ok', verified: true, model_count: 2 });
     expect((await probeProvider(d, 'perplexity')).entry).to.deep.include({ status: 'ok', verified: false });
     expect((await probeProvider(d, 'anthropic')).entry).to.deep.include({ status: 'not_configured', verified: false });
@@ -55,8 +81,14 @@ describe('probeProvider: status entries', () => {
   });
 
   const cases: Array<[FakeVendor['behaviour'], string, boolean, number | undefined]> = [
-    [401, 'auth_failed', true, 401], [403, 'permission_denied', true, 403], [402, 'billing', true, 402], ['insufficient_quota', 'billing', true, 429],
-    [429, 'rate_limited', false, 429], [500, 'unavailable', false, 500], ['garbage', 'unavailable', false, 200], [400, 'request_error', false, 400],
+    [401, 'auth_failed', true, 401],
+    [403, 'permission_denied', true, 403],
+    [402, 'billing', true, 402],
+    ['insufficient_quota', 'billing', true, 429],
+    [429, 'rate_limited', false, 429],
+    [500, 'unavailable', false, 500],
+    ['garbage', 'unavailable', false, 200],
+    [400, 'request_error', false, 400],
   ];
   for (const [behaviour, status, verified, http] of cases) {
     it(`reports ${behaviour} as ${status} (verified ${verified})`, async () => {

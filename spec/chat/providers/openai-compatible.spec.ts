@@ -6,14 +6,21 @@ import { providerContract } from '../../helpers/provider-contract.js';
 import type { FakeVendor } from '../../helpers/fake-vendor.js';
 
 providerContract({
-  name: 'openai_compatible', startFake: () => startFakeOpenAi(), provider: (url, t) => new OpenAiCompatibleProvider(null, url, t),
-  chatPath: '/v1/chat/completions', model: 'fake-gpt-large',
+  name: 'openai_compatible',
+  startFake: () => startFakeOpenAi(),
+  provider: (url, t) => new OpenAiCompatibleProvider(null, url, t),
+  chatPath: '/v1/chat/completions',
+  model: 'fake-gpt-large',
 });
 
 describe('openai_compatible: root URL, optional key, default model', () => {
   let fake: FakeVendor;
-  beforeEach(async () => { fake = await startFakeOpenAi(); });
-  afterEach(async () => { await fake.close(); });
+  beforeEach(async () => {
+    fake = await startFakeOpenAi();
+  });
+  afterEach(async () => {
+    await fake.close();
+  });
 
   it('appends /v1 to a root URL, sends no Authorization without a key, and asks the first listed model when none is named', async () => {
     const root = fake.url.replace(/\/v1$/, '');
@@ -27,7 +34,10 @@ describe('openai_compatible: root URL, optional key, default model', () => {
   });
 
   it('sends a Bearer key when one is configured', async () => {
-    await new OpenAiCompatibleProvider('local-key', fake.url, 2_000).complete({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    await new OpenAiCompatibleProvider('local-key', fake.url, 2_000).complete({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(fake.requests.at(-1)!.headers.authorization).to.equal('Bearer local-key');
   });
 });

@@ -6,14 +6,21 @@ import { providerContract } from '../../helpers/provider-contract.js';
 import type { FakeVendor } from '../../helpers/fake-vendor.js';
 
 providerContract({
-  name: 'perplexity', startFake: () => startFakePerplexity(), provider: (url, t) => new PerplexityProvider('pplx-test', url, t),
-  chatPath: '/chat/completions', model: 'sonar-pro',
+  name: 'perplexity',
+  startFake: () => startFakePerplexity(),
+  provider: (url, t) => new PerplexityProvider('pplx-test', url, t),
+  chatPath: '/chat/completions',
+  model: 'sonar-pro',
 });
 
 describe('perplexity: models and request', () => {
   let fake: FakeVendor;
-  beforeEach(async () => { fake = await startFakePerplexity(); });
-  afterEach(async () => { await fake.close(); });
+  beforeEach(async () => {
+    fake = await startFakePerplexity();
+  });
+  afterEach(async () => {
+    await fake.close();
+  });
 
   it('answers the documented model list without asking the vendor, and says it has no models endpoint', async () => {
     const p = new PerplexityProvider('pplx-test', fake.url, 2_000);
@@ -23,7 +30,9 @@ describe('perplexity: models and request', () => {
   });
 
   it('posts to /chat/completions at the root with the Bearer key and `sonar` by default', async () => {
-    await new PerplexityProvider('pplx-test', fake.url, 2_000).complete({ messages: [{ role: 'user', content: 'hi' }] });
+    await new PerplexityProvider('pplx-test', fake.url, 2_000).complete({
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     const r = fake.requests.at(-1)!;
     expect(r.path).to.equal('/chat/completions');
     expect(r.headers.authorization).to.equal('Bearer pplx-test');

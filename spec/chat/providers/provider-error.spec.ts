@@ -7,8 +7,18 @@ describe('classifyProviderError', () => {
     [401, '{}', 'provider_auth_failed', 502],
     [403, '{}', 'provider_permission_denied', 502],
     [402, '{}', 'provider_billing', 402],
-    [429, '{"error":{"code":"insufficient_quota","message":"You exceeded your current quota"}}', 'provider_billing', 402],
-    [400, '{"error":{"message":"Your credit balance is too low to access the Anthropic API."}}', 'provider_billing', 402],
+    [
+      429,
+      '{"error":{"code":"insufficient_quota","message":"You exceeded your current quota"}}',
+      'provider_billing',
+      402,
+    ],
+    [
+      400,
+      '{"error":{"message":"Your credit balance is too low to access the Anthropic API."}}',
+      'provider_billing',
+      402,
+    ],
     [429, '{"error":{"message":"slow down"}}', 'provider_rate_limited', 429],
     [500, '', 'provider_unavailable', 502],
     [529, '', 'provider_unavailable', 502],
@@ -25,7 +35,8 @@ describe('classifyProviderError', () => {
   }
 
   it('never answers 401 or 403 for a provider refusal', () => {
-    for (const s of [400, 401, 402, 403, 404, 429, 500]) expect(classifyProviderError('x', s, '').status).to.not.be.oneOf([401, 403]);
+    for (const s of [400, 401, 402, 403, 404, 429, 500])
+      expect(classifyProviderError('x', s, '').status).to.not.be.oneOf([401, 403]);
   });
 
   it('forwards Retry-After in seconds, from delta-seconds or an HTTP date', () => {
@@ -36,12 +47,19 @@ describe('classifyProviderError', () => {
   });
 
   it('quotes the vendor message of a refused request', () => {
-    expect(classifyProviderError('anthropic', 400, '{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: Field required"}}').message)
-      .to.equal('anthropic refused the request: max_tokens: Field required');
+    expect(
+      classifyProviderError(
+        'anthropic',
+        400,
+        '{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: Field required"}}',
+      ).message,
+    ).to.equal('anthropic refused the request: max_tokens: Field required');
   });
 
   it('is 400 for an unconfigured provider on chat and 404 on the models listing', () => {
-    expect([providerNotConfigured('anthropic').status, providerNotConfigured('anthropic', true).status]).to.deep.equal([400, 404]);
+    expect([providerNotConfigured('anthropic').status, providerNotConfigured('anthropic', true).status]).to.deep.equal([
+      400, 404,
+    ]);
     expect(providerNotConfigured('anthropic', true).kind).to.equal('provider_not_configured');
   });
 });

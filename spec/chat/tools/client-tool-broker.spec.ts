@@ -10,11 +10,21 @@ class FakeClock implements BrokerClock {
   now = 0;
   private timers = new Map<number, { at: number; fn: () => void }>();
   private next = 1;
-  setTimeout(fn: () => void, ms: number): unknown { const id = this.next++; this.timers.set(id, { at: this.now + ms, fn }); return id; }
-  clearTimeout(h: unknown): void { this.timers.delete(h as number); }
+  setTimeout(fn: () => void, ms: number): unknown {
+    const id = this.next++;
+    this.timers.set(id, { at: this.now + ms, fn });
+    return id;
+  }
+  clearTimeout(h: unknown): void {
+    this.timers.delete(h as number);
+  }
   advance(ms: number): void {
     this.now += ms;
-    for (const [id, t] of [...this.timers]) if (t.at <= this.now) { this.timers.delete(id); t.fn(); }
+    for (const [id, t] of [...this.timers])
+      if (t.at <= this.now) {
+        this.timers.delete(id);
+        t.fn();
+      }
   }
 }
 

@@ -22,14 +22,21 @@ describe('engine/sweep: background removal in durable chunks', () => {
     clock = new ManualClock(Date.parse('2026-03-01T00:00:00Z'));
     db = await Database.open({ dataDir: dir, clock });
     batches = [];
-    db.onCommit((b) => { batches.push(b.effects.length); });
+    db.onCommit((b) => {
+      batches.push(b.effects.length);
+    });
   });
-  afterEach(async () => { await db.close(); removeDir(dir); });
+  afterEach(async () => {
+    await db.close();
+    removeDir(dir);
+  });
 
   /** Runs `sweep` while reading record `probe` once per turn; resolves to how many reads were answered before it ended. */
   async function readsDuring(sweep: Promise<number>, read: () => void): Promise<number> {
     let done = false;
-    void sweep.finally(() => { done = true; });
+    void sweep.finally(() => {
+      done = true;
+    });
     let reads = 0;
     while (!done) {
       await new Promise((r) => setImmediate(r));
@@ -42,7 +49,10 @@ describe('engine/sweep: background removal in durable chunks', () => {
   it('removes expired records in chunks of one write each, answering reads between them', async function () {
     this.timeout(60_000);
     await db.records.insert('keep', { id: 'probe' });
-    await db.bulk.insertMany('t', Array.from({ length: COUNT }, (_, i) => ({ n: i, ttl: 60 })));
+    await db.bulk.insertMany(
+      't',
+      Array.from({ length: COUNT }, (_, i) => ({ n: i, ttl: 60 })),
+    );
     clock.advance(61_000);
     batches = [];
     const sweep = db.records.expiry.sweep();
@@ -55,16 +65,24 @@ describe('engine/sweep: background removal in durable chunks', () => {
   });
 
   it('keeps a record inserted again, with a new TTL, under an expired id while the sweep was under way', async () => {
-    await db.bulk.insertMany('t', Array.from({ length: COUNT }, (_, i) => ({ id: `r${i}`, ttl: 60 })));
+    await db.bulk.insertMany(
+      't',
+      Array.from({ length: COUNT }, (_, i) => ({ id: `r${i}`, ttl: 60 })),
+    );
     clock.advance(61_000);
     const sweep = db.records.expiry.sweep();
     await db.records.insert('t', { id: `r${COUNT - 1}`, ttl: 600 });
     await sweep;
-    expect((await db.records.find('t', { sort: [], skip: 0, bypassCache: false, bypassRipple: false })).map((r) => r.id)).to.deep.equal([`r${COUNT - 1}`]);
+    expect(
+      (await db.records.find('t', { sort: [], skip: 0, bypassCache: false, bypassRipple: false })).map((r) => r.id),
+    ).to.deep.equal([`r${COUNT - 1}`]);
   });
 
   it('lets a sweep that is still running finish instead of starting a second one', async () => {
-    await db.bulk.insertMany('t', Array.from({ length: 10 }, () => ({ ttl: 60 })));
+    await db.bulk.insertMany(
+      't',
+      Array.from({ length: 10 }, () => ({ ttl: 60 })),
+    );
     clock.advance(61_000);
     const [a, b] = [db.records.expiry.sweep(), db.records.expiry.sweep()];
     expect(a).to.equal(b);
@@ -86,8 +104,14 @@ describe('engine/sweep: background removal in durable chunks', () => {
 
   it('purges the trash past its retention in chunks, and keeps what was restored meanwhile', async function () {
     this.timeout(60_000);
-    await db.bulk.insertMany('t', Array.from({ length: COUNT }, (_, i) => ({ id: `r${i}` })));
-    await db.bulk.run('t', Array.from({ length: COUNT }, (_, i) => ({ kind: 'delete' as const, id: `r${i}` })));
+    await db.bulk.insertMany(
+      't',
+      Array.from({ length: COUNT }, (_, i) => ({ id: `r${i}` })),
+    );
+    await db.bulk.run(
+      't',
+      Array.from({ length: COUNT }, (_, i) => ({ kind: 'delete' as const, id: `r${i}` })),
+    );
     clock.advance(TRASH_RETENTION_MS + 1);
     batches = [];
     const purge = db.trash.purgeExpired();

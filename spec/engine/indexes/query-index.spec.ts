@@ -11,7 +11,13 @@ const P53 = 2n ** 53n + 1n;
 const MAX = 2n ** 63n - 1n;
 
 const VALUES: Array<[string, Value]> = [
-  ['max', MAX], ['p53', P53], ['f53', new Tagged('Float', 2 ** 53)], ['big60', 2n ** 60n], ['float60', 2 ** 60], ['five', 5], ['min', -(2n ** 63n)],
+  ['max', MAX],
+  ['p53', P53],
+  ['f53', new Tagged('Float', 2 ** 53)],
+  ['big60', 2n ** 60n],
+  ['float60', 2 ** 60],
+  ['five', 5],
+  ['min', -(2n ** 63n)],
 ];
 
 describe('engine/indexes/query-index with 64-bit integers', () => {

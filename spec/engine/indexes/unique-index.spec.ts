@@ -21,14 +21,24 @@ const CODES = ['a', 'b', 'c', 'd', 'e', 'f'];
 const NUMS = [1, 2, 3, 4, null];
 const SKUS = ['s1', 's2', 's3'];
 
-interface ModelRecord { fields: Fields; expiresAt?: number }
+interface ModelRecord {
+  fields: Fields;
+  expiresAt?: number;
+}
 
 describe('engine/indexes unique index', () => {
   let dir: string;
   let db: Database;
   let clock: ManualClock;
-  beforeEach(async () => { dir = tempDir(); clock = new ManualClock(); db = await Database.open({ dataDir: dir, clock }); });
-  afterEach(async () => { await db.close(); removeDir(dir); });
+  beforeEach(async () => {
+    dir = tempDir();
+    clock = new ManualClock();
+    db = await Database.open({ dataDir: dir, clock });
+  });
+  afterEach(async () => {
+    await db.close();
+    removeDir(dir);
+  });
 
   const schema = (): Schema => db.state.collections.get(C)!.meta.schema!;
 
@@ -40,13 +50,17 @@ describe('engine/indexes unique index', () => {
       primary_key_alias: 'sku',
     });
     let model = new Map<string, ModelRecord>();
-    const live = (m: Map<string, ModelRecord>) => [...m.values()].filter((r) => r.expiresAt === undefined || r.expiresAt > clock.now()).map((r) => r.fields);
+    const live = (m: Map<string, ModelRecord>) =>
+      [...m.values()].filter((r) => r.expiresAt === undefined || r.expiresAt > clock.now()).map((r) => r.fields);
     let s: Session = db.session(undefined);
     let staged = model;
     let nextId = 0;
     for (let step = 0; step < 400; step++) {
       if (inTransaction && step % 20 === 0) {
-        if (step > 0) { await (s as unknown as { commit(): Promise<number> }).commit(); model = staged; }
+        if (step > 0) {
+          await (s as unknown as { commit(): Promise<number> }).commit();
+          model = staged;
+        }
         s = db.session(undefined, db.transactions.begin('ReadCommitted', undefined, undefined).id);
         staged = new Map(model);
       }
@@ -63,7 +77,10 @@ describe('engine/indexes unique index', () => {
           await s.insert(C, body);
           expect(expected, `step ${step}: insert ${JSON.stringify(body)} accepted`).to.equal(false);
           const { ttl: _ttl, ...fields } = body;
-          target.set(body.id as string, { fields: fields as Fields, expiresAt: body.ttl ? clock.now() + 10_000 : undefined });
+          target.set(body.id as string, {
+            fields: fields as Fields,
+            expiresAt: body.ttl ? clock.now() + 10_000 : undefined,
+          });
         } catch (err) {
           if (!(err instanceof SchemaViolation)) throw err;
           expect(expected, `step ${step}: insert ${JSON.stringify(body)} refused`).to.equal(true);
@@ -97,23 +114,35 @@ describe('engine/indexes unique index', () => {
         // Alias lookups against the committed scan.
         const text = pick(SKUS);
         const found = findByAlias(db.state.collections.get(C)!.records, 'sku', text);
-        const expectedId = found && (found[1].expiresAt === undefined || found[1].expiresAt > clock.now()) ? found[0] : undefined;
+        const expectedId =
+          found && (found[1].expiresAt === undefined || found[1].expiresAt > clock.now()) ? found[0] : undefined;
         let got: string | undefined;
-        try { got = db.session(undefined).findById(C, text).id as string; } catch { got = undefined; }
+        try {
+          got = db.session(undefined).findById(C, text).id as string;
+        } catch {
+          got = undefined;
+        }
         expect(got, `step ${step}: alias ${text}`).to.equal(expectedId);
       }
     }
   }
 
   for (const seed of [1, 7, 42]) {
-    it(`answers like a scan over random auto-commit writes (seed ${seed})`, async () => { await run(seed, false); });
-    it(`answers like a scan over random transaction writes (seed ${seed})`, async () => { await run(seed, true); });
+    it(`answers like a scan over random auto-commit writes (seed ${seed})`, async () => {
+      await run(seed, false);
+    });
+    it(`answers like a scan over random transaction writes (seed ${seed})`, async () => {
+      await run(seed, true);
+    });
   }
 
   it('gives values equal under equalValues the same key', () => {
     const pairs: Array<[unknown, unknown]> = [
       [{ type: 'DateTime', value: '2024-01-02T03:04:05Z' }, '2024-01-02T04:04:05+01:00'],
-      [{ type: 'Integer', value: 3 }, { type: 'Float', value: 3 }],
+      [
+        { type: 'Integer', value: 3 },
+        { type: 'Float', value: 3 },
+      ],
       [{ type: 'Decimal', value: '2.50' }, 2.5],
     ];
     for (const [a, b] of pairs) {

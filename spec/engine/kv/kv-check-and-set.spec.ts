@@ -36,7 +36,12 @@ describe('engine: KV check-and-set (setIfAbsent, incrementBelow, deleteIf)', () 
     const expiry = clock.now() + 60_000;
     const results = await Promise.all(Array.from({ length: 100 }, () => db.kv.incrementBelow('c', 30, expiry)));
     expect(results.filter((r) => r.incremented)).to.have.length(30);
-    expect(results.filter((r) => r.incremented).map((r) => r.count).sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(
+      results
+        .filter((r) => r.incremented)
+        .map((r) => r.count)
+        .sort((a, b) => a - b),
+    ).to.deep.equal(Array.from({ length: 30 }, (_, i) => i + 1));
     expect(results.filter((r) => !r.incremented).every((r) => r.count === 30)).to.equal(true);
     const seq = db.state.seq;
     await db.kv.incrementBelow('c', 30, expiry);
@@ -67,7 +72,10 @@ describe('engine: KV check-and-set (setIfAbsent, incrementBelow, deleteIf)', () 
     await db.kv.set('lock', 'token-a', 10);
     expect(await db.kv.deleteIf('lock', (v) => v === 'token-b')).to.equal(false);
     expect(db.kv.get('lock')).to.equal('token-a');
-    const both = await Promise.all([db.kv.deleteIf('lock', (v) => v === 'token-a'), db.kv.deleteIf('lock', (v) => v === 'token-a')]);
+    const both = await Promise.all([
+      db.kv.deleteIf('lock', (v) => v === 'token-a'),
+      db.kv.deleteIf('lock', (v) => v === 'token-a'),
+    ]);
     expect(both.sort()).to.deep.equal([false, true]);
     await db.kv.set('lock', 'token-a', 1);
     clock.advance(1_000);

@@ -24,7 +24,11 @@ const TEXTS_PER_PATTERN = 8;
 const FLAG_CHOICES = ['', '', '', '', 'i', 'i', 's', 'is'];
 
 /** Refusals of patterns V8 accepts that the translation makes on purpose, each with its reason. */
-const DELIBERATE_REFUSALS = [/^too large:/, /^repeat counts above 1000/, /read by JavaScript without the u flag as the letter u repeated/];
+const DELIBERATE_REFUSALS = [
+  /^too large:/,
+  /^repeat counts above 1000/,
+  /read by JavaScript without the u flag as the letter u repeated/,
+];
 /** A backreference refusal is right only when the pattern has that many capturing groups (else `\N` is an octal escape). */
 const BACKREFERENCE = /^backreferences such as \\(\d+) are not supported$/;
 
@@ -69,7 +73,9 @@ function check(c: Case, texts: readonly string[]): Disagreement | undefined {
   const re = v8Regex(c);
   if (typeof re === 'string') return compiled.ok ? { ...c, kind: 'accepted', ours: 'accepted', v8: re } : undefined;
   if (!compiled.ok) {
-    return deliberate(compiled.problem, c) ? undefined : { ...c, kind: 'refused', ours: `refused: ${compiled.problem}`, v8: 'accepted' };
+    return deliberate(compiled.problem, c)
+      ? undefined
+      : { ...c, kind: 'refused', ours: `refused: ${compiled.problem}`, v8: 'accepted' };
   }
   for (const text of texts) {
     const answer = compiled.pattern.test(text);
@@ -89,7 +95,9 @@ function shrink(d: Disagreement): Disagreement {
     for (const field of ['pattern', 'text'] as const) {
       const value = best[field];
       if (value === undefined) continue;
-      const cuts = [1, 2].flatMap((width) => Array.from({ length: Math.max(value.length - width + 1, 0) }, (_, i) => [i, width] as const));
+      const cuts = [1, 2].flatMap((width) =>
+        Array.from({ length: Math.max(value.length - width + 1, 0) }, (_, i) => [i, width] as const),
+      );
       for (const [i, width] of cuts) {
         const candidate: Case = { ...best, [field]: value.slice(0, i) + value.slice(i + width) };
         const again = check(candidate, candidate.text === undefined ? [] : [candidate.text]);
@@ -121,7 +129,11 @@ describe('compilePattern against V8 RegExp on random patterns', function () {
     let [pairs, matched, refused] = [0, 0, 0];
     while (pairs < PAIRS) {
       const node = generate.pattern();
-      const c: Case = { pattern: node.src, flags: FLAG_CHOICES[Math.floor(rnd() * FLAG_CHOICES.length)]!, groups: node.groups };
+      const c: Case = {
+        pattern: node.src,
+        flags: FLAG_CHOICES[Math.floor(rnd() * FLAG_CHOICES.length)]!,
+        groups: node.groups,
+      };
       const texts = Array.from({ length: TEXTS_PER_PATTERN }, () => generate.text(node));
       pairs += texts.length;
       const d = check(c, texts);
@@ -131,7 +143,9 @@ describe('compilePattern against V8 RegExp on random patterns', function () {
       else matched += texts.filter((t) => compiled.pattern.test(t)).length;
     }
     const report = found.slice(0, 12).map(describe1).join('\n');
-    expect(found, `${found.length} disagreements; PATTERN_FUZZ_SEED=${SEED} replays them:\n${report}\n`).to.deep.equal([]);
+    expect(found, `${found.length} disagreements; PATTERN_FUZZ_SEED=${SEED} replays them:\n${report}\n`).to.deep.equal(
+      [],
+    );
     // The texts are meant to sit near the boundary, and few patterns to be refused.
     expect(matched / pairs, 'share of matching pairs').to.be.within(0.25, 0.75);
     expect(refused / pairs, 'share of pairs with a refused pattern').to.be.below(0.1);

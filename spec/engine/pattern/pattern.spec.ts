@@ -1,7 +1,12 @@
 import { expect } from 'chai';
 import { InvalidInput } from '../../../lib/errors.js';
 import {
-  compilePattern, MAX_GROUP_DEPTH, MAX_PATTERN_LENGTH, MAX_PROGRAM_SIZE, requirePattern, type Pattern,
+  compilePattern,
+  MAX_GROUP_DEPTH,
+  MAX_PATTERN_LENGTH,
+  MAX_PROGRAM_SIZE,
+  requirePattern,
+  type Pattern,
 } from '../../../lib/engine/pattern/index.js';
 import { PatternCache } from '../../../lib/engine/pattern/pattern-cache.js';
 
@@ -21,7 +26,8 @@ function problemOf(source: string): string {
 function agreesWithRegExp(source: string, texts: string[], flags = ''): void {
   const p = compiled(flags === '' ? source : `(?${flags})${source}`);
   const re = new RegExp(source, flags);
-  for (const text of texts) expect(p.test(text), `/${source}/${flags} on ${JSON.stringify(text)}`).to.equal(re.test(text));
+  for (const text of texts)
+    expect(p.test(text), `/${source}/${flags} on ${JSON.stringify(text)}`).to.equal(re.test(text));
 }
 
 describe('compilePattern', () => {
@@ -34,7 +40,12 @@ describe('compilePattern', () => {
 
     it('keeps the JavaScript syntax users write: \\d \\w \\s, classes, {m,n}, groups, alternation', () => {
       agreesWithRegExp('^\\d{3}-\\w+\\s\\S$', ['123-ab c', '12-ab c', '123-ab  c', '123-ab\u00a0c']);
-      agreesWithRegExp('^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}$', ['a.b@example.com', 'a@b', 'a@b.c', '@x.io']);
+      agreesWithRegExp('^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}$', [
+        'a.b@example.com',
+        'a@b',
+        'a@b.c',
+        '@x.io',
+      ]);
       agreesWithRegExp('^(?:red|green|blue)(?<shade>-dark)?$', ['red', 'green-dark', 'blue-', 'yellow']);
       agreesWithRegExp('^(?<$名>a)(?<_b$>b)$', ['ab', 'a']);
       agreesWithRegExp('^[^aeiou]{2,4}$', ['xyz', 'xa', 'wxyzw']);
@@ -88,14 +99,14 @@ describe('compilePattern', () => {
       agreesWithRegExp('\\udfff{2}', ['\udbff\udfff\udfff', '\udfff']);
     });
 
-    it('reads (?i) as JavaScript\'s i flag: ſ is not s, the Kelvin sign is not k, ß has no uppercase', () => {
+    it("reads (?i) as JavaScript's i flag: ſ is not s, the Kelvin sign is not k, ß has no uppercase", () => {
       agreesWithRegExp('^[a-z]+$', ['ABC', 'ſ', '\u212a', 'ǅ'], 'i');
       agreesWithRegExp('^s|k|ß|σ$', ['ſ', '\u212a', 'ẞ', 'S', 'K', 'ς'], 'i');
       agreesWithRegExp('^[^k]$', ['K', '\u212a'], 'i');
       agreesWithRegExp('^\\w\\W$', ['a\u212a', 'aſ'], 'i');
     });
 
-    it('reads (?s) as JavaScript\'s s flag: . matches line terminators', () => {
+    it("reads (?s) as JavaScript's s flag: . matches line terminators", () => {
       agreesWithRegExp('^a.b$', ['a\nb', 'a\rb', 'a\u2028b', 'a😀b', 'a\ud83db'], 's');
       agreesWithRegExp('^a.b$', ['a\nb', 'axb'], 'is');
     });
@@ -141,12 +152,16 @@ describe('compilePattern', () => {
     });
 
     it('refuses \\u{...}, which JavaScript without the u flag reads as the letter u repeated', () => {
-      expect(problemOf('\\u{1F600}')).to.match(/^\\u\{1F600\} is read by JavaScript without the u flag as the letter u repeated/);
+      expect(problemOf('\\u{1F600}')).to.match(
+        /^\\u\{1F600\} is read by JavaScript without the u flag as the letter u repeated/,
+      );
       agreesWithRegExp('^\\u{2,}$', ['uu', 'u']);
     });
 
     it(`refuses a pattern longer than ${MAX_PATTERN_LENGTH} characters, and accepts one of exactly that length`, () => {
-      expect(problemOf('a'.repeat(MAX_PATTERN_LENGTH + 1))).to.equal(`longer than ${MAX_PATTERN_LENGTH} characters (${MAX_PATTERN_LENGTH + 1})`);
+      expect(problemOf('a'.repeat(MAX_PATTERN_LENGTH + 1))).to.equal(
+        `longer than ${MAX_PATTERN_LENGTH} characters (${MAX_PATTERN_LENGTH + 1})`,
+      );
       expect(compiled('a'.repeat(MAX_PATTERN_LENGTH)).test('a'.repeat(MAX_PATTERN_LENGTH))).to.equal(true);
     });
 
@@ -167,7 +182,9 @@ describe('compilePattern', () => {
     });
 
     it(`refuses a pattern whose program would exceed ${MAX_PROGRAM_SIZE} instructions`, () => {
-      expect(problemOf('\\w{999}\\w{999}\\w{999}')).to.match(/^too large: it compiles to \d+ instructions, more than 2000/);
+      expect(problemOf('\\w{999}\\w{999}\\w{999}')).to.match(
+        /^too large: it compiles to \d+ instructions, more than 2000/,
+      );
       const started = Date.now();
       expect(problemOf('(?:(?:\\w{30}){30}){30}')).to.match(/^too large: it compiles to about \d+ instructions/);
       expect(problemOf('\\w{999}'.repeat(146))).to.match(/^too large: it compiles to about/);
@@ -185,11 +202,14 @@ describe('compilePattern', () => {
     });
 
     it('refuses a quantified assertion, which RE2 would run', () => {
-      for (const source of ['^*', 'a$+', '\\b?', 'a\\B{2}']) expect(problemOf(source), source).to.equal('nothing to repeat');
+      for (const source of ['^*', 'a$+', '\\b?', 'a\\B{2}'])
+        expect(problemOf(source), source).to.equal('nothing to repeat');
     });
 
-    it('refuses the m flag, which RE2 cannot give JavaScript\'s line ends, and flags JavaScript does not have', () => {
-      expect(problemOf('(?m)^a$')).to.equal('the m flag is not supported: RE2 ends lines only at \\n, JavaScript also at \\r, U+2028 and U+2029');
+    it("refuses the m flag, which RE2 cannot give JavaScript's line ends, and flags JavaScript does not have", () => {
+      expect(problemOf('(?m)^a$')).to.equal(
+        'the m flag is not supported: RE2 ends lines only at \\n, JavaScript also at \\r, U+2028 and U+2029',
+      );
       expect(problemOf('a(?im:b)')).to.match(/^the m flag is not supported/);
       expect(problemOf('(?U)a+')).to.equal('unknown flag U in (?U): i and s are supported');
       expect(problemOf('(?)a')).to.equal('(?) names no flag');
@@ -222,7 +242,10 @@ describe('compilePattern', () => {
 describe('requirePattern', () => {
   it('throws InvalidInput naming the subject and the reason', () => {
     expect(() => requirePattern('(?=x)', 'pattern')).to.throw(InvalidInput, /^pattern: lookahead/);
-    expect(() => requirePattern(5, "Field 'email': invalid regex")).to.throw(InvalidInput, "Field 'email': invalid regex: must be a string");
+    expect(() => requirePattern(5, "Field 'email': invalid regex")).to.throw(
+      InvalidInput,
+      "Field 'email': invalid regex: must be a string",
+    );
   });
 
   it('returns the compiled pattern with the source as written', () => {

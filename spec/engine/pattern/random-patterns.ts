@@ -35,12 +35,101 @@ export interface Node {
  * UTF-16 halves.
  */
 export const ALPHABET: readonly string[] = [
-  'a', 'b', 'c', 'x', 'z', 'A', 'B', 'k', 'K', 's', 'S', '0', '1', '7', '9', '_', '-', ' ', '.', ',', ':', '/', '\\',
-  ']', '[', '}', '{', '(', ')', '|', '^', '$', '*', '+', '?', '<', '>', '=', '!', '#', '@', '~', "'", '"',
-  '\n', '\r', '\t', '\v', '\f', '\u2028', '\u2029', '\u00a0', '\u1680', '\u2003', '\u3000', '\ufeff', '\u180e', '\u0085',
-  '\0', '\u0001', '\b', '\u001f', '\u007f', 'é', 'É', 'ß', 'ẞ', 'ſ', '\u212a', 'ı', 'İ', 'Ω', 'ω', '\u2126', 'µ', 'Μ', 'ǅ', 'Ǆ',
-  'ǆ', 'ᾳ', 'ᾼ', 'ﬀ', 'ϑ', 'θ', 'ς', 'Σ', '日', '\u00ff', '\u0178', '\u0100',
-  '\ud83d\ude00', '\ud83d', '\ude00', '\udbff\udfff', '\ud800',
+  'a',
+  'b',
+  'c',
+  'x',
+  'z',
+  'A',
+  'B',
+  'k',
+  'K',
+  's',
+  'S',
+  '0',
+  '1',
+  '7',
+  '9',
+  '_',
+  '-',
+  ' ',
+  '.',
+  ',',
+  ':',
+  '/',
+  '\\',
+  ']',
+  '[',
+  '}',
+  '{',
+  '(',
+  ')',
+  '|',
+  '^',
+  '$',
+  '*',
+  '+',
+  '?',
+  '<',
+  '>',
+  '=',
+  '!',
+  '#',
+  '@',
+  '~',
+  "'",
+  '"',
+  '\n',
+  '\r',
+  '\t',
+  '\v',
+  '\f',
+  '\u2028',
+  '\u2029',
+  '\u00a0',
+  '\u1680',
+  '\u2003',
+  '\u3000',
+  '\ufeff',
+  '\u180e',
+  '\u0085',
+  '\0',
+  '\u0001',
+  '\b',
+  '\u001f',
+  '\u007f',
+  'é',
+  'É',
+  'ß',
+  'ẞ',
+  'ſ',
+  '\u212a',
+  'ı',
+  'İ',
+  'Ω',
+  'ω',
+  '\u2126',
+  'µ',
+  'Μ',
+  'ǅ',
+  'Ǆ',
+  'ǆ',
+  'ᾳ',
+  'ᾼ',
+  'ﬀ',
+  'ϑ',
+  'θ',
+  'ς',
+  'Σ',
+  '日',
+  '\u00ff',
+  '\u0178',
+  '\u0100',
+  '\ud83d\ude00',
+  '\ud83d',
+  '\ude00',
+  '\udbff\udfff',
+  '\ud800',
 ];
 
 /** The characters that must be escaped to be literal outside a class. */
@@ -48,10 +137,36 @@ const SYNTAX = new Set(['^', '$', '\\', '.', '*', '+', '?', '(', ')', '[', ']', 
 
 /** Escapes inside a class, each with a code unit it stands for (one of several for `\d`, `\w`...). */
 const CLASS_ESCAPES: readonly (readonly [string, string])[] = [
-  ['\\d', '5'], ['\\D', 'é'], ['\\w', '_'], ['\\W', 'ſ'], ['\\s', '\u2028'], ['\\S', '\u180e'], ['\\b', '\b'], ['\\B', 'B'],
-  ['\\-', '-'], ['\\]', ']'], ['\\\\', '\\'], ['\\^', '^'], ['\\[', '['], ['\\n', '\n'], ['\\t', '\t'], ['\\0', '\0'],
-  ['\\cJ', '\n'], ['\\c0', '\u0010'], ['\\c_', '\u001f'], ['\\c', '\\'], ['\\1', '\u0001'], ['\\12', '\n'], ['\\8', '8'],
-  ['\\x41', 'A'], ['\\u00e9', 'é'], ['\\.', '.'], ['\\/', '/'], ['\\k', 'k'], ['\\p', 'p'], ['\\a', 'a'],
+  ['\\d', '5'],
+  ['\\D', 'é'],
+  ['\\w', '_'],
+  ['\\W', 'ſ'],
+  ['\\s', '\u2028'],
+  ['\\S', '\u180e'],
+  ['\\b', '\b'],
+  ['\\B', 'B'],
+  ['\\-', '-'],
+  ['\\]', ']'],
+  ['\\\\', '\\'],
+  ['\\^', '^'],
+  ['\\[', '['],
+  ['\\n', '\n'],
+  ['\\t', '\t'],
+  ['\\0', '\0'],
+  ['\\cJ', '\n'],
+  ['\\c0', '\u0010'],
+  ['\\c_', '\u001f'],
+  ['\\c', '\\'],
+  ['\\1', '\u0001'],
+  ['\\12', '\n'],
+  ['\\8', '8'],
+  ['\\x41', 'A'],
+  ['\\u00e9', 'é'],
+  ['\\.', '.'],
+  ['\\/', '/'],
+  ['\\k', 'k'],
+  ['\\p', 'p'],
+  ['\\a', 'a'],
 ];
 
 const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
@@ -124,7 +239,11 @@ export class PatternGenerator {
     const terms: Node[] = [];
     const n = this.rnd() < 0.05 ? 0 : 1 + this.int(depth === 0 ? 6 : 3);
     for (let k = 0; k < n; k++) terms.push(this.term(depth));
-    return { src: terms.map((t) => t.src).join(''), sample: (rnd) => terms.map((t) => t.sample(rnd)).join(''), repeats: terms.some((t) => t.repeats) };
+    return {
+      src: terms.map((t) => t.src).join(''),
+      sample: (rnd) => terms.map((t) => t.sample(rnd)).join(''),
+      repeats: terms.some((t) => t.repeats),
+    };
   }
 
   private term(depth: number): Node {
@@ -147,10 +266,20 @@ export class PatternGenerator {
     let q: string;
     if (r < 0.2) [q, min, max] = ['*', 0, 4];
     else if (r < 0.4) [q, min, max] = ['+', 1, 4];
-    else if (r < 0.55) { min = this.int(3); max = min + 3; q = `{${min},}`; }
-    else if (r < 0.7) [q, min, max] = ['?', 0, 1];
-    else if (r < 0.85) { min = this.int(4); max = min; q = `{${min}}`; }
-    else { min = this.int(3); max = min + this.int(3); q = `{${min},${max}}`; }
+    else if (r < 0.55) {
+      min = this.int(3);
+      max = min + 3;
+      q = `{${min},}`;
+    } else if (r < 0.7) [q, min, max] = ['?', 0, 1];
+    else if (r < 0.85) {
+      min = this.int(4);
+      max = min;
+      q = `{${min}}`;
+    } else {
+      min = this.int(3);
+      max = min + this.int(3);
+      q = `{${min},${max}}`;
+    }
     if (this.rnd() < 0.3) q += '?';
     return {
       src: atom.src + q,
@@ -183,7 +312,8 @@ export class PatternGenerator {
     else if (r < 0.15 && c.length === 1) src = `\\u${hex(c.charCodeAt(0), 4)}`;
     else if (r < 0.2 && c.length === 2) src = `\\u${hex(c.charCodeAt(0), 4)}\\u${hex(c.charCodeAt(1), 4)}`;
     else if (r < 0.25 && c.charCodeAt(0) < 256 && c.length === 1) src = `\\x${hex(c.charCodeAt(0), 2)}`;
-    else if (r < 0.3 && c.length === 1 && c >= '\u0001' && c <= '\u001a') src = `\\c${String.fromCharCode(c.charCodeAt(0) + 64)}`;
+    else if (r < 0.3 && c.length === 1 && c >= '\u0001' && c <= '\u001a')
+      src = `\\c${String.fromCharCode(c.charCodeAt(0) + 64)}`;
     else if (r < 0.33 && c.length === 1 && c < '\u0100') src = `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`;
     else src = c;
     return { src, sample: () => c };
@@ -194,11 +324,40 @@ export class PatternGenerator {
     const kind = this.int(8);
     if (kind < 3) return this.setEscape();
     if (kind === 3) {
-      const [src, c] = this.pick([['\\t', '\t'], ['\\n', '\n'], ['\\v', '\v'], ['\\f', '\f'], ['\\r', '\r'], ['\\0', '\0']] as const);
+      const [src, c] = this.pick([
+        ['\\t', '\t'],
+        ['\\n', '\n'],
+        ['\\v', '\v'],
+        ['\\f', '\f'],
+        ['\\r', '\r'],
+        ['\\0', '\0'],
+      ] as const);
       return { src, sample: () => c };
     }
     if (kind === 4) {
-      const letter = this.pick(['a', 'e', 'g', 'h', 'i', 'j', 'l', 'm', 'o', 'q', 'y', 'z', 'A', 'C', 'E', 'G', 'Q', 'Z', 'p', 'P', 'k']);
+      const letter = this.pick([
+        'a',
+        'e',
+        'g',
+        'h',
+        'i',
+        'j',
+        'l',
+        'm',
+        'o',
+        'q',
+        'y',
+        'z',
+        'A',
+        'C',
+        'E',
+        'G',
+        'Q',
+        'Z',
+        'p',
+        'P',
+        'k',
+      ]);
       return { src: `\\${letter}`, sample: () => letter };
     }
     if (kind === 5) {
@@ -206,7 +365,15 @@ export class PatternGenerator {
       return { src: `\\${c}`, sample: () => c };
     }
     if (kind === 6) {
-      const [src, c] = this.pick([['\\c', '\\c'], ['\\c1', '\\c1'], ['\\x', 'x'], ['\\x4', 'x4'], ['\\u', 'u'], ['\\u12', 'u12'], ['\\u{2}', 'uu']] as const);
+      const [src, c] = this.pick([
+        ['\\c', '\\c'],
+        ['\\c1', '\\c1'],
+        ['\\x', 'x'],
+        ['\\x4', 'x4'],
+        ['\\u', 'u'],
+        ['\\u12', 'u12'],
+        ['\\u{2}', 'uu'],
+      ] as const);
       return { src, sample: () => c };
     }
     const digit = this.pick(['1', '2', '7', '8', '9']);
@@ -216,8 +383,12 @@ export class PatternGenerator {
   private setEscape(): Node {
     const letter = this.pick(['d', 'D', 'w', 'W', 's', 'S']);
     const members: Record<string, readonly string[]> = {
-      d: ['0', '7', '9'], D: ['a', ' ', '日'], w: ['a', 'Z', '_', '5'], W: ['-', ' ', 'é', 'ſ', '\u212a'],
-      s: [' ', '\t', '\n', '\u00a0', '\u2028', '\ufeff', '\u3000'], S: ['a', '\u180e', '\u0085', '\u200b'],
+      d: ['0', '7', '9'],
+      D: ['a', ' ', '日'],
+      w: ['a', 'Z', '_', '5'],
+      W: ['-', ' ', 'é', 'ſ', '\u212a'],
+      s: [' ', '\t', '\n', '\u00a0', '\u2028', '\ufeff', '\u3000'],
+      S: ['a', '\u180e', '\u0085', '\u200b'],
     };
     return { src: `\\${letter}`, sample: (rnd) => members[letter]![Math.floor(rnd() * members[letter]!.length)]! };
   }
@@ -236,18 +407,30 @@ export class PatternGenerator {
     const inner = this.disjunction(depth);
     const r = this.rnd();
     let open: string;
-    if (r < 0.4) { open = '('; this.capturing++; }
-    else if (r < 0.8) open = '(?:';
-    else { open = `(?<g${this.groupNames++}>`; this.capturing++; }
+    if (r < 0.4) {
+      open = '(';
+      this.capturing++;
+    } else if (r < 0.8) open = '(?:';
+    else {
+      open = `(?<g${this.groupNames++}>`;
+      this.capturing++;
+    }
     return { src: `${open}${inner.src})`, sample: (rnd) => inner.sample(rnd), repeats: inner.repeats };
   }
 
   private characterClass(): Node {
-    if (this.rnd() < 0.05) return this.pick<Node>([{ src: '[]', sample: () => 'a' }, { src: '[^]', sample: () => '\n' }]);
+    if (this.rnd() < 0.05)
+      return this.pick<Node>([
+        { src: '[]', sample: () => 'a' },
+        { src: '[^]', sample: () => '\n' },
+      ]);
     const negated = this.rnd() < 0.25;
     const members: string[] = [];
     let body = '';
-    if (this.rnd() < 0.1) { body += this.pick(['-', '^']); members.push(body); }
+    if (this.rnd() < 0.1) {
+      body += this.pick(['-', '^']);
+      members.push(body);
+    }
     for (let n = 1 + this.int(4); n > 0; n--) {
       const r = this.rnd();
       if (r < 0.4) {
@@ -255,8 +438,11 @@ export class PatternGenerator {
         body += c === ']' || c === '\\' || (c === '^' && body === '') ? `\\${c}` : c;
         members.push(c);
       } else if (r < 0.65) {
-        const [lo, hi] = [this.pick(ALPHABET), this.pick(ALPHABET)].sort((x, y) => x.charCodeAt(0) - y.charCodeAt(0)) as [string, string];
-        const end = (c: string): string => (c.length === 1 && !']\\-^'.includes(c) ? c : `\\u${hex(c.charCodeAt(0), 4)}`);
+        const [lo, hi] = [this.pick(ALPHABET), this.pick(ALPHABET)].sort(
+          (x, y) => x.charCodeAt(0) - y.charCodeAt(0),
+        ) as [string, string];
+        const end = (c: string): string =>
+          c.length === 1 && !']\\-^'.includes(c) ? c : `\\u${hex(c.charCodeAt(0), 4)}`;
         body += `${end(lo[0]!)}-${end(hi[0]!)}`;
         members.push(lo[0]!, hi[0]!);
       } else if (r < 0.85) {

@@ -11,8 +11,31 @@ function re2Of(source: string): string {
 /** A small seeded generator of patterns built from the constructs users write. */
 function* generatedPatterns(count: number, seed: number): Generator<string> {
   let state = seed;
-  const pick = (n: number): number => { state = (state * 1103515245 + 12345) & 0x7fffffff; return state % n; };
-  const atoms = ['a', 'b', '\\d', '[a-z]', '.', '\\s', '(?:ab|c)', '(a)', 'x{2,5}', 'y{3}', 'z{2,}', 'q*', 'r+?', 's?', '^', '$', '\\b', '\\p{L}', 'é'];
+  const pick = (n: number): number => {
+    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    return state % n;
+  };
+  const atoms = [
+    'a',
+    'b',
+    '\\d',
+    '[a-z]',
+    '.',
+    '\\s',
+    '(?:ab|c)',
+    '(a)',
+    'x{2,5}',
+    'y{3}',
+    'z{2,}',
+    'q*',
+    'r+?',
+    's?',
+    '^',
+    '$',
+    '\\b',
+    '\\p{L}',
+    'é',
+  ];
   const atom = (): string => atoms[pick(atoms.length)]!;
   for (let k = 0; k < count; k++) {
     let p = '';
@@ -42,7 +65,9 @@ describe('translatePattern', () => {
     const spaces = '\\t-\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}';
     expect(re2Of('\\s')).to.equal(`[${spaces}]`);
     expect(re2Of('\\S')).to.equal(`[^${spaces}]`);
-    expect(re2Of('[.\\s]')).to.equal('[\\t-\\r .\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}]');
+    expect(re2Of('[.\\s]')).to.equal(
+      '[\\t-\\r .\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}]',
+    );
   });
 
   it('rewrites the escapes RE2 spells differently or not at all', () => {

@@ -8,18 +8,37 @@ import { applyBatch } from '../../../lib/engine/write/apply-batch.js';
 import type { Effect } from '../../../lib/engine/write/effects.js';
 import { DbState } from '../../../lib/engine/write/state.js';
 import { Slicer } from '../../../lib/engine/time/slices.js';
-import { CollectionScan, ListSource, parseQuery, runQuery, runQueryInSlices, sortInSlices, SortedRows, parseSort } from '../../../lib/engine/query/index.js';
+import {
+  CollectionScan,
+  ListSource,
+  parseQuery,
+  runQuery,
+  runQueryInSlices,
+  sortInSlices,
+  SortedRows,
+  parseSort,
+} from '../../../lib/engine/query/index.js';
 import { fieldsFromWire, type Fields } from '../../../lib/engine/values/index.js';
 import { mulberry32 } from '../../helpers/seeded-random.js';
 
 const meta = { name: 'c', createdAt: '2026-01-01T00:00:00.000Z' };
-const put = (id: string, n: number, expiresAt?: number): Effect => ({ kind: 'put', collection: 'c', id, fields: { id, n }, ...(expiresAt !== undefined ? { expiresAt } : {}) });
+const put = (id: string, n: number, expiresAt?: number): Effect => ({
+  kind: 'put',
+  collection: 'c',
+  id,
+  fields: { id, n },
+  ...(expiresAt !== undefined ? { expiresAt } : {}),
+});
 const del = (id: string): Effect => ({ kind: 'delete', collection: 'c', id });
 
 /** A slicer whose every slice is used up: the walk yields at every look at the clock. */
 class EveryTurn extends Slicer {
-  constructor() { super(1); }
-  override due(): boolean { return true; }
+  constructor() {
+    super(1);
+  }
+  override due(): boolean {
+    return true;
+  }
 }
 
 /** Runs `write` once per turn of the event loop until `done`, so it lands between the scan's slices. */
@@ -32,7 +51,11 @@ function writeWhileScanning(write: (turn: number) => void): { stop(): void } {
     setImmediate(tick);
   };
   setImmediate(tick);
-  return { stop: () => { stopped = true; } };
+  return {
+    stop: () => {
+      stopped = true;
+    },
+  };
 }
 
 describe('engine/query/collection-scan', () => {
@@ -49,7 +72,9 @@ describe('engine/query/collection-scan', () => {
 
   async function walk(scan: CollectionScan, slicer: Slicer = new EveryTurn()): Promise<Array<[unknown, unknown]>> {
     const seen: Array<[unknown, unknown]> = [];
-    await scan.each((r) => { seen.push([r.id, r.n]); }, slicer);
+    await scan.each((r) => {
+      seen.push([r.id, r.n]);
+    }, slicer);
     return seen;
   }
 
@@ -82,16 +107,28 @@ describe('engine/query/collection-scan', () => {
   it('judges expiry once, at the clock reading it opened with', async () => {
     apply(put('t1', 1, 1_000), put('t2', 2, 5_000));
     const seen = await walk(new CollectionScan(coll(), 2_000));
-    expect(seen.map(([id]) => id)).to.include('t2').and.not.include('t1');
+    expect(seen.map(([id]) => id))
+      .to.include('t2')
+      .and.not.include('t1');
   });
 
   it('visits the records of an index plan in insertion order, as at the open', async () => {
     const scan = new CollectionScan(coll(), 0);
     apply(put('r4', 40), del('r9'));
     const seen: unknown[] = [];
-    await scan.eachOf(new Set(['r9', 'r4', 'gone', 'r1']), (r) => { seen.push([r.id, r.n]); }, new EveryTurn());
+    await scan.eachOf(
+      new Set(['r9', 'r4', 'gone', 'r1']),
+      (r) => {
+        seen.push([r.id, r.n]);
+      },
+      new EveryTurn(),
+    );
     scan.close();
-    expect(seen).to.deep.equal([['r1', 1], ['r4', 4], ['r9', 9]]);
+    expect(seen).to.deep.equal([
+      ['r1', 1],
+      ['r4', 4],
+      ['r9', 9],
+    ]);
   });
 
   it('visits every entry once, expired ones too, while a visit that waits lets deletes and re-inserts commit', async () => {
@@ -133,12 +170,14 @@ describe('engine/query/collection-scan', () => {
         }
         // A batch cannot delete what it already deleted; keep the first effect per id.
         const seenIds = new Set<string>();
-        apply(...effects.filter((e) => {
-          const id = (e as { id: string }).id;
-          if (e.kind === 'delete' && (seenIds.has(id) || !coll().records.has(id))) return false;
-          seenIds.add(id);
-          return true;
-        }));
+        apply(
+          ...effects.filter((e) => {
+            const id = (e as { id: string }).id;
+            if (e.kind === 'delete' && (seenIds.has(id) || !coll().records.has(id))) return false;
+            seenIds.add(id);
+            return true;
+          }),
+        );
       });
       const seen = await walk(scan);
       writes.stop();
@@ -152,14 +191,24 @@ describe('engine/query/collection-scan', () => {
 });
 
 describe('engine/query sliced execution', () => {
-  const records: Fields[] = Array.from({ length: 500 }, (_, i) => fieldsFromWire({ id: `r${i}`, n: (i * 7919) % 97, s: i % 3 === 0 ? null : `s${i % 5}` }));
+  const records: Fields[] = Array.from({ length: 500 }, (_, i) =>
+    fieldsFromWire({ id: `r${i}`, n: (i * 7919) % 97, s: i % 3 === 0 ? null : `s${i % 5}` }),
+  );
   const queries = [
-    {}, { limit: 0 }, { limit: 7 }, { skip: 480, limit: 50 }, { skip: 600 },
+    {},
+    { limit: 0 },
+    { limit: 7 },
+    { skip: 480, limit: 50 },
+    { skip: 600 },
     { sort: [{ field: 'n', ascending: true }] },
     { sort: [{ field: 'n', ascending: false }], limit: 10 },
     { sort: [{ field: 's' }, { field: 'n', ascending: false }], skip: 3, limit: 20 },
     { sort: [{ field: 'missing' }], limit: 5 },
-    { filter: { type: 'Condition', content: { field: 'n', operator: 'Lt', value: 20 } }, sort: [{ field: 'n' }], limit: 30 },
+    {
+      filter: { type: 'Condition', content: { field: 'n', operator: 'Lt', value: 20 } },
+      sort: [{ field: 'n' }],
+      limit: 30,
+    },
     { filter: { type: 'Condition', content: { field: 'n', operator: 'Gt', value: 50 } }, skip: 2, limit: 4 },
   ];
 
@@ -175,7 +224,9 @@ describe('engine/query sliced execution', () => {
     const rows = new SortedRows(parseSort([{ field: 'n' }]), 3);
     for (const r of records) rows.add(r);
     const best = await rows.sorted(new EveryTurn());
-    expect(best.map((r) => [r.id, r.n])).to.deep.equal(runQuery(records, parseQuery({ sort: [{ field: 'n' }], limit: 3 })).map((r) => [r.id, r.n]));
+    expect(best.map((r) => [r.id, r.n])).to.deep.equal(
+      runQuery(records, parseQuery({ sort: [{ field: 'n' }], limit: 3 })).map((r) => [r.id, r.n]),
+    );
   });
 
   it('sorts in slices stably, like Array.prototype.sort, across many runs', async () => {

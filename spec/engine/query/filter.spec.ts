@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import { InvalidInput } from '../../../lib/errors.js';
-import { MAX_FILTER_DEPTH, OPERATORS, parseFilter, type Filter, type LogicalFilter } from '../../../lib/engine/query/index.js';
+import {
+  MAX_FILTER_DEPTH,
+  OPERATORS,
+  parseFilter,
+  type Filter,
+  type LogicalFilter,
+} from '../../../lib/engine/query/index.js';
 import { Tagged } from '../../../lib/engine/values/index.js';
 
 const cond = (field: unknown, operator: unknown, value?: unknown) => ({
@@ -30,11 +36,18 @@ function nestNot(levels: number): unknown {
 describe('engine/query/filter', () => {
   describe('canonical form', () => {
     it('parses a Condition into a condition node', () => {
-      expect(parseFilter(cond('name', 'Eq', 'Ada'))).to.deep.equal({ kind: 'condition', field: 'name', op: 'Eq', value: 'Ada' });
+      expect(parseFilter(cond('name', 'Eq', 'Ada'))).to.deep.equal({
+        kind: 'condition',
+        field: 'name',
+        op: 'Eq',
+        value: 'Ada',
+      });
     });
 
     it('parses Logical And and Or with their expressions in order', () => {
-      const f = parseFilter(logical('Or', [cond('a', 'Eq', 1), logical('And', [cond('b', 'Gt', 2), cond('c', 'Lt', 3)])]));
+      const f = parseFilter(
+        logical('Or', [cond('a', 'Eq', 1), logical('And', [cond('b', 'Gt', 2), cond('c', 'Lt', 3)])]),
+      );
       expect(f.kind).to.equal('or');
       const or = f as LogicalFilter;
       expect(or.filters).to.have.length(2);
@@ -48,8 +61,18 @@ describe('engine/query/filter', () => {
 
     it('accepts every documented operator', () => {
       const values: Record<string, unknown> = {
-        Eq: 1, Ne: 1, Gt: 1, Gte: 1, Lt: 1, Lte: 1, In: [1], NotIn: [1],
-        Contains: 'x', StartsWith: 'x', EndsWith: 'x', Exists: true,
+        Eq: 1,
+        Ne: 1,
+        Gt: 1,
+        Gte: 1,
+        Lt: 1,
+        Lte: 1,
+        In: [1],
+        NotIn: [1],
+        Contains: 'x',
+        StartsWith: 'x',
+        EndsWith: 'x',
+        Exists: true,
       };
       for (const op of OPERATORS) expect(parseFilter(cond('f', op, values[op])).kind, op).to.equal('condition');
     });
@@ -64,7 +87,12 @@ describe('engine/query/filter', () => {
 
   describe('flat back-compat forms', () => {
     it('parses {field, operator, value}', () => {
-      expect(parseFilter({ field: 'age', operator: 'Gte', value: 18 })).to.deep.equal({ kind: 'condition', field: 'age', op: 'Gte', value: 18 });
+      expect(parseFilter({ field: 'age', operator: 'Gte', value: 18 })).to.deep.equal({
+        kind: 'condition',
+        field: 'age',
+        op: 'Gte',
+        value: 18,
+      });
     });
 
     it('parses {and: [...]} and {or: [...]}', () => {
@@ -78,7 +106,9 @@ describe('engine/query/filter', () => {
     });
 
     it('mixes flat and canonical forms at different levels', () => {
-      const f = parseFilter({ and: [cond('a', 'Eq', 1), { not: logical('Or', [{ field: 'b', operator: 'Exists', value: true }]) }] });
+      const f = parseFilter({
+        and: [cond('a', 'Eq', 1), { not: logical('Or', [{ field: 'b', operator: 'Exists', value: true }]) }],
+      });
       expect(f.kind).to.equal('and');
     });
   });
@@ -92,12 +122,17 @@ describe('engine/query/filter', () => {
     });
 
     it('converts typed wrappers such as Decimal', () => {
-      const f = parseFilter(cond('price', 'Lt', { type: 'Decimal', value: '9.99' })) as Extract<Filter, { kind: 'condition' }>;
+      const f = parseFilter(cond('price', 'Lt', { type: 'Decimal', value: '9.99' })) as Extract<
+        Filter,
+        { kind: 'condition' }
+      >;
       expect(f.value).to.deep.equal(new Tagged('Decimal', '9.99'));
     });
 
     it('converts In lists element by element', () => {
-      const f = parseFilter(cond('at', 'In', ['2024-01-01T00:00:00Z', 'plain', { type: 'Integer', value: 3 }])) as Extract<Filter, { kind: 'condition' }>;
+      const f = parseFilter(
+        cond('at', 'In', ['2024-01-01T00:00:00Z', 'plain', { type: 'Integer', value: 3 }]),
+      ) as Extract<Filter, { kind: 'condition' }>;
       const list = f.value as readonly unknown[];
       expect((list[0] as Tagged).type).to.equal('DateTime');
       expect(list[1]).to.equal('plain');
@@ -105,14 +140,19 @@ describe('engine/query/filter', () => {
     });
 
     it('accepts an In list sent as an Array typed wrapper', () => {
-      const f = parseFilter(cond('x', 'In', { type: 'Array', value: [1, 2] })) as Extract<Filter, { kind: 'condition' }>;
+      const f = parseFilter(cond('x', 'In', { type: 'Array', value: [1, 2] })) as Extract<
+        Filter,
+        { kind: 'condition' }
+      >;
       expect(f.value).to.deep.equal([1, 2]);
     });
 
     it('allows null for Eq and Ne, and treats an absent value as null', () => {
       expect((parseFilter(cond('a', 'Eq', null)) as Extract<Filter, { kind: 'condition' }>).value).to.equal(null);
       expect((parseFilter(cond('a', 'Ne', null)) as Extract<Filter, { kind: 'condition' }>).value).to.equal(null);
-      expect((parseFilter({ field: 'a', operator: 'Eq' }) as Extract<Filter, { kind: 'condition' }>).value).to.equal(null);
+      expect((parseFilter({ field: 'a', operator: 'Eq' }) as Extract<Filter, { kind: 'condition' }>).value).to.equal(
+        null,
+      );
     });
 
     it('keeps string-operator operands as strings even when they look like dates', () => {
@@ -121,12 +161,20 @@ describe('engine/query/filter', () => {
     });
 
     it('accepts a String wrapper for Contains and a Boolean wrapper for Exists', () => {
-      expect((parseFilter(cond('s', 'Contains', { type: 'String', value: 'ab' })) as Extract<Filter, { kind: 'condition' }>).value).to.equal('ab');
-      expect((parseFilter(cond('s', 'Exists', { type: 'Boolean', value: false })) as Extract<Filter, { kind: 'condition' }>).value).to.equal(false);
+      expect(
+        (parseFilter(cond('s', 'Contains', { type: 'String', value: 'ab' })) as Extract<Filter, { kind: 'condition' }>)
+          .value,
+      ).to.equal('ab');
+      expect(
+        (parseFilter(cond('s', 'Exists', { type: 'Boolean', value: false })) as Extract<Filter, { kind: 'condition' }>)
+          .value,
+      ).to.equal(false);
     });
 
     it('allows dotted field paths and the id field', () => {
-      expect((parseFilter(cond('address.city', 'Eq', 'Oslo')) as Extract<Filter, { kind: 'condition' }>).field).to.equal('address.city');
+      expect(
+        (parseFilter(cond('address.city', 'Eq', 'Oslo')) as Extract<Filter, { kind: 'condition' }>).field,
+      ).to.equal('address.city');
       expect((parseFilter(cond('id', 'Eq', 'abc')) as Extract<Filter, { kind: 'condition' }>).field).to.equal('id');
     });
   });
@@ -165,7 +213,8 @@ describe('engine/query/filter', () => {
     });
 
     it('rejects hostile field names anywhere in a dotted path', () => {
-      for (const field of ['__proto__', 'a.constructor', 'x.prototype.y', 'constructor']) rejects(cond(field, 'Eq', 1), /Forbidden field name/);
+      for (const field of ['__proto__', 'a.constructor', 'x.prototype.y', 'constructor'])
+        rejects(cond(field, 'Eq', 1), /Forbidden field name/);
     });
 
     it('rejects an unknown filter type', () => {
@@ -216,7 +265,8 @@ describe('engine/query/filter', () => {
     });
 
     it('rejects string operators without a string value', () => {
-      for (const op of ['Contains', 'StartsWith', 'EndsWith']) rejects(cond('a', op, 5), new RegExp(`'${op}' .* needs a string value`));
+      for (const op of ['Contains', 'StartsWith', 'EndsWith'])
+        rejects(cond('a', op, 5), new RegExp(`'${op}' .* needs a string value`));
     });
 
     it('rejects Exists without a boolean value', () => {
@@ -232,7 +282,10 @@ describe('engine/query/filter', () => {
     });
 
     it('names the path of a nested offender', () => {
-      rejects(logical('And', [cond('a', 'Eq', 1), cond('b', 'Nope', 1)]), /in filter\.content\.expressions\[1\]\.content/);
+      rejects(
+        logical('And', [cond('a', 'Eq', 1), cond('b', 'Nope', 1)]),
+        /in filter\.content\.expressions\[1\]\.content/,
+      );
     });
 
     it(`accepts nesting of exactly ${MAX_FILTER_DEPTH} levels and rejects deeper filters`, () => {

@@ -3,8 +3,12 @@ import { getPath, matchFilter, parseFilter } from '../../../lib/engine/query/ind
 import { fieldsFromWire, Tagged, type Fields } from '../../../lib/engine/values/index.js';
 
 const rec = (body: Record<string, unknown>): Fields => fieldsFromWire(body);
-const cond = (field: string, operator: string, value?: unknown) => ({ type: 'Condition', content: { field, operator, value } });
-const matches = (filter: unknown, record: Record<string, unknown>): boolean => matchFilter(parseFilter(filter), rec(record));
+const cond = (field: string, operator: string, value?: unknown) => ({
+  type: 'Condition',
+  content: { field, operator, value },
+});
+const matches = (filter: unknown, record: Record<string, unknown>): boolean =>
+  matchFilter(parseFilter(filter), rec(record));
 
 describe('engine/query/match', () => {
   describe('getPath', () => {
@@ -127,7 +131,9 @@ describe('engine/query/match', () => {
     it('orders numbers across types, including Decimal strings', () => {
       expect(matches(cond('price', 'Gt', 10), { price: { type: 'Decimal', value: '10.01' } })).to.equal(true);
       expect(matches(cond('price', 'Lt', { type: 'Decimal', value: '9.5' }), { price: 9 })).to.equal(true);
-      expect(matches(cond('price', 'Gte', { type: 'Float', value: 3 }), { price: { type: 'Number', value: 3 } })).to.equal(true);
+      expect(
+        matches(cond('price', 'Gte', { type: 'Float', value: 3 }), { price: { type: 'Number', value: 3 } }),
+      ).to.equal(true);
     });
 
     it('orders DateTimes by instant, with sub-millisecond precision', () => {
@@ -244,17 +250,23 @@ describe('engine/query/match', () => {
     const inBergen = cond('city', 'Eq', 'Bergen');
 
     it('And requires every expression', () => {
-      expect(matches({ type: 'Logical', content: { operator: 'And', expressions: [isAdult, inBergen] } }, record)).to.equal(false);
+      expect(
+        matches({ type: 'Logical', content: { operator: 'And', expressions: [isAdult, inBergen] } }, record),
+      ).to.equal(false);
       expect(matches({ and: [isAdult, cond('city', 'Eq', 'Oslo')] }, record)).to.equal(true);
     });
 
     it('Or requires any expression', () => {
-      expect(matches({ type: 'Logical', content: { operator: 'Or', expressions: [isAdult, inBergen] } }, record)).to.equal(true);
+      expect(
+        matches({ type: 'Logical', content: { operator: 'Or', expressions: [isAdult, inBergen] } }, record),
+      ).to.equal(true);
       expect(matches({ or: [inBergen, cond('age', 'Lt', 18)] }, record)).to.equal(false);
     });
 
     it('Not negates its expression', () => {
-      expect(matches({ type: 'Logical', content: { operator: 'Not', expressions: [inBergen] } }, record)).to.equal(true);
+      expect(matches({ type: 'Logical', content: { operator: 'Not', expressions: [inBergen] } }, record)).to.equal(
+        true,
+      );
       expect(matches({ not: isAdult }, record)).to.equal(false);
     });
 

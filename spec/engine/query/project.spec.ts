@@ -73,7 +73,9 @@ describe('engine/query/project', () => {
 
     it('removes excluded fields but never id', () => {
       expect(projectFields(record, undefined, ['email', 'at', 'id'])).to.deep.equal({
-        id: 'r1', name: 'Ada', address: record.address,
+        id: 'r1',
+        name: 'Ada',
+        address: record.address,
       });
     });
 

@@ -3,7 +3,10 @@ import { InvalidInput } from '../../../lib/errors.js';
 import { parseQuery, QUERY_KEYS, runQuery } from '../../../lib/engine/query/index.js';
 import { fieldsFromWire, type Fields } from '../../../lib/engine/values/index.js';
 
-const cond = (field: string, operator: string, value: unknown) => ({ type: 'Condition', content: { field, operator, value } });
+const cond = (field: string, operator: string, value: unknown) => ({
+  type: 'Condition',
+  content: { field, operator, value },
+});
 const ids = (records: Fields[]): unknown[] => records.map((r) => r.id);
 
 describe('engine/query/query', () => {
@@ -34,7 +37,12 @@ describe('engine/query/query', () => {
       expect(q.skip).to.equal(20);
       expect(q.selectFields).to.deep.equal(['name']);
       expect(q.excludeFields).to.deep.equal(['email', 'phone']);
-      expect(q.join).to.deep.equal({ collections: ['users'], localField: 'user_id', foreignField: 'id', asField: 'user' });
+      expect(q.join).to.deep.equal({
+        collections: ['users'],
+        localField: 'user_id',
+        foreignField: 'id',
+        asField: 'user',
+      });
       expect(q.bypassCache).to.equal(true);
       expect(q.bypassRipple).to.equal(false);
       expect(q.transactionId).to.equal('tx-1');
@@ -61,27 +69,40 @@ describe('engine/query/query', () => {
     });
 
     it('rejects a limit beyond 2^53, quoting its exact digits', () => {
-      expect(() => parseQuery({ limit: 2n ** 63n - 1n })).to.throw(InvalidInput, 'Invalid limit: expected a non-negative integer, got 9223372036854775807');
+      expect(() => parseQuery({ limit: 2n ** 63n - 1n })).to.throw(
+        InvalidInput,
+        'Invalid limit: expected a non-negative integer, got 9223372036854775807',
+      );
     });
 
     it('rejects negative, fractional and non-numeric limit and skip', () => {
       for (const bad of [-1, 1.5, '10', true, Number.NaN, Infinity]) {
-        expect(() => parseQuery({ limit: bad }), String(bad)).to.throw(InvalidInput, /Invalid limit: expected a non-negative integer/);
+        expect(() => parseQuery({ limit: bad }), String(bad)).to.throw(
+          InvalidInput,
+          /Invalid limit: expected a non-negative integer/,
+        );
         expect(() => parseQuery({ skip: bad }), String(bad)).to.throw(InvalidInput, /Invalid skip/);
       }
       expect(() => parseQuery({ offset: -2 })).to.throw(InvalidInput, /Invalid offset/);
     });
 
     it('rejects a non-object body', () => {
-      for (const bad of [null, undefined, [], 'x', 3]) expect(() => parseQuery(bad)).to.throw(InvalidInput, /expected a JSON object/);
+      for (const bad of [null, undefined, [], 'x', 3])
+        expect(() => parseQuery(bad)).to.throw(InvalidInput, /expected a JSON object/);
     });
 
     it('rejects unknown top-level keys and lists the allowed ones', () => {
-      expect(() => parseQuery({ where: {} })).to.throw(InvalidInput, /Unknown key 'where'.*allowed keys are filter, sort, limit, skip, offset/);
+      expect(() => parseQuery({ where: {} })).to.throw(
+        InvalidInput,
+        /Unknown key 'where'.*allowed keys are filter, sort, limit, skip, offset/,
+      );
     });
 
     it('rejects a bad filter, sort or field list through their parsers', () => {
-      expect(() => parseQuery({ filter: cond('a', 'Regex', 'x') })).to.throw(InvalidInput, /Unknown operator 'Regex' in filter/);
+      expect(() => parseQuery({ filter: cond('a', 'Regex', 'x') })).to.throw(
+        InvalidInput,
+        /Unknown operator 'Regex' in filter/,
+      );
       expect(() => parseQuery({ filter: 'a=1' })).to.throw(InvalidInput, /filter/);
       expect(() => parseQuery({ sort: 'a' })).to.throw(InvalidInput, /sort/);
       expect(() => parseQuery({ select_fields: 1 })).to.throw(InvalidInput, /select_fields/);
@@ -105,15 +126,27 @@ describe('engine/query/query', () => {
 
       it('rejects empty or non-string collection names', () => {
         expect(() => parseQuery({ join: { ...join, collections: [] } })).to.throw(InvalidInput, /join\.collections/);
-        expect(() => parseQuery({ join: { ...join, collections: [''] } })).to.throw(InvalidInput, /join\.collections\[0\]/);
-        expect(() => parseQuery({ join: { ...join, collections: ['a', 3] } })).to.throw(InvalidInput, /join\.collections\[1\]/);
+        expect(() => parseQuery({ join: { ...join, collections: [''] } })).to.throw(
+          InvalidInput,
+          /join\.collections\[0\]/,
+        );
+        expect(() => parseQuery({ join: { ...join, collections: ['a', 3] } })).to.throw(
+          InvalidInput,
+          /join\.collections\[1\]/,
+        );
         expect(() => parseQuery({ join: { ...join, collections: null } })).to.throw(InvalidInput, /join\.collections/);
       });
 
       it('rejects missing or non-string field names', () => {
         for (const key of ['local_field', 'foreign_field', 'as_field']) {
-          expect(() => parseQuery({ join: { ...join, [key]: undefined } }), key).to.throw(InvalidInput, new RegExp(`join\\.${key}`));
-          expect(() => parseQuery({ join: { ...join, [key]: 7 } }), key).to.throw(InvalidInput, new RegExp(`join\\.${key}`));
+          expect(() => parseQuery({ join: { ...join, [key]: undefined } }), key).to.throw(
+            InvalidInput,
+            new RegExp(`join\\.${key}`),
+          );
+          expect(() => parseQuery({ join: { ...join, [key]: 7 } }), key).to.throw(
+            InvalidInput,
+            new RegExp(`join\\.${key}`),
+          );
         }
       });
 

@@ -15,7 +15,12 @@ describe('engine/query/sort', () => {
     });
 
     it('parses {field, ascending} entries in priority order', () => {
-      expect(parseSort([{ field: 'a', ascending: false }, { field: 'b.c', ascending: true }])).to.deep.equal([
+      expect(
+        parseSort([
+          { field: 'a', ascending: false },
+          { field: 'b.c', ascending: true },
+        ]),
+      ).to.deep.equal([
         { field: 'a', ascending: false },
         { field: 'b.c', ascending: true },
       ]);
@@ -29,14 +34,21 @@ describe('engine/query/sort', () => {
     });
 
     it('accepts order "asc" and "desc" in any case', () => {
-      expect(parseSort([{ field: 'a', order: 'desc' }, { field: 'b', order: 'ASC' }])).to.deep.equal([
+      expect(
+        parseSort([
+          { field: 'a', order: 'desc' },
+          { field: 'b', order: 'ASC' },
+        ]),
+      ).to.deep.equal([
         { field: 'a', ascending: false },
         { field: 'b', ascending: true },
       ]);
     });
 
     it('accepts ascending and order together when they agree and rejects them when they conflict', () => {
-      expect(parseSort([{ field: 'a', ascending: false, order: 'desc' }])).to.deep.equal([{ field: 'a', ascending: false }]);
+      expect(parseSort([{ field: 'a', ascending: false, order: 'desc' }])).to.deep.equal([
+        { field: 'a', ascending: false },
+      ]);
       expect(() => parseSort([{ field: 'a', ascending: true, order: 'desc' }])).to.throw(InvalidInput, /Conflicting/);
     });
 
@@ -72,7 +84,10 @@ describe('engine/query/sort', () => {
         { id: 'c', g: 'x', n: 1 },
         { id: 'd', g: 'y', n: 2 },
       );
-      const out = sortRecords(input, [{ field: 'g', ascending: false }, { field: 'n', ascending: true }]);
+      const out = sortRecords(input, [
+        { field: 'g', ascending: false },
+        { field: 'n', ascending: true },
+      ]);
       expect(ids(out)).to.deep.equal(['b', 'd', 'c', 'a']);
     });
 
@@ -98,10 +113,7 @@ describe('engine/query/sort', () => {
     });
 
     it('orders DateTimes by instant rather than by text', () => {
-      const input = recs(
-        { id: 'late', at: '2024-01-01T10:00:00-05:00' },
-        { id: 'early', at: '2024-01-01T12:00:00Z' },
-      );
+      const input = recs({ id: 'late', at: '2024-01-01T10:00:00-05:00' }, { id: 'early', at: '2024-01-01T12:00:00Z' });
       expect(ids(sortRecords(input, [{ field: 'at', ascending: true }]))).to.deep.equal(['early', 'late']);
     });
 

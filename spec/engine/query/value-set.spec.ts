@@ -21,16 +21,55 @@ const UUID = '550e8400-e29b-41d4-a716-446655440000';
 
 /** Values that are equal across kinds and spellings, and values that only look alike. */
 const POOL: ReadonlyArray<Value | undefined> = [
-  undefined, null, true, false, 0, 1, -1, 1.5, 2, 1e21,
-  new Tagged('Float', 1), new Tagged('Number', 2), new Tagged('Decimal', '1.0'), new Tagged('Decimal', '1.50'),
-  new Tagged('Duration', 1), new Tagged('Duration', { secs: 0, nanos: 1_000_000 }),
-  '', 'a', 'b', '1', 'true', 'null', UUID, new Tagged('UUID', UUID),
-  '2024-01-01T00:00:00Z', '2024-01-01T01:00:00+01:00', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.5Z',
-  date('2024-01-01T00:00:00Z'), date('2024-01-01T00:00:00.000Z'), date('2024-01-01T00:00:00.5Z'), date('2025-06-01T12:00:00Z'),
-  new Uint8Array([1, 2]), new Tagged('Binary', new Uint8Array([1, 2])), new Tagged('Bytes', new Uint8Array([1, 3])),
-  [], [1], [1, 'a'], ['2024-01-01T00:00:00Z'], [date('2024-01-01T00:00:00Z')], [[1]], [null],
-  new Tagged('Set', [1, 2]), new Tagged('Vector', [1.5, 2]), new Tagged('Set', ['a']),
-  {}, { a: 1 }, { a: new Tagged('Decimal', '1') }, { a: [1] },
+  undefined,
+  null,
+  true,
+  false,
+  0,
+  1,
+  -1,
+  1.5,
+  2,
+  1e21,
+  new Tagged('Float', 1),
+  new Tagged('Number', 2),
+  new Tagged('Decimal', '1.0'),
+  new Tagged('Decimal', '1.50'),
+  new Tagged('Duration', 1),
+  new Tagged('Duration', { secs: 0, nanos: 1_000_000 }),
+  '',
+  'a',
+  'b',
+  '1',
+  'true',
+  'null',
+  UUID,
+  new Tagged('UUID', UUID),
+  '2024-01-01T00:00:00Z',
+  '2024-01-01T01:00:00+01:00',
+  '2024-01-01T00:00:00.000Z',
+  '2024-01-01T00:00:00.5Z',
+  date('2024-01-01T00:00:00Z'),
+  date('2024-01-01T00:00:00.000Z'),
+  date('2024-01-01T00:00:00.5Z'),
+  date('2025-06-01T12:00:00Z'),
+  new Uint8Array([1, 2]),
+  new Tagged('Binary', new Uint8Array([1, 2])),
+  new Tagged('Bytes', new Uint8Array([1, 3])),
+  [],
+  [1],
+  [1, 'a'],
+  ['2024-01-01T00:00:00Z'],
+  [date('2024-01-01T00:00:00Z')],
+  [[1]],
+  [null],
+  new Tagged('Set', [1, 2]),
+  new Tagged('Vector', [1.5, 2]),
+  new Tagged('Set', ['a']),
+  {},
+  { a: 1 },
+  { a: new Tagged('Decimal', '1') },
+  { a: [1] },
 ];
 
 describe('engine/query/value-set', () => {
@@ -53,7 +92,8 @@ describe('engine/query/value-set', () => {
   it('finds every pool value in a set of the whole pool exactly when the scan does', () => {
     const all = POOL.filter((v): v is Value => v !== undefined);
     const members = new ValueSet(all);
-    for (const actual of POOL) expect(members.has(actual), String(actual)).to.equal(all.some((x) => equalValues(actual, x)));
+    for (const actual of POOL)
+      expect(members.has(actual), String(actual)).to.equal(all.some((x) => equalValues(actual, x)));
   });
 
   it('matches a DateTime against an RFC 3339 string at the same instant, and two strings only when identical', () => {
@@ -65,7 +105,9 @@ describe('engine/query/value-set', () => {
   it('runs In with 10,000 values over 20,000 records fast, with the same result as the scan', () => {
     const values = Array.from({ length: 10_000 }, (_, i) => (i % 2 === 0 ? i * 3 : `s${i * 3}`));
     const records: Fields[] = Array.from({ length: 20_000 }, (_, i) => ({
-      id: `r${i}`, n: i % 3 === 0 ? i : `s${i}`, tags: i % 7 === 0 ? [`s${i * 3}`] : ['none'],
+      id: `r${i}`,
+      n: i % 3 === 0 ? i : `s${i}`,
+      tags: i % 7 === 0 ? [`s${i * 3}`] : ['none'],
     }));
     const inN = parseFilter({ field: 'n', operator: 'In', value: values });
     const inTags = parseFilter({ field: 'tags', operator: 'In', value: values });
@@ -80,6 +122,8 @@ describe('engine/query/value-set', () => {
     }
     const wantN = records.filter((r) => typeof r.n === 'number' && r.n % 6 === 0);
     expect(byN.map((r) => r.id)).to.deep.equal(wantN.map((r) => r.id));
-    expect(byTags.map((r) => r.id)).to.deep.equal(records.filter((r, i) => i % 7 === 0 && i < 10_000 && i % 2 === 1).map((r) => r.id));
+    expect(byTags.map((r) => r.id)).to.deep.equal(
+      records.filter((r, i) => i % 7 === 0 && i < 10_000 && i % 2 === 1).map((r) => r.id),
+    );
   });
 });

@@ -13,8 +13,14 @@ import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 describe('engine/bulk and transaction commits yield between slices', () => {
   let dir: string;
   let db: Database;
-  beforeEach(async () => { dir = tempDir(); db = await Database.open({ dataDir: dir }); });
-  afterEach(async () => { await db.close(); removeDir(dir); });
+  beforeEach(async () => {
+    dir = tempDir();
+    db = await Database.open({ dataDir: dir });
+  });
+  afterEach(async () => {
+    await db.close();
+    removeDir(dir);
+  });
 
   it('lets the loop turn during a 10,000-record batch; reads see none or all of it', async function () {
     this.timeout(30_000);
@@ -26,7 +32,9 @@ describe('engine/bulk and transaction commits yield between slices', () => {
     const started = performance.now();
     let last = started;
     let longest = 0;
-    const batch = db.bulk.insertMany('bulk', bodies).finally(() => { done = true; });
+    const batch = db.bulk.insertMany('bulk', bodies).finally(() => {
+      done = true;
+    });
     for (let turn = 0; !done; turn++) {
       await new Promise((r) => setImmediate(r));
       const now = performance.now();
@@ -44,7 +52,8 @@ describe('engine/bulk and transaction commits yield between slices', () => {
     expect(longest, `longest stretch ${longest.toFixed(1)} ms of ${total.toFixed(1)} ms`).to.be.below(total / 2);
     const lateIds = await Promise.all(late);
     // Every count read meanwhile held none of the batch or all of it.
-    for (const n of seen) expect(n <= 1 + late.length || n >= 10_001, `count ${n} seen during the batch`).to.equal(true);
+    for (const n of seen)
+      expect(n <= 1 + late.length || n >= 10_001, `count ${n} seen during the batch`).to.equal(true);
     expect(await db.records.count('bulk')).to.equal(10_001 + lateIds.length);
     // No other write landed inside the unit: the batch's records are contiguous in insertion order.
     const order = [...db.state.collections.get('bulk')!.records.keys()];
@@ -55,11 +64,16 @@ describe('engine/bulk and transaction commits yield between slices', () => {
   it('lets the loop turn while a 10,000-operation transaction commits; reads see none or all of it', async function () {
     this.timeout(60_000);
     const tx = db.transactions.begin('ReadCommitted', undefined, undefined).id;
-    const staged = await db.session(undefined, tx).writeMany('txc', Array.from({ length: 10_000 }, (_, i) => ({ kind: 'insert' as const, body: { n: i } })));
+    const staged = await db.session(undefined, tx).writeMany(
+      'txc',
+      Array.from({ length: 10_000 }, (_, i) => ({ kind: 'insert' as const, body: { n: i } })),
+    );
     expect(staged.failed).to.deep.equal([]);
     let done = false;
     let turns = 0;
-    const commit = db.transactions.commit(tx).finally(() => { done = true; });
+    const commit = db.transactions.commit(tx).finally(() => {
+      done = true;
+    });
     while (!done) {
       await new Promise((r) => setImmediate(r));
       turns += 1;

@@ -11,7 +11,10 @@ import type { CommitInfo } from '../../../lib/engine/write/change-feed.js';
 import { MADE_ID } from '../../../lib/engine/write/effects.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 
-interface Seen { batch: LoggedBatch; info: CommitInfo }
+interface Seen {
+  batch: LoggedBatch;
+  info: CommitInfo;
+}
 
 /** Each stored record of `c` as [id, version, insertion order], in stored order. */
 function entries(db: Database, c: string): Array<[string, number, number | undefined]> {
@@ -27,8 +30,14 @@ describe('engine: puts of made ids (MADE_ID)', () => {
     seen = [];
     db.onCommit((batch, info) => seen.push({ batch, info }));
   };
-  beforeEach(async () => { dir = tempDir(); await open(); });
-  afterEach(async () => { await db.close(); removeDir(dir); });
+  beforeEach(async () => {
+    dir = tempDir();
+    await open();
+  });
+  afterEach(async () => {
+    await db.close();
+    removeDir(dir);
+  });
 
   const puts = () => seen.flatMap((s) => s.batch.effects).filter((e) => e.kind === 'put');
 
@@ -38,15 +47,27 @@ describe('engine: puts of made ids (MADE_ID)', () => {
     await db.records.insert('plain', { a: 3, ttl: 3600 });
     await db.bulk.insertMany('plain', [{ a: 4 }, { id: 'named-2', a: 5 }, { a: 6, ttl: 60 }]);
     await db.records.update('plain', 'named', { a: 7 });
-    expect(puts().map((e) => [e.kind === 'put' && (e.fields.a as unknown), e.kind === 'put' && e[MADE_ID] === true]))
-      .to.deep.equal([[1, true], [2, false], [3, true], [4, true], [5, false], [6, true], [7, false]]);
+    expect(
+      puts().map((e) => [e.kind === 'put' && (e.fields.a as unknown), e.kind === 'put' && e[MADE_ID] === true]),
+    ).to.deep.equal([
+      [1, true],
+      [2, false],
+      [3, true],
+      [4, true],
+      [5, false],
+      [6, true],
+      [7, false],
+    ]);
   });
 
   it('describes marked puts as inserts, as the lookup would', async () => {
     const id = await db.records.insert('c', { a: 1 });
     await db.records.update('c', id, { a: 2 });
     const changes = seen.flatMap((s) => s.info.changes);
-    expect(changes.map((c) => [c.event, c.id, c.before?.a])).to.deep.equal([['insert', id, undefined], ['update', id, 1]]);
+    expect(changes.map((c) => [c.event, c.id, c.before?.a])).to.deep.equal([
+      ['insert', id, undefined],
+      ['update', id, 1],
+    ]);
   });
 
   it('keeps insertion order and membership as unmarked puts do, and the log replays to the same state', async () => {

@@ -17,7 +17,11 @@ const BODIES: Array<Record<string, unknown>> = [
   {},
   { name: 'Ann', age: 31, active: true, score: 1.5, nothing: null },
   { when: '2026-01-02T03:04:05Z', plain: 'not a date' },
-  { typed: { type: 'Integer', value: 5 }, dec: { type: 'Decimal', value: '1.50' }, s: { type: 'String', value: '2026-01-02T03:04:05Z' } },
+  {
+    typed: { type: 'Integer', value: 5 },
+    dec: { type: 'Decimal', value: '1.50' },
+    s: { type: 'String', value: '2026-01-02T03:04:05Z' },
+  },
   { nested: { a: [1, 'two', { b: null }] }, list: ['x', 'y'] },
   { bin: Buffer.from('abc'), big: 12345678901234567n },
   { zeta: 1, alpha: 2, mid: 3 },
@@ -41,8 +45,14 @@ function body(rec: Fields): { keys: string[]; fields: Record<string, unknown> } 
 describe('engine/records plain inserts made ahead', () => {
   let dir: string;
   let db: Database;
-  beforeEach(async () => { dir = tempDir(); db = await Database.open({ dataDir: dir, settings: { durability: 'none' } }); });
-  afterEach(async () => { await db.close(); removeDir(dir); });
+  beforeEach(async () => {
+    dir = tempDir();
+    db = await Database.open({ dataDir: dir, settings: { durability: 'none' } });
+  });
+  afterEach(async () => {
+    await db.close();
+    removeDir(dir);
+  });
 
   it('stores what the general path stores, keys in the same order, frozen', async () => {
     await db.records.insert('c', { first: true });
@@ -55,17 +65,26 @@ describe('engine/records plain inserts made ahead', () => {
       expect(body(made).fields).to.deep.equal(body(general).fields);
       expect(Object.isFrozen(made)).to.equal(true);
     }
-    expect(db.records.findById('c', await db.records.insert('c', { when: '2026-01-02T03:04:05Z' })).when).to.be.instanceOf(Tagged);
+    expect(
+      db.records.findById('c', await db.records.insert('c', { when: '2026-01-02T03:04:05Z' })).when,
+    ).to.be.instanceOf(Tagged);
   });
 
   it('refuses what the general path refuses, with the same message, and stores nothing', async () => {
     await db.records.insert('c', { first: true });
     for (const b of HOSTILE) {
-      const made = await db.records.insert('c', b).then(() => 'stored', (err: Error) => err.message);
-      const general = await db.records.insert('c', typeof b === 'object' ? { id: 'x', ...(b as object) } : b).then(() => 'stored', (err: Error) => err.message);
+      const made = await db.records.insert('c', b).then(
+        () => 'stored',
+        (err: Error) => err.message,
+      );
+      const general = await db.records.insert('c', typeof b === 'object' ? { id: 'x', ...(b as object) } : b).then(
+        () => 'stored',
+        (err: Error) => err.message,
+      );
       expect(made, JSON.stringify(b)).not.to.equal('stored');
       // (An own __proto__ member cannot be spread into a general-path body: checked against its known message.)
-      if (typeof b === 'object' && b !== null && Object.hasOwn(b, '__proto__')) expect(made).to.equal("Forbidden field name '__proto__' at top level");
+      if (typeof b === 'object' && b !== null && Object.hasOwn(b, '__proto__'))
+        expect(made).to.equal("Forbidden field name '__proto__' at top level");
       else expect(made).to.equal(general);
     }
     expect(await db.records.count('c')).to.equal(1);
@@ -76,7 +95,9 @@ describe('engine/records plain inserts made ahead', () => {
     expect(db.records.findById('fresh', id)).to.deep.equal({ id, a: 1 });
     await db.collections.create('typed', { fields: { when: { field_type: 'String' } } });
     const tid = await db.records.insert('typed', { when: '2026-01-02T03:04:05Z' });
-    expect(db.records.findById('typed', tid).when, 'a declared String keeps the ISO text').to.equal('2026-01-02T03:04:05Z');
+    expect(db.records.findById('typed', tid).when, 'a declared String keeps the ISO text').to.equal(
+      '2026-01-02T03:04:05Z',
+    );
     await db.collections.create('aliased', { fields: { email: { field_type: 'String' } }, primary_key_alias: 'email' });
     expect(await db.records.insert('aliased', { email: 'ann@example.com' })).to.equal('ann@example.com');
   });
@@ -92,16 +113,25 @@ describe('engine/records plain inserts made ahead', () => {
       return { effects, result: db.records.insertMade(view, 'late', record, body, effects) };
     });
     expect(id).to.equal(record.id);
-    expect(db.records.findById('late', id).when, 'a declared String keeps the ISO text').to.equal('2026-01-02T03:04:05Z');
+    expect(db.records.findById('late', id).when, 'a declared String keeps the ISO text').to.equal(
+      '2026-01-02T03:04:05Z',
+    );
     expect(db.records.makeNew('late', body), 'none is made while the collection has a schema').to.equal(undefined);
   });
 
   it('bulk: plain and instruction bodies side by side; a failing plain item is reported without an id', async () => {
     await db.records.insert('b', { first: true });
-    const res = await db.bulk.insertMany('b', [{ a: 1 }, { id: 'named', a: 2 }, { constructor: 3 }, { a: 4, ttl: '1h' }]);
+    const res = await db.bulk.insertMany('b', [
+      { a: 1 },
+      { id: 'named', a: 2 },
+      { constructor: 3 },
+      { a: 4, ttl: '1h' },
+    ]);
     expect(res.successful).to.have.length(3);
     expect(res.successful[1]).to.equal('named');
-    expect(res.failed).to.deep.equal([{ index: 2, id: null, error: "Forbidden field name 'constructor' at top level" }]);
+    expect(res.failed).to.deep.equal([
+      { index: 2, id: null, error: "Forbidden field name 'constructor' at top level" },
+    ]);
     expect(db.records.findById('b', res.successful[0]!)).to.deep.equal({ id: res.successful[0], a: 1 });
     expect(Object.keys(db.records.findById('b', res.successful[2]!))).to.deep.equal(['id', 'a', 'ttl']);
     const fresh = await db.bulk.insertMany('new-coll', [{ a: 1 }, { a: 2 }]);

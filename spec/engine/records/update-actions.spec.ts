@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { InvalidInput } from '../../../lib/errors.js';
 import {
-  applyActionSequence, applyUpdateAction, parseActionSequence, UPDATE_ACTIONS,
+  applyActionSequence,
+  applyUpdateAction,
+  parseActionSequence,
+  UPDATE_ACTIONS,
 } from '../../../lib/engine/records/update-actions.js';
 import { fieldsFromWire, Tagged, typeOf, type Fields } from '../../../lib/engine/values/index.js';
 
@@ -24,13 +27,26 @@ function fails(fn: () => unknown, message: string | RegExp): void {
 describe('engine/update-actions', () => {
   it('lists the twelve actions of protocol.md 2.3', () => {
     expect(UPDATE_ACTIONS).to.deep.equal([
-      'increment', 'decrement', 'multiply', 'divide', 'modulo',
-      'push', 'pop', 'shift', 'unshift', 'remove', 'append', 'clear',
+      'increment',
+      'decrement',
+      'multiply',
+      'divide',
+      'modulo',
+      'push',
+      'pop',
+      'shift',
+      'unshift',
+      'remove',
+      'append',
+      'clear',
     ]);
   });
 
   it('rejects an unknown action listing the valid ones', () => {
-    fails(() => apply({ n: 1 }, 'explode', 'n', 1), /^Unknown update action 'explode'; expected one of increment, decrement, .*clear$/);
+    fails(
+      () => apply({ n: 1 }, 'explode', 'n', 1),
+      /^Unknown update action 'explode'; expected one of increment, decrement, .*clear$/,
+    );
     fails(() => apply({ n: 1 }, 'Increment', 'n', 1), /Unknown update action 'Increment'/);
   });
 
@@ -52,7 +68,10 @@ describe('engine/update-actions', () => {
   });
 
   it('rejects a dotted field name unless it is an existing top-level key', () => {
-    fails(() => apply({ stats: { views: 1 } }, 'increment', 'stats.views', 1), "Failed to apply action 'increment': nested field paths are not supported ('stats.views')");
+    fails(
+      () => apply({ stats: { views: 1 } }, 'increment', 'stats.views', 1),
+      "Failed to apply action 'increment': nested field paths are not supported ('stats.views')",
+    );
     const literal = applyUpdateAction(Object.freeze({ id: 'r1', 'a.b': 1 }), 'increment', 'a.b', 1);
     expect(literal['a.b']).to.equal(2);
   });
@@ -95,20 +114,31 @@ describe('engine/update-actions', () => {
     });
 
     it('keep Decimal exact to the larger scale', () => {
-      expect(apply({ p: { type: 'Decimal', value: '29.99' } }, 'increment', 'p', 0.01).p).to.deep.equal(new Tagged('Decimal', '30.00'));
-      expect(apply({ p: { type: 'Decimal', value: '0.1' } }, 'increment', 'p', '0.2').p).to.deep.equal(new Tagged('Decimal', '0.3'));
-      expect(apply({ p: { type: 'Decimal', value: '10' } }, 'decrement', 'p', null).p).to.deep.equal(new Tagged('Decimal', '9'));
+      expect(apply({ p: { type: 'Decimal', value: '29.99' } }, 'increment', 'p', 0.01).p).to.deep.equal(
+        new Tagged('Decimal', '30.00'),
+      );
+      expect(apply({ p: { type: 'Decimal', value: '0.1' } }, 'increment', 'p', '0.2').p).to.deep.equal(
+        new Tagged('Decimal', '0.3'),
+      );
+      expect(apply({ p: { type: 'Decimal', value: '10' } }, 'decrement', 'p', null).p).to.deep.equal(
+        new Tagged('Decimal', '9'),
+      );
     });
 
     it('take the operand type for a missing field', () => {
-      expect(apply({}, 'increment', 'p', { type: 'Decimal', value: '1.50' }).p).to.deep.equal(new Tagged('Decimal', '1.50'));
+      expect(apply({}, 'increment', 'p', { type: 'Decimal', value: '1.50' }).p).to.deep.equal(
+        new Tagged('Decimal', '1.50'),
+      );
       expect(apply({}, 'increment', 'f', { type: 'Float', value: 1 }).f).to.deep.equal(new Tagged('Float', 1));
     });
 
     it('reject a non-numeric field', () => {
       fails(() => apply({ s: 'x' }, 'increment', 's', 1), "Failed to apply action 'increment': field not numeric");
       fails(() => apply({ s: null }, 'decrement', 's', 1), "Failed to apply action 'decrement': field not numeric");
-      fails(() => apply({ at: '2024-01-01T00:00:00Z' }, 'increment', 'at', 1), "Failed to apply action 'increment': field not numeric");
+      fails(
+        () => apply({ at: '2024-01-01T00:00:00Z' }, 'increment', 'at', 1),
+        "Failed to apply action 'increment': field not numeric",
+      );
       fails(() => apply({ b: true }, 'increment', 'b', 1), "Failed to apply action 'increment': field not numeric");
     });
 
@@ -131,9 +161,15 @@ describe('engine/update-actions', () => {
     it('keep the stored numeric type', () => {
       expect(apply({ f: 2.5 }, 'multiply', 'f', 2).f).to.deep.equal(new Tagged('Float', 5));
       expect(apply({ c: { type: 'Number', value: 9 } }, 'divide', 'c', 3).c).to.deep.equal(new Tagged('Number', 3));
-      expect(apply({ p: { type: 'Decimal', value: '1.5' } }, 'multiply', 'p', '1.5').p).to.deep.equal(new Tagged('Decimal', '2.25'));
-      expect(apply({ p: { type: 'Decimal', value: '10' } }, 'divide', 'p', 4).p).to.deep.equal(new Tagged('Decimal', '2.5'));
-      expect(apply({ p: { type: 'Decimal', value: '10.5' } }, 'modulo', 'p', 3).p).to.deep.equal(new Tagged('Decimal', '1.5'));
+      expect(apply({ p: { type: 'Decimal', value: '1.5' } }, 'multiply', 'p', '1.5').p).to.deep.equal(
+        new Tagged('Decimal', '2.25'),
+      );
+      expect(apply({ p: { type: 'Decimal', value: '10' } }, 'divide', 'p', 4).p).to.deep.equal(
+        new Tagged('Decimal', '2.5'),
+      );
+      expect(apply({ p: { type: 'Decimal', value: '10.5' } }, 'modulo', 'p', 3).p).to.deep.equal(
+        new Tagged('Decimal', '1.5'),
+      );
     });
 
     it('reject a missing or non-numeric field', () => {
@@ -150,7 +186,10 @@ describe('engine/update-actions', () => {
     it('reject division by zero for divide and modulo', () => {
       fails(() => apply({ n: 1 }, 'divide', 'n', 0), "Failed to apply action 'divide': division by zero");
       fails(() => apply({ n: 1 }, 'modulo', 'n', 0), "Failed to apply action 'modulo': division by zero");
-      fails(() => apply({ n: 1 }, 'divide', 'n', { type: 'Decimal', value: '0.00' }), "Failed to apply action 'divide': division by zero");
+      fails(
+        () => apply({ n: 1 }, 'divide', 'n', { type: 'Decimal', value: '0.00' }),
+        "Failed to apply action 'divide': division by zero",
+      );
     });
 
     it('reject results that overflow', () => {
@@ -175,14 +214,26 @@ describe('engine/update-actions', () => {
     });
 
     it('refuse a result beyond 64 bits', () => {
-      fails(() => apply({ n: MAX }, 'increment', 'n', 1), "Failed to apply action 'increment': result out of the 64-bit integer range");
-      fails(() => apply({ n: MIN }, 'decrement', 'n', null), "Failed to apply action 'decrement': result out of the 64-bit integer range");
-      fails(() => apply({ n: 2 ** 40 }, 'multiply', 'n', 2 ** 40), "Failed to apply action 'multiply': result out of the 64-bit integer range");
+      fails(
+        () => apply({ n: MAX }, 'increment', 'n', 1),
+        "Failed to apply action 'increment': result out of the 64-bit integer range",
+      );
+      fails(
+        () => apply({ n: MIN }, 'decrement', 'n', null),
+        "Failed to apply action 'decrement': result out of the 64-bit integer range",
+      );
+      fails(
+        () => apply({ n: 2 ** 40 }, 'multiply', 'n', 2 ** 40),
+        "Failed to apply action 'multiply': result out of the 64-bit integer range",
+      );
     });
 
     it('refuse a quotient that is not whole, and mixing with a float', () => {
       fails(() => apply({ n: MAX }, 'divide', 'n', 2), /the quotient is not whole/);
-      fails(() => apply({ n: MAX }, 'increment', 'n', 0.5), "Failed to apply action 'increment': an Integer beyond ±(2^53 - 1) only combines with Integers");
+      fails(
+        () => apply({ n: MAX }, 'increment', 'n', 0.5),
+        "Failed to apply action 'increment': an Integer beyond ±(2^53 - 1) only combines with Integers",
+      );
       fails(() => apply({ f: 1.5 }, 'increment', 'f', MAX), /only combines with Integers/);
       fails(() => apply({ p: { type: 'Decimal', value: '1' } }, 'multiply', 'p', MAX), /only combines with Integers/);
     });
@@ -232,7 +283,10 @@ describe('engine/update-actions', () => {
     });
 
     it('reject hostile keys inside pushed objects', () => {
-      fails(() => apply({ a: [] }, 'push', 'a', JSON.parse('{"__proto__": {"x": 1}}')), /Forbidden field name '__proto__'/);
+      fails(
+        () => apply({ a: [] }, 'push', 'a', JSON.parse('{"__proto__": {"x": 1}}')),
+        /Forbidden field name '__proto__'/,
+      );
     });
   });
 
@@ -249,7 +303,9 @@ describe('engine/update-actions', () => {
 
     it('keep Set and Vector tags', () => {
       expect(apply({ s: { type: 'Set', value: [1, 2] } }, 'pop', 's', null).s).to.deep.equal(new Tagged('Set', [1]));
-      expect(apply({ v: { type: 'Vector', value: [1, 2] } }, 'shift', 'v', null).v).to.deep.equal(new Tagged('Vector', [2]));
+      expect(apply({ v: { type: 'Vector', value: [1, 2] } }, 'shift', 'v', null).v).to.deep.equal(
+        new Tagged('Vector', [2]),
+      );
     });
 
     it('reject a missing or non-array field', () => {
@@ -271,7 +327,9 @@ describe('engine/update-actions', () => {
     });
 
     it('keeps a Set tag', () => {
-      expect(apply({ s: { type: 'Set', value: ['a', 'b'] } }, 'remove', 's', 'a').s).to.deep.equal(new Tagged('Set', ['b']));
+      expect(apply({ s: { type: 'Set', value: ['a', 'b'] } }, 'remove', 's', 'a').s).to.deep.equal(
+        new Tagged('Set', ['b']),
+      );
     });
 
     it('rejects a missing or non-array field', () => {
@@ -310,7 +368,9 @@ describe('engine/update-actions', () => {
 
     it('empties Sets and Vectors keeping their tag', () => {
       expect(apply({ s: { type: 'Set', value: [1] } }, 'clear', 's', null).s).to.deep.equal(new Tagged('Set', []));
-      expect(apply({ v: { type: 'Vector', value: [1] } }, 'clear', 'v', null).v).to.deep.equal(new Tagged('Vector', []));
+      expect(apply({ v: { type: 'Vector', value: [1] } }, 'clear', 'v', null).v).to.deep.equal(
+        new Tagged('Vector', []),
+      );
     });
 
     it('sets any other value, or a missing field, to null', () => {
@@ -324,7 +384,13 @@ describe('engine/update-actions', () => {
 
   describe('parseActionSequence', () => {
     it('parses [action, field, value] triples in order', () => {
-      expect(parseActionSequence([['increment', 'n', 2], ['push', 'tags', 'x'], ['pop', 'tags', null]])).to.deep.equal([
+      expect(
+        parseActionSequence([
+          ['increment', 'n', 2],
+          ['push', 'tags', 'x'],
+          ['pop', 'tags', null],
+        ]),
+      ).to.deep.equal([
         { action: 'increment', field: 'n', value: 2 },
         { action: 'push', field: 'tags', value: 'x' },
         { action: 'pop', field: 'tags', value: null },
@@ -332,7 +398,13 @@ describe('engine/update-actions', () => {
     });
 
     it('accepts pairs without a value and {action, field, value} objects', () => {
-      expect(parseActionSequence([['clear', 's'], { action: 'append', field: 's', value: 'x' }, { action: 'pop', field: 'a' }])).to.deep.equal([
+      expect(
+        parseActionSequence([
+          ['clear', 's'],
+          { action: 'append', field: 's', value: 'x' },
+          { action: 'pop', field: 'a' },
+        ]),
+      ).to.deep.equal([
         { action: 'clear', field: 's', value: null },
         { action: 'append', field: 's', value: 'x' },
         { action: 'pop', field: 'a', value: null },
@@ -358,19 +430,33 @@ describe('engine/update-actions', () => {
     });
 
     it('rejects unknown actions with the standard message and the step index', () => {
-      fails(() => parseActionSequence([['increment', 'n', 1], ['explode', 'n', 1]]), /^Unknown update action 'explode'; expected one of .* \(at sequence\[1\]\)$/);
+      fails(
+        () =>
+          parseActionSequence([
+            ['increment', 'n', 1],
+            ['explode', 'n', 1],
+          ]),
+        /^Unknown update action 'explode'; expected one of .* \(at sequence\[1\]\)$/,
+      );
     });
   });
 
   describe('applyActionSequence', () => {
     it('applies steps in order, each seeing the previous result', () => {
-      const steps = parseActionSequence([['increment', 'n', 2], ['multiply', 'n', 10], ['push', 'log', 'done']]);
+      const steps = parseActionSequence([
+        ['increment', 'n', 2],
+        ['multiply', 'n', 10],
+        ['push', 'log', 'done'],
+      ]);
       expect(applyActionSequence(record({ n: 1 }), steps)).to.deep.equal({ id: 'r1', n: 30, log: ['done'] });
     });
 
     it('throws on the first failing step and leaves the input untouched', () => {
       const before = record({ n: 1, s: 'x' });
-      const steps = parseActionSequence([['increment', 'n', 1], ['increment', 's', 1]]);
+      const steps = parseActionSequence([
+        ['increment', 'n', 1],
+        ['increment', 's', 1],
+      ]);
       fails(() => applyActionSequence(before, steps), "Failed to apply action 'increment': field not numeric");
       expect(before.n).to.equal(1);
     });

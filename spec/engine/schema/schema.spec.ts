@@ -1,25 +1,41 @@
 import { expect } from 'chai';
 import { InvalidInput, MESSAGES } from '../../../lib/errors.js';
 import {
-  emptySchema, parseSchema, replaceFields, schemaToWire, setPrimaryKeyAlias, updateConstraints, type Schema,
+  emptySchema,
+  parseSchema,
+  replaceFields,
+  schemaToWire,
+  setPrimaryKeyAlias,
+  updateConstraints,
+  type Schema,
 } from '../../../lib/engine/schema/index.js';
 
 const T0 = '2024-01-01T00:00:00Z';
 const T1 = '2024-02-01T00:00:00Z';
 
 function base(): Schema {
-  return parseSchema({
-    fields: {
-      name: { field_type: 'String', required: true, min: 2, max: 50, regex: '^[A-Za-z ]+$' },
-      age: { field_type: 'Integer', min: 0, max: 150, default: 30 },
-      role: { field_type: 'String', enums: ['admin', 'user'] },
+  return parseSchema(
+    {
+      fields: {
+        name: { field_type: 'String', required: true, min: 2, max: 50, regex: '^[A-Za-z ]+$' },
+        age: { field_type: 'Integer', min: 0, max: 150, default: 30 },
+        role: { field_type: 'String', enums: ['admin', 'user'] },
+      },
     },
-  }, T0);
+    T0,
+  );
 }
 
 describe('parseSchema', () => {
   it('gives the empty schema for undefined, null and {}', () => {
-    const expected = { fields: {}, version: 1, created_at: T0, last_modified: T0, bypass_ripple: false, primary_key_alias: 'id' };
+    const expected = {
+      fields: {},
+      version: 1,
+      created_at: T0,
+      last_modified: T0,
+      bypass_ripple: false,
+      primary_key_alias: 'id',
+    };
     expect(parseSchema(undefined, T0)).to.deep.equal(expected);
     expect(parseSchema(null, T0)).to.deep.equal(expected);
     expect(parseSchema({}, T0)).to.deep.equal(expected);
@@ -27,13 +43,24 @@ describe('parseSchema', () => {
   });
 
   it('parses fields and the metadata clients send', () => {
-    const s = parseSchema({
-      fields: { title: { field_type: 'String', required: true } }, version: 1, bypass_ripple: true,
-      created_at: '2023-05-05T10:00:00Z', last_modified: '2023-05-06T10:00:00Z', primary_key_alias: 'sku',
-    }, T0);
+    const s = parseSchema(
+      {
+        fields: { title: { field_type: 'String', required: true } },
+        version: 1,
+        bypass_ripple: true,
+        created_at: '2023-05-05T10:00:00Z',
+        last_modified: '2023-05-06T10:00:00Z',
+        primary_key_alias: 'sku',
+      },
+      T0,
+    );
     expect(s).to.deep.equal({
-      fields: { title: { field_type: 'String', required: true, unique: false } }, version: 1, bypass_ripple: true,
-      created_at: '2023-05-05T10:00:00Z', last_modified: '2023-05-06T10:00:00Z', primary_key_alias: 'sku',
+      fields: { title: { field_type: 'String', required: true, unique: false } },
+      version: 1,
+      bypass_ripple: true,
+      created_at: '2023-05-05T10:00:00Z',
+      last_modified: '2023-05-06T10:00:00Z',
+      primary_key_alias: 'sku',
     });
   });
 
@@ -45,7 +72,10 @@ describe('parseSchema', () => {
   });
 
   it('passes on the missing field_type message verbatim', () => {
-    expect(() => parseSchema({ fields: { age: { required: true } } }, T0)).to.throw(InvalidInput, /^missing field 'field_type'$/);
+    expect(() => parseSchema({ fields: { age: { required: true } } }, T0)).to.throw(
+      InvalidInput,
+      /^missing field 'field_type'$/,
+    );
   });
 
   it('rejects unknown top-level keys and bad metadata', () => {
@@ -83,7 +113,10 @@ describe('parseSchema', () => {
 
     it('allows id to be declared only as String', () => {
       expect(parseSchema({ fields: { id: { field_type: 'String' } } }, T0).fields.id!.field_type).to.equal('String');
-      expect(() => parseSchema({ fields: { id: { field_type: 'Integer' } } }, T0)).to.throw(InvalidInput, /'id' may only be declared as String/);
+      expect(() => parseSchema({ fields: { id: { field_type: 'Integer' } } }, T0)).to.throw(
+        InvalidInput,
+        /'id' may only be declared as String/,
+      );
     });
   });
 });
@@ -91,31 +124,59 @@ describe('parseSchema', () => {
 describe('updateConstraints', () => {
   it('changes only the attributes present and keeps the others', () => {
     const s = updateConstraints(base(), { name: { max: 100 } }, T1);
-    expect(s.fields.name).to.deep.equal({ field_type: 'String', required: true, unique: false, min: 2, max: 100, regex: '^[A-Za-z ]+$' });
+    expect(s.fields.name).to.deep.equal({
+      field_type: 'String',
+      required: true,
+      unique: false,
+      min: 2,
+      max: 100,
+      regex: '^[A-Za-z ]+$',
+    });
     expect(s.fields.age).to.deep.equal(base().fields.age);
     expect(s.fields.role).to.deep.equal(base().fields.role);
   });
 
   it('keeps defaults, enums and bounds in their stored form through an update', () => {
-    const start = parseSchema({
-      fields: {
-        at: { field_type: 'DateTime', min: '2024-01-01T00:00:00Z', default: '2024-06-01T00:00:00Z' },
-        price: { field_type: 'Decimal', max: '99.99', default: '1.50' },
-        f: { field_type: 'Float', enums: [1, 2.5], default: 1 },
-        tags: { field_type: 'Set', default: ['a'] },
-        blob: { field_type: 'Binary', default: 'AAE=' },
-        meta: { field_type: 'Object', default: { type: 'Object', value: { type: 'String', value: 'x' } } },
+    const start = parseSchema(
+      {
+        fields: {
+          at: { field_type: 'DateTime', min: '2024-01-01T00:00:00Z', default: '2024-06-01T00:00:00Z' },
+          price: { field_type: 'Decimal', max: '99.99', default: '1.50' },
+          f: { field_type: 'Float', enums: [1, 2.5], default: 1 },
+          tags: { field_type: 'Set', default: ['a'] },
+          blob: { field_type: 'Binary', default: 'AAE=' },
+          meta: { field_type: 'Object', default: { type: 'Object', value: { type: 'String', value: 'x' } } },
+        },
       },
-    }, T0);
-    const patched = updateConstraints(start, { at: { required: true }, price: { required: true }, f: { unique: true }, tags: { required: true }, blob: { required: true }, meta: { required: true } }, T1);
+      T0,
+    );
+    const patched = updateConstraints(
+      start,
+      {
+        at: { required: true },
+        price: { required: true },
+        f: { unique: true },
+        tags: { required: true },
+        blob: { required: true },
+        meta: { required: true },
+      },
+      T1,
+    );
     for (const name of Object.keys(start.fields)) {
-      expect(patched.fields[name], name).to.deep.equal({ ...start.fields[name], [name === 'f' ? 'unique' : 'required']: true });
+      expect(patched.fields[name], name).to.deep.equal({
+        ...start.fields[name],
+        [name === 'f' ? 'unique' : 'required']: true,
+      });
     }
     expect(patched.fields.meta!.default).to.deep.equal({ type: 'String', value: 'x' });
   });
 
   it('clears an attribute set to null', () => {
-    const s = updateConstraints(base(), { name: { regex: null, required: null, max: null }, age: { default: null }, role: { enums: null } }, T1);
+    const s = updateConstraints(
+      base(),
+      { name: { regex: null, required: null, max: null }, age: { default: null }, role: { enums: null } },
+      T1,
+    );
     expect(s.fields.name).to.deep.equal({ field_type: 'String', required: false, unique: false, min: 2 });
     expect(s.fields.age).to.not.have.property('default');
     expect(s.fields.role).to.deep.equal({ field_type: 'String', required: false, unique: false });
@@ -128,7 +189,10 @@ describe('updateConstraints', () => {
   });
 
   it('rejects a new field without field_type with the message verbatim', () => {
-    expect(() => updateConstraints(base(), { email: { required: true } }, T1)).to.throw(InvalidInput, /^missing field 'field_type'$/);
+    expect(() => updateConstraints(base(), { email: { required: true } }, T1)).to.throw(
+      InvalidInput,
+      /^missing field 'field_type'$/,
+    );
     try {
       updateConstraints(base(), { email: { required: true } }, T1);
     } catch (err) {
@@ -137,21 +201,39 @@ describe('updateConstraints', () => {
   });
 
   it('does not treat inherited properties as existing fields', () => {
-    expect(() => updateConstraints(base(), { toString: { required: true } }, T1)).to.throw(InvalidInput, /missing field 'field_type'/);
+    expect(() => updateConstraints(base(), { toString: { required: true } }, T1)).to.throw(
+      InvalidInput,
+      /missing field 'field_type'/,
+    );
   });
 
   it('changes field_type and re-validates the kept attributes', () => {
     const s = updateConstraints(base(), { role: { field_type: 'Integer', enums: [1, 2] } }, T1);
     expect(s.fields.role).to.deep.equal({ field_type: 'Integer', required: false, unique: false, enums: [1, 2] });
-    expect(() => updateConstraints(base(), { role: { field_type: 'Integer' } }, T1)).to.throw(InvalidInput, /enums\[0\] is not a Integer/);
-    expect(() => updateConstraints(base(), { name: { field_type: 'Boolean' } }, T1)).to.throw(InvalidInput, /not allowed for field_type Boolean/);
-    expect(() => updateConstraints(base(), { name: { field_type: null } }, T1)).to.throw(InvalidInput, /field_type cannot be cleared/);
+    expect(() => updateConstraints(base(), { role: { field_type: 'Integer' } }, T1)).to.throw(
+      InvalidInput,
+      /enums\[0\] is not a Integer/,
+    );
+    expect(() => updateConstraints(base(), { name: { field_type: 'Boolean' } }, T1)).to.throw(
+      InvalidInput,
+      /not allowed for field_type Boolean/,
+    );
+    expect(() => updateConstraints(base(), { name: { field_type: null } }, T1)).to.throw(
+      InvalidInput,
+      /field_type cannot be cleared/,
+    );
   });
 
   it('rejects updates that make the definition inconsistent', () => {
-    expect(() => updateConstraints(base(), { age: { min: 40 } }, T1)).to.throw(InvalidInput, /default 30 does not satisfy/);
+    expect(() => updateConstraints(base(), { age: { min: 40 } }, T1)).to.throw(
+      InvalidInput,
+      /default 30 does not satisfy/,
+    );
     expect(() => updateConstraints(base(), { age: { max: -1 } }, T1)).to.throw(InvalidInput, /greater than max/);
-    expect(() => updateConstraints(base(), { age: { colour: 'red' } }, T1)).to.throw(InvalidInput, /unknown key 'colour'/);
+    expect(() => updateConstraints(base(), { age: { colour: 'red' } }, T1)).to.throw(
+      InvalidInput,
+      /unknown key 'colour'/,
+    );
     expect(() => updateConstraints(base(), { age: 5 }, T1)).to.throw(InvalidInput, /constraints must be an object/);
     expect(() => updateConstraints(base(), 'nope', T1)).to.throw(InvalidInput, /constraints must be an object/);
     expect(() => updateConstraints(base(), { $bad: { field_type: 'String' } }, T1)).to.throw(InvalidInput, /'\$'/);
@@ -170,7 +252,13 @@ describe('updateConstraints', () => {
   it('bumps version and last_modified and keeps the other metadata', () => {
     const start = base();
     const s = updateConstraints(start, { age: { required: true } }, T1);
-    expect(s).to.include({ version: 2, created_at: T0, last_modified: T1, bypass_ripple: false, primary_key_alias: 'id' });
+    expect(s).to.include({
+      version: 2,
+      created_at: T0,
+      last_modified: T1,
+      bypass_ripple: false,
+      primary_key_alias: 'id',
+    });
     expect(updateConstraints(s, {}, T1).version).to.equal(3);
   });
 
@@ -185,14 +273,20 @@ describe('updateConstraints', () => {
 
   it('applies nothing when one field of the update is invalid', () => {
     const start = base();
-    expect(() => updateConstraints(start, { age: { required: true }, role: { min: 1, max: 0 } }, T1)).to.throw(InvalidInput);
+    expect(() => updateConstraints(start, { age: { required: true }, role: { min: 1, max: 0 } }, T1)).to.throw(
+      InvalidInput,
+    );
     expect(start.fields.age!.required).to.equal(false);
   });
 });
 
 describe('replaceFields', () => {
   it('replaces listed fields wholesale and keeps the others', () => {
-    const s = replaceFields(base(), { name: { field_type: 'String' }, email: { field_type: 'String', unique: true } }, T1);
+    const s = replaceFields(
+      base(),
+      { name: { field_type: 'String' }, email: { field_type: 'String', unique: true } },
+      T1,
+    );
     expect(s.fields.name).to.deep.equal({ field_type: 'String', required: false, unique: false });
     expect(s.fields.age).to.deep.equal(base().fields.age);
     expect(s.fields.email).to.deep.equal({ field_type: 'String', required: false, unique: true });
@@ -200,7 +294,10 @@ describe('replaceFields', () => {
   });
 
   it('requires field_type on every listed field', () => {
-    expect(() => replaceFields(base(), { name: { required: true } }, T1)).to.throw(InvalidInput, /^missing field 'field_type'$/);
+    expect(() => replaceFields(base(), { name: { required: true } }, T1)).to.throw(
+      InvalidInput,
+      /^missing field 'field_type'$/,
+    );
   });
 
   it('removes a field given as null and rejects non-object input', () => {
@@ -227,32 +324,72 @@ describe('schemaToWire', () => {
     const s = parseSchema({ fields: { title: { field_type: 'String', required: true } }, bypass_ripple: true }, T0);
     expect(schemaToWire(s)).to.deep.equal({
       fields: {
-        title: { field_type: 'String', default: null, unique: false, required: true, enums: [], max: null, min: null, regex: null },
+        title: {
+          field_type: 'String',
+          default: null,
+          unique: false,
+          required: true,
+          enums: [],
+          max: null,
+          min: null,
+          regex: null,
+        },
       },
-      version: 1, created_at: T0, last_modified: T0, bypass_ripple: true, primary_key_alias: 'id',
+      version: 1,
+      created_at: T0,
+      last_modified: T0,
+      bypass_ripple: true,
+      primary_key_alias: 'id',
     });
   });
 
   it('orders field members as the server reports them', () => {
     const wire = schemaToWire(base());
-    expect(Object.keys(wire)).to.deep.equal(['fields', 'version', 'created_at', 'last_modified', 'bypass_ripple', 'primary_key_alias']);
-    expect(Object.keys(wire.fields.name!)).to.deep.equal(['field_type', 'default', 'unique', 'required', 'enums', 'max', 'min', 'regex']);
+    expect(Object.keys(wire)).to.deep.equal([
+      'fields',
+      'version',
+      'created_at',
+      'last_modified',
+      'bypass_ripple',
+      'primary_key_alias',
+    ]);
+    expect(Object.keys(wire.fields.name!)).to.deep.equal([
+      'field_type',
+      'default',
+      'unique',
+      'required',
+      'enums',
+      'max',
+      'min',
+      'regex',
+    ]);
   });
 
   it('renders defaults, bounds and enums as bare wire values', () => {
-    const s = parseSchema({
-      fields: {
-        at: { field_type: 'DateTime', min: '2024-01-01T00:00:00Z', default: '2024-06-01T00:00:00Z' },
-        price: { field_type: 'Decimal', min: 0, max: '99.99', default: 5 },
-        f: { field_type: 'Float', enums: [1, 2.5], default: 1 },
-        v: { field_type: 'Vector', max: 3, default: [0, 0], index: { type: 'vector', metric: 'cosine', m: 16 } },
+    const s = parseSchema(
+      {
+        fields: {
+          at: { field_type: 'DateTime', min: '2024-01-01T00:00:00Z', default: '2024-06-01T00:00:00Z' },
+          price: { field_type: 'Decimal', min: 0, max: '99.99', default: 5 },
+          f: { field_type: 'Float', enums: [1, 2.5], default: 1 },
+          v: { field_type: 'Vector', max: 3, default: [0, 0], index: { type: 'vector', metric: 'cosine', m: 16 } },
+        },
       },
-    }, T0);
+      T0,
+    );
     const wire = schemaToWire(s);
-    expect(wire.fields.at).to.include({ default: '2024-06-01T00:00:00+00:00', min: '2024-01-01T00:00:00+00:00', max: null });
+    expect(wire.fields.at).to.include({
+      default: '2024-06-01T00:00:00+00:00',
+      min: '2024-01-01T00:00:00+00:00',
+      max: null,
+    });
     expect(wire.fields.price).to.include({ default: '5', min: 0, max: '99.99' });
     expect(wire.fields.f).to.deep.include({ default: 1, enums: [1, 2.5] });
-    expect(wire.fields.v).to.deep.include({ default: [0, 0], max: 3, index: { type: 'vector', metric: 'cosine', m: 16 } });
+    expect(wire.fields.v).to.deep.include({
+      default: [0, 0],
+      max: 3,
+      index: { type: 'vector', metric: 'cosine', m: 16 },
+    });
     expect(JSON.parse(JSON.stringify(wire))).to.deep.equal(wire);
   });
 
@@ -261,13 +398,16 @@ describe('schemaToWire', () => {
   });
 
   it('parses back to the same schema', () => {
-    const start = parseSchema({
-      fields: {
-        ...schemaToWire(base()).fields,
-        at: { field_type: 'DateTime', max: '2030-01-01T00:00:00Z' },
-        v: { field_type: 'Vector', index: { type: 'vector', metric: 'dotproduct' } },
+    const start = parseSchema(
+      {
+        fields: {
+          ...schemaToWire(base()).fields,
+          at: { field_type: 'DateTime', max: '2030-01-01T00:00:00Z' },
+          v: { field_type: 'Vector', index: { type: 'vector', metric: 'dotproduct' } },
+        },
       },
-    }, T0);
+      T0,
+    );
     expect(parseSchema(schemaToWire(start), T1)).to.deep.equal(start);
   });
 
@@ -278,4 +418,3 @@ describe('schemaToWire', () => {
     expect(s.fields.v!.index).to.deep.equal({ type: 'hash' });
   });
 });
-

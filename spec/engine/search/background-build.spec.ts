@@ -6,7 +6,9 @@ import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 import { until } from '../../helpers/until.js';
 
 const DIMS = 16;
-const SCHEMA = { fields: { embedding: { field_type: 'Vector', index: { type: 'vector', algorithm: 'hnsw', metric: 'cosine' } } } };
+const SCHEMA = {
+  fields: { embedding: { field_type: 'Vector', index: { type: 'vector', algorithm: 'hnsw', metric: 'cosine' } } },
+};
 
 function vectors(count: number, seed: number): number[][] {
   const g = gaussian(mulberry32(seed));
@@ -22,15 +24,26 @@ describe('engine/search background index builds', () => {
   let dir: string;
   let db: Database;
 
-  beforeEach(() => { dir = tempDir('eddydb-search-build-'); });
-  afterEach(async () => { await db?.close(); removeDir(dir); });
+  beforeEach(() => {
+    dir = tempDir('eddydb-search-build-');
+  });
+  afterEach(async () => {
+    await db?.close();
+    removeDir(dir);
+  });
 
   it('answers a text search whose index is still being built once the build is done, serving the event loop meanwhile', async () => {
     db = await open();
-    await db.bulk.insertMany('docs', Array.from({ length: 300 }, (_, i) => ({ title: `note ${i} ${i % 7 === 0 ? 'lighthouse' : 'harbor'}` })));
+    await db.bulk.insertMany(
+      'docs',
+      Array.from({ length: 300 }, (_, i) => ({ title: `note ${i} ${i % 7 === 0 ? 'lighthouse' : 'harbor'}` })),
+    );
     let turns = 0;
     let counting = true;
-    const count = () => { turns += 1; if (counting) setImmediate(count); };
+    const count = () => {
+      turns += 1;
+      if (counting) setImmediate(count);
+    };
     setImmediate(count);
     const pending = runSearch(db, 'docs', parseSearch({ query: 'lighthouse', limit: 100 }));
     // One record per slice (sliceMs 0): the first search starts the build and waits for it.
@@ -46,8 +59,14 @@ describe('engine/search background index builds', () => {
 
   it('fails a text search still waiting for its index when the database closes, instead of leaving it pending', async () => {
     db = await open();
-    await db.bulk.insertMany('docs', Array.from({ length: 300 }, (_, i) => ({ title: `note ${i}` })));
-    const settled = runSearch(db, 'docs', parseSearch({ query: 'note' })).then(() => undefined, (e: unknown) => e);
+    await db.bulk.insertMany(
+      'docs',
+      Array.from({ length: 300 }, (_, i) => ({ title: `note ${i}` })),
+    );
+    const settled = runSearch(db, 'docs', parseSearch({ query: 'note' })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     await turn();
     await db.close();
     const err = await settled;
@@ -59,13 +78,21 @@ describe('engine/search background index builds', () => {
   const open = () => Database.open({ dataDir: dir, settings: { durability: 'none' }, searchIndexes: { sliceMs: 0 } });
   const vectorStatus = () => db.search.status().find((s) => s.kind === 'vector' && s.field === 'embedding');
   const search = async (q: number[], k = 10) =>
-    (await runSearch(db, 'vecs', parseSearch({ vector: q, vector_k: k }))).results.map((h) => ({ id: String(h.record.id), score: h.score }));
+    (await runSearch(db, 'vecs', parseSearch({ vector: q, vector_k: k }))).results.map((h) => ({
+      id: String(h.record.id),
+      score: h.score,
+    }));
 
   /** A collection of `data` written before a restart: after it, the index is built in the background. */
   async function restartedWith(data: number[][]): Promise<string[]> {
     db = await open();
     await db.collections.create('vecs', SCHEMA);
-    const ids = (await db.bulk.insertMany('vecs', data.map((embedding, n) => ({ n, embedding })))).successful;
+    const ids = (
+      await db.bulk.insertMany(
+        'vecs',
+        data.map((embedding, n) => ({ n, embedding })),
+      )
+    ).successful;
     await db.close();
     db = await open();
     return ids;
@@ -83,7 +110,13 @@ describe('engine/search background index builds', () => {
     const rows = ids.map((id, i) => [id, data[i]!] as [string, number[]]);
 
     const building = vectorStatus()!;
-    expect(building).to.include({ collection: 'vecs', kind: 'vector', field: 'embedding', state: 'building', total: 400 });
+    expect(building).to.include({
+      collection: 'vecs',
+      kind: 'vector',
+      field: 'embedding',
+      state: 'building',
+      total: 400,
+    });
     expect(building.progress).to.be.below(1);
     for (const q of vectors(5, 2)) expect(await search(q)).to.deep.equal(bruteForce(rows, q));
     expect(vectorStatus()!.state, 'still building after the searches').to.equal('building');
@@ -100,7 +133,8 @@ describe('engine/search background index builds', () => {
     const ids = await restartedWith(data);
     const live = new Map(ids.map((id, i) => [id, data[i]!]));
     const fresh = vectors(60, 5);
-    let f = 0, roundsWhileBuilding = 0;
+    let f = 0,
+      roundsWhileBuilding = 0;
     for (let round = 0; round < 20; round++) {
       if (vectorStatus()!.state === 'building') roundsWhileBuilding++;
       const [inserted] = (await db.bulk.insertMany('vecs', [{ embedding: fresh[f] }])).successful;
@@ -119,17 +153,31 @@ describe('engine/search background index builds', () => {
     expect(index.size()).to.equal(live.size);
     for (const id of live.keys()) expect(index.has(id), id).to.equal(true);
     const rows = [...live];
-    for (const q of vectors(5, 6)) expect((await search(q)).map((h) => h.id)).to.deep.equal(bruteForce(rows, q).map((h) => h.id));
+    for (const q of vectors(5, 6))
+      expect((await search(q)).map((h) => h.id)).to.deep.equal(bruteForce(rows, q).map((h) => h.id));
   });
 
   it('starts the build of a field first searched without a schema index, answering that search exactly', async () => {
     db = await open();
     await db.collections.create('plain');
     const data = vectors(200, 7);
-    const ids = (await db.bulk.insertMany('plain', data.map((v) => ({ v })))).successful;
+    const ids = (
+      await db.bulk.insertMany(
+        'plain',
+        data.map((v) => ({ v })),
+      )
+    ).successful;
     const q = vectors(1, 8)[0]!;
-    const got = (await runSearch(db, 'plain', parseSearch({ vector: q, vector_field: 'v', vector_k: 5 }))).results.map((h) => String(h.record.id));
-    expect(got).to.deep.equal(bruteForce(ids.map((id, i) => [id, data[i]!]), q, 5).map((h) => h.id));
+    const got = (await runSearch(db, 'plain', parseSearch({ vector: q, vector_field: 'v', vector_k: 5 }))).results.map(
+      (h) => String(h.record.id),
+    );
+    expect(got).to.deep.equal(
+      bruteForce(
+        ids.map((id, i) => [id, data[i]!]),
+        q,
+        5,
+      ).map((h) => h.id),
+    );
     expect(db.search.status().find((s) => s.field === 'v')).to.include({ state: 'building' });
     await untilBuilt('the build', () => db.search.status().find((s) => s.field === 'v')!.state === 'ready');
   });
@@ -138,13 +186,19 @@ describe('engine/search background index builds', () => {
     db = await open();
     await db.collections.create('vecs', SCHEMA);
     const first = vectors(100, 9);
-    const ids = (await db.bulk.insertMany('vecs', first.map((embedding) => ({ embedding })))).successful;
+    const ids = (
+      await db.bulk.insertMany(
+        'vecs',
+        first.map((embedding) => ({ embedding })),
+      )
+    ).successful;
     // The commit did not insert into the graph: the vectors wait, and searches see them anyway.
     expect(vectorStatus()).to.include({ state: 'ready', total: 100 });
     expect(vectorStatus()!.indexed).to.be.below(100);
     const live = new Map(ids.map((id, i) => [id, first[i]!]));
     const rows = () => [...live];
-    for (const q of vectors(3, 10)) expect((await search(q)).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
+    for (const q of vectors(3, 10))
+      expect((await search(q)).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
     await untilBuilt('the pending vectors', () => vectorStatus()!.indexed === 100);
     // A replacement and a delete wait too, and searches already see them.
     const moved = vectors(1, 11)[0]!;
@@ -155,6 +209,7 @@ describe('engine/search background index builds', () => {
     expect((await search(moved, 1))[0]!.id).to.equal(ids[0]);
     expect((await search(first[1]!, 100)).map((h) => h.id)).to.not.include(ids[1]);
     await untilBuilt('the pending changes', () => vectorStatus()!.indexed === 99);
-    for (const q of vectors(3, 12)) expect((await search(q)).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
+    for (const q of vectors(3, 12))
+      expect((await search(q)).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
   });
 });

@@ -11,7 +11,8 @@ import { gaussian, mulberry32 } from '../../helpers/seeded-random.js';
 function records(count: number, dims: number, seed: number): Map<string, RecordEntry> {
   const g = gaussian(mulberry32(seed));
   const out = new Map<string, RecordEntry>();
-  for (let i = 0; i < count; i++) out.set(`r${i}`, { fields: { id: `r${i}`, v: Array.from({ length: dims }, g), n: i }, version: 1 });
+  for (let i = 0; i < count; i++)
+    out.set(`r${i}`, { fields: { id: `r${i}`, v: Array.from({ length: dims }, g), n: i }, version: 1 });
   return out;
 }
 
@@ -23,8 +24,12 @@ describe('engine/search exact vector scan', () => {
       for (let q = 0; q < 5; q++) {
         const query = Array.from({ length: 16 }, g);
         const even = (id: string) => Number(id.slice(1)) % 2 === 0;
-        expect(await exactVectorScanInSlices(rows, 'v', metric, query, 10)).to.deep.equal(exactVectorScan(rows, 'v', metric, query, 10));
-        expect(await exactVectorScanInSlices(rows, 'v', metric, query, 10, even)).to.deep.equal(exactVectorScan(rows, 'v', metric, query, 10, even));
+        expect(await exactVectorScanInSlices(rows, 'v', metric, query, 10)).to.deep.equal(
+          exactVectorScan(rows, 'v', metric, query, 10),
+        );
+        expect(await exactVectorScanInSlices(rows, 'v', metric, query, 10, even)).to.deep.equal(
+          exactVectorScan(rows, 'v', metric, query, 10, even),
+        );
       }
     }
   });
@@ -36,7 +41,10 @@ describe('engine/search exact vector scan', () => {
     const query = Array.from({ length: 96 }, gaussian(mulberry32(4)));
     let turns = 0;
     let counting = true;
-    const count = () => { turns += 1; if (counting) setImmediate(count); };
+    const count = () => {
+      turns += 1;
+      if (counting) setImmediate(count);
+    };
     setImmediate(count);
     const started = performance.now();
     const hits = await exactVectorScanInSlices(rows, 'v', 'cosine', query, 5);

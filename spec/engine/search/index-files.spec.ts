@@ -9,7 +9,9 @@ import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 import { until } from '../../helpers/until.js';
 
 const DIMS = 16;
-const SCHEMA = { fields: { embedding: { field_type: 'Vector', index: { type: 'vector', algorithm: 'hnsw', metric: 'cosine' } } } };
+const SCHEMA = {
+  fields: { embedding: { field_type: 'Vector', index: { type: 'vector', algorithm: 'hnsw', metric: 'cosine' } } },
+};
 
 function vectors(count: number, seed: number): number[][] {
   const g = gaussian(mulberry32(seed));
@@ -24,28 +26,58 @@ describe('engine/search persisted HNSW indexes', () => {
   let db: Database;
   let logged: string[];
 
-  beforeEach(() => { dir = tempDir('eddydb-index-files-'); logged = []; });
-  afterEach(async () => { await db?.close(); removeDir(dir); });
+  beforeEach(() => {
+    dir = tempDir('eddydb-index-files-');
+    logged = [];
+  });
+  afterEach(async () => {
+    await db?.close();
+    removeDir(dir);
+  });
 
-  const open = () => Database.open({ dataDir: dir, settings: { durability: 'none' }, searchIndexes: { sliceMs: 0 }, log: (m) => { logged.push(m); } });
+  const open = () =>
+    Database.open({
+      dataDir: dir,
+      settings: { durability: 'none' },
+      searchIndexes: { sliceMs: 0 },
+      log: (m) => {
+        logged.push(m);
+      },
+    });
   const status = () => db.search.status().find((s) => s.kind === 'vector' && s.field === 'embedding')!;
-  const indexFiles = () => readdirSync(dir).filter((f) => f.startsWith('search-')).sort();
+  const indexFiles = () =>
+    readdirSync(dir)
+      .filter((f) => f.startsWith('search-'))
+      .sort();
 
   /** 300 vectors, a snapshot with the index ready (some changes still pending), then 20 inserts and 10 deletes; returns the live vectors. */
   async function seed(): Promise<Map<string, number[]>> {
     db = await open();
     await db.collections.create('vecs', SCHEMA);
     const data = vectors(300, 1);
-    const ids = (await db.bulk.insertMany('vecs', data.map((embedding) => ({ embedding })))).successful;
+    const ids = (
+      await db.bulk.insertMany(
+        'vecs',
+        data.map((embedding) => ({ embedding })),
+      )
+    ).successful;
     const live = new Map(ids.map((id, i) => [id, data[i]!]));
     expect(status().state).to.equal('ready');
     // The commit left the vectors pending (applied in background slices): the graph is saved without most of them.
     expect(db.search.entry('vecs', 'vector', 'embedding')!.pending.size).to.be.greaterThan(0);
     await db.snapshot();
     const more = vectors(20, 2);
-    const added = (await db.bulk.insertMany('vecs', more.map((embedding) => ({ embedding })))).successful;
+    const added = (
+      await db.bulk.insertMany(
+        'vecs',
+        more.map((embedding) => ({ embedding })),
+      )
+    ).successful;
     added.forEach((id, i) => live.set(id, more[i]!));
-    for (const id of ids.slice(0, 10)) { await db.records.delete('vecs', id); live.delete(id); }
+    for (const id of ids.slice(0, 10)) {
+      await db.records.delete('vecs', id);
+      live.delete(id);
+    }
     await db.close();
     return live;
   }
@@ -54,7 +86,9 @@ describe('engine/search persisted HNSW indexes', () => {
     const exact = new BruteForceIndex({ dimensions: DIMS, metric: 'cosine' });
     for (const [id, v] of live) exact.add(id, v);
     for (const q of vectors(5, 3)) {
-      const got = (await runSearch(db, 'vecs', parseSearch({ vector: q, vector_k: 10 }))).results.map((h) => String(h.record.id));
+      const got = (await runSearch(db, 'vecs', parseSearch({ vector: q, vector_k: 10 }))).results.map((h) =>
+        String(h.record.id),
+      );
       expect(got).to.deep.equal(exact.search(q, 10).map((h) => h.id));
     }
   }
@@ -62,8 +96,14 @@ describe('engine/search persisted HNSW indexes', () => {
   it('writes the graph and a manifest beside the snapshot, private (0600)', async () => {
     await seed();
     const files = indexFiles();
-    expect(files.some((f) => /^search-\d{16}\.manifest$/.test(f)), files.join()).to.equal(true);
-    expect(files.some((f) => /^search-\d{16}-0\.hnsw$/.test(f)), files.join()).to.equal(true);
+    expect(
+      files.some((f) => /^search-\d{16}\.manifest$/.test(f)),
+      files.join(),
+    ).to.equal(true);
+    expect(
+      files.some((f) => /^search-\d{16}-0\.hnsw$/.test(f)),
+      files.join(),
+    ).to.equal(true);
     for (const f of files) expect(statSync(path.join(dir, f)).mode & 0o777, f).to.equal(0o600);
   });
 
@@ -72,7 +112,10 @@ describe('engine/search persisted HNSW indexes', () => {
     db = await open();
     expect(status().state, 'loading: stale, never building').to.equal('stale');
     const states = new Set<string>();
-    await untilBuilt('the catch-up', () => { states.add(status().state); return status().state === 'ready'; });
+    await untilBuilt('the catch-up', () => {
+      states.add(status().state);
+      return status().state === 'ready';
+    });
     expect([...states]).to.not.include('building');
     await untilBuilt('the pending changes', () => status().indexed === live.size);
     expect(status()).to.include({ indexed: live.size, total: live.size });
@@ -88,7 +131,10 @@ describe('engine/search persisted HNSW indexes', () => {
     db = await open();
     await untilBuilt('the damage to be reported', () => status().note !== undefined);
     expect(status().note).to.match(/checksum/);
-    expect(logged.some((m) => m.includes('search index vecs.embedding') && m.includes('checksum')), logged.join('\n')).to.equal(true);
+    expect(
+      logged.some((m) => m.includes('search index vecs.embedding') && m.includes('checksum')),
+      logged.join('\n'),
+    ).to.equal(true);
     await untilBuilt('the rebuild', () => status().state === 'ready');
     expect(status()).to.include({ indexed: live.size });
     await expectSearchesMatch(live);
@@ -99,7 +145,10 @@ describe('engine/search persisted HNSW indexes', () => {
     const manifest = indexFiles().find((f) => f.endsWith('.manifest'))!;
     flipByte(path.join(dir, manifest), 100);
     db = await open();
-    expect(logged.some((m) => m.includes(manifest) && m.includes('damaged')), logged.join('\n')).to.equal(true);
+    expect(
+      logged.some((m) => m.includes(manifest) && m.includes('damaged')),
+      logged.join('\n'),
+    ).to.equal(true);
     expect(status().state).to.equal('building');
     await untilBuilt('the rebuild', () => status().state === 'ready');
     await expectSearchesMatch(live);
@@ -109,14 +158,21 @@ describe('engine/search persisted HNSW indexes', () => {
     db = await open();
     await db.collections.create('docs');
     const g = vectors(50, 9);
-    await db.bulk.insertMany('docs', g.map((v, i) => ({ title: `document number ${i}`, v })));
+    await db.bulk.insertMany(
+      'docs',
+      g.map((v, i) => ({ title: `document number ${i}`, v })),
+    );
     await runSearch(db, 'docs', parseSearch({ query: 'document' }));
     await runSearch(db, 'docs', parseSearch({ vector: g[0], vector_field: 'v' }));
     await untilBuilt('the first builds', () => db.search.status().every((s) => s.state === 'ready'));
     await db.snapshot();
     await db.close();
     db = await open();
-    const kinds = () => db.search.status().map((s) => `${s.kind}:${s.field}:${s.state}`).sort();
+    const kinds = () =>
+      db.search
+        .status()
+        .map((s) => `${s.kind}:${s.field}:${s.state}`)
+        .sort();
     expect(kinds()).to.deep.equal(['text:*:building', 'vector:v:stale']);
     await untilBuilt('the rebuilds', () => db.search.status().every((s) => s.state === 'ready'));
     expect(db.search.status().map((s) => s.indexed)).to.deep.equal([50, 50]);

@@ -18,8 +18,10 @@ describe('engine/search parseSearch', () => {
 
   it('refuses a body with neither a query nor a vector, saying what to send', () => {
     for (const body of [{}, { query: '' }, { query: null }, { vector: null }, { limit: 5 }]) {
-      expect(() => parseSearch(body), JSON.stringify(body)).to.throw(InvalidInput,
-        "Give a 'query' (text search), a 'vector' (nearest-neighbour search), or both (hybrid search)");
+      expect(() => parseSearch(body), JSON.stringify(body)).to.throw(
+        InvalidInput,
+        "Give a 'query' (text search), a 'vector' (nearest-neighbour search), or both (hybrid search)",
+      );
     }
   });
 

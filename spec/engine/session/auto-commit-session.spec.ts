@@ -8,8 +8,15 @@ describe('engine/session auto-commit', () => {
   let dir: string;
   let db: Database;
   let s: Session;
-  beforeEach(async () => { dir = tempDir(); db = await Database.open({ dataDir: dir }); s = db.session({ keyId: 'k1', admin: false }); });
-  afterEach(async () => { await db.close(); removeDir(dir); });
+  beforeEach(async () => {
+    dir = tempDir();
+    db = await Database.open({ dataDir: dir });
+    s = db.session({ keyId: 'k1', admin: false });
+  });
+  afterEach(async () => {
+    await db.close();
+    removeDir(dir);
+  });
 
   it('has no transaction and is the same for every caller', () => {
     expect(s.transactionId).to.equal(undefined);
@@ -20,7 +27,9 @@ describe('engine/session auto-commit', () => {
     const id = await s.insert('users', { name: 'Ann', visits: 1 });
     expect(db.records.findById('users', id)).to.include({ name: 'Ann' });
     expect(await s.update('users', id, { name: 'Annie' })).to.include({ name: 'Annie', visits: 1 });
-    expect(await s.applyActions('users', id, [{ action: 'increment', field: 'visits', value: 2 }])).to.include({ visits: 3 });
+    expect(await s.applyActions('users', id, [{ action: 'increment', field: 'visits', value: 2 }])).to.include({
+      visits: 3,
+    });
     expect(s.findById('users', id)).to.include({ name: 'Annie', visits: 3 });
     expect(await s.delete('users', id)).to.equal(id);
     expect(() => s.findById('users', id)).to.throw(NotFound);
@@ -29,18 +38,23 @@ describe('engine/session auto-commit', () => {
   it('finds with a filter and a projection', async () => {
     await s.insert('users', { id: 'a', name: 'Ann', age: 30 });
     await s.insert('users', { id: 'b', name: 'Bob', age: 20 });
-    const rows = await s.find('users', parseQuery({ filter: { field: 'age', operator: 'Gt', value: 25 }, select_fields: ['name'] }));
+    const rows = await s.find(
+      'users',
+      parseQuery({ filter: { field: 'age', operator: 'Gt', value: 25 }, select_fields: ['name'] }),
+    );
     expect(rows).to.deep.equal([{ id: 'a', name: 'Ann' }]);
   });
 
-  it('counts live records and lists distinct values, sorted, among the filter\'s matches', async () => {
+  it("counts live records and lists distinct values, sorted, among the filter's matches", async () => {
     await s.insert('users', { id: 'a', city: 'Oslo', age: 30 });
     await s.insert('users', { id: 'b', city: 'Bergen', age: 20 });
     await s.insert('users', { id: 'c', city: 'Oslo', age: 40 });
     expect(await s.count('users')).to.equal(3);
     expect(await s.count('nobody')).to.equal(0);
     expect(await s.distinct('users', 'city')).to.deep.equal(['Bergen', 'Oslo']);
-    expect(await s.distinct('users', 'city', parseFilter({ field: 'age', operator: 'Gt', value: 25 }))).to.deep.equal(['Oslo']);
+    expect(await s.distinct('users', 'city', parseFilter({ field: 'age', operator: 'Gt', value: 25 }))).to.deep.equal([
+      'Oslo',
+    ]);
   });
 
   it('writes many records, reporting a failing item alone', async () => {

@@ -4,7 +4,15 @@
  * and rollback.
  */
 import { expect } from 'chai';
-import { Database, isTransactionSession, ManualClock, parseFilter, parseQuery, parseSearch, type TransactionSession } from '../../../lib/engine/index.js';
+import {
+  Database,
+  isTransactionSession,
+  ManualClock,
+  parseFilter,
+  parseQuery,
+  parseSearch,
+  type TransactionSession,
+} from '../../../lib/engine/index.js';
 import { InvalidInput, MESSAGES, NotFound, TransactionConflict } from '../../../lib/errors.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 import { rejection } from '../../helpers/rejection.js';
@@ -22,7 +30,10 @@ describe('engine/session transaction', () => {
     db = await Database.open({ dataDir: dir, clock });
     tx = db.session(ann, db.transactions.begin('ReadCommitted', undefined, ann.keyId).id);
   });
-  afterEach(async () => { await db.close(); removeDir(dir); });
+  afterEach(async () => {
+    await db.close();
+    removeDir(dir);
+  });
 
   it('is a transaction session naming its transaction', () => {
     expect(isTransactionSession(tx)).to.equal(true);
@@ -35,7 +46,10 @@ describe('engine/session transaction', () => {
     expect(await tx.find('users', parseQuery({}))).to.have.length(1);
     expect(() => db.session(undefined).findById('users', id)).to.throw(NotFound);
     await tx.update('users', id, { name: 'Annie' });
-    expect(await tx.applyActions('users', id, [{ action: 'increment', field: 'visits', value: 1 }])).to.include({ name: 'Annie', visits: 2 });
+    expect(await tx.applyActions('users', id, [{ action: 'increment', field: 'visits', value: 1 }])).to.include({
+      name: 'Annie',
+      visits: 2,
+    });
     expect(tx.status().operations_count).to.equal(3);
     expect(await tx.commit()).to.equal(3);
     expect(db.records.findById('users', id)).to.include({ name: 'Annie', visits: 2 });
@@ -56,7 +70,9 @@ describe('engine/session transaction', () => {
     expect(await tx.count('users')).to.equal(1);
     expect(await db.session(undefined).count('users')).to.equal(1);
     expect(await tx.distinct('users', 'city')).to.deep.equal(['Bergen']);
-    expect(await tx.distinct('users', 'city', parseFilter({ field: 'age', operator: 'Gt', value: 25 }))).to.deep.equal([]);
+    expect(await tx.distinct('users', 'city', parseFilter({ field: 'age', operator: 'Gt', value: 25 }))).to.deep.equal(
+      [],
+    );
     expect(await rejection(tx.distinct('users', ''))).to.be.instanceOf(InvalidInput);
   });
 
@@ -113,7 +129,11 @@ describe('engine/session transaction', () => {
   it('fails a whole batch for an unknown transaction', async () => {
     const ghost = db.session(ann, 'no-such-transaction');
     let err: unknown;
-    try { await ghost.writeMany('users', [{ kind: 'insert', body: {} }]); } catch (e) { err = e; }
+    try {
+      await ghost.writeMany('users', [{ kind: 'insert', body: {} }]);
+    } catch (e) {
+      err = e;
+    }
     expect(err).to.be.instanceOf(NotFound);
   });
 });

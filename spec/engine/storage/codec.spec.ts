@@ -7,7 +7,12 @@
 import { expect } from 'chai';
 import { Database } from '../../../lib/engine/index.js';
 import {
-  decodeBatch, decodePayload, effectFromStored, encodeBatch, encodePayload, storedEffect,
+  decodeBatch,
+  decodePayload,
+  effectFromStored,
+  encodeBatch,
+  encodePayload,
+  storedEffect,
 } from '../../../lib/engine/storage/codec.js';
 import { MADE_ID, type Effect } from '../../../lib/engine/write/effects.js';
 import { Tagged } from '../../../lib/engine/values/index.js';
@@ -20,8 +25,13 @@ const MIN = -(2n ** 63n);
 describe('engine/storage/codec with 64-bit integers', () => {
   it('decodes a bigint as the same bigint and a number as a number', () => {
     const value = {
-      big: [P53, MAX, MIN], nested: { x: P53 }, set: new Tagged('Set', [MAX, 1]),
-      safe: Number.MAX_SAFE_INTEGER, millis: 1_750_000_000_000, float: 2 ** 60, neg: -(2 ** 40),
+      big: [P53, MAX, MIN],
+      nested: { x: P53 },
+      set: new Tagged('Set', [MAX, 1]),
+      safe: Number.MAX_SAFE_INTEGER,
+      millis: 1_750_000_000_000,
+      float: 2 ** 60,
+      neg: -(2 ** 40),
     };
     const back = decodePayload<typeof value>(encodePayload(value));
     expect(back).to.deep.equal(value);
@@ -32,10 +42,25 @@ describe('engine/storage/codec with 64-bit integers', () => {
 
   it('decodes strings of every length, in records, arrays and typed values, to their own equal copies', () => {
     // Long ASCII runs are what msgpackr's native reader slices; decodePayload copies them (memory, not meaning).
-    const texts = ['', 'a', 'x'.repeat(12), 'y'.repeat(13), 'z'.repeat(200), 'Zoë Ångström, 東京 🚀 and more', 'user.name+tag@example.com'];
+    const texts = [
+      '',
+      'a',
+      'x'.repeat(12),
+      'y'.repeat(13),
+      'z'.repeat(200),
+      'Zoë Ångström, 東京 🚀 and more',
+      'user.name+tag@example.com',
+    ];
     const value = {
-      seq: 7, effects: texts.map((t, i) => ({ t: 'put', c: 'people', id: `record-id-number-${i}`, fields: { id: `record-id-number-${i}`, t, list: [t, { t }] } })),
-      when: new Tagged('DateTime', '2025-06-01T12:34:56.789+00:00'), set: new Tagged('Set', ['a-long-set-member-1', 'b']),
+      seq: 7,
+      effects: texts.map((t, i) => ({
+        t: 'put',
+        c: 'people',
+        id: `record-id-number-${i}`,
+        fields: { id: `record-id-number-${i}`, t, list: [t, { t }] },
+      })),
+      when: new Tagged('DateTime', '2025-06-01T12:34:56.789+00:00'),
+      set: new Tagged('Set', ['a-long-set-member-1', 'b']),
     };
     const back = decodePayload<typeof value>(encodePayload(value));
     expect(back).to.deep.equal(value);
@@ -45,12 +70,19 @@ describe('engine/storage/codec with 64-bit integers', () => {
 
   describe('through a database directory', () => {
     let dir: string;
-    beforeEach(() => { dir = tempDir(); });
+    beforeEach(() => {
+      dir = tempDir();
+    });
     afterEach(() => removeDir(dir));
 
     async function fill(): Promise<string> {
       const db = await Database.open({ dataDir: dir });
-      const id = await db.records.insert('big', { a: P53, w: { type: 'Integer', value: MAX }, o: { y: [MIN] }, s: { type: 'Set', value: [MAX] } });
+      const id = await db.records.insert('big', {
+        a: P53,
+        w: { type: 'Integer', value: MAX },
+        o: { y: [MIN] },
+        s: { type: 'Set', value: [MAX] },
+      });
       await db.records.applyActions('big', id, [{ action: 'increment', field: 'a', value: 1 }]);
       await db.kv.set('k', MIN);
       await db.close();
@@ -90,9 +122,18 @@ describe('engine/storage/codec effects', () => {
   const key = { id: 'k1', name: 'ops', hash: 'h', admin: false, created_at: '2026-01-01T00:00:00.000Z' };
   /** Each kind of effect, in memory and as FORMAT.md spells it in the log. */
   const CASES: Array<[Effect, Record<string, unknown>]> = [
-    [{ kind: 'createCollection', meta, noRipple: true }, { t: 'createCollection', meta, nr: true }],
-    [{ kind: 'setCollectionMeta', meta }, { t: 'setCollectionMeta', meta }],
-    [{ kind: 'dropCollection', name: 'people' }, { t: 'dropCollection', name: 'people' }],
+    [
+      { kind: 'createCollection', meta, noRipple: true },
+      { t: 'createCollection', meta, nr: true },
+    ],
+    [
+      { kind: 'setCollectionMeta', meta },
+      { t: 'setCollectionMeta', meta },
+    ],
+    [
+      { kind: 'dropCollection', name: 'people' },
+      { t: 'dropCollection', name: 'people' },
+    ],
     [
       { kind: 'put', collection: 'people', id: 'a', fields: { id: 'a', n: 1 } },
       { t: 'put', c: 'people', id: 'a', fields: { id: 'a', n: 1 } },
@@ -105,19 +146,46 @@ describe('engine/storage/codec effects', () => {
       { kind: 'delete', collection: 'people', id: 'a', trashedAt: 9 },
       { t: 'delete', c: 'people', id: 'a', trashedAt: 9 },
     ],
-    [{ kind: 'restore', collection: 'people', id: 'a' }, { t: 'restore', c: 'people', id: 'a' }],
-    [{ kind: 'purge', collection: 'people', id: 'a' }, { t: 'purge', c: 'people', id: 'a' }],
-    [{ kind: 'kvSet', key: 'k', value: 1, expiresAt: 3 }, { t: 'kvSet', key: 'k', value: 1, expiresAt: 3 }],
-    [{ kind: 'kvDelete', key: 'k', noRipple: true }, { t: 'kvDelete', key: 'k', nr: true }],
+    [
+      { kind: 'restore', collection: 'people', id: 'a' },
+      { t: 'restore', c: 'people', id: 'a' },
+    ],
+    [
+      { kind: 'purge', collection: 'people', id: 'a' },
+      { t: 'purge', c: 'people', id: 'a' },
+    ],
+    [
+      { kind: 'kvSet', key: 'k', value: 1, expiresAt: 3 },
+      { t: 'kvSet', key: 'k', value: 1, expiresAt: 3 },
+    ],
+    [
+      { kind: 'kvDelete', key: 'k', noRipple: true },
+      { t: 'kvDelete', key: 'k', nr: true },
+    ],
     [{ kind: 'kvClear' }, { t: 'kvClear' }],
-    [{ kind: 'kvLink', key: 'k', collection: 'people', id: 'a' }, { t: 'kvLink', key: 'k', c: 'people', id: 'a' }],
-    [{ kind: 'kvUnlink', key: 'k', collection: 'people', id: 'a' }, { t: 'kvUnlink', key: 'k', c: 'people', id: 'a' }],
-    [{ kind: 'keyPut', key }, { t: 'keyPut', key }],
-    [{ kind: 'keyDelete', id: 'k1' }, { t: 'keyDelete', id: 'k1' }],
-    [{ kind: 'config', values: { max_batch_size: 10 } }, { t: 'config', values: { max_batch_size: 10 } }],
+    [
+      { kind: 'kvLink', key: 'k', collection: 'people', id: 'a' },
+      { t: 'kvLink', key: 'k', c: 'people', id: 'a' },
+    ],
+    [
+      { kind: 'kvUnlink', key: 'k', collection: 'people', id: 'a' },
+      { t: 'kvUnlink', key: 'k', c: 'people', id: 'a' },
+    ],
+    [
+      { kind: 'keyPut', key },
+      { t: 'keyPut', key },
+    ],
+    [
+      { kind: 'keyDelete', id: 'k1' },
+      { t: 'keyDelete', id: 'k1' },
+    ],
+    [
+      { kind: 'config', values: { max_batch_size: 10 } },
+      { t: 'config', values: { max_batch_size: 10 } },
+    ],
   ];
 
-  it('stores every kind of effect with the log\'s field names, and reads it back as it was', () => {
+  it("stores every kind of effect with the log's field names, and reads it back as it was", () => {
     for (const [effect, stored] of CASES) {
       expect(storedEffect(effect), effect.kind).to.deep.equal(stored);
       expect(effectFromStored(stored), effect.kind).to.deep.equal(effect);

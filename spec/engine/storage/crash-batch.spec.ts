@@ -16,18 +16,29 @@ import { tempDir, removeDir } from '../../helpers/temp-dir.js';
 const SIZE = 10_000;
 const ROUNDS = 13;
 
-interface Outcome { collection: string; acked: boolean }
+interface Outcome {
+  collection: string;
+  acked: boolean;
+}
 
-async function call(url: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+async function call(
+  url: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: any }> {
   const r = await fetch(url + path, {
-    method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await r.text();
   return { status: r.status, json: text ? JSON.parse(text) : undefined };
 }
 
-const records = (tag: string) => Array.from({ length: SIZE }, (_, i) => ({ data: { tag, i, pad: 'p'.repeat(20 + (i % 50)) } }));
+const records = (tag: string) =>
+  Array.from({ length: SIZE }, (_, i) => ({ data: { tag, i, pad: 'p'.repeat(20 + (i % 50)) } }));
 
 async function count(url: string, token: string, c: string): Promise<number> {
   const r = await call(url, token, 'GET', `/api/${c}/count`);
@@ -54,14 +65,20 @@ function logBytes(dir: string): number {
   let n = 0;
   for (const f of readdirSync(dir)) {
     if (!/^log-\d+\.seg$/.test(f)) continue;
-    try { n += statSync(path.join(dir, f)).size; } catch { /* removed by a snapshot meanwhile */ }
+    try {
+      n += statSync(path.join(dir, f)).size;
+    } catch {
+      /* removed by a snapshot meanwhile */
+    }
   }
   return n;
 }
 
 async function logGrowth(dir: string, from: number, inFlight: Promise<unknown>): Promise<void> {
   let done = false;
-  void inFlight.finally(() => { done = true; });
+  void inFlight.finally(() => {
+    done = true;
+  });
   while (!done && logBytes(dir) <= from) await new Promise((r) => setImmediate(r));
 }
 
@@ -69,16 +86,28 @@ async function logGrowth(dir: string, from: number, inFlight: Promise<unknown>):
  * Sends both large requests and kills the child when `trigger` says.
  * Resolves with the outcomes and how long the requests ran before the kill.
  */
-async function roundTrip(child: ChildServer, dir: string, token: string, round: number, trigger: Trigger): Promise<{ outcomes: Outcome[]; ms: number }> {
+async function roundTrip(
+  child: ChildServer,
+  dir: string,
+  token: string,
+  round: number,
+  trigger: Trigger,
+): Promise<{ outcomes: Outcome[]; ms: number }> {
   const batch = `bulk_r${round}`;
   const txColl = `tx_r${round}`;
   const begin = await call(child.url, token, 'POST', '/api/transactions', { isolation_level: 'ReadCommitted' });
   expect(begin.status).to.equal(200);
   const tx = begin.json.transaction_id as string;
-  const staged = await call(child.url, token, 'POST', `/api/batch/insert/${txColl}?transaction_id=${tx}`, { inserts: records(txColl) });
+  const staged = await call(child.url, token, 'POST', `/api/batch/insert/${txColl}?transaction_id=${tx}`, {
+    inserts: records(txColl),
+  });
   expect(staged.status).to.equal(201);
   const send = async (method: string, path: string, body: unknown, ok: number): Promise<boolean> => {
-    try { return (await call(child.url, token, method, path, body)).status === ok; } catch { return false; }
+    try {
+      return (await call(child.url, token, method, path, body)).status === ok;
+    } catch {
+      return false;
+    }
   };
   const before = logBytes(dir);
   const inFlight = [
@@ -92,7 +121,13 @@ async function roundTrip(child: ChildServer, dir: string, token: string, round: 
   const ms = Date.now() - started;
   await killChild(child);
   const [batchAcked, commitAcked] = await Promise.all(inFlight);
-  return { outcomes: [{ collection: batch, acked: batchAcked! }, { collection: txColl, acked: commitAcked! }], ms };
+  return {
+    outcomes: [
+      { collection: batch, acked: batchAcked! },
+      { collection: txColl, acked: commitAcked! },
+    ],
+    ms,
+  };
 }
 
 describe('crash atomicity of batches and transaction commits (real processes)', function () {
@@ -111,8 +146,12 @@ describe('crash atomicity of batches and transaction commits (real processes)', 
         const token = await childToken(child.url);
         await verify(child.url, token, outcomes, present);
         // Random moments, and every third round the moment the first large append reaches the log.
-        const trigger: Trigger = round === 0 ? { kind: 'answered' }
-          : round % 3 === 0 ? { kind: 'log-growth' } : { kind: 'delay', ms: Math.floor(Math.random() * spanMs * 1.5) };
+        const trigger: Trigger =
+          round === 0
+            ? { kind: 'answered' }
+            : round % 3 === 0
+              ? { kind: 'log-growth' }
+              : { kind: 'delay', ms: Math.floor(Math.random() * spanMs * 1.5) };
         const result = await roundTrip(child, dir, token, round, trigger);
         if (round === 0) spanMs = Math.max(20, result.ms);
         outcomes.push(...result.outcomes);
@@ -125,7 +164,8 @@ describe('crash atomicity of batches and transaction commits (real processes)', 
       // Not a correctness condition, but the test means little if every kill landed before or after the writes.
       expect(present.size + acked, 'no batch was ever written').to.be.greaterThan(0);
     } finally {
-      if (process.env.KEEP_CRASH_DIR) console.log("kept", dir); else removeDir(dir);
+      if (process.env.KEEP_CRASH_DIR) console.log('kept', dir);
+      else removeDir(dir);
     }
   });
 });

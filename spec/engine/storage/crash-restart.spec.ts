@@ -34,13 +34,18 @@ async function health(child: ChildServer, token: string): Promise<{ storage: { l
  * under a supervisor that reaps late or a container's pid 1 that never does.
  */
 function startUnreapedServer(dir: string): Promise<{ shell: ChildProcess; serverPid: number }> {
-  const script = '"$0" --import tsx "$1" start --port 0 --host 127.0.0.1 --data-dir "$2" & echo "server pid $!"; exec sleep 600';
+  const script =
+    '"$0" --import tsx "$1" start --port 0 --host 127.0.0.1 --data-dir "$2" & echo "server pid $!"; exec sleep 600';
   const shell = spawn('sh', ['-c', script, process.execPath, path.resolve('lib/cli/main.ts'), dir], {
-    env: { ...process.env, EDDYDB_ADMIN_KEY: CHILD_ADMIN_KEY, EDDYDB_SNAPSHOT_CRON: '' }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, EDDYDB_ADMIN_KEY: CHILD_ADMIN_KEY, EDDYDB_SNAPSHOT_CRON: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { shell.kill('SIGKILL'); reject(new Error(`the server did not start:\n${out}`)); }, 30_000);
+    const timer = setTimeout(() => {
+      shell.kill('SIGKILL');
+      reject(new Error(`the server did not start:\n${out}`));
+    }, 30_000);
     const onData = (d: Buffer) => {
       out += d.toString();
       const pid = /server pid (\d+)/.exec(out);
@@ -51,7 +56,10 @@ function startUnreapedServer(dir: string): Promise<{ shell: ChildProcess; server
     };
     shell.stdout!.on('data', onData);
     shell.stderr!.on('data', onData);
-    shell.on('exit', (code) => { clearTimeout(timer); reject(new Error(`the shell exited with ${code}:\n${out}`)); });
+    shell.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the shell exited with ${code}:\n${out}`));
+    });
   });
 }
 
@@ -77,7 +85,10 @@ describe('restart at once after kill -9 (real processes)', function () {
         const token = await childToken(child.url);
         await verifyAcked(child.url, token, acked);
         const stop: WriteStop = { done: false };
-        const firstAck = new Promise<void>((r) => { stop.onAck = r; setTimeout(r, 10_000).unref(); });
+        const firstAck = new Promise<void>((r) => {
+          stop.onAck = r;
+          setTimeout(r, 10_000).unref();
+        });
         const writing = writeUntilKilled(child.url, token, `r${round}`, stop);
         await firstAck;
         await new Promise((r) => setTimeout(r, 50 + Math.floor(Math.random() * 300)));
@@ -88,7 +99,10 @@ describe('restart at once after kill -9 (real processes)', function () {
         next.catch(() => undefined); // awaited below, after the writers have stopped
         stop.done = true;
         const written = await writing;
-        expect(written.length, `writes were acknowledged before kill ${round + 1} (last other outcome: ${stop.other})`).to.be.greaterThan(0);
+        expect(
+          written.length,
+          `writes were acknowledged before kill ${round + 1} (last other outcome: ${stop.other})`,
+        ).to.be.greaterThan(0);
         acked.push(...written);
         // startChild rejects, with the child's output, when a start exits instead of listening.
         child = await next;

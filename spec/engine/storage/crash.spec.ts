@@ -23,7 +23,10 @@ describe('crash recovery with SIGKILL (real processes)', function () {
           const token = await childToken(child.url);
           if (round > 0) await verify(child.url, token, mode === 'always' ? allAcked : []);
           const stop: WriteStop = { done: false };
-          const firstAck = new Promise<void>((r) => { stop.onAck = r; setTimeout(r, 10_000).unref(); });
+          const firstAck = new Promise<void>((r) => {
+            stop.onAck = r;
+            setTimeout(r, 10_000).unref();
+          });
           const writing = writeUntilKilled(child.url, token, `r${round}`, stop);
           // Kill at a random point once writes are flowing.
           await firstAck;
@@ -31,7 +34,10 @@ describe('crash recovery with SIGKILL (real processes)', function () {
           await killChild(child);
           stop.done = true;
           const acked = await writing;
-          expect(acked.length, `writes were acknowledged before the kill (last other outcome: ${stop.other})`).to.be.greaterThan(0);
+          expect(
+            acked.length,
+            `writes were acknowledged before the kill (last other outcome: ${stop.other})`,
+          ).to.be.greaterThan(0);
           allAcked = allAcked.concat(acked);
         }
         const child = await startChild(dir, ['--durability', mode]);

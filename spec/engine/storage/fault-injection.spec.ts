@@ -7,7 +7,9 @@ import { tempDir, removeDir } from '../../helpers/temp-dir.js';
 
 describe('engine/storage on a failing disk', () => {
   let dir: string;
-  beforeEach(() => { dir = tempDir(); });
+  beforeEach(() => {
+    dir = tempDir();
+  });
   afterEach(() => removeDir(dir));
 
   for (const fault of ['failWrites', 'failSyncs'] as const) {
@@ -17,14 +19,22 @@ describe('engine/storage on a failing disk', () => {
       const kept = await db.records.insert('items', { n: 1 });
       fs[fault] = true;
       let err: unknown;
-      try { await db.records.insert('items', { n: 2 }); } catch (e) { err = e; }
+      try {
+        await db.records.insert('items', { n: 2 });
+      } catch (e) {
+        err = e;
+      }
       expect(err).to.be.instanceOf(Unavailable);
       expect(db.readOnly).to.equal(true);
       // The failed write is not visible, and later writes are refused until a repair succeeds (the first retry is 1 s away).
       expect(await db.records.count('items')).to.equal(1);
       fs[fault] = false;
       let again: unknown;
-      try { await db.records.insert('items', { n: 3 }); } catch (e) { again = e; }
+      try {
+        await db.records.insert('items', { n: 3 });
+      } catch (e) {
+        again = e;
+      }
       expect(again).to.be.instanceOf(Unavailable);
       expect(db.records.findById('items', kept).n).to.equal(1);
       await db.close();

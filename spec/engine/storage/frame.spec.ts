@@ -1,5 +1,13 @@
 import { expect } from 'chai';
-import { encodeFrame, readFrame, encodeHeader, checkHeader, HEADER_SIZE, findNextFrame, isZeroFill } from '../../../lib/engine/storage/frame.js';
+import {
+  encodeFrame,
+  readFrame,
+  encodeHeader,
+  checkHeader,
+  HEADER_SIZE,
+  findNextFrame,
+  isZeroFill,
+} from '../../../lib/engine/storage/frame.js';
 import { encodePayload } from '../../../lib/engine/storage/codec.js';
 
 describe('engine/storage/frame', () => {

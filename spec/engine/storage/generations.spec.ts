@@ -35,16 +35,26 @@ describe('engine/storage/generations', () => {
 
   it('after a second snapshot deletes only what the first generation does not need', () => {
     expect(redundantFiles([seg(1), snap(20), seg(21), snap(40), seg(41)], 2)).to.deep.equal([seg(1)]);
-    expect(redundantFiles([seg(21), snap(20), snap(40), seg(41), snap(60), seg(61)], 2).sort()).to.deep.equal([seg(21), snap(20)]);
+    expect(redundantFiles([seg(21), snap(20), snap(40), seg(41), snap(60), seg(61)], 2).sort()).to.deep.equal([
+      seg(21),
+      snap(20),
+    ]);
   });
 
   it('with one generation (compact) keeps only the newest snapshot and the log after it', () => {
-    expect(redundantFiles([seg(1), snap(20), seg(21), snap(40), seg(41)], 1).sort()).to.deep.equal([seg(1), seg(21), snap(20)]);
+    expect(redundantFiles([seg(1), snap(20), seg(21), snap(40), seg(41)], 1).sort()).to.deep.equal([
+      seg(1),
+      seg(21),
+      snap(20),
+    ]);
   });
 
   it('keeps segments a replication peer has not acknowledged, and never the last segment', () => {
     expect(redundantFiles([seg(1), snap(20), seg(21), snap(40), seg(41)], 2, 5)).to.deep.equal([]);
-    expect(redundantFiles([seg(1), snap(20), seg(21), snap(40), seg(41)], 1, 30).sort()).to.deep.equal([seg(1), snap(20)]);
+    expect(redundantFiles([seg(1), snap(20), seg(21), snap(40), seg(41)], 1, 30).sort()).to.deep.equal([
+      seg(1),
+      snap(20),
+    ]);
     expect(redundantFiles([seg(1), snap(40)], 1)).to.deep.equal([]);
   });
 });

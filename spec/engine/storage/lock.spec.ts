@@ -32,7 +32,9 @@ describe('data directory lock (real processes)', function () {
   this.timeout(60_000);
   let dir: string;
   let holder: LockHolder | undefined;
-  beforeEach(() => { dir = tempDir('eddydb-lock-'); });
+  beforeEach(() => {
+    dir = tempDir('eddydb-lock-');
+  });
   afterEach(async () => {
     if (holder) await stopHolder(holder);
     holder = undefined;
@@ -45,17 +47,28 @@ describe('data directory lock (real processes)', function () {
         if (!available) this.skip();
       });
 
-      it('makes another process wait for it, then refuse naming the holder\'s pid', async () => {
+      it("makes another process wait for it, then refuse naming the holder's pid", async () => {
         holder = await holdInChild(dir, mechanism);
         expect(holder.mechanism).to.equal(mechanism);
-        expect(readFileSync(path.join(dir, 'LOCK'), 'utf8'), 'the holder\'s pid, as information').to.equal(String(holder.pid));
+        expect(readFileSync(path.join(dir, 'LOCK'), 'utf8'), "the holder's pid, as information").to.equal(
+          String(holder.pid),
+        );
         const logged: Array<[string, LogLevel | undefined]> = [];
         const began = performance.now();
-        const err = await rejection(DirLock.acquire(nodeFs, dir, { mechanism, waitMs: 300, log: (m, l) => logged.push([m, l]) }));
+        const err = await rejection(
+          DirLock.acquire(nodeFs, dir, { mechanism, waitMs: 300, log: (m, l) => logged.push([m, l]) }),
+        );
         expect(performance.now() - began, 'refused only after the wait').to.be.at.least(290);
         expect(err).to.be.instanceOf(Unavailable);
-        expect((err as Error).message).to.equal(`Data directory ${dir} is in use by process ${holder.pid} (still held after waiting 0.3 s)`);
-        expect(logged, 'the wait is announced once').to.deep.equal([[`data directory ${dir} is locked by process ${holder.pid}; waiting up to 0.3 s for it to be released`, 'warn']]);
+        expect((err as Error).message).to.equal(
+          `Data directory ${dir} is in use by process ${holder.pid} (still held after waiting 0.3 s)`,
+        );
+        expect(logged, 'the wait is announced once').to.deep.equal([
+          [
+            `data directory ${dir} is locked by process ${holder.pid}; waiting up to 0.3 s for it to be released`,
+            'warn',
+          ],
+        ]);
       });
 
       it('is released by the kernel when its holder is killed with SIGKILL: a start at once takes it', async () => {
@@ -113,7 +126,9 @@ describe('data directory lock (real processes)', function () {
       try {
         writeFileSync(file, String(other.pid));
         const err = await rejection(DirLock.acquire(nodeFs, dir, { mechanism: 'pid', waitMs: 0 }));
-        expect((err as Error).message, 'it cannot tell an unrelated process from a holder').to.include(`in use by process ${other.pid}`);
+        expect((err as Error).message, 'it cannot tell an unrelated process from a holder').to.include(
+          `in use by process ${other.pid}`,
+        );
       } finally {
         other.kill('SIGKILL');
         await new Promise((r) => other.once('exit', r));
@@ -135,7 +150,9 @@ describe('data directory lock (real processes)', function () {
       const err = await rejection(Database.open({ dataDir: dir, lockWaitMs: 400 }));
       expect(performance.now() - began).to.be.at.least(390);
       expect(err).to.be.instanceOf(Unavailable);
-      expect((err as Error).message).to.equal(`Data directory ${dir} is in use by process ${holder.pid} (still held after waiting 0.4 s)`);
+      expect((err as Error).message).to.equal(
+        `Data directory ${dir} is in use by process ${holder.pid} (still held after waiting 0.4 s)`,
+      );
     });
 
     it('opens once the other process closes the directory within the wait', async () => {

@@ -12,8 +12,13 @@ import { ReadOnlyRefusal, STATUS_BY_CODE } from '../../../lib/errors.js';
 import { fsError } from '../../helpers/faulty-fs.js';
 import type { StorageFault } from '../../../lib/engine/storage/storage-fault.js';
 
-const fault = (code: 'ENOSPC' | 'EIO' = 'ENOSPC'): StorageFault =>
-  ({ operation: 'write', file: 'log-0000000000000001.seg', code, message: `${code}: test`, error: fsError(code, 'write') });
+const fault = (code: 'ENOSPC' | 'EIO' = 'ENOSPC'): StorageFault => ({
+  operation: 'write',
+  file: 'log-0000000000000001.seg',
+  code,
+  message: `${code}: test`,
+  error: fsError(code, 'write'),
+});
 
 async function until(check: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
@@ -52,7 +57,9 @@ describe('engine/storage-health', () => {
     const events: StorageEvent[] = [];
     health.onEvent((e) => events.push(e));
     let healOk = false;
-    health.repairWith(async () => { if (!healOk) throw fsError('ENOSPC', 'write'); });
+    health.repairWith(async () => {
+      if (!healOk) throw fsError('ENOSPC', 'write');
+    });
     health.fail(fault());
     health.fail(fault('EIO'));
     for (let i = 0; i < 7; i++) expect(health.refuse()).to.be.instanceOf(ReadOnlyRefusal);
@@ -63,7 +70,10 @@ describe('engine/storage-health', () => {
     await until(() => !health.readOnly, 5000);
     const kinds = events.map((e) => e.kind);
     expect(kinds[0]).to.equal('read_only');
-    expect(kinds.filter((k) => k === 'read_only'), 'a second fault while read-only is not a new episode').to.have.length(1);
+    expect(
+      kinds.filter((k) => k === 'read_only'),
+      'a second fault while read-only is not a new episode',
+    ).to.have.length(1);
     const firstSummary = events.find((e) => e.kind === 'still_read_only')!;
     expect(firstSummary).to.include({ refused: 7, windowMs: 25 });
     const healed = events.at(-1)!;
@@ -74,7 +84,9 @@ describe('engine/storage-health', () => {
   it('reports state, cause, since and attempts while read-only', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     health = new StorageHealth(clock, { firstMs: 5, maxMs: 5 });
-    health.repairWith(async () => { throw fsError('EIO', 'fsync'); });
+    health.repairWith(async () => {
+      throw fsError('EIO', 'fsync');
+    });
     health.fail(fault());
     await until(() => health.status().healAttempts >= 2);
     const s = health.status();
@@ -90,7 +102,9 @@ describe('engine/storage-health', () => {
     const clock = new ManualClock();
     health = new StorageHealth(clock, { firstMs: 10, maxMs: 80, summaryMs: 10_000 });
     let failuresLeft = 3;
-    health.repairWith(async () => { if (failuresLeft-- > 0) throw fsError('ENOSPC', 'write'); });
+    health.repairWith(async () => {
+      if (failuresLeft-- > 0) throw fsError('ENOSPC', 'write');
+    });
     health.fail(fault());
     await until(() => !health.readOnly);
     const events: StorageEvent[] = [];

@@ -13,7 +13,15 @@ describe('CronTimer', () => {
     ran = [];
   });
   const timer = (expr: string, job?: () => Promise<unknown>, onError: (e: unknown) => void = () => {}) =>
-    new CronTimer(CronSchedule.parse(expr), () => clock.now(), job ?? (async () => { ran.push(iso(clock.now())!); }), onError);
+    new CronTimer(
+      CronSchedule.parse(expr),
+      () => clock.now(),
+      job ??
+        (async () => {
+          ran.push(iso(clock.now())!);
+        }),
+      onError,
+    );
 
   it('runs the job when the clock reaches the next run, then waits for the following one', async () => {
     const t = timer('0 * * * *');
@@ -39,7 +47,12 @@ describe('CronTimer', () => {
   it('skips a run that comes due while the previous one is still going', async () => {
     let release!: () => void;
     let started = 0;
-    const t = timer('* * * * * *', () => { started++; return new Promise<void>((r) => { release = r; }); });
+    const t = timer('* * * * * *', () => {
+      started++;
+      return new Promise<void>((r) => {
+        release = r;
+      });
+    });
     clock.advance(1000);
     const first = t.tick();
     clock.advance(1000);
@@ -56,7 +69,13 @@ describe('CronTimer', () => {
 
   it('hands a failed run to its error handler and keeps its schedule', async () => {
     const errors: unknown[] = [];
-    const t = timer('* * * * * *', async () => { throw new Error('disk full'); }, (e) => errors.push(e));
+    const t = timer(
+      '* * * * * *',
+      async () => {
+        throw new Error('disk full');
+      },
+      (e) => errors.push(e),
+    );
     clock.advance(1000);
     await t.tick();
     expect(errors.map((e) => (e as Error).message)).to.deep.equal(['disk full']);

@@ -57,7 +57,7 @@ describe('cron next run', () => {
     expect(next('0 0 29 2 1', '2072-03-01T00:00:00Z')).to.equal('2112-02-29T00:00:00.000Z');
   });
 
-  it('knows the aliases with or without @, and croner\'s L, W and #', () => {
+  it("knows the aliases with or without @, and croner's L, W and #", () => {
     expect(next('@daily', '2026-01-01T10:00:00Z')).to.equal('2026-01-02T00:00:00.000Z');
     expect(next('hourly', '2026-01-01T10:00:00Z')).to.equal('2026-01-01T11:00:00.000Z');
     expect(next('@weekly', '2026-01-01T10:00:00Z')).to.equal('2026-01-04T00:00:00.000Z');
@@ -78,22 +78,36 @@ describe('cron next run', () => {
   describe('across DST changes', () => {
     it('runs a wall time a change skips once, at the instant it names on the clock before the change (New York)', () => {
       // 2026-03-08: New York clocks go from 02:00 EST to 03:00 EDT; 02:30 does not exist that day: it runs at 03:30 EDT.
-      expect(runs('0 30 2 * * *', '2026-03-07T00:00:00Z', '2026-03-10T00:00:00Z', NY))
-        .to.deep.equal(['2026-03-07T07:30:00.000Z', '2026-03-08T07:30:00.000Z', '2026-03-09T06:30:00.000Z']);
+      expect(runs('0 30 2 * * *', '2026-03-07T00:00:00Z', '2026-03-10T00:00:00Z', NY)).to.deep.equal([
+        '2026-03-07T07:30:00.000Z',
+        '2026-03-08T07:30:00.000Z',
+        '2026-03-09T06:30:00.000Z',
+      ]);
       // 02:30 on the second Sunday of March never exists there: it runs at 03:30 EDT each year.
-      expect(runs('0 30 2 8-14 3 0', '2026-01-01T00:00:00Z', '2028-12-31T00:00:00Z', NY))
-        .to.deep.equal(['2026-03-08T07:30:00.000Z', '2027-03-14T07:30:00.000Z', '2028-03-12T07:30:00.000Z']);
+      expect(runs('0 30 2 8-14 3 0', '2026-01-01T00:00:00Z', '2028-12-31T00:00:00Z', NY)).to.deep.equal([
+        '2026-03-08T07:30:00.000Z',
+        '2027-03-14T07:30:00.000Z',
+        '2028-03-12T07:30:00.000Z',
+      ]);
       // Several matching times in the gap: only the first runs, and it merges with a real 03:00.
-      expect(runs('0 0,30 2,3 * * *', '2026-03-08T00:00:00Z', '2026-03-08T12:00:00Z', NY))
-        .to.deep.equal(['2026-03-08T07:00:00.000Z', '2026-03-08T07:30:00.000Z']);
+      expect(runs('0 0,30 2,3 * * *', '2026-03-08T00:00:00Z', '2026-03-08T12:00:00Z', NY)).to.deep.equal([
+        '2026-03-08T07:00:00.000Z',
+        '2026-03-08T07:30:00.000Z',
+      ]);
     });
 
     it('runs a wall time a change repeats once, at its first instant (New York)', () => {
       // 2026-11-01: 01:00-02:00 happens twice (EDT, then EST); 01:30 is 05:30Z, then 06:30Z.
-      expect(runs('0 30 1 * * *', '2026-10-31T00:00:00Z', '2026-11-03T00:00:00Z', NY))
-        .to.deep.equal(['2026-10-31T05:30:00.000Z', '2026-11-01T05:30:00.000Z', '2026-11-02T06:30:00.000Z']);
-      expect(runs('0 */20 1 * * *', '2026-11-01T00:00:00Z', '2026-11-02T00:00:00Z', NY))
-        .to.deep.equal(['2026-11-01T05:00:00.000Z', '2026-11-01T05:20:00.000Z', '2026-11-01T05:40:00.000Z']);
+      expect(runs('0 30 1 * * *', '2026-10-31T00:00:00Z', '2026-11-03T00:00:00Z', NY)).to.deep.equal([
+        '2026-10-31T05:30:00.000Z',
+        '2026-11-01T05:30:00.000Z',
+        '2026-11-02T06:30:00.000Z',
+      ]);
+      expect(runs('0 */20 1 * * *', '2026-11-01T00:00:00Z', '2026-11-02T00:00:00Z', NY)).to.deep.equal([
+        '2026-11-01T05:00:00.000Z',
+        '2026-11-01T05:20:00.000Z',
+        '2026-11-01T05:40:00.000Z',
+      ]);
       // Asked from inside the second pass: every wall time of it has run already.
       expect(next('0 */20 1 * * *', '2026-11-01T06:10:00Z', NY)).to.equal('2026-11-02T06:00:00.000Z');
       expect(next('* * * * *', '2026-11-01T06:10:00Z', NY)).to.equal('2026-11-01T07:00:00.000Z');
@@ -101,18 +115,32 @@ describe('cron next run', () => {
 
     it('does the same in London', () => {
       // 2026-03-29: 01:00 GMT -> 02:00 BST; 01:30 runs at 02:30 BST (01:30Z).
-      expect(runs('0 30 1 * * *', '2026-03-28T00:00:00Z', '2026-03-31T00:00:00Z', LONDON))
-        .to.deep.equal(['2026-03-28T01:30:00.000Z', '2026-03-29T01:30:00.000Z', '2026-03-30T00:30:00.000Z']);
+      expect(runs('0 30 1 * * *', '2026-03-28T00:00:00Z', '2026-03-31T00:00:00Z', LONDON)).to.deep.equal([
+        '2026-03-28T01:30:00.000Z',
+        '2026-03-29T01:30:00.000Z',
+        '2026-03-30T00:30:00.000Z',
+      ]);
       // 2026-10-25: 02:00 BST -> 01:00 GMT; 01:30 runs once, in BST (00:30Z).
-      expect(runs('0 30 1 * * *', '2026-10-24T00:00:00Z', '2026-10-27T00:00:00Z', LONDON))
-        .to.deep.equal(['2026-10-24T00:30:00.000Z', '2026-10-25T00:30:00.000Z', '2026-10-26T01:30:00.000Z']);
+      expect(runs('0 30 1 * * *', '2026-10-24T00:00:00Z', '2026-10-27T00:00:00Z', LONDON)).to.deep.equal([
+        '2026-10-24T00:30:00.000Z',
+        '2026-10-25T00:30:00.000Z',
+        '2026-10-26T01:30:00.000Z',
+      ]);
     });
 
     it('gives each wall time of a DST day at most one run, in increasing order', () => {
-      for (const [zone, gapDay, overlapDay] of [[NY, '2026-03-08', '2026-11-01'], [LONDON, '2026-03-29', '2026-10-25']] as const) {
+      for (const [zone, gapDay, overlapDay] of [
+        [NY, '2026-03-08', '2026-11-01'],
+        [LONDON, '2026-03-29', '2026-10-25'],
+      ] as const) {
         const localDate = new Intl.DateTimeFormat('en-CA', { timeZone: zone });
-        const dayRuns = (day: string) => runs('*/30 * * * *', at(`${day}T00:00:00Z`) - 86_400_000, at(`${day}T00:00:00Z`) + 2 * 86_400_000, zone)
-          .filter((r) => localDate.format(new Date(r)) === day);
+        const dayRuns = (day: string) =>
+          runs(
+            '*/30 * * * *',
+            at(`${day}T00:00:00Z`) - 86_400_000,
+            at(`${day}T00:00:00Z`) + 2 * 86_400_000,
+            zone,
+          ).filter((r) => localDate.format(new Date(r)) === day);
         const gap = dayRuns(gapDay);
         const overlap = dayRuns(overlapDay);
         for (const list of [gap, overlap]) expect([...list].sort()).to.deep.equal([...new Set(list)]);
@@ -125,10 +153,16 @@ describe('cron next run', () => {
 
   it('finds the last run in a span by bisection, however many runs it holds', () => {
     const everySecond = CronSchedule.parse('* * * * * *');
-    expect(iso(everySecond.latestBetween(at('2026-01-01T00:00:00Z'), at('2026-02-01T12:34:56.789Z')))).to.equal('2026-02-01T12:34:56.000Z');
+    expect(iso(everySecond.latestBetween(at('2026-01-01T00:00:00Z'), at('2026-02-01T12:34:56.789Z')))).to.equal(
+      '2026-02-01T12:34:56.000Z',
+    );
     const daily = CronSchedule.parse('0 9 * * *', NY);
-    expect(iso(daily.latestBetween(at('2026-01-01T14:00:00Z'), at('2026-03-01T13:59:59Z')))).to.equal('2026-02-28T14:00:00.000Z');
-    expect(iso(daily.latestBetween(at('2026-01-01T14:00:00Z'), at('2026-01-01T14:00:00Z')))).to.equal('2026-01-01T14:00:00.000Z');
+    expect(iso(daily.latestBetween(at('2026-01-01T14:00:00Z'), at('2026-03-01T13:59:59Z')))).to.equal(
+      '2026-02-28T14:00:00.000Z',
+    );
+    expect(iso(daily.latestBetween(at('2026-01-01T14:00:00Z'), at('2026-01-01T14:00:00Z')))).to.equal(
+      '2026-01-01T14:00:00.000Z',
+    );
     expect(daily.latestBetween(at('2026-01-01T14:00:01Z'), at('2026-01-02T13:00:00Z'))).to.equal(undefined);
   });
 

@@ -23,7 +23,10 @@ describe('yieldToLoop', () => {
       stat('.', () => {
         setTimeout(() => order.push('timers phase'), 0);
         busy(3); // the timer is due
-        void yieldToLoop().then(() => { order.push('resumed'); done(); });
+        void yieldToLoop().then(() => {
+          order.push('resumed');
+          done();
+        });
       });
     });
     expect(order).to.deep.equal(['timers phase', 'resumed']);
@@ -35,7 +38,10 @@ describe('yieldToLoop', () => {
       setImmediate(() => {
         setTimeout(() => order.push('timers phase'), 0);
         busy(3);
-        void yieldToLoop().then(() => { order.push('resumed'); done(); });
+        void yieldToLoop().then(() => {
+          order.push('resumed');
+          done();
+        });
       });
     });
     expect(order).to.deep.equal(['timers phase', 'resumed']);
@@ -45,7 +51,11 @@ describe('yieldToLoop', () => {
 describe('sliced work and its hooks (whileSlicedWorkRuns)', () => {
   // Hooks stay registered for the process: this one only counts.
   let runs = 0;
-  before(() => whileSlicedWorkRuns(() => { runs++; }));
+  before(() =>
+    whileSlicedWorkRuns(() => {
+      runs++;
+    }),
+  );
 
   it('runs the hooks when a Slicer yields or a large body decodes, and not on a plain yieldToLoop', async () => {
     const at = runs;

@@ -28,7 +28,11 @@ describe('engine/transactions cached view', () => {
 
     beforeEach(() => {
       state = new DbState();
-      commit({ kind: 'createCollection', meta: meta('a') }, { kind: 'createCollection', meta: meta('b') }, put('a', '1', 1));
+      commit(
+        { kind: 'createCollection', meta: meta('a') },
+        { kind: 'createCollection', meta: meta('b') },
+        put('a', '1', 1),
+      );
     });
 
     it('stays current across commits to a collection the operations did not write', () => {
@@ -44,7 +48,10 @@ describe('engine/transactions cached view', () => {
       ['a record inserted', put('a', '2', 2)],
       ['a record updated', put('a', '1', 5)],
       ['a record deleted', { kind: 'delete', collection: 'a', id: '1', trashedAt: 0 }],
-      ['its meta changed', { kind: 'setCollectionMeta', meta: { ...meta('a'), indexes: [{ field: 'n', type: 'hash' }] } }],
+      [
+        'its meta changed',
+        { kind: 'setCollectionMeta', meta: { ...meta('a'), indexes: [{ field: 'n', type: 'hash' }] } },
+      ],
       ['the collection dropped', { kind: 'dropCollection', name: 'a' }],
     ] as Array<[string, Effect]>) {
       it(`goes stale when a collection the operations wrote has ${what}`, () => {
@@ -73,7 +80,8 @@ describe('engine/transactions cached view', () => {
     });
 
     it('is current only for the operation list it replayed; extend adopts a longer one', () => {
-      const ops = {}, longer = {};
+      const ops = {},
+        longer = {};
       const cached = viewWritingA(ops);
       expect(cached.isCurrent(longer)).to.equal(false);
       cached.extend(longer, 'b');
@@ -87,8 +95,14 @@ describe('engine/transactions cached view', () => {
   describe('in a transaction', () => {
     let dir: string;
     let db: Database;
-    beforeEach(async () => { dir = tempDir(); db = await Database.open({ dataDir: dir, clock: new ManualClock() }); });
-    afterEach(async () => { await db.close(); removeDir(dir); });
+    beforeEach(async () => {
+      dir = tempDir();
+      db = await Database.open({ dataDir: dir, clock: new ManualClock() });
+    });
+    afterEach(async () => {
+      await db.close();
+      removeDir(dir);
+    });
 
     const cachedOf = (txId: string) => db.transactions.get(txId).view;
 

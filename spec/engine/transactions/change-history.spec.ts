@@ -12,11 +12,16 @@ import { ChangeHistory } from '../../../lib/engine/transactions/change-history.j
 function batch(seq: number, changes: Array<[string, string]>, dropped: string[] = []): [LoggedBatch, CommitInfo] {
   return [
     { seq, effects: dropped.map((name) => ({ kind: 'dropCollection' as const, name })) },
-    { seq, changes: changes.map(([collection, id]) => ({ collection, event: 'insert' as const, id, fields: { id, seq } })), schemaChanged: [] },
+    {
+      seq,
+      changes: changes.map(([collection, id]) => ({ collection, event: 'insert' as const, id, fields: { id, seq } })),
+      schemaChanged: [],
+    },
   ];
 }
 
-const ids = (h: ChangeHistory, c: string, after: number) => [...h.changesAfter(c, after)].map((ch) => `${ch.seq}:${ch.id}`);
+const ids = (h: ChangeHistory, c: string, after: number) =>
+  [...h.changesAfter(c, after)].map((ch) => `${ch.seq}:${ch.id}`);
 
 describe('engine/transactions change history', () => {
   it('records nothing until started, and everything committed after the start seq once started', () => {
@@ -25,7 +30,12 @@ describe('engine/transactions change history', () => {
     expect(h.size).to.equal(0);
     expect(h.covers(1)).to.equal(false);
     h.start(1);
-    h.follow(...batch(2, [['a', 'y'], ['b', 'z']]));
+    h.follow(
+      ...batch(2, [
+        ['a', 'y'],
+        ['b', 'z'],
+      ]),
+    );
     h.follow(...batch(3, [['a', 'w']]));
     expect(h.covers(1)).to.equal(true);
     expect(h.covers(0)).to.equal(false);
@@ -60,9 +70,19 @@ describe('engine/transactions change history', () => {
   it('drops whole batches, oldest first, past its bound, so reads before them are no longer covered', () => {
     const h = new ChangeHistory(5);
     h.start(0);
-    h.follow(...batch(1, [['a', 'x'], ['a', 'y']]));
+    h.follow(
+      ...batch(1, [
+        ['a', 'x'],
+        ['a', 'y'],
+      ]),
+    );
     h.follow(...batch(2, [['a', 'z']]));
-    h.follow(...batch(3, [['b', 'u'], ['b', 'v']]));
+    h.follow(
+      ...batch(3, [
+        ['b', 'u'],
+        ['b', 'v'],
+      ]),
+    );
     expect(h.covers(0)).to.equal(true);
     h.follow(...batch(4, [['a', 'w']]));
     expect(h.size).to.equal(4);
@@ -74,7 +94,14 @@ describe('engine/transactions change history', () => {
   it('survives a single batch larger than its bound by dropping it whole', () => {
     const h = new ChangeHistory(3);
     h.start(0);
-    h.follow(...batch(1, [['a', '1'], ['a', '2'], ['a', '3'], ['a', '4']]));
+    h.follow(
+      ...batch(1, [
+        ['a', '1'],
+        ['a', '2'],
+        ['a', '3'],
+        ['a', '4'],
+      ]),
+    );
     expect(h.size).to.equal(0);
     expect(h.covers(0)).to.equal(false);
     expect(h.covers(1)).to.equal(true);

@@ -14,20 +14,34 @@ describe('engine/transactions isolation', () => {
   let dir: string;
   let db: Database;
   let clock: ManualClock;
-  beforeEach(async () => { dir = tempDir(); clock = new ManualClock(); db = await Database.open({ dataDir: dir, clock }); });
-  afterEach(async () => { await db.close(); removeDir(dir); });
+  beforeEach(async () => {
+    dir = tempDir();
+    clock = new ManualClock();
+    db = await Database.open({ dataDir: dir, clock });
+  });
+  afterEach(async () => {
+    await db.close();
+    removeDir(dir);
+  });
 
   const txm = () => db.transactions;
   const balance = (id: string) => db.records.findById('accounts', id).balance as number;
 
   async function commitOrConflict(id: string): Promise<'committed' | 'conflict'> {
-    try { await txm().commit(id); return 'committed'; } catch (err) { if (err instanceof Conflict) return 'conflict'; throw err; }
+    try {
+      await txm().commit(id);
+      return 'committed';
+    } catch (err) {
+      if (err instanceof Conflict) return 'conflict';
+      throw err;
+    }
   }
 
   /** Two transactions read x, each writes x = read + 10; both try to commit. */
   async function lostUpdate(level: Level): Promise<{ final: number; outcomes: string[] }> {
     await db.records.insert('accounts', { id: 'x', balance: 100 });
-    const a = txm().begin(level, undefined), b = txm().begin(level, undefined);
+    const a = txm().begin(level, undefined),
+      b = txm().begin(level, undefined);
     const ra = txm().findById(a.id, 'accounts', 'x').balance as number;
     const rb = txm().findById(b.id, 'accounts', 'x').balance as number;
     txm().stageUpdate(a.id, 'accounts', 'x', { balance: ra + 10 });
@@ -55,7 +69,8 @@ describe('engine/transactions isolation', () => {
     await db.records.insert('doctors', { id: 'alice', on_call: true });
     await db.records.insert('doctors', { id: 'bob', on_call: true });
     const onCall = parseQuery({ filter: { field: 'on_call', operator: 'Eq', value: true } });
-    const a = txm().begin(level, undefined), b = txm().begin(level, undefined);
+    const a = txm().begin(level, undefined),
+      b = txm().begin(level, undefined);
     expect(txm().find(a.id, 'doctors', onCall)).to.have.length(2);
     expect(txm().find(b.id, 'doctors', onCall)).to.have.length(2);
     txm().stageUpdate(a.id, 'doctors', 'alice', { on_call: false });
@@ -119,7 +134,9 @@ describe('engine/transactions isolation', () => {
         conflicts += 1;
       }
     };
-    const jobs = Array.from({ length: 60 }, (_, k) => transfer(`a${k % N}`, `a${(k % N + 1 + (k % (N - 1))) % N}`, 1 + (k % 7)));
+    const jobs = Array.from({ length: 60 }, (_, k) =>
+      transfer(`a${k % N}`, `a${((k % N) + 1 + (k % (N - 1))) % N}`, 1 + (k % 7)),
+    );
     await Promise.all(jobs);
     const total = Array.from({ length: N }, (_, i) => balance(`a${i}`)).reduce((s, b) => s + b, 0);
     expect(total).to.equal(N * 100);

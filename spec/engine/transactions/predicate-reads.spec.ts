@@ -25,13 +25,22 @@ describe('engine/transactions predicate reads at Serializable', () => {
     db = await Database.open({ dataDir: dir, clock: new ManualClock(), settings: { durability: 'none' }, ...opts });
   };
   beforeEach(() => open());
-  afterEach(async () => { await db.close(); removeDir(dir); });
+  afterEach(async () => {
+    await db.close();
+    removeDir(dir);
+  });
 
   const txm = () => db.transactions;
   let lastConflict: Conflict | undefined;
   async function commitOrConflict(id: string): Promise<Outcome> {
-    try { await txm().commit(id); return 'committed'; } catch (err) {
-      if (err instanceof Conflict) { lastConflict = err; return 'conflict'; }
+    try {
+      await txm().commit(id);
+      return 'committed';
+    } catch (err) {
+      if (err instanceof Conflict) {
+        lastConflict = err;
+        return 'conflict';
+      }
       throw err;
     }
   }
@@ -45,7 +54,8 @@ describe('engine/transactions predicate reads at Serializable', () => {
   /** (a) Each transaction finds `active == true`, sees none, and activates a different record. */
   async function predicateWriteSkew(level: Level): Promise<Outcome[]> {
     await seedFlags('flags', ['a', 'b']);
-    const t1 = txm().begin(level, undefined), t2 = txm().begin(level, undefined);
+    const t1 = txm().begin(level, undefined),
+      t2 = txm().begin(level, undefined);
     expect(txm().find(t1.id, 'flags', eq('active', true))).to.deep.equal([]);
     expect(txm().find(t2.id, 'flags', eq('active', true))).to.deep.equal([]);
     txm().stageUpdate(t1.id, 'flags', 'a', { active: true });
@@ -69,7 +79,11 @@ describe('engine/transactions predicate reads at Serializable', () => {
     await db.records.insert('items', { id: 'r1', cat: 'x' });
     await db.records.insert('items', { id: 'r2', cat: 'y' });
     const t1 = txm().begin('Serializable', undefined);
-    expect(txm().find(t1.id, 'items', eq('cat', 'x')).map((r) => r.id)).to.deep.equal(['r1']);
+    expect(
+      txm()
+        .find(t1.id, 'items', eq('cat', 'x'))
+        .map((r) => r.id),
+    ).to.deep.equal(['r1']);
     await db.records.update('items', 'r2', { cat: 'x' });
     txm().stageInsert(t1.id, 'summary', { cat: 'x', count: 1 });
     expect(await commitOrConflict(t1.id)).to.equal('conflict');
@@ -101,7 +115,8 @@ describe('engine/transactions predicate reads at Serializable', () => {
     await db.records.insert('rota', { id: 'ann', status: 'resting' });
     await db.records.insert('rota', { id: 'bo', status: 'resting' });
     const onDuty = parseSearch({ query: 'duty' });
-    const t1 = txm().begin('Serializable', undefined), t2 = txm().begin('Serializable', undefined);
+    const t1 = txm().begin('Serializable', undefined),
+      t2 = txm().begin('Serializable', undefined);
     expect((await runSearch(db, 'rota', onDuty, txm().recordsOf(t1.id, 'rota'))).results).to.deep.equal([]);
     expect((await runSearch(db, 'rota', onDuty, txm().recordsOf(t2.id, 'rota'))).results).to.deep.equal([]);
     txm().stageUpdate(t1.id, 'rota', 'ann', { status: 'on duty' });
@@ -137,7 +152,10 @@ describe('engine/transactions predicate reads at Serializable', () => {
     await db.records.insert('orders', { id: 'o1', customer: 'c1' });
     await db.records.insert('customers', { id: 'c1', name: 'Ada' });
     const t1 = txm().begin('Serializable', undefined);
-    const joined = parseQuery({ filter: { field: 'id', operator: 'Eq', value: 'o1' }, join: { collections: ['customers'], local_field: 'customer', foreign_field: 'id', as_field: 'who' } });
+    const joined = parseQuery({
+      filter: { field: 'id', operator: 'Eq', value: 'o1' },
+      join: { collections: ['customers'], local_field: 'customer', foreign_field: 'id', as_field: 'who' },
+    });
     expect(txm().find(t1.id, 'orders', joined)).to.have.length(1);
     await db.records.insert('customers', { id: 'c2', name: 'Bea' });
     txm().stageUpdate(t1.id, 'orders', 'o1', { checked: true });
@@ -147,14 +165,19 @@ describe('engine/transactions predicate reads at Serializable', () => {
 
   it('sees a matching change committed ahead of it in the same writer group', async () => {
     await seedFlags('flags', ['a', 'b']);
-    const t1 = txm().begin('Serializable', undefined), t2 = txm().begin('Serializable', undefined);
+    const t1 = txm().begin('Serializable', undefined),
+      t2 = txm().begin('Serializable', undefined);
     txm().find(t1.id, 'flags', eq('active', true));
     txm().find(t2.id, 'flags', eq('active', true));
     txm().stageUpdate(t1.id, 'flags', 'a', { active: true });
     txm().stageUpdate(t2.id, 'flags', 'b', { active: true });
     // The unrelated insert holds the writer, so both commits queue into the next group together.
     const busy = db.records.insert('other', { n: 1 });
-    const outcomes = await Promise.all([commitOrConflict(t1.id), commitOrConflict(t2.id), busy.then(() => 'committed' as const)]);
+    const outcomes = await Promise.all([
+      commitOrConflict(t1.id),
+      commitOrConflict(t2.id),
+      busy.then(() => 'committed' as const),
+    ]);
     expect(outcomes).to.deep.equal(['committed', 'conflict', 'committed']);
     expect(await activeCount('flags')).to.equal(1);
   });
@@ -164,11 +187,17 @@ describe('engine/transactions predicate reads at Serializable', () => {
     const t1 = txm().begin('Serializable', undefined);
     txm().find(t1.id, 'flags', eq('active', true));
     txm().stageInsert(t1.id, 'log', { saw: 'none active' });
-    const on = txm().begin('ReadCommitted', undefined), off = txm().begin('ReadUncommitted', undefined);
+    const on = txm().begin('ReadCommitted', undefined),
+      off = txm().begin('ReadUncommitted', undefined);
     txm().stageUpdate(on.id, 'flags', 'a', { active: true });
     txm().stageUpdate(off.id, 'flags', 'a', { active: false });
     const busy = db.records.insert('other', { n: 1 });
-    const outcomes = await Promise.all([commitOrConflict(on.id), commitOrConflict(off.id), commitOrConflict(t1.id), busy.then(() => 'committed' as const)]);
+    const outcomes = await Promise.all([
+      commitOrConflict(on.id),
+      commitOrConflict(off.id),
+      commitOrConflict(t1.id),
+      busy.then(() => 'committed' as const),
+    ]);
     expect(outcomes).to.deep.equal(['committed', 'committed', 'conflict', 'committed']);
     expect(conflicts()[0]).to.include({ collection: 'flags', id: 'a' });
   });
@@ -213,7 +242,9 @@ describe('engine/transactions predicate reads at Serializable', () => {
 
   it('keeps no change history once no Serializable transaction with predicate reads is open', async () => {
     await seedFlags('flags', ['a']);
-    const t1 = txm().begin('Serializable', undefined), t2 = txm().begin('Serializable', undefined), t3 = txm().begin('Serializable', 1);
+    const t1 = txm().begin('Serializable', undefined),
+      t2 = txm().begin('Serializable', undefined),
+      t3 = txm().begin('Serializable', 1);
     for (const t of [t1, t2, t3]) txm().find(t.id, 'flags', eq('active', true));
     await db.records.insert('noise', { i: 1 });
     expect(txm().changeHistorySize).to.equal(1);

@@ -18,7 +18,10 @@ describe('engine/transactions read predicates', () => {
     p.add({ collection: 'a', filter: f, seq: 5 });
     p.add({ collection: 'b', seq: 4 });
     p.add({ collection: 'b', filter: filterOf(2), seq: 6 });
-    expect([...p]).to.deep.equal([{ collection: 'a', filter: f, seq: 3 }, { collection: 'b', seq: 4 }]);
+    expect([...p]).to.deep.equal([
+      { collection: 'a', filter: f, seq: 3 },
+      { collection: 'b', seq: 4 },
+    ]);
     expect(p.oldestSeq).to.equal(3);
   });
 
@@ -26,8 +29,12 @@ describe('engine/transactions read predicates', () => {
     const p = new ReadPredicates();
     const other = filterOf(0);
     p.add({ collection: 'other', filter: other, seq: 9 });
-    for (let i = 0; i <= MAX_PREDICATES_PER_COLLECTION; i++) p.add({ collection: 'a', filter: filterOf(i), seq: 10 + i });
-    expect([...p]).to.deep.equal([{ collection: 'other', filter: other, seq: 9 }, { collection: 'a', seq: 10 }]);
+    for (let i = 0; i <= MAX_PREDICATES_PER_COLLECTION; i++)
+      p.add({ collection: 'a', filter: filterOf(i), seq: 10 + i });
+    expect([...p]).to.deep.equal([
+      { collection: 'other', filter: other, seq: 9 },
+      { collection: 'a', seq: 10 },
+    ]);
     expect(p.size).to.equal(2);
     p.add({ collection: 'a', filter: filterOf(99), seq: 50 });
     expect(p.size).to.equal(2);

@@ -20,7 +20,9 @@ import { Conflict } from '../../../lib/errors.js';
 import { TestServer } from '../../helpers/test-server.js';
 import { tempDir, removeDir } from '../../helpers/temp-dir.js';
 
-const ACCOUNTS = 4, FLAGS = 5, START_BALANCE = 100;
+const ACCOUNTS = 4,
+  FLAGS = 5,
+  START_BALANCE = 100;
 const accountIds = Array.from({ length: ACCOUNTS }, (_, i) => `acct${i}`);
 const flagIds = Array.from({ length: FLAGS }, (_, i) => `flag${i}`);
 
@@ -41,17 +43,24 @@ class Scheduler {
   }
 }
 
-interface Tally { attempts: number; commits: number }
+interface Tally {
+  attempts: number;
+  commits: number;
+}
 
 const pick = <T>(rand: () => number, items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
 
 describe('engine/transactions Serializable randomized checker', () => {
-  const bothBalances = (a: string, b: string): Query => parseQuery({ filter: { field: 'id', operator: 'In', value: [a, b] } });
+  const bothBalances = (a: string, b: string): Query =>
+    parseQuery({ filter: { field: 'id', operator: 'In', value: [a, b] } });
   const activeOnes = parseQuery({ filter: { field: 'active', operator: 'Eq', value: true } });
 
   async function checkInvariants(db: Database): Promise<void> {
     const balances = accountIds.map((id) => db.records.findById('accounts', id).balance as number);
-    expect(balances.reduce((s, b) => s + b, 0), `balances ${balances}`).to.equal(ACCOUNTS * START_BALANCE);
+    expect(
+      balances.reduce((s, b) => s + b, 0),
+      `balances ${balances}`,
+    ).to.equal(ACCOUNTS * START_BALANCE);
     expect(Math.min(...balances)).to.be.at.least(0);
     expect((await db.records.find('flags', activeOnes)).length, 'records active at once').to.be.at.most(1);
   }
@@ -68,7 +77,11 @@ describe('engine/transactions Serializable randomized checker', () => {
       for (const id of flagIds) await db.records.insert('flags', { id, active: false });
 
       const transfer = async (): Promise<void> => {
-        const from = pick(rand, accountIds), to = pick(rand, accountIds.filter((a) => a !== from));
+        const from = pick(rand, accountIds),
+          to = pick(
+            rand,
+            accountIds.filter((a) => a !== from),
+          );
         const amount = 1 + Math.floor(rand() * 40);
         const tx = txm.begin('Serializable', undefined);
         await scheduler.gate();
@@ -141,12 +154,17 @@ describe('engine/transactions Serializable randomized checker', () => {
 
   describe('over real HTTP', () => {
     let t: TestServer;
-    before(async () => { t = await TestServer.start({ settings: { durability: 'none' } }); });
-    after(async () => { await t.stop(); });
+    before(async () => {
+      t = await TestServer.start({ settings: { durability: 'none' } });
+    });
+    after(async () => {
+      await t.stop();
+    });
 
     async function call(method: string, url: string, body?: unknown): Promise<any> {
       const r = await t.request(method, url, body);
-      if (r.status >= 300) throw Object.assign(new Error(`${method} ${url}: ${r.status} ${r.text}`), { status: r.status });
+      if (r.status >= 300)
+        throw Object.assign(new Error(`${method} ${url}: ${r.status} ${r.text}`), { status: r.status });
       return r.body;
     }
 
@@ -154,7 +172,9 @@ describe('engine/transactions Serializable randomized checker', () => {
       const rand = mulberry32(42);
       for (const id of accountIds) await call('POST', '/api/insert/accounts', { id, balance: START_BALANCE });
       for (const id of flagIds) await call('POST', '/api/insert/flags', { id, active: false });
-      const cond = (field: string, operator: string, value: unknown) => ({ filter: { type: 'Condition', content: { field, operator, value } } });
+      const cond = (field: string, operator: string, value: unknown) => ({
+        filter: { type: 'Condition', content: { field, operator, value } },
+      });
       const tally: Tally = { attempts: 0, commits: 0 };
 
       const commit = async (tx: string) => {
@@ -166,11 +186,22 @@ describe('engine/transactions Serializable randomized checker', () => {
         await checkInvariants(t.server.db);
       };
       const transfer = async () => {
-        const from = pick(rand, accountIds), to = pick(rand, accountIds.filter((a) => a !== from));
+        const from = pick(rand, accountIds),
+          to = pick(
+            rand,
+            accountIds.filter((a) => a !== from),
+          );
         const amount = 1 + Math.floor(rand() * 40);
         const tx = (await call('POST', '/api/transactions', { isolation_level: 'Serializable' })).transaction_id;
-        const rows: Array<{ id: string; balance: number | { value: number } }> = await call('POST', `/api/find/accounts?transaction_id=${tx}`, cond('id', 'In', [from, to]));
-        const balance = (id: string) => { const b = rows.find((r) => r.id === id)!.balance; return typeof b === 'number' ? b : b.value; };
+        const rows: Array<{ id: string; balance: number | { value: number } }> = await call(
+          'POST',
+          `/api/find/accounts?transaction_id=${tx}`,
+          cond('id', 'In', [from, to]),
+        );
+        const balance = (id: string) => {
+          const b = rows.find((r) => r.id === id)!.balance;
+          return typeof b === 'number' ? b : b.value;
+        };
         if (balance(from) >= amount) {
           await call('PUT', `/api/update/accounts/${from}?transaction_id=${tx}`, { balance: balance(from) - amount });
           await call('PUT', `/api/update/accounts/${to}?transaction_id=${tx}`, { balance: balance(to) + amount });
@@ -179,14 +210,22 @@ describe('engine/transactions Serializable randomized checker', () => {
       };
       const toggle = async () => {
         const tx = (await call('POST', '/api/transactions', { isolation_level: 'Serializable' })).transaction_id;
-        const active: Array<{ id: string }> = await call('POST', `/api/find/flags?transaction_id=${tx}`, cond('active', 'Eq', true));
-        if (active.length === 0) await call('PUT', `/api/update/flags/${pick(rand, flagIds)}?transaction_id=${tx}`, { active: true });
-        else if (rand() < 0.5) await call('PUT', `/api/update/flags/${active[0]!.id}?transaction_id=${tx}`, { active: false });
+        const active: Array<{ id: string }> = await call(
+          'POST',
+          `/api/find/flags?transaction_id=${tx}`,
+          cond('active', 'Eq', true),
+        );
+        if (active.length === 0)
+          await call('PUT', `/api/update/flags/${pick(rand, flagIds)}?transaction_id=${tx}`, { active: true });
+        else if (rand() < 0.5)
+          await call('PUT', `/api/update/flags/${active[0]!.id}?transaction_id=${tx}`, { active: false });
         await commit(tx);
       };
-      await Promise.all(Array.from({ length: 6 }, async () => {
-        for (let i = 0; i < 10; i++) await (rand() < 0.5 ? transfer() : toggle());
-      }));
+      await Promise.all(
+        Array.from({ length: 6 }, async () => {
+          for (let i = 0; i < 10; i++) await (rand() < 0.5 ? transfer() : toggle());
+        }),
+      );
 
       await checkInvariants(t.server.db);
       expect(tally.attempts).to.equal(60);

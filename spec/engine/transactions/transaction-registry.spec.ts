@@ -22,19 +22,34 @@ describe('engine/transactions/transaction-registry', () => {
     clock = new ManualClock();
     audit = new AuditLog(nodeFs, dir, clock);
     ended = [];
-    registry = new TransactionRegistry(() => clock.now(), audit, (tx: Transaction) => ended.push(tx.id));
+    registry = new TransactionRegistry(
+      () => clock.now(),
+      audit,
+      (tx: Transaction) => ended.push(tx.id),
+    );
   });
-  afterEach(async () => { registry.stopCleanup(); await audit.close(); removeDir(dir); });
+  afterEach(async () => {
+    registry.stopCleanup();
+    await audit.close();
+    removeDir(dir);
+  });
 
-  const alice = { keyId: 'alice', admin: false }, bob = { keyId: 'bob', admin: false }, admin = { keyId: 'root', admin: true };
+  const alice = { keyId: 'alice', admin: false },
+    bob = { keyId: 'bob', admin: false },
+    admin = { keyId: 'root', admin: true };
 
   it('hands out a transaction by id, counting each use as activity but not a status read', () => {
     const tx = registry.open('ReadCommitted', 60, 'alice');
     clock.advance(5_000);
     expect(registry.status(tx.id).last_activity).to.equal(Math.floor(tx.createdAt / 1000));
     expect(registry.get(tx.id)).to.equal(tx);
-    expect(registry.status(tx.id)).to.include({ transaction_id: tx.id, state: 'Active', isolation_level: 'ReadCommitted', timeout_seconds: 60,
-      last_activity: Math.floor(clock.now() / 1000) });
+    expect(registry.status(tx.id)).to.include({
+      transaction_id: tx.id,
+      state: 'Active',
+      isolation_level: 'ReadCommitted',
+      timeout_seconds: 60,
+      last_activity: Math.floor(clock.now() / 1000),
+    });
   });
 
   it('answers NotFound for an unknown id and InvalidInput once expired, until cleanup forgets it', () => {
@@ -67,7 +82,7 @@ describe('engine/transactions/transaction-registry', () => {
     expect(ended, 'take leaves releasing to the caller').to.deep.equal([]);
   });
 
-  it('writes each event of a transaction\'s life to the audit trail with its operation count', async () => {
+  it("writes each event of a transaction's life to the audit trail with its operation count", async () => {
     const tx = registry.open('RepeatableRead', 1);
     registry.audit('savepoint_create', tx, { savepoint: 'sp' });
     registry.audit('commit_failed', tx, { error: 'boom' });
@@ -76,8 +91,20 @@ describe('engine/transactions/transaction-registry', () => {
     const events = (await audit.read()).reverse().map(({ timestamp: _t, ...e }) => e);
     expect(events).to.deep.equal([
       { event: 'begin', transaction_id: tx.id, isolation_level: 'RepeatableRead', operations_count: 0 },
-      { event: 'savepoint_create', transaction_id: tx.id, savepoint: 'sp', isolation_level: 'RepeatableRead', operations_count: 0 },
-      { event: 'commit_failed', transaction_id: tx.id, isolation_level: 'RepeatableRead', operations_count: 0, error: 'boom' },
+      {
+        event: 'savepoint_create',
+        transaction_id: tx.id,
+        savepoint: 'sp',
+        isolation_level: 'RepeatableRead',
+        operations_count: 0,
+      },
+      {
+        event: 'commit_failed',
+        transaction_id: tx.id,
+        isolation_level: 'RepeatableRead',
+        operations_count: 0,
+        error: 'boom',
+      },
       { event: 'expired', transaction_id: tx.id, isolation_level: 'RepeatableRead', operations_count: 0 },
     ]);
   });

@@ -4,7 +4,14 @@
  * ordering, sorting and hash keys alike.
  */
 import { expect } from 'chai';
-import { compareValues, equalValues, hashKey, sortCompare, Tagged, type Value } from '../../../lib/engine/values/index.js';
+import {
+  compareValues,
+  equalValues,
+  hashKey,
+  sortCompare,
+  Tagged,
+  type Value,
+} from '../../../lib/engine/values/index.js';
 
 const P53 = 2n ** 53n + 1n;
 const MAX = 2n ** 63n - 1n;
@@ -41,7 +48,16 @@ describe('engine/values/compare with 64-bit integers', () => {
 
   it('sorts a mix of bigints, numbers and tagged floats in exact numeric order', () => {
     const values: Value[] = [MAX, 5, P53, new Tagged('Float', 2 ** 53), MIN, 9007199254740991, P53 + 1n, -1.5];
-    expect([...values].sort(sortCompare)).to.deep.equal([MIN, -1.5, 5, 9007199254740991, new Tagged('Float', 2 ** 53), P53, P53 + 1n, MAX]);
+    expect([...values].sort(sortCompare)).to.deep.equal([
+      MIN,
+      -1.5,
+      5,
+      9007199254740991,
+      new Tagged('Float', 2 ** 53),
+      P53,
+      P53 + 1n,
+      MAX,
+    ]);
   });
 
   it('gives equal hash keys exactly to equal numbers, whatever their representation', () => {
@@ -62,6 +78,8 @@ describe('engine/values/compare with 64-bit integers', () => {
         }
       }
     }
-    for (const group of groups) for (const a of group) for (const b of group) expect(equalValues(a, b), `${String(a)} = ${String(b)}`).to.equal(true);
+    for (const group of groups)
+      for (const a of group)
+        for (const b of group) expect(equalValues(a, b), `${String(a)} = ${String(b)}`).to.equal(true);
   });
 });

@@ -23,8 +23,16 @@ describe('engine/values/record-object', () => {
   it('tells apart key lists that would join to the same text', () => {
     expect(recordObject(['id', 'a', 'b'])).to.deep.equal({ id: null, a: null, b: null });
     expect(Object.keys(recordObject(['id', 'a\u0000b'])!)).to.deep.equal(['id', 'a\u0000b']);
-    expect(Object.keys(recordObject(['id', 'a', 'b', 'c'])!), 'a longer list through a remembered one').to.deep.equal(['id', 'a', 'b', 'c']);
-    expect(Object.keys(recordObject(['id', 'a'])!), 'a shorter list ending inside a remembered one').to.deep.equal(['id', 'a']);
+    expect(Object.keys(recordObject(['id', 'a', 'b', 'c'])!), 'a longer list through a remembered one').to.deep.equal([
+      'id',
+      'a',
+      'b',
+      'c',
+    ]);
+    expect(Object.keys(recordObject(['id', 'a'])!), 'a shorter list ending inside a remembered one').to.deep.equal([
+      'id',
+      'a',
+    ]);
   });
 
   it('refuses key lists it cannot template: __proto__', () => {
@@ -37,7 +45,8 @@ describe('engine/values/record-object', () => {
     for (let i = 0; i < 20_000; i++) expect(Object.keys(recordObject(['id', `k${i}`])!)).to.deep.equal(['id', `k${i}`]);
     expect(Object.keys(recordObject(['id', 'k0'])!)).to.deep.equal(['id', 'k0']);
     const wide = Array.from({ length: 3_000 }, (_, i) => `w${i}`);
-    for (let round = 0; round < 8; round++) expect(Object.keys(recordObject([`r${round}`, ...wide])!)).to.have.length(3_001);
+    for (let round = 0; round < 8; round++)
+      expect(Object.keys(recordObject([`r${round}`, ...wide])!)).to.have.length(3_001);
   });
 
   it('gives a list too long to remember no template', () => {

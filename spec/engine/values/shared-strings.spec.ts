@@ -5,7 +5,14 @@
  */
 import { expect } from 'chai';
 import { gc, heapPerRecord } from '../../helpers/heap.js';
-import { fieldsFromWire, MAX_SHARED_LENGTH, ownStrings, sharedString, storedString, Tagged } from '../../../lib/engine/values/index.js';
+import {
+  fieldsFromWire,
+  MAX_SHARED_LENGTH,
+  ownStrings,
+  sharedString,
+  storedString,
+  Tagged,
+} from '../../../lib/engine/values/index.js';
 import { decodePayload, encodePayload } from '../../../lib/engine/storage/codec.js';
 
 /** A fresh string each call (not a literal V8 would share), `length` long, one of ten values. */
@@ -22,7 +29,15 @@ describe('engine/values/shared strings', () => {
   it('ownStrings keeps a decoded value as it is, swapping its strings for stored ones, through arrays and plain objects', () => {
     const tagged = new Tagged('DateTime', '2026-01-01T00:00:00Z');
     const bytes = Buffer.from('abc');
-    const value = { a: 'short', b: 1.5, c: null, d: true, e: [fresh(3, 40), 7, [fresh(4, 5)]], f: { g: fresh(5, 30), h: tagged }, i: bytes };
+    const value = {
+      a: 'short',
+      b: 1.5,
+      c: null,
+      d: true,
+      e: [fresh(3, 40), 7, [fresh(4, 5)]],
+      f: { g: fresh(5, 30), h: tagged },
+      i: bytes,
+    };
     const copy = JSON.parse(JSON.stringify({ ...value, f: { g: value.f.g }, i: 0 }));
     const out = ownStrings(value) as typeof value;
     expect(out, 'changed in place').to.equal(value);
@@ -45,8 +60,10 @@ describe('engine/values/shared strings', () => {
 
   it('records decoded from the log share short values too, nested ones included', () => {
     const n = 20_000;
-    const frame = (length: number) => encodePayload(Array.from({ length: n }, (_, i) => ({ city: fresh(i, length), tags: [fresh(i + 5, length)] })));
-    const short = frame(MAX_SHARED_LENGTH), long = frame(MAX_SHARED_LENGTH + 1);
+    const frame = (length: number) =>
+      encodePayload(Array.from({ length: n }, (_, i) => ({ city: fresh(i, length), tags: [fresh(i + 5, length)] })));
+    const short = frame(MAX_SHARED_LENGTH),
+      long = frame(MAX_SHARED_LENGTH + 1);
     decodePayload(long); // the decoder's first run allocates what it keeps for later ones
     const perShort = heapPerRecord(1, () => decodePayload(short)) / n;
     const perLong = heapPerRecord(1, () => decodePayload(long)) / n;

@@ -6,15 +6,30 @@ const EXAMPLE = 'b1ffcd00-0d1c-5fg9-8a1a-000000000000';
 
 describe('engine/values/uuid', () => {
   it('takes any 8-4-4-4-12 groups of ASCII letters and digits as the shape of a UUID', () => {
-    for (const s of [EXAMPLE, '123e4567-e89b-12d3-a456-426614174000', '123E4567-E89B-12D3-A456-426614174000', 'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz', '00000000-0000-0000-0000-000000000000']) {
+    for (const s of [
+      EXAMPLE,
+      '123e4567-e89b-12d3-a456-426614174000',
+      '123E4567-E89B-12D3-A456-426614174000',
+      'zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz',
+      '00000000-0000-0000-0000-000000000000',
+    ]) {
       expect(isUuidShape(s), s).to.equal(true);
     }
   });
 
   it('refuses other lengths, other separators, missing hyphens and non-ASCII characters', () => {
-    for (const s of ['', 'not-a-uuid', '123e4567e89b12d3a456426614174000', '123e4567-e89b-12d3-a456-42661417400', '123e4567-e89b-12d3-a456-4266141740000',
-      '123e4567_e89b_12d3_a456_426614174000', '{123e4567-e89b-12d3-a456-426614174000}', '123e4567-e89b-12d3-a456-42661417400é', ' 123e4567-e89b-12d3-a456-426614174000',
-      '123e4567-e89b-12d3-a456-426614174000\n']) {
+    for (const s of [
+      '',
+      'not-a-uuid',
+      '123e4567e89b12d3a456426614174000',
+      '123e4567-e89b-12d3-a456-42661417400',
+      '123e4567-e89b-12d3-a456-4266141740000',
+      '123e4567_e89b_12d3_a456_426614174000',
+      '{123e4567-e89b-12d3-a456-426614174000}',
+      '123e4567-e89b-12d3-a456-42661417400é',
+      ' 123e4567-e89b-12d3-a456-426614174000',
+      '123e4567-e89b-12d3-a456-426614174000\n',
+    ]) {
       expect(isUuidShape(s), JSON.stringify(s)).to.equal(false);
     }
   });
@@ -36,8 +51,16 @@ describe('engine/values/uuid', () => {
   });
 
   it('refuses non-hex digits, version 0 or 9-f, and the other variants as strict RFC 4122', () => {
-    for (const s of [EXAMPLE, '123e4567-e89b-02d3-a456-426614174000', '123e4567-e89b-92d3-a456-426614174000', '123e4567-e89b-f2d3-a456-426614174000',
-      '123e4567-e89b-42d3-7456-426614174000', '123e4567-e89b-42d3-c456-426614174000', '123e4567e89b42d3a456426614174000', 'not-a-uuid']) {
+    for (const s of [
+      EXAMPLE,
+      '123e4567-e89b-02d3-a456-426614174000',
+      '123e4567-e89b-92d3-a456-426614174000',
+      '123e4567-e89b-f2d3-a456-426614174000',
+      '123e4567-e89b-42d3-7456-426614174000',
+      '123e4567-e89b-42d3-c456-426614174000',
+      '123e4567e89b42d3a456426614174000',
+      'not-a-uuid',
+    ]) {
       expect(isRfc4122Uuid(s), s).to.equal(false);
     }
   });

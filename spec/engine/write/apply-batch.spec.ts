@@ -15,7 +15,10 @@ describe('engine/apply-batch', () => {
   let state: DbState;
   beforeEach(() => {
     state = new DbState();
-    applyBatch(state, { seq: 1, effects: [{ kind: 'createCollection', meta: meta('a') }, put('a', '1', 1), put('a', '2', 2)] });
+    applyBatch(state, {
+      seq: 1,
+      effects: [{ kind: 'createCollection', meta: meta('a') }, put('a', '1', 1), put('a', '2', 2)],
+    });
   });
   const coll = () => state.collections.get('a')!;
 
@@ -27,7 +30,11 @@ describe('engine/apply-batch', () => {
   it('stamps each record with the seq of the batch that wrote it and keeps its insertion order on update', () => {
     applyBatch(state, { seq: 2, effects: [put('a', '1', 10), put('a', '3', 3)] });
     const entries = [...coll().records].map(([id, e]) => [id, e.version, e.ord]);
-    expect(entries).to.deep.equal([['1', 2, 1], ['2', 1, 2], ['3', 2, 3]]);
+    expect(entries).to.deep.equal([
+      ['1', 2, 1],
+      ['2', 1, 2],
+      ['3', 2, 3],
+    ]);
   });
 
   it('moves the membership seq on insert and delete only, and the change seq on every write', () => {
@@ -35,7 +42,10 @@ describe('engine/apply-batch', () => {
     expect([coll().membershipVersion, coll().changeSeq]).to.deep.equal([1, 2]);
     applyBatch(state, { seq: 3, effects: [{ kind: 'delete', collection: 'a', id: '2' }] });
     expect([coll().membershipVersion, coll().changeSeq]).to.deep.equal([3, 3]);
-    applyBatch(state, { seq: 4, effects: [{ kind: 'setCollectionMeta', meta: { ...meta('a'), indexes: [{ field: 'n', type: 'hash' }] } }] });
+    applyBatch(state, {
+      seq: 4,
+      effects: [{ kind: 'setCollectionMeta', meta: { ...meta('a'), indexes: [{ field: 'n', type: 'hash' }] } }],
+    });
     expect([coll().membershipVersion, coll().changeSeq]).to.deep.equal([3, 4]);
   });
 
@@ -44,14 +54,24 @@ describe('engine/apply-batch', () => {
     expect(state.trash.get('a')?.get('1')?.deletedAt).to.equal(50);
     applyBatch(state, { seq: 3, effects: [{ kind: 'restore', collection: 'a', id: '1' }] });
     expect(state.trash.get('a')?.has('1')).to.equal(false);
-    expect([...coll().records].map(([id, e]) => [id, e.version, e.ord])).to.deep.equal([['2', 1, 2], ['1', 3, 3]]);
+    expect([...coll().records].map(([id, e]) => [id, e.version, e.ord])).to.deep.equal([
+      ['2', 1, 2],
+      ['1', 3, 3],
+    ]);
   });
 
   it('keeps the pre-image of each record written while a point-in-time reader is open, once, and the ids gone', () => {
     const reader = coll().openReader();
-    applyBatch(state, { seq: 2, effects: [put('a', '1', 10), put('a', '1', 11), put('a', '9', 9), { kind: 'delete', collection: 'a', id: '2' }] });
+    applyBatch(state, {
+      seq: 2,
+      effects: [put('a', '1', 10), put('a', '1', 11), put('a', '9', 9), { kind: 'delete', collection: 'a', id: '2' }],
+    });
     const undo = [...reader.before].map(([id, e]) => [id, e?.fields.n ?? null]);
-    expect(undo).to.deep.equal([['1', 1], ['9', null], ['2', 2]]);
+    expect(undo).to.deep.equal([
+      ['1', 1],
+      ['9', null],
+      ['2', 2],
+    ]);
     expect(reader.gone).to.deep.equal(['2']);
     coll().closeReader(reader);
     applyBatch(state, { seq: 3, effects: [put('a', '1', 12)] });
@@ -64,9 +84,22 @@ describe('engine/apply-batch', () => {
     expect(state.seq).to.equal(2);
   });
 
-  it('drops a collection with its trash, and a kvDelete takes the key\'s links with it', () => {
-    applyBatch(state, { seq: 2, effects: [{ kind: 'delete', collection: 'a', id: '1', trashedAt: 1 }, { kind: 'kvSet', key: 'k', value: 1 }, { kind: 'kvLink', key: 'k', collection: 'a', id: '2' }] });
-    applyBatch(state, { seq: 3, effects: [{ kind: 'dropCollection', name: 'a' }, { kind: 'kvDelete', key: 'k' }] });
+  it("drops a collection with its trash, and a kvDelete takes the key's links with it", () => {
+    applyBatch(state, {
+      seq: 2,
+      effects: [
+        { kind: 'delete', collection: 'a', id: '1', trashedAt: 1 },
+        { kind: 'kvSet', key: 'k', value: 1 },
+        { kind: 'kvLink', key: 'k', collection: 'a', id: '2' },
+      ],
+    });
+    applyBatch(state, {
+      seq: 3,
+      effects: [
+        { kind: 'dropCollection', name: 'a' },
+        { kind: 'kvDelete', key: 'k' },
+      ],
+    });
     expect(state.collections.has('a')).to.equal(false);
     expect(state.trash.has('a')).to.equal(false);
     expect(state.kv.has('k')).to.equal(false);

@@ -21,7 +21,17 @@ import { mulberry32 } from '../../helpers/seeded-random.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 
 const meta = (name: string) => ({ name, createdAt: '2026-01-01T00:00:00.000Z' });
-const VALUES: unknown[] = ['a', 'b', 'c', 1, 2, { type: 'DateTime', value: '2024-01-02T03:04:05Z' }, '2024-01-02T04:04:05+01:00', ['a'], null];
+const VALUES: unknown[] = [
+  'a',
+  'b',
+  'c',
+  1,
+  2,
+  { type: 'DateTime', value: '2024-01-02T03:04:05Z' },
+  '2024-01-02T04:04:05+01:00',
+  ['a'],
+  null,
+];
 
 describe('engine/staged-values', () => {
   function holdersAsScan(seed: number): void {
@@ -30,7 +40,13 @@ describe('engine/staged-values', () => {
     const value = (): Value => fieldFromWire(pick(VALUES), 'code');
     const state = new DbState();
     const committed: Effect[] = [{ kind: 'createCollection', meta: meta('c') }];
-    for (let i = 0; i < 30; i++) committed.push({ kind: 'put', collection: 'c', id: `k${i}`, fields: rnd() < 0.8 ? { id: `k${i}`, code: value() } : { id: `k${i}` } });
+    for (let i = 0; i < 30; i++)
+      committed.push({
+        kind: 'put',
+        collection: 'c',
+        id: `k${i}`,
+        fields: rnd() < 0.8 ? { id: `k${i}`, code: value() } : { id: `k${i}` },
+      });
     applyBatch(state, { seq: 1, effects: committed });
     let view = new WorkingView(state, 2);
     const ids = [...Array.from({ length: 30 }, (_, i) => `k${i}`), ...Array.from({ length: 30 }, (_, i) => `n${i}`)];
@@ -48,30 +64,43 @@ describe('engine/staged-values', () => {
         f.stage([{ kind: 'put', collection: 'c', id, fields: { id, code: value() } }]);
         if (rnd() < 0.5) view = f;
       } else if (roll < 0.805) {
-        view.stage([{ kind: 'dropCollection', name: 'c' }, { kind: 'createCollection', meta: meta('c') }]);
+        view.stage([
+          { kind: 'dropCollection', name: 'c' },
+          { kind: 'createCollection', meta: meta('c') },
+        ]);
       }
       // The question a unique check asks, answered both ways.
       const v = value();
       if (v === null) continue;
       const key = uniqueValueKey(v);
       const candidates = new Set<string>(view.stagedHolders('c', 'code', 'unique', v));
-      for (const [id, e] of state.collections.get('c')!.records) if (Object.hasOwn(e.fields, 'code') && uniqueValueKey(e.fields.code!) === key) candidates.add(id);
-      const found = [...candidates].filter((id) => {
-        const e = view.record('c', id);
-        return e !== undefined && Object.hasOwn(e.fields, 'code') && equalValues(e.fields.code!, v);
-      }).sort();
-      const scan = [...view.records('c')].filter(([, e]) => Object.hasOwn(e.fields, 'code') && equalValues(e.fields.code!, v)).map(([id]) => id).sort();
+      for (const [id, e] of state.collections.get('c')!.records)
+        if (Object.hasOwn(e.fields, 'code') && uniqueValueKey(e.fields.code!) === key) candidates.add(id);
+      const found = [...candidates]
+        .filter((id) => {
+          const e = view.record('c', id);
+          return e !== undefined && Object.hasOwn(e.fields, 'code') && equalValues(e.fields.code!, v);
+        })
+        .sort();
+      const scan = [...view.records('c')]
+        .filter(([, e]) => Object.hasOwn(e.fields, 'code') && equalValues(e.fields.code!, v))
+        .map(([id]) => id)
+        .sort();
       expect(found, `seed ${seed} step ${step}: holders of ${JSON.stringify(v)}`).to.deep.equal(scan);
     }
   }
 
-  for (const seed of [3, 11, 2026]) it(`finds exactly the holders a scan of the view finds (seed ${seed})`, () => holdersAsScan(seed));
+  for (const seed of [3, 11, 2026])
+    it(`finds exactly the holders a scan of the view finds (seed ${seed})`, () => holdersAsScan(seed));
 
   it('answers alias lookups of staged records by their text', () => {
     const state = new DbState();
     applyBatch(state, { seq: 1, effects: [{ kind: 'createCollection', meta: meta('c') }] });
     const view = new WorkingView(state, 2);
-    view.stage([{ kind: 'put', collection: 'c', id: '1', fields: { id: '1', sku: 'x' } }, { kind: 'put', collection: 'c', id: '2', fields: { id: '2', sku: 'y' } }]);
+    view.stage([
+      { kind: 'put', collection: 'c', id: '1', fields: { id: '1', sku: 'x' } },
+      { kind: 'put', collection: 'c', id: '2', fields: { id: '2', sku: 'y' } },
+    ]);
     expect(view.stagedHolders('c', 'sku', 'alias', 'x')).to.deep.equal(['1']);
     view.stage([{ kind: 'put', collection: 'c', id: '1', fields: { id: '1', sku: 'y' } }]);
     expect(view.stagedHolders('c', 'sku', 'alias', 'x')).to.deep.equal([]);
@@ -86,7 +115,10 @@ describe('engine/staged-values', () => {
     expect(parent.stagedHolders('c', 'code', 'unique', 'a')).to.deep.equal(['1']);
     const child = parent.fork();
     parent.stage([{ kind: 'put', collection: 'c', id: '2', fields: { id: '2', code: 'a' } }]);
-    child.stage([{ kind: 'put', collection: 'c', id: '3', fields: { id: '3', code: 'a' } }, { kind: 'delete', collection: 'c', id: '1', trashedAt: 1 }]);
+    child.stage([
+      { kind: 'put', collection: 'c', id: '3', fields: { id: '3', code: 'a' } },
+      { kind: 'delete', collection: 'c', id: '1', trashedAt: 1 },
+    ]);
     expect([...parent.records('c')].map(([id]) => id)).to.deep.equal(['1', '2']);
     expect([...child.records('c')].map(([id]) => id)).to.deep.equal(['3']);
     expect([...parent.stagedHolders('c', 'code', 'unique', 'a')].sort()).to.deep.equal(['1', '2']);
@@ -96,14 +128,23 @@ describe('engine/staged-values', () => {
   describe('through bulk requests', () => {
     let dir: string;
     let db: Database;
-    beforeEach(async () => { dir = tempDir(); db = await Database.open({ dataDir: dir }); });
-    afterEach(async () => { await db.close(); removeDir(dir); });
+    beforeEach(async () => {
+      dir = tempDir();
+      db = await Database.open({ dataDir: dir });
+    });
+    afterEach(async () => {
+      await db.close();
+      removeDir(dir);
+    });
 
     it('accepts and refuses exactly what the items applied one by one would, across chunks', async () => {
       const rnd = mulberry32(99);
       await db.collections.create('u', { fields: { code: { field_type: 'String', unique: true } } });
       const schema = (): Schema => db.state.collections.get('u')!.meta.schema!;
-      await db.bulk.insertMany('u', Array.from({ length: 200 }, (_, i) => ({ id: `c${i}`, code: `v${i}` })));
+      await db.bulk.insertMany(
+        'u',
+        Array.from({ length: 200 }, (_, i) => ({ id: `c${i}`, code: `v${i}` })),
+      );
       const model = new Map<string, Fields>();
       for (const [id, e] of db.state.collections.get('u')!.records) model.set(id, e.fields);
       const items: BulkItem[] = [];
@@ -136,7 +177,10 @@ describe('engine/staged-values', () => {
       }
       const res = await db.bulk.run('u', items);
       const failedAt = new Set(res.failed.map((f) => f.index));
-      expect(res.failed.every((f) => f.index !== undefined), JSON.stringify(res.failed.slice(0, 3))).to.equal(true);
+      expect(
+        res.failed.every((f) => f.index !== undefined),
+        JSON.stringify(res.failed.slice(0, 3)),
+      ).to.equal(true);
       expectOk.forEach((ok, i) => expect(!failedAt.has(i), `item ${i} ${JSON.stringify(items[i])}`).to.equal(ok));
       const stored = new Map([...db.state.collections.get('u')!.records].map(([id, e]) => [id, e.fields.code]));
       expect(stored).to.deep.equal(new Map([...model].map(([id, f]) => [id, f.code])));
@@ -157,7 +201,10 @@ describe('engine/staged-values', () => {
         expect(res.successful).to.have.length(1500);
         expect(res.failed).to.deep.equal([{ id: null, error: 'Chunk 2 (items 1001-2000) failed: a bug' }]);
         const stored = [...db.state.collections.get('u')!.records.values()].map((e) => e.fields.n as number);
-        expect(stored).to.deep.equal([...Array.from({ length: 1000 }, (_, i) => i), ...Array.from({ length: 500 }, (_, i) => 2000 + i)]);
+        expect(stored).to.deep.equal([
+          ...Array.from({ length: 1000 }, (_, i) => i),
+          ...Array.from({ length: 500 }, (_, i) => 2000 + i),
+        ]);
       } finally {
         records.insertInto = original;
       }
@@ -167,7 +214,10 @@ describe('engine/staged-values', () => {
       this.timeout(20_000);
       await db.collections.create('big', { fields: { email: { field_type: 'String', unique: true } } });
       const started = performance.now();
-      const res = await db.bulk.insertMany('big', Array.from({ length: 10_000 }, (_, i) => ({ email: `u${i}@x`, n: i })));
+      const res = await db.bulk.insertMany(
+        'big',
+        Array.from({ length: 10_000 }, (_, i) => ({ email: `u${i}@x`, n: i })),
+      );
       const ms = performance.now() - started;
       expect(res.successful).to.have.length(10_000);
       // A scan per staged record took ~13 s; linear work takes well under a second on an idle machine.

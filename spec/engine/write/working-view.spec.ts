@@ -18,7 +18,10 @@ describe('engine/working-view', () => {
   let view: WorkingView;
   beforeEach(() => {
     state = new DbState();
-    applyBatch(state, { seq: 1, effects: [{ kind: 'createCollection', meta: meta('a') }, put('a', '1', 1), put('a', '2', 2), put('a', '3', 3)] });
+    applyBatch(state, {
+      seq: 1,
+      effects: [{ kind: 'createCollection', meta: meta('a') }, put('a', '1', 1), put('a', '2', 2), put('a', '3', 3)],
+    });
     view = new WorkingView(state, 2);
   });
 
@@ -52,7 +55,11 @@ describe('engine/working-view', () => {
   it('forks a copy that can be discarded: staging into the fork leaves the view as it was', () => {
     view.stage([put('a', '1', 10)]);
     const fork = view.fork();
-    fork.stage([put('a', '1', 100), { kind: 'kvSet', key: 'k', value: 1 }, { kind: 'createCollection', meta: meta('b') }]);
+    fork.stage([
+      put('a', '1', 100),
+      { kind: 'kvSet', key: 'k', value: 1 },
+      { kind: 'createCollection', meta: meta('b') },
+    ]);
     expect(fork.record('a', '1')?.fields.n).to.equal(100);
     expect(view.record('a', '1')?.fields.n).to.equal(10);
     expect(view.kvEntry('k')).to.equal(undefined);
@@ -63,7 +70,13 @@ describe('engine/working-view', () => {
   it('adopts what a fork staged, as if the view had staged it (a large batch stages chunk by chunk into a fork)', () => {
     view.stage([put('a', '1', 10)]);
     const fork = view.fork();
-    fork.stage([put('a', '2', 20), { kind: 'delete', collection: 'a', id: '3', trashedAt: 5 }, put('a', '5', 5), { kind: 'kvSet', key: 'k', value: 1 }, { kind: 'createCollection', meta: meta('b') }]);
+    fork.stage([
+      put('a', '2', 20),
+      { kind: 'delete', collection: 'a', id: '3', trashedAt: 5 },
+      put('a', '5', 5),
+      { kind: 'kvSet', key: 'k', value: 1 },
+      { kind: 'createCollection', meta: meta('b') },
+    ]);
     expect(view.adopt(fork)).to.equal(true);
     expect(view.record('a', '1')?.fields.n, 'staged before the fork').to.equal(10);
     expect(view.record('a', '2')?.fields.n).to.equal(20);
@@ -72,7 +85,10 @@ describe('engine/working-view', () => {
     expect(ids(view, 'a')).to.deep.equal(['1', '2', '5']);
     expect(view.kvEntry('k')?.value).to.equal(1);
     expect(view.collection('b')).to.not.equal(undefined);
-    expect([...view.changedImages('a')].map(([id, f]) => `${id}:${String(f.n)}`), 'replaced images kept').to.include.members(['1:1', '1:10', '2:20']);
+    expect(
+      [...view.changedImages('a')].map(([id, f]) => `${id}:${String(f.n)}`),
+      'replaced images kept',
+    ).to.include.members(['1:1', '1:10', '2:20']);
     // The fork, were it used again, must not write into the maps the view took over.
     fork.stage([put('a', '2', 200), put('a', '6', 6)]);
     expect(view.record('a', '2')?.fields.n).to.equal(20);
@@ -112,7 +128,10 @@ describe('engine/working-view', () => {
   });
 
   it('merges staged config over the committed config', () => {
-    view.stage([{ kind: 'config', values: { a: 1 } }, { kind: 'config', values: { b: 2 } }]);
+    view.stage([
+      { kind: 'config', values: { a: 1 } },
+      { kind: 'config', values: { b: 2 } },
+    ]);
     expect(view.currentConfig()).to.deep.equal({ a: 1, b: 2 });
     expect(state.config).to.deep.equal({});
   });

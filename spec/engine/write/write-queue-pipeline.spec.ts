@@ -49,7 +49,11 @@ describe('engine/write-queue pipelined group commit', () => {
   it('computes the groups submitted while an fsync is held, then writes and fsyncs them once, answering in order', async () => {
     const seen: number[] = [];
     const answered: number[] = [];
-    const note = (p: Promise<number>) => p.then((v) => { answered.push(v); return v; });
+    const note = (p: Promise<number>) =>
+      p.then((v) => {
+        answered.push(v);
+        return v;
+      });
     const syncsBefore = fs.syncs;
     const release = fs.holdSyncs();
     const first = note(queue.submit(increment(seen)));
@@ -67,7 +71,10 @@ describe('engine/write-queue pipelined group commit', () => {
     release();
     expect(await Promise.all([first, ...second, third])).to.deep.equal([1, 2, 3, 4]);
     expect(answered).to.deep.equal([1, 2, 3, 4]);
-    expect([fs.writes - writesBefore, fs.syncs - syncsBefore], 'one write and one fsync for both later groups').to.deep.equal([1, 2]);
+    expect(
+      [fs.writes - writesBefore, fs.syncs - syncsBefore],
+      'one write and one fsync for both later groups',
+    ).to.deep.equal([1, 2]);
     expect([state.seq, state.kv.get('n')?.value]).to.deep.equal([4, 4]);
     expect((await recover(nodeFs, dir)).state.kv.get('n')?.value).to.equal(4);
   });
@@ -91,6 +98,8 @@ describe('engine/write-queue pipelined group commit', () => {
     expect(await health.healNow()).to.equal(true);
     expect(await queue.submit(increment(seen))).to.equal(2);
     const recovered = await recover(nodeFs, dir);
-    expect([recovered.state.seq, recovered.state.kv.get('n')?.value], 'neither refused group was kept').to.deep.equal([2, 2]);
+    expect([recovered.state.seq, recovered.state.kv.get('n')?.value], 'neither refused group was kept').to.deep.equal([
+      2, 2,
+    ]);
   });
 });

@@ -17,7 +17,10 @@ describe('engine/write-queue under immediate retries', () => {
     const dir = tempDir();
     const db = await Database.open({ dataDir: dir });
     try {
-      await db.bulk.insertMany('accounts', [{ id: 'a', balance: 1000 }, { id: 'b', balance: 1000 }]);
+      await db.bulk.insertMany('accounts', [
+        { id: 'a', balance: 1000 },
+        { id: 'b', balance: 1000 },
+      ]);
       let conflicts = 0;
       const transfer = async (): Promise<void> => {
         for (;;) {
@@ -26,11 +29,21 @@ describe('engine/write-queue under immediate retries', () => {
           const to = db.transactions.findById(tx.id, 'accounts', 'b').balance as number;
           db.transactions.stageUpdate(tx.id, 'accounts', 'a', { balance: from - 1 });
           db.transactions.stageUpdate(tx.id, 'accounts', 'b', { balance: to + 1 });
-          try { await db.transactions.commit(tx.id); return; } catch (err) { if (!(err instanceof Conflict)) throw err; conflicts += 1; }
+          try {
+            await db.transactions.commit(tx.id);
+            return;
+          } catch (err) {
+            if (!(err instanceof Conflict)) throw err;
+            conflicts += 1;
+          }
         }
       };
       // 16 workers, 25 transfers each, retrying every conflict without pausing.
-      await Promise.all(Array.from({ length: 16 }, async () => { for (let i = 0; i < 25; i++) await transfer(); }));
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          for (let i = 0; i < 25; i++) await transfer();
+        }),
+      );
       expect(db.records.findById('accounts', 'a').balance).to.equal(1000 - 400);
       expect(db.records.findById('accounts', 'b').balance).to.equal(1000 + 400);
       expect(conflicts, 'the workers did contend').to.be.greaterThan(0);

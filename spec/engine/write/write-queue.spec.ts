@@ -17,13 +17,19 @@ import { type FaultyFs } from '../../helpers/faulty-fs.js';
 import { openWriteQueue, type WriteQueueFixture } from '../../helpers/write-queue-fixture.js';
 
 /** An operation that reads counter `key` as the writer sees it and stores it plus one. */
-const increment = (key = 'n'): Operation<number> => (view) => {
-  const next = ((view.kvEntry(key)?.value as number | undefined) ?? 0) + 1;
-  return { effects: [{ kind: 'kvSet', key, value: next }], result: next };
-};
+const increment =
+  (key = 'n'): Operation<number> =>
+  (view) => {
+    const next = ((view.kvEntry(key)?.value as number | undefined) ?? 0) + 1;
+    return { effects: [{ kind: 'kvSet', key, value: next }], result: next };
+  };
 
 async function outcome(p: Promise<unknown>): Promise<unknown> {
-  try { return await p; } catch (err) { return err; }
+  try {
+    return await p;
+  } catch (err) {
+    return err;
+  }
 }
 
 describe('engine/write-queue', () => {
@@ -38,14 +44,20 @@ describe('engine/write-queue', () => {
 
   beforeEach(async () => {
     logged = [];
-    const log: EngineLog = (msg, level) => { logged.push(`${level}: ${msg}`); };
+    const log: EngineLog = (msg, level) => {
+      logged.push(`${level}: ${msg}`);
+    };
     fixture = await openWriteQueue(log);
     ({ dir, fs, state, health, queue } = fixture);
   });
   afterEach(() => fixture.close());
 
   it('runs operations in submission order, each seeing the writes of the ones before it', async () => {
-    const results = await Promise.all([queue.submit(increment()), queue.submit(increment()), queue.submit(increment())]);
+    const results = await Promise.all([
+      queue.submit(increment()),
+      queue.submit(increment()),
+      queue.submit(increment()),
+    ]);
     expect(results).to.deep.equal([1, 2, 3]);
     expect(state.kv.get('n')?.value).to.equal(3);
     expect(state.seq).to.equal(3);
@@ -70,14 +82,24 @@ describe('engine/write-queue', () => {
     await a;
     expect(state.kv.get('n')?.value).to.equal(1);
     await b;
-    expect(told, 'each listener runs once its batch is applied').to.deep.equal([[1, 1], [2, 2]]);
+    expect(told, 'each listener runs once its batch is applied').to.deep.equal([
+      [1, 1],
+      [2, 2],
+    ]);
   });
 
   it('rejects a failing operation alone: the others of its group commit', async () => {
-    const failing: Operation<never> = () => { throw new InvalidInput('no'); };
-    const bug: Operation<never> = () => { throw new Error('a bug'); };
+    const failing: Operation<never> = () => {
+      throw new InvalidInput('no');
+    };
+    const bug: Operation<never> = () => {
+      throw new Error('a bug');
+    };
     const [one, refused, crashed, two] = await Promise.all([
-      outcome(queue.submit(increment())), outcome(queue.submit(failing)), outcome(queue.submit(bug)), outcome(queue.submit(increment())),
+      outcome(queue.submit(increment())),
+      outcome(queue.submit(failing)),
+      outcome(queue.submit(bug)),
+      outcome(queue.submit(increment())),
     ]);
     expect(one).to.equal(1);
     expect(refused).to.be.instanceOf(InvalidInput);
@@ -104,7 +126,9 @@ describe('engine/write-queue', () => {
     expect(queue.readOnly).to.equal(true);
     expect(queue.readOnlyReason).to.match(/ENOSPC/);
     fs.free();
-    expect(await outcome(queue.submit(increment())), 'refused without trying while read-only').to.be.instanceOf(ReadOnlyRefusal);
+    expect(await outcome(queue.submit(increment())), 'refused without trying while read-only').to.be.instanceOf(
+      ReadOnlyRefusal,
+    );
     expect(await health.healNow()).to.equal(true);
     expect(queue.readOnly).to.equal(false);
     expect(await queue.submit(increment())).to.equal(2);
@@ -115,7 +139,9 @@ describe('engine/write-queue', () => {
   it('runs exclusive work between groups, never during one', async () => {
     const seen: number[] = [];
     const a = queue.submit(increment());
-    const x = queue.exclusive(async () => { seen.push(state.seq); });
+    const x = queue.exclusive(async () => {
+      seen.push(state.seq);
+    });
     const b = queue.submit(increment());
     await Promise.all([a, x, b]);
     expect(seen).to.deep.equal([1]);
@@ -124,7 +150,9 @@ describe('engine/write-queue', () => {
 
   it('logs a commit listener that throws and goes on with the others', async () => {
     const told: number[] = [];
-    queue.onCommit(() => { throw new Error('listener bug'); });
+    queue.onCommit(() => {
+      throw new Error('listener bug');
+    });
     queue.onCommit((b) => told.push(b.seq));
     await queue.submit(increment());
     expect(told).to.deep.equal([1]);

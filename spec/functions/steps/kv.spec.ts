@@ -10,12 +10,20 @@ describe('functions: key-value steps (KvGet, KvSet, KvDelete, KvExists, KvQuery)
     clock = new ManualClock(Date.UTC(2026, 5, 1));
     h = await FunctionHarness.open({ clock });
   });
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
   describe('KvGet', () => {
     it('makes the working records one record {value} on a hit, keeping the stored type, and {value: null} on a miss', async () => {
       await h.db.kv.set('user:1', { name: 'Ann', total: { type: 'Decimal', value: '19.99' } });
-      const hit = await h.run([{ type: 'FindAll', collection: 'none' }, { type: 'KvGet', key: 'user:{{id}}' }], { id: 1 });
+      const hit = await h.run(
+        [
+          { type: 'FindAll', collection: 'none' },
+          { type: 'KvGet', key: 'user:{{id}}' },
+        ],
+        { id: 1 },
+      );
       expect(hit.records).to.have.length(1);
       const value = hit.records[0]!.value as Record<string, unknown>;
       expect(value.name).to.equal('Ann');
@@ -33,25 +41,41 @@ describe('functions: key-value steps (KvGet, KvSet, KvDelete, KvExists, KvQuery)
     it('resolves the key against the first working record', async () => {
       await h.db.kv.set('k:b', 2);
       await h.db.session(undefined).insert('items', { id: 'one', k: 'b' });
-      expect((await h.run([{ type: 'FindAll', collection: 'items' }, { type: 'KvGet', key: 'k:{{k}}' }])).records).to.deep.equal([{ value: 2 }]);
+      expect(
+        (
+          await h.run([
+            { type: 'FindAll', collection: 'items' },
+            { type: 'KvGet', key: 'k:{{k}}' },
+          ])
+        ).records,
+      ).to.deep.equal([{ value: 2 }]);
     });
   });
 
   describe('KvSet', () => {
     it('stores the value with its JSON type (exact placeholder, typed wrapper) and passes the working records through', async () => {
       await h.db.session(undefined).insert('items', { id: 'a', n: 1 });
-      const r = await h.run([
-        { type: 'FindAll', collection: 'items' },
-        { type: 'KvSet', key: 'doc', value: '{{doc}}' },
-        { type: 'KvSet', key: 'price', value: { type: 'Decimal', value: '{{price}}' } },
-      ], { doc: { a: [1, 2], b: true }, price: '9.50' });
+      const r = await h.run(
+        [
+          { type: 'FindAll', collection: 'items' },
+          { type: 'KvSet', key: 'doc', value: '{{doc}}' },
+          { type: 'KvSet', key: 'price', value: { type: 'Decimal', value: '{{price}}' } },
+        ],
+        { doc: { a: [1, 2], b: true }, price: '9.50' },
+      );
       expect(r.records.map((x) => x.id)).to.deep.equal(['a']);
       expect(h.db.kv.get('doc')).to.deep.equal({ a: [1, 2], b: true });
       expect(h.db.kv.get('price')).to.deep.equal(new Tagged('Decimal', '9.50'));
     });
 
     it('takes ttl as seconds or a duration string, on the engine clock', async () => {
-      await h.run([{ type: 'KvSet', key: 'a', value: 1, ttl: 60 }, { type: 'KvSet', key: 'b', value: 2, ttl: '{{ttl}}' }], { ttl: '2m' });
+      await h.run(
+        [
+          { type: 'KvSet', key: 'a', value: 1, ttl: 60 },
+          { type: 'KvSet', key: 'b', value: 2, ttl: '{{ttl}}' },
+        ],
+        { ttl: '2m' },
+      );
       clock.advance(61_000);
       expect(h.db.kv.entry('a')).to.equal(undefined);
       expect(h.db.kv.get('b')).to.equal(2);
@@ -83,21 +107,33 @@ describe('functions: key-value steps (KvGet, KvSet, KvDelete, KvExists, KvQuery)
       expect(badKey.message).to.match(/control characters/);
       const long = await rejection(h.run([{ type: 'KvSet', key: '{{k}}', value: 1 }], { k: 'x'.repeat(1025) }));
       expect(long).to.include({ status: 400 });
-      const hostile = await rejection(h.run([{ type: 'KvSet', key: 'h', value: '{{v}}' }], { v: JSON.parse('{"__proto__": {"polluted": true}}') }));
+      const hostile = await rejection(
+        h.run([{ type: 'KvSet', key: 'h', value: '{{v}}' }], { v: JSON.parse('{"__proto__": {"polluted": true}}') }),
+      );
       expect(hostile).to.include({ type: 'KvSet', status: 400 });
       expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
       expect(await h.db.kv.find(undefined, true)).to.deep.equal([]);
     });
 
     it('checks a literal key at save', () => {
-      expect(() => h.define({ label: 'k1', functions: [{ type: 'KvGet', key: 'a\u0001b' }] })).to.throw('functions[0].key: KV key must not contain control characters');
-      expect(() => h.define({ label: 'k2', functions: [{ type: 'KvExists', key: 'x'.repeat(1025) }] })).to.throw('functions[0].key: KV key longer than 1024 characters');
-      expect(() => h.define({ label: 'k3', functions: [{ type: 'LockAcquire', key: 7, ttl_secs: 1 }] })).to.throw('functions[0].key: must be a non-empty string');
+      expect(() => h.define({ label: 'k1', functions: [{ type: 'KvGet', key: 'a\u0001b' }] })).to.throw(
+        'functions[0].key: KV key must not contain control characters',
+      );
+      expect(() => h.define({ label: 'k2', functions: [{ type: 'KvExists', key: 'x'.repeat(1025) }] })).to.throw(
+        'functions[0].key: KV key longer than 1024 characters',
+      );
+      expect(() => h.define({ label: 'k3', functions: [{ type: 'LockAcquire', key: 7, ttl_secs: 1 }] })).to.throw(
+        'functions[0].key: must be a non-empty string',
+      );
     });
 
     it('needs key and value at save', () => {
-      expect(() => h.define({ label: 'a', functions: [{ type: 'KvSet', value: 1 }] })).to.throw("functions[0]: missing required member 'key'");
-      expect(() => h.define({ label: 'b', functions: [{ type: 'KvSet', key: 'k' }] })).to.throw("functions[0]: missing required member 'value'");
+      expect(() => h.define({ label: 'a', functions: [{ type: 'KvSet', value: 1 }] })).to.throw(
+        "functions[0]: missing required member 'key'",
+      );
+      expect(() => h.define({ label: 'b', functions: [{ type: 'KvSet', key: 'k' }] })).to.throw(
+        "functions[0]: missing required member 'value'",
+      );
     });
   });
 
@@ -107,7 +143,10 @@ describe('functions: key-value steps (KvGet, KvSet, KvDelete, KvExists, KvQuery)
       expect((await h.run([{ type: 'KvDelete', key: 'gone' }])).records).to.deep.equal([]);
       expect(h.db.kv.entry('gone')).to.equal(undefined);
       await h.db.kv.set('gone', 1);
-      const r = await h.run([{ type: 'KvDelete', key: 'gone', output_field: 'del' }, { type: 'KvDelete', key: 'gone', output_field: 'again' }]);
+      const r = await h.run([
+        { type: 'KvDelete', key: 'gone', output_field: 'del' },
+        { type: 'KvDelete', key: 'gone', output_field: 'again' },
+      ]);
       expect(r.records).to.deep.equal([{ del: true, again: false }]);
     });
   });
@@ -116,7 +155,9 @@ describe('functions: key-value steps (KvGet, KvSet, KvDelete, KvExists, KvQuery)
     it('writes a boolean to output_field (default exists), one record when there were none', async () => {
       await h.db.kv.set('here', 0);
       expect((await h.run([{ type: 'KvExists', key: 'here' }])).records).to.deep.equal([{ exists: true }]);
-      expect((await h.run([{ type: 'KvExists', key: 'nowhere', output_field: 'found.it' }])).records).to.deep.equal([{ found: { it: false } }]);
+      expect((await h.run([{ type: 'KvExists', key: 'nowhere', output_field: 'found.it' }])).records).to.deep.equal([
+        { found: { it: false } },
+      ]);
     });
 
     it('answers for each working record with its own key, and false for an expired key', async () => {
@@ -125,19 +166,27 @@ describe('functions: key-value steps (KvGet, KvSet, KvDelete, KvExists, KvQuery)
       clock.advance(5_000);
       const s = h.db.session(undefined);
       for (const id of ['a', 'b', 'c']) await s.insert('items', { id });
-      const r = await h.run([{ type: 'FindAll', collection: 'items' }, { type: 'KvExists', key: 'seen:{{id}}', output_field: 'seen' }]);
+      const r = await h.run([
+        { type: 'FindAll', collection: 'items' },
+        { type: 'KvExists', key: 'seen:{{id}}', output_field: 'seen' },
+      ]);
       expect(Object.fromEntries(r.records.map((x) => [x.id, x.seen]))).to.deep.equal({ a: true, b: false, c: false });
     });
 
     it('refuses a prototype key as output_field at save', () => {
-      expect(() => h.define({ label: 'p', functions: [{ type: 'KvExists', key: 'k', output_field: '__proto__' }] })).to.throw(/output_field: forbidden field name '__proto__'/);
-      expect(() => h.define({ label: 'q', functions: [{ type: 'KvExists', key: 'k', output_field: 'a.constructor' }] })).to.throw(/forbidden field name 'constructor'/);
+      expect(() =>
+        h.define({ label: 'p', functions: [{ type: 'KvExists', key: 'k', output_field: '__proto__' }] }),
+      ).to.throw(/output_field: forbidden field name '__proto__'/);
+      expect(() =>
+        h.define({ label: 'q', functions: [{ type: 'KvExists', key: 'k', output_field: 'a.constructor' }] }),
+      ).to.throw(/forbidden field name 'constructor'/);
     });
   });
 
   describe('KvQuery', () => {
     beforeEach(async () => {
-      for (const k of ['cache:product:1', 'cache:product:2', 'cache:user:1', 'config:app:theme', 'xcache:product:9']) await h.db.kv.set(k, k.length);
+      for (const k of ['cache:product:1', 'cache:product:2', 'cache:user:1', 'config:app:theme', 'xcache:product:9'])
+        await h.db.kv.set(k, k.length);
     });
     const keys = (records: Record<string, unknown>[]) => records.map((r) => r.key);
 
@@ -145,9 +194,14 @@ describe('functions: key-value steps (KvGet, KvSet, KvDelete, KvExists, KvQuery)
       const r = await h.run([{ type: 'KvQuery', pattern: 'cache:product:.*' }]);
       expect(keys(r.records)).to.deep.equal(['cache:product:1', 'cache:product:2', 'xcache:product:9']);
       expect(r.records[0]).to.deep.equal({ key: 'cache:product:1', value: 15 });
-      expect(keys((await h.run([{ type: 'KvQuery', pattern: '^cache:(product|user):1$' }])).records)).to.deep.equal(['cache:product:1', 'cache:user:1']);
+      expect(keys((await h.run([{ type: 'KvQuery', pattern: '^cache:(product|user):1$' }])).records)).to.deep.equal([
+        'cache:product:1',
+        'cache:user:1',
+      ]);
       // a regular expression, not a glob: `config:app:*` means "config:app" then any number of ':'
-      expect(keys((await h.run([{ type: 'KvQuery', pattern: 'config:app:*' }])).records)).to.deep.equal(['config:app:theme']);
+      expect(keys((await h.run([{ type: 'KvQuery', pattern: 'config:app:*' }])).records)).to.deep.equal([
+        'config:app:theme',
+      ]);
       expect(keys((await h.run([{ type: 'KvQuery', pattern: 'p:*$' }])).records)).to.deep.equal([]);
     });
 
@@ -162,16 +216,26 @@ describe('functions: key-value steps (KvGet, KvSet, KvDelete, KvExists, KvQuery)
     });
 
     it('resolves a pattern with placeholders per call', async () => {
-      expect(keys((await h.run([{ type: 'KvQuery', pattern: '^cache:{{kind}}:' }], { kind: 'user' })).records)).to.deep.equal(['cache:user:1']);
+      expect(
+        keys((await h.run([{ type: 'KvQuery', pattern: '^cache:{{kind}}:' }], { kind: 'user' })).records),
+      ).to.deep.equal(['cache:user:1']);
       const bad = await rejection(h.run([{ type: 'KvQuery', pattern: '{{p}}' }], { p: '(a' }));
       expect(bad).to.include({ type: 'KvQuery', status: 400 });
     });
 
     it('refuses at save a pattern that is not a regular expression or cannot run in linear time', () => {
-      expect(() => h.define({ label: 'a', functions: [{ type: 'KvQuery', pattern: '(unclosed' }] })).to.throw(/^functions\[0\]\.pattern: /);
-      expect(() => h.define({ label: 'b', functions: [{ type: 'KvQuery', pattern: '(a)\\1' }] })).to.throw(/^functions\[0\]\.pattern: /);
-      expect(() => h.define({ label: 'c', functions: [{ type: 'KvQuery', pattern: 42 }] })).to.throw('functions[0].pattern: must be a string (a regular expression)');
-      expect(() => h.define({ label: 'd', functions: [{ type: 'KvQuery', include_expired: 'yes' }] })).to.throw('functions[0].include_expired: must be a boolean');
+      expect(() => h.define({ label: 'a', functions: [{ type: 'KvQuery', pattern: '(unclosed' }] })).to.throw(
+        /^functions\[0\]\.pattern: /,
+      );
+      expect(() => h.define({ label: 'b', functions: [{ type: 'KvQuery', pattern: '(a)\\1' }] })).to.throw(
+        /^functions\[0\]\.pattern: /,
+      );
+      expect(() => h.define({ label: 'c', functions: [{ type: 'KvQuery', pattern: 42 }] })).to.throw(
+        'functions[0].pattern: must be a string (a regular expression)',
+      );
+      expect(() => h.define({ label: 'd', functions: [{ type: 'KvQuery', include_expired: 'yes' }] })).to.throw(
+        'functions[0].include_expired: must be a boolean',
+      );
     });
 
     it('runs a catastrophic-backtracking pattern in linear time', async () => {
@@ -185,8 +249,16 @@ describe('functions: key-value steps (KvGet, KvSet, KvDelete, KvExists, KvQuery)
 
   it('keeps every KV step out of a transactional function (refused at save)', () => {
     const tx = { enabled: true, auto_rollback: true, isolation_level: 'ReadCommitted' };
-    for (const s of [{ type: 'KvGet', key: 'k' }, { type: 'KvSet', key: 'k', value: 1 }, { type: 'KvDelete', key: 'k' }, { type: 'KvExists', key: 'k' }, { type: 'KvQuery' }]) {
-      expect(() => h.define({ label: `tx_${s.type}`, transaction_config: tx, functions: [s] })).to.throw(`step type '${s.type}' cannot take part in a transactional function`);
+    for (const s of [
+      { type: 'KvGet', key: 'k' },
+      { type: 'KvSet', key: 'k', value: 1 },
+      { type: 'KvDelete', key: 'k' },
+      { type: 'KvExists', key: 'k' },
+      { type: 'KvQuery' },
+    ]) {
+      expect(() => h.define({ label: `tx_${s.type}`, transaction_config: tx, functions: [s] })).to.throw(
+        `step type '${s.type}' cannot take part in a transactional function`,
+      );
     }
   });
 });

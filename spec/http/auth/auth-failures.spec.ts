@@ -17,10 +17,18 @@ describe('AuthFailureLimiter', () => {
     l.fail('a', 10_000);
     l.check('a', 10_000);
     l.fail('a', 20_000);
-    const err = (() => { try { l.check('a', 20_500); } catch (e) { return e; } })();
+    const err = (() => {
+      try {
+        l.check('a', 20_500);
+      } catch (e) {
+        return e;
+      }
+    })();
     expect(err).to.be.instanceOf(RateLimited);
     expect((err as RateLimited).retryAfter).to.equal(40);
-    expect(() => l.check('a', 59_999)).to.throw(RateLimited).with.property('retryAfter', 1);
+    expect(() => l.check('a', 59_999))
+      .to.throw(RateLimited)
+      .with.property('retryAfter', 1);
     l.check('a', 60_000);
     l.fail('a', 60_000);
     l.check('a', 60_000);
@@ -85,7 +93,9 @@ describe('throttleKey', () => {
 
   it('makes the limiter block a whole /64 at once, and name it in its warning', () => {
     const logged: string[] = [];
-    const l = new AuthFailureLimiter({ limit: 2, windowSecs: 60 }, (_level, msg) => { logged.push(msg); });
+    const l = new AuthFailureLimiter({ limit: 2, windowSecs: 60 }, (_level, msg) => {
+      logged.push(msg);
+    });
     l.fail('2001:db8:1:2::1', 0);
     l.fail('2001:db8:1:2::ffff', 0);
     expect(() => l.check('2001:db8:1:2:dead:beef:0:1', 0)).to.throw(RateLimited);
@@ -98,8 +108,11 @@ describe('throttleKey', () => {
 
 function exchange(base: string, apiKey: string, from: string, headers: Record<string, string> = {}): Promise<RawReply> {
   return httpRequest(base, {
-    method: 'POST', path: '/api/auth/token', localAddress: from,
-    headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ api_key: apiKey }),
+    method: 'POST',
+    path: '/api/auth/token',
+    localAddress: from,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify({ api_key: apiKey }),
   });
 }
 
@@ -107,7 +120,8 @@ describe('the failed-exchange limit through a real server: IPv6 per /64, IPv4 pe
   it('counts IPv6 clients behind a trusted proxy by their /64, and a mapped IPv4 as that IPv4', async () => {
     const t = await TestServer.start({ trustProxy: true, authFailureLimit: 2, authFailureWindowSecs: 60 });
     try {
-      const via = (forwarded: string, key: string) => exchange(t.url, key, '127.0.0.1', { 'X-Forwarded-For': forwarded });
+      const via = (forwarded: string, key: string) =>
+        exchange(t.url, key, '127.0.0.1', { 'X-Forwarded-For': forwarded });
       expect((await via('2001:db8:1:2::1', 'wrong')).status).to.equal(401);
       expect((await via('2001:db8:1:2::2', 'wrong')).status).to.equal(401);
       const sameNet = await via('2001:db8:1:2:ffff:ffff:ffff:ffff', ADMIN_KEY);
@@ -129,7 +143,9 @@ describe('the failed-exchange limit through a real server: IPv6 per /64, IPv4 pe
       expect((await exchange(t.url, 'wrong', '127.0.0.8')).status).to.equal(401);
       expect((await exchange(t.url, 'wrong', '127.0.0.8')).status).to.equal(401);
       expect((await exchange(t.url, ADMIN_KEY, '127.0.0.8')).status).to.equal(429);
-      expect((await exchange(t.url, ADMIN_KEY, '127.0.0.9')).status, 'not one ::/64 for every IPv4 client').to.equal(200);
+      expect((await exchange(t.url, ADMIN_KEY, '127.0.0.9')).status, 'not one ::/64 for every IPv4 client').to.equal(
+        200,
+      );
       expect(t.logged.map((l) => l.msg).join('\n')).to.match(/client 127\.0\.0\.8 made 2 failed token requests/);
     } finally {
       await t.stop();

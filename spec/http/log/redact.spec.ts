@@ -3,18 +3,55 @@ import { expect } from 'chai';
 import { REDACTED, isSecretName, redactFields, redactUrl } from '../../../lib/http/log/redact.js';
 
 describe('redaction of logged requests', () => {
-  for (const name of ['token', 'api_key', 'apiKey', 'API-KEY', 'x-api-key', 'key', 'openai_api_key', 'access_token', 'refresh-token',
-    'secret', 'client_secret', 'password', 'Passwd', 'authorization', 'Proxy-Authorization', 'cookie', 'Set-Cookie', 'credentials',
-    'signature', 'session_id', 'auth', 'pwd', 'jwt', 'sig']) {
+  for (const name of [
+    'token',
+    'api_key',
+    'apiKey',
+    'API-KEY',
+    'x-api-key',
+    'key',
+    'openai_api_key',
+    'access_token',
+    'refresh-token',
+    'secret',
+    'client_secret',
+    'password',
+    'Passwd',
+    'authorization',
+    'Proxy-Authorization',
+    'cookie',
+    'Set-Cookie',
+    'credentials',
+    'signature',
+    'session_id',
+    'auth',
+    'pwd',
+    'jwt',
+    'sig',
+  ]) {
     it(`treats '${name}' as a secret name`, () => expect(isSecretName(name)).to.equal(true));
   }
 
-  for (const name of ['collection', 'id', 'limit', 'filter_field', 'keys', 'key_id', 'author', 'content-type', 'accept', 'user-agent', 'name']) {
+  for (const name of [
+    'collection',
+    'id',
+    'limit',
+    'filter_field',
+    'keys',
+    'key_id',
+    'author',
+    'content-type',
+    'accept',
+    'user-agent',
+    'name',
+  ]) {
     it(`leaves '${name}' readable`, () => expect(isSecretName(name)).to.equal(false));
   }
 
   it('redacts secret query parameters and keeps the rest of the URL byte for byte', () => {
-    expect(redactUrl('/api/find/c?token=abc.def&limit=5&API_KEY=k%20y&x')).to.equal(`/api/find/c?token=${REDACTED}&limit=5&API_KEY=${REDACTED}&x`);
+    expect(redactUrl('/api/find/c?token=abc.def&limit=5&API_KEY=k%20y&x')).to.equal(
+      `/api/find/c?token=${REDACTED}&limit=5&API_KEY=${REDACTED}&x`,
+    );
   });
 
   it('recognises a percent-encoded or valueless secret parameter name', () => {
@@ -29,11 +66,15 @@ describe('redaction of logged requests', () => {
 
   it('redacts secret headers and nested body members at any depth, and nothing else', () => {
     const out = redactFields({
-      authorization: 'Bearer x', 'content-type': 'application/json', cookie: ['a=1', 'b=2'],
+      authorization: 'Bearer x',
+      'content-type': 'application/json',
+      cookie: ['a=1', 'b=2'],
       body: { name: 'n', api_key: 'k', nested: [{ password: 'p', ok: 1 }] },
     });
     expect(out).to.deep.equal({
-      authorization: REDACTED, 'content-type': 'application/json', cookie: REDACTED,
+      authorization: REDACTED,
+      'content-type': 'application/json',
+      cookie: REDACTED,
       body: { name: 'n', api_key: REDACTED, nested: [{ password: REDACTED, ok: 1 }] },
     });
   });

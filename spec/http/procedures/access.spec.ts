@@ -8,15 +8,24 @@ import { ProcedureCaller } from '../../helpers/procedure-caller.js';
 import type { Principal } from '../../../lib/http/procedures/context.js';
 
 async function failure(p: Promise<unknown>): Promise<unknown> {
-  try { await p; } catch (err) { return err; }
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
   throw new Error('expected a failure');
 }
 
 describe('procedures in process: access', () => {
   let c: ProcedureCaller;
   let admin: Principal;
-  beforeEach(async () => { c = await ProcedureCaller.open(); admin = await c.principal(); });
-  afterEach(async () => { await c.close(); });
+  beforeEach(async () => {
+    c = await ProcedureCaller.open();
+    admin = await c.principal();
+  });
+  afterEach(async () => {
+    await c.close();
+  });
 
   it('answers an unknown procedure with NotFound naming it', async () => {
     const err = await failure(c.call('records.frobnicate', admin));
@@ -29,7 +38,9 @@ describe('procedures in process: access', () => {
     const err = await failure(c.call('keys.list', user));
     expect(err).to.be.instanceOf(Forbidden);
     expect((err as Error).message).to.equal('Admin permission required');
-    expect(await c.call('keys.list', admin)).to.have.property('keys').that.is.an('array');
+    expect(await c.call('keys.list', admin))
+      .to.have.property('keys')
+      .that.is.an('array');
   });
 
   it('checks collection permissions before the handler runs, for reads and writes', async () => {
@@ -46,7 +57,9 @@ describe('procedures in process: access', () => {
     const err = await failure(c.call('changes.subscribe', admin, { collection: 'x' }));
     expect(err).to.be.instanceOf(Error).and.not.instanceOf(DbError);
     expect((err as Error).message).to.contain("'changes.subscribe' is a stream");
-    const other = await failure(c.dispatcher.openStream('records.find', { args: { collection: 'x' }, body: {} }, admin));
+    const other = await failure(
+      c.dispatcher.openStream('records.find', { args: { collection: 'x' }, body: {} }, admin),
+    );
     expect((other as Error).message).to.contain("'records.find' is a query");
   });
 });

@@ -9,7 +9,9 @@ import { ProcedureCaller } from '../../helpers/procedure-caller.js';
 import type { Principal } from '../../../lib/http/procedures/context.js';
 
 async function invalid(p: Promise<unknown>): Promise<string> {
-  try { await p; } catch (err) {
+  try {
+    await p;
+  } catch (err) {
     expect(err).to.be.instanceOf(InvalidInput);
     return (err as Error).message;
   }
@@ -19,24 +21,38 @@ async function invalid(p: Promise<unknown>): Promise<string> {
 describe('procedures in process: input', () => {
   let c: ProcedureCaller;
   let admin: Principal;
-  beforeEach(async () => { c = await ProcedureCaller.open(); admin = await c.principal(); });
-  afterEach(async () => { await c.close(); });
+  beforeEach(async () => {
+    c = await ProcedureCaller.open();
+    admin = await c.principal();
+  });
+  afterEach(async () => {
+    await c.close();
+  });
 
   it('names a missing or empty path parameter', async () => {
-    expect(await invalid(c.call('records.findById', admin, { collection: 'c' }))).to.equal("Missing path parameter 'id'");
-    expect(await invalid(c.call('records.find', admin, { collection: '' }))).to.equal("Missing path parameter 'collection'");
+    expect(await invalid(c.call('records.findById', admin, { collection: 'c' }))).to.equal(
+      "Missing path parameter 'id'",
+    );
+    expect(await invalid(c.call('records.find', admin, { collection: '' }))).to.equal(
+      "Missing path parameter 'collection'",
+    );
   });
 
   it('refuses a named argument that is neither text nor a number or boolean', async () => {
-    expect(await invalid(c.call('records.findById', admin, { collection: 'c', id: { $gt: '' } }))).to.equal("'id' must be a string");
+    expect(await invalid(c.call('records.findById', admin, { collection: 'c', id: { $gt: '' } }))).to.equal(
+      "'id' must be a string",
+    );
   });
 
   it('takes a flag as a boolean (WebSocket) or as text (HTTP), and refuses anything else', async () => {
     const inserted = await c.call('records.insert', admin, { collection: 'c', bypass_ripple: true }, { id: 'a' });
     expect(inserted).to.deep.equal({ id: 'a' });
-    expect(await c.call('records.insert', admin, { collection: 'c', bypass_ripple: 'false' }, { id: 'b' })).to.deep.equal({ id: 'b' });
-    expect(await invalid(c.call('records.insert', admin, { collection: 'c', bypass_ripple: 'maybe' }, { id: 'd' })))
-      .to.equal("Query parameter 'bypass_ripple' must be true or false");
+    expect(
+      await c.call('records.insert', admin, { collection: 'c', bypass_ripple: 'false' }, { id: 'b' }),
+    ).to.deep.equal({ id: 'b' });
+    expect(
+      await invalid(c.call('records.insert', admin, { collection: 'c', bypass_ripple: 'maybe' }, { id: 'd' })),
+    ).to.equal("Query parameter 'bypass_ripple' must be true or false");
   });
 
   it('reads a field list given comma-joined or as a list', async () => {
@@ -48,7 +64,9 @@ describe('procedures in process: input', () => {
   });
 
   it('refuses a body that is not an object, and a bad collection name', async () => {
-    expect(await invalid(c.call('records.insert', admin, { collection: 'c' }, [1, 2]))).to.equal('Request body must be a JSON object');
+    expect(await invalid(c.call('records.insert', admin, { collection: 'c' }, [1, 2]))).to.equal(
+      'Request body must be a JSON object',
+    );
     expect(await invalid(c.call('records.find', admin, { collection: '__proto__' }))).to.match(/collection name/i);
   });
 });

@@ -12,8 +12,9 @@ function reference(method: string, path: string): string {
     const parts = r.path.split('/').slice(1);
     const rest = parts[parts.length - 1]!.endsWith('+');
     if (rest ? parts.length > segments.length : parts.length !== segments.length) continue;
-    const ok = parts.every((p, i) => (p.startsWith(':') ? segments[i] !== '' : p === segments[i]))
-      && (!rest || segments.slice(parts.length - 1).some((s) => s !== ''));
+    const ok =
+      parts.every((p, i) => (p.startsWith(':') ? segments[i] !== '' : p === segments[i])) &&
+      (!rest || segments.slice(parts.length - 1).some((s) => s !== ''));
     if (!ok) continue;
     pathMatched = true;
     if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return r.target.procedure;
@@ -42,8 +43,27 @@ describe('router: routes indexed by length and second segment', () => {
       paths.add(r.path.replace(/:[A-Za-z]+\+?/g, 'tools'));
       paths.add(r.path.replace(/:[A-Za-z]+\+?/g, 'search') + '/');
     }
-    for (const extra of ['', '/', '//', '/api', '/api/', '/api//', '/api/x', '/api/x/y/z/w/v/u/t', '/api/route/a/b/c', '/api/route//', '/api/route/a//',
-      '/other/find/c/1', '/api/%66ind/c/1', 'api/find/c/1', 'x/api/find/c/1', '/api/find//1', '/api/find/c/1//', '/api/chat/tools/']) paths.add(extra);
+    for (const extra of [
+      '',
+      '/',
+      '//',
+      '/api',
+      '/api/',
+      '/api//',
+      '/api/x',
+      '/api/x/y/z/w/v/u/t',
+      '/api/route/a/b/c',
+      '/api/route//',
+      '/api/route/a//',
+      '/other/find/c/1',
+      '/api/%66ind/c/1',
+      'api/find/c/1',
+      'x/api/find/c/1',
+      '/api/find//1',
+      '/api/find/c/1//',
+      '/api/chat/tools/',
+    ])
+      paths.add(extra);
     let checked = 0;
     for (const path of paths) {
       for (const method of methods) {

@@ -9,7 +9,10 @@ describe('router: rest parameters', () => {
   ]);
 
   it('takes one or more remaining segments, each decoded, joined by /', () => {
-    expect(router.match('GET', '/api/route/users/42')).to.deep.include({ target: 'rest', params: { path: 'users/42' } });
+    expect(router.match('GET', '/api/route/users/42')).to.deep.include({
+      target: 'rest',
+      params: { path: 'users/42' },
+    });
     expect(router.match('GET', '/api/route/a%20b')).to.deep.include({ params: { path: 'a b' } });
     expect(router.match('POST', '/api/route/x/y/z').target).to.equal('rest-post');
   });

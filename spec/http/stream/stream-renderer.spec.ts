@@ -16,12 +16,24 @@ function setup(queuedBytes = 0) {
   let dropped = 0;
   const controller = new AbortController();
   const policy: SlowConsumerPolicy = {
-    maxQueuedBytes: 100, transport: 'SSE', closing: 'stream',
-    log: (level, msg, extra) => { if (level === 'warn') warnings.push([msg, extra]); },
+    maxQueuedBytes: 100,
+    transport: 'SSE',
+    closing: 'stream',
+    log: (level, msg, extra) => {
+      if (level === 'warn') warnings.push([msg, extra]);
+    },
     describe: () => ({ keyId: 'k' }),
-    drop: () => { dropped += 1; controller.abort(); },
+    drop: () => {
+      dropped += 1;
+      controller.abort();
+    },
   };
-  const sink = { queued: () => queuedBytes, write: (f: Frame) => { frames.push(f); } };
+  const sink = {
+    queued: () => queuedBytes,
+    write: (f: Frame) => {
+      frames.push(f);
+    },
+  };
   const renderer = new StreamRenderer(sink, sseEventFrames(), policy, controller.signal);
   return { frames, warnings, dropped: () => dropped, controller, renderer };
 }
@@ -37,12 +49,25 @@ describe('stream renderer', () => {
   it('renders WebSocket frames: the reply event as the Success with its messageId, others by type, in the current encoding', () => {
     let enc: 'json' | 'msgpack' = 'json';
     const f = wsFrames('subscribed', { mutation: 'MutationNotification' }, 'm1', () => enc);
-    expect(JSON.parse(f.frame({ event: 'subscribed', data: { id: 's' } }) as string))
-      .to.deep.equal({ type: 'Success', payload: { data: { id: 's' } }, messageId: 'm1' });
-    expect(JSON.parse(f.frame({ event: 'mutation', data: { n: 1 } }) as string)).to.deep.equal({ type: 'MutationNotification', payload: { n: 1 } });
+    expect(JSON.parse(f.frame({ event: 'subscribed', data: { id: 's' } }) as string)).to.deep.equal({
+      type: 'Success',
+      payload: { data: { id: 's' } },
+      messageId: 'm1',
+    });
+    expect(JSON.parse(f.frame({ event: 'mutation', data: { n: 1 } }) as string)).to.deep.equal({
+      type: 'MutationNotification',
+      payload: { n: 1 },
+    });
     enc = 'msgpack';
-    expect(decode(f.frame({ event: 'mutation', data: { n: 2 } }) as Buffer)).to.deep.equal({ type: 'MutationNotification', payload: { n: 2 } });
-    expect(JSON.parse(wsFrames('r', {}, undefined, () => 'json').error(new Forbidden('no')) as string)).to.deep.equal({ type: 'Error', code: 403, message: 'no' });
+    expect(decode(f.frame({ event: 'mutation', data: { n: 2 } }) as Buffer)).to.deep.equal({
+      type: 'MutationNotification',
+      payload: { n: 2 },
+    });
+    expect(JSON.parse(wsFrames('r', {}, undefined, () => 'json').error(new Forbidden('no')) as string)).to.deep.equal({
+      type: 'Error',
+      code: 403,
+      message: 'no',
+    });
   });
 
   it('encodes a shared payload once per format', () => {
@@ -55,7 +80,9 @@ describe('stream renderer', () => {
   it('drops a slow consumer: one SlowConsumer error frame, a warning, and nothing after', () => {
     const t = setup(1000);
     expect(t.renderer.emit({ event: 'mutation', data: {} })).to.equal(false);
-    expect(t.frames).to.deep.equal(['event: error\ndata: {"error":"Slow consumer: more than 100 bytes unsent; closing the stream"}\n\n']);
+    expect(t.frames).to.deep.equal([
+      'event: error\ndata: {"error":"Slow consumer: more than 100 bytes unsent; closing the stream"}\n\n',
+    ]);
     expect(t.warnings).to.deep.equal([['dropped a slow SSE subscriber: more than 100 bytes unsent', { keyId: 'k' }]]);
     expect(t.dropped()).to.equal(1);
     expect(t.renderer.emit({ event: 'heartbeat', data: {} })).to.equal(false);
@@ -65,7 +92,9 @@ describe('stream renderer', () => {
   it('stops rendering when the signal fires, and ends the stream it reads', async () => {
     const t = setup();
     let ended = false;
-    const queue = new EventQueue<StreamEvent>(t.controller.signal, () => { ended = true; });
+    const queue = new EventQueue<StreamEvent>(t.controller.signal, () => {
+      ended = true;
+    });
     queue.push({ event: 'a', data: 1 });
     const run = t.renderer.run(queue);
     await new Promise((r) => setImmediate(r));

@@ -30,11 +30,17 @@ describe('encodeSuccess: a WebSocket Success reply', () => {
   it('packs a record as its wire object in MessagePack', () => {
     const record = new WireRecord(records[0]!, true);
     const frame = encodeSuccess(record, '1', 'msgpack') as Buffer;
-    expect(unpackr.unpack(frame)).to.deep.equal({ type: 'Success', payload: { data: record.toWire() }, messageId: '1' });
+    expect(unpackr.unpack(frame)).to.deep.equal({
+      type: 'Success',
+      payload: { data: record.toWire() },
+      messageId: '1',
+    });
   });
 
   it('encodes any other data as it is', () => {
-    expect(encodeSuccess({ count: 2 }, undefined, 'json')).to.equal('{"type":"Success","payload":{"data":{"count":2}}}');
+    expect(encodeSuccess({ count: 2 }, undefined, 'json')).to.equal(
+      '{"type":"Success","payload":{"data":{"count":2}}}',
+    );
     expect(encodeSuccess(null, 'm', 'json')).to.equal('{"type":"Success","payload":{"data":null},"messageId":"m"}');
   });
 });

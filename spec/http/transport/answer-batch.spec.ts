@@ -17,7 +17,9 @@ describe('answers written in one burst per loop turn', () => {
   let server: http.Server;
   let url: string;
   const logged: Array<{ level: LogLevel; msg: string }> = [];
-  const log = (level: LogLevel, msg: string) => { logged.push({ level, msg }); };
+  const log = (level: LogLevel, msg: string) => {
+    logged.push({ level, msg });
+  };
   let writtenBeforeResume: boolean | undefined;
   let longWorkResumed: Promise<void> | undefined;
 
@@ -29,7 +31,9 @@ describe('answers written in one burst per loop turn', () => {
         // and the answer must still be written before the work's next slice runs.
         const resumed = yieldToLoop();
         sendSoon(res, 200, { 'X-Request-Id': 'r-long' }, 'answered', log);
-        longWorkResumed = resumed.then(() => { writtenBeforeResume = res.writableEnded; });
+        longWorkResumed = resumed.then(() => {
+          writtenBeforeResume = res.writableEnded;
+        });
         return;
       }
       // A value node refuses to write as a header: writeHead throws.
@@ -39,7 +43,10 @@ describe('answers written in one burst per loop turn', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  after(async () => { server.closeAllConnections(); await new Promise((r) => server.close(r)); });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
 
   it('answers many concurrent requests, each with its own body', async () => {
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => fetch(`${url}/${i}`).then((r) => r.text())));
@@ -47,7 +54,10 @@ describe('answers written in one burst per loop turn', () => {
   });
 
   it('keeps the order of pipelined requests on one connection', async () => {
-    const raw = await socketRequest(url, 'GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const raw = await socketRequest(
+      url,
+      'GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    );
     expect(raw.indexOf('answer /a')).to.be.greaterThan(0);
     expect(raw.indexOf('answer /a')).to.be.lessThan(raw.indexOf('answer /b'));
     expect(raw.indexOf('answer /b')).to.be.lessThan(raw.indexOf('answer /c'));

@@ -7,7 +7,12 @@
 import { expect } from 'chai';
 import { errorCodes } from 'fastify';
 import { DbError, Internal, toDbError } from '../../../lib/errors.js';
-import { FASTIFY_ERRORS, fromClientError, fromFrameworkError, fromHandshakeError } from '../../../lib/http/transport/framework-errors.js';
+import {
+  FASTIFY_ERRORS,
+  fromClientError,
+  fromFrameworkError,
+  fromHandshakeError,
+} from '../../../lib/http/transport/framework-errors.js';
 import { renderError } from '../../../lib/http/wire/error-body.js';
 
 const CLIENT_CAUSED: Record<string, number> = {
@@ -48,7 +53,9 @@ describe('framework errors', () => {
   }
 
   it('names the configured body limit in the 413', () => {
-    expect(fromFrameworkError(raise('FST_ERR_CTP_BODY_TOO_LARGE'), 4096).message).to.equal('Request body exceeds 4096 bytes');
+    expect(fromFrameworkError(raise('FST_ERR_CTP_BODY_TOO_LARGE'), 4096).message).to.equal(
+      'Request body exceeds 4096 bytes',
+    );
   });
 
   it('answers the handler time budget with 504', () => {
@@ -85,7 +92,9 @@ describe('framework errors', () => {
   it('maps node HTTP parser errors: 431 for oversized headers, 408 for a slow client, 400 for the rest, nothing for a reset', () => {
     const hpe = (code: string, reason = 'bad') => Object.assign(new Error(`Parse Error: ${reason}`), { code, reason });
     expect(fromClientError(hpe('HPE_HEADER_OVERFLOW'))!.status).to.equal(431);
-    expect(fromClientError(Object.assign(new Error('timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }))!.status).to.equal(408);
+    expect(fromClientError(Object.assign(new Error('timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }))!.status).to.equal(
+      408,
+    );
     const invalid = fromClientError(hpe('HPE_INVALID_HEADER_TOKEN', 'Invalid header value char'))!;
     expect(invalid.status).to.equal(400);
     expect(invalid.message).to.equal('Malformed HTTP request: Invalid header value char (HPE_INVALID_HEADER_TOKEN)');
@@ -97,6 +106,8 @@ describe('framework errors', () => {
     const key = fromHandshakeError(new Error('Missing or invalid Sec-WebSocket-Key header'));
     expect(key.status).to.equal(400);
     expect(key.message).to.contain('Sec-WebSocket-Key');
-    expect(renderError(fromHandshakeError(new Error('Missing or invalid Sec-WebSocket-Version header')), 'r').headers).to.deep.equal({ 'Sec-WebSocket-Version': '13, 8' });
+    expect(
+      renderError(fromHandshakeError(new Error('Missing or invalid Sec-WebSocket-Version header')), 'r').headers,
+    ).to.deep.equal({ 'Sec-WebSocket-Version': '13, 8' });
   });
 });

@@ -17,7 +17,9 @@ describe('bodiless GETs served without fastify', () => {
     token = await t.adminToken();
     id = (await t.request('POST', '/api/insert/people', { name: 'Ann', age: 31 })).body.id;
   });
-  after(async () => { await t.stop(); });
+  after(async () => {
+    await t.stop();
+  });
 
   const get = (path: string, headers: Record<string, string | string[]> = {}, body?: string) =>
     httpRequest(t.url, { method: 'GET', path, headers: { authorization: `Bearer ${token}`, ...headers }, body });
@@ -44,10 +46,18 @@ describe('bodiless GETs served without fastify', () => {
     const r = await get(`/api/find/people/${id}`, { accept: ['application/json', 'application/msgpack'] });
     expect(r.headers['content-type']).to.equal('application/msgpack');
     // A repeated identical Authorization passes; a different one is refused.
-    expect((await get(`/api/find/people/${id}`, { authorization: [`Bearer ${token}`, `Bearer ${token}`] })).status).to.equal(200);
-    expect((await get(`/api/find/people/${id}`, { authorization: [`Bearer ${token}`, 'Bearer other'] })).status).to.equal(400);
+    expect(
+      (await get(`/api/find/people/${id}`, { authorization: [`Bearer ${token}`, `Bearer ${token}`] })).status,
+    ).to.equal(200);
+    expect(
+      (await get(`/api/find/people/${id}`, { authorization: [`Bearer ${token}`, 'Bearer other'] })).status,
+    ).to.equal(400);
     // Header names are matched in any case.
-    const upper = await httpRequest(t.url, { method: 'GET', path: `/api/find/people/${id}`, headers: { AUTHORIZATION: `Bearer ${token}`, ACCEPT: 'application/msgpack' } });
+    const upper = await httpRequest(t.url, {
+      method: 'GET',
+      path: `/api/find/people/${id}`,
+      headers: { AUTHORIZATION: `Bearer ${token}`, ACCEPT: 'application/msgpack' },
+    });
     expect(upper.status).to.equal(200);
     expect(upper.headers['content-type']).to.equal('application/msgpack');
   });
@@ -69,10 +79,17 @@ describe('requests with bodies served without fastify', () => {
     t = await TestServer.start({ bodyLimitBytes: 1024 });
     token = await t.adminToken();
   });
-  after(async () => { await t.stop(); });
+  after(async () => {
+    await t.stop();
+  });
 
   const send = (method: string, path: string, body: string, headers: Record<string, string> = {}) =>
-    httpRequest(t.url, { method, path, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, body });
+    httpRequest(t.url, {
+      method,
+      path,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      body,
+    });
 
   it('inserts, updates and deletes with JSON bodies', async () => {
     const made = await send('POST', '/api/insert/pets', JSON.stringify({ name: 'Rex' }));
@@ -86,14 +103,20 @@ describe('requests with bodies served without fastify', () => {
     const bad = await send('POST', '/api/insert/pets', '{"name":');
     expect(bad.status).to.equal(400);
     expect(bad.body.error).to.be.a('string');
-    expect((await send('POST', '/api/insert/pets', 'name=Rex', { 'content-type': 'text/plain' })).status).to.be.within(400, 499);
+    expect((await send('POST', '/api/insert/pets', 'name=Rex', { 'content-type': 'text/plain' })).status).to.be.within(
+      400,
+      499,
+    );
   });
 
   it('answers a body over the limit with 413, read or only declared', async () => {
     const read = await send('POST', '/api/insert/pets', JSON.stringify({ name: 'x'.repeat(2000) }));
     expect(read.status).to.equal(413);
     // Declared larger than the limit and never sent: answered at once, and the connection closed.
-    const raw = await socketRequest(t.url, `POST /api/insert/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"name":`);
+    const raw = await socketRequest(
+      t.url,
+      `POST /api/insert/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"name":`,
+    );
     const answer = parseRawResponse(raw);
     expect(answer.status).to.equal(413);
     expect(answer.headers.connection).to.equal('close');

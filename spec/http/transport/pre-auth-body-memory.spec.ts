@@ -22,28 +22,47 @@ function hugeTokenBody(): Buffer {
   return Buffer.concat([head, Buffer.alloc(length, 0x01)]);
 }
 
-interface Refusal { status: number; text: string; sentBeforeAnswer: number }
+interface Refusal {
+  status: number;
+  text: string;
+  sentBeforeAnswer: number;
+}
 
 /** POSTs `body` to the token exchange in 256 KiB writes (chunked unless `declare`), until the answer comes. */
 function sendUntilAnswered(url: string, body: Buffer, declare: boolean): Promise<Refusal> {
   return new Promise((resolve, reject) => {
     let sent = 0;
     let answered = false;
-    const req = http.request(`${url}/api/auth/token`, { method: 'POST', agent: false, headers: { 'content-type': 'application/msgpack', ...(declare ? { 'content-length': body.length } : {}) } }, (res) => {
-      answered = true;
-      const sentBeforeAnswer = sent;
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), sentBeforeAnswer }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${url}/api/auth/token`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/msgpack', ...(declare ? { 'content-length': body.length } : {}) },
+      },
+      (res) => {
+        answered = true;
+        const sentBeforeAnswer = sent;
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), sentBeforeAnswer }),
+        );
+        res.on('error', reject);
+      },
+    );
     // Once answered, the server closes the connection under the rest of the body: expected.
-    req.on('error', (err) => { if (!answered) reject(err); });
+    req.on('error', (err) => {
+      if (!answered) reject(err);
+    });
     const writeMore = () => {
       while (!answered && sent < body.length) {
         const slice = body.subarray(sent, sent + 256 * 1024);
         sent += slice.length;
-        if (!req.write(slice)) { req.once('drain', writeMore); return; }
+        if (!req.write(slice)) {
+          req.once('drain', writeMore);
+          return;
+        }
       }
       if (!answered) req.end();
     };
@@ -52,7 +71,9 @@ function sendUntilAnswered(url: string, body: Buffer, declare: boolean): Promise
 }
 
 function statusKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`));
   return Number(/(\d+)/.exec(line ?? '')?.[1]);
 }
 
@@ -64,11 +85,19 @@ describe('32 MiB unauthenticated bodies to the token exchange of a real server',
   let id: string;
 
   before(async function () {
-    try { accessSync('/proc/self/clear_refs', constants.W_OK); } catch { this.skip(); }
+    try {
+      accessSync('/proc/self/clear_refs', constants.W_OK);
+    } catch {
+      this.skip();
+    }
     dir = tempDir('eddydb-preauth-');
     child = await startChild(dir);
     token = await childToken(child.url);
-    const made = await fetch(`${child.url}/api/insert/pets`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ name: 'Rex' }) });
+    const made = await fetch(`${child.url}/api/insert/pets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ name: 'Rex' }),
+    });
     id = ((await made.json()) as { id: string }).id;
   });
 
@@ -92,7 +121,9 @@ describe('32 MiB unauthenticated bodies to the token exchange of a real server',
       }
     })();
     // Four declaring their length, two streamed without one.
-    const refusals = await Promise.all([true, true, true, true, false, false].map((declare) => sendUntilAnswered(child.url, body, declare)));
+    const refusals = await Promise.all(
+      [true, true, true, true, false, false].map((declare) => sendUntilAnswered(child.url, body, declare)),
+    );
     done = true;
     await reader;
     const peakGrowthMiB = (statusKiB(pid, 'VmHWM') - before) / 1024;
@@ -102,7 +133,10 @@ describe('32 MiB unauthenticated bodies to the token exchange of a real server',
       expect(r.sentBeforeAnswer).to.be.below(body.length);
     }
     expect(reads.length).to.be.above(0);
-    expect(reads.every((s) => s === 200), String(reads)).to.equal(true);
+    expect(
+      reads.every((s) => s === 200),
+      String(reads),
+    ).to.equal(true);
     // Six bodies of 32 MiB: kept whole and rewritten, they took about 2 GB; refused early, a few MiB at most.
     expect(peakGrowthMiB).to.be.below(100);
   });

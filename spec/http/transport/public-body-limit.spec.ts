@@ -21,7 +21,10 @@ const declared = (method: string, path: string, length: number) =>
 /** A chunked body of `bytes` bytes that is never finished: an answer can only come from the bytes received. */
 const unfinished = (method: string, path: string, bytes: number) => {
   const chunk = 'x'.repeat(8192);
-  const chunks = Array.from({ length: Math.ceil(bytes / chunk.length) }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`).join('');
+  const chunks = Array.from(
+    { length: Math.ceil(bytes / chunk.length) },
+    () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`,
+  ).join('');
   return `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}`;
 };
 
@@ -29,13 +32,19 @@ function expectRefused(raw: string): void {
   const answer = parseRawResponse(raw);
   expect(answer.status, raw.slice(0, 200)).to.equal(413);
   expect(answer.headers.connection).to.equal('close');
-  expect(JSON.parse(answer.body)).to.deep.equal({ error: `Request body exceeds ${LIMIT} bytes, the limit of a request without a token` });
+  expect(JSON.parse(answer.body)).to.deep.equal({
+    error: `Request body exceeds ${LIMIT} bytes, the limit of a request without a token`,
+  });
 }
 
 describe('the body limit of requests without a token', () => {
   let t: TestServer;
-  before(async () => { t = await TestServer.start(); });
-  after(async () => { await t.stop(); });
+  before(async () => {
+    t = await TestServer.start();
+  });
+  after(async () => {
+    await t.stop();
+  });
 
   it('answers a token exchange declaring more than 64 KiB with 413 before any of the body is sent', async () => {
     expectRefused(await socketRequest(t.url, declared('POST', '/api/auth/token', 32 * 1024 * 1024)));
@@ -58,7 +67,12 @@ describe('the body limit of requests without a token', () => {
 
   it('takes a token exchange body of up to 64 KiB', async () => {
     const body = JSON.stringify({ api_key: ADMIN_KEY }).padEnd(LIMIT, ' ');
-    const r = await httpRequest(t.url, { method: 'POST', path: '/api/auth/token', headers: { 'content-type': 'application/json' }, body });
+    const r = await httpRequest(t.url, {
+      method: 'POST',
+      path: '/api/auth/token',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(r.status).to.equal(200);
     expect(r.body.token).to.be.a('string');
   });
@@ -70,16 +84,26 @@ describe('the body limit of requests without a token', () => {
 
   it('holds a request to a route that needs a token, sent without one, to the small limit (its answer is a 401)', async () => {
     expectRefused(await socketRequest(t.url, declared('POST', '/api/insert/big', 32 * 1024 * 1024)));
-    const small = await httpRequest(t.url, { method: 'POST', path: '/api/insert/big', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const small = await httpRequest(t.url, {
+      method: 'POST',
+      path: '/api/insert/big',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(small.status).to.equal(401);
   });
 
   it('answers a large body handed to the Dispatcher whole with the same 413', async () => {
     const r = await t.server.dispatcher.handle({
-      method: 'POST', url: '/api/auth/token', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(LIMIT + 1, 0x20),
+      method: 'POST',
+      url: '/api/auth/token',
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.alloc(LIMIT + 1, 0x20),
     });
     expect(r.status).to.equal(413);
-    expect(JSON.parse(r.body.toString())).to.deep.equal({ error: `Request body exceeds ${LIMIT} bytes, the limit of a request without a token` });
+    expect(JSON.parse(r.body.toString())).to.deep.equal({
+      error: `Request body exceeds ${LIMIT} bytes, the limit of a request without a token`,
+    });
   });
 });
 
@@ -105,7 +129,9 @@ describe('the body limit of requests without a token, behind the express adapter
   it('keeps the full limit on routes that need a token', async () => {
     const token = await t.adminToken();
     const r = await httpRequest(expressUrl, {
-      method: 'POST', path: '/api/insert/big', body: JSON.stringify({ text: 'x'.repeat(1024 * 1024) }),
+      method: 'POST',
+      path: '/api/insert/big',
+      body: JSON.stringify({ text: 'x'.repeat(1024 * 1024) }),
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     });
     expect(r.status).to.equal(201);

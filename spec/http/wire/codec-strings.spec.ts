@@ -12,7 +12,15 @@ import { encodePayload } from '../../../lib/engine/storage/codec.js';
 
 const MSGPACK = 'application/msgpack';
 const packr = new Packr({ useRecords: false });
-const texts = ['', 'short', 'x'.repeat(12), 'y'.repeat(13), 'z'.repeat(300), 'Zoë Ångström, 東京 🚀 and more', 'user.name+tag@example.com'];
+const texts = [
+  '',
+  'short',
+  'x'.repeat(12),
+  'y'.repeat(13),
+  'z'.repeat(300),
+  'Zoë Ångström, 東京 🚀 and more',
+  'user.name+tag@example.com',
+];
 
 describe('http/codec MessagePack strings', () => {
   it('decodes strings of every length, nested, equal to what was sent', () => {
@@ -21,7 +29,10 @@ describe('http/codec MessagePack strings', () => {
   });
 
   it('leaves a typed extension value (frozen) whole', () => {
-    const body = { when: new Tagged('DateTime', '2025-06-01T12:34:56.789+00:00'), note: 'a note long enough to be a slice' };
+    const body = {
+      when: new Tagged('DateTime', '2025-06-01T12:34:56.789+00:00'),
+      note: 'a note long enough to be a slice',
+    };
     const back = decodeBody(encodePayload(body), MSGPACK) as typeof body;
     expect(back).to.deep.equal(body);
     expect(Object.isFrozen(back.when)).to.equal(true);
@@ -30,10 +41,14 @@ describe('http/codec MessagePack strings', () => {
   it('checks every member: nesting deeper than 100 levels, the byte 0xc1, 64-bit ints made numbers', () => {
     const nest = (levels: number): unknown => (levels === 0 ? 1 : [nest(levels - 1)]);
     expect(() => decodeBody(packr.pack(nest(100)), MSGPACK), 'a number at depth 100').not.to.throw();
-    expect(() => decodeBody(packr.pack(nest(101)), MSGPACK), 'a number at depth 101').to.throw('Body nested too deeply');
+    expect(() => decodeBody(packr.pack(nest(101)), MSGPACK), 'a number at depth 101').to.throw(
+      'Body nested too deeply',
+    );
     expect(() => decodeBody(packr.pack({ a: [nest(100)] }), MSGPACK)).to.throw('Body nested too deeply');
     expect(() => decodeBody(Buffer.from([0x82, 0xa1, 0x61, 0x01, 0xa1, 0x62, 0xc1]), MSGPACK)).to.throw('0xc1');
-    const int64 = Buffer.from([0x82, 0xa1, 0x61, 0xd3, 0, 0, 0, 0, 0, 0, 0, 7, 0xa1, 0x62, 0x92, 0xcf, 0, 0, 0, 0, 0, 0, 0, 9, 0xc3]);
+    const int64 = Buffer.from([
+      0x82, 0xa1, 0x61, 0xd3, 0, 0, 0, 0, 0, 0, 0, 7, 0xa1, 0x62, 0x92, 0xcf, 0, 0, 0, 0, 0, 0, 0, 9, 0xc3,
+    ]);
     expect(decodeBody(int64, MSGPACK)).to.deep.equal({ a: 7, b: [9, true] });
   });
 

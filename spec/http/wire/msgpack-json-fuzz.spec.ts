@@ -58,7 +58,11 @@ describe('http/codec: the MessagePack rewrite, fuzzed against msgpackr', functio
   });
 
   it('holds no more than about twice a 32 MiB body while declining it (peak memory of a child process)', function () {
-    try { accessSync('/proc/self/clear_refs', constants.W_OK); } catch { this.skip(); }
+    try {
+      accessSync('/proc/self/clear_refs', constants.W_OK);
+    } catch {
+      this.skip();
+    }
     this.timeout(60_000);
     const out = execFileSync(process.execPath, ['--import', 'tsx', PEAK_CHILD], { encoding: 'utf8' });
     const peak = JSON.parse(out) as { declined: boolean; bodyMiB: number; peakGrowthMiB: number };

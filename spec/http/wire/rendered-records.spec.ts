@@ -11,7 +11,10 @@ import { TestServer } from '../../helpers/test-server.js';
 describe('http/rendered-records', () => {
   const counting = () => {
     let calls = 0;
-    const cache = new RenderedRecords((f: Fields) => { calls += 1; return JSON.stringify(f); });
+    const cache = new RenderedRecords((f: Fields) => {
+      calls += 1;
+      return JSON.stringify(f);
+    });
     return { cache, calls: () => calls };
   };
 
@@ -44,8 +47,12 @@ describe('http/rendered-records', () => {
 
   describe('over HTTP', () => {
     let t: TestServer;
-    before(async () => { t = await TestServer.start(); });
-    after(async () => { await t.stop(); });
+    before(async () => {
+      t = await TestServer.start();
+    });
+    after(async () => {
+      await t.stop();
+    });
 
     it('answers a read after an update, and after the typed-values setting changes, with the current rendering', async () => {
       const id = (await t.request('POST', '/api/insert/rendered', { name: 'first', n: 1 })).body.id as string;
@@ -65,7 +72,8 @@ describe('http/rendered-records', () => {
 
     it('answers MessagePack reads the same way', async () => {
       const id = (await t.request('POST', '/api/insert/rendered', { name: 'first' })).body.id as string;
-      const read = async () => (await t.request('GET', `/api/find/rendered/${id}`, undefined, { format: 'msgpack' })).body;
+      const read = async () =>
+        (await t.request('GET', `/api/find/rendered/${id}`, undefined, { format: 'msgpack' })).body;
       expect((await read()).name).to.deep.equal({ type: 'String', value: 'first' });
       expect((await read()).name).to.deep.equal({ type: 'String', value: 'first' });
       await t.request('PUT', `/api/update/rendered/${id}`, { name: 'second' });

@@ -35,7 +35,11 @@ describe('vector/text-index', () => {
     it('sums over query words and ranks rarer words higher, unnormalized', () => {
       const score = (query: string, id: string): number => index.search(query).find((h) => h.id === id)!.score;
       expect(score('lazy fox', 'a')).to.be.closeTo(score('lazy', 'a') + score('fox', 'a'), 1e-12);
-      const rarity = indexOf({ rare: { body: 'common rare' }, plain: { body: 'common other' }, more: { body: 'common filler' } });
+      const rarity = indexOf({
+        rare: { body: 'common rare' },
+        plain: { body: 'common other' },
+        more: { body: 'common filler' },
+      });
       expect(ids(rarity.search('common rare'))[0]).to.equal('rare');
       expect(score('quick', 'a')).to.be.greaterThan(score('lazy', 'a'));
       const many = indexOf({ x: { body: 'alpha beta gamma delta epsilon' }, y: { body: 'zeta' }, z: { body: 'eta' } });
@@ -58,7 +62,10 @@ describe('vector/text-index', () => {
 
     it('finds "runs" and "run" for "running" with English stemming (the default)', () => {
       expect(ids(index.search('running')).sort()).to.deep.equal(['run', 'runs']);
-      expect(ids(index.search('running', { language: 'english', stemming: true })).sort()).to.deep.equal(['run', 'runs']);
+      expect(ids(index.search('running', { language: 'english', stemming: true })).sort()).to.deep.equal([
+        'run',
+        'runs',
+      ]);
     });
 
     it('matches only the exact word when stemming is off', () => {
@@ -115,14 +122,20 @@ describe('vector/text-index', () => {
       const hits = index.search('rust book');
       expect(hits.find((h) => h.id === 'inTitle')!.matchedFields).to.deep.equal(['title', 'body']);
       expect(hits.find((h) => h.id === 'inBody')!.matchedFields).to.deep.equal(['title', 'body']);
-      expect(index.search('rust book', { fields: ['body', 'title'] })[0]!.matchedFields).to.deep.equal(['body', 'title']);
+      expect(index.search('rust book', { fields: ['body', 'title'] })[0]!.matchedFields).to.deep.equal([
+        'body',
+        'title',
+      ]);
     });
 
     it('lets field weights change the order', () => {
       expect(ids(index.search('rust', { weights: { title: 5, body: 1 } }))).to.deep.equal(['inTitle', 'inBody']);
       expect(ids(index.search('rust', { weights: { title: 1, body: 5 } }))).to.deep.equal(['inBody', 'inTitle']);
       const plain = index.search('rust').find((h) => h.id === 'inTitle')!.score;
-      expect(index.search('rust', { weights: { title: 3 } }).find((h) => h.id === 'inTitle')!.score).to.be.closeTo(3 * plain, 1e-9);
+      expect(index.search('rust', { weights: { title: 3 } }).find((h) => h.id === 'inTitle')!.score).to.be.closeTo(
+        3 * plain,
+        1e-9,
+      );
     });
 
     it('searches only the named fields', () => {
@@ -136,7 +149,8 @@ describe('vector/text-index', () => {
 
     it('reports matched fields and boosts exact phrases past the 31st field and word too', () => {
       const many: Record<string, string> = {};
-      for (let i = 0; i < 40; i++) many[`f${String(i).padStart(2, '0')}`] = i === 35 ? 'zebra crossing' : i === 2 ? 'zebra' : 'filler';
+      for (let i = 0; i < 40; i++)
+        many[`f${String(i).padStart(2, '0')}`] = i === 35 ? 'zebra crossing' : i === 2 ? 'zebra' : 'filler';
       const wide = indexOf({ wide: many });
       expect(wide.search('zebra')[0]!.matchedFields).to.deep.equal(['f02', 'f35']);
       const words = Array.from({ length: 34 }, (_, i) => `w${i}x`);
@@ -158,7 +172,9 @@ describe('vector/text-index', () => {
     it('does not match "apple" for "Apple" when case-sensitive, stemmed or fuzzy', () => {
       expect(ids(index.search('Apple', { caseSensitive: true }))).to.deep.equal(['upper']);
       expect(ids(index.search('Apples', { caseSensitive: true }))).to.deep.equal(['upper']);
-      expect(ids(index.search('Appel', { caseSensitive: true, fuzzy: true, maxEditDistance: 2 }))).to.deep.equal(['upper']);
+      expect(ids(index.search('Appel', { caseSensitive: true, fuzzy: true, maxEditDistance: 2 }))).to.deep.equal([
+        'upper',
+      ]);
     });
   });
 
@@ -186,7 +202,10 @@ describe('vector/text-index', () => {
     });
 
     it('ranks only records the filter allows, and stops at the limit', () => {
-      expect(ids(index.search('machine', { filter: (id) => id !== 'phrase' })).sort()).to.deep.equal(['scattered', 'weak']);
+      expect(ids(index.search('machine', { filter: (id) => id !== 'phrase' })).sort()).to.deep.equal([
+        'scattered',
+        'weak',
+      ]);
       expect(index.search('machine', { limit: 1 })).to.have.length(1);
     });
   });
@@ -214,7 +233,10 @@ describe('vector/text-index', () => {
     it('scores exactly as a fresh index after seeded random inserts, updates and deletes', () => {
       const random = mulberry32(42);
       const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'Sigma', 'running', 'runs', 'ran', 'tau'];
-      const text = (): string => Array.from({ length: 1 + Math.floor(random() * 8) }, () => words[Math.floor(random() * words.length)]).join(' ');
+      const text = (): string =>
+        Array.from({ length: 1 + Math.floor(random() * 8) }, () => words[Math.floor(random() * words.length)]).join(
+          ' ',
+        );
       const live = new Map<string, Record<string, string>>();
       const index = new TextIndex();
       for (let step = 0; step < 600; step++) {

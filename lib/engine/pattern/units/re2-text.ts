@@ -39,8 +39,15 @@ function rangeText([lo, hi]: Range): string {
   if (lo === hi) return unitText(lo, true);
   if (isSurrogate(lo) !== isSurrogate(hi) || (lo < 0xd800 && hi > 0xdfff)) {
     // Surrogates are moved to the end of plane 16, so the range is written as the parts before, among and after them.
-    const parts: Range[] = [[lo, Math.min(hi, 0xd7ff)], [Math.max(lo, 0xd800), Math.min(hi, 0xdfff)], [Math.max(lo, 0xe000), hi]];
-    return parts.filter(([a, b]) => a <= b).map(rangeText).join('');
+    const parts: Range[] = [
+      [lo, Math.min(hi, 0xd7ff)],
+      [Math.max(lo, 0xd800), Math.min(hi, 0xdfff)],
+      [Math.max(lo, 0xe000), hi],
+    ];
+    return parts
+      .filter(([a, b]) => a <= b)
+      .map(rangeText)
+      .join('');
   }
   return `${unitText(lo, true)}${hi === lo + 1 ? '' : '-'}${unitText(hi, true)}`;
 }

@@ -87,8 +87,16 @@ export const DIGITS = UnitSet.of([[0x30, 0x39]]);
 export const WORD = UnitSet.of([[0x30, 0x39], [0x41, 0x5a], char('_'), [0x61, 0x7a]]);
 /** `\s`: JavaScript's WhiteSpace and LineTerminator, wider than RE2's ASCII `\s`. */
 export const SPACE = UnitSet.of([
-  [0x09, 0x0d], char(' '), char('\u00a0'), char('\u1680'), [0x2000, 0x200a], [0x2028, 0x2029],
-  char('\u202f'), char('\u205f'), char('\u3000'), char('\ufeff'),
+  [0x09, 0x0d],
+  char(' '),
+  char('\u00a0'),
+  char('\u1680'),
+  [0x2000, 0x200a],
+  [0x2028, 0x2029],
+  char('\u202f'),
+  char('\u205f'),
+  char('\u3000'),
+  char('\ufeff'),
 ]);
 /** What `.` does not match: JavaScript's line terminators (RE2's `.` only leaves out \n). */
 export const LINE_TERMINATORS = UnitSet.of([char('\n'), char('\r'), [0x2028, 0x2029]]);

@@ -9,7 +9,16 @@
  * A bigint (an Integer beyond 2^53) fits Integer and Decimal, and Float or
  * Number only when a float holds it exactly.
  */
-import { bigintAsFloat, isPlainObject, isRfc3339, isUuidShape, Tagged, type TaggedType, type TypeName, type Value } from '../../values/index.js';
+import {
+  bigintAsFloat,
+  isPlainObject,
+  isRfc3339,
+  isUuidShape,
+  Tagged,
+  type TaggedType,
+  type TypeName,
+  type Value,
+} from '../../values/index.js';
 
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -18,26 +27,44 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/;
 /** True when `value` may be stored in a field declared as `type`. */
 export function acceptsType(type: TypeName, value: Value): boolean {
   switch (type) {
-    case 'String': return typeof value === 'string';
+    case 'String':
+      return typeof value === 'string';
     case 'Integer': {
       if (typeof value === 'bigint') return true;
       const number = numberOf(value);
       return number !== undefined && Number.isSafeInteger(number);
     }
     case 'Float':
-    case 'Number': return numberOf(value) !== undefined || (typeof value === 'bigint' && bigintAsFloat(value) !== undefined);
-    case 'Boolean': return typeof value === 'boolean';
-    case 'Array': return Array.isArray(value) || isTagged(value, 'Set', 'Vector');
-    case 'Object': return isPlainObject(value);
-    case 'DateTime': return isTagged(value, 'DateTime') || (typeof value === 'string' && isRfc3339(value));
-    case 'Decimal': return isTagged(value, 'Decimal') || numberOf(value) !== undefined || typeof value === 'bigint' || (typeof value === 'string' && DECIMAL.test(value));
-    case 'UUID': return isTagged(value, 'UUID') || (typeof value === 'string' && isUuidShape(value));
-    case 'Vector': return isTagged(value, 'Vector') || (Array.isArray(value) && value.every(isFiniteNumber));
-    case 'Set': return isTagged(value, 'Set') || Array.isArray(value);
+    case 'Number':
+      return numberOf(value) !== undefined || (typeof value === 'bigint' && bigintAsFloat(value) !== undefined);
+    case 'Boolean':
+      return typeof value === 'boolean';
+    case 'Array':
+      return Array.isArray(value) || isTagged(value, 'Set', 'Vector');
+    case 'Object':
+      return isPlainObject(value);
+    case 'DateTime':
+      return isTagged(value, 'DateTime') || (typeof value === 'string' && isRfc3339(value));
+    case 'Decimal':
+      return (
+        isTagged(value, 'Decimal') ||
+        numberOf(value) !== undefined ||
+        typeof value === 'bigint' ||
+        (typeof value === 'string' && DECIMAL.test(value))
+      );
+    case 'UUID':
+      return isTagged(value, 'UUID') || (typeof value === 'string' && isUuidShape(value));
+    case 'Vector':
+      return isTagged(value, 'Vector') || (Array.isArray(value) && value.every(isFiniteNumber));
+    case 'Set':
+      return isTagged(value, 'Set') || Array.isArray(value);
     case 'Binary':
-    case 'Bytes': return isBytes(value);
-    case 'Duration': return isTagged(value, 'Duration') || (isFiniteNumber(value) && value >= 0) || isSecsNanos(value);
-    case 'Null': return value === null;
+    case 'Bytes':
+      return isBytes(value);
+    case 'Duration':
+      return isTagged(value, 'Duration') || (isFiniteNumber(value) && value >= 0) || isSecsNanos(value);
+    case 'Null':
+      return value === null;
     default: {
       const never: never = type;
       return never;
@@ -70,6 +97,12 @@ function isSecsNanos(value: Value): boolean {
   if (!isPlainObject(value)) return false;
   const keys = Object.keys(value);
   const { secs, nanos } = value as { secs?: unknown; nanos?: unknown };
-  return keys.length === 2 && Number.isInteger(secs) && (secs as number) >= 0
-    && Number.isInteger(nanos) && (nanos as number) >= 0 && (nanos as number) < 1e9;
+  return (
+    keys.length === 2 &&
+    Number.isInteger(secs) &&
+    (secs as number) >= 0 &&
+    Number.isInteger(nanos) &&
+    (nanos as number) >= 0 &&
+    (nanos as number) < 1e9
+  );
 }

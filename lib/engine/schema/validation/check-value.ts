@@ -10,7 +10,16 @@
  */
 import type { ValidationDetail } from '../../../errors.js';
 import { compilePattern } from '../../pattern/index.js';
-import { bareValue, compareValues, equalValues, isRfc4122Uuid, Tagged, toJson, typeOf, type Value } from '../../values/index.js';
+import {
+  bareValue,
+  compareValues,
+  equalValues,
+  isRfc4122Uuid,
+  Tagged,
+  toJson,
+  typeOf,
+  type Value,
+} from '../../values/index.js';
 import { acceptsType } from './accepts-type.js';
 import { coerceValue } from './coerce-to-schema.js';
 import type { FieldDef } from '../types.js';
@@ -22,10 +31,15 @@ const SHOWN_CHARS = 64;
 export function checkValue(def: FieldDef, field: string, value: Value): ValidationDetail[] {
   if (value === null) return [];
   if (!acceptsType(def.field_type, value)) {
-    return [{
-      field, constraint: 'type', expected: def.field_type, actual: typeOf(value),
-      message: `Field '${field}' must be of type ${def.field_type} (got ${typeOf(value)})`,
-    }];
+    return [
+      {
+        field,
+        constraint: 'type',
+        expected: def.field_type,
+        actual: typeOf(value),
+        message: `Field '${field}' must be of type ${def.field_type} (got ${typeOf(value)})`,
+      },
+    ];
   }
   const item = coerceValue(def.field_type, value, field);
   const out: ValidationDetail[] = [];
@@ -40,7 +54,10 @@ export function checkValue(def: FieldDef, field: string, value: Value): Validati
   if (formatDetail) out.push(formatDetail);
   if (def.enums !== undefined && !def.enums.some((e) => equalValues(e, item))) {
     out.push({
-      field, constraint: 'enums', expected: def.enums.map(bareValue), actual: bareValue(item),
+      field,
+      constraint: 'enums',
+      expected: def.enums.map(bareValue),
+      actual: bareValue(item),
       message: `Field '${field}' must be one of ${def.enums.map(showValue).join(', ')} (got ${showValue(item)})`,
     });
   }
@@ -56,14 +73,20 @@ function checkBound(def: FieldDef, field: string, value: Value, which: 'min' | '
     const range = `${which === 'min' ? 'at least' : 'at most'} ${limit}`;
     const wording = typeof value === 'string' ? `be ${range} characters long` : `have ${range} items`;
     return {
-      field, constraint: which, expected: limit, actual: length,
+      field,
+      constraint: which,
+      expected: limit,
+      actual: length,
       message: `Field '${field}' must ${wording} (got ${length})`,
     };
   }
   const order = compareValues(value, bound);
   if (order === undefined || (which === 'min' ? order >= 0 : order <= 0)) return undefined;
   return {
-    field, constraint: which, expected: bareValue(bound), actual: bareValue(value),
+    field,
+    constraint: which,
+    expected: bareValue(bound),
+    actual: bareValue(value),
     message: `Field '${field}' must be ${which === 'min' ? '>=' : '<='} ${showValue(bound)} (got ${showValue(value)})`,
   };
 }
@@ -73,7 +96,10 @@ function checkRfc4122(field: string, value: Value): ValidationDetail | undefined
   const text = value instanceof Tagged ? value.value : value;
   if (typeof text === 'string' && isRfc4122Uuid(text)) return undefined;
   return {
-    field, constraint: 'format', expected: 'rfc4122', actual: bareValue(value),
+    field,
+    constraint: 'format',
+    expected: 'rfc4122',
+    actual: bareValue(value),
     message: `Field '${field}' must be an RFC 4122 UUID: hex digits, version 1-8, variant 8, 9, a or b (got ${showValue(value)})`,
   };
 }

@@ -37,8 +37,13 @@ export function findUniqueViolations(
     }
     if (taken.size === candidates.length) break;
   }
-  return candidates.filter(([name]) => taken.has(name)).map(([name, value]) => ({
-    field: name, constraint: 'unique', expected: 'a value no other record holds', actual: bareValue(value),
-    message: `Field '${name}' must be unique: another record already has ${showValue(value)}`,
-  }));
+  return candidates
+    .filter(([name]) => taken.has(name))
+    .map(([name, value]) => ({
+      field: name,
+      constraint: 'unique',
+      expected: 'a value no other record holds',
+      actual: bareValue(value),
+      message: `Field '${name}' must be unique: another record already has ${showValue(value)}`,
+    }));
 }

@@ -32,7 +32,10 @@ export function validateRecord(schema: Schema, fields: Fields, mode: ValidationM
     if (isMissing) {
       if (def.required) {
         out.push({
-          field: name, constraint: 'required', expected: 'a value', actual: value === null ? null : 'missing',
+          field: name,
+          constraint: 'required',
+          expected: 'a value',
+          actual: value === null ? null : 'missing',
           message: `Field '${name}' is required`,
         });
       }

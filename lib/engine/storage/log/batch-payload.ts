@@ -46,7 +46,9 @@ async function frameInSlices(batch: LoggedBatch): Promise<Buffer> {
     const effects = packed.subarray(arrayHeaderLength(packed[0]!));
     if (!frame) {
       // Sized from the first slice, with a little room: most batches' records are alike.
-      frame = new GrowingBuffer(FRAME_OVERHEAD + head.length + 4 + Math.ceil(effects.length * 1.05 * batch.effects.length / SLICE));
+      frame = new GrowingBuffer(
+        FRAME_OVERHEAD + head.length + 4 + Math.ceil((effects.length * 1.05 * batch.effects.length) / SLICE),
+      );
       frame.skip(FRAME_OVERHEAD);
       frame.append(head.subarray(0, head.length - 1));
       frame.appendArray32Header(batch.effects.length);
@@ -64,9 +66,14 @@ async function frameInSlices(batch: LoggedBatch): Promise<Buffer> {
 class GrowingBuffer {
   private buf: Buffer;
   private at = 0;
-  constructor(capacity: number) { this.buf = Buffer.allocUnsafe(capacity); }
+  constructor(capacity: number) {
+    this.buf = Buffer.allocUnsafe(capacity);
+  }
 
-  skip(length: number): void { this.room(length); this.at += length; }
+  skip(length: number): void {
+    this.room(length);
+    this.at += length;
+  }
 
   append(bytes: Uint8Array): void {
     this.room(bytes.length);
@@ -82,7 +89,9 @@ class GrowingBuffer {
   }
 
   /** What was appended (a view of the buffer). */
-  bytes(): Buffer { return this.buf.subarray(0, this.at); }
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.at);
+  }
 
   private room(length: number): void {
     if (this.at + length <= this.buf.length) return;

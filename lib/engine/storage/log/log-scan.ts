@@ -12,7 +12,12 @@ import type { LoggedBatch } from '../../write/effects.js';
 const SEGMENT = /^log-(\d{16})\.seg$/;
 
 /** Up to `limit` batches with seq > `afterSeq`, in order; `firstAvailable` is the oldest seq still on disk. */
-export async function readBatchesAfter(fs: StorageFs, dir: string, afterSeq: number, limit: number): Promise<{ batches: LoggedBatch[]; firstAvailable: number }> {
+export async function readBatchesAfter(
+  fs: StorageFs,
+  dir: string,
+  afterSeq: number,
+  limit: number,
+): Promise<{ batches: LoggedBatch[]; firstAvailable: number }> {
   const segs = (await fs.readdir(dir)).filter((f) => SEGMENT.test(f)).sort();
   const starts = segs.map((f) => Number(SEGMENT.exec(f)![1]));
   const batches: LoggedBatch[] = [];

@@ -47,7 +47,10 @@ export function segmentName(startSeq: number): string {
 }
 
 /** A frame group acknowledged but not yet covered by an fsync; `end` is its end offset in the segment. */
-interface UnsyncedFrames { readonly end: number; readonly data: Buffer }
+interface UnsyncedFrames {
+  readonly end: number;
+  readonly data: Buffer;
+}
 
 export class LogWriter {
   private file: StorageFile | undefined;
@@ -87,8 +90,12 @@ export class LogWriter {
     private readonly batchMs: number,
   ) {}
 
-  get failed(): StorageFault | undefined { return this.failure; }
-  get currentSegment(): string { return this.segment; }
+  get failed(): StorageFault | undefined {
+    return this.failure;
+  }
+  get currentSegment(): string {
+    return this.segment;
+  }
 
   /**
    * Starts a new segment whose first batch will carry `startSeq`, after
@@ -247,7 +254,9 @@ export class LogWriter {
       this.markDurable(upto);
     })();
     this.syncing = run;
-    return run.finally(() => { if (this.syncing === run) this.syncing = undefined; });
+    return run.finally(() => {
+      if (this.syncing === run) this.syncing = undefined;
+    });
   }
 
   /** Flushes anything written but not yet fsynced (batch and none modes). Throws (failing the writer) on an fsync error. */
@@ -279,7 +288,8 @@ export class LogWriter {
     const segment = path.join(this.dir, this.segment);
     const actual = await this.fs.size(segment);
     // Truncating "up" would put zeros between durable frames and the rewritten ones: refuse, stay read-only.
-    if (actual < this.durableSize) throw new Error(`${this.segment} is ${actual} bytes but ${this.durableSize} were fsynced; not healing`);
+    if (actual < this.durableSize)
+      throw new Error(`${this.segment} is ${actual} bytes but ${this.durableSize} were fsynced; not healing`);
     await this.closeFile();
     const file = await this.fs.openAppend(segment);
     try {
@@ -291,7 +301,11 @@ export class LogWriter {
       await file.close().catch(() => undefined);
       throw err;
     }
-    assert.equal(this.durableSize + this.unsynced.reduce((n, u) => n + u.data.length, 0), this.size, 'the kept frames fill the gap up to the last acknowledged one');
+    assert.equal(
+      this.durableSize + this.unsynced.reduce((n, u) => n + u.data.length, 0),
+      this.size,
+      'the kept frames fill the gap up to the last acknowledged one',
+    );
     this.file = file;
     this.written = this.handedOver = this.size;
     this.markDurable(this.size);
@@ -329,7 +343,12 @@ export class LogWriter {
    * to the last acknowledged frame (best effort: a torn or rejected frame
    * must not be replayed; heal() cuts again before anything is appended).
    */
-  private async fail(operation: StorageOperation, err: unknown, file = path.join(this.dir, this.segment), waitForWrites = true): Promise<Error> {
+  private async fail(
+    operation: StorageOperation,
+    err: unknown,
+    file = path.join(this.dir, this.segment),
+    waitForWrites = true,
+  ): Promise<Error> {
     if (!this.failure) {
       this.failure = describeFault(err, operation, file, this.dir);
       this.onFailure(this.failure);

@@ -23,7 +23,10 @@ import type { SegmentFile } from '../generations.js';
 import { LOG_MAGIC, LOG_VERSION } from './log-writer.js';
 
 /** A seq range `[from, to]` whose batches were not applied; `to` undefined when the log ended inside it. */
-export interface SeqRange { readonly from: number; readonly to?: number }
+export interface SeqRange {
+  readonly from: number;
+  readonly to?: number;
+}
 
 /** The unreadable end of the last segment, to truncate at `offset`. */
 export interface TailDrop {
@@ -67,7 +70,13 @@ export interface ReplayOptions {
  * Corruption (file, byte, reason) on a bad frame that is not the torn tail,
  * or on a seq gap; `state` is then half-replayed and must be discarded.
  */
-export async function replaySegments(fs: StorageFs, dir: string, segments: readonly SegmentFile[], state: DbState, opts: ReplayOptions): Promise<ReplayResult> {
+export async function replaySegments(
+  fs: StorageFs,
+  dir: string,
+  segments: readonly SegmentFile[],
+  state: DbState,
+  opts: ReplayOptions,
+): Promise<ReplayResult> {
   const out: ReplayResult = { replayed: 0, damaged: [], gaps: [], recreated: [] };
   let blame: SegmentDamage | undefined;
   for (let i = 0; i < segments.length; i++) {
@@ -92,8 +101,12 @@ class SegmentReplay {
   blame: SegmentDamage | undefined;
 
   constructor(
-    private readonly buf: Buffer, private readonly name: string, private readonly isLast: boolean,
-    private readonly state: DbState, private readonly opts: ReplayOptions, private readonly out: ReplayResult,
+    private readonly buf: Buffer,
+    private readonly name: string,
+    private readonly isLast: boolean,
+    private readonly state: DbState,
+    private readonly opts: ReplayOptions,
+    private readonly out: ReplayResult,
   ) {}
 
   /** Returns the valid length of the segment. */
@@ -124,7 +137,8 @@ class SegmentReplay {
     const { state } = this;
     if (batch.seq <= state.seq) return;
     if (batch.seq !== state.seq + 1) {
-      if (!this.opts.salvage) throw new Corruption(this.name, offset, `seq gap: expected ${state.seq + 1}, found ${batch.seq}`);
+      if (!this.opts.salvage)
+        throw new Corruption(this.name, offset, `seq gap: expected ${state.seq + 1}, found ${batch.seq}`);
       const lost = { from: state.seq + 1, to: batch.seq - 1 };
       if (this.blame) this.blame.lostSeqs.push(lost);
       else this.out.gaps.push(lost);

@@ -24,14 +24,24 @@ function stamp(now: number): string {
  * directory and writes the report there. Returns the directory's name
  * (relative to `dir`). Durable on return.
  */
-export async function preserveDamaged(fs: StorageFs, dir: string, report: RecoveryReport, now: number, mode: 'move' | 'copy'): Promise<string> {
+export async function preserveDamaged(
+  fs: StorageFs,
+  dir: string,
+  report: RecoveryReport,
+  now: number,
+  mode: 'move' | 'copy',
+): Promise<string> {
   const name = await newDamagedDir(fs, dir, now);
   const target = path.join(dir, name);
   for (const { file } of report.damaged) {
     if (mode === 'move') await fs.rename(path.join(dir, file), path.join(target, file));
     else await writeFile(fs, path.join(target, file), await fs.readFile(path.join(dir, file)));
   }
-  await writeFile(fs, path.join(target, REPORT_FILE), Buffer.from(JSON.stringify({ ...report, movedTo: name }, null, 2) + '\n'));
+  await writeFile(
+    fs,
+    path.join(target, REPORT_FILE),
+    Buffer.from(JSON.stringify({ ...report, movedTo: name }, null, 2) + '\n'),
+  );
   await fs.syncDir(target);
   await fs.syncDir(dir);
   return name;
@@ -57,7 +67,12 @@ async function newDamagedDir(fs: StorageFs, dir: string, now: number): Promise<s
  * Salvage, after its fresh snapshot is verified: removes the originals of
  * the files already copied aside, except names now in use again (`inUse`).
  */
-export async function removeOriginals(fs: StorageFs, dir: string, report: RecoveryReport, inUse: ReadonlySet<string>): Promise<void> {
+export async function removeOriginals(
+  fs: StorageFs,
+  dir: string,
+  report: RecoveryReport,
+  inUse: ReadonlySet<string>,
+): Promise<void> {
   for (const { file } of report.damaged) {
     if (!inUse.has(file) && fs.exists(path.join(dir, file))) await fs.unlink(path.join(dir, file));
   }

@@ -11,16 +11,22 @@ import type { SeqRange, TailDrop } from '../log/segment-replay.js';
 /** One damaged file and what recovery could not read from it. */
 export type DamagedFile =
   | {
-    readonly kind: 'snapshot';
-    readonly file: string;
-    /** false: recovery fell back past it to an older generation that covers its data, so nothing was lost. */
-    readonly lost: boolean;
-    /** The first problem, for a snapshot recovery did not read further. */
-    readonly offset?: number;
-    readonly reason?: string;
-    readonly damage?: SnapshotDamage;
-  }
-  | { readonly kind: 'segment'; readonly file: string; readonly lost: true; readonly skipped: readonly ByteRange[]; readonly lostSeqs: readonly SeqRange[] };
+      readonly kind: 'snapshot';
+      readonly file: string;
+      /** false: recovery fell back past it to an older generation that covers its data, so nothing was lost. */
+      readonly lost: boolean;
+      /** The first problem, for a snapshot recovery did not read further. */
+      readonly offset?: number;
+      readonly reason?: string;
+      readonly damage?: SnapshotDamage;
+    }
+  | {
+      readonly kind: 'segment';
+      readonly file: string;
+      readonly lost: true;
+      readonly skipped: readonly ByteRange[];
+      readonly lostSeqs: readonly SeqRange[];
+    };
 
 export interface RecoveryReport {
   /** The snapshot recovery started from (null: the empty state). */
@@ -43,13 +49,22 @@ export interface RecoveryReport {
 }
 
 const ranges = (rs: readonly ByteRange[]) => rs.map((r) => `bytes ${r.from}-${r.to} (${r.reason})`).join(', ');
-const seqs = (rs: readonly SeqRange[]) => rs.map((r) => (r.to === undefined ? `seq ${r.from} and after` : r.from === r.to ? `seq ${r.from}` : `seqs ${r.from}..${r.to}`)).join(', ');
+const seqs = (rs: readonly SeqRange[]) =>
+  rs
+    .map((r) =>
+      r.to === undefined ? `seq ${r.from} and after` : r.from === r.to ? `seq ${r.from}` : `seqs ${r.from}..${r.to}`,
+    )
+    .join(', ');
 
 /** Batches lost in `rs`: exact unless a range runs to an unknown end. */
 export function countSeqs(rs: readonly SeqRange[]): { n: number; exact: boolean } {
-  let count = 0, exact = true;
+  let count = 0,
+    exact = true;
   for (const range of rs) {
-    if (range.to === undefined) { count += 1; exact = false; } else count += range.to - range.from + 1;
+    if (range.to === undefined) {
+      count += 1;
+      exact = false;
+    } else count += range.to - range.from + 1;
   }
   return { n: count, exact };
 }
@@ -58,7 +73,9 @@ export function countSeqs(rs: readonly SeqRange[]): { n: number; exact: boolean 
 export function describeDamage(damaged: DamagedFile): string {
   if (damaged.kind === 'segment') {
     const { n: count, exact } = countSeqs(damaged.lostSeqs);
-    const lost = damaged.lostSeqs.length ? `; ${exact ? '' : 'at least '}${count} batch(es) lost: ${seqs(damaged.lostSeqs)}` : '; no batch lost';
+    const lost = damaged.lostSeqs.length
+      ? `; ${exact ? '' : 'at least '}${count} batch(es) lost: ${seqs(damaged.lostSeqs)}`
+      : '; no batch lost';
     return `${damaged.file}: skipped ${ranges(damaged.skipped)}${lost}`;
   }
   if (!damaged.damage) {
@@ -66,8 +83,16 @@ export function describeDamage(damaged: DamagedFile): string {
     return `${damaged.file}: unusable, damaged${where} (${damaged.reason})`;
   }
   const dm = damaged.damage;
-  const parts = [`${damaged.file}: skipped ${ranges(dm.skipped)}`, `${dm.droppedFramesExact ? '' : 'at least '}${dm.droppedFrames} frame(s) not read`];
-  for (const lost of dm.lostRecords) parts.push(lost.lost === null ? `collection '${lost.collection}': ${lost.read} records read, how many were lost is unknown` : `collection '${lost.collection}': ${lost.lost} of ${lost.read + lost.lost} records lost`);
+  const parts = [
+    `${damaged.file}: skipped ${ranges(dm.skipped)}`,
+    `${dm.droppedFramesExact ? '' : 'at least '}${dm.droppedFrames} frame(s) not read`,
+  ];
+  for (const lost of dm.lostRecords)
+    parts.push(
+      lost.lost === null
+        ? `collection '${lost.collection}': ${lost.read} records read, how many were lost is unknown`
+        : `collection '${lost.collection}': ${lost.lost} of ${lost.read + lost.lost} records lost`,
+    );
   if (dm.missingSections.length) parts.push(`sections not read: ${dm.missingSections.join(', ')}`);
   return parts.join('; ');
 }

@@ -24,7 +24,14 @@ import type { StorageFs } from '../fs.js';
 import { readSnapshot } from '../snapshot/snapshot-reader.js';
 import { releaseSource } from '../codec.js';
 import { replaySegments, type ReplayResult } from '../log/segment-replay.js';
-import { countSeqs, describeDamage, describeGaps, describeTail, type DamagedFile, type RecoveryReport } from './recovery-report.js';
+import {
+  countSeqs,
+  describeDamage,
+  describeGaps,
+  describeTail,
+  type DamagedFile,
+  type RecoveryReport,
+} from './recovery-report.js';
 import { preserveDamaged } from './damaged-files.js';
 
 /** What was loaded and replayed goes at debug (the server's startup summary says it once); long replays report progress at info. */
@@ -89,14 +96,26 @@ export async function recover(fs: StorageFs, dir: string, opts: RecoveryOptions 
       await fs.unlink(path.join(dir, name));
       log(`removed leftover ${name} (an interrupted snapshot)`, 'info');
     }
-    if (report.tail && outcome.replay.lastSegment) await truncate(fs, path.join(dir, report.tail.segment), report.tail.offset);
+    if (report.tail && outcome.replay.lastSegment)
+      await truncate(fs, path.join(dir, report.tail.segment), report.tail.offset);
     if (report.damaged.length > 0 || report.salvaged) {
-      report.movedTo = await preserveDamaged(fs, dir, report, opts.now ?? Date.now(), outcome.salvaged ? 'copy' : 'move');
-      report.warnings.push(`damaged files ${outcome.salvaged ? 'copied' : 'moved'} to ${report.movedTo}/ (with recovery-report.json)`);
+      report.movedTo = await preserveDamaged(
+        fs,
+        dir,
+        report,
+        opts.now ?? Date.now(),
+        outcome.salvaged ? 'copy' : 'move',
+      );
+      report.warnings.push(
+        `damaged files ${outcome.salvaged ? 'copied' : 'moved'} to ${report.movedTo}/ (with recovery-report.json)`,
+      );
     }
   }
   if (report.snapshot) log(`loaded ${report.snapshot} (seq ${outcome.base.seq})`, 'debug');
-  log(`recovered from ${label(outcome.base)}: replayed ${report.replayedBatches} batches, now at seq ${outcome.state.seq}`, 'debug');
+  log(
+    `recovered from ${label(outcome.base)}: replayed ${report.replayedBatches} batches, now at seq ${outcome.state.seq}`,
+    'debug',
+  );
   for (const warning of report.warnings) log(warning, 'warn');
   return { state: outcome.state, lastSegment: outcome.replay.lastSegment, report };
 }
@@ -107,7 +126,10 @@ async function recoverGeneration(fs: StorageFs, dir: string, files: DataFiles, o
   const uncovered: string[] = [];
   for (const base of files.bases) {
     const cov = coverage(base.seq, files.segments);
-    if (!cov.ok) { uncovered.push(`${label(base)}: ${cov.reason}`); continue; }
+    if (!cov.ok) {
+      uncovered.push(`${label(base)}: ${cov.reason}`);
+      continue;
+    }
     const state = await loadBase(fs, dir, base, damaged);
     if (!state) continue;
     const replay = await replaySegments(fs, dir, files.segments.slice(cov.first), state, { salvage: false, onBatch });
@@ -179,16 +201,24 @@ function reasonOf(err: Corruption): string {
 
 /** The refusal: what is wrong, where, and how out. */
 function withWayOut(err: Corruption, dir: string): Corruption {
-  return new Corruption(err.file, err.offset, `${reasonOf(err)}. The server did not start and changed nothing. ` +
-    `Run \`eddydb verify --data-dir ${dir}\` to see every damaged file and what a start would use, or start with --salvage ` +
-    `(or EDDYDB_SALVAGE=1) to start from what is readable: damaged files are moved to ${path.join(dir, 'damaged-<time>')}/ ` +
-    'and everything dropped is reported');
+  return new Corruption(
+    err.file,
+    err.offset,
+    `${reasonOf(err)}. The server did not start and changed nothing. ` +
+      `Run \`eddydb verify --data-dir ${dir}\` to see every damaged file and what a start would use, or start with --salvage ` +
+      `(or EDDYDB_SALVAGE=1) to start from what is readable: damaged files are moved to ${path.join(dir, 'damaged-<time>')}/ ` +
+      'and everything dropped is reported',
+  );
 }
 
 function buildReport(outcome: Outcome): RecoveryReport {
   const { replay } = outcome;
-  const damaged: DamagedFile[] = [...outcome.snapshots, ...replay.damaged.map((d) => ({ kind: 'segment' as const, lost: true as const, ...d }))];
-  let droppedFrames = replay.tail?.frames ?? 0, droppedBytes = replay.tail?.bytes ?? 0;
+  const damaged: DamagedFile[] = [
+    ...outcome.snapshots,
+    ...replay.damaged.map((d) => ({ kind: 'segment' as const, lost: true as const, ...d })),
+  ];
+  let droppedFrames = replay.tail?.frames ?? 0,
+    droppedBytes = replay.tail?.bytes ?? 0;
   for (const damage of damaged) {
     if (damage.kind === 'segment') {
       droppedFrames += countSeqs(damage.lostSeqs).n;
@@ -204,16 +234,26 @@ function buildReport(outcome: Outcome): RecoveryReport {
   else if (outcome.snapshots.length > 0) warnings.push(`recovered from ${label(outcome.base)} and the log instead`);
   if (replay.tail) warnings.push(describeTail(replay.tail));
   if (replay.gaps.length) warnings.push(describeGaps(replay.gaps));
-  for (const collection of replay.recreated) warnings.push(`collection '${collection}' recreated without its schema: the batch that created it was lost`);
+  for (const collection of replay.recreated)
+    warnings.push(`collection '${collection}' recreated without its schema: the batch that created it was lost`);
   return {
-    snapshot: outcome.base.snapshot ?? null, replayedBatches: replay.replayed, droppedFrames, droppedBytes, warnings,
-    salvaged: outcome.salvaged, damaged, tail: replay.tail, gaps: replay.gaps, recreated: replay.recreated,
+    snapshot: outcome.base.snapshot ?? null,
+    replayedBatches: replay.replayed,
+    droppedFrames,
+    droppedBytes,
+    warnings,
+    salvaged: outcome.salvaged,
+    damaged,
+    tail: replay.tail,
+    gaps: replay.gaps,
+    recreated: replay.recreated,
   };
 }
 
 function progressLogger(log: RecoveryLog): OnBatch {
   const started = Date.now();
-  let replayed = 0, last = started;
+  let replayed = 0,
+    last = started;
   return () => {
     replayed += 1;
     if (replayed % 100_000 === 0 && Date.now() - last > 1000) {

@@ -54,11 +54,18 @@ export interface GenerationReport {
 }
 
 /** Records a start would load into one collection (expired ones not yet swept included). */
-export interface CollectionCount { name: string; records: number }
+export interface CollectionCount {
+  name: string;
+  records: number;
+}
 
 export type StartVerdict =
   | { ok: true; seq: number; report: RecoveryReport; collections: CollectionCount[] }
-  | { ok: false; message: string; salvage?: { seq: number; report: RecoveryReport; collections: CollectionCount[] } | { error: string } };
+  | {
+      ok: false;
+      message: string;
+      salvage?: { seq: number; report: RecoveryReport; collections: CollectionCount[] } | { error: string };
+    };
 
 export interface VerifyResult {
   files: FileReport[];
@@ -78,7 +85,16 @@ export async function verifyDataDir(fs: StorageFs, dir: string): Promise<FileRep
     try {
       buf = await fs.readFile(path.join(dir, file));
     } catch (err) {
-      reports.push({ file, kind, frames: 0, records: 0, collections: 0, bytes: 0, ok: false, problem: `cannot be read: ${describeError(err)}` });
+      reports.push({
+        file,
+        kind,
+        frames: 0,
+        records: 0,
+        collections: 0,
+        bytes: 0,
+        ok: false,
+        problem: `cannot be read: ${describeError(err)}`,
+      });
       continue;
     }
     reports.push(verifyFile(file, kind, buf));
@@ -113,7 +129,11 @@ async function startVerdict(fs: StorageFs, dir: string): Promise<StartVerdict> {
     const message = describeError(err);
     try {
       const salvaged = await recover(fs, dir, { dryRun: true, salvage: true });
-      return { ok: false, message, salvage: { seq: salvaged.state.seq, report: salvaged.report, collections: countRecords(salvaged.state) } };
+      return {
+        ok: false,
+        message,
+        salvage: { seq: salvaged.state.seq, report: salvaged.report, collections: countRecords(salvaged.state) },
+      };
     } catch (salvageErr) {
       return { ok: false, message, salvage: { error: describeError(salvageErr) } };
     }
@@ -121,7 +141,9 @@ async function startVerdict(fs: StorageFs, dir: string): Promise<StartVerdict> {
 }
 
 function countRecords(state: DbState): CollectionCount[] {
-  return [...state.collections].map(([name, c]) => ({ name, records: c.records.size })).sort((a, b) => a.name.localeCompare(b.name));
+  return [...state.collections]
+    .map(([name, c]) => ({ name, records: c.records.size }))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** Corruption says file and byte already; an fs error is its errno code and message; anything else keeps its class name. */
@@ -135,7 +157,8 @@ function describeError(err: unknown): string {
 function verifyFile(file: string, kind: FileReport['kind'], buf: Buffer): FileReport {
   const report: FileReport = { file, kind, frames: 0, records: 0, collections: 0, bytes: buf.length, ok: true };
   const [magic, version] = kind === 'segment' ? [LOG_MAGIC, LOG_VERSION] : [SNAP_MAGIC, SNAP_VERSION];
-  if (checkHeader(buf, magic) !== version) return { ...report, ok: false, problem: 'bad header (magic or format version) at byte 0' };
+  if (checkHeader(buf, magic) !== version)
+    return { ...report, ok: false, problem: 'bad header (magic or format version) at byte 0' };
   let offset = HEADER_SIZE;
   let last: unknown;
   for (;;) {

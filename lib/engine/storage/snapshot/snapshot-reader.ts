@@ -14,7 +14,15 @@ import path from 'node:path';
 import { Corruption } from '../../../errors.js';
 import { CollectionState, DbState, recordKey, type ApiKeyRecord, type RecordEntry } from '../../write/state.js';
 import { decodePayload } from '../codec.js';
-import { checkHeader, findNextFrame, FRAME_OVERHEAD, HEADER_SIZE, MAX_FRAME, readFrame, type ByteRange } from '../frame.js';
+import {
+  checkHeader,
+  findNextFrame,
+  FRAME_OVERHEAD,
+  HEADER_SIZE,
+  MAX_FRAME,
+  readFrame,
+  type ByteRange,
+} from '../frame.js';
 import type { StorageFs } from '../fs.js';
 import { SNAP_MAGIC, SNAP_VERSION, toEntry, type SnapFrame, type WrittenSnapshot } from './snapshot.js';
 import { yieldToLoop } from '../../time/slices.js';
@@ -37,14 +45,23 @@ export interface SnapshotDamage {
   readonly missingSections: readonly string[];
 }
 
-interface Walked { frames: number; endFrames?: number; skipped: ByteRange[] }
+interface Walked {
+  frames: number;
+  endFrames?: number;
+  skipped: ByteRange[];
+}
 
 /**
  * Walks the frames of a snapshot, calling `visit` with each decoded frame.
  * Strict: throws Corruption at the first problem (including a throw from
  * `visit`). Salvage: records the damaged range, resyncs, and goes on.
  */
-async function walk(buf: Buffer, file: string, salvage: boolean, visit: (frame: SnapFrame, offset: number) => void): Promise<Walked> {
+async function walk(
+  buf: Buffer,
+  file: string,
+  salvage: boolean,
+  visit: (frame: SnapFrame, offset: number) => void,
+): Promise<Walked> {
   const out: Walked = { frames: 0, skipped: [] };
   let offset = HEADER_SIZE;
   const damaged = (at: number, reason: string): number => {
@@ -55,12 +72,19 @@ async function walk(buf: Buffer, file: string, salvage: boolean, visit: (frame: 
   };
   if (checkHeader(buf, SNAP_MAGIC) !== SNAP_VERSION) {
     if (!salvage) throw new Corruption(file, 0, 'bad snapshot header (magic or format version)');
-    out.skipped.push({ from: 0, to: Math.min(HEADER_SIZE, buf.length), reason: 'bad snapshot header (magic or format version)' });
+    out.skipped.push({
+      from: 0,
+      to: Math.min(HEADER_SIZE, buf.length),
+      reason: 'bad snapshot header (magic or format version)',
+    });
   }
   while (offset < buf.length && out.endFrames === undefined) {
     const read = readFrame(buf, offset);
     if (read.kind === 'end') break;
-    if (read.kind !== 'frame') { offset = damaged(offset, read.reason); continue; }
+    if (read.kind !== 'frame') {
+      offset = damaged(offset, read.reason);
+      continue;
+    }
     let frame: SnapFrame;
     try {
       frame = decodePayload<SnapFrame>(read.payload);
@@ -76,7 +100,8 @@ async function walk(buf: Buffer, file: string, salvage: boolean, visit: (frame: 
     // One event-loop turn per frame (at most 2,000 rows): verification runs while writes go on.
     await yieldToLoop();
   }
-  if (out.endFrames === undefined && !salvage) throw new Corruption(file, offset, 'snapshot has no end frame (incomplete)');
+  if (out.endFrames === undefined && !salvage)
+    throw new Corruption(file, offset, 'snapshot has no end frame (incomplete)');
   if (out.endFrames !== undefined && out.endFrames !== out.frames && !salvage) {
     throw new Corruption(file, offset, `end frame counts ${out.endFrames} frames, read ${out.frames}`);
   }
@@ -89,7 +114,12 @@ async function walk(buf: Buffer, file: string, salvage: boolean, visit: (frame: 
  * any damage; salvage mode returns what was readable plus a damage report
  * (undefined when the file is intact).
  */
-export async function readSnapshot(fs: StorageFs, file: string, nameSeq: number, opts: { salvage?: boolean } = {}): Promise<{ state: DbState; damage?: SnapshotDamage }> {
+export async function readSnapshot(
+  fs: StorageFs,
+  file: string,
+  nameSeq: number,
+  opts: { salvage?: boolean } = {},
+): Promise<{ state: DbState; damage?: SnapshotDamage }> {
   const name = path.basename(file);
   const buf = await fs.readFile(file);
   const state = new DbState();
@@ -120,11 +150,21 @@ export async function readSnapshot(fs: StorageFs, file: string, nameSeq: number,
       case 'meta':
         if (frame.seq !== nameSeq) throw new Error(`meta seq ${frame.seq} does not match the file name`);
         break;
-      case 'config': state.config = frame.v; break;
-      case 'keys': for (const record of frame.v as ApiKeyRecord[]) state.keys.set(record.id, record); break;
-      case 'ripple': for (const [node, seq] of frame.seen) state.rippleSeen.set(node, seq); break;
-      case 'kv': for (const [key, entry] of frame.rows) state.kv.set(key, entry); break;
-      case 'kvLinks': for (const [key, links] of frame.rows) state.kvLinks.set(key, new Set(links)); break;
+      case 'config':
+        state.config = frame.v;
+        break;
+      case 'keys':
+        for (const record of frame.v as ApiKeyRecord[]) state.keys.set(record.id, record);
+        break;
+      case 'ripple':
+        for (const [node, seq] of frame.seen) state.rippleSeen.set(node, seq);
+        break;
+      case 'kv':
+        for (const [key, entry] of frame.rows) state.kv.set(key, entry);
+        break;
+      case 'kvLinks':
+        for (const [key, links] of frame.rows) state.kvLinks.set(key, new Set(links));
+        break;
       case 'coll': {
         const coll = new CollectionState(frame.meta);
         coll.membershipVersion = frame.membership;
@@ -136,7 +176,11 @@ export async function readSnapshot(fs: StorageFs, file: string, nameSeq: number,
         let coll = state.collections.get(frame.c);
         if (!coll && !opts.salvage) throw new Error(`records for unknown collection ${frame.c}`);
         // Salvage: the collection's own frame was lost; keep its records under a bare definition.
-        if (!coll) state.collections.set(frame.c, (coll = new CollectionState({ name: frame.c, createdAt: new Date(0).toISOString() })));
+        if (!coll)
+          state.collections.set(
+            frame.c,
+            (coll = new CollectionState({ name: frame.c, createdAt: new Date(0).toISOString() })),
+          );
         let pending = rows.get(coll);
         if (!pending) rows.set(coll, (pending = { keys: [], entries: [] }));
         for (const row of frame.rows) {
@@ -156,7 +200,8 @@ export async function readSnapshot(fs: StorageFs, file: string, nameSeq: number,
         for (const row of frame.rows) trash.set(row[0], { entry: toEntry(row), deletedAt: row[5] ?? 0 });
         break;
       }
-      case 'end': break;
+      case 'end':
+        break;
     }
   };
   const walked = await walk(buf, name, opts.salvage ?? false, visit);
@@ -165,14 +210,20 @@ export async function readSnapshot(fs: StorageFs, file: string, nameSeq: number,
   return { state, damage: describeDamage(walked, seen, counts, read) };
 }
 
-function describeDamage(walked: Walked, seen: Set<string>, counts: Map<string, number | null>, read: Map<string, number>): SnapshotDamage {
+function describeDamage(
+  walked: Walked,
+  seen: Set<string>,
+  counts: Map<string, number | null>,
+  read: Map<string, number>,
+): SnapshotDamage {
   const lostRecords: Array<{ collection: string; read: number; lost: number | null }> = [];
   for (const [collection, count] of counts) {
     const readCount = read.get(collection) ?? 0;
     if (count === null || readCount < count)
       lostRecords.push({ collection, read: readCount, lost: count === null ? null : count - readCount });
   }
-  for (const [collection, count] of read) if (!counts.has(collection)) lostRecords.push({ collection, read: count, lost: null });
+  for (const [collection, count] of read)
+    if (!counts.has(collection)) lostRecords.push({ collection, read: count, lost: null });
   const exact = walked.endFrames !== undefined;
   return {
     skipped: walked.skipped,
@@ -211,7 +262,8 @@ export async function verifySnapshot(fs: StorageFs, dir: string, written: Writte
     }
     return chunk.subarray(0, got);
   };
-  if (checkHeader(await read(0, HEADER_SIZE), SNAP_MAGIC) !== SNAP_VERSION) throw new Corruption(name, 0, 'bad snapshot header (magic or format version)');
+  if (checkHeader(await read(0, HEADER_SIZE), SNAP_MAGIC) !== SNAP_VERSION)
+    throw new Corruption(name, 0, 'bad snapshot header (magic or format version)');
   const frames = written.frameCrcs;
   /** Checks frame `position` at `at` of `buf` (which starts at file offset `base`); returns the offset after it. */
   const check = (buf: Buffer, at: number, base: number, position: number): number => {
@@ -224,11 +276,13 @@ export async function verifySnapshot(fs: StorageFs, dir: string, written: Writte
     }
     if (position === 0) {
       const meta = decodePayload<SnapFrame>(frameRead.payload);
-      if (meta.k !== 'meta' || meta.seq !== written.seq) throw new Corruption(name, base + at, `meta frame does not name seq ${written.seq}`);
+      if (meta.k !== 'meta' || meta.seq !== written.seq)
+        throw new Corruption(name, base + at, `meta frame does not name seq ${written.seq}`);
     }
     return frameRead.next;
   };
-  const fits = (buf: Buffer, at: number) => buf.length - at >= FRAME_OVERHEAD && at + FRAME_OVERHEAD + buf.readUInt32LE(at) <= buf.length;
+  const fits = (buf: Buffer, at: number) =>
+    buf.length - at >= FRAME_OVERHEAD && at + FRAME_OVERHEAD + buf.readUInt32LE(at) <= buf.length;
   let offset = HEADER_SIZE;
   let index = 0;
   while (index < frames.length) {

@@ -28,7 +28,14 @@ export function snapshotName(seq: number): string {
   return `snapshot-${String(seq).padStart(16, '0')}.snap`;
 }
 
-export type Row = [id: string, fields: Fields, version: number, expiresAt: number | null, slidingMs: number | null, deletedAt?: number];
+export type Row = [
+  id: string,
+  fields: Fields,
+  version: number,
+  expiresAt: number | null,
+  slidingMs: number | null,
+  deletedAt?: number,
+];
 
 /** One frame of a snapshot. `count` (records at the snapshot's seq) is absent in files written before it was added. */
 export type SnapFrame =
@@ -51,7 +58,11 @@ function row(id: string, entry: RecordEntry, deletedAt?: number): Row {
 
 export function toEntry(stored: Row, ord?: number): RecordEntry {
   // ord in the literal: a property added later would cost the entry an out-of-object property array.
-  const entry: { fields: Fields; version: number; expiresAt?: number; slidingMs?: number; ord?: number } = { fields: stored[1], version: stored[2], ord };
+  const entry: { fields: Fields; version: number; expiresAt?: number; slidingMs?: number; ord?: number } = {
+    fields: stored[1],
+    version: stored[2],
+    ord,
+  };
   if (stored[3] !== null) entry.expiresAt = stored[3];
   if (stored[4] !== null) entry.slidingMs = stored[4];
   return entry;
@@ -76,16 +87,24 @@ export interface WrittenSnapshot {
 export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, now: number): Promise<WrittenSnapshot> {
   const seq = state.seq;
   // Every collection's point-in-time reader opens now, before the first await; expiry is not judged (expired records are state until swept).
-  const colls = [...state.collections.values()].map((c) => ({ meta: c.meta, membership: c.membershipVersion, count: c.records.size, scan: new CollectionScan(c, now) }));
+  const colls = [...state.collections.values()].map((c) => ({
+    meta: c.meta,
+    membership: c.membershipVersion,
+    count: c.records.size,
+    scan: new CollectionScan(c, now),
+  }));
   const trash = [...state.trash].map(([c, m]) => [c, [...m]] as const);
   const name = snapshotName(seq);
   const tmp = path.join(dir, name + '.tmp');
   const file = await fs.openWrite(tmp);
-  let frames = 0, bytes = 0, complete = false;
+  let frames = 0,
+    bytes = 0,
+    complete = false;
   const frameCrcs: number[] = [];
   const put = async (frame: SnapFrame) => {
     const buf = encodeFrame(encodePayload(frame));
-    frames += 1; bytes += buf.length;
+    frames += 1;
+    bytes += buf.length;
     frameCrcs.push(buf.readUInt32LE(4));
     await file.write(buf);
   };

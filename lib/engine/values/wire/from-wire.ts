@@ -92,8 +92,10 @@ export function rawFromWire(raw: unknown, path: string, depth: number): Value {
 /** An exact integer from the wire as stored: a number when safe, else a bigint. Throws beyond 64 bits. */
 function int64FromWire(big: bigint, path: string): number | bigint {
   if (!isInt64(big)) {
-    throw new InvalidInput(`Integer ${shownInteger(big)} at '${path}' is outside the 64-bit signed range `
-      + '[-9223372036854775808, 9223372036854775807]; a float that large needs a fraction or an exponent (1e20)');
+    throw new InvalidInput(
+      `Integer ${shownInteger(big)} at '${path}' is outside the 64-bit signed range ` +
+        '[-9223372036854775808, 9223372036854775807]; a float that large needs a fraction or an exponent (1e20)',
+    );
   }
   return integerValue(big);
 }
@@ -111,7 +113,12 @@ function bad(type: TypeName, path: string, why: string): InvalidInput {
 function toNumber(type: TypeName, value: unknown, path: string): number {
   if (typeof value === 'bigint') {
     const approximate = bigintAsFloat(value);
-    if (approximate === undefined) throw bad(type, path, `the integer ${shownInteger(value)} cannot be held exactly by a 64-bit float; use Integer or Decimal`);
+    if (approximate === undefined)
+      throw bad(
+        type,
+        path,
+        `the integer ${shownInteger(value)} cannot be held exactly by a 64-bit float; use Integer or Decimal`,
+      );
     return approximate;
   }
   if (typeof value !== 'number' || !Number.isFinite(value)) throw bad(type, path, 'expected a finite number');
@@ -125,7 +132,8 @@ function integerFromWire(value: unknown, path: string): number | bigint {
   }
   if (typeof value !== 'number' || !Number.isInteger(value)) throw bad('Integer', path, 'expected an integer');
   // A whole float beyond 2^53 may already be rounded; an exact integer that large arrives as an integer literal.
-  if (!Number.isSafeInteger(value)) throw bad('Integer', path, 'expected an integer sent exactly: a float beyond ±(2^53 - 1) may have been rounded');
+  if (!Number.isSafeInteger(value))
+    throw bad('Integer', path, 'expected an integer sent exactly: a float beyond ±(2^53 - 1) may have been rounded');
   return value;
 }
 
@@ -160,7 +168,12 @@ export function typedFromWire(type: TypeName, value: unknown, path: string): Val
     case 'Decimal':
       return decimalFromWire(value, path);
     case 'UUID':
-      if (typeof value !== 'string' || !isUuidShape(value)) throw bad(type, path, 'expected 8-4-4-4-12 letters or digits joined by hyphens, such as "123e4567-e89b-12d3-a456-426614174000"');
+      if (typeof value !== 'string' || !isUuidShape(value))
+        throw bad(
+          type,
+          path,
+          'expected 8-4-4-4-12 letters or digits joined by hyphens, such as "123e4567-e89b-12d3-a456-426614174000"',
+        );
       return new Tagged('UUID', value);
     case 'Vector':
       return vectorFromWire(value, path);
@@ -214,10 +227,13 @@ function bytesFromWire(type: 'Binary' | 'Bytes', value: unknown, path: string): 
     return Buffer.from(value, value.includes('-') || value.includes('_') ? 'base64url' : 'base64');
   }
   if (Array.isArray(value)) {
-    return Buffer.from(Uint8Array.from(value, (byte, index) => {
-      if (typeof byte !== 'number' || !Number.isInteger(byte) || byte < 0 || byte > 255) throw bad(type, `${path}[${index}]`, 'expected a byte 0-255');
-      return byte;
-    }));
+    return Buffer.from(
+      Uint8Array.from(value, (byte, index) => {
+        if (typeof byte !== 'number' || !Number.isInteger(byte) || byte < 0 || byte > 255)
+          throw bad(type, `${path}[${index}]`, 'expected a byte 0-255');
+        return byte;
+      }),
+    );
   }
   throw bad(type, path, 'expected base64 text or an array of bytes');
 }
@@ -229,8 +245,15 @@ function durationFromWire(value: unknown, path: string): Tagged {
   else if (isPlainObject(value)) ({ secs, nanos } = value);
   secs = exactNumber(secs);
   nanos = exactNumber(nanos);
-  if (typeof secs === 'number' && Number.isInteger(secs) && secs >= 0 && typeof nanos === 'number'
-    && Number.isInteger(nanos) && nanos >= 0 && nanos < 1e9) {
+  if (
+    typeof secs === 'number' &&
+    Number.isInteger(secs) &&
+    secs >= 0 &&
+    typeof nanos === 'number' &&
+    Number.isInteger(nanos) &&
+    nanos >= 0 &&
+    nanos < 1e9
+  ) {
     return new Tagged('Duration', Object.freeze({ secs, nanos }));
   }
   throw bad('Duration', path, 'expected milliseconds or {secs, nanos}');

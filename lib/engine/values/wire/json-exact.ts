@@ -20,7 +20,8 @@ export const MAX_JSON_DEPTH = 1000;
 export const MAX_INTEGER_DIGITS = 100;
 
 const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
-const QUOTE = 0x22, BACKSLASH = 0x5c;
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c;
 
 /**
  * Parses JSON text like `JSON.parse`, except that integer literals beyond
@@ -44,7 +45,11 @@ class JsonReader {
 
   skipSpace(): void {
     const text = this.text;
-    for (let c = text.charCodeAt(this.pos); c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = text.charCodeAt(++this.pos));
+    for (
+      let c = text.charCodeAt(this.pos);
+      c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+      c = text.charCodeAt(++this.pos)
+    );
   }
 
   unexpected(): SyntaxError {
@@ -54,13 +59,20 @@ class JsonReader {
 
   value(depth: number): unknown {
     switch (this.text[this.pos]) {
-      case '{': return this.object(depth + 1);
-      case '[': return this.array(depth + 1);
-      case '"': return this.string();
-      case 't': return this.literal('true', true);
-      case 'f': return this.literal('false', false);
-      case 'n': return this.literal('null', null);
-      default: return this.number();
+      case '{':
+        return this.object(depth + 1);
+      case '[':
+        return this.array(depth + 1);
+      case '"':
+        return this.string();
+      case 't':
+        return this.literal('true', true);
+      case 'f':
+        return this.literal('false', false);
+      case 'n':
+        return this.literal('null', null);
+      default:
+        return this.number();
     }
   }
 
@@ -80,7 +92,10 @@ class JsonReader {
     this.pos += 1;
     const out: Record<string, unknown> = {};
     this.skipSpace();
-    if (this.text[this.pos] === '}') { this.pos += 1; return out; }
+    if (this.text[this.pos] === '}') {
+      this.pos += 1;
+      return out;
+    }
     for (;;) {
       this.skipSpace();
       if (this.text.charCodeAt(this.pos) !== QUOTE) throw this.unexpected();
@@ -91,7 +106,10 @@ class JsonReader {
       this.skipSpace();
       out[key] = this.value(depth);
       this.skipSpace();
-      if (this.text[this.pos] === '}') { this.pos += 1; return out; }
+      if (this.text[this.pos] === '}') {
+        this.pos += 1;
+        return out;
+      }
       this.expect(',');
     }
   }
@@ -101,12 +119,18 @@ class JsonReader {
     this.pos += 1;
     const out: unknown[] = [];
     this.skipSpace();
-    if (this.text[this.pos] === ']') { this.pos += 1; return out; }
+    if (this.text[this.pos] === ']') {
+      this.pos += 1;
+      return out;
+    }
     for (;;) {
       this.skipSpace();
       out.push(this.value(depth));
       this.skipSpace();
-      if (this.text[this.pos] === ']') { this.pos += 1; return out; }
+      if (this.text[this.pos] === ']') {
+        this.pos += 1;
+        return out;
+      }
       this.expect(',');
     }
   }
@@ -118,9 +142,19 @@ class JsonReader {
     let escaped = false;
     for (let i = start + 1; ; i++) {
       const order = text.charCodeAt(i);
-      if (order === QUOTE) { this.pos = i + 1; break; }
-      if (order === BACKSLASH) { escaped = true; i += 1; continue; }
-      if (!(order >= 0x20)) { this.pos = i; throw this.unexpected(); } // a control character, or the end (NaN)
+      if (order === QUOTE) {
+        this.pos = i + 1;
+        break;
+      }
+      if (order === BACKSLASH) {
+        escaped = true;
+        i += 1;
+        continue;
+      }
+      if (!(order >= 0x20)) {
+        this.pos = i;
+        throw this.unexpected();
+      } // a control character, or the end (NaN)
     }
     if (!escaped) return text.slice(start + 1, this.pos - 1);
     try {
@@ -141,7 +175,9 @@ class JsonReader {
     // Only an integer literal of 16+ digits can pass 2^53 (9007199254740992 has 16).
     if (match[1] !== undefined || match[2] !== undefined || digits < 16) return Number(literal);
     if (digits > MAX_INTEGER_DIGITS) {
-      throw new InvalidInput(`Integer of ${digits} digits at position ${start} of the body: at most ${MAX_INTEGER_DIGITS} digits are read`);
+      throw new InvalidInput(
+        `Integer of ${digits} digits at position ${start} of the body: at most ${MAX_INTEGER_DIGITS} digits are read`,
+      );
     }
     return integerValue(BigInt(literal));
   }
@@ -176,12 +212,18 @@ function write(value: unknown, key: string, ancestors: object[]): string | undef
     value = (value as { toJSON(name: string): unknown }).toJSON(key);
   }
   switch (typeof value) {
-    case 'string': return quote(value);
-    case 'number': return Number.isFinite(value) ? String(value) : 'null';
-    case 'bigint': return value.toString();
-    case 'boolean': return value ? 'true' : 'false';
-    case 'object': break;
-    default: return undefined;
+    case 'string':
+      return quote(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'bigint':
+      return value.toString();
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return undefined;
   }
   if (value === null) return 'null';
   if (ancestors.includes(value)) throw new TypeError('Converting circular structure to JSON');

@@ -25,7 +25,8 @@ const isDigit = (code: number) => code >= 48 && code <= 57;
 export function hasLongDigitRun(text: string): boolean {
   for (let i = LONG_RUN - 1; i < text.length; i += LONG_RUN) {
     if (!isDigit(text.charCodeAt(i))) continue;
-    let start = i, end = i;
+    let start = i,
+      end = i;
     while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--;
     while (end + 1 < text.length && isDigit(text.charCodeAt(end + 1))) end++;
     if (end - start + 1 >= LONG_RUN) return true;

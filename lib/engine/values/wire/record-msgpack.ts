@@ -45,10 +45,12 @@ export function recordMsgpack(fields: Fields, opts: OutputOptions): Buffer | und
 }
 
 /** Each typed wrapper's bytes up to its value: a map16 of two, `type` and its name, then the `value` key. */
-const WRAPPERS = Object.fromEntries(SCALAR_TYPES.map((type) => {
-  const parts = [Buffer.from([MAP16, 0, 2]), fixstr('type'), fixstr(type), fixstr('value')];
-  return [type, Buffer.concat(parts)];
-})) as Readonly<Record<ScalarType, Buffer>>;
+const WRAPPERS = Object.fromEntries(
+  SCALAR_TYPES.map((type) => {
+    const parts = [Buffer.from([MAP16, 0, 2]), fixstr('type'), fixstr(type), fixstr('value')];
+    return [type, Buffer.concat(parts)];
+  }),
+) as Readonly<Record<ScalarType, Buffer>>;
 const WRAPPER_ROOM = Math.max(...Object.values(WRAPPERS).map((b) => b.length));
 
 function fixstr(ascii: string): Buffer {
@@ -71,27 +73,61 @@ function writeKey(out: Buffer, at: number, key: string): number {
 }
 
 function writeScalar(out: Buffer, at: number, value: Value): number {
-  if (value === null) { out[at] = 0xc0; return at + 1; }
+  if (value === null) {
+    out[at] = 0xc0;
+    return at + 1;
+  }
   switch (typeof value) {
-    case 'string': return writeString(out, at, value);
-    case 'boolean': out[at] = value ? 0xc3 : 0xc2; return at + 1;
-    case 'number': return writeNumber(out, at, value);
-    default: throw new Error(`recordMsgpack: not a scalar (${typeof value})`);
+    case 'string':
+      return writeString(out, at, value);
+    case 'boolean':
+      out[at] = value ? 0xc3 : 0xc2;
+      return at + 1;
+    case 'number':
+      return writeNumber(out, at, value);
+    default:
+      throw new Error(`recordMsgpack: not a scalar (${typeof value})`);
   }
 }
 
 function writeNumber(out: Buffer, at: number, number: number): number {
   if (number >>> 0 === number) {
-    if (number < 0x80) { out[at] = number; return at + 1; }
-    if (number < 0x100) { out[at] = 0xcc; out[at + 1] = number; return at + 2; }
-    if (number < 0x10000) { out[at] = 0xcd; out.writeUInt16BE(number, at + 1); return at + 3; }
-    out[at] = 0xce; out.writeUInt32BE(number, at + 1); return at + 5;
+    if (number < 0x80) {
+      out[at] = number;
+      return at + 1;
+    }
+    if (number < 0x100) {
+      out[at] = 0xcc;
+      out[at + 1] = number;
+      return at + 2;
+    }
+    if (number < 0x10000) {
+      out[at] = 0xcd;
+      out.writeUInt16BE(number, at + 1);
+      return at + 3;
+    }
+    out[at] = 0xce;
+    out.writeUInt32BE(number, at + 1);
+    return at + 5;
   }
   if (number >> 0 === number) {
-    if (number >= -0x20) { out[at] = 0x100 + number; return at + 1; }
-    if (number >= -0x80) { out[at] = 0xd0; out[at + 1] = number + 0x100; return at + 2; }
-    if (number >= -0x8000) { out[at] = 0xd1; out.writeInt16BE(number, at + 1); return at + 3; }
-    out[at] = 0xd2; out.writeInt32BE(number, at + 1); return at + 5;
+    if (number >= -0x20) {
+      out[at] = 0x100 + number;
+      return at + 1;
+    }
+    if (number >= -0x80) {
+      out[at] = 0xd0;
+      out[at + 1] = number + 0x100;
+      return at + 2;
+    }
+    if (number >= -0x8000) {
+      out[at] = 0xd1;
+      out.writeInt16BE(number, at + 1);
+      return at + 3;
+    }
+    out[at] = 0xd2;
+    out.writeInt32BE(number, at + 1);
+    return at + 5;
   }
   out[at] = 0xcb;
   out.writeDoubleBE(number, at + 1);
@@ -105,9 +141,16 @@ function writeString(out: Buffer, at: number, text: string): number {
   const header = bytes < 0x20 ? 1 : bytes < 0x100 ? 2 : bytes < 0x10000 ? 3 : 5;
   if (header > guess) out.copyWithin(at + header, at + guess, at + guess + bytes);
   if (header === 1) out[at] = 0xa0 | bytes;
-  else if (header === 2) { out[at] = 0xd9; out[at + 1] = bytes; }
-  else if (header === 3) { out[at] = 0xda; out.writeUInt16BE(bytes, at + 1); }
-  else { out[at] = 0xdb; out.writeUInt32BE(bytes, at + 1); }
+  else if (header === 2) {
+    out[at] = 0xd9;
+    out[at + 1] = bytes;
+  } else if (header === 3) {
+    out[at] = 0xda;
+    out.writeUInt16BE(bytes, at + 1);
+  } else {
+    out[at] = 0xdb;
+    out.writeUInt32BE(bytes, at + 1);
+  }
   return at + header + bytes;
 }
 

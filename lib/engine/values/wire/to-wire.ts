@@ -9,7 +9,9 @@
 import { Tagged, typeOf, type Fields, type Value } from '../tagged.js';
 import { JoinedRecords } from './joined.js';
 
-export interface OutputOptions { readonly typed: boolean }
+export interface OutputOptions {
+  readonly typed: boolean;
+}
 
 /** The bare wire value of a stored value (what goes in `value` of a wrapper). */
 export function bareValue(value: Value): unknown {
@@ -25,7 +27,7 @@ export const BARE_FIELDS: ReadonlySet<string> = new Set(['id', 'ttl']);
 
 /** The type names of the scalars the direct writers (recordJson, recordMsgpack) handle. */
 export const SCALAR_TYPES = ['String', 'Integer', 'Float', 'Boolean', 'Null'] as const;
-export type ScalarType = typeof SCALAR_TYPES[number];
+export type ScalarType = (typeof SCALAR_TYPES)[number];
 
 export function recordToWire(fields: Fields, opts: OutputOptions): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -87,10 +89,14 @@ function stringJson(text: string): string {
 function scalarJson(value: Value): string | undefined {
   if (value === null) return 'null';
   switch (typeof value) {
-    case 'string': return stringJson(value);
-    case 'number': return JSON.stringify(value);
-    case 'boolean': return value ? 'true' : 'false';
-    default: return undefined;
+    case 'string':
+      return stringJson(value);
+    case 'number':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    default:
+      return undefined;
   }
 }
 
@@ -102,10 +108,18 @@ function scalarJson(value: Value): string | undefined {
 function typedScalarJson(value: Value): string | undefined {
   if (value === null) return '{"type":"Null","value":null}';
   switch (typeof value) {
-    case 'string': return '{"type":"String","value":' + stringJson(value) + '}';
-    case 'number': return (Number.isSafeInteger(value) ? '{"type":"Integer","value":' : '{"type":"Float","value":') + JSON.stringify(value) + '}';
-    case 'boolean': return value ? '{"type":"Boolean","value":true}' : '{"type":"Boolean","value":false}';
-    default: return undefined;
+    case 'string':
+      return '{"type":"String","value":' + stringJson(value) + '}';
+    case 'number':
+      return (
+        (Number.isSafeInteger(value) ? '{"type":"Integer","value":' : '{"type":"Float","value":') +
+        JSON.stringify(value) +
+        '}'
+      );
+    case 'boolean':
+      return value ? '{"type":"Boolean","value":true}' : '{"type":"Boolean","value":false}';
+    default:
+      return undefined;
   }
 }
 
@@ -113,9 +127,13 @@ function typedScalarJson(value: Value): string | undefined {
 export function scalarType(value: Value): ScalarType | undefined {
   if (value === null) return 'Null';
   switch (typeof value) {
-    case 'string': return 'String';
-    case 'boolean': return 'Boolean';
-    case 'number': return Number.isSafeInteger(value) ? 'Integer' : 'Float';
-    default: return undefined;
+    case 'string':
+      return 'String';
+    case 'boolean':
+      return 'Boolean';
+    case 'number':
+      return Number.isSafeInteger(value) ? 'Integer' : 'Float';
+    default:
+      return undefined;
   }
 }

@@ -6,14 +6,17 @@ import { defineProcedure } from '../procedure.js';
 import { bodyObject } from '../input.js';
 
 export const embed = defineProcedure({
-  name: 'embed.create', kind: 'query', access: 'user',
+  name: 'embed.create',
+  kind: 'query',
+  access: 'user',
   input: (raw) => {
     const body = bodyObject(raw);
     rejectUnknownMembers(body, ['text', 'texts', 'model']);
     let texts: string[];
     if (Array.isArray(body.texts)) checkLimit(body.texts.length, MAX_EMBED_TEXTS, 'texts', 'texts');
     if (typeof body.text === 'string' && body.texts === undefined) texts = [body.text];
-    else if (Array.isArray(body.texts) && body.text === undefined && body.texts.every((t) => typeof t === 'string')) texts = body.texts as string[];
+    else if (Array.isArray(body.texts) && body.text === undefined && body.texts.every((t) => typeof t === 'string'))
+      texts = body.texts as string[];
     else throw new InvalidInput('Body must be {text: string} or {texts: [string]}');
     if (texts.length === 0) throw new InvalidInput("'texts' must hold at least one text");
     if (body.model !== undefined && typeof body.model !== 'string') throw new InvalidInput("'model' must be a string");

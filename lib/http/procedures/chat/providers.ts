@@ -12,8 +12,18 @@
  */
 import { InvalidInput } from '../../../errors.js';
 import {
-  isProviderId, pickProvider, PROVIDER_IDS, PROVIDER_SETTING_KEYS, probeProvider, probeProviders, providerNotConfigured, SettingsProviderDirectory,
-  type ChatMessage, type ChatProvider, type CompletionRequest, type ProviderStatusEntry,
+  isProviderId,
+  pickProvider,
+  PROVIDER_IDS,
+  PROVIDER_SETTING_KEYS,
+  probeProvider,
+  probeProviders,
+  providerNotConfigured,
+  SettingsProviderDirectory,
+  type ChatMessage,
+  type ChatProvider,
+  type CompletionRequest,
+  type ProviderStatusEntry,
 } from '../../../chat/index.js';
 import { rejectUnknownMembers } from '../../../engine/index.js';
 import { defineProcedure, type RawInput, type StreamEvent } from '../procedure.js';
@@ -31,7 +41,9 @@ function probeDirectory(ctx: Context): SettingsProviderDirectory {
 }
 
 export const chatModelsList = defineProcedure({
-  name: 'chat.models', kind: 'query', access: 'user',
+  name: 'chat.models',
+  kind: 'query',
+  access: 'user',
   input: () => undefined,
   handler: async (_i, ctx) => {
     const probes = await probeProviders(probeDirectory(ctx));
@@ -48,7 +60,9 @@ export const chatModelsList = defineProcedure({
 });
 
 export const chatModelsGet = defineProcedure({
-  name: 'chat.models.provider', kind: 'query', access: 'user',
+  name: 'chat.models.provider',
+  kind: 'query',
+  access: 'user',
   input: (raw) => param(raw, 'provider'),
   handler: async (id, ctx) => {
     const directory = probeDirectory(ctx);
@@ -63,16 +77,28 @@ interface CompleteInput {
   readonly request: CompletionRequest;
 }
 
-const COMPLETE_MEMBERS = ['system_prompt', 'message', 'provider', 'model', 'max_tokens', 'temperature', 'bypass_ripple'];
+const COMPLETE_MEMBERS = [
+  'system_prompt',
+  'message',
+  'provider',
+  'model',
+  'max_tokens',
+  'temperature',
+  'bypass_ripple',
+];
 
 function completeInput(raw: RawInput): CompleteInput {
   const body = bodyObject(raw);
   rejectUnknownMembers(body, COMPLETE_MEMBERS);
   const message = body.message;
-  if (typeof message !== 'string' || message.trim() === '') throw new InvalidInput("'message' is required: a non-empty string");
+  if (typeof message !== 'string' || message.trim() === '')
+    throw new InvalidInput("'message' is required: a non-empty string");
   const system = optionalString(body, 'system_prompt');
   const maxTokens = body.max_tokens ?? undefined;
-  if (maxTokens !== undefined && (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > 1_000_000)) {
+  if (
+    maxTokens !== undefined &&
+    (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > 1_000_000)
+  ) {
     throw new InvalidInput("'max_tokens' must be an integer between 1 and 1000000");
   }
   const temperature = body.temperature ?? undefined;
@@ -85,7 +111,12 @@ function completeInput(raw: RawInput): CompleteInput {
   const model = optionalString(body, 'model') || undefined;
   return {
     provider: optionalString(body, 'provider') || undefined,
-    request: { messages, ...(model ? { model } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}), ...(temperature !== undefined ? { temperature } : {}) },
+    request: {
+      messages,
+      ...(model ? { model } : {}),
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(temperature !== undefined ? { temperature } : {}),
+    },
   };
 }
 
@@ -95,7 +126,9 @@ function providerFor(input: CompleteInput, ctx: Context): ChatProvider {
 }
 
 export const chatComplete = defineProcedure({
-  name: 'chat.complete', kind: 'query', access: 'user',
+  name: 'chat.complete',
+  kind: 'query',
+  access: 'user',
   input: completeInput,
   handler: async (input, ctx) => {
     const provider = providerFor(input, ctx);
@@ -105,14 +138,20 @@ export const chatComplete = defineProcedure({
 });
 
 export const chatCompleteStream = defineProcedure({
-  name: 'chat.completeStream', kind: 'stream', access: 'user',
+  name: 'chat.completeStream',
+  kind: 'stream',
+  access: 'user',
   input: completeInput,
   // The provider is resolved before the stream opens: an unknown or unconfigured one is a plain 400 answer.
   handler: (input, ctx): AsyncIterable<StreamEvent> =>
     completionEvents(providerFor(input, ctx), input.request, ctx.signal),
 });
 
-async function* completionEvents(provider: ChatProvider, request: CompletionRequest, signal: AbortSignal): AsyncGenerator<StreamEvent> {
+async function* completionEvents(
+  provider: ChatProvider,
+  request: CompletionRequest,
+  signal: AbortSignal,
+): AsyncGenerator<StreamEvent> {
   for await (const chunk of provider.stream(request, signal)) {
     if (signal.aborted) return;
     if (chunk.kind === 'token') yield { event: 'token', data: { token: chunk.text } };
@@ -124,9 +163,13 @@ async function* completionEvents(provider: ChatProvider, request: CompletionRequ
 }
 
 /** Probes the providers whose settings `changed` names, for PUT /api/config's `provider_checks`. */
-export async function providerChecks(ctx: Context, changed: readonly string[]): Promise<Record<string, ProviderStatusEntry> | undefined> {
-  const ids = (Object.keys(PROVIDER_SETTING_KEYS) as Array<keyof typeof PROVIDER_SETTING_KEYS>)
-    .filter((id) => PROVIDER_SETTING_KEYS[id].some((k) => changed.includes(k)));
+export async function providerChecks(
+  ctx: Context,
+  changed: readonly string[],
+): Promise<Record<string, ProviderStatusEntry> | undefined> {
+  const ids = (Object.keys(PROVIDER_SETTING_KEYS) as Array<keyof typeof PROVIDER_SETTING_KEYS>).filter((id) =>
+    PROVIDER_SETTING_KEYS[id].some((k) => changed.includes(k)),
+  );
   if (ids.length === 0) return undefined;
   const directory = probeDirectory(ctx);
   const entries = await Promise.all(ids.map(async (id) => [id, (await probeProvider(directory, id)).entry] as const));

@@ -9,7 +9,14 @@
  */
 import { InvalidInput, NotFound } from '../../../errors.js';
 import {
-  CHAT_MESSAGES_COLLECTION, CHAT_SESSIONS_COLLECTION, parseCompact, parseContentEdit, parseForgotten, parseMerge, parseMessageRequest, parseToolResult,
+  CHAT_MESSAGES_COLLECTION,
+  CHAT_SESSIONS_COLLECTION,
+  parseCompact,
+  parseContentEdit,
+  parseForgotten,
+  parseMerge,
+  parseMessageRequest,
+  parseToolResult,
 } from '../../../chat/index.js';
 import { isPlainObject, recordToWire, type Fields } from '../../../engine/index.js';
 import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
@@ -21,7 +28,8 @@ import { toolEnv } from './tools.js';
 type Mode = 'read' | 'write';
 export const storage = (sessions: Mode, messages: Mode, searched: readonly string[] = []): Scope => ({
   collections: [
-    { name: CHAT_SESSIONS_COLLECTION, mode: sessions }, { name: CHAT_MESSAGES_COLLECTION, mode: messages },
+    { name: CHAT_SESSIONS_COLLECTION, mode: sessions },
+    { name: CHAT_MESSAGES_COLLECTION, mode: messages },
     ...searched.map((name) => ({ name, mode: 'read' as const })),
   ],
 });
@@ -36,7 +44,16 @@ export const chatId = (raw: RawInput) => param(raw, 'chatId');
  * every reserved route is served, such a path answers as the router does
  * for a path it does not know, never as a missing session.
  */
-const RESERVED_UNDER_CHAT: ReadonlySet<string> = new Set(['goals', 'goal-templates', 'tasks', 'agents', 'branch', 'merge', 'complete', 'tools']);
+const RESERVED_UNDER_CHAT: ReadonlySet<string> = new Set([
+  'goals',
+  'goal-templates',
+  'tasks',
+  'agents',
+  'branch',
+  'merge',
+  'complete',
+  'tools',
+]);
 
 function sessionPathId(raw: RawInput, method: string): string {
   const id = chatId(raw);
@@ -49,7 +66,8 @@ const msgId = (raw: RawInput) => param(raw, 'msgId');
 function searchedIn(request: Record<string, unknown>): string[] {
   if (!Array.isArray(request.collections)) return [];
   return request.collections.flatMap((searched) =>
-    isPlainObject(searched) && typeof searched.collection_name === 'string' ? [searched.collection_name] : []);
+    isPlainObject(searched) && typeof searched.collection_name === 'string' ? [searched.collection_name] : [],
+  );
 }
 
 /** A message searches its chat session's collections: the caller must still be allowed to read them. */
@@ -68,64 +86,86 @@ function listOptions(raw: RawInput): { limit?: number; skip?: number; sort?: 'as
     return Number(given);
   };
   const sort = queryString(raw, 'sort');
-  if (sort !== undefined && sort !== '' && sort !== 'asc' && sort !== 'desc') throw new InvalidInput("Query parameter 'sort' must be asc or desc");
-  const limit = int('limit'), skip = int('skip');
-  return { ...(limit !== undefined ? { limit } : {}), ...(skip !== undefined ? { skip } : {}), ...(sort ? { sort } : {}) };
+  if (sort !== undefined && sort !== '' && sort !== 'asc' && sort !== 'desc')
+    throw new InvalidInput("Query parameter 'sort' must be asc or desc");
+  const limit = int('limit'),
+    skip = int('skip');
+  return {
+    ...(limit !== undefined ? { limit } : {}),
+    ...(skip !== undefined ? { skip } : {}),
+    ...(sort ? { sort } : {}),
+  };
 }
 
 const wire = (record: Fields, ctx: Context) => recordToWire(record, { typed: ctx.typed });
 
 export const chatCreate = defineProcedure({
-  name: 'chat.create', kind: 'mutation', access: 'user',
+  name: 'chat.create',
+  kind: 'mutation',
+  access: 'user',
   input: body,
   scope: (b) => storage('write', 'write', searchedIn(b)),
   handler: (b, ctx) => ctx.chat.chatSessions.create(ctx.session, b),
 });
 
 export const chatBranch = defineProcedure({
-  name: 'chat.branch', kind: 'mutation', access: 'user',
+  name: 'chat.branch',
+  kind: 'mutation',
+  access: 'user',
   input: body,
   scope: (b) => storage('write', 'write', searchedIn(b)),
   handler: (b, ctx) => ctx.chat.chatSessions.branch(ctx.session, b),
 });
 
 export const chatMerge = defineProcedure({
-  name: 'chat.merge', kind: 'mutation', access: 'user',
+  name: 'chat.merge',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => parseMerge(body(raw)),
   scope: () => storage('write', 'write'),
   handler: (req, ctx) => ctx.chat.chatSessions.merge(ctx.session, req, ctx.signal),
 });
 
 export const chatList = defineProcedure({
-  name: 'chat.list', kind: 'query', access: 'user',
+  name: 'chat.list',
+  kind: 'query',
+  access: 'user',
   input: listOptions,
   scope: () => storage('read', 'read'),
   handler: (opts, ctx) => ctx.chat.chatSessions.list(ctx.session, opts),
 });
 
 export const chatGet = defineProcedure({
-  name: 'chat.get', kind: 'query', access: 'user',
+  name: 'chat.get',
+  kind: 'query',
+  access: 'user',
   input: (raw) => sessionPathId(raw, 'GET'),
   scope: () => storage('read', 'read'),
   handler: (id, ctx) => ctx.chat.chatSessions.get(ctx.session, id),
 });
 
 export const chatUpdate = defineProcedure({
-  name: 'chat.update', kind: 'mutation', access: 'user',
+  name: 'chat.update',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => ({ id: sessionPathId(raw, 'PUT'), body: body(raw) }),
   scope: (input) => storage('write', 'read', searchedIn(input.body)),
   handler: (input, ctx) => ctx.chat.chatSessions.update(ctx.session, input.id, input.body),
 });
 
 export const chatDelete = defineProcedure({
-  name: 'chat.delete', kind: 'mutation', access: 'user',
+  name: 'chat.delete',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => sessionPathId(raw, 'DELETE'),
   scope: () => storage('write', 'write'),
   handler: (id, ctx) => ctx.chat.chatSessions.delete(ctx.session, id),
 });
 
 export const chatSend = defineProcedure({
-  name: 'chat.send', kind: 'mutation', access: 'user',
+  name: 'chat.send',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => ({ id: chatId(raw), req: parseMessageRequest(body(raw)) }),
   scope: () => storage('write', 'write'),
   handler: (input, ctx) => {
@@ -135,7 +175,9 @@ export const chatSend = defineProcedure({
 });
 
 export const chatMessagesList = defineProcedure({
-  name: 'chat.messages.list', kind: 'query', access: 'user',
+  name: 'chat.messages.list',
+  kind: 'query',
+  access: 'user',
   input: (raw) => ({ id: chatId(raw), opts: listOptions(raw) }),
   scope: () => storage('read', 'read'),
   handler: async (input, ctx) => {
@@ -145,14 +187,18 @@ export const chatMessagesList = defineProcedure({
 });
 
 export const chatMessageGet = defineProcedure({
-  name: 'chat.messages.get', kind: 'query', access: 'user',
+  name: 'chat.messages.get',
+  kind: 'query',
+  access: 'user',
   input: (raw) => ({ id: chatId(raw), msg: msgId(raw) }),
   scope: () => storage('read', 'read'),
   handler: (input, ctx) => wire(ctx.chat.messages.get(ctx.session, input.id, input.msg), ctx),
 });
 
 export const chatMessageUpdate = defineProcedure({
-  name: 'chat.messages.update', kind: 'mutation', access: 'user',
+  name: 'chat.messages.update',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => ({ id: chatId(raw), msg: msgId(raw), content: parseContentEdit(body(raw)) }),
   scope: () => storage('read', 'write'),
   handler: async (input, ctx) =>
@@ -160,14 +206,18 @@ export const chatMessageUpdate = defineProcedure({
 });
 
 export const chatMessageDelete = defineProcedure({
-  name: 'chat.messages.delete', kind: 'mutation', access: 'user',
+  name: 'chat.messages.delete',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => ({ id: chatId(raw), msg: msgId(raw) }),
   scope: () => storage('read', 'write'),
   handler: (input, ctx) => ctx.chat.messages.delete(ctx.session, input.id, input.msg),
 });
 
 export const chatMessageForgotten = defineProcedure({
-  name: 'chat.messages.forgotten', kind: 'mutation', access: 'user',
+  name: 'chat.messages.forgotten',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => ({ id: chatId(raw), msg: msgId(raw), forgotten: parseForgotten(body(raw)) }),
   scope: () => storage('read', 'write'),
   handler: async (input, ctx) =>
@@ -175,7 +225,9 @@ export const chatMessageForgotten = defineProcedure({
 });
 
 export const chatMessageRegenerate = defineProcedure({
-  name: 'chat.messages.regenerate', kind: 'mutation', access: 'user',
+  name: 'chat.messages.regenerate',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => ({ id: chatId(raw), msg: msgId(raw) }),
   scope: () => storage('write', 'write'),
   handler: (input, ctx) => {
@@ -185,14 +237,18 @@ export const chatMessageRegenerate = defineProcedure({
 });
 
 export const chatCompact = defineProcedure({
-  name: 'chat.compact', kind: 'mutation', access: 'user',
+  name: 'chat.compact',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => ({ id: chatId(raw), keepRecent: parseCompact(body(raw)) }),
   scope: () => storage('read', 'write'),
   handler: (input, ctx) => ctx.chat.messages.compact(ctx.session, input.id, input.keepRecent, ctx.signal),
 });
 
 export const chatToolResult = defineProcedure({
-  name: 'chat.toolResult', kind: 'query', access: 'user',
+  name: 'chat.toolResult',
+  kind: 'query',
+  access: 'user',
   input: (raw) => ({ id: chatId(raw), result: parseToolResult(body(raw)) }),
   scope: () => storage('read', 'read'),
   handler: (input, ctx) => ctx.chat.messages.toolResult(ctx.session, input.id, input.result),

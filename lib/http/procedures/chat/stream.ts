@@ -41,7 +41,9 @@ async function open(input: StreamInput, ctx: Context): Promise<AsyncGenerator<Tu
 }
 
 export const chatSendStream = defineProcedure({
-  name: 'chat.sendStream', kind: 'stream', access: 'user',
+  name: 'chat.sendStream',
+  kind: 'stream',
+  access: 'user',
   input: streamInput,
   scope: () => storage('write', 'write'),
   handler: async (input, ctx): Promise<AsyncIterable<StreamEvent>> => sseEvents(input.id, await open(input, ctx)),
@@ -50,7 +52,9 @@ export const chatSendStream = defineProcedure({
 async function* sseEvents(chat: string, events: AsyncIterable<TurnEvent>): AsyncGenerator<StreamEvent> {
   for await (const turnEvent of events) {
     switch (turnEvent.kind) {
-      case 'token': yield { event: 'token', data: { token: turnEvent.text } }; break;
+      case 'token':
+        yield { event: 'token', data: { token: turnEvent.text } };
+        break;
       case 'tool_call': {
         const { name, callId, arguments: args, client } = turnEvent;
         yield { event: 'tool_call', data: { event: 'tool_call', tool: name, call_id: callId, args, client } };
@@ -61,7 +65,11 @@ async function* sseEvents(chat: string, events: AsyncIterable<TurnEvent>): Async
         yield {
           event: 'tool_result',
           data: {
-            event: 'tool_result', tool: turnEvent.name, call_id: turnEvent.callId, success, result: result ?? null,
+            event: 'tool_result',
+            tool: turnEvent.name,
+            call_id: turnEvent.callId,
+            success,
+            result: result ?? null,
             error: error ?? null,
           },
         };
@@ -71,8 +79,13 @@ async function* sseEvents(chat: string, events: AsyncIterable<TurnEvent>): Async
         yield {
           event: 'client_tool_call',
           data: {
-            event: '__client_tool_call', chat_id: chat, call_id: turnEvent.callId, tool: turnEvent.name,
-            tool_name: turnEvent.name, arguments: turnEvent.arguments, timeout_secs: turnEvent.timeoutSecs,
+            event: '__client_tool_call',
+            chat_id: chat,
+            call_id: turnEvent.callId,
+            tool: turnEvent.name,
+            tool_name: turnEvent.name,
+            arguments: turnEvent.arguments,
+            timeout_secs: turnEvent.timeoutSecs,
             ...(turnEvent.confirm ? { confirm: true } : {}),
           },
         };
@@ -82,8 +95,11 @@ async function* sseEvents(chat: string, events: AsyncIterable<TurnEvent>): Async
         yield {
           event: 'done',
           data: {
-            content: response.responses[0] ?? '', message_id: response.message_id, chat_id: response.chat_id,
-            execution_time_ms: response.execution_time_ms, token_usage: response.token_usage,
+            content: response.responses[0] ?? '',
+            message_id: response.message_id,
+            chat_id: response.chat_id,
+            execution_time_ms: response.execution_time_ms,
+            token_usage: response.token_usage,
             context_snippets: response.context_snippets,
             ...(response.tool_call_history ? { tool_call_history: response.tool_call_history } : {}),
           },
@@ -96,7 +112,9 @@ async function* sseEvents(chat: string, events: AsyncIterable<TurnEvent>): Async
 
 /** The WebSocket payload `{chat_id, message, ...}`: the chat id beside the message request's members. */
 export const chatSendStreamWs = defineProcedure({
-  name: 'chat.sendStreamWs', kind: 'stream', access: 'user',
+  name: 'chat.sendStreamWs',
+  kind: 'stream',
+  access: 'user',
   input: streamInput,
   scope: () => storage('write', 'write'),
   handler: async (input, ctx): Promise<AsyncIterable<StreamEvent>> => wsEvents(input.id, await open(input, ctx)),
@@ -110,16 +128,21 @@ async function* wsEvents(chat: string, events: AsyncIterable<TurnEvent>): AsyncG
       yield {
         event: 'client_tool_call',
         data: {
-          chat_id: chat, call_id: callId, tool_name: name, arguments: args, ...(confirm ? { confirm: true } : {}),
+          chat_id: chat,
+          call_id: callId,
+          tool_name: name,
+          arguments: args,
+          ...(confirm ? { confirm: true } : {}),
         },
       };
-    }
-    else if (turnEvent.kind === 'done') {
+    } else if (turnEvent.kind === 'done') {
       const response = turnEvent.response;
       yield {
         event: 'end',
         data: {
-          chat_id: chat, message_id: response.message_id, execution_time_ms: response.execution_time_ms,
+          chat_id: chat,
+          message_id: response.message_id,
+          execution_time_ms: response.execution_time_ms,
           token_usage: response.token_usage,
           ...(response.tool_call_history ? { tool_call_history: response.tool_call_history } : {}),
         },

@@ -8,7 +8,13 @@
  * decides (allow_write_operations, allowed_tools, allowed_collections).
  */
 import { InvalidInput } from '../../../errors.js';
-import { CHAT_SESSIONS_COLLECTION, executeServerTool, resolveToolConfig, SERVER_TOOLS, type ToolEnv } from '../../../chat/index.js';
+import {
+  CHAT_SESSIONS_COLLECTION,
+  executeServerTool,
+  resolveToolConfig,
+  SERVER_TOOLS,
+  type ToolEnv,
+} from '../../../chat/index.js';
 import { isPlainObject, rejectUnknownMembers } from '../../../engine/index.js';
 import { defineProcedure, type RawInput } from '../procedure.js';
 import { bodyObject } from '../input.js';
@@ -22,19 +28,27 @@ export function toolEnv(ctx: Context): ToolEnv {
     context: {
       session: ctx.session,
       collections: () => ctx.collections.list(true),
-      checkAccess: (collection, mode) => { if (principal) checkCollectionAccess(principal, collection, mode); },
+      checkAccess: (collection, mode) => {
+        if (principal) checkCollectionAccess(principal, collection, mode);
+      },
     },
     clientTimeoutMs: ctx.config.settings().client_tool_timeout_secs * 1000,
   };
 }
 
 export const chatToolsList = defineProcedure({
-  name: 'chat.tools.list', kind: 'query', access: 'user',
+  name: 'chat.tools.list',
+  kind: 'query',
+  access: 'user',
   input: () => undefined,
   handler: () => Object.values(SERVER_TOOLS).map((t) => t.spec),
 });
 
-interface ExecuteInput { readonly tool: string; readonly params: Record<string, unknown>; readonly chatId?: string }
+interface ExecuteInput {
+  readonly tool: string;
+  readonly params: Record<string, unknown>;
+  readonly chatId?: string;
+}
 
 function executeInput(raw: RawInput): ExecuteInput {
   const body = bodyObject(raw);
@@ -42,12 +56,15 @@ function executeInput(raw: RawInput): ExecuteInput {
   if (typeof body.tool !== 'string' || body.tool === '') throw new InvalidInput("'tool' is required: a tool name");
   const params = body.params ?? {};
   if (!isPlainObject(params)) throw new InvalidInput("'params' must be an object");
-  if (body.chat_id !== undefined && body.chat_id !== null && (typeof body.chat_id !== 'string' || body.chat_id === '')) throw new InvalidInput("'chat_id' must be a chat id");
+  if (body.chat_id !== undefined && body.chat_id !== null && (typeof body.chat_id !== 'string' || body.chat_id === ''))
+    throw new InvalidInput("'chat_id' must be a chat id");
   return { tool: body.tool, params, ...(typeof body.chat_id === 'string' ? { chatId: body.chat_id } : {}) };
 }
 
 export const chatToolsExecute = defineProcedure({
-  name: 'chat.tools.execute', kind: 'query', access: 'user',
+  name: 'chat.tools.execute',
+  kind: 'query',
+  access: 'user',
   input: executeInput,
   // The chat session is read only when a chat_id names one; the tools check their own collections.
   scope: (input) => ({ collections: input.chatId ? [{ name: CHAT_SESSIONS_COLLECTION, mode: 'read' as const }] : [] }),
@@ -61,9 +78,12 @@ export const chatToolsExecute = defineProcedure({
       return { success: false, error: `Tool '${input.tool}' is not allowed in this chat` };
     }
     const outcome = await executeServerTool(input.tool, input.params, {
-      ...env.context, allowWrite: input.chatId !== undefined && config.allowWrite,
+      ...env.context,
+      allowWrite: input.chatId !== undefined && config.allowWrite,
       ...(config.allowedCollections ? { allowedCollections: config.allowedCollections } : {}),
     });
-    return outcome.success ? { success: true, result: outcome.result ?? null } : { success: false, error: outcome.error };
+    return outcome.success
+      ? { success: true, result: outcome.result ?? null }
+      : { success: false, error: outcome.error };
   },
 });

@@ -15,6 +15,11 @@ export class BatchGate {
     }
     this.active += 1;
     let released = false;
-    return () => { if (!released) { released = true; this.active -= 1; } };
+    return () => {
+      if (!released) {
+        released = true;
+        this.active -= 1;
+      }
+    };
   }
 }

@@ -12,8 +12,12 @@ import { collectionParam, isPlainObjectValue, queryFlag, queryString } from '../
 type Kind = BulkItem['kind'];
 const LIST_KEY: Record<Kind, string> = { insert: 'inserts', update: 'updates', delete: 'deletes' };
 
-export interface BatchInput { collection: string; kind: Kind; items: BulkItem[]; transactionId?: string }
-
+export interface BatchInput {
+  collection: string;
+  kind: Kind;
+  items: BulkItem[];
+  transactionId?: string;
+}
 
 function flag(value: unknown, where: string): boolean {
   if (value === undefined || value === null) return false;
@@ -52,7 +56,12 @@ export function parseBatch(kind: Kind, raw: RawInput): BatchInput {
   if (Array.isArray(body)) {
     list = body.length === 1 && Array.isArray(body[0]) ? body[0] : body;
   } else if (isPlainObjectValue(body)) {
-    rejectUnknownMembers(body, [LIST_KEY[kind], 'bypass_ripple'], 'batch body', `{${LIST_KEY[kind]}: [...], bypass_ripple?}`);
+    rejectUnknownMembers(
+      body,
+      [LIST_KEY[kind], 'bypass_ripple'],
+      'batch body',
+      `{${LIST_KEY[kind]}: [...], bypass_ripple?}`,
+    );
     list = body[LIST_KEY[kind]];
     bypassAll = bypassAll || flag(body.bypass_ripple, 'body');
   }
@@ -66,7 +75,8 @@ export function parseBatch(kind: Kind, raw: RawInput): BatchInput {
 const YIELD_AFTER_ITEMS = 500;
 
 function checkBatchSize(items: readonly BulkItem[], max: number): void {
-  if (items.length > max) throw new InvalidInput(`Batch of ${items.length} records exceeds the maximum batch size of ${max}`);
+  if (items.length > max)
+    throw new InvalidInput(`Batch of ${items.length} records exceeds the maximum batch size of ${max}`);
 }
 
 /** Top-level fields the items write (field-level permissions); system members are not fields. */
@@ -90,7 +100,9 @@ function statusFor(kind: Kind, ok: number, failed: number): number {
 
 function makeBatch(kind: Kind) {
   return defineProcedure({
-    name: `batch.${kind}`, kind: 'mutation', access: 'user',
+    name: `batch.${kind}`,
+    kind: 'mutation',
+    access: 'user',
     input: (raw) => parseBatch(kind, raw),
     scope: (input) => ({
       collections: [{ name: input.collection, mode: 'write', fields: writtenFields(input.items) }],
@@ -104,7 +116,10 @@ function makeBatch(kind: Kind) {
         // The batch was applied in the tick that got here: encode the (large) answer in a fresh one.
         if (input.items.length > YIELD_AFTER_ITEMS) await yieldToLoop();
         const failed = res.failed.map((f) => ({ id: f.id, error: f.error }));
-        return new WithStatus(statusFor(kind, res.successful.length, failed.length), { successful: res.successful, failed });
+        return new WithStatus(statusFor(kind, res.successful.length, failed.length), {
+          successful: res.successful,
+          failed,
+        });
       } finally {
         release();
       }

@@ -9,10 +9,15 @@ import { collectionParam, queryString } from '../input.js';
 import { EventQueue } from '../../stream/event-queue.js';
 
 export const changesSubscribe = defineProcedure({
-  name: 'changes.subscribe', kind: 'stream', access: 'user',
+  name: 'changes.subscribe',
+  kind: 'stream',
+  access: 'user',
   input: (raw) => {
     const field = queryString(raw, 'filter_field');
-    return { collection: collectionParam(raw), filter: field ? { field, value: queryString(raw, 'filter_value') ?? '' } : undefined };
+    return {
+      collection: collectionParam(raw),
+      filter: field ? { field, value: queryString(raw, 'filter_value') ?? '' } : undefined,
+    };
   },
   scope: (input) => ({ collections: [{ name: input.collection, mode: 'read' }] }),
   handler: ({ collection, filter }, ctx): AsyncIterable<StreamEvent> => {

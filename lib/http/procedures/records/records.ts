@@ -1,6 +1,16 @@
 /** Record routes: insert, find, find by id, update (merge, action, sequence), delete, distinct, count. */
 import { InvalidInput } from '../../../errors.js';
-import { parseActionSequence, parseFieldPath, parseFilter, parseQuery, rejectUnknownMembers, validateCollectionName, validateId, type ActionStep, type Fields } from '../../../engine/index.js';
+import {
+  parseActionSequence,
+  parseFieldPath,
+  parseFilter,
+  parseQuery,
+  rejectUnknownMembers,
+  validateCollectionName,
+  validateId,
+  type ActionStep,
+  type Fields,
+} from '../../../engine/index.js';
 import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
 import { bodyObject, collectionParam, isPlainObjectValue, param, queryFlag, queryList, queryString } from '../input.js';
 import { WireRecord } from '../../wire/wire-record.js';
@@ -50,23 +60,40 @@ function reads(collections: readonly string[], tx: string | undefined): Scope {
 }
 
 export const recordsInsert = defineProcedure({
-  name: 'records.insert', kind: 'mutation', access: 'user',
-  input: (raw) => ({ collection: collectionParam(raw), body: bodyObject(raw), tx: txOf(raw), bypassRipple: bypassOf(raw) }),
+  name: 'records.insert',
+  kind: 'mutation',
+  access: 'user',
+  input: (raw) => ({
+    collection: collectionParam(raw),
+    body: bodyObject(raw),
+    tx: txOf(raw),
+    bypassRipple: bypassOf(raw),
+  }),
   scope: (input) => writes(input.collection, input.tx, writtenFields(input.body)),
   handler: async (input, ctx) => ({ id: await ctx.session.insert(input.collection, input.body, input.bypassRipple) }),
 });
 
 export const recordsFindById = defineProcedure({
-  name: 'records.findById', kind: 'query', access: 'user',
+  name: 'records.findById',
+  kind: 'query',
+  access: 'user',
   input: (raw) => {
-    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields'), tx: txOf(raw) };
+    return {
+      collection: collectionParam(raw),
+      id: validateId(param(raw, 'id')),
+      select: queryList(raw, 'select_fields'),
+      exclude: queryList(raw, 'exclude_fields'),
+      tx: txOf(raw),
+    };
   },
   scope: (input) => reads([input.collection], input.tx),
   handler: (input, ctx) => out(ctx, ctx.session.findById(input.collection, input.id), input.select, input.exclude),
 });
 
 export const recordsFind = defineProcedure({
-  name: 'records.find', kind: 'query', access: 'user',
+  name: 'records.find',
+  kind: 'query',
+  access: 'user',
   input: (raw) => {
     const query = parseQuery(raw.body);
     for (const target of query.join?.collections ?? []) validateCollectionName(target);
@@ -78,10 +105,19 @@ export const recordsFind = defineProcedure({
 });
 
 export const recordsUpdate = defineProcedure({
-  name: 'records.update', kind: 'mutation', access: 'user',
+  name: 'records.update',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => {
-    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), body: bodyObject(raw),
-      select: queryList(raw, 'select_fields'), exclude: queryList(raw, 'exclude_fields'), tx: txOf(raw), bypassRipple: bypassOf(raw) };
+    return {
+      collection: collectionParam(raw),
+      id: validateId(param(raw, 'id')),
+      body: bodyObject(raw),
+      select: queryList(raw, 'select_fields'),
+      exclude: queryList(raw, 'exclude_fields'),
+      tx: txOf(raw),
+      bypassRipple: bypassOf(raw),
+    };
   },
   scope: (input) => writes(input.collection, input.tx, writtenFields(input.body)),
   handler: async (input, ctx) => {
@@ -94,19 +130,28 @@ function parseActionBody(body: unknown): { field: string; value: unknown } {
   if (Array.isArray(body) && (body.length === 1 || body.length === 2) && typeof body[0] === 'string') {
     return { field: body[0], value: body[1] ?? null };
   }
-  if (isPlainObjectValue(body) && typeof body.field === 'string') return { field: body.field, value: body.value ?? null };
-  throw new InvalidInput("Action body must be {field: string, value?: any}");
+  if (isPlainObjectValue(body) && typeof body.field === 'string')
+    return { field: body.field, value: body.value ?? null };
+  throw new InvalidInput('Action body must be {field: string, value?: any}');
 }
 
 /** Top-level fields the actions write (field-level permissions). */
 const actionFields = (steps: readonly ActionStep[]) => steps.map((s) => s.field.split('.')[0]!);
 
 export const recordsUpdateAction = defineProcedure({
-  name: 'records.updateAction', kind: 'mutation', access: 'user',
+  name: 'records.updateAction',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => {
     const { field, value } = parseActionBody(raw.body);
     const steps = parseActionSequence([{ action: param(raw, 'action'), field, value }]);
-    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), steps, tx: txOf(raw), bypassRipple: bypassOf(raw) };
+    return {
+      collection: collectionParam(raw),
+      id: validateId(param(raw, 'id')),
+      steps,
+      tx: txOf(raw),
+      bypassRipple: bypassOf(raw),
+    };
   },
   scope: (input) => writes(input.collection, input.tx, actionFields(input.steps)),
   handler: async (input, ctx) =>
@@ -114,10 +159,19 @@ export const recordsUpdateAction = defineProcedure({
 });
 
 export const recordsUpdateSequence = defineProcedure({
-  name: 'records.updateSequence', kind: 'mutation', access: 'user',
+  name: 'records.updateSequence',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => {
-    if (!Array.isArray(raw.body)) throw new InvalidInput('Action sequence body must be an array of [action, field, value] triples');
-    return { collection: collectionParam(raw), id: validateId(param(raw, 'id')), steps: parseActionSequence(raw.body), tx: txOf(raw), bypassRipple: bypassOf(raw) };
+    if (!Array.isArray(raw.body))
+      throw new InvalidInput('Action sequence body must be an array of [action, field, value] triples');
+    return {
+      collection: collectionParam(raw),
+      id: validateId(param(raw, 'id')),
+      steps: parseActionSequence(raw.body),
+      tx: txOf(raw),
+      bypassRipple: bypassOf(raw),
+    };
   },
   scope: (input) => writes(input.collection, input.tx, actionFields(input.steps)),
   handler: async (input, ctx) =>
@@ -125,8 +179,15 @@ export const recordsUpdateSequence = defineProcedure({
 });
 
 export const recordsDelete = defineProcedure({
-  name: 'records.delete', kind: 'mutation', access: 'user',
-  input: (raw) => ({ collection: collectionParam(raw), id: validateId(param(raw, 'id')), tx: txOf(raw), bypassRipple: bypassOf(raw) }),
+  name: 'records.delete',
+  kind: 'mutation',
+  access: 'user',
+  input: (raw) => ({
+    collection: collectionParam(raw),
+    id: validateId(param(raw, 'id')),
+    tx: txOf(raw),
+    bypassRipple: bypassOf(raw),
+  }),
   scope: (input) => writes(input.collection, input.tx),
   handler: async (input, ctx) => {
     const id = await ctx.session.delete(input.collection, input.id, input.bypassRipple);
@@ -135,7 +196,9 @@ export const recordsDelete = defineProcedure({
 });
 
 export const recordsDistinct = defineProcedure({
-  name: 'records.distinct', kind: 'query', access: 'user',
+  name: 'records.distinct',
+  kind: 'query',
+  access: 'user',
   input: (raw) => {
     const body = raw.body === undefined ? {} : bodyObject(raw);
     rejectUnknownMembers(body, ['filter', 'bypass_ripple', 'bypass_cache'], 'distinct body');
@@ -151,7 +214,9 @@ export const recordsDistinct = defineProcedure({
 });
 
 export const recordsCount = defineProcedure({
-  name: 'records.count', kind: 'query', access: 'user',
+  name: 'records.count',
+  kind: 'query',
+  access: 'user',
   input: collectionParam,
   scope: (name) => reads([name], undefined),
   handler: async (name, ctx) => ({ count: await ctx.session.count(name) }),

@@ -14,7 +14,9 @@ function splitEnvelope(body: unknown): { search: unknown; transactionId?: string
 }
 
 export const searchQuery = defineProcedure({
-  name: 'search.query', kind: 'query', access: 'user',
+  name: 'search.query',
+  kind: 'query',
+  access: 'user',
   input: (raw) => {
     const { search, transactionId } = splitEnvelope(raw.body);
     const req = parseSearch(search);
@@ -28,7 +30,11 @@ export const searchQuery = defineProcedure({
     const { results, total } = await ctx.session.search(input.collection, input.req);
     const ms = Math.round(performance.now() - started);
     return {
-      results: results.map((r) => ({ record: recordToWire(r.record, { typed: ctx.typed }), score: r.score, matched_fields: r.matched_fields })),
+      results: results.map((r) => ({
+        record: recordToWire(r.record, { typed: ctx.typed }),
+        score: r.score,
+        matched_fields: r.matched_fields,
+      })),
       total,
       execution_time_ms: ms,
       took_ms: ms,

@@ -1,7 +1,13 @@
 /** Transactions and savepoints (protocol.md 2.7) and the admin audit trail. */
 import { InvalidInput, MESSAGES } from '../../../errors.js';
 import {
-  isIsolationLevel, isSavepointName, isTransactionSession, isTransactionTimeout, rejectUnknownMembers, SAVEPOINT_NAME_RULE, TIMEOUT_RULE,
+  isIsolationLevel,
+  isSavepointName,
+  isTransactionSession,
+  isTransactionTimeout,
+  rejectUnknownMembers,
+  SAVEPOINT_NAME_RULE,
+  TIMEOUT_RULE,
   type TransactionSession,
 } from '../../../engine/index.js';
 import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
@@ -20,23 +26,33 @@ function transactionSession(ctx: Context): TransactionSession {
 }
 
 export const transactionsBegin = defineProcedure({
-  name: 'transactions.begin', kind: 'mutation', access: 'user',
+  name: 'transactions.begin',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => {
     const body = raw.body === undefined ? {} : bodyObject(raw);
     rejectUnknownMembers(body, ['isolation_level', 'timeout_seconds']);
-    const level = body.isolation_level ?? undefined, timeout = body.timeout_seconds ?? undefined;
+    const level = body.isolation_level ?? undefined,
+      timeout = body.timeout_seconds ?? undefined;
     if (level !== undefined && !isIsolationLevel(level)) throw new InvalidInput(MESSAGES.invalidIsolationLevel);
     if (timeout !== undefined && !isTransactionTimeout(timeout)) throw new InvalidInput(TIMEOUT_RULE);
     return { level, timeout };
   },
   handler: (input, ctx) => {
     const tx = ctx.transactions.begin(input.level, input.timeout, ctx.principal?.keyId);
-    return { transaction_id: tx.id, isolation_level: tx.level, created_at: Math.floor(tx.createdAt / 1000), timeout_seconds: tx.timeoutSecs };
+    return {
+      transaction_id: tx.id,
+      isolation_level: tx.level,
+      created_at: Math.floor(tx.createdAt / 1000),
+      timeout_seconds: tx.timeoutSecs,
+    };
   },
 });
 
 export const transactionsList = defineProcedure({
-  name: 'transactions.list', kind: 'query', access: 'user',
+  name: 'transactions.list',
+  kind: 'query',
+  access: 'user',
   input: () => undefined,
   handler: (_i, ctx) => {
     const transactions = ctx.transactions.list(ctx.principal);
@@ -45,14 +61,18 @@ export const transactionsList = defineProcedure({
 });
 
 export const transactionsStatus = defineProcedure({
-  name: 'transactions.status', kind: 'query', access: 'user',
+  name: 'transactions.status',
+  kind: 'query',
+  access: 'user',
   input: txParam,
   scope: inTransaction,
   handler: (_id, ctx) => transactionSession(ctx).status(),
 });
 
 export const transactionsCommit = defineProcedure({
-  name: 'transactions.commit', kind: 'mutation', access: 'user',
+  name: 'transactions.commit',
+  kind: 'mutation',
+  access: 'user',
   input: txParam,
   scope: inTransaction,
   handler: async (id, ctx) => {
@@ -62,7 +82,9 @@ export const transactionsCommit = defineProcedure({
 });
 
 export const transactionsRollback = defineProcedure({
-  name: 'transactions.rollback', kind: 'mutation', access: 'user',
+  name: 'transactions.rollback',
+  kind: 'mutation',
+  access: 'user',
   input: txParam,
   scope: inTransaction,
   handler: (id, ctx) => {
@@ -72,7 +94,9 @@ export const transactionsRollback = defineProcedure({
 });
 
 export const savepointsCreate = defineProcedure({
-  name: 'savepoints.create', kind: 'mutation', access: 'user',
+  name: 'savepoints.create',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => {
     const name = bodyObject(raw).name;
     if (!isSavepointName(name)) throw new InvalidInput(SAVEPOINT_NAME_RULE);
@@ -86,21 +110,28 @@ export const savepointsCreate = defineProcedure({
 });
 
 export const savepointsRollback = defineProcedure({
-  name: 'savepoints.rollback', kind: 'mutation', access: 'user',
+  name: 'savepoints.rollback',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => ({ id: param(raw, 'id'), name: param(raw, 'name') }),
   scope: (input) => inTransaction(input.id),
   handler: async (input, ctx) => {
     const session = transactionSession(ctx);
     const undone = await session.rollbackTo(input.name);
     return {
-      status: 'rolled_back', transaction_id: input.id, savepoint_name: input.name, operations_rolled_back: undone,
+      status: 'rolled_back',
+      transaction_id: input.id,
+      savepoint_name: input.name,
+      operations_rolled_back: undone,
       operations_count: session.status().operations_count,
     };
   },
 });
 
 export const savepointsRelease = defineProcedure({
-  name: 'savepoints.release', kind: 'mutation', access: 'user',
+  name: 'savepoints.release',
+  kind: 'mutation',
+  access: 'user',
   input: (raw) => ({ id: param(raw, 'id'), name: param(raw, 'name') }),
   scope: (input) => inTransaction(input.id),
   handler: async (input, ctx) => {
@@ -110,7 +141,9 @@ export const savepointsRelease = defineProcedure({
 });
 
 export const auditList = defineProcedure({
-  name: 'audit.list', kind: 'query', access: 'admin',
+  name: 'audit.list',
+  kind: 'query',
+  access: 'admin',
   input: (raw) => {
     const given = queryString(raw, 'limit');
     const limit = given === undefined ? 100 : Number(given);

@@ -11,7 +11,8 @@ function unitsOf(set: UnitSet): number[] {
 
 describe('caseInsensitive', () => {
   it('pairs what JavaScript without the u flag pairs, and not what Unicode folding adds', () => {
-    const variants = (c: string): string => String.fromCharCode(...unitsOf(caseInsensitive(UnitSet.unit(c.charCodeAt(0)))));
+    const variants = (c: string): string =>
+      String.fromCharCode(...unitsOf(caseInsensitive(UnitSet.unit(c.charCodeAt(0)))));
     expect(variants('k')).to.equal('Kk');
     expect(variants('\u212a'), 'Kelvin sign').to.equal('\u212a');
     expect(variants('s')).to.equal('Ss');
@@ -34,7 +35,8 @@ describe('caseInsensitive', () => {
     for (const u of mapped) {
       const v8 = [...all.matchAll(new RegExp(hex(u), 'gi'))].map((m) => m.index);
       const ours = unitsOf(caseInsensitive(UnitSet.unit(u)));
-      if (v8.join() !== ours.join()) differing.push(`${hex(u)}: V8 ${v8.map(hex).join(' ')}, ours ${ours.map(hex).join(' ')}`);
+      if (v8.join() !== ours.join())
+        differing.push(`${hex(u)}: V8 ${v8.map(hex).join(' ')}, ours ${ours.map(hex).join(' ')}`);
     }
     expect(differing, differing.slice(0, 10).join('\n')).to.deep.equal([]);
   });

@@ -17,10 +17,25 @@ describe('coerceValue', () => {
     ['a whole Tagged Float into an Integer', 'Integer', new Tagged('Float', 4), 4],
     ['a base64 string into Binary bytes', 'Binary', 'aGk=', new Tagged('Binary', new Uint8Array([104, 105]))],
     ['a byte array into Bytes', 'Bytes', [1, 2], new Tagged('Bytes', new Uint8Array([1, 2]))],
-    ['Binary bytes into Bytes', 'Bytes', new Tagged('Binary', new Uint8Array([9])), new Tagged('Bytes', new Uint8Array([9]))],
+    [
+      'Binary bytes into Bytes',
+      'Bytes',
+      new Tagged('Binary', new Uint8Array([9])),
+      new Tagged('Bytes', new Uint8Array([9])),
+    ],
     ['milliseconds into a Duration', 'Duration', 1500, new Tagged('Duration', 1500)],
-    ['secs and nanos into a Duration', 'Duration', { secs: 2, nanos: 5 }, new Tagged('Duration', { secs: 2, nanos: 5 })],
-    ['an RFC 3339 string into a normalised DateTime', 'DateTime', '2024-01-01T01:00:00+01:00', new Tagged('DateTime', '2024-01-01T00:00:00+00:00')],
+    [
+      'secs and nanos into a Duration',
+      'Duration',
+      { secs: 2, nanos: 5 },
+      new Tagged('Duration', { secs: 2, nanos: 5 }),
+    ],
+    [
+      'an RFC 3339 string into a normalised DateTime',
+      'DateTime',
+      '2024-01-01T01:00:00+01:00',
+      new Tagged('DateTime', '2024-01-01T00:00:00+00:00'),
+    ],
     ['a Set into a plain Array', 'Array', new Tagged('Set', [1, 2]), [1, 2]],
     ['a Vector into a plain Array', 'Array', new Tagged('Vector', [0.5]), [0.5]],
   ];
@@ -47,15 +62,30 @@ describe('coerceValue', () => {
 });
 
 describe('coerceToSchema', () => {
-  const schema = parseSchema({
-    fields: {
-      embedding: { field_type: 'Vector' }, tags: { field_type: 'Set' }, ref: { field_type: 'UUID' },
-      price: { field_type: 'Float' }, amount: { field_type: 'Decimal' }, blob: { field_type: 'Binary' },
+  const schema = parseSchema(
+    {
+      fields: {
+        embedding: { field_type: 'Vector' },
+        tags: { field_type: 'Set' },
+        ref: { field_type: 'UUID' },
+        price: { field_type: 'Float' },
+        amount: { field_type: 'Decimal' },
+        blob: { field_type: 'Binary' },
+      },
     },
-  }, '2024-01-01T00:00:00Z');
+    '2024-01-01T00:00:00Z',
+  );
 
   it('makes reads report the declared types of bare wire values', () => {
-    const record = fieldsFromWire({ embedding: [0.1, 0.2], tags: ['a', 'a', 'b'], ref: UUID, price: 10, amount: 5, blob: 'AAE=', other: [1] });
+    const record = fieldsFromWire({
+      embedding: [0.1, 0.2],
+      tags: ['a', 'a', 'b'],
+      ref: UUID,
+      price: 10,
+      amount: 5,
+      blob: 'AAE=',
+      other: [1],
+    });
     expect(validateRecord(schema, record, 'insert')).to.deep.equal([]);
     const wire = recordToWire(coerceToSchema(schema, record), { typed: true });
     expect(wire).to.deep.equal({

@@ -2,9 +2,16 @@ import { expect } from 'chai';
 import { findUniqueViolations, parseSchema } from '../../../../lib/engine/schema/index.js';
 import { fieldFromWire, Tagged, type Fields } from '../../../../lib/engine/values/index.js';
 
-const schema = parseSchema({
-  fields: { email: { field_type: 'String', unique: true }, code: { field_type: 'Integer', unique: true }, name: { field_type: 'String' } },
-}, '2024-01-01T00:00:00Z');
+const schema = parseSchema(
+  {
+    fields: {
+      email: { field_type: 'String', unique: true },
+      code: { field_type: 'Integer', unique: true },
+      name: { field_type: 'String' },
+    },
+  },
+  '2024-01-01T00:00:00Z',
+);
 
 const existing: Fields[] = [
   { id: 'r1', email: 'a@x.io', code: 1, name: 'Ann' },
@@ -13,23 +20,38 @@ const existing: Fields[] = [
 
 describe('findUniqueViolations', () => {
   it('reports a value another record already holds', () => {
-    expect(findUniqueViolations(schema, { email: 'a@x.io' }, existing)).to.deep.equal([{
-      field: 'email', constraint: 'unique', expected: 'a value no other record holds', actual: 'a@x.io',
-      message: "Field 'email' must be unique: another record already has 'a@x.io'",
-    }]);
+    expect(findUniqueViolations(schema, { email: 'a@x.io' }, existing)).to.deep.equal([
+      {
+        field: 'email',
+        constraint: 'unique',
+        expected: 'a value no other record holds',
+        actual: 'a@x.io',
+        message: "Field 'email' must be unique: another record already has 'a@x.io'",
+      },
+    ]);
   });
 
   it('reports every colliding unique field once', () => {
-    const details = findUniqueViolations(schema, { email: 'b@x.io', code: 1 }, [...existing, { id: 'r3', email: 'b@x.io' }]);
+    const details = findUniqueViolations(schema, { email: 'b@x.io', code: 1 }, [
+      ...existing,
+      { id: 'r3', email: 'b@x.io' },
+    ]);
     expect(details.map((d) => d.field)).to.deep.equal(['email', 'code']);
   });
 
   it('tells 64-bit Integers apart exactly where floats would round them together', () => {
-    const big: Fields[] = [{ id: 'b1', code: 2n ** 53n + 1n }, { id: 'b2', code: 2n ** 63n - 1n }];
+    const big: Fields[] = [
+      { id: 'b1', code: 2n ** 53n + 1n },
+      { id: 'b2', code: 2n ** 63n - 1n },
+    ];
     expect(findUniqueViolations(schema, { code: 2n ** 53n + 2n }, big)).to.deep.equal([]);
     expect(findUniqueViolations(schema, { code: 2n ** 63n - 2n }, big)).to.deep.equal([]);
     const clash = findUniqueViolations(schema, { code: 2n ** 63n - 1n }, big);
-    expect(clash[0]).to.include({ field: 'code', actual: 2n ** 63n - 1n, message: "Field 'code' must be unique: another record already has 9223372036854775807" });
+    expect(clash[0]).to.include({
+      field: 'code',
+      actual: 2n ** 63n - 1n,
+      message: "Field 'code' must be unique: another record already has 9223372036854775807",
+    });
   });
 
   it('ignores fields that are not unique', () => {
@@ -50,11 +72,15 @@ describe('findUniqueViolations', () => {
     expect(findUniqueViolations(schema, { code: new Tagged('Float', 1) }, existing)).to.have.length(1);
     const s = parseSchema({ fields: { at: { field_type: 'DateTime', unique: true } } }, '2024-01-01T00:00:00Z');
     const at = fieldFromWire('2024-01-01T01:00:00+01:00', 'at');
-    expect(findUniqueViolations(s, { at }, [{ id: 'x', at: fieldFromWire('2024-01-01T00:00:00Z', 'at') }])).to.have.length(1);
+    expect(
+      findUniqueViolations(s, { at }, [{ id: 'x', at: fieldFromWire('2024-01-01T00:00:00Z', 'at') }]),
+    ).to.have.length(1);
   });
 
   it('accepts any iterable of records', () => {
-    function* records(): Generator<Fields> { yield* existing; }
+    function* records(): Generator<Fields> {
+      yield* existing;
+    }
     expect(findUniqueViolations(schema, { email: 'b@x.io' }, records())).to.have.length(1);
   });
 });

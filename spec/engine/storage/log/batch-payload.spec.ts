@@ -12,11 +12,27 @@ import { decodePayload, encodeBatch } from '../../../../lib/engine/storage/codec
 import { readFrame } from '../../../../lib/engine/storage/frame.js';
 import { Tagged } from '../../../../lib/engine/values/index.js';
 
-const effect = (i: number, pad = 0): Effect => i % 7 === 0
-  ? { kind: 'delete', collection: 'c', id: `r${i}`, trashedAt: i }
-  : { kind: 'put', collection: 'c', id: `r${i}`, fields: { id: `r${i}`, n: i, big: 2n ** 60n + BigInt(i), when: new Tagged('DateTime', '2024-01-01T00:00:00Z'), s: 'é'.repeat(i % 40), pad: 'x'.repeat(pad) } as never };
+const effect = (i: number, pad = 0): Effect =>
+  i % 7 === 0
+    ? { kind: 'delete', collection: 'c', id: `r${i}`, trashedAt: i }
+    : {
+        kind: 'put',
+        collection: 'c',
+        id: `r${i}`,
+        fields: {
+          id: `r${i}`,
+          n: i,
+          big: 2n ** 60n + BigInt(i),
+          when: new Tagged('DateTime', '2024-01-01T00:00:00Z'),
+          s: 'é'.repeat(i % 40),
+          pad: 'x'.repeat(pad),
+        } as never,
+      };
 
-const batchOf = (seq: number, n: number, pad = 0): LoggedBatch => ({ seq, effects: Array.from({ length: n }, (_, i) => effect(i, pad)) });
+const batchOf = (seq: number, n: number, pad = 0): LoggedBatch => ({
+  seq,
+  effects: Array.from({ length: n }, (_, i) => effect(i, pad)),
+});
 
 /** The payloads of every frame in `buf`, which must hold nothing else. */
 function framesIn(buf: Buffer): Buffer[] {
@@ -44,7 +60,10 @@ describe('engine/storage batch frames', () => {
 
   it('grows the frame when later slices are larger than the first', async () => {
     // The first slice's records are small, the rest large: the frame outgrows its first size.
-    const batch: LoggedBatch = { seq: 7, effects: Array.from({ length: 2_000 }, (_, i) => effect(i, i < 500 ? 0 : 2_000)) };
+    const batch: LoggedBatch = {
+      seq: 7,
+      effects: Array.from({ length: 2_000 }, (_, i) => effect(i, i < 500 ? 0 : 2_000)),
+    };
     const frames = framesIn(await encodeBatchFrames([batch]));
     expect(decodePayload(frames[0]!)).to.deep.equal(oneCall(batch));
   });

@@ -18,7 +18,12 @@ import { tempDir, removeDir } from '../../../helpers/temp-dir.js';
 const batch = (seq: number): LoggedBatch => ({ seq, effects: [{ kind: 'config', values: { n: seq } }] });
 
 async function attempt(p: Promise<unknown>): Promise<unknown> {
-  try { await p; return undefined; } catch (err) { return err; }
+  try {
+    await p;
+    return undefined;
+  } catch (err) {
+    return err;
+  }
 }
 
 describe('engine/storage/log-writer on a failing disk', () => {
@@ -35,8 +40,15 @@ describe('engine/storage/log-writer on a failing disk', () => {
     const r = await recover(nodeFs, dir);
     return { seq: r.state.seq, config: r.state.config };
   };
-  beforeEach(() => { dir = tempDir(); fs = new FaultyFs(); faults = []; });
-  afterEach(async () => { await w?.close(); removeDir(dir); });
+  beforeEach(() => {
+    dir = tempDir();
+    fs = new FaultyFs();
+    faults = [];
+  });
+  afterEach(async () => {
+    await w?.close();
+    removeDir(dir);
+  });
 
   it('cuts a torn frame off the segment as soon as the append fails, and reports the fault once', async () => {
     await open('always');
@@ -57,7 +69,10 @@ describe('engine/storage/log-writer on a failing disk', () => {
     await attempt(w.append([batch(2)]));
     expect(await attempt(w.heal())).to.have.property('code', 'ENOSPC');
     expect(w.failed).to.not.equal(undefined);
-    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp')), 'the probe is removed').to.deep.equal([]);
+    expect(
+      readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+      'the probe is removed',
+    ).to.deep.equal([]);
     fs.free();
     await w.heal();
     expect(w.failed).to.equal(undefined);

@@ -5,8 +5,14 @@ import { Database } from '../../../../lib/engine/index.js';
 import { Corruption } from '../../../../lib/errors.js';
 import { tempDir, removeDir } from '../../../helpers/temp-dir.js';
 
-const segments = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.seg')).sort();
-const snapshots = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.snap')).sort();
+const segments = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.seg'))
+    .sort();
+const snapshots = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.snap'))
+    .sort();
 
 async function fill(dir: string, n: number, opts: { snapshotAt?: number } = {}): Promise<string[]> {
   const db = await Database.open({ dataDir: dir });
@@ -21,7 +27,9 @@ async function fill(dir: string, n: number, opts: { snapshotAt?: number } = {}):
 
 describe('engine/storage/recovery', () => {
   let dir: string;
-  beforeEach(() => { dir = tempDir(); });
+  beforeEach(() => {
+    dir = tempDir();
+  });
   afterEach(() => removeDir(dir));
 
   it('recovers every record after a clean close', async () => {
@@ -81,7 +89,11 @@ describe('engine/storage/recovery', () => {
     buf.writeUInt32LE(0xfffffff0, 12);
     writeFileSync(seg, buf);
     let err: unknown;
-    try { await Database.open({ dataDir: dir }); } catch (e) { err = e; }
+    try {
+      await Database.open({ dataDir: dir });
+    } catch (e) {
+      err = e;
+    }
     expect(err).to.be.instanceOf(Corruption);
   });
 
@@ -123,7 +135,11 @@ describe('engine/storage/recovery', () => {
     await db.close();
     for (const s of snapshots(dir)) removeDir(path.join(dir, s));
     let err: unknown;
-    try { await Database.open({ dataDir: dir }); } catch (e) { err = e; }
+    try {
+      await Database.open({ dataDir: dir });
+    } catch (e) {
+      err = e;
+    }
     expect(err).to.be.instanceOf(Corruption);
   });
 
@@ -148,7 +164,9 @@ describe('engine/storage/recovery', () => {
 
 describe('engine/storage/recovery of a garbled final frame', () => {
   let dir: string;
-  beforeEach(() => { dir = tempDir(); });
+  beforeEach(() => {
+    dir = tempDir();
+  });
   afterEach(() => removeDir(dir));
 
   it('treats a bad checksum on the last record as a torn tail', async () => {
@@ -178,7 +196,11 @@ describe('engine/storage/recovery of a garbled final frame', () => {
     buf.writeUInt32LE(buf.length, 12);
     writeFileSync(seg, buf);
     let err: unknown;
-    try { await Database.open({ dataDir: dir }); } catch (e) { err = e; }
+    try {
+      await Database.open({ dataDir: dir });
+    } catch (e) {
+      err = e;
+    }
     expect(err).to.be.instanceOf(Corruption);
   });
 });

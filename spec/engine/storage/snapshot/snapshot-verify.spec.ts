@@ -26,11 +26,16 @@ class RotAt extends FaultyFs {
 describe('engine/storage snapshot verification', function () {
   this.timeout(60_000);
   let dir: string;
-  beforeEach(() => { dir = tempDir('eddydb-verify-'); });
+  beforeEach(() => {
+    dir = tempDir('eddydb-verify-');
+  });
   afterEach(() => removeDir(dir));
 
   async function bigRecords(db: Database, n: number): Promise<void> {
-    await db.bulk.insertMany('big', Array.from({ length: n }, (_, i) => ({ i, text: `${i}`.padEnd(6000, 'x') })));
+    await db.bulk.insertMany(
+      'big',
+      Array.from({ length: n }, (_, i) => ({ i, text: `${i}`.padEnd(6000, 'x') })),
+    );
   }
 
   it('passes a snapshot whose record frames are larger than one 4 MiB read', async () => {
@@ -41,14 +46,22 @@ describe('engine/storage snapshot verification', function () {
     await db.close();
   });
 
-  for (const [where, fraction] of [['the first piece', 0.01], ['a frame larger than a piece', 0.5], ['the last frame', 0.999]] as const) {
+  for (const [where, fraction] of [
+    ['the first piece', 0.01],
+    ['a frame larger than a piece', 0.5],
+    ['the last frame', 0.999],
+  ] as const) {
     it(`catches one flipped bit in ${where}`, async () => {
       const fs = new RotAt();
       const db = await Database.open({ dataDir: dir, fs, settings: { durability: 'none' } });
       await bigRecords(db, 3000);
       fs.fraction = fraction;
       let err: unknown;
-      try { await db.snapshot(); } catch (e) { err = e; }
+      try {
+        await db.snapshot();
+      } catch (e) {
+        err = e;
+      }
       expect(err).to.be.instanceOf(Unavailable);
       expect((err as Error).message).to.match(/failed verification/);
       fs.fraction = undefined;

@@ -3,14 +3,47 @@ import { recordJson, recordToWire, toJson, type Value } from '../../../../lib/en
 import { randomRecords } from '../../../helpers/seeded-random.js';
 
 const SCALARS: Value[] = [
-  '', 'Ann', 'quote " and \\ backslash', 'line\nbreak \u0001 \u2028 é 😀', '"type":"Buffer"',
-  'lone \ud800 high', 'lone \udfff low', '\u001f\u007f\t tab', 'plain ascii with spaces',
-  0, -0, 31, -7, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 1.5, -0.25, 1e300, Number.NaN, Number.POSITIVE_INFINITY,
-  true, false, null,
+  '',
+  'Ann',
+  'quote " and \\ backslash',
+  'line\nbreak \u0001 \u2028 é 😀',
+  '"type":"Buffer"',
+  'lone \ud800 high',
+  'lone \udfff low',
+  '\u001f\u007f\t tab',
+  'plain ascii with spaces',
+  0,
+  -0,
+  31,
+  -7,
+  2 ** 53 - 1,
+  -(2 ** 53 - 1),
+  2 ** 53,
+  1.5,
+  -0.25,
+  1e300,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  true,
+  false,
+  null,
 ];
-const KEYS = ['id', 'ttl', 'name', 'age', 'é', 'with "quote"', '__proto__x', '10', '2', 'constructor', 'tab\tkey', 'lone\ud834'];
+const KEYS = [
+  'id',
+  'ttl',
+  'name',
+  'age',
+  'é',
+  'with "quote"',
+  '__proto__x',
+  '10',
+  '2',
+  'constructor',
+  'tab\tkey',
+  'lone\ud834',
+];
 
-describe('recordJson: a record\'s JSON written directly', () => {
+describe("recordJson: a record's JSON written directly", () => {
   it('writes exactly the text of toJson(recordToWire(...)) for records of scalars, typed and bare', () => {
     for (const fields of randomRecords(15, KEYS, SCALARS, 2000)) {
       for (const typed of [true, false]) {

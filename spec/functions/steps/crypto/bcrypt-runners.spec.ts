@@ -12,18 +12,27 @@ import { Unavailable } from '../../../../lib/errors.js';
 import { BcryptWorkerPool, SLICED_BCRYPT, type BcryptJob } from '../../../../lib/functions/index.js';
 
 const job = (cost: number, password = 'correct horse battery staple'): BcryptJob => ({
-  key: Buffer.from(`${password}\0`), salt: Buffer.alloc(16, 7), cost,
+  key: Buffer.from(`${password}\0`),
+  salt: Buffer.alloc(16, 7),
+  cost,
 });
 
 /** What a promise settles with: its value, or its rejection reason. */
 function settled<T>(p: Promise<T>): Promise<{ value?: T; error?: unknown }> {
-  return p.then((value) => ({ value }), (error: unknown) => ({ error }));
+  return p.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
 }
 
 describe('functions: the bcrypt worker pool', () => {
   let pool: BcryptWorkerPool;
-  beforeEach(() => { pool = new BcryptWorkerPool(2); });
-  afterEach(async () => { await pool.close(); });
+  beforeEach(() => {
+    pool = new BcryptWorkerPool(2);
+  });
+  afterEach(async () => {
+    await pool.close();
+  });
 
   it('starts no thread before the first job, and gives the digests of the sliced runner', async () => {
     expect(pool.workers).to.equal(0);
@@ -43,14 +52,15 @@ describe('functions: the bcrypt worker pool', () => {
   it('runs its threads with a nice value 10 above the process (Linux), so the request thread wins a shared core', async function () {
     if (!existsSync('/proc/self/task')) this.skip();
     /** Nice values of this process's threads (field 19 of /proc/<pid>/task/<tid>/stat). */
-    const niceValues = () => readdirSync('/proc/self/task').map((tid) => {
-      try {
-        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-      } catch {
-        return undefined;
-      }
-    });
+    const niceValues = () =>
+      readdirSync('/proc/self/task').map((tid) => {
+        try {
+          const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+        } catch {
+          return undefined;
+        }
+      });
     const base = niceValues()[0]!;
     const lowered = () => niceValues().filter((n) => n === Math.min(19, base + 10)).length;
     const before = lowered();
@@ -61,7 +71,10 @@ describe('functions: the bcrypt worker pool', () => {
   it('keeps the event loop free while a worker hashes', async () => {
     let turns = 0;
     let spinning = true;
-    const spin = (): void => { turns++; if (spinning) setImmediate(spin); };
+    const spin = (): void => {
+      turns++;
+      if (spinning) setImmediate(spin);
+    };
     setImmediate(spin);
     await pool.raw(job(10));
     spinning = false;

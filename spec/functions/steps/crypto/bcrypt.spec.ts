@@ -12,7 +12,12 @@ import { expect } from 'chai';
 import bcrypt from 'bcryptjs';
 import { ManualClock } from '../../../../lib/engine/index.js';
 import { BcryptWorkerPool, SLICED_BCRYPT } from '../../../../lib/functions/index.js';
-import { bcryptHash, bcryptVerify, parseBcryptHash, type ParsedBcryptHash } from '../../../../lib/functions/steps/crypto/bcrypt.js';
+import {
+  bcryptHash,
+  bcryptVerify,
+  parseBcryptHash,
+  type ParsedBcryptHash,
+} from '../../../../lib/functions/steps/crypto/bcrypt.js';
 import { FunctionHarness, rejection } from '../../../helpers/function-harness.js';
 import { mulberry32 } from '../../../helpers/seeded-random.js';
 
@@ -38,7 +43,7 @@ describe('functions: bcrypt against bcryptjs', () => {
       expect(ours).to.match(/^\$2b\$04\$/);
       expect(bcrypt.compareSync(pw, ours), 'bcryptjs verifies our hash').to.equal(true);
       const theirs = parsed(bcrypt.hashSync(pw, 4));
-      expect(await bcryptVerify(pw, theirs, SLICED_BCRYPT), 'we verify bcryptjs\'s hash').to.equal(true);
+      expect(await bcryptVerify(pw, theirs, SLICED_BCRYPT), "we verify bcryptjs's hash").to.equal(true);
       const other = Buffer.byteLength(pw) < 72 ? `${pw}!` : `${pw.slice(0, -1)}!`;
       expect(await bcryptVerify(other, theirs, SLICED_BCRYPT), 'a different password fails').to.equal(false);
     });
@@ -56,8 +61,14 @@ describe('functions: bcrypt against bcryptjs', () => {
     const cut = bcrypt.hashSync(long, 4);
     expect(bcrypt.compareSync(long.slice(0, 36), cut), 'bcryptjs matches the first 72 bytes alone').to.equal(true);
     for (const attempt of [bcryptHash(long, 4, SLICED_BCRYPT), bcryptVerify(long, parsed(cut), SLICED_BCRYPT)]) {
-      const err = await attempt.then(() => undefined, (e: unknown) => e);
-      expect(err).to.be.instanceOf(Error).with.property('message').that.matches(/73 bytes.*at most 72/);
+      const err = await attempt.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err)
+        .to.be.instanceOf(Error)
+        .with.property('message')
+        .that.matches(/73 bytes.*at most 72/);
     }
   });
 });
@@ -69,10 +80,12 @@ describe('functions: crypto steps', () => {
     clock = new ManualClock(Date.UTC(2026, 0, 1));
     h = await FunctionHarness.open({ clock });
   });
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
-  const one = async (step: Record<string, unknown>, params: Record<string, unknown> = {}) => (await h.run([step], params)).records[0]!.out;
-
+  const one = async (step: Record<string, unknown>, params: Record<string, unknown> = {}) =>
+    (await h.run([step], params)).records[0]!.out;
 
   describe('BcryptHash and BcryptVerify', () => {
     /** OpenBSD / jBCrypt / crypt_blowfish published test hashes. */
@@ -98,13 +111,18 @@ describe('functions: crypto steps', () => {
     });
 
     it('hashes as $2b$ with the cost asked (default 12) and a fresh salt each time', async () => {
-      const r = await h.run([{ type: 'BcryptHash', plain: '{{p}}', output_field: 'password_hash', cost: 4 }], { p: 'hunter2' });
+      const r = await h.run([{ type: 'BcryptHash', plain: '{{p}}', output_field: 'password_hash', cost: 4 }], {
+        p: 'hunter2',
+      });
       const hash = r.records[0]!.password_hash as string;
       expect(hash).to.match(/^\$2b\$04\$[./A-Za-z0-9]{53}$/);
       expect(await verify('hunter2', hash)).to.equal(true);
       expect(await verify('hunter3', hash)).to.equal(false);
       expect(await one({ type: 'BcryptHash', plain: 'hunter2', output_field: 'out', cost: 4 })).to.not.equal(hash);
-      const fn = h.define({ label: 'default_cost', functions: [{ type: 'BcryptHash', plain: 'x', output_field: 'h' }] });
+      const fn = h.define({
+        label: 'default_cost',
+        functions: [{ type: 'BcryptHash', plain: 'x', output_field: 'h' }],
+      });
       expect((fn.steps[0]!.config as { cost: number }).cost).to.equal(12);
     });
 
@@ -113,7 +131,9 @@ describe('functions: crypto steps', () => {
       const hash = await one({ type: 'BcryptHash', plain: '{{p}}', output_field: 'out', cost: 4 }, { p: longest });
       expect(await verify(longest, hash)).to.equal(true);
       expect(await verify(`${longest.slice(0, -1)}c`, hash), 'the 72nd byte counts').to.equal(false);
-      const hashing = await rejection(one({ type: 'BcryptHash', plain: '{{p}}', output_field: 'out', cost: 4 }, { p: `${longest}c` }));
+      const hashing = await rejection(
+        one({ type: 'BcryptHash', plain: '{{p}}', output_field: 'out', cost: 4 }, { p: `${longest}c` }),
+      );
       expect(hashing.message).to.match(/73 bytes of UTF-8; bcrypt reads at most 72/);
       expect((hashing as { code?: string }).code).to.equal('INVALID_INPUT');
       const verifying = await rejection(verify(`${longest}c`, hash));
@@ -122,7 +142,9 @@ describe('functions: crypto steps', () => {
 
     it('refuses a cost above function_bcrypt_max_cost (default 14) before any work, naming the cost and the limit', async () => {
       const hashing = await rejection(h.run([{ type: 'BcryptHash', plain: 'x', output_field: 'h', cost: 15 }]));
-      expect(hashing.message).to.equal('BcryptHash cost 15 is above this server\'s limit of 14 (setting function_bcrypt_max_cost): each step of cost doubles the work');
+      expect(hashing.message).to.equal(
+        "BcryptHash cost 15 is above this server's limit of 14 (setting function_bcrypt_max_cost): each step of cost doubles the work",
+      );
       expect((hashing as { code?: string }).code).to.equal('INVALID_INPUT');
       const started = performance.now();
       const verifying = await rejection(verify('a', '$2b$31$DCq7YPn5Rq63x1Lad4cll.TV4S6ytwfsfvkgY8jIucDrjc8deX1s.'));
@@ -136,21 +158,31 @@ describe('functions: crypto steps', () => {
 
     it('gives false for a missing field, a value that is not a bcrypt hash, or a $2x$ hash', async () => {
       expect(await one({ type: 'BcryptVerify', plain: 'a', hash_field: 'nope', output_field: 'out' })).to.equal(false);
-      for (const bad of ['', 'plain', 42, '$2a$06$DCq7YPn5Rq63x1Lad4cll.TV4S6ytwfsfvkgY8jIucDrjc8deX1s', '$2x$06$DCq7YPn5Rq63x1Lad4cll.TV4S6ytwfsfvkgY8jIucDrjc8deX1s.', '$2a$03$DCq7YPn5Rq63x1Lad4cll.TV4S6ytwfsfvkgY8jIucDrjc8deX1s.']) {
+      for (const bad of [
+        '',
+        'plain',
+        42,
+        '$2a$06$DCq7YPn5Rq63x1Lad4cll.TV4S6ytwfsfvkgY8jIucDrjc8deX1s',
+        '$2x$06$DCq7YPn5Rq63x1Lad4cll.TV4S6ytwfsfvkgY8jIucDrjc8deX1s.',
+        '$2a$03$DCq7YPn5Rq63x1Lad4cll.TV4S6ytwfsfvkgY8jIucDrjc8deX1s.',
+      ]) {
         expect(await verify('', bad), String(bad)).to.equal(false);
       }
     });
 
     it('checks the cost at save (4 to 31)', () => {
       for (const cost of [3, 32, 10.5, '12']) {
-        expect(() => h.define({ label: `c${cost}`, functions: [{ type: 'BcryptHash', plain: 'x', output_field: 'h', cost }] }))
-          .to.throw('functions[0].cost: must be an integer between 4 and 31');
+        expect(() =>
+          h.define({ label: `c${cost}`, functions: [{ type: 'BcryptHash', plain: 'x', output_field: 'h', cost }] }),
+        ).to.throw('functions[0].cost: must be an integer between 4 and 31');
       }
     });
 
     it('yields to the event loop while hashing without a worker pool, and stops at the call time bound', async () => {
       let ticks = 0;
-      const timer = setInterval(() => { ticks++; }, 1);
+      const timer = setInterval(() => {
+        ticks++;
+      }, 1);
       try {
         await h.run([{ type: 'BcryptHash', plain: 'x', output_field: 'h', cost: 10 }]);
       } finally {
@@ -196,5 +228,4 @@ describe('functions: crypto steps', () => {
       expect(r.records[0]!.hash).to.not.equal(r.records[1]!.hash);
     });
   });
-
 });

@@ -14,24 +14,38 @@ const RFC4648: readonly [string, string, string][] = [
 
 describe('functions: encoding steps', () => {
   let h: FunctionHarness;
-  beforeEach(async () => { h = await FunctionHarness.open(); });
-  afterEach(async () => { await h.close(); });
+  beforeEach(async () => {
+    h = await FunctionHarness.open();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
 
-  const one = async (step: Record<string, unknown>, params: Record<string, unknown> = {}) => (await h.run([step], params)).records[0]!.out;
+  const one = async (step: Record<string, unknown>, params: Record<string, unknown> = {}) =>
+    (await h.run([step], params)).records[0]!.out;
 
   it('Base64Encode and HexEncode give the RFC 4648 test vectors; the decoders invert them', async () => {
     for (const [text, b64, hex] of RFC4648) {
       expect(await one({ type: 'Base64Encode', input: '{{t}}', output_field: 'out' }, { t: text })).to.equal(b64);
       expect(await one({ type: 'HexEncode', input: '{{t}}', output_field: 'out' }, { t: text })).to.equal(hex);
       expect(await one({ type: 'Base64Decode', input: '{{t}}', output_field: 'out' }, { t: b64 })).to.equal(text);
-      expect(await one({ type: 'HexDecode', input: '{{t}}', output_field: 'out' }, { t: hex.toUpperCase() })).to.equal(text);
+      expect(await one({ type: 'HexDecode', input: '{{t}}', output_field: 'out' }, { t: hex.toUpperCase() })).to.equal(
+        text,
+      );
     }
   });
 
   it('encodes UTF-8 text and binary fields', async () => {
-    expect(await one({ type: 'Base64Encode', input: 'héllo ✓', output_field: 'out' })).to.equal(Buffer.from('héllo ✓').toString('base64'));
-    await h.db.session(undefined).insert('files', { data: { type: 'Binary', value: Buffer.from([0, 255, 16]).toString('base64') } });
-    const r = await h.run([{ type: 'FindAll', collection: 'files' }, { type: 'HexEncode', input: '{{data}}', output_field: 'hex' }]);
+    expect(await one({ type: 'Base64Encode', input: 'héllo ✓', output_field: 'out' })).to.equal(
+      Buffer.from('héllo ✓').toString('base64'),
+    );
+    await h.db
+      .session(undefined)
+      .insert('files', { data: { type: 'Binary', value: Buffer.from([0, 255, 16]).toString('base64') } });
+    const r = await h.run([
+      { type: 'FindAll', collection: 'files' },
+      { type: 'HexEncode', input: '{{data}}', output_field: 'hex' },
+    ]);
     expect(r.records[0]!.hex).to.equal('00ff10');
   });
 
@@ -76,25 +90,37 @@ describe('functions: encoding steps', () => {
       ['日本語', ''],
       ['ﬁ ligature ①', 'fi-ligature-1'],
     ];
-    for (const [input, slug] of cases) expect(await one({ type: 'Slugify', input: '{{t}}', output_field: 'out' }, { t: input })).to.equal(slug);
+    for (const [input, slug] of cases)
+      expect(await one({ type: 'Slugify', input: '{{t}}', output_field: 'out' }, { t: input })).to.equal(slug);
   });
 
   it('writes output_field on every working record, or makes one record when there are none', async () => {
     const s = h.db.session(undefined);
     await s.insert('posts', { title: 'First Post' });
     await s.insert('posts', { title: 'Second Post' });
-    const r = await h.run([{ type: 'FindAll', collection: 'posts' }, { type: 'Slugify', input: '{{title}}', output_field: 'meta.slug' }]);
-    expect(r.records.map((x) => (x.meta as Record<string, unknown>).slug).sort()).to.deep.equal(['first-post', 'second-post']);
+    const r = await h.run([
+      { type: 'FindAll', collection: 'posts' },
+      { type: 'Slugify', input: '{{title}}', output_field: 'meta.slug' },
+    ]);
+    expect(r.records.map((x) => (x.meta as Record<string, unknown>).slug).sort()).to.deep.equal([
+      'first-post',
+      'second-post',
+    ]);
     expect(r.records.every((x) => typeof x.title === 'string' && typeof x.id === 'string')).to.equal(true);
     const empty = await h.run([{ type: 'HexEncode', input: 'a', output_field: 'out' }]);
     expect(empty.records).to.deep.equal([{ out: '61' }]);
   });
 
   it('refuses bad members at save, naming the path', () => {
-    expect(() => h.define({ label: 'a', functions: [{ type: 'HexEncode', input: 'x' }] })).to.throw("functions[0]: missing required member 'output_field'");
-    expect(() => h.define({ label: 'b', functions: [{ type: 'Slugify', input: 'x', output_field: '__proto__' }] })).to.throw(/forbidden field name '__proto__'/);
-    expect(() => h.define({ label: 'c', functions: [{ type: 'Base64Encode', input: 'x', output_field: 'o', url_safe: 'yes' }] }))
-      .to.throw('functions[0].url_safe: must be a boolean');
+    expect(() => h.define({ label: 'a', functions: [{ type: 'HexEncode', input: 'x' }] })).to.throw(
+      "functions[0]: missing required member 'output_field'",
+    );
+    expect(() =>
+      h.define({ label: 'b', functions: [{ type: 'Slugify', input: 'x', output_field: '__proto__' }] }),
+    ).to.throw(/forbidden field name '__proto__'/);
+    expect(() =>
+      h.define({ label: 'c', functions: [{ type: 'Base64Encode', input: 'x', output_field: 'o', url_safe: 'yes' }] }),
+    ).to.throw('functions[0].url_safe: must be a boolean');
   });
 
   it('refuses an input that is not text', async () => {

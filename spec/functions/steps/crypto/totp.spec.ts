@@ -11,7 +11,10 @@ function base32(bytes: Buffer): string {
   for (const b of bytes) {
     acc = (acc << 8) | b;
     bits += 8;
-    while (bits >= 5) { bits -= 5; out += alphabet[(acc >> bits) & 31]; }
+    while (bits >= 5) {
+      bits -= 5;
+      out += alphabet[(acc >> bits) & 31];
+    }
     acc &= (1 << bits) - 1;
   }
   return bits > 0 ? out + alphabet[(acc << (5 - bits)) & 31] : out;
@@ -24,10 +27,12 @@ describe('functions: crypto steps', () => {
     clock = new ManualClock(Date.UTC(2026, 0, 1));
     h = await FunctionHarness.open({ clock });
   });
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
-  const one = async (step: Record<string, unknown>, params: Record<string, unknown> = {}) => (await h.run([step], params)).records[0]!.out;
-
+  const one = async (step: Record<string, unknown>, params: Record<string, unknown> = {}) =>
+    (await h.run([step], params)).records[0]!.out;
 
   describe('TotpGenerate and TotpVerify', () => {
     /** RFC 6238 Appendix B: time, then the SHA1, SHA256 and SHA512 codes (8 digits, 30 s). */
@@ -51,7 +56,14 @@ describe('functions: crypto steps', () => {
         for (const [i, algorithm] of (['sha1', 'sha256', 'sha512'] as const).entries()) {
           const step = { type: 'TotpGenerate', secret: SEEDS[algorithm], output_field: 'out', digits: 8, algorithm };
           expect(await one(step), `${algorithm} at ${time}`).to.equal(codes[i]);
-          const check = { type: 'TotpVerify', code: '{{c}}', secret: SEEDS[algorithm], output_field: 'out', digits: 8, algorithm };
+          const check = {
+            type: 'TotpVerify',
+            code: '{{c}}',
+            secret: SEEDS[algorithm],
+            output_field: 'out',
+            digits: 8,
+            algorithm,
+          };
           expect(await one(check, { c: codes[i] }), `${algorithm} at ${time}`).to.equal(true);
         }
       }
@@ -62,13 +74,18 @@ describe('functions: crypto steps', () => {
       expect(await one({ type: 'TotpGenerate', secret: SEEDS.sha1, output_field: 'out' })).to.equal('287082');
       const spaced = SEEDS.sha1.toLowerCase().replace(/(.{4})/g, '$1 ');
       expect(await one({ type: 'TotpGenerate', secret: spaced, output_field: 'out' })).to.equal('287082');
-      expect(await one({ type: 'TotpGenerate', secret: SEEDS.sha1, output_field: 'out', period: 60 })).to.not.equal(undefined);
+      expect(await one({ type: 'TotpGenerate', secret: SEEDS.sha1, output_field: 'out', period: 60 })).to.not.equal(
+        undefined,
+      );
     });
 
     it('accepts codes within the skew (default 1 step) and refuses the rest', async () => {
       clock.set(1111111111_000);
       const verify = (code: unknown, extra: Record<string, unknown> = {}) =>
-        one({ type: 'TotpVerify', code: '{{c}}', secret: SEEDS.sha1, output_field: 'out', digits: 8, ...extra }, { c: code });
+        one(
+          { type: 'TotpVerify', code: '{{c}}', secret: SEEDS.sha1, output_field: 'out', digits: 8, ...extra },
+          { c: code },
+        );
       expect(await verify('07081804')).to.equal(true); // previous step (1111111109 is in it)
       clock.set(1111111111_000 + 60_000);
       expect(await verify('14050471')).to.equal(false); // two steps back
@@ -78,21 +95,30 @@ describe('functions: crypto steps', () => {
       expect(await verify(14050471)).to.equal(true);
       clock.set(1111111109_000);
       expect(await verify(7081804)).to.equal(true); // leading zero restored
-      for (const bad of ['1405047', '140504710', 'abcdefgh', '', null, '14050472']) expect(await verify(bad), String(bad)).to.equal(false);
+      for (const bad of ['1405047', '140504710', 'abcdefgh', '', null, '14050472'])
+        expect(await verify(bad), String(bad)).to.equal(false);
     });
 
     it('refuses bad members at save and a secret that is not base32 at run time', async () => {
       const define = (extra: Record<string, unknown>) => () =>
-        h.define({ label: `t${JSON.stringify(extra)}`, functions: [{ type: 'TotpGenerate', secret: 'GEZDGNBV', output_field: 'o', ...extra }] });
+        h.define({
+          label: `t${JSON.stringify(extra)}`,
+          functions: [{ type: 'TotpGenerate', secret: 'GEZDGNBV', output_field: 'o', ...extra }],
+        });
       expect(define({ digits: 7 })).to.throw('functions[0].digits: must be 6 or 8');
-      expect(define({ algorithm: 'md5' })).to.throw('functions[0].algorithm: must be one of sha1, sha256, sha512 (a literal)');
+      expect(define({ algorithm: 'md5' })).to.throw(
+        'functions[0].algorithm: must be one of sha1, sha256, sha512 (a literal)',
+      );
       expect(define({ period: 0 })).to.throw('functions[0].period: must be an integer between 1 and 86400');
-      expect(() => h.define({ label: 's', functions: [{ type: 'TotpVerify', code: '1', secret: 'A', output_field: 'o', skew: 11 }] }))
-        .to.throw('functions[0].skew: must be an integer between 0 and 10');
+      expect(() =>
+        h.define({
+          label: 's',
+          functions: [{ type: 'TotpVerify', code: '1', secret: 'A', output_field: 'o', skew: 11 }],
+        }),
+      ).to.throw('functions[0].skew: must be an integer between 0 and 10');
       const err = await rejection(h.run([{ type: 'TotpGenerate', secret: 'not base32!', output_field: 'o' }]));
       expect(err.message).to.match(/'secret' is not base32/);
       expect(err.message).to.not.include('not base32!');
     });
   });
-
 });

@@ -13,15 +13,35 @@ describe('functions: HttpRequest step', () => {
     await h.db.updateSettings({ outbound_allow_hosts: ['127.0.0.1'] });
     srv = await startLocalHttp();
   });
-  afterEach(async () => { await srv.close(); await h.close(); });
-  after(async () => { await closeOutboundPools(); });
+  afterEach(async () => {
+    await srv.close();
+    await h.close();
+  });
+  after(async () => {
+    await closeOutboundPools();
+  });
 
   it('writes the body to http_response (JSON parsed) and the status and headers beside it, usable by later steps', async () => {
-    srv.handler = (_req, res) => { res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'x-rate': '5' }); res.end('{"title":"hello","n":9007199254740993}'); };
-    const r = await h.run([
-      { type: 'HttpRequest', url: `${srv.url}/posts/{{id}}`, headers: { accept: 'application/json' } },
-      { type: 'Insert', collection: 'cache', record: { title: '{{http_response.title}}', status: '{{http_response_status}}', raw: '{{http_response}}', rate: '{{http_response_headers.x-rate}}' } },
-    ], { id: 7 });
+    srv.handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'x-rate': '5' });
+      res.end('{"title":"hello","n":9007199254740993}');
+    };
+    const r = await h.run(
+      [
+        { type: 'HttpRequest', url: `${srv.url}/posts/{{id}}`, headers: { accept: 'application/json' } },
+        {
+          type: 'Insert',
+          collection: 'cache',
+          record: {
+            title: '{{http_response.title}}',
+            status: '{{http_response_status}}',
+            raw: '{{http_response}}',
+            rate: '{{http_response_headers.x-rate}}',
+          },
+        },
+      ],
+      { id: 7 },
+    );
     expect(srv.seen[0]).to.deep.include({ method: 'GET', url: '/posts/7' });
     expect(srv.seen[0]!.headers.accept).to.equal('application/json');
     const rec = h.records('cache')[0]!;
@@ -31,7 +51,10 @@ describe('functions: HttpRequest step', () => {
   });
 
   it('caches the body itself with KvSet of {{http_response}}, as the official SWR example does', async () => {
-    srv.handler = (_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"id":1,"name":"Leanne Graham"}'); };
+    srv.handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id":1,"name":"Leanne Graham"}');
+    };
     const r = await h.run([
       { type: 'HttpRequest', url: `${srv.url}/users/1`, method: 'GET', headers: { Accept: 'application/json' } },
       { type: 'KvSet', key: 'api:user:1', value: '{{http_response}}', ttl: 300 },
@@ -42,7 +65,10 @@ describe('functions: HttpRequest step', () => {
   });
 
   it('keeps a non-JSON body as text and a non-2xx answer as an answer', async () => {
-    srv.handler = (_req, res) => { res.writeHead(404, { 'content-type': 'text/html' }); res.end('<h1>missing</h1>'); };
+    srv.handler = (_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<h1>missing</h1>');
+    };
     const r = await h.run([{ type: 'HttpRequest', url: `${srv.url}/nope`, output_field: 'resp' }]);
     expect(r.records[0]).to.deep.include({ resp: '<h1>missing</h1>', resp_status: 404 });
     expect((r.records[0]!.resp_headers as Record<string, string>)['content-type']).to.equal('text/html');
@@ -51,16 +77,31 @@ describe('functions: HttpRequest step', () => {
   it('adds the response to every working record, sending once', async () => {
     await h.db.session(undefined).insert('users', { name: 'a' });
     await h.db.session(undefined).insert('users', { name: 'b' });
-    const r = await h.run([{ type: 'FindAll', collection: 'users' }, { type: 'HttpRequest', url: `${srv.url}/x`, output_field: 'out.res' }]);
-    expect(r.records.map((x: any) => [x.name, x.out.res.ok, x.out.res_status])).to.have.deep.members([['a', true, 200], ['b', true, 200]]);
+    const r = await h.run([
+      { type: 'FindAll', collection: 'users' },
+      { type: 'HttpRequest', url: `${srv.url}/x`, output_field: 'out.res' },
+    ]);
+    expect(r.records.map((x: any) => [x.name, x.out.res.ok, x.out.res_status])).to.have.deep.members([
+      ['a', true, 200],
+      ['b', true, 200],
+    ]);
     expect(srv.seen).to.have.length(1);
   });
 
   it('sends a JSON body with its content type, a text body as it is, and the method given', async () => {
-    await h.run([
-      { type: 'HttpRequest', url: srv.url, method: 'POST', body: { name: '{{name}}', tags: ['a'] } },
-      { type: 'HttpRequest', url: srv.url, method: 'put', body: 'plain {{name}}', headers: { 'content-type': 'text/plain' } },
-    ], { name: 'Ann' });
+    await h.run(
+      [
+        { type: 'HttpRequest', url: srv.url, method: 'POST', body: { name: '{{name}}', tags: ['a'] } },
+        {
+          type: 'HttpRequest',
+          url: srv.url,
+          method: 'put',
+          body: 'plain {{name}}',
+          headers: { 'content-type': 'text/plain' },
+        },
+      ],
+      { name: 'Ann' },
+    );
     expect(srv.seen.map((s) => [s.method, s.headers['content-type'], s.body])).to.deep.equal([
       ['POST', 'application/json', '{"name":"Ann","tags":["a"]}'],
       ['PUT', 'text/plain', 'plain Ann'],
@@ -75,12 +116,15 @@ describe('functions: HttpRequest step', () => {
     const denied = await rejection(h.run([{ type: 'HttpRequest', url: 'http://169.254.169.254/latest/meta-data/' }]));
     expect(denied.status).to.equal(400);
     expect(denied.message).to.match(/denied/);
-    srv.handler = (_req, res) => { res.writeHead(200, { 'content-length': String(11 * 1024 * 1024) }); res.end(); };
+    srv.handler = (_req, res) => {
+      res.writeHead(200, { 'content-length': String(11 * 1024 * 1024) });
+      res.end();
+    };
     const big = await rejection(h.run([{ type: 'HttpRequest', url: srv.url }]));
     expect(big.status).to.equal(502);
   });
 
-  it('bounds its timeout by the call\'s remaining wall time', async () => {
+  it("bounds its timeout by the call's remaining wall time", async () => {
     srv.handler = () => undefined;
     h.bounds = { maxSteps: 1000, maxRecords: 1000, maxMs: 300 };
     const started = Date.now();
@@ -97,15 +141,28 @@ describe('functions: HttpRequest step', () => {
   });
 
   it('refuses bad members at save time and bad values at call time', () => {
-    expect(() => h.define({ label: 'a', functions: [{ type: 'HttpRequest' }] })).to.throw(/functions\[0\]: missing required member .url./);
-    expect(() => h.define({ label: 'b', functions: [{ type: 'HttpRequest', url: 'http://x', output_field: '__proto__' }] })).to.throw(/forbidden/);
-    expect(() => h.define({ label: 'c', transaction_config: { enabled: true, auto_rollback: true }, functions: [{ type: 'HttpRequest', url: 'http://x' }] }))
-      .to.throw(/cannot take part in a transactional function/);
+    expect(() => h.define({ label: 'a', functions: [{ type: 'HttpRequest' }] })).to.throw(
+      /functions\[0\]: missing required member .url./,
+    );
+    expect(() =>
+      h.define({ label: 'b', functions: [{ type: 'HttpRequest', url: 'http://x', output_field: '__proto__' }] }),
+    ).to.throw(/forbidden/);
+    expect(() =>
+      h.define({
+        label: 'c',
+        transaction_config: { enabled: true, auto_rollback: true },
+        functions: [{ type: 'HttpRequest', url: 'http://x' }],
+      }),
+    ).to.throw(/cannot take part in a transactional function/);
   });
 
   it('rejects a timeout beyond the maximum and non-string headers', async () => {
-    expect((await rejection(h.run([{ type: 'HttpRequest', url: srv.url, timeout_seconds: 301 }]))).message).to.match(/at most 300/);
-    expect((await rejection(h.run([{ type: 'HttpRequest', url: srv.url, headers: { a: { b: 1 } } }]))).message).to.match(/header 'a'/);
+    expect((await rejection(h.run([{ type: 'HttpRequest', url: srv.url, timeout_seconds: 301 }]))).message).to.match(
+      /at most 300/,
+    );
+    expect(
+      (await rejection(h.run([{ type: 'HttpRequest', url: srv.url, headers: { a: { b: 1 } } }]))).message,
+    ).to.match(/header 'a'/);
   });
 
   it('goes through HTTP_PROXY from the environment', async () => {
@@ -120,7 +177,8 @@ describe('functions: HttpRequest step', () => {
       expect(r.records[0]!.http_response_status).to.equal(200);
       expect(proxy.seen).to.deep.equal(['GET http://api.example.test/users?page=2']);
     } finally {
-      if (saved === undefined) delete process.env.HTTP_PROXY; else process.env.HTTP_PROXY = saved;
+      if (saved === undefined) delete process.env.HTTP_PROXY;
+      else process.env.HTTP_PROXY = saved;
       await closeOutboundPools();
       await proxy.close();
     }
@@ -138,12 +196,27 @@ describe('functions: SWR step', () => {
     await h.db.updateSettings({ outbound_allow_hosts: ['127.0.0.1'] });
     srv = await startLocalHttp();
     version = 1;
-    srv.handler = (_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ v: version })); };
+    srv.handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ v: version }));
+    };
   });
-  afterEach(async () => { await swrSettled(h.db.kv); await srv.close(); await h.close(); });
-  after(async () => { await closeOutboundPools(); });
+  afterEach(async () => {
+    await swrSettled(h.db.kv);
+    await srv.close();
+    await h.close();
+  });
+  after(async () => {
+    await closeOutboundPools();
+  });
 
-  const swr = (extra: Record<string, unknown> = {}) => ({ type: 'SWR', cache_key: 'user:1', ttl: '15m', url: `${srv.url}/users/1`, ...extra });
+  const swr = (extra: Record<string, unknown> = {}) => ({
+    type: 'SWR',
+    cache_key: 'user:1',
+    ttl: '15m',
+    url: `${srv.url}/users/1`,
+    ...extra,
+  });
 
   it('fetches on a miss, caches in the KV store, and serves fresh entries without a request', async () => {
     const first = await h.run([swr()]);
@@ -172,8 +245,15 @@ describe('functions: SWR step', () => {
 
   it('never runs two fetches for one key: concurrent misses share one, concurrent stale calls revalidate once', async () => {
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
-    srv.handler = (_req, res) => { void gate.then(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ v: version })); }); };
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    srv.handler = (_req, res) => {
+      void gate.then(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ v: version }));
+      });
+    };
     const misses = Array.from({ length: 10 }, () => h.run([swr({ ttl: PAST })]));
     await new Promise((r) => setTimeout(r, 50));
     release();
@@ -182,8 +262,15 @@ describe('functions: SWR step', () => {
     expect(srv.seen).to.have.length(1);
 
     let releaseAgain!: () => void;
-    const gate2 = new Promise<void>((r) => { releaseAgain = r; });
-    srv.handler = (_req, res) => { void gate2.then(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"v":3}'); }); };
+    const gate2 = new Promise<void>((r) => {
+      releaseAgain = r;
+    });
+    srv.handler = (_req, res) => {
+      void gate2.then(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"v":3}');
+      });
+    };
     const stale = await Promise.all(Array.from({ length: 10 }, () => h.run([swr({ ttl: PAST })])));
     expect(stale.every((r) => (r.records[0]!.response as any).v === 1)).to.equal(true);
     releaseAgain();
@@ -192,7 +279,10 @@ describe('functions: SWR step', () => {
   });
 
   it('serves a non-2xx answer without failing or caching it', async () => {
-    srv.handler = (_req, res) => { res.writeHead(404, { 'content-type': 'application/json' }); res.end('{"error":"not found"}'); };
+    srv.handler = (_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"error":"not found"}');
+    };
     const r = await h.run([swr(), { type: 'Insert', collection: 'after', record: { ok: true } }]);
     expect(r.records[0]).to.include({ ok: true });
     expect(h.records('after')).to.have.length(1);
@@ -203,7 +293,9 @@ describe('functions: SWR step', () => {
 
   it('fails a miss on a network failure, but keeps serving a stale entry when revalidation fails', async () => {
     await h.run([swr({ ttl: PAST })]);
-    srv.handler = (_req, res) => { res.destroy(); };
+    srv.handler = (_req, res) => {
+      res.destroy();
+    };
     const stale = await h.run([swr({ ttl: PAST })]);
     expect(stale.records[0]!.response).to.deep.equal({ v: 1 });
     await swrSettled(h.db.kv);
@@ -225,7 +317,9 @@ describe('functions: SWR step', () => {
 
   it('in a transactional function: the audit write is rolled back with it, the HTTP call and the cache are not', async () => {
     const tx = { transaction_config: { enabled: true, auto_rollback: true } };
-    const err = await rejection(h.run([swr({ collection: 'swr_audit' }), { type: 'Insert', collection: 'x', record: '{{missing}}' }], {}, tx));
+    const err = await rejection(
+      h.run([swr({ collection: 'swr_audit' }), { type: 'Insert', collection: 'x', record: '{{missing}}' }], {}, tx),
+    );
     expect(err.type).to.equal('Insert');
     expect(h.records('swr_audit')).to.have.length(0);
     expect(srv.seen).to.have.length(1);
@@ -236,8 +330,12 @@ describe('functions: SWR step', () => {
   });
 
   it('refuses missing members at save and a bad ttl at call time', async () => {
-    expect(() => h.define({ label: 'a', functions: [{ type: 'SWR', url: 'http://x', ttl: 60 }] })).to.throw(/cache_key/);
-    expect(() => h.define({ label: 'b', functions: [{ type: 'SWR', cache_key: 'k', url: 'http://x' }] })).to.throw(/ttl/);
+    expect(() => h.define({ label: 'a', functions: [{ type: 'SWR', url: 'http://x', ttl: 60 }] })).to.throw(
+      /cache_key/,
+    );
+    expect(() => h.define({ label: 'b', functions: [{ type: 'SWR', cache_key: 'k', url: 'http://x' }] })).to.throw(
+      /ttl/,
+    );
     expect((await rejection(h.run([swr({ ttl: 'soon' })]))).message).to.match(/Invalid ttl/);
     expect(srv.seen).to.have.length(0);
   });

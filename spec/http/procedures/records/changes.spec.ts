@@ -22,10 +22,16 @@ async function take(it: AsyncIterator<StreamEvent>, n: number): Promise<StreamEv
 describe('procedures in process: changes.subscribe (a stream)', () => {
   let c: ProcedureCaller;
   let admin: Principal;
-  beforeEach(async () => { c = await ProcedureCaller.open(); admin = await c.principal(); });
-  afterEach(async () => { await c.close(); });
+  beforeEach(async () => {
+    c = await ProcedureCaller.open();
+    admin = await c.principal();
+  });
+  afterEach(async () => {
+    await c.close();
+  });
 
-  const open = (args: Record<string, unknown>, who = admin) => c.dispatcher.openStream('changes.subscribe', { args, body: {} }, who);
+  const open = (args: Record<string, unknown>, who = admin) =>
+    c.dispatcher.openStream('changes.subscribe', { args, body: {} }, who);
 
   it('yields subscribed first, then one mutation per committed change', async () => {
     const s = await open({ collection: 'news' });
@@ -68,7 +74,10 @@ describe('procedures in process: changes.subscribe (a stream)', () => {
 
   it('releases the subscription when the reader stops early (for await ... break)', async () => {
     const s = await open({ collection: 'brief' });
-    for await (const e of s.events) { expect(e.event).to.equal('subscribed'); break; }
+    for await (const e of s.events) {
+      expect(e.event).to.equal('subscribed');
+      break;
+    }
     expect(c.services.changes.count()).to.equal(0);
   });
 
@@ -76,7 +85,11 @@ describe('procedures in process: changes.subscribe (a stream)', () => {
     const reader = await c.principal({ name: 'reader', collection_permissions: { a: { read: true } } });
     const s = await open({ collection: 'a' }, reader);
     let refused: unknown;
-    try { await open({ collection: 'b' }, reader); } catch (err) { refused = err; }
+    try {
+      await open({ collection: 'b' }, reader);
+    } catch (err) {
+      refused = err;
+    }
     expect((refused as Error).message).to.match(/b/);
     expect(() => s.recheck(reader)).not.to.throw();
     const narrowed = await c.principal({ name: 'narrowed', collection_permissions: { other: { read: true } } });
