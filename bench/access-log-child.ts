@@ -16,7 +16,9 @@ const REQUESTS = Number(process.env.BENCH_ACCESS_REQUESTS ?? 20_000);
 const ROUNDS = 8;
 const KEY = 'bench-admin-key-0123456789';
 
-/** A server (not listening) and a loop of point reads through its Dispatcher; resolves with microseconds per request. */
+/**
+ * A server (not listening) and a loop of point reads through its Dispatcher; resolves with microseconds per request.
+ */
 async function variant(accessLog: boolean) {
   const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-access-'));
   const server = await Server.create({

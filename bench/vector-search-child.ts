@@ -130,7 +130,8 @@ try {
       // Native memory: rss growth not explained by V8's committed heap or external buffers.
       nativeEstimate:
         after.rss - before.rss - (after.heapTotal - before.heapTotal) - (after.external - before.external),
-      // hnswlib's level-0 bytes per slot: the vector as float32, 2m links, a link count and the label; upper levels add ~1/m of the links.
+      // hnswlib's level-0 bytes per slot: the vector as float32, 2m links, a link count and the label; upper levels add
+      // ~1/m of the links.
       slotBytes: index instanceof HnswIndex ? 4 * DIMS + 8 * index.m + 4 + 8 : 0,
       capacity: index instanceof HnswIndex ? index.capacity : 0,
       gcExposed: gc !== undefined,

@@ -72,7 +72,8 @@ async function insert(i: number): Promise<void> {
       () =>
         reject(
           new Error(
-            `${ids[i]} reached ${delivered[i]} of ${CLIENTS} subscribers in ${TIMEOUT_MS} ms; ${errors.slice(0, 3).join('; ')}`,
+            `${ids[i]} reached ${delivered[i]} of ${CLIENTS} subscribers in ${TIMEOUT_MS} ms; ` +
+              `${errors.slice(0, 3).join('; ')}`,
           ),
         ),
       TIMEOUT_MS,
@@ -108,7 +109,8 @@ const totalMs = performance.now() - t0;
 for (let c = 0; c < CLIENTS; c++) {
   if (got[c]!.length !== ids.length || got[c]!.some((id, k) => id !== ids[k])) {
     throw new Error(
-      `subscriber ${c} got ${got[c]!.length} of ${ids.length} notifications, or out of order: ${got[c]!.slice(0, 5).join(',')}...`,
+      `subscriber ${c} got ${got[c]!.length} of ${ids.length} notifications, or out of order: ` +
+        `${got[c]!.slice(0, 5).join(',')}...`,
     );
   }
 }

@@ -50,6 +50,8 @@ const built =
 if (built.status !== 0) {
   const why = `${built.stderr ?? ''}${built.stdout ?? ''}`.trim().split('\n').slice(-5).join('\n');
   process.stderr.write(
-    `eddydb: the optional native addons were not built; the server runs without idle memory compaction, decodes MessagePack bodies with msgpackr only, and locks its data directory without flock (an abstract socket on Linux, the pid elsewhere).\n${why}\n`,
+    `eddydb: the optional native addons were not built; the server runs without idle memory compaction, decodes ` +
+      `MessagePack bodies with msgpackr only, and locks its data directory without flock (an abstract socket on ` +
+      `Linux, the pid elsewhere).\n${why}\n`,
   );
 }

@@ -243,7 +243,10 @@ export class InvalidTransition extends Conflict {
     readonly allowed: readonly string[],
   ) {
     super(
-      `Cannot ${action} ${resource} '${id}': it is ${current}; ${allowed.length > 0 ? `from ${current} the allowed actions are ${allowed.join(', ')}` : `no action is allowed from ${current}`}`,
+      `Cannot ${action} ${resource} '${id}': it is ${current}; ` +
+        (allowed.length > 0
+          ? `from ${current} the allowed actions are ${allowed.join(', ')}`
+          : `no action is allowed from ${current}`),
     );
   }
 }

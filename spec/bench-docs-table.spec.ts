@@ -34,7 +34,8 @@ describe('bench results table of docs/benchmarks.md', () => {
   it('has one row per result with subject, reference, ratio, target and a machine key listed below', () => {
     const { markdown } = generateTable([result({})]);
     expect(markdown).to.include(
-      '| http-read | eddydb point read: 35,000/s, p99 3.20 ms, 70.0 µs CPU/op | bare node:http: 50,000/s, p99 1.50 ms, 30.0 µs CPU/op | 0.70 | >= 0.70 | m1 |',
+      '| http-read | eddydb point read: 35,000/s, p99 3.20 ms, 70.0 µs CPU/op | bare node:http: 50,000/s, p99 1.50 ' +
+        'ms, 30.0 µs CPU/op | 0.70 | >= 0.70 | m1 |',
     );
     expect(markdown).to.include('- m1: 2 cores, Test CPU, Node v20.0.0, wrk -t1, 2026-11-25, commit abc1234');
   });

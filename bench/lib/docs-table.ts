@@ -80,7 +80,8 @@ export function generateTable(results: ResultFile[], opts: { force?: boolean } =
     const noisy = r.noisy ? ' (noisy)' : '';
     for (const row of rows) {
       lines.push(
-        `| ${cell(r.scenario + noisy)} | ${cell(describe(row.subject))} | ${cell(describe(row.reference))} | ${num(row.ratio)} | ${cell(row.target ?? '')} | ${key(r)} |`,
+        `| ${cell(r.scenario + noisy)} | ${cell(describe(row.subject))} | ${cell(describe(row.reference))} | ` +
+          `${num(row.ratio)} | ${cell(row.target ?? '')} | ${key(r)} |`,
       );
     }
   }

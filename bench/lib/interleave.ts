@@ -91,13 +91,15 @@ export async function interleave(
   for (const r of [...refRuns, ...subjRuns.flat()]) {
     if (r.non2xx || r.errors)
       console.warn(
-        `  warning: ${r.label}: ${r.non2xx} error answers (4xx/5xx) and ${r.errors} socket errors or timeouts in ${r.requests} requests`,
+        `  warning: ${r.label}: ${r.non2xx} error answers (4xx/5xx) and ${r.errors} socket errors or timeouts in ` +
+          `${r.requests} requests`,
       );
   }
   const saturated = [...refRuns, ...subjRuns.flat()].filter((r) => (r.load_cpu ?? 0) > LOAD_SATURATED);
   if (saturated.length)
     console.warn(
-      `  warning: the load generator used over ${LOAD_SATURATED * 100}% of its core in ${saturated.length} runs (${saturated.map((r) => r.label).join(', ')}): it may have set the pace, not the server`,
+      `  warning: the load generator used over ${LOAD_SATURATED * 100}% of its core in ${saturated.length} runs ` +
+        `(${saturated.map((r) => r.label).join(', ')}): it may have set the pace, not the server`,
     );
   return {
     reference: summarise(reference.label, refRuns),

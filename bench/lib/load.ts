@@ -52,7 +52,10 @@ export function load(label: string, spec: LoadSpec): Promise<LoadResult> {
   return hasWrk ? wrk(label, spec) : autocannon(label, spec);
 }
 
-/** A Lua string literal holding `s` exactly (bytes escaped as \ddd where needed, always three digits: `\34` before a digit would read as one escape). */
+/**
+ * A Lua string literal holding `s` exactly (bytes escaped as \ddd where needed, always three digits: `\34` before a
+ * digit would read as one escape).
+ */
 function luaString(s: string): string {
   let out = '"';
   for (const b of Buffer.from(s, 'utf8'))

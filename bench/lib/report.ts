@@ -39,7 +39,8 @@ const fmt = (n: unknown) =>
 
 export function report(r: ScenarioResult): ScenarioResult {
   const line = (m: Measurement) =>
-    `  ${m.label.padEnd(34)} ${fmt(m.throughput).padStart(10)} ops/s   p50 ${fmt(m.p50_ms).padStart(7)} ms   p99 ${fmt(m.p99_ms).padStart(7)} ms` +
+    `  ${m.label.padEnd(34)} ${fmt(m.throughput).padStart(10)} ops/s   p50 ${fmt(m.p50_ms).padStart(7)} ms   p99 ` +
+    `${fmt(m.p99_ms).padStart(7)} ms` +
     (m.cpu_us_per_op === undefined ? '' : `   CPU ${fmt(m.cpu_us_per_op).padStart(6)} µs/op`);
   const m = { ...machine(), ...(r.load_tool ? { load_tool: r.load_tool } : {}) };
   console.log(`\n== ${r.scenario}${m.noisy ? '   (NOISY: measured while other processes used the cores)' : ''}`);
@@ -61,7 +62,10 @@ export function report(r: ScenarioResult): ScenarioResult {
 }
 
 export function machineLine(m: Machine): string {
-  return `${m.cores} cores, ${m.cpu_model}, Node ${m.node}, ${m.load_tool}, ${m.date.slice(0, 16).replace('T', ' ')} UTC, commit ${m.commit}`;
+  return (
+    `${m.cores} cores, ${m.cpu_model}, Node ${m.node}, ${m.load_tool}, ` +
+    `${m.date.slice(0, 16).replace('T', ' ')} UTC, commit ${m.commit}`
+  );
 }
 
 export function percentile(sorted: number[], p: number): number {

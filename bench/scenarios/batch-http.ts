@@ -157,8 +157,10 @@ export async function batchInsertHttp(): Promise<void> {
         longest_hold_target_ms: 20,
       },
       notes:
-        `median of ${RUNS} interleaved batches per body format (durability always, ${ids.length} records already stored); ` +
-        `reads: ${PROBE_CONCURRENCY} in flight from a probe on the load core, idle and during ${HOLD_RUNS} back-to-back batches per format; ` +
+        `median of ${RUNS} interleaved batches per body format (durability always, ${ids.length} records already ` +
+        `stored); ` +
+        `reads: ${PROBE_CONCURRENCY} in flight from a probe on the load core, idle and during ${HOLD_RUNS} ` +
+        `back-to-back batches per format; ` +
         'the longest event-loop hold is about reads_during max minus reads_idle p50',
     });
   } finally {

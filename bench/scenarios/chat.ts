@@ -158,7 +158,8 @@ export async function chatMessage(): Promise<void> {
         chat_overhead_over_search_p50_ms: percentile(overhead, 50),
       },
       notes:
-        'in-process server, sequential requests, an instantly answering provider, durability always (one fsync per exchange)',
+        'in-process server, sequential requests, an instantly answering provider, durability always (one fsync per ' +
+        'exchange)',
     });
   } finally {
     await server.close();

@@ -149,7 +149,8 @@ async function uniqueInserts(existing: number, inserts: number): Promise<UniqueR
 
 export async function uniqueInsert(): Promise<void> {
   const INSERTS = 2000;
-  // Each size runs twice, interleaved, and keeps its cheaper run: the first run of the process also pays for the JIT warming up.
+  // Each size runs twice, interleaved, and keeps its cheaper run: the first run of the process also pays for the JIT
+  // warming up.
   const runs: Array<readonly [UniqueRun, UniqueRun]> = [];
   for (let round = 0; round < 2; round++)
     runs.push([await uniqueInserts(10_000, INSERTS), await uniqueInserts(100_000, INSERTS)]);
@@ -176,6 +177,7 @@ export async function uniqueInsert(): Promise<void> {
     ratio_of: 'inserts per CPU second at 100k vs 10k records',
     target: '~1 (no O(n) per write)',
     notes:
-      'durability none; single inserts, each its own write group; throughput is inserts per second of process CPU; each size run twice, interleaved, keeping its cheaper run',
+      'durability none; single inserts, each its own write group; throughput is inserts per second of process CPU; ' +
+      'each size run twice, interleaved, keeping its cheaper run',
   });
 }

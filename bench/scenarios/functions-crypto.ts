@@ -79,7 +79,9 @@ export async function bcryptUnderLoad(): Promise<void> {
         read_max_idle_ms: idle.max_ms,
         read_max_busy_ms: busy.max_ms,
       },
-      notes: `${HASH_CALLERS} callers of a BcryptHash (cost ${HASH_COST}) function back to back, on the server's bcrypt worker threads; ${READ_CONNECTIONS} keep-alive connections of point reads.`,
+      notes:
+        `${HASH_CALLERS} callers of a BcryptHash (cost ${HASH_COST}) function back to back, on the server's ` +
+        `bcrypt worker threads; ${READ_CONNECTIONS} keep-alive connections of point reads.`,
     });
   } finally {
     await stop(eddy);

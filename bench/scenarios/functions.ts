@@ -168,8 +168,10 @@ export async function functionsGroup(): Promise<void> {
       time_multiple_vs_plain_objects: percentile(subj, 50) / percentile(plain, 50),
     },
     notes:
-      `In process, ${N} records, ~83% pass the filter. Reference: session.find with the same query, then a JS loop doing the same Count/Sum/Average/Max per city. ` +
-      'engine_find_ms is that read alone; plain_objects_ms is the filter and loop over the inserted bodies as a plain array (no engine at all).',
+      `In process, ${N} records, ~83% pass the filter. Reference: session.find with the same query, then a JS loop ` +
+      `doing the same Count/Sum/Average/Max per city. ` +
+      'engine_find_ms is that read alone; plain_objects_ms is the filter and loop over the inserted bodies as a ' +
+      'plain array (no engine at all).',
   });
 }
 
@@ -243,6 +245,8 @@ export async function functionsSteps(): Promise<void> {
     ratio: result.oneUs / result.tenUs,
     ratio_of: '10-step calls/s vs 1-step calls/s (in process)',
     extra: { per_step_overhead_us: perStepUs, one_step_call_us: result.oneUs, ten_step_call_us: result.tenUs },
-    notes: `FindById then 9 Skip(0) steps over one record, ${CALLS} calls per round, best of 5 alternating rounds; per-step overhead = (10-step - 1-step) / 9.`,
+    notes:
+      `FindById then 9 Skip(0) steps over one record, ${CALLS} calls per round, best of 5 alternating rounds; ` +
+      `per-step overhead = (10-step - 1-step) / 9.`,
   });
 }

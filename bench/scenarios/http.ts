@@ -149,7 +149,9 @@ export async function httpInsert(): Promise<void> {
       const name = i === 0 ? 'bare' : names[i - 1]!;
       const ours = i === 0 ? '' : (s.cpu_us_per_op - r.reference.cpu_us_per_op).toFixed(1);
       console.log(
-        `  ${name.padEnd(7)} ${s.throughput.toFixed(0).padStart(7)} ${s.p99_ms.toFixed(2).padStart(9)} ${s.cpu_us_per_op.toFixed(1).padStart(11)} ${ours.padStart(9)}   ${i === 0 ? '' : r.ratios[i - 1]!.toFixed(3)}`,
+        `  ${name.padEnd(7)} ${s.throughput.toFixed(0).padStart(7)} ${s.p99_ms.toFixed(2).padStart(9)} ` +
+          `${s.cpu_us_per_op.toFixed(1).padStart(11)} ${ours.padStart(9)}   ` +
+          `${i === 0 ? '' : r.ratios[i - 1]!.toFixed(3)}`,
       );
     }
     console.log(`  always reaches ${((extra.always_vs_floor as number) * 100).toFixed(0)}% of the durable floor`);
@@ -168,8 +170,10 @@ export async function httpInsert(): Promise<void> {
       })),
       extra,
       notes:
-        'single POST /api/insert of a ~200 B record; always = fsync before the answer (group commit), batch = fsync within the batch window, none = no fsync; ' +
-        'durable floor = bench/durable-floor-server.ts (parse, append a line, group-commit fdatasync, answer: the least a Node server can do for an always insert)',
+        'single POST /api/insert of a ~200 B record; always = fsync before the answer (group commit), batch = fsync ' +
+        'within the batch window, none = no fsync; ' +
+        'durable floor = bench/durable-floor-server.ts (parse, append a line, group-commit fdatasync, answer: the ' +
+        'least a Node server can do for an always insert)',
     });
   } finally {
     for (const e of eddies) await stopEddy(e);
@@ -230,6 +234,8 @@ export async function accessLog(): Promise<void> {
     ratio: m.offUs / m.onUs,
     ratio_of: 'Dispatcher.handle calls/s, access log on vs off (in process)',
     extra: { added_us_per_request: m.onUs - m.offUs, off_us_per_request: m.offUs, on_us_per_request: m.onUs },
-    notes: `${m.requests} authenticated point reads per round, best of ${m.rounds} alternating rounds; access lines written to stdout (discarded).`,
+    notes:
+      `${m.requests} authenticated point reads per round, best of ${m.rounds} alternating rounds; access lines ` +
+      `written to stdout (discarded).`,
   });
 }

@@ -151,7 +151,8 @@ export async function longRequests(): Promise<void> {
       throw new Error('long-requests: the expiring records are still live after their TTL');
     rows.push(
       row(
-        `expiry sweep of ${EXPIRING.toLocaleString('en-US')} records (reads over ${SWEEP_WINDOW_MS / 1000} s from the expiry)`,
+        `expiry sweep of ${EXPIRING.toLocaleString('en-US')} records (reads over ${SWEEP_WINDOW_MS / 1000} s from ` +
+          `the expiry)`,
         undefined,
         await stop(),
         idle,
@@ -162,7 +163,8 @@ export async function longRequests(): Promise<void> {
       (a.longest_wait_over_idle_ms as number) >= (b.longest_wait_over_idle_ms as number) ? a : b,
     );
     const sorted = rows[0]!;
-    reference.label = `point reads, server otherwise idle: p99 ${idle.p99_ms.toFixed(1)} ms, max ${idle.max_ms.toFixed(1)} ms`;
+    reference.label =
+      `point reads, server otherwise idle: p99 ${idle.p99_ms.toFixed(1)} ms, max ` + `${idle.max_ms.toFixed(1)} ms`;
     report({
       scenario: 'long-requests',
       subject: { ...worst, label: `worst: ${worst.label}` },
@@ -182,7 +184,9 @@ export async function longRequests(): Promise<void> {
         sorted_limit_10_ms: sorted.p50_ms,
         ...Object.fromEntries(rows.map((r, i) => [`row${i}_longest_wait_over_idle_ms`, r.longest_wait_over_idle_ms])),
       },
-      notes: `${RUNS} runs of each request (the slowest reported) while the probe keeps 4 reads in flight; the sweep row's reads run for 15 s from the expiry instant`,
+      notes:
+        `${RUNS} runs of each request (the slowest reported) while the probe keeps 4 reads in flight; the ` +
+        `sweep row's reads run for 15 s from the expiry instant`,
     });
   } finally {
     await stopEddy(eddy);

@@ -233,7 +233,8 @@ export async function memory(): Promise<void> {
         rss_per_record_after_snapshot_recovery: fromSnapshot.rssPerRecord,
       },
       notes:
-        'RSS after a settle (under 1% change over 5 s), minus the empty server; recovery after kill -9, recoveryMs from the startup line.',
+        'RSS after a settle (under 1% change over 5 s), minus the empty server; recovery after kill -9, recoveryMs ' +
+        'from the startup line.',
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -207,8 +207,11 @@ export async function wsFanout(): Promise<void> {
       connect_ms: eddy.connectMs,
     },
     notes:
-      `${N} inserts over HTTP, one at a time, each once the previous reached all ${CLIENTS} subscribers; every subscriber got all ` +
-      `${N} in order (checked). Latency: insert sent -> received, since ${(eddy.beforeAckShare * 100).toFixed(0)}% of notifications ` +
-      `arrived before the insert's HTTP ack (from_ack_* are ack-relative). Server CPU counts this process from subscribed to done.`,
+      `${N} inserts over HTTP, one at a time, each once the previous reached all ${CLIENTS} subscribers; every ` +
+      `subscriber got all ` +
+      `${N} in order (checked). Latency: insert sent -> received, since ${(eddy.beforeAckShare * 100).toFixed(0)}% ` +
+      `of notifications ` +
+      `arrived before the insert's HTTP ack (from_ack_* are ack-relative). Server CPU counts this process from ` +
+      `subscribed to done.`,
   });
 }

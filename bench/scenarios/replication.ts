@@ -226,7 +226,9 @@ export async function commitThroughput(): Promise<void> {
       ratio: serial.throughput / reference.throughput,
       ratio_of: 'Serializable commits/s vs the same writes without a transaction',
       extra,
-      notes: `${WORKERS} concurrent workers, durability always; each commit reads two records by id (or, where named, with one query over the ${WORKERS * LEDGER_PER_WORKER} ledger records) and updates both`,
+      notes:
+        `${WORKERS} concurrent workers, durability always; each commit reads two records by id (or, where ` +
+        `named, with one query over the ${WORKERS * LEDGER_PER_WORKER} ledger records) and updates both`,
     });
   } finally {
     await db.close();

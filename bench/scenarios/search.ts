@@ -95,8 +95,10 @@ export async function vectorSearch(): Promise<void> {
       brute_force_load_s: m.exactBuildMs / 1000,
     },
     notes:
-      `${m.queries} queries, clustered data (100 centroids + N(0,1) noise), ef_search default; recall@10 ${m.recall.toFixed(4)}. ` +
-      `Memory: deltas around the build (${m.gcExposed ? 'after gc' : 'gc not exposed'}); hnswlib's graph is native, so heap shows only the id maps; ` +
+      `${m.queries} queries, clustered data (100 centroids + N(0,1) noise), ef_search default; recall@10 ` +
+      `${m.recall.toFixed(4)}. ` +
+      `Memory: deltas around the build (${m.gcExposed ? 'after gc' : 'gc not exposed'}); hnswlib's graph is native, ` +
+      `so heap shows only the id maps; ` +
       `native estimate = rss delta - heapTotal delta - external delta (best effort; untouched slots cost no rss)`,
   });
 }
@@ -150,7 +152,8 @@ export async function textSearch(): Promise<void> {
       refHits.push(top.length);
     });
     const withHits = (a: number[]) => a.slice(-QUERIES).filter((n) => n > 0).length;
-    // The TextIndex alone, with the options runSearch passes (no limit: runSearch slices after), minus its record filter.
+    // The TextIndex alone, with the options runSearch passes (no limit: runSearch slices after), minus its record
+    // filter.
     const index = await db.search.textReady('docs');
     const raw = summarize(
       '',
@@ -177,7 +180,8 @@ export async function textSearch(): Promise<void> {
         reference_queries_with_hits: withHits(refHits),
       },
       notes:
-        `${QUERIES} queries of 1-3 words (limit 10, stemming on, fuzzy off) over titles of 3-8 and bodies of 30-80 words ` +
+        `${QUERIES} queries of 1-3 words (limit 10, stemming on, fuzzy off) over titles of 3-8 and bodies of 30-80 ` +
+        `words ` +
         `from ${VOCAB} words (Zipf s=1); query words skip the ${STOPWORDS} most common`,
     });
   });
@@ -250,7 +254,8 @@ export async function indexedFind(): Promise<void> {
           b = JSON.stringify(indexed[k].results[i]);
         if (a !== b)
           throw new Error(
-            `indexed-find: ${k} query ${i} differs with the index (${rows.length} rows without, ${indexed[k].results[i]!.length} with)`,
+            `indexed-find: ${k} query ${i} differs with the index (${rows.length} rows without, ` +
+              `${indexed[k].results[i]!.length} with)`,
           );
       });
     }
@@ -269,7 +274,9 @@ export async function indexedFind(): Promise<void> {
       ratio: eqSubject.throughput! / eqRef.throughput!,
       ratio_of: 'queries/s indexed / unindexed (speedup)',
       extra: { ...common, plan: `${plans.eq.type} (${String(plans.eq.candidates)} candidates)` },
-      notes: `${N} records {n, city, score}; ${RUNS} different cities; results identical with and without the index (checked)`,
+      notes:
+        `${N} records {n, city, score}; ${RUNS} different cities; results identical with and without the index ` +
+        `(checked)`,
     });
     const rSubject = summarize(`btree on score (Gte+Lt, ~${matched('range').toFixed(0)} rows)`, indexed.range.times);
     const rRef = summarize('full scan, no index', plain.range.times);
@@ -291,7 +298,9 @@ export async function indexedFind(): Promise<void> {
         one_sided_unindexed_p50_ms: topRef.p50_ms,
         one_sided_speedup: top.throughput! / topRef.throughput!,
       },
-      notes: `range = score >= lo AND score < lo+1 over scores in [0, 1000); one-sided = score >= 999-ε; results identical with and without the index (checked)`,
+      notes:
+        `range = score >= lo AND score < lo+1 over scores in [0, 1000); one-sided = score >= 999-ε; results ` +
+        `identical with and without the index (checked)`,
     });
   });
 }

@@ -99,7 +99,9 @@ async function restart(label: string) {
   const note = db.search.status().find((s) => s.field === 'embedding')?.note;
   await db.close();
   log(
-    `${label}: open ${openMs.toFixed(0)} ms, first search ${firstSearchMs.toFixed(1)} ms (${stateAtFirstSearch}), ready after ${(readyMs / 1000).toFixed(1)} s (${(cpuToReadyMs / 1000).toFixed(1)} s CPU), longest stall ${maxStallMs.toFixed(1)} ms`,
+    `${label}: open ${openMs.toFixed(0)} ms, first search ${firstSearchMs.toFixed(1)} ms (${stateAtFirstSearch}), ` +
+      `ready after ${(readyMs / 1000).toFixed(1)} s (${(cpuToReadyMs / 1000).toFixed(1)} s CPU), longest stall ` +
+      `${maxStallMs.toFixed(1)} ms`,
   );
   return {
     openMs,
@@ -125,7 +127,8 @@ try {
       vectors.slice(i, i + CHUNK).map((embedding, k) => ({ n: i + k, embedding })),
     );
   }
-  db.search.vector('vecs', 'embedding', DIMS); // applies what the inserts left pending, so the snapshot persists the whole graph
+  // applies what the inserts left pending, so the snapshot persists the whole graph
+  db.search.vector('vecs', 'embedding', DIMS);
   const insertAndIndexMs = performance.now() - t0;
   log(`inserted and indexed ${N} in ${(insertAndIndexMs / 1000).toFixed(1)} s; snapshot`);
   const t1 = performance.now();

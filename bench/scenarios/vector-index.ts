@@ -82,7 +82,9 @@ export async function vectorIndexStartup(): Promise<void> {
       insert_and_index_s: m.insertAndIndexMs / 1000,
     },
     notes:
-      'Before this change the first search after a restart built the whole index first (index_build_s of vector-search, ~45 s). ' +
-      "CPU: this process from open to ready (includes recovery and the bench's exact-scan searches). Stalls: longest gap of a 1 ms timer between open and ready (includes the exact scans the bench itself runs).",
+      'Before this change the first search after a restart built the whole index first (index_build_s of ' +
+      'vector-search, ~45 s). ' +
+      "CPU: this process from open to ready (includes recovery and the bench's exact-scan searches). Stalls: " +
+      'longest gap of a 1 ms timer between open and ready (includes the exact scans the bench itself runs).',
   });
 }

@@ -122,7 +122,9 @@ export async function wsRead(): Promise<void> {
         ws_client_load_cpu: s.load_cpu,
         http: h,
       },
-      notes: `${CONNECTIONS} WebSocket connections, one FindById in flight on each, random ids over ${ids.length} records of ~200 B, JSON text frames`,
+      notes:
+        `${CONNECTIONS} WebSocket connections, one FindById in flight on each, random ids over ${ids.length} ` +
+        `records of ~200 B, JSON text frames`,
     });
   } finally {
     if (bare) await stop(bare);

@@ -17,7 +17,9 @@ export interface ChatDeps {
   readonly embedder: () => Embedder;
   /** Milliseconds since the epoch (the engine's clock). */
   readonly now: () => number;
-  /** Makes sure the messages collection has a query index on `chat_id` (called once, after the first message is stored). */
+  /**
+   * Makes sure the messages collection has a query index on `chat_id` (called once, after the first message is stored).
+   */
   readonly indexMessages?: () => Promise<void>;
   /** Timers of client tool waits (specs inject a fake one). */
   readonly clientToolClock?: BrokerClock;

@@ -67,7 +67,8 @@ export function weakAdminKeyReason(key: string, source: string): string | undefi
   const s = adminKeyStrength(key);
   if (s.bits >= MIN_ADMIN_KEY_BITS) return undefined;
   return (
-    `${source} is too weak: ${s.length} ${s.alphabet} hold at most ${s.bits} bits, and an admin key needs ${MIN_ADMIN_KEY_BITS} ` +
+    `${source} is too weak: ${s.length} ${s.alphabet} hold at most ${s.bits} bits, and an admin key needs ` +
+    `${MIN_ADMIN_KEY_BITS} ` +
     `(32 hex digits or 22 base64url characters; \`openssl rand -hex 24\` makes a 192-bit one)`
   );
 }

@@ -109,7 +109,8 @@ function outboundSettings(v: OptionValues): Partial<Settings> {
     const bad = list.find((h) => !isOutboundHostEntry(h));
     if (bad !== undefined)
       throw new UsageError(
-        `invalid value for --outbound-allow-hosts / EDDYDB_OUTBOUND_ALLOW_HOSTS: '${bad}' (host names, *.suffix, IP addresses or CIDR ranges)`,
+        `invalid value for --outbound-allow-hosts / EDDYDB_OUTBOUND_ALLOW_HOSTS: '${bad}' (host names, *.suffix, IP ` +
+          `addresses or CIDR ranges)`,
       );
     s.outbound_allow_hosts = list;
   }
@@ -134,7 +135,10 @@ function outboundSettings(v: OptionValues): Partial<Settings> {
   return s;
 }
 
-/** How long to wait for the data directory's lock (`--lock-wait` seconds, EDDYDB_LOCK_WAIT), in ms; undefined: the engine's 10 s. */
+/**
+ * How long to wait for the data directory's lock (`--lock-wait` seconds, EDDYDB_LOCK_WAIT), in ms; undefined: the
+ * engine's 10 s.
+ */
 export function lockWaitMsOf(v: OptionValues): number | undefined {
   const secs = v.int('lock-wait');
   return secs === undefined ? undefined : secs * 1000;

@@ -26,7 +26,10 @@ export function describeFailure(err: unknown, ctx: FailureContext): string | und
   if (err instanceof CliFailure) return err.message;
   if (err instanceof Corruption) {
     const dir = ctx.dataDir ? ` --data-dir ${ctx.dataDir}` : '';
-    return `${err.message}\nrun 'eddydb verify${dir}' to see what is damaged; 'eddydb start --salvage' starts from what is readable`;
+    return (
+      `${err.message}\nrun 'eddydb verify${dir}' to see what is damaged; 'eddydb start --salvage' starts from ` +
+      `what is readable`
+    );
   }
   const errno = findErrno(err);
   if (errno) return describeErrno(errno, ctx);
@@ -54,7 +57,10 @@ function describeErrno(
   const isNetwork = e.syscall === 'listen' || e.syscall === 'bind';
   switch (e.code) {
     case 'EADDRINUSE':
-      return `port ${port} on ${host} is already in use (is another server running?); stop it or choose another port with --port`;
+      return (
+        `port ${port} on ${host} is already in use (is another server running?); stop it or choose another ` +
+        `port with --port`
+      );
     case 'EADDRNOTAVAIL':
       return `cannot listen on ${host}: it is not an address of this machine; check --host`;
     case 'ENOTFOUND':
@@ -63,8 +69,15 @@ function describeErrno(
     case 'EACCES':
     case 'EPERM':
       if (isNetwork)
-        return `no permission to listen on port ${port}${port !== undefined && port < 1024 ? ' (ports below 1024 need privileges)' : ''}; choose another with --port`;
-      return `permission denied: cannot ${e.syscall ?? 'use'} ${e.path ?? ctx.dataDir ?? 'a file'}; check the owner and mode of the data directory`;
+        return (
+          `no permission to listen on port ` +
+          `${port}${port !== undefined && port < 1024 ? ' (ports below 1024 need privileges)' : ''}; choose another ` +
+          `with --port`
+        );
+      return (
+        `permission denied: cannot ${e.syscall ?? 'use'} ${e.path ?? ctx.dataDir ?? 'a file'}; check the owner ` +
+        `and mode of the data directory`
+      );
     case 'ENOSPC':
       return `no space left on the device${e.path ? ` holding ${e.path}` : ''}`;
     case 'EROFS':

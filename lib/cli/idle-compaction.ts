@@ -177,7 +177,8 @@ export function startIdleCompaction(
       const pause = c.pauseMs === undefined ? '' : `, final pause ${Math.round(c.pauseMs)} ms`;
       log(
         'info',
-        `idle compaction: resident memory ${mb(c.rssBefore)} MB -> ${mb(c.rssAfter)} MB in ${Math.round(c.ms)} ms (event loop held at most ${Math.round(c.longestHoldMs)} ms${pause})`,
+        `idle compaction: resident memory ${mb(c.rssBefore)} MB -> ${mb(c.rssAfter)} MB in ${Math.round(c.ms)} ms ` +
+          `(event loop held at most ${Math.round(c.longestHoldMs)} ms${pause})`,
       );
     });
   }, tickMs);

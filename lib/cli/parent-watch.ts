@@ -62,7 +62,10 @@ export function watchParent(onOrphaned: (what: string) => void, opts: ParentWatc
   return () => clearInterval(timer);
 }
 
-/** Our own parent from node; another process's from /proc/<pid>/stat (the field after the parenthesised name and the state). */
+/**
+ * Our own parent from node; another process's from /proc/<pid>/stat (the field after the parenthesised name and the
+ * state).
+ */
 function procParentOf(pid: number): number | undefined {
   if (pid === process.pid) return process.ppid;
   try {

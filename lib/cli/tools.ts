@@ -13,7 +13,9 @@ import { runVerify } from './tools/verify-report.js';
 
 export type ToolName = 'snapshot' | 'compact' | 'verify' | 'export' | 'import';
 
-/** Runs one tool; resolves with the exit code. Known refusals throw (CliFailure, DbError, fs errors: see failure.ts). */
+/**
+ * Runs one tool; resolves with the exit code. Known refusals throw (CliFailure, DbError, fs errors: see failure.ts).
+ */
 export async function runTool(tool: ToolName, line: CommandLine): Promise<number> {
   const v = line.values;
   const dataDir = dataDirOf(v);

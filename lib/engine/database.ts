@@ -72,7 +72,9 @@ export interface DatabaseOptions {
   keepGenerations?: number;
   /** When a normal start would refuse on damaged files, start from what is readable (FORMAT.md, Salvage). */
   salvage?: boolean;
-  /** Bound on the changes kept for Serializable predicate checks (default 100,000; see transactions/change-history.ts). */
+  /**
+   * Bound on the changes kept for Serializable predicate checks (default 100,000; see transactions/change-history.ts).
+   */
   serializableHistoryLimit?: number;
   /** Backoff of the background repair after a storage failure, and the summary interval. */
   heal?: HealOptions;
@@ -80,7 +82,9 @@ export interface DatabaseOptions {
   log?: EngineLog;
   /** Background search-index builds: work per slice (default 10 ms). */
   searchIndexes?: SearchIndexOptions;
-  /** How long to wait for another process's hold on the data directory before refusing (default 10 s; storage/lock.ts). */
+  /**
+   * How long to wait for another process's hold on the data directory before refusing (default 10 s; storage/lock.ts).
+   */
   lockWaitMs?: number;
 }
 
@@ -224,7 +228,9 @@ export class Database {
   get dataDir(): string {
     return this.opts.dataDir;
   }
-  /** What holds the data directory for this process (storage/lock.ts): `flock`, or a fallback without the native addon. */
+  /**
+   * What holds the data directory for this process (storage/lock.ts): `flock`, or a fallback without the native addon.
+   */
   get lockMechanism(): LockMechanism {
     return this.lock.mechanism;
   }
@@ -370,7 +376,8 @@ export class Database {
     } catch (err) {
       const moved = await moveAside(this.fs, this.opts.dataDir, [written.name], this.clock.now());
       throw new Unavailable(
-        `snapshot ${written.name} failed verification (${(err as Error).message}); moved to ${moved}/, no file was deleted`,
+        `snapshot ${written.name} failed verification (${(err as Error).message}); moved to ${moved}/, no file was ` +
+          `deleted`,
         { cause: err },
       );
     }

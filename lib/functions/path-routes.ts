@@ -65,7 +65,8 @@ export function parseHttpMethod(raw: unknown, where = 'http_method'): HttpMethod
   if (method === undefined || !(HTTP_METHODS as readonly string[]).includes(method)) {
     throw invalidAt(
       where,
-      `expected one of ${HTTP_METHODS.join(', ')}, got ${typeof raw === 'string' ? `'${raw.slice(0, 20)}'` : kindOfRaw(raw)}`,
+      `expected one of ${HTTP_METHODS.join(', ')}, got ` +
+        `${typeof raw === 'string' ? `'${raw.slice(0, 20)}'` : kindOfRaw(raw)}`,
     );
   }
   return method as HttpMethod;
@@ -81,7 +82,8 @@ export function compilePathPattern(httpPath: unknown, where = 'http_path'): Path
   if (typeof httpPath !== 'string' || !httpPath.startsWith('/')) {
     throw invalidAt(
       where,
-      `expected a path starting with '/', such as '/users/:id', got ${typeof httpPath === 'string' ? `'${httpPath.slice(0, 40)}'` : kindOfRaw(httpPath)}`,
+      `expected a path starting with '/', such as '/users/:id', got ` +
+        `${typeof httpPath === 'string' ? `'${httpPath.slice(0, 40)}'` : kindOfRaw(httpPath)}`,
     );
   }
   if (httpPath.length > MAX_ROUTE_PATH_LENGTH)

@@ -22,7 +22,9 @@ import type {
 import { ProviderFailed } from '../errors.js';
 import { OFFLINE_MODEL, OfflineEmbedder } from '../vector/index.js';
 
-/** The key-value store: durable on return, never part of a transaction. Keys are checked by the store (InvalidInput). */
+/**
+ * The key-value store: durable on return, never part of a transaction. Keys are checked by the store (InvalidInput).
+ */
 export interface KeyValueStore {
   /** The live entry (value and expiry in epoch ms), undefined when absent or expired. */
   entry(key: string): { readonly value: Value; readonly expiresAt?: number } | undefined;
@@ -75,7 +77,9 @@ export interface FunctionEngine {
   };
 }
 
-/** One bcrypt computation: the key (the password's UTF-8 bytes and a NUL, at most 72 bytes), a 16-byte salt, the cost. */
+/**
+ * One bcrypt computation: the key (the password's UTF-8 bytes and a NUL, at most 72 bytes), a 16-byte salt, the cost.
+ */
 export interface BcryptJob {
   readonly key: Uint8Array;
   readonly salt: Uint8Array;

@@ -135,7 +135,8 @@ function checkEnvName(name: string, path: string, context: TemplateContext): str
   if (!ENV_NAME.test(name)) throw new InvalidInput(`${path}: bad environment variable name '${name}'`);
   if (context.envAllowed && !context.envAllowed(name)) {
     throw new InvalidInput(
-      `${path}: environment variable '${name}' is not on the allow-list (function_env_allowlist or EDDYDB_FUNCTION_ENV)`,
+      `${path}: environment variable '${name}' is not on the allow-list ` +
+        '(function_env_allowlist or EDDYDB_FUNCTION_ENV)',
     );
   }
   return name;

@@ -189,7 +189,10 @@ function tsBootstrap(entry: URL): string {
     JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }
   ).exports['./esm/api']!;
   const tsx = pathToFileURL(path.join(path.dirname(manifest), exported.import.default)).href;
-  return `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
+  return (
+    `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return ` +
+    `import(${JSON.stringify(entry.href)}); });`
+  );
 }
 
 /** How much a pool thread's nice value is raised above the process's (Linux; 19 at most). */

@@ -61,15 +61,24 @@ export interface ServerConfig {
   clock?: Clock;
   fs?: StorageFs;
   snapshotBytes?: number;
-  /** Cron expressions (lib/engine/time/cron.ts) on the process's local time zone; empty string disables. A bad one throws. */
+  /**
+   * Cron expressions (lib/engine/time/cron.ts) on the process's local time zone; empty string disables. A bad one
+   * throws.
+   */
   snapshotCron?: string;
   trashPurgeCron?: string;
   ttlSweepMs?: number;
-  /** How often the scheduler looks for due schedules on the engine's clock (default 250 ms; 0: only when `scheduler.tick()` is called, as specs on a ManualClock do). */
+  /**
+   * How often the scheduler looks for due schedules on the engine's clock (default 250 ms; 0: only when
+   * `scheduler.tick()` is called, as specs on a ManualClock do).
+   */
   schedulerTickMs?: number;
   /** Fire schedules on this server (default true; false serves their routes only, e.g. on all but one ripple peer). */
   runSchedules?: boolean;
-  /** How long close() waits for schedule runs in progress (default 5000 ms); a run cut short is recorded as interrupted at the next start. */
+  /**
+   * How long close() waits for schedule runs in progress (default 5000 ms); a run cut short is recorded as interrupted
+   * at the next start.
+   */
   schedulerStopGraceMs?: number;
   /** Replication peers (ripples): each peer's base URL and an admin API key valid there. */
   ripplePeers?: ReadonlyArray<{ url: string; key: string }>;
@@ -101,7 +110,10 @@ export interface ServerConfig {
   quiet?: boolean;
   /** Where the JSON or text lines are written (default stdout), e.g. a file stream. */
   logStream?: { write(line: string): unknown };
-  /** Receives every line at or above `logLevel` instead of stdout (`quiet`, `logFormat` and `logStream` then have no effect). */
+  /**
+   * Receives every line at or above `logLevel` instead of stdout (`quiet`, `logFormat` and `logStream` then have no
+   * effect).
+   */
   logger?: ServerLog;
   /** After a storage failure: first repair attempt after this long (default 1 s), then doubling... */
   healRetryMs?: number;
@@ -114,7 +126,9 @@ export interface ServerConfig {
    * (`--salvage`, EDDYDB_SALVAGE=1); see lib/engine/FORMAT.md, Salvage.
    */
   salvage?: boolean;
-  /** How long to wait for another process's hold on the data directory before refusing (default 10 s; `--lock-wait`). */
+  /**
+   * How long to wait for another process's hold on the data directory before refusing (default 10 s; `--lock-wait`).
+   */
   lockWaitMs?: number;
   /** Failed token exchanges allowed per client address and window before 429 (default 10; 0 turns the limit off). */
   authFailureLimit?: number;
@@ -129,7 +143,9 @@ export interface ServerConfig {
   functionEnv?: readonly string[];
   /** Where `{{env.NAME}}` values come from (default `process.env`; tests pass their own). */
   functionEnvVariables?: Readonly<Record<string, string | undefined>>;
-  /** The LLM providers chat sessions call (default: none configured, every chat provider is `provider_not_configured`). */
+  /**
+   * The LLM providers chat sessions call (default: none configured, every chat provider is `provider_not_configured`).
+   */
   providers?: ProviderDirectory;
 }
 
@@ -190,7 +206,10 @@ export class Server {
     });
   }
 
-  /** Opens (recovers) the database and wires the server. Throws on a bad log level or format, or what Database.open throws. */
+  /**
+   * Opens (recovers) the database and wires the server. Throws on a bad log level or format, or what Database.open
+   * throws.
+   */
   static async create(config: ServerConfig): Promise<Server> {
     const { log, flush: flushLog } = createServerLog({
       level: config.logLevel,
@@ -229,7 +248,8 @@ export class Server {
       log,
     );
     const tokens = new TokenService(db);
-    // Built before the change notifier so a commit that revokes a key ends its connections before that commit is fanned out.
+    // Built before the change notifier so a commit that revokes a key ends its connections before that commit is fanned
+    // out.
     const credentialWatch = new CredentialWatch(db, tokens, config.credentialCheckMs ?? CREDENTIAL_CHECK_MS);
     const changes = new ChangeNotifier(db);
     // Chat sessions and the Chat and Embed function steps use the providers configured in the settings (keys and URLs
@@ -277,7 +297,10 @@ export class Server {
     return server;
   }
 
-  /** Starts listening, then generates the admin key if create() left that to it and logs the startup summary; resolves with the bound port (useful with port 0). */
+  /**
+   * Starts listening, then generates the admin key if create() left that to it and logs the startup summary; resolves
+   * with the bound port (useful with port 0).
+   */
   async listen(): Promise<number> {
     await this.app.listen({ port: this.config.port, host: this.config.host });
     this.startup.adminKey ??= await bootstrapAdmin(this.db, this.config);
@@ -375,7 +398,9 @@ export function engineServices(db: Database): EngineServices {
   };
 }
 
-/** A hash index on `chat_id` in the chat messages collection, unless one exists (an admin may have made or dropped it). */
+/**
+ * A hash index on `chat_id` in the chat messages collection, unless one exists (an admin may have made or dropped it).
+ */
 async function indexChatMessages(db: Database): Promise<void> {
   if (db.indexes.indexes(CHAT_MESSAGES_COLLECTION).has('chat_id')) return;
   try {

@@ -140,6 +140,7 @@ function denied(host: string, address?: string, range?: string): OutboundDenied 
   const where = address && address !== host ? `'${host}' (${address})` : `'${host}'`;
   const why = range === undefined ? 'a name of this machine' : `${range} range`;
   return new OutboundDenied(
-    `Outbound request to ${where} denied (${why}): non-public addresses need outbound_allow_hosts or outbound_allow_private`,
+    `Outbound request to ${where} denied (${why}): non-public addresses need outbound_allow_hosts or ` +
+      `outbound_allow_private`,
   );
 }

@@ -64,7 +64,10 @@ const cidr = (text: string): [ipaddr.IPv6, number] => ipaddr.IPv6.parseCIDR(text
 
 /** RFC 4291 section 2.5.5.2: IPv4-mapped, judged by the IPv4 address. */
 const IPV4_MAPPED = cidr('::ffff:0:0/96');
-/** RFC 6052 section 2.1: the NAT64 well-known prefix, judged by the IPv4 address (the local-use 64:ff9b:1::/48 of RFC 8215 is denied). */
+/**
+ * RFC 6052 section 2.1: the NAT64 well-known prefix, judged by the IPv4 address (the local-use 64:ff9b:1::/48 of RFC
+ * 8215 is denied).
+ */
 const NAT64_WELL_KNOWN = cidr('64:ff9b::/96');
 
 /** The IPv4 address an IPv6 address stands for (mapped or NAT64 well-known), else undefined. */

@@ -49,7 +49,8 @@ export interface HopRequest {
 export function redirectedRequest(status: number, from: URL, to: URL, req: HopRequest): HopRequest {
   if (from.protocol === 'https:' && to.protocol === 'http:') {
     throw new OutboundDenied(
-      `Outbound redirect from https '${from.hostname}' to http '${to.hostname}' refused: the request would go unencrypted`,
+      `Outbound redirect from https '${from.hostname}' to http '${to.hostname}' refused: the request would go ` +
+        `unencrypted`,
     );
   }
   const toGet =

@@ -254,14 +254,16 @@ export class HnswIndex implements VectorIndex {
     await native.readIndex(file, true);
     if (native.getMaxElements() !== state.capacity || native.getCurrentCount() !== state.usedSlots) {
       throw new Error(
-        `index file holds ${native.getCurrentCount()}/${native.getMaxElements()} slots, expected ${state.usedSlots}/${state.capacity}`,
+        `index file holds ${native.getCurrentCount()}/${native.getMaxElements()} slots, expected ` +
+          `${state.usedSlots}/${state.capacity}`,
       );
     }
     const index = new HnswIndex({ ...state, ...options, initialCapacity: state.capacity }, native);
     index.nextLabel = state.nextLabel;
     index.usedSlots = state.usedSlots;
     index.freedSlots = state.freedSlots;
-    // In slices with turns of the event loop between them: 50,000 labels took 30 ms in one piece (nobody sees the index yet).
+    // In slices with turns of the event loop between them: 50,000 labels took 30 ms in one piece (nobody sees the index
+    // yet).
     const labels = state.labels;
     for (let i = 0; i < labels.length; i++) {
       const [id, label] = labels[i]!;

@@ -55,7 +55,9 @@ export class GoalService {
     return this.store.create(session, { ...members, steps, status: initial, transitions: [] });
   }
 
-  /** Partial: the members given replace the goal's; new `steps` keep the lifecycle of the steps at the same positions. */
+  /**
+   * Partial: the members given replace the goal's; new `steps` keep the lifecycle of the steps at the same positions.
+   */
   update(session: Session, id: string, body: Record<string, unknown>): Promise<Doc> {
     return this.store.change(session, id, (goal) => {
       const members = clientMembers(body, ['status', ...GOAL_MANAGED], 'goal', goal);
@@ -86,7 +88,9 @@ export class GoalService {
     return this.move(session, id, 'reject', reason === undefined ? {} : { rejection_reason: reason });
   }
 
-  /** A step's lifecycle, while the goal is pending or in progress: `detail` is a complete's result or a fail's error. */
+  /**
+   * A step's lifecycle, while the goal is pending or in progress: `detail` is a complete's result or a fail's error.
+   */
   step(session: Session, id: string, index: number, action: StepAction, detail?: unknown): Promise<Doc> {
     return this.store.change(session, id, (goal) => {
       const steps = stepsOf(goal);

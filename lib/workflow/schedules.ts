@@ -77,7 +77,9 @@ function check(schedule: Record<string, unknown>): void {
   missedRunPolicy(schedule);
 }
 
-/** The wanted initial status: `status`, else `paused: true` or `enabled: false` (the clients' spellings) mean paused. */
+/**
+ * The wanted initial status: `status`, else `paused: true` or `enabled: false` (the clients' spellings) mean paused.
+ */
 function initialStatus(body: Record<string, unknown>): string {
   const { status } = body;
   if (status !== undefined) {
@@ -241,7 +243,9 @@ export class ScheduleService {
     return ended;
   }
 
-  /** Runs still marked running when the server starts: the previous process stopped during them; they end as failures. */
+  /**
+   * Runs still marked running when the server starts: the previous process stopped during them; they end as failures.
+   */
   async endInterrupted(session: Session): Promise<void> {
     for (const run of (await this.runs.list(session)).filter((x) => x.status === 'running')) {
       await this.runs.change(session, run.id, (current) => ({

@@ -67,7 +67,9 @@ function nonNegativeInt(task: Record<string, unknown>, name: string, fallback: n
   return value;
 }
 
-/** Checks the schedule members of a task body: cron/schedule, timezone, due_at, next_run, max_retries, retry_delay_secs. */
+/**
+ * Checks the schedule members of a task body: cron/schedule, timezone, due_at, next_run, max_retries, retry_delay_secs.
+ */
 function checkSchedule(task: Record<string, unknown>): void {
   cronOf(task);
   if (task.due_at !== undefined && task.due_at !== null) parseTime(task.due_at, 'due_at');

@@ -11,7 +11,9 @@ import { GOALS_COLLECTION, GoalService } from './goals.js';
 import { SCHEDULE_RUNS_COLLECTION, SCHEDULES_COLLECTION, ScheduleService } from './schedules.js';
 import { TASKS_COLLECTION, TaskService } from './tasks.js';
 
-/** The workflow collections: admins' alone, through these routes or as records (a raw write would skip the lifecycles). */
+/**
+ * The workflow collections: admins' alone, through these routes or as records (a raw write would skip the lifecycles).
+ */
 export const WORKFLOW_COLLECTIONS: ReadonlySet<string> = new Set([
   GOALS_COLLECTION,
   GOAL_TEMPLATES_COLLECTION,

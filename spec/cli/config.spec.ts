@@ -1,4 +1,7 @@
-/** Server options from flags and the environment: the failed-login limit and proxy trust (issue 8), value checks (issue 9). */
+/**
+ * Server options from flags and the environment: the failed-login limit and proxy trust (issue 8), value checks (issue
+ * 9).
+ */
 import { expect } from 'chai';
 import { startConfig } from '../../lib/cli/config.js';
 

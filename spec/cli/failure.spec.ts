@@ -18,7 +18,8 @@ describe('describeFailure (issue 9)', () => {
 
   it('names the port and host for a port in use or not permitted', () => {
     expect(describeFailure(errno('EADDRINUSE', { syscall: 'listen', port: 9000, address: '127.0.0.1' }), ctx)).to.equal(
-      'port 9000 on 127.0.0.1 is already in use (is another server running?); stop it or choose another port with --port',
+      'port 9000 on 127.0.0.1 is already in use (is another server running?); stop it or choose another port with ' +
+        '--port',
     );
     expect(describeFailure(errno('EACCES', { syscall: 'listen', port: 80 }), ctx)).to.equal(
       'no permission to listen on port 80 (ports below 1024 need privileges); choose another with --port',
@@ -52,7 +53,8 @@ describe('describeFailure (issue 9)', () => {
     );
     expect(describeFailure(new Corruption('log-0000000000000001.seg', 120, 'checksum mismatch'), ctx)).to.equal(
       'corruption in log-0000000000000001.seg at byte 120: checksum mismatch\n' +
-        "run 'eddydb verify --data-dir /srv/eddy' to see what is damaged; 'eddydb start --salvage' starts from what is readable",
+        "run 'eddydb verify --data-dir /srv/eddy' to see what is damaged; 'eddydb start --salvage' starts from what " +
+        'is readable',
     );
     expect(describeFailure(new CliFailure('no EddyDB data directory at /x'), ctx)).to.equal(
       'no EddyDB data directory at /x',

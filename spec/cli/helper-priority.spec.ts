@@ -106,7 +106,9 @@ describe('cli: V8 helper threads at the lowest priority while long work runs', f
   }
 
   it('changes nothing, and says why, for an I/O pool too large to tell apart', () => {
-    const script = `import { findHelperThreads } from ${JSON.stringify(MODULE)}; console.log(JSON.stringify(await findHelperThreads()));`;
+    const script =
+      `import { findHelperThreads } from ${JSON.stringify(MODULE)}; console.log(JSON.stringify(await ` +
+      `findHelperThreads()));`;
     const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       encoding: 'utf8',
       env: cleanEnv({ UV_THREADPOOL_SIZE: '100' }),
@@ -122,33 +124,38 @@ describe('cli: V8 helper threads at the lowest priority while long work runs', f
     readdirSync(`/proc/${pid}/task`).filter((t) => os.getPriority(Number(t)) === 19).length;
 
   for (const choice of ['low', 'normal'] as const) {
-    it(`eddydb start ${choice === 'low' ? 'finds the helpers by default' : 'leaves them alone with --helper-priority normal'}, and lowers none while idle`, async () => {
-      const dir = tempDir('eddydb-helpers-');
-      const args = [
-        'start',
-        '--port',
-        '0',
-        '--host',
-        '127.0.0.1',
-        '--data-dir',
-        path.join(dir, 'data'),
-        ...(choice === 'normal' ? ['--helper-priority', 'normal'] : []),
-      ];
-      const { proc, output, exited } = spawnCli(args, { EDDYDB_ADMIN_KEY: 'helper-priority-admin-key-0123' });
-      try {
-        const line =
-          /V8 helper threads \((\d+)\) at the lowest priority while long work runs; the I\/O pool's 4 threads unchanged/;
-        await until('listening', () => /listening on/.test(output()), 30_000);
-        // The line follows the listening one, maybe in a later chunk of the pipe.
-        if (choice === 'low') await until('the helper threads line', () => line.test(output()), 10_000);
-        else await new Promise((r) => setTimeout(r, 300));
-        expect(line.test(output()), output()).to.equal(choice === 'low');
-        expect(lowest(proc.pid!)).to.equal(0);
-      } finally {
-        proc.kill('SIGTERM');
-        await exited;
-        removeDir(dir);
-      }
-    });
+    it(
+      `eddydb start ` +
+        `${choice === 'low' ? 'finds the helpers by default' : 'leaves them alone with --helper-priority normal'}, ` +
+        `and lowers none while idle`,
+      async () => {
+        const dir = tempDir('eddydb-helpers-');
+        const args = [
+          'start',
+          '--port',
+          '0',
+          '--host',
+          '127.0.0.1',
+          '--data-dir',
+          path.join(dir, 'data'),
+          ...(choice === 'normal' ? ['--helper-priority', 'normal'] : []),
+        ];
+        const { proc, output, exited } = spawnCli(args, { EDDYDB_ADMIN_KEY: 'helper-priority-admin-key-0123' });
+        try {
+          const line =
+            /V8 helper threads \((\d+)\) at the lowest priority while long work runs; the I\/O pool's 4 threads unchanged/;
+          await until('listening', () => /listening on/.test(output()), 30_000);
+          // The line follows the listening one, maybe in a later chunk of the pipe.
+          if (choice === 'low') await until('the helper threads line', () => line.test(output()), 10_000);
+          else await new Promise((r) => setTimeout(r, 300));
+          expect(line.test(output()), output()).to.equal(choice === 'low');
+          expect(lowest(proc.pid!)).to.equal(0);
+        } finally {
+          proc.kill('SIGTERM');
+          await exited;
+          removeDir(dir);
+        }
+      },
+    );
   }
 });

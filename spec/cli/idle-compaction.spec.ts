@@ -122,51 +122,59 @@ describe('idle compaction: the native addon', function () {
 describe('idle compaction: eddydb start', function () {
   this.timeout(90_000);
 
-  it('compacts once its recovered data has grown resident memory and it has been quiet (a health probe twice a second), and keeps serving', async () => {
-    const dir = tempDir('eddydb-cli-compaction-');
-    const dataDir = path.join(dir, 'data');
-    const db = await Database.open({ dataDir, settings: { durability: 'none' } });
-    // Enough that recovery grows resident memory by more than a quarter (the process starts at about 140 MB under tsx).
-    for (let i = 0; i < 8; i++)
-      await db.bulk.insertMany(
-        'notes',
-        Array.from({ length: 10_000 }, (_, k) => ({ title: `note ${i}-${k}`, body: `${k} `.repeat(100), n: k })),
-      );
-    await db.close();
-    const {
-      proc: server,
-      output,
-      exited,
-    } = spawnCli(['start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--idle-compaction-mb', '1'], {
-      EDDYDB_ADMIN_KEY: 'compaction-spec-admin-key-0123456789',
-    });
-    // A probe every 500 ms: a quiet server still, whose compaction it must not put off.
-    let probes = 0;
-    const probe = setInterval(() => {
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output());
-      if (m)
-        void fetch(`http://127.0.0.1:${m[1]}/api/health`).then(
-          (r) => {
-            probes += r.ok ? 1 : 0;
-          },
-          () => undefined,
+  it(
+    'compacts once its recovered data has grown resident memory and it has been quiet (a health probe twice a ' +
+      'second), and keeps serving',
+    async () => {
+      const dir = tempDir('eddydb-cli-compaction-');
+      const dataDir = path.join(dir, 'data');
+      const db = await Database.open({ dataDir, settings: { durability: 'none' } });
+      // Enough that recovery grows resident memory by more than a quarter (the process starts at about 140 MB under
+      // tsx).
+      for (let i = 0; i < 8; i++)
+        await db.bulk.insertMany(
+          'notes',
+          Array.from({ length: 10_000 }, (_, k) => ({ title: `note ${i}-${k}`, body: `${k} `.repeat(100), n: k })),
         );
-    }, 500);
-    try {
-      await until('the compaction line', () => output().includes('idle compaction: resident memory'), 60_000, 50);
-      expect(probes, 'health probes answered while it waited').to.be.greaterThan(0);
-      expect(output()).to.match(
-        /idle compaction: resident memory \d+ MB -> \d+ MB in \d+ ms \(event loop held at most \d+ ms, final pause \d+ ms\)/,
+      await db.close();
+      const {
+        proc: server,
+        output,
+        exited,
+      } = spawnCli(
+        ['start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--idle-compaction-mb', '1'],
+        {
+          EDDYDB_ADMIN_KEY: 'compaction-spec-admin-key-0123456789',
+        },
       );
-      const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())![1]);
-      const health = await fetch(`http://127.0.0.1:${port}/api/health`);
-      expect(health.status).to.equal(200);
-      server.kill('SIGTERM');
-      expect((await exited).code, output()).to.equal(0);
-    } finally {
-      clearInterval(probe);
-      server.kill('SIGKILL');
-      removeDir(dir);
-    }
-  });
+      // A probe every 500 ms: a quiet server still, whose compaction it must not put off.
+      let probes = 0;
+      const probe = setInterval(() => {
+        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output());
+        if (m)
+          void fetch(`http://127.0.0.1:${m[1]}/api/health`).then(
+            (r) => {
+              probes += r.ok ? 1 : 0;
+            },
+            () => undefined,
+          );
+      }, 500);
+      try {
+        await until('the compaction line', () => output().includes('idle compaction: resident memory'), 60_000, 50);
+        expect(probes, 'health probes answered while it waited').to.be.greaterThan(0);
+        expect(output()).to.match(
+          /idle compaction: resident memory \d+ MB -> \d+ MB in \d+ ms \(event loop held at most \d+ ms, final pause \d+ ms\)/,
+        );
+        const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())![1]);
+        const health = await fetch(`http://127.0.0.1:${port}/api/health`);
+        expect(health.status).to.equal(200);
+        server.kill('SIGTERM');
+        expect((await exited).code, output()).to.equal(0);
+      } finally {
+        clearInterval(probe);
+        server.kill('SIGKILL');
+        removeDir(dir);
+      }
+    },
+  );
 });

@@ -65,7 +65,8 @@ describe('eddydb, the process (issue 9)', function () {
       const r = runCli(['start', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir]);
       expect(r.code).to.equal(1);
       expect(r.stderr).to.equal(
-        `eddydb: port ${port} on 127.0.0.1 is already in use (is another server running?); stop it or choose another port with --port\n`,
+        `eddydb: port ${port} on 127.0.0.1 is already in use (is another server running?); stop it or choose ` +
+          `another port with --port\n`,
       );
       expect(r.stdout).to.equal('');
       expect(existsSync(path.join(dataDir, 'admin.key'))).to.equal(false);

@@ -78,7 +78,9 @@ describe('parent watch (issue 9)', function () {
   it('shuts the server down and releases the data lock when its shell parent is SIGKILLed', async () => {
     const dir = tempDir('eddydb-cli-parent-');
     const dataDir = path.join(dir, 'data');
-    const cmd = `"${process.execPath}" --import tsx "${CLI_MAIN}" start --port 0 --host 127.0.0.1 --data-dir "${dataDir}" & wait`;
+    const cmd =
+      `"${process.execPath}" --import tsx "${CLI_MAIN}" start --port 0 --host 127.0.0.1 --data-dir ` +
+      `"${dataDir}" & wait`;
     // Under npm: the watch is on by default there, which is the case the issue is about.
     const shell = spawn('/bin/sh', ['-c', cmd], {
       env: cleanEnv({ npm_lifecycle_event: 'start', EDDYDB_ADMIN_KEY: 'parent-watch-admin-key-0123' }),
@@ -108,8 +110,12 @@ describe('parent watch (issue 9)', function () {
     const dir = tempDir('eddydb-cli-npm-');
     const dataDir = path.join(dir, 'data');
     // Like npm: a node process running the command line through `sh -c` (kept as a shell by the `; exit`).
-    const line = `"${process.execPath}" --import tsx "${CLI_MAIN}" start --port 0 --host 127.0.0.1 --data-dir "${dataDir}"; exit $?`;
-    const npmLike = `require('node:child_process').spawn('/bin/sh', ['-c', ${JSON.stringify(line)}], { stdio: 'inherit' }); setInterval(() => {}, 1000);`;
+    const line =
+      `"${process.execPath}" --import tsx "${CLI_MAIN}" start --port 0 --host 127.0.0.1 --data-dir ` +
+      `"${dataDir}"; exit $?`;
+    const npmLike =
+      `require('node:child_process').spawn('/bin/sh', ['-c', ${JSON.stringify(line)}], { stdio: ` +
+      `'inherit' }); setInterval(() => {}, 1000);`;
     const parent = spawn(process.execPath, ['-e', npmLike], {
       env: cleanEnv({ npm_lifecycle_event: 'start', EDDYDB_ADMIN_KEY: 'parent-watch-admin-key-0123' }),
       stdio: ['ignore', 'pipe', 'pipe'],

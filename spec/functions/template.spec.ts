@@ -96,7 +96,8 @@ describe('functions: templates', () => {
       const ctx = { envAllowed: (n: string) => n === 'JWT_SECRET' };
       expect(() => compileTemplate('{{env.JWT_SECRET}}', 'p', ctx)).to.not.throw();
       expect(() => compileTemplate('x {{env.HOME}}', 'functions[1].url', ctx)).to.throw(
-        "functions[1].url: environment variable 'HOME' is not on the allow-list (function_env_allowlist or EDDYDB_FUNCTION_ENV)",
+        "functions[1].url: environment variable 'HOME' is not on the allow-list (function_env_allowlist or " +
+          'EDDYDB_FUNCTION_ENV)',
       );
       expect(() => compileTemplate('{{env.1BAD}}', 'p')).to.throw("p: bad environment variable name '1BAD'");
     });

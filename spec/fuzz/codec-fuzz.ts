@@ -127,7 +127,8 @@ function runParent(opts: Options): void {
   );
   if (worker.status !== 0)
     fail(
-      `the worker ${worker.signal ? `was killed by ${worker.signal}` : `exited with ${worker.status}`} (86: AddressSanitizer, 87: UndefinedBehaviorSanitizer, 1: a disagreement; see above)`,
+      `the worker ${worker.signal ? `was killed by ${worker.signal}` : `exited with ${worker.status}`} (86: ` +
+        `AddressSanitizer, 87: UndefinedBehaviorSanitizer, 1: a disagreement; see above)`,
     );
 }
 

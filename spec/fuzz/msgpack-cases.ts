@@ -457,7 +457,8 @@ export function checkBody(raw: Buffer, rewrite: Rewrite): Outcome {
   if (text === undefined) return 'declined';
   if (raw.includes(PROTO_BYTES)) return 'rewritten';
   const where = () =>
-    `body ${raw.toString('hex').slice(0, 160)}${raw.length > 80 ? '…' : ''} (${raw.length} bytes), text ${JSON.stringify(text.slice(0, 120))}`;
+    `body ${raw.toString('hex').slice(0, 160)}${raw.length > 80 ? '…' : ''} (${raw.length} bytes), text ` +
+    `${JSON.stringify(text.slice(0, 120))}`;
   const bound = 2 * raw.length + OUTPUT_SLACK;
   if (Buffer.byteLength(text, 'utf8') > bound)
     throw new Error(`text of ${Buffer.byteLength(text, 'utf8')} bytes passes the bound ${bound}: ${where()}`);

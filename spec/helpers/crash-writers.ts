@@ -51,7 +51,9 @@ export async function writeUntilKilled(url: string, token: string, prefix: strin
   return acked;
 }
 
-/** Every write in `acked` is stored with its payload, and no stored record is partial; resolves with the record count. */
+/**
+ * Every write in `acked` is stored with its payload, and no stored record is partial; resolves with the record count.
+ */
 export async function verifyAcked(url: string, token: string, acked: readonly Acked[]): Promise<{ count: number }> {
   const r = await fetch(`${url}/api/find/crash`, {
     method: 'POST',

@@ -51,7 +51,9 @@ export interface VendorCall {
   readonly body: any;
   readonly fake: FakeVendor;
   json(status: number, body: unknown, headers?: Record<string, string>): void;
-  /** Writes SSE frames with the fake's pacing and stream behaviours; `frames` are whole `data:` payloads or raw lines. */
+  /**
+   * Writes SSE frames with the fake's pacing and stream behaviours; `frames` are whole `data:` payloads or raw lines.
+   */
   stream(frames: string[], last: string[]): Promise<void>;
 }
 

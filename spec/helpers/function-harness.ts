@@ -24,7 +24,9 @@ export class FunctionHarness {
   bounds: CallBounds | undefined;
   /** What `{{env.NAME}}` reads (checked at define and at each read); none by default. */
   env: FunctionEnv | undefined;
-  /** What the Chat and Embed steps call (lib/chat's functionAi over real providers); default none, offline embeddings. */
+  /**
+   * What the Chat and Embed steps call (lib/chat's functionAi over real providers); default none, offline embeddings.
+   */
   ai: FunctionAi | undefined;
   /** Where BcryptHash and BcryptVerify run (a BcryptWorkerPool the spec closes); default sliced on the event loop. */
   bcrypt: BcryptRunner | undefined;

@@ -17,7 +17,9 @@ export interface LockHolder {
 
 const MAIN = path.resolve('spec/helpers/lock-holder-main.ts');
 
-/** Starts a child that takes `dir`'s lock (waiting up to `waitMs`); resolves once it holds, rejects with its refusal. */
+/**
+ * Starts a child that takes `dir`'s lock (waiting up to `waitMs`); resolves once it holds, rejects with its refusal.
+ */
 export function holdInChild(dir: string, how: HoldHow, waitMs = 0): Promise<LockHolder> {
   const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, dir, how, String(waitMs)], {
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -170,23 +170,27 @@ export function providerContract(s: ContractSubject): void {
       expect([slow.kind, slow.status, slow.providerStatus]).to.deep.equal(['provider_unreachable', 502, null]);
     });
 
-    it('fails a stream cut off mid-answer, or ended without its final event, as provider_unavailable after its first tokens', async () => {
-      fake.reply = 'a b c d e f';
-      for (const behaviour of ['broken_stream', 'truncated_stream'] as const) {
-        fake.behaviour = behaviour;
-        const seen: CompletionChunk[] = [];
-        const e = await failureOf(
-          (async () => {
-            for await (const c of provider.stream({ ...HELLO, model: s.model })) seen.push(c);
-          })(),
-        );
-        expect(e.kind, behaviour).to.equal('provider_unavailable');
-        expect(
-          seen.some((c) => c.kind === 'done'),
-          behaviour,
-        ).to.equal(false);
-      }
-    });
+    it(
+      'fails a stream cut off mid-answer, or ended without its final event, as provider_unavailable after its ' +
+        'first tokens',
+      async () => {
+        fake.reply = 'a b c d e f';
+        for (const behaviour of ['broken_stream', 'truncated_stream'] as const) {
+          fake.behaviour = behaviour;
+          const seen: CompletionChunk[] = [];
+          const e = await failureOf(
+            (async () => {
+              for await (const c of provider.stream({ ...HELLO, model: s.model })) seen.push(c);
+            })(),
+          );
+          expect(e.kind, behaviour).to.equal('provider_unavailable');
+          expect(
+            seen.some((c) => c.kind === 'done'),
+            behaviour,
+          ).to.equal(false);
+        }
+      },
+    );
 
     it('fails a stream that stalls past the timeout as provider_unreachable', async () => {
       fake.behaviour = 'stall_stream';

@@ -123,7 +123,8 @@ describe('http batch insert answers reads meanwhile', function () {
     expect(r.status).to.equal(400);
     expect(JSON.parse(String(r.body)).error).to.include('inserts[3000]');
 
-    // The parse itself runs a turn after the text was made: a large body that is not JSON is refused after a timers phase.
+    // The parse itself runs a turn after the text was made: a large body that is not JSON is refused after a timers
+    // phase.
     const broken = Buffer.concat([body, Buffer.from('}')]);
     const refusal = t.server.dispatcher.respond({
       method: 'POST',
@@ -145,36 +146,40 @@ describe('http batch insert answers reads meanwhile', function () {
     expect(JSON.parse(String(bad.body)).error).to.match(/^Malformed JSON body/);
   });
 
-  it(`makes a savepoint sent during a ${SIZE}-record batch of its transaction after all of it, and a rollback sent meanwhile undoes all of it`, async () => {
-    const c = 'yield_savepoints';
-    const tx = (await t.request('POST', '/api/transactions', { isolation_level: 'ReadCommitted' })).body
-      .transaction_id as string;
-    const sp = (name: string) => t.request('POST', `/api/transactions/${tx}/savepoints`, { name });
-    expect((await sp('before')).status).to.equal(200);
-    const inserts = Array.from({ length: SIZE }, (_, i) => ({ data: { name: `user ${i}`, bio: 'x'.repeat(120) } }));
-    /** Sends the batch and, once it has staged part of itself, `during`; both answers. */
-    const duringBatch = async (during: () => Promise<any>) => {
-      let answered = false;
-      const batch = t.request('POST', `/api/batch/insert/${c}?transaction_id=${tx}`, { inserts }).finally(() => {
-        answered = true;
-      });
-      let staged = 0;
-      while (!answered && staged === 0)
-        staged = (await t.request('GET', `/api/transactions/${tx}`)).body.operations_count % SIZE;
-      expect(answered, 'the batch was still staging').to.equal(false);
-      const [duringAnswer, batchAnswer] = await Promise.all([during(), batch]);
-      expect(batchAnswer.status, batchAnswer.text.slice(0, 300)).to.equal(201);
-      return duringAnswer;
-    };
-    // A savepoint sent mid-batch holds all of it: rolling back to it undoes nothing of the batch.
-    const made = await duringBatch(() => sp('after_batch'));
-    expect(made.status, made.text).to.equal(200);
-    const toAfter = await t.request('POST', `/api/transactions/${tx}/savepoints/after_batch/rollback`);
-    expect(toAfter.body).to.include({ operations_rolled_back: 0, operations_count: SIZE });
-    // A rollback sent during the next batch undoes both batches whole, not the part staged so far.
-    const rolled = await duringBatch(() => t.request('POST', `/api/transactions/${tx}/savepoints/before/rollback`));
-    expect(rolled.status, rolled.text).to.equal(200);
-    expect(rolled.body).to.include({ operations_rolled_back: 2 * SIZE, operations_count: 0 });
-    expect((await t.request('POST', `/api/transactions/${tx}/commit`)).body.operations_count).to.equal(0);
-  });
+  it(
+    `makes a savepoint sent during a ${SIZE}-record batch of its transaction after all of it, and a rollback sent ` +
+      `meanwhile undoes all of it`,
+    async () => {
+      const c = 'yield_savepoints';
+      const tx = (await t.request('POST', '/api/transactions', { isolation_level: 'ReadCommitted' })).body
+        .transaction_id as string;
+      const sp = (name: string) => t.request('POST', `/api/transactions/${tx}/savepoints`, { name });
+      expect((await sp('before')).status).to.equal(200);
+      const inserts = Array.from({ length: SIZE }, (_, i) => ({ data: { name: `user ${i}`, bio: 'x'.repeat(120) } }));
+      /** Sends the batch and, once it has staged part of itself, `during`; both answers. */
+      const duringBatch = async (during: () => Promise<any>) => {
+        let answered = false;
+        const batch = t.request('POST', `/api/batch/insert/${c}?transaction_id=${tx}`, { inserts }).finally(() => {
+          answered = true;
+        });
+        let staged = 0;
+        while (!answered && staged === 0)
+          staged = (await t.request('GET', `/api/transactions/${tx}`)).body.operations_count % SIZE;
+        expect(answered, 'the batch was still staging').to.equal(false);
+        const [duringAnswer, batchAnswer] = await Promise.all([during(), batch]);
+        expect(batchAnswer.status, batchAnswer.text.slice(0, 300)).to.equal(201);
+        return duringAnswer;
+      };
+      // A savepoint sent mid-batch holds all of it: rolling back to it undoes nothing of the batch.
+      const made = await duringBatch(() => sp('after_batch'));
+      expect(made.status, made.text).to.equal(200);
+      const toAfter = await t.request('POST', `/api/transactions/${tx}/savepoints/after_batch/rollback`);
+      expect(toAfter.body).to.include({ operations_rolled_back: 0, operations_count: SIZE });
+      // A rollback sent during the next batch undoes both batches whole, not the part staged so far.
+      const rolled = await duringBatch(() => t.request('POST', `/api/transactions/${tx}/savepoints/before/rollback`));
+      expect(rolled.status, rolled.text).to.equal(200);
+      expect(rolled.body).to.include({ operations_rolled_back: 2 * SIZE, operations_count: 0 });
+      expect((await t.request('POST', `/api/transactions/${tx}/commit`)).body.operations_count).to.equal(0);
+    },
+  );
 });

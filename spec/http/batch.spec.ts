@@ -331,15 +331,19 @@ describe('http batch routes', () => {
     // Skipped: bug in lib/http/dispatch.ts. A WithStatus body is encoded per Accept whatever its status, so an
     // all-failed batch (400) sent with Accept: application/msgpack comes back as MessagePack; on non-2xx every
     // client reads the body as text (protocol.md 1.4 rule 3, 1.5), so the Rust client shows bytes, not the failures.
-    it('answers an all-failed batch in JSON even when MessagePack is accepted, since clients read non-2xx bodies as text', async () => {
-      const r = await updateBatch(fresh(), [[['missing', { a: 1 }, null]]], { format: 'msgpack' });
-      expect(r.status).to.equal(400);
-      expect(r.headers.get('content-type')).to.contain('application/json');
-      expect(JSON.parse(r.text)).to.deep.equal({
-        successful: [],
-        failed: [{ id: 'missing', error: 'Record not found' }],
-      });
-    });
+    it(
+      'answers an all-failed batch in JSON even when MessagePack is accepted, since clients read non-2xx bodies as ' +
+        'text',
+      async () => {
+        const r = await updateBatch(fresh(), [[['missing', { a: 1 }, null]]], { format: 'msgpack' });
+        expect(r.status).to.equal(400);
+        expect(r.headers.get('content-type')).to.contain('application/json');
+        expect(JSON.parse(r.text)).to.deep.equal({
+          successful: [],
+          failed: [{ id: 'missing', error: 'Record not found' }],
+        });
+      },
+    );
 
     it('accepts the map form over MessagePack and reports partial failure as 207', async () => {
       const c = fresh();

@@ -104,23 +104,27 @@ describe('chat models and provider status (GET /api/chat_models)', function () {
     expect(one.body).to.include({ error_kind: 'provider_unreachable', provider: 'openai', provider_status: null });
   });
 
-  it('answers /api/chat_models/{p} with a bare array, 404 provider_not_configured when unconfigured, non-2xx for unknown', async () => {
-    await t.request('PUT', '/api/config', { anthropic_api_key: 'k', anthropic_api_url: anthropic.url });
-    const ok = await t.request('GET', '/api/chat_models/anthropic');
-    expect([ok.status, ok.body]).to.deep.equal([200, FAKE_ANTHROPIC_MODELS]);
-    expect((await t.request('GET', '/api/chat_models/local')).body).to.deep.equal(['eddydb-local']);
-    const missing = await t.request('GET', '/api/chat_models/perplexity');
-    expect(missing.status).to.equal(404);
-    expect(missing.body).to.deep.equal({
-      error: "Provider 'perplexity' is not configured",
-      error_kind: 'provider_not_configured',
-      provider: 'perplexity',
-      provider_status: null,
-    });
-    const unknown = await t.request('GET', '/api/chat_models/nope');
-    expect(unknown.status).to.equal(404);
-    expect((await t.request('GET', '/api/chat_models/__proto__')).status).to.equal(404);
-  });
+  it(
+    'answers /api/chat_models/{p} with a bare array, 404 provider_not_configured when unconfigured, non-2xx for ' +
+      'unknown',
+    async () => {
+      await t.request('PUT', '/api/config', { anthropic_api_key: 'k', anthropic_api_url: anthropic.url });
+      const ok = await t.request('GET', '/api/chat_models/anthropic');
+      expect([ok.status, ok.body]).to.deep.equal([200, FAKE_ANTHROPIC_MODELS]);
+      expect((await t.request('GET', '/api/chat_models/local')).body).to.deep.equal(['eddydb-local']);
+      const missing = await t.request('GET', '/api/chat_models/perplexity');
+      expect(missing.status).to.equal(404);
+      expect(missing.body).to.deep.equal({
+        error: "Provider 'perplexity' is not configured",
+        error_kind: 'provider_not_configured',
+        provider: 'perplexity',
+        provider_status: null,
+      });
+      const unknown = await t.request('GET', '/api/chat_models/nope');
+      expect(unknown.status).to.equal(404);
+      expect((await t.request('GET', '/api/chat_models/__proto__')).status).to.equal(404);
+    },
+  );
 
   it('needs a token', async () => {
     expect((await t.request('GET', '/api/chat_models', undefined, { token: null })).status).to.equal(401);

@@ -99,77 +99,90 @@ describe('HTTP chat workflow: goals, goal templates, tasks, agents', () => {
       expect(await ids('approve')).to.deep.equal([]); // the kept transitions are not searched
     });
 
-    it('runs the review lifecycle, keeping each transition with its time: approval sends it back to work until every step is completed', async () => {
-      const g = await ok('POST', '/api/chat/goals', { title: 'G', steps: [{ description: 's0' }] });
-      t.clock.advance(1000);
-      expect((await ok('POST', `/api/chat/goals/${g.id}/approve`)).status).to.equal('in_progress');
-      t.clock.advance(1000);
-      const done = await ok('POST', `/api/chat/goals/${g.id}/complete`, { summary: 'All done' });
-      expect(done).to.include({ status: 'pending_review', summary: 'All done' });
-      expect((await ok('POST', `/api/chat/goals/${g.id}/approve`)).status).to.equal('in_progress'); // s0 is still pending
-      await ok('POST', `/api/chat/goals/${g.id}/steps/0/start`);
-      await ok('POST', `/api/chat/goals/${g.id}/steps/0/complete`, { result: 'ok' });
-      await ok('POST', `/api/chat/goals/${g.id}/complete`, { summary: 'Really done' });
-      const approved = await ok('POST', `/api/chat/goals/${g.id}/approve`);
-      expect(approved).to.include({ status: 'completed', summary: 'Really done' });
-      expect(approved.transitions).to.deep.equal([
-        { action: 'approve', from: 'pending', to: 'in_progress', at: '2026-01-01T08:00:01.000Z' },
-        { action: 'complete', from: 'in_progress', to: 'pending_review', at: '2026-01-01T08:00:02.000Z' },
-        { action: 'approve', from: 'pending_review', to: 'in_progress', at: '2026-01-01T08:00:02.000Z' },
-        { action: 'complete', from: 'in_progress', to: 'pending_review', at: '2026-01-01T08:00:02.000Z' },
-        { action: 'approve', from: 'pending_review', to: 'completed', at: '2026-01-01T08:00:02.000Z' },
-      ]);
-      expect((await t.request('POST', `/api/chat/goals/${g.id}/reject`, { reason: 'late' })).status).to.equal(409);
-    });
+    it(
+      'runs the review lifecycle, keeping each transition with its time: approval sends it back to work until ' +
+        'every step is completed',
+      async () => {
+        const g = await ok('POST', '/api/chat/goals', { title: 'G', steps: [{ description: 's0' }] });
+        t.clock.advance(1000);
+        expect((await ok('POST', `/api/chat/goals/${g.id}/approve`)).status).to.equal('in_progress');
+        t.clock.advance(1000);
+        const done = await ok('POST', `/api/chat/goals/${g.id}/complete`, { summary: 'All done' });
+        expect(done).to.include({ status: 'pending_review', summary: 'All done' });
+        // s0 is still pending
+        expect((await ok('POST', `/api/chat/goals/${g.id}/approve`)).status).to.equal('in_progress');
+        await ok('POST', `/api/chat/goals/${g.id}/steps/0/start`);
+        await ok('POST', `/api/chat/goals/${g.id}/steps/0/complete`, { result: 'ok' });
+        await ok('POST', `/api/chat/goals/${g.id}/complete`, { summary: 'Really done' });
+        const approved = await ok('POST', `/api/chat/goals/${g.id}/approve`);
+        expect(approved).to.include({ status: 'completed', summary: 'Really done' });
+        expect(approved.transitions).to.deep.equal([
+          { action: 'approve', from: 'pending', to: 'in_progress', at: '2026-01-01T08:00:01.000Z' },
+          { action: 'complete', from: 'in_progress', to: 'pending_review', at: '2026-01-01T08:00:02.000Z' },
+          { action: 'approve', from: 'pending_review', to: 'in_progress', at: '2026-01-01T08:00:02.000Z' },
+          { action: 'complete', from: 'in_progress', to: 'pending_review', at: '2026-01-01T08:00:02.000Z' },
+          { action: 'approve', from: 'pending_review', to: 'completed', at: '2026-01-01T08:00:02.000Z' },
+        ]);
+        expect((await t.request('POST', `/api/chat/goals/${g.id}/reject`, { reason: 'late' })).status).to.equal(409);
+      },
+    );
 
-    it("runs the official TypeScript example's flow: steps right after the create, complete, approve; reject of a new goal", async () => {
-      const g = await ok('POST', '/api/chat/goals', {
-        title: 'Deploy v2.0',
-        description: 'Ship',
-        steps: [
-          { description: 'Run test suite' },
-          { description: 'Build release artifacts' },
-          { description: 'Deploy' },
-        ],
-      });
-      expect((await ok('POST', `/api/chat/goals/${g.id}/steps/0/start`)).id).to.equal(g.id);
-      expect(
-        (await ok('POST', `/api/chat/goals/${g.id}/steps/0/complete`, { result: 'All 527 tests passed' })).steps[0],
-      ).to.include({ status: 'completed', result: 'All 527 tests passed' });
-      const failed = await ok('POST', `/api/chat/goals/${g.id}/steps/1/fail`, {
-        error: 'Build timed out after 10 minutes',
-      });
-      expect(failed).to.include({ id: g.id, status: 'pending' });
-      expect(failed.steps.map((s: any) => s.status)).to.deep.equal(['completed', 'failed', 'pending']);
-      expect(failed.steps[1]).to.include({ error: 'Build timed out after 10 minutes' });
-      expect(
-        (await ok('POST', `/api/chat/goals/${g.id}/complete`, { summary: 'Deployed after a retry' })).status,
-      ).to.equal('pending_review');
-      expect((await ok('POST', `/api/chat/goals/${g.id}/approve`)).status).to.equal('in_progress');
-      const other = await ok('POST', '/api/chat/goals', {
-        title: 'Bad Plan',
-        steps: [{ description: 'Do something wrong' }],
-      });
-      expect(
-        await ok('POST', `/api/chat/goals/${other.id}/reject`, { reason: 'Plan does not meet requirements' }),
-      ).to.include({ status: 'failed', rejection_reason: 'Plan does not meet requirements' });
-    });
+    it(
+      "runs the official TypeScript example's flow: steps right after the create, complete, approve; reject of a " +
+        'new goal',
+      async () => {
+        const g = await ok('POST', '/api/chat/goals', {
+          title: 'Deploy v2.0',
+          description: 'Ship',
+          steps: [
+            { description: 'Run test suite' },
+            { description: 'Build release artifacts' },
+            { description: 'Deploy' },
+          ],
+        });
+        expect((await ok('POST', `/api/chat/goals/${g.id}/steps/0/start`)).id).to.equal(g.id);
+        expect(
+          (await ok('POST', `/api/chat/goals/${g.id}/steps/0/complete`, { result: 'All 527 tests passed' })).steps[0],
+        ).to.include({ status: 'completed', result: 'All 527 tests passed' });
+        const failed = await ok('POST', `/api/chat/goals/${g.id}/steps/1/fail`, {
+          error: 'Build timed out after 10 minutes',
+        });
+        expect(failed).to.include({ id: g.id, status: 'pending' });
+        expect(failed.steps.map((s: any) => s.status)).to.deep.equal(['completed', 'failed', 'pending']);
+        expect(failed.steps[1]).to.include({ error: 'Build timed out after 10 minutes' });
+        expect(
+          (await ok('POST', `/api/chat/goals/${g.id}/complete`, { summary: 'Deployed after a retry' })).status,
+        ).to.equal('pending_review');
+        expect((await ok('POST', `/api/chat/goals/${g.id}/approve`)).status).to.equal('in_progress');
+        const other = await ok('POST', '/api/chat/goals', {
+          title: 'Bad Plan',
+          steps: [{ description: 'Do something wrong' }],
+        });
+        expect(
+          await ok('POST', `/api/chat/goals/${other.id}/reject`, { reason: 'Plan does not meet requirements' }),
+        ).to.include({ status: 'failed', rejection_reason: 'Plan does not meet requirements' });
+      },
+    );
 
-    it('rejects with a reason, then refuses approve of the failed goal with 409 naming its state and the allowed actions', async () => {
-      const g = await ok('POST', '/api/chat/goals', { title: 'G' });
-      const failed = await ok('POST', `/api/chat/goals/${g.id}/reject`, { reason: 'Out of scope' });
-      expect(failed).to.include({ status: 'failed', rejection_reason: 'Out of scope' });
-      const r = await t.request('POST', `/api/chat/goals/${g.id}/approve`);
-      expect(r.status).to.equal(409);
-      expect(r.body).to.include({ current_status: 'failed', action: 'approve' });
-      expect(r.body.allowed_actions).to.deep.equal([]);
-      expect(r.body.error).to.include('it is failed');
-      const working = await ok('POST', '/api/chat/goals', { title: 'H', status: 'in_progress' });
-      const early = await t.request('POST', `/api/chat/goals/${working.id}/approve`);
-      expect(early.status).to.equal(409);
-      expect(early.body).to.include({ current_status: 'in_progress' });
-      expect(early.body.allowed_actions).to.deep.equal(['complete', 'reject']);
-    });
+    it(
+      'rejects with a reason, then refuses approve of the failed goal with 409 naming its state and the allowed ' +
+        'actions',
+      async () => {
+        const g = await ok('POST', '/api/chat/goals', { title: 'G' });
+        const failed = await ok('POST', `/api/chat/goals/${g.id}/reject`, { reason: 'Out of scope' });
+        expect(failed).to.include({ status: 'failed', rejection_reason: 'Out of scope' });
+        const r = await t.request('POST', `/api/chat/goals/${g.id}/approve`);
+        expect(r.status).to.equal(409);
+        expect(r.body).to.include({ current_status: 'failed', action: 'approve' });
+        expect(r.body.allowed_actions).to.deep.equal([]);
+        expect(r.body.error).to.include('it is failed');
+        const working = await ok('POST', '/api/chat/goals', { title: 'H', status: 'in_progress' });
+        const early = await t.request('POST', `/api/chat/goals/${working.id}/approve`);
+        expect(early.status).to.equal(409);
+        expect(early.body).to.include({ current_status: 'in_progress' });
+        expect(early.body.allowed_actions).to.deep.equal(['complete', 'reject']);
+      },
+    );
 
     it('may start in progress when created so, but no further', async () => {
       expect((await ok('POST', '/api/chat/goals', { title: 'G', status: 'in_progress' })).status).to.equal(
@@ -178,44 +191,48 @@ describe('HTTP chat workflow: goals, goal templates, tasks, agents', () => {
       expect((await t.request('POST', '/api/chat/goals', { title: 'G', status: 'completed' })).status).to.equal(400);
     });
 
-    it('runs steps while the goal is pending or in progress: start, complete with a result, fail with an error, start again', async () => {
-      const g = await ok('POST', '/api/chat/goals', {
-        title: 'G',
-        steps: [{ description: 'a' }, { description: 'b' }, { description: 'c' }],
-      });
-      expect(
-        (await ok('POST', `/api/chat/goals/${g.id}/steps/2/complete`, { result: 'done already' })).steps[2],
-      ).to.include({ status: 'completed', result: 'done already' });
-      await ok('POST', `/api/chat/goals/${g.id}/approve`);
+    it(
+      'runs steps while the goal is pending or in progress: start, complete with a result, fail with an error, ' +
+        'start again',
+      async () => {
+        const g = await ok('POST', '/api/chat/goals', {
+          title: 'G',
+          steps: [{ description: 'a' }, { description: 'b' }, { description: 'c' }],
+        });
+        expect(
+          (await ok('POST', `/api/chat/goals/${g.id}/steps/2/complete`, { result: 'done already' })).steps[2],
+        ).to.include({ status: 'completed', result: 'done already' });
+        await ok('POST', `/api/chat/goals/${g.id}/approve`);
 
-      t.clock.advance(500);
-      expect((await ok('POST', `/api/chat/goals/${g.id}/steps/0/start`)).steps[0]).to.include({
-        status: 'in_progress',
-        started_at: '2026-01-01T08:00:00.500Z',
-      });
-      const s0 = (await ok('POST', `/api/chat/goals/${g.id}/steps/0/complete`, { result: { rows: 3 } })).steps[0];
-      expect(s0).to.include({ status: 'completed', completed_at: '2026-01-01T08:00:00.500Z' });
-      expect(s0.result).to.deep.equal({ rows: 3 });
-      expect(s0.transitions.map((x: any) => x.to)).to.deep.equal(['in_progress', 'completed']);
+        t.clock.advance(500);
+        expect((await ok('POST', `/api/chat/goals/${g.id}/steps/0/start`)).steps[0]).to.include({
+          status: 'in_progress',
+          started_at: '2026-01-01T08:00:00.500Z',
+        });
+        const s0 = (await ok('POST', `/api/chat/goals/${g.id}/steps/0/complete`, { result: { rows: 3 } })).steps[0];
+        expect(s0).to.include({ status: 'completed', completed_at: '2026-01-01T08:00:00.500Z' });
+        expect(s0.result).to.deep.equal({ rows: 3 });
+        expect(s0.transitions.map((x: any) => x.to)).to.deep.equal(['in_progress', 'completed']);
 
-      await ok('POST', `/api/chat/goals/${g.id}/steps/1/start`);
-      const s1 = (await ok('POST', `/api/chat/goals/${g.id}/steps/1/fail`, { error: 'disk full' })).steps[1];
-      expect(s1).to.include({ status: 'failed', error: 'disk full' });
-      expect((await ok('POST', `/api/chat/goals/${g.id}/steps/1/start`)).steps[1].status).to.equal('in_progress');
-      const again = await t.request('POST', `/api/chat/goals/${g.id}/steps/0/start`);
-      expect(again.status).to.equal(409);
-      expect(again.body).to.include({ current_status: 'completed' });
-      expect(again.body.allowed_actions).to.deep.equal([]);
+        await ok('POST', `/api/chat/goals/${g.id}/steps/1/start`);
+        const s1 = (await ok('POST', `/api/chat/goals/${g.id}/steps/1/fail`, { error: 'disk full' })).steps[1];
+        expect(s1).to.include({ status: 'failed', error: 'disk full' });
+        expect((await ok('POST', `/api/chat/goals/${g.id}/steps/1/start`)).steps[1].status).to.equal('in_progress');
+        const again = await t.request('POST', `/api/chat/goals/${g.id}/steps/0/start`);
+        expect(again.status).to.equal(409);
+        expect(again.body).to.include({ current_status: 'completed' });
+        expect(again.body.allowed_actions).to.deep.equal([]);
 
-      await ok('POST', `/api/chat/goals/${g.id}/complete`, { summary: 'review me' });
-      const frozen = await t.request('POST', `/api/chat/goals/${g.id}/steps/1/complete`, { result: 'x' });
-      expect(frozen.status).to.equal(409);
-      expect(frozen.body.error).to.include('pending_review').and.to.include('pending or in_progress');
+        await ok('POST', `/api/chat/goals/${g.id}/complete`, { summary: 'review me' });
+        const frozen = await t.request('POST', `/api/chat/goals/${g.id}/steps/1/complete`, { result: 'x' });
+        expect(frozen.status).to.equal(409);
+        expect(frozen.body.error).to.include('pending_review').and.to.include('pending or in_progress');
 
-      expect((await t.request('POST', `/api/chat/goals/${g.id}/steps/3/start`)).status).to.equal(404);
-      expect((await t.request('POST', `/api/chat/goals/${g.id}/steps/x/start`)).status).to.equal(400);
-      expect((await t.request('POST', `/api/chat/goals/nope/steps/0/start`)).status).to.equal(404);
-    });
+        expect((await t.request('POST', `/api/chat/goals/${g.id}/steps/3/start`)).status).to.equal(404);
+        expect((await t.request('POST', `/api/chat/goals/${g.id}/steps/x/start`)).status).to.equal(400);
+        expect((await t.request('POST', `/api/chat/goals/nope/steps/0/start`)).status).to.equal(404);
+      },
+    );
 
     it('refuses lifecycle members in updates unless echoed unchanged, and new steps start pending', async () => {
       const g = await ok('POST', '/api/chat/goals', { title: 'G', steps: ['a'] });
@@ -442,39 +459,43 @@ describe('HTTP chat workflow: goals, goal templates, tasks, agents', () => {
   });
 
   describe('agents', () => {
-    it('creates, lists, gets, finds by name and deployment, updates and deletes (by-name and by-deployment win over {id})', async () => {
-      const a = await ok('POST', '/api/chat/agents', {
-        name: 'scout',
-        system_prompt: 'You scout.',
-        model: 'gpt-4o',
-        deployment_id: 'd1',
-        capabilities: ['search'],
-      });
-      const b = await ok('POST', '/api/chat/agents', { name: 'by name', deployment_id: 'd1' });
-      await ok('POST', '/api/chat/agents', { name: 'other', deployment_id: 'd2' });
-      expect(a).to.include({ name: 'scout', status: 'active', deployment_id: 'd1' });
-      expect((await ok('GET', '/api/chat/agents')).agents).to.have.length(3);
-      expect(await ok('GET', `/api/chat/agents/${a.id}`)).to.deep.equal(a);
-      expect(await ok('GET', '/api/chat/agents/by-name/scout')).to.deep.equal(a);
-      expect((await ok('GET', '/api/chat/agents/by-name/by%20name')).id).to.equal(b.id);
-      expect((await ok('GET', '/api/chat/agents/by-deployment/d1')).agents.map((x: any) => x.id)).to.deep.equal([
-        a.id,
-        b.id,
-      ]);
-      expect(await ok('GET', '/api/chat/agents/by-deployment/none')).to.deep.equal({ agents: [] });
-      expect((await t.request('GET', '/api/chat/agents/by-name/ghost')).status).to.equal(404);
+    it(
+      'creates, lists, gets, finds by name and deployment, updates and deletes (by-name and by-deployment win over ' +
+        '{id})',
+      async () => {
+        const a = await ok('POST', '/api/chat/agents', {
+          name: 'scout',
+          system_prompt: 'You scout.',
+          model: 'gpt-4o',
+          deployment_id: 'd1',
+          capabilities: ['search'],
+        });
+        const b = await ok('POST', '/api/chat/agents', { name: 'by name', deployment_id: 'd1' });
+        await ok('POST', '/api/chat/agents', { name: 'other', deployment_id: 'd2' });
+        expect(a).to.include({ name: 'scout', status: 'active', deployment_id: 'd1' });
+        expect((await ok('GET', '/api/chat/agents')).agents).to.have.length(3);
+        expect(await ok('GET', `/api/chat/agents/${a.id}`)).to.deep.equal(a);
+        expect(await ok('GET', '/api/chat/agents/by-name/scout')).to.deep.equal(a);
+        expect((await ok('GET', '/api/chat/agents/by-name/by%20name')).id).to.equal(b.id);
+        expect((await ok('GET', '/api/chat/agents/by-deployment/d1')).agents.map((x: any) => x.id)).to.deep.equal([
+          a.id,
+          b.id,
+        ]);
+        expect(await ok('GET', '/api/chat/agents/by-deployment/none')).to.deep.equal({ agents: [] });
+        expect((await t.request('GET', '/api/chat/agents/by-name/ghost')).status).to.equal(404);
 
-      expect((await t.request('POST', '/api/chat/agents', { name: 'scout' })).status).to.equal(409);
-      expect((await t.request('PUT', `/api/chat/agents/${b.id}`, { name: 'scout' })).status).to.equal(409);
-      for (const body of [{}, { name: '' }, { name: 3 }, { name: 'x', status: 1 }]) {
-        expect((await t.request('POST', '/api/chat/agents', body)).status, JSON.stringify(body)).to.equal(400);
-      }
-      const u = await ok('PUT', `/api/chat/agents/${a.id}`, { name: 'scout-2', status: 'disabled' });
-      expect(u).to.include({ name: 'scout-2', status: 'disabled', system_prompt: 'You scout.' });
-      expect((await ok('GET', '/api/chat/agents/by-name/scout-2')).id).to.equal(a.id);
-      await ok('DELETE', `/api/chat/agents/${a.id}`);
-      expect((await t.request('GET', `/api/chat/agents/${a.id}`)).status).to.equal(404);
-    });
+        expect((await t.request('POST', '/api/chat/agents', { name: 'scout' })).status).to.equal(409);
+        expect((await t.request('PUT', `/api/chat/agents/${b.id}`, { name: 'scout' })).status).to.equal(409);
+        for (const body of [{}, { name: '' }, { name: 3 }, { name: 'x', status: 1 }]) {
+          expect((await t.request('POST', '/api/chat/agents', body)).status, JSON.stringify(body)).to.equal(400);
+        }
+        const u = await ok('PUT', `/api/chat/agents/${a.id}`, { name: 'scout-2', status: 'disabled' });
+        expect(u).to.include({ name: 'scout-2', status: 'disabled', system_prompt: 'You scout.' });
+        expect((await ok('GET', '/api/chat/agents/by-name/scout-2')).id).to.equal(a.id);
+        await ok('DELETE', `/api/chat/agents/${a.id}`);
+        expect((await t.request('GET', `/api/chat/agents/${a.id}`)).status).to.equal(404);
+      },
+    );
 
     it('concurrent creates of one name make one agent', async () => {
       const replies = await Promise.all([1, 2, 3].map(() => t.request('POST', '/api/chat/agents', { name: 'twin' })));

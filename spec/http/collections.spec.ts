@@ -489,28 +489,32 @@ describe('schemas over HTTP', () => {
       expect((await call('GET', '/api/collections/uniq')).body.record_count).to.equal(2);
     });
 
-    it('answers the body {error, details:[{field, constraint, expected?, actual?, message}]} with one detail per violation', async () => {
-      await call('POST', '/api/collections/body_shape', {
-        fields: {
-          name: { field_type: 'String', required: true },
-          age: { field_type: 'Integer', min: 0, max: 150 },
-          tag: { field_type: 'String', regex: '^#' },
-        },
-      });
-      const r = await call('POST', '/api/insert/body_shape', { age: 200, tag: 'x' });
-      expect(r.status).to.equal(400);
-      expect(r.body).to.have.all.keys('error', 'details');
-      expect(r.body.error).to.be.a('string').and.not.empty;
-      expect(r.body.details).to.have.length(3);
-      for (const d of r.body.details) {
-        expect(Object.keys(d)).to.include.members(['field', 'constraint', 'message']);
-        expect(['field', 'constraint', 'expected', 'actual', 'message']).to.include.members(Object.keys(d));
-        expect(d.message).to.be.a('string').and.not.empty;
-      }
-      expect(
-        r.body.details.map((d: { field: string; constraint: string }) => `${d.field}:${d.constraint}`),
-      ).to.have.members(['name:required', 'age:max', 'tag:regex']);
-    });
+    it(
+      'answers the body {error, details:[{field, constraint, expected?, actual?, message}]} with one detail per ' +
+        'violation',
+      async () => {
+        await call('POST', '/api/collections/body_shape', {
+          fields: {
+            name: { field_type: 'String', required: true },
+            age: { field_type: 'Integer', min: 0, max: 150 },
+            tag: { field_type: 'String', regex: '^#' },
+          },
+        });
+        const r = await call('POST', '/api/insert/body_shape', { age: 200, tag: 'x' });
+        expect(r.status).to.equal(400);
+        expect(r.body).to.have.all.keys('error', 'details');
+        expect(r.body.error).to.be.a('string').and.not.empty;
+        expect(r.body.details).to.have.length(3);
+        for (const d of r.body.details) {
+          expect(Object.keys(d)).to.include.members(['field', 'constraint', 'message']);
+          expect(['field', 'constraint', 'expected', 'actual', 'message']).to.include.members(Object.keys(d));
+          expect(d.message).to.be.a('string').and.not.empty;
+        }
+        expect(
+          r.body.details.map((d: { field: string; constraint: string }) => `${d.field}:${d.constraint}`),
+        ).to.have.members(['name:required', 'age:max', 'tag:regex']);
+      },
+    );
 
     it('keeps an RFC 3339 string verbatim in a String field', async () => {
       await call('POST', '/api/collections/str_dates', { fields: { stamp: { field_type: 'String' } } });

@@ -126,7 +126,10 @@ describe('HTTP stored functions: bcrypt on worker threads (in process)', () => {
   });
 });
 
-/** Threads of process `pid` whose nice value is above the main thread's (the pool's workers, Linux) and that are running. */
+/**
+ * Threads of process `pid` whose nice value is above the main thread's (the pool's workers, Linux) and that are
+ * running.
+ */
 function busyWorkers(pid: number): number {
   const stat = (tid: string): { state: string; nice: number } | undefined => {
     try {

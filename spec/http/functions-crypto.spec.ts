@@ -3,7 +3,10 @@ import { TestServer } from '../helpers/test-server.js';
 
 const JWT_SECRET = 'jwt-secret-never-shown-0123456789abcdef';
 
-/** The JWT auth flow of the clients' examples: BcryptHash on signup, BcryptVerify + JwtSign on login, JwtVerify on a protected call. */
+/**
+ * The JWT auth flow of the clients' examples: BcryptHash on signup, BcryptVerify + JwtSign on login, JwtVerify on a
+ * protected call.
+ */
 const signup = {
   label: 'signup',
   name: 'Sign up',
@@ -117,7 +120,8 @@ describe('HTTP stored functions: crypto steps and environment secrets', () => {
     const refused = await request('POST', '/api/functions', def);
     expect(refused.status).to.equal(400);
     expect(refused.body.error).to.equal(
-      "functions[0].key: environment variable 'DATA_KEY' is not on the allow-list (function_env_allowlist or EDDYDB_FUNCTION_ENV)",
+      "functions[0].key: environment variable 'DATA_KEY' is not on the allow-list (function_env_allowlist or " +
+        'EDDYDB_FUNCTION_ENV)',
     );
     expect(refused.text).to.not.include('ab'.repeat(32));
 

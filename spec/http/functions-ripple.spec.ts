@@ -1,4 +1,7 @@
-/** Stored-function definitions replicate with ripples: saved, replaced and deleted on one node, callable (or gone) on its peer. */
+/**
+ * Stored-function definitions replicate with ripples: saved, replaced and deleted on one node, callable (or gone) on
+ * its peer.
+ */
 import { expect } from 'chai';
 import { ADMIN_KEY, TestServer } from '../helpers/test-server.js';
 

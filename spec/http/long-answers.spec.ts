@@ -145,21 +145,25 @@ describe('http: long answers are streamed, and long reads do not hold other clie
   }
 
   for (const msgpack of [false, true]) {
-    it(`sends a long WebSocket reply as one message in fragments (${msgpack ? 'MessagePack' : 'JSON'}), other replies around it whole`, async () => {
-      const got = await wsExchange(
-        [
-          { type: 'FindAll', messageId: 'all', payload: { collection: 'items' } },
-          { type: 'Query', messageId: 'few', payload: { collection: 'items', limit: 2 } },
-          { type: 'Query', messageId: 'bare', payload: { collection: 'items', limit: COUNT - 1 } },
-        ],
-        msgpack,
-      );
-      const byId = new Map(got.filter((m) => m.messageId !== undefined).map((m) => [m.messageId, m]));
-      expect(byId.get('all').type).to.equal('Success');
-      expect(ns(byId.get('all').payload.data)).to.deep.equal(Array.from({ length: COUNT }, (_, i) => i));
-      expect(byId.get('few').payload.data).to.have.length(2);
-      expect(byId.get('bare').payload.data).to.have.length(COUNT - 1);
-    });
+    it(
+      `sends a long WebSocket reply as one message in fragments (${msgpack ? 'MessagePack' : 'JSON'}), other ` +
+        `replies around it whole`,
+      async () => {
+        const got = await wsExchange(
+          [
+            { type: 'FindAll', messageId: 'all', payload: { collection: 'items' } },
+            { type: 'Query', messageId: 'few', payload: { collection: 'items', limit: 2 } },
+            { type: 'Query', messageId: 'bare', payload: { collection: 'items', limit: COUNT - 1 } },
+          ],
+          msgpack,
+        );
+        const byId = new Map(got.filter((m) => m.messageId !== undefined).map((m) => [m.messageId, m]));
+        expect(byId.get('all').type).to.equal('Success');
+        expect(ns(byId.get('all').payload.data)).to.deep.equal(Array.from({ length: COUNT }, (_, i) => i));
+        expect(byId.get('few').payload.data).to.have.length(2);
+        expect(byId.get('bare').payload.data).to.have.length(COUNT - 1);
+      },
+    );
   }
 
   it('stops rendering when the client goes away, and keeps serving', async () => {

@@ -54,20 +54,24 @@ describe('http transactions at Serializable: predicate reads', () => {
     expect(r.body.conflicts[0]).to.include({ collection, id });
   }
 
-  it('rejects predicate write skew: two finds of active == true see none, each activates a record, the second commit is 409', async () => {
-    const c = fresh();
-    await insert(c, { id: 'a', active: false });
-    await insert(c, { id: 'b', active: false });
-    const t1 = await begin(),
-      t2 = await begin();
-    expect(await find(c, eq('active', true), t1)).to.deep.equal([]);
-    expect(await find(c, eq('active', true), t2)).to.deep.equal([]);
-    await update(c, 'a', { active: true }, t1);
-    await update(c, 'b', { active: true }, t2);
-    expect((await commit(t1)).status).to.equal(200);
-    expectConflict(await commit(t2), c, 'a');
-    expect((await find(c, eq('active', true))).map((r: { id: string }) => r.id)).to.deep.equal(['a']);
-  });
+  it(
+    'rejects predicate write skew: two finds of active == true see none, each activates a record, the second ' +
+      'commit is 409',
+    async () => {
+      const c = fresh();
+      await insert(c, { id: 'a', active: false });
+      await insert(c, { id: 'b', active: false });
+      const t1 = await begin(),
+        t2 = await begin();
+      expect(await find(c, eq('active', true), t1)).to.deep.equal([]);
+      expect(await find(c, eq('active', true), t2)).to.deep.equal([]);
+      await update(c, 'a', { active: true }, t1);
+      await update(c, 'b', { active: true }, t2);
+      expect((await commit(t1)).status).to.equal(200);
+      expectConflict(await commit(t2), c, 'a');
+      expect((await find(c, eq('active', true))).map((r: { id: string }) => r.id)).to.deep.equal(['a']);
+    },
+  );
 
   it('rejects a commit after another transaction updated a record into its queried predicate', async () => {
     const c = fresh();

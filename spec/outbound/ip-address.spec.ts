@@ -9,7 +9,10 @@ import {
   parseIp,
 } from '../../lib/outbound/index.js';
 
-/** Every spelling an outbound destination may take, with the range it falls in; only `unicast` may be reached by default. */
+/**
+ * Every spelling an outbound destination may take, with the range it falls in; only `unicast` may be reached by
+ * default.
+ */
 const VERDICTS: ReadonlyArray<readonly [address: string, range: string, what: string]> = [
   // IPv4
   ['8.8.8.8', 'unicast', 'public'],

@@ -249,18 +249,22 @@ describe('outboundFetch through a forward proxy', () => {
     await srv.close();
   });
 
-  it('sends http requests through HTTP_PROXY once every address of the name is public; the proxy on loopback is never blocked', async () => {
-    const r = await outboundFetch(
-      'http://api.example.test/data?x=1',
-      { headers: { accept: 'application/json' } },
-      through({ HTTP_PROXY: proxy.url }),
-    );
-    expect(r.status).to.equal(200);
-    expect(JSON.parse(r.body.toString())).to.deep.equal({ ok: true });
-    expect(resolver.asked).to.deep.equal(['api.example.test']);
-    expect(proxy.seen).to.deep.equal(['GET http://api.example.test/data?x=1']);
-    expect(srv.seen[0]!.url).to.equal('/data?x=1');
-  });
+  it(
+    'sends http requests through HTTP_PROXY once every address of the name is public; the proxy on loopback is ' +
+      'never blocked',
+    async () => {
+      const r = await outboundFetch(
+        'http://api.example.test/data?x=1',
+        { headers: { accept: 'application/json' } },
+        through({ HTTP_PROXY: proxy.url }),
+      );
+      expect(r.status).to.equal(200);
+      expect(JSON.parse(r.body.toString())).to.deep.equal({ ok: true });
+      expect(resolver.asked).to.deep.equal(['api.example.test']);
+      expect(proxy.seen).to.deep.equal(['GET http://api.example.test/data?x=1']);
+      expect(srv.seen[0]!.url).to.equal('/data?x=1');
+    },
+  );
 
   it('denies a name that resolves to a link-local, private or loopback address before the proxy sees it', async () => {
     const policy = through({ HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url });

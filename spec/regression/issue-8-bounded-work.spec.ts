@@ -59,7 +59,8 @@ describe('issue 8: bounded work per request', () => {
       const body = JSON.stringify({ [member]: names(100_000) });
       const started = performance.now();
       const r = await call('POST', '/api/find/people', undefined, { raw: body });
-      // Most of this is moving and parsing 1 MB of JSON on a loaded machine; the scan per record it replaces took seconds.
+      // Most of this is moving and parsing 1 MB of JSON on a loaded machine; the scan per record it replaces took
+      // seconds.
       expect(performance.now() - started).to.be.below(1500);
       expect400(r, member);
     }

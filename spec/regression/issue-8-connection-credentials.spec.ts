@@ -141,27 +141,31 @@ describe('issue 8: credentials are checked for the life of a connection', functi
   }
 
   describe('over WebSocket', () => {
-    it('ends a subscribed connection with a final 401 Error and close 4001 when its key is revoked, and sends nothing after', async () => {
-      t = await TestServer.start(NO_TIMER);
-      const user = await createKey({ name: 'doomed' });
-      const ws = await WsClient.open(t, user.token);
-      expect((await ws.request('Subscribe', { collection: 'feed' })).type).to.equal('Success');
-      const witness = await witnessOf('feed');
-      await insertSeen(witness, 'feed', 'before');
-      expect(ws.notifications('feed')).to.have.length(1);
+    it(
+      'ends a subscribed connection with a final 401 Error and close 4001 when its key is revoked, and sends ' +
+        'nothing after',
+      async () => {
+        t = await TestServer.start(NO_TIMER);
+        const user = await createKey({ name: 'doomed' });
+        const ws = await WsClient.open(t, user.token);
+        expect((await ws.request('Subscribe', { collection: 'feed' })).type).to.equal('Success');
+        const witness = await witnessOf('feed');
+        await insertSeen(witness, 'feed', 'before');
+        expect(ws.notifications('feed')).to.have.length(1);
 
-      expect((await t.request('DELETE', `/api/auth/keys/${user.id}`)).status).to.equal(200);
-      const revokedAt = Date.now();
-      await until(() => ws.closed !== undefined, WITHIN_MS, 'the close');
-      expect(Date.now() - revokedAt).to.be.below(WITHIN_MS);
-      const last = ws.frames.at(-1);
-      expect(last).to.deep.equal({ type: 'Error', code: 401, message: 'API key has been revoked' });
-      expect(ws.closed).to.deep.equal({ code: 4001, reason: 'API key has been revoked' });
+        expect((await t.request('DELETE', `/api/auth/keys/${user.id}`)).status).to.equal(200);
+        const revokedAt = Date.now();
+        await until(() => ws.closed !== undefined, WITHIN_MS, 'the close');
+        expect(Date.now() - revokedAt).to.be.below(WITHIN_MS);
+        const last = ws.frames.at(-1);
+        expect(last).to.deep.equal({ type: 'Error', code: 401, message: 'API key has been revoked' });
+        expect(ws.closed).to.deep.equal({ code: 4001, reason: 'API key has been revoked' });
 
-      await insertSeen(witness, 'feed', 'after');
-      expect(ws.notifications('feed')).to.have.length(1);
-      witness.close();
-    });
+        await insertSeen(witness, 'feed', 'after');
+        expect(ws.notifications('feed')).to.have.length(1);
+        witness.close();
+      },
+    );
 
     it('ends every connection of the revoked key and leaves other keys connected', async () => {
       t = await TestServer.start(NO_TIMER);

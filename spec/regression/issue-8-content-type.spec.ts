@@ -67,20 +67,24 @@ describe('issue 8: odd Content-Type values', () => {
 
   for (const route of BODY_ROUTES) {
     for (const type of REFUSED_TYPES) {
-      it(`answers ${route.name} with Content-Type ${JSON.stringify(type)} by 415 {error} naming the value, on fastify and express alike`, async () => {
-        const f = await send(t.url, route, type);
-        const e = await send(express.url, route, type);
-        expect(f.status, f.text).to.equal(415);
-        expect(f.headers['content-type']).to.contain('application/json');
-        expect(f.body.error)
-          .to.be.a('string')
-          .and.contain(type === 'text/xml' ? 'text/xml' : `'${type}'`);
-        expect({ status: e.status, type: e.headers['content-type'], text: e.text }).to.deep.equal({
-          status: f.status,
-          type: f.headers['content-type'],
-          text: f.text,
-        });
-      });
+      it(
+        `answers ${route.name} with Content-Type ${JSON.stringify(type)} by 415 {error} naming the value, on ` +
+          `fastify and express alike`,
+        async () => {
+          const f = await send(t.url, route, type);
+          const e = await send(express.url, route, type);
+          expect(f.status, f.text).to.equal(415);
+          expect(f.headers['content-type']).to.contain('application/json');
+          expect(f.body.error)
+            .to.be.a('string')
+            .and.contain(type === 'text/xml' ? 'text/xml' : `'${type}'`);
+          expect({ status: e.status, type: e.headers['content-type'], text: e.text }).to.deep.equal({
+            status: f.status,
+            type: f.headers['content-type'],
+            text: f.text,
+          });
+        },
+      );
     }
 
     for (const [why, type] of [
@@ -147,7 +151,8 @@ describe('issue 8: odd Content-Type values', () => {
     const r = await t.request('POST', '/api/find/ctype', {
       filter: { type: 'Condition', content: { field: 'a', operator: 'Eq', value: 1 } },
     });
-    // Only inserts without a Content-Type or with a blank one (3 variants on 2 transports) and the identical repeat wrote {a: 1}.
+    // Only inserts without a Content-Type or with a blank one (3 variants on 2 transports) and the identical repeat
+    // wrote {a: 1}.
     expect(r.body).to.have.length(7);
     const kv = await t.request('GET', '/api/kv/get/ctype');
     expect(kv.status).to.equal(200);

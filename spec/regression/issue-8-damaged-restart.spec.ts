@@ -40,55 +40,63 @@ describe('issue 8: damaged snapshots across real restarts', function () {
   });
   afterEach(() => removeDir(dir));
 
-  it('restarts with every acknowledged record after the shutdown snapshot is damaged; refuses, verifies and salvages once the older log is compacted away', async () => {
-    let child = await startChild(dir);
-    for (let i = 0; i < 8; i++) await call(child, 'POST', '/api/insert/items', { n: i });
-    await killChild(child, 'SIGTERM');
-    const snap = () => path.join(dir, snapshotsOf(dir).at(-1)!);
-    flipByte(snap(), frames(snap()).find((f) => f.k === 'recs')!.offset + 30);
+  it(
+    'restarts with every acknowledged record after the shutdown snapshot is damaged; refuses, verifies and ' +
+      'salvages once the older log is compacted away',
+    async () => {
+      let child = await startChild(dir);
+      for (let i = 0; i < 8; i++) await call(child, 'POST', '/api/insert/items', { n: i });
+      await killChild(child, 'SIGTERM');
+      const snap = () => path.join(dir, snapshotsOf(dir).at(-1)!);
+      flipByte(snap(), frames(snap()).find((f) => f.k === 'recs')!.offset + 30);
 
-    child = await startChild(dir);
-    expect(await countItems(child)).to.equal(8);
-    await killChild(child, 'SIGTERM');
+      child = await startChild(dir);
+      expect(await countItems(child)).to.equal(8);
+      await killChild(child, 'SIGTERM');
 
-    // What `eddydb compact` does: one generation, the log before the snapshot gone.
-    const db = await Database.open({ dataDir: dir, keepGenerations: 1 });
-    await db.snapshot();
-    await db.close();
-    const name = snapshotsOf(dir).at(-1)!;
-    const recs = frames(snap()).find((f) => f.k === 'recs')!;
-    flipByte(snap(), recs.offset + 30);
+      // What `eddydb compact` does: one generation, the log before the snapshot gone.
+      const db = await Database.open({ dataDir: dir, keepGenerations: 1 });
+      await db.snapshot();
+      await db.close();
+      const name = snapshotsOf(dir).at(-1)!;
+      const recs = frames(snap()).find((f) => f.k === 'recs')!;
+      flipByte(snap(), recs.offset + 30);
 
-    const refused = await startChild(dir).then(
-      async (c) => {
-        await killChild(c);
-        return '';
-      },
-      (err: Error) => err.message,
-    );
-    expect(refused).to.include('child exited with 1');
-    expect(refused).to.include(`eddydb: corruption in ${name} at byte ${recs.offset}: checksum mismatch`);
-    expect(refused).to.include('eddydb verify').and.include('--salvage');
+      const refused = await startChild(dir).then(
+        async (c) => {
+          await killChild(c);
+          return '';
+        },
+        (err: Error) => err.message,
+      );
+      expect(refused).to.include('child exited with 1');
+      expect(refused).to.include(`eddydb: corruption in ${name} at byte ${recs.offset}: checksum mismatch`);
+      expect(refused).to.include('eddydb verify').and.include('--salvage');
 
-    const verify = eddydb(['verify', '--data-dir', dir]);
-    expect(verify.code).to.equal(1);
-    expect(verify.stdout).to.include(`BAD ${name}`);
-    expect(verify.stdout).to.include('a normal start would REFUSE');
-    expect(verify.stdout).to.include(`--salvage would start from ${name}`);
-    expect(verify.stdout).to.include("collection 'items': 8 of 8 records lost");
+      const verify = eddydb(['verify', '--data-dir', dir]);
+      expect(verify.code).to.equal(1);
+      expect(verify.stdout).to.include(`BAD ${name}`);
+      expect(verify.stdout).to.include('a normal start would REFUSE');
+      expect(verify.stdout).to.include(`--salvage would start from ${name}`);
+      expect(verify.stdout).to.include("collection 'items': 8 of 8 records lost");
 
-    child = await startChild(dir, ['--salvage']);
-    const health = (await call(child, 'GET', '/api/health')) as { recovery: { salvaged: boolean; warnings: string[] } };
-    expect(health.recovery.salvaged).to.equal(true);
-    expect(health.recovery.warnings.join('\n')).to.include("collection 'items': 8 of 8 records lost");
-    expect(await countItems(child)).to.equal(0);
-    await killChild(child, 'SIGTERM');
-    // One from the first restart (the damaged snapshot moved aside), one from salvage.
-    expect(readdirSync(dir).filter((f) => f.startsWith('damaged-'))).to.have.length(2);
+      child = await startChild(dir, ['--salvage']);
+      const health = (await call(child, 'GET', '/api/health')) as {
+        recovery: { salvaged: boolean; warnings: string[] };
+      };
+      expect(health.recovery.salvaged).to.equal(true);
+      expect(health.recovery.warnings.join('\n')).to.include("collection 'items': 8 of 8 records lost");
+      expect(await countItems(child)).to.equal(0);
+      await killChild(child, 'SIGTERM');
+      // One from the first restart (the damaged snapshot moved aside), one from salvage.
+      expect(readdirSync(dir).filter((f) => f.startsWith('damaged-'))).to.have.length(2);
 
-    child = await startChild(dir);
-    const clean = (await call(child, 'GET', '/api/health')) as { recovery: { salvaged: boolean; warnings: string[] } };
-    expect(clean.recovery).to.deep.include({ salvaged: false, warnings: [] });
-    await killChild(child, 'SIGTERM');
-  });
+      child = await startChild(dir);
+      const clean = (await call(child, 'GET', '/api/health')) as {
+        recovery: { salvaged: boolean; warnings: string[] };
+      };
+      expect(clean.recovery).to.deep.include({ salvaged: false, warnings: [] });
+      await killChild(child, 'SIGTERM');
+    },
+  );
 });

@@ -72,72 +72,76 @@ describe('issue 8: a full disk heals', function () {
   afterEach(() => removeDir(dir));
 
   for (const durability of ['always', 'batch'] as const) {
-    it(`in ${durability} mode goes read-only on a full disk, logs the cause once, heals once space is freed, and keeps exactly the acknowledged writes`, async () => {
-      const { t, fs, lines } = await startOnFaultyDisk(dir, durability);
-      const acked: string[] = [];
-      try {
-        for (let i = 0; i < 5; i++) acked.push((await insert(t, 'before', i)).body.id);
-        // Room for part of one frame: the next append is torn by ENOSPC.
-        fs.spaceLeft = 30;
-        const first = await insert(t, 'rejected', 0);
-        expect(first.status).to.equal(503);
-        expect(first.body.message).to.match(/read-only/);
-        const rest = await Promise.all(Array.from({ length: 200 }, (_, i) => insert(t, 'rejected', i + 1)));
-        expect(rest.map((r) => r.status)).to.deep.equal(rest.map(() => 503));
+    it(
+      `in ${durability} mode goes read-only on a full disk, logs the cause once, heals once space is freed, and ` +
+        `keeps exactly the acknowledged writes`,
+      async () => {
+        const { t, fs, lines } = await startOnFaultyDisk(dir, durability);
+        const acked: string[] = [];
+        try {
+          for (let i = 0; i < 5; i++) acked.push((await insert(t, 'before', i)).body.id);
+          // Room for part of one frame: the next append is torn by ENOSPC.
+          fs.spaceLeft = 30;
+          const first = await insert(t, 'rejected', 0);
+          expect(first.status).to.equal(503);
+          expect(first.body.message).to.match(/read-only/);
+          const rest = await Promise.all(Array.from({ length: 200 }, (_, i) => insert(t, 'rejected', i + 1)));
+          expect(rest.map((r) => r.status)).to.deep.equal(rest.map(() => 503));
 
-        const errors = lines.filter((l) => l.level === 'error');
-        expect(errors, 'one error line for the cause').to.have.length(1);
-        expect(errors[0]!.msg)
-          .to.include('ENOSPC')
-          .and.include('write')
-          .and.match(/log-\d{16}\.seg/);
+          const errors = lines.filter((l) => l.level === 'error');
+          expect(errors, 'one error line for the cause').to.have.length(1);
+          expect(errors[0]!.msg)
+            .to.include('ENOSPC')
+            .and.include('write')
+            .and.match(/log-\d{16}\.seg/);
 
-        const down = await eventually(async () => {
-          const h = await health(t);
-          return h.storage.heal_attempts >= 2 ? h : undefined;
-        }, 'failed repair attempts');
-        expect(down.status).to.equal('degraded');
-        expect(down.read_only).to.equal(true);
-        expect(down.reason).to.match(/^storage failure: /);
-        expect(down.storage.state).to.equal('read_only');
-        expect(down.storage.cause).to.include({ code: 'ENOSPC', operation: 'write' });
-        expect(down.storage.cause.at).to.be.a('string');
-        expect(down.storage.since).to.equal(down.storage.cause.at);
-        expect(down.storage.last_attempt_at).to.be.a('string');
-        expect(down.storage.last_attempt_error.code).to.equal('ENOSPC');
-        expect((await insert(t, 'rejected', 999)).status, 'still refused while the disk is full').to.equal(503);
+          const down = await eventually(async () => {
+            const h = await health(t);
+            return h.storage.heal_attempts >= 2 ? h : undefined;
+          }, 'failed repair attempts');
+          expect(down.status).to.equal('degraded');
+          expect(down.read_only).to.equal(true);
+          expect(down.reason).to.match(/^storage failure: /);
+          expect(down.storage.state).to.equal('read_only');
+          expect(down.storage.cause).to.include({ code: 'ENOSPC', operation: 'write' });
+          expect(down.storage.cause.at).to.be.a('string');
+          expect(down.storage.since).to.equal(down.storage.cause.at);
+          expect(down.storage.last_attempt_at).to.be.a('string');
+          expect(down.storage.last_attempt_error.code).to.equal('ENOSPC');
+          expect((await insert(t, 'rejected', 999)).status, 'still refused while the disk is full').to.equal(503);
 
-        fs.free();
-        const up = await eventually(async () => {
-          const h = await health(t);
-          return h.storage.state === 'ok' ? h : undefined;
-        }, 'healing');
-        expect(up).to.include({ status: 'ok', read_only: false });
-        const { lock, ...storage } = up.storage;
-        expect(storage).to.deep.equal({ state: 'ok', heal_attempts: 0 });
-        expect(lock, 'what holds the data directory').to.be.oneOf(['flock', 'socket', 'pid']);
-        for (let i = 0; i < 3; i++) {
-          const r = await insert(t, 'after', i);
-          expect(r.status).to.equal(201);
-          acked.push(r.body.id);
+          fs.free();
+          const up = await eventually(async () => {
+            const h = await health(t);
+            return h.storage.state === 'ok' ? h : undefined;
+          }, 'healing');
+          expect(up).to.include({ status: 'ok', read_only: false });
+          const { lock, ...storage } = up.storage;
+          expect(storage).to.deep.equal({ state: 'ok', heal_attempts: 0 });
+          expect(lock, 'what holds the data directory').to.be.oneOf(['flock', 'socket', 'pid']);
+          for (let i = 0; i < 3; i++) {
+            const r = await insert(t, 'after', i);
+            expect(r.status).to.equal(201);
+            acked.push(r.body.id);
+          }
+
+          const healed = lines.find((l) => /storage healed/.test(l.msg));
+          expect(healed?.level).to.equal('warn');
+          expect(healed!.msg).to.include('202 writes were rejected');
+          expect(
+            lines.filter((l) => l.level === 'error'),
+            'still one error line',
+          ).to.have.length(1);
+          // 202 refused writes cost a handful of summary lines (one per 100 ms window at most), not one each.
+          const summaries = lines.filter((l) => /writes rejected while read-only in the last/.test(l.msg));
+          expect(summaries.length).to.be.at.least(1).and.below(60);
+          expect(lines.filter((l) => l.level !== 'info').length).to.be.below(62);
+        } finally {
+          await t.stop({ keepData: true });
         }
-
-        const healed = lines.find((l) => /storage healed/.test(l.msg));
-        expect(healed?.level).to.equal('warn');
-        expect(healed!.msg).to.include('202 writes were rejected');
-        expect(
-          lines.filter((l) => l.level === 'error'),
-          'still one error line',
-        ).to.have.length(1);
-        // 202 refused writes cost a handful of summary lines (one per 100 ms window at most), not one each.
-        const summaries = lines.filter((l) => /writes rejected while read-only in the last/.test(l.msg));
-        expect(summaries.length).to.be.at.least(1).and.below(60);
-        expect(lines.filter((l) => l.level !== 'info').length).to.be.below(62);
-      } finally {
-        await t.stop({ keepData: true });
-      }
-      await expectExactly(dir, acked);
-    });
+        await expectExactly(dir, acked);
+      },
+    );
   }
 
   it('drops a rejected batch whose frame was fully written before its fsync failed (always mode)', async () => {
@@ -183,24 +187,28 @@ describe('issue 8: a full disk heals', function () {
     await expectExactly(dir, acked);
   });
 
-  it('reports audit trail appends failing on a full disk once, in the server log with the cause, and continues the trail on a fresh line once freed', async () => {
-    const { t, fs, lines } = await startOnFaultyDisk(dir, 'always');
-    try {
-      fs.spaceLeft = 20;
-      for (let i = 0; i < 5; i++) expect((await t.request('POST', '/api/transactions', {})).status).to.equal(200);
-      await t.server.db.audit.flush();
-      fs.free();
-      const tx = (await t.request('POST', '/api/transactions', {})).body.transaction_id;
-      const events = (await t.request('GET', `/api/admin/audit?transaction_id=${tx}`)).body;
-      expect(JSON.stringify(events)).to.include('begin');
-    } finally {
-      await t.stop({ keepData: true });
-    }
-    const reported = lines.filter((l) => /audit log append failed/.test(l.msg));
-    expect(reported).to.have.length(1);
-    expect(reported[0]!.level).to.equal('error');
-    expect(String((reported[0]!.extra as Error).message)).to.include('ENOSPC');
-  });
+  it(
+    'reports audit trail appends failing on a full disk once, in the server log with the cause, and continues the ' +
+      'trail on a fresh line once freed',
+    async () => {
+      const { t, fs, lines } = await startOnFaultyDisk(dir, 'always');
+      try {
+        fs.spaceLeft = 20;
+        for (let i = 0; i < 5; i++) expect((await t.request('POST', '/api/transactions', {})).status).to.equal(200);
+        await t.server.db.audit.flush();
+        fs.free();
+        const tx = (await t.request('POST', '/api/transactions', {})).body.transaction_id;
+        const events = (await t.request('GET', `/api/admin/audit?transaction_id=${tx}`)).body;
+        expect(JSON.stringify(events)).to.include('begin');
+      } finally {
+        await t.stop({ keepData: true });
+      }
+      const reported = lines.filter((l) => /audit log append failed/.test(l.msg));
+      expect(reported).to.have.length(1);
+      expect(reported[0]!.level).to.equal('error');
+      expect(String((reported[0]!.extra as Error).message)).to.include('ENOSPC');
+    },
+  );
 
   it('leaves no .tmp behind and keeps the log writable when a snapshot hits a full disk', async () => {
     const { t, fs, lines } = await startOnFaultyDisk(dir, 'always');

@@ -371,7 +371,10 @@ function hostileRequest(rand: Rand, admin: string, user: string): Req {
   return { method, path, headers, ...(body !== undefined ? { body } : {}), raw: int(rand, 25) === 0 };
 }
 
-/** JSON text of a value; one nested deeper than this process's JSON.stringify can walk is sent as a deep literal instead. */
+/**
+ * JSON text of a value; one nested deeper than this process's JSON.stringify can walk is sent as a deep literal
+ * instead.
+ */
 function jsonText(value: unknown): string {
   try {
     return JSON.stringify(value) ?? 'null';
@@ -398,17 +401,22 @@ function send(agent: http.Agent, port: number, r: Req): Promise<number> {
 /** Bytes no well-behaved client would send: bad header syntax, bad request lines, lying lengths. */
 function sendRaw(port: number, rand: Rand, token: string): Promise<number> {
   const line = pick(rand, [
-    `POST /api/insert/fz_a HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{"a":`,
-    `POST /api/insert/fz_a HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Type: application/msgpack\r\nContent-Length: 2\r\n\r\n{}`,
-    `POST /api/insert/fz_a HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: \u00ff\u00fe\r\nContent-Length: 2\r\n\r\n{}`,
+    `POST /api/insert/fz_a HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: ` +
+      `application/json\r\nContent-Length: 5\r\n\r\n{"a":`,
+    `POST /api/insert/fz_a HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: ` +
+      `application/json\r\nContent-Type: application/msgpack\r\nContent-Length: 2\r\n\r\n{}`,
+    `POST /api/insert/fz_a HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: ` +
+      `\u00ff\u00fe\r\nContent-Length: 2\r\n\r\n{}`,
     `GET /api/find/fz_a/%ff%fe HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`,
     `GET /api/health?${'a=%'.repeat(10)} HTTP/1.1\r\nHost: x\r\n\r\n`,
-    `POST /api/auth/token HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n`,
+    `POST /api/auth/token HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: ` +
+      `application/json\r\n\r\nzz\r\n`,
     `POST /api/auth/token HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n`,
     `BREW /api/health HTTP/1.1\r\nHost: x\r\n\r\n`,
     `GET /api/health HTTP/9.9\r\nHost: x\r\n\r\n`,
     `GET /api/health HTTP/1.1\r\nHost: x\r\nX: ${'y'.repeat(20_000)}\r\n\r\n`,
-    `POST /api/insert/fz_a HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+    `POST /api/insert/fz_a HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: ` +
+      `application/json\r\nContent-Length: 2\r\n\r\n{}`,
   ]);
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1', () => socket.end(line));
@@ -487,7 +495,9 @@ describe('regression: issue 8 hostile-input run', function () {
       while (next < REQUESTS && failures.length < 20) {
         const n = next++;
         const r = hostileRequest(rand, admin, user);
-        const what = `#${n} ${r.method} ${r.path.slice(0, 80)} ${JSON.stringify(r.headers['content-type'] ?? null)} ${String(r.body ?? '').slice(0, 60)}`;
+        const what =
+          `#${n} ${r.method} ${r.path.slice(0, 80)} ${JSON.stringify(r.headers['content-type'] ?? null)} ` +
+          `${String(r.body ?? '').slice(0, 60)}`;
         const t = performance.now();
         let status: number;
         try {

@@ -45,19 +45,22 @@ const CASES: Case[] = [
   [
     'two Content-Length headers',
     (tk) =>
-      `POST /api/insert/h HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tk}\r\nContent-Length: 7\r\nContent-Length: 8\r\nConnection: close\r\n\r\n{"a":1}`,
+      `POST /api/insert/h HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tk}\r\nContent-Length: ` +
+      `7\r\nContent-Length: 8\r\nConnection: close\r\n\r\n{"a":1}`,
     400,
   ],
   [
     'two different Content-Type headers',
     (tk) =>
-      `POST /api/insert/h HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tk}\r\nContent-Type: application/json\r\nContent-Type: application/msgpack\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{"a":1}`,
+      `POST /api/insert/h HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tk}\r\nContent-Type: ` +
+      `application/json\r\nContent-Type: application/msgpack\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{"a":1}`,
     415,
   ],
   [
     'a malformed chunked body',
     (tk) =>
-      `POST /api/insert/h HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tk}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+      `POST /api/insert/h HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tk}\r\nTransfer-Encoding: ` +
+      `chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
     400,
   ],
   [
@@ -125,7 +128,8 @@ describe('issue 8: malformed headers over raw sockets', () => {
     const r = parseRawResponse(
       await socketRequest(
         t.url,
-        `GET /api/ws?token=${token} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+        `GET /api/ws?token=${token} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: ` +
+          `Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n`,
       ),
     );
     expect(r.status).to.equal(400);
@@ -136,7 +140,8 @@ describe('issue 8: malformed headers over raw sockets', () => {
     const r = parseRawResponse(
       await socketRequest(
         t.url,
-        'GET /api/ws?token=nope HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+        'GET /api/ws?token=nope HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: ' +
+          'Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
       ),
     );
     expect(r.status).to.equal(401);

@@ -78,46 +78,54 @@ describe('issue 8: files in the data directory are private', function () {
     }
   });
 
-  it('warns about an existing data directory and files others can read, naming path, mode and fix, and leaves them as they are', async () => {
-    const dir = path.join(root, 'data');
-    const first = await TestServer.start({ dataDir: dir });
-    await first.stop({ keepData: true });
-    chmodSync(dir, 0o755);
-    chmodSync(path.join(dir, 'secrets'), 0o644);
-    const warnings: string[] = [];
-    const t = await TestServer.start({
-      dataDir: dir,
-      logger: (level, msg) => {
-        if (level === 'warn') warnings.push(msg);
-      },
-    });
-    await t.stop({ keepData: true });
-    const aboutDir = warnings.find((w) => w.includes(`data directory ${dir} has mode 0755`));
-    expect(aboutDir, warnings.join('\n')).to.include(`chmod 700 ${dir}`);
-    const aboutFiles = warnings.find((w) => w.includes('secrets 0644'));
-    expect(aboutFiles, warnings.join('\n')).to.include('chmod 600');
-    expect(octal(modeOf(dir)), 'not changed silently').to.equal('0755');
-    expect(octal(modeOf(path.join(dir, 'secrets')))).to.equal('0644');
-  });
+  it(
+    'warns about an existing data directory and files others can read, naming path, mode and fix, and leaves them ' +
+      'as they are',
+    async () => {
+      const dir = path.join(root, 'data');
+      const first = await TestServer.start({ dataDir: dir });
+      await first.stop({ keepData: true });
+      chmodSync(dir, 0o755);
+      chmodSync(path.join(dir, 'secrets'), 0o644);
+      const warnings: string[] = [];
+      const t = await TestServer.start({
+        dataDir: dir,
+        logger: (level, msg) => {
+          if (level === 'warn') warnings.push(msg);
+        },
+      });
+      await t.stop({ keepData: true });
+      const aboutDir = warnings.find((w) => w.includes(`data directory ${dir} has mode 0755`));
+      expect(aboutDir, warnings.join('\n')).to.include(`chmod 700 ${dir}`);
+      const aboutFiles = warnings.find((w) => w.includes('secrets 0644'));
+      expect(aboutFiles, warnings.join('\n')).to.include('chmod 600');
+      expect(octal(modeOf(dir)), 'not changed silently').to.equal('0755');
+      expect(octal(modeOf(path.join(dir, 'secrets')))).to.equal('0644');
+    },
+  );
 
-  it("makes a directory that holds no EddyDB file yet private without a warning (the repository's data/ with its .gitkeep), and ignores files that are not its own", async () => {
-    const dir = path.join(root, 'checkout-data');
-    mkdirSync(dir);
-    chmodSync(dir, 0o755);
-    writeFileSync(path.join(dir, '.gitkeep'), '');
-    chmodSync(path.join(dir, '.gitkeep'), 0o644);
-    const warnings: string[] = [];
-    const t = await TestServer.start({
-      dataDir: dir,
-      logger: (level, msg) => {
-        if (level === 'warn') warnings.push(msg);
-      },
-    });
-    await t.stop({ keepData: true });
-    expect(warnings.filter((w) => /group or others/.test(w))).to.deep.equal([]);
-    expect(octal(modeOf(dir))).to.equal('0700');
-    expect(octal(modeOf(path.join(dir, '.gitkeep'))), 'not ours to change').to.equal('0644');
-  });
+  it(
+    "makes a directory that holds no EddyDB file yet private without a warning (the repository's data/ with its " +
+      '.gitkeep), and ignores files that are not its own',
+    async () => {
+      const dir = path.join(root, 'checkout-data');
+      mkdirSync(dir);
+      chmodSync(dir, 0o755);
+      writeFileSync(path.join(dir, '.gitkeep'), '');
+      chmodSync(path.join(dir, '.gitkeep'), 0o644);
+      const warnings: string[] = [];
+      const t = await TestServer.start({
+        dataDir: dir,
+        logger: (level, msg) => {
+          if (level === 'warn') warnings.push(msg);
+        },
+      });
+      await t.stop({ keepData: true });
+      expect(warnings.filter((w) => /group or others/.test(w))).to.deep.equal([]);
+      expect(octal(modeOf(dir))).to.equal('0700');
+      expect(octal(modeOf(path.join(dir, '.gitkeep'))), 'not ours to change').to.equal('0644');
+    },
+  );
 
   it('does not warn about a directory it created itself, on first start or after a restart', async () => {
     const warnings: string[] = [];

@@ -58,59 +58,63 @@ describe('issue 8: salvage', function () {
     expect(err.message).to.include('eddydb verify').and.include('--salvage').and.include('EDDYDB_SALVAGE=1');
   });
 
-  it('salvages a bad frame mid-segment: resyncs to the next frame, reports the bytes and seqs lost, copies the file aside, writes a fresh snapshot', async () => {
-    const ids = await insertEach(dir, 10);
-    const seg = segmentsOf(dir)[0]!;
-    const all = frames(path.join(dir, seg));
-    const bad = all[4]!;
-    flipByte(path.join(dir, seg), bad.offset + bad.size - 2);
-    const db = await Database.open({ dataDir: dir, salvage: true, clock: new ManualClock(CLOCK_AT) });
-    try {
-      expect(await db.records.count('items')).to.equal(9);
-      const r = db.recovery;
-      expect(r.salvaged).to.equal(true);
-      expect(r.droppedFrames).to.equal(1);
-      expect(r.droppedBytes).to.equal(bad.size);
-      expect(r.damaged).to.deep.equal([
-        {
-          kind: 'segment',
-          lost: true,
-          file: seg,
-          skipped: [{ from: bad.offset, to: all[5]!.offset, reason: 'checksum mismatch' }],
-          lostSeqs: [{ from: bad.seq, to: bad.seq }],
-        },
-      ]);
-      expect(r.warnings[0]).to.equal(
-        `${seg}: skipped bytes ${bad.offset}-${all[5]!.offset} (checksum mismatch); 1 batch(es) lost: seq ${bad.seq}`,
-      );
-      expect(r.movedTo).to.equal(DAMAGED_DIR);
-    } finally {
-      await db.close();
-    }
-    // The original left the data directory only after the fresh snapshot; the copy and the report stay.
-    expect(readdirSync(path.join(dir, DAMAGED_DIR)).sort()).to.deep.equal(['recovery-report.json', seg].sort());
-    expect(existsSync(path.join(dir, seg))).to.equal(false);
-    const report = JSON.parse(readFileSync(path.join(dir, DAMAGED_DIR, 'recovery-report.json'), 'utf8'));
-    expect(report.damaged[0].lostSeqs).to.deep.equal([{ from: bad.seq, to: bad.seq }]);
-    expect(snapshotsOf(dir)).to.have.length(1);
-    const again = await Database.open({ dataDir: dir });
-    try {
-      expect(await again.records.count('items')).to.equal(9);
-      expect(again.recovery.warnings).to.deep.equal([]);
-      expect(again.recovery.salvaged).to.equal(false);
-      const lost = ids.filter((id) => {
-        try {
-          again.records.findById('items', id);
-          return false;
-        } catch {
-          return true;
-        }
-      });
-      expect(lost).to.have.length(1);
-    } finally {
-      await again.close();
-    }
-  });
+  it(
+    'salvages a bad frame mid-segment: resyncs to the next frame, reports the bytes and seqs lost, copies the file ' +
+      'aside, writes a fresh snapshot',
+    async () => {
+      const ids = await insertEach(dir, 10);
+      const seg = segmentsOf(dir)[0]!;
+      const all = frames(path.join(dir, seg));
+      const bad = all[4]!;
+      flipByte(path.join(dir, seg), bad.offset + bad.size - 2);
+      const db = await Database.open({ dataDir: dir, salvage: true, clock: new ManualClock(CLOCK_AT) });
+      try {
+        expect(await db.records.count('items')).to.equal(9);
+        const r = db.recovery;
+        expect(r.salvaged).to.equal(true);
+        expect(r.droppedFrames).to.equal(1);
+        expect(r.droppedBytes).to.equal(bad.size);
+        expect(r.damaged).to.deep.equal([
+          {
+            kind: 'segment',
+            lost: true,
+            file: seg,
+            skipped: [{ from: bad.offset, to: all[5]!.offset, reason: 'checksum mismatch' }],
+            lostSeqs: [{ from: bad.seq, to: bad.seq }],
+          },
+        ]);
+        expect(r.warnings[0]).to.equal(
+          `${seg}: skipped bytes ${bad.offset}-${all[5]!.offset} (checksum mismatch); 1 batch(es) lost: seq ${bad.seq}`,
+        );
+        expect(r.movedTo).to.equal(DAMAGED_DIR);
+      } finally {
+        await db.close();
+      }
+      // The original left the data directory only after the fresh snapshot; the copy and the report stay.
+      expect(readdirSync(path.join(dir, DAMAGED_DIR)).sort()).to.deep.equal(['recovery-report.json', seg].sort());
+      expect(existsSync(path.join(dir, seg))).to.equal(false);
+      const report = JSON.parse(readFileSync(path.join(dir, DAMAGED_DIR, 'recovery-report.json'), 'utf8'));
+      expect(report.damaged[0].lostSeqs).to.deep.equal([{ from: bad.seq, to: bad.seq }]);
+      expect(snapshotsOf(dir)).to.have.length(1);
+      const again = await Database.open({ dataDir: dir });
+      try {
+        expect(await again.records.count('items')).to.equal(9);
+        expect(again.recovery.warnings).to.deep.equal([]);
+        expect(again.recovery.salvaged).to.equal(false);
+        const lost = ids.filter((id) => {
+          try {
+            again.records.findById('items', id);
+            return false;
+          } catch {
+            return true;
+          }
+        });
+        expect(lost).to.have.length(1);
+      } finally {
+        await again.close();
+      }
+    },
+  );
 
   it('salvages a damaged only snapshot with the log gone: reads every other frame and names the records lost', async () => {
     const db = await Database.open({ dataDir: dir, keepGenerations: 1 });

@@ -63,28 +63,36 @@ describe('issue 9: the eddydb launcher builds once', function () {
   });
   afterEach(() => removeDir(pkg));
 
-  it('builds on the first start, saying why on stderr, runs the command line with its arguments, and does not build again while lib/ is unchanged', () => {
-    const first = launch('start', '--port', '1');
-    expect(first.stderr).to.include('building dist/ (dist/ has not been built)');
-    expect(first.stdout).to.equal('v1 start --port 1\n');
-    expect(first.code).to.equal(0);
-    const second = launch('verify');
-    expect(second.stderr).to.equal('');
-    expect(second.stdout).to.equal('v1 verify\n');
-  });
+  it(
+    'builds on the first start, saying why on stderr, runs the command line with its arguments, and does not build ' +
+      'again while lib/ is unchanged',
+    () => {
+      const first = launch('start', '--port', '1');
+      expect(first.stderr).to.include('building dist/ (dist/ has not been built)');
+      expect(first.stdout).to.equal('v1 start --port 1\n');
+      expect(first.code).to.equal(0);
+      const second = launch('verify');
+      expect(second.stderr).to.equal('');
+      expect(second.stdout).to.equal('v1 verify\n');
+    },
+  );
 
-  it('rebuilds when a source file is newer than the last build, and everything when dist/lib was removed but the incremental build info was kept', () => {
-    launch();
-    edit(mainSource('v2'));
-    const edited = launch();
-    expect(edited.stderr).to.include('(lib/ changed since the last build)');
-    expect(edited.stdout).to.equal('v2 \n');
-    expect(launch().stderr, 'a source dated in the future is built once, not on every start').to.equal('');
-    rmSync(path.join(pkg, 'dist', 'lib'), { recursive: true });
-    const removed = launch();
-    expect(removed.stderr).to.include('(dist/ has not been built)');
-    expect(removed.stdout).to.equal('v2 \n');
-  });
+  it(
+    'rebuilds when a source file is newer than the last build, and everything when dist/lib was removed but the ' +
+      'incremental build info was kept',
+    () => {
+      launch();
+      edit(mainSource('v2'));
+      const edited = launch();
+      expect(edited.stderr).to.include('(lib/ changed since the last build)');
+      expect(edited.stdout).to.equal('v2 \n');
+      expect(launch().stderr, 'a source dated in the future is built once, not on every start').to.equal('');
+      rmSync(path.join(pkg, 'dist', 'lib'), { recursive: true });
+      const removed = launch();
+      expect(removed.stderr).to.include('(dist/ has not been built)');
+      expect(removed.stdout).to.equal('v2 \n');
+    },
+  );
 
   it('stops with exit 1 and the compiler errors when the build fails, without running the old build', () => {
     launch();

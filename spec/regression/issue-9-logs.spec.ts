@@ -45,37 +45,41 @@ describe('issue 9: logs people can use', function () {
   afterEach(() => removeDir(dir));
 
   describe('startup summary', () => {
-    it('logs exactly one info line at startup with version, address, data dir, durability, counts, recovery and where the admin key came from', async () => {
-      const first = await TestServer.start({ dataDir: dir });
-      for (const name of ['ann', 'bob', 'cy']) await first.request('POST', '/api/insert/people', { name });
-      await first.request('POST', '/api/insert/pets', { name: 'rex' });
-      await first.stop({ keepData: true });
+    it(
+      'logs exactly one info line at startup with version, address, data dir, durability, counts, recovery and ' +
+        'where the admin key came from',
+      async () => {
+        const first = await TestServer.start({ dataDir: dir });
+        for (const name of ['ann', 'bob', 'cy']) await first.request('POST', '/api/insert/people', { name });
+        await first.request('POST', '/api/insert/pets', { name: 'rex' });
+        await first.stop({ keepData: true });
 
-      const { t, lines } = await logged({ dataDir: dir, settings: { durability: 'batch' } });
-      try {
-        const infos = lines.filter((l) => l.level === 'info');
-        expect(infos.map((l) => l.msg)).to.deep.equal(['server started']);
-        const s = infos[0]!.extra as Fields;
-        expect(s).to.include({
-          version: VERSION,
-          address: t.url,
-          dataDir: dir,
-          durability: 'batch',
-          collections: 2,
-          records: 4,
-          replayedBatches: 0,
-          droppedFrames: 0,
-          droppedBytes: 0,
-          recoveryWarnings: 0,
-          salvaged: false,
-          adminKey: 'configured',
-        });
-        expect(s.snapshot).to.match(/^snapshot-\d+\.snap$/);
-        expect(s.recoveryMs).to.be.a('number').within(0, 10_000);
-      } finally {
-        await t.stop({ keepData: true });
-      }
-    });
+        const { t, lines } = await logged({ dataDir: dir, settings: { durability: 'batch' } });
+        try {
+          const infos = lines.filter((l) => l.level === 'info');
+          expect(infos.map((l) => l.msg)).to.deep.equal(['server started']);
+          const s = infos[0]!.extra as Fields;
+          expect(s).to.include({
+            version: VERSION,
+            address: t.url,
+            dataDir: dir,
+            durability: 'batch',
+            collections: 2,
+            records: 4,
+            replayedBatches: 0,
+            droppedFrames: 0,
+            droppedBytes: 0,
+            recoveryWarnings: 0,
+            salvaged: false,
+            adminKey: 'configured',
+          });
+          expect(s.snapshot).to.match(/^snapshot-\d+\.snap$/);
+          expect(s.recoveryMs).to.be.a('number').within(0, 10_000);
+        } finally {
+          await t.stop({ keepData: true });
+        }
+      },
+    );
 
     it('says a key was generated without ever logging the key, which is announced on its own', async () => {
       const announced: string[] = [];

@@ -163,25 +163,33 @@ describe('issue 9: stopping `npm start` by the npm pid', function () {
     removeDir(dataDir);
   });
 
-  it('SIGTERM to npm shuts the server down cleanly, and a restart on the same directory serves the records; SIGINT then does the same', async () => {
-    const port = await freePort();
-    const first = await npmStart(port, dataDir);
-    started.push(first);
-    const { id } = await call(port, 'POST', '/api/insert/items', { n: 1 });
-    await stopByNpmPid(first, port, dataDir, 'SIGTERM');
+  it(
+    'SIGTERM to npm shuts the server down cleanly, and a restart on the same directory serves the records; SIGINT ' +
+      'then does the same',
+    async () => {
+      const port = await freePort();
+      const first = await npmStart(port, dataDir);
+      started.push(first);
+      const { id } = await call(port, 'POST', '/api/insert/items', { n: 1 });
+      await stopByNpmPid(first, port, dataDir, 'SIGTERM');
 
-    const second = await npmStart(port, dataDir);
-    started.push(second);
-    const record = await call(port, 'GET', `/api/find/items/${id}`);
-    expect(record.id).to.equal(id);
-    await stopByNpmPid(second, port, dataDir, 'SIGINT');
-  });
+      const second = await npmStart(port, dataDir);
+      started.push(second);
+      const record = await call(port, 'GET', `/api/find/items/${id}`);
+      expect(record.id).to.equal(id);
+      await stopByNpmPid(second, port, dataDir, 'SIGINT');
+    },
+  );
 
-  it('Ctrl-C in a terminal (SIGINT to the whole process group, so the server gets it from the terminal and again from npm) shuts down cleanly', async () => {
-    const port = await freePort();
-    const s = await npmStart(port, dataDir, true);
-    started.push(s);
-    await call(port, 'POST', '/api/insert/items', { n: 1 });
-    await stopByNpmPid(s, port, dataDir, 'SIGINT', true);
-  });
+  it(
+    'Ctrl-C in a terminal (SIGINT to the whole process group, so the server gets it from the terminal and again ' +
+      'from npm) shuts down cleanly',
+    async () => {
+      const port = await freePort();
+      const s = await npmStart(port, dataDir, true);
+      started.push(s);
+      await call(port, 'POST', '/api/insert/items', { n: 1 });
+      await stopByNpmPid(s, port, dataDir, 'SIGINT', true);
+    },
+  );
 });

@@ -73,7 +73,8 @@ describe('issue 9: warnings an operator must act on', function () {
       expect(down[0]!.level).to.equal('warn');
       expect(down[0]!.msg).to.match(
         new RegExp(
-          `^ripple peer ${url} is not accepting batches \\(.+\\); retrying with backoff up to 50 ms, nothing is dropped$`,
+          `^ripple peer ${url} is not accepting batches \\(.+\\); retrying with backoff up to 50 ms, nothing is ` +
+            `dropped$`,
         ),
       );
       expect(down[0]!.extra).to.have.property('peer', url);

@@ -275,7 +275,8 @@ describe('issue 9: wire compatibility with the official examples', function () {
           constraint: 'format',
           expected: 'rfc4122',
           actual: EXAMPLE,
-          message: `Field 'ref' must be an RFC 4122 UUID: hex digits, version 1-8, variant 8, 9, a or b (got ${EXAMPLE})`,
+          message:
+            `Field 'ref' must be an RFC 4122 UUID: hex digits, version 1-8, variant 8, 9, a or b (got ` + `${EXAMPLE})`,
         },
       ]);
       expect((await t.request('POST', '/api/insert/strict', { ref: STRICT })).status).to.equal(201);

@@ -33,7 +33,9 @@ export interface MergeSource {
   readonly messages: readonly ChatMessageRecord[];
 }
 
-/** Splits a conversation into exchanges: each user message starts one; anything before the first belongs to the first. */
+/**
+ * Splits a conversation into exchanges: each user message starts one; anything before the first belongs to the first.
+ */
 export function exchanges(messages: readonly ChatMessageRecord[]): ChatMessageRecord[][] {
   const out: ChatMessageRecord[][] = [];
   for (const message of messages) {

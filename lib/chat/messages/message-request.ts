@@ -95,7 +95,10 @@ export interface MergeRequest {
 
 const MAX_MERGE_SOURCES = 100;
 
-/** Both spellings: the clients' `source_chat_ids`/`target_chat_id`/`merge_strategy`, the contract's `session_ids`/`strategy`. */
+/**
+ * Both spellings: the clients' `source_chat_ids`/`target_chat_id`/`merge_strategy`, the contract's
+ * `session_ids`/`strategy`.
+ */
 export function parseMerge(body: Record<string, unknown>): MergeRequest {
   rejectUnknownMembers(body, [
     'source_chat_ids',

@@ -30,7 +30,9 @@ import {
   type ToolOutcome,
 } from '../tools/server-tools.js';
 
-/** What the transport gives a turn to run tools with: the caller's session and rights, and how client tools are reached. */
+/**
+ * What the transport gives a turn to run tools with: the caller's session and rights, and how client tools are reached.
+ */
 export interface ToolEnv {
   readonly context: Omit<ToolContext, 'allowWrite' | 'allowedCollections'>;
   /** How long a client tool call waits without news (client_tool_timeout_secs). */

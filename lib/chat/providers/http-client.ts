@@ -63,7 +63,8 @@ export async function providerFetch(req: ProviderRequest): Promise<ProviderAnswe
     clearTimeout(timer);
     req.signal?.removeEventListener('abort', onAbort);
   };
-  // Before the head: no answer (unreachable). After it: the answer broke off (unavailable), unless it stalled past the timeout.
+  // Before the head: no answer (unreachable). After it: the answer broke off (unavailable), unless it stalled past the
+  // timeout.
   const failure = (err: unknown, answered = false): unknown => {
     done();
     if (req.signal?.aborted) return abortError();

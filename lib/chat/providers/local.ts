@@ -146,7 +146,8 @@ function trailingToolResults(messages: readonly ChatMessage[]): ChatMessage[] {
 function answerFromTools(results: ChatMessage[], messages: readonly ChatMessage[]): string {
   const names = new Map<string, string>();
   for (const message of messages) for (const call of message.toolCalls ?? []) names.set(call.id, call.name);
-  return `Tool results:\n${results.map((r) => `- ${names.get(r.toolCallId ?? '') ?? 'tool'}: ${r.content}`).join('\n')}`;
+  const lines = results.map((r) => `- ${names.get(r.toolCallId ?? '') ?? 'tool'}: ${r.content}`);
+  return `Tool results:\n${lines.join('\n')}`;
 }
 
 /** The one tool call this request gets, if any (see the header). */

@@ -22,8 +22,11 @@ import { ProviderFailed, ProviderNotListed, type ProviderErrorKind } from '../..
 export type { ProviderErrorKind } from '../../errors.js';
 
 /** Codes and phrases vendors use for "this account cannot pay" (OpenAI, Anthropic, Perplexity, proxies). */
-const QUOTA_PATTERN =
-  /insufficient_quota|billing_hard_limit|billing_not_active|quota_exceeded|exceeded your current quota|credit balance is too low|insufficient[_ ]credits|spend(ing)? limit/i;
+const QUOTA_PATTERN = new RegExp(
+  'insufficient_quota|billing_hard_limit|billing_not_active|quota_exceeded|exceeded your current quota|' +
+    'credit balance is too low|insufficient[_ ]credits|spend(ing)? limit',
+  'i',
+);
 
 /** The classified error for an HTTP answer (`status`) or a transport failure (`status` undefined). */
 export function classifyProviderError(
@@ -75,7 +78,10 @@ function retryAfterSeconds(header: string | null | undefined): number | undefine
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
-/** The vendor's own message from an error body (`{error: {message}}`, `{error: "..."}`, `{message}`), else the text, short. */
+/**
+ * The vendor's own message from an error body (`{error: {message}}`, `{error: "..."}`, `{message}`), else the text,
+ * short.
+ */
 function vendorMessage(detail: string): string {
   try {
     const body = JSON.parse(detail) as { error?: { message?: unknown } | string; message?: unknown };

@@ -78,7 +78,10 @@ export type CompletionChunk =
 
 export interface ChatProvider {
   readonly id: ProviderId;
-  /** False when `listModels` answers a fixed list without asking the vendor, so listing does not verify the key (perplexity). */
+  /**
+   * False when `listModels` answers a fixed list without asking the vendor, so listing does not verify the key
+   * (perplexity).
+   */
   readonly hasModelsEndpoint?: boolean;
   /** Model names this provider offers (a `ProviderFailed` when the vendor refuses). */
   listModels(signal?: AbortSignal): Promise<string[]>;

@@ -50,7 +50,10 @@ export class ClientToolBroker {
     return `ctc_${randomUUID().replace(/-/g, '')}`;
   }
 
-  /** Waits for the client's answer to `callId` of `chatId`; never rejects (a timeout or an abort is an unsuccessful outcome). */
+  /**
+   * Waits for the client's answer to `callId` of `chatId`; never rejects (a timeout or an abort is an unsuccessful
+   * outcome).
+   */
   wait(
     chatId: string,
     callId: string,

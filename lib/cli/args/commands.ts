@@ -1,8 +1,8 @@
 /**
  * Every command of `eddydb` and every option it takes: the single source of
- * the parser, of `--help` and of the README's configuration and tools
- * tables (spec/cli/readme-sync.spec.ts keeps the README in step). Add an
- * option here, read it in config.ts or the tool, and paste its README row.
+ * the parser, of `--help` and of the option tables in docs/configuration.md
+ * and docs/operations.md (spec/cli/docs-sync.spec.ts keeps them in step).
+ * Add an option here, read it in config.ts or the tool, and paste its row.
  */
 import type { CommandName, CommandSpec, OptionSpec } from './option-spec.js';
 
@@ -43,7 +43,9 @@ const LOCK_WAIT: OptionSpec = {
   env: 'EDDYDB_LOCK_WAIT',
   placeholder: 'SECS',
   defaultText: '`10`',
-  help: 'seconds to wait for the data directory while another process holds it (a killed server still going away) before refusing; `0` refuses at once',
+  help:
+    'seconds to wait for the data directory while another process holds it (a killed server still going away) ' +
+    'before refusing; `0` refuses at once',
 };
 
 const START_OPTIONS: readonly OptionSpec[] = [
@@ -73,7 +75,9 @@ const START_OPTIONS: readonly OptionSpec[] = [
     value: TEXT,
     env: 'EDDYDB_ADMIN_KEY',
     defaultText: 'generated',
-    help: 'the admin API key; when set, it replaces a stored one. It must be long enough to hold 128 bits (32 hex digits, 22 base64url characters, 20 printable ones): a shorter key stops the start',
+    help:
+      'the admin API key; when set, it replaces a stored one. It must be long enough to hold 128 bits (32 hex ' +
+      'digits, 22 base64url characters, 20 printable ones): a shorter key stops the start',
   },
   {
     name: 'durability',
@@ -181,7 +185,9 @@ const START_OPTIONS: readonly OptionSpec[] = [
     env: 'EDDYDB_FUNCTION_ENV',
     placeholder: 'NAMES',
     defaultText: 'none',
-    help: 'comma list of environment variables stored functions may read as `{{env.NAME}}` (the setting `function_env_allowlist` adds more)',
+    help:
+      'comma list of environment variables stored functions may read as `{{env.NAME}}` (the setting ' +
+      '`function_env_allowlist` adds more)',
   },
   {
     name: 'openai-api-key',
@@ -237,7 +243,9 @@ const START_OPTIONS: readonly OptionSpec[] = [
     value: TEXT,
     env: 'OPENAI_COMPATIBLE_URL',
     defaultText: 'none',
-    help: "`openai_compatible` chat provider (Ollama, vLLM, llama.cpp, LM Studio): the server's root URL (`openai_compatible_url`)",
+    help:
+      "`openai_compatible` chat provider (Ollama, vLLM, llama.cpp, LM Studio): the server's root URL " +
+      '(`openai_compatible_url`)',
   },
   {
     name: 'openai-compatible-api-key',
@@ -254,7 +262,9 @@ const START_OPTIONS: readonly OptionSpec[] = [
     env: 'EDDYDB_OUTBOUND_ALLOW_HOSTS',
     placeholder: 'LIST',
     defaultText: 'none',
-    help: 'private, loopback or link-local destinations that function steps may call (comma separated host names, `*.suffix`, IP addresses, CIDR ranges)',
+    help:
+      'private, loopback or link-local destinations that function steps may call (comma separated host names, ' +
+      '`*.suffix`, IP addresses, CIDR ranges)',
   },
   {
     name: 'outbound-allow-private',
@@ -371,7 +381,9 @@ const START_OPTIONS: readonly OptionSpec[] = [
     value: SWITCH,
     env: 'EDDYDB_NO_SCHEDULES',
     defaultText: 'off',
-    help: 'serve the schedule routes but fire no schedule here (with ripple peers, let one node fire them; see Schedules)',
+    help:
+      'serve the schedule routes but fire no schedule here (with ripple peers, let one node fire them; see ' +
+      'Schedules)',
   },
   {
     name: 'idle-compaction-mb',
@@ -380,7 +392,10 @@ const START_OPTIONS: readonly OptionSpec[] = [
     env: 'EDDYDB_IDLE_COMPACTION_MB',
     placeholder: 'MB',
     defaultText: '`64`',
-    help: 'after resident memory grew by this much (and a quarter), compact it once the server is quiet for 2 s, at most 5 requests a second and its event loop busy under a quarter of the time (the event loop is held up to about 30 ms at a time at a million records; `0` disables; see Memory)',
+    help:
+      'after resident memory grew by this much (and a quarter), compact it once the server is quiet for 2 s, at ' +
+      'most 5 requests a second and its event loop busy under a quarter of the time (the event loop is held up to ' +
+      'about 30 ms at a time at a million records; `0` disables; see Memory)',
   },
   {
     name: 'helper-priority',
@@ -389,7 +404,10 @@ const START_OPTIONS: readonly OptionSpec[] = [
     env: 'EDDYDB_HELPER_PRIORITY',
     placeholder: 'LEVEL',
     defaultText: '`low`',
-    help: "`low`: while long work runs in slices (a large batch), V8's helper threads (garbage collection, compilation) run at the lowest priority, so the core serves requests between the slices; `normal` leaves them as Node starts them (Linux; see Memory)",
+    help:
+      "`low`: while long work runs in slices (a large batch), V8's helper threads (garbage collection, " +
+      'compilation) run at the lowest priority, so the core serves requests between the slices; `normal` leaves ' +
+      'them as Node starts them (Linux; see Memory)',
   },
   {
     name: 'trust-proxy',
@@ -405,7 +423,9 @@ const START_OPTIONS: readonly OptionSpec[] = [
     value: SWITCH,
     env: 'EDDYDB_WATCH_PARENT',
     defaultText: 'on under npm',
-    help: 'shut down cleanly when the parent process dies (an `npm start` killed by its PID); `EDDYDB_WATCH_PARENT=0` turns it off',
+    help:
+      'shut down cleanly when the parent process dies (an `npm start` killed by its PID); ' +
+      '`EDDYDB_WATCH_PARENT=0` turns it off',
   },
   { name: 'version', isFlag: true, value: SWITCH, help: 'print the version and exit' },
   HELP,
@@ -434,7 +454,8 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     summary: 'run the server (the default command)',
     usage: 'start [options]',
     description:
-      'Runs the HTTP and WebSocket server until SIGINT or SIGTERM, which shut it down cleanly\n(in-flight writes finish, a final snapshot is written). Flags win over environment variables.',
+      'Runs the HTTP and WebSocket server until SIGINT or SIGTERM, which shut it down cleanly\n(in-flight writes ' +
+      'finish, a final snapshot is written). Flags win over environment variables.',
     options: START_OPTIONS,
   },
   snapshot: {
@@ -442,7 +463,8 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     summary: "write a snapshot now, drop what the two newest generations don't need",
     usage: 'snapshot [--data-dir DIR]',
     description:
-      "Writes a snapshot of a stopped server's data directory and deletes segments and\nsnapshots the two newest generations do not need.",
+      "Writes a snapshot of a stopped server's data directory and deletes segments and\nsnapshots the two newest " +
+      'generations do not need.',
     options: [DATA_DIR, LOCK_WAIT, CREATE, HELP],
   },
   compact: {
@@ -457,7 +479,8 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     summary: 'check every file, count records, say whether a start would succeed',
     usage: 'verify [--data-dir DIR]',
     description:
-      'Checks every segment and snapshot, lists the generations, counts the records a start\nwould load per collection, and says whether a normal start would succeed (exit 1 if not).\nChanges nothing.',
+      'Checks every segment and snapshot, lists the generations, counts the records a start\nwould load per ' +
+      'collection, and says whether a normal start would succeed (exit 1 if not).\nChanges nothing.',
     options: [DATA_DIR, LOCK_WAIT, HELP],
   },
   export: {
@@ -465,7 +488,8 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     summary: 'write a collection as NDJSON of typed records',
     usage: 'export --collection NAME [--out FILE]',
     description:
-      'Writes every record of a collection, one JSON object per line, with typed values\n(`{"type":"Decimal","value":"1.50"}`), to stdout or --out. A missing collection is an error.',
+      'Writes every record of a collection, one JSON object per line, with typed ' +
+      'values\n(`{"type":"Decimal","value":"1.50"}`), to stdout or --out. A missing collection is an error.',
     options: [
       DATA_DIR,
       LOCK_WAIT,
@@ -486,7 +510,8 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     summary: 'read records (NDJSON or a JSON array) into a collection',
     usage: 'import --collection NAME [--in FILE] [--format ndjson|json]',
     description:
-      'Inserts records in batches of 1,000 and reports each line that fails. The collection\nmust exist unless --create is given. Exit 1 when any record failed.',
+      'Inserts records in batches of 1,000 and reports each line that fails. The collection\nmust exist unless ' +
+      '--create is given. Exit 1 when any record failed.',
     options: [
       DATA_DIR,
       LOCK_WAIT,

@@ -2,7 +2,7 @@
  * The shape of the command line as data: a command is a table of options,
  * and each option says its flag, value kind, environment variable, default
  * and help text. Parsing (parse-command-line.ts), help (help.ts) and the
- * README tables (readme-tables.ts) all read these tables, so they cannot
+ * documentation tables (docs-tables.ts) all read these tables, so they cannot
  * drift apart. The tables themselves live in commands.ts.
  */
 
@@ -26,7 +26,7 @@ export interface OptionSpec {
   readonly env?: string;
   /** The value's name in help: `--port PORT`. */
   readonly placeholder?: string;
-  /** The default as README shows it (Markdown: `` `8080` ``, `off`, `generated`). */
+  /** The default as the docs show it (Markdown: `` `8080` ``, `off`, `generated`). */
   readonly defaultText?: string;
   readonly help: string;
   /** The command refuses to run without it (exit 2). */

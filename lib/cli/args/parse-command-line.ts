@@ -115,6 +115,7 @@ function unknownOption(spec: CommandSpec, raw: string): UsageError {
   const names = spec.options.filter((o) => o.isFlag).map((o) => o.name);
   const near = raw.startsWith('--') ? closest(raw.slice(2).split('=')[0]!, names) : undefined;
   return new UsageError(
-    `unknown option '${raw}'; ${near ? `did you mean '--${near}'?` : `run 'eddydb ${spec.name} --help' for the options`}`,
+    `unknown option '${raw}'; ` +
+      `${near ? `did you mean '--${near}'?` : `run 'eddydb ${spec.name} --help' for the options`}`,
   );
 }

@@ -1,11 +1,12 @@
 /**
- * The README's configuration table and offline-tools tables, as Markdown
- * rows rendered from the command tables. spec/cli/readme-sync.spec.ts
- * checks that every row appears in README.md verbatim, so a changed option
- * fails until the README says the same (the failure prints the row).
+ * The configuration table (docs/configuration.md) and the offline-tools
+ * tables (docs/operations.md), as Markdown rows rendered from the command
+ * tables. spec/cli/docs-sync.spec.ts checks that every row appears there
+ * verbatim, so a changed option fails until the docs say the same (the
+ * failure prints the row).
  */
 import { COMMANDS } from './commands.js';
-import { COMMAND_NAMES, type CommandName, type OptionSpec } from './option-spec.js';
+import type { CommandName, OptionSpec } from './option-spec.js';
 
 /** Options that act on the command line itself rather than configure anything. */
 const META = new Set(['help', 'version']);
@@ -32,7 +33,9 @@ export function toolCommandRows(): string[] {
   return TOOLS.map((name) => row([`\`eddydb ${name}\``, COMMANDS[name].summary]));
 }
 
-/** `| option | commands | environment | default | meaning |` rows: each tool option once, with the tools that take it. */
+/**
+ * `| option | commands | environment | default | meaning |` rows: each tool option once, with the tools that take it.
+ */
 export function toolOptionRows(): string[] {
   const seen = new Map<string, { option: OptionSpec; commands: CommandName[] }>();
   for (const name of TOOLS) {
@@ -49,6 +52,3 @@ export function toolOptionRows(): string[] {
     return row([label, which, envCell(o), o.isRequired ? 'required' : (o.defaultText ?? ''), o.help]);
   });
 }
-
-/** Every command name, for checks that the README mentions each. */
-export const ALL_COMMANDS = COMMAND_NAMES;

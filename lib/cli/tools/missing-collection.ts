@@ -18,6 +18,7 @@ export function requireCollection(db: Database, dataDir: string, name: string, h
       ? 'it has no collections'
       : `it has ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', ...' : ''}`;
   throw new CliFailure(
-    `collection '${name}' does not exist in ${dataDir} (${near ? `did you mean '${near}'?` : listed})${hint ? `; ${hint}` : ''}`,
+    `collection '${name}' does not exist in ${dataDir} ` +
+      `(${near ? `did you mean '${near}'?` : listed})${hint ? `; ${hint}` : ''}`,
   );
 }

@@ -8,7 +8,10 @@ import { Database } from '../../engine/index.js';
 import { toolLog } from './tool-log.js';
 import { requireDataDir } from './data-dir.js';
 
-/** Snapshots `dataDir`, keeping `keepGenerations` (waiting up to `lockWaitMs` for its lock); resolves with the exit code. */
+/**
+ * Snapshots `dataDir`, keeping `keepGenerations` (waiting up to `lockWaitMs` for its lock); resolves with the exit
+ * code.
+ */
 export async function runSnapshot(
   dataDir: string,
   keepGenerations: 1 | 2,

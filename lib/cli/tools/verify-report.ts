@@ -51,7 +51,8 @@ export function formatVerify(r: VerifyResult): string[] {
   const { start } = r;
   if (start.ok) {
     out.push(
-      `a normal start would succeed: from ${start.report.snapshot ?? 'the empty state'}, replaying ${start.report.replayedBatches} batches to seq ${start.seq}`,
+      `a normal start would succeed: from ${start.report.snapshot ?? 'the empty state'}, replaying ` +
+        `${start.report.replayedBatches} batches to seq ${start.seq}`,
     );
     out.push(...start.report.warnings.map((w) => `  warning: ${w}`));
     out.push(...recordCounts('records it would load', start.collections));
@@ -62,7 +63,8 @@ export function formatVerify(r: VerifyResult): string[] {
   if ('error' in start.salvage) return [...out, `--salvage would fail too: ${start.salvage.error}`];
   const s = start.salvage.report;
   out.push(
-    `--salvage would start from ${s.snapshot ?? 'the empty state'} and reach seq ${start.salvage.seq}, dropping ${s.droppedFrames} frames (${s.droppedBytes} bytes):`,
+    `--salvage would start from ${s.snapshot ?? 'the empty state'} and reach seq ${start.salvage.seq}, dropping ` +
+      `${s.droppedFrames} frames (${s.droppedBytes} bytes):`,
   );
   out.push(...s.warnings.map((w) => `  ${w}`));
   out.push(...recordCounts('records --salvage would keep', start.salvage.collections));

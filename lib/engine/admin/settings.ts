@@ -28,7 +28,10 @@ export interface Settings {
   function_timeout_ms: number;
   /** Highest bcrypt cost BcryptHash may use and BcryptVerify accepts in a hash (each step doubles the work). */
   function_bcrypt_max_cost: number;
-  /** Server environment variables stored functions may read as `{{env.NAME}}` (besides EDDYDB_FUNCTION_ENV's). Names only, never values. */
+  /**
+   * Server environment variables stored functions may read as `{{env.NAME}}` (besides EDDYDB_FUNCTION_ENV's). Names
+   * only, never values.
+   */
   function_env_allowlist: string[];
   client_tool_timeout_secs: number;
   token_ttl_secs: number;
@@ -210,7 +213,8 @@ const CHECKS: Record<keyof Settings, Check> = {
       !value.every((n) => typeof n === 'string' && ENV_NAME.test(n))
     ) {
       throw new InvalidInput(
-        `Config '${key}' must be an array of at most ${MAX_ENV_NAMES} environment variable names (letters, digits and _, not starting with a digit)`,
+        `Config '${key}' must be an array of at most ${MAX_ENV_NAMES} environment variable names (letters, digits ` +
+          `and _, not starting with a digit)`,
       );
     }
     return Object.freeze([...new Set(value as string[])]);

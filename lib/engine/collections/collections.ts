@@ -129,7 +129,8 @@ export class Collections {
         throw new Conflict(`An index on '${field}' already exists in '${name}'`);
       if (indexDefs(meta).length >= MAX_QUERY_INDEXES) {
         throw new InvalidInput(
-          `Collection '${name}' already has ${MAX_QUERY_INDEXES} query indexes, the most allowed; drop one before indexing '${field}'`,
+          `Collection '${name}' already has ${MAX_QUERY_INDEXES} query indexes, the most allowed; drop one before ` +
+            `indexing '${field}'`,
         );
       }
       return {

@@ -2,7 +2,7 @@
  * Bounds on every list a request may carry, so that the work one request can
  * make the server do stays bounded: a list is checked where it is parsed,
  * before any per-record work, and one over its limit is a 400 naming the
- * member. The README's "Limits" table lists these values; keep both in step.
+ * member. The "Limits" table of docs/http-api.md lists these values; keep both in step.
  *
  * Batch sizes (records per batch request, keys per KV batch) are not here:
  * they are the run-time setting `max_batch_size`. Sizes of single values

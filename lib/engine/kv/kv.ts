@@ -248,7 +248,10 @@ export class KvStore {
     });
   }
 
-  /** Deletes expired keys (the sweeper), found in slices and deleted in chunks of one durable write each (sweep.ts). Returns how many. */
+  /**
+   * Deletes expired keys (the sweeper), found in slices and deleted in chunks of one durable write each (sweep.ts).
+   * Returns how many.
+   */
   async sweep(): Promise<number> {
     const now = this.db.now();
     const expired = await collectDue(this.db.state.kv, ([key, e]) =>

@@ -69,7 +69,9 @@ export function isNamedGroup(pattern: string, index: number): boolean {
   return at !== -1 && pattern[at] !== '=' && pattern[at] !== '!';
 }
 
-/** Index of the `]` closing the class opened at `start` (a `]` right after `[` or `[^` closes it), or the last index. */
+/**
+ * Index of the `]` closing the class opened at `start` (a `]` right after `[` or `[^` closes it), or the last index.
+ */
 function classEnd(pattern: string, start: number): number {
   let index = start + 1;
   if (pattern[index] === '^') index++;

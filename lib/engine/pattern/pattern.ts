@@ -112,6 +112,8 @@ function compileUncached(source: string): CompiledPattern {
 }
 
 function tooLarge(size: string): CompiledPattern {
-  const problem = `too large: it compiles to ${size} instructions, more than ${MAX_PROGRAM_SIZE} (a {m,n} count multiplies the size of what it repeats)`;
+  const problem =
+    `too large: it compiles to ${size} instructions, more than ${MAX_PROGRAM_SIZE} (a {m,n} count ` +
+    `multiplies the size of what it repeats)`;
   return { ok: false, problem };
 }

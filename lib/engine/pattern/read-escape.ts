@@ -104,20 +104,27 @@ function digitEscape(pattern: string, at: number, ctx: EscapeContext): Escape {
   return unit(value, index);
 }
 
-/** `\cJ` is a control character; inside a class `\c0` and `\c_` are too; otherwise the backslash is a literal and `c` is read next. */
+/**
+ * `\cJ` is a control character; inside a class `\c0` and `\c_` are too; otherwise the backslash is a literal and `c` is
+ * read next.
+ */
 function controlLetter(pattern: string, at: number, inClass: boolean): Escape {
   const letter = pattern[at + 2];
   const ok = letter !== undefined && (/[A-Za-z]/.test(letter) || (inClass && /[0-9_]/.test(letter)));
   return ok ? unit(letter.charCodeAt(0) % 32, at + 3) : unit(0x5c, at + 1);
 }
 
-/** `\uXXXX`; a bare `\u` is the letter u. `\u{...}` is refused: without the u flag JavaScript reads it as u repeated. */
+/**
+ * `\uXXXX`; a bare `\u` is the letter u. `\u{...}` is refused: without the u flag JavaScript reads it as u repeated.
+ */
 function unicodeEscape(pattern: string, from: number): Escape {
   const four = sticky(HEX4, pattern, from);
   if (four !== undefined) return unit(Number.parseInt(four, 16), from + 4);
   const braced = sticky(BRACED_HEX, pattern, from);
   if (braced !== undefined) {
-    const problem = `\\u${braced} is read by JavaScript without the u flag as the letter u repeated; write the character itself, or \\uXXXX (a pair of them above U+FFFF)`;
+    const problem =
+      `\\u${braced} is read by JavaScript without the u flag as the letter u repeated; write the ` +
+      `character itself, or \\uXXXX (a pair of them above U+FFFF)`;
     return { kind: 'problem', problem };
   }
   return unit(0x75, from);

@@ -58,7 +58,10 @@ export function translatePattern(pattern: string): Translation {
   return new Translator(pattern, { inClass: false, groups: shape.groups, named: shape.named }).run();
 }
 
-/** One left-to-right pass; each step reads one token at `i`, appends its RE2 text and says how far it read, or why it stops. */
+/**
+ * One left-to-right pass; each step reads one token at `i`, appends its RE2 text and says how far it read, or why it
+ * stops.
+ */
 class Translator {
   private readonly size = new ProgramSize();
   /** Flags of the groups that enclose the current one, restored at each `)`. */
@@ -195,7 +198,10 @@ function javaScriptSyntaxProblem(javaScript: string): string | undefined {
   }
 }
 
-/** Whether a quantifier starts at `index`: after `(?i)`, which sets flags and matches nothing, it would have nothing to repeat. */
+/**
+ * Whether a quantifier starts at `index`: after `(?i)`, which sets flags and matches nothing, it would have nothing to
+ * repeat.
+ */
 function startsQuantifier(pattern: string, index: number): boolean {
   QUANTIFIER.lastIndex = index;
   return pattern[index] === '*' || pattern[index] === '+' || pattern[index] === '?' || QUANTIFIER.test(pattern);

@@ -77,7 +77,10 @@ export class CollectionScan implements RecordSource {
   ): Promise<void> {
     const log = this.log;
     const before = log.before;
-    /** Pre-images of records gone since the open that the walk has not reached yet, by ord; `next` is the first unvisited. */
+    /**
+     * Pre-images of records gone since the open that the walk has not reached yet, by ord; `next` is the first
+     * unvisited.
+     */
     const pending: Gone[] = [];
     let next = 0;
     let goneSeen = 0;

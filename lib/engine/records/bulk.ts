@@ -96,7 +96,9 @@ export class Bulk {
         if ('chunkError' in out) {
           failed.push({
             id: null,
-            error: `Chunk ${start / BULK_CHUNK + 1} (items ${start + 1}-${start + chunk.length}) failed: ${out.chunkError}`,
+            error:
+              `Chunk ${start / BULK_CHUNK + 1} (items ${start + 1}-${start + chunk.length}) failed: ` +
+              `${out.chunkError}`,
           });
           // The failed chunk may have staged part of itself: start again from the chunks that succeeded (rare: a bug).
           work = view.fork();

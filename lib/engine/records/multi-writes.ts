@@ -179,7 +179,10 @@ export class MultiWrites {
     });
   }
 
-  /** Stages each change into `work` before the next is computed, in slices; its effects join `effects`. Throws on the first failure. */
+  /**
+   * Stages each change into `work` before the next is computed, in slices; its effects join `effects`. Throws on the
+   * first failure.
+   */
   private async changeEach<T>(
     work: WorkingView,
     targets: readonly T[],

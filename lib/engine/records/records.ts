@@ -181,7 +181,8 @@ export class Records {
       id = validateId(bareValue(prepared.fields[alias]!), `value of primary key alias '${alias}'`);
     }
     if (id === undefined) {
-      // A made id names no record (ids.ts: a permutation of a counter that never repeats), so there is nothing to look up.
+      // A made id names no record (ids.ts: a permutation of a counter that never repeats), so there is nothing to look
+      // up.
       id = freshId ?? this.db.ids.next();
       made = true;
     } else {
@@ -512,7 +513,10 @@ function plainNewRecord(body: unknown, newId: () => string): Fields | undefined 
   return Object.freeze(out);
 }
 
-/** The stored record: `id` first, the fields, then `ttl` when the record has one (values/record-object.ts holds why it is built so). */
+/**
+ * The stored record: `id` first, the fields, then `ttl` when the record has one (values/record-object.ts holds why it
+ * is built so).
+ */
 function withSystemFields(
   fields: Record<string, Value>,
   id: string,

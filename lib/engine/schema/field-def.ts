@@ -131,7 +131,8 @@ function parseDefault(def: FieldDef, raw: unknown, field: string): Value {
   const violations = checkValue(def, field, value);
   if (violations.length > 0) {
     throw new InvalidInput(
-      `Field '${field}': default ${showValue(value)} does not satisfy the definition: ${violations.map((d) => d.message).join('; ')}`,
+      `Field '${field}': default ${showValue(value)} does not satisfy the definition: ` +
+        `${violations.map((d) => d.message).join('; ')}`,
       { details: violations },
     );
   }

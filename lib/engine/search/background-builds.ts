@@ -40,7 +40,9 @@ export class BackgroundBuilds {
     this.schedule();
   }
 
-  /** Applies `entry`'s pending changes and runs its walk to the end now (a ready index's few pending changes; specs). */
+  /**
+   * Applies `entry`'s pending changes and runs its walk to the end now (a ready index's few pending changes; specs).
+   */
   finish(entry: IndexEntry): void {
     if (entry.hasWork() && !entry.loading) this.work(entry, Infinity);
     this.settleWaiters();
@@ -102,7 +104,10 @@ export class BackgroundBuilds {
     if (!entry.hasWork()) this.queue.shift();
   }
 
-  /** Applies pending changes, then walks, for up to `budgetMs` (at least one step); ends the walk when it reaches the end. */
+  /**
+   * Applies pending changes, then walks, for up to `budgetMs` (at least one step); ends the walk when it reaches the
+   * end.
+   */
   private work(entry: IndexEntry, budgetMs: number): void {
     const records = this.recordsOf(entry.collection);
     const start = performance.now();

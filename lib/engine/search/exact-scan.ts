@@ -9,7 +9,10 @@ import type { RecordEntry } from '../write/state.js';
 import { Slicer } from '../time/slices.js';
 import { Tagged, type Value } from '../values/index.js';
 
-/** The k records of `records` whose `field` vector (a Vector value or a bare array) is nearest `query`; others are skipped. */
+/**
+ * The k records of `records` whose `field` vector (a Vector value or a bare array) is nearest `query`; others are
+ * skipped.
+ */
 export function exactVectorScan(
   records: ReadonlyMap<string, RecordEntry> | undefined,
   field: string,

@@ -7,7 +7,8 @@
  * (hnswlib's own format, on the thread pool) to `search-<S>-<n>.hnsw`, then
  * the manifest `search-<S>.manifest` lists every search index with, for the
  * graphs, the file, its SHA-256 and size, the seq the graph reflects, the
- * ids whose change was still pending then, and the id of each label. Every file is private (0600), written under a .tmp name,
+ * ids whose change was still pending then, and the id of each label. Every file is private (0600), written under a .tmp
+ * name,
  * fsynced and renamed; the manifest goes last and names the SHA-256 of its
  * own body, so a torn or damaged manifest is detected. Older index files are
  * then deleted.
@@ -95,7 +96,9 @@ export async function persistSearchIndexes(
 
 type Graph = NonNullable<ManifestEntry['graph']>;
 
-/** The graph each entry last wrote or loaded, and its change count then: unchanged graphs are renamed, not rewritten. */
+/**
+ * The graph each entry last wrote or loaded, and its change count then: unchanged graphs are renamed, not rewritten.
+ */
 const written = new WeakMap<IndexEntry, { graph: Graph; changes: number; index: HnswIndex }>();
 
 /**

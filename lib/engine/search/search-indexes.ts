@@ -107,7 +107,10 @@ export class SearchIndexes {
     }
   }
 
-  /** The vector index of `collection.field`, complete (a build in progress is finished now); made with `dimensions` when empty. */
+  /**
+   * The vector index of `collection.field`, complete (a build in progress is finished now); made with `dimensions` when
+   * empty.
+   */
   vector(collection: string, field: string, dimensions: number): VectorIndex {
     const entry = this.vectorEntry(collection, field);
     this.builds.finish(entry);
@@ -234,7 +237,10 @@ export class SearchIndexes {
     return entry;
   }
 
-  /** Builds the indexes `collection`'s schema declares that are not registered yet (vector fields; a text field means the text index). */
+  /**
+   * Builds the indexes `collection`'s schema declares that are not registered yet (vector fields; a text field means
+   * the text index).
+   */
   private ensureDeclared(collection: string): void {
     const fields = this.db.state.collections.get(collection)?.meta.schema?.fields ?? {};
     for (const [name, def] of Object.entries(fields)) {

@@ -287,7 +287,10 @@ function committedReader(db: SearchSource, collection: string): (id: string) => 
   };
 }
 
-/** Neighbours asked of an index or a scan: unfiltered searches ask for a few extra, as expired records are dropped after. */
+/**
+ * Neighbours asked of an index or a scan: unfiltered searches ask for a few extra, as expired records are dropped
+ * after.
+ */
 function neighboursWanted(req: SearchRequest, filtered: boolean): number {
   return (req.vectorK ?? req.limit ?? 10) + (filtered ? 0 : 8);
 }
@@ -296,7 +299,10 @@ function overThreshold(req: SearchRequest, hits: VectorHit[]): VectorHit[] {
   return req.vectorThreshold === undefined ? hits : hits.filter((h) => h.score >= req.vectorThreshold!);
 }
 
-/** The ready vector index that answers the search, if its metric is the search's (starts the index's build when there is none). */
+/**
+ * The ready vector index that answers the search, if its metric is the search's (starts the index's build when there is
+ * none).
+ */
 function readyIndexFor(db: SearchSource, collection: string, req: SearchRequest): ReadyVectorIndex | undefined {
   if (metricOf(db, collection, req) !== db.search.configOf(collection, req.vectorField).metric) return undefined;
   return db.search.readyVector(collection, req.vectorField, req.vector!.length);
@@ -316,7 +322,10 @@ async function scanInSlices(db: SearchSource, collection: string, req: SearchReq
   return overThreshold(req, hits);
 }
 
-/** `committed`: the collection's text index, ready (runSearch waited for it); a transaction's `view` is indexed here instead. */
+/**
+ * `committed`: the collection's text index, ready (runSearch waited for it); a transaction's `view` is indexed here
+ * instead.
+ */
 function textSearch(
   committed: TextIndex | undefined,
   req: SearchRequest,
@@ -344,7 +353,10 @@ function textSearch(
   });
 }
 
-/** A vector search answered by a transaction's own `view` (exactly) or by the collection's `ready` index (runSearch found it). */
+/**
+ * A vector search answered by a transaction's own `view` (exactly) or by the collection's `ready` index (runSearch
+ * found it).
+ */
 function vectorSearch(
   db: SearchSource,
   collection: string,

@@ -1,4 +1,7 @@
-/** Statements outside a transaction: each write (a many-record one included) is its own durable batch, reads see committed state. */
+/**
+ * Statements outside a transaction: each write (a many-record one included) is its own durable batch, reads see
+ * committed state.
+ */
 import type { BulkItem, BulkResult } from '../records/bulk.js';
 import type { UpsertTarget } from '../records/multi-writes.js';
 import type { Filter, Query } from '../query/index.js';

@@ -78,7 +78,10 @@ export interface Session {
   // Statements over many records: each is all or nothing (one durable batch, or staged as one statement).
   // Filters match live records as this session sees them (a transaction: its earlier staged writes included).
 
-  /** Merges a partial wire record into every record matching `filter` (all when undefined; at most `limit`); resolves to their new fields. */
+  /**
+   * Merges a partial wire record into every record matching `filter` (all when undefined; at most `limit`); resolves to
+   * their new fields.
+   */
   updateWhere(
     collection: string,
     filter: Filter | undefined,
@@ -86,7 +89,9 @@ export interface Session {
     bypassRipple?: boolean,
     limit?: number,
   ): Promise<Fields[]>;
-  /** Applies update actions in order to every record matching `filter` (at most `limit`); resolves to their new fields. */
+  /**
+   * Applies update actions in order to every record matching `filter` (at most `limit`); resolves to their new fields.
+   */
   applyActionsWhere(
     collection: string,
     filter: Filter | undefined,
@@ -98,9 +103,15 @@ export interface Session {
   deleteWhere(collection: string, filter: Filter | undefined, bypassRipple?: boolean): Promise<Fields[]>;
   /** Inserts every wire record or none; resolves to the inserted records, in order. */
   insertAll(collection: string, records: readonly unknown[], bypassRipple?: boolean): Promise<Fields[]>;
-  /** Deletes every listed record (ids or alias values) or none (NotFound naming a missing one); resolves to them as they were. */
+  /**
+   * Deletes every listed record (ids or alias values) or none (NotFound naming a missing one); resolves to them as they
+   * were.
+   */
   deleteAll(collection: string, idsOrAliases: readonly string[], bypassRipple?: boolean): Promise<Fields[]>;
-  /** Updates the target (a record by id, or every filter match) when it exists, else inserts the record; resolves to what was written. */
+  /**
+   * Updates the target (a record by id, or every filter match) when it exists, else inserts the record; resolves to
+   * what was written.
+   */
   upsert(collection: string, target: UpsertTarget, record: unknown, bypassRipple?: boolean): Promise<Fields[]>;
 }
 

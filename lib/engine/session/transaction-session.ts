@@ -200,7 +200,10 @@ class StagingSession implements TransactionSession {
     return [this.findById(collection, this.txs.stageInsert(tx, collection, body, bypassRipple))];
   }
 
-  /** Live records of `collection` matching `filter` as the transaction sees them (a read: observed, and a predicate at Serializable). */
+  /**
+   * Live records of `collection` matching `filter` as the transaction sees them (a read: observed, and a predicate at
+   * Serializable).
+   */
   private matching(collection: string, filter: Filter | undefined, limit: number | undefined): Fields[] {
     validateCollectionName(collection);
     return this.txs.find(this.transactionId, collection, {

@@ -41,7 +41,8 @@ export async function checkDataDirPrivacy(fs: StorageFs, dir: string): Promise<s
       loose.slice(0, LISTED_FILES).join(', ') +
       (loose.length > LISTED_FILES ? `, and ${loose.length - LISTED_FILES} more` : '');
     warnings.push(
-      `${loose.length} file(s) in data directory ${dir} are accessible to group or others (${listed}); fix with: chmod 600 ${path.join(dir, '*')}`,
+      `${loose.length} file(s) in data directory ${dir} are accessible to group or others (${listed}); fix with: ` +
+        `chmod 600 ${path.join(dir, '*')}`,
     );
   }
   return warnings;
@@ -58,8 +59,10 @@ async function modeIfPresent(fs: StorageFs, file: string): Promise<number | unde
 }
 
 /** Names EddyDB writes in a data directory (lib/engine/FORMAT.md lists them). */
-const EDDY_FILE =
-  /^(log-\d{16}\.seg|snapshot-\d{16}\.snap|.*\.tmp|damaged-.*|secrets|admin\.key|LOCK|audit\.log|node-id|ripple-cursors\.json)$/;
+const EDDY_FILE = new RegExp(
+  '^(log-\\d{16}\\.seg|snapshot-\\d{16}\\.snap|.*\\.tmp|damaged-.*|' +
+    'secrets|admin\\.key|LOCK|audit\\.log|node-id|ripple-cursors\\.json)$',
+);
 
 export function isEddyFile(name: string): boolean {
   return EDDY_FILE.test(name);

@@ -42,7 +42,10 @@ export function encodeFrame(payload: Buffer): Buffer {
   return out;
 }
 
-/** Writes the header of the frame whose payload is `payload` at `out[at]` (the payload itself goes at `at + FRAME_OVERHEAD`). */
+/**
+ * Writes the header of the frame whose payload is `payload` at `out[at]` (the payload itself goes at `at +
+ * FRAME_OVERHEAD`).
+ */
 export function writeFrameHeader(out: Buffer, at: number, payload: Uint8Array): void {
   out.writeUInt32LE(payload.length, at);
   out.writeUInt32LE(crc32(payload), at + 4);

@@ -87,7 +87,8 @@ export class DirLock {
       const holder = describeHolder(await holderPid(fs, file));
       if (performance.now() >= deadline) {
         throw new Unavailable(
-          `Data directory ${dir} is in use by ${holder}${waitMs > 0 ? ` (still held after waiting ${seconds(waitMs)} s)` : ''}`,
+          `Data directory ${dir} is in use by ` +
+            `${holder}${waitMs > 0 ? ` (still held after waiting ${seconds(waitMs)} s)` : ''}`,
         );
       }
       if (!announced)

@@ -97,7 +97,10 @@ export class CronSchedule {
     private readonly fields: string,
   ) {}
 
-  /** Parses `expression` on the wall clock of `timezone` (UTC when absent): a 400 naming the field or zone at fault, or saying it never matches. */
+  /**
+   * Parses `expression` on the wall clock of `timezone` (UTC when absent): a 400 naming the field or zone at fault, or
+   * saying it never matches.
+   */
   static parse(expression: string, timezone?: string): CronSchedule {
     const fields = fieldsOf(expression);
     const schedule = new CronSchedule(expression, zoneOf(timezone), fields);
@@ -108,7 +111,10 @@ export class CronSchedule {
     return schedule;
   }
 
-  /** The first run strictly after `afterMs` (runs are whole seconds), or undefined when none comes within CRON_HORIZON_YEARS. */
+  /**
+   * The first run strictly after `afterMs` (runs are whole seconds), or undefined when none comes within
+   * CRON_HORIZON_YEARS.
+   */
   next(afterMs: number): number | undefined {
     const found = this.search(afterMs);
     if (found === undefined || found > afterMs) return found;
@@ -198,7 +204,8 @@ function fieldsOf(expression: string): string {
   if (parts.length === 5) parts.unshift('0');
   if (parts.length !== 6) {
     throw new InvalidInput(
-      `Cron expression '${expression}' must have 5 fields (minute hour day-of-month month weekday) or 6 with seconds first, or be an alias such as @daily`,
+      `Cron expression '${expression}' must have 5 fields (minute hour day-of-month month weekday) or 6 with ` +
+        `seconds first, or be an alias such as @daily`,
     );
   }
   for (const index of [4, 5])
@@ -209,7 +216,8 @@ function fieldsOf(expression: string): string {
     } catch {
       const field = FIELDS[index]!;
       throw new InvalidInput(
-        `Cron expression '${expression}': '${part}' is not a valid ${field.name} (${field.accepts}, ranges a-b, steps */n, lists)`,
+        `Cron expression '${expression}': '${part}' is not a valid ${field.name} (${field.accepts}, ranges a-b, ` +
+          `steps */n, lists)`,
       );
     }
   });

@@ -40,7 +40,10 @@ export function whileSlicedWorkRuns(fn: () => void): void {
   slicingHooks.push(fn);
 }
 
-/** yieldToLoop() for work that has run a whole slice and will run more (a Slicer's, a large body's decode): runs the whileSlicedWorkRuns hooks first. */
+/**
+ * yieldToLoop() for work that has run a whole slice and will run more (a Slicer's, a large body's decode): runs the
+ * whileSlicedWorkRuns hooks first.
+ */
 export async function yieldSlicedWork(): Promise<void> {
   for (const fn of slicingHooks) fn();
   await yieldToLoop();

@@ -105,7 +105,9 @@ function firstConflict(predicate: ReadPredicate, history: ChangeHistory, view: W
   if (!history.covers(predicate.seq)) {
     return {
       collection,
-      reason: `more than ${history.limit} changes were committed while this transaction was open, beyond the change history Serializable checks its queries against`,
+      reason:
+        `more than ${history.limit} changes were committed while this transaction was open, beyond the change ` +
+        `history Serializable checks its queries against`,
     };
   }
   const matches = (fields: Fields | undefined) =>

@@ -255,7 +255,9 @@ export class TransactionManager {
     }
   }
 
-  /** Adds a validated operation: its effects join the cached view (from viewOf), which stays valid for the longer list. */
+  /**
+   * Adds a validated operation: its effects join the cached view (from viewOf), which stays valid for the longer list.
+   */
   private stage(tx: Transaction, view: WorkingView, op: StagedOp, effects: Effect[]): string {
     assert(tx.view?.view === view, 'staging into the view viewOf returned for this statement');
     tx.observe(recordKey(op.c, op.id), this.committedVersion(op.c, op.id));
@@ -429,7 +431,8 @@ export class TransactionManager {
     }
     if (conflicts.length > 0) {
       throw new TransactionConflict(
-        `Transaction conflict: ${conflicts.length} change(s) since this transaction observed them; nothing was applied, retry the transaction`,
+        `Transaction conflict: ${conflicts.length} change(s) since this transaction observed them; nothing was ` +
+          `applied, retry the transaction`,
         tx.id,
         conflicts,
       );

@@ -35,7 +35,9 @@ export interface EffectTarget {
   setCollection(meta: CollectionMeta): void;
   /** Removes the collection with its records and its trash. */
   dropCollection(name: string): void;
-  /** REQUIRES: `collection` exists. `madeId`: no record holds `id` (effects.ts MADE_ID), so there is nothing to look up. */
+  /**
+   * REQUIRES: `collection` exists. `madeId`: no record holds `id` (effects.ts MADE_ID), so there is nothing to look up.
+   */
   putRecord(collection: string, id: string, image: RecordImage, madeId: boolean): void;
   /** REQUIRES: the record exists. */
   removeRecord(collection: string, id: string): void;

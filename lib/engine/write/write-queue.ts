@@ -212,7 +212,10 @@ export class WriteQueue {
     return group;
   }
 
-  /** A fresh overlay over the state holding `batches` (those of the groups in flight, and of this group after an operation's effects failed to stage). */
+  /**
+   * A fresh overlay over the state holding `batches` (those of the groups in flight, and of this group after an
+   * operation's effects failed to stage).
+   */
   private rebuildView(batches: readonly LoggedBatch[]): WorkingView {
     const view = new WorkingView(this.state, this.state.seq + 1);
     for (const batch of batches) {

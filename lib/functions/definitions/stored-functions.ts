@@ -26,7 +26,9 @@ import { FunctionRegistry, type RegistryWarn } from './registry.js';
 
 /** The environment functions may read: names allowed at startup, and where values come from. */
 export interface FunctionEnvironmentOptions {
-  /** Names allowed for the life of the process (`EDDYDB_FUNCTION_ENV`); the setting `function_env_allowlist` adds more. */
+  /**
+   * Names allowed for the life of the process (`EDDYDB_FUNCTION_ENV`); the setting `function_env_allowlist` adds more.
+   */
   readonly allow?: readonly string[];
   /** The variables (the server passes `process.env`); default none. */
   readonly variables?: Readonly<Record<string, string | undefined>>;
@@ -38,7 +40,8 @@ export class StoredFunctions {
   private readonly bcrypt: BcryptWorkerPool;
 
   /**
-   * `ai`: what the Chat and Embed steps call (the server adapts lib/chat's providers); default none, offline embeddings.
+   * `ai`: what the Chat and Embed steps call (the server adapts lib/chat's providers); default none, offline
+   * embeddings.
    * `bcryptWorkers`: the most worker threads BcryptHash and BcryptVerify use at once (default min(2, cores)).
    */
   constructor(

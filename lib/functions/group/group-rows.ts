@@ -112,7 +112,8 @@ function groupFunction(raw: unknown, path: string, outputs: Set<string>): GroupF
     throw invalidAt(
       `${path}.operation`,
       typeof operation === 'string'
-        ? `unknown Group operation '${operation.slice(0, 60)}'; expected one of ${Object.keys(GROUP_OPERATION_TABLE).join(', ')}`
+        ? `unknown Group operation '${operation.slice(0, 60)}'; expected one of ` +
+            `${Object.keys(GROUP_OPERATION_TABLE).join(', ')}`
         : `expected an operation name, got ${kindOfRaw(operation)}`,
     );
   }

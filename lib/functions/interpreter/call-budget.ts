@@ -22,7 +22,9 @@ export class CallLimitExceeded extends DbError {
   }
 }
 
-/** Steps executed (nested calls, loop bodies and branches included), working records held by one step list, wall time. */
+/**
+ * Steps executed (nested calls, loop bodies and branches included), working records held by one step list, wall time.
+ */
 export interface CallBounds {
   readonly maxSteps: number;
   readonly maxRecords: number;

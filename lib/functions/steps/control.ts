@@ -248,7 +248,8 @@ function compileSchema(schema: object, fail: (message: string) => never): Valida
   } catch (err) {
     return fail(`invalid JSON Schema: ${(err as Error).message}`);
   } finally {
-    // ajv caches every schema object it compiled; definitions are recompiled on reload, so forget it (the function stays usable).
+    // ajv caches every schema object it compiled; definitions are recompiled on reload, so forget it (the function
+    // stays usable).
     ajv.removeSchema(schema);
   }
 }

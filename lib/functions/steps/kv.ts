@@ -40,7 +40,10 @@ export function resolveKey(run: Execution, key: Template, row: Row | undefined):
   }
 }
 
-/** A whole number in [min, max], given as a number or a string of digits ("{{limit}}" from a query string); undefined otherwise. */
+/**
+ * A whole number in [min, max], given as a number or a string of digits ("{{limit}}" from a query string); undefined
+ * otherwise.
+ */
 function wholeNumber(raw: unknown, min: number, max: number): number | undefined {
   const number = typeof raw === 'string' && /^\s*\d{1,16}\s*$/.test(raw) ? Number(raw) : raw;
   return typeof number === 'number' && Number.isInteger(number) && number >= min && number <= max ? number : undefined;

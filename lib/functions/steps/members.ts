@@ -60,7 +60,9 @@ export interface CountMember {
   readonly name: string;
 }
 
-/** The member as a count, undefined when absent or null. A literal that is not a count fails the save naming the path. */
+/**
+ * The member as a count, undefined when absent or null. A literal that is not a count fails the save naming the path.
+ */
 export function optionalCount(members: MemberReader, names: MemberNames): CountMember | undefined {
   const name = presentName(members, names);
   if (name === undefined) return undefined;

@@ -152,7 +152,10 @@ export interface Execution {
   outbound(): OutboundPolicy;
   /** Milliseconds since the epoch, from the engine's injectable clock. */
   now(): number;
-  /** An allow-listed server environment variable (what `{{env.NAME}}` reads); InvalidInput naming it when refused or unset. */
+  /**
+   * An allow-listed server environment variable (what `{{env.NAME}}` reads); InvalidInput naming it when refused or
+   * unset.
+   */
   env(name: string): string;
   /** A template's value for `row` (wire JSON: Tagged field values become typed wrappers). */
   resolve(template: Template, row?: Row): unknown;
@@ -176,7 +179,10 @@ export interface Execution {
   isCallAbort(err: unknown): boolean;
   /** True when writes are staged in one transaction. */
   readonly transactional: boolean;
-  /** Language models and embeddings (Chat, Embed), bounded by the call's remaining wall time; failures are classified `ProviderFailed`. */
+  /**
+   * Language models and embeddings (Chat, Embed), bounded by the call's remaining wall time; failures are classified
+   * `ProviderFailed`.
+   */
   readonly ai: FunctionAi;
   /** Where bcrypt's rounds run (the server's worker threads), bounded by the call's remaining wall time. */
   readonly bcrypt: BcryptRunner;

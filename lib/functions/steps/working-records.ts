@@ -74,7 +74,10 @@ export function bytesInput(run: Execution, template: Template, row: Row | undefi
   return bytes;
 }
 
-/** The value of a field named by a step member (`hash_field`, `token_field`...): ForEach frames, parameters, then the record. */
+/**
+ * The value of a field named by a step member (`hash_field`, `token_field`...): ForEach frames, parameters, then the
+ * record.
+ */
 export function fieldInput(run: Execution, path: readonly string[], row: Row | undefined, what: string): unknown {
   const hit = run.scope(row).lookup(path);
   if (!hit.found) throw new InvalidInput(`'${what}': no field '${path.join('.')}'`);

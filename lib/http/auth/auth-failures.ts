@@ -59,7 +59,8 @@ export class AuthFailureLimiter {
     if (!window || window.failures < this.opts.limit) return;
     const retryAfter = Math.max(1, Math.ceil((window.start + this.windowMs - nowMs) / 1000));
     throw new RateLimited(
-      `Too many failed token requests from this address (${this.opts.limit} per ${this.opts.windowSecs} s); retry after ${retryAfter} s`,
+      `Too many failed token requests from this address (${this.opts.limit} per ${this.opts.windowSecs} s); retry ` +
+        `after ${retryAfter} s`,
       { retryAfter },
     );
   }

@@ -89,7 +89,8 @@ export function checkKvAccess(principal: Principal | undefined, mode: Mode, keys
     if (!hasPrefix(key, prefixes)) {
       const shown = key.length > 64 ? `${key.slice(0, 64)}…` : key;
       throw new Forbidden(
-        `This API key may not use KV key '${shown}'; its keys must start with ${prefixes.map((x) => `'${x}'`).join(', ')}`,
+        `This API key may not use KV key '${shown}'; its keys must start with ` +
+          `${prefixes.map((x) => `'${x}'`).join(', ')}`,
       );
     }
   }

@@ -115,7 +115,10 @@ export class TokenService {
     return { keyId: key.id, admin: key.admin, key, grant };
   }
 
-  /** Identifies the key's current secret without revealing anything about it (the hash of a weak admin key could be brute-forced). */
+  /**
+   * Identifies the key's current secret without revealing anything about it (the hash of a weak admin key could be
+   * brute-forced).
+   */
   private fingerprint(key: ApiKeyRecord): string {
     let fp = this.fingerprints.get(key);
     if (fp === undefined) {

@@ -139,7 +139,8 @@ export class PeerSender {
     this.downSince = Date.now();
     this.log(
       'warn',
-      `ripple peer ${this.peer.url} is not accepting batches (${(err as Error).message}); retrying with backoff up to ${this.maxBackoffMs} ms, nothing is dropped`,
+      `ripple peer ${this.peer.url} is not accepting batches (${(err as Error).message}); retrying with backoff up ` +
+        `to ${this.maxBackoffMs} ms, nothing is dropped`,
       {
         peer: this.peer.url,
         lag: Math.max(0, this.engine.state.seq - this.engine.replication.acked(this.peer.url)),
@@ -153,7 +154,8 @@ export class PeerSender {
     this.downSince = undefined;
     this.log(
       'warn',
-      `ripple peer ${this.peer.url} accepts batches again after ${Math.round(downMs / 100) / 10} s and ${this.failures} failed attempt(s)`,
+      `ripple peer ${this.peer.url} accepts batches again after ${Math.round(downMs / 100) / 10} s and ` +
+        `${this.failures} failed attempt(s)`,
       { peer: this.peer.url, downMs },
     );
   }

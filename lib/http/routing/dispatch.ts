@@ -57,7 +57,10 @@ export interface HttpResponse {
   headers: Record<string, string>;
   /** Bytes, or text sent as UTF-8 (a JSON answer); its length in bytes is `Buffer.byteLength(body)`. */
   body: Buffer | string;
-  /** A long answer's body in chunks, which the transport writes with back-pressure (transport/streamed-body.ts); `body` is empty. */
+  /**
+   * A long answer's body in chunks, which the transport writes with back-pressure (transport/streamed-body.ts); `body`
+   * is empty.
+   */
   chunks?: AsyncIterable<Buffer | string>;
   /** Set for a stream procedure: the transport writes the head, then the events (transport/sse.ts); `body` is empty. */
   stream?: OpenStream;
@@ -259,7 +262,9 @@ export class Dispatcher {
     return this.run(turn, call, principal, { args: call.args, body }, address);
   }
 
-  /** Opens the stream, or calls the procedure and encodes its answer; a failure here is answered by the caller of this. */
+  /**
+   * Opens the stream, or calls the procedure and encodes its answer; a failure here is answered by the caller of this.
+   */
   private run(
     turn: Turn,
     call: Call,

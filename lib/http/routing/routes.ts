@@ -70,7 +70,8 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   route('POST', '/api/trash/:collection/:id', 'trash.restore'),
   route('POST', '/api/trash/:collection', 'trash.restoreCollection'),
 
-  // A stream: served as server-sent events (transport/sse.ts). Before /api/:collection/count, so a collection named `count` can be watched.
+  // A stream: served as server-sent events (transport/sse.ts). Before /api/:collection/count, so a collection named
+  // `count` can be watched.
   route('GET', '/api/subscribe/:collection', 'changes.subscribe'),
 
   // Goals, goal templates, tasks, agents (procedures/workflow.ts): before the chat session routes, and each literal

@@ -40,8 +40,10 @@ export function encodeWs(msg: Record<string, unknown>, encoding: WsEncoding): Fr
  */
 export function encodeSuccess(data: unknown, messageId: unknown, encoding: WsEncoding): Frame {
   const direct = encoding === 'json' && data instanceof WireRecord ? data.directJson() : undefined;
-  if (direct !== undefined)
-    return `{"type":"Success","payload":{"data":${direct}}${messageId === undefined ? '' : `,"messageId":${toJson(messageId)}`}}`;
+  if (direct !== undefined) {
+    const id = messageId === undefined ? '' : `,"messageId":${toJson(messageId)}`;
+    return `{"type":"Success","payload":{"data":${direct}}${id}}`;
+  }
   const msg: Record<string, unknown> = { type: 'Success', payload: { data: unwrapRecord(data) } };
   if (messageId !== undefined) msg.messageId = messageId;
   return encodeWs(msg, encoding);

@@ -36,7 +36,8 @@ export function createFastify(dispatcher: Dispatcher): FastifyInstance {
     logger: false,
     bodyLimit: dispatcher.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
-    // Fastify's own 503 body is not in our format; a request that arrives while closing is served (the engine closes after fastify).
+    // Fastify's own 503 body is not in our format; a request that arrives while closing is served (the engine closes
+    // after fastify).
     return503OnClosing: false,
     forceCloseConnections: true,
     clientErrorHandler: createClientErrorHandler(dispatcher),
@@ -51,7 +52,8 @@ export function createFastify(dispatcher: Dispatcher): FastifyInstance {
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-  // Fastify answers an empty or unparsable Content-Type with its own 415 before routing; the Dispatcher decides instead.
+  // Fastify answers an empty or unparsable Content-Type with its own 415 before routing; the Dispatcher decides
+  // instead.
   app.addHook('onRequest', (req, _reply, done) => {
     const raw = req.raw as RawRequest;
     raw[CLIENT_CONTENT_TYPE] = raw.headers['content-type'];

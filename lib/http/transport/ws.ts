@@ -64,7 +64,10 @@ const BINARY = { binary: true } as const;
 /** Chats one connection may hold registered client tools for (each list is itself capped by parseClientTools). */
 const MAX_TOOL_CHATS = 256;
 
-/** Close code sent after the final Error when the token expired or the key was revoked (application range, like HTTP 401). */
+/**
+ * Close code sent after the final Error when the token expired or the key was revoked (application range, like HTTP
+ * 401).
+ */
 export const CLOSE_UNAUTHORIZED = 4001;
 
 export interface WsOptions {
@@ -274,7 +277,9 @@ class Connection implements WatchedConnection {
     this.sink.write(encodeSuccess(data, messageId, this.encoding));
   }
 
-  /** Sends a long reply as the fragments of one message, each once the socket has taken the one before (back-pressure). */
+  /**
+   * Sends a long reply as the fragments of one message, each once the socket has taken the one before (back-pressure).
+   */
   private sendLong(parts: AsyncIterable<Frame>): Promise<void> {
     const send = async () => {
       if (this.closed) return;
@@ -309,7 +314,9 @@ class Connection implements WatchedConnection {
     );
   }
 
-  /** The reply to a request about the connection itself, without its messageId; undefined when the protocol wants none. */
+  /**
+   * The reply to a request about the connection itself, without its messageId; undefined when the protocol wants none.
+   */
   private connectionReply(
     entry: Extract<WsMessageType, { connection: string }>,
     payload: Record<string, unknown>,
@@ -352,7 +359,8 @@ class Connection implements WatchedConnection {
       return;
     }
     const key = entry.key(payload);
-    // A chat stream replaced by a newer ChatSend for the same chat is told so (its client stops waiting); a Subscribe is replaced silently.
+    // A chat stream replaced by a newer ChatSend for the same chat is told so (its client stops waiting); a Subscribe
+    // is replaced silently.
     if (entry.error) this.streams.get(key)?.renderer.fail(new Conflict('Replaced by a newer ChatSend for this chat'));
     this.stopStream(key);
     const errorFrame = entry.error
@@ -416,14 +424,18 @@ class Connection implements WatchedConnection {
     return hasMessageId ? success({ chat_id: chatId, cancelled: stream !== undefined }) : undefined;
   }
 
-  /** RegisterClientTools: `{chat_id, tools}` kept for this chat's ChatSends on this connection (an empty list forgets them). */
+  /**
+   * RegisterClientTools: `{chat_id, tools}` kept for this chat's ChatSends on this connection (an empty list forgets
+   * them).
+   */
   private registerClientTools(payload: Record<string, unknown>): Record<string, unknown> {
     if (typeof payload.chat_id !== 'string' || payload.chat_id === '')
       throw new InvalidInput("'chat_id' is required: a chat id");
     const tools = parseClientTools(payload.tools, 'tools');
     if (tools.length > 0 && !this.clientTools.has(payload.chat_id) && this.clientTools.size >= MAX_TOOL_CHATS) {
       throw new InvalidInput(
-        `Client tools are registered for ${MAX_TOOL_CHATS} chats on this connection already; register an empty list to forget some`,
+        `Client tools are registered for ${MAX_TOOL_CHATS} chats on this connection already; register an empty list ` +
+          `to forget some`,
       );
     }
     if (tools.length === 0) this.clientTools.delete(payload.chat_id);

@@ -138,7 +138,8 @@ function checkContainer(container: object, depth: number): void {
   if (depth > 100) throw tooDeep();
   if (container === C1) throw neverUsedByte();
   if (container instanceof Uint8Array) return;
-  // Only an extension value (a frozen Tagged) is frozen: its reader copied its strings, and a 64-bit int has no business in it.
+  // Only an extension value (a frozen Tagged) is frozen: its reader copied its strings, and a 64-bit int has no
+  // business in it.
   const frozen = Object.isFrozen(container);
   if (Array.isArray(container)) {
     for (let i = 0; i < container.length; i++) {
@@ -155,7 +156,8 @@ function checkContainer(container: object, depth: number): void {
     return;
   }
   const holder = container as Record<string, unknown>;
-  // for-in over a decoded map (its prototype is Object.prototype, which has no enumerable members): no key list per object.
+  // for-in over a decoded map (its prototype is Object.prototype, which has no enumerable members): no key list per
+  // object.
   for (const key in holder) {
     if (key === '__proto__') throw new InvalidInput("Forbidden key '__proto__' in body");
     if (depth >= 100) throw tooDeep();

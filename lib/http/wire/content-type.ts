@@ -1,6 +1,6 @@
 /**
  * The request body's format, read from its `Content-Type` header. The rules
- * (README "Content types"):
+ * (docs/http-api.md, "Content types"):
  *   - missing, empty or blank: JSON (clients often omit the header);
  *   - one media type: MessagePack for application/msgpack (and its x- and
  *     vnd. spellings), JSON for application/json, any `+json` type and

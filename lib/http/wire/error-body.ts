@@ -100,7 +100,8 @@ function providerFields(err: ProviderFailed): Record<string, unknown> {
 }
 
 function errorHeaders(err: DbError): Record<string, string> {
-  // A step's own 429 (the RateLimit step, a provider's rate limit) tells clients when to retry, as any 429 does (protocol.md 1.8).
+  // A step's own 429 (the RateLimit step, a provider's rate limit) tells clients when to retry, as any 429 does
+  // (protocol.md 1.8).
   if (err instanceof StepFailed && (err.cause instanceof RateLimited || err.cause instanceof ProviderFailed)) {
     return errorHeaders(err.cause);
   }

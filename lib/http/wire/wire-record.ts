@@ -19,7 +19,10 @@ const msgpack = {
   bare: new RenderedRecords((fields) => ownBuffer(recordMsgpack(fields, { typed: false }))),
 };
 
-/** A copy with its own memory: recordMsgpack's answer is a slice of Buffer's shared pool, which a remembered answer would keep whole. */
+/**
+ * A copy with its own memory: recordMsgpack's answer is a slice of Buffer's shared pool, which a remembered answer
+ * would keep whole.
+ */
 function ownBuffer(packed: Buffer | undefined): Buffer | undefined {
   if (packed === undefined) return undefined;
   const own = Buffer.allocUnsafeSlow(packed.length);

@@ -65,20 +65,31 @@ describe('probeProvider: status entries', () => {
     await fake.close();
   });
 
-  it('is ok and verified with a model count when the vendor lists models; ok unverified without a models endpoint; not_configured without a key', async () => {
-    const d = new SettingsProviderDirectory(() =>
-      settings({
-        openai_api_key: 'sk',
-        openai_api_url: fake.url,
-        perplexity_api_key: 'p',
-        perplexity_api_url: fake.url,
-      }),
-    );
-    expect((await probeProvider(d, 'openai')).entry).to.deep.equal({ status: 'ok', verified: true, model_count: 2 });
-    expect((await probeProvider(d, 'perplexity')).entry).to.deep.include({ status: 'ok', verified: false });
-    expect((await probeProvider(d, 'anthropic')).entry).to.deep.include({ status: 'not_configured', verified: false });
-    expect((await probeProvider(d, 'local')).entry).to.deep.include({ status: 'ok', verified: false, model_count: 1 });
-  });
+  it(
+    'is ok and verified with a model count when the vendor lists models; ok unverified without a models endpoint; ' +
+      'not_configured without a key',
+    async () => {
+      const d = new SettingsProviderDirectory(() =>
+        settings({
+          openai_api_key: 'sk',
+          openai_api_url: fake.url,
+          perplexity_api_key: 'p',
+          perplexity_api_url: fake.url,
+        }),
+      );
+      expect((await probeProvider(d, 'openai')).entry).to.deep.equal({ status: 'ok', verified: true, model_count: 2 });
+      expect((await probeProvider(d, 'perplexity')).entry).to.deep.include({ status: 'ok', verified: false });
+      expect((await probeProvider(d, 'anthropic')).entry).to.deep.include({
+        status: 'not_configured',
+        verified: false,
+      });
+      expect((await probeProvider(d, 'local')).entry).to.deep.include({
+        status: 'ok',
+        verified: false,
+        model_count: 1,
+      });
+    },
+  );
 
   const cases: Array<[FakeVendor['behaviour'], string, boolean, number | undefined]> = [
     [401, 'auth_failed', true, 401],

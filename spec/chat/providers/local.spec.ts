@@ -1,4 +1,6 @@
-/** The offline `local` provider: its documented answer form, word tokens, streaming, max_tokens, tools, and determinism. */
+/**
+ * The offline `local` provider: its documented answer form, word tokens, streaming, max_tokens, tools, and determinism.
+ */
 import { expect } from 'chai';
 import { contextBlock, LOCAL_MODEL, LocalProvider } from '../../../lib/chat/providers/local.js';
 import { collect } from '../../helpers/provider-contract.js';
@@ -7,7 +9,9 @@ const local = new LocalProvider();
 
 describe('local provider', () => {
   it('answers the last user message with the context snippets found in the system message', async () => {
-    const system = `You help with products.\n\n${contextBlock(['Red shoes, size 42', 'Blue   hat\nwith feather'])}\n\nBe brief.`;
+    const system =
+      `You help with ` +
+      `products.\n\n${contextBlock(['Red shoes, size 42', 'Blue   hat\nwith feather'])}\n\nBe brief.`;
     const c = await local.complete({
       messages: [
         { role: 'system', content: system },

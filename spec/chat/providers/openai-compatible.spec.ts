@@ -1,4 +1,7 @@
-/** The openai_compatible adapter (Ollama, vLLM...) against a fake server: the contract, `/v1` handling, keyless use, first model as default. */
+/**
+ * The openai_compatible adapter (Ollama, vLLM...) against a fake server: the contract, `/v1` handling, keyless use,
+ * first model as default.
+ */
 import { expect } from 'chai';
 import { OpenAiCompatibleProvider } from '../../../lib/chat/providers/openai-compatible.js';
 import { FAKE_OPENAI_MODELS, startFakeOpenAi } from '../../helpers/fake-openai.js';
@@ -22,16 +25,20 @@ describe('openai_compatible: root URL, optional key, default model', () => {
     await fake.close();
   });
 
-  it('appends /v1 to a root URL, sends no Authorization without a key, and asks the first listed model when none is named', async () => {
-    const root = fake.url.replace(/\/v1$/, '');
-    const p = new OpenAiCompatibleProvider(null, root, 2_000);
-    expect(await p.listModels()).to.deep.equal(FAKE_OPENAI_MODELS);
-    await p.complete({ messages: [{ role: 'user', content: 'hi' }] });
-    const r = fake.requests.at(-1)!;
-    expect(r.path).to.equal('/v1/chat/completions');
-    expect(r.headers.authorization).to.equal(undefined);
-    expect(r.body.model).to.equal(FAKE_OPENAI_MODELS[0]);
-  });
+  it(
+    'appends /v1 to a root URL, sends no Authorization without a key, and asks the first listed model when none is ' +
+      'named',
+    async () => {
+      const root = fake.url.replace(/\/v1$/, '');
+      const p = new OpenAiCompatibleProvider(null, root, 2_000);
+      expect(await p.listModels()).to.deep.equal(FAKE_OPENAI_MODELS);
+      await p.complete({ messages: [{ role: 'user', content: 'hi' }] });
+      const r = fake.requests.at(-1)!;
+      expect(r.path).to.equal('/v1/chat/completions');
+      expect(r.headers.authorization).to.equal(undefined);
+      expect(r.body.model).to.equal(FAKE_OPENAI_MODELS[0]);
+    },
+  );
 
   it('sends a Bearer key when one is configured', async () => {
     await new OpenAiCompatibleProvider('local-key', fake.url, 2_000).complete({

@@ -1,4 +1,7 @@
-/** The perplexity adapter against a fake Perplexity: the contract, the root path, and the static model list (no request). */
+/**
+ * The perplexity adapter against a fake Perplexity: the contract, the root path, and the static model list (no
+ * request).
+ */
 import { expect } from 'chai';
 import { PERPLEXITY_MODELS, PerplexityProvider } from '../../../lib/chat/providers/perplexity.js';
 import { startFakePerplexity } from '../../helpers/fake-perplexity.js';

@@ -31,7 +31,9 @@ describe('engine/sweep: background removal in durable chunks', () => {
     removeDir(dir);
   });
 
-  /** Runs `sweep` while reading record `probe` once per turn; resolves to how many reads were answered before it ended. */
+  /**
+   * Runs `sweep` while reading record `probe` once per turn; resolves to how many reads were answered before it ended.
+   */
   async function readsDuring(sweep: Promise<number>, read: () => void): Promise<number> {
     let done = false;
     void sweep.finally(() => {

@@ -29,7 +29,9 @@ const DELIBERATE_REFUSALS = [
   /^repeat counts above 1000/,
   /read by JavaScript without the u flag as the letter u repeated/,
 ];
-/** A backreference refusal is right only when the pattern has that many capturing groups (else `\N` is an octal escape). */
+/**
+ * A backreference refusal is right only when the pattern has that many capturing groups (else `\N` is an octal escape).
+ */
 const BACKREFERENCE = /^backreferences such as \\(\d+) are not supported$/;
 
 interface Case {

@@ -22,7 +22,9 @@ function problemOf(source: string): string {
   return c.problem;
 }
 
-/** What the pattern says for each text, next to what V8's RegExp says; `flags` are given to the pattern as `(?flags)`. */
+/**
+ * What the pattern says for each text, next to what V8's RegExp says; `flags` are given to the pattern as `(?flags)`.
+ */
 function agreesWithRegExp(source: string, texts: string[], flags = ''): void {
   const p = compiled(flags === '' ? source : `(?${flags})${source}`);
   const re = new RegExp(source, flags);

@@ -319,7 +319,9 @@ export class PatternGenerator {
     return { src, sample: () => c };
   }
 
-  /** Escapes with a meaning of their own: character sets, control characters, identity escapes, octal-looking digits. */
+  /**
+   * Escapes with a meaning of their own: character sets, control characters, identity escapes, octal-looking digits.
+   */
   private escape(): Node {
     const kind = this.int(8);
     if (kind < 3) return this.setEscape();

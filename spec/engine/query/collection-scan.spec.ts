@@ -80,18 +80,22 @@ describe('engine/query/collection-scan', () => {
 
   const original = Array.from({ length: 20 }, (_, i) => [`r${i}`, i]);
 
-  it('sees every record as it was at the open, in insertion order, while updates, deletes, inserts and re-inserts commit', async () => {
-    const scan = new CollectionScan(coll(), 0);
-    const writes = writeWhileScanning((turn) => {
-      if (turn === 0) apply(put('r15', 150), del('r16'), put('new1', 1));
-      if (turn === 3) apply(del('r17'), put('r17', 170), del('r2'));
-      if (turn === 5) apply(put('r19', 190), del('r19'), put('r18', 180), del('r18'));
-    });
-    const seen = await walk(scan);
-    writes.stop();
-    scan.close();
-    expect(seen).to.deep.equal(original);
-  });
+  it(
+    'sees every record as it was at the open, in insertion order, while updates, deletes, inserts and re-inserts ' +
+      'commit',
+    async () => {
+      const scan = new CollectionScan(coll(), 0);
+      const writes = writeWhileScanning((turn) => {
+        if (turn === 0) apply(put('r15', 150), del('r16'), put('new1', 1));
+        if (turn === 3) apply(del('r17'), put('r17', 170), del('r2'));
+        if (turn === 5) apply(put('r19', 190), del('r19'), put('r18', 180), del('r18'));
+      });
+      const seen = await walk(scan);
+      writes.stop();
+      scan.close();
+      expect(seen).to.deep.equal(original);
+    },
+  );
 
   it('reads one id as it was at the open, and stops keeping pre-images once closed', async () => {
     const scan = new CollectionScan(coll(), 0);

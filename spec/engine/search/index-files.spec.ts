@@ -50,7 +50,10 @@ describe('engine/search persisted HNSW indexes', () => {
       .filter((f) => f.startsWith('search-'))
       .sort();
 
-  /** 300 vectors, a snapshot with the index ready (some changes still pending), then 20 inserts and 10 deletes; returns the live vectors. */
+  /**
+   * 300 vectors, a snapshot with the index ready (some changes still pending), then 20 inserts and 10 deletes; returns
+   * the live vectors.
+   */
   async function seed(): Promise<Map<string, number[]>> {
     db = await open();
     await db.collections.create('vecs', SCHEMA);

@@ -26,7 +26,8 @@ describe('engine/storage on a failing disk', () => {
       }
       expect(err).to.be.instanceOf(Unavailable);
       expect(db.readOnly).to.equal(true);
-      // The failed write is not visible, and later writes are refused until a repair succeeds (the first retry is 1 s away).
+      // The failed write is not visible, and later writes are refused until a repair succeeds (the first retry is 1 s
+      // away).
       expect(await db.records.count('items')).to.equal(1);
       fs[fault] = false;
       let again: unknown;

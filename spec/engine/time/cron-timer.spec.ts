@@ -1,4 +1,7 @@
-/** A job on a cron schedule (lib/engine/time/cron-timer.ts), driven by a ManualClock: due runs, missed runs, overlap, errors. */
+/**
+ * A job on a cron schedule (lib/engine/time/cron-timer.ts), driven by a ManualClock: due runs, missed runs, overlap,
+ * errors.
+ */
 import { expect } from 'chai';
 import { CronSchedule, CronTimer, ManualClock } from '../../../lib/engine/index.js';
 

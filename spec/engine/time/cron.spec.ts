@@ -1,4 +1,7 @@
-/** Next run times of cron expressions (lib/engine/time/cron.ts, on croner), in UTC and on a time zone's wall clock across DST changes. */
+/**
+ * Next run times of cron expressions (lib/engine/time/cron.ts, on croner), in UTC and on a time zone's wall clock
+ * across DST changes.
+ */
 import { expect } from 'chai';
 import { CronSchedule } from '../../../lib/engine/index.js';
 import { InvalidInput } from '../../../lib/errors.js';
@@ -42,7 +45,8 @@ describe('cron next run', () => {
   it('takes ranges, steps, lists, names short or full, and weekday 7 as Sunday', () => {
     expect(next('0 0 1-10/3 * *', '2026-01-02T00:00:00Z')).to.equal('2026-01-04T00:00:00.000Z');
     expect(next('5/20 * * * *', '2026-01-01T10:06:00Z')).to.equal('2026-01-01T10:25:00.000Z'); // from 5 to the field's end
-    expect(next('0 12 * * mon,FRI', '2026-01-01T00:00:00Z')).to.equal('2026-01-02T12:00:00.000Z'); // 2026-01-01 is a Thursday
+    // 2026-01-01 is a Thursday
+    expect(next('0 12 * * mon,FRI', '2026-01-01T00:00:00Z')).to.equal('2026-01-02T12:00:00.000Z');
     expect(next('0 12 * * Monday-Friday', '2026-01-03T00:00:00Z')).to.equal('2026-01-05T12:00:00.000Z');
     expect(next('0 0 * * 7', '2026-01-01T00:00:00Z')).to.equal('2026-01-04T00:00:00.000Z');
     expect(next('30 6 15 Mar *', '2026-01-01T00:00:00Z')).to.equal('2026-03-15T06:30:00.000Z');
@@ -77,7 +81,8 @@ describe('cron next run', () => {
 
   describe('across DST changes', () => {
     it('runs a wall time a change skips once, at the instant it names on the clock before the change (New York)', () => {
-      // 2026-03-08: New York clocks go from 02:00 EST to 03:00 EDT; 02:30 does not exist that day: it runs at 03:30 EDT.
+      // 2026-03-08: New York clocks go from 02:00 EST to 03:00 EDT; 02:30 does not exist that day: it runs at 03:30
+      // EDT.
       expect(runs('0 30 2 * * *', '2026-03-07T00:00:00Z', '2026-03-10T00:00:00Z', NY)).to.deep.equal([
         '2026-03-07T07:30:00.000Z',
         '2026-03-08T07:30:00.000Z',
@@ -186,7 +191,8 @@ describe('cron next run', () => {
     expect(refused('0 0 30 2 *')).to.include('never matches');
     expect(refused('0 0 31 4,6,9,11 *', NY)).to.include('never matches');
     expect(refused('* * * 31 2 *')).to.include('never matches');
-    // Croner alone recurses once per month scanned, to the year 3000: thousands of frames deep, this overflowed the stack.
+    // Croner alone recurses once per month scanned, to the year 3000: thousands of frames deep, this overflowed the
+    // stack.
     const deep = (n: number): string => (n === 0 ? refused('0 0 31 4,6,9,11 *', NY) : deep(n - 1));
     expect(deep(5000)).to.include('never matches');
   });

@@ -67,7 +67,8 @@ describe('engine/values/record-object', () => {
       for (let k = 1; k < KEYS.length; k++) fields[KEYS[k]!] = v[k];
       return Object.freeze({ id: v[0], ...fields });
     });
-    // At least the property array's header (16 bytes here; 35 per record in the server, whose records carry spare slots too).
+    // At least the property array's header (16 bytes here; 35 per record in the server, whose records carry spare slots
+    // too).
     expect(spread - parsed).to.be.greaterThan(10);
   });
 });

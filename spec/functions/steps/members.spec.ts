@@ -47,7 +47,8 @@ describe('functions: crypto steps', () => {
           functions: [{ type: 'HmacSign', input: 'x', secret: '{{env.DATA_KEY}}', output_field: 'o' }],
         }),
       ).to.throw(
-        "functions[0].secret: environment variable 'DATA_KEY' is not on the allow-list (function_env_allowlist or EDDYDB_FUNCTION_ENV)",
+        "functions[0].secret: environment variable 'DATA_KEY' is not on the allow-list (function_env_allowlist or " +
+          'EDDYDB_FUNCTION_ENV)',
       );
       expect(() =>
         h.define({ label: 'y', functions: [{ type: 'Slugify', input: 'a {{env.PATH}} b', output_field: 'o' }] }),

@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { Router } from '../../../lib/http/routing/router.js';
 import { ROUTES } from '../../../lib/http/routing/routes.js';
 
-/** The answer the router gives, computed the slow way: every fixed-length route in table order, then every rest route. */
+/**
+ * The answer the router gives, computed the slow way: every fixed-length route in table order, then every rest route.
+ */
 function reference(method: string, path: string): string {
   const segments = path.split('/').slice(1);
   if (segments.length > 1 && segments[segments.length - 1] === '') segments.pop();

@@ -46,29 +46,35 @@ describe('stream renderer', () => {
     expect(sseEventFrames().error(new Forbidden('no'))).to.equal('event: error\ndata: {"error":"no"}\n\n');
   });
 
-  it('renders WebSocket frames: the reply event as the Success with its messageId, others by type, in the current encoding', () => {
-    let enc: 'json' | 'msgpack' = 'json';
-    const f = wsFrames('subscribed', { mutation: 'MutationNotification' }, 'm1', () => enc);
-    expect(JSON.parse(f.frame({ event: 'subscribed', data: { id: 's' } }) as string)).to.deep.equal({
-      type: 'Success',
-      payload: { data: { id: 's' } },
-      messageId: 'm1',
-    });
-    expect(JSON.parse(f.frame({ event: 'mutation', data: { n: 1 } }) as string)).to.deep.equal({
-      type: 'MutationNotification',
-      payload: { n: 1 },
-    });
-    enc = 'msgpack';
-    expect(decode(f.frame({ event: 'mutation', data: { n: 2 } }) as Buffer)).to.deep.equal({
-      type: 'MutationNotification',
-      payload: { n: 2 },
-    });
-    expect(JSON.parse(wsFrames('r', {}, undefined, () => 'json').error(new Forbidden('no')) as string)).to.deep.equal({
-      type: 'Error',
-      code: 403,
-      message: 'no',
-    });
-  });
+  it(
+    'renders WebSocket frames: the reply event as the Success with its messageId, others by type, in the current ' +
+      'encoding',
+    () => {
+      let enc: 'json' | 'msgpack' = 'json';
+      const f = wsFrames('subscribed', { mutation: 'MutationNotification' }, 'm1', () => enc);
+      expect(JSON.parse(f.frame({ event: 'subscribed', data: { id: 's' } }) as string)).to.deep.equal({
+        type: 'Success',
+        payload: { data: { id: 's' } },
+        messageId: 'm1',
+      });
+      expect(JSON.parse(f.frame({ event: 'mutation', data: { n: 1 } }) as string)).to.deep.equal({
+        type: 'MutationNotification',
+        payload: { n: 1 },
+      });
+      enc = 'msgpack';
+      expect(decode(f.frame({ event: 'mutation', data: { n: 2 } }) as Buffer)).to.deep.equal({
+        type: 'MutationNotification',
+        payload: { n: 2 },
+      });
+      expect(JSON.parse(wsFrames('r', {}, undefined, () => 'json').error(new Forbidden('no')) as string)).to.deep.equal(
+        {
+          type: 'Error',
+          code: 403,
+          message: 'no',
+        },
+      );
+    },
+  );
 
   it('encodes a shared payload once per format', () => {
     const data = { shared: true };

@@ -56,7 +56,8 @@ describe('answers written in one burst per loop turn', () => {
   it('keeps the order of pipelined requests on one connection', async () => {
     const raw = await socketRequest(
       url,
-      'GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      'GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /c HTTP/1.1\r\nHost: ' +
+        'x\r\nConnection: close\r\n\r\n',
     );
     expect(raw.indexOf('answer /a')).to.be.greaterThan(0);
     expect(raw.indexOf('answer /a')).to.be.lessThan(raw.indexOf('answer /b'));

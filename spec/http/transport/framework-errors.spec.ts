@@ -89,17 +89,22 @@ describe('framework errors', () => {
     expect(fromFrameworkError(aborted, 1).status).to.equal(400);
   });
 
-  it('maps node HTTP parser errors: 431 for oversized headers, 408 for a slow client, 400 for the rest, nothing for a reset', () => {
-    const hpe = (code: string, reason = 'bad') => Object.assign(new Error(`Parse Error: ${reason}`), { code, reason });
-    expect(fromClientError(hpe('HPE_HEADER_OVERFLOW'))!.status).to.equal(431);
-    expect(fromClientError(Object.assign(new Error('timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }))!.status).to.equal(
-      408,
-    );
-    const invalid = fromClientError(hpe('HPE_INVALID_HEADER_TOKEN', 'Invalid header value char'))!;
-    expect(invalid.status).to.equal(400);
-    expect(invalid.message).to.equal('Malformed HTTP request: Invalid header value char (HPE_INVALID_HEADER_TOKEN)');
-    expect(fromClientError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).to.equal(undefined);
-  });
+  it(
+    'maps node HTTP parser errors: 431 for oversized headers, 408 for a slow client, 400 for the rest, nothing for ' +
+      'a reset',
+    () => {
+      const hpe = (code: string, reason = 'bad') =>
+        Object.assign(new Error(`Parse Error: ${reason}`), { code, reason });
+      expect(fromClientError(hpe('HPE_HEADER_OVERFLOW'))!.status).to.equal(431);
+      expect(
+        fromClientError(Object.assign(new Error('timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }))!.status,
+      ).to.equal(408);
+      const invalid = fromClientError(hpe('HPE_INVALID_HEADER_TOKEN', 'Invalid header value char'))!;
+      expect(invalid.status).to.equal(400);
+      expect(invalid.message).to.equal('Malformed HTTP request: Invalid header value char (HPE_INVALID_HEADER_TOKEN)');
+      expect(fromClientError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).to.equal(undefined);
+    },
+  );
 
   it('maps ws handshake refusals: 405 for a method other than GET, 400 naming the header otherwise', () => {
     expect(fromHandshakeError(new Error('Invalid HTTP method')).status).to.equal(405);

@@ -115,7 +115,8 @@ describe('requests with bodies served without fastify', () => {
     // Declared larger than the limit and never sent: answered at once, and the connection closed.
     const raw = await socketRequest(
       t.url,
-      `POST /api/insert/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"name":`,
+      `POST /api/insert/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ` +
+        `1000000\r\n\r\n{"name":`,
     );
     const answer = parseRawResponse(raw);
     expect(answer.status).to.equal(413);

@@ -25,7 +25,10 @@ const unfinished = (method: string, path: string, bytes: number) => {
     { length: Math.ceil(bytes / chunk.length) },
     () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`,
   ).join('');
-  return `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}`;
+  return (
+    `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: ` +
+    `chunked\r\n\r\n${chunks}`
+  );
 };
 
 function expectRefused(raw: string): void {

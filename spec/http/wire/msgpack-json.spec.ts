@@ -122,7 +122,8 @@ function randomValue(rnd: () => number, depth: number): unknown {
 describe('http/codec: MessagePack bodies rewritten as JSON text', function () {
   before(function () {
     if (!msgpackRewriteAvailable) {
-      // The addon is optional (npm install builds it); without it every body goes to msgpackr, which the other codec specs cover.
+      // The addon is optional (npm install builds it); without it every body goes to msgpackr, which the other codec
+      // specs cover.
       console.log('    (build/Release/eddydb_codec.node was not built: nothing to compare)');
       this.skip();
     }
@@ -131,7 +132,8 @@ describe('http/codec: MessagePack bodies rewritten as JSON text', function () {
   it('decodes 3,000 random bodies, from two encoders, exactly as msgpackr does, rewriting most of them', () => {
     const rnd = mulberry32(15);
     const counts = { rewritten: 0, declined: 0 };
-    // msgpackr with variable-size map headers, msgpackr's default (every map a map16), @msgpack/msgpack (its own choices of widths).
+    // msgpackr with variable-size map headers, msgpackr's default (every map a map16), @msgpack/msgpack (its own
+    // choices of widths).
     const encoders = [
       (v: unknown) => packr.pack(v),
       (v: unknown) => defaultPackr.pack(v),

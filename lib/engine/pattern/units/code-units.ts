@@ -25,7 +25,10 @@ export function unitRune(unit: number): number {
   return isSurrogate(unit) ? unit + SURROGATE_SHIFT : unit;
 }
 
-/** `text` spelt for RE2 one code point per UTF-16 code unit (a regular expression without the u flag reads units one at a time). */
+/**
+ * `text` spelt for RE2 one code point per UTF-16 code unit (a regular expression without the u flag reads units one at
+ * a time).
+ */
 export function asCodeUnits(text: string): string {
   if (!ANY_SURROGATE.test(text)) return text;
   return text.replace(SURROGATES, (half) => String.fromCodePoint(half.charCodeAt(0) + SURROGATE_SHIFT));

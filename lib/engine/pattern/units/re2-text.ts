@@ -15,7 +15,9 @@ const NO_UNIT = '[^\\x00-\\x{10FFFF}]';
 
 const SPECIAL_OUTSIDE = new Set([...'\\.+*?()|[]{}^$']);
 const SPECIAL_INSIDE = new Set([...'\\[]^-']);
-/** Characters written as themselves: visible ones (letters, marks, digits, punctuation, symbols) and the ASCII space. */
+/**
+ * Characters written as themselves: visible ones (letters, marks, digits, punctuation, symbols) and the ASCII space.
+ */
 const VISIBLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 
 const CONTROL_NAMES: Readonly<Record<number, string>> = { 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r' };

@@ -100,7 +100,9 @@ function checkRfc4122(field: string, value: Value): ValidationDetail | undefined
     constraint: 'format',
     expected: 'rfc4122',
     actual: bareValue(value),
-    message: `Field '${field}' must be an RFC 4122 UUID: hex digits, version 1-8, variant 8, 9, a or b (got ${showValue(value)})`,
+    message:
+      `Field '${field}' must be an RFC 4122 UUID: hex digits, version 1-8, variant 8, 9, a or b (got ` +
+      `${showValue(value)})`,
   };
 }
 
@@ -114,7 +116,9 @@ function checkRfc4122(field: string, value: Value): ValidationDetail | undefined
 function checkRegex(regex: string, field: string, text: string): ValidationDetail | undefined {
   const compiled = compilePattern(regex);
   if (compiled.ok && text.length > compiled.pattern.maxTextLength) {
-    const message = `Field '${field}' is too long to check against its pattern: ${text.length} characters, at most ${compiled.pattern.maxTextLength} for this pattern`;
+    const message =
+      `Field '${field}' is too long to check against its pattern: ${text.length} characters, at most ` +
+      `${compiled.pattern.maxTextLength} for this pattern`;
     return { field, constraint: 'regex', expected: regex, actual: `<${text.length} characters>`, message };
   }
   if (compiled.ok && compiled.pattern.test(text)) return undefined;

@@ -38,7 +38,9 @@ export const LOG_MAGIC = 'EDDYLOG';
 export const LOG_VERSION = 1;
 /** In `none` mode, an fsync runs once this many acknowledged bytes wait for one. */
 export const NONE_RETAIN_BYTES = 16 * 1024 * 1024;
-/** heal() first writes and fsyncs this much to a scratch file: a disk still full fails here, before the log is touched. */
+/**
+ * heal() first writes and fsyncs this much to a scratch file: a disk still full fails here, before the log is touched.
+ */
 export const HEAL_PROBE_BYTES = 64 * 1024;
 export const HEAL_PROBE_FILE = 'heal-probe.tmp';
 
@@ -173,7 +175,10 @@ export class LogWriter {
     return answered;
   }
 
-  /** Cycles until nothing is pending: one write of everything pending, then (always) one fsync; answers the appends it covered. */
+  /**
+   * Cycles until nothing is pending: one write of everything pending, then (always) one fsync; answers the appends it
+   * covered.
+   */
   private async pump(): Promise<void> {
     try {
       while (this.pending.length > 0 && !this.failure) await this.writeCycle();
@@ -259,7 +264,9 @@ export class LogWriter {
     });
   }
 
-  /** Flushes anything written but not yet fsynced (batch and none modes). Throws (failing the writer) on an fsync error. */
+  /**
+   * Flushes anything written but not yet fsynced (batch and none modes). Throws (failing the writer) on an fsync error.
+   */
   async flush(): Promise<void> {
     if (this.syncTimer) clearTimeout(this.syncTimer);
     this.syncTimer = undefined;

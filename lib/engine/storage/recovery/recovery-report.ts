@@ -100,7 +100,10 @@ export function describeDamage(damaged: DamagedFile): string {
 /** One sentence for a dropped tail. */
 export function describeTail(tail: TailDrop): string {
   const what = tail.frames === 0 ? 'zero fill' : 'an incomplete or damaged final frame';
-  return `${tail.segment}: torn final record, ${tail.bytes} bytes dropped from byte ${tail.offset} (${tail.reason}: ${what}); truncated`;
+  return (
+    `${tail.segment}: torn final record, ${tail.bytes} bytes dropped from byte ${tail.offset} (${tail.reason}: ` +
+    `${what}); truncated`
+  );
 }
 
 /** One sentence for seqs missing between files. */

@@ -34,7 +34,10 @@ import {
 } from './recovery-report.js';
 import { preserveDamaged } from './damaged-files.js';
 
-/** What was loaded and replayed goes at debug (the server's startup summary says it once); long replays report progress at info. */
+/**
+ * What was loaded and replayed goes at debug (the server's startup summary says it once); long replays report progress
+ * at info.
+ */
 export type RecoveryLog = (msg: string, level: 'debug' | 'info' | 'warn') => void;
 
 export interface RecoveryOptions {
@@ -113,7 +116,8 @@ export async function recover(fs: StorageFs, dir: string, opts: RecoveryOptions 
   }
   if (report.snapshot) log(`loaded ${report.snapshot} (seq ${outcome.base.seq})`, 'debug');
   log(
-    `recovered from ${label(outcome.base)}: replayed ${report.replayedBatches} batches, now at seq ${outcome.state.seq}`,
+    `recovered from ${label(outcome.base)}: ` +
+      `replayed ${report.replayedBatches} batches, now at seq ${outcome.state.seq}`,
     'debug',
   );
   for (const warning of report.warnings) log(warning, 'warn');
@@ -205,8 +209,10 @@ function withWayOut(err: Corruption, dir: string): Corruption {
     err.file,
     err.offset,
     `${reasonOf(err)}. The server did not start and changed nothing. ` +
-      `Run \`eddydb verify --data-dir ${dir}\` to see every damaged file and what a start would use, or start with --salvage ` +
-      `(or EDDYDB_SALVAGE=1) to start from what is readable: damaged files are moved to ${path.join(dir, 'damaged-<time>')}/ ` +
+      `Run \`eddydb verify --data-dir ${dir}\` to see every damaged file and what a start would use, or start with ` +
+      `--salvage ` +
+      `(or EDDYDB_SALVAGE=1) to start from what is readable: damaged files are moved to ` +
+      `${path.join(dir, 'damaged-<time>')}/ ` +
       'and everything dropped is reported',
   );
 }

@@ -146,7 +146,9 @@ function countRecords(state: DbState): CollectionCount[] {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** Corruption says file and byte already; an fs error is its errno code and message; anything else keeps its class name. */
+/**
+ * Corruption says file and byte already; an fs error is its errno code and message; anything else keeps its class name.
+ */
 function describeError(err: unknown): string {
   if (err instanceof Corruption) return err.message;
   if (!(err instanceof Error)) return String(err);

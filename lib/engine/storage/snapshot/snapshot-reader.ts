@@ -39,7 +39,10 @@ export interface SnapshotDamage {
   /** Frames not read; exact when the `end` frame was read, otherwise a lower bound. */
   readonly droppedFrames: number;
   readonly droppedFramesExact: boolean;
-  /** Per collection with unread records: how many were lost (null when its `coll` frame, which holds the count, was lost). */
+  /**
+   * Per collection with unread records: how many were lost (null when its `coll` frame, which holds the count, was
+   * lost).
+   */
   readonly lostRecords: ReadonlyArray<{ collection: string; read: number; lost: number | null }>;
   /** Single frames that were not read ('config', 'keys', ...). */
   readonly missingSections: readonly string[];

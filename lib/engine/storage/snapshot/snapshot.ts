@@ -86,7 +86,8 @@ export interface WrittenSnapshot {
  */
 export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, now: number): Promise<WrittenSnapshot> {
   const seq = state.seq;
-  // Every collection's point-in-time reader opens now, before the first await; expiry is not judged (expired records are state until swept).
+  // Every collection's point-in-time reader opens now, before the first await; expiry is not judged (expired records
+  // are state until swept).
   const colls = [...state.collections.values()].map((c) => ({
     meta: c.meta,
     membership: c.membershipVersion,

@@ -154,7 +154,9 @@ function writeString(out: Buffer, at: number, text: string): number {
   return at + header + bytes;
 }
 
-/** UTF-8 of a short string by hand, as msgpackr encodes it (a lone surrogate as its own three bytes); the byte count. */
+/**
+ * UTF-8 of a short string by hand, as msgpackr encodes it (a lone surrogate as its own three bytes); the byte count.
+ */
 function writeShortUtf8(out: Buffer, at: number, text: string): number {
   let position = at;
   for (let i = 0; i < text.length; i++) {

@@ -85,7 +85,10 @@ function stringJson(text: string): string {
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : '"' + text + '"';
 }
 
-/** A bare scalar's JSON as JSON.stringify writes it; undefined for anything else (a bigint is written with exact digits elsewhere). */
+/**
+ * A bare scalar's JSON as JSON.stringify writes it; undefined for anything else (a bigint is written with exact digits
+ * elsewhere).
+ */
 function scalarJson(value: Value): string | undefined {
   if (value === null) return 'null';
   switch (typeof value) {

@@ -101,13 +101,17 @@ export function passwordKey(password: string): Buffer {
   const bytes = Buffer.from(password, 'utf8');
   if (bytes.length > MAX_PASSWORD_BYTES) {
     throw new InvalidInput(
-      `The password is ${bytes.length} bytes of UTF-8; bcrypt reads at most ${MAX_PASSWORD_BYTES}, so a longer one is refused rather than cut`,
+      `The password is ${bytes.length} bytes of UTF-8; bcrypt reads at most ${MAX_PASSWORD_BYTES}, so a longer one ` +
+        `is refused rather than cut`,
     );
   }
   return Buffer.concat([bytes, Buffer.from([0])]);
 }
 
-/** A new `$2b$` hash of `password` with a random 16-byte salt. Throws what `passwordKey` throws and what `runner` rejects with. */
+/**
+ * A new `$2b$` hash of `password` with a random 16-byte salt. Throws what `passwordKey` throws and what `runner`
+ * rejects with.
+ */
 export async function bcryptHash(
   password: string,
   cost: number,
@@ -127,7 +131,10 @@ export function parseBcryptHash(hash: string): ParsedBcryptHash | undefined {
   return { prefix: `$2${parts[1]}$${parts[2]}$`, cost, salt: decode(parts[3]!, 16), digest: parts[4]! };
 }
 
-/** True when `password` hashes to `hash` (compared in constant time). Throws what `passwordKey` throws and what `runner` rejects with. */
+/**
+ * True when `password` hashes to `hash` (compared in constant time). Throws what `passwordKey` throws and what `runner`
+ * rejects with.
+ */
 export async function bcryptVerify(password: string, hash: ParsedBcryptHash, runner: BcryptRunner): Promise<boolean> {
   const raw = await runner.raw({ key: passwordKey(password), salt: hash.salt, cost: hash.cost });
   const ours = Buffer.from(encode(raw));
@@ -135,11 +142,15 @@ export async function bcryptVerify(password: string, hash: ParsedBcryptHash, run
   return ours.length === theirs.length && timingSafeEqual(ours, theirs);
 }
 
-/** InvalidInput naming `what`, its cost and the limit when `cost` is above `limit` (the setting `function_bcrypt_max_cost`). */
+/**
+ * InvalidInput naming `what`, its cost and the limit when `cost` is above `limit` (the setting
+ * `function_bcrypt_max_cost`).
+ */
 export function checkBcryptCost(cost: number, limit: number, what: string): void {
   if (cost > limit) {
     throw new InvalidInput(
-      `${what} ${cost} is above this server's limit of ${limit} (setting function_bcrypt_max_cost): each step of cost doubles the work`,
+      `${what} ${cost} is above this server's limit of ${limit} (setting function_bcrypt_max_cost): each step of ` +
+        `cost doubles the work`,
     );
   }
 }

@@ -91,7 +91,10 @@ export const hexEncode = step<CodecConfig>({
     writeEach(rows, config.output, (row) => bytesInput(run, config.input, row, 'input').toString('hex')),
 });
 
-/** HexDecode: `input` (pairs of hex digits, either case) decoded to UTF-8 text; node's decoder would stop silently at a bad pair. */
+/**
+ * HexDecode: `input` (pairs of hex digits, either case) decoded to UTF-8 text; node's decoder would stop silently at a
+ * bad pair.
+ */
 export const hexDecode = step<CodecConfig>({
   type: 'HexDecode',
   access: 'none',

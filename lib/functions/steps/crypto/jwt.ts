@@ -90,7 +90,8 @@ function signingKey(alg: JwtAlgorithm, secret: string): JwtKey {
       throw sec1Refused(alg);
     case 'ENCRYPTED PRIVATE KEY':
       throw new InvalidInput(
-        `${alg}: encrypted private keys are not accepted (no passphrase is configured); export the key unencrypted as PKCS#8`,
+        `${alg}: encrypted private keys are not accepted (no passphrase is configured); export the key unencrypted ` +
+          `as PKCS#8`,
       );
     case 'PUBLIC KEY':
     case 'RSA PUBLIC KEY':
@@ -98,7 +99,8 @@ function signingKey(alg: JwtAlgorithm, secret: string): JwtKey {
       throw new InvalidInput(`JwtSign with ${alg} needs a private key; a public key or certificate only verifies`);
     default:
       throw new InvalidInput(
-        `${alg} needs a PEM private key (${isRsa(alg) ? "'BEGIN PRIVATE KEY' or 'BEGIN RSA PRIVATE KEY'" : "PKCS#8, 'BEGIN PRIVATE KEY'"})`,
+        `${alg} needs a PEM private key ` +
+          `(${isRsa(alg) ? "'BEGIN PRIVATE KEY' or 'BEGIN RSA PRIVATE KEY'" : "PKCS#8, 'BEGIN PRIVATE KEY'"})`,
       );
   }
 }
@@ -158,7 +160,8 @@ function pemLabel(alg: JwtAlgorithm, secret: string, wanted: string): string {
 
 function sec1Refused(alg: JwtAlgorithm): InvalidInput {
   return new InvalidInput(
-    `${alg}: SEC1 EC keys ('BEGIN EC PRIVATE KEY') are not accepted; use PKCS#8 ('BEGIN PRIVATE KEY'), e.g. openssl pkcs8 -topk8 -nocrypt -in key.pem`,
+    `${alg}: SEC1 EC keys ('BEGIN EC PRIVATE KEY') are not accepted; use PKCS#8 ('BEGIN PRIVATE KEY'), e.g. openssl ` +
+      `pkcs8 -topk8 -nocrypt -in key.pem`,
   );
 }
 

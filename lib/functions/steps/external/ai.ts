@@ -145,13 +145,19 @@ export const chat = step<ChatConfig>({
   },
 });
 
-/** A literal list is checked whole at save; one with placeholders for its shape and literal roles (contents wait for the call). */
+/**
+ * A literal list is checked whole at save; one with placeholders for its shape and literal roles (contents wait for the
+ * call).
+ */
 function checkMessagesAtSave(members: MemberReader, value: unknown, literalList: boolean): void {
   if (!literalList && !Array.isArray(value)) return; // one placeholder or Parameter naming the whole list
   failAtSave(members, 'messages', () => chatMessages(literalList ? value : (value as unknown[]).map(shapeOnly)));
 }
 
-/** A message with placeholders as far as save time can tell: a placeholder role stands for any role, a present content for text. */
+/**
+ * A message with placeholders as far as save time can tell: a placeholder role stands for any role, a present content
+ * for text.
+ */
 function shapeOnly(item: unknown): unknown {
   if (!isPlainObject(item)) return item;
   const literalRole = typeof item.role === 'string' && !item.role.includes('{{');
@@ -159,7 +165,9 @@ function shapeOnly(item: unknown): unknown {
   return { role, content: item.content === undefined ? undefined : '' };
 }
 
-/** The resolved `messages`: 1 to MAX_CHAT_MESSAGES of {role, content}; a number or boolean content reads as its text. */
+/**
+ * The resolved `messages`: 1 to MAX_CHAT_MESSAGES of {role, content}; a number or boolean content reads as its text.
+ */
 function chatMessages(raw: unknown): AiMessage[] {
   const list = unwrap(raw);
   if (!Array.isArray(list) || list.length === 0 || list.length > MAX_CHAT_MESSAGES) {

@@ -30,7 +30,10 @@ import { defineProcedure, type RawInput, type StreamEvent } from '../procedure.j
 import { bodyObject, optionalString, param } from '../input.js';
 import type { Context } from '../context.js';
 
-/** Status probes wait at most this long per provider, so one silent vendor cannot hold the listing for a whole completion timeout. */
+/**
+ * Status probes wait at most this long per provider, so one silent vendor cannot hold the listing for a whole
+ * completion timeout.
+ */
 export const PROBE_TIMEOUT_MS = 10_000;
 
 function probeDirectory(ctx: Context): SettingsProviderDirectory {

@@ -21,7 +21,9 @@ import { bodyObject } from '../input.js';
 import { checkCollectionAccess } from '../../auth/permissions.js';
 import type { Context } from '../context.js';
 
-/** What a turn or an execute call runs tools with: the caller's session, the collections it may see, its permissions. */
+/**
+ * What a turn or an execute call runs tools with: the caller's session, the collections it may see, its permissions.
+ */
 export function toolEnv(ctx: Context): ToolEnv {
   const principal = ctx.principal;
   return {

@@ -84,7 +84,8 @@ function writtenFields(items: readonly BulkItem[]): string[] {
   const fields = new Set<string>();
   for (const item of items) {
     if (item.kind === 'delete' || !isPlainObjectValue(item.body)) continue;
-    // for-in over a plain object (own enumerable keys only, its prototype being Object.prototype or null): no key array per item.
+    // for-in over a plain object (own enumerable keys only, its prototype being Object.prototype or null): no key array
+    // per item.
     for (const field in item.body) fields.add(field);
   }
   fields.delete('id');

@@ -265,7 +265,8 @@ describe('validateRecord', () => {
           expected: '(?=A)',
           actual: 'ABC',
           message:
-            "Field 'code': pattern cannot be used: lookahead such as (?=...) or (?!...) is not supported; replace the field's regex",
+            "Field 'code': pattern cannot be used: lookahead such as (?=...) or (?!...) is not supported; replace " +
+            "the field's regex",
         },
       ]);
       expect(validateRecord(legacy, {}, 'insert'), 'absent values are not checked').to.deep.equal([]);

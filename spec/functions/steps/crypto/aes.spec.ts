@@ -18,7 +18,9 @@ describe('functions: crypto steps', () => {
     (await h.run([step], params)).records[0]!.out;
 
   describe('AesEncrypt and AesDecrypt', () => {
-    /** The GCM specification's test cases 13-15 (McGrew and Viega; NIST's GCM reference): AES-256, 96-bit IV, no AAD. */
+    /**
+     * The GCM specification's test cases 13-15 (McGrew and Viega; NIST's GCM reference): AES-256, 96-bit IV, no AAD.
+     */
     const zeroKey = '00'.repeat(32);
     const sealed = (ctHex: string, tagHex: string, ivHex: string) => ({
       ciphertext: Buffer.from(ctHex + tagHex, 'hex').toString('base64'),
@@ -38,7 +40,8 @@ describe('functions: crypto steps', () => {
           zeroKey,
         ),
       ).to.equal('\0'.repeat(16));
-      // Test case 15's plaintext is binary: node's GCM must give its ciphertext and tag, and the step reads that text as not UTF-8 (null).
+      // Test case 15's plaintext is binary: node's GCM must give its ciphertext and tag, and the step reads that text
+      // as not UTF-8 (null).
       const key15 = 'feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308';
       const p15 =
         'd9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255';

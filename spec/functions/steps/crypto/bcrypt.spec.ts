@@ -143,7 +143,8 @@ describe('functions: crypto steps', () => {
     it('refuses a cost above function_bcrypt_max_cost (default 14) before any work, naming the cost and the limit', async () => {
       const hashing = await rejection(h.run([{ type: 'BcryptHash', plain: 'x', output_field: 'h', cost: 15 }]));
       expect(hashing.message).to.equal(
-        "BcryptHash cost 15 is above this server's limit of 14 (setting function_bcrypt_max_cost): each step of cost doubles the work",
+        "BcryptHash cost 15 is above this server's limit of 14 (setting function_bcrypt_max_cost): each step of " +
+          'cost doubles the work',
       );
       expect((hashing as { code?: string }).code).to.equal('INVALID_INPUT');
       const started = performance.now();

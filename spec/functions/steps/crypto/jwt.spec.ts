@@ -232,7 +232,8 @@ describe('functions: JwtSign and JwtVerify', function () {
 
   it('refuses SEC1 EC keys with a clear error, at save for a literal and at run time from the environment', async () => {
     const message =
-      "ES256: SEC1 EC keys ('BEGIN EC PRIVATE KEY') are not accepted; use PKCS#8 ('BEGIN PRIVATE KEY'), e.g. openssl pkcs8 -topk8 -nocrypt -in key.pem";
+      "ES256: SEC1 EC keys ('BEGIN EC PRIVATE KEY') are not accepted; use PKCS#8 ('BEGIN PRIVATE KEY'), e.g. " +
+      'openssl pkcs8 -topk8 -nocrypt -in key.pem';
     expect(() =>
       h.define({
         label: 's',
@@ -315,7 +316,8 @@ describe('functions: JwtSign and JwtVerify', function () {
     for (const none of ['none', 'None', 'NONE'])
       expect(define(none)).to.throw("functions[0].algorithm: 'none' is rejected: tokens must be signed");
     expect(define('HS1')).to.throw(
-      'functions[0].algorithm: must be one of HS256, HS384, HS512, RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, EdDSA',
+      'functions[0].algorithm: must be one of HS256, HS384, HS512, RS256, RS384, RS512, PS256, PS384, PS512, ES256, ' +
+        'ES384, EdDSA',
     );
     expect(define('hs256')).to.throw('must be one of');
   });

@@ -168,7 +168,8 @@ describe('functions: HttpRequest step', () => {
   it('goes through HTTP_PROXY from the environment', async () => {
     const proxy = await startForwardProxy();
     proxy.hosts.set('api.example.test', srv.port);
-    // Only the proxy knows this name; listed by name, it is not resolved here before the proxy (outbound-fetch.spec covers that check).
+    // Only the proxy knows this name; listed by name, it is not resolved here before the proxy (outbound-fetch.spec
+    // covers that check).
     await h.db.updateSettings({ outbound_allow_hosts: ['127.0.0.1', 'api.example.test'] });
     const saved = process.env.HTTP_PROXY;
     process.env.HTTP_PROXY = proxy.url;
