@@ -1,4 +1,4 @@
-// CI smoke check of the README's way to run the server (issue 9, item 2):
+// CI smoke check of the README's way to run the server:
 // `npm start` on a free port with a fresh data directory, wait for
 // GET /api/health, then SIGTERM the pid of npm itself (what process managers
 // and containers signal) and fail if the server outlives it: a live server

@@ -1,5 +1,5 @@
 /**
- * chat-message (issue 13 item 7): the server's own time per chat message
+ * chat-message: the server's own time per chat message
  * (retrieval over 100,000 records, prompt building, storing the exchange)
  * against a provider that answers instantly, so the provider costs nothing.
  * Measured as the HTTP round trip of POST /api/chat/{id}/messages on a
@@ -168,7 +168,7 @@ export async function chatMessage(): Promise<void> {
 }
 
 /**
- * chat-stream-delay (issue 13 item 4): the delay the server adds between a
+ * chat-stream-delay: the delay the server adds between a
  * provider's streamed token and the client receiving it. A fake Chat
  * Completions vendor on loopback (in this process) streams TOKENS tokens,
  * one every TOKEN_GAP_MS, each carrying the `performance.now()` it was

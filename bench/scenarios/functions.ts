@@ -1,5 +1,5 @@
 /**
- * Stored-function scenarios (issue 11 item 7):
+ * Stored-function scenarios:
  * - functions-findbyid: calls/s of a one-step FindById function against the
  *   plain point read, both over HTTP on the same server in the same run
  *   (aim: at least 0.60).

@@ -1,5 +1,5 @@
 /**
- * Issue 4 scenarios.
+ * Ripple scenarios.
  * - batch-bypass: batches of 10,000 records into a server with one ripple
  *   peer attached, with and without bypass_ripple (the product claims 2-5x
  *   for bypass on bulk loads). Both servers are real processes; the

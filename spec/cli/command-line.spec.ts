@@ -1,5 +1,5 @@
 /**
- * Issue 9: the command line read through util.parseArgs with per-command
+ * The command line read through util.parseArgs with per-command
  * option tables: help recognised everywhere, unknown commands and options
  * refused with the closest known spelling, values checked in flags and in
  * the environment alike. Pure: parseCommandLine and its tables, in process.
@@ -25,7 +25,7 @@ function mistake(argv: string[], env: NodeJS.ProcessEnv = {}): string {
   }
 }
 
-describe('the command line (issue 9)', () => {
+describe('the command line', () => {
   it('asks for help on every form of --help, before checking values', () => {
     for (const argv of [
       ['--help'],

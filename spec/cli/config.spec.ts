@@ -1,6 +1,5 @@
 /**
- * Server options from flags and the environment: the failed-login limit and proxy trust (issue 8), value checks (issue
- * 9).
+ * Server options from flags and the environment: the failed-login limit and proxy trust, value checks.
  */
 import { expect } from 'chai';
 import { startConfig } from '../../lib/cli/config.js';
@@ -24,13 +23,13 @@ describe('serverConfig', () => {
     expect(c).to.include({ authFailureLimit: 0, trustProxy: true });
   });
 
-  it('fires schedules unless --no-schedules or EDDYDB_NO_SCHEDULES says not to (issue 14)', () => {
+  it('fires schedules unless --no-schedules or EDDYDB_NO_SCHEDULES says not to', () => {
     expect(startConfig(['start'], {}).runSchedules).to.equal(true);
     expect(startConfig(['start', '--no-schedules'], {}).runSchedules).to.equal(false);
     expect(startConfig(['start'], { EDDYDB_NO_SCHEDULES: '1' }).runSchedules).to.equal(false);
   });
 
-  it('reads the {{env.NAME}} allow-list of stored functions from EDDYDB_FUNCTION_ENV or --function-env (issue 12)', () => {
+  it('reads the {{env.NAME}} allow-list of stored functions from EDDYDB_FUNCTION_ENV or --function-env', () => {
     expect(startConfig(['start'], {}).functionEnv).to.deep.equal([]);
     expect(startConfig(['start'], { EDDYDB_FUNCTION_ENV: ' JWT_SECRET, HMAC_KEY ,,' }).functionEnv).to.deep.equal([
       'JWT_SECRET',
@@ -86,7 +85,7 @@ describe('serverConfig', () => {
       .and.not.include('topsecret');
   });
 
-  it('reads the outbound allow-list and the e-mail settings (issue 12), refusing a bad host entry', () => {
+  it('reads the outbound allow-list and the e-mail settings, refusing a bad host entry', () => {
     const c = startConfig(['start', '--outbound-allow-hosts', '127.0.0.1, *.corp.internal,10.0.0.0/8'], {
       EDDYDB_OUTBOUND_ALLOW_PRIVATE: '0',
       EDDYDB_SMTP_HOST: 'mail.local',

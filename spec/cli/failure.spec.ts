@@ -1,5 +1,5 @@
 /**
- * Issue 9: what a failed command says. Known failures are one or two lines
+ * What a failed command says. Known failures are one or two lines
  * naming what happened and what to do; an unexpected error gets no
  * description, so main.ts prints its stack. Pure: describeFailure with the
  * errors node and the engine raise (permission errors cannot be provoked
@@ -13,7 +13,7 @@ function errno(code: string, fields: Record<string, unknown>): NodeJS.ErrnoExcep
   return Object.assign(new Error(`${code}: failed`), { code, ...fields });
 }
 
-describe('describeFailure (issue 9)', () => {
+describe('describeFailure', () => {
   const ctx = { port: 8080, host: '0.0.0.0', dataDir: '/srv/eddy' };
 
   it('names the port and host for a port in use or not permitted', () => {

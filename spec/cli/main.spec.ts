@@ -1,5 +1,5 @@
 /**
- * Issue 9: the real `eddydb` process. Help in every form exits 0 and starts
+ * The real `eddydb` process. Help in every form exits 0 and starts
  * nothing; a mistake on the command line exits 2 with one line; a port in
  * use exits 1 with one line, writes no admin key, prints none, and does not
  * even create the data directory.
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir, removeDir } from '../helpers/temp-dir.js';
 
-describe('eddydb, the process (issue 9)', function () {
+describe('eddydb, the process', function () {
   this.timeout(60_000);
 
   for (const argv of [['--help'], ['-h'], ['help'], ['help', 'export'], ['start', '--help'], ['import', '-h']]) {

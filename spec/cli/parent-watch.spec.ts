@@ -1,5 +1,5 @@
 /**
- * Issue 9: `npm start` killed by its PID left node orphaned, holding the port
+ * `npm start` killed by its PID left node orphaned, holding the port
  * and the data lock. The server watches its parent (under npm, or with
  * --watch-parent) and shuts down cleanly when the parent pid changes. The
  * watch itself is tested with an injected parent pid; the whole story with
@@ -20,7 +20,7 @@ function killLockHolder(dataDir: string): void {
   if (existsSync(lock)) process.kill(Number(readFileSync(lock, 'utf8')), 'SIGKILL');
 }
 
-describe('parent watch (issue 9)', function () {
+describe('parent watch', function () {
   this.timeout(60_000);
 
   it('is on under npm unless turned off, and off otherwise unless turned on', () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 9: the offline tools on a wrong path or wrong input, as real
+ * The offline tools on a wrong path or wrong input, as real
  * processes. A mistyped --data-dir is refused (exit 1) and nothing is
  * created, unless --create; verify of a damaged directory reports without
  * a stack trace and counts records; exporting a collection that does not
@@ -14,7 +14,7 @@ import { runCli } from '../helpers/run-cli.js';
 import { tempDir, removeDir } from '../helpers/temp-dir.js';
 import { snapshotsOf } from '../helpers/data-files.js';
 
-describe('offline tools on a wrong path or input (issue 9)', function () {
+describe('offline tools on a wrong path or input', function () {
   this.timeout(60_000);
   let dir: string;
   beforeEach(() => {

@@ -1,5 +1,5 @@
 /**
- * Serializable over real HTTP (issue 8 item 5): the predicate of every
+ * Serializable over real HTTP: the predicate of every
  * `POST /api/find` and `POST /api/search` made with `?transaction_id=` is
  * validated at commit, so predicate write skew, an update into a queried
  * predicate and write skew through search each end in a 409 naming the

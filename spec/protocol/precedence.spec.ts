@@ -1,11 +1,8 @@
 /**
  * The route precedence rules of protocol.md (1.1, 2.13, gotcha 11), as
- * concrete requests matched by the real router. A rule whose winning route
- * is still pending (pending.ts) waits for its issue and shows as pending;
- * it runs as soon as the route leaves PENDING.
+ * concrete requests matched by the real router.
  */
 import { expect } from 'chai';
-import { pendingIssueOfRoute } from './pending.js';
 import { routeKey } from './route-key.js';
 import { routeFor } from './served.js';
 
@@ -158,9 +155,7 @@ describe('protocol route precedence', () => {
   for (const rule of new Set(EXAMPLES.map((e) => e.rule))) {
     describe(rule, () => {
       for (const { method, path, wins, params } of EXAMPLES.filter((e) => e.rule === rule)) {
-        const issue = pendingIssueOfRoute(wins);
-        it(`routes ${method} ${path} to ${wins}${issue === undefined ? '' : ` (waits for issue ${issue})`}`, function () {
-          if (issue !== undefined) this.skip();
+        it(`routes ${method} ${path} to ${wins}`, () => {
           // The query string is the transport's to strip; the router sees the path.
           const choice = routeFor(method, path.split('?')[0]!);
           expect(choice, `no route for ${method} ${path}`).to.not.equal(undefined);

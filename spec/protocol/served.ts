@@ -1,8 +1,7 @@
 /**
  * What this server serves, read from lib/http's tables. The one place the
  * protocol specs touch the route table, the WebSocket message table and the
- * router, so when their shape changes (issue 10 turns them into procedure
- * tables) only this file is adapted. Routes and message types a transport
+ * router, so when their shape changes only this file is adapted. Routes and message types a transport
  * serves in front of the tables are listed by hand with the file that serves
  * them; wire.spec.ts checks every served entry through a real server, so a
  * hand-listed one that stops being served fails there.

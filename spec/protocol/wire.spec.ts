@@ -11,7 +11,6 @@ import { expect } from 'chai';
 import WebSocket from 'ws';
 import { TestServer } from '../helpers/test-server.js';
 import { MESSAGE_INVENTORY, ROUTE_INVENTORY } from './inventory.js';
-import { pendingIssueOfMessage, pendingIssueOfRoute } from './pending.js';
 
 const NO_SUCH_ROUTE = '/api/no-such-area-for-protocol-check';
 const NO_SUCH_TYPE = 'NoSuchMessageTypeForProtocolCheck';
@@ -102,25 +101,14 @@ describe('protocol inventory over the wire', function () {
     for (const { method, path, section } of ROUTE_INVENTORY) {
       if (section === '1.1') continue; // the WebSocket endpoint, below
       const route = `${method} ${path}`;
-      const issue = pendingIssueOfRoute(route);
       const concrete = examplePath(path);
-      if (issue === undefined) {
-        it(`routes ${method} ${concrete}${concrete === path ? '' : ` (${path})`}`, async () => {
-          const a = await send(t, method, concrete);
-          expect(
-            isUnrouted(method, concrete, a),
-            `${route} (protocol.md ${section}) is not served: ${a.status} ${a.text}`,
-          ).to.equal(false);
-        });
-      } else {
-        it(`does not route ${method} ${concrete} yet (issue ${issue})`, async () => {
-          const a = await send(t, method, concrete);
-          expect(
-            isUnrouted(method, concrete, a),
-            `${route} is served now: remove it from PENDING[${issue}] in spec/protocol/pending.ts`,
-          ).to.equal(true);
-        });
-      }
+      it(`routes ${method} ${concrete}${concrete === path ? '' : ` (${path})`}`, async () => {
+        const a = await send(t, method, concrete);
+        expect(
+          isUnrouted(method, concrete, a),
+          `${route} (protocol.md ${section}) is not served: ${a.status} ${a.text}`,
+        ).to.equal(false);
+      });
     }
   });
 
@@ -145,9 +133,7 @@ describe('protocol inventory over the wire', function () {
     });
 
     for (const { type } of MESSAGE_INVENTORY) {
-      const issue = pendingIssueOfMessage(type);
       if (type === 'Hello') continue; // answered without a messageId, above
-      if (issue !== undefined) continue; // today's placeholder answers (501, ChatStreamError) are not "unknown type"; served.ts is the check
       it(`answers ${type} as a known message type`, async () => {
         const reply = await client.request(type, {});
         const asUnknown = unknownType.split('<type>').join(type);

@@ -9,7 +9,7 @@ import { elementsOf, testOperator } from '../../../lib/engine/query/operators.js
 import { equalValues, normalizeDateTime, Tagged, type Fields, type Value } from '../../../lib/engine/values/index.js';
 import { mulberry32 } from '../../helpers/seeded-random.js';
 
-/** The In semantics before issue 8, kept here as the reference. */
+/** In as a plain scan of the list, the reference the value set must agree with. */
 function scanIsIn(actual: Value | undefined, list: readonly Value[]): boolean {
   if (list.some((x) => equalValues(actual, x))) return true;
   const items = elementsOf(actual);

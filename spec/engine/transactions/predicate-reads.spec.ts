@@ -1,5 +1,5 @@
 /**
- * Serializable validates the predicates of its reads (issue 8 item 5): a
+ * Serializable validates the predicates of its reads: a
  * find records (collection, filter), a search or an unfiltered find the
  * whole collection, a join its target collections; commit is rejected when
  * a record committed after the read matches a predicate before or after its

@@ -1,6 +1,6 @@
 /**
  * A randomized check that Serializable keeps two invariants under many short,
- * interleaved transactions over few records (issue 8 item 5):
+ * interleaved transactions over few records:
  * - bank: transfers read both balances with a query and move money only
  *   when the source covers it; the total never changes and no balance goes
  *   negative;

@@ -1,7 +1,7 @@
 /**
  * The failed-exchange limiter and the client address it counts by (pure
  * cores), and how a real server counts IPv6 and IPv4-mapped clients (the
- * rest of the HTTP behaviour is in spec/regression/issue-8-auth-throttle).
+ * rest of the HTTP behaviour is in spec/regression/auth-throttle).
  */
 import { expect } from 'chai';
 import { RateLimited } from '../../../lib/errors.js';

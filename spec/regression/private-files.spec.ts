@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 7: files are private. A fresh data directory is 0700 and
+ * Files are private. A fresh data directory is 0700 and
  * every file the server creates in it 0600, whatever the umask (the tests
  * run under umask 000, where a default-created file would be 0666); an
  * existing directory that group or others can read is reported at startup
@@ -22,7 +22,7 @@ async function eventually(check: () => boolean, what: string, ms = 10_000): Prom
   }
 }
 
-describe('issue 8: files in the data directory are private', function () {
+describe('files in the data directory are private', function () {
   this.timeout(30_000);
   let root: string;
   let umask: number;

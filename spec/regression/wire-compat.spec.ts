@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 1: wire compatibility found by the official ekoDB examples.
+ * Wire compatibility found by the official ekoDB examples.
  * - Every WebSocket request type answers exactly once whether or not it
  *   carries a messageId, echoing it only when sent (the raw subscribe
  *   examples send Unsubscribe without one and used to wait forever).
@@ -122,7 +122,7 @@ const ROWS: Row[] = [
   { type: 'Subscribe', payload: () => ({ collection: 'watched' }), reply: success },
   { type: 'Unsubscribe', payload: () => ({ collection: 'watched' }), reply: success },
   { type: 'ChatSend', payload: () => ({ chat_id: 'c1', message: 'hi' }), reply: () => ({ type: 'ChatStreamError' }) },
-  // Served since issue 13: the chat 'c1' does not exist, so ChatSend ends at once and a tool result is refused.
+  // The chat 'c1' does not exist, so ChatSend ends at once and a tool result is refused.
   { type: 'RegisterClientTools', payload: () => ({ chat_id: 'c1', tools: [] }), reply: success },
   {
     type: 'ClientToolResult',
@@ -131,12 +131,12 @@ const ROWS: Row[] = [
   },
   // protocol.md §3.2: an ack to a CancelChat without a messageId could be misrouted to another pending request.
   { type: 'CancelChat', payload: () => ({ chat_id: 'c1' }), reply: (v) => (v === 'with' ? success() : null) },
-  // Served since issue 13: with no provider configured the offline `local` provider answers.
+  // With no provider configured the offline `local` provider answers.
   { type: 'RawComplete', payload: () => ({ system_prompt: 's', message: 'm' }), reply: success },
   { type: 'NoSuchType', payload: () => ({}), reply: () => ({ type: 'Error', code: 400 }) },
 ];
 
-describe('issue 9: wire compatibility with the official examples', function () {
+describe('wire compatibility with the official examples', function () {
   this.timeout(60_000);
   let t: TestServer;
   beforeEach(async () => {

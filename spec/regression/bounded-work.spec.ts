@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 8: bounded work per request. 100,000 `select_fields` names
+ * Bounded work per request. 100,000 `select_fields` names
  * blocked the event loop for 1.6 s on 50 records. Every list a request may
  * carry now has a documented limit (lib/engine/input/limits.ts): one above it is a
  * 400 naming the member, the limit itself is served. Over real HTTP.
@@ -27,7 +27,7 @@ function expect400(r: Reply, member: string): void {
   expect(r.body.error).to.contain(member);
 }
 
-describe('issue 8: bounded work per request', () => {
+describe('bounded work per request', () => {
   let t: TestServer;
   let call: TestServer['request'];
   let someId: string;

@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 10: the token exchange (POST /api/auth/token) was not
+ * The token exchange (POST /api/auth/token) was not
  * rate-limited, so an API key could be guessed at full speed. Failed
  * exchanges are now counted per client address (the socket's; X-Forwarded-For
  * only with trustProxy), and past the limit the address gets 429 with
@@ -32,7 +32,7 @@ async function failTimes(base: string, n: number, from: string, headers: Record<
   }
 }
 
-describe('issue 8: failed token exchanges are limited per client address', () => {
+describe('failed token exchanges are limited per client address', () => {
   let t: TestServer;
   before(async () => {
     t = await TestServer.start();
@@ -97,7 +97,7 @@ describe('issue 8: failed token exchanges are limited per client address', () =>
   });
 });
 
-describe('issue 8: the failed-exchange limit behind a trusted proxy', () => {
+describe('the failed-exchange limit behind a trusted proxy', () => {
   let t: TestServer;
   before(async () => {
     t = await TestServer.start({ trustProxy: true, authFailureLimit: 2, authFailureWindowSecs: 10 });

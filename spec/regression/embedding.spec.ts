@@ -1,5 +1,5 @@
 /**
- * Issue 9, item 4: EddyDB as a library. The package is packed (`npm pack`,
+ * EddyDB as a library. The package is packed (`npm pack`,
  * so the `files` list and the `exports` map are what a user gets) into a
  * scratch project that links only the package's declared dependencies (and
  * express, which the user brings), then:
@@ -87,7 +87,7 @@ const CONSUMER_TSCONFIG = {
   files: ['consumer.ts'],
 };
 
-describe('issue 9: embedding the packed package', function () {
+describe('embedding the packed package', function () {
   this.timeout(120_000);
   let work: string;
   let project: string;

@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 4: credentials are checked for the life of a connection.
+ * Credentials are checked for the life of a connection.
  * Before the fix a WebSocket or SSE stream opened with a token kept reading,
  * writing and receiving notifications after its key was revoked, its token
  * expired or its permissions were narrowed. Everything here runs over real
@@ -114,7 +114,7 @@ async function openSse(t: TestServer, collection: string, token: string): Promis
   return out;
 }
 
-describe('issue 8: credentials are checked for the life of a connection', function () {
+describe('credentials are checked for the life of a connection', function () {
   this.timeout(20_000);
   let t: TestServer;
   afterEach(async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 8, item 3: salvage, and damage at the tail reported at warning level.
+ * Salvage, and damage at the tail reported at warning level.
  *
  * Without the flag a damaged file stops startup with the file, the byte and
  * the way out. With it the database starts from what is readable, reports
@@ -38,7 +38,7 @@ async function refusal(dir: string): Promise<Corruption> {
   throw new Error('expected the database to refuse to start');
 }
 
-describe('issue 8: salvage', function () {
+describe('salvage', function () {
   this.timeout(30_000);
   let dir: string;
   beforeEach(() => {
@@ -178,7 +178,7 @@ describe('issue 8: salvage', function () {
   });
 });
 
-describe('issue 8: damage at the tail is a warning, in the log and in /api/health', function () {
+describe('damage at the tail is a warning, in the log and in /api/health', function () {
   this.timeout(30_000);
   let dir: string;
   beforeEach(() => {

@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 2: malformed requests in general, written byte by byte on raw
+ * Malformed requests in general, written byte by byte on raw
  * sockets: odd Authorization bytes, repeated headers, Accept and
  * Accept-Encoding garbage, oversized headers, non-UTF-8 bytes in paths and
  * queries, unknown methods and bad upgrades. Each is a 4xx in the product's
@@ -97,7 +97,7 @@ function expectProductBody(status: number, body: string): void {
   expect(parsed).to.not.have.property('statusCode');
 }
 
-describe('issue 8: malformed headers over raw sockets', () => {
+describe('malformed headers over raw sockets', () => {
   let t: TestServer;
   let express: { url: string; close: () => Promise<void> };
   let token: string;

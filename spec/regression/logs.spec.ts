@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 5: logs people can use. Nothing was logged by default and
+ * Logs people can use. Nothing was logged by default and
  * 4xx lines had no latency. Now one pino logger per server: a startup
  * summary, an optional access line per request (route pattern, status,
  * latency, request id, bytes), levels, JSON or text lines. Checked on the
@@ -36,7 +36,7 @@ async function streamed(config: Config = {}): Promise<{ t: TestServer; out: stri
 
 const everything = (lines: LoggedLine[]) => lines.map((l) => `${l.msg} ${JSON.stringify(l.extra ?? null)}`).join('\n');
 
-describe('issue 9: logs people can use', function () {
+describe('logs people can use', function () {
   this.timeout(20_000);
   let dir: string;
   beforeEach(() => {

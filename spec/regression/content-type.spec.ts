@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 2: an empty, unparsable or multi-valued Content-Type was a 500
+ * An empty, unparsable or multi-valued Content-Type was a 500
  * on every route with a body (also unauthenticated on POST /api/auth/token),
  * because fastify judged the header itself and its error fell through as
  * INTERNAL. Now the Dispatcher decides for both transports: a missing or blank
@@ -35,7 +35,7 @@ const REFUSED_TYPES = [
   'text/xml',
 ];
 
-describe('issue 8: odd Content-Type values', () => {
+describe('odd Content-Type values', () => {
   let t: TestServer;
   let express: { url: string; close: () => Promise<void> };
   let admin: string;

@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 6: the key-value store obeys permissions. A key restricted by
+ * The key-value store obeys permissions. A key restricted by
  * `collection_permissions` used to read, overwrite and clear the whole store.
  * Now restricted keys need a `kv_permissions` grant (read/write, optional key
  * prefixes), every KV route checks it before touching anything, and clearing
@@ -34,7 +34,7 @@ function expect403(r: Reply, what: string): void {
   expect(r.body.error, what).to.be.a('string').and.not.empty;
 }
 
-describe('issue 8: the key-value store obeys permissions', () => {
+describe('the key-value store obeys permissions', () => {
   let t: TestServer;
   let call: TestServer['request'];
 

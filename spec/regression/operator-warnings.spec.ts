@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 5: warnings for what an operator must act on, each logged
+ * Warnings for what an operator must act on, each logged
  * once per transition rather than per event: token exchange throttling
  * kicking in for an address, a ripple peer that stops (and starts again)
  * accepting batches, and a snapshot that fails in the background (with its
@@ -39,7 +39,7 @@ async function eventually(check: () => boolean, what: string, ms = 10_000): Prom
 
 const matching = (lines: LoggedLine[], re: RegExp) => lines.filter((l) => re.test(l.msg));
 
-describe('issue 9: warnings an operator must act on', function () {
+describe('warnings an operator must act on', function () {
   this.timeout(30_000);
 
   it('warns once when a client address reaches the failed token request limit, naming the address', async () => {

@@ -1,5 +1,5 @@
 /**
- * The hostile-input run of issue 8: 10,000 seeded requests against a real
+ * The hostile-input run: 10,000 seeded requests against a real
  * server (malformed bodies and headers, wrong types, unknown operators,
  * catastrophic patterns, prototype pollution, huge lists, hostile ids and
  * paths), sent concurrently over real HTTP and raw sockets. Every answer must
@@ -436,7 +436,7 @@ function sendRaw(port: number, rand: Rand, token: string): Promise<number> {
   });
 }
 
-describe('regression: issue 8 hostile-input run', function () {
+describe('regression: the hostile-input run', function () {
   this.timeout(240_000);
   let server: TestServer;
 

@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 10: request logging wrote query strings, so `?token=` and
+ * Request logging wrote query strings, so `?token=` and
  * `?api_key=` values reached the log. Every path that logs a request (the
  * Dispatcher, fastify's framework errors, SSE, the WebSocket upgrade, a 5xx
  * with its headers) now writes secret-named parameters and headers as
@@ -17,7 +17,7 @@ interface Line {
   extra: unknown;
 }
 
-describe('issue 8: secrets stay out of the log', () => {
+describe('secrets stay out of the log', () => {
   let t: TestServer;
   let fs: FaultyFs;
   let lines: Line[];

@@ -1,5 +1,5 @@
 /**
- * Issue 8, item 3: a damaged snapshot never yields an empty database.
+ * A damaged snapshot never yields an empty database.
  *
  * Real data directories are damaged byte by byte (a flip in the header, in a
  * middle frame, in the end frame; 5 bytes cut off) with one snapshot and with
@@ -144,7 +144,7 @@ async function expectRefusal(dir: string, file: string, offset: number): Promise
   expect(readdirSync(dir).sort(), 'a refusal changes nothing on disk').to.deep.equal(before);
 }
 
-describe('issue 8: a damaged snapshot never yields an empty database', function () {
+describe('a damaged snapshot never yields an empty database', function () {
   this.timeout(60_000);
   const fixtures: Record<string, Fixture> = {};
   const cases: string[] = [];
@@ -230,7 +230,7 @@ describe('issue 8: a damaged snapshot never yields an empty database', function 
   });
 });
 
-describe('issue 8: generation retention', function () {
+describe('generation retention', function () {
   this.timeout(30_000);
   let dir: string;
   beforeEach(() => {

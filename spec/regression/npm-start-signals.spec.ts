@@ -1,5 +1,5 @@
 /**
- * Issue 9, item 2: `npm start` as a process manager or a container runs it.
+ * `npm start` as a process manager or a container runs it.
  * SIGTERM or SIGINT sent to the pid of the npm process (not the server's)
  * must shut the server down cleanly: the port is free, the data directory's
  * LOCK is released and the server process is gone, so a restart on the same
@@ -141,7 +141,7 @@ async function stopByNpmPid(
   expect(existsSync(path.join(dataDir, 'LOCK')), 'the data directory is still locked').to.equal(false);
 }
 
-describe('issue 9: stopping `npm start` by the npm pid', function () {
+describe('stopping `npm start` by the npm pid', function () {
   this.timeout(180_000);
   let dataDir: string;
   const started: Started[] = [];

@@ -1,5 +1,5 @@
 /**
- * Issue 8, item 3, with real processes: `eddydb start` after a clean
+ * Damaged files with real processes: `eddydb start` after a clean
  * shutdown whose snapshot is then damaged, compaction + damage (a
  * refusal on stderr with a non-zero exit), `eddydb verify` saying so, and
  * `eddydb start --salvage` followed by a clean normal start.
@@ -32,7 +32,7 @@ async function call(c: ChildServer, method: string, route: string, body?: unknow
 
 const countItems = async (c: ChildServer) => ((await call(c, 'POST', '/api/find/items', {})) as unknown[]).length;
 
-describe('issue 8: damaged snapshots across real restarts', function () {
+describe('damaged snapshots across real restarts', function () {
   this.timeout(120_000);
   let dir: string;
   beforeEach(() => {

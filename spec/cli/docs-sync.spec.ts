@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { configurationRows, toolCommandRows, toolOptionRows } from '../../lib/cli/args/readme-tables.js';
+import { configurationRows, toolCommandRows, toolOptionRows } from '../../lib/cli/args/docs-tables.js';
 import { COMMANDS } from '../../lib/cli/args/commands.js';
 
 const CONFIGURATION = 'docs/configuration.md';

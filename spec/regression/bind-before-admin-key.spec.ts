@@ -1,5 +1,5 @@
 /**
- * Issue 9: `eddydb start` on a port in use generated and printed a new admin
+ * `eddydb start` on a port in use generated and printed a new admin
  * key before failing, because Server.create bootstrapped the key before
  * listen(). With adminKeyAfterListen (what the CLI sets) the key is made
  * only once the port is bound; an embedder that never listens still gets
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Server } from '../../lib/http/index.js';
 import { tempDir, removeDir } from '../helpers/temp-dir.js';
 
-describe('issue 9: a start that cannot bind makes no admin key', function () {
+describe('a start that cannot bind makes no admin key', function () {
   this.timeout(30_000);
   let dir: string;
   beforeEach(() => {

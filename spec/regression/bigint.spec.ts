@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 11: no number is silently changed. Integers beyond 2^53 sent
+ * No number is silently changed. Integers beyond 2^53 sent
  * as JSON or MessagePack are stored as exact 64-bit Integers, found, sorted,
  * incremented and written back with their exact digits, across restarts;
  * anything that cannot hold them exactly is a 400 naming the field.
@@ -66,7 +66,7 @@ const cond = (field: string, operator: string, value: unknown) => ({
   content: { field, operator, value },
 });
 
-describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact value', function () {
+describe('regression: integers beyond 2^53 keep their exact value', function () {
   this.timeout(30_000);
   let t: TestServer;
   beforeEach(async () => {
@@ -354,7 +354,7 @@ describe('regression: issue 8 item 11, integers beyond 2^53 keep their exact val
   });
 });
 
-describe('regression: issue 8 item 11, 64-bit integers in MessagePack WebSocket frames', function () {
+describe('regression: 64-bit integers in MessagePack WebSocket frames', function () {
   this.timeout(30_000);
   it('reads and writes big integers as MessagePack int64 after a msgpack Hello', async () => {
     const t = await TestServer.start();

@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 2: a 500 is only for a real internal fault, and it is always
+ * A 500 is only for a real internal fault, and it is always
  * logged at error level with its cause, whichever path answers it. Faults
  * are real ones, injected with the fault-injecting file system; the log is
  * captured through ServerConfig.logger.
@@ -23,7 +23,7 @@ function causeChain(e: unknown): string[] {
   return out;
 }
 
-describe('issue 8: internal faults are logged with their cause', () => {
+describe('internal faults are logged with their cause', () => {
   let t: TestServer;
   let fs: FaultyFs;
   let lines: Line[];

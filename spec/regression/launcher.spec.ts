@@ -1,5 +1,5 @@
 /**
- * Issue 9, items 2 and 4: `npm start` rebuilt with tsc on every start, and
+ * `npm start` rebuilt with tsc on every start, and
  * the `eddydb` bin (dist/lib/cli/main.js) lost its run bit on a clean build.
  * The launcher bin/eddydb.js builds only when lib/ changed since the last
  * build, then runs dist/lib/cli/main.js in its own process. Tested on a
@@ -35,7 +35,7 @@ const mainSource = (word: string) =>
   `declare const process: { argv: string[] };\ndeclare const console: { log(...items: unknown[]): void };\n` +
   `console.log('${word}', process.argv.slice(2).join(' '));\n`;
 
-describe('issue 9: the eddydb launcher builds once', function () {
+describe('the eddydb launcher builds once', function () {
   this.timeout(60_000);
   let pkg: string;
   const main = () => path.join(pkg, 'lib', 'cli', 'main.ts');

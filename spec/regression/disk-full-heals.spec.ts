@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 9: a full disk heals. Through a real server on a
+ * A full disk heals. Through a real server on a
  * fault-injecting file system: the disk fills (or an fsync fails), the
  * server turns read-only with one error line naming the cause, refuses many
  * writes with 503 and only a bounded number of log lines, shows the state in
@@ -63,7 +63,7 @@ async function expectExactly(dir: string, acked: string[]): Promise<void> {
   }
 }
 
-describe('issue 8: a full disk heals', function () {
+describe('a full disk heals', function () {
   this.timeout(30_000);
   let dir: string;
   beforeEach(() => {
