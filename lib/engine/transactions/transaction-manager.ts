@@ -133,6 +133,13 @@ export class TransactionManager {
     return tx.operationsCount;
   }
 
+  /** Rolls back every open transaction, expired ones included (a checkpoint restored); returns how many. */
+  rollbackAll(): number {
+    const open = this.registry.list();
+    for (const status of open) this.rollback(status.transaction_id);
+    return open.length + this.registry.cleanupExpired();
+  }
+
   /**
    * The savepoint operations wait, as commit does, for the transaction's
    * statements still staging in slices: a savepoint made, or rolled back

@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert';
 import { applyEffect, type EffectTarget, type RecordImage } from './apply-effect.js';
+import type { StateJournal } from './journal.js';
 import {
   CollectionState,
   recordKey,
@@ -21,9 +22,11 @@ import {
 } from './state.js';
 import type { LoggedBatch } from './effects.js';
 
-export function applyBatch(state: DbState, batch: LoggedBatch): void {
+/** Applies `batch`; with a `journal`, each change first records what it replaces (see journal.ts). */
+export function applyBatch(state: DbState, batch: LoggedBatch, journal?: StateJournal): void {
   assert(batch.seq > state.seq, `batch seq ${batch.seq} must follow state seq ${state.seq}`);
-  const target = new StateTarget(state, batch.seq);
+  journal?.seq(state, batch.origin);
+  const target = new StateTarget(state, batch.seq, journal);
   for (const effect of batch.effects) applyEffect(target, effect);
   if (batch.origin !== undefined && batch.originSeq !== undefined) state.rippleSeen.set(batch.origin, batch.originSeq);
   state.seq = batch.seq;
@@ -34,6 +37,7 @@ class StateTarget implements EffectTarget {
   constructor(
     private readonly state: DbState,
     private readonly seq: number,
+    private readonly journal: StateJournal | undefined,
   ) {}
 
   collection(name: string): CollectionMeta | undefined {
@@ -51,12 +55,14 @@ class StateTarget implements EffectTarget {
 
   setCollection(meta: CollectionMeta): void {
     let coll = this.state.collections.get(meta.name);
+    this.journal?.collection(meta.name, coll);
     if (coll) coll.meta = meta;
     else this.state.collections.set(meta.name, (coll = new CollectionState(meta)));
     coll.changeSeq = this.seq;
   }
 
   dropCollection(name: string): void {
+    this.journal?.dropCollection(name, this.state.collections.get(name), this.state.trash.get(name));
     this.state.collections.delete(name);
     this.state.trash.delete(name);
   }
@@ -65,6 +71,7 @@ class StateTarget implements EffectTarget {
     const coll = this.state.collections.get(collection);
     assert(coll, `put into missing collection ${collection}`);
     const before = madeId ? undefined : coll.records.get(id);
+    this.journal?.record(collection, coll, id);
     if (!before) coll.membershipVersion = this.seq;
     coll.noteBeforeWrite(id);
     const entry = toEntry(image, this.seq, before?.ord ?? ++coll.lastOrd);
@@ -76,6 +83,7 @@ class StateTarget implements EffectTarget {
 
   removeRecord(collection: string, id: string): void {
     const coll = this.state.collections.get(collection)!;
+    this.journal?.record(collection, coll, id);
     if (coll.expiringRecords > 0 && coll.records.get(id)?.expiresAt !== undefined) coll.expiringRecords--;
     coll.noteBeforeWrite(id, true);
     coll.records.delete(id);
@@ -85,47 +93,57 @@ class StateTarget implements EffectTarget {
 
   putTrashed(collection: string, id: string, trashed: TrashEntry): void {
     let trash = this.state.trash.get(collection);
+    this.journal?.trash(collection, id, trash);
     if (!trash) this.state.trash.set(collection, (trash = new Map()));
     trash.set(id, trashed);
   }
 
   removeTrashed(collection: string, id: string): void {
+    this.journal?.trash(collection, id, this.state.trash.get(collection));
     this.state.trash.get(collection)?.delete(id);
   }
 
   setKv(key: string, entry: KvEntry): void {
+    this.journal?.kv(this.state, key, false);
     this.state.kv.set(key, entry);
   }
 
   deleteKv(key: string): void {
+    this.journal?.kv(this.state, key, true);
     this.state.kv.delete(key);
     this.state.kvLinks.delete(key);
   }
 
   clearKv(): void {
+    this.journal?.kvClear(this.state);
     this.state.kv.clear();
     this.state.kvLinks.clear();
   }
 
   link(key: string, collection: string, id: string): void {
+    this.journal?.link(this.state, key, `${collection}\u0000${id}`);
     let links = this.state.kvLinks.get(key);
     if (!links) this.state.kvLinks.set(key, (links = new Set()));
     links.add(`${collection}\u0000${id}`);
   }
 
   unlink(key: string, collection: string, id: string): void {
+    this.journal?.link(this.state, key, `${collection}\u0000${id}`);
     const links = this.state.kvLinks.get(key);
     links?.delete(`${collection}\u0000${id}`);
     if (links?.size === 0) this.state.kvLinks.delete(key);
   }
 
   setApiKey(key: ApiKeyRecord): void {
+    this.journal?.apiKey(this.state, key.id);
     this.state.keys.set(key.id, key);
   }
   deleteApiKey(id: string): void {
+    this.journal?.apiKey(this.state, id);
     this.state.keys.delete(id);
   }
   setConfig(config: Readonly<Record<string, unknown>>): void {
+    this.journal?.config(this.state);
     this.state.config = config;
   }
 }

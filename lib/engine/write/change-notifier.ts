@@ -34,6 +34,8 @@ export interface SchemaNotice {
 export interface ChangeListener {
   mutation(notice: MutationNotice): void;
   schema(notice: SchemaNotice): void;
+  /** The notifier ended the subscription (`endAll`): the stream should end. */
+  ended?(): void;
 }
 
 /** Only changes whose record has `field` equal to `value` (compared as text, typed wrappers unwrapped). */
@@ -82,6 +84,14 @@ export class ChangeNotifier {
     let count = 0;
     for (const subscribers of this.byCollection.values()) count += subscribers.size;
     return count;
+  }
+
+  /** Ends every subscription (a checkpoint restored: what they watched is gone); returns how many. */
+  endAll(): number {
+    const subscribers = [...this.byCollection.values()].flatMap((set) => [...set]);
+    this.byCollection.clear();
+    for (const subscriber of subscribers) subscriber.listener.ended?.();
+    return subscribers.length;
   }
 
   private remove(subscriber: Subscriber): void {

@@ -86,7 +86,25 @@ export class CollectionState {
 
   closeReader(log: UndoLog): void {
     this.readers?.delete(log);
-    if (this.readers?.size === 0) this.readers = undefined;
+    if (this.readers?.size === 0) {
+      this.readers = undefined;
+      if (this.reorderWhenClosed) this.restoreOrder();
+    }
+  }
+
+  private reorderWhenClosed = false;
+
+  /**
+   * Puts the map back in insertion order (by ord) after records were set
+   * again at its end (a checkpoint restored). A reader walks the map as it
+   * is, so while one is open the reorder waits for the last to close.
+   */
+  restoreOrder(): void {
+    this.reorderWhenClosed = this.readers !== undefined;
+    if (this.reorderWhenClosed) return;
+    const entries = [...this.records].sort((a, b) => (a[1].ord ?? 0) - (b[1].ord ?? 0));
+    this.records.clear();
+    for (const [id, entry] of entries) this.records.set(id, entry);
   }
 }
 

@@ -49,6 +49,11 @@ export class AuthFailureLimiter {
     return this.windows.size;
   }
 
+  /** Forgets every address's failures. */
+  clear(): void {
+    this.windows.clear();
+  }
+
   /**
    * Throws RateLimited (429, `Retry-After` in whole seconds, at least 1)
    * while `address` (its IPv6 /64) has used up its failures for the current window.

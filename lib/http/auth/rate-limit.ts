@@ -18,6 +18,11 @@ export class RateLimiter {
    * Counts one request for `key`. Returns the header values, or undefined when
    * limiting is off for this key. Throws RateLimited (429) past the quota.
    */
+  /** Forgets every window. */
+  clear(): void {
+    this.windows.clear();
+  }
+
   hit(key: string, limit: number, windowSecs: number, nowMs: number): RateDecision | undefined {
     if (limit <= 0) return undefined;
     const windowMs = windowSecs * 1000;

@@ -29,6 +29,7 @@ import { decodeBody, decodeLargeBody, encodeBody, toJson } from '../wire/codec.j
 import { renderError } from '../wire/error-body.js';
 import { RecordList } from '../wire/record-list.js';
 import { RateLimiter } from '../auth/rate-limit.js';
+import { RequestsInFlight } from './requests-in-flight.js';
 import { clientAddress } from '../auth/client-address.js';
 import { readHeaderObject, readRawHeaders, type ReadHeaders } from './request-headers.js';
 import { logFailedRequest, type RequestSummary } from '../log/request-log.js';
@@ -116,6 +117,8 @@ export const PUBLIC_BODY_LIMIT_BYTES = 64 * 1024;
 export class Dispatcher {
   private readonly router = new Router<RouteTarget>(ROUTES);
   private readonly limiter = new RateLimiter();
+  /** Answers that take more than one turn, for what must wait for them (a checkpoint restored). */
+  readonly inFlight = new RequestsInFlight();
   /** How the streaming transports (SSE, WebSocket) keep their streams; set by the server. */
   streams: { watch: CredentialWatch; heartbeatMs: number; maxQueuedBytes: number } | undefined;
 
@@ -156,6 +159,16 @@ export class Dispatcher {
    * makes no promise and takes no turn of the microtask queue.
    */
   respond(req: HttpRequest): HttpResponse | Promise<HttpResponse> {
+    const out = this.answer(req);
+    return out instanceof Promise ? this.inFlight.track(`${req.method} ${pathOf(req.url)}`, out) : out;
+  }
+
+  /** Forgets every key's request count in the current rate window (a checkpoint restored). */
+  clearRateWindows(): void {
+    this.limiter.clear();
+  }
+
+  private answer(req: HttpRequest): HttpResponse | Promise<HttpResponse> {
     this.requests++;
     const turn: Turn = {
       requestId: newRequestId(),
@@ -354,7 +367,8 @@ export class Dispatcher {
   ): Promise<unknown> {
     this.limit(principal);
     const ctx = this.context(principal, newRequestId());
-    const result = await callProcedure(this.registry, procedure, raw, ctx);
+    const answer = callProcedure(this.registry, procedure, raw, ctx);
+    const result = answer instanceof Promise ? await this.inFlight.track(`WebSocket ${procedure}`, answer) : answer;
     if (result instanceof RecordList && lists === 'wire') return result.toWireInSlices();
     return result instanceof WithStatus ? result.body : result;
   }
@@ -563,4 +577,10 @@ function parseQuery(qs: string): Record<string, string | string[]> {
     out[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
   }
   return out;
+}
+
+/** The path of a request URL, without its query (which may hold a token). */
+function pathOf(url: string): string {
+  const qAt = url.indexOf('?');
+  return qAt < 0 ? url : url.slice(0, qAt);
 }

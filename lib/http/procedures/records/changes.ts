@@ -26,6 +26,7 @@ export const changesSubscribe = defineProcedure({
     const sub = ctx.changes.subscribe(collection, filter, {
       mutation: (data) => queue.push({ event: 'mutation', data }),
       schema: (data) => queue.push({ event: 'schema_changed', data }),
+      ended: () => queue.end(),
     });
     const queue = new EventQueue<StreamEvent>(ctx.signal, () => sub.close());
     queue.push({ event: 'subscribed', data: { subscription_id: sub.id, collection } });

@@ -1,0 +1,61 @@
+/**
+ * The requests being answered right now that outlive one turn of the event
+ * loop (writes, slow reads, WebSocket calls; an open stream is not one), so
+ * that something that must not overlap them (a checkpoint restored) can wait
+ * for them, and name them when they take too long.
+ */
+import { Unavailable } from '../../errors.js';
+
+export class RequestsInFlight {
+  private readonly open = new Map<number, { readonly what: string; readonly since: number }>();
+  private next = 0;
+  private waiters: Array<() => void> = [];
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** Counts `answer` as in flight until it settles; `what` names it ("POST /api/insert/users"). */
+  track<T>(what: string, answer: Promise<T>): Promise<T> {
+    const id = this.next++;
+    this.open.set(id, { what, since: performance.now() });
+    const done = () => {
+      this.open.delete(id);
+      if (this.open.size === 0) this.wake();
+    };
+    answer.then(done, done);
+    return answer;
+  }
+
+  /**
+   * Resolves once no request is in flight; rejects with a 503 naming the
+   * requests still running after `timeoutMs` (real time: they wait on I/O).
+   */
+  idle(timeoutMs: number, why: string): Promise<void> {
+    if (this.open.size === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        const now = performance.now();
+        const names = [...this.open.values()].map((r) => `${r.what} (running ${Math.round(now - r.since)} ms)`);
+        reject(
+          new Unavailable(
+            `${why} waited ${timeoutMs} ms for requests still in flight: ${names.join(', ')}; ` +
+              `await them before, or give a longer timeout`,
+          ),
+        );
+      }, timeoutMs);
+      const waiter = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiters) waiter();
+  }
+}
