@@ -5,7 +5,7 @@
  * maps option names onto ServerConfig and Settings.
  */
 import path from 'node:path';
-import type { ServerConfig } from '../http/index.js';
+import type { ServerConfig, ServerStorage } from '../http/index.js';
 import { parseEnvNameList } from '../functions/index.js';
 import { isOutboundHostEntry, type DurabilityMode, type Settings } from '../engine/index.js';
 import { UsageError, type OptionValues } from './args/option-values.js';
@@ -67,7 +67,7 @@ export function serverConfig(v: OptionValues): ServerConfig {
     ripplePeers: v.peers('ripple-peers') ?? [],
     port: v.int('port') ?? 8080,
     host: v.text('host') ?? '0.0.0.0',
-    dataDir: dataDirOf(v),
+    ...storageOf(v),
     adminKey: adminKeyOf(v),
     settings,
     bodyLimitBytes: v.int('body-limit'),
@@ -142,6 +142,25 @@ function outboundSettings(v: OptionValues): Partial<Settings> {
 export function lockWaitMsOf(v: OptionValues): number | undefined {
   const secs = v.int('lock-wait');
   return secs === undefined ? undefined : secs * 1000;
+}
+
+/**
+ * Memory only (`--memory`, EDDYDB_MEMORY=1) or the data directory. Throws UsageError for `--memory` with a data
+ * directory or ripple peers given: both need the disk.
+ */
+function storageOf(v: OptionValues): ServerStorage {
+  if (!v.isOn('memory')) return { dataDir: dataDirOf(v) };
+  if (v.has('data-dir'))
+    throw new UsageError(
+      '--memory writes nothing to disk, so it takes no data directory: drop --data-dir (or EDDYDB_DATA_DIR) to run ' +
+        'in memory, or drop --memory (or EDDYDB_MEMORY) to keep the data in that directory',
+    );
+  if ((v.peers('ripple-peers') ?? []).length > 0)
+    throw new UsageError(
+      'ripples need a data directory (peers read the log): drop --ripple-peers (or EDDYDB_RIPPLE_PEERS), or drop ' +
+        '--memory (or EDDYDB_MEMORY)',
+    );
+  return { memory: true };
 }
 
 /** The absolute data directory (`--data-dir`, EDDYDB_DATA_DIR, or ./data). */

@@ -45,7 +45,8 @@ function print(text: string): number {
 function failureContext(line: CommandLine | undefined): FailureContext {
   if (!line || line.wantsHelp) return {};
   const v = line.values;
-  return { dataDir: dataDirOf(v), port: v.int('port') ?? 8080, host: v.text('host') ?? '0.0.0.0' };
+  const dataDir = v.isOn('memory') ? undefined : dataDirOf(v);
+  return { dataDir, port: v.int('port') ?? 8080, host: v.text('host') ?? '0.0.0.0' };
 }
 
 async function main(): Promise<void> {

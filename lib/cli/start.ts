@@ -10,7 +10,7 @@
  * would leave).
  */
 import net from 'node:net';
-import { Server } from '../http/index.js';
+import { MEMORY_ONLY, Server } from '../http/index.js';
 import type { OptionValues } from './args/option-values.js';
 import { serverConfig } from './config.js';
 import { shouldWatchParent, watchParent } from './parent-watch.js';
@@ -85,7 +85,8 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
     throw err;
   }
   if (stopping) return;
-  console.log(`EddyDB listening on http://${config.host}:${port} (data in ${config.dataDir})`);
+  const storage = config.memory ? MEMORY_ONLY : `data in ${config.dataDir}`;
+  console.log(`EddyDB listening on http://${config.host}:${port} (${storage})`);
   if (helpers) stopLowering = helperPriority(server, helpers);
   stopCompacting = idleCompaction(values, server, startRss);
 }

@@ -4,6 +4,11 @@
  * trash and key subsystems. One instance per server; nothing global, so
  * tests run many databases in one process.
  *
+ * Memory-only (`memory: true`): no data directory, no log, no snapshot, no
+ * lock; the engine's small files live in a MemoryFs and the log keeps
+ * nothing (MemoryLog), so writes are as atomic and ordered as on disk but
+ * are gone at close.
+ *
  * Reads go straight to the committed state and never wait for the writer.
  */
 import path from 'node:path';
@@ -25,12 +30,15 @@ import { systemClock, type Clock } from './time/clock.js';
 import { IdGenerator } from './records/ids.js';
 import { loadOrCreateSecrets, type Secrets } from './admin/secrets.js';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from './admin/settings.js';
-import type { DbState } from './write/state.js';
+import { DbState } from './write/state.js';
 import { DbError, ReadOnlyRefusal, Unavailable } from '../errors.js';
 import { nodeFs, type StorageFs } from './storage/fs.js';
-import { LogWriter } from './storage/log/log-writer.js';
+import { LogWriter, type DurabilityMode } from './storage/log/log-writer.js';
+import type { CommitLog } from './storage/log/commit-log.js';
+import { MemoryLog } from './storage/log/memory-log.js';
+import { MemoryFs } from './storage/memory-fs.js';
 import { recover } from './storage/recovery/recovery.js';
-import type { RecoveryReport } from './storage/recovery/recovery-report.js';
+import { emptyRecoveryReport, type RecoveryReport } from './storage/recovery/recovery-report.js';
 import { writeSnapshot, type WrittenSnapshot } from './storage/snapshot/snapshot.js';
 import { verifySnapshot } from './storage/snapshot/snapshot-reader.js';
 import { redundantFiles, seqOfName } from './storage/generations.js';
@@ -54,12 +62,31 @@ import {
 } from './session/index.js';
 import { runSearch } from './search/search.js';
 
-export interface DatabaseOptions {
-  dataDir: string;
+/** What every database takes, memory-only or not. */
+interface CommonOptions {
   clock?: Clock;
-  fs?: StorageFs;
   /** Server defaults; settings changed through PUT /api/config override them. */
   settings?: Partial<Settings>;
+  /**
+   * Bound on the changes kept for Serializable predicate checks (default 100,000; see transactions/change-history.ts).
+   */
+  serializableHistoryLimit?: number;
+  /** Where recovery, snapshot and storage messages go (default: errors to stderr, see engine-log.ts). */
+  log?: EngineLog;
+  /** Background search-index builds: work per slice (default 10 ms). */
+  searchIndexes?: SearchIndexOptions;
+  /**
+   * Record ids from this seed (records/ids.ts): the same seed makes the same ids in the same order. For tests;
+   * without it ids are random and unguessable.
+   */
+  idSeed?: string;
+}
+
+/** A database kept in a data directory: log, snapshots, secrets and a lock. */
+export interface DiskDatabaseOptions extends CommonOptions {
+  readonly memory?: false;
+  dataDir: string;
+  fs?: StorageFs;
   /** fsync interval of the `batch` durability mode. */
   batchSyncMs?: number;
   /** Take a snapshot once the current segment passes this many bytes. */
@@ -72,21 +99,24 @@ export interface DatabaseOptions {
   keepGenerations?: number;
   /** When a normal start would refuse on damaged files, start from what is readable (FORMAT.md, Salvage). */
   salvage?: boolean;
-  /**
-   * Bound on the changes kept for Serializable predicate checks (default 100,000; see transactions/change-history.ts).
-   */
-  serializableHistoryLimit?: number;
   /** Backoff of the background repair after a storage failure, and the summary interval. */
   heal?: HealOptions;
-  /** Where recovery, snapshot and storage messages go (default: errors to stderr, see engine-log.ts). */
-  log?: EngineLog;
-  /** Background search-index builds: work per slice (default 10 ms). */
-  searchIndexes?: SearchIndexOptions;
   /**
    * How long to wait for another process's hold on the data directory before refusing (default 10 s; storage/lock.ts).
    */
   lockWaitMs?: number;
 }
+
+/** A memory-only database: nothing is written to disk, and everything is gone at close. */
+export interface MemoryDatabaseOptions extends CommonOptions {
+  readonly memory: true;
+  readonly dataDir?: undefined;
+}
+
+export type DatabaseOptions = DiskDatabaseOptions | MemoryDatabaseOptions;
+
+/** Where a memory-only database's MemoryFs keeps the engine's small files (secrets, node id, audit). */
+const MEMORY_DIR = '/eddydb-memory';
 
 export class Database {
   readonly records: Records;
@@ -106,11 +136,13 @@ export class Database {
   private snapshotting: Promise<unknown> | undefined;
   private closed = false;
   private readonly log: EngineLog;
+  /** The directory of the engine's files: the data directory, or MEMORY_DIR in a memory-only database's MemoryFs. */
+  private readonly dir: string;
 
   private constructor(
     readonly state: DbState,
     readonly queue: WriteQueue,
-    private readonly logWriter: LogWriter,
+    private readonly logWriter: CommitLog,
     readonly clock: Clock,
     readonly secrets: Secrets,
     private readonly opts: DatabaseOptions,
@@ -122,7 +154,8 @@ export class Database {
     readonly recovery: RecoveryReport,
   ) {
     this.log = opts.log ?? fallbackEngineLog;
-    this.ids = new IdGenerator(secrets.idKey);
+    this.dir = opts.memory ? MEMORY_DIR : opts.dataDir;
+    this.ids = opts.idSeed === undefined ? new IdGenerator(secrets.idKey) : IdGenerator.seeded(opts.idSeed);
     const core = this.core();
     this.indexes = new IndexManager(core);
     this.search = new SearchIndexes(core, opts.searchIndexes);
@@ -132,7 +165,7 @@ export class Database {
     this.trash = new Trash(core);
     this.keys = new ApiKeys(core);
     this.bulk = new Bulk(core, this.records);
-    this.audit = new AuditLog(fs, opts.dataDir, clock, this.log);
+    this.audit = new AuditLog(fs, this.dir, clock, this.log);
     this.transactions = new TransactionManager(core, this.records, this.audit, opts.serializableHistoryLimit);
     this.replication = new Replication(core);
     queue.onCommit(() => this.maybeSnapshot());
@@ -145,7 +178,7 @@ export class Database {
       state,
       ids,
       log,
-      dataDir: this.opts.dataDir,
+      dataDir: this.dir,
       get readOnly() {
         return queue.readOnly;
       },
@@ -156,8 +189,12 @@ export class Database {
     };
   }
 
-  /** Opens (recovering) or creates the database in `opts.dataDir`. Throws Corruption on a damaged log. */
+  /**
+   * Opens (recovering) or creates the database in `opts.dataDir`, or an empty memory-only one. Throws Corruption on a
+   * damaged log.
+   */
   static async open(opts: DatabaseOptions): Promise<Database> {
+    if (opts.memory) return Database.openMemory(opts);
     const fs = opts.fs ?? nodeFs;
     const dir = opts.dataDir;
     await fs.mkdir(dir);
@@ -171,7 +208,25 @@ export class Database {
     }
   }
 
-  private static async openLocked(opts: DatabaseOptions, fs: StorageFs, lock: DirLock): Promise<Database> {
+  /** An empty database whose files live in a MemoryFs and whose log keeps nothing; secrets are made in memory. */
+  private static async openMemory(opts: MemoryDatabaseOptions): Promise<Database> {
+    const fs = new MemoryFs();
+    await fs.mkdir(MEMORY_DIR);
+    const secrets = await loadOrCreateSecrets(fs, MEMORY_DIR);
+    const clock = opts.clock ?? systemClock;
+    const log = opts.log ?? fallbackEngineLog;
+    const state = new DbState();
+    const memoryLog = new MemoryLog({ ...DEFAULT_SETTINGS, ...opts.settings }.durability);
+    const health = new StorageHealth(clock, {}, log);
+    const queue = new WriteQueue(state, memoryLog, health, log);
+    const report = emptyRecoveryReport();
+    const db = new Database(state, queue, memoryLog, clock, secrets, opts, fs, DirLock.none(), health, report);
+    await db.replication.load(fs);
+    db.search.start();
+    return db;
+  }
+
+  private static async openLocked(opts: DiskDatabaseOptions, fs: StorageFs, lock: DirLock): Promise<Database> {
     const dir = opts.dataDir;
     const secrets = await loadOrCreateSecrets(fs, dir);
     const clock = opts.clock ?? systemClock;
@@ -217,7 +272,7 @@ export class Database {
   private async finishSalvage(): Promise<void> {
     const report = this.recovery;
     const snapshot = await this.snapshotWith(async (written) => {
-      await removeOriginals(this.fs, this.opts.dataDir, report, new Set([written.name, this.logWriter.currentSegment]));
+      await removeOriginals(this.fs, this.dir, report, new Set([written.name, this.logWriter.currentSegment]));
     });
     this.log(
       `salvage: wrote ${snapshot.name} (seq ${snapshot.seq}); the damaged files are in ${report.movedTo}/`,
@@ -225,8 +280,17 @@ export class Database {
     );
   }
 
-  get dataDir(): string {
+  /** The data directory; undefined for a memory-only database. */
+  get dataDir(): string | undefined {
     return this.opts.dataDir;
+  }
+  /** True for a memory-only database: nothing is written to disk. */
+  get memory(): boolean {
+    return this.opts.memory === true;
+  }
+  /** How writes are kept: the log's durability mode, or `memory` when nothing is written to disk. */
+  get durability(): DurabilityMode | 'memory' {
+    return this.memory ? 'memory' : this.settings().durability;
   }
   /**
    * What holds the data directory for this process (storage/lock.ts): `flock`, or a fallback without the native addon.
@@ -295,9 +359,13 @@ export class Database {
     return this.queue.submit(op);
   }
 
-  /** Logged batches after `seq`, read back from the segments (replication catch-up). */
-  readLog(afterSeq: number, limit: number): Promise<{ batches: LoggedBatch[]; firstAvailable: number }> {
-    return readBatchesAfter(this.fs, this.opts.dataDir, afterSeq, limit);
+  /**
+   * Logged batches after `seq`, read back from the segments (replication catch-up). Throws Unavailable for a
+   * memory-only database: it keeps no log.
+   */
+  async readLog(afterSeq: number, limit: number): Promise<{ batches: LoggedBatch[]; firstAvailable: number }> {
+    if (this.memory) throw new Unavailable('ripples need a data directory; this database is memory-only');
+    return readBatchesAfter(this.fs, this.dir, afterSeq, limit);
   }
 
   onCommit(listener: CommitListener): void {
@@ -307,8 +375,10 @@ export class Database {
   /**
    * Writes a snapshot now and removes log segments and old snapshots it
    * makes redundant. Writes continue meanwhile. Returns the snapshot seq.
+   * A memory-only database writes nothing: `{name: 'memory', seq, bytes: 0}`.
    */
   async snapshot(): Promise<{ name: string; seq: number; bytes: number }> {
+    if (this.memory) return { name: 'memory', seq: this.state.seq, bytes: 0 };
     try {
       return await this.snapshotWith();
     } catch (err) {
@@ -344,7 +414,7 @@ export class Database {
   private async runSnapshot(
     beforeRetention?: (snapshot: WrittenSnapshot) => Promise<void>,
   ): Promise<{ name: string; seq: number; bytes: number }> {
-    const dir = this.opts.dataDir;
+    const dir = this.dir;
     // Rotate and capture between groups, so the new segment holds exactly the batches after the snapshot.
     const { written } = await this.queue.exclusive(async () => {
       await this.logWriter.openSegment(this.state.seq + 1);
@@ -363,7 +433,7 @@ export class Database {
 
   /** What persisting and loading the search indexes needs (search/index-files.ts). */
   private indexFiles(): IndexFilesContext {
-    return { fs: this.fs, dir: this.opts.dataDir, search: this.search, log: this.log };
+    return { fs: this.fs, dir: this.dir, search: this.search, log: this.log };
   }
 
   /**
@@ -372,9 +442,9 @@ export class Database {
    */
   private async verifyWritten(written: WrittenSnapshot): Promise<void> {
     try {
-      await verifySnapshot(this.fs, this.opts.dataDir, written);
+      await verifySnapshot(this.fs, this.dir, written);
     } catch (err) {
-      const moved = await moveAside(this.fs, this.opts.dataDir, [written.name], this.clock.now());
+      const moved = await moveAside(this.fs, this.dir, [written.name], this.clock.now());
       throw new Unavailable(
         `snapshot ${written.name} failed verification (${(err as Error).message}); moved to ${moved}/, no file was ` +
           `deleted`,
@@ -387,11 +457,13 @@ export class Database {
   private async removeRedundantFiles(dir: string): Promise<void> {
     // Replication peers read the log from their acknowledged seq: keep what they still need.
     const peerNeed = this.replication.oldestNeeded(this.retainFor());
-    const doomed = redundantFiles(await this.fs.readdir(dir), this.opts.keepGenerations ?? 2, peerNeed);
+    const keep = this.opts.memory ? 1 : (this.opts.keepGenerations ?? 2);
+    const doomed = redundantFiles(await this.fs.readdir(dir), keep, peerNeed);
     for (const name of doomed) await this.fs.unlink(path.join(dir, name));
   }
 
   private maybeSnapshot(): void {
+    if (this.opts.memory) return;
     const threshold = this.opts.snapshotBytes ?? 64 * 1024 * 1024;
     if (this.snapshotting || this.closed || this.logWriter.bytesInSegment < threshold) return;
     this.snapshot().catch((err) => this.logSnapshotFailure('snapshot (log segment full)', err));

@@ -1,7 +1,8 @@
 /** Public surface of the HTTP layer (the composition root). */
-export { Server, VERSION, type ServerConfig } from './server.js';
+export { Server, VERSION, type ServerConfig, type ServerStorage } from './server.js';
 export { LOG_LEVELS, type LogFormat, type LogLevel, type LogThreshold, type ServerLog } from './log/server-log.js';
 export { Dispatcher } from './routing/dispatch.js';
+export { MEMORY_ONLY } from './log/startup-summary.js';
 export {
   createExpressHandler,
   type ExpressHandler,

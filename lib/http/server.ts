@@ -5,6 +5,8 @@
  * engine's clock, TTL sweeps on an interval). It builds the server's logger
  * (log/server-log.ts), logs storage events, warns about a data directory others
  * can read, and logs one startup summary once listening. `close()` shuts everything down cleanly.
+ * Memory-only (`memory: true`), nothing is written to disk: no data directory
+ * to check, and a generated admin key is announced without a file.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -28,6 +30,7 @@ import {
   CronTimer,
   Database,
   nodeFs,
+  type DatabaseOptions,
   type Clock,
   type Settings,
   type StorageFs,
@@ -49,10 +52,20 @@ import type { EngineServices, Services } from './procedures/context.js';
 
 export const VERSION = '0.1.0';
 
-export interface ServerConfig {
+/**
+ * Where a server keeps its data: a data directory (log, snapshots, secrets),
+ * or nothing on disk at all (`memory: true`: everything is gone at close;
+ * `fs`, `salvage`, `lockWaitMs`, `snapshotBytes` and the heal options then
+ * have no effect, and ripple peers are refused).
+ */
+export type ServerStorage = { memory: true; dataDir?: undefined } | { memory?: false; dataDir: string };
+
+export type ServerConfig = ServerOptions & ServerStorage;
+
+/** Everything a server takes besides where it keeps its data (ServerStorage). */
+export interface ServerOptions {
   port: number;
   host: string;
-  dataDir: string;
   /** Admin key from the environment; generated on first start when absent. */
   adminKey?: string;
   /** Server defaults for run-time settings (PUT /api/config overrides them). */
@@ -218,23 +231,30 @@ export class Server {
       sink: config.logger,
       destination: config.logStream,
     });
+    if (config.memory && (config.ripplePeers?.length ?? 0) > 0)
+      throw new Error('ripples need a data directory; this server is memory-only: drop the ripple peers or memory');
     const opening = performance.now();
-    const db = await Database.open({
-      dataDir: config.dataDir,
-      clock: config.clock,
-      fs: config.fs,
-      settings: config.settings,
-      snapshotBytes: config.snapshotBytes,
-      salvage: config.salvage,
-      lockWaitMs: config.lockWaitMs,
-      log: (m, level, cause) => log(level ?? 'info', m, cause),
-      heal: { firstMs: config.healRetryMs, maxMs: config.healRetryMaxMs, summaryMs: config.readOnlySummaryMs },
-    });
+    const engineLog: DatabaseOptions['log'] = (m, level, cause) => log(level ?? 'info', m, cause);
+    const common = { clock: config.clock, settings: config.settings, log: engineLog };
+    const db = await Database.open(
+      config.memory
+        ? { memory: true, ...common }
+        : {
+            ...common,
+            dataDir: config.dataDir,
+            fs: config.fs,
+            snapshotBytes: config.snapshotBytes,
+            salvage: config.salvage,
+            lockWaitMs: config.lockWaitMs,
+            heal: { firstMs: config.healRetryMs, maxMs: config.healRetryMaxMs, summaryMs: config.readOnlySummaryMs },
+          },
+    );
     const recoveryMs = performance.now() - opening;
     db.storage.onEvent((e) => logStorageEvent(log, e));
     let adminKey: AdminKeySource | undefined;
     try {
-      for (const warning of await checkDataDirPrivacy(config.fs ?? nodeFs, config.dataDir)) log('warn', warning);
+      if (!config.memory)
+        for (const warning of await checkDataDirPrivacy(config.fs ?? nodeFs, config.dataDir)) log('warn', warning);
       // With adminKeyAfterListen a missing key is made in listen(), once the port is bound.
       if (config.adminKey || !config.adminKeyAfterListen || db.keys.hasAdmin())
         adminKey = await bootstrapAdmin(db, config);
@@ -419,9 +439,13 @@ async function bootstrapAdmin(db: Database, config: ServerConfig): Promise<Admin
   if (db.keys.hasAdmin()) return 'stored';
   const key = `eddy_admin_${randomBytes(24).toString('base64url')}`;
   await db.keys.ensureAdmin(key);
+  const announce = config.announce ?? ((m: string) => process.stdout.write(m + '\n'));
+  if (config.memory) {
+    announce(`Generated admin API key (shown once; memory only, not saved):\n  ${key}`);
+    return 'generated';
+  }
   const file = path.join(config.dataDir, 'admin.key');
   await (config.fs ?? nodeFs).writeFile(file, key + '\n');
-  const announce = config.announce ?? ((m: string) => process.stdout.write(m + '\n'));
   announce(`Generated admin API key (shown once, also saved to ${file}):\n  ${key}`);
   return 'generated';
 }

@@ -1,5 +1,6 @@
 /**
- * Starts a real EddyDB server on 127.0.0.1:0 with its own temp data dir, and
+ * Starts a real EddyDB server on 127.0.0.1:0 with its own temp data dir (or
+ * none with `memory: true`: `dataDir` is then the empty string), and
  * gives tests a small HTTP client speaking JSON or MessagePack the way the
  * ekoDB clients do (Content-Type and Accept both set to the chosen format).
  * Unless a test passes its own `logger`, what the server logs is kept in
@@ -9,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { encode as mpEncode, decode as mpDecode } from '@msgpack/msgpack';
-import { Server, type ServerConfig, type LogLevel } from '../../lib/http/index.js';
+import { Server, type ServerConfig, type ServerStorage, type LogLevel } from '../../lib/http/index.js';
 import { ManualClock } from '../../lib/engine/index.js';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
@@ -51,10 +52,16 @@ export class TestServer {
   ) {}
 
   static async start(
-    overrides: Partial<ServerConfig> & { dataDir?: string; clock?: ManualClock } = {},
+    overrides: Partial<Omit<ServerConfig, 'dataDir' | 'memory'>> & {
+      dataDir?: string;
+      memory?: boolean;
+      clock?: ManualClock;
+    } = {},
   ): Promise<TestServer> {
-    const ownsDir = !overrides.dataDir;
-    const dataDir = overrides.dataDir ?? mkdtempSync(path.join(tmpdir(), 'eddydb-spec-'));
+    const { memory, dataDir: _given, ...rest } = overrides;
+    const ownsDir = !overrides.dataDir && !memory;
+    const dataDir = memory ? '' : (overrides.dataDir ?? mkdtempSync(path.join(tmpdir(), 'eddydb-spec-')));
+    const storage: ServerStorage = memory ? { memory: true } : { dataDir };
     const clock = overrides.clock ?? new ManualClock(Date.now());
     const logged: LoggedLine[] = [];
     const server = await Server.create({
@@ -68,8 +75,8 @@ export class TestServer {
       logger: (level, msg, extra) => {
         if (logged.length < MAX_LOGGED) logged.push({ level, msg, extra });
       },
-      ...overrides,
-      dataDir,
+      ...rest,
+      ...storage,
       clock,
     });
     await server.listen();

@@ -116,8 +116,9 @@ describe('a full disk heals', function () {
             return h.storage.state === 'ok' ? h : undefined;
           }, 'healing');
           expect(up).to.include({ status: 'ok', read_only: false });
-          const { lock, ...storage } = up.storage;
+          const { lock, durability: mode, ...storage } = up.storage;
           expect(storage).to.deep.equal({ state: 'ok', heal_attempts: 0 });
+          expect(mode, "the log's durability mode").to.equal(durability);
           expect(lock, 'what holds the data directory').to.be.oneOf(['flock', 'socket', 'pid']);
           for (let i = 0; i < 3; i++) {
             const r = await insert(t, 'after', i);

@@ -68,6 +68,16 @@ const START_OPTIONS: readonly OptionSpec[] = [
     help: 'listen address (`127.0.0.1` for this machine only)',
   },
   DATA_DIR,
+  {
+    name: 'memory',
+    isFlag: true,
+    value: SWITCH,
+    env: 'EDDYDB_MEMORY',
+    defaultText: 'off',
+    help:
+      'memory only: no data directory, log, snapshot or lock, nothing written to disk, everything gone at exit ' +
+      '(for tests); not with `--data-dir` or `--ripple-peers`',
+  },
   LOCK_WAIT,
   {
     name: 'admin-key',

@@ -15,6 +15,8 @@
  *   taken over when the pid in it is not alive. It cannot tell a reused pid
  *   from the owner, nor a dead owner not yet reaped from a live one.
  *
+ * - `none`: a memory-only database holds no directory (DirLock.none()).
+ *
  * With the first two, the pid in `LOCK` is only information, for the
  * refusal message. A start that finds the lock held polls until `waitMs` has
  * passed (a killed server takes a moment to go away), then refuses naming
@@ -32,7 +34,7 @@ import type { EngineLog } from '../engine-log.js';
 import { PRIVATE_FILE_MODE, type StorageFs } from './fs.js';
 import { nativeLock } from './native-lock.js';
 
-export type LockMechanism = 'flock' | 'socket' | 'pid';
+export type LockMechanism = 'flock' | 'socket' | 'pid' | 'none';
 
 /** How long a start waits for a held lock by default: a killed process with a large heap takes a while to go. */
 export const DEFAULT_LOCK_WAIT_MS = 10_000;
@@ -41,7 +43,7 @@ const POLL_MS = 50;
 export interface LockOptions {
   /** How long to wait for a held lock before refusing (default DEFAULT_LOCK_WAIT_MS). */
   waitMs?: number;
-  /** Default: the best this process has. Specs force the fallbacks. */
+  /** Default: the best this process has. Specs force the fallbacks; `none` holds nothing. */
   mechanism?: LockMechanism;
   /** Where the wait and a fallback mechanism are announced. */
   log?: EngineLog;
@@ -71,6 +73,7 @@ export class DirLock {
   static async acquire(fs: StorageFs, dir: string, opts: LockOptions = {}): Promise<DirLock> {
     const file = path.join(dir, 'LOCK');
     const mechanism = opts.mechanism ?? bestMechanism(dir, opts.log);
+    if (mechanism === 'none') return DirLock.none();
     const attempt =
       mechanism === 'flock'
         ? flockAttempt(fs, file)
@@ -101,6 +104,11 @@ export class DirLock {
     }
   }
 
+  /** The lock of a memory-only database: it holds nothing, and its release does nothing. */
+  static none(): DirLock {
+    return new DirLock('none', () => Promise.resolve());
+  }
+
   /** Lets the directory go; a second call does nothing. */
   async release(): Promise<void> {
     if (this.released) return;
@@ -110,7 +118,7 @@ export class DirLock {
 }
 
 /** flock when the addon loaded; otherwise the socket on Linux and the pid elsewhere, saying why. */
-function bestMechanism(dir: string, log: EngineLog | undefined): LockMechanism {
+function bestMechanism(dir: string, log: EngineLog | undefined): Exclude<LockMechanism, 'none'> {
   const native = nativeLock();
   if (!('unavailable' in native)) return 'flock';
   const fallback = process.platform === 'linux' ? 'socket' : 'pid';

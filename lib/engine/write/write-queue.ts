@@ -28,7 +28,7 @@ import type { DbState } from './state.js';
 import { WorkingView } from './working-view.js';
 import { yieldToLoop } from '../time/slices.js';
 import { describeChanges, type CommitInfo } from './change-feed.js';
-import type { LogWriter } from '../storage/log/log-writer.js';
+import type { CommitLog } from '../storage/log/commit-log.js';
 import type { StorageHealth } from '../storage/storage-health.js';
 import { fallbackEngineLog, type EngineLog } from '../engine-log.js';
 
@@ -93,7 +93,7 @@ export class WriteQueue {
 
   constructor(
     private readonly state: DbState,
-    private readonly log: LogWriter,
+    private readonly log: CommitLog,
     private readonly health: StorageHealth,
     private readonly report: EngineLog = fallbackEngineLog,
   ) {

@@ -1,15 +1,22 @@
 /**
  * The one info line a server logs once it listens, so an operator sees in a
  * single place what started and from what: `server started` with version,
- * address, dataDir, durability, collections and records (user collections
- * only), recoveryMs (opening the data directory: lock, snapshot, replay),
- * what recovery did (snapshot, replayedBatches, droppedFrames, droppedBytes,
- * recoveryWarnings, salvaged), dataLock (what holds the data directory:
- * flock, or a fallback without the native addon) and adminKey: generated, configured (from the
+ * address, dataDir (memory-only: `storage`, saying that nothing is written
+ * to disk), durability (`memory` when memory-only), collections and records
+ * (user collections only), recoveryMs (opening the data directory: lock,
+ * snapshot, replay), what recovery did (snapshot, replayedBatches,
+ * droppedFrames, droppedBytes, recoveryWarnings, salvaged), dataLock (what
+ * holds the data directory: flock, a fallback without the native addon, or
+ * `none` when memory-only) and adminKey: generated, configured (from the
  * environment) or stored. Never the key itself: a generated key is announced
  * on its own, as a plain stdout print, once.
  */
-import { isInternalCollection, type LockMechanism, type RecoveryReport, type Settings } from '../../engine/index.js';
+import {
+  isInternalCollection,
+  type DurabilityMode,
+  type LockMechanism,
+  type RecoveryReport,
+} from '../../engine/index.js';
 import type { ServerLog } from './server-log.js';
 
 /** Where the admin key came from at this start. */
@@ -27,10 +34,14 @@ export interface StartupFacts {
 export interface StartedEngine {
   readonly state: { readonly collections: ReadonlyMap<string, { readonly records: { readonly size: number } }> };
   readonly recovery: RecoveryReport;
-  readonly dataDir: string;
+  /** Undefined for a memory-only database. */
+  readonly dataDir: string | undefined;
+  readonly durability: DurabilityMode | 'memory';
   readonly lockMechanism: LockMechanism;
-  settings(): Settings;
 }
+
+/** What the summary says of a memory-only database instead of a data directory. */
+export const MEMORY_ONLY = 'memory only: nothing is written to disk';
 
 /** Logs the startup summary of `engine` at info. */
 export function logStartupSummary(log: ServerLog, engine: StartedEngine, facts: StartupFacts): void {
@@ -46,8 +57,8 @@ export function logStartupSummary(log: ServerLog, engine: StartedEngine, facts: 
   log('info', 'server started', {
     version: facts.version,
     address: `http://${host}:${facts.port}`,
-    dataDir: engine.dataDir,
-    durability: engine.settings().durability,
+    ...(engine.dataDir === undefined ? { storage: MEMORY_ONLY } : { dataDir: engine.dataDir }),
+    durability: engine.durability,
     collections,
     records,
     recoveryMs: Math.round(facts.recoveryMs * 10) / 10,

@@ -10,6 +10,7 @@ import type {
   Caller,
   ChangeNotifier,
   Clock,
+  DurabilityMode,
   IsolationLevel,
   LockMechanism,
   parseKeyRequest,
@@ -58,8 +59,13 @@ export interface StorageState {
   refuse(): Error;
 }
 
-/** What an admin's health answer adds: the data directory's lock, what recovery dropped, search index builds. */
+/**
+ * What an admin's health answer adds: how writes are kept, the data directory's lock, what recovery dropped, search
+ * index builds.
+ */
 export interface DataHealth {
+  /** The log's durability mode, or `memory` when nothing is written to disk. */
+  readonly durability: DurabilityMode | 'memory';
   readonly lockMechanism: LockMechanism;
   readonly recovery: RecoveryReport;
   readonly search: { status(): readonly unknown[] };

@@ -6,10 +6,14 @@ import { bodyObject } from './input.js';
 import type { Context } from './context.js';
 import { providerChecks } from './chat/providers.js';
 
-/** The settings as GET /api/config shows them: each provider key masked (`****` + last four), with `<key>_set`. */
+/**
+ * The settings as GET /api/config shows them: each provider key masked (`****` + last four), with `<key>_set`.
+ * `durable_operations` is false when writes are not kept on disk (durability `none`, or a memory-only server).
+ */
 export function publicConfig(ctx: Context): Record<string, unknown> {
   const settings = ctx.config.settings();
-  const out: Record<string, unknown> = { ...settings, durable_operations: settings.durability !== 'none' };
+  const durable = ctx.health.durability !== 'none' && ctx.health.durability !== 'memory';
+  const out: Record<string, unknown> = { ...settings, durable_operations: durable };
   for (const key of SECRET_SETTINGS) {
     out[key] = maskSecret(settings[key]);
     out[`${key}_set`] = settings[key] !== null;
@@ -33,8 +37,9 @@ function recoveryView(ctx: Context): Record<string, unknown> {
 /**
  * Health. Anyone gets `{status, integrity_ok}` (the Rust client sends no
  * token; clients treat any non-2xx as unreachable, so it is 200 even when
- * degraded). An admin also gets the details: read-only cause, disk state,
- * what recovery dropped, search index builds. They name files and
+ * degraded). An admin also gets the details: read-only cause, disk state
+ * (`storage.durability` is `memory` for a memory-only server), what recovery
+ * dropped, search index builds. They name files and
  * collections, which are not for anonymous callers.
  */
 export const healthGet = defineProcedure({
@@ -56,7 +61,11 @@ export const healthGet = defineProcedure({
     };
     const cause = ctx.storage.cause?.message;
     if (readOnly) body.reason = cause ? `storage failure: ${cause}` : 'storage failure';
-    body.storage = { ...storageHealth(ctx.storage.status()), lock: ctx.health.lockMechanism };
+    body.storage = {
+      ...storageHealth(ctx.storage.status()),
+      durability: ctx.health.durability,
+      lock: ctx.health.lockMechanism,
+    };
     body.recovery = recoveryView(ctx);
     // Search indexes building in the background (searches scan exactly meanwhile) and their progress.
     body.indexes = ctx.health.search.status();

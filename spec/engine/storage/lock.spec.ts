@@ -18,7 +18,7 @@ import { rejection } from '../../helpers/rejection.js';
 import { tempDir, removeDir } from '../../helpers/temp-dir.js';
 
 const FLOCK_BUILT = !('unavailable' in nativeLock());
-const KERNEL_MECHANISMS: ReadonlyArray<{ mechanism: LockMechanism; available: boolean }> = [
+const KERNEL_MECHANISMS: ReadonlyArray<{ mechanism: Exclude<LockMechanism, 'none'>; available: boolean }> = [
   { mechanism: 'flock', available: FLOCK_BUILT },
   { mechanism: 'socket', available: process.platform === 'linux' },
 ];

@@ -30,9 +30,9 @@ import { encodeBatchFrames } from './batch-payload.js';
 import type { StorageFile, StorageFs } from '../fs.js';
 import { describeFault, type StorageFault, type StorageOperation } from '../storage-fault.js';
 import type { LoggedBatch } from '../../write/effects.js';
+import type { CommitLog, DurabilityMode } from './commit-log.js';
 
-export type DurabilityMode = 'always' | 'batch' | 'none';
-export const DURABILITY_MODES: readonly DurabilityMode[] = ['always', 'batch', 'none'];
+export { DURABILITY_MODES, type DurabilityMode } from './commit-log.js';
 
 export const LOG_MAGIC = 'EDDYLOG';
 export const LOG_VERSION = 1;
@@ -54,7 +54,7 @@ interface UnsyncedFrames {
   readonly data: Buffer;
 }
 
-export class LogWriter {
+export class LogWriter implements CommitLog {
   private file: StorageFile | undefined;
   private segment = '';
   private failure: StorageFault | undefined;

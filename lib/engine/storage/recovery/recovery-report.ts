@@ -48,6 +48,21 @@ export interface RecoveryReport {
   movedTo?: string;
 }
 
+/** The report of a start that recovered nothing: a memory-only database starts empty. */
+export function emptyRecoveryReport(): RecoveryReport {
+  return {
+    snapshot: null,
+    replayedBatches: 0,
+    droppedFrames: 0,
+    droppedBytes: 0,
+    warnings: [],
+    salvaged: false,
+    damaged: [],
+    gaps: [],
+    recreated: [],
+  };
+}
+
 const ranges = (rs: readonly ByteRange[]) => rs.map((r) => `bytes ${r.from}-${r.to} (${r.reason})`).join(', ');
 const seqs = (rs: readonly SeqRange[]) =>
   rs
