@@ -1,6 +1,6 @@
 /**
  * Enforces the dependency direction of architecture.md:
- *   errors <- vector <- engine <- functions <- workflow <- chat <- http (<- cli, package entry points)
+ *   errors <- vector <- engine <- functions <- workflow <- chat <- http (<- cli, testing, package entry points)
  *   errors <- outbound <- functions, workflow, chat, http (every request leaving the server; on errors alone)
  * and that folders import each other only through their index.ts. The package
  * entry points are the files directly under lib/ other than errors.ts
@@ -23,7 +23,8 @@ const ALLOWED: Record<string, string[]> = {
   chat: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow'],
   http: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow', 'chat'],
   cli: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow', 'chat', 'http'],
-  entry: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow', 'chat', 'http'],
+  testing: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow', 'chat', 'http'],
+  entry: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow', 'chat', 'http', 'testing'],
 };
 
 /**

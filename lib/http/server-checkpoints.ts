@@ -10,7 +10,7 @@
  * starts where the checkpoint was, whatever the test before it did.
  */
 import { Conflict, InvalidInput } from '../errors.js';
-import type { Checkpoint, ChangeNotifier, Database } from '../engine/index.js';
+import type { ChangeNotifier, Checkpoint, Checkpoints } from '../engine/index.js';
 import type { Scheduler } from '../workflow/index.js';
 import type { AuthFailureLimiter } from './auth/auth-failures.js';
 import type { Dispatcher } from './routing/dispatch.js';
@@ -31,7 +31,7 @@ export class ServerCheckpoint {
 }
 
 export interface CheckpointParts {
-  readonly db: Database;
+  readonly db: { readonly checkpoints: Checkpoints };
   readonly dispatcher: Dispatcher;
   readonly notifier: ChangeNotifier;
   readonly scheduler: Scheduler;
