@@ -14,7 +14,10 @@ import { checkSeed, readSeedFolder, SeedError, type CheckedSeed, type Seed } fro
 import { TestClock, type TestClockOptions } from './test-clock.js';
 
 export interface TestServerOptions {
-  /** Keep the data in this directory (log, snapshots; survives a restart on it). Default: memory only. */
+  /**
+   * Keep the data in this directory (log, snapshots; survives a restart on it). Default: memory only. The seed
+   * goes into a fresh directory only; one that holds data starts with it.
+   */
   readonly persist?: string;
   /** Fixtures to start with: an object, or the path of a seed folder (see seed.ts). */
   readonly seed?: Seed | string;
@@ -86,7 +89,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     clock.catchUp = () => server.runDueWork();
     server.checkpoints.include(clock);
     const fixture = new Fixture(server, port, adminKey, clock, options.resetTimeoutMs ?? 5000);
-    await fixture.seed(seed);
+    // A persisted directory that already holds data keeps it: the seed went in when it was fresh.
+    const recovered = server.db.recovery;
+    if (recovered.snapshot === null && recovered.replayedBatches === 0) await fixture.seed(seed);
     fixture.markStart();
     return fixture;
   } catch (err) {

@@ -305,7 +305,7 @@ describe('eddydb/testing: startTestServer', function () {
       await t.reset();
       await call(t, 'POST', '/api/insert/users', { name: 'Cy' });
       await t.close();
-      const again = await start({ persist: dir });
+      const again = await start({ persist: dir, seed: { collections: { users: [{ name: 'Ann' }] } } });
       expect(await names(again, 'users')).to.deep.equal(['Ann', 'Cy']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
