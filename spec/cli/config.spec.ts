@@ -3,6 +3,7 @@
  */
 import { expect } from 'chai';
 import { startConfig } from '../../lib/cli/config.js';
+import { UsageError } from '../../lib/cli/args/option-values.js';
 
 describe('serverConfig', () => {
   it('leaves the failed-login limit and proxy trust to the server defaults when unset', () => {
@@ -106,5 +107,37 @@ describe('serverConfig', () => {
       sendgrid_api_url: 'http://127.0.0.1:9',
     });
     expect(() => startConfig(['start'], { EDDYDB_OUTBOUND_ALLOW_HOSTS: 'ok.example,bad host' })).to.throw(/'bad host'/);
+  });
+
+  describe('memory only', () => {
+    it('runs memory only with --memory or EDDYDB_MEMORY=1, with no data directory', () => {
+      for (const c of [startConfig(['start', '--memory'], {}), startConfig(['start'], { EDDYDB_MEMORY: '1' })]) {
+        expect(c.memory).to.equal(true);
+        expect(c.dataDir).to.equal(undefined);
+      }
+      const disk = startConfig(['start'], { EDDYDB_MEMORY: '0' });
+      expect(disk.memory).to.equal(undefined);
+      expect(disk.dataDir).to.match(/[/\\]data$/);
+    });
+
+    it('refuses a data directory given with it, by flag or variable, saying which to drop', () => {
+      const message =
+        '--memory writes nothing to disk, so it takes no data directory: drop --data-dir (or EDDYDB_DATA_DIR) to run ' +
+        'in memory, or drop --memory (or EDDYDB_MEMORY) to keep the data in that directory';
+      expect(() => startConfig(['start', '--memory', '--data-dir', '/srv/data'], {})).to.throw(UsageError, message);
+      expect(() => startConfig(['start', '--memory'], { EDDYDB_DATA_DIR: '/srv/data' })).to.throw(UsageError, message);
+      expect(() => startConfig(['start', '--data-dir', '/srv/data'], { EDDYDB_MEMORY: '1' })).to.throw(
+        UsageError,
+        message,
+      );
+    });
+
+    it('refuses ripple peers with it: they read the log', () => {
+      expect(() => startConfig(['start', '--memory', '--ripple-peers', 'http://10.0.0.2:8080|key'], {})).to.throw(
+        UsageError,
+        'ripples need a data directory (peers read the log): drop --ripple-peers (or EDDYDB_RIPPLE_PEERS), or drop ' +
+          '--memory (or EDDYDB_MEMORY)',
+      );
+    });
   });
 });

@@ -194,7 +194,7 @@ export class MemoryFs implements StorageFs {
     else this.existing(file, 'chmod').mode = mode & 0o777;
   }
 
-  /** The file at `file`, made (private) when missing; emptied when `truncate`. ENOENT without its directory. */
+  /** The file at `file`, made (private) when missing, emptied (and private) when `truncate`; ENOENT without its dir. */
   private fileFor(file: string, syscall: string, truncate: boolean): Inode {
     const full = path.resolve(file);
     if (this.dirs.has(full)) throw fsError('EISDIR', syscall, file);
@@ -204,7 +204,11 @@ export class MemoryFs implements StorageFs {
       if (!this.dirs.has(parent)) throw fsError(this.files.has(parent) ? 'ENOTDIR' : 'ENOENT', syscall, file);
       inode = new Inode(PRIVATE_FILE_MODE);
       this.files.set(full, inode);
-    } else if (truncate) inode.truncate(0);
+    } else if (truncate) {
+      // As nodeFs: a replaced file is made private again.
+      inode.truncate(0);
+      inode.mode = PRIVATE_FILE_MODE;
+    }
     return inode;
   }
 
