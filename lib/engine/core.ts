@@ -18,7 +18,10 @@ export interface EngineCore {
   /** Committed state: read freely, change only through `write`. */
   readonly state: DbState;
   readonly ids: IdGenerator;
-  /** The data directory (replication keeps its cursors there). */
+  /**
+   * The directory of the engine's files (replication keeps its cursors there): the data directory, or for a
+   * memory-only database a directory of its in-memory file system.
+   */
   readonly dataDir: string;
   readonly log: EngineLog;
   /** True after a storage failure, until the repair succeeds: every write is refused. */
