@@ -1,8 +1,9 @@
 /**
  * A memory-only server (`memory: true`) through real HTTP: it serves records
  * like any server, says in health, config and its startup summary that
- * nothing is written to disk, answers a snapshot request without writing,
- * announces a generated admin key without a file, and refuses ripple peers.
+ * nothing is written to disk, keeps its audit trail in memory, answers a
+ * snapshot request without writing, announces a generated admin key
+ * without a file, and refuses ripple peers.
  */
 import { readdirSync } from 'node:fs';
 import { expect } from 'chai';
@@ -49,6 +50,17 @@ describe('http: a memory-only server', () => {
     expect(anonymous.body).to.deep.equal({ status: 'ok', integrity_ok: true });
     const config = await t.request('GET', '/api/config');
     expect(config.body.durable_operations).to.equal(false);
+  });
+
+  it('keeps the transaction audit trail in memory', async () => {
+    t = await TestServer.start({ memory: true });
+    const tx = (await t.request('POST', '/api/transactions', {})).body.transaction_id as string;
+    expect((await t.request('POST', `/api/insert/orders?transaction_id=${tx}`, { id: 'o1' })).status).to.equal(201);
+    expect((await t.request('POST', `/api/transactions/${tx}/commit`)).status).to.equal(200);
+    const audit = await t.request('GET', `/api/admin/audit?transaction_id=${tx}`);
+    expect(audit.status, audit.text).to.equal(200);
+    expect((audit.body.events as Array<{ event: string }>).map((e) => e.event)).to.deep.equal(['commit', 'begin']);
+    expect(readdirSync(cwd)).to.deep.equal([]);
   });
 
   it('answers a snapshot request at once, writing nothing', async () => {
