@@ -194,7 +194,11 @@ export class Database {
    * damaged log.
    */
   static async open(opts: DatabaseOptions): Promise<Database> {
-    if (opts.memory) return Database.openMemory(opts);
+    if (opts.memory) {
+      if (opts.dataDir !== undefined)
+        throw new TypeError('a memory-only database takes no dataDir: drop dataDir, or drop memory to keep data there');
+      return Database.openMemory(opts);
+    }
     const fs = opts.fs ?? nodeFs;
     const dir = opts.dataDir;
     await fs.mkdir(dir);

@@ -8,7 +8,14 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { expect } from 'chai';
-import { Database, ManualClock, parseQuery, parseSearch, runSearch } from '../../lib/engine/index.js';
+import {
+  Database,
+  ManualClock,
+  parseQuery,
+  parseSearch,
+  runSearch,
+  type DatabaseOptions,
+} from '../../lib/engine/index.js';
 import { InvalidInput, NotFound, TransactionConflict, Unavailable } from '../../lib/errors.js';
 import { rejection } from '../helpers/rejection.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
@@ -148,6 +155,15 @@ describe('engine: a memory-only database', () => {
     expect(db.recovery).to.include({ snapshot: null, replayedBatches: 0, droppedFrames: 0, salvaged: false });
     expect(db.replication.nodeId).to.be.a('string').with.length.above(0);
     expect(db.secrets.jwtKey).to.have.length(32);
+  });
+
+  it('refuses a data directory given with memory, saying which to drop', async () => {
+    const options = { memory: true, dataDir: cwd } as unknown as DatabaseOptions;
+    const err = await rejection(Database.open(options));
+    expect(err.message).to.equal(
+      'a memory-only database takes no dataDir: drop dataDir, or drop memory to keep data there',
+    );
+    expect(readdirSync(cwd)).to.deep.equal([]);
   });
 
   it('refuses to read its log for ripples, saying why', async () => {
