@@ -1,0 +1,16 @@
+import { EkoDBClient, extractRecord } from '@ekodb/ekodb-client';
+import { beforeAll, expect, inject, it } from 'vitest';
+
+const { url, adminKey } = inject('eddy');
+const client = new EkoDBClient({ baseURL: url, apiKey: adminKey });
+beforeAll(() => client.init());
+
+it('reads the products the global setup seeded', async () => {
+  const products = (await client.find('products', {})).map((product) => extractRecord(product));
+  expect(products.map((product) => product.name).sort()).toEqual(['book', 'lamp']);
+});
+
+it('writes to a collection of its own, since other files share the server', async () => {
+  const { id } = await client.insert('catalog_views', { product: 'lamp' });
+  expect(extractRecord(await client.findById('catalog_views', id)).product).toBe('lamp');
+});
