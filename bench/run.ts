@@ -22,6 +22,7 @@ import { functionsEdgeCache } from './scenarios/functions-kv.js';
 import { bcryptUnderLoad } from './scenarios/functions-crypto.js';
 import { chatMessage, chatStreamDelay } from './scenarios/chat.js';
 import { memory } from './scenarios/memory.js';
+import { testing } from './scenarios/testing.js';
 
 const SCENARIOS: Record<string, () => Promise<void>> = {
   'http-insert': httpInsert,
@@ -53,6 +54,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'chat-message': chatMessage,
   'chat-stream-delay': chatStreamDelay,
   memory,
+  testing,
 };
 
 const wanted = process.argv.slice(2);

@@ -36,9 +36,13 @@ export function buildOnce(): void {
   built = true;
 }
 
-/** Transpiles a bench/ TypeScript file (node, ws and msgpackr imports only) to dist/bench/<name>.js. */
+/**
+ * Transpiles a bench/ TypeScript file to the same path under dist/ (bench/x.ts to dist/bench/x.js). Its imports
+ * are node's, packages', and relative ones that resolve there too: other bench/ files compiled the same way, or
+ * `../lib/...`, which from dist/bench/ is the built server.
+ */
 export function compiled(file: string): string {
-  const out = path.resolve('dist/bench', path.basename(file).replace(/\.ts$/, '.js'));
+  const out = path.resolve('dist', path.relative(path.resolve('.'), path.resolve(file)).replace(/\.ts$/, '.js'));
   mkdirSync(path.dirname(out), { recursive: true });
   const js = ts.transpileModule(readFileSync(path.resolve(file), 'utf8'), {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
