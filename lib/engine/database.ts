@@ -49,6 +49,7 @@ import { DirLock, type LockMechanism } from './storage/lock.js';
 import { securePristineDir } from './storage/dir-permissions.js';
 import { StorageHealth, type HealOptions } from './storage/storage-health.js';
 import { WriteQueue, type CommitListener, type Operation } from './write/write-queue.js';
+import { Checkpoints } from './write/checkpoints.js';
 import { ExpiryTracker } from './expiry/expiry.js';
 import type { EngineCore } from './core.js';
 import { fallbackEngineLog, type EngineLog } from './engine-log.js';
@@ -133,6 +134,8 @@ export class Database {
   /** Replication peers still needing log segments (their acked seqs are respected by cleanup). */
   retainFor: () => readonly string[] = () => [];
   readonly ids: IdGenerator;
+  /** Checkpoints of the whole state (test fixtures): O(1) to take, restored by undoing the changes since. */
+  readonly checkpoints: Checkpoints;
   private snapshotting: Promise<unknown> | undefined;
   private closed = false;
   private readonly log: EngineLog;
@@ -168,6 +171,10 @@ export class Database {
     this.audit = new AuditLog(fs, this.dir, clock, this.log);
     this.transactions = new TransactionManager(core, this.records, this.audit, opts.serializableHistoryLimit);
     this.replication = new Replication(core);
+    this.checkpoints = new Checkpoints(state, queue, {
+      beforeRestore: () => this.transactions.rollbackAll(),
+      afterRestore: () => this.persistRestored(),
+    });
     queue.onCommit(() => this.maybeSnapshot());
   }
 
@@ -485,6 +492,19 @@ export class Database {
       'error',
       err,
     );
+  }
+
+  /**
+   * A restored checkpoint is a change the log does not hold: with a data
+   * directory it is made durable as a snapshot (written in the writer, so no
+   * batch can follow it into a segment before the snapshot is in place).
+   */
+  private async persistRestored(): Promise<void> {
+    if (this.memory) return;
+    while (this.snapshotting) await this.snapshotting.catch(() => undefined);
+    await this.logWriter.openSegment(this.state.seq + 1);
+    const written = await writeSnapshot(this.fs, this.dir, this.state, this.clock.now());
+    await this.verifyWritten(written);
   }
 
   /** Waits for in-flight writes and snapshots, takes a final snapshot when asked, and closes the log. */

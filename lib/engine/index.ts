@@ -78,6 +78,7 @@ export type { RecoveryReport } from './storage/recovery/recovery-report.js';
 export type { LoggedBatch } from './write/effects.js';
 export { encodeShipped, parseShipped, type ResyncPlan, type ShippedBatch } from './ripple/replication.js';
 export { ChangeNotifier } from './write/change-notifier.js';
+export { Checkpoint, Checkpoints } from './write/checkpoints.js';
 
 // Values, queries, search and patterns.
 export {

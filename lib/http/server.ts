@@ -48,6 +48,7 @@ import { attachWebSocket } from './transport/ws.js';
 import type { WebSocketServer } from 'ws';
 import { createRegistry } from './procedures/index.js';
 import { createFastify } from './transport/fastify.js';
+import { ServerCheckpoints } from './server-checkpoints.js';
 import type { EngineServices, Services } from './procedures/context.js';
 
 export const VERSION = '0.1.0';
@@ -70,6 +71,11 @@ export interface ServerOptions {
   adminKey?: string;
   /** Server defaults for run-time settings (PUT /api/config overrides them). */
   settings?: Partial<Settings>;
+  /**
+   * Record ids from this seed (tests): the same seed makes the same ids in the same order, and a checkpoint
+   * restored puts the id sequence back too.
+   */
+  idSeed?: string;
   bodyLimitBytes?: number;
   clock?: Clock;
   fs?: StorageFs;
@@ -181,6 +187,8 @@ export class Server {
   readonly scheduler: Scheduler;
   /** Stored functions: closed with the server (their bcrypt worker threads). */
   private readonly functions: StoredFunctions;
+  /** Checkpoints of the whole server (test fixtures): taken in O(1), restored by undoing the changes since. */
+  readonly checkpoints: ServerCheckpoints;
 
   private constructor(
     readonly db: Database,
@@ -206,6 +214,14 @@ export class Server {
       config.trustProxy ?? false,
       config.accessLog ?? false,
     );
+    this.checkpoints = new ServerCheckpoints({
+      db,
+      dispatcher: this.dispatcher,
+      notifier: this.notifier,
+      scheduler,
+      authFailures: services.authFailures,
+    });
+    if (config.idSeed !== undefined) this.checkpoints.include(db.ids);
     const maxQueuedBytes = config.maxQueuedBytes ?? 8 * 1024 * 1024;
     this.dispatcher.streams = {
       watch: this.credentialWatch,
@@ -235,7 +251,7 @@ export class Server {
       throw new Error('ripples need a data directory; this server is memory-only: drop the ripple peers or memory');
     const opening = performance.now();
     const engineLog: DatabaseOptions['log'] = (m, level, cause) => log(level ?? 'info', m, cause);
-    const common = { clock: config.clock, settings: config.settings, log: engineLog };
+    const common = { clock: config.clock, settings: config.settings, log: engineLog, idSeed: config.idSeed };
     const db = await Database.open(
       config.memory
         ? { memory: true, ...common }
@@ -373,6 +389,18 @@ export class Server {
     const sweep = this.config.ttlSweepMs ?? 1000;
     if (sweep > 0) this.db.records.expiry.start(sweep);
     this.db.transactions.startCleanup();
+  }
+
+  /**
+   * Runs now what the engine's clock says is due, and resolves when it is
+   * done: the TTL sweeps of records and key-value entries, the maintenance
+   * timers (trash purge, snapshots) and the schedules. For a clock moved by
+   * hand (a test server's), so a test never waits for the next real tick.
+   */
+  async runDueWork(): Promise<void> {
+    await this.db.records.expiry.sweep();
+    for (const timer of Object.values(this.maintenance)) await timer.tick();
+    if (this.config.runSchedules ?? true) await this.scheduler.tick();
   }
 
   /** Stops accepting requests, waits for in-flight writes, snapshots and closes the log. */

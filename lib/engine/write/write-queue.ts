@@ -25,6 +25,7 @@ import { toDbError } from '../../errors.js';
 import { applyBatch } from './apply-batch.js';
 import type { Effect, LoggedBatch } from './effects.js';
 import type { DbState } from './state.js';
+import type { StateJournal } from './journal.js';
 import { WorkingView } from './working-view.js';
 import { yieldToLoop } from '../time/slices.js';
 import { describeChanges, type CommitInfo } from './change-feed.js';
@@ -90,6 +91,8 @@ export class WriteQueue {
   private wake: (() => void) | undefined;
   private readonly listeners: CommitListener[] = [];
   private idleWaiters: Array<() => void> = [];
+  /** While a checkpoint is held: where each applied batch records what it replaces (journal.ts). */
+  journal: StateJournal | undefined;
 
   constructor(
     private readonly state: DbState,
@@ -138,6 +141,31 @@ export class WriteQueue {
       this.queue.push({ op, exclusive: fn, resolve: resolve as (value: unknown) => void, reject });
       if (!this.running) void this.drain();
     });
+  }
+
+  /**
+   * Runs `change` between groups, like exclusive, then tells the commit
+   * listeners of the batch it returns: for a change made to the state
+   * outside the log (a checkpoint restored), so that what derives from the
+   * state follows it as it follows a commit.
+   */
+  changeOutsideLog<R>(change: () => Promise<{ batch: LoggedBatch; info: CommitInfo; result: R }>): Promise<R> {
+    return this.exclusive(async () => {
+      const { batch, info, result } = await change();
+      this.view = undefined;
+      this.publish(batch, info);
+      return result;
+    });
+  }
+
+  private publish(batch: LoggedBatch, info: CommitInfo): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(batch, info);
+      } catch (err) {
+        this.report(`commit listener failed at seq ${batch.seq}`, 'error', err);
+      }
+    }
   }
 
   /** Resolves when no group is in flight (used by snapshot and shutdown). */
@@ -315,14 +343,8 @@ export class WriteQueue {
     try {
       for (const batch of group.batches) {
         const info = describeChanges(this.state, batch);
-        applyBatch(this.state, batch);
-        for (const listener of this.listeners) {
-          try {
-            listener(batch, info);
-          } catch (err) {
-            this.report(`commit listener failed at seq ${batch.seq}`, 'error', err);
-          }
-        }
+        applyBatch(this.state, batch, this.journal);
+        this.publish(batch, info);
       }
     } catch (err) {
       // Unreachable while staging and applying share applyEffect; if it happens, say so and answer
