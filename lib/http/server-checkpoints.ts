@@ -58,9 +58,10 @@ export class ServerCheckpoints {
 
   /**
    * Puts the server back as it was at `checkpoint`. Waits up to `timeoutMs`
-   * for the requests in flight; one restore at a time.
+   * for the requests in flight, but for `ownRequests` of them (the request
+   * asking for the restore, when one does); one restore at a time.
    */
-  async restore(checkpoint: ServerCheckpoint, timeoutMs = 5000): Promise<void> {
+  async restore(checkpoint: ServerCheckpoint, timeoutMs = 5000, ownRequests = 0): Promise<void> {
     if (!(checkpoint instanceof ServerCheckpoint) || checkpoint.owner !== this)
       throw new InvalidInput('This checkpoint was taken on another server: restore it on the server that took it');
     if (!checkpoint.engine.valid)
@@ -69,7 +70,7 @@ export class ServerCheckpoints {
           'that restore',
       );
     while (this.restoring) await this.restoring.catch(() => undefined);
-    const run = this.run(checkpoint, timeoutMs);
+    const run = this.run(checkpoint, timeoutMs, ownRequests);
     this.restoring = run;
     try {
       await run;
@@ -83,9 +84,9 @@ export class ServerCheckpoints {
     if (checkpoint.owner === this) this.parts.db.checkpoints.release(checkpoint.engine);
   }
 
-  private async run(checkpoint: ServerCheckpoint, timeoutMs: number): Promise<void> {
+  private async run(checkpoint: ServerCheckpoint, timeoutMs: number, ownRequests: number): Promise<void> {
     const { db, dispatcher, notifier, scheduler, authFailures } = this.parts;
-    await dispatcher.inFlight.idle(timeoutMs, 'restoring a checkpoint');
+    await dispatcher.inFlight.idle(timeoutMs, 'restoring a checkpoint', ownRequests);
     await scheduler.idle();
     notifier.endAll();
     await db.checkpoints.restore(checkpoint.engine);

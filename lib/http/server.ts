@@ -49,7 +49,7 @@ import type { WebSocketServer } from 'ws';
 import { createRegistry } from './procedures/index.js';
 import { createFastify } from './transport/fastify.js';
 import { ServerCheckpoints } from './server-checkpoints.js';
-import type { EngineServices, Services } from './procedures/context.js';
+import type { EngineServices, Services, TestControl } from './procedures/context.js';
 
 export const VERSION = '0.1.0';
 
@@ -189,6 +189,8 @@ export class Server {
   private readonly functions: StoredFunctions;
   /** Checkpoints of the whole server (test fixtures): taken in O(1), restored by undoing the changes since. */
   readonly checkpoints: ServerCheckpoints;
+  /** Where the test control the wire serves is set (serveTestControl). */
+  private readonly testing: Services['testing'];
 
   private constructor(
     readonly db: Database,
@@ -202,6 +204,7 @@ export class Server {
     scheduler: Scheduler,
   ) {
     this.scheduler = scheduler;
+    this.testing = services.testing;
     this.functions = services.functions;
     this.ripples = services.ripples;
     this.log = services.log;
@@ -317,6 +320,7 @@ export class Server {
       functions,
       chat,
       workflow,
+      testing: { control: undefined },
     };
     const scheduler = new Scheduler({
       schedules: workflow.schedules,
@@ -389,6 +393,11 @@ export class Server {
     const sweep = this.config.ttlSweepMs ?? 1000;
     if (sweep > 0) this.db.records.expiry.start(sweep);
     this.db.transactions.startCleanup();
+  }
+
+  /** Serves reset, checkpoints and the clock over the wire (procedures/testing.ts): for test servers only. */
+  serveTestControl(control: TestControl): void {
+    this.testing.control = control;
   }
 
   /**

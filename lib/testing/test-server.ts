@@ -9,7 +9,14 @@
 import { randomBytes } from 'node:crypto';
 import { toJson, type Settings } from '../engine/index.js';
 import type { ProviderDirectory } from '../chat/index.js';
-import { Server, type LogThreshold, type ServerCheckpoint } from '../http/index.js';
+import { InvalidInput, NotFound } from '../errors.js';
+import {
+  Server,
+  type LogThreshold,
+  type ServerCheckpoint,
+  type TestClockView,
+  type TestControl,
+} from '../http/index.js';
 import { checkSeed, readSeedFolder, SeedError, type CheckedSeed, type Seed } from './seed.js';
 import { TestClock, type TestClockOptions } from './test-clock.js';
 
@@ -93,6 +100,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const recovered = server.db.recovery;
     if (recovered.snapshot === null && recovered.replayedBatches === 0) await fixture.seed(seed);
     fixture.markStart();
+    server.serveTestControl(fixture.wireControl());
     return fixture;
   } catch (err) {
     await server.close();
@@ -155,6 +163,48 @@ class Fixture implements TestServer {
       throw new Error('this test server is already closed: close it once (in one after/afterAll hook), not per test');
     this.closed = true;
     await this.server.close();
+  }
+
+  /**
+   * Reset, checkpoints and the clock as the wire serves them (POST /api/testing/reset...), for tests that
+   * reach this server by URL alone. Each call is itself a request in flight, which the waits skip.
+   */
+  wireControl(): TestControl {
+    const named = new Map<string, ServerCheckpoint>();
+    let next = 0;
+    const restore = async (checkpoint: ServerCheckpoint) => {
+      await this.server.checkpoints.restore(checkpoint, this.resetTimeoutMs, 1);
+      for (const [id, held] of named) if (!held.engine.valid) named.delete(id);
+    };
+    return {
+      reset: () => restore(this.start!),
+      checkpoint: async () => {
+        await this.server.dispatcher.inFlight.idle(this.resetTimeoutMs, 'taking a checkpoint', 1);
+        const id = `checkpoint_${++next}`;
+        named.set(id, this.server.checkpoints.take());
+        return id;
+      },
+      restore: async (id) => {
+        const checkpoint = named.get(id);
+        if (!checkpoint)
+          throw new NotFound(
+            `No checkpoint '${id}' on this test server (a restore of an older one discards those taken after it)`,
+          );
+        await restore(checkpoint);
+      },
+      clock: () => clockView(this.clock),
+      moveClock: async (move) => {
+        try {
+          if (move.set !== undefined) await this.clock.set(move.set);
+          else if (move.advance !== undefined) await this.clock.advance(move.advance);
+        } catch (err) {
+          throw err instanceof TypeError ? new InvalidInput(err.message) : err;
+        }
+        if (move.freeze === true) this.clock.freeze();
+        else if (move.freeze === false) this.clock.resume();
+        return clockView(this.clock);
+      },
+    };
   }
 
   /** Writes the fixtures through the same procedures as the HTTP API, so they are checked the same way. */
@@ -228,3 +278,7 @@ class Fixture implements TestServer {
 }
 
 const enc = encodeURIComponent;
+
+function clockView(clock: TestClock): TestClockView {
+  return { now: clock.date().toISOString(), frozen: clock.frozen };
+}

@@ -62,6 +62,7 @@ export class ProcedureCaller {
         now: () => db.now(),
       }),
       workflow: new Workflow(() => db.now()),
+      testing: { control: undefined },
     };
     return new ProcedureCaller(db, dir, services, new Dispatcher(services, createRegistry(), 1024 * 1024), logged);
   }

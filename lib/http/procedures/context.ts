@@ -194,6 +194,29 @@ export interface EngineServices {
   readonly replication: ReplicationTarget;
 }
 
+/** The clock of a test server as the wire shows it. */
+export interface TestClockView {
+  readonly now: string;
+  readonly frozen: boolean;
+}
+
+/**
+ * What a test server lets tests do by URL (lib/testing implements it). Each
+ * call comes from a request, which the waits for requests in flight skip.
+ */
+export interface TestControl {
+  reset(): Promise<void>;
+  /** Takes a checkpoint and names it. */
+  checkpoint(): Promise<string>;
+  restore(id: string): Promise<void>;
+  clock(): TestClockView;
+  moveClock(move: {
+    readonly advance?: string | number;
+    readonly set?: string | number;
+    readonly freeze?: boolean;
+  }): Promise<TestClockView>;
+}
+
 export interface Services extends EngineServices {
   readonly tokens: TokenService;
   /** The server's logger (log/server-log.ts): `extra` is an Error (the cause) or structured fields. */
@@ -211,6 +234,8 @@ export interface Services extends EngineServices {
   readonly chat: ChatService;
   /** Goals, goal templates, tasks, agents and schedules. */
   readonly workflow: Workflow;
+  /** Reset, checkpoints and the clock over the wire: set only on a test server (procedures/testing.ts). */
+  readonly testing: { control: TestControl | undefined };
   readonly version: string;
 }
 

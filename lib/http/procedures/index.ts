@@ -1,12 +1,12 @@
 /** The procedure registry: one object literal of every procedure. */
 import { buildRegistry } from './procedure.js';
-import * as system from './system.js';
-import * as keys from './keys.js';
+import * as system from './server/system.js';
+import * as keys from './server/keys.js';
 import * as collections from './collections.js';
 import * as records from './records/records.js';
 import * as batch from './records/batch.js';
 import * as tx from './records/transactions.js';
-import * as ripple from './ripple.js';
+import * as ripple from './server/ripple.js';
 import * as kv from './kv.js';
 import * as indexes from './indexes.js';
 import * as embed from './chat/embed.js';
@@ -18,6 +18,7 @@ import * as chat from './chat/sessions.js';
 import * as chatStream from './chat/stream.js';
 import * as chatTools from './chat/tools.js';
 import { WORKFLOW_PROCEDURES } from './workflow.js';
+import { TESTING_PROCEDURES } from './server/testing.js';
 
 export function createRegistry() {
   return buildRegistry([
@@ -117,5 +118,6 @@ export function createRegistry() {
     chatTools.chatToolsList,
     chatTools.chatToolsExecute,
     ...WORKFLOW_PROCEDURES,
+    ...TESTING_PROCEDURES,
   ]);
 }

@@ -435,6 +435,7 @@ export class Dispatcher {
       functions,
       chat,
       workflow,
+      testing,
       version,
     } = this.services;
     return {
@@ -463,6 +464,7 @@ export class Dispatcher {
       functions,
       chat,
       workflow,
+      testing,
       version,
       principal,
       requestId,

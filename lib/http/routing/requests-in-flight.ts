@@ -9,7 +9,8 @@ import { Unavailable } from '../../errors.js';
 export class RequestsInFlight {
   private readonly open = new Map<number, { readonly what: string; readonly since: number }>();
   private next = 0;
-  private waiters: Array<() => void> = [];
+  /** Each answers whether it is done (and so leaves the list). */
+  private waiters: Array<() => boolean> = [];
 
   get size(): number {
     return this.open.size;
@@ -21,18 +22,19 @@ export class RequestsInFlight {
     this.open.set(id, { what, since: performance.now() });
     const done = () => {
       this.open.delete(id);
-      if (this.open.size === 0) this.wake();
+      if (this.waiters.length > 0) this.wake();
     };
     answer.then(done, done);
     return answer;
   }
 
   /**
-   * Resolves once no request is in flight; rejects with a 503 naming the
-   * requests still running after `timeoutMs` (real time: they wait on I/O).
+   * Resolves once at most `own` requests are in flight (the caller's own: a
+   * reset asked for over the wire is itself one); rejects with a 503 naming
+   * the requests still running after `timeoutMs` (real time: they wait on I/O).
    */
-  idle(timeoutMs: number, why: string): Promise<void> {
-    if (this.open.size === 0) return Promise.resolve();
+  idle(timeoutMs: number, why: string, own = 0): Promise<void> {
+    if (this.open.size <= own) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
@@ -46,16 +48,16 @@ export class RequestsInFlight {
         );
       }, timeoutMs);
       const waiter = () => {
+        if (this.open.size > own) return false;
         clearTimeout(timer);
         resolve();
+        return true;
       };
       this.waiters.push(waiter);
     });
   }
 
   private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const waiter of waiters) waiter();
+    this.waiters = this.waiters.filter((waiter) => !waiter());
   }
 }

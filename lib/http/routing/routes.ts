@@ -34,6 +34,11 @@ const dataStream = (method: string, path: string, procedure: string): RouteDef<R
 
 export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   route('GET', '/api/health', 'health.get'),
+  route('POST', '/api/testing/reset', 'testing.reset'),
+  route('POST', '/api/testing/checkpoints', 'testing.checkpoint', 201),
+  route('POST', '/api/testing/checkpoints/:id/restore', 'testing.restore'),
+  route('GET', '/api/testing/clock', 'testing.clock.get'),
+  route('POST', '/api/testing/clock', 'testing.clock.move'),
   route('POST', '/api/auth/token', 'auth.token'),
   route('POST', '/api/auth/keys', 'keys.create', 201),
   route('GET', '/api/auth/keys', 'keys.list'),

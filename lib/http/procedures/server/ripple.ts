@@ -3,10 +3,10 @@
  * `GET /api/ripple/status` shows each peer's lag and last error;
  * `POST /api/ripple/resync` rebuilds collections on a peer.
  */
-import { InvalidInput } from '../../errors.js';
-import { parseShipped, rejectUnknownMembers, validateCollectionName } from '../../engine/index.js';
-import { defineProcedure } from './procedure.js';
-import { bodyObject, optionalString } from './input.js';
+import { InvalidInput } from '../../../errors.js';
+import { parseShipped, rejectUnknownMembers, validateCollectionName } from '../../../engine/index.js';
+import { defineProcedure } from '../procedure.js';
+import { bodyObject, optionalString } from '../input.js';
 
 export const rippleApply = defineProcedure({
   name: 'ripple.apply',

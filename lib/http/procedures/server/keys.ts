@@ -1,7 +1,7 @@
 /** API key management (admin): create, list without secrets, update rights, revoke. */
-import { describeKey, parseKeyRequest } from '../../engine/index.js';
-import { defineProcedure } from './procedure.js';
-import { param } from './input.js';
+import { describeKey, parseKeyRequest } from '../../../engine/index.js';
+import { defineProcedure } from '../procedure.js';
+import { param } from '../input.js';
 
 export const keysCreate = defineProcedure({
   name: 'keys.create',

@@ -1,10 +1,10 @@
 /** Health, token exchange, run-time config and on-demand snapshots. */
-import { InvalidInput, Unauthorized } from '../../errors.js';
-import { maskSecret, parseSettingsPatch, SECRET_SETTINGS, type StorageStatus } from '../../engine/index.js';
-import { defineProcedure } from './procedure.js';
-import { bodyObject } from './input.js';
-import type { Context } from './context.js';
-import { providerChecks } from './chat/providers.js';
+import { InvalidInput, Unauthorized } from '../../../errors.js';
+import { maskSecret, parseSettingsPatch, SECRET_SETTINGS, type StorageStatus } from '../../../engine/index.js';
+import { defineProcedure } from '../procedure.js';
+import { bodyObject } from '../input.js';
+import type { Context } from '../context.js';
+import { providerChecks } from '../chat/providers.js';
 
 /**
  * The settings as GET /api/config shows them: each provider key masked (`****` + last four), with `<key>_set`.
