@@ -81,6 +81,16 @@ describe('bench results table of docs/benchmarks.md', () => {
       .and.match(/- m3: machine not recorded/);
   });
 
+  it('shows a ratio below 0.01 with two significant digits, not as 0.00', () => {
+    const small = (ratio: number) =>
+      generateTable([result({ ratio })])
+        .markdown.split('\n')
+        .find((l) => l.startsWith('| http-read '));
+    expect(small(0.000928)).to.include('| 0.00093 |');
+    expect(small(0.0123)).to.include('| 0.01 |');
+    expect(small(0)).to.include('| 0.00 |');
+  });
+
   it('escapes table separators in labels', () => {
     const { markdown } = generateTable([result({ subject: { label: 'a | b', throughput: 1 } })]);
     expect(markdown).to.include('a \\| b');

@@ -21,8 +21,15 @@ export interface ResultFile extends ScenarioResult {
 /** Headline scenarios (the server's read, insert and batch paths) first, the rest alphabetically. */
 const FIRST = ['http-read', 'http-read-msgpack', 'ws-read', 'http-insert', 'batch-insert-http'];
 
+/** Two significant digits below 0.01, so a small ratio does not read as 0.00. */
 const num = (n: number) =>
-  Math.abs(n) >= 100 ? Math.round(n).toLocaleString('en-US') : n >= 10 ? n.toFixed(1) : n.toFixed(2);
+  Math.abs(n) >= 100
+    ? Math.round(n).toLocaleString('en-US')
+    : n >= 10
+      ? n.toFixed(1)
+      : n >= 0.01 || n <= 0
+        ? n.toFixed(2)
+        : n.toPrecision(2);
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function describe(m: Measurement): string {
