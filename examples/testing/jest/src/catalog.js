@@ -1,6 +1,6 @@
 /**
- * The application under test: a product catalog and its reviews, kept in ekoDB and reached over its HTTP API
- * with fetch. Tests give it a test server's URL and API key; production gives it the real ones.
+ * The application under test: a product catalog, its reviews and promotions, kept in ekoDB and reached over
+ * its HTTP API with fetch. Tests give it a test server's URL and API key; production gives it the real ones.
  */
 export async function openCatalog({ url, apiKey }) {
   const { token } = await send(url, 'POST', '/api/auth/token', undefined, { api_key: apiKey });
@@ -19,6 +19,14 @@ export async function openCatalog({ url, apiKey }) {
     /** Adds a review; answers its id. */
     async review(product, stars, text) {
       return (await call('POST', '/api/insert/reviews', { product, stars, text })).id;
+    },
+    /** Puts a product on promotion for a while (a duration such as '10m'); answers the promotion's id. */
+    async promote(product, duration) {
+      return (await call('POST', '/api/insert/promotions', { product, ttl: duration })).id;
+    },
+    /** The names of the products on promotion: an expired promotion is gone. */
+    async promoted() {
+      return (await call('POST', '/api/find/promotions', {})).map(plain).map((promotion) => promotion.product);
     },
     /** The mean of a product's stars, or undefined when it has no review. */
     async rating(product) {

@@ -1,7 +1,7 @@
 /**
  * Jest globalSetup: starts one EddyDB test server before any test file. The handle stays on globalThis for
- * the teardown (which runs in this same process); the test files, in their workers, get the URL and admin
- * key through process.env, which the workers inherit.
+ * the teardown (which runs in this same process); the test files, each in an environment of its own, get
+ * the URL and admin key through process.env, and reset the server and move its clock by URL.
  */
 import { startTestServer } from 'eddydb/testing';
 

@@ -10,7 +10,11 @@ it('reads the products the global setup seeded', async () => {
   expect(products.map((product) => product.name).sort()).toEqual(['book', 'lamp']);
 });
 
-it('writes to a collection of its own, since other files share the server', async () => {
+it('records a view of a product', async () => {
   const { id } = await client.insert('catalog_views', { product: 'lamp' });
   expect(extractRecord(await client.findById('catalog_views', id)).product).toBe('lamp');
+});
+
+it('starts from the seed: the view recorded above is gone', async () => {
+  expect(await client.find('catalog_views', {})).toEqual([]);
 });
