@@ -12,7 +12,9 @@
  *   (the walk stops at the first one: all later ones are newer);
  * - a record deleted meanwhile (perhaps inserted again as a new record) has
  *   left the map before the walk reached it; its pre-image is merged back
- *   at its place, by ord, from the log's list of ids gone.
+ *   at its place, by ord, from the log's list of ids gone;
+ * - a record a checkpoint restore set back at the end of the map (displaced,
+ *   see CollectionState.displace) is merged back at its place by ord too.
  * Expiry is judged at the open's clock reading, once for the whole read.
  */
 import type { CollectionState, RecordEntry, UndoLog } from '../write/state.js';
@@ -85,8 +87,12 @@ export class CollectionScan implements RecordSource {
     let next = 0;
     let goneSeen = 0;
     let position = 0;
+    /** Records a checkpoint restore set back at the end of the map (state.ts `displace`), merged in by ord. */
+    const displaced = this.coll.displacedByOrd() ?? [];
+    const displacedIds = displaced.length > 0 ? new Set(displaced.map((d) => d.id)) : undefined;
+    let nextDisplaced = 0;
     const noteGone = (): void => {
-      goneSeen = this.collectGone(goneSeen, position, pending, next);
+      goneSeen = this.collectGone(goneSeen, position, pending, next, displacedIds);
     };
     /** A visit's answer when it waits: awaited, then what went meanwhile is noted. */
     const settle = async (result: Promise<boolean>): Promise<boolean> => {
@@ -94,12 +100,31 @@ export class CollectionScan implements RecordSource {
       noteGone();
       return kept;
     };
+    /** The next gone or displaced record standing before `ord`, taken off its list; undefined when none. */
+    const takeBefore = (ord: number): { id: string; entry: RecordEntry } | undefined => {
+      for (;;) {
+        const gone = next < pending.length && pending[next]!.ord < ord ? pending[next]! : undefined;
+        const moved =
+          nextDisplaced < displaced.length && displaced[nextDisplaced]!.ord < ord
+            ? displaced[nextDisplaced]!
+            : undefined;
+        if (!gone && !moved) return undefined;
+        if (gone && (!moved || gone.ord < moved.ord)) {
+          next++;
+          return gone;
+        }
+        nextDisplaced++;
+        position = moved!.ord;
+        const entry = log.entryAt(this.coll.records, moved!.id);
+        if (entry) return { id: moved!.id, entry };
+      }
+    };
     for (const [id, live] of this.coll.records) {
+      if (displacedIds?.has(id)) continue;
       const ord = live.ord ?? 0;
       if (ord > log.openOrd) break;
-      while (next < pending.length && pending[next]!.ord < ord) {
-        const gone = pending[next++]!;
-        const kept = visit(gone.id, gone.entry);
+      for (let earlier = takeBefore(ord); earlier; earlier = takeBefore(ord)) {
+        const kept = visit(earlier.id, earlier.entry);
         if (!(kept instanceof Promise ? await settle(kept) : kept)) return;
       }
       position = ord;
@@ -111,9 +136,8 @@ export class CollectionScan implements RecordSource {
       }
     }
     noteGone();
-    while (next < pending.length) {
-      const gone = pending[next++]!;
-      const result = visit(gone.id, gone.entry);
+    for (let rest = takeBefore(Infinity); rest; rest = takeBefore(Infinity)) {
+      const result = visit(rest.id, rest.entry);
       if (!(result instanceof Promise ? await settle(result) : result)) return;
     }
   }
@@ -145,10 +169,18 @@ export class CollectionScan implements RecordSource {
    * records gone since the last look that lie beyond `position`, the ord
    * the walk has reached; returns how many gone ids have been looked at.
    */
-  private collectGone(seen: number, position: number, pending: Gone[], from: number): number {
+  private collectGone(
+    seen: number,
+    position: number,
+    pending: Gone[],
+    from: number,
+    displaced: ReadonlySet<string> | undefined,
+  ): number {
     const gone = this.log.gone;
     for (let i = seen; i < gone.length; i++) {
       const id = gone[i]!;
+      // A displaced record is merged in by the walk's own list, gone or not.
+      if (displaced?.has(id)) continue;
       const entry = this.log.before.get(id);
       const ord = entry?.ord ?? 0;
       if (!entry || ord <= position) continue;

@@ -259,7 +259,7 @@ export class Records {
     const coll = this.db.state.collections.get(collection);
     if (!coll) return;
     const now = this.db.now();
-    for (const entry of coll.records.values()) if (!isExpired(entry, now)) yield entry.fields;
+    for (const [, entry] of coll.inOrder()) if (!isExpired(entry, now)) yield entry.fields;
   }
 
   /**

@@ -131,7 +131,7 @@ export class Replication {
     const seq = this.db.state.seq;
     const captured = names.map((name) => {
       const coll = this.db.state.collections.get(name);
-      return { name, meta: coll?.meta, rows: coll ? [...coll.records.entries()] : [] };
+      return { name, meta: coll?.meta, rows: coll ? [...coll.inOrder()] : [] };
     });
     const shipped = (effects: Effect[]): ShippedBatch => ({
       origin: this.nodeId,

@@ -84,6 +84,7 @@ class StateTarget implements EffectTarget {
   removeRecord(collection: string, id: string): void {
     const coll = this.state.collections.get(collection)!;
     this.journal?.record(collection, coll, id);
+    coll.undisplace(id);
     if (coll.expiringRecords > 0 && coll.records.get(id)?.expiresAt !== undefined) coll.expiringRecords--;
     coll.noteBeforeWrite(id, true);
     coll.records.delete(id);

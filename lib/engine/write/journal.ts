@@ -172,7 +172,7 @@ export class StateJournal {
     const before = Snapshot.of(state, undone);
     const reorder = new Set<CollectionState>();
     for (let i = undone.length - 1; i >= 0; i--) undoEntry(state, undone[i]!, reorder);
-    for (const coll of reorder) coll.restoreOrder();
+    for (const coll of reorder) coll.settleOrder();
     this.entries.length = position - this.base;
     state.seq = newSeq;
     return before.diff(state, newSeq);
@@ -184,10 +184,15 @@ function undoEntry(state: DbState, entry: JournalEntry, reorder: Set<CollectionS
     case 'record': {
       const { coll, id, before, counters } = entry;
       coll.noteBeforeWrite(id, before === undefined);
-      if (before === undefined) coll.records.delete(id);
-      else {
-        // Set again after a delete, the entry lands at the end of the map: its ord puts it back in place.
-        if (!coll.records.has(id)) reorder.add(coll);
+      if (before === undefined) {
+        coll.records.delete(id);
+        coll.undisplace(id);
+      } else {
+        // Set again after a delete, the entry lands at the end of the map: walks merge it back by its ord.
+        if (!coll.records.has(id)) {
+          coll.displace(id, before.ord ?? 0);
+          reorder.add(coll);
+        }
         coll.records.set(id, before);
       }
       coll.lastOrd = counters.lastOrd;

@@ -95,16 +95,78 @@ export class CollectionState {
   private reorderWhenClosed = false;
 
   /**
-   * Puts the map back in insertion order (by ord) after records were set
-   * again at its end (a checkpoint restored). A reader walks the map as it
-   * is, so while one is open the reorder waits for the last to close.
+   * Records a checkpoint restore set back after they had been deleted, by id
+   * with their ord: the map put them at its end, out of insertion order
+   * (every other record stands in ord order). Walks in order merge them back
+   * in place (`inOrder`, query/collection-scan.ts), so a restore costs the
+   * records it sets back, not a reorder of the whole map; once they are
+   * many, `settleOrder` rebuilds the map instead.
    */
+  private displaced: Map<string, number> | undefined;
+  private displacedSorted: Array<{ readonly id: string; readonly ord: number }> | undefined;
+
+  /** Notes that `id` (of insertion ordinal `ord`) was set back at the end of the map. */
+  displace(id: string, ord: number): void {
+    (this.displaced ??= new Map()).set(id, ord);
+    this.displacedSorted = undefined;
+  }
+
+  /** Forgets `id` as displaced: it left the map. */
+  undisplace(id: string): void {
+    if (!this.displaced?.delete(id)) return;
+    this.displacedSorted = undefined;
+    if (this.displaced.size === 0) this.displaced = undefined;
+  }
+
+  /** The displaced records by ord, or undefined when every record stands in order. */
+  displacedByOrd(): ReadonlyArray<{ readonly id: string; readonly ord: number }> | undefined {
+    if (!this.displaced) return undefined;
+    return (this.displacedSorted ??= [...this.displaced]
+      .map(([id, ord]) => ({ id, ord }))
+      .sort((a, b) => a.ord - b.ord));
+  }
+
+  /** The records in insertion order: the map's order with displaced records merged back in place. */
+  *inOrder(): IterableIterator<[string, RecordEntry]> {
+    const displaced = this.displacedByOrd();
+    if (!displaced) {
+      yield* this.records;
+      return;
+    }
+    const skip = new Set(displaced.map((d) => d.id));
+    let next = 0;
+    const before = function* (this: CollectionState, ord: number): IterableIterator<[string, RecordEntry]> {
+      for (; next < displaced.length && displaced[next]!.ord < ord; next++) {
+        const entry = this.records.get(displaced[next]!.id);
+        if (entry) yield [displaced[next]!.id, entry];
+      }
+    };
+    for (const [id, entry] of this.records) {
+      if (skip.has(id)) continue;
+      yield* before.call(this, entry.ord ?? 0);
+      yield [id, entry];
+    }
+    yield* before.call(this, Infinity);
+  }
+
+  /**
+   * Rebuilds the map in ord order when the displaced records are many
+   * enough that merging them costs walks more than a rebuild; while a
+   * reader is open it waits for the last to close.
+   */
+  settleOrder(): void {
+    if (!this.displaced || this.displaced.size <= Math.max(64, this.records.size / 64)) return;
+    this.restoreOrder();
+  }
+
+  /** Puts the map back in insertion order (by ord); while a reader is open, once the last closes. */
   restoreOrder(): void {
     this.reorderWhenClosed = this.readers !== undefined;
     if (this.reorderWhenClosed) return;
     const entries = [...this.records].sort((a, b) => (a[1].ord ?? 0) - (b[1].ord ?? 0));
     this.records.clear();
     for (const [id, entry] of entries) this.records.set(id, entry);
+    this.displaced = this.displacedSorted = undefined;
   }
 }
 

@@ -28,7 +28,7 @@ function picture(state: DbState): unknown {
     collections: sorted(state.collections).map(([name, coll]) => ({
       name,
       meta: coll.meta,
-      records: [...coll.records].map(([id, entry]) => [id, entry]),
+      records: [...coll.inOrder()].map(([id, entry]) => [id, entry]),
       lastOrd: coll.lastOrd,
       expiringRecords: coll.expiringRecords,
     })),
@@ -180,7 +180,10 @@ describe('engine/journal', () => {
     const journal = new StateJournal();
     applyBatch(state, { seq: 2, effects: [{ kind: 'delete', collection: 'a', id: '2' }, put('4')] }, journal);
     journal.undoTo(state, 0, 3);
-    expect([...state.collections.get('a')!.records.keys()]).to.deep.equal(['1', '2', '3']);
+    const coll = state.collections.get('a')!;
+    expect([...coll.inOrder()].map(([id]) => id)).to.deep.equal(['1', '2', '3']);
+    // Without rebuilding the map: the record set back stands at its end, merged in place by the walk.
+    expect([...coll.records.keys()]).to.deep.equal(['1', '3', '2']);
     expect(state.seq).to.equal(3);
   });
 
@@ -250,6 +253,33 @@ describe('engine/journal', () => {
       'put',
     ]);
     expect(restored.schemaChanged).to.deep.equal(['a']);
+  });
+
+  it('rebuilds the map in order once many records were set back, and never while a reader is open', () => {
+    const state = new DbState();
+    const ids = Array.from({ length: 200 }, (_, i) => `r${i}`);
+    applyBatch(state, {
+      seq: 1,
+      effects: [
+        { kind: 'createCollection', meta: meta('a') },
+        ...ids.map((id): Effect => ({ kind: 'put', collection: 'a', id, fields: { id } })),
+      ],
+    });
+    const coll = state.collections.get('a')!;
+    const journal = new StateJournal();
+    const deletes = ids.filter((_, i) => i % 2 === 0);
+    applyBatch(
+      state,
+      { seq: 2, effects: deletes.map((id): Effect => ({ kind: 'delete', collection: 'a', id })) },
+      journal,
+    );
+    const reader = coll.openReader();
+    journal.undoTo(state, 0, 3);
+    expect([...coll.inOrder()].map(([id]) => id)).to.deep.equal(ids);
+    expect([...coll.records.keys()]).to.not.deep.equal(ids);
+    coll.closeReader(reader);
+    expect([...coll.records.keys()]).to.deep.equal(ids);
+    expect(coll.displacedByOrd()).to.equal(undefined);
   });
 
   it('forgets what no checkpoint needs', () => {
