@@ -368,10 +368,13 @@ export class Server {
   }
 
   private schedule(): void {
-    // The operator's wall clock, as for cron on the host.
-    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
     const now = () => this.db.now();
     const purge = this.config.trashPurgeCron ?? '17 3 * * *';
+    // A memory-only database has nothing to snapshot.
+    const snap = this.db.memory ? '' : (this.config.snapshotCron ?? '0 * * * *');
+    // The operator's wall clock, as for cron on the host (read only when a timer needs it: the first look costs ICU's
+    // time zone data).
+    const zone = purge || snap ? Intl.DateTimeFormat().resolvedOptions().timeZone : 'UTC';
     if (purge) {
       this.maintenance.trashPurge = new CronTimer(
         CronSchedule.parse(purge, zone),
@@ -380,7 +383,6 @@ export class Server {
         (e) => this.log('error', 'trash purge failed', e),
       );
     }
-    const snap = this.config.snapshotCron ?? '0 * * * *';
     if (snap) {
       this.maintenance.snapshots = new CronTimer(
         CronSchedule.parse(snap, zone),
@@ -402,12 +404,13 @@ export class Server {
 
   /**
    * Runs now what the engine's clock says is due, and resolves when it is
-   * done: the TTL sweeps of records and key-value entries, the maintenance
-   * timers (trash purge, snapshots) and the schedules. For a clock moved by
+   * done: the TTL sweeps of records and key-value entries, the purge of
+   * trash past its retention, the maintenance timers and the schedules. For a clock moved by
    * hand (a test server's), so a test never waits for the next real tick.
    */
   async runDueWork(): Promise<void> {
     await this.db.records.expiry.sweep();
+    await this.db.trash.purgeExpired();
     for (const timer of Object.values(this.maintenance)) await timer.tick();
     if (this.config.runSchedules ?? true) await this.scheduler.tick();
   }

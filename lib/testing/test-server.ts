@@ -85,8 +85,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     providers: options.providers,
     idSeed: options.ids,
     announce: () => undefined,
-    // The test clock runs the sweeps and schedules when it is moved; real-time ticks still serve a running clock.
+    // The test clock runs the sweeps, the trash purge and the schedules when it is moved (Server.runDueWork), so no
+    // wall-clock maintenance timer is armed; real-time sweeps still serve a running clock.
     ttlSweepMs: 1000,
+    trashPurgeCron: '',
+    snapshotCron: '',
   };
   const server = await Server.create(
     options.persist === undefined ? { ...common, memory: true } : { ...common, dataDir: options.persist },

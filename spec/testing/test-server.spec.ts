@@ -128,6 +128,18 @@ describe('eddydb/testing: startTestServer', function () {
     expect(t.clock.date().toISOString()).to.equal('2030-01-01T00:00:00.000Z');
   });
 
+  it('purges trash past its retention when the clock moves past it', async () => {
+    const t = await start({ clock: { frozen: true, start: '2030-01-01T00:00:00Z' } });
+    const kept = (await call(t, 'POST', '/api/insert/items', { name: 'kept' })).body.id as string;
+    const purged = (await call(t, 'POST', '/api/insert/items', { name: 'purged' })).body.id as string;
+    await call(t, 'DELETE', `/api/delete/items/${kept}`);
+    await call(t, 'DELETE', `/api/delete/items/${purged}`);
+    await t.clock.advance('1d');
+    expect((await call(t, 'POST', `/api/trash/items/${kept}`)).status).to.equal(200);
+    await t.clock.advance('31d');
+    expect((await call(t, 'POST', `/api/trash/items/${purged}`)).status).to.equal(404);
+  });
+
   it('fires due schedules when the clock moves', async () => {
     const t = await start({ clock: { frozen: true, start: '2030-01-01T00:00:00Z' } });
     await call(t, 'POST', '/api/functions', {
