@@ -8,24 +8,12 @@ import { expect } from 'chai';
 import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fixtureCall } from '../helpers/fixture-call.js';
 import { startTestServer, SeedError, type TestServer } from '../../lib/testing.js';
 import { closeOutboundPools } from '../../lib/outbound/index.js';
 import { startLocalHttp } from '../helpers/local-http.js';
 
-interface Answer {
-  status: number;
-  body: any;
-}
-
-async function call(t: TestServer, method: string, url: string, body?: unknown, token?: string): Promise<Answer> {
-  const res = await fetch(t.url + url, {
-    method,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token ?? (await t.token())}` },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const call = fixtureCall;
 
 /** The `name` of every record, in the order a find without a sort gives (typed values unwrapped). */
 const names = async (t: TestServer, collection: string): Promise<string[]> =>

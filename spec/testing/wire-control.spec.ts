@@ -4,18 +4,11 @@
  * the clock; refused to non-admins, and a 404 on any other server.
  */
 import { expect } from 'chai';
+import { fixtureCall } from '../helpers/fixture-call.js';
 import { startTestServer, type TestServer } from '../../lib/testing.js';
 import { TestServer as PlainServer } from '../helpers/test-server.js';
 
-async function call(t: TestServer, method: string, url: string, body?: unknown, token?: string) {
-  const res = await fetch(t.url + url, {
-    method,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token ?? (await t.token())}` },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const call = fixtureCall;
 
 const count = async (t: TestServer, collection: string) =>
   ((await call(t, 'POST', `/api/find/${collection}`, {})).body as unknown[]).length;
