@@ -57,6 +57,7 @@ const CONSUMER_TS = `
 import { Server, VERSION, type ServerConfig, type Settings } from 'eddydb';
 import { createClientErrorHandler, createExpressHandler } from 'eddydb/express';
 import type { Database } from 'eddydb/engine';
+import { startTestServer, type Checkpoint, type TestServer } from 'eddydb/testing';
 import express from 'express';
 
 const config: ServerConfig = { port: 0, host: '127.0.0.1', dataDir: './data', settings: { durability: 'batch' } satisfies Partial<Settings> };
@@ -70,6 +71,17 @@ export async function main(): Promise<string> {
   app.listen(0).on('clientError', createClientErrorHandler(eddy.dispatcher));
   await eddy.close();
   return VERSION + String(db !== undefined) + String(wrong);
+}
+export async function fixture(): Promise<string> {
+  const t: TestServer = await startTestServer({ seed: { collections: { users: [{ name: 'Ann' }] } }, ids: 'seed' });
+  const checkpoint: Checkpoint = await t.checkpoint();
+  await t.clock.advance('10m');
+  // @ts-expect-error: a duration is milliseconds or text, not a Date
+  await t.clock.advance(new Date());
+  await t.restore(checkpoint);
+  await t.reset();
+  await t.close();
+  return t.url + (await t.token());
 }
 `;
 
@@ -125,6 +137,8 @@ describe('embedding the packed package', function () {
       'dist/lib/index.d.ts',
       'dist/lib/express.d.ts',
       'dist/lib/engine/index.d.ts',
+      'dist/lib/testing.js',
+      'dist/lib/testing.d.ts',
       'dist/lib/cli/main.js',
     ]) {
       expect(listing).to.include(`package/${f}`);
@@ -188,6 +202,28 @@ describe('embedding the packed package', function () {
       child.kill('SIGTERM');
     }
     expect(await exited, out).to.equal(0);
+  });
+
+  it('serves eddydb/testing from the packed package: seed, insert, a TTL expired by the clock, reset', () => {
+    writeFileSync(
+      path.join(project, 'fixture.mjs'),
+      `import { startTestServer } from 'eddydb/testing';
+const t = await startTestServer({ seed: { collections: { users: [{ name: 'Ann' }] } } });
+const headers = { 'content-type': 'application/json', authorization: 'Bearer ' + (await t.token()) };
+const post = (url, body) => fetch(t.url + url, { method: 'POST', headers, body: JSON.stringify(body) });
+const { id } = await (await post('/api/insert/users', { name: 'Bob', ttl: '10m' })).json();
+await t.clock.advance('11m');
+const expired = (await fetch(t.url + '/api/find/users/' + id, { headers })).status;
+await post('/api/insert/users', { name: 'Cy' });
+await t.reset();
+const after = (await (await post('/api/find/users', {})).json()).length;
+await t.close();
+console.log(JSON.stringify({ expired, after }));
+`,
+    );
+    const ran = run(process.execPath, ['fixture.mjs'], project);
+    expect(ran.code, ran.out).to.equal(0);
+    expect(JSON.parse(ran.stdout)).to.deep.equal({ expired: 404, after: 1 });
   });
 
   it('type-checks a TypeScript consumer against the shipped declarations, which catch a wrong config', () => {
