@@ -13,4 +13,5 @@ export {
   type ExpressResponse,
 } from './transport/express-adapter.js';
 export { createClientErrorHandler } from './transport/socket-response.js';
+export type { TlsCredentials } from './transport/node-server.js';
 export { loadAddon } from './wire/native-addon.js';

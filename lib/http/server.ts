@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import tls from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { StoredFunctions } from '../functions/index.js';
 import { outboundPolicy } from '../outbound/index.js';
@@ -48,6 +49,7 @@ import { attachWebSocket } from './transport/ws.js';
 import type { WebSocketServer } from 'ws';
 import { createRegistry } from './procedures/index.js';
 import { createFastify } from './transport/fastify.js';
+import type { TlsCredentials } from './transport/node-server.js';
 import { ServerCheckpoints } from './server-checkpoints.js';
 import type { EngineServices, Services, TestControl } from './procedures/context.js';
 
@@ -67,6 +69,8 @@ export type ServerConfig = ServerOptions & ServerStorage;
 export interface ServerOptions {
   port: number;
   host: string;
+  /** Serve HTTPS and WSS on the port with this PEM certificate and key (reloadTls() swaps them); default plain HTTP. */
+  tls?: TlsCredentials;
   /** Admin key from the environment; generated on first start when absent. */
   adminKey?: string;
   /** Server defaults for run-time settings (PUT /api/config overrides them). */
@@ -231,7 +235,7 @@ export class Server {
       heartbeatMs: config.sseHeartbeatMs ?? 15_000,
       maxQueuedBytes,
     };
-    this.app = createFastify(this.dispatcher);
+    this.app = createFastify(this.dispatcher, config.tls);
     this.wss = attachWebSocket(this.app.server, this.dispatcher, this.credentialWatch, {
       maxMessageBytes: config.maxWsMessageBytes ?? 16 * 1024 * 1024,
       maxQueuedBytes,
@@ -239,8 +243,8 @@ export class Server {
   }
 
   /**
-   * Opens (recovers) the database and wires the server. Throws on a bad log level or format, or what Database.open
-   * throws.
+   * Opens (recovers) the database and wires the server. Throws on a bad log level or format, what node:tls throws for
+   * a bad TLS pair, or what Database.open throws.
    */
   static async create(config: ServerConfig): Promise<Server> {
     const { log, flush: flushLog } = createServerLog({
@@ -252,6 +256,8 @@ export class Server {
     });
     if (config.memory && (config.ripplePeers?.length ?? 0) > 0)
       throw new Error('ripples need a data directory; this server is memory-only: drop the ripple peers or memory');
+    // Before the data is opened: a bad pair then leaves nothing to close.
+    if (config.tls) tls.createSecureContext({ cert: config.tls.cert, key: config.tls.key });
     const opening = performance.now();
     const engineLog: DatabaseOptions['log'] = (m, level, cause) => log(level ?? 'info', m, cause);
     const common = { clock: config.clock, settings: config.settings, log: engineLog, idSeed: config.idSeed };
@@ -352,14 +358,36 @@ export class Server {
       port,
       recoveryMs: this.startup.recoveryMs,
       adminKey: this.startup.adminKey,
+      isTls: this.isTls,
     });
     return port;
   }
 
+  /** `https://127.0.0.1:PORT` when serving TLS, else `http://...`. */
   get url(): string {
     const addr = this.app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : this.config.port;
-    return `http://127.0.0.1:${port}`;
+    return `${this.isTls ? 'https' : 'http'}://127.0.0.1:${port}`;
+  }
+
+  /** The server speaks HTTPS and WSS (`tls` was configured). */
+  get isTls(): boolean {
+    return this.app.server instanceof tls.Server;
+  }
+
+  /**
+   * Serves new connections with these credentials (a renewed certificate);
+   * open connections, keep-alive and WebSocket alike, go on with the ones
+   * they were made with. Throws, changing nothing, when the server was
+   * started without TLS or node:tls refuses the pair (not PEM, or a key that
+   * does not match the certificate).
+   */
+  reloadTls(credentials: TlsCredentials): void {
+    const server = this.app.server;
+    if (!(server instanceof tls.Server)) throw new Error('this server was started without TLS: nothing to reload');
+    // setSecureContext keeps the old context on failure but not the old fields it copies: check the pair first.
+    tls.createSecureContext({ cert: credentials.cert, key: credentials.key });
+    server.setSecureContext({ cert: credentials.cert, key: credentials.key });
   }
 
   /** The underlying node HTTP server (the WebSocket transport attaches here). */

@@ -28,6 +28,8 @@ export interface StartupFacts {
   readonly port: number;
   readonly recoveryMs: number;
   readonly adminKey: AdminKeySource;
+  /** Served over TLS: the address says https. */
+  readonly isTls?: boolean;
 }
 
 /** The opened database as the summary reads it. */
@@ -56,7 +58,7 @@ export function logStartupSummary(log: ServerLog, engine: StartedEngine, facts: 
   const host = facts.host.includes(':') ? `[${facts.host}]` : facts.host;
   log('info', 'server started', {
     version: facts.version,
-    address: `http://${host}:${facts.port}`,
+    address: `${facts.isTls ? 'https' : 'http'}://${host}:${facts.port}`,
     ...(engine.dataDir === undefined ? { storage: MEMORY_ONLY } : { dataDir: engine.dataDir }),
     durability: engine.durability,
     collections,

@@ -23,7 +23,7 @@ import { serveSse } from './sse.js';
 import { sendStreamed } from './streamed-body.js';
 import { fromFrameworkError } from './framework-errors.js';
 import { createClientErrorHandler } from './socket-response.js';
-import { createNodeServer } from './node-server.js';
+import { createNodeServer, type TlsCredentials } from './node-server.js';
 import { closeAfterAnswer } from './close-after-answer.js';
 
 const CLIENT_CONTENT_TYPE = Symbol('client content-type');
@@ -38,7 +38,8 @@ function noSchemas(): () => never {
   };
 }
 
-export function createFastify(dispatcher: Dispatcher): FastifyInstance {
+/** `tls`: serve HTTPS with these credentials (node-server.ts). */
+export function createFastify(dispatcher: Dispatcher, tls?: TlsCredentials): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: dispatcher.bodyLimit,
@@ -52,7 +53,7 @@ export function createFastify(dispatcher: Dispatcher): FastifyInstance {
     forceCloseConnections: true,
     clientErrorHandler: createClientErrorHandler(dispatcher),
     // Bodiless GETs skip fastify and go straight to the Dispatcher (node-server.ts).
-    serverFactory: (handler, opts) => createNodeServer(dispatcher, handler, opts),
+    serverFactory: (handler, opts) => createNodeServer(dispatcher, handler, opts, tls),
     // A bad URL is served without its body: our router (or SSE) rejects an undecodable segment before reading it.
     frameworkErrors: (err, req, res) => {
       const reply = res as unknown as FastifyReply;

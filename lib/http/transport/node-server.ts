@@ -10,8 +10,11 @@
  * route. Both paths hand the Dispatcher the same method, raw URL, client
  * headers, body and address, so they answer alike;
  * an open stream goes on as server-sent events, a long answer in chunks.
+ * With TLS credentials it is a node:https server instead: the same handler,
+ * timeouts and WebSocket upgrade over TLS on the same port.
  */
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
 import type { Dispatcher, HttpRequest, HttpResponse } from '../routing/dispatch.js';
 import { readBody } from './read-body.js';
 import { closeAfterAnswer } from './close-after-answer.js';
@@ -21,17 +24,28 @@ import { sendStreamed } from './streamed-body.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** `opts`: fastify's resolved options, whose timeouts fastify only applies to servers it makes itself. */
+/** A PEM certificate (with its chain) and its private key, as node:tls reads them. */
+export interface TlsCredentials {
+  readonly cert: string | Buffer;
+  readonly key: string | Buffer;
+}
+
+/**
+ * `opts`: fastify's resolved options, whose timeouts fastify only applies to servers it makes itself. `tls`: serve
+ * HTTPS (and WSS) with these credentials; throws what node:tls throws for a bad or mismatched pair.
+ */
 export function createNodeServer(
   dispatcher: Dispatcher,
   fastifyHandler: Handler,
   opts: Readonly<Record<string, unknown>>,
+  tls?: TlsCredentials,
 ): http.Server {
-  const server = http.createServer((req, res) => {
+  const listener: Handler = (req, res) => {
     if (isBodilessGet(req)) serveDirect(dispatcher, req, res, undefined);
     else if (BODY_METHODS.has(req.method!)) serveWithBody(dispatcher, req, res);
     else fastifyHandler(req, res);
-  });
+  };
+  const server = tls ? https.createServer({ cert: tls.cert, key: tls.key }, listener) : http.createServer(listener);
   // What fastify's own server factory sets (lib/server.js getServerInstance), with fastify's defaults.
   server.keepAliveTimeout = numberOr(opts.keepAliveTimeout, 72_000);
   server.requestTimeout = numberOr(opts.requestTimeout, 0);
