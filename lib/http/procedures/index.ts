@@ -1,5 +1,5 @@
 /** The procedure registry: one object literal of every procedure. */
-import { buildRegistry } from './procedure.js';
+import { buildRegistry, type Registry } from './procedure.js';
 import * as system from './server/system.js';
 import * as keys from './server/keys.js';
 import * as collections from './collections.js';
@@ -19,9 +19,10 @@ import * as chatStream from './chat/stream.js';
 import * as chatTools from './chat/tools.js';
 import { WORKFLOW_PROCEDURES } from './workflow.js';
 import { TESTING_PROCEDURES } from './server/testing.js';
+import { openApiProcedure } from '../openapi/index.js';
 
-export function createRegistry() {
-  return buildRegistry([
+export function createRegistry(): Registry {
+  const registry: Registry = buildRegistry([
     system.healthGet,
     system.authToken,
     system.configGet,
@@ -119,5 +120,8 @@ export function createRegistry() {
     chatTools.chatToolsExecute,
     ...WORKFLOW_PROCEDURES,
     ...TESTING_PROCEDURES,
+    // The document describes the registry it is part of.
+    openApiProcedure(() => registry),
   ]);
+  return registry;
 }

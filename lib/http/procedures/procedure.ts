@@ -38,6 +38,34 @@ export interface Procedure<I = unknown, O = unknown> {
    */
   scope?(input: I): Scope;
   handler(input: I, ctx: Context): O | Promise<O>;
+  /** What it takes and answers on the wire, for the OpenAPI document (lib/http/openapi). */
+  readonly schema?: ProcedureSchema;
+}
+
+/** A JSON Schema (draft 2020-12, as OpenAPI 3.1 reads it): a TypeBox schema or a plain object. */
+export type JsonSchema = object;
+
+/**
+ * A procedure's wire shapes, declared beside its parser. The parser stays
+ * the one that checks (its messages are the product's); the specs check
+ * that what it accepts fits `body` and that what the handler answers fits
+ * `response`. Path parameters come from the route (text unless `params`
+ * says more).
+ */
+export interface ProcedureSchema {
+  /** One line: what the route does. */
+  readonly summary: string;
+  /** Who may call it, what it refuses, anything a client must know beyond the shapes. */
+  readonly description?: string;
+  /** Path parameters narrower than any text (a step index), by name. */
+  readonly params?: Readonly<Record<string, JsonSchema>>;
+  /** Query parameters by name, each as its text is read. */
+  readonly query?: Readonly<Record<string, JsonSchema>>;
+  readonly body?: JsonSchema;
+  /** The answer at the route's success status; for a stream, the data of one event. */
+  readonly response: JsonSchema;
+  /** Answers at other statuses (`207`, or a range such as `2XX`), for a result that picks its own (`WithStatus`). */
+  readonly statuses?: Readonly<Record<string, JsonSchema>>;
 }
 
 /**

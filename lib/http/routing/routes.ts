@@ -34,6 +34,7 @@ const dataStream = (method: string, path: string, procedure: string): RouteDef<R
 
 export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   route('GET', '/api/health', 'health.get'),
+  route('GET', '/api/openapi.json', 'openapi.get'),
   route('POST', '/api/testing/reset', 'testing.reset'),
   route('POST', '/api/testing/checkpoints', 'testing.checkpoint', 201),
   route('POST', '/api/testing/checkpoints/:id/restore', 'testing.restore'),
