@@ -358,7 +358,7 @@ export class Corruption extends Error {
   constructor(
     readonly file: string,
     readonly offset: number,
-    reason: string,
+    readonly reason: string,
   ) {
     super(`corruption in ${file} at byte ${offset}: ${reason}`);
     this.name = 'Corruption';

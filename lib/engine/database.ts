@@ -40,6 +40,7 @@ import { MemoryFs } from './storage/memory-fs.js';
 import { recover } from './storage/recovery/recovery.js';
 import { emptyRecoveryReport, type RecoveryReport } from './storage/recovery/recovery-report.js';
 import { writeSnapshot, type WrittenSnapshot } from './storage/snapshot/snapshot.js';
+import { backupStream, captureBackup, type BackupStream } from './storage/backup/backup.js';
 import { verifySnapshot } from './storage/snapshot/snapshot-reader.js';
 import { redundantFiles, seqOfName } from './storage/generations.js';
 import { loadSearchIndexes, persistSearchIndexes, type IndexFilesContext } from './search/index-files.js';
@@ -53,6 +54,7 @@ import { Checkpoints } from './write/checkpoints.js';
 import { ExpiryTracker } from './expiry/expiry.js';
 import type { EngineCore } from './core.js';
 import { fallbackEngineLog, type EngineLog } from './engine-log.js';
+import type { EngineObserver } from './observer.js';
 import {
   AutoCommitSession,
   openTransactionSession,
@@ -74,6 +76,8 @@ interface CommonOptions {
   serializableHistoryLimit?: number;
   /** Where recovery, snapshot and storage messages go (default: errors to stderr, see engine-log.ts). */
   log?: EngineLog;
+  /** Told of log appends, fsyncs, write groups and snapshots as they happen (the server's metrics; observer.ts). */
+  observe?: EngineObserver;
   /** Background search-index builds: work per slice (default 10 ms). */
   searchIndexes?: SearchIndexOptions;
   /**
@@ -229,7 +233,7 @@ export class Database {
     const state = new DbState();
     const memoryLog = new MemoryLog({ ...DEFAULT_SETTINGS, ...opts.settings }.durability);
     const health = new StorageHealth(clock, {}, log);
-    const queue = new WriteQueue(state, memoryLog, health, log);
+    const queue = new WriteQueue(state, memoryLog, health, log, opts.observe);
     const report = emptyRecoveryReport();
     const db = new Database(state, queue, memoryLog, clock, secrets, opts, fs, DirLock.none(), health, report);
     await db.replication.load(fs);
@@ -249,6 +253,7 @@ export class Database {
     });
     const settings = mergeSettings({ ...DEFAULT_SETTINGS, ...opts.settings }, recovered.state.config);
     const writer = new LogWriter(fs, dir, settings.durability, opts.batchSyncMs ?? 10);
+    writer.observe = opts.observe;
     const last = recovered.lastSegment;
     if (last && last.size >= HEADER_SIZE) await writer.reopen(last.name, last.size);
     else {
@@ -256,7 +261,7 @@ export class Database {
       await writer.openSegment(recovered.state.seq + 1);
     }
     const health = new StorageHealth(clock, opts.heal, log);
-    const queue = new WriteQueue(recovered.state, writer, health, log);
+    const queue = new WriteQueue(recovered.state, writer, health, log, opts.observe);
     const db = new Database(recovered.state, queue, writer, clock, secrets, opts, fs, lock, health, recovered.report);
     await db.replication.load(fs);
     const baseSeq = recovered.report.snapshot ? seqOfName(recovered.report.snapshot) : 0;
@@ -384,6 +389,18 @@ export class Database {
   }
 
   /**
+   * A backup of the whole database at the current seq (storage/backup/),
+   * captured between two write groups and streamed as its reader pulls,
+   * while writes go on; a memory-only database is backed up the same way.
+   */
+  async backup(source: { version: string }): Promise<BackupStream> {
+    const capture = await this.queue.exclusive(async () =>
+      captureBackup(this.state, this.secrets, this.clock.now(), { version: source.version, memory: this.memory }),
+    );
+    return backupStream(capture);
+  }
+
+  /**
    * Writes a snapshot now and removes log segments and old snapshots it
    * makes redundant. Writes continue meanwhile. Returns the snapshot seq.
    * A memory-only database writes nothing: `{name: 'memory', seq, bytes: 0}`.
@@ -413,10 +430,17 @@ export class Database {
     beforeRetention?: (written: WrittenSnapshot) => Promise<void>,
   ): Promise<{ name: string; seq: number; bytes: number }> {
     while (this.snapshotting) await this.snapshotting.catch(() => undefined);
+    const started = performance.now();
     const run = this.runSnapshot(beforeRetention);
     this.snapshotting = run;
+    const ended = (failed: boolean) => this.opts.observe?.snapshot?.((performance.now() - started) / 1000, failed);
     try {
-      return await run;
+      const written = await run;
+      ended(false);
+      return written;
+    } catch (err) {
+      ended(true);
+      throw err;
     } finally {
       this.snapshotting = undefined;
     }

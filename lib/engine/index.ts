@@ -16,6 +16,7 @@ export type { BulkFailure, BulkItem, BulkResult } from './records/bulk.js';
 export type { UpsertTarget } from './records/multi-writes.js';
 export { applyActionSequence, parseActionSequence, type ActionStep } from './records/update-actions.js';
 export type { LogLevel } from './engine-log.js';
+export type { EngineObserver } from './observer.js';
 
 // Time.
 export { ManualClock, systemClock, type Clock } from './time/clock.js';
@@ -74,6 +75,8 @@ export {
   type VerifyResult,
 } from './storage/recovery/verify.js';
 export { isSegmentName, isSnapshotName } from './storage/generations.js';
+export { BACKUP_MAGIC, type BackupManifest, type BackupStream } from './storage/backup/backup.js';
+export { readBackup, restoreBackup, type BackupContents } from './storage/backup/backup-file.js';
 export type { RecoveryReport } from './storage/recovery/recovery-report.js';
 export type { LoggedBatch } from './write/effects.js';
 export { encodeShipped, parseShipped, type ResyncPlan, type ShippedBatch } from './ripple/replication.js';

@@ -20,6 +20,13 @@ export async function loadOrCreateSecrets(fs: StorageFs, dir: string): Promise<S
     return { jwtKey: Buffer.from(raw.jwt_key, 'base64'), idKey: Buffer.from(raw.id_key, 'base64') };
   }
   const secrets = { jwtKey: randomBytes(32), idKey: randomBytes(32) };
+  await writeSecrets(fs, dir, secrets);
+  return secrets;
+}
+
+/** Writes `secrets` to `dir` (tmp, fsync, rename, directory fsync): at first start, and by a restore. */
+export async function writeSecrets(fs: StorageFs, dir: string, secrets: Secrets): Promise<void> {
+  const file = path.join(dir, 'secrets');
   const tmp = file + '.tmp';
   const out = await fs.openWrite(tmp);
   try {
@@ -34,5 +41,4 @@ export async function loadOrCreateSecrets(fs: StorageFs, dir: string): Promise<S
   }
   await fs.rename(tmp, file);
   await fs.syncDir(dir);
-  return secrets;
 }

@@ -123,8 +123,16 @@ export async function readSnapshot(
   nameSeq: number,
   opts: { salvage?: boolean } = {},
 ): Promise<{ state: DbState; damage?: SnapshotDamage }> {
-  const name = path.basename(file);
-  const buf = await fs.readFile(file);
+  return readSnapshotBytes(await fs.readFile(file), path.basename(file), nameSeq, opts);
+}
+
+/** readSnapshot on the bytes of a snapshot file (`name` names it in errors): a backup holds one (storage/backup/). */
+export async function readSnapshotBytes(
+  buf: Buffer,
+  name: string,
+  nameSeq: number,
+  opts: { salvage?: boolean } = {},
+): Promise<{ state: DbState; damage?: SnapshotDamage }> {
   const state = new DbState();
   state.seq = nameSeq;
   const seen = new Set<string>();

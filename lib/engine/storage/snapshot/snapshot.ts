@@ -14,7 +14,7 @@
 import path from 'node:path';
 import { encodeFrame, encodeHeader } from '../frame.js';
 import { encodePayload } from '../codec.js';
-import type { StorageFs } from '../fs.js';
+import type { StorageFile, StorageFs } from '../fs.js';
 import type { DbState, CollectionMeta, KvEntry, RecordEntry } from '../../write/state.js';
 import { CollectionScan } from '../../query/collection-scan.js';
 import type { Fields } from '../../values/index.js';
@@ -79,15 +79,38 @@ export interface WrittenSnapshot {
   readonly frameCrcs: readonly number[];
 }
 
+/** Where a snapshot's bytes go: a file, or a backup stream (storage/backup/). Resolves once it may take more. */
+export type ByteSink = (bytes: Buffer) => Promise<void>;
+
+/** What a snapshot's bytes hold once written. */
+export interface SnapshotBytes {
+  /** Bytes of the frames (the header not counted). */
+  readonly bytes: number;
+  /** Frames including the `end` frame. */
+  readonly frames: number;
+  readonly frameCrcs: readonly number[];
+}
+
 /**
- * Writes a snapshot of `state` as of now to `dir`. Durable on return (fsync,
- * rename, directory fsync). REQUIRES: called between write groups (the
- * collections are marked synchronously, before the first await).
+ * The state at one seq, captured without a copy, its bytes not written yet:
+ * `write` sends them (the header and every frame) to a sink, and whether
+ * it completes or fails it lets go of the collections, as `close` does.
  */
-export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, now: number): Promise<WrittenSnapshot> {
+export interface SnapshotCapture {
+  readonly seq: number;
+  write(sink: ByteSink): Promise<SnapshotBytes>;
+  /** Lets go of the point-in-time readers without writing. Idempotent. */
+  close(): void;
+}
+
+/**
+ * Captures `state` as of now. REQUIRES: called between write groups (the
+ * collections are marked synchronously, here). Until written or closed,
+ * each collection keeps the pre-image of every record written meanwhile.
+ */
+export function captureSnapshot(state: DbState, now: number): SnapshotCapture {
   const seq = state.seq;
-  // Every collection's point-in-time reader opens now, before the first await; expiry is not judged (expired records
-  // are state until swept).
+  // Every collection's point-in-time reader opens now; expiry is not judged (expired records are state until swept).
   const colls = [...state.collections.values()].map((c) => ({
     meta: c.meta,
     membership: c.membershipVersion,
@@ -95,54 +118,86 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
     scan: new CollectionScan(c, now),
   }));
   const trash = [...state.trash].map(([c, m]) => [c, [...m]] as const);
-  const name = snapshotName(seq);
-  const tmp = path.join(dir, name + '.tmp');
-  const file = await fs.openWrite(tmp);
-  let frames = 0,
-    bytes = 0,
-    complete = false;
-  const frameCrcs: number[] = [];
-  const put = async (frame: SnapFrame) => {
-    const buf = encodeFrame(encodePayload(frame));
-    frames += 1;
-    bytes += buf.length;
-    frameCrcs.push(buf.readUInt32LE(4));
-    await file.write(buf);
-  };
-  try {
-    await file.write(encodeHeader(SNAP_MAGIC, SNAP_VERSION));
-    await put({ k: 'meta', seq, created_at: now });
-    await put({ k: 'config', v: { ...state.config } });
-    await put({ k: 'keys', v: [...state.keys.values()] });
-    await put({ k: 'ripple', seen: [...state.rippleSeen] });
-    const kv = [...state.kv];
-    for (let i = 0; i < kv.length; i += CHUNK) await put({ k: 'kv', rows: kv.slice(i, i + CHUNK) });
-    await put({ k: 'kvLinks', rows: [...state.kvLinks].map(([key, set]) => [key, [...set]]) });
-    for (const { meta, membership, count, scan } of colls) {
-      await put({ k: 'coll', meta, membership, count });
-      await writeRecords(meta.name, scan, put);
-    }
-    for (const [collection, entries] of trash) {
-      for (let i = 0; i < entries.length; i += CHUNK) {
-        await put({
-          k: 'trash',
-          c: collection,
-          rows: entries.slice(i, i + CHUNK).map(([id, t]) => row(id, t.entry, t.deletedAt)),
-        });
-      }
-    }
-    await put({ k: 'end', frames });
-    await file.sync();
-    complete = true;
-  } finally {
+  const config = { ...state.config };
+  const keys = [...state.keys.values()];
+  const ripple = [...state.rippleSeen];
+  const kv = [...state.kv];
+  const kvLinks = [...state.kvLinks].map(([key, set]): [string, string[]] => [key, [...set]]);
+  let closed = false;
+  const close = () => {
+    closed = true;
     for (const { scan } of colls) scan.close();
+  };
+  const write = async (sink: ByteSink): Promise<SnapshotBytes> => {
+    if (closed) throw new Error(`the capture at seq ${seq} was closed before it was written`);
+    let frames = 0,
+      bytes = 0;
+    const frameCrcs: number[] = [];
+    const put = async (frame: SnapFrame) => {
+      const buf = encodeFrame(encodePayload(frame));
+      frames += 1;
+      bytes += buf.length;
+      frameCrcs.push(buf.readUInt32LE(4));
+      await sink(buf);
+    };
+    try {
+      await sink(encodeHeader(SNAP_MAGIC, SNAP_VERSION));
+      await put({ k: 'meta', seq, created_at: now });
+      await put({ k: 'config', v: config });
+      await put({ k: 'keys', v: keys });
+      await put({ k: 'ripple', seen: ripple });
+      for (let i = 0; i < kv.length; i += CHUNK) await put({ k: 'kv', rows: kv.slice(i, i + CHUNK) });
+      await put({ k: 'kvLinks', rows: kvLinks });
+      for (const { meta, membership, count, scan } of colls) {
+        await put({ k: 'coll', meta, membership, count });
+        await writeRecords(meta.name, scan, put);
+      }
+      for (const [collection, entries] of trash) {
+        for (let i = 0; i < entries.length; i += CHUNK) {
+          await put({
+            k: 'trash',
+            c: collection,
+            rows: entries.slice(i, i + CHUNK).map(([id, t]) => row(id, t.entry, t.deletedAt)),
+          });
+        }
+      }
+      await put({ k: 'end', frames });
+    } finally {
+      close();
+    }
+    return { bytes, frames, frameCrcs };
+  };
+  return { seq, write, close };
+}
+
+/**
+ * Writes a snapshot of `state` as of now to `dir`. Durable on return (fsync,
+ * rename, directory fsync). REQUIRES: called between write groups (the
+ * collections are marked synchronously, before the first await).
+ */
+export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, now: number): Promise<WrittenSnapshot> {
+  const capture = captureSnapshot(state, now);
+  const name = snapshotName(capture.seq);
+  const tmp = path.join(dir, name + '.tmp');
+  let file: StorageFile;
+  try {
+    file = await fs.openWrite(tmp);
+  } catch (err) {
+    capture.close();
+    throw err;
+  }
+  let written: SnapshotBytes | undefined;
+  try {
+    written = await capture.write((buf) => file.write(buf));
+    await file.sync();
+  } finally {
     // A failed snapshot (a full disk) leaves no partial file behind; the log still covers everything.
-    if (!complete) await fs.unlink(tmp).catch(() => undefined);
+    if (!written) await fs.unlink(tmp).catch(() => undefined);
     await file.close();
   }
   await fs.rename(tmp, path.join(dir, name));
   await fs.syncDir(dir);
-  return { name, seq, bytes, frames, frameCrcs };
+  return { name, seq: capture.seq, ...written };
 }
 
 /** The collection's records as they were when the snapshot began, each once, in insertion order, CHUNK to a frame. */
