@@ -16,6 +16,7 @@ import { serverConfig } from './config.js';
 import { shouldWatchParent, watchParent } from './parent-watch.js';
 import { IDLE_COMPACTION_DEFAULTS, startIdleCompaction } from './idle-compaction.js';
 import { loadNativeMemory } from './native-memory.js';
+import { readTlsFiles, reloadTlsFiles, tlsFilesOf } from './tls-files.js';
 import { findHelperThreads, lowerDuringLongWork, type HelperThreads } from './helper-priority.js';
 
 /**
@@ -28,6 +29,8 @@ import { findHelperThreads, lowerDuringLongWork, type HelperThreads } from './he
  */
 export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Promise<void> {
   const config = serverConfig(values);
+  const tlsFiles = tlsFilesOf(values);
+  const tls = tlsFiles && readTlsFiles(tlsFiles);
   // Before recovery: what recovery leaves behind counts as growth (idle-compaction.ts).
   const startRss = process.memoryUsage.rss();
   keepStdioErrorsFromStopping();
@@ -59,6 +62,14 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   };
   process.on('SIGINT', () => stop('SIGINT received'));
   process.on('SIGTERM', () => stop('SIGTERM received'));
+  // With TLS, SIGHUP reads the certificate and key again (one during the start: once listening); without, it keeps
+  // its default.
+  let isHangupPending = false;
+  if (tlsFiles)
+    process.on('SIGHUP', () => {
+      if (server?.httpServer.listening) reloadTlsFiles(server, tlsFiles);
+      else isHangupPending = true;
+    });
   // From the start, like the signal handlers: the chain of parents is read now, so a parent that dies while
   // the data is recovered (or just after the listening line, before the rest of the start) is still seen.
   if (shouldWatchParent(values.isOn('watch-parent'), env)) {
@@ -69,7 +80,7 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   if (stopping) return;
   if (config.port !== 0) await (step = probePort(config.host, config.port));
   if (stopping) return;
-  const creating = Server.create({ ...config, adminKeyAfterListen: true });
+  const creating = Server.create({ ...config, tls, adminKeyAfterListen: true });
   step = creating;
   server = await creating;
   if (stopping) return;
@@ -86,7 +97,8 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   }
   if (stopping) return;
   const storage = config.memory ? MEMORY_ONLY : `data in ${config.dataDir}`;
-  console.log(`EddyDB listening on http://${config.host}:${port} (${storage})`);
+  console.log(`EddyDB listening on ${server.isTls ? 'https' : 'http'}://${config.host}:${port} (${storage})`);
+  if (tlsFiles && isHangupPending) reloadTlsFiles(server, tlsFiles);
   if (helpers) stopLowering = helperPriority(server, helpers);
   stopCompacting = idleCompaction(values, server, startRss);
 }

@@ -67,6 +67,26 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     defaultText: '`0.0.0.0`',
     help: 'listen address (`127.0.0.1` for this machine only)',
   },
+  {
+    name: 'tls-cert',
+    isFlag: true,
+    value: TEXT,
+    env: 'EDDYDB_TLS_CERT',
+    placeholder: 'FILE',
+    defaultText: 'none',
+    help:
+      'PEM certificate (with its chain) to serve HTTPS and WSS on the port, with `--tls-key`; both files are read ' +
+      'again on SIGHUP (see TLS)',
+  },
+  {
+    name: 'tls-key',
+    isFlag: true,
+    value: TEXT,
+    env: 'EDDYDB_TLS_KEY',
+    placeholder: 'FILE',
+    defaultText: 'none',
+    help: "the certificate's PEM private key (unencrypted)",
+  },
   DATA_DIR,
   {
     name: 'memory',
