@@ -86,7 +86,17 @@ export function serverConfig(v: OptionValues): ServerConfig {
     trustProxy: v.isOn('trust-proxy') ?? false,
     runSchedules: !(v.isOn('no-schedules') ?? false),
     functionEnv: parseEnvNameList(v.text('function-env')),
+    // Requests in flight may use the whole of the stop's time; start.ts ends the process when it is up.
+    drainMs: shutdownTimeoutMsOf(v),
   };
+}
+
+/** The default of `--shutdown-timeout`: under the 30 s Kubernetes waits after SIGTERM before it kills. */
+export const SHUTDOWN_TIMEOUT_SECS = 25;
+
+/** How long a stop may take (`--shutdown-timeout` seconds, EDDYDB_SHUTDOWN_TIMEOUT), in ms. */
+export function shutdownTimeoutMsOf(v: OptionValues): number {
+  return (v.int('shutdown-timeout') ?? SHUTDOWN_TIMEOUT_SECS) * 1000;
 }
 
 /** The operator's admin key, refused (UsageError) when too short to hold 128 bits (admin-key-strength.ts). */

@@ -1,8 +1,9 @@
 /**
  * `eddydb start`: runs the server until SIGINT or SIGTERM, or until the
  * parent process dies when that is watched (parent-watch.ts); each shuts
- * down cleanly (in-flight writes finish, a final snapshot is written, the
- * data lock is released).
+ * down cleanly (requests in flight and in-flight writes finish, a final
+ * snapshot is written, the data lock is released) within
+ * `--shutdown-timeout`, or the process exits 1 naming what was still running.
  *
  * A start that cannot bind writes and prints nothing: the port is probed
  * before the data directory is opened, and the admin key is generated only
@@ -12,7 +13,7 @@
 import net from 'node:net';
 import { MEMORY_ONLY, Server } from '../http/index.js';
 import type { OptionValues } from './args/option-values.js';
-import { serverConfig } from './config.js';
+import { serverConfig, shutdownTimeoutMsOf } from './config.js';
 import { shouldWatchParent, watchParent } from './parent-watch.js';
 import { IDLE_COMPACTION_DEFAULTS, startIdleCompaction } from './idle-compaction.js';
 import { loadNativeMemory } from './native-memory.js';
@@ -38,6 +39,8 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   /** The startup step in progress: a stop waits for it before closing. */
   let step: Promise<unknown> = Promise.resolve();
   let stopping = false;
+  /** What the startup step in progress is doing, for a stop that runs out of time during it. */
+  let stepName = 'the start';
   let stopWatching = (): void => undefined;
   let stopCompacting = (): void => undefined;
   let stopLowering = (): void => undefined;
@@ -49,6 +52,12 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
     stopCompacting();
     stopLowering();
     console.log(`${reason}, shutting down`);
+    const timeoutMs = shutdownTimeoutMsOf(values);
+    setTimeout(() => {
+      const pending = server?.pendingClose() ?? [];
+      server?.flushLog();
+      exitTimedOut(timeoutMs, pending.length > 0 ? pending : [stepName], config.memory === true);
+    }, timeoutMs);
     step
       .catch(() => undefined)
       .then(() => server?.close())
@@ -76,14 +85,18 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
     stopWatching = watchParent((what) => stop(what));
   }
   let helpers: HelperThreads | undefined;
+  stepName = 'finding the helper threads';
   if (values.text('helper-priority') !== 'normal') helpers = await (step = findHelperThreads());
   if (stopping) return;
+  stepName = `probing port ${config.port}`;
   if (config.port !== 0) await (step = probePort(config.host, config.port));
   if (stopping) return;
+  stepName = config.memory ? 'making the memory-only database' : `opening (recovering) ${config.dataDir}`;
   const creating = Server.create({ ...config, tls, adminKeyAfterListen: true });
   step = creating;
   server = await creating;
   if (stopping) return;
+  stepName = `binding ${config.host}:${config.port}`;
   const listening = server.listen();
   step = listening;
   let port: number;
@@ -101,6 +114,19 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   if (tlsFiles && isHangupPending) reloadTlsFiles(server, tlsFiles);
   if (helpers) stopLowering = helperPriority(server, helpers);
   stopCompacting = idleCompaction(values, server, startRss);
+}
+
+/** Ends a stop that ran out of time: exit code 1, and what it still waited for. */
+function exitTimedOut(timeoutMs: number, pending: readonly string[], memory: boolean): never {
+  const recovery = memory
+    ? ''
+    : ' Every acknowledged write is in the log: the next start recovers it and records the schedule runs cut short ' +
+      'as interrupted.';
+  console.error(
+    `eddydb: the shutdown did not finish within ${timeoutMs / 1000} s (--shutdown-timeout), exiting with code 1; ` +
+      `still running: ${pending.join('; ')}.${recovery}`,
+  );
+  process.exit(1);
 }
 
 /** Starts idle compaction unless `--idle-compaction-mb 0`; says so when the native addon is missing. */

@@ -51,6 +51,7 @@ import { createRegistry } from './procedures/index.js';
 import { createFastify } from './transport/fastify.js';
 import type { TlsCredentials } from './transport/node-server.js';
 import { ServerCheckpoints } from './server-checkpoints.js';
+import { CloseProgress, HttpDrain } from './server-close.js';
 import type { EngineServices, Services, TestControl } from './procedures/context.js';
 
 export const VERSION = '0.1.0';
@@ -103,6 +104,11 @@ export interface ServerOptions {
    * at the next start.
    */
   schedulerStopGraceMs?: number;
+  /**
+   * How long close() lets the requests in flight finish before it cuts their connections (default 0: at once); it
+   * stops accepting connections first, and every answer meanwhile closes its connection.
+   */
+  drainMs?: number;
   /** Replication peers (ripples): each peer's base URL and an admin API key valid there. */
   ripplePeers?: ReadonlyArray<{ url: string; key: string }>;
   /** Heartbeat interval of SSE subscriptions. */
@@ -178,6 +184,10 @@ export class Server {
   /** The maintenance timers on the engine's clock; specs on a ManualClock move the clock and call their `tick()`. */
   readonly maintenance: { trashPurge?: CronTimer; snapshots?: CronTimer } = {};
   private closing: Promise<void> | undefined;
+  /** The steps of close() still running, for pendingClose(). */
+  private readonly closeProgress = new CloseProgress();
+  /** Lets close() wait for the answers under way (`drainMs`). */
+  private readonly httpDrain: HttpDrain;
 
   readonly ripples: RippleManager;
   /** The engine's change subscriptions that SSE and WebSocket streams read. */
@@ -240,6 +250,7 @@ export class Server {
       maxMessageBytes: config.maxWsMessageBytes ?? 16 * 1024 * 1024,
       maxQueuedBytes,
     });
+    this.httpDrain = new HttpDrain(this.app.server, this.dispatcher.inFlight);
   }
 
   /**
@@ -443,23 +454,51 @@ export class Server {
     if (this.config.runSchedules ?? true) await this.scheduler.tick();
   }
 
-  /** Stops accepting requests, waits for in-flight writes, snapshots and closes the log. */
+  /**
+   * Stops accepting requests; lets the requests in flight finish (at most `drainMs`) while the schedule runs in
+   * progress finish (at most `schedulerStopGraceMs`); cuts the connections left; waits for in-flight writes, snapshots
+   * and closes the log. Unbounded only in the final snapshot, which takes as long as the data: a caller that must stop
+   * by a deadline races it and reads pendingClose() (lib/cli/start.ts).
+   */
   close(): Promise<void> {
+    const step = <T>(describe: () => string | undefined, work: Promise<T>) => this.closeProgress.step(describe, work);
     this.closing ??= (async () => {
       for (const timer of Object.values(this.maintenance)) timer.stop();
-      await this.scheduler.stop(this.config.schedulerStopGraceMs ?? 5000);
       this.ripples.stop();
       this.credentialWatch.stop();
       for (const client of this.wss.clients) client.terminate();
       this.wss.close();
-      // Before the HTTP close waits for requests in flight: a hash still running answers 503 now instead of holding it.
-      await this.functions.close();
-      await this.app.close();
-      await this.db.close({ snapshot: true });
+      // Before waiting for requests in flight: a hash still running answers 503 now instead of holding the stop.
+      await step(() => 'the bcrypt worker threads', this.functions.close());
+      await Promise.all([
+        step(
+          () => listed('schedule runs in progress', this.scheduler.inProgress()),
+          this.scheduler.stop(this.config.schedulerStopGraceMs ?? 5000),
+        ),
+        step(() => this.httpDrain.describe(), this.httpDrain.drain(this.config.drainMs ?? 0)),
+      ]);
+      await step(() => 'closing the HTTP connections', this.app.close());
+      await step(
+        () => 'the final snapshot (after the writes still queued) and the log',
+        this.db.close({ snapshot: true }),
+      );
       this.flushLog();
     })();
     return this.closing;
   }
+
+  /**
+   * What a close() in progress still waits for, one phrase a step ("requests in flight: POST /api/functions/slow
+   * (running 2013 ms)"); empty before close() and once it is done.
+   */
+  pendingClose(): string[] {
+    return this.closeProgress.pending();
+  }
+}
+
+/** `what: a, b`, or undefined when `items` is empty (nothing of that kind is pending). */
+function listed(what: string, items: readonly string[]): string | undefined {
+  return items.length === 0 ? undefined : `${what}: ${items.join(', ')}`;
 }
 
 /**

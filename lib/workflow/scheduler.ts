@@ -42,8 +42,8 @@ const MAX_RESULT_TEXT = 4096;
 export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> = Promise.resolve();
-  /** Schedule id -> its run in progress. */
-  private readonly running = new Map<string, Promise<void>>();
+  /** Schedule id -> its run in progress, and what it is ("'nightly' (id ...)"). */
+  private readonly running = new Map<string, { readonly run: Promise<void>; readonly what: string }>();
   private stopped = false;
   /** Set while ticks keep failing (read-only storage, say): the failure is logged once, not four times a second. */
   private failing = false;
@@ -95,7 +95,12 @@ export class Scheduler {
 
   /** Resolves when no run is in progress. */
   async idle(): Promise<void> {
-    while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
+    while (this.running.size > 0) await Promise.allSettled([...this.running.values()].map((r) => r.run));
+  }
+
+  /** The schedules whose run is in progress, each as "'name' (id ...)" (or its id alone when it has no name). */
+  inProgress(): string[] {
+    return [...this.running.values()].map((r) => r.what);
   }
 
   private async fireDue(): Promise<void> {
@@ -120,7 +125,8 @@ export class Scheduler {
       return;
     }
     const run = this.run(session, claimed, instant).finally(() => this.running.delete(schedule.id));
-    this.running.set(schedule.id, run);
+    const what = typeof schedule.name === 'string' ? `'${schedule.name}' (id ${schedule.id})` : `id ${schedule.id}`;
+    this.running.set(schedule.id, { run, what });
   }
 
   private async run(session: Session, schedule: Doc, instant: string): Promise<void> {

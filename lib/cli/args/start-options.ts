@@ -457,6 +457,17 @@ export const START_OPTIONS: readonly OptionSpec[] = [
       'shut down cleanly when the parent process dies (an `npm start` killed by its PID); ' +
       '`EDDYDB_WATCH_PARENT=0` turns it off',
   },
+  {
+    name: 'shutdown-timeout',
+    isFlag: true,
+    value: int(1, 86_400),
+    env: 'EDDYDB_SHUTDOWN_TIMEOUT',
+    placeholder: 'SECS',
+    defaultText: '`25`',
+    help:
+      'on SIGTERM or SIGINT, seconds for requests in flight, schedule runs and the final snapshot to finish; past ' +
+      'them the process exits 1 naming what was still running (acknowledged writes are in the log either way)',
+  },
   { name: 'version', isFlag: true, value: SWITCH, help: 'print the version and exit' },
   HELP,
 ];

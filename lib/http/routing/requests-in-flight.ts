@@ -16,6 +16,12 @@ export class RequestsInFlight {
     return this.open.size;
   }
 
+  /** Each request in flight, oldest first, with how long it has run: "POST /api/insert/users (running 20 ms)". */
+  describe(): string[] {
+    const now = performance.now();
+    return [...this.open.values()].map((r) => `${r.what} (running ${Math.round(now - r.since)} ms)`);
+  }
+
   /** Counts `answer` as in flight until it settles; `what` names it ("POST /api/insert/users"). */
   track<T>(what: string, answer: Promise<T>): Promise<T> {
     const id = this.next++;
@@ -38,11 +44,9 @@ export class RequestsInFlight {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
-        const now = performance.now();
-        const names = [...this.open.values()].map((r) => `${r.what} (running ${Math.round(now - r.since)} ms)`);
         reject(
           new Unavailable(
-            `${why} waited ${timeoutMs} ms for requests still in flight: ${names.join(', ')}; ` +
+            `${why} waited ${timeoutMs} ms for requests still in flight: ${this.describe().join(', ')}; ` +
               `await them before, or give a longer timeout`,
           ),
         );
