@@ -66,7 +66,7 @@ export { DURABILITY_MODES, type DurabilityMode } from './storage/log/log-writer.
 export { nodeFs, type StorageFs } from './storage/fs.js';
 export type { StorageEvent, StorageStatus } from './storage/storage-health.js';
 export type { StorageFault } from './storage/storage-fault.js';
-export { checkDataDirPrivacy } from './storage/dir-permissions.js';
+export { checkDataDirPrivacy, securePristineDir } from './storage/dir-permissions.js';
 export { DirLock, type LockMechanism } from './storage/lock.js';
 export {
   verifyGenerations,

@@ -205,6 +205,8 @@ export class Server {
   readonly checkpoints: ServerCheckpoints;
   /** Where the test control the wire serves is set (serveTestControl). */
   private readonly testing: Services['testing'];
+  /** What the readiness probe reads of this server (GET /api/health/ready). */
+  private readonly lifecycle: Services['lifecycle'];
 
   private constructor(
     readonly db: Database,
@@ -219,6 +221,7 @@ export class Server {
   ) {
     this.scheduler = scheduler;
     this.testing = services.testing;
+    this.lifecycle = services.lifecycle;
     this.functions = services.functions;
     this.ripples = services.ripples;
     this.log = services.log;
@@ -338,6 +341,7 @@ export class Server {
       chat,
       workflow,
       testing: { control: undefined },
+      lifecycle: { closing: false },
     };
     const scheduler = new Scheduler({
       schedules: workflow.schedules,
@@ -461,6 +465,7 @@ export class Server {
    * by a deadline races it and reads pendingClose() (lib/cli/start.ts).
    */
   close(): Promise<void> {
+    this.lifecycle.closing = true;
     const step = <T>(describe: () => string | undefined, work: Promise<T>) => this.closeProgress.step(describe, work);
     this.closing ??= (async () => {
       for (const timer of Object.values(this.maintenance)) timer.stop();

@@ -84,7 +84,10 @@ describe('the command line', () => {
     expect(mistake(['import', '--collection', 'c', '--format', 'csv'])).to.equal(
       "invalid value for --format: 'csv' (one of ndjson, json)",
     );
-    expect(mistake(['verify', 'extra'])).to.equal("unexpected argument 'extra'");
+    expect(mistake(['snapshot', 'extra'])).to.equal("unexpected argument 'extra'");
+    expect(mistake(['verify', 'a.backup', 'extra'])).to.equal("unexpected argument 'extra'");
+    expect(mistake(['backup', '--out', 'db.backup'])).to.equal('backup needs --key KEY');
+    expect(mistake(['backup', '--out', 'db.backup'], { EDDYDB_ADMIN_KEY: 'k' })).to.equal('');
     expect(mistake(['--data-dir', 'd', 'verify'])).to.equal(
       "unexpected argument 'verify'; the command goes first: 'eddydb verify ...'",
     );

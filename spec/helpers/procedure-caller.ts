@@ -63,6 +63,7 @@ export class ProcedureCaller {
       }),
       workflow: new Workflow(() => db.now()),
       testing: { control: undefined },
+      lifecycle: { closing: false },
     };
     return new ProcedureCaller(db, dir, services, new Dispatcher(services, createRegistry(), 1024 * 1024), logged);
   }

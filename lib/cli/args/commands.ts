@@ -56,11 +56,14 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
   verify: {
     name: 'verify',
     summary: 'check every file, count records, say whether a start would succeed',
-    usage: 'verify [--data-dir DIR]',
+    usage: 'verify [--data-dir DIR] | verify FILE',
     description:
       'Checks every segment and snapshot, lists the generations, counts the records a start\nwould load per ' +
-      'collection, and says whether a normal start would succeed (exit 1 if not).\nChanges nothing.',
+      'collection, and says whether a normal start would succeed (exit 1 if not).\nWith FILE, checks a backup ' +
+      'file instead: every frame, its seq, the records it holds\n(exit 1 when it is damaged or incomplete). ' +
+      'Changes nothing.',
     options: [DATA_DIR, LOCK_WAIT, HELP],
+    positional: 'file',
   },
   export: {
     name: 'export',
@@ -114,6 +117,54 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       CREATE,
       HELP,
     ],
+  },
+  backup: {
+    name: 'backup',
+    summary: 'save an online backup of a running server to a file',
+    usage: 'backup --url URL --key KEY --out FILE',
+    description:
+      'Asks a running server for a backup (GET /api/admin/backup: the whole database at one\nseq, taken while ' +
+      'writes go on), shows the bytes and seq as they come, checks the file\nand only then puts it at FILE. ' +
+      'The file holds the secrets that sign tokens: keep it private.',
+    options: [
+      {
+        name: 'url',
+        isFlag: true,
+        value: TEXT,
+        env: 'EDDYDB_URL',
+        placeholder: 'URL',
+        defaultText: '`http://127.0.0.1:8080`',
+        help: "the server's base URL",
+      },
+      {
+        name: 'key',
+        isFlag: true,
+        value: TEXT,
+        env: 'EDDYDB_ADMIN_KEY',
+        placeholder: 'KEY',
+        help: 'an admin API key of that server (the variable keeps it out of the process list)',
+        isRequired: true,
+      },
+      {
+        name: 'out',
+        isFlag: true,
+        value: TEXT,
+        placeholder: 'FILE',
+        help: 'the backup file (written beside it, checked, then renamed; replaced if it exists)',
+        isRequired: true,
+      },
+      HELP,
+    ],
+  },
+  restore: {
+    name: 'restore',
+    summary: 'build a data directory from a backup file',
+    usage: 'restore FILE --data-dir DIR',
+    description:
+      'Checks the backup FILE, then writes what a start needs (its snapshot and secrets) into\nDIR, which must ' +
+      'be new or empty: a directory with anything in it is refused.\nStart the server on DIR afterwards.',
+    options: [DATA_DIR, LOCK_WAIT, HELP],
+    positional: 'file',
   },
   help: {
     name: 'help',

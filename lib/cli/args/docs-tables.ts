@@ -10,7 +10,7 @@ import type { CommandName, OptionSpec } from './option-spec.js';
 
 /** Options that act on the command line itself rather than configure anything. */
 const META = new Set(['help', 'version']);
-const TOOLS: readonly CommandName[] = ['snapshot', 'compact', 'verify', 'export', 'import'];
+const TOOLS: readonly CommandName[] = ['snapshot', 'compact', 'verify', 'export', 'import', 'backup', 'restore'];
 
 /** In a table cell a `|`, even inside a code span, must be escaped. */
 const cell = (s: string): string => s.replaceAll('|', '\\|');
@@ -34,16 +34,18 @@ export function toolCommandRows(): string[] {
 }
 
 /**
- * `| option | commands | environment | default | meaning |` rows: each tool option once, with the tools that take it.
+ * `| option | commands | environment | default | meaning |` rows: each tool option once, with the tools that take it
+ * (an option that means something else to another tool, `--out`, has a row of its own).
  */
 export function toolOptionRows(): string[] {
   const seen = new Map<string, { option: OptionSpec; commands: CommandName[] }>();
   for (const name of TOOLS) {
     for (const o of COMMANDS[name].options) {
       if (META.has(o.name)) continue;
-      const entry = seen.get(o.name) ?? { option: o, commands: [] };
+      const key = `${o.name}\n${o.help}`;
+      const entry = seen.get(key) ?? { option: o, commands: [] };
       entry.commands.push(name);
-      seen.set(o.name, entry);
+      seen.set(key, entry);
     }
   }
   return [...seen.values()].map(({ option: o, commands }) => {

@@ -33,7 +33,17 @@ export interface OptionSpec {
   readonly isRequired?: boolean;
 }
 
-export const COMMAND_NAMES = ['start', 'snapshot', 'compact', 'verify', 'export', 'import', 'help'] as const;
+export const COMMAND_NAMES = [
+  'start',
+  'snapshot',
+  'compact',
+  'verify',
+  'export',
+  'import',
+  'backup',
+  'restore',
+  'help',
+] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 export interface CommandSpec {

@@ -119,7 +119,8 @@ function successes(
       },
     };
   }
-  const out: Json = { [status]: { description: 'Success.', headers: REQUEST_ID, content: media(response) } };
+  const content = schema.media ? { [schema.media]: { schema: response } } : media(response);
+  const out: Json = { [status]: { description: 'Success.', headers: REQUEST_ID, content } };
   for (const [other, body] of Object.entries(schema.statuses ?? {})) {
     const described = (body as Json).description;
     const description = typeof described === 'string' ? described : 'Another outcome: see the operation.';

@@ -68,12 +68,14 @@ export interface DataHealth {
   readonly durability: DurabilityMode | 'memory';
   readonly lockMechanism: LockMechanism;
   readonly recovery: RecoveryReport;
-  readonly search: { status(): readonly unknown[] };
+  readonly search: { status(): ReadonlyArray<{ readonly state: string }> };
 }
 
 export interface Snapshots {
   /** Writes a snapshot now (writes go on meanwhile). */
   snapshot(): Promise<{ name: string; seq: number; bytes: number }>;
+  /** Captures a backup now: its seq at once, its bytes as they are read (writes go on meanwhile). */
+  backup(source: { version: string }): Promise<{ readonly seq: number; readonly chunks: AsyncIterable<Buffer> }>;
 }
 
 type KeyRequest = ReturnType<typeof parseKeyRequest>;
@@ -236,6 +238,8 @@ export interface Services extends EngineServices {
   readonly workflow: Workflow;
   /** Reset, checkpoints and the clock over the wire: set only on a test server (procedures/testing.ts). */
   readonly testing: { control: TestControl | undefined };
+  /** The server's own state as the readiness probe reads it: `closing` once close() has begun. */
+  readonly lifecycle: { closing: boolean };
   readonly version: string;
 }
 

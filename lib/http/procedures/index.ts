@@ -1,6 +1,8 @@
 /** The procedure registry: one object literal of every procedure. */
 import { buildRegistry, type Registry } from './procedure.js';
 import * as system from './server/system.js';
+import * as probes from './server/probes.js';
+import { adminBackup } from './server/backup.js';
 import * as keys from './server/keys.js';
 import * as collections from './collections.js';
 import * as records from './records/records.js';
@@ -28,6 +30,9 @@ export function createRegistry(): Registry {
     system.configGet,
     system.configUpdate,
     system.adminSnapshot,
+    adminBackup,
+    probes.healthLive,
+    probes.healthReady,
     keys.keysCreate,
     keys.keysList,
     keys.keysUpdate,

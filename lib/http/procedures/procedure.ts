@@ -64,6 +64,8 @@ export interface ProcedureSchema {
   readonly body?: JsonSchema;
   /** The answer at the route's success status; for a stream, the data of one event. */
   readonly response: JsonSchema;
+  /** The success answer's media type when it is a file rather than an encoded value (wire/file-answer.ts). */
+  readonly media?: string;
   /** Answers at other statuses (`207`, or a range such as `2XX`), for a result that picks its own (`WithStatus`). */
   readonly statuses?: Readonly<Record<string, JsonSchema>>;
 }

@@ -320,6 +320,7 @@ export class Dispatcher {
     const enc = encodeBody(result ?? {}, accept, headers.acceptEncoding);
     turn.headers['Content-Type'] = enc.contentType;
     if (enc.gzip) turn.headers['Content-Encoding'] = 'gzip';
+    if (enc.headers) Object.assign(turn.headers, enc.headers);
     if (turn.startedAt !== undefined) {
       logAccess(this.services.log, {
         method: req.method,
@@ -436,6 +437,7 @@ export class Dispatcher {
       chat,
       workflow,
       testing,
+      lifecycle,
       version,
     } = this.services;
     return {
@@ -465,6 +467,7 @@ export class Dispatcher {
       chat,
       workflow,
       testing,
+      lifecycle,
       version,
       principal,
       requestId,

@@ -34,6 +34,8 @@ const dataStream = (method: string, path: string, procedure: string): RouteDef<R
 
 export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   route('GET', '/api/health', 'health.get'),
+  route('GET', '/api/health/live', 'health.live'),
+  route('GET', '/api/health/ready', 'health.ready'),
   route('GET', '/api/openapi.json', 'openapi.get'),
   route('POST', '/api/testing/reset', 'testing.reset'),
   route('POST', '/api/testing/checkpoints', 'testing.checkpoint', 201),
@@ -48,6 +50,7 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   route('GET', '/api/config', 'config.get'),
   route('PUT', '/api/config', 'config.update'),
   route('POST', '/api/admin/snapshot', 'admin.snapshot'),
+  route('GET', '/api/admin/backup', 'admin.backup'),
   route('GET', '/api/admin/audit', 'audit.list'),
   route('POST', '/api/ripple/apply', 'ripple.apply'),
   route('GET', '/api/ripple/status', 'ripple.status'),

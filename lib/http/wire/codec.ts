@@ -27,6 +27,7 @@ import { bodyFormat } from './content-type.js';
 import { integerValue, jsonParser, ownString, toJson, yieldSlicedWork } from '../../engine/index.js';
 import { unwrapRecord, WireRecord } from './wire-record.js';
 import { RecordList } from './record-list.js';
+import { FileAnswer } from './file-answer.js';
 import { msgpackAsJson } from './msgpack-json.js';
 
 // Every 64-bit int decodes as a BigInt ('auto' would turn ±2^53 into a float); the walks below make safe ones numbers.
@@ -232,14 +233,19 @@ export interface Encoded {
   contentType: string;
   gzip: boolean;
   chunks?: AsyncIterable<Buffer | string>;
+  /** Headers the answer adds (a FileAnswer's). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /**
  * `value` may be a WireRecord (a stored record), whose JSON is written
  * straight from its fields when it can be, or a RecordList (a find's
- * records), streamed when it is long (record-list.ts).
+ * records), streamed when it is long (record-list.ts), or a FileAnswer, sent
+ * as it is.
  */
 export function encodeBody(value: unknown, accept: string | undefined, acceptEncoding: string | undefined): Encoded {
+  if (value instanceof FileAnswer)
+    return { body: '', contentType: value.contentType, gzip: false, chunks: value.chunks, headers: value.headers };
   const acceptsGzip = !!acceptEncoding && /\bgzip\b/i.test(acceptEncoding);
   if (value instanceof RecordList && value.long) return streamedList(value, wantsMsgpack(accept), acceptsGzip);
   if (wantsMsgpack(accept)) {
