@@ -11,7 +11,9 @@ import { COMMANDS, isCommandName } from './args/commands.js';
 import { commandHelp, generalHelp } from './args/help.js';
 import { UsageError } from './args/option-values.js';
 import { parseCommandLine, unknownCommand, type CommandLine } from './args/parse-command-line.js';
-import { dataDirOf } from './config.js';
+import { effectiveConfig } from './args/effective-config.js';
+import { dataDirOf, serverConfig } from './config.js';
+import { tlsFilesOf } from './tls-files.js';
 import { describeFailure, type FailureContext } from './failure.js';
 
 /** Runs the command; resolves with an exit code, or undefined while the server runs. */
@@ -20,6 +22,8 @@ async function run(line: CommandLine): Promise<number | undefined> {
   switch (line.command) {
     case 'help':
       return showHelp(line.positional);
+    case 'config':
+      return showConfig(line);
     case 'start':
       if (line.values.isOn('version')) return print((await import('../http/index.js')).VERSION);
       await (await import('./start.js')).runStart(line.values, process.env);
@@ -34,6 +38,13 @@ function showHelp(command: string | undefined): number {
   if (command === undefined) return print(generalHelp());
   if (!isCommandName(command)) throw unknownCommand(command);
   return print(commandHelp(COMMANDS[command]));
+}
+
+/** `eddydb config`: the start options checked as start checks them (exit 2 if it would refuse), then shown. */
+function showConfig(line: CommandLine): number {
+  serverConfig(line.values);
+  tlsFilesOf(line.values);
+  return print(effectiveConfig('start', COMMANDS.config.options, line.values));
 }
 
 function print(text: string): number {

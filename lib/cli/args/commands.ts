@@ -6,7 +6,7 @@
  * or here, read it in config.ts or the tool, and paste its row.
  */
 import type { CommandName, CommandSpec, OptionSpec } from './option-spec.js';
-import { DATA_DIR, HELP, LOCK_WAIT, START_OPTIONS, SWITCH, TEXT } from './start-options.js';
+import { CONFIG, DATA_DIR, HELP, LOCK_WAIT, START_OPTIONS, SWITCH, TEXT } from './start-options.js';
 
 export { DURABILITY_CHOICES, LOG_LEVEL_CHOICES } from './start-options.js';
 
@@ -34,7 +34,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     usage: 'start [options]',
     description:
       'Runs the HTTP and WebSocket server until SIGINT or SIGTERM, which shut it down cleanly\n(in-flight writes ' +
-      'finish, a final snapshot is written). Flags win over environment variables.',
+      'finish, a final snapshot is written). Flags win over environment\nvariables, and both over a config file.',
     options: START_OPTIONS,
   },
   snapshot: {
@@ -44,14 +44,14 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     description:
       "Writes a snapshot of a stopped server's data directory and deletes segments and\nsnapshots the two newest " +
       'generations do not need.',
-    options: [DATA_DIR, LOCK_WAIT, CREATE, HELP],
+    options: [CONFIG, DATA_DIR, LOCK_WAIT, CREATE, HELP],
   },
   compact: {
     name: 'compact',
     summary: 'snapshot and keep only the newest snapshot and the log after it',
     usage: 'compact [--data-dir DIR]',
     description: 'Like snapshot, but keeps a single generation: the smallest data directory.',
-    options: [DATA_DIR, LOCK_WAIT, CREATE, HELP],
+    options: [CONFIG, DATA_DIR, LOCK_WAIT, CREATE, HELP],
   },
   verify: {
     name: 'verify',
@@ -62,7 +62,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       'collection, and says whether a normal start would succeed (exit 1 if not).\nWith FILE, checks a backup ' +
       'file instead: every frame, its seq, the records it holds\n(exit 1 when it is damaged or incomplete). ' +
       'Changes nothing.',
-    options: [DATA_DIR, LOCK_WAIT, HELP],
+    options: [CONFIG, DATA_DIR, LOCK_WAIT, HELP],
     positional: 'file',
   },
   export: {
@@ -73,6 +73,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       'Writes every record of a collection, one JSON object per line, with typed ' +
       'values\n(`{"type":"Decimal","value":"1.50"}`), to stdout or --out. A missing collection is an error.',
     options: [
+      CONFIG,
       DATA_DIR,
       LOCK_WAIT,
       COLLECTION,
@@ -95,6 +96,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       'Inserts records in batches of 1,000 and reports each line that fails. The collection\nmust exist unless ' +
       '--create is given. Exit 1 when any record failed.',
     options: [
+      CONFIG,
       DATA_DIR,
       LOCK_WAIT,
       COLLECTION,
@@ -127,6 +129,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       'writes go on), shows the bytes and seq as they come, checks the file\nand only then puts it at FILE. ' +
       'The file holds the secrets that sign tokens: keep it private.',
     options: [
+      CONFIG,
       {
         name: 'url',
         isFlag: true,
@@ -139,6 +142,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       {
         name: 'key',
         isFlag: true,
+        isSecret: true,
         value: TEXT,
         env: 'EDDYDB_ADMIN_KEY',
         placeholder: 'KEY',
@@ -163,8 +167,17 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     description:
       'Checks the backup FILE, then writes what a start needs (its snapshot and secrets) into\nDIR, which must ' +
       'be new or empty: a directory with anything in it is refused.\nStart the server on DIR afterwards.',
-    options: [DATA_DIR, LOCK_WAIT, HELP],
+    options: [CONFIG, DATA_DIR, LOCK_WAIT, HELP],
     positional: 'file',
+  },
+  config: {
+    name: 'config',
+    summary: 'print the configuration start would run with, and where each value comes from',
+    usage: 'config [start options]',
+    description:
+      'Prints every option of start as TOML: its value and where it comes from (flag,\nenvironment, config ' +
+      'file, default), secrets redacted. Checks the values as start would,\nand starts nothing.',
+    options: START_OPTIONS.filter((o) => o.name !== 'version'),
   },
   help: {
     name: 'help',

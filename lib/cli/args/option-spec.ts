@@ -31,6 +31,8 @@ export interface OptionSpec {
   readonly help: string;
   /** The command refuses to run without it (exit 2). */
   readonly isRequired?: boolean;
+  /** A secret (a key, a password): never echoed in an error, shown redacted by `eddydb config`. */
+  readonly isSecret?: boolean;
 }
 
 export const COMMAND_NAMES = [
@@ -42,6 +44,7 @@ export const COMMAND_NAMES = [
   'import',
   'backup',
   'restore',
+  'config',
   'help',
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];

@@ -1,9 +1,11 @@
 /**
- * The values of one command's options, each taken from its flag or else its
- * environment variable, and checked against its kind when read in: a bad
- * value, from either place, is a UsageError naming where it came from, so
- * the command never starts half-configured. Absent options stay undefined;
- * defaults belong to the code that uses them.
+ * The values of one command's options, each taken from its flag, else its
+ * environment variable, else the config file (config-file.ts), and checked
+ * against its kind when read in: a bad value, from any of them, is a
+ * UsageError naming where it came from (the flag, the variable, or the key
+ * with its file and line), so the command never starts half-configured.
+ * Absent options stay undefined; defaults belong to the code that uses them.
+ * Each value remembers its source, for `eddydb config`.
  */
 import { CronSchedule } from '../../engine/index.js';
 import type { OptionSpec, ValueKind } from './option-spec.js';
@@ -21,38 +23,74 @@ export interface Peer {
   url: string;
   key: string;
 }
-type Value = string | number | boolean | Peer[];
+export type OptionValue = string | number | boolean | Peer[];
+
+/** A value as a config file gives it (a TOML value: integers as bigint), with where it stands there. */
+export interface FileValue {
+  readonly value: unknown;
+  /** `eddydb.toml line 3`: names the file and, when found, the line of the key. */
+  readonly where: string;
+}
+
+/** Where an option's value came from: `where` is the flag, the variable, or the file and line. */
+export type OptionSource =
+  | { readonly kind: 'flag' | 'env' | 'file'; readonly where: string }
+  | { readonly kind: 'default'; readonly where?: undefined };
 
 const ON = new Set(['1', 'true', 'yes', 'on']);
 const OFF = new Set(['0', 'false', 'no', 'off']);
 
 export class OptionValues {
-  private readonly values = new Map<string, Value>();
+  private readonly values = new Map<string, OptionValue>();
+  private readonly sources = new Map<string, OptionSource>();
 
   /**
-   * Reads every option of `specs` from `flags` (util.parseArgs values) or
-   * `env`. Throws UsageError for the first bad value. An empty environment
-   * variable counts as unset, except for a cron schedule, where it disables.
+   * Reads every option of `specs` from `flags` (util.parseArgs values), or
+   * `env`, or `file` (keyed by option name). Throws UsageError for the first
+   * bad value. An empty environment variable counts as unset, except for a
+   * cron schedule, where it disables.
    */
   constructor(
     specs: readonly OptionSpec[],
     flags: Readonly<Record<string, string | boolean | undefined>>,
     env: NodeJS.ProcessEnv,
+    file?: ReadonlyMap<string, FileValue>,
   ) {
     for (const spec of specs) {
       const flag = spec.isFlag ? flags[spec.name] : undefined;
       if (flag !== undefined) {
-        this.values.set(spec.name, typeof flag === 'boolean' ? flag : convert(spec.value, flag, `--${spec.name}`));
+        const where = `--${spec.name}`;
+        const value = typeof flag === 'boolean' ? flag : convert(spec.value, flag, where);
+        this.set(spec.name, value, { kind: 'flag', where });
         continue;
       }
       const raw = spec.env ? env[spec.env] : undefined;
-      if (raw === undefined || (raw === '' && spec.value.kind !== 'cron')) continue;
-      this.values.set(spec.name, convert(spec.value, raw, spec.env!));
+      if (raw !== undefined && (raw !== '' || spec.value.kind === 'cron')) {
+        this.set(spec.name, convert(spec.value, raw, spec.env!), { kind: 'env', where: spec.env! });
+        continue;
+      }
+      const given = file?.get(spec.name);
+      if (given === undefined) continue;
+      const value = fromToml(spec, given.value, `'${spec.name}' in ${given.where}`);
+      this.set(spec.name, value, { kind: 'file', where: given.where });
     }
+  }
+
+  private set(name: string, value: OptionValue, source: OptionSource): void {
+    this.values.set(name, value);
+    this.sources.set(name, source);
   }
 
   has(name: string): boolean {
     return this.values.has(name);
+  }
+  /** The value as read in, whatever its kind (undefined: the default). */
+  get(name: string): OptionValue | undefined {
+    return this.values.get(name);
+  }
+  /** Where the value came from; `default` for an option nothing gave. */
+  sourceOf(name: string): OptionSource {
+    return this.sources.get(name) ?? { kind: 'default' };
   }
   text(name: string): string | undefined {
     return this.typed(name, 'string');
@@ -75,8 +113,59 @@ export class OptionValues {
   }
 }
 
+/**
+ * A config file's TOML value as the option's kind demands: a switch takes a
+ * boolean, a number an integer, the others a string (ripple peers also an
+ * array of `url|api_key` strings); then the same checks as a flag's text.
+ * `source` names the key, file and line in the error; a secret's value is
+ * never echoed.
+ */
+function fromToml(spec: OptionSpec, value: unknown, source: string): OptionValue {
+  const kind = spec.value;
+  const bad = (want: string) =>
+    new UsageError(`invalid value for ${source}: ${describeToml(value, spec.isSecret === true)} (${want})`);
+  switch (kind.kind) {
+    case 'switch':
+      if (typeof value === 'boolean') return value;
+      throw bad('true or false');
+    case 'int':
+      if (typeof value === 'bigint' && value >= BigInt(kind.min) && value <= BigInt(kind.max)) return Number(value);
+      throw bad(`a whole number from ${kind.min} to ${kind.max}, without quotes`);
+    case 'peers':
+      if (Array.isArray(value) && value.every((v) => typeof v === 'string'))
+        return convert(kind, value.join(','), source);
+      if (typeof value === 'string') return convert(kind, value, source);
+      throw bad(`a string 'url|api_key,...' or an array of 'url|api_key' strings`);
+    default:
+      if (typeof value === 'string') return convert(kind, value, source);
+      throw bad(kind.kind === 'choice' ? `one of ${kind.values.join(', ')}, in quotes` : 'a string, in quotes');
+  }
+}
+
+/** A TOML value as an error shows it: its type, and its text unless it is a secret's. */
+function describeToml(value: unknown, isSecret: boolean): string {
+  const type = tomlType(value);
+  if (isSecret || !SCALARS.has(type)) return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+  return `the ${type} ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
+}
+
+/** TOML's name for the type of a value as smol-toml returns it (integers as bigint). */
+const SCALAR_TYPES: Readonly<Record<string, string>> = {
+  string: 'string',
+  bigint: 'integer',
+  number: 'float',
+  boolean: 'boolean',
+};
+const SCALARS: ReadonlySet<string> = new Set(Object.values(SCALAR_TYPES));
+
+function tomlType(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (value instanceof Date) return 'date';
+  return SCALAR_TYPES[typeof value] ?? 'table';
+}
+
 /** `raw` as the kind demands; `source` names the flag or variable in the error. */
-function convert(kind: ValueKind, raw: string, source: string): Value {
+function convert(kind: ValueKind, raw: string, source: string): OptionValue {
   const bad = (want: string) => new UsageError(`invalid value for ${source}: '${raw}' (${want})`);
   switch (kind.kind) {
     case 'switch':

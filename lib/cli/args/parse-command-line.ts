@@ -4,11 +4,14 @@
  * mistake is a one-line UsageError (exit 2): an unknown command or option
  * with the closest known one suggested, a missing or stray value, a bad
  * value (option-values.ts), a missing required option. Help is recognised
- * before values are checked, so `--help` works beside a bad value.
+ * before values are checked, so `--help` works beside a bad value. Values
+ * the command line and the environment leave unset come from the config
+ * file when one is named (config-file.ts).
  */
 import { parseArgs } from 'node:util';
 import { COMMANDS, isCommandName } from './commands.js';
 import { closest } from './closest.js';
+import { configFileValues } from './config-file.js';
 import { COMMAND_NAMES, type CommandName, type CommandSpec } from './option-spec.js';
 import { OptionValues, UsageError } from './option-values.js';
 
@@ -50,7 +53,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   const positional = parsed.positionals[0];
   if (flags.help === true)
     return { command, isImplicit, wantsHelp: true, values: new OptionValues([], {}, {}), positional };
-  const values = new OptionValues(spec.options, flags, env);
+  const values = new OptionValues(spec.options, flags, env, configFileValues(spec, flags, env));
   for (const o of spec.options) {
     if (o.isRequired && !values.has(o.name))
       throw new UsageError(`${command} needs --${o.name}${o.placeholder ? ` ${o.placeholder}` : ''}`);

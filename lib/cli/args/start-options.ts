@@ -26,6 +26,18 @@ export const HELP: OptionSpec = {
   help: 'show this help and exit',
 };
 
+export const CONFIG: OptionSpec = {
+  name: 'config',
+  isFlag: true,
+  value: TEXT,
+  env: 'EDDYDB_CONFIG',
+  placeholder: 'FILE',
+  defaultText: 'none',
+  help:
+    "a TOML file of the command's options under their own names (`port = 8443`); flags and environment variables " +
+    'win over it (see Config file)',
+};
+
 export const DATA_DIR: OptionSpec = {
   name: 'data-dir',
   isFlag: true,
@@ -49,6 +61,7 @@ export const LOCK_WAIT: OptionSpec = {
 };
 
 export const START_OPTIONS: readonly OptionSpec[] = [
+  CONFIG,
   {
     name: 'port',
     isFlag: true,
@@ -102,6 +115,7 @@ export const START_OPTIONS: readonly OptionSpec[] = [
   {
     name: 'admin-key',
     isFlag: false,
+    isSecret: true,
     value: TEXT,
     env: 'EDDYDB_ADMIN_KEY',
     defaultText: 'generated',
@@ -222,6 +236,7 @@ export const START_OPTIONS: readonly OptionSpec[] = [
   {
     name: 'openai-api-key',
     isFlag: false,
+    isSecret: true,
     value: TEXT,
     env: 'OPENAI_API_KEY',
     defaultText: 'none',
@@ -238,6 +253,7 @@ export const START_OPTIONS: readonly OptionSpec[] = [
   {
     name: 'anthropic-api-key',
     isFlag: false,
+    isSecret: true,
     value: TEXT,
     env: 'ANTHROPIC_API_KEY',
     defaultText: 'none',
@@ -254,6 +270,7 @@ export const START_OPTIONS: readonly OptionSpec[] = [
   {
     name: 'perplexity-api-key',
     isFlag: false,
+    isSecret: true,
     value: TEXT,
     env: 'PERPLEXITY_API_KEY',
     defaultText: 'none',
@@ -280,6 +297,7 @@ export const START_OPTIONS: readonly OptionSpec[] = [
   {
     name: 'openai-compatible-api-key',
     isFlag: false,
+    isSecret: true,
     value: TEXT,
     env: 'OPENAI_COMPATIBLE_API_KEY',
     defaultText: 'none',
@@ -332,6 +350,7 @@ export const START_OPTIONS: readonly OptionSpec[] = [
   {
     name: 'smtp-password',
     isFlag: false,
+    isSecret: true,
     value: TEXT,
     env: 'EDDYDB_SMTP_PASSWORD',
     defaultText: 'none',
