@@ -45,6 +45,7 @@ export { describeKey, parseKeyRequest } from './admin/api-keys.js';
 export type { ApiKeyRecord, CollectionPermission, KvPermission } from './write/state.js';
 export {
   DEFAULT_SETTINGS,
+  ISOLATION_LEVELS,
   isOutboundHostEntry,
   maskSecret,
   parseSettingsPatch,

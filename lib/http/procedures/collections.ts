@@ -10,6 +10,44 @@ import {
 } from '../../engine/index.js';
 import { defineProcedure } from './procedure.js';
 import { collectionParam, isPlainObjectValue, param, queryFlag } from './input.js';
+import { Anything, statusAnswer, Type } from './shapes.js';
+
+/** A collection's schema as stored and shown. */
+const SchemaView = Type.Object(
+  {
+    fields: Type.Object({}, { description: 'By field name: field_type, required, default, min, max, regex...' }),
+    version: Type.Integer(),
+    created_at: Type.Optional(Type.String()),
+    last_modified: Type.Optional(Type.String()),
+    primary_key_alias: Type.Optional(Type.String()),
+    bypass_ripple: Type.Optional(Type.Boolean()),
+  },
+  { title: 'CollectionSchema' },
+);
+
+/** A schema as a create body gives it. */
+const SchemaDefinition = Type.Object(
+  {
+    fields: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: Type.Object({}),
+          description:
+            '{name: {field_type, required?, default?, min?, max?, regex?, enums?, format?, unique?, index?}}',
+        },
+      ),
+    ),
+    version: Type.Optional(Anything),
+    bypass_ripple: Type.Optional(Anything),
+    created_at: Type.Optional(Anything),
+    last_modified: Type.Optional(Anything),
+    primary_key_alias: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+const Message = (status: string) => statusAnswer(status, { message: Type.String() });
 
 /** Members of a create body that are not schema fields. */
 const CREATE_KEYS = new Set([
@@ -52,6 +90,11 @@ export const collectionsList = defineProcedure({
   name: 'collections.list',
   kind: 'query',
   access: 'admin',
+  schema: {
+    summary: 'List the collections',
+    query: { exclude_internal: Type.String({ description: 'true: leave out the internal collections.' }) },
+    response: Type.Object({ collections: Type.Array(Type.String()) }),
+  },
   input: (raw) => queryFlag(raw, 'exclude_internal') ?? false,
   handler: (excludeInternal, ctx) => ({ collections: ctx.collections.list(excludeInternal) }),
 });
@@ -60,6 +103,12 @@ export const collectionsCreate = defineProcedure({
   name: 'collections.create',
   kind: 'mutation',
   access: 'admin',
+  schema: {
+    summary: 'Create a collection, with a schema or none',
+    description: '409 when it exists. The schema may also come wrapped as {schema: {...}}.',
+    body: Type.Union([SchemaDefinition, Type.Object({ schema: SchemaDefinition })]),
+    response: statusAnswer('created', { message: Type.String(), collection: Type.String() }),
+  },
   input: (raw) => ({ name: collectionParam(raw), definition: parseCreateBody(raw.body) }),
   handler: async ({ name, definition }, ctx) => {
     await ctx.collections.create(name, definition);
@@ -71,6 +120,17 @@ export const collectionsGet = defineProcedure({
   name: 'collections.get',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: 'A collection: schema and counts',
+    response: Type.Object({
+      name: Type.String(),
+      record_count: Type.Integer(),
+      created_at: Type.String(),
+      schema: SchemaView,
+      collection: SchemaView,
+      analytics: Type.Object({ record_count: Type.Integer(), trash_count: Type.Integer() }),
+    }),
+  },
   input: collectionParam,
   scope: (name) => ({ collections: [{ name, mode: 'read' }] }),
   handler: async (name, ctx) => {
@@ -90,6 +150,7 @@ export const collectionsDelete = defineProcedure({
   name: 'collections.delete',
   kind: 'mutation',
   access: 'admin',
+  schema: { summary: 'Drop a collection, its records and its trash', response: Message('deleted') },
   input: collectionParam,
   handler: async (name, ctx) => {
     await ctx.collections.drop(name);
@@ -101,6 +162,7 @@ export const schemasGet = defineProcedure({
   name: 'schemas.get',
   kind: 'query',
   access: 'user',
+  schema: { summary: "A collection's schema, every attribute shown", response: SchemaView },
   input: collectionParam,
   scope: (name) => ({ collections: [{ name, mode: 'read' }] }),
   handler: (name, ctx) => ctx.collections.schema(name),
@@ -110,6 +172,19 @@ export const schemasUpdate = defineProcedure({
   name: 'schemas.update',
   kind: 'mutation',
   access: 'admin',
+  schema: {
+    summary: "Change a collection's schema",
+    description: 'A partial update: only later writes are checked against it.',
+    body: Type.Object(
+      {
+        constraints: Type.Optional(Type.Object({}, { description: 'By field: the attributes to change.' })),
+        fields: Type.Optional(Type.Object({}, { description: 'By field: whole field definitions.' })),
+        bypass_ripple: Type.Optional(Anything),
+      },
+      { additionalProperties: false },
+    ),
+    response: statusAnswer('updated', { message: Type.String(), version: Type.Integer() }),
+  },
   input: (raw) => ({ name: collectionParam(raw), change: parseSchemaChange(raw.body) }),
   handler: async ({ name, change }, ctx) => {
     const schema = await ctx.collections.updateSchema(name, change);
@@ -121,6 +196,12 @@ export const schemasSetAlias = defineProcedure({
   name: 'schemas.setPrimaryKeyAlias',
   kind: 'mutation',
   access: 'admin',
+  schema: {
+    summary: 'Name a field as the primary key alias',
+    description: 'Insert takes the alias field as the id; reads accept its value as the id.',
+    body: Type.Object({ alias: Type.String() }),
+    response: Type.Object({ message: Type.String(), alias: Type.String() }),
+  },
   input: (raw) => ({ name: collectionParam(raw), alias: parseAlias(raw.body) }),
   handler: async ({ name, alias }, ctx) => {
     await ctx.collections.setPrimaryKeyAlias(name, alias);
@@ -132,6 +213,10 @@ export const trashRestore = defineProcedure({
   name: 'trash.restore',
   kind: 'mutation',
   access: 'admin',
+  schema: {
+    summary: 'Restore a deleted record from the trash',
+    response: statusAnswer('restored', { id: Type.String(), collection: Type.String() }),
+  },
   input: (raw) => ({ collection: collectionParam(raw), id: validateId(param(raw, 'id')) }),
   handler: async ({ collection, id }, ctx) => {
     await ctx.trash.restore(collection, id);
@@ -143,6 +228,10 @@ export const trashRestoreCollection = defineProcedure({
   name: 'trash.restoreCollection',
   kind: 'mutation',
   access: 'admin',
+  schema: {
+    summary: "Restore every record of a collection's trash",
+    response: statusAnswer('restored', { collection: Type.String(), records_restored: Type.Integer() }),
+  },
   input: collectionParam,
   handler: async (collection, ctx) => {
     const restored = await ctx.trash.restoreAll(collection);

@@ -3,6 +3,9 @@ import { InvalidInput } from '../../errors.js';
 import { INDEX_FIELD_RULE, indexDefs, isIndexableField, parseQuery, rejectUnknownMembers } from '../../engine/index.js';
 import { defineProcedure } from './procedure.js';
 import { collectionParam, isPlainObjectValue, param } from './input.js';
+import { QueryBody, statusAnswer, Type } from './shapes.js';
+
+const IndexType = Type.Enum(['btree', 'hash']);
 
 /** `{field, type?: "btree" | "hash"}` (btree by default). */
 function parseIndexRequest(body: unknown): { field: string; type: 'btree' | 'hash' } {
@@ -18,6 +21,12 @@ export const indexesCreate = defineProcedure({
   name: 'indexes.create',
   kind: 'mutation',
   access: 'admin',
+  schema: {
+    summary: 'Create a query index on a field',
+    description: 'btree (ranges and sorts) by default, or hash (equality); built at once from the records.',
+    body: Type.Object({ field: Type.String(), type: Type.Optional(IndexType) }, { additionalProperties: false }),
+    response: statusAnswer('created', { collection: Type.String(), field: Type.String(), type: IndexType }),
+  },
   input: (raw) => ({ collection: collectionParam(raw), def: parseIndexRequest(raw.body) }),
   handler: async (input, ctx) => {
     const created = await ctx.collections.createIndex(input.collection, input.def);
@@ -29,6 +38,20 @@ export const indexesList = defineProcedure({
   name: 'indexes.list',
   kind: 'query',
   access: 'admin',
+  schema: {
+    summary: "A collection's query indexes",
+    response: Type.Object({
+      collection: Type.String(),
+      indexes: Type.Array(
+        Type.Object({
+          field: Type.String(),
+          type: IndexType,
+          source: Type.Enum(['admin', 'schema']),
+          entries: Type.Integer(),
+        }),
+      ),
+    }),
+  },
   input: collectionParam,
   handler: (collection, ctx) => {
     const live = ctx.indexes.indexes(collection);
@@ -41,6 +64,10 @@ export const indexesDrop = defineProcedure({
   name: 'indexes.drop',
   kind: 'mutation',
   access: 'admin',
+  schema: {
+    summary: 'Drop a query index',
+    response: statusAnswer('dropped', { collection: Type.String(), field: Type.String() }),
+  },
   input: (raw) => ({ collection: collectionParam(raw), field: param(raw, 'field') }),
   handler: async (input, ctx) => {
     await ctx.collections.dropIndex(input.collection, input.field);
@@ -52,6 +79,12 @@ export const queryExplain = defineProcedure({
   name: 'query.explain',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: 'How a find would run a query',
+    description: 'The plan (an index, or a scan) with the counts it saw; nothing is returned of the records.',
+    body: QueryBody,
+    response: Type.Object({}, { description: 'The plan.' }),
+  },
   input: (raw) => ({ collection: collectionParam(raw), query: parseQuery(raw.body ?? {}) }),
   scope: (input) => ({ collections: [{ name: input.collection, mode: 'read' }] }),
   handler: (input, ctx) => ctx.planner.explain(input.collection, input.query),

@@ -20,6 +20,20 @@ import { defineProcedure } from './procedure.js';
 import { bodyObject, param, queryFlag } from './input.js';
 import { canReadCollection, checkCollectionAccess, checkKvAccess, kvKeyFilter } from '../auth/permissions.js';
 import type { Context } from './context.js';
+import { Anything, BypassRipple, nullable, Type } from './shapes.js';
+
+const Keys = Type.Array(Type.String(), { description: 'At most max_batch_size keys.' });
+const Ttl = Type.Optional(
+  nullable(
+    Type.Union([Type.String(), Type.Number()], { description: '"30s", "5m", seconds, or an RFC 3339 instant.' }),
+  ),
+);
+/** `[[key, done], ...]`: each key with whether it was written or deleted. */
+const KeyOutcomes = Type.Array(Type.Array(Type.Union([Type.String(), Type.Boolean()]), { description: '[key, ok]' }));
+const LinkBody = Type.Object(
+  { key: Type.String(), collection: Type.String(), document_id: Type.String() },
+  { additionalProperties: false },
+);
 
 const keyParam = (raw: Parameters<typeof param>[0]) => param(raw, 'key');
 
@@ -39,6 +53,16 @@ export const kvSet = defineProcedure({
   name: 'kv.set',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Set a key',
+    description: 'Durable on return; never part of a transaction.',
+    query: BypassRipple,
+    body: Type.Object(
+      { value: Anything, ttl: Ttl, bypass_ripple: Type.Optional(Anything) },
+      { additionalProperties: false },
+    ),
+    response: Type.Object({ success: Type.Literal(true), key: Type.String() }),
+  },
   input: (raw) => {
     const body = only(bodyObject(raw), ['value', 'ttl', 'bypass_ripple']);
     if (!('value' in body)) throw new InvalidInput('Body must be {value, ttl?}');
@@ -60,6 +84,11 @@ export const kvGet = defineProcedure({
   name: 'kv.get',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: "A key's value",
+    description: '404 when the key is missing or expired.',
+    response: Type.Object({ value: Type.Unknown({ description: 'The value, typed ({type, value}).' }) }),
+  },
   input: keyParam,
   handler: (key, ctx) => {
     checkKvAccess(ctx.principal, 'read', [key]);
@@ -71,6 +100,11 @@ export const kvDelete = defineProcedure({
   name: 'kv.delete',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Delete a key',
+    query: BypassRipple,
+    response: Type.Object({ deleted: Type.Boolean(), key: Type.String() }),
+  },
   input: (raw) => ({ key: keyParam(raw), bypassRipple: queryFlag(raw, 'bypass_ripple') === true }),
   handler: async (input, ctx) => {
     checkKvAccess(ctx.principal, 'write', [input.key]);
@@ -82,6 +116,10 @@ export const kvClear = defineProcedure({
   name: 'kv.clear',
   kind: 'mutation',
   access: 'admin',
+  schema: {
+    summary: 'Delete every key',
+    response: Type.Object({ message: Type.Literal('success'), cleared: Type.Integer() }),
+  },
   input: () => undefined,
   handler: async (_i, ctx) => ({ message: 'success', cleared: await ctx.kv.clear() }),
 });
@@ -90,6 +128,11 @@ export const kvBatchGet = defineProcedure({
   name: 'kv.batchGet',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: 'The values of many keys',
+    body: Type.Object({ keys: Keys }, { additionalProperties: false }),
+    response: Type.Array(Anything, { description: "Each key's value in order (null when missing)." }),
+  },
   input: (raw) => only(bodyObject(raw), ['keys']).keys,
   handler: (raw, ctx) => ctx.kv.batchGet(allowedKeys(ctx, 'read', raw)),
 });
@@ -98,6 +141,14 @@ export const kvBatchSet = defineProcedure({
   name: 'kv.batchSet',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Set many keys',
+    body: Type.Object(
+      { keys: Keys, values: Type.Array(Anything, { description: 'One per key.' }), ttl: Ttl },
+      { additionalProperties: false },
+    ),
+    response: KeyOutcomes,
+  },
   input: (raw) => only(bodyObject(raw), ['keys', 'values', 'ttl']),
   handler: (body, ctx) => {
     const keys = allowedKeys(ctx, 'write', body.keys);
@@ -110,6 +161,11 @@ export const kvBatchDelete = defineProcedure({
   name: 'kv.batchDelete',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Delete many keys',
+    body: Type.Object({ keys: Keys }, { additionalProperties: false }),
+    response: KeyOutcomes,
+  },
   input: (raw) => only(bodyObject(raw), ['keys']).keys,
   handler: (raw, ctx) => ctx.kv.batchDelete(allowedKeys(ctx, 'write', raw)),
 });
@@ -118,6 +174,20 @@ export const kvFind = defineProcedure({
   name: 'kv.find',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: 'The entries whose key matches a pattern',
+    description: 'A regular expression on RE2 semantics; every key when absent. A key with prefixes sees only those.',
+    body: Type.Object(
+      {
+        pattern: Type.Optional(nullable(Type.String())),
+        include_expired: Type.Optional(nullable(Type.Boolean())),
+      },
+      { additionalProperties: false },
+    ),
+    response: Type.Array(
+      Type.Object({ key: Type.String(), value: Anything, expires_at: Type.Optional(Type.String()) }),
+    ),
+  },
   input: (raw) => {
     const body = only(raw.body === undefined ? {} : bodyObject(raw), ['pattern', 'include_expired']);
     const includeExpired = body.include_expired;
@@ -144,6 +214,13 @@ export const kvLinks = defineProcedure({
   name: 'kv.links',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: 'The records a key is linked to',
+    response: Type.Object({
+      key: Type.String(),
+      links: Type.Array(Type.Object({ collection: Type.String(), document_id: Type.String() })),
+    }),
+  },
   input: keyParam,
   handler: (key, ctx) => {
     checkKvAccess(ctx.principal, 'read', [key]);
@@ -156,6 +233,17 @@ function linkProcedure(unlink: boolean) {
     name: unlink ? 'kv.unlink' : 'kv.link',
     kind: 'mutation',
     access: 'user',
+    schema: {
+      summary: unlink ? 'Unlink a key from a record' : 'Link a key to a record',
+      description: 'Needs KV write on the key and read on the collection.',
+      body: LinkBody,
+      response: Type.Object({
+        status: Type.Literal(unlink ? 'unlinked' : 'linked'),
+        key: Type.String(),
+        collection: Type.String(),
+        document_id: Type.String(),
+      }),
+    },
     input: (raw) => only(bodyObject(raw), ['key', 'collection', 'document_id']),
     handler: async (body, ctx) => {
       // A link is the KV key's data (KV write), naming a record the caller must be able to read.

@@ -18,7 +18,7 @@ import { ROUTE_INVENTORY } from '../../protocol/inventory.js';
 import { routeKey } from '../../protocol/route-key.js';
 import { servedRoutes } from '../../protocol/served.js';
 import { TestServer } from '../../helpers/test-server.js';
-import { documentSchemas, schemaValidator } from './schema-validator.js';
+import { documentSchemas, RouteValidators, schemaValidator } from './schema-validator.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
@@ -55,6 +55,17 @@ describe('the OpenAPI document', () => {
       }
     }
     expect(failures).to.deep.equal([]);
+  });
+
+  it('gives validators that refuse an answer of the wrong shape', () => {
+    const validators = new RouteValidators(doc);
+    const count = validators.response('GET', '/api/{collection}/count', 200)!;
+    expect(count({ count: 3 })).to.equal(true);
+    expect(count({ count: 'three' })).to.equal(false);
+    const missing = validators.response('GET', '/api/{collection}/count', 404)!;
+    expect(missing({ error: 'Collection not found' })).to.equal(true);
+    expect(missing({ message: 404 })).to.equal(false);
+    expect(validators.body('POST', '/api/transactions')!({ isolation_level: 'Sometimes' })).to.equal(false);
   });
 
   it('documents every served route, and only those', () => {

@@ -58,8 +58,13 @@ export class RouteValidators {
   private readonly ajv: Ajv2020;
   private readonly cache = new Map<string, ValidateFunction>();
 
+  /** The error body's validator (components.responses.Error). */
+  readonly error: ValidateFunction;
+
   constructor(private readonly doc: OpenApiDocument) {
     this.ajv = schemaValidator(doc);
+    const errors = (doc.components as Json).responses.Error;
+    this.error = this.compiled('error', errors.content['application/json'].schema);
   }
 
   /** The answer's validator at `status`: its exact entry, else its range (`4XX`); undefined when none. */
@@ -72,6 +77,12 @@ export class RouteValidators {
     const schema = response.content?.['application/json']?.schema;
     if (!schema) return undefined;
     return this.compiled(`${method} ${path} ${status}`, schema);
+  }
+
+  /** The media types an answer at `status` is documented with. */
+  media(method: string, path: string, status: number): string[] {
+    const response = (this.operation(method, path).responses as Json)[String(status)];
+    return Object.keys(response?.content ?? {});
   }
 
   /** The request body's validator; undefined when the route documents no body. */

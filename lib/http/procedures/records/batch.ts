@@ -8,6 +8,8 @@ import { InvalidInput } from '../../../errors.js';
 import { rejectUnknownMembers, yieldToLoop, type BulkItem } from '../../../engine/index.js';
 import { defineProcedure, WithStatus, type RawInput } from '../procedure.js';
 import { collectionParam, isPlainObjectValue, queryFlag, queryString } from '../input.js';
+import { Anything, BypassRipple, InTransaction, nullable, RecordFields, Type, type TSchema } from '../shapes.js';
+import { ERROR_BODY_SCHEMA } from '../../wire/error-schema.js';
 
 type Kind = BulkItem['kind'];
 const LIST_KEY: Record<Kind, string> = { insert: 'inserts', update: 'updates', delete: 'deletes' };
@@ -99,11 +101,70 @@ function statusFor(kind: Kind, ok: number, failed: number): number {
   return ok === 0 ? 400 : 207;
 }
 
+/** Each kind's list item (map form; the positional arrays of the Rust client are also taken). */
+const ITEMS: Record<Kind, TSchema> = {
+  insert: Type.Object({ data: RecordFields, bypass_ripple: Type.Optional(nullable(Type.Boolean())) }),
+  update: Type.Object({
+    id: Type.String(),
+    data: RecordFields,
+    bypass_ripple: Type.Optional(nullable(Type.Boolean())),
+  }),
+  delete: Type.Object({ id: Type.String(), bypass_ripple: Type.Optional(nullable(Type.Boolean())) }),
+};
+
+const POSITIONAL: Record<Kind, string> = {
+  insert: '[record, bypass?]',
+  update: '[id, record, bypass?]',
+  delete: '[id, bypass?]',
+};
+
+function batchBody(kind: Kind): TSchema {
+  const item = Type.Union([ITEMS[kind], Type.Array(Anything, { description: POSITIONAL[kind] })]);
+  return Type.Union([
+    Type.Object(
+      { [LIST_KEY[kind]]: Type.Array(item), bypass_ripple: Type.Optional(nullable(Type.Boolean())) },
+      { additionalProperties: false },
+    ),
+    Type.Array(Anything, { description: 'The list itself (MessagePack clients), or it wrapped in a list.' }),
+  ]);
+}
+
+const BatchResult = Type.Object(
+  {
+    successful: Type.Array(Type.String(), { description: 'Ids written.' }),
+    failed: Type.Array(Type.Object({ id: Anything, error: Type.String() })),
+  },
+  { title: 'BatchResult' },
+);
+
+const SUMMARY: Record<Kind, string> = {
+  insert: 'Insert many records',
+  update: 'Update many records',
+  delete: 'Delete many records',
+};
+
 function makeBatch(kind: Kind) {
   return defineProcedure({
     name: `batch.${kind}`,
     kind: 'mutation',
     access: 'user',
+    schema: {
+      summary: SUMMARY[kind],
+      description:
+        `Each item on its own: ${kind === 'insert' ? '201' : '200'} when all succeed, 207 when some fail, ` +
+        '400 when all fail (with the same body), at most max_batch_size items; 503 while too many batches run.',
+      query: { ...InTransaction, ...BypassRipple },
+      body: batchBody(kind),
+      response: BatchResult,
+      statuses: {
+        // The route answers 200; an insert that wrote every item says 201.
+        ...(kind === 'insert' ? { '201': Type.Object(BatchResult.properties, { description: 'All inserted.' }) } : {}),
+        '207': Type.Object(BatchResult.properties, { description: 'Some items failed.' }),
+        '400': Type.Union([BatchResult, ERROR_BODY_SCHEMA], {
+          description: 'Every item failed (the batch answer), or the request was refused (the error body).',
+        }),
+      },
+    },
     input: (raw) => parseBatch(kind, raw),
     scope: (input) => ({
       collections: [{ name: input.collection, mode: 'write', fields: writtenFields(input.items) }],

@@ -7,11 +7,30 @@
 import { defineProcedure, type StreamEvent } from '../procedure.js';
 import { collectionParam, queryString } from '../input.js';
 import { EventQueue } from '../../stream/event-queue.js';
+import { Type } from '../shapes.js';
 
 export const changesSubscribe = defineProcedure({
   name: 'changes.subscribe',
   kind: 'stream',
   access: 'user',
+  schema: {
+    summary: "Watch a collection's committed changes (server-sent events)",
+    description:
+      '`event: subscribed` first, then `mutation` per committed change and `schema_changed` per schema change; ' +
+      '`heartbeat` events keep proxies open.',
+    query: {
+      filter_field: Type.String({ description: 'Only changes whose record has this field...' }),
+      filter_value: Type.String({ description: '...equal to this value.' }),
+    },
+    response: Type.Object(
+      {},
+      {
+        description:
+          'subscribed: {subscription_id, collection}; mutation: {collection, event, record_ids, records?...}; ' +
+          'schema_changed: {collection, ...}; heartbeat: {timestamp}.',
+      },
+    ),
+  },
   input: (raw) => {
     const field = queryString(raw, 'filter_field');
     return {

@@ -16,6 +16,20 @@ import { bodyObject, collectionParam, isPlainObjectValue, param, queryFlag, quer
 import { WireRecord } from '../../wire/wire-record.js';
 import { RecordList } from '../../wire/record-list.js';
 import type { Context } from '../context.js';
+import {
+  Anything,
+  BypassRipple,
+  Filter,
+  InTransaction,
+  nullable,
+  Projection,
+  QueryBody,
+  RecordFields,
+  Type,
+  RecordShape,
+} from '../shapes.js';
+
+const ACTIONS = 'increment, decrement, multiply, divide, modulo, push, pop, shift, unshift, remove, append, clear';
 
 const SYSTEM_BODY_KEYS = new Set(['id', 'ttl', 'ttl_update_on_access']);
 
@@ -63,6 +77,13 @@ export const recordsInsert = defineProcedure({
   name: 'records.insert',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Insert a record',
+    description: 'Creates the collection if needed. 409 when a record with that id exists.',
+    query: { ...InTransaction, ...BypassRipple },
+    body: RecordFields,
+    response: Type.Object({ id: Type.String() }),
+  },
   input: (raw) => ({
     collection: collectionParam(raw),
     body: bodyObject(raw),
@@ -77,6 +98,12 @@ export const recordsFindById = defineProcedure({
   name: 'records.findById',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: 'Read a record by id',
+    description: '404 `Record not found`, or `Record has been deleted` after its TTL expired.',
+    query: { ...Projection, ...InTransaction },
+    response: RecordShape,
+  },
   input: (raw) => {
     return {
       collection: collectionParam(raw),
@@ -94,6 +121,13 @@ export const recordsFind = defineProcedure({
   name: 'records.find',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: 'Find records by a query',
+    description: 'A join reads its target collections too: the key needs read access there as well.',
+    query: InTransaction,
+    body: QueryBody,
+    response: Type.Array(RecordShape),
+  },
   input: (raw) => {
     const query = parseQuery(raw.body);
     for (const target of query.join?.collections ?? []) validateCollectionName(target);
@@ -108,6 +142,13 @@ export const recordsUpdate = defineProcedure({
   name: 'records.update',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Merge fields into a record',
+    description: '404 when the record is missing; answers the whole record.',
+    query: { ...Projection, ...InTransaction, ...BypassRipple },
+    body: RecordFields,
+    response: RecordShape,
+  },
   input: (raw) => {
     return {
       collection: collectionParam(raw),
@@ -142,6 +183,16 @@ export const recordsUpdateAction = defineProcedure({
   name: 'records.updateAction',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Apply one update action to a field',
+    description: `Actions: ${ACTIONS}.`,
+    query: { ...InTransaction, ...BypassRipple },
+    body: Type.Union([
+      Type.Object({ field: Type.String(), value: Type.Optional(Anything) }),
+      Type.Array(Anything, { minItems: 1, maxItems: 2, description: '[field, value?]' }),
+    ]),
+    response: RecordShape,
+  },
   input: (raw) => {
     const { field, value } = parseActionBody(raw.body);
     const steps = parseActionSequence([{ action: param(raw, 'action'), field, value }]);
@@ -162,6 +213,13 @@ export const recordsUpdateSequence = defineProcedure({
   name: 'records.updateSequence',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Apply update actions atomically',
+    description: `[[action, field, value], ...] (or {action, field, value} items), all or none. Actions: ${ACTIONS}.`,
+    query: { ...InTransaction, ...BypassRipple },
+    body: Type.Array(Anything),
+    response: RecordShape,
+  },
   input: (raw) => {
     if (!Array.isArray(raw.body))
       throw new InvalidInput('Action sequence body must be an array of [action, field, value] triples');
@@ -182,6 +240,11 @@ export const recordsDelete = defineProcedure({
   name: 'records.delete',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Delete a record (to the trash)',
+    query: { ...InTransaction, ...BypassRipple },
+    response: Type.Object({ id: Type.String(), deleted: Type.Literal(true), status: Type.Literal('deleted') }),
+  },
   input: (raw) => ({
     collection: collectionParam(raw),
     id: validateId(param(raw, 'id')),
@@ -199,6 +262,23 @@ export const recordsDistinct = defineProcedure({
   name: 'records.distinct',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: 'The distinct values of a field',
+    body: Type.Object(
+      {
+        filter: Type.Optional(nullable(Filter)),
+        bypass_ripple: Type.Optional(Anything),
+        bypass_cache: Type.Optional(Anything),
+      },
+      { additionalProperties: false },
+    ),
+    response: Type.Object({
+      collection: Type.String(),
+      field: Type.String(),
+      values: Type.Array(Anything),
+      count: Type.Integer(),
+    }),
+  },
   input: (raw) => {
     const body = raw.body === undefined ? {} : bodyObject(raw);
     rejectUnknownMembers(body, ['filter', 'bypass_ripple', 'bypass_cache'], 'distinct body');
@@ -217,6 +297,7 @@ export const recordsCount = defineProcedure({
   name: 'records.count',
   kind: 'query',
   access: 'user',
+  schema: { summary: 'How many records a collection holds', response: Type.Object({ count: Type.Integer() }) },
   input: collectionParam,
   scope: (name) => reads([name], undefined),
   handler: async (name, ctx) => ({ count: await ctx.session.count(name) }),

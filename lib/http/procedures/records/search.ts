@@ -2,6 +2,45 @@
 import { parseSearch, recordToWire } from '../../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { collectionParam, isPlainObjectValue, queryString } from '../input.js';
+import { Anything, Filter, InTransaction, nullable, RecordShape, Type } from '../shapes.js';
+
+const bool = (description?: string) => Type.Optional(nullable(Type.Boolean(description ? { description } : {})));
+const num = (description?: string) => Type.Optional(nullable(Type.Number(description ? { description } : {})));
+const int = (description?: string) => Type.Optional(nullable(Type.Integer(description ? { description } : {})));
+const fields = Type.Union([Type.Array(Type.String()), Type.String()]);
+
+const SearchBody = Type.Object(
+  {
+    query: Type.Optional(nullable(Type.String({ description: 'The text to search (BM25).' }))),
+    vector: Type.Optional(nullable(Type.Array(Type.Number(), { description: 'Nearest neighbours of this vector.' }))),
+    language: Type.Optional(nullable(Type.String())),
+    case_sensitive: bool(),
+    fuzzy: bool(),
+    enable_stemming: bool(),
+    boost_exact: bool(),
+    min_score: num(),
+    max_edit_distance: int('0 to 5.'),
+    fields: Type.Optional(nullable(fields)),
+    weights: Type.Optional(nullable(Type.Union([Type.String({ description: '"field:weight,..."' }), Type.Object({})]))),
+    limit: int('1 to 100000.'),
+    vector_field: Type.Optional(nullable(Type.String({ description: 'Where the vectors are (embedding).' }))),
+    vector_metric: Type.Optional(nullable(Type.Enum(['cosine', 'euclidean', 'dotproduct']))),
+    vector_k: int(),
+    vector_threshold: num(),
+    text_weight: num(),
+    vector_weight: num(),
+    select_fields: Type.Optional(nullable(fields)),
+    exclude_fields: Type.Optional(nullable(fields)),
+    filters: Type.Optional(nullable(Filter)),
+    transaction_id: Type.Optional(Anything),
+    bypass_ripple: Type.Optional(Anything),
+    bypass_cache: Type.Optional(Anything),
+  },
+  {
+    additionalProperties: false,
+    description: 'A query alone is a text search, a vector alone a nearest-neighbour search, both a hybrid one.',
+  },
+);
 
 /**
  * Separates the request's envelope (`transaction_id`, and `bypass_ripple` /
@@ -17,6 +56,19 @@ export const searchQuery = defineProcedure({
   name: 'search.query',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: 'Text, vector or hybrid search',
+    query: InTransaction,
+    body: SearchBody,
+    response: Type.Object({
+      results: Type.Array(
+        Type.Object({ record: RecordShape, score: Type.Number(), matched_fields: Type.Array(Type.String()) }),
+      ),
+      total: Type.Integer(),
+      execution_time_ms: Type.Integer(),
+      took_ms: Type.Integer(),
+    }),
+  },
   input: (raw) => {
     const { search, transactionId } = splitEnvelope(raw.body);
     const req = parseSearch(search);

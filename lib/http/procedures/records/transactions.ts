@@ -13,6 +13,27 @@ import {
 import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
 import { bodyObject, param, queryString } from '../input.js';
 import type { Context } from '../context.js';
+import { nullable, Type, type TSchema } from '../shapes.js';
+
+const Level = Type.Enum(['ReadUncommitted', 'ReadCommitted', 'RepeatableRead', 'Serializable']);
+
+const TransactionView = Type.Object(
+  {
+    transaction_id: Type.String(),
+    state: Type.Enum(['Active', 'Expired']),
+    isolation_level: Level,
+    operations_count: Type.Integer(),
+    savepoints_count: Type.Integer(),
+    created_at: Type.Integer({ description: 'Unix seconds.' }),
+    last_activity: Type.Integer({ description: 'Unix seconds.' }),
+    timeout_seconds: Type.Integer(),
+  },
+  { title: 'Transaction' },
+);
+
+/** `{status, transaction_id, ...}`: what a transaction or savepoint move answers. */
+const moved = (status: string, members: Record<string, TSchema> = {}) =>
+  Type.Object({ status: Type.Literal(status), transaction_id: Type.String(), ...members });
 
 const txParam = (raw: RawInput) => param(raw, 'id');
 
@@ -29,6 +50,23 @@ export const transactionsBegin = defineProcedure({
   name: 'transactions.begin',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Begin a transaction',
+    description: 'Statements join it with ?transaction_id=; it ends on commit, rollback or its timeout.',
+    body: Type.Object(
+      {
+        isolation_level: Type.Optional(nullable(Level)),
+        timeout_seconds: Type.Optional(nullable(Type.Integer({ minimum: 1 }))),
+      },
+      { additionalProperties: false },
+    ),
+    response: Type.Object({
+      transaction_id: Type.String(),
+      isolation_level: Level,
+      created_at: Type.Integer({ description: 'Unix seconds.' }),
+      timeout_seconds: Type.Integer(),
+    }),
+  },
   input: (raw) => {
     const body = raw.body === undefined ? {} : bodyObject(raw);
     rejectUnknownMembers(body, ['isolation_level', 'timeout_seconds']);
@@ -53,6 +91,10 @@ export const transactionsList = defineProcedure({
   name: 'transactions.list',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: "The caller's open transactions (an admin: all)",
+    response: Type.Object({ transactions: Type.Array(TransactionView), count: Type.Integer() }),
+  },
   input: () => undefined,
   handler: (_i, ctx) => {
     const transactions = ctx.transactions.list(ctx.principal);
@@ -64,6 +106,7 @@ export const transactionsStatus = defineProcedure({
   name: 'transactions.status',
   kind: 'query',
   access: 'user',
+  schema: { summary: "A transaction's state", response: TransactionView },
   input: txParam,
   scope: inTransaction,
   handler: (_id, ctx) => transactionSession(ctx).status(),
@@ -73,6 +116,11 @@ export const transactionsCommit = defineProcedure({
   name: 'transactions.commit',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Commit a transaction',
+    description: '409 with the conflicting records when a Serializable transaction lost a race.',
+    response: moved('committed', { operations_count: Type.Integer() }),
+  },
   input: txParam,
   scope: inTransaction,
   handler: async (id, ctx) => {
@@ -85,6 +133,10 @@ export const transactionsRollback = defineProcedure({
   name: 'transactions.rollback',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Roll a transaction back',
+    response: moved('rolled_back', { operations_rolled_back: Type.Integer() }),
+  },
   input: txParam,
   scope: inTransaction,
   handler: (id, ctx) => {
@@ -97,6 +149,11 @@ export const savepointsCreate = defineProcedure({
   name: 'savepoints.create',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Mark a savepoint in a transaction',
+    body: Type.Object({ name: Type.String() }),
+    response: moved('created', { savepoint_name: Type.String() }),
+  },
   input: (raw) => {
     const name = bodyObject(raw).name;
     if (!isSavepointName(name)) throw new InvalidInput(SAVEPOINT_NAME_RULE);
@@ -113,6 +170,14 @@ export const savepointsRollback = defineProcedure({
   name: 'savepoints.rollback',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Undo a transaction back to a savepoint',
+    response: moved('rolled_back', {
+      savepoint_name: Type.String(),
+      operations_rolled_back: Type.Integer(),
+      operations_count: Type.Integer(),
+    }),
+  },
   input: (raw) => ({ id: param(raw, 'id'), name: param(raw, 'name') }),
   scope: (input) => inTransaction(input.id),
   handler: async (input, ctx) => {
@@ -132,6 +197,7 @@ export const savepointsRelease = defineProcedure({
   name: 'savepoints.release',
   kind: 'mutation',
   access: 'user',
+  schema: { summary: 'Forget a savepoint', response: moved('released', { savepoint_name: Type.String() }) },
   input: (raw) => ({ id: param(raw, 'id'), name: param(raw, 'name') }),
   scope: (input) => inTransaction(input.id),
   handler: async (input, ctx) => {
@@ -144,6 +210,19 @@ export const auditList = defineProcedure({
   name: 'audit.list',
   kind: 'query',
   access: 'admin',
+  schema: {
+    summary: 'The audit trail of transactions',
+    query: {
+      limit: Type.String({ description: 'At most this many events, 1 to 10000 (100).' }),
+      transaction_id: Type.String({ description: "Only this transaction's events." }),
+    },
+    response: Type.Object({
+      events: Type.Array(
+        Type.Object({ timestamp: Type.String(), event: Type.String(), transaction_id: Type.String() }),
+      ),
+      count: Type.Integer(),
+    }),
+  },
   input: (raw) => {
     const given = queryString(raw, 'limit');
     const limit = given === undefined ? 100 : Number(given);

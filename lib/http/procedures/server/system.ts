@@ -1,10 +1,19 @@
 /** Health, token exchange, run-time config and on-demand snapshots. */
 import { InvalidInput, Unauthorized } from '../../../errors.js';
-import { maskSecret, parseSettingsPatch, SECRET_SETTINGS, type StorageStatus } from '../../../engine/index.js';
+import {
+  DEFAULT_SETTINGS,
+  DURABILITY_MODES,
+  ISOLATION_LEVELS,
+  maskSecret,
+  parseSettingsPatch,
+  SECRET_SETTINGS,
+  type StorageStatus,
+} from '../../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject } from '../input.js';
 import type { Context } from '../context.js';
 import { providerChecks } from '../chat/providers.js';
+import { Anything, Type, type TSchema } from '../shapes.js';
 
 /**
  * The settings as GET /api/config shows them: each provider key masked (`****` + last four), with `<key>_set`.
@@ -19,6 +28,40 @@ export function publicConfig(ctx: Context): Record<string, unknown> {
     out[`${key}_set`] = settings[key] !== null;
   }
   return out;
+}
+
+/**
+ * The settings as JSON Schema, from their defaults: the answer of GET /api/config (`answer`), the body of PUT
+ * (`patch`: every member optional, unknown ones refused) and PUT's answer (`updated`).
+ */
+function settingsSchema(shape: 'answer' | 'patch' | 'updated') {
+  const members: Record<string, TSchema> = {};
+  for (const [key, value] of Object.entries(DEFAULT_SETTINGS)) {
+    if (key === 'default_isolation_level') members[key] = Type.Enum([...ISOLATION_LEVELS]);
+    else if (key === 'durability') members[key] = Type.Enum([...DURABILITY_MODES]);
+    else if (Array.isArray(value)) members[key] = Type.Array(Type.String());
+    else if (value === null) members[key] = Type.Union([Type.String(), Type.Null()]);
+    else if (typeof value === 'number') members[key] = Type.Integer();
+    else members[key] = typeof value === 'boolean' ? Type.Boolean() : Type.String();
+  }
+  if (shape === 'patch') {
+    const optional = Object.fromEntries(Object.entries(members).map(([key, member]) => [key, Type.Optional(member)]));
+    const durable = Type.Optional(Type.Boolean({ description: 'false: durability none; true: always.' }));
+    return Type.Object({ ...optional, durable_operations: durable }, { additionalProperties: false });
+  }
+  const shown: Record<string, TSchema> = {
+    ...members,
+    durable_operations: Type.Boolean({ description: 'Whether writes reach the disk.' }),
+  };
+  for (const key of SECRET_SETTINGS) shown[`${key}_set`] = Type.Boolean();
+  const config = Type.Object(shown, { title: 'Config' });
+  if (shape === 'answer') return config;
+  return Type.Object({
+    status: Type.Literal('updated'),
+    config,
+    ...shown,
+    provider_checks: Type.Optional(Type.Object({}, { description: 'Each changed provider: its status entry.' })),
+  });
 }
 
 /** What startup recovery used and dropped (tail frames, salvaged damage), as the health `recovery` member. */
@@ -48,6 +91,30 @@ export const healthGet = defineProcedure({
   access: 'public',
   optionalCaller: true,
   input: () => undefined,
+  schema: {
+    summary: 'Whether the server is up and writable',
+    description: 'Always 200: `status` is `degraded` while storage failed and writes are refused.',
+    response: Type.Object(
+      {
+        status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+        integrity_ok: Type.Boolean(),
+        integrity: Type.Optional(Type.Object({ healthy: Type.Boolean(), manifest_load_failed: Type.Array(Anything) })),
+        read_only: Type.Optional(Type.Boolean()),
+        reason: Type.Optional(Type.String({ description: 'Why writes are refused.' })),
+        version: Type.Optional(Type.String()),
+        uptime_secs: Type.Optional(Type.Integer()),
+        storage: Type.Optional(
+          Type.Object(
+            { state: Type.String(), heal_attempts: Type.Integer(), durability: Type.String(), lock: Type.String() },
+            { description: 'The log and data directory: read-only cause, repair attempts, durability, lock.' },
+          ),
+        ),
+        recovery: Type.Optional(Type.Object({}, { description: 'What startup recovery replayed and dropped.' })),
+        indexes: Type.Optional(Type.Array(Anything, { description: 'Search indexes building, with progress.' })),
+      },
+      { description: 'Anyone gets status and integrity_ok; an admin token also gets the rest.' },
+    ),
+  },
   handler: (_i, ctx) => {
     const readOnly = ctx.storage.readOnly;
     const status = { status: readOnly ? 'degraded' : 'ok', integrity_ok: !readOnly };
@@ -92,6 +159,14 @@ export const authToken = defineProcedure({
   name: 'auth.token',
   kind: 'query',
   access: 'public',
+  schema: {
+    summary: 'Exchange an API key for a token',
+    description:
+      'The token (an HS256 JWT) goes in `Authorization: Bearer <token>` until it expires (`token_ttl_secs`). ' +
+      'Ten wrong keys from one address within a minute get 429 with Retry-After.',
+    body: Type.Object({ api_key: Type.String() }),
+    response: Type.Object({ token: Type.String() }),
+  },
   input: (raw) => {
     const body = bodyObject(raw);
     if (!('api_key' in body)) throw new InvalidInput('Body must be {api_key: string}');
@@ -115,6 +190,11 @@ export const configGet = defineProcedure({
   kind: 'query',
   access: 'user',
   input: () => undefined,
+  schema: {
+    summary: 'The run-time settings',
+    description: 'Provider keys and the SMTP password are masked (`****` and the last four), with `<key>_set`.',
+    response: settingsSchema('answer'),
+  },
   handler: (_i, ctx) => publicConfig(ctx),
 });
 
@@ -123,6 +203,12 @@ export const configUpdate = defineProcedure({
   kind: 'mutation',
   access: 'admin',
   input: (raw) => parseSettingsPatch(bodyObject(raw)),
+  schema: {
+    summary: 'Change run-time settings',
+    description: 'Only the members given change, durably; a changed provider key or URL is probed (`provider_checks`).',
+    body: settingsSchema('patch'),
+    response: settingsSchema('updated'),
+  },
   // A changed provider key or URL is probed once saved; its status entry is returned as `provider_checks`.
   handler: async (patch, ctx) => {
     await ctx.config.updateSettings(patch);
@@ -141,6 +227,16 @@ export const adminSnapshot = defineProcedure({
   kind: 'mutation',
   access: 'admin',
   input: () => undefined,
+  schema: {
+    summary: 'Write a snapshot now',
+    description: 'Writes go on meanwhile; the log before the snapshot can then be dropped.',
+    response: Type.Object({
+      status: Type.Literal('ok'),
+      snapshot: Type.String({ description: 'Its file name (`memory` for a memory-only server).' }),
+      seq: Type.Integer({ description: 'The log sequence it holds everything up to.' }),
+      bytes: Type.Integer(),
+    }),
+  },
   handler: async (_i, ctx) => {
     const snapshot = await ctx.snapshots.snapshot();
     return { status: 'ok', snapshot: snapshot.name, seq: snapshot.seq, bytes: snapshot.bytes };

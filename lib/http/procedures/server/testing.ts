@@ -8,7 +8,17 @@ import { InvalidInput, NotFound } from '../../../errors.js';
 import { rejectUnknownMembers } from '../../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject, param } from '../input.js';
+import { Type } from '../shapes.js';
 import type { Context, TestControl } from '../context.js';
+
+/** Said of every test-control route. */
+const TEST_ONLY = 'Served by a test server (startTestServer of eddydb/testing) only: any other answers 404.';
+
+/** The clock of a test server. */
+const ClockView = Type.Object(
+  { now: Type.String({ description: 'RFC 3339.' }), frozen: Type.Boolean() },
+  { title: 'TestClock' },
+);
 
 function control(ctx: Context): TestControl {
   const served = ctx.testing.control;
@@ -21,6 +31,11 @@ export const testingReset = defineProcedure({
   kind: 'mutation',
   access: 'admin',
   input: () => undefined,
+  schema: {
+    summary: 'Set the test server back to its start',
+    description: TEST_ONLY,
+    response: Type.Object({ reset: Type.Literal(true) }),
+  },
   handler: async (_i, ctx) => {
     await control(ctx).reset();
     return { reset: true };
@@ -32,6 +47,11 @@ export const testingCheckpoint = defineProcedure({
   kind: 'mutation',
   access: 'admin',
   input: () => undefined,
+  schema: {
+    summary: 'Take a checkpoint of the test server',
+    description: TEST_ONLY,
+    response: Type.Object({ checkpoint_id: Type.String() }),
+  },
   handler: async (_i, ctx) => ({ checkpoint_id: await control(ctx).checkpoint() }),
 });
 
@@ -40,6 +60,11 @@ export const testingRestore = defineProcedure({
   kind: 'mutation',
   access: 'admin',
   input: (raw) => param(raw, 'id'),
+  schema: {
+    summary: 'Set the test server back to a checkpoint',
+    description: TEST_ONLY,
+    response: Type.Object({ restored: Type.String() }),
+  },
   handler: async (id, ctx) => {
     await control(ctx).restore(id);
     return { restored: id };
@@ -51,6 +76,7 @@ export const testingClockGet = defineProcedure({
   kind: 'query',
   access: 'admin',
   input: () => undefined,
+  schema: { summary: "The test server's clock", description: TEST_ONLY, response: ClockView },
   handler: (_i, ctx) => control(ctx).clock(),
 });
 
@@ -64,6 +90,23 @@ export const testingClockMove = defineProcedure({
   name: 'testing.clock.move',
   kind: 'mutation',
   access: 'admin',
+  schema: {
+    summary: "Move or freeze the test server's clock",
+    description: TEST_ONLY,
+    body: Type.Object(
+      {
+        advance: Type.Optional(
+          Type.Union([Type.String(), Type.Number()], { description: "Milliseconds, or text such as '10m'." }),
+        ),
+        set: Type.Optional(
+          Type.Union([Type.String(), Type.Number()], { description: 'An ISO 8601 instant or epoch milliseconds.' }),
+        ),
+        freeze: Type.Optional(Type.Boolean()),
+      },
+      { additionalProperties: false, description: "Give 'advance' or 'set', not both." },
+    ),
+    response: ClockView,
+  },
   input: (raw): ClockMove => {
     const body = bodyObject(raw);
     rejectUnknownMembers(body, ['advance', 'set', 'freeze'], 'clock');
