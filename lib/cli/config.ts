@@ -1,8 +1,10 @@
 /**
  * The server's configuration from the start command's option values (flags
- * win over the environment; the environment wins over the defaults here and
- * in the server). Values arrive checked (args/option-values.ts); this only
- * maps option names onto ServerConfig and Settings.
+ * win over the environment, the environment over the config file, the file
+ * over the defaults here and in the server). Values arrive checked
+ * (args/option-values.ts); this only maps option names onto ServerConfig and
+ * Settings. The TLS files are read by start.ts (tls-files.ts), keeping this
+ * pure.
  */
 import path from 'node:path';
 import type { ServerConfig, ServerStorage } from '../http/index.js';
