@@ -86,6 +86,8 @@ export function serverConfig(v: OptionValues): ServerConfig {
     authFailureLimit: v.int('auth-failure-limit'),
     authFailureWindowSecs: v.int('auth-failure-window'),
     trustProxy: v.isOn('trust-proxy') ?? false,
+    metricsPort: v.int('metrics-port'),
+    metricsHost: v.text('metrics-host'),
     runSchedules: !(v.isOn('no-schedules') ?? false),
     functionEnv: parseEnvNameList(v.text('function-env')),
     // Requests in flight may use the whole of the stop's time; start.ts ends the process when it is up.

@@ -66,6 +66,7 @@ export {
   redactDefinition,
   REDACTED,
   StoredFunctions,
+  type FunctionCallObserver,
   type FunctionEnvironmentOptions,
   type RegistryWarn,
   type RouteHit,

@@ -51,6 +51,7 @@ import { createRegistry } from './procedures/index.js';
 import { createFastify } from './transport/fastify.js';
 import type { TlsCredentials } from './transport/node-server.js';
 import { ServerCheckpoints } from './server-checkpoints.js';
+import { meteredProviders, ServerMetrics } from './metrics/index.js';
 import { CloseProgress, HttpDrain } from './server-close.js';
 import type { EngineServices, Services, TestControl } from './procedures/context.js';
 
@@ -165,6 +166,10 @@ export interface ServerOptions {
   authFailureWindowSecs?: number;
   /** Behind a reverse proxy: take the client address from the last X-Forwarded-For entry (default false). */
   trustProxy?: boolean;
+  /** Also serve GET /metrics without a token on this port (default: no metrics port; the API's needs an admin). */
+  metricsPort?: number;
+  /** Where the metrics port listens (default `127.0.0.1`: this machine only). */
+  metricsHost?: string;
   /**
    * Environment variables stored functions may read as `{{env.NAME}}`
    * (`EDDYDB_FUNCTION_ENV`), besides the setting `function_env_allowlist`.
@@ -207,6 +212,8 @@ export class Server {
   private readonly testing: Services['testing'];
   /** What the readiness probe reads of this server (GET /api/health/ready). */
   private readonly lifecycle: Services['lifecycle'];
+  /** The Prometheus metrics (lib/http/metrics): GET /metrics, and the metrics port when configured. */
+  readonly metrics: ServerMetrics;
 
   private constructor(
     readonly db: Database,
@@ -222,6 +229,7 @@ export class Server {
     this.scheduler = scheduler;
     this.testing = services.testing;
     this.lifecycle = services.lifecycle;
+    this.metrics = services.metrics;
     this.functions = services.functions;
     this.ripples = services.ripples;
     this.log = services.log;
@@ -234,6 +242,7 @@ export class Server {
       config.trustProxy ?? false,
       config.accessLog ?? false,
     );
+    this.dispatcher.requestMetrics = this.metrics.requests;
     this.checkpoints = new ServerCheckpoints({
       db,
       dispatcher: this.dispatcher,
@@ -254,6 +263,13 @@ export class Server {
       maxQueuedBytes,
     });
     this.httpDrain = new HttpDrain(this.app.server, this.dispatcher.inFlight);
+    const { wss, notifier, ripples } = this;
+    this.metrics.watch({
+      storage: db,
+      ripples,
+      connections: () => wss.clients.size,
+      subscriptions: () => notifier.count(),
+    });
   }
 
   /**
@@ -274,7 +290,10 @@ export class Server {
     if (config.tls) tls.createSecureContext({ cert: config.tls.cert, key: config.tls.key });
     const opening = performance.now();
     const engineLog: DatabaseOptions['log'] = (m, level, cause) => log(level ?? 'info', m, cause);
-    const common = { clock: config.clock, settings: config.settings, log: engineLog, idSeed: config.idSeed };
+    // Made before the data is opened: the engine reports its log appends to it from the start.
+    const metrics = new ServerMetrics(VERSION);
+    const { clock, settings, idSeed } = config;
+    const common = { clock, settings, log: engineLog, idSeed, observe: metrics.storage };
     const db = await Database.open(
       config.memory
         ? { memory: true, ...common }
@@ -313,11 +332,15 @@ export class Server {
     const changes = new ChangeNotifier(db);
     // Chat sessions and the Chat and Embed function steps use the providers configured in the settings (keys and URLs
     // from the environment or PUT /api/config); tests may pass their own.
-    const providers = config.providers ?? new SettingsProviderDirectory(() => db.settings());
+    const providers = meteredProviders(
+      config.providers ?? new SettingsProviderDirectory(() => db.settings()),
+      metrics.chat,
+    );
     const functions = new StoredFunctions(db, {
       warn: (msg, cause) => log('warn', msg, cause),
       environment: { allow: config.functionEnv ?? [], variables: config.functionEnvVariables ?? process.env },
       ai: functionAi(providers, (model) => embedderFor(db.settings(), model)),
+      observe: metrics.functions,
     });
     const workflow = new Workflow(() => db.now());
     const chat = new ChatService({
@@ -342,6 +365,7 @@ export class Server {
       workflow,
       testing: { control: undefined },
       lifecycle: { closing: false },
+      metrics,
     };
     const scheduler = new Scheduler({
       schedules: workflow.schedules,
@@ -350,6 +374,7 @@ export class Server {
       callFunction: (label, parameters) => functions.call(label, parameters),
       outbound: () => outboundPolicy(db.settings()),
       warn: (msg, cause) => log('warn', msg, cause),
+      ran: (outcome) => metrics.schedules.ran(outcome),
     });
     const server = new Server(db, config, services, { recoveryMs, adminKey }, flushLog, credentialWatch, scheduler);
     server.schedule();
@@ -364,6 +389,8 @@ export class Server {
    */
   async listen(): Promise<number> {
     await this.app.listen({ port: this.config.port, host: this.config.host });
+    const { metricsPort, metricsHost } = this.config;
+    if (metricsPort !== undefined) await this.metrics.listen(metricsPort, metricsHost ?? '127.0.0.1', this.log);
     this.startup.adminKey ??= await bootstrapAdmin(this.db, this.config);
     const addr = this.app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : this.config.port;
@@ -483,6 +510,7 @@ export class Server {
         step(() => this.httpDrain.describe(), this.httpDrain.drain(this.config.drainMs ?? 0)),
       ]);
       await step(() => 'closing the HTTP connections', this.app.close());
+      await this.metrics.close();
       await step(
         () => 'the final snapshot (after the writes still queued) and the log',
         this.db.close({ snapshot: true }),

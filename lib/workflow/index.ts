@@ -30,5 +30,5 @@ export {
   MISSED_RUN_POLICIES,
   type RunOutcome,
 } from './schedules.js';
-export { Scheduler, type SchedulerDeps } from './scheduler.js';
+export { Scheduler, type ScheduleOutcome, type SchedulerDeps } from './scheduler.js';
 export { Workflow, WORKFLOW_COLLECTIONS } from './workflow.js';

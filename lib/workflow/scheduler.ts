@@ -34,7 +34,12 @@ export interface SchedulerDeps {
   readonly callFunction: (label: string, parameters: Record<string, unknown>) => Promise<CallResult>;
   readonly outbound: () => OutboundPolicy;
   readonly warn: (msg: string, cause?: unknown) => void;
+  /** Told of every run recorded, by outcome (the server's metrics); must not throw. */
+  readonly ran?: (outcome: ScheduleOutcome) => void;
 }
+
+/** How a run ended: its action succeeded or failed, or the instant was skipped. */
+export type ScheduleOutcome = 'success' | 'failure' | 'skipped';
 
 /** Response text kept in an HTTP run's result. */
 const MAX_RESULT_TEXT = 4096;
@@ -122,6 +127,7 @@ export class Scheduler {
     if (!claimed) return;
     if (this.running.has(schedule.id)) {
       await this.deps.schedules.skipRun(session, schedule.id, instant, 'the previous run was still in progress');
+      this.deps.ran?.('skipped');
       return;
     }
     const run = this.run(session, claimed, instant).finally(() => this.running.delete(schedule.id));
@@ -140,6 +146,7 @@ export class Scheduler {
         outcome = { outcome: 'failure', error: err instanceof Error ? err.message : String(err) };
       }
       await schedules.endRun(session, record, outcome.outcome, outcome);
+      this.deps.ran?.(outcome.outcome);
     } catch (err) {
       this.deps.warn(`schedule '${schedule.id}': its run could not be recorded`, err);
     }
@@ -197,6 +204,7 @@ export class Scheduler {
             next_run: nextRunAfter(current, now),
           }));
           await schedules.skipRun(session, id, latest, 'missed while the server was down (missed_runs: skip)');
+          this.deps.ran?.('skipped');
         }
       } catch (err) {
         this.deps.warn(`schedule '${id}': its missed runs could not be settled`, err);

@@ -14,6 +14,7 @@ import { BatchGate } from '../../lib/http/procedures/records/batch-gate.js';
 import { AuthFailureLimiter } from '../../lib/http/auth/auth-failures.js';
 import { unwrapRecord } from '../../lib/http/wire/wire-record.js';
 import { RippleManager } from '../../lib/http/ripple/ripple-manager.js';
+import { ServerMetrics } from '../../lib/http/metrics/index.js';
 import { createRegistry } from '../../lib/http/procedures/index.js';
 import type { Principal, Services } from '../../lib/http/procedures/context.js';
 import type { LogLevel } from '../../lib/http/log/server-log.js';
@@ -64,6 +65,7 @@ export class ProcedureCaller {
       workflow: new Workflow(() => db.now()),
       testing: { control: undefined },
       lifecycle: { closing: false },
+      metrics: new ServerMetrics('test'),
     };
     return new ProcedureCaller(db, dir, services, new Dispatcher(services, createRegistry(), 1024 * 1024), logged);
   }

@@ -467,6 +467,26 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     help: 'behind a reverse proxy: the client address is the last `X-Forwarded-For` entry',
   },
   {
+    name: 'metrics-port',
+    isFlag: true,
+    value: int(0, 65535),
+    env: 'EDDYDB_METRICS_PORT',
+    placeholder: 'PORT',
+    defaultText: 'off',
+    help:
+      'also serve the Prometheus metrics at `/metrics` on this port, without a token (the API port serves them to ' +
+      'an admin token); see Metrics',
+  },
+  {
+    name: 'metrics-host',
+    isFlag: true,
+    value: TEXT,
+    env: 'EDDYDB_METRICS_HOST',
+    placeholder: 'HOST',
+    defaultText: '`127.0.0.1`',
+    help: 'listen address of the metrics port (loopback by default: this machine only)',
+  },
+  {
     name: 'watch-parent',
     isFlag: true,
     value: SWITCH,

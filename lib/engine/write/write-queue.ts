@@ -32,6 +32,7 @@ import { describeChanges, type CommitInfo } from './change-feed.js';
 import type { CommitLog } from '../storage/log/commit-log.js';
 import type { StorageHealth } from '../storage/storage-health.js';
 import { fallbackEngineLog, type EngineLog } from '../engine-log.js';
+import type { EngineObserver } from '../observer.js';
 
 export interface OpResult<R> {
   readonly effects: readonly Effect[];
@@ -99,6 +100,8 @@ export class WriteQueue {
     private readonly log: CommitLog,
     private readonly health: StorageHealth,
     private readonly report: EngineLog = fallbackEngineLog,
+    /** Told how many writes each group hands to the log (observer.ts). */
+    private readonly observe?: EngineObserver,
   ) {
     log.onFailure = (fault) => health.fail(fault);
     health.repairWith(() => this.exclusive(() => log.heal()));
@@ -109,6 +112,13 @@ export class WriteQueue {
   }
   get readOnlyReason(): string | undefined {
     return this.health.cause?.message;
+  }
+
+  /** Writes waiting for the writer, plus those in groups handed to the log and not yet acknowledged. */
+  get depth(): number {
+    let depth = this.queue.length;
+    for (const group of this.inflight) depth += group.done.length;
+    return depth;
   }
 
   /** Called after each batch is durable and applied, in seq order. */
@@ -302,6 +312,7 @@ export class WriteQueue {
         this.view = undefined;
         return;
       }
+      this.observe?.writeGroup?.(batches.length);
       const appended = this.log.appendEncoded(data);
       const inFlight: InFlight = {
         batches,

@@ -8,5 +8,11 @@ export {
   type RegistryWarn,
   type StoredFunction,
 } from './registry.js';
-export { findRoute, StoredFunctions, type FunctionEnvironmentOptions, type RouteHit } from './stored-functions.js';
+export {
+  findRoute,
+  StoredFunctions,
+  type FunctionCallObserver,
+  type FunctionEnvironmentOptions,
+  type RouteHit,
+} from './stored-functions.js';
 export { redactDefinition, REDACTED } from './redact.js';

@@ -34,15 +34,23 @@ export interface FunctionEnvironmentOptions {
   readonly variables?: Readonly<Record<string, string | undefined>>;
 }
 
+/** Told of every call by id, label or routed path once it ends (the server's metrics). Must not throw. */
+export interface FunctionCallObserver {
+  /** `label`: the function's label (never its id); `failed`: the call threw. */
+  called(label: string, seconds: number, failed: boolean): void;
+}
+
 export class StoredFunctions {
   readonly registry: FunctionRegistry;
   private readonly env: CallEnvironment;
   private readonly bcrypt: BcryptWorkerPool;
+  private readonly observe: FunctionCallObserver | undefined;
 
   /**
    * `ai`: what the Chat and Embed steps call (the server adapts lib/chat's providers); default none, offline
    * embeddings.
    * `bcryptWorkers`: the most worker threads BcryptHash and BcryptVerify use at once (default min(2, cores)).
+   * `observe`: told of each call's label, duration and outcome.
    */
   constructor(
     engine: FunctionEngine,
@@ -52,8 +60,10 @@ export class StoredFunctions {
       environment?: FunctionEnvironmentOptions;
       ai?: FunctionAi;
       bcryptWorkers?: number;
+      observe?: FunctionCallObserver;
     } = {},
   ) {
+    this.observe = opts.observe;
     // `{{env.NAME}}`: the startup list plus the setting, checked at save and at each read.
     const environment = functionEnv({
       startup: opts.environment?.allow ?? [],
@@ -80,14 +90,28 @@ export class StoredFunctions {
 
   /** POST /api/functions/{idOrLabel}: `body` is the parameter values. */
   call(idOrLabel: string, body: unknown): Promise<CallResult> {
-    return callStoredFunction(this.env, this.registry.compiled(idOrLabel), body);
+    return this.run(this.registry.compiled(idOrLabel), body);
   }
 
   /** ANY /api/route/{path}: path parameters, overridden by body members of the same name. */
   callRoute(method: string, path: string, body: unknown): Promise<CallResult> {
     const hit = findRoute(this.registry.routed(), method, path);
     if (!hit) throw new NotFound(`No function routed at ${method} /${path.replace(/^\/+/, '')}`);
-    return callStoredFunction(this.env, hit.fn, mergeRouteParams(hit.params, body));
+    return this.run(hit.fn, mergeRouteParams(hit.params, body));
+  }
+
+  /** Calls `fn`, and tells the observer how long it took and whether it failed. */
+  private run(fn: CompiledFunction, params: unknown): Promise<CallResult> {
+    const observe = this.observe;
+    if (!observe) return callStoredFunction(this.env, fn, params);
+    const started = performance.now();
+    const running = callStoredFunction(this.env, fn, params);
+    const ended = (failed: boolean) => observe.called(fn.label, (performance.now() - started) / 1000, failed);
+    running.then(
+      () => ended(false),
+      () => ended(true),
+    );
+    return running;
   }
 }
 

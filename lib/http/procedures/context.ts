@@ -35,6 +35,7 @@ import type { TokenService } from '../auth/tokens.js';
 import type { AuthFailureLimiter } from '../auth/auth-failures.js';
 import type { ServerLog } from '../log/server-log.js';
 import type { RippleManager } from '../ripple/ripple-manager.js';
+import type { ServerMetrics } from '../metrics/index.js';
 import type { BatchGate } from './records/batch-gate.js';
 
 export type { Principal, TokenGrant } from '../auth/principal.js';
@@ -240,6 +241,8 @@ export interface Services extends EngineServices {
   readonly testing: { control: TestControl | undefined };
   /** The server's own state as the readiness probe reads it: `closing` once close() has begun. */
   readonly lifecycle: { closing: boolean };
+  /** The server's Prometheus metrics (lib/http/metrics). */
+  readonly metrics: ServerMetrics;
   readonly version: string;
 }
 

@@ -4,6 +4,7 @@ import * as system from './server/system.js';
 import * as probes from './server/probes.js';
 import { adminBackup } from './server/backup.js';
 import * as keys from './server/keys.js';
+import * as metrics from './server/metrics.js';
 import * as collections from './collections.js';
 import * as records from './records/records.js';
 import * as batch from './records/batch.js';
@@ -30,6 +31,7 @@ export function createRegistry(): Registry {
     system.configGet,
     system.configUpdate,
     system.adminSnapshot,
+    metrics.metricsScrape,
     adminBackup,
     probes.healthLive,
     probes.healthReady,

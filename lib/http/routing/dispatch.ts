@@ -30,12 +30,14 @@ import { renderError } from '../wire/error-body.js';
 import { RecordList } from '../wire/record-list.js';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { RequestsInFlight } from './requests-in-flight.js';
+import { firstOf, parseQuery, pathOf, rateHeaders } from './request-parts.js';
 import { clientAddress } from '../auth/client-address.js';
 import { readHeaderObject, readRawHeaders, type ReadHeaders } from './request-headers.js';
 import { logFailedRequest, type RequestSummary } from '../log/request-log.js';
 import { logAccess } from '../log/access-log.js';
 import type { ServerLog } from '../log/server-log.js';
 import type { CredentialWatch } from '../auth/credential-watch.js';
+import type { RequestMetrics } from '../metrics/index.js';
 import type { Context, Principal, Services } from '../procedures/context.js';
 
 export interface HttpRequest {
@@ -121,6 +123,8 @@ export class Dispatcher {
   readonly inFlight = new RequestsInFlight();
   /** How the streaming transports (SSE, WebSocket) keep their streams; set by the server. */
   streams: { watch: CredentialWatch; heartbeatMs: number; maxQueuedBytes: number } | undefined;
+  /** Told of every answer made here or through failure(): route pattern, method, status, latency; set by the server. */
+  requestMetrics: RequestMetrics | undefined;
 
   /**
    * `trustProxy`: believe the last X-Forwarded-For entry as the client address (client-address.ts).
@@ -173,7 +177,7 @@ export class Dispatcher {
     const turn: Turn = {
       requestId: newRequestId(),
       headers: {},
-      startedAt: this.accessLog ? performance.now() : undefined,
+      startedAt: this.accessLog || this.requestMetrics ? performance.now() : undefined,
       route: undefined,
     };
     turn.headers['X-Request-Id'] = turn.requestId;
@@ -289,7 +293,8 @@ export class Dispatcher {
     if (call.streaming && principal) {
       return this.open(target.procedure, raw, principal, turn.requestId, address)
         .then((stream): HttpResponse => {
-          if (turn.startedAt !== undefined)
+          this.requestMetrics?.answered(req.method, turn.route, 200, turn.startedAt);
+          if (this.accessLog)
             logAccess(this.services.log, {
               method: req.method,
               route: turn.route,
@@ -320,8 +325,9 @@ export class Dispatcher {
     const enc = encodeBody(result ?? {}, accept, headers.acceptEncoding);
     turn.headers['Content-Type'] = enc.contentType;
     if (enc.gzip) turn.headers['Content-Encoding'] = 'gzip';
+    this.requestMetrics?.answered(req.method, turn.route, status, turn.startedAt);
     if (enc.headers) Object.assign(turn.headers, enc.headers);
-    if (turn.startedAt !== undefined) {
+    if (this.accessLog) {
       logAccess(this.services.log, {
         method: req.method,
         route: turn.route,
@@ -438,6 +444,7 @@ export class Dispatcher {
       workflow,
       testing,
       lifecycle,
+      metrics,
       version,
     } = this.services;
     return {
@@ -468,6 +475,7 @@ export class Dispatcher {
       workflow,
       testing,
       lifecycle,
+      metrics,
       version,
       principal,
       requestId,
@@ -501,6 +509,7 @@ export class Dispatcher {
   ): HttpResponse {
     const rendered = renderError(err, requestId);
     const body = Buffer.from(toJson(rendered.body), 'utf8');
+    this.requestMetrics?.answered(req.method, req.route, rendered.status, req.startedAt);
     if (!this.accessLog || rendered.status >= 500) logFailedRequest(this.services.log, err, requestId, req);
     if (this.accessLog) {
       logAccess(this.services.log, {
@@ -531,6 +540,7 @@ export class Dispatcher {
    * upgrade, the start of an SSE stream); nothing when the access log is off.
    */
   logAnswer(req: RequestSummary, status: number, requestId: string = newRequestId(), bytesOut = 0): void {
+    this.requestMetrics?.answered(req.method, req.route, status, req.startedAt);
     if (this.accessLog)
       logAccess(this.services.log, {
         method: req.method,
@@ -560,32 +570,4 @@ function hasAuthorization(req: HttpRequest): boolean {
   for (let i = 0; i < req.rawHeaders.length; i += 2)
     if (req.rawHeaders[i]!.length === 13 && req.rawHeaders[i]!.toLowerCase() === 'authorization') return true;
   return false;
-}
-
-function firstOf(given: string | string[] | undefined): string | undefined {
-  return Array.isArray(given) ? given[0] : given;
-}
-
-function rateHeaders(rate: { limit: number; remaining: number; reset: number }): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(rate.limit),
-    'X-RateLimit-Remaining': String(rate.remaining),
-    'X-RateLimit-Reset': String(rate.reset),
-  };
-}
-
-function parseQuery(qs: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = Object.create(null);
-  if (!qs) return out;
-  for (const [name, value] of new URLSearchParams(qs)) {
-    const prev = out[name];
-    out[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
-  }
-  return out;
-}
-
-/** The path of a request URL, without its query (which may hold a token). */
-function pathOf(url: string): string {
-  const qAt = url.indexOf('?');
-  return qAt < 0 ? url : url.slice(0, qAt);
 }

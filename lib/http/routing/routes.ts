@@ -37,6 +37,7 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   route('GET', '/api/health/live', 'health.live'),
   route('GET', '/api/health/ready', 'health.ready'),
   route('GET', '/api/openapi.json', 'openapi.get'),
+  route('GET', '/metrics', 'metrics.scrape'),
   route('POST', '/api/testing/reset', 'testing.reset'),
   route('POST', '/api/testing/checkpoints', 'testing.checkpoint', 201),
   route('POST', '/api/testing/checkpoints/:id/restore', 'testing.restore'),

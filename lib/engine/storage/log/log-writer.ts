@@ -30,6 +30,7 @@ import { encodeBatchFrames } from './batch-payload.js';
 import type { StorageFile, StorageFs } from '../fs.js';
 import { describeFault, type StorageFault, type StorageOperation } from '../storage-fault.js';
 import type { LoggedBatch } from '../../write/effects.js';
+import type { EngineObserver } from '../../observer.js';
 import type { CommitLog, DurabilityMode } from './commit-log.js';
 
 export { DURABILITY_MODES, type DurabilityMode } from './commit-log.js';
@@ -70,8 +71,17 @@ export class LogWriter implements CommitLog {
   private handedOver = 0;
   /** Frames handed over and not yet written, in call order (the next cycle writes them at once). */
   private pending: Buffer[] = [];
-  /** Appends not yet answered, in call order, with the end offset each waits for. */
-  private waiting: Array<{ end: number; data: Buffer; resolve: () => void; reject: (error: unknown) => void }> = [];
+  /**
+   * Appends not yet answered, in call order, with the end offset each waits for and when it was handed over
+   * (performance.now(), read only for an observer).
+   */
+  private waiting: Array<{
+    end: number;
+    data: Buffer;
+    at: number;
+    resolve: () => void;
+    reject: (error: unknown) => void;
+  }> = [];
   /** True while the append cycle (pump) runs; `pumping` is its promise (heal waits for it). */
   private cycling = false;
   private pumping: Promise<void> = Promise.resolve();
@@ -84,6 +94,8 @@ export class LogWriter implements CommitLog {
   bytesInSegment = 0;
   /** Told once per failure, as soon as it happens (also for a background fsync). */
   onFailure: (fault: StorageFault) => void = () => undefined;
+  /** Told of each acknowledged append and each fsync, with their latency (observer.ts). */
+  observe: EngineObserver | undefined;
 
   constructor(
     private readonly fs: StorageFs,
@@ -167,7 +179,8 @@ export class LogWriter implements CommitLog {
     this.handedOver += data.length;
     const end = this.handedOver;
     this.pending.push(data);
-    const answered = new Promise<void>((resolve, reject) => this.waiting.push({ end, data, resolve, reject }));
+    const at = this.observe ? performance.now() : 0;
+    const answered = new Promise<void>((resolve, reject) => this.waiting.push({ end, data, at, resolve, reject }));
     if (!this.cycling) {
       this.cycling = true;
       this.pumping = this.pump();
@@ -204,7 +217,7 @@ export class LogWriter implements CommitLog {
       this.written += data.length;
       if (this.mode === 'always') {
         stage = 'fsync';
-        await file.sync();
+        await this.timedSync(file);
         this.markDurable(this.written);
       }
     } catch (err) {
@@ -227,11 +240,14 @@ export class LogWriter implements CommitLog {
   /** Resolves, in order, the appends whose frames are now written (batch, none) or durable (always). */
   private answer(): void {
     const reached = this.mode === 'always' ? this.durableSize : this.written;
+    const observe = this.observe;
+    const now = observe ? performance.now() : 0;
     while (this.waiting.length > 0 && this.waiting[0]!.end <= reached) {
       const waiter = this.waiting.shift()!;
       this.size = waiter.end;
       this.bytesInSegment += waiter.data.length;
       if (this.mode !== 'always') this.unsynced.push({ end: waiter.end, data: waiter.data });
+      observe?.logAppend?.((now - waiter.at) / 1000, waiter.data.length);
       waiter.resolve();
     }
     if (this.mode === 'always') return;
@@ -252,7 +268,7 @@ export class LogWriter implements CommitLog {
     const upto = this.written;
     const run = (async () => {
       try {
-        await file.sync();
+        await this.timedSync(file);
       } catch (err) {
         throw await this.fail('fsync', err);
       }
@@ -338,6 +354,14 @@ export class LogWriter implements CommitLog {
       // A probe left behind is harmless: recovery removes every *.tmp at startup.
       await this.fs.unlink(file).catch(() => undefined);
     }
+  }
+
+  /** fsyncs `file`, telling the observer how long it took (a failed fsync is not timed). */
+  private timedSync(file: StorageFile): Promise<void> {
+    const observe = this.observe;
+    if (!observe) return file.sync();
+    const started = performance.now();
+    return file.sync().then(() => observe.logFsync?.((performance.now() - started) / 1000));
   }
 
   private markDurable(upto: number): void {
