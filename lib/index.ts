@@ -6,7 +6,7 @@
  * (lib/engine/index.ts). Package entry points are the only files that may
  * import lib/http besides lib/cli (spec/architecture.spec.ts).
  */
-export { Server, VERSION, type ServerConfig } from './http/index.js';
+export { Server, VERSION, type ServerConfig, type TlsCredentials } from './http/index.js';
 export type { Dispatcher } from './http/index.js';
 export {
   DEFAULT_SETTINGS,
