@@ -1,19 +1,19 @@
 /**
  * A scriptable HTTPS server on 127.0.0.1 for outbound-request tests, with
- * a self-signed certificate that openssl makes for this server alone
- * (valid for 127.0.0.1 and localhost, one day). A client trusts it through
+ * a self-signed certificate made for this server alone (tls-certificate.ts:
+ * valid for 127.0.0.1 and localhost, one day). A client trusts it through
  * `certFile`, the way an operator trusts a private CA: NODE_EXTRA_CA_CERTS
  * in the environment of a process started for the purpose
  * (outbound-fetch-child.ts). Every request is recorded, as local-http.ts does.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import https from 'node:https';
 import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { LocalHttp, SeenRequest } from './local-http.js';
+import { makeCertificate } from './tls-certificate.js';
 
 export interface LocalHttps extends LocalHttp {
   /** The certificate (PEM) the server presents, to trust. */
@@ -22,31 +22,7 @@ export interface LocalHttps extends LocalHttp {
 
 export async function startLocalHttps(): Promise<LocalHttps> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'eddydb-tls-'));
-  const keyFile = path.join(dir, 'key.pem');
-  const certFile = path.join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-    ],
-    { stdio: 'ignore' },
-  );
+  const { certFile, cert, key } = makeCertificate(dir, 'server');
   const sockets = new Set<net.Socket>();
   const local = {
     url: '',
@@ -59,7 +35,7 @@ export async function startLocalHttps(): Promise<LocalHttps> {
     },
     close: async () => undefined,
   };
-  const server = https.createServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (req, res) => {
+  const server = https.createServer({ key, cert }, (req, res) => {
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (c: string) => {
