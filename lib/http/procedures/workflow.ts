@@ -21,6 +21,7 @@ import {
 import { defineProcedure, type RawInput, type Scope } from './procedure.js';
 import { bodyObject, optionalString, param, queryString } from './input.js';
 import type { Context } from './context.js';
+import { WORKFLOW_SCHEMAS } from './workflow-schemas.js';
 
 const body = (raw: RawInput) => (raw.body === undefined || raw.body === null ? {} : bodyObject(raw));
 const id = (raw: RawInput) => param(raw, 'id');
@@ -43,10 +44,27 @@ function nowParam(raw: RawInput): number | undefined {
 const member = (name: string) => (raw: RawInput) => ({ id: id(raw), value: body(raw)[name] });
 
 type Handler<I> = (input: I, ctx: Context) => unknown;
+// Each procedure's wire schema is its entry in WORKFLOW_SCHEMAS.
 const query = <I>(name: string, collection: string, input: (raw: RawInput) => I, handler: Handler<I>) =>
-  defineProcedure({ name, kind: 'query', access: 'admin', input, scope: scope(collection, 'read'), handler });
+  defineProcedure({
+    name,
+    kind: 'query',
+    access: 'admin',
+    input,
+    scope: scope(collection, 'read'),
+    handler,
+    schema: WORKFLOW_SCHEMAS[name],
+  });
 const mutation = <I>(name: string, collection: string, input: (raw: RawInput) => I, handler: Handler<I>) =>
-  defineProcedure({ name, kind: 'mutation', access: 'admin', input, scope: scope(collection, 'write'), handler });
+  defineProcedure({
+    name,
+    kind: 'mutation',
+    access: 'admin',
+    input,
+    scope: scope(collection, 'write'),
+    handler,
+    schema: WORKFLOW_SCHEMAS[name],
+  });
 
 const withBody = (raw: RawInput) => ({ id: id(raw), body: body(raw) });
 
@@ -218,7 +236,15 @@ const scheduleWrite = (): Scope => ({
   ],
 });
 const scheduleMutation = <I>(name: string, input: (raw: RawInput) => I, handler: Handler<I>) =>
-  defineProcedure({ name, kind: 'mutation', access: 'admin', input, scope: scheduleWrite, handler });
+  defineProcedure({
+    name,
+    kind: 'mutation',
+    access: 'admin',
+    input,
+    scope: scheduleWrite,
+    handler,
+    schema: WORKFLOW_SCHEMAS[name],
+  });
 export const schedulesCreate = scheduleMutation('schedules.create', body, (b, ctx) =>
   ctx.workflow.schedules.create(ctx.session, b),
 );
@@ -247,6 +273,7 @@ export const schedulesRuns = defineProcedure({
   name: 'schedules.runs',
   kind: 'query',
   access: 'admin',
+  schema: WORKFLOW_SCHEMAS['schedules.runs'],
   input: (raw: RawInput) => ({ id: id(raw), limit: runsLimit(raw) }),
   scope: (): Scope => ({
     collections: [

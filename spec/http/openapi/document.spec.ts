@@ -57,6 +57,14 @@ describe('the OpenAPI document', () => {
     expect(failures).to.deep.equal([]);
   });
 
+  it('has a declared schema for every routed procedure', () => {
+    const registry = createRegistry();
+    const undescribed = ROUTES.filter((r) => !registry.get(r.target.procedure)?.schema).map(
+      (r) => `${r.method} ${r.path}: ${r.target.procedure}`,
+    );
+    expect(undescribed, 'give these procedures a `schema` (procedure.ts, ProcedureSchema)').to.deep.equal([]);
+  });
+
   it('gives validators that refuse an answer of the wrong shape', () => {
     const validators = new RouteValidators(doc);
     const count = validators.response('GET', '/api/{collection}/count', 200)!;

@@ -4,11 +4,28 @@ import { embedderFor } from '../../../chat/index.js';
 import { checkLimit, MAX_EMBED_TEXTS, rejectUnknownMembers } from '../../../engine/index.js';
 import { defineProcedure } from '../procedure.js';
 import { bodyObject } from '../input.js';
+import { Type } from '../shapes.js';
 
 export const embed = defineProcedure({
   name: 'embed.create',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: 'Embed texts as vectors',
+    description: 'The configured embedder (OpenAI with a key, else the offline one).',
+    body: Type.Union([
+      Type.Object({ text: Type.String(), model: Type.Optional(Type.String()) }, { additionalProperties: false }),
+      Type.Object(
+        { texts: Type.Array(Type.String(), { minItems: 1 }), model: Type.Optional(Type.String()) },
+        { additionalProperties: false },
+      ),
+    ]),
+    response: Type.Object({
+      embeddings: Type.Array(Type.Array(Type.Number())),
+      model: Type.String(),
+      dimensions: Type.Integer(),
+    }),
+  },
   input: (raw) => {
     const body = bodyObject(raw);
     rejectUnknownMembers(body, ['text', 'texts', 'model']);

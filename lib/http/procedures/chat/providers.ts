@@ -29,6 +29,8 @@ import { rejectUnknownMembers } from '../../../engine/index.js';
 import { defineProcedure, type RawInput, type StreamEvent } from '../procedure.js';
 import { bodyObject, optionalString, param } from '../input.js';
 import type { Context } from '../context.js';
+import { Type } from '../shapes.js';
+import { CompleteRequest, Completion, CompletionEvent, ProviderStatus } from './chat-shapes.js';
 
 /**
  * Status probes wait at most this long per provider, so one silent vendor cannot hold the listing for a whole
@@ -47,6 +49,14 @@ export const chatModelsList = defineProcedure({
   name: 'chat.models',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: "Every provider's models and status",
+    description: 'Each configured provider is asked at once (at most 10 s each); an unconfigured one lists none.',
+    response: Type.Object(
+      { providers: Type.Object({}, { additionalProperties: ProviderStatus }) },
+      { additionalProperties: Type.Array(Type.String()), description: 'Model lists by provider id, and providers.' },
+    ),
+  },
   input: () => undefined,
   handler: async (_i, ctx) => {
     const probes = await probeProviders(probeDirectory(ctx));
@@ -66,6 +76,11 @@ export const chatModelsGet = defineProcedure({
   name: 'chat.models.provider',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: "One provider's models",
+    description: 'An unknown or unconfigured provider is 404 provider_not_configured; a failure, its classified body.',
+    response: Type.Array(Type.String()),
+  },
   input: (raw) => param(raw, 'provider'),
   handler: async (id, ctx) => {
     const directory = probeDirectory(ctx);
@@ -132,6 +147,13 @@ export const chatComplete = defineProcedure({
   name: 'chat.complete',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: 'A raw completion, no session',
+    description:
+      'Without provider: the first configured of openai, anthropic, perplexity, openai_compatible, else local.',
+    body: CompleteRequest,
+    response: Completion,
+  },
   input: completeInput,
   handler: async (input, ctx) => {
     const provider = providerFor(input, ctx);
@@ -144,6 +166,13 @@ export const chatCompleteStream = defineProcedure({
   name: 'chat.completeStream',
   kind: 'stream',
   access: 'user',
+  schema: {
+    summary: 'A raw completion, streamed (server-sent events)',
+    description:
+      '`data:` lines: {token} per chunk, then {content, done: true, ...}; a failure is an `event: error` frame.',
+    body: CompleteRequest,
+    response: CompletionEvent,
+  },
   input: completeInput,
   // The provider is resolved before the stream opens: an unknown or unconfigured one is a plain 400 answer.
   handler: (input, ctx): AsyncIterable<StreamEvent> =>

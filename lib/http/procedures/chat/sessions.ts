@@ -24,6 +24,20 @@ import { bodyObject, param, queryString } from '../input.js';
 import { checkCollectionAccess } from '../../auth/permissions.js';
 import type { Context } from '../context.js';
 import { toolEnv } from './tools.js';
+import { Type } from '../shapes.js';
+import {
+  ListQuery,
+  MergeRequest,
+  Message,
+  MessagePage,
+  MessageRequest,
+  SessionAnswer,
+  SessionCreate,
+  SessionList,
+  SessionUpdate,
+  ToolResultBody,
+  TurnAnswer,
+} from './chat-shapes.js';
 
 type Mode = 'read' | 'write';
 export const storage = (sessions: Mode, messages: Mode, searched: readonly string[] = []): Scope => ({
@@ -103,6 +117,12 @@ export const chatCreate = defineProcedure({
   name: 'chat.create',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Create a chat session',
+    description: 'With parent_id it is a branch. The key needs read access to the collections it searches.',
+    body: SessionCreate,
+    response: TurnAnswer,
+  },
   input: body,
   scope: (b) => storage('write', 'write', searchedIn(b)),
   handler: (b, ctx) => ctx.chat.chatSessions.create(ctx.session, b),
@@ -112,6 +132,12 @@ export const chatBranch = defineProcedure({
   name: 'chat.branch',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Branch a chat session',
+    description: "Copies the parent's messages 0..branch_point_idx (all without it) and its settings.",
+    body: SessionCreate,
+    response: TurnAnswer,
+  },
   input: body,
   scope: (b) => storage('write', 'write', searchedIn(b)),
   handler: (b, ctx) => ctx.chat.chatSessions.branch(ctx.session, b),
@@ -121,6 +147,12 @@ export const chatMerge = defineProcedure({
   name: 'chat.merge',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Merge chat sessions',
+    description: 'Without a target a new session is made from the first source.',
+    body: MergeRequest,
+    response: SessionAnswer,
+  },
   input: (raw) => parseMerge(body(raw)),
   scope: () => storage('write', 'write'),
   handler: (req, ctx) => ctx.chat.chatSessions.merge(ctx.session, req, ctx.signal),
@@ -130,6 +162,7 @@ export const chatList = defineProcedure({
   name: 'chat.list',
   kind: 'query',
   access: 'user',
+  schema: { summary: 'List chat sessions', query: ListQuery, response: SessionList },
   input: listOptions,
   scope: () => storage('read', 'read'),
   handler: (opts, ctx) => ctx.chat.chatSessions.list(ctx.session, opts),
@@ -139,6 +172,7 @@ export const chatGet = defineProcedure({
   name: 'chat.get',
   kind: 'query',
   access: 'user',
+  schema: { summary: 'A chat session', response: SessionAnswer },
   input: (raw) => sessionPathId(raw, 'GET'),
   scope: () => storage('read', 'read'),
   handler: (id, ctx) => ctx.chat.chatSessions.get(ctx.session, id),
@@ -148,6 +182,7 @@ export const chatUpdate = defineProcedure({
   name: 'chat.update',
   kind: 'mutation',
   access: 'user',
+  schema: { summary: "Change a chat session's settings", body: SessionUpdate, response: SessionAnswer },
   input: (raw) => ({ id: sessionPathId(raw, 'PUT'), body: body(raw) }),
   scope: (input) => storage('write', 'read', searchedIn(input.body)),
   handler: (input, ctx) => ctx.chat.chatSessions.update(ctx.session, input.id, input.body),
@@ -157,6 +192,14 @@ export const chatDelete = defineProcedure({
   name: 'chat.delete',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Delete a chat session and its messages',
+    response: Type.Object({
+      status: Type.Literal('deleted'),
+      chat_id: Type.String(),
+      messages_deleted: Type.Integer(),
+    }),
+  },
   input: (raw) => sessionPathId(raw, 'DELETE'),
   scope: () => storage('write', 'write'),
   handler: (id, ctx) => ctx.chat.chatSessions.delete(ctx.session, id),
@@ -166,6 +209,14 @@ export const chatSend = defineProcedure({
   name: 'chat.send',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Send a message and get the reply',
+    description:
+      "Retrieval from the session's collections, tool rounds, then the stored exchange; nothing is " +
+      'stored when the provider fails (its classified error is the answer).',
+    body: MessageRequest,
+    response: TurnAnswer,
+  },
   input: (raw) => ({ id: chatId(raw), req: parseMessageRequest(body(raw)) }),
   scope: () => storage('write', 'write'),
   handler: (input, ctx) => {
@@ -178,6 +229,7 @@ export const chatMessagesList = defineProcedure({
   name: 'chat.messages.list',
   kind: 'query',
   access: 'user',
+  schema: { summary: "A chat session's messages", query: ListQuery, response: MessagePage },
   input: (raw) => ({ id: chatId(raw), opts: listOptions(raw) }),
   scope: () => storage('read', 'read'),
   handler: async (input, ctx) => {
@@ -190,6 +242,7 @@ export const chatMessageGet = defineProcedure({
   name: 'chat.messages.get',
   kind: 'query',
   access: 'user',
+  schema: { summary: 'One message', response: Message },
   input: (raw) => ({ id: chatId(raw), msg: msgId(raw) }),
   scope: () => storage('read', 'read'),
   handler: (input, ctx) => wire(ctx.chat.messages.get(ctx.session, input.id, input.msg), ctx),
@@ -199,6 +252,14 @@ export const chatMessageUpdate = defineProcedure({
   name: 'chat.messages.update',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: "Edit a message's content",
+    body: Type.Object(
+      { content: Type.String(), bypass_ripple: Type.Optional(Type.Unknown()) },
+      { additionalProperties: false },
+    ),
+    response: Message,
+  },
   input: (raw) => ({ id: chatId(raw), msg: msgId(raw), content: parseContentEdit(body(raw)) }),
   scope: () => storage('read', 'write'),
   handler: async (input, ctx) =>
@@ -209,6 +270,10 @@ export const chatMessageDelete = defineProcedure({
   name: 'chat.messages.delete',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Delete a message',
+    response: Type.Object({ status: Type.Literal('deleted'), chat_id: Type.String(), message_id: Type.String() }),
+  },
   input: (raw) => ({ id: chatId(raw), msg: msgId(raw) }),
   scope: () => storage('read', 'write'),
   handler: (input, ctx) => ctx.chat.messages.delete(ctx.session, input.id, input.msg),
@@ -218,6 +283,12 @@ export const chatMessageForgotten = defineProcedure({
   name: 'chat.messages.forgotten',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Forget a message, or take it back',
+    description: 'A forgotten message stays stored but leaves the prompt.',
+    body: Type.Object({ forgotten: Type.Boolean() }, { additionalProperties: false }),
+    response: Message,
+  },
   input: (raw) => ({ id: chatId(raw), msg: msgId(raw), forgotten: parseForgotten(body(raw)) }),
   scope: () => storage('read', 'write'),
   handler: async (input, ctx) =>
@@ -228,6 +299,7 @@ export const chatMessageRegenerate = defineProcedure({
   name: 'chat.messages.regenerate',
   kind: 'mutation',
   access: 'user',
+  schema: { summary: 'Regenerate an assistant message', response: TurnAnswer },
   input: (raw) => ({ id: chatId(raw), msg: msgId(raw) }),
   scope: () => storage('write', 'write'),
   handler: (input, ctx) => {
@@ -240,6 +312,21 @@ export const chatCompact = defineProcedure({
   name: 'chat.compact',
   kind: 'mutation',
   access: 'user',
+  schema: {
+    summary: 'Fold older messages into one summary',
+    description: 'All but the last keep_recent live messages become one summary message; they are marked forgotten.',
+    body: Type.Object(
+      { keep_recent: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])) },
+      { additionalProperties: false },
+    ),
+    response: Type.Object({
+      folded: Type.Integer(),
+      kept_recent: Type.Integer(),
+      summary_chars: Type.Integer(),
+      summary_message_id: Type.Union([Type.String(), Type.Null()]),
+      already_compact: Type.Boolean(),
+    }),
+  },
   input: (raw) => ({ id: chatId(raw), keepRecent: parseCompact(body(raw)) }),
   scope: () => storage('read', 'write'),
   handler: (input, ctx) => ctx.chat.messages.compact(ctx.session, input.id, input.keepRecent, ctx.signal),
@@ -249,6 +336,17 @@ export const chatToolResult = defineProcedure({
   name: 'chat.toolResult',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: "A client tool's result, for a turn waiting on it",
+    description: 'Answer a __client_tool_call event within its timeout_secs (keepalive: true restarts it).',
+    body: ToolResultBody,
+    response: Type.Object({
+      status: Type.Literal('accepted'),
+      chat_id: Type.String(),
+      call_id: Type.String(),
+      delivered: Type.Boolean({ description: 'Whether a turn was waiting for it.' }),
+    }),
+  },
   input: (raw) => ({ id: chatId(raw), result: parseToolResult(body(raw)) }),
   scope: () => storage('read', 'read'),
   handler: (input, ctx) => ctx.chat.messages.toolResult(ctx.session, input.id, input.result),

@@ -29,6 +29,7 @@ import { defineProcedure, type RawInput, type StreamEvent } from '../procedure.j
 import { body, chatId, checkRetrievalAccess, storage } from './sessions.js';
 import { toolEnv } from './tools.js';
 import type { Context } from '../context.js';
+import { MessageRequest, StreamedTurnEvent } from './chat-shapes.js';
 
 const streamInput = (raw: RawInput) => ({ id: chatId(raw), req: parseMessageRequest(body(raw)) });
 type StreamInput = ReturnType<typeof streamInput>;
@@ -44,6 +45,14 @@ export const chatSendStream = defineProcedure({
   name: 'chat.sendStream',
   kind: 'stream',
   access: 'user',
+  schema: {
+    summary: 'Send a message and stream the reply (server-sent events)',
+    description:
+      '`data:` lines: {token} per piece of the reply, tool events, then the end {content, message_id, ...} once ' +
+      'the exchange is stored; a failure is a final `event: error` frame. An unknown chat is a plain 404.',
+    body: MessageRequest,
+    response: StreamedTurnEvent,
+  },
   input: streamInput,
   scope: () => storage('write', 'write'),
   handler: async (input, ctx): Promise<AsyncIterable<StreamEvent>> => sseEvents(input.id, await open(input, ctx)),

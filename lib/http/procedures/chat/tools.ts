@@ -20,6 +20,7 @@ import { defineProcedure, type RawInput } from '../procedure.js';
 import { bodyObject } from '../input.js';
 import { checkCollectionAccess } from '../../auth/permissions.js';
 import type { Context } from '../context.js';
+import { Anything, Type } from '../shapes.js';
 
 /**
  * What a turn or an execute call runs tools with: the caller's session, the collections it may see, its permissions.
@@ -42,6 +43,10 @@ export const chatToolsList = defineProcedure({
   name: 'chat.tools.list',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: 'The server tools a chat may call',
+    response: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), parameters: Type.Object({}) })),
+  },
   input: () => undefined,
   handler: () => Object.values(SERVER_TOOLS).map((t) => t.spec),
 });
@@ -67,6 +72,23 @@ export const chatToolsExecute = defineProcedure({
   name: 'chat.tools.execute',
   kind: 'query',
   access: 'user',
+  schema: {
+    summary: 'Run a server tool',
+    description: "Without chat_id only read tools run; with it, the chat session's tool_config decides.",
+    body: Type.Object(
+      {
+        tool: Type.String({ minLength: 1 }),
+        params: Type.Optional(Type.Union([Type.Object({}), Type.Null()])),
+        chat_id: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
+      },
+      { additionalProperties: false },
+    ),
+    response: Type.Object({
+      success: Type.Boolean(),
+      result: Type.Optional(Anything),
+      error: Type.Optional(Type.String()),
+    }),
+  },
   input: executeInput,
   // The chat session is read only when a chat_id names one; the tools check their own collections.
   scope: (input) => ({ collections: input.chatId ? [{ name: CHAT_SESSIONS_COLLECTION, mode: 'read' as const }] : [] }),
