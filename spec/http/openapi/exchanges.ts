@@ -102,8 +102,8 @@ export class Exchanges {
     const contentType = res.headers.get('content-type') ?? '';
     const route = this.route('GET', path)!;
     this.answered.get(`GET ${route}`)?.add(res.status) ?? this.answered.set(`GET ${route}`, new Set([res.status]));
-    const media = this.validators.media('GET', route, res.status);
-    if (!media.includes(contentType.split(';')[0]!)) {
+    const media = this.validators.media('GET', route, res.status).map((type) => type.split(';')[0]!.trim());
+    if (!media.includes(contentType.split(';')[0]!.trim())) {
       this.mismatches.push(`GET ${path}: ${res.status} ${contentType} is not among ${media.join(', ')}`);
     }
     return { status: res.status, contentType, bytes };

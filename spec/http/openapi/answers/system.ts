@@ -61,6 +61,8 @@ export function systemAnswers(h: Exchanges): void {
       const backup = await h.download('/api/admin/backup');
       expect(backup.status).to.equal(200);
       expect(backup.bytes).to.be.greaterThan(0);
+      const metrics = await h.download('/metrics');
+      expect(metrics.status).to.equal(200);
       await h.call('GET', '/api/admin/audit?limit=5', undefined, { expect: 200 });
       await h.call('GET', '/api/admin/audit?limit=0', undefined, { expect: 400 });
       await h.call('GET', '/api/ripple/status', undefined, { expect: 200 });
