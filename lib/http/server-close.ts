@@ -10,6 +10,7 @@ import type { Server as HttpServer, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import tls from 'node:tls';
 import type { RequestsInFlight } from './routing/requests-in-flight.js';
+import { isEventStream } from './transport/sse.js';
 
 /** How often a drain looks at the connections left. */
 const DRAIN_POLL_MS = 20;
@@ -81,7 +82,7 @@ export class HttpDrain {
  */
 function isBusy(socket: Socket): boolean {
   const answer = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (answer && String(answer.getHeader('content-type') ?? '').startsWith('text/event-stream')) return false;
+  if (answer && isEventStream(answer)) return false;
   return (answer !== null && answer !== undefined && !answer.writableFinished) || socket.writableLength > 0;
 }
 

@@ -129,6 +129,19 @@ describe('eddydb start --shutdown-timeout', function () {
     expect(existsSync(path.join(dataDir, 'LOCK')), 'the data lock').to.equal(false);
   });
 
+  it('is not held by an open event stream or an idle keep-alive connection', async () => {
+    const { url, token } = await start();
+    // An idle keep-alive connection: fetch's pool keeps the one this answer came on.
+    expect((await call(url, token, 'POST', '/api/insert/notes', { title: 'before' })).status).to.equal(201);
+    const stream = await fetch(`${url}/api/subscribe/notes`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(stream.headers.get('content-type')).to.match(/^text\/event-stream/);
+    const reader = stream.body!.getReader();
+    const { code, ms } = await terminate();
+    expect(code, cli!.output()).to.equal(0);
+    expect(ms, 'the stop did not wait for the stream').to.be.lessThan(TIMEOUT_SECS * 1000);
+    await reader.cancel().catch(() => undefined);
+  });
+
   it('exits 1 within the timeout naming a request still in flight; acknowledged writes are kept', async () => {
     const { url, token } = await start();
     const inserted = await call(url, token, 'POST', '/api/insert/notes', { title: 'acknowledged' });

@@ -26,6 +26,14 @@ const SSE_HEADERS = {
   'X-Accel-Buffering': 'no',
 };
 
+/** Marks a response serving an event stream: a close's drain does not wait for it (server-close.ts). */
+const EVENT_STREAM = Symbol('eddydb.eventStream');
+
+/** Whether `res` serves an event stream (serveSse), which a close cuts instead of waiting for its end. */
+export function isEventStream(res: ServerResponse): boolean {
+  return (res as ServerResponse & { [EVENT_STREAM]?: true })[EVENT_STREAM] === true;
+}
+
 /** Writes the head of `answer` and renders its stream until either side ends it. */
 export function serveSse(
   req: IncomingMessage,
@@ -41,6 +49,7 @@ export function serveSse(
     return;
   }
   res.writeHead(200, { ...SSE_HEADERS, ...answer.headers });
+  (res as ServerResponse & { [EVENT_STREAM]?: true })[EVENT_STREAM] = true;
   const renderer = new StreamRenderer(
     {
       queued: () => res.writableLength,
