@@ -73,6 +73,20 @@ describe('http: Prometheus metrics', function () {
     expect(seconds).to.be.greaterThan(0).and.lessThan(10);
   });
 
+  it('counts a request the transport refused before routing it, without timing it', async () => {
+    const t = await start({ memory: true });
+    const res = await fetch(`${t.url}/api/insert/users`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ blob: 'x'.repeat(100 * 1024) }),
+    });
+    expect(res.status).to.equal(413);
+    const { families } = await scrapeApi(t);
+    const refused = { route: '(unmatched)', method: 'POST', status: '413' };
+    expect(valueOf(families, 'eddydb_http_requests_total', refused)).to.equal(1);
+    expect(valueOf(families, 'eddydb_http_request_duration_seconds_count', refused)).to.equal(0);
+  });
+
   it('shows the engine: log appends and fsyncs, group sizes, queue depth, records, snapshots', async () => {
     const t = await start();
     await Promise.all(Array.from({ length: 20 }, (_, i) => t.request('POST', '/api/insert/items', { i })));
