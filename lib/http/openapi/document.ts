@@ -71,10 +71,13 @@ export function buildOpenApiDocument(
     info: {
       title: 'EddyDB',
       version,
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
         'The HTTP API of EddyDB, an in-memory document database wire-compatible with the ekoDB clients. ' +
         'Bodies are JSON, or MessagePack with Content-Type / Accept application/msgpack.',
     },
+    // Relative: the server that answered this document serves the paths.
+    servers: [{ url: '/' }],
     security: [{ bearer: [] }],
     tags: tags.sort().map((name) => ({ name })),
     paths,
