@@ -20,12 +20,20 @@ const ERRORS = { '4XX': { $ref: '#/components/responses/Error' }, '5XX': { $ref:
 /** What a procedure without a declared schema is documented as: any answer (the specs list such procedures). */
 const UNDESCRIBED: ProcedureSchema = { summary: 'Not described', response: {} };
 
-/** `/api/find/{collection}/{id}` for `/api/find/:collection/:id`; a rest parameter `:path+` is `{path}`. */
+/**
+ * `/api/find/{collection}/{id}` for `/api/find/:collection/:id`. A rest parameter `:path+` is `{path...}`, as
+ * protocol.md writes it: OpenAPI has no parameter spanning segments, and a name may hold any character but braces.
+ */
 export function openApiPath(pattern: string): string {
   return pattern
     .split('/')
-    .map((segment) => (segment.startsWith(':') ? `{${segment.slice(1).replace(/\+$/, '')}}` : segment))
+    .map((segment) => (segment.startsWith(':') ? `{${parameterName(segment)}}` : segment))
     .join('/');
+}
+
+/** `collection` for `:collection`, `path...` for the rest parameter `:path+`. */
+function parameterName(segment: string): string {
+  return segment.endsWith('+') ? `${segment.slice(1, -1)}...` : segment.slice(1);
 }
 
 export function describeRoute(
@@ -67,10 +75,9 @@ function pathParameters(pattern: string, schema: ProcedureSchema): Json[] {
     .split('/')
     .filter((segment) => segment.startsWith(':'))
     .map((segment) => {
-      const rest = segment.endsWith('+');
-      const name = segment.slice(1).replace(/\+$/, '');
+      const name = parameterName(segment);
       const parameter: Json = { name, in: 'path', required: true, schema: schema.params?.[name] ?? { type: 'string' } };
-      if (rest) parameter.description = 'The rest of the path: one or more segments, joined by `/`.';
+      if (segment.endsWith('+')) parameter.description = 'The rest of the path: one or more segments, joined by `/`.';
       return parameter;
     });
 }

@@ -22,8 +22,8 @@ import { documentSchemas, RouteValidators, schemaValidator } from './schema-vali
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
-/** `GET /api/find/:/:` for a route in any notation; a rest parameter counts as one parameter. */
-const keyOf = (method: string, path: string) => routeKey(method.toUpperCase(), path).replace(/\*/g, ':');
+/** `GET /api/find/:/:` for a route in any notation (protocol.md's, the table's, OpenAPI's). */
+const keyOf = (method: string, path: string) => routeKey(method.toUpperCase(), path);
 
 function documented(doc: OpenApiDocument): string[] {
   return Object.entries(doc.paths).flatMap(([path, item]) =>
@@ -92,7 +92,7 @@ describe('the OpenAPI document', () => {
   it('names every path parameter of each path in OpenAPI form', () => {
     const wrong: string[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {
-      const templated = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+      const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
       for (const [method, operation] of Object.entries(item)) {
         const params = ((operation.parameters ?? []) as Array<{ name: string; in: string }>)
           .filter((p) => p.in === 'path')
@@ -103,6 +103,18 @@ describe('the OpenAPI document', () => {
       if (path.includes(':')) wrong.push(path);
     }
     expect(wrong).to.deep.equal([]);
+  });
+
+  it('writes the rest parameter of path-routed functions as protocol.md does', () => {
+    expect(Object.keys(doc.paths)).to.include('/api/route/{path...}');
+    const get = doc.paths['/api/route/{path...}']!.get!;
+    expect(get.parameters).to.deep.include({
+      name: 'path...',
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+      description: 'The rest of the path: one or more segments, joined by `/`.',
+    });
   });
 
   it('marks the routes that need no token with security: [] and the others with the bearer scheme', () => {
