@@ -29,5 +29,10 @@ describe('answers against the OpenAPI document', function () {
       const missing = ROUTES.map((r) => `${r.method} ${openApiPath(r.path)}`).filter((key) => !h.answered.has(key));
       expect(missing).to.deep.equal([]);
     });
+
+    it('sent every route that documents a body one the server took and the schema accepted', () => {
+      const missing = h.documentedBodies().filter((key) => !h.bodiesAccepted.has(key));
+      expect(missing).to.deep.equal([]);
+    });
   });
 });

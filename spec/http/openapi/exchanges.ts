@@ -35,6 +35,8 @@ export interface StreamAnswer {
 export class Exchanges {
   /** `GET /api/find/{collection}/{id}` for every route answered, with `200`... per status. */
   readonly answered = new Map<string, Set<number>>();
+  /** The routes (as `answered` names them) with a body the server took and the document's schema accepted. */
+  readonly bodiesAccepted = new Set<string>();
   private mismatches: string[] = [];
   private validators!: RouteValidators;
   t!: TestServer;
@@ -58,9 +60,7 @@ export class Exchanges {
     if (route === undefined) this.checkError(reply.status, reply.body, `${method} ${path}`);
     else this.check(route, reply.status, reply.body, `${method} ${path}`);
     if (route !== undefined && reply.status < 300 && body !== undefined && (opts.format ?? 'json') === 'json') {
-      const validate = this.validators.body(method, route);
-      if (!validate) this.mismatches.push(`${method} ${path}: a body was taken but the route documents none`);
-      else if (!validate(body)) this.report(`${method} ${path} request body`, validate.errors, body);
+      this.checkBody(method, path, route, body);
     }
     if (opts.expect !== undefined && reply.status !== opts.expect) {
       throw new Error(`${method} ${path}: expected ${opts.expect}, got ${reply.status} ${reply.text.slice(0, 300)}`);
@@ -87,6 +87,7 @@ export class Exchanges {
       return answer;
     }
     this.answered.get(`${method} ${route}`)?.add(200) ?? this.answered.set(`${method} ${route}`, new Set([200]));
+    if (body !== undefined) this.checkBody(method, path, route, body);
     const validate = this.validators.event(method, route)!;
     for (const { event, data } of answer.events) {
       if (event === 'error') this.check(route, 500, data, `${method} ${path} error event`);
@@ -109,11 +110,24 @@ export class Exchanges {
     return { status: res.status, contentType, bytes };
   }
 
+  /** Every route whose operation documents a request body, as `answered` names them. */
+  documentedBodies(): string[] {
+    return this.validators.routesWithBodies();
+  }
+
   /** Throws, listing the mismatches found since the last call. */
   assertClean(): void {
     const found = this.mismatches;
     this.mismatches = [];
     if (found.length > 0) throw new Error(`answers that do not fit the document:\n${found.join('\n')}`);
+  }
+
+  /** A body the server took, against the route's request body schema. */
+  private checkBody(method: string, path: string, route: string, body: unknown): void {
+    const validate = this.validators.body(method, route);
+    if (!validate) this.mismatches.push(`${method} ${path}: a body was taken but the route documents none`);
+    else if (!validate(body)) this.report(`${method} ${path} request body`, validate.errors, body);
+    else this.bodiesAccepted.add(`${method} ${route}`);
   }
 
   /** The route serving `method path`, in OpenAPI form; undefined when none does (a 404 or 405 answer). */

@@ -79,6 +79,15 @@ export class RouteValidators {
     return this.compiled(`${method} ${path} ${status}`, schema);
   }
 
+  /** `POST /api/insert/{collection}`... for every operation with a request body. */
+  routesWithBodies(): string[] {
+    return Object.entries(this.doc.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([, operation]) => operation.requestBody !== undefined)
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+  }
+
   /** The media types an answer at `status` is documented with. */
   media(method: string, path: string, status: number): string[] {
     const response = (this.operation(method, path).responses as Json)[String(status)];

@@ -71,7 +71,7 @@ export function logicAnswers(h: Exchanges): void {
       await h.call('POST', '/api/route/things/7', { id: '8' }, { expect: 201 });
       await h.call('PUT', '/api/route/things/7', {}, { expect: 200 });
       await h.call('PATCH', '/api/route/things/7', {}, { expect: 200 });
-      await h.call('DELETE', '/api/route/things/7', undefined, { expect: 200 });
+      await h.call('DELETE', '/api/route/things/7', {}, { expect: 200 });
       await h.call('GET', '/api/route/nothing/here', undefined, { expect: 404 });
       await h.call('DELETE', '/api/functions/routed_get', undefined, { expect: 200 });
       await h.call('DELETE', '/api/functions/routed_get', undefined, { expect: 404 });
