@@ -15,9 +15,6 @@ export const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 /** Any JSON value. */
 export const Anything = Type.Unknown();
 
-/** An object with any members. */
-export const AnyObject = Type.Object({});
-
 /** A stored record on the wire: `id` and its fields, bare or typed (`{type, value}`) per `use_typed_values`. */
 export const RecordShape = Type.Object(
   { id: Type.String({ description: 'The record id.' }) },
@@ -70,7 +67,7 @@ const SortKey = Type.Object(
 /** A non-negative integer count (limit, skip). */
 const Count = Type.Integer({ minimum: 0 });
 
-export const FieldList = Type.Union([Type.Array(Type.String()), Type.String({ description: '"a,b"' })], {
+const FieldList = Type.Union([Type.Array(Type.String()), Type.String({ description: '"a,b"' })], {
   description: 'Field names: a list, or one text, comma-separated.',
 });
 
