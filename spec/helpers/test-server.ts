@@ -152,6 +152,25 @@ export class TestServer {
   }
 }
 
+/**
+ * An error answer's body without its `request_id`, after checking that it names the answer (its X-Request-Id), for
+ * specs that compare the rest of the body.
+ */
+export function errorBody(r: Reply): Record<string, any> {
+  const { request_id: requestId, ...rest } = r.body as Record<string, any>;
+  if (requestId !== r.headers.get('x-request-id'))
+    throw new Error(`request_id ${String(requestId)} is not the X-Request-Id ${r.headers.get('x-request-id')}`);
+  return rest;
+}
+
+/** An answer's JSON text parsed, less the `request_id` of an error body: the same for two requests answered alike. */
+export function withoutRequestId(text: string): unknown {
+  const parsed = JSON.parse(text) as unknown;
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return parsed;
+  const { request_id: _id, ...rest } = parsed as Record<string, unknown>;
+  return rest;
+}
+
 /** Unwraps typed records the way the clients' extractRecord does. */
 export function bare(record: Record<string, any>): Record<string, any> {
   const out: Record<string, any> = {};

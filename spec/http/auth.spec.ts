@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { expect } from 'chai';
-import { ADMIN_KEY, TestServer, type Reply } from '../helpers/test-server.js';
+import { ADMIN_KEY, TestServer, type Reply, errorBody } from '../helpers/test-server.js';
 
 function jwtPayload(token: string): Record<string, unknown> {
   const parts = token.split('.');
@@ -196,7 +196,7 @@ describe('admin-only routes over HTTP', () => {
     it(`answers 403 {error} to a non-admin key on ${method} ${path}`, async () => {
       const r = await call(method, path, body, { token: user });
       expect(r.status).to.equal(403);
-      expect(r.body).to.have.all.keys('error');
+      expect(errorBody(r)).to.have.all.keys('error');
       expect(r.body.error).to.be.a('string').and.not.empty;
     });
   }

@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { encode as mpEncode } from '@msgpack/msgpack';
 import type { LoggedBatch } from '../../lib/engine/index.js';
 import type { Effect } from '../../lib/engine/write/effects.js';
-import { bare, TestServer, type Reply, type RequestOptions } from '../helpers/test-server.js';
+import { bare, TestServer, type Reply, type RequestOptions, errorBody } from '../helpers/test-server.js';
 
 let counter = 0;
 const fresh = (prefix = 'batch'): string => `${prefix}_${++counter}`;
@@ -409,7 +409,7 @@ describe('http batch routes', () => {
         }
       }
       expect(busy, 'no request was turned away').to.not.equal(undefined);
-      expect(Object.keys(busy!.body).sort()).to.deep.equal([
+      expect(Object.keys(errorBody(busy!)).sort()).to.deep.equal([
         'active_operations',
         'error',
         'max_concurrent',
@@ -668,7 +668,7 @@ describe('http batch routes', () => {
         await deleteBatch(c, { deletes: [{ id: 'a' }] }, {}, '?transaction_id=nope'),
       ]) {
         expect(r.status, r.text).to.equal(404);
-        expect(r.body).to.deep.equal({ error: 'Transaction not found' });
+        expect(errorBody(r)).to.deep.equal({ error: 'Transaction not found' });
       }
       expect(await count(c)).to.equal(0);
     });

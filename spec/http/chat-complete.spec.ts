@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import WebSocket from 'ws';
-import { TestServer } from '../helpers/test-server.js';
+import { TestServer, errorBody } from '../helpers/test-server.js';
 import { startFakeOpenAi } from '../helpers/fake-openai.js';
 import { startFakeAnthropic } from '../helpers/fake-anthropic.js';
 import type { FakeVendor } from '../helpers/fake-vendor.js';
@@ -65,7 +65,7 @@ describe('raw completion (POST /api/chat/complete)', function () {
     for (const provider of ['anthropic', 'nope']) {
       const r = await t.request('POST', '/api/chat/complete', { system_prompt: 's', message: 'm', provider });
       expect(r.status).to.equal(400);
-      expect(r.body).to.deep.equal({
+      expect(errorBody(r)).to.deep.equal({
         error: `Provider '${provider}' is not configured`,
         error_kind: 'provider_not_configured',
         provider,

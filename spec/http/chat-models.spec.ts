@@ -4,7 +4,7 @@
  * and PUT /api/config: masked keys and `provider_checks`.
  */
 import { expect } from 'chai';
-import { TestServer } from '../helpers/test-server.js';
+import { TestServer, errorBody } from '../helpers/test-server.js';
 import { FAKE_OPENAI_MODELS, startFakeOpenAi } from '../helpers/fake-openai.js';
 import { FAKE_ANTHROPIC_MODELS, startFakeAnthropic } from '../helpers/fake-anthropic.js';
 import type { FakeVendor } from '../helpers/fake-vendor.js';
@@ -114,7 +114,7 @@ describe('chat models and provider status (GET /api/chat_models)', function () {
       expect((await t.request('GET', '/api/chat_models/local')).body).to.deep.equal(['eddydb-local']);
       const missing = await t.request('GET', '/api/chat_models/perplexity');
       expect(missing.status).to.equal(404);
-      expect(missing.body).to.deep.equal({
+      expect(errorBody(missing)).to.deep.equal({
         error: "Provider 'perplexity' is not configured",
         error_kind: 'provider_not_configured',
         provider: 'perplexity',

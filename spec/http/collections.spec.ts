@@ -5,7 +5,7 @@
  * validation for each of the sixteen field types, mostly as data tables.
  */
 import { expect } from 'chai';
-import { ADMIN_KEY, TestServer, type RequestOptions } from '../helpers/test-server.js';
+import { ADMIN_KEY, TestServer, type RequestOptions, errorBody } from '../helpers/test-server.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const RFC3339_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -64,7 +64,7 @@ describe('collections over HTTP', () => {
       it(`refuses the invalid name '${bad.slice(0, 20)}' with 400 Invalid collection name`, async () => {
         const r = await call('POST', `/api/collections/${bad}`);
         expect(r.status).to.equal(400);
-        expect(r.body).to.deep.equal({ error: 'Invalid collection name' });
+        expect(errorBody(r)).to.deep.equal({ error: 'Invalid collection name' });
       });
     }
 
@@ -502,7 +502,7 @@ describe('schemas over HTTP', () => {
         });
         const r = await call('POST', '/api/insert/body_shape', { age: 200, tag: 'x' });
         expect(r.status).to.equal(400);
-        expect(r.body).to.have.all.keys('error', 'details');
+        expect(errorBody(r)).to.have.all.keys('error', 'details');
         expect(r.body.error).to.be.a('string').and.not.empty;
         expect(r.body.details).to.have.length(3);
         for (const d of r.body.details) {

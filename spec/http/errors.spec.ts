@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { encode as mpEncode } from '@msgpack/msgpack';
-import { TestServer, type Reply, type RequestOptions } from '../helpers/test-server.js';
+import { TestServer, type Reply, type RequestOptions, errorBody } from '../helpers/test-server.js';
 
 function expectErrorBody(r: Reply, status: number): void {
   expect(r.status, r.text).to.equal(status);
@@ -229,7 +229,7 @@ describe('error responses over HTTP', () => {
       it(`answers 400 {error} to the bad percent-encoding in ${path}`, async () => {
         const r = await call('GET', path);
         expectErrorBody(r, 400);
-        expect(r.body).to.have.all.keys('error');
+        expect(errorBody(r)).to.have.all.keys('error');
         expect(r.body.error).to.contain('percent-encoding');
       });
     }

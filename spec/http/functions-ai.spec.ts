@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { startFakeOpenAi } from '../helpers/fake-openai.js';
 import type { FakeVendor } from '../helpers/fake-vendor.js';
-import { bare, TestServer } from '../helpers/test-server.js';
+import { bare, TestServer, errorBody } from '../helpers/test-server.js';
 
 describe('HTTP: Chat and Embed function steps', function () {
   this.timeout(20_000);
@@ -136,7 +136,7 @@ describe('HTTP: Chat and Embed function steps', function () {
     await define('ask', [{ type: 'Chat', provider: 'anthropic', messages: [{ role: 'user', content: 'x' }] }]);
     const r = await t.request('POST', '/api/functions/ask', {});
     expect(r.status).to.equal(400);
-    expect(r.body).to.deep.equal({
+    expect(errorBody(r)).to.deep.equal({
       error: true,
       operation_index: 0,
       operation_type: 'Chat',

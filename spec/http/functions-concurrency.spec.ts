@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { bare, TestServer, type Reply } from '../helpers/test-server.js';
+import { bare, TestServer, type Reply, errorBody } from '../helpers/test-server.js';
 
 const PARALLEL = 50;
 
@@ -66,7 +66,7 @@ describe('HTTP stored functions: key-value and concurrency steps through a real 
     const r = limited[0]!;
     expect(r.headers.get('retry-after')).to.equal(String(resetAt - nowSecs));
     expect(r.headers.get('x-ratelimit-reset')).to.equal(String(resetAt));
-    expect(r.body).to.deep.equal({
+    expect(errorBody(r)).to.deep.equal({
       error: true,
       operation_index: 0,
       operation_type: 'RateLimit',

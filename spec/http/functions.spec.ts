@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { bare, TestServer } from '../helpers/test-server.js';
+import { bare, TestServer, errorBody } from '../helpers/test-server.js';
 
 const addUser = {
   label: 'add_user',
@@ -112,7 +112,7 @@ describe('HTTP stored functions: definitions and calls', () => {
     });
     const r = await s.request('POST', '/api/functions/bad', {});
     expect(r.status).to.equal(400);
-    expect(r.body).to.deep.equal({
+    expect(errorBody(r)).to.deep.equal({
       error: true,
       operation_index: 1,
       operation_type: 'Insert',

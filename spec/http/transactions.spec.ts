@@ -9,7 +9,7 @@
  * because it walks every route of the transaction state table end to end.
  */
 import { expect } from 'chai';
-import { bare, TestServer, type Reply, type RequestOptions } from '../helpers/test-server.js';
+import { bare, TestServer, type Reply, type RequestOptions, errorBody } from '../helpers/test-server.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const LEVELS = ['ReadUncommitted', 'ReadCommitted', 'RepeatableRead', 'Serializable'] as const;
@@ -29,7 +29,7 @@ const fresh = (prefix = 'txs'): string => `${prefix}_${++counter}`;
 
 function expectError(r: Reply, status: number, message: string): void {
   expect(r.status, r.text).to.equal(status);
-  expect(r.body, r.text).to.deep.equal({ error: message });
+  expect(errorBody(r), r.text).to.deep.equal({ error: message });
 }
 
 describe('http transactions', () => {
@@ -484,7 +484,7 @@ describe('http transactions', () => {
         for (const [method, path, body] of routes(tx, c)) {
           const r = await t.request(method, path, body);
           expect(r.status, `${method} ${path}: ${r.text}`).to.equal(404);
-          expect(r.body, `${method} ${path}`).to.deep.equal({ error: 'Transaction not found' });
+          expect(errorBody(r), `${method} ${path}`).to.deep.equal({ error: 'Transaction not found' });
         }
       }
       expect(await value(c, 'r1', 'a')).to.equal(1);
@@ -501,7 +501,7 @@ describe('http transactions', () => {
       for (const [method, path, body] of routes(tx, c)) {
         const r = await t.request(method, path, body);
         expect(r.status, `${method} ${path}: ${r.text}`).to.equal(400);
-        expect(r.body, `${method} ${path}`).to.deep.equal({ error: 'Transaction has expired' });
+        expect(errorBody(r), `${method} ${path}`).to.deep.equal({ error: 'Transaction has expired' });
       }
       const list = await t.request('GET', '/api/transactions');
       expect((list.body.transactions as Array<{ transaction_id: string }>).map((x) => x.transaction_id)).to.not.include(

@@ -161,7 +161,9 @@ describe('WebSocket transport (/api/ws)', function () {
       code: 404,
       message: 'Record not found',
       messageId: missing.messageId,
+      request_id: missing.request_id,
     });
+    expect(missing.request_id).to.be.a('string');
     expect((await c.request('GetCollections', {})).payload.data).to.include('people');
     expect((await c.request('DeleteCollection', { name: 'people' })).type).to.equal('Success');
     c.close();

@@ -10,7 +10,7 @@
 import http from 'node:http';
 import { expect } from 'chai';
 import WebSocket from 'ws';
-import { ADMIN_KEY, TestServer } from '../helpers/test-server.js';
+import { ADMIN_KEY, TestServer, errorBody } from '../helpers/test-server.js';
 
 const TOKEN_TTL_MS = 3600 * 1000;
 /** The promise: a revoked key or an expired token ends its connections within a second. */
@@ -223,7 +223,13 @@ describe('credentials are checked for the life of a connection', function () {
       expect((await ws.request('FindAll', { collection: 'feed' })).type).to.equal('Success');
       t.clock.advance(TOKEN_TTL_MS + 1000);
       const reply = await ws.request('Insert', { collection: 'feed', record: { id: 'late-write' } });
-      expect(reply).to.deep.equal({ type: 'Error', code: 401, message: 'Token has expired', messageId: 'm2' });
+      expect(reply).to.deep.equal({
+        type: 'Error',
+        code: 401,
+        message: 'Token has expired',
+        messageId: 'm2',
+        request_id: reply.request_id,
+      });
       await until(() => ws.closed !== undefined, WITHIN_MS, 'the close');
       expect(ws.closed!.code).to.equal(4001);
       const fresh = await t.tokenFor(ADMIN_KEY);
@@ -403,7 +409,7 @@ describe('credentials are checked for the life of a connection', function () {
         expect(r.status, JSON.stringify(body)).to.equal(400);
         expect(r.body.error).to.be.a('string').and.not.empty;
       }
-      expect((await t.request('PUT', '/api/auth/keys/nope', { name: 'x' })).body).to.deep.equal({
+      expect(errorBody(await t.request('PUT', '/api/auth/keys/nope', { name: 'x' }))).to.deep.equal({
         error: "API key 'nope' not found",
       });
       expect((await t.request('PUT', '/api/auth/keys/admin', { name: 'x' })).status).to.equal(400);

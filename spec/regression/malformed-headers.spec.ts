@@ -7,7 +7,7 @@
  * node's own body; the express adapter with its clientError handler agrees.
  */
 import { expect } from 'chai';
-import { TestServer } from '../helpers/test-server.js';
+import { TestServer, withoutRequestId } from '../helpers/test-server.js';
 import { parseRawResponse, socketRequest, startExpress } from '../helpers/raw-http.js';
 
 type Case = [why: string, request: (token: string) => string | Buffer, status: number];
@@ -120,7 +120,7 @@ describe('malformed headers over raw sockets', () => {
       if (status >= 400) expectProductBody(status, f.body);
       const e = parseRawResponse(await socketRequest(express.url, request(token)));
       expect(e.status, e.body).to.equal(f.status);
-      if (status >= 400) expect(e.body).to.equal(f.body);
+      if (status >= 400) expect(withoutRequestId(e.body)).to.deep.equal(withoutRequestId(f.body));
     });
   }
 
@@ -165,7 +165,8 @@ describe('malformed headers over raw sockets', () => {
     const r = parseRawResponse(await socketRequest(t.url, request));
     expect(r.status).to.equal(400);
     expect(JSON.parse(r.body).error).to.contain('percent-encoding');
-    expect(parseRawResponse(await socketRequest(express.url, request)).body).to.equal(r.body);
+    const viaExpress = parseRawResponse(await socketRequest(express.url, request));
+    expect(withoutRequestId(viaExpress.body)).to.deep.equal(withoutRequestId(r.body));
   });
 
   it('answers upgrade and plain requests whose target is not a URL without ending the process (`//[` crashed it)', async () => {

@@ -1,6 +1,6 @@
 /** A transaction id is usable only by the key that began it (or an admin): others see 404. */
 import { expect } from 'chai';
-import { TestServer } from '../helpers/test-server.js';
+import { TestServer, errorBody } from '../helpers/test-server.js';
 
 describe('regression: transactions belong to the key that began them', () => {
   let t: TestServer;
@@ -32,7 +32,7 @@ describe('regression: transactions belong to the key that began them', () => {
     ];
     for (const r of await Promise.all(attempts)) {
       expect(r.status).to.equal(404);
-      expect(r.body).to.deep.equal({ error: 'Transaction not found' });
+      expect(errorBody(r)).to.deep.equal({ error: 'Transaction not found' });
     }
     const list = await t.request('GET', '/api/transactions', undefined, { token: mallory });
     expect(list.body.transactions).to.deep.equal([]);

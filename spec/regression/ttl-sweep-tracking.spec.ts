@@ -4,7 +4,7 @@
  * records that were deleted.
  */
 import { expect } from 'chai';
-import { TestServer } from '../helpers/test-server.js';
+import { TestServer, errorBody } from '../helpers/test-server.js';
 
 describe('regression: the TTL sweeper tracks exactly the records that carry a TTL', () => {
   let t: TestServer;
@@ -30,7 +30,7 @@ describe('regression: the TTL sweeper tracks exactly the records that carry a TT
     expect(await t.server.db.records.expiry.sweep()).to.equal(2);
     const left = (await t.request('POST', '/api/find/s', {})).body.map((r: { id: string }) => r.id);
     expect(left).to.deep.equal(['cleared']);
-    expect((await t.request('GET', '/api/find/s/old')).body).to.deep.equal({ error: 'Record has been deleted' });
+    expect(errorBody(await t.request('GET', '/api/find/s/old'))).to.deep.equal({ error: 'Record has been deleted' });
   });
 });
 
@@ -77,7 +77,7 @@ describe('regression: the TTL sweeper scans a large collection without holding t
     t.clock.advance(11 * 60_000);
     expect(await t.server.db.records.expiry.sweep()).to.equal(50_000 - 2 + 1);
     expect((await t.request('GET', '/api/find/big/r99998')).status).to.equal(200);
-    expect((await t.request('GET', '/api/find/big/r0')).body).to.deep.equal({ error: 'Record has been deleted' });
+    expect(errorBody(await t.request('GET', '/api/find/big/r0'))).to.deep.equal({ error: 'Record has been deleted' });
     expect((await t.request('GET', '/api/find/big/r1')).status).to.equal(200);
   });
 });

@@ -5,8 +5,9 @@
  * causes) and the request's headers (except a write refused while read-only,
  * which storage-log.ts counts), a 4xx as `METHOD URL -> status` at the level
  * the caller gives: `debug` by default, so a scan of wrong URLs is silent at
- * the default level, `info` with the access log on. URLs and headers pass
- * through the redaction of redact.ts first; bodies are never logged.
+ * the default level, `info` with the access log on. Both name the request
+ * (`reqId`). URLs and headers pass through the redaction of redact.ts first;
+ * bodies are never logged.
  */
 import { ReadOnlyRefusal, toDbError } from '../../errors.js';
 import type { LogLevel, ServerLog } from './server-log.js';
@@ -43,13 +44,13 @@ export function logFailedRequest(
   const line = `${req.method} ${redactUrl(req.url).slice(0, MAX_URL_CHARS)}`;
   const status = toDbError(err).status;
   if (status < 500) {
-    log(clientErrorLevel, `${line} -> ${status}`);
+    log(clientErrorLevel, `${line} -> ${status}`, undefined, requestId);
     return;
   }
   // A write refused while read-only is expected: StorageHealth logs the cause once and a periodic count instead.
   if (err instanceof ReadOnlyRefusal) return;
   const headers = req.headers ? ` headers ${JSON.stringify(shortened(redactFields(req.headers)))}` : '';
-  log('error', `${line} failed with ${status} (request ${requestId})${headers}`, err);
+  log('error', `${line} failed with ${status} (request ${requestId})${headers}`, err, requestId);
 }
 
 function shortened(headers: unknown): Record<string, unknown> {

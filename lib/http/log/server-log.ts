@@ -10,7 +10,9 @@
  *
  * Every part of the server logs through the `ServerLog` function: `extra` is
  * an Error (logged as pino's `err`, its stack followed by its causes') or an
- * object of structured fields. Secrets are kept out by the callers (redact.ts).
+ * object of structured fields, and a line written while serving a request
+ * names it (`requestId`, the field `reqId`, as the access log's). Secrets are
+ * kept out by the callers (redact.ts).
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { textDestination } from './text-format.js';
@@ -22,8 +24,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export type LogThreshold = LogLevel | 'silent';
 export type LogFormat = 'json' | 'text';
 
-/** Writes one log line; `extra` is an Error (the cause) or structured fields. */
-export type ServerLog = (level: LogLevel, msg: string, extra?: unknown) => void;
+/** Writes one log line; `extra` is an Error (the cause) or structured fields; `requestId` the request it serves. */
+export type ServerLog = (level: LogLevel, msg: string, extra?: unknown, requestId?: string) => void;
 
 export interface ServerLogOptions {
   /** Lowest level written (default 'info'). */
@@ -67,8 +69,10 @@ export function createServerLog(opts: ServerLogOptions = {}): BuiltLog {
   const sink = opts.sink;
   if (sink)
     return {
-      log: (lvl, msg, extra) => {
-        if (RANK[lvl] >= RANK[level]) sink(lvl, msg, extra);
+      log: (lvl, msg, extra, requestId) => {
+        if (RANK[lvl] < RANK[level]) return;
+        if (requestId === undefined) sink(lvl, msg, extra);
+        else sink(lvl, msg, extra, requestId);
       },
       flush: () => undefined,
     };
@@ -78,17 +82,27 @@ export function createServerLog(opts: ServerLogOptions = {}): BuiltLog {
   const logger = pino({ level: effective }, format === 'text' ? textDestination(out) : out);
   const flush = () => batcher?.flush();
   return {
-    log: (lvl, msg, extra) => {
-      write(logger, lvl, msg, extra);
+    log: (lvl, msg, extra, requestId) => {
+      write(logger, lvl, msg, extra, requestId);
       if (RANK[lvl] >= RANK.warn) flush();
     },
     flush,
   };
 }
 
-function write(logger: Logger, level: LogLevel, msg: string, extra: unknown): void {
+function write(logger: Logger, level: LogLevel, msg: string, extra: unknown, requestId: string | undefined): void {
+  if (requestId !== undefined) {
+    logger[level]({ ...fieldsOf(extra), reqId: requestId }, msg);
+    return;
+  }
   if (extra === undefined) logger[level](msg);
-  else if (extra instanceof Error) logger[level]({ err: extra }, msg);
-  else if (typeof extra === 'object' && extra !== null && !Array.isArray(extra)) logger[level](extra, msg);
-  else logger[level]({ detail: extra }, msg);
+  else logger[level](fieldsOf(extra), msg);
+}
+
+/** `extra` as pino's fields: an Error as `err`, an object as it is, anything else as `detail`. */
+function fieldsOf(extra: unknown): object {
+  if (extra === undefined) return {};
+  if (extra instanceof Error) return { err: extra };
+  if (typeof extra === 'object' && extra !== null && !Array.isArray(extra)) return extra;
+  return { detail: extra };
 }

@@ -11,7 +11,7 @@
  * on, every answer also gets its access line (log/access-log.ts); with it off
  * the hot path pays one boolean test.
  */
-import { newRequestId } from './request-id.js';
+import { newRequestId, requestIdOf } from './request-id.js';
 import { DbError, MethodNotAllowed, PayloadTooLarge } from '../../errors.js';
 import { yieldSlicedWork } from '../../engine/index.js';
 import {
@@ -175,7 +175,7 @@ export class Dispatcher {
   private answer(req: HttpRequest): HttpResponse | Promise<HttpResponse> {
     this.requests++;
     const turn: Turn = {
-      requestId: newRequestId(),
+      requestId: requestIdOf(req),
       headers: {},
       startedAt: this.accessLog || this.requestMetrics ? performance.now() : undefined,
       route: undefined,
@@ -365,15 +365,17 @@ export class Dispatcher {
    * encode (frame-formats.ts `encodeSuccess`) or unwrap (`unwrapRecord`); a
    * list of records becomes their wire objects, made in slices, unless the
    * caller keeps it (`lists: 'keep'`: the WebSocket transport streams a long one).
+   * `requestId` names the call in log lines (a WebSocket message's own).
    */
   async call(
     procedure: string,
     raw: RawInput,
     principal: Principal,
     lists: 'wire' | 'keep' = 'wire',
+    requestId = newRequestId(),
   ): Promise<unknown> {
     this.limit(principal);
-    const ctx = this.context(principal, newRequestId());
+    const ctx = this.context(principal, requestId);
     const answer = callProcedure(this.registry, procedure, raw, ctx);
     const result = answer instanceof Promise ? await this.inFlight.track(`WebSocket ${procedure}`, answer) : answer;
     if (result instanceof RecordList && lists === 'wire') return result.toWireInSlices();
@@ -385,8 +387,8 @@ export class Dispatcher {
    * with the same checks except the request quota, which a WebSocket
    * Subscribe has never counted against.
    */
-  openStream(procedure: string, raw: RawInput, principal: Principal): Promise<OpenStream> {
-    return this.open(procedure, raw, principal, newRequestId());
+  openStream(procedure: string, raw: RawInput, principal: Principal, requestId = newRequestId()): Promise<OpenStream> {
+    return this.open(procedure, raw, principal, requestId);
   }
 
   private async open(
@@ -464,7 +466,8 @@ export class Dispatcher {
       audit,
       replication,
       tokens,
-      log,
+      // Lines logged while serving this request name it.
+      log: (level, msg, extra) => log(level, msg, extra, requestId),
       startedAt,
       batchGate,
       ripples,
@@ -504,7 +507,7 @@ export class Dispatcher {
   failure(
     err: unknown,
     req: RequestSummary,
-    requestId: string = newRequestId(),
+    requestId: string = requestIdOf(req),
     headers: Record<string, string> = {},
   ): HttpResponse {
     const rendered = renderError(err, requestId);
@@ -539,7 +542,7 @@ export class Dispatcher {
    * The access line of an answer a transport wrote itself (a WebSocket
    * upgrade, the start of an SSE stream); nothing when the access log is off.
    */
-  logAnswer(req: RequestSummary, status: number, requestId: string = newRequestId(), bytesOut = 0): void {
+  logAnswer(req: RequestSummary, status: number, requestId: string = requestIdOf(req), bytesOut = 0): void {
     this.requestMetrics?.answered(req.method, req.route, status, req.startedAt);
     if (this.accessLog)
       logAccess(this.services.log, {
@@ -558,7 +561,7 @@ export class Dispatcher {
    * hijacked SSE reply), which render it with error-body.ts; returns the
    * request id the log names, for the rendered frame.
    */
-  report(err: unknown, req: RequestSummary, requestId: string = newRequestId()): string {
+  report(err: unknown, req: RequestSummary, requestId: string = requestIdOf(req)): string {
     logFailedRequest(this.services.log, err, requestId, req, this.accessLog ? 'info' : 'debug');
     return requestId;
   }

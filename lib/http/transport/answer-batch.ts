@@ -50,7 +50,12 @@ function sendAll(): void {
     } catch (err) {
       // A head node refuses (a header value it will not write) ends that connection, not the others in the burst.
       const requestId = answer.headers['X-Request-Id'] ?? '?';
-      answer.log('error', `could not write the answer to request ${requestId}; its connection is closed`, err);
+      answer.log(
+        'error',
+        `could not write the answer to request ${requestId}; its connection is closed`,
+        err,
+        requestId,
+      );
       answer.res.destroy();
     }
   }

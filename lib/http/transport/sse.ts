@@ -62,7 +62,7 @@ export function serveSse(
       maxQueuedBytes: opts.maxQueuedBytes,
       transport: 'SSE',
       closing: 'stream',
-      log: dispatcher.log,
+      log: (level, msg, extra) => dispatcher.log(level, msg, extra, answer.headers['X-Request-Id']),
       describe: () => ({
         keyId: stream.principal.keyId,
         collections: stream.collection === undefined ? [] : [stream.collection],

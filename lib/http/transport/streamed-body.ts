@@ -24,6 +24,7 @@ export function sendStreamed(
       'error',
       `could not write the answer to request ${out.headers['X-Request-Id'] ?? '?'}; its connection is closed`,
       err,
+      out.headers['X-Request-Id'],
     );
     res.destroy();
     return;
@@ -35,6 +36,7 @@ export function sendStreamed(
         'error',
         `the streamed answer to request ${out.headers['X-Request-Id'] ?? '?'} failed; its connection is closed`,
         err,
+        out.headers['X-Request-Id'],
       );
     }
   });

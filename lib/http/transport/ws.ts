@@ -29,7 +29,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Conflict, InvalidInput, NotFound, SubscriptionEnded, toDbError, type DbError } from '../../errors.js';
 import { parseClientTools, type ToolSpec } from '../../chat/index.js';
-import { wsErrorFrame } from '../wire/error-body.js';
+import { wsErrorFrame, wsRequestErrorFrame } from '../wire/error-body.js';
+import { newRequestId } from '../routing/request-id.js';
 import type { Dispatcher, OpenStream } from '../routing/dispatch.js';
 import { decodeBody } from '../wire/codec.js';
 import { showHeader } from '../wire/content-type.js';
@@ -180,10 +181,10 @@ class Connection implements WatchedConnection {
     this.watch.remove(this);
   }
 
-  /** Credentials ended: a final Error (echoing the refused request's id, if any), then close 4001. */
-  end(err: DbError, messageId?: unknown): void {
+  /** Credentials ended: a final Error (echoing the refused request's ids, if any), then close 4001. */
+  end(err: DbError, messageId?: unknown, requestId?: string): void {
     if (this.closed) return;
-    this.error(err, messageId);
+    this.error(err, messageId, requestId);
     this.closed = true;
     this.cleanup();
     this.ws.close(CLOSE_UNAUTHORIZED, err.message.slice(0, 120));
@@ -206,14 +207,22 @@ class Connection implements WatchedConnection {
     this.sink.write(encodeWs(msg, forceText ? 'json' : this.encoding));
   }
 
-  private error(err: unknown, messageId: unknown): void {
-    const requestId = this.dispatcher.report(err, { method: 'WS', url: '/api/ws' });
-    this.send(wsErrorFrame(err, requestId, messageId));
+  /**
+   * The Error frame answering a message (`requestId` its id, logged with the failure, and its messageId echoed), or
+   * one the server sends unasked (no request id in the frame).
+   */
+  private error(err: unknown, messageId: unknown, requestId?: string): void {
+    const logged = this.dispatcher.report(err, { method: 'WS', url: '/api/ws' }, requestId ?? newRequestId());
+    this.send(
+      requestId === undefined ? wsErrorFrame(err, logged, messageId) : wsRequestErrorFrame(err, logged, messageId),
+    );
   }
 
   private async onFrame(data: Buffer, isBinary: boolean): Promise<void> {
     if (this.closed) return;
     this.dispatcher.requests++;
+    // Each message is a request of its own: its id names it in log lines and in its Error frame.
+    const requestId = newRequestId();
     let messageId: unknown;
     try {
       if (data.length > this.opts.maxMessageBytes)
@@ -227,9 +236,9 @@ class Connection implements WatchedConnection {
       const payload = (msg.payload ?? (msg.type === 'RawComplete' ? msg : {})) as Record<string, unknown>;
       if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
         throw new InvalidInput('"payload" must be an object');
-      await this.handle(msg.type, payload, messageId);
+      await this.handle(msg.type, payload, messageId, requestId);
     } catch (err) {
-      this.error(err, messageId);
+      this.error(err, messageId, requestId);
     }
   }
 
@@ -239,12 +248,17 @@ class Connection implements WatchedConnection {
    * Welcome as is, a stream's Success is its first event, and a CancelChat
    * without a messageId gets none (see `chatReply`).
    */
-  private async handle(type: string, payload: Record<string, unknown>, messageId: unknown): Promise<void> {
+  private async handle(
+    type: string,
+    payload: Record<string, unknown>,
+    messageId: unknown,
+    requestId: string,
+  ): Promise<void> {
     let principal: Principal;
     try {
       principal = this.watch.current(this);
     } catch (err) {
-      this.end(toDbError(err), messageId);
+      this.end(toDbError(err), messageId, requestId);
       return;
     }
     const entry = Object.hasOwn(WS_MESSAGE_TYPES, type) ? WS_MESSAGE_TYPES[type]! : undefined;
@@ -255,6 +269,7 @@ class Connection implements WatchedConnection {
         entry.withClientTools ? this.withClientTools(payload) : payload,
         messageId,
         principal,
+        requestId,
       );
     if ('connection' in entry && entry.connection === 'hello') return this.hello(payload);
     if ('connection' in entry) {
@@ -267,6 +282,7 @@ class Connection implements WatchedConnection {
       messageArgs(entry, payload),
       principal,
       entry.data ? 'wire' : 'keep',
+      requestId,
     );
     if (result instanceof RecordList) {
       if (result.long) return this.sendLong(successParts(result, messageId, this.encoding));
@@ -343,13 +359,14 @@ class Connection implements WatchedConnection {
     payload: Record<string, unknown>,
     messageId: unknown,
     principal: Principal,
+    requestId: string,
   ): Promise<void> {
     let open: OpenStream;
     try {
-      open = await this.dispatcher.openStream(entry.stream, messageArgs(entry, payload), principal);
+      open = await this.dispatcher.openStream(entry.stream, messageArgs(entry, payload), principal, requestId);
     } catch (err) {
       if (!entry.error) throw err;
-      this.dispatcher.report(err, { method: 'WS', url: '/api/ws' });
+      this.dispatcher.report(err, { method: 'WS', url: '/api/ws' }, requestId);
       this.send({ ...entry.error(err, payload), ...(messageId !== undefined ? { messageId } : {}) });
       return;
     }
@@ -373,7 +390,7 @@ class Connection implements WatchedConnection {
         maxQueuedBytes: this.opts.maxQueuedBytes,
         transport: 'WebSocket',
         closing: 'connection',
-        log: this.dispatcher.log,
+        log: (level, msg, extra) => this.dispatcher.log(level, msg, extra, requestId),
         describe: () => ({ keyId: this.grant.keyId, collections: [...this.streams.keys()] }),
         drop: () => this.drop(),
       },

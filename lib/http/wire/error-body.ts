@@ -3,14 +3,17 @@
  * from the error's type and fields (protocol.md §1.5, §3.2; product.md).
  *
  * - HTTP `{status, headers, body}`: `{error}` (with `details`) for most 4xx,
- *   `{code, message}` for 401 (plus `error`), 405, 429 and 5xx. Internal
+ *   `{code, message}` for 401 (plus `error`), 405, 429 and 5xx, each with
+ *   `request_id` (the X-Request-Id of the answer, which every log line of
+ *   the request names; clients read the members they know). Internal
  *   errors get a generic message plus the request id; the stack goes to the
  *   log. Typed failures have bodies of their own: the batch overload counters,
  *   a transaction conflict's records, an invalid lifecycle move (current
  *   status and allowed actions), a classified provider failure, a
  *   function step failure; rate limits and overloads add `Retry-After`.
  * - SSE: an `event: error` frame whose data is the HTTP body.
- * - WebSocket: `{type: "Error", code: <status>, message, messageId?}`.
+ * - WebSocket: `{type: "Error", code: <status>, message, messageId?}`, and
+ *   `request_id` when it answers a message.
  */
 import {
   InvalidTransition,
@@ -35,7 +38,8 @@ export interface ErrorResponse {
 
 export function renderError(err: unknown, requestId: string): ErrorResponse {
   const failure: DbError = toDbError(err);
-  return { status: failure.status, body: errorBody(failure, requestId), headers: errorHeaders(failure) };
+  const body = { ...errorBody(failure, requestId), request_id: requestId };
+  return { status: failure.status, body, headers: errorHeaders(failure) };
 }
 
 /** The data of an SSE `event: error` frame: the HTTP body of the same failure. */
@@ -49,6 +53,11 @@ export function wsErrorFrame(err: unknown, requestId: string, messageId?: unknow
   const body = errorBody(failure, requestId);
   const message = typeof body.error === 'string' ? body.error : String(body.message ?? failure.message);
   return { type: 'Error', code: failure.status, message, ...(messageId !== undefined ? { messageId } : {}) };
+}
+
+/** The Error frame answering a WebSocket message: wsErrorFrame with the message's request id as `request_id`. */
+export function wsRequestErrorFrame(err: unknown, requestId: string, messageId?: unknown): Record<string, unknown> {
+  return { ...wsErrorFrame(err, requestId, messageId), request_id: requestId };
 }
 
 function errorBody(err: DbError, requestId: string): Record<string, unknown> {

@@ -8,9 +8,15 @@
  */
 import Type from 'typebox';
 
+/** In every error answer over HTTP (not in a stream's error event). */
+const RequestId = Type.Optional(
+  Type.String({ description: 'The request id (the X-Request-Id header of the answer), which its log lines name.' }),
+);
+
 const FailureMessage = Type.Object(
   {
     error: Type.String({ description: 'What failed and, where it can, what to do.' }),
+    request_id: RequestId,
     details: Type.Optional(
       Type.Unknown({ description: 'Schema violations: [{field, constraint, expected, actual, message}].' }),
     ),
@@ -38,6 +44,7 @@ const FailureCode = Type.Object(
     code: Type.Integer({ description: 'The HTTP status.' }),
     message: Type.String({ description: 'What failed; for an internal error, the request id to quote.' }),
     error: Type.Optional(Type.String({ description: '401: the message again.' })),
+    request_id: RequestId,
   },
   { title: 'FailureCode', description: '401, 405, 429 and 5xx.' },
 );
@@ -49,6 +56,7 @@ const StepFailure = Type.Object(
     operation_type: Type.String({ description: 'Its step type.' }),
     message: Type.String(),
     details: Type.Unknown(),
+    request_id: RequestId,
   },
   { title: 'StepFailure', description: 'A stored function whose step failed.' },
 );

@@ -37,6 +37,7 @@ function expectRefused(raw: string): void {
   expect(answer.headers.connection).to.equal('close');
   expect(JSON.parse(answer.body)).to.deep.equal({
     error: `Request body exceeds ${LIMIT} bytes, the limit of a request without a token`,
+    request_id: answer.headers['x-request-id'],
   });
 }
 
@@ -106,6 +107,7 @@ describe('the body limit of requests without a token', () => {
     expect(r.status).to.equal(413);
     expect(JSON.parse(r.body.toString())).to.deep.equal({
       error: `Request body exceeds ${LIMIT} bytes, the limit of a request without a token`,
+      request_id: r.headers['X-Request-Id'],
     });
   });
 });
