@@ -10,6 +10,7 @@
  * route. Both paths hand the Dispatcher the same method, raw URL, client
  * headers, body and address, so they answer alike;
  * an open stream goes on as server-sent events, a long answer in chunks.
+ * A GET or HEAD outside /api is the browser console's (console/static-files.ts).
  * With TLS credentials it is a node:https server instead: the same handler,
  * timeouts and WebSocket upgrade over TLS on the same port.
  */
@@ -21,6 +22,7 @@ import { closeAfterAnswer } from './close-after-answer.js';
 import { serveSse } from './sse.js';
 import { sendSoon } from './answer-batch.js';
 import { sendStreamed } from './streamed-body.js';
+import { defaultConsoleDir, isConsoleRequest, serveConsole } from '../console/index.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -40,8 +42,10 @@ export function createNodeServer(
   opts: Readonly<Record<string, unknown>>,
   tls?: TlsCredentials,
 ): http.Server {
+  const consoleDir = defaultConsoleDir();
   const listener: Handler = (req, res) => {
-    if (isBodilessGet(req)) serveDirect(dispatcher, req, res, undefined);
+    if (isConsoleRequest(req.method, req.url, req.headers.accept)) serveConsole(consoleDir, req, res);
+    else if (isBodilessGet(req)) serveDirect(dispatcher, req, res, undefined);
     else if (BODY_METHODS.has(req.method!)) serveWithBody(dispatcher, req, res);
     else fastifyHandler(req, res);
   };
