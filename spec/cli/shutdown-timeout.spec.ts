@@ -10,28 +10,16 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { connect } from 'node:net';
 import path from 'node:path';
 import { Database } from '../../lib/engine/index.js';
 import { startLocalHttp, type LocalHttp } from '../helpers/local-http.js';
 import { spawnCli, type CliProcess } from '../helpers/run-cli.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
 import { until } from '../helpers/until.js';
+import { acceptsConnections } from '../helpers/accepts-connections.js';
 
 const ADMIN_KEY = 'shutdown-timeout-admin-key-0123456789';
 const TIMEOUT_SECS = 2;
-
-/** Resolves whether a new TCP connection to `port` on 127.0.0.1 is accepted. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 describe('eddydb start --shutdown-timeout', function () {
   this.timeout(60_000);
@@ -119,7 +107,7 @@ describe('eddydb start --shutdown-timeout', function () {
     await until('the end of accepting connections', () => /shutting down/.test(cli!.output()), 5_000);
     let refused = false;
     const deadline = Date.now() + 5_000;
-    while (!refused && Date.now() < deadline) refused = !(await accepts(port));
+    while (!refused && Date.now() < deadline) refused = !(await acceptsConnections(port));
     expect(refused, 'a new connection during the stop is refused').to.equal(true);
     held[0]!.writeHead(200, { 'content-type': 'application/json' }).end('{"done":true}');
     expect((await answer).status).to.equal(200);

@@ -10,9 +10,10 @@
 import { expect } from 'chai';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { tempDir, removeDir } from '../helpers/temp-dir.js';
+import { acceptsConnections } from '../helpers/accepts-connections.js';
 
 const ADMIN_KEY = 'npm-start-admin-key-0123456789';
 
@@ -24,17 +25,6 @@ function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
     s.on('error', reject);
-  });
-}
-
-function isListening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
   });
 }
 
@@ -137,7 +127,7 @@ async function stopByNpmPid(
   ]);
   await waitFor('the server process to exit', () => !isAlive(s.serverPid), 5_000).catch(() => undefined);
   expect(isAlive(s.serverPid), `server pid ${s.serverPid} outlived npm:\n${s.output()}`).to.equal(false);
-  expect(await isListening(port), 'something still listens on the port').to.equal(false);
+  expect(await acceptsConnections(port), 'something still listens on the port').to.equal(false);
   expect(existsSync(path.join(dataDir, 'LOCK')), 'the data directory is still locked').to.equal(false);
 }
 
