@@ -23,6 +23,7 @@ ENV npm_config_nodedir=/usr/local
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json binding.gyp ./
 COPY bin bin
 COPY lib lib
+COPY console console
 # Builds the addons (the install scripts) and dist/ (the prepare script); npm run build then finds it current.
 RUN npm ci --no-audit --no-fund
 RUN npm run build

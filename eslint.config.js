@@ -11,7 +11,7 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   { ignores: ['dist/**', 'build/**', 'node_modules/**', 'data/**', 'coverage/**'] },
   {
-    files: ['lib/**/*.ts', 'spec/**/*.ts', 'bench/**/*.ts'],
+    files: ['lib/**/*.ts', 'spec/**/*.ts', 'bench/**/*.ts', 'console/src/**/*.{ts,tsx}'],
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },

@@ -5,8 +5,8 @@
  *
  * The build writes dist/.build-stamp whose mtime is the moment the build
  * started (or its newest input, if later). dist/ is stale when that stamp or
- * the CLI entry is missing, or when a .ts file or folder under lib/ (or a
- * tsconfig) is newer than the stamp.
+ * the CLI entry is missing, or when a source file or folder under lib/ or
+ * console/ (or a tsconfig) is newer than the stamp.
  * That walk costs a few milliseconds, so `bin/eddydb.js` can run it on every
  * start and build only when the sources changed. Plain JavaScript on purpose:
  * it must run before anything is compiled.
@@ -27,6 +27,8 @@ export const CLI_ENTRY = path.join(ROOT, 'dist', 'lib', 'cli', 'main.js');
 const STAMP = path.join(ROOT, 'dist', '.build-stamp');
 const BUILD_INFO = path.join(ROOT, 'dist', '.tsbuildinfo');
 const CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
+/** The browser console's sources; built into dist/console. */
+const CONSOLE_SRC = path.join(ROOT, 'console');
 
 /** Newest mtime (ms) of the .ts files and folders under `dir` (folders: a file was added, removed or renamed). */
 function newestSource(dir) {
@@ -34,7 +36,7 @@ function newestSource(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestSource(p));
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
+    else if (/\.(ts|tsx|css|html)$/.test(entry.name)) newest = Math.max(newest, statSync(p).mtimeMs);
   }
   return newest;
 }
@@ -55,10 +57,58 @@ export function staleReason() {
   return newestInput() > statSync(STAMP).mtimeMs ? 'lib/ changed since the last build' : undefined;
 }
 
-/** Newest mtime (ms) of what the build reads: lib/ and the tsconfig files. */
+/** Newest mtime (ms) of what the build reads: lib/, the console's sources and the tsconfig files. */
 function newestInput() {
   const configs = CONFIGS.map((f) => statSync(path.join(ROOT, f)).mtimeMs);
-  return Math.max(newestSource(path.join(ROOT, 'lib')), ...configs);
+  const consoleSources = existsSync(CONSOLE_SRC) ? [newestSource(CONSOLE_SRC)] : [];
+  return Math.max(newestSource(path.join(ROOT, 'lib')), ...consoleSources, ...configs);
+}
+
+/** Path of Vite's command line, or undefined when vite is not installed. */
+function findVite() {
+  try {
+    // Its package exports only its API (dist/node/index.js); the command line sits beside it in bin/.
+    const api = createRequire(path.join(ROOT, 'package.json')).resolve('vite');
+    return path.join(path.dirname(api), '..', '..', 'bin', 'vite.js');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Builds the browser console (console/, Preact with Vite) into dist/console, which the server serves at `/`.
+ * Skipped, with a note, when this copy has no console sources or Vite is not installed.
+ * @returns {Promise<void>} rejects with a one-line message when the build fails
+ */
+async function buildConsole() {
+  if (!existsSync(CONSOLE_SRC)) return;
+  const vite = findVite();
+  if (!vite) {
+    process.stderr.write('eddydb: the console is not built: Vite is a development dependency (npm install)\n');
+    return;
+  }
+  const args = [vite, 'build', '--config', path.join(CONSOLE_SRC, 'vite.config.js')];
+  const code = await run(args);
+  if (typeof code === 'string') throw new Error(`the console build was stopped (${code})`);
+  if (code !== 0) throw new Error(`the console build failed (exit ${code}); see the errors above`);
+}
+
+/**
+ * Runs node with `args` in the package root, its output on stderr; SIGINT/SIGTERM meanwhile stop it too.
+ * @param {string[]} args
+ * @returns {Promise<number | string>} the exit code, or the signal that stopped it
+ */
+async function run(args) {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 2, 2] });
+  const forward = (/** @type {NodeJS.Signals} */ signal) => {
+    child.kill(signal);
+  };
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(signal ? signal : c)));
+  process.off('SIGINT', forward);
+  process.off('SIGTERM', forward);
+  return code;
 }
 
 /** Path of the TypeScript compiler, or undefined when typescript is not installed. */
@@ -71,8 +121,8 @@ function findTsc() {
 }
 
 /**
- * Compiles lib/ into dist/ (tsc -p tsconfig.build.json), its output on stderr,
- * and stamps the build. SIGINT/SIGTERM meanwhile stop the compiler too.
+ * Compiles lib/ into dist/ (tsc -p tsconfig.build.json) and the console into
+ * dist/console (Vite), their output on stderr, and stamps the build. SIGINT/SIGTERM meanwhile stop the compiler too.
  * @returns {Promise<void>} rejects with a one-line message when the build cannot run or fails
  */
 export async function build() {
@@ -84,17 +134,10 @@ export async function build() {
   // Never older than the inputs built, so a file dated in the future (clock skew) cannot force a build on every
   // start; rounded up a millisecond because mtimes are fractional and a Date is not.
   const stampTime = new Date(Math.ceil(Math.max(Date.now(), newestInput())) + 1);
-  const child = spawn(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
-  const forward = (/** @type {NodeJS.Signals} */ signal) => {
-    child.kill(signal);
-  };
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
-  const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(signal ? signal : c)));
-  process.off('SIGINT', forward);
-  process.off('SIGTERM', forward);
+  const code = await run([tsc, '-p', 'tsconfig.build.json']);
   if (typeof code === 'string') throw new Error(`the build was stopped (${code})`);
   if (code !== 0) throw new Error(`the TypeScript build failed (exit ${code}); see the errors above`);
+  await buildConsole();
   closeSync(openSync(STAMP, 'w'));
   utimesSync(STAMP, stampTime, stampTime);
 }

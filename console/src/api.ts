@@ -1,0 +1,60 @@
+/** The console's HTTP client: JSON to /api with the tab's token, errors carrying the server's message and request id. */
+
+const TOKEN_KEY = 'eddydb.token';
+
+export function getToken(): string | null {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+export function setToken(token: string | null): void {
+  if (token === null) sessionStorage.removeItem(TOKEN_KEY);
+  else sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+/** A failed request: the server's message, its status and the request id to look up in the server's log. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly requestId: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+interface ErrorBody {
+  error?: unknown;
+  message?: unknown;
+  request_id?: unknown;
+}
+
+/** Calls the API; a 401 forgets the token, so the next page shown is the sign-in. */
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  const token = getToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (err) {
+    throw new ApiError(`The server did not answer (${(err as Error).message})`, 0, undefined);
+  }
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!res.ok) {
+    const e = (parsed ?? {}) as ErrorBody;
+    const message = typeof e.error === 'string' ? e.error : typeof e.message === 'string' ? e.message : res.statusText;
+    const requestId = typeof e.request_id === 'string' ? e.request_id : (res.headers.get('X-Request-Id') ?? undefined);
+    if (res.status === 401 && path !== '/api/auth/token') setToken(null);
+    throw new ApiError(message, res.status, requestId);
+  }
+  return parsed as T;
+}
+
+export const enc = encodeURIComponent;
