@@ -27,15 +27,16 @@ function Page({ path, query }: { path: string; query: URLSearchParams }) {
 }
 
 function App() {
-  const { path, query } = useLocation();
+  let { path, query } = useLocation();
   const signedIn = getToken() !== null;
+  // Redirects rewrite the address in place and render the target at once (no listener is subscribed yet).
   if (!signedIn && path !== '/sign-in') {
-    navigate(`/sign-in?next=${encodeURIComponent(path + location.search)}`, true);
-    return null;
-  }
-  if (path === '/') {
-    navigate('/collections', true);
-    return null;
+    query = new URLSearchParams({ next: path + location.search });
+    path = '/sign-in';
+    history.replaceState(null, '', `${path}?${query.toString()}`);
+  } else if (path === '/') {
+    path = '/collections';
+    history.replaceState(null, '', path);
   }
   const section = path.startsWith('/realtime') ? 'realtime' : 'collections';
   return (
