@@ -5,7 +5,8 @@
  * console (npm run build) is missing.
  */
 import { expect } from 'chai';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ADMIN_KEY, TestServer } from '../helpers/test-server.js';
@@ -13,6 +14,30 @@ import { defaultConsoleDir } from '../../lib/http/console/index.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 const SHOTS = path.resolve('spec', 'console', 'screenshots');
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/**
+ * Runs axe-core on the page as it stands and returns the serious and critical violations, one line each. The
+ * source goes in through page.evaluate (the DevTools protocol), which the console's CSP does not govern.
+ */
+async function axeProblems(page: Page): Promise<string[]> {
+  const violations = await page.evaluate(async (source: string) => {
+    const w = globalThis as unknown as { axe?: { run(): Promise<{ violations: AxeViolation[] }> } };
+    if (!w.axe) (0, eval)(source);
+    const result = await w.axe!.run();
+    return result.violations;
+  }, AXE_SOURCE);
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+}
 
 describe('browser console (headless chromium)', function () {
   this.timeout(30_000);
@@ -42,7 +67,12 @@ describe('browser console (headless chromium)', function () {
     await t?.stop();
   });
 
-  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  const axeFailures: string[] = [];
+  /** Screenshots the page and checks it with axe; the last test fails on any serious or critical finding. */
+  const shot = async (name: string) => {
+    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+    for (const problem of await axeProblems(page)) axeFailures.push(`${name}: ${problem}`);
+  };
 
   it('signs in with the admin key and lists the collection with its record count', async () => {
     await page.goto(`${t.url}/`);
@@ -99,5 +129,9 @@ describe('browser console (headless chromium)', function () {
 
   it('made no request to another origin', () => {
     expect(foreign).to.deep.equal([]);
+  });
+
+  it('has no serious or critical accessibility violations on any page (axe-core)', () => {
+    expect(axeFailures).to.deep.equal([]);
   });
 });

@@ -55,7 +55,7 @@ export function Collections() {
                   {r.count === undefined ? '…' : r.count.toLocaleString('en')}
                 </td>
                 <td>
-                  <a href={`/realtime/${enc(r.name)}`} aria-label={`Live changes of ${r.name}`}>
+                  <a href={`/realtime/${enc(r.name)}`} aria-label={`Watch live changes of ${r.name}`}>
                     Watch
                   </a>
                 </td>
