@@ -32,13 +32,15 @@ const NOT_BUILT_PAGE =
   '</html>\n';
 
 /**
- * Whether the console answers this request: a GET or HEAD whose path is outside /api, from a client that takes
- * a page or anything (a browser, curl); a client asking only for JSON or MessagePack gets the API's 404 there.
+ * Whether the console answers this request: a GET or HEAD whose path is outside /api and /metrics, from a client
+ * that takes a page or anything (a browser, curl); a client asking only for JSON or MessagePack gets the API's 404
+ * there. /metrics stays the API's: Prometheus and curl accept anything and must get the metrics text.
  */
 export function isConsoleRequest(method: string | undefined, url: string | undefined, accept?: string): boolean {
   if (method !== 'GET' && method !== 'HEAD') return false;
   const p = url ?? '/';
   if (p === '/api' || p.startsWith('/api/') || p.startsWith('/api?')) return false;
+  if (p === '/metrics' || p.startsWith('/metrics?')) return false;
   return accept === undefined || accept.includes('text/html') || accept.includes('*/*');
 }
 

@@ -18,6 +18,8 @@ describe('console static files', () => {
   it('leaves /api to the API', () => {
     expect(isConsoleRequest('GET', '/api/health')).to.equal(false);
     expect(isConsoleRequest('GET', '/api')).to.equal(false);
+    expect(isConsoleRequest('GET', '/metrics', '*/*')).to.equal(false);
+    expect(isConsoleRequest('GET', '/metrics?x=1')).to.equal(false);
     expect(isConsoleRequest('POST', '/')).to.equal(false);
     expect(isConsoleRequest('GET', '/')).to.equal(true);
     expect(isConsoleRequest('HEAD', '/collections/users')).to.equal(true);
