@@ -7,10 +7,12 @@ import { Collections } from './pages/collections.js';
 import { Records } from './pages/records.js';
 import { RecordView } from './pages/record.js';
 import { RealTime } from './pages/realtime.js';
+import { Overview } from './pages/overview.js';
 import './styles.css';
 
 function Page({ path, query }: { path: string; query: URLSearchParams }) {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === 'overview' && parts.length === 1) return <Overview />;
   if (parts[0] === 'collections' && parts.length === 1) return <Collections />;
   if (parts[0] === 'collections' && parts.length === 2) return <Records collection={parts[1]!} query={query} />;
   if (parts[0] === 'collections' && parts[2] === 'records' && parts.length === 4)
@@ -35,21 +37,24 @@ function App() {
     path = '/sign-in';
     history.replaceState(null, '', `${path}?${query.toString()}`);
   } else if (path === '/') {
-    path = '/collections';
+    path = '/overview';
     history.replaceState(null, '', path);
   }
-  const section = path.startsWith('/realtime') ? 'realtime' : 'collections';
+  const section = path.startsWith('/realtime') ? 'realtime' : path === '/overview' ? 'overview' : 'collections';
   return (
     <div class="shell" onClick={onLinkClick}>
       <a class="skip" href="#main">
         Skip to content
       </a>
       <header class="top">
-        <a class="brand" href="/collections">
+        <a class="brand" href="/overview">
           EddyDB
         </a>
         {signedIn && (
           <nav aria-label="Sections">
+            <a href="/overview" aria-current={section === 'overview' ? 'page' : undefined}>
+              Overview
+            </a>
             <a href="/collections" aria-current={section === 'collections' ? 'page' : undefined}>
               Collections
             </a>
@@ -69,7 +74,7 @@ function App() {
           </nav>
         )}
       </header>
-      {path === '/sign-in' ? <SignIn next={query.get('next') ?? '/collections'} /> : <Page path={path} query={query} />}
+      {path === '/sign-in' ? <SignIn next={query.get('next') ?? '/overview'} /> : <Page path={path} query={query} />}
     </div>
   );
 }

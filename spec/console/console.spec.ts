@@ -74,12 +74,26 @@ describe('browser console (headless chromium)', function () {
     for (const problem of await axeProblems(page)) axeFailures.push(`${name}: ${problem}`);
   };
 
-  it('signs in with the admin key and lists the collection with its record count', async () => {
+  it('signs in with the admin key and shows the overview: health and a live traffic chart', async () => {
     await page.goto(`${t.url}/`);
     await page.waitForSelector('#api-key');
     await shot('sign-in');
     await page.fill('#api-key', ADMIN_KEY);
     await page.press('#api-key', 'Enter');
+    await page.locator('[data-testid="health"]', { hasText: 'memory' }).waitFor();
+    expect(page.url()).to.match(/\/overview$/);
+    expect(await page.locator('[data-testid="health"]').textContent()).to.include('0.1.0');
+    // Two samples (one refresh apart) make the first point; the health polling alone is traffic.
+    await page
+      .locator('[data-testid="latest-rate"]')
+      .filter({ hasNotText: /^0\.00$/ })
+      .waitFor({ timeout: 10_000 });
+    expect(await page.locator('.chart polyline').first().getAttribute('points')).to.match(/\d/);
+    await shot('overview');
+  });
+
+  it('lists the collection with its record count', async () => {
+    await page.click('nav a[href="/collections"]');
     const count = page.locator('tr[data-collection="people"] [data-testid="record-count"]');
     await count.filter({ hasText: '30' }).waitFor();
     await shot('collections');

@@ -15,7 +15,7 @@ export function SignIn({ next }: { next: string }) {
     try {
       const { token } = await api<{ token: string }>('POST', '/api/auth/token', { api_key: key });
       setToken(token);
-      navigate(next.startsWith('/') && !next.startsWith('//') ? next : '/collections', true);
+      navigate(next.startsWith('/') && !next.startsWith('//') ? next : '/overview', true);
     } catch (err) {
       setError(err);
     } finally {

@@ -1,0 +1,63 @@
+/**
+ * The few Prometheus figures the overview charts, read from GET /metrics (text exposition format): HTTP requests
+ * answered and the time spent answering them, summed over every route but the scrape's own.
+ */
+import { ApiError, getToken } from './api.js';
+
+/** Running totals at one moment: counters only grow, so two samples give a rate. */
+export interface Totals {
+  at: number;
+  requests: number;
+  durationSum: number;
+  durationCount: number;
+}
+
+/** One chart point: requests per second and mean latency in milliseconds between two samples. */
+export interface Point {
+  at: number;
+  rate: number;
+  latencyMs: number;
+}
+
+const FAMILIES = {
+  eddydb_http_requests_total: 'requests',
+  eddydb_http_request_duration_seconds_sum: 'durationSum',
+  eddydb_http_request_duration_seconds_count: 'durationCount',
+} as const;
+
+/** Sums the three families in a metrics text; a series labelled route="/metrics" (the polling itself) is left out. */
+export function parseTotals(text: string, at: number): Totals {
+  const totals: Totals = { at, requests: 0, durationSum: 0, durationCount: 0 };
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const m = /^([a-z_]+)(\{[^}]*\})?\s+(\S+)/.exec(line);
+    if (!m) continue;
+    const key = FAMILIES[m[1] as keyof typeof FAMILIES];
+    if (!key || (m[2] ?? '').includes('route="/metrics"')) continue;
+    const value = Number(m[3]);
+    if (Number.isFinite(value)) totals[key] += value;
+  }
+  return totals;
+}
+
+/** The rate and mean latency between two samples (zero when nothing was answered in between). */
+export function pointBetween(prev: Totals, cur: Totals): Point {
+  const secs = Math.max((cur.at - prev.at) / 1000, 0.001);
+  const count = Math.max(cur.durationCount - prev.durationCount, 0);
+  const sum = Math.max(cur.durationSum - prev.durationSum, 0);
+  return {
+    at: cur.at,
+    rate: Math.max(cur.requests - prev.requests, 0) / secs,
+    latencyMs: count > 0 ? (sum / count) * 1000 : 0,
+  };
+}
+
+/** GET /metrics with the tab's token, as text. */
+export async function fetchMetricsText(): Promise<string> {
+  const token = getToken();
+  const res = await fetch('/metrics', { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  const text = await res.text();
+  if (!res.ok)
+    throw new ApiError(`GET /metrics answered ${res.status}`, res.status, res.headers.get('X-Request-Id') ?? undefined);
+  return text;
+}
