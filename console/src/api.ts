@@ -57,4 +57,15 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   return parsed as T;
 }
 
+/** GET /metrics with the tab's token, as text (an admin's only: another key gets a 403). */
+export async function fetchMetricsText(): Promise<string> {
+  const token = getToken();
+  const res = await fetch('/metrics', { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  const text = await res.text();
+  if (res.status === 401) setToken(null);
+  if (!res.ok)
+    throw new ApiError(`GET /metrics answered ${res.status}`, res.status, res.headers.get('X-Request-Id') ?? undefined);
+  return text;
+}
+
 export const enc = encodeURIComponent;

@@ -1,9 +1,7 @@
 /**
  * The few Prometheus figures the overview charts, read from GET /metrics (text exposition format): HTTP requests
- * answered and the time spent answering them, summed over every route but the scrape's own.
+ * answered and the time spent answering them, summed over every route but the scrape's own. Pure: no DOM.
  */
-import { ApiError, getToken } from './api.js';
-
 /** Running totals at one moment: counters only grow, so two samples give a rate. */
 export interface Totals {
   at: number;
@@ -50,14 +48,4 @@ export function pointBetween(prev: Totals, cur: Totals): Point {
     rate: Math.max(cur.requests - prev.requests, 0) / secs,
     latencyMs: count > 0 ? (sum / count) * 1000 : 0,
   };
-}
-
-/** GET /metrics with the tab's token, as text. */
-export async function fetchMetricsText(): Promise<string> {
-  const token = getToken();
-  const res = await fetch('/metrics', { headers: token ? { Authorization: `Bearer ${token}` } : {} });
-  const text = await res.text();
-  if (!res.ok)
-    throw new ApiError(`GET /metrics answered ${res.status}`, res.status, res.headers.get('X-Request-Id') ?? undefined);
-  return text;
 }

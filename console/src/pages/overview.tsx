@@ -1,8 +1,8 @@
 /** Overview: the server's health (GET /api/health) and a live chart of request rate and latency (GET /metrics). */
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, fetchMetricsText } from '../api.js';
 import { ErrorBox, Loading } from '../components.js';
-import { fetchMetricsText, parseTotals, pointBetween, type Point, type Totals } from '../metrics.js';
+import { parseTotals, pointBetween, type Point, type Totals } from '../metrics.js';
 
 const REFRESH_MS = 3000;
 const POINTS = 40;
@@ -24,33 +24,41 @@ function duration(secs: number): string {
   return d ? `${d}d ${h}h` : h ? `${h}h ${m}m` : `${m}m ${Math.floor(secs % 60)}s`;
 }
 
-/** A line chart of one series as an SVG polyline, scaled to its own maximum; the label says the latest value. */
-function Chart({
-  title,
-  points,
-  value,
-  unit,
-}: {
-  title: string;
-  points: Point[];
-  value: (p: Point) => number;
-  unit: string;
-}) {
+/**
+ * A line chart of one series as an SVG polyline, newest point at the right edge, scaled to the series' own peak;
+ * a dot marks the newest point. The label (for screen readers) says the latest value and the peak.
+ */
+function Chart(props: { title: string; testId: string; points: Point[]; value: (p: Point) => number; unit: string }) {
+  const { title, testId, points, value, unit } = props;
   const w = 320;
   const h = 90;
   const values = points.map(value);
   const max = Math.max(...values, 1e-9);
   const latest = values.length ? values[values.length - 1]! : 0;
-  const xy = values.map((v, i) => `${((i / (POINTS - 1)) * w).toFixed(1)},${(h - (v / max) * (h - 4) - 2).toFixed(1)}`);
-  const label = `${title}: ${latest.toFixed(latest < 10 ? 2 : 0)} ${unit} (peak ${max.toFixed(max < 10 ? 2 : 0)})`;
+  const step = w / (POINTS - 1);
+  const xy = values.map((v, i) => [w - (values.length - 1 - i) * step, h - (v / max) * (h - 8) - 4] as const);
+  const last = xy[xy.length - 1];
+  const peak = values.length ? max : 0;
   return (
     <figure class="chart card">
       <figcaption>
-        {title}: <strong data-testid={`latest-${unit === 'req/s' ? 'rate' : 'latency'}`}>{latest.toFixed(2)}</strong>{' '}
-        {unit}
+        {title}: <strong data-testid={testId}>{latest.toFixed(2)}</strong> {unit}
+        <span class="muted"> (peak {peak.toFixed(2)})</span>
       </figcaption>
-      <svg viewBox={`0 0 ${w} ${h}`} role="img" aria-label={label} preserveAspectRatio="none">
-        <polyline points={xy.join(' ')} fill="none" stroke="currentColor" stroke-width="2" />
+      <svg
+        viewBox={`0 0 ${w} ${h}`}
+        role="img"
+        aria-label={`${title}: ${latest.toFixed(2)} ${unit} now, peak ${peak.toFixed(2)}`}
+        preserveAspectRatio="none"
+      >
+        <polyline
+          points={xy.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(' ')}
+          fill="none"
+          stroke="currentColor"
+          stroke-width="2"
+          vector-effect="non-scaling-stroke"
+        />
+        {last && <circle cx={last[0]} cy={last[1]} r="3" fill="currentColor" />}
       </svg>
     </figure>
   );
@@ -63,21 +71,21 @@ export function Overview() {
   useEffect(() => {
     let live = true;
     let prev: Totals | undefined;
+    // Health and metrics are fetched apart: a key that may read health but not /metrics still sees health.
     const tick = async () => {
-      try {
-        const [h, text] = await Promise.all([api<Health>('GET', '/api/health'), fetchMetricsText()]);
-        if (!live) return;
-        const cur = parseTotals(text, Date.now());
+      const [h, text] = await Promise.allSettled([api<Health>('GET', '/api/health'), fetchMetricsText()]);
+      if (!live) return;
+      if (h.status === 'fulfilled') setHealth(h.value);
+      if (text.status === 'fulfilled') {
+        const cur = parseTotals(text.value, Date.now());
         if (prev) {
           const p = pointBetween(prev, cur);
           setPoints((ps) => [...ps, p].slice(-POINTS));
         }
         prev = cur;
-        setHealth(h);
-        setError(null);
-      } catch (err) {
-        if (live) setError(err);
       }
+      const failed = [h, text].find((r) => r.status === 'rejected');
+      setError(failed ? failed.reason : null);
     };
     void tick();
     const timer = setInterval(() => void tick(), REFRESH_MS);
@@ -131,8 +139,8 @@ export function Overview() {
       )}
       <h2 class="small">Traffic (every {REFRESH_MS / 1000} s)</h2>
       <div class="charts">
-        <Chart title="Request rate" points={points} value={(p) => p.rate} unit="req/s" />
-        <Chart title="Mean latency" points={points} value={(p) => p.latencyMs} unit="ms" />
+        <Chart title="Request rate" testId="latest-rate" points={points} value={(p) => p.rate} unit="req/s" />
+        <Chart title="Mean latency" testId="latest-latency" points={points} value={(p) => p.latencyMs} unit="ms" />
       </div>
     </main>
   );
