@@ -141,6 +141,26 @@ describe('browser console (headless chromium)', function () {
     await shot('records-phone');
   });
 
+  it('reads well in the dark theme too', async () => {
+    await page.setViewportSize({ width: 1100, height: 760 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    for (const [name, url, ready] of [
+      ['overview-dark', '/overview', '[data-testid="health"]'],
+      ['collections-dark', '/collections', 'tr[data-collection="people"]'],
+      ['realtime-dark', '/realtime/people', '[data-testid="feed-state"]'],
+    ] as const) {
+      await page.goto(`${t.url}${url}`);
+      await page.waitForSelector(ready);
+      if (name === 'realtime-dark') {
+        await page.locator(ready, { hasText: 'Live' }).waitFor();
+        await t.request('POST', '/api/insert/people', { id: 'dark-1', name: 'seen in the dark' });
+        await page.locator('.feed li[data-event="insert"]').waitFor();
+      }
+      await shot(name);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
   it('made no request to another origin', () => {
     expect(foreign).to.deep.equal([]);
   });
