@@ -72,5 +72,13 @@ describe('console static files', () => {
       const res = await fetch(`${t.url}/assets/no-such-file.js`);
       expect(res.status).to.equal(404);
     });
+
+    it('leaves GET /metrics to the API for a scraper that accepts anything', async () => {
+      const headers = { Accept: '*/*', Authorization: `Bearer ${await t.adminToken()}` };
+      const res = await fetch(`${t.url}/metrics`, { headers });
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.include('text/plain');
+      expect(await res.text()).to.include('eddydb_http_requests_total');
+    });
   });
 });
