@@ -39,10 +39,15 @@ const NOT_BUILT_PAGE =
 export function isConsoleRequest(method: string | undefined, url: string | undefined, accept?: string): boolean {
   if (method !== 'GET' && method !== 'HEAD') return false;
   const p = url ?? '/';
+  // Only a plain path: anything else (`//host`, an absolute URL, characters a URL may not hold) is the API's to refuse.
+  if (!PLAIN_PATH.test(p)) return false;
   if (p === '/api' || p.startsWith('/api/') || p.startsWith('/api?')) return false;
   if (p === '/metrics' || p.startsWith('/metrics?')) return false;
   return accept === undefined || accept.includes('text/html') || accept.includes('*/*');
 }
+
+/** An origin-form request target: one leading slash, then only characters a URL path and query may hold. */
+const PLAIN_PATH = /^\/(?!\/)[A-Za-z0-9\-._~%!$&'()*+,;=:@/?]*$/;
 
 /** The folder holding the built console: dist/console under the package root (found by walking up to package.json). */
 export function defaultConsoleDir(): string {
