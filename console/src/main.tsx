@@ -1,30 +1,32 @@
-/** The console's shell: header navigation, the page for the current URL, sign-in when there is no token. */
+/** The console's shell: the header, the section navigation, the page for the current URL, sign-in without a token. */
 import { render } from 'preact';
+import { useEffect } from 'preact/hooks';
 import { getToken, setToken } from './api.js';
+import { useAccess } from './access.js';
 import { navigate, onLinkClick, useLocation } from './router.js';
+import { matchRoute, SECTIONS } from './routes.js';
 import { SignIn } from './pages/sign-in.js';
-import { Collections } from './pages/collections.js';
-import { Records } from './pages/records.js';
-import { RecordView } from './pages/record.js';
-import { RealTime } from './pages/realtime.js';
-import { Overview } from './pages/overview.js';
 import './styles.css';
 
-function Page({ path, query }: { path: string; query: URLSearchParams }) {
-  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
-  if (parts[0] === 'overview' && parts.length === 1) return <Overview />;
-  if (parts[0] === 'collections' && parts.length === 1) return <Collections />;
-  if (parts[0] === 'collections' && parts.length === 2) return <Records collection={parts[1]!} query={query} />;
-  if (parts[0] === 'collections' && parts[2] === 'records' && parts.length === 4)
-    return <RecordView collection={parts[1]!} id={parts[3]!} />;
-  if (parts[0] === 'realtime') return <RealTime collection={parts[1]} />;
+function NotFound() {
   return (
     <main id="main">
       <h1>Page not found</h1>
       <p>
-        <a href="/collections">Go to the collections</a>
+        <a href="/overview">Go to the overview</a>
       </p>
     </main>
+  );
+}
+
+function SignedInAs() {
+  const access = useAccess();
+  if (!access) return null;
+  return (
+    <span class="muted small" data-testid="signed-in-as">
+      {access.name}
+      {access.admin ? ' (admin)' : ' (restricted)'}
+    </span>
   );
 }
 
@@ -40,7 +42,11 @@ function App() {
     path = '/overview';
     history.replaceState(null, '', path);
   }
-  const section = path.startsWith('/realtime') ? 'realtime' : path === '/overview' ? 'overview' : 'collections';
+  const match = path === '/sign-in' ? undefined : matchRoute(path);
+  const title = path === '/sign-in' ? 'Sign in' : match ? match.route.title(match.params) : 'Page not found';
+  useEffect(() => {
+    document.title = `${title} · EddyDB`;
+  }, [title]);
   return (
     <div class="shell" onClick={onLinkClick}>
       <a class="skip" href="#main">
@@ -51,16 +57,8 @@ function App() {
           EddyDB
         </a>
         {signedIn && (
-          <nav aria-label="Sections">
-            <a href="/overview" aria-current={section === 'overview' ? 'page' : undefined}>
-              Overview
-            </a>
-            <a href="/collections" aria-current={section === 'collections' ? 'page' : undefined}>
-              Collections
-            </a>
-            <a href="/realtime" aria-current={section === 'realtime' ? 'page' : undefined}>
-              Real time
-            </a>
+          <div class="who">
+            <SignedInAs />
             <button
               type="button"
               class="link"
@@ -71,10 +69,27 @@ function App() {
             >
               Sign out
             </button>
-          </nav>
+          </div>
         )}
       </header>
-      {path === '/sign-in' ? <SignIn next={query.get('next') ?? '/overview'} /> : <Page path={path} query={query} />}
+      <div class={signedIn && path !== '/sign-in' ? 'frame' : undefined}>
+        {signedIn && path !== '/sign-in' && (
+          <nav class="sections" aria-label="Sections">
+            {SECTIONS.map((s) => (
+              <a key={s.id} href={s.href} aria-current={match?.route.section === s.id ? 'page' : undefined}>
+                {s.label}
+              </a>
+            ))}
+          </nav>
+        )}
+        {path === '/sign-in' ? (
+          <SignIn next={query.get('next') ?? '/overview'} />
+        ) : match ? (
+          match.route.render(match.params, query)
+        ) : (
+          <NotFound />
+        )}
+      </div>
     </div>
   );
 }

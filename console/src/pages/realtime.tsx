@@ -3,7 +3,8 @@
  * in the query string because a browser cannot set headers on a WebSocket.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, enc, getToken } from '../api.js';
+import { enc, getToken } from '../api.js';
+import { useCollectionNames } from '../hooks.js';
 import { ErrorBox } from '../components.js';
 import { navigate } from '../router.js';
 
@@ -20,17 +21,11 @@ type State = 'connecting' | 'live' | 'closed';
 const KEEP = 200;
 
 export function RealTime({ collection }: { collection: string | undefined }) {
-  const [names, setNames] = useState<string[]>([]);
+  const collections = useCollectionNames();
+  const names = collections.names ?? [];
   const [changes, setChanges] = useState<Change[]>([]);
   const [state, setState] = useState<State>('connecting');
   const [error, setError] = useState<unknown>(null);
-
-  useEffect(() => {
-    api<{ collections: string[] }>('GET', '/api/collections?exclude_internal=true').then(
-      (c) => setNames([...c.collections].sort()),
-      (err: unknown) => setError(err),
-    );
-  }, []);
 
   useEffect(() => {
     if (!collection) return;
@@ -78,6 +73,7 @@ export function RealTime({ collection }: { collection: string | undefined }) {
           onChange={(e) => navigate(`/realtime/${enc(e.currentTarget.value)}`)}
         >
           <option value="">Choose…</option>
+          {collection && !names.includes(collection) && <option>{collection}</option>}
           {names.map((n) => (
             <option key={n}>{n}</option>
           ))}
@@ -88,7 +84,7 @@ export function RealTime({ collection }: { collection: string | undefined }) {
           </span>
         )}
       </div>
-      <ErrorBox error={error} />
+      <ErrorBox error={error ?? collections.error} />
       {collection && changes.length === 0 && state === 'live' && (
         <p class="muted">Waiting for changes to {collection}…</p>
       )}

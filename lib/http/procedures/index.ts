@@ -37,6 +37,7 @@ export function createRegistry(): Registry {
     probes.healthReady,
     keys.keysCreate,
     keys.keysList,
+    keys.keysMe,
     keys.keysUpdate,
     keys.keysRevoke,
     collections.collectionsList,

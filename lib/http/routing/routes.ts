@@ -46,6 +46,7 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   route('POST', '/api/auth/token', 'auth.token'),
   route('POST', '/api/auth/keys', 'keys.create', 201),
   route('GET', '/api/auth/keys', 'keys.list'),
+  route('GET', '/api/auth/me', 'keys.me'),
   route('PUT', '/api/auth/keys/:id', 'keys.update'),
   route('DELETE', '/api/auth/keys/:id', 'keys.revoke'),
   route('GET', '/api/config', 'config.get'),

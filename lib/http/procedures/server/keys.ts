@@ -1,5 +1,6 @@
 /** API key management (admin): create, list without secrets, update rights, revoke. */
 import { describeKey, parseKeyRequest } from '../../../engine/index.js';
+import { Unauthorized } from '../../../errors.js';
 import { defineProcedure } from '../procedure.js';
 import { param } from '../input.js';
 import { nullable, statusAnswer, Type } from '../shapes.js';
@@ -69,6 +70,23 @@ export const keysList = defineProcedure({
   input: () => undefined,
   schema: { summary: 'List the API keys', response: Type.Object({ keys: Type.Array(KeyView) }) },
   handler: (_i, ctx) => ({ keys: ctx.keys.list().map(describeKey) }),
+});
+
+/** The caller's own key and rights, so a client (the console) can show what it may do instead of failing. */
+export const keysMe = defineProcedure({
+  name: 'keys.me',
+  kind: 'query',
+  access: 'user',
+  input: () => undefined,
+  schema: {
+    summary: 'The key behind this token and its rights',
+    description: 'Any valid token may ask; the answer never holds a secret.',
+    response: KeyView,
+  },
+  handler: (_i, ctx) => {
+    if (!ctx.principal) throw new Unauthorized('A token is needed to ask who it is');
+    return describeKey(ctx.principal.key);
+  },
 });
 
 export const keysUpdate = defineProcedure({

@@ -43,6 +43,11 @@ export function systemAnswers(h: Exchanges): void {
       await h.call('PUT', '/api/auth/keys/nope', { name: 'x' }, { expect: 404 });
       const token = await h.t.tokenFor(created.body.key);
       await h.call('GET', '/api/auth/keys', undefined, { token, expect: 403 });
+      const me = await h.call('GET', '/api/auth/me', undefined, { token, expect: 200 });
+      expect(me.body).to.include({ id: created.body.id, name: 'reader2', admin: false });
+      expect(me.body).to.not.have.property('key');
+      await h.call('GET', '/api/auth/me', undefined, { expect: 200 });
+      await h.call('GET', '/api/auth/me', undefined, { token: null, expect: 401 });
       await h.call('DELETE', `/api/auth/keys/${created.body.id}`, undefined, { expect: 200 });
       h.assertClean();
     });

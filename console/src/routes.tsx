@@ -1,0 +1,87 @@
+/**
+ * The console's pages: one table of URL patterns (`:name` takes one segment) and the sections of the navigation.
+ * A page is added here and nowhere else in the shell.
+ */
+import type { ComponentChild } from 'preact';
+import { Overview } from './pages/overview.js';
+import { Collections } from './pages/collections.js';
+import { Records } from './pages/records.js';
+import { RecordView } from './pages/record.js';
+import { RealTime } from './pages/realtime.js';
+
+export interface Section {
+  id: string;
+  label: string;
+  href: string;
+}
+
+/** The navigation, in the order it is shown. */
+export const SECTIONS: Section[] = [
+  { id: 'overview', label: 'Overview', href: '/overview' },
+  { id: 'collections', label: 'Collections', href: '/collections' },
+  { id: 'realtime', label: 'Real time', href: '/realtime' },
+];
+
+type Params = Record<string, string>;
+
+export interface Route {
+  pattern: string;
+  section: string;
+  /** The document title (before " · EddyDB"). */
+  title(params: Params): string;
+  render(params: Params, query: URLSearchParams): ComponentChild;
+}
+
+export const ROUTES: Route[] = [
+  { pattern: '/overview', section: 'overview', title: () => 'Overview', render: () => <Overview /> },
+  { pattern: '/collections', section: 'collections', title: () => 'Collections', render: () => <Collections /> },
+  {
+    pattern: '/collections/:collection',
+    section: 'collections',
+    title: (p) => p.collection!,
+    render: (p, query) => <Records collection={p.collection!} query={query} />,
+  },
+  {
+    pattern: '/collections/:collection/records/:id',
+    section: 'collections',
+    title: (p) => `${p.id} in ${p.collection}`,
+    render: (p) => <RecordView collection={p.collection!} id={p.id!} />,
+  },
+  {
+    pattern: '/realtime',
+    section: 'realtime',
+    title: () => 'Real time',
+    render: () => <RealTime collection={undefined} />,
+  },
+  {
+    pattern: '/realtime/:collection',
+    section: 'realtime',
+    title: (p) => `Real time: ${p.collection}`,
+    render: (p) => <RealTime collection={p.collection} />,
+  },
+];
+
+/** The route for a path and its decoded parameters, or undefined for an unknown path. */
+export function matchRoute(path: string): { route: Route; params: Params } | undefined {
+  const parts = path.split('/').filter(Boolean);
+  for (const route of ROUTES) {
+    const pattern = route.pattern.split('/').filter(Boolean);
+    if (pattern.length !== parts.length) continue;
+    const params: Params = {};
+    let ok = true;
+    for (let i = 0; i < pattern.length && ok; i++) {
+      const want = pattern[i]!;
+      let got: string;
+      try {
+        got = decodeURIComponent(parts[i]!);
+      } catch {
+        ok = false;
+        break;
+      }
+      if (want.startsWith(':')) params[want.slice(1)] = got;
+      else ok = want === got;
+    }
+    if (ok) return { route, params };
+  }
+  return undefined;
+}
