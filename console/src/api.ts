@@ -17,6 +17,8 @@ export class ApiError extends Error {
     message: string,
     readonly status: number,
     readonly requestId: string | undefined,
+    /** The body's `details`: for a schema violation, `[{field, constraint, message, ...}]`. */
+    readonly details?: unknown,
   ) {
     super(message);
   }
@@ -26,6 +28,18 @@ interface ErrorBody {
   error?: unknown;
   message?: unknown;
   request_id?: unknown;
+  details?: unknown;
+}
+
+/** The schema violations of a failed write, by field (empty when the error names none). */
+export function fieldErrors(err: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!(err instanceof ApiError) || !Array.isArray(err.details)) return out;
+  for (const d of err.details as { field?: unknown; message?: unknown }[]) {
+    if (typeof d?.field === 'string' && typeof d.message === 'string')
+      out[d.field] = out[d.field] ? `${out[d.field]}; ${d.message}` : d.message;
+  }
+  return out;
 }
 
 /** Calls the API; a 401 forgets the token, so the next page shown is the sign-in. */
@@ -52,7 +66,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     const message = typeof e.error === 'string' ? e.error : typeof e.message === 'string' ? e.message : res.statusText;
     const requestId = typeof e.request_id === 'string' ? e.request_id : (res.headers.get('X-Request-Id') ?? undefined);
     if (res.status === 401 && path !== '/api/auth/token') setToken(null);
-    throw new ApiError(message, res.status, requestId);
+    throw new ApiError(message, res.status, requestId, e.details);
   }
   return parsed as T;
 }
