@@ -6,6 +6,7 @@ export type { TestClockView, TestControl } from './procedures/context.js';
 export { ServerCheckpoint, ServerCheckpoints, type Restorable } from './server-checkpoints.js';
 export { MEMORY_ONLY } from './log/startup-summary.js';
 export {
+  createConsoleHandler,
   createExpressHandler,
   type ExpressHandler,
   type ExpressNext,

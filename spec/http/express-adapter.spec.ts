@@ -5,10 +5,13 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server as NodeServer } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import express from 'express';
 import { decode as mpDecode, encode as mpEncode } from '@msgpack/msgpack';
-import { createExpressHandler } from '../../lib/http/index.js';
+import { createConsoleHandler, createExpressHandler } from '../../lib/http/index.js';
 import { ADMIN_KEY, TestServer } from '../helpers/test-server.js';
 
 interface Answer {
@@ -256,6 +259,30 @@ describe('express adapter', () => {
       expect((await send(base, { method: 'GET', path: '/api/health', token: null }, admin)).status).to.equal(200);
     } finally {
       await new Promise<void>((resolve) => s.close(() => resolve()));
+    }
+  });
+
+  it("serves the browser console at the root when asked to, after the app's own routes", async () => {
+    const consoleDir = mkdtempSync(path.join(tmpdir(), 'eddydb-console-'));
+    writeFileSync(path.join(consoleDir, 'index.html'), '<!doctype html><title>console</title>');
+    const { server: s, url: base } = await mountExpress(t, (app) => {
+      app.get('/hello', (_req, res) => {
+        res.json({ hello: 'world' });
+      });
+      app.use(createConsoleHandler(consoleDir));
+    });
+    try {
+      const page = await fetch(`${base}/collections/people`, { headers: { Accept: 'text/html' } });
+      expect(page.status).to.equal(200);
+      expect(page.headers.get('content-security-policy')).to.include("default-src 'self'");
+      expect(await page.text()).to.include('<title>console</title>');
+      const hello = await fetch(`${base}/hello`, { headers: { Accept: 'text/html' } });
+      expect(await hello.json()).to.deep.equal({ hello: 'world' });
+      const api = await send(base, { method: 'GET', path: '/api/health', token: null }, admin);
+      expect(api.status).to.equal(200);
+    } finally {
+      await new Promise<void>((resolve) => s.close(() => resolve()));
+      rmSync(consoleDir, { recursive: true, force: true });
     }
   });
 });

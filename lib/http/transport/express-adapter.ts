@@ -20,6 +20,7 @@ import { serveSse } from './sse.js';
 import { sendStreamed } from './streamed-body.js';
 import { readBody } from './read-body.js';
 import { closeAfterAnswer } from './close-after-answer.js';
+import { defaultConsoleDir, isConsoleRequest, serveConsole } from '../console/index.js';
 
 /** An express request: node's, with the method always set and the URL as it was before any mount path was stripped. */
 export interface ExpressRequest extends IncomingMessage {
@@ -74,5 +75,18 @@ export function createExpressHandler(dispatcher: Dispatcher): ExpressHandler {
       },
       failed: (err) => reply(dispatcher.failure(err, summary())),
     });
+  };
+}
+
+/**
+ * An express middleware serving the browser console (dist/console) for the requests it owns: GET and HEAD outside
+ * /api and /metrics from a client asking for a page or an asset. The console's links are absolute, so it must be
+ * mounted at the app's root, after the app's own routes (an unknown path from a browser gets the console's page).
+ * Everything else passes on with `next()`.
+ */
+export function createConsoleHandler(dir = defaultConsoleDir()): ExpressHandler {
+  return (req, res, next) => {
+    if (isConsoleRequest(req.method, req.originalUrl, req.headers.accept)) serveConsole(dir, req, res);
+    else next();
   };
 }
