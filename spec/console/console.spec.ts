@@ -18,7 +18,7 @@ describe('browser console (headless chromium)', function () {
   });
   const shot = (name: string) => h.shot(name);
 
-  it('signs in with the admin key and shows the overview: health and a live traffic chart', async () => {
+  it('signs in with the admin key and shows the overview: health, live traffic and memory charts', async () => {
     await h.page.goto(`${h.t.url}/`);
     await h.page.waitForSelector('#api-key');
     await shot('sign-in');
@@ -33,6 +33,10 @@ describe('browser console (headless chromium)', function () {
       .filter({ hasNotText: /^0\.00$/ })
       .waitFor({ timeout: 10_000 });
     await h.page.locator('.chart polyline[points*=" "]').first().waitFor({ timeout: 10_000 }); // a line: two points
+    await h.page
+      .locator('[data-testid="latest-memory"]')
+      .filter({ hasNotText: /^0\.00$/ })
+      .waitFor();
     await shot('overview');
   });
 

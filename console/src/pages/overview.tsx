@@ -137,10 +137,11 @@ export function Overview() {
           </dl>
         </section>
       )}
-      <h2 class="small">Traffic (every {REFRESH_MS / 1000} s)</h2>
+      <h2 class="small">Traffic and memory (every {REFRESH_MS / 1000} s)</h2>
       <div class="charts">
         <Chart title="Request rate" testId="latest-rate" points={points} value={(p) => p.rate} unit="req/s" />
         <Chart title="Mean latency" testId="latest-latency" points={points} value={(p) => p.latencyMs} unit="ms" />
+        <Chart title="Resident memory" testId="latest-memory" points={points} value={(p) => p.residentMb} unit="MB" />
       </div>
     </main>
   );
