@@ -8,6 +8,8 @@ import { Collections } from './pages/collections.js';
 import { Records } from './pages/records.js';
 import { RecordView } from './pages/record.js';
 import { RealTime } from './pages/realtime.js';
+import { Functions } from './pages/functions.js';
+import { FunctionPage } from './pages/function.js';
 
 export interface Section {
   id: string;
@@ -20,6 +22,7 @@ export const SECTIONS: Section[] = [
   { id: 'overview', label: 'Overview', href: '/overview' },
   { id: 'collections', label: 'Collections', href: '/collections' },
   { id: 'realtime', label: 'Real time', href: '/realtime' },
+  { id: 'functions', label: 'Functions', href: '/functions' },
 ];
 
 type Params = Record<string, string>;
@@ -58,6 +61,18 @@ export const ROUTES: Route[] = [
     section: 'realtime',
     title: (p) => `Real time: ${p.collection}`,
     render: (p) => <RealTime collection={p.collection} />,
+  },
+  {
+    pattern: '/functions',
+    section: 'functions',
+    title: () => 'Functions',
+    render: (_, query) => <Functions query={query} />,
+  },
+  {
+    pattern: '/functions/:fn',
+    section: 'functions',
+    title: (p) => `Function ${p.fn}`,
+    render: (p, query) => <FunctionPage idOrLabel={p.fn!} query={query} />,
   },
 ];
 
