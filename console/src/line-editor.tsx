@@ -85,11 +85,17 @@ export function LineJsonEditor({
   );
 }
 
-/** Focuses the text area with `span` selected and scrolled into view, a few lines below the top. */
+/** Focuses the text area with `span` selected and scrolled into view. */
 export function showSpan(textarea: HTMLTextAreaElement, span: Span): void {
   textarea.focus();
   textarea.setSelectionRange(span.start, span.end);
+  scrollToSpan(textarea, span);
+}
+
+/** Scrolls the text area (not the page) so that `span` starts a few lines below its top; the focus stays put. */
+export function scrollToSpan(textarea: HTMLTextAreaElement, span: Span): void {
   const line = textarea.value.slice(0, span.start).split('\n').length;
   const lineHeight = parseFloat(getComputedStyle(textarea).lineHeight) || 18;
   textarea.scrollTop = Math.max(0, (line - 3) * lineHeight);
+  textarea.dispatchEvent(new Event('scroll'));
 }

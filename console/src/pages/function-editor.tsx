@@ -4,11 +4,11 @@
  * type 'Qurey'`); the editor marks that step's lines, the member's line strongly, and links the path to them.
  */
 import { Fragment } from 'preact';
-import { useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
 import { ErrorBox, jsonProblem } from '../components.js';
 import { lineAt, locate, splitPathMessage, stepPathOf, type Span } from '../json-paths.js';
-import { LineJsonEditor, showSpan, type LineMarks } from '../line-editor.js';
+import { LineJsonEditor, scrollToSpan, showSpan, type LineMarks } from '../line-editor.js';
 import { DEFINITION_MEMBERS, stepsOf, type StepEntry } from './function-model.js';
 import './functions.css';
 
@@ -71,6 +71,12 @@ export function DefinitionEditor({
   const pathError = useMemo(() => pathErrorOf(error, text, steps), [error, text, steps]);
   const notJson = jsonProblem(text) !== undefined;
   const changed = text !== initialText;
+
+  // A new refusal brings the step it names into the editor's view.
+  useEffect(() => {
+    const span = pathError?.stepSpan ?? pathError?.memberSpan;
+    if (span && textarea.current) scrollToSpan(textarea.current, span);
+  }, [error]);
 
   const marks: LineMarks | undefined = pathError && markedLines(text, pathError);
   const goTo = (span: Span | undefined) => {

@@ -160,9 +160,11 @@ export function FunctionHistory({
                   <td>{when(v.replacedAt)}</td>
                   <td>{v.label}</td>
                   <td class="num">{Array.isArray(v.definition.functions) ? v.definition.functions.length : '—'}</td>
-                  <td class="actions">
-                    <a href={hrefWith(fn, query, { version: v.id, show: 'diff' })}>Compare</a>
-                    <a href={hrefWith(fn, query, { version: v.id, show: 'json' })}>View</a>
+                  <td>
+                    <div class="actions">
+                      <a href={hrefWith(fn, query, { version: v.id, show: 'diff' })}>Compare</a>
+                      <a href={hrefWith(fn, query, { version: v.id, show: 'json' })}>View</a>
+                    </div>
                   </td>
                 </tr>
               ))}

@@ -125,17 +125,19 @@ function FunctionTable({
               <td class="num" data-testid="step-count">
                 {stepsOf(fn).length}
               </td>
-              <td class="actions">
-                <a href={`/functions/${enc(fn.label)}?view=run`} aria-label={`Run ${fn.label}`}>
-                  Run
-                </a>
-                <ConfirmButton
-                  label="Delete"
-                  question={`Delete the function '${fn.label}'? Calls to it fail from then on.`}
-                  disabled={!admin}
-                  title={reason}
-                  onConfirm={() => remove(fn)}
-                />
+              <td>
+                <div class="actions">
+                  <a href={`/functions/${enc(fn.label)}?view=run`} aria-label={`Run ${fn.label}`}>
+                    Run
+                  </a>
+                  <ConfirmButton
+                    label="Delete"
+                    question={`Delete the function '${fn.label}'? Calls to it fail from then on.`}
+                    disabled={!admin}
+                    title={reason}
+                    onConfirm={() => remove(fn)}
+                  />
+                </div>
               </td>
             </tr>
           ))}
