@@ -2,15 +2,16 @@
  * Save-time errors that name where in a definition they are, e.g.
  * "functions[1].condition.value: 'field' must be a non-empty string".
  *
- * Every message starts with the path so a client can find the bad member;
- * engine parsers (field paths, wire values) phrase their own messages, and
- * `atPath` prefixes those with the path too.
+ * Every message starts with the path so a client can find the bad member,
+ * and the body's `details` holds it apart: `{path, message}` (the console
+ * marks the step it names). Engine parsers (field paths, wire values) phrase
+ * their own messages, and `atPath` prefixes those with the path too.
  */
 import { InvalidInput } from '../errors.js';
 
 /** An InvalidInput whose message is "<path>: <message>". */
 export function invalidAt(path: string, message: string): InvalidInput {
-  return new InvalidInput(`${path}: ${message}`);
+  return new InvalidInput(`${path}: ${message}`, { details: { path, message } });
 }
 
 /**
@@ -23,7 +24,7 @@ export function atPath<T>(path: string, parse: () => T): T {
     return parse();
   } catch (err) {
     if (err instanceof InvalidInput && !err.message.startsWith(`${path}: `))
-      throw new InvalidInput(`${path}: ${err.message}`, { cause: err });
+      throw new InvalidInput(`${path}: ${err.message}`, { cause: err, details: { path, message: err.message } });
     throw err;
   }
 }

@@ -58,6 +58,7 @@ describe('HTTP stored functions: definitions and calls', () => {
     });
     expect(r.status).to.equal(400);
     expect(r.body.error).to.equal("functions[1]: unknown step type 'Qurey'");
+    expect(r.body.details).to.deep.equal({ path: 'functions[1]', message: "unknown step type 'Qurey'" });
   });
 
   it('keeps saving and replacing for admins, calling for any valid token', async () => {

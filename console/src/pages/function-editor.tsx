@@ -31,12 +31,20 @@ function parsedOrUndefined(text: string): unknown {
   }
 }
 
-/** Reads the path out of a refused save's message and finds it (and its step) in the text. */
-function pathErrorOf(error: unknown, text: string, steps: StepEntry[]): PathError | undefined {
-  if (!(error instanceof ApiError) || error.status !== 400) return undefined;
+/** The path the server names in a refused save's `details`, else the one its message starts with. */
+function refusedPath(error: ApiError, text: string): { path: string; message: string } | undefined {
+  const details = error.details as { path?: unknown; message?: unknown } | undefined;
+  if (typeof details?.path === 'string' && typeof details.message === 'string')
+    return { path: details.path, message: details.message };
   const parsed = parsedOrUndefined(text);
   const roots = [...DEFINITION_MEMBERS, ...(parsed && typeof parsed === 'object' ? Object.keys(parsed) : [])];
-  const split = splitPathMessage(error.message, roots);
+  return splitPathMessage(error.message, roots);
+}
+
+/** Finds the path a refused save names (and its step) in the text. */
+function pathErrorOf(error: unknown, text: string, steps: StepEntry[]): PathError | undefined {
+  if (!(error instanceof ApiError) || error.status !== 400) return undefined;
+  const split = refusedPath(error, text);
   if (!split) return undefined;
   const stepPath = stepPathOf(split.path);
   return {
