@@ -10,6 +10,11 @@ import { RecordView } from './pages/record.js';
 import { RealTime } from './pages/realtime.js';
 import { Functions } from './pages/functions.js';
 import { FunctionPage } from './pages/function.js';
+import { Workflow } from './pages/workflow.js';
+import { GoalsList, GoalView, NewGoal } from './pages/goals.js';
+import { NewTask, TasksList, TaskView } from './pages/tasks.js';
+import { AgentsList, AgentView, NewAgent } from './pages/agents.js';
+import { NewSchedule, SchedulesList, ScheduleView } from './pages/schedules.js';
 
 export interface Section {
   id: string;
@@ -23,6 +28,7 @@ export const SECTIONS: Section[] = [
   { id: 'collections', label: 'Collections', href: '/collections' },
   { id: 'realtime', label: 'Real time', href: '/realtime' },
   { id: 'functions', label: 'Functions', href: '/functions' },
+  { id: 'workflow', label: 'Workflow', href: '/workflow' },
 ];
 
 type Params = Record<string, string>;
@@ -73,6 +79,44 @@ export const ROUTES: Route[] = [
     section: 'functions',
     title: (p) => `Function ${p.fn}`,
     render: (p, query) => <FunctionPage idOrLabel={p.fn!} query={query} />,
+  },
+  { pattern: '/workflow', section: 'workflow', title: () => 'Workflow', render: () => <Workflow /> },
+  { pattern: '/workflow/goals', section: 'workflow', title: () => 'Goals', render: (_, q) => <GoalsList query={q} /> },
+  { pattern: '/workflow/goals/new', section: 'workflow', title: () => 'New goal', render: () => <NewGoal /> },
+  { pattern: '/workflow/goals/:id', section: 'workflow', title: () => 'Goal', render: (p) => <GoalView id={p.id!} /> },
+  { pattern: '/workflow/tasks', section: 'workflow', title: () => 'Tasks', render: (_, q) => <TasksList query={q} /> },
+  { pattern: '/workflow/tasks/new', section: 'workflow', title: () => 'New task', render: () => <NewTask /> },
+  { pattern: '/workflow/tasks/:id', section: 'workflow', title: () => 'Task', render: (p) => <TaskView id={p.id!} /> },
+  {
+    pattern: '/workflow/agents',
+    section: 'workflow',
+    title: () => 'Agents',
+    render: (_, q) => <AgentsList query={q} />,
+  },
+  { pattern: '/workflow/agents/new', section: 'workflow', title: () => 'New agent', render: () => <NewAgent /> },
+  {
+    pattern: '/workflow/agents/:id',
+    section: 'workflow',
+    title: () => 'Agent',
+    render: (p) => <AgentView id={p.id!} />,
+  },
+  {
+    pattern: '/workflow/schedules',
+    section: 'workflow',
+    title: () => 'Schedules',
+    render: (_, q) => <SchedulesList query={q} />,
+  },
+  {
+    pattern: '/workflow/schedules/new',
+    section: 'workflow',
+    title: () => 'New schedule',
+    render: () => <NewSchedule />,
+  },
+  {
+    pattern: '/workflow/schedules/:id',
+    section: 'workflow',
+    title: () => 'Schedule',
+    render: (p, q) => <ScheduleView id={p.id!} query={q} />,
   },
 ];
 
