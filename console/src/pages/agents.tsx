@@ -62,7 +62,7 @@ export function AgentsList({ query }: { query: URLSearchParams }) {
       {shown && shown.matching === 0 && <p class="muted">No agents yet.</p>}
       {shown && shown.matching > 0 && (
         <>
-          <div class="scroll">
+          <div class="scroll" role="region" aria-label="Agents" tabIndex={0}>
             <table class="data">
               <thead>
                 <tr>

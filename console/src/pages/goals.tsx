@@ -84,7 +84,7 @@ export function GoalsList({ query }: { query: URLSearchParams }) {
       )}
       {shown && shown.matching > 0 && (
         <>
-          <div class="scroll">
+          <div class="scroll" role="region" aria-label="Goals" tabIndex={0}>
             <table class="data">
               <thead>
                 <tr>

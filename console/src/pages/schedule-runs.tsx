@@ -91,7 +91,7 @@ export function ScheduleRuns({
       {!list && !runs.error && <Loading what="the runs" />}
       {list && list.length === 0 && <p class="muted">No runs yet: the first comes at the next run time.</p>}
       {list && list.length > 0 && (
-        <div class="scroll">
+        <div class="scroll" role="region" aria-label="Runs" tabIndex={0}>
           <table class="data" data-testid="runs">
             <thead>
               <tr>

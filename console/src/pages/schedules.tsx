@@ -81,7 +81,7 @@ export function SchedulesList({ query }: { query: URLSearchParams }) {
       )}
       {shown && shown.matching > 0 && (
         <>
-          <div class="scroll">
+          <div class="scroll" role="region" aria-label="Schedules" tabIndex={0}>
             <table class="data">
               <thead>
                 <tr>

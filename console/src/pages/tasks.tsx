@@ -66,7 +66,7 @@ export function TasksList({ query }: { query: URLSearchParams }) {
       )}
       {shown && shown.matching > 0 && (
         <>
-          <div class="scroll">
+          <div class="scroll" role="region" aria-label="Tasks" tabIndex={0}>
             <table class="data">
               <thead>
                 <tr>

@@ -344,7 +344,7 @@ export function Transitions({ list }: { list: unknown }) {
   const moves = Array.isArray(list) ? (list as { action?: string; from?: string; to?: string; at?: string }[]) : [];
   if (moves.length === 0) return <p class="muted">No moves yet.</p>;
   return (
-    <div class="scroll">
+    <div class="scroll" role="region" aria-label="Lifecycle moves" tabIndex={0}>
       <table class="data">
         <caption class="wf-sr-only">Lifecycle moves, newest first</caption>
         <thead>

@@ -49,7 +49,7 @@ function Summary({ kind, admin }: { kind: keyof typeof LISTS; admin: boolean | n
           <ul class="wf-by-status">
             {[...byStatus].map(([status, n]) => (
               <li key={status}>
-                <a href={`/workflow/${kind}?status=${encodeURIComponent(status)}`} aria-label={`${n} ${status}`}>
+                <a href={`/workflow/${kind}?status=${encodeURIComponent(status)}`}>
                   <StatusBadge status={status} /> {n}
                 </a>
               </li>
