@@ -298,15 +298,16 @@ function Steps({
   const open = GOAL_STEPS_OPEN.includes(goal.status ?? '');
   const why = (step: Step, action: string) =>
     reason ??
-    (!open
-      ? `Steps move only while the goal is pending or in progress (it is ${String(goal.status).replace(/_/g, ' ')})`
-      : !allows(STEP_LIFECYCLE, step.status, action)
-        ? notAllowedReason(STEP_LIFECYCLE, step.status, 'step')
-        : '');
+    (!allows(STEP_LIFECYCLE, step.status, action) ? notAllowedReason(STEP_LIFECYCLE, step.status, 'step') : '');
   return (
     <section aria-labelledby="goal-steps">
       <h2 id="goal-steps">Steps</h2>
       {steps.length === 0 && <p class="muted">This goal has no steps.</p>}
+      {steps.length > 0 && !open && (
+        <p class="muted small">
+          The goal is {String(goal.status).replace(/_/g, ' ')}: steps move only while it is pending or in progress.
+        </p>
+      )}
       {steps.length > 0 && (
         <ol class="wf-steps">
           {steps.map((s, i) => (
@@ -317,28 +318,30 @@ function Steps({
               </div>
               {s.result !== undefined && <p class="small">Result: {text(s.result)}</p>}
               {s.error !== undefined && <p class="small wf-error-text">Error: {text(s.error)}</p>}
-              <div class="actions">
-                <ActionButton
-                  label={`Start step ${i + 1}`}
-                  disabled={!!why(s, 'start')}
-                  title={why(s, 'start') || undefined}
-                  onClick={() => act('POST', `${base}/steps/${i}/start`)}
-                />
-                <PromptButton
-                  label={`Complete step ${i + 1}`}
-                  field="Result (JSON or text)"
-                  disabled={!!why(s, 'complete')}
-                  title={why(s, 'complete') || undefined}
-                  onSubmit={(v) => act('POST', `${base}/steps/${i}/complete`, v ? { result: jsonOrText(v) } : {})}
-                />
-                <PromptButton
-                  label={`Fail step ${i + 1}`}
-                  field="Error (JSON or text)"
-                  disabled={!!why(s, 'fail')}
-                  title={why(s, 'fail') || undefined}
-                  onSubmit={(v) => act('POST', `${base}/steps/${i}/fail`, v ? { error: jsonOrText(v) } : {})}
-                />
-              </div>
+              {open ? (
+                <div class="actions">
+                  <ActionButton
+                    label={`Start step ${i + 1}`}
+                    disabled={!!why(s, 'start')}
+                    title={why(s, 'start') || undefined}
+                    onClick={() => act('POST', `${base}/steps/${i}/start`)}
+                  />
+                  <PromptButton
+                    label={`Complete step ${i + 1}`}
+                    field="Result (JSON or text)"
+                    disabled={!!why(s, 'complete')}
+                    title={why(s, 'complete') || undefined}
+                    onSubmit={(v) => act('POST', `${base}/steps/${i}/complete`, v ? { result: jsonOrText(v) } : {})}
+                  />
+                  <PromptButton
+                    label={`Fail step ${i + 1}`}
+                    field="Error (JSON or text)"
+                    disabled={!!why(s, 'fail')}
+                    title={why(s, 'fail') || undefined}
+                    onSubmit={(v) => act('POST', `${base}/steps/${i}/fail`, v ? { error: jsonOrText(v) } : {})}
+                  />
+                </div>
+              ) : null}
             </li>
           ))}
         </ol>

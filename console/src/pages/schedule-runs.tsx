@@ -27,7 +27,8 @@ function outcomeText(run: Run): string {
   const r = run.result as { record_count?: number; returned_status?: number; status?: number } | undefined;
   if (!r || typeof r !== 'object') return '';
   const parts: string[] = [];
-  if (typeof r.record_count === 'number') parts.push(`${r.record_count} records`);
+  if (typeof r.record_count === 'number')
+    parts.push(`${r.record_count} ${r.record_count === 1 ? 'record' : 'records'}`);
   if (typeof r.returned_status === 'number') parts.push(`returned ${r.returned_status}`);
   if (typeof r.status === 'number') parts.push(`HTTP ${r.status}`);
   return parts.join(', ');

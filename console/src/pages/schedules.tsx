@@ -86,10 +86,10 @@ export function SchedulesList({ query }: { query: URLSearchParams }) {
               <thead>
                 <tr>
                   <th scope="col">Schedule</th>
-                  <th scope="col">Cron</th>
-                  <th scope="col">Action</th>
                   <th scope="col">Status</th>
                   <th scope="col">Next run</th>
+                  <th scope="col">Cron</th>
+                  <th scope="col">Action</th>
                   <th scope="col">Last outcome</th>
                   <th scope="col" class="num">
                     Runs
@@ -103,15 +103,15 @@ export function SchedulesList({ query }: { query: URLSearchParams }) {
                       <a href={`/workflow/schedules/${enc(s.id)}`}>{titleOf(s)}</a>
                     </td>
                     <td>
-                      <code>{cronText(s)}</code>
-                    </td>
-                    <td>{actionSummary(s)}</td>
-                    <td>
                       <StatusBadge status={s.status} />
                     </td>
                     <td>
                       <Time iso={s.next_run} />
                     </td>
+                    <td>
+                      <code>{cronText(s)}</code>
+                    </td>
+                    <td>{actionSummary(s)}</td>
                     <td>{s.last_outcome ? <StatusBadge status={s.last_outcome} /> : <span class="muted">—</span>}</td>
                     <td class="num">{typeof s.run_count === 'number' ? s.run_count : 0}</td>
                   </tr>
