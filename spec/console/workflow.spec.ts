@@ -89,7 +89,10 @@ describe('browser console: workflow', function () {
     expect(await button('Succeed').isDisabled()).to.equal(true);
     await button('Start').click();
     await status('task-status', 'running');
-    await prompt('Fail', 'disk full');
+    await button('Fail').click();
+    await page().locator('dialog[open] input').fill('disk full');
+    await shot('workflow-task-fail-dialog');
+    await page().locator('dialog[open] button[type="submit"]').click();
     await status('task-status', 'active'); // a retry: one failure of at most one
     expect(await page().locator('dd.wf-error-text').textContent()).to.equal('disk full');
     await button('Start').click();
@@ -107,6 +110,14 @@ describe('browser console: workflow', function () {
     await shot('workflow-task');
     await page().click('.crumbs a[href="/workflow/tasks"]');
     await page().locator('tr', { hasText: 'Reindex the catalogue' }).locator('[data-status="active"]').waitFor();
+    await page().check('text=Due now only');
+    await page().locator('tr', { hasText: 'Reindex the catalogue' }).waitFor(); // resumed: due at once
+    expect(page().url()).to.include('due=1');
+    const later = await h.t.request('POST', '/api/chat/tasks', { title: 'Next year', due_at: '2099-01-01T00:00:00Z' });
+    expect(later.status).to.equal(200);
+    await page().reload();
+    await page().locator('tr', { hasText: 'Reindex the catalogue' }).waitFor();
+    expect(await page().locator('tr', { hasText: 'Next year' }).count()).to.equal(0);
     await shot('workflow-tasks');
   });
 

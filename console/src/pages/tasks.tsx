@@ -16,6 +16,7 @@ import {
   pageOf,
   PromptButton,
   RecordJson,
+  setQuery,
   StatusBadge,
   StatusFilter,
   text,
@@ -38,7 +39,10 @@ function cadence(t: WorkflowRecord): string {
 
 export function TasksList({ query }: { query: URLSearchParams }) {
   const { admin, reason } = useWorkflowAccess();
-  const list = useApi<{ tasks: WorkflowRecord[] }>(admin ? '/api/chat/tasks' : null);
+  const dueOnly = query.get('due') === '1';
+  const list = useApi<{ tasks: WorkflowRecord[] }>(
+    admin ? (dueOnly ? '/api/chat/tasks/due' : '/api/chat/tasks') : null,
+  );
   const path = '/workflow/tasks';
   const all = list.data?.tasks;
   const shown = all && pageOf(all, query);
@@ -48,7 +52,17 @@ export function TasksList({ query }: { query: URLSearchParams }) {
       <WorkflowTabs current="tasks" />
       <AdminOnlyNote admin={admin} />
       <div class="wf-toolbar">
-        <StatusFilter path={path} query={query} states={statesOf(TASK_LIFECYCLE)} />
+        <div class="row">
+          <StatusFilter path={path} query={query} states={statesOf(TASK_LIFECYCLE)} />
+          <label class="wf-check">
+            <input
+              type="checkbox"
+              checked={dueOnly}
+              onChange={(e) => setQuery(path, query, { due: e.currentTarget.checked ? '1' : '', page: '' })}
+            />
+            Due now only (active, next run passed; soonest first)
+          </label>
+        </div>
         {admin ? (
           <a class="wf-button" href="/workflow/tasks/new">
             New task
@@ -62,7 +76,9 @@ export function TasksList({ query }: { query: URLSearchParams }) {
       <ErrorBox error={list.error} />
       {admin && list.loading && !all && <Loading what="tasks" />}
       {shown && shown.matching === 0 && (
-        <p class="muted">{all!.length ? 'No task has this status.' : 'No tasks yet.'}</p>
+        <p class="muted">
+          {all!.length ? 'No task has this status.' : dueOnly ? 'No task is due now.' : 'No tasks yet.'}
+        </p>
       )}
       {shown && shown.matching > 0 && (
         <>
