@@ -118,6 +118,13 @@ describe('browser console: workflow', function () {
     await page().reload();
     await page().locator('tr', { hasText: 'Reindex the catalogue' }).waitFor();
     expect(await page().locator('tr', { hasText: 'Next year' }).count()).to.equal(0);
+    await page().goto(`${h.t.url}/workflow/tasks/${later.body.id as string}`);
+    await button('Delete').click();
+    await page().locator('dialog[open] button.danger').click();
+    await page().waitForURL(/\/workflow\/tasks$/);
+    await page().locator('tr', { hasText: 'Reindex the catalogue' }).waitFor();
+    expect(await page().locator('tr', { hasText: 'Next year' }).count()).to.equal(0);
+    expect((await h.t.request('GET', `/api/chat/tasks/${later.body.id as string}`)).status).to.equal(404);
     await shot('workflow-tasks');
   });
 

@@ -26,6 +26,11 @@ import {
 const modelOf = (a: WorkflowRecord) => text(a.model ?? a.llm_model);
 const providerOf = (a: WorkflowRecord) => text(a.provider ?? a.llm_provider);
 
+/** Shown for a member the agent does not have. */
+function Dash() {
+  return <span class="muted">—</span>;
+}
+
 /** The members the server keeps itself, left out of the editable definition. */
 const SERVER_MEMBERS = ['id', 'created_at', 'updated_at'];
 
@@ -80,10 +85,10 @@ export function AgentsList({ query }: { query: URLSearchParams }) {
                     <td>
                       <a href={`/workflow/agents/${enc(a.id)}`}>{text(a.name) || a.id}</a>
                     </td>
-                    <td>{modelOf(a) || <span class="muted">—</span>}</td>
-                    <td>{providerOf(a) || <span class="muted">—</span>}</td>
-                    <td>{text(a.deployment_id) || <span class="muted">—</span>}</td>
-                    <td>{a.status === undefined ? <span class="muted">—</span> : <StatusBadge status={a.status} />}</td>
+                    <td>{modelOf(a) || <Dash />}</td>
+                    <td>{providerOf(a) || <Dash />}</td>
+                    <td>{text(a.deployment_id) || <Dash />}</td>
+                    <td>{a.status === undefined ? <Dash /> : <StatusBadge status={a.status} />}</td>
                     <td>
                       <Time iso={a.updated_at} />
                     </td>
