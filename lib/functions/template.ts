@@ -25,6 +25,7 @@
  * costs nothing.
  */
 import { InvalidInput } from '../errors.js';
+import { invalidAt } from './definition-path.js';
 import { isPlainObject, isTypedWrapper } from '../engine/index.js';
 
 export type Template =
@@ -70,11 +71,9 @@ export function isHostileName(name: string): boolean {
 export function parsePlaceholderName(raw: string, where: string): string[] {
   const name = raw.trim();
   const segments = name.split('.');
-  if (name === '' || segments.some((s) => !SEGMENT.test(s)))
-    throw new InvalidInput(`${where}: bad placeholder '{{${raw}}}'`);
+  if (name === '' || segments.some((s) => !SEGMENT.test(s))) throw invalidAt(where, `bad placeholder '{{${raw}}}'`);
   const hostile = segments.find((s) => HOSTILE.has(s));
-  if (hostile !== undefined)
-    throw new InvalidInput(`${where}: placeholder '{{${raw}}}' names the forbidden member '${hostile}'`);
+  if (hostile !== undefined) throw invalidAt(where, `placeholder '{{${raw}}}' names the forbidden member '${hostile}'`);
   return segments;
 }
 
@@ -87,22 +86,22 @@ export function compileTemplate(raw: unknown, path: string, context: TemplateCon
 }
 
 function compileAt(raw: unknown, path: string, context: TemplateContext, depth: number): Template {
-  if (depth > MAX_TEMPLATE_DEPTH) throw new InvalidInput(`${path}: nested deeper than ${MAX_TEMPLATE_DEPTH} levels`);
+  if (depth > MAX_TEMPLATE_DEPTH) throw invalidAt(path, `nested deeper than ${MAX_TEMPLATE_DEPTH} levels`);
   if (typeof raw === 'string') return compileString(raw, path, context);
   if (Array.isArray(raw)) {
     const items = raw.map((item, i) => compileAt(item, `${path}[${i}]`, context, depth + 1));
     return items.every((t) => t.kind === 'const') ? constant(raw) : { kind: 'array', items };
   }
   if (isParameterRef(raw)) {
-    if (HOSTILE.has(raw.name)) throw new InvalidInput(`${path}: parameter name '${raw.name}' is forbidden`);
+    if (HOSTILE.has(raw.name)) throw invalidAt(path, `parameter name '${raw.name}' is forbidden`);
     if (context.parameters && !context.parameters.has(raw.name))
-      throw new InvalidInput(`${path}: unknown parameter '${raw.name}'`);
+      throw invalidAt(path, `unknown parameter '${raw.name}'`);
     return { kind: 'param', name: raw.name };
   }
   if (isPlainObject(raw)) {
     const entries: (readonly [string, Template])[] = [];
     for (const key of Object.keys(raw)) {
-      if (HOSTILE.has(key)) throw new InvalidInput(`${path}: forbidden member name '${key}'`);
+      if (HOSTILE.has(key)) throw invalidAt(path, `forbidden member name '${key}'`);
       entries.push([key, compileAt(raw[key], `${path}.${key}`, context, depth + 1)]);
     }
     if (entries.every(([, t]) => t.kind === 'const')) return constant(raw);
@@ -132,7 +131,7 @@ function compileString(text: string, path: string, context: TemplateContext): Te
 
 /** `{{env.NAME}}` at save: a portable name, on the allow-list when the compiler has one. */
 function checkEnvName(name: string, path: string, context: TemplateContext): string {
-  if (!ENV_NAME.test(name)) throw new InvalidInput(`${path}: bad environment variable name '${name}'`);
+  if (!ENV_NAME.test(name)) throw invalidAt(path, `bad environment variable name '${name}'`);
   if (context.envAllowed && !context.envAllowed(name)) {
     throw new InvalidInput(
       `${path}: environment variable '${name}' is not on the allow-list ` +

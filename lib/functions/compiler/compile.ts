@@ -10,6 +10,7 @@
  * part in its transaction.
  */
 import { InvalidInput } from '../../errors.js';
+import { invalidAt } from '../definition-path.js';
 import { isIsolationLevel, isPlainObject, type IsolationLevel } from '../../engine/index.js';
 import { MAX_DEFINITION_STEPS, MAX_STEP_NESTING } from '../limits.js';
 import { STEP_TABLE } from '../steps/index.js';
@@ -104,25 +105,24 @@ export function compileStepList(
     transactionSafe: true,
   };
   const compileList = (list: unknown, listPath: string, depth: number): readonly CompiledStep[] => {
-    if (!Array.isArray(list)) throw new InvalidInput(`${listPath}: must be an array of steps`);
-    if (depth > MAX_STEP_NESTING)
-      throw new InvalidInput(`${listPath}: steps nested deeper than ${MAX_STEP_NESTING} levels`);
+    if (!Array.isArray(list)) throw invalidAt(listPath, `must be an array of steps`);
+    if (depth > MAX_STEP_NESTING) throw invalidAt(listPath, `steps nested deeper than ${MAX_STEP_NESTING} levels`);
     return Object.freeze(
       list.map((body, index) => {
         const stepPath = `${listPath}[${index}]`;
         if (++budget.steps > MAX_DEFINITION_STEPS)
-          throw new InvalidInput(`${stepPath}: a definition holds at most ${MAX_DEFINITION_STEPS} steps`);
-        if (!isPlainObject(body)) throw new InvalidInput(`${stepPath}: a step must be an object with a 'type'`);
+          throw invalidAt(stepPath, `a definition holds at most ${MAX_DEFINITION_STEPS} steps`);
+        if (!isPlainObject(body)) throw invalidAt(stepPath, `a step must be an object with a 'type'`);
         for (const key of Object.keys(body)) {
-          if (isHostileName(key)) throw new InvalidInput(`${stepPath}: forbidden member name '${key}'`);
+          if (isHostileName(key)) throw invalidAt(stepPath, `forbidden member name '${key}'`);
         }
-        if (typeof body.type !== 'string') throw new InvalidInput(`${stepPath}: missing required member 'type'`);
+        if (typeof body.type !== 'string') throw invalidAt(stepPath, `missing required member 'type'`);
         const spec = STEP_TABLE.get(body.type);
-        if (!spec) throw new InvalidInput(`${stepPath}: unknown step type '${body.type}'`);
+        if (!spec) throw invalidAt(stepPath, `unknown step type '${body.type}'`);
         const safe = spec.access !== 'outside' && spec.transactional !== false;
         if (!safe) budget.transactionSafe = false;
         if (context.transactional && !safe) {
-          throw new InvalidInput(`${stepPath}: step type '${spec.type}' cannot take part in a transactional function`);
+          throw invalidAt(stepPath, `step type '${spec.type}' cannot take part in a transactional function`);
         }
         const preceding = budget.collection;
         if (body.collection !== undefined && body.collection !== null)
@@ -186,7 +186,7 @@ function routeParameterNames(route: NonNullable<CompiledFunction['route']>): str
 function requireString(raw: Record<string, unknown>, key: string): string {
   const value = raw[key];
   if (typeof value !== 'string' || value === '') {
-    throw new InvalidInput(`${key}: missing required member '${key}' (a non-empty string)`);
+    throw invalidAt(key, `missing required member '${key}' (a non-empty string)`);
   }
   return value;
 }
@@ -194,6 +194,6 @@ function requireString(raw: Record<string, unknown>, key: string): string {
 function optionalString(raw: Record<string, unknown>, key: string): void {
   const value = raw[key];
   if (value !== undefined && value !== null && typeof value !== 'string') {
-    throw new InvalidInput(`${key}: must be a string`);
+    throw invalidAt(key, `must be a string`);
   }
 }

@@ -3,7 +3,7 @@
  * is an InvalidInput naming `<step path>.<member>`, and aliases (other
  * clients' spellings) are read in order, canonical first.
  */
-import { InvalidInput } from '../../errors.js';
+import { invalidAt } from '../definition-path.js';
 import type { CompiledStep, MemberNames, MemberReader } from '../steps/step.js';
 import { compileTemplate, isHostileName, type Template, type TemplateContext } from '../template.js';
 
@@ -143,6 +143,6 @@ export class StepMembers implements MemberReader {
   }
 
   fail(message: string, member?: string): never {
-    throw new InvalidInput(`${member === undefined ? this.path : `${this.path}.${member}`}: ${message}`);
+    throw invalidAt(member === undefined ? this.path : `${this.path}.${member}`, message);
   }
 }
