@@ -84,6 +84,23 @@ describe('key-value store over HTTP', () => {
     expect((await t.request('POST', '/api/kv/find', { pattern: '(' })).status).to.equal(400);
   });
 
+  it('finds one page at a time with limit and after, in key order, within a prefix grant', async () => {
+    for (const k of ['app:a', 'app:b', 'app:c', 'app:d', 'other:x'])
+      await t.request('POST', `/api/kv/set/${k}`, { value: k });
+    const keys = async (body: object, token?: string) =>
+      (await t.request('POST', '/api/kv/find', body, { token })).body.map((e: { key: string }) => e.key);
+    expect(await keys({ limit: 2 })).to.deep.equal(['app:a', 'app:b']);
+    expect(await keys({ limit: 2, after: 'app:b' })).to.deep.equal(['app:c', 'app:d']);
+    expect(await keys({ pattern: ':[bx]$', limit: 1, after: 'app:b' })).to.deep.equal(['other:x']);
+    const limited = await t.userToken({
+      collection_permissions: {},
+      kv_permissions: { read: true, prefixes: ['other:'] },
+    });
+    expect(await keys({ limit: 1 }, limited)).to.deep.equal(['other:x']);
+    for (const bad of [{ limit: 0 }, { limit: 10_001 }, { limit: 1.5 }, { after: 3 }])
+      expect((await t.request('POST', '/api/kv/find', bad)).status).to.equal(400);
+  });
+
   it('links keys to records and unlinks them', async () => {
     const link = await t.request('POST', '/api/kv/link', { key: 'cache:u1', collection: 'users', document_id: 'u1' });
     expect(link.body).to.include({ status: 'linked' });

@@ -200,24 +200,26 @@ export class KvStore {
   }
 
   /**
-   * Entries whose key matches an unanchored regular expression (all when no
-   * pattern), in key order. The pattern runs on the linear-time engine
-   * (compile it with requirePattern).
-   */
-  /**
    * The entries whose key `re` matches (every entry without one), by key, in
    * slices of the event loop: a pattern over a million keys holds no other
-   * request. Each entry is read as it is when the walk reaches it.
+   * request. Each entry is read as it is when the walk reaches it. The pattern
+   * runs on the linear-time engine (compile it with requirePattern). `page`
+   * keeps only keys `keep` accepts, sorting after `after`, and stops at `limit`.
    */
   async find(
     re: Pattern | undefined,
     includeExpired: boolean,
+    page: { after?: string; limit?: number; keep?: (key: string) => boolean } = {},
   ): Promise<Array<{ key: string; value: Value; expires_at?: string }>> {
     const slicer = new Slicer(FIND_CHECK_EVERY);
-    const keys = await sortInSlices([...this.db.state.kv.keys()], byCodeUnits, slicer);
+    const after = page.after;
+    const all = [...this.db.state.kv.keys()];
+    const keys = await sortInSlices(after === undefined ? all : all.filter((k) => k > after), byCodeUnits, slicer);
     const out: Array<{ key: string; value: Value; expires_at?: string }> = [];
     for (const key of keys) {
+      if (page.limit !== undefined && out.length >= page.limit) break;
       if (slicer.counted()) await slicer.pause();
+      if (page.keep && !page.keep(key)) continue;
       if (re && !re.test(key)) continue;
       const entry = this.live(key, includeExpired);
       if (!entry) continue;

@@ -145,8 +145,15 @@ export interface KvService {
   batchGet(keys: readonly string[]): unknown[];
   batchSet(keys: readonly string[], wireValues: readonly unknown[], ttl?: unknown): Promise<Array<[string, boolean]>>;
   batchDelete(keys: readonly string[]): Promise<Array<[string, boolean]>>;
-  /** Entries whose key matches `pattern` (every key when undefined), in key order. */
-  find(pattern: Pattern | undefined, includeExpired: boolean): Promise<KvEntry[]>;
+  /**
+   * Entries whose key matches `pattern` (every key when undefined), in key order; `page` keeps the keys `keep`
+   * accepts that sort after `after`, at most `limit` of them.
+   */
+  find(
+    pattern: Pattern | undefined,
+    includeExpired: boolean,
+    page?: { after?: string; limit?: number; keep?: (key: string) => boolean },
+  ): Promise<KvEntry[]>;
   link(key: string, collection: string, recordId: string, unlink?: boolean): Promise<void>;
   links(key: string): Array<{ collection: string; document_id: string }>;
 }

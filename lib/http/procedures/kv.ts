@@ -35,6 +35,9 @@ const LinkBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** The most entries one find may ask for with `limit` (without one it answers every match, as clients expect). */
+const MAX_FIND_LIMIT = 10_000;
+
 const keyParam = (raw: Parameters<typeof param>[0]) => param(raw, 'key');
 
 function only(body: Record<string, unknown>, allowed: string[]): Record<string, unknown> {
@@ -181,6 +184,10 @@ export const kvFind = defineProcedure({
       {
         pattern: Type.Optional(nullable(Type.String())),
         include_expired: Type.Optional(nullable(Type.Boolean())),
+        limit: Type.Optional(nullable(Type.Integer({ description: `1 to ${MAX_FIND_LIMIT}: at most this many.` }))),
+        after: Type.Optional(
+          nullable(Type.String({ description: 'Only keys sorting after this one (the next page).' })),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -189,24 +196,40 @@ export const kvFind = defineProcedure({
     ),
   },
   input: (raw) => {
-    const body = only(raw.body === undefined ? {} : bodyObject(raw), ['pattern', 'include_expired']);
-    const includeExpired = body.include_expired;
+    const body = only(raw.body === undefined ? {} : bodyObject(raw), ['pattern', 'include_expired', 'limit', 'after']);
+    const { include_expired: includeExpired, limit, after } = body;
     if (includeExpired !== undefined && includeExpired !== null && typeof includeExpired !== 'boolean') {
       throw new InvalidInput("'include_expired' must be a boolean");
     }
-    return { pattern: body.pattern, includeExpired: includeExpired === true };
+    if (
+      limit !== undefined &&
+      limit !== null &&
+      (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_FIND_LIMIT)
+    ) {
+      throw new InvalidInput(`'limit' must be an integer between 1 and ${MAX_FIND_LIMIT}`);
+    }
+    if (after !== undefined && after !== null && typeof after !== 'string') {
+      throw new InvalidInput("'after' must be a string");
+    }
+    return {
+      pattern: body.pattern,
+      includeExpired: includeExpired === true,
+      limit: typeof limit === 'number' ? limit : undefined,
+      after: typeof after === 'string' ? after : undefined,
+    };
   },
   handler: async (input, ctx) => {
     checkKvAccess(ctx.principal, 'read', []);
-    const visible = kvKeyFilter(ctx.principal);
+    const keep = kvKeyFilter(ctx.principal);
     const given = input.pattern;
     const pattern =
       given === undefined || given === null || given === '' ? undefined : requirePattern(given, 'pattern');
-    const found = await ctx.kv.find(pattern, input.includeExpired);
-    return (visible ? found.filter((e) => visible(e.key)) : found).map((e) => ({
-      ...e,
-      value: valueToWire(e.value, true),
-    }));
+    const found = await ctx.kv.find(pattern, input.includeExpired, {
+      after: input.after,
+      limit: input.limit,
+      ...(keep ? { keep } : {}),
+    });
+    return found.map((e) => ({ ...e, value: valueToWire(e.value, true) }));
   },
 });
 
