@@ -15,6 +15,8 @@ import { GoalsList, GoalView, NewGoal } from './pages/goals.js';
 import { NewTask, TasksList, TaskView } from './pages/tasks.js';
 import { AgentsList, AgentView, NewAgent } from './pages/agents.js';
 import { NewSchedule, SchedulesList, ScheduleView } from './pages/schedules.js';
+import { KeyValue } from './pages/kv.js';
+import { Search } from './pages/search.js';
 
 export interface Section {
   id: string;
@@ -29,6 +31,8 @@ export const SECTIONS: Section[] = [
   { id: 'realtime', label: 'Real time', href: '/realtime' },
   { id: 'functions', label: 'Functions', href: '/functions' },
   { id: 'workflow', label: 'Workflow', href: '/workflow' },
+  { id: 'kv', label: 'Key-value', href: '/kv' },
+  { id: 'search', label: 'Search', href: '/search' },
 ];
 
 type Params = Record<string, string>;
@@ -118,6 +122,14 @@ export const ROUTES: Route[] = [
     title: () => 'Schedule',
     render: (p, q) => <ScheduleView id={p.id!} query={q} />,
   },
+  { pattern: '/kv', section: 'kv', title: () => 'Key-value', render: (_p, query) => <KeyValue query={query} /> },
+  {
+    pattern: '/kv/:key',
+    section: 'kv',
+    title: (p) => `Key ${p.key}`,
+    render: (p, query) => <KeyValue selected={p.key!} query={query} />,
+  },
+  { pattern: '/search', section: 'search', title: () => 'Search', render: (_p, query) => <Search query={query} /> },
 ];
 
 /** The route for a path and its decoded parameters, or undefined for an unknown path. */

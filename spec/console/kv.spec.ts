@@ -51,11 +51,7 @@ describe('console key-value page (headless chromium)', function () {
     const ttl = h.page.locator('tr[data-key="app:session"] [data-testid="ttl"]');
     const first = await ttl.textContent();
     expect(first).to.match(/^(59m \d\ds|1h 00m 00s)$/);
-    await h.page.waitForFunction(
-      (before) => document.querySelector('tr[data-key="app:session"] [data-testid="ttl"]')?.textContent !== before,
-      first,
-      { timeout: 2500 },
-    );
+    await ttl.filter({ hasNotText: first! }).waitFor({ timeout: 2500 });
     expect(await h.page.locator('tr[data-key="app:theme"] td.num').textContent()).to.equal('never');
   });
 
@@ -118,7 +114,7 @@ describe('console key-value page (headless chromium)', function () {
     await h.open('/kv/app%3Asession?prefix=app%3A');
     await h.page.locator('#kv-edit-value').waitFor();
     await h.shot('kv-phone');
-    const overflow = await h.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = (await h.page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
     expect(overflow).to.be.at.most(0);
     await h.page.setViewportSize({ width: 1100, height: 760 });
   });

@@ -38,6 +38,7 @@ function ValueForm({
   submitLabel,
   onSubmit,
   children,
+  actions,
 }: {
   id: string;
   initial: string;
@@ -45,6 +46,8 @@ function ValueForm({
   submitLabel: string;
   onSubmit: (value: unknown, ttl: { ttl?: number | string }) => Promise<void>;
   children?: ComponentChildren;
+  /** More buttons beside the save button. */
+  actions?: ComponentChildren;
 }) {
   const [text, setText] = useState(initial);
   const [ttl, setTtl] = useState('');
@@ -96,6 +99,7 @@ function ValueForm({
         <button type="submit" disabled={disabled || broken || busy} title={disabled ? NOT_ALLOWED : undefined}>
           {submitLabel}
         </button>
+        {actions}
       </div>
     </form>
   );
@@ -178,22 +182,22 @@ export function KvEntry({ name, listHref, onChanged }: { name: string; listHref:
             disabled={!mayWrite}
             submitLabel="Save value"
             onSubmit={save}
+            actions={
+              <ConfirmButton
+                label="Delete key"
+                question={`Delete the key “${name}” and its links? This cannot be undone.`}
+                confirmLabel="Delete"
+                disabled={!mayWrite}
+                title={why}
+                onConfirm={remove}
+              />
+            }
           />
           {saved && (
             <p class="ok small" role="status">
               Saved.
             </p>
           )}
-          <div class="actions kv-delete">
-            <ConfirmButton
-              label="Delete key"
-              question={`Delete the key “${name}” and its links? This cannot be undone.`}
-              confirmLabel="Delete"
-              disabled={!mayWrite}
-              title={why}
-              onConfirm={remove}
-            />
-          </div>
           <KvLinks name={name} mayWrite={mayWrite} />
         </>
       )}

@@ -67,37 +67,41 @@ export function KvLinks({ name, mayWrite }: { name: string; mayWrite: boolean })
         </ul>
       )}
       <form
-        class="row kv-link-form"
+        class="kv-link-form"
         aria-label="Link a record"
         onSubmit={(e) => {
           e.preventDefault();
           void change('/api/kv/link', { collection: collection.trim(), document_id: recordId.trim() });
         }}
       >
-        <label for="kv-link-collection">Collection</label>
-        <input
-          id="kv-link-collection"
-          list="kv-link-collections"
-          required
-          disabled={!mayWrite}
-          title={why}
-          value={collection}
-          onInput={(e) => setCollection(e.currentTarget.value)}
-        />
-        <datalist id="kv-link-collections">
-          {names?.map((n) => (
-            <option key={n} value={n} />
-          ))}
-        </datalist>
-        <label for="kv-link-record">Record id</label>
-        <input
-          id="kv-link-record"
-          required
-          disabled={!mayWrite}
-          title={why}
-          value={recordId}
-          onInput={(e) => setRecordId(e.currentTarget.value)}
-        />
+        <span class="kv-field">
+          <label for="kv-link-collection">Collection</label>
+          <input
+            id="kv-link-collection"
+            list="kv-link-collections"
+            required
+            disabled={!mayWrite}
+            title={why}
+            value={collection}
+            onInput={(e) => setCollection(e.currentTarget.value)}
+          />
+          <datalist id="kv-link-collections">
+            {names?.map((n) => (
+              <option key={n} value={n} />
+            ))}
+          </datalist>
+        </span>
+        <span class="kv-field">
+          <label for="kv-link-record">Record id</label>
+          <input
+            id="kv-link-record"
+            required
+            disabled={!mayWrite}
+            title={why}
+            value={recordId}
+            onInput={(e) => setRecordId(e.currentTarget.value)}
+          />
+        </span>
         <button type="submit" class="secondary" disabled={!mayWrite || busy} title={why}>
           Link
         </button>

@@ -71,11 +71,13 @@ function BrowseForm({ browse, prefixes }: { browse: Browse; prefixes: string[] |
       }}
     >
       <div class="row">
-        <label for="kv-mode">Match</label>
-        <select id="kv-mode" value={mode} onChange={(e) => setMode(e.currentTarget.value as Browse['mode'])}>
-          <option value="prefix">Keys starting with</option>
-          <option value="pattern">Keys matching the pattern</option>
-        </select>
+        <span class="kv-pair">
+          <label for="kv-mode">Match</label>
+          <select id="kv-mode" value={mode} onChange={(e) => setMode(e.currentTarget.value as Browse['mode'])}>
+            <option value="prefix">Keys starting with</option>
+            <option value="pattern">Keys matching the pattern</option>
+          </select>
+        </span>
         <input
           id="kv-text"
           aria-label={mode === 'prefix' ? 'Key prefix' : 'Regular expression'}
@@ -85,13 +87,15 @@ function BrowseForm({ browse, prefixes }: { browse: Browse; prefixes: string[] |
           value={text}
           onInput={(e) => setText(e.currentTarget.value)}
         />
-        <label for="kv-limit">Per page</label>
-        <select id="kv-limit" value={String(limit)} onChange={(e) => setLimit(Number(e.currentTarget.value))}>
-          {PAGE_SIZES.map((n) => (
-            <option key={n}>{n}</option>
-          ))}
-        </select>
-        <button type="submit">Browse</button>
+        <span class="kv-pair">
+          <label for="kv-limit">Per page</label>
+          <select id="kv-limit" value={String(limit)} onChange={(e) => setLimit(Number(e.currentTarget.value))}>
+            {PAGE_SIZES.map((n) => (
+              <option key={n}>{n}</option>
+            ))}
+          </select>
+          <button type="submit">Browse</button>
+        </span>
       </div>
       {mode === 'pattern' && (
         <p class="muted small">An unanchored regular expression on the key (RE2 rules): use ^ and $ to anchor it.</p>
@@ -120,10 +124,10 @@ function KeyTable({ entries, browse, selected }: { entries: KvFound[]; browse: B
         <thead>
           <tr>
             <th scope="col">Key</th>
-            <th scope="col">Value</th>
             <th scope="col" class="num">
               Expires in
             </th>
+            <th scope="col">Value</th>
           </tr>
         </thead>
         <tbody>
@@ -134,12 +138,12 @@ function KeyTable({ entries, browse, selected }: { entries: KvFound[]; browse: B
                   {e.key}
                 </a>
               </td>
-              <td class="kv-preview">
-                {display(e.value)}
-                <span class="type">{typeOf(e.value)}</span>
-              </td>
               <td class="num">
                 <Countdown expiresAt={e.expires_at} />
+              </td>
+              <td>
+                <span class="kv-preview">{display(e.value)}</span>
+                <span class="type">{typeOf(e.value)}</span>
               </td>
             </tr>
           ))}
