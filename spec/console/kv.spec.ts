@@ -98,6 +98,21 @@ describe('console key-value page (headless chromium)', function () {
     expect(await h.page.locator('[data-testid="record-json"]').textContent()).to.include('Ada Lovelace');
   });
 
+  it('sets a new key with a TTL and opens it', async () => {
+    await h.open('/kv?prefix=app:');
+    await h.page.click('a:text("New key")');
+    await h.page.waitForURL(/new=1/);
+    expect(await h.page.inputValue('#kv-new-key')).to.equal('app:');
+    await h.page.fill('#kv-new-key', 'app:flags');
+    await h.page.fill('#kv-new-value', '["beta", "dark"]');
+    await h.page.fill('#kv-new-ttl', '5m');
+    await h.page.click('button:text("Set key")');
+    await h.page.waitForURL(/\/kv\/app%3Aflags\?prefix=app%3A$/);
+    await h.page.locator('[data-testid="kv-entry"] [data-testid="ttl"]', { hasText: /^(4m 5\ds|5m 00s)$/ }).waitFor();
+    await h.page.locator('tr[data-key="app:flags"]').waitFor();
+    expect((await h.t.request('GET', '/api/kv/get/app:flags')).body.value.value).to.deep.equal(['beta', 'dark']);
+  });
+
   it('deletes a key after confirmation', async () => {
     await h.open('/kv/app%3Alang?prefix=app%3A');
     await h.page.click('button:text("Delete key")');

@@ -191,21 +191,23 @@ export function Search({ query }: { query: URLSearchParams }) {
         }}
       >
         <div class="row">
-          <label for="search-collection">Collection</label>
-          <select
-            id="search-collection"
-            value={form.collection}
-            onChange={(e) => set({ collection: e.currentTarget.value })}
-          >
-            <option value="">Choose…</option>
-            {(names ?? [])
-              .concat(names?.includes(form.collection) || !form.collection ? [] : [form.collection])
-              .map((n) => (
-                <option key={n} value={n}>
-                  {n}
-                </option>
-              ))}
-          </select>
+          <span class="search-line">
+            <label for="search-collection">Collection</label>
+            <select
+              id="search-collection"
+              value={form.collection}
+              onChange={(e) => set({ collection: e.currentTarget.value })}
+            >
+              <option value="">Choose…</option>
+              {(names ?? [])
+                .concat(names?.includes(form.collection) || !form.collection ? [] : [form.collection])
+                .map((n) => (
+                  <option key={n} value={n}>
+                    {n}
+                  </option>
+                ))}
+            </select>
+          </span>
           <fieldset class="search-modes">
             <legend>Mode</legend>
             {MODES.map((m) => (
@@ -251,8 +253,10 @@ export function Search({ query }: { query: URLSearchParams }) {
             )}
             <label class="search-check">
               <input type="checkbox" checked={form.embed} onChange={(e) => set({ embed: e.currentTarget.checked })} />{' '}
-              {form.mode === 'hybrid' ? 'Embed the query text' : 'Embed text instead'} on the server (POST /api/embed:
-              the built-in offline embedder, 384 dimensions, unless a provider is configured)
+              {form.mode === 'hybrid' ? 'Embed the query text' : 'Embed text instead'} on the server{' '}
+              <span class="muted small">
+                (the built-in offline embedder gives 384 dimensions; a configured provider its own)
+              </span>
             </label>
           </>
         )}
