@@ -55,6 +55,22 @@ describe('console key-value page (headless chromium)', function () {
     expect(await h.page.locator('tr[data-key="app:theme"] td.num').textContent()).to.equal('never');
   });
 
+  it('browses by a regular expression, and shows a refused pattern with its request id', async () => {
+    await h.page.selectOption('#kv-mode', 'pattern');
+    await h.page.fill('#kv-text', '(theme|session)$');
+    await h.page.click('button:text("Browse")');
+    await h.page.waitForURL(/\/kv\?pattern=/);
+    await h.page.locator('tr[data-key="app:lang"]').waitFor({ state: 'detached' });
+    expect(await rows().evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-key')))).to.deep.equal([
+      'app:session',
+      'app:theme',
+    ]);
+    await h.open('/kv?pattern=(');
+    const alert = h.page.locator('[role="alert"]', { hasText: 'request_id' });
+    await alert.waitFor();
+    expect(await alert.textContent()).to.include('pattern');
+  });
+
   it('reads one page at a time and follows the next page', async () => {
     await h.open('/kv?prefix=bulk:&limit=25');
     await h.page.locator('tr[data-key="bulk:24"]').waitFor();

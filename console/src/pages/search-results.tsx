@@ -92,7 +92,11 @@ export function SearchResults({
       {answer.results.map((hit, i) => {
         const id = String(bare(hit.record.id) ?? '');
         return (
-          <li key={id || i} class="card search-hit" data-id={id}>
+          <li
+            key={id || i}
+            class={hit.matched_fields.length ? 'card search-hit has-matches' : 'card search-hit'}
+            data-id={id}
+          >
             <div class="search-hit-head">
               <span class="muted small">#{i + 1}</span>
               <a href={`/collections/${enc(collection)}/records/${enc(id)}`} class="search-hit-id">
