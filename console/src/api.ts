@@ -1,4 +1,5 @@
 /** The console's HTTP client: JSON to /api with the tab's token, errors carrying the server's message and request id. */
+import { navigate } from './router.js';
 
 const TOKEN_KEY = 'eddydb.token';
 
@@ -42,6 +43,13 @@ export function fieldErrors(err: unknown): Record<string, string> {
   return out;
 }
 
+/** A token the server no longer accepts (expired, or its key revoked): forget it and show the sign-in. */
+function signedOut(): void {
+  setToken(null);
+  if (location.pathname !== '/sign-in')
+    navigate(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, true);
+}
+
 /** Calls the API; a 401 forgets the token, so the next page shown is the sign-in. */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
@@ -65,7 +73,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     const e = (parsed ?? {}) as ErrorBody;
     const message = typeof e.error === 'string' ? e.error : typeof e.message === 'string' ? e.message : res.statusText;
     const requestId = typeof e.request_id === 'string' ? e.request_id : (res.headers.get('X-Request-Id') ?? undefined);
-    if (res.status === 401 && path !== '/api/auth/token') setToken(null);
+    if (res.status === 401 && path !== '/api/auth/token') signedOut();
     throw new ApiError(message, res.status, requestId, e.details);
   }
   return parsed as T;
@@ -76,7 +84,7 @@ export async function fetchMetricsText(): Promise<string> {
   const token = getToken();
   const res = await fetch('/metrics', { headers: token ? { Authorization: `Bearer ${token}` } : {} });
   const text = await res.text();
-  if (res.status === 401) setToken(null);
+  if (res.status === 401) signedOut();
   if (!res.ok)
     throw new ApiError(`GET /metrics answered ${res.status}`, res.status, res.headers.get('X-Request-Id') ?? undefined);
   return text;

@@ -17,6 +17,8 @@ import { AgentsList, AgentView, NewAgent } from './pages/agents.js';
 import { NewSchedule, SchedulesList, ScheduleView } from './pages/schedules.js';
 import { KeyValue } from './pages/kv.js';
 import { Search } from './pages/search.js';
+import { KeyDetail, Keys, NewKey } from './pages/keys.js';
+import { Transactions } from './pages/transactions.js';
 
 export interface Section {
   id: string;
@@ -33,6 +35,8 @@ export const SECTIONS: Section[] = [
   { id: 'workflow', label: 'Workflow', href: '/workflow' },
   { id: 'kv', label: 'Key-value', href: '/kv' },
   { id: 'search', label: 'Search', href: '/search' },
+  { id: 'keys', label: 'Keys', href: '/keys' },
+  { id: 'transactions', label: 'Transactions', href: '/transactions' },
 ];
 
 type Params = Record<string, string>;
@@ -130,6 +134,15 @@ export const ROUTES: Route[] = [
     render: (p, query) => <KeyValue selected={p.key!} query={query} />,
   },
   { pattern: '/search', section: 'search', title: () => 'Search', render: (_p, query) => <Search query={query} /> },
+  { pattern: '/keys', section: 'keys', title: () => 'Keys', render: () => <Keys /> },
+  { pattern: '/keys/new', section: 'keys', title: () => 'New key', render: () => <NewKey /> },
+  { pattern: '/keys/:id', section: 'keys', title: (p) => `Key ${p.id}`, render: (p) => <KeyDetail id={p.id!} /> },
+  {
+    pattern: '/transactions',
+    section: 'transactions',
+    title: () => 'Transactions',
+    render: (_p, query) => <Transactions query={query} />,
+  },
 ];
 
 /** The route for a path and its decoded parameters, or undefined for an unknown path. */
