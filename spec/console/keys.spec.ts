@@ -109,6 +109,10 @@ describe('console: keys and permissions', function () {
     await disabledWithTitle(h.page.getByRole('button', { name: 'Save rights' }));
     await disabledWithTitle(h.page.getByRole('button', { name: 'Revoke key' }));
     await noErrorBox(h.page);
+    await h.shot('key-restricted');
+    await h.open('/keys/admin');
+    await h.page.locator('[data-testid="no-key"]', { hasText: 'only itself' }).waitFor();
+    await noErrorBox(h.page);
 
     await h.open('/keys/new');
     await disabledWithTitle(h.page.getByRole('button', { name: 'Create key' }));

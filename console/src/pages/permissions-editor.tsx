@@ -48,6 +48,11 @@ export function PermissionsEditor({
         </label>
       </fieldset>
 
+      {value.admin && (
+        <p class="muted small" data-testid="admin-note">
+          An admin key may do everything: the grants below do not apply to it.
+        </p>
+      )}
       <fieldset disabled={grantsOff} title={grantsTitle}>
         <legend>Collections</legend>
         <div class="row" role="radiogroup" aria-label="Which collections">
