@@ -101,9 +101,10 @@ export function requestBody(r: Rights): Record<string, unknown> {
     }
     body.collection_permissions = grants;
   }
-  // Every collection and the whole store is a key without grants; anything less needs the KV grant spelled out.
-  if (r.limitCollections || !wholeKv)
-    body.kv_permissions = { read: r.kvRead, write: r.kvWrite, ...(prefixes.length ? { prefixes } : {}) };
+  // Every collection and the whole store is a key without grants; a collection grant alone means no KV access.
+  const noKv = !r.kvRead && !r.kvWrite;
+  const kvSaid = r.limitCollections ? !noKv : !wholeKv;
+  if (kvSaid) body.kv_permissions = { read: r.kvRead, write: r.kvWrite, ...(prefixes.length ? { prefixes } : {}) };
   const rate = Number(r.rateLimit);
   if (r.rateLimit.trim() !== '' && Number.isInteger(rate) && rate > 0) body.rate_limit = rate;
   return body;
