@@ -50,6 +50,10 @@ describe('console: transactions and the audit trail', function () {
     expect(h.page.url()).to.not.include('tx=');
     expect((await h.t.request('GET', `/api/transactions/${txId}`)).status).to.equal(404);
     expect((await h.t.request('GET', '/api/find/orders/o2')).status).to.equal(404);
+    // Its status, asked by URL now, says it is no longer open rather than failing.
+    await h.open(`/transactions?tx=${txId}`);
+    await h.page.locator('[data-testid="transaction-ended"]').waitFor();
+    expect(await h.page.locator('main .error').count()).to.equal(0);
   });
 
   it('shows the audit trail, filtered by transaction and paged', async () => {

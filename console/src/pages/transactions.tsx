@@ -4,7 +4,7 @@
  * newest first. The selected transaction, the audit filter and its page live in the URL.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, enc } from '../api.js';
+import { api, ApiError, enc } from '../api.js';
 import { useAccess } from '../access.js';
 import { ConfirmButton, ErrorBox, Loading } from '../components.js';
 import { useApi } from '../hooks.js';
@@ -34,6 +34,18 @@ export function duration(secs: number): string {
   return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
 
+/** How often the open transactions and the selected one are asked again. */
+const REFRESH_MS = 5000;
+
+/** Calls `reload` every REFRESH_MS while `on`. */
+function usePolling(reload: () => void, on = true): void {
+  useEffect(() => {
+    if (!on) return;
+    const timer = setInterval(reload, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [on]);
+}
+
 /** The clock in Unix seconds, ticking every second so that ages count up. */
 function useNow(): number {
   const [now, setNow] = useState(() => Date.now() / 1000);
@@ -52,6 +64,7 @@ export function Transactions({ query }: { query: URLSearchParams }) {
   const [error, setError] = useState<unknown>(null);
   const [auditTick, setAuditTick] = useState(0);
   const now = useNow();
+  usePolling(open.reload);
 
   const rollback = async (id: string) => {
     setError(null);
@@ -83,7 +96,8 @@ export function Transactions({ query }: { query: URLSearchParams }) {
         <p class="muted small">
           {access?.admin
             ? 'An admin key sees every key’s open transactions.'
-            : 'This key sees the transactions it began (an admin key sees every one).'}
+            : 'This key sees the transactions it began (an admin key sees every one).'}{' '}
+          Updated every {REFRESH_MS / 1000} s.
         </p>
         <ErrorBox error={open.error} />
         <ErrorBox error={error} />
@@ -177,12 +191,21 @@ function TransactionStatus({
 }) {
   const status = useApi<TransactionView>(`/api/transactions/${enc(id)}`);
   const t = status.data;
+  const ended = status.error instanceof ApiError && status.error.status === 404;
+  usePolling(status.reload, !status.error);
   return (
     <section class="card" aria-labelledby="status-heading" data-testid="transaction-status">
       <h2 class="small" id="status-heading">
         Transaction <code>{id}</code>
       </h2>
-      <ErrorBox error={status.error} />
+      {ended ? (
+        <p class="muted" data-testid="transaction-ended">
+          This transaction is not open: it was committed, rolled back or has expired (or another key began it). Its
+          audit trail tells which.
+        </p>
+      ) : (
+        <ErrorBox error={status.error} />
+      )}
       {status.loading && !t && <Loading what="the transaction" />}
       {t && (
         <dl class="facts">
