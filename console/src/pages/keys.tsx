@@ -320,7 +320,10 @@ function KeyEditor({ current, admin, onSaved }: { current: KeyView; admin: boole
           </button>
           <ConfirmButton
             label="Revoke key"
-            question={`Revoke the key ${current.name} (${current.id})? Its tokens stop working at once and its live connections end.`}
+            question={
+              `Revoke the key ${current.name} (${current.id})? ` +
+              'Its tokens stop working at once and its live connections end.'
+            }
             confirmLabel="Revoke"
             disabled={!!reason}
             title={reason}

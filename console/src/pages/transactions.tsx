@@ -158,7 +158,10 @@ export function Transactions({ query }: { query: URLSearchParams }) {
                     <td data-label="Actions">
                       <ConfirmButton
                         label="Roll back"
-                        question={`Roll back transaction ${t.transaction_id}? Its ${t.operations_count} staged operation(s) are discarded.`}
+                        question={
+                          `Roll back transaction ${t.transaction_id}? ` +
+                          `Its ${t.operations_count} staged operation(s) are discarded.`
+                        }
                         onConfirm={() => rollback(t.transaction_id)}
                       />
                     </td>
