@@ -143,22 +143,25 @@ export function JsonEditor({
         onInput={(e) => onInput(e.currentTarget.value)}
       />
       {describedBy && (
-        <ul id={describedBy} class="field-errors" role="alert">
-          {problem && (
-            <li>
-              Not JSON{problem.line ? ` (line ${problem.line})` : ''}: {problem.message}
-            </li>
-          )}
-          {messages.map(([member, message]) => {
-            const line = lineOfMember(value, member);
-            return (
-              <li key={member} data-field={member}>
-                <code>{member}</code>
-                {line ? ` (line ${line})` : ''}: {message}
+        // The alert role sits on a wrapper: on the list itself it would take away the items' list semantics.
+        <div id={describedBy} role="alert">
+          <ul class="field-errors">
+            {problem && (
+              <li>
+                Not JSON{problem.line ? ` (line ${problem.line})` : ''}: {problem.message}
               </li>
-            );
-          })}
-        </ul>
+            )}
+            {messages.map(([member, message]) => {
+              const line = lineOfMember(value, member);
+              return (
+                <li key={member} data-field={member}>
+                  <code>{member}</code>
+                  {line ? ` (line ${line})` : ''}: {message}
+                </li>
+              );
+            })}
+          </ul>
+        </div>
       )}
     </div>
   );

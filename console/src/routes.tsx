@@ -5,6 +5,7 @@
 import type { ComponentChild } from 'preact';
 import { Overview } from './pages/overview.js';
 import { Collections } from './pages/collections.js';
+import { CollectionSettings } from './pages/collection-settings.js';
 import { Records } from './pages/records.js';
 import { RecordView } from './pages/record.js';
 import { RealTime } from './pages/realtime.js';
@@ -57,6 +58,18 @@ export const ROUTES: Route[] = [
     section: 'collections',
     title: (p) => p.collection!,
     render: (p, query) => <Records collection={p.collection!} query={query} />,
+  },
+  {
+    pattern: '/collections/:collection/settings',
+    section: 'collections',
+    title: (p) => `Settings of ${p.collection}`,
+    render: (p, query) => <CollectionSettings collection={p.collection!} tab="schema" query={query} />,
+  },
+  {
+    pattern: '/collections/:collection/settings/:tab',
+    section: 'collections',
+    title: (p) => `Settings of ${p.collection}`,
+    render: (p, query) => <CollectionSettings collection={p.collection!} tab={p.tab!} query={query} />,
   },
   {
     pattern: '/collections/:collection/records/:id',
