@@ -143,9 +143,9 @@ describe('console: collections, schema, indexes and trash (headless chromium)', 
   it('restores deleted records from the trash, all of them or one by id', async () => {
     await h.t.request('DELETE', '/api/delete/people/p1');
     await h.t.request('DELETE', '/api/delete/people/p2');
-    await h.open('/collections/people/settings/trash');
+    await h.open('/collections/people/settings/trash?id=p1');
     await h.page.locator('[data-testid="trash-count"]', { hasText: '2' }).waitFor();
-    await h.page.fill('#restore-id', 'p1');
+    expect(await h.page.inputValue('#restore-id')).to.equal('p1');
     await h.page.click('button:has-text("Restore record")');
     await h.page.locator('[role="status"]', { hasText: 'Restored record p1' }).waitFor();
     await h.page.locator('[data-testid="trash-count"]', { hasText: '1' }).waitFor();
@@ -180,6 +180,9 @@ describe('console: collections, schema, indexes and trash (headless chromium)', 
       collection_permissions: { people: { read: true, write: false } },
     });
     await h.signIn(made.body.key);
+    const asked: string[] = [];
+    const listen = (r: { url(): string; method(): string }) => asked.push(`${r.method()} ${new URL(r.url()).pathname}`);
+    h.page.on('request', listen);
     await h.open('/collections');
     await h.page.locator('tr[data-collection="people"] [data-testid="record-count"]', { hasText: '2' }).waitFor();
     const create = h.page.locator('button:has-text("Create collection")');
@@ -195,6 +198,10 @@ describe('console: collections, schema, indexes and trash (headless chromium)', 
     await h.page.click('nav.tabs a[data-tab="indexes"]');
     await h.page.locator('text=only an admin key may list or change indexes').waitFor();
     await h.shot('collection-settings-restricted');
+    h.page.off('request', listen);
+    // Only routes a restricted key may use: no collection listing, no index listing.
+    expect(asked.filter((a) => /^GET \/api\/(collections$|indexes)/.test(a))).to.deep.equal([]);
+    expect(asked).to.include('GET /api/collections/people').and.include('GET /api/schemas/people');
   });
 
   it('works at phone width', async () => {

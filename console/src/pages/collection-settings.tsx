@@ -57,7 +57,7 @@ export function CollectionSettings({
       {known && props && tab === 'json' && <SchemaJson {...props} />}
       {known && props && tab === 'indexes' && <CollectionIndexes {...props} />}
       {known && props && tab === 'key' && <PrimaryKeyAlias {...props} />}
-      {known && tab === 'trash' && <CollectionTrash collection={collection} locked={locked} />}
+      {known && tab === 'trash' && <CollectionTrash collection={collection} locked={locked} query={query} />}
     </main>
   );
 }

@@ -15,9 +15,18 @@ interface CollectionInfo {
   analytics?: { trash_count?: number };
 }
 
-export function CollectionTrash({ collection, locked }: { collection: string; locked: string | undefined }) {
+export function CollectionTrash({
+  collection,
+  locked,
+  query,
+}: {
+  collection: string;
+  locked: string | undefined;
+  /** `?id=` fills in the record to restore (a link from a deleted record). */
+  query: URLSearchParams;
+}) {
   const info = useApi<CollectionInfo>(`/api/collections/${enc(collection)}`);
-  const [id, setId] = useState('');
+  const [id, setId] = useState(query.get('id') ?? '');
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState('');
   const [busy, setBusy] = useState(false);
