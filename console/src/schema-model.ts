@@ -191,9 +191,10 @@ export function valueFor(type: FieldType, text: string): unknown {
   }
 }
 
-/** A min or max box's value: a number for lengths and numbers, text for dates (and decimals that are not numbers). */
+/** A min or max box's value: a number for lengths and numbers, text for dates and decimals. */
 function boundFor(type: FieldType, text: string): unknown {
-  if (type === 'DateTime') return text;
+  // Dates are RFC 3339 text; decimals stay text so that no digit is lost to a float.
+  if (type === 'DateTime' || type === 'Decimal') return text;
   const n = Number(text);
   return text.trim() !== '' && Number.isFinite(n) ? n : text;
 }

@@ -93,6 +93,61 @@ describe('console: collections, schema, indexes and trash (headless chromium)', 
     expect(schema.body.fields.embedding.index).to.deep.equal({ type: 'vector', metric: 'euclidean', dimensions: 3 });
   });
 
+  it('saves a field of every type, with the options each type takes', async () => {
+    const types = ['String', 'Integer', 'Float', 'Number', 'Boolean', 'Array', 'Object', 'DateTime', 'Decimal'].concat([
+      'UUID',
+      'Vector',
+      'Set',
+      'Binary',
+      'Bytes',
+      'Duration',
+      'Null',
+    ]);
+    // The options to fill per type: box id suffix to text (selects are chosen, the rest typed).
+    const options: Record<string, Record<string, string>> = {
+      Integer: { enums: '1\n2\n3', default: '2' },
+      Float: { min: '0.5', max: '9.5' },
+      Boolean: { default: 'true' },
+      Array: { max: '4' },
+      DateTime: { min: '2020-01-01T00:00:00Z' },
+      Decimal: { min: '0.10', max: '12345678901234567890.25' },
+      UUID: { format: 'rfc4122' },
+      String: { enums: 'draft\npublished', index: 'text', language: 'english' },
+    };
+    for (const type of types) {
+      await h.page.click('button:has-text("Add field")');
+      await h.page.fill('#field-name', `t_${type.toLowerCase()}`);
+      await h.page.selectOption('#field-field_type', type);
+      for (const [box, value] of Object.entries(options[type] ?? {})) {
+        const selector = `#field-${box}`;
+        if ((await h.page.locator(selector).evaluate((e) => e.tagName)) === 'SELECT')
+          await h.page.selectOption(selector, value);
+        else await h.page.fill(selector, value);
+      }
+      await h.page.click('.field-form button[type="submit"]');
+      await h.page.locator(`tr[data-field="t_${type.toLowerCase()}"]`).waitFor();
+    }
+    const fields = (await h.t.request('GET', '/api/schemas/books')).body.fields;
+    for (const type of types) expect(fields[`t_${type.toLowerCase()}`].field_type).to.equal(type);
+    expect(fields.t_integer).to.include({ default: 2 });
+    expect(fields.t_integer.enums).to.deep.equal([1, 2, 3]);
+    expect(fields.t_float).to.include({ min: 0.5, max: 9.5 });
+    expect(fields.t_boolean).to.include({ default: true });
+    expect(fields.t_array).to.include({ max: 4 });
+    expect(fields.t_uuid).to.include({ format: 'rfc4122' });
+    expect(fields.t_string.index).to.deep.equal({ type: 'text', language: 'english' });
+    expect(fields.t_string.enums).to.deep.equal(['draft', 'published']);
+    expect(String(fields.t_datetime.min)).to.match(/^2020-01-01T00:00:00/);
+    expect(String(fields.t_decimal.max)).to.equal('12345678901234567890.25');
+    await h.shot('collection-schema-all-types');
+    // Remove them again (with confirmation), so the rest of the spec sees the schema it built.
+    for (const type of types) {
+      await h.page.click(`tr[data-field="t_${type.toLowerCase()}"] button:has-text("Remove")`);
+      await h.page.click('dialog[open] button:has-text("Remove field")');
+      await h.page.locator(`tr[data-field="t_${type.toLowerCase()}"]`).waitFor({ state: 'detached' });
+    }
+  });
+
   it('edits the schema as JSON and shows the error at the member', async () => {
     await h.page.click('nav.tabs a[data-tab="json"]');
     await h.page.waitForURL(/settings\/json$/);

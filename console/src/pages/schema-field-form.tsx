@@ -5,7 +5,7 @@
  * about (found from the words of its message), with the request id below.
  */
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, enc } from '../api.js';
 import { ErrorBox } from '../components.js';
 import {
@@ -93,6 +93,12 @@ export function FieldForm({
   onDone: (saved: string | undefined) => void;
 }) {
   const [d, setD] = useState<FieldDraft>(initial);
+  const form = useRef<HTMLFormElement>(null);
+  // Opened from a button elsewhere on the page: bring the form into view and put the focus in its first box.
+  useEffect(() => {
+    form.current?.scrollIntoView({ block: 'nearest' });
+    form.current?.querySelector<HTMLElement>('input, select')?.focus();
+  }, []);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const set = <K extends keyof FieldDraft>(key: K, value: FieldDraft[K]) => setD((s) => ({ ...s, [key]: value }));
@@ -128,7 +134,7 @@ export function FieldForm({
   };
 
   return (
-    <form class="card field-form" onSubmit={(e) => void save(e)} aria-labelledby="field-form-heading">
+    <form ref={form} class="card field-form" onSubmit={(e) => void save(e)} aria-labelledby="field-form-heading">
       <h2 id="field-form-heading" class="small">
         {isNew ? 'New field' : `Field ${d.name}`}
       </h2>
