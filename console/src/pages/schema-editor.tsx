@@ -108,7 +108,7 @@ export function SchemaEditor({ collection, schema, reloadSchema, locked, query }
                     </th>
                     <td>{def.field_type}</td>
                     <td class="wrap">{constraintsText(def)}</td>
-                    <td>{indexText(def)}</td>
+                    <td class="wrap">{indexText(def)}</td>
                     <td>
                       <div class="row-actions">
                         <button type="button" class="secondary" onClick={() => edit(name)}>
