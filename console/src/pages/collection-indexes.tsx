@@ -111,7 +111,10 @@ export function CollectionIndexes({ collection, schema, reloadSchema, locked }: 
                     <td>
                       <ConfirmButton
                         label={`Drop index on ${ix.field}`}
-                        question={`Drop the ${ix.type} index on ${ix.field}? Queries keep their results but scan the collection instead.`}
+                        question={
+                          `Drop the ${ix.type} index on ${ix.field}? ` +
+                          'Queries keep their results but scan the collection instead.'
+                        }
                         confirmLabel="Drop index"
                         onConfirm={() => drop(ix.field)}
                       />

@@ -116,7 +116,10 @@ export function SchemaEditor({ collection, schema, reloadSchema, locked, query }
                         </button>
                         <ConfirmButton
                           label={`Remove ${name}`}
-                          question={`Remove field ${name} from the schema? Stored values stay in the records; later writes are no longer checked for it.`}
+                          question={
+                            `Remove field ${name} from the schema? Stored values stay in the records; ` +
+                            'later writes are no longer checked for it.'
+                          }
                           confirmLabel="Remove field"
                           disabled={locked !== undefined}
                           title={locked}
