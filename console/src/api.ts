@@ -32,14 +32,22 @@ interface ErrorBody {
   details?: unknown;
 }
 
-/** The schema violations of a failed write, by field (empty when the error names none). */
+/**
+ * The server's complaint about a write or a schema, by field: the violations in `details` (`[{field, message}]`)
+ * and a message that starts `Field 'name': ...` (how the schema parser names the field it refuses). Empty when the
+ * error names no field.
+ */
 export function fieldErrors(err: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  if (!(err instanceof ApiError) || !Array.isArray(err.details)) return out;
-  for (const d of err.details as { field?: unknown; message?: unknown }[]) {
-    if (typeof d?.field === 'string' && typeof d.message === 'string')
-      out[d.field] = out[d.field] ? `${out[d.field]}; ${d.message}` : d.message;
+  if (!(err instanceof ApiError)) return out;
+  if (Array.isArray(err.details)) {
+    for (const d of err.details as { field?: unknown; message?: unknown }[]) {
+      if (typeof d?.field === 'string' && typeof d.message === 'string')
+        out[d.field] = out[d.field] ? `${out[d.field]}; ${d.message}` : d.message;
+    }
   }
+  const named = /^Field '([^']+)'/.exec(err.message);
+  if (named && !out[named[1]!]) out[named[1]!] = err.message;
   return out;
 }
 

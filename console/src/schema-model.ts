@@ -3,8 +3,6 @@
  * field_type may carry (mirroring lib/engine/schema/field-options.ts), and the conversion between a field
  * definition and the text boxes of the field form. The server still decides; its errors are shown at the field.
  */
-import { ApiError, fieldErrors } from './api.js';
-
 export const FIELD_TYPES = [
   'String',
   'Integer',
@@ -250,18 +248,6 @@ export function compactDefinition(def: FieldWire): Record<string, unknown> {
   for (const key of ['default', 'min', 'max', 'regex', 'format', 'index'] as const)
     if (def[key] !== null && def[key] !== undefined) out[key] = def[key];
   if (def.enums?.length) out.enums = def.enums;
-  return out;
-}
-
-/**
- * The server's complaint about a schema, by field: violations in `details`, and a message that starts
- * `Field 'name': ...` (how the schema parser names the field it refuses). Empty when it names no field.
- */
-export function schemaErrors(err: unknown): Record<string, string> {
-  const out = fieldErrors(err);
-  if (!(err instanceof ApiError)) return out;
-  const named = /^Field '([^']+)'/.exec(err.message);
-  if (named) out[named[1]!] = err.message;
   return out;
 }
 

@@ -3,9 +3,8 @@
  * (`{"fields": {...}}`); the server's complaints about the schema are shown at the field they name.
  */
 import { useState } from 'preact/hooks';
-import { api, enc } from '../api.js';
+import { api, enc, fieldErrors } from '../api.js';
 import { ErrorBox, JsonEditor, jsonProblem } from '../components.js';
-import { schemaErrors } from '../schema-model.js';
 
 const EXAMPLE = `{
   "fields": {
@@ -29,7 +28,7 @@ export function CreateCollection({
   const [schema, setSchema] = useState(EXAMPLE);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const byField = schemaErrors(error);
+  const byField = fieldErrors(error);
 
   const submit = async (e: Event) => {
     e.preventDefault();

@@ -6,7 +6,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, enc } from '../api.js';
+import { api, enc, fieldErrors } from '../api.js';
 import { ErrorBox } from '../components.js';
 import {
   boundLabel,
@@ -14,7 +14,6 @@ import {
   FIELD_TYPES,
   indexKindsFor,
   OPTIONS_BY_TYPE,
-  schemaErrors,
   VECTOR_ALGORITHMS,
   VECTOR_METRICS,
   type FieldDraft,
@@ -104,7 +103,7 @@ export function FieldForm({
   const set = <K extends keyof FieldDraft>(key: K, value: FieldDraft[K]) => setD((s) => ({ ...s, [key]: value }));
   const allowed = OPTIONS_BY_TYPE[d.field_type];
   const id = (box: string) => `field-${box}`;
-  const messages = schemaErrors(error);
+  const messages = fieldErrors(error);
   const message = messages[d.name.trim()] ?? Object.values(messages)[0];
   const errorBox = message ? boxOf(message) : undefined;
   const readOnly = locked !== undefined;

@@ -4,9 +4,9 @@
  * out of the text; the server's complaints show at the field they name.
  */
 import { useState } from 'preact/hooks';
-import { api, enc } from '../api.js';
+import { api, enc, fieldErrors } from '../api.js';
 import { ErrorBox, JsonEditor, jsonProblem } from '../components.js';
-import { compactDefinition, schemaErrors, type SchemaWire } from '../schema-model.js';
+import { compactDefinition, type SchemaWire } from '../schema-model.js';
 import type { SettingsProps } from './collection-shared.js';
 
 function schemaText(schema: SchemaWire): string {
@@ -62,7 +62,7 @@ export function SchemaJson({ collection, schema, reloadSchema, locked }: Setting
           setText(t);
           setSaved('');
         }}
-        errors={schemaErrors(error)}
+        errors={fieldErrors(error)}
         rows={18}
         readOnly={locked !== undefined}
       />
