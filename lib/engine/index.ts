@@ -14,6 +14,7 @@ export {
 } from './session/index.js';
 export type { BulkFailure, BulkItem, BulkResult } from './records/bulk.js';
 export type { UpsertTarget } from './records/multi-writes.js';
+export type { TrashPage } from './records/trash.js';
 export { applyActionSequence, parseActionSequence, type ActionStep } from './records/update-actions.js';
 export type { LogLevel } from './engine-log.js';
 export type { EngineObserver } from './observer.js';

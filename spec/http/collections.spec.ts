@@ -576,6 +576,31 @@ describe('trash over HTTP', () => {
     expect((await call('POST', '/api/trash/bulk')).body.records_restored).to.equal(0);
   });
 
+  it('lists the trash a page at a time, the most recently deleted first, with each record as it was', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await call('POST', '/api/insert/bulk', { i })).body.id);
+    for (const id of ids) {
+      await call('DELETE', `/api/delete/bulk/${id}`);
+      await t.clock.advance(1000);
+    }
+    const first = await call('GET', '/api/trash/bulk?limit=2');
+    expect(first.status).to.equal(200);
+    expect(first.body.total).to.equal(5);
+    expect(first.body.records.map((r: { id: string }) => r.id)).to.deep.equal([ids[4], ids[3]]);
+    expect(first.body.records[0].record.i).to.deep.equal({ type: 'Integer', value: 4 });
+    expect(Date.parse(first.body.records[0].deleted_at)).to.be.greaterThan(
+      Date.parse(first.body.records[1].deleted_at),
+    );
+    const last = await call('GET', '/api/trash/bulk?limit=2&skip=4');
+    expect(last.body.records.map((r: { id: string }) => r.id)).to.deep.equal([ids[0]]);
+    expect((await call('GET', '/api/trash/bulk?skip=9')).body.records).to.deep.equal([]);
+    expect((await call('GET', '/api/trash/bulk?limit=1001')).status).to.equal(400);
+    expect((await call('GET', '/api/trash/bulk?skip=-1')).status).to.equal(400);
+    const reader = await call('POST', '/api/auth/keys', { collection_permissions: { bulk: ['read'] } });
+    const token = await t.tokenFor(reader.body.key);
+    expect((await call('GET', '/api/trash/bulk', undefined, { token })).status).to.equal(403);
+  });
+
   it('answers 404 for a record that is not in the trash and for an unknown collection', async () => {
     const live = await call('POST', '/api/insert/bin', { a: 1 });
     expect((await call('POST', '/api/trash/bin/never-deleted')).status).to.equal(404);

@@ -7,10 +7,23 @@
 import { Conflict, NotFound } from '../../errors.js';
 import type { EngineCore } from '../core.js';
 import type { Effect } from '../write/effects.js';
+import type { Fields } from '../values/index.js';
 import { validateCollectionName } from '../collections/names.js';
 import { collectDue, writeInChunks } from '../expiry/sweep.js';
 
 export const TRASH_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** One page of a trash listing. */
+export interface TrashPage {
+  readonly total: number;
+  readonly entries: readonly TrashedRecord[];
+}
+
+export interface TrashedRecord {
+  readonly id: string;
+  readonly deletedAt: number;
+  readonly fields: Fields;
+}
 
 export class Trash {
   constructor(private readonly db: EngineCore) {}
@@ -38,6 +51,26 @@ export class Trash {
         if (!view.record(collection, id)) effects.push({ kind: 'restore', collection, id });
       return { effects, result: effects.length };
     });
+  }
+
+  /**
+   * A page of a collection's trash, the most recently deleted first, with how many it holds. 404 when the
+   * collection does not exist (dropping a collection drops its trash).
+   */
+  list(collection: string, limit: number, skip: number): TrashPage {
+    validateCollectionName(collection);
+    if (!this.db.state.collections.has(collection)) throw new NotFound(`Collection '${collection}' not found`);
+    const trashed = this.db.state.trash.get(collection);
+    if (!trashed) return { total: 0, entries: [] };
+    // Deletion order is the map's order: the page is taken from its end.
+    const ids = [...trashed.keys()];
+    const end = Math.max(ids.length - skip, 0);
+    const entries: TrashedRecord[] = [];
+    for (let i = end - 1; i >= Math.max(end - limit, 0); i--) {
+      const t = trashed.get(ids[i]!)!;
+      entries.push({ id: ids[i]!, deletedAt: t.deletedAt, fields: t.entry.fields });
+    }
+    return { total: ids.length, entries };
   }
 
   count(collection: string): number {

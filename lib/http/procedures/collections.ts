@@ -3,13 +3,14 @@ import { InvalidInput } from '../../errors.js';
 import {
   ALIAS_RULE,
   isAliasName,
+  recordToWire,
   rejectUnknownMembers,
   validateId,
   type SchemaChange,
   type SchemaDefinition,
 } from '../../engine/index.js';
 import { defineProcedure } from './procedure.js';
-import { collectionParam, isPlainObjectValue, param, queryFlag } from './input.js';
+import { collectionParam, isPlainObjectValue, param, queryFlag, queryInteger } from './input.js';
 import { Anything, statusAnswer, Type } from './shapes.js';
 
 /** A collection's schema as stored and shown. */
@@ -206,6 +207,42 @@ export const schemasSetAlias = defineProcedure({
   handler: async ({ name, alias }, ctx) => {
     await ctx.collections.setPrimaryKeyAlias(name, alias);
     return { message: `Primary key alias of '${name}' set to '${alias}'`, alias };
+  },
+});
+
+export const trashList = defineProcedure({
+  name: 'trash.list',
+  kind: 'query',
+  access: 'admin',
+  schema: {
+    summary: "A page of a collection's trash",
+    description: 'The most recently deleted first; each with when it was deleted and the record as it was.',
+    query: {
+      limit: Type.String({ description: 'At most this many, 1 to 1000 (50).' }),
+      skip: Type.String({ description: 'Skip this many first (0).' }),
+    },
+    response: Type.Object({
+      collection: Type.String(),
+      total: Type.Integer(),
+      records: Type.Array(Type.Object({ id: Type.String(), deleted_at: Type.String(), record: Type.Object({}) })),
+    }),
+  },
+  input: (raw) => ({
+    collection: collectionParam(raw),
+    limit: queryInteger(raw, 'limit', { min: 1, max: 1000, fallback: 50 }),
+    skip: queryInteger(raw, 'skip', { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: 0 }),
+  }),
+  handler: ({ collection, limit, skip }, ctx) => {
+    const page = ctx.trash.list(collection, limit, skip);
+    return {
+      collection,
+      total: page.total,
+      records: page.entries.map((t) => ({
+        id: t.id,
+        deleted_at: new Date(t.deletedAt).toISOString(),
+        record: recordToWire(t.fields, { typed: ctx.typed }),
+      })),
+    };
   },
 });
 

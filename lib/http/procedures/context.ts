@@ -24,6 +24,7 @@ import type {
   ShippedBatch,
   StorageStatus,
   TransactionStatus,
+  TrashPage,
   Value,
   indexDefs,
 } from '../../engine/index.js';
@@ -115,6 +116,7 @@ export interface CollectionAdmin {
 /** Deleted records kept for restore. */
 export interface TrashAdmin {
   count(collection: string): number;
+  list(collection: string, limit: number, skip: number): TrashPage;
   restore(collection: string, id: string): Promise<void>;
   restoreAll(collection: string): Promise<number>;
 }

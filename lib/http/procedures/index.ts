@@ -47,6 +47,7 @@ export function createRegistry(): Registry {
     collections.schemasGet,
     collections.schemasUpdate,
     collections.schemasSetAlias,
+    collections.trashList,
     collections.trashRestore,
     collections.trashRestoreCollection,
     records.recordsInsert,

@@ -21,6 +21,20 @@ export function queryString(raw: RawInput, name: string): string | undefined {
   return Array.isArray(given) ? text(given[given.length - 1], name) : text(given, name);
 }
 
+/** An optional integer query parameter within [min, max]; `fallback` when absent. */
+export function queryInteger(
+  raw: RawInput,
+  name: string,
+  range: { readonly min: number; readonly max: number; readonly fallback: number },
+): number {
+  const given = queryString(raw, name);
+  if (given === undefined || given === '') return range.fallback;
+  const n = Number(given);
+  if (!/^\d+$/.test(given) || !Number.isSafeInteger(n) || n < range.min || n > range.max)
+    throw new InvalidInput(`'${name}' must be an integer between ${range.min} and ${range.max}`);
+  return n;
+}
+
 /** A boolean, or a `true`/`false` (also 1/0) query flag. */
 export function queryFlag(raw: RawInput, name: string): boolean | undefined {
   const given = raw.args[name];

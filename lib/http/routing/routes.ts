@@ -78,6 +78,7 @@ export const ROUTES: ReadonlyArray<RouteDef<RouteTarget>> = [
   route('GET', '/api/schemas/:collection', 'schemas.get'),
   route('PUT', '/api/schemas/:collection', 'schemas.update'),
   route('PUT', '/api/schemas/:collection/primary-key-alias', 'schemas.setPrimaryKeyAlias'),
+  route('GET', '/api/trash/:collection', 'trash.list'),
   route('POST', '/api/trash/:collection/:id', 'trash.restore'),
   route('POST', '/api/trash/:collection', 'trash.restoreCollection'),
 

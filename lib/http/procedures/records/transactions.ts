@@ -11,7 +11,7 @@ import {
   type TransactionSession,
 } from '../../../engine/index.js';
 import { defineProcedure, type RawInput, type Scope } from '../procedure.js';
-import { bodyObject, param, queryString } from '../input.js';
+import { bodyObject, param, queryInteger, queryString } from '../input.js';
 import type { Context } from '../context.js';
 import { nullable, Type, type TSchema } from '../shapes.js';
 
@@ -224,11 +224,7 @@ export const auditList = defineProcedure({
     }),
   },
   input: (raw) => {
-    const given = queryString(raw, 'limit');
-    const limit = given === undefined ? 100 : Number(given);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
-      throw new InvalidInput("'limit' must be an integer between 1 and 10000");
-    }
+    const limit = queryInteger(raw, 'limit', { min: 1, max: 10_000, fallback: 100 });
     return { limit, transactionId: queryString(raw, 'transaction_id') };
   },
   handler: async (input, ctx) => {

@@ -106,6 +106,11 @@ export function dataAnswers(h: Exchanges): void {
       await h.call('PUT', '/api/schemas/books/primary-key-alias', { alias: '' }, { expect: 400 });
       const book = await h.call('POST', '/api/insert/books', { title: 'T', pages: 10, isbn: 'i-1' }, { expect: 201 });
       await h.call('DELETE', `/api/delete/books/${book.body.id}`, undefined, { expect: 200 });
+      const trash = await h.call('GET', '/api/trash/books?limit=10', undefined, { expect: 200 });
+      expect(trash.body.total).to.equal(1);
+      expect(trash.body.records[0].id).to.equal(book.body.id);
+      await h.call('GET', '/api/trash/books?limit=0', undefined, { expect: 400 });
+      await h.call('GET', '/api/trash/nope', undefined, { expect: 404 });
       await h.call('POST', `/api/trash/books/${book.body.id}`, undefined, { expect: 200 });
       await h.call('POST', '/api/trash/books/nope', undefined, { expect: 404 });
       await h.call('POST', '/api/trash/books', undefined, { expect: 200 });
