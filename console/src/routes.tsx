@@ -8,6 +8,8 @@ import { Collections } from './pages/collections.js';
 import { CollectionSettings } from './pages/collection-settings.js';
 import { Records } from './pages/records.js';
 import { RecordView } from './pages/record.js';
+import { NewRecord } from './pages/record-editor.js';
+import { ImportPage } from './pages/import-export.js';
 import { RealTime } from './pages/realtime.js';
 import { Functions } from './pages/functions.js';
 import { FunctionPage } from './pages/function.js';
@@ -75,7 +77,19 @@ export const ROUTES: Route[] = [
     pattern: '/collections/:collection/records/:id',
     section: 'collections',
     title: (p) => `${p.id} in ${p.collection}`,
-    render: (p) => <RecordView collection={p.collection!} id={p.id!} />,
+    render: (p, query) => <RecordView collection={p.collection!} id={p.id!} edit={query.get('edit') === '1'} />,
+  },
+  {
+    pattern: '/collections/:collection/new',
+    section: 'collections',
+    title: (p) => `New record in ${p.collection}`,
+    render: (p) => <NewRecord collection={p.collection!} />,
+  },
+  {
+    pattern: '/collections/:collection/import',
+    section: 'collections',
+    title: (p) => `Import into ${p.collection}`,
+    render: (p) => <ImportPage collection={p.collection!} />,
   },
   {
     pattern: '/realtime',

@@ -1,236 +1,179 @@
 /**
- * Records of a collection: one page at a time (POST /api/find/{c} with limit and skip; never the whole
- * collection), a filter builder whose conditions are ANDed, and links to each record. The page, its size and the
- * filter live in the URL, so a view can be bookmarked.
+ * Records of a collection, one page at a time: POST /api/find/{c} with limit and skip (never the whole
+ * collection; the total comes from GET /api/collections/{c}), a filter builder with And / Or / Not groups, sort by
+ * column, a projection, insert, import and export, and delete from the table. All of the view's state lives in the
+ * URL (records-query.ts), so a view can be bookmarked.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, enc } from '../api.js';
+import { canUseCollection, NOT_ALLOWED, useAccess } from '../access.js';
 import { ErrorBox, Loading } from '../components.js';
+import { FilterBuilder, filterParam } from '../filter-builder.js';
+import { apiText } from '../raw-api.js';
+import { parseExact, stringifyExact } from '../json-text.js';
 import { navigate } from '../router.js';
-import { display, parseInput, typeOf } from '../values.js';
+import { findBody, nextSort, queryHref, readQuery, type RecordsQuery } from '../records-query.js';
+import { columnsOf, RecordsTable, type Rec } from '../records-table.js';
+import { ProjectionForm, Pager } from '../records-controls.js';
+import { ExportPanel } from './import-export.js';
+import { TrashNotice } from './record.js';
+import './records.css';
 
-const OPERATORS = ['Eq', 'Ne', 'Gt', 'Gte', 'Lt', 'Lte', 'In', 'NotIn', 'Contains', 'StartsWith', 'EndsWith', 'Exists'];
-const PAGE_SIZES = [10, 25, 50, 100];
-
-interface Condition {
-  field: string;
-  operator: string;
-  value: string;
-}
-
-type Rec = Record<string, unknown> & { id?: unknown };
-
-function readConditions(text: string | null): Condition[] {
-  if (!text) return [];
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    return Array.isArray(parsed) ? (parsed as Condition[]).filter((c) => typeof c?.field === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
-/** The server's filter for these conditions: one Condition, or their And. */
-function toFilter(conditions: Condition[]): unknown {
-  const exprs = conditions.map((c) => {
-    let value: unknown = parseInput(c.value);
-    if (c.operator === 'In' || c.operator === 'NotIn')
-      value = Array.isArray(value) ? value : c.value.split(',').map((s) => parseInput(s.trim()));
-    if (c.operator === 'Exists') value = c.value.trim() === '' ? true : value;
-    return { type: 'Condition', content: { field: c.field, operator: c.operator, value } };
-  });
-  if (exprs.length === 0) return undefined;
-  return exprs.length === 1 ? exprs[0] : { type: 'Logical', content: { operator: 'And', expressions: exprs } };
+interface CollectionInfo {
+  record_count: number;
+  collection?: { fields?: Record<string, unknown> };
 }
 
 export function Records({ collection, query }: { collection: string; query: URLSearchParams }) {
-  const skip = Math.max(0, Number(query.get('skip')) || 0);
-  const limit = PAGE_SIZES.includes(Number(query.get('limit'))) ? Number(query.get('limit')) : 25;
-  const applied = query.get('f');
-  const conditions = readConditions(applied);
-  const [draft, setDraft] = useState<Condition[]>(conditions);
+  const q = readQuery(query);
+  const access = useAccess();
+  const canWrite = canUseCollection(access, collection, 'write');
+  const writeTitle = access && !canWrite ? NOT_ALLOWED : undefined;
+  const [info, setInfo] = useState<CollectionInfo | undefined>(undefined);
   const [page, setPage] = useState<{ rows: Rec[]; more: boolean } | null>(null);
-  const [total, setTotal] = useState<number | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
+  const [deleted, setDeleted] = useState<string | undefined>(undefined);
+  const [tick, setTick] = useState(0);
+  const go = (next: Partial<RecordsQuery>) => navigate(queryHref(collection, { ...q, ...next }));
+  const bodyKey = JSON.stringify([filterParam(q.filter), q.sort, q.projection]);
 
-  const go = (next: { skip?: number; limit?: number; f?: Condition[] }) => {
-    const q = new URLSearchParams();
-    const f = next.f ?? conditions;
-    if (f.length) q.set('f', JSON.stringify(f));
-    const s = next.skip ?? skip;
-    if (s) q.set('skip', String(s));
-    const l = next.limit ?? limit;
-    if (l !== 25) q.set('limit', String(l));
-    const qs = q.toString();
-    navigate(`/collections/${enc(collection)}${qs ? '?' + qs : ''}`);
-  };
-
-  useEffect(() => setDraft(readConditions(applied)), [applied]);
   useEffect(() => {
     let live = true;
-    api<{ record_count: number }>('GET', `/api/collections/${enc(collection)}`).then(
-      (c) => live && setTotal(c.record_count),
+    api<CollectionInfo>('GET', `/api/collections/${enc(collection)}`).then(
+      (c) => live && setInfo(c),
       () => undefined,
     );
     return () => {
       live = false;
     };
-  }, [collection]);
+  }, [collection, tick]);
   useEffect(() => {
     let live = true;
     setPage(null);
     setError(null);
-    const body: Record<string, unknown> = { limit: limit + 1, skip };
-    const filter = toFilter(readConditions(applied));
-    if (filter) body.filter = filter;
-    api<Rec[]>('POST', `/api/find/${enc(collection)}`, body).then(
-      (rows) => live && setPage({ rows: rows.slice(0, limit), more: rows.length > limit }),
+    let body: Record<string, unknown>;
+    try {
+      body = { ...findBody(q), limit: q.limit + 1, skip: q.skip };
+    } catch (err) {
+      setError(err);
+      return;
+    }
+    apiText('POST', `/api/find/${enc(collection)}`, stringifyExact(body)).then(
+      (text) => {
+        const rows = parseExact<Rec[]>(text);
+        if (live) setPage({ rows: rows.slice(0, q.limit), more: rows.length > q.limit });
+      },
       (err: unknown) => live && setError(err),
     );
     return () => {
       live = false;
     };
-  }, [collection, skip, limit, applied]);
+  }, [collection, q.skip, q.limit, bodyKey, tick]);
 
-  const columns: string[] = [];
-  for (const r of page?.rows ?? []) for (const k of Object.keys(r)) if (!columns.includes(k)) columns.push(k);
-  columns.sort((a, b) => (a === 'id' ? -1 : b === 'id' ? 1 : 0));
-  const update = (i: number, patch: Partial<Condition>) =>
-    setDraft(draft.map((c, j) => (j === i ? { ...c, ...patch } : c)));
+  const total = info?.record_count;
+  const filtered = filterParam(q.filter) !== undefined;
+  const schemaFields = Object.keys(info?.collection?.fields ?? {});
+  const known = [...new Set([...schemaFields, ...columnsOf(page?.rows ?? []).filter((c) => c !== 'id')])];
+  const onDelete = async (id: string) => {
+    try {
+      await api('DELETE', `/api/delete/${enc(collection)}/${enc(id)}`);
+      setDeleted(id);
+      setTick((n) => n + 1);
+    } catch (err) {
+      setError(err);
+    }
+  };
 
   return (
-    <main id="main">
+    <main id="main" class="records-page">
       <nav aria-label="Breadcrumb" class="crumbs">
         <a href="/collections">Collections</a> / <span>{collection}</span>
       </nav>
-      <h1>
-        {collection}{' '}
-        <span class="muted small">
-          {total === undefined ? '' : `${total.toLocaleString('en')} record${total === 1 ? '' : 's'}`}
-        </span>
-      </h1>
-      <form
-        class="filters card"
-        aria-label="Filter"
-        onSubmit={(e) => {
-          e.preventDefault();
-          go({ f: draft.filter((c) => c.field.trim()), skip: 0 });
-        }}
-      >
-        <h2 class="small">Filter (all conditions must hold)</h2>
-        {draft.map((c, i) => (
-          <div class="condition" key={i}>
-            <input
-              aria-label={`Field of condition ${i + 1}`}
-              placeholder="field"
-              value={c.field}
-              onInput={(e) => update(i, { field: e.currentTarget.value })}
-            />
-            <select
-              aria-label={`Operator of condition ${i + 1}`}
-              value={c.operator}
-              onChange={(e) => update(i, { operator: e.currentTarget.value })}
-            >
-              {OPERATORS.map((o) => (
-                <option key={o}>{o}</option>
-              ))}
-            </select>
-            <input
-              aria-label={`Value of condition ${i + 1}`}
-              placeholder={c.operator === 'In' || c.operator === 'NotIn' ? 'a, b, c' : 'value (JSON or text)'}
-              value={c.value}
-              onInput={(e) => update(i, { value: e.currentTarget.value })}
-            />
-            <button
-              type="button"
-              class="secondary"
-              aria-label={`Remove condition ${i + 1}`}
-              onClick={() => setDraft(draft.filter((_, j) => j !== i))}
-            >
-              ×
-            </button>
-          </div>
-        ))}
+      <div class="title-row">
+        <h1>
+          {collection}{' '}
+          <span class="muted small" data-testid="total">
+            {total === undefined ? '' : `${total.toLocaleString('en')} record${total === 1 ? '' : 's'}`}
+          </span>
+        </h1>
         <div class="actions">
-          <button
-            type="button"
-            class="secondary"
-            onClick={() => setDraft([...draft, { field: '', operator: 'Eq', value: '' }])}
-          >
-            Add condition
-          </button>
-          <button type="submit">Apply filter</button>
-          {conditions.length > 0 && (
-            <button type="button" class="secondary" onClick={() => go({ f: [], skip: 0 })}>
-              Clear
-            </button>
-          )}
+          <WriteLink href={`/collections/${enc(collection)}/new`} allowed={canWrite} title={writeTitle}>
+            Insert record
+          </WriteLink>
+          <WriteLink href={`/collections/${enc(collection)}/import`} allowed={canWrite} title={writeTitle}>
+            Import
+          </WriteLink>
         </div>
-      </form>
+      </div>
+      {deleted && (
+        <TrashNotice
+          collection={collection}
+          id={deleted}
+          admin={access?.admin === true}
+          onRestored={() => {
+            setDeleted(undefined);
+            setTick((n) => n + 1);
+          }}
+        />
+      )}
+      <FilterBuilder applied={q.filter} fields={known} onApply={(filter) => go({ filter, skip: 0 })} />
+      <ProjectionForm
+        projection={q.projection}
+        sort={q.sort}
+        fields={known}
+        onProjection={(projection) => go({ projection })}
+        onSort={(sort) => go({ sort, skip: 0 })}
+      />
       <ErrorBox error={error} />
       {!page && !error && <Loading what="records" />}
       {page && page.rows.length === 0 && (
-        <p class="muted">{conditions.length ? 'No record matches this filter.' : 'This collection has no records.'}</p>
+        <p class="muted">
+          {filtered ? 'No record matches this filter.' : q.skip ? 'No records on this page.' : 'No records yet.'}
+        </p>
       )}
       {page && page.rows.length > 0 && (
-        <div class="scroll">
-          <table class="data">
-            <thead>
-              <tr>
-                {columns.map((c) => (
-                  <th scope="col" key={c}>
-                    {c}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {page.rows.map((r) => {
-                const id = String(r.id);
-                return (
-                  <tr key={id}>
-                    {columns.map((c) => (
-                      <td key={c} title={c in r ? typeOf(r[c]) : undefined}>
-                        {c === 'id' ? (
-                          <a href={`/collections/${enc(collection)}/records/${enc(id)}`}>{id}</a>
-                        ) : c in r ? (
-                          <>
-                            {display(r[c])} <span class="type">{typeOf(r[c])}</span>
-                          </>
-                        ) : (
-                          ''
-                        )}
-                      </td>
-                    ))}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <RecordsTable
+          collection={collection}
+          rows={page.rows}
+          sort={q.sort}
+          onSort={(field) => go({ sort: nextSort(q.sort, field), skip: 0 })}
+          canWrite={canWrite}
+          writeTitle={writeTitle}
+          onDelete={onDelete}
+        />
       )}
-      <div class="pager">
-        <button
-          type="button"
-          class="secondary"
-          disabled={skip === 0}
-          onClick={() => go({ skip: Math.max(0, skip - limit) })}
-        >
-          Previous
-        </button>
-        <span class="muted">{page && page.rows.length ? `${skip + 1}–${skip + page.rows.length}` : ''}</span>
-        <button type="button" class="secondary" disabled={!page?.more} onClick={() => go({ skip: skip + limit })}>
-          Next
-        </button>
-        <label>
-          Per page{' '}
-          <select value={String(limit)} onChange={(e) => go({ limit: Number(e.currentTarget.value), skip: 0 })}>
-            {PAGE_SIZES.map((n) => (
-              <option key={n}>{n}</option>
-            ))}
-          </select>
-        </label>
-      </div>
+      <Pager
+        skip={q.skip}
+        limit={q.limit}
+        shown={page?.rows.length ?? 0}
+        more={page?.more ?? false}
+        total={filtered ? undefined : total}
+        onPage={(skip, limit) => go({ skip, limit })}
+      />
+      <ExportPanel collection={collection} query={q} total={filtered ? undefined : total} />
     </main>
+  );
+}
+
+/** A link to a writing page, or the same label disabled with the reason when the key may not write. */
+function WriteLink({
+  href,
+  allowed,
+  title,
+  children,
+}: {
+  href: string;
+  allowed: boolean;
+  title?: string;
+  children: string;
+}) {
+  return allowed ? (
+    <a class="button" href={href}>
+      {children}
+    </a>
+  ) : (
+    <button type="button" disabled title={title ?? 'Checking what this key may do'}>
+      {children}
+    </button>
   );
 }
