@@ -39,114 +39,125 @@ export function ProjectionForm({
     setChosen([...chosen, ...names]);
     setExtra('');
   };
+  const summary = [
+    projection.mode === 'all'
+      ? 'all fields'
+      : `${projection.mode === 'select' ? 'only' : 'all but'} ${projection.fields.join(', ')}`,
+    sort.length ? `sorted by ${sort.map((k) => `${k.field} ${k.ascending ? '▲' : '▼'}`).join(', ')}` : 'stored order',
+  ].join('; ');
   return (
-    <div class="card view-controls">
-      <form
-        aria-label="Fields shown"
-        onSubmit={(e) => {
-          e.preventDefault();
-          onProjection({ mode: chosen.length ? mode : 'all', fields: mode === 'all' ? [] : chosen });
-        }}
-      >
-        <fieldset>
-          <legend>Fields shown</legend>
-          <div class="row">
-            {(['all', 'select', 'exclude'] as const).map((m) => (
-              <label key={m}>
-                <input type="radio" name="projection" checked={mode === m} onChange={() => setMode(m)} />{' '}
-                {m === 'all' ? 'All fields' : m === 'select' ? 'Only these' : 'All but these'}
-              </label>
-            ))}
-          </div>
-          {mode !== 'all' && (
-            <>
-              <div class="row field-checks">
-                {all.map((f) => (
-                  <label key={f}>
-                    <input
-                      type="checkbox"
-                      checked={chosen.includes(f)}
-                      onChange={(e) => toggle(f, e.currentTarget.checked)}
-                    />{' '}
-                    {f}
-                  </label>
-                ))}
-              </div>
-              <div class="row">
-                <label for="projection-extra">Other fields</label>
-                <input
-                  id="projection-extra"
-                  placeholder="a, b.c"
-                  value={extra}
-                  onInput={(e) => setExtra(e.currentTarget.value)}
-                />
-                <button type="button" class="secondary" onClick={addExtra}>
-                  Add
-                </button>
-              </div>
-            </>
-          )}
-          <div class="actions">
-            <button type="submit">Apply fields</button>
-          </div>
-        </fieldset>
-      </form>
-      <form
-        aria-label="Sort"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const field = sortField.trim();
-          if (!field) return;
-          onSort([...sort.filter((s) => s.field !== field), { field, ascending: sortAsc }]);
-          setSortField('');
-        }}
-      >
-        <fieldset>
-          <legend>Sort</legend>
-          {sort.length === 0 ? (
-            <p class="muted small">Stored order. Press a column's header to sort by it.</p>
-          ) : (
-            <ol class="sort-keys" data-testid="sort-keys">
-              {sort.map((s, i) => (
-                <li key={s.field}>
-                  <code>{s.field}</code> {s.ascending ? 'ascending' : 'descending'}{' '}
-                  <button
-                    type="button"
-                    class="link"
-                    onClick={() => onSort(sort.map((k, j) => (j === i ? { ...k, ascending: !k.ascending } : k)))}
-                  >
-                    Reverse {s.field}
-                  </button>
-                  <button type="button" class="link" onClick={() => onSort(sort.filter((_, j) => j !== i))}>
-                    Remove {s.field}
-                  </button>
-                </li>
+    <details class="card view-box" open={projection.mode !== 'all' || sort.length > 0}>
+      <summary>
+        Fields and sort <span class="muted small">({summary})</span>
+      </summary>
+      <div class="view-controls">
+        <form
+          aria-label="Fields shown"
+          onSubmit={(e) => {
+            e.preventDefault();
+            onProjection({ mode: chosen.length ? mode : 'all', fields: mode === 'all' ? [] : chosen });
+          }}
+        >
+          <fieldset>
+            <legend>Fields shown</legend>
+            <div class="row">
+              {(['all', 'select', 'exclude'] as const).map((m) => (
+                <label key={m}>
+                  <input type="radio" name="projection" checked={mode === m} onChange={() => setMode(m)} />{' '}
+                  {m === 'all' ? 'All fields' : m === 'select' ? 'Only these' : 'All but these'}
+                </label>
               ))}
-            </ol>
-          )}
-          <div class="row">
-            <input
-              aria-label="Sort by field"
-              placeholder="field"
-              list="filter-fields"
-              value={sortField}
-              onInput={(e) => setSortField(e.currentTarget.value)}
-            />
-            <select
-              aria-label="Sort direction"
-              value={sortAsc ? 'asc' : 'desc'}
-              onChange={(e) => setSortAsc(e.currentTarget.value === 'asc')}
-            >
-              <option value="asc">ascending</option>
-              <option value="desc">descending</option>
-            </select>
-            <button type="submit" class="secondary">
-              {sort.length ? 'Then by' : 'Sort by'}
-            </button>
-          </div>
-        </fieldset>
-      </form>
-    </div>
+            </div>
+            {mode !== 'all' && (
+              <>
+                <div class="row field-checks">
+                  {all.map((f) => (
+                    <label key={f}>
+                      <input
+                        type="checkbox"
+                        checked={chosen.includes(f)}
+                        onChange={(e) => toggle(f, e.currentTarget.checked)}
+                      />{' '}
+                      {f}
+                    </label>
+                  ))}
+                </div>
+                <div class="row">
+                  <label for="projection-extra">Other fields</label>
+                  <input
+                    id="projection-extra"
+                    placeholder="a, b.c"
+                    value={extra}
+                    onInput={(e) => setExtra(e.currentTarget.value)}
+                  />
+                  <button type="button" class="secondary" onClick={addExtra}>
+                    Add
+                  </button>
+                </div>
+              </>
+            )}
+            <div class="actions">
+              <button type="submit">Apply fields</button>
+            </div>
+          </fieldset>
+        </form>
+        <form
+          aria-label="Sort"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const field = sortField.trim();
+            if (!field) return;
+            onSort([...sort.filter((s) => s.field !== field), { field, ascending: sortAsc }]);
+            setSortField('');
+          }}
+        >
+          <fieldset>
+            <legend>Sort</legend>
+            {sort.length === 0 ? (
+              <p class="muted small">Stored order. Press a column's header to sort by it.</p>
+            ) : (
+              <ol class="sort-keys" data-testid="sort-keys">
+                {sort.map((s, i) => (
+                  <li key={s.field}>
+                    <code>{s.field}</code> {s.ascending ? 'ascending' : 'descending'}{' '}
+                    <button
+                      type="button"
+                      class="link"
+                      onClick={() => onSort(sort.map((k, j) => (j === i ? { ...k, ascending: !k.ascending } : k)))}
+                    >
+                      Reverse {s.field}
+                    </button>
+                    <button type="button" class="link" onClick={() => onSort(sort.filter((_, j) => j !== i))}>
+                      Remove {s.field}
+                    </button>
+                  </li>
+                ))}
+              </ol>
+            )}
+            <div class="row">
+              <input
+                aria-label="Sort by field"
+                placeholder="field"
+                list="filter-fields"
+                value={sortField}
+                onInput={(e) => setSortField(e.currentTarget.value)}
+              />
+              <select
+                aria-label="Sort direction"
+                value={sortAsc ? 'asc' : 'desc'}
+                onChange={(e) => setSortAsc(e.currentTarget.value === 'asc')}
+              >
+                <option value="asc">ascending</option>
+                <option value="desc">descending</option>
+              </select>
+              <button type="submit" class="secondary">
+                {sort.length ? 'Then by' : 'Sort by'}
+              </button>
+            </div>
+          </fieldset>
+        </form>
+      </div>
+    </details>
   );
 }
 

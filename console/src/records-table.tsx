@@ -97,24 +97,26 @@ export function RecordsTable({
                     )}
                   </td>
                 ))}
-                <td class="row-actions">
-                  {canWrite ? (
-                    <a href={`${recordHref(id)}?edit=1`} aria-label={`Edit ${id}`}>
-                      Edit
-                    </a>
-                  ) : (
-                    <button type="button" class="link" disabled title={writeTitle}>
-                      Edit
-                    </button>
-                  )}
-                  <ConfirmButton
-                    label="Delete"
-                    question={`Delete record ${id}? It goes to the trash, where an admin can restore it.`}
-                    confirmLabel={`Delete ${id}`}
-                    disabled={!canWrite}
-                    title={canWrite ? `Delete ${id}` : writeTitle}
-                    onConfirm={() => onDelete(id)}
-                  />
+                <td>
+                  <span class="row-actions">
+                    {canWrite ? (
+                      <a href={`${recordHref(id)}?edit=1`} aria-label={`Edit ${id}`}>
+                        Edit
+                      </a>
+                    ) : (
+                      <button type="button" class="link" disabled title={writeTitle}>
+                        Edit
+                      </button>
+                    )}
+                    <ConfirmButton
+                      label="Delete"
+                      question={`Delete record ${id}? It goes to the trash, where an admin can restore it.`}
+                      confirmLabel={`Delete ${id}`}
+                      disabled={!canWrite}
+                      title={canWrite ? `Delete ${id}` : writeTitle}
+                      onConfirm={() => onDelete(id)}
+                    />
+                  </span>
                 </td>
               </tr>
             );

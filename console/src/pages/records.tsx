@@ -4,7 +4,7 @@
  * column, a projection, insert, import and export, and delete from the table. All of the view's state lives in the
  * URL (records-query.ts), so a view can be bookmarked.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, enc } from '../api.js';
 import { canUseCollection, NOT_ALLOWED, useAccess } from '../access.js';
 import { ErrorBox, Loading } from '../components.js';
@@ -73,7 +73,11 @@ export function Records({ collection, query }: { collection: string; query: URLS
   const total = info?.record_count;
   const filtered = filterParam(q.filter) !== undefined;
   const schemaFields = Object.keys(info?.collection?.fields ?? {});
-  const known = [...new Set([...schemaFields, ...columnsOf(page?.rows ?? []).filter((c) => c !== 'id')])];
+  // Every column seen in this collection, so a field hidden by the projection can still be chosen again.
+  const seen = useRef({ collection, fields: new Set<string>() });
+  if (seen.current.collection !== collection) seen.current = { collection, fields: new Set() };
+  for (const c of columnsOf(page?.rows ?? [])) if (c !== 'id') seen.current.fields.add(c);
+  const known = [...new Set([...schemaFields, ...seen.current.fields])];
   const onDelete = async (id: string) => {
     try {
       await api('DELETE', `/api/delete/${enc(collection)}/${enc(id)}`);
