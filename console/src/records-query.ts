@@ -71,7 +71,9 @@ export function findBody(q: RecordsQuery): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const filter = toServerFilter(q.filter);
   if (filter !== undefined) body.filter = filter;
-  if (q.sort.length) body.sort = q.sort;
+  // The id breaks ties, so that pages never overlap and the order reverses exactly (see pageRequest).
+  if (q.sort.length)
+    body.sort = q.sort.some((s) => s.field === 'id') ? q.sort : [...q.sort, { field: 'id', ascending: true }];
   if (q.projection.mode === 'select' && q.projection.fields.length) body.select_fields = q.projection.fields;
   if (q.projection.mode === 'exclude' && q.projection.fields.length) body.exclude_fields = q.projection.fields;
   return body;
@@ -83,4 +85,37 @@ export function nextSort(sort: SortKey[], field: string): SortKey[] {
   if (!current) return [{ field, ascending: true }];
   if (current.ascending) return [{ field, ascending: false }];
   return [];
+}
+
+/** A sorted page further in than this, with the total known, is read from the other end (see pageRequest). */
+const FAR = 10_000;
+
+/** True when the page is best read backwards: sorted, unfiltered, and past FAR. */
+export function readsFromEnd(q: RecordsQuery): boolean {
+  return q.sort.length > 0 && toServerFilter(q.filter) === undefined && q.skip > FAR;
+}
+
+/**
+ * The find body for one page, asking one record more than the page to learn whether another follows. A sorted
+ * find holds every row up to skip + limit, so a page in the second half of a sorted collection is asked with the
+ * sort reversed from the end (`reversed`: the rows come back last first).
+ */
+export function pageRequest(
+  q: RecordsQuery,
+  total: number | undefined,
+): { body: Record<string, unknown>; reversed: boolean } {
+  const base = findBody(q);
+  if (!readsFromEnd(q) || total === undefined || q.skip + q.limit <= total / 2)
+    return { body: { ...base, limit: q.limit + 1, skip: q.skip }, reversed: false };
+  const keys = base.sort as SortKey[];
+  const fromEnd = total - q.skip - q.limit;
+  return {
+    body: {
+      ...base,
+      sort: keys.map((s) => ({ field: s.field, ascending: !s.ascending })),
+      skip: Math.max(0, fromEnd),
+      limit: fromEnd < 0 ? Math.max(0, total - q.skip) : q.limit,
+    },
+    reversed: true,
+  };
 }

@@ -12,7 +12,7 @@ import { FilterBuilder, filterParam } from '../filter-builder.js';
 import { apiText } from '../raw-api.js';
 import { parseExact, stringifyExact } from '../json-text.js';
 import { navigate } from '../router.js';
-import { findBody, nextSort, queryHref, readQuery, type RecordsQuery } from '../records-query.js';
+import { nextSort, pageRequest, queryHref, readQuery, readsFromEnd, type RecordsQuery } from '../records-query.js';
 import { columnsOf, RecordsTable, type Rec } from '../records-table.js';
 import { ProjectionForm, Pager } from '../records-controls.js';
 import { ExportPanel } from './import-export.js';
@@ -47,28 +47,33 @@ export function Records({ collection, query }: { collection: string; query: URLS
       live = false;
     };
   }, [collection, tick]);
+  // A far page of a sorted view is read from the end, which needs the total first.
+  const endTotal = readsFromEnd(q) ? info?.record_count : undefined;
   useEffect(() => {
     let live = true;
     setPage(null);
     setError(null);
-    let body: Record<string, unknown>;
+    if (readsFromEnd(q) && endTotal === undefined) return;
+    let request: ReturnType<typeof pageRequest>;
     try {
-      body = { ...findBody(q), limit: q.limit + 1, skip: q.skip };
+      request = pageRequest(q, endTotal);
     } catch (err) {
       setError(err);
       return;
     }
-    apiText('POST', `/api/find/${enc(collection)}`, stringifyExact(body)).then(
+    apiText('POST', `/api/find/${enc(collection)}`, stringifyExact(request.body)).then(
       (text) => {
         const rows = parseExact<Rec[]>(text);
-        if (live) setPage({ rows: rows.slice(0, q.limit), more: rows.length > q.limit });
+        if (!live) return;
+        if (request.reversed) setPage({ rows: rows.reverse(), more: q.skip + rows.length < endTotal! });
+        else setPage({ rows: rows.slice(0, q.limit), more: rows.length > q.limit });
       },
       (err: unknown) => live && setError(err),
     );
     return () => {
       live = false;
     };
-  }, [collection, q.skip, q.limit, bodyKey, tick]);
+  }, [collection, q.skip, q.limit, bodyKey, tick, endTotal]);
 
   const total = info?.record_count;
   const filtered = filterParam(q.filter) !== undefined;
