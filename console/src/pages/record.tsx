@@ -6,7 +6,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, enc } from '../api.js';
 import { canUseCollection, NOT_ALLOWED, useAccess } from '../access.js';
 import { ConfirmButton, ErrorBox, Loading } from '../components.js';
-import { prettyJson } from '../json-text.js';
+import { parseExact, prettyJson, stringifyExact } from '../json-text.js';
+import { isTyped, typeOf } from '../values.js';
 import { apiText } from '../raw-api.js';
 import { navigate } from '../router.js';
 import { editableText, RecordEditor } from './record-editor.js';
@@ -103,12 +104,53 @@ export function RecordView({ collection, id, edit }: { collection: string; id: s
         />
       )}
       {text !== undefined && !deleted && !edit && (
-        <pre class="json card" tabIndex={0} aria-label="Record as JSON" data-testid="record-json">
-          {prettyJson(text)}
-        </pre>
+        <>
+          <FieldTable text={text} />
+          <details class="record-as-json" open>
+            <summary>As JSON</summary>
+            <pre class="json card" tabIndex={0} aria-label="Record as JSON" data-testid="record-json">
+              {prettyJson(text)}
+            </pre>
+          </details>
+        </>
       )}
     </main>
   );
+}
+
+/** The record's fields, each with its type and its whole value. */
+function FieldTable({ text }: { text: string }) {
+  const record = parseExact<Record<string, unknown>>(text);
+  return (
+    <table class="data fields" data-testid="record-fields">
+      <caption class="visually-hidden">Fields</caption>
+      <thead>
+        <tr>
+          <th scope="col">Field</th>
+          <th scope="col">Type</th>
+          <th scope="col">Value</th>
+        </tr>
+      </thead>
+      <tbody>
+        {Object.entries(record).map(([name, v]) => (
+          <tr key={name}>
+            <th scope="row">{name}</th>
+            <td>
+              <span class="type">{typeof v === 'bigint' ? 'Integer' : typeOf(v)}</span>
+            </td>
+            <td class="wrap">{valueText(v)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** A value's whole text: a string as it is, anything else as JSON with every digit. */
+function valueText(v: unknown): string {
+  const inner = isTyped(v) ? v.value : v;
+  if (inner === null || inner === undefined) return 'null';
+  return typeof inner === 'string' ? inner : stringifyExact(inner);
 }
 
 /** Says a record went to the trash, with Restore for an admin (POST /api/trash/{c}/{id}). */
