@@ -44,6 +44,7 @@ function isObjectText(text: string): boolean {
  * parse whole); anything else is NDJSON, one record per non-blank line.
  */
 export function readImportFile(text: string): { items: ImportItem[]; unreadable: ImportFailure[] } {
+  text = text.replace(/^\uFEFF/, ''); // a byte order mark some editors write
   const items: ImportItem[] = [];
   const unreadable: ImportFailure[] = [];
   const add = (where: string, raw: string) => {

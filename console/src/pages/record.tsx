@@ -136,7 +136,7 @@ function FieldTable({ text }: { text: string }) {
           <tr key={name}>
             <th scope="row">{name}</th>
             <td>
-              <span class="type">{typeof v === 'bigint' ? 'Integer' : typeOf(v)}</span>
+              <span class="type">{name === 'id' ? 'id' : typeof v === 'bigint' ? 'Integer' : typeOf(v)}</span>
             </td>
             <td class="wrap">{valueText(v)}</td>
           </tr>
