@@ -182,6 +182,39 @@ describe('console records pages (headless chromium)', function () {
     expect(await page().inputValue('[aria-label="Value of condition 3"]')).to.equal('39');
   });
 
+  it('offers every operator the server accepts, each giving the records it should', async () => {
+    const cases: [string, string, string, string | undefined, number | undefined][] = [
+      ['age', 'Eq', '25', 'number', 1],
+      ['city', 'Ne', 'Oslo', 'text', undefined],
+      ['age', 'Gt', '78', 'number', 1],
+      ['age', 'Gte', '78', 'number', 2],
+      ['age', 'Lt', '21', 'number', 2],
+      ['age', 'Lte', '20', 'number', 2],
+      ['age', 'In', '20, 21', 'number', 2],
+      ['city', 'NotIn', 'Oslo, Lima', 'text', undefined],
+      ['name', 'Contains', 'person 1', undefined, 11],
+      ['name', 'StartsWith', 'typed', undefined, 1],
+      ['name', 'EndsWith', ' 59', undefined, 1],
+      ['big', 'Exists', 'true', undefined, 1],
+      ['city', 'Exists', 'false', undefined, 2],
+    ];
+    for (const [field, operator, value, kind, count] of cases) {
+      await h.open('/collections/people');
+      await rows().first().waitFor();
+      await page().click('form[aria-label="Filter"] button:has-text("Add condition")');
+      await page().fill('[aria-label="Field of condition 1"]', field);
+      await page().selectOption('[aria-label="Operator of condition 1"]', operator);
+      if (operator === 'Exists') await page().selectOption('[aria-label="Value of condition 1"]', value);
+      else await page().fill('[aria-label="Value of condition 1"]', value);
+      if (kind) await page().selectOption('[aria-label="Type of value of condition 1"]', kind);
+      await page().click('text=Apply filter');
+      await page().waitForURL(/f=/);
+      if (count !== undefined) await rowCount(count);
+      else await rows().first().waitFor();
+      expect(await page().locator('main .error').count(), `${field} ${operator} ${value}`).to.equal(0);
+    }
+  });
+
   it('sorts by a column and shows only the chosen fields', async () => {
     await h.open('/collections/people');
     await rows().first().waitFor();

@@ -155,7 +155,7 @@ interface SchemaField {
 }
 
 /** A starting record from the schema: each field with its default, or an empty value of its type. */
-function template(fields: Record<string, SchemaField> | undefined): string {
+function template(fields: Record<string, SchemaField> | undefined, writable: string[] | undefined): string {
   const empty: Record<string, unknown> = {
     String: '',
     Integer: 0,
@@ -171,12 +171,15 @@ function template(fields: Record<string, SchemaField> | undefined): string {
   };
   const out: Record<string, unknown> = {};
   for (const [name, f] of Object.entries(fields ?? {}))
-    out[name] = f.default ?? (f.field_type && f.field_type in empty ? empty[f.field_type] : null);
+    if (!writable || writable.includes(name))
+      out[name] = f.default ?? (f.field_type && f.field_type in empty ? empty[f.field_type] : null);
   return prettyJson(minifyJson(JSON.stringify(out)));
 }
 
 /** The insert page: the editor started from the collection's schema. */
 export function NewRecord({ collection }: { collection: string }) {
+  const access = useAccess();
+  const writable = writableFields(access, collection);
   const info = useApi<{ collection?: { fields?: Record<string, SchemaField> } }>(`/api/collections/${enc(collection)}`);
   return (
     <main id="main" class="records-page">
@@ -185,11 +188,11 @@ export function NewRecord({ collection }: { collection: string }) {
         <span>New record</span>
       </nav>
       <h1>New record in {collection}</h1>
-      {info.loading && <Loading what="the schema" />}
-      {!info.loading && (
+      {(info.loading || !access) && <Loading what="the schema" />}
+      {!info.loading && access && (
         <RecordEditor
           collection={collection}
-          initial={template(info.data?.collection?.fields)}
+          initial={template(info.data?.collection?.fields, writable)}
           onDone={(id) => navigate(`/collections/${enc(collection)}/records/${enc(id)}`)}
         />
       )}
