@@ -115,7 +115,7 @@ export function RecordEditor({
         value={text}
         onInput={setText}
         errors={errors}
-        rows={16}
+        rows={Math.min(30, Math.max(8, initial.split('\n').length + 1))}
       />
       <ErrorBox error={error} />
       {note && (
