@@ -1,6 +1,6 @@
 /**
  * The trash of a collection and deleting the collection. A deleted record stays in the trash for 30 days: restore
- * every one (POST /api/trash/{c}) or one by its id (POST /api/trash/{c}/{id}). Deleting the collection
+ * every one (POST /api/trash/{c}), one by its id (POST /api/trash/{c}/{id}), or one from the listed page. Deleting the collection
  * (DELETE /api/collections/{c}) removes its records and its trash for good, after a confirmation that says so.
  */
 import { useState } from 'preact/hooks';
@@ -9,6 +9,7 @@ import { ConfirmButton, ErrorBox, Loading } from '../components.js';
 import { useApi } from '../hooks.js';
 import { navigate } from '../router.js';
 import { dropQuestion } from './collection-shared.js';
+import { TrashList } from './trash-list.js';
 
 interface CollectionInfo {
   record_count: number;
@@ -30,7 +31,9 @@ export function CollectionTrash({
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState('');
   const [busy, setBusy] = useState(false);
+  const [version, setVersion] = useState(0);
   const trash = info.data?.analytics?.trash_count;
+  const skip = Math.max(0, Number(query.get('trash_skip')) || 0);
 
   const run = async (what: () => Promise<string>) => {
     setBusy(true);
@@ -39,6 +42,7 @@ export function CollectionTrash({
     try {
       setDone(await what());
       info.reload();
+      setVersion((v) => v + 1);
     } catch (err) {
       setError(err);
     } finally {
@@ -118,6 +122,16 @@ export function CollectionTrash({
           {done}
         </p>
         <ErrorBox error={error ?? info.error} />
+        <TrashList
+          collection={collection}
+          locked={locked}
+          skip={skip}
+          version={version}
+          onRestored={(message) => {
+            setDone(message);
+            info.reload();
+          }}
+        />
       </section>
       <section class="card danger-zone" aria-labelledby="drop-heading">
         <h2 id="drop-heading" class="small">

@@ -12,6 +12,7 @@ import { DefinitionEditor } from './function-editor.js';
 import { FunctionHistory } from './function-history.js';
 import { definitionText, stepsOf, type StoredFunction } from './function-model.js';
 import { RunForm } from './function-run.js';
+import '../tabs.css';
 import './functions.css';
 
 type View = 'definition' | 'run' | 'history';

@@ -84,7 +84,7 @@ export function Keys() {
       {access && !admin && <RestrictedNote />}
       <div class="actions keys-actions">
         {admin ? (
-          <a class="button-link" href="/keys/new">
+          <a class="button" href="/keys/new">
             New key
           </a>
         ) : (
@@ -176,7 +176,7 @@ export function NewKey() {
           <SecretOnce name={created.name} secret={created.key} />
           <p class="muted">May use: {rightsSummary(created)}</p>
           <div class="actions">
-            <a class="button-link" href={`/keys/${enc(created.id)}`}>
+            <a class="button" href={`/keys/${enc(created.id)}`}>
               Go to the key
             </a>
             <button

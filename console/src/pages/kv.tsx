@@ -196,7 +196,7 @@ export function KeyValue({ selected, query }: { selected?: string; query: URLSea
               )}
             </h2>
             {mayWrite ? (
-              <a class="button-link" href={kvHref(browse, undefined, { new: '1' })}>
+              <a class="button" href={kvHref(browse, undefined, { new: '1' })}>
                 New key
               </a>
             ) : (

@@ -106,6 +106,9 @@ export function Records({ collection, query }: { collection: string; query: URLS
           </span>
         </h1>
         <div class="actions">
+          <a class="button secondary" href={`/collections/${enc(collection)}/settings`}>
+            Settings
+          </a>
           <WriteLink href={`/collections/${enc(collection)}/new`} allowed={canWrite} title={writeTitle}>
             Insert record
           </WriteLink>

@@ -112,7 +112,7 @@ export function SchemaEditor({ collection, schema, reloadSchema, locked, query }
                     <td>
                       <div class="row-actions">
                         <button type="button" class="secondary" onClick={() => edit(name)}>
-                          {locked ? 'View' : 'Edit'} <span class="sr-only">{name}</span>
+                          {locked ? 'View' : 'Edit'} <span class="visually-hidden">{name}</span>
                         </button>
                         <ConfirmButton
                           label={`Remove ${name}`}

@@ -138,7 +138,7 @@ export function FieldForm({
         {isNew ? 'New field' : `Field ${d.name}`}
       </h2>
       <fieldset disabled={readOnly} title={locked}>
-        <legend class="sr-only">Definition</legend>
+        <legend class="visually-hidden">Definition</legend>
         <div class="field-grid">
           {isNew && (
             <Labelled box="name" error={errorAt('name')} label="Name">

@@ -242,7 +242,7 @@ function TransactionStatus({
           title={t ? undefined : 'The transaction is not open'}
           onConfirm={onRollback}
         />
-        <a class="button-link" href={transactionsHref(query, { audit_tx: id, page: undefined })}>
+        <a class="button" href={transactionsHref(query, { audit_tx: id, page: undefined })}>
           Its audit trail
         </a>
         <a href={transactionsHref(query, { tx: undefined })}>Close</a>
