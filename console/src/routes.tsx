@@ -22,6 +22,8 @@ import { KeyValue } from './pages/kv.js';
 import { Search } from './pages/search.js';
 import { KeyDetail, Keys, NewKey } from './pages/keys.js';
 import { Transactions } from './pages/transactions.js';
+import { Chat } from './pages/chat.js';
+import { ChatConversation } from './pages/chat-conversation.js';
 
 export interface Section {
   id: string;
@@ -33,6 +35,7 @@ export interface Section {
 export const SECTIONS: Section[] = [
   { id: 'overview', label: 'Overview', href: '/overview' },
   { id: 'collections', label: 'Collections', href: '/collections' },
+  { id: 'chat', label: 'Chat', href: '/chat' },
   { id: 'realtime', label: 'Real time', href: '/realtime' },
   { id: 'functions', label: 'Functions', href: '/functions' },
   { id: 'workflow', label: 'Workflow', href: '/workflow' },
@@ -169,6 +172,13 @@ export const ROUTES: Route[] = [
     section: 'transactions',
     title: () => 'Transactions',
     render: (_p, query) => <Transactions query={query} />,
+  },
+  { pattern: '/chat', section: 'chat', title: () => 'Chat', render: (_p, query) => <Chat query={query} /> },
+  {
+    pattern: '/chat/:chatId',
+    section: 'chat',
+    title: () => 'Chat session',
+    render: (p, query) => <ChatConversation key={p.chatId} chatId={p.chatId!} query={query} />,
   },
 ];
 
