@@ -107,6 +107,7 @@ describe('browser console: chat (headless chromium, local provider)', function (
       const id = decodeURIComponent(u.pathname.split('/')[2] ?? '');
       return u.pathname.startsWith('/chat/') && id !== first && id !== branch;
     });
+    await h.page.locator('h1', { hasText: 'Merged: ' }).waitFor();
     await h.page.locator('.chat-log li.chat-msg').nth(3).waitFor();
     const text = await h.page.locator('.chat-log').textContent();
     expect(text).to.include('Question: what is an eddy');

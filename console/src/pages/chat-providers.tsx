@@ -67,7 +67,7 @@ export function ProvidersCard({ models }: { models: Loaded<ChatModels> }) {
       {!models.data && !models.error && <Loading what="providers" />}
       {models.data && (
         <div class="scroll">
-          <table class="data" data-testid="providers">
+          <table class="data chat-providers" data-testid="providers">
             <thead>
               <tr>
                 <th scope="col">Provider</th>

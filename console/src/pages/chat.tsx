@@ -64,7 +64,8 @@ export function Chat({ query }: { query: URLSearchParams }) {
         <ErrorBox error={page.error ?? error} />
         {access && !rights.read && (
           <p class="muted" data-testid="sessions-not-allowed">
-            {NOT_ALLOWED}: chat sessions are records of {SESSIONS_COLLECTION} and {MESSAGES_COLLECTION}.
+            This API key may not read chat sessions: they are records of {SESSIONS_COLLECTION} and {MESSAGES_COLLECTION}
+            , which it is not granted.
           </p>
         )}
         {rights.read && page.loading && !page.data && <Loading what="sessions" />}
@@ -167,7 +168,7 @@ export function Chat({ query }: { query: URLSearchParams }) {
             </button>
           </div>
         )}
-        <MergeForm sessions={sessions} selected={selected} canWrite={rights.write} />
+        {sessions.length >= 2 && <MergeForm sessions={sessions} selected={selected} canWrite={rights.write} />}
       </section>
     </main>
   );
@@ -202,7 +203,13 @@ function MergeForm({
         merge_strategy: strategy,
         ...(into ? { target_chat_id: into } : {}),
       });
-      navigate(`/chat/${enc(merged.session.chat_id)}`);
+      const id = merged.session.chat_id;
+      // A merge names no title; a new session is named after its sources so that the list tells it apart.
+      if (!into)
+        await api('PUT', `/api/chat/${enc(id)}`, {
+          title: `Merged: ${chosen.map(sessionName).join(' + ')}`.slice(0, 200),
+        });
+      navigate(`/chat/${enc(id)}`);
     } catch (err) {
       setError(err);
       setBusy(false);
