@@ -81,7 +81,7 @@ describe('browser console: chat (headless chromium, local provider)', function (
     branch = decodeURIComponent(new URL(h.page.url()).pathname.split('/')[2]!);
     const from = h.page.locator('[data-testid="branched-from"]');
     await from.waitFor();
-    expect(await from.textContent()).to.include(first);
+    await from.locator(`a[href="/chat/${encodeURIComponent(first)}"]`, { hasText: 'Eddy questions' }).waitFor();
     await h.page.locator('.chat-log li.chat-msg').first().waitFor();
     expect(await h.page.locator('.chat-log li.chat-msg').count()).to.equal(1);
     expect(await h.page.locator('.chat-log li.chat-msg.user').textContent()).to.include('what is an eddy');

@@ -186,7 +186,7 @@ export function ChatConversation({ chatId, query }: { chatId: string; query: URL
               <>
                 <dt>Branched from</dt>
                 <dd data-testid="branched-from">
-                  <a href={`/chat/${enc(s.parent_id)}`}>{s.parent_id}</a>
+                  <ParentLink id={s.parent_id} />
                   {typeof s.branch_point_idx === 'number' && (
                     <span class="muted"> at message {s.branch_point_idx + 1}</span>
                   )}
@@ -266,5 +266,19 @@ export function ChatConversation({ chatId, query }: { chatId: string; query: URL
       </form>
       {s && <MergeInto target={s} canWrite={rights.write} onMerged={() => void loadMessages().then(session.reload)} />}
     </main>
+  );
+}
+
+/** The session a branch was made from, by name (its id when it is gone or cannot be read). */
+function ParentLink({ id }: { id: string }) {
+  const parent = useApi<{ session: ChatSession }>(`/api/chat/${enc(id)}`);
+  const name = parent.data ? sessionName(parent.data.session) : id;
+  return (
+    <>
+      <a href={`/chat/${enc(id)}`}>{name}</a>
+      {parent.error !== null && parent.error !== undefined && (
+        <span class="muted"> (deleted, or not readable by this key)</span>
+      )}
+    </>
   );
 }
