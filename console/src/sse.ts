@@ -88,15 +88,23 @@ export async function postStream(
   if (!res.body) throw new ApiError('The server sent no stream', res.status, undefined);
   onOpen?.(res.headers.get('X-Request-Id') ?? undefined);
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  // Cancelling the reader ends a read that waits for data at once; the fetch's own abort may wait for the next chunk.
+  const stop = () => void reader.cancel().catch(() => undefined);
+  signal?.addEventListener('abort', stop);
   let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    const { frames, rest } = parseFrames(buffer);
-    buffer = rest;
-    if (frames.length) onFrames(frames);
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done || signal?.aborted) break;
+      buffer += value;
+      const { frames, rest } = parseFrames(buffer);
+      buffer = rest;
+      if (frames.length) onFrames(frames);
+    }
+  } finally {
+    signal?.removeEventListener('abort', stop);
   }
+  if (signal?.aborted) throw new DOMException('The stream was stopped', 'AbortError');
   const { frames } = parseFrames(buffer + '\n\n');
   if (frames.length) onFrames(frames);
 }

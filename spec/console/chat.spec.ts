@@ -5,6 +5,13 @@
  */
 import { expect } from 'chai';
 import { consoleHarness } from '../helpers/console-browser.js';
+import {
+  FIRST_WORDS,
+  LAST_WORDS,
+  SLOW_MODEL,
+  startSlowProvider,
+  type SlowProvider,
+} from '../helpers/slow-chat-provider.js';
 
 const DOCS = [
   { id: 'd1', title: 'Eddies', body: 'An eddy is a swirl of water in a river, turning against the current' },
@@ -30,6 +37,13 @@ describe('browser console: chat (headless chromium, local provider)', function (
     seed: async (t) => {
       await t.request('POST', '/api/batch/insert/docs', { inserts: DOCS.map((data) => ({ data })) });
     },
+  });
+  let slow: SlowProvider;
+  before(async () => {
+    slow = await startSlowProvider();
+  });
+  after(async () => {
+    await slow?.close();
   });
   let first = '';
   let branch = '';
@@ -60,13 +74,24 @@ describe('browser console: chat (headless chromium, local provider)', function (
 
   it('streams the answer in as it is written, then shows it stored with its context snippets', async () => {
     await h.page.evaluate(WATCH_STREAM);
+    // A slow link (1 KB/s) delivers the frames over about a second, so the page must show them as they come: on a
+    // fast one, a loaded machine may hand the whole stream to the reader at once.
+    const cdp = await h.page.context().newCDPSession(h.page);
+    await cdp.send('Network.enable');
+    const slow = { offline: false, latency: 20, downloadThroughput: 1024, uploadThroughput: -1 };
+    await cdp.send('Network.emulateNetworkConditions', slow);
     await h.page.fill('#chat-message', 'what is an eddy in a river');
     await h.page.click('button:has-text("Send")');
+    await h.page.locator('[data-testid="streaming-answer"]', { hasText: 'Question' }).waitFor();
     const stored = h.page.locator('.chat-log li.chat-msg.assistant:not(.pending)');
-    await stored.filter({ hasText: 'Question: what is an eddy in a river' }).waitFor();
+    await stored.filter({ hasText: 'Question: what is an eddy in a river' }).waitFor({ timeout: 15_000 });
+    await cdp.send('Network.emulateNetworkConditions', { ...slow, latency: 0, downloadThroughput: -1 });
+    await cdp.detach();
     const lengths = (await h.page.evaluate('window.__lengths')) as number[];
-    // The pending answer grew through several lengths before it was replaced by the stored message.
-    expect(lengths.filter((n) => n > 0).length, `lengths seen: ${lengths.join(',')}`).to.be.greaterThan(2);
+    // Part of the answer was on screen before the whole of it: the page showed the stream as it came in.
+    const whole = lengths[lengths.length - 1] ?? 0;
+    const partial = lengths.filter((n) => n > 0 && n < whole);
+    expect(partial.length, `lengths seen: ${lengths.join(',')}`).to.be.greaterThan(0);
     expect(await stored.textContent()).to.include('Context:');
     const link = stored.locator('[data-testid="snippets"] a[href="/collections/docs/records/d1"]');
     await link.waitFor();
@@ -133,6 +158,70 @@ describe('browser console: chat (headless chromium, local provider)', function (
     await row.locator('button.danger:text-is("Delete")').click();
     await h.page.locator('dialog[open] button:has-text("Delete session")').click();
     await row.waitFor({ state: 'detached' });
+  });
+
+  it("shows a provider's failure that arrives in the stream, and keeps the message to send again", async () => {
+    // A configured provider that cannot be reached (a closed local port): the stream opens, then ends in an error.
+    await h.t.request('PUT', '/api/config', { openai_compatible_url: 'http://127.0.0.1:9' });
+    const made = await h.t.request('POST', '/api/chat', {
+      llm_provider: 'openai_compatible',
+      llm_model: 'nowhere',
+      title: 'Unreachable provider',
+      collections: [],
+    });
+    await h.open(`/chat/${encodeURIComponent((made.body as { chat_id: string }).chat_id)}`);
+    await h.page.fill('#chat-message', 'is anyone there');
+    await h.page.click('button:has-text("Send")');
+    const alert = h.page.locator('[role="alert"]', { hasText: 'provider_' });
+    await alert.waitFor();
+    expect(await alert.textContent()).to.include('openai_compatible');
+    expect(await h.page.inputValue('#chat-message')).to.equal('is anyone there');
+    expect(await h.page.locator('.chat-log li.chat-msg').count()).to.equal(0);
+    await h.shot('chat-stream-error');
+    await h.open('/chat');
+    const status = h.page.locator('tr[data-provider="openai_compatible"] [data-status]');
+    await status.filter({ hasNotText: 'Not configured' }).waitFor();
+    await h.shot('chat-provider-failing');
+  });
+
+  it("shows a provider's words while its stream is still open, and stops a stream midway", async () => {
+    await h.t.request('PUT', '/api/config', {
+      openai_compatible_url: slow.url,
+      outbound_allow_hosts: ['127.0.0.1'],
+    });
+    await h.open('/chat');
+    await h.page.locator('tr[data-provider="openai_compatible"] [data-status="ok"]').waitFor();
+    await h.page.selectOption('#chat-provider', 'openai_compatible');
+    await h.page.fill('#chat-model', SLOW_MODEL);
+    await h.page.fill('#chat-title', 'Slow provider');
+    await h.page.click('button:has-text("Create session")');
+    await h.page.locator('h1', { hasText: 'Slow provider' }).waitFor();
+
+    await h.page.fill('#chat-message', 'say something slowly');
+    await h.page.click('button:has-text("Send")');
+    const answer = h.page.locator('[data-testid="streaming-answer"]');
+    await answer.filter({ hasText: FIRST_WORDS }).waitFor();
+    // The provider holds the rest back: these words are on screen while the stream is open.
+    expect(await answer.textContent()).not.to.include(LAST_WORDS.trim());
+    expect(await h.page.locator('button:text-is("Stop")').isVisible()).to.equal(true);
+    await h.shot('chat-streaming');
+    slow.release();
+    await h.page
+      .locator('.chat-log li.chat-msg.assistant:not(.pending)', { hasText: FIRST_WORDS + LAST_WORDS })
+      .waitFor();
+    expect(await h.page.locator('[data-testid="message-count"]').textContent()).to.equal('2');
+
+    await h.page.fill('#chat-message', 'and now stop');
+    await h.page.click('button:has-text("Send")');
+    await answer.filter({ hasText: FIRST_WORDS }).waitFor();
+    await h.page.click('button:text-is("Stop")');
+    await h.page.locator('[role="alert"]', { hasText: 'Stopped before the whole answer arrived' }).waitFor();
+    expect(await answer.count()).to.equal(0);
+    // The server dropped the turn when the browser went away: nothing more was stored.
+    await h.page.reload();
+    await h.page.locator('.chat-log li.chat-msg').nth(1).waitFor();
+    expect(await h.page.locator('.chat-log li.chat-msg').count()).to.equal(2);
+    slow.release();
   });
 
   it('works at phone width', async () => {

@@ -93,15 +93,22 @@ export function ChatConversation({ chatId, query }: { chatId: string; query: URL
         { message: question },
         (frames) => {
           let text = '';
-          let snippets: Snippet[] | undefined;
+          let done: Record<string, unknown> | undefined;
           for (const f of frames) {
             const data = (f.data ?? {}) as Record<string, unknown>;
             if (f.event === 'error') failed = streamFailure(data, requestId);
             else if (typeof data.token === 'string') text += data.token;
-            else if (typeof data.message_id === 'string' && Array.isArray(data.context_snippets))
-              snippets = data.context_snippets as Snippet[];
+            else if (typeof data.message_id === 'string') done = data;
           }
-          setPending((p) => p && { ...p, answer: p.answer + text, snippets: snippets ?? p.snippets });
+          setPending(
+            (p) =>
+              p && {
+                ...p,
+                answer: done && typeof done.content === 'string' ? done.content : p.answer + text,
+                snippets: Array.isArray(done?.context_snippets) ? (done.context_snippets as Snippet[]) : p.snippets,
+                streaming: p.streaming && !done && !failed,
+              },
+          );
         },
         { signal: controller.signal, onOpen: (id) => (requestId = id) },
       );
@@ -110,9 +117,15 @@ export function ChatConversation({ chatId, query }: { chatId: string; query: URL
       session.reload();
       setPending(null);
     } catch (err) {
-      const aborted = (err as Error).name === 'AbortError';
-      setError(aborted ? new Error('Stopped: the answer was not stored.') : err);
-      setDraft(question);
+      if ((err as Error).name === 'AbortError') {
+        // The server may have finished the exchange before it saw the stop: show what it stored.
+        setError(new Error('Stopped before the whole answer arrived.'));
+        await loadMessages().catch(setLoadError);
+        session.reload();
+      } else {
+        setError(err);
+        setDraft(question);
+      }
       setPending(null);
     } finally {
       abort.current = null;

@@ -28,7 +28,8 @@ export function NewSession({
   const [chosen, setChosen] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const ready = (id: string) => id === 'local' || models?.providers?.[id]?.status === 'ok';
+  // A configured provider may be chosen even when its last check failed: the check is a moment's answer.
+  const statusOf = (id: string) => (id === 'local' ? 'ok' : (models?.providers?.[id]?.status ?? 'not_configured'));
   const listed = models?.[provider] ?? [];
 
   const toggle = (name: string, on: boolean) =>
@@ -71,9 +72,9 @@ export function NewSession({
             }}
           >
             {PROVIDERS.map((id) => (
-              <option key={id} value={id} disabled={!ready(id)}>
+              <option key={id} value={id} disabled={statusOf(id) === 'not_configured'}>
                 {providerLabel(id)}
-                {ready(id) ? '' : ' (not ready)'}
+                {statusOf(id) === 'ok' ? '' : ` (${statusOf(id).replace(/_/g, ' ')})`}
               </option>
             ))}
           </select>
