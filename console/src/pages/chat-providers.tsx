@@ -66,7 +66,7 @@ export function ProvidersCard({ models }: { models: Loaded<ChatModels> }) {
       <ErrorBox error={models.error} />
       {!models.data && !models.error && <Loading what="providers" />}
       {models.data && (
-        <div class="scroll">
+        <div class="scroll chat-scroll">
           <table class="data chat-providers" data-testid="providers">
             <thead>
               <tr>

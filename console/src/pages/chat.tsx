@@ -73,8 +73,8 @@ export function Chat({ query }: { query: URLSearchParams }) {
           <p class="muted">{skip > 0 ? 'No sessions on this page.' : 'No sessions yet. Create one above.'}</p>
         )}
         {sessions.length > 0 && (
-          <div class="scroll">
-            <table class="data" data-testid="sessions">
+          <div class="scroll chat-scroll">
+            <table class="data chat-sessions" data-testid="sessions">
               <thead>
                 <tr>
                   <th scope="col">
@@ -110,7 +110,7 @@ export function Chat({ query }: { query: URLSearchParams }) {
                         }}
                       />
                     </td>
-                    <td>
+                    <td class="chat-wrap chat-name">
                       <a href={`/chat/${enc(s.chat_id)}`}>{sessionName(s)}</a>
                       {s.parent_id && <span class="type">branch</span>}
                     </td>
@@ -126,7 +126,7 @@ export function Chat({ query }: { query: URLSearchParams }) {
                       )}
                     </td>
                     <td class="num">{s.message_count}</td>
-                    <td>
+                    <td class="small">
                       <time dateTime={s.updated_at}>{shortTime(s.updated_at)}</time>
                     </td>
                     <td>
