@@ -229,6 +229,9 @@ describe('browser console: chat (headless chromium, local provider)', function (
     await h.open(`/chat/${encodeURIComponent(first)}`);
     await h.page.locator('[data-testid="snippets"]').first().waitFor();
     await h.shot('chat-conversation-phone');
+    await h.open('/chat');
+    await h.page.locator('[data-testid="sessions"] tbody tr').first().waitFor();
+    await h.shot('chat-phone');
     await h.page.setViewportSize({ width: 1100, height: 760 });
   });
 

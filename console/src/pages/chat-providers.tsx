@@ -66,7 +66,7 @@ export function ProvidersCard({ models }: { models: Loaded<ChatModels> }) {
       <ErrorBox error={models.error} />
       {!models.data && !models.error && <Loading what="providers" />}
       {models.data && (
-        <div class="scroll chat-scroll">
+        <div class="scroll chat-scroll" tabIndex={0} role="region" aria-label="Providers table">
           <table class="data chat-providers" data-testid="providers">
             <thead>
               <tr>
