@@ -35,12 +35,12 @@ export interface Section {
 export const SECTIONS: Section[] = [
   { id: 'overview', label: 'Overview', href: '/overview' },
   { id: 'collections', label: 'Collections', href: '/collections' },
-  { id: 'chat', label: 'Chat', href: '/chat' },
+  { id: 'search', label: 'Search', href: '/search' },
+  { id: 'kv', label: 'Key-value', href: '/kv' },
   { id: 'realtime', label: 'Real time', href: '/realtime' },
   { id: 'functions', label: 'Functions', href: '/functions' },
+  { id: 'chat', label: 'Chat', href: '/chat' },
   { id: 'workflow', label: 'Workflow', href: '/workflow' },
-  { id: 'kv', label: 'Key-value', href: '/kv' },
-  { id: 'search', label: 'Search', href: '/search' },
   { id: 'keys', label: 'Keys', href: '/keys' },
   { id: 'transactions', label: 'Transactions', href: '/transactions' },
 ];
