@@ -96,7 +96,8 @@ describe('browser console: chat (headless chromium, local provider)', function (
     const link = stored.locator('[data-testid="snippets"] a[href="/collections/docs/records/d1"]');
     await link.waitFor();
     expect(await stored.locator('[data-testid="snippets"] li[data-collection="docs"]').count()).to.be.greaterThan(0);
-    expect(await h.page.locator('[data-testid="message-count"]').textContent()).to.equal('2');
+    // The count is read again once the stream has ended: wait for it rather than reading it at once.
+    await h.page.locator('[data-testid="message-count"]').filter({ hasText: /^2$/ }).waitFor();
     await h.shot('chat-conversation');
   });
 
@@ -209,7 +210,8 @@ describe('browser console: chat (headless chromium, local provider)', function (
     await h.page
       .locator('.chat-log li.chat-msg.assistant:not(.pending)', { hasText: FIRST_WORDS + LAST_WORDS })
       .waitFor();
-    expect(await h.page.locator('[data-testid="message-count"]').textContent()).to.equal('2');
+    // The count is read again once the stream has ended: wait for it rather than reading it at once.
+    await h.page.locator('[data-testid="message-count"]').filter({ hasText: /^2$/ }).waitFor();
 
     await h.page.fill('#chat-message', 'and now stop');
     await h.page.click('button:has-text("Send")');
