@@ -37,9 +37,12 @@ export function RecordsTable({
   canWrite,
   writeTitle,
   onDelete,
+  fresh,
 }: {
   collection: string;
   rows: Rec[];
+  /** Ids that arrived live since the page opened: marked so the eye finds them. */
+  fresh?: ReadonlySet<string>;
   sort: SortKey[];
   onSort: (field: string) => void;
   canWrite: boolean;
@@ -83,7 +86,7 @@ export function RecordsTable({
           {rows.map((r) => {
             const id = String(r.id);
             return (
-              <tr key={id} data-id={id}>
+              <tr key={id} data-id={id} class={fresh?.has(id) ? 'fresh' : undefined}>
                 {columns.map((c) => (
                   <td key={c} title={c in r ? cellType(r[c]) : undefined}>
                     {c === 'id' ? (

@@ -76,6 +76,16 @@ describe('browser console (headless chromium)', function () {
     await shot('realtime');
   });
 
+  it('shows a live insert in the records table and its count, marked as new', async () => {
+    await h.page.goto(`${h.t.url}/collections/people?skip=25`);
+    await h.page.locator('[data-testid="records-live"]').waitFor();
+    const before = Number((await h.page.locator('[data-testid="total"]').textContent())!.replace(/\D/g, ''));
+    await h.t.request('POST', '/api/insert/people', { id: 'live-2', name: 'seen in the table' });
+    await h.page.locator('table.data tr.fresh[data-id="live-2"]').waitFor();
+    await h.page.locator('[data-testid="total"]', { hasText: `${before + 1} records` }).waitFor();
+    await shot('records-live');
+  });
+
   it('shows the server error with its request id', async () => {
     await h.page.goto(`${h.t.url}/collections/people/records/nobody`);
     await h.page.locator('[role="alert"]', { hasText: 'request_id' }).waitFor();

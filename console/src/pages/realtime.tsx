@@ -1,66 +1,28 @@
-/**
- * Real time: a collection's change feed over the WebSocket (/api/ws, Subscribe), newest first. The token goes
- * in the query string because a browser cannot set headers on a WebSocket.
- */
-import { useEffect, useState } from 'preact/hooks';
-import { enc, getToken } from '../api.js';
+/** Real time: a collection's change feed over the WebSocket (change-feed.ts), newest first. */
+import { useState } from 'preact/hooks';
+import { enc } from '../api.js';
+import { useChangeFeed, type Change } from '../change-feed.js';
 import { useCollectionNames } from '../hooks.js';
 import { ErrorBox } from '../components.js';
 import { navigate } from '../router.js';
-
-interface Change {
-  n: number;
-  event: string;
-  ids: string[];
-  records: unknown;
-  at: string;
-}
-
-type State = 'connecting' | 'live' | 'closed';
 
 const KEEP = 200;
 
 export function RealTime({ collection }: { collection: string | undefined }) {
   const collections = useCollectionNames();
   const names = collections.names ?? [];
-  const [changes, setChanges] = useState<Change[]>([]);
-  const [state, setState] = useState<State>('connecting');
-  const [error, setError] = useState<unknown>(null);
-
-  useEffect(() => {
-    if (!collection) return;
-    setChanges([]);
-    setError(null);
-    setState('connecting');
-    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const ws = new WebSocket(`${scheme}://${location.host}/api/ws?token=${enc(getToken() ?? '')}`);
-    let n = 0;
-    ws.onopen = () => ws.send(JSON.stringify({ type: 'Subscribe', messageId: 'sub', payload: { collection } }));
-    ws.onmessage = (m) => {
-      let frame: { type?: string; payload?: Record<string, unknown>; message?: string; request_id?: string };
-      try {
-        frame = JSON.parse(String(m.data)) as typeof frame;
-      } catch {
-        return;
-      }
-      if (frame.type === 'Success') setState('live');
-      else if (frame.type === 'Error')
-        setError(new Error(`${frame.message ?? 'error'} (request_id ${frame.request_id ?? '?'})`));
-      else if (frame.type === 'MutationNotification' && frame.payload) {
-        const p = frame.payload;
-        const change: Change = {
-          n: ++n,
-          event: String(p.event),
-          ids: Array.isArray(p.record_ids) ? p.record_ids.map(String) : [],
-          records: p.records,
-          at: typeof p.timestamp === 'string' ? p.timestamp : new Date().toISOString(),
-        };
-        setChanges((cs) => [change, ...cs].slice(0, KEEP));
-      }
-    };
-    ws.onclose = () => setState('closed');
-    return () => ws.close();
-  }, [collection]);
+  const [feed, setFeed] = useState<{ collection: string | undefined; changes: Change[] }>({
+    collection,
+    changes: [],
+  });
+  // Another collection's feed starts empty.
+  const changes = feed.collection === collection ? feed.changes : [];
+  const { state, error } = useChangeFeed(collection, (change) =>
+    setFeed((f) => ({
+      collection,
+      changes: [change, ...(f.collection === collection ? f.changes : [])].slice(0, KEEP),
+    })),
+  );
 
   return (
     <main id="main">

@@ -2,7 +2,8 @@
  * Records of a collection, one page at a time: POST /api/find/{c} with limit and skip (never the whole
  * collection; the total comes from GET /api/collections/{c}), a filter builder with And / Or / Not groups, sort by
  * column, a projection, insert, import and export, and delete from the table. All of the view's state lives in the
- * URL (records-query.ts), so a view can be bookmarked.
+ * URL (records-query.ts), so a view can be bookmarked. The page follows the collection's change feed: a change
+ * re-reads the count and the page, and records inserted meanwhile are marked.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, enc } from '../api.js';
@@ -17,6 +18,7 @@ import { columnsOf, RecordsTable, type Rec } from '../records-table.js';
 import { ProjectionForm, Pager } from '../records-controls.js';
 import { ExportPanel } from './import-export.js';
 import { TrashNotice } from './record.js';
+import { useChangeFeed } from '../change-feed.js';
 import './records.css';
 
 interface CollectionInfo {
@@ -34,6 +36,27 @@ export function Records({ collection, query }: { collection: string; query: URLS
   const [error, setError] = useState<unknown>(null);
   const [deleted, setDeleted] = useState<string | undefined>(undefined);
   const [tick, setTick] = useState(0);
+  // Live: committed changes to the collection re-read the count and the page quietly (no loading flash), and
+  // records inserted since the page opened are marked.
+  const [liveTick, setLiveTick] = useState(0);
+  const [fresh, setFresh] = useState<{ collection: string; ids: Set<string> }>({ collection, ids: new Set() });
+  const freshIds = fresh.collection === collection ? fresh.ids : undefined;
+  const quiet = useRef(false);
+  const pending = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const feed = useChangeFeed(canUseCollection(access, collection, 'read') ? collection : undefined, (change) => {
+    if (change.event === 'insert')
+      setFresh((f) => ({
+        collection,
+        ids: new Set([...(f.collection === collection ? f.ids : []), ...change.ids]),
+      }));
+    // A burst of changes is read once, a quarter second after its first.
+    pending.current ??= setTimeout(() => {
+      pending.current = undefined;
+      quiet.current = true;
+      setLiveTick((n) => n + 1);
+    }, 250);
+  });
+  useEffect(() => () => clearTimeout(pending.current), []);
   const go = (next: Partial<RecordsQuery>) => navigate(queryHref(collection, { ...q, ...next }));
   const bodyKey = JSON.stringify([filterParam(q.filter), q.sort, q.projection]);
 
@@ -46,12 +69,13 @@ export function Records({ collection, query }: { collection: string; query: URLS
     return () => {
       live = false;
     };
-  }, [collection, tick]);
+  }, [collection, tick, liveTick]);
   // A far page of a sorted view is read from the end, which needs the total first.
   const endTotal = readsFromEnd(q) ? info?.record_count : undefined;
   useEffect(() => {
     let live = true;
-    setPage(null);
+    if (!quiet.current) setPage(null);
+    quiet.current = false;
     setError(null);
     if (readsFromEnd(q) && endTotal === undefined) return;
     let request: ReturnType<typeof pageRequest>;
@@ -73,7 +97,7 @@ export function Records({ collection, query }: { collection: string; query: URLS
     return () => {
       live = false;
     };
-  }, [collection, q.skip, q.limit, bodyKey, tick, endTotal]);
+  }, [collection, q.skip, q.limit, bodyKey, tick, liveTick, endTotal]);
 
   const total = info?.record_count;
   const filtered = filterParam(q.filter) !== undefined;
@@ -103,7 +127,12 @@ export function Records({ collection, query }: { collection: string; query: URLS
           {collection}{' '}
           <span class="muted small" data-testid="total">
             {total === undefined ? '' : `${total.toLocaleString('en')} record${total === 1 ? '' : 's'}`}
-          </span>
+          </span>{' '}
+          {feed.state === 'live' && (
+            <span class="status live small" data-testid="records-live" title="Changes appear as they are committed">
+              Live
+            </span>
+          )}
         </h1>
         <div class="actions">
           <a class="button secondary" href={`/collections/${enc(collection)}/settings`}>
@@ -152,6 +181,7 @@ export function Records({ collection, query }: { collection: string; query: URLS
           canWrite={canWrite}
           writeTitle={writeTitle}
           onDelete={onDelete}
+          fresh={freshIds}
         />
       )}
       <Pager
