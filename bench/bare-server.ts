@@ -1,6 +1,6 @@
 /**
- * The reference for HTTP benchmarks: a bare node:http server that reads the
- * body and answers the same payloads EddyDB would (an insert's `{id}`, the
+ * The reference for HTTP benchmarks: a bare node:http server that reads a
+ * POST's body and answers the same payloads EddyDB would (an insert's `{id}`, the
  * exact record EddyDB returns for a read, given as JSON in BARE_RECORD, as
  * JSON or as MessagePack when `Accept` asks for it), with no routing, auth,
  * parsing or storage. It is the physical limit for a Node server on this
@@ -15,21 +15,22 @@ const value: unknown = process.env.BARE_RECORD
 const json = Buffer.from(JSON.stringify(value));
 const msgpack = pack(value);
 let n = 0;
+
+/** Answers with Content-Length, as a tuned server does (no chunked framing). */
+function send(res: http.ServerResponse, status: number, type: string, body: Buffer): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': body.length });
+  res.end(body);
+}
+
 const server = http.createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    if (req.method === 'POST') {
-      res.writeHead(201, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: `id-${n++}` }));
-    } else if (req.headers.accept === 'application/msgpack') {
-      res.writeHead(200, { 'content-type': 'application/msgpack' });
-      res.end(msgpack);
-    } else {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(json);
-    }
-  });
+  // A GET has no body to read: it is answered at once, the same bytes EddyDB answers.
+  if (req.method !== 'POST') {
+    if (req.headers.accept === 'application/msgpack') send(res, 200, 'application/msgpack', msgpack);
+    else send(res, 200, 'application/json', json);
+    return;
+  }
+  req.on('data', () => undefined);
+  req.on('end', () => send(res, 201, 'application/json', Buffer.from(JSON.stringify({ id: `id-${n++}` }))));
 });
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => {
