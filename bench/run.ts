@@ -16,6 +16,7 @@ import { indexedFind, textSearch, vectorSearch } from './scenarios/search.js';
 import { vectorIndexStartup } from './scenarios/vector-index.js';
 import { wsFanout } from './scenarios/realtime.js';
 import { batchBypass, commitThroughput } from './scenarios/replication.js';
+import { transactionsHttp } from './scenarios/transactions-http.js';
 import { regexKvFind, regexSchemaInsert } from './scenarios/regex.js';
 import { functionsFindById, functionsGroup, functionsSteps } from './scenarios/functions.js';
 import { functionsEdgeCache } from './scenarios/functions-kv.js';
@@ -39,6 +40,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   recovery,
   'batch-bypass': batchBypass,
   'commit-throughput': commitThroughput,
+  'transactions-http': transactionsHttp,
   'vector-search': vectorSearch,
   'vector-index-startup': vectorIndexStartup,
   'text-search': textSearch,
