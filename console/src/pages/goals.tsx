@@ -3,38 +3,27 @@
  * states, the review actions its lifecycle allows (approve, complete, reject) and delete.
  */
 import { useState } from 'preact/hooks';
-import { api, enc } from '../api.js';
-import { ConfirmButton, ErrorBox, Loading } from '../components.js';
-import { useApi } from '../hooks.js';
-import { navigate } from '../router.js';
 import {
   ActionButton,
-  AdminOnlyNote,
-  Crumbs,
+  Fact,
+  gate,
   jsonOrText,
-  Pager,
-  pageOf,
+  NewRecordForm,
   PromptButton,
-  RecordJson,
+  RecordActions,
+  RecordFrame,
   StatusBadge,
-  StatusFilter,
   text,
   Time,
+  TimeFact,
   titleOf,
-  Transitions,
-  useActions,
-  useWorkflowAccess,
-  WorkflowTabs,
+  useFields,
+  useRecordPage,
+  type RecordPage,
   type WorkflowRecord,
 } from './workflow-parts.js';
-import {
-  allows,
-  GOAL_LIFECYCLE,
-  GOAL_STEPS_OPEN,
-  notAllowedReason,
-  statesOf,
-  STEP_LIFECYCLE,
-} from './workflow-lifecycles.js';
+import { nameColumn, STATUS_COLUMN, WorkflowListPage } from './workflow-list.js';
+import { GOAL_LIFECYCLE, GOAL_STEPS_OPEN, statesOf, STEP_LIFECYCLE } from './workflow-lifecycles.js';
 
 interface Step {
   description?: unknown;
@@ -55,250 +44,104 @@ function stepProgress(g: WorkflowRecord): string {
 }
 
 export function GoalsList({ query }: { query: URLSearchParams }) {
-  const { admin, reason } = useWorkflowAccess();
-  const list = useApi<{ goals: WorkflowRecord[] }>(admin ? '/api/chat/goals' : null);
-  const path = '/workflow/goals';
-  const all = list.data?.goals;
-  const shown = all && pageOf(all, query);
   return (
-    <main id="main">
-      <h1>Goals</h1>
-      <WorkflowTabs current="goals" />
-      <AdminOnlyNote admin={admin} />
-      <div class="wf-toolbar">
-        <StatusFilter path={path} query={query} states={statesOf(GOAL_LIFECYCLE)} />
-        {admin ? (
-          <a class="wf-button" href="/workflow/goals/new">
-            New goal
-          </a>
-        ) : (
-          <button type="button" disabled title={reason}>
-            New goal
-          </button>
-        )}
-      </div>
-      <ErrorBox error={list.error} />
-      {admin && list.loading && !all && <Loading what="goals" />}
-      {shown && shown.matching === 0 && (
-        <p class="muted">{all!.length ? 'No goal has this status.' : 'No goals yet. Create one to plan its steps.'}</p>
-      )}
-      {shown && shown.matching > 0 && (
-        <>
-          <div class="scroll" role="region" aria-label="Goals" tabIndex={0}>
-            <table class="data">
-              <thead>
-                <tr>
-                  <th scope="col">Goal</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Steps done</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {shown.rows.map((g) => (
-                  <tr key={g.id} data-id={g.id}>
-                    <td>
-                      <a href={`/workflow/goals/${enc(g.id)}`}>{titleOf(g)}</a>
-                    </td>
-                    <td>
-                      <StatusBadge status={g.status} />
-                    </td>
-                    <td>{stepProgress(g)}</td>
-                    <td>
-                      <Time iso={g.updated_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager path={path} query={query} {...shown} noun="goals" />
-        </>
-      )}
-    </main>
+    <WorkflowListPage
+      tab="goals"
+      query={query}
+      states={statesOf(GOAL_LIFECYCLE)}
+      empty="No goals yet. Create one to plan its steps."
+      columns={[
+        nameColumn('goals', 'Goal'),
+        STATUS_COLUMN,
+        { label: 'Steps done', cell: stepProgress },
+        { label: 'Updated', cell: (g) => <Time iso={g.updated_at} /> },
+      ]}
+    />
   );
 }
 
 export function NewGoal() {
-  const { admin, reason } = useWorkflowAccess();
-  const [title, setTitle] = useState('');
-  const [description, setDescription] = useState('');
-  const [steps, setSteps] = useState('');
+  const { form, field } = useFields('goal', { title: '', description: '', steps: '' });
   const [inProgress, setInProgress] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    const body: Record<string, unknown> = { title: title.trim() };
-    if (description.trim()) body.description = description.trim();
-    const lines = steps
+  const body = () => {
+    const body: Record<string, unknown> = { title: form.title.trim() };
+    if (form.description.trim()) body.description = form.description.trim();
+    const lines = form.steps
       .split('\n')
       .map((s) => s.trim())
       .filter(Boolean);
     if (lines.length) body.steps = lines.map((description) => ({ description }));
     if (inProgress) body.status = 'in_progress';
-    try {
-      const goal = await api<WorkflowRecord>('POST', '/api/chat/goals', body);
-      navigate(`/workflow/goals/${enc(goal.id)}`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    return body;
   };
   return (
-    <main id="main">
-      <Crumbs tab="goals" here="New goal" />
-      <h1>New goal</h1>
-      <AdminOnlyNote admin={admin} />
-      <form class="card wf-form" onSubmit={(e) => void submit(e)}>
-        <label for="goal-title">Title</label>
-        <input id="goal-title" required value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
-        <label for="goal-description">Description</label>
-        <textarea
-          id="goal-description"
-          rows={3}
-          value={description}
-          onInput={(e) => setDescription(e.currentTarget.value)}
-        />
-        <label for="goal-steps">Steps, one a line</label>
-        <textarea id="goal-steps" rows={5} value={steps} onInput={(e) => setSteps(e.currentTarget.value)} />
-        <label class="wf-check">
-          <input type="checkbox" checked={inProgress} onChange={(e) => setInProgress(e.currentTarget.checked)} />
-          Start in progress (no plan approval)
-        </label>
-        <ErrorBox error={error} />
-        <div class="actions">
-          <button type="submit" disabled={!admin || busy || !title.trim()} title={reason}>
-            Create goal
-          </button>
-          <a href="/workflow/goals">Cancel</a>
-        </div>
-      </form>
-    </main>
+    <NewRecordForm tab="goals" body={body} ready={!!form.title.trim()}>
+      <label for="goal-title">Title</label>
+      <input required {...field('title')} />
+      <label for="goal-description">Description</label>
+      <textarea rows={3} {...field('description')} />
+      <label for="goal-steps">Steps, one a line</label>
+      <textarea rows={5} {...field('steps')} />
+      <label class="wf-check">
+        <input type="checkbox" checked={inProgress} onChange={(e) => setInProgress(e.currentTarget.checked)} />
+        Start in progress (no plan approval)
+      </label>
+    </NewRecordForm>
   );
 }
 
 export function GoalView({ id }: { id: string }) {
-  const { admin, reason } = useWorkflowAccess();
-  const goal = useApi<WorkflowRecord>(admin ? `/api/chat/goals/${enc(id)}` : null);
-  const { error, act } = useActions(() => goal.reload());
-  const g = goal.data;
-  const base = `/api/chat/goals/${enc(id)}`;
-  const why = (action: string) =>
-    reason ??
-    (g && !allows(GOAL_LIFECYCLE, g.status, action) ? notAllowedReason(GOAL_LIFECYCLE, g.status, 'goal') : '');
-  const can = (action: string) => !why(action);
+  const page = useRecordPage('goals', id, GOAL_LIFECYCLE);
+  const { base, act, gate } = page;
   return (
-    <main id="main">
-      <Crumbs tab="goals" here={g ? titleOf(g) : id} />
-      <h1>{g ? titleOf(g) : 'Goal'}</h1>
-      <AdminOnlyNote admin={admin} />
-      <ErrorBox error={goal.error} />
-      {admin && !g && !goal.error && <Loading what="the goal" />}
-      {g && (
+    <RecordFrame
+      page={page}
+      history="History"
+      facts={(g) => (
         <>
-          <section class="card" aria-labelledby="goal-facts">
-            <h2 id="goal-facts" class="small">
-              Goal
-            </h2>
-            <dl class="facts">
-              <dt>Status</dt>
-              <dd data-testid="goal-status">
-                <StatusBadge status={g.status} />
-              </dd>
-              {typeof g.description === 'string' && (
-                <>
-                  <dt>Description</dt>
-                  <dd>{g.description}</dd>
-                </>
-              )}
-              {g.summary !== undefined && (
-                <>
-                  <dt>Summary</dt>
-                  <dd>{text(g.summary)}</dd>
-                </>
-              )}
-              {g.rejection_reason !== undefined && (
-                <>
-                  <dt>Rejected because</dt>
-                  <dd>{text(g.rejection_reason)}</dd>
-                </>
-              )}
-              <dt>Created</dt>
-              <dd>
-                <Time iso={g.created_at} />
-              </dd>
-              <dt>Updated</dt>
-              <dd>
-                <Time iso={g.updated_at} />
-              </dd>
-            </dl>
-          </section>
-          <ErrorBox error={error} />
-          <div class="actions wf-actions">
+          {typeof g.description === 'string' && <Fact term="Description">{g.description}</Fact>}
+          {g.summary !== undefined && <Fact term="Summary">{text(g.summary)}</Fact>}
+          {g.rejection_reason !== undefined && <Fact term="Rejected because">{text(g.rejection_reason)}</Fact>}
+          <TimeFact term="Created" iso={g.created_at} />
+          <TimeFact term="Updated" iso={g.updated_at} />
+        </>
+      )}
+    >
+      {(g) => (
+        <>
+          <RecordActions page={page} question={`Delete the goal “${titleOf(g)}”? This cannot be undone.`}>
             <ActionButton
               label="Approve"
               secondary={false}
-              disabled={!can('approve')}
-              title={why('approve') || undefined}
+              {...gate('approve')}
               onClick={() => act('POST', `${base}/approve`)}
             />
             <PromptButton
               label="Complete"
               field="Summary of the work"
-              disabled={!can('complete')}
-              title={why('complete') || undefined}
+              {...gate('complete')}
               onSubmit={(summary) => act('POST', `${base}/complete`, summary ? { summary } : {})}
               hint="The goal goes to review; approving the review completes it when every step is completed."
             />
             <PromptButton
               label="Reject"
               field="Reason"
-              disabled={!can('reject')}
-              title={why('reject') || undefined}
+              {...gate('reject')}
               onSubmit={(r) => act('POST', `${base}/reject`, r ? { reason: r } : {})}
             />
-            <ConfirmButton
-              label="Delete"
-              question={`Delete the goal “${titleOf(g)}”? This cannot be undone.`}
-              disabled={!admin}
-              title={reason}
-              onConfirm={async () => {
-                if ((await act('DELETE', base)) !== undefined) navigate('/workflow/goals');
-              }}
-            />
-          </div>
-          <Steps goal={g} act={act} base={base} reason={reason} />
-          <section aria-labelledby="goal-moves">
-            <h2 id="goal-moves">History</h2>
-            <Transitions list={g.transitions} />
-          </section>
-          <RecordJson record={g} label="The goal as JSON" />
+          </RecordActions>
+          <Steps goal={g} page={page} />
         </>
       )}
-    </main>
+    </RecordFrame>
   );
 }
 
-function Steps({
-  goal,
-  act,
-  base,
-  reason,
-}: {
-  goal: WorkflowRecord;
-  act: (method: string, path: string, body?: unknown) => Promise<unknown>;
-  base: string;
-  reason: string | undefined;
-}) {
+function Steps({ goal, page }: { goal: WorkflowRecord; page: RecordPage }) {
+  const { act, base } = page;
   const steps = stepsOf(goal);
   const open = GOAL_STEPS_OPEN.includes(goal.status ?? '');
-  const why = (step: Step, action: string) =>
-    reason ??
-    (!allows(STEP_LIFECYCLE, step.status, action) ? notAllowedReason(STEP_LIFECYCLE, step.status, 'step') : '');
+  const why = (step: Step, action: string) => gate(page.reason, STEP_LIFECYCLE, step.status, 'step', action);
   return (
     <section aria-labelledby="goal-steps">
       <h2 id="goal-steps">Steps</h2>
@@ -322,22 +165,19 @@ function Steps({
                 <div class="actions">
                   <ActionButton
                     label={`Start step ${i + 1}`}
-                    disabled={!!why(s, 'start')}
-                    title={why(s, 'start') || undefined}
+                    {...why(s, 'start')}
                     onClick={() => act('POST', `${base}/steps/${i}/start`)}
                   />
                   <PromptButton
                     label={`Complete step ${i + 1}`}
                     field="Result (JSON or text)"
-                    disabled={!!why(s, 'complete')}
-                    title={why(s, 'complete') || undefined}
+                    {...why(s, 'complete')}
                     onSubmit={(v) => act('POST', `${base}/steps/${i}/complete`, v ? { result: jsonOrText(v) } : {})}
                   />
                   <PromptButton
                     label={`Fail step ${i + 1}`}
                     field="Error (JSON or text)"
-                    disabled={!!why(s, 'fail')}
-                    title={why(s, 'fail') || undefined}
+                    {...why(s, 'fail')}
                     onSubmit={(v) => act('POST', `${base}/steps/${i}/fail`, v ? { error: jsonOrText(v) } : {})}
                   />
                 </div>

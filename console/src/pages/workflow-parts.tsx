@@ -1,12 +1,16 @@
 /**
- * Pieces the workflow pages share: the tab bar, the admin-only rule, status badges, times and durations, the status
- * filter and pager kept in the URL, and buttons that ask for a text (a summary, a reason, an output) before acting.
+ * Pieces the workflow pages share: the tab bar, the admin-only rule, status badges, times and durations, buttons
+ * that ask for a text (a summary, a reason, an output) before acting, and the frames of a record's page and of the
+ * form for a new one.
  */
 import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { useAccess } from '../access.js';
-import { api } from '../api.js';
+import { api, enc } from '../api.js';
+import { ConfirmButton, ErrorBox, Loading } from '../components.js';
+import { useApi, type Loaded } from '../hooks.js';
 import { navigate } from '../router.js';
+import { allows, notAllowedReason, type Lifecycle } from './workflow-lifecycles.js';
 import './workflow.css';
 
 /** Workflow records as the server answers them: free-form members plus its own. */
@@ -18,13 +22,18 @@ export interface WorkflowRecord {
   [member: string]: unknown;
 }
 
+/** The kinds of the section: each one's tab title, the noun of one record, and its API route. */
 export const TABS = [
-  { id: 'goals', label: 'Goals' },
-  { id: 'tasks', label: 'Tasks' },
-  { id: 'agents', label: 'Agents' },
-  { id: 'schedules', label: 'Schedules' },
+  { id: 'goals', label: 'Goals', noun: 'goal', api: '/api/chat/goals' },
+  { id: 'tasks', label: 'Tasks', noun: 'task', api: '/api/chat/tasks' },
+  { id: 'agents', label: 'Agents', noun: 'agent', api: '/api/chat/agents' },
+  { id: 'schedules', label: 'Schedules', noun: 'schedule', api: '/api/schedules' },
 ] as const;
 export type TabId = (typeof TABS)[number]['id'];
+
+export function tabOf(tab: TabId): { label: string; noun: string; api: string } {
+  return TABS.find((t) => t.id === tab)!;
+}
 
 /** The tabs of the workflow section, as links (each tab is its own URL). */
 export function WorkflowTabs({ current }: { current?: TabId }) {
@@ -41,7 +50,7 @@ export function WorkflowTabs({ current }: { current?: TabId }) {
 
 /** The breadcrumb of a workflow page below the section. */
 export function Crumbs({ tab, here }: { tab: TabId; here: string }) {
-  const label = TABS.find((t) => t.id === tab)!.label;
+  const { label } = tabOf(tab);
   return (
     <nav aria-label="Breadcrumb" class="crumbs">
       <a href="/workflow">Workflow</a> / <a href={`/workflow/${tab}`}>{label}</a> / <span>{here}</span>
@@ -81,9 +90,14 @@ export function StatusBadge({ status }: { status: unknown }) {
   );
 }
 
+/** Shown for a value a record does not have. */
+export function Dash() {
+  return <span class="muted">—</span>;
+}
+
 /** An RFC 3339 time in UTC to the second, or a dash. */
 export function Time({ iso }: { iso: unknown }) {
-  if (typeof iso !== 'string' || !iso) return <span class="muted">—</span>;
+  if (typeof iso !== 'string' || !iso) return <Dash />;
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return <span>{iso}</span>;
   return <time dateTime={iso}>{new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC</time>;
@@ -105,6 +119,11 @@ export function text(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** A counter member of a record, 0 when it has none yet. */
+export function count(r: WorkflowRecord, member: string): number {
+  return typeof r[member] === 'number' ? (r[member] as number) : 0;
+}
+
 /** The first text member that names a record (title, name, description), else its id. */
 export function titleOf(r: WorkflowRecord): string {
   for (const m of ['title', 'name', 'description']) if (typeof r[m] === 'string' && r[m]) return r[m] as string;
@@ -120,84 +139,6 @@ export function setQuery(path: string, query: URLSearchParams, changes: Record<s
   }
   const qs = next.toString();
   navigate(qs ? `${path}?${qs}` : path, true);
-}
-
-/** The status filter of a list, kept in `?status=`. */
-export function StatusFilter({ path, query, states }: { path: string; query: URLSearchParams; states: string[] }) {
-  return (
-    <div class="row">
-      <label for="status-filter">Status</label>
-      <select
-        id="status-filter"
-        value={query.get('status') ?? ''}
-        onChange={(e) => setQuery(path, query, { status: e.currentTarget.value, page: '' })}
-      >
-        <option value="">any</option>
-        {states.map((s) => (
-          <option key={s} value={s}>
-            {s.replace(/_/g, ' ')}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-}
-
-export const PAGE_SIZE = 25;
-
-/**
- * The rows of one page of a list (`?page=`, from 1) after the status filter (`?status=`). The server answers each
- * list whole; the page shows at most PAGE_SIZE rows of it.
- */
-export function pageOf<T extends WorkflowRecord>(
-  all: T[],
-  query: URLSearchParams,
-): { rows: T[]; page: number; pages: number; matching: number } {
-  const status = query.get('status');
-  const matching = status ? all.filter((r) => r.status === status) : all;
-  const pages = Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
-  const page = Math.min(pages, Math.max(1, Number(query.get('page')) || 1));
-  return { rows: matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE), page, pages, matching: matching.length };
-}
-
-export function Pager({
-  path,
-  query,
-  page,
-  pages,
-  matching,
-  noun,
-}: {
-  path: string;
-  query: URLSearchParams;
-  page: number;
-  pages: number;
-  matching: number;
-  noun: string;
-}) {
-  return (
-    <div class="pager">
-      <button
-        type="button"
-        class="secondary"
-        disabled={page <= 1}
-        onClick={() => setQuery(path, query, { page: String(page - 1) })}
-      >
-        Previous
-      </button>
-      <span class="muted">
-        Page {page} of {pages} · {matching} {noun}
-      </span>
-      <button
-        type="button"
-        class="secondary"
-        disabled={page >= pages}
-        onClick={() => setQuery(path, query, { page: String(page + 1) })}
-      >
-        Next
-      </button>
-    </div>
-  );
 }
 
 /** A button that runs an action, busy while it runs. */
@@ -314,31 +255,6 @@ export function RecordJson({ record, label }: { record: unknown; label: string }
   );
 }
 
-/**
- * Runs the page's actions: each call sends one request, then reloads the page's record; a failure is kept in
- * `error` for the page's ErrorBox (a refused lifecycle move says the state and the actions it allows).
- */
-export function useActions(after: (result: unknown) => void): {
-  error: unknown;
-  act(method: string, path: string, body?: unknown): Promise<unknown>;
-} {
-  const [error, setError] = useState<unknown>(null);
-  return {
-    error,
-    act: async (method, path, body) => {
-      setError(null);
-      try {
-        const result = await api<unknown>(method, path, body);
-        after(result);
-        return result;
-      } catch (err) {
-        setError(err);
-        return undefined;
-      }
-    },
-  };
-}
-
 /** The last moves of a record's lifecycle, newest first. */
 export function Transitions({ list }: { list: unknown }) {
   const moves = Array.isArray(list) ? (list as { action?: string; from?: string; to?: string; at?: string }[]) : [];
@@ -373,5 +289,263 @@ export function Transitions({ list }: { list: unknown }) {
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** A control's `disabled` and `title`: off when the key may not act, or when the state does not allow the action. */
+export function gate(
+  reason: string | undefined,
+  lifecycle: Lifecycle,
+  status: unknown,
+  noun: string,
+  action: string,
+): { disabled: boolean; title: string | undefined } {
+  const why = reason ?? (allows(lifecycle, status, action) ? '' : notAllowedReason(lifecycle, status, noun));
+  return { disabled: !!why, title: why || undefined };
+}
+
+/** What a record's page works with: the key's rights, the record as loaded, and its actions. */
+export interface RecordPage {
+  tab: TabId;
+  /** The record's id, from the URL. */
+  id: string;
+  /** The kind's lifecycle: its actions' gates, and a status fact on the page. */
+  lifecycle?: Lifecycle;
+  admin: boolean | null;
+  reason: string | undefined;
+  load: Loaded<WorkflowRecord>;
+  /** The record's API route; its actions are below it. */
+  base: string;
+  /** The last action's failure, for the page's ErrorBox (a refused move says the actions the state allows). */
+  error: unknown;
+  /** Sends one request, then reloads the record; answers undefined when it fails. */
+  act(method: string, path: string, body?: unknown): Promise<unknown>;
+  /** An action's `disabled` and `title` under the kind's lifecycle. */
+  gate(action: string): { disabled: boolean; title: string | undefined };
+}
+
+/** Loads a record for its page (once the key is known to be an admin); each action reloads it. */
+export function useRecordPage(tab: TabId, id: string, lifecycle?: Lifecycle): RecordPage {
+  const { admin, reason } = useWorkflowAccess();
+  const { noun, api: route } = tabOf(tab);
+  const base = `${route}/${enc(id)}`;
+  const load = useApi<WorkflowRecord>(admin ? base : null);
+  const [error, setError] = useState<unknown>(null);
+  return {
+    tab,
+    id,
+    lifecycle,
+    admin,
+    reason,
+    load,
+    base,
+    error,
+    act: async (method, path, body) => {
+      setError(null);
+      try {
+        const result = await api<unknown>(method, path, body);
+        load.reload();
+        return result;
+      } catch (err) {
+        setError(err);
+        return undefined;
+      }
+    },
+    gate: (action) => gate(reason, lifecycle ?? {}, load.data?.status, noun, action),
+  };
+}
+
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** A term and its value in a facts card. */
+export function Fact({
+  term,
+  testid,
+  class: className,
+  children,
+}: {
+  term: string;
+  testid?: string;
+  class?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <>
+      <dt>{term}</dt>
+      <dd data-testid={testid} class={className}>
+        {children}
+      </dd>
+    </>
+  );
+}
+
+/** A time in a facts card. */
+export function TimeFact({ term, iso, testid }: { term: string; iso: unknown; testid?: string }) {
+  return (
+    <Fact term={term} testid={testid}>
+      <Time iso={iso} />
+    </Fact>
+  );
+}
+
+/**
+ * The frame of a record's page: breadcrumb and heading, the admin-only note, its loading and error, a card of its
+ * facts (its status first, for a kind with a lifecycle), what the kind adds, its lifecycle moves (when `history`
+ * names them) and the record as JSON.
+ */
+export function RecordFrame({
+  page,
+  name = titleOf,
+  heading = name,
+  facts,
+  history,
+  children,
+}: {
+  page: RecordPage;
+  /** The record's name in the breadcrumb. */
+  name?: (r: WorkflowRecord) => string;
+  heading?: (r: WorkflowRecord) => string;
+  /** The facts card's terms and values. */
+  facts: (r: WorkflowRecord) => ComponentChildren;
+  /** The title of the section of lifecycle moves; none, no section. */
+  history?: string;
+  children: (r: WorkflowRecord) => ComponentChildren;
+}) {
+  const { tab, id } = page;
+  const { noun } = tabOf(tab);
+  const r = page.load.data;
+  return (
+    <main id="main">
+      <Crumbs tab={tab} here={r ? name(r) : id} />
+      <h1>{r ? heading(r) : capital(noun)}</h1>
+      <AdminOnlyNote admin={page.admin} />
+      <ErrorBox error={page.load.error} />
+      {page.admin && !r && !page.load.error && <Loading what={`the ${noun}`} />}
+      {r && (
+        <>
+          <section class="card" aria-labelledby={`${noun}-facts`}>
+            <h2 id={`${noun}-facts`} class="small">
+              {capital(noun)}
+            </h2>
+            <dl class="facts">
+              {page.lifecycle && (
+                <Fact term="Status" testid={`${noun}-status`}>
+                  <StatusBadge status={r.status} />
+                </Fact>
+              )}
+              {facts(r)}
+            </dl>
+          </section>
+          {children(r)}
+          {history && (
+            <section aria-labelledby={`${noun}-moves`}>
+              <h2 id={`${noun}-moves`}>{history}</h2>
+              <Transitions list={r.transitions} />
+            </section>
+          )}
+          <RecordJson record={r} label={`The ${noun} as JSON`} />
+        </>
+      )}
+    </main>
+  );
+}
+
+/** Deletes the record after asking, then goes back to its list. */
+export function DeleteButton({ page, question }: { page: RecordPage; question: string }) {
+  return (
+    <ConfirmButton
+      label="Delete"
+      question={question}
+      disabled={!page.admin}
+      title={page.reason}
+      onConfirm={async () => {
+        if ((await page.act('DELETE', page.base)) !== undefined) navigate(`/workflow/${page.tab}`);
+      }}
+    />
+  );
+}
+
+/** A record's lifecycle buttons and delete, below the failure of the last action. */
+export function RecordActions({
+  page,
+  question,
+  children,
+}: {
+  page: RecordPage;
+  /** What delete asks. */
+  question: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <>
+      <ErrorBox error={page.error} />
+      <div class="actions wf-actions">
+        {children}
+        <DeleteButton page={page} question={question} />
+      </div>
+    </>
+  );
+}
+
+/** A form's text fields by name: each field's id (`prefix-name`), value and input handler. */
+export function useFields<F extends Record<string, string>>(prefix: string, initial: F) {
+  const [form, setForm] = useState(initial);
+  const set = (name: keyof F, value: string) => setForm((f) => ({ ...f, [name]: value }));
+  const field = (name: keyof F & string) => ({
+    id: `${prefix}-${name}`,
+    value: form[name],
+    onInput: (e: { currentTarget: { value: string } }) => set(name, e.currentTarget.value),
+  });
+  return { form, set, field };
+}
+
+/**
+ * The frame of the form for a new record: breadcrumb, heading, the admin-only note, the kind's fields, the
+ * failure, and Create (disabled until `ready`), which posts `body()` and opens the new record's page.
+ */
+export function NewRecordForm({
+  tab,
+  body,
+  ready,
+  children,
+}: {
+  tab: TabId;
+  body: () => Record<string, unknown>;
+  ready: boolean;
+  children: ComponentChildren;
+}) {
+  const { noun, api: source } = tabOf(tab);
+  const { admin, reason } = useWorkflowAccess();
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const created = await api<WorkflowRecord>('POST', source, body());
+      navigate(`/workflow/${tab}/${enc(created.id)}`);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main id="main">
+      <Crumbs tab={tab} here={`New ${noun}`} />
+      <h1>{`New ${noun}`}</h1>
+      <AdminOnlyNote admin={admin} />
+      <form class="card wf-form" onSubmit={(e) => void submit(e)}>
+        {children}
+        <ErrorBox error={error} />
+        <div class="actions">
+          <button type="submit" disabled={!admin || busy || !ready} title={reason}>
+            {`Create ${noun}`}
+          </button>
+          <a href={`/workflow/${tab}`}>Cancel</a>
+        </div>
+      </form>
+    </main>
   );
 }

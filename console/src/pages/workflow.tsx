@@ -7,32 +7,27 @@ import { useApi } from '../hooks.js';
 import {
   AdminOnlyNote,
   StatusBadge,
+  tabOf,
   TABS,
   useWorkflowAccess,
   WorkflowTabs,
+  type TabId,
   type WorkflowRecord,
 } from './workflow-parts.js';
 
-const LISTS = {
-  goals: '/api/chat/goals',
-  tasks: '/api/chat/tasks',
-  agents: '/api/chat/agents',
-  schedules: '/api/schedules',
-} as const;
-
-const BLURBS: Record<keyof typeof LISTS, string> = {
+const BLURBS: Record<TabId, string> = {
   goals: 'Plans with steps, reviewed before they complete.',
   tasks: 'Work a worker runs once, on a cron or by hand, with retries.',
   agents: 'Named prompts, models and providers for chat sessions.',
   schedules: 'Stored functions or HTTP requests the server runs on a cron.',
 };
 
-function Summary({ kind, admin }: { kind: keyof typeof LISTS; admin: boolean | null }) {
-  const list = useApi<Record<string, WorkflowRecord[]>>(admin ? LISTS[kind] : null);
+function Summary({ kind, admin }: { kind: TabId; admin: boolean | null }) {
+  const { label, api } = tabOf(kind);
+  const list = useApi<Record<string, WorkflowRecord[]>>(admin ? api : null);
   const records = list.data?.[kind];
   const byStatus = new Map<string, number>();
   for (const r of records ?? []) if (r.status) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
-  const label = TABS.find((t) => t.id === kind)!.label;
   return (
     <section class="card" aria-labelledby={`summary-${kind}`} data-kind={kind}>
       <h2 id={`summary-${kind}`} class="small">
@@ -69,8 +64,8 @@ export function Workflow() {
       <WorkflowTabs />
       <AdminOnlyNote admin={admin} />
       <div class="wf-summaries">
-        {(Object.keys(LISTS) as (keyof typeof LISTS)[]).map((kind) => (
-          <Summary key={kind} kind={kind} admin={admin} />
+        {TABS.map((t) => (
+          <Summary key={t.id} kind={t.id} admin={admin} />
         ))}
       </div>
     </main>
