@@ -185,6 +185,10 @@ describe('browser console: workflow', function () {
     expect(await page().locator('[data-testid="runs"] tbody tr').count()).to.equal(2);
     await shot('workflow-schedule');
 
+    // The failed run is recorded by the scheduler on its own write: wait for the server to hold it, then look.
+    const runsOf = `/api/schedules/${missing.body.id as string}/runs`;
+    for (let i = 0; i < 100 && !JSON.stringify((await h.t.request('GET', runsOf)).body).includes('fail'); i++)
+      await new Promise((r) => setTimeout(r, 50));
     await page().goto(`${h.t.url}/workflow/schedules/${missing.body.id as string}`);
     const failed = page().locator('[data-testid="runs"] tr[data-run="failure"]').first();
     await failed.waitFor();

@@ -262,7 +262,7 @@ export function Transitions({ list }: { list: unknown }) {
   return (
     <div class="scroll" role="region" aria-label="Lifecycle moves" tabIndex={0}>
       <table class="data">
-        <caption class="wf-visually-hidden">Lifecycle moves, newest first</caption>
+        <caption class="visually-hidden">Lifecycle moves, newest first</caption>
         <thead>
           <tr>
             <th scope="col">When</th>
