@@ -28,10 +28,18 @@ export interface AuditEvent {
   error?: string;
 }
 
+/**
+ * How long the first event waits for others before the append: commits come in bursts, and one write per burst
+ * instead of one per event keeps libuv's thread pool, which the log's fsyncs use, free. The trail is for people,
+ * so a crash may lose these last milliseconds of it; never a transaction.
+ */
+const COALESCE_MS = 5;
+
 export class AuditLog {
-  /** Lines recorded while a write is in flight; written together by the next one. */
+  /** Lines recorded and not yet handed to a write: written together by the next one. */
   private pending: string[] = [];
   private writing: Promise<void> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
   private file_: StorageFile | undefined;
   private tailChecked = false;
   private failing = false;
@@ -48,20 +56,31 @@ export class AuditLog {
 
   /**
    * Appends an event in order; failures are reported, never thrown into the
-   * caller's transaction. Events recorded while a write is in flight go out
-   * together in the next one, through one open handle: a file open per event
-   * kept libuv's thread pool busy enough to delay the log's fsyncs (commits
-   * at 1/10 of their speed).
+   * caller's transaction. Events recorded within COALESCE_MS of each other,
+   * or while a write is in flight, go out together through one open handle:
+   * a file open per event kept libuv's thread pool busy enough to delay the
+   * log's fsyncs (commits at 1/10 of their speed).
    */
   record(event: AuditEvent): void {
     this.pending.push(JSON.stringify({ timestamp: new Date(this.clock.now()).toISOString(), ...event }) + '\n');
+    if (this.writing || this.timer) return;
+    this.timer = setTimeout(() => this.startWriting(), COALESCE_MS);
+    this.timer.unref();
+  }
+
+  private startWriting(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.writing ??= this.drain().finally(() => {
       this.writing = undefined;
+      // An event recorded after the drain's last look and before this callback would wait for the next event.
+      if (this.pending.length > 0) this.startWriting();
     });
   }
 
-  /** Waits for pending appends (tests, shutdown). */
+  /** Writes what is pending at once and waits for it (reads, tests, shutdown). */
   async flush(): Promise<void> {
+    if (this.timer) this.startWriting();
     while (this.writing) await this.writing;
   }
 
