@@ -17,14 +17,28 @@ export function rateHeaders(rate: { limit: number; remaining: number; reset: num
   };
 }
 
+/**
+ * A query of plain `name=value` pairs, where decoding changes nothing (no `%`, `+` or characters URLSearchParams
+ * would treat apart). Most queries are one such pair (`?transaction_id=...`), read without URLSearchParams.
+ */
+const PLAIN_QUERY = /^[\w.~:-]+=[\w.~:,-]*(?:&[\w.~:-]+=[\w.~:,-]*)*$/;
+
 /** Query parameters by name: a repeated one as a list of its values, in order. */
 export function parseQuery(qs: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = Object.create(null);
   if (!qs) return out;
-  for (const [name, value] of new URLSearchParams(qs)) {
+  const add = (name: string, value: string) => {
     const prev = out[name];
     out[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+  };
+  if (qs.length <= 512 && PLAIN_QUERY.test(qs)) {
+    for (const pair of qs.split('&')) {
+      const eq = pair.indexOf('=');
+      add(pair.slice(0, eq), pair.slice(eq + 1));
+    }
+    return out;
   }
+  for (const [name, value] of new URLSearchParams(qs)) add(name, value);
   return out;
 }
 
