@@ -120,6 +120,7 @@ export function ChatConversation({ chatId, query }: { chatId: string; query: URL
       if ((err as Error).name === 'AbortError') {
         // The server may have finished the exchange before it saw the stop: show what it stored.
         setError(new Error('Stopped before the whole answer arrived.'));
+        setPending(null);
         await loadMessages().catch(setLoadError);
         session.reload();
       } else {
