@@ -142,29 +142,34 @@ async function requestBody(f: Form): Promise<Record<string, unknown>> {
   return body;
 }
 
-function useSearch(form: Form, key: string) {
-  const [state, setState] = useState<{ answer?: SearchAnswer; error: unknown; loading: boolean }>({
+/**
+ * The answer to the search `key` names. The state remembers which search it answers, so that on the render after
+ * the address changed, before the new request starts, the last search's results are not shown as this one's.
+ */
+function useSearch(form: Form, key: string): { answer?: SearchAnswer; error: unknown; loading: boolean } {
+  const [state, setState] = useState<{ key: string; answer?: SearchAnswer; error: unknown; loading: boolean }>({
+    key: '',
     error: null,
     loading: false,
   });
   useEffect(() => {
     if (!ready(form)) {
-      setState({ error: null, loading: false });
+      setState({ key, error: null, loading: false });
       return;
     }
     let live = true;
-    setState({ error: null, loading: true });
+    setState({ key, error: null, loading: true });
     requestBody(form)
       .then((body) => api<SearchAnswer>('POST', `/api/search/${enc(form.collection)}`, body))
       .then(
-        (answer) => live && setState({ answer, error: null, loading: false }),
-        (error: unknown) => live && setState({ error, loading: false }),
+        (answer) => live && setState({ key, answer, error: null, loading: false }),
+        (error: unknown) => live && setState({ key, error, loading: false }),
       );
     return () => {
       live = false;
     };
   }, [key]);
-  return state;
+  return state.key === key ? state : { error: null, loading: ready(form) };
 }
 
 export function Search({ query }: { query: URLSearchParams }) {
