@@ -123,9 +123,12 @@ export class CollectionScan implements RecordSource {
       if (displacedIds?.has(id)) continue;
       const ord = live.ord ?? 0;
       if (ord > log.openOrd) break;
-      for (let earlier = takeBefore(ord); earlier; earlier = takeBefore(ord)) {
-        const kept = visit(earlier.id, earlier.entry);
-        if (!(kept instanceof Promise ? await settle(kept) : kept)) return;
+      // Most walks meet no gone or displaced record: only then is the merge looked at.
+      if (next < pending.length || nextDisplaced < displaced.length) {
+        for (let earlier = takeBefore(ord); earlier; earlier = takeBefore(ord)) {
+          const kept = visit(earlier.id, earlier.entry);
+          if (!(kept instanceof Promise ? await settle(kept) : kept)) return;
+        }
       }
       position = ord;
       const result = visit(id, before.size === 0 ? live : (before.get(id) ?? live));

@@ -95,7 +95,15 @@ function alignDates(left: Scalar, right: Scalar): [Scalar, Scalar] {
   return [left, right];
 }
 
+/** True when both are plain strings, numbers, bigints or booleans of the same JavaScript type. */
+function samePrimitive(left: Value | undefined, right: Value | undefined): boolean {
+  const type = typeof left;
+  return type === typeof right && (type === 'string' || type === 'number' || type === 'bigint' || type === 'boolean');
+}
+
 export function equalValues(left: Value | undefined, right: Value | undefined): boolean {
+  // The inner loop of a scan: two primitives of one type compare as below without building scalars.
+  if (samePrimitive(left, right)) return left === right;
   const [leftScalar, rightScalar] = alignDates(scalarOf(left), scalarOf(right));
   if (leftScalar.k !== rightScalar.k) return false;
   switch (leftScalar.k) {
@@ -155,6 +163,12 @@ export function equalityKey(value: Value | undefined): string | undefined {
 
 /** Orders two values of comparable kinds; undefined when the kinds are unrelated. */
 export function compareValues(left: Value | undefined, right: Value | undefined): number | undefined {
+  if (samePrimitive(left, right)) {
+    if (typeof left === 'boolean') return Number(left) - Number(right);
+    const l = left as string | number | bigint;
+    const r = right as string | number | bigint;
+    return l < r ? -1 : l > r ? 1 : 0;
+  }
   const [leftScalar, rightScalar] = alignDates(scalarOf(left), scalarOf(right));
   if (leftScalar.k !== rightScalar.k) return undefined;
   switch (leftScalar.k) {

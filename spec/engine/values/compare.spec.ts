@@ -83,3 +83,33 @@ describe('engine/values/compare with 64-bit integers', () => {
         for (const b of group) expect(equalValues(a, b), `${String(a)} = ${String(b)}`).to.equal(true);
   });
 });
+
+describe('engine/values/compare on plain primitives', () => {
+  /** What the rules give for two primitives, written out: the answers the scan's direct path must give too. */
+  const expectedOrder = (a: Value, b: Value): number | undefined => {
+    if (typeof a !== typeof b) {
+      const numeric = (v: Value) => typeof v === 'number' || typeof v === 'bigint';
+      if (!(numeric(a) && numeric(b))) return undefined;
+    }
+    if (typeof a === 'boolean') return Number(a) - Number(b as boolean);
+    return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+  };
+  const values: Value[] = [0, -0, 1, -1, 1.5, NaN, Infinity, 40, 40n, 2n ** 60n, '', 'a', 'B', 'é', true, false];
+
+  it('compares and equates every pair as the typed rules do, NaN and -0 included', () => {
+    for (const a of values) {
+      for (const b of values) {
+        const label = `${String(a)} ? ${String(b)}`;
+        expect(compareValues(a, b), label).to.equal(expectedOrder(a, b));
+        const equal = typeof a === typeof b ? a === b : (a as number) == (b as number) && expectedOrder(a, b) === 0;
+        expect(equalValues(a, b), label).to.equal(equal);
+      }
+    }
+  });
+
+  it('still compares a string with a DateTime as an instant', () => {
+    const when = new Tagged('DateTime', '2026-11-29T08:00:00Z');
+    expect(equalValues('2026-11-29T08:00:00.000+00:00', when)).to.equal(true);
+    expect(compareValues('2026-11-29T09:00:00Z', when)).to.equal(1);
+  });
+});
