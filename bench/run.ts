@@ -17,6 +17,7 @@ import { vectorIndexStartup } from './scenarios/vector-index.js';
 import { wsFanout } from './scenarios/realtime.js';
 import { batchBypass, commitThroughput } from './scenarios/replication.js';
 import { transactionsHttp } from './scenarios/transactions-http.js';
+import { scanHttp } from './scenarios/scan-http.js';
 import { regexKvFind, regexSchemaInsert } from './scenarios/regex.js';
 import { functionsFindById, functionsGroup, functionsSteps } from './scenarios/functions.js';
 import { functionsEdgeCache } from './scenarios/functions-kv.js';
@@ -36,6 +37,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'access-log': accessLog,
   'batch-insert': batchInsert,
   'filtered-find': filteredFind,
+  'scan-http': scanHttp,
   'unique-insert': uniqueInsert,
   recovery,
   'batch-bypass': batchBypass,
