@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, getToken } from './api.js';
+import { ADMIN_ONLY_COLLECTIONS } from './server-tables.js';
 
 interface Grant {
   read?: boolean;
@@ -21,10 +22,6 @@ export interface Access {
 }
 
 export type Mode = 'read' | 'write';
-
-/** Collections that only admins may touch, even as records (stored functions and the workflow). */
-const ADMIN_ONLY =
-  /^__(functions|function_history|chat_goals|chat_goal_templates|chat_tasks|chat_agents|schedules|schedule_runs)$/;
 
 let cached: { token: string; access: Promise<Access> } | undefined;
 
@@ -59,7 +56,7 @@ export function useAccess(): Access | null {
 
 function collectionGrant(access: Access, collection: string): Grant | 'all' | undefined {
   if (access.admin) return 'all';
-  if (ADMIN_ONLY.test(collection)) return undefined;
+  if (ADMIN_ONLY_COLLECTIONS.has(collection)) return undefined;
   const perms = access.collection_permissions;
   if (!perms) return 'all';
   return Object.hasOwn(perms, collection) ? perms[collection] : Object.hasOwn(perms, '*') ? perms['*'] : undefined;

@@ -5,22 +5,8 @@
  */
 import { useState } from 'preact/hooks';
 import { parseExact, stringifyExact } from './json-text.js';
+import { OPERATORS } from './server-tables.js';
 
-/** The server's operators (lib/engine/query/operators.ts; there is no Regex). */
-export const OPERATORS = [
-  'Eq',
-  'Ne',
-  'Gt',
-  'Gte',
-  'Lt',
-  'Lte',
-  'In',
-  'NotIn',
-  'Contains',
-  'StartsWith',
-  'EndsWith',
-  'Exists',
-] as const;
 const TEXT_OPERATORS = new Set(['Contains', 'StartsWith', 'EndsWith']);
 const LIST_OPERATORS = new Set(['In', 'NotIn']);
 
