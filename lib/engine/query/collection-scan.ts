@@ -63,8 +63,54 @@ export class CollectionScan implements RecordSource {
 
   /** Visits each live record as it was at the open, in insertion order, in slices; stops when `visit` returns false. */
   each(visit: (record: Fields) => boolean | void, slicer = new Slicer(SCAN_CHECK_EVERY)): Promise<void> {
+    if (this.coll.displacedByOrd() === undefined) return this.eachLive(visit, slicer);
     const now = this.now;
     return this.eachEntry((_id, e) => isExpired(e, now) || visit(e.fields) !== false, slicer);
+  }
+
+  /**
+   * `each` when no record is displaced, the common case: walks the map's values, which allocates nothing per
+   * record (an [id, entry] pair per record was a third of a scan's time, and most of its garbage). An id is
+   * looked up only for a record that has a pre-image, that is, one written since the open.
+   */
+  private async eachLive(visit: (record: Fields) => boolean | void, slicer: Slicer): Promise<void> {
+    const log = this.log;
+    const before = log.before;
+    const now = this.now;
+    const pending: Gone[] = [];
+    let next = 0;
+    let goneSeen = 0;
+    let position = 0;
+    const visitEntry = (entry: RecordEntry): boolean => isExpired(entry, now) || visit(entry.fields) !== false;
+    for (const live of this.coll.records.values()) {
+      const ord = live.ord ?? 0;
+      if (ord > log.openOrd) break;
+      for (; next < pending.length && pending[next]!.ord < ord; next++) if (!visitEntry(pending[next]!.entry)) return;
+      position = ord;
+      if (!visitEntry(before.size === 0 ? live : (before.get(this.idOf(live)) ?? live))) return;
+      if (slicer.counted() && slicer.due()) {
+        await slicer.pause();
+        goneSeen = this.collectGone(goneSeen, position, pending, next, undefined);
+      }
+    }
+    this.collectGone(goneSeen, position, pending, next, undefined);
+    for (; next < pending.length; next++) if (!visitEntry(pending[next]!.entry)) return;
+  }
+
+  /** Entries by identity to their ids, for a record whose `fields.id` is not its key; rebuilt when it misses. */
+  private idsByEntry: Map<RecordEntry, string> | undefined;
+
+  /** The key of a live entry of the map: its `fields.id` as a rule. */
+  private idOf(live: RecordEntry): string {
+    const own = live.fields.id;
+    if (typeof own === 'string' && this.coll.records.get(own) === live) return own;
+    let id = this.idsByEntry?.get(live);
+    if (id === undefined) {
+      this.idsByEntry = new Map();
+      for (const [key, entry] of this.coll.records) this.idsByEntry.set(entry, key);
+      id = this.idsByEntry.get(live)!;
+    }
+    return id;
   }
 
   /**

@@ -13,7 +13,7 @@ import { exactNumber, isPlainObject, type Fields } from '../values/index.js';
 import { kindOf, shown } from './describe-input.js';
 import { parseFieldPath } from './field-path.js';
 import { parseFilter, type Filter } from './filter.js';
-import { matchFilter } from './match.js';
+import { matcherOf } from './match.js';
 import { parseFieldList } from './project.js';
 import { parseSort, sortRecords, SortedRows, type SortKey } from './sort.js';
 import { SCAN_CHECK_EVERY, type RecordSource } from './collection-scan.js';
@@ -184,12 +184,13 @@ export async function runQueryInSlices(
   query: QueryPart = {},
   slicer = new Slicer(SCAN_CHECK_EVERY),
 ): Promise<Fields[]> {
-  const { filter, limit } = query;
+  const { limit } = query;
+  const matches = query.filter && matcherOf(query.filter);
   const skip = query.skip ?? 0;
   if (query.sort && query.sort.length > 0) {
     const rows = new SortedRows(query.sort, limit === undefined ? undefined : skip + limit);
     await source.each((r) => {
-      if (!filter || matchFilter(filter, r)) rows.add(r);
+      if (!matches || matches(r)) rows.add(r);
     }, slicer);
     const sorted = await rows.sorted(slicer);
     return limit === undefined ? sorted.slice(skip) : sorted.slice(skip, skip + limit);
@@ -198,7 +199,7 @@ export async function runQueryInSlices(
   if (limit === 0) return out;
   let skipped = 0;
   await source.each((record) => {
-    if (filter && !matchFilter(filter, record)) return true;
+    if (matches && !matches(record)) return true;
     if (skipped < skip) {
       skipped++;
       return true;
@@ -219,11 +220,12 @@ export async function runQueryInSlices(
  * caller's job.
  */
 export function runQuery(records: Iterable<Fields>, query: QueryPart = {}): Fields[] {
-  const { filter, limit } = query;
+  const { limit } = query;
+  const matches = query.filter && matcherOf(query.filter);
   const skip = query.skip ?? 0;
   if (query.sort && query.sort.length > 0) {
     const matched: Fields[] = [];
-    for (const record of records) if (!filter || matchFilter(filter, record)) matched.push(record);
+    for (const record of records) if (!matches || matches(record)) matched.push(record);
     const sorted = sortRecords(matched, query.sort);
     return limit === undefined ? sorted.slice(skip) : sorted.slice(skip, skip + limit);
   }
@@ -231,7 +233,7 @@ export function runQuery(records: Iterable<Fields>, query: QueryPart = {}): Fiel
   if (limit === 0) return out;
   let skipped = 0;
   for (const record of records) {
-    if (filter && !matchFilter(filter, record)) continue;
+    if (matches && !matches(record)) continue;
     if (skipped < skip) {
       skipped++;
       continue;

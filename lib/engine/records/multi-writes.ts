@@ -17,7 +17,7 @@ import { MESSAGES, NotFound } from '../../errors.js';
 import type { EngineCore } from '../core.js';
 import { markNoRipple, type Effect } from '../write/effects.js';
 import { validateCollectionName } from '../collections/names.js';
-import { matchFilter, SCAN_CHECK_EVERY, type Filter } from '../query/index.js';
+import { matcherOf, SCAN_CHECK_EVERY, type Filter } from '../query/index.js';
 import { Slicer } from '../time/slices.js';
 import type { IndexManager } from '../indexes/index-manager.js';
 import type { PreparedWrite, Records } from './records.js';
@@ -213,9 +213,10 @@ export class MultiWrites {
     const plan = filter && !view.droppedHere(collection) ? this.indexes.plan(collection, filter) : undefined;
     const now = this.db.now();
     const slicer = new Slicer(SCAN_CHECK_EVERY);
+    const matches = filter && matcherOf(filter);
     for (const [id, entry] of plan ? this.candidates(view, collection, plan.ids) : view.records(collection)) {
       if (slicer.counted()) await slicer.pause();
-      if (isExpired(entry, now) || (filter && !matchFilter(filter, entry.fields))) continue;
+      if (isExpired(entry, now) || (matches && !matches(entry.fields))) continue;
       ids.push(id);
       if (ids.length === limit) break;
     }

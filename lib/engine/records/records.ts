@@ -15,7 +15,7 @@ import { validateCollectionName } from '../collections/names.js';
 import { applyActionSequence, type ActionStep } from './update-actions.js';
 import {
   getPath,
-  matchFilter,
+  matcherOf,
   parseFieldPath,
   runQueryInSlices,
   SCAN_CHECK_EVERY,
@@ -331,9 +331,10 @@ export class Records {
     if (!coll) return [];
     const seen = new Map<string, Value>();
     const slicer = new Slicer(SCAN_CHECK_EVERY);
+    const matches = filter && matcherOf(filter);
     await withScan(coll, this.db.now(), (scan) =>
       scan.each((record) => {
-        if (filter && !matchFilter(filter, record)) return;
+        if (matches && !matches(record)) return;
         const value = getPath(record, field);
         if (value === undefined) return;
         const key = hashKey(value);

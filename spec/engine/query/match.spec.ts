@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { getPath, matchFilter, parseFilter } from '../../../lib/engine/query/index.js';
+import { testOperator } from '../../../lib/engine/query/operators.js';
+import { randomRecords } from '../../helpers/seeded-random.js';
 import { fieldsFromWire, Tagged, type Fields } from '../../../lib/engine/values/index.js';
 
 const rec = (body: Record<string, unknown>): Fields => fieldsFromWire(body);
@@ -274,6 +276,26 @@ describe('engine/query/match', () => {
       const f = { and: [isAdult, { or: [inBergen, { not: [cond('city', 'StartsWith', 'B')] }] }] };
       expect(matches(f, record)).to.equal(true);
       expect(matches(f, { age: 30, city: 'Bodø' })).to.equal(false);
+    });
+  });
+
+  describe('compiled conditions', () => {
+    const KEYS = ['age', 'name', 'toString', 'valueOf', 'hasOwnProperty', 'n'];
+    const VALUES: unknown[] = [40, 40.5, '40', 'Ann', true, false, null, 0, -0, { type: 'Integer', value: 40 }];
+
+    it('decide Eq and Ne on every field name exactly as the operator does', () => {
+      for (const [i, body] of randomRecords(31, KEYS, VALUES, 400).entries()) {
+        const fields = rec(body);
+        for (const field of KEYS)
+          for (const value of [40, 'Ann', true, 0]) {
+            const filter = parseFilter(cond(field, i % 2 ? 'Eq' : 'Ne', value));
+            if (filter.kind !== 'condition') throw new Error('not a condition');
+            const actual = Object.hasOwn(fields, field) ? fields[field] : undefined;
+            expect(matchFilter(filter, fields), `${field} ${JSON.stringify(body)}`).to.equal(
+              testOperator(filter.op, actual, filter.value),
+            );
+          }
+      }
     });
   });
 });
