@@ -101,6 +101,7 @@ export {
   jsonParser,
   ownString,
   recordJson,
+  recordsJson,
   recordMsgpack,
   recordToWire,
   sortCompare,

@@ -10,7 +10,15 @@
  * a JSON array, or a MessagePack array whose header gives the count.
  */
 import { Packr } from 'msgpackr';
-import { recordJson, recordMsgpack, recordToWire, Slicer, toJson, type Fields } from '../../engine/index.js';
+import {
+  recordJson,
+  recordsJson,
+  recordMsgpack,
+  recordToWire,
+  Slicer,
+  toJson,
+  type Fields,
+} from '../../engine/index.js';
 
 /** Lists longer than this are streamed; shorter ones are rendered whole (and get a Content-Length). */
 export const STREAM_MIN_RECORDS = 2_000;
@@ -54,6 +62,8 @@ export class RecordList {
 
   /** The whole answer as JSON text. */
   json(): string {
+    const whole = recordsJson(this.records, { typed: this.typed });
+    if (whole !== undefined) return whole;
     const parts = new Array<string>(this.records.length);
     for (let i = 0; i < this.records.length; i++) parts[i] = this.recordJson(this.records[i]!);
     return `[${parts.join(',')}]`;

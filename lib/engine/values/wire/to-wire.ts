@@ -63,6 +63,26 @@ export function recordJson(fields: Fields, opts: OutputOptions): string | undefi
   return out + '}';
 }
 
+/** True when every top-level value is null, a string, a number or a boolean: what recordJson writes directly. */
+function isScalarRecord(fields: Fields): boolean {
+  for (const key in fields) {
+    const value = fields[key];
+    if (value !== null && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+      return false;
+  }
+  return true;
+}
+
+/**
+ * The JSON array of `records` on the wire when every one is a record of top-level scalars (the text recordJson
+ * would give each), else undefined. Built as wire objects and written by JSON.stringify, which V8 runs natively:
+ * for a list of records that costs about half of joining their texts.
+ */
+export function recordsJson(records: readonly Fields[], opts: OutputOptions): string | undefined {
+  for (const record of records) if (!isScalarRecord(record)) return undefined;
+  return JSON.stringify(records.map((record) => recordToWire(record, opts)));
+}
+
 /** `"key":` for each field name seen, so a read does not quote the same names again; bounded. */
 const KEY_JSON = new Map<string, string>();
 const KEY_JSON_LIMIT = 10_000;

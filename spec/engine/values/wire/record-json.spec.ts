@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { recordJson, recordToWire, toJson, type Value } from '../../../../lib/engine/values/index.js';
+import { recordJson, recordsJson, recordToWire, toJson, type Value } from '../../../../lib/engine/values/index.js';
 import { randomRecords } from '../../../helpers/seeded-random.js';
 
 const SCALARS: Value[] = [
@@ -53,6 +53,16 @@ describe("recordJson: a record's JSON written directly", () => {
   });
 
   // Records the direct writers decline: record-msgpack.spec.ts checks both writers.
+
+  it('writes a list of scalar records as the JSON array of their texts, and declines any other list', () => {
+    const records = randomRecords(16, KEYS, SCALARS, 500);
+    for (const typed of [true, false]) {
+      expect(recordsJson(records, { typed })).to.equal(`[${records.map((r) => recordJson(r, { typed })).join(',')}]`);
+      expect(recordsJson([...records, { id: 'x', big: 2n ** 64n }], { typed })).to.equal(undefined);
+      expect(recordsJson([{ nested: { a: 1 } }], { typed })).to.equal(undefined);
+    }
+    expect(recordsJson([], { typed: true })).to.equal('[]');
+  });
 
   it('writes an empty record as {}', () => {
     expect(recordJson({}, { typed: true })).to.equal('{}');
