@@ -31,6 +31,8 @@ export interface EngineCore {
   settings(): Settings;
   /** Runs a write operation in the single writer (see WriteQueue.submit). */
   write<R>(op: Operation<R>): Promise<R>;
+  /** Resolves once the writes in flight to a record are applied; undefined when none is (WriteQueue.writesApplied). */
+  writesApplied(collection: string, id: string): Promise<void> | undefined;
   /** Called after each batch is durable and applied, in seq order. */
   onCommit(listener: CommitListener): void;
 }

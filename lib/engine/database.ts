@@ -196,6 +196,7 @@ export class Database {
       now: () => clock.now(),
       settings: () => this.settings(),
       write: (op) => queue.submit(op),
+      writesApplied: (collection, id) => queue.writesApplied(collection, id),
       onCommit: (listener) => queue.onCommit(listener),
     };
   }

@@ -19,6 +19,11 @@ export class AutoCommitSession implements Session {
     return this.engine.records.findById(collection, idOrAlias);
   }
 
+  /** A statement of its own reads the committed state: nothing it observes can make it conflict. */
+  writesSettled(): undefined {
+    return undefined;
+  }
+
   find(collection: string, query: Query): Promise<Fields[]> {
     return this.engine.records.find(collection, query);
   }

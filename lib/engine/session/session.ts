@@ -47,6 +47,11 @@ export interface Session {
 
   /** One record by id or primary-key-alias value. Throws NotFound. */
   findById(collection: string, idOrAlias: string): Fields;
+  /**
+   * In a transaction: resolves once a commit in flight to the record is applied, when reading it now would
+   * observe a version about to be replaced (TransactionManager.writesSettled); undefined otherwise.
+   */
+  writesSettled(collection: string, idOrAlias: string): Promise<void> | undefined;
   /** Records matching a parsed query, shaped (projection, join); a long query runs in slices of the event loop. */
   find(collection: string, query: Query): Promise<Fields[]>;
   /** Text, vector or hybrid search; a text search waits while the collection's text index is built. */

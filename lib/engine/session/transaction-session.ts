@@ -45,6 +45,10 @@ class StagingSession implements TransactionSession {
     return this.txs.findById(this.transactionId, collection, idOrAlias);
   }
 
+  writesSettled(collection: string, idOrAlias: string): Promise<void> | undefined {
+    return this.txs.writesSettled(this.transactionId, collection, idOrAlias);
+  }
+
   async find(collection: string, query: Query): Promise<Fields[]> {
     return this.engine.records.shapeRows(this.txs.find(this.transactionId, collection, query), query);
   }
@@ -77,6 +81,7 @@ class StagingSession implements TransactionSession {
   }
 
   async update(collection: string, idOrAlias: string, record: unknown, bypassRipple = false): Promise<Fields> {
+    await this.writesSettled(collection, idOrAlias);
     return this.txs.stageUpdate(this.transactionId, collection, idOrAlias, record, bypassRipple);
   }
 

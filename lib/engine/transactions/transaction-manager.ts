@@ -276,6 +276,25 @@ export class TransactionManager {
 
   // ---- reads ---------------------------------------------------------------------------------------------------
 
+  /**
+   * Resolves once a commit in flight to the record is applied, when this transaction is about to observe it for
+   * the first time; undefined otherwise. The version it would observe meanwhile is already being replaced, so its
+   * commit would conflict for certain: waiting the rest of one fsync for the new version instead (as a row lock
+   * makes PostgreSQL's UPDATE wait) saves the retry of the whole transaction on a contended record.
+   */
+  writesSettled(id: string, collection: string, idOrAlias: string): Promise<void> | undefined {
+    const tx = this.get(id);
+    if (tx.level === 'ReadUncommitted') return undefined;
+    let recordId: string;
+    try {
+      recordId = resolveRecordId(this.viewOf(tx), collection, idOrAlias, this.records.unique);
+    } catch {
+      return undefined; // the statement itself says what is wrong
+    }
+    if (tx.observed.has(recordKey(collection, recordId))) return undefined;
+    return this.db.writesApplied(collection, recordId);
+  }
+
   /** Reads a record by id or primary-key-alias value as the transaction sees it. Throws NotFound. */
   findById(id: string, collection: string, idOrAlias: string): Fields {
     const tx = this.get(id);

@@ -76,6 +76,25 @@ interface InFlight {
   readonly settled: Promise<void>;
   finished: boolean;
   error?: unknown;
+  /** The records the group writes, as `collection NUL id`: built when a reader first asks (writtenRecords). */
+  written?: ReadonlySet<string>;
+  /** Told once the group is applied (or failed): what waits to read its writes. */
+  appliedWaiters?: Array<() => void>;
+}
+
+/** The records a group's batches put or delete, as `collection NUL id`. */
+function writtenRecords(batches: readonly LoggedBatch[]): Set<string> {
+  const keys = new Set<string>();
+  for (const batch of batches)
+    for (const effect of batch.effects)
+      if (effect.kind === 'put' || effect.kind === 'delete') keys.add(`${effect.collection}\u0000${effect.id}`);
+  return keys;
+}
+
+function tellApplied(group: InFlight): void {
+  const waiters = group.appliedWaiters;
+  group.appliedWaiters = undefined;
+  if (waiters) for (const waiter of waiters) waiter();
 }
 
 export class WriteQueue {
@@ -119,6 +138,24 @@ export class WriteQueue {
     let depth = this.queue.length;
     for (const group of this.inflight) depth += group.done.length;
     return depth;
+  }
+
+  /**
+   * Resolves once every group in flight that writes record `id` of `collection` is applied (or failed), so that
+   * a read then sees the write; undefined when no group in flight writes it. For a transaction's read: a version
+   * it observed while a commit of the record is in flight is stale before the read is answered, and would only
+   * make its own commit conflict.
+   */
+  writesApplied(collection: string, id: string): Promise<void> | undefined {
+    const key = `${collection}\u0000${id}`;
+    for (let i = this.inflight.length - 1; i >= 0; i--) {
+      const group = this.inflight[i]!;
+      if (group.batches.length === 0) continue;
+      if (!(group.written ??= writtenRecords(group.batches)).has(key)) continue;
+      // Groups are applied in order: the newest one writing the record is the one to wait for.
+      return new Promise((resolve) => (group.appliedWaiters ??= []).push(resolve));
+    }
+    return undefined;
   }
 
   /** Called after each batch is durable and applied, in seq order. */
@@ -344,9 +381,11 @@ export class WriteQueue {
       // the groups after it were computed over its effects, so they fail too (the writer refuses their appends).
       const failed = [group, ...this.inflight];
       this.inflight = [];
-      for (const failedGroup of failed)
+      for (const failedGroup of failed) {
+        tellApplied(failedGroup);
         for (const item of failedGroup.done)
           item.p.reject(this.health.readOnly ? this.health.refuse() : toDbError(group.error));
+      }
       // No append may still be running when the next group (or a repair) starts.
       await Promise.all(failed.map((f) => f.settled));
       return;
@@ -361,9 +400,11 @@ export class WriteQueue {
       // Unreachable while staging and applying share applyEffect; if it happens, say so and answer
       // every caller rather than leave them waiting on a writer that stopped.
       this.report('applying a logged group failed; restart the server to replay the log', 'error', err);
+      tellApplied(group);
       for (const item of group.done) item.p.reject(toDbError(err));
       return;
     }
+    tellApplied(group);
     for (const item of group.done) item.p.resolve(item.result);
   }
 }

@@ -114,7 +114,11 @@ export const recordsFindById = defineProcedure({
     };
   },
   scope: (input) => reads([input.collection], input.tx),
-  handler: (input, ctx) => out(ctx, ctx.session.findById(input.collection, input.id), input.select, input.exclude),
+  handler: (input, ctx) => {
+    const read = () => out(ctx, ctx.session.findById(input.collection, input.id), input.select, input.exclude);
+    const settled = ctx.session.writesSettled(input.collection, input.id);
+    return settled ? settled.then(read) : read();
+  },
 });
 
 export const recordsFind = defineProcedure({
