@@ -147,9 +147,9 @@ describe('functions/group', () => {
     it('returns frozen records', () => {
       expect(Object.isFrozen(group(sales, ['region'], [])[0])).to.equal(true);
     });
-    it('groups 100,000 records in linear time', () => {
+    // Its speed is measured by `npm run bench -- functions-group`, not asserted here.
+    it('groups 100,000 records into 1,000 groups', () => {
       const many = Array.from({ length: 100_000 }, (_, i) => Object.freeze({ k: `k${i % 1000}`, v: i }));
-      const started = performance.now();
       const out = group(
         many,
         ['k'],
@@ -159,7 +159,6 @@ describe('functions/group', () => {
           { output_field: 'd', operation: 'ApproxDistinct', input_field: 'v' },
         ],
       );
-      expect(performance.now() - started).to.be.below(2_000);
       expect(out).to.have.length(1000);
       expect(out[0]).to.deep.equal({ k: 'k0', n: 100, s: 4_950_000, d: 100 });
     });
