@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Database, parseSearch, runSearch } from '../lib/engine/index.js';
-import { BruteForceIndex, HnswIndex } from '../lib/vector/index.js';
+import { BruteForceIndex, HNSW_DEFAULTS } from '../lib/vector/index.js';
 import { gaussian, mulberry32 } from './lib/seeded-random.js';
 import { timeEach } from './lib/time-each.js';
 
@@ -74,10 +74,11 @@ try {
 
   const before = await memory();
   t0 = performance.now();
-  const index = db.search.vector('vecs', 'embedding', DIMS);
+  const built = await db.search.settledVector('vecs', 'embedding');
   const buildMs = performance.now() - t0;
   const after = await memory();
-  log(`built HNSW over ${index.size()} vectors in ${(buildMs / 1000).toFixed(1)} s`);
+  log(`built HNSW over ${built.size} vectors in ${(buildMs / 1000).toFixed(1)} s`);
+  const graph = db.search.entry('vecs', 'vector', 'embedding')!.remote!;
 
   t0 = performance.now();
   const exact = new BruteForceIndex({ dimensions: DIMS, metric: 'cosine' });
@@ -106,8 +107,8 @@ try {
   );
   const rawTimes = await timeEach(
     queries,
-    (q) => {
-      index.search(q, K);
+    async (q) => {
+      await graph.search(q, K);
     },
     WARMUP,
   );
@@ -132,8 +133,9 @@ try {
         after.rss - before.rss - (after.heapTotal - before.heapTotal) - (after.external - before.external),
       // hnswlib's level-0 bytes per slot: the vector as float32, 2m links, a link count and the label; upper levels add
       // ~1/m of the links.
-      slotBytes: index instanceof HnswIndex ? 4 * DIMS + 8 * index.m + 4 + 8 : 0,
-      capacity: index instanceof HnswIndex ? index.capacity : 0,
+      slotBytes: 4 * DIMS + 8 * HNSW_DEFAULTS.m + 4 + 8,
+      // The build allocates the collection's size and a tenth up front.
+      capacity: Math.ceil(N * 1.1),
       gcExposed: gc !== undefined,
       subjTimes,
       refTimes,

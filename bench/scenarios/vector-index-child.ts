@@ -128,7 +128,7 @@ try {
     );
   }
   // applies what the inserts left pending, so the snapshot persists the whole graph
-  db.search.vector('vecs', 'embedding', DIMS);
+  await db.search.settledVector('vecs', 'embedding');
   const insertAndIndexMs = performance.now() - t0;
   log(`inserted and indexed ${N} in ${(insertAndIndexMs / 1000).toFixed(1)} s; snapshot`);
   const t1 = performance.now();

@@ -546,6 +546,7 @@ export class Database {
       this.log('closing while read-only: storage still failing', 'error');
     if (opts.snapshot && !this.readOnly)
       await this.snapshot().catch((err) => this.logSnapshotFailure('final snapshot', err));
+    await this.search.close();
     this.closed = true;
     await this.audit.close();
     await this.logWriter.close();

@@ -11,9 +11,8 @@
  * The worker module is given by URL (often the module that owns the pool,
  * `import.meta.url`, which serves jobs when it finds itself started with
  * the pool's `workerData`), built to `.js` in dist/ and run from `.ts`
- * under tsx (mocha, bench). A `.ts` worker is started through a one-line
- * bootstrap that registers tsx's loader inside the worker, then imports
- * it: a worker does not inherit the loader from `--import tsx`.
+ * under tsx (mocha, bench), started by `startModuleWorker`
+ * (lib/vector/module-worker.ts).
  * The worker side answers jobs with `serveJobs`, which first lowers its
  * thread's priority by WORKER_NICENESS (Linux): when a worker and the
  * request thread want the same core, the request thread wins it, and a
@@ -21,13 +20,9 @@
  *
  * Not a general scheduler: no job priorities, no job that outlives its signal.
  */
-import { readFileSync, readlinkSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { getPriority, setPriority } from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { parentPort, Worker } from 'node:worker_threads';
+import { parentPort, type Worker } from 'node:worker_threads';
 import { Unavailable } from '../errors.js';
+import { lowerThisThread, startModuleWorker, WORKER_NICENESS } from '../vector/index.js';
 
 interface Job<I, O> {
   readonly input: I;
@@ -117,12 +112,7 @@ export class WorkerPool<I, O> {
   }
 
   private spawn(): Worker {
-    const fromSource = this.entry.pathname.endsWith('.ts');
-    // execArgv []: the server's own flags (inspector, memory) are not the worker's.
-    const options = { execArgv: [], workerData: this.workerData };
-    const worker = fromSource
-      ? new Worker(tsBootstrap(this.entry), { ...options, eval: true })
-      : new Worker(this.entry, options);
+    const worker = startModuleWorker(this.entry, this.workerData);
     this.started.add(worker);
     worker.on('message', (reply: Reply<O>) => this.settle(worker, reply));
     worker.on('error', (err) => this.retire(worker, new Error(`worker failed: ${err.message}`, { cause: err })));
@@ -172,40 +162,6 @@ export class WorkerPool<I, O> {
       this.dispatch();
       return;
     }
-  }
-}
-
-/**
- * Worker code that registers tsx's loader, then imports the TypeScript
- * worker module. tsx's ESM API is found from this module through the
- * package's own export map (createRequire: under tsx's CommonJS transform
- * `import.meta.resolve` is missing, and a require resolution would give the
- * CommonJS build, which cannot register from a worker) and imported by its
- * file URL, so the worker's working directory does not matter.
- */
-function tsBootstrap(entry: URL): string {
-  const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
-  const exported = (
-    JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }
-  ).exports['./esm/api']!;
-  const tsx = pathToFileURL(path.join(path.dirname(manifest), exported.import.default)).href;
-  return (
-    `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return ` +
-    `import(${JSON.stringify(entry.href)}); });`
-  );
-}
-
-/** How much a pool thread's nice value is raised above the process's (Linux; 19 at most). */
-export const WORKER_NICENESS = 10;
-
-/** Raises this thread's nice value by `by`; where threads cannot be found or changed, leaves it. */
-function lowerThisThread(by: number): void {
-  try {
-    // /proc/thread-self names this thread; setpriority on a thread id changes that thread alone (Linux).
-    const tid = Number(path.basename(readlinkSync('/proc/thread-self')));
-    setPriority(tid, Math.min(19, getPriority(tid) + by));
-  } catch {
-    // Not Linux, or not allowed: the worker runs at the process's priority.
   }
 }
 

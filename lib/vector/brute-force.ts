@@ -53,6 +53,11 @@ export class BruteForceIndex implements VectorIndex {
     return this.vectors.size;
   }
 
+  /** Ids of the stored vectors. */
+  ids(): IterableIterator<string> {
+    return this.vectors.keys();
+  }
+
   /** See VectorIndex.search. Exact; O(n·d + n log k); `filter` is called once per stored id. */
   search(query: readonly number[], k: number, filter?: (id: string) => boolean): VectorHit[] {
     checkVector(query, this.dimensions);

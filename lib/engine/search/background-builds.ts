@@ -1,17 +1,18 @@
 /**
  * Applies pending changes and runs index walks (builds and catch-ups, see
  * index-entry.ts) in the background: one entry at a time, pending changes
- * first, in slices of at most `sliceMs` of work,
- * each slice in its own event-loop turn (setImmediate), so requests are
- * served between slices; a slice holds a few HNSW inserts.
+ * first, in slices of at most `sliceMs` of work, each slice in its own
+ * event-loop turn (setImmediate), so requests are served between slices.
  *
- * Chosen over a worker thread that builds with hnswlib and hands back the
- * serialized graph: slices need no second copy of the vectors, no file
- * handoff, and no catch-up of the writes made during a long build in
- * another thread; they cost the main core the same CPU, spread thinly.
+ * For an HNSW graph a slice only copies vectors into a batch (a few µs
+ * each) and posts it to the HNSW worker, which inserts them beside the
+ * request thread. Batches are sized to about BATCH_WORK_MS of the worker's
+ * measured insert cost, and at most MAX_IN_FLIGHT are posted at once: a
+ * search posted to the worker waits behind at most those, and the worker
+ * never idles between them. The entry is taken up again when a batch is
+ * answered. A walk ends once its last batch is answered.
  */
 import { Unavailable } from '../../errors.js';
-import { HnswIndex } from '../../vector/index.js';
 import type { RecordEntry } from '../write/state.js';
 import { resuming } from '../time/slices.js';
 import type { IndexEntry } from './index-entry.js';
@@ -19,12 +20,23 @@ import type { IndexEntry } from './index-entry.js';
 /** Default work per slice: well under the 20 ms a request may wait for the event loop. */
 export const DEFAULT_SLICE_MS = 10;
 
+/** Worker time a batch of graph changes is sized to. */
+const BATCH_WORK_MS = 8;
+/** Batches of one graph posted and not answered at once. */
+const MAX_IN_FLIGHT = 2;
+const MAX_BATCH = 4096;
+
 export class BackgroundBuilds {
   private readonly queue: IndexEntry[] = [];
   private scheduled: NodeJS.Immediate | undefined;
   private stopped = false;
   /** Searches waiting for an entry's walk to end (SearchIndexes.textReady). */
-  private waiters: Array<{ entry: IndexEntry; resolve: () => void; reject: (err: Error) => void }> = [];
+  private waiters: Array<{
+    entry: IndexEntry;
+    drained: boolean;
+    resolve: () => void;
+    reject: (err: Error) => void;
+  }> = [];
 
   constructor(
     /** The current records of a collection (undefined once dropped). */
@@ -49,27 +61,35 @@ export class BackgroundBuilds {
   }
 
   /**
-   * Resolves once `entry`'s walk is over (built, caught up, or failed), or it
-   * is no longer the registered entry; moves it first in line meanwhile.
-   * Rejects with Unavailable once the builds are stopped (the server closes).
+   * Resolves once `entry`'s walk is over (built, caught up, or failed; a
+   * graph's batches applied by the worker), and with `drained` once its
+   * pending changes are applied too, or once it is no longer the registered
+   * entry; moves it first in line meanwhile. Rejects with Unavailable once
+   * the builds are stopped (the server closes).
    */
-  walked(entry: IndexEntry): Promise<void> {
+  walked(entry: IndexEntry, drained = false): Promise<void> {
     if (this.stopped) return Promise.reject(new Unavailable('the server is closing'));
-    if (!this.isCurrent(entry) || (!entry.walk && !entry.loading)) return Promise.resolve();
+    if (this.over(entry, drained)) return Promise.resolve();
     const at = this.queue.indexOf(entry);
     if (at > 0) this.queue.splice(at, 1);
     if (at !== 0 && !entry.loading) this.queue.unshift(entry);
     return new Promise((resolve, reject) => {
-      this.waiters.push({ entry, resolve, reject });
+      this.waiters.push({ entry, drained, resolve, reject });
       this.schedule();
     });
+  }
+
+  private over(entry: IndexEntry, drained: boolean): boolean {
+    if (!this.isCurrent(entry) || entry.state === 'failed') return true;
+    if (entry.walk || entry.loading || (entry.remote?.inFlight ?? 0) > 0) return false;
+    return !drained || entry.pending.size === 0;
   }
 
   /** Settles the waiters whose entry's walk is over or which was replaced. */
   private settleWaiters(): void {
     if (this.waiters.length === 0) return;
     this.waiters = this.waiters.filter((waiter) => {
-      const over = !this.isCurrent(waiter.entry) || (!waiter.entry.walk && !waiter.entry.loading);
+      const over = this.over(waiter.entry, waiter.drained);
       if (over) waiter.resolve();
       return !over;
     });
@@ -96,12 +116,14 @@ export class BackgroundBuilds {
 
   private slice(): void {
     const entry = this.queue[0]!;
-    if (!this.isCurrent(entry) || !entry.hasWork() || entry.loading) {
-      this.queue.shift(); // a loaded index is queued again once its file is read
+    const throttled = (entry.remote?.inFlight ?? 0) >= MAX_IN_FLIGHT;
+    if (!this.isCurrent(entry) || !entry.hasWork() || entry.loading || throttled) {
+      // A loaded index is queued again once its file is read; a throttled graph once a batch is answered.
+      this.queue.shift();
       return;
     }
     this.work(entry, this.sliceMs);
-    if (!entry.hasWork()) this.queue.shift();
+    if (!entry.hasWork() || (entry.remote?.inFlight ?? 0) >= MAX_IN_FLIGHT) this.queue.shift();
   }
 
   /**
@@ -111,8 +133,12 @@ export class BackgroundBuilds {
   private work(entry: IndexEntry, budgetMs: number): void {
     const records = this.recordsOf(entry.collection);
     const start = performance.now();
+    const batchLimit = entry.remote
+      ? Math.max(1, Math.min(MAX_BATCH, Math.round((BATCH_WORK_MS * 1000) / entry.remote.insertUs)))
+      : Infinity;
     try {
       do {
+        if ((entry.batch?.length ?? 0) >= batchLimit) break;
         if (entry.applyOnePending()) continue;
         const walk = entry.walk;
         if (!walk || walk.pos >= walk.ids.length) break;
@@ -120,20 +146,50 @@ export class BackgroundBuilds {
         entry.walkStep(id, records?.get(id));
       } while (performance.now() - start < budgetMs);
       const walk = entry.walk;
-      if (!walk || walk.pos < walk.ids.length) return;
-      // A loaded graph may hold records deleted after its snapshot.
-      if (walk.sinceSeq >= 0 && entry.index instanceof HnswIndex) {
-        const gone = [...entry.index.ids()].filter((id) => !records?.has(id));
-        for (const id of gone) entry.index.remove(id);
+      if (walk && walk.pos >= walk.ids.length) {
+        // A loaded graph may hold records deleted after its snapshot.
+        if (walk.sinceSeq >= 0 && entry.batch)
+          for (const id of entry.loadedIds) if (!records?.has(id)) entry.batch.remove(id);
+        entry.loadedIds = [];
+        entry.walk = undefined;
       }
-      entry.walk = undefined;
-      entry.state = 'ready';
+      this.post(entry);
+      this.settle(entry);
     } catch (err) {
-      entry.walk = undefined;
-      entry.pending.clear();
-      entry.index = undefined;
-      entry.state = 'failed';
-      entry.note = `build failed: ${(err as Error).message}`;
+      this.failed(entry, err as Error);
     }
+  }
+
+  /** Posts the entry's batch of graph changes to the worker; the entry is taken up again once it is applied. */
+  private post(entry: IndexEntry): void {
+    const { remote, batch } = entry;
+    if (!remote || !batch || batch.length === 0) return;
+    remote.apply(batch).then(
+      () => {
+        this.settle(entry);
+        if (entry.hasWork()) this.enqueue(entry);
+        this.settleWaiters();
+      },
+      (err: Error) => {
+        if (this.isCurrent(entry)) this.failed(entry, err);
+        this.settleWaiters();
+      },
+    );
+  }
+
+  /** A walk over and every batch applied: the index is ready. */
+  private settle(entry: IndexEntry): void {
+    if (entry.walk || entry.loading || (entry.remote?.inFlight ?? 0) > 0) return;
+    if (entry.state === 'building' || entry.state === 'stale') entry.state = 'ready';
+  }
+
+  /** The index cannot be kept: searches scan exactly from now on; `note` says why. */
+  failed(entry: IndexEntry, err: Error): void {
+    entry.walk = undefined;
+    entry.pending.clear();
+    entry.dispose();
+    entry.index = undefined;
+    entry.state = 'failed';
+    entry.note = `build failed: ${err.message}`;
   }
 }

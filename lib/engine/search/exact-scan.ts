@@ -45,6 +45,29 @@ export async function exactVectorScanInSlices(
   return scan.results();
 }
 
+/**
+ * exactVectorScanInSlices over the records of `ids` alone (those gone are skipped): what a graph does not cover yet,
+ * or what a selective filter lets through.
+ */
+export async function exactScanOfIds(
+  records: ReadonlyMap<string, RecordEntry> | undefined,
+  ids: readonly string[],
+  field: string,
+  metric: Metric,
+  query: readonly number[],
+  neighbours: number,
+  allowed?: (id: string) => boolean,
+): Promise<VectorHit[]> {
+  const scan = new NearestScan(metric, query, neighbours);
+  const slicer = new Slicer(512);
+  for (const id of ids) {
+    const entry = records?.get(id);
+    if (entry) offerRecord(scan, id, entry, field, query.length, allowed);
+    if (slicer.counted()) await slicer.pause();
+  }
+  return scan.results();
+}
+
 /** Offers `entry`'s `field` vector to `scan` when it has the query's dimensions and `allowed` lets it through. */
 function offerRecord(
   scan: NearestScan,

@@ -5,18 +5,24 @@
  * Nothing is indexed inside a commit: the change feed only records each
  * change in `pending` (latest wins, with its seq), and background-builds.ts
  * applies pending changes and walks (builds, catch-ups after loading) a
- * slice at a time, so a large batch of vectors never holds the event loop
- * for its HNSW inserts. A walk skips the ids the change feed `touched`
- * since it started (their pending change is newer than what the walk would
- * read), so none is lost or overwritten with an older view. Searches on a
- * ready index score its pending changes exactly beside it (ready-search.ts).
+ * slice at a time. A walk skips the ids the change feed `touched` since it
+ * started (their pending change is newer than what the walk would read), so
+ * none is lost or overwritten with an older view. The text index and a
+ * `flat` vector index live on this thread; an HNSW graph lives in the HNSW
+ * worker (`remote`): applying a change only copies its vector into `batch`,
+ * which background-builds.ts posts to the worker, so the inserts run beside
+ * the request thread. `uncovered` lists what a search must score exactly
+ * beside the graph (graph-search.ts); a search on a ready flat index scores
+ * its pending changes exactly beside it (ready-search.ts).
  */
 import {
   BruteForceIndex,
   HNSW_DEFAULTS,
-  HnswIndex,
+  HnswBatch,
   TextIndex,
+  type HnswThread,
   type Metric,
+  type RemoteHnsw,
   type VectorIndex,
 } from '../../vector/index.js';
 import type { RecordEntry } from '../write/state.js';
@@ -56,7 +62,16 @@ export interface Walk {
 
 export class IndexEntry {
   state: IndexState = 'building';
+  /** The text index, or a flat vector index. */
   index: VectorIndex | TextIndex | undefined;
+  /** An HNSW graph, in the HNSW worker. */
+  remote: RemoteHnsw | undefined;
+  /** Changes copied for the graph and not posted yet (background-builds.ts posts them at the end of a slice). */
+  batch: HnswBatch | undefined;
+  /** The worker that keeps HNSW graphs (set when the entry is registered). */
+  graphs: HnswThread | undefined;
+  /** Ids in a graph loaded from disk: those gone from the collection are removed at the end of the catch-up. */
+  loadedIds: readonly string[] = [];
   walk: Walk | undefined;
   /** Why a persisted index was not used, or why the build failed (health). */
   note: string | undefined;
@@ -77,22 +92,44 @@ export class IndexEntry {
     readonly config?: VectorConfig,
   ) {}
 
-  /** The vector index, made on first need with `dimensions`. */
+  /** True for an HNSW vector index (kept in the worker). */
+  get isGraph(): boolean {
+    return this.kind === 'vector' && this.config?.algorithm !== 'flat';
+  }
+
+  /** The dimensions of the vector index, once it has any. */
+  get dimensions(): number | undefined {
+    return this.remote?.dimensions ?? (this.index as VectorIndex | undefined)?.dimensions;
+  }
+
+  /** The flat vector index, made on first need with `dimensions`. REQUIRES: not a graph. */
   vectorIndex(dimensions: number): VectorIndex {
-    if (!this.index) {
-      const cfg = this.config!;
-      this.index =
-        cfg.algorithm === 'flat'
-          ? new BruteForceIndex({ dimensions, metric: cfg.metric })
-          : new HnswIndex({
-              dimensions,
-              metric: cfg.metric,
-              ...(cfg.m ? { m: cfg.m } : {}),
-              ...(cfg.efConstruction ? { efConstruction: cfg.efConstruction } : {}),
-              initialCapacity: Math.max(HNSW_DEFAULTS.initialCapacity, Math.ceil(this.capacityHint * 1.1)),
-            });
-    }
+    this.index ??= new BruteForceIndex({ dimensions, metric: this.config!.metric });
     return this.index as VectorIndex;
+  }
+
+  /** Makes the HNSW graph (in the worker) with `dimensions` unless it exists. REQUIRES: a graph, registered. */
+  makeGraph(dimensions: number): RemoteHnsw {
+    if (!this.remote) {
+      const cfg = this.config!;
+      this.remote = this.graphs!.create({
+        dimensions,
+        metric: cfg.metric,
+        ...(cfg.m ? { m: cfg.m } : {}),
+        ...(cfg.efConstruction ? { efConstruction: cfg.efConstruction } : {}),
+        // Growing a graph copies it all: allocate the walk's size up front.
+        initialCapacity: Math.max(HNSW_DEFAULTS.initialCapacity, Math.ceil(this.capacityHint * 1.1)),
+      });
+    }
+    this.batch ??= new HnswBatch(this.remote.dimensions);
+    return this.remote;
+  }
+
+  /** Takes over a graph loaded from disk, holding `ids`. */
+  adoptGraph(remote: RemoteHnsw, ids: readonly string[]): void {
+    this.remote = remote;
+    this.batch = new HnswBatch(remote.dimensions);
+    this.loadedIds = ids;
   }
 
   /** Starts a walk over `ids`; the text index starts empty when nothing is loaded. */
@@ -105,11 +142,39 @@ export class IndexEntry {
 
   /** Brings `id` (current `entry`, undefined when gone) into the index, unless already current. */
   walkStep(id: string, entry: RecordEntry | undefined): void {
-    const walk = this.walk!;
-    if (walk.touched.has(id)) return;
-    // Unchanged since the loaded index was saved.
-    if (entry && entry.version <= walk.sinceSeq && !walk.redo.has(id)) return;
+    if (!this.walkNeeds(id, entry)) return;
+    // A fresh build never holds a record it has not walked yet: one without a vector needs no removal.
+    if (this.walk!.sinceSeq < 0 && this.isGraph && !(entry && vectorOf(entry.fields[this.field]))) return;
     this.apply(id, entry?.fields);
+  }
+
+  /** Whether the walk must bring `id` in: not changed since the walk started, and not already current. */
+  private walkNeeds(id: string, entry: RecordEntry | undefined): boolean {
+    const walk = this.walk!;
+    if (walk.touched.has(id)) return false;
+    // Unchanged since the loaded index was saved.
+    return !(entry && entry.version <= walk.sinceSeq && !walk.redo.has(id));
+  }
+
+  /**
+   * Ids whose current record a search must score exactly beside the graph:
+   * pending changes and what the walk has not reached. A snapshot, taken in one tick.
+   */
+  uncovered(records: ReadonlyMap<string, RecordEntry> | undefined): string[] {
+    const out = [...this.pending.keys()];
+    const walk = this.walk;
+    if (!walk) return out;
+    for (let i = walk.pos; i < walk.ids.length; i++) {
+      const id = walk.ids[i]!;
+      if (this.walkNeeds(id, records?.get(id))) out.push(id);
+    }
+    return out;
+  }
+
+  /** Changes not in the index yet: pending, still to walk, or posted to the worker and not applied. */
+  backlog(): number {
+    const walk = this.walk;
+    return this.pending.size + (walk ? walk.ids.length - walk.pos : 0) + (this.remote?.inFlight ?? 0);
   }
 
   /** Records a committed change of `id` (`fields` undefined: deleted) at `seq`, to apply later. */
@@ -141,6 +206,14 @@ export class IndexEntry {
       return;
     }
     const vec = fields ? vectorOf(fields[this.field]) : undefined;
+    if (this.isGraph) {
+      const remote = this.remote;
+      if (vec && (!remote || vec.length === remote.dimensions)) {
+        this.makeGraph(vec.length);
+        this.batch!.add(id, vec);
+      } else if (remote) this.batch!.remove(id);
+      return;
+    }
     const index = this.index as VectorIndex | undefined;
     if (vec && (!index || vec.length === index.dimensions)) this.vectorIndex(vec.length).add(id, vec);
     else if (index?.has(id)) index.remove(id);
@@ -151,9 +224,16 @@ export class IndexEntry {
     return this.pending.size > 0 || this.walk !== undefined;
   }
 
-  /** Live entries in the index. */
+  /** Live entries in the index (a graph: as of the worker's last answer). */
   indexed(): number {
-    return this.index?.size() ?? 0;
+    return this.remote?.size ?? this.index?.size() ?? 0;
+  }
+
+  /** Frees what the index holds (a graph in the worker); the entry is no longer used. */
+  dispose(): void {
+    this.remote?.drop();
+    this.remote = undefined;
+    this.batch = undefined;
   }
 
   /** True when searches may use the index as it is. */

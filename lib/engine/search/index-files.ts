@@ -24,7 +24,7 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { HnswIndex, type HnswSavedState } from '../../vector/index.js';
+import type { HnswSavedState, RemoteHnsw } from '../../vector/index.js';
 import type { EngineLog } from '../engine-log.js';
 import type { StorageFs } from '../storage/fs.js';
 import { IndexEntry, type IndexKind, type VectorConfig } from './index-entry.js';
@@ -79,8 +79,8 @@ export async function persistSearchIndexes(
   for (const entry of ctx.search.entries()) {
     const item: ManifestEntry = { collection: entry.collection, kind: entry.kind, field: entry.field };
     entries.push(item);
-    const index = entry.index;
-    if (!(index instanceof HnswIndex) || !entry.usable()) continue;
+    const index = entry.remote;
+    if (!index || !entry.usable()) continue;
     const file = `search-${seqName(snapshotSeq)}-${count++}.hnsw`;
     const changes = entry.changes;
     item.graph =
@@ -99,7 +99,7 @@ type Graph = NonNullable<ManifestEntry['graph']>;
 /**
  * The graph each entry last wrote or loaded, and its change count then: unchanged graphs are renamed, not rewritten.
  */
-const written = new WeakMap<IndexEntry, { graph: Graph; changes: number; index: HnswIndex }>();
+const written = new WeakMap<IndexEntry, { graph: Graph; changes: number; index: RemoteHnsw }>();
 
 /**
  * The graph file of an earlier snapshot renamed for this one, when no change
@@ -109,7 +109,7 @@ const written = new WeakMap<IndexEntry, { graph: Graph; changes: number; index: 
 async function reuseGraph(
   ctx: IndexFilesContext,
   entry: IndexEntry,
-  index: HnswIndex,
+  index: RemoteHnsw,
   file: string,
 ): Promise<Graph | undefined> {
   const last = written.get(entry);
@@ -126,13 +126,14 @@ async function reuseGraph(
 async function writeGraph(
   ctx: IndexFilesContext,
   entry: IndexEntry,
-  index: HnswIndex,
+  index: RemoteHnsw,
   file: string,
   seq: number,
 ): Promise<Graph> {
   const { fs, dir } = ctx;
   const tmp = path.join(dir, file + '.tmp');
-  // Every change up to `seq` is in the graph but the pending ones (the change feed runs synchronously on commit).
+  // Every change up to `seq` is in the graph but the pending ones (the change feed runs synchronously on commit, and
+  // the worker applies the batches posted before the save first).
   const pending = [...entry.pending.keys()];
   const state = await index.save(tmp);
   await fs.chmod(tmp, 0o600);
@@ -220,8 +221,15 @@ async function loadGraph(ctx: IndexFilesContext, item: ManifestEntry, entry: Ind
     const { sha256, bytes } = await digest(ctx.fs, file);
     if (bytes !== generation.bytes || sha256 !== generation.sha256)
       throw new Error(`${generation.file} does not match its checksum (damaged or replaced)`);
-    const index = await HnswIndex.load(file, generation.state);
-    entry.index = index;
+    const index = await ctx.search.graphs.load(file, generation.state);
+    if (ctx.search.entry(entry.collection, 'vector', entry.field) !== entry) {
+      index.drop();
+      return;
+    }
+    entry.adoptGraph(
+      index,
+      generation.state.labels.map(([id]) => id),
+    );
     written.set(entry, { graph: generation, changes: entry.changes, index });
   } catch (err) {
     if (ctx.search.entry(entry.collection, 'vector', entry.field) === entry) reject(ctx, item, (err as Error).message);

@@ -7,16 +7,25 @@
  * No search and no commit waits for a vector index. Commits only record
  * their changes as pending; after recovery the schema-declared indexes (and
  * those persisted with the last snapshot, index-files.ts) are built or
- * caught up; both happen in background slices (background-builds.ts). A
- * search on a ready index scores its pending changes exactly beside it
- * (ready-search.ts); a search on a field without a ready index starts its
- * build and is answered by an exact scan meanwhile (exact-scan.ts). A text
- * search waits for the text index's build instead (a correct BM25 score
- * needs the whole corpus's statistics, so a scan would cost as much); the
- * build still runs in slices, so other requests are answered meanwhile.
+ * caught up; both happen in the background (background-builds.ts), HNSW
+ * graphs in the HNSW worker thread (one per database, `HnswThread`). A
+ * search on a graph asks the worker for the graph's neighbours and scores
+ * exactly what the graph does not cover yet (graph-search.ts), so it works
+ * from the first batch on; a search on a field without an index starts its
+ * build. A text search waits for the text index's build instead (a correct
+ * BM25 score needs the whole corpus's statistics, so a scan would cost as
+ * much); the build still runs in slices, so other requests are answered
+ * meanwhile.
  */
 import { InvalidInput, Unavailable } from '../../errors.js';
-import type { Metric, TextIndex, VectorIndex } from '../../vector/index.js';
+import {
+  HnswThread,
+  type BruteForceIndex,
+  type Metric,
+  type RemoteHnsw,
+  type TextIndex,
+  type VectorIndex,
+} from '../../vector/index.js';
 import type { EngineCore } from '../core.js';
 import type { CommitInfo } from '../write/change-feed.js';
 import type { LoggedBatch } from '../write/effects.js';
@@ -38,7 +47,7 @@ export interface IndexStatus {
   indexed: number;
   /** Records in the collection. */
   total: number;
-  /** Share of the build or catch-up walked, 0 to 1 (1 when ready). */
+  /** Share of the build or catch-up done, 0 to 1 (1 when ready): indexed / (indexed + changes not in it yet). */
   progress: number;
   note?: string;
 }
@@ -50,16 +59,27 @@ export interface SearchIndexOptions {
 
 const TEXT_FIELD = '*';
 
+/** A ready index with more changes than this not applied yet shows as `building` in health (catching up). */
+export const CATCH_UP_SHOWN = 1000;
+
 /** A ready vector index and the committed changes it has not applied yet. */
 export interface ReadyVectorIndex {
   index: VectorIndex;
   pending: ReadonlyMap<string, { fields: Fields | undefined }>;
 }
 
+/** An HNSW graph a search can use, and the ids whose current records it must score exactly beside it. */
+export interface GraphVectorIndex {
+  remote: RemoteHnsw;
+  uncovered: string[];
+}
+
 export class SearchIndexes {
   /** collection -> `${kind}:${field}` -> entry */
   private readonly byCollection = new Map<string, Map<string, IndexEntry>>();
   private readonly builds: BackgroundBuilds;
+  /** The worker thread keeping the HNSW graphs (started with the first graph). */
+  readonly graphs = new HnswThread();
 
   constructor(
     private readonly db: EngineCore,
@@ -71,6 +91,9 @@ export class SearchIndexes {
       options.sliceMs,
     );
     db.onCommit((b, info) => this.follow(b, info));
+    this.graphs.onFailure = (err) => {
+      for (const entry of this.entries()) if (entry.remote) this.builds.failed(entry, err);
+    };
   }
 
   /** After recovery: builds the indexes every collection's schema declares, in the background. */
@@ -78,9 +101,14 @@ export class SearchIndexes {
     for (const collection of this.db.state.collections.keys()) this.ensureDeclared(collection);
   }
 
-  /** Stops background work (on close). */
+  /** Stops background work (on close); the graphs stay until `close`, for a last snapshot. */
   stop(): void {
     this.builds.stop();
+  }
+
+  /** Frees the graphs: ends the HNSW worker. */
+  close(): Promise<void> {
+    return this.graphs.close();
   }
 
   /**
@@ -108,27 +136,43 @@ export class SearchIndexes {
   }
 
   /**
-   * The vector index of `collection.field`, complete (a build in progress is finished now); made with `dimensions` when
-   * empty.
+   * Resolves once the vector index of `collection.field` holds every committed
+   * change (starting its build when there is none; moved first in line), with
+   * its size and a way to list its ids (specs, benchmarks).
    */
-  vector(collection: string, field: string, dimensions: number): VectorIndex {
-    const entry = this.vectorEntry(collection, field);
-    this.builds.finish(entry);
-    return entry.vectorIndex(dimensions);
+  async settledVector(collection: string, field: string): Promise<{ size: number; ids: () => Promise<string[]> }> {
+    for (;;) {
+      const entry = this.vectorEntry(collection, field);
+      this.builds.enqueue(entry);
+      await this.builds.walked(entry, true);
+      if (this.entry(collection, 'vector', field) !== entry) continue;
+      if (entry.state === 'failed')
+        throw new Unavailable(`the vector index on '${field}' failed (${entry.note ?? ''})`);
+      if (entry.hasWork() || (entry.remote?.inFlight ?? 0) > 0) continue;
+      const { remote } = entry;
+      const flat = entry.index as BruteForceIndex | undefined;
+      return { size: entry.indexed(), ids: async () => (remote ? remote.ids() : [...(flat?.ids() ?? [])]) };
+    }
   }
 
   /**
-   * For a search: the ready vector index of `collection.field` and its changes not
-   * applied yet (to score exactly beside it, ready-search.ts), or undefined
-   * while it is built or catching up (a build is started when there is none)
-   * and the caller scans exactly. Throws InvalidInput when the index holds
-   * vectors of other dimensions.
+   * For a search: the vector index of `collection.field` that answers it,
+   * starting its build when there is none. An HNSW graph (even while it is
+   * built) with the ids to score exactly beside it; a ready flat index with
+   * its changes not applied yet (ready-search.ts); or undefined (a flat
+   * index building, a graph loading or failed) when the caller scans
+   * exactly. Throws InvalidInput when the index holds vectors of other
+   * dimensions.
    */
-  readyVector(collection: string, field: string, dimensions: number): ReadyVectorIndex | undefined {
+  vectorFor(collection: string, field: string, dimensions: number): ReadyVectorIndex | GraphVectorIndex | undefined {
     const entry = this.vectorEntry(collection, field);
-    const index = entry.index as VectorIndex | undefined;
-    if (index && index.dimensions !== dimensions) {
-      throw new InvalidInput(`vector has ${dimensions} dimensions; the index on '${field}' has ${index.dimensions}`);
+    const has = entry.dimensions;
+    if (has !== undefined && has !== dimensions) {
+      throw new InvalidInput(`vector has ${dimensions} dimensions; the index on '${field}' has ${has}`);
+    }
+    if (entry.isGraph) {
+      if (!entry.remote || entry.loading || entry.state === 'failed') return undefined;
+      return { remote: entry.remote, uncovered: entry.uncovered(this.db.state.collections.get(collection)?.records) };
     }
     return entry.usable() ? { index: entry.vectorIndex(dimensions), pending: entry.pending } : undefined;
   }
@@ -153,14 +197,17 @@ export class SearchIndexes {
     for (const [collection, entries] of this.byCollection) {
       const total = this.db.state.collections.get(collection)?.records.size ?? 0;
       for (const entry of entries.values()) {
-        const walk = entry.walk;
-        const progress = entry.state === 'ready' ? 1 : walk && walk.ids.length > 0 ? walk.pos / walk.ids.length : 0;
+        const indexed = entry.indexed();
+        const backlog = entry.backlog();
+        // A ready index far behind its commits is catching up: shown as building, with its progress.
+        const state = entry.state === 'ready' && backlog > CATCH_UP_SHOWN ? 'building' : entry.state;
+        const progress = state === 'ready' ? 1 : indexed + backlog > 0 ? indexed / (indexed + backlog) : 0;
         out.push({
           collection,
           kind: entry.kind,
           field: entry.field,
-          state: entry.state,
-          indexed: entry.indexed(),
+          state,
+          indexed,
           total,
           progress,
           ...(entry.note ? { note: entry.note } : {}),
@@ -225,14 +272,20 @@ export class SearchIndexes {
   private register(entry: IndexEntry): void {
     let entries = this.byCollection.get(entry.collection);
     if (!entries) this.byCollection.set(entry.collection, (entries = new Map()));
-    entries.set(`${entry.kind}:${entry.field}`, entry);
+    const key = `${entry.kind}:${entry.field}`;
+    const replaced = entries.get(key);
+    if (replaced && replaced !== entry) replaced.dispose();
+    entry.graphs = this.graphs;
+    entries.set(key, entry);
   }
 
   private startBuild(entry: IndexEntry, sinceSeq = -1, redo?: ReadonlySet<string>): IndexEntry {
     this.register(entry);
     const records = this.db.state.collections.get(entry.collection)?.records;
     entry.startWalk(records ? [...records.keys()] : [], sinceSeq, redo);
-    if (entry.kind === 'vector' && entry.config?.dimensions && !entry.index) entry.vectorIndex(entry.config.dimensions);
+    const dimensions = entry.kind === 'vector' ? entry.config?.dimensions : undefined;
+    if (dimensions && entry.isGraph) entry.makeGraph(dimensions);
+    else if (dimensions && !entry.index) entry.vectorIndex(dimensions);
     this.builds.enqueue(entry);
     return entry;
   }
@@ -252,7 +305,10 @@ export class SearchIndexes {
 
   private follow(batch: LoggedBatch, info: CommitInfo): void {
     for (const effect of batch.effects) {
-      if (effect.kind === 'dropCollection') this.byCollection.delete(effect.name);
+      if (effect.kind === 'dropCollection') {
+        for (const entry of this.byCollection.get(effect.name)?.values() ?? []) entry.dispose();
+        this.byCollection.delete(effect.name);
+      }
       if (effect.kind === 'setCollectionMeta' || effect.kind === 'createCollection') this.metaChanged(effect.meta.name);
     }
     for (const ch of info.changes) {

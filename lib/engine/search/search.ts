@@ -21,8 +21,15 @@ import {
 } from '../query/index.js';
 import { isExpired } from '../time/ttl.js';
 import { isPlainObject, type Fields } from '../values/index.js';
-import { textFieldsOf, vectorOf, type ReadyVectorIndex, type SearchIndexes } from './search-indexes.js';
+import {
+  textFieldsOf,
+  vectorOf,
+  type GraphVectorIndex,
+  type ReadyVectorIndex,
+  type SearchIndexes,
+} from './search-indexes.js';
 import { exactVectorScanInSlices, rescoreExactly } from './exact-scan.js';
+import { searchGraph } from './graph-search.js';
 import { searchReady } from './ready-search.js';
 
 export interface SearchRequest {
@@ -210,18 +217,23 @@ export async function runSearch(
   // while the index is built in background slices, instead of building it here and holding the event loop for
   // seconds.
   const text = req.query.trim() !== '' && !view ? await db.search.textReady(collection) : undefined;
-  // A vector search is answered by a ready index of its metric; without one (being built, or another metric
-  // than the index's) it reads every vector, and that scan runs in slices too. The rest runs in one tick, so the
-  // indexes and the records they read agree; the scan's hits are checked against the records again there.
+  // A vector search is answered by an HNSW graph of its metric (in the worker, with what it does not cover yet
+  // scanned exactly) or a ready flat index; without one (another metric than the index's, a graph loading) it
+  // reads every vector, and that scan runs in slices too. The rest runs in one tick, so the indexes and the
+  // records they read agree; the hits of a scan or a graph are checked against the records again there.
   let vector: VectorAnswer | undefined;
   if (req.vector && !view) {
-    const ready = readyIndexFor(db, collection, req);
-    vector = ready ? { ready } : { scanned: await scanInSlices(db, collection, req) };
+    const index = vectorIndexFor(db, collection, req);
+    vector = !index
+      ? { scanned: await scanInSlices(db, collection, req) }
+      : 'remote' in index
+        ? { scanned: await searchGraphOf(db, collection, req, index) }
+        : { ready: index };
   }
   return searchNow(db, collection, req, view, text, vector);
 }
 
-/** How runSearch answers a vector search over committed records: the ready index, or the hits of the exact scan. */
+/** How runSearch answers a vector search over committed records: a ready flat index, or the hits of a scan or graph. */
 type VectorAnswer = { readonly ready: ReadyVectorIndex } | { readonly scanned: VectorHit[] };
 
 function searchNow(
@@ -300,12 +312,36 @@ function overThreshold(req: SearchRequest, hits: VectorHit[]): VectorHit[] {
 }
 
 /**
- * The ready vector index that answers the search, if its metric is the search's (starts the index's build when there is
+ * The vector index that answers the search, if its metric is the search's (starts the index's build when there is
  * none).
  */
-function readyIndexFor(db: SearchSource, collection: string, req: SearchRequest): ReadyVectorIndex | undefined {
+function vectorIndexFor(
+  db: SearchSource,
+  collection: string,
+  req: SearchRequest,
+): ReadyVectorIndex | GraphVectorIndex | undefined {
   if (metricOf(db, collection, req) !== db.search.configOf(collection, req.vectorField).metric) return undefined;
-  return db.search.readyVector(collection, req.vectorField, req.vector!.length);
+  return db.search.vectorFor(collection, req.vectorField, req.vector!.length);
+}
+
+/** The search on an HNSW graph (graph-search.ts), its hits over the threshold. */
+async function searchGraphOf(
+  db: SearchSource,
+  collection: string,
+  req: SearchRequest,
+  graph: GraphVectorIndex,
+): Promise<VectorHit[]> {
+  const allowed = req.filter ? passing(committedReader(db, collection), req.filter) : undefined;
+  const hits = await searchGraph(
+    db.state.collections.get(collection)?.records,
+    graph,
+    req.vectorField,
+    metricOf(db, collection, req),
+    req.vector!,
+    neighboursWanted(req, !!allowed),
+    allowed,
+  );
+  return overThreshold(req, hits);
 }
 
 /** The exact scan of the committed records, in slices that yield the event loop (a large scan would hold it). */

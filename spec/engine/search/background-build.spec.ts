@@ -149,9 +149,9 @@ describe('engine/search background index builds', () => {
     }
     expect(roundsWhileBuilding, 'rounds of writes made while building').to.be.greaterThan(0);
     await untilBuilt('the build', () => vectorStatus()!.state === 'ready');
-    const index = db.search.vector('vecs', 'embedding', DIMS);
-    expect(index.size()).to.equal(live.size);
-    for (const id of live.keys()) expect(index.has(id), id).to.equal(true);
+    const index = await db.search.settledVector('vecs', 'embedding');
+    expect(index.size).to.equal(live.size);
+    expect(new Set(await index.ids())).to.deep.equal(new Set(live.keys()));
     const rows = [...live];
     for (const q of vectors(5, 6))
       expect((await search(q)).map((h) => h.id)).to.deep.equal(bruteForce(rows, q).map((h) => h.id));

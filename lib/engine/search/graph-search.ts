@@ -1,0 +1,67 @@
+/**
+ * A vector search on an HNSW graph kept in the HNSW worker, during its build
+ * as well as after: the worker answers for what the graph covers, and the
+ * ids it does not cover yet (pending changes, records the build has not
+ * reached) are scored exactly here, in slices that yield the event loop. So
+ * a search during a build costs at most one exact scan of what is left, and
+ * once built it is one graph search in the worker.
+ *
+ * The exact part runs first and the graph search is posted last, so the
+ * graph answers with every batch posted by then. The graph's candidates
+ * are scored again from the records' own vectors in the tick that answers
+ * (rescoreExactly): hnswlib keeps float32 copies, and a candidate changed
+ * meanwhile is scored by its current vector. A filter that lets few records
+ * through is served by an exact scan of those alone, without the worker.
+ */
+import type { Metric, VectorHit } from '../../vector/index.js';
+import type { RecordEntry } from '../write/state.js';
+import { Slicer } from '../time/slices.js';
+import { exactScanOfIds, rescoreExactly } from './exact-scan.js';
+import type { GraphVectorIndex } from './search-indexes.js';
+
+/** Filters letting through fewer than this share of the records are served exactly... */
+const EXACT_FILTER_SHARE = 0.02;
+/** ...as are filters letting through fewer than this many records per requested neighbour. */
+const EXACT_FILTER_PER_K = 10;
+
+/**
+ * The `neighbours` records nearest `query` by their `field` vector, best
+ * first, among those `allowed` lets through when given; scores are exact.
+ */
+export async function searchGraph(
+  records: ReadonlyMap<string, RecordEntry> | undefined,
+  graph: GraphVectorIndex,
+  field: string,
+  metric: Metric,
+  query: readonly number[],
+  neighbours: number,
+  allowed?: (id: string) => boolean,
+): Promise<VectorHit[]> {
+  let allowedIds: string[] | undefined;
+  if (allowed) {
+    allowedIds = await idsPassing(records, allowed);
+    const total = records?.size ?? 0;
+    if (allowedIds.length < Math.max(total * EXACT_FILTER_SHARE, neighbours * EXACT_FILTER_PER_K))
+      return exactScanOfIds(records, allowedIds, field, metric, query, neighbours);
+  }
+  const exact = await exactScanOfIds(records, graph.uncovered, field, metric, query, neighbours, allowed);
+  const { remote } = graph;
+  const fromGraph = remote.size > 0 || remote.inFlight > 0 ? await remote.search(query, neighbours, allowedIds) : [];
+  const candidates = new Map(exact.map((hit) => [hit.id, hit]));
+  for (const hit of fromGraph) if (!candidates.has(hit.id)) candidates.set(hit.id, hit);
+  return rescoreExactly(records, field, metric, query, [...candidates.values()]).slice(0, neighbours);
+}
+
+/** Ids of the records `allowed` lets through, in slices. */
+async function idsPassing(
+  records: ReadonlyMap<string, RecordEntry> | undefined,
+  allowed: (id: string) => boolean,
+): Promise<string[]> {
+  const out: string[] = [];
+  const slicer = new Slicer(256);
+  for (const id of records?.keys() ?? []) {
+    if (allowed(id)) out.push(id);
+    if (slicer.counted()) await slicer.pause();
+  }
+  return out;
+}

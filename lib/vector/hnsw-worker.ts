@@ -1,0 +1,126 @@
+/**
+ * The worker-thread side of hnsw-thread.ts: owns the HNSW graphs of one
+ * database (an `HnswIndex` per key) and answers the main thread's requests
+ * in the order they arrive, so a search sees every batch posted before it.
+ * A save writes on the libuv thread pool and holds the changes that arrive
+ * meanwhile (HnswIndex.save); a load finishes before later requests for
+ * the same key run. Started only by HnswThread, with its `workerData`.
+ */
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { HnswIndex, type HnswOptions, type HnswSavedState } from './hnsw.js';
+import { lowerThisThread, WORKER_NICENESS } from './module-worker.js';
+import type { VectorHit } from './vector-index.js';
+
+/** Marks the workerData of an HNSW worker. */
+export const HNSW_WORKER = 'eddydb-hnsw-worker';
+
+/** A batch of changes: `ids[i]` takes row `rows[i]` of `vectors` (`dimensions` floats each), or is removed (-1). */
+export interface HnswBatchMessage {
+  ids: string[];
+  rows: Int32Array;
+  vectors: Float32Array;
+}
+
+export type HnswRequest =
+  | { op: 'create'; key: string; options: HnswOptions }
+  | { op: 'load'; key: string; file: string; state: HnswSavedState; options: Pick<HnswOptions, 'efSearch'> }
+  | ({ op: 'apply'; key: string } & HnswBatchMessage)
+  | { op: 'search'; key: string; query: Float64Array; k: number; allowed?: string[] }
+  | { op: 'save'; key: string; file: string }
+  | { op: 'ids'; key: string }
+  | { op: 'drop'; key: string };
+
+/** What `apply` answers: live vectors after the batch and the mean cost of one insert in it. */
+export interface AppliedBatch {
+  size: number;
+  insertUs: number;
+}
+
+export type HnswReply = { seq: number; value: unknown } | { seq: number; error: string };
+
+const indexes = new Map<string, HnswIndex>();
+/** Loads in progress: later requests for the key wait for them. */
+const loading = new Map<string, Promise<unknown>>();
+
+function indexOf(key: string): HnswIndex {
+  const index = indexes.get(key);
+  if (!index) throw new Error(`no HNSW index '${key}' in the worker`);
+  return index;
+}
+
+function apply(index: HnswIndex, batch: HnswBatchMessage): AppliedBatch {
+  const dims = index.dimensions;
+  const started = performance.now();
+  let inserts = 0;
+  for (let i = 0; i < batch.ids.length; i++) {
+    const row = batch.rows[i]!;
+    if (row < 0) index.remove(batch.ids[i]!);
+    else {
+      index.add(batch.ids[i]!, Array.from(batch.vectors.subarray(row * dims, (row + 1) * dims)));
+      inserts++;
+    }
+  }
+  const insertUs = inserts > 0 ? ((performance.now() - started) * 1000) / inserts : 0;
+  return { size: index.size(), insertUs };
+}
+
+function search(index: HnswIndex, request: Extract<HnswRequest, { op: 'search' }>): VectorHit[] {
+  const allowed = request.allowed && new Set(request.allowed);
+  return index.search(Array.from(request.query), request.k, allowed && ((id) => allowed.has(id)));
+}
+
+/** Runs a request that needs no waiting: in order with the batches and searches around it. */
+function runNow(request: Exclude<HnswRequest, { op: 'load' | 'save' }>): unknown {
+  switch (request.op) {
+    case 'create':
+      indexes.set(request.key, new HnswIndex(request.options));
+      return undefined;
+    case 'apply':
+      return apply(indexOf(request.key), request);
+    case 'search':
+      return search(indexOf(request.key), request);
+    case 'ids':
+      return [...indexOf(request.key).ids()];
+    case 'drop':
+      indexes.delete(request.key);
+      return undefined;
+    default:
+      throw new Error(`unknown HNSW request ${String(request satisfies never as unknown)}`);
+  }
+}
+
+/** Loads and saves (on the thread pool), and requests for a key still loading. */
+async function runLater(request: HnswRequest): Promise<unknown> {
+  await loading.get(request.key)?.catch(() => undefined);
+  if (request.op === 'save') return indexOf(request.key).save(request.file);
+  if (request.op !== 'load') return runNow(request);
+  const loaded = HnswIndex.load(request.file, request.state, request.options);
+  loading.set(request.key, loaded);
+  try {
+    const index = await loaded;
+    indexes.set(request.key, index);
+    return index.size();
+  } finally {
+    loading.delete(request.key);
+  }
+}
+
+function answer(port: NonNullable<typeof parentPort>, seq: number, request: HnswRequest): void {
+  const fail = (err: unknown) =>
+    port.postMessage({ seq, error: err instanceof Error ? err.message : String(err) } satisfies HnswReply);
+  if (request.op === 'load' || request.op === 'save' || loading.has(request.key)) {
+    runLater(request).then((value) => port.postMessage({ seq, value } satisfies HnswReply), fail);
+    return;
+  }
+  try {
+    port.postMessage({ seq, value: runNow(request) } satisfies HnswReply);
+  } catch (err) {
+    fail(err);
+  }
+}
+
+if (!isMainThread && workerData === HNSW_WORKER && parentPort) {
+  const port = parentPort;
+  lowerThisThread(WORKER_NICENESS);
+  port.on('message', ({ seq, request }: { seq: number; request: HnswRequest }) => answer(port, seq, request));
+}

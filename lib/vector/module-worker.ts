@@ -1,0 +1,64 @@
+/**
+ * Starting a module as a worker thread, from its built `.js` or, under tsx
+ * (mocha, bench), its `.ts` source, and lowering a worker's own priority.
+ * A `.ts` worker is started through a one-line bootstrap that registers
+ * tsx's loader inside the worker, then imports it: a worker does not inherit
+ * the loader from `--import tsx`. The HNSW worker (hnsw-thread.ts) and the
+ * stored functions' pool start their threads here.
+ */
+import { readFileSync, readlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { getPriority, setPriority } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+/** How much a helper thread's nice value is raised above the process's (Linux; 19 at most). */
+export const WORKER_NICENESS = 10;
+
+/**
+ * Starts `entry` (a module URL, `.ts` or `.js`) in a new worker thread with
+ * `workerData`. execArgv is empty: the server's own flags (inspector,
+ * memory) are not the worker's.
+ */
+export function startModuleWorker(entry: URL, workerData?: unknown): Worker {
+  const options = { execArgv: [], workerData };
+  return entry.pathname.endsWith('.ts')
+    ? new Worker(tsBootstrap(entry), { ...options, eval: true })
+    : new Worker(entry, options);
+}
+
+/**
+ * Worker code that registers tsx's loader, then imports the TypeScript
+ * worker module. tsx's ESM API is found from this module through the
+ * package's own export map (createRequire: under tsx's CommonJS transform
+ * `import.meta.resolve` is missing, and a require resolution would give the
+ * CommonJS build, which cannot register from a worker) and imported by its
+ * file URL, so the worker's working directory does not matter.
+ */
+function tsBootstrap(entry: URL): string {
+  const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
+  const exported = (
+    JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }
+  ).exports['./esm/api']!;
+  const tsx = pathToFileURL(path.join(path.dirname(manifest), exported.import.default)).href;
+  return (
+    `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return ` +
+    `import(${JSON.stringify(entry.href)}); });`
+  );
+}
+
+/**
+ * Raises the calling thread's nice value by `by`, so that when it and the
+ * request thread want the same core, the request thread wins it; where
+ * threads cannot be found or changed (not Linux, not allowed), leaves it.
+ */
+export function lowerThisThread(by: number): void {
+  try {
+    // /proc/thread-self names this thread; setpriority on a thread id changes that thread alone (Linux).
+    const tid = Number(path.basename(readlinkSync('/proc/thread-self')));
+    setPriority(tid, Math.min(19, getPriority(tid) + by));
+  } catch {
+    // Not Linux, or not allowed: the worker runs at the process's priority.
+  }
+}
