@@ -14,6 +14,7 @@ import { batchInsert, filteredFind, uniqueInsert } from './scenarios/engine.js';
 import { recovery } from './scenarios/recovery.js';
 import { indexedFind, textSearch, vectorSearch } from './scenarios/search.js';
 import { vectorIndexStartup } from './scenarios/vector-index.js';
+import { vectorSearchHttp } from './scenarios/vector-http.js';
 import { wsFanout } from './scenarios/realtime.js';
 import { batchBypass, commitThroughput } from './scenarios/replication.js';
 import { transactionsHttp } from './scenarios/transactions-http.js';
@@ -45,6 +46,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'transactions-http': transactionsHttp,
   'vector-search': vectorSearch,
   'vector-index-startup': vectorIndexStartup,
+  'vector-search-http': vectorSearchHttp,
   'text-search': textSearch,
   'indexed-find': indexedFind,
   'ws-fanout': wsFanout,

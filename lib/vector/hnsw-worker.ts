@@ -8,7 +8,6 @@
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { HnswIndex, type HnswOptions, type HnswSavedState } from './hnsw.js';
-import { lowerThisThread, WORKER_NICENESS } from './module-worker.js';
 import type { VectorHit } from './vector-index.js';
 
 /** Marks the workerData of an HNSW worker. */
@@ -120,7 +119,8 @@ function answer(port: NonNullable<typeof parentPort>, seq: number, request: Hnsw
 }
 
 if (!isMainThread && workerData === HNSW_WORKER && parentPort) {
+  // At the process's priority, unlike the functions' pool: searches run here, and a search must not wait for every
+  // busy thread of the machine.
   const port = parentPort;
-  lowerThisThread(WORKER_NICENESS);
   port.on('message', ({ seq, request }: { seq: number; request: HnswRequest }) => answer(port, seq, request));
 }

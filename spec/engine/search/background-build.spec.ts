@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Database, parseSearch, runSearch } from '../../../lib/engine/index.js';
+import { CATCH_UP_SHOWN, Database, parseSearch, runSearch } from '../../../lib/engine/index.js';
 import { BruteForceIndex } from '../../../lib/vector/index.js';
 import { gaussian, mulberry32 } from '../../helpers/seeded-random.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
@@ -211,5 +211,56 @@ describe('engine/search background index builds', () => {
     await untilBuilt('the pending changes', () => vectorStatus()!.indexed === 99);
     for (const q of vectors(3, 12))
       expect((await search(q)).map((h) => h.id)).to.deep.equal(bruteForce(rows(), q).map((h) => h.id));
+  });
+
+  it('shows a ready index far behind its commits as building, its progress rising to 1 as the worker catches up', async () => {
+    db = await Database.open({ dataDir: dir, settings: { durability: 'none' } });
+    await db.collections.create('vecs', SCHEMA);
+    // 64 dimensions: inserts slow enough (about 0.1 ms each) that the worker is far behind when the commit returns.
+    const g = gaussian(mulberry32(13));
+    const data = Array.from({ length: CATCH_UP_SHOWN + 3000 }, () => Array.from({ length: 64 }, g));
+    await db.bulk.insertMany(
+      'vecs',
+      data.map((embedding) => ({ embedding })),
+    );
+    const first = vectorStatus()!;
+    expect(first).to.include({ state: 'building', total: data.length });
+    expect(first.progress).to.be.below(1);
+    const seen: number[] = [first.progress];
+    await untilBuilt('the catch-up', () => {
+      const now = vectorStatus()!;
+      seen.push(now.progress);
+      return now.state === 'ready' && now.indexed === data.length;
+    });
+    expect(seen, 'progress never goes back').to.deep.equal([...seen].sort((a, b) => a - b));
+    expect(vectorStatus()).to.include({ state: 'ready', progress: 1, indexed: data.length });
+  });
+
+  it('answers filtered searches on a graph as brute force does, selective filters by an exact scan', async () => {
+    db = await open();
+    await db.collections.create('vecs', SCHEMA);
+    const data = vectors(600, 14);
+    const ids = (
+      await db.bulk.insertMany(
+        'vecs',
+        data.map((embedding, n) => ({ n, embedding })),
+      )
+    ).successful;
+    await db.search.settledVector('vecs', 'embedding');
+    const filtered = async (q: number[], filter: unknown) =>
+      (await runSearch(db, 'vecs', parseSearch({ vector: q, vector_k: 5, filters: filter }))).results.map((h) =>
+        String(h.record.id),
+      );
+    const cond = (operator: string, value: number) => ({ type: 'Condition', content: { field: 'n', operator, value } });
+    for (const q of vectors(3, 15)) {
+      // Half the records (through the graph) and four of them (an exact scan of those alone).
+      for (const [filter, keep] of [
+        [cond('Lt', 300), (n: number) => n < 300],
+        [cond('Lt', 4), (n: number) => n < 4],
+      ] as const) {
+        const rows = ids.map((id, n) => [id, data[n]!] as [string, number[]]).filter((_, n) => keep(n));
+        expect(await filtered(q, filter)).to.deep.equal(bruteForce(rows, q, 5).map((h) => h.id));
+      }
+    }
   });
 });

@@ -1,0 +1,117 @@
+import { expect } from 'chai';
+import path from 'node:path';
+import { HnswBatch, HnswIndex, HnswThread, type RemoteHnsw } from '../../lib/vector/index.js';
+import { randomVectors } from '../helpers/seeded-random.js';
+import { removeDir, tempDir } from '../helpers/temp-dir.js';
+
+const DIMS = 16;
+
+describe('vector/hnsw-thread: HNSW graphs in a worker thread', () => {
+  let thread: HnswThread;
+  let dir: string;
+  beforeEach(() => {
+    thread = new HnswThread();
+    dir = tempDir('eddydb-hnsw-thread-');
+  });
+  afterEach(async () => {
+    await thread.close();
+    removeDir(dir);
+  });
+
+  const data = randomVectors(600, DIMS, 31);
+  const queries = randomVectors(10, DIMS, 32);
+  const options = { dimensions: DIMS, metric: 'cosine' as const, initialCapacity: 64 };
+
+  /** The same changes, in the same order, to a graph in the worker (in batches of 50) and to one on this thread. */
+  async function both(): Promise<{ remote: RemoteHnsw; local: HnswIndex }> {
+    const remote = thread.create(options);
+    const local = new HnswIndex(options);
+    const batch = new HnswBatch(DIMS);
+    const changes: Array<() => void> = [];
+    data.forEach((v, i) => changes.push(() => (batch.add(`r${i}`, v), local.add(`r${i}`, v))));
+    // Replacements and removals after the inserts, some in the same batch as the insert.
+    for (let i = 0; i < 60; i++)
+      changes.push(() => (batch.add(`r${i}`, data[599 - i]!), local.add(`r${i}`, data[599 - i]!)));
+    for (let i = 100; i < 160; i++) changes.push(() => (batch.remove(`r${i}`), local.remove(`r${i}`)));
+    const posted: Array<Promise<void>> = [];
+    changes.forEach((change, i) => {
+      change();
+      if (batch.length === 50 || i === changes.length - 1) posted.push(remote.apply(batch));
+    });
+    await Promise.all(posted);
+    return { remote, local };
+  }
+
+  it('answers as the same graph built on this thread, after inserts, replacements and removals in batches', async () => {
+    const { remote, local } = await both();
+    expect(remote.size).to.equal(540);
+    expect(new Set(await remote.ids())).to.deep.equal(new Set(local.ids()));
+    for (const q of queries) expect(await remote.search(q, 10)).to.deep.equal(local.search(q, 10));
+    const allowed = [...local.ids()].filter((id) => Number(id.slice(1)) % 3 === 0);
+    const set = new Set(allowed);
+    for (const q of queries)
+      expect(await remote.search(q, 5, allowed)).to.deep.equal(local.search(q, 5, (id) => set.has(id)));
+  });
+
+  it('sees every batch posted before a search, without waiting for their answers', async () => {
+    const remote = thread.create(options);
+    const batch = new HnswBatch(DIMS);
+    batch.add('first', data[0]!);
+    void remote.apply(batch);
+    batch.add('second', data[1]!);
+    void remote.apply(batch);
+    expect(remote.inFlight).to.equal(2);
+    expect((await remote.search(data[1]!, 1))[0]!.id).to.equal('second');
+    expect(remote.inFlight).to.equal(0);
+    expect(remote.size).to.equal(2);
+  });
+
+  it('saves a graph and loads it back in the worker, answering as before', async () => {
+    const { remote } = await both();
+    const file = path.join(dir, 'g.hnsw');
+    const state = await remote.save(file);
+    const loaded = await thread.load(file, state);
+    expect(loaded.size).to.equal(540);
+    for (const q of queries) expect(await loaded.search(q, 10)).to.deep.equal(await remote.search(q, 10));
+  });
+
+  it('holds the batches posted during a save and applies them after, out of the file', async () => {
+    const { remote } = await both();
+    const file = path.join(dir, 'g.hnsw');
+    const saved = remote.save(file);
+    const batch = new HnswBatch(DIMS);
+    batch.add('late', data[5]!);
+    const applied = remote.apply(batch);
+    const state = await saved;
+    await applied;
+    expect((await remote.search(data[5]!, 1))[0]!.id).to.equal('late');
+    const loaded = await thread.load(file, state);
+    expect(await loaded.ids()).to.not.include('late');
+  });
+
+  it('fails every request once closed; a request the worker cannot answer fails alone', async () => {
+    const remote = thread.create(options);
+    await remote.search(data[0]!, 1);
+    await thread.close();
+    const err = await remote.search(data[0]!, 1).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((err as Error).message).to.match(/closed/);
+
+    const other = new HnswThread();
+    const failures: Error[] = [];
+    other.onFailure = (e) => void failures.push(e);
+    const graph = other.create(options);
+    await graph.search(data[0]!, 1);
+    // A request the worker cannot answer fails alone; the worker goes on.
+    const unknown = await other.request({ op: 'ids', key: 'missing' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((unknown as Error).message).to.match(/no HNSW index 'missing'/);
+    expect(await graph.search(data[0]!, 1)).to.have.length(0);
+    expect(failures).to.deep.equal([]);
+    await other.close();
+  });
+});
