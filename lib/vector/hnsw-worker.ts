@@ -4,7 +4,11 @@
  * in the order they arrive, so a search sees every batch posted before it.
  * A save writes on the libuv thread pool and holds the changes that arrive
  * meanwhile (HnswIndex.save); a load finishes before later requests for
- * the same key run. Started only by HnswThread, with its `workerData`.
+ * the same key run. Once a graph has grown to twice the size it was last
+ * calibrated at (and holds CALIBRATE_FROM vectors) and no batch has come
+ * for CALIBRATE_IDLE_MS, its query-time ef is calibrated on its data
+ * (HnswIndex.calibrate), in chunks between which requests are answered.
+ * Started only by HnswThread, with its `workerData`.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { HnswIndex, type HnswOptions, type HnswSavedState } from './hnsw.js';
@@ -38,6 +42,11 @@ export interface AppliedBatch {
 export type HnswReply = { seq: number; value: unknown } | { seq: number; error: string };
 
 const indexes = new Map<string, HnswIndex>();
+/** Graphs smaller than this keep the default ef: a search of them costs little whatever the ef. */
+const CALIBRATE_FROM = 1000;
+const CALIBRATE_IDLE_MS = 200;
+/** Per graph: its size at the last calibration, and the calibration waiting or running. */
+const calibrations = new Map<string, { size: number; timer?: NodeJS.Timeout; running?: boolean }>();
 /** Loads in progress: later requests for the key wait for them. */
 const loading = new Map<string, Promise<unknown>>();
 
@@ -74,14 +83,20 @@ function runNow(request: Exclude<HnswRequest, { op: 'load' | 'save' }>): unknown
     case 'create':
       indexes.set(request.key, new HnswIndex(request.options));
       return undefined;
-    case 'apply':
-      return apply(indexOf(request.key), request);
+    case 'apply': {
+      const index = indexOf(request.key);
+      const applied = apply(index, request);
+      calibrateLater(request.key, index);
+      return applied;
+    }
     case 'search':
       return search(indexOf(request.key), request);
     case 'ids':
       return [...indexOf(request.key).ids()];
     case 'drop':
       indexes.delete(request.key);
+      clearTimeout(calibrations.get(request.key)?.timer);
+      calibrations.delete(request.key);
       return undefined;
     default:
       throw new Error(`unknown HNSW request ${String(request satisfies never as unknown)}`);
@@ -98,10 +113,39 @@ async function runLater(request: HnswRequest): Promise<unknown> {
   try {
     const index = await loaded;
     indexes.set(request.key, index);
+    calibrateLater(request.key, index);
     return index.size();
   } finally {
     loading.delete(request.key);
   }
+}
+
+/** Calibrates `index`'s ef once it has grown enough and the batches have paused (see the header). */
+function calibrateLater(key: string, index: HnswIndex): void {
+  if (index.efSearch !== undefined) return;
+  let calibration = calibrations.get(key);
+  if (!calibration) calibrations.set(key, (calibration = { size: 0 }));
+  if (calibration.running || index.size() < Math.max(CALIBRATE_FROM, 2 * calibration.size)) return;
+  clearTimeout(calibration.timer);
+  const current = calibration;
+  current.timer = setTimeout(() => {
+    current.running = true;
+    const size = index.size();
+    const pause = () =>
+      new Promise<void>((resolve, reject) =>
+        setImmediate(() => (indexes.get(key) === index ? resolve() : reject(new Error('dropped')))),
+      );
+    index.calibrate(pause).then(
+      () => {
+        current.size = size;
+        current.running = false;
+      },
+      () => {
+        current.running = false;
+      },
+    );
+  }, CALIBRATE_IDLE_MS);
+  current.timer.unref();
 }
 
 function answer(port: NonNullable<typeof parentPort>, seq: number, request: HnswRequest): void {

@@ -1,0 +1,78 @@
+import { expect } from 'chai';
+import { BruteForceIndex, EF_LADDER, HnswIndex, RECALL_TARGET } from '../../lib/vector/index.js';
+import { gaussian, mulberry32 } from '../helpers/seeded-random.js';
+
+const DIMS = 48;
+const N = 3000;
+
+/** Vectors around 30 centroids, or uniform in [-1, 1]. */
+function vectors(kind: 'clustered' | 'uniform', count: number, seed: number): number[][] {
+  const u = mulberry32(seed);
+  if (kind === 'uniform') return Array.from({ length: count }, () => Array.from({ length: DIMS }, () => u() * 2 - 1));
+  const g0 = gaussian(mulberry32(5));
+  const centroids = Array.from({ length: 30 }, () => Array.from({ length: DIMS }, () => 3 * g0()));
+  const g = gaussian(u);
+  return Array.from({ length: count }, () => centroids[Math.floor(u() * 30)]!.map((x) => x + g()));
+}
+
+const turn = () => new Promise<void>((r) => setImmediate(r));
+
+describe('vector/hnsw calibration of the query-time ef', function () {
+  this.timeout(60_000);
+
+  async function calibrated(kind: 'clustered' | 'uniform') {
+    const data = vectors(kind, N, 1);
+    const index = new HnswIndex({ dimensions: DIMS, metric: 'cosine', initialCapacity: N });
+    data.forEach((v, i) => index.add(`r${i}`, v));
+    const exact = new BruteForceIndex({ dimensions: DIMS, metric: 'cosine' });
+    data.forEach((v, i) => exact.add(`r${i}`, v));
+    const before = index.efFor(18);
+    let pauses = 0;
+    const result = await index.calibrate(async () => {
+      pauses++;
+      await turn();
+    });
+    // Fresh queries from the same distribution: recall@10 of an engine-like search (18 asked, 10 kept).
+    const queries = vectors(kind, 40, 2);
+    let found = 0;
+    for (const q of queries) {
+      const truth = new Set(exact.search(q, 10).map((h) => h.id));
+      found += index
+        .search(q, 18)
+        .slice(0, 10)
+        .filter((h) => truth.has(h.id)).length;
+    }
+    return { ...result, before, after: index.efFor(18), pauses, recall: found / (queries.length * 10) };
+  }
+
+  it('chooses the smallest ef reaching the recall target on the data, and uses it from then on', async () => {
+    const clustered = await calibrated('clustered');
+    expect(clustered.before, 'the default until calibrated').to.equal(128);
+    expect(clustered.after).to.equal(clustered.ef);
+    expect(clustered.ef).to.be.below(128);
+    expect(clustered.ef).to.be.at.least(EF_LADDER[0]);
+    expect(clustered.recall, 'fresh queries at the calibrated ef').to.be.at.least(0.95);
+    expect(clustered.pauses, 'yields between chunks of work').to.be.above(5);
+  });
+
+  it('reaches recall@10 0.95 with fresh queries on uniform noise too, looking at least as far as on clustered data', async () => {
+    const clustered = await calibrated('clustered');
+    const uniform = await calibrated('uniform');
+    expect(uniform.ef).to.be.at.least(clustered.ef);
+    expect(uniform.ef, 'under the ladder top, where the target is reachable').to.be.below(EF_LADDER.at(-1)!);
+    expect(uniform.recall).to.be.at.least(0.95);
+    expect(RECALL_TARGET).to.be.above(0.95);
+  });
+
+  it('scales the calibrated ef by the neighbours a search asks, and never goes under them', async () => {
+    const index = new HnswIndex({ dimensions: DIMS, metric: 'cosine' });
+    vectors('clustered', 1200, 3).forEach((v, i) => index.add(`r${i}`, v));
+    const { ef } = await index.calibrate(turn);
+    expect(index.efFor(36)).to.equal(Math.max(36, Math.ceil((ef * 36) / 18)));
+    expect(index.efFor(500)).to.be.at.least(500);
+    const fixed = new HnswIndex({ dimensions: DIMS, metric: 'cosine', efSearch: 40 });
+    vectors('clustered', 1200, 3).forEach((v, i) => fixed.add(`r${i}`, v));
+    await fixed.calibrate(turn);
+    expect(fixed.efFor(18), 'a fixed efSearch wins').to.equal(40);
+  });
+});
