@@ -27,7 +27,7 @@ export function exactVectorScan(
 }
 
 /** exactVectorScan in slices that yield the event loop; writes made meanwhile are seen as the walk reaches them. */
-export async function exactVectorScanInSlices(
+export function exactVectorScanInSlices(
   records: ReadonlyMap<string, RecordEntry> | undefined,
   field: string,
   metric: Metric,
@@ -35,33 +35,40 @@ export async function exactVectorScanInSlices(
   neighbours: number,
   allowed?: (id: string) => boolean,
 ): Promise<VectorHit[]> {
-  const scan = new NearestScan(metric, query, neighbours);
-  // Scoring one vector is cheap beside reading the clock: the clock is read every 512 of them.
-  const slicer = new Slicer(512);
-  for (const [id, entry] of records ?? []) {
-    offerRecord(scan, id, entry, field, query.length, allowed);
-    if (slicer.counted()) await slicer.pause();
-  }
-  return scan.results();
+  return scanInSlices(records ?? [], field, metric, query, neighbours, allowed);
 }
 
 /**
  * exactVectorScanInSlices over the records of `ids` alone (those gone are skipped): what a graph does not cover yet,
  * or what a selective filter lets through.
  */
-export async function exactScanOfIds(
+export function exactScanOfIds(
   records: ReadonlyMap<string, RecordEntry> | undefined,
-  ids: readonly string[],
+  ids: Iterable<string>,
   field: string,
   metric: Metric,
   query: readonly number[],
   neighbours: number,
   allowed?: (id: string) => boolean,
 ): Promise<VectorHit[]> {
+  const entries = (function* () {
+    for (const id of ids) yield [id, records?.get(id)] as const;
+  })();
+  return scanInSlices(entries, field, metric, query, neighbours, allowed);
+}
+
+async function scanInSlices(
+  entries: Iterable<readonly [string, RecordEntry | undefined]>,
+  field: string,
+  metric: Metric,
+  query: readonly number[],
+  neighbours: number,
+  allowed: ((id: string) => boolean) | undefined,
+): Promise<VectorHit[]> {
   const scan = new NearestScan(metric, query, neighbours);
+  // Scoring one vector is cheap beside reading the clock: the clock is read every 512 of them.
   const slicer = new Slicer(512);
-  for (const id of ids) {
-    const entry = records?.get(id);
+  for (const [id, entry] of entries) {
     if (entry) offerRecord(scan, id, entry, field, query.length, allowed);
     if (slicer.counted()) await slicer.pause();
   }

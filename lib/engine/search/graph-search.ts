@@ -12,6 +12,8 @@
  * (rescoreExactly): hnswlib keeps float32 copies, and a candidate changed
  * meanwhile is scored by its current vector. A filter that lets few records
  * through is served by an exact scan of those alone, without the worker.
+ * Should the worker fail meanwhile, the search is an exact scan of every
+ * record, as on a failed index.
  */
 import type { Metric, VectorHit } from '../../vector/index.js';
 import type { RecordEntry } from '../write/state.js';
@@ -46,7 +48,11 @@ export async function searchGraph(
   }
   const exact = await exactScanOfIds(records, graph.uncovered, field, metric, query, neighbours, allowed);
   const { remote } = graph;
-  const fromGraph = remote.size > 0 || remote.inFlight > 0 ? await remote.search(query, neighbours, allowedIds) : [];
+  const fromGraph =
+    remote.size > 0 || remote.inFlight > 0
+      ? await remote.search(query, neighbours, allowedIds).catch(() => undefined)
+      : [];
+  if (!fromGraph) return exactScanOfIds(records, records?.keys() ?? [], field, metric, query, neighbours, allowed);
   const candidates = new Map(exact.map((hit) => [hit.id, hit]));
   for (const hit of fromGraph) if (!candidates.has(hit.id)) candidates.set(hit.id, hit);
   return rescoreExactly(records, field, metric, query, [...candidates.values()]).slice(0, neighbours);

@@ -224,11 +224,8 @@ export async function runSearch(
   let vector: VectorAnswer | undefined;
   if (req.vector && !view) {
     const index = vectorIndexFor(db, collection, req);
-    vector = !index
-      ? { scanned: await scanInSlices(db, collection, req) }
-      : 'remote' in index
-        ? { scanned: await searchGraphOf(db, collection, req, index) }
-        : { ready: index };
+    vector =
+      !index || 'remote' in index ? { scanned: await searchInSlices(db, collection, req, index) } : { ready: index };
   }
   return searchNow(db, collection, req, view, text, vector);
 }
@@ -324,37 +321,23 @@ function vectorIndexFor(
   return db.search.vectorFor(collection, req.vectorField, req.vector!.length);
 }
 
-/** The search on an HNSW graph (graph-search.ts), its hits over the threshold. */
-async function searchGraphOf(
+/**
+ * The hits of an HNSW graph (graph-search.ts), or without one of the exact scan of the committed records, both in
+ * slices that yield the event loop (a large scan would hold it); those over the threshold.
+ */
+async function searchInSlices(
   db: SearchSource,
   collection: string,
   req: SearchRequest,
-  graph: GraphVectorIndex,
+  graph?: GraphVectorIndex,
 ): Promise<VectorHit[]> {
   const allowed = req.filter ? passing(committedReader(db, collection), req.filter) : undefined;
-  const hits = await searchGraph(
-    db.state.collections.get(collection)?.records,
-    graph,
-    req.vectorField,
-    metricOf(db, collection, req),
-    req.vector!,
-    neighboursWanted(req, !!allowed),
-    allowed,
-  );
-  return overThreshold(req, hits);
-}
-
-/** The exact scan of the committed records, in slices that yield the event loop (a large scan would hold it). */
-async function scanInSlices(db: SearchSource, collection: string, req: SearchRequest): Promise<VectorHit[]> {
-  const allowed = req.filter ? passing(committedReader(db, collection), req.filter) : undefined;
-  const hits = await exactVectorScanInSlices(
-    db.state.collections.get(collection)?.records,
-    req.vectorField,
-    metricOf(db, collection, req),
-    req.vector!,
-    neighboursWanted(req, !!allowed),
-    allowed,
-  );
+  const records = db.state.collections.get(collection)?.records;
+  const metric = metricOf(db, collection, req);
+  const neighbours = neighboursWanted(req, !!allowed);
+  const hits = graph
+    ? await searchGraph(records, graph, req.vectorField, metric, req.vector!, neighbours, allowed)
+    : await exactVectorScanInSlices(records, req.vectorField, metric, req.vector!, neighbours, allowed);
   return overThreshold(req, hits);
 }
 
