@@ -17,10 +17,11 @@
  * add up to ACCOUNTS x 100: serializability held.
  *
  * Unless BENCH_PROFILE=0, a separate run under `node --cpu-prof` gives the
- * µs table per transfer (Serializable, all accounts).
+ * µs table per transfer (Serializable, all accounts); BENCH_KEEP_PROFILE=file
+ * keeps that profile there, to read by function.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { printUsTable, usTable, type UsTable } from '../lib/cpu-profile.js';
@@ -200,6 +201,7 @@ async function profileTransfers(): Promise<UsTable> {
     const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error('the server exited without writing its --cpu-prof profile');
     const table = usTable(path.join(profDir, file), from, to, r.transfers);
+    if (process.env.BENCH_KEEP_PROFILE) copyFileSync(path.join(profDir, file), process.env.BENCH_KEEP_PROFILE);
     return { ...table, proc_cpu_us_per_request: cpuUs / Math.max(1, r.transfers) };
   } finally {
     if (bank) await stopEddy(bank.eddy);
