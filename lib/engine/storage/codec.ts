@@ -9,6 +9,8 @@
  * as a bigint, never rounded to a float. This codec is for our own files
  * only; the HTTP layer has its own.
  *
+ * Payloads are decoded by unpack.ts, which builds each record once as the
+ * state keeps it, and by msgpackr for what it leaves (other extensions).
  * Decoded strings own their text (values/own-string.ts: otherwise a recovered
  * record kept its frame's decoded text alive), and after reading a file
  * `releaseSource` drops the reader's reference to it (msgpackr keeps the
@@ -20,6 +22,7 @@
 import { addExtension, Packr, Unpackr } from 'msgpackr';
 import { ownStrings, Tagged, type TaggedPayload, type TaggedType } from '../values/index.js';
 import type { Effect, LoggedBatch } from '../write/effects.js';
+import { NOT_DECODED, unpackStored } from './unpack.js';
 
 export const TAGGED_EXT = 0x45;
 
@@ -37,8 +40,10 @@ export function encodePayload(value: unknown): Buffer {
   return packr.pack(value);
 }
 
+/** The value of a payload: by unpackStored (unpack.ts) when it can, else by msgpackr, its strings then made owned. */
 export function decodePayload<T>(buf: Uint8Array): T {
-  return ownStrings(unpackr.unpack(buf)) as T;
+  const value = unpackStored(buf);
+  return (value === NOT_DECODED ? ownStrings(unpackr.unpack(buf)) : value) as T;
 }
 
 /** Lets go of the buffer last decoded (a whole segment or snapshot file is one). */

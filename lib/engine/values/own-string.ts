@@ -64,6 +64,47 @@ export function sharedString(text: string): string {
   return own;
 }
 
+/** Buffer's own UTF-8 decoder, which toString calls after checking its arguments. */
+interface Utf8Slicer {
+  utf8Slice(start: number, end: number): string;
+}
+
+/**
+ * The text of the UTF-8 bytes `bytes[start, end)`, a new flat string (it owns
+ * its text); bad bytes read as U+FFFD, as msgpackr and toString read them.
+ */
+export const utf8Text: (bytes: Buffer, start: number, end: number) => string =
+  typeof (Buffer.prototype as Partial<Utf8Slicer>).utf8Slice === 'function'
+    ? (bytes, start, end) => (bytes as Buffer & Utf8Slicer).utf8Slice(start, end)
+    : (bytes, start, end) => bytes.toString('utf8', start, end);
+
+/**
+ * sharedString() of the ASCII text in `bytes[start, end)` (at most
+ * MAX_SHARED_LENGTH bytes), read from the bytes: when the table holds it,
+ * no string is made at all. Undefined when a byte is not ASCII (the caller
+ * decodes the text and asks sharedString).
+ */
+export function sharedAscii(bytes: Buffer, start: number, end: number): string | undefined {
+  // The same FNV-1a as sharedString: ASCII bytes are the string's UTF-16 code units.
+  let hits = 0x811c9dc5;
+  for (let i = start; i < end; i++) {
+    const byte = bytes[i]!;
+    if (byte > 0x7f) return undefined;
+    hits = Math.imul(hits ^ byte, 0x01000193);
+  }
+  const slot = (hits >>> 0) & (SHARED_SLOTS - 1);
+  const have = shared[slot];
+  if (have !== undefined && have.length === end - start && sameText(have, bytes, start)) return have;
+  const text = utf8Text(bytes, start, end);
+  shared[slot] = text;
+  return text;
+}
+
+function sameText(text: string, bytes: Buffer, start: number): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) !== bytes[start + i]) return false;
+  return true;
+}
+
 /** A string as a stored value keeps it: shared when short, owning its text when long. */
 export function storedString(text: string): string {
   return text.length > MAX_SHARED_LENGTH ? ownString(text) : sharedString(text);

@@ -4,11 +4,15 @@
  * A record built by adding its keys one by one (`{id, ...fields}`, or `{}`
  * then `out[k] = v`) gets room for four fields in the object and keeps the
  * rest in a separate property array: a second object, with its own header
- * and spare slots. JSON.parse sizes an object for exactly the keys it
- * reads, and objects parsed with the same keys share one hidden class, frozen
- * or not. So a record is made by parsing a template of its keys (kept per
- * key list) and then filled in: tens of bytes less per record, for the time
- * of one small JSON.parse per write (docs/benchmarks.md, memory).
+ * and spare slots. An object literal is sized for exactly its keys, and
+ * every object a literal makes shares one hidden class, frozen or not. So
+ * the records of a key list that keeps coming are made by a literal of that
+ * list, compiled once into a small function (`{"id":v[0],"name":v[1]}`),
+ * then filled in: tens of bytes less per record than one built key by key,
+ * for a few nanoseconds per field. The first few records of a list, before
+ * it is compiled, are parsed from a JSON template of its keys, which V8 sizes
+ * the same way, at the cost of one small JSON.parse each
+ * (docs/benchmarks.md, memory).
  *
  * (A copy of a template, `{...template}`, would be smaller still, but V8
  * gives each such copy a hidden class of its own once it is frozen.)
@@ -21,6 +25,15 @@ import type { Value } from './tagged.js';
  * gets no template.
  */
 const MAX_NODES = 16_384;
+/** Compiled lists (a function of a few hundred bytes to a few KB each); more start the tree over. */
+const MAX_COMPILED = 2_048;
+/** A list is compiled once this many records were made of it: a list seen once costs no compilation. */
+const COMPILE_AFTER = 4;
+/** Longer lists are never compiled: V8 keeps at most a few hundred fields inside an object anyway. */
+const MAX_COMPILED_KEYS = 128;
+
+/** Makes a record of one key list from its values, in the list's order. */
+type Maker = (values: readonly unknown[]) => Record<string, Value>;
 
 /**
  * Remembered key lists as a tree, one level per key: finding a list walks
@@ -32,10 +45,18 @@ interface KeyNode {
   readonly next: Map<string, KeyNode>;
   /** The template of the list ending here. */
   text?: string;
+  /** Records made of the list ending here, up to COMPILE_AFTER. */
+  made: number;
+  /** The compiled literal of the list ending here. */
+  make?: Maker;
 }
 
-let root: KeyNode = { next: new Map() };
+let root: KeyNode = { next: new Map(), made: 0 };
 let nodes = 0;
+let compiled = 0;
+
+/** An array of nulls at least `n` long: the values of a record about to be filled in. */
+let nulls: readonly null[] = [];
 
 /**
  * A new plain object with `keys`, in this order, each null; undefined for
@@ -43,24 +64,82 @@ let nodes = 0;
  * would take for the prototype's setter, or longer than MAX_NODES).
  */
 export function recordObject(keys: readonly string[]): Record<string, Value> | undefined {
-  let node: KeyNode | undefined = root;
-  for (let i = 0; i < keys.length && node; i++) node = node.next.get(keys[i]!);
-  const text = node?.text ?? remember(keys);
+  const node = find(keys, keys.length);
+  if (node?.make) {
+    if (nulls.length < keys.length) nulls = new Array<null>(keys.length).fill(null);
+    return node.make(nulls);
+  }
+  const text = node ? noteMade(node, keys, keys.length) : remember(keys);
   return text === undefined ? undefined : (JSON.parse(text) as Record<string, Value>);
+}
+
+/**
+ * A new plain object holding `values[i]` under `keys[i]` for i below `n`,
+ * in that order (a later duplicate key wins, as assignment would); sized for
+ * exactly its fields once the list has come often enough. For decoders,
+ * which read keys and values into scratch lists reused from object to
+ * object: neither list is kept. A `__proto__` key is an own property.
+ */
+export function shapedObject(keys: readonly string[], values: readonly unknown[], n: number): Record<string, unknown> {
+  const node = find(keys, n);
+  if (node?.make) return node.make(values);
+  const text = node ? noteMade(node, keys, n) : remember(keys.slice(0, n));
+  const out = (text === undefined ? {} : JSON.parse(text)) as Record<string, unknown>;
+  for (let i = 0; i < n; i++) {
+    const key = keys[i]!;
+    if (key === '__proto__') Object.defineProperty(out, key, { value: values[i], writable: true, enumerable: true });
+    else out[key] = values[i];
+  }
+  return out;
+}
+
+/** The node of the first `n` keys, or undefined when that list is not remembered. */
+function find(keys: readonly string[], n: number): KeyNode | undefined {
+  let node: KeyNode | undefined = root;
+  for (let i = 0; i < n && node; i++) node = node.next.get(keys[i]!);
+  return node;
+}
+
+/** Counts a record made of `node`'s list (compiling the list when it is due); the list's template. */
+function noteMade(node: KeyNode, keys: readonly string[], n: number): string | undefined {
+  if (node.text === undefined) return remember(keys.slice(0, n));
+  if (++node.made >= COMPILE_AFTER && n <= MAX_COMPILED_KEYS) {
+    if (compiled >= MAX_COMPILED) startOver();
+    else {
+      node.make = compile(keys, n);
+      compiled++;
+    }
+  }
+  return node.text;
+}
+
+/**
+ * The literal of the first `n` keys as a function of their values. Each key
+ * is written as a JSON string, which is a JavaScript string literal, so no
+ * key is read as code; `__proto__` is never compiled (as a literal's key it
+ * sets the prototype).
+ */
+function compile(keys: readonly string[], n: number): Maker {
+  const fields: string[] = [];
+  for (let i = 0; i < n; i++) fields.push(`${JSON.stringify(keys[i])}:v[${i}]`);
+  return new Function('v', `"use strict";return{${fields.join(',')}}`) as Maker;
+}
+
+function startOver(): void {
+  root = { next: new Map(), made: 0 };
+  nodes = 0;
+  compiled = 0;
 }
 
 /** Adds the template of `keys`; undefined for a list it refuses. */
 function remember(keys: readonly string[]): string | undefined {
   if (keys.length > MAX_NODES || keys.includes('__proto__')) return undefined;
-  if (nodes + keys.length > MAX_NODES) {
-    root = { next: new Map() };
-    nodes = 0;
-  }
+  if (nodes + keys.length > MAX_NODES) startOver();
   let node = root;
   for (const key of keys) {
     let child = node.next.get(key);
     if (!child) {
-      node.next.set(key, (child = { next: new Map() }));
+      node.next.set(key, (child = { next: new Map(), made: 0 }));
       nodes++;
     }
     node = child;
