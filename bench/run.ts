@@ -24,7 +24,7 @@ import { functionsFindById, functionsGroup, functionsSteps } from './scenarios/f
 import { functionsEdgeCache } from './scenarios/functions-kv.js';
 import { bcryptUnderLoad } from './scenarios/functions-crypto.js';
 import { chatMessage, chatStreamDelay } from './scenarios/chat.js';
-import { memory } from './scenarios/memory.js';
+import { memory, memory3m } from './scenarios/memory.js';
 import { testing } from './scenarios/testing.js';
 
 const SCENARIOS: Record<string, () => Promise<void>> = {
@@ -60,6 +60,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'chat-message': chatMessage,
   'chat-stream-delay': chatStreamDelay,
   memory,
+  'memory-3m': memory3m,
   testing,
 };
 

@@ -169,74 +169,160 @@ async function post(url: string, auth: string, route: string, body: unknown): Pr
   return r.json();
 }
 
-/** Loads N records in batches; the JSON bytes sent per record (without ids). */
-async function load(url: string, auth: string): Promise<number> {
+/** Loads `n` records in batches; the JSON bytes sent per record (without ids). */
+async function load(url: string, auth: string, n: number): Promise<number> {
   let jsonBytes = 0;
-  for (let start = 0; start < N; start += BATCH) {
-    const records = Array.from({ length: Math.min(BATCH, N - start) }, (_, k) => memoryRecord(start + k));
+  for (let start = 0; start < n; start += BATCH) {
+    const records = Array.from({ length: Math.min(BATCH, n - start) }, (_, k) => memoryRecord(start + k));
     for (const r of records) jsonBytes += Buffer.byteLength(JSON.stringify(r));
     await post(url, auth, `/api/batch/insert/${COLLECTION}`, { inserts: records.map((data) => ({ data })) });
   }
-  return jsonBytes / N;
+  return jsonBytes / n;
 }
 
 async function recoverAndMeasure(
   dir: string,
   empty: number,
+  n: number,
 ): Promise<{ recoveryS: number; startS: number; rssPerRecord: number; p: Proc }> {
   const p = await startBuilt(dir);
   const recoveryMs = await waitForRecoveryLine(p);
   const rss = await settledRss(p.proc.pid!);
-  return { recoveryS: recoveryMs / 1000, startS: p.startMs / 1000, rssPerRecord: (rss - empty) / N, p };
+  return { recoveryS: recoveryMs / 1000, startS: p.startMs / 1000, rssPerRecord: (rss - empty) / n, p };
 }
 
-export async function memory(): Promise<void> {
+/** What one load of `n` records measured. */
+export interface MemoryRun {
+  readonly records: number;
+  readonly jsonPerRecord: number;
+  /** RSS per record (minus the empty server's) two seconds after the last batch was answered. */
+  readonly rightAfterPerRecord: number;
+  /** RSS per record once it settled (idle compaction has run by then). */
+  readonly settledPerRecord: number;
+  readonly emptyRss: number;
+  readonly loadedRss: number;
+  readonly loadS: number;
+  /** Restart after kill -9 at the end of the load: the snapshots the load took plus the log after them. */
+  readonly recoveryFromLogS: number;
+  readonly startFromLogS: number;
+  readonly rssPerRecordAfterLogRecovery: number;
+  /** Restart after kill -9 right after an explicit snapshot. */
+  readonly recoveryFromSnapshotS: number;
+  readonly startFromSnapshotS: number;
+  readonly rssPerRecordAfterSnapshotRecovery: number;
+}
+
+/** Loads `n` records into a fresh built server, then restarts it after kill -9 twice (see the header). */
+export async function memoryRun(n: number): Promise<MemoryRun> {
   const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-memory-'));
   try {
     const server = await startBuilt(dir);
     const empty = await settledRss(server.proc.pid!);
     const auth = await token(server.url);
-    console.log(`\n(loading ${N} records...)`);
+    console.log(`\n(loading ${n} records...)`);
     const t0 = performance.now();
-    const jsonPerRecord = await load(server.url, auth);
+    const jsonPerRecord = await load(server.url, auth, n);
     const loadS = (performance.now() - t0) / 1000;
+    await sleep(2000);
+    const rightAfter = rssBytes(server.proc.pid!);
     const loaded = await settledRss(server.proc.pid!);
-    const rssPerRecord = (loaded - empty) / N;
     await kill9(server);
 
-    const fromLog = await recoverAndMeasure(dir, empty);
+    const fromLog = await recoverAndMeasure(dir, empty, n);
     await post(fromLog.p.url, await token(fromLog.p.url), '/api/admin/snapshot', {});
     await kill9(fromLog.p);
-    const fromSnapshot = await recoverAndMeasure(dir, empty);
+    const fromSnapshot = await recoverAndMeasure(dir, empty, n);
     await stop(fromSnapshot.p);
-
-    const ratio = rssPerRecord / jsonPerRecord;
-    report({
-      scenario: 'memory',
-      subject: { label: `eddydb RSS per record (${N})`, bytes_per_record: rssPerRecord },
-      reference: { label: 'JSON size per record', bytes_per_record: jsonPerRecord },
-      ratio,
-      ratio_of: 'RSS bytes per record / JSON bytes per record',
-      target: 'ratio <= 2.5; recovery < 4 s',
-      extra: {
-        rss_bytes_per_record: rssPerRecord,
-        json_bytes_per_record: jsonPerRecord,
-        empty_rss_mb: empty / 2 ** 20,
-        loaded_rss_mb: loaded / 2 ** 20,
-        load_s: loadS,
-        records_per_s: N / loadS,
-        recovery_from_log_s: fromLog.recoveryS,
-        start_from_log_s: fromLog.startS,
-        rss_per_record_after_log_recovery: fromLog.rssPerRecord,
-        recovery_from_snapshot_s: fromSnapshot.recoveryS,
-        start_from_snapshot_s: fromSnapshot.startS,
-        rss_per_record_after_snapshot_recovery: fromSnapshot.rssPerRecord,
-      },
-      notes:
-        'RSS after a settle (under 1% change over 5 s), minus the empty server; recovery after kill -9, recoveryMs ' +
-        'from the startup line.',
-    });
+    return {
+      records: n,
+      jsonPerRecord,
+      rightAfterPerRecord: (rightAfter - empty) / n,
+      settledPerRecord: (loaded - empty) / n,
+      emptyRss: empty,
+      loadedRss: loaded,
+      loadS,
+      recoveryFromLogS: fromLog.recoveryS,
+      startFromLogS: fromLog.startS,
+      rssPerRecordAfterLogRecovery: fromLog.rssPerRecord,
+      recoveryFromSnapshotS: fromSnapshot.recoveryS,
+      startFromSnapshotS: fromSnapshot.startS,
+      rssPerRecordAfterSnapshotRecovery: fromSnapshot.rssPerRecord,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The figures of a run as report extras. */
+function runExtras(run: MemoryRun): Record<string, number> {
+  return {
+    rss_bytes_per_record: run.settledPerRecord,
+    rss_bytes_per_record_right_after: run.rightAfterPerRecord,
+    json_bytes_per_record: run.jsonPerRecord,
+    ratio_right_after: run.rightAfterPerRecord / run.jsonPerRecord,
+    empty_rss_mb: run.emptyRss / 2 ** 20,
+    loaded_rss_mb: run.loadedRss / 2 ** 20,
+    load_s: run.loadS,
+    records_per_s: run.records / run.loadS,
+    recovery_from_log_s: run.recoveryFromLogS,
+    start_from_log_s: run.startFromLogS,
+    rss_per_record_after_log_recovery: run.rssPerRecordAfterLogRecovery,
+    recovery_from_snapshot_s: run.recoveryFromSnapshotS,
+    start_from_snapshot_s: run.startFromSnapshotS,
+    rss_per_record_after_snapshot_recovery: run.rssPerRecordAfterSnapshotRecovery,
+  };
+}
+
+const NOTES =
+  'RSS minus the empty server, two seconds after the last batch (right after) and after a settle (under 1% ' +
+  'change over 5 s); recovery after kill -9, recoveryMs from the startup line.';
+
+/** BENCH_RECORDS (1,000,000) records: RSS per record settled and right after the load, against JSON. */
+export async function memory(): Promise<void> {
+  const run = await memoryRun(N);
+  report({
+    scenario: 'memory',
+    subject: { label: `eddydb RSS per record (${N})`, bytes_per_record: run.settledPerRecord },
+    reference: { label: 'JSON size per record', bytes_per_record: run.jsonPerRecord },
+    ratio: run.settledPerRecord / run.jsonPerRecord,
+    ratio_of: 'RSS bytes per record / JSON bytes per record',
+    target: 'ratio <= 2.0 settled, <= 2.5 right after the load; recovery < 4 s',
+    extra: runExtras(run),
+    notes: NOTES,
+  });
+}
+
+/**
+ * Cost as data grows: three times BENCH_RECORDS against BENCH_RECORDS in the
+ * same run, RSS per record and recovery after kill -9 (a few minutes).
+ */
+export async function memory3m(): Promise<void> {
+  const base = await memoryRun(N);
+  const large = await memoryRun(3 * N);
+  const recoveryRatio = large.recoveryFromLogS / base.recoveryFromLogS;
+  report({
+    scenario: 'memory-3m',
+    subject: {
+      label: `eddydb at ${3 * N}: ${Math.round(large.settledPerRecord)} B/record, recovery ${large.recoveryFromLogS.toFixed(1)} s`,
+      bytes_per_record: large.settledPerRecord,
+      recovery_s: large.recoveryFromLogS,
+    },
+    reference: {
+      label: `eddydb at ${N}: ${Math.round(base.settledPerRecord)} B/record, recovery ${base.recoveryFromLogS.toFixed(1)} s`,
+      bytes_per_record: base.settledPerRecord,
+      recovery_s: base.recoveryFromLogS,
+    },
+    ratio: large.settledPerRecord / base.settledPerRecord,
+    ratio_of: 'RSS bytes per record at 3x the records / at 1x',
+    target: 'ratio <= 1.0 (linear); recovery at most 3x',
+    extra: {
+      recovery_ratio: recoveryRatio,
+      snapshot_recovery_ratio: large.recoveryFromSnapshotS / base.recoveryFromSnapshotS,
+      ratio_vs_json_large: large.settledPerRecord / large.jsonPerRecord,
+      ratio_vs_json_base: base.settledPerRecord / base.jsonPerRecord,
+      ...Object.fromEntries(Object.entries(runExtras(large)).map(([k, v]) => [`large_${k}`, v])),
+      ...Object.fromEntries(Object.entries(runExtras(base)).map(([k, v]) => [`base_${k}`, v])),
+    },
+    notes: NOTES,
+  });
 }
