@@ -13,16 +13,18 @@
  * The collection marks incrementally: at a million records it takes about
  * half a second, holding the event loop at most 25-30 ms at a time (a
  * marking step or the final pause), the same collection V8's own reducer
- * runs later anyway. It starts only once the server has been quiet for two
- * seconds: at most a few requests or WebSocket messages a second, so that a
- * health probe or light traffic does not put it off forever, and its event
- * loop busy less than a quarter of the time. The count alone took a bulk
- * load of 10,000-record batches for quiet (a few requests a second, each
- * long): it compacted four times during a million-record load, holding the
- * loop up to 130 ms, and the growth after the last one stayed under a
- * quarter, so the load ended without one (627 MB resident against about
- * 520). Utilization alone reads 2-8% on an idle process here, about what
- * light traffic reads, so it cannot tell those apart.
+ * runs later anyway. It starts once the server has been quiet for three
+ * quarters of a second, so that the memory a load leaves is given back
+ * about a second after it ends: quiet is at most one request or WebSocket
+ * message in each quarter of a second, so that a health probe or light
+ * traffic does not put it off forever, and the event loop busy less than a
+ * quarter of the time. The count alone took a bulk load of 10,000-record
+ * batches for quiet (a few requests a second, each long): it compacted
+ * four times during a million-record load, holding the loop up to 130 ms,
+ * and the growth after the last one stayed under a quarter, so the load
+ * ended without one (627 MB resident against about 520). Utilization alone
+ * reads 2-8% on an idle process here, about what light traffic reads, so it
+ * cannot tell those apart.
  * `--idle-compaction-mb 0` turns it off. It needs the native addon
  * (lib/cli/native-memory.ts).
  */
@@ -52,10 +54,13 @@ export interface IdleCompactionOptions {
 export const IDLE_COMPACTION_DEFAULTS: IdleCompactionOptions = {
   minGrowthBytes: 64 * 2 ** 20,
   minGrowthShare: 0.25,
-  idleTicks: 2,
-  quietRequests: 5,
+  idleTicks: 3,
+  quietRequests: 1,
   quietUtilization: 0.25,
 };
+
+/** How often idle compaction reads the process (an unref'd timer): IDLE_COMPACTION_DEFAULTS counts in these ticks. */
+export const IDLE_COMPACTION_TICK_MS = 250;
 
 /** The decision alone, one reading per tick (pure, so specs drive it with readings instead of time). */
 export class IdleCompactionPolicy {
@@ -157,7 +162,7 @@ export function startIdleCompaction(
   requests: () => number,
   options: IdleCompactionOptions,
   startRss: number,
-  tickMs = 1000,
+  tickMs = IDLE_COMPACTION_TICK_MS,
 ): () => void {
   const policy = new IdleCompactionPolicy(startRss, options);
   let seen = requests();

@@ -8,7 +8,12 @@ import { expect } from 'chai';
 import path from 'node:path';
 import { Database } from '../../lib/engine/index.js';
 import { COMMANDS } from '../../lib/cli/args/commands.js';
-import { compactNow, IDLE_COMPACTION_DEFAULTS, IdleCompactionPolicy } from '../../lib/cli/idle-compaction.js';
+import {
+  compactNow,
+  IDLE_COMPACTION_DEFAULTS,
+  IDLE_COMPACTION_TICK_MS,
+  IdleCompactionPolicy,
+} from '../../lib/cli/idle-compaction.js';
 import { loadNativeMemory, type NativeMemory } from '../../lib/cli/native-memory.js';
 import { spawnCli } from '../helpers/run-cli.js';
 import { until } from '../helpers/until.js';
@@ -32,6 +37,17 @@ describe('idle compaction: the decision', () => {
   it("has the default the option's help shows (spelled out there so that help loads no server code)", () => {
     const option = COMMANDS.start.options.find((o) => o.name === 'idle-compaction-mb')!;
     expect(option.defaultText).to.equal(`\`${IDLE_COMPACTION_DEFAULTS.minGrowthBytes / MB}\``);
+  });
+
+  it('by default, compacts after three quiet quarter seconds: a probe twice a second is quiet, two requests in a tick are not', () => {
+    expect(IDLE_COMPACTION_DEFAULTS.idleTicks * IDLE_COMPACTION_TICK_MS).to.equal(750);
+    const p = new IdleCompactionPolicy(100 * MB);
+    expect(p.shouldCompact(600 * MB, BUSY, 0.9), 'the load').to.equal(false);
+    expect(p.shouldCompact(600 * MB, 1, LOOP_IDLE)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, 2, LOOP_IDLE), 'two requests in a quarter second').to.equal(false);
+    expect(p.shouldCompact(600 * MB, 0, LOOP_IDLE)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, 1, LOOP_IDLE)).to.equal(false);
+    expect(p.shouldCompact(600 * MB, 0, LOOP_IDLE)).to.equal(true);
   });
 
   it('waits for two idle ticks after the growth', () => {

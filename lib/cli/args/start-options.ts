@@ -442,9 +442,9 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     placeholder: 'MB',
     defaultText: '`64`',
     help:
-      'after resident memory grew by this much (and a quarter), compact it once the server is quiet for 2 s, at ' +
-      'most 5 requests a second and its event loop busy under a quarter of the time (the event loop is held up to ' +
-      'about 30 ms at a time at a million records; `0` disables; see Memory)',
+      'after resident memory grew by this much (and a quarter), compact it once the server is quiet for 0.75 s, ' +
+      'at most one request in each quarter second and its event loop busy under a quarter of the time (the event ' +
+      'loop is held up to about 30 ms at a time at a million records; `0` disables; see Memory)',
   },
   {
     name: 'helper-priority',
