@@ -217,14 +217,18 @@ export function usTable(profileFile: string, fromUs: number, toUs: number, reque
   };
 }
 
+const BAR_WIDTH = 60;
+
 export function printUsTable(title: string, t: UsTable): void {
   console.log(
     `  µs table, ${title} (self time per request from --cpu-prof over ${t.requests} requests, idle excluded):`,
   );
+  // One # per 2 µs, or per a longer span when the longest bar would pass BAR_WIDTH (a batch's table).
+  const perMark = Math.max(2, Math.max(...Object.values(t.us_per_request)) / BAR_WIDTH);
   for (const c of CATEGORIES) {
     const us = t.us_per_request[c]!;
     if (us >= 0.05)
-      console.log(`    ${c.padEnd(18)} ${us.toFixed(1).padStart(7)} µs  ${'#'.repeat(Math.round(us / 2))}`);
+      console.log(`    ${c.padEnd(18)} ${us.toFixed(1).padStart(7)} µs  ${'#'.repeat(Math.round(us / perMark))}`);
   }
   console.log(
     `    ${'total'.padEnd(18)} ${t.total_us_per_request.toFixed(1).padStart(7)} µs` +

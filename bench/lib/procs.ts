@@ -111,9 +111,14 @@ export function startBare(record?: unknown): Promise<Proc> {
   );
 }
 
-/** The durable floor (bench/durable-floor-server.ts), appending to `file`. */
-export function startDurableFloor(file: string): Promise<Proc> {
-  return startListening([compiled('bench/durable-floor-server.ts')], { DURABLE_FILE: file });
+/** The durable floor (bench/durable-floor-server.ts), appending to `file`; `nodeArgs` go before the script. */
+export function startDurableFloor(file: string, nodeArgs: string[] = []): Promise<Proc> {
+  return startListening([...nodeArgs, compiled('bench/durable-floor-server.ts')], { DURABLE_FILE: file });
+}
+
+/** The batch floor (bench/batch-floor-server.ts), appending to `file`; `nodeArgs` go before the script. */
+export function startBatchFloor(file: string, nodeArgs: string[] = []): Promise<Proc> {
+  return startListening([...nodeArgs, compiled('bench/batch-floor-server.ts')], { DURABLE_FILE: file });
 }
 
 export function stop(p: Proc): Promise<void> {

@@ -1,8 +1,9 @@
 /**
- * One profiled load run: the server is started with `node --cpu-prof`, put
- * under load once, then stopped with SIGTERM (a clean exit is what makes V8
- * write the profile; a missing profile is an error, not a silent skip), and
- * the profile inside the load window is summarised as a µs table.
+ * One profiled run: the server is started with `node --cpu-prof`, driven
+ * once (a load run, or any sequence of requests), then stopped with SIGTERM
+ * (a clean exit is what makes V8 write the profile; a missing profile is an
+ * error, not a silent skip), and the profile inside the driven window is
+ * summarised as a µs table.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,10 +15,25 @@ import { stop, type Proc } from './procs.js';
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
-export async function profiledRun(
+/** The µs table of a load run of `seconds` against the server `prepare` readies. */
+export function profiledRun(
   start: (nodeArgs: string[]) => Promise<Proc>,
   prepare: (server: Proc) => Promise<LoadSpec>,
   seconds: number,
+): Promise<UsTable> {
+  return profiledDrive(start, async (server) => {
+    const spec = await prepare(server);
+    return async () => (await load('profiled', { ...spec, seconds })).requests;
+  });
+}
+
+/**
+ * The µs table of `drive`: `prepare` readies the server (not profiled) and answers the driven part, which
+ * answers how many requests it made.
+ */
+export async function profiledDrive(
+  start: (nodeArgs: string[]) => Promise<Proc>,
+  prepare: (server: Proc) => Promise<() => Promise<number>>,
 ): Promise<UsTable> {
   const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-prof-'));
   try {
@@ -27,10 +43,10 @@ export async function profiledRun(
       requests = 0,
       cpuUs = NaN;
     try {
-      const spec = await prepare(server);
+      const drive = await prepare(server);
       const cpu0 = processCpuMicros(server.pid);
       from = monotonicUs();
-      requests = (await load('profiled', { ...spec, seconds })).requests;
+      requests = await drive();
       to = monotonicUs();
       cpuUs = processCpuMicros(server.pid) - cpu0;
     } finally {
