@@ -1,9 +1,10 @@
 /**
- * The log frames of a group of batches (batch-payload.ts): a large batch's
- * payload is packed in slices straight into its frame, and must decode to
- * exactly what one encodeBatch call gives, for batch sizes at and around
- * the slice size and the MessagePack array-header sizes; a group's frames
- * follow each other in order, whatever their sizes.
+ * The log frames of a group of batches (batch-payload.ts): each payload is
+ * written straight into the group's buffer (a large batch in slices) and
+ * must be byte for byte what one encodeBatch call (msgpackr) gives, for
+ * batch sizes at and around the slice size and the MessagePack
+ * array-header sizes; a group's frames follow each other in order, whatever
+ * their sizes. payload-writer.spec.ts checks the values one by one.
  */
 import { expect } from 'chai';
 import type { Effect, LoggedBatch } from '../../../../lib/engine/write/effects.js';
@@ -54,6 +55,7 @@ describe('engine/storage batch frames', () => {
       const batch = batchOf(12_345, n);
       const frames = framesIn(await encodeBatchFrames([batch]));
       expect(frames).to.have.length(1);
+      expect(frames[0]!.equals(encodeBatch(batch)), 'the same bytes').to.equal(true);
       expect(decodePayload(frames[0]!)).to.deep.equal(oneCall(batch));
     });
   }
@@ -72,6 +74,7 @@ describe('engine/storage batch frames', () => {
     const group = [batchOf(1, 3), batchOf(2, 1_200), batchOf(3, 0), batchOf(4, 501), batchOf(5, 2)];
     const frames = framesIn(await encodeBatchFrames(group));
     expect(frames.map((p) => decodePayload(p))).to.deep.equal(group.map(oneCall));
+    frames.forEach((p, i) => expect(p.equals(encodeBatch(group[i]!)), `batch ${i + 1}`).to.equal(true));
   });
 
   it('answers at once for a group of small batches', () => {

@@ -1,0 +1,166 @@
+/**
+ * PayloadWriter writes a batch payload byte for byte as msgpackr does
+ * (codec.ts encodeBatch): every string length class and UTF-8 form, every
+ * integer range, floats, the values it leaves to msgpackr, each optional
+ * member of a put, other effects, and fields that are not a plain object.
+ */
+import { expect } from 'chai';
+import type { Effect, LoggedBatch } from '../../../../lib/engine/write/effects.js';
+import { MADE_ID } from '../../../../lib/engine/write/effects.js';
+import { PayloadWriter } from '../../../../lib/engine/storage/log/payload-writer.js';
+import { decodePayload, encodeBatch } from '../../../../lib/engine/storage/codec.js';
+import { FRAME_OVERHEAD, readFrame } from '../../../../lib/engine/storage/frame.js';
+import { Tagged } from '../../../../lib/engine/values/index.js';
+
+function written(batch: LoggedBatch, capacity?: number): Buffer {
+  const writer = new PayloadWriter(capacity);
+  writer.beginBatch(batch.seq, batch.effects.length);
+  for (const effect of batch.effects) writer.effect(effect);
+  writer.endBatch();
+  return writer.bytes();
+}
+
+function expectSameBytes(batch: LoggedBatch, capacity?: number): void {
+  const frame = written(batch, capacity);
+  const read = readFrame(frame, 0);
+  expect(read.kind).to.equal('frame');
+  if (read.kind !== 'frame') return;
+  expect(read.next).to.equal(frame.length);
+  const expected = encodeBatch(batch);
+  expect(read.payload.toString('hex')).to.equal(expected.toString('hex'));
+  expect(frame.length).to.equal(FRAME_OVERHEAD + expected.length);
+}
+
+const put = (fields: Record<string, unknown>, extra: Record<string, unknown> = {}): Effect =>
+  ({ kind: 'put', collection: 'people', id: 'r1', fields: { id: 'r1', ...fields }, ...extra }) as Effect;
+
+const STRING_LENGTHS = [0, 1, 31, 32, 63, 64, 65, 255, 256, 1000, 65_535, 65_536, 70_000];
+
+describe('engine/storage/log/payload-writer', () => {
+  it('writes strings of every length class, ASCII and not', () => {
+    for (const n of STRING_LENGTHS) {
+      expectSameBytes({ seq: n + 1, effects: [put({ ascii: 'a'.repeat(n) })] });
+      expectSameBytes({ seq: n + 1, effects: [put({ two: 'é'.repeat(n) })] });
+      expectSameBytes({ seq: n + 1, effects: [put({ three: '€'.repeat(n) })] });
+      expectSameBytes({ seq: n + 1, effects: [put({ four: '😀'.repeat(Math.ceil(n / 2)) })] });
+    }
+    // A header longer than the UTF-16 length promised: the text moves.
+    for (const n of [10, 11, 21, 31, 85, 86, 100, 21_845, 21_846])
+      expectSameBytes({ seq: 1, effects: [put({ s: '€'.repeat(n) })] });
+  });
+
+  it('writes lone surrogates as msgpackr does, short and long', () => {
+    for (const s of ['\ud800', 'a\udc00b', '\ud800'.repeat(40), `${'x'.repeat(70)}\ud800`])
+      expectSameBytes({ seq: 1, effects: [put({ s })] });
+  });
+
+  it('writes every integer range and floats', () => {
+    const numbers = [
+      0,
+      -0,
+      1,
+      31,
+      32,
+      127,
+      128,
+      255,
+      256,
+      65_535,
+      65_536,
+      2 ** 32 - 1,
+      2 ** 32,
+      2 ** 53 - 1,
+      -1,
+      -31,
+      -32,
+      -33,
+      -128,
+      -129,
+      -32_768,
+      -32_769,
+      -(2 ** 31),
+      -(2 ** 31) - 1,
+      0.5,
+      -1.25,
+      1e300,
+      Number.MIN_VALUE,
+      NaN,
+      Infinity,
+      -Infinity,
+    ];
+    expectSameBytes({ seq: 1, effects: [put(Object.fromEntries(numbers.map((n, i) => [`n${i}`, n])))] });
+    for (const seq of [0, 127, 128, 65_536, 2 ** 32, 2 ** 40]) expectSameBytes({ seq, effects: [] });
+  });
+
+  it('leaves other values to msgpackr: tagged, bigint, bytes, nested, booleans and null beside them', () => {
+    expectSameBytes({
+      seq: 9,
+      effects: [
+        put({
+          t: true,
+          f: false,
+          nil: null,
+          when: new Tagged('DateTime', '2024-01-01T00:00:00+00:00'),
+          big: 2n ** 60n,
+          neg: -(2n ** 62n),
+          bytes: Buffer.from([1, 2, 3]),
+          nested: Object.freeze({ a: [1, 'two', { three: 3 }], b: null }),
+          list: Object.freeze(['x', 1, 2.5]),
+          '0': 'an index-like key',
+          ключ: 'a key in another script',
+        }),
+      ],
+    });
+  });
+
+  it('writes the optional members of a put, and never the made-id mark', () => {
+    expectSameBytes({ seq: 2, effects: [put({ a: 1 }, { expiresAt: 1_700_000_000_000 })] });
+    expectSameBytes({ seq: 2, effects: [put({ a: 1 }, { expiresAt: 1_700_000_000_000, slidingMs: 60_000 })] });
+    expectSameBytes({ seq: 2, effects: [put({ a: 1 }, { noRipple: true })] });
+    expectSameBytes({
+      seq: 2,
+      effects: [put({ a: 1 }, { expiresAt: 5, slidingMs: 6, noRipple: true, [MADE_ID]: true })],
+    });
+  });
+
+  it('writes fields that are not a plain object as msgpackr does', () => {
+    const bare = Object.assign(Object.create(null) as object, { id: 'r1', a: 1 });
+    expectSameBytes({ seq: 3, effects: [{ kind: 'put', collection: 'c', id: 'r1', fields: bare } as Effect] });
+    expectSameBytes({ seq: 3, effects: [put({})] });
+  });
+
+  it('writes every other effect in its stored form', () => {
+    const effects: Effect[] = [
+      { kind: 'createCollection', meta: { name: 'c', createdAt: '2024-01-01T00:00:00.000Z' } },
+      { kind: 'createCollection', meta: { name: 'c', createdAt: '2024-01-01T00:00:00.000Z' }, noRipple: true },
+      { kind: 'delete', collection: 'c', id: 'r1', trashedAt: 5 },
+      { kind: 'kvSet', key: 'k', value: 'v', expiresAt: 9 },
+      { kind: 'kvDelete', key: 'k' },
+      { kind: 'config', values: { a: 1 } },
+      { kind: 'dropCollection', name: 'c' },
+    ];
+    expectSameBytes({ seq: 4, effects });
+  });
+
+  it('grows from a small buffer, a batch of many effects and several frames in one buffer', () => {
+    const effects = Array.from({ length: 3_000 }, (_, i) => put({ n: i, s: 'x'.repeat(i % 300) }));
+    expectSameBytes({ seq: 5, effects }, 64);
+    const writer = new PayloadWriter(64);
+    const batches: LoggedBatch[] = [1, 2, 3].map((seq) => ({ seq, effects: effects.slice(0, seq * 10) }));
+    for (const batch of batches) {
+      writer.beginBatch(batch.seq, batch.effects.length);
+      for (const effect of batch.effects) writer.effect(effect);
+      writer.endBatch();
+    }
+    const out = writer.bytes();
+    let at = 0;
+    for (const batch of batches) {
+      const read = readFrame(out, at);
+      if (read.kind !== 'frame') throw new Error(read.kind);
+      expect(read.payload.equals(encodeBatch(batch))).to.equal(true);
+      expect(decodePayload<{ seq: number }>(read.payload).seq).to.equal(batch.seq);
+      at = read.next;
+    }
+    expect(at).to.equal(out.length);
+  });
+});
