@@ -303,6 +303,39 @@ describe('collection permissions over HTTP', () => {
     expect(await count()).to.equal(before);
   });
 
+  it('refuses a batch whose bodies name a non-writable field anywhere, however their keys differ', async () => {
+    const before = await count();
+    for (const [bodies, bad] of [
+      [[{ name: 'a' }, { name: 'b' }, { name: 'c', price: 1 }], ['price']],
+      [[{ name: 'a', qty: 1 }, { name: 'b' }, { qty: 2, discount: 3 }], ['discount']],
+      [
+        [
+          { price: 1, name: 'a' },
+          { name: 'b', price: 2 },
+          { name: 'c', price: 3, note: 'x' },
+        ],
+        ['price', 'note'],
+      ],
+      [
+        [
+          { name: 'a', qty: 1 },
+          { name: 'b', qty: 2, extra: 1 },
+          { name: 'c', qty: 3 },
+        ],
+        ['extra'],
+      ],
+    ] as const) {
+      const inserts = bodies.map((data) => ({ data }));
+      const r = await call('POST', '/api/batch/insert/orders', { inserts }, { token: fielded });
+      expect(r.status, JSON.stringify(bodies)).to.equal(403);
+      const listed = (r.body.error as string).split(': ').pop()!.split(', ');
+      expect(listed.sort(), JSON.stringify(bodies)).to.deep.equal([...bad].sort());
+    }
+    expect(await count()).to.equal(before);
+    const ok = { inserts: [{ data: { name: 'a' } }, { data: { qty: 1, name: 'b' } }, { data: { name: 'c' } }] };
+    expect((await call('POST', '/api/batch/insert/orders', ok, { token: fielded })).status).to.equal(201);
+  });
+
   it('refuses an update touching a non-writable field and leaves the record unchanged', async () => {
     const r = await call('PUT', `/api/update/orders/${seeded}`, { name: 'changed', price: 0 }, { token: fielded });
     expect(r.status).to.equal(403);
