@@ -16,11 +16,16 @@ import { PayloadWriter } from './payload-writer.js';
 
 /** Effects written per slice; groups whose batches are all this small are written in one go, synchronously. */
 const SLICE = 500;
+/** The bytes a small group's buffer starts with per effect (it grows when they are more). */
+const EFFECT_BYTES = 320;
 
 /** The frames of `batches`, in order, in one buffer; a promise when one of them is large (written in slices). */
 export function encodeBatchFrames(batches: readonly LoggedBatch[]): Buffer | Promise<Buffer> {
+  let effects = 0;
+  for (const batch of batches) effects += batch.effects.length;
   if (batches.every((b) => b.effects.length <= SLICE)) {
-    const writer = new PayloadWriter();
+    // Sized for records of a few hundred bytes: a small group's buffer then comes from node's pool.
+    const writer = new PayloadWriter(EFFECT_BYTES * effects + 32 * batches.length);
     for (const batch of batches) {
       writer.beginBatch(batch.seq, batch.effects.length);
       for (const effect of batch.effects) writer.effect(effect);

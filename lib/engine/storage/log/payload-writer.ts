@@ -33,7 +33,7 @@ export class PayloadWriter {
 
   /** `capacity`: the bytes expected; the buffer doubles when they are passed. */
   constructor(capacity = 4096) {
-    this.buf = Buffer.allocUnsafe(Math.max(64, capacity));
+    this.buf = Buffer.allocUnsafe(Math.max(ROOM, capacity));
   }
 
   /** Bytes written so far. */
