@@ -18,6 +18,8 @@ import { PayloadWriter } from './payload-writer.js';
 const SLICE = 500;
 /** The bytes a small group's buffer starts with per effect (it grows when they are more). */
 const EFFECT_BYTES = 320;
+/** A group's buffer starts no larger than this (it doubles as needed): small effects (deletes) are many per MiB. */
+const MAX_START_BYTES = 1024 * 1024;
 
 /** The frames of `batches`, in order, in one buffer; a promise when one of them is large (written in slices). */
 export function encodeBatchFrames(batches: readonly LoggedBatch[]): Buffer | Promise<Buffer> {
@@ -25,7 +27,7 @@ export function encodeBatchFrames(batches: readonly LoggedBatch[]): Buffer | Pro
   for (const batch of batches) effects += batch.effects.length;
   if (batches.every((b) => b.effects.length <= SLICE)) {
     // Sized for records of a few hundred bytes: a small group's buffer then comes from node's pool.
-    const writer = new PayloadWriter(EFFECT_BYTES * effects + 32 * batches.length);
+    const writer = new PayloadWriter(Math.min(MAX_START_BYTES, EFFECT_BYTES * effects + 32 * batches.length));
     for (const batch of batches) {
       writer.beginBatch(batch.seq, batch.effects.length);
       for (const effect of batch.effects) writer.effect(effect);
