@@ -38,13 +38,13 @@ import {
 import type { CollectionMeta, RecordEntry } from '../write/state.js';
 import { isExpired, resolveTtl, ttlString, type ResolvedTtl } from '../time/ttl.js';
 import {
-  assertSafeKey,
   fieldFromWire,
   fieldsFromWire,
   hashKey,
   isPlainObject,
   bareValue,
   recordObject,
+  recordShapeOf,
   sortCompare,
   type Fields,
   type Value,
@@ -502,16 +502,8 @@ function unwrap(value: unknown): unknown {
  */
 function plainNewRecord(body: unknown, newId: () => string): Fields | undefined {
   if (!isPlainObject(body) || holdsInstruction(body)) return undefined;
-  const keys = ['id', ...Object.keys(body)];
-  const out = recordObject(keys);
-  if (!out) return undefined;
-  out.id = newId();
-  for (let i = 1; i < keys.length; i++) {
-    const key = keys[i]!;
-    assertSafeKey(key, '');
-    out[key] = fieldFromWire(body[key], key);
-  }
-  return Object.freeze(out);
+  const shape = recordShapeOf(body);
+  return shape && Object.freeze(shape.make(body, newId(), fieldFromWire));
 }
 
 /**

@@ -9,4 +9,4 @@ export * from './wire/json.js';
 export * from './int64.js';
 export * from './uuid.js';
 export * from './own-string.js';
-export { recordObject, shapedObject } from './record-object.js';
+export { recordObject, recordShapeOf, shapedObject, type ConvertField, type RecordShape } from './record-object.js';

@@ -14,10 +14,36 @@
  * the same way, at the cost of one small JSON.parse each
  * (docs/benchmarks.md, memory).
  *
+ * A new record from a request body (`id`, then the body's keys: the usual
+ * insert) is made by a function compiled once per key list that converts
+ * each value inside its literal (recordShapeOf): no key list to build, no
+ * filling in; 2.4 against 11 ms for 10,000 records of 7 fields, the same
+ * bytes per record. The last shape is checked first, by a walk of the body's
+ * keys, since the bodies of a batch mostly share one.
+ *
+ * Where code generation is disallowed (`--disallow-code-generation-from-strings`),
+ * the templates serve.
+ *
  * (A copy of a template, `{...template}`, would be smaller still, but V8
  * gives each such copy a hidden class of its own once it is frozen.)
  */
 import type { Value } from './tagged.js';
+import { assertSafeKey, isSafeKey } from './wire/from-wire.js';
+
+/** Converts a body's value of `key` to the stored value (fieldFromWire); throws for a value it refuses. */
+export type ConvertField = (raw: unknown, key: string) => Value;
+
+/** The key list of the records made from bodies of one shape: `id`, then the body's keys in order. */
+export interface RecordShape {
+  /** `id` first, then the body's own keys. */
+  readonly keys: readonly string[];
+  /**
+   * Makes the record of `body` (which has exactly `keys` after `id`): `id`, then each
+   * `convert(body[key], key)` in key order. Throws the first error in key order: a
+   * forbidden field name (InvalidInput, assertSafeKey) or what `convert` throws. Not frozen.
+   */
+  make(body: Readonly<Record<string, unknown>>, id: string, convert: ConvertField): Record<string, Value>;
+}
 
 /**
  * Keys remembered across all lists (tree nodes, a few hundred bytes each);
@@ -49,11 +75,17 @@ interface KeyNode {
   made: number;
   /** The compiled literal of the list ending here. */
   make?: Maker;
+  /** The shape of bodies whose keys (after `id`) end here. */
+  shape?: RecordShape;
 }
 
 let root: KeyNode = { next: new Map(), made: 0 };
 let nodes = 0;
 let compiled = 0;
+/** The shape last asked for: the bodies of a batch mostly share one. */
+let lastShape: RecordShape | undefined;
+/** Cleared when the runtime refuses to compile code from strings. */
+let canCompile = true;
 
 /** An array of nulls at least `n` long: the values of a record about to be filled in. */
 let nulls: readonly null[] = [];
@@ -93,6 +125,68 @@ export function shapedObject(keys: readonly string[], values: readonly unknown[]
   return out;
 }
 
+/**
+ * The shape of the records made from `body` with an `id` first, which
+ * `body` must not hold itself; undefined when its key list cannot be
+ * templated (see recordObject).
+ */
+export function recordShapeOf(body: Readonly<Record<string, unknown>>): RecordShape | undefined {
+  if (lastShape && hasKeys(body, lastShape.keys)) return lastShape;
+  const keys = ['id', ...Object.keys(body)];
+  let node = find(keys, keys.length);
+  if (node?.text === undefined) {
+    if (remember(keys) === undefined) return undefined;
+    node = find(keys, keys.length)!;
+  }
+  node.shape ??= shapeFor(keys, node.text!);
+  return (lastShape = node.shape);
+}
+
+/** True when the keys `for...in` walks on `body` are exactly `keys` after the first (`id`). */
+function hasKeys(body: Readonly<Record<string, unknown>>, keys: readonly string[]): boolean {
+  let i = 1;
+  for (const key in body) if (key !== keys[i++]) return false;
+  return i === keys.length;
+}
+
+function shapeFor(keys: readonly string[], text: string): RecordShape {
+  const compiledMaker = compileMaker(keys);
+  if (compiledMaker) return { keys, make: compiledMaker };
+  return {
+    keys,
+    make(body, id, convert) {
+      const out = JSON.parse(text) as Record<string, Value>;
+      out.id = id;
+      for (let i = 1; i < keys.length; i++) {
+        const key = keys[i]!;
+        assertSafeKey(key, '');
+        out[key] = convert(body[key], key);
+      }
+      return out;
+    },
+  };
+}
+
+/** A function returning the record of `keys` as one object literal; undefined where it may not be compiled. */
+function compileMaker(keys: readonly string[]): RecordShape['make'] | undefined {
+  if (!canCompile || keys.length > MAX_COMPILED_KEYS || keys[0] !== 'id') return undefined;
+  for (let i = 1; i < keys.length; i++) if (keys[i] === 'id' || !isSafeKey(keys[i]!)) return undefined;
+  // JSON string literals are JavaScript string literals: a key cannot leave its quotes.
+  const quoted = keys.map((key) => JSON.stringify(key));
+  const members = quoted.map((key, i) => (i === 0 ? `${key}: id` : `${key}: convert(body[${key}], ${key})`));
+  try {
+    return new Function(
+      'body',
+      'id',
+      'convert',
+      `'use strict'; return {${members.join(', ')}};`,
+    ) as RecordShape['make'];
+  } catch {
+    canCompile = false;
+    return undefined;
+  }
+}
+
 /** The node of the first `n` keys, or undefined when that list is not remembered. */
 function find(keys: readonly string[], n: number): KeyNode | undefined {
   let node: KeyNode | undefined = root;
@@ -103,11 +197,11 @@ function find(keys: readonly string[], n: number): KeyNode | undefined {
 /** Counts a record made of `node`'s list (compiling the list when it is due); the list's template. */
 function noteMade(node: KeyNode, keys: readonly string[], n: number): string | undefined {
   if (node.text === undefined) return remember(keys.slice(0, n));
-  if (++node.made >= COMPILE_AFTER && n <= MAX_COMPILED_KEYS) {
+  if (++node.made >= COMPILE_AFTER && n <= MAX_COMPILED_KEYS && canCompile) {
     if (compiled >= MAX_COMPILED) startOver();
     else {
       node.make = compile(keys, n);
-      compiled++;
+      if (node.make) compiled++;
     }
   }
   return node.text;
@@ -119,16 +213,22 @@ function noteMade(node: KeyNode, keys: readonly string[], n: number): string | u
  * key is read as code; `__proto__` is never compiled (as a literal's key it
  * sets the prototype).
  */
-function compile(keys: readonly string[], n: number): Maker {
+function compile(keys: readonly string[], n: number): Maker | undefined {
   const fields: string[] = [];
   for (let i = 0; i < n; i++) fields.push(`${JSON.stringify(keys[i])}:v[${i}]`);
-  return new Function('v', `"use strict";return{${fields.join(',')}}`) as Maker;
+  try {
+    return new Function('v', `"use strict";return{${fields.join(',')}}`) as Maker;
+  } catch {
+    canCompile = false;
+    return undefined;
+  }
 }
 
 function startOver(): void {
   root = { next: new Map(), made: 0 };
   nodes = 0;
   compiled = 0;
+  lastShape = undefined;
 }
 
 /** Adds the template of `keys`; undefined for a list it refuses. */

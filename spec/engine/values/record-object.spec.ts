@@ -5,7 +5,8 @@
  */
 import { expect } from 'chai';
 import { heapPerRecord } from '../../helpers/heap.js';
-import { recordObject } from '../../../lib/engine/values/index.js';
+import { InvalidInput } from '../../../lib/errors.js';
+import { fieldFromWire, recordObject, recordShapeOf } from '../../../lib/engine/values/index.js';
 
 const KEYS = ['id', 'name', 'email', 'age', 'city', 'plan', 'score', 'visits', 'active', 'note', 'tags'];
 
@@ -70,5 +71,57 @@ describe('engine/values/record-object', () => {
     // At least the property array's header (16 bytes here; 35 per record in the server, whose records carry spare slots
     // too).
     expect(spread - parsed).to.be.greaterThan(10);
+  });
+
+  describe('recordShapeOf', () => {
+    const make = (body: Record<string, unknown>, id = 'the-id') => recordShapeOf(body)!.make(body, id, fieldFromWire);
+
+    it('makes the record: id first, then the body keys in order, each converted', () => {
+      const record = make({ b: 'x', a: 2, when: '2024-01-02T03:04:05Z', typed: { type: 'Integer', value: 7 } });
+      expect(Object.keys(record)).to.deep.equal(['id', 'b', 'a', 'when', 'typed']);
+      expect(record).to.deep.equal({
+        id: 'the-id',
+        b: 'x',
+        a: 2,
+        when: fieldFromWire('2024-01-02T03:04:05Z', 'when'),
+        typed: 7,
+      });
+      expect(make({ b: 'y', a: 3 }, 'other'), 'a new object each time').to.deep.equal({ id: 'other', b: 'y', a: 3 });
+    });
+
+    it('answers the shape of each body, not the last one asked for', () => {
+      expect(Object.keys(make({ a: 1, b: 2 }))).to.deep.equal(['id', 'a', 'b']);
+      expect(Object.keys(make({ b: 2, a: 1 }))).to.deep.equal(['id', 'b', 'a']);
+      expect(Object.keys(make({ a: 1 }))).to.deep.equal(['id', 'a']);
+      expect(Object.keys(make({ a: 1, b: 2, c: 3 }))).to.deep.equal(['id', 'a', 'b', 'c']);
+      expect(Object.keys(make({}))).to.deep.equal(['id']);
+      expect(make(Object.assign(Object.create(null) as object, { a: 1 }))).to.deep.equal({ id: 'the-id', a: 1 });
+    });
+
+    it('keeps any key text a key, quotes and code included', () => {
+      const keys = [`"}); throw 1; ({"`, "'", '\\', '\u2028', 'a\u0000b', '0', '${x}', '\ud800'];
+      const body = Object.fromEntries(keys.map((k, i) => [k, i]));
+      const record = make(body);
+      expect(Object.keys(record).sort()).to.deep.equal(['id', ...keys].sort());
+      for (const [i, k] of keys.entries()) expect(record[k], k).to.equal(i);
+    });
+
+    it('throws the first error in key order: a bad value, or a forbidden field name', () => {
+      const bad = { type: 'Integer', value: 'nope' };
+      expect(() => make({ a: bad, constructor: 1 })).to.throw(InvalidInput, /Integer/);
+      expect(() => make({ constructor: 1, a: bad })).to.throw(InvalidInput, /Forbidden field name 'constructor'/);
+      expect(() => make({ a: 1, prototype: 2 })).to.throw(InvalidInput, /Forbidden field name 'prototype'/);
+    });
+
+    it('refuses a body holding __proto__ as its own key', () => {
+      expect(recordShapeOf(JSON.parse('{"__proto__": 1}') as Record<string, unknown>)).to.equal(undefined);
+    });
+
+    it('makes records of many keys too', () => {
+      const body = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`k${i}`, i]));
+      const record = make(body);
+      expect(Object.keys(record)).to.have.length(81);
+      expect(record.k79).to.equal(79);
+    });
   });
 });

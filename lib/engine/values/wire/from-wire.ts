@@ -24,6 +24,11 @@ const HOSTILE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', '
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
+/** False for a field name a record may not have (assertSafeKey throws for it). */
+export function isSafeKey(key: string): boolean {
+  return !HOSTILE_KEYS.has(key);
+}
+
 export function assertSafeKey(key: string, path: string): void {
   if (HOSTILE_KEYS.has(key)) throw new InvalidInput(`Forbidden field name '${key}' at ${path || 'top level'}`);
 }
