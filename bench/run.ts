@@ -19,6 +19,7 @@ import { wsFanout } from './scenarios/realtime.js';
 import { batchBypass, commitThroughput } from './scenarios/replication.js';
 import { transactionsHttp } from './scenarios/transactions-http.js';
 import { scanHttp } from './scenarios/scan-http.js';
+import { textSearchHttp } from './scenarios/text-search-http.js';
 import { regexKvFind, regexSchemaInsert } from './scenarios/regex.js';
 import { functionsFindById, functionsGroup, functionsSteps } from './scenarios/functions.js';
 import { functionsEdgeCache } from './scenarios/functions-kv.js';
@@ -48,6 +49,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'vector-index-startup': vectorIndexStartup,
   'vector-search-http': vectorSearchHttp,
   'text-search': textSearch,
+  'text-search-http': textSearchHttp,
   'indexed-find': indexedFind,
   'ws-fanout': wsFanout,
   'regex-kv-find': () => regexKvFind(),
