@@ -1,20 +1,35 @@
 /**
- * Full-text index over records' named string fields, with BM25 scoring.
+ * Full-text index over records' named string fields, with BM25 scoring and
+ * top-k retrieval by block-max WAND.
  *
- * Per-field inverted postings (term -> record -> frequency) follow every
- * add/replace/remove. A query word expands to weighted stored terms
- * (text-vocabulary.ts); per field their weighted frequencies are scored with
- * Okapi BM25 (k1 1.2, b 0.75, Lucene's idf). A record scores the sum over
- * words and fields of weight × BM25, unnormalized, × EXACT_BOOST with
- * boostExact when a field holds the exact query phrase. Field texts are kept
- * for removal and phrase checks (memory ≈ 2× the text). Not MiniSearch itself:
- * it fixes case and stemming at index time, the protocol chooses them per query.
+ * Each indexed record gets a document number; a changed record gets a new
+ * one, so postings (posting-list.ts: ascending document numbers, frequencies,
+ * per-block score bounds) only grow at their end. A removed record's number
+ * is marked dead at once; its postings leave when their list compacts, and
+ * the numbers are made dense again when the dead ones fill half the range.
+ * Each field's tokens are kept as term numbers in one token store, for
+ * removal and the exact-phrase check.
+ *
+ * Scoring: a query word expands to weighted stored terms (text-vocabulary.ts);
+ * per field their weighted frequencies are scored with Okapi BM25 (k1 1.2,
+ * b 0.75, Lucene's idf). A record scores the sum over words and fields of
+ * weight × BM25, unnormalized, × EXACT_BOOST with boostExact when a field
+ * holds the exact query phrase. With a limit only the records that could
+ * enter the top k are scored (block-max-wand.ts), with exactly the scores and
+ * order of scoring them all. Not MiniSearch itself: it fixes case and
+ * stemming at index time, the protocol chooses them per query.
  */
 import { InvalidInput } from '../../errors.js';
+import { FIELD_BITS, topDocuments, type ScoredDoc } from './block-max-wand.js';
+import { FieldPostings } from './field-postings.js';
+import { followsOf, signatureBit } from './phrase-matcher.js';
+import { planQuery, type QueryPlan } from './query-plan.js';
 import { TextVocabulary } from './text-vocabulary.js';
-import { foldCase, tokenize } from './tokenize.js';
-import { TopK } from '../top-k.js';
-import { compareHits } from '../vector-index.js';
+import { tokenize } from './tokenize.js';
+
+export { EXACT_BOOST } from './block-max-wand.js';
+export { autoEditDistance } from './query-plan.js';
+export { BM25_B, BM25_K1 } from './term-scorer.js';
 
 /** Options of `TextIndex.search` (protocol.md §2.9 members, camel-cased). */
 export interface TextSearchOptions {
@@ -50,69 +65,32 @@ export interface TextHit {
   matchedFields: string[];
 }
 
-export const BM25_K1 = 1.2;
-export const BM25_B = 0.75;
-export const EXACT_BOOST = 1.5;
-
-interface FieldPostings {
-  /** term (case kept) -> record number -> term frequency */
-  postings: Map<string, Map<number, number>>;
-  /** record number -> field length in tokens (only records with tokens) */
-  lengths: Map<number, number>;
-  totalLength: number;
-}
-
-interface StoredRecord {
-  num: number;
-  texts: Map<string, string>;
-}
-
-/**
- * A candidate's running score. The searched fields that matched and the
- * query words found in their exact form (tracked for boostExact only) are
- * sets of small indexes: bits of a number for the first 31, a Set beyond
- * (rare), so scoring a posting allocates nothing but the first time.
- */
-interface Accumulator {
-  score: number;
-  fieldBits: number;
-  moreFields?: Set<number>;
-  exactBits: number;
-  moreExact?: Set<number>;
-}
-
-const BITS = 31;
-
-function markField(acc: Accumulator, i: number): void {
-  if (i < BITS) acc.fieldBits |= 1 << i;
-  else (acc.moreFields ??= new Set()).add(i);
-}
-
-function hasField(acc: Accumulator, i: number): boolean {
-  return i < BITS ? (acc.fieldBits & (1 << i)) !== 0 : acc.moreFields?.has(i) === true;
-}
-
-function markExact(acc: Accumulator, i: number): void {
-  if (i < BITS) acc.exactBits |= 1 << i;
-  else (acc.moreExact ??= new Set()).add(i);
-}
-
-function exactCount(acc: Accumulator): number {
-  let bits = acc.exactBits,
-    n = 0;
-  while (bits !== 0) {
-    bits &= bits - 1;
-    n++;
-  }
-  return n + (acc.moreExact?.size ?? 0);
-}
+/** Document numbers (and token store slots) allocated at first. */
+const INITIAL_CAPACITY = 1024;
 
 export class TextIndex {
-  private readonly fieldPostings = new Map<string, FieldPostings>();
-  private readonly records = new Map<string, StoredRecord>();
-  private readonly idOfNum = new Map<number, string>();
+  private readonly fields = new Map<string, FieldPostings>();
   private readonly vocabulary = new TextVocabulary();
+  private readonly numOf = new Map<string, number>();
+  /** document number -> id; undefined once dead */
+  private idOf: Array<string | undefined> = [];
   private nextNum = 0;
+  private capacity = INITIAL_CAPACITY;
+  /** Every field's tokens as term numbers (FieldPostings.starts and lengths say where). */
+  private tokens = new Uint32Array(INITIAL_CAPACITY * 8);
+  private tokensUsed = 0;
+  /** Slots of the token store held by removed documents. */
+  private tokensDead = 0;
+  /**
+   * Per term number, for the field being added: occurrences (zero between uses), the first one's position and the
+   * signature of the terms after them (phrase-matcher.ts).
+   */
+  private counts = new Int32Array(0);
+  private firsts = new Int32Array(0);
+  private signatures = new Int32Array(0);
+  private sums = new Float64Array(0);
+  private marks = new Uint8Array(0);
+  private mergeFollows = new Int32Array(0);
 
   /**
    * Indexes `fields` under `id`, replacing what was indexed under it.
@@ -123,53 +101,75 @@ export class TextIndex {
       if (typeof text !== 'string') throw new InvalidInput(`text field '${name}' must be a string`);
     }
     this.remove(id);
-    const num = this.nextNum++;
-    const record: StoredRecord = { num, texts: new Map() };
+    const num = this.newNumber();
+    const unique: number[] = [];
     for (const [name, text] of Object.entries(fields)) {
-      const tokens = tokenize(text);
-      if (tokens.length === 0) continue;
-      record.texts.set(name, text);
+      const words = tokenize(text);
+      if (words.length === 0) continue;
       const field = this.field(name);
-      for (const [term, tf] of countTerms(tokens)) {
-        let postings = field.postings.get(term);
-        if (!postings) field.postings.set(term, (postings = new Map()));
-        postings.set(num, tf);
-        this.vocabulary.add(term);
+      const start = this.reserveTokens(words.length);
+      const end = start + words.length;
+      for (let i = start; i < end; i++) this.tokens[i] = this.vocabulary.intern(words[i - start]!);
+      if (this.vocabulary.idLimit() > this.counts.length) this.growScratch(this.vocabulary.idLimit());
+      for (let i = start; i < end; i++) {
+        const term = this.tokens[i]!;
+        const next = i + 1 < end ? signatureBit(this.tokens[i + 1]!) : 0;
+        if (this.counts[term]++ > 0) {
+          this.signatures[term] |= next;
+          continue;
+        }
+        unique.push(term);
+        this.firsts[term] = i - start;
+        this.signatures[term] = next;
       }
-      field.lengths.set(num, tokens.length);
-      field.totalLength += tokens.length;
+      for (const term of unique) {
+        field.post(term, num, this.counts[term]!, followsOf(this.firsts[term]!, this.signatures[term]!), words.length);
+        this.counts[term] = 0;
+        this.vocabulary.retain(term);
+      }
+      unique.length = 0;
+      field.addDocument(num, start, words.length);
     }
-    this.records.set(id, record);
-    this.idOfNum.set(num, id);
+    this.idOf[num] = id;
+    this.numOf.set(id, num);
   }
 
   /** Removes `id` from the index; removing an absent id is a no-op. */
   remove(id: string): void {
-    const record = this.records.get(id);
-    if (!record) return;
-    for (const [name, text] of record.texts) {
-      const field = this.fieldPostings.get(name)!;
-      for (const term of new Set(tokenize(text))) {
-        const postings = field.postings.get(term)!;
-        postings.delete(record.num);
-        if (postings.size === 0) field.postings.delete(term);
-        this.vocabulary.remove(term);
+    const num = this.numOf.get(id);
+    if (num === undefined) return;
+    this.numOf.delete(id);
+    this.idOf[num] = undefined;
+    const isLive = (doc: number) => this.idOf[doc] !== undefined;
+    for (const [name, field] of this.fields) {
+      const length = field.lengths[num]!;
+      if (length === 0) continue;
+      const start = field.starts[num]!;
+      for (let i = start; i < start + length; i++) {
+        const term = this.tokens[i]!;
+        if (this.counts[term] !== 0) continue;
+        this.counts[term] = 1;
+        field.unpost(term, isLive);
       }
-      field.totalLength -= field.lengths.get(record.num)!;
-      field.lengths.delete(record.num);
-      if (field.lengths.size === 0) this.fieldPostings.delete(name);
+      for (let i = start; i < start + length; i++) {
+        const term = this.tokens[i]!;
+        if (this.counts[term] === 0) continue;
+        this.counts[term] = 0;
+        this.vocabulary.release(term);
+      }
+      field.removeDocument(num);
+      this.tokensDead += length;
+      if (field.count === 0) this.fields.delete(name);
     }
-    this.records.delete(id);
-    this.idOfNum.delete(record.num);
   }
 
   has(id: string): boolean {
-    return this.records.has(id);
+    return this.numOf.has(id);
   }
 
   /** Number of indexed records. */
   size(): number {
-    return this.records.size;
+    return this.numOf.size;
   }
 
   /** Distinct stored terms, for diagnostics and tests. */
@@ -180,171 +180,133 @@ export class TextIndex {
   /**
    * Records matching any query word, best first (ties by id). An empty query
    * matches nothing. Throws InvalidInput on out-of-range options.
-   * Cost: the postings of the expanded query words in the searched fields.
+   * Cost: with a limit, the postings of the expanded query words that could
+   * reach the top k (block-max WAND); without one, all of them.
    */
   search(query: string, options: TextSearchOptions = {}): TextHit[] {
     checkOptions(options);
-    const caseSensitive = options.caseSensitive ?? false;
-    const words = tokenize(query);
-    const keys = [...new Set(caseSensitive ? words : words.map(foldCase))];
-    const fields = this.searchFields(options);
-    const fieldNames = [...fields.keys()];
-    const filter = this.numFilter(options.filter);
-    const scores = new Map<number, Accumulator>();
-    const language = (options.stemming ?? true) ? (options.language ?? 'english') : undefined;
-    const trackExact = options.boostExact ?? false;
-    keys.forEach((word, wordIndex) => {
-      const maxEditDistance = options.fuzzy ? (options.maxEditDistance ?? autoEditDistance(word)) : 0;
-      const variants = this.vocabulary.expand(word, { caseSensitive, language, maxEditDistance });
-      if (variants.size === 0) return;
-      const exactIndex = trackExact ? wordIndex : undefined;
-      fieldNames.forEach((name, fieldIndex) =>
-        this.scoreField(name, fields.get(name)!, fieldIndex, variants, exactIndex, filter, scores),
-      );
-    });
-    // Ranked on scores alone; matched fields are listed only for the hits returned.
-    const ranked: Array<{ id: string; score: number; acc: Accumulator }> = [];
-    const top =
-      options.limit === undefined
-        ? undefined
-        : new TopK<{ id: string; score: number; acc: Accumulator }>(options.limit);
-    for (const [num, acc] of scores) {
-      const id = this.idOfNum.get(num)!;
-      let score = acc.score;
-      if (
-        trackExact &&
-        exactCount(acc) === keys.length &&
-        (words.length === 1 || this.hasPhrase(id, words, fields, caseSensitive))
-      ) {
-        score *= EXACT_BOOST;
-      }
-      if (options.minScore !== undefined && score < options.minScore) continue;
-      if (top) top.push({ id, score, acc });
-      else ranked.push({ id, score, acc });
-    }
-    const kept = top ? top.sorted() : ranked.sort(compareHits);
-    return kept.map(({ id, score, acc }) => ({
-      id,
-      score,
-      matchedFields: fieldNames.filter((_, i) => hasField(acc, i)),
+    if (options.limit === 0) return [];
+    const plan = planQuery(
+      {
+        vocabulary: this.vocabulary,
+        fields: this.fields,
+        idOf: this.idOf,
+        tokens: this.tokens,
+        scratch: () => this.scratch(),
+      },
+      query,
+      options,
+    );
+    return topDocuments(plan.wand).map((hit) => ({
+      id: hit.id,
+      score: hit.score,
+      matchedFields: matchedFields(plan, hit),
     }));
   }
 
-  /** Adds field `name`'s BM25 contribution for one expanded query word. */
-  private scoreField(
-    name: string,
-    weight: number,
-    fieldIndex: number,
-    variants: Map<string, number>,
-    exactIndex: number | undefined,
-    filter: (num: number) => boolean,
-    scores: Map<number, Accumulator>,
-  ): void {
-    const field = this.fieldPostings.get(name);
-    if (!field) return;
-    const { frequencies, exact } = weightedFrequencies(field, variants, exactIndex !== undefined);
-    if (frequencies.size === 0) return;
-    const count = field.lengths.size;
-    const idf = Math.log(1 + (count - frequencies.size + 0.5) / (frequencies.size + 0.5));
-    const averageLength = field.totalLength / count;
-    for (const [num, tf] of frequencies) {
-      if (!filter(num)) continue;
-      const norm = BM25_K1 * (1 - BM25_B + (BM25_B * field.lengths.get(num)!) / averageLength);
-      let acc = scores.get(num);
-      if (!acc) scores.set(num, (acc = { score: 0, fieldBits: 0, exactBits: 0 }));
-      acc.score += weight * idf * ((tf * (BM25_K1 + 1)) / (tf + norm));
-      markField(acc, fieldIndex);
-      if (exactIndex !== undefined && exact(num)) markExact(acc, exactIndex);
+  /** A number for a new document: the next one, after making the numbers dense or growing the arrays if needed. */
+  private newNumber(): number {
+    if (this.nextNum === this.capacity) {
+      if (this.nextNum - this.numOf.size > this.capacity / 2) this.renumber();
+      else {
+        this.capacity *= 2;
+        for (const field of this.fields.values()) field.grow(this.capacity);
+      }
     }
+    return this.nextNum++;
   }
 
-  /** Searched fields with their weights (weight 0 drops a field). */
-  private searchFields(options: TextSearchOptions): Map<string, number> {
-    const names = options.fields ?? [...this.fieldPostings.keys()];
-    const fields = new Map<string, number>();
-    for (const name of names) {
-      const weight = options.weights?.[name] ?? 1;
-      if (weight > 0) fields.set(name, weight);
+  /** Gives the live documents the numbers 0..n-1 in their order, and packs the token store. */
+  private renumber(): void {
+    const renumber = new Int32Array(this.nextNum);
+    const idOf: Array<string | undefined> = [];
+    let next = 0;
+    for (let doc = 0; doc < this.nextNum; doc++) {
+      const id = this.idOf[doc];
+      renumber[doc] = id === undefined ? -1 : next;
+      if (id === undefined) continue;
+      idOf[next] = id;
+      this.numOf.set(id, next++);
     }
-    return fields;
+    this.repack((move) => {
+      for (const field of this.fields.values()) field.renumber(renumber, this.capacity, move);
+    });
+    this.idOf = idOf;
+    this.nextNum = next;
   }
 
-  /** Memoizes the caller's filter per record number, so it runs at most once per record. */
-  private numFilter(filter: ((id: string) => boolean) | undefined): (num: number) => boolean {
-    if (!filter) return () => true;
-    const seen = new Map<number, boolean>();
-    return (num) => {
-      let allowed = seen.get(num);
-      if (allowed === undefined) seen.set(num, (allowed = filter(this.idOfNum.get(num)!)));
-      return allowed;
-    };
+  /** Room for `n` tokens in the store: packed when dead slots are half of it, else grown. */
+  private reserveTokens(n: number): number {
+    if (this.tokensUsed + n > this.tokens.length) {
+      if (this.tokensDead > this.tokensUsed / 2) {
+        this.repack((move) => {
+          for (const field of this.fields.values()) {
+            for (let doc = 0; doc < this.nextNum; doc++) {
+              const length = field.lengths[doc]!;
+              if (length > 0) field.starts[doc] = move(field.starts[doc]!, length);
+            }
+          }
+        });
+      }
+      if (this.tokensUsed + n > this.tokens.length) {
+        const tokens = new Uint32Array(Math.max(this.tokens.length * 2, this.tokensUsed + n));
+        tokens.set(this.tokens.subarray(0, this.tokensUsed));
+        this.tokens = tokens;
+      }
+    }
+    const start = this.tokensUsed;
+    this.tokensUsed += n;
+    return start;
   }
 
-  /** True when a searched field of `id` contains `words` consecutively. */
-  private hasPhrase(id: string, words: string[], fields: Map<string, number>, caseSensitive: boolean): boolean {
-    if (words.length === 0) return false;
-    const phrase = caseSensitive ? words : words.map(foldCase);
-    const texts = this.records.get(id)!.texts;
-    for (const name of fields.keys()) {
-      const text = texts.get(name);
-      if (text === undefined) continue;
-      const tokens = caseSensitive ? tokenize(text) : tokenize(text).map(foldCase);
-      if (containsSequence(tokens, phrase)) return true;
+  /** Copies the live tokens into a new store, `relocate` calling `move` for each run of them. */
+  private repack(relocate: (move: (start: number, length: number) => number) => void): void {
+    const old = this.tokens;
+    const tokens = new Uint32Array(Math.max(INITIAL_CAPACITY, (this.tokensUsed - this.tokensDead) * 2));
+    let used = 0;
+    relocate((start, length) => {
+      tokens.set(old.subarray(start, start + length), used);
+      used += length;
+      return used - length;
+    });
+    this.tokens = tokens;
+    this.tokensUsed = used;
+    this.tokensDead = 0;
+  }
+
+  private growScratch(terms: number): void {
+    const size = Math.max(terms, this.counts.length * 2, 64);
+    const counts = new Int32Array(size);
+    counts.set(this.counts);
+    this.counts = counts;
+    this.firsts = new Int32Array(size);
+    this.signatures = new Int32Array(size);
+  }
+
+  /** Zeroed per-document scratch for merging postings (query-plan.ts leaves it zeroed). */
+  private scratch(): { sums: Float64Array; marks: Uint8Array; follows: Int32Array } {
+    if (this.sums.length < this.nextNum) {
+      this.sums = new Float64Array(this.capacity);
+      this.marks = new Uint8Array(this.capacity);
+      this.mergeFollows = new Int32Array(this.capacity);
     }
-    return false;
+    return { sums: this.sums, marks: this.marks, follows: this.mergeFollows };
   }
 
   private field(name: string): FieldPostings {
-    let field = this.fieldPostings.get(name);
-    if (!field) this.fieldPostings.set(name, (field = { postings: new Map(), lengths: new Map(), totalLength: 0 }));
+    let field = this.fields.get(name);
+    if (!field) this.fields.set(name, (field = new FieldPostings(this.capacity)));
     return field;
   }
 }
 
-/**
- * Per record, the summed frequency of a word's expanded terms, each times
- * its weight, and whether the word occurs as written (weight 1). A word with
- * one term as written (the common case) reads its postings as they are.
- */
-function weightedFrequencies(
-  field: FieldPostings,
-  variants: Map<string, number>,
-  trackExact: boolean,
-): { frequencies: ReadonlyMap<number, number>; exact: (num: number) => boolean } {
-  if (variants.size === 1) {
-    const [term, termWeight] = variants.entries().next().value as [string, number];
-    const postings = field.postings.get(term);
-    if (!postings) return { frequencies: new Map(), exact: () => false };
-    if (termWeight === 1) return { frequencies: postings, exact: () => true };
-  }
-  const frequencies = new Map<number, number>();
-  const exact = new Set<number>();
-  for (const [term, termWeight] of variants) {
-    for (const [num, tf] of field.postings.get(term) ?? []) {
-      frequencies.set(num, (frequencies.get(num) ?? 0) + termWeight * tf);
-      if (trackExact && termWeight === 1) exact.add(num); // weight 1 = the word as written
-    }
-  }
-  return { frequencies, exact: (num) => exact.has(num) };
-}
-
-/** Elasticsearch's AUTO fuzziness: 0 edits up to 2 letters, 1 up to 5, then 2. */
-export function autoEditDistance(word: string): number {
-  return word.length <= 2 ? 0 : word.length <= 5 ? 1 : 2;
-}
-
-function countTerms(tokens: readonly string[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
-  return counts;
-}
-
-function containsSequence(tokens: readonly string[], phrase: readonly string[]): boolean {
-  outer: for (let i = 0; i + phrase.length <= tokens.length; i++) {
-    for (let j = 0; j < phrase.length; j++) if (tokens[i + j] !== phrase[j]) continue outer;
-    return true;
-  }
-  return false;
+/** The searched fields `hit` matched in, in search order. */
+function matchedFields(plan: QueryPlan, hit: ScoredDoc): string[] {
+  return plan.fieldNames.filter((_, i) =>
+    i < FIELD_BITS
+      ? (hit.fieldBits & (1 << i)) !== 0
+      : plan.wand.scorers.some((s) => s.field === i && s.holds(hit.doc)),
+  );
 }
 
 function checkOptions(options: TextSearchOptions): void {

@@ -44,17 +44,49 @@ interface StemTable {
 }
 
 export class TextVocabulary {
-  /** stored term (case kept) -> number of (record, field) pairs containing it */
-  private readonly refs = new Map<string, number>();
+  /** stored term (case kept) -> its number */
+  private readonly ids = new Map<string, number>();
+  /** term number -> stored term (undefined: free) */
+  private readonly terms: Array<string | undefined> = [];
+  /** term number -> number of (record, field) pairs containing it */
+  private readonly refs: number[] = [];
+  private readonly freeIds: number[] = [];
   /** case-folded term -> stored terms that fold to it */
   private readonly folded = new SearchableMap<Set<string>>();
   private readonly stemTables = new Map<string, StemTable>();
 
-  /** Counts one more (record, field) containing `term`. */
-  add(term: string): void {
-    const count = this.refs.get(term) ?? 0;
-    this.refs.set(term, count + 1);
+  /** The number of `term`, given one on first sight; it joins the vocabulary once retained. */
+  intern(term: string): number {
+    let id = this.ids.get(term);
+    if (id !== undefined) return id;
+    id = this.freeIds.pop() ?? this.terms.length;
+    this.ids.set(term, id);
+    this.terms[id] = term;
+    this.refs[id] = 0;
+    return id;
+  }
+
+  /** The number of a stored term, if it has one. */
+  idOf(term: string): number | undefined {
+    return this.ids.get(term);
+  }
+
+  /** The term numbered `id`. REQUIRES: `id` is in use. */
+  termOf(id: number): string {
+    return this.terms[id]!;
+  }
+
+  /** One past the largest term number in use (term numbers index arrays). */
+  idLimit(): number {
+    return this.terms.length;
+  }
+
+  /** Counts one more (record, field) containing term `id`. */
+  retain(id: number): void {
+    const count = this.refs[id]!;
+    this.refs[id] = count + 1;
     if (count > 0) return;
+    const term = this.terms[id]!;
     const key = foldCase(term);
     const variants = this.folded.get(key);
     if (variants) {
@@ -65,15 +97,18 @@ export class TextVocabulary {
     for (const table of this.stemTables.values()) addStem(table, key);
   }
 
-  /** Counts one (record, field) fewer; the term leaves once none contains it. */
-  remove(term: string): void {
-    const count = this.refs.get(term);
-    if (count === undefined) return;
+  /** Counts one (record, field) fewer; the term leaves, and its number is free, once none contains it. */
+  release(id: number): void {
+    const count = this.refs[id]!;
     if (count > 1) {
-      this.refs.set(term, count - 1);
+      this.refs[id] = count - 1;
       return;
     }
-    this.refs.delete(term);
+    const term = this.terms[id]!;
+    this.refs[id] = 0;
+    this.terms[id] = undefined;
+    this.ids.delete(term);
+    this.freeIds.push(id);
     const key = foldCase(term);
     const variants = this.folded.get(key);
     variants?.delete(term);
@@ -89,7 +124,7 @@ export class TextVocabulary {
 
   /** Number of distinct stored terms. */
   size(): number {
-    return this.refs.size;
+    return this.ids.size;
   }
 
   /**
@@ -103,7 +138,7 @@ export class TextVocabulary {
     };
     const key = foldCase(word);
     if (options.caseSensitive) {
-      if (this.refs.has(word)) put(word, 1);
+      if (this.ids.has(word)) put(word, 1);
     } else {
       for (const term of this.folded.get(key) ?? []) put(term, 1);
     }

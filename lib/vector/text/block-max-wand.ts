@@ -1,0 +1,294 @@
+/**
+ * Top-k retrieval over the term scorers of a query, document at a time, with
+ * block-max WAND (Ding and Suel 2011; Lucene's impacts): the scorers are kept
+ * ordered by their current document; the pivot is the first document whose
+ * scorers' bounds could reach the threshold (the k-th best score so far, or
+ * min_score), every document before it is skipped, and when the bounds of the
+ * blocks around the pivot still fall short, the scorers jump past those
+ * blocks. Only documents that could enter the top k are scored.
+ *
+ * The exact-phrase boost (×1.5) would make every bound half as loose again,
+ * so a query of several tokens first finds the documents holding the phrase:
+ * it walks the postings of one word (the anchor) and checks the phrase there
+ * (phrase-matcher.ts), scoring those documents boosted; then block-max WAND
+ * runs over the rest without the boost, from the threshold they set. A query
+ * of one token has no phrase to hold: every document with the word as
+ * written is boosted, and the bounds include the boost.
+ *
+ * The answer is exactly the exhaustive one: a document is skipped only when a
+ * bound of its score is below the threshold, and one that ties the k-th score
+ * is scored (it may win on its id). The caller's filter is asked only of
+ * documents about to enter. Without a limit every match is scored.
+ */
+import { BoundedHeap } from '../top-k.js';
+import { compareHits } from '../vector-index.js';
+import type { PhraseMatcher } from './phrase-matcher.js';
+import { END, type TermScorer } from './term-scorer.js';
+
+export const EXACT_BOOST = 1.5;
+
+/** A query ready to run: its scorers and what decides a document's place. */
+export interface WandQuery {
+  /** In (word, field) order: a document's score sums their scores in this order, as the exhaustive scorer does. */
+  scorers: TermScorer[];
+  /** Number of distinct query words. */
+  words: number;
+  /** Whether a document may earn the exact-phrase boost (every word as written, and the phrase when several). */
+  boost: boolean;
+  /** The exact phrase a boosted document must hold; undefined for a query of one token (nothing more to hold). */
+  phrase: PhraseMatcher | undefined;
+  /** How many to keep; undefined: every match. */
+  limit: number | undefined;
+  minScore: number | undefined;
+  filter: ((id: string) => boolean) | undefined;
+  /** document number -> id */
+  idOf: ReadonlyArray<string | undefined>;
+  /** Per document number, zeroed: marks the documents the phrase pass scored (left zeroed). */
+  marks: Uint8Array;
+}
+
+/** A document kept: its score and the searched fields it matched in (bits of field indexes below 31). */
+export interface ScoredDoc {
+  doc: number;
+  id: string;
+  score: number;
+  fieldBits: number;
+}
+
+/** Field indexes at or past this are looked up in the scorers after ranking, not tracked as bits. */
+export const FIELD_BITS = 31;
+
+/** The best documents of `query`, best first (higher score, then smaller id). */
+export function topDocuments(query: WandQuery): ScoredDoc[] {
+  const ranking = new Ranking(query.limit, query.minScore);
+  new Wand(query, ranking).run();
+  return ranking.sorted();
+}
+
+/** The documents kept so far and the threshold a new one must reach. */
+class Ranking {
+  private readonly heap: BoundedHeap<ScoredDoc> | undefined;
+  private readonly all: ScoredDoc[] = [];
+  /** The score a document must reach (ties included) to enter: min_score, then the k-th best once k are kept. */
+  threshold: number;
+
+  constructor(
+    limit: number | undefined,
+    private readonly minScore: number | undefined,
+  ) {
+    if (limit !== undefined) this.heap = new BoundedHeap<ScoredDoc>(limit, compareHits);
+    this.threshold = minScore ?? -Infinity;
+  }
+
+  /** Whether a document of `score` and `id` would enter. */
+  admits(score: number, id: string): boolean {
+    if (score < this.threshold) return false;
+    if (!this.heap?.full) return true;
+    const worst = this.heap.worst();
+    return score > worst.score || (score === worst.score && id < worst.id);
+  }
+
+  /** Keeps a document. REQUIRES: `admits` said so. */
+  add(hit: ScoredDoc): void {
+    if (!this.heap) {
+      this.all.push(hit);
+      return;
+    }
+    if (this.heap.full) this.heap.replaceWorst(hit);
+    else this.heap.push(hit);
+    if (this.heap.full) this.threshold = Math.max(this.minScore ?? -Infinity, this.heap.worst().score);
+  }
+
+  sorted(): ScoredDoc[] {
+    return (this.heap ? [...this.heap.items()] : this.all).sort(compareHits);
+  }
+}
+
+class Wand {
+  /** Scorers ordered by current document. */
+  private readonly order: TermScorer[];
+  /** Per word, the document last counted as found as written (to count each word once). */
+  private readonly wordSeen: Int32Array;
+  /** Whether the bounds include the boost: a query of one token (no phrase pass). */
+  private readonly boostInBounds: boolean;
+  /** Documents the phrase pass scored, to skip after it. */
+  private readonly phraseDocs: number[] = [];
+
+  constructor(
+    private readonly query: WandQuery,
+    private readonly ranking: Ranking,
+  ) {
+    this.order = query.scorers.slice();
+    this.wordSeen = new Int32Array(query.words).fill(-1);
+    this.boostInBounds = query.boost && !query.phrase;
+    const bitsFit = query.words < FIELD_BITS;
+    for (const s of query.scorers) s.wordBit = bitsFit && s.mayBeExact ? 1 << s.word : 0;
+  }
+
+  run(): void {
+    if (this.query.boost && this.query.phrase) {
+      this.scorePhrases(this.query.phrase);
+      for (const s of this.query.scorers) s.reset();
+    }
+    try {
+      this.runBlockMax();
+    } finally {
+      for (const doc of this.phraseDocs) this.query.marks[doc] = 0;
+    }
+  }
+
+  /**
+   * Scores, boosted, every document holding the phrase: walks the postings of the anchor word (one that never ends
+   * the phrase, so its signature check applies; as written in the fewest postings), over every searched field.
+   */
+  private scorePhrases(phrase: PhraseMatcher): void {
+    const anchors = this.anchors(phrase);
+    const bits = phrase.nextBitsOf(anchors[0]?.word ?? 0);
+    const scorers = this.query.scorers;
+    for (const s of anchors) s.seekPhrase(bits);
+    for (;;) {
+      let doc = END;
+      for (const s of anchors) if (s.doc < doc) doc = s.doc;
+      if (doc === END) return;
+      for (const s of anchors) {
+        if (s.doc !== doc || !phrase.from(s.field, doc, s.word, s.follows(), s.exactOccurrences())) continue;
+        this.query.marks[doc] = 1;
+        this.phraseDocs.push(doc);
+        for (const t of scorers) t.advance(doc);
+        this.evaluate(doc, true);
+        break;
+      }
+      for (const s of anchors) {
+        if (s.doc !== doc) continue;
+        s.next();
+        s.seekPhrase(bits);
+      }
+    }
+  }
+
+  /**
+   * Cursors over the postings of the anchor word (copies: they skip postings the scorers must still score): a field
+   * holding the phrase holds every word as written, the anchor too. The anchor is a word the signature check
+   * applies to, if any, as written in the fewest postings.
+   */
+  private anchors(phrase: PhraseMatcher): TermScorer[] {
+    const postings = new Array<number>(this.query.words).fill(0);
+    for (const s of this.query.scorers) if (s.mayBeExact) postings[s.word]! += s.docs.length;
+    const filters = (w: number) => phrase.nextBitsOf(w) !== 0;
+    let anchor = -1;
+    for (let w = 0; w < postings.length; w++) {
+      const better =
+        anchor < 0 ||
+        (filters(w) && !filters(anchor)) ||
+        (filters(w) === filters(anchor) && postings[w]! < postings[anchor]!);
+      if (better) anchor = w;
+    }
+    return this.query.scorers.filter((s) => s.word === anchor && s.mayBeExact).map((s) => s.copy());
+  }
+
+  private runBlockMax(): void {
+    const order = this.order;
+    const n = order.length;
+    sortByDoc(order);
+    for (;;) {
+      const theta = this.ranking.threshold;
+      let sum = 0,
+        words = 0,
+        pivot = -1;
+      for (let i = 0; i < n; i++) {
+        const s = order[i]!;
+        if (s.doc === END) break;
+        sum += s.maxScore;
+        words |= s.wordBit;
+        if (this.bound(sum, words) >= theta) {
+          pivot = i;
+          break;
+        }
+      }
+      if (pivot < 0) return;
+      const pivotDoc = order[pivot]!.doc;
+      while (pivot + 1 < n && order[pivot + 1]!.doc === pivotDoc) pivot++;
+      if (theta > -Infinity && !this.blocksReach(pivot, pivotDoc, theta)) {
+        this.skipBlocks(pivot, pivotDoc);
+      } else if (order[0]!.doc === pivotDoc) {
+        if (this.query.marks[pivotDoc] === 0) this.evaluate(pivotDoc, !this.query.phrase);
+        for (let i = 0; i <= pivot; i++) order[i]!.next();
+      } else {
+        for (let i = 0; i < pivot && order[i]!.doc < pivotDoc; i++) order[i]!.advance(pivotDoc);
+      }
+      sortByDoc(order);
+    }
+  }
+
+  /**
+   * A bound of a document's score from its scorers' bounds `sum`; with the boost when the bounds include it and
+   * `words` (bits of the words the scorers may find as written) covers every word.
+   */
+  private bound(sum: number, words: number): number {
+    if (!this.boostInBounds) return sum;
+    const all = this.query.words < FIELD_BITS ? (1 << this.query.words) - 1 : 0;
+    return all === 0 || (words & all) === all ? sum * EXACT_BOOST : sum;
+  }
+
+  /** Whether the blocks of scorers 0..pivot around `doc` could reach `theta`. */
+  private blocksReach(pivot: number, doc: number, theta: number): boolean {
+    let sum = 0,
+      words = 0;
+    for (let i = 0; i <= pivot; i++) {
+      const s = this.order[i]!;
+      sum += s.blockScore(doc);
+      words |= s.wordBit;
+    }
+    return this.bound(sum, words) >= theta;
+  }
+
+  /**
+   * No document from `doc` to the end of the shortest of those blocks (or the next scorer's document) can reach the
+   * threshold: moves scorers 0..pivot past it.
+   */
+  private skipBlocks(pivot: number, doc: number): void {
+    const order = this.order;
+    let next = pivot + 1 < order.length ? order[pivot + 1]!.doc : END;
+    for (let i = 0; i <= pivot; i++) next = Math.min(next, order[i]!.lastDoc() + 1);
+    if (next <= doc) next = doc + 1;
+    for (let i = 0; i <= pivot; i++) order[i]!.advance(next);
+  }
+
+  /**
+   * Scores document `doc` and keeps it if it enters; `holdsPhrase`: whether it holds the query's phrase (true for a
+   * query of one token). REQUIRES: every scorer holding `doc` is on it.
+   */
+  private evaluate(doc: number, holdsPhrase: boolean): void {
+    const q = this.query;
+    let score = 0,
+      fieldBits = 0,
+      exactWords = 0;
+    for (const s of q.scorers) {
+      if (s.doc !== doc) continue;
+      score += s.score();
+      if (s.field < FIELD_BITS) fieldBits |= 1 << s.field;
+      if (q.boost && this.wordSeen[s.word] !== doc && s.isExact()) {
+        this.wordSeen[s.word] = doc;
+        exactWords++;
+      }
+    }
+    if (q.boost && holdsPhrase && exactWords === q.words) score *= EXACT_BOOST;
+    const id = q.idOf[doc]!;
+    if (!this.ranking.admits(score, id)) return;
+    if (q.filter && !q.filter(id)) return;
+    this.ranking.add({ doc, id, score, fieldBits });
+  }
+}
+
+/** Insertion sort by current document: the order changes by a few places per step. */
+function sortByDoc(order: TermScorer[]): void {
+  for (let i = 1; i < order.length; i++) {
+    const s = order[i]!;
+    let j = i - 1;
+    while (j >= 0 && order[j]!.doc > s.doc) {
+      order[j + 1] = order[j]!;
+      j--;
+    }
+    order[j + 1] = s;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The exact-phrase check of the boost: whether a field of a document holds
+ * the query's tokens consecutively, each as written (case-folded unless the
+ * search is case-sensitive), read from the index's token store.
+ *
+ * Each posting carries a `follows` number: the term's first position in the
+ * field (15 bits; 0 past them, meaning "look from the start") and a 16-bit
+ * signature of the terms right after each of its occurrences (one bit per
+ * term, hashed). A document whose posting for the phrase's anchor word lacks
+ * the bit of the word after it cannot hold the phrase, and is rejected
+ * without reading its tokens; otherwise the check starts at the word's first
+ * position, trying only the alignments that put the word where the phrase
+ * has it.
+ */
+import type { FieldPostings } from './field-postings.js';
+
+const FIRST_LIMIT = 0x7fff;
+
+/** The `follows` number of a term first at `first`, followed by terms of `signature` (signatureBit values). */
+export function followsOf(first: number, signature: number): number {
+  return ((first <= FIRST_LIMIT ? first : 0) << 16) | signature;
+}
+
+/** The signature bit of a term number. */
+export function signatureBit(term: number): number {
+  return 1 << (Math.imul(term, 0x9e3779b1) >>> 28);
+}
+
+/** Where either of two terms occurs: the earlier first position, both signatures. */
+export function mergedFollows(a: number, b: number): number {
+  return (Math.min(a >>> 16, b >>> 16) << 16) | ((a | b) & 0xffff);
+}
+
+/** Where to start looking for a term: its first position, or 0 when it was past FIRST_LIMIT. */
+export function firstOf(follows: number): number {
+  return follows >>> 16;
+}
+
+export class PhraseMatcher {
+  private readonly length: number;
+  /** Per query word, the term numbers matching it as written. */
+  private readonly wordTerms: Array<readonly number[]> = [];
+  /**
+   * Per query word, the signature bits of the terms that may follow it in the phrase; 0 when the word ends the
+   * phrase somewhere (anything may follow it then).
+   */
+  private readonly nextBits: number[] = [];
+
+  constructor(
+    /** The token store (term numbers). */
+    private readonly tokens: Uint32Array,
+    /** Per searched field (search order), its postings when indexed. */
+    private readonly fields: ReadonlyArray<FieldPostings | undefined>,
+    /** Per phrase position, the term numbers that match it as written. */
+    private readonly terms: ReadonlyArray<readonly number[]>,
+    /** Per phrase position, the index of its query word (the distinct words). */
+    private readonly words: readonly number[],
+  ) {
+    this.length = terms.length;
+    const last = new Set<number>();
+    words.forEach((word, j) => {
+      this.wordTerms[word] = terms[j]!;
+      if (j === terms.length - 1) last.add(word);
+      else for (const term of terms[j + 1]!) this.nextBits[word] = (this.nextBits[word] ?? 0) | signatureBit(term);
+    });
+    for (const word of last) this.nextBits[word] = 0;
+  }
+
+  /**
+   * The signature bits of the terms that may follow query word `word` in the phrase: a document holding the phrase
+   * has one of them after the word; 0 when the word ends the phrase somewhere (then nothing is known).
+   */
+  nextBitsOf(word: number): number {
+    return this.nextBits[word] ?? 0;
+  }
+
+  /**
+   * Whether searched field `field` of document `doc` holds the phrase, given the `follows` number of query word
+   * `word` as written there and how many times at most it occurs (Infinity: unknown).
+   */
+  from(field: number, doc: number, word: number, follows: number, occurrences: number): boolean {
+    const nextBits = this.nextBits[word] ?? 0;
+    if (nextBits !== 0 && (follows & nextBits) === 0) return false;
+    const postings = this.fields[field]!;
+    const length = postings.lengths[doc]!;
+    if (length < this.length) return false;
+    const start = postings.starts[doc]!;
+    const tokens = this.tokens;
+    const wordTerms = this.wordTerms[word]!;
+    let seen = 0;
+    for (let at = firstOf(follows); at < length; at++) {
+      if (!matches(wordTerms, tokens[start + at]!)) continue;
+      for (let j = 0; j < this.length; j++) {
+        const phraseStart = at - j;
+        if (this.words[j] !== word || phraseStart < 0 || phraseStart + this.length > length) continue;
+        if (this.holdsAt(start + phraseStart)) return true;
+      }
+      if (++seen >= occurrences) return false;
+    }
+    return false;
+  }
+
+  /** Whether the phrase starts at token `at` of the store. */
+  private holdsAt(at: number): boolean {
+    for (let j = 0; j < this.length; j++) if (!matches(this.terms[j]!, this.tokens[at + j]!)) return false;
+    return true;
+  }
+}
+
+function matches(terms: readonly number[], token: number): boolean {
+  return terms.length === 1 ? terms[0] === token : terms.includes(token);
+}

@@ -1,0 +1,223 @@
+/**
+ * A cursor over the postings of one query word in one field, scoring them
+ * with BM25 and bounding the scores ahead of it, for block-max-wand.ts.
+ *
+ * The postings are a stored list (the word matched one stored term) or a
+ * list merged for the query (several terms: stems, case variants, fuzzy
+ * matches; frequencies summed with their weights). A stored list holds dead
+ * documents, which the cursor steps over. Scores are computed exactly as the
+ * exhaustive formula does, operation for operation, so the same document gets
+ * the same score bit for bit. Bounds are inflated by BOUND_SLACK: computed in
+ * another order than a score, they could otherwise fall an ulp below it.
+ */
+import { BLOCK } from './posting-list.js';
+
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+
+/** Past every document number. */
+export const END = 0x7fffffff;
+
+/** Relative slack on every bound, far above the rounding of a sum of a few scores. */
+const BOUND_SLACK = 1 + 1e-9;
+
+/** What a scorer reads: the postings, the field's lengths, the live documents and the field's statistics. */
+export interface ScorerSource {
+  docs: Int32Array;
+  freqs: Int32Array | Float64Array;
+  /** Frequencies are multiplied by this (a single stored term's weight; 1 for merged lists). */
+  scale: number;
+  /** Largest frequency and shortest length over the list, and per block of BLOCK postings when given. */
+  maxFreq: number;
+  minLength: number;
+  blockMaxFreq: readonly number[] | undefined;
+  blockMinLength: readonly number[] | undefined;
+  /**
+   * Per posting, where the query word as written occurs in the field (phrase-matcher.ts `follows`), -1 when only
+   * other forms are there; undefined when no posting has it as written.
+   */
+  exactFollows: Int32Array | undefined;
+  /** Whether the frequency counts the word as written (one stored term, as written): the phrase check stops there. */
+  countsExact: boolean;
+  lengths: Int32Array;
+  /** document number -> id; undefined for a dead document. */
+  alive: ReadonlyArray<string | undefined>;
+  /** Field weight times the word's idf in the field. */
+  weightIdf: number;
+  averageLength: number;
+}
+
+export class TermScorer {
+  readonly docs: Int32Array;
+  private readonly freqs: Int32Array | Float64Array;
+  private readonly scale: number;
+  private readonly lengths: Int32Array;
+  private readonly alive: ReadonlyArray<string | undefined>;
+  private readonly weightIdf: number;
+  private readonly averageLength: number;
+  /** Per block of BLOCK postings, the bound of their scores (undefined: one block, bounded by maxScore). */
+  private readonly blockBounds: Float64Array | undefined;
+  private readonly exactFollows: Int32Array | undefined;
+  private readonly countsExact: boolean;
+  private readonly size: number;
+  /** The bound of any posting's score. */
+  readonly maxScore: number;
+  /** Whether some posting is the query word as written. */
+  readonly mayBeExact: boolean;
+  /** The word's bit when it may be found as written (set by the query that runs it; see block-max-wand.ts). */
+  wordBit = 0;
+  /** The current posting, and its document (END once past the last). */
+  pos = -1;
+  doc = -1;
+  /** The block `blockScore` bounds. */
+  private block = -1;
+
+  constructor(
+    private readonly source: ScorerSource,
+    /** Index of the query word (keys order) and of the field (search order). */
+    readonly word: number,
+    readonly field: number,
+  ) {
+    this.docs = source.docs;
+    this.freqs = source.freqs;
+    this.scale = source.scale;
+    this.lengths = source.lengths;
+    this.alive = source.alive;
+    this.weightIdf = source.weightIdf;
+    this.averageLength = source.averageLength;
+    this.exactFollows = source.exactFollows;
+    this.countsExact = source.countsExact;
+    this.size = source.docs.length;
+    this.maxScore = this.bound(source.scale * source.maxFreq, source.minLength);
+    const { blockMaxFreq, blockMinLength } = source;
+    if (blockMaxFreq) {
+      this.blockBounds = new Float64Array(blockMaxFreq.length);
+      for (let b = 0; b < blockMaxFreq.length; b++)
+        this.blockBounds[b] = this.bound(source.scale * blockMaxFreq[b]!, blockMinLength![b]!);
+    }
+    this.mayBeExact = source.exactFollows !== undefined;
+    this.next();
+  }
+
+  /** The current posting's score (REQUIRES: doc is not END). */
+  score(): number {
+    const tf = this.scale * this.freqs[this.pos]!;
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * this.lengths[this.doc]!) / this.averageLength);
+    return this.weightIdf * ((tf * (BM25_K1 + 1)) / (tf + norm));
+  }
+
+  /** Whether the current posting is the query word as written (for the exact-phrase boost). */
+  isExact(): boolean {
+    return this.exactFollows !== undefined && this.exactFollows[this.pos]! >= 0;
+  }
+
+  /** Where the query word as written occurs in the current posting's field (REQUIRES: isExact()). */
+  follows(): number {
+    return this.exactFollows![this.pos]!;
+  }
+
+  /** How many times at most the word occurs as written in the current posting's field. */
+  exactOccurrences(): number {
+    return this.countsExact ? this.freqs[this.pos]! : Infinity;
+  }
+
+  /**
+   * Moves to the first live posting from the current one where the word occurs as written and, unless `bits` is
+   * 0, is followed by a term of a signature bit in `bits` (phrase-matcher.ts).
+   */
+  seekPhrase(bits: number): void {
+    const follows = this.exactFollows!,
+      docs = this.docs,
+      alive = this.alive,
+      size = this.size;
+    let pos = this.pos;
+    for (; pos < size; pos++) {
+      const f = follows[pos]!;
+      if (f >= 0 && (bits === 0 || (f & bits) !== 0) && alive[docs[pos]!] !== undefined) break;
+    }
+    this.settle(pos);
+  }
+
+  /** Another cursor over the same postings, at the first live one. */
+  copy(): TermScorer {
+    return new TermScorer(this.source, this.word, this.field);
+  }
+
+  /** Moves back to the first live posting. */
+  reset(): void {
+    this.pos = -1;
+    this.next();
+  }
+
+  /** Moves to the next live posting. */
+  next(): void {
+    let pos = this.pos + 1;
+    while (pos < this.size && this.alive[this.docs[pos]!] === undefined) pos++;
+    this.settle(pos);
+  }
+
+  /** Moves to the first live posting at or after document `target`. */
+  advance(target: number): void {
+    if (this.doc >= target) return;
+    const docs = this.docs;
+    // Gallop from the current posting, then binary search the last step.
+    let lo = this.pos + 1,
+      step = 1,
+      hi = lo;
+    while (hi < this.size && docs[hi]! < target) {
+      lo = hi + 1;
+      hi = lo + step;
+      step *= 2;
+    }
+    if (hi > this.size) hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (docs[mid]! < target) lo = mid + 1;
+      else hi = mid;
+    }
+    while (lo < this.size && this.alive[docs[lo]!] === undefined) lo++;
+    this.settle(lo);
+  }
+
+  /** Whether the postings hold document `doc` (binary search; dead documents are never asked). */
+  holds(doc: number): boolean {
+    let lo = 0,
+      hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.docs[mid]! < doc) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.size && this.docs[lo] === doc;
+  }
+
+  /**
+   * The bound of the block of postings that would hold `target` (at or after the current posting); `lastDoc()` is
+   * then the last document that block covers.
+   */
+  blockScore(target: number): number {
+    if (!this.blockBounds) return this.maxScore;
+    let b = (this.pos / BLOCK) | 0;
+    const last = this.blockBounds.length - 1;
+    while (b < last && this.docs[(b + 1) * BLOCK - 1]! < target) b++;
+    this.block = b;
+    return this.blockBounds[b]!;
+  }
+
+  /** The last document of the block `blockScore` looked at. */
+  lastDoc(): number {
+    if (!this.blockBounds) return this.docs[this.size - 1]!;
+    return this.docs[Math.min(this.size, (this.block + 1) * BLOCK) - 1]!;
+  }
+
+  private settle(pos: number): void {
+    this.pos = pos;
+    this.doc = pos < this.size ? this.docs[pos]! : END;
+  }
+
+  /** The score of frequency `tf` at field length `length`, inflated: a bound for every smaller tf, longer field. */
+  private bound(tf: number, length: number): number {
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * length) / this.averageLength);
+    return this.weightIdf * ((tf * (BM25_K1 + 1)) / (tf + norm)) * BOUND_SLACK;
+  }
+}
