@@ -7,6 +7,7 @@
  *
  * | code              | HTTP | typical source                                        |
  * |-------------------|------|-------------------------------------------------------|
+ * | NOT_PRIMARY       | 307  | a write sent to a cluster's replica (to the primary)  |
  * | INVALID_INPUT     | 400  | malformed body, unknown operator, schema violation    |
  * | UNAUTHORIZED      | 401  | missing/malformed/expired token, bad API key          |
  * | PAYMENT_REQUIRED  | 402  | an LLM provider account that cannot pay               |
@@ -33,6 +34,7 @@
  */
 
 export type ErrorCode =
+  | 'NOT_PRIMARY'
   | 'INVALID_INPUT'
   | 'UNAUTHORIZED'
   | 'PAYMENT_REQUIRED'
@@ -53,6 +55,7 @@ export type ErrorCode =
   | 'TIMEOUT';
 
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  NOT_PRIMARY: 307,
   INVALID_INPUT: 400,
   UNAUTHORIZED: 401,
   PAYMENT_REQUIRED: 402,
@@ -163,6 +166,17 @@ export class UpstreamFailed extends DbError {
 }
 export class Unavailable extends DbError {
   readonly code = 'UNAVAILABLE' as const;
+}
+
+/**
+ * A write reached a replica of a cluster (307): `primaryUrl` is the primary's
+ * advertised URL; the answer's Location is it plus the request's path.
+ */
+export class NotPrimary extends DbError {
+  readonly code = 'NOT_PRIMARY' as const;
+  constructor(readonly primaryUrl: string) {
+    super(`This node is a replica of the cluster: send writes to the primary at ${primaryUrl}`);
+  }
 }
 export class Timeout extends DbError {
   readonly code = 'TIMEOUT' as const;

@@ -1,6 +1,7 @@
 /**
  * Enforces the dependency direction of architecture.md:
  *   errors <- vector <- engine <- functions <- workflow <- chat <- http (<- cli, testing, package entry points)
+ *   engine <- cluster <- http (a cluster over NATS JetStream: on the engine alone)
  *   errors <- outbound <- functions, workflow, chat, http (every request leaving the server; on errors alone)
  * and that folders import each other only through their index.ts. The package
  * entry points are the files directly under lib/ other than errors.ts
@@ -17,14 +18,15 @@ const ALLOWED: Record<string, string[]> = {
   errors: [],
   vector: ['errors'],
   engine: ['errors', 'vector'],
+  cluster: ['errors', 'vector', 'engine'],
   outbound: ['errors'],
   functions: ['errors', 'vector', 'engine', 'outbound'],
   workflow: ['errors', 'vector', 'engine', 'outbound', 'functions'],
   chat: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow'],
-  http: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow', 'chat'],
-  cli: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow', 'chat', 'http'],
-  testing: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow', 'chat', 'http'],
-  entry: ['errors', 'vector', 'engine', 'outbound', 'functions', 'workflow', 'chat', 'http', 'testing'],
+  http: ['errors', 'vector', 'engine', 'cluster', 'outbound', 'functions', 'workflow', 'chat'],
+  cli: ['errors', 'vector', 'engine', 'cluster', 'outbound', 'functions', 'workflow', 'chat', 'http'],
+  testing: ['errors', 'vector', 'engine', 'cluster', 'outbound', 'functions', 'workflow', 'chat', 'http'],
+  entry: ['errors', 'vector', 'engine', 'cluster', 'outbound', 'functions', 'workflow', 'chat', 'http', 'testing'],
 };
 
 /**

@@ -9,6 +9,7 @@
 import path from 'node:path';
 import type { ServerConfig, ServerStorage } from '../http/index.js';
 import { parseEnvNameList } from '../functions/index.js';
+import { DEFAULT_LEASE_TTL_MS, DEFAULT_STREAM_BOUNDS } from '../cluster/index.js';
 import { isOutboundHostEntry, type DurabilityMode, type Settings } from '../engine/index.js';
 import { UsageError, type OptionValues } from './args/option-values.js';
 import { parseCommandLine } from './args/parse-command-line.js';
@@ -67,6 +68,7 @@ export function serverConfig(v: OptionValues): ServerConfig {
   Object.assign(settings, outboundSettings(v));
   return {
     ripplePeers: v.peers('ripple-peers') ?? [],
+    cluster: clusterOf(v),
     port: v.int('port') ?? 8080,
     host: v.text('host') ?? '0.0.0.0',
     ...storageOf(v),
@@ -92,6 +94,37 @@ export function serverConfig(v: OptionValues): ServerConfig {
     functionEnv: parseEnvNameList(v.text('function-env')),
     // Requests in flight may use the whole of the stop's time; start.ts ends the process when it is up.
     drainMs: shutdownTimeoutMsOf(v),
+  };
+}
+
+/**
+ * A cluster node's options (`--nats` with `--cluster`), or undefined on a single node. UsageError when one comes
+ * without the other, or `--durability replicated` without them.
+ */
+export function clusterOf(v: OptionValues): ServerConfig['cluster'] {
+  const nats = v.text('nats');
+  const name = v.text('cluster');
+  if (!nats && !name) {
+    if (v.text('durability') === 'replicated')
+      throw new UsageError('--durability replicated needs a cluster: add --nats URL and --cluster NAME');
+    return undefined;
+  }
+  if (!nats || !name) throw new UsageError('a cluster node needs both --nats URL[,URL...] and --cluster NAME');
+  const port = v.int('port') ?? 8080;
+  const host = v.text('host') ?? '0.0.0.0';
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return {
+    servers: nats
+      .split(',')
+      .map((url) => url.trim())
+      .filter((url) => url.length > 0),
+    name,
+    advertiseUrl: (v.text('advertise-url') ?? `http://${shown}:${port}`).replace(/\/+$/, ''),
+    leaseTtlMs: v.int('lease-ttl') ?? DEFAULT_LEASE_TTL_MS,
+    streamBounds: {
+      maxBytes: v.int('stream-max-bytes') ?? DEFAULT_STREAM_BOUNDS.maxBytes,
+      maxAgeMs: (v.int('stream-max-age') ?? DEFAULT_STREAM_BOUNDS.maxAgeMs / 1000) * 1000,
+    },
   };
 }
 

@@ -26,6 +26,8 @@ export interface EngineCore {
   readonly log: EngineLog;
   /** True after a storage failure, until the repair succeeds: every write is refused. */
   readonly readOnly: boolean;
+  /** True on a cluster's replica: its writes come from the cluster's log, and background writers do nothing. */
+  readonly replica: boolean;
   now(): number;
   /** Effective settings: server defaults overridden by stored config. */
   settings(): Settings;

@@ -110,6 +110,11 @@ export interface DiskDatabaseOptions extends CommonOptions {
    * How long to wait for another process's hold on the data directory before refusing (default 10 s; storage/lock.ts).
    */
   lockWaitMs?: number;
+  /**
+   * The log the writer appends to, made from the local one (a cluster's log publishes each group too; lib/cluster).
+   * With it the writer describes each group's changes as it stages them (WriteQueue.describeWhenStaged).
+   */
+  commitLog?: (local: CommitLog) => CommitLog;
 }
 
 /** A memory-only database: nothing is written to disk, and everything is gone at close. */
@@ -141,6 +146,8 @@ export class Database {
   /** Checkpoints of the whole state (test fixtures): O(1) to take, restored by undoing the changes since. */
   readonly checkpoints: Checkpoints;
   private snapshotting: Promise<unknown> | undefined;
+  /** Told of each snapshot once it is verified, before older files are removed (a cluster uploads it). */
+  private readonly snapshotListeners: Array<(written: { name: string; seq: number }) => void> = [];
   private closed = false;
   private readonly log: EngineLog;
   /** The directory of the engine's files: the data directory, or MEMORY_DIR in a memory-only database's MemoryFs. */
@@ -192,6 +199,9 @@ export class Database {
       dataDir: this.dir,
       get readOnly() {
         return queue.readOnly;
+      },
+      get replica() {
+        return queue.refuseWrites !== undefined;
       },
       now: () => clock.now(),
       settings: () => this.settings(),
@@ -253,16 +263,18 @@ export class Database {
       now: clock.now(),
     });
     const settings = mergeSettings({ ...DEFAULT_SETTINGS, ...opts.settings }, recovered.state.config);
-    const writer = new LogWriter(fs, dir, settings.durability, opts.batchSyncMs ?? 10);
-    writer.observe = opts.observe;
+    const local = new LogWriter(fs, dir, settings.durability, opts.batchSyncMs ?? 10);
+    local.observe = opts.observe;
     const last = recovered.lastSegment;
-    if (last && last.size >= HEADER_SIZE) await writer.reopen(last.name, last.size);
+    if (last && last.size >= HEADER_SIZE) await local.reopen(last.name, last.size);
     else {
       if (last) await fs.unlink(path.join(dir, last.name));
-      await writer.openSegment(recovered.state.seq + 1);
+      await local.openSegment(recovered.state.seq + 1);
     }
+    const writer = opts.commitLog ? opts.commitLog(local) : local;
     const health = new StorageHealth(clock, opts.heal, log);
     const queue = new WriteQueue(recovered.state, writer, health, log, opts.observe);
+    queue.describeWhenStaged = opts.commitLog !== undefined;
     const db = new Database(recovered.state, queue, writer, clock, secrets, opts, fs, lock, health, recovered.report);
     await db.replication.load(fs);
     const baseSeq = recovered.report.snapshot ? seqOfName(recovered.report.snapshot) : 0;
@@ -389,6 +401,11 @@ export class Database {
     this.queue.onCommit(listener);
   }
 
+  /** Tells `listener` of each snapshot written to the data directory, once verified. */
+  onSnapshot(listener: (written: { name: string; seq: number }) => void): void {
+    this.snapshotListeners.push(listener);
+  }
+
   /**
    * A backup of the whole database at the current seq (storage/backup/),
    * captured between two write groups and streamed as its reader pulls,
@@ -463,6 +480,7 @@ export class Database {
       this.log(`search indexes not persisted with ${result.name}: ${(err as Error).message}`, 'warn', err),
     );
     await beforeRetention?.(result);
+    for (const listener of this.snapshotListeners) listener({ name: result.name, seq: result.seq });
     await this.removeRedundantFiles(dir);
     return { name: result.name, seq: result.seq, bytes: result.bytes };
   }

@@ -65,6 +65,10 @@ export type { TransactionStatus } from './transactions/transaction-registry.js';
 
 // Storage: durability, the data directory, health, verification; the log as replication ships it.
 export { DURABILITY_MODES, type DurabilityMode } from './storage/log/log-writer.js';
+export type { CommitLog, StagedGroup } from './storage/log/commit-log.js';
+export { framePayloads } from './storage/frame.js';
+export { decodeBatch, encodeBatch } from './storage/codec.js';
+export { snapshotName } from './storage/snapshot/snapshot.js';
 export { nodeFs, type StorageFs } from './storage/fs.js';
 export type { StorageEvent, StorageStatus } from './storage/storage-health.js';
 export type { StorageFault } from './storage/storage-fault.js';
@@ -81,6 +85,8 @@ export { BACKUP_MAGIC, type BackupManifest, type BackupStream } from './storage/
 export { readBackup, restoreBackup, type BackupContents } from './storage/backup/backup-file.js';
 export type { RecoveryReport } from './storage/recovery/recovery-report.js';
 export type { LoggedBatch } from './write/effects.js';
+export type { CommitInfo } from './write/change-feed.js';
+export type { Operation, WriteQueue } from './write/write-queue.js';
 export { encodeShipped, parseShipped, type ResyncPlan, type ShippedBatch } from './ripple/replication.js';
 export { ChangeNotifier } from './write/change-notifier.js';
 export { Checkpoint, Checkpoints } from './write/checkpoints.js';

@@ -8,15 +8,11 @@
  * Memory-only (`memory: true`), nothing is written to disk: no data directory
  * to check, and a generated admin key is announced without a file.
  */
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import tls from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { StoredFunctions } from '../functions/index.js';
 import { outboundPolicy } from '../outbound/index.js';
-import { Conflict } from '../errors.js';
 import {
-  CHAT_MESSAGES_COLLECTION,
   ChatService,
   embedderFor,
   functionAi,
@@ -51,6 +47,9 @@ import { createRegistry } from './procedures/index.js';
 import { createFastify } from './transport/fastify.js';
 import type { TlsCredentials } from './transport/node-server.js';
 import { ServerCheckpoints } from './server-checkpoints.js';
+import { bootstrapAdmin, indexChatMessages } from './server-bootstrap.js';
+import { checkClusterConfig, openClustered, runCluster } from './server-cluster.js';
+import type { ClusterNode, ClusterOptions } from '../cluster/index.js';
 import { meteredProviders, ServerMetrics } from './metrics/index.js';
 import { CloseProgress, HttpDrain } from './server-close.js';
 import type { EngineServices, Services, TestControl } from './procedures/context.js';
@@ -110,6 +109,8 @@ export interface ServerOptions {
    * stops accepting connections first, and every answer meanwhile closes its connection.
    */
   drainMs?: number;
+  /** Be a node of this cluster over NATS JetStream (docs/cluster.md); needs a data directory. */
+  cluster?: ClusterOptions;
   /** Replication peers (ripples): each peer's base URL and an admin API key valid there. */
   ripplePeers?: ReadonlyArray<{ url: string; key: string }>;
   /** Heartbeat interval of SSE subscriptions. */
@@ -286,6 +287,7 @@ export class Server {
     });
     if (config.memory && (config.ripplePeers?.length ?? 0) > 0)
       throw new Error('ripples need a data directory; this server is memory-only: drop the ripple peers or memory');
+    if (config.cluster) checkClusterConfig(config);
     // Before the data is opened: a bad pair then leaves nothing to close.
     if (config.tls) tls.createSecureContext({ cert: config.tls.cert, key: config.tls.key });
     const opening = performance.now();
@@ -294,18 +296,21 @@ export class Server {
     const metrics = new ServerMetrics(VERSION);
     const { clock, settings, idSeed } = config;
     const common = { clock, settings, log: engineLog, idSeed, observe: metrics.storage };
-    const db = await Database.open(
-      config.memory
-        ? { memory: true, ...common }
-        : {
-            ...common,
-            dataDir: config.dataDir,
-            fs: config.fs,
-            snapshotBytes: config.snapshotBytes,
-            salvage: config.salvage,
-            lockWaitMs: config.lockWaitMs,
-            heal: { firstMs: config.healRetryMs, maxMs: config.healRetryMaxMs, summaryMs: config.readOnlySummaryMs },
-          },
+    const { db, cluster } = await openClustered(config.cluster, log, (commitLog) =>
+      Database.open(
+        config.memory
+          ? { memory: true, ...common }
+          : {
+              ...common,
+              commitLog,
+              dataDir: config.dataDir,
+              fs: config.fs,
+              snapshotBytes: config.snapshotBytes,
+              salvage: config.salvage,
+              lockWaitMs: config.lockWaitMs,
+              heal: { firstMs: config.healRetryMs, maxMs: config.healRetryMaxMs, summaryMs: config.readOnlySummaryMs },
+            },
+      ),
     );
     const recoveryMs = performance.now() - opening;
     db.storage.onEvent((e) => logStorageEvent(log, e));
@@ -313,11 +318,12 @@ export class Server {
     try {
       if (!config.memory)
         for (const warning of await checkDataDirPrivacy(config.fs ?? nodeFs, config.dataDir)) log('warn', warning);
-      // With adminKeyAfterListen a missing key is made in listen(), once the port is bound.
-      if (config.adminKey || !config.adminKeyAfterListen || db.keys.hasAdmin())
+      // With adminKeyAfterListen a missing key is made in listen(), once the port is bound; on a cluster, by the primary.
+      if (!cluster && (config.adminKey || !config.adminKeyAfterListen || db.keys.hasAdmin()))
         adminKey = await bootstrapAdmin(db, config);
     } catch (err) {
       await db.close();
+      await cluster?.close();
       throw err;
     }
     const ripples = new RippleManager(db, config.ripplePeers ?? [], config.rippleMaxBackoffMs, log);
@@ -366,6 +372,7 @@ export class Server {
       testing: { control: undefined },
       lifecycle: { closing: false },
       metrics,
+      cluster,
     };
     const scheduler = new Scheduler({
       schedules: workflow.schedules,
@@ -378,9 +385,25 @@ export class Server {
     });
     const server = new Server(db, config, services, { recoveryMs, adminKey }, flushLog, credentialWatch, scheduler);
     server.schedule();
-    // Settles the runs missed while the server was down (each schedule's missed_runs), then ticks.
-    if (config.runSchedules ?? true) await scheduler.start(config.schedulerTickMs ?? 250);
+    // Settles the runs missed while the server was down (each schedule's missed_runs), then ticks; on a cluster, on
+    // the primary only.
+    if (cluster) (server.cluster = cluster).attach(db);
+    else if (config.runSchedules ?? true) await scheduler.start(config.schedulerTickMs ?? 250);
     return server;
+  }
+
+  /** This node's cluster (`cluster` option); undefined on a single node. */
+  cluster: ClusterNode | undefined;
+
+  /** A cluster node became the primary: it now bootstraps the admin key and fires the schedules. */
+  async becamePrimary(): Promise<void> {
+    this.startup.adminKey ??= await bootstrapAdmin(this.db, this.config);
+    if (this.config.runSchedules ?? true) await this.scheduler.start(this.config.schedulerTickMs ?? 250);
+  }
+
+  /** A cluster node is no longer the primary: schedules fire elsewhere. */
+  async becameReplica(): Promise<void> {
+    await this.scheduler.stop(this.config.schedulerStopGraceMs ?? 5000);
   }
 
   /**
@@ -391,7 +414,8 @@ export class Server {
     await this.app.listen({ port: this.config.port, host: this.config.host });
     const { metricsPort, metricsHost } = this.config;
     if (metricsPort !== undefined) await this.metrics.listen(metricsPort, metricsHost ?? '127.0.0.1', this.log);
-    this.startup.adminKey ??= await bootstrapAdmin(this.db, this.config);
+    if (!this.cluster) this.startup.adminKey ??= await bootstrapAdmin(this.db, this.config);
+    else runCluster(this.cluster, this, this.url, this.config.cluster!.advertiseUrl);
     const addr = this.app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : this.config.port;
     logStartupSummary(this.log, this.db, {
@@ -399,7 +423,7 @@ export class Server {
       host: this.config.host,
       port,
       recoveryMs: this.startup.recoveryMs,
-      adminKey: this.startup.adminKey,
+      adminKey: this.startup.adminKey ?? 'stored',
       isTls: this.isTls,
     });
     return port;
@@ -511,6 +535,12 @@ export class Server {
       ]);
       await step(() => 'closing the HTTP connections', this.app.close());
       await this.metrics.close();
+      // The writes under way reach the cluster's log before the lease is given up (a replica takes over at once).
+      if (this.cluster)
+        await step(
+          () => "the cluster's log and lease",
+          this.db.queue.idle().then(() => this.cluster?.close()),
+        );
       await step(
         () => 'the final snapshot (after the writes still queued) and the log',
         this.db.close({ snapshot: true }),
@@ -556,36 +586,4 @@ export function engineServices(db: Database): EngineServices {
     audit: db.audit,
     replication: db.replication,
   };
-}
-
-/**
- * A hash index on `chat_id` in the chat messages collection, unless one exists (an admin may have made or dropped it).
- */
-async function indexChatMessages(db: Database): Promise<void> {
-  if (db.indexes.indexes(CHAT_MESSAGES_COLLECTION).has('chat_id')) return;
-  try {
-    await db.collections.createIndex(CHAT_MESSAGES_COLLECTION, { field: 'chat_id', type: 'hash' });
-  } catch (err) {
-    // Made meanwhile by a concurrent first message: what we wanted.
-    if (!(err instanceof Conflict)) throw err;
-  }
-}
-
-async function bootstrapAdmin(db: Database, config: ServerConfig): Promise<AdminKeySource> {
-  if (config.adminKey) {
-    await db.keys.ensureAdmin(config.adminKey);
-    return 'configured';
-  }
-  if (db.keys.hasAdmin()) return 'stored';
-  const key = `eddy_admin_${randomBytes(24).toString('base64url')}`;
-  await db.keys.ensureAdmin(key);
-  const announce = config.announce ?? ((m: string) => process.stdout.write(m + '\n'));
-  if (config.memory) {
-    announce(`Generated admin API key (shown once; memory only, not saved):\n  ${key}`);
-    return 'generated';
-  }
-  const file = path.join(config.dataDir, 'admin.key');
-  await (config.fs ?? nodeFs).writeFile(file, key + '\n');
-  announce(`Generated admin API key (shown once, also saved to ${file}):\n  ${key}`);
-  return 'generated';
 }

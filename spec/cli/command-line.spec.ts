@@ -76,10 +76,10 @@ describe('the command line', () => {
     expect(mistake(['--port', '70000'])).to.equal("invalid value for --port: '70000' (a whole number from 0 to 65535)");
     expect(mistake(['--port=-1'])).to.equal("invalid value for --port: '-1' (a whole number from 0 to 65535)");
     expect(mistake(['--durability', 'fast'])).to.equal(
-      "invalid value for --durability: 'fast' (one of always, batch, none)",
+      "invalid value for --durability: 'fast' (one of always, batch, none, replicated)",
     );
     expect(mistake(['--durability', 'alwyas'])).to.equal(
-      "invalid value for --durability: 'alwyas' (one of always, batch, none; did you mean 'always'?)",
+      "invalid value for --durability: 'alwyas' (one of always, batch, none, replicated; did you mean 'always'?)",
     );
     expect(mistake(['import', '--collection', 'c', '--format', 'csv'])).to.equal(
       "invalid value for --format: 'csv' (one of ndjson, json)",

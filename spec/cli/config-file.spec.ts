@@ -148,7 +148,7 @@ describe('config file', () => {
       expect(refusal(['start', '--config', file('port = 70000\n')])).to.match(/the integer 70000 \(a whole number/);
       expect(refusal(['start', '--config', file('port = 80.5\n')])).to.match(/the float 80.5 \(a whole number/);
       expect(refusal(['start', '--config', file('durability = "bach"\n')])).to.match(
-        /invalid value for 'durability' in .* line 1: 'bach' \(one of always, batch, none; did you mean 'batch'\?\)/,
+        /invalid value for 'durability' in .* line 1: 'bach' \(one of always, batch, none, replicated; did you mean 'batch'\?\)/,
       );
       expect(refusal(['start', '--config', file('durability = 1\n')])).to.match(/the integer 1 \(one of always, batch/);
     });

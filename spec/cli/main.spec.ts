@@ -40,7 +40,7 @@ describe('eddydb, the process', function () {
     const env = runCli([], { env: { EDDYDB_DURABILITY: 'fast' } });
     expect([env.code, env.stderr]).to.deep.equal([
       2,
-      "eddydb: invalid value for EDDYDB_DURABILITY: 'fast' (one of always, batch, none)\n",
+      "eddydb: invalid value for EDDYDB_DURABILITY: 'fast' (one of always, batch, none, replicated)\n",
     ]);
   });
 

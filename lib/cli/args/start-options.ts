@@ -5,6 +5,7 @@
  * the option tables of the docs; read a new option in config.ts.
  */
 import type { OptionSpec } from './option-spec.js';
+import { CLUSTER_OPTIONS } from './cluster-options.js';
 
 export const SWITCH = { kind: 'switch' } as const;
 export const TEXT = { kind: 'text' } as const;
@@ -13,7 +14,7 @@ export const int = (min: number, max: number) => ({ kind: 'int', min, max }) as 
  * The engine's DURABILITY_MODES, spelled out so that help and usage errors
  * load no engine code (spec/cli/command-line.spec.ts checks they agree).
  */
-export const DURABILITY_CHOICES = ['always', 'batch', 'none'] as const;
+export const DURABILITY_CHOICES = ['always', 'batch', 'none', 'replicated'] as const;
 
 /** The server's LOG_LEVELS, spelled out for the same reason (spec/cli/command-line.spec.ts checks they agree). */
 export const LOG_LEVEL_CHOICES = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -130,7 +131,9 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     env: 'EDDYDB_DURABILITY',
     placeholder: 'MODE',
     defaultText: '`always`',
-    help: '`always` (fsync before acknowledging, group commit), `batch` (fsync within 10 ms), `none` (OS buffered)',
+    help:
+      '`always` (fsync before acknowledging, group commit), `batch` (fsync within 10 ms), `none` (OS buffered), ' +
+      "`replicated` (a cluster's: fsync and the cluster's log both hold it; see docs/cluster.md)",
   },
   {
     name: 'rate-limit',
@@ -204,6 +207,7 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     defaultText: 'none',
     help: 'replication peers, `url|api_key,...`',
   },
+  ...CLUSTER_OPTIONS,
   {
     name: 'heal-retry-ms',
     isFlag: true,

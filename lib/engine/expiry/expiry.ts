@@ -91,7 +91,7 @@ export class ExpiryTracker {
   touch(collection: string, id: string, entry: RecordEntry): Fields {
     const expiresAt = this.db.now() + entry.slidingMs!;
     const fields = Object.freeze({ ...entry.fields, ttl: ttlString(expiresAt) });
-    if (!this.db.readOnly) {
+    if (!this.db.readOnly && !this.db.replica) {
       this.db
         .write((view) => {
           const current = view.record(collection, id);

@@ -41,6 +41,8 @@ export async function writeInChunks<T>(
   effectsOf: (view: WorkingView, chunk: readonly T[]) => Effect[],
   afterChunk?: (chunk: readonly T[]) => void,
 ): Promise<number> {
+  // A cluster's replica removes nothing itself: the primary's sweeps reach it through the cluster's log.
+  if (core.replica) return 0;
   let written = 0;
   for (let i = 0; i < items.length; i += SWEEP_CHUNK) {
     const chunk = items.slice(i, i + SWEEP_CHUNK);

@@ -120,3 +120,14 @@ export function isZeroFill(buf: Buffer, from: number): boolean {
   for (let i = from; i < buf.length; i++) if (buf[i] !== 0) return false;
   return true;
 }
+
+/** The payloads of `buf`, a run of whole frames just encoded (a group handed to the log); checksums are not read. */
+export function framePayloads(buf: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  for (let at = 0; at + FRAME_OVERHEAD <= buf.length;) {
+    const end = at + FRAME_OVERHEAD + buf.readUInt32LE(at);
+    out.push(buf.subarray(at + FRAME_OVERHEAD, end));
+    at = end;
+  }
+  return out;
+}

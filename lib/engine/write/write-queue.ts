@@ -28,7 +28,7 @@ import type { DbState } from './state.js';
 import type { StateJournal } from './journal.js';
 import { WorkingView } from './working-view.js';
 import { yieldToLoop } from '../time/slices.js';
-import { describeChanges, type CommitInfo } from './change-feed.js';
+import { describeChanges, describeOver, type CommitInfo } from './change-feed.js';
 import type { CommitLog } from '../storage/log/commit-log.js';
 import type { StorageHealth } from '../storage/storage-health.js';
 import { fallbackEngineLog, type EngineLog } from '../engine-log.js';
@@ -71,6 +71,8 @@ const MAX_IN_FLIGHT = 64;
 /** A group handed to the log, waiting for its append before it is applied and acknowledged. */
 interface InFlight {
   readonly batches: readonly LoggedBatch[];
+  /** Each batch's changes, described as it was staged (only with `describeWhenStaged`). */
+  readonly infos?: readonly CommitInfo[];
   readonly done: ReadonlyArray<{ p: Pending; result: unknown }>;
   /** Settles (never rejects) once the append is durable or failed; `error` tells which. */
   readonly settled: Promise<void>;
@@ -113,6 +115,16 @@ export class WriteQueue {
   private idleWaiters: Array<() => void> = [];
   /** While a checkpoint is held: where each applied batch records what it replaces (journal.ts). */
   journal: StateJournal | undefined;
+  /**
+   * While set, `submit` refuses every write with the error it makes (a cluster replica: its writes come from the
+   * cluster's log through `submitReplicated`, and clients write to the primary).
+   */
+  refuseWrites: (() => Error) | undefined;
+  /**
+   * Describe each batch's changes as it is staged, over the writer's view, and hand them to the log with the group
+   * (a cluster's log publishes them before they are applied); applying then reuses them.
+   */
+  describeWhenStaged = false;
 
   constructor(
     private readonly state: DbState,
@@ -170,6 +182,12 @@ export class WriteQueue {
    * the log append fails; rethrows op errors.
    */
   submit<R>(op: Operation<R>): Promise<R> {
+    if (this.refuseWrites) return Promise.reject(this.refuseWrites());
+    return this.submitReplicated(op);
+  }
+
+  /** submit, past `refuseWrites`: a batch the cluster's log holds, applied on a replica. */
+  submitReplicated<R>(op: Operation<R>): Promise<R> {
     if (this.health.readOnly) return Promise.reject(this.health.refuse());
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ op: op as Operation<unknown>, resolve: resolve as (value: unknown) => void, reject });
@@ -304,6 +322,7 @@ export class WriteQueue {
   private async startGroup(group: Pending[]): Promise<void> {
     let view = (this.view ??= this.rebuildView(this.inflight.flatMap((g) => g.batches)));
     const batches: LoggedBatch[] = [];
+    const infos: CommitInfo[] | undefined = this.describeWhenStaged ? [] : undefined;
     const done: Array<{ p: Pending; result: unknown }> = [];
     for (const pending of group) {
       if (this.health.readOnly) {
@@ -319,6 +338,11 @@ export class WriteQueue {
         continue;
       }
       if (out.effects.length > 0 || out.origin) {
+        const batch: LoggedBatch = out.origin
+          ? { seq: view.nextSeq, effects: out.effects, origin: out.origin.node, originSeq: out.origin.seq }
+          : { seq: view.nextSeq, effects: out.effects };
+        // Before staging: the view then holds what the state will hold just before this batch is applied.
+        const info = infos ? describeOver(view, batch) : undefined;
         try {
           if (!out.staged || !view.adopt(out.staged)) view.stage(out.effects);
         } catch (err) {
@@ -329,11 +353,8 @@ export class WriteQueue {
           view = this.view = this.rebuildView([...this.inflight.flatMap((g) => g.batches), ...batches]);
           continue;
         }
-        batches.push(
-          out.origin
-            ? { seq: view.nextSeq, effects: out.effects, origin: out.origin.node, originSeq: out.origin.seq }
-            : { seq: view.nextSeq, effects: out.effects },
-        );
+        batches.push(batch);
+        if (info) infos!.push(info);
         view.nextSeq += 1;
       }
       done.push({ p: pending, result: out.result });
@@ -350,9 +371,10 @@ export class WriteQueue {
         return;
       }
       this.observe?.writeGroup?.(batches.length);
-      const appended = this.log.appendEncoded(data);
+      const appended = this.log.appendEncoded(data, infos ? { batches, infos } : undefined);
       const inFlight: InFlight = {
         batches,
+        infos,
         done,
         finished: false,
         settled: appended.then(
@@ -391,8 +413,9 @@ export class WriteQueue {
       return;
     }
     try {
-      for (const batch of group.batches) {
-        const info = describeChanges(this.state, batch);
+      for (let i = 0; i < group.batches.length; i++) {
+        const batch = group.batches[i]!;
+        const info = group.infos?.[i] ?? describeChanges(this.state, batch);
         applyBatch(this.state, batch, this.journal);
         this.publish(batch, info);
       }

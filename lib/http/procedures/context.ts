@@ -38,6 +38,7 @@ import type { ServerLog } from '../log/server-log.js';
 import type { RippleManager } from '../ripple/ripple-manager.js';
 import type { ServerMetrics } from '../metrics/index.js';
 import type { BatchGate } from './records/batch-gate.js';
+import type { ClusterStatus } from '../../cluster/index.js';
 
 export type { Principal, TokenGrant } from '../auth/principal.js';
 
@@ -229,6 +230,17 @@ export interface TestControl {
   }): Promise<TestClockView>;
 }
 
+/** A cluster node as procedures and the dispatcher use it (lib/cluster's ClusterNode). */
+export interface ClusterService {
+  status(): ClusterStatus;
+  /** The seq of the last batch this node applied. */
+  readonly appliedSeq: number;
+  /** Throws NotPrimary (307) or Unavailable (503) unless this node is the primary. */
+  admitWrite(): void;
+  /** Resolves once this node has applied `seq`; rejects with Timeout after `timeoutMs`. */
+  waitForSeq(seq: number, timeoutMs: number): Promise<void>;
+}
+
 export interface Services extends EngineServices {
   readonly tokens: TokenService;
   /** The server's logger (log/server-log.ts): `extra` is an Error (the cause) or structured fields. */
@@ -253,6 +265,8 @@ export interface Services extends EngineServices {
   /** The server's Prometheus metrics (lib/http/metrics). */
   readonly metrics: ServerMetrics;
   readonly version: string;
+  /** This node's cluster, when it is one of a cluster's (`--cluster`); undefined on a single node. */
+  readonly cluster?: ClusterService;
 }
 
 export interface Context extends Services {

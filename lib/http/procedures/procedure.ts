@@ -143,7 +143,11 @@ export function callProcedure(
   if ((proc.kind === 'stream') !== (as === 'stream'))
     throw new Error(`procedure '${name}' is a ${proc.kind}, served as a ${as}`);
   const { input, scope } = admit(proc, raw, ctx.principal);
-  if (proc.kind === 'mutation' && ctx.storage.readOnly) throw ctx.storage.refuse();
+  if (proc.kind === 'mutation') {
+    if (ctx.storage.readOnly) throw ctx.storage.refuse();
+    // A cluster's replica sends writes to the primary (307) before doing any of their work.
+    ctx.cluster?.admitWrite();
+  }
   ctx.session = ctx.sessions.session(ctx.principal, scope?.transaction);
   return proc.handler(input, ctx);
 }

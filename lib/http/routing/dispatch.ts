@@ -33,6 +33,7 @@ import { RequestsInFlight } from './requests-in-flight.js';
 import { firstOf, parseQuery, pathOf, rateHeaders } from './request-parts.js';
 import { clientAddress } from '../auth/client-address.js';
 import { readHeaderObject, readRawHeaders, type ReadHeaders } from './request-headers.js';
+import { readAfter, SEQ_HEADER } from './read-after.js';
 import { logFailedRequest, type RequestSummary } from '../log/request-log.js';
 import { logAccess } from '../log/access-log.js';
 import type { ServerLog } from '../log/server-log.js';
@@ -188,6 +189,19 @@ export class Dispatcher {
         if (req.body.length > limit) throw this.tooLarge(limit);
       }
       const headers = req.rawHeaders ? readRawHeaders(req.rawHeaders) : readHeaderObject(req.headers);
+      if (headers.minSeq !== undefined && this.services.cluster) {
+        const wait = readAfter(this.services.cluster, headers.minSeq);
+        if (wait) return wait.then(() => this.routed(turn, req, headers)).catch((err) => this.failed(err, turn, req));
+      }
+      return this.routed(turn, req, headers);
+    } catch (err) {
+      return this.failed(err, turn, req);
+    }
+  }
+
+  /** answer(), once the headers are read (and a cluster node has applied what the request asked for). */
+  private routed(turn: Turn, req: HttpRequest, headers: ReadHeaders): HttpResponse | Promise<HttpResponse> {
+    try {
       const qAt = req.url.indexOf('?');
       const path = qAt < 0 ? req.url : req.url.slice(0, qAt);
       const { target, params, route } = this.router.match(req.method, path);
@@ -324,6 +338,7 @@ export class Dispatcher {
     const accept = status >= 300 ? 'application/json' : headers.accept;
     const enc = encodeBody(result ?? {}, accept, headers.acceptEncoding);
     turn.headers['Content-Type'] = enc.contentType;
+    if (this.services.cluster) turn.headers[SEQ_HEADER] = String(this.services.cluster.appliedSeq);
     if (enc.gzip) turn.headers['Content-Encoding'] = 'gzip';
     this.requestMetrics?.answered(req.method, turn.route, status, turn.startedAt);
     if (enc.headers) Object.assign(turn.headers, enc.headers);
@@ -448,6 +463,7 @@ export class Dispatcher {
       lifecycle,
       metrics,
       version,
+      cluster,
     } = this.services;
     return {
       sessions,
@@ -480,6 +496,7 @@ export class Dispatcher {
       lifecycle,
       metrics,
       version,
+      cluster,
       principal,
       requestId,
       typed: config.settings().use_typed_values,
@@ -510,7 +527,7 @@ export class Dispatcher {
     requestId: string = requestIdOf(req),
     headers: Record<string, string> = {},
   ): HttpResponse {
-    const rendered = renderError(err, requestId);
+    const rendered = renderError(err, requestId, req.url);
     const body = Buffer.from(toJson(rendered.body), 'utf8');
     this.requestMetrics?.answered(req.method, req.route, rendered.status, req.startedAt);
     if (!this.accessLog || rendered.status >= 500) logFailedRequest(this.services.log, err, requestId, req);

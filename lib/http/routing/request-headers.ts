@@ -28,6 +28,8 @@ export interface ReadHeaders {
   accept?: string;
   acceptEncoding?: string;
   forwardedFor?: string;
+  /** `X-EddyDB-Min-Seq`: on a cluster node, answer only once this seq is applied (read-your-writes). */
+  minSeq?: string;
 }
 
 type Slot = keyof ReadHeaders;
@@ -39,6 +41,7 @@ const SLOTS: ReadonlyMap<string, { slot: Slot; firstOnly: boolean }> = new Map([
   ['accept', { slot: 'accept', firstOnly: false }],
   ['accept-encoding', { slot: 'acceptEncoding', firstOnly: false }],
   ['x-forwarded-for', { slot: 'forwardedFor', firstOnly: false }],
+  ['x-eddydb-min-seq', { slot: 'minSeq', firstOnly: true }],
 ] as const);
 
 const NAME_LENGTHS: ReadonlySet<number> = new Set([...SLOTS.keys()].map((n) => n.length));

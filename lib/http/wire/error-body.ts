@@ -17,6 +17,7 @@
  */
 import {
   InvalidTransition,
+  NotPrimary,
   Overloaded,
   ProviderFailed,
   RateLimited,
@@ -36,10 +37,13 @@ export interface ErrorResponse {
   headers: Record<string, string>;
 }
 
-export function renderError(err: unknown, requestId: string): ErrorResponse {
+/** `url` (the request's path and query) completes a redirect's Location. */
+export function renderError(err: unknown, requestId: string, url = ''): ErrorResponse {
   const failure: DbError = toDbError(err);
   const body = { ...errorBody(failure, requestId), request_id: requestId };
-  return { status: failure.status, body, headers: errorHeaders(failure) };
+  const headers = errorHeaders(failure);
+  if (failure instanceof NotPrimary) headers.Location = failure.primaryUrl.replace(/\/+$/, '') + url;
+  return { status: failure.status, body, headers };
 }
 
 /** The data of an SSE `event: error` frame: the HTTP body of the same failure. */
@@ -93,6 +97,7 @@ function typedBody(err: DbError): Record<string, unknown> | undefined {
     const details = err.details ?? (err.cause instanceof ProviderFailed ? providerFields(err.cause) : null);
     return { error: true, operation_index: err.index, operation_type: err.type, message: err.message, details };
   }
+  if (err instanceof NotPrimary) return { error: err.message, primary_url: err.primaryUrl };
   // Streams that dropped a slow reader say so in the short form their clients read.
   if (err instanceof SlowConsumer) return { error: err.message };
   return undefined;

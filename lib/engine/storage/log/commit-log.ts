@@ -8,11 +8,22 @@
  * memory-only database.
  */
 import type { LoggedBatch } from '../../write/effects.js';
+import type { CommitInfo } from '../../write/change-feed.js';
 import type { StorageFault } from '../storage-fault.js';
 
-/** How appends resolve (log-writer.ts explains each mode). */
-export type DurabilityMode = 'always' | 'batch' | 'none';
-export const DURABILITY_MODES: readonly DurabilityMode[] = ['always', 'batch', 'none'];
+/**
+ * How appends resolve (log-writer.ts explains each mode). `replicated` is a
+ * cluster's (lib/cluster): the local log fsyncs as in `always`, and the
+ * cluster's log must also hold the group; without a cluster it is `always`.
+ */
+export type DurabilityMode = 'always' | 'batch' | 'none' | 'replicated';
+export const DURABILITY_MODES: readonly DurabilityMode[] = ['always', 'batch', 'none', 'replicated'];
+
+/** A group's batches and their changes, as the writer staged them (WriteQueue.describeWhenStaged). */
+export interface StagedGroup {
+  readonly batches: readonly LoggedBatch[];
+  readonly infos: readonly CommitInfo[];
+}
 
 export interface CommitLog {
   /** The durability mode appends resolve under (a settings change sets it). */
@@ -25,8 +36,11 @@ export interface CommitLog {
   readonly currentSegment: string;
   /** The frames of `batches`, ready for appendEncoded; throws (or rejects) on a batch that cannot be encoded. */
   encode(batches: readonly LoggedBatch[]): Buffer | Promise<Buffer>;
-  /** Appends encoded frames; appends resolve in call order, once kept under the mode. */
-  appendEncoded(data: Buffer): Promise<void>;
+  /**
+   * Appends encoded frames; appends resolve in call order, once kept under the mode. `group` is given when the
+   * writer describes groups as it stages them (a cluster's log reads it).
+   */
+  appendEncoded(data: Buffer, group?: StagedGroup): Promise<void>;
   /** Starts a new segment whose first batch will carry `startSeq`. */
   openSegment(startSeq: number): Promise<void>;
   /** Makes what was written durable (batch and none modes). */

@@ -5,6 +5,7 @@
  *   queue hands over every batch queued while the previous fsync ran, so
  *   concurrent writers share one write and one fsync (group commit).
  * - `batch`: resolves after the write; an fsync follows within `batchMs`.
+ * - `replicated`: as `always` here (a cluster's log adds its own wait).
  * - `none`: resolves after the write; the OS flushes when it likes (we fsync
  *   only once `NONE_RETAIN_BYTES` are waiting, to bound what heal keeps).
  *
@@ -103,6 +104,11 @@ export class LogWriter implements CommitLog {
     public mode: DurabilityMode,
     private readonly batchMs: number,
   ) {}
+
+  /** `always`, and `replicated` (whose local log is kept as in `always`): each append waits for its fsync. */
+  private get fsyncsEach(): boolean {
+    return this.mode === 'always' || this.mode === 'replicated';
+  }
 
   get failed(): StorageFault | undefined {
     return this.failure;
@@ -215,7 +221,7 @@ export class LogWriter implements CommitLog {
       this.writing = file.write(data);
       await this.writing;
       this.written += data.length;
-      if (this.mode === 'always') {
+      if (this.fsyncsEach) {
         stage = 'fsync';
         await this.timedSync(file);
         this.markDurable(this.written);
@@ -239,18 +245,18 @@ export class LogWriter implements CommitLog {
 
   /** Resolves, in order, the appends whose frames are now written (batch, none) or durable (always). */
   private answer(): void {
-    const reached = this.mode === 'always' ? this.durableSize : this.written;
+    const reached = this.fsyncsEach ? this.durableSize : this.written;
     const observe = this.observe;
     const now = observe ? performance.now() : 0;
     while (this.waiting.length > 0 && this.waiting[0]!.end <= reached) {
       const waiter = this.waiting.shift()!;
       this.size = waiter.end;
       this.bytesInSegment += waiter.data.length;
-      if (this.mode !== 'always') this.unsynced.push({ end: waiter.end, data: waiter.data });
+      if (!this.fsyncsEach) this.unsynced.push({ end: waiter.end, data: waiter.data });
       observe?.logAppend?.((now - waiter.at) / 1000, waiter.data.length);
       waiter.resolve();
     }
-    if (this.mode === 'always') return;
+    if (this.fsyncsEach) return;
     if (this.mode === 'batch' || this.size - this.durableSize >= NONE_RETAIN_BYTES) this.scheduleSync();
   }
 

@@ -111,13 +111,32 @@ export const healthGet = defineProcedure({
         ),
         recovery: Type.Optional(Type.Object({}, { description: 'What startup recovery replayed and dropped.' })),
         indexes: Type.Optional(Type.Array(Anything, { description: 'Search indexes building, with progress.' })),
+        cluster: Type.Optional(
+          Type.Object(
+            {
+              name: Type.String(),
+              role: Type.String({ description: '`primary`, `replica` or `fenced`.' }),
+              node_id: Type.String(),
+              primary_url: Type.Union([Type.String(), Type.Null()]),
+              applied_seq: Type.Integer(),
+              lag: Type.Integer({ description: "Batches in the cluster's log not applied here yet." }),
+              lease_ttl_ms: Type.Integer(),
+            },
+            { description: 'A cluster node (`--cluster`): its role, the primary and how far it has applied.' },
+          ),
+        ),
+        lease_ttl_ms: Type.Optional(Type.Integer({ description: "A cluster node: the primary's lease." })),
       },
       { description: 'Anyone gets status and integrity_ok; an admin token also gets the rest.' },
     ),
   },
   handler: (_i, ctx) => {
     const readOnly = ctx.storage.readOnly;
-    const status = { status: readOnly ? 'degraded' : 'ok', integrity_ok: !readOnly };
+    const status: Record<string, unknown> = { status: readOnly ? 'degraded' : 'ok', integrity_ok: !readOnly };
+    if (ctx.cluster) {
+      status.cluster = ctx.cluster.status();
+      status.lease_ttl_ms = ctx.cluster.status().lease_ttl_ms;
+    }
     if (!ctx.principal?.admin) return status;
     const body: Record<string, unknown> = {
       ...status,

@@ -1,0 +1,92 @@
+/**
+ * EddyDB cluster nodes as child processes (`eddydb start --nats … --cluster …`),
+ * for specs that kill them with SIGKILL, and small HTTP helpers to write to
+ * and read from them.
+ */
+import { startChild, childToken, killChild, type ChildServer } from './child-server.js';
+import { tempDir } from './temp-dir.js';
+
+export interface ClusterNodeProcess {
+  readonly dataDir: string;
+  child: ChildServer;
+  token: string;
+  readonly args: string[];
+}
+
+/** Starts one node of `cluster` on `nats` (a `--nats` value); `dataDir` defaults to a new temporary one. */
+export async function startNode(
+  nats: string,
+  cluster: string,
+  extra: string[] = [],
+  dataDir = tempDir('eddydb-node-'),
+): Promise<ClusterNodeProcess> {
+  const args = ['--nats', nats, '--cluster', cluster, ...extra];
+  const child = await startChild(dataDir, args);
+  return { dataDir, child, token: await nodeToken(child.url), args };
+}
+
+/** A token from the node at `url`; a replica has the admin key once the primary's write of it reached it. */
+export function nodeToken(url: string): Promise<string> {
+  return eventually(
+    'a token',
+    () =>
+      childToken(url).then(
+        (t) => t || undefined,
+        () => undefined,
+      ),
+    15_000,
+    100,
+  );
+}
+
+export async function restartNode(node: ClusterNodeProcess): Promise<void> {
+  node.child = await startChild(node.dataDir, node.args);
+  node.token = await nodeToken(node.child.url);
+}
+
+export function stopNode(node: ClusterNodeProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  return killChild(node.child, signal);
+}
+
+export interface HealthCluster {
+  role: string;
+  primary_url: string | null;
+  applied_seq: number;
+  lag: number;
+  node_id: string;
+}
+
+export async function clusterHealth(url: string): Promise<HealthCluster | undefined> {
+  try {
+    const r = await fetch(url + '/api/health');
+    return ((await r.json()) as { cluster?: HealthCluster }).cluster;
+  } catch {
+    return undefined;
+  }
+}
+
+/** POSTs a record to `url`'s collection without following redirects. */
+export function insert(url: string, token: string, collection: string, record: unknown): Promise<Response> {
+  return fetch(`${url}/api/insert/${collection}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(record),
+  });
+}
+
+/** Waits until `check` holds, polling every `pollMs`; throws naming `what` after `ms`. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  ms: number,
+  pollMs = 50,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
