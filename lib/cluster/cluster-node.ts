@@ -59,6 +59,7 @@ export class ClusterNode {
   ) {
     this.publisher = new Publisher(link.js);
     this.publisher.onDeposed = (err) => void this.stepDown(err.message);
+    this.publisher.onAbandoned = (err, seqs) => void this.stepDown(err.message, seqs);
     this.snapshots = new SnapshotStore(link, opts.streamBounds);
   }
 
@@ -303,23 +304,28 @@ export class ClusterNode {
   }
 
   /** Leaves the primary role: refuses writes, and reads the stream again (or stays fenced). */
-  private async stepDown(why: string): Promise<void> {
+  private async stepDown(why: string, abandoned: readonly number[] = []): Promise<void> {
     if (this.role !== 'primary') return;
     const db = this.db!;
     this.role = 'replica';
     this.primary = undefined;
     this.log!.publishing = false;
     db.queue.refuseWrites = () => this.refusal();
-    const unpublished = this.publisher.stop(this.refusal());
+    const unpublished = [...abandoned, ...this.publisher.stop(this.refusal())];
     this.lease.dropped();
     this.report('warn', `cluster ${this.opts.name}: this node is no longer the primary: ${why}`);
     await this.hooks?.onReplica();
     await db.queue.idle();
-    if (unpublished.length > 0 && db.state.seq >= unpublished[0]!) {
+    const last = await this.link.streamBounds().then(
+      (bounds) => bounds.last,
+      () => undefined,
+    );
+    // Committed here and not (known to be) in the stream: this node's state is not a prefix of the cluster's log.
+    if ((unpublished.length > 0 && db.state.seq >= unpublished[0]!) || (last !== undefined && db.state.seq > last)) {
       this.role = 'fenced';
       this.report(
         'error',
-        `cluster ${this.opts.name}: batches ${unpublished[0]}..${db.state.seq} were committed here but never reached ` +
+        `cluster ${this.opts.name}: batches ${unpublished[0] ?? (last ?? 0) + 1}..${db.state.seq} were committed here but never reached ` +
           "the cluster's log; this node takes no writes until restarted, when they are dropped",
       );
       return;

@@ -87,7 +87,10 @@ export class Follower {
       this.streamLast = Math.max(this.streamLast, message.seq + message.info.pending);
       if (message.seq < expected) continue;
       if (message.seq !== expected)
-        throw new Error(`the cluster's log has no batch ${expected} (next is ${message.seq}): a gap`);
+        throw new Error(
+          `the cluster's log has no batch ${expected} (next is ${message.seq}): this node fell behind the log's ` +
+            "floor; restart it to load the cluster's snapshot",
+        );
       this.apply(batchOfMessage(message.data));
       expected += 1;
       if (this.outstanding >= MAX_OUTSTANDING) await new Promise<void>((r) => (this.roomWaiter = r));

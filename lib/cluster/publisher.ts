@@ -56,6 +56,8 @@ export class Publisher {
   private stopped: Error | undefined = new Unavailable('this node is not the primary');
   /** Called once when the stream shows that another node appended. */
   onDeposed: (err: Deposed) => void = () => undefined;
+  /** Called when batches that had no deadline (the asynchronous modes) are given up: they will never be published. */
+  onAbandoned: (err: Error, seqs: number[]) => void = () => undefined;
 
   /** This node's id (in every message id); set once the database is open. */
   node = '';
@@ -172,8 +174,8 @@ export class Publisher {
           this.onDeposed(deposed);
           return;
         }
-        if (performance.now() >= first.deadline) {
-          this.giveUp(first.failure);
+        if (performance.now() >= first.deadline || isTooLarge(first.failure)) {
+          this.giveUp(first.failure, first.deadline === Infinity);
           return;
         }
         await new Promise((r) => setTimeout(r, backoff).unref());
@@ -194,13 +196,20 @@ export class Publisher {
    * batch after it fail, and this publisher stops until started again (the
    * node checks the stream before it appends anything more).
    */
-  private giveUp(cause: unknown): void {
-    const why = new Unavailable(
-      "the cluster's log (NATS JetStream) did not acknowledge the write in time; it was not applied " +
-        `(${(cause as Error)?.message ?? String(cause)})`,
-      { cause },
-    );
-    this.stop(why);
+  private giveUp(cause: unknown, abandoned: boolean): void {
+    const message = (cause as Error)?.message ?? String(cause);
+    const why = isTooLarge(cause)
+      ? new Unavailable(
+          `the batch is larger than the NATS server's max_payload (${message}); raise max_payload in the NATS ` +
+            'configuration, or write smaller batches',
+          { cause },
+        )
+      : new Unavailable(
+          `the cluster's log (NATS JetStream) did not acknowledge the write in time; it was not applied (${message})`,
+          { cause },
+        );
+    const left = this.stop(why);
+    if (abandoned) this.onAbandoned(why, left);
   }
 
   private rejectFrom(index: number, err: Error): void {
@@ -208,4 +217,9 @@ export class Publisher {
     this.nextToSend = Math.min(this.nextToSend, this.unacked.length);
     for (const entry of failed) entry.reject(err);
   }
+}
+
+/** The server refused the message for its size: resending cannot help. */
+function isTooLarge(err: unknown): boolean {
+  return err instanceof Error && /maximum payload|max_payload|payload.*(exceed|too large)/i.test(err.message);
 }
