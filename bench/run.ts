@@ -27,6 +27,7 @@ import { bcryptUnderLoad } from './scenarios/functions-crypto.js';
 import { chatMessage, chatStreamDelay } from './scenarios/chat.js';
 import { memory, memory3m } from './scenarios/memory.js';
 import { testing } from './scenarios/testing.js';
+import { clusterScenario } from './scenarios/cluster.js';
 
 const SCENARIOS: Record<string, () => Promise<void>> = {
   'http-insert': httpInsert,
@@ -64,6 +65,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   memory,
   'memory-3m': memory3m,
   testing,
+  cluster: clusterScenario,
 };
 
 /** Scenarios run only when named: each takes several minutes. */
