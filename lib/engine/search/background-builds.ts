@@ -30,10 +30,10 @@ export class BackgroundBuilds {
   private readonly queue: IndexEntry[] = [];
   private scheduled: NodeJS.Immediate | undefined;
   private stopped = false;
-  /** Searches waiting for an entry's walk to end (SearchIndexes.textReady). */
+  /** Searches waiting for an entry to catch up (SearchIndexes.textReady, settledVector). */
   private waiters: Array<{
     entry: IndexEntry;
-    drained: boolean;
+    maxPending: number;
     resolve: () => void;
     reject: (err: Error) => void;
   }> = [];
@@ -62,34 +62,34 @@ export class BackgroundBuilds {
 
   /**
    * Resolves once `entry`'s walk is over (built, caught up, or failed; a
-   * graph's batches applied by the worker), and with `drained` once its
-   * pending changes are applied too, or once it is no longer the registered
-   * entry; moves it first in line meanwhile. Rejects with Unavailable once
-   * the builds are stopped (the server closes).
+   * graph's batches applied by the worker) and at most `maxPending` changes
+   * wait to be applied, or once it is no longer the registered entry; moves
+   * it first in line meanwhile. Rejects with Unavailable once the builds are
+   * stopped (the server closes).
    */
-  walked(entry: IndexEntry, drained = false): Promise<void> {
+  caughtUp(entry: IndexEntry, maxPending = Infinity): Promise<void> {
     if (this.stopped) return Promise.reject(new Unavailable('the server is closing'));
-    if (this.over(entry, drained)) return Promise.resolve();
+    if (this.isCaughtUp(entry, maxPending)) return Promise.resolve();
     const at = this.queue.indexOf(entry);
     if (at > 0) this.queue.splice(at, 1);
     if (at !== 0 && !entry.loading) this.queue.unshift(entry);
     return new Promise((resolve, reject) => {
-      this.waiters.push({ entry, drained, resolve, reject });
+      this.waiters.push({ entry, maxPending, resolve, reject });
       this.schedule();
     });
   }
 
-  private over(entry: IndexEntry, drained: boolean): boolean {
+  private isCaughtUp(entry: IndexEntry, maxPending: number): boolean {
     if (!this.isCurrent(entry) || entry.state === 'failed') return true;
     if (entry.walk || entry.loading || (entry.remote?.inFlight ?? 0) > 0) return false;
-    return !drained || entry.pending.size === 0;
+    return entry.pending.size <= maxPending;
   }
 
-  /** Settles the waiters whose entry's walk is over or which was replaced. */
+  /** Settles the waiters whose entry caught up or was replaced. */
   private settleWaiters(): void {
     if (this.waiters.length === 0) return;
     this.waiters = this.waiters.filter((waiter) => {
-      const over = this.over(waiter.entry, waiter.drained);
+      const over = this.isCaughtUp(waiter.entry, waiter.maxPending);
       if (over) waiter.resolve();
       return !over;
     });

@@ -62,6 +62,12 @@ const TEXT_FIELD = '*';
 /** A ready index with more changes than this not applied yet shows as `building` in health (catching up). */
 export const CATCH_UP_SHOWN = 1000;
 
+/**
+ * Committed changes a text search applies to the index itself before answering (a few milliseconds of work); with
+ * more waiting (a bulk load), it waits for the background slices instead, and health shows the index catching up.
+ */
+export const TEXT_PENDING_NOW = 256;
+
 /** A ready vector index and the committed changes it has not applied yet. */
 export interface ReadyVectorIndex {
   index: VectorIndex;
@@ -113,8 +119,9 @@ export class SearchIndexes {
 
   /**
    * The text index of `collection`, complete. While it is built (first search, or
-   * after a restart) the build runs in background slices, first in line, and
-   * this waits for it; the changes committed since are applied at once.
+   * after a restart) or has more than TEXT_PENDING_NOW committed changes to
+   * apply (a bulk load), the work runs in background slices, first in line,
+   * and this waits for it; the few changes left are applied at once.
    * Unavailable when the build failed or the server is closing.
    */
   async textReady(collection: string): Promise<TextIndex> {
@@ -126,12 +133,12 @@ export class SearchIndexes {
           `the text index of '${collection}' could not be built (${entry.note ?? 'unknown error'})`,
         );
       }
-      if (!entry.walk && !entry.loading) {
+      if (!entry.walk && !entry.loading && entry.pending.size <= TEXT_PENDING_NOW) {
         this.builds.finish(entry);
         return entry.index as TextIndex;
       }
       // A drop or a config change may replace the entry meanwhile: look again.
-      await this.builds.walked(entry);
+      await this.builds.caughtUp(entry, TEXT_PENDING_NOW);
     }
   }
 
@@ -144,7 +151,7 @@ export class SearchIndexes {
     for (;;) {
       const entry = this.vectorEntry(collection, field);
       this.builds.enqueue(entry);
-      await this.builds.walked(entry, true);
+      await this.builds.caughtUp(entry, 0);
       if (this.entry(collection, 'vector', field) !== entry) continue;
       if (entry.state === 'failed')
         throw new Unavailable(`the vector index on '${field}' failed (${entry.note ?? ''})`);
@@ -199,8 +206,12 @@ export class SearchIndexes {
       for (const entry of entries.values()) {
         const indexed = entry.indexed();
         const backlog = entry.backlog();
-        // A ready index far behind its commits is catching up: shown as building, with its progress.
-        const state = entry.state === 'ready' && backlog > CATCH_UP_SHOWN ? 'building' : entry.state;
+        // A ready index far behind its commits is catching up: shown as building, with its progress. A text index
+        // with more changes waiting than a search applies itself is not ready either: searches wait for it.
+        const catchingUp =
+          entry.state === 'ready' &&
+          (backlog > CATCH_UP_SHOWN || (entry.kind === 'text' && entry.pending.size > TEXT_PENDING_NOW));
+        const state = catchingUp ? 'building' : entry.state;
         const progress = state === 'ready' ? 1 : indexed + backlog > 0 ? indexed / (indexed + backlog) : 0;
         out.push({
           collection,

@@ -23,9 +23,9 @@
 import { BoundedHeap } from '../top-k.js';
 import { compareHits } from '../vector-index.js';
 import type { PhraseMatcher } from './phrase-matcher.js';
-import { END, type TermScorer } from './term-scorer.js';
+import { BOUND_SLACK, END, EXACT_BOOST, type TermScorer } from './term-scorer.js';
 
-export const EXACT_BOOST = 1.5;
+export { EXACT_BOOST };
 
 /** A query ready to run: its scorers and what decides a document's place. */
 export interface WandQuery {
@@ -111,8 +111,10 @@ class Wand {
   private readonly wordSeen: Int32Array;
   /** Whether the bounds include the boost: a query of one token (no phrase pass). */
   private readonly boostInBounds: boolean;
-  /** Documents the phrase pass scored, to skip after it. */
-  private readonly phraseDocs: number[] = [];
+  /** Documents scored before the walk that reaches them (marked in query.marks), which skips them. */
+  private readonly scored: number[] = [];
+  /** The sum of every scorer's bound. */
+  private readonly maxScores: number;
 
   constructor(
     private readonly query: WandQuery,
@@ -121,20 +123,54 @@ class Wand {
     this.order = query.scorers.slice();
     this.wordSeen = new Int32Array(query.words).fill(-1);
     this.boostInBounds = query.boost && !query.phrase;
+    this.maxScores = query.scorers.reduce((sum, s) => sum + s.maxScore, 0);
     const bitsFit = query.words < FIELD_BITS;
     for (const s of query.scorers) s.wordBit = bitsFit && s.mayBeExact ? 1 << s.word : 0;
   }
 
   run(): void {
-    if (this.query.boost && this.query.phrase) {
-      this.scorePhrases(this.query.phrase);
-      for (const s of this.query.scorers) s.reset();
-    }
     try {
+      this.prime();
+      if (this.query.boost && this.query.phrase) {
+        this.scorePhrases(this.query.phrase);
+        for (const s of this.query.scorers) s.reset();
+      }
       this.runBlockMax();
     } finally {
-      for (const doc of this.phraseDocs) this.query.marks[doc] = 0;
+      for (const doc of this.scored) this.query.marks[doc] = 0;
     }
+  }
+
+  /**
+   * Scores first the documents of each scorer's best blocks (as many blocks as the limit: each tends to hold one
+   * of the best documents), so the threshold starts near its final value instead of at the first k documents'
+   * scores, and the walk after skips more. A posting whose score plus the other scorers' bounds cannot reach the
+   * threshold is left for the walk. A query with a phrase starts with the phrase pass instead (the documents that
+   * hold it are the best ones, and what the best blocks hold cannot be known without checking the phrase).
+   */
+  private prime(): void {
+    const q = this.query;
+    if (q.limit === undefined || q.limit === 0 || q.phrase) return;
+    const boost = q.boost ? EXACT_BOOST : 1;
+    for (const s of q.scorers) {
+      const others = this.maxScores - s.maxScore;
+      const blocks: Array<[number, number]> = s.bestBlocks(q.limit);
+      for (const [start, end] of blocks) {
+        for (let pos: number = start; pos < end; pos++) {
+          const doc = s.docs[pos]!;
+          if (q.marks[doc] !== 0 || !s.isLive(doc)) continue;
+          if ((others + s.scoreAt(pos)) * boost * BOUND_SLACK < this.ranking.threshold) continue;
+          this.mark(doc);
+          this.evaluate(doc, true, true);
+        }
+      }
+    }
+  }
+
+  /** Notes that `doc` is scored: the walks after skip it. */
+  private mark(doc: number): void {
+    this.query.marks[doc] = 1;
+    this.scored.push(doc);
   }
 
   /**
@@ -145,25 +181,38 @@ class Wand {
     const anchors = this.anchors(phrase);
     const bits = phrase.nextBitsOf(anchors[0]?.word ?? 0);
     const scorers = this.query.scorers;
-    for (const s of anchors) s.seekPhrase(bits);
+    for (const s of anchors) s.seekPhrase(bits, this.maxScores - s.maxScore, this.ranking.threshold);
     for (;;) {
       let doc = END;
       for (const s of anchors) if (s.doc < doc) doc = s.doc;
       if (doc === END) return;
       for (const s of anchors) {
-        if (s.doc !== doc || !phrase.from(s.field, doc, s.word, s.follows(), s.exactOccurrences())) continue;
-        this.query.marks[doc] = 1;
-        this.phraseDocs.push(doc);
+        if (s.doc !== doc || this.query.marks[doc] !== 0 || !this.mayEnterBoosted(s)) continue;
+        if (!phrase.from(s.field, doc, s.word, s.followsAt(s.pos), s.occurrencesAt(s.pos))) continue;
+        this.mark(doc);
         for (const t of scorers) t.advance(doc);
-        this.evaluate(doc, true);
+        this.evaluate(doc, true, false);
         break;
       }
       for (const s of anchors) {
         if (s.doc !== doc) continue;
         s.next();
-        s.seekPhrase(bits);
+        s.seekPhrase(bits, this.maxScores - s.maxScore, this.ranking.threshold);
       }
     }
+  }
+
+  /**
+   * Whether the document anchor `s` is on could enter, boosted: its score there plus the bounds of the other
+   * scorers' blocks there. One that could not is left unmarked: without the boost it scores less still, so it does
+   * not enter after.
+   */
+  private mayEnterBoosted(s: TermScorer): boolean {
+    const theta = this.ranking.threshold;
+    if (theta === -Infinity) return true;
+    let bound = s.scoreAt(s.pos);
+    for (const t of this.query.scorers) if (t !== s.original) bound += t.boundFrom(s.doc);
+    return bound * EXACT_BOOST * BOUND_SLACK >= theta;
   }
 
   /**
@@ -211,7 +260,7 @@ class Wand {
       if (theta > -Infinity && !this.blocksReach(pivot, pivotDoc, theta)) {
         this.skipBlocks(pivot, pivotDoc);
       } else if (order[0]!.doc === pivotDoc) {
-        if (this.query.marks[pivotDoc] === 0) this.evaluate(pivotDoc, !this.query.phrase);
+        if (this.query.marks[pivotDoc] === 0) this.evaluate(pivotDoc, !this.query.phrase, false);
         for (let i = 0; i <= pivot; i++) order[i]!.next();
       } else {
         for (let i = 0; i < pivot && order[i]!.doc < pivotDoc; i++) order[i]!.advance(pivotDoc);
@@ -256,23 +305,26 @@ class Wand {
 
   /**
    * Scores document `doc` and keeps it if it enters; `holdsPhrase`: whether it holds the query's phrase (true for a
-   * query of one token). REQUIRES: every scorer holding `doc` is on it.
+   * query of one token). With `seek` the scorers' postings of `doc` are looked up; without, REQUIRES every scorer
+   * holding `doc` to be on it.
    */
-  private evaluate(doc: number, holdsPhrase: boolean): void {
+  private evaluate(doc: number, holdsPhrase: boolean, seek: boolean): void {
     const q = this.query;
     let score = 0,
       fieldBits = 0,
       exactWords = 0;
     for (const s of q.scorers) {
-      if (s.doc !== doc) continue;
-      score += s.score();
+      const pos = seek ? s.find(doc) : s.doc === doc ? s.pos : -1;
+      if (pos < 0) continue;
+      score += s.scoreAt(pos);
       if (s.field < FIELD_BITS) fieldBits |= 1 << s.field;
-      if (q.boost && this.wordSeen[s.word] !== doc && s.isExact()) {
+      if (q.boost && this.wordSeen[s.word] !== doc && s.isExactAt(pos)) {
         this.wordSeen[s.word] = doc;
         exactWords++;
       }
     }
     if (q.boost && holdsPhrase && exactWords === q.words) score *= EXACT_BOOST;
+    if (score < this.ranking.threshold) return;
     const id = q.idOf[doc]!;
     if (!this.ranking.admits(score, id)) return;
     if (q.filter && !q.filter(id)) return;

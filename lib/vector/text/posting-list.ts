@@ -11,9 +11,10 @@
  * frequency), and `compact` drops the dead ones once they outnumber the live
  * ones. Bounds over dead postings stay valid bounds, only looser.
  *
- * A short list keeps plain arrays (most terms have a few postings, and a
- * typed array costs about 200 bytes before its first element); past
+ * A short list keeps one plain array (most terms have a few postings, and
+ * a typed array costs about 200 bytes before its first element); past
  * PACKED_FROM postings it moves to typed arrays (4 bytes a number, not 8).
+ * Each field has one type, so the code that reads them stays monomorphic.
  */
 
 /** Postings per block of score bounds. */
@@ -22,13 +23,16 @@ export const BLOCK = 64;
 /** Lists this long and longer keep typed arrays. */
 const PACKED_FROM = 256;
 
-type Numbers = number[] | Int32Array;
+const NONE = new Int32Array(0);
 
 export class PostingList {
   size = 0;
-  private docs: Numbers = [];
-  private freqs: Numbers = [];
-  private follows: Numbers = [];
+  /** While short: the postings interleaved (document, frequency, follows, ...). */
+  private short: number[] | undefined = [];
+  /** Once long: one typed array each (capacity at least `size`). */
+  private docs = NONE;
+  private freqs = NONE;
+  private follows = NONE;
   /** Postings of live documents: the term's document frequency in the field. */
   live = 0;
   /** Largest frequency and shortest field length over every posting. */
@@ -40,46 +44,50 @@ export class PostingList {
 
   /**
    * Appends a posting: `doc` holds the term `freq` times, where `follows` says (phrase-matcher.ts), in a field of
-   * `length` tokens.
-   * REQUIRES: `doc` is larger than every document already in the list.
+   * `length` tokens. REQUIRES: `doc` is larger than every document already in the list.
    */
   append(doc: number, freq: number, follows: number, length: number): void {
     const at = this.size;
-    if (at === BLOCK) {
-      // The second block starts: the list's bounds so far are the first block's.
-      this.blockMaxFreq = [this.maxFreq];
-      this.blockMinLength = [this.minLength];
+    if (this.short) {
+      if (at < PACKED_FROM) this.short.push(doc, freq, follows);
+      else {
+        this.pack(PACKED_FROM * 2);
+        this.store(at, doc, freq, follows);
+      }
+    } else {
+      if (at === this.docs.length) this.pack(at * 2);
+      this.store(at, doc, freq, follows);
     }
-    if (at === PACKED_FROM) this.pack(PACKED_FROM * 2);
-    else if (this.docs instanceof Int32Array && at === this.docs.length) this.pack(at * 2);
-    this.docs[at] = doc;
-    this.freqs[at] = freq;
-    this.follows[at] = follows;
     this.size++;
     this.live++;
-    if (freq > this.maxFreq) this.maxFreq = freq;
-    if (length < this.minLength) this.minLength = length;
-    if (at < BLOCK) return;
-    const b = (at / BLOCK) | 0;
-    if (at % BLOCK === 0) {
-      this.blockMaxFreq!.push(freq);
-      this.blockMinLength!.push(length);
-    } else {
-      if (freq > this.blockMaxFreq![b]!) this.blockMaxFreq![b] = freq;
-      if (length < this.blockMinLength![b]!) this.blockMinLength![b] = length;
-    }
+    this.bound(at, freq, length);
   }
 
-  /** The postings as typed arrays of `size` numbers (views of the list's own when packed, else copies). */
+  /** The postings as typed arrays of `size` numbers (views of the list's own when long, else copies). */
   view(): { docs: Int32Array; freqs: Int32Array; follows: Int32Array } {
-    const view = (numbers: Numbers) =>
-      numbers instanceof Int32Array ? numbers.subarray(0, this.size) : Int32Array.from(numbers);
-    return { docs: view(this.docs), freqs: view(this.freqs), follows: view(this.follows) };
+    if (!this.short) {
+      return {
+        docs: this.docs.subarray(0, this.size),
+        freqs: this.freqs.subarray(0, this.size),
+        follows: this.follows.subarray(0, this.size),
+      };
+    }
+    const docs = new Int32Array(this.size),
+      freqs = new Int32Array(this.size),
+      follows = new Int32Array(this.size);
+    for (let i = 0; i < this.size; i++) {
+      docs[i] = this.short[3 * i]!;
+      freqs[i] = this.short[3 * i + 1]!;
+      follows[i] = this.short[3 * i + 2]!;
+    }
+    return { docs, freqs, follows };
   }
 
   /** Calls `each` for every posting, in document order. */
   forEach(each: (doc: number, freq: number, follows: number) => void): void {
-    for (let i = 0; i < this.size; i++) each(this.docs[i]!, this.freqs[i]!, this.follows[i]!);
+    const short = this.short;
+    if (short) for (let i = 0; i < short.length; i += 3) each(short[i]!, short[i + 1]!, short[i + 2]!);
+    else for (let i = 0; i < this.size; i++) each(this.docs[i]!, this.freqs[i]!, this.follows[i]!);
   }
 
   /** True once dead postings outnumber live ones by a margin: time to `compact`. */
@@ -93,48 +101,55 @@ export class PostingList {
    * REQUIRES: `renumber` preserves the order of the documents it keeps.
    */
   compact(renumber: (doc: number) => number, lengthOf: (doc: number) => number): void {
-    const { docs, freqs, follows } = this;
-    let kept = 0;
-    for (let i = 0; i < this.size; i++) {
-      const doc = renumber(docs[i]!);
-      if (doc < 0) continue;
-      docs[kept] = doc;
-      freqs[kept] = freqs[i]!;
-      follows[kept++] = follows[i]!;
-    }
-    this.size = this.live = kept;
-    if (Array.isArray(docs)) docs.length = (freqs as number[]).length = (follows as number[]).length = kept;
-    else if (docs.length > 4 * Math.max(kept, PACKED_FROM)) this.pack(2 * Math.max(kept, PACKED_FROM));
+    const kept: number[] = [];
+    this.forEach((doc, freq, follows) => {
+      const to = renumber(doc);
+      if (to >= 0) kept.push(to, freq, follows);
+    });
+    this.size = this.live = 0;
+    this.short = [];
+    this.docs = this.freqs = this.follows = NONE;
     this.maxFreq = 0;
     this.minLength = Number.MAX_SAFE_INTEGER;
-    this.blockMaxFreq = this.blockMinLength = kept > BLOCK ? [] : undefined;
-    for (let i = 0; i < kept; i++) {
-      const freq = freqs[i]!,
-        length = lengthOf(docs[i]!);
-      if (freq > this.maxFreq) this.maxFreq = freq;
-      if (length < this.minLength) this.minLength = length;
-      if (!this.blockMaxFreq) continue;
-      const b = (i / BLOCK) | 0;
-      if (i % BLOCK === 0) {
-        this.blockMaxFreq.push(freq);
-        this.blockMinLength!.push(length);
-      } else {
-        this.blockMaxFreq[b] = Math.max(this.blockMaxFreq[b]!, freq);
-        this.blockMinLength![b] = Math.min(this.blockMinLength![b]!, length);
-      }
+    this.blockMaxFreq = this.blockMinLength = undefined;
+    for (let i = 0; i < kept.length; i += 3) this.append(kept[i]!, kept[i + 1]!, kept[i + 2]!, lengthOf(kept[i]!));
+  }
+
+  private store(at: number, doc: number, freq: number, follows: number): void {
+    this.docs[at] = doc;
+    this.freqs[at] = freq;
+    this.follows[at] = follows;
+  }
+
+  /** Widens the bounds of the list and of its block with posting `at`. */
+  private bound(at: number, freq: number, length: number): void {
+    if (at === BLOCK) {
+      // The second block starts: the list's bounds so far are the first block's.
+      this.blockMaxFreq = [this.maxFreq];
+      this.blockMinLength = [this.minLength];
+    }
+    if (freq > this.maxFreq) this.maxFreq = freq;
+    if (length < this.minLength) this.minLength = length;
+    if (at < BLOCK) return;
+    const b = (at / BLOCK) | 0;
+    if (at % BLOCK === 0) {
+      this.blockMaxFreq!.push(freq);
+      this.blockMinLength!.push(length);
+    } else {
+      if (freq > this.blockMaxFreq![b]!) this.blockMaxFreq![b] = freq;
+      if (length < this.blockMinLength![b]!) this.blockMinLength![b] = length;
     }
   }
 
   /** Moves the postings to typed arrays of `capacity` slots. */
   private pack(capacity: number): void {
-    const packed = (numbers: Numbers) => {
-      const out = new Int32Array(capacity);
-      if (numbers instanceof Int32Array) out.set(numbers.subarray(0, this.size));
-      else out.set(numbers);
-      return out;
-    };
-    this.docs = packed(this.docs);
-    this.freqs = packed(this.freqs);
-    this.follows = packed(this.follows);
+    const { docs, freqs, follows } = this.view();
+    this.docs = new Int32Array(capacity);
+    this.freqs = new Int32Array(capacity);
+    this.follows = new Int32Array(capacity);
+    this.docs.set(docs);
+    this.freqs.set(freqs);
+    this.follows.set(follows);
+    this.short = undefined;
   }
 }

@@ -15,11 +15,14 @@ import { BLOCK } from './posting-list.js';
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 
+/** The exact-phrase boost: a record holding the query as a phrase scores this much more. */
+export const EXACT_BOOST = 1.5;
+
 /** Past every document number. */
 export const END = 0x7fffffff;
 
 /** Relative slack on every bound, far above the rounding of a sum of a few scores. */
-const BOUND_SLACK = 1 + 1e-9;
+export const BOUND_SLACK = 1 + 1e-9;
 
 /** What a scorer reads: the postings, the field's lengths, the live documents and the field's statistics. */
 export interface ScorerSource {
@@ -62,6 +65,8 @@ export class TermScorer {
   private readonly size: number;
   /** The bound of any posting's score. */
   readonly maxScore: number;
+  /** The scorer this one is a copy of (itself when it is none). */
+  readonly original: TermScorer;
   /** Whether some posting is the query word as written. */
   readonly mayBeExact: boolean;
   /** The word's bit when it may be found as written (set by the query that runs it; see block-max-wand.ts). */
@@ -71,13 +76,17 @@ export class TermScorer {
   doc = -1;
   /** The block `blockScore` bounds. */
   private block = -1;
+  /** The block `boundFrom` last looked at. */
+  private shallow = 0;
 
   constructor(
     private readonly source: ScorerSource,
     /** Index of the query word (keys order) and of the field (search order). */
     readonly word: number,
     readonly field: number,
+    original?: TermScorer,
   ) {
+    this.original = original ?? this;
     this.docs = source.docs;
     this.freqs = source.freqs;
     this.scale = source.scale;
@@ -99,53 +108,89 @@ export class TermScorer {
     this.next();
   }
 
-  /** The current posting's score (REQUIRES: doc is not END). */
-  score(): number {
-    const tf = this.scale * this.freqs[this.pos]!;
-    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * this.lengths[this.doc]!) / this.averageLength);
+  /** The score of posting `pos`. */
+  scoreAt(pos: number): number {
+    const tf = this.scale * this.freqs[pos]!;
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * this.lengths[this.docs[pos]!]!) / this.averageLength);
     return this.weightIdf * ((tf * (BM25_K1 + 1)) / (tf + norm));
   }
 
-  /** Whether the current posting is the query word as written (for the exact-phrase boost). */
-  isExact(): boolean {
-    return this.exactFollows !== undefined && this.exactFollows[this.pos]! >= 0;
+  /** Whether posting `pos` is the query word as written (for the exact-phrase boost). */
+  isExactAt(pos: number): boolean {
+    return this.exactFollows !== undefined && this.exactFollows[pos]! >= 0;
   }
 
-  /** Where the query word as written occurs in the current posting's field (REQUIRES: isExact()). */
-  follows(): number {
-    return this.exactFollows![this.pos]!;
+  /** Where the query word as written occurs in posting `pos`'s field (REQUIRES: isExactAt(pos)). */
+  followsAt(pos: number): number {
+    return this.exactFollows![pos]!;
   }
 
-  /** How many times at most the word occurs as written in the current posting's field. */
-  exactOccurrences(): number {
-    return this.countsExact ? this.freqs[this.pos]! : Infinity;
+  /** How many times at most the word occurs as written in posting `pos`'s field. */
+  occurrencesAt(pos: number): number {
+    return this.countsExact ? this.freqs[pos]! : Infinity;
+  }
+
+  /** The posting of document `doc` (binary search), or -1; dead documents are never asked. */
+  find(doc: number): number {
+    let lo = 0,
+      hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.docs[mid]! < doc) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.size && this.docs[lo] === doc ? lo : -1;
+  }
+
+  /** The postings, [start, end), of the `count` blocks with the highest bounds, best first. */
+  bestBlocks(count: number): Array<[start: number, end: number]> {
+    const bounds = this.blockBounds;
+    if (!bounds) return [[0, this.size]];
+    const order = Array.from(bounds.keys()).sort((a, b) => bounds[b]! - bounds[a]! || a - b);
+    return order.slice(0, count).map((b) => [b * BLOCK, Math.min(this.size, (b + 1) * BLOCK)]);
   }
 
   /**
    * Moves to the first live posting from the current one where the word occurs as written and, unless `bits` is
-   * 0, is followed by a term of a signature bit in `bits` (phrase-matcher.ts).
+   * 0, is followed by a term of a signature bit in `bits` (phrase-matcher.ts); skips the blocks whose bound, plus
+   * `others`, boosted, is below `theta`.
    */
-  seekPhrase(bits: number): void {
+  seekPhrase(bits: number, others: number, theta: number): void {
     const follows = this.exactFollows!,
       docs = this.docs,
       alive = this.alive,
+      bounds = this.blockBounds,
       size = this.size;
     let pos = this.pos;
-    for (; pos < size; pos++) {
-      const f = follows[pos]!;
-      if (f >= 0 && (bits === 0 || (f & bits) !== 0) && alive[docs[pos]!] !== undefined) break;
+    while (pos < size) {
+      const block = (pos / BLOCK) | 0;
+      const end = Math.min(size, (block + 1) * BLOCK);
+      if (bounds && (others + bounds[block]!) * EXACT_BOOST * BOUND_SLACK < theta) {
+        pos = end;
+        continue;
+      }
+      for (; pos < end; pos++) {
+        const f = follows[pos]!;
+        if (f >= 0 && (bits === 0 || (f & bits) !== 0) && alive[docs[pos]!] !== undefined) return this.settle(pos);
+      }
     }
-    this.settle(pos);
+    this.settle(size);
   }
 
   /** Another cursor over the same postings, at the first live one. */
   copy(): TermScorer {
-    return new TermScorer(this.source, this.word, this.field);
+    return new TermScorer(this.source, this.word, this.field, this);
+  }
+
+  /** Whether `doc` is live. */
+  isLive(doc: number): boolean {
+    return this.alive[doc] !== undefined;
   }
 
   /** Moves back to the first live posting. */
   reset(): void {
     this.pos = -1;
+    this.shallow = 0;
     this.next();
   }
 
@@ -179,18 +224,6 @@ export class TermScorer {
     this.settle(lo);
   }
 
-  /** Whether the postings hold document `doc` (binary search; dead documents are never asked). */
-  holds(doc: number): boolean {
-    let lo = 0,
-      hi = this.size;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.docs[mid]! < doc) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < this.size && this.docs[lo] === doc;
-  }
-
   /**
    * The bound of the block of postings that would hold `target` (at or after the current posting); `lastDoc()` is
    * then the last document that block covers.
@@ -201,6 +234,20 @@ export class TermScorer {
     const last = this.blockBounds.length - 1;
     while (b < last && this.docs[(b + 1) * BLOCK - 1]! < target) b++;
     this.block = b;
+    return this.blockBounds[b]!;
+  }
+
+  /**
+   * A bound of the score of any posting at or after document `target`, from the block of postings that would hold
+   * it. Found from a pointer of its own that only moves forward: REQUIRES `target` no smaller than at the last call
+   * (since construction or `reset`).
+   */
+  boundFrom(target: number): number {
+    if (!this.blockBounds) return this.maxScore;
+    const last = this.blockBounds.length - 1;
+    let b = this.shallow;
+    while (b < last && this.docs[(b + 1) * BLOCK - 1]! < target) b++;
+    this.shallow = b;
     return this.blockBounds[b]!;
   }
 

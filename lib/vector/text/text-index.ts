@@ -305,7 +305,7 @@ function matchedFields(plan: QueryPlan, hit: ScoredDoc): string[] {
   return plan.fieldNames.filter((_, i) =>
     i < FIELD_BITS
       ? (hit.fieldBits & (1 << i)) !== 0
-      : plan.wand.scorers.some((s) => s.field === i && s.holds(hit.doc)),
+      : plan.wand.scorers.some((s) => s.field === i && s.find(hit.doc) >= 0),
   );
 }
 

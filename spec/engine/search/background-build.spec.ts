@@ -57,6 +57,36 @@ describe('engine/search background index builds', () => {
     expect(db.search.status().find((st) => st.kind === 'text')).to.include({ state: 'ready', indexed: 300 });
   });
 
+  it('keeps a declared text index up with a bulk load in the background; a search waits for a large backlog only', async () => {
+    db = await open();
+    await db.collections.create('docs', { fields: { title: { field_type: 'String', index: { type: 'text' } } } });
+    await db.bulk.insertMany(
+      'docs',
+      Array.from({ length: 1000 }, (_, i) => ({ title: `note ${i} ${i % 5 === 0 ? 'lighthouse' : 'harbor'}` })),
+    );
+    const textStatus = () => db.search.status().find((st) => st.kind === 'text')!;
+    // One change per slice (sliceMs 0): most of the load still waits, so searches would wait and health says so.
+    expect(textStatus()).to.include({ state: 'building', total: 1000 });
+    expect(textStatus().progress).to.be.below(1);
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const hits = (await runSearch(db, 'docs', parseSearch({ query: 'lighthouse', limit: 1000 }))).results;
+    counting = false;
+    expect(turns, 'event-loop turns while the search waited').to.be.above(100);
+    expect(hits).to.have.length(200);
+    expect(textStatus()).to.include({ state: 'ready', progress: 1 });
+    // A few changes are applied by the search itself, in the tick that answers.
+    await db.bulk.insertMany('docs', [{ title: 'lighthouse keeper' }]);
+    const searched = runSearch(db, 'docs', parseSearch({ query: 'keeper' }));
+    expect(textStatus()).to.include({ state: 'ready' });
+    expect((await searched).results.map((h) => h.record.title)).to.deep.equal(['lighthouse keeper']);
+  });
+
   it('fails a text search still waiting for its index when the database closes, instead of leaving it pending', async () => {
     db = await open();
     await db.bulk.insertMany(
