@@ -38,8 +38,11 @@ export function firstOf(follows: number): number {
 
 export class PhraseMatcher {
   private readonly length: number;
-  /** Per query word, the term numbers matching it as written. */
+  /** Per query word, the term numbers matching it as written, and its positions in the phrase. */
   private readonly wordTerms: Array<readonly number[]> = [];
+  private readonly positions: number[][] = [];
+  /** The phrase's term per position, when each position matches one term only (the common case). */
+  private readonly single: Int32Array | undefined;
   /**
    * Per query word, the signature bits of the terms that may follow it in the phrase; 0 when the word ends the
    * phrase somewhere (anything may follow it then).
@@ -54,12 +57,14 @@ export class PhraseMatcher {
     /** Per phrase position, the term numbers that match it as written. */
     private readonly terms: ReadonlyArray<readonly number[]>,
     /** Per phrase position, the index of its query word (the distinct words). */
-    private readonly words: readonly number[],
+    words: readonly number[],
   ) {
     this.length = terms.length;
     const last = new Set<number>();
+    this.single = terms.every((t) => t.length === 1) ? Int32Array.from(terms, (t) => t[0]!) : undefined;
     words.forEach((word, j) => {
       this.wordTerms[word] = terms[j]!;
+      (this.positions[word] ??= []).push(j);
       if (j === terms.length - 1) last.add(word);
       else for (const term of terms[j + 1]!) this.nextBits[word] = (this.nextBits[word] ?? 0) | signatureBit(term);
     });
@@ -87,13 +92,13 @@ export class PhraseMatcher {
     const start = postings.starts[doc]!;
     const tokens = this.tokens;
     const wordTerms = this.wordTerms[word]!;
+    const positions = this.positions[word]!;
     let seen = 0;
     for (let at = firstOf(follows); at < length; at++) {
       if (!matches(wordTerms, tokens[start + at]!)) continue;
-      for (let j = 0; j < this.length; j++) {
+      for (const j of positions) {
         const phraseStart = at - j;
-        if (this.words[j] !== word || phraseStart < 0 || phraseStart + this.length > length) continue;
-        if (this.holdsAt(start + phraseStart)) return true;
+        if (phraseStart >= 0 && phraseStart + this.length <= length && this.holdsAt(start + phraseStart)) return true;
       }
       if (++seen >= occurrences) return false;
     }
@@ -102,6 +107,11 @@ export class PhraseMatcher {
 
   /** Whether the phrase starts at token `at` of the store. */
   private holdsAt(at: number): boolean {
+    const single = this.single;
+    if (single) {
+      for (let j = 0; j < single.length; j++) if (this.tokens[at + j] !== single[j]) return false;
+      return true;
+    }
     for (let j = 0; j < this.length; j++) if (!matches(this.terms[j]!, this.tokens[at + j]!)) return false;
     return true;
   }

@@ -142,12 +142,15 @@ export class TermScorer {
     return lo < this.size && this.docs[lo] === doc ? lo : -1;
   }
 
-  /** The postings, [start, end), of the `count` blocks with the highest bounds, best first. */
+  /** The postings, [start, end), of the `count` blocks with the highest bounds (ties: the earlier). */
   bestBlocks(count: number): Array<[start: number, end: number]> {
     const bounds = this.blockBounds;
     if (!bounds) return [[0, this.size]];
-    const order = Array.from(bounds.keys()).sort((a, b) => bounds[b]! - bounds[a]! || a - b);
-    return order.slice(0, count).map((b) => [b * BLOCK, Math.min(this.size, (b + 1) * BLOCK)]);
+    const cut = bounds.length <= count ? -Infinity : Float64Array.from(bounds).sort()[bounds.length - count]!;
+    const best: Array<[number, number]> = [];
+    for (let b = 0; b < bounds.length && best.length < count; b++)
+      if (bounds[b]! >= cut) best.push([b * BLOCK, Math.min(this.size, (b + 1) * BLOCK)]);
+    return best;
   }
 
   /**
