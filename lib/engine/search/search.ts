@@ -4,7 +4,8 @@
  * search (k nearest with a threshold), or hybrid (weighted fusion when both
  * a query and a vector are given). Metadata `filters` restrict the
  * candidates before ranking. Results carry the record, score and matched
- * fields; projection applies to the record.
+ * fields; projection applies to the record. Over 400 lines: the body's
+ * parser and the three kinds of search share the request and its hits.
  */
 import { InvalidInput } from '../../errors.js';
 import { checkLimit, MAX_FIELD_NAMES } from '../input/limits.js';
@@ -217,10 +218,8 @@ export async function runSearch(
   // while the index is built in background slices, instead of building it here and holding the event loop for
   // seconds.
   const text = req.query.trim() !== '' && !view ? await db.search.textReady(collection) : undefined;
-  // A vector search is answered by an HNSW graph of its metric (in the worker, with what it does not cover yet
-  // scanned exactly) or a ready flat index; without one (another metric than the index's, a graph loading) it
-  // reads every vector, and that scan runs in slices too. The rest runs in one tick, so the indexes and the
-  // records they read agree; the hits of a scan or a graph are checked against the records again there.
+  // A vector search is answered by an HNSW graph of its metric (graph-search.ts) or a ready flat index, else by an
+  // exact scan in slices. The rest runs in one tick, so the indexes and the records they read agree.
   let vector: VectorAnswer | undefined;
   if (req.vector && !view) {
     const index = vectorIndexFor(db, collection, req);
