@@ -28,11 +28,14 @@ export const RECALL_TARGET = 0.98;
 export const CALIBRATION_K = 10;
 /** What a k = 10 search through the engine asks of the graph (k plus a few dropped for expired records). */
 export const CALIBRATION_ASK = 18;
-/** The efs tried, from a floor where a search costs next to nothing more than at ef 16 to where it nears a scan. */
-export const EF_LADDER = [48, 64, 96, 128, 192, 256, 384, 512, 768, 1024] as const;
+/**
+ * The efs tried: from a floor where a search costs next to nothing more than at ef 16, up to where a search of
+ * 50,000 x 384 costs about as much as an exact scan of them (recall comes first: uniform noise needs thousands).
+ */
+export const EF_LADDER = [48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096] as const;
 const SAMPLE = 32;
 /** Stored vectors scanned between pauses. */
-const SCAN_CHUNK = 512;
+const SCAN_CHUNK = 256;
 
 /** What calibration reads from a graph: its live labels, their vectors, and searches at a given ef. */
 export interface CalibrationTarget {
@@ -67,7 +70,7 @@ export async function calibrateEf(target: CalibrationTarget, pause: () => Promis
     for (const [i, query] of queries.entries()) {
       const got = target.nearest(query, CALIBRATION_ASK, ef).slice(0, CALIBRATION_K);
       found += got.filter((label) => truth[i]!.has(label)).length;
-      if (i % 8 === 7) await pause();
+      await pause();
     }
     recall = queries.length > 0 ? found / (queries.length * CALIBRATION_K) : 1;
     if (recall >= RECALL_TARGET) return { ef, recall };

@@ -17,8 +17,9 @@
  *   neighbours asked). Measured with hnswlib-node on 50,000 x 384: clustered
  *   vectors (100 centroids + N(0,1) noise) reach recall@10 0.99 at ef 64 and
  *   1.0 at 128 (0.2-0.3 ms per query); uniform noise in [-1, 1] reaches only
- *   0.24 at 128 and 0.67 at 600 (6 ms): such data has no neighbourhoods for
- *   a graph to follow, and the calibrated ef stops at the ladder's top.
+ *   0.24 at 128, 0.67 at 600 and 0.82 at 1,024: such data has no
+ *   neighbourhoods for a graph to follow, and its calibrated ef runs into the
+ *   thousands (nearly the cost of an exact scan).
  * - `randomSeed` (default 100): seeds hnswlib's level generator, so the same
  *   inserts in the same order build the same graph.
  *

@@ -8,8 +8,9 @@
  * each) and posts it to the HNSW worker, which inserts them beside the
  * request thread. Batches are sized to about BATCH_WORK_MS of the worker's
  * measured insert cost, and at most MAX_IN_FLIGHT are posted at once: a
- * search posted to the worker waits behind at most those, and the worker
- * never idles between them. The entry is taken up again when a batch is
+ * search posted to the worker waits behind at most those (about 30 ms),
+ * and the worker does not idle while this thread is slow to post the next
+ * (a busy machine). The entry is taken up again when a batch is
  * answered. A walk ends once its last batch is answered.
  */
 import { Unavailable } from '../../errors.js';
@@ -22,8 +23,8 @@ export const DEFAULT_SLICE_MS = 10;
 
 /** Worker time a batch of graph changes is sized to. */
 const BATCH_WORK_MS = 8;
-/** Batches of one graph posted and not answered at once. */
-const MAX_IN_FLIGHT = 2;
+/** Batches of one graph posted and not answered at once: enough that the worker never waits for this thread. */
+const MAX_IN_FLIGHT = 4;
 const MAX_BATCH = 4096;
 
 export class BackgroundBuilds {
