@@ -29,6 +29,9 @@ import { planRejoin, setAside } from './rejoin.js';
 import { SnapshotStore } from './snapshot-store.js';
 import type { ClusterDatabase, ClusterOptions, ClusterStatus, ClusterLogger, ClusterRole } from './cluster-options.js';
 
+/** How long a starting node waits for NATS and its JetStream (servers starting at the same time). */
+const CONNECT_WAIT_MS = 30_000;
+
 /** What the server does when this node's role changes (start or stop the work only a primary does). */
 export interface RoleHooks {
   onPrimary(): Promise<void> | void;
@@ -65,11 +68,12 @@ export class ClusterNode {
 
   /** Connects to NATS (making the stream, lease bucket and object store when missing). */
   static async connect(opts: ClusterOptions, report: ClusterLogger): Promise<ClusterNode> {
-    const link = await NatsLink.open({
-      servers: opts.servers,
-      names: clusterNames(opts.name),
-      leaseTtlMs: opts.leaseTtlMs,
-    });
+    const names = clusterNames(opts.name);
+    const link = await NatsLink.openWhenReady(
+      { servers: opts.servers, names, leaseTtlMs: opts.leaseTtlMs },
+      CONNECT_WAIT_MS,
+      (msg) => report('warn', msg),
+    );
     report('info', `cluster ${opts.name}: connected to NATS (stream ${link.names.stream}, ${link.replicas} replicas)`);
     return new ClusterNode(link, opts, report);
   }

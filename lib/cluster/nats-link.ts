@@ -32,6 +32,25 @@ export class NatsLink {
     readonly replicas: number,
   ) {}
 
+  /**
+   * open(), tried again for up to `waitMs` while NATS is not reachable or its JetStream not ready yet (servers
+   * starting together with the node). Throws naming the URLs once the time is up.
+   */
+  static async openWhenReady(opts: NatsLinkOptions, waitMs: number, log: (msg: string) => void): Promise<NatsLink> {
+    const deadline = Date.now() + waitMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await NatsLink.open(opts);
+      } catch (err) {
+        const why = (err as Error).message;
+        if (Date.now() >= deadline)
+          throw new Error(`cannot use NATS JetStream at ${opts.servers.join(', ')}: ${why}`, { cause: err });
+        if (attempt === 1) log(`cluster: NATS not ready yet (${why}); trying again for ${waitMs / 1000} s`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
   /** Connects and makes the stream, the lease bucket and the object store when missing. */
   static async open(opts: NatsLinkOptions): Promise<NatsLink> {
     const nc = await connect({

@@ -84,12 +84,9 @@ describe('cluster: failover on a three-server NATS cluster (replicated)', functi
   before(async function () {
     if (!natsServerAvailable()) this.skip();
     nats = await startNats(3);
-    const first = await startNode(nats.urls, 'failover', ARGS);
-    nodes.push(first);
+    // All three at once: one of them wins the lease.
+    nodes = await Promise.all([0, 1, 2].map(() => startNode(nats.urls, 'failover', ARGS)));
     await eventually('a primary', () => primaryOf(nodes), 15_000);
-    nodes.push(
-      ...(await Promise.all([startNode(nats.urls, 'failover', ARGS), startNode(nats.urls, 'failover', ARGS)])),
-    );
   });
 
   after(async () => {
@@ -98,9 +95,11 @@ describe('cluster: failover on a three-server NATS cluster (replicated)', functi
     await nats?.stop();
   });
 
-  it('keeps the stream and the lease on three NATS servers', async () => {
+  it('keeps the stream and the lease on three NATS servers, with one primary among nodes started together', async () => {
     const health = (await (await fetch(nodes[0]!.child.url + '/api/health')).json()) as Record<string, any>;
     expect(health.cluster.stream_replicas).to.equal(3);
+    const roles = await Promise.all(nodes.map(async (n) => (await clusterHealth(n.child.url))?.role));
+    expect(roles.filter((r) => r === 'primary')).to.have.length(1);
   });
 
   it('kill -9 of the primary under 16 writers: a replica takes over within the lease and a second, no acknowledged write is lost, the old primary rejoins', async () => {
