@@ -95,8 +95,9 @@ export class Publisher {
     const deadline = performance.now() + timeoutMs;
     const promises: Array<Promise<void>> = [];
     for (const batch of batches) {
+      // A group committed before this node's last change of role: it belongs to the old term.
       if (batch.seq !== this.lastEnqueued + 1)
-        throw new Error(`publisher: batch ${batch.seq} does not follow ${this.lastEnqueued}`);
+        return Promise.reject(new Unavailable(`batch ${batch.seq} does not follow ${this.lastEnqueued} in this term`));
       const id = `${this.node}-${this.term}-${batch.seq}`;
       let resolve!: () => void, reject!: (err: unknown) => void;
       promises.push(
