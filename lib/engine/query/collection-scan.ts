@@ -5,16 +5,16 @@
  *
  * Point in time without a copy: the scan opens an undo log on the
  * collection (CollectionState.openReader), which keeps the pre-image of
- * every record written meanwhile. The walk follows the live map, which
- * iterates in insertion order (ords grow with insertion), and so:
+ * every record written meanwhile. The walk follows the record table's slots
+ * in order, which is insertion order (a record's slot is its ord), up to the
+ * last ord handed out before the open, and so:
  * - a record updated meanwhile is read at its pre-image;
- * - a record inserted meanwhile has an ord above the open's and is skipped
- *   (the walk stops at the first one: all later ones are newer);
+ * - a record inserted meanwhile stands beyond the open's last ord and is
+ *   not reached (or, in an ord a checkpoint restore handed out again, its
+ *   pre-image says it was not there);
  * - a record deleted meanwhile (perhaps inserted again as a new record) has
- *   left the map before the walk reached it; its pre-image is merged back
- *   at its place, by ord, from the log's list of ids gone;
- * - a record a checkpoint restore set back at the end of the map (displaced,
- *   see CollectionState.displace) is merged back at its place by ord too.
+ *   left its slot; its pre-image is read at that slot, from the log's ids
+ *   gone by slot.
  * Expiry is judged at the open's clock reading, once for the whole read.
  */
 import type { CollectionState, RecordEntry, UndoLog } from '../write/state.js';
@@ -125,69 +125,27 @@ export class CollectionScan implements RecordSource {
   ): Promise<void> {
     const log = this.log;
     const before = log.before;
-    /**
-     * Pre-images of records gone since the open that the walk has not reached yet, by ord; `next` is the first
-     * unvisited.
-     */
-    const pending: Gone[] = [];
-    let next = 0;
-    let goneSeen = 0;
-    let position = 0;
-    /** Records a checkpoint restore set back at the end of the map (state.ts `displace`), merged in by ord. */
-    const displaced = this.coll.displacedByOrd() ?? [];
-    const displacedIds = displaced.length > 0 ? new Set(displaced.map((d) => d.id)) : undefined;
-    let nextDisplaced = 0;
-    const noteGone = (): void => {
-      goneSeen = this.collectGone(goneSeen, position, pending, next, displacedIds);
-    };
-    /** A visit's answer when it waits: awaited, then what went meanwhile is noted. */
-    const settle = async (result: Promise<boolean>): Promise<boolean> => {
-      const kept = await result;
-      noteGone();
-      return kept;
-    };
-    /** The next gone or displaced record standing before `ord`, taken off its list; undefined when none. */
-    const takeBefore = (ord: number): { id: string; entry: RecordEntry } | undefined => {
-      for (;;) {
-        const gone = next < pending.length && pending[next]!.ord < ord ? pending[next]! : undefined;
-        const moved =
-          nextDisplaced < displaced.length && displaced[nextDisplaced]!.ord < ord
-            ? displaced[nextDisplaced]!
-            : undefined;
-        if (!gone && !moved) return undefined;
-        if (gone && (!moved || gone.ord < moved.ord)) {
-          next++;
-          return gone;
-        }
-        nextDisplaced++;
-        position = moved!.ord;
-        const entry = log.entryAt(this.coll.records, moved!.id);
-        if (entry) return { id: moved!.id, entry };
-      }
-    };
-    for (const [id, live] of this.coll.records) {
-      if (displacedIds?.has(id)) continue;
-      const ord = live.ord ?? 0;
-      if (ord > log.openOrd) break;
-      // Most walks meet no gone or displaced record: only then is the merge looked at.
-      if (next < pending.length || nextDisplaced < displaced.length) {
-        for (let earlier = takeBefore(ord); earlier; earlier = takeBefore(ord)) {
-          const kept = visit(earlier.id, earlier.entry);
-          if (!(kept instanceof Promise ? await settle(kept) : kept)) return;
+    const records = this.coll.records;
+    for (let ord = 1; ord <= log.openOrd; ord++) {
+      // Records gone from this slot since the open (most slots have none), then the one standing in it.
+      const gone = log.goneAt(ord);
+      if (gone !== undefined) {
+        for (const id of gone) {
+          const entry = before.get(id);
+          if (!entry) continue;
+          const kept = visit(id, entry);
+          if (!(kept instanceof Promise ? await kept : kept)) return;
         }
       }
-      position = ord;
-      const result = visit(id, before.size === 0 ? live : (before.get(id) ?? live));
-      if (!(result instanceof Promise ? await settle(result) : result)) return;
-      if (slicer.counted() && slicer.due()) {
-        await slicer.pause();
-        noteGone();
-      }
-    }
-    noteGone();
-    for (let rest = takeBefore(Infinity); rest; rest = takeBefore(Infinity)) {
-      const result = visit(rest.id, rest.entry);
-      if (!(result instanceof Promise ? await settle(result) : result)) return;
+      const id = records.idIn(ord);
+      if (id === undefined) continue;
+      let entry: RecordEntry | null | undefined = before.size === 0 ? undefined : before.get(id);
+      // null: not there at the open (an ord a checkpoint restore handed out again); a pre-image: written since.
+      if (entry === null) continue;
+      entry ??= records.entryIn(ord)!;
+      const result = visit(id, entry);
+      if (!(result instanceof Promise ? await result : result)) return;
+      if (slicer.counted() && slicer.due()) await slicer.pause();
     }
   }
 
@@ -212,43 +170,9 @@ export class CollectionScan implements RecordSource {
       if (slicer.counted()) await slicer.pause();
     }
   }
-
-  /**
-   * Adds to `pending` (kept in ord order from `from` on) the pre-images of
-   * records gone since the last look that lie beyond `position`, the ord
-   * the walk has reached; returns how many gone ids have been looked at.
-   */
-  private collectGone(
-    seen: number,
-    position: number,
-    pending: Gone[],
-    from: number,
-    displaced: ReadonlySet<string> | undefined,
-  ): number {
-    const gone = this.log.gone;
-    for (let i = seen; i < gone.length; i++) {
-      const id = gone[i]!;
-      // A displaced record is merged in by the walk's own list, gone or not.
-      if (displaced?.has(id)) continue;
-      const entry = this.log.before.get(id);
-      const ord = entry?.ord ?? 0;
-      if (!entry || ord <= position) continue;
-      let at = pending.length;
-      while (at > from && pending[at - 1]!.ord > ord) at--;
-      pending.splice(at, 0, { id, entry, ord });
-    }
-    return gone.length;
-  }
 }
 
 const byOrd = (a: RecordEntry, b: RecordEntry): number => (a.ord ?? 0) - (b.ord ?? 0);
-
-/** A record gone since the open, not reached yet: its id, its pre-image and where it stood. */
-interface Gone {
-  readonly id: string;
-  readonly entry: RecordEntry;
-  readonly ord: number;
-}
 
 /** A list of records walked in slices (rows a query already holds). */
 export class ListSource implements RecordSource {

@@ -70,24 +70,26 @@ class StateTarget implements EffectTarget {
   putRecord(collection: string, id: string, image: RecordImage, madeId: boolean): void {
     const coll = this.state.collections.get(collection);
     assert(coll, `put into missing collection ${collection}`);
-    const before = madeId ? undefined : coll.records.get(id);
+    const records = coll.records;
+    // An update keeps its record's slot (its insertion ordinal); a new record takes the next.
+    const slot = madeId ? undefined : records.slotOf(id);
     this.journal?.record(collection, coll, id);
-    if (!before) coll.membershipVersion = this.seq;
+    if (slot === undefined) coll.membershipVersion = this.seq;
     coll.noteBeforeWrite(id);
-    const entry = toEntry(image, this.seq, before?.ord ?? ++coll.lastOrd);
-    coll.records.set(recordKey(id, image.fields), entry);
-    if (entry.expiresAt !== undefined) coll.expiringRecords++;
-    if (before?.expiresAt !== undefined) coll.expiringRecords--;
+    if (slot !== undefined && records.expiresAtIn(slot) !== undefined) coll.expiringRecords--;
+    const { fields, expiresAt } = image;
+    records.put(recordKey(id, fields), fields, this.seq, slot ?? ++coll.lastOrd, expiresAt, image.slidingMs);
+    if (expiresAt !== undefined) coll.expiringRecords++;
     coll.changeSeq = this.seq;
   }
 
   removeRecord(collection: string, id: string): void {
     const coll = this.state.collections.get(collection)!;
     this.journal?.record(collection, coll, id);
-    coll.undisplace(id);
     if (coll.expiringRecords > 0 && coll.records.get(id)?.expiresAt !== undefined) coll.expiringRecords--;
     coll.noteBeforeWrite(id, true);
     coll.records.delete(id);
+    coll.compactIfDue(this.journal !== undefined);
     coll.membershipVersion = this.seq;
     coll.changeSeq = this.seq;
   }
@@ -147,16 +149,4 @@ class StateTarget implements EffectTarget {
     this.journal?.config(this.state);
     this.state.config = config;
   }
-}
-
-function toEntry(image: RecordImage, seq: number, ord: number): RecordEntry {
-  const entry: { fields: RecordImage['fields']; version: number; expiresAt?: number; slidingMs?: number; ord: number } =
-    {
-      fields: image.fields,
-      version: seq,
-      ord,
-    };
-  if (image.expiresAt !== undefined) entry.expiresAt = image.expiresAt;
-  if (image.slidingMs !== undefined) entry.slidingMs = image.slidingMs;
-  return entry;
 }

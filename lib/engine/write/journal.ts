@@ -170,31 +170,21 @@ export class StateJournal {
     if (position < this.base) throw new Error(`journal position ${position} was forgotten (held from ${this.base})`);
     const undone = this.entries.slice(position - this.base);
     const before = Snapshot.of(state, undone);
-    const reorder = new Set<CollectionState>();
-    for (let i = undone.length - 1; i >= 0; i--) undoEntry(state, undone[i]!, reorder);
-    for (const coll of reorder) coll.settleOrder();
+    for (let i = undone.length - 1; i >= 0; i--) undoEntry(state, undone[i]!);
     this.entries.length = position - this.base;
     state.seq = newSeq;
     return before.diff(state, newSeq);
   }
 }
 
-function undoEntry(state: DbState, entry: JournalEntry, reorder: Set<CollectionState>): void {
+function undoEntry(state: DbState, entry: JournalEntry): void {
   switch (entry.kind) {
     case 'record': {
       const { coll, id, before, counters } = entry;
       coll.noteBeforeWrite(id, before === undefined);
-      if (before === undefined) {
-        coll.records.delete(id);
-        coll.undisplace(id);
-      } else {
-        // Set again after a delete, the entry lands at the end of the map: walks merge it back by its ord.
-        if (!coll.records.has(id)) {
-          coll.displace(id, before.ord ?? 0);
-          reorder.add(coll);
-        }
-        coll.records.set(id, before);
-      }
+      // Set again after a delete, a record stands in its own slot again (record-table.ts): its place in the order.
+      if (before === undefined) coll.records.delete(id);
+      else coll.records.set(id, before);
       coll.lastOrd = counters.lastOrd;
       coll.membershipVersion = counters.membershipVersion;
       coll.changeSeq = counters.changeSeq;

@@ -1,8 +1,9 @@
 /**
  * The in-memory database state that effects are applied to.
  *
- * Records are frozen objects; a collection is a plain Map from id to entry
- * (O(1) writes, little memory per entry). Entries carry the version stamp
+ * Records are frozen objects; a collection keeps them in a RecordTable
+ * (record-table.ts: a Map from id to slot, the fields and versions in
+ * arrays by slot; O(1) writes, little memory per record). Entries carry the version stamp
  * (the log seq of the write that produced them) used by optimistic
  * transactions, and the collection carries a membership version that moves on
  * every insert and delete (kept in snapshots; Serializable checks the
@@ -10,6 +11,7 @@
  */
 import type { Fields, Value } from '../values/index.js';
 import type { Schema } from '../schema/index.js';
+import { RecordTable } from './record-table.js';
 
 export interface RecordEntry {
   readonly fields: Fields;
@@ -47,7 +49,8 @@ export interface CollectionMeta {
 }
 
 export class CollectionState {
-  readonly records = new Map<string, RecordEntry>();
+  /** The records, by id, walked in insertion order (record-table.ts). */
+  readonly records = new RecordTable();
   /** Moves on every insert and delete. */
   membershipVersion = 0;
   /**
@@ -60,10 +63,10 @@ export class CollectionState {
   /**
    * Readers that see the collection as it was when they opened (a snapshot
    * being written, a query scanning in slices): each keeps the pre-image of
-   * every id written since, so none of them copies the map.
+   * every id written since, so none of them copies the records.
    */
   private readers: Set<UndoLog> | undefined;
-  /** Last insertion ordinal handed out. */
+  /** Last insertion ordinal handed out: the slot of the newest record. */
   lastOrd = 0;
   /** Records that carry a TTL: while none does, the live count is the map's size. */
   expiringRecords = 0;
@@ -86,87 +89,23 @@ export class CollectionState {
 
   closeReader(log: UndoLog): void {
     this.readers?.delete(log);
-    if (this.readers?.size === 0) {
-      this.readers = undefined;
-      if (this.reorderWhenClosed) this.restoreOrder();
-    }
+    if (this.readers?.size === 0) this.readers = undefined;
   }
 
-  private reorderWhenClosed = false;
-
-  /**
-   * Records a checkpoint restore set back after they had been deleted, by id
-   * with their ord: the map put them at its end, out of insertion order
-   * (every other record stands in ord order). Walks in order merge them back
-   * in place (`inOrder`, query/collection-scan.ts), so a restore costs the
-   * records it sets back, not a reorder of the whole map; once they are
-   * many, `settleOrder` rebuilds the map instead.
-   */
-  private displaced: Map<string, number> | undefined;
-  private displacedSorted: Array<{ readonly id: string; readonly ord: number }> | undefined;
-
-  /** Notes that `id` (of insertion ordinal `ord`) was set back at the end of the map. */
-  displace(id: string, ord: number): void {
-    (this.displaced ??= new Map()).set(id, ord);
-    this.displacedSorted = undefined;
-  }
-
-  /** Forgets `id` as displaced: it left the map. */
-  undisplace(id: string): void {
-    if (!this.displaced?.delete(id)) return;
-    this.displacedSorted = undefined;
-    if (this.displaced.size === 0) this.displaced = undefined;
-  }
-
-  /** The displaced records by ord, or undefined when every record stands in order. */
-  displacedByOrd(): ReadonlyArray<{ readonly id: string; readonly ord: number }> | undefined {
-    if (!this.displaced) return undefined;
-    return (this.displacedSorted ??= [...this.displaced]
-      .map(([id, ord]) => ({ id, ord }))
-      .sort((a, b) => a.ord - b.ord));
-  }
-
-  /** The records in insertion order: the map's order with displaced records merged back in place. */
-  *inOrder(): IterableIterator<[string, RecordEntry]> {
-    const displaced = this.displacedByOrd();
-    if (!displaced) {
-      yield* this.records;
-      return;
-    }
-    const skip = new Set(displaced.map((d) => d.id));
-    let next = 0;
-    const before = function* (this: CollectionState, ord: number): IterableIterator<[string, RecordEntry]> {
-      for (; next < displaced.length && displaced[next]!.ord < ord; next++) {
-        const entry = this.records.get(displaced[next]!.id);
-        if (entry) yield [displaced[next]!.id, entry];
-      }
-    };
-    for (const [id, entry] of this.records) {
-      if (skip.has(id)) continue;
-      yield* before.call(this, entry.ord ?? 0);
-      yield [id, entry];
-    }
-    yield* before.call(this, Infinity);
+  /** The records in insertion order. */
+  inOrder(): IterableIterator<[string, RecordEntry]> {
+    return this.records.entries();
   }
 
   /**
-   * Rebuilds the map in ord order when the displaced records are many
-   * enough that merging them costs walks more than a rebuild; while a
-   * reader is open it waits for the last to close.
+   * Renumbers the records densely once their table holds more empty slots
+   * than records (a delete leaves one), unless something holds ords: an open
+   * reader, a walk of the table, or `journalHeld` (a checkpoint's journal,
+   * which sets records back in their slots).
    */
-  settleOrder(): void {
-    if (!this.displaced || this.displaced.size <= Math.max(64, this.records.size / 64)) return;
-    this.restoreOrder();
-  }
-
-  /** Puts the map back in insertion order (by ord); while a reader is open, once the last closes. */
-  restoreOrder(): void {
-    this.reorderWhenClosed = this.readers !== undefined;
-    if (this.reorderWhenClosed) return;
-    const entries = [...this.records].sort((a, b) => (a[1].ord ?? 0) - (b[1].ord ?? 0));
-    this.records.clear();
-    for (const [id, entry] of entries) this.records.set(id, entry);
-    this.displaced = this.displacedSorted = undefined;
+  compactIfDue(journalHeld: boolean): void {
+    if (journalHeld || this.readers !== undefined || !this.records.compactionDue) return;
+    this.lastOrd = this.records.compact();
   }
 }
 
@@ -174,22 +113,36 @@ export class CollectionState {
  * What one point-in-time reader needs to see a collection as it was when
  * it opened: the pre-image of each id written since (null: it did not
  * exist then), and the ids whose pre-open record has gone (deleted, perhaps
- * inserted again as a new record), in the order they went. Entries made
- * after the open have ords above `openOrd` (ords grow with insertion, and
- * the map iterates in insertion order).
+ * inserted again as a new record), in the order they went, and by the slot
+ * they stood in. Entries made after the open have ords above `openOrd`
+ * (ords grow with insertion; only a checkpoint restore hands out an ord
+ * again, to a record the pre-images mark as new).
  */
 export class UndoLog {
   readonly before = new Map<string, RecordEntry | null>();
   readonly gone: string[] = [];
+  /** The ids in `gone` by the ord they stood at. */
+  private goneBySlot: Map<number, string[]> | undefined;
 
   constructor(readonly openOrd: number) {}
 
   note(id: string, current: RecordEntry | undefined, removing: boolean): void {
     if (!this.before.has(id)) this.before.set(id, current ?? null);
-    if (removing && current !== undefined && (current.ord ?? 0) <= this.openOrd) this.gone.push(id);
+    if (removing && current !== undefined && (current.ord ?? 0) <= this.openOrd) {
+      this.gone.push(id);
+      const ord = current.ord ?? 0;
+      const ids = (this.goneBySlot ??= new Map()).get(ord);
+      if (ids) ids.push(id);
+      else this.goneBySlot.set(ord, [id]);
+    }
   }
 
-  /** The entry of `id` as it was at the open, from the live map `records`. */
+  /** The ids of the records gone from slot `ord` since the open (most often none). */
+  goneAt(ord: number): readonly string[] | undefined {
+    return this.goneBySlot?.get(ord);
+  }
+
+  /** The entry of `id` as it was at the open, from the live records `records`. */
   entryAt(records: ReadonlyMap<string, RecordEntry>, id: string): RecordEntry | undefined {
     const before = this.before.get(id);
     if (before !== undefined) return before ?? undefined;

@@ -12,7 +12,7 @@
  */
 import path from 'node:path';
 import { Corruption } from '../../../errors.js';
-import { CollectionState, DbState, recordKey, type ApiKeyRecord, type RecordEntry } from '../../write/state.js';
+import { CollectionState, DbState, recordKey, type ApiKeyRecord } from '../../write/state.js';
 import { decodePayload } from '../codec.js';
 import {
   checkHeader,
@@ -24,7 +24,7 @@ import {
   type ByteRange,
 } from '../frame.js';
 import type { StorageFs } from '../fs.js';
-import { SNAP_MAGIC, SNAP_VERSION, toEntry, type SnapFrame, type WrittenSnapshot } from './snapshot.js';
+import { SNAP_MAGIC, SNAP_VERSION, toEntry, type Row, type SnapFrame, type WrittenSnapshot } from './snapshot.js';
 import { yieldToLoop } from '../../time/slices.js';
 
 /** Decoded rows held before they are put into their maps (see readSnapshot). */
@@ -139,18 +139,27 @@ export async function readSnapshotBytes(
   const counts = new Map<string, number | null>();
   const read = new Map<string, number>();
   /**
-   * Records are put into their collection's map some frames after they are
-   * decoded (PUT_AFTER_ROWS), in the same order. Put at once, each new entry
-   * was young and the growing map old, so each put also cost the collector
+   * Records are put into their collection's table some frames after they are
+   * decoded (PUT_AFTER_ROWS), in the same order. Put at once, each new record
+   * was young and the growing table old, so each put also cost the collector
    * a remembered slot: recovery of a 1M-record snapshot took about 0.35 s
    * more. Put all at the end, the map's outgrown tables were left for the
    * next full collection, 60 MB more resident after recovery.
    */
-  const rows = new Map<CollectionState, { keys: string[]; entries: RecordEntry[] }>();
+  const rows = new Map<CollectionState, Row[]>();
   let held = 0;
   const putRows = () => {
-    for (const [coll, { keys, entries }] of rows) {
-      for (let i = 0; i < keys.length; i++) coll.records.set(keys[i]!, entries[i]!);
+    for (const [coll, list] of rows) {
+      const records = coll.records;
+      for (const [id, fields, version, expiresAt, slidingMs] of list)
+        records.put(
+          recordKey(id, fields),
+          fields,
+          version,
+          ++coll.lastOrd,
+          expiresAt ?? undefined,
+          slidingMs ?? undefined,
+        );
     }
     rows.clear();
     held = 0;
@@ -193,12 +202,10 @@ export async function readSnapshotBytes(
             (coll = new CollectionState({ name: frame.c, createdAt: new Date(0).toISOString() })),
           );
         let pending = rows.get(coll);
-        if (!pending) rows.set(coll, (pending = { keys: [], entries: [] }));
+        if (!pending) rows.set(coll, (pending = []));
         for (const row of frame.rows) {
-          const entry = toEntry(row, ++coll.lastOrd);
-          if (entry.expiresAt !== undefined) coll.expiringRecords++;
-          pending.keys.push(recordKey(row[0], row[1]));
-          pending.entries.push(entry);
+          if (row[3] !== null) coll.expiringRecords++;
+          pending.push(row);
         }
         read.set(frame.c, (read.get(frame.c) ?? 0) + frame.rows.length);
         held += frame.rows.length;
