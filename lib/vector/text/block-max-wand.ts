@@ -238,6 +238,7 @@ class Wand {
   private runBlockMax(): void {
     const order = this.order;
     const n = order.length;
+    if (n === 1) return this.runSingle(order[0]!);
     sortByDoc(order);
     for (;;) {
       const theta = this.ranking.threshold;
@@ -266,6 +267,26 @@ class Wand {
         for (let i = 0; i < pivot && order[i]!.doc < pivotDoc; i++) order[i]!.advance(pivotDoc);
       }
       sortByDoc(order);
+    }
+  }
+
+  /**
+   * Block-max WAND with one scorer (one word in one field, the common search): a block whose bound falls short is
+   * skipped whole, and in the others only the postings whose own score (boosted when the bounds are) reaches the
+   * threshold are scored as documents.
+   */
+  private runSingle(s: TermScorer): void {
+    const boost = this.bound(1, s.wordBit);
+    const marks = this.query.marks;
+    while (s.doc !== END) {
+      if (s.blockScore(s.doc) * boost < this.ranking.threshold) {
+        s.advance(s.lastDoc() + 1);
+        continue;
+      }
+      for (const last = s.lastDoc(); s.doc <= last; s.next()) {
+        if (marks[s.doc] === 0 && s.scoreAt(s.pos) * boost * BOUND_SLACK >= this.ranking.threshold)
+          this.evaluate(s.doc, !this.query.phrase, false);
+      }
     }
   }
 
