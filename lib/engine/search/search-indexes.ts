@@ -14,8 +14,8 @@
  * from the first batch on; a search on a field without an index starts its
  * build. A text search waits for the text index's build instead (a correct
  * BM25 score needs the whole corpus's statistics, so a scan would cost as
- * much); the build still runs in slices, so other requests are answered
- * meanwhile.
+ * much), and for a backlog of more than TEXT_PENDING_NOW changes; the work
+ * still runs in slices, so other requests are answered meanwhile.
  */
 import { InvalidInput, Unavailable } from '../../errors.js';
 import {
