@@ -55,6 +55,9 @@ export interface ScoredDoc {
   fieldBits: number;
 }
 
+/** At most this many blocks per scorer are scored first (a large limit gains little from a high start). */
+const PRIMED_BLOCKS = 64;
+
 /** Field indexes at or past this are looked up in the scorers after ranking, not tracked as bits. */
 export const FIELD_BITS = 31;
 
@@ -142,8 +145,8 @@ class Wand {
   }
 
   /**
-   * Scores first the documents of each scorer's best blocks (as many blocks as the limit: each tends to hold one
-   * of the best documents), so the threshold starts near its final value instead of at the first k documents'
+   * Scores first the documents of each scorer's best blocks (as many blocks as the limit, up to PRIMED_BLOCKS:
+   * each tends to hold one of the best documents), so the threshold starts near its final value instead of at the first k documents'
    * scores, and the walk after skips more. A posting whose score plus the other scorers' bounds cannot reach the
    * threshold is left for the walk. A query with a phrase starts with the phrase pass instead (the documents that
    * hold it are the best ones, and what the best blocks hold cannot be known without checking the phrase).
@@ -154,7 +157,7 @@ class Wand {
     const boost = q.boost ? EXACT_BOOST : 1;
     for (const s of q.scorers) {
       const others = this.maxScores - s.maxScore;
-      const blocks: Array<[number, number]> = s.bestBlocks(q.limit);
+      const blocks: Array<[number, number]> = s.bestBlocks(Math.min(q.limit, PRIMED_BLOCKS));
       for (const [start, end] of blocks) {
         for (let pos: number = start; pos < end; pos++) {
           const doc = s.docs[pos]!;
