@@ -9,33 +9,32 @@ import type { RecordEntry } from '../write/state.js';
 import { Slicer } from '../time/slices.js';
 import { Tagged, type Value } from '../values/index.js';
 
+/** What a nearest-neighbour search looks for: the `neighbours` records nearest `query` by their `field` vector. */
+export interface NearestQuery {
+  readonly field: string;
+  readonly metric: Metric;
+  readonly query: readonly number[];
+  readonly neighbours: number;
+  /** Only ids it lets through are candidates. */
+  readonly allowed?: (id: string) => boolean;
+}
+
 /**
- * The k records of `records` whose `field` vector (a Vector value or a bare array) is nearest `query`; others are
+ * The records of `records` nearest the query by their field's vector (a Vector value or a bare array); others are
  * skipped.
  */
-export function exactVectorScan(
-  records: ReadonlyMap<string, RecordEntry> | undefined,
-  field: string,
-  metric: Metric,
-  query: readonly number[],
-  neighbours: number,
-  allowed?: (id: string) => boolean,
-): VectorHit[] {
-  const scan = new NearestScan(metric, query, neighbours);
-  for (const [id, entry] of records ?? []) offerRecord(scan, id, entry, field, query.length, allowed);
+export function exactVectorScan(records: ReadonlyMap<string, RecordEntry> | undefined, q: NearestQuery): VectorHit[] {
+  const scan = new NearestScan(q.metric, q.query, q.neighbours);
+  for (const [id, entry] of records ?? []) offerRecord(scan, id, entry, q);
   return scan.results();
 }
 
 /** exactVectorScan in slices that yield the event loop; writes made meanwhile are seen as the walk reaches them. */
 export function exactVectorScanInSlices(
   records: ReadonlyMap<string, RecordEntry> | undefined,
-  field: string,
-  metric: Metric,
-  query: readonly number[],
-  neighbours: number,
-  allowed?: (id: string) => boolean,
+  q: NearestQuery,
 ): Promise<VectorHit[]> {
-  return scanInSlices(records ?? [], field, metric, query, neighbours, allowed);
+  return scanInSlices(records ?? [], q);
 }
 
 /**
@@ -45,47 +44,32 @@ export function exactVectorScanInSlices(
 export function exactScanOfIds(
   records: ReadonlyMap<string, RecordEntry> | undefined,
   ids: Iterable<string>,
-  field: string,
-  metric: Metric,
-  query: readonly number[],
-  neighbours: number,
-  allowed?: (id: string) => boolean,
+  q: NearestQuery,
 ): Promise<VectorHit[]> {
   const entries = (function* () {
     for (const id of ids) yield [id, records?.get(id)] as const;
   })();
-  return scanInSlices(entries, field, metric, query, neighbours, allowed);
+  return scanInSlices(entries, q);
 }
 
 async function scanInSlices(
   entries: Iterable<readonly [string, RecordEntry | undefined]>,
-  field: string,
-  metric: Metric,
-  query: readonly number[],
-  neighbours: number,
-  allowed: ((id: string) => boolean) | undefined,
+  q: NearestQuery,
 ): Promise<VectorHit[]> {
-  const scan = new NearestScan(metric, query, neighbours);
+  const scan = new NearestScan(q.metric, q.query, q.neighbours);
   // Scoring one vector is cheap beside reading the clock: the clock is read every 512 of them.
   const slicer = new Slicer(512);
   for (const [id, entry] of entries) {
-    if (entry) offerRecord(scan, id, entry, field, query.length, allowed);
+    if (entry) offerRecord(scan, id, entry, q);
     if (slicer.counted()) await slicer.pause();
   }
   return scan.results();
 }
 
-/** Offers `entry`'s `field` vector to `scan` when it has the query's dimensions and `allowed` lets it through. */
-function offerRecord(
-  scan: NearestScan,
-  id: string,
-  entry: RecordEntry,
-  field: string,
-  dims: number,
-  allowed: ((id: string) => boolean) | undefined,
-): void {
-  const raw = rawVector(entry.fields[field]);
-  if (raw && raw.length === dims && (!allowed || allowed(id))) scan.offer(id, raw);
+/** Offers `entry`'s vector to `scan` when it has the query's dimensions and `allowed` lets it through. */
+function offerRecord(scan: NearestScan, id: string, entry: RecordEntry, q: NearestQuery): void {
+  const raw = rawVector(entry.fields[q.field]);
+  if (raw && raw.length === q.query.length && (!q.allowed || q.allowed(id))) scan.offer(id, raw);
 }
 
 /** The array a field holds (a Vector value or a bare array), unchecked: NearestScan skips what is not a vector. */

@@ -15,10 +15,10 @@
  * Should the worker fail meanwhile, the search is an exact scan of every
  * record, as on a failed index.
  */
-import type { Metric, VectorHit } from '../../vector/index.js';
+import type { VectorHit } from '../../vector/index.js';
 import type { RecordEntry } from '../write/state.js';
 import { Slicer } from '../time/slices.js';
-import { exactScanOfIds, rescoreExactly } from './exact-scan.js';
+import { exactScanOfIds, rescoreExactly, type NearestQuery } from './exact-scan.js';
 import type { GraphVectorIndex } from './search-indexes.js';
 
 /** Filters letting through fewer than this share of the records are served exactly... */
@@ -26,36 +26,29 @@ const EXACT_FILTER_SHARE = 0.02;
 /** ...as are filters letting through fewer than this many records per requested neighbour. */
 const EXACT_FILTER_PER_K = 10;
 
-/**
- * The `neighbours` records nearest `query` by their `field` vector, best
- * first, among those `allowed` lets through when given; scores are exact.
- */
+/** The records nearest the query by their field's vector, best first, among those it allows; scores are exact. */
 export async function searchGraph(
   records: ReadonlyMap<string, RecordEntry> | undefined,
   graph: GraphVectorIndex,
-  field: string,
-  metric: Metric,
-  query: readonly number[],
-  neighbours: number,
-  allowed?: (id: string) => boolean,
+  q: NearestQuery,
 ): Promise<VectorHit[]> {
   let allowedIds: string[] | undefined;
-  if (allowed) {
-    allowedIds = await idsPassing(records, allowed);
+  if (q.allowed) {
+    allowedIds = await idsPassing(records, q.allowed);
     const total = records?.size ?? 0;
-    if (allowedIds.length < Math.max(total * EXACT_FILTER_SHARE, neighbours * EXACT_FILTER_PER_K))
-      return exactScanOfIds(records, allowedIds, field, metric, query, neighbours);
+    if (allowedIds.length < Math.max(total * EXACT_FILTER_SHARE, q.neighbours * EXACT_FILTER_PER_K))
+      return exactScanOfIds(records, allowedIds, q);
   }
-  const exact = await exactScanOfIds(records, graph.uncovered, field, metric, query, neighbours, allowed);
+  const exact = await exactScanOfIds(records, graph.uncovered, q);
   const { remote } = graph;
   const fromGraph =
     remote.size > 0 || remote.inFlight > 0
-      ? await remote.search(query, neighbours, allowedIds).catch(() => undefined)
+      ? await remote.search(q.query, q.neighbours, allowedIds).catch(() => undefined)
       : [];
-  if (!fromGraph) return exactScanOfIds(records, records?.keys() ?? [], field, metric, query, neighbours, allowed);
+  if (!fromGraph) return exactScanOfIds(records, records?.keys() ?? [], q);
   const candidates = new Map(exact.map((hit) => [hit.id, hit]));
   for (const hit of fromGraph) if (!candidates.has(hit.id)) candidates.set(hit.id, hit);
-  return rescoreExactly(records, field, metric, query, [...candidates.values()]).slice(0, neighbours);
+  return rescoreExactly(records, q.field, q.metric, q.query, [...candidates.values()]).slice(0, q.neighbours);
 }
 
 /** Ids of the records `allowed` lets through, in slices. */

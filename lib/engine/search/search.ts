@@ -332,11 +332,14 @@ async function searchInSlices(
 ): Promise<VectorHit[]> {
   const allowed = req.filter ? passing(committedReader(db, collection), req.filter) : undefined;
   const records = db.state.collections.get(collection)?.records;
-  const metric = metricOf(db, collection, req);
-  const neighbours = neighboursWanted(req, !!allowed);
-  const hits = graph
-    ? await searchGraph(records, graph, req.vectorField, metric, req.vector!, neighbours, allowed)
-    : await exactVectorScanInSlices(records, req.vectorField, metric, req.vector!, neighbours, allowed);
+  const q = {
+    field: req.vectorField,
+    metric: metricOf(db, collection, req),
+    query: req.vector!,
+    neighbours: neighboursWanted(req, !!allowed),
+    allowed,
+  };
+  const hits = graph ? await searchGraph(records, graph, q) : await exactVectorScanInSlices(records, q);
   return overThreshold(req, hits);
 }
 

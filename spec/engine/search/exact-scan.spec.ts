@@ -24,12 +24,12 @@ describe('engine/search exact vector scan', () => {
       for (let q = 0; q < 5; q++) {
         const query = Array.from({ length: 16 }, g);
         const even = (id: string) => Number(id.slice(1)) % 2 === 0;
-        expect(await exactVectorScanInSlices(rows, 'v', metric, query, 10)).to.deep.equal(
-          exactVectorScan(rows, 'v', metric, query, 10),
+        expect(await exactVectorScanInSlices(rows, { field: 'v', metric, query, neighbours: 10 })).to.deep.equal(
+          exactVectorScan(rows, { field: 'v', metric, query, neighbours: 10 }),
         );
-        expect(await exactVectorScanInSlices(rows, 'v', metric, query, 10, even)).to.deep.equal(
-          exactVectorScan(rows, 'v', metric, query, 10, even),
-        );
+        expect(
+          await exactVectorScanInSlices(rows, { field: 'v', metric, query, neighbours: 10, allowed: even }),
+        ).to.deep.equal(exactVectorScan(rows, { field: 'v', metric, query, neighbours: 10, allowed: even }));
       }
     }
   });
@@ -47,7 +47,7 @@ describe('engine/search exact vector scan', () => {
     };
     setImmediate(count);
     const started = performance.now();
-    const hits = await exactVectorScanInSlices(rows, 'v', 'cosine', query, 5);
+    const hits = await exactVectorScanInSlices(rows, { field: 'v', metric: 'cosine', query, neighbours: 5 });
     const ms = performance.now() - started;
     counting = false;
     expect(hits).to.have.length(5);
