@@ -59,6 +59,8 @@ export class ClusterNode {
     private readonly link: NatsLink,
     private readonly opts: ClusterOptions,
     private readonly report: ClusterLogger,
+    /** The key every node signs tokens with (NatsLink.sharedJwtKey). */
+    readonly jwtKey: Buffer,
   ) {
     this.publisher = new Publisher(link.js);
     this.publisher.onDeposed = (err) => void this.stepDown(err.message);
@@ -75,7 +77,12 @@ export class ClusterNode {
       (msg) => report('warn', msg),
     );
     report('info', `cluster ${opts.name}: connected to NATS (stream ${link.names.stream}, ${link.replicas} replicas)`);
-    return new ClusterNode(link, opts, report);
+    try {
+      return new ClusterNode(link, opts, report, await link.sharedJwtKey());
+    } catch (err) {
+      await link.close();
+      throw err;
+    }
   }
 
   /** The commit log the database appends to (DatabaseOptions.commitLog). */

@@ -3,7 +3,8 @@
  *
  * - the stream `EDDYDB_<NAME>` (the replicated log and the public change feed), subjects `eddydb.<NAME>.>`;
  * - the key-value bucket `EDDYDB_<NAME>_LEASE` (one key, `primary`; the bucket's TTL is the lease's);
- * - the object store `EDDYDB_<NAME>_SNAPSHOTS` (the latest snapshot, the floor of the stream).
+ * - the object store `EDDYDB_<NAME>_SNAPSHOTS` (the latest snapshot, the floor of the stream);
+ * - the key-value bucket `EDDYDB_<NAME>_META` (the key tokens are signed with, shared by every node).
  *
  * A batch's subject says what it changed (docs/cluster.md, The change feed):
  * `eddydb.<NAME>.c.<collection>` when its changes are all in one collection
@@ -22,6 +23,7 @@ export interface ClusterNames {
   readonly subjects: string;
   readonly leaseBucket: string;
   readonly snapshotBucket: string;
+  readonly metaBucket: string;
 }
 
 /** The NATS names of cluster `name`; throws InvalidInput on a name NATS cannot carry. */
@@ -34,6 +36,7 @@ export function clusterNames(name: string): ClusterNames {
     subjects: `eddydb.${name}.>`,
     leaseBucket: `EDDYDB_${name}_LEASE`,
     snapshotBucket: `EDDYDB_${name}_SNAPSHOTS`,
+    metaBucket: `EDDYDB_${name}_META`,
   };
 }
 

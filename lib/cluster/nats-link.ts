@@ -13,6 +13,8 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { Kvm, type KV } from '@nats-io/kv';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import type { ClusterNames } from './names.js';
+import { isWrongLastSequence } from './lease.js';
+import { randomBytes } from 'node:crypto';
 
 export interface NatsLinkOptions {
   readonly servers: readonly string[];
@@ -27,6 +29,8 @@ export class NatsLink {
     readonly jsm: JetStreamManager,
     readonly lease: KV,
     readonly snapshots: ObjectStore,
+    /** What every node shares (the token signing key). */
+    readonly meta: KV,
     readonly names: ClusterNames,
     /** Copies of the stream and buckets kept by NATS (1, or 3 on a NATS cluster). */
     readonly replicas: number,
@@ -71,11 +75,29 @@ export class NatsLink {
         replicas,
       });
       const snapshots = await new Objm(nc).create(opts.names.snapshotBucket, { replicas });
-      return new NatsLink(nc, jetstream(nc), jsm, lease, snapshots, opts.names, replicas);
+      const meta = await new Kvm(nc).create(opts.names.metaBucket, { history: 1, replicas });
+      return new NatsLink(nc, jetstream(nc), jsm, lease, snapshots, meta, opts.names, replicas);
     } catch (err) {
       await nc.close().catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * The key every node of the cluster signs tokens with, made by the first node that asks: a token from one node
+   * is good on all of them (a client sent to the primary by a 307 keeps its token).
+   */
+  async sharedJwtKey(): Promise<Buffer> {
+    try {
+      const key = randomBytes(32);
+      await this.meta.create('jwt_key', key.toString('base64'));
+      return key;
+    } catch (err) {
+      if (!isWrongLastSequence(err)) throw err;
+    }
+    const entry = await this.meta.get('jwt_key');
+    if (!entry) throw new Error(`the cluster's token key vanished from ${this.names.metaBucket}`);
+    return Buffer.from(entry.string(), 'base64');
   }
 
   /** The stream's first and last sequences (first is last + 1 when it holds nothing). */

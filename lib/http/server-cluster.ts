@@ -10,6 +10,7 @@
 import { ClusterNode, type ClusterDatabase, type ClusterOptions } from '../cluster/index.js';
 import type { CommitLog } from '../engine/index.js';
 import type { ServerLog } from './log/server-log.js';
+import type { TokenEngine } from './auth/tokens.js';
 
 /** What a server with a cluster does when the node becomes primary or replica. */
 export interface ClusterRoleWork {
@@ -43,6 +44,21 @@ export function runCluster(cluster: ClusterNode, work: ClusterRoleWork, url: str
   // A node told to listen on port 0 advertises the port it got.
   const advertise = /:0$/.test(advertised) ? url : advertised;
   cluster.run({ onPrimary: () => work.becamePrimary(), onReplica: () => work.becameReplica() }, advertise);
+}
+
+/**
+ * What the token service reads of a cluster node's database: the same, but
+ * tokens are signed with the cluster's shared key, so a token is good on
+ * every node.
+ */
+export function clusterTokens(db: TokenEngine, cluster: ClusterNode | undefined): TokenEngine {
+  if (!cluster) return db;
+  return {
+    keys: db.keys,
+    secrets: { jwtKey: cluster.jwtKey },
+    now: () => db.now(),
+    settings: () => db.settings(),
+  };
 }
 
 /** Refuses a configuration a cluster node cannot run with (before anything is opened). */

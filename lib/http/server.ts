@@ -48,7 +48,7 @@ import { createFastify } from './transport/fastify.js';
 import type { TlsCredentials } from './transport/node-server.js';
 import { ServerCheckpoints } from './server-checkpoints.js';
 import { bootstrapAdmin, indexChatMessages } from './server-bootstrap.js';
-import { checkClusterConfig, openClustered, runCluster } from './server-cluster.js';
+import { checkClusterConfig, clusterTokens, openClustered, runCluster } from './server-cluster.js';
 import type { ClusterNode, ClusterOptions } from '../cluster/index.js';
 import { meteredProviders, ServerMetrics } from './metrics/index.js';
 import { CloseProgress, HttpDrain } from './server-close.js';
@@ -331,7 +331,7 @@ export class Server {
       { limit: config.authFailureLimit ?? 10, windowSecs: config.authFailureWindowSecs ?? 60 },
       log,
     );
-    const tokens = new TokenService(db);
+    const tokens = new TokenService(clusterTokens(db, cluster));
     // Built before the change notifier so a commit that revokes a key ends its connections before that commit is fanned
     // out.
     const credentialWatch = new CredentialWatch(db, tokens, config.credentialCheckMs ?? CREDENTIAL_CHECK_MS);

@@ -75,6 +75,7 @@ describe('cluster/feed-message', () => {
       subjects: 'eddydb.prod-1.>',
       leaseBucket: 'EDDYDB_prod-1_LEASE',
       snapshotBucket: 'EDDYDB_prod-1_SNAPSHOTS',
+      metaBucket: 'EDDYDB_prod-1_META',
     });
     expect(() => clusterNames('a.b')).to.throw(/cluster name 'a.b'/);
   });

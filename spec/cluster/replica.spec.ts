@@ -119,6 +119,12 @@ describe('cluster: a replica follows the primary (one NATS server)', function ()
     expect(read.body.message).to.match(new RegExp(`seq ${far} did not arrive within 5000 ms`));
   });
 
+  it("takes a token from any node: they are signed with the cluster's shared key", async () => {
+    const fromPrimary = await primary.adminToken();
+    const read = await replica.request('GET', '/api/collections', undefined, { token: fromPrimary });
+    expect(read.status).to.equal(200);
+  });
+
   it('redirects a write to the primary (307, Location on the primary with the same path)', async () => {
     const r = await fetch(`${replica.url}/api/insert/ryw?x=1`, {
       method: 'POST',
