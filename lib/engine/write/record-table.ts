@@ -4,9 +4,9 @@
  * Each record stands in a slot numbered by its ord (CollectionState.lastOrd
  * hands them out; an update keeps its record's slot): its frozen fields in
  * one array, the seq of the batch that wrote it in another, and its TTL, in
- * the rare record that has one, in a side map. A Map finds the slot of an
- * id. So a record costs two array slots beside its fields and its map entry,
- * where an entry object of its own (`{fields, version, ord}`) cost 48 bytes;
+ * the rare record that has one, in a side map. A SlotIndex (slot-index.ts)
+ * finds the slot of an id. So a record costs about 30 bytes beside its
+ * fields, where a Map of entry objects (`{fields, version, ord}`) cost 77-87;
  * fewer objects also mean less for the collector to trace, in recovery
  * above all. `get` answers the same RecordEntry as ever, made for the
  * caller; walks in order follow the slots.
@@ -21,6 +21,7 @@
  */
 import assert from 'node:assert';
 import type { Fields } from '../values/index.js';
+import { SlotIndex } from './slot-index.js';
 import type { RecordEntry } from './state.js';
 
 /** Empty slots, beyond this many and beyond the records, make a compaction due. */
@@ -33,12 +34,12 @@ interface Expiry {
 }
 
 export class RecordTable implements ReadonlyMap<string, RecordEntry> {
-  /** The slot (ord) of each id, in the order the ids came. */
-  private readonly slots = new Map<string, number>();
+  /** The slot (ord) of each id. */
+  private readonly slots = new SlotIndex((slot) => this.idIn(slot)!);
   /** By ord: the record's fields; undefined for an empty slot. Ords start at 1, so slot 0 stays empty. */
   private fieldsBySlot: Array<Fields | undefined> = [undefined];
-  /** By ord: the seq of the batch that wrote the record (0 for an empty slot). */
-  private versions: number[] = [0];
+  /** By ord: the seq of the batch that wrote the record (0 for an empty slot); as long as the slots or longer. */
+  private versions = new Float64Array(16);
   /** By ord, for the records whose id is not their own `fields.id` (rare). */
   private otherIds: Map<number, string> | undefined;
   /** By ord, for the records with a TTL. */
@@ -61,7 +62,7 @@ export class RecordTable implements ReadonlyMap<string, RecordEntry> {
   }
 
   has(id: string): boolean {
-    return this.slots.has(id);
+    return this.slots.get(id) !== undefined;
   }
 
   /** The fields of record `id`, without making its entry. */
@@ -131,14 +132,11 @@ export class RecordTable implements ReadonlyMap<string, RecordEntry> {
     assert(slot >= 1, `record ${id} has no insertion ordinal`);
     const was = this.slots.get(id);
     if (was !== slot) {
-      if (was !== undefined) this.emptySlot(was);
+      if (was !== undefined) this.delete(id);
       assert(this.fieldsBySlot[slot] === undefined, `slot ${slot} holds another record than ${id}`);
-      this.slots.set(id, slot);
     }
-    while (this.fieldsBySlot.length <= slot) {
-      this.fieldsBySlot.push(undefined);
-      this.versions.push(0);
-    }
+    while (this.fieldsBySlot.length <= slot) this.fieldsBySlot.push(undefined);
+    if (this.versions.length <= slot) this.versions = grown(this.versions, slot + 1);
     this.fieldsBySlot[slot] = fields;
     this.versions[slot] = version;
     if (fields.id !== id) (this.otherIds ??= new Map()).set(slot, id);
@@ -146,12 +144,13 @@ export class RecordTable implements ReadonlyMap<string, RecordEntry> {
     if (expiresAt !== undefined || slidingMs !== undefined)
       (this.expiries ??= new Map()).set(slot, { expiresAt, slidingMs });
     else if (this.expiries !== undefined) this.expiries.delete(slot);
+    // Filed once its id can be read at the slot.
+    if (was !== slot) this.slots.add(id, slot);
   }
 
   delete(id: string): boolean {
-    const slot = this.slots.get(id);
+    const slot = this.slots.delete(id);
     if (slot === undefined) return false;
-    this.slots.delete(id);
     this.emptySlot(slot);
     return true;
   }
@@ -159,7 +158,7 @@ export class RecordTable implements ReadonlyMap<string, RecordEntry> {
   clear(): void {
     this.slots.clear();
     this.fieldsBySlot = [undefined];
-    this.versions = [0];
+    this.versions = new Float64Array(16);
     this.otherIds = this.expiries = undefined;
   }
 
@@ -183,18 +182,20 @@ export class RecordTable implements ReadonlyMap<string, RecordEntry> {
    */
   compact(): number {
     assert(this.walks === 0, 'a walk of the table is under way');
+    const count = this.slots.size;
     const fields: Array<Fields | undefined> = [undefined];
-    const versions: number[] = [0];
+    const versions = new Float64Array(Math.max(16, count + 1));
+    const from = new Int32Array(count + 1);
     const otherIds = this.otherIds && new Map<number, string>();
     const expiries = this.expiries && new Map<number, Expiry>();
     for (let slot = 1; slot < this.fieldsBySlot.length; slot++) {
       const record = this.fieldsBySlot[slot];
       if (record === undefined) continue;
       const to = fields.length;
-      const id = this.otherIds?.get(slot);
-      this.slots.set(id ?? (record.id as string), to);
+      from[to] = slot;
       fields.push(record);
-      versions.push(this.versions[slot]!);
+      versions[to] = this.versions[slot]!;
+      const id = this.otherIds?.get(slot);
       if (id !== undefined) otherIds!.set(to, id);
       const expiry = this.expiries?.get(slot);
       if (expiry !== undefined) expiries!.set(to, expiry);
@@ -203,7 +204,8 @@ export class RecordTable implements ReadonlyMap<string, RecordEntry> {
     this.versions = versions;
     this.otherIds = otherIds?.size ? otherIds : undefined;
     this.expiries = expiries?.size ? expiries : undefined;
-    return fields.length - 1;
+    this.slots.moved(from, count);
+    return count;
   }
 
   /** Every record, in slot order; a record written meanwhile is seen as the walk reaches it (as a Map's walk). */
@@ -242,4 +244,13 @@ export class RecordTable implements ReadonlyMap<string, RecordEntry> {
   forEach(visit: (entry: RecordEntry, id: string, table: ReadonlyMap<string, RecordEntry>) => void): void {
     for (const [id, entry] of this.entries()) visit(entry, id, this);
   }
+}
+
+/** A copy of `array` at least `length` long, half as long again each time (as V8 grows an array). */
+function grown(array: Float64Array, length: number): Float64Array<ArrayBuffer> {
+  let capacity = array.length;
+  while (capacity < length) capacity = Math.ceil(capacity * 1.5) + 16;
+  const out = new Float64Array(capacity);
+  out.set(array);
+  return out;
 }
