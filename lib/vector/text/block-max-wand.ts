@@ -182,9 +182,9 @@ class Wand {
    */
   private scorePhrases(phrase: PhraseMatcher): void {
     const anchors = this.anchors(phrase);
-    const bits = phrase.nextBitsOf(anchors[0]?.word ?? 0);
+    const next = phrase.nextBitsOf(anchors[0]?.word ?? 0);
     const scorers = this.query.scorers;
-    for (const s of anchors) s.seekPhrase(bits, this.maxScores - s.maxScore, this.ranking.threshold);
+    for (const s of anchors) s.seekPhrase(next, this.maxScores - s.maxScore, this.ranking.threshold);
     for (;;) {
       let doc = END;
       for (const s of anchors) if (s.doc < doc) doc = s.doc;
@@ -200,7 +200,7 @@ class Wand {
       for (const s of anchors) {
         if (s.doc !== doc) continue;
         s.next();
-        s.seekPhrase(bits, this.maxScores - s.maxScore, this.ranking.threshold);
+        s.seekPhrase(next, this.maxScores - s.maxScore, this.ranking.threshold);
       }
     }
   }
@@ -226,7 +226,7 @@ class Wand {
   private anchors(phrase: PhraseMatcher): TermScorer[] {
     const postings = new Array<number>(this.query.words).fill(0);
     for (const s of this.query.scorers) if (s.mayBeExact) postings[s.word]! += s.docs.length;
-    const filters = (w: number) => phrase.nextBitsOf(w) !== 0;
+    const filters = (w: number) => phrase.nextBitsOf(w).bits !== 0;
     let anchor = -1;
     for (let w = 0; w < postings.length; w++) {
       const better =

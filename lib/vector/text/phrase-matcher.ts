@@ -5,10 +5,10 @@
  *
  * Each posting carries a `follows` number: the term's first position in the
  * field (15 bits; 0 past them, meaning "look from the start") and a 16-bit
- * signature of the terms right after each of its occurrences (one bit per
- * term, hashed). A document whose posting for the phrase's anchor word lacks
- * the bit of the word after it cannot hold the phrase, and is rejected
- * without reading its tokens; otherwise the check starts at the word's first
+ * signature of the terms right after each of its occurrences (two bits per
+ * term, hashed two ways: a Bloom filter). A document whose posting for the
+ * phrase's anchor word lacks the bits of the word after it cannot hold the
+ * phrase, and is rejected without reading its tokens; otherwise the check starts at the word's first
  * position, trying only the alignments that put the word where the phrase
  * has it.
  */
@@ -16,14 +16,14 @@ import type { FieldPostings } from './field-postings.js';
 
 const FIRST_LIMIT = 0x7fff;
 
-/** The `follows` number of a term first at `first`, followed by terms of `signature` (signatureBit values). */
+/** The `follows` number of a term first at `first`, followed by terms of `signature` (signatureBits values). */
 export function followsOf(first: number, signature: number): number {
   return ((first <= FIRST_LIMIT ? first : 0) << 16) | signature;
 }
 
-/** The signature bit of a term number. */
-export function signatureBit(term: number): number {
-  return 1 << (Math.imul(term, 0x9e3779b1) >>> 28);
+/** The signature bits of a term number (two, or one when both hashes agree). */
+export function signatureBits(term: number): number {
+  return (1 << (Math.imul(term, 0x9e3779b1) >>> 28)) | (1 << (Math.imul(term, 0x85ebca6b) >>> 28));
 }
 
 /** Where either of two terms occurs: the earlier first position, both signatures. */
@@ -45,9 +45,11 @@ export class PhraseMatcher {
   private readonly single: Int32Array | undefined;
   /**
    * Per query word, the signature bits of the terms that may follow it in the phrase; 0 when the word ends the
-   * phrase somewhere (anything may follow it then).
+   * phrase somewhere (anything may follow it then). With one such term, a document must have all its bits
+   * (`nextAll`); with several, one bit of any.
    */
   private readonly nextBits: number[] = [];
+  private readonly nextAll: boolean[] = [];
 
   constructor(
     /** The token store (term numbers). */
@@ -60,23 +62,28 @@ export class PhraseMatcher {
     words: readonly number[],
   ) {
     this.length = terms.length;
-    const last = new Set<number>();
     this.single = terms.every((t) => t.length === 1) ? Int32Array.from(terms, (t) => t[0]!) : undefined;
+    const last = new Set<number>();
+    const next: Array<Set<number>> = [];
     words.forEach((word, j) => {
       this.wordTerms[word] = terms[j]!;
       (this.positions[word] ??= []).push(j);
       if (j === terms.length - 1) last.add(word);
-      else for (const term of terms[j + 1]!) this.nextBits[word] = (this.nextBits[word] ?? 0) | signatureBit(term);
+      else for (const term of terms[j + 1]!) (next[word] ??= new Set()).add(term);
     });
-    for (const word of last) this.nextBits[word] = 0;
+    next.forEach((following, word) => {
+      this.nextBits[word] = last.has(word) ? 0 : [...following].reduce((bits, t) => bits | signatureBits(t), 0);
+      this.nextAll[word] = following.size === 1;
+    });
   }
 
   /**
-   * The signature bits of the terms that may follow query word `word` in the phrase: a document holding the phrase
-   * has one of them after the word; 0 when the word ends the phrase somewhere (then nothing is known).
+   * The signature bits of the terms that may follow query word `word` in the phrase, and whether a document
+   * holding the phrase has all of them (one such term) or one at least: 0 when the word ends the phrase somewhere
+   * (then nothing is known).
    */
-  nextBitsOf(word: number): number {
-    return this.nextBits[word] ?? 0;
+  nextBitsOf(word: number): { bits: number; all: boolean } {
+    return { bits: this.nextBits[word] ?? 0, all: this.nextAll[word] ?? false };
   }
 
   /**
@@ -84,8 +91,7 @@ export class PhraseMatcher {
    * `word` as written there and how many times at most it occurs (Infinity: unknown).
    */
   from(field: number, doc: number, word: number, follows: number, occurrences: number): boolean {
-    const nextBits = this.nextBits[word] ?? 0;
-    if (nextBits !== 0 && (follows & nextBits) === 0) return false;
+    if (!mayFollow(follows, this.nextBits[word] ?? 0, this.nextAll[word] ?? false)) return false;
     const postings = this.fields[field]!;
     const length = postings.lengths[doc]!;
     if (length < this.length) return false;
@@ -115,6 +121,11 @@ export class PhraseMatcher {
     for (let j = 0; j < this.length; j++) if (!matches(this.terms[j]!, this.tokens[at + j]!)) return false;
     return true;
   }
+}
+
+/** Whether a `follows` number's signature may hold a term of `bits` (all of them when `all`); 0 bits: anything. */
+export function mayFollow(follows: number, bits: number, all: boolean): boolean {
+  return bits === 0 || (all ? (follows & bits) === bits : (follows & bits) !== 0);
 }
 
 function matches(terms: readonly number[], token: number): boolean {

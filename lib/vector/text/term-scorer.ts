@@ -10,6 +10,7 @@
  * the same score bit for bit. Bounds are inflated by BOUND_SLACK: computed in
  * another order than a score, they could otherwise fall an ulp below it.
  */
+import { mayFollow } from './phrase-matcher.js';
 import { BLOCK } from './posting-list.js';
 
 export const BM25_K1 = 1.2;
@@ -154,11 +155,12 @@ export class TermScorer {
   }
 
   /**
-   * Moves to the first live posting from the current one where the word occurs as written and, unless `bits` is
-   * 0, is followed by a term of a signature bit in `bits` (phrase-matcher.ts); skips the blocks whose bound, plus
-   * `others`, boosted, is below `theta`.
+   * Moves to the first live posting from the current one where the word occurs as written and may be followed by
+   * a term of `next` (phrase-matcher.ts mayFollow); skips the blocks whose bound, plus `others`, boosted, is below
+   * `theta`.
    */
-  seekPhrase(bits: number, others: number, theta: number): void {
+  seekPhrase(next: { bits: number; all: boolean }, others: number, theta: number): void {
+    const { bits, all } = next;
     const follows = this.exactFollows!,
       docs = this.docs,
       alive = this.alive,
@@ -174,7 +176,7 @@ export class TermScorer {
       }
       for (; pos < end; pos++) {
         const f = follows[pos]!;
-        if (f >= 0 && (bits === 0 || (f & bits) !== 0) && alive[docs[pos]!] !== undefined) return this.settle(pos);
+        if (f >= 0 && mayFollow(f, bits, all) && alive[docs[pos]!] !== undefined) return this.settle(pos);
       }
     }
     this.settle(size);

@@ -22,7 +22,7 @@
 import { InvalidInput } from '../../errors.js';
 import { FIELD_BITS, topDocuments, type ScoredDoc } from './block-max-wand.js';
 import { FieldPostings } from './field-postings.js';
-import { followsOf, signatureBit } from './phrase-matcher.js';
+import { followsOf, signatureBits } from './phrase-matcher.js';
 import { planQuery, type QueryPlan } from './query-plan.js';
 import { TextVocabulary } from './text-vocabulary.js';
 import { tokenize } from './tokenize.js';
@@ -113,7 +113,7 @@ export class TextIndex {
       if (this.vocabulary.idLimit() > this.counts.length) this.growScratch(this.vocabulary.idLimit());
       for (let i = start; i < end; i++) {
         const term = this.tokens[i]!;
-        const next = i + 1 < end ? signatureBit(this.tokens[i + 1]!) : 0;
+        const next = i + 1 < end ? signatureBits(this.tokens[i + 1]!) : 0;
         if (this.counts[term]++ > 0) {
           this.signatures[term] |= next;
           continue;
