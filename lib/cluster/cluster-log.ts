@@ -100,17 +100,22 @@ export class ClusterLog implements CommitLog {
       return appended;
     }
     const published = this.publisher.publish(outgoing, this.publishTimeoutMs);
-    const step = this.chain.then(async () => {
+    // The chain orders the hand-overs to the local log, not their fsyncs: groups handed over while one fsync runs
+    // share the next (the local log's group commit).
+    const handedOver = this.chain.then(async () => {
       await published;
       if (this.broken) throw this.broken;
-      await this.local.appendEncoded(data);
+      return { appended: this.local.appendEncoded(data) };
     });
-    this.chain = step.catch((err: unknown) => {
-      if (this.broken) return;
-      this.broken = err instanceof Error ? err : new Error(String(err));
-      this.onBroken(this.broken);
-    });
-    return step;
+    this.chain = handedOver.then(
+      () => undefined,
+      (err: unknown) => {
+        if (this.broken) return;
+        this.broken = err instanceof Error ? err : new Error(String(err));
+        this.onBroken(this.broken);
+      },
+    );
+    return handedOver.then((step) => step.appended);
   }
 
   private messages(data: Buffer, group: StagedGroup): Outgoing[] {

@@ -59,8 +59,6 @@ export class ClusterNode {
     private readonly link: NatsLink,
     private readonly opts: ClusterOptions,
     private readonly report: ClusterLogger,
-    /** The key every node signs tokens with (NatsLink.sharedJwtKey). */
-    readonly jwtKey: Buffer,
   ) {
     this.publisher = new Publisher(link.js);
     this.publisher.onDeposed = (err) => void this.stepDown(err.message);
@@ -77,12 +75,7 @@ export class ClusterNode {
       (msg) => report('warn', msg),
     );
     report('info', `cluster ${opts.name}: connected to NATS (stream ${link.names.stream}, ${link.replicas} replicas)`);
-    try {
-      return new ClusterNode(link, opts, report, await link.sharedJwtKey());
-    } catch (err) {
-      await link.close();
-      throw err;
-    }
+    return new ClusterNode(link, opts, report);
   }
 
   /** The commit log the database appends to (DatabaseOptions.commitLog). */
@@ -169,6 +162,11 @@ export class ClusterNode {
       stream_replicas: this.link.replicas,
       unpublished: this.role === 'primary' ? this.publisher.backlog : 0,
     };
+  }
+
+  /** The key every node of the cluster signs tokens with. */
+  get jwtKey(): Buffer {
+    return this.link.jwtKey;
   }
 
   get appliedSeq(): number {

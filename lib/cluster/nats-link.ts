@@ -34,6 +34,11 @@ export class NatsLink {
     readonly names: ClusterNames,
     /** Copies of the stream and buckets kept by NATS (1, or 3 on a NATS cluster). */
     readonly replicas: number,
+    /**
+     * The key every node of the cluster signs tokens with, made by the first node that opens the link: a token from
+     * one node is good on all of them (a client sent to the primary by a 307 keeps its token).
+     */
+    readonly jwtKey: Buffer,
   ) {}
 
   /**
@@ -76,28 +81,12 @@ export class NatsLink {
       });
       const snapshots = await new Objm(nc).create(opts.names.snapshotBucket, { replicas });
       const meta = await new Kvm(nc).create(opts.names.metaBucket, { history: 1, replicas });
-      return new NatsLink(nc, jetstream(nc), jsm, lease, snapshots, meta, opts.names, replicas);
+      const jwtKey = await sharedJwtKey(meta, opts.names);
+      return new NatsLink(nc, jetstream(nc), jsm, lease, snapshots, meta, opts.names, replicas, jwtKey);
     } catch (err) {
       await nc.close().catch(() => undefined);
       throw err;
     }
-  }
-
-  /**
-   * The key every node of the cluster signs tokens with, made by the first node that asks: a token from one node
-   * is good on all of them (a client sent to the primary by a 307 keeps its token).
-   */
-  async sharedJwtKey(): Promise<Buffer> {
-    try {
-      const key = randomBytes(32);
-      await this.meta.create('jwt_key', key.toString('base64'));
-      return key;
-    } catch (err) {
-      if (!isWrongLastSequence(err)) throw err;
-    }
-    const entry = await this.meta.get('jwt_key');
-    if (!entry) throw new Error(`the cluster's token key vanished from ${this.names.metaBucket}`);
-    return Buffer.from(entry.string(), 'base64');
   }
 
   /** The stream's first and last sequences (first is last + 1 when it holds nothing). */
@@ -150,4 +139,20 @@ async function ensureStream(jsm: JetStreamManager, names: ClusterNames): Promise
   }
   await jsm.streams.add({ ...config, num_replicas: 1 });
   return 1;
+}
+
+/** The cluster's token signing key: the stored one, or a new one stored by this node (the first to ask). */
+async function sharedJwtKey(meta: KV, names: ClusterNames): Promise<Buffer> {
+  const stored = await meta.get('jwt_key');
+  if (stored?.operation === 'PUT') return Buffer.from(stored.string(), 'base64');
+  const key = randomBytes(32);
+  try {
+    await meta.create('jwt_key', key.toString('base64'));
+    return key;
+  } catch (err) {
+    if (!isWrongLastSequence(err)) throw err;
+  }
+  const entry = await meta.get('jwt_key');
+  if (!entry) throw new Error(`the cluster's token key vanished from ${names.metaBucket}`);
+  return Buffer.from(entry.string(), 'base64');
 }
