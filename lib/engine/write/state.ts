@@ -11,19 +11,9 @@
  */
 import type { Fields, Value } from '../values/index.js';
 import type { Schema } from '../schema/index.js';
-import { RecordTable } from './record-table.js';
+import { RecordTable, type RecordEntry } from './table/index.js';
 
-export interface RecordEntry {
-  readonly fields: Fields;
-  /** Seq of the batch that wrote this version. */
-  readonly version: number;
-  /** Absolute expiry in epoch ms, when the record has a TTL. */
-  readonly expiresAt?: number;
-  /** Sliding TTL length in ms (ttl_update_on_access). */
-  readonly slidingMs?: number;
-  /** Insertion ordinal within the collection (kept by updates): the order of unsorted results. */
-  readonly ord?: number;
-}
+export type { RecordEntry };
 
 /**
  * The map key for record `id`: the record's own `fields.id` string when it is

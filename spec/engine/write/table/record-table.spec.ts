@@ -6,12 +6,12 @@
  * reader, a checkpoint's journal or a walk holds ords.
  */
 import { expect } from 'chai';
-import { applyBatch } from '../../../lib/engine/write/apply-batch.js';
-import type { Effect } from '../../../lib/engine/write/effects.js';
-import { StateJournal } from '../../../lib/engine/write/journal.js';
-import { RecordTable } from '../../../lib/engine/write/record-table.js';
-import { DbState, type RecordEntry } from '../../../lib/engine/write/state.js';
-import { heapPerRecord } from '../../helpers/heap.js';
+import { applyBatch } from '../../../../lib/engine/write/apply-batch.js';
+import type { Effect } from '../../../../lib/engine/write/effects.js';
+import { StateJournal } from '../../../../lib/engine/write/journal.js';
+import { RecordTable } from '../../../../lib/engine/write/table/record-table.js';
+import { DbState, type RecordEntry } from '../../../../lib/engine/write/state.js';
+import { heapPerRecord } from '../../../helpers/heap.js';
 
 const meta = { name: 'a', createdAt: '2026-01-01T00:00:00.000Z' };
 const put = (id: string, n = 0): Effect => ({ kind: 'put', collection: 'a', id, fields: { id, n } });

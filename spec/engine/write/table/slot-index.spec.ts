@@ -5,8 +5,8 @@
  * growth), and refiled after a compaction moves the records.
  */
 import { expect } from 'chai';
-import { idHash, SlotIndex } from '../../../lib/engine/write/slot-index.js';
-import { mulberry32 } from '../../helpers/seeded-random.js';
+import { idHash, SlotIndex } from '../../../../lib/engine/write/table/slot-index.js';
+import { mulberry32 } from '../../../helpers/seeded-random.js';
 
 /** An index over `ids` (the id in each slot, slot 0 unused), as a RecordTable keeps it. */
 function indexOver(ids: Array<string | undefined>): SlotIndex {

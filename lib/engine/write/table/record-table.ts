@@ -20,9 +20,21 @@
  * all of which hold ords.
  */
 import assert from 'node:assert';
-import type { Fields } from '../values/index.js';
+import type { Fields } from '../../values/index.js';
 import { SlotIndex } from './slot-index.js';
-import type { RecordEntry } from './state.js';
+
+/** A record as readers see it: its fields, the version that wrote them, its expiry and its place. */
+export interface RecordEntry {
+  readonly fields: Fields;
+  /** Seq of the batch that wrote this version. */
+  readonly version: number;
+  /** Absolute expiry in epoch ms, when the record has a TTL. */
+  readonly expiresAt?: number;
+  /** Sliding TTL length in ms (ttl_update_on_access). */
+  readonly slidingMs?: number;
+  /** Insertion ordinal within the collection (kept by updates): the order of unsorted results. */
+  readonly ord?: number;
+}
 
 /** Empty slots, beyond this many and beyond the records, make a compaction due. */
 const COMPACT_AFTER_EMPTY = 4096;
