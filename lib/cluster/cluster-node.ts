@@ -362,7 +362,9 @@ export class ClusterNode {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.ticking;
+    // A replica's follower stops feeding the writer; the primary's groups under way reach the writer's end.
     await this.follower?.stop();
+    await this.db?.queue.idle();
     // Batches committed in the asynchronous modes still on their way to the stream: a bounded wait.
     for (let waited = 0; this.publisher.backlog > 0 && waited < 5000; waited += 50) await sleep(50);
     if (this.role === 'primary') await this.lease.release();

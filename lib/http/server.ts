@@ -536,11 +536,7 @@ export class Server {
       await step(() => 'closing the HTTP connections', this.app.close());
       await this.metrics.close();
       // The writes under way reach the cluster's log before the lease is given up (a replica takes over at once).
-      if (this.cluster)
-        await step(
-          () => "the cluster's log and lease",
-          this.db.queue.idle().then(() => this.cluster?.close()),
-        );
+      if (this.cluster) await step(() => "the cluster's log and lease", this.cluster.close());
       await step(
         () => 'the final snapshot (after the writes still queued) and the log',
         this.db.close({ snapshot: true }),
