@@ -11,8 +11,14 @@ import { consoleHarness } from '../helpers/console-browser.js';
 /** Asserts that the control is disabled and says why in its title; returns the title. */
 async function disabledWithTitle(control: Locator): Promise<string> {
   await control.waitFor();
+  // A control may be disabled a moment without a title while its page loads (on a loaded machine, long enough to be
+  // seen): wait for the title the key's rights give it.
+  let title = '';
+  for (let tries = 0; tries < 50 && !title; tries++) {
+    title = (await control.getAttribute('title')) ?? '';
+    if (!title) await new Promise((r) => setTimeout(r, 100));
+  }
   expect(await control.isDisabled(), 'disabled').to.equal(true);
-  const title = (await control.getAttribute('title')) ?? '';
   expect(title, 'a title saying why').to.not.equal('');
   return title;
 }
