@@ -283,7 +283,7 @@ class Wand {
     const marks = this.query.marks;
     while (s.doc !== END) {
       if (s.blockScore(s.doc) * boost < this.ranking.threshold) {
-        s.advance(s.lastDoc() + 1);
+        s.skipBlock();
         continue;
       }
       for (const last = s.lastDoc(); s.doc <= last; s.next()) {
@@ -324,7 +324,11 @@ class Wand {
     let next = pivot + 1 < order.length ? order[pivot + 1]!.doc : END;
     for (let i = 0; i <= pivot; i++) next = Math.min(next, order[i]!.lastDoc() + 1);
     if (next <= doc) next = doc + 1;
-    for (let i = 0; i <= pivot; i++) order[i]!.advance(next);
+    for (let i = 0; i <= pivot; i++) {
+      const s = order[i]!;
+      if (s.lastDoc() < next) s.skipBlock();
+      s.advance(next);
+    }
   }
 
   /**

@@ -256,6 +256,14 @@ export class TermScorer {
     return this.blockBounds[b]!;
   }
 
+  /** Moves to the first live posting after the block `blockScore` looked at (no search: blocks are positions). */
+  skipBlock(): void {
+    if (!this.blockBounds) return this.settle(this.size);
+    let pos = Math.min(this.size, (this.block + 1) * BLOCK);
+    while (pos < this.size && this.alive[this.docs[pos]!] === undefined) pos++;
+    this.settle(pos);
+  }
+
   /** The last document of the block `blockScore` looked at. */
   lastDoc(): number {
     if (!this.blockBounds) return this.docs[this.size - 1]!;
