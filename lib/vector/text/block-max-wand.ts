@@ -110,12 +110,16 @@ class Ranking {
 class Wand {
   /** Scorers ordered by current document. */
   private readonly order: TermScorer[];
-  /** Per word, the document last counted as found as written (to count each word once). */
+  /** Per word, the `sum` that last counted it as found as written (to count each word once a sum). */
   private readonly wordSeen: Int32Array;
+  private stamp = 0;
   /** Whether the bounds include the boost: a query of one token (no phrase pass). */
   private readonly boostInBounds: boolean;
   /** Documents scored before the walk that reaches them (marked in query.marks), which skips them. */
   private readonly scored: number[] = [];
+  /** What the last `sum` found: the fields the document matched in, the words it holds as written. */
+  private fieldBits = 0;
+  private exactWords = 0;
   /** The sum of every scorer's bound. */
   private readonly maxScores: number;
 
@@ -124,7 +128,7 @@ class Wand {
     private readonly ranking: Ranking,
   ) {
     this.order = query.scorers.slice();
-    this.wordSeen = new Int32Array(query.words).fill(-1);
+    this.wordSeen = new Int32Array(query.words);
     this.boostInBounds = query.boost && !query.phrase;
     this.maxScores = query.scorers.reduce((sum, s) => sum + s.maxScore, 0);
     const bitsFit = query.words < FIELD_BITS;
@@ -184,6 +188,7 @@ class Wand {
     const anchors = this.anchors(phrase);
     const next = phrase.nextBitsOf(anchors[0]?.word ?? 0);
     const scorers = this.query.scorers;
+    const scoreFirst = phrase.size <= 2;
     for (const s of anchors) s.seekPhrase(next, this.maxScores - s.maxScore, this.ranking.threshold);
     for (;;) {
       let doc = END;
@@ -191,10 +196,17 @@ class Wand {
       if (doc === END) return;
       for (const s of anchors) {
         if (s.doc !== doc || this.query.marks[doc] !== 0 || !this.mayEnterBoosted(s)) continue;
-        if (!phrase.from(s.field, doc, s.word, s.followsAt(s.pos), s.occurrencesAt(s.pos))) continue;
-        this.mark(doc);
+        const holds = () => phrase.from(s.field, doc, s.word, s.followsAt(s.pos), s.occurrencesAt(s.pos));
+        // Scoring a candidate reads postings in order, checking its phrase reads tokens at random: the cheaper
+        // rejection goes first. The signature checked the word after the anchor, so a phrase of two tokens is
+        // likely there (score first); a longer one mostly is not (check the phrase first).
+        if (!scoreFirst && !holds()) continue;
         for (const t of scorers) t.advance(doc);
-        this.evaluate(doc, true, false);
+        const boosted = this.sum(doc, false) * EXACT_BOOST;
+        if (this.exactWords < this.query.words || boosted < this.ranking.threshold) break;
+        if (scoreFirst && !holds()) continue;
+        this.mark(doc);
+        this.admit(doc, boosted);
         break;
       }
       for (const s of anchors) {
@@ -337,26 +349,42 @@ class Wand {
    * holding `doc` to be on it.
    */
   private evaluate(doc: number, holdsPhrase: boolean, seek: boolean): void {
+    let score = this.sum(doc, seek);
+    if (this.query.boost && holdsPhrase && this.exactWords === this.query.words) score *= EXACT_BOOST;
+    this.admit(doc, score);
+  }
+
+  /**
+   * The score of document `doc` without the boost, summed in scorer order; notes the fields it matched in and the
+   * words it holds as written (`fieldBits`, `exactWords`). `seek`: as evaluate.
+   */
+  private sum(doc: number, seek: boolean): number {
     const q = this.query;
-    let score = 0,
-      fieldBits = 0,
-      exactWords = 0;
+    let score = 0;
+    this.fieldBits = 0;
+    this.exactWords = 0;
+    const stamp = ++this.stamp;
     for (const s of q.scorers) {
       const pos = seek ? s.find(doc) : s.doc === doc ? s.pos : -1;
       if (pos < 0) continue;
       score += s.scoreAt(pos);
-      if (s.field < FIELD_BITS) fieldBits |= 1 << s.field;
-      if (q.boost && this.wordSeen[s.word] !== doc && s.isExactAt(pos)) {
-        this.wordSeen[s.word] = doc;
-        exactWords++;
+      if (s.field < FIELD_BITS) this.fieldBits |= 1 << s.field;
+      if (q.boost && this.wordSeen[s.word] !== stamp && s.isExactAt(pos)) {
+        this.wordSeen[s.word] = stamp;
+        this.exactWords++;
       }
     }
-    if (q.boost && holdsPhrase && exactWords === q.words) score *= EXACT_BOOST;
+    return score;
+  }
+
+  /** Keeps document `doc` of `score` (fields: `fieldBits` as the last sum left them) if it enters. */
+  private admit(doc: number, score: number): void {
     if (score < this.ranking.threshold) return;
+    const q = this.query;
     const id = q.idOf[doc]!;
     if (!this.ranking.admits(score, id)) return;
     if (q.filter && !q.filter(id)) return;
-    this.ranking.add({ doc, id, score, fieldBits });
+    this.ranking.add({ doc, id, score, fieldBits: this.fieldBits });
   }
 }
 

@@ -37,7 +37,8 @@ export function firstOf(follows: number): number {
 }
 
 export class PhraseMatcher {
-  private readonly length: number;
+  /** Tokens in the phrase. */
+  readonly size: number;
   /** Per query word, the term numbers matching it as written, and its positions in the phrase. */
   private readonly wordTerms: Array<readonly number[]> = [];
   private readonly positions: number[][] = [];
@@ -61,7 +62,7 @@ export class PhraseMatcher {
     /** Per phrase position, the index of its query word (the distinct words). */
     words: readonly number[],
   ) {
-    this.length = terms.length;
+    this.size = terms.length;
     this.single = terms.every((t) => t.length === 1) ? Int32Array.from(terms, (t) => t[0]!) : undefined;
     const last = new Set<number>();
     const next: Array<Set<number>> = [];
@@ -94,7 +95,7 @@ export class PhraseMatcher {
     if (!mayFollow(follows, this.nextBits[word] ?? 0, this.nextAll[word] ?? false)) return false;
     const postings = this.fields[field]!;
     const length = postings.lengths[doc]!;
-    if (length < this.length) return false;
+    if (length < this.size) return false;
     const start = postings.starts[doc]!;
     const tokens = this.tokens;
     const wordTerms = this.wordTerms[word]!;
@@ -104,7 +105,7 @@ export class PhraseMatcher {
       if (!matches(wordTerms, tokens[start + at]!)) continue;
       for (const j of positions) {
         const phraseStart = at - j;
-        if (phraseStart >= 0 && phraseStart + this.length <= length && this.holdsAt(start + phraseStart)) return true;
+        if (phraseStart >= 0 && phraseStart + this.size <= length && this.holdsAt(start + phraseStart)) return true;
       }
       if (++seen >= occurrences) return false;
     }
@@ -118,7 +119,7 @@ export class PhraseMatcher {
       for (let j = 0; j < single.length; j++) if (this.tokens[at + j] !== single[j]) return false;
       return true;
     }
-    for (let j = 0; j < this.length; j++) if (!matches(this.terms[j]!, this.tokens[at + j]!)) return false;
+    for (let j = 0; j < this.size; j++) if (!matches(this.terms[j]!, this.tokens[at + j]!)) return false;
     return true;
   }
 }
