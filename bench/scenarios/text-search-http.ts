@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { printUsTable, usTable, type UsTable } from '../lib/cpu-profile.js';
 import { percentile, report, type Measurement } from '../lib/report.js';
-import { mulberry32 } from '../lib/seeded-random.js';
+import { mulberry32, vocabulary } from '../lib/seeded-random.js';
 import { check, startServer, stopEddy, type Eddy } from '../lib/seeded-eddy.js';
 
 const RECORDS = 100_000;
@@ -42,16 +42,7 @@ interface Corpus {
 
 function corpus(): Corpus {
   const u = mulberry32(4242);
-  const C = 'bdfgklmnprstvz',
-    V = 'aeiou';
-  const seen = new Set<string>();
-  while (seen.size < VOCABULARY) {
-    let w = '';
-    for (let s = 2 + Math.floor(u() * 2); s > 0; s--)
-      w += C[Math.floor(u() * C.length)]! + V[Math.floor(u() * V.length)]!;
-    seen.add(w);
-  }
-  const words = [...seen];
+  const words = vocabulary(VOCABULARY, u);
   const records = Array.from({ length: RECORDS }, () => {
     const r = new Uint8Array(WORDS_PER_RECORD);
     for (let i = 0; i < r.length; i++) r[i] = Math.floor(u() * VOCABULARY);

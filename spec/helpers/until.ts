@@ -6,3 +6,18 @@ export async function until(what: string, check: () => boolean, ms: number, poll
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }
+
+/** Counts event-loop turns from now; the returned function stops counting and says how many there were. */
+export function countTurns(): () => number {
+  let turns = 0;
+  let counting = true;
+  const count = () => {
+    turns += 1;
+    if (counting) setImmediate(count);
+  };
+  setImmediate(count);
+  return () => {
+    counting = false;
+    return turns;
+  };
+}

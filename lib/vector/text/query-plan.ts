@@ -17,18 +17,29 @@ import { TermScorer, type ScorerSource } from './term-scorer.js';
 import type { TextVocabulary } from './text-vocabulary.js';
 import { foldCase, tokenize } from './tokenize.js';
 
-/** The query options the plan reads (TextSearchOptions, checked). */
-export interface PlanOptions {
+/** Options of `TextIndex.search` (protocol.md §2.9 members, camel-cased). */
+export interface TextSearchOptions {
+  /** Fields to search; default every indexed field. */
   fields?: readonly string[];
+  /** Per-field weight (default 1; 0 skips the field). */
   weights?: Readonly<Record<string, number>>;
+  /** Match words within an edit distance. Default false. */
   fuzzy?: boolean;
+  /** 0-5; default by word length: 0 up to 2 letters, 1 up to 5, else 2. Used only with fuzzy. */
   maxEditDistance?: number;
+  /** When true "Apple" does not match "apple". Default false. */
   caseSensitive?: boolean;
+  /** Stemming language (name or ISO 639-1 code); default "english". Unknown: no stemming. */
   language?: string;
+  /** Match words by stem. Default true. */
   stemming?: boolean;
+  /** Drop hits scoring below this. */
   minScore?: number;
+  /** Multiply by EXACT_BOOST the score of records holding the query as an exact phrase. */
   boostExact?: boolean;
+  /** Maximum number of hits; default all. */
   limit?: number;
+  /** Only ids for which this returns true are candidates (applied before ranking). */
   filter?: (id: string) => boolean;
 }
 
@@ -55,7 +66,7 @@ export function autoEditDistance(word: string): number {
   return word.length <= 2 ? 0 : word.length <= 5 ? 1 : 2;
 }
 
-export function planQuery(source: PlanSource, query: string, options: PlanOptions): QueryPlan {
+export function planQuery(source: PlanSource, query: string, options: TextSearchOptions): QueryPlan {
   const caseSensitive = options.caseSensitive ?? false;
   const words = tokenize(query);
   const keys = [...new Set(caseSensitive ? words : words.map(foldCase))];
@@ -108,7 +119,7 @@ export function planQuery(source: PlanSource, query: string, options: PlanOption
 }
 
 /** Searched fields with their weights (weight 0 drops a field), in the order asked, else the index's. */
-function searchFields(source: PlanSource, options: PlanOptions): Map<string, number> {
+function searchFields(source: PlanSource, options: TextSearchOptions): Map<string, number> {
   const names = options.fields ?? [...source.fields.keys()];
   const fields = new Map<string, number>();
   for (const name of names) {

@@ -23,39 +23,14 @@ import { InvalidInput } from '../../errors.js';
 import { FIELD_BITS, topDocuments, type ScoredDoc } from './block-max-wand.js';
 import { FieldPostings } from './field-postings.js';
 import { followsOf, signatureBits } from './phrase-matcher.js';
-import { planQuery, type QueryPlan } from './query-plan.js';
+import { planQuery, type QueryPlan, type TextSearchOptions } from './query-plan.js';
 import { TextVocabulary } from './text-vocabulary.js';
 import { tokenize } from './tokenize.js';
 
 export { EXACT_BOOST } from './block-max-wand.js';
 export { autoEditDistance } from './query-plan.js';
+export type { TextSearchOptions } from './query-plan.js';
 export { BM25_B, BM25_K1 } from './term-scorer.js';
-
-/** Options of `TextIndex.search` (protocol.md §2.9 members, camel-cased). */
-export interface TextSearchOptions {
-  /** Fields to search; default every indexed field. */
-  fields?: readonly string[];
-  /** Per-field weight (default 1; 0 skips the field). */
-  weights?: Readonly<Record<string, number>>;
-  /** Match words within an edit distance. Default false. */
-  fuzzy?: boolean;
-  /** 0-5; default by word length: 0 up to 2 letters, 1 up to 5, else 2. Used only with fuzzy. */
-  maxEditDistance?: number;
-  /** When true "Apple" does not match "apple". Default false. */
-  caseSensitive?: boolean;
-  /** Stemming language (name or ISO 639-1 code); default "english". Unknown: no stemming. */
-  language?: string;
-  /** Match words by stem. Default true. */
-  stemming?: boolean;
-  /** Drop hits scoring below this. */
-  minScore?: number;
-  /** Multiply by EXACT_BOOST the score of records holding the query as an exact phrase. */
-  boostExact?: boolean;
-  /** Maximum number of hits; default all. */
-  limit?: number;
-  /** Only ids for which this returns true are candidates (applied before ranking). */
-  filter?: (id: string) => boolean;
-}
 
 /** One text search result. */
 export interface TextHit {

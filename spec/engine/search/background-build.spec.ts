@@ -3,7 +3,7 @@ import { CATCH_UP_SHOWN, Database, parseSearch, runSearch } from '../../../lib/e
 import { BruteForceIndex } from '../../../lib/vector/index.js';
 import { gaussian, mulberry32 } from '../../helpers/seeded-random.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
-import { until } from '../../helpers/until.js';
+import { countTurns, until } from '../../helpers/until.js';
 
 const DIMS = 16;
 const SCHEMA = {
@@ -38,20 +38,13 @@ describe('engine/search background index builds', () => {
       'docs',
       Array.from({ length: 300 }, (_, i) => ({ title: `note ${i} ${i % 7 === 0 ? 'lighthouse' : 'harbor'}` })),
     );
-    let turns = 0;
-    let counting = true;
-    const count = () => {
-      turns += 1;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const turns = countTurns();
     const pending = runSearch(db, 'docs', parseSearch({ query: 'lighthouse', limit: 100 }));
     // One record per slice (sliceMs 0): the first search starts the build and waits for it.
     await turn();
     expect(db.search.status().find((st) => st.kind === 'text')).to.include({ state: 'building' });
     const hits = (await pending).results.map((h) => String(h.record.title));
-    counting = false;
-    expect(turns, 'event-loop turns while the search waited').to.be.above(100);
+    expect(turns(), 'event-loop turns while the search waited').to.be.above(100);
     expect(hits).to.have.length(43);
     expect(hits.every((t) => t.endsWith('lighthouse'))).to.equal(true);
     expect(db.search.status().find((st) => st.kind === 'text')).to.include({ state: 'ready', indexed: 300 });
@@ -68,16 +61,9 @@ describe('engine/search background index builds', () => {
     // One change per slice (sliceMs 0): most of the load still waits, so searches would wait and health says so.
     expect(textStatus()).to.include({ state: 'building', total: 1000 });
     expect(textStatus().progress).to.be.below(1);
-    let turns = 0;
-    let counting = true;
-    const count = () => {
-      turns += 1;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const turns = countTurns();
     const hits = (await runSearch(db, 'docs', parseSearch({ query: 'lighthouse', limit: 1000 }))).results;
-    counting = false;
-    expect(turns, 'event-loop turns while the search waited').to.be.above(100);
+    expect(turns(), 'event-loop turns while the search waited').to.be.above(100);
     expect(hits).to.have.length(200);
     expect(textStatus()).to.include({ state: 'ready', progress: 1 });
     // A few changes are applied by the search itself, in the tick that answers.
