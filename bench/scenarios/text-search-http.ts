@@ -7,14 +7,16 @@
  * index), then the latency of searches (median, p90), against a reference in the same run: plain JavaScript
  * brute-force BM25 over the same words in this process (every record scored per query, top 10 with the same
  * exact-phrase boost), the least any engine without an index does for the same answer. Its top 10 is compared with
- * the server's. A second collection declares a text index in its schema: the index follows the writes, and its
- * first search after the load is timed too. With BENCH_PROFILE unset or not 0, a --cpu-prof run of the searches
- * prints the µs table.
+ * the server's. Both sides also report CPU µs per search (the server's from /proc), steadier than latency when
+ * other processes share the cores. A second collection declares a text index in its schema: the index follows the
+ * writes, and its first search after the load is timed too. With BENCH_PROFILE unset or not 0, a --cpu-prof run of
+ * the searches prints the µs table.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { printUsTable, usTable, type UsTable } from '../lib/cpu-profile.js';
+import { processCpuMicros } from '../lib/proc-cpu.js';
 import { percentile, report, type Measurement } from '../lib/report.js';
 import { mulberry32, vocabulary } from '../lib/seeded-random.js';
 import { check, startServer, stopEddy, type Eddy } from '../lib/seeded-eddy.js';
@@ -213,7 +215,10 @@ export async function textSearchHttp(): Promise<void> {
 
     await timedSearches(e, 'docs', c.queries.slice(0, WARMUP));
     const queries = c.queries.slice(WARMUP);
+    // The server's CPU per search, from /proc: steadier than latency on a busy machine.
+    const cpu0 = processCpuMicros(e.pid);
     const ours = await timedSearches(e, 'docs', queries);
+    const cpuPerSearch = (processCpuMicros(e.pid) - cpu0) / queries.length;
     let identical = 0;
     for (const q of queries.slice(0, 50)) {
       // Scores, not ids: records tied on score are ordered by id on the server, by number here.
@@ -221,17 +226,21 @@ export async function textSearchHttp(): Promise<void> {
       if (JSON.stringify(got) === JSON.stringify(bruteForceBm25(c, q).map((s) => s.toPrecision(12)))) identical++;
     }
     const plain: number[] = [];
+    const plainCpu0 = process.cpuUsage();
     for (const q of queries) {
       const t = performance.now();
       bruteForceBm25(c, q);
       plain.push(performance.now() - t);
     }
+    const plainCpu = process.cpuUsage(plainCpu0);
     await stopEddy(e);
     e = undefined;
     const us = PROFILE ? await profileSearches(c) : undefined;
     if (us) printUsTable('text search, 100k records', us);
-    const subject = measured(`eddydb POST /api/search (${RECORDS / 1000}k)`, ours);
-    const reference = measured('plain JS brute-force BM25', plain);
+    const subject = measured(`eddydb POST /api/search (${RECORDS / 1000}k)`, ours, { cpu_us_per_op: cpuPerSearch });
+    const reference = measured('plain JS brute-force BM25', plain, {
+      cpu_us_per_op: (plainCpu.user + plainCpu.system) / queries.length,
+    });
     report({
       scenario: 'text-search-http',
       subject,
