@@ -112,7 +112,7 @@ export class RemoteHnsw {
   size = 0;
   /** Batches posted and not answered yet. */
   inFlight = 0;
-  /** Mean cost of one insert in the worker, from the last batch that inserted. */
+  /** Mean cost of one insert in the worker, smoothed over the batches that inserted. */
   insertUs = FIRST_INSERT_US;
 
   constructor(
@@ -131,7 +131,8 @@ export class RemoteHnsw {
         message.vectors.buffer as ArrayBuffer,
       ])) as AppliedBatch;
       this.size = applied.size;
-      if (applied.insertUs > 0) this.insertUs = applied.insertUs;
+      // Smoothed: one batch slowed by a busy machine must not shrink the next ones to a few vectors.
+      if (applied.insertUs > 0) this.insertUs = 0.8 * this.insertUs + 0.2 * applied.insertUs;
     } finally {
       this.inFlight--;
     }

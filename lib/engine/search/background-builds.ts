@@ -25,6 +25,8 @@ export const DEFAULT_SLICE_MS = 10;
 const BATCH_WORK_MS = 8;
 /** Batches of one graph posted and not answered at once: enough that the worker never waits for this thread. */
 const MAX_IN_FLIGHT = 4;
+/** At least this many changes a batch, however slow inserts look: each batch costs a round trip to the worker. */
+const MIN_BATCH = 16;
 const MAX_BATCH = 4096;
 
 export class BackgroundBuilds {
@@ -135,7 +137,7 @@ export class BackgroundBuilds {
     const records = this.recordsOf(entry.collection);
     const start = performance.now();
     const batchLimit = entry.remote
-      ? Math.max(1, Math.min(MAX_BATCH, Math.round((BATCH_WORK_MS * 1000) / entry.remote.insertUs)))
+      ? Math.max(MIN_BATCH, Math.min(MAX_BATCH, Math.round((BATCH_WORK_MS * 1000) / entry.remote.insertUs)))
       : Infinity;
     try {
       do {
