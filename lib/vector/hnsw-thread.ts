@@ -16,7 +16,13 @@
 import type { Worker } from 'node:worker_threads';
 import type { Metric } from './distance.js';
 import type { HnswOptions, HnswSavedState } from './hnsw.js';
-import { HNSW_WORKER, type AppliedBatch, type HnswReply, type HnswRequest } from './hnsw-worker.js';
+import {
+  HNSW_WORKER,
+  type AppliedBatch,
+  type HnswCalibrated,
+  type HnswReply,
+  type HnswRequest,
+} from './hnsw-worker.js';
 import { startModuleWorker } from './module-worker.js';
 import type { VectorHit } from './vector-index.js';
 
@@ -35,20 +41,22 @@ export class HnswThread {
   private nextSeq = 0;
   private nextKey = 0;
   private readonly waiting = new Map<number, Waiting>();
+  /** Graphs by key, told when their ef is calibrated. */
+  private readonly graphs = new Map<string, WeakRef<RemoteHnsw>>();
   private failure: Error | undefined;
   /** Told once when the worker fails or exits unasked; every request fails from then on. */
   onFailure: ((err: Error) => void) | undefined;
 
   /** A new empty graph. Throws InvalidInput on bad options (checked here, before the worker sees them). */
   create(options: HnswOptions): RemoteHnsw {
-    const remote = new RemoteHnsw(this, `g${this.nextKey++}`, options.dimensions, options.metric);
+    const remote = this.known(new RemoteHnsw(this, `g${this.nextKey++}`, options.dimensions, options.metric));
     void this.request({ op: 'create', key: remote.key, options }).catch(() => undefined);
     return remote;
   }
 
   /** A graph read from `file` (written by RemoteHnsw.save with `state`); hnswlib reads on the thread pool. */
   async load(file: string, state: HnswSavedState, options: Pick<HnswOptions, 'efSearch'> = {}): Promise<RemoteHnsw> {
-    const remote = new RemoteHnsw(this, `g${this.nextKey++}`, state.dimensions, state.metric);
+    const remote = this.known(new RemoteHnsw(this, `g${this.nextKey++}`, state.dimensions, state.metric));
     remote.size = (await this.request({ op: 'load', key: remote.key, file, state, options })) as number;
     return remote;
   }
@@ -74,9 +82,24 @@ export class HnswThread {
     });
   }
 
+  private known(remote: RemoteHnsw): RemoteHnsw {
+    this.graphs.set(remote.key, new WeakRef(remote));
+    return remote;
+  }
+
+  /** Forgets a dropped graph. */
+  forget(key: string): void {
+    this.graphs.delete(key);
+  }
+
   private spawn(): Worker {
     const worker = startModuleWorker(WORKER_ENTRY, HNSW_WORKER);
-    worker.on('message', (reply: HnswReply) => this.settle(reply));
+    worker.on('message', (message: HnswReply | HnswCalibrated) => {
+      if ('calibrated' in message) {
+        const remote = this.graphs.get(message.calibrated)?.deref();
+        if (remote) remote.efSearch = message.ef;
+      } else this.settle(message);
+    });
     worker.on('error', (err) => this.fail(new Error(`the HNSW worker failed: ${err.message}`, { cause: err })));
     worker.on('exit', (code) => this.fail(new Error(`the HNSW worker exited (code ${code})`)));
     worker.unref();
@@ -112,6 +135,8 @@ export class RemoteHnsw {
   size = 0;
   /** Batches posted and not answered yet. */
   inFlight = 0;
+  /** The query-time ef calibrated on the graph's data (for k = 10), once measured. */
+  efSearch: number | undefined;
   /** Mean cost of one insert in the worker, smoothed over the batches that inserted. */
   insertUs = FIRST_INSERT_US;
 
@@ -165,6 +190,7 @@ export class RemoteHnsw {
 
   /** Frees the graph in the worker. */
   drop(): void {
+    this.thread.forget(this.key);
     void this.thread.request({ op: 'drop', key: this.key }).catch(() => undefined);
   }
 }

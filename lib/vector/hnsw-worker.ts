@@ -41,6 +41,12 @@ export interface AppliedBatch {
 
 export type HnswReply = { seq: number; value: unknown } | { seq: number; error: string };
 
+/** Told unasked when a graph's ef has been calibrated. */
+export interface HnswCalibrated {
+  calibrated: string;
+  ef: number;
+}
+
 const indexes = new Map<string, HnswIndex>();
 /** Graphs smaller than this keep the default ef: a search of them costs little whatever the ef. */
 const CALIBRATE_FROM = 1000;
@@ -136,9 +142,10 @@ function calibrateLater(key: string, index: HnswIndex): void {
         setImmediate(() => (indexes.get(key) === index ? resolve() : reject(new Error('dropped')))),
       );
     index.calibrate(pause).then(
-      () => {
+      ({ ef }) => {
         current.size = size;
         current.running = false;
+        parentPort?.postMessage({ calibrated: key, ef } satisfies HnswCalibrated);
       },
       () => {
         current.running = false;

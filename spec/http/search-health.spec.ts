@@ -2,9 +2,11 @@
  * GET /api/health while a vector index catches up on a bulk load: the graph
  * is built in the HNSW worker, and health says so (building, with the share
  * done) until the graph holds every vector, then ready. The readiness probe
- * counts it as building meanwhile, not failed.
+ * counts it as building meanwhile, not failed. Then the graph's calibrated
+ * query-time ef appears.
  */
 import { expect } from 'chai';
+import { EF_LADDER } from '../../lib/vector/index.js';
 import { TestServer } from '../helpers/test-server.js';
 import { randomVectors } from '../helpers/seeded-random.js';
 
@@ -14,6 +16,7 @@ interface IndexView {
   indexed: number;
   total: number;
   progress: number;
+  ef_search?: number;
 }
 
 describe('search index progress in GET /api/health', function () {
@@ -53,6 +56,10 @@ describe('search index progress in GET /api/health', function () {
       while ((await index()).indexed < 4000) await new Promise((r) => setTimeout(r, 20));
       const ready = await t.request('GET', '/api/health/ready', undefined, { token: null });
       expect(ready.body.checks.search_indexes).to.equal('ready');
+      // Once its batches pause, the worker measures the ef the data needs, and health shows it.
+      let efSearch: number | undefined;
+      while ((efSearch = (await index()).ef_search) === undefined) await new Promise((r) => setTimeout(r, 50));
+      expect(EF_LADDER).to.include(efSearch);
     } finally {
       await t.stop();
     }
