@@ -40,10 +40,15 @@ export function encodePayload(value: unknown): Buffer {
   return packr.pack(value);
 }
 
-/** The value of a payload: by unpackStored (unpack.ts) when it can, else by msgpackr, its strings then made owned. */
+/**
+ * The value of a payload: by unpackStored (unpack.ts) when it can, else by
+ * msgpackr, its strings then made owned. Nothing in the value refers to
+ * `buf` (msgpackr's binary values point into a copy of it), so a reader may
+ * reuse its buffer for the next frame.
+ */
 export function decodePayload<T>(buf: Uint8Array): T {
   const value = unpackStored(buf);
-  return (value === NOT_DECODED ? ownStrings(unpackr.unpack(buf)) : value) as T;
+  return (value === NOT_DECODED ? ownStrings(unpackr.unpack(Buffer.from(buf))) : value) as T;
 }
 
 /** Lets go of the buffer last decoded (a whole segment or snapshot file is one). */

@@ -16,6 +16,7 @@
  * positive needs a 32-bit collision.
  */
 import { crc32 } from 'node:zlib';
+import type { StorageFs } from './fs.js';
 
 export const HEADER_SIZE = 12;
 export const FRAME_OVERHEAD = 8;
@@ -130,4 +131,71 @@ export function framePayloads(buf: Buffer): Buffer[] {
     at = end;
   }
   return out;
+}
+
+/** Bytes a FrameStream reads at a time (more for a frame longer than this). */
+const STREAM_CHUNK = 8 * 1024 * 1024;
+
+/**
+ * A file's frames read in order through one reused window of a few MB,
+ * instead of the whole file in one buffer: a snapshot of millions of records
+ * is hundreds of MB, held beside the records it decodes into, and a buffer
+ * that large (as each segment's) makes V8 collect for external memory
+ * while recovery fills the heap. `frameAt` answers what readFrame answers on
+ * the whole file. A payload it gives lives until the next call: decode it
+ * (storage/codec.ts copies what it keeps) before asking for the next frame.
+ */
+export class FrameStream {
+  private window: Buffer = Buffer.alloc(0);
+  /** The file offsets the window holds: [start, end). */
+  private start = 0;
+  private end = 0;
+
+  private constructor(
+    private readonly fs: StorageFs,
+    private readonly file: string,
+    /** The file's size when opened. */
+    readonly size: number,
+    private readonly chunk: number,
+  ) {}
+
+  /** `chunk`: the bytes read at a time (specs take small ones). */
+  static async open(fs: StorageFs, file: string, chunk = STREAM_CHUNK): Promise<FrameStream> {
+    return new FrameStream(fs, file, await fs.size(file), chunk);
+  }
+
+  /** The file's first `length` bytes (fewer when it is shorter), valid until the next call. */
+  async head(length: number): Promise<Buffer> {
+    await this.hold(0, length);
+    return this.window.subarray(0, Math.min(length, this.end));
+  }
+
+  /** The frame at `offset`, as readFrame reads it in the whole file (`next` is a file offset). */
+  async frameAt(offset: number): Promise<FrameResult> {
+    if (offset >= this.size) return readFrame(this.window.subarray(0, 0), 0);
+    await this.hold(offset, FRAME_OVERHEAD);
+    if (this.end - offset >= FRAME_OVERHEAD) {
+      const length = this.window.readUInt32LE(offset - this.start);
+      if (length <= MAX_FRAME) await this.hold(offset, FRAME_OVERHEAD + length);
+    }
+    // The window ends at the frame's end or beyond, or at the file's end: readFrame tells a torn tail as in the file.
+    const read = readFrame(this.window.subarray(0, this.end - this.start), offset - this.start);
+    return read.kind === 'frame' ? { ...read, next: read.next + this.start } : read;
+  }
+
+  /** Makes the window hold [offset, offset + length) of the file, or up to its end. */
+  private async hold(offset: number, length: number): Promise<void> {
+    const want = Math.min(offset + length, this.size);
+    if (offset >= this.start && want <= this.end) return;
+    const bytes = Math.min(Math.max(this.chunk, length), this.size - offset);
+    if (this.window.length < bytes) this.window = Buffer.allocUnsafe(Math.max(bytes, this.chunk));
+    let got = 0;
+    while (got < bytes) {
+      const n = await this.fs.readAt(this.file, this.window.subarray(got, bytes), offset + got);
+      if (n === 0) break;
+      got += n;
+    }
+    this.start = offset;
+    this.end = offset + got;
+  }
 }

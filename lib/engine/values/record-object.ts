@@ -113,7 +113,7 @@ export function recordObject(keys: readonly string[]): Record<string, Value> | u
  * object: neither list is kept. A `__proto__` key is an own property.
  */
 export function shapedObject(keys: readonly string[], values: readonly unknown[], n: number): Record<string, unknown> {
-  const node = find(keys, n);
+  const node = n < lastLists.length ? lastList(keys, n) : find(keys, n);
   if (node?.make) return node.make(values);
   const text = node ? noteMade(node, keys, n) : remember(keys.slice(0, n));
   const out = (text === undefined ? {} : JSON.parse(text)) as Record<string, unknown>;
@@ -187,6 +187,48 @@ function compileMaker(keys: readonly string[]): RecordShape['make'] | undefined 
   }
 }
 
+/** A key list shapedObject found, and its node. */
+interface FoundList {
+  readonly keys: string[];
+  readonly node: KeyNode;
+}
+
+/**
+ * The last two lists of each length up to 31 that shapedObject found: a
+ * decoder meets the same few lists over and over (a record's, its nested
+ * objects', records with one optional field or another), and comparing the
+ * keys, most of them the same strings (values/own-string.ts shares them),
+ * costs less than walking the tree.
+ */
+const lastLists: Array<[FoundList | undefined, FoundList | undefined]> = Array.from({ length: 32 }, () => [
+  undefined,
+  undefined,
+]);
+
+function sameKeys(found: FoundList | undefined, keys: readonly string[], n: number): boolean {
+  if (found === undefined) return false;
+  for (let i = 0; i < n; i++) if (found.keys[i] !== keys[i]) return false;
+  return true;
+}
+
+/** find(keys, n) through lastLists. */
+function lastList(keys: readonly string[], n: number): KeyNode | undefined {
+  const pair = lastLists[n]!;
+  if (sameKeys(pair[0], keys, n)) return pair[0]!.node;
+  if (sameKeys(pair[1], keys, n)) {
+    const found = pair[1]!;
+    pair[1] = pair[0];
+    pair[0] = found;
+    return found.node;
+  }
+  const node = find(keys, n);
+  if (node?.text !== undefined) {
+    pair[1] = pair[0];
+    pair[0] = { keys: keys.slice(0, n), node };
+  }
+  return node;
+}
+
 /** The node of the first `n` keys, or undefined when that list is not remembered. */
 function find(keys: readonly string[], n: number): KeyNode | undefined {
   let node: KeyNode | undefined = root;
@@ -229,6 +271,7 @@ function startOver(): void {
   nodes = 0;
   compiled = 0;
   lastShape = undefined;
+  for (const pair of lastLists) pair[0] = pair[1] = undefined;
 }
 
 /** Adds the template of `keys`; undefined for a list it refuses. */

@@ -7,8 +7,14 @@ import {
   HEADER_SIZE,
   findNextFrame,
   isZeroFill,
+  FrameStream,
+  type FrameResult,
 } from '../../../lib/engine/storage/frame.js';
 import { encodePayload } from '../../../lib/engine/storage/codec.js';
+import { nodeFs } from '../../../lib/engine/storage/fs.js';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 
 describe('engine/storage/frame', () => {
   it('reads back what it encodes, then reports the end', () => {
@@ -60,5 +66,37 @@ describe('engine/storage/frame', () => {
     expect(findNextFrame(zeros, a.length)).to.equal(undefined);
     expect(isZeroFill(zeros, a.length)).to.equal(true);
     expect(isZeroFill(zeros, 0)).to.equal(false);
+  });
+
+  it('streams the frames of a file in small windows, answering what readFrame answers on the whole file', async () => {
+    const dir = tempDir();
+    try {
+      const frames = Array.from({ length: 12 }, (_, i) => encodeFrame(encodePayload({ i, pad: 'x'.repeat(i * 37) })));
+      const whole = Buffer.concat([encodeHeader('EDDYLOG\0', 1), ...frames]);
+      const flipped = Buffer.from(whole);
+      flipped[whole.length - frames.at(-1)!.length + 12]! ^= 1;
+      const cases = { whole, torn: whole.subarray(0, whole.length - 5), flipped, headerOnly: whole.subarray(0, 14) };
+      for (const [name, bytes] of Object.entries(cases)) {
+        const file = path.join(dir, name);
+        writeFileSync(file, bytes);
+        for (const chunk of [16, 100, 1 << 20]) {
+          const stream = await FrameStream.open(nodeFs, file, chunk);
+          expect(checkHeader(await stream.head(HEADER_SIZE), 'EDDYLOG\0')).to.equal(1);
+          const seen: FrameResult[] = [];
+          const expected: FrameResult[] = [];
+          for (let at = HEADER_SIZE; ;) {
+            const read = await stream.frameAt(at);
+            const want = readFrame(bytes, at);
+            seen.push(read.kind === 'frame' ? { ...read, payload: Buffer.from(read.payload) } : read);
+            expected.push(want);
+            if (want.kind !== 'frame') break;
+            at = want.next;
+          }
+          expect(seen, `${name}, chunk ${chunk}`).to.deep.equal(expected);
+        }
+      }
+    } finally {
+      removeDir(dir);
+    }
   });
 });

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { heapPerRecord } from '../../helpers/heap.js';
 import { InvalidInput } from '../../../lib/errors.js';
-import { fieldFromWire, recordObject, recordShapeOf } from '../../../lib/engine/values/index.js';
+import { fieldFromWire, recordObject, recordShapeOf, shapedObject } from '../../../lib/engine/values/index.js';
 
 const KEYS = ['id', 'name', 'email', 'age', 'city', 'plan', 'score', 'visits', 'active', 'note', 'tags'];
 
@@ -52,6 +52,29 @@ describe('engine/values/record-object', () => {
 
   it('gives a list too long to remember no template', () => {
     expect(recordObject(Array.from({ length: 16_385 }, (_, i) => `k${i}`))).to.equal(undefined);
+  });
+
+  it('makes objects of key lists that alternate, of one length, compiled or not, and after starting over', () => {
+    const lists = [
+      ['id', 'a', 'tags'],
+      ['id', 'a', 'address'],
+      ['id', 'b', 'tags'],
+    ];
+    const keys: string[] = [];
+    const values: unknown[] = [];
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 30; i++) {
+        const list = lists[i % 3]!;
+        keys.splice(0, keys.length, ...list, 'left over');
+        values.splice(0, values.length, i, round, [i], 'left over');
+        const made = shapedObject(keys, values, 3);
+        expect(Object.keys(made), `round ${round}, ${i}`).to.deep.equal(list);
+        expect(Object.values(made)).to.deep.equal([i, round, [i]]);
+      }
+      // Starts the tree over (and forgets the lists it found last).
+      for (let i = 0; i < 20_000; i++) recordObject(['id', `round${round}-${i}`]);
+    }
+    expect(Object.keys(shapedObject(['__proto__', 'x'], [1, 2], 2))).to.deep.equal(['__proto__', 'x']);
   });
 
   it('keeps a frozen 11-field record smaller than one built by spreading', () => {

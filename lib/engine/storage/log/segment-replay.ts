@@ -1,5 +1,6 @@
 /**
- * Replays log segments into a state, in order, one file in memory at a time.
+ * Replays log segments into a state, in order, a few MB of one file in
+ * memory at a time (the whole file only when it is damaged or in salvage).
  *
  * - A bad frame (torn, checksum, length, undecodable) in the last segment
  *   with no valid frame after it is a torn tail: replay stops there and the
@@ -17,7 +18,15 @@ import { applyBatch } from '../../write/apply-batch.js';
 import { CollectionState, type DbState } from '../../write/state.js';
 import type { LoggedBatch } from '../../write/effects.js';
 import { decodeBatch } from '../codec.js';
-import { checkHeader, findNextFrame, HEADER_SIZE, isZeroFill, readFrame, type ByteRange } from '../frame.js';
+import {
+  checkHeader,
+  findNextFrame,
+  FrameStream,
+  HEADER_SIZE,
+  isZeroFill,
+  readFrame,
+  type ByteRange,
+} from '../frame.js';
 import type { StorageFs } from '../fs.js';
 import type { SegmentFile } from '../generations.js';
 import { LOG_MAGIC, LOG_VERSION } from './log-writer.js';
@@ -82,10 +91,9 @@ export async function replaySegments(
   for (let i = 0; i < segments.length; i++) {
     const { name } = segments[i]!;
     const isLast = i === segments.length - 1;
-    const buf = await fs.readFile(path.join(dir, name));
-    const seg = new SegmentReplay(buf, name, isLast, state, opts, out);
+    const seg = new SegmentReplay(name, isLast, state, opts, out);
     seg.blame = blame;
-    const valid = seg.run();
+    const valid = await seg.run(fs, path.join(dir, name));
     blame = seg.blame;
     if (seg.damage) out.damaged.push(seg.damage);
     if (isLast && !seg.damage) out.lastSegment = { name, size: valid };
@@ -99,9 +107,10 @@ class SegmentReplay {
   damage: SegmentDamage | undefined;
   /** The damaged file that seqs missing from here on are blamed on (cleared by each applied batch). */
   blame: SegmentDamage | undefined;
+  /** The whole segment, read once a frame is not a batch (or in salvage): what follows tells tail from damage. */
+  private buf: Buffer = Buffer.alloc(0);
 
   constructor(
-    private readonly buf: Buffer,
     private readonly name: string,
     private readonly isLast: boolean,
     private readonly state: DbState,
@@ -109,12 +118,35 @@ class SegmentReplay {
     private readonly out: ReplayResult,
   ) {}
 
-  /** Returns the valid length of the segment. */
-  run(): number {
-    const { buf } = this;
-    if (buf.length < HEADER_SIZE && this.isLast) return this.dropTail(0, 'torn segment header');
+  /**
+   * Replays the segment in `file`; returns its valid length. Its frames are
+   * read through a FrameStream (a few MB at a time) while they are sound
+   * batches; at the first that is not (or in salvage, from the start), the
+   * whole file is read and the rest replayed from it.
+   */
+  async run(fs: StorageFs, file: string): Promise<number> {
+    if (this.opts.salvage) return this.runFrom((this.buf = await fs.readFile(file)), HEADER_SIZE);
+    const stream = await FrameStream.open(fs, file);
+    if (checkHeader(await stream.head(HEADER_SIZE), LOG_MAGIC) !== LOG_VERSION)
+      return this.runFrom((this.buf = await fs.readFile(file)), HEADER_SIZE);
     let offset = HEADER_SIZE;
-    if (checkHeader(buf, LOG_MAGIC) !== LOG_VERSION) offset = this.bad(0, 'bad segment header or version', HEADER_SIZE);
+    for (;;) {
+      const read = await stream.frameAt(offset);
+      if (read.kind === 'end') return offset;
+      const batch = read.kind === 'frame' ? decodeBatchOrNothing(read.payload) : undefined;
+      if (!batch) break;
+      this.apply(batch, offset);
+      offset = (read as { next: number }).next;
+    }
+    this.buf = await fs.readFile(file);
+    return this.runFrom(this.buf, offset, false);
+  }
+
+  /** Replays `buf` from `offset` (checking its header first when `header`); returns the valid length. */
+  private runFrom(buf: Buffer, offset: number, header = true): number {
+    if (header && buf.length < HEADER_SIZE && this.isLast) return this.dropTail(0, 'torn segment header');
+    if (header && checkHeader(buf, LOG_MAGIC) !== LOG_VERSION)
+      offset = this.bad(0, 'bad segment header or version', HEADER_SIZE);
     while (offset < buf.length) {
       const read = readFrame(buf, offset);
       if (read.kind === 'end') break;

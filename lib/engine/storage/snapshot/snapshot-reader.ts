@@ -18,6 +18,7 @@ import {
   checkHeader,
   findNextFrame,
   FRAME_OVERHEAD,
+  FrameStream,
   HEADER_SIZE,
   MAX_FRAME,
   readFrame,
@@ -29,6 +30,8 @@ import { yieldToLoop } from '../../time/slices.js';
 
 /** Decoded rows held before they are put into their maps (see readSnapshot). */
 const PUT_AFTER_ROWS = 200_000;
+/** The most records a collection's frame may reserve room for (a damaged count must not allocate gigabytes). */
+const MAX_RESERVED = 50_000_000;
 const FRAME_KINDS = new Set(['meta', 'config', 'keys', 'ripple', 'kv', 'kvLinks', 'coll', 'recs', 'trash', 'end']);
 /** Frames every snapshot has exactly once; salvage names the ones it could not read. */
 const SECTIONS = ['meta', 'config', 'keys', 'ripple', 'kvLinks', 'end'] as const;
@@ -112,10 +115,44 @@ async function walk(
 }
 
 /**
+ * The strict walk of walk() over a file read through a FrameStream (a few MB
+ * at a time, not the whole snapshot): throws Corruption at the first
+ * problem.
+ */
+async function walkFile(stream: FrameStream, file: string, visit: (frame: SnapFrame) => void): Promise<Walked> {
+  const out: Walked = { frames: 0, skipped: [] };
+  if (checkHeader(await stream.head(HEADER_SIZE), SNAP_MAGIC) !== SNAP_VERSION)
+    throw new Corruption(file, 0, 'bad snapshot header (magic or format version)');
+  let offset = HEADER_SIZE;
+  while (out.endFrames === undefined) {
+    const read = await stream.frameAt(offset);
+    if (read.kind === 'end') break;
+    if (read.kind !== 'frame') throw new Corruption(file, offset, read.reason);
+    let frame: SnapFrame;
+    try {
+      frame = decodePayload<SnapFrame>(read.payload);
+      if (!FRAME_KINDS.has(frame?.k)) throw new Error(`unknown frame kind ${String(frame?.k)}`);
+      visit(frame);
+    } catch (err) {
+      throw new Corruption(file, offset, `undecodable frame: ${(err as Error).message}`);
+    }
+    if (frame.k === 'end') out.endFrames = frame.frames + 1;
+    out.frames += 1;
+    offset = read.next;
+    await yieldToLoop();
+  }
+  if (out.endFrames === undefined) throw new Corruption(file, offset, 'snapshot has no end frame (incomplete)');
+  if (out.endFrames !== out.frames)
+    throw new Corruption(file, offset, `end frame counts ${out.endFrames} frames, read ${out.frames}`);
+  return out;
+}
+
+/**
  * Loads a snapshot into a new state. `nameSeq` is the seq its file name
  * carries. Strict mode throws Corruption (file name, byte offset, reason) on
- * any damage; salvage mode returns what was readable plus a damage report
- * (undefined when the file is intact).
+ * any damage, reading the file a few MB at a time; salvage mode reads it
+ * whole and returns what was readable plus a damage report (undefined when
+ * the file is intact).
  */
 export async function readSnapshot(
   fs: StorageFs,
@@ -123,7 +160,10 @@ export async function readSnapshot(
   nameSeq: number,
   opts: { salvage?: boolean } = {},
 ): Promise<{ state: DbState; damage?: SnapshotDamage }> {
-  return readSnapshotBytes(await fs.readFile(file), path.basename(file), nameSeq, opts);
+  if (opts.salvage) return readSnapshotBytes(await fs.readFile(file), path.basename(file), nameSeq, opts);
+  const stream = await FrameStream.open(fs, file);
+  const name = path.basename(file);
+  return loadSnapshot(name, nameSeq, false, (visit) => walkFile(stream, name, visit));
 }
 
 /** readSnapshot on the bytes of a snapshot file (`name` names it in errors): a backup holds one (storage/backup/). */
@@ -132,6 +172,17 @@ export async function readSnapshotBytes(
   name: string,
   nameSeq: number,
   opts: { salvage?: boolean } = {},
+): Promise<{ state: DbState; damage?: SnapshotDamage }> {
+  const salvage = opts.salvage ?? false;
+  return loadSnapshot(name, nameSeq, salvage, (visit) => walk(buf, name, salvage, visit));
+}
+
+/** A state from the frames `walkFrames` visits (see readSnapshot). */
+async function loadSnapshot(
+  name: string,
+  nameSeq: number,
+  salvage: boolean,
+  walkFrames: (visit: (frame: SnapFrame) => void) => Promise<Walked>,
 ): Promise<{ state: DbState; damage?: SnapshotDamage }> {
   const state = new DbState();
   state.seq = nameSeq;
@@ -188,13 +239,15 @@ export async function readSnapshotBytes(
       case 'coll': {
         const coll = new CollectionState(frame.meta);
         coll.membershipVersion = frame.membership;
+        // Room for every record at once: the table does not grow (copy, rehash) record by record.
+        if (typeof frame.count === 'number' && frame.count <= MAX_RESERVED) coll.records.reserve(frame.count);
         state.collections.set(frame.meta.name, coll);
         counts.set(frame.meta.name, frame.count ?? null);
         break;
       }
       case 'recs': {
         let coll = state.collections.get(frame.c);
-        if (!coll && !opts.salvage) throw new Error(`records for unknown collection ${frame.c}`);
+        if (!coll && !salvage) throw new Error(`records for unknown collection ${frame.c}`);
         // Salvage: the collection's own frame was lost; keep its records under a bare definition.
         if (!coll)
           state.collections.set(
@@ -222,7 +275,7 @@ export async function readSnapshotBytes(
         break;
     }
   };
-  const walked = await walk(buf, name, opts.salvage ?? false, visit);
+  const walked = await walkFrames(visit);
   putRows();
   if (walked.skipped.length === 0 && walked.endFrames === walked.frames) return { state };
   return { state, damage: describeDamage(walked, seen, counts, read) };

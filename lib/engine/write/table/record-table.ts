@@ -121,6 +121,16 @@ export class RecordTable implements ReadonlyMap<string, RecordEntry> {
     return this.expiries?.get(slot)?.expiresAt;
   }
 
+  /** Makes room for `count` records in all, so that putting them grows nothing (loading a snapshot). */
+  reserve(count: number): void {
+    if (this.versions.length <= count) {
+      const versions = new Float64Array(count + 1);
+      versions.set(this.versions);
+      this.versions = versions;
+    }
+    this.slots.reserve(count);
+  }
+
   /** Stores `entry` as record `id`, in slot `entry.ord` (see `put`). */
   set(id: string, entry: RecordEntry): this {
     assert(entry.ord !== undefined, `record ${id} has no insertion ordinal`);

@@ -62,6 +62,12 @@ export class SlotIndex {
     this.count++;
   }
 
+  /** Makes room for `count` ids in all without growing again. */
+  reserve(count: number): void {
+    const capacity = capacityFor(count);
+    if (capacity > this.mask + 1) this.resize(capacity);
+  }
+
   /** Forgets `id`; its slot, or undefined when it was not held. */
   delete(id: string): number | undefined {
     let at = this.find(id, idHash(id));
