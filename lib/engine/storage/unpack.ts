@@ -12,12 +12,23 @@
  *   from the bytes (flat: it owns its text), and a long string read twice in
  *   a row (a record's id as the key, then in its fields) is one string;
  * - binary data is copied out of the payload, so nothing keeps a whole
- *   segment or snapshot file alive.
+ *   segment or snapshot file alive;
+ * - inside a record's fields, a short list of short strings is shared
+ *   between records, frozen (values/shared-arrays.ts).
  * What it does not read (other extensions, non-string map keys, a damaged
  * payload) makes `unpackStored` answer NOT_DECODED, and the caller decodes
  * the payload with msgpackr instead, with its results and its errors.
  */
-import { MAX_SHARED_LENGTH, sharedAscii, sharedString, shapedObject, Tagged, utf8Text } from '../values/index.js';
+import {
+  isShareableArray,
+  MAX_SHARED_LENGTH,
+  sharedArray,
+  sharedAscii,
+  sharedString,
+  shapedObject,
+  Tagged,
+  utf8Text,
+} from '../values/index.js';
 
 /** unpackStored's answer for a payload it leaves to msgpackr. */
 export const NOT_DECODED: unique symbol = Symbol('not decoded');
@@ -34,6 +45,13 @@ let pos = 0;
 let end = 0;
 /** Map nesting: each level collects its keys and values in lists reused from map to map. */
 let depth = 0;
+/** Maps and arrays open around the value being read. */
+let nesting = 0;
+/**
+ * Containers around a value inside a record's fields, or deeper: a batch, its
+ * effects, a put, its fields (a snapshot frame, its rows, a row, the fields).
+ */
+const RECORD_NESTING = 4;
 const keyLists: string[][] = [];
 const valueLists: unknown[][] = [];
 /** The last long string made, where its bytes were and how many. */
@@ -47,7 +65,7 @@ export function unpackStored(payload: Uint8Array): unknown {
   view = new DataView(src.buffer, src.byteOffset, src.byteLength);
   pos = 0;
   end = src.length;
-  depth = 0;
+  depth = nesting = 0;
   lastLongBytes = -1;
   try {
     const value = read();
@@ -170,16 +188,20 @@ function readFixExt1(): unknown {
   return new Tagged(pair[0], pair[1]);
 }
 
-function readArray(length: number): unknown[] {
+function readArray(length: number): readonly unknown[] {
   if (length > end - pos) throw UNSUPPORTED;
   const array = new Array<unknown>(length);
+  const outside = nesting++;
   for (let i = 0; i < length; i++) array[i] = read();
-  return array;
+  nesting = outside;
+  // Inside a record's fields (a batch's or a snapshot's), a list of short strings is shared, frozen.
+  return outside >= RECORD_NESTING && isShareableArray(array) ? sharedArray(array) : array;
 }
 
 function readMap(length: number): Record<string, unknown> {
   if (length > (end - pos) >> 1) throw UNSUPPORTED;
   const level = depth++;
+  const outside = nesting++;
   const keys = (keyLists[level] ??= []);
   const values = (valueLists[level] ??= []);
   for (let i = 0; i < length; i++) {
@@ -188,6 +210,7 @@ function readMap(length: number): Record<string, unknown> {
     values[i] = read();
   }
   depth = level;
+  nesting = outside;
   return shapedObject(keys, values, length);
 }
 

@@ -18,6 +18,7 @@ import { dedupeValues } from '../compare.js';
 import { bigintAsFloat, exactNumber, integerValue, isInt64, shownInteger } from '../int64.js';
 import { isUuidShape } from '../uuid.js';
 import { sharedString } from '../own-string.js';
+import { isShareableArray, sharedArray } from '../shared-arrays.js';
 
 export const MAX_DEPTH = 64;
 const HOSTILE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -82,7 +83,10 @@ export function rawFromWire(raw: unknown, path: string, depth: number): Value {
       break;
   }
   if (raw instanceof Uint8Array) return copyBytes(raw);
-  if (Array.isArray(raw)) return Object.freeze(raw.map((v, i) => rawFromWire(v, `${path}[${i}]`, depth + 1)));
+  if (Array.isArray(raw)) {
+    const items = raw.map((v, i) => rawFromWire(v, `${path}[${i}]`, depth + 1));
+    return isShareableArray(items) ? sharedArray(items) : Object.freeze(items);
+  }
   if (isPlainObject(raw)) {
     const out: Record<string, Value> = {};
     for (const key of Object.keys(raw)) {
