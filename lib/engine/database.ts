@@ -39,7 +39,7 @@ import { MemoryLog } from './storage/log/memory-log.js';
 import { MemoryFs } from './storage/memory-fs.js';
 import { recover } from './storage/recovery/recovery.js';
 import { emptyRecoveryReport, type RecoveryReport } from './storage/recovery/recovery-report.js';
-import { writeSnapshot, type WrittenSnapshot } from './storage/snapshot/snapshot.js';
+import { snapshotThreshold, writeSnapshot, type WrittenSnapshot } from './storage/snapshot/snapshot.js';
 import { backupStream, captureBackup, type BackupStream } from './storage/backup/backup.js';
 import { verifySnapshot } from './storage/snapshot/snapshot-reader.js';
 import { redundantFiles, seqOfName } from './storage/generations.js';
@@ -94,7 +94,11 @@ export interface DiskDatabaseOptions extends CommonOptions {
   fs?: StorageFs;
   /** fsync interval of the `batch` durability mode. */
   batchSyncMs?: number;
-  /** Take a snapshot once the current segment passes this many bytes. */
+  /**
+   * Take a snapshot once the current segment passes this many bytes. Unset:
+   * 64 MiB, or half the last snapshot's size when that is more, so that the
+   * snapshots a growing database writes stay in proportion to what it logs.
+   */
   snapshotBytes?: number;
   /**
    * How many generations (a snapshot and the log after it; the empty state
@@ -148,6 +152,8 @@ export class Database {
   private snapshotting: Promise<unknown> | undefined;
   /** Told of each snapshot once it is verified, before older files are removed (a cluster uploads it). */
   private readonly snapshotListeners: Array<(written: { name: string; seq: number }) => void> = [];
+  /** The size of the newest snapshot (written, or recovered from); 0 without one. */
+  private lastSnapshotBytes = 0;
   private closed = false;
   private readonly log: EngineLog;
   /** The directory of the engine's files: the data directory, or MEMORY_DIR in a memory-only database's MemoryFs. */
@@ -277,6 +283,8 @@ export class Database {
     queue.describeWhenStaged = opts.commitLog !== undefined;
     const db = new Database(recovered.state, queue, writer, clock, secrets, opts, fs, lock, health, recovered.report);
     await db.replication.load(fs);
+    if (recovered.report.snapshot)
+      db.lastSnapshotBytes = await fs.size(path.join(dir, recovered.report.snapshot)).catch(() => 0);
     const baseSeq = recovered.report.snapshot ? seqOfName(recovered.report.snapshot) : 0;
     await loadSearchIndexes(db.indexFiles(), baseSeq, recovered.state.seq).catch((err) =>
       log(`search indexes: could not read the persisted indexes; rebuilding`, 'warn', err),
@@ -475,6 +483,7 @@ export class Database {
     });
     const result = await written;
     await this.verifyWritten(result);
+    this.lastSnapshotBytes = result.bytes;
     // Optional: without them the search indexes are rebuilt at the next start.
     await persistSearchIndexes(this.indexFiles(), result.seq, () => this.state.seq).catch((err) =>
       this.log(`search indexes not persisted with ${result.name}: ${(err as Error).message}`, 'warn', err),
@@ -518,7 +527,7 @@ export class Database {
 
   private maybeSnapshot(): void {
     if (this.opts.memory) return;
-    const threshold = this.opts.snapshotBytes ?? 64 * 1024 * 1024;
+    const threshold = snapshotThreshold(this.opts.snapshotBytes, this.lastSnapshotBytes);
     if (this.snapshotting || this.closed || this.logWriter.bytesInSegment < threshold) return;
     this.snapshot().catch((err) => this.logSnapshotFailure('snapshot (log segment full)', err));
   }

@@ -187,7 +187,9 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     env: 'EDDYDB_SNAPSHOT_BYTES',
     placeholder: 'BYTES',
     defaultText: '`67108864`',
-    help: 'snapshot when the current log segment passes this size',
+    help:
+      'snapshot when the current log segment passes this size (unset: 64 MiB, or half the last snapshot when that ' +
+      'is more)',
   },
   {
     name: 'snapshot-cron',

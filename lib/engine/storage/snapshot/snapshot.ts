@@ -24,6 +24,23 @@ export const SNAP_MAGIC = 'EDDYSNAP';
 export const SNAP_VERSION = 1;
 const CHUNK = 2000;
 
+/** The log segment size that starts a snapshot when none is configured, at the least. */
+export const SNAPSHOT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The log segment size that starts a snapshot: `configured` when set; else
+ * SNAPSHOT_BYTES, or half the last snapshot's size when that is more. A
+ * snapshot rewrites the whole state: with a fixed threshold, a load of n
+ * records wrote snapshots of O(n^2 / threshold) records (at 3M, about 10M
+ * rows, back to back, each outlasting the 64 MiB of log after it). Waiting
+ * for the log to reach half the last snapshot as well (Redis rewrites its
+ * AOF after 100% growth) keeps the snapshot bytes written within twice the
+ * bytes logged, and a recovery replays at most half a snapshot's worth of log.
+ */
+export function snapshotThreshold(configured: number | undefined, lastSnapshotBytes: number): number {
+  return configured ?? Math.max(SNAPSHOT_BYTES, lastSnapshotBytes / 2);
+}
+
 export function snapshotName(seq: number): string {
   return `snapshot-${String(seq).padStart(16, '0')}.snap`;
 }
