@@ -205,7 +205,7 @@ function readMap(length: number): Record<string, unknown> {
   const keys = (keyLists[level] ??= []);
   const values = (valueLists[level] ??= []);
   for (let i = 0; i < length; i++) {
-    const key = readKey();
+    const key = readKey(keys[i]);
     keys[i] = key === '__proto__' ? '__proto_' : key;
     values[i] = read();
   }
@@ -214,14 +214,34 @@ function readMap(length: number): Record<string, unknown> {
   return shapedObject(keys, values, length);
 }
 
-function readKey(): string {
+/**
+ * A map key. `expected` is the key the last map of this level had at this
+ * place: records of a collection repeat their keys in order, so most keys
+ * are that string again, read by comparing the bytes (no hash, no new string).
+ */
+function readKey(expected: string | undefined): string {
   need(1);
   const token = src[pos++]!;
-  if (token >= 0xa0 && token < 0xc0) return readString(token - 0xa0);
-  if (token === 0xd9) return readString(readLength(1));
-  if (token === 0xda) return readString(readLength(2));
-  if (token === 0xdb) return readString(readLength(4));
-  throw UNSUPPORTED;
+  let length: number;
+  if (token >= 0xa0 && token < 0xc0) length = token - 0xa0;
+  else if (token === 0xd9) length = readLength(1);
+  else if (token === 0xda) length = readLength(2);
+  else if (token === 0xdb) length = readLength(4);
+  else throw UNSUPPORTED;
+  if (expected !== undefined && expected.length === length && pos + length <= end && isAsciiOf(expected, pos)) {
+    pos += length;
+    return expected;
+  }
+  return readString(length);
+}
+
+/** True when the bytes at `at` are `text`, all ASCII. */
+function isAsciiOf(text: string, at: number): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const byte = src[at + i]!;
+    if (byte > 0x7f || byte !== text.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 function readString(length: number): string {
