@@ -1,10 +1,14 @@
 /**
  * Memory per record at scale, measured as users run the server: the built
  * `bin/eddydb.js` loads BENCH_RECORDS (1,000,000) records of about 200 bytes
- * of JSON through 10,000-record batch inserts; after a settle, the server's
- * resident memory (VmRSS) minus the empty server's, per record, against the
- * JSON size of the records (the reference: 1x). Then recovery of the same
- * data set after kill -9: from the log only, and from a snapshot plus log.
+ * of JSON through 10,000-record batch inserts; two seconds after the last
+ * batch and again after a settle, the server's resident memory (VmRSS)
+ * minus the empty server's, per record, against the JSON size of the
+ * records (the reference: 1x; the ratio with the empty server counted in
+ * beside it). Then recovery of the same data set after kill -9: from the
+ * snapshots the load took and the log after them, and from a fresh
+ * snapshot. `memory-3m` does all of it at three times BENCH_RECORDS and at
+ * BENCH_RECORDS, and compares the two.
  */
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
