@@ -7,7 +7,8 @@
  * the same key run. Once a graph has grown to twice the size it was last
  * calibrated at (and holds CALIBRATE_FROM vectors) and no batch has come
  * for CALIBRATE_IDLE_MS, its query-time ef is calibrated on its data
- * (HnswIndex.calibrate), in chunks between which requests are answered.
+ * (HnswIndex.calibrate), in chunks between which requests are answered; a
+ * calibration the batches overtook is tried again at the next pause.
  * Started only by HnswThread, with its `workerData`.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
@@ -142,10 +143,12 @@ function calibrateLater(key: string, index: HnswIndex): void {
         setImmediate(() => (indexes.get(key) === index ? resolve() : reject(new Error('dropped')))),
       );
     index.calibrate(pause).then(
-      ({ ef }) => {
-        current.size = size;
+      (calibrated) => {
         current.running = false;
-        parentPort?.postMessage({ calibrated: key, ef } satisfies HnswCalibrated);
+        // The graph changed meanwhile: try again once the batches pause.
+        if (!calibrated) return calibrateLater(key, index);
+        current.size = size;
+        parentPort?.postMessage({ calibrated: key, ef: calibrated.ef } satisfies HnswCalibrated);
       },
       () => {
         current.running = false;

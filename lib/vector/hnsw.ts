@@ -115,6 +115,8 @@ export class HnswIndex implements VectorIndex {
   private held: Map<string, number[] | null> | undefined;
   /** The ef a search asking CALIBRATION_ASK neighbours needs, once `calibrate` has measured it. */
   private calibratedEf: number | undefined;
+  /** Vectors added or removed so far: a calibration that saw the graph change is void. */
+  private changes = 0;
 
   /** Throws InvalidInput on bad dimensions, metric or parameters. */
   constructor(options: HnswOptions, loaded?: InstanceType<typeof hnswlib.HierarchicalNSW>) {
@@ -187,6 +189,7 @@ export class HnswIndex implements VectorIndex {
     this.native.addPoint(vector as number[], label, reuse);
     this.labelOf.set(id, label);
     this.idOf.set(label, id);
+    this.changes++;
   }
 
   /** See VectorIndex.remove. Marks the node deleted; O(1). */
@@ -201,6 +204,7 @@ export class HnswIndex implements VectorIndex {
     this.labelOf.delete(id);
     this.idOf.delete(label);
     this.freedSlots++;
+    this.changes++;
   }
 
   has(id: string): boolean {
@@ -321,10 +325,13 @@ export class HnswIndex implements VectorIndex {
 
   /**
    * Measures the query-time ef this graph's data needs (hnsw-calibration.ts) and uses it from then on, unless
-   * `efSearch` is fixed. `pause` is awaited between chunks of the work.
+   * `efSearch` is fixed. `pause` is awaited between chunks of the work. Undefined, and nothing changed, when the
+   * graph changed meanwhile: the exact neighbours were found among the vectors there at the start, so later ones
+   * would count as misses at every ef and push the estimate to the ladder's top.
    */
-  async calibrate(pause: () => Promise<void>): Promise<Calibrated> {
+  async calibrate(pause: () => Promise<void>): Promise<Calibrated | undefined> {
     const native = this.native;
+    const changes = this.changes;
     const calibrated = await calibrateEf(
       {
         labels: () => [...this.idOf.keys()],
@@ -340,6 +347,7 @@ export class HnswIndex implements VectorIndex {
       },
       pause,
     );
+    if (this.changes !== changes) return undefined;
     this.calibratedEf = calibrated.ef;
     return calibrated;
   }

@@ -42,7 +42,8 @@ describe('vector/hnsw calibration of the query-time ef', function () {
         .slice(0, 10)
         .filter((h) => truth.has(h.id)).length;
     }
-    return { ...result, before, after: index.efFor(18), pauses, recall: found / (queries.length * 10) };
+    expect(result, 'nothing changed the graph meanwhile').to.not.equal(undefined);
+    return { ...result!, before, after: index.efFor(18), pauses, recall: found / (queries.length * 10) };
   }
 
   it('chooses the smallest ef reaching the recall target on the data, and uses it from then on', async () => {
@@ -67,12 +68,30 @@ describe('vector/hnsw calibration of the query-time ef', function () {
   it('scales the calibrated ef by the neighbours a search asks, and never goes under them', async () => {
     const index = new HnswIndex({ dimensions: DIMS, metric: 'cosine' });
     vectors('clustered', 1200, 3).forEach((v, i) => index.add(`r${i}`, v));
-    const { ef } = await index.calibrate(turn);
+    const { ef } = (await index.calibrate(turn))!;
     expect(index.efFor(36)).to.equal(Math.max(36, Math.ceil((ef * 36) / 18)));
     expect(index.efFor(500)).to.be.at.least(500);
     const fixed = new HnswIndex({ dimensions: DIMS, metric: 'cosine', efSearch: 40 });
     vectors('clustered', 1200, 3).forEach((v, i) => fixed.add(`r${i}`, v));
     await fixed.calibrate(turn);
     expect(fixed.efFor(18), 'a fixed efSearch wins').to.equal(40);
+  });
+
+  it('discards a calibration the graph changed under, keeping the ef it had', async () => {
+    const index = new HnswIndex({ dimensions: DIMS, metric: 'cosine' });
+    const data = vectors('clustered', 1400, 4);
+    data.slice(0, 1200).forEach((v, i) => index.add(`r${i}`, v));
+    let added = false;
+    const result = await index.calibrate(async () => {
+      // Vectors arriving while the exact neighbours are being found would all count as misses.
+      if (!added) data.slice(1200).forEach((v, i) => index.add(`late${i}`, v));
+      added = true;
+      await turn();
+    });
+    expect(result).to.equal(undefined);
+    expect(index.efFor(18), 'still the default').to.equal(128);
+    const again = await index.calibrate(turn);
+    expect(again!.ef).to.be.below(128);
+    expect(index.efFor(18)).to.equal(again!.ef);
   });
 });
