@@ -153,7 +153,8 @@ describe('wire format over HTTP', () => {
   let t: TestServer;
   let call: TestServer['request'];
   before(async () => {
-    t = await TestServer.start();
+    // Behind a proxy: a request naming a remote client in X-Forwarded-For is answered as one (gzip below).
+    t = await TestServer.start({ trustProxy: true });
     call = t.request.bind(t);
   });
   after(async () => {
@@ -341,6 +342,8 @@ describe('wire format over HTTP', () => {
   });
 
   describe('gzip', () => {
+    /** Compression is for clients elsewhere: the proxy in front says the request comes from one. */
+    const REMOTE = { 'X-Forwarded-For': '203.0.113.7' };
     let bigId: string;
     before(async () => {
       bigId = (await call('POST', '/api/insert/big', { text: 'lorem ipsum '.repeat(500) })).body.id;
@@ -350,6 +353,7 @@ describe('wire format over HTTP', () => {
       const r = await rawGet(`${t.url}/api/find/big/${bigId}`, {
         Authorization: `Bearer ${await t.adminToken()}`,
         'Accept-Encoding': 'gzip',
+        ...REMOTE,
       });
       expect(r.status).to.equal(200);
       expect(r.headers['content-encoding']).to.equal('gzip');
@@ -362,6 +366,7 @@ describe('wire format over HTTP', () => {
         Authorization: `Bearer ${await t.adminToken()}`,
         'Accept-Encoding': 'gzip, deflate',
         Accept: 'application/msgpack',
+        ...REMOTE,
       });
       expect(r.headers['content-encoding']).to.equal('gzip');
       const body = new Unpackr({ useRecords: false }).unpack(gunzipSync(r.bytes));
@@ -369,7 +374,7 @@ describe('wire format over HTTP', () => {
     });
 
     it('entropy-codes a large answer of random ids, and still compresses a large repetitive one fully', async () => {
-      const auth = { Authorization: `Bearer ${await t.adminToken()}`, 'Accept-Encoding': 'gzip' };
+      const auth = { Authorization: `Bearer ${await t.adminToken()}`, 'Accept-Encoding': 'gzip', ...REMOTE };
       const inserts = Array.from({ length: 4000 }, (_, i) => ({
         data: { name: `user ${i}`, bio: 'Member likes long walks and short queries.' },
       }));
@@ -395,8 +400,18 @@ describe('wire format over HTTP', () => {
       expect(JSON.parse(r.bytes.toString('utf8')).id).to.equal(bigId);
     });
 
+    it('answers a client on this machine uncompressed, though it accepts gzip: a loopback has no bandwidth to save', async () => {
+      const auth = { Authorization: `Bearer ${await t.adminToken()}`, 'Accept-Encoding': 'gzip' };
+      const r = await rawGet(`${t.url}/api/find/big/${bigId}`, auth);
+      expect(r.headers['content-encoding']).to.equal(undefined);
+      expect(JSON.parse(r.bytes.toString('utf8')).id).to.equal(bigId);
+      const listed = await rawPost(`${t.url}/api/find/gz_ids`, auth, { limit: 4000 });
+      expect(listed.headers['content-encoding']).to.equal(undefined);
+      expect(JSON.parse(listed.bytes.toString('utf8'))).to.have.length(4000);
+    });
+
     it('does not compress a small body', async () => {
-      const r = await rawGet(`${t.url}/api/health`, { 'Accept-Encoding': 'gzip' });
+      const r = await rawGet(`${t.url}/api/health`, { 'Accept-Encoding': 'gzip', ...REMOTE });
       expect(r.headers['content-encoding']).to.equal(undefined);
       expect(JSON.parse(r.bytes.toString('utf8')).status).to.equal('ok');
     });

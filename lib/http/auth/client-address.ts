@@ -50,3 +50,12 @@ export function throttleKey(address: string): string {
   const parts = (ip as ipaddr.IPv6).parts;
   return `${new ipaddr.IPv6([...parts.slice(0, 4), 0, 0, 0, 0]).toString()}/64`;
 }
+
+/**
+ * True for a loopback address (127.0.0.0/8, ::1, or 127.x mapped into IPv6):
+ * a client on this machine, for which compressing an answer spends CPU on
+ * both sides and saves no bandwidth.
+ */
+export function isLoopback(address: string): boolean {
+  return address.startsWith('127.') || address === '::1' || address.startsWith('::ffff:127.');
+}

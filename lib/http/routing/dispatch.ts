@@ -31,7 +31,7 @@ import { RecordList } from '../wire/record-list.js';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { RequestsInFlight } from './requests-in-flight.js';
 import { firstOf, parseQuery, pathOf, rateHeaders } from './request-parts.js';
-import { clientAddress } from '../auth/client-address.js';
+import { clientAddress, isLoopback } from '../auth/client-address.js';
 import { readHeaderObject, readRawHeaders, type ReadHeaders } from './request-headers.js';
 import { readAfter, SEQ_HEADER } from './read-after.js';
 import { logFailedRequest, type RequestSummary } from '../log/request-log.js';
@@ -325,18 +325,25 @@ export class Dispatcher {
     const ctx = this.context(principal, turn.requestId, address);
     const result = callProcedure(this.registry, target.procedure, raw, ctx);
     if (result instanceof Promise)
-      return result.then((r) => this.encoded(turn, call, r)).catch((err: unknown) => this.failed(err, turn, req));
-    return this.encoded(turn, call, result);
+      return result
+        .then((r) => this.encoded(turn, call, r, address))
+        .catch((err: unknown) => this.failed(err, turn, req));
+    return this.encoded(turn, call, result, address);
   }
 
-  /** A procedure's result as the answer: status, Content-Type and Content-Encoding as the client asked. */
-  private encoded(turn: Turn, call: Call, result: unknown): HttpResponse {
+  /**
+   * A procedure's result as the answer: status, Content-Type and Content-Encoding as the client asked, except that
+   * a client on this machine (`address` loopback) is answered uncompressed: gzip would cost both sides CPU (about
+   * 10 ms per MB at the fastest level) to save bandwidth a loopback does not have. A proxy on this machine
+   * compresses for its own clients, or forwards their address (`trustProxy`).
+   */
+  private encoded(turn: Turn, call: Call, result: unknown, address: string): HttpResponse {
     const { req, target, headers } = call;
     let status = target.status ?? 200;
     if (result instanceof WithStatus) ({ status, body: result } = { status: result.status, body: result.body });
     // Clients read non-2xx bodies as text (protocol.md 1.4 rule 3), so those stay JSON.
     const accept = status >= 300 ? 'application/json' : headers.accept;
-    const enc = encodeBody(result ?? {}, accept, headers.acceptEncoding);
+    const enc = encodeBody(result ?? {}, accept, isLoopback(address) ? undefined : headers.acceptEncoding);
     turn.headers['Content-Type'] = enc.contentType;
     if (this.services.cluster) turn.headers[SEQ_HEADER] = String(this.services.cluster.appliedSeq);
     if (enc.gzip) turn.headers['Content-Encoding'] = 'gzip';
