@@ -20,6 +20,7 @@ import {
   HNSW_WORKER,
   type AppliedBatch,
   type HnswCalibrated,
+  type HnswCloseMessage,
   type HnswReply,
   type HnswRequest,
 } from './hnsw-worker.js';
@@ -27,6 +28,9 @@ import { startModuleWorker } from './module-worker.js';
 import type { VectorHit } from './vector-index.js';
 
 const WORKER_ENTRY = new URL(`./hnsw-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+
+/** How long a closing worker may take to end itself (a save or load in flight finishes first) before it is terminated. */
+const CLOSE_GRACE_MS = 30_000;
 
 /** An insert's cost assumed until the worker has measured one (384 dimensions, m 16). */
 const FIRST_INSERT_US = 500;
@@ -61,13 +65,25 @@ export class HnswThread {
     return remote;
   }
 
-  /** Terminates the worker; requests still out fail. Idempotent. */
+  /**
+   * Stops the worker; requests still out fail. Idempotent. The worker is
+   * asked to end itself (HnswCloseMessage) and terminated only if it has not
+   * within CLOSE_GRACE_MS: terminating it in the middle of a native call
+   * that makes a JavaScript value (a calibration reading points, a search)
+   * aborts the whole process (node-addon-api cannot throw into a thread
+   * being terminated), while the message is handled between its tasks.
+   */
   async close(): Promise<void> {
     const worker = this.worker;
     this.failure ??= new Error('the HNSW worker is closed');
     this.worker = undefined;
     this.failAll(this.failure);
-    await worker?.terminate().catch(() => undefined);
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage({ close: true } satisfies HnswCloseMessage);
+    const timer = setTimeout(() => void worker.terminate().catch(() => undefined), CLOSE_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
   }
 
   /** Posts `request` (transferring `transfer`) and resolves with the worker's answer. */

@@ -42,6 +42,14 @@ export interface AppliedBatch {
 
 export type HnswReply = { seq: number; value: unknown } | { seq: number; error: string };
 
+/**
+ * Asks the worker to end: calibrations stop at their next pause, the port
+ * closes, and the thread exits once a save or load in flight is done.
+ */
+export interface HnswCloseMessage {
+  close: true;
+}
+
 /** Told unasked when a graph's ef has been calibrated. */
 export interface HnswCalibrated {
   calibrated: string;
@@ -176,5 +184,16 @@ if (!isMainThread && workerData === HNSW_WORKER && parentPort) {
   // At the process's priority, unlike the functions' pool: searches run here, and a search must not wait for every
   // busy thread of the machine.
   const port = parentPort;
-  port.on('message', ({ seq, request }: { seq: number; request: HnswRequest }) => answer(port, seq, request));
+  port.on('message', (message: { seq: number; request: HnswRequest } | HnswCloseMessage) => {
+    if ('close' in message) closeWorker(port);
+    else answer(port, message.seq, message.request);
+  });
+}
+
+/** See HnswCloseMessage: forgetting the graphs makes a running calibration's next pause reject. */
+function closeWorker(port: NonNullable<typeof parentPort>): void {
+  for (const calibration of calibrations.values()) clearTimeout(calibration.timer);
+  calibrations.clear();
+  indexes.clear();
+  port.close();
 }

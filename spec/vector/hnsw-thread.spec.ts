@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { HnswBatch, HnswIndex, HnswThread, type RemoteHnsw } from '../../lib/vector/index.js';
 import { randomVectors } from '../helpers/seeded-random.js';
@@ -113,5 +114,16 @@ describe('vector/hnsw-thread: HNSW graphs in a worker thread', () => {
     expect(await graph.search(data[0]!, 1)).to.have.length(0);
     expect(failures).to.deep.equal([]);
     await other.close();
+  });
+});
+
+describe('vector/hnsw-thread: closing a worker that is calibrating', () => {
+  it('ends the worker between its tasks, so the process survives a close at any moment of a calibration', function () {
+    this.timeout(120_000);
+    const main = path.resolve('spec/helpers/hnsw-close-main.ts');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', main, '8'], { encoding: 'utf8', timeout: 110_000 });
+    expect(r.signal, r.stderr.slice(-2000)).to.equal(null);
+    expect(r.status, r.stderr.slice(-2000)).to.equal(0);
+    expect(r.stdout).to.contain('closed 8');
   });
 });
