@@ -332,10 +332,8 @@ export class Dispatcher {
   }
 
   /**
-   * A procedure's result as the answer: status, Content-Type and Content-Encoding as the client asked, except that
-   * a client on this machine (`address` loopback) is answered uncompressed: gzip would cost both sides CPU (about
-   * 10 ms per MB at the fastest level) to save bandwidth a loopback does not have. A proxy on this machine
-   * compresses for its own clients, or forwards their address (`trustProxy`).
+   * A procedure's result as the answer: status, Content-Type and Content-Encoding as the client asked, except that a
+   * client on this machine is answered uncompressed (isLoopback says why; a proxy here forwards its clients' address).
    */
   private encoded(turn: Turn, call: Call, result: unknown, address: string): HttpResponse {
     const { req, target, headers } = call;

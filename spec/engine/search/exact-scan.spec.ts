@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { exactVectorScan, exactVectorScanInSlices } from '../../../lib/engine/search/exact-scan.js';
 import type { RecordEntry } from '../../../lib/engine/write/state.js';
 import { gaussian, mulberry32 } from '../../helpers/seeded-random.js';
+import { countTurns } from '../../helpers/until.js';
 
 function records(count: number, dims: number, seed: number): Map<string, RecordEntry> {
   const g = gaussian(mulberry32(seed));
@@ -39,17 +40,11 @@ describe('engine/search exact vector scan', () => {
     // Enough vectors that one scan takes several 4 ms slices on any machine these specs run on.
     const rows = records(60_000, 96, 3);
     const query = Array.from({ length: 96 }, gaussian(mulberry32(4)));
-    let turns = 0;
-    let counting = true;
-    const count = () => {
-      turns += 1;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const stopCounting = countTurns();
     const started = performance.now();
     const hits = await exactVectorScanInSlices(rows, { field: 'v', metric: 'cosine', query, neighbours: 5 });
     const ms = performance.now() - started;
-    counting = false;
+    const turns = stopCounting();
     expect(hits).to.have.length(5);
     expect(turns, `turns during a ${ms.toFixed(0)} ms scan`).to.be.above(1);
   });
