@@ -23,6 +23,7 @@ import {
   MAX_FRAME,
   readFrame,
   type ByteRange,
+  type FrameResult,
 } from '../frame.js';
 import type { StorageFs } from '../fs.js';
 import { SNAP_MAGIC, SNAP_VERSION, toEntry, type Row, type SnapFrame, type WrittenSnapshot } from './snapshot.js';
@@ -58,12 +59,34 @@ interface Walked {
 }
 
 /**
+ * Where walk() reads a snapshot's frames: the whole file in memory, or a
+ * FrameStream over it (a few MB at a time). Only a whole file can `resync`
+ * after damage, so only it is walked in salvage.
+ */
+interface FrameSource {
+  head(length: number): Buffer | Promise<Buffer>;
+  /** The frame at `offset`; `end` at or past the end of the file. */
+  frameAt(offset: number): FrameResult | Promise<FrameResult>;
+  /** Where the next plausible frame after the damaged one at `at` starts (the file's end when none does). */
+  resync?(at: number): number;
+}
+
+function wholeFile(buf: Buffer): FrameSource {
+  return {
+    head: (length) => buf.subarray(0, length),
+    frameAt: (offset) => (offset >= buf.length ? { kind: 'end' } : readFrame(buf, offset)),
+    resync: (at) => findNextFrame(buf, at + 1) ?? buf.length,
+  };
+}
+
+/**
  * Walks the frames of a snapshot, calling `visit` with each decoded frame.
  * Strict: throws Corruption at the first problem (including a throw from
- * `visit`). Salvage: records the damaged range, resyncs, and goes on.
+ * `visit`). Salvage (a whole file): records the damaged range, resyncs, and
+ * goes on.
  */
 async function walk(
-  buf: Buffer,
+  source: FrameSource,
   file: string,
   salvage: boolean,
   visit: (frame: SnapFrame, offset: number) => void,
@@ -71,21 +94,18 @@ async function walk(
   const out: Walked = { frames: 0, skipped: [] };
   let offset = HEADER_SIZE;
   const damaged = (at: number, reason: string): number => {
-    if (!salvage) throw new Corruption(file, at, reason);
-    const next = findNextFrame(buf, at + 1) ?? buf.length;
+    if (!salvage || !source.resync) throw new Corruption(file, at, reason);
+    const next = source.resync(at);
     out.skipped.push({ from: at, to: next, reason });
     return next;
   };
-  if (checkHeader(buf, SNAP_MAGIC) !== SNAP_VERSION) {
+  const head = await source.head(HEADER_SIZE);
+  if (checkHeader(head, SNAP_MAGIC) !== SNAP_VERSION) {
     if (!salvage) throw new Corruption(file, 0, 'bad snapshot header (magic or format version)');
-    out.skipped.push({
-      from: 0,
-      to: Math.min(HEADER_SIZE, buf.length),
-      reason: 'bad snapshot header (magic or format version)',
-    });
+    out.skipped.push({ from: 0, to: head.length, reason: 'bad snapshot header (magic or format version)' });
   }
-  while (offset < buf.length && out.endFrames === undefined) {
-    const read = readFrame(buf, offset);
+  while (out.endFrames === undefined) {
+    const read = await source.frameAt(offset);
     if (read.kind === 'end') break;
     if (read.kind !== 'frame') {
       offset = damaged(offset, read.reason);
@@ -115,39 +135,6 @@ async function walk(
 }
 
 /**
- * The strict walk of walk() over a file read through a FrameStream (a few MB
- * at a time, not the whole snapshot): throws Corruption at the first
- * problem.
- */
-async function walkFile(stream: FrameStream, file: string, visit: (frame: SnapFrame) => void): Promise<Walked> {
-  const out: Walked = { frames: 0, skipped: [] };
-  if (checkHeader(await stream.head(HEADER_SIZE), SNAP_MAGIC) !== SNAP_VERSION)
-    throw new Corruption(file, 0, 'bad snapshot header (magic or format version)');
-  let offset = HEADER_SIZE;
-  while (out.endFrames === undefined) {
-    const read = await stream.frameAt(offset);
-    if (read.kind === 'end') break;
-    if (read.kind !== 'frame') throw new Corruption(file, offset, read.reason);
-    let frame: SnapFrame;
-    try {
-      frame = decodePayload<SnapFrame>(read.payload);
-      if (!FRAME_KINDS.has(frame?.k)) throw new Error(`unknown frame kind ${String(frame?.k)}`);
-      visit(frame);
-    } catch (err) {
-      throw new Corruption(file, offset, `undecodable frame: ${(err as Error).message}`);
-    }
-    if (frame.k === 'end') out.endFrames = frame.frames + 1;
-    out.frames += 1;
-    offset = read.next;
-    await yieldToLoop();
-  }
-  if (out.endFrames === undefined) throw new Corruption(file, offset, 'snapshot has no end frame (incomplete)');
-  if (out.endFrames !== out.frames)
-    throw new Corruption(file, offset, `end frame counts ${out.endFrames} frames, read ${out.frames}`);
-  return out;
-}
-
-/**
  * Loads a snapshot into a new state. `nameSeq` is the seq its file name
  * carries. Strict mode throws Corruption (file name, byte offset, reason) on
  * any damage, reading the file a few MB at a time; salvage mode reads it
@@ -163,7 +150,7 @@ export async function readSnapshot(
   if (opts.salvage) return readSnapshotBytes(await fs.readFile(file), path.basename(file), nameSeq, opts);
   const stream = await FrameStream.open(fs, file);
   const name = path.basename(file);
-  return loadSnapshot(name, nameSeq, false, (visit) => walkFile(stream, name, visit));
+  return loadSnapshot(name, nameSeq, false, (visit) => walk(stream, name, false, visit));
 }
 
 /** readSnapshot on the bytes of a snapshot file (`name` names it in errors): a backup holds one (storage/backup/). */
@@ -174,7 +161,7 @@ export async function readSnapshotBytes(
   opts: { salvage?: boolean } = {},
 ): Promise<{ state: DbState; damage?: SnapshotDamage }> {
   const salvage = opts.salvage ?? false;
-  return loadSnapshot(name, nameSeq, salvage, (visit) => walk(buf, name, salvage, visit));
+  return loadSnapshot(name, nameSeq, salvage, (visit) => walk(wholeFile(buf), name, salvage, visit));
 }
 
 /** A state from the frames `walkFrames` visits (see readSnapshot). */
