@@ -2,7 +2,7 @@
  * The in-memory database state that effects are applied to.
  *
  * Records are frozen objects; a collection keeps them in a RecordTable
- * (record-table.ts: a Map from id to slot, the fields and versions in
+ * (record-table.ts: a hash index from id to slot, the fields and versions in
  * arrays by slot; O(1) writes, little memory per record). Entries carry the version stamp
  * (the log seq of the write that produced them) used by optimistic
  * transactions, and the collection carries a membership version that moves on
