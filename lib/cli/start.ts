@@ -151,7 +151,7 @@ function helperPriority(server: Server, helpers: HelperThreads): () => void {
   }
   server.log(
     'info',
-    `V8 helper threads (${helpers.threads.length}) at the lowest priority while long work runs; the I/O pool's ` +
+    `V8 helper threads (${helpers.threads.length}) at a low priority while long work runs; the I/O pool's ` +
       `${helpers.pool} threads unchanged`,
   );
   return lowerDuringLongWork(helpers.threads);

@@ -1,5 +1,5 @@
 /**
- * While long work runs in slices, V8's helper threads are at the lowest
+ * While long work runs in slices, V8's helper threads are at a low
  * priority, and only they (helper-priority.ts): the main thread and
  * libuv's thread pool, which runs the log's writes and fsyncs, keep
  * theirs, and the helpers get theirs back once the work has stopped.
@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { LOWERED } from '../../lib/cli/helper-priority.js';
 import { cleanEnv, spawnCli } from '../helpers/run-cli.js';
 import { until } from '../helpers/until.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
@@ -74,7 +75,7 @@ function runInChild(env: Record<string, string> = {}): Report {
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Report;
 }
 
-describe('cli: V8 helper threads at the lowest priority while long work runs', function () {
+describe('cli: V8 helper threads at a low priority while long work runs', function () {
   this.timeout(60_000);
   before(function () {
     if (process.platform !== 'linux') this.skip();
@@ -93,9 +94,9 @@ describe('cli: V8 helper threads at the lowest priority while long work runs', f
         'no helper is the main or a pool thread',
       ).to.deep.equal([]);
       for (const t of helpers) {
-        expect(r.atStart[t], `helper ${t} before any long work`).to.not.equal(19);
-        expect(r.duringWork[t], `helper ${t} during long work`).to.equal(19);
-        expect(r.stillWorking[t], `helper ${t} while the work goes on`).to.equal(19);
+        expect(r.atStart[t], `helper ${t} before any long work`).to.not.equal(LOWERED);
+        expect(r.duringWork[t], `helper ${t} during long work`).to.equal(LOWERED);
+        expect(r.stillWorking[t], `helper ${t} while the work goes on`).to.equal(LOWERED);
         expect(r.afterWork[t], `helper ${t} once the work stopped`).to.equal(r.atStart[t]);
         expect(r.afterStop[t], `helper ${t} after stop`).to.equal(r.atStart[t]);
       }
@@ -119,9 +120,9 @@ describe('cli: V8 helper threads at the lowest priority while long work runs', f
     });
   });
 
-  /** How many of `pid`'s threads are at the lowest priority. */
-  const lowest = (pid: number): number =>
-    readdirSync(`/proc/${pid}/task`).filter((t) => os.getPriority(Number(t)) === 19).length;
+  /** How many of `pid`'s threads are lowered. */
+  const lowered = (pid: number): number =>
+    readdirSync(`/proc/${pid}/task`).filter((t) => os.getPriority(Number(t)) === LOWERED).length;
 
   for (const choice of ['low', 'normal'] as const) {
     it(
@@ -143,13 +144,13 @@ describe('cli: V8 helper threads at the lowest priority while long work runs', f
         const { proc, output, exited } = spawnCli(args, { EDDYDB_ADMIN_KEY: 'helper-priority-admin-key-0123' });
         try {
           const line =
-            /V8 helper threads \((\d+)\) at the lowest priority while long work runs; the I\/O pool's 4 threads unchanged/;
+            /V8 helper threads \((\d+)\) at a low priority while long work runs; the I\/O pool's 4 threads unchanged/;
           await until('listening', () => /listening on/.test(output()), 30_000);
           // The line follows the listening one, maybe in a later chunk of the pipe.
           if (choice === 'low') await until('the helper threads line', () => line.test(output()), 10_000);
           else await new Promise((r) => setTimeout(r, 300));
           expect(line.test(output()), output()).to.equal(choice === 'low');
-          expect(lowest(proc.pid!)).to.equal(0);
+          expect(lowered(proc.pid!)).to.equal(0);
         } finally {
           proc.kill('SIGTERM');
           await exited;

@@ -461,7 +461,7 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     defaultText: '`low`',
     help:
       "`low`: while long work runs in slices (a large batch), V8's helper threads (garbage collection, " +
-      'compilation) run at the lowest priority, so the core serves requests between the slices; `normal` leaves ' +
+      'compilation) run at a low priority (nice 10), so the core serves requests between the slices; `normal` leaves ' +
       'them as Node starts them (Linux; see Memory)',
   },
   {
