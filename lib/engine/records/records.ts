@@ -249,6 +249,10 @@ export class Records {
 
   /** Reads one record by id or alias value; extends a sliding TTL. Throws NotFound. */
   findById(collection: string, idOrAlias: string): Fields {
+    // Most reads name a record by its id, and most records have no TTL: their fields, with no entry made.
+    const records = this.db.state.collections.get(collection)?.records;
+    const slot = records?.slotOf(idOrAlias);
+    if (slot !== undefined && !records!.hasExpiryIn(slot)) return records!.fieldsIn(slot)!;
     const [id, entry] = this.liveEntry(collection, idOrAlias);
     if (entry.slidingMs !== undefined) return this.expiry.touch(collection, id, entry);
     return entry.fields;

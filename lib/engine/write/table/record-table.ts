@@ -116,6 +116,11 @@ export class RecordTable implements ReadonlyMap<string, RecordEntry> {
     return this.slots.get(id);
   }
 
+  /** Whether the record in slot `slot` has a TTL. */
+  hasExpiryIn(slot: number): boolean {
+    return this.expiries?.has(slot) ?? false;
+  }
+
   /** The expiry of the record in slot `slot`, when it has a TTL. */
   expiresAtIn(slot: number): number | undefined {
     return this.expiries?.get(slot)?.expiresAt;
