@@ -12,7 +12,7 @@ import {
   parseExactJson,
   writeExactJson,
 } from '../../../../lib/engine/values/wire/json-exact.js';
-import { hasLongDigitRun } from '../../../../lib/engine/values/wire/json.js';
+import { hasLongIntegerRun, jsonParser } from '../../../../lib/engine/values/wire/json.js';
 import { mulberry32 } from '../../../helpers/seeded-random.js';
 
 /** A random JSON-able document without bigints: floats, escapes, unicode, nesting, odd keys. */
@@ -63,26 +63,44 @@ function errorOf(fn: () => unknown): unknown {
 }
 
 describe('engine/values/json', () => {
-  describe('the long digit run check (which text goes to the exact parser)', () => {
-    it('agrees with /\\d{16}/ at every place and length of a run', () => {
+  describe('the long integer check (which text goes to the exact parser)', () => {
+    /** 16+ digits in a row that are not the integer part, fraction or exponent of a float. */
+    const LONG_INTEGER = /(?<![\d.eE])(?<![eE][+-])\d{16,}(?![\d.eE])/;
+
+    it('agrees with a regular expression at every place and length of a run', () => {
       for (let len = 0; len < 40; len++) {
         for (let at = 0; at < 40; at++) {
           const text = 'x'.repeat(at) + '7'.repeat(len) + 'y'.repeat(at % 5);
-          expect(hasLongDigitRun(text), `${len} digits at ${at}`).to.equal(/\d{16}/.test(text));
+          expect(hasLongIntegerRun(text), `${len} digits at ${at}`).to.equal(LONG_INTEGER.test(text));
         }
       }
     });
 
-    it('agrees with /\\d{16}/ on random text of digits and separators', () => {
+    it('agrees with a regular expression on random text of digits and separators', () => {
       const random = mulberry32(16);
-      for (let n = 0; n < 3000; n++) {
+      for (let n = 0; n < 5000; n++) {
         const length = Math.floor(random() * 200);
         let text = '';
         // Mostly digits, so runs of every length near 16 come up.
         for (let i = 0; i < length; i++)
-          text += random() < 0.93 ? String(Math.floor(random() * 10)) : ',."e-'[Math.floor(random() * 5)];
-        expect(hasLongDigitRun(text), text).to.equal(/\d{16}/.test(text));
+          text += random() < 0.93 ? String(Math.floor(random() * 10)) : ',."eE-+'[Math.floor(random() * 7)];
+        expect(hasLongIntegerRun(text), text).to.equal(LONG_INTEGER.test(text));
       }
+    });
+
+    it('leaves floats with long fractions or exponents to JSON.parse, which reads them as the exact parser does', () => {
+      const random = mulberry32(7);
+      const vector = Array.from({ length: 384 }, () => (random() - 0.5) / 3);
+      const texts = [
+        JSON.stringify({ vector }),
+        '[1234567890123456789.5, 0.12345678901234567, 1e1234567890123456, 5E-0000000000000001, 12345678901234567e2]',
+      ];
+      for (const text of texts) {
+        expect(jsonParser(text), text.slice(0, 60)).to.equal(JSON.parse);
+        expect(fromJson(text)).to.deep.equal(JSON.parse(text));
+      }
+      expect(jsonParser('[0.5, 12345678901234567]')).to.not.equal(JSON.parse);
+      expect(jsonParser('{"a":-12345678901234567}')).to.not.equal(JSON.parse);
     });
   });
 
