@@ -55,7 +55,7 @@ export function acceptsType(type: TypeName, value: Value): boolean {
     case 'UUID':
       return isTagged(value, 'UUID') || (typeof value === 'string' && isUuidShape(value));
     case 'Vector':
-      return isTagged(value, 'Vector') || (Array.isArray(value) && value.every(isFiniteNumber));
+      return isTagged(value, 'Vector') || (Array.isArray(value) && allFiniteNumbers(value));
     case 'Set':
       return isTagged(value, 'Set') || Array.isArray(value);
     case 'Binary':
@@ -81,6 +81,15 @@ export function numberOf(value: Value): number | undefined {
 
 function isTagged(value: Value, ...types: TaggedType[]): boolean {
   return value instanceof Tagged && types.includes(value.type);
+}
+
+/** Whether every item of `items` is a finite number: a loop of its own, so its loads see arrays of numbers alone. */
+function allFiniteNumbers(items: readonly unknown[]): boolean {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (typeof item !== 'number' || !Number.isFinite(item)) return false;
+  }
+  return true;
 }
 
 function isFiniteNumber(value: unknown): value is number {

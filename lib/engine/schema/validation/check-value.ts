@@ -41,8 +41,10 @@ export function checkValue(def: FieldDef, field: string, value: Value): Validati
       },
     ];
   }
-  const item = coerceValue(def.field_type, value, field);
   const out: ValidationDetail[] = [];
+  // Most fields have no constraint beyond their type: no conversion for them (a vector's is a copy).
+  if (!constrainsValue(def)) return out;
+  const item = coerceValue(def.field_type, value, field);
   for (const which of ['min', 'max'] as const) {
     const detail = def[which] === undefined ? undefined : checkBound(def, field, item, which);
     if (detail) out.push(detail);
@@ -63,6 +65,14 @@ export function checkValue(def: FieldDef, field: string, value: Value): Validati
   }
   return out;
 }
+
+/** Whether `def` constrains a value beyond its type. */
+const constrainsValue = (def: FieldDef): boolean =>
+  def.min !== undefined ||
+  def.max !== undefined ||
+  def.regex !== undefined ||
+  def.format !== undefined ||
+  def.enums !== undefined;
 
 function checkBound(def: FieldDef, field: string, value: Value, which: 'min' | 'max'): ValidationDetail | undefined {
   const bound = def[which]!;

@@ -84,7 +84,13 @@ export function rawFromWire(raw: unknown, path: string, depth: number): Value {
   }
   if (raw instanceof Uint8Array) return copyBytes(raw);
   if (Array.isArray(raw)) {
-    const items = raw.map((v, i) => rawFromWire(v, `${path}[${i}]`, depth + 1));
+    // A copy (packed as the parsed array is), whose items other than finite numbers are made over: a number is
+    // itself and needs no path, the common item (a vector's hundreds).
+    const items = raw.slice() as Value[];
+    for (let i = 0; i < items.length; i++) {
+      const item: unknown = items[i];
+      if (typeof item !== 'number' || !Number.isFinite(item)) items[i] = rawFromWire(item, `${path}[${i}]`, depth + 1);
+    }
     return isShareableArray(items) ? sharedArray(items) : Object.freeze(items);
   }
   if (isPlainObject(raw)) {
@@ -221,11 +227,13 @@ function decimalFromWire(value: unknown, path: string): Tagged {
 
 function vectorFromWire(value: unknown, path: string): Tagged {
   if (!Array.isArray(value)) throw bad('Vector', path, 'expected an array of numbers');
-  const out = value.map((item, index) => {
+  // A frozen array (a raw value read from the wire) cannot change: checked, it is the vector itself.
+  const out = (Object.isFrozen(value) ? value : value.slice()) as number[];
+  for (let i = 0; i < out.length; i++) {
+    const item: unknown = out[i];
     if (typeof item !== 'number' || !Number.isFinite(item))
-      throw bad('Vector', `${path}[${index}]`, 'expected a finite number');
-    return item;
-  });
+      throw bad('Vector', `${path}[${i}]`, 'expected a finite number');
+  }
   return new Tagged('Vector', Object.freeze(out));
 }
 
