@@ -13,6 +13,7 @@
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { HnswIndex, type HnswOptions, type HnswSavedState } from './hnsw.js';
+import { ThreadPriority, WORKER_NICENESS } from './module-worker.js';
 import type { VectorHit } from './vector-index.js';
 
 /** Marks the workerData of an HNSW worker. */
@@ -64,6 +65,13 @@ const CALIBRATE_IDLE_MS = 200;
 const calibrations = new Map<string, { size: number; timer?: NodeJS.Timeout; running?: boolean }>();
 /** Loads in progress: later requests for the key wait for them. */
 const loading = new Map<string, Promise<unknown>>();
+/**
+ * This thread's priority, set by the work at hand: lowered while it builds (batches, calibrations), its own while
+ * it searches. On a core shared with the request thread, a build then takes the core only when the server waits (or
+ * a tenth of it), and the exact scan that a search during the build makes of what the graph lacks is not slowed by
+ * half; a search is answered at the process's priority, and does not wait for every busy thread of the machine.
+ */
+let priority: ThreadPriority | undefined;
 
 function indexOf(key: string): HnswIndex {
   const index = indexes.get(key);
@@ -99,12 +107,14 @@ function runNow(request: Exclude<HnswRequest, { op: 'load' | 'save' }>): unknown
       indexes.set(request.key, new HnswIndex(request.options));
       return undefined;
     case 'apply': {
+      priority?.background();
       const index = indexOf(request.key);
       const applied = apply(index, request);
       calibrateLater(request.key, index);
       return applied;
     }
     case 'search':
+      priority?.foreground();
       return search(indexOf(request.key), request);
     case 'ids':
       return [...indexOf(request.key).ids()];
@@ -145,10 +155,15 @@ function calibrateLater(key: string, index: HnswIndex): void {
   const current = calibration;
   current.timer = setTimeout(() => {
     current.running = true;
+    priority?.background();
     const size = index.size();
     const pause = () =>
       new Promise<void>((resolve, reject) =>
-        setImmediate(() => (indexes.get(key) === index ? resolve() : reject(new Error('dropped')))),
+        setImmediate(() => {
+          if (indexes.get(key) !== index) return reject(new Error('dropped'));
+          priority?.background();
+          resolve();
+        }),
       );
     index.calibrate(pause).then(
       (calibrated) => {
@@ -181,8 +196,7 @@ function answer(port: NonNullable<typeof parentPort>, seq: number, request: Hnsw
 }
 
 if (!isMainThread && workerData === HNSW_WORKER && parentPort) {
-  // At the process's priority, unlike the functions' pool: searches run here, and a search must not wait for every
-  // busy thread of the machine.
+  priority = new ThreadPriority(WORKER_NICENESS);
   const port = parentPort;
   port.on('message', (message: { seq: number; request: HnswRequest } | HnswCloseMessage) => {
     if ('close' in message) closeWorker(port);

@@ -26,7 +26,7 @@ export type { HnswOptions, HnswSavedState } from './hnsw.js';
 export { HnswBatch, HnswThread, RemoteHnsw } from './hnsw-thread.js';
 export { EF_LADDER, RECALL_TARGET } from './hnsw-calibration.js';
 export type { Calibrated } from './hnsw-calibration.js';
-export { lowerThisThread, startModuleWorker, WORKER_NICENESS } from './module-worker.js';
+export { lowerThisThread, startModuleWorker, ThreadPriority, WORKER_NICENESS } from './module-worker.js';
 export { autoEditDistance, BM25_B, BM25_K1, EXACT_BOOST, TextIndex } from './text/text-index.js';
 export type { TextHit, TextSearchOptions } from './text/text-index.js';
 export { MAX_FUZZY_EXPANSIONS, STEM_WEIGHT } from './text/text-vocabulary.js';

@@ -55,10 +55,63 @@ function tsBootstrap(entry: URL): string {
  */
 export function lowerThisThread(by: number): void {
   try {
-    // /proc/thread-self names this thread; setpriority on a thread id changes that thread alone (Linux).
-    const tid = Number(path.basename(readlinkSync('/proc/thread-self')));
+    const tid = thisThreadId();
     setPriority(tid, Math.min(19, getPriority(tid) + by));
   } catch {
     // Not Linux, or not allowed: the worker runs at the process's priority.
+  }
+}
+
+/** The calling thread's id (Linux): /proc/thread-self names it, and setpriority on it changes that thread alone. */
+function thisThreadId(): number {
+  return Number(path.basename(readlinkSync('/proc/thread-self')));
+}
+
+/**
+ * The calling thread's priority, switched between its own (for work a
+ * request waits on) and `by` lower (for work nobody waits on, such as
+ * building an index), so that background work yields the core to the
+ * request thread. Switching back needs the right to raise a thread's
+ * priority (root, or RLIMIT_NICE): without it, or off Linux, the thread
+ * stays at its own priority.
+ */
+export class ThreadPriority {
+  private readonly tid: number | undefined;
+  private readonly own: number = 0;
+  private lowered = false;
+
+  constructor(private readonly by: number) {
+    try {
+      const tid = thisThreadId();
+      this.own = getPriority(tid);
+      // Only if the priority can be set back: lowered by one and raised again.
+      setPriority(tid, Math.min(19, this.own + 1));
+      setPriority(tid, this.own);
+      this.tid = tid;
+    } catch {
+      this.tid = undefined;
+    }
+  }
+
+  /** For work nobody waits on. */
+  background(): void {
+    if (this.lowered || this.tid === undefined) return;
+    this.set(Math.min(19, this.own + this.by));
+    this.lowered = true;
+  }
+
+  /** For work a request waits on. */
+  foreground(): void {
+    if (!this.lowered || this.tid === undefined) return;
+    this.set(this.own);
+    this.lowered = false;
+  }
+
+  private set(priority: number): void {
+    try {
+      setPriority(this.tid!, priority);
+    } catch {
+      // The thread's priority is left as it was; nothing depends on it.
+    }
   }
 }
