@@ -4,8 +4,9 @@
  * default m and ef_construction), on clustered data (100 centroids plus
  * N(0,1) noise, as vector-search) and on uniform data (components uniform in
  * [-1, 1]). For each: the time from the first batch until health says the
- * index is ready and holds every vector; the searches made once the load is
- * answered and until then (one at a time) against one exact scan over HTTP
+ * index is ready and holds every vector; the searches made while it is built
+ * (one after every tenth batch of the load, then one at a time until ready)
+ * against one exact scan over HTTP
  * (a search by another metric than the index's, which scans every vector);
  * search p50/p90 over HTTP once built and its ef calibrated (health shows
  * `ef_search`); recall@10 against brute force. The reference is raw
@@ -24,6 +25,8 @@ const DIMS = 384,
   K = 10,
   QUERIES = 200,
   BATCH = 500,
+  /** Batches of the load between two searches during it. */
+  SEARCH_EVERY = 10,
   EXACT_RUNS = 5;
 /** What the server asks of the graph for k = 10 (k plus the few extra it drops for expired records). */
 const ASKED = K + 8;
@@ -119,6 +122,8 @@ async function serverRun(kind: Kind, data: number[][], queries: number[][], trut
       'application/json',
     );
     const t0 = performance.now();
+    // Searches while the index is built: one after every SEARCH_EVERY batches of the load, then one at a time after it.
+    const duringBuild: number[] = [];
     for (let i = 0; i < data.length; i += BATCH) {
       const inserts = data.slice(i, i + BATCH).map((embedding, k) => ({ data: { n: i + k, embedding } }));
       await check(
@@ -126,10 +131,10 @@ async function serverRun(kind: Kind, data: number[][], queries: number[][], trut
         { method: 'POST', headers: e.headers, body: JSON.stringify({ inserts }) },
         'application/json',
       );
+      if ((i / BATCH) % SEARCH_EVERY === SEARCH_EVERY - 1)
+        duringBuild.push(await timedMs(() => search(e, queries[(i / BATCH) % queries.length]!)));
     }
     const loadS = (performance.now() - t0) / 1000;
-    // Searches one at a time while the index is built after the load, and what health says meanwhile.
-    const duringBuild: number[] = [];
     const progressSeen: number[] = [];
     let buildS = 0;
     for (let q = 0; ; q++) {

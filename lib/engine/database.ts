@@ -383,6 +383,7 @@ export class Database {
         transactions: this.transactions,
         multi: new MultiWrites(this.core(), this.records, this.indexes),
         search: (c, req, view) => runSearch(this, c, req, view),
+        pacer: (c) => this.search.pacer(c),
       };
       this.sessions = { engine, autoCommit: new AutoCommitSession(engine) };
     }

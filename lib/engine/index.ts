@@ -137,5 +137,5 @@ export {
 } from './query/index.js';
 export { indexDefs } from './indexes/index-manager.js';
 export { parseSearch, runSearch, type SearchHit, type SearchRequest } from './search/search.js';
-export { CATCH_UP_SHOWN } from './search/search-indexes.js';
+export { CATCH_UP_SHOWN, PACED_PENDING } from './search/search-indexes.js';
 export { compilePattern, requirePattern, type Pattern } from './pattern/index.js';

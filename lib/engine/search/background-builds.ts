@@ -37,6 +37,8 @@ export class BackgroundBuilds {
   private waiters: Array<{
     entry: IndexEntry;
     maxPending: number;
+    /** Waits for the pending changes alone (paced), not for a walk or the batches in flight. */
+    pendingOnly: boolean;
     resolve: () => void;
     reject: (err: Error) => void;
   }> = [];
@@ -77,8 +79,22 @@ export class BackgroundBuilds {
     if (at > 0) this.queue.splice(at, 1);
     if (at !== 0 && !entry.loading) this.queue.unshift(entry);
     return new Promise((resolve, reject) => {
-      this.waiters.push({ entry, maxPending, resolve, reject });
+      this.waiters.push({ entry, maxPending, pendingOnly: false, resolve, reject });
       this.schedule();
+    });
+  }
+
+  /**
+   * Resolves once at most `maxPending` of `entry`'s committed changes wait to be taken in (handed to the HNSW
+   * worker, for a graph), or once it is loading, failed, replaced or the builds are stopped; never rejects. A walk
+   * (a build of the records already there) is not waited for: its changes are not pending, and pending changes go
+   * first.
+   */
+  paced(entry: IndexEntry, maxPending: number): Promise<void> {
+    if (this.stopped || this.isPaced(entry, maxPending)) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.waiters.push({ entry, maxPending, pendingOnly: true, resolve, reject: () => resolve() });
+      this.enqueue(entry);
     });
   }
 
@@ -88,11 +104,17 @@ export class BackgroundBuilds {
     return entry.pending.size <= maxPending;
   }
 
+  private isPaced(entry: IndexEntry, maxPending: number): boolean {
+    return !this.isCurrent(entry) || entry.state === 'failed' || !!entry.loading || entry.pending.size <= maxPending;
+  }
+
   /** Settles the waiters whose entry caught up or was replaced. */
   private settleWaiters(): void {
     if (this.waiters.length === 0) return;
     this.waiters = this.waiters.filter((waiter) => {
-      const over = this.isCaughtUp(waiter.entry, waiter.maxPending);
+      const over = waiter.pendingOnly
+        ? this.isPaced(waiter.entry, waiter.maxPending)
+        : this.isCaughtUp(waiter.entry, waiter.maxPending);
       if (over) waiter.resolve();
       return !over;
     });

@@ -70,6 +70,12 @@ export const CATCH_UP_SHOWN = 1000;
  */
 export const TEXT_PENDING_NOW = 256;
 
+/**
+ * Committed changes an HNSW graph may have waiting before a write into its collection is answered only once it has
+ * taken them in (SearchIndexes.pacer): what a search scores exactly beside the graph stays this small, about 10 ms.
+ */
+export const PACED_PENDING = 2048;
+
 /** A ready vector index and the committed changes it has not applied yet. */
 export interface ReadyVectorIndex {
   index: VectorIndex;
@@ -162,6 +168,28 @@ export class SearchIndexes {
       const flat = entry.index as BruteForceIndex | undefined;
       return { size: entry.indexed(), ids: async () => (remote ? remote.ids() : [...(flat?.ids() ?? [])]) };
     }
+  }
+
+  /**
+   * For a write into `collection`: when the collection has an HNSW graph, a
+   * wait to run once the write has committed, which resolves when no graph
+   * of the collection has more than PACED_PENDING changes waiting (at once
+   * when none has; never rejects); undefined otherwise. So writes are
+   * answered at the pace the graphs take their vectors in, as when an
+   * insert updates its index before it is answered, and a search during a
+   * load scores a bounded backlog exactly, not the whole load. A build of
+   * the records already there is not waited for, nor is a graph loading
+   * from its file.
+   */
+  pacer(collection: string): (() => Promise<void>) | undefined {
+    const entries = this.byCollection.get(collection);
+    if (!entries) return undefined;
+    let graphs: IndexEntry[] | undefined;
+    for (const entry of entries.values()) if (entry.isGraph) (graphs ??= []).push(entry);
+    if (!graphs) return undefined;
+    return async () => {
+      for (const entry of graphs) await this.builds.paced(entry, PACED_PENDING);
+    };
   }
 
   /**

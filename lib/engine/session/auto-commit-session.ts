@@ -1,6 +1,7 @@
 /**
  * Statements outside a transaction: each write (a many-record one included) is its own durable batch, reads see
- * committed state.
+ * committed state. A write into a collection with an HNSW graph is answered at the pace the graph takes its vectors
+ * in (SearchIndexes.pacer).
  */
 import type { BulkItem, BulkResult } from '../records/bulk.js';
 import type { UpsertTarget } from '../records/multi-writes.js';
@@ -43,11 +44,11 @@ export class AutoCommitSession implements Session {
   }
 
   insert(collection: string, record: unknown, bypassRipple = false): Promise<string> {
-    return this.engine.records.insert(collection, record, bypassRipple);
+    return this.paced(collection, this.engine.records.insert(collection, record, bypassRipple));
   }
 
   update(collection: string, idOrAlias: string, record: unknown, bypassRipple = false): Promise<Fields> {
-    return this.engine.records.update(collection, idOrAlias, record, bypassRipple);
+    return this.paced(collection, this.engine.records.update(collection, idOrAlias, record, bypassRipple));
   }
 
   applyActions(
@@ -56,15 +57,15 @@ export class AutoCommitSession implements Session {
     steps: readonly ActionStep[],
     bypassRipple = false,
   ): Promise<Fields> {
-    return this.engine.records.applyActions(collection, idOrAlias, steps, bypassRipple);
+    return this.paced(collection, this.engine.records.applyActions(collection, idOrAlias, steps, bypassRipple));
   }
 
   delete(collection: string, idOrAlias: string, bypassRipple = false): Promise<string> {
-    return this.engine.records.delete(collection, idOrAlias, bypassRipple);
+    return this.paced(collection, this.engine.records.delete(collection, idOrAlias, bypassRipple));
   }
 
   writeMany(collection: string, items: readonly BulkItem[]): Promise<BulkResult> {
-    return this.engine.bulk.run(collection, items);
+    return this.paced(collection, this.engine.bulk.run(collection, items));
   }
 
   updateWhere(
@@ -74,7 +75,7 @@ export class AutoCommitSession implements Session {
     bypassRipple = false,
     limit?: number,
   ): Promise<Fields[]> {
-    return this.engine.multi.updateWhere(collection, filter, record, bypassRipple, limit);
+    return this.paced(collection, this.engine.multi.updateWhere(collection, filter, record, bypassRipple, limit));
   }
 
   applyActionsWhere(
@@ -84,22 +85,28 @@ export class AutoCommitSession implements Session {
     bypassRipple = false,
     limit?: number,
   ): Promise<Fields[]> {
-    return this.engine.multi.actionsWhere(collection, filter, steps, bypassRipple, limit);
+    return this.paced(collection, this.engine.multi.actionsWhere(collection, filter, steps, bypassRipple, limit));
   }
 
   deleteWhere(collection: string, filter: Filter | undefined, bypassRipple = false): Promise<Fields[]> {
-    return this.engine.multi.deleteWhere(collection, filter, bypassRipple);
+    return this.paced(collection, this.engine.multi.deleteWhere(collection, filter, bypassRipple));
   }
 
   insertAll(collection: string, records: readonly unknown[], bypassRipple = false): Promise<Fields[]> {
-    return this.engine.multi.insertAll(collection, records, bypassRipple);
+    return this.paced(collection, this.engine.multi.insertAll(collection, records, bypassRipple));
   }
 
   deleteAll(collection: string, idsOrAliases: readonly string[], bypassRipple = false): Promise<Fields[]> {
-    return this.engine.multi.deleteAll(collection, idsOrAliases, bypassRipple);
+    return this.paced(collection, this.engine.multi.deleteAll(collection, idsOrAliases, bypassRipple));
   }
 
   upsert(collection: string, target: UpsertTarget, record: unknown, bypassRipple = false): Promise<Fields[]> {
-    return this.engine.multi.upsert(collection, target, record, bypassRipple);
+    return this.paced(collection, this.engine.multi.upsert(collection, target, record, bypassRipple));
+  }
+
+  /** `write`'s answer, once the collection's HNSW graphs have taken in enough of what waits (SearchIndexes.pacer). */
+  private paced<T>(collection: string, write: Promise<T>): Promise<T> {
+    const pace = this.engine.pacer(collection);
+    return pace ? write.then(async (result) => (await pace(), result)) : write;
   }
 }

@@ -39,6 +39,8 @@ export interface SessionEngine {
   readonly transactions: TransactionManager;
   readonly multi: MultiWrites;
   search(collection: string, req: SearchRequest, view?: Map<string, Fields>): Promise<SearchResult>;
+  /** A wait to run after a write into `collection` commits, before it is answered (SearchIndexes.pacer). */
+  pacer(collection: string): (() => Promise<void>) | undefined;
 }
 
 export interface Session {

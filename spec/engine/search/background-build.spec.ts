@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CATCH_UP_SHOWN, Database, parseSearch, runSearch } from '../../../lib/engine/index.js';
+import { CATCH_UP_SHOWN, Database, PACED_PENDING, parseSearch, runSearch } from '../../../lib/engine/index.js';
 import { BruteForceIndex } from '../../../lib/vector/index.js';
 import { gaussian, mulberry32 } from '../../helpers/seeded-random.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
@@ -278,5 +278,35 @@ describe('engine/search background index builds', () => {
         expect(await filtered(q, filter)).to.deep.equal(bruteForce(rows, q, 5).map((h) => h.id));
       }
     }
+  });
+
+  it('answers a write into a collection with a graph once at most PACED_PENDING of its changes wait', async () => {
+    db = await open();
+    await db.collections.create('vecs', SCHEMA);
+    await db.collections.create('plain', { fields: { n: { field_type: 'Integer' } } });
+    const data = vectors(3 * PACED_PENDING, 21);
+    const graph = () => db.search.entries().find((e) => e.collection === 'vecs' && e.kind === 'vector')!;
+    const session = db.session(undefined);
+    await session.insertAll(
+      'vecs',
+      data.map((embedding, n) => ({ n, embedding })),
+    );
+    expect(graph().pending.size, 'changes waiting once the write is answered').to.be.at.most(PACED_PENDING);
+    // A search right after scores at most that backlog exactly beside the graph.
+    const forSearch = db.search.vectorFor('vecs', 'embedding', DIMS) as { uncovered: string[] };
+    expect(forSearch.uncovered.length).to.be.at.most(PACED_PENDING);
+    // A collection without a graph is not held, and neither is a write outside the sessions (the engine's own).
+    await session.insertAll(
+      'plain',
+      Array.from({ length: 10 }, (_, n) => ({ n })),
+    );
+    expect(db.search.pacer('plain')).to.equal(undefined);
+    await db.bulk.insertMany(
+      'vecs',
+      vectors(3 * PACED_PENDING, 22).map((embedding, n) => ({ n, embedding })),
+    );
+    expect(graph().pending.size).to.be.above(PACED_PENDING);
+    const { size } = await db.search.settledVector('vecs', 'embedding');
+    expect(size).to.equal(6 * PACED_PENDING);
   });
 });
