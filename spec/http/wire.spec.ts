@@ -294,6 +294,36 @@ describe('wire format over HTTP', () => {
     expect(read.body.d).to.deep.equal({ type: 'Duration', value: { secs: 3, nanos: 7 } });
   });
 
+  it('answers MessagePack byte for byte, every byte value and non-ASCII text included, with its length in bytes', async () => {
+    const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    const ins = await call(
+      'POST',
+      '/api/insert/mpbytes',
+      { text: 'Zoë ✓ 漢字 🚀', blob: { type: 'Binary', value: bytes.toString('base64') } },
+      { format: 'msgpack' },
+    );
+    for (const id of [ins.body.id as string, 'no-such-record']) {
+      const res = await fetch(`${t.url}/api/find/mpbytes/${id}`, {
+        headers: {
+          Accept: 'application/msgpack',
+          Authorization: `Bearer ${await t.adminToken()}`,
+          'Accept-Encoding': 'identity',
+        },
+      });
+      const body = Buffer.from(await res.arrayBuffer());
+      expect(res.headers.get('content-length')).to.equal(String(body.length));
+      if (id === 'no-such-record') {
+        expect(res.status).to.equal(404);
+        continue;
+      }
+      const record = mpDecode(body) as Record<string, unknown>;
+      expect(record.text).to.deep.equal({ type: 'String', value: 'Zoë ✓ 漢字 🚀' });
+      const blob = record.blob as { type: string; value: Uint8Array };
+      expect(blob.type).to.equal('Binary');
+      expect(Buffer.from(blob.value).equals(bytes)).to.equal(true);
+    }
+  });
+
   it('answers MessagePack with string map keys and no extension types', async () => {
     const ins = await call(
       'POST',

@@ -21,6 +21,8 @@ interface Unsent {
   headers: Record<string, string>;
   body: Buffer | string;
   log: ServerLog;
+  /** How a string body becomes bytes: utf8, or latin1 for binary held one byte a character. */
+  encoding: BufferEncoding;
 }
 
 let unsent: Unsent[] = [];
@@ -32,9 +34,10 @@ export function sendSoon(
   headers: Record<string, string>,
   body: Buffer | string,
   log: ServerLog,
+  encoding: BufferEncoding = 'utf8',
 ): void {
   if (unsent.length === 0) setImmediate(sendAll);
-  unsent.push({ res, status, headers, body, log });
+  unsent.push({ res, status, headers, body, log, encoding });
 }
 
 beforeLongWorkResumes(sendAll);
@@ -46,7 +49,8 @@ function sendAll(): void {
   for (const answer of batch) {
     try {
       answer.res.writeHead(answer.status, answer.headers);
-      answer.res.end(answer.body);
+      if (typeof answer.body === 'string') answer.res.end(answer.body, answer.encoding);
+      else answer.res.end(answer.body);
     } catch (err) {
       // A head node refuses (a header value it will not write) ends that connection, not the others in the burst.
       const requestId = answer.headers['X-Request-Id'] ?? '?';

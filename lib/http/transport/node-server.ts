@@ -153,6 +153,16 @@ function answer(dispatcher: Dispatcher, req: IncomingMessage, res: ServerRespons
     sendStreamed(res, { ...out, chunks: out.chunks }, dispatcher.log);
     return;
   }
-  out.headers['Content-Length'] = String(Buffer.byteLength(out.body));
-  sendSoon(res, out.status, out.headers, out.body, dispatcher.log);
+  if (typeof out.body === 'string' || out.body.length > LATIN1_MAX_BYTES) {
+    out.headers['Content-Length'] = String(Buffer.byteLength(out.body));
+    sendSoon(res, out.status, out.headers, out.body, dispatcher.log);
+    return;
+  }
+  // A small binary answer (a MessagePack record) as latin1 text, one character a byte: node writes its head and a
+  // text body in one write, where a Buffer body is a second chunk of a gathered write (about 1 µs a read).
+  out.headers['Content-Length'] = String(out.body.length);
+  sendSoon(res, out.status, out.headers, out.body.toString('latin1'), dispatcher.log, 'latin1');
 }
+
+/** Binary answers up to this size are written as latin1 text (answer). */
+const LATIN1_MAX_BYTES = 16 * 1024;

@@ -54,9 +54,18 @@ export function isMsgpack(contentType: string | undefined): boolean {
 
 const MENTIONS_MSGPACK = /msgpack/i;
 
+/** The last Accept header wantsMsgpack was asked about, and its answer: a client sends the same one every time. */
+let lastAccept: string | undefined;
+let lastWantsMsgpack = false;
+
 export function wantsMsgpack(accept: string | undefined): boolean {
+  if (!accept) return false;
+  if (accept === lastAccept) return lastWantsMsgpack;
   // Most clients ask for JSON: one scan answers them without splitting the list.
-  return !!accept && MENTIONS_MSGPACK.test(accept) && accept.split(',').some((a) => isMsgpack(a));
+  const wants = MENTIONS_MSGPACK.test(accept) && accept.split(',').some((a) => isMsgpack(a));
+  lastAccept = accept;
+  lastWantsMsgpack = wants;
+  return wants;
 }
 
 export function decodeBody(raw: Buffer | undefined, contentType: string | undefined): unknown {
