@@ -107,6 +107,10 @@ export class AutoCommitSession implements Session {
   /** `write`'s answer, once the collection's HNSW graphs have taken in enough of what waits (SearchIndexes.pacer). */
   private paced<T>(collection: string, write: Promise<T>): Promise<T> {
     const pace = this.engine.pacer(collection);
-    return pace ? write.then(async (result) => (await pace(), result)) : write;
+    if (!pace) return write;
+    return write.then(async (result) => {
+      await pace();
+      return result;
+    });
   }
 }
