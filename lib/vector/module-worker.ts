@@ -56,11 +56,14 @@ function tsBootstrap(entry: URL): string {
 export function lowerThisThread(by: number): void {
   try {
     const tid = thisThreadId();
-    setPriority(tid, Math.min(19, getPriority(tid) + by));
+    setPriority(tid, loweredBy(getPriority(tid), by));
   } catch {
     // Not Linux, or not allowed: the worker runs at the process's priority.
   }
 }
+
+/** A nice value `by` lower than `priority`, within Linux's range (19 at most). */
+const loweredBy = (priority: number, by: number): number => Math.min(19, priority + by);
 
 /** The calling thread's id (Linux): /proc/thread-self names it, and setpriority on it changes that thread alone. */
 function thisThreadId(): number {
@@ -72,8 +75,10 @@ function thisThreadId(): number {
  * request waits on) and `by` lower (for work nobody waits on, such as
  * building an index), so that background work yields the core to the
  * request thread. Switching back needs the right to raise a thread's
- * priority (root, or RLIMIT_NICE): without it, or off Linux, the thread
- * stays at its own priority.
+ * priority (root, or RLIMIT_NICE), which the constructor tries by lowering
+ * the thread one step and raising it again: without that right the thread
+ * is never switched, and stays one step below its own priority (where the
+ * try left it); off Linux it stays at its own.
  */
 export class ThreadPriority {
   private readonly tid: number | undefined;
@@ -85,7 +90,7 @@ export class ThreadPriority {
       const tid = thisThreadId();
       this.own = getPriority(tid);
       // Only if the priority can be set back: lowered by one and raised again.
-      setPriority(tid, Math.min(19, this.own + 1));
+      setPriority(tid, loweredBy(this.own, 1));
       setPriority(tid, this.own);
       this.tid = tid;
     } catch {
@@ -96,7 +101,7 @@ export class ThreadPriority {
   /** For work nobody waits on. */
   background(): void {
     if (this.lowered || this.tid === undefined) return;
-    this.set(Math.min(19, this.own + this.by));
+    this.set(loweredBy(this.own, this.by));
     this.lowered = true;
   }
 
