@@ -98,14 +98,19 @@ export class BackgroundBuilds {
     });
   }
 
+  /** Replaced (a drop or a config change) or failed: nothing of it to wait for. */
+  private isOver(entry: IndexEntry): boolean {
+    return !this.isCurrent(entry) || entry.state === 'failed';
+  }
+
   private isCaughtUp(entry: IndexEntry, maxPending: number): boolean {
-    if (!this.isCurrent(entry) || entry.state === 'failed') return true;
+    if (this.isOver(entry)) return true;
     if (entry.walk || entry.loading || (entry.remote?.inFlight ?? 0) > 0) return false;
     return entry.pending.size <= maxPending;
   }
 
   private isPaced(entry: IndexEntry, maxPending: number): boolean {
-    return !this.isCurrent(entry) || entry.state === 'failed' || !!entry.loading || entry.pending.size <= maxPending;
+    return this.isOver(entry) || !!entry.loading || entry.pending.size <= maxPending;
   }
 
   /** Settles the waiters whose entry caught up or was replaced. */
