@@ -118,15 +118,15 @@ export class TransactionRegistry {
 
   /** Appends one event of `tx` to the audit trail, with its current operation count. */
   audit(event: AuditEvent['event'], tx: Transaction, more: { savepoint?: string; error?: string } = {}): void {
-    const { savepoint, error } = more;
-    this.auditLog.record({
+    const record: AuditEvent = {
       event,
       transaction_id: tx.id,
-      ...(savepoint === undefined ? {} : { savepoint }),
       isolation_level: tx.level,
       operations_count: tx.operationsCount,
-      ...(error === undefined ? {} : { error }),
-    });
+    };
+    if (more.savepoint !== undefined) record.savepoint = more.savepoint;
+    if (more.error !== undefined) record.error = more.error;
+    this.auditLog.record(record);
   }
 
   private active(id: string): Transaction {

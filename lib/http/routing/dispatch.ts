@@ -30,9 +30,9 @@ import { renderError } from '../wire/error-body.js';
 import { RecordList } from '../wire/record-list.js';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { RequestsInFlight } from './requests-in-flight.js';
-import { firstOf, parseQuery, pathOf, rateHeaders } from './request-parts.js';
+import { firstOf, requestArgs, pathOf, rateHeaders } from './request-parts.js';
 import { clientAddress, isLoopback } from '../auth/client-address.js';
-import { readHeaderObject, readRawHeaders, type ReadHeaders } from './request-headers.js';
+import { hasRawHeader, readHeaderObject, readRawHeaders, type ReadHeaders } from './request-headers.js';
 import { readAfter, SEQ_HEADER } from './read-after.js';
 import { logFailedRequest, type RequestSummary } from '../log/request-log.js';
 import { logAccess } from '../log/access-log.js';
@@ -210,8 +210,7 @@ export class Dispatcher {
       const streaming = proc?.kind === 'stream';
       // Subscriptions are GET; chat streams (framed as data lines) are POSTed with a JSON body.
       if (streaming && req.method !== 'GET' && target.sse !== 'data') throw new MethodNotAllowed('Method Not Allowed');
-      // Path parameters win over query parameters of the same name.
-      const args = Object.assign(parseQuery(qAt < 0 ? '' : req.url.slice(qAt + 1)), params);
+      const args = requestArgs(qAt < 0 ? '' : req.url.slice(qAt + 1), params);
       const call: Call = { req, target, headers, args, streaming };
       // A stream always has a caller: its credentials are watched for its whole life.
       if (!proc || (proc.access === 'public' && !streaming)) {
@@ -591,8 +590,5 @@ export class Dispatcher {
 
 /** Whether the request carries an Authorization header at all (from node's raw list when given). */
 function hasAuthorization(req: HttpRequest): boolean {
-  if (!req.rawHeaders) return req.headers.authorization !== undefined;
-  for (let i = 0; i < req.rawHeaders.length; i += 2)
-    if (req.rawHeaders[i]!.length === 13 && req.rawHeaders[i]!.toLowerCase() === 'authorization') return true;
-  return false;
+  return req.rawHeaders ? hasRawHeader(req.rawHeaders, 'authorization') : req.headers.authorization !== undefined;
 }

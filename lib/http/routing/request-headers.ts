@@ -65,6 +65,18 @@ export function readRawHeaders(raw: readonly string[]): ReadHeaders {
   return out;
 }
 
+/** The first value of the header named `lowerName` (lower case) in node's raw name/value list, read without the headers object. */
+export function rawHeader(raw: readonly string[], lowerName: string): string | undefined {
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    if (raw[i]!.length === lowerName.length && raw[i]!.toLowerCase() === lowerName) return raw[i + 1];
+  return undefined;
+}
+
+/** Whether node's raw name/value list holds a header named `lowerName` (lower case). */
+export function hasRawHeader(raw: readonly string[], lowerName: string): boolean {
+  return rawHeader(raw, lowerName) !== undefined;
+}
+
 /** The same from node's `headers` object, for a transport without the raw list. */
 export function readHeaderObject(headers: Readonly<Record<string, string | string[] | undefined>>): ReadHeaders {
   const out: ReadHeaders = {};

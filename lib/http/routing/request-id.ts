@@ -9,6 +9,7 @@
  * the ids only correlate a request with its log lines and are no secret.
  */
 import { randomUUID } from 'node:crypto';
+import { rawHeader } from './request-headers.js';
 
 /** The longest incoming X-Request-Id kept; a longer one is replaced. */
 export const MAX_REQUEST_ID_CHARS = 128;
@@ -38,16 +39,8 @@ export interface RequestHeaderSource {
 /** The id of a request: its own first X-Request-Id when safe to keep, else a new one. */
 export function requestIdOf(req: RequestHeaderSource): string {
   let given: string | undefined;
-  const raw = req.rawHeaders;
-  if (raw) {
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      // Most headers are not this one; the length says so without lower-casing them.
-      if (raw[i]!.length === 12 && raw[i]!.toLowerCase() === 'x-request-id') {
-        given = raw[i + 1];
-        break;
-      }
-    }
-  } else {
+  if (req.rawHeaders) given = rawHeader(req.rawHeaders, 'x-request-id');
+  else {
     const header = req.headers?.['x-request-id'];
     given = Array.isArray(header) ? header[0] : header;
   }

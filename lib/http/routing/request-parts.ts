@@ -1,6 +1,6 @@
 /**
  * Small readers of a request that the Dispatcher uses: its path without the
- * query, its query parameters (a repeated one as a list), the first of a
+ * query, its named arguments (query and path parameters), the first of a
  * parameter's values, and the rate-limit headers of its answer.
  */
 /** A parameter's value, or its first when repeated. */
@@ -23,23 +23,57 @@ export function rateHeaders(rate: { limit: number; remaining: number; reset: num
  */
 const PLAIN_QUERY = /^[\w.~:-]+=[\w.~:,-]*(?:&[\w.~:-]+=[\w.~:,-]*)*$/;
 
-/** Query parameters by name: a repeated one as a list of its values, in order. */
-export function parseQuery(qs: string): Record<string, string | string[]> {
+/**
+ * A request's named arguments: its query parameters by name (a repeated one as a list of its values, in order), then
+ * its path parameters, which win over query parameters of the same name. The object holds no prototype, so a
+ * parameter named `__proto__` or `constructor` is just a name.
+ */
+export function requestArgs(
+  qs: string,
+  params: Readonly<Record<string, string>> = {},
+): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = Object.create(null);
+  for (const name in params) out[name] = params[name]!;
   if (!qs) return out;
-  const add = (name: string, value: string) => {
-    const prev = out[name];
-    out[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
-  };
   if (qs.length <= 512 && PLAIN_QUERY.test(qs)) {
-    for (const pair of qs.split('&')) {
-      const eq = pair.indexOf('=');
-      add(pair.slice(0, eq), pair.slice(eq + 1));
+    for (let start = 0; start < qs.length;) {
+      let end = qs.indexOf('&', start);
+      if (end < 0) end = qs.length;
+      const eq = qs.indexOf('=', start);
+      addQueryValue(out, params, qs.slice(start, eq), qs.slice(eq + 1, end));
+      start = end + 1;
     }
     return out;
   }
-  for (const [name, value] of new URLSearchParams(qs)) add(name, value);
+  for (const [name, value] of new URLSearchParams(qs)) addQueryValue(out, params, name, value);
   return out;
+}
+
+function addQueryValue(
+  out: Record<string, string | string[]>,
+  params: Readonly<Record<string, string>>,
+  name: string,
+  value: string,
+): void {
+  name = knownName(name);
+  if (Object.hasOwn(params, name)) return;
+  const prev = out[name];
+  out[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+}
+
+/**
+ * Parameter names met before, each held as one string. A name sliced from a URL is a new string, and V8 looks a
+ * new string up in its string table (large in a server holding many records) each time it is used as a property
+ * key; the held string was looked up once. Bounded: once NAMES_KEPT names are held, others are used as they come.
+ */
+const knownNames = new Map<string, string>();
+const NAMES_KEPT = 256;
+
+function knownName(name: string): string {
+  const known = knownNames.get(name);
+  if (known !== undefined) return known;
+  if (knownNames.size < NAMES_KEPT) knownNames.set(name, name);
+  return name;
 }
 
 /** The path of a request URL, without its query (which may hold a token). */

@@ -22,10 +22,10 @@ interface Compiled<T> {
 }
 
 export interface RouteMatch<T> {
-  target: T;
-  params: Record<string, string>;
+  readonly target: T;
+  readonly params: Readonly<Record<string, string>>;
   /** The matched route's path pattern, e.g. `/api/find/:collection/:id` (the access log's `route`). */
-  route: string;
+  readonly route: string;
 }
 
 export class Router<T> {
@@ -73,8 +73,25 @@ export class Router<T> {
     }
   }
 
-  /** Throws NotFound for an unknown path, MethodNotAllowed for a known path with the wrong method. */
+  /**
+   * The last match, by method and raw path: a request with a body is matched twice, for its body limit before
+   * the body is read and to be served after.
+   */
+  private last: { method: string; rawPath: string; match: RouteMatch<T> } | undefined;
+
+  /**
+   * Throws NotFound for an unknown path, MethodNotAllowed for a known path with the wrong method. The match may be
+   * the one answered before for the same method and path: it is read, never changed.
+   */
   match(method: string, rawPath: string): RouteMatch<T> {
+    const last = this.last;
+    if (last !== undefined && last.rawPath === rawPath && last.method === method) return last.match;
+    const match = this.find(method, rawPath);
+    this.last = { method, rawPath, match };
+    return match;
+  }
+
+  private find(method: string, rawPath: string): RouteMatch<T> {
     const path = new PathSegments(rawPath);
     let pathMatched = false;
     const group = this.bySize.get(path.count);

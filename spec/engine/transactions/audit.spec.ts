@@ -1,6 +1,6 @@
 /** The audit trail's appends: a burst of events is one write, in order, and a read sees what was just recorded. */
 import { expect } from 'chai';
-import { AuditLog, type AuditEvent } from '../../../lib/engine/transactions/audit.js';
+import { AuditLog, auditLine, type AuditEvent } from '../../../lib/engine/transactions/audit.js';
 import { MemoryFs } from '../../../lib/engine/storage/memory-fs.js';
 import type { StorageFile } from '../../../lib/engine/storage/fs.js';
 import { ManualClock } from '../../../lib/engine/time/clock.js';
@@ -30,6 +30,36 @@ const event = (i: number): AuditEvent => ({
 });
 
 describe('audit trail appends', () => {
+  it("writes each event's line as JSON.stringify writes the event with its timestamp", () => {
+    const hostile = 'a"b\\c\nd\u2028e\u0000f\ud800';
+    const events: AuditEvent[] = [
+      event(3),
+      { ...event(0), savepoint: hostile },
+      { ...event(7), error: hostile },
+      {
+        event: 'savepoint_rollback',
+        transaction_id: hostile,
+        savepoint: 'sp',
+        isolation_level: 'ReadCommitted',
+        operations_count: 2,
+        error: 'x',
+      },
+    ];
+    for (const e of events) {
+      const { event: name, transaction_id, savepoint, isolation_level, operations_count, error } = e;
+      const ordered = {
+        timestamp: '2026-01-01T00:00:00.000Z',
+        event: name,
+        transaction_id,
+        savepoint,
+        isolation_level,
+        operations_count,
+        error,
+      };
+      expect(auditLine('2026-01-01T00:00:00.000Z', e)).to.equal(JSON.stringify(ordered) + '\n');
+    }
+  });
+
   it('writes a burst of events in one append, in order, even when they arrive over several turns', async () => {
     const fs = new CountingFs();
     await fs.mkdir('/data');

@@ -1,8 +1,8 @@
-/** Query parsing: the plain-pairs path reads exactly what URLSearchParams reads. */
+/** Named arguments: the plain-pairs path reads exactly what URLSearchParams reads; path parameters win. */
 import { expect } from 'chai';
-import { parseQuery } from '../../../lib/http/routing/request-parts.js';
+import { requestArgs } from '../../../lib/http/routing/request-parts.js';
 
-/** What URLSearchParams makes of a query, in parseQuery's shape. */
+/** What URLSearchParams makes of a query, in requestArgs' shape. */
 function reference(qs: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
   for (const [name, value] of new URLSearchParams(qs)) {
@@ -12,7 +12,7 @@ function reference(qs: string): Record<string, string | string[]> {
   return out;
 }
 
-describe('parseQuery', () => {
+describe('requestArgs', () => {
   it('reads plain pairs, repeated names and empty values as URLSearchParams does', () => {
     for (const qs of [
       'transaction_id=3f1c9a2e-0b7d-4e8a-9f00-1a2b3c4d5e6f',
@@ -22,21 +22,28 @@ describe('parseQuery', () => {
       'at=2026-11-29T07:00:00Z',
       'x.y~z=1',
     ]) {
-      expect({ ...parseQuery(qs) }, qs).to.deep.equal({ ...reference(qs) });
+      expect({ ...requestArgs(qs) }, qs).to.deep.equal({ ...reference(qs) });
     }
   });
 
   it('leaves anything encoded, or odd, to URLSearchParams', () => {
     for (const qs of ['q=a+b', 'q=%41%2B', 'a', 'a=1&&b=2', '=x', 'a=1=2', 'k=v;w', '__proto__=1', 'a=%zz']) {
-      expect({ ...parseQuery(qs) }, qs).to.deep.equal({ ...reference(qs) });
+      expect({ ...requestArgs(qs) }, qs).to.deep.equal({ ...reference(qs) });
     }
   });
 
   it('holds no prototype: a member named __proto__ or constructor is just a name', () => {
-    const q = parseQuery('constructor=1&__proto__=2');
+    const q = requestArgs('constructor=1&__proto__=2');
     expect(Object.getPrototypeOf(q)).to.equal(null);
     expect(q.constructor).to.equal('1');
     expect(q.__proto__).to.equal('2');
+  });
+
+  it('takes path parameters over query parameters of the same name', () => {
+    const args = requestArgs('id=from-query&id=again&limit=5&collection=other', { collection: 'users', id: 'u1' });
+    expect({ ...args }).to.deep.equal({ collection: 'users', id: 'u1', limit: '5' });
+    expect({ ...requestArgs('q=%41&id=x', { id: 'u1' }) }).to.deep.equal({ id: 'u1', q: 'A' });
+    expect({ ...requestArgs('', { id: 'u1' }) }).to.deep.equal({ id: 'u1' });
   });
 
   it('reads a random mix of plain and encoded queries as URLSearchParams does', () => {
@@ -51,7 +58,7 @@ describe('parseQuery', () => {
       } catch {
         continue;
       }
-      expect({ ...parseQuery(qs) }, qs).to.deep.equal({ ...expected });
+      expect({ ...requestArgs(qs) }, qs).to.deep.equal({ ...expected });
     }
   });
 });

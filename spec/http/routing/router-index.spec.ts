@@ -83,4 +83,15 @@ describe('router: routes indexed by length and second segment', () => {
     expect(router.match('GET', '/api/users/count').target.procedure).to.equal('records.count');
     expect(router.match('GET', '/api/find/users/a%2Fb').params).to.deep.equal({ collection: 'users', id: 'a/b' });
   });
+
+  it('answers a repeat of the last request from its match, and nothing else from it', () => {
+    const fresh = new Router(ROUTES);
+    const first = fresh.match('PUT', '/api/update/users/u1');
+    expect(fresh.match('PUT', '/api/update/users/u1')).to.equal(first);
+    expect(fresh.match('PUT', '/api/update/users/u2').params).to.deep.equal({ collection: 'users', id: 'u2' });
+    expect(answer(fresh, 'GET', '/api/update/users/u2')).to.equal(reference('GET', '/api/update/users/u2'));
+    expect(answer(fresh, 'GET', '/api/nothing/here/at/all/x')).to.equal('404');
+    expect(answer(fresh, 'GET', '/api/nothing/here/at/all/x')).to.equal('404');
+    expect(fresh.match('PUT', '/api/update/users/u1').params).to.deep.equal({ collection: 'users', id: 'u1' });
+  });
 });
