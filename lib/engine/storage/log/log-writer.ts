@@ -12,7 +12,9 @@
  * Appends may overlap (the write queue hands over the groups computed while
  * a fsync runs): frames handed over during a write or fsync wait, and the
  * next cycle writes all of them at once and fsyncs once, so one write and
- * one fsync answer every append of that cycle. Frames reach the file in
+ * one fsync answer every append of that cycle. A cycle starts in the event
+ * loop's next check phase, so the frames handed over in the rest of the
+ * current turn join it too. Frames reach the file in
  * call order, each append resolves only once its own frames are durable (or
  * written, in `batch`/`none`), appends resolve in call order, and a failure
  * fails every append not yet answered.
@@ -45,6 +47,16 @@ export const NONE_RETAIN_BYTES = 16 * 1024 * 1024;
  */
 export const HEAL_PROBE_BYTES = 64 * 1024;
 export const HEAL_PROBE_FILE = 'heal-probe.tmp';
+
+/**
+ * Resolves in the event loop's next check phase. A write cycle starts there rather than where its first frames
+ * are handed over: the requests served in the rest of this turn hand theirs over meanwhile, so more commits share
+ * the cycle's fsync (about 170 µs of the core each, on a server pinned to one) while the loop is busy, and an idle
+ * loop reaches its check phase at once. Measured on the bank-transfer bench: 4% more transfers per second.
+ */
+function nextCheckPhase(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 export function segmentName(startSeq: number): string {
   return `log-${String(startSeq).padStart(16, '0')}.seg`;
@@ -200,7 +212,10 @@ export class LogWriter implements CommitLog {
    */
   private async pump(): Promise<void> {
     try {
-      while (this.pending.length > 0 && !this.failure) await this.writeCycle();
+      while (this.pending.length > 0 && !this.failure) {
+        await nextCheckPhase();
+        await this.writeCycle();
+      }
       if (this.failure) this.refuseWaiting(this.failure.error);
     } catch (err) {
       // writeCycle reports disk faults itself; anything else is a bug, and no append may wait forever on it.
