@@ -413,7 +413,8 @@ export class TransactionManager {
           for (const effect of own) effects.push(effect);
           if (slicer.counted()) await slicer.pause();
         }
-        return { effects, result: undefined };
+        // The writer takes the fork over rather than staging the same effects again.
+        return { effects, result: undefined, staged: work };
       });
     } catch (err) {
       const event = err instanceof Conflict ? 'commit_conflict' : 'commit_failed';
