@@ -3,15 +3,28 @@
  * once (a load run, or any sequence of requests), then stopped with SIGTERM
  * (a clean exit is what makes V8 write the profile; a missing profile is an
  * error, not a silent skip), and the profile inside the driven window is
- * summarised as a µs table.
+ * summarised as a µs table. BENCH_KEEP_PROFILE=file keeps the profile (keepProfile).
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { usTable, type UsTable } from './cpu-profile.js';
 import { load, type LoadSpec } from './load.js';
 import { processCpuMicros } from './proc-cpu.js';
 import { stop, type Proc } from './procs.js';
+
+let kept = 0;
+
+/**
+ * Keeps a copy of a run's profile when BENCH_KEEP_PROFILE names a file: the first run's goes there, later runs'
+ * beside it with `.2`, `.3`, ... appended (a scenario may profile several servers).
+ */
+export function keepProfile(file: string): void {
+  const keep = process.env.BENCH_KEEP_PROFILE;
+  if (!keep) return;
+  kept++;
+  copyFileSync(file, kept === 1 ? keep : `${keep}.${kept}`);
+}
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
@@ -56,6 +69,7 @@ export async function profiledDrive(
       throw new Error(`profiled server exited with ${server.proc.exitCode ?? server.proc.signalCode}; no profile`);
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error('the server exited without writing its --cpu-prof profile');
+    keepProfile(path.join(dir, file));
     return {
       ...usTable(path.join(dir, file), from, to, requests),
       proc_cpu_us_per_request: cpuUs / Math.max(1, requests),

@@ -21,10 +21,11 @@
  * keeps that profile there, to read by function.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { printUsTable, usTable, type UsTable } from '../lib/cpu-profile.js';
+import { keepProfile } from '../lib/profile-run.js';
 import { processCpuMicros } from '../lib/proc-cpu.js';
 import { compiled, LOAD_CORE, pinned } from '../lib/procs.js';
 import { report, type Measurement } from '../lib/report.js';
@@ -201,7 +202,7 @@ async function profileTransfers(): Promise<UsTable> {
     const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error('the server exited without writing its --cpu-prof profile');
     const table = usTable(path.join(profDir, file), from, to, r.transfers);
-    if (process.env.BENCH_KEEP_PROFILE) copyFileSync(path.join(profDir, file), process.env.BENCH_KEEP_PROFILE);
+    keepProfile(path.join(profDir, file));
     return { ...table, proc_cpu_us_per_request: cpuUs / Math.max(1, r.transfers) };
   } finally {
     if (bank) await stopEddy(bank.eddy);

@@ -43,8 +43,9 @@ export class AuditLog {
   private file_: StorageFile | undefined;
   private tailChecked = false;
   private failing = false;
-  private lastStampMs = NaN;
-  private lastStamp = '';
+  /** The second `stampPrefix` is of, and its text up to the seconds' point (`2026-01-01T00:00:00.`). */
+  private stampSecond = NaN;
+  private stampPrefix = '';
   readonly file: string;
 
   constructor(
@@ -70,14 +71,19 @@ export class AuditLog {
     this.timer.unref();
   }
 
-  /** The clock's time in ISO 8601, made once a millisecond: the events of a burst of commits share it. */
+  /**
+   * The clock's time in ISO 8601. Date's formatting costs about a microsecond, a good part of an event's cost: the
+   * text up to the seconds is made once a second, and the milliseconds are appended.
+   */
   private timestamp(): string {
     const now = this.clock.now();
-    if (now !== this.lastStampMs) {
-      this.lastStampMs = now;
-      this.lastStamp = new Date(now).toISOString();
+    const second = Math.floor(now / 1000);
+    if (second !== this.stampSecond) {
+      this.stampSecond = second;
+      this.stampPrefix = new Date(second * 1000).toISOString().slice(0, -4);
     }
-    return this.lastStamp;
+    const ms = now - second * 1000;
+    return `${this.stampPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
   }
 
   private startWriting(): void {

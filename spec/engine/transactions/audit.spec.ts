@@ -86,4 +86,20 @@ describe('audit trail appends', () => {
     expect(read[0]).to.include({ event: 'commit', transaction_id: 'tx-1', timestamp: new Date(0).toISOString() });
     await audit.close();
   });
+
+  it('stamps each event with the clock in ISO 8601, to the millisecond, across seconds', async () => {
+    const fs = new CountingFs();
+    await fs.mkdir('/data');
+    const clock = new ManualClock(Date.UTC(2026, 10, 29, 23, 59, 59, 998));
+    const audit = new AuditLog(fs, '/data', clock);
+    const times: number[] = [];
+    for (const step of [0, 1, 1, 9, 90, 900, 0, 86_400_000 * 400 + 7]) {
+      clock.advance(step);
+      times.push(clock.now());
+      audit.record(event(times.length));
+    }
+    const read = await audit.read({ limit: 100 });
+    expect(read.map((e) => e.timestamp).reverse()).to.deep.equal(times.map((t) => new Date(t).toISOString()));
+    await audit.close();
+  });
 });
