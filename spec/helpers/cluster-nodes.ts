@@ -25,15 +25,24 @@ export async function startNode(
   return { dataDir, child, token: await nodeToken(child.url), args };
 }
 
-/** A token from the node at `url`; a replica has the admin key once the primary's write of it reached it. */
+/**
+ * A token from the node at `url`. A replica has the admin key once the primary's write of it reached it: it is
+ * asked only once it follows a primary and has caught up, since each refusal before then counts as a failed token
+ * request, and ten of those lock the address out of token requests for a minute.
+ */
 export function nodeToken(url: string): Promise<string> {
   return eventually(
     'a token',
-    () =>
-      childToken(url).then(
+    async () => {
+      const cluster = await clusterHealth(url);
+      const caughtUp =
+        cluster?.role === 'primary' || (cluster?.primary_url && cluster.applied_seq > 0 && cluster.lag === 0);
+      if (cluster && !caughtUp) return undefined;
+      return childToken(url).then(
         (t) => t || undefined,
         () => undefined,
-      ),
+      );
+    },
     15_000,
     100,
   );
