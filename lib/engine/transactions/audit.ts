@@ -160,7 +160,8 @@ export class AuditLog {
  */
 export function auditLine(timestamp: string, event: AuditEvent): string {
   const text = JSON.stringify;
-  let line = `{"timestamp":${text(timestamp)},"event":${text(event.event)},"transaction_id":${text(event.transaction_id)}`;
+  let line = `{"timestamp":${text(timestamp)},"event":${text(event.event)}`;
+  line += `,"transaction_id":${text(event.transaction_id)}`;
   if (event.savepoint !== undefined) line += `,"savepoint":${text(event.savepoint)}`;
   line += `,"isolation_level":${text(event.isolation_level)},"operations_count":${text(event.operations_count)}`;
   if (event.error !== undefined) line += `,"error":${text(event.error)}`;

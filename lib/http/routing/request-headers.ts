@@ -65,7 +65,10 @@ export function readRawHeaders(raw: readonly string[]): ReadHeaders {
   return out;
 }
 
-/** The first value of the header named `lowerName` (lower case) in node's raw name/value list, read without the headers object. */
+/**
+ * The first value of the header named `lowerName` (lower case) in node's raw name/value list, read without the
+ * headers object. The length is compared first: most headers are not the one looked for.
+ */
 export function rawHeader(raw: readonly string[], lowerName: string): string | undefined {
   for (let i = 0; i + 1 < raw.length; i += 2)
     if (raw[i]!.length === lowerName.length && raw[i]!.toLowerCase() === lowerName) return raw[i + 1];
