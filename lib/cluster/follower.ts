@@ -81,12 +81,7 @@ export class Follower {
     });
     const messages = await consumer.consume({ max_messages: 1024 });
     this.messages = messages;
-    if (this.stopping) {
-      // Stopped while the consumer was being made. Not awaited: close() resolves once an iteration reads the
-      // end it queues, and nothing iterates these messages, so stop() (waiting for this) would wait forever.
-      void messages.close();
-      return;
-    }
+    if (this.stopping) await messages.close();
     let expected = from;
     for await (const message of messages) {
       this.streamLast = Math.max(this.streamLast, message.seq + message.info.pending);
