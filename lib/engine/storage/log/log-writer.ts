@@ -214,7 +214,8 @@ export class LogWriter implements CommitLog {
     try {
       while (this.pending.length > 0 && !this.failure) {
         await nextCheckPhase();
-        await this.writeCycle();
+        // Looked at again: a background fsync may have failed the writer meanwhile (batch, none).
+        if (this.pending.length > 0 && !this.failure) await this.writeCycle();
       }
       if (this.failure) this.refuseWaiting(this.failure.error);
     } catch (err) {
