@@ -25,6 +25,8 @@ export class Follower {
   private stopping = false;
   private outstanding = 0;
   private roomWaiter: (() => void) | undefined;
+  /** Ends the wait before reading again (set while waiting). */
+  private wake: (() => void) | undefined;
   /** The highest stream sequence known to exist (from the messages read). */
   streamLast = 0;
 
@@ -53,6 +55,7 @@ export class Follower {
   /** Stops reading; resolves once every batch handed to the writer is applied. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.wake?.();
     await this.messages?.close().catch(() => undefined);
     await this.running;
     await this.queue.idle();
@@ -68,8 +71,21 @@ export class Follower {
       }
       if (this.stopping) break;
       await this.queue.idle();
-      await new Promise((r) => setTimeout(r, this.retryMs).unref());
+      await this.pause();
     }
+  }
+
+  /** Waits `retryMs`, or until stop(). */
+  private async pause(): Promise<void> {
+    if (this.stopping) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.retryMs).unref();
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = undefined;
   }
 
   private async follow(): Promise<void> {
@@ -80,8 +96,14 @@ export class Follower {
       opt_start_seq: from,
     });
     const messages = await consumer.consume({ max_messages: 1024 });
+    // nats.js resolves close() only once an iteration reads the end it queues (or leaves the loop).
+    if (this.stopping) {
+      // Stopped while the consumer was being made, so stop() did not close these: end them, apply nothing.
+      void messages.close();
+      for await (const _ of messages) break;
+      return;
+    }
     this.messages = messages;
-    if (this.stopping) await messages.close();
     let expected = from;
     for await (const message of messages) {
       this.streamLast = Math.max(this.streamLast, message.seq + message.info.pending);
