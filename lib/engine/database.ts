@@ -33,7 +33,7 @@ import { DEFAULT_SETTINGS, mergeSettings, type Settings } from './admin/settings
 import { DbState } from './write/state.js';
 import { DbError, ReadOnlyRefusal, Unavailable } from '../errors.js';
 import { nodeFs, type StorageFs } from './storage/fs.js';
-import { LogWriter, type DurabilityMode } from './storage/log/log-writer.js';
+import { LOG_ZERO_FILL_BYTES, LogWriter, type DurabilityMode } from './storage/log/log-writer.js';
 import type { CommitLog } from './storage/log/commit-log.js';
 import { MemoryLog } from './storage/log/memory-log.js';
 import { MemoryFs } from './storage/memory-fs.js';
@@ -94,6 +94,8 @@ export interface DiskDatabaseOptions extends CommonOptions {
   fs?: StorageFs;
   /** fsync interval of the `batch` durability mode. */
   batchSyncMs?: number;
+  /** Zero fill kept ahead of the log's frames (LogWriter.zeroFillBytes); 0 turns it off. Default 1 MiB. */
+  logZeroFillBytes?: number;
   /**
    * Take a snapshot once the current segment passes this many bytes. Unset:
    * 64 MiB, or half the last snapshot's size when that is more, so that the
@@ -271,6 +273,7 @@ export class Database {
     const settings = mergeSettings({ ...DEFAULT_SETTINGS, ...opts.settings }, recovered.state.config);
     const local = new LogWriter(fs, dir, settings.durability, opts.batchSyncMs ?? 10);
     local.observe = opts.observe;
+    local.zeroFillBytes = opts.logZeroFillBytes ?? LOG_ZERO_FILL_BYTES;
     const last = recovered.lastSegment;
     if (last && last.size >= HEADER_SIZE) await local.reopen(last.name, last.size);
     else {

@@ -73,16 +73,16 @@ export class FaultyFs implements StorageFs {
     return fits;
   }
 
-  private async writeThrough(f: StorageFile, d: Buffer): Promise<void> {
+  private async writeThrough(f: StorageFile, d: Buffer, position?: number): Promise<void> {
     this.writes++;
     const fits = this.claim(d.length, 'write');
-    await f.write(fits === d.length ? d : d.subarray(0, fits));
+    await f.write(fits === d.length ? d : d.subarray(0, fits), position);
     if (fits < d.length) throw fsError('ENOSPC', 'write');
   }
 
   private wrap(p: string, f: StorageFile): StorageFile {
     return {
-      write: (d) => this.writeThrough(f, d),
+      write: (d, position) => this.writeThrough(f, d, position),
       sync: async () => {
         this.syncs++;
         if (this.syncGate) await this.syncGate;
@@ -109,6 +109,11 @@ export class FaultyFs implements StorageFs {
   openWrite = async (p: string) => {
     const f = await nodeFs.openWrite(p);
     this.syncedSize.set(p, 0);
+    return this.wrap(p, f);
+  };
+  openUpdate = async (p: string) => {
+    const f = await nodeFs.openUpdate(p);
+    this.syncedSize.set(p, await nodeFs.size(p));
     return this.wrap(p, f);
   };
   writeFile = async (p: string, data: Buffer | string, opts?: { exclusive?: boolean }) => {

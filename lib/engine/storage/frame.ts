@@ -183,6 +183,16 @@ export class FrameStream {
     return read.kind === 'frame' ? { ...read, next: read.next + this.start } : read;
   }
 
+  /** True when every byte from `offset` to the file's end is zero (isZeroFill), read a window at a time. */
+  async zeroFrom(offset: number): Promise<boolean> {
+    for (let at = offset; at < this.size; at = this.end) {
+      await this.hold(at, this.chunk);
+      if (this.end <= at) return false;
+      if (!isZeroFill(this.window.subarray(at - this.start, this.end - this.start), 0)) return false;
+    }
+    return true;
+  }
+
   /** Makes the window hold [offset, offset + length) of the file, or up to its end. */
   private async hold(offset: number, length: number): Promise<void> {
     const want = Math.min(offset + length, this.size);

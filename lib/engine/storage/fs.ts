@@ -16,7 +16,11 @@ export const PRIVATE_FILE_MODE = 0o600;
 export const PRIVATE_DIR_MODE = 0o700;
 
 export interface StorageFile {
-  write(data: Buffer): Promise<void>;
+  /**
+   * Writes all of `data`: at `position` when given, else at the file's
+   * position (always the end for a file opened for appending).
+   */
+  write(data: Buffer, position?: number): Promise<void>;
   sync(): Promise<void>;
   truncate(length: number): Promise<void>;
   close(): Promise<void>;
@@ -27,6 +31,8 @@ export interface StorageFs {
   openAppend(path: string): Promise<StorageFile>;
   /** Creates (or replaces) a private file for writing from the start. */
   openWrite(path: string): Promise<StorageFile>;
+  /** Opens an existing file to write in place (at positions given to write). */
+  openUpdate(path: string): Promise<StorageFile>;
   /**
    * Creates a private file holding `data` (not fsynced). With `exclusive`
    * it fails with EEXIST when the file exists; otherwise it replaces it.
@@ -65,14 +71,15 @@ export const SYNC_WRITE_MAX_BYTES = 256 * 1024;
 
 class NodeFile implements StorageFile {
   constructor(private readonly fh: fsp.FileHandle) {}
-  async write(data: Buffer): Promise<void> {
+  async write(data: Buffer, position?: number): Promise<void> {
+    const at = (off: number) => (position === undefined ? null : position + off);
     if (data.length <= SYNC_WRITE_MAX_BYTES) {
-      for (let off = 0; off < data.length;) off += fs.writeSync(this.fh.fd, data, off, data.length - off);
+      for (let off = 0; off < data.length;) off += fs.writeSync(this.fh.fd, data, off, data.length - off, at(off));
       return;
     }
     let off = 0;
     while (off < data.length) {
-      const { bytesWritten } = await this.fh.write(data, off, data.length - off);
+      const { bytesWritten } = await this.fh.write(data, off, data.length - off, at(off));
       off += bytesWritten;
     }
   }
@@ -126,6 +133,7 @@ async function writeWhole(file: string, flags: 'a' | 'w' | 'wx', data: Buffer | 
 export const nodeFs: StorageFs = {
   openAppend: async (p) => new NodeFile(await openPrivate(p, 'a')),
   openWrite: async (p) => new NodeFile(await openPrivate(p, 'w')),
+  openUpdate: async (p) => new NodeFile(await fsp.open(p, 'r+')),
   writeFile: (p, data, opts) => writeWhole(p, opts?.exclusive ? 'wx' : 'w', data),
   appendFile: (p, data) => writeWhole(p, 'a', data),
   readFile: (p) => fsp.readFile(p),

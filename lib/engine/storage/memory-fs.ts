@@ -87,9 +87,9 @@ class MemoryFile implements StorageFile {
     private readonly appending: boolean,
   ) {}
 
-  async write(data: Buffer): Promise<void> {
+  async write(data: Buffer, position?: number): Promise<void> {
     this.check('write');
-    const at = this.appending ? this.inode.length : this.position;
+    const at = this.appending ? this.inode.length : (position ?? this.position);
     this.inode.writeAt(data, at);
     this.position = at + data.length;
   }
@@ -119,6 +119,9 @@ export class MemoryFs implements StorageFs {
   }
   async openWrite(file: string): Promise<StorageFile> {
     return new MemoryFile(this.fileFor(file, 'open', true), false);
+  }
+  async openUpdate(file: string): Promise<StorageFile> {
+    return new MemoryFile(this.existing(file, 'open'), false);
   }
   async writeFile(file: string, data: Buffer | string, opts?: { exclusive?: boolean }): Promise<void> {
     if (opts?.exclusive && this.exists(file)) throw fsError('EEXIST', 'open', file);

@@ -84,6 +84,26 @@ const SCENARIOS: Record<string, Scenario> = {
     ]);
   },
 
+  'writes in place at the positions given, through a handle opened for update; a missing file is ENOENT': async (
+    fs,
+    dir,
+  ) => {
+    const f = path.join(dir, 'u');
+    await fs.writeFile(f, 'abcdefgh');
+    const file = await fs.openUpdate(f);
+    return outcomes([
+      () => file.write(Buffer.from('XY'), 3),
+      () => fs.readFile(f),
+      () => file.write(Buffer.from('Z'), 10),
+      () => fs.readFile(f),
+      () => file.write(Buffer.from('0'), 0),
+      () => fs.readFile(f),
+      () => file.close(),
+      () => fs.mode(f),
+      () => fs.openUpdate(path.join(dir, 'missing')),
+    ]);
+  },
+
   'appends through a handle always at the end, also after a truncate': async (fs, dir) => {
     const f = path.join(dir, 'seg');
     await fs.writeFile(f, 'head');

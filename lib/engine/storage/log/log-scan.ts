@@ -1,7 +1,7 @@
 /**
  * Reads logged batches back from the segments, for replication catch-up
  * ("ship the log from a sequence number"). Stops at the first bad frame,
- * which can only be an in-progress append at the tail.
+ * which can only be an in-progress append at the tail, or at zero fill.
  */
 import path from 'node:path';
 import { decodeBatch, releaseSource } from '../codec.js';
@@ -28,7 +28,8 @@ export async function readBatchesAfter(
     let offset = HEADER_SIZE;
     for (;;) {
       const read = readFrame(buf, offset);
-      if (read.kind !== 'frame') break;
+      // An empty frame is the zero fill a segment may end in.
+      if (read.kind !== 'frame' || read.payload.length === 0) break;
       const batch = decodeBatch(read.payload);
       if (!batch) break;
       if (batch.seq > afterSeq) batches.push(batch);

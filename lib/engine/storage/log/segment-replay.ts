@@ -2,6 +2,9 @@
  * Replays log segments into a state, in order, a few MB of one file in
  * memory at a time (the whole file only when it is damaged or in salvage).
  *
+ * - Zero fill from a frame boundary to the end of a segment is space the
+ *   writer prepared and never used (log-writer.ts): the segment ends there.
+ *   A batch lost in it would show as a seq gap in the next segment.
  * - A bad frame (torn, checksum, length, undecodable) in the last segment
  *   with no valid frame after it is a torn tail: replay stops there and the
  *   caller truncates it. Anywhere else, strict mode throws Corruption naming
@@ -21,6 +24,7 @@ import { decodeBatch } from '../codec.js';
 import {
   checkHeader,
   findNextFrame,
+  FRAME_OVERHEAD,
   FrameStream,
   HEADER_SIZE,
   isZeroFill,
@@ -42,7 +46,10 @@ export interface TailDrop {
   readonly segment: string;
   readonly offset: number;
   readonly bytes: number;
-  /** 0 when the dropped bytes are zero fill (nothing was lost), else 1: the frame being appended. */
+  /**
+   * Frames dropped: 0 for zero fill, 1 for the frame being appended, more for a last write torn by a crash
+   * (only frames of that unacknowledged write follow its unwritten bytes).
+   */
   readonly frames: number;
   readonly reason: string;
 }
@@ -138,6 +145,7 @@ class SegmentReplay {
       this.apply(batch, offset);
       offset = (read as { next: number }).next;
     }
+    if (await stream.zeroFrom(offset)) return offset;
     this.buf = await fs.readFile(file);
     return this.runFrom(this.buf, offset, false);
   }
@@ -152,10 +160,20 @@ class SegmentReplay {
       if (read.kind === 'end') break;
       const batch = read.kind === 'frame' ? decodeBatchOrNothing(read.payload) : undefined;
       if (!batch) {
+        if (isZeroFill(buf, offset)) break;
         const reason = read.kind === 'frame' ? 'record is not a decodable batch' : read.reason;
         const next = findNextFrame(buf, offset + 1);
         // A crash mid-append leaves garbage only at the very end: if a valid frame follows, this is data loss.
         if (this.isLast && next === undefined) return this.dropTail(offset, reason);
+        // Unless, in the last segment, the bad frame holds bytes never written (zero fill where its header or a
+        // whole page of it should be): a crash during the last write's fsync may keep some of its pages and not
+        // others, and nothing of that write was acknowledged, so it is dropped whole and reported as such.
+        if (this.isLast && holdsUnwrittenBytes(buf, offset, next!))
+          return this.dropTail(
+            offset,
+            'a write torn by a crash before its fsync (unwritten bytes, then frames)',
+            1 + framesFrom(buf, next!),
+          );
         offset = this.bad(offset, reason, next ?? buf.length);
         continue;
       }
@@ -191,11 +209,33 @@ class SegmentReplay {
     return next;
   }
 
-  private dropTail(offset: number, reason: string): number {
+  private dropTail(offset: number, reason: string, frames = isZeroFill(this.buf, offset) ? 0 : 1): number {
     const bytes = this.buf.length - offset;
-    this.out.tail = { segment: this.name, offset, bytes, frames: isZeroFill(this.buf, offset) ? 0 : 1, reason };
+    this.out.tail = { segment: this.name, offset, bytes, frames, reason };
     return offset;
   }
+}
+
+/** The file system's page: a write torn by a crash loses whole pages of it. */
+const PAGE = 4096;
+
+/** True when the frame header at `from`, or a whole page in `[from, to)`, is all zero bytes. */
+function holdsUnwrittenBytes(buf: Buffer, from: number, to: number): boolean {
+  if (isZeroFill(buf.subarray(from, from + FRAME_OVERHEAD), 0)) return true;
+  for (let page = Math.ceil(from / PAGE) * PAGE; page + PAGE <= to; page += PAGE)
+    if (isZeroFill(buf.subarray(page, page + PAGE), 0)) return true;
+  return false;
+}
+
+/** How many frames can be found from `from` (a frame's offset) to the end of `buf`, skipping what is not one. */
+function framesFrom(buf: Buffer, from: number): number {
+  let count = 0;
+  for (let at: number | undefined = from; at !== undefined;) {
+    count += 1;
+    const read = readFrame(buf, at);
+    at = findNextFrame(buf, read.kind === 'frame' ? read.next : at + 1);
+  }
+  return count;
 }
 
 function decodeBatchOrNothing(payload: Buffer): LoggedBatch | undefined {

@@ -16,7 +16,7 @@
  */
 import path from 'node:path';
 import { Corruption } from '../../../errors.js';
-import { checkHeader, HEADER_SIZE, readFrame } from '../frame.js';
+import { checkHeader, HEADER_SIZE, isZeroFill, readFrame } from '../frame.js';
 import { decodePayload, storedKind } from '../codec.js';
 import type { StorageFs } from '../fs.js';
 import { coverage, dataFiles, isSegmentName, isSnapshotName } from '../generations.js';
@@ -166,6 +166,8 @@ function verifyFile(file: string, kind: FileReport['kind'], buf: Buffer): FileRe
   for (;;) {
     const read = readFrame(buf, offset);
     if (read.kind === 'end') break;
+    // A segment may end in zero fill, space its writer prepared and never used.
+    if (kind === 'segment' && isZeroFill(buf, offset)) break;
     if (read.kind !== 'frame') return { ...report, ok: false, problem: `${read.reason} at byte ${offset}` };
     try {
       last = decodePayload(read.payload);
