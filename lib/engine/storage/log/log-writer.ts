@@ -286,7 +286,8 @@ export class LogWriter implements CommitLog {
     this.written += data.length;
     this.filled = Math.max(this.filled, this.written);
     const want = this.zeroFillBytes;
-    if (want === 0 || this.filled - this.written >= want / 2) return;
+    // A large write (a bulk batch) extends the file in one go anyway; filling after each would write its bytes twice.
+    if (want === 0 || this.filled - this.written >= want / 2 || data.length >= want / 4) return;
     const zeros = this.zeros?.length === want ? this.zeros : (this.zeros = Buffer.alloc(want));
     const bytes = this.written + want - this.filled;
     try {

@@ -166,7 +166,7 @@ class SegmentReplay {
         // A crash mid-append leaves garbage only at the very end: if a valid frame follows, this is data loss.
         if (this.isLast && next === undefined) return this.dropTail(offset, reason);
         // Unless, in the last segment, the bad frame holds bytes never written (zero fill where its header or a
-        // whole page of it should be): a crash during the last write's fsync may keep some of its pages and not
+        // whole sector of it should be): a crash during the last write's fsync may keep some of its sectors and not
         // others, and nothing of that write was acknowledged, so it is dropped whole and reported as such.
         if (this.isLast && holdsUnwrittenBytes(buf, offset, next!))
           return this.dropTail(
@@ -216,14 +216,14 @@ class SegmentReplay {
   }
 }
 
-/** The file system's page: a write torn by a crash loses whole pages of it. */
-const PAGE = 4096;
+/** A disk sector: a write torn by a crash keeps or loses whole sectors of it. */
+const SECTOR = 512;
 
-/** True when the frame header at `from`, or a whole page in `[from, to)`, is all zero bytes. */
+/** True when the frame header at `from`, or a whole sector in `[from, to)`, is all zero bytes. */
 function holdsUnwrittenBytes(buf: Buffer, from: number, to: number): boolean {
   if (isZeroFill(buf.subarray(from, from + FRAME_OVERHEAD), 0)) return true;
-  for (let page = Math.ceil(from / PAGE) * PAGE; page + PAGE <= to; page += PAGE)
-    if (isZeroFill(buf.subarray(page, page + PAGE), 0)) return true;
+  for (let sector = Math.ceil(from / SECTOR) * SECTOR; sector + SECTOR <= to; sector += SECTOR)
+    if (isZeroFill(buf.subarray(sector, sector + SECTOR), 0)) return true;
   return false;
 }
 

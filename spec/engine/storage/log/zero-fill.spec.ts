@@ -74,6 +74,14 @@ describe('engine/storage/log zero fill ahead of the frames', () => {
     expect(statSync(seg()).size - r.lastSegment!.size).to.be.within(FILL / 2, FILL);
   });
 
+  it('writes no fill after a large write, which extends the file by itself', async () => {
+    const writer = await open();
+    await writer.append([{ seq: 1, effects: [{ kind: 'config', values: { text: 'x'.repeat(FILL) } }] }]);
+    expect(statSync(seg()).size).to.equal((await recover(nodeFs, dir)).lastSegment!.size);
+    await appendSeqs(writer, 2, 2);
+    expect(statSync(seg()).size - (await recover(nodeFs, dir)).lastSegment!.size).to.be.within(FILL / 2, FILL);
+  });
+
   it('appends after the last frame once reopened after a crash, not after the fill', async () => {
     const writer = await open();
     await appendSeqs(writer, 1, 5);
@@ -150,7 +158,7 @@ describe('engine/storage/log zero fill ahead of the frames', () => {
     expect(r.report.droppedFrames).to.equal(3);
   });
 
-  it('drops a torn last write when a whole page inside its first frame was not kept', async () => {
+  it('drops a torn last write when a whole sector inside its first frame was not kept', async () => {
     const writer = await open();
     await appendSeqs(writer, 1, 2);
     const end = (await recover(nodeFs, dir)).lastSegment!.size;
@@ -159,8 +167,8 @@ describe('engine/storage/log zero fill ahead of the frames', () => {
     );
     const lastWrite = Buffer.concat([big, await frameOf(4)]);
     const file = Buffer.concat([readFileSync(seg()).subarray(0, end), lastWrite]);
-    const page = Math.ceil((end + 100) / 4096) * 4096;
-    file.fill(0, page, page + 4096);
+    const sector = Math.ceil((end + 100) / 512) * 512;
+    file.fill(0, sector, sector + 512);
     writeFileSync(seg(), file);
     const r = await recover(nodeFs, dir);
     expect(r.state.seq).to.equal(2);
