@@ -285,6 +285,8 @@ export class TransactionManager {
   writesSettled(id: string, collection: string, idOrAlias: string): Promise<void> | undefined {
     const tx = this.get(id);
     if (tx.level === 'ReadUncommitted') return undefined;
+    // A record read and then written by its id (a read-modify-write) is observed already: nothing to resolve.
+    if (tx.observed.has(recordKey(collection, idOrAlias))) return undefined;
     let recordId: string;
     try {
       recordId = resolveRecordId(this.viewOf(tx), collection, idOrAlias, this.records.unique);
