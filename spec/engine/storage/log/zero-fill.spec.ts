@@ -36,6 +36,13 @@ describe('engine/storage/log zero fill ahead of the frames', () => {
     await w.openSegment(1);
     return w;
   };
+  /** Writes `bytes` over the first segment's bytes from `at` (within its length, as a torn write would); returns the file. */
+  const overwrite = (bytes: Buffer, at: number): Buffer => {
+    const file = readFileSync(seg());
+    bytes.copy(file, at);
+    writeFileSync(seg(), file);
+    return file;
+  };
   /** Appends seqs from..to, one append each. */
   const appendSeqs = async (writer: LogWriter, from: number, to: number) => {
     for (let seq = from; seq <= to; seq++) await writer.append([batch(seq)]);
@@ -134,9 +141,7 @@ describe('engine/storage/log zero fill ahead of the frames', () => {
     await appendSeqs(writer, 1, 4);
     const end = (await recover(nodeFs, dir)).lastSegment!.size;
     const torn = (await frameOf(5)).subarray(0, 11);
-    const file = readFileSync(seg());
-    torn.copy(file, end);
-    writeFileSync(seg(), file);
+    overwrite(torn, end);
     const r = await recover(nodeFs, dir);
     expect(r.state.seq).to.equal(4);
     expect(r.report.droppedFrames).to.equal(1);
@@ -148,10 +153,8 @@ describe('engine/storage/log zero fill ahead of the frames', () => {
     await appendSeqs(writer, 1, 4);
     const end = (await recover(nodeFs, dir)).lastSegment!.size;
     const lastWrite = Buffer.concat([await frameOf(5), await frameOf(6), await frameOf(7)]);
-    lastWrite.fill(0, 0, 8); // the page holding frame 5's header was not kept
-    const file = readFileSync(seg());
-    lastWrite.copy(file, end);
-    writeFileSync(seg(), file);
+    lastWrite.fill(0, 0, 8); // the sector holding frame 5's header was not kept
+    overwrite(lastWrite, end);
     const r = await recover(nodeFs, dir);
     expect(r.state.seq).to.equal(4);
     expect(r.report.tail).to.include({ offset: end, frames: 3 });
@@ -180,9 +183,7 @@ describe('engine/storage/log zero fill ahead of the frames', () => {
     await appendSeqs(writer, 1, 4);
     const end = (await recover(nodeFs, dir)).lastSegment!.size;
     const garbage = Buffer.concat([Buffer.from([9, 9, 9, 9, 1, 2, 3, 4, 5]), await frameOf(6)]);
-    const file = readFileSync(seg());
-    garbage.copy(file, end);
-    writeFileSync(seg(), file);
+    const file = overwrite(garbage, end);
     let error: unknown;
     await recover(nodeFs, dir).catch((err: unknown) => (error = err));
     expect(error).to.be.instanceOf(Corruption);
