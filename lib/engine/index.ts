@@ -111,6 +111,7 @@ export {
   recordMsgpack,
   recordToWire,
   sortCompare,
+  storedArray,
   Tagged,
   toJson,
   valueToWire,

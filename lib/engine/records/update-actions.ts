@@ -24,6 +24,7 @@ import {
   isPlainObject,
   isTypedWrapper,
   rawFromWire,
+  storedArray,
   Tagged,
   type Fields,
   type Value,
@@ -214,8 +215,8 @@ function seqOf(action: UpdateAction, current: Value | undefined, create: boolean
 }
 
 function seqValue(seq: Seq, items: Value[]): Value {
-  const frozen = Object.freeze(items);
-  return seq.tag ? new Tagged(seq.tag, frozen) : frozen;
+  const stored = storedArray(items);
+  return seq.tag ? new Tagged(seq.tag, stored) : stored;
 }
 
 function element(action: UpdateAction, seq: Seq, raw: unknown, field: string): Value {

@@ -20,7 +20,7 @@
  * one place that maps between the two (`storedEffect`, `effectFromStored`).
  */
 import { addExtension, Packr, Unpackr } from 'msgpackr';
-import { ownStrings, Tagged, type TaggedPayload, type TaggedType } from '../values/index.js';
+import { ownStrings, Tagged, type Fields, type TaggedPayload, type TaggedType, type Value } from '../values/index.js';
 import type { Effect, LoggedBatch } from '../write/effects.js';
 import { NOT_DECODED, unpackStored } from './unpack.js';
 
@@ -29,11 +29,33 @@ export const TAGGED_EXT = 0x45;
 addExtension({
   Class: Tagged,
   type: TAGGED_EXT,
-  write: (t: Tagged) => [t.type, t.value],
+  // A copy of an array payload (a vector's numbers): msgpackr's packing loop, once optimized, turns the arrays it
+  // reads into arrays of boxed elements (V8 generalizes their elements kind), and the stored vector must stay an
+  // array of doubles (values/stored-array.ts). The copy is what gets boxed, and it is garbage at once.
+  write: (t: Tagged) => [t.type, Array.isArray(t.value) ? t.value.slice() : t.value],
   read: ([type, value]: [TaggedType, TaggedPayload]) => new Tagged(type, ownStrings(value) as TaggedPayload),
 });
 
 const packr = new Packr({ useRecords: false, moreTypes: false, bundleStrings: false });
+
+/**
+ * A record's fields for msgpackr to pack: itself, or a copy holding a copy
+ * of each array field, for the reason the Tagged extension copies its
+ * payload. (The log's writer copies arrays itself, payload-writer.ts.)
+ */
+export function packableFields(fields: Fields): Fields {
+  for (const key in fields) if (Array.isArray(fields[key])) return withArraysCopied(fields);
+  return fields;
+}
+
+function withArraysCopied(fields: Fields): Fields {
+  const out: Record<string, Value> = {};
+  for (const key in fields) {
+    const value = fields[key]!;
+    out[key] = Array.isArray(value) ? value.slice() : value;
+  }
+  return out;
+}
 const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'bigint' });
 
 export function encodePayload(value: unknown): Buffer {

@@ -26,6 +26,7 @@ import {
   sharedAscii,
   sharedString,
   shapedObject,
+  storedNumbers,
   Tagged,
   utf8Text,
 } from '../values/index.js';
@@ -194,8 +195,18 @@ function readArray(length: number): readonly unknown[] {
   const outside = nesting++;
   for (let i = 0; i < length; i++) array[i] = read();
   nesting = outside;
-  // Inside a record's fields (a batch's or a snapshot's), a list of short strings is shared, frozen.
-  return outside >= RECORD_NESTING && isShareableArray(array) ? sharedArray(array) : array;
+  if (outside < RECORD_NESTING) return array;
+  // Inside a record's fields (a batch's or a snapshot's), a list of short strings is shared, frozen, and a list of
+  // numbers is held as doubles: V8 makes this function's arrays as the most general it has seen them become, whose
+  // numbers are each a heap object (values/stored-array.ts).
+  if (isShareableArray(array)) return sharedArray(array);
+  return isNumberList(array) ? storedNumbers(array) : array;
+}
+
+function isNumberList(array: readonly unknown[]): array is number[] {
+  if (array.length === 0) return false;
+  for (let i = 0; i < array.length; i++) if (typeof array[i] !== 'number') return false;
+  return true;
 }
 
 function readMap(length: number): Record<string, unknown> {

@@ -257,11 +257,14 @@ describe('engine/update-actions', () => {
       expect(apply({ a: [] }, 'push', 'a', null).a).to.deep.equal([null]);
     });
 
-    it('produce frozen arrays and leave the stored array untouched', () => {
-      const before = record({ a: [1] });
+    it('produce new stored arrays and leave the stored array untouched', () => {
+      const before = record({ a: [1], b: ['x'] });
       const out = applyUpdateAction(before, 'push', 'a', 2);
-      expect(Object.isFrozen(out.a)).to.equal(true);
+      expect(out.a).to.deep.equal([1, 2]);
+      // Numbers are kept as doubles rather than frozen (values/stored-array.ts); other arrays are frozen.
+      expect(Object.isFrozen(applyUpdateAction(before, 'push', 'b', 'y').b)).to.equal(true);
       expect(before.a).to.deep.equal([1]);
+      expect(before.b).to.deep.equal(['x']);
     });
 
     it('keep a Set a Set without duplicates', () => {

@@ -147,7 +147,8 @@ export class PayloadWriter {
           this.buf[this.at++] = 0xc0;
           return;
         }
-        return this.packed(value);
+        // A copy of a field's array, as of a Tagged's (codec.ts): msgpackr would box a stored array of numbers.
+        return this.packed(Array.isArray(value) ? value.slice() : value);
       default:
         return this.packed(value);
     }

@@ -13,7 +13,7 @@
  */
 import path from 'node:path';
 import { encodeFrame, encodeHeader } from '../frame.js';
-import { encodePayload } from '../codec.js';
+import { encodePayload, packableFields } from '../codec.js';
 import type { StorageFile, StorageFs } from '../fs.js';
 import type { DbState, CollectionMeta, KvEntry, RecordEntry } from '../../write/state.js';
 import { CollectionScan } from '../../query/collection-scan.js';
@@ -68,7 +68,7 @@ export type SnapFrame =
   | { k: 'end'; frames: number };
 
 function row(id: string, entry: RecordEntry, deletedAt?: number): Row {
-  const out: Row = [id, entry.fields, entry.version, entry.expiresAt ?? null, entry.slidingMs ?? null];
+  const out: Row = [id, packableFields(entry.fields), entry.version, entry.expiresAt ?? null, entry.slidingMs ?? null];
   if (deletedAt !== undefined) out.push(deletedAt);
   return out;
 }

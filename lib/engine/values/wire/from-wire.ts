@@ -19,6 +19,7 @@ import { bigintAsFloat, exactNumber, integerValue, isInt64, shownInteger } from 
 import { isUuidShape } from '../uuid.js';
 import { sharedString } from '../own-string.js';
 import { isShareableArray, sharedArray } from '../shared-arrays.js';
+import { storedArray, storedNumbers } from '../stored-array.js';
 
 export const MAX_DEPTH = 64;
 const HOSTILE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -91,7 +92,7 @@ export function rawFromWire(raw: unknown, path: string, depth: number): Value {
       const item: unknown = items[i];
       if (typeof item !== 'number' || !Number.isFinite(item)) items[i] = rawFromWire(item, `${path}[${i}]`, depth + 1);
     }
-    return isShareableArray(items) ? sharedArray(items) : Object.freeze(items);
+    return isShareableArray(items) ? sharedArray(items) : storedArray(items);
   }
   if (isPlainObject(raw)) {
     const out: Record<string, Value> = {};
@@ -195,7 +196,7 @@ export function typedFromWire(type: TypeName, value: unknown, path: string): Val
     case 'Set': {
       if (!Array.isArray(value)) throw bad(type, path, 'expected an array');
       const items = rawFromWire(value, path, 0) as readonly Value[];
-      return new Tagged('Set', Object.freeze(dedupeValues(items)));
+      return new Tagged('Set', storedArray(dedupeValues(items)));
     }
     case 'Binary':
     case 'Bytes':
@@ -227,14 +228,12 @@ function decimalFromWire(value: unknown, path: string): Tagged {
 
 function vectorFromWire(value: unknown, path: string): Tagged {
   if (!Array.isArray(value)) throw bad('Vector', path, 'expected an array of numbers');
-  // A frozen array (a raw value read from the wire) cannot change: checked, it is the vector itself.
-  const out = (Object.isFrozen(value) ? value : value.slice()) as number[];
-  for (let i = 0; i < out.length; i++) {
-    const item: unknown = out[i];
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
     if (typeof item !== 'number' || !Number.isFinite(item))
       throw bad('Vector', `${path}[${i}]`, 'expected a finite number');
   }
-  return new Tagged('Vector', Object.freeze(out));
+  return new Tagged('Vector', storedNumbers(value as number[]));
 }
 
 function bytesFromWire(type: 'Binary' | 'Bytes', value: unknown, path: string): Uint8Array {

@@ -13,7 +13,7 @@
  * same rule when the step runs. Null or an empty string means "the
  * default".
  */
-import { isPlainObject, MAX_EMBED_TEXTS, Tagged, type Fields, type Value } from '../../../engine/index.js';
+import { isPlainObject, MAX_EMBED_TEXTS, storedArray, Tagged, type Fields, type Value } from '../../../engine/index.js';
 import { InvalidInput, ProviderFailed } from '../../../errors.js';
 import { AI_ROLES, type AiMessage, type AiRole } from '../../services.js';
 import type { Template } from '../../template.js';
@@ -319,7 +319,7 @@ async function vectorsOf(run: Execution, texts: readonly string[], model: string
       const message = `The embedder answered ${vectors.length} vectors for ${chunk.length} texts`;
       throw new ProviderFailed(message, 'provider_unavailable', 'embedder', null);
     }
-    for (const vector of vectors) out.push(new Tagged('Vector', Object.freeze([...vector])));
+    for (const vector of vectors) out.push(new Tagged('Vector', storedArray([...vector])));
   }
   return out;
 }
