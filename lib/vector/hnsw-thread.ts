@@ -20,6 +20,7 @@ import {
   HNSW_WORKER,
   type AppliedBatch,
   type HnswCalibrated,
+  type HnswDrained,
   type HnswCloseMessage,
   type HnswReply,
   type HnswRequest,
@@ -110,10 +111,13 @@ export class HnswThread {
 
   private spawn(): Worker {
     const worker = startModuleWorker(WORKER_ENTRY, HNSW_WORKER);
-    worker.on('message', (message: HnswReply | HnswCalibrated) => {
+    worker.on('message', (message: HnswReply | HnswCalibrated | HnswDrained) => {
       if ('calibrated' in message) {
         const remote = this.graphs.get(message.calibrated)?.deref();
         if (remote) remote.efSearch = message.ef;
+      } else if ('drained' in message) {
+        const remote = this.graphs.get(message.drained)?.deref();
+        if (remote) remote.size = message.size;
       } else this.settle(message);
     });
     worker.on('error', (err) => this.fail(new Error(`the HNSW worker failed: ${err.message}`, { cause: err })));
@@ -147,7 +151,7 @@ export class HnswThread {
 
 /** One graph in the worker. `size` and `inFlight` are the main thread's view: as of the last answer. */
 export class RemoteHnsw {
-  /** Live vectors in the graph as of the last batch answered. */
+  /** Live vectors in the graph as of the last batch answered (or the last changes held during a save applied). */
   size = 0;
   /** Batches posted and not answered yet. */
   inFlight = 0;

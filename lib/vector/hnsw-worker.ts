@@ -3,8 +3,9 @@
  * database (an `HnswIndex` per key) and answers the main thread's requests
  * in the order they arrive, so a search sees every batch posted before it.
  * A save writes on the libuv thread pool and holds the changes that arrive
- * meanwhile (HnswIndex.save); a load finishes before later requests for
- * the same key run. Once a graph has grown to twice the size it was last
+ * meanwhile (HnswIndex.save), applied after it HELD_CHUNK_MS at a time,
+ * with requests answered between chunks; a load finishes before later requests
+ * for the same key run. Once a graph has grown to twice the size it was last
  * calibrated at (and holds CALIBRATE_FROM vectors) and no batch has come
  * for CALIBRATE_IDLE_MS, its query-time ef is calibrated on its data
  * (HnswIndex.calibrate), in chunks between which requests are answered; a
@@ -57,10 +58,24 @@ export interface HnswCalibrated {
   ef: number;
 }
 
+/** Told unasked when the changes a graph held during a save are all applied: its live vectors then. */
+export interface HnswDrained {
+  drained: string;
+  size: number;
+}
+
 const indexes = new Map<string, HnswIndex>();
 /** Graphs smaller than this keep the default ef: a search of them costs little whatever the ef. */
 const CALIBRATE_FROM = 1000;
 const CALIBRATE_IDLE_MS = 200;
+/**
+ * Time spent applying held changes per turn after a save, what a search may wait for (at this thread's lowered
+ * priority, several times as long on a busy core): half the work of one batch (background-builds.ts). A save of a
+ * large graph takes seconds, and the batches posted meanwhile hold thousands of vectors.
+ */
+const HELD_CHUNK_MS = 4;
+/** Graphs whose held changes are being applied (drainLater). */
+const draining = new Set<string>();
 /** Per graph: its size at the last calibration, and the calibration waiting or running. */
 const calibrations = new Map<string, { size: number; timer?: NodeJS.Timeout; running?: boolean }>();
 /** Loads in progress: later requests for the key wait for them. */
@@ -83,6 +98,8 @@ function indexOf(key: string): HnswIndex {
 
 function apply(index: HnswIndex, batch: HnswBatchMessage): AppliedBatch {
   const dims = index.dimensions;
+  // Held changes cost no insert now: no cost is reported, so the main thread keeps its batches sized by real inserts.
+  const holding = index.heldCount > 0;
   const started = performance.now();
   let inserts = 0;
   for (let i = 0; i < batch.ids.length; i++) {
@@ -93,7 +110,7 @@ function apply(index: HnswIndex, batch: HnswBatchMessage): AppliedBatch {
       inserts++;
     }
   }
-  const insertUs = inserts > 0 ? ((performance.now() - started) * 1000) / inserts : 0;
+  const insertUs = inserts > 0 && !holding ? ((performance.now() - started) * 1000) / inserts : 0;
   return { size: index.size(), insertUs };
 }
 
@@ -133,7 +150,14 @@ function runNow(request: Exclude<HnswRequest, { op: 'load' | 'save' }>): unknown
 /** Loads and saves (on the thread pool), and requests for a key still loading. */
 async function runLater(request: HnswRequest): Promise<unknown> {
   await loading.get(request.key)?.catch(() => undefined);
-  if (request.op === 'save') return indexOf(request.key).save(request.file);
+  if (request.op === 'save') {
+    const index = indexOf(request.key);
+    try {
+      return await index.save(request.file);
+    } finally {
+      drainLater(request.key, index);
+    }
+  }
   if (request.op !== 'load') return runNow(request);
   const loaded = HnswIndex.load(request.file, request.state, request.options);
   loading.set(request.key, loaded);
@@ -145,6 +169,22 @@ async function runLater(request: HnswRequest): Promise<unknown> {
   } finally {
     loading.delete(request.key);
   }
+}
+
+/** Applies the changes `index` held during a save, HELD_CHUNK_MS per turn of this thread's loop, then calibrates. */
+function drainLater(key: string, index: HnswIndex): void {
+  if (draining.has(key)) return;
+  draining.add(key);
+  const chunk = () => {
+    // A save that started meanwhile drains again when it ends.
+    if (indexes.get(key) !== index || index.saveInProgress) return draining.delete(key);
+    priority?.background();
+    if (index.drainHeld(Infinity, performance.now() + HELD_CHUNK_MS) > 0) return setImmediate(chunk);
+    draining.delete(key);
+    parentPort?.postMessage({ drained: key, size: index.size() } satisfies HnswDrained);
+    calibrateLater(key, index);
+  };
+  setImmediate(chunk);
 }
 
 /** Calibrates `index`'s ef once it has grown enough and the batches have paused (see the header). */

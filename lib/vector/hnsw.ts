@@ -31,7 +31,8 @@
  * scan of the allowed set, where graph search would visit most of the graph.
  * `save` writes hnswlib's graph to a file (on the libuv thread pool) and
  * returns the rest of the state (id of each label, slot accounting); `load`
- * reads both back. While a save runs, changes are held and applied after it.
+ * reads both back. While a save runs, changes are held; after it they are
+ * applied a chunk at a time (`drainHeld`), searches scoring the rest exactly.
  * Over 400 lines: the graph's slot accounting, filtered search, save/load
  * and calibration all reach into the same native index and label maps.
  */
@@ -111,8 +112,13 @@ export class HnswIndex implements VectorIndex {
   /** Slots of deleted nodes, which a later insert may take over. */
   private freedSlots = 0;
   private allocated: number;
-  /** Changes made while a save runs (id -> vector, or null for a removal); applied when it ends. */
+  /**
+   * Changes not in the graph yet (id -> vector, or null for a removal): made while a save ran, or after it while
+   * some are still held, and applied in order by drainHeld.
+   */
   private held: Map<string, number[] | null> | undefined;
+  /** True while hnswlib writes the graph, which must not change meanwhile. */
+  private saving = false;
   /** The ef a search asking CALIBRATION_ASK neighbours needs, once `calibrate` has measured it. */
   private calibratedEf: number | undefined;
   /** Vectors added or removed so far: a calibration that saw the graph change is void. */
@@ -212,7 +218,7 @@ export class HnswIndex implements VectorIndex {
     return held === undefined ? this.labelOf.has(id) : held !== null;
   }
 
-  /** Live vectors (changes held during a save are counted once applied). */
+  /** Live vectors in the graph (held changes are counted once applied). */
   size(): number {
     return this.labelOf.size;
   }
@@ -225,11 +231,14 @@ export class HnswIndex implements VectorIndex {
   /**
    * Writes the graph to `file` and returns the rest of the state. Changes
    * made meanwhile are held (hnswlib may not change a graph it is writing)
-   * and applied once the write ends; searches meanwhile score the held
-   * vectors exactly beside the graph. REQUIRES: no other save in progress.
+   * and left for drainHeld to apply after it; searches meanwhile score the
+   * held vectors exactly beside the graph. Changes still held from an
+   * earlier save are applied first, so the file holds every change made
+   * before this call. REQUIRES: no other save in progress.
    */
   async save(file: string): Promise<HnswSavedState> {
-    assert(!this.held, 'one save at a time');
+    assert(!this.saving, 'one save at a time');
+    this.drainHeld(Infinity);
     const state: HnswSavedState = {
       dimensions: this.dimensions,
       metric: this.metric,
@@ -242,16 +251,48 @@ export class HnswIndex implements VectorIndex {
       labels: [...this.labelOf],
     };
     this.held = new Map();
+    this.saving = true;
     try {
       await this.native.writeIndex(file);
     } finally {
-      const held = this.held;
-      this.held = undefined;
-      for (const [id, vector] of held)
-        if (vector) this.add(id, vector);
-        else this.remove(id);
+      this.saving = false;
+      if (this.held.size === 0) this.held = undefined;
     }
     return state;
+  }
+
+  /** Changes held for drainHeld. */
+  get heldCount(): number {
+    return this.held?.size ?? 0;
+  }
+
+  /** True while a save writes the graph (drainHeld then waits for it). */
+  get saveInProgress(): boolean {
+    return this.saving;
+  }
+
+  /**
+   * Applies held changes, oldest first, until `max` are applied or
+   * performance.now() reaches `stopAt`, and returns how many are still
+   * held. A thread that answers searches calls it a chunk at a time:
+   * applying the thousands of vectors held during a long save at once would
+   * keep every search waiting for all of them. Nothing is applied while a
+   * save runs.
+   */
+  drainHeld(max: number, stopAt = Infinity): number {
+    const held = this.held;
+    if (!held || this.saving) return this.heldCount;
+    // Unset while applying, so that add and remove reach the graph.
+    this.held = undefined;
+    let applied = 0;
+    for (const [id, vector] of held) {
+      if (applied++ >= max || (applied > 1 && performance.now() >= stopAt)) break;
+      held.delete(id);
+      if (vector) this.add(id, vector);
+      else this.remove(id);
+    }
+    if (held.size > 0) this.held = held;
+    return held.size;
   }
 
   /**
@@ -299,9 +340,17 @@ export class HnswIndex implements VectorIndex {
     checkK(k);
     const held = this.held;
     if (!held || held.size === 0 || k === 0) return this.searchStored(query, k, filter);
-    // During a save: the graph's answer without the ids changed meanwhile, plus their new vectors scored exactly.
+    // Changes held: the graph's answer without the ids changed since, plus their new vectors scored exactly. Held
+    // inserts of new ids (a bulk load) leave the graph's answer as it is, and its search needs no filter.
+    let changedInGraph = false;
+    for (const id of held.keys())
+      if (this.labelOf.has(id)) {
+        changedInGraph = true;
+        break;
+      }
+    const unchanged = changedInGraph ? (id: string) => !held.has(id) && (!filter || filter(id)) : filter;
     const top = new TopK<VectorHit>(k);
-    for (const hit of this.searchStored(query, k, (id) => !held.has(id) && (!filter || filter(id)))) top.push(hit);
+    for (const hit of this.searchStored(query, k, unchanged)) top.push(hit);
     for (const [id, vector] of held)
       if (vector && (!filter || filter(id))) top.push({ id, score: similarity(this.metric, query, vector) });
     return top.sorted();

@@ -51,7 +51,7 @@ describe('vector/hnsw save and load', () => {
     for (const i of [0, 8191, 8192, 19_999]) expect(loaded.search(many[i]!, 1)[0]!.id).to.equal(`r${i}`);
   });
 
-  it('holds changes made during a save, scoring them exactly in searches meanwhile, and applies them after', async () => {
+  it('holds changes made during a save, scoring them exactly in searches meanwhile, and drains them after', async () => {
     const index = filled();
     const saving = index.save(path.join(dir, 'g.hnsw'));
     const fresh = randomVectors(5, 16, 23);
@@ -67,13 +67,53 @@ describe('vector/hnsw save and load', () => {
     const during = index.search(fresh[2]!, 5).map((h) => h.id);
     expect(during[0]).to.equal('fresh2');
     expect(index.search(data[100]!, 10).map((h) => h.id)).to.not.include('r100');
+    expect(index.drainHeld(Infinity), 'nothing is applied while the save runs').to.equal(6);
     const state = await saving;
     expect(state.labels.map(([id]) => id))
       .to.include('r100')
       .and.not.include('fresh0');
+    // Applied a chunk at a time by whoever answers the searches; the answers stay exact meanwhile.
+    expect(index.heldCount).to.equal(6);
+    expect(index.drainHeld(4)).to.equal(2);
     expect(index.size()).to.equal(454);
     for (const q of queries)
       expect(index.search(q, 10).map((h) => h.id)).to.deep.equal(exact.search(q, 10).map((h) => h.id));
+    expect(index.drainHeld(Infinity)).to.equal(0);
+    expect(index.size()).to.equal(454);
+    expect(index.has('r100')).to.equal(false);
+    for (const q of queries)
+      expect(index.search(q, 10).map((h) => h.id)).to.deep.equal(exact.search(q, 10).map((h) => h.id));
+  });
+
+  it('keeps holding changes made while some are still held, in order, and a save applies them first', async () => {
+    const index = filled();
+    await Promise.all([
+      index.save(path.join(dir, 'a.hnsw')),
+      Promise.resolve().then(() => index.add('late', data[7]!)),
+    ]);
+    expect(index.heldCount).to.equal(1);
+    // Still held: a replacement and a removal of the same id go after it, and the last one wins.
+    index.add('late', data[8]!);
+    index.remove('r60');
+    index.add('r60', data[9]!);
+    expect(index.heldCount).to.equal(2);
+    expect(index.search(data[9]!, 1)[0]!.id).to.be.oneOf(['r60', 'r9']);
+    const state = await index.save(path.join(dir, 'b.hnsw'));
+    expect(index.heldCount).to.equal(0);
+    const saved = new Map(state.labels);
+    expect(saved.has('late')).to.equal(true);
+    expect(index.search(data[8]!, 1)[0]!.id).to.be.oneOf(['late', 'r8']);
+    const loaded = await HnswIndex.load(path.join(dir, 'b.hnsw'), state);
+    expect(loaded.size()).to.equal(index.size());
+  });
+
+  it('stops draining at the time given, after at least one change', async () => {
+    const index = filled();
+    const saving = index.save(path.join(dir, 'g.hnsw'));
+    randomVectors(20, 16, 41).forEach((v, i) => index.add(`n${i}`, v));
+    await saving;
+    expect(index.drainHeld(Infinity, 0)).to.equal(19);
+    expect(index.drainHeld(3)).to.equal(16);
   });
 
   it('refuses a file that does not match the saved state', async () => {

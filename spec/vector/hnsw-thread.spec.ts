@@ -90,6 +90,24 @@ describe('vector/hnsw-thread: HNSW graphs in a worker thread', () => {
     expect(await loaded.ids()).to.not.include('late');
   });
 
+  it('drains the batches held during a save after it, and tells the size once they are in the graph', async () => {
+    const remote = thread.create(options);
+    const first = new HnswBatch(DIMS);
+    data.slice(0, 300).forEach((v, i) => first.add(`r${i}`, v));
+    await remote.apply(first);
+    const saved = remote.save(path.join(dir, 'g.hnsw'));
+    const late = new HnswBatch(DIMS);
+    data.slice(300).forEach((v, i) => late.add(`r${300 + i}`, v));
+    const applied = remote.apply(late);
+    await saved;
+    await applied;
+    // Searchable at once (scored exactly beside the graph), and counted once drained.
+    expect((await remote.search(data[450]!, 1))[0]!.id).to.equal('r450');
+    for (let i = 0; i < 100 && remote.size < 600; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(remote.size).to.equal(600);
+    expect((await remote.ids()).length).to.equal(600);
+  });
+
   it('fails every request once closed; a request the worker cannot answer fails alone', async () => {
     const remote = thread.create(options);
     await remote.search(data[0]!, 1);
