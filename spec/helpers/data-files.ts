@@ -12,6 +12,8 @@ export interface FrameInfo {
   size: number;
   k?: string;
   seq?: number;
+  /** Rows of a snapshot's records frame. */
+  rows?: number;
 }
 
 const HEADER = 12;
@@ -22,8 +24,10 @@ export function frames(file: string): FrameInfo[] {
   const out: FrameInfo[] = [];
   for (let at = HEADER; at + 8 <= buf.length;) {
     const length = buf.readUInt32LE(at);
-    const payload = decodePayload<{ k?: string; seq?: number }>(buf.subarray(at + 8, at + 8 + length));
-    out.push({ offset: at, size: 8 + length, k: payload.k, seq: payload.seq });
+    const payload = decodePayload<{ k?: string; seq?: number; rows?: unknown[] }>(
+      buf.subarray(at + 8, at + 8 + length),
+    );
+    out.push({ offset: at, size: 8 + length, k: payload.k, seq: payload.seq, rows: payload.rows?.length });
     at += 8 + length;
   }
   return out;

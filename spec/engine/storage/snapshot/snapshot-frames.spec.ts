@@ -1,0 +1,48 @@
+/**
+ * A snapshot's record frames are sized by bytes: each is encoded in one
+ * piece while the event loop waits, so 2,000 rows of large records (vectors)
+ * are cut into frames of about half a MiB, and small records still go 2,000
+ * to a frame.
+ */
+import { expect } from 'chai';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { Database } from '../../../../lib/engine/index.js';
+import { frames } from '../../../helpers/data-files.js';
+import { removeDir, tempDir } from '../../../helpers/temp-dir.js';
+
+describe('engine/storage snapshot record frames', function () {
+  this.timeout(60_000);
+  let dir: string;
+  beforeEach(() => {
+    dir = tempDir('eddydb-frames-');
+  });
+  afterEach(() => removeDir(dir));
+
+  async function recordFrames(records: (i: number) => Record<string, unknown>, n: number) {
+    const db = await Database.open({ dataDir: dir, settings: { durability: 'none' } });
+    await db.bulk.insertMany(
+      'c',
+      Array.from({ length: n }, (_, i) => records(i)),
+    );
+    await db.snapshot();
+    await db.close();
+    const snap = readdirSync(dir).find((f) => f.endsWith('.snap'))!;
+    return frames(path.join(dir, snap)).filter((f) => f.k === 'recs');
+  }
+
+  it('puts 2,000 small records in a frame after a first one of 64', async () => {
+    const recs = await recordFrames((i) => ({ i, name: `n${i}` }), 5000);
+    expect(recs.map((f) => f.size)).to.have.length(4);
+  });
+
+  it('cuts records of 384 numbers into frames of about 512 KiB', async () => {
+    const recs = await recordFrames(
+      (i) => ({ i, embedding: Array.from({ length: 384 }, (_, d) => Math.sin(i * d)) }),
+      5000,
+    );
+    // 5,000 rows of up to 3.5 KB: about 15 MB in frames of about 512 KiB, none much over it.
+    expect(recs.length).to.be.within(20, 40);
+    for (const frame of recs) expect(frame.size).to.be.below(600 * 1024);
+  });
+});
