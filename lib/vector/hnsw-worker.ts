@@ -175,11 +175,17 @@ async function runLater(request: HnswRequest): Promise<unknown> {
 function drainLater(key: string, index: HnswIndex): void {
   if (draining.has(key)) return;
   draining.add(key);
-  const chunk = () => {
+  const chunk = (): void => {
     // A save that started meanwhile drains again when it ends.
-    if (indexes.get(key) !== index || index.saveInProgress) return draining.delete(key);
+    if (indexes.get(key) !== index || index.saveInProgress) {
+      draining.delete(key);
+      return;
+    }
     priority?.background();
-    if (index.drainHeld(Infinity, performance.now() + HELD_CHUNK_MS) > 0) return setImmediate(chunk);
+    if (index.drainHeld(Infinity, performance.now() + HELD_CHUNK_MS) > 0) {
+      setImmediate(chunk);
+      return;
+    }
     draining.delete(key);
     parentPort?.postMessage({ drained: key, size: index.size() } satisfies HnswDrained);
     calibrateLater(key, index);
