@@ -37,6 +37,7 @@ addExtension({
 });
 
 const packr = new Packr({ useRecords: false, moreTypes: false, bundleStrings: false });
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'bigint' });
 
 /**
  * A record's fields for msgpackr to pack: itself, or a copy holding a copy
@@ -56,7 +57,6 @@ function withArraysCopied(fields: Fields): Fields {
   }
   return out;
 }
-const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'bigint' });
 
 export function encodePayload(value: unknown): Buffer {
   return packr.pack(value);
