@@ -135,8 +135,12 @@ function runNow(request: Exclude<HnswRequest, { op: 'load' | 'save' }>): unknown
     case 'search':
       priority?.foreground();
       return search(indexOf(request.key), request);
-    case 'ids':
-      return [...indexOf(request.key).ids()];
+    case 'ids': {
+      // Every change posted before is in the graph first, the ones held after a save included (unless one runs).
+      const index = indexOf(request.key);
+      index.drainHeld(Infinity);
+      return [...index.ids()];
+    }
     case 'drop':
       indexes.delete(request.key);
       clearTimeout(calibrations.get(request.key)?.timer);

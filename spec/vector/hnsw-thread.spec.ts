@@ -108,6 +108,17 @@ describe('vector/hnsw-thread: HNSW graphs in a worker thread', () => {
     expect((await remote.ids()).length).to.equal(600);
   });
 
+  it('lists every id posted before, the ones still held after a save included', async () => {
+    const remote = thread.create(options);
+    const saved = remote.save(path.join(dir, 'g.hnsw'));
+    const batch = new HnswBatch(DIMS);
+    data.slice(0, 400).forEach((v, i) => batch.add(`r${i}`, v));
+    const applied = remote.apply(batch);
+    await saved;
+    await applied;
+    expect((await remote.ids()).length).to.equal(400);
+  });
+
   it('fails every request once closed; a request the worker cannot answer fails alone', async () => {
     const remote = thread.create(options);
     await remote.search(data[0]!, 1);
