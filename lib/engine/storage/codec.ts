@@ -29,10 +29,7 @@ export const TAGGED_EXT = 0x45;
 addExtension({
   Class: Tagged,
   type: TAGGED_EXT,
-  // A copy of an array payload (a vector's numbers): msgpackr's packing loop, once optimized, turns the arrays it
-  // reads into arrays of boxed elements (V8 generalizes their elements kind), and the stored vector must stay an
-  // array of doubles (values/stored-array.ts). The copy is what gets boxed, and it is garbage at once.
-  write: (t: Tagged) => [t.type, Array.isArray(t.value) ? t.value.slice() : t.value],
+  write: (t: Tagged) => [t.type, packableValue(t.value)],
   read: ([type, value]: [TaggedType, TaggedPayload]) => new Tagged(type, ownStrings(value) as TaggedPayload),
 });
 
@@ -40,10 +37,19 @@ const packr = new Packr({ useRecords: false, moreTypes: false, bundleStrings: fa
 const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'bigint' });
 
 /**
- * A record's fields for msgpackr to pack: itself, or a copy holding a copy
- * of each array field, for the reason the Tagged extension copies its
- * payload. (The log's writer copies arrays itself, payload-writer.ts.)
+ * A stored value for msgpackr to pack: itself, or a copy of an array.
+ * msgpackr's packing loop, once optimized, turns the arrays it reads into
+ * arrays of boxed elements (V8 generalizes their elements kind), and a
+ * stored array of numbers must stay an array of doubles
+ * (values/stored-array.ts): the copy is what gets boxed, garbage at once.
+ * Used for a Tagged's payload, a record's fields (packableFields) and the
+ * log writer's fields (payload-writer.ts).
  */
+export function packableValue<T>(value: T): T {
+  return Array.isArray(value) ? (value.slice() as T) : value;
+}
+
+/** A record's fields with packableValue applied to each: itself when none is an array. */
 export function packableFields(fields: Fields): Fields {
   for (const key in fields) if (Array.isArray(fields[key])) return withArraysCopied(fields);
   return fields;
@@ -51,10 +57,7 @@ export function packableFields(fields: Fields): Fields {
 
 function withArraysCopied(fields: Fields): Fields {
   const out: Record<string, Value> = {};
-  for (const key in fields) {
-    const value = fields[key]!;
-    out[key] = Array.isArray(value) ? value.slice() : value;
-  }
+  for (const key in fields) out[key] = packableValue(fields[key]!);
   return out;
 }
 

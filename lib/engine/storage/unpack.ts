@@ -20,6 +20,7 @@
  * the payload with msgpackr instead, with its results and its errors.
  */
 import {
+  isNumberList,
   isShareableArray,
   MAX_SHARED_LENGTH,
   sharedArray,
@@ -201,12 +202,6 @@ function readArray(length: number): readonly unknown[] {
   // numbers are each a heap object (values/stored-array.ts).
   if (isShareableArray(array)) return sharedArray(array);
   return isNumberList(array) ? storedNumbers(array) : array;
-}
-
-function isNumberList(array: readonly unknown[]): array is number[] {
-  if (array.length === 0) return false;
-  for (let i = 0; i < array.length; i++) if (typeof array[i] !== 'number') return false;
-  return true;
 }
 
 function readMap(length: number): Record<string, unknown> {

@@ -10,5 +10,5 @@ export * from './int64.js';
 export * from './uuid.js';
 export * from './own-string.js';
 export { isShareableArray, MAX_SHARED_ITEMS, sharedArray } from './shared-arrays.js';
-export { storedArray, storedNumbers } from './stored-array.js';
+export { isNumberList, storedArray, storedNumbers } from './stored-array.js';
 export { recordObject, recordShapeOf, shapedObject, type ConvertField, type RecordShape } from './record-object.js';

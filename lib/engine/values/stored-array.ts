@@ -12,8 +12,14 @@
  * the log and snapshots are; encoders hand msgpackr a copy (codec.ts).
  */
 export function storedArray<T>(items: T[]): readonly T[] {
-  for (let i = 0; i < items.length; i++) if (typeof items[i] !== 'number') return Object.freeze(items);
-  return storedNumbers(items as number[]) as T[];
+  return isNumberList(items) ? (storedNumbers(items) as T[]) : Object.freeze(items);
+}
+
+/** True when `items` holds numbers only, and at least one. */
+export function isNumberList(items: readonly unknown[]): items is number[] {
+  if (items.length === 0) return false;
+  for (let i = 0; i < items.length; i++) if (typeof items[i] !== 'number') return false;
+  return true;
 }
 
 /** The numbers of `items` (all numbers) in a fresh array held as doubles, however `items` is held. */

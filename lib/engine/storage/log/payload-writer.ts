@@ -16,7 +16,7 @@
  */
 import { crc32 } from 'node:zlib';
 import type { Effect } from '../../write/effects.js';
-import { encodePayload, storedEffect } from '../codec.js';
+import { encodePayload, packableValue, storedEffect } from '../codec.js';
 import { FRAME_OVERHEAD } from '../frame.js';
 
 type Put = Extract<Effect, { kind: 'put' }>;
@@ -147,8 +147,7 @@ export class PayloadWriter {
           this.buf[this.at++] = 0xc0;
           return;
         }
-        // A copy of a field's array, as of a Tagged's (codec.ts): msgpackr would box a stored array of numbers.
-        return this.packed(Array.isArray(value) ? value.slice() : value);
+        return this.packed(packableValue(value));
       default:
         return this.packed(value);
     }

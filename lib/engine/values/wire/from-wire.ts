@@ -85,14 +85,18 @@ export function rawFromWire(raw: unknown, path: string, depth: number): Value {
   }
   if (raw instanceof Uint8Array) return copyBytes(raw);
   if (Array.isArray(raw)) {
-    // A copy (packed as the parsed array is), whose items other than finite numbers are made over: a number is
-    // itself and needs no path, the common item (a vector's hundreds).
-    const items = raw.slice() as Value[];
-    for (let i = 0; i < items.length; i++) {
-      const item: unknown = items[i];
-      if (typeof item !== 'number' || !Number.isFinite(item)) items[i] = rawFromWire(item, `${path}[${i}]`, depth + 1);
+    // A finite number is itself and needs no path, the common item (a vector's hundreds): a list of them is stored
+    // as it is (storedNumbers makes the one copy), and the first other item starts a copy whose items are made over.
+    let items: Value[] | undefined;
+    for (let i = 0; i < raw.length; i++) {
+      const item: unknown = raw[i];
+      if (typeof item === 'number' && Number.isFinite(item)) continue;
+      items ??= raw.slice() as Value[];
+      items[i] = rawFromWire(item, `${path}[${i}]`, depth + 1);
     }
-    return isShareableArray(items) ? sharedArray(items) : storedArray(items);
+    if (items === undefined && raw.length > 0) return storedNumbers(raw as number[]);
+    const list = items ?? [];
+    return isShareableArray(list) ? sharedArray(list) : storedArray(list);
   }
   if (isPlainObject(raw)) {
     const out: Record<string, Value> = {};
