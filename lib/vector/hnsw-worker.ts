@@ -4,8 +4,9 @@
  * in the order they arrive, so a search sees every batch posted before it.
  * A save writes on the libuv thread pool and holds the changes that arrive
  * meanwhile (HnswIndex.save), applied after it HELD_CHUNK_MS at a time,
- * with requests answered between chunks; a load finishes before later requests
- * for the same key run. Once a graph has grown to twice the size it was last
+ * with requests answered between chunks; the next save of the graph waits
+ * for it, and for what it held to be applied the same way. A load finishes
+ * before later requests for the same key run. Once a graph has grown to twice the size it was last
  * calibrated at (and holds CALIBRATE_FROM vectors) and no batch has come
  * for CALIBRATE_IDLE_MS, its query-time ef is calibrated on its data
  * (HnswIndex.calibrate), in chunks between which requests are answered; a
@@ -78,6 +79,8 @@ const HELD_CHUNK_MS = 4;
 const draining = new Set<string>();
 /** Per graph: its size at the last calibration, and the calibration waiting or running. */
 const calibrations = new Map<string, { size: number; timer?: NodeJS.Timeout; running?: boolean }>();
+/** Saves asked for and not finished, per graph: a save waits for the one before. */
+const saves = new Map<string, Promise<HnswSavedState>>();
 /** Loads in progress: later requests for the key wait for them. */
 const loading = new Map<string, Promise<unknown>>();
 /**
@@ -98,8 +101,6 @@ function indexOf(key: string): HnswIndex {
 
 function apply(index: HnswIndex, batch: HnswBatchMessage): AppliedBatch {
   const dims = index.dimensions;
-  // Held changes cost no insert now: no cost is reported, so the main thread keeps its batches sized by real inserts.
-  const holding = index.heldCount > 0;
   const started = performance.now();
   let inserts = 0;
   for (let i = 0; i < batch.ids.length; i++) {
@@ -110,7 +111,8 @@ function apply(index: HnswIndex, batch: HnswBatchMessage): AppliedBatch {
       inserts++;
     }
   }
-  const insertUs = inserts > 0 && !holding ? ((performance.now() - started) * 1000) / inserts : 0;
+  // Held during a save, a batch costs no insert: no cost is reported, so the main thread keeps its batches sized.
+  const insertUs = inserts > 0 && !index.saveInProgress ? ((performance.now() - started) * 1000) / inserts : 0;
   return { size: index.size(), insertUs };
 }
 
@@ -156,10 +158,23 @@ async function runLater(request: HnswRequest): Promise<unknown> {
   await loading.get(request.key)?.catch(() => undefined);
   if (request.op === 'save') {
     const index = indexOf(request.key);
+    const previous = saves.get(request.key);
+    const saved = (async () => {
+      await previous?.catch(() => undefined);
+      // What an earlier save held goes into the graph first (the file holds every change made before this request),
+      // a chunk at a time: applied at once, thousands of them kept every search waiting for seconds.
+      if (!(await drainInChunks(request.key, index))) throw new Error(`HNSW index '${request.key}' was dropped`);
+      try {
+        return await index.save(request.file);
+      } finally {
+        drainLater(request.key, index);
+      }
+    })();
+    saves.set(request.key, saved);
     try {
-      return await index.save(request.file);
+      return await saved;
     } finally {
-      drainLater(request.key, index);
+      if (saves.get(request.key) === saved) saves.delete(request.key);
     }
   }
   if (request.op !== 'load') return runNow(request);
@@ -175,26 +190,31 @@ async function runLater(request: HnswRequest): Promise<unknown> {
   }
 }
 
-/** Applies the changes `index` held during a save, HELD_CHUNK_MS per turn of this thread's loop, then calibrates. */
+/**
+ * Applies the changes `index` holds, HELD_CHUNK_MS per turn of this thread's loop with requests answered between, at
+ * the build's priority. True once none is held; false if the graph was dropped or a save began meanwhile (which
+ * drains again when it ends). Ends: batches meanwhile apply as many held changes as they bring (apply).
+ */
+async function drainInChunks(key: string, index: HnswIndex): Promise<boolean> {
+  for (;;) {
+    if (index.heldCount === 0) return indexes.get(key) === index;
+    await new Promise((resolve) => setImmediate(resolve));
+    if (indexes.get(key) !== index || index.saveInProgress) return false;
+    priority?.background();
+    index.drainHeld(Infinity, performance.now() + HELD_CHUNK_MS);
+  }
+}
+
+/** Applies the changes `index` held during a save (drainInChunks), tells the main thread, then calibrates. */
 function drainLater(key: string, index: HnswIndex): void {
   if (draining.has(key)) return;
   draining.add(key);
-  const chunk = (): void => {
-    // A save that started meanwhile drains again when it ends.
-    if (indexes.get(key) !== index || index.saveInProgress) {
-      draining.delete(key);
-      return;
-    }
-    priority?.background();
-    if (index.drainHeld(Infinity, performance.now() + HELD_CHUNK_MS) > 0) {
-      setImmediate(chunk);
-      return;
-    }
+  void drainInChunks(key, index).then((drained) => {
     draining.delete(key);
+    if (!drained) return;
     parentPort?.postMessage({ drained: key, size: index.size() } satisfies HnswDrained);
     calibrateLater(key, index);
-  };
-  setImmediate(chunk);
+  });
 }
 
 /** Calibrates `index`'s ef once it has grown enough and the batches have paused (see the header). */

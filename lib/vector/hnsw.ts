@@ -32,7 +32,8 @@
  * `save` writes hnswlib's graph to a file (on the libuv thread pool) and
  * returns the rest of the state (id of each label, slot accounting); `load`
  * reads both back. While a save runs, changes are held; after it they are
- * applied a chunk at a time (`drainHeld`), searches scoring the rest exactly.
+ * applied a chunk at a time (`drainHeld`), and each later change applies the
+ * oldest of them, searches scoring the rest exactly.
  * Over 400 lines: the graph's slot accounting, filtered search, save/load
  * and calibration all reach into the same native index and label maps.
  */
@@ -179,6 +180,7 @@ export class HnswIndex implements VectorIndex {
     checkVector(vector, this.dimensions);
     if (this.held) {
       this.held.set(id, [...vector]);
+      this.applyOldestHeld();
       return;
     }
     this.remove(id);
@@ -202,6 +204,7 @@ export class HnswIndex implements VectorIndex {
   remove(id: string): void {
     if (this.held) {
       if (this.has(id)) this.held.set(id, null);
+      this.applyOldestHeld();
       return;
     }
     const label = this.labelOf.get(id);
@@ -269,6 +272,14 @@ export class HnswIndex implements VectorIndex {
   /** True while a save writes the graph (drainHeld then waits for it). */
   get saveInProgress(): boolean {
     return this.saving;
+  }
+
+  /**
+   * Once a save is over, a change made while others are still held joins them and applies the oldest: the backlog
+   * of the save only shrinks, however fast changes come, and each costs about what it would without one.
+   */
+  private applyOldestHeld(): void {
+    if (!this.saving) this.drainHeld(1);
   }
 
   /**

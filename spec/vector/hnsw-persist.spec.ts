@@ -85,26 +85,29 @@ describe('vector/hnsw save and load', () => {
       expect(index.search(q, 10).map((h) => h.id)).to.deep.equal(exact.search(q, 10).map((h) => h.id));
   });
 
-  it('keeps holding changes made while some are still held, in order, and a save applies them first', async () => {
+  it('applies the oldest held change with each change made after the save, and a save applies the rest first', async () => {
     const index = filled();
     await Promise.all([
       index.save(path.join(dir, 'a.hnsw')),
-      Promise.resolve().then(() => index.add('late', data[7]!)),
+      Promise.resolve().then(() => ['late0', 'late1', 'late2'].forEach((id, i) => index.add(id, data[5 + i]!))),
     ]);
-    expect(index.heldCount).to.equal(1);
-    // Still held: a replacement and a removal of the same id go after it, and the last one wins.
-    index.add('late', data[8]!);
+    expect(index.heldCount).to.equal(3);
+    // The backlog never grows: a replacement of a held id, a removal and an insert each apply the oldest held change.
+    index.add('late1', data[8]!);
+    expect([index.heldCount, index.has('late0'), index.size()]).to.deep.equal([2, true, 451]);
     index.remove('r60');
-    index.add('r60', data[9]!);
     expect(index.heldCount).to.equal(2);
+    expect(index.search(data[8]!, 1)[0]!.id).to.be.oneOf(['late1', 'r8']);
+    index.add('r60', data[9]!);
+    expect(index.heldCount).to.equal(1);
     expect(index.search(data[9]!, 1)[0]!.id).to.be.oneOf(['r60', 'r9']);
     const state = await index.save(path.join(dir, 'b.hnsw'));
     expect(index.heldCount).to.equal(0);
     const saved = new Map(state.labels);
-    expect(saved.has('late')).to.equal(true);
-    expect(index.search(data[8]!, 1)[0]!.id).to.be.oneOf(['late', 'r8']);
+    for (const id of ['late0', 'late1', 'late2', 'r60']) expect(saved.has(id), id).to.equal(true);
     const loaded = await HnswIndex.load(path.join(dir, 'b.hnsw'), state);
     expect(loaded.size()).to.equal(index.size());
+    expect(loaded.search(data[9]!, 1)[0]!.id).to.be.oneOf(['r60', 'r9']);
   });
 
   it('stops draining at the time given, after at least one change', async () => {

@@ -108,6 +108,30 @@ describe('vector/hnsw-thread: HNSW graphs in a worker thread', () => {
     expect((await remote.ids()).length).to.equal(600);
   });
 
+  it('runs a save asked for during another after it, with what the first held in the file, answering searches meanwhile', async () => {
+    const remote = thread.create(options);
+    const first = new HnswBatch(DIMS);
+    data.slice(0, 300).forEach((v, i) => first.add(`r${i}`, v));
+    await remote.apply(first);
+    const saves = [remote.save(path.join(dir, 'a.hnsw'))];
+    const late = new HnswBatch(DIMS);
+    data.slice(300).forEach((v, i) => late.add(`r${300 + i}`, v));
+    const applied = remote.apply(late);
+    saves.push(remote.save(path.join(dir, 'b.hnsw')));
+    const answered: string[] = [];
+    const searched = remote.search(data[450]!, 1).then((hits) => answered.push(`search ${hits[0]!.id}`));
+    const [a, b] = await Promise.all(saves.map((save, i) => save.then((state) => (answered.push(`save ${i}`), state))));
+    await Promise.all([applied, searched]);
+    // The search is answered while the saves wait for the file and for the held batch (the first may end before it).
+    expect(answered).to.have.members(['search r450', 'save 0', 'save 1']);
+    expect(answered.at(-1)).to.equal('save 1');
+    expect(a!.labels.length).to.equal(300);
+    expect(b!.labels.length).to.equal(600);
+    const loaded = await thread.load(path.join(dir, 'b.hnsw'), b!);
+    expect(loaded.size).to.equal(600);
+    expect((await loaded.search(data[450]!, 1))[0]!.id).to.equal('r450');
+  });
+
   it('lists every id posted before, the ones still held after a save included', async () => {
     const remote = thread.create(options);
     const saved = remote.save(path.join(dir, 'g.hnsw'));
