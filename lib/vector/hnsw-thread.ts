@@ -5,10 +5,11 @@
  * of a database; each graph is a `RemoteHnsw` handle.
  *
  * Changes travel in `HnswBatch`es (ids and one Float32Array of vectors,
- * transferred, not copied); the worker answers requests in the order they
- * were posted, so a search sees every batch posted before it. The caller
- * keeps the batches small (RemoteHnsw.insertUs says what an insert costs)
- * and few in flight, so a search never waits long behind them. The worker
+ * transferred, not copied); a search sees every batch posted before it,
+ * and waits for at most one chunk of the worker's inserts (hnsw-worker.ts).
+ * A batch is answered once it is in the graph; the caller keeps the batches
+ * small (RemoteHnsw.insertUs says what an insert costs) and few in flight,
+ * which bounds the vectors a search scores exactly in the worker. The worker
  * is unref'd while nothing is asked of it, and ref'd while a request is
  * out, so an awaited request keeps the process alive. If the worker dies,
  * every request fails and `onFailure` is told once.
@@ -20,7 +21,6 @@ import {
   HNSW_WORKER,
   type AppliedBatch,
   type HnswCalibrated,
-  type HnswDrained,
   type HnswCloseMessage,
   type HnswReply,
   type HnswRequest,
@@ -111,13 +111,10 @@ export class HnswThread {
 
   private spawn(): Worker {
     const worker = startModuleWorker(WORKER_ENTRY, HNSW_WORKER);
-    worker.on('message', (message: HnswReply | HnswCalibrated | HnswDrained) => {
+    worker.on('message', (message: HnswReply | HnswCalibrated) => {
       if ('calibrated' in message) {
         const remote = this.graphs.get(message.calibrated)?.deref();
         if (remote) remote.efSearch = message.ef;
-      } else if ('drained' in message) {
-        const remote = this.graphs.get(message.drained)?.deref();
-        if (remote) remote.size = message.size;
       } else this.settle(message);
     });
     worker.on('error', (err) => this.fail(new Error(`the HNSW worker failed: ${err.message}`, { cause: err })));
@@ -151,7 +148,7 @@ export class HnswThread {
 
 /** One graph in the worker. `size` and `inFlight` are the main thread's view: as of the last answer. */
 export class RemoteHnsw {
-  /** Live vectors in the graph as of the last batch answered (or the last changes held during a save applied). */
+  /** Live vectors in the graph as of the last batch answered (a batch is answered once it is in the graph). */
   size = 0;
   /** Batches posted and not answered yet. */
   inFlight = 0;
@@ -198,7 +195,10 @@ export class RemoteHnsw {
     return ids as VectorHit[];
   }
 
-  /** Writes the graph to `file` (HnswIndex.save: batches posted meanwhile are held and applied after). */
+  /**
+   * Writes the graph to `file`, with every batch posted before (HnswIndex.save: batches posted meanwhile are held and
+   * applied after).
+   */
   save(file: string): Promise<HnswSavedState> {
     return this.thread.request({ op: 'save', key: this.key, file }) as Promise<HnswSavedState>;
   }

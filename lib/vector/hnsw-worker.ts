@@ -2,11 +2,16 @@
  * The worker-thread side of hnsw-thread.ts: owns the HNSW graphs of one
  * database (an `HnswIndex` per key) and answers the main thread's requests
  * in the order they arrive, so a search sees every batch posted before it.
- * A save writes on the libuv thread pool and holds the changes that arrive
- * meanwhile (HnswIndex.save), applied after it HELD_CHUNK_MS at a time,
- * with requests answered between chunks; the next save of the graph waits
- * for it, and for what it held to be applied the same way. A load finishes
- * before later requests for the same key run. Once a graph has grown to twice the size it was last
+ *
+ * A batch is held on arrival (HnswIndex.hold) and applied HELD_CHUNK_MS at a
+ * time, one chunk per turn of this thread's loop, with requests answered
+ * between chunks; a search scores the held vectors exactly beside the graph,
+ * so it never waits for more than one chunk. A batch is answered once it is
+ * applied, so the main thread's limit on batches in flight bounds what is
+ * held. A save applies what was held before it was asked for, then writes
+ * on the libuv thread pool while the batches that arrive are held; the next
+ * save of the graph waits for it. A load finishes before later requests for
+ * the same key run. Once a graph has grown to twice the size it was last
  * calibrated at (and holds CALIBRATE_FROM vectors) and no batch has come
  * for CALIBRATE_IDLE_MS, its query-time ef is calibrated on its data
  * (HnswIndex.calibrate), in chunks between which requests are answered; a
@@ -59,24 +64,28 @@ export interface HnswCalibrated {
   ef: number;
 }
 
-/** Told unasked when the changes a graph held during a save are all applied: its live vectors then. */
-export interface HnswDrained {
-  drained: string;
-  size: number;
-}
-
 const indexes = new Map<string, HnswIndex>();
 /** Graphs smaller than this keep the default ef: a search of them costs little whatever the ef. */
 const CALIBRATE_FROM = 1000;
 const CALIBRATE_IDLE_MS = 200;
 /**
- * Time spent applying held changes per turn after a save, what a search may wait for (at this thread's lowered
- * priority, several times as long on a busy core): half the work of one batch (background-builds.ts). A save of a
- * large graph takes seconds, and the batches posted meanwhile hold thousands of vectors.
+ * Time spent applying held changes per turn, what a search may wait for (at this thread's lowered priority, several
+ * times as long on a busy core): half the work of one batch (background-builds.ts).
  */
 const HELD_CHUNK_MS = 4;
+
+/** One wait for a graph's changes held up to `mark` to be applied: a batch's answer, or a save's start. */
+interface MarkWaiter {
+  mark: number;
+  done: () => void;
+  fail: (err: unknown) => void;
+}
+/** Per graph, oldest first (marks only grow). */
+const markWaiters = new Map<string, MarkWaiter[]>();
 /** Graphs whose held changes are being applied (drainLater). */
 const draining = new Set<string>();
+/** Per graph: the mean cost of one change in the last chunk applied (µs), what a batch's answer reports. */
+const changeUs = new Map<string, number>();
 /** Per graph: its size at the last calibration, and the calibration waiting or running. */
 const calibrations = new Map<string, { size: number; timer?: NodeJS.Timeout; running?: boolean }>();
 /** Saves asked for and not finished, per graph: a save waits for the one before. */
@@ -93,15 +102,22 @@ const loading = new Map<string, Promise<unknown>>();
  */
 let priority: ThreadPriority | undefined;
 
+/** How a request is answered: once, with a value or an error, now or later. */
+interface Answer {
+  reply: (value: unknown) => void;
+  fail: (err: unknown) => void;
+}
+
 function indexOf(key: string): HnswIndex {
   const index = indexes.get(key);
   if (!index) throw new Error(`no HNSW index '${key}' in the worker`);
   return index;
 }
 
-function apply(index: HnswIndex, batch: HnswBatchMessage): AppliedBatch {
+/** Holds `batch`'s changes (searches score them exactly meanwhile) and answers once drainLater has applied them. */
+function holdBatch(key: string, index: HnswIndex, batch: HnswBatchMessage, answer: Answer): void {
   const dims = index.dimensions;
-  const started = performance.now();
+  index.hold();
   let inserts = 0;
   for (let i = 0; i < batch.ids.length; i++) {
     const row = batch.rows[i]!;
@@ -111,9 +127,24 @@ function apply(index: HnswIndex, batch: HnswBatchMessage): AppliedBatch {
       inserts++;
     }
   }
-  // Held during a save, a batch costs no insert: no cost is reported, so the main thread keeps its batches sized.
-  const insertUs = inserts > 0 && !index.saveInProgress ? ((performance.now() - started) * 1000) / inserts : 0;
-  return { size: index.size(), insertUs };
+  const applied = (): AppliedBatch => ({ size: index.size(), insertUs: inserts > 0 ? (changeUs.get(key) ?? 0) : 0 });
+  whenApplied(key, index, index.heldMark, { done: () => answer.reply(applied()), fail: answer.fail });
+  calibrateLater(key, index);
+}
+
+/** Runs `waiter` once `index` has applied the changes held up to `mark` (at once if it has). */
+function whenApplied(key: string, index: HnswIndex, mark: number, waiter: Omit<MarkWaiter, 'mark'>): void {
+  let waiters = markWaiters.get(key);
+  if (!waiters) markWaiters.set(key, (waiters = []));
+  waiters.push({ mark, ...waiter });
+  answerApplied(key, index);
+  drainLater(key, index);
+}
+
+/** Ends the waits of `key` whose changes are all applied, oldest first. */
+function answerApplied(key: string, index: HnswIndex): void {
+  const waiters = markWaiters.get(key);
+  while (waiters?.length && index.applied(waiters[0]!.mark)) waiters.shift()!.done();
 }
 
 function search(index: HnswIndex, request: Extract<HnswRequest, { op: 'search' }>): VectorHit[] {
@@ -121,100 +152,115 @@ function search(index: HnswIndex, request: Extract<HnswRequest, { op: 'search' }
   return index.search(Array.from(request.query), request.k, allowed && ((id) => allowed.has(id)));
 }
 
-/** Runs a request that needs no waiting: in order with the batches and searches around it. */
-function runNow(request: Exclude<HnswRequest, { op: 'load' | 'save' }>): unknown {
+/** Runs a request that needs no waiting, in order with the batches and searches around it. */
+function runNow(request: Exclude<HnswRequest, { op: 'load' | 'save' }>, { reply, fail }: Answer): void {
   switch (request.op) {
     case 'create':
       indexes.set(request.key, new HnswIndex(request.options));
-      return undefined;
-    case 'apply': {
-      priority?.background();
-      const index = indexOf(request.key);
-      const applied = apply(index, request);
-      calibrateLater(request.key, index);
-      return applied;
-    }
+      return reply(undefined);
+    case 'apply':
+      return holdBatch(request.key, indexOf(request.key), request, { reply, fail });
     case 'search':
       priority?.foreground();
-      return search(indexOf(request.key), request);
+      return reply(search(indexOf(request.key), request));
     case 'ids': {
-      // Every change posted before is in the graph first, the ones held after a save included (unless one runs).
+      // Every change posted before is in the graph first (unless a save runs), its batches answered before this.
       const index = indexOf(request.key);
       index.drainHeld(Infinity);
-      return [...index.ids()];
+      answerApplied(request.key, index);
+      return reply([...index.ids()]);
     }
-    case 'drop':
+    case 'drop': {
       indexes.delete(request.key);
       clearTimeout(calibrations.get(request.key)?.timer);
       calibrations.delete(request.key);
-      return undefined;
+      changeUs.delete(request.key);
+      const waiters = markWaiters.get(request.key) ?? [];
+      markWaiters.delete(request.key);
+      for (const waiter of waiters) waiter.done();
+      return reply(undefined);
+    }
     default:
       throw new Error(`unknown HNSW request ${String(request satisfies never as unknown)}`);
   }
 }
 
 /** Loads and saves (on the thread pool), and requests for a key still loading. */
-async function runLater(request: HnswRequest): Promise<unknown> {
+async function runLater(request: HnswRequest, answer: Answer): Promise<void> {
   await loading.get(request.key)?.catch(() => undefined);
-  if (request.op === 'save') {
-    const index = indexOf(request.key);
-    const previous = saves.get(request.key);
-    const saved = (async () => {
-      await previous?.catch(() => undefined);
-      // What an earlier save held goes into the graph first (the file holds every change made before this request),
-      // a chunk at a time: applied at once, thousands of them kept every search waiting for seconds.
-      if (!(await drainInChunks(request.key, index))) throw new Error(`HNSW index '${request.key}' was dropped`);
-      try {
-        return await index.save(request.file);
-      } finally {
-        drainLater(request.key, index);
-      }
-    })();
-    saves.set(request.key, saved);
-    try {
-      return await saved;
-    } finally {
-      if (saves.get(request.key) === saved) saves.delete(request.key);
-    }
-  }
-  if (request.op !== 'load') return runNow(request);
+  if (request.op === 'save') return answer.reply(await saveInTurn(request.key, indexOf(request.key), request.file));
+  if (request.op !== 'load') return runNow(request, answer);
   const loaded = HnswIndex.load(request.file, request.state, request.options);
   loading.set(request.key, loaded);
   try {
     const index = await loaded;
     indexes.set(request.key, index);
     calibrateLater(request.key, index);
-    return index.size();
+    answer.reply(index.size());
   } finally {
     loading.delete(request.key);
   }
 }
 
 /**
- * Applies the changes `index` holds, HELD_CHUNK_MS per turn of this thread's loop with requests answered between, at
- * the build's priority. True once none is held; false if the graph was dropped or a save began meanwhile (which
- * drains again when it ends). Ends: batches meanwhile apply as many held changes as they bring (apply).
+ * Saves `index` once the save before it has ended and the changes held when this was asked for are applied (by
+ * drainLater, a chunk at a time): the file holds every change posted before the request.
  */
-async function drainInChunks(key: string, index: HnswIndex): Promise<boolean> {
-  for (;;) {
-    if (index.heldCount === 0) return indexes.get(key) === index;
-    await new Promise((resolve) => setImmediate(resolve));
-    if (indexes.get(key) !== index || index.saveInProgress) return false;
-    priority?.background();
-    index.drainHeld(Infinity, performance.now() + HELD_CHUNK_MS);
-  }
+function saveInTurn(key: string, index: HnswIndex, file: string): Promise<HnswSavedState> {
+  const mark = index.heldMark;
+  const previous = saves.get(key);
+  const saved = (async () => {
+    await previous?.catch(() => undefined);
+    await new Promise<void>((done, fail) => whenApplied(key, index, mark, { done, fail }));
+    if (indexes.get(key) !== index) throw new Error(`HNSW index '${key}' was dropped`);
+    try {
+      return await index.save(file);
+    } finally {
+      drainLater(key, index);
+    }
+  })();
+  saves.set(key, saved);
+  const forget = () => {
+    if (saves.get(key) === saved) saves.delete(key);
+  };
+  saved.then(forget, forget);
+  return saved;
 }
 
-/** Applies the changes `index` held during a save (drainInChunks), tells the main thread, then calibrates. */
+/**
+ * Applies the changes `index` holds, HELD_CHUNK_MS per turn of this thread's loop at the build's priority, answering
+ * the batches and saves that wait for them; stops while a save writes (it starts this again when it ends) and once
+ * the graph is dropped. Calibrates once nothing is held.
+ */
 function drainLater(key: string, index: HnswIndex): void {
   if (draining.has(key)) return;
   draining.add(key);
-  void drainInChunks(key, index).then((drained) => {
+  const chunk = (): void => {
+    if (indexes.get(key) !== index || index.saveInProgress) {
+      draining.delete(key);
+      return;
+    }
+    priority?.background();
+    const before = index.heldCount;
+    const started = performance.now();
+    let left: number;
+    try {
+      left = index.drainHeld(Infinity, started + HELD_CHUNK_MS);
+    } catch (err) {
+      draining.delete(key);
+      for (const waiter of markWaiters.get(key)?.splice(0) ?? []) waiter.fail(err);
+      return;
+    }
+    if (before > left) changeUs.set(key, ((performance.now() - started) * 1000) / (before - left));
+    answerApplied(key, index);
+    if (left > 0) {
+      setImmediate(chunk);
+      return;
+    }
     draining.delete(key);
-    if (!drained) return;
-    parentPort?.postMessage({ drained: key, size: index.size() } satisfies HnswDrained);
     calibrateLater(key, index);
-  });
+  };
+  setImmediate(chunk);
 }
 
 /** Calibrates `index`'s ef once it has grown enough and the batches have paused (see the header). */
@@ -254,16 +300,19 @@ function calibrateLater(key: string, index: HnswIndex): void {
 }
 
 function answer(port: NonNullable<typeof parentPort>, seq: number, request: HnswRequest): void {
-  const fail = (err: unknown) =>
-    port.postMessage({ seq, error: err instanceof Error ? err.message : String(err) } satisfies HnswReply);
+  const answering: Answer = {
+    reply: (value) => port.postMessage({ seq, value } satisfies HnswReply),
+    fail: (err) =>
+      port.postMessage({ seq, error: err instanceof Error ? err.message : String(err) } satisfies HnswReply),
+  };
   if (request.op === 'load' || request.op === 'save' || loading.has(request.key)) {
-    runLater(request).then((value) => port.postMessage({ seq, value } satisfies HnswReply), fail);
+    runLater(request, answering).catch(answering.fail);
     return;
   }
   try {
-    port.postMessage({ seq, value: runNow(request) } satisfies HnswReply);
+    runNow(request, answering);
   } catch (err) {
-    fail(err);
+    answering.fail(err);
   }
 }
 

@@ -32,8 +32,9 @@
  * `save` writes hnswlib's graph to a file (on the libuv thread pool) and
  * returns the rest of the state (id of each label, slot accounting); `load`
  * reads both back. While a save runs, changes are held; after it they are
- * applied a chunk at a time (`drainHeld`), and each later change applies the
- * oldest of them, searches scoring the rest exactly.
+ * applied a chunk at a time (`drainHeld`), searches scoring the rest
+ * exactly. A thread that answers searches between its inserts holds every
+ * change (`hold`) and applies them the same way.
  * Over 400 lines: the graph's slot accounting, filtered search, save/load
  * and calibration all reach into the same native index and label maps.
  */
@@ -94,6 +95,11 @@ const EXACT_FILTER_PER_K = 10;
 
 /** Labels restored per turn of the event loop when a saved index is loaded (about 5 ms of work). */
 const LABELS_PER_TURN = 8192;
+/**
+ * Held changes to ids in the graph up to which a search asks the graph for that many more neighbours and drops
+ * the changed ones, instead of filtering them out (a filter is called for every stored id).
+ */
+const OVERFETCH_MAX = 256;
 
 type Space = 'cosine' | 'l2' | 'ip';
 const SPACE_OF: Record<Metric, Space> = { cosine: 'cosine', euclidean: 'l2', dotproduct: 'ip' };
@@ -114,10 +120,13 @@ export class HnswIndex implements VectorIndex {
   private freedSlots = 0;
   private allocated: number;
   /**
-   * Changes not in the graph yet (id -> vector, or null for a removal): made while a save ran, or after it while
-   * some are still held, and applied in order by drainHeld.
+   * Changes not in the graph yet (id -> vector, or null for a removal): made while a save ran or after `hold`, or
+   * while some are still held, and applied in order by drainHeld.
    */
   private held: Map<string, number[] | null> | undefined;
+  /** Changes that entered `held` so far, and those drainHeld applied: see heldMark. */
+  private heldSoFar = 0;
+  private appliedSoFar = 0;
   /** True while hnswlib writes the graph, which must not change meanwhile. */
   private saving = false;
   /** The ef a search asking CALIBRATION_ASK neighbours needs, once `calibrate` has measured it. */
@@ -179,8 +188,7 @@ export class HnswIndex implements VectorIndex {
   add(id: string, vector: readonly number[]): void {
     checkVector(vector, this.dimensions);
     if (this.held) {
-      this.held.set(id, [...vector]);
-      this.applyOldestHeld();
+      this.holdChange(id, [...vector]);
       return;
     }
     this.remove(id);
@@ -203,8 +211,7 @@ export class HnswIndex implements VectorIndex {
   /** See VectorIndex.remove. Marks the node deleted; O(1). */
   remove(id: string): void {
     if (this.held) {
-      if (this.has(id)) this.held.set(id, null);
-      this.applyOldestHeld();
+      if (this.has(id)) this.holdChange(id, null);
       return;
     }
     const label = this.labelOf.get(id);
@@ -235,13 +242,12 @@ export class HnswIndex implements VectorIndex {
    * Writes the graph to `file` and returns the rest of the state. Changes
    * made meanwhile are held (hnswlib may not change a graph it is writing)
    * and left for drainHeld to apply after it; searches meanwhile score the
-   * held vectors exactly beside the graph. Changes still held from an
-   * earlier save are applied first, so the file holds every change made
-   * before this call. REQUIRES: no other save in progress.
+   * held vectors exactly beside the graph. Changes already held are not in
+   * the file: they stay held with those, and a caller that wants them in
+   * applies them first. REQUIRES: no other save in progress.
    */
   async save(file: string): Promise<HnswSavedState> {
     assert(!this.saving, 'one save at a time');
-    this.drainHeld(Infinity);
     const state: HnswSavedState = {
       dimensions: this.dimensions,
       metric: this.metric,
@@ -253,7 +259,7 @@ export class HnswIndex implements VectorIndex {
       capacity: this.allocated,
       labels: [...this.labelOf],
     };
-    this.held = new Map();
+    this.held ??= new Map();
     this.saving = true;
     try {
       await this.native.writeIndex(file);
@@ -274,12 +280,26 @@ export class HnswIndex implements VectorIndex {
     return this.saving;
   }
 
+  /** Holds the changes made from now on, for drainHeld to apply (see the header). */
+  hold(): void {
+    this.held ??= new Map();
+  }
+
   /**
-   * Once a save is over, a change made while others are still held joins them and applies the oldest: the backlog
-   * of the save only shrinks, however fast changes come, and each costs about what it would without one.
+   * A mark of the changes held so far: `applied(mark)` once drainHeld has applied every one of them. A change to an
+   * id already held takes the place of the one held, which keeps its turn.
    */
-  private applyOldestHeld(): void {
-    if (!this.saving) this.drainHeld(1);
+  get heldMark(): number {
+    return this.heldSoFar;
+  }
+
+  applied(mark: number): boolean {
+    return this.appliedSoFar >= mark;
+  }
+
+  private holdChange(id: string, vector: number[] | null): void {
+    if (!this.held!.has(id)) this.heldSoFar++;
+    this.held!.set(id, vector);
   }
 
   /**
@@ -299,6 +319,7 @@ export class HnswIndex implements VectorIndex {
     for (const [id, vector] of held) {
       if (applied++ >= max || (applied > 1 && performance.now() >= stopAt)) break;
       held.delete(id);
+      this.appliedSoFar++;
       if (vector) this.add(id, vector);
       else this.remove(id);
     }
@@ -352,16 +373,17 @@ export class HnswIndex implements VectorIndex {
     const held = this.held;
     if (!held || held.size === 0 || k === 0) return this.searchStored(query, k, filter);
     // Changes held: the graph's answer without the ids changed since, plus their new vectors scored exactly. Held
-    // inserts of new ids (a bulk load) leave the graph's answer as it is, and its search needs no filter.
-    let changedInGraph = false;
-    for (const id of held.keys())
-      if (this.labelOf.has(id)) {
-        changedInGraph = true;
-        break;
-      }
-    const unchanged = changedInGraph ? (id: string) => !held.has(id) && (!filter || filter(id)) : filter;
+    // inserts of new ids (a bulk load) leave the graph's answer as it is; a few changed ids are asked for beyond k.
+    let changedInGraph = 0;
+    for (const id of held.keys()) if (this.labelOf.has(id)) changedInGraph++;
+    const fromGraph =
+      changedInGraph === 0
+        ? this.searchStored(query, k, filter)
+        : !filter && changedInGraph <= OVERFETCH_MAX
+          ? this.searchStored(query, k + changedInGraph)
+          : this.searchStored(query, k, (id) => !held.has(id) && (!filter || filter(id)));
     const top = new TopK<VectorHit>(k);
-    for (const hit of this.searchStored(query, k, unchanged)) top.push(hit);
+    for (const hit of fromGraph) if (!held.has(hit.id)) top.push(hit);
     for (const [id, vector] of held)
       if (vector && (!filter || filter(id))) top.push({ id, score: similarity(this.metric, query, vector) });
     return top.sorted();

@@ -85,29 +85,50 @@ describe('vector/hnsw save and load', () => {
       expect(index.search(q, 10).map((h) => h.id)).to.deep.equal(exact.search(q, 10).map((h) => h.id));
   });
 
-  it('applies the oldest held change with each change made after the save, and a save applies the rest first', async () => {
+  it('holds changes once asked, out of a save, searched exactly, and marks when they are applied', async () => {
     const index = filled();
-    await Promise.all([
-      index.save(path.join(dir, 'a.hnsw')),
-      Promise.resolve().then(() => ['late0', 'late1', 'late2'].forEach((id, i) => index.add(id, data[5 + i]!))),
-    ]);
-    expect(index.heldCount).to.equal(3);
-    // The backlog never grows: a replacement of a held id, a removal and an insert each apply the oldest held change.
+    const before = index.heldMark;
+    index.hold();
+    ['late0', 'late1', 'late2'].forEach((id, i) => index.add(id, data[5 + i]!));
+    const mark = index.heldMark;
+    expect([mark - before, index.heldCount, index.applied(mark)]).to.deep.equal([3, 3, false]);
+    // A change to an id already held takes its place and turn; a removal of a stored id is held after them.
     index.add('late1', data[8]!);
-    expect([index.heldCount, index.has('late0'), index.size()]).to.deep.equal([2, true, 451]);
+    expect([index.heldMark, index.heldCount]).to.deep.equal([mark, 3]);
     index.remove('r60');
-    expect(index.heldCount).to.equal(2);
+    const removal = index.heldMark;
     expect(index.search(data[8]!, 1)[0]!.id).to.be.oneOf(['late1', 'r8']);
-    index.add('r60', data[9]!);
-    expect(index.heldCount).to.equal(1);
-    expect(index.search(data[9]!, 1)[0]!.id).to.be.oneOf(['r60', 'r9']);
+    expect(index.search(data[60]!, 10).map((hit) => hit.id)).to.not.include('r60');
     const state = await index.save(path.join(dir, 'b.hnsw'));
-    expect(index.heldCount).to.equal(0);
     const saved = new Map(state.labels);
-    for (const id of ['late0', 'late1', 'late2', 'r60']) expect(saved.has(id), id).to.equal(true);
+    expect([saved.has('late0'), saved.has('r60'), index.heldCount]).to.deep.equal([false, true, 4]);
+    expect(index.drainHeld(3)).to.equal(1);
+    expect([index.applied(mark), index.applied(removal)]).to.deep.equal([true, false]);
+    expect(index.drainHeld(Infinity)).to.equal(0);
+    expect([index.applied(removal), index.size(), index.has('r60')]).to.deep.equal([true, 452, false]);
     const loaded = await HnswIndex.load(path.join(dir, 'b.hnsw'), state);
-    expect(loaded.size()).to.equal(index.size());
-    expect(loaded.search(data[9]!, 1)[0]!.id).to.be.oneOf(['r60', 'r9']);
+    expect(loaded.size()).to.equal(450);
+  });
+
+  it('answers exactly around held replacements, few or many, with a filter or without', () => {
+    for (const replaced of [20, 300]) {
+      const index = filled();
+      const exact = new BruteForceIndex({ dimensions: 16, metric: 'cosine' });
+      index.hold();
+      const moved = randomVectors(replaced, 16, 50 + replaced);
+      data.forEach((v, i) => {
+        if (i < 50) return;
+        const vector = i - 50 < replaced ? moved[i - 50]! : v;
+        if (i - 50 < replaced) index.add(`r${i}`, vector);
+        exact.add(`r${i}`, vector);
+      });
+      const even = (id: string) => Number(id.slice(1)) % 2 === 0;
+      for (const q of [...queries, ...moved.slice(0, 5)]) {
+        const ids = (hits: Array<{ id: string }>) => hits.map((h) => h.id);
+        expect(ids(index.search(q, 10)), `${replaced} held`).to.deep.equal(ids(exact.search(q, 10)));
+        expect(ids(index.search(q, 10, even))).to.deep.equal(ids(exact.search(q, 10, even)));
+      }
+    }
   });
 
   it('stops draining at the time given, after at least one change', async () => {
