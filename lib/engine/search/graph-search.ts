@@ -6,8 +6,10 @@
  * a search during a build costs at most one exact scan of what is left, and
  * once built it is one graph search in the worker.
  *
- * The exact part runs first and the graph search is posted last, so the
- * graph answers with every batch posted by then. The graph's candidates
+ * The graph search is posted first and runs in the worker while the exact
+ * part runs here: the ids to score exactly were listed before it was
+ * posted, so a change the worker has not seen is in that list, even when
+ * a batch takes it to the worker meanwhile. The graph's candidates
  * are scored again from the records' own vectors in the tick that answers
  * (rescoreExactly): hnswlib keeps float32 copies, and a candidate changed
  * meanwhile is scored by its current vector. A filter that lets few records
@@ -39,12 +41,13 @@ export async function searchGraph(
     if (allowedIds.length < Math.max(total * EXACT_FILTER_SHARE, q.neighbours * EXACT_FILTER_PER_K))
       return exactScanOfIds(records, allowedIds, q);
   }
-  const exact = await exactScanOfIds(records, graph.uncovered, q);
   const { remote } = graph;
-  const fromGraph =
+  const graphHits =
     remote.size > 0 || remote.inFlight > 0
-      ? await remote.search(q.query, q.neighbours, allowedIds).catch(() => undefined)
-      : [];
+      ? remote.search(q.query, q.neighbours, allowedIds).catch(() => undefined)
+      : Promise.resolve([]);
+  const exact = await exactScanOfIds(records, graph.uncovered, q);
+  const fromGraph = await graphHits;
   if (!fromGraph) return exactScanOfIds(records, records?.keys() ?? [], q);
   const candidates = new Map(exact.map((hit) => [hit.id, hit]));
   for (const hit of fromGraph) if (!candidates.has(hit.id)) candidates.set(hit.id, hit);
