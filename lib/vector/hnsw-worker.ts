@@ -42,7 +42,10 @@ export type HnswRequest =
   | { op: 'ids'; key: string }
   | { op: 'drop'; key: string };
 
-/** What `apply` answers: live vectors after the batch and the mean cost of one insert in it. */
+/**
+ * What `apply` answers once the batch is in the graph: its live vectors, and the mean cost of one change in the
+ * last chunk applied (0 for a batch without inserts).
+ */
 export interface AppliedBatch {
   size: number;
   insertUs: number;
