@@ -6,7 +6,15 @@
  * approximation. Vectors are kept as Float64Array copies so scores are exact
  * in double precision. It does not shard, quantize or parallelize.
  */
-import { cosineFromParts, dotProduct, norm, similarity, type Metric } from './distance.js';
+import {
+  cosineFromParts,
+  dotAndSquares,
+  dotProduct,
+  norm,
+  similarity,
+  type Metric,
+  type ScoreParts,
+} from './distance.js';
 import { TopK } from './top-k.js';
 import { checkDimensions, checkK, checkMetric, checkVector, type VectorHit, type VectorIndex } from './vector-index.js';
 
@@ -94,6 +102,8 @@ export class BruteForceIndex implements VectorIndex {
 export class NearestScan {
   private readonly top: TopK<VectorHit>;
   private readonly queryNorm: number;
+  /** Scratch for dotAndSquares, filled anew for each vector. */
+  private readonly parts: ScoreParts = { dot: 0, squares: 0 };
 
   /** Throws InvalidInput on a bad k. */
   constructor(
@@ -107,23 +117,14 @@ export class NearestScan {
   }
 
   offer(id: string, vector: readonly unknown[]): void {
-    const { query } = this;
-    const dims = query.length;
-    if (vector.length !== dims) return;
-    let dot = 0,
-      squares = 0;
-    for (let i = 0; i < dims; i++) {
-      const x = vector[i];
-      if (typeof x !== 'number') return;
-      dot += query[i]! * x;
-      squares += x * x;
-    }
-    if (!Number.isFinite(squares) && !vector.every((x) => Number.isFinite(x))) return;
+    const { query, parts } = this;
+    if (vector.length !== query.length || !dotAndSquares(query, vector, parts)) return;
+    if (!Number.isFinite(parts.squares) && !vector.every((x) => Number.isFinite(x))) return;
     const score =
       this.metric === 'cosine'
-        ? cosineFromParts(dot, this.queryNorm, Math.sqrt(squares))
+        ? cosineFromParts(parts.dot, this.queryNorm, Math.sqrt(parts.squares))
         : similarity(this.metric, query, vector as readonly number[]);
-    this.top.push({ id, score });
+    if (this.top.admits(score)) this.top.push({ id, score });
   }
 
   /** Offers a hit scored elsewhere (e.g. by an HNSW index). */

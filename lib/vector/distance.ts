@@ -32,6 +32,35 @@ export function dotProduct(a: VectorLike, b: VectorLike): number {
   return sum;
 }
 
+/** The two sums of one pass over a query and a stored vector (see dotAndSquares). */
+export interface ScoreParts {
+  dot: number;
+  squares: number;
+}
+
+/**
+ * Fills `out` with the dot product of `query` and `vector` and the sum of
+ * `vector`'s squares; false (and `out` unchanged) when `vector` holds
+ * anything but numbers. The whole per-vector loop of an exact scan, in a
+ * function of its own: it is optimized within the first few vectors of a
+ * process's first scan and stays so whatever its callers' type feedback
+ * does (a fresh scan's empty heap used to throw it back to the interpreter).
+ * REQUIRES: `vector.length >= query.length`.
+ */
+export function dotAndSquares(query: readonly number[], vector: readonly unknown[], out: ScoreParts): boolean {
+  let dot = 0,
+    squares = 0;
+  for (let i = 0; i < query.length; i++) {
+    const x = vector[i];
+    if (typeof x !== 'number') return false;
+    dot += query[i]! * x;
+    squares += x * x;
+  }
+  out.dot = dot;
+  out.squares = squares;
+  return true;
+}
+
 /** Euclidean (L2) norm of a vector. */
 export function norm(a: VectorLike): number {
   return Math.sqrt(dotProduct(a, a));

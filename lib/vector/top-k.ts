@@ -92,6 +92,12 @@ export class TopK<T extends VectorHit> {
     this.heap.push(hit);
   }
 
+  /** Whether a hit scoring `score` could be kept, so that a scan makes a hit only for those. */
+  admits(score: number): boolean {
+    if (!this.heap.full) return true;
+    return this.heap.size > 0 && score >= this.heap.worst().score;
+  }
+
   /** The kept hits, best first. */
   sorted(): T[] {
     return [...this.heap.items()].sort(compareHits);

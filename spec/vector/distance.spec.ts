@@ -7,8 +7,18 @@ import {
   METRICS,
   similarity,
 } from '../../lib/vector/index.js';
+import { dotAndSquares } from '../../lib/vector/distance.js';
 
 describe('vector/distance', () => {
+  it("sums the dot product and the stored vector's squares in one pass, refusing anything but numbers", () => {
+    const parts = { dot: 0, squares: 0 };
+    expect(dotAndSquares([1, 2, 3], [4, -5, 6], parts)).to.equal(true);
+    expect(parts).to.deep.equal({ dot: 12, squares: 77 });
+    expect(dotAndSquares([1, 2], [1, '2'], parts)).to.equal(false);
+    expect(dotAndSquares([1, 2], [null, 2], parts)).to.equal(false);
+    expect(parts, 'unchanged by a refused vector').to.deep.equal({ dot: 12, squares: 77 });
+  });
+
   it('computes the dot product', () => {
     expect(dotProduct([1, 2, 3], [4, -5, 6])).to.equal(12);
   });

@@ -21,4 +21,16 @@ describe('vector/top-k', () => {
     few.push({ id: 'b', score: 2 });
     expect(few.sorted().map((h) => h.id)).to.deep.equal(['b', 'a']);
   });
+
+  it('admits a score while fewer than k are kept, then only one at least the worst kept (a tie goes to the ids)', () => {
+    expect(new TopK(0).admits(5), 'k = 0 keeps nothing').to.equal(false);
+    const top = new TopK(2);
+    expect(top.admits(-Infinity)).to.equal(true);
+    top.push({ id: 'b', score: 1 });
+    top.push({ id: 'c', score: 3 });
+    expect([top.admits(0.5), top.admits(1), top.admits(2)]).to.deep.equal([false, true, true]);
+    // Admitted on a tie, kept only when its id sorts first.
+    top.push({ id: 'a', score: 1 });
+    expect(top.sorted().map((h) => h.id)).to.deep.equal(['c', 'a']);
+  });
 });
