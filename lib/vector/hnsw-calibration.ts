@@ -21,10 +21,11 @@
 import { BoundedHeap } from './top-k.js';
 
 /**
- * The recall@10 the chosen ef reaches on the sample: above the 0.95 promised, as the sample's estimate varies (fresh
- * queries on clustered data found about 0.01 less than the sample did).
+ * The recall@10 the chosen ef reaches on the sample: above the 0.95 promised, as the sample's estimate varies and
+ * leans high (fresh queries found about 0.01 less than the sample did on clustered data, and up to 0.04 less on
+ * uniform noise in 48 dimensions, where 0.98 chose an ef that fresh queries reached only 0.945 at).
  */
-export const RECALL_TARGET = 0.98;
+export const RECALL_TARGET = 0.99;
 export const CALIBRATION_K = 10;
 /** What a k = 10 search through the engine asks of the graph (k plus a few dropped for expired records). */
 export const CALIBRATION_ASK = 18;

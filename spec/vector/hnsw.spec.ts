@@ -169,8 +169,8 @@ describe('vector/hnsw', () => {
     expect(() => new HnswIndex({ dimensions: 4, metric: 'cosine', initialCapacity: 0 })).to.throw(InvalidInput);
   });
 
-  it('keeps the paper defaults (m 16, efConstruction 200) unless told otherwise', () => {
+  it('keeps m 16 and efConstruction 100 (as Lucene and Qdrant) unless told otherwise', () => {
     const index = new HnswIndex({ dimensions: 4, metric: 'dotproduct' });
-    expect([index.m, index.efConstruction, index.efSearch]).to.deep.equal([16, 200, undefined]);
+    expect([index.m, index.efConstruction, index.efSearch]).to.deep.equal([16, 100, undefined]);
   });
 });
