@@ -126,7 +126,7 @@ function holdBatch(key: string, index: HnswIndex, batch: HnswBatchMessage, answe
     const row = batch.rows[i]!;
     if (row < 0) index.remove(batch.ids[i]!);
     else {
-      index.add(batch.ids[i]!, Array.from(batch.vectors.subarray(row * dims, (row + 1) * dims)));
+      index.add(batch.ids[i]!, batch.vectors.subarray(row * dims, (row + 1) * dims));
       inserts++;
     }
   }

@@ -127,7 +127,7 @@ export class HnswIndex implements VectorIndex {
    * Changes not in the graph yet (id -> vector, or null for a removal): made while a save ran or after `hold`, or
    * while some are still held, and applied in order by drainHeld.
    */
-  private held: Map<string, number[] | null> | undefined;
+  private held: Map<string, readonly number[] | Float32Array | null> | undefined;
   /** Changes that entered `held` so far, and those drainHeld applied: see heldMark. */
   private heldSoFar = 0;
   private appliedSoFar = 0;
@@ -187,12 +187,15 @@ export class HnswIndex implements VectorIndex {
    * See VectorIndex.add. A fresh insert costs O(log n · m · efConstruction)
    * distance computations (~0.1 ms at 64-d, 5k vectors); taking over a freed
    * slot costs ~15x more, as hnswlib repairs the links of the slot's
-   * neighbours. Replacing an id removes it and inserts anew.
+   * neighbours. Replacing an id removes it and inserts anew. A Float32Array
+   * row (the worker's batches arrive as one) is held as it is, and made an
+   * array only when applied: held as an array, it was two copies that lived
+   * until then, work for the collector. REQUIRES: a row held is not changed.
    */
-  add(id: string, vector: readonly number[]): void {
+  add(id: string, vector: readonly number[] | Float32Array): void {
     checkVector(vector, this.dimensions);
     if (this.held) {
-      this.holdChange(id, [...vector]);
+      this.holdChange(id, vector instanceof Float32Array ? vector : [...vector]);
       return;
     }
     this.remove(id);
@@ -206,7 +209,7 @@ export class HnswIndex implements VectorIndex {
     }
     const label = this.nextLabel++;
     assert(label <= 0xffff_ffff, 'hnswlib labels are uint32');
-    this.native.addPoint(vector as number[], label, reuse);
+    this.native.addPoint(vector instanceof Float32Array ? Array.from(vector) : (vector as number[]), label, reuse);
     this.labelOf.set(id, label);
     this.idOf.set(label, id);
     this.changes++;
@@ -301,7 +304,7 @@ export class HnswIndex implements VectorIndex {
     return this.appliedSoFar >= mark;
   }
 
-  private holdChange(id: string, vector: number[] | null): void {
+  private holdChange(id: string, vector: readonly number[] | Float32Array | null): void {
     if (!this.held!.has(id)) this.heldSoFar++;
     this.held!.set(id, vector);
   }

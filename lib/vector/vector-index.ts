@@ -55,11 +55,12 @@ export function checkMetric(metric: unknown): asserts metric is Metric {
 }
 
 /**
- * Throws InvalidInput unless `vector` is an array of `dimensions` finite
- * numbers. The dimension message is the one the engine surfaces verbatim.
+ * Throws InvalidInput unless `vector` is an array (or a Float32Array) of
+ * `dimensions` finite numbers. The dimension message is the one the engine surfaces verbatim.
  */
-export function checkVector(vector: readonly number[], dimensions: number): void {
-  if (!Array.isArray(vector)) throw new InvalidInput('vector must be an array of numbers');
+export function checkVector(vector: readonly number[] | Float32Array, dimensions: number): void {
+  if (!Array.isArray(vector) && !(vector instanceof Float32Array))
+    throw new InvalidInput('vector must be an array of numbers');
   if (vector.length !== dimensions) {
     throw new InvalidInput(`vector has ${vector.length} dimensions; the index has ${dimensions}`);
   }

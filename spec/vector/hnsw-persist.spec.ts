@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import path from 'node:path';
+import { InvalidInput } from '../../lib/errors.js';
 import { BruteForceIndex, HnswIndex } from '../../lib/vector/index.js';
 import { randomVectors } from '../helpers/seeded-random.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
@@ -108,6 +109,20 @@ describe('vector/hnsw save and load', () => {
     expect([index.applied(removal), index.size(), index.has('r60')]).to.deep.equal([true, 452, false]);
     const loaded = await HnswIndex.load(path.join(dir, 'b.hnsw'), state);
     expect(loaded.size()).to.equal(450);
+  });
+
+  it('holds a Float32Array row as it is, scores it exactly while held, and inserts it once applied', () => {
+    const index = filled();
+    const row = Float32Array.from(randomVectors(1, 16, 77)[0]!);
+    index.hold();
+    index.add('row', row);
+    const [held] = index.search(Array.from(row), 1);
+    expect(held!.id).to.equal('row');
+    expect(held!.score).to.be.closeTo(1, 1e-12);
+    expect(index.drainHeld(Infinity)).to.equal(0);
+    expect([index.has('row'), index.search(Array.from(row), 1)[0]!.id]).to.deep.equal([true, 'row']);
+    expect(() => index.add('bad', new Float32Array(16).fill(Infinity))).to.throw(InvalidInput, 'not a finite number');
+    expect(() => index.add('short', new Float32Array(3))).to.throw(InvalidInput, 'dimensions');
   });
 
   it('answers exactly around held replacements, few or many, with a filter or without', () => {
