@@ -19,6 +19,7 @@
  * keeps them or refuses them, naming the field; responses write them back
  * with their exact digits, or as MessagePack 64-bit ints.
  */
+import { isAscii } from 'node:buffer';
 import { Readable, pipeline } from 'node:stream';
 import { constants as zlibConstants, createGzip, deflateRawSync, gzipSync } from 'node:zlib';
 import { C1, Packr, Unpackr, type Options } from 'msgpackr';
@@ -94,7 +95,7 @@ function bodyParser(raw: Buffer | undefined, contentType: string | undefined): (
     const value = unpackBody(raw);
     return () => value;
   }
-  const text = raw.toString('utf8');
+  const text = bodyText(raw);
   if (text.trim() === '') return () => ({});
   const parse = jsonParser(text);
   return () => {
@@ -105,6 +106,16 @@ function bodyParser(raw: Buffer | undefined, contentType: string | undefined): (
       throw new InvalidInput(`Malformed JSON body: ${(err as Error).message}`);
     }
   };
+}
+
+/**
+ * The text of a JSON body. Node's UTF-8 decoder takes about 3 ns a byte
+ * (13 ms for a 3.8 MB batch of 500 vectors); ASCII, which nearly every JSON
+ * body is, reads the same as Latin-1, which is a copy (0.6 ms), and isAscii
+ * is a vectorized scan (0.05 ms).
+ */
+function bodyText(raw: Buffer): string {
+  return isAscii(raw) ? raw.toString('latin1') : raw.toString('utf8');
 }
 
 /** A MessagePack body decoded by msgpackr and checked (every body the rewrite does not take; specs compare the two). */

@@ -3,6 +3,8 @@
  * sent (the decoder copies long ones so a stored record does not keep the
  * body's decoded text alive), in maps, arrays, typed extension values and
  * in bodies that spell `__proto__` (decoded through Maps, then refused).
+ * JSON bodies: ASCII text (read as Latin-1, a copy) and UTF-8 text read
+ * the same as Node's UTF-8 decoder reads them.
  */
 import { expect } from 'chai';
 import { Packr } from 'msgpackr';
@@ -57,5 +59,22 @@ describe('http/codec MessagePack strings', () => {
     expect(() => decodeBody(bad, MSGPACK)).to.throw(/__proto__/);
     const fine = { a: 'mentions __proto__ in a value only', b: ['another long string value'] };
     expect(decodeBody(packr.pack(fine), MSGPACK)).to.deep.equal(fine);
+  });
+});
+
+describe('http/codec JSON text', () => {
+  const JSON_TYPE = 'application/json';
+
+  it('reads ASCII and UTF-8 bodies alike, strings of every length equal to what was sent', () => {
+    const ascii = { inserts: [{ data: { t: 'plain', v: Array.from({ length: 384 }, (_, i) => Math.sin(i)) } }] };
+    expect(decodeBody(Buffer.from(JSON.stringify(ascii)), JSON_TYPE)).to.deep.equal(ascii);
+    const body = { inserts: texts.map((t, i) => ({ data: { id: `id-${i}`, t, list: [t, { t }] } })) };
+    expect(decodeBody(Buffer.from(JSON.stringify(body)), JSON_TYPE)).to.deep.equal(body);
+  });
+
+  it('reads bytes that are not UTF-8 as the UTF-8 decoder does (replacement characters), and escapes as JSON does', () => {
+    const raw = Buffer.concat([Buffer.from('{"t":"a'), Buffer.from([0xff, 0xc3]), Buffer.from('b"}')]);
+    expect(decodeBody(raw, JSON_TYPE)).to.deep.equal({ t: 'a\ufffd\ufffdb' });
+    expect(decodeBody(Buffer.from('{"t":"\\u00e9\\ud83d\\ude80"}'), JSON_TYPE)).to.deep.equal({ t: 'é🚀' });
   });
 });
