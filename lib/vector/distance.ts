@@ -43,8 +43,9 @@ export interface ScoreParts {
  * `vector`'s squares; false (and `out` unchanged) when `vector` holds
  * anything but numbers. The whole per-vector loop of an exact scan, in a
  * function of its own: it is optimized within the first few vectors of a
- * process's first scan and stays so whatever its callers' type feedback
- * does (a fresh scan's empty heap used to throw it back to the interpreter).
+ * process's first scan and stays so when its caller is deoptimized (a
+ * fresh scan's empty heap changes maps the caller's optimized code saw, and
+ * a loop inside the caller would run interpreted until it was recompiled).
  * REQUIRES: `vector.length >= query.length`.
  */
 export function dotAndSquares(query: readonly number[], vector: readonly unknown[], out: ScoreParts): boolean {

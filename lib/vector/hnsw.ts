@@ -189,8 +189,8 @@ export class HnswIndex implements VectorIndex {
    * slot costs ~15x more, as hnswlib repairs the links of the slot's
    * neighbours. Replacing an id removes it and inserts anew. A Float32Array
    * row (the worker's batches arrive as one) is held as it is, and made an
-   * array only when applied: held as an array, it was two copies that lived
-   * until then, work for the collector. REQUIRES: a row held is not changed.
+   * array only when applied: an array held would be copies that live until
+   * then, work for the collector. REQUIRES: a row held is not changed.
    */
   add(id: string, vector: readonly number[] | Float32Array): void {
     checkVector(vector, this.dimensions);
