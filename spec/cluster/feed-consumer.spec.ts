@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { TestServer } from '../helpers/test-server.js';
 import { natsServerAvailable, startNats, type NatsFixture } from '../helpers/nats-server.js';
-import { eventually } from '../helpers/cluster-nodes.js';
+import { eventually, primaryWithAdminKey } from '../helpers/cluster-nodes.js';
 import { removeDir, tempDir } from '../helpers/temp-dir.js';
 import { DEFAULT_STREAM_BOUNDS } from '../../lib/cluster/index.js';
 
@@ -61,7 +61,7 @@ describe('cluster: the change feed, followed from outside', function () {
         streamBounds: DEFAULT_STREAM_BOUNDS,
       },
     });
-    await eventually('a primary', async () => (primary.server.cluster?.isPrimary ? true : undefined), 10_000);
+    await primaryWithAdminKey(primary);
   });
 
   after(async () => {

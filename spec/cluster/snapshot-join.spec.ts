@@ -8,7 +8,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { TestServer } from '../helpers/test-server.js';
 import { natsServerAvailable, startNats, type NatsFixture } from '../helpers/nats-server.js';
-import { eventually } from '../helpers/cluster-nodes.js';
+import { eventually, primaryWithAdminKey } from '../helpers/cluster-nodes.js';
 
 function config(nats: NatsFixture) {
   return {
@@ -43,7 +43,7 @@ describe("cluster: a new replica joins from the cluster's snapshot", function ()
   it('loads the stored snapshot, then catches up with the log while writes go on', async () => {
     const primary = await TestServer.start(config(nats));
     servers.push(primary);
-    await eventually('a primary', async () => (primary.server.cluster?.isPrimary ? true : undefined), 10_000);
+    await primaryWithAdminKey(primary);
     for (let i = 0; i < 300; i++)
       expect((await primary.request('POST', '/api/insert/items', { i })).status).to.equal(201);
     expect((await primary.request('POST', '/api/admin/snapshot')).status).to.equal(200);

@@ -5,6 +5,7 @@
  */
 import { startChild, childToken, killChild, type ChildServer } from './child-server.js';
 import { tempDir } from './temp-dir.js';
+import type { TestServer } from './test-server.js';
 
 export interface ClusterNodeProcess {
   readonly dataDir: string;
@@ -98,4 +99,17 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, pollMs));
   }
+}
+
+/**
+ * Resolves once the in-process node `server` is the primary and holds the admin key. A node writes the key only
+ * after it becomes the primary (its write needs the role), so a token asked for in between is refused, and each
+ * refusal counts as a failed token request.
+ */
+export function primaryWithAdminKey(server: TestServer): Promise<true> {
+  return eventually(
+    'a primary with its admin key',
+    async () => (server.server.cluster?.isPrimary && server.server.db.keys.hasAdmin() ? true : undefined),
+    10_000,
+  );
 }
