@@ -120,10 +120,13 @@ export class NearestScan {
     const { query, parts } = this;
     if (vector.length !== query.length || !dotAndSquares(query, vector, parts)) return;
     if (!Number.isFinite(parts.squares) && !vector.every((x) => Number.isFinite(x))) return;
+    // The pass above summed the dot product as dotProduct does (same terms, same order): only euclidean needs another.
     const score =
       this.metric === 'cosine'
         ? cosineFromParts(parts.dot, this.queryNorm, Math.sqrt(parts.squares))
-        : similarity(this.metric, query, vector as readonly number[]);
+        : this.metric === 'dotproduct'
+          ? parts.dot
+          : similarity(this.metric, query, vector as readonly number[]);
     if (this.top.admits(score)) this.top.push({ id, score });
   }
 

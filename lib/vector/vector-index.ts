@@ -56,7 +56,8 @@ export function checkMetric(metric: unknown): asserts metric is Metric {
 
 /**
  * Throws InvalidInput unless `vector` is an array (or a Float32Array) of
- * `dimensions` finite numbers. The dimension message is the one the engine surfaces verbatim.
+ * `dimensions` finite numbers. The dimension message is the one the engine
+ * surfaces verbatim.
  */
 export function checkVector(vector: readonly number[] | Float32Array, dimensions: number): void {
   if (!Array.isArray(vector) && !(vector instanceof Float32Array))
