@@ -12,10 +12,12 @@
  * on the libuv thread pool while the batches that arrive are held; the next
  * save of the graph waits for it. A load finishes before later requests for
  * the same key run. Once a graph has grown to twice the size it was last
- * calibrated at (and holds CALIBRATE_FROM vectors) and no batch has come
- * for CALIBRATE_IDLE_MS, its query-time ef is calibrated on its data
- * (HnswIndex.calibrate), in chunks between which requests are answered; a
- * calibration the batches overtook is tried again at the next pause.
+ * calibrated at (and holds CALIBRATE_FROM vectors), every change is applied
+ * and no batch has come for CALIBRATE_IDLE_MS, its query-time ef is
+ * calibrated on its data (HnswIndex.calibrate), in chunks between which
+ * requests are answered. A batch that arrives meanwhile stops it at its next
+ * chunk (its measure would be of a graph that no longer is, and it would
+ * take the build's time), and it starts again at the next pause.
  * Started only by HnswThread, with its `workerData`.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
@@ -266,6 +268,9 @@ function drainLater(key: string, index: HnswIndex): void {
   setImmediate(chunk);
 }
 
+/** Why a calibration stopped at a pause: changes came in, which it would have been measured without. */
+const OVERTAKEN = new Error('calibration overtaken by changes');
+
 /** Calibrates `index`'s ef once it has grown enough and the batches have paused (see the header). */
 function calibrateLater(key: string, index: HnswIndex): void {
   if (index.efSearch !== undefined) return;
@@ -275,13 +280,19 @@ function calibrateLater(key: string, index: HnswIndex): void {
   clearTimeout(calibration.timer);
   const current = calibration;
   current.timer = setTimeout(() => {
+    // A build still catching up would overtake the calibration, which would then be measured for nothing, in the
+    // build's time: drainLater asks again once nothing is held.
+    if (index.heldCount > 0 || draining.has(key)) return;
     current.running = true;
     priority?.foreground();
     const size = index.size();
+    const mark = index.heldMark;
     const pause = () =>
       new Promise<void>((resolve, reject) =>
         setImmediate(() => {
           if (indexes.get(key) !== index) return reject(new Error('dropped'));
+          // Overtaken: the calibration stops here, and starts again once the batches are applied and pause.
+          if (index.heldMark !== mark) return reject(OVERTAKEN);
           priority?.foreground();
           resolve();
         }),
@@ -294,8 +305,10 @@ function calibrateLater(key: string, index: HnswIndex): void {
         current.size = size;
         parentPort?.postMessage({ calibrated: key, ef: calibrated.ef } satisfies HnswCalibrated);
       },
-      () => {
+      (err) => {
         current.running = false;
+        // Overtaken by a batch: drainLater asks again once it is applied, unless it already has and found this running.
+        if (err === OVERTAKEN) calibrateLater(key, index);
       },
     );
   }, CALIBRATE_IDLE_MS);
