@@ -51,9 +51,9 @@ export function compiled(file: string): string {
   return out;
 }
 
-/** Starts a node process on SERVER_CORE and waits for "listening on http://host:port" in its output. */
-export function startListening(args: string[], env: Record<string, string> = {}): Promise<Proc> {
-  const [cmd, argv] = pinned(SERVER_CORE, process.execPath, args);
+/** Starts a node process on `cores` and waits for "listening on http://host:port" in its output. */
+export function startListening(args: string[], env: Record<string, string> = {}, cores = SERVER_CORE): Promise<Proc> {
+  const [cmd, argv] = pinned(cores, process.execPath, args);
   const proc = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
@@ -72,6 +72,8 @@ export function startListening(args: string[], env: Record<string, string> = {})
 export interface EddyOptions {
   /** Node flags before the script (e.g. --cpu-prof). */
   nodeArgs?: string[];
+  /** The cores it may run on, as taskset takes them: SERVER_CORE unless given. */
+  cores?: string;
 }
 
 /**
@@ -97,6 +99,7 @@ export function startEddy(dataDir: string, extra: string[] = [], opts: EddyOptio
       ...extra,
     ],
     { EDDYDB_ADMIN_KEY: BENCH_ADMIN_KEY, EDDYDB_SNAPSHOT_CRON: '', EDDYDB_IDLE_COMPACTION_MB: '0' },
+    opts.cores,
   );
 }
 

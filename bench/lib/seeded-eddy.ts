@@ -18,9 +18,10 @@ export interface Eddy extends Proc {
   headers: Record<string, string>;
 }
 
-export async function startServer(mode: string, nodeArgs: string[] = []): Promise<Eddy> {
+/** `cores`: where the server may run, as taskset takes them (procs.ts SERVER_CORE unless given). */
+export async function startServer(mode: string, nodeArgs: string[] = [], cores?: string): Promise<Eddy> {
   const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-'));
-  const p = await startEddy(dir, ['--durability', mode], { nodeArgs });
+  const p = await startEddy(dir, ['--durability', mode], { nodeArgs, cores });
   const headers = { authorization: `Bearer ${await token(p.url)}`, 'content-type': 'application/json' };
   return { ...p, dir, headers };
 }
