@@ -24,7 +24,7 @@
  * | INTERNAL          | 500  | any non-DbError throw, i.e. a bug                     |
  * | NOT_IMPLEMENTED   | 501  | a protocol message this server does not serve yet     |
  * | UPSTREAM_FAILED   | 502  | LLM provider or outbound HTTP failure                 |
- * | UNAVAILABLE       | 503  | read-only after a log failure, overload, shutdown     |
+ * | UNAVAILABLE       | 503  | read-only (log failure), overload, starting, shutdown |
  * | TIMEOUT           | 504  | time budget exceeded                                  |
  *
  * A failure with more to say than a message is a typed value (Overloaded,
@@ -348,6 +348,21 @@ export class SubscriptionEnded extends DbError {
   constructor(message: string, cause: DbError) {
     super(message, { cause });
     this.code = cause.code;
+  }
+}
+
+/**
+ * A request the server cannot judge yet because it is still starting (its
+ * admin key is not stored yet): 503 with Retry-After, so that a client
+ * retries instead of taking it for a refusal.
+ */
+export class Starting extends DbError {
+  readonly code = 'UNAVAILABLE' as const;
+  constructor(
+    message: string,
+    readonly retryAfter: number,
+  ) {
+    super(message);
   }
 }
 

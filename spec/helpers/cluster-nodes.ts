@@ -103,8 +103,7 @@ export async function eventually<T>(
 
 /**
  * Resolves once the in-process node `server` is the primary and holds the admin key. A node writes the key only
- * after it becomes the primary (its write needs the role), so a token asked for in between is refused, and each
- * refusal counts as a failed token request.
+ * after it becomes the primary (its write needs the role), so a token asked for in between is answered 503 (retry).
  */
 export function primaryWithAdminKey(server: TestServer): Promise<true> {
   return eventually(

@@ -3,14 +3,18 @@
  * key before failing, because Server.create bootstrapped the key before
  * listen(). With adminKeyAfterListen (what the CLI sets) the key is made
  * only once the port is bound; an embedder that never listens still gets
- * it from create().
+ * it from create(). Between the bind and the key stored, a token request
+ * is answered 503 with Retry-After: a 401 then would be false, and would
+ * count toward the address's failed logins.
  */
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Server } from '../../lib/http/index.js';
+import { FaultyFs } from '../helpers/faulty-fs.js';
 import { tempDir, removeDir } from '../helpers/temp-dir.js';
+import { until } from '../helpers/until.js';
 
 describe('a start that cannot bind makes no admin key', function () {
   this.timeout(30_000);
@@ -80,6 +84,53 @@ describe('a start that cannot bind makes no admin key', function () {
       expect(server.db.keys.hasAdmin()).to.equal(true);
       expect(announced).to.have.length(1);
     } finally {
+      await server.close();
+    }
+  });
+
+  it('answers a token request before the key is stored with 503 and Retry-After, counting no failure', async () => {
+    const fs = new FaultyFs();
+    const announced: string[] = [];
+    const server = await Server.create({
+      ...base(),
+      port: 0,
+      fs,
+      authFailureLimit: 3,
+      adminKeyAfterListen: true,
+      announce: (m) => announced.push(m),
+    });
+    // The key's write waits for its fsync (durability `always`): held, the port is bound and the key not yet stored.
+    const release = fs.holdSyncs();
+    const listening = server.listen();
+    try {
+      await until('the port bound', () => server.httpServer.listening, 10_000);
+      const address = server.httpServer.address() as net.AddressInfo;
+      const token = (apiKey: string) =>
+        fetch(`http://127.0.0.1:${address.port}/api/auth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ api_key: apiKey }),
+        });
+      // More than the failure limit: none counts.
+      for (let i = 0; i < 5; i++) {
+        const early = await token('eddy_admin_not-the-key');
+        expect(early.status).to.equal(503);
+        expect(early.headers.get('retry-after')).to.equal('1');
+        expect(((await early.json()) as { message: string }).message).to.match(/starting/);
+      }
+      expect(server.db.keys.hasAdmin()).to.equal(false);
+      release();
+      await listening;
+      const key = /^\s+(eddy_admin_\S+)$/m.exec(announced[0] ?? '')?.[1];
+      expect(key, announced.join('\n')).to.be.a('string');
+      const wrong = await token('eddy_admin_not-the-key');
+      expect(wrong.status).to.equal(401);
+      const right = await token(key!);
+      expect(right.status).to.equal(200);
+      expect(((await right.json()) as { token: string }).token).to.be.a('string');
+    } finally {
+      release();
+      await listening.catch(() => undefined);
       await server.close();
     }
   });

@@ -9,7 +9,7 @@
  * (`reqId`). URLs and headers pass through the redaction of redact.ts first;
  * bodies are never logged.
  */
-import { ReadOnlyRefusal, toDbError } from '../../errors.js';
+import { ReadOnlyRefusal, Starting, toDbError } from '../../errors.js';
 import type { LogLevel, ServerLog } from './server-log.js';
 import { redactFields, redactUrl } from './redact.js';
 import { MAX_URL_CHARS } from './access-log.js';
@@ -32,7 +32,8 @@ const MAX_HEADER_CHARS = 100;
 /**
  * Logs one failed request, classified by the error's code (its status in the
  * table of lib/errors.ts): a server fault (5xx) at `error` with `err` as the
- * cause, a client error at `clientErrorLevel`.
+ * cause, a client error (or a request made while the server starts) at
+ * `clientErrorLevel`.
  */
 export function logFailedRequest(
   log: ServerLog,
@@ -43,7 +44,8 @@ export function logFailedRequest(
 ): void {
   const line = `${req.method} ${redactUrl(req.url).slice(0, MAX_URL_CHARS)}`;
   const status = toDbError(err).status;
-  if (status < 500) {
+  // A request made while the server starts is answered with a Retry-After, as expected as a client's mistake.
+  if (status < 500 || err instanceof Starting) {
     log(clientErrorLevel, `${line} -> ${status}`, undefined, requestId);
     return;
   }

@@ -89,6 +89,8 @@ export interface KeyAdmin {
   list(): ApiKeyRecord[];
   update(id: string, req: KeyRequest): Promise<ApiKeyRecord>;
   revoke(id: string): Promise<void>;
+  /** Whether the bootstrap admin key is stored: not yet while the server starts (server-bootstrap.ts). */
+  hasAdmin(): boolean;
 }
 
 /** What GET /api/collections/{c} shows of a collection. */

@@ -22,6 +22,7 @@ import {
   ProviderFailed,
   RateLimited,
   SlowConsumer,
+  Starting,
   StepFailed,
   toDbError,
   TransactionConflict,
@@ -127,7 +128,7 @@ function errorHeaders(err: DbError): Record<string, string> {
     if (err.resetAt !== undefined) headers['X-RateLimit-Reset'] = String(err.resetAt);
     return headers;
   }
-  if (err instanceof Overloaded) return { 'Retry-After': String(err.retryAfter) };
+  if (err instanceof Overloaded || err instanceof Starting) return { 'Retry-After': String(err.retryAfter) };
   if (err instanceof ProviderFailed && err.retryAfterSecs !== undefined) {
     return { 'Retry-After': String(err.retryAfterSecs) };
   }

@@ -1,5 +1,5 @@
 /** Health, token exchange, run-time config and on-demand snapshots. */
-import { InvalidInput, Unauthorized } from '../../../errors.js';
+import { InvalidInput, Starting, Unauthorized } from '../../../errors.js';
 import {
   DEFAULT_SETTINGS,
   DURABILITY_MODES,
@@ -195,6 +195,9 @@ export const authToken = defineProcedure({
   handler: async (apiKey, ctx) => {
     const address = ctx.clientAddress ?? 'unknown';
     ctx.authFailures.check(address, ctx.clock.now());
+    // A server bound before its admin key is stored (a start, a cluster's new primary, a replica not caught up) cannot
+    // judge a key yet: a refusal would be false, and would count toward the address's failures.
+    if (!ctx.keys.hasAdmin()) throw new Starting('The server is starting: its API keys are not ready; retry', 1);
     try {
       return { token: (await ctx.tokens.issue(apiKey)).token };
     } catch (err) {
