@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { TestServer } from '../helpers/test-server.js';
 import { FaultyFs } from '../helpers/faulty-fs.js';
 
-const READY_CHECKS = { recovery: 'done', storage: 'writable', search_indexes: 'ready', shutdown: 'no' };
+const READY_CHECKS = { recovery: 'done', storage: 'writable', search_indexes: 'ready', shutdown: 'no', auth: 'ready' };
 
 describe('health probes for orchestrators', () => {
   it('answers live and ready without a token, in small bodies', async () => {

@@ -5,7 +5,8 @@
  * only once the port is bound; an embedder that never listens still gets
  * it from create(). Between the bind and the key stored, a token request
  * is answered 503 with Retry-After: a 401 then would be false, and would
- * count toward the address's failed logins.
+ * count toward the address's failed logins; the readiness probe says
+ * `auth: starting` meanwhile.
  */
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
@@ -88,7 +89,7 @@ describe('a start that cannot bind makes no admin key', function () {
     }
   });
 
-  it('answers a token request before the key is stored with 503 and Retry-After, counting no failure', async () => {
+  it('answers a token request before the key is stored with 503 and Retry-After, counting no failure; not ready', async () => {
     const fs = new FaultyFs();
     const announced: string[] = [];
     const server = await Server.create({
@@ -119,6 +120,12 @@ describe('a start that cannot bind makes no admin key', function () {
         expect(((await early.json()) as { message: string }).message).to.match(/starting/);
       }
       expect(server.db.keys.hasAdmin()).to.equal(false);
+      // Not ready for traffic meanwhile: a load balancer sends none.
+      const probe = await fetch(`http://127.0.0.1:${address.port}/api/health/ready`);
+      expect(probe.status).to.equal(503);
+      const readiness = (await probe.json()) as { checks: { auth: string }; reasons: string[] };
+      expect(readiness.checks.auth).to.equal('starting');
+      expect(readiness.reasons).to.deep.equal(['the admin key is not stored yet: no token can be issued']);
       release();
       await listening;
       const key = /^\s+(eddy_admin_\S+)$/m.exec(announced[0] ?? '')?.[1];
@@ -128,6 +135,9 @@ describe('a start that cannot bind makes no admin key', function () {
       const right = await token(key!);
       expect(right.status).to.equal(200);
       expect(((await right.json()) as { token: string }).token).to.be.a('string');
+      const ready = await fetch(`http://127.0.0.1:${address.port}/api/health/ready`);
+      expect(ready.status).to.equal(200);
+      expect(((await ready.json()) as { checks: { auth: string } }).checks.auth).to.equal('ready');
     } finally {
       release();
       await listening.catch(() => undefined);

@@ -6,7 +6,9 @@
  *   503 saying what is not ready: recovery done (always, once the server
  *   answers: it listens only after recovery), storage writable (not
  *   read-only after a storage failure), every search index ready or
- *   building (none failed), not shutting down. The body names no
+ *   building (none failed), not shutting down, and the admin key stored
+ *   (tokens can be issued: not yet between the bind and the key's write
+ *   at a start, or on a cluster's new primary). The body names no
  *   collection or file: an admin's `GET /api/health` does.
  */
 import Type from 'typebox';
@@ -22,6 +24,10 @@ const Checks = Type.Object({
     description: 'building is ready (searches scan exactly meanwhile); failed is not.',
   }),
   shutdown: Type.Union([Type.Literal('no'), Type.Literal('closing')]),
+  auth: Type.Union([Type.Literal('ready'), Type.Literal('starting')], {
+    description:
+      'starting from the bind until the admin key is stored (a token asked for meanwhile gets 503 with Retry-After).',
+  }),
 });
 
 const Readiness = Type.Object({
@@ -56,8 +62,8 @@ export const healthReady = defineProcedure({
   schema: {
     summary: 'Readiness: whether the server can take traffic',
     description:
-      '200 when recovery is done, storage is writable, no search index failed and the server is not shutting ' +
-      'down; otherwise 503 with the same body saying what is not. No token needed.',
+      '200 when recovery is done, storage is writable, no search index failed, the server is not shutting ' +
+      'down and its admin key is stored; otherwise 503 with the same body saying what is not. No token needed.',
     response: Readiness,
     statuses: { '503': Type.Object(Readiness.properties, { description: 'Not ready: `reasons` says why.' }) },
   },
@@ -79,11 +85,14 @@ function readiness(ctx: Context): { checks: Record<string, string>; reasons: str
     );
   const closing = ctx.lifecycle.closing;
   if (closing) reasons.push('the server is shutting down');
+  const keysReady = ctx.keys.hasAdmin();
+  if (!keysReady) reasons.push('the admin key is not stored yet: no token can be issued');
   const checks = {
     recovery: 'done',
     storage: readOnly ? 'read-only' : 'writable',
     search_indexes: failed > 0 ? 'failed' : building > 0 ? 'building' : 'ready',
     shutdown: closing ? 'closing' : 'no',
+    auth: keysReady ? 'ready' : 'starting',
   };
   return { checks, reasons };
 }
