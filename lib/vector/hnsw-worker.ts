@@ -308,7 +308,7 @@ function calibrateLater(key: string, index: HnswIndex): void {
       (err) => {
         current.running = false;
         // Overtaken by a batch: drainLater asks again once it is applied, unless it already has and found this running.
-        if (err === OVERTAKEN) calibrateLater(key, index);
+        if (err === OVERTAKEN && indexes.get(key) === index) calibrateLater(key, index);
       },
     );
   }, CALIBRATE_IDLE_MS);
