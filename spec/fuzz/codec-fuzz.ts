@@ -26,6 +26,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pack } from 'msgpackr';
 import { mulberry32 } from '../helpers/seeded-random.js';
 import { checkBody, edgeBodies, nextBody, type Rewrite } from './msgpack-cases.js';
 
@@ -112,7 +113,18 @@ function runParent(opts: Options): void {
   );
   const worker = spawnSync(
     process.execPath,
-    ['--import', 'tsx', HERE, '--worker', ADDON, '--iterations', String(opts.iterations), '--seed', String(opts.seed)],
+    [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      HERE,
+      '--worker',
+      ADDON,
+      '--iterations',
+      String(opts.iterations),
+      '--seed',
+      String(opts.seed),
+    ],
     {
       cwd: ROOT,
       stdio: 'inherit',
@@ -146,6 +158,7 @@ function runWorker(addonFile: string, opts: Options): void {
     const outcome = checkBody(edge.body, rewrite);
     if (outcome !== edge.outcome) fail(`edge body '${edge.name}': ${outcome}, expected ${edge.outcome}`);
   }
+  releaseLargeTexts(rewrite);
   const rnd = mulberry32(opts.seed);
   const counts = { rewritten: 0, declined: 0 };
   for (let i = 0; i < opts.iterations; i++) {
@@ -161,6 +174,21 @@ function runWorker(addonFile: string, opts: Options): void {
     `fuzz:codec: ${opts.iterations} bodies of seed ${opts.seed} and ${edges.length} edge bodies agree with msgpackr ` +
       `(${counts.rewritten} rewritten, ${counts.declined} declined) in ${seconds} s, with no sanitizer report\n`,
   );
+}
+
+/**
+ * A large text is an external string over the rewrite's own buffer, freed
+ * when the string is collected: collect the edge bodies' texts while one is
+ * still held, so that the release runs under the sanitizers too, and read
+ * the held one after.
+ */
+function releaseLargeTexts(rewrite: Rewrite): void {
+  const body = pack({ held: 'x'.repeat(256 * 1024) });
+  const held = rewrite(body);
+  if (held === undefined) fail('a 256 KiB string of letters was declined');
+  for (let i = 0; i < 3; i++) (globalThis as { gc?: () => void }).gc?.();
+  const value = JSON.parse(held) as { held: string };
+  if (value.held.length !== 256 * 1024) fail('a held large text changed after a collection');
 }
 
 const opts = parseArgs(process.argv.slice(2));

@@ -86,6 +86,14 @@ class Rewriter {
   size_t Length() const { return len_; }
   bool Ascii() const { return ascii_; }
 
+  // The text's buffer, now the caller's to free.
+  char* Release() {
+    char* out = out_;
+    out_ = nullptr;
+    cap_ = len_ = 0;
+    return out;
+  }
+
  private:
   const uint8_t* p_;
   const uint8_t* const end_;
@@ -380,6 +388,35 @@ class Rewriter {
   }
 };
 
+// An ASCII text at least this long becomes an external string over the
+// rewrite's own buffer instead of being copied into the V8 heap: a large
+// string there takes fresh pages each time, and faulting them in cost more
+// than the whole rewrite (Node makes large Latin-1 strings the same way).
+constexpr size_t kExternalMin = 64 * 1024;
+
+// The rewrite's buffer, handed to V8 as a one-byte string's storage; freed
+// when the string is collected. The isolate is told of the memory, so that
+// large texts count toward its collections.
+class OwnedText final : public v8::String::ExternalOneByteStringResource {
+ public:
+  OwnedText(Isolate* isolate, char* data, size_t length) : isolate_(isolate), data_(data), length_(length) {
+    isolate_->AdjustAmountOfExternalAllocatedMemory(static_cast<int64_t>(length_));
+  }
+  ~OwnedText() override {
+    std::free(data_);
+    isolate_->AdjustAmountOfExternalAllocatedMemory(-static_cast<int64_t>(length_));
+  }
+  OwnedText(const OwnedText&) = delete;
+  OwnedText& operator=(const OwnedText&) = delete;
+  const char* data() const override { return data_; }
+  size_t length() const override { return length_; }
+
+ private:
+  Isolate* const isolate_;
+  char* const data_;
+  const size_t length_;
+};
+
 // msgpackAsJson(buffer): the JSON text, or undefined.
 void MsgpackAsJson(const FunctionCallbackInfo<Value>& args) {
   Isolate* isolate = args.GetIsolate();
@@ -388,11 +425,20 @@ void MsgpackAsJson(const FunctionCallbackInfo<Value>& args) {
   size_t length = node::Buffer::Length(args[0]);
   Rewriter w(data, length);
   if (!w.Rewrite()) return;
-  int n = static_cast<int>(w.Length());  // at most kMaxText: Grow refuses more
+  size_t n = w.Length();  // at most kMaxText: Grow refuses more
   Local<String> text;
-  bool made = w.Ascii()
-      ? String::NewFromOneByte(isolate, reinterpret_cast<const uint8_t*>(w.Text()), NewStringType::kNormal, n).ToLocal(&text)
-      : String::NewFromUtf8(isolate, w.Text(), NewStringType::kNormal, n).ToLocal(&text);
+  bool made;
+  if (w.Ascii() && n >= kExternalMin) {
+    auto* owned = new OwnedText(isolate, w.Release(), n);
+    made = String::NewExternalOneByte(isolate, owned).ToLocal(&text);
+    // A string V8 did not make did not take the resource (Node's external strings do the same).
+    if (!made) delete owned;
+  } else if (w.Ascii()) {
+    made = String::NewFromOneByte(isolate, reinterpret_cast<const uint8_t*>(w.Text()), NewStringType::kNormal,
+                                  static_cast<int>(n)).ToLocal(&text);
+  } else {
+    made = String::NewFromUtf8(isolate, w.Text(), NewStringType::kNormal, static_cast<int>(n)).ToLocal(&text);
+  }
   if (made) args.GetReturnValue().Set(text);
 }
 
