@@ -31,7 +31,7 @@ export function encodeBatchFrames(batches: readonly LoggedBatch[]): Buffer | Pro
     for (const batch of batches) {
       writer.beginBatch(batch.seq, batch.effects.length);
       for (const effect of batch.effects) writer.effect(effect);
-      writer.endBatch();
+      writer.endFrame();
     }
     return writer.bytes();
   }
@@ -52,7 +52,7 @@ async function framesInSlices(batches: readonly LoggedBatch[]): Promise<Buffer> 
       if (i + 1 === SLICE) writer.reserve(start + Math.ceil(((writer.length - start) * 1.05 * effects.length) / SLICE));
       await slicer.pause();
     }
-    writer.endBatch();
+    writer.endFrame();
   }
   return writer.bytes();
 }

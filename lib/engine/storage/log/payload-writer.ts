@@ -1,8 +1,10 @@
 /**
- * Log frames written straight into one growing buffer: the frame headers,
- * and each batch payload `{seq, effects}` in MessagePack, byte for byte what
- * `encodePayload({seq, effects: storedEffects(effects)})` (codec.ts, msgpackr)
- * writes, so FORMAT.md and every reader are unchanged.
+ * Log and snapshot frames written straight into one growing buffer: the
+ * frame headers, and each batch payload `{seq, effects}` in MessagePack,
+ * byte for byte what `encodePayload({seq, effects: storedEffects(effects)})`
+ * (codec.ts, msgpackr) writes, so FORMAT.md and every reader are unchanged.
+ * A snapshot's records frame `{k, c, rows}` is written the same way, row by
+ * row, as msgpackr writes the frame snapshot.ts would otherwise build.
  *
  * Puts, nearly all of a log, are written here field by field: the stored
  * form's map (`t`, `c`, `id`, `fields`, then `expiresAt`, `slidingMs`, `nr`
@@ -16,6 +18,7 @@
  */
 import { crc32 } from 'node:zlib';
 import type { Effect } from '../../write/effects.js';
+import type { RecordEntry } from '../../write/state.js';
 import { encodePayload, packableValue, storedEffect } from '../codec.js';
 import { FRAME_OVERHEAD } from '../frame.js';
 
@@ -30,6 +33,9 @@ export class PayloadWriter {
   private at = 0;
   /** Where the frame being written starts (its header), or -1. */
   private frameAt = -1;
+  /** In a rows frame: where its list's header is (three bytes held for an array16), and the rows written. */
+  private rowsAt = -1;
+  private rowCount = 0;
 
   /** `capacity`: the bytes expected; the buffer doubles when they are passed. */
   constructor(capacity = 4096) {
@@ -58,8 +64,69 @@ export class PayloadWriter {
     this.arrayHeader(count);
   }
 
+  /**
+   * Starts a snapshot frame `{k: kind, c: collection, rows}` (snapshot.ts
+   * SnapFrame) whose rows row() writes next; `capacity`: the bytes the frame
+   * is expected to take, made room for at once.
+   */
+  beginRows(kind: 'recs' | 'trash', collection: string, capacity: number): void {
+    this.reserve(this.at + FRAME_OVERHEAD + capacity);
+    this.room(FRAME_OVERHEAD + 32);
+    this.frameAt = this.at;
+    this.at += FRAME_OVERHEAD;
+    this.mapHeader(3);
+    this.string('k');
+    this.string(kind);
+    this.string('c');
+    this.string(collection);
+    this.string('rows');
+    this.room(3);
+    this.rowsAt = this.at;
+    this.at += 3;
+    this.rowCount = 0;
+  }
+
+  /**
+   * One row of the rows frame begun last: `[id, fields, version, expiresAt
+   * or null, slidingMs or null]`, then `deletedAt` for the trash.
+   */
+  row(id: string, entry: RecordEntry, deletedAt?: number): void {
+    this.arrayHeader(deletedAt === undefined ? 5 : 6);
+    this.string(id);
+    this.fields(entry.fields);
+    this.value(entry.version);
+    this.value(entry.expiresAt ?? null);
+    this.value(entry.slidingMs ?? null);
+    if (deletedAt !== undefined) this.value(deletedAt);
+    this.rowCount++;
+  }
+
+  /** Rows written to the rows frame begun last. */
+  get rows(): number {
+    return this.rowCount;
+  }
+
+  /** Ends the rows frame begun last (at most 65,535 rows): the list's length, then the frame's header. */
+  endRows(): void {
+    const count = this.rowCount;
+    if (count > 0xffff) throw new Error(`a rows frame holds at most 65,535 rows, not ${count}`);
+    const at = this.rowsAt;
+    if (count < 0x10) {
+      // msgpackr writes a short list's length in its one header byte: the rows move back over the two held for it.
+      this.buf.copyWithin(at + 1, at + 3, this.at);
+      this.buf[at] = 0x90 | count;
+      this.at -= 2;
+    } else {
+      this.buf[at] = 0xdc;
+      this.buf[at + 1] = count >> 8;
+      this.buf[at + 2] = count & 0xff;
+    }
+    this.rowsAt = -1;
+    this.endFrame();
+  }
+
   /** Ends the frame begun last: its header takes the payload's length and CRC-32. */
-  endBatch(): void {
+  endFrame(): void {
     const payload = this.buf.subarray(this.frameAt + FRAME_OVERHEAD, this.at);
     this.buf.writeUInt32LE(payload.length, this.frameAt);
     this.buf.writeUInt32LE(crc32(payload), this.frameAt + 4);

@@ -13,7 +13,8 @@
  */
 import path from 'node:path';
 import { encodeFrame, encodeHeader } from '../frame.js';
-import { encodePayload, packableFields } from '../codec.js';
+import { encodePayload } from '../codec.js';
+import { PayloadWriter } from '../log/payload-writer.js';
 import type { StorageFile, StorageFs } from '../fs.js';
 import type { DbState, CollectionMeta, KvEntry, RecordEntry } from '../../write/state.js';
 import { CollectionScan } from '../../query/collection-scan.js';
@@ -24,13 +25,11 @@ export const SNAP_MAGIC = 'EDDYSNAP';
 export const SNAP_VERSION = 1;
 const CHUNK = 2000;
 /**
- * The size a records frame is made for, from the size of the rows before it
- * (at most CHUNK rows): a frame is encoded in one piece while the event loop
- * waits, and 2,000 records of 384-dimension vectors are 7 MB, about 100 ms.
+ * A records frame ends once it passes this size (or holds CHUNK rows): a
+ * frame is encoded in one piece while the event loop waits, and 2,000
+ * records of 384-dimension vectors are 7 MB, about 100 ms.
  */
 const FRAME_BYTES = 512 * 1024;
-/** At most this many rows in a collection's first records frame: one row tells its size only roughly. */
-const FIRST_FRAME_ROWS = 64;
 
 /** The log segment size that starts a snapshot when none is configured, at the least. */
 export const SNAPSHOT_BYTES = 64 * 1024 * 1024;
@@ -74,12 +73,6 @@ export type SnapFrame =
   | { k: 'recs'; c: string; rows: Row[] }
   | { k: 'trash'; c: string; rows: Row[] }
   | { k: 'end'; frames: number };
-
-function row(id: string, entry: RecordEntry, deletedAt?: number): Row {
-  const out: Row = [id, packableFields(entry.fields), entry.version, entry.expiresAt ?? null, entry.slidingMs ?? null];
-  if (deletedAt !== undefined) out.push(deletedAt);
-  return out;
-}
 
 export function toEntry(stored: Row, ord?: number): RecordEntry {
   // ord in the literal: a property added later would cost the entry an out-of-object property array.
@@ -158,15 +151,14 @@ export function captureSnapshot(state: DbState, now: number): SnapshotCapture {
     let frames = 0,
       bytes = 0;
     const frameCrcs: number[] = [];
-    /** Writes a frame; resolves with its size. */
-    const put = async (frame: SnapFrame): Promise<number> => {
-      const buf = encodeFrame(encodePayload(frame));
+    /** Writes an encoded frame (its header and payload). */
+    const putBytes = async (buf: Buffer): Promise<void> => {
       frames += 1;
       bytes += buf.length;
       frameCrcs.push(buf.readUInt32LE(4));
       await sink(buf);
-      return buf.length;
     };
+    const put = (frame: SnapFrame): Promise<void> => putBytes(encodeFrame(encodePayload(frame)));
     try {
       await sink(encodeHeader(SNAP_MAGIC, SNAP_VERSION));
       await put({ k: 'meta', seq, created_at: now });
@@ -177,16 +169,14 @@ export function captureSnapshot(state: DbState, now: number): SnapshotCapture {
       await put({ k: 'kvLinks', rows: kvLinks });
       for (const { meta, membership, count, scan } of colls) {
         await put({ k: 'coll', meta, membership, count });
-        await writeRecords(meta.name, scan, put);
+        const rows = new RowFrames('recs', meta.name, putBytes);
+        await scan.eachEntry((id, entry) => rows.add(id, entry));
+        await rows.end();
       }
       for (const [collection, entries] of trash) {
-        for (let i = 0; i < entries.length; i += CHUNK) {
-          await put({
-            k: 'trash',
-            c: collection,
-            rows: entries.slice(i, i + CHUNK).map(([id, t]) => row(id, t.entry, t.deletedAt)),
-          });
-        }
+        const rows = new RowFrames('trash', collection, putBytes);
+        for (const [id, trashed] of entries) await rows.add(id, trashed.entry, trashed.deletedAt);
+        await rows.end();
       }
       await put({ k: 'end', frames });
     } finally {
@@ -228,31 +218,42 @@ export async function writeSnapshot(fs: StorageFs, dir: string, state: DbState, 
 }
 
 /**
- * The collection's records as they were when the snapshot began, each once, in insertion order, in frames of
- * about FRAME_BYTES (the first sized by its first row, and at most FIRST_FRAME_ROWS; each later one by the rows of
- * the frame before).
+ * A collection's rows (records or trash) as `recs` or `trash` frames,
+ * written straight into each frame's buffer (PayloadWriter: no row arrays,
+ * no second copy), each frame ending once it holds CHUNK rows or passes
+ * FRAME_BYTES, with an event-loop turn after it.
  */
-async function writeRecords(
-  name: string,
-  scan: CollectionScan,
-  put: (frame: SnapFrame) => Promise<number>,
-): Promise<void> {
-  let rows: Row[] = [];
-  let limit = 0;
-  const rowsFor = (bytesPerRow: number) => Math.max(1, Math.min(CHUNK, Math.floor(FRAME_BYTES / bytesPerRow)));
-  const flush = async (): Promise<boolean> => {
-    const chunk = rows;
-    rows = [];
-    const bytes = await put({ k: 'recs', c: name, rows: chunk });
-    limit = rowsFor(bytes / chunk.length);
+class RowFrames {
+  private writer = new PayloadWriter(0);
+  private open = false;
+
+  constructor(
+    private readonly kind: 'recs' | 'trash',
+    private readonly collection: string,
+    private readonly putBytes: (frame: Buffer) => Promise<void>,
+  ) {}
+
+  /** Adds a row; the promise, when there is one, settles once a full frame is written. */
+  add(id: string, entry: RecordEntry, deletedAt?: number): true | Promise<boolean> {
+    if (!this.open) {
+      this.writer.beginRows(this.kind, this.collection, FRAME_BYTES + FRAME_BYTES / 8);
+      this.open = true;
+    }
+    this.writer.row(id, entry, deletedAt);
+    return this.writer.rows >= CHUNK || this.writer.length >= FRAME_BYTES ? this.flush() : true;
+  }
+
+  /** Writes the last frame, if it holds any row. */
+  async end(): Promise<void> {
+    if (this.open) await this.flush();
+  }
+
+  private async flush(): Promise<boolean> {
+    this.writer.endRows();
+    this.open = false;
+    // bytes() hands the buffer over: the sink may keep it (a backup queues it), and the next frame gets its own.
+    await this.putBytes(this.writer.bytes());
     await yieldToLoop();
     return true;
-  };
-  await scan.eachEntry((id, entry) => {
-    const next = row(id, entry);
-    if (limit === 0) limit = Math.min(FIRST_FRAME_ROWS, rowsFor(encodePayload(next).length));
-    rows.push(next);
-    return rows.length >= limit ? flush() : true;
-  });
-  if (rows.length > 0) await flush();
+  }
 }

@@ -8,7 +8,8 @@ import { expect } from 'chai';
 import type { Effect, LoggedBatch } from '../../../../lib/engine/write/effects.js';
 import { MADE_ID } from '../../../../lib/engine/write/effects.js';
 import { PayloadWriter } from '../../../../lib/engine/storage/log/payload-writer.js';
-import { decodePayload, encodeBatch } from '../../../../lib/engine/storage/codec.js';
+import { decodePayload, encodeBatch, encodePayload } from '../../../../lib/engine/storage/codec.js';
+import type { RecordEntry } from '../../../../lib/engine/write/state.js';
 import { FRAME_OVERHEAD, readFrame } from '../../../../lib/engine/storage/frame.js';
 import { Tagged } from '../../../../lib/engine/values/index.js';
 
@@ -16,7 +17,7 @@ function written(batch: LoggedBatch, capacity?: number): Buffer {
   const writer = new PayloadWriter(capacity);
   writer.beginBatch(batch.seq, batch.effects.length);
   for (const effect of batch.effects) writer.effect(effect);
-  writer.endBatch();
+  writer.endFrame();
   return writer.bytes();
 }
 
@@ -150,7 +151,7 @@ describe('engine/storage/log/payload-writer', () => {
     for (const batch of batches) {
       writer.beginBatch(batch.seq, batch.effects.length);
       for (const effect of batch.effects) writer.effect(effect);
-      writer.endBatch();
+      writer.endFrame();
     }
     const out = writer.bytes();
     let at = 0;
@@ -162,5 +163,82 @@ describe('engine/storage/log/payload-writer', () => {
       at = read.next;
     }
     expect(at).to.equal(out.length);
+  });
+
+  describe('snapshot rows frames', () => {
+    type Entry = { id: string; entry: RecordEntry; deletedAt?: number };
+    const entry = (i: number, extra: Partial<RecordEntry> = {}): Entry => ({
+      id: `r${i}`,
+      entry: { fields: { id: `r${i}`, n: i, s: 'é'.repeat(i % 40) }, version: i * 1000, ...extra },
+    });
+
+    /** The frame snapshot.ts built before the writer took over: `{k, c, rows}` packed by msgpackr. */
+    function expected(kind: 'recs' | 'trash', collection: string, rows: readonly Entry[]): Buffer {
+      return encodePayload({
+        k: kind,
+        c: collection,
+        rows: rows.map(({ id, entry: e, deletedAt }) => {
+          const row: unknown[] = [id, e.fields, e.version, e.expiresAt ?? null, e.slidingMs ?? null];
+          if (deletedAt !== undefined) row.push(deletedAt);
+          return row;
+        }),
+      });
+    }
+
+    function expectSameRows(kind: 'recs' | 'trash', collection: string, rows: readonly Entry[], capacity = 16): void {
+      const writer = new PayloadWriter(0);
+      writer.beginRows(kind, collection, capacity);
+      for (const { id, entry: e, deletedAt } of rows) writer.row(id, e, deletedAt);
+      expect(writer.rows).to.equal(rows.length);
+      writer.endRows();
+      const frame = writer.bytes();
+      const read = readFrame(frame, 0);
+      if (read.kind !== 'frame') throw new Error(read.kind);
+      expect(read.next).to.equal(frame.length);
+      expect(read.payload.toString('hex')).to.equal(expected(kind, collection, rows).toString('hex'));
+    }
+
+    it('writes a rows frame byte for byte as msgpackr packs it, at every list length class', () => {
+      for (const n of [0, 1, 15, 16, 17, 2000, 65_535])
+        expectSameRows(
+          'recs',
+          'people',
+          Array.from({ length: n }, (_, i) => entry(i)),
+        );
+    });
+
+    it('writes TTLs, trash rows, stored arrays, tagged values and long names', () => {
+      const rows: Entry[] = [
+        entry(1, { expiresAt: 1_700_000_000_000 }),
+        entry(2, { expiresAt: 1_700_000_000_000, slidingMs: 60_000 }),
+        {
+          id: 'v',
+          entry: {
+            fields: Object.freeze({
+              id: 'v',
+              embedding: [0.5, -1.25, 3],
+              when: new Tagged('DateTime', '2024-01-01T00:00:00+00:00'),
+              big: 2n ** 60n,
+              nested: Object.freeze({ a: [1, 'two'] }),
+            }),
+            version: 2 ** 40,
+          },
+        },
+      ];
+      expectSameRows('recs', 'c'.repeat(300), rows);
+      expectSameRows(
+        'trash',
+        'people',
+        rows.map((r, i) => ({ ...r, deletedAt: 1_700_000_000_000 + i })),
+      );
+    });
+
+    it('refuses a frame of more rows than an array16 counts', () => {
+      const writer = new PayloadWriter(0);
+      writer.beginRows('recs', 'c', 16);
+      const { id, entry: e } = entry(1);
+      for (let i = 0; i < 65_536; i++) writer.row(id, e);
+      expect(() => writer.endRows()).to.throw(/at most 65,535 rows/);
+    });
   });
 });
