@@ -10,6 +10,7 @@
  */
 import { applyEffect, type EffectTarget, type RecordImage } from './apply-effect.js';
 import type { Effect } from './effects.js';
+import { StagedRecords, stagedEntry } from './staged-records.js';
 import { StagedValues, type KeyKind } from './staged-values.js';
 import type { ApiKeyRecord, CollectionMeta, DbState, KvEntry, RecordEntry, TrashEntry } from './state.js';
 import type { Fields, Value } from '../values/index.js';
@@ -18,7 +19,7 @@ const GONE = null;
 
 export class WorkingView {
   private readonly colls = new Map<string, CollectionMeta | null>();
-  private readonly recs = new Map<string, Map<string, RecordEntry | null>>();
+  private readonly recs = new Map<string, StagedRecords>();
   /**
    * Collections whose overlay map in `recs` belongs to this view alone. A
    * fork shares the maps with its parent and whichever writes first copies
@@ -216,10 +217,10 @@ export class WorkingView {
     images.push([id, staged.fields]);
   }
 
-  private recOverlay(collection: string): Map<string, RecordEntry | null> {
+  private recOverlay(collection: string): StagedRecords {
     let overlay = this.recs.get(collection);
     if (!this.ownRecs.has(collection)) {
-      this.recs.set(collection, (overlay = new Map(overlay)));
+      this.recs.set(collection, (overlay = new StagedRecords(overlay)));
       this.ownRecs.add(collection);
     }
     return overlay!;
@@ -287,12 +288,9 @@ export class WorkingView {
       const view = this.target;
       if (!madeId) view.noteReplaced(collection, id);
       view.followStaged(collection, id, image.fields);
-      view.recOverlay(collection).set(id, {
-        fields: image.fields,
-        version: view.nextSeq,
-        expiresAt: image.expiresAt,
-        slidingMs: image.slidingMs,
-      });
+      const overlay = view.recOverlay(collection);
+      if (madeId) overlay.putNew(id, image, view.nextSeq);
+      else overlay.set(id, stagedEntry(image, view.nextSeq));
     }
     removeRecord(collection: string, id: string): void {
       this.target.noteReplaced(collection, id);
@@ -339,6 +337,6 @@ function replaceWith<K, V>(to: Map<K, V> | Set<K>, from: Map<K, V> | Set<K>): vo
   else for (const key of from as Set<K>) to.add(key);
 }
 
-function* stagedImages(overlay: ReadonlyMap<string, RecordEntry | null>): IterableIterator<[string, Fields]> {
+function* stagedImages(overlay: StagedRecords): IterableIterator<[string, Fields]> {
   for (const [id, staged] of overlay) if (staged) yield [id, staged.fields];
 }

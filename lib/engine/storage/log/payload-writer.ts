@@ -54,10 +54,7 @@ export class PayloadWriter {
 
   /** Starts a frame whose payload is the batch `{seq, effects}` with `count` effects, written next by effect(). */
   beginBatch(seq: number, count: number): void {
-    this.room(FRAME_OVERHEAD + 32);
-    this.frameAt = this.at;
-    this.at += FRAME_OVERHEAD;
-    this.mapHeader(2);
+    this.beginFrame(2);
     this.string('seq');
     this.number(seq);
     this.string('effects');
@@ -71,10 +68,7 @@ export class PayloadWriter {
    */
   beginRows(kind: 'recs' | 'trash', collection: string, capacity: number): void {
     this.reserve(this.at + FRAME_OVERHEAD + capacity);
-    this.room(FRAME_OVERHEAD + 32);
-    this.frameAt = this.at;
-    this.at += FRAME_OVERHEAD;
-    this.mapHeader(3);
+    this.beginFrame(3);
     this.string('k');
     this.string(kind);
     this.string('c');
@@ -123,6 +117,14 @@ export class PayloadWriter {
     }
     this.rowsAt = -1;
     this.endFrame();
+  }
+
+  /** Starts a frame, its header left for endFrame(), whose payload is a map of `size` entries written next. */
+  private beginFrame(size: number): void {
+    this.room(FRAME_OVERHEAD + 32);
+    this.frameAt = this.at;
+    this.at += FRAME_OVERHEAD;
+    this.mapHeader(size);
   }
 
   /** Ends the frame begun last: its header takes the payload's length and CRC-32. */
