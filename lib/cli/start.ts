@@ -16,7 +16,7 @@ import type { OptionValues } from './args/option-values.js';
 import { serverConfig, shutdownTimeoutMsOf } from './config.js';
 import { shouldWatchParent, watchParent } from './parent-watch.js';
 import { IDLE_COMPACTION_DEFAULTS, startIdleCompaction } from './idle-compaction.js';
-import { loadNativeMemory } from './native-memory.js';
+import { keepFreedMemory, loadNativeMemory } from './native-memory.js';
 import { readTlsFiles, reloadTlsFiles, tlsFilesOf } from './tls-files.js';
 import { findHelperThreads, lowerDuringLongWork, type HelperThreads } from './helper-priority.js';
 
@@ -34,6 +34,8 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   const tls = tlsFiles && readTlsFiles(tlsFiles);
   // Before recovery: what recovery leaves behind counts as growth (idle-compaction.ts).
   const startRss = process.memoryUsage.rss();
+  // Before recovery too: it reads segments and snapshots a few MB at a time.
+  keepFreedMemory();
   keepStdioErrorsFromStopping();
   let server: Server | undefined;
   /** The startup step in progress: a stop waits for it before closing. */

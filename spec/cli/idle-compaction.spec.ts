@@ -5,6 +5,7 @@
  * resident memory and it has been quiet.
  */
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { Database } from '../../lib/engine/index.js';
 import { COMMANDS } from '../../lib/cli/args/commands.js';
@@ -121,6 +122,50 @@ describe('idle compaction: the native addon', function () {
 
   it('trims malloc and reports whether it released memory', () => {
     expect(native.trimMalloc()).to.be.a('boolean');
+  });
+
+  /**
+   * Page faults (from /proc) of a child that allocates three 4 MB buffers,
+   * writes them, lets them go and collects, ten times; with `keep`, after
+   * keepFreedMemory. By default glibc unmaps the freed blocks, so each round
+   * faults all 3,072 pages in again.
+   */
+  function faultsPerRound(keep: boolean): number[] {
+    const child = `
+      const addon = require(process.argv[1]);
+      if (process.argv[2] === 'keep' && addon.keepFreedMemory(32 * 2 ** 20, 64 * 2 ** 20) !== true) process.exit(3);
+      const minflt = () => Number(require('fs').readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[7]);
+      const faults = [];
+      for (let i = 0; i < 10; i++) {
+        const before = minflt();
+        let held = [1, 2, 3].map(() => Buffer.allocUnsafeSlow(4 << 20).fill(1));
+        held = null;
+        global.gc();
+        faults.push(minflt() - before);
+      }
+      console.log(JSON.stringify(faults));`;
+    const addon = path.resolve('build/Release/eddydb_memory.node');
+    const run = spawnSync(process.execPath, ['--expose-gc', '-e', child, addon, keep ? 'keep' : 'default'], {
+      encoding: 'utf8',
+    });
+    expect(run.status, run.stderr).to.equal(0);
+    return JSON.parse(run.stdout) as number[];
+  }
+
+  it('keeps freed blocks for reuse: freed buffers are written again without faulting their pages in', function () {
+    if (process.platform !== 'linux') this.skip();
+    const kept = faultsPerRound(true).slice(1);
+    const unmapped = faultsPerRound(false).slice(1);
+    expect(Math.max(...kept), `faults per round after keepFreedMemory: ${kept}`).to.be.below(300);
+    expect(Math.min(...unmapped), `faults per round by default: ${unmapped}`).to.be.above(2000);
+  });
+
+  it('takes only two sizes that fit an int', () => {
+    const keep = native.keepFreedMemory as (...args: unknown[]) => boolean | undefined;
+    expect(keep()).to.equal(undefined);
+    expect(keep(-1, 5)).to.equal(undefined);
+    expect(keep(2 ** 31, 5)).to.equal(undefined);
+    expect(keep('32', 5)).to.equal(undefined);
   });
 
   it('compacts: the major collection is seen, then the arenas are trimmed', async () => {
