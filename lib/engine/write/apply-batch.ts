@@ -75,7 +75,8 @@ class StateTarget implements EffectTarget {
     const slot = madeId ? undefined : records.slotOf(id);
     this.journal?.record(collection, coll, id);
     if (slot === undefined) coll.membershipVersion = this.seq;
-    coll.noteBeforeWrite(id);
+    // A record under a made id takes an ord above every open reader's: they skip it without a pre-image.
+    if (!madeId) coll.noteBeforeWrite(id);
     if (slot !== undefined && records.expiresAtIn(slot) !== undefined) coll.expiringRecords--;
     const { fields, expiresAt } = image;
     records.put(recordKey(id, fields), fields, this.seq, slot ?? ++coll.lastOrd, expiresAt, image.slidingMs);

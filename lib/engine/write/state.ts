@@ -106,7 +106,8 @@ export class CollectionState {
  * inserted again as a new record), in the order they went, and by the slot
  * they stood in. Entries made after the open have ords above `openOrd`
  * (ords grow with insertion; only a checkpoint restore hands out an ord
- * again, to a record the pre-images mark as new).
+ * again, to a record the pre-images mark as new), so a record put under an
+ * id just made for it needs no pre-image (apply-batch.ts does not note it).
  */
 export class UndoLog {
   readonly before = new Map<string, RecordEntry | null>();
@@ -117,7 +118,9 @@ export class UndoLog {
   constructor(readonly openOrd: number) {}
 
   note(id: string, current: RecordEntry | undefined, removing: boolean): void {
-    if (!this.before.has(id)) this.before.set(id, current ?? null);
+    // A record newer than the open (its ord above openOrd) was not there then, whatever it holds now.
+    if (!this.before.has(id))
+      this.before.set(id, current !== undefined && (current.ord ?? 0) <= this.openOrd ? current : null);
     if (removing && current !== undefined && (current.ord ?? 0) <= this.openOrd) {
       this.gone.push(id);
       const ord = current.ord ?? 0;

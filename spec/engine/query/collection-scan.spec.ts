@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { applyBatch } from '../../../lib/engine/write/apply-batch.js';
-import type { Effect } from '../../../lib/engine/write/effects.js';
+import { MADE_ID, type Effect } from '../../../lib/engine/write/effects.js';
 import { DbState } from '../../../lib/engine/write/state.js';
 import { StateJournal } from '../../../lib/engine/write/journal.js';
 import { Slicer } from '../../../lib/engine/time/slices.js';
@@ -31,6 +31,11 @@ const put = (id: string, n: number, expiresAt?: number): Effect => ({
   ...(expiresAt !== undefined ? { expiresAt } : {}),
 });
 const del = (id: string): Effect => ({ kind: 'delete', collection: 'c', id });
+/** A put under an id made for it (the writer's mark: no record holds it, nothing is looked up). */
+const madePut = (id: string, n: number): Effect => ({
+  ...(put(id, n) as Extract<Effect, { kind: 'put' }>),
+  [MADE_ID]: true,
+});
 
 /** A slicer whose every slice is used up: the walk yields at every look at the clock. */
 class EveryTurn extends Slicer {
@@ -109,6 +114,16 @@ describe('engine/query/collection-scan', () => {
     expect(scan.get('r3')?.n).to.equal(300);
   });
 
+  it('never shows a record put under a made id after the open, even once it is removed again', async () => {
+    const scan = new CollectionScan(coll(), 0);
+    apply(madePut('m1', 1), madePut('m2', 2));
+    apply(del('m1'));
+    expect(scan.get('m1')).to.equal(undefined);
+    expect(scan.get('m2')).to.equal(undefined);
+    expect((await walk(scan)).map(([id]) => id)).to.deep.equal(Array.from({ length: 20 }, (_, i) => `r${i}`));
+    scan.close();
+  });
+
   it('judges expiry once, at the clock reading it opened with', async () => {
     apply(put('t1', 1, 1_000), put('t2', 2, 5_000));
     const seen = await walk(new CollectionScan(coll(), 2_000));
@@ -176,7 +191,7 @@ describe('engine/query/collection-scan', () => {
           const roll = rand();
           if (roll < 0.3) effects.push(put(pick, next++));
           else if (roll < 0.6 && ids.length > 1) effects.push(del(pick));
-          else if (roll < 0.8) effects.push(put(`n${next++}`, 0));
+          else if (roll < 0.8) effects.push(rand() < 0.5 ? madePut(`n${next++}`, 0) : put(`n${next++}`, 0));
           else effects.push(del(pick), put(pick, next++));
         }
         // A batch cannot delete what it already deleted; keep the first effect per id.
