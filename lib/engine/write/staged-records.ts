@@ -52,9 +52,14 @@ export class StagedRecords {
     this.tailVersions.push(version);
   }
 
-  [Symbol.iterator](): IterableIterator<[string, RecordEntry | null]> {
+  /** Every entry in staging order; like a Map's walk, it also visits what is staged while it runs. */
+  *[Symbol.iterator](): IterableIterator<[string, RecordEntry | null]> {
     this.settleTail();
-    return this.map.entries();
+    // A Map's iterator is live: the tail, moved in after each step, is visited too.
+    for (const entry of this.map) {
+      yield entry;
+      this.settleTail();
+    }
   }
 
   /** Moves the tail into the map, after the entries already there. */

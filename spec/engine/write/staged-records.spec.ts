@@ -52,6 +52,25 @@ describe('engine/write/staged-records', () => {
     expect(seen).to.deep.equal(['a', 'm1', 'm2', 'm3']);
   });
 
+  it('visits what is staged during a walk, as a Map walk does', () => {
+    const staged = new StagedRecords();
+    const model = new Map<string, RecordEntry | null>();
+    staged.putNew('m0', image(0), 0);
+    model.set('m0', entry(0));
+    const seen: string[] = [];
+    const modelSeen: string[] = [];
+    for (const [id] of staged) {
+      seen.push(id);
+      if (seen.length < 4) staged.putNew(`m${seen.length}`, image(seen.length), seen.length);
+    }
+    for (const [id] of model) {
+      modelSeen.push(id);
+      if (modelSeen.length < 4) model.set(`m${modelSeen.length}`, entry(modelSeen.length));
+    }
+    expect(seen).to.deep.equal(modelSeen);
+    expect(seen).to.deep.equal(['m0', 'm1', 'm2', 'm3']);
+  });
+
   it('answers as a Map given the same random operations, copies included', () => {
     for (let seed = 1; seed <= 20; seed++) {
       const rnd = mulberry32(seed);

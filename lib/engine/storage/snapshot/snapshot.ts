@@ -175,7 +175,10 @@ export function captureSnapshot(state: DbState, now: number): SnapshotCapture {
       }
       for (const [collection, entries] of trash) {
         const rows = new RowFrames('trash', collection, putBytes);
-        for (const [id, trashed] of entries) await rows.add(id, trashed.entry, trashed.deletedAt);
+        for (const [id, trashed] of entries) {
+          const added = rows.add(id, trashed.entry, trashed.deletedAt);
+          if (added !== true) await added;
+        }
         await rows.end();
       }
       await put({ k: 'end', frames });
