@@ -8,6 +8,8 @@ import { expect } from 'chai';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { Database } from '../../../../lib/engine/index.js';
+import { writeSnapshot } from '../../../../lib/engine/storage/snapshot/snapshot.js';
+import { FaultyFs } from '../../../helpers/faulty-fs.js';
 import { frames } from '../../../helpers/data-files.js';
 import { removeDir, tempDir } from '../../../helpers/temp-dir.js';
 
@@ -45,5 +47,29 @@ describe('engine/storage snapshot record frames', function () {
     // 5,000 rows of up to 3.5 KB: about 15 MB in frames of about 512 KiB, none much over it.
     expect(recs.length).to.be.within(20, 40);
     for (const frame of recs) expect(frame.size).to.be.below(600 * 1024);
+  });
+
+  it('syncs the file as it writes it, so that its last fsync is short', async () => {
+    const db = await Database.open({ dataDir: dir, settings: { durability: 'none' } });
+    await db.bulk.insertMany(
+      'c',
+      Array.from({ length: 3000 }, (_, i) => ({ i, text: `${i}`.padEnd(200, '.') })),
+    );
+    const snapDir = tempDir('eddydb-frames-sync-');
+    const syncsWriting = async (syncBytes: number) => {
+      const fs = new FaultyFs();
+      const written = await writeSnapshot(fs, snapDir, db.state, db.now(), syncBytes);
+      return { syncs: fs.syncs, bytes: written.bytes };
+    };
+    try {
+      // About 700 KB in two records frames: each is synced once written, then the file as a whole.
+      const often = await syncsWriting(64 * 1024);
+      const once = await syncsWriting(2 ** 30);
+      expect(often.bytes).to.be.above(640 * 1024);
+      expect(often.syncs - once.syncs).to.be.at.least(2);
+    } finally {
+      removeDir(snapDir);
+      await db.close();
+    }
   });
 });
