@@ -20,7 +20,7 @@
  * one place that maps between the two (`storedEffect`, `effectFromStored`).
  */
 import { addExtension, Packr, Unpackr } from 'msgpackr';
-import { ownStrings, Tagged, type Fields, type TaggedPayload, type TaggedType, type Value } from '../values/index.js';
+import { ownStrings, Tagged, type TaggedPayload, type TaggedType } from '../values/index.js';
 import type { Effect, LoggedBatch } from '../write/effects.js';
 import { NOT_DECODED, unpackStored } from './unpack.js';
 
@@ -42,23 +42,11 @@ const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsTyp
  * arrays of boxed elements (V8 generalizes their elements kind), and a
  * stored array of numbers must stay an array of doubles
  * (values/stored-array.ts): the copy is what gets boxed, garbage at once.
- * Used for a Tagged's payload, a record's fields (packableFields) and the
- * log writer's fields (payload-writer.ts).
+ * Used for a Tagged's payload and the payload writer's fields
+ * (payload-writer.ts).
  */
 export function packableValue<T>(value: T): T {
   return Array.isArray(value) ? (value.slice() as T) : value;
-}
-
-/** A record's fields with packableValue applied to each: itself when none is an array. */
-export function packableFields(fields: Fields): Fields {
-  for (const key in fields) if (Array.isArray(fields[key])) return withArraysCopied(fields);
-  return fields;
-}
-
-function withArraysCopied(fields: Fields): Fields {
-  const out: Record<string, Value> = {};
-  for (const key in fields) out[key] = packableValue(fields[key]!);
-  return out;
 }
 
 export function encodePayload(value: unknown): Buffer {
