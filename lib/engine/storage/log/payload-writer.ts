@@ -95,6 +95,11 @@ export class PayloadWriter {
     this.rowCount++;
   }
 
+  /** Whether a rows frame is begun and not yet ended. */
+  get inRows(): boolean {
+    return this.rowsAt !== -1;
+  }
+
   /** Rows written to the rows frame begun last. */
   get rows(): number {
     return this.rowCount;

@@ -249,8 +249,7 @@ export async function writeSnapshot(
  * FRAME_BYTES, with an event-loop turn after it.
  */
 class RowFrames {
-  private writer = new PayloadWriter(0);
-  private open = false;
+  private readonly writer = new PayloadWriter(0);
 
   constructor(
     private readonly kind: 'recs' | 'trash',
@@ -260,22 +259,18 @@ class RowFrames {
 
   /** Adds a row; the promise, when there is one, settles once a full frame is written. */
   add(id: string, entry: RecordEntry, deletedAt?: number): true | Promise<boolean> {
-    if (!this.open) {
-      this.writer.beginRows(this.kind, this.collection, FRAME_BYTES + FRAME_BYTES / 8);
-      this.open = true;
-    }
+    if (!this.writer.inRows) this.writer.beginRows(this.kind, this.collection, FRAME_BYTES + FRAME_BYTES / 8);
     this.writer.row(id, entry, deletedAt);
     return this.writer.rows >= CHUNK || this.writer.length >= FRAME_BYTES ? this.flush() : true;
   }
 
   /** Writes the last frame, if it holds any row. */
   async end(): Promise<void> {
-    if (this.open) await this.flush();
+    if (this.writer.inRows) await this.flush();
   }
 
   private async flush(): Promise<boolean> {
     this.writer.endRows();
-    this.open = false;
     // bytes() hands the buffer over: the sink may keep it (a backup queues it), and the next frame gets its own.
     await this.putBytes(this.writer.bytes());
     await yieldToLoop();

@@ -187,10 +187,13 @@ describe('engine/storage/log/payload-writer', () => {
 
     function expectSameRows(kind: 'recs' | 'trash', collection: string, rows: readonly Entry[], capacity = 16): void {
       const writer = new PayloadWriter(0);
+      expect(writer.inRows).to.equal(false);
       writer.beginRows(kind, collection, capacity);
+      expect(writer.inRows).to.equal(true);
       for (const { id, entry: e, deletedAt } of rows) writer.row(id, e, deletedAt);
       expect(writer.rows).to.equal(rows.length);
       writer.endRows();
+      expect(writer.inRows).to.equal(false);
       const frame = writer.bytes();
       const read = readFrame(frame, 0);
       if (read.kind !== 'frame') throw new Error(read.kind);
