@@ -42,15 +42,24 @@ export type BulkItem =
   | { readonly kind: 'update'; readonly id: unknown; readonly body: unknown; readonly bypassRipple?: boolean }
   | { readonly kind: 'delete'; readonly id: unknown; readonly bypassRipple?: boolean };
 
-/** An item ready for the writer; `index` is its place in the request. */
-type Prepared = { readonly index: number; readonly bypassRipple: boolean } &
-  /** A plain body's stored record, made ahead with its new id (Records.makeNew). */
-  (
-    | { kind: 'new'; record: Fields; body: unknown }
-    | { kind: 'insert'; p: PreparedWrite; freshId?: string }
-    | { kind: 'update'; id: string; p: PreparedWrite }
-    | { kind: 'delete'; id: string }
-  );
+/**
+ * An item ready for the writer, other than a plain insert (whose ready form
+ * is the record Records.makeNew made for it, with its new id).
+ */
+type Prepared =
+  | { kind: 'insert'; p: PreparedWrite; freshId?: string }
+  | { kind: 'update'; id: string; p: PreparedWrite }
+  | { kind: 'delete'; id: string };
+
+/**
+ * The items of a request made ready, by their place in it: for each, the
+ * record made ahead or its Prepared form (neither when it failed). A plain
+ * insert, the common item, costs no object beside its record.
+ */
+interface ReadyItems {
+  readonly made: Array<Fields | undefined>;
+  readonly prepared: Array<Prepared | undefined>;
+}
 
 export class Bulk {
   constructor(
@@ -70,17 +79,23 @@ export class Bulk {
   async run(collection: string, items: readonly BulkItem[]): Promise<BulkResult> {
     validateCollectionName(collection);
     const failed: BulkFailure[] = [];
-    const prepared: Array<Prepared | undefined> = [];
+    const ready: ReadyItems = { made: [], prepared: [] };
     // The request's body was decoded in the tick that got here: parse the items in a fresh one.
     await yieldToLoop();
     const slicer = new Slicer();
     for (let index = 0; index < items.length; index++) {
       const item = items[index]!;
+      let made: Fields | undefined;
+      let prepared: Prepared | undefined;
       try {
-        prepared.push(this.prepare(collection, item, index));
+        // A new id is made here, outside the writer (one the alias replaces is simply not used).
+        made = item.kind === 'insert' ? this.records.makeNew(collection, item.body) : undefined;
+        if (made === undefined) prepared = this.prepare(item);
       } catch (err) {
         failed.push({ index, id: rawId(item), error: toDbError(err).message });
       }
+      ready.made.push(made);
+      ready.prepared.push(prepared);
       if (slicer.counted()) await slicer.pause();
     }
     return this.db.write(async (view) => {
@@ -88,17 +103,15 @@ export class Bulk {
       const successful: string[] = [];
       // Items stage into `work`, a fork of the group's view, which the writer then adopts (WorkingView.adopt).
       let work = view.fork();
-      for (let start = 0; start < prepared.length; start += BULK_CHUNK) {
-        const chunk = prepared.slice(start, start + BULK_CHUNK) as Prepared[];
+      for (let start = 0; start < items.length; start += BULK_CHUNK) {
+        const end = Math.min(start + BULK_CHUNK, items.length);
+        const out = this.runChunk(work, collection, items, ready, start, end, failed);
         // Staged items are let go: the collector then copies only the items still to come, not the whole request.
-        prepared.fill(undefined, start, start + chunk.length);
-        const out = this.runChunk(work, collection, chunk, failed);
+        ready.prepared.fill(undefined, start, end);
         if ('chunkError' in out) {
           failed.push({
             id: null,
-            error:
-              `Chunk ${start / BULK_CHUNK + 1} (items ${start + 1}-${start + chunk.length}) failed: ` +
-              `${out.chunkError}`,
+            error: `Chunk ${start / BULK_CHUNK + 1} (items ${start + 1}-${end}) failed: ${out.chunkError}`,
           });
           // The failed chunk may have staged part of itself: start again from the chunks that succeeded (rare: a bug).
           work = view.fork();
@@ -116,13 +129,16 @@ export class Bulk {
   }
 
   /**
-   * Stages a chunk's items into `work`. Item errors are recorded per item;
-   * anything unexpected fails the chunk, leaving `work` to be rebuilt.
+   * Stages items `start` to `end` into `work`. Item errors are recorded per
+   * item; anything unexpected fails the chunk, leaving `work` to be rebuilt.
    */
   private runChunk(
     work: WorkingView,
     collection: string,
-    chunk: readonly Prepared[],
+    items: readonly BulkItem[],
+    ready: ReadyItems,
+    start: number,
+    end: number,
     failed: BulkFailure[],
   ): { effects: Effect[]; ids: string[] } | { chunkError: string } {
     const effects: Effect[] = [];
@@ -131,13 +147,21 @@ export class Bulk {
     // One list for every item's own effects (stage() keeps no reference to it).
     const own: Effect[] = [];
     try {
-      for (const item of chunk) {
+      for (let index = start; index < end; index++) {
+        const item = items[index]!;
+        const made = ready.made[index];
+        const prepared = ready.prepared[index];
+        if (made === undefined && prepared === undefined) continue; // failed in preparation
         own.length = 0;
         try {
-          ids.push(this.apply(work, collection, item, own));
+          ids.push(
+            made !== undefined && item.kind === 'insert'
+              ? this.records.insertMade(work, collection, made, item.body, own)
+              : this.apply(work, collection, prepared!, own),
+          );
         } catch (err) {
           if (!(err instanceof DbError)) throw err;
-          itemFailures.push({ index: item.index, id: failedId(item), error: err.message });
+          itemFailures.push({ index, id: prepared ? failedId(prepared) : null, error: err.message });
           continue;
         }
         const marked = markNoRipple(own, item.bypassRipple);
@@ -153,8 +177,6 @@ export class Bulk {
 
   private apply(view: WorkingView, collection: string, item: Prepared, effects: Effect[]): string {
     switch (item.kind) {
-      case 'new':
-        return this.records.insertMade(view, collection, item.record, item.body, effects);
       case 'insert':
         return this.records.insertInto(view, collection, item.p, effects, item.freshId);
       case 'update':
@@ -166,29 +188,25 @@ export class Bulk {
     }
   }
 
-  private prepare(collection: string, item: BulkItem, index: number): Prepared {
-    const bypassRipple = item.bypassRipple === true;
+  /** An item other than a plain insert made ready for the writer. */
+  private prepare(item: BulkItem): Prepared {
     switch (item.kind) {
       case 'insert': {
-        // A new id is made here, outside the writer (one the alias replaces is simply not used).
-        const record = this.records.makeNew(collection, item.body);
-        if (record) return { kind: 'new', index, record, body: item.body, bypassRipple };
         const prepared = this.records.prepare(item.body);
         return prepared.id === undefined
-          ? { kind: 'insert', index, p: prepared, bypassRipple, freshId: this.db.ids.next() }
-          : { kind: 'insert', index, p: prepared, bypassRipple };
+          ? { kind: 'insert', p: prepared, freshId: this.db.ids.next() }
+          : { kind: 'insert', p: prepared };
       }
       case 'update':
-        return { kind: 'update', index, id: validateId(item.id), p: this.records.prepare(item.body), bypassRipple };
+        return { kind: 'update', id: validateId(item.id), p: this.records.prepare(item.body) };
       case 'delete':
-        return { kind: 'delete', index, id: validateId(item.id), bypassRipple };
+        return { kind: 'delete', id: validateId(item.id) };
     }
   }
 }
 
 /** The id a failed item is reported under: the one it named, never one made for it. */
 function failedId(item: Prepared): string | null {
-  if (item.kind === 'new') return null;
   return item.kind === 'insert' ? (item.p.id ?? null) : item.id;
 }
 
