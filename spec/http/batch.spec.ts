@@ -488,14 +488,21 @@ describe('http batch routes', () => {
       expect(marks(batches, c)).to.deep.equal([false]);
     });
 
-    for (const [where, query, body] of [
-      ['query parameter', '?bypass_ripple=yes', { inserts: [{ data: { a: 1 } }] }],
-      ['body member', '', { inserts: [{ data: { a: 1 } }], bypass_ripple: 'true' }],
-      ['item member', '', { inserts: [{ data: { a: 1 }, bypass_ripple: 1 }] }],
+    for (const [where, query, body, named] of [
+      ['query parameter', '?bypass_ripple=yes', { inserts: [{ data: { a: 1 } }] }, "'bypass_ripple'"],
+      ['body member', '', { inserts: [{ data: { a: 1 } }], bypass_ripple: 'true' }, 'boolean at body'],
+      [
+        'item member',
+        '',
+        { inserts: [{ data: { a: 1 } }, { data: { a: 2 }, bypass_ripple: 1 }] },
+        'boolean at inserts[1]',
+      ],
     ] as const) {
-      it(`rejects a non-boolean bypass_ripple ${where} with 400`, async () => {
+      it(`rejects a non-boolean bypass_ripple ${where} with 400, naming where it stands`, async () => {
         const c = fresh();
-        expectRejected(await insertBatch(c, body, {}, query));
+        const r = await insertBatch(c, body, {}, query);
+        expectRejected(r);
+        expect(r.body.error).to.include(named);
         expect(await count(c)).to.equal(0);
       });
     }

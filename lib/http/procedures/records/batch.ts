@@ -21,31 +21,37 @@ export interface BatchInput {
   transactionId?: string;
 }
 
-function flag(value: unknown, where: string): boolean {
+/** Where an item stands, for an error; `index` -1 is the body itself. */
+function place(kind: Kind, index: number): string {
+  return index === -1 ? 'body' : `${LIST_KEY[kind]}[${index}]`;
+}
+
+// The place is made only for an error: a batch has thousands of items and rarely an error.
+function flag(value: unknown, kind: Kind, index: number): boolean {
   if (value === undefined || value === null) return false;
-  if (typeof value !== 'boolean') throw new InvalidInput(`'bypass_ripple' must be a boolean at ${where}`);
+  if (typeof value !== 'boolean') throw new InvalidInput(`'bypass_ripple' must be a boolean at ${place(kind, index)}`);
   return value;
 }
 
 function parseItem(kind: Kind, raw: unknown, index: number, bypassAll: boolean): BulkItem {
-  const where = `${LIST_KEY[kind]}[${index}]`;
   if (Array.isArray(raw)) {
     // Rust positional forms: [record, bypass] / [id, record, bypass] / [id, bypass].
-    if (kind === 'insert') return { kind, body: raw[0], bypassRipple: bypassAll || flag(raw[1], where) };
-    if (kind === 'update') return { kind, id: raw[0], body: raw[1], bypassRipple: bypassAll || flag(raw[2], where) };
-    return { kind, id: raw[0], bypassRipple: bypassAll || flag(raw[1], where) };
+    if (kind === 'insert') return { kind, body: raw[0], bypassRipple: bypassAll || flag(raw[1], kind, index) };
+    if (kind === 'update')
+      return { kind, id: raw[0], body: raw[1], bypassRipple: bypassAll || flag(raw[2], kind, index) };
+    return { kind, id: raw[0], bypassRipple: bypassAll || flag(raw[1], kind, index) };
   }
-  if (!isPlainObjectValue(raw)) throw new InvalidInput(`${where} must be an object`);
-  const bypassRipple = bypassAll || flag(raw.bypass_ripple, where);
+  if (!isPlainObjectValue(raw)) throw new InvalidInput(`${place(kind, index)} must be an object`);
+  const bypassRipple = bypassAll || flag(raw.bypass_ripple, kind, index);
   if (kind === 'insert') {
-    if (!('data' in raw)) throw new InvalidInput(`${where} must be {data: {...}}`);
+    if (!('data' in raw)) throw new InvalidInput(`${place(kind, index)} must be {data: {...}}`);
     return { kind, body: raw.data, bypassRipple };
   }
   if (kind === 'update') {
-    if (!('id' in raw) || !('data' in raw)) throw new InvalidInput(`${where} must be {id, data: {...}}`);
+    if (!('id' in raw) || !('data' in raw)) throw new InvalidInput(`${place(kind, index)} must be {id, data: {...}}`);
     return { kind, id: raw.id, body: raw.data, bypassRipple };
   }
-  if (!('id' in raw)) throw new InvalidInput(`${where} must be {id}`);
+  if (!('id' in raw)) throw new InvalidInput(`${place(kind, index)} must be {id}`);
   return { kind, id: raw.id, bypassRipple };
 }
 
@@ -65,7 +71,7 @@ export function parseBatch(kind: Kind, raw: RawInput): BatchInput {
       `{${LIST_KEY[kind]}: [...], bypass_ripple?}`,
     );
     list = body[LIST_KEY[kind]];
-    bypassAll = bypassAll || flag(body.bypass_ripple, 'body');
+    bypassAll = bypassAll || flag(body.bypass_ripple, kind, -1);
   }
   if (!Array.isArray(list)) throw new InvalidInput(`Batch body must be {${LIST_KEY[kind]}: [...]}`);
   const items = list.map((item, index) => parseItem(kind, item, index, bypassAll));
