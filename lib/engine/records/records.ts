@@ -61,7 +61,9 @@ const INSERT_SYSTEM_KEYS = ['id', 'ttl', 'ttl_update_on_access'] as const;
 
 /** Whether an insert body holds one of INSERT_SYSTEM_KEYS. */
 function holdsInstruction(body: Record<string, unknown>): boolean {
-  return INSERT_SYSTEM_KEYS.some((k) => Object.hasOwn(body, k));
+  // A loop, not some(): a closure per insert is garbage in a batch of thousands.
+  for (const key of INSERT_SYSTEM_KEYS) if (Object.hasOwn(body, key)) return true;
+  return false;
 }
 
 export interface PreparedWrite {
@@ -135,7 +137,7 @@ export class Records {
    */
   makeNew(collection: string, body: unknown): Fields | undefined {
     if (this.db.state.collections.get(collection)?.meta.schema) return undefined;
-    return plainNewRecord(body, () => this.db.ids.next());
+    return plainNewRecord(body, this.db.ids);
   }
 
   /**
@@ -497,17 +499,18 @@ function unwrap(value: unknown): unknown {
  * The stored record a plain insert body makes with a new id, in one object:
  * what prepare() and then insertInto() make of it in a collection without a
  * schema (fieldsFromWire's copy, then withSystemFields'), for a body that
- * holds no instruction (`id`, `ttl`, `ttl_update_on_access`). `newId` is
- * called once the body qualifies. Undefined for any other body, which takes
+ * holds no instruction (`id`, `ttl`, `ttl_update_on_access`). `ids` makes
+ * the id once the body qualifies (the generator itself, not a closure over
+ * it: no garbage per record). Undefined for any other body, which takes
  * the general path (and gets its errors there); throws the errors
  * fieldsFromWire throws, in the same order. Inserts (single and bulk) make
  * their records so: one object less per record, and a 10,000-record batch
  * took 6% less CPU and a third less collection time.
  */
-function plainNewRecord(body: unknown, newId: () => string): Fields | undefined {
+function plainNewRecord(body: unknown, ids: { next(): string }): Fields | undefined {
   if (!isPlainObject(body) || holdsInstruction(body)) return undefined;
   const shape = recordShapeOf(body);
-  return shape && Object.freeze(shape.make(body, newId(), fieldFromWire));
+  return shape && Object.freeze(shape.make(body, ids.next(), fieldFromWire));
 }
 
 /**
