@@ -15,7 +15,7 @@
  */
 import { DbError, toDbError } from '../../errors.js';
 import type { EngineCore } from '../core.js';
-import { markNoRipple, type Effect } from '../write/effects.js';
+import { withNoRipple, type Effect } from '../write/effects.js';
 import { validateId } from './ids.js';
 import { validateCollectionName } from '../collections/names.js';
 import type { PreparedWrite, Records } from './records.js';
@@ -105,20 +105,17 @@ export class Bulk {
       let work = view.fork();
       for (let start = 0; start < items.length; start += BULK_CHUNK) {
         const end = Math.min(start + BULK_CHUNK, items.length);
-        const out = this.runChunk(work, collection, items, ready, start, end, failed);
+        const chunkError = this.runChunk(work, collection, items, ready, start, end, { effects, successful, failed });
         // Staged items are let go: the collector then copies only the items still to come, not the whole request.
         ready.prepared.fill(undefined, start, end);
-        if ('chunkError' in out) {
+        if (chunkError !== undefined) {
           failed.push({
             id: null,
-            error: `Chunk ${start / BULK_CHUNK + 1} (items ${start + 1}-${end}) failed: ${out.chunkError}`,
+            error: `Chunk ${start / BULK_CHUNK + 1} (items ${start + 1}-${end}) failed: ${chunkError}`,
           });
           // The failed chunk may have staged part of itself: start again from the chunks that succeeded (rare: a bug).
           work = view.fork();
           work.stage(effects);
-        } else {
-          for (const effect of out.effects) effects.push(effect);
-          for (const id of out.ids) successful.push(id);
         }
         await slicer.pause();
       }
@@ -129,8 +126,10 @@ export class Bulk {
   }
 
   /**
-   * Stages items `start` to `end` into `work`. Item errors are recorded per
-   * item; anything unexpected fails the chunk, leaving `work` to be rebuilt.
+   * Stages items `start` to `end` into `work`, adding their effects and ids
+   * to `out` and their errors to `out.failed`. Anything unexpected fails the
+   * chunk: its message is returned, `out` is as before the chunk, and `work`
+   * is left to be rebuilt.
    */
   private runChunk(
     work: WorkingView,
@@ -139,40 +138,42 @@ export class Bulk {
     ready: ReadyItems,
     start: number,
     end: number,
-    failed: BulkFailure[],
-  ): { effects: Effect[]; ids: string[] } | { chunkError: string } {
-    const effects: Effect[] = [];
-    const ids: string[] = [];
+    out: { effects: Effect[]; successful: string[]; failed: BulkFailure[] },
+  ): string | undefined {
+    const { effects, successful } = out;
+    const chunkFrom = { effects: effects.length, successful: successful.length };
     const itemFailures: BulkFailure[] = [];
-    // One list for every item's own effects (stage() keeps no reference to it).
-    const own: Effect[] = [];
     try {
       for (let index = start; index < end; index++) {
         const item = items[index]!;
         const made = ready.made[index];
         const prepared = ready.prepared[index];
         if (made === undefined && prepared === undefined) continue; // failed in preparation
-        own.length = 0;
+        // Each item's effects go straight onto the request's list, from `from` on (a list per item, emptied for
+        // the next, would get a new backing store for each).
+        const from = effects.length;
         try {
-          ids.push(
+          successful.push(
             made !== undefined && item.kind === 'insert'
-              ? this.records.insertMade(work, collection, made, item.body, own)
-              : this.apply(work, collection, prepared!, own),
+              ? this.records.insertMade(work, collection, made, item.body, effects)
+              : this.apply(work, collection, prepared!, effects),
           );
         } catch (err) {
           if (!(err instanceof DbError)) throw err;
+          effects.length = from;
           itemFailures.push({ index, id: prepared ? failedId(prepared) : null, error: err.message });
           continue;
         }
-        const marked = markNoRipple(own, item.bypassRipple);
-        work.stage(marked);
-        for (const effect of marked) effects.push(effect);
+        if (item.bypassRipple) for (let i = from; i < effects.length; i++) effects[i] = withNoRipple(effects[i]!);
+        work.stage(effects, from);
       }
     } catch (err) {
-      return { chunkError: (err as Error).message };
+      effects.length = chunkFrom.effects;
+      successful.length = chunkFrom.successful;
+      return (err as Error).message;
     }
-    failed.push(...itemFailures);
-    return { effects, ids };
+    out.failed.push(...itemFailures);
+    return undefined;
   }
 
   private apply(view: WorkingView, collection: string, item: Prepared, effects: Effect[]): string {

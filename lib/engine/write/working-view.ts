@@ -169,10 +169,10 @@ export class WorkingView {
     return this.stagedValues(collection).holders(field, kind, value, () => stagedImages(overlay));
   }
 
-  /** Makes effects visible to later operations of the same group. */
-  stage(effects: readonly Effect[]): void {
+  /** Makes `effects`, from `from` on, visible to later operations of the same group. */
+  stage(effects: readonly Effect[], from = 0): void {
     this.staged += 1;
-    for (const effect of effects) applyEffect(this.overlay, effect);
+    for (let i = from; i < effects.length; i++) applyEffect(this.overlay, effects[i]!);
   }
 
   /**
