@@ -24,7 +24,7 @@ import type { LoggedBatch } from './effects.js';
 
 /** Applies `batch`; with a `journal`, each change first records what it replaces (see journal.ts). */
 export function applyBatch(state: DbState, batch: LoggedBatch, journal?: StateJournal): void {
-  assert(batch.seq > state.seq, `batch seq ${batch.seq} must follow state seq ${state.seq}`);
+  if (batch.seq <= state.seq) assert.fail(`batch seq ${batch.seq} must follow state seq ${state.seq}`);
   journal?.seq(state, batch.origin);
   const target = new StateTarget(state, batch.seq, journal);
   for (const effect of batch.effects) applyEffect(target, effect);
@@ -69,7 +69,8 @@ class StateTarget implements EffectTarget {
 
   putRecord(collection: string, id: string, image: RecordImage, madeId: boolean): void {
     const coll = this.state.collections.get(collection);
-    assert(coll, `put into missing collection ${collection}`);
+    // The message is made only on failure (this runs for every record of a batch).
+    if (!coll) assert.fail(`put into missing collection ${collection}`);
     const records = coll.records;
     // An update keeps its record's slot (its insertion ordinal); a new record takes the next.
     const slot = madeId ? undefined : records.slotOf(id);

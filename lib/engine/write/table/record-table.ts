@@ -138,7 +138,7 @@ export class RecordTable implements ReadonlyMap<string, RecordEntry> {
 
   /** Stores `entry` as record `id`, in slot `entry.ord` (see `put`). */
   set(id: string, entry: RecordEntry): this {
-    assert(entry.ord !== undefined, `record ${id} has no insertion ordinal`);
+    if (entry.ord === undefined) assert.fail(`record ${id} has no insertion ordinal`);
     this.put(id, entry.fields, entry.version, entry.ord, entry.expiresAt, entry.slidingMs);
     return this;
   }
@@ -156,11 +156,12 @@ export class RecordTable implements ReadonlyMap<string, RecordEntry> {
     expiresAt: number | undefined,
     slidingMs: number | undefined,
   ): void {
-    assert(slot >= 1, `record ${id} has no insertion ordinal`);
+    // Messages are made only on failure (this runs for every record of a batch).
+    if (!(slot >= 1)) assert.fail(`record ${id} has no insertion ordinal`);
     const was = this.slots.get(id);
     if (was !== slot) {
       if (was !== undefined) this.delete(id);
-      assert(this.fieldsBySlot[slot] === undefined, `slot ${slot} holds another record than ${id}`);
+      if (this.fieldsBySlot[slot] !== undefined) assert.fail(`slot ${slot} holds another record than ${id}`);
     }
     while (this.fieldsBySlot.length <= slot) this.fieldsBySlot.push(undefined);
     if (this.versions.length <= slot) this.versions = grown(this.versions, slot + 1);
