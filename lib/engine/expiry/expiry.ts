@@ -61,6 +61,8 @@ export class ExpiryTracker {
     });
     const slicer = new Slicer(SCAN_CHECK_EVERY);
     for (const [collection, coll] of this.db.state.collections) {
+      // A collection without a TTL record needs no walk (a TTL record put meanwhile comes through the listener).
+      if (coll.expiringRecords === 0) continue;
       for (const [id, entry] of coll.records) {
         if (entry.expiresAt !== undefined) this.expiring.set(collection + '\u0000' + id, entry.expiresAt);
         if (slicer.counted()) await slicer.pause();

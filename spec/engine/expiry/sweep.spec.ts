@@ -66,6 +66,23 @@ describe('engine/sweep: background removal in durable chunks', () => {
     expect(reads, 'reads answered while the sweep ran').to.be.greaterThan(batches.length);
   });
 
+  it('sweeps the TTL records stored before a restart, beside collections with none', async () => {
+    await db.bulk.insertMany(
+      'plain',
+      Array.from({ length: 50 }, (_, i) => ({ n: i })),
+    );
+    await db.bulk.insertMany(
+      't',
+      Array.from({ length: 30 }, (_, i) => ({ n: i, ...(i % 3 === 0 ? { ttl: 60 } : {}) })),
+    );
+    await db.close();
+    db = await Database.open({ dataDir: dir, clock });
+    clock.advance(61_000);
+    expect(await db.records.expiry.sweep()).to.equal(10);
+    expect(await db.records.count('t')).to.equal(20);
+    expect(await db.records.count('plain')).to.equal(50);
+  });
+
   it('keeps a record inserted again, with a new TTL, under an expired id while the sweep was under way', async () => {
     await db.bulk.insertMany(
       't',
