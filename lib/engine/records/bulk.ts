@@ -79,7 +79,8 @@ export class Bulk {
   async run(collection: string, items: readonly BulkItem[]): Promise<BulkResult> {
     validateCollectionName(collection);
     const failed: BulkFailure[] = [];
-    const ready: ReadyItems = { made: [], prepared: [] };
+    // Sized at once: grown push by push, each list would be copied a dozen times on the way to 10,000 items.
+    const ready: ReadyItems = { made: new Array(items.length), prepared: new Array(items.length) };
     // The request's body was decoded in the tick that got here: parse the items in a fresh one.
     await yieldToLoop();
     const slicer = new Slicer();
@@ -94,8 +95,8 @@ export class Bulk {
       } catch (err) {
         failed.push({ index, id: rawId(item), error: toDbError(err).message });
       }
-      ready.made.push(made);
-      ready.prepared.push(prepared);
+      ready.made[index] = made;
+      ready.prepared[index] = prepared;
       if (slicer.counted()) await slicer.pause();
     }
     return this.db.write(async (view) => {
