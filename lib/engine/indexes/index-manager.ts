@@ -74,7 +74,9 @@ export class IndexManager {
       if (effect.kind === 'createCollection' || effect.kind === 'setCollectionMeta') resync.add(effect.meta.name);
       else if (effect.kind === 'dropCollection') resync.add(effect.name);
     }
-    for (const ch of info.changes) {
+    // Without an index there is nothing to follow: the batch's changes are not even made (change-feed.ts).
+    const changes = this.byCollection.size > 0 ? info.changes : [];
+    for (const ch of changes) {
       if (resync.has(ch.collection)) continue;
       const idxs = this.byCollection.get(ch.collection);
       if (!idxs) continue;

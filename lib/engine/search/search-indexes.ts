@@ -353,6 +353,8 @@ export class SearchIndexes {
       }
       if (effect.kind === 'setCollectionMeta' || effect.kind === 'createCollection') this.metaChanged(effect.meta.name);
     }
+    // Without a search index there is nothing to follow: the batch's changes are not even made (change-feed.ts).
+    if (this.byCollection.size === 0) return;
     for (const ch of info.changes) {
       const entries = this.byCollection.get(ch.collection);
       if (!entries) continue;

@@ -50,15 +50,30 @@ export function describeChanges(state: DbState, batch: LoggedBatch): CommitInfo 
   return describeOver(stateBefore(state), batch);
 }
 
-/** describeChanges over any images before the batch (the writer's view, before it stages the batch). */
+/**
+ * describeChanges over any images before the batch (the writer's view, before it stages the batch).
+ * A put under a made id is an insert whatever the images say, so its change
+ * is made only when a listener reads `changes` (MadeInserts): a batch of
+ * 10,000 inserts with nobody following its changes makes none of them.
+ */
 export function describeOver(before: BeforeImages, batch: LoggedBatch): CommitInfo {
   const changes: RecordChange[] = [];
+  /** For each of `changes`, the index of its effect in the batch. */
+  const effectAt: number[] = [];
   const schemaChanged: string[] = [];
-  for (const effect of batch.effects as Effect[]) {
+  let madeInserts = 0;
+  const effects = batch.effects as Effect[];
+  for (let at = 0; at < effects.length; at++) {
+    const effect = effects[at]!;
+    const count = changes.length;
     switch (effect.kind) {
       case 'put': {
+        if (effect[MADE_ID]) {
+          madeInserts++;
+          break;
+        }
         // The state is the one before the batch: a record absent from it is new, however often the batch puts it.
-        const image = effect[MADE_ID] ? undefined : before.record(effect.collection, effect.id)?.fields;
+        const image = before.record(effect.collection, effect.id)?.fields;
         const event = image !== undefined ? 'update' : 'insert';
         changes.push({ collection: effect.collection, event, id: effect.id, fields: effect.fields, before: image });
         break;
@@ -82,6 +97,43 @@ export function describeOver(before: BeforeImages, batch: LoggedBatch): CommitIn
       default:
         break;
     }
+    if (changes.length > count) effectAt.push(at);
   }
-  return { seq: batch.seq, changes, schemaChanged };
+  if (madeInserts === 0) return { seq: batch.seq, changes, schemaChanged };
+  return new MadeInserts(batch.seq, effects, changes, effectAt, schemaChanged);
+}
+
+/** A batch's changes, those of its puts under made ids made when first read, in the batch's order. */
+class MadeInserts implements CommitInfo {
+  private list: RecordChange[] | undefined;
+
+  constructor(
+    readonly seq: number,
+    private readonly effects: readonly Effect[],
+    private readonly described: readonly RecordChange[],
+    private readonly effectAt: readonly number[],
+    readonly schemaChanged: readonly string[],
+  ) {}
+
+  get changes(): readonly RecordChange[] {
+    return (this.list ??= this.merged());
+  }
+
+  private merged(): RecordChange[] {
+    const list: RecordChange[] = [];
+    let next = 0;
+    for (let at = 0; at < this.effects.length; at++) {
+      const effect = this.effects[at]!;
+      if (effect.kind === 'put' && effect[MADE_ID]) {
+        list.push({
+          collection: effect.collection,
+          event: 'insert',
+          id: effect.id,
+          fields: effect.fields,
+          before: undefined,
+        });
+      } else if (this.effectAt[next] === at) list.push(this.described[next++]!);
+    }
+    return list;
+  }
 }

@@ -70,6 +70,31 @@ describe('engine: puts of made ids (MADE_ID)', () => {
     ]);
   });
 
+  it('lists the changes of a batch in its order, marked puts among the others, made when first read', async () => {
+    await db.bulk.insertMany('c', [{ id: 'old', n: 0 }]);
+    const res = await db.bulk.run('c', [
+      { kind: 'insert', body: { n: 1 } },
+      { kind: 'update', id: 'old', body: { n: 2 } },
+      { kind: 'insert', body: { id: 'named', n: 3 } },
+      { kind: 'insert', body: { n: 4 } },
+      { kind: 'delete', id: 'missing' },
+      { kind: 'delete', id: 'named' },
+      { kind: 'insert', body: { n: 5 } },
+    ]);
+    expect(res.failed.map((f) => f.index)).to.deep.equal([4]);
+    const info = seen.at(-1)!.info;
+    const changes = info.changes;
+    expect(info.changes, 'made once').to.equal(changes);
+    expect(changes.map((c) => [c.event, c.fields?.n ?? null, c.before?.n ?? null])).to.deep.equal([
+      ['insert', 1, null],
+      ['update', 2, 0],
+      ['insert', 3, null],
+      ['insert', 4, null],
+      // 'named' was absent before the batch: its delete there is no change (the images are those before it).
+      ['insert', 5, null],
+    ]);
+  });
+
   it('keeps insertion order and membership as unmarked puts do, and the log replays to the same state', async () => {
     await db.records.insert('c', { id: 'first', n: 0 });
     const made = [await db.records.insert('c', { n: 1 })];
