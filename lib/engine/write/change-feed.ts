@@ -46,12 +46,9 @@ export function stateBefore(state: DbState): BeforeImages {
   };
 }
 
-export function describeChanges(state: DbState, batch: LoggedBatch): CommitInfo {
-  return describeOver(stateBefore(state), batch);
-}
-
 /**
- * describeChanges over any images before the batch (the writer's view, before it stages the batch).
+ * The changes of `batch` over `before`, the images before it: the committed
+ * state (stateBefore), or the writer's view before it stages the batch.
  * A put under a made id is an insert whatever the images say, so its change
  * is made only when a listener reads `changes` (MadeInserts): a batch of
  * 10,000 inserts with nobody following its changes makes none of them.

@@ -28,7 +28,7 @@ import type { DbState } from './state.js';
 import type { StateJournal } from './journal.js';
 import { WorkingView } from './working-view.js';
 import { yieldToLoop } from '../time/slices.js';
-import { describeChanges, describeOver, type CommitInfo } from './change-feed.js';
+import { describeOver, stateBefore, type BeforeImages, type CommitInfo } from './change-feed.js';
 import type { CommitLog } from '../storage/log/commit-log.js';
 import type { StorageHealth } from '../storage/storage-health.js';
 import { fallbackEngineLog, type EngineLog } from '../engine-log.js';
@@ -125,6 +125,8 @@ export class WriteQueue {
    * (a cluster's log publishes them before they are applied); applying then reuses them.
    */
   describeWhenStaged = false;
+  /** The committed state as the images before the next batch (made once: a single insert is a batch of its own). */
+  private readonly committedImages: BeforeImages;
 
   constructor(
     private readonly state: DbState,
@@ -136,6 +138,7 @@ export class WriteQueue {
   ) {
     log.onFailure = (fault) => health.fail(fault);
     health.repairWith(() => this.exclusive(() => log.heal()));
+    this.committedImages = stateBefore(state);
   }
 
   get readOnly(): boolean {
@@ -415,7 +418,7 @@ export class WriteQueue {
     try {
       for (let i = 0; i < group.batches.length; i++) {
         const batch = group.batches[i]!;
-        const info = group.infos?.[i] ?? describeChanges(this.state, batch);
+        const info = group.infos?.[i] ?? describeOver(this.committedImages, batch);
         applyBatch(this.state, batch, this.journal);
         this.publish(batch, info);
       }
