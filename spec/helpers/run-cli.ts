@@ -43,6 +43,7 @@ export interface CliProcess {
   readonly proc: ChildProcess;
   /** Everything written to stdout and stderr so far. */
   output(): string;
+  /** Settles once the process has exited and its output has been read to the end. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -59,8 +60,9 @@ export function spawnCli(args: readonly string[], env: Record<string, string> = 
   proc.stderr!.on('data', (d: Buffer) => {
     out += d.toString();
   });
+  // 'close', not 'exit': it comes once stdout and stderr are read to their end, so output() holds the last lines.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    proc.on('exit', (code, signal) => resolve({ code, signal })),
+    proc.on('close', (code, signal) => resolve({ code, signal })),
   );
   return { proc, output: () => out, exited };
 }
