@@ -38,6 +38,6 @@ const KEEP_BLOCKS_BYTES = 32 * 2 ** 20;
 const KEEP_FREE_BYTES = 64 * 2 ** 20;
 
 /** Lets malloc keep freed blocks for reuse (see KEEP_BLOCKS_BYTES); false without the addon or on another libc. */
-export function keepFreedMemory(native: NativeMemory | { unavailable: string } = loadNativeMemory()): boolean {
+export function keepFreedMemory(native: NativeMemory | { unavailable: string }): boolean {
   return !('unavailable' in native) && native.keepFreedMemory(KEEP_BLOCKS_BYTES, KEEP_FREE_BYTES);
 }

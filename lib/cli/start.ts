@@ -16,7 +16,7 @@ import type { OptionValues } from './args/option-values.js';
 import { serverConfig, shutdownTimeoutMsOf } from './config.js';
 import { shouldWatchParent, watchParent } from './parent-watch.js';
 import { IDLE_COMPACTION_DEFAULTS, startIdleCompaction } from './idle-compaction.js';
-import { keepFreedMemory, loadNativeMemory } from './native-memory.js';
+import { keepFreedMemory, loadNativeMemory, type NativeMemory } from './native-memory.js';
 import { readTlsFiles, reloadTlsFiles, tlsFilesOf } from './tls-files.js';
 import { findHelperThreads, lowerDuringLongWork, type HelperThreads } from './helper-priority.js';
 
@@ -34,8 +34,10 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   const tls = tlsFiles && readTlsFiles(tlsFiles);
   // Before recovery: what recovery leaves behind counts as growth (idle-compaction.ts).
   const startRss = process.memoryUsage.rss();
-  // Before recovery too: it reads segments and snapshots a few MB at a time.
-  keepFreedMemory();
+  // Loaded once: malloc's settings now, before recovery (it reads segments and snapshots a few MB at a time), and
+  // idle compaction once the server serves.
+  const native = loadNativeMemory();
+  keepFreedMemory(native);
   keepStdioErrorsFromStopping();
   let server: Server | undefined;
   /** The startup step in progress: a stop waits for it before closing. */
@@ -115,7 +117,7 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   console.log(`EddyDB listening on ${server.isTls ? 'https' : 'http'}://${config.host}:${port} (${storage})`);
   if (tlsFiles && isHangupPending) reloadTlsFiles(server, tlsFiles);
   if (helpers) stopLowering = helperPriority(server, helpers);
-  stopCompacting = idleCompaction(values, server, startRss);
+  stopCompacting = idleCompaction(values, server, startRss, native);
 }
 
 /** Ends a stop that ran out of time: exit code 1, and what it still waited for. */
@@ -132,12 +134,16 @@ function exitTimedOut(timeoutMs: number, pending: readonly string[], memory: boo
 }
 
 /** Starts idle compaction unless `--idle-compaction-mb 0`; says so when the native addon is missing. */
-function idleCompaction(values: OptionValues, server: Server, startRss: number): () => void {
+function idleCompaction(
+  values: OptionValues,
+  server: Server,
+  startRss: number,
+  native: NativeMemory | { unavailable: string },
+): () => void {
   const mb = values.int('idle-compaction-mb');
   if (mb === 0) return () => undefined;
   const options =
     mb === undefined ? IDLE_COMPACTION_DEFAULTS : { ...IDLE_COMPACTION_DEFAULTS, minGrowthBytes: mb * 2 ** 20 };
-  const native = loadNativeMemory();
   if ('unavailable' in native) {
     server.log('info', `idle compaction off: ${native.unavailable}`);
     return () => undefined;
