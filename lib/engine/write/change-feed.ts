@@ -70,9 +70,7 @@ export function describeOver(before: BeforeImages, batch: LoggedBatch): CommitIn
           break;
         }
         // The state is the one before the batch: a record absent from it is new, however often the batch puts it.
-        const image = before.record(effect.collection, effect.id)?.fields;
-        const event = image !== undefined ? 'update' : 'insert';
-        changes.push({ collection: effect.collection, event, id: effect.id, fields: effect.fields, before: image });
+        changes.push(putChange(effect, before.record(effect.collection, effect.id)?.fields));
         break;
       }
       case 'delete': {
@@ -121,16 +119,15 @@ class MadeInserts implements CommitInfo {
     let next = 0;
     for (let at = 0; at < this.effects.length; at++) {
       const effect = this.effects[at]!;
-      if (effect.kind === 'put' && effect[MADE_ID]) {
-        list.push({
-          collection: effect.collection,
-          event: 'insert',
-          id: effect.id,
-          fields: effect.fields,
-          before: undefined,
-        });
-      } else if (this.effectAt[next] === at) list.push(this.described[next++]!);
+      if (effect.kind === 'put' && effect[MADE_ID]) list.push(putChange(effect, undefined));
+      else if (this.effectAt[next] === at) list.push(this.described[next++]!);
     }
     return list;
   }
+}
+
+/** The change a put makes: an update of `before`, the record's image before the batch, or an insert without one. */
+function putChange(put: Extract<Effect, { kind: 'put' }>, before: Fields | undefined): RecordChange {
+  const event = before !== undefined ? 'update' : 'insert';
+  return { collection: put.collection, event, id: put.id, fields: put.fields, before };
 }
