@@ -142,7 +142,8 @@ export class Bulk {
     out: { effects: Effect[]; successful: string[]; failed: BulkFailure[] },
   ): string | undefined {
     const { effects, successful } = out;
-    const chunkFrom = { effects: effects.length, successful: successful.length };
+    const effectsBefore = effects.length;
+    const successfulBefore = successful.length;
     const itemFailures: BulkFailure[] = [];
     try {
       for (let index = start; index < end; index++) {
@@ -169,8 +170,8 @@ export class Bulk {
         work.stage(effects, from);
       }
     } catch (err) {
-      effects.length = chunkFrom.effects;
-      successful.length = chunkFrom.successful;
+      effects.length = effectsBefore;
+      successful.length = successfulBefore;
       return (err as Error).message;
     }
     out.failed.push(...itemFailures);
