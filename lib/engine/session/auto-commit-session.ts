@@ -64,7 +64,7 @@ export class AutoCommitSession implements Session {
     return this.paced(collection, this.engine.records.delete(collection, idOrAlias, bypassRipple));
   }
 
-  writeMany(collection: string, items: readonly BulkItem[]): Promise<BulkResult> {
+  writeMany(collection: string, items: BulkItem[]): Promise<BulkResult> {
     return this.paced(collection, this.engine.bulk.run(collection, items));
   }
 

@@ -79,8 +79,11 @@ export interface Session {
   ): Promise<Fields>;
   /** Deletes a record into the trash; resolves to its id. */
   delete(collection: string, idOrAlias: string, bypassRipple?: boolean): Promise<string>;
-  /** Many writes to one collection; an item that fails is reported alone while the rest go on. */
-  writeMany(collection: string, items: readonly BulkItem[]): Promise<BulkResult>;
+  /**
+   * Many writes to one collection; an item that fails is reported alone while the rest go on. `items` is taken
+   * over (an auto-commit write lets each item go once it is staged): the caller does not read the items after.
+   */
+  writeMany(collection: string, items: BulkItem[]): Promise<BulkResult>;
 
   // Statements over many records: each is all or nothing (one durable batch, or staged as one statement).
   // Filters match live records as this session sees them (a transaction: its earlier staged writes included).

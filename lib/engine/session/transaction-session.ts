@@ -8,7 +8,7 @@
  * it does not exist, so a transaction id is useless to any other key.
  */
 import { MESSAGES, NotFound, toDbError } from '../../errors.js';
-import type { BulkFailure, BulkItem, BulkResult } from '../records/bulk.js';
+import { namedId, type BulkFailure, type BulkItem, type BulkResult } from '../records/bulk.js';
 import { validateId } from '../records/ids.js';
 import { Slicer } from '../time/slices.js';
 import type { UpsertTarget } from '../records/multi-writes.js';
@@ -277,10 +277,4 @@ class StagingSession implements TransactionSession {
   rollback(): number {
     return this.txs.rollback(this.transactionId);
   }
-}
-
-/** The id a failed item is reported under: the one it names, or null. */
-function namedId(item: BulkItem): string | null {
-  const id = item.kind === 'insert' ? (isPlainObject(item.body) ? item.body.id : undefined) : item.id;
-  return typeof id === 'string' ? id : null;
 }

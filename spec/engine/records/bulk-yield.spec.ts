@@ -4,10 +4,11 @@
  * storage/log/batch-payload.ts): while 10,000 records are parsed, staged and
  * logged, the loop turns many times, and every read made meanwhile sees
  * none of the batch or all of it, never part. A write sent meanwhile lands
- * before or after the batch, never inside it.
+ * before or after the batch, never inside it. A bulk request takes its list
+ * of items over and lets each item go once it is staged.
  */
 import { expect } from 'chai';
-import { Database } from '../../../lib/engine/index.js';
+import { Database, type BulkItem } from '../../../lib/engine/index.js';
 import { removeDir, tempDir } from '../../helpers/temp-dir.js';
 
 describe('engine/bulk and transaction commits yield between slices', () => {
@@ -59,6 +60,23 @@ describe('engine/bulk and transaction commits yield between slices', () => {
     const order = [...db.state.collections.get('bulk')!.records.keys()];
     const first = order.indexOf(res.successful[0]!);
     expect(order.slice(first, first + 10_000)).to.deep.equal(res.successful);
+  });
+
+  it('takes the items over and lets each go once it is staged, failed ones included', async () => {
+    await db.records.insert('taken', { id: 'old', n: 0 });
+    const items: BulkItem[] = [
+      ...Array.from({ length: 2_500 }, (_, i) => ({ kind: 'insert' as const, body: { n: i } })),
+      { kind: 'insert', body: { constructor: 1 } },
+      { kind: 'update', id: 'old', body: { n: -1 } },
+      { kind: 'delete', id: 'missing' },
+    ];
+    const res = await db.bulk.run('taken', items);
+    expect(res.successful).to.have.length(2_501);
+    expect(res.failed.map((f) => f.index)).to.deep.equal([2_500, 2_502]);
+    expect(items, 'every slot emptied').to.have.length(2_503);
+    expect(items.every((item) => item === undefined)).to.equal(true);
+    expect(db.records.findById('taken', 'old').n).to.equal(-1);
+    expect(db.records.findById('taken', res.successful[2_499]!).n).to.equal(2_499);
   });
 
   it('lets the loop turn while a 10,000-operation transaction commits; reads see none or all of it', async function () {

@@ -196,9 +196,11 @@ function makeBatch(kind: Kind) {
       checkBatchSize(input.items, ctx.config.settings().max_batch_size);
       const release = ctx.batchGate.acquire(ctx.config.settings().max_concurrent_batches);
       try {
+        const count = input.items.length;
+        // The items are the session's from here: a body is let go once its record is staged.
         const res = await ctx.session.writeMany(input.collection, input.items);
         // The batch was applied in the tick that got here: encode the (large) answer in a fresh one.
-        if (input.items.length > YIELD_AFTER_ITEMS) await yieldToLoop();
+        if (count > YIELD_AFTER_ITEMS) await yieldToLoop();
         const failed = res.failed.map((f) => ({ id: f.id, error: f.error }));
         return new WithStatus(statusFor(kind, res.successful.length, failed.length), {
           successful: res.successful,
