@@ -130,10 +130,11 @@ export class Records {
   }
 
   /**
-   * The stored record of a plain insert body into `collection`, made outside the
-   * writer with a new id (`record.id`; plainNewRecord); undefined for any
-   * other body, and while `collection` has a schema (it would be made for nothing:
-   * insertMade takes the general path there).
+   * The stored record of a plain insert body into `collection`, made with a new
+   * id (`record.id`; plainNewRecord): outside the writer for a single insert, in
+   * it for a bulk request's items. Undefined for any other body, and while
+   * `collection` has a schema (it would be made for nothing: insertMade takes
+   * the general path there).
    */
   makeNew(collection: string, body: unknown): Fields | undefined {
     if (this.db.state.collections.get(collection)?.meta.schema) return undefined;
