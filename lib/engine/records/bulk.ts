@@ -50,6 +50,23 @@ type Prepared =
   | { kind: 'update'; id: string; p: PreparedWrite }
   | { kind: 'delete'; id: string };
 
+/**
+ * A chunk's items made ready, by their place in the chunk: the record made for
+ * a plain insert, the Prepared form of any other item, or the error that
+ * failed it. Lists of BULK_CHUNK slots, used for every chunk of a request.
+ */
+class ReadyChunk {
+  readonly made = new Array<Fields | undefined>(BULK_CHUNK).fill(undefined);
+  readonly prepared = new Array<Prepared | undefined>(BULK_CHUNK).fill(undefined);
+  readonly failure = new Array<DbError | undefined>(BULK_CHUNK).fill(undefined);
+
+  clear(): void {
+    this.made.fill(undefined);
+    this.prepared.fill(undefined);
+    this.failure.fill(undefined);
+  }
+}
+
 export class Bulk {
   constructor(
     private readonly db: EngineCore,
@@ -77,11 +94,12 @@ export class Bulk {
       const successful: string[] = [];
       const failed: BulkFailure[] = [];
       const slicer = new Slicer();
+      const ready = new ReadyChunk();
       // Items stage into `work`, a fork of the group's view, which the writer then adopts (WorkingView.adopt).
       let work = view.fork();
       for (let start = 0; start < items.length; start += BULK_CHUNK) {
         const end = Math.min(start + BULK_CHUNK, items.length);
-        const chunkError = this.runChunk(work, collection, items, start, end, { effects, successful, failed });
+        const chunkError = this.runChunk(work, collection, items, ready, start, end, { effects, successful, failed });
         // Staged items are let go: the collector then copies only the items still to come, not the whole request.
         (items as Array<BulkItem | undefined>).fill(undefined, start, end);
         if (chunkError !== undefined) {
@@ -102,19 +120,26 @@ export class Bulk {
   }
 
   /**
-   * Makes items `start` to `end` ready and stages them into `work`, adding
+   * Makes items `start` to `end` ready, then stages them into `work`, adding
    * their effects and ids to `out` and their errors to `out.failed`.
    * Anything unexpected fails the chunk: its message is returned, `out` is as
    * before the chunk, and `work` is left to be rebuilt.
+   *
+   * The chunk's records are all made before any is staged, so they lie
+   * together in the heap, apart from the effects and staged entries that die
+   * once the batch is applied; made and staged item by item, those left
+   * holes among the kept records (at 1,000,000 records, 5-7% more memory).
    */
   private runChunk(
     work: WorkingView,
     collection: string,
     items: readonly BulkItem[],
+    ready: ReadyChunk,
     start: number,
     end: number,
     out: { effects: Effect[]; successful: string[]; failed: BulkFailure[] },
   ): string | undefined {
+    for (let index = start; index < end; index++) this.makeReady(collection, items[index]!, ready, index - start);
     const { effects, successful } = out;
     const effectsBefore = effects.length;
     const successfulBefore = successful.length;
@@ -122,11 +147,19 @@ export class Bulk {
     try {
       for (let index = start; index < end; index++) {
         const item = items[index]!;
+        const at = index - start;
+        const failure = ready.failure[at];
         // Each item's effects go straight onto the request's list, from `from` on (a list per item, emptied for
         // the next, would get a new backing store for each).
         const from = effects.length;
         try {
-          successful.push(this.stageItem(work, collection, item, effects));
+          if (failure) throw failure;
+          const made = ready.made[at];
+          successful.push(
+            made !== undefined && item.kind === 'insert'
+              ? this.records.insertMade(work, collection, made, item.body, effects)
+              : this.apply(work, collection, ready.prepared[at]!, effects),
+          );
         } catch (err) {
           if (!(err instanceof DbError)) throw err;
           effects.length = from;
@@ -140,34 +173,26 @@ export class Bulk {
       effects.length = effectsBefore;
       successful.length = successfulBefore;
       return (err as Error).message;
+    } finally {
+      ready.clear();
     }
     out.failed.push(...itemFailures);
     return undefined;
   }
 
   /**
-   * Pushes the effects of `item` onto `effects` and returns its id. A plain
-   * insert, the common item, is made into its record with a new id at once
-   * (Records.makeNew); any other item is prepared first. Whatever making or
-   * preparing an item throws fails that item alone.
+   * Makes `item` ready in slot `at` of `ready`: a plain insert, the common
+   * item, into its record with a new id (Records.makeNew); any other item into
+   * its Prepared form. Whatever that throws fails the item alone.
    */
-  private stageItem(work: WorkingView, collection: string, item: BulkItem, effects: Effect[]): string {
-    if (item.kind === 'insert') {
-      let made: Fields | undefined;
-      try {
-        made = this.records.makeNew(collection, item.body);
-      } catch (err) {
-        throw toDbError(err);
-      }
-      if (made !== undefined) return this.records.insertMade(work, collection, made, item.body, effects);
-    }
-    let prepared: Prepared;
+  private makeReady(collection: string, item: BulkItem, ready: ReadyChunk, at: number): void {
     try {
-      prepared = this.prepare(item);
+      const made = item.kind === 'insert' ? this.records.makeNew(collection, item.body) : undefined;
+      if (made !== undefined) ready.made[at] = made;
+      else ready.prepared[at] = this.prepare(item);
     } catch (err) {
-      throw toDbError(err);
+      ready.failure[at] = toDbError(err);
     }
-    return this.apply(work, collection, prepared, effects);
   }
 
   private apply(view: WorkingView, collection: string, item: Prepared, effects: Effect[]): string {
