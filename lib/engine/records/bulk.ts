@@ -163,7 +163,7 @@ export class Bulk {
         } catch (err) {
           if (!(err instanceof DbError)) throw err;
           effects.length = from;
-          itemFailures.push({ index, id: namedId(item), error: err.message });
+          itemFailures.push({ index, id: failedId(item, ready.prepared[at]), error: err.message });
           continue;
         }
         if (item.bypassRipple) for (let i = from; i < effects.length; i++) effects[i] = withNoRipple(effects[i]!);
@@ -220,7 +220,13 @@ export class Bulk {
   }
 }
 
-/** The id a failed item is reported under: the one it named, never one made for it. */
+/** The id a failed item is reported under: the one it named (as its Prepared form read it), never one made for it. */
+function failedId(item: BulkItem, prepared: Prepared | undefined): string | null {
+  if (!prepared) return namedId(item);
+  return prepared.kind === 'insert' ? (prepared.p.id ?? null) : prepared.id;
+}
+
+/** The id an item names, when it names one as a string. */
 export function namedId(item: BulkItem): string | null {
   const id = item.kind === 'insert' ? (isPlainObject(item.body) ? item.body.id : undefined) : item.id;
   return typeof id === 'string' ? id : null;

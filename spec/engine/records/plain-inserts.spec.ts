@@ -119,6 +119,20 @@ describe('engine/records plain inserts made ahead', () => {
     expect(db.records.makeNew('late', body), 'none is made while the collection has a schema').to.equal(undefined);
   });
 
+  it('bulk: an item failing in the writer is reported under the id it named, a typed one unwrapped', async () => {
+    await db.records.insert('dup', { id: 'taken', n: 0 });
+    const res = await db.bulk.insertMany('dup', [
+      { id: { type: 'String', value: 'taken' }, n: 1 },
+      { id: 'taken', n: 2 },
+      { n: 3 },
+    ]);
+    expect(res.successful).to.have.length(1);
+    expect(res.failed.map((f) => [f.index, f.id])).to.deep.equal([
+      [0, 'taken'],
+      [1, 'taken'],
+    ]);
+  });
+
   it('bulk: plain and instruction bodies side by side; a failing plain item is reported without an id', async () => {
     await db.records.insert('b', { first: true });
     const res = await db.bulk.insertMany('b', [
