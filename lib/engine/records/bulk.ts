@@ -11,9 +11,9 @@
  * the items ready and stages them chunk by chunk, yielding between chunks
  * (Slicer). It keeps the writer meanwhile, so no other write runs inside
  * the unit, and nothing is visible to readers until the whole batch is
- * durable and applied at once. Each item is let go once it is staged: the
- * bodies of a 10,000-record request then live only until their records are
- * made, and the collector does not copy them with the records it keeps.
+ * durable and applied at once. Each chunk's items are let go once it is
+ * staged: the bodies of a 10,000-record request then live only until their
+ * chunk is, and the collector does not copy them with the records it keeps.
  */
 import { DbError, toDbError } from '../../errors.js';
 import type { EngineCore } from '../core.js';
