@@ -149,11 +149,14 @@ export class Bulk {
         const item = items[index]!;
         const at = index - start;
         const failure = ready.failure[at];
+        if (failure) {
+          itemFailures.push({ index, id: namedId(item), error: failure.message });
+          continue;
+        }
         // Each item's effects go straight onto the request's list, from `from` on (a list per item, emptied for
         // the next, would get a new backing store for each).
         const from = effects.length;
         try {
-          if (failure) throw failure;
           const made = ready.made[at];
           successful.push(
             made !== undefined && item.kind === 'insert'
