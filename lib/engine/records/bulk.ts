@@ -83,7 +83,7 @@ export class Bulk {
 
   /**
    * Runs a bulk request. Resolves once the successful part is durable. `items` is taken over: each slot is emptied
-   * once its item is staged, so the caller must not read the items after.
+   * once its chunk is staged, so the caller must not read the items after.
    */
   async run(collection: string, items: BulkItem[]): Promise<BulkResult> {
     validateCollectionName(collection);

@@ -81,7 +81,7 @@ export interface Session {
   delete(collection: string, idOrAlias: string, bypassRipple?: boolean): Promise<string>;
   /**
    * Many writes to one collection; an item that fails is reported alone while the rest go on. `items` is taken
-   * over (an auto-commit write lets each item go once it is staged): the caller does not read the items after.
+   * over (an auto-commit write lets each chunk of items go once it is staged): the caller does not read the items after.
    */
   writeMany(collection: string, items: BulkItem[]): Promise<BulkResult>;
 

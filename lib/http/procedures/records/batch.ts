@@ -197,7 +197,7 @@ function makeBatch(kind: Kind) {
       const release = ctx.batchGate.acquire(ctx.config.settings().max_concurrent_batches);
       try {
         const count = input.items.length;
-        // The items are the session's from here: a body is let go once its record is staged.
+        // The items are the session's from here: a body is let go once its chunk is staged.
         const res = await ctx.session.writeMany(input.collection, input.items);
         // The batch was applied in the tick that got here: encode the (large) answer in a fresh one.
         if (count > YIELD_AFTER_ITEMS) await yieldToLoop();
