@@ -5,7 +5,7 @@
  * logged, the loop turns many times, and every read made meanwhile sees
  * none of the batch or all of it, never part. A write sent meanwhile lands
  * before or after the batch, never inside it. A bulk request takes its list
- * of items over and lets each item go once it is staged.
+ * of items over and lets each chunk of them go once it is staged.
  */
 import { expect } from 'chai';
 import { Database, type BulkItem } from '../../../lib/engine/index.js';
