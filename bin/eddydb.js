@@ -5,7 +5,9 @@
  * with `exec`, so this process is the server and gets the signals directly).
  * It builds dist/ first only when lib/ changed since the last build (see
  * build.js), then runs the compiled command line in this same process.
+ * V8's settings for the server come first (v8-flags.js).
  */
+import './v8-flags.js';
 import { pathToFileURL } from 'node:url';
 import { CLI_ENTRY, ensureBuilt } from './build.js';
 
