@@ -21,7 +21,7 @@
  */
 import assert from 'node:assert';
 import type { Fields } from '../../values/index.js';
-import { SlotIndex } from './slot-index.js';
+import { idHash, SlotIndex } from './slot-index.js';
 
 /** A record as readers see it: its fields, the version that wrote them, its expiry and its place. */
 export interface RecordEntry {
@@ -158,7 +158,9 @@ export class RecordTable implements ReadonlyMap<string, RecordEntry> {
   ): void {
     // Messages are made only on failure (this runs for every record of a batch).
     if (!(slot >= 1)) assert.fail(`record ${id} has no insertion ordinal`);
-    const was = this.slots.get(id);
+    // Hashed once for both the lookup and the filing of a new id.
+    const h = idHash(id);
+    const was = this.slots.get(id, h);
     if (was !== slot) {
       if (was !== undefined) this.delete(id);
       if (this.fieldsBySlot[slot] !== undefined) assert.fail(`slot ${slot} holds another record than ${id}`);
@@ -173,7 +175,7 @@ export class RecordTable implements ReadonlyMap<string, RecordEntry> {
       (this.expiries ??= new Map()).set(slot, { expiresAt, slidingMs });
     else if (this.expiries !== undefined) this.expiries.delete(slot);
     // Filed once its id can be read at the slot.
-    if (was !== slot) this.slots.add(id, slot);
+    if (was !== slot) this.slots.add(id, slot, h);
   }
 
   delete(id: string): boolean {

@@ -49,16 +49,16 @@ export class SlotIndex {
     return this.count;
   }
 
-  /** The slot of `id`, or undefined. */
-  get(id: string): number | undefined {
-    const at = this.find(id, idHash(id));
+  /** The slot of `id`, or undefined; `h` is idHash(id), when the caller has it already. */
+  get(id: string, h = idHash(id)): number | undefined {
+    const at = this.find(id, h);
     return at < 0 ? undefined : this.table[2 * at]!;
   }
 
-  /** Files `id` (not held) under `slot` (not used by another id). */
-  add(id: string, slot: number): void {
+  /** Files `id` (not held) under `slot` (not used by another id); `h` is idHash(id), when the caller has it already. */
+  add(id: string, slot: number, h = idHash(id)): void {
     if ((this.count + 1) * 4 > (this.mask + 1) * 3) this.resize((this.mask + 1) * 2);
-    this.place(slot, idHash(id));
+    this.place(slot, h);
     this.count++;
   }
 
