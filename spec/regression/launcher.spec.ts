@@ -53,7 +53,8 @@ describe('the eddydb launcher builds once', function () {
   beforeEach(() => {
     pkg = tempDir('eddydb-i9-launcher-');
     mkdirSync(path.join(pkg, 'bin'));
-    for (const f of ['eddydb.js', 'build.js']) copyFileSync(path.join(ROOT, 'bin', f), path.join(pkg, 'bin', f));
+    for (const f of ['eddydb.js', 'build.js', 'v8-flags.js'])
+      copyFileSync(path.join(ROOT, 'bin', f), path.join(pkg, 'bin', f));
     mkdirSync(path.join(pkg, 'lib', 'cli'), { recursive: true });
     writeFileSync(main(), mainSource('v1'));
     writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'scratch', type: 'module' }));
