@@ -14,7 +14,7 @@
  * scavenge to visit. Recovering a snapshot of 1M records took 3.75-3.85 s
  * without it against 4.19-4.22 s with it, interleaved; batches of 10,000
  * inserts over HTTP measured the same either way (docs/benchmarks.md,
- * memory). A flag set on the command line (`node --allocation-site-pretenuring
+ * Notes). A flag set on the command line (`node --allocation-site-pretenuring
  * bin/eddydb.js`) wins.
  */
 import v8 from 'node:v8';

@@ -190,7 +190,7 @@ async function loadSnapshot(
    * bytes) lived long enough to be promoted beside its record, only to die
    * in old space. Copied out, they die young with their frame: a snapshot
    * of 1M records recovered in 3.25-3.38 s against 3.40-3.68 s, with about
-   * 40 MB less resident right after (docs/benchmarks.md, memory).
+   * 40 MB less resident right after (docs/benchmarks.md, Notes).
    */
   const rows = new Map<CollectionState, unknown[][]>();
   let held = 0;
@@ -257,6 +257,9 @@ async function loadSnapshot(
         const members: unknown[] = new Array(frame.rows.length * ROW_MEMBERS);
         let at = 0;
         for (const row of frame.rows) {
+          // Checked here, where a throw reports the frame as damaged: the members are put frames later.
+          if (!Array.isArray(row) || typeof row[1] !== 'object' || row[1] === null)
+            throw new Error('a record row that is not [id, fields, ...]');
           if (row[3] !== null) coll.expiringRecords++;
           for (let m = 0; m < ROW_MEMBERS; m++) members[at++] = row[m];
         }

@@ -2,13 +2,18 @@
  * A snapshot's record frames are sized by bytes: each is encoded in one
  * piece while the event loop waits, so 2,000 rows of large records (vectors)
  * are cut into frames of about half a MiB, and small records still go 2,000
- * to a frame. The rows read back as written.
+ * to a frame. The rows read back as written, and a row that is not one is
+ * reported as a damaged frame.
  */
 import { expect } from 'chai';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { Database } from '../../../../lib/engine/index.js';
-import { writeSnapshot } from '../../../../lib/engine/storage/snapshot/snapshot.js';
+import { Corruption } from '../../../../lib/errors.js';
+import { encodePayload } from '../../../../lib/engine/storage/codec.js';
+import { encodeFrame, encodeHeader } from '../../../../lib/engine/storage/frame.js';
+import { SNAP_MAGIC, SNAP_VERSION, writeSnapshot } from '../../../../lib/engine/storage/snapshot/snapshot.js';
+import { readSnapshotBytes } from '../../../../lib/engine/storage/snapshot/snapshot-reader.js';
 import { FaultyFs } from '../../../helpers/faulty-fs.js';
 import { frames } from '../../../helpers/data-files.js';
 import { removeDir, tempDir } from '../../../helpers/temp-dir.js';
@@ -70,6 +75,55 @@ describe('engine/storage snapshot record frames', function () {
     } finally {
       removeDir(snapDir);
       await db.close();
+    }
+  });
+});
+
+describe('engine/storage snapshot rows', () => {
+  const collection = { name: 'c', createdAt: new Date(0).toISOString() };
+  /** A whole snapshot file of seq 7 whose one records frame holds `rows`. */
+  const snapshotOf = (rows: unknown[]) =>
+    Buffer.concat([
+      encodeHeader(SNAP_MAGIC, SNAP_VERSION),
+      ...[
+        { k: 'meta', seq: 7, created_at: 0 },
+        { k: 'config', v: {} },
+        { k: 'keys', v: [] },
+        { k: 'ripple', seen: [] },
+        { k: 'kvLinks', rows: [] },
+        { k: 'coll', meta: collection, membership: 1, count: rows.length },
+        { k: 'recs', c: 'c', rows },
+        { k: 'end', frames: 7 },
+      ].map((frame) => encodeFrame(encodePayload(frame))),
+    ]);
+
+  it('reads rows back in order, a TTL row counted as expiring', async () => {
+    const { state } = await readSnapshotBytes(
+      snapshotOf([
+        ['a', { id: 'a', n: 1 }, 3, null, null],
+        ['b', { id: 'b', n: 2 }, 5, 9_999_999_999_999, null],
+      ]),
+      'snapshot-7.snap',
+      7,
+    );
+    const coll = state.collections.get('c')!;
+    expect([...coll.records.keys()]).to.deep.equal(['a', 'b']);
+    expect(coll.records.get('b')).to.deep.include({ version: 5, expiresAt: 9_999_999_999_999, ord: 2 });
+    expect(coll.expiringRecords).to.equal(1);
+  });
+
+  it('reports a row that is not [id, fields, ...] as a damaged frame, strict or salvaging', async () => {
+    for (const bad of [42, ['c', 'not fields', 1, null, null]]) {
+      const file = snapshotOf([['a', { id: 'a' }, 3, null, null], bad]);
+      const refused = await readSnapshotBytes(file, 'snapshot-7.snap', 7).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(refused).to.be.instanceOf(Corruption);
+      expect((refused as Error).message).to.include('a record row that is not [id, fields, ...]');
+      const salvaged = await readSnapshotBytes(file, 'snapshot-7.snap', 7, { salvage: true });
+      expect(salvaged.damage?.droppedFrames).to.be.greaterThan(0);
+      expect(salvaged.state.collections.get('c')!.records.size).to.equal(0);
     }
   });
 });
