@@ -26,10 +26,20 @@ function record(i: number) {
   };
 }
 
+/** Each child runs with V8's settings as the `eddydb` command sets them (bin/v8-flags.js), the bare replay too. */
 function measure(dir: string, mode: 'eddy' | 'bare'): { ms: number; heap: number; count: number } {
   const r = spawnSync(
     process.execPath,
-    ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', path.resolve('bench/recovery-child.ts'), dir, mode],
+    [
+      '--expose-gc',
+      '--max-old-space-size=8192',
+      '--no-allocation-site-pretenuring',
+      '--import',
+      'tsx',
+      path.resolve('bench/recovery-child.ts'),
+      dir,
+      mode,
+    ],
     { encoding: 'utf8' },
   );
   const line = r.stdout.trim().split('\n').pop()!;
