@@ -155,6 +155,12 @@ export async function readSnapshot(
   return loadSnapshot(name, nameSeq, false, (visit) => walk(stream, name, false, visit));
 }
 
+/** Throws (a damaged frame, in walk) unless `row` has the shape of a Row: a list with the fields second. */
+function checkRow(row: unknown): asserts row is Row {
+  if (!Array.isArray(row) || typeof row[1] !== 'object' || row[1] === null)
+    throw new Error('a record row that is not [id, fields, ...]');
+}
+
 /** readSnapshot on the bytes of a snapshot file (`name` names it in errors): a backup holds one (storage/backup/). */
 export async function readSnapshotBytes(
   buf: Buffer,
@@ -258,8 +264,7 @@ async function loadSnapshot(
         let at = 0;
         for (const row of frame.rows) {
           // Checked here, where a throw reports the frame as damaged: the members are put frames later.
-          if (!Array.isArray(row) || typeof row[1] !== 'object' || row[1] === null)
-            throw new Error('a record row that is not [id, fields, ...]');
+          checkRow(row);
           if (row[3] !== null) coll.expiringRecords++;
           for (let m = 0; m < ROW_MEMBERS; m++) members[at++] = row[m];
         }
@@ -272,7 +277,10 @@ async function loadSnapshot(
       case 'trash': {
         let trash = state.trash.get(frame.c);
         if (!trash) state.trash.set(frame.c, (trash = new Map()));
-        for (const row of frame.rows) trash.set(row[0], { entry: toEntry(row), deletedAt: row[5] ?? 0 });
+        for (const row of frame.rows) {
+          checkRow(row);
+          trash.set(row[0], { entry: toEntry(row), deletedAt: row[5] ?? 0 });
+        }
         break;
       }
       case 'end':

@@ -81,8 +81,8 @@ describe('engine/storage snapshot record frames', function () {
 
 describe('engine/storage snapshot rows', () => {
   const collection = { name: 'c', createdAt: new Date(0).toISOString() };
-  /** A whole snapshot file of seq 7 whose one records frame holds `rows`. */
-  const snapshotOf = (rows: unknown[]) =>
+  /** A whole snapshot file of seq 7 whose one records frame holds `rows` (and trash frame `trashRows`). */
+  const snapshotOf = (rows: unknown[], trashRows: unknown[] = []) =>
     Buffer.concat([
       encodeHeader(SNAP_MAGIC, SNAP_VERSION),
       ...[
@@ -93,7 +93,8 @@ describe('engine/storage snapshot rows', () => {
         { k: 'kvLinks', rows: [] },
         { k: 'coll', meta: collection, membership: 1, count: rows.length },
         { k: 'recs', c: 'c', rows },
-        { k: 'end', frames: 7 },
+        { k: 'trash', c: 'c', rows: trashRows },
+        { k: 'end', frames: 8 },
       ].map((frame) => encodeFrame(encodePayload(frame))),
     ]);
 
@@ -125,5 +126,19 @@ describe('engine/storage snapshot rows', () => {
       expect(salvaged.damage?.droppedFrames).to.be.greaterThan(0);
       expect(salvaged.state.collections.get('c')!.records.size).to.equal(0);
     }
+  });
+
+  it('reports a trash row that is not [id, fields, ...] as a damaged frame too', async () => {
+    const good = ['t', { id: 't' }, 2, null, null, 1000];
+    const read = await readSnapshotBytes(snapshotOf([], [good]), 'snapshot-7.snap', 7);
+    expect(read.state.trash.get('c')!.get('t')).to.deep.include({ deletedAt: 1000 });
+    const file = snapshotOf([], [good, 'not a row']);
+    const refused = await readSnapshotBytes(file, 'snapshot-7.snap', 7).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refused).to.be.instanceOf(Corruption);
+    const salvaged = await readSnapshotBytes(file, 'snapshot-7.snap', 7, { salvage: true });
+    expect(salvaged.damage?.droppedFrames).to.be.greaterThan(0);
   });
 });
