@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # EddyDB's image (docs/operations.md, "Container"). Two stages: `build` installs every dependency,
-# compiles dist/ and the native addons (hnswlib-node, ours in binding.gyp), then drops the development
+# compiles dist/ and the native addons (hnswlib-node, ours in binding.gyp, hnswlib's AVX builds in
+# lib/vector/native; the server picks one by the CPU it runs on), then drops the development
 # dependencies; `runtime` takes the result and runs it as the unprivileged `node` user with the data on
 # the /data volume. `.ci/image-check.mjs` runs these same steps without Docker, reading this file: it
 # knows FROM, ARG, ENV, WORKDIR, COPY (--from, --chown), RUN, USER, VOLUME, EXPOSE, STOPSIGNAL,

@@ -17,8 +17,7 @@
  * the other figures are of the server pinned to one. BENCH_VECTOR_HTTP_N and
  * BENCH_VECTOR_HTTP_KINDS (clustered,uniform) size it.
  */
-import hnswlib from 'hnswlib-node';
-import { DEFAULT_EF_SEARCH, EF_LADDER, HNSW_DEFAULTS } from '../../lib/vector/index.js';
+import { DEFAULT_EF_SEARCH, EF_LADDER, HNSW_DEFAULTS, hnswlib, hnswlibBuild } from '../../lib/vector/index.js';
 import { percentile, report, type Measurement } from '../lib/report.js';
 import { gaussian, mulberry32 } from '../lib/seeded-random.js';
 import { LOAD_CORE, SERVER_CORE } from '../lib/procs.js';
@@ -234,7 +233,7 @@ async function bothCoresBuildS(data: number[][], bodies: string[]): Promise<numb
   }
 }
 
-/** hnswlib-node alone on the same data, parameters and ef as the server's defaults. */
+/** hnswlib-node alone on the same data, parameters and ef as the server's defaults, the build the server runs. */
 function rawRun(data: number[][], queries: number[][], truth: number[][], ef: number) {
   const index = new hnswlib.HierarchicalNSW('cosine', DIMS);
   index.initIndex({
@@ -325,7 +324,7 @@ export async function vectorSearchHttp(): Promise<void> {
   const results: KindResult[] = [];
   for (const kind of kinds) results.push(await runKind(kind, ef));
   const rows = results.map(row);
-  const extra: Record<string, unknown> = {};
+  const extra: Record<string, unknown> = { hnswlib_build: hnswlibBuild };
   for (const r of results) {
     const s = row(r).subject;
     for (const key of [
@@ -362,7 +361,7 @@ export async function vectorSearchHttp(): Promise<void> {
       `${N.toLocaleString('en')} x ${DIMS} loaded over HTTP in batches of ${BATCH} into a schema HNSW index ` +
       `(m ${HNSW_DEFAULTS.m}, ef_construction ${HNSW_DEFAULTS.efConstruction}), ${QUERIES} queries one at a time, ` +
       `timed in a second pass over them (first_pass_p50_ms: the first, just after the build), ` +
-      `k ${K}, select_fields [n]; the server calibrates its ef on the data, raw hnswlib runs at ef ${ef} (the ` +
+      `k ${K}, select_fields [n]; hnswlib's ${hnswlibBuild} build (server and raw alike); the server calibrates its ef on the data, raw hnswlib runs at ef ${ef} (the ` +
       `uncalibrated default) and up the same ladder; build = first batch to health ready with every vector (the batches' bodies made before, the server ` +
       `pinned to one core; build_s_both_cores: a second server free on both cores, loaded without searches); exact scan = ` +
       `a search by another metric (every vector scored), median of ${EXACT_RUNS}`,

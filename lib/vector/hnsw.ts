@@ -43,8 +43,8 @@
  * and calibration all reach into the same native index and label maps.
  */
 import assert from 'node:assert';
-import hnswlib from 'hnswlib-node';
 import { InvalidInput } from '../errors.js';
+import { hnswlib } from './native/hnswlib-build.js';
 import { dotProduct, euclideanDistance, euclideanToSimilarity, similarity, type Metric } from './distance.js';
 import { TopK } from './top-k.js';
 import { CALIBRATION_ASK, calibrateEf, type Calibrated } from './hnsw-calibration.js';

@@ -10,6 +10,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { Gauge, Registry } from 'prom-client';
+import { hnswlibBuild } from '../../vector/index.js';
 import { listenMetrics, type MetricsListener } from './metrics-server.js';
 import type { ServerLog } from '../log/server-log.js';
 import { ChatMetrics } from './chat-metrics.js';
@@ -60,10 +61,10 @@ export class ServerMetrics {
     this.eventLoop = new EventLoopDelay(registry);
     new Gauge({
       name: 'eddydb_build_info',
-      help: 'Always 1; the server version as a label.',
-      labelNames: ['version'],
+      help: 'Always 1; the server version and the build of hnswlib its HNSW graphs run on (avx512, avx2, package) as labels.',
+      labelNames: ['version', 'hnswlib'],
       registers: [registry],
-    }).set({ version }, 1);
+    }).set({ version, hnswlib: hnswlibBuild }, 1);
   }
 
   /** Gives the gauges the database, the transports and the ripple manager to read. */

@@ -10,6 +10,7 @@ import { expect } from 'chai';
 import { WebSocket } from 'ws';
 import { ProviderFailed } from '../../../lib/errors.js';
 import { ManualClock } from '../../../lib/engine/index.js';
+import { hnswlibBuild } from '../../../lib/vector/index.js';
 import { parsePrometheusText, valueOf, type Family } from '../../helpers/prometheus-text.js';
 import { directory, ScriptedProvider } from '../../helpers/scripted-provider.js';
 import { TestServer } from '../../helpers/test-server.js';
@@ -136,7 +137,7 @@ describe('http: Prometheus metrics', function () {
       const delay = valueOf(families, `eddydb_event_loop_delay_${figure}_seconds`);
       expect(delay, figure).to.be.at.least(0).and.lessThan(10);
     }
-    expect(valueOf(families, 'eddydb_build_info', { version: '0.1.0' })).to.equal(1);
+    expect(valueOf(families, 'eddydb_build_info', { version: '0.1.0', hnswlib: hnswlibBuild })).to.equal(1);
     for (const family of families.values()) expect(family.help, family.name).not.to.equal('');
   });
 

@@ -1,0 +1,20 @@
+# hnswlib-node's own source (src/addon.cc, hnswlib's headers beside it), compiled again with the x86-64 vector
+# extensions its distance kernels are written for: hnswlib picks them when the compiler may use them (hnswlib.h
+# tests __AVX__ and __AVX512F__), and the package's build has SSE only. bin/build-native.js builds this on x64
+# Linux and copies the two addons to build/Release; hnswlib-build.ts loads one only where the CPU runs it.
+{
+  "variables": {
+    "hnswlib_src": "<!(node -p \"require('path').relative('.', require('path').join(require('path').dirname(require.resolve('hnswlib-node/package.json')), 'src'))\")"
+  },
+  "target_defaults": {
+    "sources": ["<(hnswlib_src)/addon.cc"],
+    "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+    "defines": ["NAPI_DISABLE_CPP_EXCEPTIONS"],
+    "cflags!": ["-fno-exceptions"],
+    "cflags_cc!": ["-fno-exceptions"]
+  },
+  "targets": [
+    { "target_name": "hnswlib_avx2", "cflags_cc": ["-mavx2", "-mfma"] },
+    { "target_name": "hnswlib_avx512", "cflags_cc": ["-mavx2", "-mfma", "-mavx512f"] }
+  ]
+}
