@@ -60,8 +60,25 @@ describe('hnswlib builds (lib/vector/native)', () => {
       expect(chooseHnswlibBuild(flags('avx2', 'fma', 'avx512f'), () => false, undefined).name).to.equal('package');
     });
 
-    it("keeps the package's build when EDDYDB_HNSWLIB_BUILD says package", () => {
+    it("keeps the package's build when EDDYDB_HNSWLIB_BUILD says package, and the best when it says auto", () => {
       expect(chooseHnswlibBuild(flags('avx2', 'fma', 'avx512f'), all, 'package')).to.deep.equal({ name: 'package' });
+      expect(chooseHnswlibBuild(flags('avx2', 'fma', 'avx512f'), all, 'auto')).to.deep.equal({
+        name: 'avx512',
+        file: 'hnswlib_avx512.node',
+      });
+      expect(chooseHnswlibBuild(flags('avx2', 'fma'), all, '')).to.deep.equal({
+        name: 'avx2',
+        file: 'hnswlib_avx2.node',
+      });
+    });
+
+    it('says so when EDDYDB_HNSWLIB_BUILD is neither, and takes the best', () => {
+      const chosen = chooseHnswlibBuild(flags('avx2', 'fma'), all, 'avx9');
+      expect(chosen.name).to.equal('avx2');
+      expect(chosen.ignored).to.equal(
+        'EDDYDB_HNSWLIB_BUILD=avx9 is neither auto nor package: the best build this CPU runs is used',
+      );
+      expect(chooseHnswlibBuild(flags(), all, 'Package').ignored).to.match(/^EDDYDB_HNSWLIB_BUILD=Package /);
     });
   });
 

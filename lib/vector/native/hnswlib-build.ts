@@ -14,12 +14,14 @@
  * same algorithm and file format whichever build made them.
  *
  * EDDYDB_HNSWLIB_BUILD=package keeps the package's build (to compare, or
- * on a machine whose cpuinfo misleads).
+ * on a machine whose cpuinfo misleads); `auto`, the default, takes the
+ * best; any other value is warned about and taken as `auto`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
 import type * as HnswlibNode from 'hnswlib-node';
 
 export type Hnswlib = typeof HnswlibNode;
@@ -46,19 +48,26 @@ export function cpuFlags(cpuinfo = '/proc/cpuinfo'): Set<string> {
   }
 }
 
+/** What EDDYDB_HNSWLIB_BUILD may say: `auto` (or nothing) for the best build, `package` for the package's. */
+export const HNSWLIB_BUILD_SETTINGS = ['auto', 'package'] as const;
+
 /**
  * The build to load: the best of HNSWLIB_BUILDS whose file `exists` and whose flags the CPU has, else the
- * package's. `setting` is EDDYDB_HNSWLIB_BUILD: `package` keeps the package's build.
+ * package's. `setting` is EDDYDB_HNSWLIB_BUILD; `ignored` says when it is none of HNSWLIB_BUILD_SETTINGS.
  */
 export function chooseHnswlibBuild(
   flags: ReadonlySet<string>,
   exists: (file: string) => boolean,
   setting: string | undefined,
-): { name: HnswlibBuildName; file?: string } {
+): { name: HnswlibBuildName; file?: string; ignored?: string } {
   if (setting === 'package') return { name: 'package' };
-  for (const build of HNSWLIB_BUILDS)
-    if (build.needs.every((flag) => flags.has(flag)) && exists(build.file)) return build;
-  return { name: 'package' };
+  const ignored =
+    setting && !(HNSWLIB_BUILD_SETTINGS as readonly string[]).includes(setting)
+      ? `EDDYDB_HNSWLIB_BUILD=${setting} is neither auto nor package: the best build this CPU runs is used`
+      : undefined;
+  for (const { name, file, needs } of HNSWLIB_BUILDS)
+    if (needs.every((flag) => flags.has(flag)) && exists(file)) return { name, file, ...(ignored && { ignored }) };
+  return { name: 'package', ...(ignored && { ignored }) };
 }
 
 /** The file of `name` under a package root's build/Release, if built. */
@@ -73,11 +82,14 @@ function load(): { hnswlib: Hnswlib; build: HnswlibBuildName } {
     (file) => builtFile(file) !== undefined,
     process.env.EDDYDB_HNSWLIB_BUILD,
   );
+  // Once a process: the HNSW worker loads this module too.
+  if (chosen.ignored && isMainThread) process.emitWarning(chosen.ignored);
   if (chosen.file !== undefined) {
     try {
       return { hnswlib: require(builtFile(chosen.file)!) as Hnswlib, build: chosen.name };
     } catch {
-      // A build that does not load (another node's ABI left in build/Release) leaves the package's.
+      // A build that does not load (another node's ABI left in build/Release, the other build made with it
+      // alike) leaves the package's.
     }
   }
   return { hnswlib: require('hnswlib-node') as Hnswlib, build: 'package' };
