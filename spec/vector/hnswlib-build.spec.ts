@@ -40,7 +40,8 @@ describe('hnswlib builds (lib/vector/native)', () => {
   });
 
   describe('chooseHnswlibBuild', () => {
-    const all = () => true;
+    /** Every build made, found at `/built/<file>`. */
+    const all = (file: string) => `/built/${file}`;
     const flags = (...f: string[]) => new Set(f);
 
     it('takes the best build the CPU runs', () => {
@@ -55,20 +56,20 @@ describe('hnswlib builds (lib/vector/native)', () => {
     });
 
     it('skips a build that was not made', () => {
-      const avx2Only = (file: string) => file === 'hnswlib_avx2.node';
+      const avx2Only = (file: string) => (file === 'hnswlib_avx2.node' ? `/built/${file}` : undefined);
       expect(chooseHnswlibBuild(flags('avx2', 'fma', 'avx512f'), avx2Only, undefined).name).to.equal('avx2');
-      expect(chooseHnswlibBuild(flags('avx2', 'fma', 'avx512f'), () => false, undefined).name).to.equal('package');
+      expect(chooseHnswlibBuild(flags('avx2', 'fma', 'avx512f'), () => undefined, undefined).name).to.equal('package');
     });
 
     it("keeps the package's build when EDDYDB_HNSWLIB_BUILD says package, and the best when it says auto", () => {
       expect(chooseHnswlibBuild(flags('avx2', 'fma', 'avx512f'), all, 'package')).to.deep.equal({ name: 'package' });
       expect(chooseHnswlibBuild(flags('avx2', 'fma', 'avx512f'), all, 'auto')).to.deep.equal({
         name: 'avx512',
-        file: 'hnswlib_avx512.node',
+        path: '/built/hnswlib_avx512.node',
       });
       expect(chooseHnswlibBuild(flags('avx2', 'fma'), all, '')).to.deep.equal({
         name: 'avx2',
-        file: 'hnswlib_avx2.node',
+        path: '/built/hnswlib_avx2.node',
       });
     });
 
@@ -85,7 +86,7 @@ describe('hnswlib builds (lib/vector/native)', () => {
   it('runs the build chosen for this CPU and what was built', () => {
     const expected = chooseHnswlibBuild(
       cpuFlags(),
-      (file) => existsSync(builtFile(file)),
+      (file) => (existsSync(builtFile(file)) ? builtFile(file) : undefined),
       process.env.EDDYDB_HNSWLIB_BUILD,
     ).name;
     expect(hnswlibBuild).to.equal(expected);

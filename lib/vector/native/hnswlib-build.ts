@@ -52,21 +52,24 @@ export function cpuFlags(cpuinfo = '/proc/cpuinfo'): Set<string> {
 export const HNSWLIB_BUILD_SETTINGS = ['auto', 'package'] as const;
 
 /**
- * The build to load: the best of HNSWLIB_BUILDS whose file `exists` and whose flags the CPU has, else the
- * package's. `setting` is EDDYDB_HNSWLIB_BUILD; `ignored` says when it is none of HNSWLIB_BUILD_SETTINGS.
+ * The build to load: the best of HNSWLIB_BUILDS whose flags the CPU has and whose file `locate` finds (its path),
+ * else the package's. `setting` is EDDYDB_HNSWLIB_BUILD; `ignored` says when it is none of HNSWLIB_BUILD_SETTINGS.
  */
 export function chooseHnswlibBuild(
   flags: ReadonlySet<string>,
-  exists: (file: string) => boolean,
+  locate: (file: string) => string | undefined,
   setting: string | undefined,
-): { name: HnswlibBuildName; file?: string; ignored?: string } {
+): { name: HnswlibBuildName; path?: string; ignored?: string } {
   if (setting === 'package') return { name: 'package' };
   const ignored =
     setting && !(HNSWLIB_BUILD_SETTINGS as readonly string[]).includes(setting)
       ? `EDDYDB_HNSWLIB_BUILD=${setting} is neither auto nor package: the best build this CPU runs is used`
       : undefined;
-  for (const { name, file, needs } of HNSWLIB_BUILDS)
-    if (needs.every((flag) => flags.has(flag)) && exists(file)) return { name, file, ...(ignored && { ignored }) };
+  for (const { name, file, needs } of HNSWLIB_BUILDS) {
+    if (!needs.every((flag) => flags.has(flag))) continue;
+    const found = locate(file);
+    if (found !== undefined) return { name, path: found, ...(ignored && { ignored }) };
+  }
   return { name: 'package', ...(ignored && { ignored }) };
 }
 
@@ -77,16 +80,12 @@ function builtFile(name: string): string | undefined {
 
 function load(): { hnswlib: Hnswlib; build: HnswlibBuildName } {
   const require = createRequire(import.meta.url);
-  const chosen = chooseHnswlibBuild(
-    cpuFlags(),
-    (file) => builtFile(file) !== undefined,
-    process.env.EDDYDB_HNSWLIB_BUILD,
-  );
+  const chosen = chooseHnswlibBuild(cpuFlags(), builtFile, process.env.EDDYDB_HNSWLIB_BUILD);
   // Once a process: the HNSW worker loads this module too.
   if (chosen.ignored && isMainThread) process.emitWarning(chosen.ignored);
-  if (chosen.file !== undefined) {
+  if (chosen.path !== undefined) {
     try {
-      return { hnswlib: require(builtFile(chosen.file)!) as Hnswlib, build: chosen.name };
+      return { hnswlib: require(chosen.path) as Hnswlib, build: chosen.name };
     } catch {
       // A build that does not load (another node's ABI left in build/Release, the other build made with it
       // alike) leaves the package's.
