@@ -133,8 +133,8 @@ async function vectorServer(cores?: string): Promise<Eddy> {
 
 /**
  * The load's request bodies, batches of BATCH records: made before the clock starts, as wrk prepares its requests,
- * so that the load measures the server. Made inside the load, this process's JSON.stringify of 192,000 numbers a
- * batch was about half of each batch's time, on the cores the server's graph build needs.
+ * so that the load measures the server, not this process's JSON.stringify of 192,000 numbers a batch on the cores
+ * the server's graph build needs. (The load is paced to the build, so it moved the build's time little.)
  */
 function batchBodies(data: number[][]): string[] {
   const bodies: string[] = [];
