@@ -1,7 +1,8 @@
 /**
  * PayloadWriter writes a batch payload byte for byte as msgpackr does
  * (codec.ts encodeBatch): every string length class and UTF-8 form, every
- * integer range, floats, the values it leaves to msgpackr, each optional
+ * integer range, floats, lists of numbers and vectors, tagged values, the
+ * values it leaves to msgpackr, each optional
  * member of a put, other effects, and fields that are not a plain object.
  */
 import { expect } from 'chai';
@@ -12,6 +13,7 @@ import { decodePayload, encodeBatch, encodePayload } from '../../../../lib/engin
 import type { RecordEntry } from '../../../../lib/engine/write/state.js';
 import { FRAME_OVERHEAD, readFrame } from '../../../../lib/engine/storage/frame.js';
 import { Tagged } from '../../../../lib/engine/values/index.js';
+import { storedArray } from '../../../../lib/engine/values/stored-array.js';
 
 function written(batch: LoggedBatch, capacity?: number): Buffer {
   const writer = new PayloadWriter(capacity);
@@ -109,6 +111,38 @@ describe('engine/storage/log/payload-writer', () => {
           list: Object.freeze(['x', 1, 2.5]),
           '0': 'an index-like key',
           ключ: 'a key in another script',
+        }),
+      ],
+    });
+  });
+
+  it('writes lists of numbers and vectors itself, as msgpackr does, at every list length class', () => {
+    const numbers = [0, -0, 1, 127, 128, 65_536, 2 ** 32, -1, -33, -129, -32_769, -(2 ** 31) - 1, 0.5, -1.25, 1e300];
+    for (const n of [0, 1, 15, 16, 384, 65_535, 65_536]) {
+      const list = storedArray(Array.from({ length: n }, (_, i) => numbers[i % numbers.length]! + (i % 7) / 8));
+      expectSameBytes({ seq: n, effects: [put({ list })] });
+      expectSameBytes({ seq: n, effects: [put({ embedding: new Tagged('Vector', list as number[]) })] });
+    }
+    expectSameBytes({ seq: 1, effects: [put({ odd: [NaN, Infinity, -Infinity, Number.MIN_VALUE, 2 ** 53 - 1] })] });
+  });
+
+  it('writes tagged strings and numbers itself, and leaves other lists and payloads to msgpackr', () => {
+    expectSameBytes({
+      seq: 7,
+      effects: [
+        put({
+          when: new Tagged('DateTime', '2024-01-01T00:00:00+00:00'),
+          long: new Tagged('Decimal', '1'.repeat(300)),
+          ratio: new Tagged('Float', 0.25),
+          tags: storedArray(['a', 'b']),
+          set: new Tagged('Set', storedArray(['x', 'y']) as string[]),
+          frozenNumbers: Object.freeze([1, 2, 3]),
+          // Unfrozen lists that are not all numbers (no stored list is): written by msgpackr all the same.
+          mixed: [1, 'two', 3],
+          nested: [[1, 2], [3]],
+          holey: [1, , 3],
+          tail: new Tagged('Vector', [0.5, 'x'] as unknown as number[]),
+          uuid: new Tagged('UUID', '6f1c2d3e-0000-4000-8000-000000000000'),
         }),
       ],
     });
