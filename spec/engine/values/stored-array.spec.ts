@@ -27,6 +27,20 @@ describe('stored arrays', () => {
     expect(storedNumbers(held as number[])).to.deep.equal([1.25, 7, 2.5]);
   });
 
+  it('copies lists of every length, short and past the reused buffer, each into storage of its own', () => {
+    const made = [0, 1, 384, 1024, 1025, 65_536, 65_537, 200_000].map((n) => {
+      const items = Array.from({ length: n }, (_, i) => i / 4 - n);
+      return { items, stored: storedNumbers(items) };
+    });
+    // Checked after all were made: a later copy must not show through an earlier one.
+    for (const { items, stored } of made) {
+      expect(stored).to.have.length(items.length);
+      expect(stored).to.deep.equal(items);
+    }
+    expect(storedNumbers([9, 8])).to.deep.equal([9, 8]);
+    expect(made[2]!.stored[0]).to.equal(-384);
+  });
+
   it('keeps the vectors and number lists of records written, snapshotted and recovered as doubles', function () {
     this.timeout(60_000);
     const child = spawnSync(
