@@ -79,8 +79,9 @@ export class ClusterLog implements CommitLog {
     return this.local.encode(batches);
   }
 
-  appendEncoded(data: Buffer, group?: StagedGroup): Promise<void> {
-    if (!this.publishing || !group) return this.local.appendEncoded(data);
+  /** Frames published to the cluster are read after the local append: only others are handed over to the local log. */
+  appendEncoded(data: Buffer, group?: StagedGroup, mayReuse?: boolean): Promise<void> {
+    if (!this.publishing || !group) return this.local.appendEncoded(data, undefined, mayReuse);
     if (this.broken) return Promise.reject(this.broken);
     if (this.publisher.backlog >= MAX_BACKLOG)
       return Promise.reject(

@@ -374,7 +374,8 @@ export class WriteQueue {
         return;
       }
       this.observe?.writeGroup?.(batches.length);
-      const appended = this.log.appendEncoded(data, infos ? { batches, infos } : undefined);
+      // Handed over: nothing here reads the frames again.
+      const appended = this.log.appendEncoded(data, infos ? { batches, infos } : undefined, true);
       const inFlight: InFlight = {
         batches,
         infos,

@@ -38,9 +38,10 @@ export interface CommitLog {
   encode(batches: readonly LoggedBatch[]): Buffer | Promise<Buffer>;
   /**
    * Appends encoded frames; appends resolve in call order, once kept under the mode. `group` is given when the
-   * writer describes groups as it stages them (a cluster's log reads it).
+   * writer describes groups as it stages them (a cluster's log reads it). `handedOver`: the caller keeps no view of
+   * `data`, so the log may write a later group into its memory once it no longer needs these frames.
    */
-  appendEncoded(data: Buffer, group?: StagedGroup): Promise<void>;
+  appendEncoded(data: Buffer, group?: StagedGroup, handedOver?: boolean): Promise<void>;
   /** Starts a new segment whose first batch will carry `startSeq`. */
   openSegment(startSeq: number): Promise<void>;
   /** Makes what was written durable (batch and none modes). */

@@ -38,12 +38,12 @@
 import assert from 'node:assert';
 import path from 'node:path';
 import { encodeHeader, HEADER_SIZE } from '../frame.js';
-import { encodeBatchFrames } from './batch-payload.js';
+import { encodeBatchFrames, SpareFrames } from './batch-payload.js';
 import type { StorageFile, StorageFs } from '../fs.js';
 import { describeFault, type StorageFault, type StorageOperation } from '../storage-fault.js';
 import type { LoggedBatch } from '../../write/effects.js';
 import type { EngineObserver } from '../../observer.js';
-import type { CommitLog, DurabilityMode } from './commit-log.js';
+import type { CommitLog, DurabilityMode, StagedGroup } from './commit-log.js';
 
 export { DURABILITY_MODES, type DurabilityMode } from './commit-log.js';
 
@@ -77,6 +77,8 @@ export function segmentName(startSeq: number): string {
 interface UnsyncedFrames {
   readonly end: number;
   readonly data: Buffer;
+  /** The caller keeps no view of `data`: its buffer may serve a later group once it is durable. */
+  readonly handedOver: boolean;
 }
 
 export class LogWriter implements CommitLog {
@@ -106,6 +108,7 @@ export class LogWriter implements CommitLog {
   private waiting: Array<{
     end: number;
     data: Buffer;
+    handedOver: boolean;
     at: number;
     resolve: () => void;
     reject: (error: unknown) => void;
@@ -116,6 +119,8 @@ export class LogWriter implements CommitLog {
   /** The cycle's write, while it runs (a failure elsewhere waits for it before cutting the file back). */
   private writing: Promise<void> | undefined;
   private unsynced: UnsyncedFrames[] = [];
+  /** The buffer of the last large group written and no longer read, for the next one to write in. */
+  private readonly spareFrames = new SpareFrames();
   /** A new segment a failed rotation may have left behind; heal() removes it. */
   private abandoned: string | undefined;
   /** Bytes appended to the current segment (snapshot threshold). */
@@ -196,7 +201,7 @@ export class LogWriter implements CommitLog {
    * Throws (or rejects) on a batch that cannot be encoded; nothing is written.
    */
   encode(batches: readonly LoggedBatch[]): Buffer | Promise<Buffer> {
-    return encodeBatchFrames(batches);
+    return encodeBatchFrames(batches, this.spareFrames);
   }
 
   /** encode() then appendEncoded(). */
@@ -214,13 +219,15 @@ export class LogWriter implements CommitLog {
    * every append not yet answered throws (and fails the writer), and none of
    * their frames remain in the file.
    */
-  appendEncoded(data: Buffer): Promise<void> {
+  appendEncoded(data: Buffer, _group?: StagedGroup, handedOver = false): Promise<void> {
     if (this.failure) return Promise.reject(this.failure.error);
     this.handedOver += data.length;
     const end = this.handedOver;
     this.pending.push(data);
     const at = this.observe ? performance.now() : 0;
-    const answered = new Promise<void>((resolve, reject) => this.waiting.push({ end, data, at, resolve, reject }));
+    const answered = new Promise<void>((resolve, reject) =>
+      this.waiting.push({ end, data, handedOver, at, resolve, reject }),
+    );
     if (!this.cycling) {
       this.cycling = true;
       this.pumping = this.pump();
@@ -308,9 +315,11 @@ export class LogWriter implements CommitLog {
       const waiter = this.waiting.shift()!;
       this.size = waiter.end;
       this.bytesInSegment += waiter.data.length;
-      if (!this.fsyncsEach) this.unsynced.push({ end: waiter.end, data: waiter.data });
+      if (!this.fsyncsEach) this.unsynced.push({ end: waiter.end, data: waiter.data, handedOver: waiter.handedOver });
       observe?.logAppend?.((now - waiter.at) / 1000, waiter.data.length);
       waiter.resolve();
+      // Durable, and so never written again (heal rewrites only unsynced frames).
+      if (this.fsyncsEach && waiter.handedOver) this.spareFrames.giveBack(waiter.data);
     }
     if (this.fsyncsEach) return;
     if (this.mode === 'batch' || this.size - this.durableSize >= NONE_RETAIN_BYTES) this.scheduleSync();
@@ -429,7 +438,13 @@ export class LogWriter implements CommitLog {
 
   private markDurable(upto: number): void {
     this.durableSize = Math.max(this.durableSize, upto);
-    if (this.unsynced.length > 0) this.unsynced = this.unsynced.filter((u) => u.end > this.durableSize);
+    if (this.unsynced.length === 0) return;
+    const kept: UnsyncedFrames[] = [];
+    for (const frames of this.unsynced) {
+      if (frames.end > this.durableSize) kept.push(frames);
+      else if (frames.handedOver) this.spareFrames.giveBack(frames.data);
+    }
+    this.unsynced = kept;
   }
 
   /**

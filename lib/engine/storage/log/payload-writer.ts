@@ -43,9 +43,13 @@ export class PayloadWriter {
   private rowsAt = -1;
   private rowCount = 0;
 
-  /** `capacity`: the bytes expected; the buffer doubles when they are passed. */
-  constructor(capacity = 4096) {
-    this.buf = Buffer.allocUnsafe(Math.max(ROOM, capacity));
+  /**
+   * `capacity`: the bytes expected; the buffer doubles when they are passed. `reuse`: a buffer to write in
+   * instead of a new one, when it holds `capacity` (nothing else may read or write it meanwhile).
+   */
+  constructor(capacity = 4096, reuse?: Buffer) {
+    const size = Math.max(ROOM, capacity);
+    this.buf = reuse && reuse.length >= size ? reuse : Buffer.allocUnsafe(size);
     this.view = viewOf(this.buf);
   }
 

@@ -4,11 +4,12 @@
  * must be byte for byte what one encodeBatch call (msgpackr) gives, for
  * batch sizes at and around the slice size and the MessagePack
  * array-header sizes; a group's frames follow each other in order, whatever
- * their sizes. payload-writer.spec.ts checks the values one by one.
+ * their sizes. A large group's buffer given back is what the next large
+ * group is written in. payload-writer.spec.ts checks the values one by one.
  */
 import { expect } from 'chai';
 import type { Effect, LoggedBatch } from '../../../../lib/engine/write/effects.js';
-import { encodeBatchFrames } from '../../../../lib/engine/storage/log/batch-payload.js';
+import { encodeBatchFrames, SpareFrames } from '../../../../lib/engine/storage/log/batch-payload.js';
 import { decodePayload, encodeBatch } from '../../../../lib/engine/storage/codec.js';
 import { readFrame } from '../../../../lib/engine/storage/frame.js';
 import { Tagged } from '../../../../lib/engine/values/index.js';
@@ -81,5 +82,46 @@ describe('engine/storage batch frames', () => {
     const out = encodeBatchFrames([batchOf(1, 3), batchOf(2, 500)]);
     expect(out).to.be.instanceOf(Buffer);
     expect(framesIn(out as Buffer)).to.have.length(2);
+  });
+
+  describe('a spare buffer', () => {
+    it('writes the next large group in the buffer given back, with its own bytes', async () => {
+      const spare = new SpareFrames();
+      const first = await encodeBatchFrames([batchOf(1, 1_200)], spare);
+      const memory = first.buffer;
+      spare.giveBack(first);
+      // Smaller, so that it fits in the first one's buffer.
+      const second = await encodeBatchFrames([batchOf(2, 900)], spare);
+      expect(second.buffer, 'the same memory').to.equal(memory);
+      expect(framesIn(second)[0]!.equals(encodeBatch(batchOf(2, 900)))).to.equal(true);
+      // Taken: the group after it, with nothing given back, gets memory of its own.
+      const third = await encodeBatchFrames([batchOf(3, 900)], spare);
+      expect(third.buffer).to.not.equal(memory);
+    });
+
+    it('outgrows a spare buffer too small for the group', async () => {
+      const spare = new SpareFrames();
+      const small = await encodeBatchFrames([batchOf(1, 501)], spare);
+      spare.giveBack(small);
+      const batch = batchOf(2, 3_000, 300);
+      const large = await encodeBatchFrames([batch], spare);
+      expect(large.buffer).to.not.equal(small.buffer);
+      expect(framesIn(large)[0]!.equals(encodeBatch(batch))).to.equal(true);
+    });
+
+    it('takes back only buffers it issued, once each', async () => {
+      const spare = new SpareFrames();
+      // A small group is written at once, in memory that may be node's shared pool: never taken back.
+      const small = encodeBatchFrames([batchOf(1, 3)], spare) as Buffer;
+      spare.giveBack(small);
+      expect(spare.take()).to.equal(undefined);
+      spare.giveBack(Buffer.alloc(1 << 20));
+      expect(spare.take()).to.equal(undefined);
+      const large = await encodeBatchFrames([batchOf(2, 1_200)], spare);
+      spare.giveBack(large);
+      spare.giveBack(large);
+      expect(spare.take()?.buffer).to.equal(large.buffer);
+      expect(spare.take()).to.equal(undefined);
+    });
   });
 });

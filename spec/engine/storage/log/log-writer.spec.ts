@@ -148,3 +148,65 @@ describe('engine/storage/log-writer on a failing disk', () => {
     expect((await seqsOnDisk()).seq).to.equal(24);
   });
 });
+
+describe('engine/storage/log-writer: the buffers of large groups', () => {
+  let dir: string;
+  let w: LogWriter;
+  const puts = (seq: number, from: number, n: number): LoggedBatch => ({
+    seq,
+    effects: Array.from({ length: n }, (_, i) => {
+      const id = `r${from + i}`;
+      return { kind: 'put', collection: 'c', id, fields: { id, n: from + i, s: 'x'.repeat(40) } };
+    }),
+  });
+  const created: LoggedBatch = {
+    seq: 1,
+    effects: [{ kind: 'createCollection', meta: { name: 'c', createdAt: '2024-01-01T00:00:00.000Z' } }],
+  };
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(async () => {
+    await w?.close();
+    removeDir(dir);
+  });
+
+  /** Encodes and appends `batch`, handed over or not; the frames appended. */
+  const appended = async (batch: LoggedBatch, handedOver: boolean): Promise<Buffer> => {
+    const data = await w.encode([batch]);
+    await w.appendEncoded(data, undefined, handedOver);
+    return data;
+  };
+  const recordsOnDisk = async () => (await recover(nodeFs, dir)).state.collections.get('c')!.records.size;
+
+  it('writes the next large group in the memory of one handed over once durable (always)', async () => {
+    w = new LogWriter(nodeFs, dir, 'always', 5);
+    await w.openSegment(1);
+    await w.append([created]);
+    const first = await appended(puts(2, 0, 1_200), true);
+    const second = await appended(puts(3, 1_200, 1_000), true);
+    expect(second.buffer, 'written in the first group’s memory').to.equal(first.buffer);
+    // Not handed over: its memory is never taken back.
+    const third = await appended(puts(4, 2_200, 1_000), false);
+    const fourth = await appended(puts(5, 3_200, 1_000), true);
+    expect(third.buffer).to.equal(first.buffer);
+    expect(fourth.buffer).to.not.equal(first.buffer);
+    await w.close();
+    expect(await recordsOnDisk()).to.equal(4_200);
+  });
+
+  it('takes a group’s memory back only once its frames are synced (batch)', async () => {
+    w = new LogWriter(nodeFs, dir, 'batch', 60_000);
+    await w.openSegment(1);
+    await w.append([created]);
+    const first = await appended(puts(2, 0, 1_200), true);
+    // Written, not synced: heal() may still have to write these frames again.
+    const second = await appended(puts(3, 1_200, 1_000), true);
+    expect(second.buffer).to.not.equal(first.buffer);
+    await w.flush();
+    const third = await appended(puts(4, 2_200, 1_000), true);
+    expect([first.buffer, second.buffer]).to.include(third.buffer);
+    await w.close();
+    expect(await recordsOnDisk()).to.equal(3_200);
+  });
+});
