@@ -178,11 +178,15 @@ describe('engine/storage/log-writer: the buffers of large groups', () => {
     return data;
   };
   const recordsOnDisk = async () => (await recover(nodeFs, dir)).state.collections.get('c')!.records.size;
-
-  it('writes the next large group in the memory of one handed over once durable (always)', async () => {
-    w = new LogWriter(nodeFs, dir, 'always', 5);
+  /** A writer in `mode` over a new segment that holds the collection. */
+  const opened = async (mode: 'always' | 'batch', syncMs: number) => {
+    w = new LogWriter(nodeFs, dir, mode, syncMs);
     await w.openSegment(1);
     await w.append([created]);
+  };
+
+  it('writes the next large group in the memory of one handed over once durable (always)', async () => {
+    await opened('always', 5);
     const first = await appended(puts(2, 0, 1_200), true);
     const second = await appended(puts(3, 1_200, 1_000), true);
     expect(second.buffer, 'written in the first group’s memory').to.equal(first.buffer);
@@ -196,9 +200,7 @@ describe('engine/storage/log-writer: the buffers of large groups', () => {
   });
 
   it('takes a group’s memory back only once its frames are synced (batch)', async () => {
-    w = new LogWriter(nodeFs, dir, 'batch', 60_000);
-    await w.openSegment(1);
-    await w.append([created]);
+    await opened('batch', 60_000);
     const first = await appended(puts(2, 0, 1_200), true);
     // Written, not synced: heal() may still have to write these frames again.
     const second = await appended(puts(3, 1_200, 1_000), true);
