@@ -1,8 +1,9 @@
 /**
  * Stored-function scenarios:
  * - functions-findbyid: calls/s of a one-step FindById function against the
- *   plain point read, both over HTTP on the same server in the same run
- *   (aim: at least 0.60).
+ *   plain point read, both over HTTP on the same pinned server, in
+ *   interleaved rounds (aim: at least 0.60), with the server's CPU per
+ *   request of each and the µs table of a call from a --cpu-prof run.
  * - functions-group: a Query + Group pipeline over 100,000 records, in
  *   process, against the same read and aggregation written directly in
  *   JavaScript over the same stored records (aim: at most 2x the time, so a
@@ -11,59 +12,90 @@
  * - functions-steps: a pipeline of 10 cheap steps against a 1-step one; the
  *   difference per added step is the interpreter's per-step overhead in µs.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { type Database, parseQuery } from '../../lib/engine/index.js';
 import { callStoredFunction, compileDefinition, type CompiledFunction } from '../../lib/functions/index.js';
-import { load } from '../lib/load.js';
-import { startEddy, stop, token } from '../lib/procs.js';
+import { printUsTable, type UsTable } from '../lib/cpu-profile.js';
+import { interleave, type Contender } from '../lib/interleave.js';
+import { load, type LoadSpec } from '../lib/load.js';
+import { profiledRun } from '../lib/profile-run.js';
 import { percentile, report, timed } from '../lib/report.js';
+import { startServer, stopEddy, type Eddy } from '../lib/seeded-eddy.js';
 import { withTempDatabase } from '../lib/temp-database.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const PROFILE = process.env.BENCH_PROFILE !== '0';
+
+/** Stores one record and the one-step function `get_by_id` that finds it; the record's id. */
+async function storeGetById(eddy: Eddy): Promise<string> {
+  const post = async (route: string, body: unknown) => {
+    const r = await fetch(eddy.url + route, { method: 'POST', headers: eddy.headers, body: JSON.stringify(body) });
+    if (!r.ok) throw new Error(`${route}: ${r.status} ${await r.text()}`);
+    return r.json() as Promise<Record<string, unknown>>;
+  };
+  const { id } = await post('/api/insert/bench', { name: 'Ann', age: 31, email: 'ann@example.com', active: true });
+  await post('/api/functions', {
+    label: 'get_by_id',
+    name: 'get by id',
+    parameters: { id: { required: true } },
+    functions: [{ type: 'FindById', collection: 'bench', record_id: '{{id}}' }],
+  });
+  return id as string;
+}
+
+const callSpec = (eddy: Eddy, id: string): LoadSpec => ({
+  url: `${eddy.url}/api/functions/get_by_id`,
+  method: 'POST',
+  body: JSON.stringify({ id }),
+  headers: eddy.headers,
+});
 
 export async function functionsFindById(): Promise<void> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'eddydb-bench-'));
-  const eddy = await startEddy(dir, ['--durability', 'always']);
+  let eddy: Eddy | undefined = await startServer('always');
   try {
-    const headers = { authorization: `Bearer ${await token(eddy.url)}`, 'content-type': 'application/json' };
-    const post = async (route: string, body: unknown) => {
-      const r = await fetch(eddy.url + route, { method: 'POST', headers, body: JSON.stringify(body) });
-      if (!r.ok) throw new Error(`${route}: ${r.status} ${await r.text()}`);
-      return r.json() as Promise<Record<string, unknown>>;
-    };
-    const { id } = await post('/api/insert/bench', { name: 'Ann', age: 31, email: 'ann@example.com', active: true });
-    await post('/api/functions', {
-      label: 'get_by_id',
-      name: 'get by id',
-      parameters: { id: { required: true } },
-      functions: [{ type: 'FindById', collection: 'bench', record_id: '{{id}}' }],
+    const id = await storeGetById(eddy);
+    const read = { url: `${eddy.url}/api/find/bench/${id}`, headers: eddy.headers };
+    const contender = (label: string, spec: LoadSpec): Contender => ({
+      label,
+      pid: eddy!.pid,
+      run: (seconds) => load(label, { ...spec, seconds }),
     });
-    const reference = await load('plain point read', {
-      url: `${eddy.url}/api/find/bench/${id}`,
-      headers,
-      seconds: SECONDS,
-    });
-    const subject = await load('FindById function call', {
-      url: `${eddy.url}/api/functions/get_by_id`,
-      method: 'POST',
-      body: JSON.stringify({ id }),
-      headers,
-      seconds: SECONDS,
-    });
+    const r = await interleave(contender('plain point read', read), [
+      contender('FindById function call', callSpec(eddy, id)),
+    ]);
+    await stopEddy(eddy);
+    eddy = undefined;
+    let us: UsTable | undefined;
+    if (PROFILE) {
+      let profiled: Eddy | undefined;
+      try {
+        us = await profiledRun(
+          async (nodeArgs) => (profiled = await startServer('always', nodeArgs)),
+          async (e) => callSpec(profiled!, await storeGetById(profiled!)),
+          SECONDS,
+        );
+        printUsTable('functions-findbyid, FindById function call', us);
+      } finally {
+        if (profiled) rmSync(profiled.dir, { recursive: true, force: true });
+      }
+    }
     report({
       scenario: 'functions-findbyid',
-      subject,
-      reference,
-      ratio: subject.throughput! / reference.throughput!,
-      ratio_of: 'calls/s vs GET /api/find/{c}/{id}',
+      subject: r.subjects[0]!,
+      reference: r.reference,
+      ratio: r.ratios[0]!,
+      ratio_of: `calls/s vs GET /api/find/{c}/{id} (median of ${r.subjects[0]!.rounds.length} interleaved rounds)`,
       target: '>= 0.60',
-      notes: '50 keep-alive connections, same server, same record; the call answers {records, stats}.',
+      extra: {
+        call_cpu_us: r.subjects[0]!.cpu_us_per_op,
+        read_cpu_us: r.reference.cpu_us_per_op,
+        us_table: us,
+      },
+      notes:
+        '50 keep-alive connections, same server (pinned), same record, interleaved; the call answers {records, stats}.',
     });
   } finally {
-    await stop(eddy);
-    rmSync(dir, { recursive: true, force: true });
+    if (eddy) await stopEddy(eddy);
   }
 }
 

@@ -11,6 +11,12 @@ const addUser = {
   functions: [{ type: 'Insert', collection: 'users', record: { name: '{{name}}', role: '{{role}}' } }],
 };
 
+/** A call's stats without the times, which differ from call to call. */
+function untimed(stats: Record<string, any>): Record<string, any> {
+  const { execution_time_ms: _total, stage_stats: stages, ...rest } = stats;
+  return { ...rest, stage_stats: stages.map(({ execution_time_ms: _stage, ...stage }: Record<string, any>) => stage) };
+}
+
 describe('HTTP stored functions: definitions and calls', () => {
   let s: TestServer;
   beforeEach(async () => {
@@ -90,6 +96,44 @@ describe('HTTP stored functions: definitions and calls', () => {
     const call = await s.request('POST', '/api/functions/add_user', { name: 'Bo' });
     expect(call.body.records[0]).to.include({ name: 'Bo', role: 'member' });
     expect((await s.request('POST', '/api/functions/when', {})).body.at).to.be.a('string');
+  });
+
+  it('answers the same records and stats in JSON and MessagePack, typed and bare, one record or many', async () => {
+    const ann = await s.request('POST', '/api/insert/people', { name: 'Ann', age: 31, tags: ['a', 'b'] });
+    const bo = await s.request('POST', '/api/insert/people', { name: 'Bo "the" \\ one', age: 7.5, ok: null });
+    const byId = { label: 'by_id', name: 'by id', parameters: { id: { required: true } } };
+    await s.request('POST', '/api/functions', {
+      ...byId,
+      functions: [{ type: 'FindById', collection: 'people', record_id: '{{id}}' }],
+    });
+    await s.request('POST', '/api/functions', {
+      label: 'all',
+      name: 'all',
+      functions: [{ type: 'FindAll', collection: 'people' }],
+    });
+    const calls: Array<[string, unknown]> = [
+      ['/api/functions/by_id', { id: ann.body.id }], // a nested value: not written directly
+      ['/api/functions/by_id', { id: bo.body.id }],
+      ['/api/functions/by_id', { id: bo.body.id }], // the same stored record again: its remembered text
+      ['/api/functions/by_id', { id: 'nope' }],
+      ['/api/functions/all', {}],
+    ];
+    for (const typed of [true, false]) {
+      await s.request('PUT', '/api/config', { use_typed_values: typed });
+      for (const [path, params] of calls) {
+        const json = await s.request('POST', path, params);
+        const packed = await s.request('POST', path, params, { format: 'msgpack' });
+        expect(json.status, json.text).to.equal(200);
+        expect(Object.keys(json.body)).to.deep.equal(['records', 'stats']);
+        expect(json.text).to.equal(JSON.stringify(json.body));
+        expect(packed.body.records).to.deep.equal(json.body.records);
+        // Compared as text: the same members in the same order.
+        expect(JSON.stringify(untimed(packed.body.stats))).to.equal(JSON.stringify(untimed(json.body.stats)));
+      }
+      const one = await s.request('POST', '/api/functions/by_id', { id: bo.body.id });
+      expect(one.body.records).to.deep.equal([(await s.request('GET', `/api/find/people/${bo.body.id}`)).body]);
+      expect(one.body.stats).to.include({ output_count: 1, stages_executed: 1 });
+    }
   });
 
   it('rejects missing required and unknown parameters with a 400', async () => {

@@ -8,12 +8,13 @@
  * `{records, stats}` with records typed or bare per `use_typed_values`, or a
  * Return step's fields with its `status_code` as the HTTP status.
  */
-import { isPlainObject, isTypedWrapper, recordToWire } from '../../engine/index.js';
+import { isPlainObject, isTypedWrapper } from '../../engine/index.js';
 import { definitionToWire, redactDefinition, type CallResult, type StoredFunction } from '../../functions/index.js';
 import { defineProcedure, WithStatus, type RawInput } from './procedure.js';
 import { param, queryList } from './input.js';
 import type { Context } from './context.js';
 import { Type } from './shapes.js';
+import { RecordsAnswer } from '../wire/wire-record.js';
 
 const FunctionDefinition = Type.Object(
   {
@@ -175,10 +176,7 @@ function callAnswer(result: CallResult, ctx: Context): unknown {
     const { statusCode, fields } = result.returned;
     return new WithStatus(statusCode, ctx.typed ? fields : unwrapTyped(fields));
   }
-  return {
-    records: result.records.map((r) => recordToWire(r, { typed: ctx.typed })),
-    stats: result.stats,
-  };
+  return new RecordsAnswer(result.records, result.stats, ctx.typed);
 }
 
 /** Untyped mode: typed wrappers in a Return body (from typed record fields or parameters) become their bare values. */

@@ -26,7 +26,7 @@ import { C1, Packr, Unpackr, type Options } from 'msgpackr';
 import { InvalidInput } from '../../errors.js';
 import { bodyFormat } from './content-type.js';
 import { integerValue, jsonParser, ownString, toJson, yieldSlicedWork } from '../../engine/index.js';
-import { unwrapRecord, WireRecord } from './wire-record.js';
+import { RecordsAnswer, unwrapRecord, WireRecord } from './wire-record.js';
 import { RecordList } from './record-list.js';
 import { FileAnswer } from './file-answer.js';
 import { msgpackAsJson } from './msgpack-json.js';
@@ -239,7 +239,7 @@ const GZIP_SAMPLE_BYTES = 8 * 1024;
 
 function jsonText(value: unknown): string {
   if (value instanceof WireRecord) return value.directJson() ?? toJson(value.toWire());
-  if (value instanceof RecordList) return value.json();
+  if (value instanceof RecordList || value instanceof RecordsAnswer) return value.json();
   return toJson(value);
 }
 

@@ -6,7 +6,9 @@
  * in-process caller take `toWire()` (Dispatcher.call unwraps it, so
  * WebSocket replies and stored callers see the plain wire object).
  */
-import { recordJson, recordMsgpack, recordToWire, type Fields } from '../../engine/index.js';
+import { recordJson, recordMsgpack, recordToWire, toJson, type Fields } from '../../engine/index.js';
+import type { CallStats, StageStat } from '../../functions/index.js';
+import { RecordList } from './record-list.js';
 import { RenderedRecords } from './rendered-records.js';
 
 /** Records' answers as last rendered, with typed wrappers and with bare values (the setting can change at run time). */
@@ -56,7 +58,63 @@ export class WireRecord {
   }
 }
 
-/** `value` with a WireRecord turned into its wire object (for encoders that do not know it). */
+/**
+ * A stored function's records and statistics as its answer, `{records,
+ * stats}`. Its JSON is written from the records' fields: one record (a
+ * FindById) as a point read's answer is, remembered when the record is
+ * frozen (a stored record, or one no step can change), a list as a find's,
+ * and the stats member by member. JSON.stringify of the wire object took
+ * about 2.7 µs of a one-record call's 26. MessagePack encoders and
+ * in-process callers take toWire().
+ */
+export class RecordsAnswer {
+  constructor(
+    readonly records: readonly Fields[],
+    readonly stats: CallStats,
+    readonly typed: boolean,
+  ) {}
+
+  toWire(): { records: Record<string, unknown>[]; stats: CallStats } {
+    return { records: this.records.map((r) => recordToWire(r, { typed: this.typed })), stats: this.stats };
+  }
+
+  json(): string {
+    const records = this.records;
+    const first =
+      records.length === 1 ? new WireRecord(records[0]!, this.typed, Object.isFrozen(records[0])) : undefined;
+    const single = first && (first.directJson() ?? toJson(first.toWire()));
+    const list = single === undefined ? new RecordList(records, this.typed).json() : `[${single}]`;
+    return `{"records":${list},"stats":${statsJson(this.stats)}}`;
+  }
+}
+
+/** Every member statsJson writes: a member added to the stats types fails to compile here until it is written. */
+const WRITTEN: { [K in keyof CallStats | keyof StageStat]: true } = {
+  input_count: true,
+  output_count: true,
+  execution_time_ms: true,
+  stages_executed: true,
+  stage_stats: true,
+  stage: true,
+};
+void WRITTEN;
+
+/** JSON.stringify(stats), written directly: its counts and rounded milliseconds are integers. */
+function statsJson(stats: CallStats): string {
+  let stages = '';
+  for (const s of stats.stage_stats) {
+    stages +=
+      `${stages ? ',' : ''}{"stage":${JSON.stringify(s.stage)},"input_count":${s.input_count},` +
+      `"output_count":${s.output_count},"execution_time_ms":${s.execution_time_ms}}`;
+  }
+  return (
+    `{"input_count":${stats.input_count},"output_count":${stats.output_count},` +
+    `"execution_time_ms":${stats.execution_time_ms},"stages_executed":${stats.stages_executed},` +
+    `"stage_stats":[${stages}]}`
+  );
+}
+
+/** `value` with a WireRecord or RecordsAnswer turned into its wire object (for encoders that do not know them). */
 export function unwrapRecord(value: unknown): unknown {
-  return value instanceof WireRecord ? value.toWire() : value;
+  return value instanceof WireRecord || value instanceof RecordsAnswer ? value.toWire() : value;
 }
