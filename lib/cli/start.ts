@@ -15,6 +15,7 @@ import { MEMORY_ONLY, Server } from '../http/index.js';
 import type { OptionValues } from './args/option-values.js';
 import { serverConfig, shutdownTimeoutMsOf } from './config.js';
 import { shouldWatchParent, watchParent } from './parent-watch.js';
+import { growHeapForServing } from './heap-growth.js';
 import { IDLE_COMPACTION_DEFAULTS, startIdleCompaction } from './idle-compaction.js';
 import { keepFreedMemory, loadNativeMemory, type NativeMemory } from './native-memory.js';
 import { readTlsFiles, reloadTlsFiles, tlsFilesOf } from './tls-files.js';
@@ -100,6 +101,7 @@ export async function runStart(values: OptionValues, env: NodeJS.ProcessEnv): Pr
   step = creating;
   server = await creating;
   if (stopping) return;
+  growHeapForServing();
   stepName = `binding ${config.host}:${config.port}`;
   const listening = server.listen();
   step = listening;
