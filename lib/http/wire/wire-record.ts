@@ -4,7 +4,9 @@
  * from the stored fields (`recordJson`, `recordMsgpack`: no wire object in
  * between), other MessagePack answers and every
  * in-process caller take `toWire()` (Dispatcher.call unwraps it, so
- * WebSocket replies and stored callers see the plain wire object).
+ * WebSocket replies and stored callers see the plain wire object). A stored
+ * function's answer, its records and statistics, is one the same way
+ * (RecordsAnswer).
  */
 import { recordJson, recordMsgpack, recordToWire, toJson, type Fields } from '../../engine/index.js';
 import type { CallStats, StageStat } from '../../functions/index.js';
