@@ -158,6 +158,24 @@ describe('engine/storage/log/payload-writer', () => {
     });
   });
 
+  it('writes puts into collections of every name length, and ids repeated in their fields, as msgpackr does', () => {
+    const names = ['c', 'people', 'p'.repeat(31), 'q'.repeat(32), 'r'.repeat(300), 'kunden_é', '集合'];
+    const effects: Effect[] = [];
+    // Collections alternating, names short and long, ASCII and not.
+    for (const [i, collection] of [...names, ...[...names].reverse()].entries()) {
+      const id = i % 2 ? `id-${i}-${'x'.repeat(i)}` : `é-${i}`;
+      effects.push({ kind: 'put', collection, id, fields: { id, n: i } } as Effect);
+      // The id again in another field, a record whose own id is not its put's, one without an id, a long id.
+      effects.push({ kind: 'put', collection, id, fields: { id, ref: id, copy: `${id}` } } as Effect);
+      effects.push({ kind: 'put', collection, id, fields: { id: 'other', ref: id } } as Effect);
+      effects.push({ kind: 'put', collection, id, fields: { n: i } } as Effect);
+      const long = 'L'.repeat(70 + i);
+      effects.push({ kind: 'put', collection, id: long, fields: { id: long } } as Effect);
+    }
+    expectSameBytes({ seq: 9, effects });
+    expectSameBytes({ seq: 9, effects }, 64);
+  });
+
   it('writes fields that are not a plain object as msgpackr does', () => {
     const bare = Object.assign(Object.create(null) as object, { id: 'r1', a: 1 });
     expectSameBytes({ seq: 3, effects: [{ kind: 'put', collection: 'c', id: 'r1', fields: bare } as Effect] });
