@@ -25,6 +25,7 @@ export { DEFAULT_EF_SEARCH, HNSW_DEFAULTS, HnswIndex } from './hnsw.js';
 export type { HnswOptions, HnswSavedState } from './hnsw.js';
 export { HnswBatch, HnswThread, RemoteHnsw } from './hnsw-thread.js';
 export { hnswlib, hnswlibBuild } from './native/hnswlib-build.js';
+export { builtAddonFile, loadBuiltAddon } from './native/built-addon.js';
 export type { HnswlibBuildName } from './native/hnswlib-build.js';
 export { EF_LADDER, RECALL_TARGET } from './hnsw-calibration.js';
 export type { Calibrated } from './hnsw-calibration.js';

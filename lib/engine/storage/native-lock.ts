@@ -1,16 +1,11 @@
 /**
  * The optional native addon lib/engine/storage/native-lock.cc (built by
  * `npm install` into build/Release/eddydb_lock.node): flock(2), which
- * JavaScript cannot call. The engine loads it itself, because the data
- * directory's lock is the engine's and lib/http's addon loader sits above
- * the engine; this loader is the few lines that one addon needs. Without the
- * addon (no compiler at install, Windows, a packed copy without the build)
- * lock.ts falls back to a socket or the pid.
+ * JavaScript cannot call, found and loaded by lib/vector's built-addon.ts.
+ * Without the addon (no compiler at install, Windows, a packed copy without
+ * the build) lock.ts falls back to a socket or the pid.
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { loadBuiltAddon } from '../../vector/index.js';
 
 export interface NativeLock {
   /**
@@ -21,11 +16,6 @@ export interface NativeLock {
   lockFile(file: string): number;
 }
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-/** The package root seen from lib/engine/storage (tsx) and from dist/lib/engine/storage (built). */
-const ROOTS = [path.resolve(HERE, '..', '..', '..'), path.resolve(HERE, '..', '..', '..', '..')];
-const ADDON = path.join('build', 'Release', 'eddydb_lock.node');
-
 let loaded: NativeLock | { unavailable: string } | undefined;
 
 /** The addon, or why it is not there; loaded once per process. */
@@ -35,13 +25,7 @@ export function nativeLock(): NativeLock | { unavailable: string } {
 }
 
 function load(): NativeLock | { unavailable: string } {
-  const file = ROOTS.map((r) => path.join(r, ADDON)).find((p) => existsSync(p));
-  if (file === undefined) return { unavailable: `${ADDON} was not built (npm install builds it with node-gyp)` };
-  try {
-    const addon = createRequire(import.meta.url)(file) as Partial<NativeLock>;
-    if (typeof addon.lockFile !== 'function') return { unavailable: `${file} has no flock on this platform` };
-    return addon as NativeLock;
-  } catch (err) {
-    return { unavailable: `${file} did not load: ${(err as Error).message}` };
-  }
+  return loadBuiltAddon<NativeLock>('eddydb_lock.node', (addon) =>
+    typeof addon.lockFile === 'function' ? undefined : 'has no flock on this platform',
+  );
 }

@@ -17,12 +17,11 @@
  * on a machine whose cpuinfo misleads); `auto`, the default, takes the
  * best; any other value is warned about and taken as `auto`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import type * as HnswlibNode from 'hnswlib-node';
+import { builtAddonFile } from './built-addon.js';
 
 export type Hnswlib = typeof HnswlibNode;
 
@@ -33,10 +32,6 @@ export const HNSWLIB_BUILDS = [
 ] as const;
 
 export type HnswlibBuildName = (typeof HNSWLIB_BUILDS)[number]['name'] | 'package';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-/** The package root seen from lib/vector/native (tsx) and from dist/lib/vector/native (built). */
-const ROOTS = [path.resolve(HERE, '..', '..', '..'), path.resolve(HERE, '..', '..', '..', '..')];
 
 /** The CPU flags /proc/cpuinfo lists for the first processor; empty where there is no such file. */
 export function cpuFlags(cpuinfo = '/proc/cpuinfo'): Set<string> {
@@ -73,14 +68,9 @@ export function chooseHnswlibBuild(
   return { name: 'package', ...(ignored && { ignored }) };
 }
 
-/** The file of `name` under a package root's build/Release, if built. */
-function builtFile(name: string): string | undefined {
-  return ROOTS.map((r) => path.join(r, 'build', 'Release', name)).find((p) => existsSync(p));
-}
-
 function load(): { hnswlib: Hnswlib; build: HnswlibBuildName } {
   const require = createRequire(import.meta.url);
-  const chosen = chooseHnswlibBuild(cpuFlags(), builtFile, process.env.EDDYDB_HNSWLIB_BUILD);
+  const chosen = chooseHnswlibBuild(cpuFlags(), (file) => builtAddonFile(file), process.env.EDDYDB_HNSWLIB_BUILD);
   // Once a process: the HNSW worker loads this module too.
   if (chosen.ignored && isMainThread) process.emitWarning(chosen.ignored);
   if (chosen.path !== undefined) {
