@@ -80,8 +80,8 @@ export class ClusterLog implements CommitLog {
   }
 
   /** Frames published to the cluster are read after the local append: only others are handed over to the local log. */
-  appendEncoded(data: Buffer, group?: StagedGroup, mayReuse?: boolean): Promise<void> {
-    if (!this.publishing || !group) return this.local.appendEncoded(data, undefined, mayReuse);
+  appendEncoded(data: Buffer, group?: StagedGroup, handedOver?: boolean): Promise<void> {
+    if (!this.publishing || !group) return this.local.appendEncoded(data, undefined, handedOver);
     if (this.broken) return Promise.reject(this.broken);
     if (this.publisher.backlog >= MAX_BACKLOG)
       return Promise.reject(
@@ -103,12 +103,12 @@ export class ClusterLog implements CommitLog {
     const published = this.publisher.publish(outgoing, this.publishTimeoutMs);
     // The chain orders the hand-overs to the local log, not their fsyncs: groups handed over while one fsync runs
     // share the next (the local log's group commit).
-    const handedOver = this.chain.then(async () => {
+    const handOver = this.chain.then(async () => {
       await published;
       if (this.broken) throw this.broken;
       return { appended: this.local.appendEncoded(data) };
     });
-    this.chain = handedOver.then(
+    this.chain = handOver.then(
       () => undefined,
       (err: unknown) => {
         if (this.broken) return;
@@ -116,7 +116,7 @@ export class ClusterLog implements CommitLog {
         this.onBroken(this.broken);
       },
     );
-    return handedOver.then((step) => step.appended);
+    return handOver.then((step) => step.appended);
   }
 
   private messages(data: Buffer, group: StagedGroup): Outgoing[] {
