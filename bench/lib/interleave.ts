@@ -6,7 +6,7 @@
  * CPU per operation (its /proc CPU time delta divided by operations done).
  * Reported: medians over rounds, and the median of the per-round ratios.
  */
-import type { LoadResult } from './load.js';
+import { load, type LoadResult, type LoadSpec } from './load.js';
 import { processCpuMicros } from './proc-cpu.js';
 import type { Measurement } from './report.js';
 
@@ -23,6 +23,13 @@ export interface Contender {
   /** One load run against the server; `seconds` is how long to load it. */
   run(seconds: number): Promise<LoadResult>;
 }
+
+/** A contender that loads `server` (its CPU charged) with `spec`, for as long as each run asks. */
+export const loadContender = (label: string, server: { pid: number }, spec: LoadSpec): Contender => ({
+  label,
+  pid: server.pid,
+  run: (seconds) => load(label, { ...spec, seconds }),
+});
 
 export interface Summary extends Measurement {
   label: string;

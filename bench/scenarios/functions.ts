@@ -16,11 +16,11 @@ import { rmSync } from 'node:fs';
 import { type Database, parseQuery } from '../../lib/engine/index.js';
 import { callStoredFunction, compileDefinition, type CompiledFunction } from '../../lib/functions/index.js';
 import { printUsTable, type UsTable } from '../lib/cpu-profile.js';
-import { interleave, type Contender } from '../lib/interleave.js';
-import { load, type LoadSpec } from '../lib/load.js';
+import { interleave, loadContender } from '../lib/interleave.js';
+import type { LoadSpec } from '../lib/load.js';
 import { profiledRun } from '../lib/profile-run.js';
 import { percentile, report, timed } from '../lib/report.js';
-import { startServer, stopEddy, type Eddy } from '../lib/seeded-eddy.js';
+import { check, startServer, stopEddy, type Eddy } from '../lib/seeded-eddy.js';
 import { withTempDatabase } from '../lib/temp-database.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -28,19 +28,23 @@ const PROFILE = process.env.BENCH_PROFILE !== '0';
 
 /** Stores one record and the one-step function `get_by_id` that finds it; the record's id. */
 async function storeGetById(eddy: Eddy): Promise<string> {
-  const post = async (route: string, body: unknown) => {
-    const r = await fetch(eddy.url + route, { method: 'POST', headers: eddy.headers, body: JSON.stringify(body) });
-    if (!r.ok) throw new Error(`${route}: ${r.status} ${await r.text()}`);
-    return r.json() as Promise<Record<string, unknown>>;
+  const post = (route: string, body: unknown) =>
+    check(eddy.url + route, { method: 'POST', headers: eddy.headers, body: JSON.stringify(body) }, 'application/json');
+  const { id } = (await post('/api/insert/bench', {
+    name: 'Ann',
+    age: 31,
+    email: 'ann@example.com',
+    active: true,
+  })) as {
+    id: string;
   };
-  const { id } = await post('/api/insert/bench', { name: 'Ann', age: 31, email: 'ann@example.com', active: true });
   await post('/api/functions', {
     label: 'get_by_id',
     name: 'get by id',
     parameters: { id: { required: true } },
     functions: [{ type: 'FindById', collection: 'bench', record_id: '{{id}}' }],
   });
-  return id as string;
+  return id;
 }
 
 const callSpec = (eddy: Eddy, id: string): LoadSpec => ({
@@ -55,13 +59,8 @@ export async function functionsFindById(): Promise<void> {
   try {
     const id = await storeGetById(eddy);
     const read = { url: `${eddy.url}/api/find/bench/${id}`, headers: eddy.headers };
-    const contender = (label: string, spec: LoadSpec): Contender => ({
-      label,
-      pid: eddy!.pid,
-      run: (seconds) => load(label, { ...spec, seconds }),
-    });
-    const r = await interleave(contender('plain point read', read), [
-      contender('FindById function call', callSpec(eddy, id)),
+    const r = await interleave(loadContender('plain point read', eddy, read), [
+      loadContender('FindById function call', eddy, callSpec(eddy, id)),
     ]);
     await stopEddy(eddy);
     eddy = undefined;

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { printUsTable, type UsTable } from '../lib/cpu-profile.js';
-import { interleave, SECONDS, type Contender, type Interleaved } from '../lib/interleave.js';
+import { interleave, loadContender, SECONDS, type Interleaved } from '../lib/interleave.js';
 import { load, type LoadSpec } from '../lib/load.js';
 import { profiledRun } from '../lib/profile-run.js';
 import { startBare, startDurableFloor, stop, type Proc } from '../lib/procs.js';
@@ -26,12 +26,6 @@ import { report, type Measurement } from '../lib/report.js';
 
 const INSERT_BODY = JSON.stringify(benchRecord(0));
 const PROFILE = process.env.BENCH_PROFILE !== '0';
-
-const contender = (label: string, p: Proc, spec: LoadSpec): Contender => ({
-  label,
-  pid: p.pid,
-  run: (seconds) => load(label, { ...spec, seconds }),
-});
 
 function cpuExtra(r: Interleaved): Record<string, unknown> {
   const extra: Record<string, unknown> = { bare_cpu_us_per_request: r.reference.cpu_us_per_op };
@@ -68,8 +62,8 @@ async function pointRead(scenario: string, accept: 'application/json' | 'applica
     const record = await check(`${eddy.url}${paths[0]}`, { headers: eddy.headers }, 'application/json');
     await check(`${eddy.url}${paths[1]}`, { headers: { ...eddy.headers, accept } }, accept);
     bare = await startBare(record);
-    const r = await interleave(contender('bare node:http', bare, { url: bare.url, paths, headers: { accept } }), [
-      contender(`eddydb point read (${accept.slice(12)})`, eddy, {
+    const r = await interleave(loadContender('bare node:http', bare, { url: bare.url, paths, headers: { accept } }), [
+      loadContender(`eddydb point read (${accept.slice(12)})`, eddy, {
         url: eddy.url,
         paths,
         headers: { ...eddy.headers, accept },
@@ -127,9 +121,9 @@ export async function httpInsert(): Promise<void> {
       headers,
     });
     const plain = { 'content-type': 'application/json' };
-    const r = await interleave(contender('bare node:http', bare, spec(bare, plain)), [
-      ...eddies.map((e, i) => contender(`eddydb insert (${modes[i]})`, e, spec(e, e.headers))),
-      contender('durable floor (always)', floor, spec(floor, plain)),
+    const r = await interleave(loadContender('bare node:http', bare, spec(bare, plain)), [
+      ...eddies.map((e, i) => loadContender(`eddydb insert (${modes[i]})`, e, spec(e, e.headers))),
+      loadContender('durable floor (always)', floor, spec(floor, plain)),
     ]);
     for (const e of eddies.splice(0)) await stopEddy(e);
     await stop(bare);
