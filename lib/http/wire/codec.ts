@@ -238,8 +238,7 @@ function gzipBody(body: Buffer): Buffer {
 const GZIP_SAMPLE_BYTES = 8 * 1024;
 
 function jsonText(value: unknown): string {
-  if (value instanceof WireRecord) return value.directJson() ?? toJson(value.toWire());
-  if (value instanceof RecordList || value instanceof RecordsAnswer) return value.json();
+  if (value instanceof WireRecord || value instanceof RecordList || value instanceof RecordsAnswer) return value.json();
   return toJson(value);
 }
 

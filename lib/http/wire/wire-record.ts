@@ -53,6 +53,11 @@ export class WireRecord {
     return (this.typed ? json.typed : json.bare).answer(this.fields);
   }
 
+  /** Its JSON text: written directly when it can be, else the wire object's. */
+  json(): string {
+    return this.directJson() ?? toJson(this.toWire());
+  }
+
   /** Its MessagePack when it can be written directly (top-level scalars only), else undefined. */
   directMsgpack(): Buffer | undefined {
     if (!this.stored) return recordMsgpack(this.fields, { typed: this.typed });
@@ -82,10 +87,10 @@ export class RecordsAnswer {
 
   json(): string {
     const records = this.records;
-    const first =
-      records.length === 1 ? new WireRecord(records[0]!, this.typed, Object.isFrozen(records[0])) : undefined;
-    const single = first && (first.directJson() ?? toJson(first.toWire()));
-    const list = single === undefined ? new RecordList(records, this.typed).json() : `[${single}]`;
+    const list =
+      records.length === 1
+        ? `[${new WireRecord(records[0]!, this.typed, Object.isFrozen(records[0])).json()}]`
+        : new RecordList(records, this.typed).json();
     return `{"records":${list},"stats":${statsJson(this.stats)}}`;
   }
 }
