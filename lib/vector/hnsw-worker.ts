@@ -20,6 +20,7 @@
  * take the build's time), and it starts again at the next pause.
  * Started only by HnswThread, with its `workerData`.
  */
+import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { HnswIndex, type HnswOptions, type HnswSavedState } from './hnsw.js';
 import { ThreadPriority, WORKER_NICENESS } from './module-worker.js';
@@ -70,6 +71,11 @@ export interface HnswCalibrated {
 }
 
 const indexes = new Map<string, HnswIndex>();
+/**
+ * Threads that apply a graph's held inserts (HnswIndex.buildThreads): as many as the cores this process may run on.
+ * They run at this thread's lowered priority, so the request thread keeps its core when it has work.
+ */
+const BUILD_THREADS = availableParallelism();
 /** Graphs smaller than this keep the default ef: a search of them costs little whatever the ef. */
 const CALIBRATE_FROM = 1000;
 const CALIBRATE_IDLE_MS = 200;
@@ -111,6 +117,11 @@ let priority: ThreadPriority | undefined;
 interface Answer {
   reply: (value: unknown) => void;
   fail: (err: unknown) => void;
+}
+
+function buildingOnEveryCore(index: HnswIndex): HnswIndex {
+  index.buildThreads = BUILD_THREADS;
+  return index;
 }
 
 function indexOf(key: string): HnswIndex {
@@ -161,7 +172,7 @@ function search(index: HnswIndex, request: Extract<HnswRequest, { op: 'search' }
 function runNow(request: Exclude<HnswRequest, { op: 'load' | 'save' }>, { reply, fail }: Answer): void {
   switch (request.op) {
     case 'create':
-      indexes.set(request.key, new HnswIndex(request.options));
+      indexes.set(request.key, buildingOnEveryCore(new HnswIndex(request.options)));
       return reply(undefined);
     case 'apply':
       return holdBatch(request.key, indexOf(request.key), request, { reply, fail });
@@ -198,7 +209,7 @@ async function runLater(request: HnswRequest, answer: Answer): Promise<void> {
   const loaded = HnswIndex.load(request.file, request.state, request.options);
   loading.set(request.key, loaded);
   try {
-    const index = await loaded;
+    const index = buildingOnEveryCore(await loaded);
     indexes.set(request.key, index);
     calibrateLater(request.key, index);
     answer.reply(index.size());

@@ -25,7 +25,9 @@
  *   neighbourhoods for a graph to follow, and its calibrated ef runs into the
  *   thousands (nearly the cost of an exact scan).
  * - `randomSeed` (default 100): seeds hnswlib's level generator, so the same
- *   inserts in the same order build the same graph.
+ *   inserts in the same order build the same graph, when they are made one
+ *   at a time (`buildThreads` 1, the default; the HNSW worker applies held
+ *   inserts from one thread a core, native/insert-run.ts).
  *
  * String ids map to integer labels (uint32, never reused). Removal marks the
  * node deleted (it still routes searches but is never returned). Inserts take
@@ -44,7 +46,8 @@
  */
 import assert from 'node:assert';
 import { InvalidInput } from '../errors.js';
-import { hnswlib } from './native/hnswlib-build.js';
+import { addPointsParallel, hnswlib } from './native/hnswlib-build.js';
+import { InsertRun } from './native/insert-run.js';
 import { dotProduct, euclideanDistance, euclideanToSimilarity, similarity, type Metric } from './distance.js';
 import { TopK } from './top-k.js';
 import { CALIBRATION_ASK, calibrateEf, type Calibrated } from './hnsw-calibration.js';
@@ -133,6 +136,11 @@ export class HnswIndex implements VectorIndex {
   private appliedSoFar = 0;
   /** True while hnswlib writes the graph, which must not change meanwhile. */
   private saving = false;
+  /**
+   * Threads that apply held inserts (drainHeld), in runs inserted together (native/insert-run.ts), where the
+   * build has a parallel insert; 1 applies them one at a time.
+   */
+  buildThreads = 1;
   /** The ef a search asking CALIBRATION_ASK neighbours needs, once `calibrate` has measured it. */
   private calibratedEf: number | undefined;
   /** Vectors added or removed so far: a calibration that saw the graph change is void. */
@@ -199,7 +207,16 @@ export class HnswIndex implements VectorIndex {
       return;
     }
     this.remove(id);
-    // Reuse freed slots only once they are a large share: reuse is slow, fresh slots cost memory.
+    const { label, reuse } = this.newSlot();
+    this.native.addPoint(vector instanceof Float32Array ? Array.from(vector) : (vector as number[]), label, reuse);
+    this.inserted(id, label);
+  }
+
+  /**
+   * The slot and label of one more node: a freed slot once they are a large share (reuse is slow, fresh slots cost
+   * memory), else a fresh one, the graph grown when full.
+   */
+  private newSlot(): { label: number; reuse: boolean } {
     const reuse = this.freedSlots > 0 && this.freedSlots >= this.usedSlots * REUSE_FREED_SHARE;
     if (reuse) {
       this.freedSlots--;
@@ -209,11 +226,15 @@ export class HnswIndex implements VectorIndex {
     }
     const label = this.nextLabel++;
     assert(label <= 0xffff_ffff, 'hnswlib labels are uint32');
-    this.native.addPoint(vector instanceof Float32Array ? Array.from(vector) : (vector as number[]), label, reuse);
+    return { label, reuse };
+  }
+
+  /** Files `id` under `label`, now in the graph. */
+  private readonly inserted = (id: string, label: number): void => {
     this.labelOf.set(id, label);
     this.idOf.set(label, id);
     this.changes++;
-  }
+  };
 
   /** See VectorIndex.remove. Marks the node deleted; O(1). */
   remove(id: string): void {
@@ -322,16 +343,42 @@ export class HnswIndex implements VectorIndex {
     if (!held || this.saving) return this.heldCount;
     // Unset while applying, so that add and remove reach the graph.
     this.held = undefined;
+    const run =
+      this.buildThreads > 1 && addPointsParallel
+        ? new InsertRun(addPointsParallel, this.dimensions, this.buildThreads)
+        : undefined;
     let applied = 0;
     for (const [id, vector] of held) {
       if (applied++ >= max || (applied > 1 && performance.now() >= stopAt)) break;
       held.delete(id);
       this.appliedSoFar++;
-      if (vector) this.add(id, vector);
-      else this.remove(id);
+      if (!vector) this.remove(id);
+      else if (run) this.addToRun(run, id, vector);
+      else this.add(id, vector);
     }
+    if (run) this.insertRun(run);
     if (held.size > 0) this.held = held;
     return held.size;
+  }
+
+  /** add() of a vector checked when it was held, by `run` when it takes a fresh slot. */
+  private addToRun(run: InsertRun, id: string, vector: readonly number[] | Float32Array): void {
+    this.remove(id);
+    const { label, reuse } = this.newSlot();
+    if (reuse) {
+      // hnswlib picks the freed slot as it inserts: one at a time.
+      this.native.addPoint(vector instanceof Float32Array ? Array.from(vector) : (vector as number[]), label, true);
+      this.inserted(id, label);
+      return;
+    }
+    run.push(id, label, vector);
+    if (run.full) this.insertRun(run);
+  }
+
+  /** Inserts `run` into the graph; throws as addPoint does when an insert fails. */
+  private insertRun(run: InsertRun): void {
+    const error = run.flush(this.native, this.inserted);
+    if (error !== null) throw new Error(error);
   }
 
   /**

@@ -13,6 +13,10 @@
  * a search about 20% faster than the package's build. The graphs are the
  * same algorithm and file format whichever build made them.
  *
+ * Those two builds also insert a run of vectors from several threads at
+ * once (hnswlib-parallel.cc, `addPointsParallel`); the package's build
+ * inserts one at a time.
+ *
  * EDDYDB_HNSWLIB_BUILD=package keeps the package's build (to compare, or
  * on a machine whose cpuinfo misleads); `auto`, the default, takes the
  * best; any other value is warned about and taken as `auto`.
@@ -88,5 +92,24 @@ const loaded = load();
 
 /** hnswlib-node's classes, from the build this process runs. */
 export const hnswlib: Hnswlib = loaded.hnswlib;
+
+/**
+ * Inserts a run of vectors into a graph from several threads at once (hnswlib-parallel.cc, in the AVX2 and AVX-512
+ * builds; the package's build has none): `vectors` holds `labels.length` rows, each inserted under its label into a
+ * fresh slot. The graph must have room for all of them. Answers null, or the first failed insert's error, each
+ * failed insert marked 1 in `failed`.
+ */
+export type AddPointsParallel = (
+  index: InstanceType<Hnswlib['HierarchicalNSW']>,
+  vectors: Float32Array,
+  labels: Uint32Array,
+  threads: number,
+  failed: Uint8Array,
+) => string | null;
+
+/** The build's parallel insert, where it has one. */
+export const addPointsParallel: AddPointsParallel | undefined = (
+  loaded.hnswlib as Hnswlib & { addPointsParallel?: AddPointsParallel }
+).addPointsParallel;
 /** Which build that is: `avx512`, `avx2`, or `package` (hnswlib-node's own, SSE). */
 export const hnswlibBuild: HnswlibBuildName = loaded.build;
