@@ -53,7 +53,10 @@ describe('vector/hnsw-thread: HNSW graphs in a worker thread', () => {
     const allowed = [...local.ids()].filter((id) => Number(id.slice(1)) % 3 === 0);
     const set = new Set(allowed);
     for (const q of queries)
-      expectSameHits(await remote.search(q, 5, allowed), local.search(q, 5, (id) => set.has(id)));
+      expectSameHits(
+        await remote.search(q, 5, allowed),
+        local.search(q, 5, (id) => set.has(id)),
+      );
   });
 
   /**
