@@ -208,6 +208,11 @@ export class HnswIndex implements VectorIndex {
     }
     this.remove(id);
     const { label, reuse } = this.newSlot();
+    this.insertOne(id, vector, label, reuse);
+  }
+
+  /** Inserts `vector` under `label` (in a freed slot when `reuse`) and files it. */
+  private insertOne(id: string, vector: readonly number[] | Float32Array, label: number, reuse: boolean): void {
     this.native.addPoint(vector instanceof Float32Array ? Array.from(vector) : (vector as number[]), label, reuse);
     this.inserted(id, label);
   }
@@ -365,12 +370,8 @@ export class HnswIndex implements VectorIndex {
   private addToRun(run: InsertRun, id: string, vector: readonly number[] | Float32Array): void {
     this.remove(id);
     const { label, reuse } = this.newSlot();
-    if (reuse) {
-      // hnswlib picks the freed slot as it inserts: one at a time.
-      this.native.addPoint(vector instanceof Float32Array ? Array.from(vector) : (vector as number[]), label, true);
-      this.inserted(id, label);
-      return;
-    }
+    // hnswlib picks a freed slot as it inserts: one at a time.
+    if (reuse) return this.insertOne(id, vector, label, true);
     run.push(id, label, vector);
     if (run.full) this.insertRun(run);
   }

@@ -72,11 +72,11 @@ Napi::Value AddPointsParallel(const Napi::CallbackInfo& info) {
   const double asked = info[3].As<Napi::Number>().DoubleValue();
   const uint32_t threads = asked < 1 ? 1 : asked > MAX_THREADS ? MAX_THREADS : static_cast<uint32_t>(asked);
 
-  // Copies: the arrays belong to the JavaScript heap, which the other threads may not read while it runs.
-  std::vector<float> data(vectors.Data(), vectors.Data() + count * dim);
-  std::vector<uint32_t> ids(labels.Data(), labels.Data() + count);
-
-  std::vector<uint8_t> failed(count, 0);
+  // Read and written in place by every thread: the call holds the JavaScript thread, so no buffer moves or goes.
+  const float* data = vectors.Data();
+  const uint32_t* ids = labels.Data();
+  uint8_t* failed = failedOut.Data();
+  std::fill(failed, failed + count, 0);
   std::atomic<size_t> next{0};
   std::mutex failure_lock;
   std::string failure;
@@ -84,7 +84,7 @@ Napi::Value AddPointsParallel(const Napi::CallbackInfo& info) {
     std::vector<float> point(dim);
     for (size_t i; (i = next.fetch_add(1)) < count;) {
       try {
-        const float* from = data.data() + i * dim;
+        const float* from = data + i * dim;
         const float* vector = from;
         if (wrap->normalize_) {
           point.assign(from, from + dim);
@@ -107,7 +107,6 @@ Napi::Value AddPointsParallel(const Napi::CallbackInfo& info) {
   }
   insert();
   for (std::thread& helper : helpers) helper.join();
-  std::copy(failed.begin(), failed.end(), failedOut.Data());
   if (failure.empty()) return env.Null();
   return Napi::String::New(env, "Hnswlib Error: " + failure);
 }

@@ -4,7 +4,7 @@
  * hnswlib-parallel.cc). hnswlib's graph takes concurrent inserts, so a
  * graph build runs on as many cores as it is given, where addPoint runs on
  * the calling thread alone. Runs are short (RUN_PER_THREAD inserts a
- * thread, about a millisecond at 384 dimensions) so that a search waits
+ * thread, about 2 ms at 384 dimensions) so that a search waits
  * for no more than one, as it waits for one insert when they run one at a
  * time. The graph one run builds depends on how the threads interleave;
  * one thread builds the same graph every time.
