@@ -359,6 +359,30 @@ describe('wire format over HTTP', () => {
     expect([...keyTypes]).to.deep.equal(['string']);
   });
 
+  it('answers a remembered MessagePack record byte for byte on every read, and the new version after a write', async () => {
+    const ins = await call('POST', '/api/insert/mpremembered', { name: 'Zoë 🎉', n: 300000, m: -70000, x: 1.5 });
+    const read = async () => {
+      const res = await fetch(`${t.url}/api/find/mpremembered/${ins.body.id}`, {
+        headers: {
+          Accept: 'application/msgpack',
+          Authorization: `Bearer ${await t.adminToken()}`,
+          'Accept-Encoding': 'identity',
+        },
+      });
+      const bytes = Buffer.from(await res.arrayBuffer());
+      expect(Number(res.headers.get('content-length'))).to.equal(bytes.length);
+      return bytes;
+    };
+    const first = await read();
+    const json = (await call('GET', `/api/find/mpremembered/${ins.body.id}`)).body;
+    expect(new Unpackr({ useRecords: false }).unpack(first)).to.deep.equal(json);
+    expect(first.some((b) => b > 0x7f)).to.equal(true);
+    for (let i = 0; i < 3; i++) expect((await read()).equals(first)).to.equal(true);
+    await call('PUT', `/api/update/mpremembered/${ins.body.id}`, { name: 'Zoë ✓' });
+    const after = new Unpackr({ useRecords: false }).unpack(await read()) as { name: unknown };
+    expect(after.name).to.deep.equal({ type: 'String', value: 'Zoë ✓' });
+  });
+
   it('returns bare values when use_typed_values is off, and typed ones again when on', async () => {
     const ins = await call('POST', '/api/insert/untyped', { n: 5, at: '2026-01-01T00:00:00Z' });
     expect((await call('PUT', '/api/config', { use_typed_values: false })).status).to.equal(200);

@@ -28,6 +28,7 @@ import { ROUTES, type RouteTarget } from './routes.js';
 import { decodeBody, decodeLargeBody, encodeBody, toJson } from '../wire/codec.js';
 import { renderError } from '../wire/error-body.js';
 import { RecordList } from '../wire/record-list.js';
+import type { PackedAnswer } from '../wire/wire-record.js';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { RequestsInFlight } from './requests-in-flight.js';
 import { firstOf, requestArgs, pathOf, rateHeaders } from './request-parts.js';
@@ -61,6 +62,8 @@ export interface HttpResponse {
   headers: Record<string, string>;
   /** Bytes, or text sent as UTF-8 (a JSON answer); its length in bytes is `Buffer.byteLength(body)`. */
   body: Buffer | string;
+  /** A record's MessagePack answer whose bytes are `body`: a transport that writes text may send its latin1 text. */
+  packed?: PackedAnswer;
   /**
    * A long answer's body in chunks, which the transport writes with back-pressure (transport/streamed-body.ts); `body`
    * is empty.
@@ -359,7 +362,7 @@ export class Dispatcher {
     }
     return enc.chunks
       ? { status, headers: turn.headers, body: EMPTY, chunks: enc.chunks }
-      : { status, headers: turn.headers, body: enc.body };
+      : { status, headers: turn.headers, body: enc.body, packed: enc.packed };
   }
 
   private failed(err: unknown, turn: Turn, req: HttpRequest): HttpResponse {

@@ -26,7 +26,7 @@ import { C1, Packr, Unpackr, type Options } from 'msgpackr';
 import { InvalidInput } from '../../errors.js';
 import { bodyFormat } from './content-type.js';
 import { integerValue, jsonParser, ownString, toJson, yieldSlicedWork } from '../../engine/index.js';
-import { RecordsAnswer, unwrapRecord, WireRecord } from './wire-record.js';
+import { PackedAnswer, RecordsAnswer, unwrapRecord, WireRecord } from './wire-record.js';
 import { RecordList } from './record-list.js';
 import { FileAnswer } from './file-answer.js';
 import { msgpackAsJson } from './msgpack-json.js';
@@ -249,6 +249,8 @@ function jsonText(value: unknown): string {
  */
 export interface Encoded {
   body: Buffer | string;
+  /** A record's MessagePack answer whose bytes are `body` (HttpResponse.packed). */
+  packed?: PackedAnswer;
   contentType: string;
   gzip: boolean;
   chunks?: AsyncIterable<Buffer | string>;
@@ -268,14 +270,12 @@ export function encodeBody(value: unknown, accept: string | undefined, acceptEnc
   const acceptsGzip = !!acceptEncoding && /\bgzip\b/i.test(acceptEncoding);
   if (value instanceof RecordList && value.long) return streamedList(value, wantsMsgpack(accept), acceptsGzip);
   if (wantsMsgpack(accept)) {
-    const packed =
-      (value instanceof WireRecord
-        ? value.directMsgpack()
-        : value instanceof RecordList
-          ? value.msgpack()
-          : undefined) ?? responsePackr.pack(unwrapRecord(value));
+    const direct =
+      value instanceof WireRecord ? value.directMsgpack() : value instanceof RecordList ? value.msgpack() : undefined;
+    const packed = direct instanceof PackedAnswer ? direct.bytes : (direct ?? responsePackr.pack(unwrapRecord(value)));
     const gzip = acceptsGzip && packed.length >= GZIP_MIN_BYTES;
-    return { body: gzip ? gzipBody(packed) : packed, contentType: MSGPACK, gzip };
+    if (gzip) return { body: gzipBody(packed), contentType: MSGPACK, gzip };
+    return { body: packed, contentType: MSGPACK, gzip, packed: direct instanceof PackedAnswer ? direct : undefined };
   }
   const text = jsonText(value);
   const gzip = acceptsGzip && Buffer.byteLength(text, 'utf8') >= GZIP_MIN_BYTES;

@@ -15,7 +15,7 @@ import type { Fields } from '../../engine/index.js';
 const MAX_ENTRIES = 16_384;
 const MAX_SIZE = 1024;
 
-export class RenderedRecords<T extends string | Uint8Array> {
+export class RenderedRecords<T extends { readonly length: number }> {
   private readonly answers = new WeakMap<Fields, T>();
   private readonly ring: Array<Fields | undefined> = new Array<Fields | undefined>(MAX_ENTRIES).fill(undefined);
   private next = 0;

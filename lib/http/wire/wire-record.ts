@@ -19,19 +19,38 @@ const json = {
   bare: new RenderedRecords((fields) => recordJson(fields, { typed: false })),
 };
 const msgpack = {
-  typed: new RenderedRecords((fields) => ownBuffer(recordMsgpack(fields, { typed: true }))),
-  bare: new RenderedRecords((fields) => ownBuffer(recordMsgpack(fields, { typed: false }))),
+  typed: new RenderedRecords((fields) => packedAnswer(recordMsgpack(fields, { typed: true }))),
+  bare: new RenderedRecords((fields) => packedAnswer(recordMsgpack(fields, { typed: false }))),
 };
 
 /**
- * A copy with its own memory: recordMsgpack's answer is a slice of Buffer's shared pool, which a remembered answer
- * would keep whole.
+ * A record's MessagePack answer: its bytes, and the same bytes as latin1 text (one character a byte), which node's
+ * server writes with the answer's head in one write. The text is made on first use and remembered with the answer,
+ * so a hot record's reads convert nothing.
  */
-function ownBuffer(packed: Buffer | undefined): Buffer | undefined {
+export class PackedAnswer {
+  private text: string | undefined;
+
+  constructor(readonly bytes: Buffer) {}
+
+  get length(): number {
+    return this.bytes.length;
+  }
+
+  get latin1(): string {
+    return (this.text ??= this.bytes.toString('latin1'));
+  }
+}
+
+/**
+ * The answer over a copy with its own memory: recordMsgpack's answer is a slice of Buffer's shared pool, which a
+ * remembered answer would keep whole.
+ */
+function packedAnswer(packed: Buffer | undefined): PackedAnswer | undefined {
   if (packed === undefined) return undefined;
   const own = Buffer.allocUnsafeSlow(packed.length);
   packed.copy(own);
-  return own;
+  return new PackedAnswer(own);
 }
 
 export class WireRecord {
@@ -58,8 +77,11 @@ export class WireRecord {
     return this.directJson() ?? toJson(this.toWire());
   }
 
-  /** Its MessagePack when it can be written directly (top-level scalars only), else undefined. */
-  directMsgpack(): Buffer | undefined {
+  /**
+   * Its MessagePack when it can be written directly (top-level scalars only), else undefined; a stored record's is
+   * remembered, with its latin1 text.
+   */
+  directMsgpack(): Buffer | PackedAnswer | undefined {
     if (!this.stored) return recordMsgpack(this.fields, { typed: this.typed });
     return (this.typed ? msgpack.typed : msgpack.bare).answer(this.fields);
   }
