@@ -39,10 +39,11 @@ const NOT_BUILT_PAGE =
 export function isConsoleRequest(method: string | undefined, url: string | undefined, accept?: string): boolean {
   if (method !== 'GET' && method !== 'HEAD') return false;
   const p = url ?? '/';
+  // The API's paths first: every API read passes here, and the pattern below costs more than these.
+  if (p.startsWith('/api/') || p === '/api' || p.startsWith('/api?')) return false;
+  if (p === '/metrics' || p.startsWith('/metrics?')) return false;
   // Only a plain path: anything else (`//host`, an absolute URL, characters a URL may not hold) is the API's to refuse.
   if (!PLAIN_PATH.test(p)) return false;
-  if (p === '/api' || p.startsWith('/api/') || p.startsWith('/api?')) return false;
-  if (p === '/metrics' || p.startsWith('/metrics?')) return false;
   return accept === undefined || accept.includes('text/html') || accept.includes('*/*');
 }
 

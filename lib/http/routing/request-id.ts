@@ -18,11 +18,24 @@ const SAFE_ID = /^[A-Za-z0-9._:/+=@-]+$/;
 /** `xxxxxxxx-xxxx-4xxx-yxxx-`: the random part, 74 random bits. */
 const PREFIX = randomUUID().slice(0, 24);
 const COUNTER_SPAN = 2 ** 48;
+/** Two hex digits for each value of the counter's low byte. */
+const LOW_BYTE_HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 let counter = 0;
+/**
+ * PREFIX and the counter's upper ten hex digits, made again once every 256 ids: a number's toString(16) costs
+ * more than the rest of an id.
+ */
+let upperText = '';
+let upper = -1;
 
 export function newRequestId(): string {
   counter = (counter + 1) % COUNTER_SPAN;
-  return PREFIX + counter.toString(16).padStart(12, '0');
+  const high = Math.floor(counter / 256);
+  if (high !== upper) {
+    upper = high;
+    upperText = PREFIX + high.toString(16).padStart(10, '0');
+  }
+  return upperText + LOW_BYTE_HEX[counter & 0xff]!;
 }
 
 /** `given` when it is an id safe to keep (see the header), else undefined. */

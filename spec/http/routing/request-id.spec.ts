@@ -11,4 +11,14 @@ describe('request ids', () => {
     }
     expect(seen.size).to.equal(10_000);
   });
+
+  it('count up by one in their last 12 hex digits, across every carry of the low byte', () => {
+    let last = BigInt('0x' + newRequestId().slice(24));
+    for (let i = 0; i < 1_000; i++) {
+      const id = newRequestId();
+      const next = BigInt('0x' + id.slice(24));
+      expect(next, id).to.equal(last + 1n);
+      last = next;
+    }
+  });
 });
