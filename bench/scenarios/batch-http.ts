@@ -9,8 +9,8 @@
  * format, ...); the ratio is the median over rounds of floor ms / EddyDB
  * ms. Bare node:http receiving the JSON body (the cost of moving it
  * through HTTP) is measured beside them. With BENCH_PROFILE (the default),
- * a --cpu-prof run of EddyDB and of the floor gives the µs table of one
- * batch for each.
+ * --cpu-prof runs of EddyDB and of the floor give the µs table of one
+ * batch for each, in each body format.
  * The event-loop hold is measured from outside, in a separate phase: a
  * probe process pinned to the load core keeps 4 point reads in flight,
  * first with the server otherwise idle, then while batches run back to
@@ -117,22 +117,25 @@ async function profileBatches(
   return table;
 }
 
-/** µs tables of one JSON batch into EddyDB and into the floor, each in a server of its own. */
-export async function batchProfiles(body: Buffer): Promise<{ eddydb: UsTable; floor: UsTable }> {
+/** µs tables of one batch of `format` into EddyDB and into the floor, each in a server of its own. */
+export async function batchProfiles(
+  format: (typeof FORMATS)[number],
+  body: Buffer,
+): Promise<{ eddydb: UsTable; floor: UsTable }> {
   let eddy: Eddy | undefined;
   const floorDir = mkdtempSync(path.join(tmpdir(), 'eddydb-batch-floor-prof-'));
   try {
     const eddydb = await profileBatches(
-      'eddydb batch of 10k (json), per batch',
+      `eddydb batch of 10k (${format}), per batch`,
       async (nodeArgs) => (eddy = await startServer('always', nodeArgs)),
-      async () => ({ authorization: eddy!.headers.authorization!, 'content-type': TYPES.json }),
+      async () => ({ authorization: eddy!.headers.authorization!, 'content-type': TYPES[format] }),
       true,
       body,
     );
     const floor = await profileBatches(
-      'batch floor (json), per batch',
+      `batch floor (${format}), per batch`,
       (nodeArgs) => startBatchFloor(path.join(floorDir, 'batches.log'), nodeArgs),
-      async () => ({ 'content-type': TYPES.json }),
+      async () => ({ 'content-type': TYPES[format] }),
       true,
       body,
     );
@@ -207,7 +210,8 @@ export async function batchInsertHttp(): Promise<void> {
     await stop(floor);
     floor = undefined;
     await stopEddy(eddy);
-    const us = PROFILE ? await batchProfiles(bodies.json) : undefined;
+    const us = PROFILE ? await batchProfiles('json', bodies.json) : undefined;
+    const usMsgpack = PROFILE ? await batchProfiles('msgpack', bodies.msgpack) : undefined;
 
     const bareRef = asMeasurement('bare node:http, same JSON body', runs.bare);
     const floorRef = {
@@ -273,6 +277,8 @@ export async function batchInsertHttp(): Promise<void> {
         longest_hold_target_ms: 20,
         us_table_eddydb_json: us?.eddydb,
         us_table_floor_json: us?.floor,
+        us_table_eddydb_msgpack: usMsgpack?.eddydb,
+        us_table_floor_msgpack: usMsgpack?.floor,
       },
       notes:
         `median of ${RUNS} interleaved batches per body format (durability always, ${ids.length} records already ` +
