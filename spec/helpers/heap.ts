@@ -21,3 +21,19 @@ export function heapPerRecord(n: number, build: (i: number) => unknown): number 
   expect(kept).to.have.length(n);
   return (after - before) / n;
 }
+
+/**
+ * Heap bytes per item that `more(i)` keeps beyond `less(i)`, for n items: each built once first, so that neither
+ * measurement counts its builder's first compilation and maps, then the median of three interleaved rounds (one round
+ * can catch the heap's own bookkeeping of a few hundred KB). `rounds` are the three differences, for a message.
+ */
+export function heapSavedPerRecord(
+  n: number,
+  more: (i: number) => unknown,
+  less: (i: number) => unknown,
+): { median: number; rounds: number[] } {
+  more(0);
+  less(0);
+  const rounds = [0, 1, 2].map(() => heapPerRecord(n, more) - heapPerRecord(n, less));
+  return { median: [...rounds].sort((a, b) => a - b)[1]!, rounds };
+}

@@ -4,7 +4,7 @@
  * record built by spreading, and the same keys in the same order.
  */
 import { expect } from 'chai';
-import { heapPerRecord } from '../../helpers/heap.js';
+import { heapSavedPerRecord } from '../../helpers/heap.js';
 import { InvalidInput } from '../../../lib/errors.js';
 import { fieldFromWire, recordObject, recordShapeOf, shapedObject } from '../../../lib/engine/values/index.js';
 
@@ -68,15 +68,10 @@ describe('engine/values/record-object', () => {
       for (let k = 1; k < KEYS.length; k++) fields[KEYS[k]!] = v[k];
       return Object.freeze({ id: v[0], ...fields });
     };
-    // Built once first, so that neither measurement counts the builder's first compilation and maps; then the
-    // median of three rounds each, interleaved: one round can catch the heap's own bookkeeping of a few hundred KB.
-    heapPerRecord(1_000, parsed);
-    heapPerRecord(1_000, spread);
-    const rounds = [0, 1, 2].map(() => heapPerRecord(n, spread) - heapPerRecord(n, parsed));
-    const median = rounds.sort((a, b) => a - b)[1]!;
+    const saved = heapSavedPerRecord(n, spread, parsed);
     // At least the property array's header (16 bytes here; 35 per record in the server, whose records carry spare slots
     // too).
-    expect(median, `bytes per record saved in each round: ${rounds.join(', ')}`).to.be.greaterThan(10);
+    expect(saved.median, `bytes per record saved in each round: ${saved.rounds.join(', ')}`).to.be.greaterThan(10);
   });
 
   it('makes objects of key lists that alternate, of one length, compiled or not, and after starting over', () => {
