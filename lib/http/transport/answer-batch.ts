@@ -49,8 +49,7 @@ function sendAll(): void {
   for (const answer of batch) {
     try {
       answer.res.writeHead(answer.status, answer.headers);
-      if (typeof answer.body === 'string') answer.res.end(answer.body, answer.encoding);
-      else answer.res.end(answer.body);
+      writeWhole(answer.res, answer.body, answer.encoding);
     } catch (err) {
       // A head node refuses (a header value it will not write) ends that connection, not the others in the burst.
       const requestId = answer.headers['X-Request-Id'] ?? '?';
@@ -63,4 +62,29 @@ function sendAll(): void {
       answer.res.destroy();
     }
   }
+}
+
+/**
+ * Writes a response's head and whole body, then ends it, in one socket
+ * write. `res.end(body)` corks the socket, queues the head with the body,
+ * then an empty chunk (the end's marker), so every answer went out as a
+ * gathered write of two chunks: an array of chunks built in JavaScript, a
+ * copy into a heap buffer in C++, a writev. `res.write(body)` corks too,
+ * and would uncork on the next tick; uncorked at once, its one chunk is
+ * written straight away, and `end()` then has nothing left to send (about
+ * 0.7 µs of CPU an answer).
+ */
+function writeWhole(res: ServerResponse, body: Buffer | string, encoding: BufferEncoding): void {
+  const socket = res.socket;
+  // Without a Content-Length the body goes in chunks, whose last one only end() writes: one gathered write then.
+  if (!socket || res.chunkedEncoding) {
+    if (typeof body === 'string') res.end(body, encoding);
+    else res.end(body);
+    return;
+  }
+  const corked = socket.writableCorked;
+  if (typeof body === 'string') res.write(body, encoding);
+  else res.write(body);
+  if (socket.writableCorked > corked) socket.uncork();
+  res.end();
 }
