@@ -69,10 +69,11 @@ function sendAll(): void {
  * write. `res.end(body)` corks the socket, queues the head with the body,
  * then an empty chunk (the end's marker), so every answer went out as a
  * gathered write of two chunks: an array of chunks built in JavaScript, a
- * copy into a heap buffer in C++, a writev. `res.write(body)` corks too,
- * and would uncork on the next tick; uncorked at once, its one chunk is
- * written straight away, and `end()` then has nothing left to send (about
- * 0.7 µs of CPU an answer).
+ * copy into a heap buffer in C++, a writev. Written with `res.write(body)`
+ * in a cork of our own, the body is one chunk, written as the cork is
+ * lifted, and `end()` then has nothing left to send (about 0.4-1.7 µs of
+ * CPU an answer). Within a cork already there (none of ours), the body
+ * waits for that one to lift, and `end()` lifts every cork.
  */
 function writeWhole(res: ServerResponse, body: Buffer | string, encoding: BufferEncoding): void {
   const socket = res.socket;
@@ -82,9 +83,10 @@ function writeWhole(res: ServerResponse, body: Buffer | string, encoding: Buffer
     else res.end(body);
     return;
   }
-  const corked = socket.writableCorked;
+  // Corked here, write() neither corks nor schedules the uncork of its own.
+  socket.cork();
   if (typeof body === 'string') res.write(body, encoding);
   else res.write(body);
-  if (socket.writableCorked > corked) socket.uncork();
+  socket.uncork();
   res.end();
 }
