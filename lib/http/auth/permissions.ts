@@ -36,7 +36,13 @@ function collectionPermission(principal: Principal, collection: string): Collect
   return Object.hasOwn(perms, collection) ? perms[collection] : Object.hasOwn(perms, '*') ? perms['*'] : undefined;
 }
 
-export function checkCollectionAccess(principal: Principal, collection: string, mode: Mode, fields?: string[]): void {
+/** `fields`: the fields a write sets, asked for only when the key limits the fields it may write. */
+export function checkCollectionAccess(
+  principal: Principal,
+  collection: string,
+  mode: Mode,
+  fields?: () => readonly string[],
+): void {
   const perm = collectionPermission(principal, collection);
   if (perm === 'all') return;
   if (!perm) throw new Forbidden(`This API key has no access to collection '${collection}'`);
@@ -44,7 +50,7 @@ export function checkCollectionAccess(principal: Principal, collection: string, 
   if (mode === 'write' && !perm.write) throw new Forbidden(`This API key may not write collection '${collection}'`);
   if (mode === 'write' && fields && perm.writable_fields) {
     const allowed = new Set(perm.writable_fields);
-    const denied = fields.filter((f) => f !== 'id' && !allowed.has(f));
+    const denied = fields().filter((f) => f !== 'id' && !allowed.has(f));
     if (denied.length > 0) {
       throw new Forbidden(`Fields not writable with this API key in '${collection}': ${denied.join(', ')}`);
     }

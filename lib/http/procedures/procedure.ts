@@ -80,7 +80,8 @@ export interface Scope {
   readonly collections?: ReadonlyArray<{
     readonly name: string;
     readonly mode: 'read' | 'write';
-    readonly fields?: string[];
+    /** Asked for only when the key limits the fields it may write (a large batch walks every body for them). */
+    readonly fields?: () => readonly string[];
   }>;
   readonly transaction?: string;
 }

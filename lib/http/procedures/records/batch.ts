@@ -189,7 +189,7 @@ function makeBatch(kind: Kind) {
     },
     input: (raw) => parseBatch(kind, raw),
     scope: (input) => ({
-      collections: [{ name: input.collection, mode: 'write', fields: writtenFields(input.items) }],
+      collections: [{ name: input.collection, mode: 'write', fields: () => writtenFields(input.items) }],
       transaction: input.transactionId,
     }),
     handler: async (input, ctx) => {

@@ -65,8 +65,8 @@ function out(ctx: Context, record: Fields, select?: string[], exclude?: string[]
 }
 
 /** A write to `collection` (of `fields`, for field-level permissions), in transaction `tx` if given. */
-function writes(collection: string, tx: string | undefined, fields?: string[]): Scope {
-  return { collections: [{ name: collection, mode: 'write', ...(fields ? { fields } : {}) }], transaction: tx };
+function writes(collection: string, tx: string | undefined, fields?: () => readonly string[]): Scope {
+  return { collections: [{ name: collection, mode: 'write', fields }], transaction: tx };
 }
 
 function reads(collections: readonly string[], tx: string | undefined): Scope {
@@ -90,7 +90,7 @@ export const recordsInsert = defineProcedure({
     tx: txOf(raw),
     bypassRipple: bypassOf(raw),
   }),
-  scope: (input) => writes(input.collection, input.tx, writtenFields(input.body)),
+  scope: (input) => writes(input.collection, input.tx, () => writtenFields(input.body)),
   handler: async (input, ctx) => ({ id: await ctx.session.insert(input.collection, input.body, input.bypassRipple) }),
 });
 
@@ -164,7 +164,7 @@ export const recordsUpdate = defineProcedure({
       bypassRipple: bypassOf(raw),
     };
   },
-  scope: (input) => writes(input.collection, input.tx, writtenFields(input.body)),
+  scope: (input) => writes(input.collection, input.tx, () => writtenFields(input.body)),
   handler: async (input, ctx) => {
     const updated = await ctx.session.update(input.collection, input.id, input.body, input.bypassRipple);
     return out(ctx, updated, input.select, input.exclude);
@@ -208,7 +208,7 @@ export const recordsUpdateAction = defineProcedure({
       bypassRipple: bypassOf(raw),
     };
   },
-  scope: (input) => writes(input.collection, input.tx, actionFields(input.steps)),
+  scope: (input) => writes(input.collection, input.tx, () => actionFields(input.steps)),
   handler: async (input, ctx) =>
     out(ctx, await ctx.session.applyActions(input.collection, input.id, input.steps, input.bypassRipple)),
 });
@@ -235,7 +235,7 @@ export const recordsUpdateSequence = defineProcedure({
       bypassRipple: bypassOf(raw),
     };
   },
-  scope: (input) => writes(input.collection, input.tx, actionFields(input.steps)),
+  scope: (input) => writes(input.collection, input.tx, () => actionFields(input.steps)),
   handler: async (input, ctx) =>
     out(ctx, await ctx.session.applyActions(input.collection, input.id, input.steps, input.bypassRipple)),
 });
