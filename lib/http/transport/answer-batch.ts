@@ -85,8 +85,11 @@ function writeWhole(res: ServerResponse, body: Buffer | string, encoding: Buffer
   }
   // Corked here, write() neither corks nor schedules the uncork of its own.
   socket.cork();
-  if (typeof body === 'string') res.write(body, encoding);
-  else res.write(body);
-  socket.uncork();
+  try {
+    if (typeof body === 'string') res.write(body, encoding);
+    else res.write(body);
+  } finally {
+    socket.uncork();
+  }
   res.end();
 }
