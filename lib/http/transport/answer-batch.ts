@@ -78,16 +78,15 @@ function sendAll(): void {
 function writeWhole(res: ServerResponse, body: Buffer | string, encoding: BufferEncoding): void {
   const socket = res.socket;
   // Without a Content-Length the body goes in chunks, whose last one only end() writes: one gathered write then.
+  // The encoding applies to a text body; node ignores it for bytes.
   if (!socket || res.chunkedEncoding) {
-    if (typeof body === 'string') res.end(body, encoding);
-    else res.end(body);
+    res.end(body, encoding);
     return;
   }
   // Corked here, write() neither corks nor schedules the uncork of its own.
   socket.cork();
   try {
-    if (typeof body === 'string') res.write(body, encoding);
-    else res.write(body);
+    res.write(body, encoding);
   } finally {
     socket.uncork();
   }
