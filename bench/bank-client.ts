@@ -86,19 +86,25 @@ class Connection {
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => {
       this.received.push(chunk);
-      this.answerIfWhole();
+      this.answerIfWhole(socket);
     });
-    const lost = (err?: Error) => {
-      if (this.socket === socket) this.socket = undefined;
-      this.received = [];
-      this.fail(err ?? new Error('connection closed'));
-    };
-    socket.on('error', lost);
-    socket.on('close', () => lost());
+    socket.on('error', (err) => this.drop(socket, err));
+    socket.on('close', () => this.drop(socket, new Error('connection closed')));
     return socket;
   }
 
-  private answerIfWhole(): void {
+  /** Ends `socket` (when it is still this connection's) and fails the request waiting on it, if any. */
+  private drop(socket: net.Socket, err: Error): void {
+    socket.destroy();
+    if (this.socket !== socket) return;
+    this.socket = undefined;
+    this.received = [];
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.reject(err);
+  }
+
+  private answerIfWhole(socket: net.Socket): void {
     const data = this.received.length === 1 ? this.received[0]! : Buffer.concat(this.received);
     this.received = [data];
     const headEnd = data.indexOf(HEAD_END);
@@ -106,23 +112,14 @@ class Connection {
     const head = data.toString('latin1', 0, headEnd);
     const status = Number(head.slice(9, 12));
     const length = /\r\ncontent-length: *(\d+)/i.exec(head);
-    if (!length) {
-      this.socket?.destroy();
-      return this.fail(new Error(`answer without a Content-Length: ${head.split('\r\n')[0]}`));
-    }
+    if (!length) return this.drop(socket, new Error(`answer without a Content-Length: ${head.split('\r\n')[0]}`));
     const end = headEnd + 4 + Number(length[1]);
     if (data.length < end) return;
-    if (data.length > end) return this.fail(new Error('bytes after the answer, none asked for'));
+    if (data.length > end) return this.drop(socket, new Error('bytes after the answer, none asked for'));
     this.received = [];
     const waiting = this.waiting;
     this.waiting = undefined;
     waiting?.resolve({ status, body: data.toString('utf8', headEnd + 4, end) });
-  }
-
-  private fail(err: Error): void {
-    const waiting = this.waiting;
-    this.waiting = undefined;
-    waiting?.reject(err);
   }
 
   close(): void {
