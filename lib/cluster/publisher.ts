@@ -180,6 +180,10 @@ export class Publisher {
           return;
         }
         await new Promise((r) => setTimeout(r, backoff).unref());
+        // This node may have stopped while it waited, and started again in a new term: `first` was failed then,
+        // and resending it would append a batch its writer was told was not applied, while what is queued now
+        // (the new term's, not sent yet) would wait for ever. Back to sending back to back from the new head.
+        if (this.stopped || this.unacked[0] !== first) return;
         backoff = Math.min(1000, backoff * 2);
         // Everything after `first` was sent over its missing predecessor: it is sent again once `first` is stored.
         for (const later of this.unacked.slice(1)) later.failure = undefined;

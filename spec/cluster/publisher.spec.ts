@@ -55,6 +55,31 @@ describe('cluster/publisher (a real nats-server)', function () {
     expect(last?.header.get('Nats-Msg-Id')).to.equal('b-2-4');
   });
 
+  it('stopped and started again while it waits to resend, sends the batches of its new term and never the failed one', async () => {
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: 'EDDYDB_restart', subjects: ['eddydb.restart.>'] });
+    const p = new Publisher(jetstream(nc));
+    p.node = 'c';
+    p.start(1, 0, undefined);
+    // No stream takes this subject: every send fails at once, and the publisher resends with a growing backoff.
+    const doomed = p.publish([{ seq: 1, subject: 'eddydb.nowhere.meta', body: '{}' }], 60_000).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    await new Promise((r) => setTimeout(r, 120));
+    // The lease lapses (the node stops), then the node is primary again in a new term, over the same stream state.
+    p.stop(new Error('the lease lapsed'));
+    expect(((await doomed) as Error).message).to.equal('the lease lapsed');
+    p.start(2, 0, undefined);
+    const stored = p.publish([{ seq: 1, subject: 'eddydb.restart.meta', body: '{}' }], 10_000).then(() => 'stored');
+    const outcome = await Promise.race([stored, new Promise((r) => setTimeout(() => r('still waiting'), 5000))]);
+    expect(outcome).to.equal('stored');
+    const info = await jsm.streams.info('EDDYDB_restart');
+    expect(info.state.messages).to.equal(1);
+    expect((await jsm.streams.getMessage('EDDYDB_restart', { seq: 1 }))?.header.get('Nats-Msg-Id')).to.equal('c-2-1');
+    p.stop(new Error('done'));
+  });
+
   it('answers a resend of a stored message as a duplicate at its sequence', async () => {
     const js = jetstream(nc);
     const first = await js.publish('eddydb.pub.meta', 'x', { msgID: 'b-2-5', expect: { lastSequence: 4 } });
