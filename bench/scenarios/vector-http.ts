@@ -9,7 +9,8 @@
  * against one exact scan over HTTP
  * (a search by another metric than the index's, which scans every vector);
  * search p50/p90 over HTTP once built and its ef calibrated (health shows
- * `ef_search`); recall@10 against brute force. The reference is raw
+ * `ef_search`, and `vector_search`: whether the graph or a quantized scan
+ * answers); recall@10 against brute force. The reference is raw
  * hnswlib-node in this process on the same data with the same parameters:
  * its build time, per-search time and recall@10. The build is measured a
  * second time with the server free to run on both cores, as the HNSW worker
@@ -89,6 +90,7 @@ interface IndexView {
   indexed: number;
   progress: number;
   ef_search?: number;
+  vector_search?: string;
 }
 
 async function indexStatus(e: Eddy): Promise<IndexView | undefined> {
@@ -110,6 +112,8 @@ interface KindResult {
   bothCoresS: number;
   calibratedS: number;
   efSearch: number;
+  /** How the calibrated index answers searches: `graph` or `quantized_scan` (health's vector_search). */
+  vectorSearch: string;
   duringBuild: number[];
   progressSeen: number[];
   exactScanMs: number;
@@ -182,8 +186,10 @@ async function serverRun(data: number[][], bodies: string[], queries: number[][]
     progressSeen.push(1);
     const buildS = (performance.now() - t0) / 1000;
     // Once built means once the worker has calibrated the graph's ef too (health shows it).
-    let efSearch: number | undefined;
-    while ((efSearch = (await indexStatus(e))?.ef_search) === undefined) await new Promise((r) => setTimeout(r, 200));
+    let status: IndexView | undefined;
+    while ((status = await indexStatus(e))?.ef_search === undefined) await new Promise((r) => setTimeout(r, 200));
+    const efSearch = status!.ef_search!;
+    const vectorSearch = status!.vector_search ?? 'graph';
     const calibratedS = (performance.now() - t0) / 1000;
     const exact: number[] = [];
     for (let i = 0; i < EXACT_RUNS; i++) exact.push(await timedMs(() => search(e, queries[i]!, 'dotproduct')));
@@ -199,6 +205,7 @@ async function serverRun(data: number[][], bodies: string[], queries: number[][]
       buildS,
       calibratedS,
       efSearch,
+      vectorSearch,
       duringBuild,
       progressSeen,
       exactScanMs: percentile(
@@ -291,6 +298,7 @@ const row = (r: KindResult) => {
     build_s_both_cores: r.bothCoresS,
     calibrated_s: r.calibratedS,
     ef_search: r.efSearch,
+    vector_search: r.vectorSearch,
     load_s: r.loadS,
     worst_search_during_build_ms: worst,
     // The process's first vector search runs cold code (its exact scoring is several times slower than later ones).
@@ -336,6 +344,7 @@ export async function vectorSearchHttp(): Promise<void> {
       'build_s_both_cores',
       'calibrated_s',
       'ef_search',
+      'vector_search',
       'worst_search_during_build_ms',
       'first_search_during_build_ms',
       'worst_later_search_during_build_ms',

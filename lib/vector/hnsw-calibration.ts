@@ -13,7 +13,14 @@
  *
  * The search asks CALIBRATION_ASK neighbours and keeps CALIBRATION_K, as a
  * k = 10 search through the engine does; an index scales the chosen ef by
- * the neighbours a search asks (HnswIndex.efFor). The work runs in chunks,
+ * the neighbours a search asks (HnswIndex.efFor).
+ *
+ * Where the target offers a quantized scan (quantized-rows.ts) and the
+ * graph's searches take longer than reading the scan's codes could at
+ * SCAN_BYTES_PER_MS, the scan is measured on the same queries: the fewest
+ * candidates on SCAN_LADDER whose exact re-rank reaches the recall, and its
+ * median time against the graph's at its ef. `scanServes` says which serves
+ * searches. The work runs in chunks,
  * awaiting `pause` between them, so a worker keeps answering searches; the
  * graph may change meanwhile (the estimate is then slightly stale, never
  * wrong in kind).
@@ -34,6 +41,15 @@ export const CALIBRATION_ASK = 18;
  * 50,000 x 384 costs about as much as an exact scan of them (recall comes first: uniform noise needs thousands).
  */
 export const EF_LADDER = [48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096] as const;
+/**
+ * Bytes of codes a scan reads per ms at best on one core, twice what AVX-512 reached here (19 MB in 0.75 ms): a graph
+ * whose searches take less than its codes would at this pace is not measured against a scan, whose codes would be
+ * made (about 4 µs a vector, and a quarter of the vectors' memory while measured) for nothing. Clustered 50,000 x 384
+ * (0.1 ms a search against 0.38) is not; uniform noise (8 ms) and graphs of a few thousand vectors are.
+ */
+export const SCAN_BYTES_PER_MS = 50_000_000;
+/** The candidates a quantized scan re-ranks exactly for CALIBRATION_ASK neighbours asked: 2 to 32 each. */
+export const SCAN_LADDER = [36, 72, 144, 288, 576] as const;
 const SAMPLE = 32;
 /**
  * The longest the exact scan runs between pauses: a search that comes meanwhile waits behind it. (256 vectors at
@@ -54,12 +70,38 @@ export interface CalibrationTarget {
   similarity(a: readonly number[], b: readonly number[]): number;
   /** True when stored vectors are normalized (cosine): queries are normalized too. */
   readonly normalized: boolean;
+  /** A quantized scan that may serve the graph's searches, where the build has one. */
+  readonly scan?: ScanTarget;
+}
+
+/** A search by a scan of every vector's int8 codes and an exact re-rank of the best of them. */
+export interface ScanTarget {
+  /** Bytes of codes one scan reads: a byte per component of every stored vector. */
+  readonly bytes: number;
+  /** Makes the codes of every stored vector, awaiting `pause` between chunks. */
+  prepare(pause: () => Promise<void>): Promise<void>;
+  /** Labels of the `k` nearest stored vectors, nearest first, re-ranking the scan's best `candidates`. */
+  nearest(query: number[], k: number, candidates: number): number[];
 }
 
 export interface Calibrated {
   ef: number;
   /** The recall@10 measured at that ef. */
   recall: number;
+  /** The median time of a search at that ef, in ms. */
+  searchMs: number;
+  /** The quantized scan, when it was measured: candidates for CALIBRATION_ASK asked, its recall and median time. */
+  scan?: { candidates: number; recall: number; searchMs: number };
+}
+
+/**
+ * True when the measured scan should serve searches instead of the graph: it reaches the recall the graph does (or
+ * the target) in less time.
+ */
+export function scanServes(calibrated: Calibrated): boolean {
+  const scan = calibrated.scan;
+  if (!scan) return false;
+  return scan.recall >= Math.min(RECALL_TARGET, calibrated.recall) && scan.searchMs < calibrated.searchMs;
 }
 
 /** Measures the ef `target` needs; `pause` is awaited between chunks of work. */
@@ -70,18 +112,46 @@ export async function calibrateEf(target: CalibrationTarget, pause: () => Promis
     return query ? [query] : [];
   });
   const truth = await exactNeighbours(target, labels, queries, pause);
-  let recall = 0;
+  const measure = (search: (query: number[]) => number[]) => measured(queries, truth, search, pause);
+  let graph = { ef: EF_LADDER.at(-1)!, recall: 0, searchMs: 0 };
   for (const ef of EF_LADDER) {
-    let found = 0;
-    for (const [i, query] of queries.entries()) {
-      const got = target.nearest(query, CALIBRATION_ASK, ef).slice(0, CALIBRATION_K);
-      found += got.filter((label) => truth[i]!.has(label)).length;
-      await pause();
-    }
-    recall = queries.length > 0 ? found / (queries.length * CALIBRATION_K) : 1;
-    if (recall >= RECALL_TARGET) return { ef, recall };
+    const { recall, searchMs } = await measure((query) => target.nearest(query, CALIBRATION_ASK, ef));
+    graph = { ef, recall, searchMs };
+    if (recall >= RECALL_TARGET) break;
   }
-  return { ef: EF_LADDER.at(-1)!, recall };
+  if (!target.scan || graph.searchMs < target.scan.bytes / SCAN_BYTES_PER_MS) return graph;
+  const scan = target.scan;
+  await scan.prepare(pause);
+  let scanned = { candidates: SCAN_LADDER.at(-1)!, recall: 0, searchMs: 0 };
+  for (const candidates of SCAN_LADDER) {
+    const { recall, searchMs } = await measure((query) => scan.nearest(query, CALIBRATION_ASK, candidates));
+    scanned = { candidates, recall, searchMs };
+    if (recall >= RECALL_TARGET) break;
+  }
+  return { ...graph, scan: scanned };
+}
+
+/** The recall@CALIBRATION_K of `search` over `queries` against `truth`, and its median time in ms. */
+async function measured(
+  queries: readonly number[][],
+  truth: ReadonlyArray<Set<number>>,
+  search: (query: number[]) => number[],
+  pause: () => Promise<void>,
+): Promise<{ recall: number; searchMs: number }> {
+  let found = 0;
+  const times: number[] = [];
+  for (const [i, query] of queries.entries()) {
+    const started = performance.now();
+    const got = search(query).slice(0, CALIBRATION_K);
+    times.push(performance.now() - started);
+    found += got.filter((label) => truth[i]!.has(label)).length;
+    await pause();
+  }
+  times.sort((a, b) => a - b);
+  return {
+    recall: queries.length > 0 ? found / (queries.length * CALIBRATION_K) : 1,
+    searchMs: times.length > 0 ? times[times.length >> 1]! : 0,
+  };
 }
 
 /** A new point near stored vector `label`: moved by the difference of its two nearest neighbours / √2. */

@@ -114,7 +114,10 @@ export class HnswThread {
     worker.on('message', (message: HnswReply | HnswCalibrated) => {
       if ('calibrated' in message) {
         const remote = this.graphs.get(message.calibrated)?.deref();
-        if (remote) remote.efSearch = message.ef;
+        if (remote) {
+          remote.efSearch = message.ef;
+          remote.scanning = message.scanning;
+        }
       } else this.settle(message);
     });
     worker.on('error', (err) => this.fail(new Error(`the HNSW worker failed: ${err.message}`, { cause: err })));
@@ -154,6 +157,8 @@ export class RemoteHnsw {
   inFlight = 0;
   /** The query-time ef calibrated on the graph's data (for k = 10), once measured. */
   efSearch: number | undefined;
+  /** True when calibration found a quantized scan answers the graph's unfiltered searches faster (HnswIndex). */
+  scanning = false;
   /** Mean cost of one insert in the worker, smoothed over the batches that inserted. */
   insertUs = FIRST_INSERT_US;
 

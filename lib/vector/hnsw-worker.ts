@@ -64,10 +64,11 @@ export interface HnswCloseMessage {
   close: true;
 }
 
-/** Told unasked when a graph's ef has been calibrated. */
+/** Told unasked when a graph's ef has been calibrated, and whether a quantized scan serves its searches. */
 export interface HnswCalibrated {
   calibrated: string;
   ef: number;
+  scanning: boolean;
 }
 
 const indexes = new Map<string, HnswIndex>();
@@ -314,7 +315,11 @@ function calibrateLater(key: string, index: HnswIndex): void {
         // The graph changed meanwhile: try again once the batches pause.
         if (!calibrated) return calibrateLater(key, index);
         current.size = size;
-        parentPort?.postMessage({ calibrated: key, ef: calibrated.ef } satisfies HnswCalibrated);
+        parentPort?.postMessage({
+          calibrated: key,
+          ef: calibrated.ef,
+          scanning: index.scanning,
+        } satisfies HnswCalibrated);
       },
       (err) => {
         current.running = false;

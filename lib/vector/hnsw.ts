@@ -34,7 +34,9 @@
  * fresh slots, doubling the capacity when full (resizeIndex), until freed
  * slots reach 25% of the used ones; from then on inserts take over freed
  * slots (allowReplaceDeleted), which is slower but bounds memory under churn. Selective filters fall back to an exact
- * scan of the allowed set, where graph search would visit most of the graph.
+ * scan of the allowed set, where graph search would visit most of the graph. Where calibration finds that a scan of
+ * int8 codes of every vector with an exact re-rank (quantized-rows.ts) reaches the graph's recall in less time, as on
+ * uniform noise, that scan answers unfiltered searches, its codes kept with every change.
  * `save` writes hnswlib's graph to a file (on the libuv thread pool) and
  * returns the rest of the state (id of each label, slot accounting); `load`
  * reads both back. While a save runs, changes are held; after it they are
@@ -46,11 +48,12 @@
  */
 import assert from 'node:assert';
 import { InvalidInput } from '../errors.js';
-import { addPointsParallel, hnswlib } from './native/hnswlib-build.js';
+import { addPointsParallel, hnswlib, searchQuantized } from './native/hnswlib-build.js';
 import { InsertRun } from './native/insert-run.js';
 import { dotProduct, euclideanDistance, euclideanToSimilarity, similarity, type Metric } from './distance.js';
 import { TopK } from './top-k.js';
-import { CALIBRATION_ASK, calibrateEf, type Calibrated } from './hnsw-calibration.js';
+import { CALIBRATION_ASK, calibrateEf, scanServes, type Calibrated, type ScanTarget } from './hnsw-calibration.js';
+import { QuantizedRows } from './quantized-rows.js';
 import {
   checkDimensions,
   checkK,
@@ -107,6 +110,8 @@ const LABELS_PER_TURN = 8192;
  * the changed ones, instead of filtering them out (a filter is called for every stored id).
  */
 const OVERFETCH_MAX = 256;
+/** The longest calibration makes codes for a quantized scan between pauses (searches wait meanwhile). */
+const PREPARE_SLICE_MS = 2;
 
 type Space = 'cosine' | 'l2' | 'ip';
 const SPACE_OF: Record<Metric, Space> = { cosine: 'cosine', euclidean: 'l2', dotproduct: 'ip' };
@@ -143,6 +148,12 @@ export class HnswIndex implements VectorIndex {
   buildThreads = 1;
   /** The ef a search asking CALIBRATION_ASK neighbours needs, once `calibrate` has measured it. */
   private calibratedEf: number | undefined;
+  /**
+   * Int8 codes of every vector in the graph, kept while `calibrate` found that a scan of them answers unfiltered
+   * searches faster than the graph at the recall it reaches; `scanCandidates` are re-ranked for CALIBRATION_ASK.
+   */
+  private scanRows: QuantizedRows | undefined;
+  private scanCandidates = 0;
   /** Vectors added or removed so far: a calibration that saw the graph change is void. */
   private changes = 0;
 
@@ -234,10 +245,11 @@ export class HnswIndex implements VectorIndex {
     return { label, reuse };
   }
 
-  /** Files `id` under `label`, now in the graph. */
+  /** Files `id` under `label`, now in the graph (and its codes, while a scan serves searches). */
   private readonly inserted = (id: string, label: number): void => {
     this.labelOf.set(id, label);
     this.idOf.set(label, id);
+    this.scanRows?.set(label, this.native.getPoint(label));
     this.changes++;
   };
 
@@ -252,6 +264,7 @@ export class HnswIndex implements VectorIndex {
     this.native.markDelete(label);
     this.labelOf.delete(id);
     this.idOf.delete(label);
+    this.scanRows?.delete(label);
     this.freedSlots++;
     this.changes++;
   }
@@ -447,10 +460,10 @@ export class HnswIndex implements VectorIndex {
   private searchStored(query: readonly number[], k: number, filter?: (id: string) => boolean): VectorHit[] {
     const total = this.labelOf.size;
     if (k === 0 || total === 0) return [];
-    if (!filter) return this.graphSearch(query, k, total);
+    if (!filter) return this.unfilteredSearch(query, k, total);
     const allowed: number[] = [];
     for (const [id, label] of this.labelOf) if (filter(id)) allowed.push(label);
-    if (allowed.length === total) return this.graphSearch(query, k, total);
+    if (allowed.length === total) return this.unfilteredSearch(query, k, total);
     if (allowed.length < Math.max(total * EXACT_FILTER_SHARE, k * EXACT_FILTER_PER_K)) {
       return this.exactSearch(query, k, allowed);
     }
@@ -458,6 +471,11 @@ export class HnswIndex implements VectorIndex {
     const hits = this.graphSearch(query, k, total, (label) => allowedSet.has(label));
     // The graph can strand a search when the filter cuts it apart; never return short.
     return hits.length < Math.min(k, allowed.length) ? this.exactSearch(query, k, allowed) : hits;
+  }
+
+  /** The quantized scan where it serves (see `calibrate`), else the graph. */
+  private unfilteredSearch(query: readonly number[], k: number, total: number): VectorHit[] {
+    return this.scanRows ? this.scanSearch(this.scanRows, query, k, total) : this.graphSearch(query, k, total);
   }
 
   /**
@@ -469,6 +487,7 @@ export class HnswIndex implements VectorIndex {
   async calibrate(pause: () => Promise<void>): Promise<Calibrated | undefined> {
     const native = this.native;
     const changes = this.changes;
+    const scan = this.scanTarget();
     const calibrated = await calibrateEf(
       {
         labels: () => [...this.idOf.keys()],
@@ -481,12 +500,85 @@ export class HnswIndex implements VectorIndex {
         // Stored cosine vectors are normalized: their dot product orders them as cosine does.
         similarity: this.metric === 'euclidean' ? (a, b) => -euclideanDistance(a, b) : dotProduct,
         normalized: this.metric === 'cosine',
+        ...(scan && { scan: scan.target }),
       },
       pause,
     );
     if (this.changes !== changes) return undefined;
     this.calibratedEf = calibrated.ef;
+    const serves = scanServes(calibrated);
+    this.scanRows = serves ? scan!.rows : undefined;
+    this.scanCandidates = serves ? calibrated.scan!.candidates : 0;
     return calibrated;
+  }
+
+  /** True while a quantized scan answers unfiltered searches instead of the graph (see `calibrate`). */
+  get scanning(): boolean {
+    return this.scanRows !== undefined;
+  }
+
+  /**
+   * The quantized scan calibration may measure, where the build has one: over the codes kept already, or over codes
+   * made of every vector in the graph by `prepare`.
+   */
+  private scanTarget(): { rows: QuantizedRows; target: ScanTarget } | undefined {
+    if (!searchQuantized) return undefined;
+    const rows = this.scanRows ?? new QuantizedRows(this.dimensions, this.metric);
+    const target: ScanTarget = {
+      bytes: this.labelOf.size * this.dimensions,
+      prepare: async (pause) => {
+        let sliceStart = performance.now();
+        for (const label of [...this.idOf.keys()]) {
+          if (!rows.has(label) && this.idOf.has(label)) rows.set(label, this.native.getPoint(label));
+          if (performance.now() - sliceStart >= PREPARE_SLICE_MS) {
+            await pause();
+            sliceStart = performance.now();
+          }
+        }
+      },
+      nearest: (query, k, candidates) =>
+        Array.from(this.scanNearest(rows, query, Math.min(k, this.labelOf.size), candidates).labels),
+    };
+    return { rows, target };
+  }
+
+  /** The `wanted` nearest labels by the scan of `rows`, re-ranking `candidates`, and hnswlib's distances to them. */
+  private scanNearest(
+    rows: QuantizedRows,
+    query: readonly number[],
+    wanted: number,
+    candidates: number,
+  ): { labels: Uint32Array; distances: Float32Array } {
+    const labels = new Uint32Array(wanted);
+    const distances = new Float32Array(wanted);
+    if (wanted === 0) return { labels, distances };
+    const view = rows.view();
+    const found = searchQuantized!(
+      this.native,
+      view.codes,
+      view.scales,
+      view.biases,
+      view.labels,
+      Float32Array.from(query),
+      Math.max(candidates, wanted),
+      labels,
+      distances,
+    );
+    return { labels: labels.subarray(0, found), distances: distances.subarray(0, found) };
+  }
+
+  /** An unfiltered search by the quantized scan, re-ranking the candidates calibrated for the neighbours asked. */
+  private scanSearch(rows: QuantizedRows, query: readonly number[], k: number, total: number): VectorHit[] {
+    const wanted = Math.min(k, total);
+    const candidates = Math.ceil((this.scanCandidates * wanted) / CALIBRATION_ASK);
+    const { labels, distances } = this.scanNearest(rows, query, wanted, candidates);
+    const hits: VectorHit[] = [];
+    for (let i = 0; i < labels.length; i++) {
+      const id = this.idOf.get(labels[i]!);
+      if (id !== undefined) hits.push({ id, score: this.toScore(distances[i]!) });
+    }
+    if (hits.length < wanted) return this.exactSearch(query, k, [...this.idOf.keys()]);
+    return hits.sort(compareHits);
   }
 
   /** The query-time ef for a search asking `wanted` neighbours. */

@@ -3,7 +3,7 @@
  * is built in the HNSW worker, and health says so (building, with the share
  * done) until the graph holds every vector, then ready. The readiness probe
  * counts it as building meanwhile, not failed. Then the graph's calibrated
- * query-time ef appears.
+ * query-time ef appears, with the way its searches are answered.
  */
 import { expect } from 'chai';
 import { EF_LADDER } from '../../lib/vector/index.js';
@@ -17,6 +17,7 @@ interface IndexView {
   total: number;
   progress: number;
   ef_search?: number;
+  vector_search?: string;
 }
 
 describe('search index progress in GET /api/health', function () {
@@ -60,6 +61,7 @@ describe('search index progress in GET /api/health', function () {
       let efSearch: number | undefined;
       while ((efSearch = (await index()).ef_search) === undefined) await new Promise((r) => setTimeout(r, 50));
       expect(EF_LADDER).to.include(efSearch);
+      expect(['graph', 'quantized_scan'], 'how its searches are answered').to.include((await index()).vector_search);
     } finally {
       await t.stop();
     }

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { BruteForceIndex, EF_LADDER, HnswIndex, RECALL_TARGET } from '../../lib/vector/index.js';
+import { BruteForceIndex, EF_LADDER, HnswIndex, RECALL_TARGET, type Metric } from '../../lib/vector/index.js';
+import { scanServes } from '../../lib/vector/hnsw-calibration.js';
+import { searchQuantized } from '../../lib/vector/native/hnswlib-build.js';
 import { gaussian, mulberry32 } from '../helpers/seeded-random.js';
 
 const DIMS = 48;
@@ -94,4 +96,91 @@ describe('vector/hnsw calibration of the query-time ef', function () {
     expect(again!.ef).to.be.below(128);
     expect(index.efFor(18)).to.equal(again!.ef);
   });
+
+  it('lets a quantized scan serve only when it reaches the recall the graph does in less time', () => {
+    const graph = { ef: 4096, recall: 0.98, searchMs: 8 };
+    expect(scanServes(graph), 'not measured').to.equal(false);
+    expect(scanServes({ ...graph, scan: { candidates: 36, recall: 1, searchMs: 1 } })).to.equal(true);
+    expect(scanServes({ ...graph, scan: { candidates: 36, recall: 1, searchMs: 9 } }), 'slower').to.equal(false);
+    expect(scanServes({ ...graph, scan: { candidates: 576, recall: 0.9, searchMs: 1 } }), 'misses').to.equal(false);
+    const reached = { ef: 512, recall: 0.995, searchMs: 2 };
+    expect(scanServes({ ...reached, scan: { candidates: 72, recall: 0.99, searchMs: 1 } }), 'the target').to.equal(
+      true,
+    );
+  });
+
+  for (const metric of ['cosine', 'euclidean'] as Metric[]) {
+    (searchQuantized ? it : it.skip)(
+      `answers ${metric} searches of uniform noise by a quantized scan where it is faster, through later changes`,
+      async () => {
+        const dims = 384;
+        const u = mulberry32(17);
+        const uniform = (count: number) =>
+          Array.from({ length: count }, () => Array.from({ length: dims }, () => u() * 2 - 1));
+        const data = uniform(2500);
+        const index = new HnswIndex({ dimensions: dims, metric, initialCapacity: 4096 });
+        const exact = new BruteForceIndex({ dimensions: dims, metric });
+        data.forEach((v, i) => {
+          index.add(`r${i}`, v);
+          exact.add(`r${i}`, v);
+        });
+        const result = (await index.calibrate(turn))!;
+        expect(result.scan, 'a graph slower than reading its codes is measured against the scan').to.not.equal(
+          undefined,
+        );
+        expect(result.scan!.recall).to.be.at.least(RECALL_TARGET);
+        expect(index.scanning, `the scan took ${result.scan!.searchMs} ms, the graph ${result.searchMs}`).to.equal(
+          true,
+        );
+        expect(index.efFor(18), 'the ef stays calibrated for filtered searches').to.equal(result.ef);
+
+        const recallOf = (queries: number[][]) => {
+          let found = 0;
+          for (const q of queries) {
+            const best = new Map(exact.search(q, 18).map((h) => [h.id, h.score]));
+            const truth = new Set([...best.keys()].slice(0, 10));
+            const got = index.search(q, 18).slice(0, 10);
+            // Re-ranked exactly: the scores of an exact scan (hnswlib keeps float32 vectors).
+            for (const h of got) if (best.has(h.id)) expect(h.score).to.be.closeTo(best.get(h.id)!, 1e-4);
+            found += got.filter((h) => truth.has(h.id)).length;
+          }
+          return found / (queries.length * 10);
+        };
+        expect(recallOf(uniform(30)), 'fresh queries').to.be.at.least(0.95);
+
+        // Inserts, replacements and removals reach the codes.
+        const added = uniform(40);
+        added.forEach((v, i) => {
+          index.add(`new${i}`, v);
+          exact.add(`new${i}`, v);
+        });
+        index.add(
+          'r0',
+          added[0]!.map((x) => -x),
+        );
+        exact.add(
+          'r0',
+          added[0]!.map((x) => -x),
+        );
+        for (let i = 1; i <= 40; i++) {
+          index.remove(`r${i}`);
+          exact.remove(`r${i}`);
+        }
+        for (const [i, v] of added.entries()) expect(index.search(v, 1)[0]!.id).to.equal(`new${i}`);
+        expect(
+          index.search(
+            added[0]!.map((x) => -x),
+            1,
+          )[0]!.id,
+          'the replaced vector',
+        ).to.equal('r0');
+        for (let i = 1; i <= 40; i++) expect(index.search(data[i]!, 5).map((h) => h.id)).to.not.include(`r${i}`);
+        expect(recallOf(uniform(30)), 'after the changes').to.be.at.least(0.95);
+
+        // A filtered search keeps the graph and answers only what the filter lets through.
+        const even = (id: string) => Number(id.slice(1)) % 2 === 0;
+        expect(index.search(data[100]!, 10, even).every((h) => even(h.id))).to.equal(true);
+      },
+    );
+  }
 });

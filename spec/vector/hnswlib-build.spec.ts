@@ -45,7 +45,13 @@ describe('hnswlib builds (lib/vector/native)', () => {
     const flags = (...f: string[]) => new Set(f);
 
     it('takes the best build the CPU runs', () => {
-      expect(chooseHnswlibBuild(flags('sse2', 'avx2', 'fma', 'avx512f'), all, undefined).name).to.equal('avx512');
+      expect(chooseHnswlibBuild(flags('sse2', 'avx2', 'fma', 'avx512f', 'avx512bw'), all, undefined).name).to.equal(
+        'avx512',
+      );
+      expect(
+        chooseHnswlibBuild(flags('sse2', 'avx2', 'fma', 'avx512f'), all, undefined).name,
+        'AVX-512 without BW',
+      ).to.equal('avx2');
       expect(chooseHnswlibBuild(flags('sse2', 'avx2', 'fma'), all, undefined).name).to.equal('avx2');
     });
 
@@ -63,7 +69,7 @@ describe('hnswlib builds (lib/vector/native)', () => {
 
     it("keeps the package's build when EDDYDB_HNSWLIB_BUILD says package, and the best when it says auto", () => {
       expect(chooseHnswlibBuild(flags('avx2', 'fma', 'avx512f'), all, 'package')).to.deep.equal({ name: 'package' });
-      expect(chooseHnswlibBuild(flags('avx2', 'fma', 'avx512f'), all, 'auto')).to.deep.equal({
+      expect(chooseHnswlibBuild(flags('avx2', 'fma', 'avx512f', 'avx512bw'), all, 'auto')).to.deep.equal({
         name: 'avx512',
         path: '/built/hnswlib_avx512.node',
       });

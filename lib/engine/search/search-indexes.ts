@@ -51,6 +51,11 @@ export interface IndexStatus {
   progress: number;
   /** An HNSW graph's query-time ef for k = 10, once calibrated on its data (from 1,000 vectors). */
   ef_search?: number;
+  /**
+   * How an HNSW index answers unfiltered searches, once calibrated: by its graph, or by a scan of int8 codes of its
+   * vectors with an exact re-rank, where that is faster at the recall (data without neighbourhoods).
+   */
+  vector_search?: 'graph' | 'quantized_scan';
   note?: string;
 }
 
@@ -257,7 +262,9 @@ export class SearchIndexes {
           indexed,
           total,
           progress,
-          ...(entry.remote?.efSearch !== undefined ? { ef_search: entry.remote.efSearch } : {}),
+          ...(entry.remote?.efSearch !== undefined
+            ? { ef_search: entry.remote.efSearch, vector_search: entry.remote.scanning ? 'quantized_scan' : 'graph' }
+            : {}),
           ...(entry.note ? { note: entry.note } : {}),
         });
       }

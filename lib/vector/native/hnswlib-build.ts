@@ -14,8 +14,9 @@
  * same algorithm and file format whichever build made them.
  *
  * Those two builds also insert a run of vectors from several threads at
- * once (hnswlib-parallel.cc, `addPointsParallel`); the package's build
- * inserts one at a time.
+ * once (hnswlib-parallel.cc, `addPointsParallel`), and answer a search by
+ * a scan of int8 codes (`searchQuantized`); the package's build inserts one
+ * at a time and has no such scan.
  *
  * EDDYDB_HNSWLIB_BUILD=package keeps the package's build (to compare, or
  * on a machine whose cpuinfo misleads); `auto`, the default, takes the
@@ -31,7 +32,7 @@ export type Hnswlib = typeof HnswlibNode;
 
 /** The builds npm install makes, best first, with the CPU flags (as /proc/cpuinfo spells them) each needs. */
 export const HNSWLIB_BUILDS = [
-  { name: 'avx512', file: 'hnswlib_avx512.node', needs: ['avx2', 'fma', 'avx512f'] },
+  { name: 'avx512', file: 'hnswlib_avx512.node', needs: ['avx2', 'fma', 'avx512f', 'avx512bw'] },
   { name: 'avx2', file: 'hnswlib_avx2.node', needs: ['avx2', 'fma'] },
 ] as const;
 
@@ -111,5 +112,26 @@ export type AddPointsParallel = (
 export const addPointsParallel: AddPointsParallel | undefined = (
   loaded.hnswlib as Hnswlib & { addPointsParallel?: AddPointsParallel }
 ).addPointsParallel;
+/**
+ * A search by a scan of int8 codes and an exact re-rank of the best `candidates` (hnswlib-parallel.cc, in the AVX2
+ * and AVX-512 builds; quantized-rows.ts keeps the codes): writes the nearest labels and hnswlib's distances to them,
+ * nearest first, and answers how many it wrote (at most `outLabels.length`).
+ */
+export type SearchQuantized = (
+  index: InstanceType<Hnswlib['HierarchicalNSW']>,
+  codes: Int8Array,
+  scales: Float32Array,
+  biases: Float32Array,
+  labels: Uint32Array,
+  query: Float32Array,
+  candidates: number,
+  outLabels: Uint32Array,
+  outDistances: Float32Array,
+) => number;
+
+/** The build's quantized scan, where it has one. */
+export const searchQuantized: SearchQuantized | undefined = (
+  loaded.hnswlib as Hnswlib & { searchQuantized?: SearchQuantized }
+).searchQuantized;
 /** Which build that is: `avx512`, `avx2`, or `package` (hnswlib-node's own, SSE). */
 export const hnswlibBuild: HnswlibBuildName = loaded.build;
