@@ -19,8 +19,8 @@
  * (a transfer's latency includes its retries; load_cpu is this client's CPU
  * over the run, in cores).
  */
-import net from 'node:net';
 import { readFileSync } from 'node:fs';
+import { Connection, type Answer } from './lib/http-connection.js';
 
 const [url, mode, idsFile, hotArg, secondsArg, clientsArg] = process.argv.slice(2) as [
   string,
@@ -36,9 +36,8 @@ const HOT = Number(hotArg),
 const all = readFileSync(idsFile, 'utf8').split('\n').filter(Boolean);
 const ids = HOT > 0 ? all.slice(0, HOT) : all;
 const auth = `Bearer ${process.env.BENCH_TOKEN ?? ''}`;
-const { hostname, port } = new URL(url);
 
-/** mulberry32, seeded per client: runs draw the same accounts (inline: this file runs transpiled, alone). */
+/** mulberry32, seeded per client: runs draw the same accounts (inline: this file runs transpiled, with its one import). */
 function seededRandom(seed: number): () => number {
   return () => {
     seed = (seed + 0x6d2b79f5) | 0;
@@ -46,85 +45,6 @@ function seededRandom(seed: number): () => number {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-interface Answer {
-  status: number;
-  body: string;
-}
-
-const HEAD_END = Buffer.from('\r\n\r\n');
-
-/**
- * One keep-alive HTTP/1.1 connection, one request at a time: the request
- * written as one string, the answer read by its Content-Length. node's http
- * client took about as much CPU a request as the server it measured (0.88
- * of the load core at 1,600 transfers/s), so the load side, not the server,
- * set the pace; this costs a fraction of it. The server answers these
- * routes with a Content-Length; anything else (chunked framing, a closed
- * connection) fails the request, and the next one opens a new connection.
- */
-class Connection {
-  private socket: net.Socket | undefined;
-  private received: Buffer[] = [];
-  private waiting: { resolve: (a: Answer) => void; reject: (e: Error) => void } | undefined;
-
-  request(method: string, path: string, payload?: string): Promise<Answer> {
-    const socket = (this.socket ??= this.open());
-    const length = payload === undefined ? 0 : Buffer.byteLength(payload);
-    const head =
-      `${method} ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: ${auth}\r\n` +
-      (payload === undefined ? '\r\n' : `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`);
-    return new Promise((resolve, reject) => {
-      this.waiting = { resolve, reject };
-      socket.write(payload === undefined ? head : head + payload);
-    });
-  }
-
-  private open(): net.Socket {
-    const socket = net.connect({ host: hostname, port: Number(port) });
-    socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => {
-      this.received.push(chunk);
-      this.answerIfWhole(socket);
-    });
-    socket.on('error', (err) => this.drop(socket, err));
-    socket.on('close', () => this.drop(socket, new Error('connection closed')));
-    return socket;
-  }
-
-  /** Ends `socket` (when it is still this connection's) and fails the request waiting on it, if any. */
-  private drop(socket: net.Socket, err: Error): void {
-    socket.destroy();
-    if (this.socket !== socket) return;
-    this.socket = undefined;
-    this.received = [];
-    const waiting = this.waiting;
-    this.waiting = undefined;
-    waiting?.reject(err);
-  }
-
-  private answerIfWhole(socket: net.Socket): void {
-    const data = this.received.length === 1 ? this.received[0]! : Buffer.concat(this.received);
-    this.received = [data];
-    const headEnd = data.indexOf(HEAD_END);
-    if (headEnd < 0) return;
-    const head = data.toString('latin1', 0, headEnd);
-    const status = Number(head.slice(9, 12));
-    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
-    if (!length) return this.drop(socket, new Error(`answer without a Content-Length: ${head.split('\r\n')[0]}`));
-    const end = headEnd + 4 + Number(length[1]);
-    if (data.length < end) return;
-    if (data.length > end) return this.drop(socket, new Error('bytes after the answer, none asked for'));
-    this.received = [];
-    const waiting = this.waiting;
-    this.waiting = undefined;
-    waiting?.resolve({ status, body: data.toString('utf8', headEnd + 4, end) });
-  }
-
-  close(): void {
-    this.socket?.destroy();
-  }
 }
 
 function request(conn: Connection, method: string, path: string, body?: unknown): Promise<Answer> {
@@ -189,7 +109,7 @@ const start = performance.now();
 const deadline = start + SECONDS * 1000;
 const cpu0 = process.cpuUsage();
 /** Each client's own connection: its requests go one at a time, as a transaction's steps do. */
-const connections = Array.from({ length: CLIENTS }, () => new Connection());
+const connections = Array.from({ length: CLIENTS }, () => new Connection(url, auth));
 
 async function client(n: number): Promise<void> {
   const random = seededRandom(1000 + n);

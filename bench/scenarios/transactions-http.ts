@@ -65,6 +65,7 @@ function runClient(
   hot: number,
   seconds = SECONDS,
 ): Promise<ClientResult> {
+  compiled('bench/lib/http-connection.ts');
   const [cmd, argv] = pinned(LOAD_CORE, process.execPath, [
     compiled('bench/bank-client.ts'),
     e.url,
