@@ -42,12 +42,12 @@ export const CALIBRATION_ASK = 18;
  */
 export const EF_LADDER = [48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096] as const;
 /**
- * Bytes of codes a scan reads per ms at best on one core, twice what AVX-512 reached here (19 MB in 0.75 ms): a graph
- * whose searches take less than its codes would at this pace is not measured against a scan, whose codes would be
- * made (about 4 µs a vector, and a quarter of the vectors' memory while measured) for nothing. Clustered 50,000 x 384
- * (0.1 ms a search against 0.38) is not; uniform noise (8 ms) and graphs of a few thousand vectors are.
+ * Bytes of codes a scan reads per ms at best on one core, about twice what AVX-512 reached here (9.6 MB in 0.5 ms):
+ * a graph whose searches take less than its codes would at this pace is not measured against a scan, whose codes
+ * would be made (about 4 µs a vector, and an eighth of the vectors' memory while measured) for nothing. Clustered
+ * 50,000 x 384 (0.1 ms a search against 0.24) is not; uniform noise (8 ms) and graphs of a few thousand vectors are.
  */
-export const SCAN_BYTES_PER_MS = 50_000_000;
+export const SCAN_BYTES_PER_MS = 40_000_000;
 /** The candidates a quantized scan re-ranks exactly for CALIBRATION_ASK neighbours asked: 2 to 32 each. */
 export const SCAN_LADDER = [36, 72, 144, 288, 576] as const;
 const SAMPLE = 32;
@@ -74,9 +74,9 @@ export interface CalibrationTarget {
   readonly scan?: ScanTarget;
 }
 
-/** A search by a scan of every vector's int8 codes and an exact re-rank of the best of them. */
+/** A search by a scan of every vector's 4-bit codes and an exact re-rank of the best of them. */
 export interface ScanTarget {
-  /** Bytes of codes one scan reads: a byte per component of every stored vector. */
+  /** Bytes of codes one scan reads: half a byte per component of every stored vector. */
   readonly bytes: number;
   /** Makes the codes of every stored vector, awaiting `pause` between chunks. */
   prepare(pause: () => Promise<void>): Promise<void>;

@@ -35,7 +35,7 @@
  * slots reach 25% of the used ones; from then on inserts take over freed
  * slots (allowReplaceDeleted), which is slower but bounds memory under churn. Selective filters fall back to an exact
  * scan of the allowed set, where graph search would visit most of the graph. Where calibration finds that a scan of
- * int8 codes of every vector with an exact re-rank (quantized-rows.ts) reaches the graph's recall in less time, as on
+ * 4-bit codes of every vector with an exact re-rank (quantized-rows.ts) reaches the graph's recall in less time, as on
  * uniform noise, that scan answers unfiltered searches, its codes kept with every change.
  * `save` writes hnswlib's graph to a file (on the libuv thread pool) and
  * returns the rest of the state (id of each label, slot accounting); `load`
@@ -53,7 +53,7 @@ import { InsertRun } from './native/insert-run.js';
 import { dotProduct, euclideanDistance, euclideanToSimilarity, similarity, type Metric } from './distance.js';
 import { TopK } from './top-k.js';
 import { CALIBRATION_ASK, calibrateEf, scanServes, type Calibrated, type ScanTarget } from './hnsw-calibration.js';
-import { QuantizedRows } from './quantized-rows.js';
+import { QuantizedRows, rowBytes } from './quantized-rows.js';
 import {
   checkDimensions,
   checkK,
@@ -525,7 +525,7 @@ export class HnswIndex implements VectorIndex {
     if (!searchQuantized) return undefined;
     const rows = this.scanRows ?? new QuantizedRows(this.dimensions, this.metric);
     const target: ScanTarget = {
-      bytes: this.labelOf.size * this.dimensions,
+      bytes: this.labelOf.size * rowBytes(this.dimensions),
       prepare: async (pause) => {
         let sliceStart = performance.now();
         for (const label of [...this.idOf.keys()]) {

@@ -1,45 +1,69 @@
 /**
- * Int8 codes of a graph's vectors (quantized-rows.ts): each component within
- * half a step of the vector, every vector using the whole int8 range, the
- * scale and bias that make a row's estimate order rows as each metric does,
- * and the rows' bookkeeping (replace, free, reuse, growth).
+ * 4-bit codes of a graph's vectors (quantized-rows.ts): each component
+ * within half a step of the vector, every vector using the whole -7..7
+ * range, the nibble layout the native scan reads (component j low, j + half
+ * high, stored + 8), the scale and bias that make a row's estimate order
+ * rows as each metric does, and the rows' bookkeeping (replace, free,
+ * reuse, growth).
  */
 import { expect } from 'chai';
-import { QuantizedRows, quantizeInto } from '../../lib/vector/quantized-rows.js';
+import { CODE_MAX, QuantizedRows, quantizeInto, rowBytes } from '../../lib/vector/quantized-rows.js';
 import { mulberry32 } from '../helpers/seeded-random.js';
 
 const D = 8;
+
+/** The signed codes of the row at `offset`, component by component (the layout of the header). */
+function decode(codes: Uint8Array, offset: number, dimensions: number): number[] {
+  const half = rowBytes(dimensions);
+  return Array.from({ length: dimensions }, (_, i) => {
+    const byte = codes[offset + (i < half ? i : i - half)]!;
+    return (i < half ? byte & 0x0f : byte >> 4) - 8;
+  });
+}
 
 function rowOf(rows: QuantizedRows, label: number) {
   const view = rows.view();
   const row = [...view.labels].findIndex((l, r) => l === label && view.biases[r] !== -Infinity);
   return {
     row,
-    codes: [...view.codes.subarray(row * D, row * D + D)],
+    codes: decode(view.codes, row * rowBytes(D), D),
     scale: view.scales[row]!,
     bias: view.biases[row]!,
   };
 }
 
-describe('vector/quantized-rows: int8 codes of stored vectors', () => {
-  it('keeps each component within half a step, its largest at ±127', () => {
+describe('vector/quantized-rows: 4-bit codes of stored vectors', () => {
+  it('keeps each component within half a step, its largest at ±7, in rows of half a byte per component', () => {
     const u = mulberry32(3);
-    for (const magnitude of [1e-6, 0.05, 1, 1e6]) {
-      const vector = Array.from({ length: 384 }, () => (u() * 2 - 1) * magnitude);
-      const codes = new Int8Array(384);
-      const step = quantizeInto(vector, codes, 0);
-      const largest = Math.max(...vector.map(Math.abs));
-      expect(step).to.be.closeTo(largest / 127, largest * 1e-12);
-      expect(Math.max(...[...codes].map(Math.abs))).to.equal(127);
-      vector.forEach((x, i) => expect(Math.abs(codes[i]! * step - x)).to.be.at.most(step / 2 + 1e-12 * magnitude));
+    for (const dimensions of [384, 7, 1]) {
+      for (const magnitude of [1e-6, 0.05, 1, 1e6]) {
+        const vector = Array.from({ length: dimensions }, () => (u() * 2 - 1) * magnitude);
+        const codes = new Uint8Array(rowBytes(dimensions) + 1).fill(0xaa);
+        const step = quantizeInto(vector, codes, 0);
+        const largest = Math.max(...vector.map(Math.abs));
+        expect(step).to.be.closeTo(largest / CODE_MAX, largest * 1e-12);
+        const signed = decode(codes, 0, dimensions);
+        expect(Math.max(...signed.map(Math.abs))).to.equal(CODE_MAX);
+        vector.forEach((x, i) => expect(Math.abs(signed[i]! * step - x)).to.be.at.most(step / 2 + 1e-12 * magnitude));
+        expect(codes[rowBytes(dimensions)], 'nothing written past the row').to.equal(0xaa);
+      }
     }
   });
 
+  it('lays component j in the low nibble and j + half in the high one, as code + 8, with a zero past an odd end', () => {
+    const codes = new Uint8Array(3);
+    // 5 components: half = 3; bytes hold (0, 3), (1, 4), (2, past the end).
+    quantizeInto([7, -7, 1, 0, -3], codes, 0);
+    expect([...codes]).to.deep.equal([(7 + 8) | ((0 + 8) << 4), (-7 + 8) | ((-3 + 8) << 4), (1 + 8) | (8 << 4)]);
+  });
+
   it('codes a zero vector as zeros with step 0, and writes from the offset given', () => {
-    const codes = new Int8Array(2 * D).fill(9);
-    expect(quantizeInto(new Array(D).fill(0), codes, D)).to.equal(0);
-    expect([...codes.subarray(D)]).to.deep.equal(new Array(D).fill(0));
-    expect([...codes.subarray(0, D)], 'the row before untouched').to.deep.equal(new Array(D).fill(9));
+    const codes = new Uint8Array(2 * rowBytes(D)).fill(9);
+    expect(quantizeInto(new Array(D).fill(0), codes, rowBytes(D))).to.equal(0);
+    expect(decode(codes, rowBytes(D), D)).to.deep.equal(new Array(D).fill(0));
+    expect([...codes.subarray(0, rowBytes(D))], 'the row before untouched').to.deep.equal(
+      new Array(rowBytes(D)).fill(9),
+    );
   });
 
   it('estimates dot products for cosine and dot product: scale s, bias 0', () => {
@@ -47,30 +71,28 @@ describe('vector/quantized-rows: int8 codes of stored vectors', () => {
       const rows = new QuantizedRows(D, metric);
       rows.set(7, [0.5, -0.25, 0, 0, 0, 0, 0, 1]);
       const { codes, scale, bias } = rowOf(rows, 7);
-      expect(codes).to.deep.equal([64, -32, 0, 0, 0, 0, 0, 127]);
-      expect(scale).to.be.closeTo(1 / 127, 1e-9);
+      expect(codes).to.deep.equal([4, -2, 0, 0, 0, 0, 0, 7]);
+      expect(scale).to.be.closeTo(1 / 7, 1e-7);
       expect(bias).to.equal(0);
     }
   });
 
-  it('orders rows for euclidean by 2·x·q - |x|²: scale 2s, bias -|x|², the estimate within a step of it', () => {
+  it('orders rows for euclidean by 2·x·q - |x|²: scale 2s, bias -|x|², the estimate within the steps of it', () => {
     const rows = new QuantizedRows(D, 'euclidean');
     rows.set(1, [3, 0, 0, 4, 0, 0, 0, 0]);
-    expect(rowOf(rows, 1).scale).to.be.closeTo((2 * 4) / 127, 1e-6);
+    expect(rowOf(rows, 1).scale).to.be.closeTo((2 * 4) / 7, 1e-6);
     expect(rowOf(rows, 1).bias).to.equal(-25);
     const u = mulberry32(8);
     const data = Array.from({ length: 200 }, () => Array.from({ length: D }, () => u() * 10 - 5));
     data.forEach((x, i) => rows.set(i + 10, x));
     const q = Array.from({ length: D }, () => u() * 10 - 5);
-    const qCodes = new Int8Array(D);
-    const qStep = quantizeInto(q, qCodes, 0);
     const qq = q.reduce((sum, x) => sum + x * x, 0);
     for (const [i, x] of data.entries()) {
       const { codes, scale, bias } = rowOf(rows, i + 10);
-      const estimate = qStep * scale * codes.reduce((sum, c, j) => sum + c * qCodes[j]!, 0) + bias;
+      // The query exact here: the row's error alone, at most half a step (5/7 at most) per component.
+      const estimate = scale * codes.reduce((sum, c, j) => sum + c * q[j]!, 0) + bias;
       const exact = -x.reduce((sum, xj, j) => sum + (xj - q[j]!) ** 2, 0) + qq;
-      // Each side off by at most half a step per component: 2·|x·q| errs by under 2·D·(5·step + step²/4).
-      expect(estimate).to.be.closeTo(exact, 2 * D * (5 * (5 / 127) + (5 / 127) ** 2));
+      expect(estimate).to.be.closeTo(exact, 2 * D * 5 * (5 / 7 / 2) + 1e-9);
     }
   });
 
@@ -81,7 +103,7 @@ describe('vector/quantized-rows: int8 codes of stored vectors', () => {
     rows.set(1, [0, 0, 1, 0, 0, 0, 0, 0]);
     expect(rows.size).to.equal(2);
     expect(rows.view().labels.length, 'a replacement takes no new row').to.equal(2);
-    expect(rowOf(rows, 1).codes).to.deep.equal([0, 0, 127, 0, 0, 0, 0, 0]);
+    expect(rowOf(rows, 1).codes).to.deep.equal([0, 0, 7, 0, 0, 0, 0, 0]);
     rows.delete(1);
     rows.delete(1);
     rows.delete(99);
@@ -99,10 +121,10 @@ describe('vector/quantized-rows: int8 codes of stored vectors', () => {
     for (let i = 0; i < n; i++) rows.set(i, [i + 1, 0, 0, 0, 0, 0, 0, -(i + 1)]);
     const view = rows.view();
     expect(view.labels.length).to.equal(n);
-    expect(view.codes.length).to.equal(n * D);
+    expect(view.codes.length).to.equal(n * rowBytes(D));
     expect([...view.labels]).to.deep.equal(Array.from({ length: n }, (_, i) => i));
-    expect(rowOf(rows, 1234).codes).to.deep.equal([127, 0, 0, 0, 0, 0, 0, -127]);
-    expect(rowOf(rows, 1234).scale).to.be.closeTo(1235 / 127, 1e-3);
-    expect(rows.bytes).to.be.at.least(n * (D + 12));
+    expect(rowOf(rows, 1234).codes).to.deep.equal([7, 0, 0, 0, 0, 0, 0, -7]);
+    expect(rowOf(rows, 1234).scale).to.be.closeTo(1235 / 7, 1e-3);
+    expect(rows.bytes).to.be.at.least(n * (rowBytes(D) + 12));
   });
 });

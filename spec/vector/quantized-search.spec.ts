@@ -1,38 +1,49 @@
 /**
- * The native quantized scan (searchQuantized in native/hnswlib-parallel.cc,
- * over quantized-rows.ts): with every row a candidate it answers what an
- * exact scan answers, by hnswlib's own distances; with a few candidates per
- * neighbour it still finds nearly all of them; free rows and labels the
- * graph has deleted are never answered; and it refuses arguments it cannot
- * take.
+ * The native quantized scan of 4-bit codes (searchQuantized in
+ * native/hnswlib-parallel.cc, over quantized-rows.ts), in every build this
+ * CPU runs (AVX-512 and AVX2 have their own kernels) and at an odd
+ * dimension as well as an even one: with every row a candidate it answers
+ * what an exact scan answers, by hnswlib's own distances; with a few
+ * candidates per neighbour it still finds nearly all of them; free rows and
+ * labels the graph has deleted are never answered; and it refuses arguments
+ * it cannot take.
  */
+import { createRequire } from 'node:module';
 import { expect } from 'chai';
-import { hnswlib, searchQuantized } from '../../lib/vector/native/hnswlib-build.js';
+import { builtAddonFile } from '../../lib/vector/native/built-addon.js';
+import { HNSWLIB_BUILDS, cpuFlags, type Hnswlib, type SearchQuantized } from '../../lib/vector/native/hnswlib-build.js';
 import { QuantizedRows } from '../../lib/vector/quantized-rows.js';
 import { BruteForceIndex, METRICS, type Metric } from '../../lib/vector/index.js';
 import { randomVectors } from '../helpers/seeded-random.js';
 
-const D = 32;
 const N = 2000;
 const K = 10;
-const data = randomVectors(N, D, 21);
-const queries = randomVectors(30, D, 22);
 const SPACE = { cosine: 'cosine', euclidean: 'l2', dotproduct: 'ip' } as const;
 
-function graphOf(metric: Metric) {
-  const native = new hnswlib.HierarchicalNSW(SPACE[metric], D);
-  native.initIndex({ maxElements: N, m: 16, efConstruction: 64, randomSeed: 1 });
+type Build = Hnswlib & { searchQuantized: SearchQuantized };
+const require = createRequire(import.meta.url);
+const flags = cpuFlags();
+/** The builds made here whose CPU flags this machine has. */
+const builds = HNSWLIB_BUILDS.flatMap(({ name, file, needs }) => {
+  const found = needs.every((flag) => flags.has(flag)) ? builtAddonFile(file) : undefined;
+  return found ? [{ name, build: require(found) as Build }] : [];
+});
+
+function graphOf(build: Build, metric: Metric, data: number[][]) {
+  const dims = data[0]!.length;
+  const native = new build.HierarchicalNSW(SPACE[metric], dims);
+  native.initIndex({ maxElements: data.length, m: 16, efConstruction: 64, randomSeed: 1 });
   data.forEach((v, i) => native.addPoint(v, i));
-  const rows = new QuantizedRows(D, metric);
+  const rows = new QuantizedRows(dims, metric);
   data.forEach((_, i) => rows.set(i, native.getPoint(i)));
-  return { native, rows };
+  return { build, native, rows };
 }
 
 function scan(graph: ReturnType<typeof graphOf>, query: number[], k: number, candidates: number) {
   const view = graph.rows.view();
   const labels = new Uint32Array(k);
   const distances = new Float32Array(k);
-  const found = searchQuantized!(
+  const found = graph.build.searchQuantized(
     graph.native,
     view.codes,
     view.scales,
@@ -46,85 +57,98 @@ function scan(graph: ReturnType<typeof graphOf>, query: number[], k: number, can
   return { labels: [...labels.subarray(0, found)], distances: [...distances.subarray(0, found)] };
 }
 
-(searchQuantized ? describe : describe.skip)('vector/quantized search (native scan of int8 codes)', () => {
-  for (const metric of METRICS) {
-    it(`answers what an exact scan answers with every row a candidate, by hnswlib's ${metric} distance`, () => {
-      const graph = graphOf(metric);
-      const exact = new BruteForceIndex({ dimensions: D, metric });
-      data.forEach((v, i) => exact.add(String(i), v));
-      for (const query of queries) {
-        const got = scan(graph, query, K, N);
-        expect(got.labels.map(String)).to.deep.equal(exact.search(query, K).map((h) => h.id));
-        graph.native.setEf(N);
-        const graphAnswer = graph.native.searchKnn(query, K);
-        expect(got.labels).to.deep.equal(graphAnswer.neighbors);
-        got.distances.forEach((d, i) => expect(d).to.be.closeTo(graphAnswer.distances[i]!, 1e-5));
-        expect(got.distances, 'nearest first').to.deep.equal([...got.distances].sort((a, b) => a - b));
-      }
+for (const { name, build } of builds) {
+  describe(`vector/quantized search (native scan of 4-bit codes, ${name} build)`, () => {
+    for (const [metric, D] of METRICS.flatMap(
+      (m) =>
+        [
+          [m, 32],
+          [m, 33],
+        ] as const,
+    )) {
+      const data = randomVectors(N, D, 21);
+      const queries = randomVectors(30, D, 22);
+      it(`answers what an exact scan answers with every row a candidate, by hnswlib's ${metric} distance (${D} dimensions)`, () => {
+        const graph = graphOf(build, metric, data);
+        const exact = new BruteForceIndex({ dimensions: D, metric });
+        data.forEach((v, i) => exact.add(String(i), v));
+        for (const query of queries) {
+          const got = scan(graph, query, K, N);
+          expect(got.labels.map(String)).to.deep.equal(exact.search(query, K).map((h) => h.id));
+          graph.native.setEf(N);
+          const graphAnswer = graph.native.searchKnn(query, K);
+          expect(got.labels).to.deep.equal(graphAnswer.neighbors);
+          got.distances.forEach((d, i) => expect(d).to.be.closeTo(graphAnswer.distances[i]!, 1e-5));
+          expect(got.distances, 'nearest first').to.deep.equal([...got.distances].sort((a, b) => a - b));
+        }
+      });
+
+      it(`finds nearly every ${metric} neighbour re-ranking 4 candidates per neighbour (${D} dimensions)`, () => {
+        const graph = graphOf(build, metric, data);
+        const exact = new BruteForceIndex({ dimensions: D, metric });
+        data.forEach((v, i) => exact.add(String(i), v));
+        let found = 0;
+        for (const query of queries) {
+          const truth = new Set(exact.search(query, K).map((h) => Number(h.id)));
+          found += scan(graph, query, K, 4 * K).labels.filter((l) => truth.has(l)).length;
+        }
+        expect(found / (queries.length * K)).to.be.at.least(0.95);
+      });
+    }
+
+    const D = 32;
+    const data = randomVectors(N, D, 21);
+
+    it('never answers a free row or a label the graph has deleted, and answers fewer when fewer are live', () => {
+      const graph = graphOf(build, 'cosine', data);
+      const query = data[5]!;
+      expect(scan(graph, query, 1, 20).labels).to.deep.equal([5]);
+      graph.rows.delete(5);
+      expect(scan(graph, query, 3, N).labels).to.not.include(5);
+      graph.native.markDelete(6);
+      const [nearest] = scan(graph, data[6]!, 1, N).labels;
+      expect(nearest).to.not.equal(6);
+      const few = new QuantizedRows(D, 'cosine');
+      few.set(1, graph.native.getPoint(1));
+      few.set(2, graph.native.getPoint(2));
+      few.delete(2);
+      expect(scan({ build, native: graph.native, rows: few }, query, K, 100).labels).to.deep.equal([1]);
     });
 
-    it(`finds nearly every ${metric} neighbour re-ranking 4 candidates per neighbour`, () => {
-      const graph = graphOf(metric);
-      const exact = new BruteForceIndex({ dimensions: D, metric });
-      data.forEach((v, i) => exact.add(String(i), v));
-      let found = 0;
-      for (const query of queries) {
-        const truth = new Set(exact.search(query, K).map((h) => Number(h.id)));
-        found += scan(graph, query, K, 4 * K).labels.filter((l) => truth.has(l)).length;
-      }
-      expect(found / (queries.length * K)).to.be.at.least(0.95);
+    it('refuses arguments it cannot take', () => {
+      const graph = graphOf(build, 'euclidean', data);
+      const view = graph.rows.view();
+      const out = () => [new Uint32Array(K), new Float32Array(K)] as const;
+      const call =
+        (...args: unknown[]) =>
+        () =>
+          (build.searchQuantized as (...a: unknown[]) => number)(...args);
+      const q = Float32Array.from(data[0]!);
+      expect(call(graph.native, view.codes, view.scales, view.biases, view.labels, q, 10, ...out())).to.not.throw();
+      expect(call({}, view.codes, view.scales, view.biases, view.labels, q, 10, ...out())).to.throw(/HierarchicalNSW/);
+      expect(
+        call(graph.native, view.codes.subarray(1), view.scales, view.biases, view.labels, q, 10, ...out()),
+      ).to.throw(/rows of 16 bytes of codes/);
+      expect(
+        call(graph.native, view.codes, view.scales, view.biases, view.labels, q.subarray(1), 10, ...out()),
+      ).to.throw(/32 numbers/);
+      expect(call(graph.native, view.codes, view.scales, view.biases, view.labels, q, 0, ...out())).to.throw(
+        /at least 1/,
+      );
+      expect(
+        call(
+          graph.native,
+          view.codes,
+          view.scales,
+          view.biases,
+          view.labels,
+          q,
+          10,
+          new Uint32Array(2),
+          new Float32Array(3),
+        ),
+      ).to.throw(/as long as each other/);
+      expect(call(graph.native, [1, 2], view.scales, view.biases, view.labels, q, 10, ...out())).to.throw(/Uint8Array/);
     });
-  }
-
-  it('never answers a free row or a label the graph has deleted, and answers fewer when fewer are live', () => {
-    const graph = graphOf('cosine');
-    const query = data[5]!;
-    expect(scan(graph, query, 1, 20).labels).to.deep.equal([5]);
-    graph.rows.delete(5);
-    expect(scan(graph, query, 3, N).labels).to.not.include(5);
-    graph.native.markDelete(6);
-    const [nearest] = scan(graph, data[6]!, 1, N).labels;
-    expect(nearest).to.not.equal(6);
-    const few = new QuantizedRows(D, 'cosine');
-    few.set(1, graph.native.getPoint(1));
-    few.set(2, graph.native.getPoint(2));
-    few.delete(2);
-    expect(scan({ native: graph.native, rows: few }, query, K, 100).labels).to.deep.equal([1]);
   });
-
-  it('refuses arguments it cannot take', () => {
-    const graph = graphOf('euclidean');
-    const view = graph.rows.view();
-    const out = () => [new Uint32Array(K), new Float32Array(K)] as const;
-    const call =
-      (...args: unknown[]) =>
-      () =>
-        (searchQuantized as (...a: unknown[]) => number)(...args);
-    const q = Float32Array.from(data[0]!);
-    expect(call(graph.native, view.codes, view.scales, view.biases, view.labels, q, 10, ...out())).to.not.throw();
-    expect(call({}, view.codes, view.scales, view.biases, view.labels, q, 10, ...out())).to.throw(/HierarchicalNSW/);
-    expect(call(graph.native, view.codes.subarray(1), view.scales, view.biases, view.labels, q, 10, ...out())).to.throw(
-      /rows of 32 codes/,
-    );
-    expect(call(graph.native, view.codes, view.scales, view.biases, view.labels, q.subarray(1), 10, ...out())).to.throw(
-      /32 numbers/,
-    );
-    expect(call(graph.native, view.codes, view.scales, view.biases, view.labels, q, 0, ...out())).to.throw(
-      /at least 1/,
-    );
-    expect(
-      call(
-        graph.native,
-        view.codes,
-        view.scales,
-        view.biases,
-        view.labels,
-        q,
-        10,
-        new Uint32Array(2),
-        new Float32Array(3),
-      ),
-    ).to.throw(/as long as each other/);
-    expect(call(graph.native, [1, 2], view.scales, view.biases, view.labels, q, 10, ...out())).to.throw(/Int8Array/);
-  });
-});
+}

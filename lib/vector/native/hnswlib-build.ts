@@ -15,7 +15,7 @@
  *
  * Those two builds also insert a run of vectors from several threads at
  * once (hnswlib-parallel.cc, `addPointsParallel`), and answer a search by
- * a scan of int8 codes (`searchQuantized`); the package's build inserts one
+ * a scan of 4-bit codes (`searchQuantized`); the package's build inserts one
  * at a time and has no such scan.
  *
  * EDDYDB_HNSWLIB_BUILD=package keeps the package's build (to compare, or
@@ -113,13 +113,13 @@ export const addPointsParallel: AddPointsParallel | undefined = (
   loaded.hnswlib as Hnswlib & { addPointsParallel?: AddPointsParallel }
 ).addPointsParallel;
 /**
- * A search by a scan of int8 codes and an exact re-rank of the best `candidates` (hnswlib-parallel.cc, in the AVX2
+ * A search by a scan of 4-bit codes and an exact re-rank of the best `candidates` (hnswlib-parallel.cc, in the AVX2
  * and AVX-512 builds; quantized-rows.ts keeps the codes): writes the nearest labels and hnswlib's distances to them,
  * nearest first, and answers how many it wrote (at most `outLabels.length`).
  */
 export type SearchQuantized = (
   index: InstanceType<Hnswlib['HierarchicalNSW']>,
-  codes: Int8Array,
+  codes: Uint8Array,
   scales: Float32Array,
   biases: Float32Array,
   labels: Uint32Array,

@@ -1,6 +1,6 @@
 // hnswlib-node's addon (src/addon.cc, included whole) with two functions more: addPointsParallel, which inserts a run
 // of vectors into a graph from several threads at once, and searchQuantized, which answers a search by a scan of
-// int8 codes of the graph's vectors and an exact re-rank of the best of them. hnswlib's graph takes concurrent
+// 4-bit codes of the graph's vectors and an exact re-rank of the best of them. hnswlib's graph takes concurrent
 // inserts (a lock per node's links, one for the entry point, one for the label table); its own Python bindings insert
 // a batch this way. The package's module registration is left out and made again below, with the functions added to
 // its exports.
@@ -14,6 +14,9 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 #include <vector>
 
 #pragma push_macro("NODE_API_MODULE")
@@ -116,12 +119,46 @@ Napi::Value AddPointsParallel(const Napi::CallbackInfo& info) {
 }
 
 /**
- * The sum of a[i] * b[i] over n int8s. Kept out of line: the compiler vectorizes it alone (AVX2, or AVX-512 BW in
- * that build), and did not once inlined in the search.
+ * The sum over a row of 4-bit codes of code · query, where byte j of the row holds component j in its low nibble and
+ * component j + half in its high one, each as an unsigned 0-15, and `low` and `high` are the query's int8 codes of
+ * those components. Unsigned times signed bytes is what the vector units multiply (vpmaddubsw: a pair of products
+ * is at most 2 · 15 · 127, within int16), so the caller takes 8 · Σ query off for the signed codes.
  */
-__attribute__((noinline)) int32_t DotInt8(const int8_t* a, const int8_t* b, size_t n) {
+__attribute__((noinline)) int32_t DotNibbles(const uint8_t* row, const int8_t* low, const int8_t* high, size_t half) {
+  size_t j = 0;
   int32_t sum = 0;
-  for (size_t i = 0; i < n; i++) sum += static_cast<int32_t>(a[i]) * static_cast<int32_t>(b[i]);
+#if defined(__AVX512BW__)
+  const __m512i nibble = _mm512_set1_epi8(0x0F);
+  const __m512i ones = _mm512_set1_epi16(1);
+  __m512i acc = _mm512_setzero_si512();
+  for (; j < half; j += 64) {
+    const __mmask64 in = half - j >= 64 ? ~0ULL : (1ULL << (half - j)) - 1;
+    const __m512i bytes = _mm512_maskz_loadu_epi8(in, row + j);
+    const __m512i lo = _mm512_and_si512(bytes, nibble);
+    const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(bytes, 4), nibble);
+    const __m512i pairs = _mm512_add_epi16(_mm512_maddubs_epi16(lo, _mm512_maskz_loadu_epi8(in, low + j)),
+                                           _mm512_maddubs_epi16(hi, _mm512_maskz_loadu_epi8(in, high + j)));
+    acc = _mm512_add_epi32(acc, _mm512_madd_epi16(pairs, ones));
+  }
+  return _mm512_reduce_add_epi32(acc);
+#elif defined(__AVX2__)
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i acc = _mm256_setzero_si256();
+  for (; j + 32 <= half; j += 32) {
+    const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + j));
+    const __m256i lo = _mm256_and_si256(bytes, nibble);
+    const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), nibble);
+    const __m256i q0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(low + j));
+    const __m256i q1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(high + j));
+    const __m256i pairs = _mm256_add_epi16(_mm256_maddubs_epi16(lo, q0), _mm256_maddubs_epi16(hi, q1));
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, ones));
+  }
+  alignas(32) int32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc);
+  for (int32_t lane : lanes) sum += lane;
+#endif
+  for (; j < half; j++) sum += (row[j] & 0x0F) * low[j] + (row[j] >> 4) * high[j];
   return sum;
 }
 
@@ -131,10 +168,11 @@ bool IsTyped(const Napi::Value& value, napi_typedarray_type type) {
 
 /**
  * searchQuantized(index, codes, scales, biases, labels, query, candidates, outLabels, outDistances): the
- * outLabels.length nearest of `query` among rows of int8 codes (quantized-rows.ts), by hnswlib's own distance.
- * Row r holds codes[r·dim .. r·dim + dim), the vector stored under labels[r] in the graph; biases[r] is -Infinity
- * for a free row. The query is normalized as searchKnn does for cosine, quantized to int8 by its largest component,
- * and each live row estimated as scale(query)·scales[r]·(codes · query codes) + biases[r], higher nearer: the
+ * outLabels.length nearest of `query` among rows of 4-bit codes (quantized-rows.ts), by hnswlib's own distance.
+ * Row r holds codes[r·half .. r·half + half), half = ceil(dim / 2) bytes of the vector stored under labels[r] in the
+ * graph (DotNibbles says how, each code stored + 8); biases[r] is -Infinity for a free row. The query is normalized
+ * as searchKnn does for cosine, quantized to int8 by its largest component, and each live row estimated as
+ * scale(query)·scales[r]·(codes · query codes) + biases[r], higher nearer: the
  * caller sets scales and biases so that the estimate orders rows as the graph's distance does. The `candidates` best
  * estimates are scored exactly against the graph's stored vectors (fstdistfunc_: what searchKnn answers) and the
  * nearest written out, nearest first. Returns how many were written. Throws for arguments it cannot take.
@@ -146,7 +184,7 @@ Napi::Value SearchQuantized(const Napi::CallbackInfo& info) {
                 "searchQuantized takes (index, codes, scales, biases, labels, query, candidates, outLabels, "
                 "outDistances)");
   if (!info[0].IsObject()) return Fail(env, "searchQuantized: the index must be a HierarchicalNSW");
-  if (!IsTyped(info[1], napi_int8_array)) return Fail(env, "searchQuantized: codes must be an Int8Array");
+  if (!IsTyped(info[1], napi_uint8_array)) return Fail(env, "searchQuantized: codes must be a Uint8Array");
   if (!IsTyped(info[2], napi_float32_array) || !IsTyped(info[3], napi_float32_array))
     return Fail(env, "searchQuantized: scales and biases must be Float32Arrays");
   if (!IsTyped(info[4], napi_uint32_array)) return Fail(env, "searchQuantized: labels must be a Uint32Array");
@@ -164,8 +202,9 @@ Napi::Value SearchQuantized(const Napi::CallbackInfo& info) {
   if (wrap->index_ == nullptr) return Fail(env, "searchQuantized: the index is not initialized");
   hnswlib::HierarchicalNSW<float>* index = wrap->index_;
   const size_t dim = wrap->dim_;
+  const size_t half = (dim + 1) / 2;
 
-  Napi::Int8Array codesArray = info[1].As<Napi::Int8Array>();
+  Napi::Uint8Array codesArray = info[1].As<Napi::Uint8Array>();
   Napi::Float32Array scalesArray = info[2].As<Napi::Float32Array>();
   Napi::Float32Array biasesArray = info[3].As<Napi::Float32Array>();
   Napi::Uint32Array labelsArray = info[4].As<Napi::Uint32Array>();
@@ -173,10 +212,10 @@ Napi::Value SearchQuantized(const Napi::CallbackInfo& info) {
   Napi::Uint32Array outLabels = info[7].As<Napi::Uint32Array>();
   Napi::Float32Array outDistances = info[8].As<Napi::Float32Array>();
   const size_t rows = labelsArray.ElementLength();
-  if (codesArray.ElementLength() != rows * dim || scalesArray.ElementLength() != rows ||
+  if (codesArray.ElementLength() != rows * half || scalesArray.ElementLength() != rows ||
       biasesArray.ElementLength() != rows)
     return Fail(env, "searchQuantized: codes, scales and biases must hold labels.length rows of " +
-                         std::to_string(dim) + " codes");
+                         std::to_string(half) + " bytes of codes");
   if (queryArray.ElementLength() != dim)
     return Fail(env, "searchQuantized: the query must have " + std::to_string(dim) + " numbers");
   const size_t k = outLabels.ElementLength();
@@ -192,11 +231,18 @@ Napi::Value SearchQuantized(const Napi::CallbackInfo& info) {
   float largest = 0;
   for (float x : query) largest = std::max(largest, std::fabs(x));
   const float queryScale = largest > 0 ? largest / 127.0f : 1.0f;
-  std::vector<int8_t> queryCodes(dim);
-  for (size_t i = 0; i < dim; i++) queryCodes[i] = static_cast<int8_t>(std::lrintf(query[i] / queryScale));
+  // The low nibbles' components, then the high ones' (a last one of an odd dim pairs with a 0).
+  std::vector<int8_t> queryCodes(2 * half, 0);
+  int32_t querySum = 0;
+  for (size_t i = 0; i < dim; i++) {
+    queryCodes[i] = static_cast<int8_t>(std::lrintf(query[i] / queryScale));
+    querySum += queryCodes[i];
+  }
+  const int8_t* low = queryCodes.data();
+  const int8_t* high = low + half;
 
   // The best `candidates` estimates, in a heap whose top is the worst kept.
-  const int8_t* codes = codesArray.Data();
+  const uint8_t* codes = codesArray.Data();
   const float* scales = scalesArray.Data();
   const float* biases = biasesArray.Data();
   const uint32_t* labels = labelsArray.Data();
@@ -207,7 +253,7 @@ Napi::Value SearchQuantized(const Napi::CallbackInfo& info) {
   for (size_t r = 0; r < rows; r++) {
     const float bias = biases[r];
     if (!(bias > -INFINITY)) continue;
-    const int32_t dot = DotInt8(codes + r * dim, queryCodes.data(), dim);
+    const int32_t dot = DotNibbles(codes + r * half, low, high, half) - 8 * querySum;
     const float estimate = queryScale * scales[r] * static_cast<float>(dot) + bias;
     if (best.size() < candidates) {
       best.emplace_back(estimate, static_cast<uint32_t>(r));
