@@ -157,7 +157,7 @@ export class RemoteHnsw {
   inFlight = 0;
   /** The query-time ef calibrated on the graph's data (for k = 10), once measured. */
   efSearch: number | undefined;
-  /** True when calibration found a quantized scan answers the graph's unfiltered searches faster (HnswIndex). */
+  /** True when calibration found a quantized scan answers the graph's searches faster (HnswIndex). */
   scanning = false;
   /** Mean cost of one insert in the worker, smoothed over the batches that inserted. */
   insertUs = FIRST_INSERT_US;

@@ -36,7 +36,8 @@
  * slots (allowReplaceDeleted), which is slower but bounds memory under churn. Selective filters fall back to an exact
  * scan of the allowed set, where graph search would visit most of the graph. Where calibration finds that a scan of
  * 4-bit codes of every vector with an exact re-rank (quantized-rows.ts) reaches the graph's recall in less time, as on
- * uniform noise, that scan answers unfiltered searches, its codes kept with every change.
+ * uniform noise, that scan answers searches (a filter's among the rows it lets through), its codes kept with every
+ * change.
  * `save` writes hnswlib's graph to a file (on the libuv thread pool) and
  * returns the rest of the state (id of each label, slot accounting); `load`
  * reads both back. While a save runs, changes are held; after it they are
@@ -149,7 +150,7 @@ export class HnswIndex implements VectorIndex {
   /** The ef a search asking CALIBRATION_ASK neighbours needs, once `calibrate` has measured it. */
   private calibratedEf: number | undefined;
   /**
-   * Int8 codes of every vector in the graph, kept while `calibrate` found that a scan of them answers unfiltered
+   * 4-bit codes of every vector in the graph, kept while `calibrate` found that a scan of them answers
    * searches faster than the graph at the recall it reaches; `scanCandidates` are re-ranked for CALIBRATION_ASK.
    */
   private scanRows: QuantizedRows | undefined;
@@ -467,6 +468,7 @@ export class HnswIndex implements VectorIndex {
     if (allowed.length < Math.max(total * EXACT_FILTER_SHARE, k * EXACT_FILTER_PER_K)) {
       return this.exactSearch(query, k, allowed);
     }
+    if (this.scanRows) return this.scanSearch(this.scanRows, query, k, allowed);
     const allowedSet = new Set(allowed);
     const hits = this.graphSearch(query, k, total, (label) => allowedSet.has(label));
     // The graph can strand a search when the filter cuts it apart; never return short.
@@ -475,7 +477,7 @@ export class HnswIndex implements VectorIndex {
 
   /** The quantized scan where it serves (see `calibrate`), else the graph. */
   private unfilteredSearch(query: readonly number[], k: number, total: number): VectorHit[] {
-    return this.scanRows ? this.scanSearch(this.scanRows, query, k, total) : this.graphSearch(query, k, total);
+    return this.scanRows ? this.scanSearch(this.scanRows, query, k) : this.graphSearch(query, k, total);
   }
 
   /**
@@ -512,7 +514,7 @@ export class HnswIndex implements VectorIndex {
     return calibrated;
   }
 
-  /** True while a quantized scan answers unfiltered searches instead of the graph (see `calibrate`). */
+  /** True while a quantized scan answers searches instead of the graph (see `calibrate`). */
   get scanning(): boolean {
     return this.scanRows !== undefined;
   }
@@ -542,12 +544,16 @@ export class HnswIndex implements VectorIndex {
     return { rows, target };
   }
 
-  /** The `wanted` nearest labels by the scan of `rows`, re-ranking `candidates`, and hnswlib's distances to them. */
+  /**
+   * The `wanted` nearest labels by the scan of `rows` (among the rows `allowed` marks, when given), re-ranking
+   * `candidates`, and hnswlib's distances to them.
+   */
   private scanNearest(
     rows: QuantizedRows,
     query: readonly number[],
     wanted: number,
     candidates: number,
+    allowed?: Uint8Array,
   ): { labels: Uint32Array; distances: Float32Array } {
     const labels = new Uint32Array(wanted);
     const distances = new Float32Array(wanted);
@@ -563,21 +569,26 @@ export class HnswIndex implements VectorIndex {
       Math.max(candidates, wanted),
       labels,
       distances,
+      allowed,
     );
     return { labels: labels.subarray(0, found), distances: distances.subarray(0, found) };
   }
 
-  /** An unfiltered search by the quantized scan, re-ranking the candidates calibrated for the neighbours asked. */
-  private scanSearch(rows: QuantizedRows, query: readonly number[], k: number, total: number): VectorHit[] {
-    const wanted = Math.min(k, total);
+  /**
+   * A search by the quantized scan, among the labels `among` when given (a filter), re-ranking the candidates
+   * calibrated for the neighbours asked; an exact scan if it finds fewer than it should.
+   */
+  private scanSearch(rows: QuantizedRows, query: readonly number[], k: number, among?: number[]): VectorHit[] {
+    const wanted = Math.min(k, among ? among.length : this.labelOf.size);
     const candidates = Math.ceil((this.scanCandidates * wanted) / CALIBRATION_ASK);
-    const { labels, distances } = this.scanNearest(rows, query, wanted, candidates);
+    const allowed = among && rows.allowing(among);
+    const { labels, distances } = this.scanNearest(rows, query, wanted, candidates, allowed);
     const hits: VectorHit[] = [];
     for (let i = 0; i < labels.length; i++) {
       const id = this.idOf.get(labels[i]!);
       if (id !== undefined) hits.push({ id, score: this.toScore(distances[i]!) });
     }
-    if (hits.length < wanted) return this.exactSearch(query, k, [...this.idOf.keys()]);
+    if (hits.length < wanted) return this.exactSearch(query, k, among ?? [...this.idOf.keys()]);
     return hits.sort(compareHits);
   }
 

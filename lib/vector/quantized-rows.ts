@@ -116,6 +116,16 @@ export class QuantizedRows {
     this.freeRows.push(row);
   }
 
+  /** A byte per row in use, 1 for the rows of `labels` (those that have one), for a filtered scan. */
+  allowing(labels: Iterable<number>): Uint8Array {
+    const allowed = new Uint8Array(this.used);
+    for (const label of labels) {
+      const row = this.rowOf.get(label);
+      if (row !== undefined) allowed[row] = 1;
+    }
+    return allowed;
+  }
+
   /** The rows in use, as searchQuantized reads them (views, not copies: valid until the next set). */
   view(): { codes: Uint8Array; scales: Float32Array; biases: Float32Array; labels: Uint32Array } {
     const rows = this.used;

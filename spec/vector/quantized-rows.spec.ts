@@ -115,6 +115,17 @@ describe('vector/quantized-rows: 4-bit codes of stored vectors', () => {
     expect(rowOf(rows, 3).row).to.equal(0);
   });
 
+  it('marks the rows of the labels a filter allows, a byte per row in use', () => {
+    const rows = new QuantizedRows(D, 'cosine');
+    for (let label = 10; label < 15; label++) rows.set(label, [1, 0, 0, 0, 0, 0, 0, label]);
+    rows.delete(12);
+    rows.set(20, [0, 1, 0, 0, 0, 0, 0, 0]);
+    const labels = [...rows.view().labels];
+    const allowed = rows.allowing([11, 20, 99]);
+    expect(allowed.length).to.equal(labels.length);
+    expect(labels.filter((_, r) => allowed[r] === 1).sort()).to.deep.equal([11, 20]);
+  });
+
   it('grows past its first allocation with every row kept', () => {
     const rows = new QuantizedRows(D, 'dotproduct');
     const n = 2500;

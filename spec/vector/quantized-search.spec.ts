@@ -39,7 +39,7 @@ function graphOf(build: Build, metric: Metric, data: number[][]) {
   return { build, native, rows };
 }
 
-function scan(graph: ReturnType<typeof graphOf>, query: number[], k: number, candidates: number) {
+function scan(graph: ReturnType<typeof graphOf>, query: number[], k: number, candidates: number, allowed?: Uint8Array) {
   const view = graph.rows.view();
   const labels = new Uint32Array(k);
   const distances = new Float32Array(k);
@@ -53,6 +53,7 @@ function scan(graph: ReturnType<typeof graphOf>, query: number[], k: number, can
     candidates,
     labels,
     distances,
+    allowed,
   );
   return { labels: [...labels.subarray(0, found)], distances: [...distances.subarray(0, found)] };
 }
@@ -115,6 +116,20 @@ for (const { name, build } of builds) {
       expect(scan({ build, native: graph.native, rows: few }, query, K, 100).labels).to.deep.equal([1]);
     });
 
+    it('answers among the rows a filter allows, what an exact scan of them answers', () => {
+      const graph = graphOf(build, 'dotproduct', data);
+      const even = (id: string) => Number(id) % 2 === 0;
+      const allowed = graph.rows.allowing(data.flatMap((_, i) => (i % 2 === 0 ? [i] : [])));
+      const exact = new BruteForceIndex({ dimensions: D, metric: 'dotproduct' });
+      data.forEach((v, i) => exact.add(String(i), v));
+      for (const query of randomVectors(10, D, 23)) {
+        const got = scan(graph, query, K, N, allowed).labels;
+        expect(got.map(String)).to.deep.equal(exact.search(query, K, even).map((h) => h.id));
+      }
+      expect(scan(graph, data[1]!, 1, N, allowed).labels[0]! % 2, 'a row the filter leaves out').to.equal(0);
+      expect(scan(graph, data[1]!, 1, N, undefined).labels, 'undefined: every row').to.deep.equal([1]);
+    });
+
     it('refuses arguments it cannot take', () => {
       const graph = graphOf(build, 'euclidean', data);
       const view = graph.rows.view();
@@ -149,6 +164,9 @@ for (const { name, build } of builds) {
         ),
       ).to.throw(/as long as each other/);
       expect(call(graph.native, [1, 2], view.scales, view.biases, view.labels, q, 10, ...out())).to.throw(/Uint8Array/);
+      const args = [graph.native, view.codes, view.scales, view.biases, view.labels, q, 10] as const;
+      expect(call(...args, ...out(), new Uint8Array(view.labels.length - 1))).to.throw(/a byte per row/);
+      expect(call(...args, ...out(), [1])).to.throw(/allowed must be a Uint8Array/);
     });
   });
 }

@@ -115,7 +115,8 @@ export const addPointsParallel: AddPointsParallel | undefined = (
 /**
  * A search by a scan of 4-bit codes and an exact re-rank of the best `candidates` (hnswlib-parallel.cc, in the AVX2
  * and AVX-512 builds; quantized-rows.ts keeps the codes): writes the nearest labels and hnswlib's distances to them,
- * nearest first, and answers how many it wrote (at most `outLabels.length`).
+ * nearest first, and answers how many it wrote (at most `outLabels.length`). With `allowed` (a byte per row, from
+ * QuantizedRows.allowing), only rows whose byte is not 0 are candidates.
  */
 export type SearchQuantized = (
   index: InstanceType<Hnswlib['HierarchicalNSW']>,
@@ -127,6 +128,7 @@ export type SearchQuantized = (
   candidates: number,
   outLabels: Uint32Array,
   outDistances: Float32Array,
+  allowed?: Uint8Array,
 ) => number;
 
 /** The build's quantized scan, where it has one. */

@@ -167,8 +167,9 @@ bool IsTyped(const Napi::Value& value, napi_typedarray_type type) {
 }
 
 /**
- * searchQuantized(index, codes, scales, biases, labels, query, candidates, outLabels, outDistances): the
- * outLabels.length nearest of `query` among rows of 4-bit codes (quantized-rows.ts), by hnswlib's own distance.
+ * searchQuantized(index, codes, scales, biases, labels, query, candidates, outLabels, outDistances[, allowed]): the
+ * outLabels.length nearest of `query` among rows of 4-bit codes (quantized-rows.ts), by hnswlib's own distance;
+ * with `allowed` (a Uint8Array with a byte per row), among the rows whose byte is not 0.
  * Row r holds codes[r·half .. r·half + half), half = ceil(dim / 2) bytes of the vector stored under labels[r] in the
  * graph (DotNibbles says how, each code stored + 8); biases[r] is -Infinity for a free row. The query is normalized
  * as searchKnn does for cosine, quantized to int8 by its largest component, and each live row estimated as
@@ -179,10 +180,10 @@ bool IsTyped(const Napi::Value& value, napi_typedarray_type type) {
  */
 Napi::Value SearchQuantized(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() != 9)
+  if (info.Length() != 9 && info.Length() != 10)
     return Fail(env,
                 "searchQuantized takes (index, codes, scales, biases, labels, query, candidates, outLabels, "
-                "outDistances)");
+                "outDistances[, allowed])");
   if (!info[0].IsObject()) return Fail(env, "searchQuantized: the index must be a HierarchicalNSW");
   if (!IsTyped(info[1], napi_uint8_array)) return Fail(env, "searchQuantized: codes must be a Uint8Array");
   if (!IsTyped(info[2], napi_float32_array) || !IsTyped(info[3], napi_float32_array))
@@ -192,6 +193,9 @@ Napi::Value SearchQuantized(const Napi::CallbackInfo& info) {
   if (!info[6].IsNumber()) return Fail(env, "searchQuantized: candidates must be a number");
   if (!IsTyped(info[7], napi_uint32_array) || !IsTyped(info[8], napi_float32_array))
     return Fail(env, "searchQuantized: outLabels must be a Uint32Array and outDistances a Float32Array");
+  const bool filtered = info.Length() == 10 && !info[9].IsUndefined();
+  if (filtered && !IsTyped(info[9], napi_uint8_array))
+    return Fail(env, "searchQuantized: allowed must be a Uint8Array");
 
   Napi::Object object = info[0].As<Napi::Object>();
   Napi::FunctionReference* hnsw = env.GetInstanceData<Napi::FunctionReference>();
@@ -216,6 +220,8 @@ Napi::Value SearchQuantized(const Napi::CallbackInfo& info) {
       biasesArray.ElementLength() != rows)
     return Fail(env, "searchQuantized: codes, scales and biases must hold labels.length rows of " +
                          std::to_string(half) + " bytes of codes");
+  if (filtered && info[9].As<Napi::Uint8Array>().ElementLength() != rows)
+    return Fail(env, "searchQuantized: allowed must hold a byte per row");
   if (queryArray.ElementLength() != dim)
     return Fail(env, "searchQuantized: the query must have " + std::to_string(dim) + " numbers");
   const size_t k = outLabels.ElementLength();
@@ -246,13 +252,14 @@ Napi::Value SearchQuantized(const Napi::CallbackInfo& info) {
   const float* scales = scalesArray.Data();
   const float* biases = biasesArray.Data();
   const uint32_t* labels = labelsArray.Data();
+  const uint8_t* allowed = filtered ? info[9].As<Napi::Uint8Array>().Data() : nullptr;
   using Estimate = std::pair<float, uint32_t>;
   std::vector<Estimate> best;
   best.reserve(candidates + 1);
   auto worse = [](const Estimate& a, const Estimate& b) { return a.first > b.first; };
   for (size_t r = 0; r < rows; r++) {
     const float bias = biases[r];
-    if (!(bias > -INFINITY)) continue;
+    if (!(bias > -INFINITY) || (allowed != nullptr && allowed[r] == 0)) continue;
     const int32_t dot = DotNibbles(codes + r * half, low, high, half) - 8 * querySum;
     const float estimate = queryScale * scales[r] * static_cast<float>(dot) + bias;
     if (best.size() < candidates) {
