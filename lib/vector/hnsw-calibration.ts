@@ -15,7 +15,7 @@
  * k = 10 search through the engine does; an index scales the chosen ef by
  * the neighbours a search asks (HnswIndex.efFor).
  *
- * Where the target offers a quantized scan (quantized-rows.ts) and the
+ * Where the target offers a quantized scan (quantized/scan.ts) and the
  * graph's searches take longer than reading the scan's codes could at
  * SCAN_BYTES_PER_MS, the scan is measured on the same queries: the fewest
  * candidates on SCAN_LADDER whose exact re-rank reaches the recall, and its

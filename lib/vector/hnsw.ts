@@ -1,60 +1,47 @@
 /**
- * Approximate k-nearest-neighbour search on hnswlib's HierarchicalNSW graph
- * (hnswlib-node, C++ through N-API), behind the `VectorIndex` contract.
+ * Approximate k-nearest-neighbour search on hnswlib's HierarchicalNSW graph (hnswlib-node, C++ through N-API), behind
+ * the `VectorIndex` contract.
  *
  * Parameters keep the paper's names (after hnswlib's ALGO_PARAMS.md):
- * - `m` (default 16; useful range 2-100, usually 12-48): links per node and
- *   layer (2·m on layer 0). Higher m gives better recall on high-dimensional
- *   data and high-recall targets, at ~8·m bytes more memory per vector and a
- *   slower build; low m (2-12) suits low-dimensional data.
- * - `efConstruction` (default 100, as in Lucene and Qdrant; useful 64-500,
- *   at least m): candidate list size while building. Higher means a better
- *   graph and a slower build; past the point where recall@ef is ~0.9+ it buys
- *   little. Measured with hnswlib-node on 50,000 x 384 on one core: 100
- *   builds in 11.4 s against 20.7 s at 200, reaches recall@10 0.95 at
- *   about the same ef on clustered data (32-48), and 0.97 against 0.98 at
- *   ef 3,072 on uniform noise; the calibration below chooses the ef.
- * - `efSearch` (at least k, up to ~1000): candidate list size per query, the
- *   main recall/latency knob. When not fixed, it is max(2·k, 128) until
- *   `calibrate` measures what the data needs (hnsw-calibration.ts: the
- *   smallest ef reaching recall@10 0.99 on a sample, scaled by the
- *   neighbours asked). Measured with hnswlib-node on 50,000 x 384: clustered
- *   vectors (100 centroids + N(0,1) noise) reach recall@10 0.99 at ef 64 and
- *   1.0 at 128 (0.2-0.3 ms per query); uniform noise in [-1, 1] reaches only
- *   0.24 at 128, 0.67 at 600 and 0.82 at 1,024: such data has no
- *   neighbourhoods for a graph to follow, and its calibrated ef runs into the
- *   thousands (nearly the cost of an exact scan).
- * - `randomSeed` (default 100): seeds hnswlib's level generator, so the same
- *   inserts in the same order build the same graph, when they are made one
- *   at a time (`buildThreads` 1, the default; the HNSW worker applies held
- *   inserts from one thread a core, native/insert-run.ts).
+ * - `m` (default 16; useful range 2-100, usually 12-48): links per node and layer (2·m on layer 0). Higher m gives
+ *   better recall on high-dimensional data and high-recall targets, at ~8·m bytes more memory per vector and a slower
+ *   build; low m (2-12) suits low-dimensional data.
+ * - `efConstruction` (default 100, as in Lucene and Qdrant; useful 64-500, at least m): candidate list size while
+ *   building. Higher means a better graph and a slower build; past the point where recall@ef is ~0.9+ it buys little.
+ *   Measured with hnswlib-node on 50,000 x 384 on one core: 100 builds in 11.4 s against 20.7 s at 200, reaches
+ *   recall@10 0.95 at about the same ef on clustered data (32-48), and 0.97 against 0.98 at ef 3,072 on uniform noise;
+ *   the calibration below chooses the ef.
+ * - `efSearch` (at least k, up to ~1000): candidate list size per query, the main recall/latency knob. When not fixed,
+ *   it is max(2·k, 128) until `calibrate` measures what the data needs (hnsw-calibration.ts: the smallest ef reaching
+ *   recall@10 0.99 on a sample, scaled by the neighbours asked). Measured with hnswlib-node on 50,000 x 384: clustered
+ *   vectors (100 centroids + N(0,1) noise) reach recall@10 0.99 at ef 64 and 1.0 at 128 (0.2-0.3 ms per query); uniform
+ *   noise in [-1, 1] reaches only 0.24 at 128, 0.67 at 600 and 0.82 at 1,024: such data has no neighbourhoods for a
+ *   graph to follow, and its calibrated ef runs into the thousands (nearly the cost of an exact scan).
+ * - `randomSeed` (default 100): seeds hnswlib's level generator, so the same inserts in the same order build the same
+ *   graph, when they are made one at a time (`buildThreads` 1, the default; the HNSW worker applies held inserts from
+ *   one thread a core, native/insert-run.ts).
  *
- * String ids map to integer labels (uint32, never reused). Removal marks the
- * node deleted (it still routes searches but is never returned). Inserts take
- * fresh slots, doubling the capacity when full (resizeIndex), until freed
- * slots reach 25% of the used ones; from then on inserts take over freed
- * slots (allowReplaceDeleted), which is slower but bounds memory under churn. Selective filters fall back to an exact
- * scan of the allowed set, where graph search would visit most of the graph. Where calibration finds that a scan of
- * 4-bit codes of every vector with an exact re-rank (quantized-rows.ts) reaches the graph's recall in less time, as on
- * uniform noise, that scan answers searches (a filter's among the rows it lets through), its codes kept with every
- * change.
- * `save` writes hnswlib's graph to a file (on the libuv thread pool) and
- * returns the rest of the state (id of each label, slot accounting); `load`
- * reads both back. While a save runs, changes are held; after it they are
- * applied a chunk at a time (`drainHeld`), searches scoring the rest
- * exactly. A thread that answers searches between its inserts holds every
- * change (`hold`) and applies them the same way.
- * Over 400 lines: the graph's slot accounting, filtered search, save/load
- * and calibration all reach into the same native index and label maps.
+ * String ids map to integer labels (uint32, never reused). Removal marks the node deleted (it still routes searches but
+ * is never returned). Inserts take fresh slots, doubling the capacity when full (resizeIndex), until freed slots reach
+ * 25% of the used ones; from then on inserts take over freed slots (allowReplaceDeleted), which is slower but bounds
+ * memory under churn. Selective filters fall back to an exact scan of the allowed set, where graph search would visit
+ * most of the graph. Where calibration finds that a scan of 4-bit codes of every vector with an exact re-rank
+ * (quantized/scan.ts) reaches the graph's recall in less time, as on uniform noise, that scan answers searches (a
+ * filter's among the rows it lets through), its codes kept with every change. `save` writes hnswlib's graph to a file
+ * (on the libuv thread pool) and returns the rest of the state (id of each label, slot accounting); `load` reads both
+ * back. While a save runs, changes are held; after it they are applied a chunk at a time (`drainHeld`), searches
+ * scoring the rest exactly. A thread that answers searches between its inserts holds every change (`hold`) and applies
+ * them the same way. Near the 600-line cap: the graph's slot accounting, filtered search, save/load and calibration
+ * all reach into the same native index and label maps.
  */
 import assert from 'node:assert';
 import { InvalidInput } from '../errors.js';
-import { addPointsParallel, hnswlib, searchQuantized } from './native/hnswlib-build.js';
+import { addPointsParallel, hnswlib } from './native/hnswlib-build.js';
 import { InsertRun } from './native/insert-run.js';
 import { dotProduct, euclideanDistance, euclideanToSimilarity, similarity, type Metric } from './distance.js';
 import { TopK } from './top-k.js';
 import { CALIBRATION_ASK, calibrateEf, scanServes, type Calibrated, type ScanTarget } from './hnsw-calibration.js';
-import { QuantizedRows, rowBytes } from './quantized-rows.js';
+import { QuantizedScan } from './quantized/scan.js';
 import {
   checkDimensions,
   checkK,
@@ -111,8 +98,6 @@ const LABELS_PER_TURN = 8192;
  * the changed ones, instead of filtering them out (a filter is called for every stored id).
  */
 const OVERFETCH_MAX = 256;
-/** The longest calibration makes codes for a quantized scan between pauses (searches wait meanwhile). */
-const PREPARE_SLICE_MS = 2;
 
 type Space = 'cosine' | 'l2' | 'ip';
 const SPACE_OF: Record<Metric, Space> = { cosine: 'cosine', euclidean: 'l2', dotproduct: 'ip' };
@@ -150,10 +135,10 @@ export class HnswIndex implements VectorIndex {
   /** The ef a search asking CALIBRATION_ASK neighbours needs, once `calibrate` has measured it. */
   private calibratedEf: number | undefined;
   /**
-   * 4-bit codes of every vector in the graph, kept while `calibrate` found that a scan of them answers
+   * The quantized scan (4-bit codes of every vector in the graph), kept while `calibrate` found that it answers
    * searches faster than the graph at the recall it reaches; `scanCandidates` are re-ranked for CALIBRATION_ASK.
    */
-  private scanRows: QuantizedRows | undefined;
+  private scan: QuantizedScan | undefined;
   private scanCandidates = 0;
   /** Vectors added or removed so far: a calibration that saw the graph change is void. */
   private changes = 0;
@@ -250,7 +235,7 @@ export class HnswIndex implements VectorIndex {
   private readonly inserted = (id: string, label: number): void => {
     this.labelOf.set(id, label);
     this.idOf.set(label, id);
-    this.scanRows?.set(label, this.native.getPoint(label));
+    this.scan?.set(label);
     this.changes++;
   };
 
@@ -265,7 +250,7 @@ export class HnswIndex implements VectorIndex {
     this.native.markDelete(label);
     this.labelOf.delete(id);
     this.idOf.delete(label);
-    this.scanRows?.delete(label);
+    this.scan?.delete(label);
     this.freedSlots++;
     this.changes++;
   }
@@ -468,7 +453,7 @@ export class HnswIndex implements VectorIndex {
     if (allowed.length < Math.max(total * EXACT_FILTER_SHARE, k * EXACT_FILTER_PER_K)) {
       return this.exactSearch(query, k, allowed);
     }
-    if (this.scanRows) return this.scanSearch(this.scanRows, query, k, allowed);
+    if (this.scan) return this.scanSearch(this.scan, query, k, allowed);
     const allowedSet = new Set(allowed);
     const hits = this.graphSearch(query, k, total, (label) => allowedSet.has(label));
     // The graph can strand a search when the filter cuts it apart; never return short.
@@ -477,7 +462,7 @@ export class HnswIndex implements VectorIndex {
 
   /** The quantized scan where it serves (see `calibrate`), else the graph. */
   private unfilteredSearch(query: readonly number[], k: number, total: number): VectorHit[] {
-    return this.scanRows ? this.scanSearch(this.scanRows, query, k) : this.graphSearch(query, k, total);
+    return this.scan ? this.scanSearch(this.scan, query, k) : this.graphSearch(query, k, total);
   }
 
   /**
@@ -489,7 +474,7 @@ export class HnswIndex implements VectorIndex {
   async calibrate(pause: () => Promise<void>): Promise<Calibrated | undefined> {
     const native = this.native;
     const changes = this.changes;
-    const scan = this.scanTarget();
+    const scan = this.scan ?? QuantizedScan.of(native, this.dimensions, this.metric);
     const calibrated = await calibrateEf(
       {
         labels: () => [...this.idOf.keys()],
@@ -502,87 +487,41 @@ export class HnswIndex implements VectorIndex {
         // Stored cosine vectors are normalized: their dot product orders them as cosine does.
         similarity: this.metric === 'euclidean' ? (a, b) => -euclideanDistance(a, b) : dotProduct,
         normalized: this.metric === 'cosine',
-        ...(scan && { scan: scan.target }),
+        ...(scan && { scan: this.scanTarget(scan) }),
       },
       pause,
     );
     if (this.changes !== changes) return undefined;
     this.calibratedEf = calibrated.ef;
     const serves = scanServes(calibrated);
-    this.scanRows = serves ? scan!.rows : undefined;
+    this.scan = serves ? scan : undefined;
     this.scanCandidates = serves ? calibrated.scan!.candidates : 0;
     return calibrated;
   }
 
   /** True while a quantized scan answers searches instead of the graph (see `calibrate`). */
   get scanning(): boolean {
-    return this.scanRows !== undefined;
+    return this.scan !== undefined;
   }
 
-  /**
-   * The quantized scan calibration may measure, where the build has one: over the codes kept already, or over codes
-   * made of every vector in the graph by `prepare`.
-   */
-  private scanTarget(): { rows: QuantizedRows; target: ScanTarget } | undefined {
-    if (!searchQuantized) return undefined;
-    const rows = this.scanRows ?? new QuantizedRows(this.dimensions, this.metric);
-    const target: ScanTarget = {
-      bytes: this.labelOf.size * rowBytes(this.dimensions),
-      prepare: async (pause) => {
-        let sliceStart = performance.now();
-        for (const label of [...this.idOf.keys()]) {
-          if (!rows.has(label) && this.idOf.has(label)) rows.set(label, this.native.getPoint(label));
-          if (performance.now() - sliceStart >= PREPARE_SLICE_MS) {
-            await pause();
-            sliceStart = performance.now();
-          }
-        }
-      },
+  /** What calibration measures of `scan`: its codes made of every vector in the graph, then its searches. */
+  private scanTarget(scan: QuantizedScan): ScanTarget {
+    return {
+      bytes: scan.bytesFor(this.labelOf.size),
+      prepare: (pause) => scan.fill([...this.idOf.keys()], (label) => this.idOf.has(label), pause),
       nearest: (query, k, candidates) =>
-        Array.from(this.scanNearest(rows, query, Math.min(k, this.labelOf.size), candidates).labels),
+        Array.from(scan.nearest(query, Math.min(k, this.labelOf.size), candidates).labels),
     };
-    return { rows, target };
-  }
-
-  /**
-   * The `wanted` nearest labels by the scan of `rows` (among the rows `allowed` marks, when given), re-ranking
-   * `candidates`, and hnswlib's distances to them.
-   */
-  private scanNearest(
-    rows: QuantizedRows,
-    query: readonly number[],
-    wanted: number,
-    candidates: number,
-    allowed?: Uint8Array,
-  ): { labels: Uint32Array; distances: Float32Array } {
-    const labels = new Uint32Array(wanted);
-    const distances = new Float32Array(wanted);
-    if (wanted === 0) return { labels, distances };
-    const view = rows.view();
-    const found = searchQuantized!(
-      this.native,
-      view.codes,
-      view.scales,
-      view.biases,
-      view.labels,
-      Float32Array.from(query),
-      Math.max(candidates, wanted),
-      labels,
-      distances,
-      allowed,
-    );
-    return { labels: labels.subarray(0, found), distances: distances.subarray(0, found) };
   }
 
   /**
    * A search by the quantized scan, among the labels `among` when given (a filter), re-ranking the candidates
    * calibrated for the neighbours asked; an exact scan if it finds fewer than it should.
    */
-  private scanSearch(rows: QuantizedRows, query: readonly number[], k: number, among?: number[]): VectorHit[] {
+  private scanSearch(scan: QuantizedScan, query: readonly number[], k: number, among?: number[]): VectorHit[] {
     const wanted = Math.min(k, among ? among.length : this.labelOf.size);
     const candidates = Math.ceil((this.scanCandidates * wanted) / CALIBRATION_ASK);
-    const allowed = among && rows.allowing(among);
-    const { labels, distances } = this.scanNearest(rows, query, wanted, candidates, allowed);
+    const { labels, distances } = scan.nearest(query, wanted, candidates, among);
     const hits: VectorHit[] = [];
     for (let i = 0; i < labels.length; i++) {
       const id = this.idOf.get(labels[i]!);

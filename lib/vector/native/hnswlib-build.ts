@@ -114,7 +114,7 @@ export const addPointsParallel: AddPointsParallel | undefined = (
 ).addPointsParallel;
 /**
  * A search by a scan of 4-bit codes and an exact re-rank of the best `candidates` (hnswlib-parallel.cc, in the AVX2
- * and AVX-512 builds; quantized-rows.ts keeps the codes): writes the nearest labels and hnswlib's distances to them,
+ * and AVX-512 builds; quantized/rows.ts keeps the codes): writes the nearest labels and hnswlib's distances to them,
  * nearest first, and answers how many it wrote (at most `outLabels.length`). With `allowed` (a byte per row, from
  * QuantizedRows.allowing), only rows whose byte is not 0 are candidates.
  */

@@ -168,7 +168,7 @@ bool IsTyped(const Napi::Value& value, napi_typedarray_type type) {
 
 /**
  * searchQuantized(index, codes, scales, biases, labels, query, candidates, outLabels, outDistances[, allowed]): the
- * outLabels.length nearest of `query` among rows of 4-bit codes (quantized-rows.ts), by hnswlib's own distance;
+ * outLabels.length nearest of `query` among rows of 4-bit codes (quantized/rows.ts), by hnswlib's own distance;
  * with `allowed` (a Uint8Array with a byte per row), among the rows whose byte is not 0.
  * Row r holds codes[r·half .. r·half + half), half = ceil(dim / 2) bytes of the vector stored under labels[r] in the
  * graph (DotNibbles says how, each code stored + 8); biases[r] is -Infinity for a free row. The query is normalized

@@ -6,7 +6,7 @@
  * reads an eighth of what an exact scan of floats reads (9.6 MB at 50,000 x
  * 384: about 0.5 ms on one core with AVX-512, against 0.75 ms for a byte
  * per component) and then scores only its best candidates exactly
- * (searchQuantized in native/hnswlib-parallel.cc), which makes up for the
+ * (searchQuantized in ../native/hnswlib-parallel.cc, driven by scan.ts), which makes up for the
  * coarse codes: calibration measures how many it needs.
  *
  * Each vector is kept in its stored form (normalized for cosine) as codes
@@ -21,7 +21,7 @@
  * the same for every row). Rows are reused once freed; a free row has bias
  * -Infinity, which the scan skips.
  */
-import type { Metric } from './distance.js';
+import type { Metric } from '../distance.js';
 
 /** Bias of a free row: never a candidate. */
 const FREE = -Infinity;

@@ -1,5 +1,5 @@
 /**
- * 4-bit codes of a graph's vectors (quantized-rows.ts): each component
+ * 4-bit codes of a graph's vectors (quantized/rows.ts): each component
  * within half a step of the vector, every vector using the whole -7..7
  * range, the nibble layout the native scan reads (component j low, j + half
  * high, stored + 8), the scale and bias that make a row's estimate order
@@ -7,8 +7,8 @@
  * reuse, growth).
  */
 import { expect } from 'chai';
-import { CODE_MAX, QuantizedRows, quantizeInto, rowBytes } from '../../lib/vector/quantized-rows.js';
-import { mulberry32 } from '../helpers/seeded-random.js';
+import { CODE_MAX, QuantizedRows, quantizeInto, rowBytes } from '../../../lib/vector/quantized/rows.js';
+import { mulberry32 } from '../../helpers/seeded-random.js';
 
 const D = 8;
 
@@ -32,7 +32,7 @@ function rowOf(rows: QuantizedRows, label: number) {
   };
 }
 
-describe('vector/quantized-rows: 4-bit codes of stored vectors', () => {
+describe('vector/quantized/rows: 4-bit codes of stored vectors', () => {
   it('keeps each component within half a step, its largest at ±7, in rows of half a byte per component', () => {
     const u = mulberry32(3);
     for (const dimensions of [384, 7, 1]) {

@@ -1,6 +1,6 @@
 /**
  * The native quantized scan of 4-bit codes (searchQuantized in
- * native/hnswlib-parallel.cc, over quantized-rows.ts), in every build this
+ * native/hnswlib-parallel.cc, over quantized/rows.ts), in every build this
  * CPU runs (AVX-512 and AVX2 have their own kernels) and at an odd
  * dimension as well as an even one: with every row a candidate it answers
  * what an exact scan answers, by hnswlib's own distances; with a few
@@ -10,11 +10,16 @@
  */
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
-import { builtAddonFile } from '../../lib/vector/native/built-addon.js';
-import { HNSWLIB_BUILDS, cpuFlags, type Hnswlib, type SearchQuantized } from '../../lib/vector/native/hnswlib-build.js';
-import { QuantizedRows } from '../../lib/vector/quantized-rows.js';
-import { BruteForceIndex, METRICS, type Metric } from '../../lib/vector/index.js';
-import { randomVectors } from '../helpers/seeded-random.js';
+import { builtAddonFile } from '../../../lib/vector/native/built-addon.js';
+import {
+  HNSWLIB_BUILDS,
+  cpuFlags,
+  type Hnswlib,
+  type SearchQuantized,
+} from '../../../lib/vector/native/hnswlib-build.js';
+import { QuantizedRows } from '../../../lib/vector/quantized/rows.js';
+import { BruteForceIndex, METRICS, type Metric } from '../../../lib/vector/index.js';
+import { randomVectors } from '../../helpers/seeded-random.js';
 
 const N = 2000;
 const K = 10;
