@@ -75,7 +75,7 @@ const recallOf = (got: number[][], truth: number[][]) =>
   got.reduce((sum, hits, i) => sum + hits.filter((n) => truth[i]!.includes(n)).length, 0) / (truth.length * K);
 
 /**
- * Each server's search connection: a lean keep-alive client, so that the client's own cost (fetch took about 0.5 ms
+ * Each server's search connection: a lean keep-alive client, so that the client's own cost (fetch took about 0.8 ms
  * a request here) is not measured as the server's.
  */
 const connections = new WeakMap<Eddy, Connection>();

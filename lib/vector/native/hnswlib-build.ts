@@ -90,6 +90,11 @@ function load(): { hnswlib: Hnswlib; build: HnswlibBuildName } {
 }
 
 const loaded = load();
+/** The functions hnswlib-parallel.cc adds to the AVX2 and AVX-512 builds; absent from the package's. */
+const ownFunctions = loaded.hnswlib as Hnswlib & {
+  addPointsParallel?: AddPointsParallel;
+  searchQuantized?: SearchQuantized;
+};
 
 /** hnswlib-node's classes, from the build this process runs. */
 export const hnswlib: Hnswlib = loaded.hnswlib;
@@ -109,9 +114,7 @@ export type AddPointsParallel = (
 ) => string | null;
 
 /** The build's parallel insert, where it has one. */
-export const addPointsParallel: AddPointsParallel | undefined = (
-  loaded.hnswlib as Hnswlib & { addPointsParallel?: AddPointsParallel }
-).addPointsParallel;
+export const addPointsParallel: AddPointsParallel | undefined = ownFunctions.addPointsParallel;
 /**
  * A search by a scan of 4-bit codes and an exact re-rank of the best `candidates` (hnswlib-parallel.cc, in the AVX2
  * and AVX-512 builds; quantized/rows.ts keeps the codes): writes the nearest labels and hnswlib's distances to them,
@@ -132,8 +135,6 @@ export type SearchQuantized = (
 ) => number;
 
 /** The build's quantized scan, where it has one. */
-export const searchQuantized: SearchQuantized | undefined = (
-  loaded.hnswlib as Hnswlib & { searchQuantized?: SearchQuantized }
-).searchQuantized;
+export const searchQuantized: SearchQuantized | undefined = ownFunctions.searchQuantized;
 /** Which build that is: `avx512`, `avx2`, or `package` (hnswlib-node's own, SSE). */
 export const hnswlibBuild: HnswlibBuildName = loaded.build;

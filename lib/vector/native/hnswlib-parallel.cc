@@ -35,6 +35,30 @@ Napi::Value Fail(Napi::Env env, const std::string& message) {
   return env.Null();
 }
 
+bool IsTyped(const Napi::Value& value, napi_typedarray_type type) {
+  return value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == type;
+}
+
+/**
+ * The initialized graph that `value` wraps, or nullptr with a JavaScript exception thrown (`name` says which
+ * function refused it).
+ */
+HierarchicalNSW* GraphOf(Napi::Env env, const Napi::Value& value, const std::string& name) {
+  // The addon's instance data is HierarchicalNSW's constructor (its Init registers it last).
+  Napi::FunctionReference* hnsw = env.GetInstanceData<Napi::FunctionReference>();
+  if (!value.IsObject() || hnsw == nullptr || !value.As<Napi::Object>().InstanceOf(hnsw->Value())) {
+    Fail(env, name + ": the index must be a HierarchicalNSW");
+    return nullptr;
+  }
+  HierarchicalNSW* wrap = Napi::ObjectWrap<HierarchicalNSW>::Unwrap(value.As<Napi::Object>());
+  if (wrap == nullptr) return nullptr;  // not a wrapped index after all; Unwrap has thrown
+  if (wrap->index_ == nullptr) {
+    Fail(env, name + ": the index is not initialized");
+    return nullptr;
+  }
+  return wrap;
+}
+
 /**
  * addPointsParallel(index, vectors, labels, threads, failed): inserts labels.length vectors, `vectors` holding them
  * one after another (a Float32Array of labels.length x the index's dimensions), each under its label (a
@@ -48,22 +72,13 @@ Napi::Value AddPointsParallel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() != 5) return Fail(env, "addPointsParallel takes (index, vectors, labels, threads, failed)");
   if (!info[0].IsObject()) return Fail(env, "addPointsParallel: the index must be a HierarchicalNSW");
-  if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
-    return Fail(env, "addPointsParallel: vectors must be a Float32Array");
-  if (!info[2].IsTypedArray() || info[2].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array)
-    return Fail(env, "addPointsParallel: labels must be a Uint32Array");
+  if (!IsTyped(info[1], napi_float32_array)) return Fail(env, "addPointsParallel: vectors must be a Float32Array");
+  if (!IsTyped(info[2], napi_uint32_array)) return Fail(env, "addPointsParallel: labels must be a Uint32Array");
   if (!info[3].IsNumber()) return Fail(env, "addPointsParallel: threads must be a number");
-  if (!info[4].IsTypedArray() || info[4].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
-    return Fail(env, "addPointsParallel: failed must be a Uint8Array");
+  if (!IsTyped(info[4], napi_uint8_array)) return Fail(env, "addPointsParallel: failed must be a Uint8Array");
 
-  // The addon's instance data is HierarchicalNSW's constructor (its Init registers it last).
-  Napi::Object object = info[0].As<Napi::Object>();
-  Napi::FunctionReference* hnsw = env.GetInstanceData<Napi::FunctionReference>();
-  if (hnsw == nullptr || !object.InstanceOf(hnsw->Value()))
-    return Fail(env, "addPointsParallel: the index must be a HierarchicalNSW");
-  HierarchicalNSW* wrap = Napi::ObjectWrap<HierarchicalNSW>::Unwrap(object);
-  if (wrap == nullptr) return env.Null();  // not a wrapped index after all; Unwrap has thrown
-  if (wrap->index_ == nullptr) return Fail(env, "addPointsParallel: the index is not initialized");
+  HierarchicalNSW* wrap = GraphOf(env, info[0], "addPointsParallel");
+  if (wrap == nullptr) return env.Null();
   hnswlib::HierarchicalNSW<float>* index = wrap->index_;
 
   Napi::Float32Array vectors = info[1].As<Napi::Float32Array>();
@@ -162,10 +177,6 @@ __attribute__((noinline)) int32_t DotNibbles(const uint8_t* row, const int8_t* l
   return sum;
 }
 
-bool IsTyped(const Napi::Value& value, napi_typedarray_type type) {
-  return value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == type;
-}
-
 /**
  * searchQuantized(index, codes, scales, biases, labels, query, candidates, outLabels, outDistances[, allowed]): the
  * outLabels.length nearest of `query` among rows of 4-bit codes (quantized/rows.ts), by hnswlib's own distance;
@@ -197,13 +208,8 @@ Napi::Value SearchQuantized(const Napi::CallbackInfo& info) {
   if (filtered && !IsTyped(info[9], napi_uint8_array))
     return Fail(env, "searchQuantized: allowed must be a Uint8Array");
 
-  Napi::Object object = info[0].As<Napi::Object>();
-  Napi::FunctionReference* hnsw = env.GetInstanceData<Napi::FunctionReference>();
-  if (hnsw == nullptr || !object.InstanceOf(hnsw->Value()))
-    return Fail(env, "searchQuantized: the index must be a HierarchicalNSW");
-  HierarchicalNSW* wrap = Napi::ObjectWrap<HierarchicalNSW>::Unwrap(object);
+  HierarchicalNSW* wrap = GraphOf(env, info[0], "searchQuantized");
   if (wrap == nullptr) return env.Null();
-  if (wrap->index_ == nullptr) return Fail(env, "searchQuantized: the index is not initialized");
   hnswlib::HierarchicalNSW<float>* index = wrap->index_;
   const size_t dim = wrap->dim_;
   const size_t half = (dim + 1) / 2;
