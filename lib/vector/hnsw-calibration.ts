@@ -16,8 +16,8 @@
  * the neighbours a search asks (HnswIndex.efFor).
  *
  * Where the target offers a quantized scan (quantized/scan.ts) and the
- * graph's searches take longer than reading the scan's codes could at
- * SCAN_BYTES_PER_MS, the scan is measured on the same queries: the fewest
+ * graph's searches take longer than its pass over every vector's signs could
+ * at SCAN_BYTES_PER_MS, the scan is measured on the same queries: the fewest
  * candidates on SCAN_LADDER whose exact re-rank reaches the recall, and its
  * median time against the graph's at its ef. `scanServes` says which serves
  * searches. The work runs in chunks,
@@ -42,12 +42,13 @@ export const CALIBRATION_ASK = 18;
  */
 export const EF_LADDER = [48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096] as const;
 /**
- * Bytes of codes a scan reads per ms at best on one core, about twice what AVX-512 reached here (9.6 MB in 0.5 ms):
- * a graph whose searches take less than its codes would at this pace is not measured against a scan, whose codes
- * would be made (about 4 µs a vector, and an eighth of the vectors' memory while measured) for nothing. Clustered
- * 50,000 x 384 (0.1 ms a search against 0.24) is not; uniform noise (8 ms) and graphs of a few thousand vectors are.
+ * Bytes of signs a scan's first pass reads per ms at best on one core, about twice what AVX-512 reached here (2.4 MB
+ * at 50,000 x 384 in 0.5 ms: the pass is bound by its arithmetic, not by memory): a graph whose searches take less
+ * than that pass would at this pace is not measured against a scan, whose rows would be made (about 4 µs a vector,
+ * and a sixth of the vectors' memory while measured) for nothing. Clustered 50,000 x 384 (0.1 ms a search against
+ * 0.24) is not; uniform noise (8 ms) and graphs of a few thousand vectors are.
  */
-export const SCAN_BYTES_PER_MS = 40_000_000;
+export const SCAN_BYTES_PER_MS = 10_000_000;
 /** The candidates a quantized scan re-ranks exactly for CALIBRATION_ASK neighbours asked: 2 to 32 each. */
 export const SCAN_LADDER = [36, 72, 144, 288, 576] as const;
 const SAMPLE = 32;
@@ -74,11 +75,14 @@ export interface CalibrationTarget {
   readonly scan?: ScanTarget;
 }
 
-/** A search by a scan of every vector's 4-bit codes and an exact re-rank of the best of them. */
+/**
+ * A search by a scan of every vector's quantized forms (a shortlist by sign bits, then the best by 4-bit codes) and
+ * an exact re-rank of the best of them.
+ */
 export interface ScanTarget {
-  /** Bytes of codes one scan reads: half a byte per component of every stored vector. */
+  /** Bytes of signs one scan reads: 8 per 64 components of every stored vector. */
   readonly bytes: number;
-  /** Makes the codes of every stored vector, awaiting `pause` between chunks. */
+  /** Makes the quantized forms of every stored vector, awaiting `pause` between chunks. */
   prepare(pause: () => Promise<void>): Promise<void>;
   /** Labels of the `k` nearest stored vectors, nearest first, re-ranking the scan's best `candidates`. */
   nearest(query: number[], k: number, candidates: number): number[];

@@ -25,9 +25,9 @@
  * is never returned). Inserts take fresh slots, doubling the capacity when full (resizeIndex), until freed slots reach
  * 25% of the used ones; from then on inserts take over freed slots (allowReplaceDeleted), which is slower but bounds
  * memory under churn. Selective filters fall back to an exact scan of the allowed set, where graph search would visit
- * most of the graph. Where calibration finds that a scan of 4-bit codes of every vector with an exact re-rank
- * (quantized/scan.ts) reaches the graph's recall in less time, as on uniform noise, that scan answers searches (a
- * filter's among the rows it lets through), its codes kept with every change. `save` writes hnswlib's graph to a file
+ * most of the graph. Where calibration finds that a scan of quantized forms of every vector (sign bits, then 4-bit
+ * codes) with an exact re-rank (quantized/scan.ts) reaches the graph's recall in less time, as on uniform noise, that
+ * scan answers searches (a filter's among the rows it lets through), its rows kept with every change. `save` writes hnswlib's graph to a file
  * (on the libuv thread pool) and returns the rest of the state (id of each label, slot accounting); `load` reads both
  * back. While a save runs, changes are held; after it they are applied a chunk at a time (`drainHeld`), searches
  * scoring the rest exactly. A thread that answers searches between its inserts holds every change (`hold`) and applies
@@ -135,7 +135,7 @@ export class HnswIndex implements VectorIndex {
   /** The ef a search asking CALIBRATION_ASK neighbours needs, once `calibrate` has measured it. */
   private calibratedEf: number | undefined;
   /**
-   * The quantized scan (4-bit codes of every vector in the graph), kept while `calibrate` found that it answers
+   * The quantized scan (sign bits and 4-bit codes of every vector in the graph), kept while `calibrate` found that it answers
    * searches faster than the graph at the recall it reaches; `scanCandidates` are re-ranked for CALIBRATION_ASK.
    */
   private scan: QuantizedScan | undefined;
@@ -231,7 +231,7 @@ export class HnswIndex implements VectorIndex {
     return { label, reuse };
   }
 
-  /** Files `id` under `label`, now in the graph (and its codes, while a scan serves searches). */
+  /** Files `id` under `label`, now in the graph (and its quantized rows, while a scan serves searches). */
   private readonly inserted = (id: string, label: number): void => {
     this.labelOf.set(id, label);
     this.idOf.set(label, id);
@@ -504,7 +504,7 @@ export class HnswIndex implements VectorIndex {
     return this.scan !== undefined;
   }
 
-  /** What calibration measures of `scan`: its codes made of every vector in the graph, then its searches. */
+  /** What calibration measures of `scan`: its rows made of every vector in the graph, then its searches. */
   private scanTarget(scan: QuantizedScan): ScanTarget {
     return {
       bytes: scan.bytesFor(this.labelOf.size),

@@ -52,8 +52,9 @@ export interface IndexStatus {
   /** An HNSW graph's query-time ef for k = 10, once calibrated on its data (from 1,000 vectors). */
   ef_search?: number;
   /**
-   * How an HNSW index answers searches, once calibrated: by its graph, or by a scan of 4-bit codes of its
-   * vectors with an exact re-rank, where that is faster at the recall (data without neighbourhoods).
+   * How an HNSW index answers searches, once calibrated: by its graph, or by a scan of quantized forms of its
+   * vectors (sign bits, then 4-bit codes) with an exact re-rank, where that is faster at the recall (data without
+   * neighbourhoods).
    */
   vector_search?: 'graph' | 'quantized_scan';
   note?: string;

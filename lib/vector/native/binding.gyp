@@ -3,7 +3,7 @@
 # tests __AVX__ and __AVX512F__), and the package's build has SSE only. bin/build-native.js builds this on x64
 # Linux and copies the two addons to build/Release; hnswlib-build.ts loads one only where the CPU runs it. The source
 # compiled is hnswlib-parallel.cc, which includes the package's addon.cc whole and adds addPointsParallel and
-# searchQuantized to it (the AVX-512 build adds BW, for the byte arithmetic of searchQuantized's 4-bit scan).
+# searchQuantized to it (the AVX-512 build adds BW, for the byte arithmetic of searchQuantized's scan).
 {
   "variables": {
     "hnswlib_src": "<!(node -p \"require('path').relative('.', require('path').join(require('path').dirname(require.resolve('hnswlib-node/package.json')), 'src'))\")"

@@ -15,7 +15,7 @@
  *
  * Those two builds also insert a run of vectors from several threads at
  * once (hnswlib-parallel.cc, `addPointsParallel`), and answer a search by
- * a scan of 4-bit codes (`searchQuantized`); the package's build inserts one
+ * a scan of quantized vectors (`searchQuantized`); the package's build inserts one
  * at a time and has no such scan.
  *
  * EDDYDB_HNSWLIB_BUILD=package keeps the package's build (to compare, or
@@ -27,6 +27,7 @@ import { createRequire } from 'node:module';
 import { isMainThread } from 'node:worker_threads';
 import type * as HnswlibNode from 'hnswlib-node';
 import { builtAddonFile } from './built-addon.js';
+import type { RowsView } from '../quantized/rows.js';
 
 export type Hnswlib = typeof HnswlibNode;
 
@@ -116,18 +117,17 @@ export type AddPointsParallel = (
 /** The build's parallel insert, where it has one. */
 export const addPointsParallel: AddPointsParallel | undefined = ownFunctions.addPointsParallel;
 /**
- * A search by a scan of 4-bit codes and an exact re-rank of the best `candidates` (hnswlib-parallel.cc, in the AVX2
- * and AVX-512 builds; quantized/rows.ts keeps the codes): writes the nearest labels and hnswlib's distances to them,
- * nearest first, and answers how many it wrote (at most `outLabels.length`). With `allowed` (a byte per row, from
- * QuantizedRows.allowing), only rows whose byte is not 0 are candidates.
+ * A search by a scan of quantized rows (hnswlib-parallel.cc, in the AVX2 and AVX-512 builds; quantized/rows.ts
+ * keeps them, `rows` is its view()): the best `shortlist` rows by their sign bits (every row when 0), the best
+ * `candidates` of those by their 4-bit codes, and these re-ranked exactly; writes the nearest labels and hnswlib's
+ * distances to them, nearest first, and answers how many it wrote (at most `outLabels.length`). With `allowed` (a
+ * byte per row, from QuantizedRows.allowing), only rows whose byte is not 0 are candidates.
  */
 export type SearchQuantized = (
   index: InstanceType<Hnswlib['HierarchicalNSW']>,
-  codes: Uint8Array,
-  scales: Float32Array,
-  biases: Float32Array,
-  labels: Uint32Array,
+  rows: RowsView,
   query: Float32Array,
+  shortlist: number,
   candidates: number,
   outLabels: Uint32Array,
   outDistances: Float32Array,

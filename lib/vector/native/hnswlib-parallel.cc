@@ -1,6 +1,6 @@
 // hnswlib-node's addon (src/addon.cc, included whole) with two functions more: addPointsParallel, which inserts a run
 // of vectors into a graph from several threads at once, and searchQuantized, which answers a search by a scan of
-// 4-bit codes of the graph's vectors and an exact re-rank of the best of them. hnswlib's graph takes concurrent
+// quantized forms of the graph's vectors (sign bits, then 4-bit codes) and an exact re-rank of the best of them. hnswlib's graph takes concurrent
 // inserts (a lock per node's links, one for the entry point, one for the label table); its own Python bindings insert
 // a batch this way. The package's module registration is left out and made again below, with the functions added to
 // its exports.
@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <string>
@@ -178,113 +179,269 @@ __attribute__((noinline)) int32_t DotNibbles(const uint8_t* row, const int8_t* l
 }
 
 /**
- * searchQuantized(index, codes, scales, biases, labels, query, candidates, outLabels, outDistances[, allowed]): the
- * outLabels.length nearest of `query` among rows of 4-bit codes (quantized/rows.ts), by hnswlib's own distance;
- * with `allowed` (a Uint8Array with a byte per row), among the rows whose byte is not 0.
- * Row r holds codes[r·half .. r·half + half), half = ceil(dim / 2) bytes of the vector stored under labels[r] in the
- * graph (DotNibbles says how, each code stored + 8); biases[r] is -Infinity for a free row. The query is normalized
- * as searchKnn does for cosine, quantized to int8 by its largest component, and each live row estimated as
- * scale(query)·scales[r]·(codes · query codes) + biases[r], higher nearer: the
- * caller sets scales and biases so that the estimate orders rows as the graph's distance does. The `candidates` best
- * estimates are scored exactly against the graph's stored vectors (fstdistfunc_: what searchKnn answers) and the
- * nearest written out, nearest first. Returns how many were written. Throws for arguments it cannot take.
+ * The sum over a row of sign bits of (bit ? plus : minus), where bit j of the row's 64-bit words (little-endian bytes)
+ * is component j's, and plus[j] = 128 + q[j], minus[j] = 128 - q[j] for the query's int8 codes q (128 past the last
+ * component): 128 · 64 · words + Σ ±q[j], the signs' dot product with the query offset by a constant. Unsigned bytes
+ * are what psadbw sums eight at a time.
+ */
+__attribute__((noinline)) int32_t DotSigns(const uint8_t* row, const uint8_t* plus, const uint8_t* minus,
+                                           size_t words) {
+  int32_t sum = 0;
+#if defined(__AVX512BW__)
+  const __m512i zero = _mm512_setzero_si512();
+  __m512i acc = _mm512_setzero_si512();
+  for (size_t w = 0; w < words; w++) {
+    uint64_t bits;
+    std::memcpy(&bits, row + 8 * w, 8);
+    const __m512i chosen = _mm512_mask_blend_epi8(bits, _mm512_loadu_si512(minus + 64 * w),
+                                                  _mm512_loadu_si512(plus + 64 * w));
+    acc = _mm512_add_epi64(acc, _mm512_sad_epu8(chosen, zero));
+  }
+  sum = static_cast<int32_t>(_mm512_reduce_add_epi64(acc));
+#elif defined(__AVX2__)
+  // Each byte of a 32-bit half spread over eight bytes of a lane, each then tested for its own bit.
+  const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3,
+                                          3, 3, 3, 3, 3, 3, 3);
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ULL));
+  const __m256i zero = _mm256_setzero_si256();
+  __m256i acc = _mm256_setzero_si256();
+  for (size_t h = 0; h < 2 * words; h++) {
+    uint32_t bits;
+    std::memcpy(&bits, row + 4 * h, 4);
+    const __m256i bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int32_t>(bits)), spread);
+    const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
+    const __m256i chosen =
+        _mm256_blendv_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(minus + 32 * h)),
+                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(plus + 32 * h)), set);
+    acc = _mm256_add_epi64(acc, _mm256_sad_epu8(chosen, zero));
+  }
+  alignas(32) int64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc);
+  for (int64_t lane : lanes) sum += static_cast<int32_t>(lane);
+#else
+  for (size_t j = 0; j < 64 * words; j++) sum += (row[j / 8] >> (j % 8)) & 1 ? plus[j] : minus[j];
+#endif
+  return sum;
+}
+
+/** Typed-array members of searchQuantized's `rows`, or a reason it cannot take them. */
+struct Rows {
+  const uint8_t* codes = nullptr;
+  const float* scales = nullptr;
+  const float* biases = nullptr;
+  const uint32_t* labels = nullptr;
+  const uint8_t* signs = nullptr;
+  const float* signScales = nullptr;
+  size_t count = 0;
+  std::string refused;
+};
+
+/** Reads rows[name], a typed array of `perRow` elements a row, into `out`; else says why in `refused`. */
+template <typename T>
+bool Member(const Napi::Object& rows, const char* name, napi_typedarray_type type, const char* typeName,
+            size_t perRow, size_t count, const T** out, std::string& refused) {
+  const Napi::Value value = rows.Get(name);
+  if (!IsTyped(value, type)) {
+    refused = std::string("rows.") + name + " must be a " + typeName;
+    return false;
+  }
+  Napi::TypedArrayOf<T> array = value.As<Napi::TypedArrayOf<T>>();
+  if (array.ElementLength() != perRow * count) {
+    refused = std::string("rows.") + name + " must hold " + std::to_string(perRow) + " per row of rows.labels";
+    return false;
+  }
+  *out = array.Data();
+  return true;
+}
+
+/** The arrays of searchQuantized's `rows` (quantized/rows.ts view()), each checked for its type and length. */
+Rows RowsOf(const Napi::Value& value, size_t half, size_t signBytes) {
+  Rows rows;
+  if (!value.IsObject()) {
+    rows.refused = "rows must be an object";
+    return rows;
+  }
+  const Napi::Object object = value.As<Napi::Object>();
+  const Napi::Value labels = object.Get("labels");
+  if (!IsTyped(labels, napi_uint32_array)) {
+    rows.refused = "rows.labels must be a Uint32Array";
+    return rows;
+  }
+  rows.count = labels.As<Napi::Uint32Array>().ElementLength();
+  rows.labels = labels.As<Napi::Uint32Array>().Data();
+  std::string& refused = rows.refused;
+  const size_t n = rows.count;
+  Member(object, "codes", napi_uint8_array, "Uint8Array", half, n, &rows.codes, refused) &&
+      Member(object, "scales", napi_float32_array, "Float32Array", 1, n, &rows.scales, refused) &&
+      Member(object, "biases", napi_float32_array, "Float32Array", 1, n, &rows.biases, refused) &&
+      Member(object, "signs", napi_uint8_array, "Uint8Array", signBytes, n, &rows.signs, refused) &&
+      Member(object, "signScales", napi_float32_array, "Float32Array", 1, n, &rows.signScales, refused);
+  return rows;
+}
+
+/** The best `size` (estimate, row) pairs offered, in a heap whose top is the worst kept. */
+class Best {
+ public:
+  using Estimate = std::pair<float, uint32_t>;
+  explicit Best(size_t size) : size_(size) { kept_.reserve(size + 1); }
+  void Offer(float estimate, uint32_t row) {
+    if (kept_.size() < size_) {
+      kept_.emplace_back(estimate, row);
+      std::push_heap(kept_.begin(), kept_.end(), Worse);
+    } else if (estimate > kept_.front().first) {
+      std::pop_heap(kept_.begin(), kept_.end(), Worse);
+      kept_.back() = Estimate(estimate, row);
+      std::push_heap(kept_.begin(), kept_.end(), Worse);
+    }
+  }
+  const std::vector<Estimate>& Kept() const { return kept_; }
+
+ private:
+  static bool Worse(const Estimate& a, const Estimate& b) { return a.first > b.first; }
+  size_t size_;
+  std::vector<Estimate> kept_;
+};
+
+/** Histogram bins BestRows sorts estimates into. */
+constexpr size_t SHORTLIST_BINS = 4096;
+
+/**
+ * The rows, in order, of at least the `size` highest estimates (-Infinity and NaN: none), and of any estimate in the
+ * same histogram bin as the lowest of those. Two passes over the estimates instead of a heap of `size`: a heap of a
+ * thousand rows fed 50,000 estimates took longer than computing them.
+ */
+std::vector<uint32_t> BestRows(const std::vector<float>& estimates, size_t size) {
+  float lowest = INFINITY, highest = -INFINITY;
+  for (float e : estimates) {
+    if (!(e > -INFINITY)) continue;
+    lowest = std::min(lowest, e);
+    highest = std::max(highest, e);
+  }
+  std::vector<uint32_t> rows;
+  if (!(lowest <= highest)) return rows;
+  const float perBin = static_cast<float>(SHORTLIST_BINS) / (highest - lowest);
+  const auto binOf = [&](float e) {
+    const float bin = (e - lowest) * perBin;
+    return bin < SHORTLIST_BINS - 1 ? static_cast<size_t>(bin) : SHORTLIST_BINS - 1;
+  };
+  std::vector<uint32_t> counts(SHORTLIST_BINS, 0);
+  for (float e : estimates)
+    if (e > -INFINITY) counts[binOf(e)]++;
+  size_t lowestBin = SHORTLIST_BINS;
+  for (size_t kept = 0; lowestBin > 0 && kept < size;) kept += counts[--lowestBin];
+  rows.reserve(size);
+  for (size_t r = 0; r < estimates.size(); r++)
+    if (estimates[r] > -INFINITY && binOf(estimates[r]) >= lowestBin) rows.push_back(static_cast<uint32_t>(r));
+  return rows;
+}
+
+/**
+ * searchQuantized(index, rows, query, shortlist, candidates, outLabels, outDistances[, allowed]): the
+ * outLabels.length nearest of `query` among the rows of quantized/rows.ts, by hnswlib's own distance; with `allowed`
+ * (a Uint8Array with a byte per row), among the rows whose byte is not 0. `rows` holds, for row r, the vector stored
+ * under labels[r] in the graph as 4-bit codes (codes[r·half ..], half = ceil(dim / 2) bytes; DotNibbles says how,
+ * each code stored + 8) with scales[r], and as sign bits about a centre (signs[r·signBytes ..], signBytes = 8 per 64
+ * components; DotSigns says how) with signScales[r]; biases[r] is -Infinity for a free row.
+ * The query is normalized as searchKnn does for cosine and quantized to int8 by its largest component. Three passes,
+ * each estimate higher nearer (the caller sets scales and biases so that they order rows as the graph's distance
+ * does): every live row's signs, scale(query)·signScales[r]·(signs · query codes) + biases[r], keeping the best
+ * `shortlist` (every row when shortlist is 0 or not fewer than the rows); their codes,
+ * scale(query)·scales[r]·(codes · query codes) + biases[r], keeping the best `candidates`; and these scored exactly
+ * against the graph's stored vectors (fstdistfunc_: what searchKnn answers), the nearest written out, nearest first.
+ * Returns how many were written. Throws for arguments it cannot take.
  */
 Napi::Value SearchQuantized(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() != 9 && info.Length() != 10)
+  if (info.Length() != 7 && info.Length() != 8)
     return Fail(env,
-                "searchQuantized takes (index, codes, scales, biases, labels, query, candidates, outLabels, "
-                "outDistances[, allowed])");
-  if (!info[0].IsObject()) return Fail(env, "searchQuantized: the index must be a HierarchicalNSW");
-  if (!IsTyped(info[1], napi_uint8_array)) return Fail(env, "searchQuantized: codes must be a Uint8Array");
-  if (!IsTyped(info[2], napi_float32_array) || !IsTyped(info[3], napi_float32_array))
-    return Fail(env, "searchQuantized: scales and biases must be Float32Arrays");
-  if (!IsTyped(info[4], napi_uint32_array)) return Fail(env, "searchQuantized: labels must be a Uint32Array");
-  if (!IsTyped(info[5], napi_float32_array)) return Fail(env, "searchQuantized: the query must be a Float32Array");
-  if (!info[6].IsNumber()) return Fail(env, "searchQuantized: candidates must be a number");
-  if (!IsTyped(info[7], napi_uint32_array) || !IsTyped(info[8], napi_float32_array))
-    return Fail(env, "searchQuantized: outLabels must be a Uint32Array and outDistances a Float32Array");
-  const bool filtered = info.Length() == 10 && !info[9].IsUndefined();
-  if (filtered && !IsTyped(info[9], napi_uint8_array))
-    return Fail(env, "searchQuantized: allowed must be a Uint8Array");
-
+                "searchQuantized takes (index, rows, query, shortlist, candidates, outLabels, outDistances[, "
+                "allowed])");
   HierarchicalNSW* wrap = GraphOf(env, info[0], "searchQuantized");
   if (wrap == nullptr) return env.Null();
   hnswlib::HierarchicalNSW<float>* index = wrap->index_;
   const size_t dim = wrap->dim_;
   const size_t half = (dim + 1) / 2;
-
-  Napi::Uint8Array codesArray = info[1].As<Napi::Uint8Array>();
-  Napi::Float32Array scalesArray = info[2].As<Napi::Float32Array>();
-  Napi::Float32Array biasesArray = info[3].As<Napi::Float32Array>();
-  Napi::Uint32Array labelsArray = info[4].As<Napi::Uint32Array>();
-  Napi::Float32Array queryArray = info[5].As<Napi::Float32Array>();
-  Napi::Uint32Array outLabels = info[7].As<Napi::Uint32Array>();
-  Napi::Float32Array outDistances = info[8].As<Napi::Float32Array>();
-  const size_t rows = labelsArray.ElementLength();
-  if (codesArray.ElementLength() != rows * half || scalesArray.ElementLength() != rows ||
-      biasesArray.ElementLength() != rows)
-    return Fail(env, "searchQuantized: codes, scales and biases must hold labels.length rows of " +
-                         std::to_string(half) + " bytes of codes");
-  if (filtered && info[9].As<Napi::Uint8Array>().ElementLength() != rows)
+  const size_t words = (dim + 63) / 64;
+  const Rows rows = RowsOf(info[1], half, 8 * words);
+  if (!rows.refused.empty()) return Fail(env, "searchQuantized: " + rows.refused);
+  if (!IsTyped(info[2], napi_float32_array)) return Fail(env, "searchQuantized: the query must be a Float32Array");
+  if (!info[3].IsNumber() || !info[4].IsNumber())
+    return Fail(env, "searchQuantized: shortlist and candidates must be numbers");
+  if (!IsTyped(info[5], napi_uint32_array) || !IsTyped(info[6], napi_float32_array))
+    return Fail(env, "searchQuantized: outLabels must be a Uint32Array and outDistances a Float32Array");
+  const bool filtered = info.Length() == 8 && !info[7].IsUndefined();
+  if (filtered && !IsTyped(info[7], napi_uint8_array))
+    return Fail(env, "searchQuantized: allowed must be a Uint8Array");
+  if (filtered && info[7].As<Napi::Uint8Array>().ElementLength() != rows.count)
     return Fail(env, "searchQuantized: allowed must hold a byte per row");
+  Napi::Float32Array queryArray = info[2].As<Napi::Float32Array>();
   if (queryArray.ElementLength() != dim)
     return Fail(env, "searchQuantized: the query must have " + std::to_string(dim) + " numbers");
+  Napi::Uint32Array outLabels = info[5].As<Napi::Uint32Array>();
+  Napi::Float32Array outDistances = info[6].As<Napi::Float32Array>();
   const size_t k = outLabels.ElementLength();
   if (outDistances.ElementLength() != k)
     return Fail(env, "searchQuantized: outLabels and outDistances must be as long as each other");
-  const double askedCandidates = info[6].As<Napi::Number>().DoubleValue();
+  const double askedShortlist = info[3].As<Napi::Number>().DoubleValue();
+  const double askedCandidates = info[4].As<Napi::Number>().DoubleValue();
+  if (!(askedShortlist >= 0)) return Fail(env, "searchQuantized: shortlist must be 0 or more");
   if (!(askedCandidates >= 1)) return Fail(env, "searchQuantized: candidates must be at least 1");
-  const size_t candidates = static_cast<size_t>(std::min<double>(askedCandidates, static_cast<double>(rows)));
+  const auto atMostRows = [&](double asked) { return static_cast<size_t>(std::min<double>(asked, rows.count)); };
+  const size_t shortlist = askedShortlist == 0 ? rows.count : atMostRows(askedShortlist);
+  const size_t candidates = atMostRows(askedCandidates);
 
-  // The query as the graph compares it (normalized for cosine), then its codes.
+  // The query as the graph compares it (normalized for cosine), then its codes: the low nibbles' components, then
+  // the high ones' (a last one of an odd dim pairs with a 0), and each offset both ways for the signs.
   std::vector<float> query(queryArray.Data(), queryArray.Data() + dim);
   if (wrap->normalize_) normalizePoint(query);
   float largest = 0;
   for (float x : query) largest = std::max(largest, std::fabs(x));
   const float queryScale = largest > 0 ? largest / 127.0f : 1.0f;
-  // The low nibbles' components, then the high ones' (a last one of an odd dim pairs with a 0).
   std::vector<int8_t> queryCodes(2 * half, 0);
+  std::vector<uint8_t> plus(64 * words, 128), minus(64 * words, 128);
   int32_t querySum = 0;
   for (size_t i = 0; i < dim; i++) {
-    queryCodes[i] = static_cast<int8_t>(std::lrintf(query[i] / queryScale));
-    querySum += queryCodes[i];
+    const int8_t code = static_cast<int8_t>(std::lrintf(query[i] / queryScale));
+    queryCodes[i] = code;
+    plus[i] = static_cast<uint8_t>(128 + code);
+    minus[i] = static_cast<uint8_t>(128 - code);
+    querySum += code;
   }
   const int8_t* low = queryCodes.data();
   const int8_t* high = low + half;
+  const int32_t signsOffset = static_cast<int32_t>(128 * 64 * words);
+  const uint8_t* allowed = filtered ? info[7].As<Napi::Uint8Array>().Data() : nullptr;
+  const auto live = [&](size_t r) { return rows.biases[r] > -INFINITY && (allowed == nullptr || allowed[r] != 0); };
 
-  // The best `candidates` estimates, in a heap whose top is the worst kept.
-  const uint8_t* codes = codesArray.Data();
-  const float* scales = scalesArray.Data();
-  const float* biases = biasesArray.Data();
-  const uint32_t* labels = labelsArray.Data();
-  const uint8_t* allowed = filtered ? info[9].As<Napi::Uint8Array>().Data() : nullptr;
-  using Estimate = std::pair<float, uint32_t>;
-  std::vector<Estimate> best;
-  best.reserve(candidates + 1);
-  auto worse = [](const Estimate& a, const Estimate& b) { return a.first > b.first; };
-  for (size_t r = 0; r < rows; r++) {
-    const float bias = biases[r];
-    if (!(bias > -INFINITY) || (allowed != nullptr && allowed[r] == 0)) continue;
-    const int32_t dot = DotNibbles(codes + r * half, low, high, half) - 8 * querySum;
-    const float estimate = queryScale * scales[r] * static_cast<float>(dot) + bias;
-    if (best.size() < candidates) {
-      best.emplace_back(estimate, static_cast<uint32_t>(r));
-      std::push_heap(best.begin(), best.end(), worse);
-    } else if (estimate > best.front().first) {
-      std::pop_heap(best.begin(), best.end(), worse);
-      best.back() = Estimate(estimate, static_cast<uint32_t>(r));
-      std::push_heap(best.begin(), best.end(), worse);
+  // The shortlist by the signs, in row order (the codes are then read forward), or every live row.
+  std::vector<uint32_t> listed;
+  if (shortlist < rows.count) {
+    std::vector<float> estimates(rows.count, -INFINITY);
+    for (size_t r = 0; r < rows.count; r++) {
+      if (!live(r)) continue;
+      const int32_t dot = DotSigns(rows.signs + r * 8 * words, plus.data(), minus.data(), words) - signsOffset;
+      estimates[r] = queryScale * rows.signScales[r] * static_cast<float>(dot) + rows.biases[r];
     }
+    listed = BestRows(estimates, shortlist);
+  } else {
+    for (size_t r = 0; r < rows.count; r++)
+      if (live(r)) listed.push_back(static_cast<uint32_t>(r));
+  }
+
+  // The best `candidates` of those by their codes.
+  Best best(candidates);
+  for (const uint32_t r : listed) {
+    const int32_t dot = DotNibbles(rows.codes + r * half, low, high, half) - 8 * querySum;
+    best.Offer(queryScale * rows.scales[r] * static_cast<float>(dot) + rows.biases[r], r);
   }
 
   // Their exact distances, from the graph's stored vectors; the k nearest, nearest first.
   std::vector<std::pair<float, uint32_t>> scored;
-  scored.reserve(best.size());
+  scored.reserve(best.Kept().size());
   {
     std::unique_lock<std::mutex> lock(index->label_lookup_lock);
-    for (const Estimate& estimate : best) {
-      const uint32_t label = labels[estimate.second];
+    for (const Best::Estimate& estimate : best.Kept()) {
+      const uint32_t label = rows.labels[estimate.second];
       auto found = index->label_lookup_.find(label);
       if (found == index->label_lookup_.end() || index->isMarkedDeleted(found->second)) continue;
       const float distance =

@@ -1,13 +1,21 @@
 /**
- * 4-bit codes of a graph's vectors (quantized/rows.ts): each component
- * within half a step of the vector, every vector using the whole -7..7
- * range, the nibble layout the native scan reads (component j low, j + half
- * high, stored + 8), the scale and bias that make a row's estimate order
- * rows as each metric does, and the rows' bookkeeping (replace, free,
+ * Quantized forms of a graph's vectors (quantized/rows.ts): 4-bit codes,
+ * each component within half a step of the vector, every vector using the
+ * whole -7..7 range, the nibble layout the native scan reads (component j
+ * low, j + half high, stored + 8); sign bits about a centre in whole 64-bit
+ * words with their scale; the scale and bias that make a row's estimate
+ * order rows as each metric does; and the rows' bookkeeping (replace, free,
  * reuse, growth).
  */
 import { expect } from 'chai';
-import { CODE_MAX, QuantizedRows, quantizeInto, rowBytes } from '../../../lib/vector/quantized/rows.js';
+import {
+  CODE_MAX,
+  QuantizedRows,
+  quantizeInto,
+  rowBytes,
+  signBytes,
+  signsInto,
+} from '../../../lib/vector/quantized/rows.js';
 import { mulberry32 } from '../../helpers/seeded-random.js';
 
 const D = 8;
@@ -32,7 +40,7 @@ function rowOf(rows: QuantizedRows, label: number) {
   };
 }
 
-describe('vector/quantized/rows: 4-bit codes of stored vectors', () => {
+describe('vector/quantized/rows: quantized forms of stored vectors', () => {
   it('keeps each component within half a step, its largest at ±7, in rows of half a byte per component', () => {
     const u = mulberry32(3);
     for (const dimensions of [384, 7, 1]) {
@@ -96,6 +104,37 @@ describe('vector/quantized/rows: 4-bit codes of stored vectors', () => {
     }
   });
 
+  it('sets bit j of a row when component j is above 0, in whole 64-bit words, with the mean magnitude', () => {
+    expect([1, 64, 65, 384].map(signBytes)).to.deep.equal([8, 8, 16, 48]);
+    const vector = Array.from({ length: 70 }, (_, j) => (j % 3 === 0 ? 1 : -1));
+    const signs = new Uint8Array(2 + signBytes(70)).fill(0xff);
+    const distance = signsInto(vector, signs, 1);
+    expect(distance).to.equal(1);
+    for (let j = 0; j < 128; j++)
+      expect((signs[1 + (j >> 3)]! >> (j & 7)) & 1, `bit ${j}`).to.equal(j < 70 && j % 3 === 0 ? 1 : 0);
+    expect([signs[0], signs[1 + signBytes(70)]], 'nothing written outside the row').to.deep.equal([0xff, 0xff]);
+  });
+
+  it('takes codes and signs of the offset from the centre given while it holds no row, the bias of the vector', () => {
+    for (const metric of ['cosine', 'euclidean'] as const) {
+      const rows = new QuantizedRows(4, metric);
+      rows.centreOn([1, 1, 1, 1]);
+      // Offset [2, -1, 1, 0]: codes in steps of 2/7, signs of components 0 and 2.
+      rows.set(5, [3, 0, 2, 1]);
+      const view = rows.view();
+      const twice = metric === 'euclidean' ? 2 : 1;
+      expect(view.signs[0]).to.equal(0b0101);
+      expect(view.signScales[0]).to.be.closeTo(twice * ((2 + 1 + 1 + 0) / 4), 1e-7);
+      expect(view.scales[0]).to.be.closeTo((twice * 2) / 7, 1e-7);
+      expect([view.codes[0]! & 0x0f, view.codes[1]! & 0x0f].map((c) => c - 8)).to.deep.equal([7, -3]);
+      expect(view.biases[0]).to.equal(metric === 'euclidean' ? -(9 + 0 + 4 + 1) : 0);
+      expect(() => rows.centreOn([0, 0, 0, 0])).to.throw(/while they hold none/);
+      rows.delete(5);
+      rows.centreOn([0, 0, 0, 0]);
+      expect(() => rows.centreOn([0, 0])).to.throw(/4 components/);
+    }
+  });
+
   it('replaces a label in its row, frees a deleted one and reuses it', () => {
     const rows = new QuantizedRows(D, 'cosine');
     rows.set(1, [1, 0, 0, 0, 0, 0, 0, 0]);
@@ -133,9 +172,11 @@ describe('vector/quantized/rows: 4-bit codes of stored vectors', () => {
     const view = rows.view();
     expect(view.labels.length).to.equal(n);
     expect(view.codes.length).to.equal(n * rowBytes(D));
+    expect(view.signs.length).to.equal(n * signBytes(D));
+    expect(view.signs[1234 * signBytes(D)], 'first component above the centre, last below').to.equal(1);
     expect([...view.labels]).to.deep.equal(Array.from({ length: n }, (_, i) => i));
     expect(rowOf(rows, 1234).codes).to.deep.equal([7, 0, 0, 0, 0, 0, 0, -7]);
     expect(rowOf(rows, 1234).scale).to.be.closeTo(1235 / 7, 1e-3);
-    expect(rows.bytes).to.be.at.least(n * (rowBytes(D) + 12));
+    expect(rows.bytes).to.be.at.least(n * (rowBytes(D) + signBytes(D) + 16));
   });
 });

@@ -1,12 +1,14 @@
 /**
- * The native quantized scan of 4-bit codes (searchQuantized in
- * native/hnswlib-parallel.cc, over quantized/rows.ts), in every build this
- * CPU runs (AVX-512 and AVX2 have their own kernels) and at an odd
- * dimension as well as an even one: with every row a candidate it answers
- * what an exact scan answers, by hnswlib's own distances; with a few
- * candidates per neighbour it still finds nearly all of them; free rows and
- * labels the graph has deleted are never answered; and it refuses arguments
- * it cannot take.
+ * The native quantized scan (searchQuantized in native/hnswlib-parallel.cc,
+ * over quantized/rows.ts: a shortlist by sign bits, candidates by 4-bit
+ * codes, an exact re-rank), in every build this CPU runs (AVX-512 and AVX2
+ * have their own kernels) and at dimensions that fill their words and
+ * nibbles and that do not: with every row a candidate it answers what an
+ * exact scan answers, by hnswlib's own distances; its shortlist is the best
+ * rows by the signs' estimate; with a few candidates per neighbour, from a
+ * shortlist, it still finds nearly all of them; free rows and labels the
+ * graph has deleted are never answered; and it refuses arguments it cannot
+ * take.
  */
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
@@ -17,7 +19,7 @@ import {
   type Hnswlib,
   type SearchQuantized,
 } from '../../../lib/vector/native/hnswlib-build.js';
-import { QuantizedRows } from '../../../lib/vector/quantized/rows.js';
+import { QuantizedRows, signBytes } from '../../../lib/vector/quantized/rows.js';
 import { BruteForceIndex, METRICS, type Metric } from '../../../lib/vector/index.js';
 import { randomVectors } from '../../helpers/seeded-random.js';
 
@@ -44,17 +46,22 @@ function graphOf(build: Build, metric: Metric, data: number[][]) {
   return { build, native, rows };
 }
 
-function scan(graph: ReturnType<typeof graphOf>, query: number[], k: number, candidates: number, allowed?: Uint8Array) {
-  const view = graph.rows.view();
+/** A search of `graph`'s rows; `shortlist` 0 (every row) unless given. */
+function scan(
+  graph: ReturnType<typeof graphOf>,
+  query: number[],
+  k: number,
+  candidates: number,
+  allowed?: Uint8Array,
+  shortlist = 0,
+) {
   const labels = new Uint32Array(k);
   const distances = new Float32Array(k);
   const found = graph.build.searchQuantized(
     graph.native,
-    view.codes,
-    view.scales,
-    view.biases,
-    view.labels,
+    graph.rows.view(),
     Float32Array.from(query),
+    shortlist,
     candidates,
     labels,
     distances,
@@ -63,12 +70,34 @@ function scan(graph: ReturnType<typeof graphOf>, query: number[], k: number, can
   return { labels: [...labels.subarray(0, found)], distances: [...distances.subarray(0, found)] };
 }
 
+/**
+ * The labels of the `size` best rows by the signs' estimate, computed here as the header of rows.ts says (the query
+ * normalized for cosine and quantized to int8 as the native scan does).
+ */
+function signShortlist(graph: ReturnType<typeof graphOf>, metric: Metric, query: number[], size: number): number[] {
+  const length = Math.hypot(...query);
+  const q = metric === 'cosine' ? query.map((x) => x / length) : query;
+  const scale = Math.max(...q.map(Math.abs)) / 127;
+  const codes = q.map((x) => Math.round(Math.fround(x / scale)));
+  const view = graph.rows.view();
+  const bytes = signBytes(q.length);
+  const estimates = [...view.labels].map((label, r) => {
+    let dot = 0;
+    codes.forEach((c, i) => (dot += view.signs[r * bytes + (i >> 3)]! & (1 << (i & 7)) ? c : -c));
+    return { label, estimate: scale * view.signScales[r]! * dot + view.biases[r]! };
+  });
+  return estimates
+    .sort((a, b) => b.estimate - a.estimate)
+    .slice(0, size)
+    .map((e) => e.label);
+}
+
 for (const { name, build } of builds) {
-  describe(`vector/quantized search (native scan of 4-bit codes, ${name} build)`, () => {
+  describe(`vector/quantized search (native scan of signs and 4-bit codes, ${name} build)`, () => {
     for (const [metric, D] of METRICS.flatMap(
       (m) =>
         [
-          [m, 32],
+          [m, 64],
           [m, 33],
         ] as const,
     )) {
@@ -93,12 +122,36 @@ for (const { name, build } of builds) {
         const graph = graphOf(build, metric, data);
         const exact = new BruteForceIndex({ dimensions: D, metric });
         data.forEach((v, i) => exact.add(String(i), v));
-        let found = 0;
+        let found = 0,
+          fromShortlist = 0;
         for (const query of queries) {
           const truth = new Set(exact.search(query, K).map((h) => Number(h.id)));
           found += scan(graph, query, K, 4 * K).labels.filter((l) => truth.has(l)).length;
+          fromShortlist += scan(graph, query, K, 4 * K, undefined, N / 4).labels.filter((l) => truth.has(l)).length;
         }
         expect(found / (queries.length * K)).to.be.at.least(0.95);
+        expect(fromShortlist / (queries.length * K), 'from a shortlist of a quarter').to.be.at.least(0.9);
+      });
+
+      it(`shortlists the best rows by their signs (${metric}, ${D} dimensions)`, () => {
+        const graph = graphOf(build, metric, data);
+        const exact = new BruteForceIndex({ dimensions: D, metric });
+        data.forEach((v, i) => exact.add(String(i), v));
+        const SHORT = 50;
+        for (const query of queries.slice(0, 10)) {
+          // Every shortlisted row a candidate: the answer is the exact nearest of the shortlist, which holds at least
+          // the best SHORT by the signs (and the rest of the last histogram bin it reaches into).
+          const scores = new Map(exact.search(query, N).map((h) => [Number(h.id), h.score]));
+          const best = new Set(signShortlist(graph, metric, query, SHORT));
+          const nearestOfBest = [...best].sort((a, b) => scores.get(b)! - scores.get(a)!).slice(0, K);
+          const near = new Set(signShortlist(graph, metric, query, 2 * SHORT));
+          const got = scan(graph, query, K, N, undefined, SHORT).labels;
+          expect(got.length).to.equal(K);
+          got.forEach((label, i) => {
+            expect(near.has(label), `${label} among the best by the signs`).to.equal(true);
+            expect(scores.get(label)!, 'at least as near').to.be.at.least(scores.get(nearestOfBest[i]!)! - 1e-6);
+          });
+        }
       });
     }
 
@@ -144,34 +197,30 @@ for (const { name, build } of builds) {
         () =>
           (build.searchQuantized as (...a: unknown[]) => number)(...args);
       const q = Float32Array.from(data[0]!);
-      expect(call(graph.native, view.codes, view.scales, view.biases, view.labels, q, 10, ...out())).to.not.throw();
-      expect(call({}, view.codes, view.scales, view.biases, view.labels, q, 10, ...out())).to.throw(/HierarchicalNSW/);
-      expect(
-        call(graph.native, view.codes.subarray(1), view.scales, view.biases, view.labels, q, 10, ...out()),
-      ).to.throw(/rows of 16 bytes of codes/);
-      expect(
-        call(graph.native, view.codes, view.scales, view.biases, view.labels, q.subarray(1), 10, ...out()),
-      ).to.throw(/32 numbers/);
-      expect(call(graph.native, view.codes, view.scales, view.biases, view.labels, q, 0, ...out())).to.throw(
-        /at least 1/,
+      expect(call(graph.native, view, q, 0, 10, ...out())).to.not.throw();
+      expect(call({}, view, q, 0, 10, ...out())).to.throw(/HierarchicalNSW/);
+      expect(call(graph.native, 1, q, 0, 10, ...out())).to.throw(/rows must be an object/);
+      expect(call(graph.native, { ...view, codes: view.codes.subarray(1) }, q, 0, 10, ...out())).to.throw(
+        /rows.codes must hold 16 per row/,
       );
-      expect(
-        call(
-          graph.native,
-          view.codes,
-          view.scales,
-          view.biases,
-          view.labels,
-          q,
-          10,
-          new Uint32Array(2),
-          new Float32Array(3),
-        ),
-      ).to.throw(/as long as each other/);
-      expect(call(graph.native, [1, 2], view.scales, view.biases, view.labels, q, 10, ...out())).to.throw(/Uint8Array/);
-      const args = [graph.native, view.codes, view.scales, view.biases, view.labels, q, 10] as const;
+      expect(call(graph.native, { ...view, signs: view.signs.subarray(8) }, q, 0, 10, ...out())).to.throw(
+        /rows.signs must hold 8 per row/,
+      );
+      expect(call(graph.native, { ...view, signScales: [1] }, q, 0, 10, ...out())).to.throw(
+        /rows.signScales must be a Float32Array/,
+      );
+      expect(call(graph.native, { ...view, labels: undefined }, q, 0, 10, ...out())).to.throw(/Uint32Array/);
+      expect(call(graph.native, view, q.subarray(1), 0, 10, ...out())).to.throw(/32 numbers/);
+      expect(call(graph.native, view, q, 0, 0, ...out())).to.throw(/at least 1/);
+      expect(call(graph.native, view, q, -1, 10, ...out())).to.throw(/shortlist must be 0 or more/);
+      expect(call(graph.native, view, q, '5', 10, ...out())).to.throw(/must be numbers/);
+      expect(call(graph.native, view, q, 0, 10, new Uint32Array(2), new Float32Array(3))).to.throw(
+        /as long as each other/,
+      );
+      const args = [graph.native, view, q, 0, 10] as const;
       expect(call(...args, ...out(), new Uint8Array(view.labels.length - 1))).to.throw(/a byte per row/);
       expect(call(...args, ...out(), [1])).to.throw(/allowed must be a Uint8Array/);
+      expect(call(graph.native, view, q, 0)).to.throw(/takes \(index, rows, query, shortlist/);
     });
   });
 }
