@@ -118,7 +118,7 @@ export type AddPointsParallel = (
 export const addPointsParallel: AddPointsParallel | undefined = ownFunctions.addPointsParallel;
 /**
  * A search by a scan of quantized rows (hnswlib-parallel.cc, in the AVX2 and AVX-512 builds; quantized/rows.ts
- * keeps them, `rows` is its view()): the best `shortlist` rows by their sign bits (every row when 0), the best
+ * keeps them, `rows` is its view()): the best `shortlist` rows by their sign bits (every row under 1), the best
  * `candidates` of those by their 4-bit codes, and these re-ranked exactly; writes the nearest labels and hnswlib's
  * distances to them, nearest first, and answers how many it wrote (at most `outLabels.length`). With `allowed` (a
  * byte per row, from QuantizedRows.allowing), only rows whose byte is not 0 are candidates.

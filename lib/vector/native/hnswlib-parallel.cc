@@ -1,9 +1,9 @@
 // hnswlib-node's addon (src/addon.cc, included whole) with two functions more: addPointsParallel, which inserts a run
 // of vectors into a graph from several threads at once, and searchQuantized, which answers a search by a scan of
-// quantized forms of the graph's vectors (sign bits, then 4-bit codes) and an exact re-rank of the best of them. hnswlib's graph takes concurrent
-// inserts (a lock per node's links, one for the entry point, one for the label table); its own Python bindings insert
-// a batch this way. The package's module registration is left out and made again below, with the functions added to
-// its exports.
+// quantized forms of the graph's vectors (sign bits, then 4-bit codes) and an exact re-rank of the best of them.
+// hnswlib's graph takes concurrent inserts (a lock per node's links, one for the entry point, one for the label
+// table); its own Python bindings insert a batch this way. The package's module registration is left out and made
+// again below, with the functions added to its exports.
 #include <napi.h>
 
 #include <algorithm>
@@ -179,10 +179,10 @@ __attribute__((noinline)) int32_t DotNibbles(const uint8_t* row, const int8_t* l
 }
 
 /**
- * The sum over a row of sign bits of (bit ? plus : minus), where bit j of the row's 64-bit words (little-endian bytes)
- * is component j's, and plus[j] = 128 + q[j], minus[j] = 128 - q[j] for the query's int8 codes q (128 past the last
- * component): 128 · 64 · words + Σ ±q[j], the signs' dot product with the query offset by a constant. Unsigned bytes
- * are what psadbw sums eight at a time.
+ * The sum over a row of sign bits of (bit ? plus : minus), where bit j of the row's 64-bit words (little-endian
+ * bytes) is component j's, and plus[j] = 128 + q[j], minus[j] = 128 - q[j] for the query's int8 codes q (128 past
+ * the last component): 128 · 64 · words + Σ ±q[j], the signs' dot product with the query offset by a constant.
+ * Unsigned bytes are what psadbw sums eight at a time.
  */
 __attribute__((noinline)) int32_t DotSigns(const uint8_t* row, const uint8_t* plus, const uint8_t* minus,
                                            size_t words) {
@@ -307,31 +307,29 @@ constexpr size_t SHORTLIST_BINS = 4096;
 
 /**
  * The rows, in order, of at least the `size` highest estimates (-Infinity and NaN: none), and of any estimate in the
- * same histogram bin as the lowest of those. Two passes over the estimates instead of a heap of `size`: a heap of a
- * thousand rows fed 50,000 estimates took longer than computing them.
+ * same histogram bin as the lowest of those; `lowest` and `highest` bound the estimates that count. Passes over the
+ * estimates instead of a heap of `size`: a heap of a thousand rows fed 50,000 estimates took longer than computing
+ * them.
  */
-std::vector<uint32_t> BestRows(const std::vector<float>& estimates, size_t size) {
-  float lowest = INFINITY, highest = -INFINITY;
-  for (float e : estimates) {
-    if (!(e > -INFINITY)) continue;
-    lowest = std::min(lowest, e);
-    highest = std::max(highest, e);
-  }
+std::vector<uint32_t> BestRows(const std::vector<float>& estimates, float lowest, float highest, size_t size) {
   std::vector<uint32_t> rows;
   if (!(lowest <= highest)) return rows;
   const float perBin = static_cast<float>(SHORTLIST_BINS) / (highest - lowest);
-  const auto binOf = [&](float e) {
+  // Bin 0 for no estimate (their rows are never listed), 1.. SHORTLIST_BINS for the rest, lowest first.
+  std::vector<uint16_t> bins(estimates.size());
+  std::vector<uint32_t> counts(SHORTLIST_BINS + 1, 0);
+  for (size_t r = 0; r < estimates.size(); r++) {
+    const float e = estimates[r];
     const float bin = (e - lowest) * perBin;
-    return bin < SHORTLIST_BINS - 1 ? static_cast<size_t>(bin) : SHORTLIST_BINS - 1;
-  };
-  std::vector<uint32_t> counts(SHORTLIST_BINS, 0);
-  for (float e : estimates)
-    if (e > -INFINITY) counts[binOf(e)]++;
+    const size_t b = !(e > -INFINITY) ? 0 : bin < SHORTLIST_BINS - 1 ? 1 + static_cast<size_t>(bin) : SHORTLIST_BINS;
+    bins[r] = static_cast<uint16_t>(b);
+    counts[b]++;
+  }
   size_t lowestBin = SHORTLIST_BINS;
-  for (size_t kept = 0; lowestBin > 0 && kept < size;) kept += counts[--lowestBin];
-  rows.reserve(size);
-  for (size_t r = 0; r < estimates.size(); r++)
-    if (estimates[r] > -INFINITY && binOf(estimates[r]) >= lowestBin) rows.push_back(static_cast<uint32_t>(r));
+  for (size_t kept = counts[lowestBin]; lowestBin > 1 && kept < size;) kept += counts[--lowestBin];
+  rows.reserve(size + counts[lowestBin]);
+  for (size_t r = 0; r < bins.size(); r++)
+    if (bins[r] >= lowestBin) rows.push_back(static_cast<uint32_t>(r));
   return rows;
 }
 
@@ -345,7 +343,7 @@ std::vector<uint32_t> BestRows(const std::vector<float>& estimates, size_t size)
  * The query is normalized as searchKnn does for cosine and quantized to int8 by its largest component. Three passes,
  * each estimate higher nearer (the caller sets scales and biases so that they order rows as the graph's distance
  * does): every live row's signs, scale(query)·signScales[r]·(signs · query codes) + biases[r], keeping the best
- * `shortlist` (every row when shortlist is 0 or not fewer than the rows); their codes,
+ * `shortlist` (every row when shortlist is under 1 or not fewer than the rows); their codes,
  * scale(query)·scales[r]·(codes · query codes) + biases[r], keeping the best `candidates`; and these scored exactly
  * against the graph's stored vectors (fstdistfunc_: what searchKnn answers), the nearest written out, nearest first.
  * Returns how many were written. Throws for arguments it cannot take.
@@ -387,7 +385,7 @@ Napi::Value SearchQuantized(const Napi::CallbackInfo& info) {
   if (!(askedShortlist >= 0)) return Fail(env, "searchQuantized: shortlist must be 0 or more");
   if (!(askedCandidates >= 1)) return Fail(env, "searchQuantized: candidates must be at least 1");
   const auto atMostRows = [&](double asked) { return static_cast<size_t>(std::min<double>(asked, rows.count)); };
-  const size_t shortlist = askedShortlist == 0 ? rows.count : atMostRows(askedShortlist);
+  const size_t shortlist = askedShortlist < 1 ? rows.count : atMostRows(askedShortlist);
   const size_t candidates = atMostRows(askedCandidates);
 
   // The query as the graph compares it (normalized for cosine), then its codes: the low nibbles' components, then
@@ -417,12 +415,17 @@ Napi::Value SearchQuantized(const Napi::CallbackInfo& info) {
   std::vector<uint32_t> listed;
   if (shortlist < rows.count) {
     std::vector<float> estimates(rows.count, -INFINITY);
+    float lowest = INFINITY, highest = -INFINITY;
     for (size_t r = 0; r < rows.count; r++) {
       if (!live(r)) continue;
       const int32_t dot = DotSigns(rows.signs + r * 8 * words, plus.data(), minus.data(), words) - signsOffset;
-      estimates[r] = queryScale * rows.signScales[r] * static_cast<float>(dot) + rows.biases[r];
+      const float e = queryScale * rows.signScales[r] * static_cast<float>(dot) + rows.biases[r];
+      estimates[r] = e;
+      // Comparisons false for NaN, which is then no bound (and BestRows lists it nowhere).
+      if (e < lowest) lowest = e;
+      if (e > highest) highest = e;
     }
-    listed = BestRows(estimates, shortlist);
+    listed = BestRows(estimates, lowest, highest, shortlist);
   } else {
     for (size_t r = 0; r < rows.count; r++)
       if (live(r)) listed.push_back(static_cast<uint32_t>(r));

@@ -174,6 +174,15 @@ for (const { name, build } of builds) {
       expect(scan({ build, native: graph.native, rows: few }, query, K, 100).labels).to.deep.equal([1]);
     });
 
+    it('shortlists every row tied with the last one kept, and every row when all estimates are equal', () => {
+      const same = Array.from({ length: 50 }, () => data[0]!);
+      const graph = graphOf(build, 'cosine', same);
+      expect(scan(graph, data[0]!, K, 50, undefined, 5).labels, 'all tied: all listed').to.have.length(K);
+      const mixed = graphOf(build, 'cosine', [...same, data[1]!]);
+      expect(scan(mixed, data[1]!, 1, 51, undefined, 1).labels, 'the best alone').to.deep.equal([50]);
+      expect(scan(mixed, data[0]!, K, 51, undefined, 0.5).labels, 'a shortlist under 1: every row').to.have.length(K);
+    });
+
     it('answers among the rows a filter allows, what an exact scan of them answers', () => {
       const graph = graphOf(build, 'dotproduct', data);
       const even = (id: string) => Number(id) % 2 === 0;
