@@ -184,8 +184,7 @@ __attribute__((noinline)) int32_t DotNibbles(const uint8_t* row, const int8_t* l
  * the last component): 128 · 64 · words + Σ ±q[j], the signs' dot product with the query offset by a constant.
  * Unsigned bytes are what psadbw sums eight at a time.
  */
-__attribute__((noinline)) int32_t DotSigns(const uint8_t* row, const uint8_t* plus, const uint8_t* minus,
-                                           size_t words) {
+inline int32_t DotSigns(const uint8_t* row, const uint8_t* plus, const uint8_t* minus, size_t words) {
   int32_t sum = 0;
 #if defined(__AVX512BW__)
   const __m512i zero = _mm512_setzero_si512();
@@ -222,6 +221,12 @@ __attribute__((noinline)) int32_t DotSigns(const uint8_t* row, const uint8_t* pl
   for (size_t j = 0; j < 64 * words; j++) sum += (row[j / 8] >> (j % 8)) & 1 ? plus[j] : minus[j];
 #endif
   return sum;
+}
+
+/** DotSigns of each of `count` rows of 8 · words bytes from `signs`, into `out`: one call for a whole pass. */
+__attribute__((noinline)) void DotSignsOfRows(const uint8_t* signs, size_t count, const uint8_t* plus,
+                                              const uint8_t* minus, size_t words, int32_t* out) {
+  for (size_t r = 0; r < count; r++) out[r] = DotSigns(signs + r * 8 * words, plus, minus, words);
 }
 
 /** Typed-array members of searchQuantized's `rows`, or a reason it cannot take them. */
@@ -307,16 +312,17 @@ constexpr size_t SHORTLIST_BINS = 4096;
 
 /**
  * The rows, in order, of at least the `size` highest estimates (-Infinity and NaN: none), and of any estimate in the
- * same histogram bin as the lowest of those; `lowest` and `highest` bound the estimates that count. Passes over the
- * estimates instead of a heap of `size`: a heap of a thousand rows fed 50,000 estimates took longer than computing
- * them.
+ * same histogram bin as the lowest of those; `lowest` and `highest` bound the estimates that count (`bins`: scratch
+ * for a bin per row). Passes over the estimates instead of a heap of `size`: a heap of a thousand rows fed 50,000
+ * estimates took longer than computing them.
  */
-std::vector<uint32_t> BestRows(const std::vector<float>& estimates, float lowest, float highest, size_t size) {
+std::vector<uint32_t> BestRows(const std::vector<float>& estimates, float lowest, float highest, size_t size,
+                               std::vector<uint16_t>& bins) {
   std::vector<uint32_t> rows;
   if (!(lowest <= highest)) return rows;
   const float perBin = static_cast<float>(SHORTLIST_BINS) / (highest - lowest);
   // Bin 0 for no estimate (their rows are never listed), 1.. SHORTLIST_BINS for the rest, lowest first.
-  std::vector<uint16_t> bins(estimates.size());
+  bins.resize(estimates.size());
   std::vector<uint32_t> counts(SHORTLIST_BINS + 1, 0);
   for (size_t r = 0; r < estimates.size(); r++) {
     const float e = estimates[r];
@@ -328,10 +334,20 @@ std::vector<uint32_t> BestRows(const std::vector<float>& estimates, float lowest
   size_t lowestBin = SHORTLIST_BINS;
   for (size_t kept = counts[lowestBin]; lowestBin > 1 && kept < size;) kept += counts[--lowestBin];
   rows.reserve(size + counts[lowestBin]);
-  for (size_t r = 0; r < bins.size(); r++)
+  for (size_t r = 0; r < estimates.size(); r++)
     if (bins[r] >= lowestBin) rows.push_back(static_cast<uint32_t>(r));
   return rows;
 }
+
+/**
+ * Per-row arrays a search's first pass fills, kept by the thread from one search to the next: fresh, those of
+ * 50,000 rows were a new mapping of 500 KB, its pages faulted in, on every search.
+ */
+struct Scratch {
+  std::vector<int32_t> dots;
+  std::vector<float> estimates;
+  std::vector<uint16_t> bins;
+};
 
 /**
  * searchQuantized(index, rows, query, shortlist, candidates, outLabels, outDistances[, allowed]): the
@@ -414,18 +430,24 @@ Napi::Value SearchQuantized(const Napi::CallbackInfo& info) {
   // The shortlist by the signs, in row order (the codes are then read forward), or every live row.
   std::vector<uint32_t> listed;
   if (shortlist < rows.count) {
-    std::vector<float> estimates(rows.count, -INFINITY);
+    thread_local Scratch scratch;
+    std::vector<int32_t>& dots = scratch.dots;
+    std::vector<float>& estimates = scratch.estimates;
+    dots.resize(rows.count);
+    estimates.resize(rows.count);
+    // Every row's signs, dead ones too: one tight loop costs less than a branch per row.
+    DotSignsOfRows(rows.signs, rows.count, plus.data(), minus.data(), words, dots.data());
     float lowest = INFINITY, highest = -INFINITY;
     for (size_t r = 0; r < rows.count; r++) {
-      if (!live(r)) continue;
-      const int32_t dot = DotSigns(rows.signs + r * 8 * words, plus.data(), minus.data(), words) - signsOffset;
-      const float e = queryScale * rows.signScales[r] * static_cast<float>(dot) + rows.biases[r];
+      const float e = live(r) ? queryScale * rows.signScales[r] * static_cast<float>(dots[r] - signsOffset) +
+                                    rows.biases[r]
+                              : -INFINITY;
       estimates[r] = e;
-      // Comparisons false for NaN, which is then no bound (and BestRows lists it nowhere).
-      if (e < lowest) lowest = e;
+      // Comparisons false for NaN, which is then no bound (and BestRows lists it nowhere); -Infinity is none.
+      if (e > -INFINITY && e < lowest) lowest = e;
       if (e > highest) highest = e;
     }
-    listed = BestRows(estimates, lowest, highest, shortlist);
+    listed = BestRows(estimates, lowest, highest, shortlist, scratch.bins);
   } else {
     for (size_t r = 0; r < rows.count; r++)
       if (live(r)) listed.push_back(static_cast<uint32_t>(r));
