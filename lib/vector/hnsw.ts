@@ -27,12 +27,12 @@
  * memory under churn. Selective filters fall back to an exact scan of the allowed set, where graph search would visit
  * most of the graph. Where calibration finds that a scan of quantized forms of every vector (sign bits, then 4-bit
  * codes) with an exact re-rank (quantized/scan.ts) reaches the graph's recall in less time, as on uniform noise, that
- * scan answers searches (a filter's among the rows it lets through), its rows kept with every change. `save` writes hnswlib's graph to a file
- * (on the libuv thread pool) and returns the rest of the state (id of each label, slot accounting); `load` reads both
- * back. While a save runs, changes are held; after it they are applied a chunk at a time (`drainHeld`), searches
- * scoring the rest exactly. A thread that answers searches between its inserts holds every change (`hold`) and applies
- * them the same way. Near the 600-line cap: the graph's slot accounting, filtered search, save/load and calibration
- * all reach into the same native index and label maps.
+ * scan answers searches (a filter's among the rows it lets through), its rows kept with every change. `save` writes
+ * hnswlib's graph to a file (on the libuv thread pool) and returns the rest of the state (id of each label, slot
+ * accounting); `load` reads both back. While a save runs, changes are held; after it they are applied a chunk at a
+ * time (`drainHeld`), searches scoring the rest exactly. A thread that answers searches between its inserts holds
+ * every change (`hold`) and applies them the same way. Near the 600-line cap: the graph's slot accounting, filtered
+ * search, save/load and calibration all reach into the same native index and label maps.
  */
 import assert from 'node:assert';
 import { InvalidInput } from '../errors.js';
@@ -135,8 +135,9 @@ export class HnswIndex implements VectorIndex {
   /** The ef a search asking CALIBRATION_ASK neighbours needs, once `calibrate` has measured it. */
   private calibratedEf: number | undefined;
   /**
-   * The quantized scan (sign bits and 4-bit codes of every vector in the graph), kept while `calibrate` found that it answers
-   * searches faster than the graph at the recall it reaches; `scanCandidates` are re-ranked for CALIBRATION_ASK.
+   * The quantized scan (sign bits and 4-bit codes of every vector in the graph), kept while `calibrate` found that it
+   * answers searches faster than the graph at the recall it reaches; `scanCandidates` are re-ranked for
+   * CALIBRATION_ASK.
    */
   private scan: QuantizedScan | undefined;
   private scanCandidates = 0;

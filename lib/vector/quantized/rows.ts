@@ -36,7 +36,7 @@
  * Rows are reused once freed; a free row has bias -Infinity, which the scan
  * skips.
  */
-import type { Metric } from '../distance.js';
+import { dotProduct, type Metric } from '../distance.js';
 
 /** Bias of a free row: never a candidate. */
 const FREE = -Infinity;
@@ -48,12 +48,6 @@ export const CODE_MAX = 7;
 
 /** Bytes of a row's codes, of `dimensions` components. */
 export const rowBytes = (dimensions: number): number => Math.ceil(dimensions / 2);
-
-const squaredLength = (vector: ArrayLike<number>) => {
-  let squared = 0;
-  for (let i = 0; i < vector.length; i++) squared += vector[i]! * vector[i]!;
-  return squared;
-};
 
 /** Bytes of a row's sign bits: whole 64-bit words. */
 export const signBytes = (dimensions: number): number => 8 * Math.ceil(dimensions / 64);
@@ -174,7 +168,7 @@ export class QuantizedRows {
     const twice = this.metric === 'euclidean' ? 2 : 1;
     this.scales[row] = twice * step;
     this.signScales[row] = twice * signScale;
-    this.biases[row] = this.metric === 'euclidean' ? -squaredLength(vector) : 0;
+    this.biases[row] = this.metric === 'euclidean' ? -dotProduct(vector, vector) : 0;
   }
 
   /** Lets `label`'s row go; a no-op when it has none. */

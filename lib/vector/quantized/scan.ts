@@ -69,7 +69,7 @@ export class QuantizedScan {
 
   /**
    * Makes the rows of every label `labels` lists that `live` still says is in the graph and has none yet, awaiting
-   * `pause` every FILL_SLICE_MS. The first fill takes the signs about the mean of those vectors.
+   * `pause` every FILL_SLICE_MS. A fill into empty rows takes their codes and signs about the mean of those vectors.
    */
   async fill(labels: readonly number[], live: (label: number) => boolean, pause: () => Promise<void>): Promise<void> {
     const slices = new Slices(pause);
@@ -84,8 +84,8 @@ export class QuantizedScan {
         }
         if (slices.due()) await slices.rest();
       }
-      // Labels may have gone meanwhile (rows.size is still 0: only this fills).
-      if (count > 0) this.rows.centreOn(sum.map((s) => s / count));
+      // A scan that serves takes inserts during the pauses: those rows are about the centre they found.
+      if (count > 0 && this.rows.size === 0) this.rows.centreOn(sum.map((s) => s / count));
     }
     for (const label of labels) {
       if (!this.rows.has(label) && live(label)) this.set(label);
