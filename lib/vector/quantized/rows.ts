@@ -131,7 +131,7 @@ export class QuantizedRows {
    * no row is held: every row's must be about the same point.
    */
   centreOn(centre: ArrayLike<number>): void {
-    if (this.size > 0) throw new Error('the centre of quantized rows is set while they hold none');
+    if (this.size > 0) throw new Error('the centre of quantized rows can be set only while they hold none');
     if (centre.length !== this.dimensions) throw new Error(`a centre has ${this.dimensions} components`);
     this.centre = Float32Array.from(centre);
   }
