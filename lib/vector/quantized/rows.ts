@@ -151,7 +151,7 @@ export class QuantizedRows {
     return this.rowOf.has(label);
   }
 
-  /** Keeps `vector` (stored form, `dimensions` long) as the codes of `label`, replacing those it had. */
+  /** Keeps `vector` (stored form, `dimensions` long) as the row of `label`, replacing the one it had. */
   set(label: number, vector: ArrayLike<number>): void {
     let row = this.rowOf.get(label);
     if (row === undefined) {
@@ -207,23 +207,21 @@ export class QuantizedRows {
 
   private grow(): void {
     const rows = Math.max(FIRST_ROWS, this.labels.length * 2);
-    const codes = new Uint8Array(rows * this.half);
-    codes.set(this.codes);
-    const scales = new Float32Array(rows);
-    scales.set(this.scales);
-    const biases = new Float32Array(rows).fill(FREE);
-    biases.set(this.biases);
-    const labels = new Uint32Array(rows);
-    labels.set(this.labels);
-    const signs = new Uint8Array(rows * this.signRow);
-    signs.set(this.signs);
-    const signScales = new Float32Array(rows);
-    signScales.set(this.signScales);
-    this.signs = signs;
-    this.signScales = signScales;
-    this.codes = codes;
-    this.scales = scales;
-    this.biases = biases;
-    this.labels = labels;
+    this.codes = grown(this.codes, rows * this.half);
+    this.scales = grown(this.scales, rows);
+    this.biases = grown(this.biases, rows, FREE);
+    this.labels = grown(this.labels, rows);
+    this.signs = grown(this.signs, rows * this.signRow);
+    this.signScales = grown(this.signScales, rows);
   }
+}
+
+type RowArray = Uint8Array | Uint32Array | Float32Array;
+
+/** A copy of `array` in `length` elements, those past the old ones `fill`. */
+function grown<A extends RowArray>(array: A, length: number, fill = 0): A {
+  const copy = new (array.constructor as new (length: number) => A)(length);
+  copy.fill(fill, array.length);
+  copy.set(array);
+  return copy;
 }
