@@ -47,7 +47,15 @@ import { whileSlicedWorkRuns } from '../engine/index.js';
 export const LOWERED = 10;
 /** Helpers get their priority back once no sliced work has yielded for this long. */
 export const QUIET_MS = 100;
-const DISCOVERY_ROUNDS = 5;
+/**
+ * How long the pool's threads are looked for. Under load (other processes on
+ * every core, V8 compiling at start) one thread often drains a round's opens
+ * before another is scheduled at all: five rounds missed a thread in about
+ * one start in eight here, so rounds go on until each has answered.
+ */
+const DISCOVERY_MS = 3_000;
+/** Between rounds, so the threads that answered go back to waiting and the next round wakes the others too. */
+const ROUND_GAP_MS = 2;
 /** A larger pool is not looked for: finding each of its threads by chance would take too many opens. */
 const MAX_POOL = 64;
 
@@ -133,7 +141,8 @@ function threadPoolSize(): number {
 /** The pool's thread ids: many opens of /proc/thread-self at once, until every pool thread has answered. */
 async function poolThreads(size: number): Promise<Set<number>> {
   const found = new Set<number>();
-  for (let round = 0; round < DISCOVERY_ROUNDS && found.size < size; round++) {
+  const deadline = performance.now() + DISCOVERY_MS;
+  for (;;) {
     const stats = await Promise.all(
       Array.from({ length: size * 8 }, () => readFile('/proc/thread-self/stat', 'latin1').catch(() => '')),
     );
@@ -141,6 +150,7 @@ async function poolThreads(size: number): Promise<Set<number>> {
       const tid = Number.parseInt(stat, 10);
       if (tid > 0) found.add(tid);
     }
+    if (found.size >= size || performance.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, ROUND_GAP_MS));
   }
-  return found;
 }

@@ -147,7 +147,10 @@ describe('cli: V8 helper threads at a low priority while long work runs', functi
             /V8 helper threads \((\d+)\) at a low priority while long work runs; the I\/O pool's 4 threads unchanged/;
           await until('listening', () => /listening on/.test(output()), 30_000);
           // The line follows the listening one, maybe in a later chunk of the pipe.
-          if (choice === 'low') await until('the helper threads line', () => line.test(output()), 10_000);
+          if (choice === 'low')
+            await until('the helper threads line', () => line.test(output()), 10_000).catch((err: Error) => {
+              throw new Error(`${err.message}; the server printed:\n${output()}`);
+            });
           else await new Promise((r) => setTimeout(r, 300));
           expect(line.test(output()), output()).to.equal(choice === 'low');
           expect(lowered(proc.pid!)).to.equal(0);
