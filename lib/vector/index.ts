@@ -16,7 +16,7 @@ export {
   similarity,
 } from './distance.js';
 export type { Metric, VectorLike } from './distance.js';
-export { checkDimensions, checkMetric, checkVector } from './vector-index.js';
+export { checkDimensions, checkMetric, checkVector, isVectorComponent } from './vector-index.js';
 export type { VectorHit, VectorIndex } from './vector-index.js';
 export { BruteForceIndex, NearestScan } from './brute-force.js';
 export { BoundedHeap } from './top-k.js';

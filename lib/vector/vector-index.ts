@@ -55,9 +55,18 @@ export function checkMetric(metric: unknown): asserts metric is Metric {
 }
 
 /**
+ * Whether `x` can be a vector's component: a number that stays finite as a
+ * 32-bit float, the precision indexes store vectors in (1e39 is finite in
+ * JavaScript, Infinity once stored).
+ */
+export function isVectorComponent(x: unknown): x is number {
+  return typeof x === 'number' && Number.isFinite(Math.fround(x));
+}
+
+/**
  * Throws InvalidInput unless `vector` is an array (or a Float32Array) of
- * `dimensions` finite numbers. The dimension message is the one the engine
- * surfaces verbatim.
+ * `dimensions` numbers that fit a 32-bit float. The dimension message is the
+ * one the engine surfaces verbatim.
  */
 export function checkVector(vector: readonly number[] | Float32Array, dimensions: number): void {
   if (!Array.isArray(vector) && !(vector instanceof Float32Array))
@@ -69,6 +78,9 @@ export function checkVector(vector: readonly number[] | Float32Array, dimensions
     const x = vector[i];
     if (typeof x !== 'number' || !Number.isFinite(x)) {
       throw new InvalidInput(`vector component ${i} is not a finite number`);
+    }
+    if (!isVectorComponent(x)) {
+      throw new InvalidInput(`vector component ${i} (${x}) is beyond a 32-bit float's range (about ±3.4e38)`);
     }
   }
 }

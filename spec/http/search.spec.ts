@@ -115,6 +115,21 @@ describe('search (POST /api/search/{c})', function () {
     expect((await t.request('POST', '/api/search/docs', { query: '', vector: [1, 0] })).status).to.equal(400);
   });
 
+  it('takes vector components only as 32-bit floats: a query beyond them is a 400, a record beyond them unindexed', async () => {
+    const beyond = await t.request('POST', '/api/search/docs', { query: '', vector: [1e39, 0, 0, 0] });
+    expect(beyond.status).to.equal(400);
+    expect(JSON.stringify(beyond.body)).to.include("beyond a 32-bit float's range");
+    expect((await t.request('POST', '/api/search/docs', { query: '', vector: [3e38, 0, 0, 0] })).status).to.equal(200);
+    await t.request('POST', '/api/insert/docs', { id: 'huge', embedding: [1e39, 0, 0, 0] });
+    for (const vector_k of [1, 10]) {
+      const r = await t.request('POST', '/api/search/docs', { query: '', vector: [1, 0, 0, 0], vector_k });
+      expect(ids(r), 'Infinity once stored: no vector to rank').to.not.include('huge');
+    }
+    expect(
+      ids(await t.request('POST', '/api/search/docs', { query: '', vector: [1, 0, 0, 0], vector_k: 1 })),
+    ).to.deep.equal(['d1']);
+  });
+
   it('blends text and vector scores in hybrid mode and applies filters before ranking', async () => {
     const h = await t.request('POST', '/api/search/docs', {
       query: 'shoes',

@@ -122,6 +122,10 @@ describe('vector/hnsw save and load', () => {
     expect(index.drainHeld(Infinity)).to.equal(0);
     expect([index.has('row'), index.search(Array.from(row), 1)[0]!.id]).to.deep.equal([true, 'row']);
     expect(() => index.add('bad', new Float32Array(16).fill(Infinity))).to.throw(InvalidInput, 'not a finite number');
+    expect(() => index.add('huge', new Array<number>(16).fill(1e39))).to.throw(
+      InvalidInput,
+      "beyond a 32-bit float's range",
+    );
     expect(() => index.add('short', new Float32Array(3))).to.throw(InvalidInput, 'dimensions');
   });
 

@@ -1,11 +1,11 @@
 /** What a record offers to search: its vector in a field, and its text fields. */
+import { isVectorComponent } from '../../vector/index.js';
 import { Tagged, type Fields, type Value } from '../values/index.js';
 
-/** A record's vector in `field`: a Vector value or a bare array of numbers. */
+/** A record's vector in `field`: a Vector value or a bare array of numbers, each fitting a 32-bit float. */
 export function vectorOf(value: Value | undefined): number[] | undefined {
   const raw = value instanceof Tagged && value.type === 'Vector' ? value.value : value;
-  if (!Array.isArray(raw) || raw.length === 0 || !raw.every((x) => typeof x === 'number' && Number.isFinite(x)))
-    return undefined;
+  if (!Array.isArray(raw) || raw.length === 0 || !raw.every(isVectorComponent)) return undefined;
   return raw as number[];
 }
 

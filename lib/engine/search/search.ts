@@ -10,7 +10,15 @@
 import { InvalidInput } from '../../errors.js';
 import { checkLimit, MAX_FIELD_NAMES } from '../input/limits.js';
 import { rejectUnknownMembers } from '../input/members.js';
-import { fuseScores, isMetric, NearestScan, TextIndex, type Metric, type VectorHit } from '../../vector/index.js';
+import {
+  fuseScores,
+  isMetric,
+  isVectorComponent,
+  NearestScan,
+  TextIndex,
+  type Metric,
+  type VectorHit,
+} from '../../vector/index.js';
 import type { EngineCore } from '../core.js';
 import {
   applyProjection,
@@ -163,6 +171,9 @@ export function parseSearch(body: unknown): SearchRequest {
     ) {
       throw new InvalidInput("'vector' must be a non-empty array of numbers");
     }
+    const beyond = body.vector.findIndex((x) => !isVectorComponent(x));
+    if (beyond >= 0)
+      throw new InvalidInput(`'vector' component ${beyond} is beyond a 32-bit float's range (about ±3.4e38)`);
     vector = body.vector as number[];
   }
   if (query === '' && !vector) {

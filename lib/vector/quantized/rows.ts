@@ -40,6 +40,17 @@ import { dotProduct, type Metric } from '../distance.js';
 
 /** Bias of a free row: never a candidate. */
 const FREE = -Infinity;
+/** The largest finite 32-bit float. */
+const FLOAT32_MAX = 3.4028234663852886e38;
+
+/**
+ * `x` within the finite 32-bit floats: a vector of large components
+ * (|x|² past 3.4e38) keeps a finite bias, so its row is never taken for a free one.
+ */
+function finite32(x: number): number {
+  return Math.min(FLOAT32_MAX, Math.max(-FLOAT32_MAX, x));
+}
+
 /** Rows allocated when the first vector comes; the arrays double when full. */
 const FIRST_ROWS = 1024;
 
@@ -166,9 +177,9 @@ export class QuantizedRows {
     this.labels[row] = label;
     // Euclidean's estimate is 2 x · q - |x|² (see the header).
     const twice = this.metric === 'euclidean' ? 2 : 1;
-    this.scales[row] = twice * step;
-    this.signScales[row] = twice * signScale;
-    this.biases[row] = this.metric === 'euclidean' ? -dotProduct(vector, vector) : 0;
+    this.scales[row] = finite32(twice * step);
+    this.signScales[row] = finite32(twice * signScale);
+    this.biases[row] = this.metric === 'euclidean' ? finite32(-dotProduct(vector, vector)) : 0;
   }
 
   /** Lets `label`'s row go; a no-op when it has none. */

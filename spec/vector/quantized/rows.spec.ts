@@ -135,6 +135,17 @@ describe('vector/quantized/rows: quantized forms of stored vectors', () => {
     }
   });
 
+  it('keeps the scale and bias of a vector past |x|² = 3.4e38 finite, so its row stays live', () => {
+    const rows = new QuantizedRows(D, 'euclidean');
+    rows.set(1, [3e38, -3e38, 3e38, 0, 0, 0, 0, 0]);
+    rows.set(2, [1, 0, 0, 0, 0, 0, 0, 0]);
+    const { scale, bias } = rowOf(rows, 1);
+    expect(bias, 'the lowest finite 32-bit float, not a free row').to.equal(-3.4028234663852886e38);
+    expect(Number.isFinite(scale)).to.equal(true);
+    expect(Number.isFinite(rows.view().signScales[rowOf(rows, 1).row]!)).to.equal(true);
+    expect(rows.size).to.equal(2);
+  });
+
   it('replaces a label in its row, frees a deleted one and reuses it', () => {
     const rows = new QuantizedRows(D, 'cosine');
     rows.set(1, [1, 0, 0, 0, 0, 0, 0, 0]);
